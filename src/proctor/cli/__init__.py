@@ -1,0 +1,1 @@
+"""Thin click commands: parse options, call the library, map errors to exit codes."""

@@ -1,0 +1,88 @@
+"""Progress displays: a rich bar on a terminal, plain lines elsewhere (CI logs)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from proctor.execute.events import RunEvent, RunFinished, RunStarted, TrialFinished, TrialStarted
+
+
+class PlainProgress:
+    """One line per finished trial: ``[3/12] passed case/agent/condition/1 (score 100)``."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.total = 0
+        self.done = 0
+
+    def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, RunStarted):
+            self.total = event.total
+            print(f"proctor: running {event.total} trial(s)", file=self.stream, flush=True)
+        elif isinstance(event, TrialFinished):
+            self.done += 1
+            r = event.record
+            score = f" (score {r.score:g})" if r.score is not None else ""
+            reason = f": {r.reason}" if r.status != "passed" else ""
+            print(
+                f"[{self.done}/{self.total}] {r.status} "
+                f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}",
+                file=self.stream,
+                flush=True,
+            )
+        elif isinstance(event, RunFinished) and event.interrupted:
+            print("proctor: interrupted", file=self.stream, flush=True)
+
+
+class BarProgress:
+    """A progress bar with trials done/total, passed, failed and errors."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.progress = Progress(
+            TextColumn("[bold]trials"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[summary]}"),
+            console=Console(stderr=True),
+            auto_refresh=False,
+            transient=False,
+        )
+        self.task = self.progress.add_task("trials", total=0, summary="")
+        self.counts = {"passed": 0, "failed": 0, "errors": 0}
+
+    def _summary(self) -> str:
+        c = self.counts
+        return f"[green]{c['passed']} passed[/] [red]{c['failed']} failed[/] {c['errors']} errors"
+
+    def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, RunStarted):
+            self.progress.start()
+            self.progress.update(self.task, total=event.total, summary=self._summary())
+        elif isinstance(event, TrialStarted):
+            pass
+        elif isinstance(event, TrialFinished):
+            status = event.record.status
+            key = (
+                "passed"
+                if status == "passed"
+                else "failed"
+                if status in ("failed", "timeout")
+                else "errors"
+            )
+            self.counts[key] += 1
+            self.progress.update(self.task, advance=1, summary=self._summary())
+        elif isinstance(event, RunFinished):
+            self.progress.refresh()
+            self.progress.stop()
+            return
+        self.progress.refresh()
+
+
+def make_display(mirror: bool) -> PlainProgress | BarProgress:
+    if sys.stderr.isatty() and not mirror:
+        return BarProgress()
+    return PlainProgress()

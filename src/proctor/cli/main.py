@@ -1,0 +1,82 @@
+"""The ``proctor`` command. Subcommands are imported only when used, so ``--help`` is fast.
+
+Exit codes (documented in the README):
+0 success / every gate passed; 1 a gate failed; 2 configuration error, nothing runnable, or every
+trial an infra-error; 3 some trials errored but every gate on completed trials passed;
+130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from proctor._version import __version__
+
+EXIT_CONFIG = 2
+EXIT_INTERRUPTED = 130
+
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("proctor.cli.run", "Run a suite of cases and gate on the results."),
+    "validate": ("proctor.cli.validate", "Check case folders and configuration; run nothing."),
+    "report": ("proctor.cli.report", "Recompute statistics, gate and exit code of a stored run."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _COMMANDS:
+            return None
+        module = importlib.import_module(_COMMANDS[cmd_name][0])
+        command: click.Command = module.command
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="proctor")
+def cli() -> None:
+    """proctor: evaluate coding agents and the add-ons built for them.
+
+    Runs agents on case folders in isolated workspaces, scores every trial, aggregates repeats
+    into statistics and gates CI with an exit code (0 pass, 1 gate failed, 2 configuration
+    error, 3 some trials errored, 130 interrupted).
+    """
+
+
+def error(message: str) -> None:
+    click.echo(f"proctor: error: {message}", err=True)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console entry point: every user-fixable error becomes one sentence and exit code 2."""
+    from proctor.errors import ConfigError, ProctorError, SchemaVersionError
+
+    try:
+        code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
+    except click.exceptions.Abort:
+        error("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code if exc.exit_code != 1 else EXIT_CONFIG)
+    except (ConfigError, SchemaVersionError) as exc:
+        error(str(exc))
+        sys.exit(EXIT_CONFIG)
+    except ProctorError as exc:
+        error(str(exc))
+        sys.exit(EXIT_CONFIG)
+    except KeyboardInterrupt:
+        error("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,23 @@
+"""Options shared by several commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+source_option = click.option(
+    "--source",
+    "source",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="A folder of case folders, or one case folder.",
+)
+config_option = click.option(
+    "--config",
+    "config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Top-level configuration file (default: ./proctor.json when present).",
+)

@@ -1,0 +1,102 @@
+"""``proctor run``."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from proctor.cli.options import config_option, source_option
+
+log = logging.getLogger("proctor")
+
+
+@click.command("run")
+@source_option
+@click.option("--agent", "agents", multiple=True, help="Agent id to run (repeatable).")
+@click.option("--case", "cases", multiple=True, help="Only cases whose name matches GLOB.")
+@click.option("--tag", "tags", multiple=True, help="Only cases carrying tag T (repeatable).")
+@click.option("--repeats", type=click.IntRange(min=1), help="Repeats per case × agent.")
+@click.option("--concurrency", type=click.IntRange(min=1), help="Trials run at the same time.")
+@click.option(
+    "--timeout",
+    "timeout_sec",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Per-trial timeout in seconds.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Results folder (default ./proctor-results).",
+)
+@config_option
+@click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
+@click.option("--mirror", is_flag=True, help="Stream the agent's terminal live.")
+@click.option("--keep-workspace", is_flag=True, help="Keep every workspace, not only failed ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print suite.json to stdout.")
+def command(
+    source: Path,
+    agents: tuple[str, ...],
+    cases: tuple[str, ...],
+    tags: tuple[str, ...],
+    repeats: int | None,
+    concurrency: int | None,
+    timeout_sec: float | None,
+    out: Path | None,
+    config: Path | None,
+    dry_run: bool,
+    mirror: bool,
+    keep_workspace: bool,
+    as_json: bool,
+) -> int:
+    """Run every case under --source on its agents and gate on the results.
+
+    Exit codes: 0 every gate passed; 1 a gate failed; 2 configuration error or nothing
+    runnable; 3 some trials errored but every gate passed; 130 interrupted.
+    """
+    from proctor.cli.display import make_display
+    from proctor.errors import ConfigError
+    from proctor.execute.run import execute_plan
+    from proctor.models.config import CliOverrides
+    from proctor.models.io import model_to_json
+    from proctor.plan.render import render_dry_run
+    from proctor.plan.resolve import load_run_plan
+
+    overrides = CliOverrides(
+        agents=list(agents),
+        cases=list(cases),
+        tags=list(tags),
+        repeats=repeats,
+        concurrency=concurrency,
+        timeout_sec=timeout_sec,
+        out=str(out) if out else None,
+        keep_workspace=keep_workspace,
+        mirror=mirror,
+    )
+    plan, raw_config = load_run_plan(source, config, overrides, Path.cwd())
+    for skipped in plan.skipped:
+        click.echo(f"proctor: skipped case '{skipped.name}': {skipped.reason}", err=True)
+    if not plan.trials:
+        raise ConfigError(f"--source {source}: nothing runnable (no case matched)")
+    if dry_run:
+        click.echo(render_dry_run(plan))
+        return 0
+    result = execute_plan(
+        plan,
+        raw_config=raw_config,
+        argv=["proctor", *sys.argv[1:]],
+        source=source,
+        subscribers=[make_display(mirror)],
+    )
+    if as_json:
+        click.echo(model_to_json(result.suite), nl=False)
+    else:
+        click.echo(result.markdown, nl=False)
+    click.echo(f"proctor: results in {result.paths.root}", err=True)
+    click.echo(
+        f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}",
+        err=True,
+    )
+    return result.suite.exit_code

@@ -1,0 +1,46 @@
+"""``proctor validate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from proctor.cli.options import config_option, source_option
+
+
+@click.command("validate")
+@source_option
+@config_option
+def command(source: Path, config: Path | None) -> int:
+    """List runnable and skipped cases and validate every configuration.
+
+    Exits 0 when everything is valid and something is runnable, 2 otherwise.
+    """
+    from proctor.errors import ConfigError
+    from proctor.models.config import CliOverrides
+    from proctor.plan.resolve import load_run_plan
+
+    plan, _ = load_run_plan(source, config, CliOverrides(), Path.cwd())
+    for rc in plan.cases:
+        extras = []
+        if rc.case.fixture:
+            extras.append(f"fixture {rc.case.fixture.name}")
+        if rc.case.plan is not None:
+            extras.append("plan.json")
+        if rc.case.qna_rules:
+            extras.append(f"{len(rc.case.qna_rules)} qna rule(s)")
+        if rc.case.plan is None and "scripted" in rc.agents:
+            extras.append("no plan.json: the scripted agent will do nothing")
+        click.echo(
+            f"ok       {rc.name}: agents {', '.join(rc.agents)}; repeats {rc.repeats}; "
+            f"{len(rc.evaluators)} evaluator(s)" + (f"; {'; '.join(extras)}" if extras else "")
+        )
+    for s in plan.skipped:
+        click.echo(f"skipped  {s.name}: {s.reason}")
+    click.echo(
+        f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(plan.trials)} trials"
+    )
+    if not plan.cases:
+        raise ConfigError(f"--source {source}: nothing runnable")
+    return 0

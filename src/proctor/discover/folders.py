@@ -1,0 +1,145 @@
+"""Case folders: every immediate subfolder of a source directory is one case.
+
+A case folder holds ``prompt.md`` and ``config.json`` (required) and optionally ``src.zip`` or
+``src/`` (the fixture), ``qna.md`` (question policy), ``evaluation.md`` (judge rubric) and
+``plan.json`` (the scripted agent's plan). A folder missing a required file, or with one that
+cannot be read, is skipped with a reason; a file that is present but wrong (malformed JSON, an
+unknown key, an unknown evaluator, an unsafe ``src.zip``) is a :class:`ConfigError`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from proctor.drive.answering import QnaError, parse_qna_rules
+from proctor.errors import ConfigError, DiscoveryError, WorkspaceError
+from proctor.evaluators.base import parse_evaluator_specs
+from proctor.models.case import Case, SkippedCase
+from proctor.models.config import CaseConfig
+from proctor.models.errors_format import describe_validation_error
+from proctor.scripted.plan import PlanError, validate_plan
+from proctor.workspace.fixture import check_zip
+
+REQUIRED = ("prompt.md", "config.json")
+CASE_MARKERS = ("prompt.md", "config.json")
+
+
+@dataclass
+class Discovery:
+    cases: list[Case] = field(default_factory=list)
+    skipped: list[SkippedCase] = field(default_factory=list)
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Unreadable(f"{path.name} is not UTF-8 text ({exc.reason})") from exc
+    except OSError as exc:
+        raise _Unreadable(f"{path.name} cannot be read ({exc.strerror})") from exc
+
+
+def load_json_file(path: Path) -> Any:
+    """Parse a user-written JSON file; a syntax error is a ConfigError naming line and column."""
+    text = _read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+
+
+def is_case_folder(path: Path) -> bool:
+    return any((path / marker).is_file() for marker in CASE_MARKERS)
+
+
+def load_case(folder: Path) -> Case:
+    """Load one case folder. Raises _Unreadable (skip) or ConfigError (stop)."""
+    for name in REQUIRED:
+        if not (folder / name).is_file():
+            raise _Unreadable(f"missing required file {name}")
+    prompt = _read_text(folder / "prompt.md")
+    if not prompt.strip():
+        raise _Unreadable("prompt.md is empty")
+    config_path = folder / "config.json"
+    raw = load_json_file(config_path)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{config_path}: expected a JSON object at the top level")
+    try:
+        config = CaseConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(str(config_path), exc, CaseConfig)) from exc
+    evaluators = parse_evaluator_specs(config.evaluators, str(config_path))
+    fixture, kind = _fixture(folder)
+    qna_text, rules = None, []
+    if (folder / "qna.md").is_file():
+        qna_text = _read_text(folder / "qna.md")
+        try:
+            rules = parse_qna_rules(qna_text)
+        except QnaError as exc:
+            raise ConfigError(f"{folder / 'qna.md'}: rules block, {exc}") from exc
+    plan = None
+    if (folder / "plan.json").is_file():
+        plan_path = folder / "plan.json"
+        plan = load_json_file(plan_path)
+        try:
+            validate_plan(plan, str(plan_path))
+        except PlanError as exc:
+            raise ConfigError(str(exc)) from exc
+    rubric = folder / "evaluation.md"
+    return Case(
+        name=folder.name,
+        path=folder,
+        prompt=prompt,
+        config=config,
+        evaluators=evaluators,
+        fixture=fixture,
+        fixture_kind=kind,
+        qna_text=qna_text,
+        qna_rules=rules,
+        rubric=rubric if rubric.is_file() else None,
+        plan=plan,
+    )
+
+
+def _fixture(folder: Path) -> tuple[Path | None, Any]:
+    zipped, tree = folder / "src.zip", folder / "src"
+    if zipped.is_file():
+        try:
+            check_zip(zipped)
+        except WorkspaceError as exc:
+            raise ConfigError(f"unsafe src.zip: {exc}") from exc
+        return zipped, "zip"
+    if tree.is_dir():
+        return tree, "dir"
+    return None, None
+
+
+def discover_cases(source: Path) -> Discovery:
+    """Every case under ``source`` (or ``source`` itself when it is a case folder)."""
+    if not source.exists():
+        raise DiscoveryError(f"--source {source}: no such directory")
+    if not source.is_dir():
+        raise DiscoveryError(f"--source {source}: expected a directory of case folders")
+    folders = (
+        [source]
+        if is_case_folder(source)
+        else sorted(p for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
+    )
+    found = Discovery()
+    for folder in folders:
+        try:
+            found.cases.append(load_case(folder))
+        except _Unreadable as exc:
+            found.skipped.append(SkippedCase(folder.name, folder, str(exc)))
+    return found

@@ -1,0 +1,167 @@
+"""The evaluator protocol, its registry and the parsing of evaluator entries.
+
+An evaluator entry in a case's ``config.json`` is ``{"use": NAME, "gate": bool, "weight": number,
+...parameters of that evaluator}``. Parameters are validated against the evaluator's own
+``Params`` model when the case is loaded, so a typo fails before any trial runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from proctor.errors import ConfigError
+from proctor.models.errors_format import describe_validation_error
+from proctor.models.trajectory import Trajectory
+from proctor.models.trial import EvaluatorResult
+from proctor.paths import TrialPaths
+
+COMMON_KEYS = {"use", "gate", "weight", "label"}
+
+
+class EvaluatorParams(BaseModel):
+    """Base of every evaluator's parameter model: camelCase keys, unknown keys rejected."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+@dataclass(frozen=True)
+class EvaluatorSpec:
+    use: str
+    params: EvaluatorParams
+    gate: bool = False
+    weight: float = 1.0
+    index: int = 0
+    label: str | None = None
+
+
+@dataclass
+class EvaluationContext:
+    """What an evaluator may look at once the agent has finished."""
+
+    workspace: Path
+    trial: TrialPaths
+    case_dir: Path
+    agent: str
+    trajectory: Trajectory
+    raw_transcript: Path | None
+    env: dict[str, str] = field(default_factory=dict)
+    timed_out: bool = False
+
+
+class Evaluator(Protocol):
+    name: ClassVar[str]
+    Params: ClassVar[type[EvaluatorParams]]
+
+    def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult: ...
+
+
+_REGISTRY: dict[str, type[Evaluator]] = {}
+_BUILTIN_MODULES = (
+    "proctor.evaluators.file_exists",
+    "proctor.evaluators.command",
+    "proctor.evaluators.trajectory_check",
+    "proctor.evaluators.external",
+)
+_loaded = False
+
+
+def register(cls: type[Evaluator]) -> type[Evaluator]:
+    """Class decorator: make an evaluator available under ``cls.name``."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def registry() -> dict[str, type[Evaluator]]:
+    global _loaded
+    if not _loaded:
+        for module in _BUILTIN_MODULES:
+            importlib.import_module(module)
+        _loaded = True
+    return _REGISTRY
+
+
+def get_evaluator(name: str) -> Evaluator:
+    return registry()[name]()
+
+
+def parse_evaluator_specs(entries: list[dict[str, Any]], where: str) -> list[EvaluatorSpec]:
+    """Validate evaluator entries against the registry; raise ConfigError naming the field."""
+    known = registry()
+    specs = []
+    for i, entry in enumerate(entries):
+        loc = f"evaluators[{i}]"
+        use = entry.get("use")
+        if not isinstance(use, str):
+            raise ConfigError(f"{where}: field '{loc}.use' is required and must be a string")
+        if use not in known:
+            raise ConfigError(
+                f"{where}: field '{loc}.use': unknown evaluator '{use}' "
+                f"(known: {', '.join(sorted(known))})"
+            )
+        gate = entry.get("gate", False)
+        if not isinstance(gate, bool):
+            raise ConfigError(f"{where}: field '{loc}.gate': expected true or false, got {gate!r}")
+        weight = entry.get("weight", 1.0)
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
+            raise ConfigError(
+                f"{where}: field '{loc}.weight': expected a number >= 0, got {weight!r}"
+            )
+        label = entry.get("label")
+        if label is not None and not isinstance(label, str):
+            raise ConfigError(f"{where}: field '{loc}.label': expected a string, got {label!r}")
+        cls = known[use]
+        raw = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
+        try:
+            params = cls.Params.model_validate(raw)
+        except ValidationError as exc:
+            raise ConfigError(describe_validation_error(where, exc, cls.Params, prefix=loc))
+        specs.append(
+            EvaluatorSpec(
+                use=use, params=params, gate=gate, weight=float(weight), index=i, label=label
+            )
+        )
+    return specs
+
+
+def error_result(spec: EvaluatorSpec, message: str, **details: Any) -> EvaluatorResult:
+    """An evaluator **error**: not a low score. The trial becomes ``eval-error``."""
+    return EvaluatorResult(
+        use=spec.use,
+        passed=False,
+        score=0.0,
+        gate=spec.gate,
+        weight=spec.weight,
+        error=True,
+        message=message,
+        details=details,
+    )
+
+
+def scored_result(
+    spec: EvaluatorSpec,
+    passed: bool,
+    score: float | None = None,
+    message: str = "",
+    metrics: dict[str, float] | None = None,
+    **details: Any,
+) -> EvaluatorResult:
+    return EvaluatorResult(
+        use=spec.use,
+        passed=passed,
+        score=(100.0 if passed else 0.0) if score is None else score,
+        gate=spec.gate,
+        weight=spec.weight,
+        message=message,
+        metrics=metrics or {},
+        details=details,
+    )
+
+
+CombinerFn = Callable[[list[EvaluatorResult], float], tuple[bool, float]]

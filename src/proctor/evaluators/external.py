@@ -1,0 +1,161 @@
+"""``external``: score a trial with any program, given an explicit argv (never a shell).
+
+The program reads one JSON object on stdin with the paths of the trial's material::
+
+    {"workspace": ..., "trajectory": ..., "rawTranscript": ..., "trialDir": ..., "caseDir": ...}
+
+and prints ``{"values": [{"name": str, "value": 0-100, "confidenceLevel": 0-100,
+"perplexityLevel": 0-100}]}`` (``name`` and ``value`` required). It runs in the case folder so
+that a script shipped with the case is found by a relative path. No agent output is ever placed
+on its command line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from proctor.evaluators.base import (
+    EvaluationContext,
+    EvaluatorParams,
+    EvaluatorSpec,
+    error_result,
+    register,
+    scored_result,
+)
+from proctor.execute.processes import run_captured
+from proctor.models.trial import EvaluatorResult
+
+
+class ExternalParams(EvaluatorParams):
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    timeout_sec: float = Field(default=60.0, gt=0)
+    score_metric: str | None = None
+    pass_threshold: float = Field(default=60.0, ge=0, le=100)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+def _level(value: Any) -> float | None:
+    """A 0-100 number, or None when the value is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or not 0 <= value <= 100:
+        return None
+    return float(value)
+
+
+def parse_values(stdout: str) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Validate the program's output; raise ValueError with a sentence when it is wrong."""
+    try:
+        data = json.loads(stdout)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"output is not JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+        raise ValueError('output must be an object with a "values" list')
+    metrics: dict[str, float] = {}
+    levels: dict[str, dict[str, float]] = {}
+    for i, item in enumerate(data["values"]):
+        if not isinstance(item, dict):
+            raise ValueError(f"values[{i}] is not an object")
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"values[{i}].name is missing or not a string")
+        if "value" not in item:
+            raise ValueError(f"values[{i}] ('{name}') has no value")
+        value = _level(item["value"])
+        if value is None:
+            raise ValueError(
+                f"values[{i}].value ('{name}') must be a number from 0 to 100, "
+                f"got {item['value']!r}"
+            )
+        metrics[name] = value
+        extra: dict[str, float] = {}
+        for key in ("confidenceLevel", "perplexityLevel"):
+            if key in item:
+                level = _level(item[key])
+                if level is None:
+                    raise ValueError(
+                        f"values[{i}].{key} ('{name}') must be a number from 0 to 100, "
+                        f"got {item[key]!r}"
+                    )
+                extra[key] = level
+        if extra:
+            levels[name] = extra
+    if not metrics:
+        raise ValueError('"values" is empty')
+    return metrics, levels
+
+
+@register
+class External:
+    name: ClassVar[str] = "external"
+    Params: ClassVar[type[EvaluatorParams]] = ExternalParams
+
+    def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
+        params = spec.params
+        assert isinstance(params, ExternalParams)
+        program = shutil.which(params.command, path=ctx.env.get("PATH")) or (
+            str(ctx.case_dir / params.command) if (ctx.case_dir / params.command).exists() else None
+        )
+        if program is None:
+            return error_result(spec, f"program '{params.command}' not found on PATH")
+        payload = {
+            "workspace": str(ctx.workspace),
+            "trajectory": str(ctx.trial.trajectory),
+            "rawTranscript": str(ctx.raw_transcript) if ctx.raw_transcript else None,
+            "trialDir": str(ctx.trial.root),
+            "caseDir": str(ctx.case_dir),
+            "agent": ctx.agent,
+        }
+        log = ctx.trial.evaluator_log(spec.index, spec.use)
+        rel = log.relative_to(ctx.trial.root).as_posix()
+        try:
+            outcome = run_captured(
+                [program, *params.args],
+                cwd=ctx.case_dir,
+                env={**ctx.env, **params.env},
+                timeout=params.timeout_sec,
+                log=log,
+                stdin=json.dumps(payload),
+            )
+        except OSError as exc:
+            return error_result(spec, f"could not start '{params.command}': {exc}")
+        if outcome.timed_out:
+            return error_result(spec, f"timed out after {params.timeout_sec:g}s", log=rel)
+        if outcome.returncode != 0:
+            return error_result(
+                spec,
+                f"'{params.command}' exited {outcome.returncode}",
+                log=rel,
+                outputTail=outcome.tail,
+            )
+        try:
+            metrics, levels = parse_values(outcome.stdout)
+        except ValueError as exc:
+            return error_result(spec, f"'{params.command}': {exc}", log=rel)
+        if params.score_metric is not None:
+            if params.score_metric not in metrics:
+                return error_result(
+                    spec,
+                    f"scoreMetric '{params.score_metric}' is not among the values "
+                    f"({', '.join(metrics)})",
+                    log=rel,
+                )
+            score = metrics[params.score_metric]
+        else:
+            score = sum(metrics.values()) / len(metrics)
+        passed = score >= params.pass_threshold
+        return scored_result(
+            spec,
+            passed=passed,
+            score=score,
+            message=f"score {score:.1f} (pass at >= {params.pass_threshold:g})",
+            metrics=metrics,
+            levels=levels,
+            log=rel,
+        )

@@ -1,0 +1,58 @@
+"""``file-exists``: globs that must, or must not, match in the final workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import Field
+
+from proctor.evaluators.base import (
+    EvaluationContext,
+    EvaluatorParams,
+    EvaluatorSpec,
+    register,
+    scored_result,
+)
+from proctor.models.trial import EvaluatorResult
+
+
+class FileExistsParams(EvaluatorParams):
+    must: list[str] = Field(default_factory=list)
+    must_not: list[str] = Field(default_factory=list)
+
+
+def glob_workspace(root: Path, pattern: str) -> list[str]:
+    """Workspace-relative matches of ``pattern`` (``**`` allowed); never escapes the root."""
+    if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        return []
+    return sorted(p.relative_to(root).as_posix() for p in root.glob(pattern))
+
+
+@register
+class FileExists:
+    name: ClassVar[str] = "file-exists"
+    Params: ClassVar[type[EvaluatorParams]] = FileExistsParams
+
+    def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
+        params = spec.params
+        assert isinstance(params, FileExistsParams)
+        missing = [g for g in params.must if not glob_workspace(ctx.workspace, g)]
+        present = {g: glob_workspace(ctx.workspace, g) for g in params.must_not}
+        forbidden = {g: m for g, m in present.items() if m}
+        checks = len(params.must) + len(params.must_not)
+        failures = len(missing) + len(forbidden)
+        score = 100.0 if checks == 0 else 100.0 * (checks - failures) / checks
+        parts = []
+        if missing:
+            parts.append("missing: " + ", ".join(missing))
+        if forbidden:
+            parts.append("present but forbidden: " + ", ".join(sorted(forbidden)))
+        return scored_result(
+            spec,
+            passed=failures == 0,
+            score=score,
+            message="; ".join(parts) or "all file checks hold",
+            missing=missing,
+            forbidden=forbidden,
+        )

@@ -1,0 +1,92 @@
+"""``trajectory-check``: did the agent call the tools we expect (e.g. did our plugin run)?
+
+``toolPattern`` is one regular expression, or a map from agent id to one. It is matched in full
+against each tool call's name and its normalised kind, so ``"Bash|shell"`` matches Claude
+Code's ``Bash`` and any agent's shell tool but not ``BashOutput``. ``inputPattern`` optionally
+narrows the match to calls whose input (as JSON) contains a match of that expression.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import ClassVar
+
+from pydantic import Field, field_validator
+
+from proctor.evaluators.base import (
+    EvaluationContext,
+    EvaluatorParams,
+    EvaluatorSpec,
+    register,
+    scored_result,
+)
+from proctor.models.trial import EvaluatorResult
+
+
+def _check_regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression ({exc})") from exc
+    return value
+
+
+class TrajectoryCheckParams(EvaluatorParams):
+    tool_pattern: str | dict[str, str]
+    input_pattern: str | None = None
+    min: int = Field(default=1, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @field_validator("tool_pattern")
+    @classmethod
+    def _valid_tool_pattern(cls, value: str | dict[str, str]) -> str | dict[str, str]:
+        for pattern in [value] if isinstance(value, str) else value.values():
+            _check_regex(pattern)
+        return value
+
+    @field_validator("input_pattern")
+    @classmethod
+    def _valid_input_pattern(cls, value: str | None) -> str | None:
+        return None if value is None else _check_regex(value)
+
+
+@register
+class TrajectoryCheck:
+    name: ClassVar[str] = "trajectory-check"
+    Params: ClassVar[type[EvaluatorParams]] = TrajectoryCheckParams
+
+    def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
+        params = spec.params
+        assert isinstance(params, TrajectoryCheckParams)
+        if isinstance(params.tool_pattern, str):
+            pattern: str | None = params.tool_pattern
+        else:
+            pattern = params.tool_pattern.get(ctx.agent, params.tool_pattern.get("*"))
+        if pattern is None:
+            return scored_result(
+                spec,
+                passed=False,
+                message=f"no toolPattern given for agent '{ctx.agent}'",
+            )
+        tool_re = re.compile(pattern)
+        input_re = re.compile(params.input_pattern) if params.input_pattern else None
+        matched = []
+        for call in ctx.trajectory.tool_calls():
+            names = [call.name or "", call.kind or ""]
+            if not any(tool_re.fullmatch(n) for n in names if n):
+                continue
+            if input_re and not input_re.search(json.dumps(call.input or {}, sort_keys=True)):
+                continue
+            matched.append(call.name or "")
+        count = len(matched)
+        ok = count >= params.min and (params.max is None or count <= params.max)
+        bounds = f">= {params.min}" + (f" and <= {params.max}" if params.max is not None else "")
+        return scored_result(
+            spec,
+            passed=ok,
+            message=f"{count} tool call(s) matched /{pattern}/ (expected {bounds})",
+            metrics={"matched_calls": float(count)},
+            pattern=pattern,
+            matched=matched[:50],
+        )

@@ -1,0 +1,49 @@
+"""Events the run loop emits. The loop never prints; displays subscribe."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from proctor.models.trial import TrialRecord
+
+log = logging.getLogger("proctor")
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    total: int
+
+
+@dataclass(frozen=True)
+class TrialStarted:
+    case: str
+    agent: str
+    condition: str
+    repeat: int
+
+
+@dataclass(frozen=True)
+class TrialFinished:
+    record: TrialRecord
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    finished: int
+    interrupted: bool
+
+
+RunEvent = RunStarted | TrialStarted | TrialFinished | RunFinished
+Subscriber = Callable[[RunEvent], None]
+
+
+def emit(subscribers: list[Subscriber], event: RunEvent) -> None:
+    """Deliver ``event``; a subscriber that raises is logged and dropped, never fatal."""
+    for sub in list(subscribers):
+        try:
+            sub(event)
+        except Exception as exc:
+            log.warning("display subscriber %r failed and was removed: %s", sub, exc)
+            subscribers.remove(sub)

@@ -1,0 +1,147 @@
+"""Runs the matrix: one forked worker process per trial, at most ``concurrency`` at a time.
+
+The worker writes its own ``trial.json``; the scheduler reads it back when the worker exits.
+A worker that dies without one gets an ``infra-error`` record written for it, so every planned
+trial that started ends with a ``trial.json``. Ctrl-C (or SIGTERM) stops the run: running
+workers record an interrupted trial, nothing new starts, and the caller exits 130.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from types import FrameType
+
+from proctor.errors import ProctorError
+from proctor.execute.events import (
+    RunFinished,
+    RunStarted,
+    Subscriber,
+    TrialFinished,
+    TrialStarted,
+    emit,
+)
+from proctor.execute.trial import Interrupted, TrialRunner, WorkerOptions
+from proctor.models.io import read_record, write_record
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.plan.resolve import TrialSpec
+
+STOP_GRACE_SEC = 10.0
+
+
+@dataclass
+class RunOutcome:
+    records: list[TrialRecord] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted()
+
+
+def _worker(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions) -> None:
+    signal.signal(signal.SIGINT, _raise_interrupted)
+    signal.signal(signal.SIGTERM, _raise_interrupted)
+    TrialRunner(spec, run, scratch, options).run()
+    os._exit(0)
+
+
+def _lost_record(spec: TrialSpec, reason: str) -> TrialRecord:
+    return TrialRecord(
+        case=spec.case.name,
+        agent=spec.agent,
+        condition=spec.condition,
+        repeat=spec.repeat,
+        status="infra-error",
+        reason=reason,
+        combiner=spec.case.combiner,
+        pass_threshold=spec.case.pass_threshold,
+        tags=spec.case.case.tags,
+    )
+
+
+def _collect(spec: TrialSpec, run: RunPaths, exitcode: int | None) -> TrialRecord:
+    path = run.trial(*spec.key).trial_json
+    try:
+        return read_record(path, TrialRecord)
+    except ProctorError:
+        record = _lost_record(spec, f"worker process died (exit code {exitcode}) without a result")
+        write_record(path, record)
+        return record
+
+
+def run_matrix(
+    trials: list[TrialSpec],
+    run: RunPaths,
+    *,
+    concurrency: int,
+    options: WorkerOptions,
+    subscribers: list[Subscriber],
+    stop_requested: Callable[[], bool] = lambda: False,
+) -> RunOutcome:
+    ctx = multiprocessing.get_context("fork")
+    pending = deque(trials)
+    running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
+    outcome = RunOutcome()
+    emit(subscribers, RunStarted(len(trials)))
+    with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
+        scratch_root = Path(tmp)
+        try:
+            while pending or running:
+                while pending and len(running) < concurrency and not stop_requested():
+                    spec = pending.popleft()
+                    scratch = scratch_root / str(spec.index)
+                    proc = ctx.Process(target=_worker, args=(spec, run, scratch, options))
+                    proc.start()
+                    running[proc.sentinel] = (proc, spec)
+                    emit(subscribers, TrialStarted(*spec.key))
+                if stop_requested() and not running:
+                    outcome.interrupted = True
+                    break
+                ready = multiprocessing.connection.wait(list(running), timeout=0.5)
+                for sentinel in ready:
+                    assert isinstance(sentinel, int)
+                    done, spec = running.pop(sentinel)
+                    done.join()
+                    record = _collect(spec, run, done.exitcode)
+                    outcome.records.append(record)
+                    emit(subscribers, TrialFinished(record))
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+            _stop_workers(running, run, outcome, subscribers)
+    emit(subscribers, RunFinished(len(outcome.records), outcome.interrupted))
+    return outcome
+
+
+def _stop_workers(
+    running: dict[int, tuple[BaseProcess, TrialSpec]],
+    run: RunPaths,
+    outcome: RunOutcome,
+    subscribers: list[Subscriber],
+) -> None:
+    for proc, _spec in running.values():
+        if proc.pid is not None:
+            try:
+                os.kill(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + STOP_GRACE_SEC
+    for proc, spec in running.values():
+        proc.join(max(deadline - time.monotonic(), 0.1))
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        record = _collect(spec, run, proc.exitcode)
+        outcome.records.append(record)
+        emit(subscribers, TrialFinished(record))
+    running.clear()

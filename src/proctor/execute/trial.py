@@ -1,0 +1,322 @@
+"""One trial, start to finish: workspace → agent in a terminal → collect → evaluate → verdict.
+
+A trial always ends with a ``trial.json``: on success, failure, timeout, crash or interrupt.
+Status precedence when several things go wrong: infra-error > agent-error > timeout >
+eval-error > passed/failed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+import traceback
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from proctor.agents.base import AgentAdapter, Launch, LaunchContext, adapter_for
+from proctor.drive.answering import answer_question
+from proctor.drive.conversation import Conversation, TurnOutcome
+from proctor.drive.pty_session import PtySession
+from proctor.errors import WorkspaceError
+from proctor.evaluators.base import EvaluationContext, get_evaluator
+from proctor.evaluators.combiners import COMBINERS
+from proctor.execute.processes import kill_group, run_captured
+from proctor.models.io import write_jsonl, write_record, write_text_atomic
+from proctor.models.trajectory import Trajectory
+from proctor.models.trial import ErrorInfo, EvaluatorResult, Timings, TranscriptInfo, TrialRecord
+from proctor.paths import RunPaths, TrialPaths
+from proctor.plan.resolve import TrialSpec
+from proctor.workspace.diff import snapshot, unified_diff
+from proctor.workspace.environment import agent_environment
+from proctor.workspace.fixture import materialise_fixture
+
+EXIT_GRACE_SEC = 3.0
+SETUP_TIMEOUT_SEC = 600.0
+
+
+class Interrupted(BaseException):
+    """Raised in a worker when the run is stopped (Ctrl-C or SIGTERM)."""
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    keep_workspace: bool = False
+    mirror: bool = False
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _ms(start: float) -> float:
+    return round((time.monotonic() - start) * 1000, 3)
+
+
+class TrialRunner:
+    def __init__(self, spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions):
+        self.spec = spec
+        self.paths: TrialPaths = run.trial(spec.case.name, spec.agent, spec.condition, spec.repeat)
+        self.scratch = scratch
+        self.options = options
+        self.workspace = scratch / "workspace"
+        self.home = scratch / "home"
+        self.timings = Timings(started_at=_now())
+        self.record = TrialRecord(
+            case=spec.case.name,
+            agent=spec.agent,
+            condition=spec.condition,
+            repeat=spec.repeat,
+            status="infra-error",
+            reason="the trial did not finish",
+            combiner=spec.case.combiner,
+            pass_threshold=spec.case.pass_threshold,
+            tags=spec.case.case.tags,
+        )
+        self.session: PtySession | None = None
+        self.env: dict[str, str] = {}
+
+    def run(self) -> TrialRecord:
+        t0 = time.monotonic()
+        try:
+            self._run()
+        except Interrupted:
+            self._fail("infra-error", "interrupted: the run was stopped before this trial ended")
+        except WorkspaceError as exc:
+            self._fail("infra-error", str(exc), exc)
+        except Exception as exc:
+            self._fail("infra-error", f"harness error: {type(exc).__name__}: {exc}", exc)
+        finally:
+            if self.session is not None:
+                self.session.kill()
+            self.timings.total_ms = _ms(t0)
+            self.timings.harness_ms = round(self.timings.total_ms - self.timings.agent_ms, 3)
+            self.timings.finished_at = _now()
+            self.record.timings = self.timings
+            self._finish_workspace()
+            write_record(self.paths.trial_json, self.record)
+        return self.record
+
+    def _fail(self, status: str, reason: str, exc: BaseException | None = None) -> None:
+        self.record.status = status  # type: ignore[assignment]
+        self.record.reason = reason
+        self.record.passed = None if status != "failed" else False
+        self.record.score = None
+        if exc is not None:
+            self.record.error = ErrorInfo(
+                type=type(exc).__name__,
+                message=str(exc),
+                traceback=None if isinstance(exc, WorkspaceError) else traceback.format_exc(),
+            )
+
+    # -- phases ---------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        spec = self.spec
+        self.paths.root.mkdir(parents=True, exist_ok=True)
+        t = time.monotonic()
+        adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
+        self.record.agent_version = adapter.version(spec.profile)
+        self.home.mkdir(parents=True, exist_ok=True)
+        case = spec.case.case
+        materialise_fixture(case.fixture, case.fixture_kind, self.workspace)
+        self.env = agent_environment(
+            os.environ,
+            home=self.home,
+            forward=spec.profile.forward_env,
+            extra={**spec.case.env, **spec.profile.env},
+        )
+        self._shell_lines("setup", spec.case.setup)
+        before = snapshot(self.workspace)
+        self.timings.prepare_ms = _ms(t)
+
+        t = time.monotonic()
+        launch = adapter.prepare(
+            LaunchContext(
+                workspace=self.workspace,
+                home=self.home,
+                scratch=self.scratch,
+                env=self.env,
+                profile=spec.profile,
+                plan=case.plan,
+                repeat=spec.repeat,
+                session_id=str(uuid.uuid4()),
+            )
+        )
+        outcome, conversation, exit_code = self._drive(adapter, launch)
+        self.timings.agent_ms = round(_ms(t) - conversation.react_ms, 3)
+
+        t = time.monotonic()
+        trajectory = self._collect(adapter, launch, conversation, before)
+        self._shell_lines("teardown", spec.case.teardown, fatal=False)
+        self.timings.collect_ms = _ms(t)
+
+        t = time.monotonic()
+        results = self._evaluate(trajectory, timed_out=outcome.kind == "timeout")
+        self.timings.evaluate_ms = _ms(t)
+        self._verdict(outcome, exit_code, results)
+
+    def _shell_lines(self, phase: str, lines: list[str], fatal: bool = True) -> None:
+        for i, line in enumerate(lines):
+            result = run_captured(
+                ["/bin/sh", "-c", line], cwd=self.workspace, env=self.env, timeout=SETUP_TIMEOUT_SEC
+            )
+            with open(self.paths.stdout_log, "a", encoding="utf-8") as out:
+                out.write(f"# {phase}[{i}]: {line}\n{result.stdout}")
+            with open(self.paths.stderr_log, "a", encoding="utf-8") as err:
+                err.write(f"# {phase}[{i}]: {line}\n{result.stderr}")
+            if fatal and (result.returncode != 0 or result.timed_out):
+                how = "timed out" if result.timed_out else f"exited {result.returncode}"
+                raise WorkspaceError(f"{phase} line {i + 1} `{line}` {how}: {result.tail[-300:]}")
+
+    def _drive(
+        self, adapter: AgentAdapter, launch: Launch
+    ) -> tuple[TurnOutcome, Conversation, int | None]:
+        deadline = time.monotonic() + self.spec.case.timeout_sec
+        rules = self.spec.case.case.qna_rules
+        mirror = sys.stdout.buffer if self.options.mirror else None
+        self.session = PtySession(launch.argv, cwd=launch.cwd, env=launch.env, mirror=mirror)
+        conversation = Conversation(
+            adapter, launch, self.session, lambda q: answer_question(q.text, rules)
+        )
+        outcome = conversation.wait_ready(deadline)
+        if outcome.kind == "turn-end":
+            outcome = conversation.send(self.spec.case.case.prompt.strip(), deadline)
+        exit_code: int | None = None
+        if outcome.kind == "turn-end":
+            adapter.request_exit(self.session)
+            exit_code = self.session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
+        elif outcome.kind == "exited":
+            exit_code = self.session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
+        self.session.pump(0)
+        self.session.kill()
+        self.record.exit_code = exit_code
+        return outcome, conversation, exit_code
+
+    def _collect(
+        self,
+        adapter: AgentAdapter,
+        launch: Launch,
+        conversation: Conversation,
+        before: dict[str, bytes],
+    ) -> Trajectory:
+        paths = self.paths
+        assert self.session is not None
+        write_text_atomic(paths.screen_log, self.session.screen_text())
+        paths.terminal_raw.write_bytes(bytes(self.session.raw))
+        files = adapter.transcript_files(launch)
+        trajectory = Trajectory(format=adapter.transcript_format)
+        info = TranscriptInfo(format=adapter.transcript_format)
+        if files:
+            shutil.copyfile(files[0], paths.raw_transcript)
+            trajectory = adapter.parse(paths.raw_transcript)
+            info.source = str(files[0])
+            info.raw = paths.raw_transcript.name
+        answers = iter(conversation.questions)
+        for event in trajectory.events:
+            if event.type == "answer":
+                asked = next(answers, None)
+                if asked is not None:
+                    event.policy = asked.policy
+        write_jsonl(paths.trajectory, trajectory.events)
+        info.trajectory = paths.trajectory.name
+        info.events = len(trajectory.events)
+        info.coverage = trajectory.coverage
+        self.record.transcript = info
+        self.record.usage = trajectory.usage
+        self.record.tool_calls = len(trajectory.tool_calls())
+        self.record.questions = len(conversation.questions)
+        if conversation.questions:
+            write_jsonl(paths.questions, conversation.questions)
+        write_text_atomic(paths.workspace_diff, unified_diff(before, snapshot(self.workspace)))
+        return trajectory
+
+    def _evaluate(self, trajectory: Trajectory, timed_out: bool) -> list[EvaluatorResult]:
+        ctx = EvaluationContext(
+            workspace=self.workspace,
+            trial=self.paths,
+            case_dir=self.spec.case.case.path,
+            agent=self.spec.agent,
+            trajectory=trajectory,
+            raw_transcript=self.paths.raw_transcript
+            if self.paths.raw_transcript.exists()
+            else None,
+            env=self.env,
+            timed_out=timed_out,
+        )
+        results = []
+        for spec in self.spec.case.evaluators:
+            try:
+                result = get_evaluator(spec.use).evaluate(spec, ctx)
+            except Exception as exc:
+                result = EvaluatorResult(
+                    use=spec.use,
+                    passed=False,
+                    score=0,
+                    gate=spec.gate,
+                    weight=spec.weight,
+                    error=True,
+                    message=f"evaluator crashed: {type(exc).__name__}: {exc}",
+                )
+            results.append(result)
+        self.record.evaluators = results
+        return results
+
+    def _verdict(
+        self, outcome: TurnOutcome, exit_code: int | None, results: list[EvaluatorResult]
+    ) -> None:
+        rec = self.record
+        threshold = self.spec.case.pass_threshold
+        errored = [r for r in results if r.error]
+        passed, score = COMBINERS[self.spec.case.combiner](
+            [r for r in results if not r.error], threshold
+        )
+        rec.passed, rec.score = passed, score
+        if outcome.kind == "exited" and exit_code not in (0, None):
+            self._fail("agent-error", f"agent exited with code {exit_code} before its turn ended")
+        elif outcome.kind == "exited" and exit_code is None:
+            self._fail("agent-error", "agent closed its terminal and did not exit")
+        elif outcome.kind == "turn-end" and exit_code not in (0,):
+            how = "did not exit" if exit_code is None else f"exited with code {exit_code}"
+            self._fail("agent-error", f"agent {how} when asked to quit")
+        elif outcome.kind == "timeout":
+            rec.status, rec.passed = "timeout", False
+            rec.reason = f"agent did not finish within {self.spec.case.timeout_sec:g}s"
+        elif errored:
+            rec.status, rec.passed, rec.score = "eval-error", None, None
+            rec.reason = "; ".join(f"{r.use}: {r.message}" for r in errored)
+        elif outcome.kind == "unanswered":
+            assert outcome.question is not None
+            rec.status, rec.passed = "failed", False
+            rec.reason = f"unanswered question: {outcome.question.text}"
+        else:
+            rec.status = "passed" if passed else "failed"
+            rec.reason = _reason(passed, score, threshold, results)
+
+    def _finish_workspace(self) -> None:
+        keep = self.options.keep_workspace or self.record.status != "passed"
+        if keep and self.workspace.exists():
+            try:
+                shutil.move(str(self.workspace), str(self.paths.workspace))
+                self.record.workspace = self.paths.workspace.name
+            except OSError:
+                pass
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _reason(passed: bool, score: float, threshold: float, results: list[EvaluatorResult]) -> str:
+    failed_gates = [r for r in results if r.gate and not r.passed]
+    if failed_gates:
+        return "gate failed: " + "; ".join(f"{r.use}: {r.message}" for r in failed_gates)
+    if passed:
+        return f"score {score:g} >= {threshold:g}"
+    failing = [f"{r.use}: {r.message}" for r in results if not r.passed]
+    return f"score {score:g} < {threshold:g}" + (" (" + "; ".join(failing) + ")" if failing else "")
+
+
+def kill_session(session: PtySession | None) -> None:
+    if session is not None:
+        kill_group(session.pid)

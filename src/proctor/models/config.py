@@ -1,0 +1,139 @@
+"""User-written configuration: a case's ``config.json`` and the top-level ``proctor.json``.
+
+Keys are camelCase as users write them; unknown keys are rejected with the file and field named.
+Evaluator entries stay loose here (``use`` plus that evaluator's own parameters) and are checked
+against the evaluator registry when a case is loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
+
+from proctor.models.base import UserModel
+
+DEFAULT_AGENTS = ("scripted",)
+DEFAULT_TIMEOUT_SEC = 300.0
+DEFAULT_REPEATS = 1
+DEFAULT_COMBINER = "gated-mean"
+DEFAULT_PASS_THRESHOLD = 60.0
+DEFAULT_CONCURRENCY = 2
+DEFAULT_OUT = "proctor-results"
+
+
+class ProvisionEntry(UserModel):
+    """One add-on to provision (an MCP server, plugin, skill or hook), identified by ``name``.
+
+    Fields beyond ``name`` depend on the kind of add-on and on the agent that installs it.
+    """
+
+    model_config = ConfigDict(extra="allow")
+    name: str = Field(min_length=1)
+
+
+class Provision(UserModel):
+    mcps: list[ProvisionEntry] = Field(default_factory=list)
+    plugins: list[ProvisionEntry] = Field(default_factory=list)
+    skills: list[ProvisionEntry] = Field(default_factory=list)
+    hooks: list[ProvisionEntry] = Field(default_factory=list)
+
+    def merged_with(self, higher: Provision | None) -> Provision:
+        """Entries of ``higher`` replace entries of the same ``name``; new ones are appended."""
+        if higher is None:
+            return self.model_copy(deep=True)
+        out: dict[str, list[ProvisionEntry]] = {}
+        for kind in ("mcps", "plugins", "skills", "hooks"):
+            merged: dict[str, ProvisionEntry] = {e.name: e for e in getattr(self, kind)}
+            for entry in getattr(higher, kind):
+                merged[entry.name] = entry
+            out[kind] = list(merged.values())
+        return Provision(**out)
+
+    def is_empty(self) -> bool:
+        return not (self.mcps or self.plugins or self.skills or self.hooks)
+
+
+class Gate(UserModel):
+    """Per-group thresholds. A group fails the gate when any set threshold is missed."""
+
+    min_score: float | None = Field(default=None, ge=0, le=100)
+    min_pass_rate: float | None = Field(default=None, ge=0, le=1)
+    max_stddev: float | None = Field(default=None, ge=0)
+
+
+DEFAULT_GATE = Gate(min_pass_rate=1.0)
+
+
+class CaseConfig(UserModel):
+    """A case folder's ``config.json``. Every key is optional; unset keys fall back to the
+    top-level configuration and then to built-in defaults."""
+
+    agents: list[str] | None = Field(default=None, min_length=1)
+    timeout_sec: PositiveFloat | None = None
+    repeats: PositiveInt | None = None
+    evaluators: list[dict[str, Any]] = Field(default_factory=list)
+    combiner: str | None = None
+    pass_threshold: float | None = Field(default=None, ge=0, le=100)
+    tags: list[str] = Field(default_factory=list)
+    provision: Provision | None = None
+    setup: list[str] = Field(default_factory=list)
+    teardown: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    description: str | None = None
+
+
+class AgentProfile(UserModel):
+    """How to run one agent (``codingagents.<id>`` in the top-level configuration).
+
+    ``forwardEnv`` names environment variables that are passed to the agent even though they
+    match the deny-list (for example the provider key the agent needs).
+    """
+
+    agent: str | None = None
+    binary: str | None = None
+    mode: Literal["headless", "interactive"] | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    forward_env: list[str] = Field(default_factory=list)
+
+
+class ModelPrice(UserModel):
+    input_per1_m: float = Field(default=0.0, ge=0, alias="inputPer1M")
+    output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
+    cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
+    cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
+
+
+class TopConfig(UserModel):
+    """The top-level ``proctor.json`` (``--config FILE``)."""
+
+    codingagents: dict[str, AgentProfile] = Field(default_factory=dict)
+    provision: Provision | None = None
+    setup: list[str] = Field(default_factory=list)
+    teardown: list[str] = Field(default_factory=list)
+    gate: Gate | None = None
+    concurrency: PositiveInt | None = None
+    out: str | None = None
+    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    # Defaults for every case, overridden by a case's own config.json.
+    agents: list[str] | None = Field(default=None, min_length=1)
+    timeout_sec: PositiveFloat | None = None
+    repeats: PositiveInt | None = None
+    pass_threshold: float | None = Field(default=None, ge=0, le=100)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class CliOverrides(UserModel):
+    """Options given on the command line; they win over every file."""
+
+    agents: list[str] = Field(default_factory=list)
+    cases: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    repeats: PositiveInt | None = None
+    concurrency: PositiveInt | None = None
+    timeout_sec: PositiveFloat | None = None
+    out: str | None = None
+    keep_workspace: bool = False
+    mirror: bool = False
+    max_trials: NonNegativeInt | None = None

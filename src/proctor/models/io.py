@@ -1,0 +1,87 @@
+"""Atomic writes and version-checked reads of on-disk records."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.base import RecordModel
+
+R = TypeVar("R", bound=RecordModel)
+
+
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _file_mode()
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temp file and a rename, so readers never see half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, _MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def model_to_json(model: BaseModel) -> str:
+    return dump_json(model.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def write_record(path: Path, model: BaseModel) -> None:
+    write_text_atomic(path, model_to_json(model))
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_text_atomic(path, dump_json(data))
+
+
+def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> None:
+    lines = []
+    for row in rows:
+        if isinstance(row, BaseModel):
+            row = row.model_dump(mode="json", by_alias=True, exclude_none=True)
+        lines.append(json.dumps(row, ensure_ascii=False))
+    write_text_atomic(path, "".join(line + "\n" for line in lines))
+
+
+def read_record(path: Path, model: type[R]) -> R:
+    """Read a record, refusing one written by a newer schema version with a clear sentence."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: file not found") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: not a readable JSON file ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    version = data.get("schemaVersion", 1)
+    if not isinstance(version, int) or version > model.current_schema_version:
+        raise SchemaVersionError(
+            f"{path}: schemaVersion {version!r} is newer than this proctor understands "
+            f"({model.current_schema_version}); upgrade proctor to read it"
+        )
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: not a valid {model.__name__} record ({exc.errors()[0]['msg']})")

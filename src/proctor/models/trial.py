@@ -1,0 +1,113 @@
+"""``trial.json``: everything known about one trial (case × agent × condition × repeat)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from proctor.models.base import RecordModel
+from proctor.models.trajectory import ModelUsage, ParseCoverage
+
+TrialStatus = Literal[
+    "passed", "failed", "timeout", "agent-error", "infra-error", "eval-error", "skipped"
+]
+
+#: Statuses that count in pass rates (a timeout is a failure).
+SCORED_STATUSES: frozenset[str] = frozenset({"passed", "failed", "timeout"})
+#: Statuses excluded from pass rates and score statistics, reported separately.
+ERROR_STATUSES: frozenset[str] = frozenset({"agent-error", "infra-error", "eval-error"})
+ALL_STATUSES: tuple[str, ...] = (
+    "passed",
+    "failed",
+    "timeout",
+    "agent-error",
+    "infra-error",
+    "eval-error",
+    "skipped",
+)
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class EvaluatorResult(_Camel):
+    use: str
+    passed: bool
+    score: float = Field(ge=0, le=100)
+    gate: bool = False
+    weight: float = 1.0
+    error: bool = False
+    metrics: dict[str, float] = Field(default_factory=dict)
+    details: dict[str, Any] = Field(default_factory=dict)
+    message: str = ""
+
+
+class ErrorInfo(_Camel):
+    type: str
+    message: str
+    traceback: str | None = None
+
+
+class Timings(_Camel):
+    """Wall-clock milliseconds per phase of a trial."""
+
+    prepare_ms: float = 0.0
+    agent_ms: float = 0.0
+    collect_ms: float = 0.0
+    evaluate_ms: float = 0.0
+    total_ms: float = 0.0
+    harness_ms: float = 0.0
+    """Time the harness spent outside the agent (total minus agent)."""
+    started_at: str | None = None
+    finished_at: str | None = None
+
+
+class TranscriptInfo(_Camel):
+    format: str | None = None
+    source: str | None = None
+    """Where the agent wrote its native transcript (inside the scratch home)."""
+    raw: str | None = None
+    """Trial-relative path of the byte-for-byte copy."""
+    trajectory: str | None = None
+    events: int = 0
+    coverage: ParseCoverage = Field(default_factory=ParseCoverage)
+
+
+class TrialRecord(RecordModel):
+    case: str
+    agent: str
+    condition: str = "default"
+    repeat: int
+    status: TrialStatus
+    passed: bool | None = None
+    score: float | None = None
+    reason: str = ""
+    evaluators: list[EvaluatorResult] = Field(default_factory=list)
+    combiner: str = "gated-mean"
+    pass_threshold: float = 60.0
+    timings: Timings = Field(default_factory=Timings)
+    usage: dict[str, ModelUsage] = Field(default_factory=dict)
+    transcript: TranscriptInfo = Field(default_factory=TranscriptInfo)
+    exit_code: int | None = None
+    questions: int = 0
+    tool_calls: int = 0
+    error: ErrorInfo | None = None
+    workspace: str | None = None
+    """Trial-relative path of the kept workspace, when it was kept."""
+    agent_version: str | None = None
+    tags: list[str] = Field(default_factory=list)
+
+
+class QuestionRecord(_Camel):
+    """One line of ``questions.jsonl``."""
+
+    question: str
+    options: list[str] = Field(default_factory=list)
+    answer: str | None = None
+    policy: Literal["rule", "model", "abort"]
+    rule: str | None = None
+    screen: str = ""
+    latency_ms: float = 0.0

@@ -1,0 +1,115 @@
+"""Every file name of the results layout, defined once.
+
+::
+
+    <out>/run-<UTC timestamp>-<short id>/
+      run.json            manifest (proctor version, argv, host, started/finished)
+      config.json         the configuration as given
+      resolved.json       the configuration after defaults and layering, and the matrix
+      suite.json          aggregate: per-group statistics, gate result, exit code
+      suite.md            the same for people
+      trials/<case>/<agent>/<condition>/<repeat>/
+        trial.json          status, verdict, evaluator results, timings, usage, errors
+        trajectory.jsonl    normalised events
+        raw-transcript.jsonl the agent's native transcript, byte for byte
+        screen.log          the rendered final terminal screen
+        terminal.raw        the raw byte stream the agent wrote to its terminal
+        workspace.diff      what the agent changed relative to the fixture
+        questions.jsonl     questions the agent asked and the answers given (when any)
+        stdout.log / stderr.log   setup/teardown output
+        evaluators/<index>-<use>.log  output of command/external evaluators
+        workspace/          the final workspace (kept for failed trials, or --keep-workspace)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    root: Path
+
+    @property
+    def run_json(self) -> Path:
+        return self.root / "run.json"
+
+    @property
+    def config_json(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def resolved_json(self) -> Path:
+        return self.root / "resolved.json"
+
+    @property
+    def suite_json(self) -> Path:
+        return self.root / "suite.json"
+
+    @property
+    def suite_md(self) -> Path:
+        return self.root / "suite.md"
+
+    @property
+    def trials_dir(self) -> Path:
+        return self.root / "trials"
+
+    def trial(self, case: str, agent: str, condition: str, repeat: int) -> TrialPaths:
+        return TrialPaths(self.trials_dir / case / agent / condition / str(repeat))
+
+    def trial_jsons(self) -> list[Path]:
+        """Every stored trial.json of the run, in a stable order."""
+        return sorted(self.trials_dir.glob("*/*/*/*/trial.json"))
+
+
+@dataclass(frozen=True)
+class TrialPaths:
+    root: Path
+
+    @property
+    def trial_json(self) -> Path:
+        return self.root / "trial.json"
+
+    @property
+    def trajectory(self) -> Path:
+        return self.root / "trajectory.jsonl"
+
+    @property
+    def raw_transcript(self) -> Path:
+        return self.root / "raw-transcript.jsonl"
+
+    @property
+    def screen_log(self) -> Path:
+        return self.root / "screen.log"
+
+    @property
+    def terminal_raw(self) -> Path:
+        return self.root / "terminal.raw"
+
+    @property
+    def workspace_diff(self) -> Path:
+        return self.root / "workspace.diff"
+
+    @property
+    def questions(self) -> Path:
+        return self.root / "questions.jsonl"
+
+    @property
+    def stdout_log(self) -> Path:
+        return self.root / "stdout.log"
+
+    @property
+    def stderr_log(self) -> Path:
+        return self.root / "stderr.log"
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    @property
+    def evaluators_dir(self) -> Path:
+        return self.root / "evaluators"
+
+    def evaluator_log(self, index: int, use: str) -> Path:
+        return self.evaluators_dir / f"{index}-{use}.log"

@@ -1,0 +1,249 @@
+"""Layered configuration and the trial matrix.
+
+Precedence, lowest to highest: built-in defaults < top-level config (``proctor.json``) < a case's
+``config.json`` < command-line flags. Provisioning merges by ``name``; setup and teardown lines
+concatenate, top-level first; ``env`` maps merge key by key.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from proctor.agents.base import known_agent_ids
+from proctor.discover.folders import Discovery, load_json_file
+from proctor.errors import ConfigError, DiscoveryError
+from proctor.evaluators.base import EvaluatorSpec
+from proctor.evaluators.combiners import COMBINERS
+from proctor.models.case import Case, SkippedCase
+from proctor.models.config import (
+    DEFAULT_AGENTS,
+    DEFAULT_COMBINER,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_GATE,
+    DEFAULT_OUT,
+    DEFAULT_PASS_THRESHOLD,
+    DEFAULT_REPEATS,
+    DEFAULT_TIMEOUT_SEC,
+    AgentProfile,
+    CliOverrides,
+    Gate,
+    Provision,
+    TopConfig,
+)
+from proctor.models.errors_format import describe_validation_error
+
+DEFAULT_CONFIG_NAME = "proctor.json"
+DEFAULT_CONDITION = "default"
+
+
+@dataclass
+class ResolvedCase:
+    case: Case
+    agents: list[str]
+    timeout_sec: float
+    repeats: int
+    evaluators: list[EvaluatorSpec]
+    combiner: str
+    pass_threshold: float
+    provision: Provision
+    setup: list[str]
+    teardown: list[str]
+    env: dict[str, str]
+
+    @property
+    def name(self) -> str:
+        return self.case.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case.name,
+            "path": str(self.case.path),
+            "agents": self.agents,
+            "timeoutSec": self.timeout_sec,
+            "repeats": self.repeats,
+            "combiner": self.combiner,
+            "passThreshold": self.pass_threshold,
+            "tags": self.case.tags,
+            "evaluators": [
+                {
+                    "use": s.use,
+                    "gate": s.gate,
+                    "weight": s.weight,
+                    **s.params.model_dump(mode="json", by_alias=True),
+                }
+                for s in self.evaluators
+            ],
+            "provision": self.provision.model_dump(mode="json", by_alias=True),
+            "setup": self.setup,
+            "teardown": self.teardown,
+            "env": sorted(self.env),
+            "fixture": str(self.case.fixture) if self.case.fixture else None,
+            "qnaRules": len(self.case.qna_rules),
+            "plan": self.case.plan is not None,
+        }
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    case: ResolvedCase
+    agent: str
+    condition: str
+    repeat: int
+    profile: AgentProfile
+    index: int
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.case.name, self.agent, self.condition, self.repeat)
+
+
+@dataclass
+class RunPlan:
+    top: TopConfig
+    config_path: Path | None
+    cases: list[ResolvedCase]
+    trials: list[TrialSpec]
+    gate: Gate
+    concurrency: int
+    out: Path
+    overrides: CliOverrides
+    skipped: list[SkippedCase] = field(default_factory=list)
+
+    def resolved_dict(self) -> dict[str, Any]:
+        return {
+            "gate": self.gate.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "concurrency": self.concurrency,
+            "out": str(self.out),
+            "keepWorkspace": self.overrides.keep_workspace,
+            "configFile": str(self.config_path) if self.config_path else None,
+            "codingagents": {
+                k: v.model_dump(mode="json", by_alias=True, exclude={"env"})
+                for k, v in self.top.codingagents.items()
+            },
+            "pricing": {
+                k: v.model_dump(mode="json", by_alias=True) for k, v in self.top.pricing.items()
+            },
+            "cases": [c.to_dict() for c in self.cases],
+            "matrix": [
+                {
+                    "case": t.case.name,
+                    "agent": t.agent,
+                    "condition": t.condition,
+                    "repeat": t.repeat,
+                }
+                for t in self.trials
+            ],
+            "skipped": [{"case": s.name, "reason": s.reason} for s in self.skipped],
+        }
+
+
+def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None, Any]:
+    """The top-level configuration: ``path``, else ``./proctor.json`` when present, else empty."""
+    if path is None:
+        candidate = cwd / DEFAULT_CONFIG_NAME
+        if not candidate.is_file():
+            return TopConfig(), None, {}
+        path = candidate
+    if not path.is_file():
+        raise DiscoveryError(f"--config {path}: no such file")
+    raw = load_json_file(path)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    try:
+        return TopConfig.model_validate(raw), path, raw
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(str(path), exc, TopConfig)) from exc
+
+
+def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
+    cfg = case.config
+    where = str(case.path / "config.json")
+    agents = cli.agents or cfg.agents or top.agents or list(DEFAULT_AGENTS)
+    known = known_agent_ids(top.codingagents)
+    for i, agent in enumerate(agents):
+        if agent not in known:
+            source = "--agent" if cli.agents else f"{where}: field 'agents[{i}]'"
+            raise ConfigError(
+                f"{source}: unknown agent '{agent}' (known: {', '.join(sorted(known))})"
+            )
+    combiner = cfg.combiner or DEFAULT_COMBINER
+    if combiner not in COMBINERS:
+        raise ConfigError(
+            f"{where}: field 'combiner': unknown combiner '{combiner}' "
+            f"(known: {', '.join(sorted(COMBINERS))})"
+        )
+    base_provision = top.provision or Provision()
+    return ResolvedCase(
+        case=case,
+        agents=list(dict.fromkeys(agents)),
+        timeout_sec=cli.timeout_sec or cfg.timeout_sec or top.timeout_sec or DEFAULT_TIMEOUT_SEC,
+        repeats=cli.repeats or cfg.repeats or top.repeats or DEFAULT_REPEATS,
+        evaluators=case.evaluators,
+        combiner=combiner,
+        pass_threshold=_first(cfg.pass_threshold, top.pass_threshold, DEFAULT_PASS_THRESHOLD),
+        provision=base_provision.merged_with(cfg.provision),
+        setup=[*top.setup, *cfg.setup],
+        teardown=[*top.teardown, *cfg.teardown],
+        env={**top.env, **cfg.env},
+    )
+
+
+def _first(*values: float | None) -> float:
+    for value in values:
+        if value is not None:
+            return value
+    raise AssertionError("the last value is a default")
+
+
+def select_cases(cases: list[Case], cli: CliOverrides) -> list[Case]:
+    chosen = cases
+    if cli.cases:
+        chosen = [c for c in chosen if any(fnmatch.fnmatchcase(c.name, g) for g in cli.cases)]
+    if cli.tags:
+        chosen = [c for c in chosen if set(c.tags) & set(cli.tags)]
+    return chosen
+
+
+def build_plan(
+    found: Discovery,
+    top: TopConfig,
+    cli: CliOverrides,
+    *,
+    config_path: Path | None,
+    cwd: Path,
+) -> RunPlan:
+    resolved = [resolve_case(c, top, cli) for c in select_cases(found.cases, cli)]
+    trials: list[TrialSpec] = []
+    for rc in resolved:
+        for agent in rc.agents:
+            profile = top.codingagents.get(agent, AgentProfile())
+            for repeat in range(1, rc.repeats + 1):
+                trials.append(TrialSpec(rc, agent, DEFAULT_CONDITION, repeat, profile, len(trials)))
+    out = Path(cli.out or top.out or DEFAULT_OUT)
+    return RunPlan(
+        top=top,
+        config_path=config_path,
+        cases=resolved,
+        trials=trials,
+        gate=top.gate or DEFAULT_GATE,
+        concurrency=cli.concurrency or top.concurrency or DEFAULT_CONCURRENCY,
+        out=out if out.is_absolute() else cwd / out,
+        overrides=cli,
+        skipped=list(found.skipped),
+    )
+
+
+def load_run_plan(
+    source: Path, config_path: Path | None, cli: CliOverrides, cwd: Path
+) -> tuple[RunPlan, Any]:
+    """Read the top-level config and the case folders, and expand the matrix."""
+    from proctor.discover.folders import discover_cases
+
+    top, path, raw = load_top_config(config_path, cwd)
+    found = discover_cases(source)
+    return build_plan(found, top, cli, config_path=path, cwd=cwd), raw

@@ -1,0 +1,169 @@
+"""From trial records to per-group statistics, the gate and the exit code.
+
+Pure over its inputs: ``proctor report`` recomputes all of it from stored ``trial.json`` files.
+
+Exit codes: 0 every group passes its gate and no trial is in an error status; 1 a gate failed;
+2 nothing ran or every trial is an infra-error; 3 some trials are in an error status but every
+gate on completed trials passes. A gate failure wins over partial infra failure. 130 (Ctrl-C)
+is decided by the caller.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from proctor.models.config import Gate
+from proctor.models.suite import (
+    GateCheck,
+    GroupStats,
+    ScoreStats,
+    SuiteRecord,
+    SuiteTotals,
+    TimeRollup,
+)
+from proctor.models.trajectory import ModelUsage
+from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
+from proctor.stats import median, pass_rate, stability, summarize
+
+EXIT_OK, EXIT_GATE, EXIT_CONFIG, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def _scores(records: Sequence[TrialRecord]) -> ScoreStats:
+    values = [r.score for r in records if r.status in SCORED_STATUSES and r.score is not None]
+    s = summarize(values)
+    return ScoreStats(n=s.n, min=s.min, max=s.max, mean=s.mean, median=s.median, stddev=s.stddev)
+
+
+def _time(records: Sequence[TrialRecord]) -> TimeRollup:
+    t = TimeRollup()
+    for r in records:
+        t.total_ms += r.timings.total_ms
+        t.prepare_ms += r.timings.prepare_ms
+        t.agent_ms += r.timings.agent_ms
+        t.collect_ms += r.timings.collect_ms
+        t.evaluate_ms += r.timings.evaluate_ms
+        t.harness_ms += r.timings.harness_ms
+    t.median_trial_ms = median([r.timings.total_ms for r in records])
+    for name in ("total_ms", "prepare_ms", "agent_ms", "collect_ms", "evaluate_ms", "harness_ms"):
+        setattr(t, name, round(getattr(t, name), 3))
+    return t
+
+
+def _usage(records: Iterable[TrialRecord]) -> dict[str, ModelUsage]:
+    total: dict[str, ModelUsage] = {}
+    for r in records:
+        for model, usage in r.usage.items():
+            total.setdefault(model, ModelUsage()).add(usage)
+    return total
+
+
+def gate_checks(gate: Gate, rate: float | None, scores: ScoreStats, n: int) -> list[GateCheck]:
+    checks = []
+    if gate.min_pass_rate is not None:
+        ok = rate is not None and rate >= gate.min_pass_rate
+        checks.append(
+            GateCheck(name="minPassRate", threshold=gate.min_pass_rate, actual=rate, passed=ok)
+        )
+    if gate.min_score is not None:
+        ok = scores.mean is not None and scores.mean >= gate.min_score
+        checks.append(
+            GateCheck(name="minScore", threshold=gate.min_score, actual=scores.mean, passed=ok)
+        )
+    if gate.max_stddev is not None and n > 1:
+        ok = scores.stddev is None or scores.stddev <= gate.max_stddev
+        checks.append(
+            GateCheck(name="maxStddev", threshold=gate.max_stddev, actual=scores.stddev, passed=ok)
+        )
+    for check in checks:
+        if not check.passed:
+            actual = "n/a" if check.actual is None else f"{check.actual:.3g}"
+            rel = "<" if check.name != "maxStddev" else ">"
+            check.message = f"{check.name}: {actual} {rel} {check.threshold:g}"
+    return checks
+
+
+def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
+    first = records[0]
+    counts = Counter(r.status for r in records)
+    scored = [r for r in records if r.status in SCORED_STATUSES]
+    passes = sum(1 for r in scored if r.status == "passed")
+    rate = pass_rate(passes, len(scored))
+    scores = _scores(records)
+    checks = gate_checks(gate, rate, scores, len(scored))
+    return GroupStats(
+        case=first.case,
+        agent=first.agent,
+        condition=first.condition,
+        n=len(records),
+        status_counts=dict(sorted(counts.items())),
+        scored=len(scored),
+        passes=passes,
+        pass_rate=rate,
+        mean_score=scores.mean,
+        stddev=scores.stddev,
+        scores=scores,
+        stability=stability(passes, len(scored)),
+        gate_passed=bool(scored) and all(c.passed for c in checks),
+        gate_checks=checks,
+        time=_time(records),
+        usage=_usage(records),
+    )
+
+
+def exit_code_for(groups: Sequence[GroupStats], records: Sequence[TrialRecord]) -> tuple[int, str]:
+    if not records:
+        return EXIT_CONFIG, "nothing ran"
+    if all(r.status == "infra-error" for r in records):
+        return EXIT_CONFIG, "every trial ended in infra-error"
+    failed = [g for g in groups if g.scored and not g.gate_passed]
+    if failed:
+        names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])
+        more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
+        return EXIT_GATE, f"gate failed for {len(failed)} group(s): {names}{more}"
+    errors = [r for r in records if r.status in ERROR_STATUSES]
+    if errors:
+        return EXIT_ERRORS, f"{len(errors)} trial(s) in an error status; every gate passed"
+    return EXIT_OK, "every group passed its gate"
+
+
+def aggregate(
+    records: Sequence[TrialRecord],
+    gate: Gate,
+    *,
+    run_id: str,
+    skipped_cases: Sequence[dict[str, str]] = (),
+    interrupted: bool = False,
+) -> SuiteRecord:
+    by_group: dict[tuple[str, str, str], list[TrialRecord]] = {}
+    for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
+        by_group.setdefault((r.case, r.agent, r.condition), []).append(r)
+    groups = [group_stats(rs, gate) for rs in by_group.values()]
+    code, reason = exit_code_for(groups, records)
+    if interrupted:
+        code, reason = EXIT_INTERRUPTED, f"interrupted after {len(records)} trial(s); {reason}"
+    counts = Counter(r.status for r in records)
+    scored = [r for r in records if r.status in SCORED_STATUSES]
+    passes = sum(1 for r in scored if r.status == "passed")
+    totals = SuiteTotals(
+        n=len(records),
+        status_counts=dict(sorted(counts.items())),
+        scored=len(scored),
+        passes=passes,
+        pass_rate=pass_rate(passes, len(scored)),
+        scores=_scores(records),
+        time=_time(records),
+        usage=_usage(records),
+        groups=len(groups),
+        groups_passed=sum(1 for g in groups if g.gate_passed),
+    )
+    return SuiteRecord(
+        run_id=run_id,
+        exit_code=code,
+        exit_reason=reason,
+        gate=gate,
+        groups=groups,
+        totals=totals,
+        skipped_cases=list(skipped_cases),
+        interrupted=interrupted,
+    )

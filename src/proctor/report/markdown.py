@@ -1,0 +1,96 @@
+"""``suite.md``: the suite aggregate for people."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from proctor.models.suite import SuiteRecord
+from proctor.models.trial import ERROR_STATUSES, TrialRecord
+
+EXIT_MEANING = {
+    0: "every gate passed",
+    1: "a gate failed",
+    2: "configuration error or nothing runnable",
+    3: "some trials errored; every gate on completed trials passed",
+    130: "interrupted",
+}
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _secs(ms: float | None) -> str:
+    return "n/a" if ms is None else f"{ms / 1000:.2f}s"
+
+
+def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+    t = suite.totals
+    lines = [
+        f"# proctor run {suite.run_id}",
+        "",
+        f"**Exit code {suite.exit_code}** ({EXIT_MEANING.get(suite.exit_code, '')}): "
+        f"{suite.exit_reason}.",
+        "",
+        f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
+        f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "
+        f"error statuses excluded)",
+        f"- Groups passing the gate: {t.groups_passed}/{t.groups}",
+        f"- Mean score: {_num(t.scores.mean)} (n={t.scores.n})",
+        f"- Time: {_secs(t.time.total_ms)} in trials; agent {_secs(t.time.agent_ms)}, "
+        f"harness {_secs(t.time.harness_ms)}; median trial {_secs(t.time.median_trial_ms)}",
+    ]
+    gate = suite.gate.model_dump(by_alias=True, exclude_none=True)
+    lines.append(
+        "- Gate: " + (", ".join(f"{k} {v}" for k, v in gate.items()) or "none (always passes)")
+    )
+    if t.usage:
+        lines.append(
+            "- Tokens: "
+            + "; ".join(
+                f"{m}: in {u.input_tokens}, out {u.output_tokens}, cache read "
+                f"{u.cache_read_tokens}, cache write {u.cache_write_tokens}"
+                for m, u in sorted(t.usage.items())
+            )
+        )
+    lines += [
+        "",
+        "| case | agent | condition | passed/scored | pass rate | mean ± sd | stability "
+        "| statuses | gate |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g in suite.groups:
+        statuses = ", ".join(f"{k} {v}" for k, v in g.status_counts.items())
+        sd = f" ± {g.stddev:.1f}" if g.stddev is not None else ""
+        verdict = "pass" if g.gate_passed else "FAIL"
+        failed = [c.message for c in g.gate_checks if not c.passed]
+        if failed:
+            verdict += " (" + "; ".join(failed) + ")"
+        elif not g.scored:
+            verdict = "FAIL (no scored trials)"
+        lines.append(
+            f"| {g.case} | {g.agent} | {g.condition} | {g.passes}/{g.scored} | "
+            f"{_pct(g.pass_rate)} | {_num(g.mean_score)}{sd} | {g.stability} | {statuses} | "
+            f"{verdict} |"
+        )
+    notable = [r for r in records if r.status != "passed"]
+    if notable:
+        lines += ["", "## Trials that did not pass", ""]
+        for r in sorted(notable, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
+            where = f"trials/{r.case}/{r.agent}/{r.condition}/{r.repeat}"
+            lines.append(f"- `{where}` **{r.status}**: {r.reason}")
+    if suite.skipped_cases:
+        lines += ["", "## Skipped case folders", ""]
+        lines += [f"- `{s['case']}`: {s['reason']}" for s in suite.skipped_cases]
+    errors = sum(v for k, v in t.status_counts.items() if k in ERROR_STATUSES)
+    if errors:
+        lines += [
+            "",
+            f"{errors} trial(s) ended in an error status (agent-error, infra-error, eval-error); "
+            "they are excluded from pass rates and scores.",
+        ]
+    return "\n".join(lines) + "\n"

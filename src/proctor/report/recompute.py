@@ -1,0 +1,60 @@
+"""Recompute a stored run's aggregate from its ``trial.json`` files."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from proctor.errors import ConfigError
+from proctor.models.config import DEFAULT_GATE, Gate
+from proctor.models.io import model_to_json, read_record, write_record, write_text_atomic
+from proctor.models.suite import SuiteRecord
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.plan.resolve import load_top_config
+from proctor.report.aggregate import aggregate
+from proctor.report.markdown import render_markdown
+
+
+@dataclass
+class Recomputed:
+    suite: SuiteRecord
+    records: list[TrialRecord]
+    markdown: str
+    json: str
+
+
+def stored_gate(paths: RunPaths) -> Gate:
+    try:
+        data = json.loads(paths.resolved_json.read_text(encoding="utf-8"))
+        return Gate.model_validate(data.get("gate", {}))
+    except (OSError, json.JSONDecodeError, ValidationError):
+        return DEFAULT_GATE
+
+
+def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Recomputed:
+    paths = RunPaths(run_dir)
+    trial_files = paths.trial_jsons()
+    if not trial_files:
+        raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
+    records = [read_record(p, TrialRecord) for p in trial_files]
+    if config is not None:
+        top, _, _ = load_top_config(config, Path.cwd())
+        gate = top.gate or DEFAULT_GATE
+    else:
+        gate = stored_gate(paths)
+    skipped: list[dict[str, str]] = []
+    if paths.suite_json.exists():
+        try:
+            skipped = read_record(paths.suite_json, SuiteRecord).skipped_cases
+        except ConfigError:
+            skipped = []
+    suite = aggregate(records, gate, run_id=run_dir.name, skipped_cases=skipped)
+    markdown = render_markdown(suite, records)
+    if write:
+        write_record(paths.suite_json, suite)
+        write_text_atomic(paths.suite_md, markdown)
+    return Recomputed(suite, records, markdown, model_to_json(suite))

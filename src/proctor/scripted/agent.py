@@ -1,0 +1,479 @@
+"""The ``scripted`` agent: a real terminal program that plays a plan in its workspace.
+
+It is started by proctor in a pseudo-terminal, shows a prompt, reads the user's message as a
+person would type or paste it, then plays its steps, printing what it does and writing its
+transcript in Claude Code's native JSONL dialect at the path Claude Code would use. So the same
+parser serves this agent and the real CLI.
+
+Signals for the driver (and any terminal user): the window title is set to
+``scripted · ready · N`` when it waits for message N+1, ``scripted · question · K`` while it waits
+for the answer to question K, and ``scripted · working`` otherwise. ``/exit`` quits.
+
+Run as ``python -I -S agent.py --steps FILE --session-id ID``: standard library only, so that it
+starts in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import termios
+import time
+import tty
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+VERSION = "0.1.0"
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+MAX_SHOWN_LINES = 8
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def project_dir_name(cwd: str) -> str:
+    """Claude Code's folder name for a working directory (non-alphanumerics become '-')."""
+    name = re.sub(r"[^a-zA-Z0-9]", "-", cwd)
+    if len(name) <= 200:
+        return name
+    digest = 0
+    for ch in cwd:
+        digest = (digest * 31 + ord(ch)) & 0xFFFFFFFF
+    return f"{name[:200]}-{digest:x}"
+
+
+def transcript_path(config_dir: str, cwd: str, session_id: str) -> Path:
+    return Path(config_dir) / "projects" / project_dir_name(cwd) / f"{session_id}.jsonl"
+
+
+class Terminal:
+    """Raw-mode input with a tiny line editor that understands bracketed paste."""
+
+    def __init__(self) -> None:
+        self.fd = sys.stdin.fileno()
+        self.saved: list[Any] | None = None
+        self.buffer = b""
+        if os.isatty(self.fd):
+            self.saved = termios.tcgetattr(self.fd)
+            tty.setraw(self.fd)
+        self.write("\x1b[?2004h")
+
+    def restore(self) -> None:
+        self.write("\x1b[?2004l")
+        if self.saved is not None:
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+
+    def write(self, text: str) -> None:
+        os.write(sys.stdout.fileno(), text.replace("\r\n", "\n").replace("\n", "\r\n").encode())
+
+    def title(self, text: str) -> None:
+        self.write(f"\x1b]0;{text}\x07")
+
+    def _more(self) -> bytes:
+        chunk = os.read(self.fd, 65536)
+        if not chunk:
+            raise EOFError
+        return chunk
+
+    def read_message(self, prompt: str) -> str:
+        self.write(prompt)
+        line = bytearray()
+        while True:
+            if not self.buffer:
+                self.buffer = self._more()
+            data, self.buffer = self.buffer, b""
+            i = 0
+            while i < len(data):
+                if data.startswith(PASTE_START, i):
+                    rest = data[i + len(PASTE_START) :]
+                    while PASTE_END not in rest:
+                        rest += self._more()
+                    pasted, after = rest.split(PASTE_END, 1)
+                    line += pasted
+                    self.write(pasted.decode("utf-8", "replace"))
+                    data, i = after, 0
+                    continue
+                byte = data[i : i + 1]
+                i += 1
+                if byte in (b"\r", b"\n"):
+                    self.buffer = data[i:]
+                    self.write("\n")
+                    return line.decode("utf-8", "replace")
+                if byte == b"\x03":
+                    raise KeyboardInterrupt
+                if byte == b"\x04" and not line:
+                    raise EOFError
+                if byte in (b"\x7f", b"\x08"):
+                    if line:
+                        del line[-1]
+                        self.write("\b \b")
+                    continue
+                if byte == b"\x1b":
+                    continue
+                line += byte
+                self.write(byte.decode("utf-8", "replace"))
+
+
+class Transcript:
+    """Claude Code's JSONL dialect: one content block per assistant line, results on user lines."""
+
+    def __init__(self, path: Path, session_id: str, cwd: str, model: str) -> None:
+        self.path, self.session_id, self.cwd, self.model = path, session_id, cwd, model
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        self.parent: str | None = None
+        self.context_chars = 0
+        self.messages = 0
+        self.prompt_id = ""
+
+    def _line(self, record: dict[str, Any]) -> str:
+        line_uuid = str(uuid.uuid4())
+        envelope = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": VERSION,
+            "entrypoint": "proctor-scripted",
+            **record,
+            "uuid": line_uuid,
+            "timestamp": now_iso(),
+        }
+        self.fh.write(json.dumps(envelope, ensure_ascii=False) + "\n")
+        self.fh.flush()
+        self.parent = line_uuid
+        return line_uuid
+
+    def user_prompt(self, text: str) -> None:
+        self.prompt_id = str(uuid.uuid4())
+        self.context_chars += len(text)
+        self._line(
+            {
+                "type": "user",
+                "promptId": self.prompt_id,
+                "message": {"role": "user", "content": text},
+            }
+        )
+
+    def assistant(self, block: dict[str, Any], stop_reason: str) -> str:
+        self.messages += 1
+        out_chars = len(json.dumps(block))
+        usage = {
+            "input_tokens": max(1, self.context_chars // 4),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": max(1, out_chars // 4),
+            "service_tier": "standard",
+        }
+        self.context_chars += out_chars
+        n = self.messages
+        return self._line(
+            {
+                "type": "assistant",
+                "requestId": f"req_scripted_{self.session_id[:8]}_{n}",
+                "message": {
+                    "id": f"msg_scripted_{self.session_id[:8]}_{n}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": self.model,
+                    "content": [block],
+                    "stop_reason": stop_reason,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            }
+        )
+
+    def tool_result(
+        self, tool_id: str, content: str, is_error: bool, structured: Any, source: str
+    ) -> None:
+        self.context_chars += len(content)
+        self._line(
+            {
+                "type": "user",
+                "promptId": self.prompt_id,
+                "sourceToolAssistantUUID": source,
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": tool_id,
+                            "content": content,
+                            "is_error": is_error,
+                        }
+                    ],
+                },
+                "toolUseResult": structured,
+            }
+        )
+
+    def turn_end(self, duration_ms: float) -> None:
+        self._line(
+            {
+                "type": "system",
+                "subtype": "turn_duration",
+                "durationMs": round(duration_ms),
+                "messageCount": self.messages,
+            }
+        )
+
+
+class Agent:
+    def __init__(self, steps: list[dict[str, Any]], transcript: Transcript, term: Terminal) -> None:
+        self.steps = steps
+        self.pos = 0
+        self.t = transcript
+        self.term = term
+        self.calls = 0
+        self.questions = 0
+
+    def _tool(self, name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
+        self.calls += 1
+        tool_id = f"toolu_scripted_{self.t.session_id[:8]}_{self.calls}"
+        block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+        return tool_id, self.t.assistant(block, "tool_use")
+
+    def _show(self, head: str, body: str) -> None:
+        lines = body.rstrip("\n").splitlines() or ["(no output)"]
+        shown = lines[:MAX_SHOWN_LINES]
+        if len(lines) > MAX_SHOWN_LINES:
+            shown.append(f"… +{len(lines) - MAX_SHOWN_LINES} lines")
+        self.term.write(f"● {head}\n" + "".join(f"  ⎿  {line}\n" for line in shown))
+
+    def _path(self, rel: str) -> Path:
+        return Path(self.t.cwd) / rel
+
+    def run_turn(self) -> int | None:
+        """Play steps until the plan ends or an ``endTurn``; return an exit code to crash."""
+        if self.pos >= len(self.steps):
+            self.say("I have nothing left in my plan.")
+            return None
+        while self.pos < len(self.steps):
+            step = self.steps[self.pos]
+            self.pos += 1
+            if "endTurn" in step:
+                return None
+            if "exit" in step:
+                self.term.write(f"scripted agent exiting with code {step['exit']}\n")
+                return int(step["exit"])
+            getattr(self, "do_" + next(k for k in step if hasattr(self, "do_" + k)))(step)
+        return None
+
+    def say(self, text: str) -> None:
+        self.t.assistant({"type": "text", "text": text}, "end_turn")
+        self.term.write(f"● {text}\n")
+
+    def do_say(self, step: dict[str, Any]) -> None:
+        self.say(step["say"])
+
+    def do_sleep(self, step: dict[str, Any]) -> None:
+        time.sleep(float(step["sleep"]))
+
+    def do_shell(self, step: dict[str, Any]) -> None:
+        command = step["shell"]
+        tool_id, source = self._tool("Bash", {"command": command, "description": command[:60]})
+        try:
+            proc = subprocess.run(
+                ["/bin/sh", "-c", command],
+                cwd=self.t.cwd,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=float(step.get("timeoutSec", 120)),
+            )
+            out, err, code, interrupted = proc.stdout, proc.stderr, proc.returncode, False
+        except subprocess.TimeoutExpired as exc:
+            out, err, code, interrupted = exc.stdout or b"", exc.stderr or b"", 124, True
+        stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+        text = (stdout + stderr).rstrip("\n")
+        content = text if code == 0 else f"Exit code {code}\n{text}"
+        structured = {
+            "stdout": stdout,
+            "stderr": stderr,
+            "interrupted": interrupted,
+            "isImage": False,
+            "exitCode": code,
+        }
+        self.t.tool_result(tool_id, content, code != 0, structured, source)
+        self._show(f"Bash({command})", content)
+
+    def do_read(self, step: dict[str, Any]) -> None:
+        path = self._path(step["read"])
+        tool_id, source = self._tool("Read", {"file_path": str(path)})
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            msg = "<tool_use_error>File does not exist.</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, "Error: File does not exist.", source)
+            self._show(f"Read({step['read']})", "File does not exist.")
+            return
+        lines = text.splitlines()
+        numbered = "\n".join(f"{i:6d}\t{line}" for i, line in enumerate(lines, 1))
+        structured = {
+            "type": "text",
+            "file": {
+                "filePath": str(path),
+                "content": text,
+                "numLines": len(lines),
+                "startLine": 1,
+                "totalLines": len(lines),
+            },
+        }
+        self.t.tool_result(tool_id, numbered, False, structured, source)
+        self._show(f"Read({step['read']})", f"Read {len(lines)} lines")
+
+    def do_search(self, step: dict[str, Any]) -> None:
+        pattern, base = step["search"], step.get("path", ".")
+        tool_id, source = self._tool("Grep", {"pattern": pattern, "path": base})
+        regex = re.compile(pattern)
+        hits = []
+        for dirpath, dirnames, filenames in os.walk(self._path(base)):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                file = Path(dirpath) / name
+                try:
+                    if regex.search(file.read_text(encoding="utf-8", errors="ignore")):
+                        hits.append(os.path.relpath(file, self.t.cwd))
+                except OSError:
+                    continue
+        content = f"Found {len(hits)} files\n" + "\n".join(hits) if hits else "No files found"
+        structured = {"mode": "files_with_matches", "filenames": hits, "numFiles": len(hits)}
+        self.t.tool_result(tool_id, content, False, structured, source)
+        self._show(f"Search({pattern})", content)
+
+    def do_edit(self, step: dict[str, Any]) -> None:
+        spec = step["edit"]
+        path = self._path(spec["path"])
+        tool_input = {
+            "file_path": str(path),
+            "old_string": spec["old"],
+            "new_string": spec["new"],
+            "replace_all": bool(spec.get("replaceAll")),
+        }
+        tool_id, source = self._tool("Edit", tool_input)
+        try:
+            original = path.read_text(encoding="utf-8")
+        except OSError:
+            original = None
+        if original is None or spec["old"] not in original:
+            reason = "File does not exist." if original is None else "String to replace not found."
+            msg = f"<tool_use_error>{reason}</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, f"Error: {reason}", source)
+            self._show(f"Update({spec['path']})", reason)
+            return
+        count = -1 if spec.get("replaceAll") else 1
+        path.write_text(original.replace(spec["old"], spec["new"], count), encoding="utf-8")
+        structured = {
+            "filePath": str(path),
+            "oldString": spec["old"],
+            "newString": spec["new"],
+            "originalFile": original,
+        }
+        msg = f"The file {path} has been updated."
+        self.t.tool_result(tool_id, msg, False, structured, source)
+        self._show(f"Update({spec['path']})", "Updated")
+
+    def do_write(self, step: dict[str, Any]) -> None:
+        spec = step["write"]
+        path = self._path(spec["path"])
+        tool_id, source = self._tool("Write", {"file_path": str(path), "content": spec["content"]})
+        existed = path.exists()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(spec["content"], encoding="utf-8")
+        except OSError as exc:
+            msg = f"<tool_use_error>{exc.strerror}</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, f"Error: {exc.strerror}", source)
+            return
+        kind = "update" if existed else "create"
+        structured = {"type": kind, "filePath": str(path), "content": spec["content"]}
+        msg = f"File {'updated' if existed else 'created successfully'} at: {path}"
+        self.t.tool_result(tool_id, msg, False, structured, source)
+        self._show(f"Write({spec['path']})", f"Wrote {len(spec['content'].splitlines())} lines")
+
+    def do_tool(self, step: dict[str, Any]) -> None:
+        tool_id, source = self._tool(step["tool"], step.get("input", {}))
+        output = str(step.get("output", "ok"))
+        is_error = bool(step.get("isError", False))
+        self.t.tool_result(tool_id, output, is_error, output, source)
+        self._show(f"{step['tool']}()", output)
+
+    def do_ask(self, step: dict[str, Any]) -> None:
+        question, options = step["ask"], list(step.get("options", []))
+        tool_input = {
+            "questions": [
+                {
+                    "question": question,
+                    "header": "Question",
+                    "options": [{"label": o} for o in options],
+                    "multiSelect": False,
+                }
+            ]
+        }
+        tool_id, source = self._tool("AskUserQuestion", tool_input)
+        self.questions += 1
+        self.term.write(f"? {question}\n")
+        for i, option in enumerate(options, 1):
+            self.term.write(f"  {i}. {option}\n")
+        self.term.title(f"scripted · question · {self.questions}")
+        reply = self.term.read_message("answer> ").strip()
+        self.term.title("scripted · working")
+        if reply.isdigit() and 1 <= int(reply) <= len(options):
+            reply = options[int(reply) - 1]
+        content = f'User has answered your questions: "{question}"="{reply}".'
+        structured = {"questions": tool_input["questions"], "answers": {question: reply}}
+        self.t.tool_result(tool_id, content, False, structured, source)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripted-agent")
+    parser.add_argument("--steps", required=True, help="JSON file with the resolved steps")
+    parser.add_argument("--session-id", default=None)
+    parser.add_argument("--model", default="scripted")
+    args = parser.parse_args(argv)
+    steps = json.loads(Path(args.steps).read_text(encoding="utf-8"))
+    session_id = args.session_id or str(uuid.uuid4())
+    cwd = os.getcwd()
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
+    transcript = Transcript(
+        transcript_path(config_dir, cwd, session_id), session_id, cwd, args.model
+    )
+    term = Terminal()
+    agent = Agent(steps, transcript, term)
+    turns = 0
+    try:
+        term.write(f"scripted agent {VERSION} · session {session_id[:8]} · {len(steps)} steps\n")
+        while True:
+            term.title(f"scripted · ready · {turns}")
+            message = term.read_message("❯ ").strip()
+            if message in ("/exit", "/quit"):
+                return 0
+            if not message:
+                continue
+            term.title("scripted · working")
+            started = time.monotonic()
+            transcript.user_prompt(message)
+            code = agent.run_turn()
+            if code is not None:
+                return code
+            transcript.turn_end((time.monotonic() - started) * 1000)
+            turns += 1
+    except EOFError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        term.restore()
+        transcript.fh.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

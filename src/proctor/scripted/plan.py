@@ -1,0 +1,141 @@
+"""The plan format shared by the ``scripted`` agent (and, later, the scripted model server).
+
+A plan is ``{"turns": [step, ...]}`` or ``{"variants": [[step, ...], ...]}``; repeat ``r`` (1-based)
+plays variant ``(r - 1) mod len(variants)``. Steps:
+
+``{"say": TEXT}``                         assistant text
+``{"shell": COMMAND, "timeoutSec": N}``   run a shell command in the workspace
+``{"read": PATH}``                        read a file
+``{"search": PATTERN, "path": DIR}``      search file contents for a regular expression
+``{"edit": {"path", "old", "new"}}``      replace one occurrence of ``old`` with ``new``
+``{"write": {"path", "content"}}``        create or overwrite a file
+``{"ask": QUESTION, "options": [...]}``   ask the user and wait for the answer
+``{"tool": NAME, "input": {...}, "output": TEXT, "isError": BOOL}``  a raw tool call, recorded as is
+``{"sleep": SECONDS}``                    pause
+``{"endTurn": true}``                     end this turn and wait for the next user message
+``{"exit": CODE}``                        exit immediately with CODE (a crash)
+
+This module uses the standard library only: the scripted agent imports nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ACTIONS: dict[str, set[str]] = {
+    "say": set(),
+    "shell": {"timeoutSec"},
+    "read": set(),
+    "search": {"path"},
+    "edit": set(),
+    "write": set(),
+    "ask": {"options"},
+    "tool": {"input", "output", "isError"},
+    "sleep": set(),
+    "endTurn": set(),
+    "exit": set(),
+}
+
+
+class PlanError(ValueError):
+    """The plan is malformed; the message names the step and field."""
+
+
+def _require(cond: bool, where: str, message: str) -> None:
+    if not cond:
+        raise PlanError(f"{where}: {message}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def validate_step(step: Any, where: str) -> None:
+    _require(isinstance(step, dict), where, "expected an object with one action key")
+    actions = [k for k in step if k in ACTIONS]
+    _require(
+        len(actions) == 1,
+        where,
+        f"expected exactly one action among {', '.join(ACTIONS)}, got {sorted(step) or 'none'}",
+    )
+    action = actions[0]
+    extra = set(step) - {action} - ACTIONS[action]
+    _require(not extra, where, f"unknown key(s) {sorted(extra)} for action '{action}'")
+    value = step[action]
+    if action in ("say", "shell", "read", "search", "ask", "tool"):
+        _require(isinstance(value, str) and value != "", where, f"'{action}' must be a string")
+    if action == "edit":
+        _require(
+            isinstance(value, dict)
+            and isinstance(value.get("path"), str)
+            and isinstance(value.get("old"), str)
+            and isinstance(value.get("new"), str)
+            and set(value) <= {"path", "old", "new", "replaceAll"},
+            where,
+            "'edit' must be an object with string 'path', 'old' and 'new'",
+        )
+    if action == "write":
+        _require(
+            isinstance(value, dict)
+            and isinstance(value.get("path"), str)
+            and isinstance(value.get("content"), str)
+            and set(value) <= {"path", "content"},
+            where,
+            "'write' must be an object with string 'path' and 'content'",
+        )
+    if action == "ask" and "options" in step:
+        opts = step["options"]
+        _require(
+            isinstance(opts, list) and all(isinstance(o, str) for o in opts),
+            where,
+            "'options' must be a list of strings",
+        )
+    if action == "tool" and "input" in step:
+        _require(isinstance(step["input"], dict), where, "'input' must be an object")
+    if action == "sleep":
+        _require(_is_number(value) and value >= 0, where, "'sleep' must be a number >= 0")
+    if action == "exit":
+        _require(
+            isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 255,
+            where,
+            "'exit' must be an integer from 0 to 255",
+        )
+    if action == "endTurn":
+        _require(value is True, where, "'endTurn' must be true")
+    if action == "shell" and "timeoutSec" in step:
+        _require(_is_number(step["timeoutSec"]), where, "'timeoutSec' must be a number")
+
+
+def validate_plan(data: Any, where: str = "plan.json") -> None:
+    """Raise PlanError with one sentence when ``data`` is not a valid plan."""
+    _require(isinstance(data, dict), where, "expected a JSON object with 'turns' or 'variants'")
+    keys = {"turns", "variants", "model"}
+    extra = set(data) - keys
+    _require(not extra, where, f"unknown key(s) {sorted(extra)} (known: model, turns, variants)")
+    has_turns, has_variants = "turns" in data, "variants" in data
+    _require(has_turns != has_variants, where, "give exactly one of 'turns' or 'variants'")
+    if "model" in data:
+        _require(isinstance(data["model"], str), f"{where}: model", "expected a string")
+    if has_turns:
+        _require(isinstance(data["turns"], list), f"{where}: turns", "expected a list of steps")
+        for i, step in enumerate(data["turns"]):
+            validate_step(step, f"{where}: turns[{i}]")
+    else:
+        variants = data["variants"]
+        _require(
+            isinstance(variants, list) and len(variants) > 0,
+            f"{where}: variants",
+            "expected a non-empty list of step lists",
+        )
+        for v, steps in enumerate(variants):
+            _require(isinstance(steps, list), f"{where}: variants[{v}]", "expected a list of steps")
+            for i, step in enumerate(steps):
+                validate_step(step, f"{where}: variants[{v}][{i}]")
+
+
+def steps_for_repeat(data: dict[str, Any], repeat: int) -> list[dict[str, Any]]:
+    """The steps repeat ``repeat`` (1-based) plays: variant ``(repeat - 1) mod len(variants)``."""
+    if "turns" in data:
+        return list(data["turns"])
+    variants = data["variants"]
+    return list(variants[(repeat - 1) % len(variants)])

@@ -1,0 +1,50 @@
+"""Pure statistics for trial outcomes: descriptive summaries, pass@k, bootstrap CIs, A/B verdicts.
+
+Everything here takes plain lists and returns numbers or small frozen dataclasses; no I/O.
+"""
+
+from proctor.stats.ab import CaseVerdict, Comparison, Verdict, classify_case, compare_samples
+from proctor.stats.bootstrap import (
+    Interval,
+    Statistic,
+    bootstrap_ci,
+    bootstrap_pass_rate_ci,
+    paired_bootstrap_delta_ci,
+    unpaired_bootstrap_delta_ci,
+)
+from proctor.stats.descriptive import Summary, mean, median, strict_median, summarize
+from proctor.stats.rates import (
+    Stability,
+    pass_at_k,
+    pass_at_k_table,
+    pass_hat_k,
+    pass_hat_k_table,
+    pass_rate,
+    stability,
+)
+
+__all__ = [
+    "CaseVerdict",
+    "Comparison",
+    "Interval",
+    "Stability",
+    "Statistic",
+    "Summary",
+    "Verdict",
+    "bootstrap_ci",
+    "bootstrap_pass_rate_ci",
+    "classify_case",
+    "compare_samples",
+    "mean",
+    "median",
+    "paired_bootstrap_delta_ci",
+    "pass_at_k",
+    "pass_at_k_table",
+    "pass_hat_k",
+    "pass_hat_k_table",
+    "pass_rate",
+    "stability",
+    "strict_median",
+    "summarize",
+    "unpaired_bootstrap_delta_ci",
+]

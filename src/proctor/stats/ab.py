@@ -1,0 +1,136 @@
+"""A/B comparison of two conditions: sample-level verdicts with bootstrap CIs, per-case verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from proctor.stats.bootstrap import (
+    Interval,
+    Statistic,
+    paired_bootstrap_delta_ci,
+    unpaired_bootstrap_delta_ci,
+)
+from proctor.stats.descriptive import mean, strict_median
+from proctor.stats.rates import stability
+
+__all__ = ["CaseVerdict", "Comparison", "Verdict", "classify_case", "compare_samples"]
+
+Verdict = Literal["improved", "regressed", "unchanged", "insufficient-data"]
+CaseVerdict = Literal["improved", "regressed", "unchanged", "flaky", "insufficient-data"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Outcome of comparing one metric between treatment and baseline.
+
+    `treatment`, `baseline` and `delta` (treatment - baseline) are None when a side is
+    empty; `ci` is the bootstrap CI of the delta, None when no claim is made.
+    """
+
+    metric: str
+    n_treatment: int
+    n_baseline: int
+    treatment: float | None
+    baseline: float | None
+    delta: float | None
+    ci: Interval | None
+    verdict: str
+    note: str
+
+
+_STATISTICS: dict[str, Statistic] = {"mean": mean, "median": strict_median}
+
+
+def _verdict(ci: Interval, higher_is_better: bool) -> Verdict:
+    if ci.low > 0:
+        return "improved" if higher_is_better else "regressed"
+    if ci.high < 0:
+        return "regressed" if higher_is_better else "improved"
+    return "unchanged"
+
+
+def compare_samples(
+    metric: str,
+    treatment: Sequence[float],
+    baseline: Sequence[float],
+    *,
+    higher_is_better: bool,
+    statistic: Literal["mean", "median"] = "mean",
+    min_samples: int = 3,
+    seed: int = 0,
+    paired: bool = False,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+) -> Comparison:
+    """Compare `statistic` of treatment vs baseline; claim a change only if the delta CI excludes 0.
+
+    With fewer than `min_samples` on either side (including empty) the verdict is
+    "insufficient-data" and `ci` is None. Raises ValueError for an unknown statistic,
+    min_samples < 1, or unequal lengths when `paired`.
+    """
+    if statistic not in _STATISTICS:
+        raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
+    if min_samples < 1:
+        raise ValueError(f"min_samples must be >= 1, got {min_samples}")
+    if paired and len(treatment) != len(baseline):
+        raise ValueError(
+            f"paired samples need equal lengths, got {len(treatment)} and {len(baseline)}"
+        )
+    stat = _STATISTICS[statistic]
+    t_value = stat(treatment) if treatment else None
+    b_value = stat(baseline) if baseline else None
+    delta = t_value - b_value if t_value is not None and b_value is not None else None
+    n_t, n_b = len(treatment), len(baseline)
+
+    def result(ci: Interval | None, verdict: Verdict, note: str) -> Comparison:
+        return Comparison(metric, n_t, n_b, t_value, b_value, delta, ci, verdict, note)
+
+    if min(n_t, n_b) < min_samples:
+        return result(
+            None,
+            "insufficient-data",
+            f"{n_t} vs {n_b} samples: fewer than {min_samples} on one side, no claim.",
+        )
+    delta_ci = paired_bootstrap_delta_ci if paired else unpaired_bootstrap_delta_ci
+    ci = delta_ci(
+        treatment,
+        baseline,
+        statistic=stat,
+        resamples=resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+    assert ci is not None
+    verdict = _verdict(ci, higher_is_better)
+    direction = "higher" if higher_is_better else "lower"
+    excludes = "includes" if verdict == "unchanged" else "excludes"
+    note = (
+        f"{confidence:.0%} CI of the {statistic} delta [{ci.low:.4g}, {ci.high:.4g}] "
+        f"{excludes} 0 ({direction} is better): {verdict}."
+    )
+    return result(ci, verdict, note)
+
+
+def classify_case(
+    treatment_outcomes: Sequence[bool], baseline_outcomes: Sequence[bool]
+) -> CaseVerdict:
+    """Per-case verdict from pass/fail outcomes under each condition.
+
+    "improved"/"regressed" when the treatment pass rate is higher/lower; on equal rates
+    "unchanged" if both sides are stable (all-pass or all-fail), else "flaky";
+    "insufficient-data" when either side is empty.
+    """
+    n_t, n_b = len(treatment_outcomes), len(baseline_outcomes)
+    if n_t == 0 or n_b == 0:
+        return "insufficient-data"
+    p_t, p_b = sum(map(bool, treatment_outcomes)), sum(map(bool, baseline_outcomes))
+    if p_t * n_b > p_b * n_t:
+        return "improved"
+    if p_t * n_b < p_b * n_t:
+        return "regressed"
+    stable = {"stable-pass", "stable-fail"}
+    if stability(p_t, n_t) in stable and stability(p_b, n_b) in stable:
+        return "unchanged"
+    return "flaky"

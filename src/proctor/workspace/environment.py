@@ -1,0 +1,44 @@
+"""The environment an agent (and everything else a trial runs) sees.
+
+It is the parent's environment minus a deny-list: variables whose names start with
+``ANTHROPIC_``, ``OPENAI_``, ``GEMINI_``, ``GOOGLE_`` or ``PROCTOR_`` are removed, except those a
+profile forwards by name (``forwardEnv``). ``HOME`` points at the trial's scratch home so that
+nothing the agent does lands in the user's real home.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+DENY_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "PROCTOR_")
+#: Variables that would point the agent's tools back at the user's own configuration.
+ALWAYS_REPLACED = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+
+
+def is_denied(name: str) -> bool:
+    return name.upper().startswith(DENY_PREFIXES)
+
+
+def agent_environment(
+    parent: Mapping[str, str],
+    *,
+    home: Path,
+    forward: Iterable[str] = (),
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The filtered environment with ``HOME`` (and XDG dirs) inside the scratch home."""
+    allowed = set(forward)
+    env = {k: v for k, v in parent.items() if not is_denied(k) or k in allowed}
+    for name in ALWAYS_REPLACED:
+        env.pop(name, None)
+    env["HOME"] = str(home)
+    env["XDG_CONFIG_HOME"] = str(home / ".config")
+    env["XDG_CACHE_HOME"] = str(home / ".cache")
+    env["XDG_DATA_HOME"] = str(home / ".local" / "share")
+    env["TERM"] = "xterm-256color"
+    env.setdefault("LANG", "C.UTF-8")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if extra:
+        env.update(extra)
+    return env

@@ -1,0 +1,155 @@
+"""pass rate, pass@k and pass^k, checked against direct enumeration of k-subsets."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+
+from proctor.stats import (
+    pass_at_k,
+    pass_at_k_table,
+    pass_hat_k,
+    pass_hat_k_table,
+    pass_rate,
+    stability,
+)
+
+GRID = [(n, c, k) for n in range(1, 7) for c in range(n + 1) for k in range(1, n + 1)]
+
+
+def _outcomes(n: int, c: int) -> list[bool]:
+    """n outcomes with exactly c passes, in a shuffled (but fixed) order."""
+    outcomes = [True] * c + [False] * (n - c)
+    random.Random(n * 31 + c).shuffle(outcomes)
+    return outcomes
+
+
+def _enumerated(n: int, c: int, k: int) -> tuple[Fraction, Fraction]:
+    """(share of k-subsets with any pass, share of k-subsets with all passes)."""
+    outcomes = _outcomes(n, c)
+    subsets = list(combinations(outcomes, k))
+    any_pass = sum(any(subset) for subset in subsets)
+    all_pass = sum(all(subset) for subset in subsets)
+    return Fraction(any_pass, len(subsets)), Fraction(all_pass, len(subsets))
+
+
+def _close(value: float, exact: Fraction) -> bool:
+    return math.isclose(value, float(exact), rel_tol=1e-12, abs_tol=1e-15)
+
+
+@pytest.mark.parametrize(("n", "c", "k"), GRID)
+def test_pass_at_k_matches_enumeration(n: int, c: int, k: int) -> None:
+    assert _close(pass_at_k(n, c, k), _enumerated(n, c, k)[0])
+
+
+@pytest.mark.parametrize(("n", "c", "k"), GRID)
+def test_pass_hat_k_matches_enumeration(n: int, c: int, k: int) -> None:
+    assert _close(pass_hat_k(n, c, k), _enumerated(n, c, k)[1])
+
+
+def test_enumeration_check_rejects_naive_pass_at_k() -> None:
+    mismatches = [(n, c, k) for n, c, k in GRID if not _close(c / n, _enumerated(n, c, k)[0])]
+    assert (4, 1, 2) in mismatches
+
+
+def test_enumeration_check_rejects_with_replacement_pass_hat_k() -> None:
+    mismatches = [
+        (n, c, k) for n, c, k in GRID if not _close((c / n) ** k, _enumerated(n, c, k)[1])
+    ]
+    assert (4, 2, 2) in mismatches
+
+
+def test_grid_covers_every_small_case() -> None:
+    assert len(GRID) == sum((n + 1) * n for n in range(1, 7))
+
+
+def test_pass_at_k_known_values() -> None:
+    assert pass_at_k(10, 0, 5) == 0.0
+    assert pass_at_k(10, 10, 1) == 1.0
+    assert pass_at_k(10, 6, 5) == 1.0
+    assert pass_at_k(10, 3, 1) == pytest.approx(0.3)
+    assert pass_at_k(4, 1, 2) == 0.5
+
+
+def test_pass_hat_k_known_values() -> None:
+    assert pass_hat_k(10, 10, 10) == 1.0
+    assert pass_hat_k(10, 3, 4) == 0.0
+    assert pass_hat_k(4, 2, 2) == pytest.approx(1 / 6)
+
+
+def test_pass_at_k_is_exact_for_large_n() -> None:
+    value = pass_at_k(200, 1, 100)
+    assert value == 0.5
+    assert 0.0 < pass_at_k(1000, 1, 1) < 0.0011
+
+
+@pytest.mark.parametrize("fn", [pass_at_k, pass_hat_k])
+@pytest.mark.parametrize(
+    ("n", "c", "k"), [(0, 0, 1), (3, 1, 0), (3, 1, 4), (3, 4, 1), (3, -1, 1), (-1, 0, 1)]
+)
+def test_k_estimators_reject_invalid_input(
+    fn: Callable[[int, int, int], float], n: int, c: int, k: int
+) -> None:
+    with pytest.raises(ValueError):
+        fn(n, c, k)
+
+
+def test_tables_are_empty_for_no_trials() -> None:
+    assert pass_at_k_table(0, 0) == {}
+    assert pass_hat_k_table(0, 0) == {}
+
+
+def test_tables_cover_every_k() -> None:
+    assert pass_at_k_table(3, 1) == {k: pass_at_k(3, 1, k) for k in (1, 2, 3)}
+    assert pass_hat_k_table(3, 2) == {1: pytest.approx(2 / 3), 2: pytest.approx(1 / 3), 3: 0.0}
+
+
+def test_tables_are_monotone_in_k() -> None:
+    at = pass_at_k_table(6, 2)
+    hat = pass_hat_k_table(6, 4)
+    assert all(at[k] <= at[k + 1] for k in range(1, 6))
+    assert all(hat[k] >= hat[k + 1] for k in range(1, 6))
+
+
+@pytest.mark.parametrize("table", [pass_at_k_table, pass_hat_k_table])
+def test_tables_reject_invalid_counts(table: Callable[[int, int], dict[int, float]]) -> None:
+    with pytest.raises(ValueError):
+        table(2, 3)
+
+
+def test_pass_rate_values_and_empty() -> None:
+    assert pass_rate(0, 0) is None
+    assert pass_rate(3, 4) == 0.75
+    assert pass_rate(0, 5) == 0.0
+    assert pass_rate(5, 5) == 1.0
+
+
+@pytest.mark.parametrize(("passes", "n"), [(5, 4), (-1, 4), (0, -1), (1, 0)])
+def test_pass_rate_rejects_impossible_counts(passes: int, n: int) -> None:
+    with pytest.raises(ValueError):
+        pass_rate(passes, n)
+
+
+@pytest.mark.parametrize(
+    ("passes", "n", "expected"),
+    [
+        (0, 0, "no-data"),
+        (3, 3, "stable-pass"),
+        (0, 3, "stable-fail"),
+        (1, 3, "flaky"),
+        (1, 1, "stable-pass"),
+        (0, 1, "stable-fail"),
+    ],
+)
+def test_stability_labels(passes: int, n: int, expected: str) -> None:
+    assert stability(passes, n) == expected
+
+
+def test_stability_rejects_impossible_counts() -> None:
+    with pytest.raises(ValueError):
+        stability(4, 3)
