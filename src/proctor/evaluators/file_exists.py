@@ -47,7 +47,10 @@ class FileExists:
         if missing:
             parts.append("missing: " + ", ".join(missing))
         if forbidden:
-            parts.append("present but forbidden: " + ", ".join(sorted(forbidden)))
+            parts.append(
+                "present but forbidden: "
+                + ", ".join(f"{', '.join(m[:5])} ({g})" for g, m in sorted(forbidden.items()))
+            )
         return scored_result(
             spec,
             passed=failures == 0,

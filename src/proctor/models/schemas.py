@@ -1,0 +1,57 @@
+"""JSON Schemas of proctor's files, generated from the models.
+
+``python -m proctor.models.schemas DIR`` (or ``make schemas``) writes one
+``<name>.schema.json`` per file kind; a test keeps the committed copies in step with the models.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from proctor.models.config import CaseConfig, TopConfig
+from proctor.models.suite import RunManifest, SuiteRecord
+from proctor.models.trajectory import Event
+from proctor.models.trial import QuestionRecord, TrialRecord
+
+SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
+    "trial": (TrialRecord, "trial.json: one trial's status, verdict, timings and usage"),
+    "suite": (SuiteRecord, "suite.json: per-group statistics, gate result and exit code"),
+    "run": (RunManifest, "run.json: the run manifest"),
+    "trajectory-event": (Event, "one line of trajectory.jsonl"),
+    "question": (QuestionRecord, "one line of questions.jsonl"),
+    "case-config": (CaseConfig, "a case folder's config.json"),
+    "proctor-config": (TopConfig, "the top-level proctor.json"),
+}
+
+
+def schema_for(name: str) -> dict[str, Any]:
+    model, description = SCHEMAS[name]
+    schema = model.model_json_schema(by_alias=True, mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"https://proctor.dev/schemas/{name}.schema.json"
+    schema["description"] = description
+    return schema
+
+
+def render(name: str) -> str:
+    return json.dumps(schema_for(name), indent=2, sort_keys=True) + "\n"
+
+
+def write_all(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in SCHEMAS:
+        path = directory / f"{name}.schema.json"
+        path.write_text(render(name), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write_all(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/schemas")):
+        print(path)

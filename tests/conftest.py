@@ -1,0 +1,89 @@
+"""Shared helpers: writing case folders and running the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def write_case(
+    root: Path,
+    name: str,
+    *,
+    prompt: str = "Do the task.",
+    config: dict[str, Any] | str | None = None,
+    plan: dict[str, Any] | None = None,
+    src: dict[str, str] | None = None,
+    qna: str | None = None,
+) -> Path:
+    """Create a case folder under ``root`` and return it."""
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "prompt.md").write_text(prompt)
+    if config is None:
+        config = {"agents": ["scripted"], "timeoutSec": 30}
+    (folder / "config.json").write_text(config if isinstance(config, str) else json.dumps(config))
+    if plan is not None:
+        (folder / "plan.json").write_text(json.dumps(plan))
+    for rel, text in (src or {}).items():
+        path = folder / "src" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    if qna is not None:
+        (folder / "qna.md").write_text(qna)
+    return folder
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def proctor(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    """Run ``proctor ARGS`` in-process and return exit code, stdout and stderr."""
+    from proctor.cli.main import main
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def make_case(tmp_path: Path) -> Callable[..., Path]:
+    cases = tmp_path / "cases"
+    cases.mkdir(exist_ok=True)
+
+    def make(name: str = "case", **kwargs: Any) -> Path:
+        return write_case(cases, name, **kwargs)
+
+    return make
+
+
+def single_run_dir(out: Path) -> Path:
+    runs = sorted(out.glob("run-*"))
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def load_trial(run_dir: Path, case: str, repeat: int = 1, agent: str = "scripted") -> Any:
+    path = run_dir / "trials" / case / agent / "default" / str(repeat) / "trial.json"
+    return json.loads(path.read_text())

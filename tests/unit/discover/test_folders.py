@@ -1,0 +1,99 @@
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from proctor.discover.folders import discover_cases
+from proctor.errors import ConfigError, DiscoveryError
+from tests.conftest import write_case
+
+
+def test_every_subfolder_is_a_case_and_incomplete_ones_are_skipped(tmp_path: Path) -> None:
+    write_case(tmp_path, "a", plan={"turns": []})
+    write_case(tmp_path, "b")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "prompt.md").write_text("x")
+    (tmp_path / ".hidden").mkdir()
+    found = discover_cases(tmp_path)
+    assert [c.name for c in found.cases] == ["a", "b"]
+    assert [(s.name, s.reason) for s in found.skipped] == [
+        ("c", "missing required file config.json")
+    ]
+
+
+def test_a_case_folder_given_directly_is_one_case(tmp_path: Path) -> None:
+    folder = write_case(tmp_path, "only")
+    found = discover_cases(folder)
+    assert [c.name for c in found.cases] == ["only"]
+
+
+def test_unreadable_prompt_is_skipped_with_reason(tmp_path: Path) -> None:
+    folder = write_case(tmp_path, "bin")
+    (folder / "prompt.md").write_bytes(b"\xff\xfe\x00bad")
+    found = discover_cases(tmp_path)
+    assert found.cases == []
+    assert "prompt.md is not UTF-8" in found.skipped[0].reason
+
+
+def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
+    with pytest.raises(DiscoveryError, match="no such directory"):
+        discover_cases(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ('{"agents": ["scripted"],', "malformed JSON at line 1"),
+        ({"timeoutSec": "soon"}, "field 'timeoutSec': expected a valid number"),
+        ({"repeats": 0}, "field 'repeats'"),
+        ({"agnets": ["scripted"]}, "unknown key 'agnets' (known keys: "),
+        ({"evaluators": [{"use": "fle-exists"}]}, "unknown evaluator 'fle-exists' (known: "),
+        ({"evaluators": [{"must": ["x"]}]}, "'evaluators[0].use' is required"),
+        (
+            {"evaluators": [{"use": "command", "run": "true", "expectExit": "zero"}]},
+            "field 'evaluators[0].expectExit': expected a valid integer",
+        ),
+        (
+            {"evaluators": [{"use": "file-exists", "musst": ["x"]}]},
+            "unknown key 'evaluators[0].musst'",
+        ),
+        (
+            {"evaluators": [{"use": "trajectory-check", "toolPattern": "(("}]},
+            "not a valid regular expression",
+        ),
+        ([1, 2], "expected a JSON object at the top level"),
+    ],
+)
+def test_bad_config_is_one_sentence_naming_file_and_field(
+    tmp_path: Path, config: object, expected: str
+) -> None:
+    folder = write_case(
+        tmp_path, "bad", config=config if isinstance(config, str) else json.dumps(config)
+    )
+    with pytest.raises(ConfigError) as info:
+        discover_cases(tmp_path)
+    message = str(info.value)
+    assert str(folder / "config.json") in message
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_bad_plan_names_the_step(tmp_path: Path) -> None:
+    write_case(tmp_path, "p", plan={"turns": [{"say": "hi"}, {"shel": "ls"}]})
+    with pytest.raises(ConfigError, match=r"plan.json: turns\[1\]: expected exactly one action"):
+        discover_cases(tmp_path)
+
+
+def test_bad_qna_rule_names_the_line(tmp_path: Path) -> None:
+    write_case(tmp_path, "q", qna="prose\n```rules\nok => yes\n(( => no\n```\n")
+    with pytest.raises(ConfigError, match="qna.md: rules block, line 4: invalid regular"):
+        discover_cases(tmp_path)
+
+
+def test_unsafe_src_zip_is_a_config_error(tmp_path: Path) -> None:
+    folder = write_case(tmp_path, "z")
+    with zipfile.ZipFile(folder / "src.zip", "w") as zf:
+        zf.writestr("../../escape.txt", "x")
+    with pytest.raises(ConfigError, match="unsafe src.zip: .*'../../escape.txt' would be written"):
+        discover_cases(tmp_path)
