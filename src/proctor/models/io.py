@@ -45,7 +45,7 @@ def dump_json(data: Any) -> str:
 
 
 def model_to_json(model: BaseModel) -> str:
-    return dump_json(model.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return dump_json(model.model_dump(mode="json", by_alias=True))
 
 
 def write_record(path: Path, model: BaseModel) -> None:

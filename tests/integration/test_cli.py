@@ -1,0 +1,130 @@
+"""Errors users can fix are one sentence and exit 2; validate and report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import single_run_dir, write_case
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "expected"),
+    [
+        (lambda c: write_case(c, "x", config="{oops"), (), "malformed JSON at line 1"),
+        (lambda c: write_case(c, "x", config={"repeats": "2x"}), (), "field 'repeats'"),
+        (lambda c: write_case(c, "x", config={"evaluators": [{"use": "nope"}]}), (),
+         "unknown evaluator 'nope'"),
+        (lambda c: write_case(c, "x"), ("--agent", "ghost"), "--agent: unknown agent 'ghost'"),
+        (lambda c: write_case(c, "x", config={"agents": ["ghost"]}), (),
+         "field 'agents[0]': unknown agent 'ghost'"),
+        (lambda c: write_case(c, "x"), ("--case", "nomatch"), "nothing runnable"),
+        (lambda c: write_case(c, "x"), ("--config", "/nonexistent/proctor.json"), "no such file"),
+    ],
+)  # fmt: skip
+def test_run_config_errors_exit_2_with_one_sentence(
+    proctor: Any, tmp_path: Path, setup: Any, args: tuple[str, ...], expected: str
+) -> None:
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    setup(cases)
+    result = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"), *args)
+    assert result.code == 2
+    assert expected in result.err
+    assert "Traceback" not in result.err
+    errors = [line for line in result.err.splitlines() if line.startswith("proctor: error:")]
+    assert len(errors) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_source_exits_2(proctor: Any, tmp_path: Path) -> None:
+    result = proctor("run", "--source", str(tmp_path / "missing"))
+    assert result.code == 2 and "no such directory" in result.err
+
+
+def test_bad_top_config_names_the_field(proctor: Any, tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "x")
+    top = tmp_path / "proctor.json"
+    top.write_text(json.dumps({"gate": {"minPassRate": 2}}))
+    result = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(top))
+    assert result.code == 2
+    assert f"{top}: field 'gate.minPassRate'" in result.err
+
+
+def test_validate_lists_runnable_and_skipped(proctor: Any, tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    write_case(cases, "good", plan={"turns": []}, qna="```rules\na => b\n```\n")
+    (cases / "half").mkdir()
+    (cases / "half" / "config.json").write_text("{}")
+    result = proctor("validate", "--source", str(cases))
+    assert result.code == 0
+    assert (
+        "ok       good: agents scripted; repeats 1; 0 evaluator(s); plan.json; 1 qna rule(s)"
+        in (result.out)
+    )
+    assert "skipped  half: missing required file prompt.md" in result.out
+
+
+def test_validate_exits_2_on_config_error(proctor: Any, tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "bad", config={"timeoutSec": -1})
+    result = proctor("validate", "--source", str(tmp_path / "cases"))
+    assert result.code == 2 and "field 'timeoutSec'" in result.err
+
+
+def test_report_recomputes_with_new_thresholds_without_rerunning(
+    proctor: Any, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "flaky",
+        config={"repeats": 3, "evaluators": [{"use": "file-exists", "must": ["ok.txt"]}]},
+        plan={"variants": [[{"write": {"path": "ok.txt", "content": ""}}], [{"say": "no"}]]},
+    )
+    result = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert result.code == 1
+    run_dir = single_run_dir(tmp_path / "out")
+    stamps = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}
+
+    again = proctor("report", str(run_dir), "--reporter", "json")
+    assert again.code == 1
+    stored = json.loads((run_dir / "suite.json").read_text())
+    assert again.json()["groups"] == stored["groups"]
+
+    lenient = tmp_path / "lenient.json"
+    lenient.write_text(json.dumps({"gate": {"minPassRate": 0.6}}))
+    relaxed = proctor("report", str(run_dir), "--config", str(lenient), "--reporter", "json")
+    assert relaxed.code == 0
+    assert relaxed.json()["groups"][0]["passRate"] == pytest.approx(2 / 3)
+    assert {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()} == stamps
+
+    md = proctor("report", str(run_dir))
+    assert "| flaky | scripted | default | 2/3 |" in md.out
+
+
+def test_report_refuses_a_newer_schema(proctor: Any, tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    write_case(cases, "x", plan={"turns": []})
+    proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    run_dir = single_run_dir(tmp_path / "out")
+    trial = run_dir / "trials/x/scripted/default/1/trial.json"
+    data = json.loads(trial.read_text())
+    data["schemaVersion"] = 99
+    trial.write_text(json.dumps(data))
+    result = proctor("report", str(run_dir))
+    assert result.code == 2 and "schemaVersion 99 is newer" in result.err
+
+
+def test_report_on_a_folder_without_trials(proctor: Any, tmp_path: Path) -> None:
+    result = proctor("report", str(tmp_path))
+    assert result.code == 2 and "is this a run folder?" in result.err
+
+
+def test_help_lists_commands(proctor: Any) -> None:
+    result = proctor("--help")
+    assert result.code == 0
+    for name in ("run", "validate", "report"):
+        assert name in result.out

@@ -1,0 +1,223 @@
+"""``proctor run`` in-process against the scripted agent and tmp dirs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import CliResult, load_trial, single_run_dir
+
+HELLO_PLAN = {
+    "turns": [
+        {"say": "Writing it."},
+        {"write": {"path": "hello.txt", "content": "hello\n"}},
+        {"shell": "cat hello.txt"},
+        {"say": "Done."},
+    ]
+}
+HELLO_CONFIG = {
+    "agents": ["scripted"],
+    "timeoutSec": 30,
+    "repeats": 2,
+    "evaluators": [
+        {"use": "file-exists", "must": ["hello.txt"], "mustNot": ["*.orig"], "gate": True},
+        {"use": "command", "run": "grep -q hello hello.txt", "expectExit": 0, "weight": 2},
+        {"use": "trajectory-check", "toolPattern": "Bash|shell", "min": 1},
+    ],
+}
+
+Run = Callable[..., CliResult]
+MakeCase = Callable[..., Path]
+
+
+def run(proctor: Run, tmp_path: Path, *args: str) -> tuple[CliResult, Path]:
+    out = tmp_path / "out"
+    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), *args)
+    return result, out
+
+
+def test_end_to_end_files_and_json(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case("hello", config=HELLO_CONFIG, plan=HELLO_PLAN)
+    result, out = run(proctor, tmp_path, "--json")
+    assert result.code == 0, result.err
+    suite = result.json()
+    assert suite["schemaVersion"] == 1 and suite["exitCode"] == 0
+    group = suite["groups"][0]
+    assert (group["case"], group["agent"], group["condition"], group["n"]) == (
+        "hello", "scripted", "default", 2
+    )  # fmt: skip
+    assert group["passRate"] == 1.0 and group["stability"] == "stable-pass"
+    assert group["gatePassed"] is True and group["statusCounts"] == {"passed": 2}
+    run_dir = single_run_dir(out)
+    for name in ("run.json", "config.json", "resolved.json", "suite.json", "suite.md"):
+        assert json.loads((run_dir / name).read_text()) if name.endswith(".json") else True
+    assert json.loads((run_dir / "suite.json").read_text()) == suite
+    trial_dir = run_dir / "trials/hello/scripted/default/1"
+    trial = load_trial(run_dir, "hello")
+    assert trial["status"] == "passed" and trial["score"] == 100
+    assert [e["use"] for e in trial["evaluators"]] == ["file-exists", "command", "trajectory-check"]
+    assert trial["transcript"]["coverage"]["unparsedLines"] == 0
+    assert trial["usage"]["scripted"]["responses"] == 4 and trial["toolCalls"] == 2
+    for name in ("trajectory.jsonl", "raw-transcript.jsonl", "screen.log", "terminal.raw",
+                 "workspace.diff"):  # fmt: skip
+        assert (trial_dir / name).is_file(), name
+    assert "+hello" in (trial_dir / "workspace.diff").read_text()
+    assert "Bash(cat hello.txt)" in (trial_dir / "screen.log").read_text()
+    events = [json.loads(x) for x in (trial_dir / "trajectory.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events if e["type"] in ("tool_call", "tool_result")] == [
+        "tool_call", "tool_result", "tool_call", "tool_result"
+    ]  # fmt: skip
+    raw = (trial_dir / "raw-transcript.jsonl").read_text().splitlines()
+    assert all(json.loads(x)["sessionId"] for x in raw)
+    assert not (trial_dir / "workspace").exists(), "passed trials do not keep their workspace"
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["trialsPlanned"] == 2 and manifest["finishedAt"]
+
+
+def _statuses(out: Path) -> dict[str, Any]:
+    suite = json.loads((single_run_dir(out) / "suite.json").read_text())
+    return {g["case"]: g["statusCounts"] for g in suite["groups"]}
+
+
+def test_failure_modes_map_to_statuses_and_exit_codes(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("crash", plan={"turns": [{"say": "bye"}, {"exit": 3}]})
+    make_case(
+        "slow",
+        config={"timeoutSec": 1, "evaluators": [{"use": "file-exists", "must": ["x"]}]},
+        plan={"turns": [{"shell": "sleep 20"}]},
+    )
+    make_case(
+        "unanswered",
+        plan={"turns": [{"ask": "Delete the database?", "options": ["Yes", "No"]}]},
+        qna="```rules\nREADME => No\n```\n",
+    )
+    make_case(
+        "bad-eval",
+        config={"evaluators": [{"use": "external", "command": "false"}]},
+        plan={"turns": [{"say": "hi"}]},
+    )
+    result, out = run(proctor, tmp_path)
+    assert result.code == 1
+    assert _statuses(out) == {
+        "bad-eval": {"eval-error": 1},
+        "crash": {"agent-error": 1},
+        "slow": {"timeout": 1},
+        "unanswered": {"failed": 1},
+    }
+    run_dir = single_run_dir(out)
+    assert load_trial(run_dir, "crash")["reason"] == (
+        "agent exited with code 3 before its turn ended"
+    )
+    assert load_trial(run_dir, "slow")["reason"] == "agent did not finish within 1s"
+    unanswered = load_trial(run_dir, "unanswered")
+    assert unanswered["reason"] == "unanswered question: Delete the database?"
+    line = json.loads(
+        (run_dir / "trials/unanswered/scripted/default/1/questions.jsonl").read_text()
+    )
+    assert line["policy"] == "abort" and line.get("answer") is None
+    assert "Delete the database?" in line["screen"]
+    assert load_trial(run_dir, "bad-eval")["passed"] is None
+    assert (run_dir / "trials/slow/scripted/default/1/workspace").is_dir(), "failed trials keep it"
+
+
+def test_error_statuses_alone_exit_3(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case("ok", plan={"turns": [{"say": "hi"}]})
+    make_case("crash", plan={"turns": [{"exit": 2}]})
+    result, _ = run(proctor, tmp_path)
+    assert result.code == 3, result.out
+
+
+def test_question_answered_by_rule(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case(
+        "ask",
+        config={"evaluators": [{"use": "trajectory-check", "toolPattern": "question"}]},
+        plan={
+            "turns": [{"ask": "Update the README too?", "options": ["Yes", "No"]}, {"say": "ok"}]
+        },  # fmt: skip
+        qna="```rules\n(?i)readme => No\n```\n",
+    )
+    result, out = run(proctor, tmp_path)
+    assert result.code == 0, result.out
+    trial_dir = single_run_dir(out) / "trials/ask/scripted/default/1"
+    q = json.loads((trial_dir / "questions.jsonl").read_text())
+    assert (q["question"], q["answer"], q["policy"]) == ("Update the README too?", "No", "rule")
+    events = [json.loads(x) for x in (trial_dir / "trajectory.jsonl").read_text().splitlines()]
+    answer = next(e for e in events if e["type"] == "answer")
+    assert (answer["text"], answer["policy"]) == ("No", "rule")
+
+
+def test_infra_error_everywhere_exits_2(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    folder = make_case("leaky", plan={"turns": []}, src={"a.txt": "a"})
+    (folder / "src" / "leak").symlink_to("/etc/hostname")
+    result, out = run(proctor, tmp_path)
+    assert result.code == 2
+    trial = load_trial(single_run_dir(out), "leaky")
+    assert trial["status"] == "infra-error" and "symlink points outside" in trial["reason"]
+
+
+def test_failing_setup_is_infra_error_and_setup_output_is_kept(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("s", config={"setup": ["echo preparing", "exit 7"]}, plan={"turns": []})
+    result, out = run(proctor, tmp_path)
+    trial_dir = single_run_dir(out) / "trials/s/scripted/default/1"
+    trial = json.loads((trial_dir / "trial.json").read_text())
+    assert trial["status"] == "infra-error" and "setup line 2 `exit 7` exited 7" in trial["reason"]
+    assert "preparing" in (trial_dir / "stdout.log").read_text()
+
+
+def test_layering_top_config_case_and_cli(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(
+        "layered",
+        config={"repeats": 2, "setup": ["echo case >> order.txt"], "env": {"WHO": "case"}},
+        plan={"turns": [{"shell": "echo $WHO $BASE > who.txt"}]},
+    )
+    top = tmp_path / "proctor.json"
+    top.write_text(json.dumps({
+        "repeats": 5, "setup": ["echo top >> order.txt"], "env": {"WHO": "top", "BASE": "b"},
+        "gate": {"minPassRate": 0.5},
+    }))  # fmt: skip
+    result, out = run(proctor, tmp_path, "--config", str(top), "--keep-workspace", "--repeats", "1")
+    assert result.code == 0
+    run_dir = single_run_dir(out)
+    ws = run_dir / "trials/layered/scripted/default/1/workspace"
+    assert (ws / "order.txt").read_text() == "top\ncase\n"
+    assert (ws / "who.txt").read_text() == "case b\n"
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    assert resolved["cases"][0]["repeats"] == 1 and resolved["gate"] == {"minPassRate": 0.5}
+    assert len(resolved["matrix"]) == 1
+
+
+def test_filters_by_case_glob_and_tag(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case("alpha-1", config={"tags": ["x"]}, plan={"turns": []})
+    make_case("alpha-2", config={"tags": ["y"]}, plan={"turns": []})
+    make_case("beta", config={"tags": ["x"]}, plan={"turns": []})
+    result, out = run(proctor, tmp_path, "--case", "alpha-*", "--tag", "x", "--json")
+    assert [g["case"] for g in result.json()["groups"]] == ["alpha-1"]
+
+
+def test_agent_environment_is_filtered(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-planted-secret")
+    monkeypatch.setenv("PROCTOR_SOMETHING", "x")
+    make_case("env", plan={"turns": [{"shell": "env > env.txt"}]})
+    result, out = run(proctor, tmp_path, "--keep-workspace")
+    env = (single_run_dir(out) / "trials/env/scripted/default/1/workspace/env.txt").read_text()
+    assert "sk-ant-planted-secret" not in env and "PROCTOR_SOMETHING" not in env
+    assert "HOME=" in env
+
+
+def test_dry_run_runs_nothing(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case("a", config={"repeats": 3}, plan={"turns": []})
+    result, out = run(proctor, tmp_path, "--dry-run")
+    assert result.code == 0
+    assert "3 trial(s) in 1 case(s); nothing was run." in result.out
+    assert '"matrix"' in result.out
+    assert not out.exists()

@@ -1,0 +1,138 @@
+"""A run never writes into the user's HOME or the case folder, and leaves no process behind."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import load_trial, single_run_dir, write_case
+
+
+def tree_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        digest.update(str(path.relative_to(root)).encode())
+        if path.is_symlink():
+            digest.update(os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_home_and_case_folder_are_untouched(proctor: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text('{"mine": true}')
+    (home / "notes.txt").write_text("personal")
+    monkeypatch.setenv("HOME", str(home))
+    cases = tmp_path / "cases"
+    case = write_case(
+        cases,
+        "writer",
+        plan={"turns": [
+            {"shell": "echo hacked > ~/notes.txt; mkdir -p ~/.claude; echo x > ~/.claude/new"},
+            {"write": {"path": "calc.py", "content": "changed\n"}},
+            {"shell": "python3 -c 'open(\"test_calc.py\", \"w\").write(\"rewritten\")'"},
+        ]},
+        src={"calc.py": "original\n", "test_calc.py": "tests\n"},
+        config={"evaluators": [{"use": "command", "run": "echo ok > evaluated.txt; touch ~/eval"}]},
+    )  # fmt: skip
+    before_home, before_case = tree_hash(home), tree_hash(case)
+    result = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"),
+                     "--keep-workspace", "--repeats", "2")  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    assert tree_hash(home) == before_home
+    assert tree_hash(case) == before_case
+    ws = single_run_dir(tmp_path / "out") / "trials/writer/scripted/default/1/workspace"
+    assert (ws / "calc.py").read_text() == "changed\n"
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline and str(os.getpid()) != entry.name:
+            found.append(int(entry.name))
+    return found
+
+
+def test_timeout_kills_the_whole_process_group(proctor: Any, tmp_path: Path) -> None:
+    marker = f"proctor-orphan-{uuid.uuid4().hex}"
+    sleeper = f"python3 -c 'import time; time.sleep(300)' {marker}"
+    write_case(
+        tmp_path / "cases",
+        "hang",
+        config={"timeoutSec": 1.5},
+        plan={"turns": [{"shell": f"{sleeper} & {sleeper} & sleep 300"}]},
+    )
+    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out"))
+    assert result.code == 1
+    assert load_trial(single_run_dir(tmp_path / "out"), "hang")["status"] == "timeout"
+    deadline = time.monotonic() + 5
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
+
+
+def test_control_the_orphan_probe_sees_a_live_process(tmp_path: Path) -> None:
+    marker = f"proctor-orphan-{uuid.uuid4().hex}"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", marker])
+    try:
+        time.sleep(0.2)
+        assert _processes_with(marker) == [proc.pid]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_ctrl_c_writes_what_finished_and_exits_130(tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    write_case(cases, "a-fast", plan={"turns": [{"say": "quick"}]})
+    write_case(cases, "b-slow", plan={"turns": [{"shell": "sleep 60"}]}, config={"timeoutSec": 90})
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proctor",
+            "run",
+            "--source",
+            str(cases),
+            "--out",
+            str(out),
+            "--concurrency",
+            "1",
+        ],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        runs = list(out.glob("run-*/trials/b-slow/scripted/default/1"))
+        if runs and list(out.glob("run-*/trials/a-fast/scripted/default/1/trial.json")):
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err.decode()
+    run_dir = single_run_dir(out)
+    assert load_trial(run_dir, "a-fast")["status"] == "passed"
+    slow = load_trial(run_dir, "b-slow")
+    assert slow["status"] == "infra-error" and slow["reason"].startswith("interrupted")
+    suite = json.loads((run_dir / "suite.json").read_text())
+    assert suite["interrupted"] is True and suite["exitCode"] == 130

@@ -1,0 +1,67 @@
+from proctor.models.config import Gate
+from proctor.models.trial import TrialRecord
+from proctor.report.aggregate import aggregate
+
+
+def rec(case: str, status: str, score: float | None, repeat: int = 1) -> TrialRecord:
+    return TrialRecord(case=case, agent="a", repeat=repeat, status=status,  # type: ignore[arg-type]
+                       passed=status == "passed", score=score)  # fmt: skip
+
+
+ALL_PASS = Gate(min_pass_rate=1.0)
+
+
+def test_all_passing_exits_0() -> None:
+    suite = aggregate([rec("c", "passed", 100), rec("c", "passed", 80, 2)], ALL_PASS, run_id="r")
+    g = suite.groups[0]
+    assert suite.exit_code == 0
+    assert (g.n, g.scored, g.passes, g.pass_rate, g.stability) == (2, 2, 2, 1.0, "stable-pass")
+    assert g.mean_score == 90 and g.stddev is not None
+
+
+def test_timeout_counts_as_failure_and_fails_the_gate() -> None:
+    suite = aggregate([rec("c", "passed", 100), rec("c", "timeout", 0, 2)], ALL_PASS, run_id="r")
+    assert suite.groups[0].pass_rate == 0.5 and suite.groups[0].stability == "flaky"
+    assert suite.exit_code == 1
+
+
+def test_errors_are_excluded_and_exit_3_when_gates_pass() -> None:
+    records = [rec("c", "passed", 100), rec("c", "eval-error", None, 2),
+               rec("c", "agent-error", None, 3)]  # fmt: skip
+    suite = aggregate(records, ALL_PASS, run_id="r")
+    g = suite.groups[0]
+    assert (g.n, g.scored, g.pass_rate) == (3, 1, 1.0)
+    assert suite.exit_code == 3
+
+
+def test_gate_failure_wins_over_partial_infra_failure() -> None:
+    records = [rec("c", "failed", 0), rec("d", "infra-error", None)]
+    assert aggregate(records, ALL_PASS, run_id="r").exit_code == 1
+
+
+def test_every_trial_infra_error_exits_2() -> None:
+    records = [rec("c", "infra-error", None), rec("d", "infra-error", None)]
+    suite = aggregate(records, ALL_PASS, run_id="r")
+    assert suite.exit_code == 2 and not suite.groups[0].gate_passed
+
+
+def test_nothing_ran_exits_2() -> None:
+    assert aggregate([], ALL_PASS, run_id="r").exit_code == 2
+
+
+def test_min_score_and_max_stddev_gates() -> None:
+    records = [rec("c", "passed", 100), rec("c", "passed", 60, 2)]
+    assert aggregate(records, Gate(min_score=90), run_id="r").exit_code == 1
+    assert aggregate(records, Gate(min_score=70), run_id="r").exit_code == 0
+    suite = aggregate(records, Gate(max_stddev=10), run_id="r")
+    assert suite.exit_code == 1
+    assert "maxStddev" in suite.groups[0].gate_checks[0].message
+
+
+def test_max_stddev_is_not_checked_for_a_single_trial() -> None:
+    assert aggregate([rec("c", "passed", 100)], Gate(max_stddev=0), run_id="r").exit_code == 0
+
+
+def test_interrupted_exits_130() -> None:
+    suite = aggregate([rec("c", "passed", 100)], ALL_PASS, run_id="r", interrupted=True)
+    assert suite.exit_code == 130 and suite.interrupted

@@ -1,0 +1,143 @@
+import json
+from typing import Any
+
+from proctor.transcripts.claude import parse_claude_lines
+
+
+def line(**record: Any) -> str:
+    return json.dumps(record)
+
+
+def assistant(
+    msg_id: str,
+    block: dict[str, Any],
+    usage: dict[str, int],
+    stop: str | None,
+    req: str | None = "req_1",
+    model: str = "claude-x",
+    **extra: Any,
+) -> str:
+    return line(type="assistant", requestId=req, cwd="/ws", sessionId="s1", version="2.1.0",
+                timestamp="2026-01-01T00:00:01.000Z",
+                message={"id": msg_id, "model": model, "content": [block], "stop_reason": stop,
+                         "usage": usage}, **extra)  # fmt: skip
+
+
+U1 = {"input_tokens": 10, "output_tokens": 1, "cache_read_input_tokens": 100,
+      "cache_creation_input_tokens": 5}  # fmt: skip
+U1_FINAL = {**U1, "output_tokens": 42}
+
+
+def test_usage_is_counted_once_per_message_from_the_final_line() -> None:
+    lines = [
+        line(type="user", message={"role": "user", "content": "fix it"}),
+        assistant("m1", {"type": "thinking", "thinking": ""}, U1, None),
+        assistant("m1", {"type": "text", "text": "running"}, U1, None),
+        assistant(
+            "m1",
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest"}},
+            U1_FINAL,
+            "tool_use",
+        ),  # fmt: skip
+    ]
+    t = parse_claude_lines(lines)
+    usage = t.usage["claude-x"]
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (10, 42, 100)
+    assert usage.cache_write_tokens == 5 and usage.responses == 1
+    assert [e.type for e in t.events] == [
+        "user_message", "thinking", "usage", "assistant_text", "tool_call"
+    ]  # fmt: skip
+
+
+def test_control_summing_every_line_would_triple_the_input() -> None:
+    lines = [assistant("m1", {"type": "text", "text": str(i)}, U1, None) for i in range(3)]
+    t = parse_claude_lines(lines)
+    assert t.usage["claude-x"].input_tokens == 10
+
+
+def test_missing_request_id_falls_back_to_message_id() -> None:
+    lines = [
+        assistant("m1", {"type": "text", "text": "a"}, U1, None, req=None),
+        assistant("m1", {"type": "text", "text": "b"}, U1_FINAL, "end_turn", req=None),
+        assistant("m2", {"type": "text", "text": "c"}, U1_FINAL, "end_turn", req=None),
+    ]
+    usage = parse_claude_lines(lines).usage["claude-x"]
+    assert usage.responses == 2 and usage.output_tokens == 84
+
+
+def test_tool_calls_get_kinds_and_workspace_relative_files() -> None:
+    names = {"Read": {"file_path": "/ws/src/a.py"}, "Edit": {"file_path": "/ws/b.py"},
+             "Grep": {"pattern": "x", "path": "/ws/src"}, "mcp__srv__q": {},
+             "Skill": {"skill": "review"}, "Task": {"subagent_type": "explore"},
+             "WebFetch": {"url": "u"}, "TodoWrite": {}}  # fmt: skip
+    lines = [
+        assistant(
+            f"m{i}", {"type": "tool_use", "id": f"t{i}", "name": n, "input": inp}, U1, "tool_use"
+        )
+        for i, (n, inp) in enumerate(names.items())
+    ]
+    t = parse_claude_lines(lines)
+    calls = t.tool_calls()
+    assert [c.kind for c in calls] == [
+        "read", "edit", "search", "mcp", "skill", "subagent", "web", "other"
+    ]  # fmt: skip
+    assert calls[0].files == ["src/a.py"] and calls[2].files == ["src"]
+    assert [e.name for e in t.events if e.type == "skill"] == ["review"]
+
+
+def test_denial_is_not_an_error_and_errors_are_flagged() -> None:
+    lines = [
+        line(type="user", toolDenialKind="permission-rule", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "denied", "is_error": True}]}),
+        line(type="user", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "boom"}],
+             "is_error": True}]}),
+    ]  # fmt: skip
+    r1, r2 = parse_claude_lines(lines).events
+    assert (r1.denied, r1.is_error) == (True, False)
+    assert (r2.denied, r2.is_error, r2.output) == (False, True, "boom")
+
+
+def test_unknown_types_and_bad_lines_are_counted_not_dropped() -> None:
+    lines = [
+        line(type="brand-new-record", x=1),
+        "{not json",
+        line(type="file-history-snapshot", snapshot={}),
+        line(
+            type="assistant",
+            message={
+                "id": "m",
+                "model": "<synthetic>",
+                "content": [{"type": "text", "text": "API Error: 529"}],
+            },
+        ),  # fmt: skip
+    ]
+    t = parse_claude_lines(lines)
+    assert t.coverage.lines == 4
+    assert t.coverage.unknown_record_types == {"brand-new-record": 1}
+    assert t.coverage.unparsed_lines == 1
+    assert [e.type for e in t.events] == ["other", "other", "api_error"]
+    assert t.usage == {}
+
+
+def test_hooks_questions_turn_end_and_compaction() -> None:
+    lines = [
+        line(type="attachment", attachment={"type": "hook_success", "hookName": "PreToolUse:Bash",
+             "hookEvent": "PreToolUse", "command": "x.sh", "exitCode": 0}),
+        line(type="system", subtype="stop_hook_summary", hookInfos=[{"command": "stop.sh"}]),
+        assistant("m1", {"type": "tool_use", "id": "q1", "name": "AskUserQuestion", "input": {
+            "questions": [{"question": "Go?", "options": [{"label": "Yes"}, {"label": "No"}]}]}},
+            U1, "tool_use"),
+        line(type="user", toolUseResult={"answers": {"Go?": "Yes"}}, message={"role": "user",
+             "content": [{"type": "tool_result", "tool_use_id": "q1", "content": "answered"}]}),
+        line(type="system", subtype="turn_duration", durationMs=1200),
+        line(type="system", subtype="compact_boundary", content="Conversation compacted"),
+    ]  # fmt: skip
+    t = parse_claude_lines(lines)
+    types = [e.type for e in t.events]
+    assert types == ["hook", "hook", "tool_call", "question", "usage", "tool_result", "answer",
+                     "turn_end", "compaction"]  # fmt: skip
+    question = t.events[3]
+    assert (question.text, question.options) == ("Go?", ["Yes", "No"])
+    assert t.events[6].text == "Yes"
+    assert t.events[0].hook_event == "PreToolUse" and t.events[1].command == "stop.sh"
