@@ -16,15 +16,21 @@ from tests.conftest import single_run_dir, write_case
     [
         (lambda c: write_case(c, "x", config="{oops"), (), "malformed JSON at line 1"),
         (lambda c: write_case(c, "x", config={"repeats": "2x"}), (), "field 'repeats'"),
-        (lambda c: write_case(c, "x", config={"evaluators": [{"use": "nope"}]}), (),
-         "unknown evaluator 'nope'"),
+        (
+            lambda c: write_case(c, "x", config={"evaluators": [{"use": "nope"}]}),
+            (),
+            "unknown evaluator 'nope'",
+        ),
         (lambda c: write_case(c, "x"), ("--agent", "ghost"), "--agent: unknown agent 'ghost'"),
-        (lambda c: write_case(c, "x", config={"agents": ["ghost"]}), (),
-         "field 'agents[0]': unknown agent 'ghost'"),
+        (
+            lambda c: write_case(c, "x", config={"agents": ["ghost"]}),
+            (),
+            "field 'agents[0]': unknown agent 'ghost'",
+        ),
         (lambda c: write_case(c, "x"), ("--case", "nomatch"), "nothing runnable"),
         (lambda c: write_case(c, "x"), ("--config", "/nonexistent/proctor.json"), "no such file"),
     ],
-)  # fmt: skip
+)
 def test_run_config_errors_exit_2_with_one_sentence(
     proctor: Any, tmp_path: Path, setup: Any, args: tuple[str, ...], expected: str
 ) -> None:

@@ -46,8 +46,11 @@ def test_end_to_end_files_and_json(proctor: Run, make_case: MakeCase, tmp_path: 
     assert suite["schemaVersion"] == 1 and suite["exitCode"] == 0
     group = suite["groups"][0]
     assert (group["case"], group["agent"], group["condition"], group["n"]) == (
-        "hello", "scripted", "default", 2
-    )  # fmt: skip
+        "hello",
+        "scripted",
+        "default",
+        2,
+    )
     assert group["passRate"] == 1.0 and group["stability"] == "stable-pass"
     assert group["gatePassed"] is True and group["statusCounts"] == {"passed": 2}
     run_dir = single_run_dir(out)
@@ -60,15 +63,23 @@ def test_end_to_end_files_and_json(proctor: Run, make_case: MakeCase, tmp_path: 
     assert [e["use"] for e in trial["evaluators"]] == ["file-exists", "command", "trajectory-check"]
     assert trial["transcript"]["coverage"]["unparsedLines"] == 0
     assert trial["usage"]["scripted"]["responses"] == 4 and trial["toolCalls"] == 2
-    for name in ("trajectory.jsonl", "raw-transcript.jsonl", "screen.log", "terminal.raw",
-                 "workspace.diff"):  # fmt: skip
+    for name in (
+        "trajectory.jsonl",
+        "raw-transcript.jsonl",
+        "screen.log",
+        "terminal.raw",
+        "workspace.diff",
+    ):
         assert (trial_dir / name).is_file(), name
     assert "+hello" in (trial_dir / "workspace.diff").read_text()
     assert "Bash(cat hello.txt)" in (trial_dir / "screen.log").read_text()
     events = [json.loads(x) for x in (trial_dir / "trajectory.jsonl").read_text().splitlines()]
     assert [e["type"] for e in events if e["type"] in ("tool_call", "tool_result")] == [
-        "tool_call", "tool_result", "tool_call", "tool_result"
-    ]  # fmt: skip
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+    ]
     raw = (trial_dir / "raw-transcript.jsonl").read_text().splitlines()
     assert all(json.loads(x)["sessionId"] for x in raw)
     assert not (trial_dir / "workspace").exists(), "passed trials do not keep their workspace"
@@ -137,7 +148,7 @@ def test_question_answered_by_rule(proctor: Run, make_case: MakeCase, tmp_path: 
         config={"evaluators": [{"use": "trajectory-check", "toolPattern": "question"}]},
         plan={
             "turns": [{"ask": "Update the README too?", "options": ["Yes", "No"]}, {"say": "ok"}]
-        },  # fmt: skip
+        },
         qna="```rules\n(?i)readme => No\n```\n",
     )
     result, out = run(proctor, tmp_path)
@@ -163,7 +174,7 @@ def test_failing_setup_is_infra_error_and_setup_output_is_kept(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     make_case("s", config={"setup": ["echo preparing", "exit 7"]}, plan={"turns": []})
-    result, out = run(proctor, tmp_path)
+    _result, out = run(proctor, tmp_path)
     trial_dir = single_run_dir(out) / "trials/s/scripted/default/1"
     trial = json.loads((trial_dir / "trial.json").read_text())
     assert trial["status"] == "infra-error" and "setup line 2 `exit 7` exited 7" in trial["reason"]
@@ -179,10 +190,16 @@ def test_layering_top_config_case_and_cli(
         plan={"turns": [{"shell": "echo $WHO $BASE > who.txt"}]},
     )
     top = tmp_path / "proctor.json"
-    top.write_text(json.dumps({
-        "repeats": 5, "setup": ["echo top >> order.txt"], "env": {"WHO": "top", "BASE": "b"},
-        "gate": {"minPassRate": 0.5},
-    }))  # fmt: skip
+    top.write_text(
+        json.dumps(
+            {
+                "repeats": 5,
+                "setup": ["echo top >> order.txt"],
+                "env": {"WHO": "top", "BASE": "b"},
+                "gate": {"minPassRate": 0.5},
+            }
+        )
+    )
     result, out = run(proctor, tmp_path, "--config", str(top), "--keep-workspace", "--repeats", "1")
     assert result.code == 0
     run_dir = single_run_dir(out)
@@ -198,7 +215,7 @@ def test_filters_by_case_glob_and_tag(proctor: Run, make_case: MakeCase, tmp_pat
     make_case("alpha-1", config={"tags": ["x"]}, plan={"turns": []})
     make_case("alpha-2", config={"tags": ["y"]}, plan={"turns": []})
     make_case("beta", config={"tags": ["x"]}, plan={"turns": []})
-    result, out = run(proctor, tmp_path, "--case", "alpha-*", "--tag", "x", "--json")
+    result, _out = run(proctor, tmp_path, "--case", "alpha-*", "--tag", "x", "--json")
     assert [g["case"] for g in result.json()["groups"]] == ["alpha-1"]
 
 
@@ -208,7 +225,7 @@ def test_agent_environment_is_filtered(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-planted-secret")
     monkeypatch.setenv("PROCTOR_SOMETHING", "x")
     make_case("env", plan={"turns": [{"shell": "env > env.txt"}]})
-    result, out = run(proctor, tmp_path, "--keep-workspace")
+    _result, out = run(proctor, tmp_path, "--keep-workspace")
     env = (single_run_dir(out) / "trials/env/scripted/default/1/workspace/env.txt").read_text()
     assert "sk-ant-planted-secret" not in env and "PROCTOR_SOMETHING" not in env
     assert "HOME=" in env

@@ -37,17 +37,27 @@ def test_home_and_case_folder_are_untouched(proctor: Any, tmp_path: Path, monkey
     case = write_case(
         cases,
         "writer",
-        plan={"turns": [
-            {"shell": "echo hacked > ~/notes.txt; mkdir -p ~/.claude; echo x > ~/.claude/new"},
-            {"write": {"path": "calc.py", "content": "changed\n"}},
-            {"shell": "python3 -c 'open(\"test_calc.py\", \"w\").write(\"rewritten\")'"},
-        ]},
+        plan={
+            "turns": [
+                {"shell": "echo hacked > ~/notes.txt; mkdir -p ~/.claude; echo x > ~/.claude/new"},
+                {"write": {"path": "calc.py", "content": "changed\n"}},
+                {"shell": 'python3 -c \'open("test_calc.py", "w").write("rewritten")\''},
+            ]
+        },
         src={"calc.py": "original\n", "test_calc.py": "tests\n"},
         config={"evaluators": [{"use": "command", "run": "echo ok > evaluated.txt; touch ~/eval"}]},
-    )  # fmt: skip
+    )
     before_home, before_case = tree_hash(home), tree_hash(case)
-    result = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"),
-                     "--keep-workspace", "--repeats", "2")  # fmt: skip
+    result = proctor(
+        "run",
+        "--source",
+        str(cases),
+        "--out",
+        str(tmp_path / "out"),
+        "--keep-workspace",
+        "--repeats",
+        "2",
+    )
     assert result.code == 0, result.out + result.err
     assert tree_hash(home) == before_home
     assert tree_hash(case) == before_case
@@ -115,7 +125,7 @@ def test_ctrl_c_writes_what_finished_and_exits_130(tmp_path: Path) -> None:
             str(out),
             "--concurrency",
             "1",
-        ],  # fmt: skip
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,

@@ -10,7 +10,9 @@ from proctor.models.trial import EvaluatorResult
 from proctor.paths import TrialPaths
 
 
-def context(tmp_path: Path, events: list[Event] | None = None, agent: str = "scripted") -> EvaluationContext:
+def context(
+    tmp_path: Path, events: list[Event] | None = None, agent: str = "scripted"
+) -> EvaluationContext:
     ws = tmp_path / "ws"
     ws.mkdir(exist_ok=True)
     trial = TrialPaths(tmp_path / "trial")

@@ -13,7 +13,9 @@ def test_file_exists_passes_when_globs_hold(tmp_path: Path) -> None:
     (ctx.workspace / "hello.txt").write_text("hi")
     (ctx.workspace / "pkg").mkdir()
     (ctx.workspace / "pkg" / "mod.py").write_text("")
-    r = evaluate({"use": "file-exists", "must": ["hello.txt", "**/*.py"], "mustNot": ["*.orig"]}, ctx)
+    r = evaluate(
+        {"use": "file-exists", "must": ["hello.txt", "**/*.py"], "mustNot": ["*.orig"]}, ctx
+    )
     assert r.passed and r.score == 100 and not r.error
 
 
@@ -58,10 +60,15 @@ def test_command_timeout_fails(tmp_path: Path) -> None:
 
 def _calls(*names: str) -> list[Event]:
     return [
-        Event(type="tool_call", id=str(i), name=n, kind="shell" if n == "Bash" else "other",
-              input={"command": f"run {n}"})
+        Event(
+            type="tool_call",
+            id=str(i),
+            name=n,
+            kind="shell" if n == "Bash" else "other",
+            input={"command": f"run {n}"},
+        )
         for i, n in enumerate(names)
-    ]  # fmt: skip
+    ]
 
 
 def test_trajectory_check_counts_matching_calls(tmp_path: Path) -> None:
@@ -170,8 +177,6 @@ def test_external_never_uses_a_shell(tmp_path: Path) -> None:
     (ctx.workspace / "pwned").unlink(missing_ok=True)
     body = "print(json.dumps({'values': [{'name': 'argv', 'value': 100}]}))\n"
     command, *args = _scorer(tmp_path, body)
-    r = evaluate(
-        {"use": "external", "command": command, "args": [*args, "; touch pwned"]}, ctx
-    )
+    r = evaluate({"use": "external", "command": command, "args": [*args, "; touch pwned"]}, ctx)
     assert r.passed and not (ctx.case_dir / "pwned").exists()
     assert json.loads("[]") == []

@@ -4,8 +4,14 @@ from proctor.report.aggregate import aggregate
 
 
 def rec(case: str, status: str, score: float | None, repeat: int = 1) -> TrialRecord:
-    return TrialRecord(case=case, agent="a", repeat=repeat, status=status,  # type: ignore[arg-type]
-                       passed=status == "passed", score=score)  # fmt: skip
+    return TrialRecord(
+        case=case,
+        agent="a",
+        repeat=repeat,
+        status=status,  # type: ignore[arg-type]
+        passed=status == "passed",
+        score=score,
+    )
 
 
 ALL_PASS = Gate(min_pass_rate=1.0)
@@ -26,8 +32,11 @@ def test_timeout_counts_as_failure_and_fails_the_gate() -> None:
 
 
 def test_errors_are_excluded_and_exit_3_when_gates_pass() -> None:
-    records = [rec("c", "passed", 100), rec("c", "eval-error", None, 2),
-               rec("c", "agent-error", None, 3)]  # fmt: skip
+    records = [
+        rec("c", "passed", 100),
+        rec("c", "eval-error", None, 2),
+        rec("c", "agent-error", None, 3),
+    ]
     suite = aggregate(records, ALL_PASS, run_id="r")
     g = suite.groups[0]
     assert (g.n, g.scored, g.pass_rate) == (3, 1, 1.0)

@@ -9,12 +9,26 @@ import pytest
 import proctor.stats as stats
 
 EXPECTED = {
-    "Summary", "summarize", "median", "mean", "strict_median",
-    "pass_rate", "pass_at_k", "pass_hat_k", "pass_at_k_table", "pass_hat_k_table", "stability",
-    "Interval", "bootstrap_ci", "bootstrap_pass_rate_ci",
-    "paired_bootstrap_delta_ci", "unpaired_bootstrap_delta_ci",
-    "Comparison", "compare_samples", "classify_case",
-}  # fmt: skip
+    "Summary",
+    "summarize",
+    "median",
+    "mean",
+    "strict_median",
+    "pass_rate",
+    "pass_at_k",
+    "pass_hat_k",
+    "pass_at_k_table",
+    "pass_hat_k_table",
+    "stability",
+    "Interval",
+    "bootstrap_ci",
+    "bootstrap_pass_rate_ci",
+    "paired_bootstrap_delta_ci",
+    "unpaired_bootstrap_delta_ci",
+    "Comparison",
+    "compare_samples",
+    "classify_case",
+}
 
 
 def test_all_lists_the_required_names_and_they_resolve() -> None:
@@ -42,6 +56,13 @@ def test_field_names_match_the_contract() -> None:
     assert names(stats.Summary) == ["n", "min", "max", "mean", "median", "stddev"]
     assert names(stats.Interval) == ["low", "high", "confidence"]
     assert names(stats.Comparison) == [
-        "metric", "n_treatment", "n_baseline", "treatment", "baseline",
-        "delta", "ci", "verdict", "note",
-    ]  # fmt: skip
+        "metric",
+        "n_treatment",
+        "n_baseline",
+        "treatment",
+        "baseline",
+        "delta",
+        "ci",
+        "verdict",
+        "note",
+    ]

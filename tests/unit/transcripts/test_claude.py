@@ -17,14 +17,30 @@ def assistant(
     model: str = "claude-x",
     **extra: Any,
 ) -> str:
-    return line(type="assistant", requestId=req, cwd="/ws", sessionId="s1", version="2.1.0",
-                timestamp="2026-01-01T00:00:01.000Z",
-                message={"id": msg_id, "model": model, "content": [block], "stop_reason": stop,
-                         "usage": usage}, **extra)  # fmt: skip
+    return line(
+        type="assistant",
+        requestId=req,
+        cwd="/ws",
+        sessionId="s1",
+        version="2.1.0",
+        timestamp="2026-01-01T00:00:01.000Z",
+        message={
+            "id": msg_id,
+            "model": model,
+            "content": [block],
+            "stop_reason": stop,
+            "usage": usage,
+        },
+        **extra,
+    )
 
 
-U1 = {"input_tokens": 10, "output_tokens": 1, "cache_read_input_tokens": 100,
-      "cache_creation_input_tokens": 5}  # fmt: skip
+U1 = {
+    "input_tokens": 10,
+    "output_tokens": 1,
+    "cache_read_input_tokens": 100,
+    "cache_creation_input_tokens": 5,
+}
 U1_FINAL = {**U1, "output_tokens": 42}
 
 
@@ -38,15 +54,19 @@ def test_usage_is_counted_once_per_message_from_the_final_line() -> None:
             {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest"}},
             U1_FINAL,
             "tool_use",
-        ),  # fmt: skip
+        ),
     ]
     t = parse_claude_lines(lines)
     usage = t.usage["claude-x"]
     assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (10, 42, 100)
     assert usage.cache_write_tokens == 5 and usage.responses == 1
     assert [e.type for e in t.events] == [
-        "user_message", "thinking", "usage", "assistant_text", "tool_call"
-    ]  # fmt: skip
+        "user_message",
+        "thinking",
+        "usage",
+        "assistant_text",
+        "tool_call",
+    ]
 
 
 def test_control_summing_every_line_would_triple_the_input() -> None:
@@ -66,10 +86,16 @@ def test_missing_request_id_falls_back_to_message_id() -> None:
 
 
 def test_tool_calls_get_kinds_and_workspace_relative_files() -> None:
-    names = {"Read": {"file_path": "/ws/src/a.py"}, "Edit": {"file_path": "/ws/b.py"},
-             "Grep": {"pattern": "x", "path": "/ws/src"}, "mcp__srv__q": {},
-             "Skill": {"skill": "review"}, "Task": {"subagent_type": "explore"},
-             "WebFetch": {"url": "u"}, "TodoWrite": {}}  # fmt: skip
+    names = {
+        "Read": {"file_path": "/ws/src/a.py"},
+        "Edit": {"file_path": "/ws/b.py"},
+        "Grep": {"pattern": "x", "path": "/ws/src"},
+        "mcp__srv__q": {},
+        "Skill": {"skill": "review"},
+        "Task": {"subagent_type": "explore"},
+        "WebFetch": {"url": "u"},
+        "TodoWrite": {},
+    }
     lines = [
         assistant(
             f"m{i}", {"type": "tool_use", "id": f"t{i}", "name": n, "input": inp}, U1, "tool_use"
@@ -79,20 +105,51 @@ def test_tool_calls_get_kinds_and_workspace_relative_files() -> None:
     t = parse_claude_lines(lines)
     calls = t.tool_calls()
     assert [c.kind for c in calls] == [
-        "read", "edit", "search", "mcp", "skill", "subagent", "web", "other"
-    ]  # fmt: skip
+        "read",
+        "edit",
+        "search",
+        "mcp",
+        "skill",
+        "subagent",
+        "web",
+        "other",
+    ]
     assert calls[0].files == ["src/a.py"] and calls[2].files == ["src"]
     assert [e.name for e in t.events if e.type == "skill"] == ["review"]
 
 
 def test_denial_is_not_an_error_and_errors_are_flagged() -> None:
     lines = [
-        line(type="user", toolDenialKind="permission-rule", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "denied", "is_error": True}]}),
-        line(type="user", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "boom"}],
-             "is_error": True}]}),
-    ]  # fmt: skip
+        line(
+            type="user",
+            toolDenialKind="permission-rule",
+            message={
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "content": "denied",
+                        "is_error": True,
+                    }
+                ],
+            },
+        ),
+        line(
+            type="user",
+            message={
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t2",
+                        "content": [{"type": "text", "text": "boom"}],
+                        "is_error": True,
+                    }
+                ],
+            },
+        ),
+    ]
     r1, r2 = parse_claude_lines(lines).events
     assert (r1.denied, r1.is_error) == (True, False)
     assert (r2.denied, r2.is_error, r2.output) == (False, True, "boom")
@@ -110,7 +167,7 @@ def test_unknown_types_and_bad_lines_are_counted_not_dropped() -> None:
                 "model": "<synthetic>",
                 "content": [{"type": "text", "text": "API Error: 529"}],
             },
-        ),  # fmt: skip
+        ),
     ]
     t = parse_claude_lines(lines)
     assert t.coverage.lines == 4
@@ -122,21 +179,56 @@ def test_unknown_types_and_bad_lines_are_counted_not_dropped() -> None:
 
 def test_hooks_questions_turn_end_and_compaction() -> None:
     lines = [
-        line(type="attachment", attachment={"type": "hook_success", "hookName": "PreToolUse:Bash",
-             "hookEvent": "PreToolUse", "command": "x.sh", "exitCode": 0}),
+        line(
+            type="attachment",
+            attachment={
+                "type": "hook_success",
+                "hookName": "PreToolUse:Bash",
+                "hookEvent": "PreToolUse",
+                "command": "x.sh",
+                "exitCode": 0,
+            },
+        ),
         line(type="system", subtype="stop_hook_summary", hookInfos=[{"command": "stop.sh"}]),
-        assistant("m1", {"type": "tool_use", "id": "q1", "name": "AskUserQuestion", "input": {
-            "questions": [{"question": "Go?", "options": [{"label": "Yes"}, {"label": "No"}]}]}},
-            U1, "tool_use"),
-        line(type="user", toolUseResult={"answers": {"Go?": "Yes"}}, message={"role": "user",
-             "content": [{"type": "tool_result", "tool_use_id": "q1", "content": "answered"}]}),
+        assistant(
+            "m1",
+            {
+                "type": "tool_use",
+                "id": "q1",
+                "name": "AskUserQuestion",
+                "input": {
+                    "questions": [
+                        {"question": "Go?", "options": [{"label": "Yes"}, {"label": "No"}]}
+                    ]
+                },
+            },
+            U1,
+            "tool_use",
+        ),
+        line(
+            type="user",
+            toolUseResult={"answers": {"Go?": "Yes"}},
+            message={
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "q1", "content": "answered"}],
+            },
+        ),
         line(type="system", subtype="turn_duration", durationMs=1200),
         line(type="system", subtype="compact_boundary", content="Conversation compacted"),
-    ]  # fmt: skip
+    ]
     t = parse_claude_lines(lines)
     types = [e.type for e in t.events]
-    assert types == ["hook", "hook", "tool_call", "question", "usage", "tool_result", "answer",
-                     "turn_end", "compaction"]  # fmt: skip
+    assert types == [
+        "hook",
+        "hook",
+        "tool_call",
+        "question",
+        "usage",
+        "tool_result",
+        "answer",
+        "turn_end",
+        "compaction",
+    ]
     question = t.events[3]
     assert (question.text, question.options) == ("Go?", ["Yes", "No"])
     assert t.events[6].text == "Yes"

@@ -17,7 +17,12 @@ def test_deny_list_removes_provider_and_harness_variables(tmp_path: Path) -> Non
     }
     env = agent_environment(parent, home=tmp_path, forward=["OPENAI_API_KEY"])
     assert env["OPENAI_API_KEY"] == "sk-secret"
-    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_CLOUD_PROJECT", "PROCTOR_OPENAI_KEY"):
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_CLOUD_PROJECT",
+        "PROCTOR_OPENAI_KEY",
+    ):
         assert name not in env
     assert env["HOME"] == str(tmp_path)
     assert env["XDG_CONFIG_HOME"].startswith(str(tmp_path))
