@@ -46,6 +46,10 @@ class RunOutcome:
 
 
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    """Interrupt the trial once; later signals (Ctrl-C then the scheduler's SIGTERM) must not
+    break the clean-up that writes ``trial.json``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Interrupted()
 
 
