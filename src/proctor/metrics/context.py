@@ -1,0 +1,144 @@
+"""Context metrics: which files the agent looked at, against the files that mattered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from proctor.metrics.results import ContextBasis, ContextMetrics
+from proctor.metrics.trace import (
+    EDIT_KINDS,
+    EXPLORE_KINDS,
+    READ_KINDS,
+    Step,
+    normalise_paths,
+    seconds_since,
+)
+
+
+def _union(steps: Sequence[Step], kinds: frozenset[str]) -> list[str]:
+    return list(dict.fromkeys(f for s in steps if s.kind in kinds for f in s.files))
+
+
+def context_basis(
+    steps: Sequence[Step], expected_files: Sequence[str], workspace: str | None
+) -> tuple[ContextBasis, frozenset[str]]:
+    """The expected files; else the edited files as a proxy; else basis ``none`` and no files."""
+    expected = normalise_paths(expected_files, workspace)
+    if expected:
+        return "expected", frozenset(expected)
+    edited = _union(steps, EDIT_KINDS)
+    if edited:
+        return "edited-proxy", frozenset(edited)
+    return "none", frozenset()
+
+
+def redundancy(steps: Sequence[Step]) -> float | None:
+    """Share of read calls whose every file an earlier read call already read.
+
+    Read calls naming no file are left out; None when no read call names a file.
+    """
+    seen: set[str] = set()
+    reads = repeats = 0
+    for step in steps:
+        if step.kind in READ_KINDS and step.files:
+            reads += 1
+            repeats += all(f in seen for f in step.files)
+            seen.update(step.files)
+    return repeats / reads if reads else None
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def symbol_hit(steps: Sequence[Step], symbols: Sequence[str]) -> bool | None:
+    """Whether an expected symbol occurs in the input or output of a read, search or edit.
+
+    None when no (non-empty) symbol is expected; False when symbols are expected but none occurs.
+    """
+    wanted = [s for s in symbols if s]
+    if not wanted:
+        return None
+    for step in steps:
+        if step.kind not in EXPLORE_KINDS:
+            continue
+        texts = [*_strings(step.call.input), step.result.output if step.result else None]
+        if any(sym in text for text in texts if text for sym in wanted):
+            return True
+    return False
+
+
+def coverage_auc(steps: Sequence[Step], expected: frozenset[str]) -> float | None:
+    """Mean over tool calls of the recall of every file explored so far (that call included).
+
+    Explored means named by a read, search, edit or write call. None without tool calls or
+    expected files.
+    """
+    if not steps or not expected:
+        return None
+    explored: set[str] = set()
+    total = 0.0
+    for step in steps:
+        if step.kind in EXPLORE_KINDS:
+            explored.update(step.files)
+        total += len(explored & expected) / len(expected)
+    return total / len(steps)
+
+
+def context_metrics(
+    steps: Sequence[Step],
+    *,
+    expected_files: Sequence[str] = (),
+    expected_symbols: Sequence[str] = (),
+    workspace: str | None = None,
+    start: datetime | None = None,
+) -> ContextMetrics:
+    """Recall, precision, F1, AUC-Cov, redundancy and hits of the files read.
+
+    With basis ``none`` every file-based metric is None; ``redundancy`` and
+    ``correct_symbol_hit`` do not need a basis.
+    """
+    basis, expected = context_basis(steps, expected_files, workspace)
+    read = _union(steps, READ_KINDS)
+    common = dict(
+        basis=basis,
+        expected_files=sorted(expected),
+        files_read=sorted(read),
+        redundancy=redundancy(steps),
+        correct_symbol_hit=symbol_hit(steps, expected_symbols),
+    )
+    if not expected:
+        return ContextMetrics.model_validate(common)
+    hits = len(expected.intersection(read))
+    recall = hits / len(expected)
+    precision = hits / len(read) if read else None
+    f1 = 0.0 if not hits or precision is None else 2 * precision * recall / (precision + recall)
+    first = next((s for s in steps if s.kind in EXPLORE_KINDS and expected & set(s.files)), None)
+    touched = set(read) | set(_union(steps, EDIT_KINDS))
+    return ContextMetrics.model_validate(
+        {
+            **common,
+            "recall": recall,
+            "precision": precision,
+            "f1": f1,
+            "auc_cov": coverage_auc(steps, expected),
+            "first_relevant_step": first.index if first else None,
+            "first_relevant_seconds": seconds_since(start, first.call.ts) if first else None,
+            "correct_file_hit": bool(touched & expected),
+            "irrelevant_file_opens": sum(
+                f not in expected for s in steps if s.kind in READ_KINDS for f in s.files
+            ),
+            "wrong_context_events": sum(
+                f not in expected for s in steps if s.kind in EDIT_KINDS for f in s.files
+            ),
+        }
+    )

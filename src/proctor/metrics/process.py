@@ -1,0 +1,54 @@
+"""Every process metric of one trial, computed from its normalised events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from proctor.metrics import steps as step_metrics
+from proctor.metrics.config import MetricsConfig
+from proctor.metrics.context import context_metrics
+from proctor.metrics.effort import Pricing, effort
+from proctor.metrics.loops import find_loops
+from proctor.metrics.results import ProcessMetrics
+from proctor.metrics.trace import build_steps, trial_start
+from proctor.models.trajectory import Event
+
+
+def compute_process_metrics(
+    events: Sequence[Event],
+    *,
+    expected_files: Sequence[str] = (),
+    expected_symbols: Sequence[str] = (),
+    config: MetricsConfig | None = None,
+    workspace: str | None = None,
+    pricing: Pricing | None = None,
+) -> ProcessMetrics:
+    """Steps, checks, orientation, verification, rework, loops, context and effort.
+
+    Pure: the result depends only on the arguments. Empty ``events`` give zero counts,
+    ``verified`` None, context basis ``none`` (unless files are expected) and null ratios.
+    """
+    config = config or MetricsConfig()
+    steps = build_steps(events, workspace)
+    start = trial_start(events)
+    checks = step_metrics.find_checks(steps, config)
+    counts = step_metrics.count_steps(steps, checks)
+    loops = find_loops(steps, config.loop_repeat)
+    return ProcessMetrics(
+        is_task=counts.edits > 0,
+        steps=counts,
+        checks=checks,
+        orientation=step_metrics.orientation(steps, start),
+        verified=step_metrics.verified(steps, checks),
+        rework=step_metrics.rework(checks),
+        loops=len(loops),
+        loop_details=loops,
+        context=context_metrics(
+            steps,
+            expected_files=expected_files,
+            expected_symbols=expected_symbols,
+            workspace=workspace,
+            start=start,
+        ),
+        effort=effort(events, counts.tool_calls, pricing),
+    )

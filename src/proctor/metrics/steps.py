@@ -1,0 +1,87 @@
+"""Step counts, checks and their outcomes, orientation, verification and rework."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+
+from proctor.metrics.config import MetricsConfig
+from proctor.metrics.results import CheckRun, Orientation, StepCounts
+from proctor.metrics.trace import (
+    EDIT_KINDS,
+    READ_KINDS,
+    SEARCH_KINDS,
+    Step,
+    normalise_command,
+    seconds_since,
+    shell_command,
+)
+
+
+def find_checks(steps: Sequence[Step], config: MetricsConfig) -> list[CheckRun]:
+    """Shell calls whose command matches a check pattern, with their outcomes. Empty: ``[]``."""
+    checks: list[CheckRun] = []
+    for step in steps:
+        command = shell_command(step)
+        if command is not None and config.is_check(command):
+            checks.append(
+                CheckRun(step=step.index, command=normalise_command(command), outcome=step.outcome)
+            )
+    return checks
+
+
+def count_steps(steps: Sequence[Step], checks: Sequence[CheckRun]) -> StepCounts:
+    """Tool calls in total and by kind, reads, searches, edits and checks. Empty: all zero."""
+    kinds = Counter(step.kind for step in steps)
+    return StepCounts(
+        tool_calls=len(steps),
+        by_kind=dict(kinds),
+        reads=sum(kinds[k] for k in READ_KINDS),
+        searches=sum(kinds[k] for k in SEARCH_KINDS),
+        edits=sum(kinds[k] for k in EDIT_KINDS),
+        checks=len(checks),
+    )
+
+
+def first_edit(steps: Sequence[Step]) -> Step | None:
+    """The first edit or write call; None when there is none."""
+    return next((s for s in steps if s.kind in EDIT_KINDS), None)
+
+
+def last_edit(steps: Sequence[Step]) -> Step | None:
+    """The last edit or write call; None when there is none."""
+    return next((s for s in reversed(steps) if s.kind in EDIT_KINDS), None)
+
+
+def orientation(steps: Sequence[Step], start: datetime | None) -> Orientation:
+    """Reads and searches, tool calls and seconds before the first edit.
+
+    All None when there is no edit; the seconds are None when the first edit or every event
+    lacks a timestamp.
+    """
+    edit = first_edit(steps)
+    if edit is None:
+        return Orientation()
+    before = steps[: edit.index]
+    return Orientation(
+        reads_before_first_edit=sum(s.kind in READ_KINDS | SEARCH_KINDS for s in before),
+        steps_before_first_edit=len(before),
+        seconds_to_first_edit=seconds_since(start, edit.call.ts),
+    )
+
+
+def verified(steps: Sequence[Step], checks: Sequence[CheckRun]) -> bool | None:
+    """True when a check with outcome ``pass`` ran after the last edit.
+
+    None when there is no edit (not applicable). An ``unknown`` outcome is never a pass.
+    """
+    edit = last_edit(steps)
+    if edit is None:
+        return None
+    return any(c.step > edit.index and c.outcome == "pass" for c in checks)
+
+
+def rework(checks: Sequence[CheckRun]) -> int:
+    """Number of checks with outcome ``fail``. Empty: 0."""
+    return sum(c.outcome == "fail" for c in checks)

@@ -1,0 +1,188 @@
+"""Unit tests of paths, timestamps, call/result pairing and check recognition."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from metrics_fixtures import call, result, shell
+from pydantic import ValidationError
+
+from proctor.metrics import (
+    DEFAULT_CHECK_PATTERNS,
+    MetricsConfig,
+    check_pattern,
+    normalise_path,
+)
+from proctor.metrics.trace import (
+    build_steps,
+    normalise_paths,
+    outcome,
+    parse_ts,
+    seconds_since,
+    shell_command,
+    trial_start,
+)
+from proctor.models.trajectory import Event
+
+
+@pytest.mark.parametrize(
+    ("path", "workspace", "want"),
+    [
+        ("./src/a.py", None, "src/a.py"),
+        ("src/dir/", None, "src/dir"),
+        ("src//a.py", None, "src/a.py"),
+        ("src\\a.py", None, "src/a.py"),
+        ("/ws/src/a.py", "/ws", "src/a.py"),
+        ("/ws/src/a.py", "/ws/", "src/a.py"),
+        ("/ws", "/ws", "."),
+        ("/wsx/a.py", "/ws", "/wsx/a.py"),
+        ("/elsewhere/a.py", "/ws", "/elsewhere/a.py"),
+        ("/ws/a.py", None, "/ws/a.py"),
+        ("", "/ws", ""),
+        ("   ", None, ""),
+    ],
+)
+def test_normalise_path(path: str, workspace: str | None, want: str) -> None:
+    assert normalise_path(path, workspace) == want
+
+
+def test_normalise_paths_dedupes_and_drops_blanks() -> None:
+    assert normalise_paths(None, None) == ()
+    assert normalise_paths(["./a", "a", "", "b/"], None) == ("a", "b")
+
+
+def test_parse_ts() -> None:
+    assert parse_ts(None) is None
+    assert parse_ts("") is None
+    assert parse_ts("not a time") is None
+    assert parse_ts("2025-01-01T00:00:00Z") == datetime(2025, 1, 1, tzinfo=UTC)
+    assert parse_ts("2025-01-01T00:00:00") == datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def test_trial_start_and_seconds_since_degenerate() -> None:
+    assert trial_start([]) is None
+    assert trial_start([Event(type="user_message")]) is None
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    assert seconds_since(None, "2025-01-01T00:00:01Z") is None
+    assert seconds_since(start, None) is None
+    assert seconds_since(start, "2025-01-01T00:00:01Z") == 1.0
+
+
+def test_outcome() -> None:
+    assert outcome(None) == "unknown"
+    assert outcome(result("a", None)) == "unknown"
+    assert outcome(result("a", True, denied=True)) == "unknown"
+    assert outcome(result("a", False)) == "pass"
+    assert outcome(result("a", True)) == "fail"
+
+
+def test_build_steps_pairing() -> None:
+    assert build_steps([]) == []
+    steps = build_steps(
+        [
+            result("a", True),
+            call("a", "read"),
+            result("a", False, output="first"),
+            result("a", True, output="second"),
+            call(None, "read"),
+            result("zzz", True),
+        ]
+    )
+    assert [s.index for s in steps] == [0, 1]
+    assert steps[0].result is not None and steps[0].result.output == "first"
+    assert steps[0].outcome == "pass"
+    assert steps[1].result is None and steps[1].outcome == "unknown"
+
+
+def test_shell_command() -> None:
+    def one(event: Event) -> str | None:
+        return shell_command(build_steps([event])[0])
+
+    assert one(shell("a", "pytest")) == "pytest"
+    assert one(shell("a", ["bash", "-lc", "pytest"])) == "bash -lc pytest"
+    assert one(call("a", "shell", input={"cmd": "make test"})) == "make test"
+    assert one(shell("a", 3)) is None
+    assert one(call("a", "shell")) is None
+    assert one(call("a", "read", input={"command": "pytest"})) is None
+
+
+# --- checks and config -----------------------------------------------------------------------
+
+CHECKS = [
+    "pytest",
+    "pytest -q tests/test_a.py",
+    ".venv/bin/pytest -x",
+    "python -m pytest",
+    "python3.11 -m unittest discover",
+    "uv run pytest",
+    "cd app && pytest",
+    "FOO=1 timeout 60 pytest",
+    "bash -lc 'cd /ws && npm test'",
+    "npm run test:unit",
+    "pnpm test",
+    "yarn build",
+    "npx tsc --noEmit",
+    "cargo clippy -- -D warnings",
+    "go vet ./...",
+    "make check",
+    "tox -e py311",
+    "ruff check src",
+    "ruff format --check .",
+    "mypy --strict src",
+    "flake8",
+    "eslint .",
+    "jest --ci",
+    "vitest run",
+    "mvn -q test",
+    "./gradlew test",
+    "echo start; pytest",
+    "git stash\npytest -q",
+]
+NOT_CHECKS = [
+    "",
+    "pip install pytest",
+    "cat pytest.ini",
+    "grep -r mypy .",
+    "ls tests",
+    "ruff format src",
+    "npm install",
+    "go mod tidy",
+    "make",
+    "pytest-watch",
+    "./run_tests.sh",
+]
+
+
+@pytest.mark.parametrize("command", CHECKS)
+def test_default_patterns_recognise_checks(command: str) -> None:
+    assert MetricsConfig().is_check(command)
+
+
+@pytest.mark.parametrize("command", NOT_CHECKS)
+def test_default_patterns_ignore_non_checks(command: str) -> None:
+    assert not MetricsConfig().is_check(command)
+
+
+def test_config_defaults_and_validation() -> None:
+    config = MetricsConfig()
+    assert config.check_patterns == DEFAULT_CHECK_PATTERNS
+    assert (config.loop_repeat, config.long_orientation_max, config.rework_max) == (3, 20, 3)
+    assert config.loops_max == 0
+    loaded = MetricsConfig.model_validate({"loopRepeat": 4, "longOrientationMax": 5})
+    assert (loaded.loop_repeat, loaded.long_orientation_max) == (4, 5)
+    with pytest.raises(ValidationError):
+        MetricsConfig(check_patterns=("(",))
+    with pytest.raises(ValidationError):
+        MetricsConfig(loop_repeat=1)
+    with pytest.raises(ValidationError):
+        MetricsConfig.model_validate({"unknownKey": 1})
+    with pytest.raises(ValidationError):
+        config.loop_repeat = 5  # type: ignore[misc]
+
+
+def test_check_pattern_extends_defaults() -> None:
+    config = MetricsConfig(check_patterns=(*DEFAULT_CHECK_PATTERNS, check_pattern(r"just\s+test")))
+    assert config.is_check("cd x && just test")
+    assert not config.is_check("echo just test")
+    assert not MetricsConfig(check_patterns=()).is_check("pytest")

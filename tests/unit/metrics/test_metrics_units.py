@@ -1,0 +1,177 @@
+"""Unit tests of the metric building blocks, above all their empty and degenerate inputs."""
+
+from __future__ import annotations
+
+from metrics_fixtures import call, result, shell
+
+from proctor.metrics import (
+    MetricsConfig,
+    ProcessMetrics,
+    compute_process_metrics,
+)
+from proctor.metrics.context import (
+    context_basis,
+    context_metrics,
+    coverage_auc,
+    redundancy,
+    symbol_hit,
+)
+from proctor.metrics.effort import cost, effort, elapsed_seconds, tokens_by_model
+from proctor.metrics.loops import find_loops
+from proctor.metrics.steps import count_steps, find_checks, orientation, rework, verified
+from proctor.metrics.trace import (
+    build_steps,
+)
+from proctor.models.trajectory import Event, ModelUsage
+
+
+def test_step_metrics_empty() -> None:
+    assert find_checks([], MetricsConfig()) == []
+    counts = count_steps([], [])
+    assert (counts.tool_calls, counts.by_kind, counts.reads, counts.edits, counts.checks) == (
+        0,
+        {},
+        0,
+        0,
+        0,
+    )
+    empty = orientation([], None)
+    assert empty.reads_before_first_edit is None
+    assert empty.steps_before_first_edit is None
+    assert empty.seconds_to_first_edit is None
+    assert verified([], []) is None
+    assert rework([]) == 0
+
+
+def test_edit_first_then_no_check() -> None:
+    steps = build_steps([call("a", "write", files=["x"])])
+    got = orientation(steps, None)
+    assert (got.reads_before_first_edit, got.steps_before_first_edit) == (0, 0)
+    assert verified(steps, []) is False
+
+
+def test_count_steps_kindless_call_is_other() -> None:
+    assert count_steps(build_steps([call("a", None)]), []).by_kind == {"other": 1}
+
+
+def test_find_loops_empty_and_ordering() -> None:
+    assert find_loops([], 3) == []
+    events = [
+        call("e1", "edit", input={"p": 1}),
+        result("e1"),
+        shell("s1", "pytest"),
+        result("s1", True),
+        call("e2", "edit", input={"p": 1}),
+        result("e2"),
+        shell("s2", "pytest"),
+        result("s2", True),
+        shell("s3", "pytest"),
+        result("s3", None),
+    ]
+    loops = find_loops(build_steps(events), 2)
+    assert [(x.kind, x.key, x.count, x.steps) for x in loops] == [
+        ("edit", "(no file)", 2, [0, 2]),
+        ("command", "pytest", 2, [1, 3]),
+    ]
+    assert find_loops(build_steps(events), 3) == []
+
+
+def test_context_empty() -> None:
+    got = context_metrics([])
+    assert got.basis == "none"
+    assert got.expected_files == [] and got.files_read == []
+    assert got.recall is None and got.precision is None and got.f1 is None
+    assert got.auc_cov is None and got.redundancy is None
+    assert got.first_relevant_step is None and got.first_relevant_seconds is None
+    assert got.correct_file_hit is None and got.correct_symbol_hit is None
+    assert got.irrelevant_file_opens is None and got.wrong_context_events is None
+
+
+def test_context_expected_files_but_no_steps() -> None:
+    got = context_metrics([], expected_files=["a.py"])
+    assert got.basis == "expected"
+    assert (got.recall, got.precision, got.f1, got.auc_cov) == (0.0, None, 0.0, None)
+    assert got.correct_file_hit is False
+    assert (got.irrelevant_file_opens, got.wrong_context_events) == (0, 0)
+    assert got.first_relevant_step is None
+
+
+def test_context_basis_ignores_blank_expected_files() -> None:
+    steps = build_steps([call("a", "edit", files=["b.py"])])
+    assert context_basis(steps, ["", " "], None) == ("edited-proxy", frozenset({"b.py"}))
+    assert context_basis([], [], None) == ("none", frozenset())
+
+
+def test_context_helpers_degenerate() -> None:
+    assert redundancy([]) is None
+    assert redundancy(build_steps([call("a", "read")])) is None
+    assert coverage_auc([], frozenset({"a"})) is None
+    assert coverage_auc(build_steps([call("a", "shell")]), frozenset()) is None
+    assert symbol_hit([], []) is None
+    assert symbol_hit([], ["", ""]) is None
+    assert symbol_hit([], ["foo"]) is False
+
+
+def test_effort_degenerate() -> None:
+    assert elapsed_seconds([]) is None
+    assert elapsed_seconds([Event(type="user_message", ts="2025-01-01T00:00:00Z")]) == 0.0
+    assert tokens_by_model([]) == {}
+    assert cost({}, None) is None
+    assert cost({}, {}) == 0.0
+    assert cost({"m": ModelUsage(input_tokens=1)}, {}) is None
+    got = effort([], 0)
+    assert (got.elapsed_seconds, got.tool_calls, got.tokens, got.cost) == (None, 0, {}, None)
+
+
+def test_tokens_by_model_sums_and_names_unknown() -> None:
+    usage = tokens_by_model(
+        [
+            Event(type="usage", model="m", input_tokens=10, output_tokens=1),
+            Event(type="usage", model="m", input_tokens=5, cache_read_tokens=2),
+            Event(type="usage", output_tokens=3),
+        ]
+    )
+    assert usage["m"] == ModelUsage(
+        input_tokens=15, output_tokens=1, cache_read_tokens=2, responses=2
+    )
+    assert usage["unknown"] == ModelUsage(output_tokens=3, responses=1)
+    assert cost(usage, {"m": (1e6, 0, 0, 0), "unknown": (0, 1e6, 0, 0)}) == 18.0
+
+
+def test_compute_process_metrics_empty_is_the_default_result() -> None:
+    assert compute_process_metrics([]) == ProcessMetrics()
+    assert compute_process_metrics(()) == ProcessMetrics()
+
+
+def test_compute_process_metrics_is_pure() -> None:
+    events = [
+        call("a", "read", files=["x.py"], input={"file_path": "x.py"}),
+        result("a"),
+        call("b", "edit", files=["x.py"], input={"file_path": "x.py"}),
+        shell("c", "pytest"),
+        result("c", False),
+    ]
+    before = [e.model_copy(deep=True) for e in events]
+    first = compute_process_metrics(events, expected_files=["x.py"])
+    assert compute_process_metrics(events, expected_files=["x.py"]) == first
+    assert events == before
+    assert first.verified is True
+
+
+def test_to_dict_uses_camel_case() -> None:
+    data = compute_process_metrics([]).to_dict()
+    assert set(data) == {
+        "isTask",
+        "steps",
+        "checks",
+        "orientation",
+        "verified",
+        "rework",
+        "loops",
+        "loopDetails",
+        "context",
+        "effort",
+    }
+    assert "readsBeforeFirstEdit" in data["orientation"]
+    assert "aucCov" in data["context"] and "elapsedSeconds" in data["effort"]
+    assert ProcessMetrics.model_validate(data) == ProcessMetrics()
