@@ -1,0 +1,69 @@
+"""--mirror streams the agent's terminal; progress is a bar on a terminal, lines elsewhere."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+from proctor.cli.display import BarProgress, PlainProgress
+from proctor.execute.events import RunFinished, RunStarted, TrialFinished, TrialStarted
+from proctor.models.trial import TrialRecord
+from tests.conftest import write_case
+
+
+def test_mirror_streams_the_agent_terminal(tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "m", plan={"turns": [{"say": "visible on the mirror"}]})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "proctor",
+            "run",
+            "--mirror",
+            "--source",
+            str(tmp_path / "cases"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"visible on the mirror" in proc.stdout
+    assert b"scripted agent" in proc.stdout
+
+
+def _events() -> list[object]:
+    ok = TrialRecord(case="c", agent="a", repeat=1, status="passed", score=100)
+    bad = TrialRecord(case="c", agent="a", repeat=2, status="timeout", score=0, reason="slow")
+    return [
+        RunStarted(2),
+        TrialStarted("c", "a", "default", 1),
+        TrialFinished(ok),
+        TrialFinished(bad),
+        RunFinished(2, False),
+    ]
+
+
+def test_plain_progress_prints_one_line_per_trial() -> None:
+    stream = io.StringIO()
+    display = PlainProgress(stream)
+    for event in _events():
+        display(event)  # type: ignore[arg-type]
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "proctor: running 2 trial(s)",
+        "[1/2] passed c/a/default/1 (score 100)",
+        "[2/2] timeout c/a/default/2 (score 0): slow",
+    ]
+
+
+def test_bar_progress_counts_outcomes() -> None:
+    display = BarProgress()
+    display.progress.console.file = io.StringIO()
+    for event in _events():
+        display(event)  # type: ignore[arg-type]
+    assert display.counts == {"passed": 1, "failed": 1, "errors": 0}
+    assert display.progress.tasks[0].completed == 2

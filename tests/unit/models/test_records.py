@@ -1,0 +1,47 @@
+import json
+from pathlib import Path
+
+import pytest
+
+import proctor
+from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.io import read_record, write_record
+from proctor.models.schemas import SCHEMAS, render
+from proctor.models.trial import TrialRecord
+
+SCHEMA_DIR = Path(__file__).parents[3] / "docs" / "schemas"
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    record = TrialRecord(case="c", agent="a", repeat=1, status="passed", passed=True, score=90)
+    write_record(tmp_path / "t.json", record)
+    assert read_record(tmp_path / "t.json", TrialRecord) == record
+    assert json.loads((tmp_path / "t.json").read_text())["schemaVersion"] == 1
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "t.json").write_text(json.dumps({"schemaVersion": 2, "case": "c"}))
+    with pytest.raises(SchemaVersionError, match="newer than this proctor understands"):
+        read_record(tmp_path / "t.json", TrialRecord)
+
+
+def test_older_files_without_new_fields_still_load(tmp_path: Path) -> None:
+    minimal = {"case": "c", "agent": "a", "repeat": 1, "status": "failed", "futureField": 1}
+    (tmp_path / "t.json").write_text(json.dumps(minimal))
+    assert read_record(tmp_path / "t.json", TrialRecord).status == "failed"
+
+
+def test_unreadable_record(tmp_path: Path) -> None:
+    (tmp_path / "t.json").write_text("{")
+    with pytest.raises(ConfigError, match="not a readable JSON file"):
+        read_record(tmp_path / "t.json", TrialRecord)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_committed_schemas_match_the_models(name: str) -> None:
+    committed = (SCHEMA_DIR / f"{name}.schema.json").read_text()
+    assert committed == render(name), "run `make schemas` and commit the result"
+
+
+def test_public_surface() -> None:
+    assert proctor.__all__ == ["__version__"]
