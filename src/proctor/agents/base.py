@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
 from proctor.drive.pty_session import PtySession
-from proctor.models.config import AgentProfile
+from proctor.models.config import AgentProfile, Provision
 from proctor.models.trajectory import Trajectory
 
 
@@ -30,6 +30,10 @@ class LaunchContext:
     plan: dict[str, Any] | None
     repeat: int
     session_id: str
+    condition: str = "default"
+    agent_model: str | None = None
+    agent_effort: str | None = None
+    provision: Provision | None = None
 
 
 @dataclass

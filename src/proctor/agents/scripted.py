@@ -13,7 +13,7 @@ from proctor.models.config import AgentProfile
 from proctor.models.io import write_text_atomic
 from proctor.models.trajectory import Trajectory
 from proctor.scripted import agent as scripted_program
-from proctor.scripted.plan import steps_for_repeat
+from proctor.scripted.plan import plan_for_condition, steps_for_repeat
 from proctor.transcripts.claude import parse_claude_transcript
 
 TITLE_PREFIX = "scripted · "
@@ -28,7 +28,7 @@ class ScriptedAgent:
         return scripted_program.VERSION
 
     def prepare(self, ctx: LaunchContext) -> Launch:
-        plan = ctx.plan or {"turns": []}
+        plan = plan_for_condition(ctx.plan or {"turns": []}, ctx.condition) or {"turns": []}
         steps = steps_for_repeat(plan, ctx.repeat)
         steps_file = ctx.scratch / "steps.json"
         write_text_atomic(steps_file, json.dumps(steps))
@@ -44,7 +44,7 @@ class ScriptedAgent:
             "--session-id",
             ctx.session_id,
             "--model",
-            str(plan.get("model", "scripted")),
+            ctx.agent_model or str(plan.get("model", "scripted")),
             *ctx.profile.args,
         ]
         transcript = scripted_program.transcript_path(

@@ -25,9 +25,17 @@ from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
 from proctor.evaluators.combiners import COMBINERS
 from proctor.execute.processes import kill_group, run_captured
+from proctor.metrics import compute_process_metrics, evaluate_rules
 from proctor.models.io import write_jsonl, write_record, write_text_atomic
 from proctor.models.trajectory import Trajectory
-from proctor.models.trial import ErrorInfo, EvaluatorResult, Timings, TranscriptInfo, TrialRecord
+from proctor.models.trial import (
+    CaseLabels,
+    ErrorInfo,
+    EvaluatorResult,
+    Timings,
+    TranscriptInfo,
+    TrialRecord,
+)
 from proctor.paths import RunPaths, TrialPaths
 from proctor.plan.resolve import TrialSpec
 from proctor.workspace.diff import snapshot, unified_diff
@@ -75,6 +83,9 @@ class TrialRunner:
             combiner=spec.case.combiner,
             pass_threshold=spec.case.pass_threshold,
             tags=spec.case.case.tags,
+            labels=case_labels(spec),
+            agent_model=spec.variant.agent_model or spec.case.agent_model,
+            agent_effort=spec.variant.agent_effort or spec.case.agent_effort,
         )
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
@@ -127,7 +138,7 @@ class TrialRunner:
             os.environ,
             home=self.home,
             forward=spec.profile.forward_env,
-            extra={**spec.case.env, **spec.profile.env},
+            extra={**spec.case.env, **spec.profile.env, **spec.variant.env},
         )
         self._shell_lines("setup", spec.case.setup)
         before = snapshot(self.workspace)
@@ -144,6 +155,10 @@ class TrialRunner:
                 plan=case.plan,
                 repeat=spec.repeat,
                 session_id=str(uuid.uuid4()),
+                condition=spec.condition,
+                agent_model=self.record.agent_model,
+                agent_effort=self.record.agent_effort,
+                provision=spec.case.provision.merged_with(spec.variant.provision),
             )
         )
         outcome, conversation, exit_code = self._drive(adapter, launch)
@@ -184,7 +199,7 @@ class TrialRunner:
         )
         outcome = conversation.wait_ready(deadline)
         if outcome.kind == "turn-end":
-            outcome = conversation.send(self.spec.case.case.prompt.strip(), deadline)
+            outcome = conversation.send(trial_prompt(self.spec), deadline)
         exit_code: int | None = None
         if outcome.kind == "turn-end":
             adapter.request_exit(self.session)
@@ -227,12 +242,26 @@ class TrialRunner:
         info.coverage = trajectory.coverage
         self.record.transcript = info
         self.record.usage = trajectory.usage
+        self._process_metrics(trajectory)
         self.record.tool_calls = len(trajectory.tool_calls())
         self.record.questions = len(conversation.questions)
         if conversation.questions:
             write_jsonl(paths.questions, conversation.questions)
         write_text_atomic(paths.workspace_diff, unified_diff(before, snapshot(self.workspace)))
         return trajectory
+
+    def _process_metrics(self, trajectory: Trajectory) -> None:
+        config = self.spec.case.case.config
+        metrics = compute_process_metrics(
+            trajectory.events,
+            expected_files=config.expected_files,
+            expected_symbols=config.expected_symbols,
+            config=self.spec.metrics,
+            workspace=str(self.workspace),
+            pricing=self.spec.pricing,
+        )
+        self.record.process = metrics.to_dict()
+        self.record.rules = [r.to_dict() for r in evaluate_rules(metrics, self.spec.metrics)]
 
     def _evaluate(self, trajectory: Trajectory, timed_out: bool) -> list[EvaluatorResult]:
         ctx = EvaluationContext(
@@ -305,6 +334,25 @@ class TrialRunner:
             except OSError:
                 pass
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def trial_prompt(spec: TrialSpec) -> str:
+    """The first message: the condition's prompt prefix, then the case prompt."""
+    prompt = spec.case.case.prompt.strip()
+    prefix = spec.variant.prompt_prefix
+    return f"{prefix.rstrip()}\n\n{prompt}" if prefix else prompt
+
+
+def case_labels(spec: TrialSpec) -> CaseLabels:
+    c = spec.case.case.config
+    return CaseLabels(
+        repository=c.repository,
+        category=c.category,
+        framework=c.framework,
+        language=c.language,
+        bucket=c.bucket,
+        goal_shape=c.goal_shape,
+    )
 
 
 def _reason(passed: bool, score: float, threshold: float, results: list[EvaluatorResult]) -> str:

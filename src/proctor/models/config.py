@@ -54,18 +54,52 @@ class Provision(UserModel):
         return not (self.mcps or self.plugins or self.skills or self.hooks)
 
 
+class ABGate(UserModel):
+    """Fails when the lower CI bound of the treatment's pass-rate delta is below
+    ``-maxPassRateDrop``."""
+
+    treatment: str = Field(min_length=1)
+    baseline: str = Field(min_length=1)
+    max_pass_rate_drop: float = Field(default=0.0, ge=0, le=1)
+
+
 class Gate(UserModel):
     """Per-group thresholds. A group fails the gate when any set threshold is missed."""
 
     min_score: float | None = Field(default=None, ge=0, le=100)
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
     max_stddev: float | None = Field(default=None, ge=0)
+    ab: ABGate | None = None
+
+
+class Condition(UserModel):
+    """A named variant for A/B: everything else is identical between conditions."""
+
+    provision: Provision | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    agent_model: str | None = None
+    agent_effort: str | None = None
+    prompt_prefix: str | None = None
+
+
+class Expectations(UserModel):
+    """What a correct trial is expected to touch, for context metrics, and labels for reports."""
+
+    expected_files: list[str] = Field(default_factory=list)
+    expected_symbols: list[str] = Field(default_factory=list)
+    expected_traces: list[dict[str, str]] = Field(default_factory=list)
+    repository: str | None = None
+    category: str | None = None
+    framework: str | None = None
+    language: str | None = None
+    bucket: str | None = None
+    goal_shape: Literal["single_goal", "weak_multi_goal", "strong_multi_goal"] | None = None
 
 
 DEFAULT_GATE = Gate(min_pass_rate=1.0)
 
 
-class CaseConfig(UserModel):
+class CaseConfig(Expectations):
     """A case folder's ``config.json``. Every key is optional; unset keys fall back to the
     top-level configuration and then to built-in defaults."""
 
@@ -81,6 +115,9 @@ class CaseConfig(UserModel):
     teardown: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     description: str | None = None
+    conditions: dict[str, Condition] | None = None
+    agent_model: str | None = None
+    agent_effort: str | None = None
 
 
 class AgentProfile(UserModel):
@@ -122,6 +159,9 @@ class TopConfig(UserModel):
     repeats: PositiveInt | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
     env: dict[str, str] = Field(default_factory=dict)
+    conditions: dict[str, Condition] | None = None
+    metrics: dict[str, Any] | None = None
+    """Process-metric settings (``proctor.metrics.MetricsConfig``: check patterns, thresholds)."""
 
 
 class CliOverrides(UserModel):
@@ -137,3 +177,6 @@ class CliOverrides(UserModel):
     keep_workspace: bool = False
     mirror: bool = False
     max_trials: NonNegativeInt | None = None
+    conditions: list[str] = Field(default_factory=list)
+    first_condition: str | None = None
+    source_root: str | None = None

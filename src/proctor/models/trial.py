@@ -76,6 +76,17 @@ class TranscriptInfo(_Camel):
     coverage: ParseCoverage = Field(default_factory=ParseCoverage)
 
 
+class CaseLabels(_Camel):
+    """What a case is about, for slicing reports (from task files or a case's config.json)."""
+
+    repository: str | None = None
+    category: str | None = None
+    framework: str | None = None
+    language: str | None = None
+    bucket: str | None = None
+    goal_shape: str | None = None
+
+
 class TrialRecord(RecordModel):
     case: str
     agent: str
@@ -98,7 +109,14 @@ class TrialRecord(RecordModel):
     workspace: str | None = None
     """Trial-relative path of the kept workspace, when it was kept."""
     agent_version: str | None = None
+    agent_model: str | None = None
+    agent_effort: str | None = None
     tags: list[str] = Field(default_factory=list)
+    labels: CaseLabels = Field(default_factory=CaseLabels)
+    process: dict[str, Any] | None = None
+    """Process metrics (``proctor.metrics.ProcessMetrics.to_dict()``), when a trajectory exists."""
+    rules: list[dict[str, Any]] = Field(default_factory=list)
+    """Task rules (``RuleResult.to_dict()``): unverified, long-orientation, rework, loops."""
 
 
 class QuestionRecord(_Camel):

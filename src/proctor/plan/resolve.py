@@ -19,6 +19,7 @@ from proctor.discover.folders import Discovery, load_json_file
 from proctor.errors import ConfigError, DiscoveryError
 from proctor.evaluators.base import EvaluatorSpec
 from proctor.evaluators.combiners import COMBINERS
+from proctor.metrics import MetricsConfig
 from proctor.models.case import Case, SkippedCase
 from proctor.models.config import (
     DEFAULT_AGENTS,
@@ -31,6 +32,7 @@ from proctor.models.config import (
     DEFAULT_TIMEOUT_SEC,
     AgentProfile,
     CliOverrides,
+    Condition,
     Gate,
     Provision,
     TopConfig,
@@ -54,6 +56,9 @@ class ResolvedCase:
     setup: list[str]
     teardown: list[str]
     env: dict[str, str]
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    agent_model: str | None = None
+    agent_effort: str | None = None
 
     @property
     def name(self) -> str:
@@ -85,6 +90,15 @@ class ResolvedCase:
             "fixture": str(self.case.fixture) if self.case.fixture else None,
             "qnaRules": len(self.case.qna_rules),
             "plan": self.case.plan is not None,
+            "conditions": {
+                k: v.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"env"})
+                | {"env": sorted(v.env)}
+                for k, v in self.conditions.items()
+            },
+            "agentModel": self.agent_model,
+            "agentEffort": self.agent_effort,
+            "expectedFiles": self.case.config.expected_files,
+            "expectedSymbols": self.case.config.expected_symbols,
         }
 
 
@@ -96,6 +110,9 @@ class TrialSpec:
     repeat: int
     profile: AgentProfile
     index: int
+    variant: Condition = field(default_factory=Condition)
+    metrics: MetricsConfig | None = None
+    pricing: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -178,6 +195,24 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
             f"(known: {', '.join(sorted(COMBINERS))})"
         )
     base_provision = top.provision or Provision()
+    conditions = {**(top.conditions or {}), **(cfg.conditions or {})} or {
+        DEFAULT_CONDITION: Condition()
+    }
+    for name in cli.conditions:
+        if name not in conditions:
+            raise ConfigError(
+                f"--condition {name}: case '{case.name}' has no such condition "
+                f"(known: {', '.join(sorted(conditions))})"
+            )
+    if cli.conditions:
+        conditions = {k: v for k, v in conditions.items() if k in cli.conditions}
+    if case.plan is not None and "conditions" in case.plan:
+        missing = sorted(set(conditions) - set(case.plan["conditions"]))
+        if missing:
+            raise ConfigError(
+                f"{case.path / 'plan.json'}: field 'conditions': no plan for condition(s) "
+                f"{', '.join(missing)}"
+            )
     return ResolvedCase(
         case=case,
         agents=list(dict.fromkeys(agents)),
@@ -190,7 +225,43 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
         setup=[*top.setup, *cfg.setup],
         teardown=[*top.teardown, *cfg.teardown],
         env={**top.env, **cfg.env},
+        conditions=conditions,
+        agent_model=cfg.agent_model,
+        agent_effort=cfg.agent_effort,
     )
+
+
+def metrics_config(top: TopConfig, where: Path | None) -> MetricsConfig | None:
+    if top.metrics is None:
+        return None
+    try:
+        return MetricsConfig.model_validate(top.metrics)
+    except ValidationError as exc:
+        raise ConfigError(
+            describe_validation_error(str(where or "proctor.json"), exc, prefix="metrics")
+        ) from exc
+
+
+def price_table(top: TopConfig) -> dict[str, tuple[float, float, float, float]]:
+    """Prices per model, keyed by ``provider/model`` and by the bare model name."""
+    table: dict[str, tuple[float, float, float, float]] = {}
+    for key, p in top.pricing.items():
+        row = (p.input_per1_m, p.output_per1_m, p.cache_read_per1_m, p.cache_write_per1_m)
+        table[key] = row
+        table.setdefault(key.split("/", 1)[-1], row)
+    return table
+
+
+def condition_order(names: list[str], repeat: int, first: str | None) -> list[str]:
+    """The order conditions run in for one repeat, so order is not confounded with condition.
+
+    With ``first`` that condition always runs first; otherwise the order rotates with the repeat
+    (repeat 1: A B C, repeat 2: B C A, ...).
+    """
+    if first is not None and first in names:
+        return [first, *(n for n in names if n != first)]
+    shift = (repeat - 1) % len(names) if names else 0
+    return names[shift:] + names[:shift]
 
 
 def _first(*values: float | None) -> float:
@@ -218,6 +289,8 @@ def build_plan(
     cwd: Path,
 ) -> RunPlan:
     resolved = [resolve_case(c, top, cli) for c in select_cases(found.cases, cli)]
+    metrics = metrics_config(top, config_path)
+    pricing = price_table(top)
     trials: list[TrialSpec] = []
     for rc in resolved:
         for agent in rc.agents:

@@ -1,7 +1,8 @@
 """The plan format shared by the ``scripted`` agent (and, later, the scripted model server).
 
 A plan is ``{"turns": [step, ...]}`` or ``{"variants": [[step, ...], ...]}``; repeat ``r`` (1-based)
-plays variant ``(r - 1) mod len(variants)``. Steps:
+plays variant ``(r - 1) mod len(variants)``. ``{"conditions": {NAME: plan, ...}}`` gives one plan per
+A/B condition. Steps:
 
 ``{"say": TEXT}``                         assistant text
 ``{"shell": COMMAND, "timeoutSec": N}``   run a shell command in the workspace
@@ -109,6 +110,17 @@ def validate_step(step: Any, where: str) -> None:
 def validate_plan(data: Any, where: str = "plan.json") -> None:
     """Raise PlanError with one sentence when ``data`` is not a valid plan."""
     _require(isinstance(data, dict), where, "expected a JSON object with 'turns' or 'variants'")
+    if "conditions" in data:
+        _require(set(data) == {"conditions"}, where, "'conditions' must be the only key")
+        per = data["conditions"]
+        _require(
+            isinstance(per, dict) and len(per) > 0,
+            f"{where}: conditions",
+            "expected an object mapping condition names to plans",
+        )
+        for name, plan in per.items():
+            validate_plan(plan, f"{where}: conditions.{name}")
+        return
     keys = {"turns", "variants", "model"}
     extra = set(data) - keys
     _require(not extra, where, f"unknown key(s) {sorted(extra)} (known: model, turns, variants)")
@@ -131,6 +143,17 @@ def validate_plan(data: Any, where: str = "plan.json") -> None:
             _require(isinstance(steps, list), f"{where}: variants[{v}]", "expected a list of steps")
             for i, step in enumerate(steps):
                 validate_step(step, f"{where}: variants[{v}][{i}]")
+
+
+def plan_for_condition(data: dict[str, Any], condition: str) -> dict[str, Any] | None:
+    """The plan a condition plays: its own entry under ``conditions``, else the whole plan.
+
+    None when the plan is split by condition and has no entry for ``condition``.
+    """
+    if "conditions" not in data:
+        return data
+    per: dict[str, Any] = data["conditions"]
+    return per.get(condition)
 
 
 def steps_for_repeat(data: dict[str, Any], repeat: int) -> list[dict[str, Any]]:
