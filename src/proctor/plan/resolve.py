@@ -289,6 +289,10 @@ def build_plan(
     cwd: Path,
 ) -> RunPlan:
     resolved = [resolve_case(c, top, cli) for c in select_cases(found.cases, cli)]
+    if cli.first_condition is not None and not any(
+        cli.first_condition in rc.conditions for rc in resolved
+    ):
+        raise ConfigError(f"--first-condition {cli.first_condition}: no case has that condition")
     metrics = metrics_config(top, config_path)
     pricing = price_table(top)
     trials: list[TrialSpec] = []
@@ -296,7 +300,20 @@ def build_plan(
         for agent in rc.agents:
             profile = top.codingagents.get(agent, AgentProfile())
             for repeat in range(1, rc.repeats + 1):
-                trials.append(TrialSpec(rc, agent, DEFAULT_CONDITION, repeat, profile, len(trials)))
+                for name in condition_order(list(rc.conditions), repeat, cli.first_condition):
+                    trials.append(
+                        TrialSpec(
+                            rc,
+                            agent,
+                            name,
+                            repeat,
+                            profile,
+                            len(trials),
+                            rc.conditions[name],
+                            metrics,
+                            pricing,
+                        )
+                    )
     out = Path(cli.out or top.out or DEFAULT_OUT)
     return RunPlan(
         top=top,

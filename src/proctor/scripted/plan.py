@@ -1,8 +1,8 @@
 """The plan format shared by the ``scripted`` agent (and, later, the scripted model server).
 
-A plan is ``{"turns": [step, ...]}`` or ``{"variants": [[step, ...], ...]}``; repeat ``r`` (1-based)
-plays variant ``(r - 1) mod len(variants)``. ``{"conditions": {NAME: plan, ...}}`` gives one plan per
-A/B condition. Steps:
+A plan is ``{"turns": [step, ...]}`` or ``{"variants": [[step, ...], ...]}``; repeat ``r``
+(1-based) plays variant ``(r - 1) mod len(variants)``. ``{"conditions": {NAME: plan, ...}}``
+gives one plan per A/B condition. Steps:
 
 ``{"say": TEXT}``                         assistant text
 ``{"shell": COMMAND, "timeoutSec": N}``   run a shell command in the workspace
