@@ -48,7 +48,7 @@ def test_run_config_errors_exit_2_with_one_sentence(
 
 def test_missing_source_exits_2(proctor: Any, tmp_path: Path) -> None:
     result = proctor("run", "--source", str(tmp_path / "missing"))
-    assert result.code == 2 and "no such directory" in result.err
+    assert result.code == 2 and "no such file or directory" in result.err
 
 
 def test_bad_top_config_names_the_field(proctor: Any, tmp_path: Path) -> None:

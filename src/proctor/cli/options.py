@@ -9,10 +9,10 @@ import click
 source_option = click.option(
     "--source",
     "source",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=click.Path(path_type=Path),
     default=Path("."),
     show_default=True,
-    help="A folder of case folders, or one case folder.",
+    help="A folder of case folders, one case folder, a task JSON file or a folder of them.",
 )
 config_option = click.option(
     "--config",

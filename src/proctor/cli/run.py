@@ -18,6 +18,18 @@ log = logging.getLogger("proctor")
 @click.option("--agent", "agents", multiple=True, help="Agent id to run (repeatable).")
 @click.option("--case", "cases", multiple=True, help="Only cases whose name matches GLOB.")
 @click.option("--tag", "tags", multiple=True, help="Only cases carrying tag T (repeatable).")
+@click.option(
+    "--condition", "conditions", multiple=True, help="Only these A/B conditions (repeatable)."
+)
+@click.option(
+    "--first-condition",
+    help="Run this condition first in every pair (default: the order rotates with the repeat).",
+)
+@click.option(
+    "--source-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where task files' repository labels are resolved (read only).",
+)
 @click.option("--repeats", type=click.IntRange(min=1), help="Repeats per case × agent.")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Trials run at the same time.")
 @click.option(
@@ -41,6 +53,9 @@ def command(
     agents: tuple[str, ...],
     cases: tuple[str, ...],
     tags: tuple[str, ...],
+    conditions: tuple[str, ...],
+    first_condition: str | None,
+    source_root: Path | None,
     repeats: int | None,
     concurrency: int | None,
     timeout_sec: float | None,
@@ -74,6 +89,9 @@ def command(
         out=str(out) if out else None,
         keep_workspace=keep_workspace,
         mirror=mirror,
+        conditions=list(conditions),
+        first_condition=first_condition,
+        source_root=str(source_root) if source_root else None,
     )
     plan, raw_config = load_run_plan(source, config, overrides, Path.cwd())
     for skipped in plan.skipped:

@@ -125,12 +125,20 @@ def _fixture(folder: Path) -> tuple[Path | None, Any]:
     return None, None
 
 
-def discover_cases(source: Path) -> Discovery:
-    """Every case under ``source`` (or ``source`` itself when it is a case folder)."""
+TOP_LEVEL_CONFIG = "proctor.json"
+
+
+def discover_cases(source: Path, source_root: Path | None = None) -> Discovery:
+    """Every case under ``source``: its case folders and task JSON files, ``source`` itself when
+    it is a case folder, or the tasks of ``source`` when it is a task file."""
+    from proctor.discover.tasks import load_task_file
+
+    if source_root is not None and not source_root.is_dir():
+        raise DiscoveryError(f"--source-root {source_root}: no such directory")
     if not source.exists():
-        raise DiscoveryError(f"--source {source}: no such directory")
-    if not source.is_dir():
-        raise DiscoveryError(f"--source {source}: expected a directory of case folders")
+        raise DiscoveryError(f"--source {source}: no such file or directory")
+    if source.is_file():
+        return _unique(Discovery(cases=load_task_file(source, source_root)), source)
     folders = (
         [source]
         if is_case_folder(source)
@@ -142,4 +150,17 @@ def discover_cases(source: Path) -> Discovery:
             found.cases.append(load_case(folder))
         except _Unreadable as exc:
             found.skipped.append(SkippedCase(folder.name, folder, str(exc)))
+    if not is_case_folder(source):
+        for task_file in sorted(source.glob("*.json")):
+            if task_file.name != TOP_LEVEL_CONFIG:
+                found.cases.extend(load_task_file(task_file, source_root))
+    return _unique(found, source)
+
+
+def _unique(found: Discovery, source: Path) -> Discovery:
+    names: set[str] = set()
+    for case in found.cases:
+        if case.name in names:
+            raise ConfigError(f"--source {source}: two cases are named '{case.name}'")
+        names.add(case.name)
     return found

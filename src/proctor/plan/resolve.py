@@ -335,5 +335,5 @@ def load_run_plan(
     from proctor.discover.folders import discover_cases
 
     top, path, raw = load_top_config(config_path, cwd)
-    found = discover_cases(source)
+    found = discover_cases(source, Path(cli.source_root) if cli.source_root else None)
     return build_plan(found, top, cli, config_path=path, cwd=cwd), raw

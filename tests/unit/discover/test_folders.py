@@ -37,7 +37,7 @@ def test_unreadable_prompt_is_skipped_with_reason(tmp_path: Path) -> None:
 
 
 def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
-    with pytest.raises(DiscoveryError, match="no such directory"):
+    with pytest.raises(DiscoveryError, match="no such file or directory"):
         discover_cases(tmp_path / "nope")
 
 

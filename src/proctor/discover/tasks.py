@@ -1,0 +1,113 @@
+"""Task JSON files: a list of tasks (or one task) that each become a case.
+
+A task names its fixture by a ``repository`` label resolved under a read-only ``--source-root``
+(with an optional ``subpath``); every trial works on a fresh copy, so the source tree is only
+ever read. ``successCriteria`` holds evaluator entries, exactly like a case's ``evaluators``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError
+
+from proctor.errors import ConfigError
+from proctor.evaluators.base import parse_evaluator_specs
+from proctor.models.case import Case
+from proctor.models.config import CaseConfig
+from proctor.models.errors_format import describe_validation_error
+from proctor.scripted.plan import PlanError, validate_plan
+
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class TaskSpec(CaseConfig):
+    id: str = Field(min_length=1)
+    name: str | None = None
+    prompt: str = Field(min_length=1)
+    subpath: str | None = None
+    success_criteria: list[dict[str, Any]] = Field(default_factory=list)
+    plan: dict[str, Any] | None = None
+
+
+def _tasks_in(data: Any, where: str) -> list[Any]:
+    if isinstance(data, dict) and "tasks" in data:
+        data = data["tasks"]
+    if isinstance(data, dict):
+        return [data]
+    if isinstance(data, list):
+        return data
+    raise ConfigError(f"{where}: expected a task object or a list of tasks")
+
+
+def _fixture(task: TaskSpec, where: str, source_root: Path | None) -> Path | None:
+    if task.repository is None:
+        if task.subpath is not None:
+            raise ConfigError(f"{where}: field 'subpath' needs a 'repository'")
+        return None
+    if source_root is None:
+        raise ConfigError(
+            f"{where}: field 'repository' ('{task.repository}') needs --source-root DIR"
+        )
+    rel = Path(task.repository) / (task.subpath or "")
+    if rel.is_absolute() or ".." in rel.parts:
+        raise ConfigError(f"{where}: field 'repository'/'subpath' must stay inside --source-root")
+    fixture = source_root / rel
+    if not fixture.is_dir():
+        raise ConfigError(
+            f"{where}: field 'repository': {rel} is not a directory under --source-root "
+            f"{source_root}"
+        )
+    return fixture
+
+
+def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
+    from proctor.discover.folders import load_json_file
+
+    cases = []
+    seen: set[str] = set()
+    for i, raw in enumerate(_tasks_in(load_json_file(path), str(path))):
+        where = f"{path}: tasks[{i}]"
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{where}: expected an object")
+        try:
+            task = TaskSpec.model_validate(raw)
+        except ValidationError as exc:
+            raise ConfigError(describe_validation_error(where, exc, TaskSpec)) from exc
+        if not SAFE_ID.match(task.id):
+            raise ConfigError(
+                f"{where}: field 'id': {task.id!r} must be letters, digits, '.', '_' or '-'"
+            )
+        if task.id in seen:
+            raise ConfigError(f"{where}: field 'id': duplicate task id '{task.id}'")
+        seen.add(task.id)
+        if task.plan is not None:
+            try:
+                validate_plan(task.plan, f"{where}: plan")
+            except PlanError as exc:
+                raise ConfigError(str(exc)) from exc
+        evaluators = parse_evaluator_specs(task.success_criteria, f"{where}: successCriteria")
+        fields = set(CaseConfig.model_fields)
+        config = CaseConfig.model_validate(
+            {
+                **{k: v for k, v in task.model_dump().items() if k in fields},
+                "evaluators": task.success_criteria,
+                "description": task.name or task.description,
+            }
+        )
+        fixture = _fixture(task, where, source_root)
+        cases.append(
+            Case(
+                name=task.id,
+                path=path.parent,
+                prompt=task.prompt,
+                config=config,
+                evaluators=evaluators,
+                fixture=fixture,
+                fixture_kind="dir" if fixture else None,
+                plan=task.plan,
+            )
+        )
+    return cases

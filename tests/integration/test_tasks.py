@@ -1,0 +1,67 @@
+"""Task files run like case folders; the source root is only ever read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import load_trial, single_run_dir
+from tests.integration.test_safety import tree_hash
+
+VANDAL = (
+    "find . -type f -exec sh -c 'echo vandal >> \"$1\"' _ {} \\; ; "
+    "mkdir -p new/dir && echo x > new/dir/f; rm -f README.md; chmod -R a-w . || true"
+)
+
+
+def test_task_file_run_leaves_the_source_root_byte_identical(proctor: Any, tmp_path: Path) -> None:
+    root = tmp_path / "repos"
+    (root / "lib" / "pkg").mkdir(parents=True)
+    (root / "lib" / "pkg" / "core.py").write_text("def answer():\n    return 41\n")
+    (root / "lib" / "README.md").write_text("# lib\n")
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "answer",
+                    "repository": "lib",
+                    "prompt": "Make answer() return 42.",
+                    "expectedFiles": ["pkg/core.py"],
+                    "expectedSymbols": ["answer"],
+                    "category": "bugfix",
+                    "goalShape": "single_goal",
+                    "repeats": 2,
+                    "successCriteria": [
+                        {"use": "command", "run": "grep -q 42 pkg/core.py", "gate": True}
+                    ],
+                    "plan": {
+                        "turns": [
+                            {"read": "pkg/core.py"},
+                            {"edit": {"path": "pkg/core.py", "old": "41", "new": "42"}},
+                            {"shell": VANDAL},
+                        ]
+                    },
+                }
+            ]
+        )
+    )
+    before = tree_hash(root)
+    result = proctor(
+        "run",
+        "--source",
+        str(tasks),
+        "--source-root",
+        str(root),
+        "--out",
+        str(tmp_path / "out"),
+        "--keep-workspace",
+    )
+    assert result.code == 0, result.out + result.err
+    assert tree_hash(root) == before
+    trial = load_trial(single_run_dir(tmp_path / "out"), "answer")
+    assert trial["labels"]["category"] == "bugfix" and trial["labels"]["goalShape"] == "single_goal"
+    context = trial["process"]["context"]
+    assert context["basis"] == "expected" and context["recall"] == 1.0
+    assert context["correctSymbolHit"] is True

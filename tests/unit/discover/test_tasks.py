@@ -1,0 +1,96 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from proctor.discover.folders import discover_cases
+from proctor.errors import ConfigError
+
+TASK = {
+    "id": "fix-login",
+    "name": "Fix the login redirect",
+    "repository": "webapp",
+    "subpath": "backend",
+    "prompt": "Fix it.",
+    "language": "python",
+    "framework": "django",
+    "category": "bugfix",
+    "bucket": "small",
+    "goalShape": "single_goal",
+    "expectedFiles": ["auth/views.py"],
+    "expectedSymbols": ["login_redirect"],
+    "expectedTraces": [{"from": "login", "to": "login_redirect"}],
+    "successCriteria": [{"use": "file-exists", "must": ["auth/views.py"]}],
+    "agents": ["scripted"],
+    "repeats": 3,
+    "conditions": {"baseline": {}, "with-map": {"promptPrefix": "See docs/MAP.md first."}},
+}
+
+
+def _root(tmp_path: Path) -> Path:
+    root = tmp_path / "repos"
+    (root / "webapp" / "backend" / "auth").mkdir(parents=True, exist_ok=True)
+    (root / "webapp" / "backend" / "auth" / "views.py").write_text("def login_redirect(): ...\n")
+    return root
+
+
+def test_task_file_becomes_cases(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(
+        json.dumps([TASK, {**TASK, "id": "other", "repository": None, "subpath": None}])
+    )
+    found = discover_cases(tasks, _root(tmp_path))
+    case, other = found.cases
+    assert case.name == "fix-login" and case.prompt == "Fix it."
+    assert case.fixture == _root(tmp_path) / "webapp" / "backend"
+    assert case.config.expected_files == ["auth/views.py"]
+    assert case.config.goal_shape == "single_goal" and case.config.repeats == 3
+    assert [e.use for e in case.evaluators] == ["file-exists"]
+    assert set(case.config.conditions or {}) == {"baseline", "with-map"}
+    assert other.fixture is None
+
+
+def test_folder_of_task_files_next_to_case_folders(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.json").write_text(json.dumps({"id": "t1", "prompt": "p"}))
+    (src / "b.json").write_text(json.dumps({"tasks": [{"id": "t2", "prompt": "p"}]}))
+    (src / "proctor.json").write_text("{}")
+    found = discover_cases(src)
+    assert sorted(c.name for c in found.cases) == ["t1", "t2"]
+
+
+@pytest.mark.parametrize(
+    ("task", "root", "message"),
+    [
+        ({"id": "x"}, False, "field 'prompt' is required"),
+        ({"id": "a b", "prompt": "p"}, False, "field 'id'"),
+        ({"id": "x", "prompt": "p", "goalShape": "blob"}, False, "field 'goalShape'"),
+        ({"id": "x", "prompt": "p", "repository": "webapp"}, False, "needs --source-root"),
+        ({"id": "x", "prompt": "p", "repository": "nope"}, True, "not a directory under"),
+        ({"id": "x", "prompt": "p", "repository": "../etc"}, True, "must stay inside"),
+        (
+            {"id": "x", "prompt": "p", "successCriteria": [{"use": "bogus"}]},
+            False,
+            "successCriteria: field 'evaluators[0].use': unknown evaluator 'bogus'",
+        ),
+        ({"id": "x", "prompt": "p", "plan": {"turns": [{"bad": 1}]}}, False, "plan: turns[0]"),
+        ({"id": "x", "prompt": "p", "colour": "red"}, False, "unknown key 'colour'"),
+    ],
+)
+def test_bad_tasks_name_the_task_and_field(
+    tmp_path: Path, task: dict[str, object], root: bool, message: str
+) -> None:
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([task]))
+    with pytest.raises(ConfigError) as info:
+        discover_cases(path, _root(tmp_path) if root else None)
+    assert f"{path}: tasks[0]" in str(info.value)
+    assert message in str(info.value)
+
+
+def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([{"id": "x", "prompt": "p"}, {"id": "x", "prompt": "q"}]))
+    with pytest.raises(ConfigError, match="duplicate task id 'x'"):
+        discover_cases(path)
