@@ -6,6 +6,7 @@ import os
 import platform
 import secrets
 import sys
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,6 +80,7 @@ def execute_plan(
         },
     )
     write_json(paths.resolved_json, {"schemaVersion": 1, **plan.resolved_dict()})
+    started = time.monotonic()
     outcome = run_matrix(
         plan.trials,
         paths,
@@ -95,6 +97,7 @@ def execute_plan(
         run_id=run_id,
         skipped_cases=skipped,
         interrupted=outcome.interrupted,
+        wall_ms=round((time.monotonic() - started) * 1000, 3),
     )
     markdown = render_markdown(suite, outcome.records)
     write_record(paths.suite_json, suite)

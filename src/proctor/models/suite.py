@@ -45,6 +45,30 @@ class GateCheck(_Camel):
     message: str = ""
 
 
+class CI(_Camel):
+    """A seeded percentile-bootstrap confidence interval."""
+
+    low: float
+    high: float
+    confidence: float
+
+
+class Spread(_Camel):
+    """Median and range of one per-trial quantity over a group (``n`` trials had a value)."""
+
+    n: int = 0
+    median: float | None = None
+    min: float | None = None
+    max: float | None = None
+
+
+class EffortStats(_Camel):
+    elapsed_seconds: Spread = Field(default_factory=Spread)
+    tool_calls: Spread = Field(default_factory=Spread)
+    tokens: Spread = Field(default_factory=Spread)
+    cost: Spread = Field(default_factory=Spread)
+
+
 class GroupStats(_Camel):
     case: str
     agent: str
@@ -63,6 +87,17 @@ class GroupStats(_Camel):
     gate_checks: list[GateCheck] = Field(default_factory=list)
     time: TimeRollup = Field(default_factory=TimeRollup)
     usage: dict[str, ModelUsage] = Field(default_factory=dict)
+    pass_at_k: dict[str, float] = Field(default_factory=dict)
+    """Unbiased pass@k for every k <= scored: the chance at least one of k runs passes."""
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """pass^k for every k <= scored: the chance that k independent runs all pass."""
+    pass_rate_ci: CI | None = None
+    mean_score_ci: CI | None = None
+    effort: EffortStats = Field(default_factory=EffortStats)
+    tasks: int = 0
+    """Trials that changed code (the denominator of the rule counts)."""
+    rule_counts: dict[str, int] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class SuiteTotals(_Camel):
@@ -76,6 +111,15 @@ class SuiteTotals(_Camel):
     usage: dict[str, ModelUsage] = Field(default_factory=dict)
     groups: int = 0
     groups_passed: int = 0
+    pass_at_k: dict[str, float] = Field(default_factory=dict)
+    """Mean over groups of each group's pass@k, for k up to the smallest group's scored n."""
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    pass_rate_ci: CI | None = None
+    effort: EffortStats = Field(default_factory=EffortStats)
+    tasks: int = 0
+    rule_counts: dict[str, int] = Field(default_factory=dict)
+    wall_ms: float | None = None
+    """Wall-clock time of the whole run (from run.json), when known."""
 
 
 class SuiteRecord(RecordModel):

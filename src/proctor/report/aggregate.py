@@ -24,6 +24,13 @@ from proctor.models.suite import (
 )
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
+from proctor.report.effort import (
+    effort_stats,
+    mean_tables,
+    outcome_cis,
+    pass_k_tables,
+    rule_counts,
+)
 from proctor.stats import median, pass_rate, stability, summarize
 
 EXIT_OK, EXIT_GATE, EXIT_CONFIG, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -91,6 +98,10 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
     rate = pass_rate(passes, len(scored))
     scores = _scores(records)
     checks = gate_checks(gate, rate, scores, len(scored))
+    at_k, hat_k = pass_k_tables(passes, len(scored))
+    rate_ci, score_ci = outcome_cis(records)
+    tasks, rules = rule_counts(records)
+    labels = {k: v for k, v in first.labels.model_dump(by_alias=True).items() if v is not None}
     return GroupStats(
         case=first.case,
         agent=first.agent,
@@ -108,6 +119,14 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         gate_checks=checks,
         time=_time(records),
         usage=_usage(records),
+        pass_at_k=at_k,
+        pass_hat_k=hat_k,
+        pass_rate_ci=rate_ci,
+        mean_score_ci=score_ci,
+        effort=effort_stats(records),
+        tasks=tasks,
+        rule_counts=rules,
+        labels=labels,
     )
 
 
@@ -134,6 +153,7 @@ def aggregate(
     run_id: str,
     skipped_cases: Sequence[dict[str, str]] = (),
     interrupted: bool = False,
+    wall_ms: float | None = None,
 ) -> SuiteRecord:
     by_group: dict[tuple[str, str, str], list[TrialRecord]] = {}
     for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
@@ -145,6 +165,8 @@ def aggregate(
     counts = Counter(r.status for r in records)
     scored = [r for r in records if r.status in SCORED_STATUSES]
     passes = sum(1 for r in scored if r.status == "passed")
+    tasks, rules = rule_counts(records)
+    with_scores = [g for g in groups if g.scored]
     totals = SuiteTotals(
         n=len(records),
         status_counts=dict(sorted(counts.items())),
@@ -156,6 +178,13 @@ def aggregate(
         usage=_usage(records),
         groups=len(groups),
         groups_passed=sum(1 for g in groups if g.gate_passed),
+        pass_at_k=mean_tables([g.pass_at_k for g in with_scores]),
+        pass_hat_k=mean_tables([g.pass_hat_k for g in with_scores]),
+        pass_rate_ci=outcome_cis(records)[0],
+        effort=effort_stats(records),
+        tasks=tasks,
+        rule_counts=rules,
+        wall_ms=wall_ms,
     )
     return SuiteRecord(
         run_id=run_id,

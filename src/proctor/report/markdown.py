@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from proctor.models.suite import SuiteRecord
+from proctor.models.suite import CI, Spread, SuiteRecord
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
 
 EXIT_MEANING = {
@@ -28,6 +28,42 @@ def _secs(ms: float | None) -> str:
     return "n/a" if ms is None else f"{ms / 1000:.2f}s"
 
 
+def _ci(ci: CI | None) -> str:
+    return "" if ci is None else f" [{100 * ci.low:.0f}–{100 * ci.high:.0f}%]"
+
+
+def _spread(s: Spread, digits: int = 1, scale: float = 1.0) -> str:
+    if s.median is None or s.min is None or s.max is None:
+        return "n/a"
+    return f"{s.median * scale:.{digits}f} ({s.min * scale:.{digits}f}–{s.max * scale:.{digits}f})"
+
+
+def _process_table(suite: SuiteRecord) -> list[str]:
+    lines = [
+        "",
+        "## Repeats, effort and process",
+        "",
+        "pass@k: at least one of k runs passes; pass^k: all k runs pass (k = scored trials). "
+        "Pass-rate intervals are 95% bootstrap CIs (seed 0). Effort columns are median (range).",
+        "",
+        "| case | agent | condition | pass rate [95% CI] | pass@k | pass^k | elapsed s "
+        "| tool calls | tokens | rules fired / tasks |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g in suite.groups:
+        k = str(g.scored)
+        at = f"{g.pass_at_k[k]:.2f} (k={k})" if k in g.pass_at_k else "n/a"
+        hat = f"{g.pass_hat_k[k]:.2f}" if k in g.pass_hat_k else "n/a"
+        fired = ", ".join(f"{name} {n}" for name, n in g.rule_counts.items() if n) or "none"
+        e = g.effort
+        lines.append(
+            f"| {g.case} | {g.agent} | {g.condition} | {_pct(g.pass_rate)}{_ci(g.pass_rate_ci)} "
+            f"| {at} | {hat} | {_spread(e.elapsed_seconds, 2)} | {_spread(e.tool_calls, 0)} "
+            f"| {_spread(e.tokens, 0)} | {fired} / {g.tasks} |"
+        )
+    return lines
+
+
 def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     t = suite.totals
     lines = [
@@ -41,8 +77,9 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         f"error statuses excluded)",
         f"- Groups passing the gate: {t.groups_passed}/{t.groups}",
         f"- Mean score: {_num(t.scores.mean)} (n={t.scores.n})",
-        f"- Time: {_secs(t.time.total_ms)} in trials; agent {_secs(t.time.agent_ms)}, "
-        f"harness {_secs(t.time.harness_ms)}; median trial {_secs(t.time.median_trial_ms)}",
+        f"- Time: {_secs(t.wall_ms)} wall; {_secs(t.time.total_ms)} in trials "
+        f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
+        f"median trial {_secs(t.time.median_trial_ms)}",
     ]
     gate = suite.gate.model_dump(by_alias=True, exclude_none=True)
     lines.append(
@@ -77,6 +114,7 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             f"{_pct(g.pass_rate)} | {_num(g.mean_score)}{sd} | {g.stability} | {statuses} | "
             f"{verdict} |"
         )
+    lines += _process_table(suite)
     notable = [r for r in records if r.status != "passed"]
     if notable:
         lines += ["", "## Trials that did not pass", ""]

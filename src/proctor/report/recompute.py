@@ -35,6 +35,16 @@ def stored_gate(paths: RunPaths) -> Gate:
         return DEFAULT_GATE
 
 
+def stored_wall_ms(paths: RunPaths) -> float | None:
+    """The run's wall time from its stored aggregate, when there is one."""
+    try:
+        data = json.loads(paths.suite_json.read_text(encoding="utf-8"))
+        value = data.get("totals", {}).get("wallMs")
+        return float(value) if value is not None else None
+    except (OSError, json.JSONDecodeError, TypeError, ValueError):
+        return None
+
+
 def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Recomputed:
     paths = RunPaths(run_dir)
     trial_files = paths.trial_jsons()
@@ -52,7 +62,9 @@ def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Rec
             skipped = read_record(paths.suite_json, SuiteRecord).skipped_cases
         except ConfigError:
             skipped = []
-    suite = aggregate(records, gate, run_id=run_dir.name, skipped_cases=skipped)
+    suite = aggregate(
+        records, gate, run_id=run_dir.name, skipped_cases=skipped, wall_ms=stored_wall_ms(paths)
+    )
     markdown = render_markdown(suite, records)
     if write:
         write_record(paths.suite_json, suite)

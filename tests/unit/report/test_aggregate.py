@@ -74,3 +74,42 @@ def test_max_stddev_is_not_checked_for_a_single_trial() -> None:
 def test_interrupted_exits_130() -> None:
     suite = aggregate([rec("c", "passed", 100)], ALL_PASS, run_id="r", interrupted=True)
     assert suite.exit_code == 130 and suite.interrupted
+
+
+def test_pass_at_k_and_pass_hat_k_per_group() -> None:
+    records = [
+        rec("c", s, 100 if s == "passed" else 0, i)
+        for i, s in enumerate(["passed", "failed", "passed", "timeout"], 1)
+    ]
+    g = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    assert g.pass_at_k == {"1": 0.5, "2": 0.833333, "3": 1.0, "4": 1.0}
+    assert g.pass_hat_k == {"1": 0.5, "2": 0.166667, "3": 0.0, "4": 0.0}
+
+
+def test_confidence_intervals_are_reproducible_and_bracket_the_rate() -> None:
+    records = [rec("c", "passed" if i % 3 else "failed", 50, i) for i in range(1, 10)]
+    first = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    again = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    assert first.pass_rate_ci == again.pass_rate_ci
+    assert first.pass_rate_ci is not None and first.pass_rate is not None
+    assert first.pass_rate_ci.low <= first.pass_rate <= first.pass_rate_ci.high
+    assert first.pass_rate_ci.low < first.pass_rate_ci.high
+
+
+def test_effort_and_rule_counts() -> None:
+    records = []
+    for i, (calls, fired) in enumerate([(4, True), (8, False), (6, False)], 1):
+        r = rec("c", "passed", 100, i)
+        r.tool_calls = calls
+        r.timings.agent_ms = 1000.0 * i
+        r.process = {"isTask": True, "effort": {"elapsedSeconds": None}}
+        r.rules = [{"rule": "unverified", "fired": fired}, {"rule": "loops", "fired": False}]
+        records.append(r)
+    g = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    assert (g.effort.tool_calls.median, g.effort.tool_calls.min, g.effort.tool_calls.max) == (
+        6,
+        4,
+        8,
+    )
+    assert g.effort.elapsed_seconds.median == 2.0
+    assert g.tasks == 3 and g.rule_counts["unverified"] == 1 and g.rule_counts["loops"] == 0

@@ -1,0 +1,104 @@
+"""Per-group statistics beyond pass rates: pass@k, confidence intervals, effort, task rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from proctor.models.suite import CI, EffortStats, Spread
+from proctor.models.trial import SCORED_STATUSES, TrialRecord
+from proctor.stats import (
+    Interval,
+    bootstrap_ci,
+    bootstrap_pass_rate_ci,
+    median,
+    pass_at_k_table,
+    pass_hat_k_table,
+)
+
+BOOTSTRAP_SEED = 0
+RULE_NAMES = ("unverified", "long-orientation", "rework", "loops")
+
+
+def ci(interval: Interval | None) -> CI | None:
+    if interval is None:
+        return None
+    return CI(
+        low=round(interval.low, 6), high=round(interval.high, 6), confidence=interval.confidence
+    )
+
+
+def spread(values: Sequence[float]) -> Spread:
+    """Median and range; ``n=0`` and None fields for no values."""
+    if not values:
+        return Spread()
+    return Spread(n=len(values), median=median(values), min=min(values), max=max(values))
+
+
+def _get(data: dict[str, Any] | None, *path: str) -> Any:
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def trial_elapsed_seconds(r: TrialRecord) -> float:
+    """The agent's elapsed time: from its transcript when it has timestamps, else wall time."""
+    value = _get(r.process, "effort", "elapsedSeconds")
+    return float(value) if value is not None else r.timings.agent_ms / 1000
+
+
+def trial_tokens(r: TrialRecord) -> int:
+    return sum(u.total_tokens for u in r.usage.values())
+
+
+def effort_stats(records: Sequence[TrialRecord]) -> EffortStats:
+    """Median and range of elapsed seconds, tool calls, tokens and cost over trials that ran
+    (error statuses other than agent-error are left out: nothing meaningful was measured)."""
+    ran = [r for r in records if r.status in SCORED_STATUSES or r.status == "agent-error"]
+    costs = [c for r in ran if (c := _get(r.process, "effort", "cost")) is not None]
+    return EffortStats(
+        elapsed_seconds=spread([trial_elapsed_seconds(r) for r in ran]),
+        tool_calls=spread([float(r.tool_calls) for r in ran]),
+        tokens=spread([float(trial_tokens(r)) for r in ran]),
+        cost=spread([float(c) for c in costs]),
+    )
+
+
+def rule_counts(records: Sequence[TrialRecord]) -> tuple[int, dict[str, int]]:
+    """(trials that were tasks, how many of them fired each rule)."""
+    counts = dict.fromkeys(RULE_NAMES, 0)
+    tasks = 0
+    for r in records:
+        if not r.process or not r.process.get("isTask"):
+            continue
+        tasks += 1
+        for rule in r.rules:
+            if rule.get("fired"):
+                counts[rule["rule"]] = counts.get(rule["rule"], 0) + 1
+    return tasks, counts
+
+
+def pass_k_tables(passes: int, scored: int) -> tuple[dict[str, float], dict[str, float]]:
+    at = {str(k): round(v, 6) for k, v in pass_at_k_table(scored, passes).items()}
+    hat = {str(k): round(v, 6) for k, v in pass_hat_k_table(scored, passes).items()}
+    return at, hat
+
+
+def outcome_cis(records: Sequence[TrialRecord]) -> tuple[CI | None, CI | None]:
+    scored = [r for r in records if r.status in SCORED_STATUSES]
+    outcomes = [r.status == "passed" for r in scored]
+    scores = [r.score for r in scored if r.score is not None]
+    return (
+        ci(bootstrap_pass_rate_ci(outcomes, seed=BOOTSTRAP_SEED)),
+        ci(bootstrap_ci(scores, seed=BOOTSTRAP_SEED)),
+    )
+
+
+def mean_tables(tables: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The mean of each k over tables, for k present in every table (empty if none given)."""
+    if not tables:
+        return {}
+    common = set.intersection(*(set(t) for t in tables))
+    return {k: round(sum(t[k] for t in tables) / len(tables), 6) for k in sorted(common, key=int)}
