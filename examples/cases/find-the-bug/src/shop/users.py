@@ -1,0 +1,2 @@
+def display_name(first, last):
+    return f"{first} {last}".strip()
