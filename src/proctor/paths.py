@@ -16,6 +16,9 @@
         terminal.raw        the raw byte stream the agent wrote to its terminal
         workspace.diff      what the agent changed relative to the fixture
         questions.jsonl     questions the agent asked and the answers given (when any)
+        agent-stdout.jsonl / agent-stderr.log   a headless CLI's own output streams
+        model-requests.jsonl  requests the scripted model server answered (when it was used)
+        transcript/         every native transcript file of the session, byte for byte
         stdout.log / stderr.log   setup/teardown output
         evaluators/<index>-<use>.log  output of command/external evaluators
         workspace/          the final workspace (kept for failed trials, or --keep-workspace)
@@ -90,6 +93,22 @@ class TrialPaths:
     @property
     def workspace_diff(self) -> Path:
         return self.root / "workspace.diff"
+
+    @property
+    def agent_stdout(self) -> Path:
+        return self.root / "agent-stdout.jsonl"
+
+    @property
+    def agent_stderr(self) -> Path:
+        return self.root / "agent-stderr.log"
+
+    @property
+    def model_requests(self) -> Path:
+        return self.root / "model-requests.jsonl"
+
+    @property
+    def transcript_dir(self) -> Path:
+        return self.root / "transcript"
 
     @property
     def questions(self) -> Path:

@@ -34,6 +34,12 @@ class LaunchContext:
     agent_model: str | None = None
     agent_effort: str | None = None
     provision: Provision | None = None
+    mode: Literal["headless", "interactive"] = "interactive"
+    prompt: str = ""
+    model_base_url: str | None = None
+    """The scripted model server's URL when the trial runs on it, else None (real provider)."""
+    trial_dir: Path | None = None
+    case_dir: Path | None = None
 
 
 @dataclass
@@ -42,7 +48,19 @@ class Launch:
     env: dict[str, str]
     cwd: Path
     transcript: Path | None = None
+    mode: Literal["headless", "interactive"] = "interactive"
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HeadlessReport:
+    """What an adapter read from a finished headless run's stdout and stderr."""
+
+    error: str | None = None
+    """Why the run failed, naming the cause (API, auth, quota, crash), or None."""
+    reported_cost_usd: float | None = None
+    reported_usage: dict[str, Any] | None = None
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,8 +81,12 @@ class Question:
 class AgentAdapter(Protocol):
     name: ClassVar[str]
     transcript_format: ClassVar[str]
+    default_mode: ClassVar[Literal["headless", "interactive"]]
+    modes: ClassVar[tuple[str, ...]]
 
     def version(self, profile: AgentProfile) -> str | None: ...
+
+    def headless_report(self, launch: Launch, stdout: Path, stderr: Path) -> HeadlessReport: ...
 
     def prepare(self, ctx: LaunchContext) -> Launch: ...
 
@@ -82,7 +104,12 @@ class AgentAdapter(Protocol):
 
 
 _REGISTRY: dict[str, type[AgentAdapter]] = {}
-_BUILTIN_MODULES = ("proctor.agents.scripted",)
+_BUILTIN_MODULES = (
+    "proctor.agents.scripted",
+    "proctor.agents.claude_code",
+    "proctor.agents.codex",
+    "proctor.agents.gemini_cli",
+)
 _loaded = False
 
 

@@ -5,9 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from proctor.agents.base import AgentState, Launch, LaunchContext, Question, register
+from proctor.agents.base import (
+    AgentState,
+    HeadlessReport,
+    Launch,
+    LaunchContext,
+    Question,
+    register,
+)
 from proctor.drive.pty_session import PtySession
 from proctor.models.config import AgentProfile
 from proctor.models.io import write_text_atomic
@@ -23,6 +30,8 @@ TITLE_PREFIX = "scripted · "
 class ScriptedAgent:
     name: ClassVar[str] = "scripted"
     transcript_format: ClassVar[str] = "claude-code"
+    default_mode: ClassVar[Literal["headless", "interactive"]] = "interactive"
+    modes: ClassVar[tuple[str, ...]] = ("interactive",)
 
     def version(self, profile: AgentProfile) -> str | None:
         return scripted_program.VERSION
@@ -92,3 +101,6 @@ class ScriptedAgent:
 
     def parse(self, path: Path) -> Trajectory:
         return parse_claude_transcript(path)
+
+    def headless_report(self, launch: Launch, stdout: Path, stderr: Path) -> HeadlessReport:
+        return HeadlessReport()

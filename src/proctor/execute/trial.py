@@ -16,10 +16,12 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proctor.agents.base import AgentAdapter, Launch, LaunchContext, adapter_for
 from proctor.drive.answering import answer_question
 from proctor.drive.conversation import Conversation, TurnOutcome
+from proctor.drive.headless import run_headless
 from proctor.drive.pty_session import PtySession
 from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
@@ -32,6 +34,7 @@ from proctor.models.trial import (
     CaseLabels,
     ErrorInfo,
     EvaluatorResult,
+    QuestionRecord,
     Timings,
     TranscriptInfo,
     TrialRecord,
@@ -41,6 +44,9 @@ from proctor.plan.resolve import TrialSpec
 from proctor.workspace.diff import snapshot, unified_diff
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
+
+if TYPE_CHECKING:
+    from proctor.scripted.server import ScriptedModelServer
 
 EXIT_GRACE_SEC = 3.0
 SETUP_TIMEOUT_SEC = 600.0
@@ -89,6 +95,7 @@ class TrialRunner:
         )
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
+        self.agent_failure: str | None = None
 
     def run(self) -> TrialRecord:
         t0 = time.monotonic()
@@ -145,27 +152,43 @@ class TrialRunner:
         self.timings.prepare_ms = _ms(t)
 
         t = time.monotonic()
-        launch = adapter.prepare(
-            LaunchContext(
-                workspace=self.workspace,
-                home=self.home,
-                scratch=self.scratch,
-                env=self.env,
-                profile=spec.profile,
-                plan=case.plan,
-                repeat=spec.repeat,
-                session_id=str(uuid.uuid4()),
-                condition=spec.condition,
-                agent_model=self.record.agent_model,
-                agent_effort=self.record.agent_effort,
-                provision=spec.case.provision.merged_with(spec.variant.provision),
+        self._check_version(adapter)
+        server = self._start_model_server(adapter)
+        try:
+            launch = adapter.prepare(
+                LaunchContext(
+                    workspace=self.workspace,
+                    home=self.home,
+                    scratch=self.scratch,
+                    env=self.env,
+                    profile=spec.profile,
+                    plan=case.plan,
+                    repeat=spec.repeat,
+                    session_id=str(uuid.uuid4()),
+                    condition=spec.condition,
+                    agent_model=self.record.agent_model,
+                    agent_effort=self.record.agent_effort,
+                    provision=spec.case.provision.merged_with(spec.variant.provision),
+                    mode=spec.mode or adapter.default_mode,  # type: ignore[arg-type]
+                    prompt=trial_prompt(spec),
+                    model_base_url=server.base_url if server is not None else None,
+                    trial_dir=self.paths.root,
+                    case_dir=case.path,
+                )
             )
-        )
-        outcome, conversation, exit_code = self._drive(adapter, launch)
-        self.timings.agent_ms = round(_ms(t) - conversation.react_ms, 3)
+            if launch.mode == "headless":
+                outcome, questions, exit_code = self._drive_headless(adapter, launch)
+                react_ms = 0.0
+            else:
+                outcome, conversation, exit_code = self._drive(adapter, launch)
+                questions, react_ms = conversation.questions, conversation.react_ms
+        finally:
+            if server is not None:
+                server.stop()
+        self.timings.agent_ms = round(_ms(t) - react_ms, 3)
 
         t = time.monotonic()
-        trajectory = self._collect(adapter, launch, conversation, before)
+        trajectory = self._collect(adapter, launch, questions, before)
         self._shell_lines("teardown", spec.case.teardown, fatal=False)
         self.timings.collect_ms = _ms(t)
 
@@ -215,22 +238,24 @@ class TrialRunner:
         self,
         adapter: AgentAdapter,
         launch: Launch,
-        conversation: Conversation,
+        questions: list[QuestionRecord],
         before: dict[str, bytes],
     ) -> Trajectory:
         paths = self.paths
-        assert self.session is not None
-        write_text_atomic(paths.screen_log, self.session.screen_text())
-        paths.terminal_raw.write_bytes(bytes(self.session.raw))
+        if self.session is not None:
+            write_text_atomic(paths.screen_log, self.session.screen_text())
+            paths.terminal_raw.write_bytes(bytes(self.session.raw))
         files = adapter.transcript_files(launch)
         trajectory = Trajectory(format=adapter.transcript_format)
         info = TranscriptInfo(format=adapter.transcript_format)
         if files:
             shutil.copyfile(files[0], paths.raw_transcript)
-            trajectory = adapter.parse(paths.raw_transcript)
+            if len(files) > 1:
+                copy_session_files(files, paths.transcript_dir)
+            trajectory = adapter.parse(paths.raw_transcript if len(files) == 1 else files[0])
             info.source = str(files[0])
             info.raw = paths.raw_transcript.name
-        answers = iter(conversation.questions)
+        answers = iter(questions)
         for event in trajectory.events:
             if event.type == "answer":
                 asked = next(answers, None)
@@ -244,11 +269,56 @@ class TrialRunner:
         self.record.usage = trajectory.usage
         self._process_metrics(trajectory)
         self.record.tool_calls = len(trajectory.tool_calls())
-        self.record.questions = len(conversation.questions)
-        if conversation.questions:
-            write_jsonl(paths.questions, conversation.questions)
+        self.record.questions = len(questions)
+        if questions:
+            write_jsonl(paths.questions, questions)
         write_text_atomic(paths.workspace_diff, unified_diff(before, snapshot(self.workspace)))
         return trajectory
+
+    def _check_version(self, adapter: AgentAdapter) -> None:
+        expected = self.spec.profile.version
+        found = self.record.agent_version
+        if expected is not None and found != expected:
+            raise WorkspaceError(
+                f"agent '{self.spec.agent}': version {found or 'unknown'} found, but its profile "
+                f"pins {expected}"
+            )
+
+    def _start_model_server(self, adapter: AgentAdapter) -> ScriptedModelServer | None:
+        if self.spec.backend != "scripted" or adapter.name == "scripted":
+            return None
+        from proctor.scripted.server import ScriptedModelServer
+
+        server = ScriptedModelServer(
+            self.spec.case.case.plan or {"turns": []},
+            log_path=self.paths.model_requests,
+            repeat=self.spec.repeat,
+            condition=self.spec.condition,
+        )
+        server.start()
+        return server
+
+    def _drive_headless(
+        self, adapter: AgentAdapter, launch: Launch
+    ) -> tuple[TurnOutcome, list[QuestionRecord], int | None]:
+        deadline = time.monotonic() + self.spec.case.timeout_sec
+        run = run_headless(
+            launch.argv,
+            cwd=launch.cwd,
+            env=launch.env,
+            deadline=deadline,
+            stdout=self.paths.agent_stdout,
+            stderr=self.paths.agent_stderr,
+        )
+        self.record.exit_code = run.exit_code
+        if run.kind == "timeout":
+            return TurnOutcome("timeout"), [], None
+        report = adapter.headless_report(launch, self.paths.agent_stdout, self.paths.agent_stderr)
+        self.record.reported_cost_usd = report.reported_cost_usd
+        self.agent_failure = report.error
+        if run.exit_code == 0 and report.error is None:
+            return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms), [], 0
+        return TurnOutcome("exited", elapsed_ms=run.elapsed_ms), [], run.exit_code
 
     def _process_metrics(self, trajectory: Trajectory) -> None:
         config = self.spec.case.case.config
@@ -304,7 +374,9 @@ class TrialRunner:
             [r for r in results if not r.error], threshold
         )
         rec.passed, rec.score = passed, score
-        if outcome.kind == "exited" and exit_code not in (0, None):
+        if self.agent_failure is not None:
+            self._fail("agent-error", self.agent_failure)
+        elif outcome.kind == "exited" and exit_code not in (0, None):
             self._fail("agent-error", f"agent exited with code {exit_code} before its turn ended")
         elif outcome.kind == "exited" and exit_code is None:
             self._fail("agent-error", "agent closed its terminal and did not exit")
@@ -334,6 +406,16 @@ class TrialRunner:
             except OSError:
                 pass
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def copy_session_files(files: list[Path], dest: Path) -> None:
+    """Copy every native file of the session byte for byte, keeping names unique."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for i, path in enumerate(files):
+        target = dest / path.name
+        if target.exists():
+            target = dest / f"{i}-{path.name}"
+        shutil.copyfile(path, target)
 
 
 def trial_prompt(spec: TrialSpec) -> str:

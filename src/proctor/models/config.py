@@ -118,6 +118,7 @@ class CaseConfig(Expectations):
     conditions: dict[str, Condition] | None = None
     agent_model: str | None = None
     agent_effort: str | None = None
+    mode: Literal["headless", "interactive"] | None = None
 
 
 class AgentProfile(UserModel):
@@ -130,6 +131,13 @@ class AgentProfile(UserModel):
     agent: str | None = None
     binary: str | None = None
     mode: Literal["headless", "interactive"] | None = None
+    backend: Literal["provider", "scripted"] | None = None
+    """``scripted``: run on proctor's scripted model server (zero tokens); else the provider."""
+    permission_mode: str | None = None
+    agent_model: str | None = None
+    agent_effort: str | None = None
+    version: str | None = None
+    """The CLI version this profile expects; a different one makes every trial an infra-error."""
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     forward_env: list[str] = Field(default_factory=list)
@@ -180,3 +188,7 @@ class CliOverrides(UserModel):
     conditions: list[str] = Field(default_factory=list)
     first_condition: str | None = None
     source_root: str | None = None
+    mode: Literal["headless", "interactive"] | None = None
+    model: Literal["provider", "scripted"] | None = None
+    agent_models: dict[str, str] = Field(default_factory=dict)
+    agent_efforts: dict[str, str] = Field(default_factory=dict)

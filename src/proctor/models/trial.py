@@ -103,6 +103,8 @@ class TrialRecord(RecordModel):
     usage: dict[str, ModelUsage] = Field(default_factory=dict)
     transcript: TranscriptInfo = Field(default_factory=TranscriptInfo)
     exit_code: int | None = None
+    reported_cost_usd: float | None = None
+    """The cost the agent CLI reported itself (e.g. Claude Code's ``total_cost_usd``)."""
     questions: int = 0
     tool_calls: int = 0
     error: ErrorInfo | None = None

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from proctor.agents.base import known_agent_ids
+from proctor.agents.base import adapter_for, known_agent_ids
 from proctor.discover.folders import Discovery, load_json_file
 from proctor.errors import ConfigError, DiscoveryError
 from proctor.evaluators.base import EvaluatorSpec
@@ -113,6 +113,11 @@ class TrialSpec:
     variant: Condition = field(default_factory=Condition)
     metrics: MetricsConfig | None = None
     pricing: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    mode: str | None = None
+    """``headless`` or ``interactive``; None means the adapter's default."""
+    backend: str = "provider"
+    agent_model: str | None = None
+    agent_effort: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -231,6 +236,17 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
     )
 
 
+def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOverrides) -> str:
+    """``--mode`` > the case's ``mode`` > the profile's ``mode`` > the adapter's default."""
+    adapter = adapter_for(agent, {agent: profile})
+    mode = cli.mode or rc.case.config.mode or profile.mode or adapter.default_mode
+    if mode not in adapter.modes:
+        raise ConfigError(
+            f"agent '{agent}' cannot run in {mode} mode (it supports: {', '.join(adapter.modes)})"
+        )
+    return mode
+
+
 def metrics_config(top: TopConfig, where: Path | None) -> MetricsConfig | None:
     if top.metrics is None:
         return None
@@ -297,10 +313,15 @@ def build_plan(
     pricing = price_table(top)
     trials: list[TrialSpec] = []
     for rc in resolved:
+        trial_modes = {
+            agent: resolve_mode(rc, agent, top.codingagents.get(agent, AgentProfile()), cli)
+            for agent in rc.agents
+        }
         for agent in rc.agents:
             profile = top.codingagents.get(agent, AgentProfile())
             for repeat in range(1, rc.repeats + 1):
                 for name in condition_order(list(rc.conditions), repeat, cli.first_condition):
+                    variant = rc.conditions[name]
                     trials.append(
                         TrialSpec(
                             rc,
@@ -309,9 +330,19 @@ def build_plan(
                             repeat,
                             profile,
                             len(trials),
-                            rc.conditions[name],
+                            variant,
                             metrics,
                             pricing,
+                            mode=trial_modes[agent],
+                            backend=cli.model or profile.backend or "provider",
+                            agent_model=variant.agent_model
+                            or cli.agent_models.get(agent)
+                            or rc.agent_model
+                            or profile.agent_model,
+                            agent_effort=variant.agent_effort
+                            or cli.agent_efforts.get(agent)
+                            or rc.agent_effort
+                            or profile.agent_effort,
                         )
                     )
     out = Path(cli.out or top.out or DEFAULT_OUT)
