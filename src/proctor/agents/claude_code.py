@@ -29,6 +29,7 @@ from proctor.agents.cli_base import (
     running_as_root,
     write_json,
 )
+from proctor.agents.hook_markers import MARKERS_FILE, instrument_plugin_hooks
 from proctor.agents.provisioning import entry_field, materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.models.config import AgentProfile
@@ -139,9 +140,10 @@ class ClaudeCode:
         if provision is None:
             return args
         for entry in provision.plugins:
-            dest = materialise_addon(
-                entry, ctx.case_dir, "plugins", ctx.scratch / "plugins" / entry.name
-            )
+            dest = ctx.scratch / "plugins" / entry.name
+            materialise_addon(entry, ctx.case_dir, "plugins", dest)
+            if ctx.trial_dir is not None:
+                instrument_plugin_hooks(dest, entry.name, ctx.trial_dir / MARKERS_FILE)
             args += ["--plugin-dir", str(dest)]
         for entry in provision.skills:
             materialise_addon(entry, ctx.case_dir, "skills", config_dir / "skills" / entry.name)

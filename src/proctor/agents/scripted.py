@@ -31,7 +31,8 @@ class ScriptedAgent:
     name: ClassVar[str] = "scripted"
     transcript_format: ClassVar[str] = "claude-code"
     default_mode: ClassVar[Literal["headless", "interactive"]] = "interactive"
-    modes: ClassVar[tuple[str, ...]] = ("interactive",)
+    # Always a program in a terminal; "headless" is accepted so --mode applies to every agent.
+    modes: ClassVar[tuple[str, ...]] = ("interactive", "headless")
 
     def version(self, profile: AgentProfile) -> str | None:
         return scripted_program.VERSION

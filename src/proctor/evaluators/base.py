@@ -68,6 +68,7 @@ _BUILTIN_MODULES = (
     "proctor.evaluators.command",
     "proctor.evaluators.trajectory_check",
     "proctor.evaluators.external",
+    "proctor.evaluators.addons",
 )
 _loaded = False
 

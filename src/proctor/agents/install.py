@@ -1,0 +1,66 @@
+"""Installing the pinned agent CLIs from the npm registry into a project-local folder.
+
+``proctor agents install`` (and ``make test``) put them in ``./.agents``, where proctor finds
+them without any PATH change. Already-installed pinned versions are reused.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from proctor.errors import AgentError
+
+#: npm package → version. The versions proctor's contract tests and goldens were made with.
+PINNED: dict[str, str] = {
+    "@anthropic-ai/claude-code": "2.1.197",
+    "@openai/codex": "0.171.0",
+    "@google/gemini-cli": "0.61.0",
+}
+#: agent id → (npm package, binary name).
+PACKAGES: dict[str, tuple[str, str]] = {
+    "claude-code": ("@anthropic-ai/claude-code", "claude"),
+    "codex": ("@openai/codex", "codex"),
+    "gemini-cli": ("@google/gemini-cli", "gemini"),
+}
+
+
+def installed_version(folder: Path, package: str) -> str | None:
+    manifest = folder / "node_modules" / package / "package.json"
+    try:
+        version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    except (OSError, json.JSONDecodeError):
+        return None
+    return str(version) if version else None
+
+
+def missing_pins(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
+    return [f"{p}@{v}" for p, v in pins.items() if installed_version(folder, p) != v]
+
+
+def install_agents(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
+    """Install what is missing; return the ``package@version`` specs installed."""
+    missing = missing_pins(folder, pins)
+    if not missing:
+        return []
+    npm = shutil.which("npm")
+    if npm is None:
+        raise AgentError("npm was not found on PATH; install Node.js and npm to install agent CLIs")
+    folder.mkdir(parents=True, exist_ok=True)
+    argv = [
+        npm,
+        "install",
+        "--prefix",
+        str(folder),
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        "--foreground-scripts",
+        *missing,
+    ]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise AgentError(f"npm install failed ({proc.returncode}): {proc.stderr.strip()[-600:]}")
+    return missing

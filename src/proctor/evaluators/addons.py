@@ -1,0 +1,144 @@
+"""Did the add-on actually fire? ``hook-transcript-check`` and ``skill-loaded``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import Field
+
+from proctor.agents.hook_markers import MARKERS_FILE, declared_hooks, read_markers
+from proctor.evaluators.base import (
+    EvaluationContext,
+    EvaluatorParams,
+    EvaluatorSpec,
+    error_result,
+    register,
+    scored_result,
+)
+from proctor.models.trial import EvaluatorResult
+
+PLUGIN_ROOT_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
+
+
+class HookCheckParams(EvaluatorParams):
+    plugin_manifest: str = Field(min_length=1)
+    """The plugin's ``hooks/hooks.json``, relative to the case folder."""
+    ignore_events: list[str] = Field(default_factory=lambda: ["PostCompact"])
+    require_commands: bool = True
+
+
+def _core(command: str) -> str:
+    """The part of a hook command that survives path expansion (after the plugin root)."""
+    for var in PLUGIN_ROOT_VARS:
+        if var in command:
+            return command.split(var, 1)[1]
+    return command
+
+
+@register
+class HookTranscriptCheck:
+    """Every hook event the plugin declares fired and ran the plugin's own command.
+
+    Evidence: hook events in the transcript (attachments, stop-hook summaries) and proctor's
+    capture markers (``hook-markers.jsonl``, written by the provisioned copy of the plugin).
+    With no hook evidence at all the check fails loudly instead of passing.
+    """
+
+    name: ClassVar[str] = "hook-transcript-check"
+    Params: ClassVar[type[EvaluatorParams]] = HookCheckParams
+
+    def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
+        params = spec.params
+        assert isinstance(params, HookCheckParams)
+        manifest = Path(params.plugin_manifest)
+        manifest = manifest if manifest.is_absolute() else ctx.case_dir / manifest
+        try:
+            declared = declared_hooks(manifest)
+        except (OSError, ValueError, AttributeError) as exc:
+            return error_result(spec, f"cannot read plugin manifest {manifest}: {exc}")
+        checked = {e: c for e, c in declared.items() if e not in params.ignore_events}
+        transcript = [e for e in ctx.trajectory.events if e.type == "hook"]
+        markers = read_markers(ctx.trial.root / MARKERS_FILE)
+        fired, matched, missing = [], [], []
+        for event, commands in checked.items():
+            cores = [_core(c) for c in commands]
+            t_hits = [h for h in transcript if h.hook_event == event]
+            m_hits = [m for m in markers if m.get("event") == event]
+            if not t_hits and not m_hits:
+                missing.append(event)
+                continue
+            fired.append(event)
+            ran_own = any(m.get("command") in commands for m in m_hits) or any(
+                any(core and core in (h.command or "") for core in cores) for h in t_hits
+            )
+            if ran_own:
+                matched.append(event)
+        metrics = {
+            "hook_events_declared": float(len(declared)),
+            "hook_events_checked": float(len(checked)),
+            "hook_events_fired": float(len(fired)),
+            "hook_events_plugin_matched": float(len(matched)),
+        }
+        if not transcript and not markers:
+            return scored_result(
+                spec,
+                passed=False,
+                message="no hook evidence at all: neither transcript hook entries nor proctor "
+                "capture markers (was the plugin provisioned?)",
+                metrics=metrics,
+            )
+        ok = not missing and (not params.require_commands or len(matched) == len(checked))
+        score = (
+            100.0 * (len(matched) if params.require_commands else len(fired)) / max(len(checked), 1)
+        )
+        unmatched = sorted(set(fired) - set(matched))
+        message = (
+            f"{len(fired)}/{len(checked)} hook events fired, {len(matched)} ran the plugin's "
+            f"own command"
+            + (f"; never fired: {', '.join(missing)}" if missing else "")
+            + (f"; fired without the plugin's command: {', '.join(unmatched)}" if unmatched else "")
+        )
+        return scored_result(
+            spec,
+            passed=ok,
+            score=score,
+            message=message,
+            metrics=metrics,
+            missing=missing,
+            unmatched=unmatched,
+        )
+
+
+class SkillLoadedParams(EvaluatorParams):
+    name: str = Field(min_length=1)
+
+
+@register
+class SkillLoaded:
+    """The agent invoked the skill (a Skill tool call or a skill event) or read its files."""
+
+    name: ClassVar[str] = "skill-loaded"
+    Params: ClassVar[type[EvaluatorParams]] = SkillLoadedParams
+
+    def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
+        params = spec.params
+        assert isinstance(params, SkillLoadedParams)
+        wanted = params.name
+        evidence = []
+        for event in ctx.trajectory.events:
+            if event.type == "skill" and (event.name or "").split(":")[-1] == wanted:
+                evidence.append("skill event")
+            elif (
+                event.type == "tool_call"
+                and event.kind == "read"
+                and any(f"skills/{wanted}/" in f for f in event.files or [])
+            ):
+                evidence.append(f"read {', '.join(event.files or [])}")
+        return scored_result(
+            spec,
+            passed=bool(evidence),
+            message=f"skill '{wanted}' " + ("was loaded" if evidence else "was never loaded"),
+            metrics={"skill_loads": float(len(evidence))},
+            evidence=evidence[:10],
+        )
