@@ -86,3 +86,37 @@ def make_display(mirror: bool) -> PlainProgress | BarProgress:
     if sys.stderr.isatty() and not mirror:
         return BarProgress()
     return PlainProgress()
+
+
+class CostWarnings:
+    """One warning per unpriced model, and one when the run's cost passes the budget."""
+
+    def __init__(self, budget_usd: float | None, stream: TextIO | None = None) -> None:
+        self.budget = budget_usd
+        self.stream = stream or sys.stderr
+        self.spent = 0.0
+        self.warned_models: set[str] = set()
+        self.warned_budget = False
+
+    def __call__(self, event: RunEvent) -> None:
+        if not isinstance(event, TrialFinished):
+            return
+        cost = event.record.cost
+        for model in cost.unpriced:
+            if model not in self.warned_models:
+                self.warned_models.add(model)
+                print(
+                    f"proctor: warning: no price for model '{model}' in the pricing map; "
+                    "its tokens are reported without dollars",
+                    file=self.stream,
+                    flush=True,
+                )
+        self.spent += sum(v for v in cost.by_model.values() if v is not None)
+        if self.budget is not None and self.spent > self.budget and not self.warned_budget:
+            self.warned_budget = True
+            print(
+                f"proctor: warning: estimated cost ${self.spent:.2f} passed the budget of "
+                f"${self.budget:.2f}; the run goes on",
+                file=self.stream,
+                flush=True,
+            )

@@ -23,6 +23,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("proctor.cli.run", "Run a suite of cases and gate on the results."),
     "validate": ("proctor.cli.validate", "Check case folders and configuration; run nothing."),
     "report": ("proctor.cli.report", "Recompute statistics, gate and exit code of a stored run."),
+    "compare": ("proctor.cli.compare", "Compare conditions within a run, or two runs."),
+    "parse": ("proctor.cli.parse", "Print the normalised trajectory of a native transcript."),
+    "agents": ("proctor.cli.agents", "List agent adapters and their CLIs; install pinned CLIs."),
+    "model": ("proctor.cli.model", "Run proctor's scripted model server."),
 }
 
 

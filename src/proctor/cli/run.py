@@ -30,6 +30,36 @@ log = logging.getLogger("proctor")
     type=click.Path(path_type=Path, file_okay=False),
     help="Where task files' repository labels are resolved (read only).",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["headless", "interactive"]),
+    help="Drive every agent headless or in its terminal UI.",
+)
+@click.option(
+    "--model",
+    "backend",
+    type=click.Choice(["scripted", "provider"]),
+    help="scripted: real CLIs talk to proctor's scripted model server (zero tokens).",
+)
+@click.option(
+    "--agent-model",
+    "agent_models",
+    multiple=True,
+    metavar="ID=MODEL",
+    help="The model agent ID is asked to use (repeatable).",
+)
+@click.option(
+    "--agent-effort",
+    "agent_efforts",
+    multiple=True,
+    metavar="ID=EFFORT",
+    help="The reasoning effort agent ID is asked to use (repeatable).",
+)
+@click.option(
+    "--budget-usd",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Warn once when the estimated cost passes this; never abort.",
+)
 @click.option("--repeats", type=click.IntRange(min=1), help="Repeats per case × agent.")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Trials run at the same time.")
 @click.option(
@@ -56,6 +86,11 @@ def command(
     conditions: tuple[str, ...],
     first_condition: str | None,
     source_root: Path | None,
+    mode: str | None,
+    backend: str | None,
+    agent_models: tuple[str, ...],
+    agent_efforts: tuple[str, ...],
+    budget_usd: float | None,
     repeats: int | None,
     concurrency: int | None,
     timeout_sec: float | None,
@@ -71,7 +106,7 @@ def command(
     Exit codes: 0 every gate passed; 1 a gate failed; 2 configuration error or nothing
     runnable; 3 some trials errored but every gate passed; 130 interrupted.
     """
-    from proctor.cli.display import make_display
+    from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
     from proctor.execute.run import execute_plan
     from proctor.models.config import CliOverrides
@@ -92,6 +127,10 @@ def command(
         conditions=list(conditions),
         first_condition=first_condition,
         source_root=str(source_root) if source_root else None,
+        mode=mode,
+        model=backend,
+        agent_models=_pairs("--agent-model", agent_models),
+        agent_efforts=_pairs("--agent-effort", agent_efforts),
     )
     plan, raw_config = load_run_plan(source, config, overrides, Path.cwd())
     for skipped in plan.skipped:
@@ -106,7 +145,7 @@ def command(
         raw_config=raw_config,
         argv=["proctor", *sys.argv[1:]],
         source=source,
-        subscribers=[make_display(mirror)],
+        subscribers=[make_display(mirror), CostWarnings(budget_usd or plan.top.budget_usd)],
     )
     if as_json:
         click.echo(model_to_json(result.suite), nl=False)
@@ -118,3 +157,15 @@ def command(
         err=True,
     )
     return result.suite.exit_code
+
+
+def _pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:
+    from proctor.errors import ConfigError
+
+    pairs = {}
+    for value in values:
+        agent, sep, setting = value.partition("=")
+        if not sep or not agent or not setting:
+            raise ConfigError(f"{option} {value!r}: expected ID=VALUE, e.g. claude-code=opus")
+        pairs[agent] = setting
+    return pairs

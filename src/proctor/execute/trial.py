@@ -29,9 +29,10 @@ from proctor.evaluators.combiners import COMBINERS
 from proctor.execute.processes import kill_group, run_captured
 from proctor.metrics import compute_process_metrics, evaluate_rules
 from proctor.models.io import write_jsonl, write_record, write_text_atomic
-from proctor.models.trajectory import Trajectory
+from proctor.models.trajectory import ModelUsage, Trajectory
 from proctor.models.trial import (
     CaseLabels,
+    CostInfo,
     ErrorInfo,
     EvaluatorResult,
     QuestionRecord,
@@ -267,6 +268,7 @@ class TrialRunner:
         info.coverage = trajectory.coverage
         self.record.transcript = info
         self.record.usage = trajectory.usage
+        self.record.cost = price_usage(trajectory.usage, self.spec.pricing)
         self._process_metrics(trajectory)
         self.record.tool_calls = len(trajectory.tool_calls())
         self.record.questions = len(questions)
@@ -406,6 +408,30 @@ class TrialRunner:
             except OSError:
                 pass
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def price_usage(
+    usage: dict[str, ModelUsage], pricing: dict[str, tuple[float, float, float, float]]
+) -> CostInfo:
+    """Dollars per model from per-million prices (input, output, cache read, cache write)."""
+    cost = CostInfo()
+    total = 0.0
+    for model, u in usage.items():
+        price = pricing.get(model)
+        if price is None:
+            cost.by_model[model] = None
+            cost.unpriced.append(model)
+            continue
+        usd = (
+            u.input_tokens * price[0]
+            + u.output_tokens * price[1]
+            + u.cache_read_tokens * price[2]
+            + u.cache_write_tokens * price[3]
+        ) / 1_000_000
+        cost.by_model[model] = round(usd, 6)
+        total += usd
+    cost.total_usd = None if cost.unpriced else round(total, 6)
+    return cost
 
 
 def copy_session_files(files: list[Path], dest: Path) -> None:

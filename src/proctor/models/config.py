@@ -161,6 +161,8 @@ class TopConfig(UserModel):
     concurrency: PositiveInt | None = None
     out: str | None = None
     pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    budget_usd: float | None = Field(default=None, gt=0)
+    """Warn once when the run's priced cost passes this; never abort."""
     # Defaults for every case, overridden by a case's own config.json.
     agents: list[str] | None = Field(default=None, min_length=1)
     timeout_sec: PositiveFloat | None = None
@@ -192,3 +194,4 @@ class CliOverrides(UserModel):
     model: Literal["provider", "scripted"] | None = None
     agent_models: dict[str, str] = Field(default_factory=dict)
     agent_efforts: dict[str, str] = Field(default_factory=dict)
+    budget_usd: float | None = None

@@ -98,6 +98,9 @@ class GroupStats(_Camel):
     """Trials that changed code (the denominator of the rule counts)."""
     rule_counts: dict[str, int] = Field(default_factory=dict)
     labels: dict[str, str] = Field(default_factory=dict)
+    cost_usd: float | None = None
+    """Dollars over the group's priced models (see ``unpricedModels``)."""
+    unpriced_models: list[str] = Field(default_factory=list)
 
 
 class SuiteTotals(_Camel):
@@ -120,6 +123,8 @@ class SuiteTotals(_Camel):
     rule_counts: dict[str, int] = Field(default_factory=dict)
     wall_ms: float | None = None
     """Wall-clock time of the whole run (from run.json), when known."""
+    cost_usd: float | None = None
+    unpriced_models: list[str] = Field(default_factory=list)
 
 
 class SuiteRecord(RecordModel):

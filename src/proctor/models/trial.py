@@ -87,6 +87,16 @@ class CaseLabels(_Camel):
     goal_shape: str | None = None
 
 
+class CostInfo(_Camel):
+    """Dollars, only from the configuration's ``pricing`` map; additive only as a total."""
+
+    total_usd: float | None = None
+    """None when any model used is unpriced."""
+    by_model: dict[str, float | None] = Field(default_factory=dict)
+    unpriced: list[str] = Field(default_factory=list)
+    source: str = "agent"
+
+
 class TrialRecord(RecordModel):
     case: str
     agent: str
@@ -103,6 +113,7 @@ class TrialRecord(RecordModel):
     usage: dict[str, ModelUsage] = Field(default_factory=dict)
     transcript: TranscriptInfo = Field(default_factory=TranscriptInfo)
     exit_code: int | None = None
+    cost: CostInfo = Field(default_factory=CostInfo)
     reported_cost_usd: float | None = None
     """The cost the agent CLI reported itself (e.g. Claude Code's ``total_cost_usd``)."""
     questions: int = 0

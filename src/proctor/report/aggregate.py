@@ -25,6 +25,7 @@ from proctor.models.suite import (
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
 from proctor.report.effort import (
+    cost_rollup,
     effort_stats,
     mean_tables,
     outcome_cis,
@@ -102,6 +103,7 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
     rate_ci, score_ci = outcome_cis(records)
     tasks, rules = rule_counts(records)
     labels = {k: v for k, v in first.labels.model_dump(by_alias=True).items() if v is not None}
+    cost, unpriced = cost_rollup(records)
     return GroupStats(
         case=first.case,
         agent=first.agent,
@@ -127,6 +129,8 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         tasks=tasks,
         rule_counts=rules,
         labels=labels,
+        cost_usd=cost,
+        unpriced_models=unpriced,
     )
 
 
@@ -185,6 +189,8 @@ def aggregate(
         tasks=tasks,
         rule_counts=rules,
         wall_ms=wall_ms,
+        cost_usd=cost_rollup(records)[0],
+        unpriced_models=cost_rollup(records)[1],
     )
     return SuiteRecord(
         run_id=run_id,

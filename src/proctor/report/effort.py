@@ -102,3 +102,17 @@ def mean_tables(tables: Sequence[dict[str, float]]) -> dict[str, float]:
         return {}
     common = set.intersection(*(set(t) for t in tables))
     return {k: round(sum(t[k] for t in tables) / len(tables), 6) for k in sorted(common, key=int)}
+
+
+def cost_rollup(records: Sequence[TrialRecord]) -> tuple[float | None, list[str]]:
+    """(dollars summed over priced models, or None when nothing was priced; unpriced models)."""
+    total, priced = 0.0, False
+    unpriced: set[str] = set()
+    for r in records:
+        for model, usd in r.cost.by_model.items():
+            if usd is None:
+                unpriced.add(model)
+            else:
+                total += usd
+                priced = True
+    return (round(total, 6) if priced else None), sorted(unpriced)

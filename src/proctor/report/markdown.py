@@ -81,6 +81,10 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
         f"median trial {_secs(t.time.median_trial_ms)}",
     ]
+    if t.cost_usd is not None or t.unpriced_models:
+        cost = "n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+        extra = f" (unpriced: {', '.join(t.unpriced_models)})" if t.unpriced_models else ""
+        lines.append(f"- Cost: {cost}{extra}")
     gate = suite.gate.model_dump(by_alias=True, exclude_none=True)
     lines.append(
         "- Gate: " + (", ".join(f"{k} {v}" for k, v in gate.items()) or "none (always passes)")
