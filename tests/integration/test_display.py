@@ -67,3 +67,24 @@ def test_bar_progress_counts_outcomes() -> None:
         display(event)  # type: ignore[arg-type]
     assert display.counts == {"passed": 1, "failed": 1, "errors": 0}
     assert display.progress.tasks[0].completed == 2
+
+
+def test_cost_warnings_once_per_model_and_once_for_the_budget() -> None:
+    from proctor.cli.display import CostWarnings
+    from proctor.models.trial import CostInfo
+
+    stream = io.StringIO()
+    warn = CostWarnings(budget_usd=1.0, stream=stream)
+    for _ in range(3):
+        record = TrialRecord(
+            case="c",
+            agent="a",
+            repeat=1,
+            status="passed",
+            cost=CostInfo(by_model={"priced": 0.6, "free": None}, unpriced=["free"]),
+        )
+        warn(TrialFinished(record))
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2
+    assert "no price for model 'free'" in lines[0]
+    assert "passed the budget of $1.00; the run goes on" in lines[1]

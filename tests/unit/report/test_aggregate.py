@@ -119,8 +119,12 @@ def test_cost_is_priced_only_from_the_pricing_map() -> None:
     from proctor.execute.trial import price_usage
     from proctor.models.trajectory import ModelUsage
 
-    usage = {"m-priced": ModelUsage(input_tokens=1_000_000, output_tokens=500_000, cache_read_tokens=2_000_000),
-             "m-free": ModelUsage(input_tokens=10)}
+    usage = {
+        "m-priced": ModelUsage(
+            input_tokens=1_000_000, output_tokens=500_000, cache_read_tokens=2_000_000
+        ),
+        "m-free": ModelUsage(input_tokens=10),
+    }
     cost = price_usage(usage, {"m-priced": (3.0, 15.0, 0.3, 3.75)})
     assert cost.by_model == {"m-priced": 3.0 + 7.5 + 0.6, "m-free": None}
     assert cost.total_usd is None and cost.unpriced == ["m-free"]
@@ -128,4 +132,9 @@ def test_cost_is_priced_only_from_the_pricing_map() -> None:
     records[0].cost = cost
     suite = aggregate(records, ALL_PASS, run_id="r")
     assert suite.totals.cost_usd == 11.1 and suite.totals.unpriced_models == ["m-free"]
-    assert price_usage({"m-priced": ModelUsage(output_tokens=1_000_000)}, {"m-priced": (3.0, 15.0, 0.3, 3.75)}).total_usd == 15.0
+    assert (
+        price_usage(
+            {"m-priced": ModelUsage(output_tokens=1_000_000)}, {"m-priced": (3.0, 15.0, 0.3, 3.75)}
+        ).total_usd
+        == 15.0
+    )
