@@ -9,7 +9,7 @@ DEMO_OUT ?= proctor-results
 # `proctor run` exits 1 there, and `make demo` checks that it does.
 DEMO_EXPECTED_EXIT := 1
 
-.PHONY: demo test check bench schemas clean
+.PHONY: demo test check bench schemas clean agents goldens
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,10 @@ demo: $(STAMP)
 	  echo "proctor run exited $$code (the example suite is documented to exit $(DEMO_EXPECTED_EXIT))"; \
 	  test $$code -eq $(DEMO_EXPECTED_EXIT)
 
-test: $(TEST_STAMP)
+agents: $(STAMP)
+	$(BIN)/proctor agents install
+
+test: $(TEST_STAMP) agents
 	$(BIN)/python -m pytest -n 2 -q
 
 check: $(TEST_STAMP)

@@ -55,6 +55,9 @@ log = logging.getLogger("proctor")
     metavar="ID=EFFORT",
     help="The reasoning effort agent ID is asked to use (repeatable).",
 )
+@click.option("--fast-model", help="provider/model for the fast role (classification).")
+@click.option("--workhorse-model", help="provider/model for the workhorse role (answers).")
+@click.option("--judge-model", help="provider/model for the judge role (llm-judge).")
 @click.option(
     "--budget-usd",
     type=click.FloatRange(min=0, min_open=True),
@@ -90,6 +93,9 @@ def command(
     backend: str | None,
     agent_models: tuple[str, ...],
     agent_efforts: tuple[str, ...],
+    fast_model: str | None,
+    workhorse_model: str | None,
+    judge_model: str | None,
     budget_usd: float | None,
     repeats: int | None,
     concurrency: int | None,
@@ -131,6 +137,15 @@ def command(
         model=backend,
         agent_models=_pairs("--agent-model", agent_models),
         agent_efforts=_pairs("--agent-effort", agent_efforts),
+        role_models={
+            role: value
+            for role, value in (
+                ("fast", fast_model),
+                ("workhorse", workhorse_model),
+                ("judge", judge_model),
+            )
+            if value
+        },
     )
     plan, raw_config = load_run_plan(source, config, overrides, Path.cwd())
     for skipped in plan.skipped:

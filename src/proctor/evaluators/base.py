@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
@@ -21,6 +21,9 @@ from proctor.models.errors_format import describe_validation_error
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import EvaluatorResult
 from proctor.paths import TrialPaths
+
+if TYPE_CHECKING:
+    from proctor.llm.roles import RoleSet
 
 COMMON_KEYS = {"use", "gate", "weight", "label"}
 
@@ -53,6 +56,7 @@ class EvaluationContext:
     raw_transcript: Path | None
     env: dict[str, str] = field(default_factory=dict)
     timed_out: bool = False
+    roles: RoleSet | None = None
 
 
 class Evaluator(Protocol):
@@ -69,6 +73,7 @@ _BUILTIN_MODULES = (
     "proctor.evaluators.trajectory_check",
     "proctor.evaluators.external",
     "proctor.evaluators.addons",
+    "proctor.evaluators.llm_judge",
 )
 _loaded = False
 

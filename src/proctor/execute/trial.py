@@ -347,6 +347,7 @@ class TrialRunner:
             else None,
             env=self.env,
             timed_out=timed_out,
+            roles=self.spec.roles,
         )
         results = []
         for spec in self.spec.case.evaluators:
@@ -364,7 +365,35 @@ class TrialRunner:
                 )
             results.append(result)
         self.record.evaluators = results
+        self._harness_usage()
         return results
+
+    def _harness_usage(self) -> None:
+        if self.spec.roles is None:
+            return
+        for call in self.spec.roles.calls():
+            key = f"{call.role}:{call.model}"
+            usage = self.record.harness_usage.setdefault(key, ModelUsage())
+            usage.add(
+                ModelUsage(
+                    input_tokens=call.input_tokens,
+                    output_tokens=call.output_tokens,
+                    responses=1 if call.ok else 0,
+                )
+            )
+            self.record.harness_calls.append(
+                {
+                    "role": call.role,
+                    "model": call.model,
+                    "inputTokens": call.input_tokens,
+                    "outputTokens": call.output_tokens,
+                    "latencyMs": round(call.latency_ms, 3),
+                    "attempts": call.attempts,
+                    "ok": call.ok,
+                    "error": call.error,
+                }
+            )
+        self.spec.roles.reset_calls()
 
     def _verdict(
         self, outcome: TurnOutcome, exit_code: int | None, results: list[EvaluatorResult]

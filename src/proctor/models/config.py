@@ -119,6 +119,8 @@ class CaseConfig(Expectations):
     agent_model: str | None = None
     agent_effort: str | None = None
     mode: Literal["headless", "interactive"] | None = None
+    models: dict[str, str] = Field(default_factory=dict)
+    """Harness roles for this case: ``fast``, ``workhorse``, ``judge`` → ``provider/model``."""
 
 
 class AgentProfile(UserModel):
@@ -170,6 +172,9 @@ class TopConfig(UserModel):
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
     env: dict[str, str] = Field(default_factory=dict)
     conditions: dict[str, Condition] | None = None
+    models: dict[str, str] = Field(default_factory=dict)
+    """Harness roles: ``fast``, ``workhorse``, ``judge`` (defaults to workhorse) →
+    ``provider/model``."""
     metrics: dict[str, Any] | None = None
     """Process-metric settings (``proctor.metrics.MetricsConfig``: check patterns, thresholds)."""
 
@@ -195,3 +200,4 @@ class CliOverrides(UserModel):
     agent_models: dict[str, str] = Field(default_factory=dict)
     agent_efforts: dict[str, str] = Field(default_factory=dict)
     budget_usd: float | None = None
+    role_models: dict[str, str] = Field(default_factory=dict)

@@ -114,6 +114,10 @@ class TrialRecord(RecordModel):
     transcript: TranscriptInfo = Field(default_factory=TranscriptInfo)
     exit_code: int | None = None
     cost: CostInfo = Field(default_factory=CostInfo)
+    harness_usage: dict[str, ModelUsage] = Field(default_factory=dict)
+    """Tokens of proctor's own model roles, keyed ``role:provider/model``."""
+    harness_calls: list[dict[str, Any]] = Field(default_factory=list)
+    """One entry per harness model call: role, model, tokens, latency, attempts, error."""
     reported_cost_usd: float | None = None
     """The cost the agent CLI reported itself (e.g. Claude Code's ``total_cost_usd``)."""
     questions: int = 0

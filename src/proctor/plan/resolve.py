@@ -19,6 +19,7 @@ from proctor.discover.folders import Discovery, load_json_file
 from proctor.errors import ConfigError, DiscoveryError
 from proctor.evaluators.base import EvaluatorSpec
 from proctor.evaluators.combiners import COMBINERS
+from proctor.llm.roles import RoleSet
 from proctor.metrics import MetricsConfig
 from proctor.models.case import Case, SkippedCase
 from proctor.models.config import (
@@ -118,6 +119,7 @@ class TrialSpec:
     backend: str = "provider"
     agent_model: str | None = None
     agent_effort: str | None = None
+    roles: RoleSet | None = None
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -236,6 +238,48 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
     )
 
 
+def resolve_roles(
+    cases: list[ResolvedCase],
+    top: TopConfig,
+    cli: CliOverrides,
+    config_path: Path | None,
+    cwd: Path,
+) -> dict[str, RoleSet]:
+    """Role → model per case, with keys resolved once; fails before any trial when a role a
+    case needs has no key."""
+    from proctor.llm.refs import ModelRef, parse_ref
+    from proctor.llm.roles import build_roles, role_refs
+    from proctor.llm.secrets import environment, load_dotenv
+
+    env, dotenv = environment(), load_dotenv(cwd)
+    out: dict[str, RoleSet] = {}
+    for rc in cases:
+        where = str(rc.case.path / "config.json")
+        refs = role_refs(
+            [
+                (str(config_path or "proctor.json") + ": models", top.models),
+                (where + ": models", rc.case.config.models),
+                ("--<role>-model", cli.role_models),
+            ]
+        )
+        needed: dict[str, ModelRef] = {}
+        for spec in rc.evaluators:
+            if spec.use != "llm-judge":
+                continue
+            model = getattr(spec.params, "model", None)
+            if model:
+                needed["judge"] = parse_ref(model, f"{where}: evaluators[{spec.index}].model")
+            elif "judge" in refs:
+                needed["judge"] = refs["judge"]
+            else:
+                raise ConfigError(
+                    f"{where}: evaluators[{spec.index}] (llm-judge) needs a judge model: set "
+                    "models.judge (or models.workhorse), the evaluator's 'model', or --judge-model"
+                )
+        out[rc.name] = build_roles(refs, needed, env, dotenv)
+    return out
+
+
 def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOverrides) -> str:
     """``--mode`` > the case's ``mode`` > the profile's ``mode`` > the adapter's default."""
     adapter = adapter_for(agent, {agent: profile})
@@ -311,6 +355,7 @@ def build_plan(
         raise ConfigError(f"--first-condition {cli.first_condition}: no case has that condition")
     metrics = metrics_config(top, config_path)
     pricing = price_table(top)
+    roles_by_case = resolve_roles(resolved, top, cli, config_path, cwd)
     trials: list[TrialSpec] = []
     for rc in resolved:
         trial_modes = {
@@ -343,6 +388,7 @@ def build_plan(
                             or cli.agent_efforts.get(agent)
                             or rc.agent_effort
                             or profile.agent_effort,
+                            roles=roles_by_case[rc.name],
                         )
                     )
     out = Path(cli.out or top.out or DEFAULT_OUT)

@@ -1,0 +1,111 @@
+"""``llm-judge``: a model scores the trial against the case's rubric.
+
+A provider failure (quota, auth, network after retries) is an evaluator **error**: the trial
+becomes ``eval-error`` and the run exits 3; it is never a low score. A malformed reply is retried
+once, then it is an error too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from proctor.evaluators.base import (
+    EvaluationContext,
+    EvaluatorParams,
+    EvaluatorSpec,
+    error_result,
+    register,
+    scored_result,
+)
+from proctor.llm.client import ProviderError
+from proctor.llm.judge import (
+    SYSTEM,
+    ContextOverflow,
+    build_material,
+    collect_artifacts,
+    parse_verdict,
+    perplexity_level,
+)
+from proctor.llm.refs import parse_ref
+from proctor.models.trial import EvaluatorResult
+
+RETRY_NOTE = (
+    "\n\nYour previous reply could not be used ({problem}). Reply with the JSON object only."
+)
+
+
+class JudgeParams(EvaluatorParams):
+    rubric: str = "evaluation.md"
+    artifacts: list[str] = Field(default_factory=list)
+    pass_threshold: float = Field(default=60.0, ge=0, le=100)
+    model: str | None = None
+    max_input_chars: int = Field(default=120_000, ge=1_000)
+    max_output_tokens: int = Field(default=1_024, ge=16)
+
+
+@register
+class LlmJudge:
+    name: ClassVar[str] = "llm-judge"
+    Params: ClassVar[type[EvaluatorParams]] = JudgeParams
+
+    def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
+        params = spec.params
+        assert isinstance(params, JudgeParams)
+        rubric_path = ctx.case_dir / params.rubric
+        try:
+            rubric = rubric_path.read_text(encoding="utf-8")
+        except OSError as exc:
+            return error_result(spec, f"cannot read the rubric {rubric_path}: {exc.strerror}")
+        if ctx.roles is None or not (params.model or ctx.roles.has("judge")):
+            return error_result(spec, "no judge model configured (models.judge or --judge-model)")
+        ref = parse_ref(params.model, "llm-judge model") if params.model else None
+        diff = ctx.trial.workspace_diff.read_text() if ctx.trial.workspace_diff.exists() else ""
+        try:
+            material = build_material(
+                rubric,
+                list(ctx.trajectory.events),
+                collect_artifacts(ctx.workspace, params.artifacts),
+                diff,
+                params.max_input_chars,
+            )
+        except ContextOverflow as exc:
+            return error_result(spec, f"context overflow: {exc}")
+        client = ctx.roles.client("judge", ref)
+        user = material.prompt
+        details: dict[str, Any] = {"model": str(client.ref), "truncation": material.truncation}
+        verdict = None
+        problem = ""
+        for attempt in (1, 2):
+            try:
+                reply = client.complete(
+                    SYSTEM, user, max_tokens=params.max_output_tokens, logprobs=True
+                )
+            except ProviderError as exc:
+                return error_result(spec, f"judge {client.ref} failed: {exc}", **details)
+            try:
+                verdict = parse_verdict(reply.text)
+                break
+            except ValueError as exc:
+                problem = str(exc)
+                details[f"malformedReply{attempt}"] = reply.text[:500]
+                user = material.prompt + RETRY_NOTE.format(problem=problem)
+        if verdict is None:
+            return error_result(spec, f"judge reply unusable after one retry: {problem}", **details)
+        score = float(verdict["score"])
+        perplexity = perplexity_level(reply.logprobs)
+        metrics = {"score": score, "confidenceLevel": float(verdict["confidenceLevel"])}
+        if perplexity is not None:
+            metrics["perplexityLevel"] = perplexity
+        else:
+            details["perplexityUnavailable"] = str(client.ref)
+        return scored_result(
+            spec,
+            passed=score >= params.pass_threshold,
+            score=score,
+            message=f"judge scored {score:g} (pass at >= {params.pass_threshold:g})",
+            metrics=metrics,
+            rationale=verdict["rationale"],
+            **details,
+        )

@@ -1,0 +1,1 @@
+"""proctor's own model roles (``fast``, ``workhorse``, ``judge``): providers, keys, retries."""

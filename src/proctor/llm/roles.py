@@ -1,0 +1,81 @@
+"""Which model plays which role, with its key, resolved once before any trial runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from proctor.errors import ConfigError
+from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient
+from proctor.llm.refs import ROLES, ModelRef, base_url, parse_ref
+from proctor.llm.secrets import install_log_masking, resolve_key
+
+
+@dataclass
+class RoleSet:
+    """The configured roles. ``client(role)`` builds a client on first use (per process)."""
+
+    refs: dict[str, ModelRef] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    urls: dict[str, str | None] = field(default_factory=dict)
+    _clients: dict[str, ModelClient] = field(default_factory=dict)
+
+    def has(self, role: str) -> bool:
+        return role in self.refs
+
+    def client(self, role: str, ref: ModelRef | None = None) -> ModelClient:
+        ref = ref or self.refs[role]
+        cache_key = f"{role}:{ref}"
+        if cache_key not in self._clients:
+            provider = PROVIDER_CLASSES[ref.provider](
+                ref, self.keys[ref.provider], self.urls.get(ref.provider), role
+            )
+            self._clients[cache_key] = ModelClient(role, ref, provider)
+        return self._clients[cache_key]
+
+    def calls(self) -> list[CallRecord]:
+        return [c for client in self._clients.values() for c in client.calls]
+
+    def reset_calls(self) -> None:
+        for client in self._clients.values():
+            client.calls.clear()
+
+
+def role_refs(layers: Iterable[tuple[str, Mapping[str, str]]]) -> dict[str, ModelRef]:
+    """Merge ``role → provider/model`` maps (later layers win); ``judge`` defaults to
+    ``workhorse``."""
+    refs: dict[str, ModelRef] = {}
+    for where, mapping in layers:
+        for role, value in mapping.items():
+            if role not in ROLES:
+                raise ConfigError(f"{where}: unknown role '{role}' (known: {', '.join(ROLES)})")
+            refs[role] = parse_ref(value, f"{where}: {role}")
+    if "judge" not in refs and "workhorse" in refs:
+        refs["judge"] = refs["workhorse"]
+    return refs
+
+
+def build_roles(
+    refs: dict[str, ModelRef],
+    needed: Mapping[str, ModelRef],
+    env: Mapping[str, str],
+    dotenv: Mapping[str, str],
+) -> RoleSet:
+    """Resolve keys and base URLs. A provider without a key is fine unless a needed role uses
+    it; then one sentence names the role, the model and the variables looked at."""
+    install_log_masking()
+    roles = RoleSet(refs=dict(refs))
+    providers = {r.provider for r in refs.values()} | {r.provider for r in needed.values()}
+    for provider in sorted(providers):
+        key, looked = resolve_key(provider, env, dotenv)
+        roles.urls[provider] = base_url(provider, env, dotenv)
+        if key is not None:
+            roles.keys[provider] = key
+            continue
+        for role, ref in needed.items():
+            if ref.provider == provider:
+                raise ConfigError(
+                    f"the {role} role ({ref}) needs a key: set {' or '.join(looked)} "
+                    "(in the environment or in ./.env)"
+                )
+    return roles

@@ -1,0 +1,283 @@
+"""Degenerate and edge inputs of the A/B functions: each documented behaviour pinned."""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+import pytest
+
+import proctor.report.ab as ab
+from proctor.models.trial import TrialRecord
+from proctor.report.ab import ab_gate, analyse_ab, conditions_in, default_pair, pick_baseline
+from proctor.report.ab_compare import classify_outcomes, compare_sides
+from proctor.report.ab_measures import (
+    elapsed_seconds,
+    first_relevant_file,
+    first_relevant_seconds,
+    tool_calls,
+    total_tokens,
+)
+from proctor.report.ab_models import MetricComparison
+from proctor.report.ab_pairs import pair_trials, side_of
+
+
+def trial(
+    condition: str = "t",
+    repeat: int = 1,
+    status: str = "passed",
+    *,
+    case: str = "c",
+    agent: str = "a",
+    **fields: Any,
+) -> TrialRecord:
+    return TrialRecord.model_validate(
+        {"case": case, "agent": agent, "condition": condition, "repeat": repeat, "status": status}
+        | fields
+    )
+
+
+# measures
+
+
+def test_elapsed_prefers_process_then_agent_ms_then_none() -> None:
+    assert (
+        elapsed_seconds(trial(process={"effort": {"elapsedSeconds": 3}}, timings={"agentMs": 9000}))
+        == 3.0
+    )
+    assert (
+        elapsed_seconds(
+            trial(process={"effort": {"elapsedSeconds": None}}, timings={"agentMs": 9000})
+        )
+        == 9.0
+    )
+    assert elapsed_seconds(trial(timings={"agentMs": 1500})) == 1.5
+    assert elapsed_seconds(trial()) is None
+    assert elapsed_seconds(trial(process={"effort": "garbage"})) is None
+
+
+def test_tool_calls_prefer_process_steps_then_record() -> None:
+    assert tool_calls(trial(process={"steps": {"toolCalls": 4}}, toolCalls=7)) == 4
+    assert tool_calls(trial(process={"steps": {}}, toolCalls=7)) == 7
+    assert tool_calls(trial()) == 0
+
+
+def test_tokens_sum_four_fields_over_models_and_zero_without_usage() -> None:
+    usage = {
+        "m1": {"inputTokens": 1, "outputTokens": 2, "cacheReadTokens": 4, "cacheWriteTokens": 8},
+        "m2": {"inputTokens": 16},
+    }
+    assert total_tokens(trial(usage=usage)) == 31
+    assert total_tokens(trial()) == 0
+
+
+def test_first_relevant_seconds_is_none_without_process_or_value() -> None:
+    assert first_relevant_seconds(trial()) is None
+    assert first_relevant_seconds(trial(process={"context": {}})) is None
+    assert first_relevant_seconds(trial(process={"context": {"firstRelevantSeconds": 2}})) == 2.0
+
+
+@pytest.mark.parametrize(
+    ("context", "expected"),
+    [
+        ({"firstRelevantStep": 0, "expectedFiles": ["b", "a"], "filesRead": ["a", "b"]}, "a"),
+        ({"firstRelevantStep": 0, "expectedFiles": ["b"], "filesRead": ["a", "b"]}, "b"),
+        ({"firstRelevantStep": None, "expectedFiles": ["a"], "filesRead": ["a"]}, None),
+        ({"firstRelevantStep": 2, "expectedFiles": ["a"], "filesRead": ["z"]}, None),
+        ({}, None),
+    ],
+)
+def test_first_relevant_file(context: dict[str, Any], expected: str | None) -> None:
+    assert first_relevant_file(trial(process={"context": context})) == expected
+    assert first_relevant_file(trial()) is None
+
+
+# pairing
+
+
+def test_pairing_empty_input_gives_nothing() -> None:
+    assert pair_trials([], "t", "b") == ([], [])
+
+
+def test_pairing_the_same_condition_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="same condition"):
+        pair_trials([trial()], "t", "t")
+
+
+def test_other_conditions_are_not_part_of_the_pair() -> None:
+    pairs, incomplete = pair_trials([trial("t"), trial("b"), trial("other")], "t", "b")
+    assert len(pairs) == 1 and incomplete == []
+
+
+@pytest.mark.parametrize(
+    ("records", "reason"),
+    [
+        (
+            [trial("t", status="agent-error"), trial("b", status="infra-error")],
+            "treatment agent-error; baseline infra-error",
+        ),
+        ([trial("t", status="skipped"), trial("b")], "treatment skipped"),
+        ([trial("b", status="eval-error")], "missing treatment; baseline eval-error"),
+        ([trial("t"), trial("t"), trial("b")], "2 treatment trials for one repeat"),
+    ],
+)
+def test_unusable_sides_are_reported_with_a_reason(records: list[TrialRecord], reason: str) -> None:
+    pairs, incomplete = pair_trials(records, "t", "b")
+    assert pairs == [] and [i.reason for i in incomplete] == [reason]
+
+
+def test_duplicate_side_has_no_single_status() -> None:
+    _, incomplete = pair_trials([trial("t"), trial("t", status="failed"), trial("b")], "t", "b")
+    assert incomplete[0].treatment_status is None and incomplete[0].baseline_status == "passed"
+
+
+def test_timeout_pairs_as_a_failure() -> None:
+    pairs, _ = pair_trials([trial("t", status="timeout"), trial("b")], "t", "b")
+    assert pairs[0].treatment.passed is False and pairs[0].delta.success == -1
+
+
+def test_pair_labels_take_the_baseline_then_fill_from_the_treatment() -> None:
+    t = trial("t", labels={"repository": "r-t", "bucket": "small"})
+    b = trial("b", labels={"repository": "r-b"})
+    labels = pair_trials([t, b], "t", "b")[0][0].labels
+    assert (labels.repository, labels.bucket) == ("r-b", "small")
+
+
+# analysis
+
+
+def test_empty_analysis_is_empty_and_claims_nothing() -> None:
+    report = analyse_ab([], "t", "b")
+    assert (report.pairs, report.incomplete, report.cases) == ([], [], [])
+    assert report.by_dimension == {d: {} for d in ab.DIMENSIONS}
+    assert report.overall.pairs == 0
+    assert {c.verdict for c in report.overall.comparisons.values()} == {"insufficient-data"}
+    assert report.overall.comparisons["passRate"].delta is None
+
+
+def test_a_case_with_only_incomplete_pairs_is_still_listed() -> None:
+    report = analyse_ab([trial("t", status="agent-error"), trial("b")], "t", "b")
+    (case,) = report.cases
+    assert (case.pairs, case.incomplete, case.classification) == (0, 1, "insufficient-data")
+    assert "0 complete pairs" in case.note
+
+
+def test_min_samples_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="min_samples"):
+        analyse_ab([], "t", "b", min_samples=0)
+
+
+def test_report_json_uses_camel_case() -> None:
+    records = [trial("t", labels={"goalShape": "fix"}), trial("b")]
+    data = analyse_ab(records, "t", "b").to_dict()
+    assert {"byDimension", "minSamples", "overall", "incomplete"} <= set(data)
+    assert {"treatmentPasses", "baselinePasses"} <= set(data["overall"])
+    assert {"nTreatment", "ciLow", "ciHigh"} <= set(data["overall"]["comparisons"]["passRate"])
+    assert "goalShape" in data["pairs"][0]["labels"]
+    assert "firstRelevantSeconds" in data["pairs"][0]["delta"]
+
+
+def test_the_seed_makes_the_report_reproducible() -> None:
+    records = [trial(c, r, s) for r in range(1, 6) for c, s in (("t", "passed"), ("b", "failed"))]
+    records[0] = trial("t", 1, "failed")
+    assert analyse_ab(records, "t", "b", seed=7) == analyse_ab(records, "t", "b", seed=7)
+
+
+# condition choice
+
+
+def test_conditions_in_is_sorted_and_distinct() -> None:
+    assert conditions_in([]) == []
+    assert conditions_in([trial("z"), trial("a"), trial("z")]) == ["a", "z"]
+
+
+@pytest.mark.parametrize(
+    ("conditions", "expected"),
+    [
+        ([], None),
+        (["only"], None),
+        (["only", "only"], None),
+        (["z", "baseline", "a"], ("a", "baseline")),
+        (["default", "b"], ("b", "default")),
+        (["default", "baseline"], ("default", "baseline")),
+        (["b", "a"], ("b", "a")),
+    ],
+)
+def test_default_pair(conditions: list[str], expected: tuple[str, str] | None) -> None:
+    assert default_pair(conditions) == expected
+
+
+def test_pick_baseline_of_nothing_is_none() -> None:
+    assert pick_baseline([]) is None
+
+
+# comparisons and gate
+
+
+def test_paired_sides_must_have_equal_lengths() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        compare_sides([side_of(trial())], [], paired=True, seed=0, min_samples=1)
+
+
+def test_unpaired_empty_sides_claim_nothing() -> None:
+    result = compare_sides([], [], paired=False, seed=0, min_samples=1)
+    assert {c.verdict for c in result.values()} == {"insufficient-data"}
+
+
+def test_classification_needs_min_samples_on_the_smaller_side() -> None:
+    assert classify_outcomes([True] * 3, [False] * 2, 3, "x")[0] == "insufficient-data"
+    assert classify_outcomes([True] * 3, [False] * 3, 3, "x") == (
+        "improved",
+        "3/3 vs 0/3 passed: improved.",
+    )
+
+
+@pytest.mark.parametrize("drop", [-0.01, 1.01])
+def test_gate_refuses_a_drop_outside_zero_to_one(drop: float) -> None:
+    with pytest.raises(ValueError, match="max_pass_rate_drop"):
+        ab_gate([], "t", "b", drop)
+
+
+def test_gate_without_trials_fails() -> None:
+    result = ab_gate([], "t", "b", 0.1)
+    assert not result.passed and result.pairs == 0
+    assert result.message.startswith("no complete 't'/'b' pair (0 incomplete pairs)")
+
+
+def test_gate_lower_bound_at_the_threshold_passes_despite_rounding() -> None:
+    rounded = MetricComparison(
+        metric="passRate",
+        n_treatment=3,
+        n_baseline=3,
+        treatment=0.7,
+        baseline=0.8,
+        delta=0.7 - 0.8,
+        ci_low=0.7 - 0.8,
+        ci_high=0.0,
+        confidence=0.95,
+        verdict="unchanged",
+        note="",
+    )
+    assert 0.7 - 0.8 < -0.1  # the float the tolerance is for
+    records = [trial(c, r) for r in range(1, 4) for c in ("t", "b")]
+    with mock.patch.object(ab, "compare_sides", return_value={"passRate": rounded}):
+        assert ab_gate(records, "t", "b", 0.1).passed
+        assert not ab_gate(records, "t", "b", 0.09).passed
+
+
+def test_gate_with_identical_sides_and_no_allowed_drop_passes() -> None:
+    records = [trial(c, r) for r in range(1, 4) for c in ("t", "b")]
+    result = ab_gate(records, "t", "b", 0.0)
+    assert result.passed and result.ci_low == 0.0 and "within" in result.message
+
+
+def test_public_names() -> None:
+    assert set(ab.__all__) == {
+        "DIMENSIONS",
+        "UNLABELLED",
+        "ab_gate",
+        "analyse_ab",
+        "conditions_in",
+        "default_pair",
+        "pick_baseline",
+    }

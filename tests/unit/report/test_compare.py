@@ -1,0 +1,192 @@
+"""``proctor compare`` logic: choosing conditions, comparing runs, Markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+import pytest
+
+import proctor.report.compare as compare
+from proctor.errors import ConfigError
+from proctor.models.trial import TrialRecord
+from proctor.report import ab_compare
+from proctor.report.ab import analyse_ab
+from proctor.report.compare import (
+    choose_pair,
+    compare_conditions,
+    compare_runs,
+    render_ab_markdown,
+    render_runs_markdown,
+)
+from tests.unit.report.test_ab_fixtures import AB_FIXTURES, load, mismatches, records_of
+
+RUNS = load("runs_compare.json")
+BEFORE, AFTER = records_of(RUNS["baselineRun"]), records_of(RUNS["candidateRun"])
+
+
+def fixture(name: str) -> list[TrialRecord]:
+    return next(f for f in AB_FIXTURES if f.name == name).records
+
+
+# choosing the pair
+
+
+@pytest.mark.parametrize(
+    ("treatment", "baseline", "expected"),
+    [
+        (None, None, ("with-plugin", "baseline")),
+        ("with-plugin", None, ("with-plugin", "baseline")),
+        (None, "with-plugin", ("baseline", "with-plugin")),
+        ("baseline", "with-plugin", ("baseline", "with-plugin")),
+    ],
+)
+def test_choose_pair_fills_in_missing_names(
+    treatment: str | None, baseline: str | None, expected: tuple[str, str]
+) -> None:
+    assert choose_pair(["baseline", "with-plugin"], treatment, baseline) == expected
+
+
+@pytest.mark.parametrize(
+    ("conditions", "treatment", "baseline", "message"),
+    [
+        ([], None, None, "fewer than two conditions (none)"),
+        (["baseline"], None, None, "fewer than two conditions (baseline)"),
+        (["baseline"], "baseline", None, "fewer than two conditions"),
+        (["a", "b"], "c", None, "'c' is not in this run (conditions: a, b)"),
+        (["a", "b"], None, "c", "'c' is not in this run"),
+        (["a", "b"], "a", "a", "both 'a'"),
+    ],
+)
+def test_choose_pair_refuses_with_a_sentence(
+    conditions: list[str], treatment: str | None, baseline: str | None, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        choose_pair(conditions, treatment, baseline)
+
+
+def test_compare_conditions_defaults_to_the_baseline_condition() -> None:
+    records = fixture("01_treatment_better")
+    report = compare_conditions(records)
+    assert (report.treatment, report.baseline) == ("with-plugin", "baseline")
+    assert report == analyse_ab(records, "with-plugin", "baseline")
+
+
+def test_compare_conditions_of_an_empty_run_is_refused() -> None:
+    with pytest.raises(ConfigError):
+        compare_conditions([])
+
+
+# comparing runs
+
+
+def runs_actual(
+    before: list[TrialRecord] = BEFORE, after: list[TrialRecord] = AFTER, min_samples: int = 3
+) -> dict[str, Any]:
+    return compare_runs(before, after, min_samples=min_samples).to_dict()
+
+
+def test_runs_agree_with_the_hand_worked_fixture() -> None:
+    assert mismatches(RUNS["expected"], runs_actual()) == []
+
+
+@contextmanager
+def mean_instead_of_median() -> Iterator[None]:
+    broken = tuple((n, m, h, "mean") for n, m, h, _ in ab_compare.METRICS)
+    with mock.patch.object(ab_compare, "METRICS", broken):
+        yield
+
+
+def _median_as_mean() -> dict[str, Any]:
+    with mean_instead_of_median():
+        return runs_actual()
+
+
+def _errors_as_failures() -> dict[str, Any]:
+    after = [
+        r.model_copy(update={"status": "failed"}) if r.status == "infra-error" else r for r in AFTER
+    ]
+    return runs_actual(after=after)
+
+
+def _ignore_condition() -> dict[str, Any]:
+    with mock.patch.object(compare, "_groups", lambda rs: _groups_by_case(rs)):
+        return runs_actual()
+
+
+def _groups_by_case(records: list[TrialRecord]) -> dict[tuple[str, str, str], list[TrialRecord]]:
+    groups: dict[tuple[str, str, str], list[TrialRecord]] = {}
+    for r in records:
+        groups.setdefault((r.case, r.agent, "default"), []).append(r)
+    return groups
+
+
+RUN_CONTROLS: dict[str, Callable[[], dict[str, Any]]] = {
+    "swapped-runs": lambda: runs_actual(AFTER, BEFORE),
+    "median-replaced-by-mean": _median_as_mean,
+    "error-counted-as-failure": _errors_as_failures,
+    "claims-below-three-samples": lambda: runs_actual(min_samples=1),
+    "groups-ignore-condition": _ignore_condition,
+}
+
+
+@pytest.mark.parametrize("name", list(RUN_CONTROLS))
+def test_broken_run_comparison_disagrees_with_the_fixture(name: str) -> None:
+    assert mismatches(RUNS["expected"], RUN_CONTROLS[name]())
+
+
+def test_two_empty_runs_compare_to_nothing() -> None:
+    result = compare_runs([], [])
+    assert result.groups == [] and result.only_in_baseline == [] == result.only_in_candidate
+    assert set(result.summary.values()) == {0}
+    assert {c.verdict for c in result.overall.values()} == {"insufficient-data"}
+
+
+def test_runs_with_nothing_in_common_are_only_listed() -> None:
+    result = compare_runs(BEFORE[:1], AFTER[-1:])
+    assert result.groups == []
+    assert [o.case for o in result.only_in_baseline] == ["c-improve"]
+    assert [o.case for o in result.only_in_candidate] == ["c-new"]
+
+
+def test_min_samples_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="min_samples"):
+        compare_runs([], [], min_samples=0)
+
+
+# Markdown
+
+
+def test_ab_markdown_prints_denominators_and_withholds_small_claims() -> None:
+    text = render_ab_markdown(analyse_ab(fixture("07_few_samples"), "with-plugin", "baseline"))
+    assert "| pass rate | 2/2 (100%) | 0/2 (0%) | +100 pts | no CI | n=2 |" in text
+    assert "fewer than 3 samples: no claim" in text
+    assert "## By repository" in text and "## By framework" not in text  # only "(none)"
+
+
+def test_ab_markdown_lists_incomplete_pairs_with_reasons() -> None:
+    text = render_ab_markdown(analyse_ab(fixture("06_error_side"), "with-plugin", "baseline"))
+    assert "| `fix-add` | scripted | 2 | baseline eval-error |" in text
+    assert "| `fix-add` | scripted | 3/3 | 2/3 | 1 |" in text
+
+
+def test_ab_markdown_of_an_empty_report_renders() -> None:
+    text = render_ab_markdown(analyse_ab([], "t", "b"))
+    assert "0 complete, 0 incomplete" in text and "| pass rate | 0/0 | 0/0 |" in text
+
+
+def test_runs_markdown_prints_denominators_and_one_sided_groups() -> None:
+    text = render_runs_markdown(compare_runs(BEFORE, AFTER))
+    assert "| `c-improve` | scripted | default | 1/3 | 3/3 |" in text
+    assert "| pass rate | 10/13 (77%) | 9/13 (69%) | -8 pts |" in text
+    assert "fewer than 3 samples: no claim" in text
+    assert "- `c-gone` / scripted / default (2 trials)" in text
+    assert "- `c-new` / scripted / default (1 trial)" in text
+    assert "| 0/1 |" in text  # c-improve: errors before/after
+
+
+def test_runs_markdown_of_nothing_renders() -> None:
+    text = render_runs_markdown(compare_runs([], []))
+    assert "in both runs: 0" in text and text.count("None.") == 2
