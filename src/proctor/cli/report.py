@@ -22,7 +22,24 @@ import click
     help="Take the gate from this configuration instead of the stored run.",
 )
 @click.option("--write", is_flag=True, help="Also rewrite suite.json and suite.md in RUN_DIR.")
-def command(run_dir: Path, reporters: str, config: Path | None, write: bool) -> int:
+@click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
+@click.option("--goal-shape", help="Repeated-run view: only cases of this goal shape.")
+@click.option(
+    "--min-samples",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Repeated-run view: only rows with at least this many samples.",
+)
+def command(
+    run_dir: Path,
+    reporters: str,
+    config: Path | None,
+    write: bool,
+    repeated: bool,
+    goal_shape: str | None,
+    min_samples: int,
+) -> int:
     """Recompute statistics, gate and exit code of RUN_DIR from its trial.json files."""
     from proctor.errors import ConfigError
     from proctor.report.recompute import recompute
@@ -36,4 +53,9 @@ def command(run_dir: Path, reporters: str, config: Path | None, write: bool) -> 
     result = recompute(run_dir, config, write=write)
     for name in names:
         click.echo(result.json if name == "json" else result.markdown, nl=False)
+    if repeated or goal_shape:
+        from proctor.report.repeated import render_repeated_markdown, repeated_runs
+
+        rows = repeated_runs(result.records, goal_shape=goal_shape, min_samples=min_samples)
+        click.echo("\n" + render_repeated_markdown(rows), nl=False)
     return result.suite.exit_code

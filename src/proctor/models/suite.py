@@ -136,6 +136,12 @@ class SuiteRecord(RecordModel):
     totals: SuiteTotals
     skipped_cases: list[dict[str, str]] = Field(default_factory=list)
     interrupted: bool = False
+    ab: dict[str, Any] | None = None
+    """A/B analysis of the run's two main conditions (see docs/ab.md), when it has several."""
+    ab_gate: dict[str, Any] | None = None
+    """The A/B gate's result, when the gate has an ``ab`` entry."""
+    repeated: list[dict[str, Any]] = Field(default_factory=list)
+    """Repeated-run view: per case × agent × condition spreads and first-file stability."""
 
 
 class RunManifest(RecordModel):

@@ -24,6 +24,8 @@ from proctor.models.suite import (
 )
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
+from proctor.report.ab import ab_gate, analyse_ab, conditions_in, default_pair
+from proctor.report.ab_models import ABGateResult, ABReport
 from proctor.report.effort import (
     cost_rollup,
     effort_stats,
@@ -32,6 +34,7 @@ from proctor.report.effort import (
     pass_k_tables,
     rule_counts,
 )
+from proctor.report.repeated import repeated_runs
 from proctor.stats import median, pass_rate, stability, summarize
 
 EXIT_OK, EXIT_GATE, EXIT_CONFIG, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -134,11 +137,17 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
     )
 
 
-def exit_code_for(groups: Sequence[GroupStats], records: Sequence[TrialRecord]) -> tuple[int, str]:
+def exit_code_for(
+    groups: Sequence[GroupStats],
+    records: Sequence[TrialRecord],
+    ab_gate_result: ABGateResult | None = None,
+) -> tuple[int, str]:
     if not records:
         return EXIT_CONFIG, "nothing ran"
     if all(r.status == "infra-error" for r in records):
         return EXIT_CONFIG, "every trial ended in infra-error"
+    if ab_gate_result is not None and not ab_gate_result.passed:
+        return EXIT_GATE, f"A/B gate failed: {ab_gate_result.message}"
     failed = [g for g in groups if g.scored and not g.gate_passed]
     if failed:
         names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])
@@ -163,7 +172,8 @@ def aggregate(
     for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
         by_group.setdefault((r.case, r.agent, r.condition), []).append(r)
     groups = [group_stats(rs, gate) for rs in by_group.values()]
-    code, reason = exit_code_for(groups, records)
+    ab_report, gate_result = ab_sections(records, gate)
+    code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:
         code, reason = EXIT_INTERRUPTED, f"interrupted after {len(records)} trial(s); {reason}"
     counts = Counter(r.status for r in records)
@@ -201,4 +211,21 @@ def aggregate(
         totals=totals,
         skipped_cases=list(skipped_cases),
         interrupted=interrupted,
+        ab=ab_report.to_dict() if ab_report is not None else None,
+        ab_gate=gate_result.to_dict() if gate_result is not None else None,
+        repeated=[row.to_dict() for row in repeated_runs(records)],
     )
+
+
+def ab_sections(
+    records: Sequence[TrialRecord], gate: Gate
+) -> tuple[ABReport | None, ABGateResult | None]:
+    """The A/B report of the run's default pair of conditions, and the A/B gate when set."""
+    report = None
+    pair = default_pair(conditions_in(records))
+    if pair is not None:
+        report = analyse_ab(records, *pair)
+    result = None
+    if gate.ab is not None:
+        result = ab_gate(records, gate.ab.treatment, gate.ab.baseline, gate.ab.max_pass_rate_drop)
+    return report, result

@@ -64,6 +64,20 @@ def _process_table(suite: SuiteRecord) -> list[str]:
     return lines
 
 
+def _ab_section(suite: SuiteRecord) -> list[str]:
+    from proctor.report.ab_markdown import render_ab_markdown
+    from proctor.report.ab_models import ABReport
+
+    lines: list[str] = []
+    if suite.ab_gate is not None:
+        verdict = "passed" if suite.ab_gate.get("passed") else "FAILED"
+        lines += ["", f"**A/B gate {verdict}**: {suite.ab_gate.get('message', '')}"]
+    if suite.ab is not None:
+        body = render_ab_markdown(ABReport.model_validate(suite.ab))
+        lines += ["", *("#" + line if line.startswith("#") else line for line in body.splitlines())]
+    return lines
+
+
 def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     t = suite.totals
     lines = [
@@ -119,6 +133,7 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             f"{verdict} |"
         )
     lines += _process_table(suite)
+    lines += _ab_section(suite)
     notable = [r for r in records if r.status != "passed"]
     if notable:
         lines += ["", "## Trials that did not pass", ""]

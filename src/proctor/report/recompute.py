@@ -45,12 +45,17 @@ def stored_wall_ms(paths: RunPaths) -> float | None:
         return None
 
 
-def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Recomputed:
-    paths = RunPaths(run_dir)
-    trial_files = paths.trial_jsons()
+def load_records(run_dir: Path) -> list[TrialRecord]:
+    """Every stored trial of a run; ConfigError when the folder holds none."""
+    trial_files = RunPaths(run_dir).trial_jsons()
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
-    records = [read_record(p, TrialRecord) for p in trial_files]
+    return [read_record(p, TrialRecord) for p in trial_files]
+
+
+def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Recomputed:
+    paths = RunPaths(run_dir)
+    records = load_records(run_dir)
     if config is not None:
         top, _, _ = load_top_config(config, Path.cwd())
         gate = top.gate or DEFAULT_GATE

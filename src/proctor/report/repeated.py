@@ -119,3 +119,34 @@ def repeated_runs(
             groups[(record.case, record.agent, record.condition)].append(record)
     rows = [_row(key, groups[key]) for key in sorted(groups)]
     return [row for row in rows if row.samples >= min_samples]
+
+
+def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
+    """The repeated-run view as a table: median (min–max) per measure, per row."""
+
+    def cell(s: Spread, digits: int) -> str:
+        if s.median is None or s.min is None or s.max is None:
+            return "n/a"
+        return f"{s.median:.{digits}f} ({s.min:.{digits}f}–{s.max:.{digits}f})"
+
+    lines = [
+        "## Repeated runs",
+        "",
+        "| case | agent | condition | goal shape | samples | passed | elapsed s | tool calls "
+        "| tokens | first relevant file (stability) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        stability = (
+            "n/a"
+            if r.first_relevant_stability is None
+            else f"`{r.first_relevant_file}` ({100 * r.first_relevant_stability:.0f}%)"
+        )
+        lines.append(
+            f"| {r.case} | {r.agent} | {r.condition} | {r.goal_shape or '-'} | {r.samples} "
+            f"| {r.passes}/{r.samples} | {cell(r.elapsed_seconds, 2)} | {cell(r.tool_calls, 0)} "
+            f"| {cell(r.tokens, 0)} | {stability} |"
+        )
+    if not rows:
+        lines.append("| (no case has enough samples) | | | | | | | | | |")
+    return "\n".join(lines) + "\n"

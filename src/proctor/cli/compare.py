@@ -1,0 +1,61 @@
+"""``proctor compare``: conditions within one run, or the same cases across two runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command("compare")
+@click.argument("run", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.argument(
+    "run2", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True)
+)
+@click.option("--treatment", help="Condition treated as the treatment (one run).")
+@click.option("--baseline", help="Condition treated as the baseline (one run).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--min-samples",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Fewer samples than this on a side: no claim.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of Markdown.")
+def command(
+    run: Path,
+    run2: Path | None,
+    treatment: str | None,
+    baseline: str | None,
+    seed: int,
+    min_samples: int,
+    as_json: bool,
+) -> int:
+    """Compare conditions within RUN, or RUN (baseline) against RUN2 (candidate).
+
+    Reads stored trial.json files only; nothing is re-run.
+    """
+    from proctor.report.ab_markdown import render_ab_markdown, render_runs_markdown
+    from proctor.report.compare import compare_conditions, compare_runs
+    from proctor.report.recompute import load_records
+
+    if run2 is None:
+        report = compare_conditions(
+            load_records(run), treatment, baseline, seed, min_samples=min_samples
+        )
+        click.echo(
+            json.dumps(report.to_dict(), indent=2) if as_json else render_ab_markdown(report),
+            nl=not as_json,
+        )
+        return 0
+    if treatment or baseline:
+        from proctor.errors import ConfigError
+
+        raise ConfigError("--treatment/--baseline compare conditions within one run; give one RUN")
+    comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
+    click.echo(
+        json.dumps(comparison.to_dict(), indent=2) if as_json else render_runs_markdown(comparison)
+    )
+    return 0

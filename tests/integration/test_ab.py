@@ -1,0 +1,168 @@
+"""A/B conditions end to end: matrix, order, pairs in suite.json, the A/B gate, compare."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import load_trial, single_run_dir, write_case
+
+PLANS = {
+    "conditions": {
+        "baseline": {
+            "variants": [
+                [
+                    {"read": "a.py"},
+                    {"read": "b.py"},
+                    {"read": "c.py"},
+                    {"write": {"path": "ok.txt", "content": "1"}},
+                ],
+                [{"read": "a.py"}, {"read": "b.py"}, {"say": "gave up"}],
+            ]
+        },
+        "with-map": {"turns": [{"read": "c.py"}, {"write": {"path": "ok.txt", "content": "1"}}]},
+    }
+}
+CONFIG = {
+    "repeats": 4,
+    "expectedFiles": ["c.py"],
+    "conditions": {
+        "baseline": {},
+        "with-map": {"promptPrefix": "MAP: look in c.py", "env": {"HINT": "c"}},
+    },
+    "evaluators": [{"use": "file-exists", "must": ["ok.txt"]}],
+}
+
+
+def _case(tmp_path: Path) -> Path:
+    cases = tmp_path / "cases"
+    write_case(
+        cases, "hunt", config=CONFIG, plan=PLANS, src={"a.py": "a", "b.py": "b", "c.py": "c"}
+    )
+    return cases
+
+
+def test_conditions_run_as_pairs_and_the_report_shows_the_difference(
+    proctor: Any, tmp_path: Path
+) -> None:
+    cases = _case(tmp_path)
+    result = proctor(
+        "run",
+        "--source",
+        str(cases),
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
+        "--concurrency",
+        "1",
+    )
+    suite = result.json()
+    groups = {g["condition"]: g for g in suite["groups"]}
+    assert groups["baseline"]["passes"] == 2 and groups["with-map"]["passes"] == 4
+    ab = suite["ab"]
+    assert (ab["treatment"], ab["baseline"]) == ("with-map", "baseline")
+    assert len(ab["pairs"]) == 4 and ab["incomplete"] == []
+    tool_calls = ab["overall"]["comparisons"]["toolCalls"]
+    assert tool_calls["treatment"] == 2 and tool_calls["baseline"] == 3
+    assert [r["condition"] for r in suite["repeated"]] == ["baseline", "with-map"]
+    run_dir = single_run_dir(tmp_path / "out")
+    trial = load_trial(run_dir, "hunt", agent="scripted", repeat=1)
+    assert trial["condition"] == "baseline"
+    treated = json.loads((run_dir / "trials/hunt/scripted/with-map/1/trial.json").read_text())
+    events = [
+        json.loads(x)
+        for x in (run_dir / "trials/hunt/scripted/with-map/1/trajectory.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    assert events[0]["text"].startswith("MAP: look in c.py\n\n")
+    assert treated["process"]["context"]["firstRelevantStep"] == 0
+    order = json.loads((run_dir / "resolved.json").read_text())["matrix"]
+    assert [m["condition"] for m in order[:4]] == ["baseline", "with-map", "with-map", "baseline"]
+
+    compared = proctor("compare", str(run_dir), "--json")
+    assert compared.code == 0 and compared.json()["treatment"] == "with-map"
+    md = proctor("compare", str(run_dir), "--treatment", "baseline", "--baseline", "with-map")
+    assert "# A/B: `baseline` (treatment) vs `with-map` (baseline)" in md.out
+    bad = proctor("compare", str(run_dir), "--treatment", "nope")
+    assert bad.code == 2 and "nope" in bad.err
+    repeated = proctor("report", str(run_dir), "--repeated", "--min-samples", "5")
+    assert "(no case has enough samples)" in repeated.out
+
+
+def test_ab_gate_fails_when_the_treatment_drops(proctor: Any, tmp_path: Path) -> None:
+    cases = _case(tmp_path)
+    top = tmp_path / "proctor.json"
+    top.write_text(
+        json.dumps(
+            {
+                "gate": {
+                    "minPassRate": 0,
+                    "ab": {
+                        "treatment": "baseline",
+                        "baseline": "with-map",
+                        "maxPassRateDrop": 0.05,
+                    },
+                }
+            }
+        )
+    )
+    result = proctor(
+        "run",
+        "--source",
+        str(cases),
+        "--out",
+        str(tmp_path / "out"),
+        "--config",
+        str(top),
+        "--json",
+    )
+    assert result.code == 1
+    assert result.json()["abGate"]["passed"] is False
+    assert "A/B gate failed" in result.json()["exitReason"]
+    lenient = tmp_path / "lenient.json"
+    lenient.write_text(
+        json.dumps(
+            {"gate": {"minPassRate": 0, "ab": {"treatment": "with-map", "baseline": "baseline"}}}
+        )
+    )
+    again = proctor(
+        "report",
+        str(single_run_dir(tmp_path / "out")),
+        "--config",
+        str(lenient),
+        "--reporter",
+        "json",
+    )
+    assert again.code == 0 and again.json()["abGate"]["passed"] is True
+
+
+def test_condition_filter_and_first_condition(proctor: Any, tmp_path: Path) -> None:
+    cases = _case(tmp_path)
+    only = proctor(
+        "run",
+        "--source",
+        str(cases),
+        "--out",
+        str(tmp_path / "o1"),
+        "--condition",
+        "with-map",
+        "--json",
+    )
+    assert [g["condition"] for g in only.json()["groups"]] == ["with-map"]
+    assert only.json()["ab"] is None
+    dry = proctor(
+        "run",
+        "--source",
+        str(cases),
+        "--dry-run",
+        "--first-condition",
+        "with-map",
+        "--repeats",
+        "2",
+    )
+    matrix = json.loads(dry.out[dry.out.index("{") :])["matrix"]
+    assert [m["condition"] for m in matrix] == ["with-map", "baseline", "with-map", "baseline"]
+    unknown = proctor("run", "--source", str(cases), "--condition", "nope")
+    assert unknown.code == 2 and "has no such condition" in unknown.err
