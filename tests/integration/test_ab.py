@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import load_trial, single_run_dir, write_case
+from tests.conftest import single_run_dir, write_case
 
 PLANS = {
     "conditions": {
@@ -67,7 +67,7 @@ def test_conditions_run_as_pairs_and_the_report_shows_the_difference(
     assert tool_calls["treatment"] == 2 and tool_calls["baseline"] == 3
     assert [r["condition"] for r in suite["repeated"]] == ["baseline", "with-map"]
     run_dir = single_run_dir(tmp_path / "out")
-    trial = load_trial(run_dir, "hunt", agent="scripted", repeat=1)
+    trial = json.loads((run_dir / "trials/hunt/scripted/baseline/1/trial.json").read_text())
     assert trial["condition"] == "baseline"
     treated = json.loads((run_dir / "trials/hunt/scripted/with-map/1/trial.json").read_text())
     events = [
