@@ -8,8 +8,9 @@ from pathlib import Path
 
 from proctor.agents.base import LaunchContext
 from proctor.agents.scripted import ScriptedAgent
-from proctor.drive.answering import answer_question, parse_qna_rules
+from proctor.drive.answering import parse_qna_rules
 from proctor.drive.conversation import Conversation
+from proctor.drive.policy import AnswerPolicy
 from proctor.drive.pty_session import PtySession
 from proctor.models.config import AgentProfile
 
@@ -30,8 +31,10 @@ def start(tmp_path: Path, plan: dict[str, object], rules: str = "") -> Conversat
         )
     )
     session = PtySession(launch.argv, cwd=launch.cwd, env=launch.env)
-    parsed = parse_qna_rules(rules)
-    return Conversation(adapter, launch, session, lambda q: answer_question(q.text, parsed))
+    policy = AnswerPolicy(parse_qna_rules(rules), rules, "task")
+    return Conversation(
+        adapter, launch, session, lambda q, screen: policy.answer(q.text, q.options, screen)
+    )
 
 
 def test_two_messages_in_one_session(tmp_path: Path) -> None:

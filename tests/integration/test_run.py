@@ -238,3 +238,49 @@ def test_dry_run_runs_nothing(proctor: Run, make_case: MakeCase, tmp_path: Path)
     assert "3 trial(s) in 1 case(s); nothing was run." in result.out
     assert '"matrix"' in result.out
     assert not out.exists()
+
+
+def test_turn_end_question_is_answered_and_the_session_goes_on(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(
+        "follow-up",
+        config={"evaluators": [{"use": "file-exists", "must": ["tests.py"]}]},
+        plan={
+            "turns": [
+                {"say": "I fixed the bug. Should I also add tests?"},
+                {"endTurn": True},
+                {"write": {"path": "tests.py", "content": "# tests\n"}},
+                {"say": "Added tests."},
+            ]
+        },
+        qna="```rules\n(?i)add tests => Yes, please add them.\n```\n",
+    )
+    result, out = run(proctor, tmp_path)
+    assert result.code == 0, result.out
+    trial = load_trial(single_run_dir(out), "follow-up")
+    timings = trial["timings"]
+    assert (timings["turnsTotal"], timings["questionTurns"], timings["interruptions"]) == (2, 1, 0)
+    q = json.loads(
+        (single_run_dir(out) / "trials/follow-up/scripted/default/1/questions.jsonl").read_text()
+    )
+    assert (q["where"], q["answer"], q["policy"]) == ("turn-end", "Yes, please add them.", "rule")
+
+
+def test_turn_end_question_without_a_rule_aborts(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("stuck", plan={"turns": [{"say": "Which database should I use?"}]})
+    result, out = run(proctor, tmp_path)
+    trial = load_trial(single_run_dir(out), "stuck")
+    assert trial["status"] == "failed"
+    assert trial["reason"] == "unanswered question: Which database should I use?"
+
+
+def test_a_statement_ending_the_turn_is_not_a_question(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("done", plan={"turns": [{"say": "All tests pass. Done."}]})
+    result, out = run(proctor, tmp_path)
+    assert result.code == 0
+    assert load_trial(single_run_dir(out), "done")["timings"]["turnsTotal"] == 1

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from proctor.agents.base import AgentAdapter, Launch, Question
-from proctor.drive.answering import Answer
+from proctor.drive.policy import PolicyAnswer
 from proctor.drive.pty_session import PtySession
 from proctor.models.trial import QuestionRecord
 
@@ -28,7 +28,7 @@ class Conversation:
     adapter: AgentAdapter
     launch: Launch
     session: PtySession
-    answerer: Callable[[Question], Answer]
+    answerer: Callable[[Question, str], PolicyAnswer]
     turns: int = 0
     answered: int = 0
     questions: list[QuestionRecord] = field(default_factory=list)
@@ -75,22 +75,32 @@ class Conversation:
         question = self.adapter.pending_question(self.session, self.launch)
         if question is None:
             return None
-        answer = self.answerer(question)
-        latency = (time.monotonic() - t0) * 1000
+        screen = self._screen_excerpt()
+        decided = self.answerer(question, screen)
+        self.record(question, decided, screen, (time.monotonic() - t0) * 1000, "mid-turn")
+        if decided.answer.text is None:
+            return TurnOutcome("unanswered", question=question)
+        self.adapter.answer(self.session, question, decided.answer.text)
+        self.answered = index
+        return None
+
+    def record(
+        self, question: Question, decided: PolicyAnswer, screen: str, latency: float, where: str
+    ) -> None:
         self.react_ms += latency
         self.questions.append(
             QuestionRecord(
                 question=question.text,
                 options=question.options,
-                answer=answer.text,
-                policy=answer.policy,
-                rule=answer.rule,
-                screen=self._screen_excerpt(),
+                answer=decided.answer.text,
+                policy=decided.answer.policy,
+                rule=decided.answer.rule,
+                screen=screen,
                 latency_ms=round(latency, 3),
+                where=where,
+                model=decided.model,
+                input_tokens=decided.input_tokens,
+                output_tokens=decided.output_tokens,
+                reason=decided.reason,
             )
         )
-        if answer.text is None:
-            return TurnOutcome("unanswered", question=question)
-        self.adapter.answer(self.session, question, answer.text)
-        self.answered = index
-        return None

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from proctor.agents.base import AgentAdapter, Launch, LaunchContext, adapter_for
-from proctor.drive.answering import answer_question
+from proctor.agents.base import AgentAdapter, Launch, LaunchContext, Question, adapter_for
 from proctor.drive.conversation import Conversation, TurnOutcome
 from proctor.drive.headless import run_headless
+from proctor.drive.policy import AnswerPolicy, classify_turn_end
 from proctor.drive.pty_session import PtySession
 from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
@@ -47,6 +47,7 @@ from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
 
 if TYPE_CHECKING:
+    from proctor.llm.roles import RoleSet
     from proctor.scripted.server import ScriptedModelServer
 
 EXIT_GRACE_SEC = 3.0
@@ -187,6 +188,8 @@ class TrialRunner:
             if server is not None:
                 server.stop()
         self.timings.agent_ms = round(_ms(t) - react_ms, 3)
+        self.timings.agent_pure_ms = self.timings.agent_ms
+        self.timings.harness_react_ms = round(react_ms, 3)
 
         t = time.monotonic()
         trajectory = self._collect(adapter, launch, questions, before)
@@ -215,15 +218,41 @@ class TrialRunner:
         self, adapter: AgentAdapter, launch: Launch
     ) -> tuple[TurnOutcome, Conversation, int | None]:
         deadline = time.monotonic() + self.spec.case.timeout_sec
-        rules = self.spec.case.case.qna_rules
         mirror = sys.stdout.buffer if self.options.mirror else None
         self.session = PtySession(launch.argv, cwd=launch.cwd, env=launch.env, mirror=mirror)
+        policy = self._policy()
         conversation = Conversation(
-            adapter, launch, self.session, lambda q: answer_question(q.text, rules)
+            adapter,
+            launch,
+            self.session,
+            lambda q, screen: policy.answer(q.text, q.options, screen),
         )
         outcome = conversation.wait_ready(deadline)
         if outcome.kind == "turn-end":
             outcome = conversation.send(trial_prompt(self.spec), deadline)
+            self.timings.turns_total = 1
+        followups = 0
+        while outcome.kind == "turn-end" and followups < MAX_FOLLOWUPS:
+            question = turn_end_question(adapter, launch, self.spec.roles)
+            if question is None:
+                break
+            t0 = time.monotonic()
+            decided = policy.answer(question.text, [], conversation._screen_excerpt())
+            conversation.record(
+                question,
+                decided,
+                conversation._screen_excerpt(),
+                (time.monotonic() - t0) * 1000,
+                "turn-end",
+            )
+            if decided.answer.text is None:
+                outcome = TurnOutcome("unanswered", question=question)
+                break
+            followups += 1
+            outcome = conversation.send(decided.answer.text, deadline)
+            self.timings.turns_total += 1
+            self.timings.question_turns += 1
+        self.timings.interruptions = sum(1 for q in conversation.questions if q.where == "mid-turn")
         exit_code: int | None = None
         if outcome.kind == "turn-end":
             adapter.request_exit(self.session)
@@ -276,6 +305,10 @@ class TrialRunner:
             write_jsonl(paths.questions, questions)
         write_text_atomic(paths.workspace_diff, unified_diff(before, snapshot(self.workspace)))
         return trajectory
+
+    def _policy(self) -> AnswerPolicy:
+        case = self.spec.case.case
+        return AnswerPolicy(case.qna_rules, case.qna_text, case.prompt, self.spec.roles)
 
     def _check_version(self, adapter: AgentAdapter) -> None:
         expected = self.spec.profile.version
@@ -461,6 +494,24 @@ def price_usage(
         total += usd
     cost.total_usd = None if cost.unpriced else round(total, 6)
     return cost
+
+
+MAX_FOLLOWUPS = 3
+
+
+def turn_end_question(
+    adapter: AgentAdapter, launch: Launch, roles: RoleSet | None
+) -> Question | None:
+    """The free-text question the agent ended its turn with, if it did."""
+    if launch.transcript is None or not launch.transcript.exists():
+        return None
+    events = adapter.parse(launch.transcript).events
+    last_user = max((i for i, e in enumerate(events) if e.type == "user_message"), default=-1)
+    texts = [e.text for e in events[last_user + 1 :] if e.type == "assistant_text" and e.text]
+    if not texts:
+        return None
+    is_question, _how = classify_turn_end(texts[-1], roles)
+    return Question(texts[-1].strip()) if is_question else None
 
 
 def copy_session_files(files: list[Path], dest: Path) -> None:

@@ -61,6 +61,15 @@ class Timings(_Camel):
     total_ms: float = 0.0
     harness_ms: float = 0.0
     """Time the harness spent outside the agent (total minus agent)."""
+    agent_pure_ms: float = 0.0
+    """The agent's own execution time: agent phase minus the harness's reaction time."""
+    harness_react_ms: float = 0.0
+    """Time the harness spent deciding answers while the agent waited (model calls included)."""
+    turns_total: int = 0
+    question_turns: int = 0
+    """Turns that only answered a question the agent ended its previous turn with."""
+    interruptions: int = 0
+    """Questions and prompts the agent raised mid-turn (pickers, permission prompts, ask)."""
     started_at: str | None = None
     finished_at: str | None = None
 
@@ -146,3 +155,8 @@ class QuestionRecord(_Camel):
     rule: str | None = None
     screen: str = ""
     latency_ms: float = 0.0
+    where: Literal["mid-turn", "turn-end"] = "mid-turn"
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reason: str = ""

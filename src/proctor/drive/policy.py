@@ -1,0 +1,137 @@
+"""The full answering policy: ``qna.md`` rules, then the workhorse model, then abort.
+
+The model sees the question (and its options), the policy prose of ``qna.md``, the task prompt
+and the end of the agent's screen, and replies with JSON: answer it, pick an option,
+approve/deny, or ``ABORT``. A failing model call aborts too ("if unsure, abort").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+
+from proctor.drive.answering import Answer, QnaRule, answer_question
+from proctor.llm.client import ProviderError
+from proctor.llm.roles import RoleSet
+
+ANSWER_SYSTEM = (
+    "A coding agent working on a task has stopped to ask its user something. You answer for "
+    "the user, following the user's written policy. Never invent requirements the policy and "
+    "the task do not support; when you are unsure, abort. Reply with one JSON object only: "
+    '{"action": "answer" | "choose" | "approve" | "deny" | "abort", "answer": "<text to type, '
+    'or the exact option chosen>", "reason": "<one sentence>"}.'
+)
+CLASSIFY_SYSTEM = (
+    "Classify the last message of a coding agent's turn. Reply with one word: question (it "
+    "needs an answer from the user before it can go on), statement (it reports a result), or "
+    "progress (it describes work still under way)."
+)
+INTERROGATIVE = re.compile(
+    r"^(should|shall|do|does|did|would|could|can|may|will|is|are|which|what|how|where|when|"
+    r"who|why|want|ok|okay|proceed)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class PolicyAnswer:
+    answer: Answer
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_ms: float = 0.0
+    reason: str = ""
+
+
+@dataclass
+class AnswerPolicy:
+    rules: list[QnaRule]
+    prose: str | None
+    task: str
+    roles: RoleSet | None = None
+
+    def answer(self, question: str, options: list[str], screen: str = "") -> PolicyAnswer:
+        ruled = answer_question(question, self.rules)
+        if ruled.text is not None:
+            return PolicyAnswer(ruled)
+        if self.roles is None or not self.roles.has("workhorse"):
+            return PolicyAnswer(Answer(None, "abort"), reason="no rule matched and no model")
+        client = self.roles.client("workhorse")
+        user = (
+            f"# The user's policy (qna.md)\n\n{self.prose or '(none given)'}\n\n"
+            f"# The task\n\n{self.task}\n\n# The agent's screen (end)\n\n{screen[-2000:]}\n\n"
+            f"# The question\n\n{question}\n\nOptions: {json.dumps(options)}\n"
+        )
+        started = time.monotonic()
+        try:
+            reply = client.complete(ANSWER_SYSTEM, user, max_tokens=400)
+        except ProviderError as exc:
+            return PolicyAnswer(
+                Answer(None, "abort"), str(client.ref), reason=f"answering model failed: {exc}"
+            )
+        latency = (time.monotonic() - started) * 1000
+        action, text, reason = _parse_reply(reply.text, options)
+        answer = Answer(None, "abort") if action == "abort" or not text else Answer(text, "model")
+        return PolicyAnswer(
+            answer, str(client.ref), reply.input_tokens, reply.output_tokens, latency, reason
+        )
+
+
+def _parse_reply(text: str, options: list[str]) -> tuple[str, str, str]:
+    """(action, text to type, reason); anything unusable is an abort."""
+    if text.strip().upper().startswith("ABORT"):
+        return "abort", "", "the model said ABORT"
+    match = re.search(r"\{.*\}", text, re.DOTALL)
+    try:
+        data = json.loads(match.group(0)) if match else None
+    except json.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        return "abort", "", "the model's reply was not the JSON asked for"
+    action = str(data.get("action", "abort")).lower()
+    answer = str(data.get("answer") or "").strip()
+    reason = str(data.get("reason") or "")
+    if action == "approve":
+        answer = answer or _pick(options, ("yes", "allow", "approve")) or "yes"
+    elif action == "deny":
+        answer = answer or _pick(options, ("no", "deny", "reject")) or "no"
+    elif action == "choose" and options and answer not in options:
+        answer = _pick(options, (answer.lower(),)) or ""
+    if action not in ("answer", "choose", "approve", "deny"):
+        return "abort", "", reason or "the model chose to abort"
+    return action, answer, reason
+
+
+def _pick(options: list[str], prefixes: tuple[str, ...]) -> str | None:
+    for option in options:
+        if option.lower().startswith(prefixes):
+            return option
+    return None
+
+
+def looks_like_question(text: str) -> bool | None:
+    """Deterministic first: True for a clear question, False for a clear statement, None when
+    it is ambiguous (a model may decide)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return False
+    last = lines[-1]
+    if last.endswith("?"):
+        return True if INTERROGATIVE.match(last) or len(last) < 200 else None
+    return None if "?" in last else False
+
+
+def classify_turn_end(text: str, roles: RoleSet | None) -> tuple[bool, str]:
+    """(is it a question, how it was decided: ``rule`` or ``fast`` or ``default``)."""
+    verdict = looks_like_question(text)
+    if verdict is not None:
+        return verdict, "rule"
+    if roles is None or not roles.has("fast"):
+        return False, "default"
+    try:
+        reply = roles.client("fast").complete(CLASSIFY_SYSTEM, text[-3000:], max_tokens=5)
+    except ProviderError:
+        return False, "default"
+    return reply.text.strip().lower().startswith("question"), "fast"

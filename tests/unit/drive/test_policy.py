@@ -1,0 +1,47 @@
+import pytest
+
+from proctor.drive.policy import _parse_reply, classify_turn_end, looks_like_question
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Should I also update the README?", True),
+        ("Done. Which option do you prefer?", True),
+        ("All tests pass.", False),
+        ("", False),
+        ("I wondered whether x? Anyway, it works now", None),
+    ],
+)
+def test_deterministic_question_detector(text: str, expected: bool | None) -> None:
+    assert looks_like_question(text) is expected
+
+
+def test_ambiguous_without_a_fast_model_is_not_a_question() -> None:
+    assert classify_turn_end("I wondered whether x? Anyway, it works now", None) == (
+        False,
+        "default",
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "options", "expected"),
+    [
+        ('{"action": "answer", "answer": "Use SQLite"}', [], ("answer", "Use SQLite")),
+        ('{"action": "approve"}', ["Yes", "No"], ("approve", "Yes")),
+        (
+            '{"action": "deny"}',
+            ["Allow once", "No, suggest changes"],
+            ("deny", "No, suggest changes"),
+        ),
+        ('{"action": "choose", "answer": "blue"}', ["Red", "Blue"], ("choose", "Blue")),
+        ("ABORT", [], ("abort", "")),
+        ('{"action": "abort", "reason": "unsure"}', [], ("abort", "")),
+        ("no json here", [], ("abort", "")),
+    ],
+)
+def test_model_replies_are_read_strictly(
+    reply: str, options: list[str], expected: tuple[str, str]
+) -> None:
+    action, text, _ = _parse_reply(reply, options)
+    assert (action, text) == expected
