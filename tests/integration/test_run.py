@@ -271,7 +271,7 @@ def test_turn_end_question_without_a_rule_aborts(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     make_case("stuck", plan={"turns": [{"say": "Which database should I use?"}]})
-    result, out = run(proctor, tmp_path)
+    _result, out = run(proctor, tmp_path)
     trial = load_trial(single_run_dir(out), "stuck")
     assert trial["status"] == "failed"
     assert trial["reason"] == "unanswered question: Which database should I use?"

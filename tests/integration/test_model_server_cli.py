@@ -1,0 +1,82 @@
+"""``proctor model serve``: prints the base URL, serves until interrupted, rejects bad plans."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from proctor.cli.model import command
+from proctor.errors import ConfigError
+
+
+def test_serve_prints_url_serves_and_stops_on_interrupt(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"turns": [{"say": "hello from the plan"}]}))
+    log = tmp_path / "requests.jsonl"
+    script = "import sys; from proctor.cli.model import command; command(sys.argv[1:])"
+    args = ["serve", "--plan", str(plan), "--log", str(log)]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        body = {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"name": "Bash"}],
+        }
+        request = urllib.request.Request(
+            url + "/v1/messages",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert json.loads(response.read())["content"][0]["text"] == "hello from the plan"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "Ctrl-C stops" in err
+    assert json.loads(log.read_text())["played"]["segment"] == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        (None, "cannot be read"),
+        ("{nope", "not valid JSON"),
+        ('{"turns": [{"say": 1}]}', r"turns\[0\]: 'say' must be a string"),
+        ('{"conditions": {"a": {"turns": []}}}', "condition 'default'"),
+    ],
+)
+def test_bad_plans_are_config_errors(tmp_path: Path, content: str | None, match: str) -> None:
+    plan = tmp_path / "plan.json"
+    if content is not None:
+        plan.write_text(content)
+    result = CliRunner().invoke(command, ["serve", "--plan", str(plan)])
+    assert isinstance(result.exception, ConfigError)
+    assert str(plan) in str(result.exception)
+    with pytest.raises(ConfigError, match=match):
+        raise result.exception
+
+
+def test_help_lists_serve() -> None:
+    result = CliRunner().invoke(command, ["--help"])
+    assert result.exit_code == 0 and "serve" in result.output
+    result = CliRunner().invoke(command, ["serve", "--help"])
+    assert "--plan" in result.output and "--port" in result.output and "--log" in result.output

@@ -1,0 +1,348 @@
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.models.trajectory import Event
+from proctor.transcripts.codex import codex_usage_check, parse_codex_lines, parse_codex_rollout
+from proctor.transcripts.kinds import codex_kind
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts" / "codex"
+ROLLOUT_0171 = FIXTURES / "rollout-2026-11-29T10-00-00-019ad3f0-5c1e-7a02-9c4b-3e1f00000001.jsonl"
+ROLLOUT_OLD = FIXTURES / "rollout-2025-10-02T09-00-00-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"
+
+
+def line(kind: str, payload: dict[str, Any], ts: str = "2026-01-01T00:00:00.000Z") -> str:
+    return json.dumps({"timestamp": ts, "type": kind, "payload": payload})
+
+
+def call(call_id: str, name: str = "exec_command", **arguments: Any) -> str:
+    payload = {"type": "function_call", "name": name, "call_id": call_id}
+    return line("response_item", {**payload, "arguments": json.dumps(arguments)})
+
+
+def output(call_id: str, text: str) -> str:
+    return line(
+        "response_item", {"type": "function_call_output", "call_id": call_id, "output": text}
+    )
+
+
+def command_done(call_id: str, status: str, exit_code: int | None) -> str:
+    item = {"type": "CommandExecution", "id": call_id, "status": status, "exit_code": exit_code}
+    return line("event_msg", {"type": "item_completed", "item": item})
+
+
+def usage(inp: int, cached: int, out: int) -> dict[str, int]:
+    return {
+        "input_tokens": inp,
+        "cached_input_tokens": cached,
+        "output_tokens": out,
+        "reasoning_output_tokens": 0,
+        "total_tokens": inp + out,
+    }
+
+
+def token_count(total: dict[str, int], last: dict[str, int]) -> str:
+    info = {"total_token_usage": total, "last_token_usage": last}
+    return line("event_msg", {"type": "token_count", "info": info})
+
+
+def results(events: list[Event]) -> dict[str, tuple[bool | None, bool | None]]:
+    return {e.id or "": (e.is_error, e.denied) for e in events if e.type == "tool_result"}
+
+
+def test_tool_calls_of_a_0171_rollout_get_kinds_files_and_outcomes() -> None:
+    t = parse_codex_rollout(ROLLOUT_0171)
+    calls = [(c.id, c.name, c.kind, c.files) for c in t.tool_calls()]
+    assert calls == [
+        ("call_patch_1", "apply_patch", "edit", ["hello.py", "src/app.py"]),
+        ("call_sed_2", "exec_command", "shell", ["src/app.py"]),
+        ("call_pytest_3", "exec_command", "shell", []),
+        ("call_rm_4", "exec_command", "shell", []),
+    ]
+    assert results(t.events) == {
+        "call_patch_1": (False, False),
+        "call_sed_2": (False, False),
+        "call_pytest_3": (True, False),
+        "call_rm_4": (False, True),
+    }
+    assert t.tool_calls()[1].input == {
+        "cmd": "sed -n '1,20p' src/app.py",
+        "workdir": "/ws/proj",
+        "yield_time_ms": 10000,
+    }
+    assert (t.session_id, t.agent_version) == ("019ad3f0-5c1e-7a02-9c4b-3e1f00000001", "0.171.0")
+
+
+def test_control_a_denial_is_not_an_error() -> None:
+    events = parse_codex_rollout(ROLLOUT_0171).events
+    (result,) = [e for e in events if e.type == "tool_result" and e.id == "call_rm_4"]
+    assert result.denied is True
+    assert result.is_error is False
+
+
+def test_only_real_prompts_are_user_messages_and_mirrors_are_dropped() -> None:
+    t = parse_codex_rollout(ROLLOUT_0171)
+    prompts = [e.text for e in t.events if e.type == "user_message"]
+    assert prompts == [
+        "Add hello.py, look at src/app.py, run the tests and clean the build folder",
+        "Now add a docstring",
+    ]
+    harness = [e.text or "" for e in t.events if e.record_type == "harness-message"]
+    assert [h.split("\n")[0] for h in harness] == [
+        "<permissions instructions>",
+        "<environment_context>",
+    ]
+    assert [e.type for e in t.events if e.type in ("thinking", "assistant_text")] == [
+        "thinking",
+        "assistant_text",
+    ]
+
+
+def test_usage_comes_from_token_usage_records_once_per_response() -> None:
+    t = parse_codex_rollout(ROLLOUT_0171)
+    u = t.usage["gpt-5.5"]
+    # 5 responses: input 52900 of which 41728 cached; output 355 (reasoning included).
+    assert (u.input_tokens, u.cache_read_tokens, u.cache_write_tokens) == (11172, 41728, 0)
+    assert (u.output_tokens, u.responses) == (355, 5)
+    assert len([e for e in t.events if e.type == "usage"]) == 5
+
+
+def test_control_summing_total_token_usage_would_overcount() -> None:
+    totals = 0
+    for raw in ROLLOUT_0171.read_text().splitlines():
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        info = record.get("payload", {}).get("info") or {}
+        if record["payload"].get("type") == "token_count" and info:
+            totals += info["total_token_usage"]["input_tokens"]
+    assert totals == 218_500
+    u = parse_codex_rollout(ROLLOUT_0171).usage["gpt-5.5"]
+    assert u.input_tokens + u.cache_read_tokens == 52_900 != totals
+
+
+def test_usage_check_compares_the_sum_with_the_last_total() -> None:
+    check = codex_usage_check(ROLLOUT_0171)
+    assert check["source"] == "token_usage_record"
+    assert check["ok"] is True and check["responses"] == 5
+    assert check["repeatsSkipped"] == 2
+    assert check["reported"] == check["computed"]
+
+
+def test_usage_check_reports_a_discrepancy(tmp_path: Path) -> None:
+    record = {"response_id": "r1", "usage": usage(100, 0, 10)}
+    lines = [
+        line("token_usage_record", record),
+        line("token_usage_record", record),
+        token_count(usage(150, 0, 10), usage(150, 0, 10)),
+    ]
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text("\n".join(lines))
+    assert parse_codex_rollout(rollout).usage["unknown"].input_tokens == 100
+    check = codex_usage_check(rollout)
+    assert check["ok"] is False
+    assert check["difference"] == {
+        "inputTokens": 50,
+        "outputTokens": 0,
+        "cacheReadTokens": 0,
+        "cacheWriteTokens": 0,
+    }
+
+
+def test_token_count_fallback_skips_repeats_and_null_info() -> None:
+    t = parse_codex_rollout(ROLLOUT_OLD)
+    u = t.usage["gpt-5-codex"]
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.responses) == (
+        4560,
+        11240,
+        220,
+        3,
+    )
+    check = codex_usage_check(ROLLOUT_OLD)
+    assert (check["source"], check["ok"], check["repeatsSkipped"]) == ("token_count", True, 3)
+
+
+def test_control_counting_every_token_count_would_overcount() -> None:
+    lasts = []
+    for raw in ROLLOUT_OLD.read_text().splitlines():
+        info = json.loads(raw)["payload"].get("info")
+        if isinstance(info, dict):
+            lasts.append(info["last_token_usage"])
+    assert len(lasts) == 6
+    assert sum(u["input_tokens"] - u["cached_input_tokens"] for u in lasts) != 4560
+
+
+def test_identical_responses_are_both_counted_when_the_total_moves() -> None:
+    one = usage(100, 0, 10)
+    lines = [
+        line("turn_context", {"model": "m"}),
+        token_count(one, one),
+        token_count(usage(200, 0, 20), one),
+        token_count(usage(200, 0, 20), one),
+    ]
+    u = parse_codex_lines(lines).usage["m"]
+    assert (u.responses, u.input_tokens, u.output_tokens) == (2, 200, 20)
+
+
+def test_cache_writes_are_taken_out_of_the_input() -> None:
+    record = {"response_id": "r", "usage": {**usage(1000, 600, 5), "cache_write_input_tokens": 300}}
+    u = parse_codex_lines([line("token_usage_record", record)]).usage["unknown"]
+    assert (u.input_tokens, u.cache_read_tokens, u.cache_write_tokens) == (100, 600, 300)
+
+
+def test_structured_status_wins_over_the_output_text_in_either_order() -> None:
+    lines = [
+        call("a", cmd="make"),
+        output("a", "Process exited with code 0\nOutput:\n"),
+        command_done("a", "failed", 2),
+        call("b", cmd="make"),
+        command_done("b", "completed", 0),
+        output("b", "Output:\nProcess exited with code 7\n"),
+    ]
+    assert results(parse_codex_lines(lines).events) == {"a": (True, False), "b": (False, False)}
+
+
+def test_exit_codes_from_text_and_unknown_outcomes() -> None:
+    lines = [
+        call("a", cmd="make"),
+        output("a", "Chunk ID: 1\nProcess exited with code 2\nOutput:\nboom\n"),
+        call("b", name="apply_patch", input="*** Begin Patch\n*** End Patch\n"),
+        output("b", "Exit code: 1\nWall time: 0 seconds\nOutput:\nerror\n"),
+        call("c", cmd="sleep 100"),
+        output("c", "Chunk ID: 2\nWall time: 10 seconds\nProcess running with session ID 3\n"),
+        call("d", cmd="ls"),
+        output("d", json.dumps({"output": "x\n", "metadata": {"exit_code": 0}})),
+    ]
+    t = parse_codex_lines(lines)
+    assert results(t.events) == {
+        "a": (True, False),
+        "b": (True, False),
+        "c": (None, False),
+        "d": (False, False),
+    }
+    assert [e.output for e in t.events if e.id == "d"][1] == "x\n"
+
+
+def test_user_abort_is_a_denial() -> None:
+    lines = [call("a", cmd="rm -rf x"), output("a", "Wall time: 6.3 seconds\naborted by user")]
+    assert results(parse_codex_lines(lines).events) == {"a": (False, True)}
+
+
+def test_api_errors_turn_ends_and_aborts() -> None:
+    t = parse_codex_rollout(ROLLOUT_0171)
+    assert [e.duration_ms for e in t.events if e.type == "turn_end"] == [4200, 150]
+    (error,) = [e for e in t.events if e.type == "api_error"]
+    assert "400 Bad Request" in (error.text or "")
+    lines = [
+        line("event_msg", {"type": "error", "message": "stream disconnected"}),
+        line("event_msg", {"type": "task_complete", "error": {"message": "stream disconnected"}}),
+        line("event_msg", {"type": "turn_aborted", "reason": "interrupted", "duration_ms": 9}),
+        line("compacted", {"message": "summary of the work so far"}),
+    ]
+    events = parse_codex_lines(lines).events
+    assert [e.type for e in events] == ["api_error", "turn_end", "turn_end", "compaction"]
+    assert events[2].text == "aborted (interrupted)"
+
+
+def test_unknown_types_and_broken_lines_are_counted() -> None:
+    t = parse_codex_rollout(ROLLOUT_0171)
+    assert t.coverage.unknown_record_types == {
+        "event_msg/hologram_started": 1,
+        "brand_new_record": 1,
+    }
+    assert (t.coverage.unparsed_lines, t.coverage.lines) == (1, 43)
+    others = {e.record_type for e in t.events if e.type == "other"}
+    assert others == {
+        "harness-message",
+        "event_msg/hologram_started",
+        "brand_new_record",
+        "unparsed",
+    }
+
+
+def test_old_rollout_pairs_json_outputs_and_web_search() -> None:
+    t = parse_codex_rollout(ROLLOUT_OLD)
+    assert results(t.events) == {
+        "call_ls": (False, False),
+        "call_make": (True, False),
+        "codex-call-1": (False, False),
+    }
+    assert [c.kind for c in t.tool_calls()] == ["shell", "shell", "web"]
+    assert [e.text for e in t.events if e.type == "assistant_text"] == [
+        "There is no `all` target in the Makefile."
+    ]
+    assert [e.text for e in t.events if e.type == "thinking"] == ["List first"]
+
+
+def test_event_only_messages_are_kept() -> None:
+    lines = [
+        line("event_msg", {"type": "user_message", "message": "hi"}),
+        line("event_msg", {"type": "agent_message", "message": "hello"}),
+    ]
+    assert [e.type for e in parse_codex_lines(lines).events] == ["user_message", "assistant_text"]
+
+
+def test_legacy_flat_rollout() -> None:
+    lines = [
+        json.dumps({"id": "s1", "timestamp": "2025-05-01T00:00:00Z", "instructions": None}),
+        json.dumps({"record_type": "state"}),
+        json.dumps(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+        ),
+        json.dumps({"type": "function_call", "name": "shell", "call_id": "c", "arguments": "{}"}),
+    ]
+    t = parse_codex_lines(lines)
+    assert t.session_id == "s1"
+    assert [e.type for e in t.events] == ["user_message", "tool_call"]
+    assert t.coverage.unknown_record_types == {}
+
+
+def test_mcp_question_subagent_and_shell_patch_calls() -> None:
+    questions = [{"question": "Which DB?", "options": [{"label": "sqlite"}, {"label": "pg"}]}]
+    lines = [
+        call("m", name="lookup", query="x"),
+        line("event_msg", {"type": "mcp_tool_call_end", "call_id": "m", "result": {"Err": "down"}}),
+        output("m", "tool call error: down"),
+        call("q", name="request_user_input", questions=questions),
+        output("q", "request_user_input is unavailable in Default mode"),
+        call("s", name="spawn_agent", agent_type="explorer", message="look"),
+        call("p", cmd=["apply_patch", "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch"]),
+    ]
+    t = parse_codex_lines(lines)
+    assert [(c.id, c.kind) for c in t.tool_calls()] == [
+        ("m", "mcp"),
+        ("q", "question"),
+        ("s", "subagent"),
+        ("p", "edit"),
+    ]
+    assert t.tool_calls()[3].files == ["a.txt"]
+    assert results(t.events)["m"] == (True, False)
+    assert results(t.events)["q"] == (True, False)
+    question = next(e for e in t.events if e.type == "question")
+    assert (question.text, question.options) == ("Which DB?", ["sqlite", "pg"])
+    assert [e.name for e in t.events if e.type == "subagent"] == ["explorer"]
+    assert not [e for e in t.events if e.type == "answer"]
+
+
+@pytest.mark.parametrize(
+    ("name", "namespace", "kind"),
+    [
+        ("exec_command", None, "shell"),
+        ("shell", None, "shell"),
+        ("apply_patch", None, "edit"),
+        ("view_image", None, "read"),
+        ("web_search", None, "web"),
+        ("request_user_input", None, "question"),
+        ("spawn_agent", None, "subagent"),
+        ("spawn", "multi_agent_v1", "subagent"),
+        ("mcp__docs__search", None, "mcp"),
+        ("docs__search", None, "mcp"),
+        ("search", "mcp__docs", "mcp"),
+        ("update_plan", None, "other"),
+    ],
+)
+def test_codex_kinds(name: str, namespace: str | None, kind: str) -> None:
+    assert codex_kind(name, namespace) == kind

@@ -1,0 +1,211 @@
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.transcripts.gemini import parse_gemini_chat, parse_gemini_lines
+from proctor.transcripts.kinds import gemini_kind
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts" / "gemini"
+CHAT = FIXTURES / "tmp" / "proj" / "chats" / "session-2026-11-29T11-00-5b2c9e41.jsonl"
+HEADER = {"sessionId": "s1", "projectHash": "h", "startTime": "t", "lastUpdated": "t"}
+
+
+def gemini(mid: str, text: str = "", **extra: Any) -> str:
+    record = {"id": mid, "timestamp": "2026-01-01T00:00:00Z", "type": "gemini", "content": text}
+    return json.dumps({**record, "model": "gm", **extra})
+
+
+def user(mid: str, text: str) -> str:
+    return json.dumps({"id": mid, "type": "user", "content": [{"text": text}]})
+
+
+def test_chat_events_in_order() -> None:
+    t = parse_gemini_chat(CHAT)
+    assert [e.type for e in t.events] == [
+        "user_message",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "usage",
+        *["tool_call", "tool_result", "usage"] * 4,
+        "other",
+        "api_error",
+        "other",
+        "other",
+        "assistant_text",
+        "usage",
+    ]
+    assert t.session_id == "5b2c9e41-7d3a-4f0e-9b61-0c2d8e7f1a35"
+    assert t.events[0].text == "Create notes.txt, run the tests, then tidy up"
+    assert t.events[1].text == "Planning\nWrite the file, then test."
+
+
+def test_tool_calls_kinds_files_and_outcomes() -> None:
+    t = parse_gemini_chat(CHAT)
+    assert [(c.name, c.kind, c.files) for c in t.tool_calls()] == [
+        ("write_file", "write", ["notes.txt"]),
+        ("run_shell_command", "shell", []),
+        ("run_shell_command", "shell", ["notes.txt"]),
+        ("run_shell_command", "shell", []),
+        ("replace", "edit", ["README.md"]),
+    ]
+    outcomes = [(e.id, e.is_error, e.denied) for e in t.events if e.type == "tool_result"]
+    assert outcomes == [
+        ("write_file-1", False, False),
+        ("run_shell_command-2", True, False),
+        ("run_shell_command-3", False, False),
+        ("run_shell_command-4", False, True),
+        ("replace-5", True, False),
+    ]
+
+
+def test_control_exit_code_in_text_overrides_a_success_status() -> None:
+    (shell,) = [e for e in parse_gemini_chat(CHAT).events if e.id == "run_shell_command-2"][1:]
+    (raw,) = [x for x in CHAT.read_text().splitlines() if x.startswith('{"id":"g2"')]
+    assert json.loads(raw)["toolCalls"][0]["status"] == "success"
+    assert shell.is_error is True
+
+
+def test_usage_per_message_with_cached_out_of_input_and_thoughts_in_output() -> None:
+    u = parse_gemini_chat(CHAT).usage["gemini-3.1-pro-preview"]
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (7600, 43500, 225)
+    assert (u.cache_write_tokens, u.responses) == (0, 6)
+
+
+def test_control_counting_every_written_record_would_double_count() -> None:
+    records = []
+    for raw in CHAT.read_text().splitlines():
+        try:
+            records.append(json.loads(raw))
+        except ValueError:
+            continue
+    written = [r for r in records if r.get("type") == "gemini" and r.get("tokens")]
+    assert len(written) == 7
+    assert sum(r["tokens"]["cached"] for r in written) == 45500 != 43500
+
+
+def test_errors_info_unknown_and_broken_lines() -> None:
+    t = parse_gemini_chat(CHAT)
+    assert [e.text for e in t.events if e.type == "api_error"] == [
+        "[API Error: 429 RESOURCE_EXHAUSTED: quota exceeded for gemini-3.1-pro-preview]"
+    ]
+    assert [e.record_type for e in t.events if e.type == "other"] == [
+        "gemini/info",
+        "telemetry_blob",
+        "unparsed",
+    ]
+    assert t.coverage.unknown_record_types == {"telemetry_blob": 1}
+    assert (t.coverage.lines, t.coverage.unparsed_lines) == (16, 1)
+
+
+def test_upsert_keeps_the_first_position_and_the_last_content() -> None:
+    lines = [
+        json.dumps(HEADER),
+        user("u1", "one"),
+        gemini("g1", "draft"),
+        user("u2", "two"),
+        gemini("g1", "final", tokens={"input": 10, "output": 2, "cached": 4}),
+    ]
+    t = parse_gemini_lines(lines)
+    assert [(e.type, e.text) for e in t.events if e.type != "usage"] == [
+        ("user_message", "one"),
+        ("assistant_text", "final"),
+        ("user_message", "two"),
+    ]
+    assert (t.usage["gm"].input_tokens, t.usage["gm"].cache_read_tokens) == (6, 4)
+
+
+def test_rewind_drops_the_message_and_everything_after_it() -> None:
+    lines = [
+        json.dumps(HEADER),
+        user("u1", "one"),
+        gemini("g1", "a", tokens={"input": 5, "output": 1, "cached": 0}),
+        user("u2", "two"),
+        gemini("g2", "b", tokens={"input": 7, "output": 1, "cached": 0}),
+        json.dumps({"$rewindTo": "u2"}),
+        user("u3", "three"),
+    ]
+    t = parse_gemini_lines(lines)
+    assert [e.text for e in t.events if e.type == "user_message"] == ["one", "three"]
+    assert t.usage["gm"].input_tokens == 5
+
+
+def test_set_messages_replaces_the_history() -> None:
+    replacement = [{"id": "x", "type": "user", "content": "compressed"}]
+    lines = [json.dumps(HEADER), user("u1", "one"), json.dumps({"$set": {"messages": replacement}})]
+    assert [e.text for e in parse_gemini_lines(lines).events] == ["compressed"]
+
+
+def test_policy_refusal_is_a_denial_and_pending_calls_have_no_result() -> None:
+    refused = {
+        "id": "c1",
+        "name": "run_shell_command",
+        "args": {"command": "rm -rf /"},
+        "status": "error",
+        "result": [
+            {"functionResponse": {"response": {"error": "Tool execution denied by policy."}}}
+        ],
+    }
+    pending = {"id": "c2", "name": "read_file", "args": {"file_path": "a"}, "status": "executing"}
+    t = parse_gemini_lines([gemini("g", toolCalls=[refused, pending])])
+    results = [(e.id, e.is_error, e.denied) for e in t.events if e.type == "tool_result"]
+    assert results == [("c1", False, True)]
+    assert [c.id for c in t.tool_calls()] == ["c1", "c2"]
+
+
+def test_legacy_whole_json_session(tmp_path: Path) -> None:
+    document = {
+        **HEADER,
+        "messages": [
+            {"id": "u", "type": "user", "content": "hello"},
+            {"id": "g", "type": "gemini", "content": "hi", "model": "gm"},
+        ],
+    }
+    path = tmp_path / "session-2025-01-01T00-00-s1.json"
+    path.write_text(json.dumps(document, indent=2))
+    t = parse_gemini_chat(path)
+    assert [e.type for e in t.events] == ["user_message", "assistant_text"]
+    assert t.session_id == "s1"
+
+
+def test_ask_user_gives_question_and_answer() -> None:
+    ask = {
+        "id": "q",
+        "name": "ask_user",
+        "args": {"questions": [{"question": "Color?", "options": [{"label": "red"}, "blue"]}]},
+        "status": "success",
+        "result": [{"functionResponse": {"response": {"output": "red"}}}],
+    }
+    events = parse_gemini_lines([gemini("g", toolCalls=[ask])]).events
+    assert [e.type for e in events] == ["tool_call", "question", "tool_result", "answer"]
+    assert (events[1].text, events[1].options, events[3].text) == ("Color?", ["red", "blue"], "red")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("run_shell_command", "shell"),
+        ("read_file", "read"),
+        ("read_many_files", "read"),
+        ("write_file", "write"),
+        ("replace", "edit"),
+        ("glob", "search"),
+        ("grep_search", "search"),
+        ("search_file_content", "search"),
+        ("list_directory", "search"),
+        ("web_fetch", "web"),
+        ("google_web_search", "web"),
+        ("save_memory", "other"),
+        ("ask_user", "question"),
+        ("activate_skill", "skill"),
+        ("delegate_to_agent", "subagent"),
+        ("codebase_investigator", "subagent"),
+        ("github__create_issue", "mcp"),
+        ("mcp_github_create_issue", "mcp"),
+        ("write_todos", "other"),
+    ],
+)
+def test_gemini_kinds(name: str, kind: str) -> None:
+    assert gemini_kind(name) == kind

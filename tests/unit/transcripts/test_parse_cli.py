@@ -1,0 +1,74 @@
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from proctor.cli.parse import command
+from proctor.errors import ConfigError
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts"
+CLAUDE = FIXTURES / "claude" / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
+CODEX = (
+    FIXTURES / "codex" / "rollout-2026-11-29T10-00-00-019ad3f0-5c1e-7a02-9c4b-3e1f00000001.jsonl"
+)
+
+
+def run(*args: str) -> dict:
+    result = CliRunner().invoke(command, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict = json.loads(result.output)
+    return data
+
+
+def test_json_has_events_usage_coverage_and_format() -> None:
+    data = run(str(CODEX))
+    assert data["format"] == "codex"
+    call = next(e for e in data["events"] if e["type"] == "tool_call")
+    assert {"id", "name", "kind", "input"} <= set(call)
+    result = next(e for e in data["events"] if e["type"] == "tool_result")
+    assert {"id", "isError", "denied"} <= set(result)
+    assert data["usage"]["gpt-5.5"] == {
+        "inputTokens": 11172,
+        "outputTokens": 355,
+        "cacheReadTokens": 41728,
+        "cacheWriteTokens": 0,
+        "responses": 5,
+    }
+    assert data["coverage"]["unknownRecordTypes"] == {
+        "event_msg/hologram_started": 1,
+        "brand_new_record": 1,
+    }
+    assert data["coverage"]["unparsedLines"] == 1
+    assert data["usageCheck"]["ok"] is True
+
+
+def test_agent_option_and_folders() -> None:
+    assert run(str(CLAUDE), "--agent", "scripted")["format"] == "claude-code"
+    assert run(str(FIXTURES / "gemini"))["format"] == "gemini-cli"
+    data = run(str(CLAUDE.with_suffix("")))
+    assert any(e.get("sidechain") for e in data["events"])
+
+
+def test_human_output_lists_events_usage_and_coverage() -> None:
+    result = CliRunner().invoke(command, [str(CODEX)])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[1].startswith("format codex · session 019ad3f0")
+    assert any("tool_result" in x and "call_rm_4 denied" in x for x in lines)
+    assert any("tool_result" in x and "call_pytest_3 error" in x for x in lines)
+    assert (
+        "  gpt-5.5: input 11172, output 355, cache read 41728, cache write 0 (5 responses)" in lines
+    )
+    assert lines[-1].startswith("coverage: 43 lines, 1 unparsed, unknown record types:")
+    assert max(len(x) for x in lines if x[:4].strip().isdigit()) <= 100
+
+
+def test_missing_path_is_a_config_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(command, [str(tmp_path / "nope.jsonl")])
+    assert isinstance(result.exception, ConfigError)
+    assert "nope.jsonl: no such file or folder" in str(result.exception)
+
+
+def test_unknown_agent_is_a_usage_error() -> None:
+    result = CliRunner().invoke(command, [str(CLAUDE), "--agent", "cursor"])
+    assert result.exit_code == 2
