@@ -1,0 +1,114 @@
+"""``proctor model``: the scripted model server from the command line."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import threading
+from pathlib import Path
+
+import click
+
+
+def _load_plan(path: Path) -> dict[str, object]:
+    from proctor.errors import ConfigError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"--plan {path}: cannot be read ({exc.strerror})") from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--plan {path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"--plan {path}: expected a JSON object with 'turns' or 'variants'")
+    return data
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+@click.group("model")
+def command() -> None:
+    """The scripted model: replay a plan to real agent CLIs with zero tokens."""
+
+
+@command.command("serve")
+@click.option(
+    "--plan",
+    "plan_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="plan.json to play (the scripted agent's format).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port to listen on; 0 picks a free one.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Append one JSON line per request to FILE.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Repeat number: selects the plan variant.",
+)
+@click.option(
+    "--condition",
+    default="default",
+    show_default=True,
+    help="A/B condition: selects the plan under 'conditions'.",
+)
+def serve(
+    plan_path: Path,
+    port: int,
+    host: str,
+    log_path: Path | None,
+    repeat: int,
+    condition: str,
+) -> int:
+    """Serve the Anthropic, OpenAI and Gemini APIs from a plan until interrupted.
+
+    Prints the base URL. Point Claude Code at it with ANTHROPIC_BASE_URL=URL, Codex with a
+    provider whose base_url is URL/v1, Gemini CLI with GOOGLE_GEMINI_BASE_URL=URL.
+    """
+    from proctor.errors import ConfigError
+    from proctor.scripted.plan import PlanError
+    from proctor.scripted.server import ScriptedModelServer
+
+    plan = _load_plan(plan_path)
+    try:
+        server = ScriptedModelServer(
+            plan, port=port, host=host, log_path=log_path, repeat=repeat, condition=condition
+        )
+        server.start()
+    except PlanError as exc:
+        raise ConfigError(f"--plan {plan_path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    if not _is_loopback(host):
+        click.echo(
+            f"warning: listening on {host}, not loopback; anyone who can reach it can use it",
+            err=True,
+        )
+    click.echo(server.base_url)
+    click.echo(f"scripted model: {len(server.steps)} steps; Ctrl-C stops", err=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0

@@ -1,0 +1,149 @@
+"""Anthropic Messages API (``POST /v1/messages``): what Claude Code speaks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from proctor.scripted.server.dialect import Dialect, Route, dumps, new_id, pieces, sse
+from proctor.scripted.server.exchange import (
+    ModelRequest,
+    Reply,
+    ToolSpec,
+    Turn,
+    has_prompt,
+    merge_turns,
+    text_of,
+    usage,
+)
+
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def _turn(message: dict[str, Any]) -> Turn | None:
+    role, content = message.get("role"), message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    if role == "assistant":
+        return Turn("assistant", calls=sum(1 for b in blocks if b.get("type") == "tool_use"))
+    if role != "user":
+        return None
+    texts = [b for b in blocks if b.get("type") == "text"]
+    return Turn("user", prompt=has_prompt(texts))
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    fmt = (body.get("output_config") or {}).get("format") or body.get("output_format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        schema = fmt.get("schema")
+        return schema if isinstance(schema, dict) else {}
+    return None
+
+
+def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
+    messages: list[dict[str, Any]] = list(body.get("messages") or [])
+    tools = {
+        t["name"]: ToolSpec(
+            t["name"], params=frozenset((t.get("input_schema") or {}).get("properties") or {})
+        )
+        for t in body.get("tools") or []
+        if isinstance(t, dict) and isinstance(t.get("name"), str)
+    }
+    system = text_of(body.get("system"))
+    texts = [system] + [text_of(m.get("content")) for m in messages if m.get("role") != "assistant"]
+    return ModelRequest(
+        dialect="anthropic",
+        model=str(body.get("model") or "scripted"),
+        stream=bool(body.get("stream")),
+        tools=tools,
+        turns=merge_turns(t for t in map(_turn, messages) if t is not None),
+        messages=len(messages),
+        size=size,
+        system=system,
+        texts=tuple(texts),
+        schema=_schema(body),
+    )
+
+
+def _blocks(reply: Reply) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": t} for t in reply.texts]
+    if reply.call is not None:
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": new_id("toolu_scripted_"),
+                "name": reply.call.name,
+                "input": reply.call.arguments,
+            }
+        )
+    return blocks
+
+
+def _usage(request: ModelRequest, reply: Reply, output: int | None = None) -> dict[str, Any]:
+    tokens_in, tokens_out = usage(request, reply)
+    return {
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out if output is None else output,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "service_tier": "standard",
+    }
+
+
+def _message(reply: Reply, request: ModelRequest, content: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": new_id("msg_scripted_"),
+        "type": "message",
+        "role": "assistant",
+        "model": request.model,
+        "content": content,
+        "stop_reason": "end_turn" if reply.ends_turn else "tool_use",
+        "stop_sequence": None,
+        "usage": _usage(request, reply),
+    }
+
+
+def render(reply: Reply, request: ModelRequest) -> dict[str, Any]:
+    return _message(reply, request, _blocks(reply))
+
+
+def _block_events(index: int, block: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    if block["type"] == "text":
+        opening: dict[str, Any] = {"type": "text", "text": ""}
+        deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"])]
+    else:
+        opening = {**block, "input": {}}
+        json_text = dumps(block["input"])
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces(json_text)]
+    yield {"type": "content_block_start", "index": index, "content_block": opening}
+    for delta in deltas:
+        yield {"type": "content_block_delta", "index": index, "delta": delta}
+    yield {"type": "content_block_stop", "index": index}
+
+
+def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
+    start = _message(reply, request, [])
+    start.update(stop_reason=None, usage=_usage(request, reply, output=1))
+    frames: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
+    for index, block in enumerate(_blocks(reply)):
+        frames.extend(_block_events(index, block))
+    delta = {"stop_reason": "end_turn" if reply.ends_turn else "tool_use", "stop_sequence": None}
+    frames.append({"type": "message_delta", "delta": delta, "usage": _usage(request, reply)})
+    frames.append({"type": "message_stop"})
+    for frame in frames:
+        yield sse(frame, frame["type"])
+
+
+def error(status: int, message: str) -> dict[str, Any]:
+    kind = ERROR_TYPES.get(status, "api_error")
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+DIALECT = Dialect("anthropic", parse, render, events, error)

@@ -1,0 +1,118 @@
+"""Gemini API (``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from proctor.scripted.server.dialect import Dialect, Route, new_id, sse
+from proctor.scripted.server.exchange import (
+    ModelRequest,
+    Reply,
+    ToolSpec,
+    Turn,
+    has_prompt,
+    merge_turns,
+    text_of,
+    usage,
+)
+
+STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
+
+def _turn(content: dict[str, Any]) -> Turn:
+    parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+    if content.get("role") == "model":
+        return Turn("assistant", calls=sum(1 for p in parts if "functionCall" in p))
+    texts = [p for p in parts if isinstance(p.get("text"), str) and not p.get("thought")]
+    return Turn("user", prompt=has_prompt(texts))
+
+
+def _tools(body: dict[str, Any]) -> dict[str, ToolSpec]:
+    tools: dict[str, ToolSpec] = {}
+    for group in body.get("tools") or []:
+        for decl in group.get("functionDeclarations") or []:
+            schema = decl.get("parametersJsonSchema") or decl.get("parameters") or {}
+            params = frozenset(schema.get("properties") or {})
+            tools[decl["name"]] = ToolSpec(decl["name"], params=params)
+    return tools
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    config = body.get("generationConfig") or {}
+    schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    if isinstance(schema, dict):
+        return schema
+    return {} if config.get("responseMimeType") == "application/json" else None
+
+
+def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
+    contents: list[dict[str, Any]] = list(body.get("contents") or [])
+    system = text_of((body.get("systemInstruction") or {}).get("parts"))
+    texts = [system] + [text_of(c.get("parts")) for c in contents if c.get("role") != "model"]
+    return ModelRequest(
+        dialect="gemini",
+        model=route.model or "scripted",
+        stream=bool(route.stream),
+        tools=_tools(body),
+        turns=merge_turns(_turn(c) for c in contents),
+        messages=len(contents),
+        size=size,
+        system=system,
+        texts=tuple(texts),
+        schema=_schema(body),
+    )
+
+
+def _chunk(
+    request: ModelRequest, reply: Reply, parts: list[dict[str, Any]], final: bool
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    tokens_in, tokens_out = usage(request, reply)
+    if final:
+        candidate["finishReason"] = "STOP"
+    return {
+        "candidates": [candidate],
+        "usageMetadata": {
+            "promptTokenCount": tokens_in,
+            "candidatesTokenCount": tokens_out,
+            "totalTokenCount": tokens_in + tokens_out,
+            "cachedContentTokenCount": 0,
+            "thoughtsTokenCount": 0,
+        },
+        "modelVersion": request.model,
+        "responseId": new_id("scripted"),
+    }
+
+
+def _parts(reply: Reply) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = [{"text": t} for t in reply.texts]
+    if reply.call is not None:
+        parts.append({"functionCall": {"name": reply.call.name, "args": reply.call.arguments}})
+    return parts
+
+
+def render(reply: Reply, request: ModelRequest) -> dict[str, Any]:
+    return _chunk(request, reply, _parts(reply), final=True)
+
+
+def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
+    parts = _parts(reply) or [{"text": ""}]
+    for index, part in enumerate(parts):
+        yield sse(_chunk(request, reply, [part], final=index == len(parts) - 1))
+
+
+def error(status: int, message: str) -> dict[str, Any]:
+    name = STATUS_NAMES.get(status, "UNKNOWN")
+    return {"error": {"code": status, "message": message, "status": name}}
+
+
+DIALECT = Dialect("gemini", parse, render, events, error)

@@ -1,0 +1,242 @@
+"""The HTTP layer: a threaded server whose handler routes, logs and streams with flushing."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from proctor.scripted.server import routes
+from proctor.scripted.server.dialect import new_id
+from proctor.scripted.server.exchange import ModelRequest, Reply
+from proctor.scripted.server.log import RequestLog, RequestRecord
+
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
+
+
+class Backend(Protocol):
+    """What the handler needs from :class:`ScriptedModelServer`."""
+
+    log: RequestLog
+
+    def next_index(self) -> int: ...
+
+    def injected_error(self, index: int) -> dict[str, Any] | None: ...
+
+    def answer(self, request: ModelRequest) -> Reply: ...
+
+    def pause(self, seconds: float) -> None: ...
+
+
+class ModelHTTPServer(ThreadingHTTPServer):
+    """One thread per connection; open connections are closed on :meth:`close_connections`."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], backend: Backend) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.backend = backend
+        self._connections: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._idle = threading.Condition()
+        super().__init__(address, Handler)
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """Marks a request in flight, so :meth:`wait_idle` lets it finish (and log)."""
+        with self._idle:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> None:
+        with self._idle:
+            self._idle.wait_for(lambda: self._busy == 0, timeout)
+
+    def track(self, conn: socket.socket, alive: bool) -> None:
+        with self._lock:
+            (self._connections.add if alive else self._connections.discard)(conn)
+
+    def close_connections(self) -> None:
+        with self._lock:
+            conns = list(self._connections)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Dropped connections are normal for streaming clients: stay quiet."""
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: ModelHTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        # Small writes (headers, then each event) must not wait for the peer's delayed ACK.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silenced: the request log (``log_path``) records requests instead."""
+
+    def do_HEAD(self) -> None:
+        self._serve(self._head)
+
+    def do_GET(self) -> None:
+        self._serve(self._get)
+
+    def do_POST(self) -> None:
+        self._serve(self._post)
+
+    def _serve(self, handle: Callable[[RequestRecord], None]) -> None:
+        """Run ``handle`` as one logged, in-flight request; a bug answers 500, not silence."""
+        started = time.monotonic()
+        record = RequestRecord(self.command, urlsplit(self.path).path)
+        with self.server.busy():
+            try:
+                handle(record)
+            except (BrokenPipeError, ConnectionResetError):
+                record.error = "client disconnected"
+                self.close_connection = True
+            except Exception as exc:
+                record.error = f"internal error: {type(exc).__name__}: {exc}"
+                if record.status:
+                    self.close_connection = True
+                else:
+                    self._json(record, 500, _error("api_error", "scripted model server bug"))
+            finally:
+                record.duration_ms = (time.monotonic() - started) * 1000
+                self.server.backend.log.write(record)
+
+    def _head(self, record: RequestRecord) -> None:
+        record.status = 200 if record.path == "/" else 404
+        self.send_response(record.status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _get(self, record: RequestRecord) -> None:
+        answer = routes.probe(record.path)
+        if answer is None:
+            self._json(record, 404, _error("not_found_error", f"no endpoint for GET {record.path}"))
+        else:
+            self._json(record, 200, answer)
+
+    def _post(self, record: RequestRecord) -> None:
+        backend = self.server.backend
+        try:
+            raw = self._body()
+        except ValueError as exc:
+            record.error = str(exc)
+            self._json(record, 400, _error("invalid_request_error", str(exc)))
+            return
+        record.request_bytes = len(raw)
+        target = routes.match(record.path)
+        if target is None:
+            message = f"no endpoint for POST {record.path}"
+            self._json(record, 404, _error("not_found_error", message))
+            return
+        dialect = target.dialect
+        try:
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError("the body is not a JSON object")
+            request = dialect.parse(body, target.route, len(raw))
+        except MALFORMED as exc:
+            record.error = f"malformed request: {type(exc).__name__}"
+            self._json(record, 400, dialect.error(400, f"malformed request body: {exc}"))
+            return
+        record.describe(request)
+        if target.count_only:
+            self._json(record, 200, routes.token_count(target, request.size // 4))
+            return
+        record.index = backend.next_index()
+        injected = backend.injected_error(record.index)
+        if injected is not None:
+            status = int(injected["status"])
+            record.played, record.error = "error", f"injected error {status}"
+            body = injected.get("body") or dialect.error(status, str(injected.get("message")))
+            self._json(record, status, body)
+            return
+        reply = backend.answer(request)
+        record.played = reply.played
+        backend.pause(reply.delay)
+        if request.stream:
+            self._stream(record, dialect.events(reply, request))
+        else:
+            self._json(record, 200, dialect.render(reply, request))
+
+    def _body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            parts = []
+            while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+            while self.rfile.readline().strip():
+                pass
+            raw = b"".join(parts)
+        else:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        encoding = self.headers.get("Content-Encoding", "identity").lower()
+        if encoding == "gzip":
+            try:
+                return gzip.decompress(raw)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise ValueError(f"body is not valid gzip: {exc}") from exc
+        if encoding != "identity":
+            raise ValueError(f"unsupported Content-Encoding {encoding!r} (use identity or gzip)")
+        return raw
+
+    def _headers(self, status: int, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("request-id", new_id("req_scripted_"))
+
+    def _json(self, record: RequestRecord, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self._headers(status, "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        record.status, record.response_bytes = status, len(data)
+
+    def _stream(self, record: RequestRecord, frames: Iterable[bytes]) -> None:
+        """Server-sent events, one HTTP chunk per event, each written out at once."""
+        self._headers(200, "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        record.status = 200
+        for frame in frames:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+            self.wfile.flush()
+            record.response_bytes += len(frame)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+def _error(kind: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": message}}

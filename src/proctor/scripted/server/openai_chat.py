@@ -1,0 +1,136 @@
+"""OpenAI Chat Completions API (``POST /v1/chat/completions``): opencode and most local tools."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from proctor.scripted.server.dialect import (
+    Dialect,
+    Route,
+    dumps,
+    new_id,
+    now,
+    openai_error,
+    pieces,
+    sse,
+)
+from proctor.scripted.server.exchange import (
+    ModelRequest,
+    Reply,
+    ToolSpec,
+    Turn,
+    has_prompt,
+    merge_turns,
+    text_of,
+    usage,
+)
+
+
+def _turn(message: dict[str, Any]) -> Turn | None:
+    role = message.get("role")
+    if role == "assistant":
+        return Turn("assistant", calls=len(message.get("tool_calls") or []))
+    if role == "tool":
+        return Turn("user")
+    if role == "user":
+        return Turn("user", prompt=has_prompt(message.get("content")))
+    return None
+
+
+def _tool(tool: dict[str, Any]) -> ToolSpec | None:
+    spec = tool.get("function") or tool.get("custom") or {}
+    name = spec.get("name")
+    if not isinstance(name, str):
+        return None
+    params = frozenset((spec.get("parameters") or {}).get("properties") or {})
+    return ToolSpec(name, params=params or (frozenset({"input"}) if "custom" in tool else params))
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        schema = (fmt.get("json_schema") or {}).get("schema")
+        return schema if isinstance(schema, dict) else {}
+    return {} if fmt.get("type") == "json_object" else None
+
+
+def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
+    messages: list[dict[str, Any]] = list(body.get("messages") or [])
+    tools = {spec.name: spec for spec in map(_tool, body.get("tools") or []) if spec is not None}
+    system = "\n".join(
+        text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer")
+    )
+    texts = [text_of(m.get("content")) for m in messages if m.get("role") != "assistant"]
+    return ModelRequest(
+        dialect="openai-chat",
+        model=str(body.get("model") or "scripted"),
+        stream=bool(body.get("stream")),
+        tools=tools,
+        turns=merge_turns(t for t in map(_turn, messages) if t is not None),
+        messages=len(messages),
+        size=size,
+        system=system,
+        texts=tuple(texts),
+        schema=_schema(body),
+    )
+
+
+def _usage(request: ModelRequest, reply: Reply) -> dict[str, Any]:
+    tokens_in, tokens_out = usage(request, reply)
+    return {
+        "prompt_tokens": tokens_in,
+        "completion_tokens": tokens_out,
+        "total_tokens": tokens_in + tokens_out,
+        "prompt_tokens_details": {"cached_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0},
+    }
+
+
+def _calls(reply: Reply) -> list[dict[str, Any]]:
+    if reply.call is None:
+        return []
+    function = {"name": reply.call.name, "arguments": dumps(reply.call.arguments)}
+    return [{"id": new_id("call_scripted_"), "type": "function", "function": function}]
+
+
+def _envelope(request: ModelRequest, kind: str) -> dict[str, Any]:
+    chat_id = new_id("chatcmpl-scripted")
+    return {"id": chat_id, "object": kind, "created": now(), "model": request.model}
+
+
+def render(reply: Reply, request: ModelRequest) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(reply.texts) or None}
+    if reply.call is not None:
+        message["tool_calls"] = _calls(reply)
+    choice = {
+        "index": 0,
+        "message": message,
+        "finish_reason": "stop" if reply.ends_turn else "tool_calls",
+        "logprobs": None,
+    }
+    envelope = _envelope(request, "chat.completion")
+    return {**envelope, "choices": [choice], "usage": _usage(request, reply)}
+
+
+def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
+    head = _envelope(request, "chat.completion.chunk")
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return sse({**head, "choices": [choice]})
+
+    yield chunk({"role": "assistant", "content": ""})
+    for piece in pieces("\n\n".join(reply.texts)) if reply.texts else []:
+        yield chunk({"content": piece})
+    for index, call in enumerate(_calls(reply)):
+        opening = {**call, "index": index, "function": {**call["function"], "arguments": ""}}
+        yield chunk({"tool_calls": [opening]})
+        for piece in pieces(call["function"]["arguments"]):
+            yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    yield chunk({}, "stop" if reply.ends_turn else "tool_calls")
+    yield sse({**head, "choices": [], "usage": _usage(request, reply)})
+    yield sse("[DONE]")
+
+
+DIALECT = Dialect("openai-chat", parse, render, events, openai_error)

@@ -1,0 +1,227 @@
+"""OpenAI Responses API (``POST /v1/responses``): what Codex speaks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from proctor.scripted.server.dialect import (
+    Dialect,
+    Route,
+    dumps,
+    new_id,
+    now,
+    openai_error,
+    pieces,
+    sse,
+)
+from proctor.scripted.server.exchange import (
+    ModelRequest,
+    Reply,
+    ToolSpec,
+    Turn,
+    has_prompt,
+    merge_turns,
+    text_of,
+    usage,
+)
+
+CALL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call"}
+OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+
+
+def _turn(item: dict[str, Any]) -> Turn | None:
+    kind = item.get("type", "message")
+    if kind in CALL_ITEMS:
+        return Turn("assistant", calls=1)
+    if kind in OUTPUT_ITEMS:
+        return Turn("user")
+    if kind == "reasoning" or (kind == "message" and item.get("role") == "assistant"):
+        return Turn("assistant")
+    if kind == "message" and item.get("role") == "user":
+        return Turn("user", prompt=has_prompt(item.get("content")))
+    return None
+
+
+def _tool(tool: dict[str, Any]) -> ToolSpec | None:
+    kind = tool.get("type")
+    if kind == "local_shell":
+        return ToolSpec("local_shell", kind="local_shell")
+    name = tool.get("name")
+    if not isinstance(name, str) or kind not in ("function", "custom"):
+        return None
+    params = frozenset((tool.get("parameters") or {}).get("properties") or {})
+    return ToolSpec(name, kind="custom" if kind == "custom" else "function", params=params)
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    fmt = (body.get("text") or {}).get("format") or {}
+    if fmt.get("type") == "json_schema":
+        return fmt.get("schema") if isinstance(fmt.get("schema"), dict) else {}
+    return {} if fmt.get("type") == "json_object" else None
+
+
+def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
+    raw = body.get("input") or []
+    items: list[dict[str, Any]] = (
+        [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+    )
+    tools = {spec.name: spec for spec in map(_tool, body.get("tools") or []) if spec is not None}
+    system = text_of(body.get("instructions"))
+    texts = [system] + [
+        text_of(i.get("content"))
+        for i in items
+        if i.get("type", "message") == "message" and i.get("role") != "assistant"
+    ]
+    return ModelRequest(
+        dialect="openai-responses",
+        model=str(body.get("model") or "scripted"),
+        stream=bool(body.get("stream")),
+        tools=tools,
+        turns=merge_turns(t for t in map(_turn, items) if t is not None),
+        messages=len(items),
+        size=size,
+        system=system,
+        texts=tuple(texts),
+        schema=_schema(body),
+    )
+
+
+def _items(reply: Reply) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = [
+        {
+            "id": new_id("msg_scripted_"),
+            "type": "message",
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+        for text in reply.texts
+    ]
+    call = reply.call
+    if call is None:
+        return items
+    call_id = new_id("call_scripted_")
+    item: dict[str, Any]
+    if call.kind == "custom":
+        item = {
+            "type": "custom_tool_call",
+            "id": new_id("ctc_"),
+            "status": "completed",
+            "call_id": call_id,
+            "name": call.name,
+            "input": call.raw_input,
+        }
+    elif call.kind == "local_shell":
+        action = {"type": "exec", "command": call.arguments["command"], "env": {}}
+        item = {
+            "type": "local_shell_call",
+            "id": new_id("lsh_"),
+            "status": "completed",
+            "call_id": call_id,
+            "action": action,
+        }
+    else:
+        item = {
+            "type": "function_call",
+            "id": new_id("fc_"),
+            "status": "completed",
+            "call_id": call_id,
+            "name": call.name,
+            "arguments": dumps(call.arguments),
+        }
+    return [*items, item]
+
+
+def _response(
+    reply: Reply, request: ModelRequest, output: list[dict[str, Any]], done: bool
+) -> dict[str, Any]:
+    tokens_in, tokens_out = usage(request, reply)
+    return {
+        "id": new_id("resp_scripted_"),
+        "object": "response",
+        "created_at": now(),
+        "status": "completed" if done else "in_progress",
+        "model": request.model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "error": None,
+        "incomplete_details": None,
+        "usage": {
+            "input_tokens": tokens_in,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": tokens_out,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": tokens_in + tokens_out,
+        }
+        if done
+        else None,
+    }
+
+
+def render(reply: Reply, request: ModelRequest) -> dict[str, Any]:
+    return _response(reply, request, _items(reply), done=True)
+
+
+def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    kind, ref = item["type"], {"item_id": item["id"], "output_index": index}
+    if kind == "message":
+        part = item["content"][0]
+        yield (
+            "response.output_item.added",
+            {"item": {**item, "status": "in_progress", "content": []}},
+        )
+        yield (
+            "response.content_part.added",
+            {**ref, "content_index": 0, "part": {**part, "text": ""}},
+        )
+        for piece in pieces(part["text"]):
+            yield (
+                "response.output_text.delta",
+                {**ref, "content_index": 0, "delta": piece, "logprobs": []},
+            )
+        yield (
+            "response.output_text.done",
+            {**ref, "content_index": 0, "text": part["text"], "logprobs": []},
+        )
+        yield "response.content_part.done", {**ref, "content_index": 0, "part": part}
+    elif kind == "function_call":
+        yield (
+            "response.output_item.added",
+            {"item": {**item, "status": "in_progress", "arguments": ""}},
+        )
+        for piece in pieces(item["arguments"]):
+            yield "response.function_call_arguments.delta", {**ref, "delta": piece}
+        yield (
+            "response.function_call_arguments.done",
+            {**ref, "name": item["name"], "arguments": item["arguments"]},
+        )
+    elif kind == "custom_tool_call":
+        yield "response.output_item.added", {"item": {**item, "status": "in_progress", "input": ""}}
+        for piece in pieces(item["input"]):
+            yield "response.custom_tool_call_input.delta", {**ref, "delta": piece}
+        yield "response.custom_tool_call_input.done", {**ref, "input": item["input"]}
+    else:
+        yield "response.output_item.added", {"item": item}
+    yield "response.output_item.done", {"item": item}
+
+
+def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
+    items = _items(reply)
+    final = _response(reply, request, items, done=True)
+    opening = {**final, "status": "in_progress", "output": [], "usage": None}
+    frames: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": opening}),
+        ("response.in_progress", {"response": opening}),
+    ]
+    for index, item in enumerate(items):
+        for kind, data in _item_events(item, index):
+            frames.append((kind, {**data, "output_index": index} if "item" in data else data))
+    frames.append(("response.completed", {"response": final}))
+    for seq, (kind, data) in enumerate(frames):
+        yield sse({"type": kind, "sequence_number": seq, **data}, kind)
+
+
+DIALECT = Dialect("openai-responses", parse, render, events, openai_error)
