@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -172,6 +173,11 @@ class ClaudeCode:
             tail = stderr.read_text(errors="replace")[-400:] if stderr.exists() else ""
             message = tail.strip() or "no result event on stdout"
             return HeadlessReport(error=classify_error(message), session_id=session)
+        launch.extra["denied_ids"] = [
+            d.get("tool_use_id")
+            for d in result.get("permission_denials") or []
+            if isinstance(d, dict)
+        ]
         error = None
         if result.get("is_error") or str(result.get("subtype", "")).startswith("error"):
             error = classify_error(str(result.get("result") or result.get("subtype")))
@@ -182,28 +188,45 @@ class ClaudeCode:
             session_id=session,
         )
 
-    # -- interactive ------------------------------------------------------------------------
+    # -- interactive ----------------------------------------------------------------------
+    # Turn end comes from the Stop hook proctor provisions (one JSON line per finished turn);
+    # questions are the TUI's pickers and permission prompts, answered with arrow keys.
 
     def state(self, session: PtySession, launch: Launch) -> AgentState:
-        turns = _count_lines(launch.extra["stop_log"])
         screen = session.screen_text()
         if _question_on_screen(screen) is not None:
-            return AgentState("question", question=turns * 100 + _question_index(launch))
-        if "❯" in screen or "> " in screen:
+            return AgentState("question", question=launch.extra.get("answered", 0) + 1)
+        turns = _count_lines(launch.extra["stop_log"])
+        if turns or _input_ready(screen):
             return AgentState("ready", turns=turns)
         return AgentState("starting")
 
     def pending_question(self, session: PtySession, launch: Launch) -> Question | None:
         return _question_on_screen(session.screen_text())
 
+    def send_message(self, session: PtySession, text: str) -> None:
+        """Paste, wait until the input box shows it, then press Enter (the TUI ignores an Enter
+        that arrives in the same burst as the paste)."""
+        session.write(PASTE_START + text + PASTE_END)
+        probe = text.strip().splitlines()[0][:30] if text.strip() else ""
+        session.wait_until(
+            lambda: probe in session.screen_text() or "Pasted text" in session.screen_text(),
+            time.monotonic() + ECHO_WAIT_SEC,
+        )
+        session.write("\r")
+
     def answer(self, session: PtySession, question: Question, text: str) -> None:
         choose_option(session, question, text)
-        launch_questions = getattr(session, "answered", 0)
-        session.answered = launch_questions + 1  # type: ignore[attr-defined]
+        session.wait_until(
+            lambda: _question_on_screen(session.screen_text()) != question,
+            time.monotonic() + ECHO_WAIT_SEC,
+        )
+
+    def note_answered(self, launch: Launch) -> None:
+        launch.extra["answered"] = launch.extra.get("answered", 0) + 1
 
     def request_exit(self, session: PtySession) -> None:
-        session.write("/exit")
-        session.write("\r")
+        self.send_message(session, "/exit")
 
     def transcript_files(self, launch: Launch) -> list[Path]:
         from proctor.transcripts.session import claude_session_files
@@ -217,6 +240,14 @@ class ClaudeCode:
 
         return parse_any(path, "claude-code")
 
+    def annotate(self, trajectory: Trajectory, launch: Launch) -> None:
+        """Headless runs list permission denials only in the result event: mark those results
+        as denials (not tool errors)."""
+        denied = set(launch.extra.get("denied_ids") or [])
+        for event in trajectory.events:
+            if event.type == "tool_result" and event.id in denied:
+                event.denied, event.is_error = True, False
+
 
 def _count_lines(path: Path) -> int:
     try:
@@ -225,31 +256,37 @@ def _count_lines(path: Path) -> int:
         return 0
 
 
-def _question_index(launch: Launch) -> int:
-    return 1
+_OPTION = re.compile(r"^\s*(❯\s*)?(\d+)\.\s+(.*?)\s*$")
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+ECHO_WAIT_SEC = 3.0
 
 
-_OPTION = re.compile(r"^\s*(?:❯\s*)?(\d+)\.\s+(.*?)\s*$")
+def _input_ready(screen: str) -> bool:
+    """The TUI shows its input box: a line starting with ``❯`` right under a horizontal rule."""
+    lines = screen.splitlines()
+    return any(
+        line.startswith("❯") and i > 0 and lines[i - 1].startswith("─")
+        for i, line in enumerate(lines)
+    )
 
 
 def _question_on_screen(screen: str) -> Question | None:
-    """A permission prompt or the AskUserQuestion picker: a question line, then numbered options
-    with a ``❯`` cursor on one of them."""
+    """A picker or permission prompt: numbered options with the ``❯`` cursor on one of them,
+    under the question line."""
     lines = screen.splitlines()
-    cursor = [i for i, line in enumerate(lines) if _OPTION.match(line) and "❯" in line]
+    cursor = [i for i, line in enumerate(lines) if (m := _OPTION.match(line)) and m.group(1)]
     if not cursor:
         return None
-    first = cursor[0]
-    start = first
+    start = cursor[0]
     while start > 0 and _OPTION.match(lines[start - 1]):
         start -= 1
     options = []
-    end = start
-    while end < len(lines) and _OPTION.match(lines[end]):
-        match = _OPTION.match(lines[end])
-        assert match is not None
-        options.append(match.group(2).strip("│ "))
-        end += 1
+    for line in lines[start:]:
+        match = _OPTION.match(line)
+        if match:
+            options.append(match.group(3).strip())
+        elif line.strip() and not line.startswith((" ", "─")):
+            break
     text = ""
     for line in reversed(lines[:start]):
         stripped = line.strip("│╭╮╰╯─ ").strip()
@@ -260,24 +297,32 @@ def _question_on_screen(screen: str) -> Question | None:
 
 
 def choose_option(session: PtySession, question: Question, answer: str) -> None:
-    """Pick the option best matching ``answer`` by moving the cursor, as a person would."""
+    """Move the cursor to the option that best matches ``answer`` and press Enter, as a person
+    would. An answer matching no option is typed into the picker's free-text entry when it has
+    one (``Type something.``)."""
     wanted = answer.strip().lower()
-    target = 0
-    for i, option in enumerate(question.options):
-        if option.lower() == wanted or option.lower().startswith(wanted):
-            target = i
-            break
-    else:
-        if wanted.isdigit() and 1 <= int(wanted) <= len(question.options):
-            target = int(wanted) - 1
-    screen = session.screen_text()
+    labels = [o.lower() for o in question.options]
+    target = next((i for i, o in enumerate(labels) if o == wanted), None)
+    if target is None:
+        target = next(
+            (i for i, o in enumerate(labels) if o.startswith(wanted) or wanted.startswith(o)), None
+        )
+    if target is None and wanted.isdigit() and 1 <= int(wanted) <= len(labels):
+        target = int(wanted) - 1
+    free_text = next((i for i, o in enumerate(labels) if o.startswith("type something")), None)
+    if target is None and free_text is not None:
+        target = free_text
     current = 0
-    option_lines = [line for line in screen.splitlines() if _OPTION.match(line)]
+    option_lines = [x for x in session.screen_text().splitlines() if _OPTION.match(x)]
     for i, line in enumerate(option_lines):
-        if "❯" in line:
+        match = _OPTION.match(line)
+        if match and match.group(1):
             current = i
             break
+    target = 0 if target is None else target
     key = "\x1b[B" if target > current else "\x1b[A"
     for _ in range(abs(target - current)):
         session.write(key)
+    if target == free_text and labels[target] != wanted:
+        session.write(answer)
     session.write("\r")

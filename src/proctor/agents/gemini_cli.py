@@ -108,5 +108,11 @@ class GeminiCli:
     def answer(self, session: PtySession, question: Question, text: str) -> None:
         session.type_message(text)
 
+    def send_message(self, session: PtySession, text: str) -> None:
+        session.type_message(text)
+
+    def note_answered(self, launch: Launch) -> None:
+        return None
+
     def request_exit(self, session: PtySession) -> None:
         session.type_message("/quit")

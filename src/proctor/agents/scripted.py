@@ -94,6 +94,12 @@ class ScriptedAgent:
     def answer(self, session: PtySession, question: Question, text: str) -> None:
         session.type_message(text)
 
+    def send_message(self, session: PtySession, text: str) -> None:
+        session.type_message(text)
+
+    def note_answered(self, launch: Launch) -> None:
+        return None
+
     def request_exit(self, session: PtySession) -> None:
         session.type_message("/exit")
 

@@ -53,7 +53,7 @@ class Conversation:
         question cannot be answered by the policy."""
         started = time.monotonic()
         target = self.turns + 1
-        self.session.type_message(message)
+        self.adapter.send_message(self.session, message)
         while True:
             state = self.adapter.state(self.session, self.launch)
             if state.kind == "ready" and state.turns >= target:
@@ -81,6 +81,7 @@ class Conversation:
         if decided.answer.text is None:
             return TurnOutcome("unanswered", question=question)
         self.adapter.answer(self.session, question, decided.answer.text)
+        self.adapter.note_answered(self.launch)
         self.answered = index
         return None
 

@@ -98,6 +98,7 @@ class TrialRunner:
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
         self.agent_failure: str | None = None
+        self.final_screen = ""
 
     def run(self) -> TrialRecord:
         t0 = time.monotonic()
@@ -254,6 +255,7 @@ class TrialRunner:
             self.timings.question_turns += 1
         self.timings.interruptions = sum(1 for q in conversation.questions if q.where == "mid-turn")
         exit_code: int | None = None
+        self.final_screen = self.session.screen_text()
         if outcome.kind == "turn-end":
             adapter.request_exit(self.session)
             exit_code = self.session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
@@ -273,7 +275,7 @@ class TrialRunner:
     ) -> Trajectory:
         paths = self.paths
         if self.session is not None:
-            write_text_atomic(paths.screen_log, self.session.screen_text())
+            write_text_atomic(paths.screen_log, self.final_screen or self.session.screen_text())
             paths.terminal_raw.write_bytes(bytes(self.session.raw))
         files = adapter.transcript_files(launch)
         trajectory = Trajectory(format=adapter.transcript_format)
@@ -283,6 +285,9 @@ class TrialRunner:
             if len(files) > 1:
                 copy_session_files(files, paths.transcript_dir)
             trajectory = adapter.parse(paths.raw_transcript if len(files) == 1 else files[0])
+            annotate = getattr(adapter, "annotate", None)
+            if annotate is not None:
+                annotate(trajectory, launch)
             info.source = str(files[0])
             info.raw = paths.raw_transcript.name
         answers = iter(questions)
