@@ -202,7 +202,13 @@ class ClaudeCode:
         return AgentState("starting")
 
     def pending_question(self, session: PtySession, launch: Launch) -> Question | None:
-        return _question_on_screen(session.screen_text())
+        """The picker or prompt on screen; its text from the transcript's pending
+        AskUserQuestion when there is one (the screen may wrap or abbreviate it)."""
+        shown = _question_on_screen(session.screen_text())
+        if shown is None:
+            return None
+        asked = _pending_ask(launch.transcript)
+        return Question(asked, shown.options) if asked else shown
 
     def send_message(self, session: PtySession, text: str) -> None:
         """Paste, wait until the input box shows it, then press Enter (the TUI ignores an Enter
@@ -218,7 +224,7 @@ class ClaudeCode:
     def answer(self, session: PtySession, question: Question, text: str) -> None:
         choose_option(session, question, text)
         session.wait_until(
-            lambda: _question_on_screen(session.screen_text()) != question,
+            lambda: _question_on_screen(session.screen_text()) is None,
             time.monotonic() + ECHO_WAIT_SEC,
         )
 
@@ -261,6 +267,34 @@ PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 ECHO_WAIT_SEC = 3.0
 
 
+def _pending_ask(transcript: Path | None) -> str | None:
+    """The question of the last AskUserQuestion call that has no result yet."""
+    if transcript is None:
+        return None
+    pending: dict[str, str] = {}
+    for record in read_json_lines(transcript):
+        content = (record.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
+                questions = (block.get("input") or {}).get("questions") or [{}]
+                pending[str(block.get("id"))] = str(questions[0].get("question", ""))
+            elif block.get("type") == "tool_result":
+                pending.pop(str(block.get("tool_use_id")), None)
+    return next(reversed(pending.values()), None) if pending else None
+
+
+def _cursor(screen: str) -> int | None:
+    """Index of the option the ``❯`` cursor is on, among the numbered option lines."""
+    options = [line for line in screen.splitlines() if _OPTION.match(line)]
+    for i, line in enumerate(options):
+        match = _OPTION.match(line)
+        if match and match.group(1):
+            return i
+    return None
+
+
 def _input_ready(screen: str) -> bool:
     """The TUI shows its input box: a line starting with ``❯`` right under a horizontal rule."""
     lines = screen.splitlines()
@@ -278,15 +312,24 @@ def _question_on_screen(screen: str) -> Question | None:
     if not cursor:
         return None
     start = cursor[0]
-    while start > 0 and _OPTION.match(lines[start - 1]):
-        start -= 1
+    i = start
+    while i > 0 and (_OPTION.match(lines[i - 1]) or lines[i - 1].startswith("     ")):
+        i -= 1
+        if _OPTION.match(lines[i]):
+            start = i
     options = []
+    complete = False
     for line in lines[start:]:
         match = _OPTION.match(line)
         if match:
             options.append(match.group(3).strip())
+        elif "Esc to cancel" in line:
+            complete = True
+            break
         elif line.strip() and not line.startswith((" ", "─")):
             break
+    if not complete:
+        return None
     text = ""
     for line in reversed(lines[:start]):
         stripped = line.strip("│╭╮╰╯─ ").strip()
@@ -312,17 +355,19 @@ def choose_option(session: PtySession, question: Question, answer: str) -> None:
     free_text = next((i for i, o in enumerate(labels) if o.startswith("type something")), None)
     if target is None and free_text is not None:
         target = free_text
-    current = 0
-    option_lines = [x for x in session.screen_text().splitlines() if _OPTION.match(x)]
-    for i, line in enumerate(option_lines):
-        match = _OPTION.match(line)
-        if match and match.group(1):
-            current = i
-            break
     target = 0 if target is None else target
-    key = "\x1b[B" if target > current else "\x1b[A"
-    for _ in range(abs(target - current)):
-        session.write(key)
+    current = _cursor(session.screen_text())
+    while current is not None and current != target:
+        session.write("\x1b[B" if target > current else "\x1b[A")
+        before = current
+        session.wait_until(
+            lambda b=before: _cursor(session.screen_text()) != b,  # type: ignore[misc]
+            time.monotonic() + ECHO_WAIT_SEC,
+        )
+        moved = _cursor(session.screen_text())
+        if moved == before:
+            break
+        current = moved
     if target == free_text and labels[target] != wanted:
         session.write(answer)
     session.write("\r")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from typing import Any
 
 from proctor.models.trajectory import ToolKind
@@ -59,3 +60,136 @@ def touched_files(tool_input: dict[str, Any], cwd: str | None) -> list[str]:
             if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
                 files.append(relativise(edit["file_path"], cwd))
     return list(dict.fromkeys(files))
+
+
+CODEX_KINDS: dict[str, ToolKind] = {
+    "exec_command": "shell",
+    "shell": "shell",
+    "shell_command": "shell",
+    "local_shell": "shell",
+    "container.exec": "shell",
+    "write_stdin": "shell",
+    "apply_patch": "edit",
+    "view_image": "read",
+    "web_search": "web",
+    "web_search_preview": "web",
+    "request_user_input": "question",
+    "spawn_agent": "subagent",
+    "send_input": "subagent",
+    "wait_agent": "subagent",
+    "close_agent": "subagent",
+    "resume_agent": "subagent",
+}
+SUBAGENT_NAMESPACES = ("multi_agent", "collab")
+
+
+def codex_kind(name: str, namespace: str | None = None) -> ToolKind:
+    """Kind of a Codex tool: built-ins by name; ``server__tool`` and namespaced tools are MCP."""
+    if namespace:
+        if namespace.startswith(SUBAGENT_NAMESPACES):
+            return "subagent"
+        if name not in CODEX_KINDS:
+            return "mcp"
+    if name.startswith(SUBAGENT_NAMESPACES):
+        return "subagent"
+    if name in CODEX_KINDS:
+        return CODEX_KINDS[name]
+    if "__" in name.strip("_"):
+        return "mcp"
+    return "other"
+
+
+GEMINI_KINDS: dict[str, ToolKind] = {
+    "run_shell_command": "shell",
+    "read_file": "read",
+    "read_many_files": "read",
+    "get_internal_docs": "read",
+    "write_file": "write",
+    "replace": "edit",
+    "edit": "edit",
+    "edit_file": "edit",
+    "glob": "search",
+    "search_file_content": "search",
+    "grep": "search",
+    "grep_search": "search",
+    "list_directory": "search",
+    "ls": "search",
+    "web_fetch": "web",
+    "google_web_search": "web",
+    "save_memory": "other",
+    "write_todos": "other",
+    "ask_user": "question",
+    "activate_skill": "skill",
+    "delegate_to_agent": "subagent",
+    "codebase_investigator": "subagent",
+    "cli_help": "subagent",
+    "generalist": "subagent",
+}
+
+
+def gemini_kind(name: str) -> ToolKind:
+    """Kind of a Gemini CLI tool; MCP tools are ``server__tool`` (older) or ``mcp_server_tool``."""
+    if name in GEMINI_KINDS:
+        return GEMINI_KINDS[name]
+    if name.startswith("mcp_") or "__" in name.strip("_"):
+        return "mcp"
+    if name.endswith("_agent") or name.startswith("delegate"):
+        return "subagent"
+    return "other"
+
+
+PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def patch_files(patch: str, cwd: str | None) -> list[str]:
+    """Paths named by the headers of a Codex ``apply_patch`` body, in order, without repeats."""
+    files = []
+    for line in patch.splitlines():
+        for header in PATCH_HEADERS:
+            if line.startswith(header):
+                path = line[len(header) :].strip()
+                if path:
+                    files.append(relativise(path, cwd))
+                break
+    return list(dict.fromkeys(files))
+
+
+SHELL_WRAPPERS = ("bash", "/bin/bash", "/usr/bin/bash", "sh", "/bin/sh", "zsh", "/bin/zsh")
+SHELL_META = frozenset("|;&<>`$()")
+READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
+
+
+def shell_files(command: Any, cwd: str | None) -> list[str]:
+    """Files an obviously simple read command names (``cat f``, ``sed -n '1,9p' f``, ``grep p f``).
+
+    Deliberately cheap and conservative: commands with pipes, redirections, chaining or
+    substitutions give ``[]``. A ``bash -lc '<cmd>'`` wrapper is looked through.
+    """
+    if isinstance(command, list) and all(isinstance(a, str) for a in command):
+        argv = list(command)
+        if len(argv) == 3 and argv[0] in SHELL_WRAPPERS and argv[1] in ("-lc", "-c"):
+            return shell_files(argv[2], cwd)
+    elif isinstance(command, str):
+        if any(ch in SHELL_META for ch in command):
+            return []
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return []
+    else:
+        return []
+    if not argv:
+        return []
+    program, args = os.path.basename(argv[0]), argv[1:]
+    if program == "sed":
+        if len(args) >= 3 and args[0] == "-n":
+            operands = args[2:]
+        else:
+            return []
+    elif program in ("grep", "rg"):
+        operands = [a for a in args if not a.startswith("-")][1:]
+    elif program in READERS:
+        operands = [a for a in args if not a.startswith("-") and not a.isdigit()]
+    else:
+        return []
+    return list(dict.fromkeys(relativise(a, cwd) for a in operands if a))

@@ -45,3 +45,31 @@ def test_model_replies_are_read_strictly(
 ) -> None:
     action, text, _ = _parse_reply(reply, options)
     assert (action, text) == expected
+
+
+PICKER = """
+ ☐ Question
+
+Which color should the button be?
+
+  1. Red
+     Red
+❯ 2. Blue
+     Blue
+  3. Type something.
+────────────────────────────────
+  4. Chat about this
+
+Enter to select · ↑/↓ to navigate · Esc to cancel
+"""
+
+
+def test_claude_picker_is_read_whole_wherever_the_cursor_is() -> None:
+    from proctor.agents.claude_code import _cursor, _question_on_screen
+
+    q = _question_on_screen(PICKER)
+    assert q is not None
+    assert q.text == "Which color should the button be?"
+    assert q.options == ["Red", "Blue", "Type something.", "Chat about this"]
+    assert _cursor(PICKER) == 1
+    assert _question_on_screen(PICKER.replace("Esc to cancel", "")) is None, "half-drawn pickers wait"

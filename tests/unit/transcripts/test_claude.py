@@ -233,3 +233,26 @@ def test_hooks_questions_turn_end_and_compaction() -> None:
     assert (question.text, question.options) == ("Go?", ["Yes", "No"])
     assert t.events[6].text == "Yes"
     assert t.events[0].hook_event == "PreToolUse" and t.events[1].command == "stop.sh"
+
+
+def test_lines_written_before_their_parent_are_put_back_in_order() -> None:
+    lines = [
+        line(
+            type="assistant",
+            uuid="a1",
+            parentUuid="u1",
+            message={"id": "m1", "model": "x", "content": [{"type": "text", "text": "answer"}]},
+        ),
+        line(type="file-history-snapshot", snapshot={}),
+        line(
+            type="user", uuid="u1", parentUuid=None, message={"role": "user", "content": "question"}
+        ),
+        line(
+            type="assistant",
+            uuid="a2",
+            parentUuid="gone",
+            message={"id": "m2", "model": "x", "content": [{"type": "text", "text": "orphan"}]},
+        ),
+    ]
+    texts = [e.text for e in parse_claude_lines(lines).events if e.text]
+    assert texts == ["question", "answer", "orphan"]

@@ -1,0 +1,325 @@
+"""Transcript parsing throughput and memory, optionally against ccusage. Nothing is asserted.
+
+Builds a corpus of at least ``--size-mb`` (default 200) MB by replicating every Claude Code
+session under ``tests/fixtures/`` (main file plus subagent files) with fresh session, line,
+message, request and tool ids, laid out as ``<corpus>/projects/<project>/<session>.jsonl`` so
+that ccusage can read it (``CLAUDE_CONFIG_DIR=<corpus>``). Then, each in a fresh subprocess,
+median of 3 runs:
+
+* ``full``: :func:`parse_claude_session` of every session (events, usage, coverage);
+* ``usage``: :func:`claude_usage_totals` of every session (token totals only, streaming);
+* the same two over one big single file (all main files concatenated, and a tenth of it), to
+  show how peak memory grows with file size;
+* ``ccusage claude daily --json --offline`` over the corpus, when ccusage can be installed from
+  the npm registry (into ``--ccusage-prefix``); its token totals must equal proctor's.
+
+``--jobs N`` (default: the CPU count) adds the corpus runs again with N worker processes, each
+parsing its share of the sessions (the way trials are parsed, one process each).
+
+Usage: ``.venv/bin/python bench/parse_bench.py [--size-mb 200] [--jobs N] [--keep DIR]
+[--no-ccusage]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+ID = re.compile(
+    rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?:msg|req|toolu)_[A-Za-z0-9_]+"
+)
+CCUSAGE_VERSION = "20.0.24"
+"""20.0.26 (the newest at the time of writing) has no linux-x64 native package on the registry."""
+RUNS = 3
+
+
+def claude_sessions() -> list[list[Path]]:
+    """Every Claude Code session under tests/fixtures: [main file, *subagent files]."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from proctor.transcripts.detect import detect_format
+    from proctor.transcripts.session import claude_subagent_files
+
+    sessions = []
+    for path in sorted((ROOT / "tests" / "fixtures").rglob("*.jsonl")):
+        if path.name.startswith("agent-") or "subagents" in path.parts:
+            continue
+        try:
+            if detect_format(path) != "claude-code":
+                continue
+        except Exception:
+            continue
+        sessions.append([path, *claude_subagent_files(path)])
+    return sessions
+
+
+def renew_ids(data: bytes, copy: int, cache: dict[bytes, bytes]) -> bytes:
+    def fresh(match: re.Match[bytes]) -> bytes:
+        old = match.group(0)
+        new = cache.get(old)
+        if new is None:
+            if old[:1].isalpha() and b"_" in old:
+                new = old + f"_{copy:x}".encode()
+            else:
+                new = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{old!r}/{copy}")).encode()
+            cache[old] = new
+        return new
+
+    return ID.sub(fresh, data)
+
+
+def build_corpus(root: Path, size_mb: float) -> tuple[list[list[Path]], int]:
+    sources = claude_sessions()
+    if not sources:
+        raise SystemExit("no Claude Code transcripts under tests/fixtures")
+    texts = [[(p, p.read_bytes()) for p in session] for session in sources]
+    sessions: list[list[Path]] = []
+    total = copy = 0
+    while total < size_mb * 1e6:
+        for files in texts:
+            cache: dict[bytes, bytes] = {}
+            main_path, main_text = files[0]
+            project = root / "projects" / f"-bench-p{copy % 40:02d}"
+            new_main = renew_ids(main_text, copy, cache)
+            session_id = renew_ids(main_path.stem.encode(), copy, cache).decode()
+            out = [project / f"{session_id}.jsonl"]
+            out[0].parent.mkdir(parents=True, exist_ok=True)
+            out[0].write_bytes(new_main)
+            total += len(new_main)
+            for sub_path, sub_text in files[1:]:
+                target = project / session_id / "subagents" / sub_path.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                data = renew_ids(sub_text, copy, cache)
+                target.write_bytes(data)
+                total += len(data)
+                out.append(target)
+            sessions.append(out)
+            copy += 1
+    return sessions, total
+
+
+def parse_sessions(mode: str, sessions: list[list[str]]) -> dict[str, dict[str, int]]:
+    """Token totals per model of ``sessions``, parsed fully or with the usage-only path."""
+    from proctor.models.trajectory import ModelUsage
+    from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
+
+    totals: dict[str, ModelUsage] = {}
+    for names in sessions:
+        files = [Path(p) for p in names]
+        if mode == "full":
+            usage = parse_claude_session(files[0], files[1:]).usage
+        else:
+            usage = claude_usage_totals(*files)
+        for model, u in usage.items():
+            totals.setdefault(model, ModelUsage()).add(u)
+    return {m: u.model_dump(by_alias=True) for m, u in totals.items()}
+
+
+def worker(mode: str, listing: Path, jobs: int) -> None:
+    """Runs inside a subprocess: parse what ``listing`` names, print seconds, RSS, totals."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    sessions = json.loads(listing.read_text())
+    start = time.perf_counter()
+    if jobs == 1:
+        parts = [parse_sessions(mode, sessions)]
+    else:
+        chunks = [sessions[i::jobs] for i in range(jobs)]
+        with ProcessPoolExecutor(jobs) as pool:
+            parts = list(pool.map(parse_sessions, [mode] * jobs, chunks))
+    seconds = time.perf_counter() - start
+    usage: dict[str, dict[str, int]] = {}
+    for part in parts:
+        for model, u in part.items():
+            acc = usage.setdefault(model, dict.fromkeys(u, 0))
+            for key, value in u.items():
+                acc[key] += value
+    peak_kb = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "usage": usage}))
+
+
+def run_worker(mode: str, sessions: list[list[Path]], tmp: Path, jobs: int = 1) -> dict[str, Any]:
+    listing = tmp / f"listing-{len(sessions)}.json"
+    listing.write_text(json.dumps([[str(p) for p in s] for s in sessions]))
+    runs = []
+    for _ in range(RUNS):
+        proc = subprocess.run(
+            [sys.executable, __file__, "--worker", mode, str(listing), str(jobs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs.append(json.loads(proc.stdout))
+    return {
+        "seconds": statistics.median(r["seconds"] for r in runs),
+        "peak_mb": max(r["peak_mb"] for r in runs),
+        "usage": runs[0]["usage"],
+    }
+
+
+def baseline_rss() -> float:
+    code = (
+        "import resource, proctor.transcripts.detect;"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout)
+
+
+def big_file(sessions: list[list[Path]], target: Path, size: float) -> int:
+    written = 0
+    with open(target, "wb") as out:
+        for files in sessions:
+            data = files[0].read_bytes()
+            out.write(data)
+            written += len(data)
+            if written >= size:
+                break
+    return written
+
+
+def ccusage_binary(prefix: Path) -> Path | None:
+    binary = prefix / "node_modules" / ".bin" / "ccusage"
+    if not binary.exists() and shutil.which("npm"):
+        prefix.mkdir(parents=True, exist_ok=True)
+        if not (prefix / "package.json").exists():
+            (prefix / "package.json").write_text('{"name": "bench", "private": true}\n')
+        subprocess.run(
+            ["npm", "install", "--prefix", str(prefix), f"ccusage@{CCUSAGE_VERSION}"],
+            capture_output=True,
+            timeout=600,
+        )
+    return binary if binary.exists() else None
+
+
+def run_ccusage(binary: Path, corpus: Path, tmp: Path) -> dict[str, Any] | str:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp / "home"),
+        "CLAUDE_CONFIG_DIR": str(corpus),
+    }
+    argv = ["node", str(binary), "claude", "daily", "--json", "--offline"]
+    times, output = [], ""
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+        times.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            return f"ccusage exited {proc.returncode}: {proc.stderr.strip()[-300:]}"
+        output = proc.stdout
+    return {"seconds": statistics.median(times), "totals": json.loads(output)["totals"]}
+
+
+def proctor_totals(usage: dict[str, dict[str, int]]) -> dict[str, int]:
+    keys = {
+        "inputTokens": "inputTokens",
+        "outputTokens": "outputTokens",
+        "cacheCreationTokens": "cacheWriteTokens",
+        "cacheReadTokens": "cacheReadTokens",
+    }
+    return {k: sum(u[ours] for u in usage.values()) for k, ours in keys.items()}
+
+
+Row = tuple[str, float, float, float | None]
+
+
+def measure(sessions: list[list[Path]], size: int, tmp: Path, jobs: int) -> dict[str, Any]:
+    """Every proctor run of the table: corpus (1 and ``jobs`` processes) and one big file."""
+    mb = size / 1e6
+    full = run_worker("full", sessions, tmp)
+    fast = run_worker("usage", sessions, tmp)
+    rows: list[Row] = [
+        ("proctor full parse (corpus)", full["seconds"], mb, full["peak_mb"]),
+        ("proctor usage-only (corpus)", fast["seconds"], mb, fast["peak_mb"]),
+    ]
+    if jobs > 1:
+        for mode, label in (("full", "full parse"), ("usage", "usage-only")):
+            result = run_worker(mode, sessions, tmp, jobs)
+            title = f"proctor {label} (corpus, {jobs} procs)"
+            rows.append((title, result["seconds"], mb, result["peak_mb"]))
+    for fraction in (0.1, 1.0):
+        target = tmp / f"big-{fraction}.jsonl"
+        big = big_file(sessions, target, size * fraction) / 1e6
+        for mode in ("full", "usage"):
+            result = run_worker(mode, [[target]], tmp)
+            label = f"proctor {mode} one {big:.0f} MB file"
+            rows.append((label, result["seconds"], big, result["peak_mb"]))
+        target.unlink()
+    return {"rows": rows, "full": full, "fast": fast}
+
+
+def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any) -> None:
+    mb = size / 1e6
+    rows: list[Row] = list(runs["rows"])
+    if isinstance(cc, dict):
+        rows.append((f"ccusage {CCUSAGE_VERSION} claude daily", cc["seconds"], mb, None))
+    files = sum(len(s) for s in sessions)
+    print(f"\ncorpus: {len(sessions)} sessions, {files} files, {mb:.1f} MB (Claude Code format)")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, baseline RSS after import "
+        f"{baseline_rss():.0f} MB; median of {RUNS} runs, each in a fresh process\n"
+    )
+    print(f"{'run':<40} {'seconds':>8} {'MB/s':>8} {'peak RSS MB':>12}")
+    for label, seconds, size_mb, peak in rows:
+        peak_text = f"{peak:12.0f}" if peak is not None else f"{'n/a':>12}"
+        print(f"{label:<40} {seconds:8.2f} {size_mb / seconds:8.1f} {peak_text}")
+    full, fast = runs["full"], runs["fast"]
+    ours = proctor_totals(full["usage"])
+    print(f"\nproctor token totals: {ours}")
+    print(f"usage-only totals equal: {proctor_totals(fast['usage']) == ours}")
+    if not isinstance(cc, dict):
+        print(f"ccusage: {cc}")
+        return
+    theirs = {k: cc["totals"][k] for k in ours}
+    print(f"ccusage token totals: {theirs}")
+    print(f"equal to ccusage: {theirs == ours}")
+    print(
+        f"time ratio proctor/ccusage: full {full['seconds'] / cc['seconds']:.2f}, "
+        f"usage-only {fast['seconds'] / cc['seconds']:.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--size-mb", type=float, default=200)
+    parser.add_argument("--keep", type=Path, help="build the corpus here and keep it")
+    parser.add_argument("--no-ccusage", action="store_true")
+    parser.add_argument("--ccusage-prefix", type=Path, default=Path("/tmp/ccusage"))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker[0], Path(args.worker[1]), int(args.worker[2]))
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="proctor-parse-bench-"))
+    corpus = args.keep or tmp / "corpus"
+    try:
+        print(f"building a {args.size_mb:.0f} MB corpus in {corpus} …", flush=True)
+        sessions, size = build_corpus(corpus, args.size_mb)
+        runs = measure(sessions, size, tmp, args.jobs)
+        cc: dict[str, Any] | str = "skipped (--no-ccusage)"
+        if not args.no_ccusage:
+            binary = ccusage_binary(args.ccusage_prefix)
+            cc = run_ccusage(binary, corpus, tmp) if binary else "could not be installed from npm"
+        report(sessions, size, runs, cc)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

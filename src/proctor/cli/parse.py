@@ -1,0 +1,124 @@
+"""``proctor parse``: show what proctor reads from a native agent transcript."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from proctor.models.trajectory import Event, Trajectory
+
+AGENTS = ("claude-code", "codex", "gemini-cli", "scripted")
+LINE_WIDTH = 100
+
+
+@click.command("parse")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--agent",
+    type=click.Choice(AGENTS),
+    default=None,
+    help="Read PATH as this agent's transcript (default: detect the format).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the trajectory as JSON.")
+def command(path: Path, agent: str | None, as_json: bool) -> int:
+    """Print the normalised trajectory, token usage and parse coverage of PATH.
+
+    PATH is a Claude Code, Codex or Gemini CLI transcript file, or a session folder (a Claude
+    Code ``<session>/`` folder or project folder, a CODEX_HOME, a ``.gemini`` folder).
+    """
+    from proctor.transcripts.codex import codex_usage_check
+    from proctor.transcripts.detect import locate_and_parse
+
+    file, trajectory = locate_and_parse(path, agent)
+    check = codex_usage_check(file) if trajectory.format == "codex" else None
+    if as_json:
+        click.echo(json.dumps(to_json(trajectory, file, check), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render(trajectory, file, check))
+    return 0
+
+
+def to_json(trajectory: Trajectory, file: Path, check: dict[str, Any] | None) -> dict[str, Any]:
+    data = trajectory.model_dump(by_alias=True, exclude_none=True, mode="json")
+    data["path"] = str(file)
+    if check is not None:
+        data["usageCheck"] = check
+    return data
+
+
+def _short(text: str | None, width: int) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def describe(event: Event) -> str:
+    """One line of text for an event (without its number, time and type)."""
+    side = "[sidechain] " if event.sidechain else ""
+    if event.type == "tool_call":
+        detail = json.dumps(event.input or {}, ensure_ascii=False)
+        files = f" files={','.join(event.files)}" if event.files else ""
+        return f"{side}{event.name} ({event.kind}) {event.id}{files} {detail}"
+    if event.type == "tool_result":
+        if event.denied:
+            state = "denied"
+        else:
+            state = "?" if event.is_error is None else ("error" if event.is_error else "ok")
+        return f"{side}{event.id} {state}: {event.output}"
+    if event.type == "usage":
+        return (
+            f"{side}{event.model} in={event.input_tokens} out={event.output_tokens} "
+            f"cache_read={event.cache_read_tokens} cache_write={event.cache_write_tokens}"
+        )
+    if event.type == "turn_end":
+        took = f"{event.duration_ms:.0f} ms" if event.duration_ms is not None else ""
+        return f"{took} {event.text or ''}".strip()
+    if event.type == "other":
+        raw = event.raw if isinstance(event.raw, str) else json.dumps(event.raw, ensure_ascii=False)
+        body = event.text if event.text is not None else raw
+        return f"{event.record_type}: {body}"
+    if event.type == "hook":
+        return f"{event.name} {event.command or ''} exit={event.exit_code}"
+    if event.type in ("question", "skill", "subagent") and event.name:
+        return f"{side}{event.name} {event.text or ''}".strip()
+    return f"{side}{event.text or ''}"
+
+
+def render(trajectory: Trajectory, file: Path, check: dict[str, Any] | None) -> str:
+    out = [
+        f"{file}",
+        f"format {trajectory.format}"
+        + (f" · session {trajectory.session_id}" if trajectory.session_id else "")
+        + (f" · version {trajectory.agent_version}" if trajectory.agent_version else ""),
+        "",
+    ]
+    for number, event in enumerate(trajectory.events, 1):
+        clock = (event.ts or "")[11:19]
+        head = f"{number:>4} {clock:<8} {event.type:<14} "
+        out.append(head + _short(describe(event), LINE_WIDTH - len(head)))
+    out += ["", "usage"]
+    if not trajectory.usage:
+        out.append("  (none)")
+    for model, usage in sorted(trajectory.usage.items()):
+        out.append(
+            f"  {model}: input {usage.input_tokens}, output {usage.output_tokens}, "
+            f"cache read {usage.cache_read_tokens}, cache write {usage.cache_write_tokens} "
+            f"({usage.responses} responses)"
+        )
+    if check is not None:
+        verdict = {True: "matches", False: "DIFFERS", None: "no total in the rollout"}[check["ok"]]
+        out.append(
+            f"  check against total_token_usage: {verdict}"
+            + (f" {check['difference']}" if check["ok"] is False else "")
+            + f"; source {check['source']}, {check['repeatsSkipped']} repeated token_count skipped"
+        )
+    coverage = trajectory.coverage
+    unknown = ", ".join(f"{k} ×{v}" for k, v in sorted(coverage.unknown_record_types.items()))
+    out += [
+        "",
+        f"coverage: {coverage.lines} lines, {coverage.unparsed_lines} unparsed, "
+        f"unknown record types: {unknown or 'none'}",
+    ]
+    return "\n".join(out)

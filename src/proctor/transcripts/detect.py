@@ -1,0 +1,218 @@
+"""Which agent wrote a transcript, and one entry point that parses any of them.
+
+``detect_format`` sniffs the first records of a file (a folder: the session file inside it);
+``parse_any`` dispatches to the format's parser through a registry. A Claude Code main file is
+parsed together with the subagent files beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import ConfigError
+from proctor.models.trajectory import Trajectory
+from proctor.transcripts.claude import parse_claude_session
+from proctor.transcripts.codex import parse_codex_rollout
+from proctor.transcripts.gemini import parse_gemini_chat
+from proctor.transcripts.session import (
+    claude_subagent_files,
+    codex_rollout,
+    gemini_chat,
+    newest_file,
+)
+
+FORMATS = ("claude-code", "codex", "gemini-cli")
+AGENT_FORMATS = {
+    "claude-code": "claude-code",
+    "claude": "claude-code",
+    "scripted": "claude-code",
+    "codex": "codex",
+    "gemini-cli": "gemini-cli",
+    "gemini": "gemini-cli",
+}
+CODEX_RECORDS = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "token_usage_record",
+        "world_state",
+    }
+)
+CODEX_LEGACY_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call_output"})
+CLAUDE_RECORDS = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "summary",
+        "queue-operation",
+        "file-history-snapshot",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "ai-title",
+        "custom-title",
+        "progress",
+    }
+)
+GEMINI_MESSAGES = frozenset({"user", "gemini", "info", "error", "warning"})
+SNIFF_LINES = 20
+
+
+def classify_record(record: dict[str, Any]) -> str | None:
+    """The format one decoded record belongs to, or None when it says nothing."""
+    rtype = record.get("type")
+    if "payload" in record and rtype in CODEX_RECORDS:
+        return "codex"
+    if "record_type" in record or (rtype in CODEX_LEGACY_ITEMS and "role" in record):
+        return "codex"
+    if "projectHash" in record or "$set" in record or "$rewindTo" in record:
+        return "gemini-cli"
+    if rtype in CLAUDE_RECORDS and ("uuid" in record or "message" in record):
+        return "claude-code"
+    if "sessionId" in record and ("parentUuid" in record or "leafUuid" in record):
+        return "claude-code"
+    if rtype in GEMINI_MESSAGES and "content" in record and "id" in record:
+        return "gemini-cli"
+    if rtype in CLAUDE_RECORDS:
+        return "claude-code"
+    if "instructions" in record and "id" in record:
+        return "codex"
+    return None
+
+
+def _sniff_file(path: Path) -> str | None:
+    with open(path, "rb") as fh:
+        seen = 0
+        for line in fh:
+            if not line.strip():
+                continue
+            seen += 1
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if isinstance(record, dict):
+                found = classify_record(record)
+                if found:
+                    return found
+            if seen >= SNIFF_LINES:
+                break
+    if path.suffix == ".json":
+        try:
+            document = json.loads(path.read_bytes())
+        except ValueError:
+            return None
+        if isinstance(document, dict) and isinstance(document.get("messages"), list):
+            return "gemini-cli"
+    name = path.name
+    if name.startswith("rollout-"):
+        return "codex"
+    if name.startswith("session-"):
+        return "gemini-cli"
+    return None
+
+
+def _claude_main(folder: Path) -> Path | None:
+    """``<project>/<session>.jsonl`` for a ``<project>/<session>/`` folder, else the newest
+    session file directly inside ``folder`` (a project folder)."""
+    sibling = folder.parent / f"{folder.name}.jsonl"
+    if sibling.is_file():
+        return sibling
+    mains = [p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-")]
+    return newest_file(mains)
+
+
+LOCATORS: dict[str, Callable[[Path], Path | None]] = {
+    "claude-code": _claude_main,
+    "codex": codex_rollout,
+    "gemini-cli": gemini_chat,
+}
+
+
+def _check(path: Path) -> None:
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file or folder")
+    if not path.is_dir() and not path.is_file():
+        raise ConfigError(f"{path}: not a regular file or folder")
+
+
+def session_file(path: Path, fmt: str | None = None) -> tuple[Path, str]:
+    """The transcript file a path names (a folder: the session file inside it) and its format."""
+    _check(path)
+    if path.is_file():
+        found = fmt or _sniff(path)
+        return path, found
+    order = [fmt] if fmt else ["codex", "gemini-cli", "claude-code"]
+    for candidate in order:
+        located = LOCATORS[candidate](path)
+        if located is not None:
+            return located, fmt or _sniff(located)
+    raise ConfigError(f"{path}: no session transcript found in this folder")
+
+
+def _sniff(path: Path) -> str:
+    try:
+        found = _sniff_file(path)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    if found is None:
+        raise ConfigError(
+            f"{path}: not a Claude Code, Codex or Gemini CLI transcript (pass --agent to force one)"
+        )
+    return found
+
+
+def detect_format(path: Path) -> str:
+    """``claude-code``, ``codex`` or ``gemini-cli`` for a transcript file or session folder."""
+    return session_file(Path(path))[1]
+
+
+def _parse_claude(path: Path) -> Trajectory:
+    return parse_claude_session(path, claude_subagent_files(path))
+
+
+PARSERS: dict[str, Callable[[Path], Trajectory]] = {
+    "claude-code": _parse_claude,
+    "codex": parse_codex_rollout,
+    "gemini-cli": parse_gemini_chat,
+}
+
+
+def format_for_agent(agent: str) -> str:
+    """The transcript format of an agent id (``scripted`` writes Claude Code's)."""
+    fmt = AGENT_FORMATS.get(agent)
+    if fmt is None:
+        known = ", ".join(sorted(AGENT_FORMATS))
+        raise ConfigError(f"--agent {agent}: unknown agent (known: {known})")
+    return fmt
+
+
+def locate_and_parse(path: Path, agent: str | None = None) -> tuple[Path, Trajectory]:
+    """The transcript file ``path`` names and its trajectory (see :func:`parse_any`)."""
+    fmt = format_for_agent(agent) if agent else None
+    file, found = session_file(Path(path), fmt)
+    try:
+        return file, PARSERS[found](file)
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
+
+
+def parse_any(path: Path, agent: str | None = None) -> Trajectory:
+    """Parse any supported native transcript file or session folder.
+
+    ``agent`` (an agent id such as ``codex`` or ``scripted``) forces the format; otherwise it
+    is detected. Raises :class:`~proctor.errors.ConfigError` when the path is missing,
+    unreadable or not a transcript.
+
+    >>> parse_any(Path("~/.codex/sessions/2026/11/29/rollout-….jsonl")).usage  # doctest: +SKIP
+    {'gpt-5.5': ModelUsage(input_tokens=11172, output_tokens=355, ...)}
+    """
+    return locate_and_parse(path, agent)[1]

@@ -1,0 +1,95 @@
+"""Contract tests: the real agent CLIs (pinned, from the npm registry) against proctor's
+scripted model server on 127.0.0.1. A CLI that is not installed is skipped with the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.agents.cli_base import find_binary
+from proctor.agents.install import PACKAGES, PINNED
+from proctor.models.config import AgentProfile
+from tests.conftest import single_run_dir, write_case
+
+ASSETS = Path(__file__).parent / "assets"
+GOLDENS = Path(__file__).parents[1] / "goldens"
+
+
+def require_cli(agent: str) -> str:
+    package, binary = PACKAGES[agent]
+    path = find_binary(binary, AgentProfile())
+    if path is None:
+        pytest.skip(f"{agent}: the '{binary}' CLI is not installed (run `proctor agents install`)")
+    return PINNED[package]
+
+
+@pytest.fixture
+def run_cli(proctor: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
+    """Run one case on a real CLI with the scripted model; return trial.json, the trajectory
+    events and the trial folder."""
+
+    def run(agent: str, plan: dict[str, Any], *, mode: str = "headless", config: dict[str, Any] | None = None,
+            qna: str | None = None, top: dict[str, Any] | None = None, name: str = "case",
+            src: dict[str, str] | None = None) -> dict[str, Any]:
+        cases = tmp_path / "cases"
+        write_case(cases, name, prompt="Do the task in this folder.", plan=plan, qna=qna, src=src,
+                   config={"agents": [agent], "timeoutSec": 120, **(config or {})})
+        args = ["run", "--source", str(cases), "--out", str(tmp_path / "out"), "--model", "scripted",
+                "--mode", mode, "--json"]
+        if top is not None:
+            (tmp_path / "proctor.json").write_text(json.dumps(top))
+            args += ["--config", str(tmp_path / "proctor.json")]
+        result = proctor(*args)
+        trial_dir = single_run_dir(tmp_path / "out") / "trials" / name / agent / "default" / "1"
+        trial = json.loads((trial_dir / "trial.json").read_text())
+        events = [json.loads(x) for x in (trial_dir / "trajectory.jsonl").read_text().splitlines()]
+        return {"code": result.code, "suite": result.out, "trial": trial, "events": events,
+                "dir": trial_dir, "err": result.err}
+
+    return run
+
+
+def tool_steps(events: list[dict[str, Any]]) -> list[tuple[str, bool | None, bool | None]]:
+    """(kind, isError, denied) of every tool call, in order, from its paired result."""
+    results = {e["id"]: e for e in events if e["type"] == "tool_result"}
+    steps = []
+    for e in events:
+        if e["type"] == "tool_call":
+            r = results.get(e["id"], {})
+            steps.append((e["kind"], r.get("isError"), r.get("denied")))
+    return steps
+
+
+def golden_projection(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stable part of a trajectory: event types, tool names, kinds, outcomes, files."""
+    out = []
+    for e in events:
+        if e["type"] in ("usage", "other", "thinking"):
+            continue
+        row: dict[str, Any] = {"type": e["type"]}
+        for key in ("name", "kind", "isError", "denied", "files"):
+            if e.get(key) not in (None, [], False) or (key == "isError" and e["type"] == "tool_result"):
+                row[key] = e.get(key)
+        if e["type"] in ("user_message", "assistant_text", "question"):
+            row["text"] = (e.get("text") or "")[:80]
+        out.append(row)
+    return out
+
+
+def check_golden(name: str, version: str, events: list[dict[str, Any]]) -> None:
+    """Compare with the committed golden (``make goldens`` rewrites them; review the diff)."""
+    path = GOLDENS / f"{name}.json"
+    current = {"cliVersion": version, "events": golden_projection(events)}
+    if os.environ.get("UPDATE_GOLDENS") == "1" or not path.exists():
+        path.write_text(json.dumps(current, indent=2) + "\n")
+        return
+    golden = json.loads(path.read_text())
+    if golden["cliVersion"] != version:
+        pytest.fail(f"{path.name} was made with {golden['cliVersion']}, this CLI is {version}: "
+                    "run `make goldens` and review the diff")
+    assert current["events"] == golden["events"], f"trajectory drifted from {path.name}"

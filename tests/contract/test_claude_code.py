@@ -1,0 +1,102 @@
+"""Claude Code, headless and in its TUI, on the scripted model server."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.contract.conftest import ASSETS, check_golden, require_cli, tool_steps
+
+AGENT = "claude-code"
+BASIC = {"turns": [
+    {"say": "I'll create the file and check it."},
+    {"write": {"path": "hello.txt", "content": "hello\n"}},
+    {"shell": "cat hello.txt"},
+    {"shell": "cat missing.txt"},
+    {"say": "Done: hello.txt holds hello."},
+]}
+BASIC_CONFIG = {"evaluators": [{"use": "command", "run": "grep -qx hello hello.txt", "gate": True}]}
+
+
+@pytest.mark.parametrize("mode", ["headless", "interactive"])
+def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]], mode: str) -> None:
+    version = require_cli(AGENT)
+    out = run_cli(AGENT, BASIC, mode=mode, config=BASIC_CONFIG)
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert trial["agentVersion"] == version
+    assert tool_steps(out["events"]) == [("write", False, False), ("shell", False, False), ("shell", True, False)]
+    assert trial["transcript"]["coverage"]["unparsedLines"] == 0
+    usage = next(iter(trial["usage"].values()))
+    assert usage["responses"] >= 4 and usage["inputTokens"] > 0
+    assert (out["dir"] / "raw-transcript.jsonl").stat().st_size > 0
+    if mode == "headless":
+        assert trial["reportedCostUsd"] is not None
+    check_golden(f"{AGENT}-{mode}-basic", version, out["events"])
+
+
+def test_permission_denial_is_a_denial_not_an_error(run_cli: Callable[..., dict[str, Any]]) -> None:
+    require_cli(AGENT)
+    plan = {"turns": [{"shell": "echo risky > risky.txt && rm -f risky.txt"}, {"say": "It was not allowed."}]}
+    out = run_cli(AGENT, plan, top={"codingagents": {AGENT: {"permissionMode": "default"}}})
+    assert tool_steps(out["events"]) == [("shell", False, True)]
+
+
+def test_question_picker_answered_by_a_qna_rule(run_cli: Callable[..., dict[str, Any]]) -> None:
+    version = require_cli(AGENT)
+    plan = {"turns": [
+        {"ask": "Which color should the button be?", "options": ["Red", "Blue"]},
+        {"write": {"path": "color.txt", "content": "blue\n"}},
+        {"say": "Done."},
+    ]}
+    out = run_cli(AGENT, plan, mode="interactive", qna="```rules\n(?i)colou?r => Blue\n```\n",
+                  config={"evaluators": [{"use": "trajectory-check", "toolPattern": "question"}]})
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    asked = json.loads((out["dir"] / "questions.jsonl").read_text())
+    assert (asked["question"], asked["answer"], asked["policy"]) == ("Which color should the button be?", "Blue", "rule")
+    answer = next(e for e in out["events"] if e["type"] == "answer")
+    assert answer["text"] == "Blue"
+    check_golden(f"{AGENT}-interactive-question", version, out["events"])
+
+
+def test_plugin_hooks_fire(run_cli: Callable[..., dict[str, Any]]) -> None:
+    require_cli(AGENT)
+    config = {
+        "provision": {"plugins": [{"name": "contract", "path": str(ASSETS / "plugin")}]},
+        "evaluators": [{"use": "hook-transcript-check", "pluginManifest": str(ASSETS / "plugin/hooks/hooks.json")}],
+    }
+    out = run_cli(AGENT, {"turns": [{"shell": "echo hi"}, {"say": "ok"}]}, config=config)
+    check = out["trial"]["evaluators"][0]
+    assert check["passed"], check["message"]
+    assert check["metrics"]["hook_events_fired"] == 3
+
+
+def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
+    require_cli(AGENT)
+    config = {
+        "provision": {"mcps": [{"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}]},
+        "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp__tiny__add"}],
+    }
+    plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
+    out = run_cli(AGENT, plan, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    result = next(e for e in out["events"] if e["type"] == "tool_result")
+    assert "5" in result["output"] and not result["isError"]
+    assert tool_steps(out["events"]) == [("mcp", False, False)]
+
+
+def test_skill_is_loaded(run_cli: Callable[..., dict[str, Any]]) -> None:
+    require_cli(AGENT)
+    config = {
+        "provision": {"skills": [{"name": "greet", "path": str(ASSETS / "skills/greet")}]},
+        "evaluators": [{"use": "skill-loaded", "name": "greet"}],
+    }
+    plan = {"turns": [{"tool": "Skill", "input": {"skill": "greet"}}, {"say": "Hello, Ada!"}]}
+    out = run_cli(AGENT, plan, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["evaluators"]
+    result = next(e for e in out["events"] if e["type"] == "tool_result")
+    assert not result["isError"], result["output"]
