@@ -35,6 +35,10 @@ agents: $(STAMP)
 test: $(TEST_STAMP) agents
 	$(BIN)/python -m pytest -n 2 -q
 
+# Regenerate the golden trajectories of the real CLIs; review the diff before committing.
+goldens: $(TEST_STAMP) agents
+	UPDATE_GOLDENS=1 $(BIN)/python -m pytest -q tests/contract
+
 check: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench

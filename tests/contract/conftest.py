@@ -33,14 +33,39 @@ def run_cli(proctor: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
     """Run one case on a real CLI with the scripted model; return trial.json, the trajectory
     events and the trial folder."""
 
-    def run(agent: str, plan: dict[str, Any], *, mode: str = "headless", config: dict[str, Any] | None = None,
-            qna: str | None = None, top: dict[str, Any] | None = None, name: str = "case",
-            src: dict[str, str] | None = None) -> dict[str, Any]:
+    def run(
+        agent: str,
+        plan: dict[str, Any],
+        *,
+        mode: str = "headless",
+        config: dict[str, Any] | None = None,
+        qna: str | None = None,
+        top: dict[str, Any] | None = None,
+        name: str = "case",
+        src: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
         cases = tmp_path / "cases"
-        write_case(cases, name, prompt="Do the task in this folder.", plan=plan, qna=qna, src=src,
-                   config={"agents": [agent], "timeoutSec": 120, **(config or {})})
-        args = ["run", "--source", str(cases), "--out", str(tmp_path / "out"), "--model", "scripted",
-                "--mode", mode, "--json"]
+        write_case(
+            cases,
+            name,
+            prompt="Do the task in this folder.",
+            plan=plan,
+            qna=qna,
+            src=src,
+            config={"agents": [agent], "timeoutSec": 120, **(config or {})},
+        )
+        args = [
+            "run",
+            "--source",
+            str(cases),
+            "--out",
+            str(tmp_path / "out"),
+            "--model",
+            "scripted",
+            "--mode",
+            mode,
+            "--json",
+        ]
         if top is not None:
             (tmp_path / "proctor.json").write_text(json.dumps(top))
             args += ["--config", str(tmp_path / "proctor.json")]
@@ -48,8 +73,14 @@ def run_cli(proctor: Any, tmp_path: Path) -> Callable[..., dict[str, Any]]:
         trial_dir = single_run_dir(tmp_path / "out") / "trials" / name / agent / "default" / "1"
         trial = json.loads((trial_dir / "trial.json").read_text())
         events = [json.loads(x) for x in (trial_dir / "trajectory.jsonl").read_text().splitlines()]
-        return {"code": result.code, "suite": result.out, "trial": trial, "events": events,
-                "dir": trial_dir, "err": result.err}
+        return {
+            "code": result.code,
+            "suite": result.out,
+            "trial": trial,
+            "events": events,
+            "dir": trial_dir,
+            "err": result.err,
+        }
 
     return run
 
@@ -73,7 +104,9 @@ def golden_projection(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         row: dict[str, Any] = {"type": e["type"]}
         for key in ("name", "kind", "isError", "denied", "files"):
-            if e.get(key) not in (None, [], False) or (key == "isError" and e["type"] == "tool_result"):
+            if e.get(key) not in (None, [], False) or (
+                key == "isError" and e["type"] == "tool_result"
+            ):
                 row[key] = e.get(key)
         if e["type"] in ("user_message", "assistant_text", "question"):
             row["text"] = (e.get("text") or "")[:80]
@@ -90,6 +123,8 @@ def check_golden(name: str, version: str, events: list[dict[str, Any]]) -> None:
         return
     golden = json.loads(path.read_text())
     if golden["cliVersion"] != version:
-        pytest.fail(f"{path.name} was made with {golden['cliVersion']}, this CLI is {version}: "
-                    "run `make goldens` and review the diff")
+        pytest.fail(
+            f"{path.name} was made with {golden['cliVersion']}, this CLI is {version}: "
+            "run `make goldens` and review the diff"
+        )
     assert current["events"] == golden["events"], f"trajectory drifted from {path.name}"

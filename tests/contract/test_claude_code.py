@@ -12,13 +12,15 @@ import pytest
 from tests.contract.conftest import ASSETS, check_golden, require_cli, tool_steps
 
 AGENT = "claude-code"
-BASIC = {"turns": [
-    {"say": "I'll create the file and check it."},
-    {"write": {"path": "hello.txt", "content": "hello\n"}},
-    {"shell": "cat hello.txt"},
-    {"shell": "cat missing.txt"},
-    {"say": "Done: hello.txt holds hello."},
-]}
+BASIC = {
+    "turns": [
+        {"say": "I'll create the file and check it."},
+        {"write": {"path": "hello.txt", "content": "hello\n"}},
+        {"shell": "cat hello.txt"},
+        {"shell": "cat missing.txt"},
+        {"say": "Done: hello.txt holds hello."},
+    ]
+}
 BASIC_CONFIG = {"evaluators": [{"use": "command", "run": "grep -qx hello hello.txt", "gate": True}]}
 
 
@@ -29,7 +31,11 @@ def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]], mode: 
     trial = out["trial"]
     assert trial["status"] == "passed", trial["reason"]
     assert trial["agentVersion"] == version
-    assert tool_steps(out["events"]) == [("write", False, False), ("shell", False, False), ("shell", True, False)]
+    assert tool_steps(out["events"]) == [
+        ("write", False, False),
+        ("shell", False, False),
+        ("shell", True, False),
+    ]
     assert trial["transcript"]["coverage"]["unparsedLines"] == 0
     usage = next(iter(trial["usage"].values()))
     assert usage["responses"] >= 4 and usage["inputTokens"] > 0
@@ -41,23 +47,39 @@ def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]], mode: 
 
 def test_permission_denial_is_a_denial_not_an_error(run_cli: Callable[..., dict[str, Any]]) -> None:
     require_cli(AGENT)
-    plan = {"turns": [{"shell": "echo risky > risky.txt && rm -f risky.txt"}, {"say": "It was not allowed."}]}
+    plan = {
+        "turns": [
+            {"shell": "echo risky > risky.txt && rm -f risky.txt"},
+            {"say": "It was not allowed."},
+        ]
+    }
     out = run_cli(AGENT, plan, top={"codingagents": {AGENT: {"permissionMode": "default"}}})
     assert tool_steps(out["events"]) == [("shell", False, True)]
 
 
 def test_question_picker_answered_by_a_qna_rule(run_cli: Callable[..., dict[str, Any]]) -> None:
     version = require_cli(AGENT)
-    plan = {"turns": [
-        {"ask": "Which color should the button be?", "options": ["Red", "Blue"]},
-        {"write": {"path": "color.txt", "content": "blue\n"}},
-        {"say": "Done."},
-    ]}
-    out = run_cli(AGENT, plan, mode="interactive", qna="```rules\n(?i)colou?r => Blue\n```\n",
-                  config={"evaluators": [{"use": "trajectory-check", "toolPattern": "question"}]})
+    plan = {
+        "turns": [
+            {"ask": "Which color should the button be?", "options": ["Red", "Blue"]},
+            {"write": {"path": "color.txt", "content": "blue\n"}},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)colou?r => Blue\n```\n",
+        config={"evaluators": [{"use": "trajectory-check", "toolPattern": "question"}]},
+    )
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     asked = json.loads((out["dir"] / "questions.jsonl").read_text())
-    assert (asked["question"], asked["answer"], asked["policy"]) == ("Which color should the button be?", "Blue", "rule")
+    assert (asked["question"], asked["answer"], asked["policy"]) == (
+        "Which color should the button be?",
+        "Blue",
+        "rule",
+    )
     answer = next(e for e in out["events"] if e["type"] == "answer")
     assert answer["text"] == "Blue"
     check_golden(f"{AGENT}-interactive-question", version, out["events"])
@@ -67,7 +89,12 @@ def test_plugin_hooks_fire(run_cli: Callable[..., dict[str, Any]]) -> None:
     require_cli(AGENT)
     config = {
         "provision": {"plugins": [{"name": "contract", "path": str(ASSETS / "plugin")}]},
-        "evaluators": [{"use": "hook-transcript-check", "pluginManifest": str(ASSETS / "plugin/hooks/hooks.json")}],
+        "evaluators": [
+            {
+                "use": "hook-transcript-check",
+                "pluginManifest": str(ASSETS / "plugin/hooks/hooks.json"),
+            }
+        ],
     }
     out = run_cli(AGENT, {"turns": [{"shell": "echo hi"}, {"say": "ok"}]}, config=config)
     check = out["trial"]["evaluators"][0]
@@ -78,7 +105,11 @@ def test_plugin_hooks_fire(run_cli: Callable[..., dict[str, Any]]) -> None:
 def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
     require_cli(AGENT)
     config = {
-        "provision": {"mcps": [{"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}]},
+        "provision": {
+            "mcps": [
+                {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
+            ]
+        },
         "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp__tiny__add"}],
     }
     plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}

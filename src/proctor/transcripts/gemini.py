@@ -93,6 +93,10 @@ def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
     return inputs, _int(tokens.get("output")) + _int(tokens.get("thoughts")), cached
 
 
+#: User records the CLI injects itself (context, reminders), not typed by the user.
+HARNESS_PREFIXES = ("<session_context>", "<system-reminder>", "<environment_context>")
+
+
 class _Parser:
     def __init__(self, cwd: str | None = None) -> None:
         self.coverage = ParseCoverage()
@@ -185,7 +189,12 @@ class _Parser:
         mtype = record.get("type")
         text = parts_text(record.get("content"))
         if mtype == "user":
-            events.append(Event(type="user_message", ts=ts, text=text))
+            if not text.strip():
+                return  # a user record that only carries function responses
+            if text.lstrip().startswith(HARNESS_PREFIXES):
+                events.append(Event(type="other", ts=ts, record_type="harness-message", text=text))
+            else:
+                events.append(Event(type="user_message", ts=ts, text=text))
         elif mtype == "error":
             events.append(Event(type="api_error", ts=ts, text=text[:TEXT_CAP]))
         elif mtype in ("info", "warning"):
