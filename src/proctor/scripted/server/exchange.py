@@ -22,6 +22,7 @@ HARNESS_PREFIXES = (
     "# AGENTS.md instructions",
     "<turn_aborted>",
     "This is the Gemini CLI.",
+    "Base directory for this skill:",
 )
 """User-side text a CLI injects by itself; a user message made only of these is no prompt."""
 
