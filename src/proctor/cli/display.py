@@ -111,6 +111,16 @@ class CostWarnings:
                     file=self.stream,
                     flush=True,
                 )
+        for result in event.record.evaluators:
+            model = result.details.get("perplexityUnavailable")
+            if model and model not in self.warned_models:
+                self.warned_models.add(model)
+                print(
+                    f"proctor: warning: judge model '{model}' returns no log-probabilities; "
+                    "perplexityLevel is left out",
+                    file=self.stream,
+                    flush=True,
+                )
         self.spent += sum(v for v in cost.by_model.values() if v is not None)
         if self.budget is not None and self.spent > self.budget and not self.warned_budget:
             self.warned_budget = True

@@ -27,6 +27,7 @@ from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
 from proctor.evaluators.combiners import COMBINERS
 from proctor.execute.processes import kill_group, run_captured
+from proctor.llm.secrets import scrub_tree
 from proctor.metrics import compute_process_metrics, evaluate_rules
 from proctor.models.io import write_jsonl, write_record, write_text_atomic
 from proctor.models.trajectory import ModelUsage, Trajectory
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from proctor.scripted.server import ScriptedModelServer
 
 EXIT_GRACE_SEC = 3.0
+HARNESS_LOG = "harness-requests.jsonl"
 SETUP_TIMEOUT_SEC = 600.0
 
 
@@ -98,6 +100,7 @@ class TrialRunner:
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
         self.agent_failure: str | None = None
+        self.harness_server: ScriptedModelServer | None = None
         self.final_screen = ""
 
     def run(self) -> TrialRecord:
@@ -111,6 +114,8 @@ class TrialRunner:
         except Exception as exc:
             self._fail("infra-error", f"harness error: {type(exc).__name__}: {exc}", exc)
         finally:
+            if self.harness_server is not None:
+                self.harness_server.stop()
             if self.session is not None:
                 self.session.kill()
             self.timings.total_ms = _ms(t0)
@@ -118,6 +123,7 @@ class TrialRunner:
             self.timings.finished_at = _now()
             self.record.timings = self.timings
             self._finish_workspace()
+            self.record.secrets_masked = scrub_tree(self.paths.root)
             write_record(self.paths.trial_json, self.record)
         return self.record
 
@@ -156,6 +162,7 @@ class TrialRunner:
 
         t = time.monotonic()
         self._check_version(adapter)
+        self.harness_server = self._start_harness_server()
         server = self._start_model_server(adapter)
         try:
             launch = adapter.prepare(
@@ -323,6 +330,21 @@ class TrialRunner:
                 f"agent '{self.spec.agent}': version {found or 'unknown'} found, but its profile "
                 f"pins {expected}"
             )
+
+    def _start_harness_server(self) -> ScriptedModelServer | None:
+        """proctor's own roles on the scripted model answer from the plan's ``roles``."""
+        roles = self.spec.roles
+        if roles is None or not roles.uses_scripted():
+            return None
+        from proctor.scripted.server import ScriptedModelServer
+
+        plan = self.spec.case.case.plan or {}
+        server = ScriptedModelServer(
+            {"roles": plan.get("roles", {})}, log_path=self.paths.root / HARNESS_LOG
+        )
+        server.start()
+        roles.set_url("scripted", server.base_url)
+        return server
 
     def _start_model_server(self, adapter: AgentAdapter) -> ScriptedModelServer | None:
         if self.spec.backend != "scripted" or adapter.name == "scripted":

@@ -9,7 +9,10 @@ from urllib.parse import urlparse
 from proctor.errors import ConfigError
 
 ROLES = ("fast", "workhorse", "judge")
-PROVIDERS = ("anthropic", "openai")
+PROVIDERS = ("anthropic", "openai", "scripted")
+#: Providers that need no key: ``scripted`` is proctor's scripted model server, started per
+#: trial, answering from the case plan's ``roles``.
+KEYLESS = ("scripted",)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from proctor.errors import ConfigError
-from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient
-from proctor.llm.refs import ROLES, ModelRef, base_url, parse_ref
+from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient, ProviderError
+from proctor.llm.refs import KEYLESS, ROLES, ModelRef, base_url, parse_ref
 from proctor.llm.secrets import install_log_masking, resolve_key
 
 
@@ -18,6 +18,8 @@ class RoleSet:
     refs: dict[str, ModelRef] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     urls: dict[str, str | None] = field(default_factory=dict)
+    extra_refs: list[ModelRef] = field(default_factory=list)
+    """Models named by evaluators directly (an llm-judge's ``model``)."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
 
     def has(self, role: str) -> bool:
@@ -27,11 +29,28 @@ class RoleSet:
         ref = ref or self.refs[role]
         cache_key = f"{role}:{ref}"
         if cache_key not in self._clients:
-            provider = PROVIDER_CLASSES[ref.provider](
-                ref, self.keys[ref.provider], self.urls.get(ref.provider), role
-            )
+            if ref.provider == "scripted":
+                url = self.urls.get("scripted")
+                if url is None:
+                    raise ProviderError("network", "the scripted model server is not running")
+                provider = PROVIDER_CLASSES["openai"](ref, "scripted", url + "/v1", role)
+            else:
+                provider = PROVIDER_CLASSES[ref.provider](
+                    ref, self.keys[ref.provider], self.urls.get(ref.provider), role
+                )
             self._clients[cache_key] = ModelClient(role, ref, provider)
         return self._clients[cache_key]
+
+    def uses_scripted(self) -> bool:
+        return any(r.provider == "scripted" for r in self.refs.values()) or any(
+            r.provider == "scripted" for r in self.extra_refs
+        )
+
+    def set_url(self, provider: str, url: str | None) -> None:
+        """Point a provider at a new base URL (the per-trial scripted server)."""
+        self.urls[provider] = url
+        for key in [k for k, c in self._clients.items() if c.ref.provider == provider]:
+            del self._clients[key]
 
     def calls(self) -> list[CallRecord]:
         return [c for client in self._clients.values() for c in client.calls]
@@ -64,9 +83,9 @@ def build_roles(
     """Resolve keys and base URLs. A provider without a key is fine unless a needed role uses
     it; then one sentence names the role, the model and the variables looked at."""
     install_log_masking()
-    roles = RoleSet(refs=dict(refs))
+    roles = RoleSet(refs=dict(refs), extra_refs=list(needed.values()))
     providers = {r.provider for r in refs.values()} | {r.provider for r in needed.values()}
-    for provider in sorted(providers):
+    for provider in sorted(providers - set(KEYLESS)):
         key, looked = resolve_key(provider, env, dotenv)
         roles.urls[provider] = base_url(provider, env, dotenv)
         if key is not None:

@@ -92,3 +92,28 @@ def load_dotenv(cwd: Path | None = None) -> dict[str, str]:
 
 def environment() -> dict[str, str]:
     return dict(os.environ)
+
+
+def scrub_tree(root: Path) -> list[str]:
+    """Replace every registered secret in the files under ``root`` (relative paths returned).
+
+    Byte-for-byte copies (a raw transcript, the terminal stream) lose their exactness only when
+    they held a secret: keys never stay on disk.
+    """
+    if not _SECRETS or not root.is_dir():
+        return []
+    needles = [s.encode() for s in _SECRETS]
+    touched = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if any(n in data for n in needles):
+            for needle in needles:
+                data = data.replace(needle, MASK.encode())
+            path.write_bytes(data)
+            touched.append(path.relative_to(root).as_posix())
+    return touched

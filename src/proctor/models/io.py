@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from proctor.errors import ConfigError, SchemaVersionError
+from proctor.llm.secrets import mask
 from proctor.models.base import RecordModel
 
 R = TypeVar("R", bound=RecordModel)
@@ -33,7 +34,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         os.fchmod(fd, _MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            fh.write(mask(text))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

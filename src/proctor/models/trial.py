@@ -135,6 +135,8 @@ class TrialRecord(RecordModel):
     workspace: str | None = None
     """Trial-relative path of the kept workspace, when it was kept."""
     agent_version: str | None = None
+    secrets_masked: list[str] = Field(default_factory=list)
+    """Trial files in which a provider key was found and masked."""
     agent_model: str | None = None
     agent_effort: str | None = None
     tags: list[str] = Field(default_factory=list)

@@ -16,6 +16,13 @@ gives one plan per A/B condition. Steps:
 ``{"endTurn": true}``                     end this turn and wait for the next user message
 ``{"exit": CODE}``                        exit immediately with CODE (a crash)
 
+``"roles"`` (beside ``turns``/``variants``/``conditions``) scripts proctor's own model roles when
+they run on the scripted model (``scripted/<name>`` in ``models``): ``{"judge": [reply, ...],
+"workhorse": [...], "fast": [...]}``, the n-th request of a role getting the n-th reply (the last
+one repeats). A reply is ``{"text": STR}``, ``{"json": VALUE}`` (sent as JSON text) or
+``{"status": CODE, "message": STR, "body": {...}}`` (an HTTP error), with optional
+``"logprobs": [numbers]`` for the generated tokens.
+
 This module uses the standard library only: the scripted agent imports nothing else.
 """
 
@@ -107,9 +114,49 @@ def validate_step(step: Any, where: str) -> None:
         _require(_is_number(step["timeoutSec"]), where, "'timeoutSec' must be a number")
 
 
+HARNESS_ROLES = ("judge", "workhorse", "fast")
+
+
+def validate_roles(roles: Any, where: str) -> None:
+    _require(isinstance(roles, dict), where, "expected an object of role → list of replies")
+    for role, replies in roles.items():
+        _require(role in HARNESS_ROLES, f"{where}.{role}", f"unknown role (known: {HARNESS_ROLES})")
+        _require(
+            isinstance(replies, list) and len(replies) > 0, f"{where}.{role}", "expected replies"
+        )
+        for i, reply in enumerate(replies):
+            here = f"{where}.{role}[{i}]"
+            _require(isinstance(reply, dict), here, "expected an object")
+            kinds = [k for k in ("text", "json", "status") if k in reply]
+            _require(len(kinds) == 1, here, "give exactly one of 'text', 'json' or 'status'")
+            extra = set(reply) - {"text", "json", "status", "message", "body", "logprobs"}
+            _require(not extra, here, f"unknown key(s) {sorted(extra)}")
+            if "text" in reply:
+                _require(isinstance(reply["text"], str), here, "'text' must be a string")
+            if "status" in reply:
+                status = reply["status"]
+                _require(
+                    isinstance(status, int) and 400 <= status <= 599,
+                    here,
+                    "'status' must be an HTTP error code",
+                )
+            probs = reply.get("logprobs")
+            _require(
+                probs is None or (isinstance(probs, list) and all(_is_number(v) for v in probs)),
+                here,
+                "'logprobs' must be a list of numbers",
+            )
+
+
 def validate_plan(data: Any, where: str = "plan.json") -> None:
     """Raise PlanError with one sentence when ``data`` is not a valid plan."""
     _require(isinstance(data, dict), where, "expected a JSON object with 'turns' or 'variants'")
+    if "roles" in data:
+        validate_roles(data["roles"], f"{where}: roles")
+        rest = {k: v for k, v in data.items() if k != "roles"}
+        if rest:
+            validate_plan(rest, where)
+        return
     if "conditions" in data:
         _require(set(data) == {"conditions"}, where, "'conditions' must be the only key")
         per = data["conditions"]
@@ -151,13 +198,16 @@ def plan_for_condition(data: dict[str, Any], condition: str) -> dict[str, Any] |
     None when the plan is split by condition and has no entry for ``condition``.
     """
     if "conditions" not in data:
-        return data
+        return {k: v for k, v in data.items() if k != "roles"}
     per: dict[str, Any] = data["conditions"]
     return per.get(condition)
 
 
 def steps_for_repeat(data: dict[str, Any], repeat: int) -> list[dict[str, Any]]:
-    """The steps repeat ``repeat`` (1-based) plays: variant ``(repeat - 1) mod len(variants)``."""
+    """The steps repeat ``repeat`` (1-based) plays: variant ``(repeat - 1) mod len(variants)``;
+    none for a plan that only scripts roles."""
+    if "turns" not in data and "variants" not in data:
+        return []
     if "turns" in data:
         return list(data["turns"])
     variants = data["variants"]

@@ -72,4 +72,6 @@ def test_claude_picker_is_read_whole_wherever_the_cursor_is() -> None:
     assert q.text == "Which color should the button be?"
     assert q.options == ["Red", "Blue", "Type something.", "Chat about this"]
     assert _cursor(PICKER) == 1
-    assert _question_on_screen(PICKER.replace("Esc to cancel", "")) is None, "half-drawn pickers wait"
+    assert _question_on_screen(PICKER.replace("Esc to cancel", "")) is None, (
+        "half-drawn pickers wait"
+    )

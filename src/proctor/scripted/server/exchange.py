@@ -104,6 +104,8 @@ class Reply:
     call: ToolCall | None = None
     delay: float = 0.0
     played: dict[str, Any] | str = field(default="side request")
+    logprobs: tuple[float, ...] | None = None
+    """Per-token log-probabilities of the text, sent where the dialect carries them."""
 
     @property
     def ends_turn(self) -> bool:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from proctor.scripted.server import routes
 from proctor.scripted.server.dialect import new_id
 from proctor.scripted.server.exchange import ModelRequest, Reply
+from proctor.scripted.server.harness import ROLE_HEADER, HarnessScript
 from proctor.scripted.server.log import RequestLog, RequestRecord
 
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
@@ -26,6 +27,7 @@ class Backend(Protocol):
     """What the handler needs from :class:`ScriptedModelServer`."""
 
     log: RequestLog
+    harness: HarnessScript
 
     def next_index(self) -> int: ...
 
@@ -132,6 +134,21 @@ class Handler(BaseHTTPRequestHandler):
                 record.duration_ms = (time.monotonic() - started) * 1000
                 self.server.backend.log.write(record)
 
+    def _harness(self, record: RequestRecord, role: str, dialect: Any, request: Any) -> None:
+        """A call from one of proctor's own roles: the role's next scripted reply."""
+        scripted = self.server.backend.harness.next(role)
+        record.played = f"role {role} #{scripted.index + 1}"
+        if scripted.status is not None:
+            record.error = f"scripted error {scripted.status}"
+            body = scripted.body or dialect.error(scripted.status, scripted.message)
+            self._json(record, scripted.status, body)
+            return
+        reply = Reply((scripted.text,), played=record.played, logprobs=scripted.logprobs)
+        if request.stream:
+            self._stream(record, dialect.events(reply, request))
+        else:
+            self._json(record, 200, dialect.render(reply, request))
+
     def _head(self, record: RequestRecord) -> None:
         record.status = 200 if record.path == "/" else 404
         self.send_response(record.status)
@@ -172,6 +189,10 @@ class Handler(BaseHTTPRequestHandler):
         record.describe(request)
         if target.count_only:
             self._json(record, 200, routes.token_count(target, request.size // 4))
+            return
+        role = self.headers.get(ROLE_HEADER)
+        if role:
+            self._harness(record, role, dialect, request)
             return
         record.index = backend.next_index()
         injected = backend.injected_error(record.index)

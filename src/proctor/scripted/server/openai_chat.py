@@ -99,6 +99,18 @@ def _envelope(request: ModelRequest, kind: str) -> dict[str, Any]:
     return {"id": chat_id, "object": kind, "created": now(), "model": request.model}
 
 
+def _logprobs(reply: Reply) -> dict[str, Any] | None:
+    """OpenAI's per-token log-probabilities, one entry per scripted value (tokens are
+    placeholders: the values are what a judge's perplexity is computed from)."""
+    if reply.logprobs is None:
+        return None
+    content: list[dict[str, Any]] = [
+        {"token": f"t{i}", "logprob": value, "bytes": None, "top_logprobs": []}
+        for i, value in enumerate(reply.logprobs)
+    ]
+    return {"content": content, "refusal": None}
+
+
 def render(reply: Reply, request: ModelRequest) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(reply.texts) or None}
     if reply.call is not None:
@@ -107,7 +119,7 @@ def render(reply: Reply, request: ModelRequest) -> dict[str, Any]:
         "index": 0,
         "message": message,
         "finish_reason": "stop" if reply.ends_turn else "tool_calls",
-        "logprobs": None,
+        "logprobs": _logprobs(reply),
     }
     envelope = _envelope(request, "chat.completion")
     return {**envelope, "choices": [choice], "usage": _usage(request, reply)}
