@@ -112,11 +112,11 @@ class CostWarnings:
                     flush=True,
                 )
         for result in event.record.evaluators:
-            model = result.details.get("perplexityUnavailable")
-            if model and model not in self.warned_models:
-                self.warned_models.add(model)
+            judge = str(result.details.get("perplexityUnavailable") or "")
+            if judge and f"perplexity:{judge}" not in self.warned_models:
+                self.warned_models.add(f"perplexity:{judge}")
                 print(
-                    f"proctor: warning: judge model '{model}' returns no log-probabilities; "
+                    f"proctor: warning: judge model '{judge}' returns no log-probabilities; "
                     "perplexityLevel is left out",
                     file=self.stream,
                     flush=True,
