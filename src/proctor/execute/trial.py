@@ -454,6 +454,20 @@ class TrialRunner:
                 }
             )
         self.spec.roles.reset_calls()
+        self._price_harness()
+
+    def _price_harness(self) -> None:
+        """Harness roles' dollars join the agent's, keyed ``role:provider/model``; only the
+        total is additive across models."""
+        cost = self.record.cost
+        for key, usage in self.record.harness_usage.items():
+            model = key.split(":", 1)[1]
+            priced = price_usage({model: usage}, self.spec.pricing)
+            cost.by_model[key] = priced.by_model[model]
+            if priced.unpriced:
+                cost.unpriced.append(key)
+        known = [v for v in cost.by_model.values() if v is not None]
+        cost.total_usd = None if cost.unpriced else round(sum(known), 6)
 
     def _verdict(
         self, outcome: TurnOutcome, exit_code: int | None, results: list[EvaluatorResult]
@@ -507,6 +521,8 @@ def price_usage(
     total = 0.0
     for model, u in usage.items():
         price = pricing.get(model)
+        if price is None and (model == "scripted" or model.startswith("scripted/")):
+            price = (0.0, 0.0, 0.0, 0.0)  # proctor's own scripted agent and model cost nothing
         if price is None:
             cost.by_model[model] = None
             cost.unpriced.append(model)
