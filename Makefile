@@ -44,8 +44,9 @@ check: $(TEST_STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(STAMP) agents
 	$(BIN)/python bench/run_bench.py
+	$(BIN)/python bench/parse_bench.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m proctor.models.schemas docs/schemas
