@@ -116,7 +116,7 @@ def test_effort_and_rule_counts() -> None:
 
 
 def test_cost_is_priced_only_from_the_pricing_map() -> None:
-    from proctor.execute.trial import price_usage
+    from proctor.execute.trial_parts import price_usage
     from proctor.models.trajectory import ModelUsage
 
     usage = {
