@@ -131,3 +131,29 @@ def test_skill_is_loaded(run_cli: Callable[..., dict[str, Any]]) -> None:
     assert out["trial"]["status"] == "passed", out["trial"]["evaluators"]
     result = next(e for e in out["events"] if e["type"] == "tool_result")
     assert not result["isError"], result["output"]
+
+
+def test_token_totals_match_the_cli_own_report(run_cli: Callable[..., dict[str, Any]]) -> None:
+    require_cli(AGENT)
+    out = run_cli(AGENT, BASIC, config=BASIC_CONFIG)
+    check = out["trial"]["usageCheck"]
+    assert check["ok"], check["differences"]
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "cause"),
+    [
+        (400, "model: unknown model", "API error"),
+        (403, "Your credit balance is too low", "quota exhausted"),
+    ],
+)
+def test_api_failures_are_classified(
+    run_cli: Callable[..., dict[str, Any]], status: int, message: str, cause: str
+) -> None:
+    require_cli(AGENT)
+    errors = {str(i): {"status": status, "message": message} for i in range(10)}
+    plan = {"turns": [{"say": "never reached"}], "errors": errors}
+    out = run_cli(AGENT, plan)
+    trial = out["trial"]
+    assert trial["status"] == "agent-error"
+    assert trial["reason"].startswith(cause), trial["reason"]

@@ -109,6 +109,8 @@ class ClaudeCode:
         args = ["--session-id", ctx.session_id, "--permission-mode", permission]
         if ctx.agent_model:
             args += ["--model", ctx.agent_model]
+        if ctx.agent_effort:
+            args += ["--effort", ctx.agent_effort]
         args += self._provision(ctx, config_dir, settings)
         if ctx.mode == "interactive":
             stop_log = ctx.scratch / STOP_LOG
@@ -181,10 +183,21 @@ class ClaudeCode:
         error = None
         if result.get("is_error") or str(result.get("subtype", "")).startswith("error"):
             error = classify_error(str(result.get("result") or result.get("subtype")))
+        reported = {
+            re.sub(r"\[[^\]]*\]$", "", model): {
+                "inputTokens": int(u.get("inputTokens") or 0),
+                "outputTokens": int(u.get("outputTokens") or 0),
+                "cacheReadTokens": int(u.get("cacheReadInputTokens") or 0),
+                "cacheWriteTokens": int(u.get("cacheCreationInputTokens") or 0),
+            }
+            # modelUsage names carry a context-window suffix: "claude-opus-4-8[1m]"
+            for model, u in (result.get("modelUsage") or {}).items()
+            if isinstance(u, dict)
+        }
         return HeadlessReport(
             error=error,
             reported_cost_usd=result.get("total_cost_usd"),
-            reported_usage=result.get("modelUsage"),
+            reported_usage=reported or None,
             session_id=session,
         )
 

@@ -120,7 +120,11 @@ class Codex:
             ctx.prompt,
         ]
         return Launch(
-            argv=argv, env=env, cwd=ctx.workspace, mode="headless", extra={"codex_home": codex_home}
+            argv=argv,
+            env=env,
+            cwd=ctx.workspace,
+            mode="headless",
+            extra={"codex_home": codex_home, "model": model},
         )
 
     def headless_report(self, launch: Launch, stdout: Path, stderr: Path) -> HeadlessReport:
@@ -141,7 +145,18 @@ class Codex:
         elif not events:
             tail = stderr.read_text(errors="replace")[-400:] if stderr.exists() else ""
             error = f"agent error: no events on stdout ({tail.strip()[:200]})"
-        return HeadlessReport(error=error, reported_usage=usage, session_id=thread)
+        reported = None
+        if isinstance(usage, dict) and launch.extra.get("model"):
+            cached = int(usage.get("cached_input_tokens") or 0)
+            reported = {
+                str(launch.extra["model"]): {
+                    "inputTokens": int(usage.get("input_tokens") or 0) - cached,
+                    "outputTokens": int(usage.get("output_tokens") or 0),
+                    "cacheReadTokens": cached,
+                    "cacheWriteTokens": 0,
+                }
+            }
+        return HeadlessReport(error=error, reported_usage=reported, session_id=thread)
 
     def transcript_files(self, launch: Launch) -> list[Path]:
         from proctor.transcripts.session import codex_rollout

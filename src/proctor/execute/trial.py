@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from proctor.agents.base import AgentAdapter, Launch, LaunchContext, adapter_for
 from proctor.drive.conversation import Conversation, TurnOutcome
@@ -34,6 +34,7 @@ from proctor.execute.trial_parts import (
     price_usage,
     trial_prompt,
     turn_end_question,
+    usage_check,
     verdict_reason,
 )
 from proctor.llm.secrets import scrub_tree
@@ -106,6 +107,7 @@ class TrialRunner:
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
         self.agent_failure: str | None = None
+        self.reported_usage: dict[str, Any] | None = None
         self.harness_server: ScriptedModelServer | None = None
         self.final_screen = ""
 
@@ -315,6 +317,8 @@ class TrialRunner:
         info.coverage = trajectory.coverage
         self.record.transcript = info
         self.record.usage = trajectory.usage
+        if self.reported_usage:
+            self.record.usage_check = usage_check(trajectory.usage, self.reported_usage)
         self.record.cost = price_usage(trajectory.usage, self.spec.pricing)
         self._process_metrics(trajectory)
         self.record.tool_calls = len(trajectory.tool_calls())
@@ -357,8 +361,11 @@ class TrialRunner:
             return None
         from proctor.scripted.server import ScriptedModelServer
 
+        plan = self.spec.case.case.plan or {"turns": []}
+        errors = {int(k): v for k, v in (plan.get("errors") or {}).items()}
         server = ScriptedModelServer(
-            self.spec.case.case.plan or {"turns": []},
+            plan,
+            errors=errors,
             log_path=self.paths.model_requests,
             repeat=self.spec.repeat,
             condition=self.spec.condition,
@@ -383,6 +390,7 @@ class TrialRunner:
             return TurnOutcome("timeout"), [], None
         report = adapter.headless_report(launch, self.paths.agent_stdout, self.paths.agent_stderr)
         self.record.reported_cost_usd = report.reported_cost_usd
+        self.reported_usage = report.reported_usage
         self.agent_failure = report.error
         if run.exit_code == 0 and report.error is None:
             return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms), [], 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from proctor.agents.base import AgentAdapter, Launch, Question
 from proctor.drive.policy import classify_turn_end
@@ -100,3 +100,20 @@ def verdict_reason(
         return f"score {score:g} >= {threshold:g}"
     failing = [f"{r.use}: {r.message}" for r in results if not r.passed]
     return f"score {score:g} < {threshold:g}" + (" (" + "; ".join(failing) + ")" if failing else "")
+
+
+USAGE_FIELDS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+
+
+def usage_check(parsed: dict[str, ModelUsage], reported: dict[str, Any]) -> dict[str, Any]:
+    """Compare the transcript's token counts with the CLI's own totals (Claude Code's
+    ``modelUsage``, Codex's ``turn.completed``); differences are recorded, never corrected."""
+    differences: dict[str, dict[str, int]] = {}
+    for model in sorted(set(parsed) | set(reported)):
+        ours = parsed.get(model, ModelUsage()).model_dump(by_alias=True)
+        theirs = reported.get(model) or {}
+        diff = {f: int(theirs.get(f, 0)) - int(ours.get(f, 0)) for f in USAGE_FIELDS}
+        diff = {f: d for f, d in diff.items() if d}
+        if diff:
+            differences[model] = diff
+    return {"reported": reported, "differences": differences, "ok": not differences}

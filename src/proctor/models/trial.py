@@ -127,6 +127,8 @@ class TrialRecord(RecordModel):
     """Tokens of proctor's own model roles, keyed ``role:provider/model``."""
     harness_calls: list[dict[str, Any]] = Field(default_factory=list)
     """One entry per harness model call: role, model, tokens, latency, attempts, error."""
+    usage_check: dict[str, Any] | None = None
+    """The CLI's own token totals next to the transcript's, and their differences."""
     reported_cost_usd: float | None = None
     """The cost the agent CLI reported itself (e.g. Claude Code's ``total_cost_usd``)."""
     questions: int = 0

@@ -23,6 +23,9 @@ one repeats). A reply is ``{"text": STR}``, ``{"json": VALUE}`` (sent as JSON te
 ``{"status": CODE, "message": STR, "body": {...}}`` (an HTTP error), with optional
 ``"logprobs": [numbers]`` for the generated tokens.
 
+``"errors"`` makes the scripted model fail chosen agent requests, to exercise how failures are
+classified: ``{"0": {"status": 401, "message": "invalid x-api-key"}}`` fails the first request.
+
 This module uses the standard library only: the scripted agent imports nothing else.
 """
 
@@ -148,12 +151,27 @@ def validate_roles(roles: Any, where: str) -> None:
             )
 
 
+def validate_errors(errors: Any, where: str) -> None:
+    _require(isinstance(errors, dict), where, "expected an object of request index → error")
+    for index, spec in errors.items():
+        here = f"{where}.{index}"
+        _require(str(index).isdigit(), here, "the key must be a request index (0, 1, ...)")
+        _require(isinstance(spec, dict), here, "expected an object with 'status'")
+        status = spec.get("status")
+        _require(
+            isinstance(status, int) and 400 <= status <= 599, here, "'status' must be 400-599"
+        )
+
+
 def validate_plan(data: Any, where: str = "plan.json") -> None:
     """Raise PlanError with one sentence when ``data`` is not a valid plan."""
     _require(isinstance(data, dict), where, "expected a JSON object with 'turns' or 'variants'")
-    if "roles" in data:
-        validate_roles(data["roles"], f"{where}: roles")
-        rest = {k: v for k, v in data.items() if k != "roles"}
+    if "errors" in data:
+        validate_errors(data["errors"], f"{where}: errors")
+    if "roles" in data or "errors" in data:
+        if "roles" in data:
+            validate_roles(data["roles"], f"{where}: roles")
+        rest = {k: v for k, v in data.items() if k not in ("roles", "errors")}
         if rest:
             validate_plan(rest, where)
         return
@@ -198,7 +216,7 @@ def plan_for_condition(data: dict[str, Any], condition: str) -> dict[str, Any] |
     None when the plan is split by condition and has no entry for ``condition``.
     """
     if "conditions" not in data:
-        return {k: v for k, v in data.items() if k != "roles"}
+        return {k: v for k, v in data.items() if k not in ("roles", "errors")}
     per: dict[str, Any] = data["conditions"]
     return per.get(condition)
 

@@ -138,3 +138,14 @@ def test_cost_is_priced_only_from_the_pricing_map() -> None:
         ).total_usd
         == 15.0
     )
+
+
+def test_usage_check_records_differences_and_control() -> None:
+    from proctor.execute.trial_parts import usage_check
+    from proctor.models.trajectory import ModelUsage
+
+    parsed = {"m": ModelUsage(input_tokens=10, output_tokens=5)}
+    same = usage_check(parsed, {"m": {"inputTokens": 10, "outputTokens": 5}})
+    assert same["ok"] and same["differences"] == {}
+    off = usage_check(parsed, {"m": {"inputTokens": 10, "outputTokens": 9}})
+    assert not off["ok"] and off["differences"] == {"m": {"outputTokens": 4}}
