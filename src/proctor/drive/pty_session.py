@@ -101,7 +101,23 @@ class PtySession:
         self.write(PASTE_START + text + PASTE_END + "\r")
 
     def screen_text(self) -> str:
-        lines = [line.rstrip() for line in self.screen.display]
+        """The rendered screen, right-trimmed, without trailing empty lines.
+
+        Only the cells the program wrote are visited (pyte's ``display`` renders every cell,
+        which costs milliseconds on a large screen)."""
+        columns = self.screen.columns
+        buffer = self.screen.buffer
+        lines = []
+        for y in range(self.screen.lines):
+            row = buffer[y] if y in buffer else None
+            if not row:
+                lines.append("")
+                continue
+            cells = [" "] * columns
+            for x, char in row.items():
+                if 0 <= x < columns:
+                    cells[x] = char.data
+            lines.append("".join(cells).rstrip())
         while lines and not lines[-1]:
             lines.pop()
         return "\n".join(lines) + "\n"
@@ -112,7 +128,8 @@ class PtySession:
     def wait_exit(self, deadline: float) -> int | None:
         """Wait for the program to exit; its exit code (128+N for signal N), or None."""
         while time.monotonic() < deadline:
-            self.pump(0.02)
+            if not self.pump(0.02):
+                time.sleep(0.002)  # the terminal is closed; only the exit is awaited
             if not self.proc.isalive():
                 break
         if self.proc.isalive():
