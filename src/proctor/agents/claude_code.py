@@ -277,7 +277,7 @@ def _count_lines(path: Path) -> int:
 
 _OPTION = re.compile(r"^\s*(❯\s*)?(\d+)\.\s+(.*?)\s*$")
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
-ECHO_WAIT_SEC = 3.0
+ECHO_WAIT_SEC = 10.0
 
 
 def _pending_ask(transcript: Path | None) -> str | None:
