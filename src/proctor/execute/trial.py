@@ -39,6 +39,8 @@ from proctor.execute.trial_parts import (
 )
 from proctor.llm.secrets import scrub_tree
 from proctor.metrics import compute_process_metrics, evaluate_rules
+from proctor.metrics.trace import build_steps
+from proctor.metrics.traces import trace_metrics
 from proctor.models.io import write_jsonl, write_record, write_text_atomic
 from proctor.models.trajectory import ModelUsage, Trajectory
 from proctor.models.trial import (
@@ -407,6 +409,11 @@ class TrialRunner:
             pricing=self.spec.pricing,
         )
         self.record.process = metrics.to_dict()
+        if config.expected_traces:
+            steps = build_steps(trajectory.events, str(self.workspace))
+            self.record.process["traces"] = trace_metrics(
+                steps, config.expected_traces, str(self.workspace)
+            )
         self.record.rules = [r.to_dict() for r in evaluate_rules(metrics, self.spec.metrics)]
 
     def _evaluate(self, trajectory: Trajectory, timed_out: bool) -> list[EvaluatorResult]:
