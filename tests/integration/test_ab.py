@@ -165,4 +165,7 @@ def test_condition_filter_and_first_condition(proctor: Any, tmp_path: Path) -> N
     matrix = json.loads(dry.out[dry.out.index("{") :])["matrix"]
     assert [m["condition"] for m in matrix] == ["with-map", "baseline", "with-map", "baseline"]
     unknown = proctor("run", "--source", str(cases), "--condition", "nope")
-    assert unknown.code == 2 and "has no such condition" in unknown.err
+    assert (
+        unknown.code == 2
+        and "no case has that condition (conditions: baseline, with-map)" in unknown.err
+    )

@@ -109,7 +109,7 @@ class PtySession:
         buffer = self.screen.buffer
         lines = []
         for y in range(self.screen.lines):
-            row = buffer[y] if y in buffer else None
+            row = buffer.get(y)
             if not row:
                 lines.append("")
                 continue

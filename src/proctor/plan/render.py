@@ -11,12 +11,13 @@ def render_dry_run(plan: RunPlan) -> str:
     lines = [f"{len(plan.trials)} trial(s) in {len(plan.cases)} case(s); nothing was run.", ""]
     lines.append(f"{'case':30} {'agent':14} {'condition':12} repeats  timeout  evaluators")
     for rc in plan.cases:
+        uses = ", ".join(s.use for s in rc.evaluators) or "-"
         for agent in rc.agents:
-            uses = ", ".join(s.use for s in rc.evaluators) or "-"
-            lines.append(
-                f"{rc.name:30} {agent:14} {'default':12} {rc.repeats:>7}  "
-                f"{rc.timeout_sec:>6g}s  {uses}"
-            )
+            for condition in rc.conditions:
+                lines.append(
+                    f"{rc.name:30} {agent:14} {condition:12} {rc.repeats:>7}  "
+                    f"{rc.timeout_sec:>6g}s  {uses}"
+                )
     for s in plan.skipped:
         lines.append(f"skipped {s.name}: {s.reason}")
     lines += ["", "Resolved configuration:", json.dumps(plan.resolved_dict(), indent=2)]

@@ -205,13 +205,8 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
     conditions = {**(top.conditions or {}), **(cfg.conditions or {})} or {
         DEFAULT_CONDITION: Condition()
     }
-    for name in cli.conditions:
-        if name not in conditions:
-            raise ConfigError(
-                f"--condition {name}: case '{case.name}' has no such condition "
-                f"(known: {', '.join(sorted(conditions))})"
-            )
     if cli.conditions:
+        # A case without any of the chosen conditions drops out of the matrix.
         conditions = {k: v for k, v in conditions.items() if k in cli.conditions}
     if case.plan is not None and "conditions" in case.plan:
         missing = sorted(set(conditions) - set(case.plan["conditions"]))
@@ -349,10 +344,32 @@ def build_plan(
     cwd: Path,
 ) -> RunPlan:
     resolved = [resolve_case(c, top, cli) for c in select_cases(found.cases, cli)]
+    if cli.conditions:
+        known = set()
+        for case in select_cases(found.cases, cli):
+            known |= set(top.conditions or {}) | set(case.config.conditions or {})
+            if not (top.conditions or case.config.conditions):
+                known.add(DEFAULT_CONDITION)
+        unknown = [name for name in cli.conditions if name not in known]
+        if unknown:
+            raise ConfigError(
+                f"--condition {unknown[0]}: no case has that condition "
+                f"(conditions: {', '.join(sorted(known)) or 'none'})"
+            )
+        resolved = [rc for rc in resolved if rc.conditions]
     if cli.first_condition is not None and not any(
         cli.first_condition in rc.conditions for rc in resolved
     ):
         raise ConfigError(f"--first-condition {cli.first_condition}: no case has that condition")
+    gate = top.gate or DEFAULT_GATE
+    if gate.ab is not None and resolved:
+        known = {name for rc in resolved for name in rc.conditions}
+        for name in (gate.ab.treatment, gate.ab.baseline):
+            if name not in known:
+                raise ConfigError(
+                    f"{config_path or 'proctor.json'}: field 'gate.ab': condition '{name}' "
+                    f"is not defined by any case (conditions: {', '.join(sorted(known))})"
+                )
     metrics = metrics_config(top, config_path)
     pricing = price_table(top)
     roles_by_case = resolve_roles(resolved, top, cli, config_path, cwd)

@@ -33,9 +33,11 @@ __all__ = [
     "UNLABELLED",
     "ab_gate",
     "analyse_ab",
+    "compared_conditions",
     "conditions_in",
     "default_pair",
     "pick_baseline",
+    "records_for_pair",
 ]
 
 #: Label fields a report is sliced by; pairs without the label go under :data:`UNLABELLED`.
@@ -48,6 +50,28 @@ _GATE_TOLERANCE = 1e-9
 def conditions_in(records: Iterable[TrialRecord]) -> list[str]:
     """The distinct conditions of the trials, sorted; empty for no trials."""
     return sorted({r.condition for r in records})
+
+
+def compared_conditions(records: Iterable[TrialRecord]) -> list[str]:
+    """The conditions of cases that ran under two or more conditions (sorted): a suite that
+    mixes A/B cases with plain ones compares the A/B cases' conditions, not ``default``.
+    Falls back to every condition when no case has two."""
+    by_case: dict[tuple[str, str], set[str]] = defaultdict(set)
+    everything: set[str] = set()
+    for r in records:
+        by_case[(r.case, r.agent)].add(r.condition)
+        everything.add(r.condition)
+    multi = set().union(*(c for c in by_case.values() if len(c) > 1)) if by_case else set()
+    return sorted(multi or everything)
+
+
+def records_for_pair(
+    records: Iterable[TrialRecord], treatment: str, baseline: str
+) -> list[TrialRecord]:
+    """The trials of the cases that ran under either condition of the pair."""
+    records = list(records)
+    involved = {(r.case, r.agent) for r in records if r.condition in (treatment, baseline)}
+    return [r for r in records if (r.case, r.agent) in involved]
 
 
 def pick_baseline(conditions: Iterable[str]) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from proctor.errors import ConfigError
 from proctor.models.config import Gate
 from proctor.models.suite import (
     GateCheck,
@@ -24,7 +25,14 @@ from proctor.models.suite import (
 )
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
-from proctor.report.ab import ab_gate, analyse_ab, conditions_in, default_pair
+from proctor.report.ab import (
+    ab_gate,
+    analyse_ab,
+    compared_conditions,
+    conditions_in,
+    default_pair,
+    records_for_pair,
+)
 from proctor.report.ab_models import ABGateResult, ABReport
 from proctor.report.effort import (
     cost_rollup,
@@ -222,10 +230,25 @@ def ab_sections(
 ) -> tuple[ABReport | None, ABGateResult | None]:
     """The A/B report of the run's default pair of conditions, and the A/B gate when set."""
     report = None
-    pair = default_pair(conditions_in(records))
-    if pair is not None:
-        report = analyse_ab(records, *pair)
+    if gate.ab is not None:
+        pair: tuple[str, str] | None = (gate.ab.treatment, gate.ab.baseline)
+    else:
+        pair = default_pair(compared_conditions(records))
+    if pair is not None and len(conditions_in(records)) > 1:
+        report = analyse_ab(records_for_pair(records, *pair), *pair)
     result = None
     if gate.ab is not None:
-        result = ab_gate(records, gate.ab.treatment, gate.ab.baseline, gate.ab.max_pass_rate_drop)
+        known = conditions_in(records)
+        for name in (gate.ab.treatment, gate.ab.baseline):
+            if name not in known:
+                raise ConfigError(
+                    f"gate.ab: condition '{name}' is not in this run "
+                    f"(conditions: {', '.join(known)})"
+                )
+        result = ab_gate(
+            records_for_pair(records, gate.ab.treatment, gate.ab.baseline),
+            gate.ab.treatment,
+            gate.ab.baseline,
+            gate.ab.max_pass_rate_drop,
+        )
     return report, result

@@ -15,7 +15,13 @@ from typing import get_args
 
 from proctor.errors import ConfigError
 from proctor.models.trial import TrialRecord
-from proctor.report.ab import analyse_ab, conditions_in, pick_baseline
+from proctor.report.ab import (
+    analyse_ab,
+    compared_conditions,
+    conditions_in,
+    pick_baseline,
+    records_for_pair,
+)
 from proctor.report.ab_compare import classify_outcomes, compare_sides
 from proctor.report.ab_markdown import render_ab_markdown, render_runs_markdown
 from proctor.report.ab_measures import is_scored, succeeded
@@ -81,9 +87,14 @@ def compare_conditions(
 
     Raises ConfigError as :func:`choose_pair` does; an empty run has no conditions and raises.
     """
-    chosen_treatment, chosen_baseline = choose_pair(conditions_in(records), treatment, baseline)
+    names = conditions_in(records) if treatment or baseline else compared_conditions(records)
+    chosen_treatment, chosen_baseline = choose_pair(names, treatment, baseline)
     return analyse_ab(
-        records, chosen_treatment, chosen_baseline, seed=seed, min_samples=min_samples
+        records_for_pair(records, chosen_treatment, chosen_baseline),
+        chosen_treatment,
+        chosen_baseline,
+        seed=seed,
+        min_samples=min_samples,
     )
 
 

@@ -277,7 +277,22 @@ def test_public_names() -> None:
         "UNLABELLED",
         "ab_gate",
         "analyse_ab",
+        "compared_conditions",
         "conditions_in",
         "default_pair",
         "pick_baseline",
+        "records_for_pair",
     }
+
+
+def test_mixed_suites_compare_the_ab_cases_conditions() -> None:
+    from proctor.models.trial import TrialRecord
+
+    def rec(case: str, condition: str) -> TrialRecord:
+        return TrialRecord(case=case, agent="a", condition=condition, repeat=1, status="passed")
+
+    records = [rec("plain", "default"), rec("ab", "baseline"), rec("ab", "with-skill")]
+    assert ab.compared_conditions(records) == ["baseline", "with-skill"]
+    assert ab.default_pair(ab.compared_conditions(records)) == ("with-skill", "baseline")
+    assert [r.case for r in ab.records_for_pair(records, "with-skill", "baseline")] == ["ab", "ab"]
+    assert ab.compared_conditions([rec("x", "default")]) == ["default"]
