@@ -146,3 +146,19 @@ def test_ctrl_c_writes_what_finished_and_exits_130(tmp_path: Path) -> None:
     assert slow["status"] == "infra-error" and slow["reason"].startswith("interrupted")
     suite = json.loads((run_dir / "suite.json").read_text())
     assert suite["interrupted"] is True and suite["exitCode"] == 130
+
+
+def test_tools_in_their_own_session_are_killed_too(proctor: Any, tmp_path: Path) -> None:
+    marker = f"proctor-setsid-{uuid.uuid4().hex}"
+    escapee = f"setsid python3 -c 'import time; time.sleep(300)' {marker} &"
+    write_case(
+        tmp_path / "cases",
+        "escape",
+        config={"timeoutSec": 1.5},
+        plan={"turns": [{"shell": f"{escapee} sleep 300"}]},
+    )
+    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out"))
+    deadline = time.monotonic() + 5
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []

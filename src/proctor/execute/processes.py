@@ -74,3 +74,47 @@ def run_captured(
         )
         log.write_text(header + "## stdout\n" + stdout + "\n## stderr\n" + stderr, "utf-8")
     return Outcome(proc.returncode, timed_out, stdout, stderr)
+
+
+MARKER_VARIABLE = "PROCTOR_TRIAL_MARKER"
+
+
+def processes_marked(marker: str) -> list[int]:
+    """Processes whose environment carries ``PROCTOR_TRIAL_MARKER=<marker>``.
+
+    Agents may start tools in sessions of their own (Claude Code's Bash tool does), out of reach
+    of the trial's process group; the marker they inherit finds them anyway.
+    """
+    needle = f"{MARKER_VARIABLE}={marker}\0".encode()
+    found: list[int] = []
+    own = os.getpid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == own:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                if needle in fh.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def kill_marked(marker: str, rounds: int = 3) -> int:
+    """SIGKILL every process carrying the trial's marker; the number killed."""
+    killed = 0
+    for _ in range(rounds):
+        pids = processes_marked(marker)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+    return killed

@@ -30,7 +30,8 @@ from proctor.execute.events import (
     TrialStarted,
     emit,
 )
-from proctor.execute.trial import Interrupted, TrialRunner, WorkerOptions
+from proctor.execute.processes import kill_marked
+from proctor.execute.trial import Interrupted, TrialRunner, WorkerOptions, trial_marker
 from proctor.models.io import read_record, write_record
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
@@ -75,6 +76,7 @@ def _lost_record(spec: TrialSpec, reason: str) -> TrialRecord:
 
 
 def _collect(spec: TrialSpec, run: RunPaths, exitcode: int | None) -> TrialRecord:
+    kill_marked(trial_marker(run, spec))
     path = run.trial(*spec.key).trial_json
     try:
         return read_record(path, TrialRecord)

@@ -26,7 +26,7 @@ from proctor.drive.pty_session import PtySession
 from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
 from proctor.evaluators.combiners import COMBINERS
-from proctor.execute.processes import run_captured
+from proctor.execute.processes import MARKER_VARIABLE, kill_marked, run_captured
 from proctor.execute.trial_parts import (
     MAX_FOLLOWUPS,
     case_labels,
@@ -83,6 +83,11 @@ def _ms(start: float) -> float:
     return round((time.monotonic() - start) * 1000, 3)
 
 
+def trial_marker(run: RunPaths, spec: TrialSpec) -> str:
+    """A value every process of the trial inherits, to find stragglers (see kill_marked)."""
+    return f"{run.root.name}:{spec.index}"
+
+
 class TrialRunner:
     def __init__(self, spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions):
         self.spec = spec
@@ -109,6 +114,7 @@ class TrialRunner:
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
         self.agent_failure: str | None = None
+        self.marker = trial_marker(run, spec)
         self.reported_usage: dict[str, Any] | None = None
         self.harness_server: ScriptedModelServer | None = None
         self.final_screen = ""
@@ -128,6 +134,7 @@ class TrialRunner:
                 self.harness_server.stop()
             if self.session is not None:
                 self.session.kill()
+            kill_marked(self.marker)
             self.timings.total_ms = _ms(t0)
             self.timings.harness_ms = round(self.timings.total_ms - self.timings.agent_ms, 3)
             self.timings.finished_at = _now()
@@ -166,6 +173,7 @@ class TrialRunner:
             forward=spec.profile.forward_env,
             extra={**spec.case.env, **spec.profile.env, **spec.variant.env},
         )
+        self.env[MARKER_VARIABLE] = self.marker
         self._shell_lines("setup", spec.case.setup)
         before = snapshot(self.workspace)
         self.timings.prepare_ms = _ms(t)
