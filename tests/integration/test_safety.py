@@ -13,6 +13,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import load_trial, single_run_dir, write_case
 
 
@@ -162,3 +164,43 @@ def test_tools_in_their_own_session_are_killed_too(proctor: Any, tmp_path: Path)
     while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_with(marker) == []
+
+
+@pytest.mark.parametrize(
+    "signals", [[signal.SIGTERM], [signal.SIGINT, signal.SIGINT, signal.SIGINT]]
+)
+def test_sigterm_and_repeated_ctrl_c_stop_cleanly(tmp_path: Path, signals: list[int]) -> None:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "slow",
+        plan={"turns": [{"shell": "sleep 60"}]},
+        config={"timeoutSec": 90, "repeats": 2},
+    )
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proctor", "run", "--source", str(cases), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 20
+    while (
+        time.monotonic() < deadline
+        and len(list(out.glob("run-*/trials/slow/scripted/default/*"))) < 2
+    ):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    for sig in signals:
+        if sig == signal.SIGTERM:
+            os.kill(proc.pid, sig)
+        else:
+            os.killpg(proc.pid, sig)
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err.decode()
+    assert b"Traceback" not in err
+    run_dir = single_run_dir(out)
+    suite = json.loads((run_dir / "suite.json").read_text())
+    assert suite["interrupted"] is True
+    assert len(list(run_dir.glob("trials/slow/scripted/default/*/trial.json"))) == 2

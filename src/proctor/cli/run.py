@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -155,13 +156,20 @@ def command(
     if dry_run:
         click.echo(render_dry_run(plan))
         return 0
-    result = execute_plan(
-        plan,
-        raw_config=raw_config,
-        argv=["proctor", *sys.argv[1:]],
-        source=source,
-        subscribers=[make_display(mirror), CostWarnings(budget_usd or plan.top.budget_usd)],
-    )
+    # SIGTERM (a CI cancel, `timeout`) stops the run like Ctrl-C: finished trials are kept.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        result = execute_plan(
+            plan,
+            raw_config=raw_config,
+            argv=["proctor", *sys.argv[1:]],
+            source=source,
+            subscribers=[make_display(mirror), CostWarnings(budget_usd or plan.top.budget_usd)],
+        )
+    finally:
+        if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
+            # After an interrupt both signals stay ignored until proctor exits.
+            signal.signal(signal.SIGTERM, previous)
     if as_json:
         click.echo(model_to_json(result.suite), nl=False)
     else:
@@ -172,6 +180,10 @@ def command(
         err=True,
     )
     return result.suite.exit_code
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:

@@ -15,7 +15,8 @@ import signal
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -44,6 +45,16 @@ STOP_GRACE_SEC = 10.0
 class RunOutcome:
     records: list[TrialRecord] = field(default_factory=list)
     interrupted: bool = False
+
+
+@contextmanager
+def _signals_ignored() -> Iterator[None]:
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
@@ -108,7 +119,9 @@ def run_matrix(
                     spec = pending.popleft()
                     scratch = scratch_root / str(spec.index)
                     proc = ctx.Process(target=_worker, args=(spec, run, scratch, options))
-                    proc.start()
+                    with _signals_ignored():
+                        # The child starts ignoring them, until its own handlers are set.
+                        proc.start()
                     running[proc.sentinel] = (proc, spec)
                     emit(subscribers, TrialStarted(*spec.key))
                 if stop_requested() and not running:
@@ -124,6 +137,9 @@ def run_matrix(
                     emit(subscribers, TrialFinished(record))
         except KeyboardInterrupt:
             outcome.interrupted = True
+            # Further Ctrl-C or SIGTERM must not break the clean stop; the caller restores them.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             _stop_workers(running, run, outcome, subscribers)
     emit(subscribers, RunFinished(len(outcome.records), outcome.interrupted))
     return outcome
