@@ -134,3 +134,18 @@ def test_help_lists_commands(proctor: Any) -> None:
     assert result.code == 0
     for name in ("run", "validate", "report"):
         assert name in result.out
+
+
+def test_missing_add_on_paths_are_config_errors(proctor: Any, tmp_path: Path) -> None:
+    write_case(
+        tmp_path / "cases", "p", config={"provision": {"plugins": [{"name": "x", "path": "nope"}]}}
+    )
+    result = proctor("validate", "--source", str(tmp_path / "cases"))
+    assert (
+        result.code == 2
+        and "field 'provision.plugins[0].path'" in result.err
+        and "does not exist" in result.err
+    )
+    write_case(tmp_path / "c2", "m", config={"provision": {"mcps": [{"name": "x"}]}})
+    result = proctor("validate", "--source", str(tmp_path / "c2"))
+    assert result.code == 2 and "give 'command' or 'url'" in result.err

@@ -162,12 +162,21 @@ def test_question_answered_by_rule(proctor: Run, make_case: MakeCase, tmp_path: 
 
 
 def test_infra_error_everywhere_exits_2(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case("broken-setup", config={"setup": ["exit 1"]}, plan={"turns": []})
+    result, out = run(proctor, tmp_path)
+    assert result.code == 2
+    trial = load_trial(single_run_dir(out), "broken-setup")
+    assert trial["status"] == "infra-error" and "setup line 1" in trial["reason"]
+
+
+def test_fixture_symlink_outside_is_refused_before_any_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
     folder = make_case("leaky", plan={"turns": []}, src={"a.txt": "a"})
     (folder / "src" / "leak").symlink_to("/etc/hostname")
     result, out = run(proctor, tmp_path)
-    assert result.code == 2
-    trial = load_trial(single_run_dir(out), "leaky")
-    assert trial["status"] == "infra-error" and "symlink points outside" in trial["reason"]
+    assert result.code == 2 and "unsafe src/" in result.err and "points outside" in result.err
+    assert not out.exists()
 
 
 def test_failing_setup_is_infra_error_and_setup_output_is_kept(

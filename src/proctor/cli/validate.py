@@ -12,7 +12,12 @@ from proctor.cli.options import config_option, source_option
 @click.command("validate")
 @source_option
 @config_option
-def command(source: Path, config: Path | None) -> int:
+@click.option(
+    "--source-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where task files' repository labels are resolved (read only).",
+)
+def command(source: Path, config: Path | None, source_root: Path | None) -> int:
     """List runnable and skipped cases and validate every configuration.
 
     Exits 0 when everything is valid and something is runnable, 2 otherwise.
@@ -21,7 +26,8 @@ def command(source: Path, config: Path | None) -> int:
     from proctor.models.config import CliOverrides
     from proctor.plan.resolve import load_run_plan
 
-    plan, _ = load_run_plan(source, config, CliOverrides(), Path.cwd())
+    overrides = CliOverrides(source_root=str(source_root) if source_root else None)
+    plan, _ = load_run_plan(source, config, overrides, Path.cwd())
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:

@@ -10,6 +10,7 @@ unknown key, an unknown evaluator, an unsafe ``src.zip``) is a :class:`ConfigErr
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,13 @@ def _fixture(folder: Path) -> tuple[Path | None, Any]:
             raise ConfigError(f"unsafe src.zip: {exc}") from exc
         return zipped, "zip"
     if tree.is_dir():
+        for item in tree.rglob("*"):
+            if item.is_symlink():
+                target = (item.parent / os.readlink(item)).resolve()
+                if not target.is_relative_to(tree.resolve()):
+                    raise ConfigError(
+                        f"unsafe src/: {item} points outside the fixture ({os.readlink(item)})"
+                    )
         return tree, "dir"
     return None, None
 

@@ -144,7 +144,14 @@ class PtySession:
         return 128 + int(sig) if sig is not None else None
 
     def kill(self) -> None:
-        """Kill the program's whole process group and reap it."""
+        """Kill the program's whole process group and reap it. A mirrored terminal gets its
+        modes back (bracketed paste off, cursor shown) whatever the agent left set."""
+        if self.mirror is not None:
+            try:
+                self.mirror.write(b"\x1b[?2004l\x1b[?25h\x1b[0m\r\n")
+                self.mirror.flush()
+            except (OSError, ValueError):
+                pass
         kill_group(self.pid, signal.SIGKILL)
         try:
             self.proc.wait()

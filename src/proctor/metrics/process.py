@@ -10,8 +10,21 @@ from proctor.metrics.context import context_metrics
 from proctor.metrics.effort import Pricing, effort
 from proctor.metrics.loops import find_loops
 from proctor.metrics.results import ProcessMetrics
-from proctor.metrics.trace import build_steps, trial_start
+from proctor.metrics.trace import Step, build_steps, trial_start
 from proctor.models.trajectory import Event
+
+#: Files whose edits alone do not make a trial a task: it must change code.
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
+
+
+def changed_code(steps: Sequence[Step]) -> bool:
+    """True when an edit or write touched a file that is not documentation (or named none)."""
+    for step in steps:
+        if step.kind in ("edit", "write") and (
+            not step.files or any(not f.lower().endswith(DOC_SUFFIXES) for f in step.files)
+        ):
+            return True
+    return False
 
 
 def compute_process_metrics(
@@ -35,7 +48,7 @@ def compute_process_metrics(
     counts = step_metrics.count_steps(steps, checks)
     loops = find_loops(steps, config.loop_repeat)
     return ProcessMetrics(
-        is_task=counts.edits > 0,
+        is_task=changed_code(steps),
         steps=counts,
         checks=checks,
         orientation=step_metrics.orientation(steps, start),

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.llm.secrets import mask
 from proctor.models.base import RecordModel
+from proctor.models.errors_format import describe_validation_error
 
 R = TypeVar("R", bound=RecordModel)
 
@@ -85,4 +86,4 @@ def read_record(path: Path, model: type[R]) -> R:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: not a valid {model.__name__} record ({exc.errors()[0]['msg']})")
+        raise ConfigError(describe_validation_error(f"{path} (a {model.__name__})", exc)) from exc

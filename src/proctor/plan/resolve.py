@@ -215,6 +215,11 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
                 f"{case.path / 'plan.json'}: field 'conditions': no plan for condition(s) "
                 f"{', '.join(missing)}"
             )
+    provision = base_provision.merged_with(cfg.provision)
+    check_provision(provision, case.path, where)
+    for name, variant in conditions.items():
+        if variant.provision is not None:
+            check_provision(variant.provision, case.path, f"{where}: conditions.{name}")
     return ResolvedCase(
         case=case,
         agents=list(dict.fromkeys(agents)),
@@ -223,7 +228,7 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
         evaluators=case.evaluators,
         combiner=combiner,
         pass_threshold=_first(cfg.pass_threshold, top.pass_threshold, DEFAULT_PASS_THRESHOLD),
-        provision=base_provision.merged_with(cfg.provision),
+        provision=provision,
         setup=[*top.setup, *cfg.setup],
         teardown=[*top.teardown, *cfg.teardown],
         env={**top.env, **cfg.env},
@@ -305,6 +310,27 @@ def price_table(top: TopConfig) -> dict[str, tuple[float, float, float, float]]:
         table[key] = row
         table.setdefault(key.split("/", 1)[-1], row)
     return table
+
+
+def check_provision(provision: Provision, case_dir: Path, where: str) -> None:
+    """Plugins and skills need an existing ``path`` (relative to the case folder); MCP servers a
+    ``command`` or a ``url``."""
+    for kind in ("plugins", "skills"):
+        for i, entry in enumerate(getattr(provision, kind)):
+            raw = (entry.model_extra or {}).get("path")
+            field_name = f"provision.{kind}[{i}].path"
+            if not isinstance(raw, str) or not raw:
+                raise ConfigError(f"{where}: field '{field_name}' is required ('{entry.name}')")
+            path = Path(raw).expanduser()
+            path = path if path.is_absolute() else case_dir / path
+            if not path.exists():
+                raise ConfigError(f"{where}: field '{field_name}': {path} does not exist")
+    for i, entry in enumerate(provision.mcps):
+        extra = entry.model_extra or {}
+        if not isinstance(extra.get("command"), str) and not isinstance(extra.get("url"), str):
+            raise ConfigError(
+                f"{where}: field 'provision.mcps[{i}]' ('{entry.name}'): give 'command' or 'url'"
+            )
 
 
 def condition_order(names: list[str], repeat: int, first: str | None) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import model_to_json, read_record, write_record, write_text_atomic
 from proctor.models.suite import SuiteRecord
@@ -46,11 +46,31 @@ def stored_wall_ms(paths: RunPaths) -> float | None:
 
 
 def load_records(run_dir: Path) -> list[TrialRecord]:
-    """Every stored trial of a run; ConfigError when the folder holds none."""
-    trial_files = RunPaths(run_dir).trial_jsons()
+    """Every stored trial of a run; ConfigError when the folder holds none. A trial.json that
+    cannot be read counts as an infra-error trial saying why (named by its folder)."""
+    paths = RunPaths(run_dir)
+    trial_files = paths.trial_jsons()
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
-    return [read_record(p, TrialRecord) for p in trial_files]
+    records = []
+    for path in trial_files:
+        try:
+            records.append(read_record(path, TrialRecord))
+        except SchemaVersionError:
+            raise
+        except ConfigError as exc:
+            case, agent, condition, repeat = path.parent.parts[-4:]
+            records.append(
+                TrialRecord(
+                    case=case,
+                    agent=agent,
+                    condition=condition,
+                    repeat=int(repeat) if repeat.isdigit() else 0,
+                    status="infra-error",
+                    reason=f"unreadable trial.json: {exc}",
+                )
+            )
+    return records
 
 
 def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Recomputed:

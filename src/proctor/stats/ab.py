@@ -102,7 +102,8 @@ def compare_samples(
         confidence=confidence,
         seed=seed,
     )
-    assert ci is not None
+    if ci is None:  # cannot happen with samples on both sides; never claim without a CI
+        raise ValueError("no confidence interval for non-empty samples")
     verdict = _verdict(ci, higher_is_better)
     direction = "higher" if higher_is_better else "lower"
     excludes = "includes" if verdict == "unchanged" else "excludes"

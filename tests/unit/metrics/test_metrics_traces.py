@@ -43,3 +43,16 @@ def test_control_the_reverse_order_is_not_followed() -> None:
 
 def test_no_traces_gives_no_coverage() -> None:
     assert trace_metrics([], [])["coverage"] is None
+
+
+def test_documentation_edits_alone_are_not_a_task() -> None:
+    from proctor.metrics import compute_process_metrics
+
+    def write(path: str) -> list[Event]:
+        return [
+            Event(type="tool_call", id=path, name="Write", kind="write", files=[path], input={}),
+            Event(type="tool_result", id=path, output="ok", is_error=False),
+        ]
+
+    assert not compute_process_metrics(write("NOTES.md")).is_task
+    assert compute_process_metrics(write("NOTES.md") + write("app.py")).is_task
