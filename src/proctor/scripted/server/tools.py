@@ -97,6 +97,8 @@ def _edit(step: dict[str, Any], ctx: Context) -> ToolCall:
         }
         if all_key is not None:
             args[all_key] = every
+        if "instruction" in spec.params:  # Gemini CLI's replace requires one
+            args["instruction"] = f"Replace the planned text in {path}."
         return ToolCall(spec.name, args)
     patcher = ctx.offered(("apply_patch",))
     if patcher is not None and not every and patches.patchable_edit(old, new):

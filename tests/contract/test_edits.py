@@ -1,0 +1,30 @@
+"""The plan's ``edit`` step becomes each CLI's own edit tool, and the edit lands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.contract.conftest import require_cli
+
+PLAN = {
+    "turns": [
+        {"read": "calc.py"},
+        {"edit": {"path": "calc.py", "old": "return a - b", "new": "return a + b"}},
+        {"say": "Fixed."},
+    ]
+}
+CONFIG = {"evaluators": [{"use": "command", "run": "grep -q 'return a + b' calc.py", "gate": True}]}
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini-cli"])
+def test_edit_lands_through_the_cli_edit_tool(
+    run_cli: Callable[..., dict[str, Any]], agent: str
+) -> None:
+    require_cli(agent)
+    out = run_cli(agent, PLAN, config=CONFIG, src={"calc.py": "def add(a, b):\n    return a - b\n"})
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    kinds = [e["kind"] for e in out["events"] if e["type"] == "tool_call"]
+    assert "edit" in kinds or agent == "codex" and "shell" in kinds
