@@ -157,3 +157,30 @@ def test_api_failures_are_classified(
     trial = out["trial"]
     assert trial["status"] == "agent-error"
     assert trial["reason"].startswith(cause), trial["reason"]
+
+
+def test_headless_turn_end_question_is_answered_by_resuming(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"say": "I fixed the bug. Should I also add tests?"},
+            {"endTurn": True},
+            {"write": {"path": "tests.txt", "content": "tests\n"}},
+            {"say": "Added them."},
+        ]
+    }
+    out = run_cli(
+        AGENT,
+        plan,
+        qna="```rules\n(?i)add tests => Yes, please.\n```\n",
+        config={"evaluators": [{"use": "file-exists", "must": ["tests.txt"]}]},
+    )
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert (trial["timings"]["turnsTotal"], trial["timings"]["questionTurns"]) == (2, 1)
+    kinds = [
+        e["type"] for e in out["events"] if e["type"] in ("question", "answer", "user_message")
+    ]
+    assert kinds == ["user_message", "question", "answer", "user_message"]

@@ -132,7 +132,17 @@ class ClaudeCode:
             cwd=ctx.workspace,
             transcript=transcript / f"{ctx.session_id}.jsonl",
             mode=ctx.mode,
-            extra={"stop_log": ctx.scratch / STOP_LOG, "config_dir": config_dir},
+            extra={
+                "stop_log": ctx.scratch / STOP_LOG,
+                "config_dir": config_dir,
+                "resume_argv": [
+                    str(binary),
+                    "--resume",
+                    ctx.session_id,
+                    *args[2:],
+                    *ctx.profile.args,
+                ],
+            },
         )
 
     def _provision(
@@ -258,6 +268,12 @@ class ClaudeCode:
         from proctor.transcripts.detect import parse_any
 
         return parse_any(path, "claude-code")
+
+    def resume_argv(self, launch: Launch, message: str) -> list[str]:
+        """A headless follow-up in the same session (``--resume``): how a question the agent
+        ended its turn with gets its answer."""
+        base: list[str] = launch.extra["resume_argv"]
+        return [*base, "-p", message, "--output-format", "stream-json", "--verbose"]
 
     def annotate(self, trajectory: Trajectory, launch: Launch) -> None:
         """Headless runs list permission denials only in the result event: mark those results

@@ -31,10 +31,13 @@ def run_headless(
     deadline: float,
     stdout: Path,
     stderr: Path,
+    append: bool = False,
 ) -> HeadlessOutcome:
-    """Run to completion or until ``deadline`` (a ``time.monotonic`` value)."""
+    """Run to completion or until ``deadline`` (a ``time.monotonic`` value); ``append`` adds
+    to the output files of an earlier run of the same session."""
     started = time.monotonic()
-    with open(stdout, "wb") as out, open(stderr, "wb") as err:
+    mode = "ab" if append else "wb"
+    with open(stdout, mode) as out, open(stderr, mode) as err:
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,

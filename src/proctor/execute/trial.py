@@ -31,7 +31,9 @@ from proctor.execute.trial_parts import (
     MAX_FOLLOWUPS,
     case_labels,
     copy_session_files,
+    merge_questions,
     price_usage,
+    question_record,
     trial_prompt,
     turn_end_question,
     usage_check,
@@ -114,6 +116,7 @@ class TrialRunner:
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
         self.agent_failure: str | None = None
+        self.react_ms = 0.0
         self.marker = trial_marker(run, spec)
         self.reported_usage: dict[str, Any] | None = None
         self.harness_server: ScriptedModelServer | None = None
@@ -206,7 +209,7 @@ class TrialRunner:
             )
             if launch.mode == "headless":
                 outcome, questions, exit_code = self._drive_headless(adapter, launch)
-                react_ms = 0.0
+                react_ms = self.react_ms
             else:
                 outcome, conversation, exit_code = self._drive(adapter, launch)
                 questions, react_ms = conversation.questions, conversation.react_ms
@@ -315,12 +318,7 @@ class TrialRunner:
                 annotate(trajectory, launch)
             info.source = str(files[0])
             info.raw = paths.raw_transcript.name
-        answers = iter(questions)
-        for event in trajectory.events:
-            if event.type == "answer":
-                asked = next(answers, None)
-                if asked is not None:
-                    event.policy = asked.policy
+        merge_questions(trajectory, questions)
         write_jsonl(paths.trajectory, trajectory.events)
         info.trajectory = paths.trajectory.name
         info.events = len(trajectory.events)
@@ -386,25 +384,56 @@ class TrialRunner:
     def _drive_headless(
         self, adapter: AgentAdapter, launch: Launch
     ) -> tuple[TurnOutcome, list[QuestionRecord], int | None]:
+        """Run the CLI once; while it ends its turn with a question the policy can answer and
+        the adapter can resume the session, run it again with the answer."""
         deadline = time.monotonic() + self.spec.case.timeout_sec
+        questions: list[QuestionRecord] = []
+        outcome, code = self._headless_once(adapter, launch, launch.argv, deadline)
+        self.timings.turns_total = 1
+        resume = getattr(adapter, "resume_argv", None)
+        policy = self._policy()
+        while outcome.kind == "turn-end" and resume is not None:
+            if len(questions) >= MAX_FOLLOWUPS:
+                break
+            question = turn_end_question(adapter, launch, self.spec.roles)
+            if question is None:
+                break
+            t0 = time.monotonic()
+            decided = policy.answer(question.text, [])
+            latency = (time.monotonic() - t0) * 1000
+            questions.append(question_record(question, decided, latency))
+            self.react_ms += latency
+            if decided.answer.text is None:
+                return TurnOutcome("unanswered", question=question), questions, code
+            outcome, code = self._headless_once(
+                adapter, launch, resume(launch, decided.answer.text), deadline
+            )
+            self.timings.turns_total += 1
+            self.timings.question_turns += 1
+        return outcome, questions, code
+
+    def _headless_once(
+        self, adapter: AgentAdapter, launch: Launch, argv: list[str], deadline: float
+    ) -> tuple[TurnOutcome, int | None]:
         run = run_headless(
-            launch.argv,
+            argv,
             cwd=launch.cwd,
             env=launch.env,
             deadline=deadline,
             stdout=self.paths.agent_stdout,
             stderr=self.paths.agent_stderr,
+            append=self.timings.turns_total > 0,
         )
         self.record.exit_code = run.exit_code
         if run.kind == "timeout":
-            return TurnOutcome("timeout"), [], None
+            return TurnOutcome("timeout"), None
         report = adapter.headless_report(launch, self.paths.agent_stdout, self.paths.agent_stderr)
         self.record.reported_cost_usd = report.reported_cost_usd
         self.reported_usage = report.reported_usage
         self.agent_failure = report.error
         if run.exit_code == 0 and report.error is None:
-            return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms), [], 0
-        return TurnOutcome("exited", elapsed_ms=run.elapsed_ms), [], run.exit_code
+            return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms), 0
+        return TurnOutcome("exited", elapsed_ms=run.elapsed_ms), run.exit_code
 
     def _process_metrics(self, trajectory: Trajectory) -> None:
         config = self.spec.case.case.config

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proctor.agents.base import AgentAdapter, Launch, Question
-from proctor.drive.policy import classify_turn_end
-from proctor.models.trajectory import ModelUsage
-from proctor.models.trial import CaseLabels, CostInfo, EvaluatorResult
+from proctor.drive.policy import PolicyAnswer, classify_turn_end
+from proctor.models.trajectory import Event, ModelUsage, Trajectory
+from proctor.models.trial import CaseLabels, CostInfo, EvaluatorResult, QuestionRecord
 from proctor.plan.resolve import TrialSpec
 
 if TYPE_CHECKING:
@@ -117,3 +117,49 @@ def usage_check(parsed: dict[str, ModelUsage], reported: dict[str, Any]) -> dict
         if diff:
             differences[model] = diff
     return {"reported": reported, "differences": differences, "ok": not differences}
+
+
+def question_record(question: Question, decided: PolicyAnswer, latency_ms: float) -> QuestionRecord:
+    """A turn-end question and how the policy answered it (headless runs have no screen)."""
+    return QuestionRecord(
+        question=question.text,
+        options=question.options,
+        answer=decided.answer.text,
+        policy=decided.answer.policy,
+        rule=decided.answer.rule,
+        latency_ms=round(latency_ms, 3),
+        where="turn-end",
+        model=decided.model,
+        input_tokens=decided.input_tokens,
+        output_tokens=decided.output_tokens,
+        reason=decided.reason,
+    )
+
+
+def merge_questions(trajectory: Trajectory, questions: list[QuestionRecord]) -> None:
+    """Every question becomes trajectory events: mid-turn ones already are (the agent's
+    question tool); their answers get the policy. A question the agent ended its turn with
+    gets ``question`` and ``answer`` events right after that message."""
+    mid_turn = iter(q for q in questions if q.where == "mid-turn")
+    for event in trajectory.events:
+        if event.type == "answer":
+            asked = next(mid_turn, None)
+            if asked is not None:
+                event.policy = asked.policy
+    for asked in (q for q in questions if q.where == "turn-end"):
+        events = trajectory.events
+        at = max(
+            (
+                i
+                for i, e in enumerate(events)
+                if e.type == "assistant_text"
+                and e.text
+                and e.text.strip() == asked.question.strip()
+            ),
+            default=len(events) - 1,
+        )
+        ts = events[at].ts if events else None
+        events[at + 1 : at + 1] = [
+            Event(type="question", ts=ts, text=asked.question, options=asked.options or None),
+            Event(type="answer", ts=ts, text=asked.answer, policy=asked.policy),
+        ]
