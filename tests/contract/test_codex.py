@@ -1,9 +1,12 @@
-"""Codex CLI, headless (``codex exec --json``), on the scripted model server."""
+"""Codex CLI, headless (``codex exec --json``) and in its TUI, on the scripted model server."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from tests.contract.conftest import check_golden, require_cli, tool_steps
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
@@ -11,9 +14,10 @@ from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 AGENT = "codex"
 
 
-def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]]) -> None:
+@pytest.mark.parametrize("mode", ["headless", "interactive"])
+def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]], mode: str) -> None:
     version = require_cli(AGENT)
-    out = run_cli(AGENT, BASIC, config=BASIC_CONFIG)
+    out = run_cli(AGENT, BASIC, mode=mode, config=BASIC_CONFIG)
     trial = out["trial"]
     assert trial["status"] == "passed", trial["reason"]
     assert trial["agentVersion"] == version
@@ -22,8 +26,101 @@ def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]]) -> Non
         ("shell", False, False),
         ("shell", True, False),
     ]
+    assert [e["text"] for e in out["events"] if e["type"] == "user_message"] == [
+        "Do the task in this folder."
+    ]
     assert trial["transcript"]["coverage"]["unparsedLines"] == 0
     assert trial["transcript"]["coverage"]["unknownRecordTypes"] == {}
     usage = next(iter(trial["usage"].values()))
     assert usage["responses"] == 4 and usage["inputTokens"] > 0
-    check_golden(f"{AGENT}-headless-basic", version, out["events"])
+    assert (out["dir"] / "raw-transcript.jsonl").stat().st_size > 0
+    if mode == "interactive":
+        assert trial["exitCode"] == 0, "the TUI did not quit on /quit"
+        assert not (out["dir"] / "questions.jsonl").exists()
+    check_golden(f"{AGENT}-{mode}-basic", version, out["events"])
+
+
+ESCALATED = {
+    "tool": "exec_command",
+    "input": {
+        "cmd": "touch outside.txt && echo approved",
+        "sandbox_permissions": "require_escalated",
+        "justification": "Needs to run outside the sandbox",
+    },
+}
+
+
+def test_approval_prompt_answered_by_a_qna_rule(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """``on-request`` approvals: the escalation prompt is answered "Yes, proceed" by a rule."""
+    version = require_cli(AGENT)
+    plan = {"turns": [ESCALATED, {"say": "Done."}]}
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)run the following command => Yes, proceed\n```\n",
+        top={"codingagents": {AGENT: {"permissionMode": "on-request"}}},
+        config={"evaluators": [{"use": "command", "run": "test -f outside.txt", "gate": True}]},
+    )
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    asked = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert len(asked) == 1
+    question = asked[0]
+    assert question["question"].startswith("Would you like to run the following command?")
+    assert "touch outside.txt" in question["question"]
+    assert (question["answer"], question["policy"], question["where"]) == (
+        "Yes, proceed",
+        "rule",
+        "mid-turn",
+    )
+    assert question["options"][0] == "Yes, proceed"
+    assert question["options"][-1] == "No, and tell Codex what to do differently"
+    assert tool_steps(out["events"]) == [("shell", False, False)]
+    check_golden(f"{AGENT}-interactive-approval", version, out["events"])
+
+
+def test_approval_refused_by_a_qna_rule(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """Choosing "No" (the third option, by arrow keys) aborts the turn: a denial, no file."""
+    require_cli(AGENT)
+    plan = {"turns": [ESCALATED, {"say": "Done."}]}
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)run the following command => No\n```\n",
+        top={"codingagents": {AGENT: {"permissionMode": "on-request/workspace-write"}}},
+        config={"evaluators": [{"use": "command", "run": "test ! -e outside.txt", "gate": True}]},
+    )
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    question = json.loads((out["dir"] / "questions.jsonl").read_text().splitlines()[0])
+    assert (question["answer"], question["policy"]) == ("No", "rule")
+    assert tool_steps(out["events"]) == [("shell", False, True)]
+
+
+def test_follow_up_turn_after_a_question(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """The turn ends with a question; the rule's answer is typed as the second message and
+    the second task_complete ends the trial."""
+    require_cli(AGENT)
+    out = run_cli(AGENT, FOLLOW_UP, mode="interactive", qna=README_RULE, config=README_CHECK)
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert (trial["timings"]["turnsTotal"], trial["timings"]["questionTurns"]) == (2, 1)
+    assert [e["text"] for e in out["events"] if e["type"] == "user_message"] == [
+        "Do the task in this folder.",
+        "Yes, please.",
+    ]
+    assert trial["exitCode"] == 0
+
+
+FOLLOW_UP = {
+    "turns": [
+        {"say": "Should I also write a README?"},
+        {"endTurn": True},
+        {"write": {"path": "README.md", "content": "hi\n"}},
+        {"say": "Done."},
+    ]
+}
+README_RULE = "```rules\n(?i)readme => Yes, please.\n```\n"
+README_CHECK = {"evaluators": [{"use": "command", "run": "test -f README.md", "gate": True}]}

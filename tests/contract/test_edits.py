@@ -27,4 +27,4 @@ def test_edit_lands_through_the_cli_edit_tool(
     out = run_cli(agent, PLAN, config=CONFIG, src={"calc.py": "def add(a, b):\n    return a - b\n"})
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     kinds = [e["kind"] for e in out["events"] if e["type"] == "tool_call"]
-    assert "edit" in kinds or agent == "codex" and "shell" in kinds
+    assert "edit" in kinds or (agent == "codex" and "shell" in kinds)

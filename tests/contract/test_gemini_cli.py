@@ -1,19 +1,26 @@
-"""Gemini CLI, headless (``gemini -p --output-format stream-json``), on the scripted model."""
+"""Gemini CLI, headless (``gemini -p --output-format stream-json``) and in its TUI, on the
+scripted model."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.contract.conftest import check_golden, require_cli, tool_steps
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
+from tests.contract.test_codex import FOLLOW_UP, README_CHECK, README_RULE
 
 AGENT = "gemini-cli"
+YOLO = {"codingagents": {AGENT: {"permissionMode": "yolo"}}}
 
 
-def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]]) -> None:
+@pytest.mark.parametrize("mode", ["headless", "interactive"])
+def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]], mode: str) -> None:
     version = require_cli(AGENT)
-    out = run_cli(AGENT, BASIC, config=BASIC_CONFIG)
+    out = run_cli(AGENT, BASIC, mode=mode, config=BASIC_CONFIG, top=YOLO)
     trial = out["trial"]
     assert trial["status"] == "passed", trial["reason"]
     assert trial["agentVersion"] == version
@@ -28,4 +35,78 @@ def test_write_and_shell_commands(run_cli: Callable[..., dict[str, Any]]) -> Non
     assert trial["transcript"]["coverage"]["unparsedLines"] == 0
     usage = next(iter(trial["usage"].values()))
     assert usage["responses"] == 4 and usage["inputTokens"] > 0
-    check_golden(f"{AGENT}-headless-basic", version, out["events"])
+    assert (out["dir"] / "raw-transcript.jsonl").stat().st_size > 0
+    if mode == "interactive":
+        assert trial["exitCode"] == 0, "the TUI did not quit on /quit"
+        assert not (out["dir"] / "questions.jsonl").exists()
+    check_golden(f"{AGENT}-{mode}-basic", version, out["events"])
+
+
+def test_confirmation_answered_by_a_qna_rule(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """Without yolo the shell confirmation is shown; a rule allows it once."""
+    version = require_cli(AGENT)
+    plan = {"turns": [{"shell": "echo risky > risky.txt && ls"}, {"say": "Done."}]}
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)allow execution => Allow once\n```\n",
+        config={
+            "evaluators": [{"use": "command", "run": "grep -qx risky risky.txt", "gate": True}]
+        },
+    )
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    asked = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert len(asked) == 1
+    question = asked[0]
+    assert question["question"].startswith("Allow execution of [Shell]?")
+    assert "echo risky > risky.txt" in question["question"]
+    assert question["options"] == [
+        "Allow once",
+        "Allow for this session",
+        "No, suggest changes (esc)",
+    ]
+    assert (question["answer"], question["policy"], question["where"]) == (
+        "Allow once",
+        "rule",
+        "mid-turn",
+    )
+    assert tool_steps(out["events"]) == [("shell", False, False)]
+    check_golden(f"{AGENT}-interactive-confirmation", version, out["events"])
+
+
+def test_confirmation_refused_by_a_qna_rule(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """ "No" (the last option, reached with the arrow keys) cancels the call: a denial."""
+    require_cli(AGENT)
+    plan = {"turns": [{"shell": "echo risky > risky.txt"}, {"say": "Done."}]}
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)allow execution => No\n```\n",
+        config={"evaluators": [{"use": "command", "run": "test ! -e risky.txt", "gate": True}]},
+    )
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert trial["timings"]["agentMs"] < 30_000, "the cancelled turn was not seen to end"
+    question = json.loads((out["dir"] / "questions.jsonl").read_text().splitlines()[0])
+    assert (question["answer"], question["policy"]) == ("No", "rule")
+    # Gemini CLI cancels the request and rewrites the chat without the refused turn.
+    assert '"Request cancelled."' in (out["dir"] / "raw-transcript.jsonl").read_text()
+
+
+def test_follow_up_turn_after_a_question(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """The turn ends with a question; the rule's answer is pasted as the second prompt."""
+    require_cli(AGENT)
+    out = run_cli(
+        AGENT, FOLLOW_UP, mode="interactive", qna=README_RULE, config=README_CHECK, top=YOLO
+    )
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert (trial["timings"]["turnsTotal"], trial["timings"]["questionTurns"]) == (2, 1)
+    assert [e["text"] for e in out["events"] if e["type"] == "user_message"] == [
+        "Do the task in this folder.",
+        "Yes, please.",
+    ]
+    assert trial["exitCode"] == 0

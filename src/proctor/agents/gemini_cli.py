@@ -1,8 +1,13 @@
-"""Google Gemini CLI (``gemini``), headless with ``-p --output-format stream-json``.
+"""Google Gemini CLI (``gemini``), headless with ``-p --output-format stream-json`` or in its TUI.
 
 Settings in the scratch home select API-key auth and switch off usage statistics, telemetry and
 update checks; the workspace is trusted through ``GEMINI_CLI_TRUST_WORKSPACE``. The chat file is
-``~/.gemini/tmp/<project>/chats/session-*.jsonl``.
+``~/.gemini/tmp/<project>/chats/session-*.jsonl``. How the TUI is driven is in
+:mod:`proctor.agents.gemini_tui`.
+
+Permissions: headless runs always pass ``--yolo``. In the TUI the profile's ``permissionMode``
+is an approval mode (``default``, ``auto_edit``, ``plan`` or ``yolo``); unset means ``default``,
+so tool confirmations are shown and answered by the case's policy.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from proctor.agents import codex_tui as keys
+from proctor.agents import gemini_tui as tui
 from proctor.agents.base import (
     AgentState,
     HeadlessReport,
@@ -27,8 +34,46 @@ from proctor.agents.cli_base import (
 )
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
+from proctor.errors import AgentError
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
+
+CHAT_COPY = "gemini-chat-copy.jsonl"
+APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
+APPROVAL_ALIASES = {"autoedit": "auto_edit", "acceptedits": "auto_edit", "auto-edit": "auto_edit"}
+
+
+def reported_usage(stats: Any) -> dict[str, Any] | None:
+    """Per-model token totals from the ``result`` event's ``stats``, counted as the chat
+    parser counts them (cached tokens out of the input, thoughts in the output)."""
+    models = stats.get("models") if isinstance(stats, dict) else None
+    reported = {}
+    for model, u in (models or {}).items() if isinstance(models, dict) else []:
+        if not isinstance(u, dict):
+            continue
+        cached = int(u.get("cached") or 0)
+        reported[str(model)] = {
+            "inputTokens": int(u.get("input_tokens") or 0) - cached + int(u.get("tool") or 0),
+            "outputTokens": int(u.get("output_tokens") or 0) + int(u.get("thoughts") or 0),
+            "cacheReadTokens": cached,
+            "cacheWriteTokens": 0,
+        }
+    return reported or None
+
+
+def approval_args(mode: str | None) -> list[str]:
+    """The TUI's approval flags for a profile's ``permissionMode`` (unset: ``default``)."""
+    if not mode:
+        return []
+    chosen = APPROVAL_ALIASES.get(mode.lower(), mode.lower())
+    if chosen not in APPROVAL_MODES:
+        raise AgentError(
+            f"agent 'gemini-cli': permissionMode {mode!r} is not an approval mode "
+            f"({', '.join(APPROVAL_MODES)})"
+        )
+    if chosen == "yolo":
+        return ["--yolo"]
+    return [] if chosen == "default" else ["--approval-mode", chosen]
 
 
 @register
@@ -36,7 +81,7 @@ class GeminiCli:
     name: ClassVar[str] = "gemini-cli"
     transcript_format: ClassVar[str] = "gemini-cli"
     default_mode: ClassVar[Literal["headless", "interactive"]] = "headless"
-    modes: ClassVar[tuple[str, ...]] = ("headless",)
+    modes: ClassVar[tuple[str, ...]] = ("headless", "interactive")
     binary_name: ClassVar[str] = "gemini"
 
     def version(self, profile: AgentProfile) -> str | None:
@@ -52,6 +97,13 @@ class GeminiCli:
             "telemetry": {"enabled": False},
             "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
         }
+        if ctx.mode == "interactive":
+            # The title is how proctor tells idle from busy; keep it on and plain.
+            settings["ui"] = {
+                "dynamicWindowTitle": True,
+                "hideWindowTitle": False,
+                "showStatusInTitle": False,
+            }
         if ctx.provision is not None:
             if ctx.provision.mcps:
                 settings["mcpServers"] = {e.name: mcp_server_config(e) for e in ctx.provision.mcps}
@@ -62,13 +114,17 @@ class GeminiCli:
         if ctx.model_base_url:
             env["GOOGLE_GEMINI_BASE_URL"] = ctx.model_base_url
             env["GEMINI_API_KEY"] = "proctor-scripted"
-        argv = [str(binary), "-p", ctx.prompt, "--output-format", "stream-json", "--yolo"]
+        extra: dict[str, Any] = {"gemini_dir": gemini_dir}
+        if ctx.mode == "interactive":
+            env["COLORTERM"] = "truecolor"
+            argv = [str(binary), *approval_args(ctx.profile.permission_mode)]
+            extra["chat"] = tui.ChatWatch(gemini_dir, ctx.scratch / CHAT_COPY)
+        else:
+            argv = [str(binary), "-p", ctx.prompt, "--output-format", "stream-json", "--yolo"]
         if ctx.agent_model:
             argv += ["-m", ctx.agent_model]
         argv += ctx.profile.args
-        return Launch(
-            argv=argv, env=env, cwd=ctx.workspace, mode="headless", extra={"gemini_dir": gemini_dir}
-        )
+        return Launch(argv=argv, env=env, cwd=ctx.workspace, mode=ctx.mode, extra=extra)
 
     def headless_report(self, launch: Launch, stdout: Path, stderr: Path) -> HeadlessReport:
         events = read_json_lines(stdout)
@@ -85,13 +141,18 @@ class GeminiCli:
                 detail = stderr.read_text(errors="replace")[-400:] if stderr.exists() else ""
             error = classify_error(str(detail) or "no result event on stdout")
         return HeadlessReport(
-            error=error, reported_usage=(result or {}).get("stats"), session_id=session
+            error=error,
+            reported_usage=reported_usage((result or {}).get("stats")),
+            session_id=session,
         )
 
     def transcript_files(self, launch: Launch) -> list[Path]:
         from proctor.transcripts.session import gemini_chat
 
         chat = gemini_chat(launch.extra["gemini_dir"], launch.extra.get("session_id"))
+        watch = launch.extra.get("chat")
+        if chat is None and isinstance(watch, tui.ChatWatch) and watch.copy is not None:
+            chat = watch.copy if watch.copy.is_file() else None
         return [chat] if chat is not None else []
 
     def parse(self, path: Path) -> Trajectory:
@@ -99,20 +160,42 @@ class GeminiCli:
 
         return parse_any(path, "gemini-cli")
 
+    # -- interactive ----------------------------------------------------------------------
+    # Turn end: the chat file answers the prompt and the title says Ready; questions: tool
+    # confirmations on screen, answered with arrow keys (see gemini_tui).
+
     def state(self, session: PtySession, launch: Launch) -> AgentState:
-        return AgentState("working")
+        screen = session.screen_text()
+        if tui.question_on_screen(screen) is not None:
+            return AgentState("question", question=launch.extra.get("answered", 0) + 1)
+        watch: tui.ChatWatch = launch.extra["chat"]
+        turns = watch.turns(session.title, screen)
+        if watch.tail is not None:
+            launch.transcript = watch.tail.path
+            launch.extra["session_id"] = watch.session_id
+        if turns is None:
+            return AgentState("working" if watch.tail is not None else "starting")
+        return AgentState("ready", turns=turns)
 
     def pending_question(self, session: PtySession, launch: Launch) -> Question | None:
-        return None
+        return tui.question_on_screen(session.screen_text())
 
     def answer(self, session: PtySession, question: Question, text: str) -> None:
-        session.type_message(text)
+        keys.choose(session, question.options, text, tui.cursor)
+        tui.wait_gone(session, keys.ECHO_WAIT_SEC)
 
     def send_message(self, session: PtySession, text: str) -> None:
-        session.type_message(text)
+        probe = keys.probe_of(text)
+        keys.paste_and_submit(
+            session,
+            text,
+            echoed=lambda screen: tui.shown(probe, screen),
+            submitted=lambda screen: tui.submitted(probe, session.title, screen),
+            settle=tui.PASTE_SETTLE_SEC,
+        )
 
     def note_answered(self, launch: Launch) -> None:
-        return None
+        launch.extra["answered"] = launch.extra.get("answered", 0) + 1
 
     def request_exit(self, session: PtySession) -> None:
-        session.type_message("/quit")
+        keys.quit_command(session, "/quit", tui.input_box)

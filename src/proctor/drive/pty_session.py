@@ -31,6 +31,12 @@ class _TitledScreen(pyte.Screen):
     def set_title(self, param: str) -> None:
         self.title = param
 
+    def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
+        """Ignore private SGR queries (``CSI ? … m``, ``CSI > 4 ; ? m``) that pyte 0.8 passes
+        on with ``private=True`` and would otherwise crash on (Gemini CLI sends one)."""
+        if not private:
+            super().select_graphic_rendition(*attrs)
+
 
 class PtySession:
     def __init__(

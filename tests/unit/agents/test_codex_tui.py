@@ -1,0 +1,197 @@
+"""Codex TUI screen parsers and rollout counting, on screens captured from Codex 0.171."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proctor.agents import codex_tui as tui
+from proctor.agents.codex import interactive_permissions
+from proctor.errors import AgentError
+
+HEADER = """
+  >_ OpenAI Codex (v0.171.0)
+     /tmp/exp/workspace
+
+"""
+STARTING = """
+  >_ OpenAI Codex (v0.171.0)
+     loading
+
+› Ask Codex to do anything
+
+  ? for shortcuts
+"""
+READY = (
+    HEADER
+    + """
+› Ask Codex to do anything
+
+  GPT-5.5 default · /tmp/exp/workspace
+  ← for agents · ? for shortcuts
+"""
+)
+TYPED = (
+    HEADER
+    + """
+› Do the task in this folder.
+
+  GPT-5.5 default · /tmp/exp/workspace
+"""
+)
+APPROVAL_BODY = """
+› Do the task in this folder.
+
+
+• Running touch outside.txt && echo approved
+
+
+
+
+
+
+
+
+  Would you like to run the following command?
+
+  Environment: local
+
+  Reason: Needs to run outside the sandbox
+
+  $ touch outside.txt && echo approved
+
+
+"""
+OPTIONS = """\
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for commands that start with `touch outside.txt` (p)
+  3. No, and tell Codex what to do differently (esc)
+"""
+CONFIRM = """
+  Press enter to confirm or esc to cancel
+"""
+APPROVAL = HEADER + APPROVAL_BODY + OPTIONS + CONFIRM
+APPROVAL_ON_SECOND = (
+    HEADER + APPROVAL_BODY + OPTIONS.replace("› 1.", "  1.").replace("  2.", "› 2.")
+)
+APPROVAL_ON_SECOND += CONFIRM
+
+
+def test_ready_only_once_the_session_is_configured() -> None:
+    assert not tui.input_ready(STARTING)
+    assert tui.input_ready(READY)
+    assert tui.composer_text(READY) == "Ask Codex to do anything"
+    assert tui.composer_text(TYPED) == "Do the task in this folder."
+
+
+def test_approval_prompt_is_a_question_with_its_command() -> None:
+    question = tui.question_on_screen(APPROVAL)
+    assert question is not None
+    assert question.text == (
+        "Would you like to run the following command?\n"
+        "Environment: local\n"
+        "Reason: Needs to run outside the sandbox\n"
+        "$ touch outside.txt && echo approved"
+    )
+    assert question.options == [
+        "Yes, proceed",
+        "Yes, and don't ask again for commands that start with `touch outside.txt`",
+        "No, and tell Codex what to do differently",
+    ]
+    assert tui.cursor(APPROVAL) == 0
+    assert tui.cursor(APPROVAL_ON_SECOND) == 1
+
+
+def test_half_drawn_approval_is_not_a_question() -> None:
+    """Control: until the confirm line is drawn under the options, nothing is answered."""
+    assert tui.question_on_screen(HEADER + APPROVAL_BODY + OPTIONS) is None
+    assert tui.question_on_screen(HEADER + APPROVAL_BODY + OPTIONS.splitlines()[0]) is None
+    assert tui.cursor(HEADER + APPROVAL_BODY + OPTIONS) is None
+
+
+def test_numbered_lines_in_the_transcript_are_not_a_question() -> None:
+    screen = HEADER + "› 1. Fix the bug\n  2. Add a test\n\n• Working (0s • esc to interrupt)\n"
+    assert tui.question_on_screen(screen + READY) is None
+    assert tui.input_ready(screen + READY)
+
+
+@pytest.mark.parametrize(
+    ("answer", "index"),
+    [
+        ("Yes, proceed", 0),
+        ("yes", 0),
+        ("No", 2),
+        ("no, and tell codex what to do differently", 2),
+        ("2", 1),
+        ("something else", 0),
+    ],
+)
+def test_answers_map_to_options(answer: str, index: int) -> None:
+    options = tui.question_on_screen(APPROVAL).options  # type: ignore[union-attr]
+    assert tui.option_index(options, answer) == index
+
+
+def _line(kind: str, payload: dict[str, object]) -> str:
+    return json.dumps({"timestamp": "t", "type": kind, "payload": payload}) + "\n"
+
+
+def test_turns_are_counted_from_the_rollout(tmp_path: Path) -> None:
+    home = tmp_path / ".codex"
+    watch = tui.RolloutWatch(home)
+    assert watch.poll() == 0 and watch.rollout() is None
+    day = home / "sessions" / "2026" / "11" / "29"
+    day.mkdir(parents=True)
+    rollout = day / "rollout-2026-11-29T15-40-00-0190-abc.jsonl"
+    rollout.write_text(
+        _line("session_meta", {"id": "0190-abc", "cwd": "/w"})
+        + _line("event_msg", {"type": "task_started"})
+        + _line("response_item", {"type": "message", "role": "assistant"})
+    )
+    assert watch.poll() == 0
+    assert watch.thread_id == "0190-abc"
+    with open(rollout, "a") as fh:
+        fh.write(_line("event_msg", {"type": "task_complete"})[:20])  # half a line
+    assert watch.poll() == 0
+    with open(rollout, "a") as fh:
+        fh.write(_line("event_msg", {"type": "task_complete"})[20:])
+        fh.write(_line("event_msg", {"type": "turn_aborted", "reason": "interrupted"}))
+    assert watch.poll() == 2
+    later = day / "rollout-2026-11-29T15-41-00-0190-sub.jsonl"
+    later.write_text(_line("event_msg", {"type": "task_complete"}))
+    assert watch.poll() == 2 and watch.rollout() == rollout, "pinned to the first rollout"
+
+
+def test_tail_copies_what_it_reads(tmp_path: Path) -> None:
+    source, copy = tmp_path / "chat.jsonl", tmp_path / "copy.jsonl"
+    source.write_text('{"a": 1}\n{"b"')
+    tail = tui.JsonlTail(source, copy)
+    assert tail.new_records() == [{"a": 1}]
+    with open(source, "a") as fh:
+        fh.write(": 2}\nnot json\n")
+    assert tail.new_records() == [{"b": 2}]
+    assert copy.read_text() == source.read_text()
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (None, ("never", "danger-full-access")),
+        ("yolo", ("never", "danger-full-access")),
+        ("on-request", ("on-request", "workspace-write")),
+        ("never", ("never", "danger-full-access")),
+        ("read-only", ("never", "read-only")),
+        ("untrusted/read-only", ("untrusted", "read-only")),
+        ("workspace-write, on-failure", ("on-failure", "workspace-write")),
+    ],
+)
+def test_permission_modes_choose_approval_and_sandbox(
+    mode: str | None, expected: tuple[str, str]
+) -> None:
+    assert interactive_permissions(mode) == expected
+
+
+def test_unknown_permission_mode_names_the_choices() -> None:
+    with pytest.raises(AgentError, match="on-request"):
+        interactive_permissions("acceptEdits")

@@ -1,0 +1,248 @@
+"""Gemini CLI TUI screen parsers and chat-file turn counting, on screens captured from
+Gemini CLI 0.61 (box borders rebuilt to the captured 160-column width)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyte
+import pytest
+
+from proctor.agents import gemini_tui as tui
+from proctor.agents.gemini_cli import approval_args, reported_usage
+from proctor.errors import AgentError
+
+WIDTH = 160
+READY_TITLE = "◇  Ready (workspace)"
+WORKING_TITLE = "✦  Working… (workspace)"
+CONFIRM_TITLE = "✋  Action Required (workspace)"
+
+
+def rule() -> str:
+    return "─" * WIDTH
+
+
+def box(*rows: str) -> list[str]:
+    """The dialog's box, as wide as the screen."""
+    lines = ["╭" + "─" * (WIDTH - 2) + "╮"]
+    lines += ["│ " + row.ljust(WIDTH - 4) + " │" for row in rows]
+    return [*lines, "╰" + "─" * (WIDTH - 2) + "╯"]
+
+
+def nested(*rows: str) -> list[str]:
+    """A box inside the dialog's box (the command or diff)."""
+    inner = WIDTH - 8
+    return (
+        ["╭" + "─" * (inner + 2) + "╮"]
+        + ["│ " + row.ljust(inner) + " │" for row in rows]
+        + ["╰" + "─" * (inner + 2) + "╯"]
+    )
+
+
+def input_area(text: str = "  Type your message or @path/to/file") -> list[str]:
+    return [
+        " " * 144 + "? for shortcuts",
+        rule(),
+        " Shift+Tab to accept edits",
+        "▄" * WIDTH,
+        " > " + text,
+        "▀" * WIDTH,
+        " workspace (/directory)" + " " * 63 + "sandbox" + " " * 60 + "/model",
+        " /tmp/exp/workspace" + " " * 67 + "no sandbox" + " " * 59 + "Auto",
+    ]
+
+
+HISTORY = [
+    " ▝▜▄     Gemini CLI v0.61.0",
+    "Tips for getting started:",
+    "1. Create GEMINI.md files to customize your interactions",
+    "2. /help for more information",
+    "",
+    "▄" * WIDTH,
+    " > Do the task in this folder.",
+    "▀" * WIDTH,
+]
+READY = "\n".join(input_area()) + "\n"
+TYPED = "\n".join(input_area("Do the task in this folder.")) + "\n"
+BUSY = "\n".join([*HISTORY, " ⠋ Thinking... (esc to cancel, 0s)", *input_area()[1:]]) + "\n"
+
+
+def dialog_rows(cursor: int = 0) -> list[str]:
+    options = ["1. Allow once", "2. Allow for this session", "3. No, suggest changes (esc)"]
+    rows = [("● " if i == cursor else "  ") + o for i, o in enumerate(options)]
+    inner = nested("echo risky > risky.txt && ls")
+    return [
+        "? Shell  echo risky > risky.txt && ls",
+        *inner,
+        "Allow execution of [Shell]?",
+        "Redirection detected. To auto-accept, press Shift+Tab",
+        "",
+        *rows,
+    ]
+
+
+def shell_dialog(cursor: int = 0) -> str:
+    return "\n".join([*HISTORY, *box(*dialog_rows(cursor))]) + "\n"
+
+
+EDIT_DIALOG = (
+    "\n".join(
+        [
+            *HISTORY,
+            "✦ I'll create the file and check it.",
+            *box(
+                "? WriteFile  Writing to hello.txt",
+                *nested("1 hello"),
+                "Apply this change?",
+                "",
+                "● 1. Allow once",
+                "  2. Allow for this session",
+                "  3. Modify with external editor",
+                "  4. No, suggest changes (esc)",
+            ),
+        ]
+    )
+    + "\n"
+)
+
+
+def test_ready_screen_and_input_box() -> None:
+    assert tui.input_ready(READY)
+    assert "Do the task" in (tui.input_box(TYPED) or "")
+    assert not tui.input_ready(TYPED), "the box holds text"
+    assert not tui.input_ready(BUSY), "a turn is running"
+    assert tui.idle(READY_TITLE, READY)
+    assert not tui.idle(WORKING_TITLE, READY)
+    assert not tui.idle(CONFIRM_TITLE, READY)
+    assert tui.idle("", READY) and not tui.idle("", BUSY)
+
+
+def test_shell_confirmation_is_a_question() -> None:
+    question = tui.question_on_screen(shell_dialog())
+    assert question is not None
+    assert question.text == "Allow execution of [Shell]?\nShell  echo risky > risky.txt && ls"
+    assert question.options == ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
+    assert tui.cursor(shell_dialog()) == 0
+    assert tui.cursor(shell_dialog(2)) == 2
+
+
+def test_edit_confirmation_is_a_question() -> None:
+    question = tui.question_on_screen(EDIT_DIALOG)
+    assert question is not None
+    assert question.text == "Apply this change?\nWriteFile  Writing to hello.txt"
+    assert question.options[-1] == "No, suggest changes (esc)" and len(question.options) == 4
+
+
+def test_half_drawn_confirmation_is_not_a_question() -> None:
+    """Control: the box's bottom border under the options completes the dialog."""
+    lines = shell_dialog().splitlines()
+    assert tui.question_on_screen("\n".join(lines[:-1]) + "\n") is None
+    assert tui.question_on_screen("\n".join(lines[:-2]) + "\n") is None
+    assert tui.cursor("\n".join(lines[:-1]) + "\n") is None
+
+
+def test_numbered_tips_are_not_a_question() -> None:
+    assert tui.question_on_screen("\n".join([*HISTORY, *input_area()]) + "\n") is None
+
+
+def test_submitted_when_the_box_lets_go_or_a_dialog_shows() -> None:
+    probe = "Do the task in this folder."
+    assert not tui.submitted(probe, READY_TITLE, TYPED)
+    assert tui.submitted(probe, WORKING_TITLE, BUSY)
+    assert tui.submitted(probe, CONFIRM_TITLE, shell_dialog())
+    assert tui.shown(probe, TYPED) and not tui.shown(probe, READY)
+
+
+def _write(path: Path, *records: dict[str, object]) -> None:
+    with open(path, "a") as fh:
+        for record in records:
+            fh.write(json.dumps(record) + "\n")
+
+
+CONTEXT = {"id": "ctx", "type": "user", "content": [{"text": "<session_context>\nThis is"}]}
+PROMPT = {"id": "p1", "type": "user", "content": [{"text": "Do the task in this folder."}]}
+CALL = {"id": "g1", "type": "gemini", "content": "I'll create the file."}
+RESULT = {"id": "r1", "type": "user", "content": [{"functionResponse": {"id": "c1"}}]}
+FINAL = {"id": "g2", "type": "gemini", "content": "Done."}
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> tuple[tui.ChatWatch, Path]:
+    folder = tmp_path / ".gemini" / "tmp" / "workspace" / "chats"
+    folder.mkdir(parents=True)
+    path = folder / "session-2026-11-29T15-42-0cf506c8.jsonl"
+    _write(path, {"sessionId": "0cf506c8-9ef0", "kind": "main"}, {"$set": {"messages": [CONTEXT]}})
+    return tui.ChatWatch(tmp_path / ".gemini", tmp_path / "copy.jsonl"), path
+
+
+def test_a_turn_ends_with_a_final_message_once_idle(chat: tuple[tui.ChatWatch, Path]) -> None:
+    watch, path = chat
+    assert watch.turns(READY_TITLE, READY) == 0
+    assert watch.session_id == "0cf506c8-9ef0"
+    _write(path, PROMPT, CALL)  # the call is first written without its toolCalls
+    assert watch.turns(WORKING_TITLE, BUSY) is None
+    assert watch.turns(CONFIRM_TITLE, shell_dialog()) is None
+    _write(path, {**CALL, "toolCalls": [{"id": "c1", "name": "write_file"}]}, RESULT)
+    assert watch.outcomes() == [False]
+    _write(path, FINAL)
+    assert watch.turns(WORKING_TITLE, BUSY) is None, "not idle yet"
+    assert watch.turns(READY_TITLE, READY) == 1
+    assert (watch.copy is not None) and watch.copy.read_text() == path.read_text()
+
+
+def test_a_refused_call_ends_the_turn_though_the_history_is_rewritten(
+    chat: tuple[tui.ChatWatch, Path],
+) -> None:
+    watch, path = chat
+    _write(path, PROMPT, {**CALL, "toolCalls": [{"id": "c1", "status": "cancelled"}]})
+    _write(path, {"id": "i1", "type": "info", "content": "Request cancelled."})
+    _write(path, {"$set": {"messages": [{**CONTEXT, "id": "ctx2"}]}})
+    assert watch.turns(READY_TITLE, READY) == 1
+
+
+def test_an_unanswered_prompt_ends_once_the_screen_settles(
+    chat: tuple[tui.ChatWatch, Path],
+) -> None:
+    """An API error shows on screen only: the idle, settled TUI ends the turn."""
+    watch, path = chat
+    _write(path, PROMPT)
+    assert watch.turns(READY_TITLE, READY) == 0
+    watch.changed_at -= tui.QUIET_SEC
+    assert watch.turns(READY_TITLE, READY) == 1
+
+
+def test_pyte_screen_survives_gemini_startup_queries() -> None:
+    from proctor.drive.pty_session import _TitledScreen
+
+    screen = _TitledScreen(80, 5)
+    pyte.ByteStream(screen).feed(b"\x1b[8m\x1b[?u\x1b]11;?\x1b\\\x1b[>q\x1b[>4;?m\x1b[c\x1b[0mok")
+    assert "ok" in screen.display[0]
+
+
+@pytest.mark.parametrize(
+    ("mode", "args"),
+    [
+        (None, []),
+        ("default", []),
+        ("yolo", ["--yolo"]),
+        ("auto_edit", ["--approval-mode", "auto_edit"]),
+        ("acceptEdits", ["--approval-mode", "auto_edit"]),
+        ("plan", ["--approval-mode", "plan"]),
+    ],
+)
+def test_permission_modes_are_approval_modes(mode: str | None, args: list[str]) -> None:
+    assert approval_args(mode) == args
+
+
+def test_unknown_permission_mode_names_the_choices() -> None:
+    with pytest.raises(AgentError, match="auto_edit"):
+        approval_args("bypassPermissions")
+
+
+def test_reported_usage_is_counted_like_the_chat() -> None:
+    stats = {"models": {"m": {"input_tokens": 100, "output_tokens": 7, "cached": 40}}}
+    assert reported_usage(stats) == {
+        "m": {"inputTokens": 60, "outputTokens": 7, "cacheReadTokens": 40, "cacheWriteTokens": 0}
+    }
+    assert reported_usage(None) is None
