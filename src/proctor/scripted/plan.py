@@ -158,9 +158,7 @@ def validate_errors(errors: Any, where: str) -> None:
         _require(str(index).isdigit(), here, "the key must be a request index (0, 1, ...)")
         _require(isinstance(spec, dict), here, "expected an object with 'status'")
         status = spec.get("status")
-        _require(
-            isinstance(status, int) and 400 <= status <= 599, here, "'status' must be 400-599"
-        )
+        _require(isinstance(status, int) and 400 <= status <= 599, here, "'status' must be 400-599")
 
 
 def validate_plan(data: Any, where: str = "plan.json") -> None:
