@@ -23,8 +23,7 @@ from proctor.agents.base import (
     register,
 )
 from proctor.agents.cli_base import (
-    cli_version,
-    find_binary,
+    RealCli,
     read_json_lines,
     require_binary,
     running_as_root,
@@ -33,7 +32,6 @@ from proctor.agents.cli_base import (
 from proctor.agents.hook_markers import MARKERS_FILE, instrument_plugin_hooks
 from proctor.agents.provisioning import entry_field, materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
-from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
 from proctor.scripted.agent import project_dir_name
 
@@ -74,16 +72,12 @@ def seed_home(home: Path, config_dir: Path, workspace: Path, api_key: str | None
 
 
 @register
-class ClaudeCode:
+class ClaudeCode(RealCli):
     name: ClassVar[str] = "claude-code"
     transcript_format: ClassVar[str] = "claude-code"
     default_mode: ClassVar[Literal["headless", "interactive"]] = "headless"
     modes: ClassVar[tuple[str, ...]] = ("headless", "interactive")
     binary_name: ClassVar[str] = "claude"
-
-    def version(self, profile: AgentProfile) -> str | None:
-        binary = find_binary(self.binary_name, profile)
-        return cli_version(str(binary)) if binary else None
 
     def prepare(self, ctx: LaunchContext) -> Launch:
         binary = require_binary(self.binary_name, self.name, ctx.profile)
@@ -251,9 +245,6 @@ class ClaudeCode:
             time.monotonic() + ECHO_WAIT_SEC,
         )
 
-    def note_answered(self, launch: Launch) -> None:
-        launch.extra["answered"] = launch.extra.get("answered", 0) + 1
-
     def request_exit(self, session: PtySession) -> None:
         self.send_message(session, "/exit")
 
@@ -263,11 +254,6 @@ class ClaudeCode:
         if launch.transcript is None:
             return []
         return claude_session_files(launch.extra["config_dir"], launch.cwd, launch.transcript.stem)
-
-    def parse(self, path: Path) -> Trajectory:
-        from proctor.transcripts.detect import parse_any
-
-        return parse_any(path, "claude-code")
 
     def resume_argv(self, launch: Launch, message: str) -> list[str]:
         """A headless follow-up in the same session (``--resume``): how a question the agent

@@ -8,10 +8,14 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from proctor.errors import AgentError
 from proctor.models.config import AgentProfile
+from proctor.models.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from proctor.agents.base import Launch
 
 #: Where ``scripts/install-agents.sh`` / ``proctor agents install`` put the pinned CLIs.
 AGENTS_DIR_NAME = ".agents"
@@ -94,3 +98,23 @@ def read_json_lines(path: Path) -> list[dict[str, Any]]:
 
 def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+class RealCli:
+    """What the adapters of the npm-installed CLIs share: the binary's version, parsing the
+    native transcript by format, and counting answered questions."""
+
+    binary_name: ClassVar[str]
+    transcript_format: ClassVar[str]
+
+    def version(self, profile: AgentProfile) -> str | None:
+        binary = find_binary(self.binary_name, profile)
+        return cli_version(str(binary)) if binary else None
+
+    def parse(self, path: Path) -> Trajectory:
+        from proctor.transcripts.detect import parse_any
+
+        return parse_any(path, self.transcript_format)
+
+    def note_answered(self, launch: Launch) -> None:
+        launch.extra["answered"] = launch.extra.get("answered", 0) + 1

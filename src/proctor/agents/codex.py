@@ -34,12 +34,10 @@ from proctor.agents.base import (
     Question,
     register,
 )
-from proctor.agents.cli_base import cli_version, find_binary, read_json_lines, require_binary
+from proctor.agents.cli_base import RealCli, read_json_lines, require_binary
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
-from proctor.models.config import AgentProfile
-from proctor.models.trajectory import Trajectory
 
 SCRIPTED_MODEL = "gpt-5.5"
 KEY_VARIABLE = "CODEX_SCRIPTED_API_KEY"
@@ -170,16 +168,12 @@ def codex_config(ctx: LaunchContext, model: str) -> dict[str, dict[str, Any]]:
 
 
 @register
-class Codex:
+class Codex(RealCli):
     name: ClassVar[str] = "codex"
     transcript_format: ClassVar[str] = "codex"
     default_mode: ClassVar[Literal["headless", "interactive"]] = "headless"
     modes: ClassVar[tuple[str, ...]] = ("headless", "interactive")
     binary_name: ClassVar[str] = "codex"
-
-    def version(self, profile: AgentProfile) -> str | None:
-        binary = find_binary(self.binary_name, profile)
-        return cli_version(str(binary)) if binary else None
 
     def prepare(self, ctx: LaunchContext) -> Launch:
         binary = require_binary(self.binary_name, self.name, ctx.profile)
@@ -252,11 +246,6 @@ class Codex:
         rollout = codex_rollout(launch.extra["codex_home"], launch.extra.get("thread_id"))
         return [rollout] if rollout is not None else []
 
-    def parse(self, path: Path) -> Trajectory:
-        from proctor.transcripts.detect import parse_any
-
-        return parse_any(path, "codex")
-
     # -- interactive ----------------------------------------------------------------------
     # Turn end: task_complete / turn_aborted records in the rollout; questions: the approval
     # prompt on screen, answered with arrow keys (see codex_tui).
@@ -312,9 +301,6 @@ class Codex:
             return tui.composer_text(screen) is not None and not shown(screen)
 
         tui.paste_and_submit(session, text, echoed=shown, submitted=submitted)
-
-    def note_answered(self, launch: Launch) -> None:
-        launch.extra["answered"] = launch.extra.get("answered", 0) + 1
 
     def request_exit(self, session: PtySession) -> None:
         tui.quit_command(session, "/quit", tui.composer_text)

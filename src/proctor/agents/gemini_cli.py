@@ -26,8 +26,7 @@ from proctor.agents.base import (
     register,
 )
 from proctor.agents.cli_base import (
-    cli_version,
-    find_binary,
+    RealCli,
     read_json_lines,
     require_binary,
     write_json,
@@ -35,8 +34,6 @@ from proctor.agents.cli_base import (
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
-from proctor.models.config import AgentProfile
-from proctor.models.trajectory import Trajectory
 
 CHAT_COPY = "gemini-chat-copy.jsonl"
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
@@ -77,16 +74,12 @@ def approval_args(mode: str | None) -> list[str]:
 
 
 @register
-class GeminiCli:
+class GeminiCli(RealCli):
     name: ClassVar[str] = "gemini-cli"
     transcript_format: ClassVar[str] = "gemini-cli"
     default_mode: ClassVar[Literal["headless", "interactive"]] = "headless"
     modes: ClassVar[tuple[str, ...]] = ("headless", "interactive")
     binary_name: ClassVar[str] = "gemini"
-
-    def version(self, profile: AgentProfile) -> str | None:
-        binary = find_binary(self.binary_name, profile)
-        return cli_version(str(binary)) if binary else None
 
     def prepare(self, ctx: LaunchContext) -> Launch:
         binary = require_binary(self.binary_name, self.name, ctx.profile)
@@ -155,11 +148,6 @@ class GeminiCli:
             chat = watch.copy if watch.copy.is_file() else None
         return [chat] if chat is not None else []
 
-    def parse(self, path: Path) -> Trajectory:
-        from proctor.transcripts.detect import parse_any
-
-        return parse_any(path, "gemini-cli")
-
     # -- interactive ----------------------------------------------------------------------
     # Turn end: the chat file answers the prompt and the title says Ready; questions: tool
     # confirmations on screen, answered with arrow keys (see gemini_tui).
@@ -193,9 +181,6 @@ class GeminiCli:
             submitted=lambda screen: tui.submitted(probe, session.title, screen),
             settle=tui.PASTE_SETTLE_SEC,
         )
-
-    def note_answered(self, launch: Launch) -> None:
-        launch.extra["answered"] = launch.extra.get("answered", 0) + 1
 
     def request_exit(self, session: PtySession) -> None:
         keys.quit_command(session, "/quit", tui.input_box)
