@@ -155,7 +155,7 @@ def exit_code_for(
     if all(r.status == "infra-error" for r in records):
         return EXIT_CONFIG, "every trial ended in infra-error"
     if ab_gate_result is not None and not ab_gate_result.passed:
-        return EXIT_GATE, f"A/B gate failed: {ab_gate_result.message}"
+        return EXIT_GATE, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
     failed = [g for g in groups if g.scored and not g.gate_passed]
     if failed:
         names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])
