@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -61,9 +62,16 @@ def require_binary(name: str, agent: str, profile: AgentProfile) -> Path:
 def cli_version(binary: str) -> str | None:
     """The first version-looking word of ``BINARY --version`` (None when it fails)."""
     try:
-        out = subprocess.run(
-            [binary, "--version"], capture_output=True, text=True, timeout=30, check=False
-        ).stdout
+        with tempfile.TemporaryDirectory(prefix="proctor-version-") as home:
+            # A throwaway HOME: asking for the version must not touch the user's own.
+            out = subprocess.run(
+                [binary, "--version"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+                env={**os.environ, "HOME": home, "CODEX_HOME": home},
+            ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     for word in out.replace("(", " ").split():
