@@ -7,7 +7,6 @@ connection errors; ``insufficient_quota`` and authentication failures are never 
 
 from __future__ import annotations
 
-import importlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -117,7 +116,7 @@ class ModelClient:
         raise AssertionError("unreachable")
 
 
-def _classify(exc: Exception) -> ProviderError:
+def classify_sdk_error(exc: Exception) -> ProviderError:
     status = getattr(exc, "status_code", None)
     body = str(getattr(exc, "body", "") or exc)
     name = type(exc).__name__
@@ -134,69 +133,6 @@ def _classify(exc: Exception) -> ProviderError:
     return ProviderError("request", f"request failed ({status}): {body[:200]}", status)
 
 
-class AnthropicProvider:
-    def __init__(self, ref: ModelRef, key: str, base_url: str | None, role: str) -> None:
-        anthropic = importlib.import_module("anthropic")
-        self.ref = ref
-        self.client = anthropic.Anthropic(
-            api_key=key,
-            base_url=base_url,
-            max_retries=0,
-            timeout=120.0,
-            default_headers={"X-Proctor-Role": role},
-        )
-
-    def complete(self, system: str, user: str, *, max_tokens: int, logprobs: bool) -> Completion:
-        try:
-            message = self.client.messages.create(
-                model=self.ref.model,
-                max_tokens=max_tokens,
-                system=system,
-                messages=[{"role": "user", "content": user}],
-            )
-        except Exception as exc:
-            raise _classify(exc) from exc
-        text = "".join(getattr(b, "text", "") for b in message.content)
-        usage = message.usage
-        return Completion(text, self.ref.model, usage.input_tokens, usage.output_tokens, None)
-
-
-class OpenAIProvider:
-    def __init__(self, ref: ModelRef, key: str, base_url: str | None, role: str) -> None:
-        openai = importlib.import_module("openai")
-        self.ref = ref
-        self.client = openai.OpenAI(
-            api_key=key,
-            base_url=base_url,
-            max_retries=0,
-            timeout=120.0,
-            default_headers={"X-Proctor-Role": role},
-        )
-
-    def complete(self, system: str, user: str, *, max_tokens: int, logprobs: bool) -> Completion:
-        kwargs: dict[str, Any] = {"logprobs": True} if logprobs else {}
-        try:
-            response = self.client.chat.completions.create(
-                model=self.ref.model,
-                max_completion_tokens=max_tokens,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                **kwargs,
-            )
-        except Exception as exc:
-            raise _classify(exc) from exc
-        choice = response.choices[0]
-        values = None
-        content = getattr(getattr(choice, "logprobs", None), "content", None)
-        if content:
-            values = [float(t.logprob) for t in content]
-        usage = response.usage
-        return Completion(
-            choice.message.content or "",
-            self.ref.model,
-            usage.prompt_tokens if usage else 0,
-            usage.completion_tokens if usage else 0,
-            values,
-        )
-
-
-PROVIDER_CLASSES: dict[str, Any] = {"anthropic": AnthropicProvider, "openai": OpenAIProvider}
+PROVIDER_CLASSES: dict[str, Any] = {}
+"""Provider name → class taking ``(ref, key, base_url, role)``; each provider module adds
+itself (see :mod:`proctor.llm.providers`)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+import proctor.llm.providers  # noqa: F401 - registers the provider classes
 from proctor.errors import ConfigError
 from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient, ProviderError
 from proctor.llm.refs import KEYLESS, ROLES, ModelRef, base_url, parse_ref
