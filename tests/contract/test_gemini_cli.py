@@ -110,3 +110,24 @@ def test_follow_up_turn_after_a_question(run_cli: Callable[..., dict[str, Any]])
         "Yes, please.",
     ]
     assert trial["exitCode"] == 0
+
+
+def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
+    import sys
+
+    from tests.contract.conftest import ASSETS
+
+    require_cli(AGENT)
+    config = {
+        "provision": {
+            "mcps": [
+                {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
+            ]
+        },
+        "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp"}],
+    }
+    plan = {"turns": [{"tool": "mcp_tiny_add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
+    out = run_cli(AGENT, plan, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    result = next(e for e in out["events"] if e["type"] == "tool_result")
+    assert "5" in result["output"] and not result["isError"]
