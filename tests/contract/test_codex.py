@@ -124,3 +124,24 @@ FOLLOW_UP = {
 }
 README_RULE = "```rules\n(?i)readme => Yes, please.\n```\n"
 README_CHECK = {"evaluators": [{"use": "command", "run": "test -f README.md", "gate": True}]}
+
+
+def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
+    import sys
+
+    from tests.contract.conftest import ASSETS
+
+    require_cli(AGENT)
+    config = {
+        "provision": {
+            "mcps": [
+                {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
+            ]
+        },
+        "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp"}],
+    }
+    plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
+    out = run_cli(AGENT, plan, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    result = next(e for e in out["events"] if e["type"] == "tool_result")
+    assert '"result":5' in result["output"].replace(" ", "") and not result["isError"]

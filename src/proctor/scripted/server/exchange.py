@@ -40,6 +40,9 @@ class ToolSpec:
     name: str
     kind: Literal["function", "custom", "local_shell"] = "function"
     params: frozenset[str] = frozenset()
+    namespace: str | None = None
+    """For a tool offered inside a namespace (Codex's ``mcp__<server>``): the namespace; the
+    tool is then known as ``<namespace>__<name>``."""
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,21 @@ def _tool(tool: dict[str, Any]) -> ToolSpec | None:
     return ToolSpec(name, kind="custom" if kind == "custom" else "function", params=params)
 
 
+def _namespaced(tools: list[dict[str, Any]]) -> dict[str, ToolSpec]:
+    """Tools inside ``{"type": "namespace", "name": N, "tools": [...]}`` entries, known to the
+    plan as ``N__<tool>`` (how Codex offers an MCP server's tools)."""
+    specs: dict[str, ToolSpec] = {}
+    for entry in tools:
+        if entry.get("type") != "namespace" or not isinstance(entry.get("name"), str):
+            continue
+        for tool in entry.get("tools") or []:
+            spec = _tool(tool)
+            if spec is not None:
+                full = f"{entry['name']}__{spec.name}"
+                specs[full] = ToolSpec(spec.name, spec.kind, spec.params, entry["name"])
+    return specs
+
+
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
     fmt = (body.get("text") or {}).get("format") or {}
     if fmt.get("type") == "json_schema":
@@ -67,6 +82,7 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
         [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
     )
     tools = {spec.name: spec for spec in map(_tool, body.get("tools") or []) if spec is not None}
+    tools.update(_namespaced(body.get("tools") or []))
     system = text_of(body.get("instructions"))
     texts = [system] + [
         text_of(i.get("content"))
@@ -87,7 +103,7 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
     )
 
 
-def _items(reply: Reply) -> list[dict[str, Any]]:
+def _items(reply: Reply, request: ModelRequest) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = [
         {
             "id": new_id("msg_scripted_"),
@@ -130,6 +146,9 @@ def _items(reply: Reply) -> list[dict[str, Any]]:
             "name": call.name,
             "arguments": dumps(call.arguments),
         }
+        spec = request.tools.get(call.name)
+        if spec is not None and spec.namespace:
+            item["name"], item["namespace"] = spec.name, spec.namespace
     return [*items, item]
 
 
@@ -162,7 +181,7 @@ def _response(
 
 
 def render(reply: Reply, request: ModelRequest) -> dict[str, Any]:
-    return _response(reply, request, _items(reply), done=True)
+    return _response(reply, request, _items(reply, request), done=True)
 
 
 def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -209,7 +228,7 @@ def _item_events(item: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
 
 
 def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
-    items = _items(reply)
+    items = _items(reply, request)
     final = _response(reply, request, items, done=True)
     opening = {**final, "status": "in_progress", "output": [], "usage": None}
     frames: list[tuple[str, dict[str, Any]]] = [
