@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import ClassVar
 
@@ -116,7 +117,8 @@ class SkillLoadedParams(EvaluatorParams):
 
 @register
 class SkillLoaded:
-    """The agent invoked the skill (a Skill tool call or a skill event) or read its files."""
+    """The agent invoked the skill (a Skill tool call or a skill event) or touched its files
+    (a read, or a shell command naming ``skills/<name>/``)."""
 
     name: ClassVar[str] = "skill-loaded"
     Params: ClassVar[type[EvaluatorParams]] = SkillLoadedParams
@@ -126,15 +128,15 @@ class SkillLoaded:
         assert isinstance(params, SkillLoadedParams)
         wanted = params.name
         evidence = []
+        marker = f"skills/{wanted}/"
         for event in ctx.trajectory.events:
             if event.type == "skill" and (event.name or "").split(":")[-1] == wanted:
                 evidence.append("skill event")
-            elif (
-                event.type == "tool_call"
-                and event.kind == "read"
-                and any(f"skills/{wanted}/" in f for f in event.files or [])
+            elif event.type == "tool_call" and (
+                any(marker in f for f in event.files or [])
+                or marker in json.dumps(event.input or {})
             ):
-                evidence.append(f"read {', '.join(event.files or [])}")
+                evidence.append(f"{event.name} touched {marker}")
         return scored_result(
             spec,
             passed=bool(evidence),
