@@ -194,7 +194,10 @@ class Codex(RealCli):
         (codex_home / "config.toml").write_text(render_toml(config), encoding="utf-8")
         if ctx.provision is not None:
             for entry in ctx.provision.skills:
-                materialise_addon(entry, ctx.case_dir, "skills", codex_home / "skills" / entry.name)
+                # Current Codex reads user skills from ~/.agents/skills; older builds from
+                # $CODEX_HOME/skills. Both are in the scratch home.
+                for root in (ctx.home / ".agents" / "skills", codex_home / "skills"):
+                    materialise_addon(entry, ctx.case_dir, "skills", root / entry.name)
         env = {**ctx.env, "CODEX_HOME": str(codex_home)}
         if ctx.model_base_url:
             env[KEY_VARIABLE] = "proctor-scripted"
