@@ -308,3 +308,29 @@ def test_judge_without_a_model_is_a_config_error(proctor: Any, tmp_path: Path) -
     (tmp_path / "proctor.json").write_text("{}")
     result = proctor("validate", "--source", str(cases), "--config", str(tmp_path / "proctor.json"))
     assert result.code == 2 and "needs a judge model" in result.err
+
+
+@pytest.mark.parametrize(("verdict", "turns"), [("question", 2), ("statement", 1)])
+def test_the_fast_model_classifies_an_ambiguous_turn_end(
+    proctor: Any, tmp_path: Path, verdict: str, turns: int
+) -> None:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "amb",
+        plan={
+            "turns": [
+                {"say": "Tests pass? Mostly, but the cache layer could use a flag"},
+                {"endTurn": True},
+                {"say": "Added the flag."},
+            ],
+            "roles": {"fast": [{"text": verdict}]},
+        },
+        qna="```rules\n(?i)cache layer => Yes, add the flag.\n```\n",
+    )
+    (tmp_path / "proctor.json").write_text(json.dumps({"models": {"fast": "scripted/fast"}}))
+    code, trial = run(proctor, tmp_path, cases)
+    assert trial["status"] == "passed"
+    assert trial["timings"]["turnsTotal"] == turns
+    calls = [c for c in trial["harnessCalls"] if c["role"] == "fast"]
+    assert len(calls) == 1
