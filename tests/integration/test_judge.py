@@ -329,7 +329,7 @@ def test_the_fast_model_classifies_an_ambiguous_turn_end(
         qna="```rules\n(?i)cache layer => Yes, add the flag.\n```\n",
     )
     (tmp_path / "proctor.json").write_text(json.dumps({"models": {"fast": "scripted/fast"}}))
-    code, trial = run(proctor, tmp_path, cases)
+    _code, trial = run(proctor, tmp_path, cases)
     assert trial["status"] == "passed"
     assert trial["timings"]["turnsTotal"] == turns
     calls = [c for c in trial["harnessCalls"] if c["role"] == "fast"]
