@@ -184,3 +184,29 @@ def test_headless_turn_end_question_is_answered_by_resuming(
         e["type"] for e in out["events"] if e["type"] in ("question", "answer", "user_message")
     ]
     assert kinds == ["user_message", "question", "answer", "user_message"]
+
+
+def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path: Any) -> None:
+    require_cli(AGENT)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = {
+        "provision": {
+            "hooks": [
+                {
+                    "name": "start",
+                    "event": "SessionStart",
+                    "command": f"touch {marks}/session-start",
+                },
+                {
+                    "name": "bash",
+                    "event": "PreToolUse",
+                    "matcher": "Bash",
+                    "command": f"touch {marks}/pre-bash",
+                },
+            ]
+        }
+    }
+    out = run_cli(AGENT, {"turns": [{"shell": "echo hi"}, {"say": "ok"}]}, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    assert sorted(p.name for p in marks.iterdir()) == ["pre-bash", "session-start"]

@@ -145,3 +145,24 @@ def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> No
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     result = next(e for e in out["events"] if e["type"] == "tool_result")
     assert '"result":5' in result["output"].replace(" ", "") and not result["isError"]
+
+
+def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path: Any) -> None:
+    require_cli(AGENT)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = {
+        "provision": {
+            "hooks": [
+                {
+                    "name": "start",
+                    "event": "SessionStart",
+                    "command": f"touch {marks}/session-start",
+                },
+                {"name": "prompt", "event": "UserPromptSubmit", "command": f"touch {marks}/prompt"},
+            ]
+        }
+    }
+    out = run_cli(AGENT, {"turns": [{"shell": "echo hi"}, {"say": "ok"}]}, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    assert sorted(p.name for p in marks.iterdir()) == ["prompt", "session-start"]

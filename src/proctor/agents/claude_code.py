@@ -30,7 +30,7 @@ from proctor.agents.cli_base import (
     write_json,
 )
 from proctor.agents.hook_markers import MARKERS_FILE, instrument_plugin_hooks
-from proctor.agents.provisioning import entry_field, materialise_addon, mcp_server_config
+from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.models.trajectory import Trajectory
 from proctor.scripted.agent import project_dir_name
@@ -159,13 +159,8 @@ class ClaudeCode(RealCli):
             mcp_file = ctx.scratch / "mcp.json"
             write_json(mcp_file, {"mcpServers": servers})
             args += ["--mcp-config", str(mcp_file)]
-        for entry in provision.hooks:
-            event = entry_field(entry, "event") or "PreToolUse"
-            hook = {"type": "command", "command": entry_field(entry, "command")}
-            group: dict[str, Any] = {"hooks": [hook]}
-            if entry_field(entry, "matcher"):
-                group["matcher"] = entry_field(entry, "matcher")
-            settings["hooks"].setdefault(event, []).append(group)
+        for event, groups in hook_groups(provision.hooks).items():
+            settings["hooks"].setdefault(event, []).extend(groups)
         return args
 
     # -- headless ---------------------------------------------------------------------------

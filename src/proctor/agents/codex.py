@@ -34,8 +34,8 @@ from proctor.agents.base import (
     Question,
     register,
 )
-from proctor.agents.cli_base import RealCli, read_json_lines, require_binary
-from proctor.agents.provisioning import materialise_addon, mcp_server_config
+from proctor.agents.cli_base import RealCli, read_json_lines, require_binary, write_json
+from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
 
@@ -198,12 +198,17 @@ class Codex(RealCli):
                 # $CODEX_HOME/skills. Both are in the scratch home.
                 for root in (ctx.home / ".agents" / "skills", codex_home / "skills"):
                     materialise_addon(entry, ctx.case_dir, "skills", root / entry.name)
+        hook_args: list[str] = []
+        if ctx.provision is not None and ctx.provision.hooks:
+            write_json(codex_home / "hooks.json", {"hooks": hook_groups(ctx.provision.hooks)})
+            # The hooks are the case's own, provisioned for this trial: no interactive review.
+            hook_args = ["--dangerously-bypass-hook-trust"]
         env = {**ctx.env, "CODEX_HOME": str(codex_home)}
         if ctx.model_base_url:
             env[KEY_VARIABLE] = "proctor-scripted"
         extra: dict[str, Any] = {"codex_home": codex_home, "model": model}
         if ctx.mode == "interactive":
-            argv = [str(binary), *ctx.profile.args]
+            argv = [str(binary), *hook_args, *ctx.profile.args]
             extra["rollout"] = tui.RolloutWatch(codex_home)
         else:
             argv = [
@@ -211,6 +216,7 @@ class Codex(RealCli):
                 "exec",
                 "--skip-git-repo-check",
                 "--json",
+                *hook_args,
                 *ctx.profile.args,
                 ctx.prompt,
             ]

@@ -31,7 +31,7 @@ from proctor.agents.cli_base import (
     require_binary,
     write_json,
 )
-from proctor.agents.provisioning import materialise_addon, mcp_server_config
+from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
 
@@ -102,6 +102,9 @@ class GeminiCli(RealCli):
                 settings["mcpServers"] = {e.name: mcp_server_config(e) for e in ctx.provision.mcps}
             for entry in ctx.provision.skills:
                 materialise_addon(entry, ctx.case_dir, "skills", gemini_dir / "skills" / entry.name)
+            if ctx.provision.hooks:
+                settings["hooks"] = hook_groups(ctx.provision.hooks, default_event="BeforeTool")
+                settings["hooksConfig"] = {"enabled": True}
         write_json(gemini_dir / "settings.json", settings)
         env = {**ctx.env, "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_BROWSER": "true"}
         if ctx.model_base_url:

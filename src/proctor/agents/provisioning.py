@@ -61,3 +61,21 @@ def mcp_server_config(entry: ProvisionEntry) -> dict[str, Any]:
     if isinstance(env, dict):
         config["env"] = {str(k): str(v) for k, v in env.items()}
     return config
+
+
+def hook_groups(
+    entries: list[ProvisionEntry], default_event: str = "PreToolUse"
+) -> dict[str, list[dict[str, Any]]]:
+    """``provision.hooks`` entries (``{name, event, command, matcher}``) as the event → matcher
+    group → handlers structure Claude Code, Codex and Gemini CLI share."""
+    hooks: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        command = entry_field(entry, "command")
+        if not isinstance(command, str) or not command:
+            raise WorkspaceError(f"provision.hooks '{entry.name}': field 'command' is required")
+        group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
+        if entry_field(entry, "matcher"):
+            group["matcher"] = entry_field(entry, "matcher")
+        event = str(entry_field(entry, "event") or default_event)
+        hooks.setdefault(event, []).append(group)
+    return hooks
