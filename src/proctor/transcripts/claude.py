@@ -100,10 +100,16 @@ def usage_by_model(rows: Iterable[tuple[str, int, int, int, int]]) -> dict[str, 
     }
 
 
+try:
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is the fallback
+    _loads = json.loads
+
+
 def _decode(line: str | bytes) -> Any:
     """The JSON value of one line, or None when it is not JSON (bad bytes included)."""
     try:
-        return json.loads(line)
+        return _loads(line)
     except ValueError:
         return None
 
@@ -153,6 +159,7 @@ class UsageDedup:
 
 class _Parser:
     def __init__(self) -> None:
+        self.lines = 0
         self.seen_uuids: set[str] = set()
         self.waiting: dict[str, list[dict[str, Any]]] = {}
         self.events: list[Event] = []
@@ -173,7 +180,7 @@ class _Parser:
         self.events.append(Event(type="other", record_type=record_type, raw=raw))
 
     def feed(self, line: str | bytes) -> None:
-        self.coverage.lines += 1
+        self.lines += 1
         record = _decode(line)
         if not isinstance(record, dict):
             self.coverage.unparsed_lines += 1
@@ -396,6 +403,7 @@ class _Parser:
 
     def result(self, fmt: str) -> Trajectory:
         self.flush_waiting()
+        self.coverage.lines = self.lines
         usage = usage_by_model(
             (
                 e.model or "unknown",
