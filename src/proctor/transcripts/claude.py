@@ -21,7 +21,7 @@ stores: it decodes only lines that can carry usage.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,7 @@ def usage_by_model(rows: Iterable[tuple[str, int, int, int, int]]) -> dict[str, 
     }
 
 
+_loads: Callable[[str | bytes], Any]
 try:
     from orjson import loads as _loads
 except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is the fallback
