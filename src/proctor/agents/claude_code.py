@@ -118,7 +118,8 @@ class ClaudeCode(RealCli):
         write_json(config_dir / "settings.json", settings)
         argv = [str(binary), *args, *ctx.profile.args]
         if ctx.mode == "headless":
-            argv += ["-p", ctx.prompt, "--output-format", "stream-json", "--verbose"]
+            # "--" so that a prompt starting with "-" is not read as an option.
+            argv += ["-p", "--output-format", "stream-json", "--verbose", "--", ctx.prompt]
         transcript = config_dir / "projects" / project_dir_name(str(workspace))
         return Launch(
             argv=argv,
@@ -167,7 +168,8 @@ class ClaudeCode(RealCli):
 
     def headless_report(self, launch: Launch, stdout: Path, stderr: Path) -> HeadlessReport:
         events = read_json_lines(stdout)
-        result = next((e for e in reversed(events) if e.get("type") == "result"), None)
+        results = [e for e in events if e.get("type") == "result"]
+        result = results[-1] if results else None
         init = next((e for e in events if e.get("subtype") == "init"), None)
         session = (init or {}).get("session_id")
         if result is None:
@@ -182,20 +184,26 @@ class ClaudeCode(RealCli):
         error = None
         if result.get("is_error") or str(result.get("subtype", "")).startswith("error"):
             error = classify_error(str(result.get("result") or result.get("subtype")))
-        reported = {
-            re.sub(r"\[[^\]]*\]$", "", model): {
-                "inputTokens": int(u.get("inputTokens") or 0),
-                "outputTokens": int(u.get("outputTokens") or 0),
-                "cacheReadTokens": int(u.get("cacheReadInputTokens") or 0),
-                "cacheWriteTokens": int(u.get("cacheCreationInputTokens") or 0),
-            }
+        reported: dict[str, dict[str, int]] = {}
+        for r in results:
             # modelUsage names carry a context-window suffix: "claude-opus-4-8[1m]"
-            for model, u in (result.get("modelUsage") or {}).items()
-            if isinstance(u, dict)
-        }
+            for model, u in (r.get("modelUsage") or {}).items():
+                if not isinstance(u, dict):
+                    continue
+                row = reported.setdefault(
+                    re.sub(r"\[[^\]]*\]$", "", model),
+                    dict.fromkeys(
+                        ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"), 0
+                    ),
+                )
+                row["inputTokens"] += int(u.get("inputTokens") or 0)
+                row["outputTokens"] += int(u.get("outputTokens") or 0)
+                row["cacheReadTokens"] += int(u.get("cacheReadInputTokens") or 0)
+                row["cacheWriteTokens"] += int(u.get("cacheCreationInputTokens") or 0)
+        costs = [float(r["total_cost_usd"]) for r in results if r.get("total_cost_usd") is not None]
         return HeadlessReport(
             error=error,
-            reported_cost_usd=result.get("total_cost_usd"),
+            reported_cost_usd=round(sum(costs), 6) if costs else None,
             reported_usage=reported or None,
             session_id=session,
         )
@@ -254,7 +262,7 @@ class ClaudeCode(RealCli):
         """A headless follow-up in the same session (``--resume``): how a question the agent
         ended its turn with gets its answer."""
         base: list[str] = launch.extra["resume_argv"]
-        return [*base, "-p", message, "--output-format", "stream-json", "--verbose"]
+        return [*base, "-p", "--output-format", "stream-json", "--verbose", "--", message]
 
     def annotate(self, trajectory: Trajectory, launch: Launch) -> None:
         """Headless runs list permission denials only in the result event: mark those results

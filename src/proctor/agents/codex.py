@@ -218,6 +218,7 @@ class Codex(RealCli):
                 "--json",
                 *hook_args,
                 *ctx.profile.args,
+                "--",
                 ctx.prompt,
             ]
         return Launch(argv=argv, env=env, cwd=ctx.workspace, mode=ctx.mode, extra=extra)

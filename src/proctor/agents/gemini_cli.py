@@ -116,7 +116,8 @@ class GeminiCli(RealCli):
             argv = [str(binary), *approval_args(ctx.profile.permission_mode)]
             extra["chat"] = tui.ChatWatch(gemini_dir, ctx.scratch / CHAT_COPY)
         else:
-            argv = [str(binary), "-p", ctx.prompt, "--output-format", "stream-json", "--yolo"]
+            argv = [str(binary), f"--prompt={ctx.prompt}", "--output-format", "stream-json"]
+            argv.append("--yolo")
         if ctx.agent_model:
             argv += ["-m", ctx.agent_model]
         argv += ctx.profile.args

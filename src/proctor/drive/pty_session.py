@@ -75,7 +75,8 @@ class PtySession:
             return False
         fd = self.proc.fd
         ready, _, _ = select.select([fd], [], [], max(timeout, 0.0))
-        while ready:
+        until = time.monotonic() + max(timeout, 0.05)
+        while ready and time.monotonic() < until:
             try:
                 chunk = os.read(fd, 65536)
             except OSError:  # EIO: the child closed the terminal

@@ -85,7 +85,7 @@ def processes_marked(marker: str) -> list[int]:
     Agents may start tools in sessions of their own (Claude Code's Bash tool does), out of reach
     of the trial's process group; the marker they inherit finds them anyway.
     """
-    needle = f"{MARKER_VARIABLE}={marker}\0".encode()
+    needle = f"\0{MARKER_VARIABLE}={marker}\0".encode()
     found: list[int] = []
     own = os.getpid()
     try:
@@ -97,7 +97,7 @@ def processes_marked(marker: str) -> list[int]:
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as fh:
-                if needle in fh.read():
+                if needle in b"\0" + fh.read():
                     found.append(int(entry))
         except OSError:
             continue

@@ -68,7 +68,10 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
 def _worker(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions) -> None:
     signal.signal(signal.SIGINT, _raise_interrupted)
     signal.signal(signal.SIGTERM, _raise_interrupted)
-    TrialRunner(spec, run, scratch, options).run()
+    try:
+        TrialRunner(spec, run, scratch, options).run()
+    except Interrupted:
+        pass  # arrived after trial.json was written
     os._exit(0)
 
 
@@ -130,10 +133,12 @@ def run_matrix(
                 ready = multiprocessing.connection.wait(list(running), timeout=0.5)
                 for sentinel in ready:
                     assert isinstance(sentinel, int)
-                    done, spec = running.pop(sentinel)
+                    done, spec = running[sentinel]
                     done.join()
                     record = _collect(spec, run, done.exitcode)
                     outcome.records.append(record)
+                    # Only now: an interrupt before this line leaves it to _stop_workers.
+                    del running[sentinel]
                     emit(subscribers, TrialFinished(record))
         except KeyboardInterrupt:
             outcome.interrupted = True
@@ -158,7 +163,10 @@ def _stop_workers(
             except ProcessLookupError:
                 pass
     deadline = time.monotonic() + STOP_GRACE_SEC
+    collected = {(r.case, r.agent, r.condition, r.repeat) for r in outcome.records}
     for proc, spec in running.values():
+        if spec.key in collected:
+            continue
         proc.join(max(deadline - time.monotonic(), 0.1))
         if proc.is_alive():
             proc.kill()

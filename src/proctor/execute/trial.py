@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 import traceback
 import uuid
@@ -85,6 +87,17 @@ def _ms(start: float) -> float:
     return round((time.monotonic() - start) * 1000, 3)
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _block_stop_signals() -> bool:
+    """Hold Ctrl-C and SIGTERM until the trial's record is written (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    return True
+
+
 def trial_marker(run: RunPaths, spec: TrialSpec) -> str:
     """A value every process of the trial inherits, to find stragglers (see kill_marked)."""
     return f"{run.root.name}:{spec.index}"
@@ -133,6 +146,8 @@ class TrialRunner:
         except Exception as exc:
             self._fail("infra-error", f"harness error: {type(exc).__name__}: {exc}", exc)
         finally:
+            # A late Ctrl-C or SIGTERM must not cut the writing of trial.json short.
+            masked = _block_stop_signals()
             if self.harness_server is not None:
                 self.harness_server.stop()
             if self.session is not None:
@@ -145,6 +160,8 @@ class TrialRunner:
             self._finish_workspace()
             self.record.secrets_masked = scrub_tree(self.paths.root)
             write_record(self.paths.trial_json, self.record)
+            if masked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         return self.record
 
     def _fail(self, status: str, reason: str, exc: BaseException | None = None) -> None:

@@ -146,18 +146,19 @@ def merge_questions(trajectory: Trajectory, questions: list[QuestionRecord]) -> 
             asked = next(mid_turn, None)
             if asked is not None:
                 event.policy = asked.policy
+    start = 0
     for asked in (q for q in questions if q.where == "turn-end"):
         events = trajectory.events
-        at = max(
+        wanted = asked.question.strip()
+        at = next(
             (
                 i
-                for i, e in enumerate(events)
-                if e.type == "assistant_text"
-                and e.text
-                and e.text.strip() == asked.question.strip()
+                for i in range(start, len(events))
+                if events[i].type == "assistant_text" and (events[i].text or "").strip() == wanted
             ),
-            default=len(events) - 1,
+            len(events) - 1,
         )
+        start = at + 3
         ts = events[at].ts if events else None
         events[at + 1 : at + 1] = [
             Event(type="question", ts=ts, text=asked.question, options=asked.options or None),

@@ -112,6 +112,10 @@ def _decode(line: str | bytes) -> Any:
     try:
         return _loads(line)
     except ValueError:
+        pass
+    try:  # the stdlib also accepts lone surrogates (an emoji cut in half), orjson does not
+        return json.loads(line)
+    except ValueError:
         return None
 
 

@@ -117,8 +117,8 @@ def materialise_fixture(fixture: Path | None, kind: str | None, dest: Path) -> N
         _extract_zip(fixture, dest)
     else:
         _copy_dir(fixture, dest)
-    for dirpath, _dirs, files in os.walk(dest):
-        for name in files:
+    for dirpath, dirs, files in os.walk(dest):
+        for name in dirs + files:
             item = Path(dirpath) / name
             if item.is_symlink() and _escapes(dest, item):
                 raise WorkspaceError(

@@ -75,3 +75,36 @@ def test_claude_picker_is_read_whole_wherever_the_cursor_is() -> None:
     assert _question_on_screen(PICKER.replace("Esc to cancel", "")) is None, (
         "half-drawn pickers wait"
     )
+
+
+def test_repeated_turn_end_questions_are_merged_in_order() -> None:
+    from proctor.agents.base import Question
+    from proctor.drive.answering import Answer
+    from proctor.drive.policy import PolicyAnswer
+    from proctor.execute.trial_parts import merge_questions, question_record
+    from proctor.models.trajectory import Event, Trajectory
+
+    ask = "Shall I go on?"
+    events = [
+        Event(type="user_message", text="go"),
+        Event(type="assistant_text", text=ask),
+        Event(type="user_message", text="yes"),
+        Event(type="assistant_text", text=ask),
+        Event(type="user_message", text="no"),
+    ]
+    trajectory = Trajectory(format="t", events=events)
+    records = [
+        question_record(Question(ask), PolicyAnswer(Answer(a, "rule")), 1.0) for a in ("yes", "no")
+    ]
+    merge_questions(trajectory, records)
+    assert [(e.type, e.text) for e in trajectory.events] == [
+        ("user_message", "go"),
+        ("assistant_text", ask),
+        ("question", ask),
+        ("answer", "yes"),
+        ("user_message", "yes"),
+        ("assistant_text", ask),
+        ("question", ask),
+        ("answer", "no"),
+        ("user_message", "no"),
+    ]

@@ -149,3 +149,15 @@ def test_usage_check_records_differences_and_control() -> None:
     assert same["ok"] and same["differences"] == {}
     off = usage_check(parsed, {"m": {"inputTokens": 10, "outputTokens": 9}})
     assert not off["ok"] and off["differences"] == {"m": {"outputTokens": 4}}
+
+
+def test_ab_gate_on_a_run_missing_a_condition_fails_without_raising() -> None:
+    from proctor.models.config import ABGate
+
+    record = TrialRecord(
+        case="c", agent="a", condition="with", repeat=1, status="passed", score=100
+    )
+    gate = Gate(min_pass_rate=0, ab=ABGate(treatment="with", baseline="without"))
+    suite = aggregate([record], gate, run_id="r", interrupted=True)
+    assert suite.ab_gate is not None and suite.ab_gate["passed"] is False
+    assert suite.exit_code == 130

@@ -256,3 +256,9 @@ def test_lines_written_before_their_parent_are_put_back_in_order() -> None:
     ]
     texts = [e.text for e in parse_claude_lines(lines).events if e.text]
     assert texts == ["question", "answer", "orphan"]
+
+
+def test_a_lone_surrogate_from_a_cut_emoji_still_parses() -> None:
+    cut = '{"type": "user", "message": {"role": "user", "content": "smile \\ud83d"}}'
+    events = parse_claude_lines([cut]).events
+    assert events[0].type == "user_message" and events[0].text is not None

@@ -66,3 +66,9 @@ def test_not_a_zip(tmp_path: Path) -> None:
 def test_no_fixture_gives_an_empty_workspace(tmp_path: Path) -> None:
     materialise_fixture(None, None, tmp_path / "ws")
     assert list((tmp_path / "ws").iterdir()) == []
+
+
+def test_directory_symlink_chains_escaping_the_workspace_are_refused(tmp_path: Path) -> None:
+    z = _zip(tmp_path / "src.zip", {"keep.txt": "k"}, links={"x/y": "..", "x/z": "y/../.."})
+    with pytest.raises(WorkspaceError):
+        materialise_fixture(z, "zip", tmp_path / "ws")
