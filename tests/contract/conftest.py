@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from tests.conftest import single_run_dir, write_case
 
 ASSETS = Path(__file__).parent / "assets"
 GOLDENS = Path(__file__).parents[1] / "goldens"
+#: The tiny stdio MCP server of the contract tests, as a ``provision.mcps`` entry.
+TINY_MCP = {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
 
 
 def require_cli(agent: str) -> str:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from tests.contract.conftest import ASSETS, check_golden, require_cli, tool_steps
+from tests.contract.conftest import ASSETS, TINY_MCP, check_golden, require_cli, tool_steps
 
 AGENT = "claude-code"
 BASIC = {
@@ -105,11 +104,7 @@ def test_plugin_hooks_fire(run_cli: Callable[..., dict[str, Any]]) -> None:
 def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
     require_cli(AGENT)
     config = {
-        "provision": {
-            "mcps": [
-                {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
-            ]
-        },
+        "provision": {"mcps": [TINY_MCP]},
         "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp__tiny__add"}],
     }
     plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import check_golden, require_cli, tool_steps
+from tests.contract.conftest import TINY_MCP, check_golden, require_cli, tool_steps
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 
 AGENT = "codex"
@@ -127,17 +127,9 @@ README_CHECK = {"evaluators": [{"use": "command", "run": "test -f README.md", "g
 
 
 def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
-    import sys
-
-    from tests.contract.conftest import ASSETS
-
     require_cli(AGENT)
     config = {
-        "provision": {
-            "mcps": [
-                {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
-            ]
-        },
+        "provision": {"mcps": [TINY_MCP]},
         "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp"}],
     }
     plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}

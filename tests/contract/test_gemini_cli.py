@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import check_golden, require_cli, tool_steps
+from tests.contract.conftest import TINY_MCP, check_golden, require_cli, tool_steps
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 from tests.contract.test_codex import FOLLOW_UP, README_CHECK, README_RULE
 
@@ -113,17 +113,9 @@ def test_follow_up_turn_after_a_question(run_cli: Callable[..., dict[str, Any]])
 
 
 def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
-    import sys
-
-    from tests.contract.conftest import ASSETS
-
     require_cli(AGENT)
     config = {
-        "provision": {
-            "mcps": [
-                {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
-            ]
-        },
+        "provision": {"mcps": [TINY_MCP]},
         "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp"}],
     }
     plan = {"turns": [{"tool": "mcp_tiny_add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}

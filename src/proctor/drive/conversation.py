@@ -16,6 +16,30 @@ from proctor.models.trial import QuestionRecord
 SCREEN_EXCERPT_LINES = 12
 
 
+def question_record(
+    question: Question,
+    decided: PolicyAnswer,
+    latency_ms: float,
+    where: str = "turn-end",
+    screen: str = "",
+) -> QuestionRecord:
+    """One line of ``questions.jsonl``: the question and how the policy answered it."""
+    return QuestionRecord(
+        question=question.text,
+        options=question.options,
+        answer=decided.answer.text,
+        policy=decided.answer.policy,
+        rule=decided.answer.rule,
+        screen=screen,
+        latency_ms=round(latency_ms, 3),
+        where=where,
+        model=decided.model,
+        input_tokens=decided.input_tokens,
+        output_tokens=decided.output_tokens,
+        reason=decided.reason,
+    )
+
+
 @dataclass
 class TurnOutcome:
     kind: Literal["turn-end", "exited", "timeout", "unanswered"]
@@ -89,19 +113,4 @@ class Conversation:
         self, question: Question, decided: PolicyAnswer, screen: str, latency: float, where: str
     ) -> None:
         self.react_ms += latency
-        self.questions.append(
-            QuestionRecord(
-                question=question.text,
-                options=question.options,
-                answer=decided.answer.text,
-                policy=decided.answer.policy,
-                rule=decided.answer.rule,
-                screen=screen,
-                latency_ms=round(latency, 3),
-                where=where,
-                model=decided.model,
-                input_tokens=decided.input_tokens,
-                output_tokens=decided.output_tokens,
-                reason=decided.reason,
-            )
-        )
+        self.questions.append(question_record(question, decided, latency, where, screen))

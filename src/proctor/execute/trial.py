@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proctor.agents.base import AgentAdapter, Launch, LaunchContext, adapter_for
-from proctor.drive.conversation import Conversation, TurnOutcome
+from proctor.drive.conversation import Conversation, TurnOutcome, question_record
 from proctor.drive.headless import run_headless
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.pty_session import PtySession
@@ -35,7 +35,6 @@ from proctor.execute.trial_parts import (
     copy_session_files,
     merge_questions,
     price_usage,
-    question_record,
     trial_prompt,
     turn_end_question,
     usage_check,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proctor.agents.base import AgentAdapter, Launch, Question
-from proctor.drive.policy import PolicyAnswer, classify_turn_end
+from proctor.drive.policy import classify_turn_end
 from proctor.models.trajectory import Event, ModelUsage, Trajectory
 from proctor.models.trial import CaseLabels, CostInfo, EvaluatorResult, QuestionRecord
 from proctor.plan.resolve import TrialSpec
@@ -117,23 +117,6 @@ def usage_check(parsed: dict[str, ModelUsage], reported: dict[str, Any]) -> dict
         if diff:
             differences[model] = diff
     return {"reported": reported, "differences": differences, "ok": not differences}
-
-
-def question_record(question: Question, decided: PolicyAnswer, latency_ms: float) -> QuestionRecord:
-    """A turn-end question and how the policy answered it (headless runs have no screen)."""
-    return QuestionRecord(
-        question=question.text,
-        options=question.options,
-        answer=decided.answer.text,
-        policy=decided.answer.policy,
-        rule=decided.answer.rule,
-        latency_ms=round(latency_ms, 3),
-        where="turn-end",
-        model=decided.model,
-        input_tokens=decided.input_tokens,
-        output_tokens=decided.output_tokens,
-        reason=decided.reason,
-    )
 
 
 def merge_questions(trajectory: Trajectory, questions: list[QuestionRecord]) -> None:

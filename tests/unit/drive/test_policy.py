@@ -80,8 +80,9 @@ def test_claude_picker_is_read_whole_wherever_the_cursor_is() -> None:
 def test_repeated_turn_end_questions_are_merged_in_order() -> None:
     from proctor.agents.base import Question
     from proctor.drive.answering import Answer
+    from proctor.drive.conversation import question_record
     from proctor.drive.policy import PolicyAnswer
-    from proctor.execute.trial_parts import merge_questions, question_record
+    from proctor.execute.trial_parts import merge_questions
     from proctor.models.trajectory import Event, Trajectory
 
     ask = "Shall I go on?"
