@@ -113,6 +113,10 @@ class GeminiCli(RealCli):
         extra: dict[str, Any] = {"gemini_dir": gemini_dir}
         if ctx.mode == "interactive":
             env["COLORTERM"] = "truecolor"
+            # Gemini CLI drops to headless mode whenever CI=true or GITHUB_ACTIONS=true, even on a
+            # terminal; this variable is its own switch to skip that check. CI itself stays set,
+            # so the agent's commands still see the CI they run in.
+            env["GEMINI_CLI_INTEGRATION_TEST"] = "true"
             argv = [str(binary), *approval_args(ctx.profile.permission_mode)]
             extra["chat"] = tui.ChatWatch(gemini_dir, ctx.scratch / CHAT_COPY)
         else:
