@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
 
@@ -28,25 +30,82 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
 
     PATH is a Claude Code, Codex or Gemini CLI transcript file, or a session folder (a Claude
     Code ``<session>/`` folder or project folder, a CODEX_HOME, a ``.gemini`` folder).
+    Events are printed as they are parsed, so a transcript of any size runs in flat memory.
     """
-    from proctor.transcripts.codex import codex_usage_check
-    from proctor.transcripts.detect import locate_and_parse
+    from proctor.transcripts.detect import locate
 
-    file, trajectory = locate_and_parse(path, agent)
-    check = codex_usage_check(file) if trajectory.format == "codex" else None
+    file, fmt = locate(path, agent)
     if as_json:
-        click.echo(json.dumps(to_json(trajectory, file, check), indent=2, ensure_ascii=False))
+        sys.stdout.flush()
+        stream_json(file, fmt, sys.stdout.buffer)
     else:
-        click.echo(render(trajectory, file, check))
+        stream_text(file, fmt, click.echo)
     return 0
 
 
-def to_json(trajectory: Trajectory, file: Path, check: dict[str, Any] | None) -> dict[str, Any]:
-    data = trajectory.model_dump(by_alias=True, exclude_none=True, mode="json")
-    data["path"] = str(file)
+def _usage_check(file: Path, fmt: str) -> dict[str, Any] | None:
+    from proctor.transcripts.codex import codex_usage_check
+
+    return codex_usage_check(file) if fmt == "codex" else None
+
+
+def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
+    """One JSON document: ``format``, ``path``, ``events`` (one per line), ``usage``,
+    ``coverage``, the session id and CLI version, and ``usageCheck`` for Codex."""
+    import orjson
+
+    from proctor.transcripts.detect import stream_parse
+
+    out.write(b'{"format": ' + orjson.dumps(fmt) + b', "path": ' + orjson.dumps(str(file)))
+    out.write(b', "events": [')
+    separator = b"\n"
+
+    def sink(event: dict[str, Any]) -> None:
+        nonlocal separator
+        out.write(separator + orjson.dumps(event))
+        separator = b",\n"
+
+    trajectory = stream_parse(file, fmt, sink)
+    tail = trajectory.model_dump(by_alias=True, exclude_none=True, mode="json", exclude={"events"})
+    tail.pop("format", None)
+    check = _usage_check(file, fmt)
     if check is not None:
-        data["usageCheck"] = check
-    return data
+        tail["usageCheck"] = check
+    out.write(b"\n]")
+    for key, value in tail.items():
+        out.write(b", " + orjson.dumps(key) + b": " + orjson.dumps(value))
+    out.write(b"}\n")
+    out.flush()
+
+
+def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
+    """Readable lines: a header, one numbered line per event, usage, coverage."""
+    from proctor.transcripts.detect import stream_parse
+
+    count = 0
+
+    def start(session: str | None, version: str | None) -> None:
+        echo(str(file))
+        echo(
+            f"format {fmt}"
+            + (f" · session {session}" if session else "")
+            + (f" · version {version}" if version else "")
+        )
+        echo("")
+
+    def sink(data: dict[str, Any]) -> None:
+        nonlocal count
+        count += 1
+        event = Event.model_validate(data)
+        clock = (event.ts or "")[11:19]
+        head = f"{count:>4} {clock:<8} {event.type:<14} "
+        echo(head + _short(describe(event), LINE_WIDTH - len(head)))
+
+    trajectory = stream_parse(file, fmt, sink, start)
+    if count == 0:
+        start(trajectory.session_id, trajectory.agent_version)
+    for line in footer(trajectory, _usage_check(file, fmt)):
+        echo(line)
 
 
 def _short(text: str | None, width: int) -> str:
@@ -86,19 +145,9 @@ def describe(event: Event) -> str:
     return f"{side}{event.text or ''}"
 
 
-def render(trajectory: Trajectory, file: Path, check: dict[str, Any] | None) -> str:
-    out = [
-        f"{file}",
-        f"format {trajectory.format}"
-        + (f" · session {trajectory.session_id}" if trajectory.session_id else "")
-        + (f" · version {trajectory.agent_version}" if trajectory.agent_version else ""),
-        "",
-    ]
-    for number, event in enumerate(trajectory.events, 1):
-        clock = (event.ts or "")[11:19]
-        head = f"{number:>4} {clock:<8} {event.type:<14} "
-        out.append(head + _short(describe(event), LINE_WIDTH - len(head)))
-    out += ["", "usage"]
+def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
+    """The usage and coverage lines printed after the events."""
+    out = ["", "usage"]
     if not trajectory.usage:
         out.append("  (none)")
     for model, usage in sorted(trajectory.usage.items()):
@@ -121,4 +170,4 @@ def render(trajectory: Trajectory, file: Path, check: dict[str, Any] | None) -> 
         f"coverage: {coverage.lines} lines, {coverage.unparsed_lines} unparsed, "
         f"unknown record types: {unknown or 'none'}",
     ]
-    return "\n".join(out)
+    return out

@@ -21,11 +21,12 @@ stores: it decodes only lines that can carry usage.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from proctor.models.trajectory import Event, ModelUsage, ParseCoverage, Trajectory
+from proctor.models.trajectory import ModelUsage, ParseCoverage, Trajectory
 from proctor.transcripts.kinds import claude_kind, touched_files
 
 BOOKKEEPING = frozenset(
@@ -162,27 +163,88 @@ class UsageDedup:
         return True, existing is None
 
 
+EventDict = dict[str, Any]
+"""One event as the JSON object written to ``trajectory.jsonl`` (camelCase keys, no nulls)."""
+EventSink = Callable[[EventDict], None]
+StartHook = Callable[[str | None, str | None], None]
+"""Called once, before a streaming parse's first event, with the session id and CLI version."""
+WINDOW = 256
+"""Events a streaming parse holds back, so that a usage event can still take a better line."""
+CHUNK = 1 << 20
+
+
+def _ev(**fields: Any) -> EventDict:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 class _Parser:
-    def __init__(self) -> None:
+    """One pass over a session's records, emitting event dicts in trajectory order.
+
+    Without a sink every event is kept in ``pending`` (the in-memory parse). With a sink, all
+    but the last :data:`WINDOW` events are handed to it as the parse goes, so memory stays flat
+    however large the file is.
+    """
+
+    def __init__(
+        self,
+        sink: EventSink | None = None,
+        subagents: Sequence[Path] = (),
+        on_start: StartHook | None = None,
+    ) -> None:
+        self.sink = sink
+        self.on_start = on_start
+        self.pending: list[EventDict] = []
         self.lines = 0
         self.seen_uuids: set[str] = set()
         self.waiting: dict[str, list[dict[str, Any]]] = {}
-        self.events: list[Event] = []
         self.coverage = ParseCoverage()
         self.dedup = UsageDedup()
-        self.usage_events: dict[UsageKey, Event] = {}
-        self.usage_slots: dict[UsageKey, tuple[list[Event], int]] = {}
+        self.usage_rows: dict[UsageKey, tuple[str, int, int, int, int]] = {}
+        """The kept numbers of every response, for the totals."""
+        self.usage_events: dict[UsageKey, EventDict] = {}
+        """The usage event of each response not handed on yet."""
+        self.handed_on = 0
+        self.open_usage: deque[tuple[int, UsageKey]] = deque()
+        """(place, key) of the usage events not handed on yet, oldest first."""
+        """Events given to the sink so far; those are never changed afterwards."""
         self.session_id: str | None = None
         self.version: str | None = None
         self.questions: dict[str, str] = {}
         self.force_sidechain = False
-        self.agent_results: dict[str, Event] = {}
-        """Result event of the Agent/Task call that ran subagent ``agentId``."""
+        self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
+        """Subagent files not parsed yet, by agent id."""
+
+    def out(self, event: EventDict) -> None:
+        if self.force_sidechain:
+            event["sidechain"] = True
+        pending = self.pending
+        pending.append(event)
+        if self.sink is not None and len(pending) >= 2 * WINDOW:
+            self.drain(len(pending) - WINDOW)
+
+    def drain(self, count: int) -> None:
+        sink = self.sink
+        assert sink is not None
+        if self.on_start is not None:
+            self.on_start(self.session_id, self.version)
+            self.on_start = None
+        for event in self.pending[:count]:
+            sink(event)
+        del self.pending[:count]
+        self.handed_on += count
+        open_usage = self.open_usage
+        while open_usage and open_usage[0][0] < self.handed_on:
+            del self.usage_events[open_usage.popleft()[1]]
 
     def unknown(self, record_type: str, raw: Any) -> None:
         counts = self.coverage.unknown_record_types
         counts[record_type] = counts.get(record_type, 0) + 1
-        self.events.append(Event(type="other", record_type=record_type, raw=raw))
+        self.out({"type": "other", "recordType": record_type, "raw": raw})
+
+    def feed_file(self, path: Path) -> None:
+        for line in _file_lines(path):
+            if line and not line.isspace():
+                self.feed(line)
 
     def feed(self, line: str | bytes) -> None:
         self.lines += 1
@@ -190,10 +252,10 @@ class _Parser:
         if not isinstance(record, dict):
             self.coverage.unparsed_lines += 1
             raw = _as_text(line)[:RAW_CAP]
-            self.events.append(Event(type="other", record_type="unparsed", raw=raw))
+            self.out({"type": "other", "recordType": "unparsed", "raw": raw})
             return
         parent = record.get("parentUuid")
-        if isinstance(parent, str) and parent not in self.seen_uuids:
+        if parent is not None and parent not in self.seen_uuids and isinstance(parent, str):
             # Written before its parent (the CLI appends asynchronously): hold it back.
             self.waiting.setdefault(parent, []).append(record)
             return
@@ -204,8 +266,9 @@ class _Parser:
         uid = record.get("uuid")
         if isinstance(uid, str):
             self.seen_uuids.add(uid)
-            for child in self.waiting.pop(uid, []):
-                self.process(child)
+            if self.waiting and uid in self.waiting:
+                for child in self.waiting.pop(uid):
+                    self.process(child)
 
     def flush_waiting(self) -> None:
         """Records whose parent never appeared (a rewound branch, a truncated file) keep
@@ -215,11 +278,20 @@ class _Parser:
             for record in self.waiting.pop(parent):
                 self.process(record)
 
+    def subagent(self, agent: str) -> None:
+        """Parse subagent file ``agent`` here, its events marked as a sidechain."""
+        path = self.subagents.pop(agent)
+        outer = self.force_sidechain
+        self.force_sidechain = True
+        try:
+            self.feed_file(path)
+        finally:
+            self.force_sidechain = outer
+
     def dispatch(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
-        if self.session_id is None:
-            self.session_id = record.get("sessionId")
         if self.version is None:
+            self.session_id = self.session_id or record.get("sessionId")
             self.version = record.get("version")
         if kind == "assistant":
             self.assistant(record)
@@ -239,11 +311,11 @@ class _Parser:
         message = record.get("message") or {}
         content = message.get("content")
         if record.get("isCompactSummary"):
-            self.events.append(Event(type="compaction", ts=ts, text=_text_of(content)[:RAW_CAP]))
+            self.out(_ev(type="compaction", ts=ts, text=_text_of(content)[:RAW_CAP]))
             return
         if isinstance(content, str):
             if not record.get("isMeta"):
-                self.events.append(Event(type="user_message", ts=ts, text=content))
+                self.out(_ev(type="user_message", ts=ts, text=content))
             return
         if not isinstance(content, list):
             return
@@ -251,88 +323,95 @@ class _Parser:
         for block in content:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "tool_result":
+            btype = block.get("type")
+            if btype == "tool_result":
                 tool_id = block.get("tool_use_id")
                 output = _text_of(block.get("content"))
-                result = Event(
-                    type="tool_result",
-                    ts=ts,
-                    id=tool_id,
-                    output=output[:OUTPUT_CAP],
-                    is_error=bool(block.get("is_error")) and not denied,
-                    denied=denied,
-                )
-                self.events.append(result)
                 structured = record.get("toolUseResult")
-                if isinstance(structured, dict) and isinstance(structured.get("agentId"), str):
-                    self.agent_results.setdefault(structured["agentId"], result)
+                if isinstance(structured, dict):
+                    agent = structured.get("agentId")
+                    if isinstance(agent, str) and agent in self.subagents:
+                        # The subagent's events go just before the result of the call that ran it.
+                        self.subagent(agent)
+                result = {
+                    "type": "tool_result",
+                    "ts": ts,
+                    "id": tool_id,
+                    "output": output[:OUTPUT_CAP],
+                    "isError": bool(block.get("is_error")) and not denied,
+                    "denied": denied,
+                }
+                self.out(result if ts is not None and tool_id is not None else _ev(**result))
                 if tool_id in self.questions:
                     answers = (structured or {}) if not denied else {}
                     text = None
                     if isinstance(answers, dict) and isinstance(answers.get("answers"), dict):
                         text = next(iter(answers["answers"].values()), None)
-                    self.events.append(Event(type="answer", ts=ts, id=tool_id, text=text or output))
-            elif block.get("type") == "text" and not record.get("isMeta"):
-                self.events.append(Event(type="user_message", ts=ts, text=block.get("text", "")))
+                    self.out(_ev(type="answer", ts=ts, id=tool_id, text=text or output))
+            elif btype == "text" and not record.get("isMeta"):
+                self.out(_ev(type="user_message", ts=ts, text=block.get("text", "")))
 
     def assistant(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
         message = record.get("message") or {}
         model = message.get("model")
         content = message.get("content") or []
-        sidechain = bool(record.get("isSidechain")) or None
         if model == "<synthetic>" or record.get("isApiErrorMessage"):
-            self.events.append(Event(type="api_error", ts=ts, text=_text_of(content)[:RAW_CAP]))
+            self.out(_ev(type="api_error", ts=ts, text=_text_of(content)[:RAW_CAP]))
             return
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
             if btype == "text":
-                text = block.get("text", "")
-                self.events.append(Event(type="assistant_text", ts=ts, text=text, model=model))
+                text = {
+                    "type": "assistant_text",
+                    "ts": ts,
+                    "text": block.get("text", ""),
+                    "model": model,
+                }
+                self.out(text if ts is not None and model is not None else _ev(**text))
             elif btype in ("thinking", "redacted_thinking"):
-                self.events.append(Event(type="thinking", ts=ts, text=block.get("thinking", "")))
+                self.out(_ev(type="thinking", ts=ts, text=block.get("thinking", "")))
             elif btype in ("tool_use", "server_tool_use"):
-                self.tool_call(block, ts, record.get("cwd"), sidechain)
+                self.tool_call(block, ts, record.get("cwd"), bool(record.get("isSidechain")))
             else:
                 self.unknown(f"assistant/{btype}", block)
         usage = message.get("usage")
         if isinstance(usage, dict) and model:
             self.count_usage(record, message, usage, ts)
 
-    def tool_call(self, block: dict[str, Any], ts: Any, cwd: str | None, side: bool | None) -> None:
+    def tool_call(self, block: dict[str, Any], ts: Any, cwd: str | None, side: bool) -> None:
         name = str(block.get("name", ""))
         raw_input = block.get("input")
         tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
         kind = claude_kind(name)
-        self.events.append(
-            Event(
-                type="tool_call",
-                ts=ts,
-                id=block.get("id"),
-                name=name,
-                kind=kind,
-                input=tool_input,
-                files=touched_files(tool_input, cwd),
-                sidechain=side,
-            )
-        )
+        tool_id = block.get("id")
+        call = {
+            "type": "tool_call",
+            "ts": ts,
+            "id": tool_id,
+            "name": name,
+            "kind": kind,
+            "input": tool_input,
+            "files": touched_files(tool_input, cwd),
+        }
+        if side:
+            call["sidechain"] = True
+        self.out(call if ts is not None and tool_id is not None else _ev(**call))
         if kind == "question":
             questions = tool_input.get("questions") or [{}]
             first = questions[0] if isinstance(questions[0], dict) else {}
             options = [str(o.get("label", o)) for o in first.get("options", []) if o]
             text = str(first.get("question", ""))
-            self.questions[str(block.get("id"))] = text
-            self.events.append(
-                Event(type="question", ts=ts, id=block.get("id"), text=text, options=options)
-            )
+            self.questions[str(tool_id)] = text
+            self.out(_ev(type="question", ts=ts, id=tool_id, text=text, options=options))
         elif kind == "skill":
             skill = tool_input.get("skill") or tool_input.get("command") or tool_input.get("name")
-            self.events.append(Event(type="skill", ts=ts, name=str(skill)))
+            self.out(_ev(type="skill", ts=ts, name=str(skill)))
         elif kind == "subagent":
             label = tool_input.get("subagent_type") or tool_input.get("description")
-            self.events.append(Event(type="subagent", ts=ts, id=block.get("id"), name=label))
+            self.out(_ev(type="subagent", ts=ts, id=tool_id, name=label))
 
     def count_usage(
         self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
@@ -340,93 +419,119 @@ class _Parser:
         side = self.force_sidechain or bool(record.get("isSidechain"))
         key = self.dedup.key_for(str(message.get("id")), record.get("requestId"), side)
         final = message.get("stop_reason") is not None
-        keep, new = self.dedup.offer(key, final, _usage_total(usage), side)
+        inp = int(usage.get("input_tokens") or 0)
+        out = int(usage.get("output_tokens") or 0)
+        read = int(usage.get("cache_read_input_tokens") or 0)
+        write = int(usage.get("cache_creation_input_tokens") or 0)
+        keep, new = self.dedup.offer(key, final, inp + out + read + write, side)
         if not keep:
             return
-        slot = None if new else self.usage_slots[key]
-        event = Event(
-            type="usage",
-            ts=ts if slot is None else slot[0][slot[1]].ts,
-            model=str(message.get("model")),
-            input_tokens=int(usage.get("input_tokens") or 0),
-            output_tokens=int(usage.get("output_tokens") or 0),
-            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
-            cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
-        )
-        if slot is None:
-            self.usage_slots[key] = (self.events, len(self.events))
-            self.events.append(event)
+        model = str(message.get("model"))
+        tokens: EventDict = {
+            "model": model,
+            "inputTokens": inp,
+            "outputTokens": out,
+            "cacheReadTokens": read,
+            "cacheWriteTokens": write,
+        }
+        if new:
+            event = (
+                {"type": "usage", "ts": ts, **tokens}
+                if ts is not None
+                else {"type": "usage", **tokens}
+            )
+            place = self.handed_on + len(self.pending)
+            self.usage_events[key] = event
+            if self.sink is not None:
+                self.open_usage.append((place, key))
+            self.out(event)
         else:
-            # A better line for a response already counted: the event keeps its first place.
-            slot[0][slot[1]] = event
-        self.usage_events[key] = event
+            # A better line for a response already counted: the event keeps its first place
+            # (and, once a streaming parse has handed it on, its first numbers; the totals
+            # always take the better line).
+            held = self.usage_events.get(key)
+            if held is not None:
+                held.update(tokens)
+        self.usage_rows[key] = (model, inp, out, read, write)
 
     def system(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
         subtype = record.get("subtype")
         if subtype == "turn_duration":
-            self.events.append(Event(type="turn_end", ts=ts, duration_ms=record.get("durationMs")))
+            self.out(_ev(type="turn_end", ts=ts, durationMs=record.get("durationMs")))
         elif subtype == "compact_boundary":
-            self.events.append(Event(type="compaction", ts=ts, text=record.get("content")))
+            self.out(_ev(type="compaction", ts=ts, text=record.get("content")))
         elif subtype == "api_error":
             error = record.get("error") or {}
             text = error.get("message") if isinstance(error, dict) else str(error)
-            self.events.append(Event(type="api_error", ts=ts, text=str(text)))
+            self.out(_ev(type="api_error", ts=ts, text=str(text)))
         elif subtype == "stop_hook_summary":
             for info in record.get("hookInfos") or []:
-                self.events.append(
-                    Event(
-                        type="hook",
-                        ts=ts,
-                        name="Stop",
-                        hook_event="Stop",
-                        command=info.get("command") if isinstance(info, dict) else None,
-                    )
-                )
+                command = info.get("command") if isinstance(info, dict) else None
+                self.out(_ev(type="hook", ts=ts, name="Stop", hookEvent="Stop", command=command))
 
     def attachment(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
         att = record.get("attachment") or {}
         atype = str(att.get("type", ""))
         if atype.startswith("hook_"):
-            self.events.append(
-                Event(
+            self.out(
+                _ev(
                     type="hook",
                     ts=ts,
                     name=att.get("hookName"),
-                    hook_event=att.get("hookEvent"),
+                    hookEvent=att.get("hookEvent"),
                     command=att.get("command"),
-                    exit_code=att.get("exitCode"),
+                    exitCode=att.get("exitCode"),
                     id=att.get("toolUseID"),
-                    is_error=atype != "hook_success" or None,
+                    isError=atype != "hook_success" or None,
                 )
             )
         elif atype == "invoked_skills":
             for skill in att.get("skills") or []:
                 if isinstance(skill, dict):
-                    self.events.append(Event(type="skill", ts=ts, name=skill.get("name")))
+                    self.out(_ev(type="skill", ts=ts, name=skill.get("name")))
 
-    def result(self, fmt: str) -> Trajectory:
+    def finish(self) -> Trajectory:
+        """Everything after the last line: held-back records, subagent files no call named,
+        the rest of the window; the trajectory's events are the ones not given to a sink."""
         self.flush_waiting()
+        for agent in list(self.subagents):
+            self.subagent(agent)
+            self.flush_waiting()
+        if self.sink is not None:
+            self.drain(len(self.pending))
         self.coverage.lines = self.lines
-        usage = usage_by_model(
-            (
-                e.model or "unknown",
-                e.input_tokens or 0,
-                e.output_tokens or 0,
-                e.cache_read_tokens or 0,
-                e.cache_write_tokens or 0,
-            )
-            for e in self.usage_events.values()
+        usage = usage_by_model(self.usage_rows.values())
+        return Trajectory.model_validate(
+            {
+                "format": "claude-code",
+                "events": self.pending,
+                "usage": usage,
+                "coverage": self.coverage,
+                "sessionId": self.session_id,
+                "agentVersion": self.version,
+            }
         )
-        return Trajectory(
-            format=fmt,
-            events=self.events,
-            usage=usage,
-            coverage=self.coverage,
-            session_id=self.session_id,
-            agent_version=self.version,
-        )
+
+
+def _file_lines(path: Path) -> Iterator[bytes]:
+    """The lines of a file, read a megabyte at a time (a line may span many chunks)."""
+    with open(path, "rb") as fh:
+        parts: list[bytes] = []
+        while chunk := fh.read(CHUNK):
+            if b"\n" not in chunk:
+                parts.append(chunk)
+                continue
+            if parts:
+                parts.append(chunk)
+                chunk = b"".join(parts)
+            lines = chunk.split(b"\n")
+            tail = lines.pop()
+            parts = [tail] if tail else []
+            yield from lines
+        if parts:
+            yield b"".join(parts)
 
 
 def parse_claude_lines(lines: Iterable[str | bytes]) -> Trajectory:
@@ -435,19 +540,12 @@ def parse_claude_lines(lines: Iterable[str | bytes]) -> Trajectory:
     for line in lines:
         if line and not line.isspace():
             parser.feed(line)
-    return parser.result("claude-code")
+    return parser.finish()
 
 
 def parse_claude_transcript(path: Path) -> Trajectory:
     """Parse one Claude Code session file (JSONL), streaming it line by line."""
     return parse_claude_session(path, ())
-
-
-def _feed_file(parser: _Parser, path: Path) -> None:
-    with open(path, "rb") as fh:
-        for line in fh:
-            if line and not line.isspace():
-                parser.feed(line)
 
 
 def subagent_id(path: Path) -> str:
@@ -456,44 +554,26 @@ def subagent_id(path: Path) -> str:
     return stem.removeprefix("agent-")
 
 
-def parse_claude_session(main: Path, subagents: Sequence[Path] = ()) -> Trajectory:
+def parse_claude_session(
+    main: Path,
+    subagents: Sequence[Path] = (),
+    sink: EventSink | None = None,
+    on_start: StartHook | None = None,
+) -> Trajectory:
     """Parse a session file plus its subagent files into one trajectory.
 
     Subagent events carry ``sidechain=True`` and sit just before the result of the tool call
     that ran them (``toolUseResult.agentId``); a file whose caller is not found goes last.
+
+    With a ``sink``, events are handed to it in order as the files are read (holding back at
+    most :data:`WINDOW` of them) and the trajectory returned has no events, only usage,
+    coverage and ids: memory then grows with the number of records and responses (their ids),
+    never with the size of what they say. ``on_start`` is called just before the first event
+    is handed on (the session id and version are known by then).
     """
-    parser = _Parser()
-    _feed_file(parser, main)
-    if not subagents:
-        return parser.result("claude-code")
-    main_events = parser.events
-    blocks: dict[str, list[Event]] = {}
-    order: list[str] = []
-    parser.force_sidechain = True
-    for path in subagents:
-        parser.events = []
-        _feed_file(parser, path)
-        for event in parser.events:
-            event.sidechain = True
-        agent = subagent_id(path)
-        blocks[agent] = parser.events
-        order.append(agent)
-    anchors = {id(event): agent for agent, event in parser.agent_results.items()}
-    merged: list[Event] = []
-
-    def emit(events: list[Event]) -> None:
-        for event in events:
-            agent = anchors.get(id(event))
-            if agent is not None and agent in blocks:
-                emit(blocks.pop(agent))
-            merged.append(event)
-
-    emit(main_events)
-    for agent in order:
-        if agent in blocks:
-            emit(blocks.pop(agent))
-    parser.events = merged
-    return parser.result("claude-code")
+    parser = _Parser(sink, subagents, on_start)
+    parser.feed_file(main)
+    return parser.finish()
 
 
 def _lines_with_usage(path: Path) -> Iterable[bytes]:

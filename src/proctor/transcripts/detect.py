@@ -14,7 +14,7 @@ from typing import Any
 
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.claude import parse_claude_session
+from proctor.transcripts.claude import EventSink, StartHook, parse_claude_session
 from proctor.transcripts.codex import parse_codex_rollout
 from proctor.transcripts.gemini import parse_gemini_chat
 from proctor.transcripts.session import (
@@ -197,12 +197,39 @@ def format_for_agent(agent: str) -> str:
 
 def locate_and_parse(path: Path, agent: str | None = None) -> tuple[Path, Trajectory]:
     """The transcript file ``path`` names and its trajectory (see :func:`parse_any`)."""
-    fmt = format_for_agent(agent) if agent else None
-    file, found = session_file(Path(path), fmt)
+    file, found = locate(path, agent)
     try:
         return file, PARSERS[found](file)
     except OSError as exc:
         raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
+
+
+def locate(path: Path, agent: str | None = None) -> tuple[Path, str]:
+    """The transcript file ``path`` names and its format (``agent`` forces the format)."""
+    fmt = format_for_agent(agent) if agent else None
+    return session_file(Path(path), fmt)
+
+
+def stream_parse(
+    file: Path, fmt: str, sink: EventSink, on_start: StartHook | None = None
+) -> Trajectory:
+    """Parse ``file`` handing each event (as its ``trajectory.jsonl`` object) to ``sink``.
+
+    Returns the trajectory without its events. Claude Code sessions are streamed, so memory
+    stays flat however large the file; Codex and Gemini CLI files are parsed whole first.
+    """
+    try:
+        if fmt == "claude-code":
+            subagents = claude_subagent_files(file)
+            return parse_claude_session(file, subagents, sink=sink, on_start=on_start)
+        trajectory = PARSERS[fmt](file)
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
+    if on_start is not None:
+        on_start(trajectory.session_id, trajectory.agent_version)
+    for event in trajectory.events:
+        sink(event.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    return trajectory.model_copy(update={"events": []})
 
 
 def parse_any(path: Path, agent: str | None = None) -> Trajectory:

@@ -42,6 +42,11 @@ def claude_kind(name: str) -> ToolKind:
 def relativise(path: str, cwd: str | None) -> str:
     """A workspace-relative POSIX path when ``path`` lies under ``cwd``; else unchanged."""
     if cwd and os.path.isabs(path):
+        if path.startswith(cwd) and path[len(cwd) : len(cwd) + 1] == "/":
+            rest = path[len(cwd) + 1 :]
+            probe = "/" + rest + "/"
+            if rest and "//" not in probe and "/." not in probe:
+                return rest  # already normal: the common case, without relpath's cost
         rel = os.path.relpath(path, cwd)
         if not rel.startswith(".."):
             return rel.replace(os.sep, "/")

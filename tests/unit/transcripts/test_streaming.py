@@ -1,0 +1,158 @@
+"""A streaming parse hands on the same events as the in-memory parse, in flat memory."""
+
+import json
+import os
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from proctor.cli.parse import command
+from proctor.transcripts import claude
+from proctor.transcripts.claude import parse_claude_session
+from proctor.transcripts.detect import locate, parse_any, stream_parse
+from proctor.transcripts.kinds import relativise
+from tests.unit.transcripts.test_detect import CLAUDE, CODEX, GEMINI
+
+
+def dumped(path: Path) -> list[dict[str, Any]]:
+    return [
+        e.model_dump(by_alias=True, exclude_none=True, mode="json") for e in parse_any(path).events
+    ]
+
+
+@pytest.mark.parametrize("path", [CLAUDE, CODEX, GEMINI])
+def test_streamed_events_equal_the_in_memory_ones(path: Path) -> None:
+    file, fmt = locate(path)
+    seen: list[dict[str, Any]] = []
+    starts: list[tuple[str | None, str | None]] = []
+    rest = stream_parse(file, fmt, seen.append, lambda s, v: starts.append((s, v)))
+    whole = parse_any(path)
+    assert seen == dumped(path)
+    assert rest.events == [] and rest.usage == whole.usage and rest.coverage == whole.coverage
+    assert starts == [(whole.session_id, whole.agent_version)]
+
+
+def big_session(tmp_path: Path, copies: int) -> Path:
+    """The fixture's main file repeated ``copies`` times with fresh message ids and uuids."""
+    text = CLAUDE.read_text()
+    target = tmp_path / f"big-{copies}.jsonl"
+    with open(target, "w") as out:
+        for n in range(copies):
+            out.write(text.replace("msg_", f"msg_{n}_").replace("-4000-8000-", f"-{n:04x}-8000-"))
+    return target
+
+
+def test_a_long_session_streams_with_the_in_memory_events_and_usage(tmp_path: Path) -> None:
+    path = big_session(tmp_path, 60)
+    seen: list[dict[str, Any]] = []
+    streamed = parse_claude_session(path, sink=seen.append)
+    whole = parse_claude_session(path)
+    assert len(seen) > 4 * claude.WINDOW
+    assert seen == [
+        e.model_dump(by_alias=True, exclude_none=True, mode="json") for e in whole.events
+    ]
+    assert streamed.usage == whole.usage and streamed.usage["claude-opus-4-8"].responses > 100
+
+
+def peak_bytes(path: Path, stream: bool) -> int:
+    tracemalloc.start()
+    try:
+        parse_claude_session(path, sink=(lambda e: None) if stream else None)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_streaming_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
+    small, large = big_session(tmp_path, 40), big_session(tmp_path, 400)
+    assert large.stat().st_size > 9 * small.stat().st_size
+    # Only ids (uuids seen, one entry per response) are kept: a few bytes per record.
+    assert peak_bytes(large, stream=True) < 3 * peak_bytes(small, stream=True)
+
+
+def test_control_the_in_memory_parse_grows_with_the_file(tmp_path: Path) -> None:
+    small, large = big_session(tmp_path, 40), big_session(tmp_path, 400)
+    assert peak_bytes(large, stream=False) > 6 * peak_bytes(small, stream=False)
+
+
+def usage_line(msg: str, out: int, stop: str | None) -> str:
+    message = {
+        "id": msg,
+        "model": "m",
+        "content": [{"type": "text", "text": "x"}],
+        "stop_reason": stop,
+        "usage": {"input_tokens": 1, "output_tokens": out},
+    }
+    return json.dumps({"type": "assistant", "requestId": "r", "message": message}) + "\n"
+
+
+def test_a_better_line_within_the_window_updates_the_streamed_event(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(usage_line("a", 1, None) + usage_line("a", 7, "end_turn"))
+    seen: list[dict[str, Any]] = []
+    parse_claude_session(path, sink=seen.append)
+    assert [e["outputTokens"] for e in seen if e["type"] == "usage"] == [7]
+
+
+def test_a_better_line_past_the_window_still_counts_in_the_totals(tmp_path: Path) -> None:
+    filler = "".join(usage_line(f"f{n}", 1, "end_turn") for n in range(2 * claude.WINDOW))
+    path = tmp_path / "s.jsonl"
+    path.write_text(usage_line("a", 1, None) + filler + usage_line("a", 7, "end_turn"))
+    seen: list[dict[str, Any]] = []
+    streamed = parse_claude_session(path, sink=seen.append)
+    assert seen[1]["outputTokens"] == 1  # already handed on: it keeps its first numbers
+    assert streamed.usage == parse_claude_session(path).usage
+    assert streamed.usage["m"].output_tokens == 7 + 2 * claude.WINDOW
+
+
+def test_json_output_is_one_document_with_one_event_per_line() -> None:
+    result = CliRunner().invoke(command, [str(CLAUDE), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["events"] == dumped(CLAUDE)
+    assert data["format"] == "claude-code" and data["sessionId"]
+    assert data["usage"] == {
+        m: u.model_dump(by_alias=True) for m, u in parse_any(CLAUDE).usage.items()
+    }
+    lines = result.output.splitlines()
+    assert len(lines) == len(data["events"]) + 2
+
+
+def test_text_output_of_an_empty_file_still_has_its_header(tmp_path: Path) -> None:
+    empty = tmp_path / "s.jsonl"
+    empty.write_text("")
+    result = CliRunner().invoke(command, [str(empty), "--agent", "claude-code"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[:2] == [str(empty), "format claude-code"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/a.py",
+        "/ws/src/a.py",
+        "/ws/.github/x.yml",
+        "/ws/a/../b.py",
+        "/ws//a.py",
+        "/ws/./a.py",
+        "/wsx/a.py",
+        "/ws",
+        "/ws/",
+        "/other/a.py",
+        "a.py",
+        "./a.py",
+        "/ws/a/./b",
+    ],
+)
+@pytest.mark.parametrize("cwd", ["/ws", "/ws/"])
+def test_relativise_agrees_with_relpath(path: str, cwd: str) -> None:
+    expected = path
+    if os.path.isabs(path):
+        rel = os.path.relpath(path, cwd)
+        expected = path if rel.startswith("..") else rel
+    elif path.startswith("./"):
+        expected = path[2:]
+    assert relativise(path, cwd) == expected
