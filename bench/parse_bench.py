@@ -6,10 +6,13 @@ message, request and tool ids, laid out as ``<corpus>/projects/<project>/<sessio
 that ccusage can read it (``CLAUDE_CONFIG_DIR=<corpus>``). Then, each in a fresh subprocess,
 median of 3 runs:
 
-* ``full``: :func:`parse_claude_session` of every session (events, usage, coverage);
+* ``full``: :func:`parse_claude_session` of every session streamed into a trajectory JSONL
+  file (the way ``proctor parse --json`` reads: events handed on as they are parsed);
+* ``memory``: the same parse building the whole :class:`Trajectory` of pydantic events in memory
+  (the way a trial's transcript is read);
 * ``usage``: :func:`claude_usage_totals` of every session (token totals only, streaming);
-* the same two over one big single file (all main files concatenated, and a tenth of it), to
-  show how peak memory grows with file size;
+* the same over one big single file (all main files concatenated, and a tenth of it), to
+  show how peak memory grows (or not) with file size;
 * ``ccusage claude daily --json --offline`` over the corpus, when ccusage can be installed from
   the npm registry (into ``--ccusage-prefix``); its token totals must equal proctor's.
 
@@ -111,19 +114,29 @@ def build_corpus(root: Path, size_mb: float) -> tuple[list[list[Path]], int]:
 
 
 def parse_sessions(mode: str, sessions: list[list[str]]) -> dict[str, dict[str, int]]:
-    """Token totals per model of ``sessions``, parsed fully or with the usage-only path."""
+    """Token totals per model of ``sessions``, parsed in ``mode`` (full, memory or usage)."""
+    import orjson
+
     from proctor.models.trajectory import ModelUsage
     from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
 
     totals: dict[str, ModelUsage] = {}
-    for names in sessions:
-        files = [Path(p) for p in names]
-        if mode == "full":
-            usage = parse_claude_session(files[0], files[1:]).usage
-        else:
-            usage = claude_usage_totals(*files)
-        for model, u in usage.items():
-            totals.setdefault(model, ModelUsage()).add(u)
+    with tempfile.TemporaryFile() as out:
+        write, dumps, newline = out.write, orjson.dumps, orjson.OPT_APPEND_NEWLINE
+
+        def sink(event: dict[str, Any]) -> None:
+            write(dumps(event, option=newline))
+
+        for names in sessions:
+            files = [Path(p) for p in names]
+            if mode == "full":
+                usage = parse_claude_session(files[0], files[1:], sink=sink).usage
+            elif mode == "memory":
+                usage = parse_claude_session(files[0], files[1:]).usage
+            else:
+                usage = claude_usage_totals(*files)
+            for model, u in usage.items():
+                totals.setdefault(model, ModelUsage()).add(u)
     return {m: u.model_dump(by_alias=True) for m, u in totals.items()}
 
 
@@ -132,6 +145,8 @@ def worker(mode: str, listing: Path, jobs: int) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
     sessions = json.loads(listing.read_text())
+    import proctor.transcripts.claude  # noqa: F401  (import time is not parse time)
+
     start = time.perf_counter()
     if jobs == 1:
         parts = [parse_sessions(mode, sessions)]
@@ -158,15 +173,17 @@ def run_worker(mode: str, sessions: list[list[Path]], tmp: Path, jobs: int = 1) 
     listing.write_text(json.dumps([[str(p) for p in s] for s in sessions]))
     runs = []
     for _ in range(RUNS):
+        began = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, __file__, "--worker", mode, str(listing), str(jobs)],
             capture_output=True,
             text=True,
             check=True,
         )
-        runs.append(json.loads(proc.stdout))
+        runs.append({**json.loads(proc.stdout), "wall": time.perf_counter() - began})
     return {
         "seconds": statistics.median(r["seconds"] for r in runs),
+        "wall": statistics.median(r["wall"] for r in runs),
         "peak_mb": max(r["peak_mb"] for r in runs),
         "usage": runs[0]["usage"],
     }
@@ -242,45 +259,48 @@ def measure(sessions: list[list[Path]], size: int, tmp: Path, jobs: int) -> dict
     """Every proctor run of the table: corpus (1 and ``jobs`` processes) and one big file."""
     mb = size / 1e6
     full = run_worker("full", sessions, tmp)
+    memory = run_worker("memory", sessions, tmp)
     fast = run_worker("usage", sessions, tmp)
     rows: list[Row] = [
-        ("proctor full parse (corpus)", full["seconds"], mb, full["peak_mb"]),
+        ("proctor full parse, streamed (corpus)", full["seconds"], mb, full["peak_mb"]),
+        ("proctor full parse, in memory (corpus)", memory["seconds"], mb, memory["peak_mb"]),
         ("proctor usage-only (corpus)", fast["seconds"], mb, fast["peak_mb"]),
     ]
     if jobs > 1:
-        for mode, label in (("full", "full parse"), ("usage", "usage-only")):
+        for mode, label in (("full", "full streamed"), ("usage", "usage-only")):
             result = run_worker(mode, sessions, tmp, jobs)
             title = f"proctor {label} (corpus, {jobs} procs)"
             rows.append((title, result["seconds"], mb, result["peak_mb"]))
     for fraction in (0.1, 1.0):
         target = tmp / f"big-{fraction}.jsonl"
         big = big_file(sessions, target, size * fraction) / 1e6
-        for mode in ("full", "usage"):
+        for mode in ("full", "memory", "usage"):
             result = run_worker(mode, [[target]], tmp)
             label = f"proctor {mode} one {big:.0f} MB file"
             rows.append((label, result["seconds"], big, result["peak_mb"]))
         target.unlink()
-    return {"rows": rows, "full": full, "fast": fast}
+    return {"rows": rows, "full": full, "memory": memory, "fast": fast}
 
 
 def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any) -> None:
     mb = size / 1e6
     rows: list[Row] = list(runs["rows"])
     if isinstance(cc, dict):
-        rows.append((f"ccusage {CCUSAGE_VERSION} claude daily", cc["seconds"], mb, None))
+        rows.append((f"ccusage {CCUSAGE_VERSION} claude daily (wall)", cc["seconds"], mb, None))
     files = sum(len(s) for s in sessions)
     print(f"\ncorpus: {len(sessions)} sessions, {files} files, {mb:.1f} MB (Claude Code format)")
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, baseline RSS after import "
         f"{baseline_rss():.0f} MB; median of {RUNS} runs, each in a fresh process\n"
     )
-    print(f"{'run':<40} {'seconds':>8} {'MB/s':>8} {'peak RSS MB':>12}")
+    print(f"{'run':<44} {'seconds':>8} {'MB/s':>8} {'peak RSS MB':>12}")
     for label, seconds, size_mb, peak in rows:
         peak_text = f"{peak:12.0f}" if peak is not None else f"{'n/a':>12}"
-        print(f"{label:<40} {seconds:8.2f} {size_mb / seconds:8.1f} {peak_text}")
-    full, fast = runs["full"], runs["fast"]
+        print(f"{label:<44} {seconds:8.2f} {size_mb / seconds:8.1f} {peak_text}")
+    full, memory, fast = runs["full"], runs["memory"], runs["fast"]
     ours = proctor_totals(full["usage"])
     print(f"\nproctor token totals: {ours}")
+    print(f"in-memory totals equal: {proctor_totals(memory['usage']) == ours}")
     print(f"usage-only totals equal: {proctor_totals(fast['usage']) == ours}")
     if not isinstance(cc, dict):
         print(f"ccusage: {cc}")
@@ -289,8 +309,10 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     print(f"ccusage token totals: {theirs}")
     print(f"equal to ccusage: {theirs == ours}")
     print(
-        f"time ratio proctor/ccusage: full {full['seconds'] / cc['seconds']:.2f}, "
-        f"usage-only {fast['seconds'] / cc['seconds']:.2f}"
+        "wall-time ratio proctor/ccusage (whole process each): "
+        f"full streamed {full['wall'] / cc['seconds']:.2f}, "
+        f"in memory {memory['wall'] / cc['seconds']:.2f}, "
+        f"usage-only {fast['wall'] / cc['seconds']:.2f}"
     )
 
 

@@ -35,10 +35,13 @@ def test_streamed_events_equal_the_in_memory_ones(path: Path) -> None:
     assert starts == [(whole.session_id, whole.agent_version)]
 
 
-def big_session(tmp_path: Path, copies: int) -> Path:
-    """The fixture's main file repeated ``copies`` times with fresh message ids and uuids."""
+def big_session(tmp_path: Path, copies: int, pad: int = 0) -> Path:
+    """The fixture's main file repeated ``copies`` times with fresh message ids and uuids;
+    ``pad`` adds that many characters to the user's prompt."""
     text = CLAUDE.read_text()
-    target = tmp_path / f"big-{copies}.jsonl"
+    if pad:
+        text = text.replace('"content":"Add', '"content":"' + "x" * pad + "Add")
+    target = tmp_path / f"big-{copies}-{pad}.jsonl"
     with open(target, "w") as out:
         for n in range(copies):
             out.write(text.replace("msg_", f"msg_{n}_").replace("-4000-8000-", f"-{n:04x}-8000-"))
@@ -66,16 +69,28 @@ def peak_bytes(path: Path, stream: bool) -> int:
         tracemalloc.stop()
 
 
-def test_streaming_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
-    small, large = big_session(tmp_path, 40), big_session(tmp_path, 400)
-    assert large.stat().st_size > 9 * small.stat().st_size
-    # Only ids (uuids seen, one entry per response) are kept: a few bytes per record.
-    assert peak_bytes(large, stream=True) < 3 * peak_bytes(small, stream=True)
+def growth(tmp_path: Path, stream: bool) -> float:
+    """Extra peak memory per extra byte of file, for the same records made 15 times larger."""
+    plain, padded = big_session(tmp_path, 200), big_session(tmp_path, 200, pad=50_000)
+    added = padded.stat().st_size - plain.stat().st_size
+    assert added > 5 * plain.stat().st_size
+    return (peak_bytes(padded, stream) - peak_bytes(plain, stream)) / added
 
 
-def test_control_the_in_memory_parse_grows_with_the_file(tmp_path: Path) -> None:
-    small, large = big_session(tmp_path, 40), big_session(tmp_path, 400)
-    assert peak_bytes(large, stream=False) > 6 * peak_bytes(small, stream=False)
+def test_streaming_memory_does_not_grow_with_what_records_say(tmp_path: Path) -> None:
+    assert growth(tmp_path, stream=True) < 0.1
+
+
+def test_streaming_memory_per_record_is_a_few_hundred_bytes(tmp_path: Path) -> None:
+    """Only ids are kept for the whole parse: uuids seen and one entry per response."""
+    small, large = big_session(tmp_path, 100), big_session(tmp_path, 1100)
+    records = 1000 * sum(1 for line in CLAUDE.read_text().splitlines() if line.strip())
+    growth = peak_bytes(large, stream=True) - peak_bytes(small, stream=True)
+    assert growth < 400 * records
+
+
+def test_control_the_in_memory_parse_grows_with_what_records_say(tmp_path: Path) -> None:
+    assert growth(tmp_path, stream=False) > 0.4
 
 
 def usage_line(msg: str, out: int, stop: str | None) -> str:
