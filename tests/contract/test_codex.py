@@ -126,16 +126,35 @@ README_RULE = "```rules\n(?i)readme => Yes, please.\n```\n"
 README_CHECK = {"evaluators": [{"use": "command", "run": "test -f README.md", "gate": True}]}
 
 
-def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
+@pytest.mark.parametrize("model", [None, "proctor-scripted"])
+def test_mcp_server_tool_is_called(
+    run_cli: Callable[..., dict[str, Any]], model: str | None
+) -> None:
+    """A catalogued model (the default) gets MCP tools only through ``tool_search``, which the
+    scripted model plays first; a model outside the catalogue is offered them directly."""
     require_cli(AGENT)
-    config = {
+    config: dict[str, Any] = {
         "provision": {"mcps": [TINY_MCP]},
         "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp"}],
     }
+    if model:
+        config["agentModel"] = model
     plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
     out = run_cli(AGENT, plan, config=config)
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
-    result = next(e for e in out["events"] if e["type"] == "tool_result")
+    calls = [e for e in out["events"] if e["type"] == "tool_call"]
+    results = {e["id"]: e for e in out["events"] if e["type"] == "tool_result"}
+    if model is None:
+        search, call = calls
+        assert (search["name"], search["input"]) == (
+            "tool_search",
+            {"query": "tiny add", "limit": 8},
+        )
+        assert results[search["id"]]["output"] == "mcp__tiny.add"
+    else:
+        (call,) = calls
+    assert (call["name"], call["kind"]) == ("mcp__tiny.add", "mcp")
+    result = results[call["id"]]
     assert '"result":5' in result["output"].replace(" ", "") and not result["isError"]
 
 

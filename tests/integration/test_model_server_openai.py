@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -310,3 +311,71 @@ def test_chat_title_request_and_key_never_logged(openai_client: Any, tmp_path: A
     assert reply.choices[0].message.content == "Scripted session"
     assert secret not in log.read_text()
     assert json.loads(log.read_text())["played"] == "side request"
+
+
+TOOL_SEARCH = {"type": "tool_search", "execution": "client", "parameters": {"type": "object"}}
+TINY_NAMESPACE = {
+    "type": "namespace",
+    "name": "mcp__tiny",
+    "tools": [_function("add", "a", "b")],
+}
+MCP_PLAN = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
+
+
+def _respond(server: ScriptedModelServer, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One non-streaming Responses request with Codex's tools plus tool_search; its output."""
+    body = {"model": "gpt-5.5", "input": items, "tools": [*CODEX_TOOLS, TOOL_SEARCH]}
+    request = urllib.request.Request(
+        server.base_url + "/v1/responses",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Authorization": "Bearer dummy"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        output: list[dict[str, Any]] = json.load(response)["output"]
+    return output
+
+
+def _prompt(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def test_a_deferred_mcp_tool_is_searched_for_then_called() -> None:
+    with ScriptedModelServer(MCP_PLAN) as server:
+        items = [DEVELOPER, ENVIRONMENT, _prompt("add them")]
+        (search,) = _respond(server, items)
+        assert search["type"] == "tool_search_call" and search["execution"] == "client"
+        assert search["arguments"] == {"query": "tiny add", "limit": 8}
+        found = {
+            "type": "tool_search_output",
+            "call_id": search["call_id"],
+            "execution": "client",
+            "status": "completed",
+            "tools": [TINY_NAMESPACE],
+        }
+        items += [search, found]
+        (call,) = _respond(server, items)
+        assert (call["type"], call["namespace"], call["name"]) == (
+            "function_call",
+            "mcp__tiny",
+            "add",
+        )
+        assert json.loads(call["arguments"]) == {"a": 2, "b": 3}
+        items += [call, {"type": "function_call_output", "call_id": call["call_id"], "output": "5"}]
+        (message,) = _respond(server, items)
+        assert message["content"][0]["text"] == "5"
+
+
+def test_control_a_search_that_finds_nothing_is_not_repeated() -> None:
+    with ScriptedModelServer(MCP_PLAN) as server:
+        items = [DEVELOPER, ENVIRONMENT, _prompt("add them")]
+        (search,) = _respond(server, items)
+        empty = {"type": "tool_search_output", "call_id": search["call_id"], "tools": []}
+        (call,) = _respond(server, [*items, search, empty])
+        assert (call["type"], call["name"]) == ("function_call", "mcp__tiny__add")
+
+
+def test_offered_tools_are_never_searched_for() -> None:
+    plan = {"turns": [{"shell": "ls"}]}
+    with ScriptedModelServer(plan) as server:
+        (call,) = _respond(server, [DEVELOPER, ENVIRONMENT, _prompt("list")])
+        assert (call["type"], call["name"]) == ("function_call", "exec_command")

@@ -40,9 +40,6 @@ from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
 
 SCRIPTED_MODEL = "gpt-5.5"
-#: With MCP servers on the scripted model: a model outside Codex's catalogue, for which Codex
-#: offers MCP tools directly (as ``mcp__<server>`` namespaces) instead of behind tool_search.
-SCRIPTED_MCP_MODEL = "proctor-scripted"
 KEY_VARIABLE = "CODEX_SCRIPTED_API_KEY"
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
@@ -182,8 +179,7 @@ class Codex(RealCli):
         binary = require_binary(self.binary_name, self.name, ctx.profile)
         codex_home = ctx.home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
-        scripted = SCRIPTED_MCP_MODEL if ctx.provision and ctx.provision.mcps else SCRIPTED_MODEL
-        model = ctx.agent_model or (scripted if ctx.model_base_url else None)
+        model = ctx.agent_model or (SCRIPTED_MODEL if ctx.model_base_url else None)
         config = codex_config(ctx, model or "")
         if not model:
             del config[""]["model"]

@@ -177,11 +177,13 @@ class _Parser:
             self.tool_call(item, {"input": raw if isinstance(raw, str) else json.dumps(raw)})
         elif itype == "local_shell_call":
             self.tool_call({**item, "name": "local_shell"}, _dict(item.get("action")))
-        elif itype in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
+        elif itype in ("function_call_output", "custom_tool_call_output"):
             self.tool_output(item)
         elif itype == "tool_search_call":
-            arguments = {k: v for k, v in item.items() if k not in ("type", "id", "call_id")}
+            arguments = _dict(item.get("arguments"))
             self.tool_call({**item, "name": "tool_search"}, arguments)
+        elif itype == "tool_search_output":
+            self.tool_search_output(item)
         elif itype in ("web_search_call", "image_generation_call"):
             self.server_call(item)
         elif itype in ("compaction", "compaction_summary", "context_compaction"):
@@ -310,6 +312,24 @@ class _Parser:
         self.results[call_id] = result
         if call_id in self.questions and not denied and not is_error:
             self.add("answer", id=call_id, text=text[:TEXT_CAP])
+
+    def tool_search_output(self, item: dict[str, Any]) -> None:
+        """The deferred tools a ``tool_search`` made callable, named as their calls will be."""
+        found = []
+        for entry in item.get("tools") or []:
+            if not isinstance(entry, dict):
+                continue
+            inner = entry.get("tools") if entry.get("type") == "namespace" else [entry]
+            for tool in inner if isinstance(inner, list) else []:
+                if isinstance(tool, dict) and tool.get("name"):
+                    prefix = f"{entry['name']}." if entry.get("type") == "namespace" else ""
+                    found.append(f"{prefix}{tool['name']}")
+        status = item.get("status")
+        failed = isinstance(status, str) and status not in ("completed", "in_progress")
+        output = "\n".join(found) if found else "no tools found"
+        call_id = self.call_id(item)
+        result = self.add("tool_result", id=call_id, output=output, is_error=failed, denied=False)
+        self.results[call_id] = result
 
     def server_call(self, item: dict[str, Any]) -> None:
         """A tool the API ran itself (web search, image generation): no output item follows."""

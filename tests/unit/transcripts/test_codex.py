@@ -346,3 +346,42 @@ def test_mcp_question_subagent_and_shell_patch_calls() -> None:
 )
 def test_codex_kinds(name: str, namespace: str | None, kind: str) -> None:
     assert codex_kind(name, namespace) == kind
+
+
+def test_a_tool_search_is_a_call_whose_result_names_the_tools_it_brought() -> None:
+    search = {
+        "type": "tool_search_call",
+        "call_id": "s1",
+        "execution": "client",
+        "status": "completed",
+        "arguments": {"query": "tiny add", "limit": 8},
+    }
+    found = {
+        "type": "tool_search_output",
+        "call_id": "s1",
+        "status": "completed",
+        "tools": [
+            {
+                "type": "namespace",
+                "name": "mcp__tiny",
+                "tools": [{"type": "function", "name": "add"}],
+            },
+            {"type": "function", "name": "lookup"},
+        ],
+    }
+    empty = {"type": "tool_search_output", "call_id": "s2", "status": "completed", "tools": []}
+    lines = [
+        line("response_item", search),
+        line("response_item", found),
+        line("response_item", empty),
+    ]
+    events = parse_codex_lines(lines).events
+    (call,) = [e for e in events if e.type == "tool_call"]
+    assert (call.name, call.kind, call.input) == (
+        "tool_search",
+        "other",
+        {"query": "tiny add", "limit": 8},
+    )
+    first, second = [e for e in events if e.type == "tool_result"]
+    assert (first.output, first.is_error) == ("mcp__tiny.add\nlookup", False)
+    assert second.output == "no tools found"

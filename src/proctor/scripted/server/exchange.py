@@ -33,12 +33,17 @@ def is_prompt_text(text: str) -> bool:
     return bool(stripped) and not stripped.startswith(HARNESS_PREFIXES)
 
 
+ToolKind = Literal["function", "custom", "local_shell", "tool_search"]
+"""How a tool is called on the wire. ``tool_search`` is Codex's search over deferred tools (MCP
+tools it has not shown the model yet); a call to it carries ``query`` and ``limit``."""
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """A tool the request offers: its name, wire kind and parameter names (if declared)."""
 
     name: str
-    kind: Literal["function", "custom", "local_shell"] = "function"
+    kind: ToolKind = "function"
     params: frozenset[str] = frozenset()
     namespace: str | None = None
     """For a tool offered inside a namespace (Codex's ``mcp__<server>``): the namespace; the
@@ -52,6 +57,8 @@ class Turn:
     role: Literal["user", "assistant"]
     prompt: bool = False
     calls: int = 0
+    searches: int = 0
+    """Tool searches in a model response (not plan steps: they only make a tool callable)."""
 
 
 def merge_turns(turns: Iterable[Turn]) -> tuple[Turn, ...]:
@@ -60,7 +67,12 @@ def merge_turns(turns: Iterable[Turn]) -> tuple[Turn, ...]:
     for turn in turns:
         if merged and merged[-1].role == turn.role:
             last = merged.pop()
-            turn = Turn(turn.role, last.prompt or turn.prompt, last.calls + turn.calls)
+            turn = Turn(
+                turn.role,
+                last.prompt or turn.prompt,
+                last.calls + turn.calls,
+                last.searches + turn.searches,
+            )
         merged.append(turn)
     return tuple(merged)
 
@@ -88,7 +100,7 @@ class ToolCall:
 
     name: str
     arguments: dict[str, Any]
-    kind: Literal["function", "custom", "local_shell"] = "function"
+    kind: ToolKind = "function"
 
     @property
     def raw_input(self) -> str:

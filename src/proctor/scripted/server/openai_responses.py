@@ -34,7 +34,9 @@ def _turn(item: dict[str, Any]) -> Turn | None:
     kind = item.get("type", "message")
     if kind in CALL_ITEMS:
         return Turn("assistant", calls=1)
-    if kind in OUTPUT_ITEMS:
+    if kind == "tool_search_call":
+        return Turn("assistant", searches=1)
+    if kind in OUTPUT_ITEMS or kind == "tool_search_output":
         return Turn("user")
     if kind == "reasoning" or (kind == "message" and item.get("role") == "assistant"):
         return Turn("assistant")
@@ -47,6 +49,8 @@ def _tool(tool: dict[str, Any]) -> ToolSpec | None:
     kind = tool.get("type")
     if kind == "local_shell":
         return ToolSpec("local_shell", kind="local_shell")
+    if kind == "tool_search":
+        return ToolSpec("tool_search", kind="tool_search")
     name = tool.get("name")
     if not isinstance(name, str) or kind not in ("function", "custom"):
         return None
@@ -81,8 +85,12 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
     items: list[dict[str, Any]] = (
         [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
     )
-    tools = {spec.name: spec for spec in map(_tool, body.get("tools") or []) if spec is not None}
-    tools.update(_namespaced(body.get("tools") or []))
+    offered = list(body.get("tools") or [])
+    for item in items:
+        if item.get("type") == "tool_search_output" and isinstance(item.get("tools"), list):
+            offered += item["tools"]  # deferred tools a search brought: callable from now on
+    tools = {spec.name: spec for spec in map(_tool, offered) if spec is not None}
+    tools.update(_namespaced(offered))
     system = text_of(body.get("instructions"))
     texts = [system] + [
         text_of(i.get("content"))
@@ -119,7 +127,16 @@ def _items(reply: Reply, request: ModelRequest) -> list[dict[str, Any]]:
         return items
     call_id = new_id("call_scripted_")
     item: dict[str, Any]
-    if call.kind == "custom":
+    if call.kind == "tool_search":
+        item = {
+            "type": "tool_search_call",
+            "id": new_id("tsc_"),
+            "status": "completed",
+            "call_id": call_id,
+            "execution": "client",
+            "arguments": call.arguments,
+        }
+    elif call.kind == "custom":
         item = {
             "type": "custom_tool_call",
             "id": new_id("ctc_"),

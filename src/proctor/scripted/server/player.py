@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.scripted.server.exchange import ModelRequest, Reply, Turn
-from proctor.scripted.server.tools import ASK_TOOL, Context, action_of, ask_text, tool_call
+from proctor.scripted.server.tools import (
+    ASK_TOOL,
+    Context,
+    action_of,
+    ask_text,
+    search_for,
+    tool_call,
+)
 from proctor.scripted.server.workspace import workspace_cwd
 
 DONE = "Done."
@@ -78,6 +85,13 @@ def position(turns: Sequence[Turn]) -> tuple[int, int]:
     return prompts, calls
 
 
+def searched_last(turns: Sequence[Turn]) -> bool:
+    """Whether the latest model response was a tool search (so the next one is never another:
+    a tool the search did not bring is called anyway, and the CLI says it is unknown)."""
+    last = next((t for t in reversed(turns) if t.role == "assistant"), None)
+    return last is not None and last.searches > 0 and last.calls == 0
+
+
 class PlanRole:
     """Plays a plan's steps as the agent's model; holds nothing that changes between requests."""
 
@@ -95,6 +109,17 @@ class PlanRole:
         chunk = options[min(calls, len(options) - 1)]
         ctx = Context(request.tools, workspace_cwd(request.texts))
         call = None if chunk.step is None else tool_call(chunk.step, ctx)
+        search = None if searched_last(request.turns) else search_for(call, request.tools)
+        if search is not None and call is not None:
+            played_search = {
+                "segment": segment + 1,
+                "response": calls + 1,
+                "steps": list(chunk.steps),
+                "tool": search.name,
+                "searchFor": call.name,
+                "endTurn": False,
+            }
+            return Reply((), search, chunk.delay, played_search)
         played: dict[str, Any] = {
             "segment": segment + 1,
             "response": calls + 1,

@@ -176,3 +176,17 @@ def action_of(step: dict[str, Any]) -> str | None:
 def tool_call(step: dict[str, Any], ctx: Context) -> ToolCall | None:
     action = action_of(step)
     return None if action is None else ACTIONS[action](step, ctx)
+
+
+def search_for(call: ToolCall | None, tools: Mapping[str, ToolSpec]) -> ToolCall | None:
+    """A search for ``call``'s tool when the request does not offer that tool but offers a
+    search over deferred tools (Codex defers MCP tools until the model searches for them); the
+    next request then offers the tool. The query is the tool's name split into words."""
+    if call is None or call.name in tools:
+        return None
+    search = next((spec for spec in tools.values() if spec.kind == "tool_search"), None)
+    if search is None:
+        return None
+    words = [w for w in call.name.split("_") if w and w != "mcp"]
+    query = " ".join(words) or call.name
+    return ToolCall(search.name, {"query": query, "limit": 8}, kind="tool_search")
