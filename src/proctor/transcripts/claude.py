@@ -140,34 +140,38 @@ class UsageDedup:
         self.state: dict[UsageKey, tuple[bool, int, bool]] = {}
         self.first_key: dict[int, UsageKey] = {}
 
-    def key_for(self, message_id: str, request_id: str | None, side: bool) -> UsageKey:
-        exact = hash((message_id, request_id))
-        if exact in self.state:
-            return exact
-        other = self.first_key.get(hash(message_id))
-        if other is not None and (side or self.state[other][2]):
-            return other
-        return exact
-
     def offer(
-        self, key: UsageKey, message_id: str, final: bool, total: int, side: bool
-    ) -> tuple[bool, bool]:
-        """(keep, is_new) for a line: has it a ``stop_reason``, its total, is it a sidechain."""
-        existing = self.state.get(key)
+        self, message_id: str, request_id: str | None, final: bool, total: int, side: bool
+    ) -> tuple[UsageKey, bool, bool]:
+        """(key, keep, is_new) for a line of a response: has it a ``stop_reason``, its total,
+        is it a sidechain. ``key`` names the response the line belongs to."""
+        state = self.state
+        exact = hash((message_id, request_id))
+        existing = state.get(exact)
+        key = exact
+        if existing is None:
+            message = hash(message_id)
+            other = self.first_key.get(message)
+            if other is None:  # a new response: the common case
+                state[exact] = (final, total, side)
+                self.first_key[message] = exact
+                return exact, True, True
+            if side or state[other][2]:
+                key, existing = other, state[other]
         if existing is not None:
             was_final, was_total, was_side = existing
             if side and not was_side:
-                return False, False
+                return key, False, False
             better = (
                 (was_side and not side)
                 or (not was_final and final)
                 or (final == was_final and total > was_total)
             )
             if not better:
-                return False, False
-        self.state[key] = (final, total, side)
+                return key, False, False
+        state[key] = (final, total, side)
         self.first_key.setdefault(hash(message_id), key)
-        return True, existing is None
+        return key, True, existing is None
 
 
 EventDict = dict[str, Any]
@@ -201,6 +205,9 @@ class _Parser:
         self.sink = sink
         self.on_start = on_start
         self.pending: list[EventDict] = []
+        self.out: Callable[[EventDict], None] = self.pending.append
+        """Where an event goes: appended to ``pending`` (marked as a sidechain inside a
+        subagent file); the feeding loops hand the oldest on to the sink."""
         self.lines = 0
         self.seen_uuids: set[int] = set()
         """Hashes of the uuids of the records processed (a few dozen bytes each)."""
@@ -228,13 +235,14 @@ class _Parser:
             "attachment": self.attachment,
         }
 
-    def out(self, event: EventDict) -> None:
-        if self.force_sidechain:
-            event["sidechain"] = True
-        pending = self.pending
-        pending.append(event)
-        if self.sink is not None and len(pending) >= 2 * WINDOW:
-            self.drain(len(pending) - WINDOW)
+    def out_sidechain(self, event: EventDict) -> None:
+        event["sidechain"] = True
+        self.pending.append(event)
+
+    def maybe_drain(self) -> None:
+        """Hand on all but the last :data:`WINDOW` events once twice that many are held."""
+        if self.sink is not None and len(self.pending) >= 2 * WINDOW:
+            self.drain(len(self.pending) - WINDOW)
 
     def drain(self, count: int) -> None:
         sink = self.sink
@@ -256,9 +264,12 @@ class _Parser:
         self.out({"type": "other", "recordType": record_type, "raw": raw})
 
     def feed_file(self, path: Path) -> None:
+        feed, pending, streaming = self.feed, self.pending, self.sink is not None
         for line in _file_lines(path):
             if line and not line.isspace():
-                self.feed(line)
+                feed(line)
+                if streaming and len(pending) >= 2 * WINDOW:
+                    self.drain(len(pending) - WINDOW)
 
     def feed(self, line: str | bytes) -> None:
         self.lines += 1
@@ -302,16 +313,17 @@ class _Parser:
             parent = next(iter(self.waiting))
             for record in self.waiting.pop(parent):
                 self.process(record)
+                self.maybe_drain()
 
     def subagent(self, agent: str) -> None:
         """Parse subagent file ``agent`` here, its events marked as a sidechain."""
         path = self.subagents.pop(agent)
-        outer = self.force_sidechain
-        self.force_sidechain = True
+        outer, outer_out = self.force_sidechain, self.out
+        self.force_sidechain, self.out = True, self.out_sidechain
         try:
             self.feed_file(path)
         finally:
-            self.force_sidechain = outer
+            self.force_sidechain, self.out = outer, outer_out
 
     def user(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
@@ -424,14 +436,14 @@ class _Parser:
         self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
     ) -> None:
         side = self.force_sidechain or bool(record.get("isSidechain"))
-        message_id = str(message.get("id"))
-        key = self.dedup.key_for(message_id, record.get("requestId"), side)
         final = message.get("stop_reason") is not None
         inp = int(usage.get("input_tokens") or 0)
         out = int(usage.get("output_tokens") or 0)
         read = int(usage.get("cache_read_input_tokens") or 0)
         write = int(usage.get("cache_creation_input_tokens") or 0)
-        keep, new = self.dedup.offer(key, message_id, final, inp + out + read + write, side)
+        key, keep, new = self.dedup.offer(
+            str(message.get("id")), record.get("requestId"), final, inp + out + read + write, side
+        )
         if not keep:
             return
         model = sys.intern(str(message.get("model")))
@@ -619,10 +631,10 @@ def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
             if model == "<synthetic>" or record.get("isApiErrorMessage"):
                 continue
             side = index > 0 or bool(record.get("isSidechain"))
-            message_id = str(message.get("id"))
-            key = dedup.key_for(message_id, record.get("requestId"), side)
             final = message.get("stop_reason") is not None
-            keep, _ = dedup.offer(key, message_id, final, _usage_total(usage), side)
+            key, keep, _ = dedup.offer(
+                str(message.get("id")), record.get("requestId"), final, _usage_total(usage), side
+            )
             if keep:
                 kept[key] = (
                     sys.intern(str(model)),

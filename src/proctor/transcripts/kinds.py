@@ -54,17 +54,17 @@ def relativise(path: str, cwd: str | None) -> str:
 
 
 def touched_files(tool_input: dict[str, Any], cwd: str | None) -> list[str]:
-    files = []
-    for key in PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            files.append(relativise(value, cwd))
+    files = [
+        relativise(value, cwd)
+        for key in PATH_KEYS
+        if (value := tool_input.get(key)) and isinstance(value, str)
+    ]
     edits = tool_input.get("edits")
     if isinstance(edits, list):
         for edit in edits:
             if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
                 files.append(relativise(edit["file_path"], cwd))
-    return list(dict.fromkeys(files))
+    return files if len(files) < 2 else list(dict.fromkeys(files))
 
 
 CODEX_KINDS: dict[str, ToolKind] = {
