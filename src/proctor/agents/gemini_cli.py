@@ -36,6 +36,32 @@ from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
 
 CHAT_COPY = "gemini-chat-copy.jsonl"
+HOOK_EVENTS = {
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+    "UserPromptSubmit": "BeforeAgent",
+    "Stop": "AfterAgent",
+    "PreCompact": "PreCompress",
+}
+"""``provision.hooks`` events (Claude Code's names, which Codex shares) as Gemini CLI names them;
+``SessionStart``, ``SessionEnd`` and ``Notification`` are the same, Gemini's own names pass."""
+HOOK_TOOLS = {
+    "Bash": "run_shell_command",
+    "Write": "write_file",
+    "Edit": "replace",
+    "MultiEdit": "replace",
+    "Read": "read_file",
+    "Grep": "grep_search",
+    "Glob": "glob",
+    "LS": "list_directory",
+    "WebFetch": "web_fetch",
+    "WebSearch": "google_web_search",
+    "Skill": "activate_skill",
+    "Task": "invoke_agent",
+    "Agent": "invoke_agent",
+    "AskUserQuestion": "ask_user",
+}
+"""Tool names in hook matchers, Claude Code's → Gemini CLI 0.61's."""
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
 APPROVAL_ALIASES = {"autoedit": "auto_edit", "acceptedits": "auto_edit", "auto-edit": "auto_edit"}
 
@@ -103,7 +129,7 @@ class GeminiCli(RealCli):
             for entry in ctx.provision.skills:
                 materialise_addon(entry, ctx.case_dir, "skills", gemini_dir / "skills" / entry.name)
             if ctx.provision.hooks:
-                settings["hooks"] = hook_groups(ctx.provision.hooks, default_event="BeforeTool")
+                settings["hooks"] = hook_groups(ctx.provision.hooks, HOOK_EVENTS, HOOK_TOOLS)
                 settings["hooksConfig"] = {"enabled": True}
         write_json(gemini_dir / "settings.json", settings)
         env = {**ctx.env, "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_BROWSER": "true"}

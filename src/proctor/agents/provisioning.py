@@ -6,13 +6,18 @@ or a ``.zip``; zips are extracted (safely) into the trial's scratch folder.
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from proctor.errors import WorkspaceError
 from proctor.models.config import ProvisionEntry
 from proctor.workspace.fixture import materialise_fixture
+
+TOOL_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A tool name inside a hook matcher (matchers are regexes such as ``Write|Edit``)."""
 
 
 def entry_field(entry: ProvisionEntry, name: str) -> Any:
@@ -64,18 +69,27 @@ def mcp_server_config(entry: ProvisionEntry) -> dict[str, Any]:
 
 
 def hook_groups(
-    entries: list[ProvisionEntry], default_event: str = "PreToolUse"
+    entries: list[ProvisionEntry],
+    events: Mapping[str, str] | None = None,
+    tools: Mapping[str, str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """``provision.hooks`` entries (``{name, event, command, matcher}``) as the event → matcher
-    group → handlers structure Claude Code, Codex and Gemini CLI share."""
+    group → handlers structure Claude Code, Codex and Gemini CLI share.
+
+    Entries speak Claude Code's vocabulary (``PreToolUse`` by default, matchers naming ``Bash``,
+    ``Write``, ...). ``events`` and ``tools`` translate it for a CLI that names things otherwise;
+    names they do not list (a CLI's own, the rest of a regex) pass through unchanged.
+    """
+    events, tools = events or {}, tools or {}
     hooks: dict[str, list[dict[str, Any]]] = {}
     for entry in entries:
         command = entry_field(entry, "command")
         if not isinstance(command, str) or not command:
             raise WorkspaceError(f"provision.hooks '{entry.name}': field 'command' is required")
         group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
-        if entry_field(entry, "matcher"):
-            group["matcher"] = entry_field(entry, "matcher")
-        event = str(entry_field(entry, "event") or default_event)
-        hooks.setdefault(event, []).append(group)
+        matcher = entry_field(entry, "matcher")
+        if matcher:
+            group["matcher"] = TOOL_WORD.sub(lambda m: tools.get(m[0], m[0]), str(matcher))
+        event = str(entry_field(entry, "event") or "PreToolUse")
+        hooks.setdefault(events.get(event, event), []).append(group)
     return hooks

@@ -1,0 +1,42 @@
+import pytest
+
+from proctor.agents.gemini_cli import HOOK_EVENTS, HOOK_TOOLS
+from proctor.agents.provisioning import hook_groups
+from proctor.errors import WorkspaceError
+from proctor.models.config import ProvisionEntry
+
+
+def entry(**fields: str) -> ProvisionEntry:
+    return ProvisionEntry.model_validate({"name": "h", "command": "true", **fields})
+
+
+def test_hooks_keep_claude_names_without_a_translation() -> None:
+    groups = hook_groups([entry(matcher="Bash"), entry(event="Stop")])
+    assert groups == {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "true"}]}],
+    }
+
+
+def test_gemini_translation_of_events_and_matcher_words() -> None:
+    entries = [
+        entry(matcher="Write|Edit"),
+        entry(event="PostToolUse", matcher="^(Bash|Read)$"),
+        entry(event="UserPromptSubmit"),
+        entry(event="BeforeModel"),
+        entry(event="BeforeTool", matcher="run_shell_command|mcp__docs__lookup"),
+    ]
+    groups = hook_groups(entries, HOOK_EVENTS, HOOK_TOOLS)
+    matchers = {event: [g.get("matcher") for g in gs] for event, gs in groups.items()}
+    assert matchers == {
+        "BeforeTool": ["write_file|replace", "run_shell_command|mcp__docs__lookup"],
+        "AfterTool": ["^(run_shell_command|read_file)$"],
+        "BeforeAgent": [None],
+        "BeforeModel": [None],
+    }
+
+
+def test_control_a_hook_without_a_command_is_refused() -> None:
+    bad = ProvisionEntry.model_validate({"name": "h", "event": "Stop"})
+    with pytest.raises(WorkspaceError, match="provision.hooks 'h': field 'command' is required"):
+        hook_groups([bad])
