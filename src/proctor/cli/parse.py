@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any, BinaryIO
 
 import click
 
+from proctor.cli.main import EXIT_INTERRUPTED
 from proctor.models.trajectory import Event, Trajectory
 
 AGENTS = ("claude-code", "codex", "gemini-cli", "scripted")
@@ -35,11 +37,16 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     from proctor.transcripts.detect import locate
 
     file, fmt = locate(path, agent)
-    if as_json:
-        sys.stdout.flush()
-        stream_json(file, fmt, sys.stdout.buffer)
-    else:
-        stream_text(file, fmt, click.echo)
+    try:
+        if as_json:
+            sys.stdout.flush()
+            stream_json(file, fmt, sys.stdout.buffer)
+        else:
+            stream_text(file, fmt, click.echo)
+    except BrokenPipeError:
+        # The reader stopped (``proctor parse … | head``): stop quietly, as interrupted.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_INTERRUPTED
     return 0
 
 

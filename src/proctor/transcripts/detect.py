@@ -223,6 +223,8 @@ def stream_parse(
             subagents = claude_subagent_files(file)
             return parse_claude_session(file, subagents, sink=sink, on_start=on_start)
         trajectory = PARSERS[fmt](file)
+    except BrokenPipeError:
+        raise  # the sink's reader went away: not a problem with the transcript
     except OSError as exc:
         raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
     if on_start is not None:

@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -171,3 +173,15 @@ def test_relativise_agrees_with_relpath(path: str, cwd: str) -> None:
     elif path.startswith("./"):
         expected = path[2:]
     assert relativise(path, cwd) == expected
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_reader_that_stops_early_ends_the_parse_quietly(tmp_path: Path, as_json: bool) -> None:
+    path = big_session(tmp_path, 100)
+    argv = [sys.executable, "-m", "proctor", "parse", str(path), *(["--json"] if as_json else [])]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.read(200)
+        proc.stdout.close()
+        assert proc.wait(timeout=60) == 130
+        assert proc.stderr.read() == b""
