@@ -16,8 +16,9 @@ from proctor.errors import WorkspaceError
 from proctor.models.config import ProvisionEntry
 from proctor.workspace.fixture import materialise_fixture
 
-TOOL_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-"""A tool name inside a hook matcher (matchers are regexes such as ``Write|Edit``)."""
+TOOL_WORD = re.compile(r"(?<!\\)[A-Za-z_][A-Za-z0-9_]*")
+"""A tool name inside a hook matcher (matchers are regexes such as ``Write|Edit``); the letter
+of an escape such as ``\\b`` is not the start of one."""
 
 
 def entry_field(entry: ProvisionEntry, name: str) -> Any:

@@ -90,8 +90,11 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
     from proctor.transcripts.detect import stream_parse
 
     count = 0
+    started = False
 
     def start(session: str | None, version: str | None) -> None:
+        nonlocal started
+        started = True
         echo(str(file))
         echo(
             f"format {fmt}"
@@ -109,7 +112,7 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
         echo(head + _short(describe(event), LINE_WIDTH - len(head)))
 
     trajectory = stream_parse(file, fmt, sink, start)
-    if count == 0:
+    if not started:  # nothing was handed on
         start(trajectory.session_id, trajectory.agent_version)
     for line in footer(trajectory, _usage_check(file, fmt)):
         echo(line)

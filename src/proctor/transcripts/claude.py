@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from proctor.errors import ConfigError
 from proctor.models.trajectory import ModelUsage, ParseCoverage, Trajectory
 from proctor.transcripts.kinds import claude_kind, touched_files
 
@@ -139,6 +140,7 @@ class UsageDedup:
     def __init__(self) -> None:
         self.state: dict[UsageKey, tuple[bool, int, bool]] = {}
         self.first_key: dict[int, UsageKey] = {}
+        self.alias: dict[UsageKey, UsageKey] = {}
 
     def offer(
         self, message_id: str, request_id: str | None, final: bool, total: int, side: bool
@@ -147,8 +149,8 @@ class UsageDedup:
         is it a sidechain. ``key`` names the response the line belongs to."""
         state = self.state
         exact = hash((message_id, request_id))
-        existing = state.get(exact)
-        key = exact
+        key = self.alias.get(exact, exact) if self.alias else exact
+        existing = state.get(key)
         if existing is None:
             message = hash(message_id)
             other = self.first_key.get(message)
@@ -157,7 +159,10 @@ class UsageDedup:
                 self.first_key[message] = exact
                 return exact, True, True
             if side or state[other][2]:
+                # The same response under another request id (a sidechain replay, or the main
+                # copy of one a subagent file showed first): its later lines go there too.
                 key, existing = other, state[other]
+                self.alias[exact] = other
         if existing is not None:
             was_final, was_total, was_side = existing
             if side and not was_side:
@@ -291,9 +296,9 @@ class _Parser:
 
     def process(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
-        if self.version is None:
+        if self.version is None or self.session_id is None:
             self.session_id = self.session_id or record.get("sessionId")
-            self.version = record.get("version")
+            self.version = self.version or record.get("version")
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
         if handler is not None:
             handler(record)
@@ -318,12 +323,13 @@ class _Parser:
     def subagent(self, agent: str) -> None:
         """Parse subagent file ``agent`` here, its events marked as a sidechain."""
         path = self.subagents.pop(agent)
-        outer, outer_out = self.force_sidechain, self.out
-        self.force_sidechain, self.out = True, self.out_sidechain
+        outer, outer_out, outer_waiting = self.force_sidechain, self.out, self.waiting
+        self.force_sidechain, self.out, self.waiting = True, self.out_sidechain, {}
         try:
             self.feed_file(path)
+            self.flush_waiting()  # its records whose parent never came: still the subagent's
         finally:
-            self.force_sidechain, self.out = outer, outer_out
+            self.force_sidechain, self.out, self.waiting = outer, outer_out, outer_waiting
 
     def user(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
@@ -516,9 +522,8 @@ class _Parser:
         """Everything after the last line: held-back records, subagent files no call named,
         the rest of the window; the trajectory's events are the ones not given to a sink."""
         self.flush_waiting()
-        for agent in list(self.subagents):
-            self.subagent(agent)
-            self.flush_waiting()
+        while self.subagents:  # a nested one may be parsed (and removed) by its caller
+            self.subagent(next(iter(self.subagents)))
         if self.sink is not None:
             self.drain(len(self.pending))
         self.coverage.lines = self.lines
@@ -536,25 +541,32 @@ class _Parser:
 
 
 def _file_lines(path: Path) -> Iterator[bytes]:
-    """The lines of a file, read a megabyte at a time (a line may span many chunks)."""
-    with open(path, "rb") as fh:
-        if os.fstat(fh.fileno()).st_size <= CHUNK:
-            yield from fh.read().split(b"\n")
-            return
-        parts: list[bytes] = []
-        while chunk := fh.read(CHUNK):
-            if b"\n" not in chunk:
-                parts.append(chunk)
-                continue
+    """The lines of a file, read a megabyte at a time (a line may span many chunks).
+
+    A file that cannot be opened or read is a :class:`~proctor.errors.ConfigError` naming it;
+    errors of whoever consumes the lines pass through untouched.
+    """
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size <= CHUNK:
+                yield from fh.read().split(b"\n")
+                return
+            parts: list[bytes] = []
+            while chunk := fh.read(CHUNK):
+                if b"\n" not in chunk:
+                    parts.append(chunk)
+                    continue
+                if parts:
+                    parts.append(chunk)
+                    chunk = b"".join(parts)
+                lines = chunk.split(b"\n")
+                tail = lines.pop()
+                parts = [tail] if tail else []
+                yield from lines
             if parts:
-                parts.append(chunk)
-                chunk = b"".join(parts)
-            lines = chunk.split(b"\n")
-            tail = lines.pop()
-            parts = [tail] if tail else []
-            yield from lines
-        if parts:
-            yield b"".join(parts)
+                yield b"".join(parts)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
 
 
 def parse_claude_lines(lines: Iterable[str | bytes]) -> Trajectory:

@@ -218,13 +218,11 @@ def stream_parse(
     Returns the trajectory without its events. Claude Code sessions are streamed, so memory
     stays flat however large the file; Codex and Gemini CLI files are parsed whole first.
     """
+    if fmt == "claude-code":  # its reads name the file that failed; the sink's errors pass
+        subagents = claude_subagent_files(file)
+        return parse_claude_session(file, subagents, sink=sink, on_start=on_start)
     try:
-        if fmt == "claude-code":
-            subagents = claude_subagent_files(file)
-            return parse_claude_session(file, subagents, sink=sink, on_start=on_start)
         trajectory = PARSERS[fmt](file)
-    except BrokenPipeError:
-        raise  # the sink's reader went away: not a problem with the transcript
     except OSError as exc:
         raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
     if on_start is not None:

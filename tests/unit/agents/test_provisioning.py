@@ -40,3 +40,8 @@ def test_control_a_hook_without_a_command_is_refused() -> None:
     bad = ProvisionEntry.model_validate({"name": "h", "event": "Stop"})
     with pytest.raises(WorkspaceError, match="provision.hooks 'h': field 'command' is required"):
         hook_groups([bad])
+
+
+def test_regex_escapes_in_matchers_survive_the_translation() -> None:
+    groups = hook_groups([entry(matcher=r"\bBash\b|^Read$")], HOOK_EVENTS, HOOK_TOOLS)
+    assert groups["BeforeTool"][0]["matcher"] == r"\brun_shell_command\b|^read_file$"

@@ -112,3 +112,37 @@ def test_a_finished_segment_repeats_its_final_text() -> None:
     role = PlanRole([{"shell": "x"}, {"say": "end"}])
     turns = [Turn("user", prompt=True)] + [Turn("assistant", calls=1), Turn("user")] * 3
     assert role.respond(request(*turns)).texts == ("end",)
+
+
+SEARCH_TOOLS = {"tool_search": ToolSpec("tool_search", kind="tool_search"), **TOOLS}
+MCP_STEPS: list[dict[str, Any]] = [
+    {"sleep": 0.5},
+    {"tool": "mcp__docs__lookup", "input": {"q": "x"}},
+    {"endTurn": True},
+    {"tool": "mcp__docs__lookup", "input": {"q": "y"}},
+]
+LOOKUP = {"mcp__docs__lookup": ToolSpec("lookup", namespace="mcp__docs")}
+
+
+def test_a_deferred_tool_is_searched_for_once_then_called_with_the_step_delay() -> None:
+    role = PlanRole(MCP_STEPS)
+    first = role.respond(request(Turn("user", prompt=True), tools=SEARCH_TOOLS))
+    assert first.call is not None and first.call.kind == "tool_search" and first.delay == 0.0
+    searched = (Turn("user", prompt=True), Turn("assistant", searches=1), Turn("user"))
+    call = role.respond(request(*searched, tools={**SEARCH_TOOLS, **LOOKUP}))
+    assert call.call is not None and call.call.name == "mcp__docs__lookup" and call.delay == 0.5
+    unfound = role.respond(request(*searched, tools=SEARCH_TOOLS))
+    assert unfound.call is not None and unfound.call.name == "mcp__docs__lookup"
+
+
+def test_a_new_prompt_after_a_search_searches_again() -> None:
+    role = PlanRole(MCP_STEPS)
+    turns = (
+        Turn("user", prompt=True),
+        Turn("assistant", searches=1),
+        Turn("user"),
+        Turn("user", prompt=True),  # the turn was interrupted; a new prompt
+    )
+    reply = role.respond(request(*turns, tools=SEARCH_TOOLS))
+    assert reply.call is not None and reply.call.kind == "tool_search"
+    assert reply.call.arguments == {"query": "docs lookup", "limit": 8}

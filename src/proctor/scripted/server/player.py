@@ -86,10 +86,15 @@ def position(turns: Sequence[Turn]) -> tuple[int, int]:
 
 
 def searched_last(turns: Sequence[Turn]) -> bool:
-    """Whether the latest model response was a tool search (so the next one is never another:
-    a tool the search did not bring is called anyway, and the CLI says it is unknown)."""
-    last = next((t for t in reversed(turns) if t.role == "assistant"), None)
-    return last is not None and last.searches > 0 and last.calls == 0
+    """Whether the latest model response since the last prompt was a tool search (so the next
+    one is never another: a tool the search did not bring is called anyway, and the CLI says it
+    is unknown)."""
+    for turn in reversed(turns):
+        if turn.role == "user" and turn.prompt:
+            return False
+        if turn.role == "assistant":
+            return turn.searches > 0 and turn.calls == 0
+    return False
 
 
 class PlanRole:
@@ -119,7 +124,7 @@ class PlanRole:
                 "searchFor": call.name,
                 "endTurn": False,
             }
-            return Reply((), search, chunk.delay, played_search)
+            return Reply((), search, 0.0, played_search)  # the step's own reply keeps its delay
         played: dict[str, Any] = {
             "segment": segment + 1,
             "response": calls + 1,
