@@ -68,6 +68,8 @@ from proctor.transcripts.kinds import (
     touched_files,
 )
 
+UNSUPPORTED_CALL = "unsupported call: "
+
 
 class _Parser:
     def __init__(self) -> None:
@@ -306,6 +308,8 @@ class _Parser:
             is_error = None
         if call_id in self.questions and not denied and "unavailable" in text[:200].lower():
             is_error = True
+        if is_error is None and text.startswith(UNSUPPORTED_CALL):
+            is_error = True  # Codex's answer to a call of a tool it does not have
         result = self.add(
             "tool_result", id=call_id, output=text[:OUTPUT_CAP], is_error=is_error, denied=denied
         )

@@ -385,3 +385,8 @@ def test_a_tool_search_is_a_call_whose_result_names_the_tools_it_brought() -> No
     first, second = [e for e in events if e.type == "tool_result"]
     assert (first.output, first.is_error) == ("mcp__tiny.add\nlookup", False)
     assert second.output == "no tools found"
+
+
+def test_a_call_of_a_tool_codex_does_not_have_is_an_error() -> None:
+    lines = [call("x1", "mcp__gone__tool"), output("x1", "unsupported call: mcp__gone__tool")]
+    assert results(parse_codex_lines(lines).events) == {"x1": (True, False)}
