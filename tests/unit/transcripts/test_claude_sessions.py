@@ -51,6 +51,14 @@ def result(uid: str, parent: str, agent: str, side: bool = False) -> dict:
     return user(uid, parent, content, side, toolUseResult={"agentId": agent})
 
 
+RUNS_X = [
+    user("m1", None, "hi"),
+    assistant("m2", "m1", "msg0", "r0", TASK, 0),
+    result("m3", "m2", "x"),
+]
+"""A main file whose Task call ran subagent ``x``."""
+
+
 def test_a_subagent_run_by_an_unnamed_subagent_is_parsed_once_inside_it(tmp_path: Path) -> None:
     main = write(tmp_path / "S.jsonl", [user("m1", None, "hi")])
     a = write(
@@ -72,9 +80,7 @@ def test_a_main_copy_after_the_subagent_copy_is_still_one_response(tmp_path: Pat
     main = write(
         tmp_path / "S.jsonl",
         [
-            user("m1", None, "hi"),
-            assistant("m2", "m1", "msg0", "r0", TASK, 0),
-            result("m3", "m2", "x"),
+            *RUNS_X,
             assistant("m4", "m3", "msgM", "r1", text, 10, final=False),
             assistant("m5", "m4", "msgM", "r1", text, 20),
         ],
@@ -92,14 +98,7 @@ def test_a_main_copy_after_the_subagent_copy_is_still_one_response(tmp_path: Pat
 
 
 def test_a_subagent_record_whose_parent_never_came_stays_in_the_subagent(tmp_path: Path) -> None:
-    main = write(
-        tmp_path / "S.jsonl",
-        [
-            user("m1", None, "hi"),
-            assistant("m2", "m1", "msg0", "r0", TASK, 0),
-            result("m3", "m2", "x"),
-        ],
-    )
+    main = write(tmp_path / "S.jsonl", RUNS_X)
     sub = write(
         tmp_path / "agent-x.jsonl",
         [user("x1", None, "task", True), user("x2", "gone", "orphan", True)],
@@ -128,14 +127,7 @@ def test_text_output_of_bookkeeping_only_has_one_header(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_subagent_file_is_named(tmp_path: Path) -> None:
-    main = write(
-        tmp_path / "S.jsonl",
-        [
-            user("m1", None, "hi"),
-            assistant("m2", "m1", "msg0", "r0", TASK, 0),
-            result("m3", "m2", "x"),
-        ],
-    )
+    main = write(tmp_path / "S.jsonl", RUNS_X)
     sub = tmp_path / "agent-x.jsonl"
     sub.mkdir()  # reading a folder fails
     with pytest.raises(ConfigError, match="agent-x.jsonl: cannot be read"):

@@ -111,6 +111,11 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
     )
 
 
+def _call_item(kind: str, id_prefix: str, call_id: str) -> dict[str, Any]:
+    """The fields every tool call output item has; the caller adds the kind's own."""
+    return {"type": kind, "id": new_id(id_prefix), "status": "completed", "call_id": call_id}
+
+
 def _items(reply: Reply, request: ModelRequest) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = [
         {
@@ -126,43 +131,18 @@ def _items(reply: Reply, request: ModelRequest) -> list[dict[str, Any]]:
     if call is None:
         return items
     call_id = new_id("call_scripted_")
-    item: dict[str, Any]
     if call.kind == "tool_search":
-        item = {
-            "type": "tool_search_call",
-            "id": new_id("tsc_"),
-            "status": "completed",
-            "call_id": call_id,
-            "execution": "client",
-            "arguments": call.arguments,
-        }
+        item = _call_item("tool_search_call", "tsc_", call_id)
+        item.update(execution="client", arguments=call.arguments)
     elif call.kind == "custom":
-        item = {
-            "type": "custom_tool_call",
-            "id": new_id("ctc_"),
-            "status": "completed",
-            "call_id": call_id,
-            "name": call.name,
-            "input": call.raw_input,
-        }
+        item = _call_item("custom_tool_call", "ctc_", call_id)
+        item.update(name=call.name, input=call.raw_input)
     elif call.kind == "local_shell":
-        action = {"type": "exec", "command": call.arguments["command"], "env": {}}
-        item = {
-            "type": "local_shell_call",
-            "id": new_id("lsh_"),
-            "status": "completed",
-            "call_id": call_id,
-            "action": action,
-        }
+        item = _call_item("local_shell_call", "lsh_", call_id)
+        item["action"] = {"type": "exec", "command": call.arguments["command"], "env": {}}
     else:
-        item = {
-            "type": "function_call",
-            "id": new_id("fc_"),
-            "status": "completed",
-            "call_id": call_id,
-            "name": call.name,
-            "arguments": dumps(call.arguments),
-        }
+        item = _call_item("function_call", "fc_", call_id)
+        item.update(name=call.name, arguments=dumps(call.arguments))
         spec = request.tools.get(call.name)
         if spec is not None and spec.namespace:
             item["name"], item["namespace"] = spec.name, spec.namespace
