@@ -7,7 +7,6 @@ ever read. ``successCriteria`` holds evaluator entries, exactly like a case's ``
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,9 @@ from pydantic import Field, ValidationError
 from proctor.errors import ConfigError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case
-from proctor.models.config import CaseConfig
+from proctor.models.config import SAFE_NAME, CaseConfig
 from proctor.models.errors_format import describe_validation_error
 from proctor.scripted.plan import PlanError, validate_plan
-
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class TaskSpec(CaseConfig):
@@ -76,7 +73,7 @@ def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
             task = TaskSpec.model_validate(raw)
         except ValidationError as exc:
             raise ConfigError(describe_validation_error(where, exc, TaskSpec)) from exc
-        if not SAFE_ID.match(task.id):
+        if not SAFE_NAME.fullmatch(task.id):
             raise ConfigError(
                 f"{where}: field 'id': {task.id!r} must be letters, digits, '.', '_' or '-'"
             )

@@ -9,6 +9,12 @@ from proctor.models.trial import EvaluatorResult
 Combiner = Callable[[list[EvaluatorResult], float], tuple[bool, float]]
 
 
+def below_threshold(score: float, threshold: float) -> float:
+    """The score of a trial that failed whatever its evaluators said (a failed gate, a
+    timeout, an unanswered question): capped just below ``threshold``, never below 0."""
+    return round(min(score, max(threshold - 1.0, 0.0)), 4)
+
+
 def gated_mean(results: list[EvaluatorResult], threshold: float) -> tuple[bool, float]:
     """Every ``gate`` result must pass; the score is the weighted mean of all results.
 
@@ -25,8 +31,7 @@ def gated_mean(results: list[EvaluatorResult], threshold: float) -> tuple[bool, 
         score = 100.0 if all(r.passed for r in results) else 0.0
     gates_ok = all(r.passed for r in results if r.gate)
     if not gates_ok:
-        score = min(score, max(threshold - 1.0, 0.0))
-        return False, round(score, 4)
+        return False, below_threshold(score, threshold)
     return score >= threshold, round(score, 4)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor._version import __version__
+from proctor.errors import ConfigError
 from proctor.execute.events import Subscriber
 from proctor.execute.scheduler import run_matrix
 from proctor.execute.trial import WorkerOptions
@@ -41,7 +42,12 @@ def new_run_paths(out: Path) -> RunPaths:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     run_id = f"run-{stamp}-{secrets.token_hex(3)}"
     root = out / run_id
-    root.mkdir(parents=True, exist_ok=False)
+    try:
+        root.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:
+        raise ConfigError(
+            f"--out {out}: cannot create the run folder ({exc.strerror or exc})"
+        ) from exc
     return RunPaths(root)
 
 
@@ -97,6 +103,7 @@ def execute_plan(
         run_id=run_id,
         skipped_cases=skipped,
         interrupted=outcome.interrupted,
+        planned=len(plan.trials),
         wall_ms=round((time.monotonic() - started) * 1000, 3),
     )
     markdown = render_markdown(suite, outcome.records)

@@ -27,7 +27,7 @@ from proctor.drive.policy import AnswerPolicy
 from proctor.drive.pty_session import PtySession
 from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
-from proctor.evaluators.combiners import COMBINERS
+from proctor.evaluators.combiners import COMBINERS, below_threshold
 from proctor.execute.processes import MARKER_VARIABLE, kill_marked, run_captured
 from proctor.execute.trial_parts import (
     MAX_FOLLOWUPS,
@@ -564,6 +564,7 @@ class TrialRunner:
             self._fail("agent-error", f"agent {how} when asked to quit")
         elif outcome.kind == "timeout":
             rec.status, rec.passed = "timeout", False
+            rec.score = below_threshold(score, threshold)
             rec.reason = f"agent did not finish within {self.spec.case.timeout_sec:g}s"
         elif errored:
             rec.status, rec.passed, rec.score = "eval-error", None, None
@@ -571,6 +572,7 @@ class TrialRunner:
         elif outcome.kind == "unanswered":
             assert outcome.question is not None
             rec.status, rec.passed = "failed", False
+            rec.score = below_threshold(score, threshold)
             rec.reason = f"unanswered question: {outcome.question.text}"
         else:
             rec.status = "passed" if passed else "failed"

@@ -7,9 +7,18 @@ against the evaluator registry when a case is loaded.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    model_validator,
+)
 
 from proctor.models.base import UserModel
 
@@ -20,6 +29,20 @@ DEFAULT_COMBINER = "gated-mean"
 DEFAULT_PASS_THRESHOLD = 60.0
 DEFAULT_CONCURRENCY = 2
 DEFAULT_OUT = "proctor-results"
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+"""A name that becomes a results folder (a condition, an agent profile, a task id)."""
+
+
+def _folder_name(name: str) -> str:
+    if not SAFE_NAME.fullmatch(name):
+        raise ValueError(
+            f"'{name}' names a results folder: use letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+FolderName = Annotated[str, AfterValidator(_folder_name)]
 
 
 class ProvisionEntry(UserModel):
@@ -61,6 +84,14 @@ class ABGate(UserModel):
     treatment: str = Field(min_length=1)
     baseline: str = Field(min_length=1)
     max_pass_rate_drop: float = Field(default=0.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _two_conditions(self) -> ABGate:
+        if self.treatment == self.baseline:
+            raise ValueError(
+                f"treatment and baseline are both '{self.treatment}'; name two different conditions"
+            )
+        return self
 
 
 class Gate(UserModel):
@@ -115,7 +146,7 @@ class CaseConfig(Expectations):
     teardown: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     description: str | None = None
-    conditions: dict[str, Condition] | None = None
+    conditions: dict[FolderName, Condition] | None = None
     agent_model: str | None = None
     agent_effort: str | None = None
     mode: Literal["headless", "interactive"] | None = None
@@ -155,7 +186,7 @@ class ModelPrice(UserModel):
 class TopConfig(UserModel):
     """The top-level ``proctor.json`` (``--config FILE``)."""
 
-    codingagents: dict[str, AgentProfile] = Field(default_factory=dict)
+    codingagents: dict[FolderName, AgentProfile] = Field(default_factory=dict)
     provision: Provision | None = None
     setup: list[str] = Field(default_factory=list)
     teardown: list[str] = Field(default_factory=list)
@@ -171,7 +202,7 @@ class TopConfig(UserModel):
     repeats: PositiveInt | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
     env: dict[str, str] = Field(default_factory=dict)
-    conditions: dict[str, Condition] | None = None
+    conditions: dict[FolderName, Condition] | None = None
     models: dict[str, str] = Field(default_factory=dict)
     """Harness roles: ``fast``, ``workhorse``, ``judge`` (defaults to workhorse) →
     ``provider/model``."""

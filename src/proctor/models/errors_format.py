@@ -23,7 +23,10 @@ def describe_validation_error(
 ) -> str:
     """One sentence for the first error: ``<file>: field 'x.y': expected ..., got ...``."""
     err = exc.errors()[0]
-    loc = format_loc([*([prefix] if prefix else []), *err["loc"]])
+    parts = list(err["loc"])
+    if parts[-1:] == ["[key]"] and len(parts) >= 2:  # a map's key: name the map, not the key
+        parts = parts[:-2]
+    loc = format_loc([*([prefix] if prefix else []), *parts])
     kind = err["type"]
     value: Any = err.get("input")
     if kind == "extra_forbidden":
@@ -40,6 +43,8 @@ def describe_validation_error(
         msg = "expected " + msg[len("Input should be ") :]
     elif msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
+        if isinstance(value, dict) or list(err["loc"])[-1:] == ["[key]"]:  # says it all
+            return f"{where}: field '{loc}': {msg}"
     return f"{where}: field '{loc}': {msg}, got {got}"
 
 

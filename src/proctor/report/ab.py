@@ -12,7 +12,7 @@ side says so and makes no claim.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from proctor.models.trial import CaseLabels, TrialRecord
@@ -36,6 +36,7 @@ __all__ = [
     "compared_conditions",
     "conditions_in",
     "default_pair",
+    "paired_default",
     "pick_baseline",
     "records_for_pair",
 ]
@@ -95,6 +96,20 @@ def default_pair(conditions: Iterable[str]) -> tuple[str, str] | None:
     if baseline is None or not others:
         return None
     return others[0], baseline
+
+
+def paired_default(records: Iterable[TrialRecord]) -> tuple[str, str] | None:
+    """``(treatment, baseline)`` to compare when none is named, among conditions that ran
+    together: :func:`default_pair` of each case × agent that ran under two or more conditions,
+    the pair most of them share (ties in sorted order). None when no case ran under two."""
+    by_case: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in records:
+        by_case[(r.case, r.agent)].add(r.condition)
+    counts = Counter(default_pair(names) for names in by_case.values() if len(names) > 1)
+    counts.pop(None, None)
+    if not counts:
+        return None
+    return min(counts, key=lambda pair: (-counts[pair], pair))
 
 
 def _group(pairs: Sequence[ABPair], seed: int, min_samples: int) -> ABGroup:

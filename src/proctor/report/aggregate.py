@@ -27,9 +27,8 @@ from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
 from proctor.report.ab import (
     ab_gate,
     analyse_ab,
-    compared_conditions,
     conditions_in,
-    default_pair,
+    paired_default,
     records_for_pair,
 )
 from proctor.report.ab_models import ABGateResult, ABReport
@@ -162,7 +161,8 @@ def exit_code_for(
         return EXIT_GATE, f"gate failed for {len(failed)} group(s): {names}{more}"
     errors = [r for r in records if r.status in ERROR_STATUSES]
     if errors:
-        return EXIT_ERRORS, f"{len(errors)} trial(s) in an error status; every gate passed"
+        reason = f"{len(errors)} trial(s) in an error status; no scored group failed its gate"
+        return EXIT_ERRORS, reason
     return EXIT_OK, "every group passed its gate"
 
 
@@ -173,6 +173,7 @@ def aggregate(
     run_id: str,
     skipped_cases: Sequence[dict[str, str]] = (),
     interrupted: bool = False,
+    planned: int | None = None,
     wall_ms: float | None = None,
 ) -> SuiteRecord:
     by_group: dict[tuple[str, str, str], list[TrialRecord]] = {}
@@ -182,7 +183,9 @@ def aggregate(
     ab_report, gate_result = ab_sections(records, gate)
     code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:
-        code, reason = EXIT_INTERRUPTED, f"interrupted after {len(records)} trial(s); {reason}"
+        of = f" of {planned}" if planned is not None else ""
+        done = f"interrupted after {len(records)}{of} trial(s)"
+        code, reason = EXIT_INTERRUPTED, f"{done}; {reason}"
     counts = Counter(r.status for r in records)
     scored = [r for r in records if r.status in SCORED_STATUSES]
     passes = sum(1 for r in scored if r.status == "passed")
@@ -232,7 +235,7 @@ def ab_sections(
     if gate.ab is not None:
         pair: tuple[str, str] | None = (gate.ab.treatment, gate.ab.baseline)
     else:
-        pair = default_pair(compared_conditions(records))
+        pair = paired_default(records)
     if pair is not None and len(conditions_in(records)) > 1:
         report = analyse_ab(records_for_pair(records, *pair), *pair)
     result = None

@@ -19,6 +19,7 @@ from proctor.report.ab import (
     analyse_ab,
     compared_conditions,
     conditions_in,
+    paired_default,
     pick_baseline,
     records_for_pair,
 )
@@ -87,8 +88,12 @@ def compare_conditions(
 
     Raises ConfigError as :func:`choose_pair` does; an empty run has no conditions and raises.
     """
-    names = conditions_in(records) if treatment or baseline else compared_conditions(records)
-    chosen_treatment, chosen_baseline = choose_pair(names, treatment, baseline)
+    together = None if treatment or baseline else paired_default(records)
+    if together is not None:
+        chosen_treatment, chosen_baseline = together
+    else:
+        names = conditions_in(records) if treatment or baseline else compared_conditions(records)
+        chosen_treatment, chosen_baseline = choose_pair(names, treatment, baseline)
     return analyse_ab(
         records_for_pair(records, chosen_treatment, chosen_baseline),
         chosen_treatment,

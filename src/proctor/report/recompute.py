@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import model_to_json, read_record, write_record, write_text_atomic
-from proctor.models.suite import SuiteRecord
+from proctor.models.suite import RunManifest, SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.plan.resolve import load_top_config
@@ -43,6 +43,18 @@ def stored_wall_ms(paths: RunPaths) -> float | None:
         return float(value) if value is not None else None
     except (OSError, json.JSONDecodeError, TypeError, ValueError):
         return None
+
+
+def stored_planned(paths: RunPaths, finished: int) -> tuple[bool, int | None]:
+    """(did the run stop short, trials it planned) from its ``run.json``: interrupted, killed
+    before it finished (no ``finishedAt``), or fewer trials on disk than it planned."""
+    try:
+        manifest = read_record(paths.run_json, RunManifest)
+    except ConfigError:
+        return False, None
+    planned = manifest.trials_planned or None
+    short = manifest.interrupted or manifest.finished_at is None
+    return short or (planned is not None and finished < planned), planned
 
 
 def load_records(run_dir: Path) -> list[TrialRecord]:
@@ -87,8 +99,15 @@ def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Rec
             skipped = read_record(paths.suite_json, SuiteRecord).skipped_cases
         except ConfigError:
             skipped = []
+    short, planned = stored_planned(paths, len(records))
     suite = aggregate(
-        records, gate, run_id=run_dir.name, skipped_cases=skipped, wall_ms=stored_wall_ms(paths)
+        records,
+        gate,
+        run_id=run_dir.name,
+        skipped_cases=skipped,
+        interrupted=short,
+        planned=planned,
+        wall_ms=stored_wall_ms(paths),
     )
     markdown = render_markdown(suite, records)
     if write:

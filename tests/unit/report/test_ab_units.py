@@ -280,6 +280,7 @@ def test_public_names() -> None:
         "compared_conditions",
         "conditions_in",
         "default_pair",
+        "paired_default",
         "pick_baseline",
         "records_for_pair",
     }

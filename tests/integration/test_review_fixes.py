@@ -1,0 +1,102 @@
+"""Runs and reports that must not look better, or be filed elsewhere, than what happened."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import CliResult, load_trial, single_run_dir
+
+Run = Callable[..., CliResult]
+MakeCase = Callable[..., Path]
+
+
+def _run(proctor: Run, tmp_path: Path, *args: str) -> tuple[CliResult, Path]:
+    out = tmp_path / "out"
+    return proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), *args), out
+
+
+def test_a_timeout_or_unanswered_question_never_passes_a_min_score_gate(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("slow", config={"timeoutSec": 1}, plan={"turns": [{"shell": "sleep 20"}]})
+    make_case("asks", plan={"turns": [{"ask": "Shall I?", "options": ["Yes", "No"]}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"minScore": 90}, "passThreshold": 60}))
+    result, out = _run(proctor, tmp_path, "--config", str(config))
+    assert result.code == 1, result.out + result.err
+    run_dir = single_run_dir(out)
+    for case in ("slow", "asks"):
+        trial = load_trial(run_dir, case)
+        assert trial["passed"] is False and trial["score"] == 59, trial
+
+
+def test_report_of_a_run_killed_midway_says_it_stopped_short(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", config={"repeats": 3}, plan={"turns": [{"say": "hi"}]})
+    result, out = _run(proctor, tmp_path)
+    assert result.code == 0
+    run_dir = single_run_dir(out)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    manifest.pop("finishedAt")  # as if killed before the end
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    for trial in (run_dir / "trials/a/scripted/default").iterdir():
+        if trial.name != "1":
+            (trial / "trial.json").unlink()
+    report = proctor("report", str(run_dir), "--reporter", "json")
+    assert report.code == 130, report.out + report.err
+    assert json.loads(report.out)["exitReason"].startswith("interrupted after 1 of 3 trial(s)")
+
+
+def test_control_report_of_a_finished_run_keeps_its_exit_code(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
+    _, out = _run(proctor, tmp_path)
+    assert proctor("report", str(single_run_dir(out))).code == 0
+
+
+def test_the_default_ab_pair_is_two_conditions_that_ran_together(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    plan = {"turns": [{"say": "hi"}]}
+    make_case("x", config={"conditions": {"baseline": {}, "with-skill": {}}}, plan=plan)
+    make_case("y", config={"conditions": {"control": {}, "variant": {}}}, plan=plan)
+    make_case("z", config={"conditions": {"control": {}, "variant": {}}}, plan=plan)
+    result, out = _run(proctor, tmp_path, "--json")
+    suite = json.loads((single_run_dir(out) / "suite.json").read_text())
+    assert (suite["ab"]["treatment"], suite["ab"]["baseline"]) == ("variant", "control")
+    assert suite["ab"]["overall"]["pairs"] == 2 and suite["ab"]["incomplete"] == [], result.err
+
+
+def test_an_ab_gate_comparing_a_condition_with_itself_is_a_config_error(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", config={"conditions": {"a": {}, "b": {}}}, plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"ab": {"treatment": "a", "baseline": "a"}}}))
+    result, _ = _run(proctor, tmp_path, "--config", str(config))
+    assert result.code == 2
+    assert "treatment and baseline are both 'a'" in (result.out + result.err)
+
+
+def test_condition_and_profile_names_must_be_folder_names(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", config={"conditions": {"with/skill": {}}}, plan={"turns": [{"say": "hi"}]})
+    result, out = _run(proctor, tmp_path)
+    assert result.code == 2 and not out.exists()
+    assert "field 'conditions': 'with/skill' names a results folder" in (result.out + result.err)
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_sentence(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", plan={"turns": [{"say": "hi"}]})
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(blocker / "sub"))
+    assert result.code == 2
+    assert "cannot create the run folder (Not a directory)" in (result.out + result.err)
