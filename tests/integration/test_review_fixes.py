@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import CliResult, load_trial, single_run_dir
 
@@ -100,3 +101,35 @@ def test_an_out_folder_that_cannot_be_made_is_one_sentence(
     result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(blocker / "sub"))
     assert result.code == 2
     assert "cannot create the run folder (Not a directory)" in (result.out + result.err)
+
+
+def test_credentials_stay_out_and_a_forwarded_key_is_masked(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    planted = {
+        "GITHUB_TOKEN": "ghp-planted-token-1",
+        "CLAUDE_CODE_OAUTH_TOKEN": "oauth-planted-2",
+        "AWS_SECRET_ACCESS_KEY": "aws-planted-3",
+        "MY_DB_PASSWORD": "db-planted-4",
+        "SSH_AUTH_SOCK": "/tmp/planted-agent.sock",
+        "ANTHROPIC_API_KEY": "sk-ant-forwarded-5",
+    }
+    for name, value in planted.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("KEYBOARD_LAYOUT", "us")  # not a credential: passes
+    make_case("env", plan={"turns": [{"shell": "env > env.txt; cat env.txt"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(
+        json.dumps({"codingagents": {"scripted": {"forwardEnv": ["ANTHROPIC_API_KEY"]}}})
+    )
+    _, out = _run(proctor, tmp_path, "--keep-workspace", "--config", str(config))
+    trial_dir = single_run_dir(out) / "trials/env/scripted/default/1"
+    env = (trial_dir / "workspace/env.txt").read_text()
+    assert "KEYBOARD_LAYOUT=us" in env
+    for name, value in planted.items():
+        if name == "ANTHROPIC_API_KEY":
+            continue
+        assert name not in env and value not in env, name
+    everything = "".join(p.read_text(errors="replace") for p in trial_dir.rglob("*") if p.is_file())
+    assert "sk-ant-forwarded-5" not in everything, "a forwarded key is masked in what is written"
+    assert "raw-transcript.jsonl" in load_trial(single_run_dir(out), "env")["secretsMasked"]

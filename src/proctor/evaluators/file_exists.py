@@ -22,11 +22,20 @@ class FileExistsParams(EvaluatorParams):
     must_not: list[str] = Field(default_factory=list)
 
 
-def glob_workspace(root: Path, pattern: str) -> list[str]:
-    """Workspace-relative matches of ``pattern`` (``**`` allowed); never escapes the root."""
+def glob_workspace(root: Path, pattern: str, *, contained: bool = True) -> list[str]:
+    """Workspace-relative matches of ``pattern`` (``**`` allowed); never escapes the root.
+
+    With ``contained`` (the default), a match that is, or lies under, a symlink leading out of
+    the workspace is left out: ``out -> /etc`` does not make ``out/passwd`` a workspace file.
+    """
     if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
         return []
-    return sorted(p.relative_to(root).as_posix() for p in root.glob(pattern))
+    real_root = root.resolve()
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.glob(pattern)
+        if not contained or p.resolve().is_relative_to(real_root)
+    )
 
 
 @register
@@ -38,7 +47,8 @@ class FileExists:
         params = spec.params
         assert isinstance(params, FileExistsParams)
         missing = [g for g in params.must if not glob_workspace(ctx.workspace, g)]
-        present = {g: glob_workspace(ctx.workspace, g) for g in params.must_not}
+        # Anything by that name counts against mustNot, wherever a symlink points.
+        present = {g: glob_workspace(ctx.workspace, g, contained=False) for g in params.must_not}
         forbidden = {g: m for g, m in present.items() if m}
         checks = len(params.must) + len(params.must_not)
         failures = len(missing) + len(forbidden)

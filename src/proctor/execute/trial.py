@@ -40,7 +40,7 @@ from proctor.execute.trial_parts import (
     usage_check,
     verdict_reason,
 )
-from proctor.llm.secrets import scrub_tree
+from proctor.llm.secrets import register_secret, scrub_tree
 from proctor.metrics import compute_process_metrics, evaluate_rules
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
@@ -186,6 +186,8 @@ class TrialRunner:
         self.home.mkdir(parents=True, exist_ok=True)
         case = spec.case.case
         materialise_fixture(case.fixture, case.fixture_kind, self.workspace)
+        for name in spec.profile.forward_env:  # deny-listed for a reason: mask what passes
+            register_secret(os.environ.get(name, ""))
         self.env = agent_environment(
             os.environ,
             home=self.home,

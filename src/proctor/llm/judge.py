@@ -75,11 +75,14 @@ def distil(events: list[Event]) -> list[Line]:
 
 
 def collect_artifacts(workspace: Path, globs: list[str]) -> list[tuple[str, str]]:
+    """The workspace files the globs match, each size-capped; never a file outside the
+    workspace reached through a symlink (that could show the judge the harness's secrets)."""
+    from proctor.evaluators.file_exists import glob_workspace
+
     out = []
     for pattern in globs:
-        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-            continue
-        for path in sorted(workspace.glob(pattern)):
+        for name in glob_workspace(workspace, pattern):
+            path = workspace / name
             if path.is_file():
                 text = path.read_text(encoding="utf-8", errors="replace")
                 if len(text) > ARTIFACT_CAP:

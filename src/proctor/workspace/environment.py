@@ -1,9 +1,16 @@
 """The environment an agent (and everything else a trial runs) sees.
 
-It is the parent's environment minus a deny-list: variables whose names start with
-``ANTHROPIC_``, ``OPENAI_``, ``GEMINI_``, ``GOOGLE_`` or ``PROCTOR_`` are removed, except those a
-profile forwards by name (``forwardEnv``). ``HOME`` points at the trial's scratch home so that
-nothing the agent does lands in the user's real home.
+It is the parent's environment minus a deny-list, except the variables a profile forwards by
+name (``forwardEnv``, whose values are then masked in everything the trial writes):
+
+- provider and harness settings: names starting with ``ANTHROPIC_``, ``OPENAI_``, ``GEMINI_``,
+  ``GOOGLE_``, ``PROCTOR_``, ``CLAUDE_``, ``CODEX_``, ``AWS_``, ``AZURE_``;
+- credentials by their look: names ending in ``_KEY``, ``_TOKEN`` or ``_PAT``, or containing
+  ``SECRET``, ``PASSWORD``, ``PASSWD`` or ``CREDENTIAL``;
+- the user's SSH and GPG agents (``SSH_AUTH_SOCK``, ``GPG_AGENT_INFO``).
+
+``HOME`` points at the trial's scratch home so that nothing the agent does lands in the user's
+real home.
 """
 
 from __future__ import annotations
@@ -11,13 +18,32 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-DENY_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "PROCTOR_")
+DENY_PREFIXES = (
+    "ANTHROPIC_",
+    "OPENAI_",
+    "GEMINI_",
+    "GOOGLE_",
+    "PROCTOR_",
+    "CLAUDE_",
+    "CODEX_",
+    "AWS_",
+    "AZURE_",
+)
+DENY_SUFFIXES = ("_KEY", "_TOKEN", "_PAT")
+DENY_PARTS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+DENY_NAMES = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO"})
 #: Variables that would point the agent's tools back at the user's own configuration.
 ALWAYS_REPLACED = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
 
 
 def is_denied(name: str) -> bool:
-    return name.upper().startswith(DENY_PREFIXES)
+    upper = name.upper()
+    return (
+        upper.startswith(DENY_PREFIXES)
+        or upper.endswith(DENY_SUFFIXES)
+        or any(part in upper for part in DENY_PARTS)
+        or upper in DENY_NAMES
+    )
 
 
 def agent_environment(
