@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,6 +17,7 @@ from proctor.evaluators.base import (
     register,
     scored_result,
 )
+from proctor.evaluators.trajectory_check import input_texts
 from proctor.models.trial import EvaluatorResult
 
 PLUGIN_ROOT_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
@@ -81,6 +82,14 @@ class HookTranscriptCheck:
             "hook_events_fired": float(len(fired)),
             "hook_events_plugin_matched": float(len(matched)),
         }
+        if not checked:
+            return scored_result(
+                spec,
+                passed=False,
+                message="nothing to check: the manifest declares no hook events"
+                + (f" besides the ignored {', '.join(params.ignore_events)}" if declared else ""),
+                metrics=metrics,
+            )
         if not transcript and not markers:
             return scored_result(
                 spec,
@@ -118,7 +127,7 @@ class SkillLoadedParams(EvaluatorParams):
 @register
 class SkillLoaded:
     """The agent invoked the skill (a Skill tool call or a skill event) or touched its files
-    (a read, or a shell command naming ``skills/<name>/``)."""
+    (a read, or a shell command naming a ``skills/<name>/`` path) without the call failing."""
 
     name: ClassVar[str] = "skill-loaded"
     Params: ClassVar[type[EvaluatorParams]] = SkillLoadedParams
@@ -129,13 +138,18 @@ class SkillLoaded:
         wanted = params.name
         evidence = []
         marker = f"skills/{wanted}/"
+        in_path = re.compile(rf"(?:^|[/\s'\"=]){re.escape(marker)}")
+        results = {e.id: e for e in ctx.trajectory.events if e.type == "tool_result" and e.id}
         for event in ctx.trajectory.events:
             if event.type == "skill" and (event.name or "").split(":")[-1] == wanted:
                 evidence.append("skill event")
             elif event.type == "tool_call" and (
-                any(marker in f for f in event.files or [])
-                or marker in json.dumps(event.input or {})
+                any(in_path.search(f) for f in event.files or [])
+                or any(in_path.search(t) for t in input_texts(event.input))
             ):
+                result = results.get(event.id) if event.id else None
+                if result is not None and (result.is_error or result.denied):
+                    continue  # a failed or refused read loads nothing
                 evidence.append(f"{event.name} touched {marker}")
         return scored_result(
             spec,

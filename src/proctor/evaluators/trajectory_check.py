@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -51,6 +51,26 @@ class TrajectoryCheckParams(EvaluatorParams):
         return None if value is None else _check_regex(value)
 
 
+def input_texts(tool_input: dict[str, Any] | None) -> list[str]:
+    """What ``inputPattern`` is searched in: every string value of the input (at any depth, as
+    written, so ``café`` and ``grep "x y"`` match), then the whole input as JSON."""
+    texts: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(tool_input or {})
+    texts.append(json.dumps(tool_input or {}, sort_keys=True, ensure_ascii=False))
+    return texts
+
+
 @register
 class TrajectoryCheck:
     name: ClassVar[str] = "trajectory-check"
@@ -76,16 +96,17 @@ class TrajectoryCheck:
             names = [call.name or "", call.kind or ""]
             if not any(tool_re.fullmatch(n) for n in names if n):
                 continue
-            if input_re and not input_re.search(json.dumps(call.input or {}, sort_keys=True)):
+            if input_re and not any(input_re.search(text) for text in input_texts(call.input)):
                 continue
             matched.append(call.name or "")
         count = len(matched)
         ok = count >= params.min and (params.max is None or count <= params.max)
         bounds = f">= {params.min}" + (f" and <= {params.max}" if params.max is not None else "")
+        where = f" with input /{params.input_pattern}/" if params.input_pattern else ""
         return scored_result(
             spec,
             passed=ok,
-            message=f"{count} tool call(s) matched /{pattern}/ (expected {bounds})",
+            message=f"{count} tool call(s) matched /{pattern}/{where} (expected {bounds})",
             metrics={"matched_calls": float(count)},
             pattern=pattern,
             matched=matched[:50],

@@ -128,3 +128,41 @@ def test_skill_loaded(tmp_path: Path) -> None:
 def test_skill_loaded_control_other_skill_fails(tmp_path: Path) -> None:
     ctx = context(tmp_path, [Event(type="skill", name="deploy")])
     assert not evaluate({"use": "skill-loaded", "name": "review"}, ctx).passed
+
+
+def call(tool_id: str, name: str, **tool_input: str) -> Event:
+    return Event(type="tool_call", id=tool_id, name=name, kind="read", input=tool_input)
+
+
+def result(tool_id: str, *, error: bool = False, denied: bool = False) -> Event:
+    return Event(type="tool_result", id=tool_id, is_error=error, denied=denied, output="")
+
+
+def test_skill_loaded_needs_a_read_that_worked(tmp_path: Path) -> None:
+    path = "/h/.claude/skills/review/SKILL.md"
+    failed = context(tmp_path, [call("t1", "Read", file_path=path), result("t1", error=True)])
+    assert not evaluate({"use": "skill-loaded", "name": "review"}, failed).passed
+    refused = context(tmp_path, [call("t1", "Read", file_path=path), result("t1", denied=True)])
+    assert not evaluate({"use": "skill-loaded", "name": "review"}, refused).passed
+    worked = context(tmp_path, [call("t1", "Read", file_path=path), result("t1")])
+    assert evaluate({"use": "skill-loaded", "name": "review"}, worked).passed
+
+
+def test_skill_loaded_matches_a_whole_skills_folder(tmp_path: Path) -> None:
+    other = context(tmp_path, [call("t1", "Bash", command="ls ~/myskills/review/")])
+    assert not evaluate({"use": "skill-loaded", "name": "review"}, other).passed
+    shell = context(tmp_path, [call("t1", "Bash", command="cat ~/.agents/skills/review/SKILL.md")])
+    assert evaluate({"use": "skill-loaded", "name": "review"}, shell).passed
+
+
+def test_hook_check_with_nothing_to_check_fails(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    manifest = _plugin(tmp_path)
+    _markers(ctx, "SessionStart")
+    entry = {
+        "use": "hook-transcript-check",
+        "pluginManifest": manifest,
+        "ignoreEvents": ["SessionStart", "PreToolUse", "PostCompact"],
+    }
+    r = evaluate(entry, ctx)
+    assert not r.passed and r.message.startswith("nothing to check"), r.message

@@ -180,3 +180,14 @@ def test_external_never_uses_a_shell(tmp_path: Path) -> None:
     r = evaluate({"use": "external", "command": command, "args": [*args, "; touch pwned"]}, ctx)
     assert r.passed and not (ctx.case_dir / "pwned").exists()
     assert json.loads("[]") == []
+
+
+def test_trajectory_check_input_pattern_sees_the_text_as_written(tmp_path: Path) -> None:
+    call = Event(
+        type="tool_call", name="Bash", kind="shell", input={"command": 'grep "x y" café.txt'}
+    )
+    ctx = context(tmp_path, [call])
+    base = {"use": "trajectory-check", "toolPattern": "Bash"}
+    assert evaluate({**base, "inputPattern": 'grep "x y" café'}, ctx).passed
+    failed = evaluate({**base, "inputPattern": "pytest"}, ctx)
+    assert not failed.passed and "with input /pytest/" in failed.message
