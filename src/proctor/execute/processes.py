@@ -5,11 +5,22 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+import tempfile
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 TAIL_CHARS = 2000
+# Each stream's output kept in memory; beyond it the middle is dropped.
+OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024
+# How long to wait for a killed program to be reaped before answering anyway.
+KILL_GRACE_SEC = 5.0
+MARKER_VARIABLE = "PROCTOR_TRIAL_MARKER"
+# Set afresh by every run_captured call, so its escaped children can be told from the trial's.
+CALL_MARKER_VARIABLE = "PROCTOR_CALL_MARKER"
 
 
 @dataclass(frozen=True)
@@ -42,50 +53,98 @@ def run_captured(
     log: Path | None = None,
     stdin: str | None = None,
 ) -> Outcome:
-    """Run ``argv`` in its own process group; on timeout kill the whole group.
+    """Run ``argv`` in its own process group; the program's own exit decides, within ``timeout``.
 
+    Output goes to temporary files rather than pipes, so a background child that keeps them open
+    (``sleep 30 & echo started``) neither delays the result nor turns a success into a timeout.
+    When the program ends or times out, everything it left behind is killed: its process group
+    and any process that escaped with ``setsid`` (found by a marker only this call hands out).
     The combined output is written to ``log`` when given. Raises OSError when the program
     cannot be started.
     """
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    timed_out = False
-    try:
-        out, err = proc.communicate(stdin.encode() if stdin is not None else None, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        kill_group(proc.pid)
-        out, err = proc.communicate()
-    finally:
-        kill_group(proc.pid)
-    stdout = out.decode("utf-8", "replace")
-    stderr = err.decode("utf-8", "replace")
+    marker = uuid.uuid4().hex
+    child_env = {**(os.environ if env is None else env), CALL_MARKER_VARIABLE: marker}
+    with (
+        tempfile.TemporaryFile() as out_file,
+        tempfile.TemporaryFile() as err_file,
+        _stdin_file(stdin) as in_file,
+    ):
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=child_env,
+            stdin=in_file if in_file is not None else subprocess.DEVNULL,
+            stdout=out_file,
+            stderr=err_file,
+            start_new_session=True,
+        )
+        try:
+            timed_out = _wait(proc, timeout)
+        finally:
+            _kill_leftovers(proc, marker)
+        returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
+        stdout = _read_bounded(out_file).decode("utf-8", "replace")
+        stderr = _read_bounded(err_file).decode("utf-8", "replace")
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
-        header = (
-            f"$ {' '.join(argv)}\n# exit {proc.returncode}{' (timed out)' if timed_out else ''}\n"
-        )
+        header = f"$ {' '.join(argv)}\n# exit {returncode}{' (timed out)' if timed_out else ''}\n"
         log.write_text(header + "## stdout\n" + stdout + "\n## stderr\n" + stderr, "utf-8")
-    return Outcome(proc.returncode, timed_out, stdout, stderr)
+    return Outcome(returncode, timed_out, stdout, stderr)
 
 
-MARKER_VARIABLE = "PROCTOR_TRIAL_MARKER"
+@contextmanager
+def _stdin_file(text: str | None) -> Iterator[IO[bytes] | None]:
+    """``text`` in a rewound temporary file, so feeding a child that never reads cannot block."""
+    if text is None:
+        yield None
+        return
+    with tempfile.TemporaryFile() as fh:
+        fh.write(text.encode())
+        fh.seek(0)
+        yield fh
 
 
-def processes_marked(marker: str) -> list[int]:
-    """Processes whose environment carries ``PROCTOR_TRIAL_MARKER=<marker>``.
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to ``timeout``; on expiry kill the group and reap ``proc``. True if it timed out."""
+    try:
+        proc.wait(timeout=timeout)
+        return False
+    except subprocess.TimeoutExpired:
+        kill_group(proc.pid)
+        proc.kill()
+        try:
+            proc.wait(timeout=KILL_GRACE_SEC)
+        except subprocess.TimeoutExpired:
+            pass  # stuck in the kernel; the caller still gets its answer on time
+        return True
+
+
+def _kill_leftovers(proc: subprocess.Popen[bytes], marker: str) -> None:
+    """Kill what the call left running: its process group and children that left it."""
+    kill_group(proc.pid)
+    kill_marked(marker, variable=CALL_MARKER_VARIABLE)
+
+
+def _read_bounded(fh: IO[bytes], limit: int = OUTPUT_LIMIT_BYTES) -> bytes:
+    """The file's content, or its head and tail around a note when it is larger than ``limit``."""
+    size = fh.seek(0, os.SEEK_END)
+    fh.seek(0)
+    if size <= limit:
+        return fh.read()
+    half = limit // 2
+    head = fh.read(half)
+    fh.seek(size - half)
+    tail = fh.read()
+    return head + f"\n[... {size - 2 * half} bytes of output omitted ...]\n".encode() + tail
+
+
+def processes_marked(marker: str, variable: str = MARKER_VARIABLE) -> list[int]:
+    """Processes whose environment carries ``<variable>=<marker>`` (the trial marker by default).
 
     Agents may start tools in sessions of their own (Claude Code's Bash tool does), out of reach
     of the trial's process group; the marker they inherit finds them anyway.
     """
-    needle = f"\0{MARKER_VARIABLE}={marker}\0".encode()
+    needle = f"\0{variable}={marker}\0".encode()
     found: list[int] = []
     own = os.getpid()
     try:
@@ -104,11 +163,11 @@ def processes_marked(marker: str) -> list[int]:
     return found
 
 
-def kill_marked(marker: str, rounds: int = 3) -> int:
-    """SIGKILL every process carrying the trial's marker; the number killed."""
+def kill_marked(marker: str, rounds: int = 3, variable: str = MARKER_VARIABLE) -> int:
+    """SIGKILL every process carrying the marker (the trial's by default); the number killed."""
     killed = 0
     for _ in range(rounds):
-        pids = processes_marked(marker)
+        pids = processes_marked(marker, variable)
         if not pids:
             break
         for pid in pids:

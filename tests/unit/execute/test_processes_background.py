@@ -1,0 +1,128 @@
+"""run_captured: the line's own exit decides, the deadline holds, and nothing outlives the call."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from proctor.execute.processes import Outcome, _read_bounded, run_captured
+from tests.unit.evaluators.helpers import context, evaluate
+
+TAG = "PROCTOR_TEST_TAG"
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie (killed, not yet reaped by init) counts as gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _tagged(tag: str) -> list[int]:
+    """Live processes whose environment carries ``PROCTOR_TEST_TAG=<tag>``."""
+    needle = f"\0{TAG}={tag}\0".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle in b"\0" + (entry / "environ").read_bytes() and _alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _gone_soon(check: Callable[[], object], seconds: float = 5.0) -> bool:
+    """Poll ``check()`` until it is falsy; SIGKILL is delivered asynchronously."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not check():
+            return True
+        time.sleep(0.05)
+    return not check()
+
+
+def _run(line: str, tmp_path: Path, timeout: float, tag: str = "") -> tuple[float, Outcome]:
+    env = {**os.environ, TAG: tag or uuid.uuid4().hex}
+    t0 = time.monotonic()
+    outcome = run_captured(["/bin/sh", "-c", line], cwd=tmp_path, env=env, timeout=timeout)
+    return time.monotonic() - t0, outcome
+
+
+def test_background_child_does_not_hold_the_result(tmp_path: Path) -> None:
+    elapsed, outcome = _run("sleep 30 & echo started $!", tmp_path, timeout=3)
+    assert not outcome.timed_out and outcome.returncode == 0
+    assert elapsed < 3
+    words = outcome.stdout.split()
+    assert words[0] == "started"
+    sleeper = int(words[1])
+    assert _gone_soon(lambda: _alive(sleeper))
+
+
+def test_setsid_escapee_cannot_stretch_the_timeout(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    elapsed, outcome = _run("setsid sleep 25 & echo x; sleep 30", tmp_path, timeout=2, tag=tag)
+    assert outcome.timed_out
+    assert elapsed < 10
+    assert outcome.stdout.strip() == "x"
+    assert _gone_soon(lambda: _tagged(tag))
+
+
+def test_setsid_escapee_is_killed_when_the_line_succeeds(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    elapsed, outcome = _run("setsid sleep 25 & echo ok", tmp_path, timeout=5, tag=tag)
+    assert not outcome.timed_out and outcome.returncode == 0
+    assert elapsed < 5
+    assert _gone_soon(lambda: _tagged(tag))
+
+
+def test_control_the_probe_sees_a_live_tagged_process() -> None:
+    tag = uuid.uuid4().hex
+    proc = subprocess.Popen(["sleep", "30"], env={**os.environ, TAG: tag})
+    try:
+        time.sleep(0.2)
+        assert _tagged(tag) == [proc.pid] and _alive(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_control_a_failing_line_keeps_its_exit_code_and_output(tmp_path: Path) -> None:
+    _, outcome = _run("echo out; echo err >&2; exit 7", tmp_path, timeout=5)
+    assert not outcome.timed_out and outcome.returncode == 7
+    assert outcome.stdout == "out\n" and outcome.stderr == "err\n"
+
+
+def test_stdin_reaches_the_program(tmp_path: Path) -> None:
+    outcome = run_captured(
+        [sys.executable, "-c", "import sys; print(sys.stdin.read()[::-1])"],
+        cwd=tmp_path,
+        env=None,
+        timeout=10,
+        stdin="abc",
+    )
+    assert outcome.returncode == 0 and outcome.stdout == "cba\n"
+
+
+def test_large_output_keeps_head_and_tail() -> None:
+    with tempfile.TemporaryFile() as fh:
+        fh.write(b"H" * 10 + b"M" * 100 + b"T" * 10)
+        kept = _read_bounded(fh, limit=20)
+    assert kept.startswith(b"H" * 10) and kept.endswith(b"T" * 10)
+    assert b"100 bytes of output omitted" in kept
+
+
+def test_command_evaluator_passes_a_line_that_leaves_a_background_child(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    r = evaluate({"use": "command", "run": "sleep 30 & echo started", "timeoutSec": 3}, ctx)
+    assert r.passed, r.message
+    assert "started" in r.details["outputTail"]
