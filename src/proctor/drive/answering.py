@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_FENCE = re.compile(r"^```+\s*rules\s*$(.*?)^```+\s*$", re.MULTILINE | re.DOTALL)
+_OPENING = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)")
+"""A Markdown code fence opening (up to three spaces in, backticks or tildes, an info word)."""
 
 
 class QnaError(ValueError):
@@ -43,12 +44,37 @@ class Answer:
     rule: str | None = None
 
 
+def rule_blocks(text: str) -> list[tuple[int, list[str]]]:
+    """(first line number, lines) of every fenced ``rules`` block, as Markdown reads fences:
+    backticks or tildes, up to three spaces in, closed by a run of the same character at least
+    as long. Other fenced blocks are skipped whole; a ``rules`` block never closed is an error."""
+    lines = text.removeprefix("\ufeff").splitlines()
+    blocks: list[tuple[int, list[str]]] = []
+    index = 0
+    while index < len(lines):
+        opening = _OPENING.match(lines[index])
+        index += 1
+        if opening is None:
+            continue
+        fence, info = opening.group(1), opening.group(2)
+        start, body = index, []
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        while index < len(lines) and not closing.match(lines[index]):
+            body.append(lines[index])
+            index += 1
+        if index == len(lines) and info == "rules":
+            raise QnaError(f"line {start}: the {fence}rules block opened here is never closed")
+        index += 1
+        if info == "rules":
+            blocks.append((start + 1, body))
+    return blocks
+
+
 def parse_qna_rules(text: str) -> list[QnaRule]:
     """The rules of every fenced ``rules`` block, in order."""
     rules: list[QnaRule] = []
-    for block in _FENCE.finditer(text):
-        first_line = text.count("\n", 0, block.start(1)) + 1
-        for offset, raw in enumerate(block.group(1).splitlines()):
+    for first_line, body in rule_blocks(text):
+        for offset, raw in enumerate(body):
             line = raw.strip()
             lineno = first_line + offset
             if not line or line.startswith("#"):

@@ -39,3 +39,32 @@ def test_no_match_aborts() -> None:
 def test_malformed_rules_name_the_line(line: str) -> None:
     with pytest.raises(QnaError, match="line 2"):
         parse_qna_rules(f"```rules\n{line}\n```\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeff```rules\nREADME => No\n```\n",  # a byte-order mark first
+        "~~~rules\nREADME => No\n~~~\n",
+        "  ```rules\nREADME => No\n  ```\n",  # indented fences
+        "````rules\nREADME => No\n````\n",
+    ],
+)
+def test_markdown_fences_of_every_kind_hold_rules(text: str) -> None:
+    rules = parse_qna_rules(text)
+    assert rules[0].pattern == "README" and rules[0].line == 2
+
+
+def test_a_rules_block_inside_another_fence_is_an_example_not_rules() -> None:
+    text = "````markdown\n```rules\nREADME => No\n```\n````\n"
+    assert parse_qna_rules(text) == []
+
+
+def test_a_shorter_fence_does_not_close_a_longer_one() -> None:
+    with pytest.raises(QnaError, match="line 3: expected 'PATTERN => ANSWER', got '```'"):
+        parse_qna_rules("````rules\nREADME => No\n```\nmore => rules\n````\n")
+
+
+def test_control_an_unclosed_rules_block_is_an_error() -> None:
+    with pytest.raises(QnaError, match=r"line 3: the ```rules block opened here is never closed"):
+        parse_qna_rules("Prose.\n\n```rules\nREADME => No\n")
