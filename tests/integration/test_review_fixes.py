@@ -133,3 +133,27 @@ def test_credentials_stay_out_and_a_forwarded_key_is_masked(
     everything = "".join(p.read_text(errors="replace") for p in trial_dir.rglob("*") if p.is_file())
     assert "sk-ant-forwarded-5" not in everything, "a forwarded key is masked in what is written"
     assert "raw-transcript.jsonl" in load_trial(single_run_dir(out), "env")["secretsMasked"]
+
+
+def test_files_an_evaluator_needs_are_checked_before_any_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    cases = [
+        ({"use": "llm-judge", "rubric": "missing.md"}, "the rubric missing.md is not in the case"),
+        ({"use": "external", "command": "./nope.py"}, "program './nope.py' is neither on PATH"),
+        ({"use": "hook-transcript-check", "pluginManifest": "p/hooks.json"}, "is not a file"),
+    ]
+    for entry, message in cases:
+        make_case("x", config={"evaluators": [entry]}, plan={"turns": [{"say": "hi"}]})
+        result = proctor("validate", "--source", str(tmp_path / "cases"))
+        assert result.code == 2 and message in result.err, (entry, result.err)
+
+
+def test_an_unreadable_optional_file_stops_the_run(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    folder = make_case("x", plan={"turns": [{"say": "hi"}]})
+    (folder / "qna.md").write_bytes(b"```rules\n\xff => no\n```\n")
+    result, out = _run(proctor, tmp_path)
+    assert result.code == 2 and "qna.md is not UTF-8 text" in result.err
+    assert not out.exists()

@@ -49,9 +49,18 @@ def _read_text(path: Path) -> str:
         raise _Unreadable(f"{path.name} cannot be read ({exc.strerror})") from exc
 
 
-def load_json_file(path: Path) -> Any:
+def _read_optional(path: Path) -> str:
+    """An optional file the case has: unlike a missing required one (the case is skipped), an
+    unreadable one is a ConfigError, since the case would otherwise run without it."""
+    try:
+        return _read_text(path)
+    except _Unreadable as exc:
+        raise ConfigError(f"{path.parent}/{exc}") from exc
+
+
+def load_json_file(path: Path, *, optional: bool = False) -> Any:
     """Parse a user-written JSON file; a syntax error is a ConfigError naming line and column."""
-    text = _read_text(path)
+    text = _read_optional(path) if optional else _read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -80,11 +89,11 @@ def load_case(folder: Path) -> Case:
         config = CaseConfig.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(str(config_path), exc, CaseConfig)) from exc
-    evaluators = parse_evaluator_specs(config.evaluators, str(config_path))
+    evaluators = parse_evaluator_specs(config.evaluators, str(config_path), folder)
     fixture, kind = _fixture(folder)
     qna_text, rules = None, []
     if (folder / "qna.md").is_file():
-        qna_text = _read_text(folder / "qna.md")
+        qna_text = _read_optional(folder / "qna.md")
         try:
             rules = parse_qna_rules(qna_text)
         except QnaError as exc:
@@ -92,7 +101,7 @@ def load_case(folder: Path) -> Case:
     plan = None
     if (folder / "plan.json").is_file():
         plan_path = folder / "plan.json"
-        plan = load_json_file(plan_path)
+        plan = load_json_file(plan_path, optional=True)
         try:
             validate_plan(plan, str(plan_path))
         except PlanError as exc:

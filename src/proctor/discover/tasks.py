@@ -85,7 +85,9 @@ def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
                 validate_plan(task.plan, f"{where}: plan")
             except PlanError as exc:
                 raise ConfigError(str(exc)) from exc
-        evaluators = parse_evaluator_specs(task.success_criteria, f"{where}: successCriteria")
+        evaluators = parse_evaluator_specs(
+            task.success_criteria, f"{where}: successCriteria", path.parent
+        )
         fields = set(CaseConfig.model_fields)
         config = CaseConfig.model_validate(
             {

@@ -29,6 +29,12 @@ class HookCheckParams(EvaluatorParams):
     ignore_events: list[str] = Field(default_factory=lambda: ["PostCompact"])
     require_commands: bool = True
 
+    def case_problem(self, case_dir: Path) -> str | None:
+        manifest = Path(self.plugin_manifest)
+        if not (manifest if manifest.is_absolute() else case_dir / manifest).is_file():
+            return f"pluginManifest {self.plugin_manifest} is not a file (in {case_dir})"
+        return None
+
 
 def _core(command: str) -> str:
     """The part of a hook command that survives path expansion (after the plugin root)."""

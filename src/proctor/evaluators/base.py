@@ -8,6 +8,7 @@ An evaluator entry in a case's ``config.json`` is ``{"use": NAME, "gate": bool, 
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,11 @@ class EvaluatorParams(BaseModel):
     """Base of every evaluator's parameter model: camelCase keys, unknown keys rejected."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def case_problem(self, case_dir: Path) -> str | None:
+        """What the case folder lacks for these parameters (a file they name), checked when
+        the case is loaded so that it fails before any trial; None when nothing is missing."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -97,8 +103,11 @@ def get_evaluator(name: str) -> Evaluator:
     return registry()[name]()
 
 
-def parse_evaluator_specs(entries: list[dict[str, Any]], where: str) -> list[EvaluatorSpec]:
-    """Validate evaluator entries against the registry; raise ConfigError naming the field."""
+def parse_evaluator_specs(
+    entries: list[dict[str, Any]], where: str, case_dir: Path | None = None
+) -> list[EvaluatorSpec]:
+    """Validate evaluator entries against the registry (and, given the case folder, the files
+    they name); raise ConfigError naming the field."""
     known = registry()
     specs = []
     for i, entry in enumerate(entries):
@@ -115,9 +124,13 @@ def parse_evaluator_specs(entries: list[dict[str, Any]], where: str) -> list[Eva
         if not isinstance(gate, bool):
             raise ConfigError(f"{where}: field '{loc}.gate': expected true or false, got {gate!r}")
         weight = entry.get("weight", 1.0)
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not 0 <= weight < math.inf
+        ):
             raise ConfigError(
-                f"{where}: field '{loc}.weight': expected a number >= 0, got {weight!r}"
+                f"{where}: field '{loc}.weight': expected a finite number >= 0, got {weight!r}"
             )
         label = entry.get("label")
         if label is not None and not isinstance(label, str):
@@ -128,6 +141,9 @@ def parse_evaluator_specs(entries: list[dict[str, Any]], where: str) -> list[Eva
             params = cls.Params.model_validate(raw)
         except ValidationError as exc:
             raise ConfigError(describe_validation_error(where, exc, cls.Params, prefix=loc))
+        problem = params.case_problem(case_dir) if case_dir is not None else None
+        if problem:
+            raise ConfigError(f"{where}: field '{loc}': {problem}")
         specs.append(
             EvaluatorSpec(
                 use=use, params=params, gate=gate, weight=float(weight), index=i, label=label

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -38,6 +39,11 @@ class ExternalParams(EvaluatorParams):
     score_metric: str | None = None
     pass_threshold: float = Field(default=60.0, ge=0, le=100)
     env: dict[str, str] = Field(default_factory=dict)
+
+    def case_problem(self, case_dir: Path) -> str | None:
+        if shutil.which(self.command) or (case_dir / self.command).exists():
+            return None
+        return f"program '{self.command}' is neither on PATH nor in the case folder {case_dir}"
 
 
 def _level(value: Any) -> float | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from proctor.evaluators.base import (
     EvaluationContext,
@@ -20,6 +20,18 @@ from proctor.models.trial import EvaluatorResult
 class FileExistsParams(EvaluatorParams):
     must: list[str] = Field(default_factory=list)
     must_not: list[str] = Field(default_factory=list)
+
+    @field_validator("must", "must_not")
+    @classmethod
+    def _file_patterns(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            path = Path(pattern)
+            if not pattern.strip() or path.is_absolute() or ".." in path.parts or pattern == ".":
+                raise ValueError(
+                    f"{pattern!r} is not a pattern for files in the workspace "
+                    "(give a relative glob such as 'src/*.py')"
+                )
+        return patterns
 
 
 def glob_workspace(root: Path, pattern: str, *, contained: bool = True) -> list[str]:

@@ -7,6 +7,7 @@ once, then it is an error too.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -43,6 +44,11 @@ class JudgeParams(EvaluatorParams):
     model: str | None = None
     max_input_chars: int = Field(default=120_000, ge=1_000)
     max_output_tokens: int = Field(default=1_024, ge=16)
+
+    def case_problem(self, case_dir: Path) -> str | None:
+        if not (case_dir / self.rubric).is_file():
+            return f"the rubric {self.rubric} is not in the case folder {case_dir}"
+        return None
 
 
 @register

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from proctor.evaluators.base import (
     EvaluationContext,
@@ -49,6 +49,14 @@ class TrajectoryCheckParams(EvaluatorParams):
     @classmethod
     def _valid_input_pattern(cls, value: str | None) -> str | None:
         return None if value is None else _check_regex(value)
+
+    @model_validator(mode="after")
+    def _bounds_and_patterns(self) -> TrajectoryCheckParams:
+        if isinstance(self.tool_pattern, dict) and not self.tool_pattern:
+            raise ValueError("toolPattern: give a regex, or a map with at least one agent")
+        if self.max is not None and self.max < self.min:
+            raise ValueError(f"max ({self.max}) is below min ({self.min}): no count can pass")
+        return self
 
 
 def input_texts(tool_input: dict[str, Any] | None) -> list[str]:

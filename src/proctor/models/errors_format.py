@@ -43,7 +43,7 @@ def describe_validation_error(
         msg = "expected " + msg[len("Input should be ") :]
     elif msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
-        if isinstance(value, dict) or list(err["loc"])[-1:] == ["[key]"]:  # says it all
+        if isinstance(value, dict | list) or list(err["loc"])[-1:] == ["[key]"]:  # says it all
             return f"{where}: field '{loc}': {msg}"
     return f"{where}: field '{loc}': {msg}, got {got}"
 

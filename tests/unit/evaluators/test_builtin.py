@@ -1,9 +1,11 @@
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from proctor.errors import ConfigError
 from proctor.models.trajectory import Event
 from tests.unit.evaluators.helpers import context, evaluate
 
@@ -27,11 +29,26 @@ def test_file_exists_control_missing_file_fails(tmp_path: Path) -> None:
     assert "missing: hello.txt" in r.message and "x.orig" in r.message
 
 
-def test_file_exists_never_looks_outside_the_workspace(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pattern", ["../outside.txt", "/etc/passwd", "", ".", "  "])
+def test_file_exists_patterns_stay_inside_the_workspace(tmp_path: Path, pattern: str) -> None:
     ctx = context(tmp_path)
-    (tmp_path / "outside.txt").write_text("")
-    r = evaluate({"use": "file-exists", "must": ["../outside.txt"]}, ctx)
-    assert not r.passed
+    with pytest.raises(ConfigError, match="is not a pattern for files in the workspace"):
+        evaluate({"use": "file-exists", "must": [pattern]}, ctx)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"use": "trajectory-check", "toolPattern": "Bash", "min": 3, "max": 1}, "below min"),
+        ({"use": "trajectory-check", "toolPattern": {}}, "at least one agent"),
+        ({"use": "command", "run": "true", "weight": 1e999}, "finite number"),
+    ],
+)
+def test_entries_that_could_never_work_are_config_errors(
+    tmp_path: Path, entry: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        evaluate(entry, context(tmp_path))
 
 
 def test_command_checks_the_exit_code_and_saves_output(tmp_path: Path) -> None:
