@@ -157,3 +157,28 @@ def test_an_unreadable_optional_file_stops_the_run(
     result, out = _run(proctor, tmp_path)
     assert result.code == 2 and "qna.md is not UTF-8 text" in result.err
     assert not out.exists()
+
+
+def test_ab_gate_conditions_missing_from_the_run_are_config_errors(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", config={"conditions": {"a": {}, "b": {}}}, plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"ab": {"treatment": "b", "baseline": "a"}}}))
+    result, out = _run(proctor, tmp_path, "--config", str(config), "--condition", "a")
+    assert result.code == 2 and "condition 'b' is left out by --condition" in result.err
+    _run(proctor, tmp_path)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"gate": {"ab": {"treatment": "c", "baseline": "a"}}}))
+    report = proctor("report", str(single_run_dir(out)), "--config", str(other))
+    assert report.code == 2 and "condition 'c' is not in this run" in report.err
+
+
+def test_a_pipe_in_a_case_name_stays_in_its_table_cell(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a|b", plan={"turns": [{"say": "hi"}]})
+    _, out = _run(proctor, tmp_path)
+    md = (single_run_dir(out) / "suite.md").read_text()
+    rows = [line for line in md.splitlines() if line.startswith("| a")]
+    assert rows and all(row.startswith("| a\\|b |") for row in rows)

@@ -370,12 +370,13 @@ def build_plan(
     cwd: Path,
 ) -> RunPlan:
     resolved = [resolve_case(c, top, cli) for c in select_cases(found.cases, cli)]
+    defined: set[str] = set()
+    for case in select_cases(found.cases, cli):
+        defined |= set(top.conditions or {}) | set(case.config.conditions or {})
+        if not (top.conditions or case.config.conditions):
+            defined.add(DEFAULT_CONDITION)
     if cli.conditions:
-        known = set()
-        for case in select_cases(found.cases, cli):
-            known |= set(top.conditions or {}) | set(case.config.conditions or {})
-            if not (top.conditions or case.config.conditions):
-                known.add(DEFAULT_CONDITION)
+        known = defined
         unknown = [name for name in cli.conditions if name not in known]
         if unknown:
             raise ConfigError(
@@ -392,9 +393,14 @@ def build_plan(
         known = {name for rc in resolved for name in rc.conditions}
         for name in (gate.ab.treatment, gate.ab.baseline):
             if name not in known:
+                why = (
+                    "is left out by --condition"
+                    if cli.conditions and name in defined
+                    else "is not defined by any case"
+                )
                 raise ConfigError(
                     f"{config_path or 'proctor.json'}: field 'gate.ab': condition '{name}' "
-                    f"is not defined by any case (conditions: {', '.join(sorted(known))})"
+                    f"{why} (conditions: {', '.join(sorted(known))})"
                 )
     metrics = metrics_config(top, config_path)
     pricing = price_table(top)

@@ -16,6 +16,11 @@ EXIT_MEANING = {
 }
 
 
+def _md(text: str) -> str:
+    """``text`` safe inside a Markdown table cell (a ``|`` would start a new cell)."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.0f}%"
 
@@ -57,7 +62,8 @@ def _process_table(suite: SuiteRecord) -> list[str]:
         fired = ", ".join(f"{name} {n}" for name, n in g.rule_counts.items() if n) or "none"
         e = g.effort
         lines.append(
-            f"| {g.case} | {g.agent} | {g.condition} | {_pct(g.pass_rate)}{_ci(g.pass_rate_ci)} "
+            f"| {_md(g.case)} | {_md(g.agent)} | {_md(g.condition)} "
+            f"| {g.passes}/{g.scored} {_pct(g.pass_rate)}{_ci(g.pass_rate_ci)} "
             f"| {at} | {hat} | {_spread(e.elapsed_seconds, 2)} | {_spread(e.tool_calls, 0)} "
             f"| {_spread(e.tokens, 0)} | {fired} / {g.tasks} |"
         )
@@ -100,9 +106,14 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         extra = f" (unpriced: {', '.join(t.unpriced_models)})" if t.unpriced_models else ""
         lines.append(f"- Cost: {cost}{extra}")
     gate = suite.gate.model_dump(by_alias=True, exclude_none=True)
-    lines.append(
-        "- Gate: " + (", ".join(f"{k} {v}" for k, v in gate.items()) or "none (always passes)")
-    )
+    ab = gate.pop("ab", None)
+    parts = [f"{k} {v}" for k, v in gate.items()]
+    if ab is not None:
+        parts.append(
+            f"A/B {ab['treatment']} vs {ab['baseline']} "
+            f"(maxPassRateDrop {ab.get('maxPassRateDrop', 0)})"
+        )
+    lines.append("- Gate: " + (", ".join(parts) or "none (always passes)"))
     if t.usage:
         lines.append(
             "- Tokens: "
@@ -128,7 +139,7 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         elif not g.scored:
             verdict = "FAIL (no scored trials)"
         lines.append(
-            f"| {g.case} | {g.agent} | {g.condition} | {g.passes}/{g.scored} | "
+            f"| {_md(g.case)} | {_md(g.agent)} | {_md(g.condition)} | {g.passes}/{g.scored} | "
             f"{_pct(g.pass_rate)} | {_num(g.mean_score)}{sd} | {g.stability} | {statuses} | "
             f"{verdict} |"
         )

@@ -91,6 +91,13 @@ def recompute(run_dir: Path, config: Path | None, *, write: bool = False) -> Rec
     if config is not None:
         top, _, _ = load_top_config(config, Path.cwd())
         gate = top.gate or DEFAULT_GATE
+        ran = {r.condition for r in records}
+        for name in (gate.ab.treatment, gate.ab.baseline) if gate.ab is not None else ():
+            if name not in ran:
+                raise ConfigError(
+                    f"{config}: field 'gate.ab': condition '{name}' is not in this run "
+                    f"(conditions: {', '.join(sorted(ran))})"
+                )
     else:
         gate = stored_gate(paths)
     skipped: list[dict[str, str]] = []
