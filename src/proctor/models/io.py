@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,6 +28,25 @@ def _file_mode() -> int:
 
 _MODE = _file_mode()
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str, *, json_string: bool = False) -> str:
+    """``text`` with each lone surrogate written as a visible escape, so it encodes as UTF-8.
+
+    Python decodes the undecodable bytes of a file name to lone surrogates (``surrogateescape``),
+    which no UTF-8 file can hold; one such name must not make a trial's record unwritable. A byte
+    comes back as ``\\xff`` (``bad\\xffname``), any other surrogate as ``\\udc00``. With
+    ``json_string`` the backslash is doubled, for text that is already JSON.
+    """
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        shown = f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+        return "\\" + shown if json_string else shown
+
+    return _LONE_SURROGATE.sub(escape, text)
+
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temp file and a rename, so readers never see half."""
@@ -35,7 +55,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         os.fchmod(fd, _MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(mask(text))
+            fh.write(escape_surrogates(mask(text)))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -43,7 +63,8 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+    return escape_surrogates(text, json_string=True) + "\n"
 
 
 def model_to_json(model: BaseModel) -> str:
@@ -64,7 +85,8 @@ def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> None:
         if isinstance(row, BaseModel):
             row = row.model_dump(mode="json", by_alias=True, exclude_none=True)
         lines.append(json.dumps(row, ensure_ascii=False))
-    write_text_atomic(path, "".join(line + "\n" for line in lines))
+    text = "".join(line + "\n" for line in lines)
+    write_text_atomic(path, escape_surrogates(text, json_string=True))
 
 
 def read_record(path: Path, model: type[R]) -> R:

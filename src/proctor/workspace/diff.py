@@ -6,6 +6,8 @@ import difflib
 import os
 from pathlib import Path
 
+from proctor.models.io import escape_surrogates
+
 IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 MAX_TEXT_BYTES = 2_000_000
@@ -43,10 +45,12 @@ def _text(data: bytes) -> list[str] | None:
 def unified_diff(before: dict[str, bytes], after: dict[str, bytes]) -> str:
     """A git-style unified diff of two snapshots; binary files are named, not shown."""
     out: list[str] = []
-    for path in sorted(set(before) | set(after)):
-        old, new = before.get(path), after.get(path)
+    for key in sorted(set(before) | set(after)):
+        old, new = before.get(key), after.get(key)
         if old == new:
             continue
+        # A name that is not UTF-8 is shown escaped (bad\xffname), so the diff can be written.
+        path = escape_surrogates(key)
         a = f"a/{path}" if old is not None else "/dev/null"
         b = f"b/{path}" if new is not None else "/dev/null"
         old_lines = _text(old) if old is not None else []

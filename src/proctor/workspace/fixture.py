@@ -1,7 +1,10 @@
 """Materialising a case's fixture into a fresh workspace, safely.
 
-Zip entries that would land outside the workspace (absolute paths, ``..``) and symbolic links
-that point outside it are refused with a :class:`WorkspaceError` naming the entry.
+Zip entries that would land outside the workspace (absolute paths, ``..``, or a path through the
+archive's own symlinks that leads out) and symbolic links that point outside it are refused with
+a :class:`WorkspaceError` naming the entry. Extraction checks again, on the real file system,
+before every write: regular entries are written first and symlinks last, so no write can follow a
+link out of the workspace even when the archive-level check misses a trick.
 """
 
 from __future__ import annotations
@@ -9,85 +12,167 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import tempfile
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from proctor.errors import WorkspaceError
+
+# As many symlinks as one path may pass through before it is treated as a loop (Linux's limit).
+_MAX_LINK_HOPS = 40
 
 
 def _is_symlink_entry(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
+def _inside(root: Path, target: Path) -> bool:
+    """Whether ``target``, with every symlink that exists now followed, lies within ``root``.
+
+    ``root`` must already be a real path. ``os.path.realpath`` is used rather than
+    ``Path.resolve`` because it does not raise on a symlink loop (a loop leads nowhere).
+    """
+    return Path(os.path.realpath(target)).is_relative_to(root)
+
+
 def _escapes(root: Path, target: Path) -> bool:
-    try:
-        target.resolve().relative_to(root.resolve())
-    except ValueError:
-        return True
-    return False
+    return not _inside(Path(os.path.realpath(root)), target)
+
+
+def _follow(path: PurePosixPath, links: Mapping[PurePosixPath, str]) -> PurePosixPath | None:
+    """Where the archive-relative ``path`` leads once the archive's own symlinks are followed.
+
+    Components are resolved the way the kernel does once the archive is extracted: a symlink is
+    replaced by its target before a later ``..`` applies. None when the path leaves the root or
+    a link is absolute. A loop stops being followed, as ``os.path.realpath`` does.
+    """
+    pending = list(reversed(path.parts))
+    here: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop()
+        if part == "..":
+            if not here:
+                return None
+            here.pop()
+            continue
+        here.append(part)
+        link = links.get(PurePosixPath(*here))
+        if link is None or hops >= _MAX_LINK_HOPS:
+            continue
+        if link.startswith("/"):
+            return None
+        hops += 1
+        here.pop()
+        pending.extend(reversed(PurePosixPath(link).parts))
+    return PurePosixPath(*here)
+
+
+def _link_targets(zf: zipfile.ZipFile) -> dict[PurePosixPath, str]:
+    return {
+        PurePosixPath(info.filename): zf.read(info).decode("utf-8", "replace")
+        for info in zf.infolist()
+        if _is_symlink_entry(info)
+    }
+
+
+def _check_entry(path: Path, info: zipfile.ZipInfo, links: Mapping[PurePosixPath, str]) -> None:
+    name = info.filename
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    lexically_out = name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts
+    if lexically_out or _follow(PurePosixPath(name).parent, links) is None:
+        raise WorkspaceError(f"{path}: entry '{name}' would be written outside the workspace")
+    if _is_symlink_entry(info):
+        link = links[PurePosixPath(name)]
+        if link.startswith("/") or _follow(PurePosixPath(name).parent / link, links) is None:
+            raise WorkspaceError(
+                f"{path}: symlink entry '{name}' points outside the workspace ({link})"
+            )
 
 
 def check_zip(path: Path) -> None:
     """Raise WorkspaceError when ``path`` is not a zip or has an entry escaping its root."""
     try:
         with zipfile.ZipFile(path) as zf:
+            links = _link_targets(zf)
             for info in zf.infolist():
-                name = info.filename
-                parts = PurePosixPath(name.replace("\\", "/")).parts
-                if name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts:
-                    raise WorkspaceError(
-                        f"{path}: entry '{name}' would be written outside the workspace"
-                    )
-                if _is_symlink_entry(info):
-                    link = zf.read(info).decode("utf-8", "replace")
-                    resolved = PurePosixPath(name).parent / link
-                    if link.startswith("/") or ".." in _normalise(resolved).parts:
-                        raise WorkspaceError(
-                            f"{path}: symlink entry '{name}' points outside the workspace ({link})"
-                        )
+                _check_entry(path, info, links)
     except zipfile.BadZipFile as exc:
         raise WorkspaceError(f"{path}: not a valid zip file ({exc})") from exc
     except OSError as exc:
         raise WorkspaceError(f"{path}: cannot be read ({exc})") from exc
 
 
-def _normalise(path: PurePosixPath) -> PurePosixPath:
-    out: list[str] = []
-    for part in path.parts:
-        if part == "..":
-            if not out:
-                return PurePosixPath("..", *path.parts)
-            out.pop()
-        elif part != ".":
-            out.append(part)
-    return PurePosixPath(*out)
+def _refuse_outside(path: Path, info: zipfile.ZipInfo, root: Path, written: Path) -> None:
+    """Raise when ``written``, the real place the entry's write would touch, is outside root."""
+    if not _inside(root, written):
+        raise WorkspaceError(
+            f"{path}: entry '{info.filename}' would be written outside the workspace"
+        )
+
+
+def _write_entry(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: Path) -> None:
+    """Write one directory or regular file; its real path is checked right before the write."""
+    target = root / info.filename
+    _refuse_outside(path, info, root, target)
+    if info.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zf.open(info) as src, open(target, "wb") as out:
+        shutil.copyfileobj(src, out)
+    mode = (info.external_attr >> 16) & 0o777
+    if mode:
+        os.chmod(target, mode | stat.S_IRUSR | stat.S_IWUSR)
+
+
+def _write_link(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: Path) -> None:
+    """Create one symlink; creating it follows only its parent, so the parent is checked."""
+    target = root / info.filename
+    _refuse_outside(path, info, root, target.parent)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.symlink(os.fsdecode(zf.read(info)), target)
+    except OSError as exc:
+        raise WorkspaceError(
+            f"{path}: symlink entry '{info.filename}' cannot be created ({exc.strerror})"
+        ) from exc
 
 
 def _extract_zip(path: Path, dest: Path) -> None:
+    """Extract ``path`` into ``dest``: directories and files first, symlinks last, so that no
+    write passes through a link the archive itself made."""
     check_zip(path)
+    root = Path(os.path.realpath(dest))
     with zipfile.ZipFile(path) as zf:
-        for info in zf.infolist():
-            target = dest / info.filename
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if _is_symlink_entry(info):
-                os.symlink(zf.read(info).decode("utf-8"), target)
-                continue
-            with zf.open(info) as src, open(target, "wb") as out:
-                shutil.copyfileobj(src, out)
-            mode = (info.external_attr >> 16) & 0o777
-            if mode:
-                os.chmod(target, mode | stat.S_IRUSR | stat.S_IWUSR)
+        entries = zf.infolist()
+        links = [info for info in entries if _is_symlink_entry(info)]
+        for info in entries:
+            if not _is_symlink_entry(info):
+                _write_entry(zf, path, info, root)
+        for info in links:
+            _write_link(zf, path, info, root)
+    # A later link can redirect an earlier one, so each is judged once all exist.
+    for info in links:
+        if not _inside(root, root / info.filename):
+            raise WorkspaceError(
+                f"{path}: symlink entry '{info.filename}' points outside the workspace "
+                f"({os.readlink(root / info.filename)})"
+            )
     _strip_single_root(dest)
 
 
 def _strip_single_root(dest: Path) -> None:
-    """A zip holding one top folder (``src/...``) is unwrapped, as archives usually are."""
+    """A zip holding one top folder (``src/...``) is unwrapped, as archives usually are.
+
+    The folder is first renamed to a fresh name, so a child with the folder's own name
+    (``mypkg/mypkg/``) can move up without colliding with it.
+    """
     entries = [p for p in dest.iterdir() if p.name != "__MACOSX"]
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
-        inner = entries[0]
+        inner = Path(tempfile.mkdtemp(dir=dest, prefix=".unwrap-"))
+        entries[0].rename(inner)
         for child in list(inner.iterdir()):
             child.rename(dest / child.name)
         inner.rmdir()

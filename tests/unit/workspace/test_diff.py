@@ -1,4 +1,10 @@
-from proctor.workspace.diff import changed_paths, unified_diff
+import json
+import os
+from pathlib import Path
+
+from proctor.models.io import read_record, write_record, write_text_atomic
+from proctor.models.trial import EvaluatorResult, TrialRecord
+from proctor.workspace.diff import changed_paths, snapshot, unified_diff
 
 
 def test_diff_shows_changes_additions_and_deletions() -> None:
@@ -19,3 +25,36 @@ def test_binary_files_are_named_not_shown() -> None:
 
 def test_identical_snapshots_give_an_empty_diff() -> None:
     assert unified_diff({"a": b"1"}, {"a": b"1"}) == ""
+
+
+def _workspace_with_a_non_utf8_name(root: Path) -> Path:
+    root.mkdir()
+    (root / "ok.txt").write_text("same\n")
+    with open(os.path.join(os.fsencode(root), b"bad\xffname"), "wb") as fh:
+        fh.write(b"x\n")
+    return root
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
+    ws = _workspace_with_a_non_utf8_name(tmp_path / "ws")
+    diff = unified_diff({"ok.txt": b"same\n"}, snapshot(ws))
+    assert "diff --git a/bad\\xffname b/bad\\xffname\nnew file\n" in diff
+    assert "+++ b/bad\\xffname\n@@ -0,0 +1 @@\n+x\n" in diff
+    out = tmp_path / "workspace.diff"
+    write_text_atomic(out, diff)
+    assert out.read_bytes().decode("utf-8") == diff
+
+
+def test_a_trial_record_naming_such_a_file_is_written_as_utf8_json(tmp_path: Path) -> None:
+    ws = _workspace_with_a_non_utf8_name(tmp_path / "ws")
+    names = sorted(p.name for p in ws.iterdir())
+    result = EvaluatorResult(
+        use="file-exists", passed=False, score=0, message=", ".join(names), details={"n": names}
+    )
+    record = TrialRecord(case="c", agent="a", repeat=1, status="failed", evaluators=[result])
+    out = tmp_path / "trial.json"
+    write_record(out, record)
+    data = json.loads(out.read_bytes().decode("utf-8"))
+    assert data["evaluators"][0]["message"] == "bad\\xffname, ok.txt"
+    assert data["evaluators"][0]["details"] == {"n": ["bad\\xffname", "ok.txt"]}
+    assert read_record(out, TrialRecord).evaluators[0].message == "bad\\xffname, ok.txt"

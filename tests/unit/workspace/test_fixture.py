@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from proctor.errors import WorkspaceError
+from proctor.workspace import fixture
 from proctor.workspace.fixture import check_zip, materialise_fixture
 
 
@@ -72,3 +73,112 @@ def test_directory_symlink_chains_escaping_the_workspace_are_refused(tmp_path: P
     z = _zip(tmp_path / "src.zip", {"keep.txt": "k"}, links={"x/y": "..", "x/z": "y/../.."})
     with pytest.raises(WorkspaceError):
         materialise_fixture(z, "zip", tmp_path / "ws")
+
+
+def _chained_escape_zip(path: Path) -> Path:
+    """Each link looks harmless on its own; together ``w`` leads three levels up."""
+    links = {"y": ".", "x": "y/..", "z": "x/..", "w": "z/.."}
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, target in links.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o120777 << 16
+            zf.writestr(info, target)
+        zf.writestr("w/PWNED_BY_ZIP.txt", "pwned")
+    return path
+
+
+def _tree(root: Path) -> set[Path]:
+    return {p.relative_to(root) for p in root.rglob("*")}
+
+
+def test_chain_of_symlinks_escaping_the_workspace_is_refused(tmp_path: Path) -> None:
+    z = _chained_escape_zip(tmp_path / "src.zip")
+    dest = tmp_path / "a" / "b" / "ws"
+    dest.parent.mkdir(parents=True)
+    before = _tree(tmp_path)
+    with pytest.raises(WorkspaceError, match="symlink entry 'x' points outside the workspace"):
+        check_zip(z)
+    with pytest.raises(WorkspaceError, match="outside the workspace"):
+        materialise_fixture(z, "zip", dest)
+    assert {p for p in _tree(tmp_path) if not p.is_relative_to(dest.relative_to(tmp_path))} == (
+        before
+    )
+    assert not (tmp_path / "PWNED_BY_ZIP.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("entries", "links", "error"),
+    [
+        ({"w/PWNED_BY_ZIP.txt": "pwned"}, {}, "symlink entry 'w' cannot be created"),
+        ({}, {"w/PWNED_BY_ZIP.txt": "x"}, "entry 'w/PWNED_BY_ZIP.txt' would be written outside"),
+    ],
+)
+def test_extraction_never_writes_outside_even_when_the_archive_check_misses(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    entries: dict[str, str],
+    links: dict[str, str],
+    error: str,
+) -> None:
+    """The real-path checks at extraction time hold on their own, without ``check_zip``."""
+    monkeypatch.setattr(fixture, "check_zip", lambda path: None)
+    chain = {"y": ".", "x": "y/..", "z": "x/..", "w": "z/.."}
+    z = _zip(tmp_path / "src.zip", entries, links={**chain, **links})
+    dest = tmp_path / "a" / "b" / "ws"
+    dest.parent.mkdir(parents=True)
+    before = _tree(tmp_path)
+    with pytest.raises(WorkspaceError, match=error):
+        materialise_fixture(z, "zip", dest)
+    assert {p for p in _tree(tmp_path) if not p.is_relative_to(dest.relative_to(tmp_path))} == (
+        before
+    )
+    assert not (tmp_path / "PWNED_BY_ZIP.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "links",
+    [
+        {"y": ".", "x": "y/.."},
+        {"x": "y/..", "y": "."},
+        {"sub/y": "..", "sub/x": "y/.."},
+        {"a": "b", "b": "/etc"},
+    ],
+)
+def test_links_that_escape_only_through_other_links_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, links: dict[str, str]
+) -> None:
+    z = _zip(tmp_path / "src.zip", {"keep.txt": "k"}, links=links)
+    with pytest.raises(WorkspaceError, match="points outside the workspace"):
+        check_zip(z)
+    monkeypatch.setattr(fixture, "check_zip", lambda path: None)
+    with pytest.raises(WorkspaceError, match="points outside the workspace"):
+        materialise_fixture(z, "zip", tmp_path / "ws")
+
+
+def test_links_through_links_that_stay_inside_are_kept(tmp_path: Path) -> None:
+    z = _zip(
+        tmp_path / "src.zip",
+        {"lib/real.txt": "r", "top.txt": "t"},
+        links={"here": ".", "alias": "here/lib", "file": "alias/real.txt", "loop": "loop"},
+    )
+    check_zip(z)
+    materialise_fixture(z, "zip", tmp_path / "ws")
+    assert (tmp_path / "ws" / "file").read_text() == "r"
+
+
+def test_single_root_folder_holding_a_folder_of_its_own_name_is_unwrapped(
+    tmp_path: Path,
+) -> None:
+    z = _zip(
+        tmp_path / "src.zip",
+        {"mypkg/setup.py": "setup()", "mypkg/mypkg/__init__.py": "X = 1", "mypkg/.hidden": "h"},
+    )
+    ws = tmp_path / "ws"
+    materialise_fixture(z, "zip", ws)
+    assert _tree(ws) == {
+        Path("setup.py"),
+        Path("mypkg"),
+        Path("mypkg/__init__.py"),
+        Path(".hidden"),
+    }
+    assert (ws / "mypkg" / "__init__.py").read_text() == "X = 1"
