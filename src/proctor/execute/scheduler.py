@@ -57,11 +57,22 @@ def _signals_ignored() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def _swallow(signum: int, frame: FrameType | None) -> None:
+    """Ignore a stop signal in a worker from Python rather than with ``SIG_IGN``: one that
+    arrived just before the switch has already been noted by the interpreter, and finding
+    ``SIG_IGN`` then makes it print a traceback ("Signal 15 ignored due to race condition").
+    (Workers end with ``os._exit``, so no interpreter shutdown puts ``SIG_DFL`` back.)"""
+
+
+def _swallow_stop_signals() -> None:
+    signal.signal(signal.SIGINT, _swallow)
+    signal.signal(signal.SIGTERM, _swallow)
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     """Interrupt the trial once; later signals (Ctrl-C then the scheduler's SIGTERM) must not
     break the clean-up that writes ``trial.json``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _swallow_stop_signals()
     raise Interrupted()
 
 
