@@ -150,9 +150,15 @@ def test_ctrl_c_writes_what_finished_and_exits_130(tmp_path: Path) -> None:
     assert suite["interrupted"] is True and suite["exitCode"] == 130
 
 
-def test_tools_in_their_own_session_are_killed_too(proctor: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("detach", ["setsid", "setsid env -i", "nohup setsid env -i"])
+def test_tools_in_their_own_session_are_killed_too(
+    proctor: Any, tmp_path: Path, detach: str
+) -> None:
+    """Claude Code's Bash tool starts commands in sessions of their own; a daemon may also
+    clear its environment (so no inherited marker finds it) and double-fork."""
     marker = f"proctor-setsid-{uuid.uuid4().hex}"
-    escapee = f"setsid python3 -c 'import time; time.sleep(300)' {marker} &"
+    python = sys.executable
+    escapee = f"{detach} {python} -c 'import os, time; os.fork() or time.sleep(300)' {marker} &"
     write_case(
         tmp_path / "cases",
         "escape",
@@ -160,6 +166,8 @@ def test_tools_in_their_own_session_are_killed_too(proctor: Any, tmp_path: Path)
         plan={"turns": [{"shell": f"{escapee} sleep 300"}]},
     )
     proctor("run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out"))
+    trial = load_trial(single_run_dir(tmp_path / "out"), "escape")
+    assert trial["status"] == "timeout", trial["reason"]  # the escapee did start
     deadline = time.monotonic() + 5
     while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)

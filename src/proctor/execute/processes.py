@@ -177,3 +177,75 @@ def kill_marked(marker: str, rounds: int = 3, variable: str = MARKER_VARIABLE) -
             except (ProcessLookupError, PermissionError):
                 pass
     return killed
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux), so that a daemon
+    that double-forks, leaves its session and clears its environment still ends up our
+    descendant, and :func:`kill_descendants` finds it. False where that is not possible."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` in the process tree, from ``/proc`` (empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_descendants(pid: int, rounds: int = 3) -> int:
+    """SIGKILL every descendant of ``pid`` and reap the ones that are ours; the number killed."""
+    killed = 0
+    for _ in range(rounds):
+        pids = descendants(pid)
+        if not pids:
+            break
+        for child in pids:
+            try:
+                os.kill(child, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        _reap_children()
+    return killed
+
+
+def _reap_children() -> None:
+    """Collect exited children (orphans adopted as subreaper among them) without blocking."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return

@@ -31,7 +31,7 @@ from proctor.execute.events import (
     TrialStarted,
     emit,
 )
-from proctor.execute.processes import kill_marked
+from proctor.execute.processes import become_subreaper, kill_marked
 from proctor.execute.trial import Interrupted, TrialRunner, WorkerOptions, trial_marker
 from proctor.models.io import read_record, write_record
 from proctor.models.trial import TrialRecord
@@ -79,6 +79,7 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
 def _worker(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions) -> None:
     signal.signal(signal.SIGINT, _raise_interrupted)
     signal.signal(signal.SIGTERM, _raise_interrupted)
+    become_subreaper()  # what the trial starts stays below this process, however it detaches
     try:
         TrialRunner(spec, run, scratch, options).run()
     except Interrupted:

@@ -28,7 +28,12 @@ from proctor.drive.pty_session import PtySession
 from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
 from proctor.evaluators.combiners import COMBINERS, below_threshold
-from proctor.execute.processes import MARKER_VARIABLE, kill_marked, run_captured
+from proctor.execute.processes import (
+    MARKER_VARIABLE,
+    kill_descendants,
+    kill_marked,
+    run_captured,
+)
 from proctor.execute.trial_parts import (
     MAX_FOLLOWUPS,
     case_labels,
@@ -152,6 +157,7 @@ class TrialRunner:
             if self.session is not None:
                 self.session.kill()
             kill_marked(self.marker)
+            kill_descendants(os.getpid())
             self.timings.total_ms = _ms(t0)
             self.timings.harness_ms = round(self.timings.total_ms - self.timings.agent_ms, 3)
             self.timings.finished_at = _now()
