@@ -182,3 +182,41 @@ def test_a_pipe_in_a_case_name_stays_in_its_table_cell(
     md = (single_run_dir(out) / "suite.md").read_text()
     rows = [line for line in md.splitlines() if line.startswith("| a")]
     assert rows and all(row.startswith("| a\\|b |") for row in rows)
+
+
+def test_report_survives_a_hand_edited_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"turns": [{"write": {"path": "x.py", "content": "1\n"}}]})
+    _, out = _run(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    path = run_dir / "trials/a/scripted/default/1/trial.json"
+    trial = json.loads(path.read_text())
+    trial["rules"] = [{"fired": True}, {"rule": ["x"], "fired": True}]
+    trial["process"]["effort"]["elapsedSeconds"] = "slow"
+    trial["process"]["effort"]["cost"] = "cheap"
+    path.write_text(json.dumps(trial))
+    report = proctor("report", str(run_dir))
+    assert report.code == 0, report.err
+
+
+def test_cost_is_unknown_without_a_price_table(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    _, out = _run(proctor, tmp_path)
+    assert load_trial(single_run_dir(out), "a")["process"]["effort"].get("cost") is None
+
+
+def test_a_symlinked_temporary_folder_still_finds_the_transcript(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    real = tmp_path / "real-tmp"
+    real.mkdir()
+    (tmp_path / "linked-tmp").symlink_to(real)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "linked-tmp"))
+    monkeypatch.setattr("tempfile.tempdir", None)  # re-read TMPDIR
+    make_case("a", plan={"turns": [{"shell": "echo hi"}]})
+    _, out = _run(proctor, tmp_path)
+    trial = load_trial(single_run_dir(out), "a")
+    assert trial["toolCalls"] == 1, trial

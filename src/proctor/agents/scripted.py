@@ -57,8 +57,8 @@ class ScriptedAgent:
             ctx.agent_model or str(plan.get("model", "scripted")),
             *ctx.profile.args,
         ]
-        transcript = scripted_program.transcript_path(
-            str(config_dir), str(ctx.workspace), ctx.session_id
+        transcript = scripted_program.transcript_path(  # the program names it by os.getcwd()
+            str(config_dir), str(ctx.workspace.resolve()), ctx.session_id
         )
         return Launch(argv=argv, env=env, cwd=ctx.workspace, transcript=transcript)
 

@@ -467,7 +467,7 @@ class TrialRunner:
             expected_symbols=config.expected_symbols,
             config=self.spec.metrics,
             workspace=str(self.workspace),
-            pricing=self.spec.pricing,
+            pricing=self.spec.pricing or None,  # no price table: cost is unknown, not $0
         )
         self.record.process = metrics.to_dict()
         if config.expected_traces:

@@ -43,10 +43,17 @@ def _get(data: dict[str, Any] | None, *path: str) -> Any:
     return data
 
 
+def _number(value: Any) -> float | None:
+    """A number from a stored record, or None for anything else (a hand-edited file)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
 def trial_elapsed_seconds(r: TrialRecord) -> float:
     """The agent's elapsed time: from its transcript when it has timestamps, else wall time."""
-    value = _get(r.process, "effort", "elapsedSeconds")
-    return float(value) if value is not None else r.timings.agent_ms / 1000
+    value = _number(_get(r.process, "effort", "elapsedSeconds"))
+    return value if value is not None else r.timings.agent_ms / 1000
 
 
 def trial_tokens(r: TrialRecord) -> int:
@@ -57,7 +64,7 @@ def effort_stats(records: Sequence[TrialRecord]) -> EffortStats:
     """Median and range of elapsed seconds, tool calls, tokens and cost over trials that ran
     (error statuses other than agent-error are left out: nothing meaningful was measured)."""
     ran = [r for r in records if r.status in SCORED_STATUSES or r.status == "agent-error"]
-    costs = [c for r in ran if (c := _get(r.process, "effort", "cost")) is not None]
+    costs = [c for r in ran if (c := _number(_get(r.process, "effort", "cost"))) is not None]
     return EffortStats(
         elapsed_seconds=spread([trial_elapsed_seconds(r) for r in ran]),
         tool_calls=spread([float(r.tool_calls) for r in ran]),
@@ -75,8 +82,9 @@ def rule_counts(records: Sequence[TrialRecord]) -> tuple[int, dict[str, int]]:
             continue
         tasks += 1
         for rule in r.rules:
-            if rule.get("fired"):
-                counts[rule["rule"]] = counts.get(rule["rule"], 0) + 1
+            name = rule.get("rule") if isinstance(rule, dict) else None
+            if isinstance(name, str) and rule.get("fired") is True:
+                counts[name] = counts.get(name, 0) + 1
     return tasks, counts
 
 
