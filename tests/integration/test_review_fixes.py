@@ -220,3 +220,22 @@ def test_a_symlinked_temporary_folder_still_finds_the_transcript(
     _, out = _run(proctor, tmp_path)
     trial = load_trial(single_run_dir(out), "a")
     assert trial["toolCalls"] == 1, trial
+
+
+def test_an_answering_model_that_fails_is_an_infra_error_not_a_failed_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(
+        "ask",
+        plan={
+            "turns": [{"ask": "Which database?", "options": ["SQLite", "Postgres"]}],
+            "roles": {"workhorse": [{"status": 401}]},
+        },
+    )
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"models": {"workhorse": "scripted/workhorse"}}))
+    result, out = _run(proctor, tmp_path, "--config", str(config))
+    trial = load_trial(single_run_dir(out), "ask")
+    assert trial["status"] == "infra-error", trial["reason"]
+    assert trial["reason"].startswith("answering model scripted/workhorse failed")
+    assert result.code == 2  # every trial ended in infra-error

@@ -2,7 +2,9 @@
 
 The model sees the question (and its options), the policy prose of ``qna.md``, the task prompt
 and the end of the agent's screen, and replies with JSON: answer it, pick an option,
-approve/deny, or ``ABORT``. A failing model call aborts too ("if unsure, abort").
+approve/deny, or ``ABORT``. A model call that fails (quota, auth, network after retries) is
+not an answer: it raises :class:`AnsweringFailed`, and the trial ends ``infra-error``, because
+an unanswered question there says nothing about the agent.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from proctor.drive.answering import Answer, QnaRule, answer_question
+from proctor.errors import ProctorError
 from proctor.llm.client import ProviderError
 from proctor.llm.roles import RoleSet
 
@@ -33,6 +36,10 @@ INTERROGATIVE = re.compile(
     r"who|why|want|ok|okay|proceed)\b",
     re.IGNORECASE,
 )
+
+
+class AnsweringFailed(ProctorError):
+    """The answering model could not be reached or refused the call."""
 
 
 @dataclass(frozen=True)
@@ -68,9 +75,7 @@ class AnswerPolicy:
         try:
             reply = client.complete(ANSWER_SYSTEM, user, max_tokens=400)
         except ProviderError as exc:
-            return PolicyAnswer(
-                Answer(None, "abort"), str(client.ref), reason=f"answering model failed: {exc}"
-            )
+            raise AnsweringFailed(f"answering model {client.ref} failed: {exc}") from exc
         latency = (time.monotonic() - started) * 1000
         action, text, reason = _parse_reply(reply.text, options)
         answer = Answer(None, "abort") if action == "abort" or not text else Answer(text, "model")

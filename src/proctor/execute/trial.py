@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from proctor.agents.base import AgentAdapter, Launch, LaunchContext, adapter_for
 from proctor.drive.conversation import Conversation, TurnOutcome, question_record
 from proctor.drive.headless import run_headless
-from proctor.drive.policy import AnswerPolicy
+from proctor.drive.policy import AnsweringFailed, AnswerPolicy
 from proctor.drive.pty_session import PtySession
 from proctor.errors import WorkspaceError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
@@ -145,6 +145,8 @@ class TrialRunner:
             self._run()
         except Interrupted:
             self._fail("infra-error", "interrupted: the run was stopped before this trial ended")
+        except AnsweringFailed as exc:
+            self._fail("infra-error", str(exc))
         except WorkspaceError as exc:
             self._fail("infra-error", str(exc), exc)
         except Exception as exc:
