@@ -239,3 +239,34 @@ def test_an_answering_model_that_fails_is_an_infra_error_not_a_failed_trial(
     assert trial["status"] == "infra-error", trial["reason"]
     assert trial["reason"].startswith("answering model scripted/workhorse failed")
     assert result.code == 2  # every trial ended in infra-error
+
+
+def test_every_model_a_run_may_call_needs_its_key_before_any_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    for name in (
+        "OPENAI_API_KEY",
+        "PROCTOR_OPENAI_KEY",
+        "ANTHROPIC_API_KEY",
+        "PROCTOR_ANTHROPIC_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    folder = make_case(
+        "judged",
+        plan={"turns": [{"say": "hi"}]},
+        config={
+            "models": {"judge": "scripted/judge"},
+            "evaluators": [
+                {"use": "llm-judge"},
+                {"use": "llm-judge", "model": "openai/gpt-x"},
+            ],
+        },
+    )
+    (folder / "evaluation.md").write_text("Score it.\n")
+    result, out = _run(proctor, tmp_path)
+    assert result.code == 2 and not out.exists()
+    assert "the judge (evaluators[1]) role (openai/gpt-x) needs a key" in result.err
+    (folder / "config.json").write_text(json.dumps({"models": {"workhorse": "anthropic/claude-x"}}))
+    result, _ = _run(proctor, tmp_path)
+    assert result.code == 2 and "role (anthropic/claude-x) needs a key" in result.err

@@ -262,16 +262,17 @@ def resolve_roles(
                 ("--<role>-model", cli.role_models),
             ]
         )
-        needed: dict[str, ModelRef] = {}
+        # Every configured role may be called (the answerer, the classifier, the judge), and
+        # every llm-judge calls its own model: all need their keys before any trial runs.
+        needed: dict[str, ModelRef] = dict(refs)
         for spec in rc.evaluators:
             if spec.use != "llm-judge":
                 continue
             model = getattr(spec.params, "model", None)
             if model:
-                needed["judge"] = parse_ref(model, f"{where}: evaluators[{spec.index}].model")
-            elif "judge" in refs:
-                needed["judge"] = refs["judge"]
-            else:
+                label = f"judge (evaluators[{spec.index}])"
+                needed[label] = parse_ref(model, f"{where}: evaluators[{spec.index}].model")
+            elif "judge" not in refs:
                 raise ConfigError(
                     f"{where}: evaluators[{spec.index}] (llm-judge) needs a judge model: set "
                     "models.judge (or models.workhorse), the evaluator's 'model', or --judge-model"
