@@ -65,3 +65,24 @@ def test_task_file_run_leaves_the_source_root_byte_identical(proctor: Any, tmp_p
     context = trial["process"]["context"]
     assert context["basis"] == "expected" and context["recall"] == 1.0
     assert context["correctSymbolHit"] is True
+
+
+def test_a_failing_gate_under_evaluators_fails_the_task(proctor: Any, tmp_path: Path) -> None:
+    """``evaluators`` keeps its case meaning in a task; its gate is not dropped."""
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(
+        json.dumps(
+            {
+                "id": "gated",
+                "prompt": "Do nothing.",
+                "evaluators": [{"use": "command", "run": "false", "gate": True}],
+                "successCriteria": [{"use": "command", "run": "true"}],
+                "plan": {"turns": [{"say": "done"}]},
+            }
+        )
+    )
+    result = proctor("run", "--source", str(tasks), "--out", str(tmp_path / "out"))
+    assert result.code != 0, result.out + result.err
+    trial = load_trial(single_run_dir(tmp_path / "out"), "gated")
+    assert trial["status"] == "failed" and trial["passed"] is False
+    assert [e["use"] for e in trial["evaluators"]] == ["command", "command"]

@@ -2,7 +2,9 @@
 
 A task names its fixture by a ``repository`` label resolved under a read-only ``--source-root``
 (with an optional ``subpath``); every trial works on a fresh copy, so the source tree is only
-ever read. ``successCriteria`` holds evaluator entries, exactly like a case's ``evaluators``.
+ever read. ``successCriteria`` holds evaluator entries, exactly like a case's ``evaluators``;
+a task may use both keys (every case key keeps its meaning) and runs both lists, ``evaluators``
+first, so no gate is ever dropped.
 """
 
 from __future__ import annotations
@@ -39,7 +41,21 @@ def _tasks_in(data: Any, where: str) -> list[Any]:
     raise ConfigError(f"{where}: expected a task object or a list of tasks")
 
 
+def _relative_part(value: str, field: str, where: str) -> Path:
+    """A label or subpath as a relative path; blank, absolute and ``..`` are refused because
+    each would name something other than a folder below ``--source-root``."""
+    part = Path(value)
+    if not value.strip() or part.is_absolute() or ".." in part.parts:
+        raise ConfigError(
+            f"{where}: field '{field}' must stay inside --source-root: expected a non-blank "
+            f"relative path without '..', got {value!r}"
+        )
+    return part
+
+
 def _fixture(task: TaskSpec, where: str, source_root: Path | None) -> Path | None:
+    """The resolved fixture folder of a task, refused unless it lies strictly inside the
+    resolved ``--source-root``: checking the text alone would let a symlink lead outside."""
     if task.repository is None:
         if task.subpath is not None:
             raise ConfigError(f"{where}: field 'subpath' needs a 'repository'")
@@ -48,10 +64,16 @@ def _fixture(task: TaskSpec, where: str, source_root: Path | None) -> Path | Non
         raise ConfigError(
             f"{where}: field 'repository' ('{task.repository}') needs --source-root DIR"
         )
-    rel = Path(task.repository) / (task.subpath or "")
-    if rel.is_absolute() or ".." in rel.parts:
-        raise ConfigError(f"{where}: field 'repository'/'subpath' must stay inside --source-root")
-    fixture = source_root / rel
+    rel = _relative_part(task.repository, "repository", where)
+    if task.subpath is not None:
+        rel = rel / _relative_part(task.subpath, "subpath", where)
+    root = source_root.resolve()
+    fixture = (root / rel).resolve()
+    if fixture == root or not fixture.is_relative_to(root):
+        raise ConfigError(
+            f"{where}: field 'repository': {rel} resolves to {fixture}, which must stay inside "
+            f"--source-root {root}"
+        )
     if not fixture.is_dir():
         raise ConfigError(
             f"{where}: field 'repository': {rel} is not a directory under --source-root "
@@ -85,14 +107,15 @@ def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
                 validate_plan(task.plan, f"{where}: plan")
             except PlanError as exc:
                 raise ConfigError(str(exc)) from exc
-        evaluators = parse_evaluator_specs(
+        evaluators = parse_evaluator_specs(task.evaluators, where, path.parent)
+        evaluators += parse_evaluator_specs(
             task.success_criteria, f"{where}: successCriteria", path.parent
         )
         fields = set(CaseConfig.model_fields)
         config = CaseConfig.model_validate(
             {
                 **{k: v for k, v in task.model_dump().items() if k in fields},
-                "evaluators": task.success_criteria,
+                "evaluators": [*task.evaluators, *task.success_criteria],
                 "description": task.name or task.description,
             }
         )

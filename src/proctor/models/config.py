@@ -8,17 +8,20 @@ against the evaluator registry when a case is loaded.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     ConfigDict,
     Field,
+    GetPydanticSchema,
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
     model_validator,
 )
+from typing_extensions import TypedDict
 
 from proctor.models.base import UserModel
 
@@ -113,12 +116,43 @@ class Condition(UserModel):
     prompt_prefix: str | None = None
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or blank")
+    return value
+
+
+def _workspace_path(value: str) -> str:
+    """A path relative to the workspace; anything else could never match a file the agent
+    touched, so it would count as missed in every trial."""
+    _not_blank(value)
+    path = PurePosixPath(value.replace("\\", "/"))
+    if path.is_absolute() or PureWindowsPath(value).is_absolute() or ".." in path.parts:
+        raise ValueError("must be a path relative to the workspace, without '..'")
+    return value
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+WorkspacePath = Annotated[str, AfterValidator(_workspace_path)]
+
+ExpectedTrace = TypedDict("ExpectedTrace", {"from": NonBlank, "to": NonBlank})
+"""One expected path through the code: the agent touches ``from`` (a file or symbol), then
+``to``. A typed dict rather than a model so that metrics keep receiving plain mappings."""
+ExpectedTrace.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
+
+TracePair = Annotated[
+    dict[str, str], GetPydanticSchema(lambda _type, handler: handler(ExpectedTrace))
+]
+"""Validated (and described in the JSON Schema) as an :data:`ExpectedTrace`, typed as the
+``dict[str, str]`` that :func:`proctor.metrics.traces.trace_metrics` reads."""
+
+
 class Expectations(UserModel):
     """What a correct trial is expected to touch, for context metrics, and labels for reports."""
 
-    expected_files: list[str] = Field(default_factory=list)
-    expected_symbols: list[str] = Field(default_factory=list)
-    expected_traces: list[dict[str, str]] = Field(default_factory=list)
+    expected_files: list[WorkspacePath] = Field(default_factory=list)
+    expected_symbols: list[NonBlank] = Field(default_factory=list)
+    expected_traces: list[TracePair] = Field(default_factory=list)
     repository: str | None = None
     category: str | None = None
     framework: str | None = None

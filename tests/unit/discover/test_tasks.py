@@ -42,8 +42,9 @@ def test_task_file_becomes_cases(tmp_path: Path) -> None:
     found = discover_cases(tasks, _root(tmp_path))
     case, other = found.cases
     assert case.name == "fix-login" and case.prompt == "Fix it."
-    assert case.fixture == _root(tmp_path) / "webapp" / "backend"
+    assert case.fixture == (_root(tmp_path) / "webapp" / "backend").resolve()
     assert case.config.expected_files == ["auth/views.py"]
+    assert case.config.expected_traces == [{"from": "login", "to": "login_redirect"}]
     assert case.config.goal_shape == "single_goal" and case.config.repeats == 3
     assert [e.use for e in case.evaluators] == ["file-exists"]
     assert set(case.config.conditions or {}) == {"baseline", "with-map"}
@@ -94,3 +95,100 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"id": "x", "prompt": "p"}, {"id": "x", "prompt": "q"}]))
     with pytest.raises(ConfigError, match="duplicate task id 'x'"):
         discover_cases(path)
+
+
+def _one_task(tmp_path: Path, task: dict[str, object]) -> Path:
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([{"id": "x", "prompt": "p", **task}]))
+    return path
+
+
+def test_evaluators_and_success_criteria_both_run(tmp_path: Path) -> None:
+    """A case key keeps its meaning in a task: a gate under ``evaluators`` is never dropped."""
+    gate = {"use": "command", "run": "false", "gate": True}
+    path = _one_task(
+        tmp_path, {"evaluators": [gate], "successCriteria": [{"use": "file-exists", "must": ["a"]}]}
+    )
+    (case,) = discover_cases(path).cases
+    assert [(e.use, e.gate) for e in case.evaluators] == [("command", True), ("file-exists", False)]
+    assert [e["use"] for e in case.config.evaluators] == ["command", "file-exists"]
+
+
+def test_bad_evaluators_entry_names_the_evaluators_field(tmp_path: Path) -> None:
+    path = _one_task(tmp_path, {"evaluators": [{"use": "bogus"}]})
+    with pytest.raises(ConfigError) as info:
+        discover_cases(path)
+    assert f"{path}: tasks[0]: field 'evaluators[0].use': unknown evaluator 'bogus'" in str(
+        info.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("task", "message"),
+    [
+        ({"repository": ""}, "field 'repository' must stay inside --source-root: expected"),
+        ({"repository": "   "}, "field 'repository' must stay inside --source-root: expected"),
+        ({"repository": "/etc"}, "field 'repository' must stay inside --source-root: expected"),
+        (
+            {"repository": "webapp", "subpath": ""},
+            "field 'subpath' must stay inside --source-root: expected",
+        ),
+        (
+            {"repository": "webapp", "subpath": "../.."},
+            "field 'subpath' must stay inside --source-root: expected",
+        ),
+        (
+            {"repository": "webapp", "subpath": "/etc"},
+            "field 'subpath' must stay inside --source-root: expected",
+        ),
+        ({"repository": "."}, "must stay inside --source-root"),
+        ({"repository": "escape"}, "must stay inside --source-root"),
+        ({"repository": "webapp", "subpath": "out"}, "must stay inside --source-root"),
+        ({"repository": "webapp", "subpath": "backend/auth/views.py"}, "not a directory under"),
+    ],
+)
+def test_fixture_must_be_a_folder_inside_the_resolved_source_root(
+    tmp_path: Path, task: dict[str, object], message: str
+) -> None:
+    root = _root(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "escape").symlink_to(outside)
+    (root / "webapp" / "out").symlink_to(outside)
+    path = _one_task(tmp_path, task)
+    with pytest.raises(ConfigError) as info:
+        discover_cases(path, root)
+    assert f"{path}: tasks[0]: field '" in str(info.value)
+    assert message in str(info.value)
+
+
+def test_symlink_that_stays_inside_the_source_root_is_followed(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    (root / "alias").symlink_to(root / "webapp")
+    path = _one_task(tmp_path, {"repository": "alias", "subpath": "backend"})
+    (case,) = discover_cases(path, root).cases
+    assert case.fixture == (root / "webapp" / "backend").resolve()
+
+
+@pytest.mark.parametrize(
+    ("expectations", "message"),
+    [
+        ({"expectedTraces": [{"form": "a", "to": "b"}]}, "'expectedTraces[0].from' is required"),
+        ({"expectedTraces": [{"from": "a.py"}]}, "'expectedTraces[0].to' is required"),
+        ({"expectedTraces": [{}]}, "'expectedTraces[0].from' is required"),
+        ({"expectedTraces": [{"from": "a", "to": " "}]}, "'expectedTraces[0].to': must not be"),
+        ({"expectedTraces": [{"from": "a", "to": "b", "via": "c"}]}, "'expectedTraces[0].via'"),
+        ({"expectedSymbols": ["  "]}, "'expectedSymbols[0]': must not be empty"),
+        ({"expectedFiles": [""]}, "'expectedFiles[0]': must not be empty"),
+        ({"expectedFiles": ["/etc/passwd"]}, "'expectedFiles[0]': must be a path relative"),
+        ({"expectedFiles": ["src/../../x.py"]}, "'expectedFiles[0]': must be a path relative"),
+    ],
+)
+def test_malformed_expectations_are_refused(
+    tmp_path: Path, expectations: dict[str, object], message: str
+) -> None:
+    path = _one_task(tmp_path, expectations)
+    with pytest.raises(ConfigError) as info:
+        discover_cases(path)
+    assert f"{path}: tasks[0]: " in str(info.value)
+    assert message in str(info.value)
