@@ -8,8 +8,8 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-_SEGMENT_START = r"(?:^|[;&|(`])\s*"
-_SHELL_WRAP = r"(?:(?:ba|z)?sh\s+-\w*c\s+['\"]?)?"
+from proctor.metrics.shell import ShellCommand, split_commands
+
 _PREFIXES = (
     r"(?:(?:env|time|nice|sudo|timeout\s+\S+|[A-Za-z_]\w*=\S*"
     r"|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|npx|bunx|(?:pnpm|yarn)\s+exec|bundle\s+exec)\s+)*"
@@ -39,14 +39,15 @@ DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
 
 
 def check_pattern(tool: str) -> str:
-    """Wrap a tool regex so that it matches only where a shell command starts.
+    """Wrap a tool regex so that it matches only at the start of a command.
 
-    The tool may follow the start of the command or a line, ``;``, ``&&``, ``||``, ``|``,
-    ``(`` or a backtick, and may be preceded by ``sh -c '``, environment assignments, runners
-    (``uv run``, ``npx``, ``timeout 60``, ...) and a directory (``.venv/bin/``). So
-    ``cd app && uv run pytest -q`` is a check, ``pip install pytest`` is not.
+    Patterns are searched in each command of a shell line (see :func:`split_commands`), so
+    ``^`` is the start of a command. The tool may be preceded by environment assignments,
+    runners (``uv run``, ``npx``, ``timeout 60``, ...) and a directory (``.venv/bin/``). So
+    ``cd app && uv run pytest -q`` is a check; ``pip install pytest`` and
+    ``echo "done && pytest"`` are not.
     """
-    return f"{_SEGMENT_START}{_SHELL_WRAP}{_PREFIXES}{_PATH}(?:{tool}){_END}"
+    return f"^{_PREFIXES}{_PATH}(?:{tool}){_END}"
 
 
 DEFAULT_CHECK_PATTERNS: tuple[str, ...] = tuple(check_pattern(t) for t in DEFAULT_CHECK_TOOLS)
@@ -54,7 +55,7 @@ DEFAULT_CHECK_PATTERNS: tuple[str, ...] = tuple(check_pattern(t) for t in DEFAUL
 
 @lru_cache(maxsize=64)
 def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.MULTILINE) for p in patterns)
+    return tuple(re.compile(p) for p in patterns)
 
 
 class MetricsConfig(BaseModel):
@@ -65,7 +66,7 @@ class MetricsConfig(BaseModel):
     )
 
     check_patterns: tuple[str, ...] = DEFAULT_CHECK_PATTERNS
-    """Regexes searched (multi-line) in a shell command; any match makes it a check."""
+    """Regexes searched in each command of a shell line; any match makes the line a check."""
     loop_repeat: int = Field(default=3, ge=2)
     """Repeats of one failing command, or of one edit, that make a loop."""
     long_orientation_max: int = Field(default=20, ge=0)
@@ -81,10 +82,16 @@ class MetricsConfig(BaseModel):
         for pattern in patterns:
             try:
                 re.compile(pattern)
-            except re.error as exc:
+            # A huge repeat count overflows, deep nesting recurses: all mean "not a usable regex".
+            except (re.error, OverflowError, RecursionError, ValueError) as exc:
                 raise ValueError(f"invalid check pattern {pattern!r}: {exc}")
         return patterns
 
-    def is_check(self, command: str) -> bool:
-        """Whether a shell command runs a test, build or lint."""
-        return any(p.search(command) for p in _compiled(self.check_patterns))
+    def check_commands(self, line: str) -> list[ShellCommand]:
+        """The commands of a shell line that a check pattern matches; quoted text is no command."""
+        patterns = _compiled(self.check_patterns)
+        return [c for c in split_commands(line) if any(p.search(c.text) for p in patterns)]
+
+    def is_check(self, line: str) -> bool:
+        """Whether a shell line runs a test, build or lint."""
+        return bool(self.check_commands(line))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from proctor.metrics.results import ContextBasis, ContextMetrics
 from proctor.metrics.trace import (
@@ -14,6 +13,7 @@ from proctor.metrics.trace import (
     Step,
     normalise_paths,
     seconds_since,
+    step_texts,
 )
 
 
@@ -49,32 +49,22 @@ def redundancy(steps: Sequence[Step]) -> float | None:
     return repeats / reads if reads else None
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
 def symbol_hit(steps: Sequence[Step], symbols: Sequence[str]) -> bool | None:
     """Whether an expected symbol occurs in the input or output of a read, search or edit.
 
-    None when no (non-empty) symbol is expected; False when symbols are expected but none occurs.
+    Blank symbols are ignored: they would occur everywhere. None when no other symbol is
+    expected; False when symbols are expected but none occurs.
     """
-    wanted = [s for s in symbols if s]
+    wanted = [s for s in symbols if s.strip()]
     if not wanted:
         return None
-    for step in steps:
-        if step.kind not in EXPLORE_KINDS:
-            continue
-        texts = [*_strings(step.call.input), step.result.output if step.result else None]
-        if any(sym in text for text in texts if text for sym in wanted):
-            return True
-    return False
+    return any(
+        sym in text
+        for step in steps
+        if step.kind in EXPLORE_KINDS
+        for text in step_texts(step)
+        for sym in wanted
+    )
 
 
 def coverage_auc(steps: Sequence[Step], expected: frozenset[str]) -> float | None:

@@ -10,21 +10,13 @@ from proctor.metrics.context import context_metrics
 from proctor.metrics.effort import Pricing, effort
 from proctor.metrics.loops import find_loops
 from proctor.metrics.results import ProcessMetrics
-from proctor.metrics.trace import Step, build_steps, trial_start
+from proctor.metrics.trace import Step, build_steps, is_code_edit, trial_start
 from proctor.models.trajectory import Event
-
-#: Files whose edits alone do not make a trial a task: it must change code.
-DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
 
 
 def changed_code(steps: Sequence[Step]) -> bool:
     """True when an edit or write touched a file that is not documentation (or named none)."""
-    for step in steps:
-        if step.kind in ("edit", "write") and (
-            not step.files or any(not f.lower().endswith(DOC_SUFFIXES) for f in step.files)
-        ):
-            return True
-    return False
+    return any(is_code_edit(step) for step in steps)
 
 
 def compute_process_metrics(

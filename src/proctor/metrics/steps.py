@@ -8,15 +8,32 @@ from datetime import datetime
 
 from proctor.metrics.config import MetricsConfig
 from proctor.metrics.results import CheckRun, Orientation, StepCounts
+from proctor.metrics.shell import sets_pipefail, split_commands
 from proctor.metrics.trace import (
     EDIT_KINDS,
     READ_KINDS,
     SEARCH_KINDS,
+    CheckOutcome,
     Step,
+    is_code_edit,
     normalise_command,
     seconds_since,
     shell_command,
 )
+
+
+def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutcome | None:
+    """The outcome of a check, or None when the shell command runs no check.
+
+    ``unknown`` when a check pipes into another command (``pytest | tail -3``) and the line
+    does not ``set -o pipefail``: the reported status is the last command's, not the check's.
+    """
+    checks = config.check_commands(command)
+    if not checks:
+        return None
+    if any(c.piped for c in checks) and not sets_pipefail(split_commands(command)):
+        return "unknown"
+    return step.outcome
 
 
 def find_checks(steps: Sequence[Step], config: MetricsConfig) -> list[CheckRun]:
@@ -24,9 +41,12 @@ def find_checks(steps: Sequence[Step], config: MetricsConfig) -> list[CheckRun]:
     checks: list[CheckRun] = []
     for step in steps:
         command = shell_command(step)
-        if command is not None and config.is_check(command):
+        if command is None:
+            continue
+        found = check_outcome(step, command, config)
+        if found is not None:
             checks.append(
-                CheckRun(step=step.index, command=normalise_command(command), outcome=step.outcome)
+                CheckRun(step=step.index, command=normalise_command(command), outcome=found)
             )
     return checks
 
@@ -45,20 +65,20 @@ def count_steps(steps: Sequence[Step], checks: Sequence[CheckRun]) -> StepCounts
 
 
 def first_edit(steps: Sequence[Step]) -> Step | None:
-    """The first edit or write call; None when there is none."""
-    return next((s for s in steps if s.kind in EDIT_KINDS), None)
+    """The first edit or write that changes code (see :func:`is_code_edit`); None when none."""
+    return next((s for s in steps if is_code_edit(s)), None)
 
 
 def last_edit(steps: Sequence[Step]) -> Step | None:
-    """The last edit or write call; None when there is none."""
-    return next((s for s in reversed(steps) if s.kind in EDIT_KINDS), None)
+    """The last edit or write that changes code (see :func:`is_code_edit`); None when none."""
+    return next((s for s in reversed(steps) if is_code_edit(s)), None)
 
 
 def orientation(steps: Sequence[Step], start: datetime | None) -> Orientation:
-    """Reads and searches, tool calls and seconds before the first edit.
+    """Reads and searches, tool calls and seconds before the first edit that changes code.
 
-    All None when there is no edit; the seconds are None when the first edit or every event
-    lacks a timestamp.
+    Editing notes first is still orientation. All None when no edit changes code; the seconds
+    are None when that edit or every event lacks a timestamp.
     """
     edit = first_edit(steps)
     if edit is None:
@@ -72,9 +92,10 @@ def orientation(steps: Sequence[Step], start: datetime | None) -> Orientation:
 
 
 def verified(steps: Sequence[Step], checks: Sequence[CheckRun]) -> bool | None:
-    """True when a check with outcome ``pass`` ran after the last edit.
+    """True when a check with outcome ``pass`` ran after the last edit that changes code.
 
-    None when there is no edit (not applicable). An ``unknown`` outcome is never a pass.
+    Editing documentation afterwards needs no new check. None when no edit changes code (not
+    applicable). An ``unknown`` outcome is never a pass.
     """
     edit = last_edit(steps)
     if edit is None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from proctor.models.trajectory import Event
 
@@ -16,6 +16,9 @@ READ_KINDS = frozenset({"read"})
 SEARCH_KINDS = frozenset({"search"})
 EDIT_KINDS = frozenset({"write", "edit"})
 EXPLORE_KINDS = READ_KINDS | SEARCH_KINDS | EDIT_KINDS
+
+#: Files whose edits alone do not change code (see :func:`is_code_edit`).
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
 
 
 @dataclass(frozen=True)
@@ -40,18 +43,42 @@ def outcome(result: Event | None) -> CheckOutcome:
     return "fail" if result.is_error else "pass"
 
 
-def normalise_path(path: str, workspace: str | None = None) -> str:
-    """Workspace-relative POSIX form: no ``./``, no trailing ``/``, workspace prefix removed.
+def is_code_edit(step: Step) -> bool:
+    """An edit or write touching a file that is not documentation, or naming no file.
 
-    Returns ``""`` for a blank path.
+    Editing only ``CHANGELOG.md`` or notes does not change code: such an edit neither makes a
+    trial a task nor needs a check after it.
+    """
+    return step.kind in EDIT_KINDS and (
+        not step.files or any(not f.lower().endswith(DOC_SUFFIXES) for f in step.files)
+    )
+
+
+def _posix(path: str) -> str:
+    """POSIX ``normpath``, also collapsing the leading ``//`` that it keeps."""
+    p = posixpath.normpath(path)
+    return "/" + p.lstrip("/") if p.startswith("//") else p
+
+
+def normalise_path(path: str, workspace: str | None = None) -> str:
+    """Workspace-relative POSIX form: no ``./``, ``..``, ``//`` or trailing ``/``.
+
+    Path and workspace are both normalised before the workspace prefix is removed, so
+    ``/ws/../ws/src/a.py`` and a workspace given as ``/ws/./`` still compare. Returns ``""``
+    for a blank path.
     """
     p = path.strip().replace("\\", "/")
     if not p:
         return ""
-    ws = (workspace or "").strip().replace("\\", "/").rstrip("/")
-    if ws and (p == ws or p.startswith(ws + "/")):
-        p = p[len(ws) :].lstrip("/") or "."
-    return posixpath.normpath(p)
+    p = _posix(p)
+    ws = (workspace or "").strip().replace("\\", "/")
+    if not ws:
+        return p
+    ws = _posix(ws)
+    prefix = ws if ws.endswith("/") else ws + "/"
+    if p == ws:
+        return "."
+    return p[len(prefix) :] if p.startswith(prefix) else p
 
 
 def normalise_paths(paths: Iterable[str] | None, workspace: str | None) -> tuple[str, ...]:
@@ -62,17 +89,21 @@ def normalise_paths(paths: Iterable[str] | None, workspace: str | None) -> tuple
 
 
 def build_steps(events: Sequence[Event], workspace: str | None = None) -> list[Step]:
-    """Tool calls in order, each paired with the first later result carrying its id."""
+    """Tool calls in order, each paired with the first later result carrying its id.
+
+    When calls reuse an id, a result goes to the most recent call of that id still without one,
+    so an earlier call is not left unanswered while a later one takes its result.
+    """
     calls: list[Event] = []
     results: dict[int, Event] = {}
-    open_ids: dict[str, int] = {}
+    open_ids: dict[str, list[int]] = {}
     for event in events:
         if event.type == "tool_call":
             if event.id is not None:
-                open_ids[event.id] = len(calls)
+                open_ids.setdefault(event.id, []).append(len(calls))
             calls.append(event)
-        elif event.type == "tool_result" and event.id in open_ids:
-            results[open_ids.pop(event.id)] = event
+        elif event.type == "tool_result" and event.id is not None and open_ids.get(event.id):
+            results[open_ids[event.id].pop()] = event
     return [
         Step(
             index=i,
@@ -95,6 +126,27 @@ def shell_command(step: Step) -> str | None:
     if isinstance(raw, list) and all(isinstance(part, str) for part in raw):
         return " ".join(raw)
     return None
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def step_texts(step: Step) -> list[str]:
+    """The string values of a call's input, and its result's output: where symbols are sought.
+
+    Values rather than the input's JSON, so that keys never match and non-ASCII text is not
+    escaped.
+    """
+    output = step.result.output if step.result else None
+    return [*_strings(step.call.input), *([output] if output else [])]
 
 
 def normalise_command(command: str) -> str:

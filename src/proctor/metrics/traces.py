@@ -2,26 +2,30 @@
 
 A trace is a pair of files or symbols (``{"from": "api/routes.py", "to": "login_redirect"}``).
 It counts as followed when some explore step (read, search or edit) touches ``from`` and a
-later-or-same step touches ``to``. A file matches by its normalised path; a symbol matches when
-its name appears in a step's input or output text.
+later-or-same step touches ``to``. A target with a ``/`` or a ``.`` is a file: it matches a
+step naming that very file (same normalised path), never text that mentions it. Any other
+target is a symbol: it matches when it occurs in a string of the step's input or in its output.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
-from proctor.metrics.trace import Step, normalise_path
+from proctor.metrics.trace import EXPLORE_KINDS, Step, normalise_path, step_texts
 
-EXPLORE_KINDS = ("read", "search", "edit", "write")
+
+def is_file_target(target: str) -> bool:
+    """Whether a trace target names a file (``api/routes.py``, ``setup.cfg``), not a symbol."""
+    return any(ch in target for ch in "/\\.")
 
 
 def _touches(step: Step, target: str, workspace: str | None) -> bool:
-    wanted = normalise_path(target, workspace)
-    if wanted and wanted in step.files:
-        return True
-    text = json.dumps(step.call.input or {}) + (step.result.output or "" if step.result else "")
-    return bool(target) and target in text
+    """Whether a step touches a target; a blank target, which any text contains, touches none."""
+    if not target.strip():
+        return False
+    if is_file_target(target):
+        return normalise_path(target, workspace) in step.files
+    return any(target in text for text in step_texts(step))
 
 
 def trace_metrics(

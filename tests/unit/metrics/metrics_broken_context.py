@@ -9,8 +9,7 @@ from metrics_broken import Broken, m_, steps_of
 from metrics_fixtures import Fixture, compute
 
 from proctor.metrics import ProcessMetrics
-from proctor.metrics.context import _strings
-from proctor.metrics.trace import EXPLORE_KINDS, parse_ts
+from proctor.metrics.trace import EXPLORE_KINDS, _strings, parse_ts
 
 
 def _redundancy(fx: Fixture, *, raw: bool, count_first: bool) -> float | None:

@@ -41,6 +41,12 @@ from proctor.models.trajectory import Event
         ("/ws/a.py", None, "/ws/a.py"),
         ("", "/ws", ""),
         ("   ", None, ""),
+        # Path and workspace are normalised before the workspace is stripped.
+        ("/ws/../ws/src/a.py", "/ws", "src/a.py"),
+        ("/ws/src/a.py", "/ws/./", "src/a.py"),
+        ("//ws/src/a.py", "/ws", "src/a.py"),
+        ("//src/a.py", None, "/src/a.py"),
+        ("/ws/./", "/ws", "."),
     ],
 )
 def test_normalise_path(path: str, workspace: str | None, want: str) -> None:
@@ -95,6 +101,19 @@ def test_build_steps_pairing() -> None:
     assert steps[1].result is None and steps[1].outcome == "unknown"
 
 
+def test_build_steps_reused_ids_pair_with_the_latest_open_call() -> None:
+    steps = build_steps(
+        [
+            call("a", "read"),
+            call("a", "read"),
+            result("a", False, output="second call"),
+            result("a", True, output="first call"),
+        ]
+    )
+    assert [s.result.output if s.result else None for s in steps] == ["first call", "second call"]
+    assert [s.outcome for s in steps] == ["fail", "pass"]
+
+
 def test_shell_command() -> None:
     def one(event: Event) -> str | None:
         return shell_command(build_steps([event])[0])
@@ -138,6 +157,10 @@ CHECKS = [
     "./gradlew test",
     "echo start; pytest",
     "git stash\npytest -q",
+    "(cd app && pytest)",
+    "/bin/bash -lc pytest -q",
+    "bash -o pipefail -c 'pytest -q | tail'",
+    "python3 -m unittest 2>&1 | tail -3",
 ]
 NOT_CHECKS = [
     "",
@@ -151,6 +174,12 @@ NOT_CHECKS = [
     "make",
     "pytest-watch",
     "./run_tests.sh",
+    # Quoted text is not a command.
+    'echo "done && make test"',
+    'git commit -m "fix; pytest passes"',
+    "git commit -m 'fix\npytest passes'",
+    "echo 'unbalanced | pytest",
+    "echo ok # ; pytest",
 ]
 
 
@@ -179,6 +208,21 @@ def test_config_defaults_and_validation() -> None:
         MetricsConfig.model_validate({"unknownKey": 1})
     with pytest.raises(ValidationError):
         config.loop_repeat = 5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "pattern", ["(", "a{99999999999}", "(" * 1000 + ")" * 1000], ids=["syntax", "overflow", "deep"]
+)
+def test_unusable_check_pattern_is_a_config_error(pattern: str) -> None:
+    with pytest.raises(ValidationError, match="invalid check pattern"):
+        MetricsConfig.model_validate({"checkPatterns": [pattern]})
+
+
+def test_raw_pattern_anchors_at_each_command() -> None:
+    config = MetricsConfig(check_patterns=(r"^\./run_tests\.sh\b",))
+    assert config.is_check("cd app && ./run_tests.sh")
+    assert not config.is_check("echo './run_tests.sh'")
+    assert not config.is_check("echo '\n./run_tests.sh'")
 
 
 def test_check_pattern_extends_defaults() -> None:

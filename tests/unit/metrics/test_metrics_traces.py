@@ -56,3 +56,37 @@ def test_documentation_edits_alone_are_not_a_task() -> None:
 
     assert not compute_process_metrics(write("NOTES.md")).is_task
     assert compute_process_metrics(write("NOTES.md") + write("app.py")).is_task
+
+
+def _followed(events: list[Event], start: str, end: str, workspace: str | None = None) -> int:
+    result = trace_metrics(build_steps(events, workspace), [{"from": start, "to": end}], workspace)
+    followed = result["followed"]
+    assert isinstance(followed, int)
+    return followed
+
+
+def test_a_file_target_matches_only_that_file() -> None:
+    events = _read(0, "src/metadata.py") + _read(1, "src/calc.py")
+    assert _followed(events, "data.py", "src/calc.py") == 0
+    assert _followed(events, "src/metadata.py", "src/calc.py") == 1
+    assert _followed(events, "./src//metadata.py", "/ws/src/calc.py", "/ws") == 1
+
+
+def test_a_file_mentioned_in_text_is_not_touched() -> None:
+    events = _read(0, "api/routes.py") + _read(1, "README.md", "The logic is in src/calc.py.")
+    assert _followed(events, "api/routes.py", "src/calc.py") == 0
+    assert _followed(events, "api/routes.py", "README.md") == 1
+
+
+def test_symbols_match_non_ascii_text_in_input_values() -> None:
+    events = [
+        *_read(0, "api/routes.py"),
+        Event(type="tool_call", id="s", kind="search", name="Grep", input={"pattern": "größe"}),
+    ]
+    assert _followed(events, "api/routes.py", "größe") == 1
+    assert _followed(events, "api/routes.py", "pattern") == 0
+
+
+def test_blank_targets_touch_nothing() -> None:
+    assert _followed(EVENTS, " ", "login_redirect") == 0
+    assert _followed(EVENTS, "api/routes.py", "") == 0

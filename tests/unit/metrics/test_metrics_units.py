@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from metrics_fixtures import call, result, shell
 
 from proctor.metrics import (
     MetricsConfig,
     ProcessMetrics,
     compute_process_metrics,
+    evaluate_rules,
 )
 from proctor.metrics.context import (
     context_basis,
@@ -175,3 +177,86 @@ def test_to_dict_uses_camel_case() -> None:
     assert "readsBeforeFirstEdit" in data["orientation"]
     assert "aucCov" in data["context"] and "elapsedSeconds" in data["effort"]
     assert ProcessMetrics.model_validate(data) == ProcessMetrics()
+
+
+def _checked(command: str, is_error: bool) -> str:
+    steps = build_steps([shell("c", command), result("c", is_error)])
+    (check,) = find_checks(steps, MetricsConfig())
+    return check.outcome
+
+
+@pytest.mark.parametrize(
+    ("command", "is_error", "want"),
+    [
+        ("python3 -m unittest 2>&1 | tail -3", False, "unknown"),
+        ("pytest -q | grep FAILED", True, "unknown"),
+        ("pytest |& tee log", False, "unknown"),
+        ("bash -lc 'pytest | tail'", False, "unknown"),
+        ("set -o pipefail; pytest | tail -3", False, "pass"),
+        ("set -euo pipefail\npytest | tail -3", True, "fail"),
+        ("cat list | pytest", True, "fail"),
+        ("pytest || echo failed", False, "pass"),
+        ("pytest 2>&1", False, "pass"),
+    ],
+)
+def test_a_check_piped_into_another_command_has_no_outcome(
+    command: str, is_error: bool, want: str
+) -> None:
+    assert _checked(command, is_error) == want
+
+
+def test_a_piped_check_does_not_verify_an_edit() -> None:
+    events = [
+        call("e", "edit", files=["calc.py"]),
+        result("e"),
+        shell("t", "python3 -m unittest 2>&1 | tail -3"),
+        result("t", False, output="FAILED (failures=2)"),
+    ]
+    metrics = compute_process_metrics(events)
+    assert metrics.verified is False
+    assert next(r for r in evaluate_rules(metrics, MetricsConfig()) if r.rule == "unverified").fired
+
+
+def _write(path: str) -> list[Event]:
+    return [call(path, "write", files=[path], input={"file_path": path}), result(path)]
+
+
+def test_documentation_edits_after_a_passing_check_need_no_new_check() -> None:
+    events = [*_write("calc.py"), shell("t", "pytest"), result("t"), *_write("CHANGELOG.md")]
+    metrics = compute_process_metrics(events)
+    assert metrics.verified is True
+    assert not any(r.fired for r in evaluate_rules(metrics, MetricsConfig()))
+
+
+def test_a_code_edit_after_the_check_still_needs_one() -> None:
+    events = [*_write("calc.py"), shell("t", "pytest"), result("t"), *_write("util.py")]
+    assert compute_process_metrics(events).verified is False
+
+
+def test_orientation_runs_until_the_first_code_edit() -> None:
+    events = [
+        *_write("NOTES.md"),
+        call("r1", "read", files=["calc.py"]),
+        call("s1", "search", files=["src"]),
+        *_write("calc.py"),
+    ]
+    got = compute_process_metrics(events).orientation
+    assert (got.reads_before_first_edit, got.steps_before_first_edit) == (2, 3)
+
+
+def test_documentation_only_trial_has_no_orientation_or_verification() -> None:
+    metrics = compute_process_metrics(_write("README.md"))
+    assert metrics.verified is None
+    assert metrics.orientation.steps_before_first_edit is None
+
+
+def test_blank_expected_symbols_are_ignored() -> None:
+    steps = build_steps([call("r", "read", input={"file_path": "a b.py"}), result("r", output=" ")])
+    assert symbol_hit(steps, [" ", ""]) is None
+    assert symbol_hit(steps, ["\t", "zzz"]) is False
+    assert (
+        compute_process_metrics(
+            [call("r", "read", input={"q": "x y"})], expected_symbols=[" "]
+        ).context.correct_symbol_hit
+        is None
+    )

@@ -1,0 +1,138 @@
+"""A shell line split into the commands it runs, so that quoted text never starts a check.
+
+``cd app && uv run pytest -q | tail -3`` runs three commands; ``echo "done && make test"`` runs
+one. The scan is shell-like (single and double quotes, backslash escapes, ``#`` comments) and
+tolerant: an unbalanced quote runs to the end of the line instead of raising.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+#: Operators that end a command, longest first so that ``&&`` wins over ``&``.
+_OPERATORS = ("&&", "||", "|&", ";;", "$(", "|", ";", "&", "\n", "(", ")", "`")
+_PIPES = frozenset({"|", "|&"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_SCRIPT_FLAG = re.compile(r"-\w*c\w*")
+_OPTION_WITH_ARG = re.compile(r"[-+]\w*o")
+_PIPEFAIL_FLAG = re.compile(r"-\w*o")
+_DOUBLE_QUOTE_ESCAPES = '$`"\\\n'
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    """One command of a shell line.
+
+    ``text`` is its source text, stripped; ``words`` are its words with quotes removed;
+    ``piped`` says that a pipe (``|`` or ``|&``) sends its output to another command, so the
+    line's exit status is not its own.
+    """
+
+    text: str
+    words: tuple[str, ...]
+    piped: bool
+
+
+def _operator(line: str, i: int) -> str | None:
+    """The unquoted operator starting at ``line[i]``; a ``&`` inside ``2>&1`` or ``&>`` is not."""
+    op = next((o for o in _OPERATORS if line.startswith(o, i)), None)
+    if op == "&" and ((i > 0 and line[i - 1] in "<>") or line.startswith("&>", i)):
+        return None
+    return op
+
+
+def _scan(line: str) -> list[ShellCommand]:
+    """The top-level commands of a line, in order; empty commands are dropped."""
+    commands: list[ShellCommand] = []
+    words: list[str] = []
+    word: str | None = None
+    quote = ""
+    start = i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"' and line[i + 1 : i + 2] in _DOUBLE_QUOTE_ESCAPES:
+                i += 1
+                word = f"{word}{line[i : i + 1]}"
+            else:
+                word = f"{word}{ch}"
+            i += 1
+            continue
+        op = _operator(line, i)
+        if (op is not None or ch.isspace()) and word is not None:
+            words.append(word)
+            word = None
+        if op is not None:
+            if words:
+                commands.append(ShellCommand(line[start:i].strip(), tuple(words), op in _PIPES))
+            words = []
+            i += len(op)
+            start = i
+        elif ch == "#" and word is None:
+            end = line.find("\n", i)
+            i = end if end >= 0 else len(line)
+        elif ch == "\\":
+            if line[i + 1 : i + 2] != "\n":  # a backslash-newline only continues the line
+                word = f"{word or ''}{line[i + 1 : i + 2]}"
+            i += 2
+        else:
+            if ch in "'\"":
+                quote, word = ch, word or ""
+            elif not ch.isspace():
+                word = f"{word or ''}{ch}"
+            i += 1
+    if word is not None:
+        words.append(word)
+    if words:
+        commands.append(ShellCommand(line[start:].strip(), tuple(words), False))
+    return commands
+
+
+def _script(words: tuple[str, ...]) -> str | None:
+    """The script of ``sh -c SCRIPT`` (also ``/bin/bash -lc``, ``bash -o pipefail -c``)."""
+    if not words or posixpath.basename(words[0]) not in _SHELLS:
+        return None
+    for i in range(1, len(words) - 1):
+        if _SCRIPT_FLAG.fullmatch(words[i]):
+            return words[i + 1]
+        if not words[i].startswith(("-", "+")) and not _OPTION_WITH_ARG.fullmatch(words[i - 1]):
+            return None
+    return None
+
+
+def split_commands(line: str) -> list[ShellCommand]:
+    """Every command a shell line runs, in order, including those of ``sh -c '...'`` scripts.
+
+    Commands end at ``&&``, ``||``, ``;``, ``|``, ``&``, a newline, ``(``, ``)``, ``$(`` or a
+    backtick outside quotes. A command inside ``sh -c`` counts as piped when the ``sh`` is.
+    """
+    commands: list[ShellCommand] = []
+    for command in _scan(line):
+        commands.append(command)
+        script = _script(command.words)
+        if script is not None:
+            commands += [
+                ShellCommand(inner.text, inner.words, inner.piped or command.piped)
+                for inner in split_commands(script)
+            ]
+    return commands
+
+
+def sets_pipefail(commands: list[ShellCommand]) -> bool:
+    """Whether a ``set`` or ``sh`` command turns on ``pipefail`` (``set -euo pipefail``).
+
+    With ``pipefail`` a pipeline fails when any of its commands fails, so the exit status of
+    ``pytest | tail`` is again that of the tests.
+    """
+    return any(
+        (c.words[0] == "set" or posixpath.basename(c.words[0]) in _SHELLS)
+        and any(
+            _PIPEFAIL_FLAG.fullmatch(flag) and value == "pipefail"
+            for flag, value in zip(c.words, c.words[1:], strict=False)
+        )
+        for c in commands
+    )

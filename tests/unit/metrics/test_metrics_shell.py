@@ -1,0 +1,69 @@
+"""Unit tests of splitting a shell line into the commands it runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.metrics.shell import sets_pipefail, split_commands
+
+
+def texts(line: str) -> list[tuple[str, bool]]:
+    return [(c.text, c.piped) for c in split_commands(line)]
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        ("", []),
+        ("pytest -q", [("pytest -q", False)]),
+        (
+            "cd app && pytest; make lint",
+            [("cd app", False), ("pytest", False), ("make lint", False)],
+        ),
+        ("a || b\nc", [("a", False), ("b", False), ("c", False)]),
+        ("pytest 2>&1 | tail -3", [("pytest 2>&1", True), ("tail -3", False)]),
+        ("pytest |& tee log", [("pytest", True), ("tee log", False)]),
+        ("pytest &> log & wait", [("pytest &> log", False), ("wait", False)]),
+        ('echo "done && make test"', [('echo "done && make test"', False)]),
+        ("git commit -m 'a; pytest\npytest'", [("git commit -m 'a; pytest\npytest'", False)]),
+        ("echo 'unbalanced && pytest", [("echo 'unbalanced && pytest", False)]),
+        ("echo a\\;b", [("echo a\\;b", False)]),
+        ("echo x # ; pytest\nmypy", [("echo x # ; pytest", False), ("mypy", False)]),
+        ("(cd app && pytest)", [("cd app", False), ("pytest", False)]),
+        ("echo $(pytest) `mypy`", [("echo", False), ("pytest", False), ("mypy", False)]),
+    ],
+)
+def test_split_commands(line: str, want: list[tuple[str, bool]]) -> None:
+    assert texts(line) == want
+
+
+def test_split_commands_removes_quotes_from_words() -> None:
+    (command,) = split_commands("""git commit -m "say \\"hi\\"" 'a b'c""")
+    assert command.words == ("git", "commit", "-m", 'say "hi"', "a bc")
+
+
+def test_split_commands_enters_sh_c_scripts() -> None:
+    assert texts("bash -lc 'cd /ws && npm test'")[1:] == [("cd /ws", False), ("npm test", False)]
+    assert texts("/bin/bash -lc pytest -q")[1:] == [("pytest", False)]
+    assert texts("bash -o pipefail -c 'pytest | tail'")[1:] == [("pytest", True), ("tail", False)]
+    assert texts("sh -c 'pytest' | tail") == [
+        ("sh -c 'pytest'", True),
+        ("pytest", True),
+        ("tail", False),
+    ]
+    assert texts("bash script.sh -c x") == [("bash script.sh -c x", False)]
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        ("pytest | tail", False),
+        ("set -o pipefail; pytest | tail", True),
+        ("set -euo pipefail\npytest | tail", True),
+        ("bash -o pipefail -c 'pytest | tail'", True),
+        ("set +o pipefail; pytest | tail", False),
+        ("echo 'set -o pipefail'; pytest | tail", False),
+    ],
+)
+def test_sets_pipefail(line: str, want: bool) -> None:
+    assert sets_pipefail(split_commands(line)) is want
