@@ -126,6 +126,11 @@ def test_quota_is_an_eval_error_and_exit_3(proctor: Any, tmp_path: Path) -> None
             "eval-error",
             "'confidenceLevel' is missing",
         ),
+        (
+            [{"text": '{"score": %s, "confidenceLevel": 5, "rationale": "x"}' % ("9" * 400)}, GOOD],
+            "passed",
+            None,
+        ),
     ],
 )
 def test_malformed_replies_are_errors_never_passes(
@@ -155,6 +160,19 @@ def test_huge_trajectory_is_cut_and_the_cut_recorded(proctor: Any, tmp_path: Pat
         .splitlines()
     ]
     assert requests[0]["requestBytes"] < 12_000
+
+
+def test_a_huge_prompt_is_capped_to_the_budget(proctor: Any, tmp_path: Path) -> None:
+    turns = [{"shell": "cat missing-file"}, {"say": "Done."}]
+    cases = judged(tmp_path, [GOOD], turns=turns, evaluator={"maxInputChars": 10_000})
+    (cases / "judged" / "prompt.md").write_text("Write notes. " + "p" * 50_000)
+    _code, trial = run(proctor, tmp_path, cases)
+    assert trial["status"] == "passed", trial["reason"]
+    log = (
+        single_run_dir(tmp_path / "out") / "trials/judged/scripted/default/1/harness-requests.jsonl"
+    )
+    request = json.loads(log.read_text().splitlines()[0])
+    assert request["requestBytes"] < 12_000
 
 
 def test_rubric_over_budget_is_a_context_overflow_error(proctor: Any, tmp_path: Path) -> None:
@@ -301,6 +319,21 @@ def test_key_from_dotenv_and_bad_base_url(proctor: Any, tmp_path: Path, monkeypa
     (tmp_path / "proctor.json").write_text(json.dumps({"models": {"judge": "anthropic/claude-x"}}))
     result = proctor("run", "--source", str(cases), "--config", str(tmp_path / "proctor.json"))
     assert result.code == 2 and "PROCTOR_ANTHROPIC_BASE_URL: expected an http(s) URL" in result.err
+
+
+def test_an_unparseable_base_url_is_a_config_error(
+    proctor: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.delenv("PROCTOR_OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("PROCTOR_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test-123")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://[::1")
+    cases = judged(tmp_path, [GOOD])
+    (tmp_path / "proctor.json").write_text(json.dumps({"models": {"judge": "openai/gpt-x"}}))
+    result = proctor("run", "--source", str(cases), "--config", str(tmp_path / "proctor.json"))
+    assert result.code == 2, result.err
+    assert "OPENAI_BASE_URL: expected an http(s) URL" in result.err
+    assert "Traceback" not in result.err
 
 
 def test_judge_without_a_model_is_a_config_error(proctor: Any, tmp_path: Path) -> None:

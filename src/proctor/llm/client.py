@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from proctor.errors import ProctorError
 from proctor.llm.refs import ModelRef
+from proctor.llm.secrets import mask
 
 MAX_ATTEMPTS = 4
 BACKOFF_BASE_SEC = 0.5
@@ -21,7 +22,8 @@ BACKOFF_CAP_SEC = 8.0
 
 
 class ProviderError(ProctorError):
-    """A model call failed for good. ``kind``: auth, quota, rate-limit, server, network, request."""
+    """A model call failed for good. ``kind``: auth, quota, rate-limit, server, network, request,
+    or response (a 200 reply the provider's format does not explain)."""
 
     def __init__(self, kind: str, message: str, status: int | None = None) -> None:
         super().__init__(message)
@@ -116,21 +118,49 @@ class ModelClient:
         raise AssertionError("unreachable")
 
 
+BODY_EXCERPT = 200
+MASK_WINDOW = BODY_EXCERPT + 8_192
+"""Masking runs over this much of an error body before the excerpt is cut, so a key that
+straddles the excerpt's end is masked whole rather than left as a prefix (keys are far shorter)."""
+
+
+def excerpt(text: str, limit: int = BODY_EXCERPT) -> str:
+    """The first ``limit`` characters of ``text`` with every registered key masked; cut only
+    after masking, so no part of a key survives the cut."""
+    return mask(text[:MASK_WINDOW])[:limit]
+
+
 def classify_sdk_error(exc: Exception) -> ProviderError:
+    """The SDK's exception as a :class:`ProviderError`, its message masked and bounded."""
     status = getattr(exc, "status_code", None)
-    body = str(getattr(exc, "body", "") or exc)
+    raw = str(getattr(exc, "body", "") or exc)
+    body = excerpt(raw)
     name = type(exc).__name__
-    if "insufficient_quota" in body or "credit balance" in body.lower():
-        return ProviderError("quota", f"quota exhausted ({status}): {body[:200]}", status)
+    if "insufficient_quota" in raw or "credit balance" in raw.lower():
+        return ProviderError("quota", f"quota exhausted ({status}): {body}", status)
     if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
-        return ProviderError("auth", f"authentication failed ({status}): {body[:200]}", status)
+        return ProviderError("auth", f"authentication failed ({status}): {body}", status)
     if status == 429:
-        return ProviderError("rate-limit", f"rate limited (429): {body[:200]}", status)
+        return ProviderError("rate-limit", f"rate limited (429): {body}", status)
     if isinstance(status, int) and status >= 500:
-        return ProviderError("server", f"server error ({status}): {body[:200]}", status)
+        return ProviderError("server", f"server error ({status}): {body}", status)
     if "Connection" in name or "Timeout" in name:
-        return ProviderError("network", f"network error: {exc}", None)
-    return ProviderError("request", f"request failed ({status}): {body[:200]}", status)
+        return ProviderError("network", f"network error: {excerpt(str(exc))}", None)
+    return ProviderError("request", f"request failed ({status}): {body}", status)
+
+
+def token_count(value: Any) -> int:
+    """A reply's token count, 0 when the server leaves it out or sends something else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def unexpected_response(ref: ModelRef, problem: str, response: Any) -> ProviderError:
+    """A 200 reply whose shape is not the provider's (an HTML page from a proxy, ``{}``, no
+    choices): a provider failure of kind ``response``, so callers treat it like any other."""
+    message = f"unexpected reply from {ref}: {problem}"
+    if isinstance(response, str):  # the SDKs hand back a non-JSON body as text
+        message += f" (the body is not JSON: {excerpt(response, 120)!r})"
+    return ProviderError("response", message)
 
 
 PROVIDER_CLASSES: dict[str, Any] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
 from proctor.errors import ConfigError
 
@@ -39,14 +39,38 @@ def parse_ref(value: str, where: str) -> ModelRef:
 
 def base_url(provider: str, env: Mapping[str, str], dotenv: Mapping[str, str]) -> str | None:
     """``PROCTOR_<P>_BASE_URL``, then ``<P>_BASE_URL``, then ``PROCTOR_BASE_URL`` (every
-    provider); validated as an http(s) URL."""
+    provider); checked by :func:`url_problem`, a bad one is a :class:`ConfigError` naming the
+    variable."""
     upper = provider.upper()
     for name in (f"PROCTOR_{upper}_BASE_URL", f"{upper}_BASE_URL", "PROCTOR_BASE_URL"):
         for source in (env, dotenv):
             value = source.get(name)
             if value:
-                parsed = urlparse(value)
-                if parsed.scheme not in ("http", "https") or not parsed.netloc:
-                    raise ConfigError(f"{name}: expected an http(s) URL, got {value!r}")
+                problem = url_problem(value)
+                if problem:
+                    raise ConfigError(f"{name}: expected an http(s) URL ({problem}), got {value!r}")
                 return value.rstrip("/")
+    return None
+
+
+def url_problem(value: str) -> str | None:
+    """What is wrong with ``value`` as a provider base URL, or None: it must be http(s) with a
+    host, a port (if any) from 1 to 65535, and no whitespace or control characters (which
+    ``urlsplit`` would silently strip, so the SDK would reach a different URL than shown)."""
+    if any(ch.isspace() or not ch.isprintable() for ch in value):
+        return "it contains whitespace or control characters"
+    try:
+        parsed = urlsplit(value)
+    except ValueError as exc:
+        return f"it cannot be parsed: {exc}"
+    if parsed.scheme not in ("http", "https"):
+        return "the scheme must be http or https"
+    if not parsed.hostname:
+        return "it has no host"
+    try:
+        port = parsed.port
+    except ValueError:
+        port = 0
+    if port is not None and not 1 <= port <= 65535:
+        return "the port must be a number from 1 to 65535"
     return None

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
-from proctor.llm.client import PROVIDER_CLASSES, Completion, classify_sdk_error
+from proctor.llm.client import (
+    PROVIDER_CLASSES,
+    Completion,
+    classify_sdk_error,
+    token_count,
+    unexpected_response,
+)
 from proctor.llm.refs import ModelRef
 
 
@@ -30,9 +37,25 @@ class AnthropicProvider:
             )
         except Exception as exc:
             raise classify_sdk_error(exc) from exc
-        text = "".join(getattr(b, "text", "") for b in message.content)
-        usage = message.usage
-        return Completion(text, self.ref.model, usage.input_tokens, usage.output_tokens, None)
+        return self._completion(message)
+
+    def _completion(self, message: Any) -> Completion:
+        """The reply as a :class:`Completion`; a reply of another shape (an HTML page, ``{}``)
+        is a :class:`ProviderError`, never an AttributeError from deep inside."""
+        blocks = getattr(message, "content", None)
+        if not isinstance(blocks, list):
+            raise unexpected_response(self.ref, "no content blocks", message)
+        texts = [getattr(b, "text", None) or "" for b in blocks]
+        if not all(isinstance(t, str) for t in texts):
+            raise unexpected_response(self.ref, "a content block's text is not a string", message)
+        usage = getattr(message, "usage", None)
+        return Completion(
+            "".join(texts),
+            self.ref.model,
+            token_count(getattr(usage, "input_tokens", 0)),
+            token_count(getattr(usage, "output_tokens", 0)),
+            None,
+        )
 
 
 PROVIDER_CLASSES["anthropic"] = AnthropicProvider

@@ -6,7 +6,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from proctor.llm.client import PROVIDER_CLASSES, Completion, classify_sdk_error
+from proctor.llm.client import (
+    PROVIDER_CLASSES,
+    Completion,
+    classify_sdk_error,
+    token_count,
+    unexpected_response,
+)
 from proctor.llm.refs import ModelRef
 
 
@@ -33,19 +39,40 @@ class OpenAIProvider:
             )
         except Exception as exc:
             raise classify_sdk_error(exc) from exc
-        choice = response.choices[0]
-        values = None
-        content = getattr(getattr(choice, "logprobs", None), "content", None)
-        if content:
-            values = [float(t.logprob) for t in content]
-        usage = response.usage
+        return self._completion(response)
+
+    def _completion(self, response: Any) -> Completion:
+        """The reply as a :class:`Completion`; a reply of another shape (an HTML page, ``{}``,
+        no choices) is a :class:`ProviderError`, never an AttributeError from deep inside."""
+        choices = getattr(response, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise unexpected_response(self.ref, "no choices", response)
+        message = getattr(choices[0], "message", None)
+        text = getattr(message, "content", None)
+        if message is None or not isinstance(text, str | None):
+            raise unexpected_response(self.ref, "the first choice has no message text", response)
+        usage = getattr(response, "usage", None)
         return Completion(
-            choice.message.content or "",
+            text or "",
             self.ref.model,
-            usage.prompt_tokens if usage else 0,
-            usage.completion_tokens if usage else 0,
-            values,
+            token_count(getattr(usage, "prompt_tokens", 0)),
+            token_count(getattr(usage, "completion_tokens", 0)),
+            _logprobs(choices[0]),
         )
+
+
+def _logprobs(choice: Any) -> list[float] | None:
+    """The generated tokens' log-probabilities, or None when any is missing or not a number."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not isinstance(content, list) or not content:
+        return None
+    values: list[float] = []
+    for token in content:
+        value = getattr(token, "logprob", None)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        values.append(float(value))
+    return values
 
 
 PROVIDER_CLASSES["openai"] = OpenAIProvider

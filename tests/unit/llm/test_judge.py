@@ -1,0 +1,106 @@
+"""The judge's material: capped lines, a cut that keeps its promises, and verdict parsing."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from proctor.llm.judge import (
+    ContextOverflow,
+    build_material,
+    parse_verdict,
+    perplexity_level,
+)
+from proctor.models.trajectory import Event
+
+
+def failing_step(n: int, output: str = "boom") -> list[Event]:
+    return [
+        Event(type="tool_call", id=f"t{n}", name="shell", input={"cmd": f"step {n}"}),
+        Event(type="tool_result", id=f"t{n}", output=output, isError=True),
+    ]
+
+
+def test_a_long_message_is_capped_and_the_prompt_fits_the_budget() -> None:
+    prompt = "START " + "p" * 50_000 + " END"
+    events = [
+        Event(type="user_message", text=prompt),
+        *failing_step(1),
+        Event(type="assistant_text", text="a" * 50_000),
+    ]
+    material = build_material("Score it.", events, [], "", 10_000)
+    assert len(material.prompt) <= 10_000
+    assert "START" in material.prompt and "END" in material.prompt
+    assert "chars cut from the middle" in material.prompt
+    assert "[FAILED]" in material.prompt, "the only failing step must survive"
+
+
+def test_failing_steps_that_do_not_fit_are_recorded_truthfully() -> None:
+    events = [Event(type="user_message", text="Do it.")]
+    for n in range(40):
+        events += failing_step(n, "e" * 400)
+    events.append(Event(type="assistant_text", text="Done."))
+    material = build_material("Score it.", events, [], "", 5_000)
+    truncation = material.truncation
+    assert len(material.prompt) <= 5_000
+    assert truncation["failingStepsCut"] > 0
+    assert "every failing step" not in truncation["strategy"]
+    assert "of 40 failing steps" in truncation["strategy"]
+    assert material.prompt.startswith("# Rubric") and "USER: Do it." in material.prompt
+
+
+def test_every_failing_step_kept_is_said_so() -> None:
+    events = [Event(type="user_message", text="Do it.")]
+    for n in range(60):
+        events.append(Event(type="assistant_text", text=f"working {n} " + "w" * 300))
+    events += failing_step(99)
+    material = build_material("Score it.", events, [], "", 8_000)
+    assert material.truncation["trajectoryLinesCut"] > 0
+    assert "every failing step" in material.truncation["strategy"]
+    assert "failingStepsCut" not in material.truncation
+    assert "[FAILED]" in material.prompt and len(material.prompt) <= 8_000
+
+
+def test_material_that_cannot_be_cut_to_fit_is_a_context_overflow() -> None:
+    events = [Event(type="user_message", text="t" * 5_000)]
+    with pytest.raises(ContextOverflow, match="over the judge's budget of 2000"):
+        build_material("r" * 1_500, events, [], "", 2_000)
+
+
+def test_short_lines_are_left_alone() -> None:
+    text = "x" * 1_500
+    material = build_material("Score it.", [Event(type="user_message", text=text)], [], "", 50_000)
+    assert f"USER: {text}\n" in material.prompt and material.truncation == {}
+
+
+@pytest.mark.parametrize("digits", [400, 5_000])
+def test_a_huge_integer_score_is_a_malformed_reply(digits: int) -> None:
+    reply = '{"score": %s, "confidenceLevel": 50, "rationale": "x"}' % ("9" * digits)
+    with pytest.raises(ValueError) as caught:
+        parse_verdict(reply)
+    assert len(str(caught.value)) < 100
+
+
+@pytest.mark.parametrize(
+    ("logprobs", "expected"),
+    [
+        ([5.0, 0.5], 0.0),
+        ([1_000.0, -0.0], 0.0),
+        ([1e308, 1e308, -1e308], 100.0),
+        ([-1e308] * 4, 100.0),
+        ([math.inf, -math.inf], 100.0),
+        ([math.nan], None),
+        ([], None),
+        (None, None),
+    ],
+)
+def test_perplexity_is_clamped_and_never_overflows(
+    logprobs: list[float] | None, expected: float | None
+) -> None:
+    assert perplexity_level(logprobs) == expected
+
+
+def test_perplexity_of_ordinary_logprobs() -> None:
+    level = perplexity_level([-0.1, -0.2, -0.05])
+    assert level == pytest.approx(100 * (1 - math.exp(-0.35 / 3)), abs=0.001)

@@ -1,0 +1,45 @@
+"""Base URLs: anything but a plain http(s) URL with a host and a valid port is a one-sentence
+``ConfigError`` naming the variable."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.llm.refs import base_url
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "ftp://nope",
+        "http://:80",
+        "http://host:99999",
+        "http://host:0",
+        "http://host:abc",
+        " http://host",
+        "http://ho\nst",
+        "http://host/\t",
+        "https://[::1",
+        "localhost:8080",
+    ],
+)
+def test_a_bad_base_url_is_a_config_error_naming_the_variable(value: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        base_url("openai", {"OPENAI_BASE_URL": value}, {})
+    message = str(caught.value)
+    assert message.startswith("OPENAI_BASE_URL: expected an http(s) URL")
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("http://localhost:8080/v1/", "http://localhost:8080/v1"),
+        ("https://api.example.com", "https://api.example.com"),
+        ("http://[::1]:11434", "http://[::1]:11434"),
+        ("http://user:pw@gateway:65535/", "http://user:pw@gateway:65535"),
+    ],
+)
+def test_a_good_base_url_is_kept(value: str, expected: str) -> None:
+    assert base_url("openai", {}, {"PROCTOR_BASE_URL": value}) == expected
