@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
 _OPERATORS = ("&&", "||", "|&", ";;", "$(", "|", ";", "&", "\n", "(", ")", "`")
@@ -33,6 +33,11 @@ class ShellCommand:
     text: str
     words: tuple[str, ...]
     piped: bool
+    then: str | None = None
+    """The operator that ends the command (``&&``, ``;``, ``|``, ...); None for the last."""
+    masked: bool = False
+    """The line's exit status may not be this command's: a later command runs whatever this
+    one returned (after ``;``, ``||``, ``&``, a newline, or ``|`` without ``pipefail``)."""
 
 
 def _operator(line: str, i: int) -> str | None:
@@ -68,7 +73,8 @@ def _scan(line: str) -> list[ShellCommand]:
             word = None
         if op is not None:
             if words:
-                commands.append(ShellCommand(line[start:i].strip(), tuple(words), op in _PIPES))
+                text = line[start:i].strip()
+                commands.append(ShellCommand(text, tuple(words), op in _PIPES, op))
             words = []
             i += len(op)
             start = i
@@ -104,20 +110,29 @@ def _script(words: tuple[str, ...]) -> str | None:
     return None
 
 
-def split_commands(line: str) -> list[ShellCommand]:
+def split_commands(
+    line: str, *, outer_masked: bool = False, pipefail: bool | None = None
+) -> list[ShellCommand]:
     """Every command a shell line runs, in order, including those of ``sh -c '...'`` scripts.
 
     Commands end at ``&&``, ``||``, ``;``, ``|``, ``&``, a newline, ``(``, ``)``, ``$(`` or a
-    backtick outside quotes. A command inside ``sh -c`` counts as piped when the ``sh`` is.
+    backtick outside quotes. A command inside ``sh -c`` counts as piped (and masked) when the
+    ``sh`` is. A command is masked unless every operator from it to the end of its line is
+    ``&&`` (or a pipe, with ``pipefail`` on): only then does its failure fail the line.
     """
+    top = _scan(line)
+    if pipefail is None:
+        pipefail = sets_pipefail(top)
     commands: list[ShellCommand] = []
-    for command in _scan(line):
-        commands.append(command)
+    for index, command in enumerate(top):
+        later = [c.then for c in top[index:] if c.then is not None]
+        masked = outer_masked or any(op != "&&" and not (op in _PIPES and pipefail) for op in later)
+        commands.append(replace(command, masked=masked))
         script = _script(command.words)
         if script is not None:
             commands += [
-                ShellCommand(inner.text, inner.words, inner.piped or command.piped)
-                for inner in split_commands(script)
+                replace(inner, piped=inner.piped or command.piped)
+                for inner in split_commands(script, outer_masked=masked, pipefail=pipefail)
             ]
     return commands
 

@@ -8,7 +8,6 @@ from datetime import datetime
 
 from proctor.metrics.config import MetricsConfig
 from proctor.metrics.results import CheckRun, Orientation, StepCounts
-from proctor.metrics.shell import sets_pipefail, split_commands
 from proctor.metrics.trace import (
     EDIT_KINDS,
     READ_KINDS,
@@ -25,13 +24,15 @@ from proctor.metrics.trace import (
 def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutcome | None:
     """The outcome of a check, or None when the shell command runs no check.
 
-    ``unknown`` when a check pipes into another command (``pytest | tail -3``) and the line
-    does not ``set -o pipefail``: the reported status is the last command's, not the check's.
+    ``unknown`` when the line's status need not be the check's: the check pipes into another
+    command (``pytest | tail -3``) without ``pipefail``, or another command runs after it
+    whatever it returned (``pytest; echo done``, ``pytest || true``). ``cd app && pytest`` and
+    ``pytest && echo ok`` keep the check's outcome.
     """
     checks = config.check_commands(command)
     if not checks:
         return None
-    if any(c.piped for c in checks) and not sets_pipefail(split_commands(command)):
+    if any(c.masked for c in checks):
         return "unknown"
     return step.outcome
 

@@ -195,7 +195,16 @@ def _checked(command: str, is_error: bool) -> str:
         ("set -o pipefail; pytest | tail -3", False, "pass"),
         ("set -euo pipefail\npytest | tail -3", True, "fail"),
         ("cat list | pytest", True, "fail"),
-        ("pytest || echo failed", False, "pass"),
+        ("pytest || echo failed", False, "unknown"),
+        ("pytest || true", False, "unknown"),
+        ("pytest; echo done", False, "unknown"),
+        ("pytest\necho done", False, "unknown"),
+        ("pytest &", False, "unknown"),
+        ("bash -c 'pytest; true'", False, "unknown"),
+        ("cd app && pytest -q", True, "fail"),
+        ("pytest && echo ok", True, "fail"),
+        ("cd app; pytest", True, "fail"),
+        ("make build; pytest", True, "unknown"),  # the build's outcome is masked
         ("pytest 2>&1", False, "pass"),
     ],
 )
