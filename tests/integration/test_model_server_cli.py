@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from click.testing import CliRunner
 
 from proctor.cli.model import command
 from proctor.errors import ConfigError
+from tests.conftest import CliResult
 
 
 def test_serve_prints_url_serves_and_stops_on_interrupt(tmp_path: Path) -> None:
@@ -73,6 +75,32 @@ def test_bad_plans_are_config_errors(tmp_path: Path, content: str | None, match:
     assert str(plan) in str(result.exception)
     with pytest.raises(ConfigError, match=match):
         raise result.exception
+
+
+def test_a_plan_that_is_not_utf8_is_one_sentence_and_exit_2(
+    tmp_path: Path, proctor: Callable[..., CliResult]
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_bytes(b'{"turns": [{"say": "caf\xe9"}]}')
+    result = proctor("model", "serve", "--plan", str(plan))
+    assert result.code == 2 and "Traceback" not in result.err
+    assert result.err.strip().splitlines() == [
+        f"proctor: error: --plan {plan}: not UTF-8 text (byte 0xe9 at offset 23)"
+    ]
+
+
+def test_a_log_in_a_missing_folder_is_refused_before_serving(
+    tmp_path: Path, proctor: Callable[..., CliResult]
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"turns": [{"say": "hi"}]}))
+    log = tmp_path / "missing" / "requests.jsonl"
+    result = proctor("model", "serve", "--plan", str(plan), "--log", str(log))
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == (
+        f"proctor: error: --log {log}: the folder {log.parent} does not exist"
+    )
+    assert not log.parent.exists()
 
 
 def test_help_lists_serve() -> None:

@@ -17,11 +17,31 @@ def _load_plan(path: Path) -> dict[str, object]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"--plan {path}: cannot be read ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        where = f"byte 0x{exc.object[exc.start]:02x} at offset {exc.start}"
+        raise ConfigError(f"--plan {path}: not UTF-8 text ({where})") from exc
     except json.JSONDecodeError as exc:
         raise ConfigError(f"--plan {path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"--plan {path}: expected a JSON object with 'turns' or 'variants'")
     return data
+
+
+def _check_log(path: Path) -> None:
+    """Fail before serving when the request log cannot be written, instead of losing it.
+
+    Creates the log file itself (it is appended to anyway) but never a missing folder.
+    """
+    from proctor.errors import ConfigError
+
+    folder = path.parent
+    if not folder.is_dir():
+        raise ConfigError(f"--log {path}: the folder {folder} does not exist")
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"--log {path}: cannot be written ({exc.strerror or exc})") from exc
 
 
 def _is_loopback(host: str) -> bool:
@@ -93,9 +113,12 @@ def serve(
         server = ScriptedModelServer(
             plan, port=port, host=host, log_path=log_path, repeat=repeat, condition=condition
         )
-        server.start()
     except PlanError as exc:
         raise ConfigError(f"--plan {plan_path}: {exc}") from exc
+    if log_path is not None:
+        _check_log(log_path)
+    try:
+        server.start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
     if not _is_loopback(host):

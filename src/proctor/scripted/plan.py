@@ -21,7 +21,7 @@ they run on the scripted model (``scripted/<name>`` in ``models``): ``{"judge": 
 "workhorse": [...], "fast": [...]}``, the n-th request of a role getting the n-th reply (the last
 one repeats). A reply is ``{"text": STR}``, ``{"json": VALUE}`` (sent as JSON text) or
 ``{"status": CODE, "message": STR, "body": {...}}`` (an HTTP error), with optional
-``"logprobs": [numbers]`` for the generated tokens.
+``"logprobs": [numbers]`` (each finite and <= 0) for the generated tokens.
 
 ``"errors"`` makes the scripted model fail chosen agent requests, to exercise how failures are
 classified: ``{"0": {"status": 401, "message": "invalid x-api-key"}}`` fails the first request.
@@ -31,6 +31,7 @@ This module uses the standard library only: the scripted agent imports nothing e
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 ACTIONS: dict[str, set[str]] = {
@@ -59,6 +60,16 @@ def _require(cond: bool, where: str, message: str) -> None:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_logprob(value: Any) -> bool:
+    """A token's natural-log probability: finite and at most 0 (a probability of at most 1)."""
+    if not _is_number(value):
+        return False
+    try:
+        return math.isfinite(value) and value <= 0
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def validate_step(step: Any, where: str) -> None:
@@ -144,11 +155,13 @@ def validate_roles(roles: Any, where: str) -> None:
                     "'status' must be an HTTP error code",
                 )
             probs = reply.get("logprobs")
-            _require(
-                probs is None or (isinstance(probs, list) and all(_is_number(v) for v in probs)),
-                here,
-                "'logprobs' must be a list of numbers",
-            )
+            _require(probs is None or isinstance(probs, list), here, "'logprobs' must be a list")
+            for n, value in enumerate(probs or []):
+                _require(
+                    _is_logprob(value),
+                    here,
+                    f"'logprobs'[{n}] must be a finite number <= 0 (a log-probability)",
+                )
 
 
 def validate_errors(errors: Any, where: str) -> None:

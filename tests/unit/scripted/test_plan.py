@@ -26,3 +26,18 @@ def test_variants_cycle_by_repeat() -> None:
 def test_invalid_plans_are_rejected(plan: object, match: str) -> None:
     with pytest.raises(PlanError, match=match):
         validate_plan(plan)
+
+
+@pytest.mark.parametrize(
+    "value", [1.0, 1000, 1e-9, float("inf"), float("-inf"), float("nan"), True]
+)
+def test_logprobs_must_be_finite_and_at_most_zero(value: object) -> None:
+    plan = {"roles": {"judge": [{"text": "PASS", "logprobs": [-0.1, value]}]}}
+    with pytest.raises(PlanError, match=r"roles\.judge\[0\]: 'logprobs'\[1\] must be a finite"):
+        validate_plan(plan)
+
+
+def test_logprobs_at_most_zero_are_accepted() -> None:
+    validate_plan({"roles": {"judge": [{"text": "PASS", "logprobs": [0, -0.5, -1e6]}]}})
+    with pytest.raises(PlanError, match="'logprobs' must be a list"):
+        validate_plan({"roles": {"judge": [{"text": "PASS", "logprobs": -1}]}})

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import proctor.scripted.server as server_pkg
+from proctor.scripted.server import side
 from proctor.scripted.server.exchange import ModelRequest, ToolSpec
 from proctor.scripted.server.side import TITLE, SideRole, answer, fill, is_side_request
 
@@ -81,6 +82,41 @@ def test_side_request_detection(request_: ModelRequest, side: bool) -> None:
 )
 def test_fill_matches_schemas(schema: dict[str, Any], value: Any) -> None:
     assert fill(schema) == value
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"),
+    [
+        ({"type": "array", "minItems": 10**9}, ["scripted"] * side.MAX_ITEMS),
+        ({"type": "array", "minItems": float("inf")}, []),
+        ({"type": "array", "minItems": "3"}, []),
+        ({"type": "integer", "minimum": float("inf")}, 1),
+        ({"type": "integer", "minimum": 2.5}, 3),
+        ({"type": "integer", "minimum": 10**40}, 10**40),
+        ({"type": "number", "minimum": float("nan")}, 0.0),
+        ({"type": "number", "minimum": 10**400}, 0.0),
+        ({"type": "string", "minLength": 12}, "scriptedxxxx"),
+        ({"type": "string", "minLength": 10**9}, "scripted".ljust(side.MAX_LENGTH, "x")),
+    ],
+)
+def test_fill_clamps_sizes_and_ignores_non_finite_bounds(
+    schema: dict[str, Any], value: Any
+) -> None:
+    assert fill(schema) == value
+
+
+def test_fill_stays_small_for_nested_and_deep_schemas() -> None:
+    nested: dict[str, Any] = {"type": "string"}
+    for _ in range(10):
+        nested = {"type": "array", "minItems": 1000, "items": nested}
+    assert len(json.dumps(fill(nested))) < 50 * side.MAX_VALUES
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(500):
+        deep = {"type": "object", "properties": {"a": deep}}
+    value = fill(deep)
+    for _ in range(side.MAX_DEPTH + 1):
+        value = value["a"]
+    assert value is None
 
 
 def test_answers() -> None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import socket
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,12 +13,16 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from proctor.scripted.server import routes
+from proctor.scripted.server.body import BodyError, read_body
 from proctor.scripted.server.dialect import new_id
 from proctor.scripted.server.exchange import ModelRequest, Reply
 from proctor.scripted.server.harness import ROLE_HEADER, HarnessScript
 from proctor.scripted.server.log import RequestLog, RequestRecord
 
-MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, RecursionError)
+"""What a body the dialect cannot read raises (RecursionError: JSON nested too deep)."""
+LISTEN_BACKLOG = 256
+"""Connections the kernel queues before accepting; the default 5 resets parallel clients."""
 
 
 class Backend(Protocol):
@@ -42,6 +44,7 @@ class ModelHTTPServer(ThreadingHTTPServer):
     """One thread per connection; open connections are closed on :meth:`close_connections`."""
 
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, address: tuple[str, int], backend: Backend) -> None:
         if ":" in address[0]:
@@ -164,14 +167,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def _post(self, record: RequestRecord) -> None:
         backend = self.server.backend
+        target = routes.match(record.path)
         try:
-            raw = self._body()
-        except ValueError as exc:
-            record.error = str(exc)
-            self._json(record, 400, _error("invalid_request_error", str(exc)))
+            raw = read_body(self.rfile, self.headers)
+        except BodyError as exc:
+            self._reject_body(record, target, exc)
             return
         record.request_bytes = len(raw)
-        target = routes.match(record.path)
         if target is None:
             message = f"no endpoint for POST {record.path}"
             self._json(record, 404, _error("not_found_error", message))
@@ -210,36 +212,33 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._json(record, 200, dialect.render(reply, request))
 
-    def _body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            parts = []
-            while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-            while self.rfile.readline().strip():
-                pass
-            raw = b"".join(parts)
+    def _reject_body(
+        self, record: RequestRecord, target: routes.Target | None, exc: BodyError
+    ) -> None:
+        """Answer an unreadable body and close: unread bytes must not parse as a request."""
+        record.error = str(exc)
+        message = str(exc)
+        if target is not None:
+            payload = target.dialect.error(exc.status, message)
         else:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        encoding = self.headers.get("Content-Encoding", "identity").lower()
-        if encoding == "gzip":
-            try:
-                return gzip.decompress(raw)
-            except (OSError, EOFError, zlib.error) as exc:
-                raise ValueError(f"body is not valid gzip: {exc}") from exc
-        if encoding != "identity":
-            raise ValueError(f"unsupported Content-Encoding {encoding!r} (use identity or gzip)")
-        return raw
+            kind = "request_too_large" if exc.status == 413 else "invalid_request_error"
+            payload = _error(kind, message)
+        self._json(record, exc.status, payload, close=True)
 
     def _headers(self, status: int, content_type: str) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("request-id", new_id("req_scripted_"))
 
-    def _json(self, record: RequestRecord, status: int, payload: dict[str, Any]) -> None:
+    def _json(
+        self, record: RequestRecord, status: int, payload: dict[str, Any], close: bool = False
+    ) -> None:
+        """Send ``payload``; ``close`` ends the connection after it (``Connection: close``)."""
         data = json.dumps(payload, ensure_ascii=False).encode()
         self._headers(status, "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if close:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(data)
         record.status, record.response_bytes = status, len(data)

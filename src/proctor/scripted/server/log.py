@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -10,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from proctor.scripted.server.exchange import ModelRequest
+
+log = logging.getLogger("proctor")
 
 
 @dataclass
@@ -56,15 +59,26 @@ class RequestRecord:
 
 
 class RequestLog:
-    """Appends records to a JSONL file (or nowhere); safe to call from many threads."""
+    """Appends records to a JSONL file (or nowhere); safe to call from many threads.
+
+    A write that fails (disk full, folder removed) is skipped with one warning: the log is a
+    record of the requests and must never break answering them.
+    """
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.failure: str | None = None
         self._lock = threading.Lock()
 
     def write(self, record: RequestRecord) -> None:
         if self.path is None:
             return
         line = json.dumps(record.to_json(), ensure_ascii=False) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line)
+        with self._lock:
+            try:
+                with self.path.open("a", encoding="utf-8") as fh:
+                    fh.write(line)
+            except OSError as exc:
+                if self.failure is None:
+                    log.warning("scripted model: cannot write request log %s: %s", self.path, exc)
+                self.failure = f"{type(exc).__name__}: {exc}"
