@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import tempfile
@@ -104,19 +105,40 @@ def _stdin_file(text: str | None) -> Iterator[IO[bytes] | None]:
         yield fh
 
 
+def _exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Whether ``proc`` exits within ``timeout``, noticed the moment it does.
+
+    ``Popen.wait(timeout)`` polls with growing sleeps (up to 50 ms a round); a pidfd (Linux)
+    becomes readable when the process exits, so a quick command costs no extra wait.
+    """
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        try:
+            proc.wait(timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    if ready:
+        proc.wait()
+    return bool(ready)
+
+
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
     """Wait up to ``timeout``; on expiry kill the group and reap ``proc``. True if it timed out."""
-    try:
-        proc.wait(timeout=timeout)
+    if _exited_within(proc, timeout):
         return False
+    kill_group(proc.pid)
+    proc.kill()
+    try:
+        proc.wait(timeout=KILL_GRACE_SEC)
     except subprocess.TimeoutExpired:
-        kill_group(proc.pid)
-        proc.kill()
-        try:
-            proc.wait(timeout=KILL_GRACE_SEC)
-        except subprocess.TimeoutExpired:
-            pass  # stuck in the kernel; the caller still gets its answer on time
-        return True
+        pass  # stuck in the kernel; the caller still gets its answer on time
+    return True
 
 
 def _kill_leftovers(proc: subprocess.Popen[bytes], marker: str) -> None:
