@@ -12,6 +12,7 @@ from typing import Any, BinaryIO
 import click
 
 from proctor.cli.main import EXIT_INTERRUPTED
+from proctor.models.io import escape_surrogates
 from proctor.models.trajectory import Event, Trajectory
 
 AGENTS = ("claude-code", "codex", "gemini-cli", "scripted")
@@ -69,7 +70,12 @@ def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
 
     def sink(event: dict[str, Any]) -> None:
         nonlocal separator
-        out.write(separator + orjson.dumps(event))
+        try:
+            data = orjson.dumps(event)
+        except TypeError:  # a lone surrogate (half an emoji) in the transcript's text
+            text = json.dumps(event, ensure_ascii=False)
+            data = escape_surrogates(text, json_string=True).encode()
+        out.write(separator + data)
         separator = b",\n"
 
     trajectory = stream_parse(file, fmt, sink)
@@ -109,7 +115,7 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
         event = Event.model_validate(data)
         clock = (event.ts or "")[11:19]
         head = f"{count:>4} {clock:<8} {event.type:<14} "
-        echo(head + _short(describe(event), LINE_WIDTH - len(head)))
+        echo(escape_surrogates(head + _short(describe(event), LINE_WIDTH - len(head))))
 
     trajectory = stream_parse(file, fmt, sink, start)
     if not started:  # nothing was handed on

@@ -44,6 +44,7 @@ from typing import Any
 from proctor.models.trajectory import Event, ModelUsage, ParseCoverage, Trajectory
 from proctor.transcripts.codex_shapes import (
     HARNESS_PREFIXES,
+    MALFORMED,
     OUTPUT_CAP,
     QUIET_EVENT_PREFIXES,
     QUIET_EVENT_SUFFIXES,
@@ -69,6 +70,11 @@ from proctor.transcripts.kinds import (
 )
 
 UNSUPPORTED_CALL = "unsupported call: "
+
+
+def _text(value: Any) -> str | None:
+    """A string field, or None when the record holds something else there."""
+    return value if isinstance(value, str) and value else None
 
 
 class _Parser:
@@ -120,7 +126,21 @@ class _Parser:
             return
         ts = record.get("timestamp")
         self.ts = ts if isinstance(ts, str) else None
+        try:
+            self.dispatch(record)
+        except MALFORMED as exc:
+            # Fields of types the parser did not expect: counted and kept, never fatal.
+            rtype = f"malformed/{record.get('type')}"
+            counts = self.coverage.unknown_record_types
+            counts[rtype] = counts.get(rtype, 0) + 1
+            self.events.append(
+                Event(type="other", record_type=rtype, text=str(exc)[:200], raw=record)
+            )
+
+    def dispatch(self, record: dict[str, Any]) -> None:
         rtype = record.get("type")
+        if not isinstance(rtype, str | None):
+            rtype = str(rtype)
         payload = record.get("payload")
         if "payload" not in record:
             self.legacy(record)
@@ -133,8 +153,8 @@ class _Parser:
         elif rtype == "session_meta":
             self.session_meta(payload)
         elif rtype == "turn_context":
-            self.model = payload.get("model") or self.model
-            self.cwd = payload.get("cwd") or self.cwd
+            self.model = _text(payload.get("model")) or self.model
+            self.cwd = _text(payload.get("cwd")) or self.cwd
         elif rtype == "token_usage_record":
             self.usage_record(payload)
         elif rtype == "compacted":
@@ -159,10 +179,10 @@ class _Parser:
 
     def session_meta(self, payload: dict[str, Any]) -> None:
         meta = _dict(payload.get("meta")) or payload
-        self.session_id = self.session_id or meta.get("id") or meta.get("session_id")
-        self.version = self.version or meta.get("cli_version")
-        self.cwd = self.cwd or meta.get("cwd")
-        self.model = self.model or meta.get("model")
+        self.session_id = self.session_id or _text(meta.get("id") or meta.get("session_id"))
+        self.version = self.version or _text(meta.get("cli_version"))
+        self.cwd = self.cwd or _text(meta.get("cwd"))
+        self.model = self.model or _text(meta.get("model"))
 
     # -- response items ---------------------------------------------------------------------
 

@@ -128,3 +128,8 @@ def _unwrap_output(raw: Any) -> tuple[str, int | None]:
             exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
             return (inner if isinstance(inner, str) else text), exit_code
     return text, None
+
+
+MALFORMED = (TypeError, KeyError, ValueError, AttributeError, IndexError)
+"""What a record with fields of unexpected types raises inside a parser (pydantic's
+ValidationError is a ValueError): the record is counted as malformed, never fatal."""

@@ -69,6 +69,8 @@ SNIFF_LINES = 20
 def classify_record(record: dict[str, Any]) -> str | None:
     """The format one decoded record belongs to, or None when it says nothing."""
     rtype = record.get("type")
+    if not isinstance(rtype, str):
+        rtype = None  # a list or an object here is no record type of any format
     if "payload" in record and rtype in CODEX_RECORDS:
         return "codex"
     if "record_type" in record or (rtype in CODEX_LEGACY_ITEMS and "role" in record):

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import Event, ModelUsage, ParseCoverage, Trajectory
+from proctor.transcripts.codex_shapes import MALFORMED
 from proctor.transcripts.kinds import gemini_kind, relativise, shell_files, touched_files
 
 OUTPUT_CAP = 20_000
@@ -130,7 +131,7 @@ class _Parser:
             self.metadata(record["$set"])
         elif isinstance(record.get("id"), str):
             self.slots["m:" + record["id"]] = record
-        elif isinstance(record.get("sessionId"), str):
+        elif isinstance(record.get("sessionId"), str) and "projectHash" in record:
             self.metadata(record)
         else:
             rtype = str(record.get("type", "unknown-record"))
@@ -173,7 +174,10 @@ class _Parser:
                 raw, record_type = record["raw"], record["#unknown"]
                 events.append(Event(type="other", record_type=record_type, raw=raw))
             else:
-                self.message(record, events, usage)
+                try:
+                    self.message(record, events, usage)
+                except MALFORMED as exc:
+                    self.malformed(record, exc, events)
         return Trajectory(
             format="gemini-cli",
             events=events,
@@ -181,6 +185,13 @@ class _Parser:
             coverage=self.coverage,
             session_id=self.session_id,
         )
+
+    def malformed(self, record: dict[str, Any], exc: Exception, events: list[Event]) -> None:
+        """A message whose fields have types the parser did not expect: counted, kept raw."""
+        rtype = f"malformed/{record.get('type')}"
+        counts = self.coverage.unknown_record_types
+        counts[rtype] = counts.get(rtype, 0) + 1
+        events.append(Event(type="other", record_type=rtype, text=str(exc)[:200], raw=record))
 
     def message(
         self, record: dict[str, Any], events: list[Event], usage: dict[str, ModelUsage]
@@ -286,8 +297,9 @@ class _Parser:
         )
         is_error = status == "error" and not denied
         if not denied and kind == "shell":
-            match = EXIT_CODE.search(output)
-            if match and int(match.group(1)) != 0:
+            # The shell tool's trailer comes last; an earlier "Exit Code:" is the command's output.
+            codes = EXIT_CODE.findall(output)
+            if codes and int(codes[-1]) != 0:
                 is_error = True
         events.append(
             Event(

@@ -1,0 +1,124 @@
+"""Records whose fields have unexpected types are counted, never fatal (a format drift shows up
+as a number)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proctor.transcripts.codex import parse_codex_lines
+from proctor.transcripts.detect import detect_format
+from proctor.transcripts.gemini import parse_gemini_lines
+
+
+def codex(kind: str, payload: object) -> str:
+    return json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": kind, "payload": payload})
+
+
+GOOD = codex("event_msg", {"type": "user_message", "message": "hi"})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        json.dumps({"type": [], "payload": {}}),
+        codex("session_meta", {"id": 5, "cli_version": ["x"]}),
+        codex("turn_context", {"model": {"a": 1}, "cwd": 7}),
+        codex("event_msg", {"type": "task_complete", "duration_ms": "slow"}),
+        codex(
+            "response_item",
+            {"type": "tool_search_output", "call_id": "s", "tools": [{"type": "namespace"}]},
+        ),
+        codex(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "request_user_input",
+                "call_id": "q",
+                "arguments": json.dumps({"questions": [{"question": "?", "options": 5}]}),
+            },
+        ),
+    ],
+)
+def test_codex_keeps_going_past_a_malformed_record(bad: str) -> None:
+    t = parse_codex_lines([bad, GOOD])
+    assert [e.text for e in t.events if e.type == "user_message"] == ["hi"]
+    assert t.coverage.lines == 2
+
+
+def test_a_record_type_that_is_not_a_string_does_not_break_detection(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-x.jsonl"
+    path.write_text(json.dumps({"type": [], "payload": {}}) + "\n" + GOOD + "\n")
+    assert detect_format(path) == "codex"
+
+
+def gemini(**record: object) -> str:
+    return json.dumps({"id": "m1", "timestamp": "2026-01-01T00:00:00Z", **record})
+
+
+HEADER = json.dumps({"sessionId": "s", "projectHash": "p", "startTime": "x"})
+USER = json.dumps({"id": "u1", "type": "user", "content": [{"text": "hello"}]})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        gemini(type="gemini", content="x", thoughts=5),
+        gemini(type="gemini", content="x", toolCalls=5),
+        gemini(
+            type="gemini",
+            content="x",
+            toolCalls=[
+                {
+                    "id": "t",
+                    "name": "ls",
+                    "status": "success",
+                    "result": [{"functionResponse": "not an object"}],
+                }
+            ],
+        ),
+    ],
+)
+def test_gemini_keeps_going_past_a_malformed_message(bad: str) -> None:
+    t = parse_gemini_lines([HEADER, USER, bad])
+    assert [e.text for e in t.events if e.type == "user_message"] == ["hello"]
+    assert not any(k.startswith("malformed/") for k in t.coverage.unknown_record_types) or any(
+        e.type == "other" for e in t.events
+    )
+
+
+def test_a_gemini_record_with_only_a_session_id_is_counted_not_taken_for_the_header() -> None:
+    t = parse_gemini_lines([HEADER, json.dumps({"sessionId": "s", "type": "checkpoint_v2"})])
+    assert t.coverage.unknown_record_types == {"checkpoint_v2": 1}
+
+
+def test_a_shell_output_quoting_an_exit_code_keeps_the_real_one() -> None:
+    output = "Output: build log\nExit Code: 2 (quoted from run.log)\nExit Code: 0"
+    call = {
+        "id": "t",
+        "name": "run_shell_command",
+        "args": {"command": "cat run.log"},
+        "status": "success",
+        "resultDisplay": output,
+    }
+    t = parse_gemini_lines([HEADER, gemini(type="gemini", content="", toolCalls=[call])])
+    (result,) = [e for e in t.events if e.type == "tool_result"]
+    assert result.is_error is False
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_parse_prints_half_an_emoji_escaped(tmp_path: Path, as_json: bool) -> None:
+    from click.testing import CliRunner
+
+    from proctor.cli.parse import command
+
+    path = tmp_path / "s.jsonl"
+    record = '{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"a \\ud83d b"}}'
+    path.write_text(record + "\n")
+    args = [str(path), "--agent", "claude-code", *(["--json"] if as_json else [])]
+    result = CliRunner().invoke(command, args)
+    assert result.exit_code == 0, result.output
+    if as_json:
+        assert json.loads(result.output)["events"][0]["text"] == "a \\ud83d b"
+    else:
+        assert "a \\ud83d b" in result.output
