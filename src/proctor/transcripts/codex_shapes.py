@@ -107,7 +107,10 @@ def _exit_code(text: str) -> int | None:
 
 
 def _is_denial(text: str) -> bool:
-    for line in text[:TEXT_CAP].lower().splitlines()[:12]:
+    """A refusal message, read in the output's header (a command's own output, after
+    ``Output:``, may quote one)."""
+    header = text.partition("Output:")[0] if "Output:" in text else text
+    for line in header[:TEXT_CAP].lower().splitlines()[:12]:
         if line.strip().startswith(DENIAL_MARKERS):
             return True
     return False

@@ -164,6 +164,32 @@ SHELL_META = frozenset("|;&<>`$()")
 READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
 
 
+SEARCH_VALUE_OPTIONS = frozenset(
+    "-A -B -C -e -f -m -t -g -T --type --type-not --glob --regexp --file --max-count "
+    "--context --after-context --before-context".split()
+)
+"""grep/rg options whose value is the next word."""
+READER_VALUE_OPTIONS = frozenset({"-n", "-c", "--lines", "--bytes"})
+"""head/tail options whose value is the next word."""
+
+
+PATTERN_OPTIONS = frozenset({"-e", "-f", "--regexp", "--file"})
+"""grep/rg options that give the pattern, so that every operand is a file."""
+
+
+def _operands(args: list[str], with_values: frozenset[str]) -> list[str]:
+    """The words that are not options nor the values of options (``-A 3``, ``--type py``)."""
+    operands, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in with_values:
+            skip = True
+        elif not arg.startswith("-"):
+            operands.append(arg)
+    return operands
+
+
 def shell_files(command: Any, cwd: str | None) -> list[str]:
     """Files an obviously simple read command names (``cat f``, ``sed -n '1,9p' f``, ``grep p f``).
 
@@ -192,9 +218,12 @@ def shell_files(command: Any, cwd: str | None) -> list[str]:
         else:
             return []
     elif program in ("grep", "rg"):
-        operands = [a for a in args if not a.startswith("-")][1:]
+        operands = _operands(args, SEARCH_VALUE_OPTIONS)
+        if not any(a in PATTERN_OPTIONS for a in args):
+            operands = operands[1:]  # the first operand is the pattern
     elif program in READERS:
-        operands = [a for a in args if not a.startswith("-") and not a.isdigit()]
+        takes = READER_VALUE_OPTIONS if program in ("head", "tail") else frozenset()
+        operands = [a for a in _operands(args, takes) if not a.isdigit()]
     else:
         return []
     return list(dict.fromkeys(relativise(a, cwd) for a in operands if a))

@@ -390,3 +390,9 @@ def test_a_tool_search_is_a_call_whose_result_names_the_tools_it_brought() -> No
 def test_a_call_of_a_tool_codex_does_not_have_is_an_error() -> None:
     lines = [call("x1", "mcp__gone__tool"), output("x1", "unsupported call: mcp__gone__tool")]
     assert results(parse_codex_lines(lines).events) == {"x1": (True, False)}
+
+
+def test_a_refusal_quoted_in_a_command_output_is_no_denial() -> None:
+    quoted = "Exit code: 0\nOutput:\nRejected by user: the old deploy\n"
+    lines = [call("c1", command=["cat", "notes.txt"]), output("c1", quoted)]
+    assert results(parse_codex_lines(lines).events) == {"c1": (False, False)}

@@ -122,3 +122,21 @@ def test_parse_prints_half_an_emoji_escaped(tmp_path: Path, as_json: bool) -> No
         assert json.loads(result.output)["events"][0]["text"] == "a \\ud83d b"
     else:
         assert "a \\ud83d b" in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "files"),
+    [
+        ("grep -A 3 TODO src/app.py", ["src/app.py"]),
+        ("grep -n foo a.py", ["a.py"]),
+        ("grep -e foo -e bar a.txt", ["a.txt"]),
+        ("rg --type py pat src", ["src"]),
+        ("tail -n +5 log", ["log"]),
+        ("head -n 20 x.py", ["x.py"]),
+        ("cat -n a.py", ["a.py"]),
+    ],
+)
+def test_option_values_are_not_taken_for_file_names(command: str, files: list[str]) -> None:
+    from proctor.transcripts.kinds import shell_files
+
+    assert shell_files(command, None) == files
