@@ -165,8 +165,26 @@ READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
 
 
 SEARCH_VALUE_OPTIONS = frozenset(
-    "-A -B -C -e -f -m -t -g -T --type --type-not --glob --regexp --file --max-count "
-    "--context --after-context --before-context".split()
+    [
+        "-A",
+        "-B",
+        "-C",
+        "-e",
+        "-f",
+        "-m",
+        "-t",
+        "-g",
+        "-T",
+        "--type",
+        "--type-not",
+        "--glob",
+        "--regexp",
+        "--file",
+        "--max-count",
+        "--context",
+        "--after-context",
+        "--before-context",
+    ]
 )
 """grep/rg options whose value is the next word."""
 READER_VALUE_OPTIONS = frozenset({"-n", "-c", "--lines", "--bytes"})
