@@ -94,6 +94,10 @@ class _Parser:
         self.mirrors: list[tuple[Event, str, str]] = []
         self.record_usage: list[Event] = []
         self.count_usage: list[Event] = []
+        self.uncovered_counts: list[Event] = []
+        """token_count usage with no token_usage_record since the previous token_count: the
+        responses of a rollout's older part, written before records existed (a resumed one)."""
+        self.record_since_count = False
         self.responses: set[str] = set()
         self.previous_total: dict[str, Any] | None = None
         self.previous_fingerprint: Any = None
@@ -511,6 +515,7 @@ class _Parser:
             event = self.usage_event(usage, payload.get("model"))
             if event is not None:
                 self.record_usage.append(event)
+                self.record_since_count = True
 
     def token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -538,10 +543,18 @@ class _Parser:
             event = self.usage_event(delta, None)
             if event is not None:
                 self.count_usage.append(event)
+                if not self.record_since_count:
+                    self.uncovered_counts.append(event)
+        self.record_since_count = False
 
     # -- result -----------------------------------------------------------------------------
 
     def chosen_usage(self) -> tuple[str | None, list[Event]]:
+        if self.record_usage and self.uncovered_counts:
+            # Records for the responses that have them, token_count for the older ones.
+            wanted = {id(e) for e in self.uncovered_counts} | {id(e) for e in self.record_usage}
+            mixed = [e for e in self.events if id(e) in wanted]
+            return "token_usage_record+token_count", mixed
         if self.record_usage:
             return "token_usage_record", self.record_usage
         if self.count_usage:
@@ -551,8 +564,9 @@ class _Parser:
     def result(self) -> Trajectory:
         drop: set[int] = set()
         source, chosen = self.chosen_usage()
-        if source == "token_usage_record":
-            drop.update(id(e) for e in self.count_usage)
+        if source is not None and source.startswith("token_usage_record"):
+            kept = {id(e) for e in self.uncovered_counts}
+            drop.update(id(e) for e in self.count_usage if id(e) not in kept)
         for event, role, text in self.mirrors:
             if self.item_texts[(role, text)] > 0:
                 self.item_texts[(role, text)] -= 1

@@ -396,3 +396,28 @@ def test_a_refusal_quoted_in_a_command_output_is_no_denial() -> None:
     quoted = "Exit code: 0\nOutput:\nRejected by user: the old deploy\n"
     lines = [call("c1", command=["cat", "notes.txt"]), output("c1", quoted)]
     assert results(parse_codex_lines(lines).events) == {"c1": (False, False)}
+
+
+def test_a_resumed_rollout_counts_old_turns_from_token_count_and_new_ones_from_records() -> None:
+    def record(response: str, u: dict[str, int]) -> str:
+        return line("token_usage_record", {"response_id": response, "usage": u})
+
+    lines = [
+        token_count(usage(100, 0, 5), usage(100, 0, 5)),  # written by an older CLI
+        token_count(usage(300, 0, 15), usage(200, 0, 10)),
+        record("r3", usage(400, 0, 20)),  # resumed with 0.171: a record, then its token_count
+        token_count(usage(700, 0, 35), usage(400, 0, 20)),
+    ]
+    t = parse_codex_lines(lines)
+    (u,) = t.usage.values()
+    assert (u.input_tokens, u.output_tokens, u.responses) == (700, 35, 3)
+    assert codex_usage_check_lines(lines)["ok"] is True
+    assert len([e for e in t.events if e.type == "usage"]) == 3
+
+
+def codex_usage_check_lines(lines: list[str]) -> dict[str, Any]:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+        fh.write("\n".join(lines) + "\n")
+    return codex_usage_check(Path(fh.name))
