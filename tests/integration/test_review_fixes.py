@@ -270,3 +270,27 @@ def test_every_model_a_run_may_call_needs_its_key_before_any_trial(
     (folder / "config.json").write_text(json.dumps({"models": {"workhorse": "anthropic/claude-x"}}))
     result, _ = _run(proctor, tmp_path)
     assert result.code == 2 and "role (anthropic/claude-x) needs a key" in result.err
+
+
+def test_agent_model_from_the_profile_and_the_command_line_reach_the_agent(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"codingagents": {"scripted": {"agentModel": "from-profile"}}}))
+    _, out = _run(proctor, tmp_path, "--config", str(config))
+    trial = load_trial(single_run_dir(out), "a")
+    assert trial["agentModel"] == "from-profile" and "from-profile" in trial["usage"]
+    out2 = tmp_path / "out2"
+    proctor(
+        "run",
+        "--source",
+        str(tmp_path / "cases"),
+        "--out",
+        str(out2),
+        "--config",
+        str(config),
+        "--agent-model",
+        "scripted=from-cli",
+    )
+    assert load_trial(single_run_dir(out2), "a")["agentModel"] == "from-cli"

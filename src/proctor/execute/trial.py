@@ -127,8 +127,8 @@ class TrialRunner:
             pass_threshold=spec.case.pass_threshold,
             tags=spec.case.case.tags,
             labels=case_labels(spec),
-            agent_model=spec.variant.agent_model or spec.case.agent_model,
-            agent_effort=spec.variant.agent_effort or spec.case.agent_effort,
+            agent_model=spec.agent_model,  # condition > --agent-model > case > profile
+            agent_effort=spec.agent_effort,
         )
         self.session: PtySession | None = None
         self.env: dict[str, str] = {}
