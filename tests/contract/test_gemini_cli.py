@@ -149,3 +149,31 @@ def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path
     out = run_cli(AGENT, {"turns": [{"shell": "echo hi"}, {"say": "ok"}]}, config=config)
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     assert sorted(p.name for p in marks.iterdir()) == ["before-shell", "session-start"]
+
+
+def test_headless_plan_mode_keeps_the_workspace_read_only(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    require_cli(AGENT)
+    plan = {"turns": [{"write": {"path": "x.txt", "content": "x\n"}}, {"say": "ok"}]}
+    config = {"evaluators": [{"use": "file-exists", "mustNot": ["x.txt"], "gate": True}]}
+    top = {"codingagents": {AGENT: {"permissionMode": "plan"}}}
+    out = run_cli(AGENT, plan, config=config, top=top)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+
+
+def test_a_dotenv_above_the_scratch_folder_is_never_loaded(
+    run_cli: Callable[..., dict[str, Any]], tmp_path: Any, monkeypatch: Any
+) -> None:
+    """Gemini CLI looks for .env from the workspace up to /; one in a folder above the trial's
+    scratch folder (here the temporary folder) must not change the model it calls."""
+    require_cli(AGENT)
+    tmp = tmp_path / "tmp"
+    (tmp / ".gemini").mkdir(parents=True)
+    (tmp / ".gemini" / ".env").write_text("GEMINI_MODEL=planted-model\n")
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    out = run_cli(AGENT, {"turns": [{"say": "ok"}]})
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    requests = (out["dir"] / "model-requests.jsonl").read_text()
+    assert "planted-model" not in requests

@@ -294,3 +294,16 @@ def test_agent_model_from_the_profile_and_the_command_line_reach_the_agent(
         "scripted=from-cli",
     )
     assert load_trial(single_run_dir(out2), "a")["agentModel"] == "from-cli"
+
+
+def test_a_permission_mode_the_cli_does_not_have_is_a_config_error(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", config={"agents": ["gemini-cli"]}, plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    for agent in ("gemini-cli", "codex"):
+        config.write_text(json.dumps({"codingagents": {agent: {"permissionMode": "sometimes"}}}))
+        (tmp_path / "cases/a/config.json").write_text(json.dumps({"agents": [agent]}))
+        result = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
+        assert result.code == 2, (agent, result.err)
+        assert f"codingagents.{agent}: agent '{agent}': permissionMode 'sometimes'" in result.err

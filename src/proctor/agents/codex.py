@@ -38,6 +38,7 @@ from proctor.agents.cli_base import RealCli, read_json_lines, require_binary, wr
 from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
+from proctor.models.config import AgentProfile
 
 SCRIPTED_MODEL = "gpt-5.5"
 KEY_VARIABLE = "CODEX_SCRIPTED_API_KEY"
@@ -174,6 +175,10 @@ class Codex(RealCli):
     default_mode: ClassVar[Literal["headless", "interactive"]] = "headless"
     modes: ClassVar[tuple[str, ...]] = ("headless", "interactive")
     binary_name: ClassVar[str] = "codex"
+
+    def check_profile(self, profile: AgentProfile) -> None:
+        """A ``permissionMode`` must be one Codex has (raises AgentError)."""
+        interactive_permissions(profile.permission_mode)
 
     def prepare(self, ctx: LaunchContext) -> Launch:
         binary = require_binary(self.binary_name, self.name, ctx.profile)

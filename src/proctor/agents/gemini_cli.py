@@ -34,6 +34,7 @@ from proctor.agents.cli_base import (
 from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
 from proctor.drive.pty_session import PtySession
 from proctor.errors import AgentError
+from proctor.models.config import AgentProfile
 
 CHAT_COPY = "gemini-chat-copy.jsonl"
 HOOK_EVENTS = {
@@ -107,6 +108,10 @@ class GeminiCli(RealCli):
     modes: ClassVar[tuple[str, ...]] = ("headless", "interactive")
     binary_name: ClassVar[str] = "gemini"
 
+    def check_profile(self, profile: AgentProfile) -> None:
+        """A ``permissionMode`` must be a Gemini CLI approval mode (raises AgentError)."""
+        approval_args(profile.permission_mode)
+
     def prepare(self, ctx: LaunchContext) -> Launch:
         binary = require_binary(self.binary_name, self.name, ctx.profile)
         gemini_dir = ctx.home / ".gemini"
@@ -132,6 +137,11 @@ class GeminiCli(RealCli):
                 settings["hooks"] = hook_groups(ctx.provision.hooks, HOOK_EVENTS, HOOK_TOOLS)
                 settings["hooksConfig"] = {"enabled": True}
         write_json(gemini_dir / "settings.json", settings)
+        # Gemini CLI loads the first .gemini/.env or .env found from the workspace up to /: an
+        # empty one just above the workspace stops the search before any folder of the user's.
+        barrier = ctx.scratch / ".gemini" / ".env"
+        barrier.parent.mkdir(parents=True, exist_ok=True)
+        barrier.touch()
         env = {**ctx.env, "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_BROWSER": "true"}
         if ctx.model_base_url:
             env["GOOGLE_GEMINI_BASE_URL"] = ctx.model_base_url
@@ -147,7 +157,10 @@ class GeminiCli(RealCli):
             extra["chat"] = tui.ChatWatch(gemini_dir, ctx.scratch / CHAT_COPY)
         else:
             argv = [str(binary), f"--prompt={ctx.prompt}", "--output-format", "stream-json"]
-            argv.append("--yolo")
+            # No one answers confirmations headless: yolo unless the profile asks otherwise
+            # (``plan`` keeps the run read-only, ``auto_edit`` allows edits only).
+            mode = ctx.profile.permission_mode
+            argv += approval_args(mode) if mode else ["--yolo"]
         if ctx.agent_model:
             argv += ["-m", ctx.agent_model]
         argv += ctx.profile.args

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from proctor.agents.base import adapter_for, known_agent_ids
 from proctor.discover.folders import Discovery, load_json_file
-from proctor.errors import ConfigError, DiscoveryError
+from proctor.errors import AgentError, ConfigError, DiscoveryError
 from proctor.evaluators.base import EvaluatorSpec
 from proctor.evaluators.combiners import COMBINERS
 from proctor.llm.roles import RoleSet
@@ -282,8 +282,18 @@ def resolve_roles(
 
 
 def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOverrides) -> str:
-    """``--mode`` > the case's ``mode`` > the profile's ``mode`` > the adapter's default."""
+    """``--mode`` > the case's ``mode`` > the profile's ``mode`` > the adapter's default.
+
+    Also checks what the adapter can check of the profile before any trial (a
+    ``permissionMode`` the CLI does not have), as a config error.
+    """
     adapter = adapter_for(agent, {agent: profile})
+    check = getattr(adapter, "check_profile", None)
+    if check is not None:
+        try:
+            check(profile)
+        except AgentError as exc:
+            raise ConfigError(f"codingagents.{agent}: {exc}") from exc
     mode = cli.mode or rc.case.config.mode or profile.mode or adapter.default_mode
     if mode not in adapter.modes:
         raise ConfigError(
