@@ -5,9 +5,10 @@ update checks; the workspace is trusted through ``GEMINI_CLI_TRUST_WORKSPACE``. 
 ``~/.gemini/tmp/<project>/chats/session-*.jsonl``. How the TUI is driven is in
 :mod:`proctor.agents.gemini_tui`.
 
-Permissions: headless runs always pass ``--yolo``. In the TUI the profile's ``permissionMode``
-is an approval mode (``default``, ``auto_edit``, ``plan`` or ``yolo``); unset means ``default``,
-so tool confirmations are shown and answered by the case's policy.
+Permissions: the profile's ``permissionMode`` is an approval mode (``default``, ``auto_edit``,
+``plan`` or ``yolo``). Headless, unset means ``--yolo`` (no one could answer a confirmation);
+in the TUI, unset means ``default``, so confirmations are shown and answered by the case's
+policy.
 """
 
 from __future__ import annotations
