@@ -164,7 +164,9 @@ def codex_config(ctx: LaunchContext, model: str) -> dict[str, dict[str, Any]]:
     tables["tui"] = {"show_tooltips": False}
     if ctx.provision is not None:
         for entry in ctx.provision.mcps:
-            tables[f"mcp_servers.{json.dumps(entry.name)}"] = mcp_server_config(entry)
+            tables[f"mcp_servers.{json.dumps(entry.name)}"] = mcp_server_config(
+                entry, "http_headers"
+            )
     return tables
 
 

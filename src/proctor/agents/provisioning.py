@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from proctor.errors import WorkspaceError
-from proctor.models.config import ProvisionEntry
+from proctor.models.config import McpEntry, ProvisionEntry
 from proctor.workspace.fixture import materialise_fixture
 
 TOOL_WORD = re.compile(r"(?<!\\)[A-Za-z_][A-Za-z0-9_]*")
@@ -22,8 +22,8 @@ of an escape such as ``\\b`` is not the start of one."""
 
 
 def entry_field(entry: ProvisionEntry, name: str) -> Any:
-    extra = entry.model_extra or {}
-    return extra.get(name)
+    """The entry's extra field ``name``, or ``None``."""
+    return entry.field(name)
 
 
 def resolve_path(entry: ProvisionEntry, case_dir: Path | None, kind: str) -> Path:
@@ -39,8 +39,9 @@ def resolve_path(entry: ProvisionEntry, case_dir: Path | None, kind: str) -> Pat
 
 
 def materialise_addon(entry: ProvisionEntry, case_dir: Path | None, kind: str, dest: Path) -> Path:
-    """Copy (or extract) an add-on folder to ``dest`` and return ``dest``."""
+    """Copy (or extract) an add-on folder to ``dest`` (``<root>/<entry.name>``) and return it."""
     source = resolve_path(entry, case_dir, kind)
+    check_dest(entry, kind, dest)
     if dest.exists():
         shutil.rmtree(dest)
     if source.is_file() and source.suffix == ".zip":
@@ -54,23 +55,38 @@ def materialise_addon(entry: ProvisionEntry, case_dir: Path | None, kind: str, d
     return dest
 
 
-def mcp_server_config(entry: ProvisionEntry) -> dict[str, Any]:
-    """``{command, args, env}`` for a stdio server or ``{url}`` (``type`` http) for a remote one."""
-    url = entry_field(entry, "url")
+def check_dest(entry: ProvisionEntry, kind: str, dest: Path) -> None:
+    """Refuse a ``dest`` that is not one folder directly inside its root, before anything there
+    is deleted: a name such as ``/abs/path`` or ``..`` (or a symlink) would lead elsewhere."""
+    root = dest.parent.resolve()
+    if dest.name != entry.name or dest.resolve().parent != root:
+        raise WorkspaceError(
+            f"provision.{kind} '{entry.name}': field 'name' must name one folder inside {root}"
+        )
+
+
+def mcp_server_config(entry: McpEntry, headers_key: str = "headers") -> dict[str, Any]:
+    """``{command, args, env}`` for a stdio server, or ``{type, url}`` (``type`` http by default)
+    plus the ``headers`` under ``headers_key`` (the name the CLI's config uses) for a remote one.
+
+    The entry's fields were checked when the case was loaded (:class:`McpEntry`).
+    """
+    url, command = entry.field("url"), entry.field("command")
     if isinstance(url, str):
-        return {"type": entry_field(entry, "type") or "http", "url": url}
-    command = entry_field(entry, "command")
+        config: dict[str, Any] = {"type": entry.field("type") or "http", "url": url}
+        if entry.field("headers"):
+            config[headers_key] = dict(entry.field("headers"))
+        return config
     if not isinstance(command, str) or not command:
         raise WorkspaceError(f"provision.mcps '{entry.name}': give 'command' (stdio) or 'url'")
-    config: dict[str, Any] = {"command": command, "args": list(entry_field(entry, "args") or [])}
-    env = entry_field(entry, "env")
-    if isinstance(env, dict):
-        config["env"] = {str(k): str(v) for k, v in env.items()}
+    config = {"command": command, "args": list(entry.field("args") or [])}
+    if entry.field("env"):
+        config["env"] = dict(entry.field("env"))
     return config
 
 
 def hook_groups(
-    entries: list[ProvisionEntry],
+    entries: Sequence[ProvisionEntry],
     events: Mapping[str, str] | None = None,
     tools: Mapping[str, str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:

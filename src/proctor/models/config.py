@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import (
     AfterValidator,
@@ -48,21 +48,100 @@ def _folder_name(name: str) -> str:
 FolderName = Annotated[str, AfterValidator(_folder_name)]
 
 
+def _addon_name(name: str) -> str:
+    if not SAFE_NAME.fullmatch(name):
+        raise ValueError(
+            f"'{name}' names the add-on's folder in the agent's home: use letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit"
+        )
+    return name
+
+
+AddonName = Annotated[str, AfterValidator(_addon_name)]
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _is_text_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
 class ProvisionEntry(UserModel):
     """One add-on to provision (an MCP server, plugin, skill or hook), identified by ``name``.
 
-    Fields beyond ``name`` depend on the kind of add-on and on the agent that installs it.
+    ``name`` becomes a folder (or a key) in the agent's scratch home, so it is one safe folder
+    name. The other fields stay extra fields (read with ``model_extra``); each kind's subclass
+    checks the ones it needs when the config is loaded.
     """
 
     model_config = ConfigDict(extra="allow")
-    name: str = Field(min_length=1)
+    name: AddonName
+
+    def field(self, key: str) -> Any:
+        """The extra field ``key``, or ``None``."""
+        return (self.model_extra or {}).get(key)
+
+    def _refuse(self, key: str, problem: str) -> NoReturn:
+        raise ValueError(f"'{key}' of '{self.name}' {problem}")
+
+
+class AddonEntry(ProvisionEntry):
+    """A plugin or skill: a folder or ``.zip`` at ``path`` (relative to the case folder)."""
+
+    @model_validator(mode="after")
+    def _has_path(self) -> AddonEntry:
+        if not _is_text(self.field("path")):
+            self._refuse("path", "is required (a folder or .zip, relative to the case)")
+        return self
+
+
+class McpEntry(ProvisionEntry):
+    """An MCP server: ``command`` (with ``args`` and ``env``) for stdio, or ``url`` (with
+    ``headers``) for a remote one."""
+
+    @model_validator(mode="after")
+    def _command_or_url(self) -> McpEntry:
+        command, url = self.field("command"), self.field("url")
+        if url is None and command is None:
+            raise ValueError(f"server '{self.name}': give 'command' or 'url'")
+        if url is not None:
+            if not _is_text(url):
+                self._refuse("url", "must be a non-empty string")
+            if self.field("headers") is not None and not _is_text_map(self.field("headers")):
+                self._refuse("headers", "must be an object of strings")
+            return self
+        if not _is_text(command):
+            self._refuse("command", "must be a non-empty string")
+        args = self.field("args")
+        if args is not None and not (
+            isinstance(args, list) and all(isinstance(a, str) for a in args)
+        ):
+            self._refuse("args", 'must be a list of strings, such as ["server.py"]')
+        if self.field("env") is not None and not _is_text_map(self.field("env")):
+            self._refuse("env", 'must be an object of strings, such as {"KEY": "value"}')
+        if self.field("headers") is not None:
+            self._refuse("headers", "applies to a 'url' server only")
+        return self
+
+
+class HookEntry(ProvisionEntry):
+    """A hook: ``command`` run on ``event`` (default ``PreToolUse``) for the tools ``matcher``
+    names."""
+
+    @model_validator(mode="after")
+    def _has_command(self) -> HookEntry:
+        if not _is_text(self.field("command")):
+            self._refuse("command", "is required (a non-empty string)")
+        return self
 
 
 class Provision(UserModel):
-    mcps: list[ProvisionEntry] = Field(default_factory=list)
-    plugins: list[ProvisionEntry] = Field(default_factory=list)
-    skills: list[ProvisionEntry] = Field(default_factory=list)
-    hooks: list[ProvisionEntry] = Field(default_factory=list)
+    mcps: list[McpEntry] = Field(default_factory=list)
+    plugins: list[AddonEntry] = Field(default_factory=list)
+    skills: list[AddonEntry] = Field(default_factory=list)
+    hooks: list[HookEntry] = Field(default_factory=list)
 
     def merged_with(self, higher: Provision | None) -> Provision:
         """Entries of ``higher`` replace entries of the same ``name``; new ones are appended."""
