@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -40,22 +41,58 @@ DEFAULT_PERMISSION_MODE = "bypassPermissions"
 STOP_LOG = "claude-stop-hook.jsonl"
 
 
+#: Words that put a number in an HTTP-status context: "API Error: 401", '"code": 403',
+#: "statusCode: 429", "HTTP/1.1 529", "status code 500".
+_STATUS_CONTEXT = r"(?:status|code|error|api|http(?:/[\d.]+)?)[\"'\s:=]{0,4}"
+#: The reason phrase that may follow a bare status: "403 Forbidden".
+_STATUS_REASON = r"\s+(?:unauthorized|forbidden|too many requests|bad request|overloaded)"
+#: Messages of a rejected or missing credential, from Claude, Codex and Gemini.
+_AUTH_PHRASES = (
+    "authentication",
+    "failed to authenticate",
+    "invalid x-api-key",
+    "invalid api key",
+    "incorrect api key",
+    "api key not valid",
+    "permission_denied",
+)
+
+
+def _has_status(text: str, codes: str) -> bool:
+    """Whether ``text`` carries one of ``codes`` (a regex alternation) as an HTTP status: a whole
+    number after a status word or before a reason phrase, so that digits in a line number
+    (``cli.js:1401``) or a token count (``8529``) do not count."""
+    code = rf"(?<![\d.])(?:{codes})(?!\d|[.:]\d)"
+    return bool(
+        re.search(rf"(?i){_STATUS_CONTEXT}{code}", text)
+        or re.search(rf"(?i){code}{_STATUS_REASON}", text)
+    )
+
+
 def classify_error(text: str) -> str:
-    """Name the cause of an API failure from the CLI's message."""
+    """Name the cause of an API failure from the CLI's message (Claude, Codex and Gemini)."""
     lowered = text.lower()
     if "credit balance" in lowered or "quota" in lowered or "billing" in lowered:
         kind = "quota exhausted"
-    elif "401" in text or "authentication" in lowered or "invalid x-api-key" in lowered:
+    elif _has_status(text, "401|403") or any(p in lowered for p in _AUTH_PHRASES):
         kind = "authentication failed"
-    elif "429" in text or "rate limit" in lowered:
+    elif _has_status(text, "429") or "rate limit" in lowered or "too many requests" in lowered:
         kind = "rate limited"
-    elif "529" in text or "overloaded" in lowered:
+    elif _has_status(text, "529") or "overloaded" in lowered:
         kind = "provider overloaded"
-    elif "api error" in lowered or re.search(r"\b5\d\d\b", text):
+    elif "api error" in lowered or _has_status(text, r"[45]\d\d"):
         kind = "API error"
     else:
         kind = "agent error"
     return f"{kind}: {text.strip()[:300]}"
+
+
+def stop_hook_command(stop_log: Path) -> str:
+    """The Stop hook's shell command: append the hook's JSON input and a newline to
+    ``stop_log``, one line per finished turn. The path is quoted because the hook runs under
+    ``sh -c`` and scratch paths may hold spaces or quotes."""
+    target = shlex.quote(str(stop_log))
+    return f"cat >> {target}; echo >> {target}"
 
 
 def seed_home(home: Path, config_dir: Path, workspace: Path, api_key: str | None) -> None:
@@ -109,11 +146,7 @@ class ClaudeCode(RealCli):
         if ctx.mode == "interactive":
             stop_log = ctx.scratch / STOP_LOG
             settings["hooks"].setdefault("Stop", []).append(
-                {
-                    "hooks": [
-                        {"type": "command", "command": f"cat >> {stop_log}; echo >> {stop_log}"}
-                    ]
-                }
+                {"hooks": [{"type": "command", "command": stop_hook_command(stop_log)}]}
             )
         write_json(config_dir / "settings.json", settings)
         argv = [str(binary), *args, *ctx.profile.args]

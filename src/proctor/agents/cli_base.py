@@ -34,17 +34,22 @@ def agents_dirs() -> list[Path]:
 
 
 def find_binary(name: str, profile: AgentProfile) -> Path | None:
-    """The configured binary, else one installed under ``.agents``, else one on PATH."""
+    """The configured binary, else one installed under ``.agents``, else one on PATH.
+
+    The path returned is absolute: a relative one (``binary: bin/claude``, a relative
+    ``$PROCTOR_AGENTS_DIR`` or PATH entry) is made absolute against the current directory here,
+    once, because the agent is launched from its workspace, where it would name nothing.
+    Symlinks are kept (``absolute``, not ``resolve``) so that ``.bin`` shims run as installed."""
     if profile.binary:
         path = Path(profile.binary).expanduser()
         found = shutil.which(str(path)) if not path.is_absolute() else str(path)
-        return Path(found) if found and Path(found).exists() else None
+        return Path(found).absolute() if found and Path(found).exists() else None
     for folder in agents_dirs():
         candidate = folder / "node_modules" / ".bin" / name
         if candidate.exists():
-            return candidate
+            return candidate.absolute()
     found = shutil.which(name)
-    return Path(found) if found else None
+    return Path(found).absolute() if found else None
 
 
 def require_binary(name: str, agent: str, profile: AgentProfile) -> Path:

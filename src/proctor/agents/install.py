@@ -62,5 +62,23 @@ def install_agents(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
     ]
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise AgentError(f"npm install failed ({proc.returncode}): {proc.stderr.strip()[-600:]}")
+        raise AgentError(npm_failure_message(proc.returncode, proc.stderr))
     return missing
+
+
+#: How many of npm's own error lines a failure message shows.
+NPM_ERROR_LINES = 6
+
+
+def npm_failure_message(returncode: int, stderr: str) -> str:
+    """The message for a failed ``npm install``: npm's first ``npm error`` / ``npm ERR!`` lines,
+    which name the cause (``request to … failed, reason: ECONNREFUSED``); the stderr's tail only
+    when there are none, since a tail usually starts mid stack trace and misses the cause."""
+    lines = [
+        line.strip()
+        for line in stderr.splitlines()
+        if line.lstrip().startswith(("npm error", "npm ERR!"))
+    ]
+    lines = [line for line in lines if line not in ("npm error", "npm ERR!")]
+    detail = "\n".join(lines[:NPM_ERROR_LINES]) if lines else stderr.strip()[-600:]
+    return f"npm install failed ({returncode}): {detail}"

@@ -1,0 +1,41 @@
+"""The message of a failed ``npm install`` names npm's own error, not a stack-trace tail."""
+
+from __future__ import annotations
+
+from proctor.agents.install import npm_failure_message
+
+OFFLINE = """\
+npm error code ECONNREFUSED
+npm error syscall connect
+npm error errno ECONNREFUSED
+npm error FetchError: request to https://registry.npmjs.org/@openai%2fcodex failed, reason: \
+connect ECONNREFUSED 127.0.0.1:9
+npm error     at ClientRequest.<anonymous> (/usr/lib/node_modules/npm/node_modules/minipass-fetch/lib/index.js:130:14)
+npm error     at ClientRequest.emit (node:events:519:28)
+npm error     at Socket.socketErrorListener (node:_http_client:500:9)
+npm error     at Socket.emit (node:events:519:28)
+npm error
+npm error A complete log of this run can be found in: /root/.npm/_logs/2025-debug-0.log
+"""
+
+
+def test_npm_error_lines_name_the_cause() -> None:
+    message = npm_failure_message(1, "warning: something first\n" + OFFLINE)
+    lines = message.splitlines()
+    assert lines[0] == "npm install failed (1): npm error code ECONNREFUSED"
+    assert len(lines) == 6
+    assert "request to https://registry.npmjs.org/@openai%2fcodex failed" in message
+    assert "reason: connect ECONNREFUSED" in message
+    assert "warning: something first" not in message
+
+
+def test_old_npm_err_prefix_is_recognised() -> None:
+    message = npm_failure_message(1, "npm ERR! code E404\nnpm ERR! 404 Not Found - GET x\n")
+    assert message == "npm install failed (1): npm ERR! code E404\nnpm ERR! 404 Not Found - GET x"
+
+
+def test_without_npm_error_lines_the_tail_is_shown() -> None:
+    stderr = "x" * 700 + "\nsh: 1: node: not found\n"
+    message = npm_failure_message(127, stderr)
+    assert message.endswith("sh: 1: node: not found")
+    assert len(message) == len("npm install failed (127): ") + 600
