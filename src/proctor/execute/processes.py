@@ -8,7 +8,7 @@ import signal
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,9 +187,17 @@ def processes_marked(marker: str, variable: str = MARKER_VARIABLE) -> list[int]:
 
 def kill_marked(marker: str, rounds: int = 3, variable: str = MARKER_VARIABLE) -> int:
     """SIGKILL every process carrying the marker (the trial's by default); the number killed."""
+    return _kill_rounds(lambda: processes_marked(marker, variable), rounds)
+
+
+def _kill_rounds(
+    find: Callable[[], list[int]], rounds: int, after: Callable[[], None] | None = None
+) -> int:
+    """SIGKILL what ``find`` returns, again until it finds nothing (a process may start
+    another while dying), at most ``rounds`` times; the number killed."""
     killed = 0
     for _ in range(rounds):
-        pids = processes_marked(marker, variable)
+        pids = find()
         if not pids:
             break
         for pid in pids:
@@ -198,6 +206,8 @@ def kill_marked(marker: str, rounds: int = 3, variable: str = MARKER_VARIABLE) -
                 killed += 1
             except (ProcessLookupError, PermissionError):
                 pass
+        if after is not None:
+            after()
     return killed
 
 
@@ -247,19 +257,7 @@ def descendants(pid: int) -> list[int]:
 
 def kill_descendants(pid: int, rounds: int = 3) -> int:
     """SIGKILL every descendant of ``pid`` and reap the ones that are ours; the number killed."""
-    killed = 0
-    for _ in range(rounds):
-        pids = descendants(pid)
-        if not pids:
-            break
-        for child in pids:
-            try:
-                os.kill(child, signal.SIGKILL)
-                killed += 1
-            except (ProcessLookupError, PermissionError):
-                pass
-        _reap_children()
-    return killed
+    return _kill_rounds(lambda: descendants(pid), rounds, after=_reap_children)
 
 
 def _reap_children() -> None:

@@ -36,28 +36,22 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 """A name that becomes a results folder (a condition, an agent profile, a task id)."""
 
 
-def _folder_name(name: str) -> str:
-    if not SAFE_NAME.fullmatch(name):
-        raise ValueError(
-            f"'{name}' names a results folder: use letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit"
-        )
-    return name
+def _safe_name(what: str) -> AfterValidator:
+    """A validator for a name that becomes ``what`` (a folder), with a sentence naming it."""
+
+    def check(name: str) -> str:
+        if not SAFE_NAME.fullmatch(name):
+            raise ValueError(
+                f"'{name}' names {what}: use letters, digits, '.', '_' or '-', "
+                "starting with a letter or digit"
+            )
+        return name
+
+    return AfterValidator(check)
 
 
-FolderName = Annotated[str, AfterValidator(_folder_name)]
-
-
-def _addon_name(name: str) -> str:
-    if not SAFE_NAME.fullmatch(name):
-        raise ValueError(
-            f"'{name}' names the add-on's folder in the agent's home: use letters, digits, "
-            "'.', '_' or '-', starting with a letter or digit"
-        )
-    return name
-
-
-AddonName = Annotated[str, AfterValidator(_addon_name)]
+FolderName = Annotated[str, _safe_name("a results folder")]
+AddonName = Annotated[str, _safe_name("the add-on's folder in the agent's home")]
 
 
 def _is_text(value: Any) -> bool:
