@@ -14,13 +14,12 @@ deduplicated across all files: the exact (message.id, requestId) key first, then
 when either copy is a sidechain (``/btw`` asides replay parent messages under a new requestId),
 and a main-file copy always wins over a sidechain copy.
 
-:func:`claude_usage_totals` computes the same token totals without building events, for large
-stores: it decodes only lines that can carry usage.
+Token usage is counted by :mod:`proctor.transcripts.claude_usage`, which also has
+:func:`claude_usage_totals`, the same totals without building events.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import deque
@@ -29,8 +28,27 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import ConfigError
-from proctor.models.trajectory import ModelUsage, ParseCoverage, Trajectory
+from proctor.models.trajectory import ParseCoverage, Trajectory
+from proctor.transcripts.claude_usage import (
+    UsageDedup,
+    UsageKey,
+    claude_usage_totals,
+    decode_line,
+    fast_loads,
+    line_text,
+    usage_by_model,
+)
 from proctor.transcripts.kinds import claude_kind, touched_files
+
+__all__ = [
+    "EventDict",
+    "EventSink",
+    "StartHook",
+    "claude_usage_totals",
+    "parse_claude_lines",
+    "parse_claude_session",
+    "parse_claude_transcript",
+]
 
 BOOKKEEPING = frozenset(
     {
@@ -56,8 +74,6 @@ BOOKKEEPING = frozenset(
 )
 OUTPUT_CAP = 20_000
 RAW_CAP = 2000
-UsageKey = int
-"""A response remembered by the 64-bit hash of its ids (see :class:`UsageDedup`)."""
 
 
 def _text_of(content: Any) -> str:
@@ -72,111 +88,6 @@ def _text_of(content: Any) -> str:
                 parts.append(block)
         return "\n".join(parts)
     return ""
-
-
-def _usage_total(usage: dict[str, Any]) -> int:
-    return (
-        int(usage.get("input_tokens") or 0)
-        + int(usage.get("output_tokens") or 0)
-        + int(usage.get("cache_creation_input_tokens") or 0)
-        + int(usage.get("cache_read_input_tokens") or 0)
-    )
-
-
-def usage_by_model(rows: Iterable[tuple[str, int, int, int, int]]) -> dict[str, ModelUsage]:
-    """Sum (model, input, output, cache read, cache write) rows, one row per response."""
-    sums: dict[str, list[int]] = {}
-    for model, inp, out, read, write in rows:
-        acc = sums.setdefault(model, [0, 0, 0, 0, 0])
-        acc[0] += inp
-        acc[1] += out
-        acc[2] += read
-        acc[3] += write
-        acc[4] += 1
-    return {
-        model: ModelUsage(
-            input_tokens=inp,
-            output_tokens=out,
-            cache_read_tokens=read,
-            cache_write_tokens=write,
-            responses=responses,
-        )
-        for model, (inp, out, read, write, responses) in sums.items()
-    }
-
-
-_loads: Callable[[str | bytes], Any]
-try:
-    from orjson import loads as _loads
-except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is the fallback
-    _loads = json.loads
-
-
-def _decode(line: str | bytes) -> Any:
-    """The JSON value of one line, or None when it is not JSON (bad bytes included)."""
-    try:
-        return _loads(line)
-    except ValueError:
-        pass
-    try:  # the stdlib also accepts lone surrogates (an emoji cut in half), orjson does not
-        return json.loads(line)
-    except ValueError:
-        return None
-
-
-def _as_text(line: str | bytes) -> str:
-    return line if isinstance(line, str) else line.decode("utf-8", errors="replace")
-
-
-class UsageDedup:
-    """One usage per model response across every file of a session (ccusage's rules).
-
-    ``offer`` answers whether a line's usage should be kept, given what was kept before for the
-    same response; it stores the state, callers store the numbers. Responses are remembered by
-    the 64-bit hashes of their ids, not the ids, so a long session costs a few dozen bytes per
-    response (two of a million responses collide with a chance of about 3 in 100 million).
-    """
-
-    def __init__(self) -> None:
-        self.state: dict[UsageKey, tuple[bool, int, bool]] = {}
-        self.first_key: dict[int, UsageKey] = {}
-        self.alias: dict[UsageKey, UsageKey] = {}
-
-    def offer(
-        self, message_id: str, request_id: str | None, final: bool, total: int, side: bool
-    ) -> tuple[UsageKey, bool, bool]:
-        """(key, keep, is_new) for a line of a response: has it a ``stop_reason``, its total,
-        is it a sidechain. ``key`` names the response the line belongs to."""
-        state = self.state
-        exact = hash((message_id, request_id))
-        key = self.alias.get(exact, exact) if self.alias else exact
-        existing = state.get(key)
-        if existing is None:
-            message = hash(message_id)
-            other = self.first_key.get(message)
-            if other is None:  # a new response: the common case
-                state[exact] = (final, total, side)
-                self.first_key[message] = exact
-                return exact, True, True
-            if side or state[other][2]:
-                # The same response under another request id (a sidechain replay, or the main
-                # copy of one a subagent file showed first): its later lines go there too.
-                key, existing = other, state[other]
-                self.alias[exact] = other
-        if existing is not None:
-            was_final, was_total, was_side = existing
-            if side and not was_side:
-                return key, False, False
-            better = (
-                (was_side and not side)
-                or (not was_final and final)
-                or (final == was_final and total > was_total)
-            )
-            if not better:
-                return key, False, False
-        state[key] = (final, total, side)
-        self.first_key.setdefault(hash(message_id), key)
-        return key, True, existing is None
 
 
 EventDict = dict[str, Any]
@@ -279,12 +190,12 @@ class _Parser:
     def feed(self, line: str | bytes) -> None:
         self.lines += 1
         try:
-            record = _loads(line)
+            record = fast_loads(line)
         except ValueError:
-            record = _decode(line)
+            record = decode_line(line)
         if type(record) is not dict:
             self.coverage.unparsed_lines += 1
-            raw = _as_text(line)[:RAW_CAP]
+            raw = line_text(line)[:RAW_CAP]
             self.out({"type": "other", "recordType": "unparsed", "raw": raw})
             return
         parent = record.get("parentUuid")
@@ -609,50 +520,3 @@ def parse_claude_session(
     parser = _Parser(sink, subagents, on_start)
     parser.feed_file(main)
     return parser.finish()
-
-
-def _lines_with_usage(path: Path) -> Iterable[bytes]:
-    with open(path, "rb") as fh:
-        for line in fh:
-            if b'"usage"' in line and b'"assistant"' in line:
-                yield line
-
-
-def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
-    """Token totals per model of one or more Claude Code files, without building events.
-
-    Gives the same numbers as the ``usage`` of :func:`parse_claude_session` over the same files
-    (the first path is the main file; the others are treated as sidechains), streaming each file
-    and decoding only lines that contain both ``"usage"`` and ``"assistant"``. Memory grows with
-    the number of distinct model responses, not with file size.
-    """
-    dedup = UsageDedup()
-    kept: dict[UsageKey, tuple[str, int, int, int, int]] = {}
-    for index, path in enumerate(paths):
-        for line in _lines_with_usage(path):
-            record = _decode(line)
-            if not isinstance(record, dict) or record.get("type") != "assistant":
-                continue
-            message = record.get("message")
-            if not isinstance(message, dict):
-                continue
-            usage = message.get("usage")
-            model = message.get("model")
-            if not isinstance(usage, dict) or not model:
-                continue
-            if model == "<synthetic>" or record.get("isApiErrorMessage"):
-                continue
-            side = index > 0 or bool(record.get("isSidechain"))
-            final = message.get("stop_reason") is not None
-            key, keep, _ = dedup.offer(
-                str(message.get("id")), record.get("requestId"), final, _usage_total(usage), side
-            )
-            if keep:
-                kept[key] = (
-                    sys.intern(str(model)),
-                    int(usage.get("input_tokens") or 0),
-                    int(usage.get("output_tokens") or 0),
-                    int(usage.get("cache_read_input_tokens") or 0),
-                    int(usage.get("cache_creation_input_tokens") or 0),
-                )
-    return usage_by_model(kept.values())

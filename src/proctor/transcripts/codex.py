@@ -56,11 +56,11 @@ from proctor.transcripts.codex_shapes import (
     _content_text,
     _dict,
     _exit_code,
-    _int,
     _is_denial,
     _unwrap_output,
     normalise_usage,
 )
+from proctor.transcripts.codex_usage import CodexUsage
 from proctor.transcripts.kinds import (
     codex_kind,
     patch_files,
@@ -92,16 +92,7 @@ class _Parser:
         self.questions: set[str] = set()
         self.item_texts: Counter[tuple[str, str]] = Counter()
         self.mirrors: list[tuple[Event, str, str]] = []
-        self.record_usage: list[Event] = []
-        self.count_usage: list[Event] = []
-        self.uncovered_counts: list[Event] = []
-        """token_count usage with no token_usage_record since the previous token_count: the
-        responses of a rollout's older part, written before records existed (a resumed one)."""
-        self.record_since_count = False
-        self.responses: set[str] = set()
-        self.previous_total: dict[str, Any] | None = None
-        self.previous_fingerprint: Any = None
-        self.repeats = 0
+        self.usage = CodexUsage(self.usage_event)
         self.turn_errors: set[str] = set()
         self.synthetic_ids = 0
 
@@ -160,7 +151,7 @@ class _Parser:
             self.model = _text(payload.get("model")) or self.model
             self.cwd = _text(payload.get("cwd")) or self.cwd
         elif rtype == "token_usage_record":
-            self.usage_record(payload)
+            self.usage.record(payload)
         elif rtype == "compacted":
             message = payload.get("message")
             self.add("compaction", text=message[:TEXT_CAP] if isinstance(message, str) else None)
@@ -377,7 +368,7 @@ class _Parser:
     def event_msg(self, payload: dict[str, Any]) -> None:
         etype = payload.get("type")
         if etype == "token_count":
-            self.token_count(payload)
+            self.usage.token_count(payload, self.ts)
         elif etype in ("task_complete", "turn_complete"):
             error = payload.get("error")
             if error:
@@ -504,69 +495,11 @@ class _Parser:
             cache_write_tokens=write,
         )
 
-    def usage_record(self, payload: dict[str, Any]) -> None:
-        response = payload.get("response_id")
-        if isinstance(response, str):
-            if response in self.responses:
-                return
-            self.responses.add(response)
-        usage = payload.get("usage")
-        if isinstance(usage, dict):
-            event = self.usage_event(usage, payload.get("model"))
-            if event is not None:
-                self.record_usage.append(event)
-                self.record_since_count = True
-
-    def token_count(self, payload: dict[str, Any]) -> None:
-        info = payload.get("info")
-        if not isinstance(info, dict):
-            return
-        total = info.get("total_token_usage")
-        last = info.get("last_token_usage")
-        total = total if isinstance(total, dict) else None
-        last = last if isinstance(last, dict) else None
-        if total is not None:
-            fingerprint: Any = json.dumps(total, sort_keys=True)
-        else:
-            fingerprint = (self.ts, json.dumps(last, sort_keys=True))
-        if fingerprint == self.previous_fingerprint:
-            self.repeats += 1
-            return
-        self.previous_fingerprint = fingerprint
-        delta = last
-        if delta is None and total is not None:
-            before = self.previous_total or {}
-            delta = {k: _int(v) - _int(before.get(k)) for k, v in total.items()}
-        if total is not None:
-            self.previous_total = total
-        if delta is not None:
-            event = self.usage_event(delta, None)
-            if event is not None:
-                self.count_usage.append(event)
-                if not self.record_since_count:
-                    self.uncovered_counts.append(event)
-        self.record_since_count = False
-
     # -- result -----------------------------------------------------------------------------
 
-    def chosen_usage(self) -> tuple[str | None, list[Event]]:
-        if self.record_usage and self.uncovered_counts:
-            # Records for the responses that have them, token_count for the older ones.
-            wanted = {id(e) for e in self.uncovered_counts} | {id(e) for e in self.record_usage}
-            mixed = [e for e in self.events if id(e) in wanted]
-            return "token_usage_record+token_count", mixed
-        if self.record_usage:
-            return "token_usage_record", self.record_usage
-        if self.count_usage:
-            return "token_count", self.count_usage
-        return None, []
-
     def result(self) -> Trajectory:
-        drop: set[int] = set()
-        source, chosen = self.chosen_usage()
-        if source is not None and source.startswith("token_usage_record"):
-            kept = {id(e) for e in self.uncovered_counts}
-            drop.update(id(e) for e in self.count_usage if id(e) not in kept)
+        drop = self.usage.superseded()
+        _source, chosen = self.usage.chosen(self.events)
         for event, role, text in self.mirrors:
             if self.item_texts[(role, text)] > 0:
                 self.item_texts[(role, text)] -= 1
@@ -591,35 +524,6 @@ class _Parser:
             session_id=self.session_id,
             agent_version=self.version,
         )
-
-    def usage_check(self) -> dict[str, Any]:
-        source, chosen = self.chosen_usage()
-        computed = {
-            "inputTokens": sum(e.input_tokens or 0 for e in chosen),
-            "outputTokens": sum(e.output_tokens or 0 for e in chosen),
-            "cacheReadTokens": sum(e.cache_read_tokens or 0 for e in chosen),
-            "cacheWriteTokens": sum(e.cache_write_tokens or 0 for e in chosen),
-        }
-        reported: dict[str, int] | None = None
-        difference: dict[str, int] | None = None
-        if self.previous_total is not None:
-            inp, out, read, write = normalise_usage(self.previous_total)
-            reported = {
-                "inputTokens": inp,
-                "outputTokens": out,
-                "cacheReadTokens": read,
-                "cacheWriteTokens": write,
-            }
-            difference = {k: reported[k] - computed[k] for k in computed}
-        return {
-            "source": source,
-            "responses": len(chosen),
-            "repeatsSkipped": self.repeats,
-            "computed": computed,
-            "reported": reported,
-            "difference": difference,
-            "ok": None if difference is None else not any(difference.values()),
-        }
 
 
 def _parse(lines: Iterable[str | bytes]) -> _Parser:
@@ -651,4 +555,5 @@ def codex_usage_check(path: Path) -> dict[str, Any]:
     rollout has no total).
     """
     with open(path, "rb") as fh:
-        return _parse(fh).usage_check()
+        parser = _parse(fh)
+        return parser.usage.check(parser.events)
