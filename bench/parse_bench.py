@@ -53,7 +53,7 @@ def claude_sessions() -> list[list[Path]]:
     """Every Claude Code session under tests/fixtures: [main file, *subagent files]."""
     sys.path.insert(0, str(ROOT / "src"))
     from proctor.transcripts.detect import detect_format
-    from proctor.transcripts.session import claude_subagent_files
+    from proctor.util.native_paths import claude_subagent_files
 
     sessions = []
     for path in sorted((ROOT / "tests" / "fixtures").rglob("*.jsonl")):

@@ -20,7 +20,7 @@
         model-requests.jsonl  requests the scripted model server answered (when it was used)
         transcript/         every native transcript file of the session, byte for byte
         stdout.log / stderr.log   setup/teardown output
-        evaluators/<index>-<use>.log  output of command/external evaluators
+        evaluators/<index>-<use>.json  what a command/external evaluator ran and printed
         workspace/          the final workspace (kept for failed trials, or --keep-workspace)
 """
 
@@ -131,4 +131,4 @@ class TrialPaths:
         return self.root / "evaluators"
 
     def evaluator_log(self, index: int, use: str) -> Path:
-        return self.evaluators_dir / f"{index}-{use}.log"
+        return self.evaluators_dir / f"{index}-{use}.json"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from proctor.agents.cli_base import find_binary
-from proctor.agents.install import PACKAGES, PINNED
+from proctor.agents.spec import spec_for
 from proctor.models.config import AgentProfile
 from tests.conftest import single_run_dir, write_case
 
@@ -24,11 +24,14 @@ TINY_MCP = {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "ti
 
 
 def require_cli(agent: str) -> str:
-    package, binary = PACKAGES[agent]
-    path = find_binary(binary, AgentProfile())
+    spec = spec_for(agent)
+    assert spec is not None and spec.binary is not None and spec.version is not None
+    path = find_binary(spec.binary, AgentProfile())
     if path is None:
-        pytest.skip(f"{agent}: the '{binary}' CLI is not installed (run `proctor agents install`)")
-    return PINNED[package]
+        pytest.skip(
+            f"{agent}: the '{spec.binary}' CLI is not installed (run `proctor agents install`)"
+        )
+    return spec.version
 
 
 @pytest.fixture

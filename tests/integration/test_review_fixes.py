@@ -203,9 +203,15 @@ def test_report_survives_a_hand_edited_trial(
 def test_cost_is_unknown_without_a_price_table(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
-    make_case("a", plan={"turns": [{"say": "hi"}]})
+    make_case("a", plan={"model": "claude-x", "turns": [{"say": "hi"}]})
+    make_case("free", plan={"turns": [{"say": "hi"}]})
     _, out = _run(proctor, tmp_path)
-    assert load_trial(single_run_dir(out), "a")["process"]["effort"].get("cost") is None
+    trial = load_trial(single_run_dir(out), "a")
+    assert trial["process"]["effort"].get("cost") is None
+    assert trial["cost"]["totalUsd"] is None and trial["cost"]["unpriced"] == ["claude-x"]
+    free = load_trial(single_run_dir(out), "free")
+    assert free["process"]["effort"]["cost"] == 0.0, "the scripted model costs nothing"
+    assert free["cost"]["totalUsd"] == 0.0
 
 
 def test_a_symlinked_temporary_folder_still_finds_the_transcript(

@@ -1,137 +1,134 @@
-"""The agent protocol and its registry.
+"""The agent adapter base class and the registry of adapters.
 
-An agent adapter knows how to provision a scratch home, launch its CLI in a terminal, tell from
-the terminal or transcript when a turn has ended or a question is pending, answer it, exit
-cleanly, and find and parse its native transcript. The run loop never asks which agent it is.
+An adapter knows how to provision a scratch home, launch its CLI headless or in a terminal, tell
+from the terminal or transcript when a turn has ended or a question is pending, answer it, exit
+cleanly, and find and parse its native transcript. The run loop never asks which agent it is:
+every hook is declared here, with what it does for an agent that has nothing to add.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Generic, TypeVar
 
-from proctor.drive.pty_session import PtySession
-from proctor.models.config import AgentProfile, Provision
+from proctor.agents.protocol import (
+    AgentState,
+    HeadlessReport,
+    Launch,
+    LaunchContext,
+    Mode,
+    Question,
+    Terminal,
+)
+from proctor.agents.spec import SPECS, AgentSpec
+from proctor.errors import AgentError
+from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
 
-
-@dataclass(frozen=True)
-class LaunchContext:
-    """Everything an adapter needs to start one trial's agent."""
-
-    workspace: Path
-    home: Path
-    scratch: Path
-    env: Mapping[str, str]
-    profile: AgentProfile
-    plan: dict[str, Any] | None
-    repeat: int
-    session_id: str
-    condition: str = "default"
-    agent_model: str | None = None
-    agent_effort: str | None = None
-    provision: Provision | None = None
-    mode: Literal["headless", "interactive"] = "interactive"
-    prompt: str = ""
-    model_base_url: str | None = None
-    """The scripted model server's URL when the trial runs on it, else None (real provider)."""
-    trial_dir: Path | None = None
-    case_dir: Path | None = None
+S = TypeVar("S")
 
 
-@dataclass
-class Launch:
-    argv: list[str]
-    env: dict[str, str]
-    cwd: Path
-    transcript: Path | None = None
-    mode: Literal["headless", "interactive"] = "interactive"
-    extra: dict[str, Any] = field(default_factory=dict)
+class AgentAdapter(Generic[S]):
+    """Base of every adapter; ``S`` is the adapter's own launch state (``Launch.state``)."""
+
+    spec: ClassVar[AgentSpec]
+    default_mode: ClassVar[Mode] = "headless"
+    modes: ClassVar[tuple[Mode, ...]] = ("headless", "interactive")
+
+    @property
+    def name(self) -> str:
+        return self.spec.id
+
+    @property
+    def transcript_format(self) -> str:
+        return self.spec.transcript_format
+
+    # -- before any trial -------------------------------------------------------------------
+
+    def version(self, profile: AgentProfile) -> str | None:
+        """The version of the CLI this profile would run, or None when it is not found."""
+        return None
+
+    def check_profile(self, profile: AgentProfile) -> None:
+        """Raise :class:`AgentError` for a profile setting the CLI cannot honour."""
+
+    def preflight(self, profile: AgentProfile) -> str | None:
+        """Why no trial of this agent can start (a missing or wrong-version CLI), as one
+        sentence naming the fix; None when it can."""
+        return None
+
+    # -- a session ----------------------------------------------------------------------------
+
+    def prepare(self, ctx: LaunchContext) -> Launch[S]:
+        """Provision the scratch home and say how to start the agent."""
+        raise NotImplementedError
+
+    def headless_argv(self, launch: Launch[S], message: str, turn: int) -> list[str]:
+        """The command line of headless turn ``turn`` (1 for the first message, then the same
+        session resumed with each further message)."""
+        raise AgentError(f"agent '{self.name}' cannot run headless")
+
+    def headless_report(
+        self, launch: Launch[S], stdout: list[dict[str, Any]], stderr: str
+    ) -> HeadlessReport:
+        """What one headless turn's JSON events (stdout) and stderr say: failure, usage."""
+        return HeadlessReport()
+
+    def state(self, terminal: Terminal, launch: Launch[S]) -> AgentState:
+        """What the terminal shows: starting, ready (with turns done), working, or a question."""
+        raise AgentError(f"agent '{self.name}' has no terminal UI")
+
+    def pending_question(self, terminal: Terminal, launch: Launch[S]) -> Question | None:
+        """The question on screen (a picker, a permission prompt), if any."""
+        return None
+
+    def send_message(self, terminal: Terminal, launch: Launch[S], text: str) -> None:
+        """Type a user message and submit it."""
+        raise AgentError(f"agent '{self.name}' has no terminal UI")
+
+    def answer(self, terminal: Terminal, launch: Launch[S], question: Question, text: str) -> None:
+        """Answer the pending question with ``text`` (an option's label or free text)."""
+        self.send_message(terminal, launch, text)
+
+    def request_exit(self, terminal: Terminal, launch: Launch[S]) -> None:
+        """Ask the program to quit (``/exit``, ``/quit``)."""
+
+    # -- after it ------------------------------------------------------------------------------
+
+    def transcript_files(self, launch: Launch[S]) -> list[Path]:
+        """The session's native files, the main transcript first; [] when none was written."""
+        return [launch.transcript] if launch.transcript and launch.transcript.is_file() else []
+
+    def parse(self, path: Path) -> Trajectory:
+        """The normalised trajectory of the main transcript (and the files beside it)."""
+        raise NotImplementedError
+
+    def annotate(self, trajectory: Trajectory, launch: Launch[S]) -> None:
+        """Add what only the session knows to the parsed trajectory (e.g. headless denials)."""
 
 
-@dataclass(frozen=True)
-class HeadlessReport:
-    """What an adapter read from a finished headless run's stdout and stderr."""
-
-    error: str | None = None
-    """Why the run failed, naming the cause (API, auth, quota, crash), or None."""
-    reported_cost_usd: float | None = None
-    reported_usage: dict[str, Any] | None = None
-    session_id: str | None = None
-
-
-@dataclass(frozen=True)
-class AgentState:
-    kind: Literal["starting", "ready", "working", "question"]
-    turns: int = 0
-    """Turns completed so far (for ``ready``)."""
-    question: int = 0
-    """Index of the pending question (for ``question``), counting from 1."""
-
-
-@dataclass(frozen=True)
-class Question:
-    text: str
-    options: list[str] = field(default_factory=list)
-
-
-class AgentAdapter(Protocol):
-    name: ClassVar[str]
-    transcript_format: ClassVar[str]
-    default_mode: ClassVar[Literal["headless", "interactive"]]
-    modes: ClassVar[tuple[str, ...]]
-
-    def version(self, profile: AgentProfile) -> str | None: ...
-
-    def headless_report(self, launch: Launch, stdout: Path, stderr: Path) -> HeadlessReport: ...
-
-    def prepare(self, ctx: LaunchContext) -> Launch: ...
-
-    def state(self, session: PtySession, launch: Launch) -> AgentState: ...
-
-    def pending_question(self, session: PtySession, launch: Launch) -> Question | None: ...
-
-    def answer(self, session: PtySession, question: Question, text: str) -> None: ...
-
-    def send_message(self, session: PtySession, text: str) -> None: ...
-
-    def note_answered(self, launch: Launch) -> None: ...
-
-    def request_exit(self, session: PtySession) -> None: ...
-
-    def transcript_files(self, launch: Launch) -> list[Path]: ...
-
-    def parse(self, path: Path) -> Trajectory: ...
-
-
-_REGISTRY: dict[str, type[AgentAdapter]] = {}
-_BUILTIN_MODULES = (
-    "proctor.agents.scripted",
-    "proctor.agents.claude_code",
-    "proctor.agents.codex",
-    "proctor.agents.gemini_cli",
-)
+_REGISTRY: dict[str, type[AgentAdapter[Any]]] = {}
 _loaded = False
 
 
-def register(cls: type[AgentAdapter]) -> type[AgentAdapter]:
-    _REGISTRY[cls.name] = cls
+def register(cls: type[AgentAdapter[S]]) -> type[AgentAdapter[S]]:
+    """Class decorator: make an adapter available under its spec's id."""
+    _REGISTRY[cls.spec.id] = cls
     return cls
 
 
-def registry() -> dict[str, type[AgentAdapter]]:
+def registry() -> dict[str, type[AgentAdapter[Any]]]:
     global _loaded
     if not _loaded:
-        for module in _BUILTIN_MODULES:
-            importlib.import_module(module)
+        for spec in SPECS:
+            importlib.import_module(spec.module)
         _loaded = True
     return _REGISTRY
 
 
-def adapter_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentAdapter:
+def adapter_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentAdapter[Any]:
     """The adapter behind an agent id: a registered name, or a profile naming one."""
     profile = profiles.get(agent_id)
     name = profile.agent if profile is not None and profile.agent else agent_id

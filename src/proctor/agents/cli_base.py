@@ -1,4 +1,5 @@
-"""What the adapters of real agent CLIs share: finding the binary, its version, JSON files."""
+"""What the adapters of the npm-installed agent CLIs share: finding the binary and its version,
+checking both before any trial, parsing the native transcript by format, JSON files."""
 
 from __future__ import annotations
 
@@ -9,18 +10,20 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, TypeVar
 
+from proctor.agents.base import AgentAdapter
 from proctor.errors import AgentError
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
+from proctor.transcripts.detect import parse_any
 
-if TYPE_CHECKING:
-    from proctor.agents.base import Launch
-
-#: Where ``scripts/install-agents.sh`` / ``proctor agents install`` put the pinned CLIs.
+#: Where ``proctor agents install`` puts the pinned CLIs.
 AGENTS_DIR_NAME = ".agents"
 SOURCE_CHECKOUT = Path(__file__).resolve().parents[3]
+INSTALL_HINT = "run `proctor agents install`"
+
+S = TypeVar("S")
 
 
 def agents_dirs() -> list[Path]:
@@ -52,14 +55,17 @@ def find_binary(name: str, profile: AgentProfile) -> Path | None:
     return Path(found).absolute() if found else None
 
 
+def missing_binary_message(agent: str, name: str) -> str:
+    return (
+        f"agent '{agent}': the '{name}' CLI was not found (looked at codingagents.{agent}."
+        f"binary, {', '.join(str(d) for d in agents_dirs())} and PATH); {INSTALL_HINT}"
+    )
+
+
 def require_binary(name: str, agent: str, profile: AgentProfile) -> Path:
     binary = find_binary(name, profile)
     if binary is None:
-        raise AgentError(
-            f"agent '{agent}': the '{name}' CLI was not found (looked at codingagents.{agent}."
-            f"binary, {', '.join(str(d) for d in agents_dirs())} and PATH); "
-            "run `proctor agents install`"
-        )
+        raise AgentError(missing_binary_message(agent, name))
     return binary
 
 
@@ -90,44 +96,40 @@ def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def read_json_lines(path: Path) -> list[dict[str, Any]]:
-    """Every JSON object line of ``path``; other lines are skipped."""
-    rows: list[dict[str, Any]] = []
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return rows
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                rows.append(value)
-    return rows
-
-
 def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-class RealCli:
-    """What the adapters of the npm-installed CLIs share: the binary's version, parsing the
-    native transcript by format, and counting answered questions."""
+class RealCli(AgentAdapter[S]):
+    """Base of the adapters of npm-installed CLIs (the spec names the binary and format)."""
 
-    binary_name: ClassVar[str]
-    transcript_format: ClassVar[str]
+    @property
+    def binary_name(self) -> str:
+        return self.spec.binary or self.spec.id
+
+    def binary(self, profile: AgentProfile) -> Path:
+        return require_binary(self.binary_name, self.name, profile)
 
     def version(self, profile: AgentProfile) -> str | None:
         binary = find_binary(self.binary_name, profile)
         return cli_version(str(binary)) if binary else None
 
+    def preflight(self, profile: AgentProfile) -> str | None:
+        binary = find_binary(self.binary_name, profile)
+        if binary is None:
+            return missing_binary_message(self.name, self.binary_name)
+        found = cli_version(str(binary))
+        if profile.version is not None and found != profile.version:
+            fix = (
+                INSTALL_HINT
+                if profile.version == self.spec.version
+                else f"install {self.spec.npm_package}@{profile.version} or change the pin"
+            )
+            return (
+                f"agent '{self.name}': {binary} is version {found or 'unknown'}, but its profile "
+                f"pins {profile.version}; {fix}"
+            )
+        return None
+
     def parse(self, path: Path) -> Trajectory:
-        from proctor.transcripts.detect import parse_any
-
         return parse_any(path, self.transcript_format)
-
-    def note_answered(self, launch: Launch) -> None:
-        launch.extra["answered"] = launch.extra.get("answered", 0) + 1

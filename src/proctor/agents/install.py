@@ -11,19 +11,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from proctor.agents.spec import npm_specs
 from proctor.errors import AgentError
 
-#: npm package → version. The versions proctor's contract tests and goldens were made with.
+#: npm package → version: the versions proctor's contract tests and goldens were made with.
 PINNED: dict[str, str] = {
-    "@anthropic-ai/claude-code": "2.1.197",
-    "@openai/codex": "0.171.0",
-    "@google/gemini-cli": "0.61.0",
-}
-#: agent id → (npm package, binary name).
-PACKAGES: dict[str, tuple[str, str]] = {
-    "claude-code": ("@anthropic-ai/claude-code", "claude"),
-    "codex": ("@openai/codex", "codex"),
-    "gemini-cli": ("@google/gemini-cli", "gemini"),
+    s.npm_package: s.version for s in npm_specs() if s.npm_package and s.version
 }
 
 

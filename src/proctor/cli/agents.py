@@ -16,26 +16,23 @@ def command(ctx: click.Context, config: Path | None) -> int:
     """List each agent adapter, the binary it found and its version."""
     if ctx.invoked_subcommand is not None:
         return 0
-    from proctor.agents.base import registry
-    from proctor.agents.cli_base import cli_version, find_binary
-    from proctor.agents.install import PACKAGES, PINNED
+    from proctor.agents.base import adapter_for
+    from proctor.agents.cli_base import find_binary
+    from proctor.agents.spec import SPECS
     from proctor.models.config import AgentProfile
-    from proctor.plan.resolve import load_top_config
+    from proctor.models.loading import load_top_config
 
     top, _, _ = load_top_config(config, Path.cwd())
-    for name, cls in sorted(registry().items()):
-        adapter = cls()
-        profile = top.codingagents.get(name, AgentProfile())
-        if name not in PACKAGES:
-            click.echo(f"{name:12} built in   version {adapter.version(profile)}")
+    for spec in sorted(SPECS, key=lambda s: s.id):
+        profile = top.codingagents.get(spec.id, AgentProfile())
+        version = adapter_for(spec.id, top.codingagents).version(profile)
+        if spec.binary is None:
+            click.echo(f"{spec.id:12} built in   version {version}")
             continue
-        package, binary_name = PACKAGES[name]
-        binary = find_binary(binary_name, profile)
-        version = cli_version(str(binary)) if binary else None
-        pin = PINNED[package]
-        note = "" if version == pin else f"  (pinned {pin})"
+        binary = find_binary(spec.binary, profile)
+        note = "" if version == spec.version else f"  (pinned {spec.version})"
         where = str(binary) if binary else "not found: run `proctor agents install`"
-        click.echo(f"{name:12} {where}  version {version or '-'}{note}")
+        click.echo(f"{spec.id:12} {where}  version {version or '-'}{note}")
     return 0
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -37,25 +36,26 @@ def command(
 
     Reads stored trial.json files only; nothing is re-run.
     """
-    from proctor.report.ab_markdown import render_ab_markdown, render_runs_markdown
-    from proctor.report.compare import compare_conditions, compare_runs
-    from proctor.report.recompute import load_records
+    from proctor.errors import ConfigError
+    from proctor.models.io import model_to_json
+    from proctor.report.ab import (
+        compare_conditions,
+        compare_runs,
+        render_ab_markdown,
+        render_runs_markdown,
+    )
+    from proctor.report.stored import load_records
 
     if run2 is None:
         report = compare_conditions(
             load_records(run), treatment, baseline, seed, min_samples=min_samples
         )
-        click.echo(
-            json.dumps(report.to_dict(), indent=2) if as_json else render_ab_markdown(report),
-            nl=not as_json,
-        )
+        click.echo(model_to_json(report) if as_json else render_ab_markdown(report), nl=not as_json)
         return 0
     if treatment or baseline:
-        from proctor.errors import ConfigError
-
         raise ConfigError("--treatment/--baseline compare conditions within one run; give one RUN")
     comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
     click.echo(
-        json.dumps(comparison.to_dict(), indent=2) if as_json else render_runs_markdown(comparison)
+        model_to_json(comparison) if as_json else render_runs_markdown(comparison), nl=not as_json
     )
     return 0

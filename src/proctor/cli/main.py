@@ -1,9 +1,6 @@
-"""The ``proctor`` command. Subcommands are imported only when used, so ``--help`` is fast.
-
-Exit codes (documented in the README):
-0 success / every gate passed; 1 a gate failed; 2 configuration error, nothing runnable, or every
-trial an infra-error; 3 some trials errored but every gate on completed trials passed;
-130 interrupted (Ctrl-C).
+"""The ``proctor`` command: a thin layer over :mod:`proctor.api` and the stage packages.
+Subcommands are imported only when used, so ``--help`` is fast. Exit codes are
+:class:`proctor.exit_codes.ExitCode`; this module maps errors to them in one place.
 """
 
 from __future__ import annotations
@@ -15,9 +12,7 @@ from typing import Any
 import click
 
 from proctor._version import __version__
-
-EXIT_CONFIG = 2
-EXIT_INTERRUPTED = 130
+from proctor.exit_codes import ExitCode, short_legend
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("proctor.cli.run", "Run a suite of cases and gate on the results."),
@@ -47,14 +42,17 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=f"Exit codes: {short_legend()}.",
+)
 @click.version_option(__version__, prog_name="proctor")
 def cli() -> None:
     """proctor: evaluate coding agents and the add-ons built for them.
 
     Runs agents on case folders in isolated workspaces, scores every trial, aggregates repeats
-    into statistics and gates CI with an exit code (0 pass, 1 gate failed, 2 configuration
-    error, 3 some trials errored, 130 interrupted).
+    into statistics and gates CI with an exit code.
     """
 
 
@@ -70,17 +68,17 @@ def main(argv: list[str] | None = None) -> Any:
         code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
     except click.exceptions.Abort:
         error("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code if exc.exit_code != 1 else EXIT_CONFIG)
+        sys.exit(exc.exit_code if exc.exit_code != 1 else int(ExitCode.CONFIG_ERROR))
     except (ConfigError, SchemaVersionError) as exc:
         error(str(exc))
-        sys.exit(EXIT_CONFIG)
+        sys.exit(ExitCode.CONFIG_ERROR)
     except ProctorError as exc:
         error(str(exc))
-        sys.exit(EXIT_CONFIG)
+        sys.exit(ExitCode.CONFIG_ERROR)
     except KeyboardInterrupt:
         error("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(ExitCode.INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

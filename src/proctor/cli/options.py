@@ -21,3 +21,10 @@ config_option = click.option(
     default=None,
     help="Top-level configuration file (default: ./proctor.json when present).",
 )
+reporter_option = click.option(
+    "--reporter",
+    "reporters",
+    multiple=True,
+    metavar="NAME",
+    help="A reporter to print: markdown, json or junit (repeatable, or comma-separated).",
+)

@@ -11,11 +11,24 @@ from typing import Any, BinaryIO
 
 import click
 
-from proctor.cli.main import EXIT_INTERRUPTED
+from proctor.agents.spec import SPECS
+from proctor.exit_codes import ExitCode
 from proctor.models.io import escape_surrogates
-from proctor.models.trajectory import Event, Trajectory
+from proctor.models.trajectory import (
+    EVENT_ADAPTER,
+    Event,
+    HookEvent,
+    OtherEvent,
+    SkillEvent,
+    SubagentEvent,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+    TurnEnd,
+    Usage,
+)
 
-AGENTS = ("claude-code", "codex", "gemini-cli", "scripted")
+AGENTS = tuple(sorted({name for spec in SPECS for name in (spec.id, *spec.aliases)}))
 LINE_WIDTH = 100
 
 
@@ -35,9 +48,10 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     Code ``<session>/`` folder or project folder, a CODEX_HOME, a ``.gemini`` folder).
     Events are printed as they are parsed, so a transcript of any size runs in flat memory.
     """
+    from proctor.agents.spec import format_for_agent
     from proctor.transcripts.detect import locate
 
-    file, fmt = locate(path, agent)
+    file, fmt = locate(path, format_for_agent(agent) if agent else None)
     try:
         if as_json:
             sys.stdout.flush()
@@ -47,7 +61,7 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     except BrokenPipeError:
         # The reader stopped (``proctor parse … | head``): stop quietly, as interrupted.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_INTERRUPTED
+        return int(ExitCode.INTERRUPTED)
     return 0
 
 
@@ -112,7 +126,7 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
     def sink(data: dict[str, Any]) -> None:
         nonlocal count
         count += 1
-        event = Event.model_validate(data)
+        event = EVENT_ADAPTER.validate_python(data)
         clock = (event.ts or "")[11:19]
         head = f"{count:>4} {clock:<8} {event.type:<14} "
         echo(escape_surrogates(head + _short(describe(event), LINE_WIDTH - len(head))))
@@ -132,32 +146,32 @@ def _short(text: str | None, width: int) -> str:
 def describe(event: Event) -> str:
     """One line of text for an event (without its number, time and type)."""
     side = "[sidechain] " if event.sidechain else ""
-    if event.type == "tool_call":
+    if isinstance(event, ToolCall):
         detail = json.dumps(event.input or {}, ensure_ascii=False)
         files = f" files={','.join(event.files)}" if event.files else ""
         return f"{side}{event.name} ({event.kind}) {event.id}{files} {detail}"
-    if event.type == "tool_result":
+    if isinstance(event, ToolResult):
         if event.denied:
             state = "denied"
         else:
             state = "?" if event.is_error is None else ("error" if event.is_error else "ok")
         return f"{side}{event.id} {state}: {event.output}"
-    if event.type == "usage":
+    if isinstance(event, Usage):
         return (
             f"{side}{event.model} in={event.input_tokens} out={event.output_tokens} "
             f"cache_read={event.cache_read_tokens} cache_write={event.cache_write_tokens}"
         )
-    if event.type == "turn_end":
+    if isinstance(event, TurnEnd):
         took = f"{event.duration_ms:.0f} ms" if event.duration_ms is not None else ""
         return f"{took} {event.text or ''}".strip()
-    if event.type == "other":
+    if isinstance(event, OtherEvent):
         raw = event.raw if isinstance(event.raw, str) else json.dumps(event.raw, ensure_ascii=False)
         body = event.text if event.text is not None else raw
         return f"{event.record_type}: {body}"
-    if event.type == "hook":
+    if isinstance(event, HookEvent):
         return f"{event.name} {event.command or ''} exit={event.exit_code}"
-    if event.type in ("question", "skill", "subagent") and event.name:
-        return f"{side}{event.name} {event.text or ''}".strip()
+    if isinstance(event, SkillEvent | SubagentEvent):
+        return f"{side}{event.name or ''}".strip()
     return f"{side}{event.text or ''}"
 
 

@@ -6,22 +6,20 @@ from pathlib import Path
 
 import click
 
+from proctor.cli.options import reporter_option
+
 
 @click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
-@click.option(
-    "--reporter",
-    "reporters",
-    default="markdown",
-    show_default=True,
-    help="Comma-separated: markdown, json.",
-)
+@reporter_option
 @click.option(
     "--config",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Take the gate from this configuration instead of the stored run.",
 )
-@click.option("--write", is_flag=True, help="Also rewrite suite.json and suite.md in RUN_DIR.")
+@click.option(
+    "--write", is_flag=True, help="Also rewrite the chosen reporters' files (and suite.json)."
+)
 @click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
 @click.option("--goal-shape", help="Repeated-run view: only cases of this goal shape.")
 @click.option(
@@ -33,7 +31,7 @@ import click
 )
 def command(
     run_dir: Path,
-    reporters: str,
+    reporters: tuple[str, ...],
     config: Path | None,
     write: bool,
     repeated: bool,
@@ -41,21 +39,24 @@ def command(
     min_samples: int,
 ) -> int:
     """Recompute statistics, gate and exit code of RUN_DIR from its trial.json files."""
-    from proctor.errors import ConfigError
-    from proctor.report.recompute import recompute
+    from proctor.models.io import write_text_atomic
+    from proctor.report.repeated import render_repeated_markdown, repeated_runs
+    from proctor.report.reporters import REPORTERS, reporter_names
+    from proctor.report.stored import recompute
 
-    names = [r.strip() for r in reporters.split(",") if r.strip()]
-    unknown = sorted(set(names) - {"markdown", "json"})
-    if unknown:
-        raise ConfigError(
-            f"--reporter: unknown reporter(s) {', '.join(unknown)} (known: json, markdown)"
-        )
-    result = recompute(run_dir, config, write=write)
-    for name in names:
-        click.echo(result.json if name == "json" else result.markdown, nl=False)
+    names = reporter_names(reporters or ["markdown"])
+    run, suite = recompute(run_dir, config)
+    for note in run.notes:
+        click.echo(f"proctor: note: {note}", err=True)
+    written = dict.fromkeys([*names, "json"]) if write else {}
+    for name in dict.fromkeys([*names, *written]):
+        reporter = REPORTERS[name]
+        text = reporter.render(suite, run.records)
+        if name in names:
+            click.echo(text, nl=False)
+        if name in written:
+            write_text_atomic(run.paths.root / reporter.file_name, text)
     if repeated or goal_shape:
-        from proctor.report.repeated import render_repeated_markdown, repeated_runs
-
-        rows = repeated_runs(result.records, goal_shape=goal_shape, min_samples=min_samples)
+        rows = repeated_runs(run.records, goal_shape=goal_shape, min_samples=min_samples)
         click.echo("\n" + render_repeated_markdown(rows), nl=False)
-    return result.suite.exit_code
+    return suite.exit_code

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import config_option, source_option
+from proctor.cli.options import config_option, reporter_option, source_option
 
 log = logging.getLogger("proctor")
 
@@ -81,7 +81,10 @@ log = logging.getLogger("proctor")
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
 @click.option("--mirror", is_flag=True, help="Stream the agent's terminal live.")
 @click.option("--keep-workspace", is_flag=True, help="Keep every workspace, not only failed ones.")
-@click.option("--json", "as_json", is_flag=True, help="Print suite.json to stdout.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print suite.json to stdout (--reporter json)."
+)
+@reporter_option
 def command(
     source: Path,
     agents: tuple[str, ...],
@@ -107,19 +110,19 @@ def command(
     mirror: bool,
     keep_workspace: bool,
     as_json: bool,
+    reporters: tuple[str, ...],
 ) -> int:
     """Run every case under --source on its agents and gate on the results.
 
-    Exit codes: 0 every gate passed; 1 a gate failed; 2 configuration error or nothing
-    runnable; 3 some trials errored but every gate passed; 130 interrupted.
+    Prints the chosen reporters' output (default: the Markdown report) and writes each one's
+    file into the run folder (suite.md and suite.json always, junit.xml when asked).
     """
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
-    from proctor.execute.run import execute_plan
     from proctor.models.config import CliOverrides
-    from proctor.models.io import model_to_json
     from proctor.plan.render import render_dry_run
-    from proctor.plan.resolve import load_run_plan
+    from proctor.report.reporters import reporter_names
+    from proctor.session import RunRequest, plan_run, run_plan
 
     overrides = CliOverrides(
         agents=list(agents),
@@ -148,7 +151,17 @@ def command(
             if value
         },
     )
-    plan, raw_config = load_run_plan(source, config, overrides, Path.cwd())
+    names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
+    if as_json and "json" not in names:
+        names.append("json")
+    request = RunRequest(
+        source=source,
+        config=config,
+        overrides=overrides,
+        reporters=tuple(names),
+        argv=("proctor", *sys.argv[1:]),
+    )
+    plan, raw_config = plan_run(request)
     for skipped in plan.skipped:
         click.echo(f"proctor: skipped case '{skipped.name}': {skipped.reason}", err=True)
     if not plan.trials:
@@ -159,21 +172,18 @@ def command(
     # SIGTERM (a CI cancel, `timeout`) stops the run like Ctrl-C: finished trials are kept.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        result = execute_plan(
+        result = run_plan(
             plan,
-            raw_config=raw_config,
-            argv=["proctor", *sys.argv[1:]],
-            source=source,
-            subscribers=[make_display(mirror), CostWarnings(budget_usd or plan.top.budget_usd)],
+            raw_config,
+            request,
+            [make_display(mirror), CostWarnings(budget_usd or plan.top.budget_usd)],
         )
     finally:
         if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
             # After an interrupt both signals stay ignored until proctor exits.
             signal.signal(signal.SIGTERM, previous)
-    if as_json:
-        click.echo(model_to_json(result.suite), nl=False)
-    else:
-        click.echo(result.markdown, nl=False)
+    for name in names:
+        click.echo(result.outputs[name], nl=False)
     click.echo(f"proctor: results in {result.paths.root}", err=True)
     click.echo(
         f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}",

@@ -9,7 +9,6 @@ unknown key, an unknown evaluator, an unsafe ``src.zip``) is a :class:`ConfigErr
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from proctor.drive.answering import QnaError, parse_qna_rules
+from proctor.discover.files import Unreadable, load_json_file, read_optional, read_text
+from proctor.discover.qna import QnaError, parse_qna_rules
+from proctor.discover.tasks import load_task_file
 from proctor.errors import ConfigError, DiscoveryError, WorkspaceError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case, SkippedCase
@@ -36,51 +37,18 @@ class Discovery:
     skipped: list[SkippedCase] = field(default_factory=list)
 
 
-class _Unreadable(Exception):
-    pass
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Unreadable(f"{path.name} is not UTF-8 text ({exc.reason})") from exc
-    except OSError as exc:
-        raise _Unreadable(f"{path.name} cannot be read ({exc.strerror})") from exc
-
-
-def _read_optional(path: Path) -> str:
-    """An optional file the case has: unlike a missing required one (the case is skipped), an
-    unreadable one is a ConfigError, since the case would otherwise run without it."""
-    try:
-        return _read_text(path)
-    except _Unreadable as exc:
-        raise ConfigError(f"{path.parent}/{exc}") from exc
-
-
-def load_json_file(path: Path, *, optional: bool = False) -> Any:
-    """Parse a user-written JSON file; a syntax error is a ConfigError naming line and column."""
-    text = _read_optional(path) if optional else _read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from exc
-
-
 def is_case_folder(path: Path) -> bool:
     return any((path / marker).is_file() for marker in CASE_MARKERS)
 
 
 def load_case(folder: Path) -> Case:
-    """Load one case folder. Raises _Unreadable (skip) or ConfigError (stop)."""
+    """Load one case folder. Raises Unreadable (skip) or ConfigError (stop)."""
     for name in REQUIRED:
         if not (folder / name).is_file():
-            raise _Unreadable(f"missing required file {name}")
-    prompt = _read_text(folder / "prompt.md")
+            raise Unreadable(f"missing required file {name}")
+    prompt = read_text(folder / "prompt.md")
     if not prompt.strip():
-        raise _Unreadable("prompt.md is empty")
+        raise Unreadable("prompt.md is empty")
     config_path = folder / "config.json"
     raw = load_json_file(config_path)
     if not isinstance(raw, dict):
@@ -93,7 +61,7 @@ def load_case(folder: Path) -> Case:
     fixture, kind = _fixture(folder)
     qna_text, rules = None, []
     if (folder / "qna.md").is_file():
-        qna_text = _read_optional(folder / "qna.md")
+        qna_text = read_optional(folder / "qna.md")
         try:
             rules = parse_qna_rules(qna_text)
         except QnaError as exc:
@@ -148,8 +116,6 @@ TOP_LEVEL_CONFIG = "proctor.json"
 def discover_cases(source: Path, source_root: Path | None = None) -> Discovery:
     """Every case under ``source``: its case folders and task JSON files, ``source`` itself when
     it is a case folder, or the tasks of ``source`` when it is a task file."""
-    from proctor.discover.tasks import load_task_file
-
     if source_root is not None and not source_root.is_dir():
         raise DiscoveryError(f"--source-root {source_root}: no such directory")
     if not source.exists():
@@ -165,8 +131,8 @@ def discover_cases(source: Path, source_root: Path | None = None) -> Discovery:
     for folder in folders:
         try:
             found.cases.append(load_case(folder))
-        except _Unreadable as exc:
-            found.skipped.append(SkippedCase(folder.name, folder, str(exc)))
+        except Unreadable as exc:
+            found.skipped.append(SkippedCase(name=folder.name, path=folder, reason=str(exc)))
     if not is_case_folder(source):
         for task_file in sorted(source.glob("*.json")):
             if task_file.name != TOP_LEVEL_CONFIG:

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
+from proctor.discover.files import load_json_file
 from proctor.errors import ConfigError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case
@@ -83,8 +84,6 @@ def _fixture(task: TaskSpec, where: str, source_root: Path | None) -> Path | Non
 
 
 def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
-    from proctor.discover.folders import load_json_file
-
     cases = []
     seen: set[str] = set()
     for i, raw in enumerate(_tasks_in(load_json_file(path), str(path))):
@@ -109,7 +108,7 @@ def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
                 raise ConfigError(str(exc)) from exc
         evaluators = parse_evaluator_specs(task.evaluators, where, path.parent)
         evaluators += parse_evaluator_specs(
-            task.success_criteria, f"{where}: successCriteria", path.parent
+            task.success_criteria, f"{where}: successCriteria", path.parent, start=len(evaluators)
         )
         fields = set(CaseConfig.model_fields)
         config = CaseConfig.model_validate(

@@ -1,7 +1,8 @@
-"""Running an agent CLI headless: prompt on the command line, JSON events on stdout.
+"""Running an agent CLI headless: the message on the command line, JSON events on stdout, one
+process per turn (later turns resume the session).
 
-The process runs in its own session (so its whole group can be killed), with stdin closed and
-stdout/stderr streamed to files in the trial directory.
+Each run is in its own session (so its whole group can be killed), with stdin closed and
+stdout/stderr appended to files in the trial directory; the adapter reads what each turn wrote.
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from proctor.execute.processes import kill_group
+from proctor.agents.base import AgentAdapter
+from proctor.agents.protocol import Launch
+from proctor.drive.driver import SessionLog, TurnOutcome
+from proctor.util.jsonl import decode_object
+from proctor.util.processes import kill_group
 
 
 @dataclass(frozen=True)
@@ -57,3 +62,87 @@ def run_headless(
         finally:
             kill_group(proc.pid)
     return HeadlessOutcome(kind, code, (time.monotonic() - started) * 1000)
+
+
+def _read_from(path: Path, offset: int) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+class HeadlessDriver:
+    def __init__(
+        self,
+        adapter: AgentAdapter[Any],
+        launch: Launch[Any],
+        deadline: float,
+        stdout: Path,
+        stderr: Path,
+    ) -> None:
+        self.adapter = adapter
+        self.launch = launch
+        self.deadline = deadline
+        self.stdout = stdout
+        self.stderr = stderr
+        self.log = SessionLog()
+
+    def screen_excerpt(self) -> str:
+        return ""
+
+    def start(self) -> TurnOutcome:
+        return TurnOutcome("turn-end")
+
+    def send(self, message: str) -> TurnOutcome:
+        """Run one turn: the first message starts the session, later ones resume it."""
+        self.log.turns += 1
+        out_at, err_at = _size(self.stdout), _size(self.stderr)
+        run = run_headless(
+            self.adapter.headless_argv(self.launch, message, self.log.turns),
+            cwd=self.launch.cwd,
+            env=self.launch.env,
+            deadline=self.deadline,
+            stdout=self.stdout,
+            stderr=self.stderr,
+            append=self.log.turns > 1,
+        )
+        self.log.exit_code = run.exit_code
+        if run.kind == "timeout":
+            return TurnOutcome("timeout")
+        if self.log.turns == 1:
+            out_at = err_at = 0
+        events = [
+            record
+            for line in _read_from(self.stdout, out_at).splitlines()
+            if (record := decode_object(line)) is not None
+        ]
+        stderr = _read_from(self.stderr, err_at).decode("utf-8", "replace")
+        report = self.adapter.headless_report(self.launch, events, stderr)
+        self._add_usage(report.reported_usage or {}, report.reported_cost_usd)
+        self.log.failure = report.error
+        if run.exit_code == 0 and report.error is None:
+            return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms)
+        return TurnOutcome("exited", elapsed_ms=run.elapsed_ms)
+
+    def _add_usage(self, usage: dict[str, dict[str, int]], cost: float | None) -> None:
+        for model, counts in usage.items():
+            row = self.log.reported_usage.setdefault(model, {})
+            for key, value in counts.items():
+                row[key] = row.get(key, 0) + value
+        if cost is not None:
+            self.log.reported_cost_usd = round((self.log.reported_cost_usd or 0.0) + cost, 6)
+
+    def finish(self, last: TurnOutcome) -> None:
+        """Each turn's process has exited already."""
+
+    def close(self) -> None:
+        """Nothing outlives a turn: each run's process group is killed when it ends."""

@@ -14,10 +14,11 @@ import re
 import time
 from dataclasses import dataclass
 
-from proctor.drive.answering import Answer, QnaRule, answer_question
+from proctor.drive.answering import Answer, answer_question
 from proctor.errors import ProctorError
-from proctor.llm.client import ProviderError
+from proctor.llm.failures import ProviderError
 from proctor.llm.roles import RoleSet
+from proctor.models.case import QnaRule
 
 ANSWER_SYSTEM = (
     "A coding agent working on a task has stopped to ask its user something. You answer for "

@@ -1,7 +1,8 @@
 """A program in a real pseudo-terminal, with its screen rendered by pyte.
 
 The session keeps the raw byte stream (``terminal.raw``) and a rendered screen; ``mirror``
-copies the agent's output live to another stream (``--mirror``).
+copies the agent's output live to another stream (``--mirror``). It is the
+:class:`~proctor.agents.protocol.Terminal` that agent adapters read and type into.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from typing import BinaryIO
 import pyte
 from ptyprocess import PtyProcess
 
-from proctor.execute.processes import kill_group
+from proctor.util.processes import kill_group
 
 ROWS, COLS = 50, 160
-PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 
 
 class _TitledScreen(pyte.Screen):
@@ -100,12 +100,12 @@ class PtySession:
                 return predicate()
         return True
 
+    @property
+    def bytes_read(self) -> int:
+        return len(self.raw)
+
     def write(self, text: str) -> None:
         self.proc.write(text.encode("utf-8"))
-
-    def type_message(self, text: str) -> None:
-        """Send a message as a paste followed by Enter, as a person pasting into a TUI would."""
-        self.write(PASTE_START + text + PASTE_END + "\r")
 
     def screen_text(self) -> str:
         """The rendered screen, right-trimmed, without trailing empty lines.

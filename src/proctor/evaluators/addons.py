@@ -12,12 +12,12 @@ from proctor.agents.hook_markers import MARKERS_FILE, declared_hooks, read_marke
 from proctor.evaluators.base import (
     EvaluationContext,
     EvaluatorParams,
-    EvaluatorSpec,
     error_result,
     register,
     scored_result,
 )
 from proctor.evaluators.trajectory_check import input_texts
+from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
 
 PLUGIN_ROOT_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
@@ -57,8 +57,7 @@ class HookTranscriptCheck:
     Params: ClassVar[type[EvaluatorParams]] = HookCheckParams
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
-        params = spec.params
-        assert isinstance(params, HookCheckParams)
+        params = HookCheckParams.of(spec)
         manifest = Path(params.plugin_manifest)
         manifest = manifest if manifest.is_absolute() else ctx.case_dir / manifest
         try:
@@ -139,8 +138,7 @@ class SkillLoaded:
     Params: ClassVar[type[EvaluatorParams]] = SkillLoadedParams
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
-        params = spec.params
-        assert isinstance(params, SkillLoadedParams)
+        params = SkillLoadedParams.of(spec)
         wanted = params.name
         evidence = []
         marker = f"skills/{wanted}/"

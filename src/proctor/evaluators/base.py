@@ -9,22 +9,25 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from proctor.errors import ConfigError
+from proctor.llm.roles import RoleSet
+from proctor.models.case import EvaluatorSpec
 from proctor.models.errors_format import describe_validation_error
+from proctor.models.io import write_record
+from proctor.models.logs import EvaluatorLog
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import EvaluatorResult
 from proctor.paths import TrialPaths
-
-if TYPE_CHECKING:
-    from proctor.llm.roles import RoleSet
+from proctor.util.processes import Outcome, run_captured
 
 COMMON_KEYS = {"use", "gate", "weight", "label"}
 
@@ -34,20 +37,16 @@ class EvaluatorParams(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
+    @classmethod
+    def of(cls, spec: EvaluatorSpec) -> Self:
+        """The parameters of ``spec``, read back through this model (they were checked when the
+        case was loaded)."""
+        return cls.model_validate(spec.params)
+
     def case_problem(self, case_dir: Path) -> str | None:
         """What the case folder lacks for these parameters (a file they name), checked when
         the case is loaded so that it fails before any trial; None when nothing is missing."""
         return None
-
-
-@dataclass(frozen=True)
-class EvaluatorSpec:
-    use: str
-    params: EvaluatorParams
-    gate: bool = False
-    weight: float = 1.0
-    index: int = 0
-    label: str | None = None
 
 
 @dataclass
@@ -104,13 +103,15 @@ def get_evaluator(name: str) -> Evaluator:
 
 
 def parse_evaluator_specs(
-    entries: list[dict[str, Any]], where: str, case_dir: Path | None = None
+    entries: list[dict[str, Any]], where: str, case_dir: Path | None = None, start: int = 0
 ) -> list[EvaluatorSpec]:
     """Validate evaluator entries against the registry (and, given the case folder, the files
-    they name); raise ConfigError naming the field."""
+    they name); raise ConfigError naming the field. Entries are numbered from ``start`` (a
+    second list of the same case continues the first's numbers, so their logs stay apart)."""
     known = registry()
     specs = []
     for i, entry in enumerate(entries):
+        index = start + i
         loc = f"evaluators[{i}]"
         use = entry.get("use")
         if not isinstance(use, str):
@@ -146,7 +147,12 @@ def parse_evaluator_specs(
             raise ConfigError(f"{where}: field '{loc}': {problem}")
         specs.append(
             EvaluatorSpec(
-                use=use, params=params, gate=gate, weight=float(weight), index=i, label=label
+                use=use,
+                params=params.model_dump(mode="json", by_alias=True),
+                gate=gate,
+                weight=float(weight),
+                index=index,
+                label=label,
             )
         )
     return specs
@@ -187,3 +193,31 @@ def scored_result(
 
 
 CombinerFn = Callable[[list[EvaluatorResult], float], tuple[bool, float]]
+
+
+def run_logged(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    log: Path,
+    stdin: str | None = None,
+) -> Outcome:
+    """Run a program for an evaluator and write what it ran and printed to ``log`` (an
+    :class:`~proctor.models.logs.EvaluatorLog`); OSError when it cannot be started (also
+    logged)."""
+    started = time.monotonic()
+    record = EvaluatorLog(argv=list(argv), cwd=str(cwd))
+    try:
+        outcome = run_captured(argv, cwd=cwd, env=env, timeout=timeout, stdin=stdin)
+    except OSError as exc:
+        record.error = str(exc)
+        write_record(log, record)
+        raise
+    record.exit_code = outcome.returncode
+    record.timed_out = outcome.timed_out
+    record.stdout, record.stderr = outcome.stdout, outcome.stderr
+    record.duration_ms = round((time.monotonic() - started) * 1000, 3)
+    write_record(log, record)
+    return outcome

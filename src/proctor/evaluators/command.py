@@ -9,12 +9,12 @@ from pydantic import Field
 from proctor.evaluators.base import (
     EvaluationContext,
     EvaluatorParams,
-    EvaluatorSpec,
     error_result,
     register,
+    run_logged,
     scored_result,
 )
-from proctor.execute.processes import run_captured
+from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
 
 
@@ -30,11 +30,10 @@ class Command:
     Params: ClassVar[type[EvaluatorParams]] = CommandParams
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
-        params = spec.params
-        assert isinstance(params, CommandParams)
+        params = CommandParams.of(spec)
         log = ctx.trial.evaluator_log(spec.index, spec.use)
         try:
-            outcome = run_captured(
+            outcome = run_logged(
                 ["/bin/sh", "-c", params.run],
                 cwd=ctx.workspace,
                 env=ctx.env,

@@ -23,12 +23,12 @@ from pydantic import Field
 from proctor.evaluators.base import (
     EvaluationContext,
     EvaluatorParams,
-    EvaluatorSpec,
     error_result,
     register,
+    run_logged,
     scored_result,
 )
-from proctor.execute.processes import run_captured
+from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
 
 
@@ -103,8 +103,7 @@ class External:
     Params: ClassVar[type[EvaluatorParams]] = ExternalParams
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
-        params = spec.params
-        assert isinstance(params, ExternalParams)
+        params = ExternalParams.of(spec)
         program = shutil.which(params.command, path=ctx.env.get("PATH")) or (
             str(ctx.case_dir / params.command) if (ctx.case_dir / params.command).exists() else None
         )
@@ -121,7 +120,7 @@ class External:
         log = ctx.trial.evaluator_log(spec.index, spec.use)
         rel = log.relative_to(ctx.trial.root).as_posix()
         try:
-            outcome = run_captured(
+            outcome = run_logged(
                 [program, *params.args],
                 cwd=ctx.case_dir,
                 env={**ctx.env, **params.env},

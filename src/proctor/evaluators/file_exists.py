@@ -10,11 +10,12 @@ from pydantic import Field, field_validator
 from proctor.evaluators.base import (
     EvaluationContext,
     EvaluatorParams,
-    EvaluatorSpec,
     register,
     scored_result,
 )
+from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
+from proctor.util.globbing import glob_workspace
 
 
 class FileExistsParams(EvaluatorParams):
@@ -34,30 +35,13 @@ class FileExistsParams(EvaluatorParams):
         return patterns
 
 
-def glob_workspace(root: Path, pattern: str, *, contained: bool = True) -> list[str]:
-    """Workspace-relative matches of ``pattern`` (``**`` allowed); never escapes the root.
-
-    With ``contained`` (the default), a match that is, or lies under, a symlink leading out of
-    the workspace is left out: ``out -> /etc`` does not make ``out/passwd`` a workspace file.
-    """
-    if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-        return []
-    real_root = root.resolve()
-    return sorted(
-        p.relative_to(root).as_posix()
-        for p in root.glob(pattern)
-        if not contained or p.resolve().is_relative_to(real_root)
-    )
-
-
 @register
 class FileExists:
     name: ClassVar[str] = "file-exists"
     Params: ClassVar[type[EvaluatorParams]] = FileExistsParams
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
-        params = spec.params
-        assert isinstance(params, FileExistsParams)
+        params = FileExistsParams.of(spec)
         missing = [g for g in params.must if not glob_workspace(ctx.workspace, g)]
         # Anything by that name counts against mustNot, wherever a symlink points.
         present = {g: glob_workspace(ctx.workspace, g, contained=False) for g in params.must_not}

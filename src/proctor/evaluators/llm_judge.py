@@ -15,12 +15,11 @@ from pydantic import Field
 from proctor.evaluators.base import (
     EvaluationContext,
     EvaluatorParams,
-    EvaluatorSpec,
     error_result,
     register,
     scored_result,
 )
-from proctor.llm.client import ProviderError
+from proctor.llm.failures import ProviderError
 from proctor.llm.judge import (
     SYSTEM,
     ContextOverflow,
@@ -30,6 +29,7 @@ from proctor.llm.judge import (
     perplexity_level,
 )
 from proctor.llm.refs import parse_ref
+from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
 
 RETRY_NOTE = (
@@ -57,8 +57,7 @@ class LlmJudge:
     Params: ClassVar[type[EvaluatorParams]] = JudgeParams
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
-        params = spec.params
-        assert isinstance(params, JudgeParams)
+        params = JudgeParams.of(spec)
         rubric_path = ctx.case_dir / params.rubric
         try:
             rubric = rubric_path.read_text(encoding="utf-8")

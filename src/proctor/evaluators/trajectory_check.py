@@ -17,10 +17,10 @@ from pydantic import Field, field_validator, model_validator
 from proctor.evaluators.base import (
     EvaluationContext,
     EvaluatorParams,
-    EvaluatorSpec,
     register,
     scored_result,
 )
+from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
 
 
@@ -85,8 +85,7 @@ class TrajectoryCheck:
     Params: ClassVar[type[EvaluatorParams]] = TrajectoryCheckParams
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
-        params = spec.params
-        assert isinstance(params, TrajectoryCheckParams)
+        params = TrajectoryCheckParams.of(spec)
         if isinstance(params.tool_pattern, str):
             pattern: str | None = params.tool_pattern
         else:

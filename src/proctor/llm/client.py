@@ -2,7 +2,8 @@
 
 Providers are reached through their official SDKs (``anthropic``, ``openai``), which also serve
 any compatible endpoint through a base URL. Retries with exponential backoff on 429, 5xx and
-connection errors; ``insufficient_quota`` and authentication failures are never retried.
+connection errors; ``insufficient_quota`` and authentication failures are never retried. Failures
+are classified by :mod:`proctor.llm.failures`.
 """
 
 from __future__ import annotations
@@ -12,27 +13,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from proctor.errors import ProctorError
+from proctor.llm.failures import ProviderError, excerpt
 from proctor.llm.refs import ModelRef
-from proctor.llm.secrets import mask
 
 MAX_ATTEMPTS = 4
 BACKOFF_BASE_SEC = 0.5
 BACKOFF_CAP_SEC = 8.0
-
-
-class ProviderError(ProctorError):
-    """A model call failed for good. ``kind``: auth, quota, rate-limit, server, network, request,
-    or response (a 200 reply the provider's format does not explain)."""
-
-    def __init__(self, kind: str, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.status = status
-
-    @property
-    def retryable(self) -> bool:
-        return self.kind in ("rate-limit", "server", "network")
 
 
 @dataclass
@@ -116,37 +102,6 @@ class ModelClient:
             )
             return result
         raise AssertionError("unreachable")
-
-
-BODY_EXCERPT = 200
-MASK_WINDOW = BODY_EXCERPT + 8_192
-"""Masking runs over this much of an error body before the excerpt is cut, so a key that
-straddles the excerpt's end is masked whole rather than left as a prefix (keys are far shorter)."""
-
-
-def excerpt(text: str, limit: int = BODY_EXCERPT) -> str:
-    """The first ``limit`` characters of ``text`` with every registered key masked; cut only
-    after masking, so no part of a key survives the cut."""
-    return mask(text[:MASK_WINDOW])[:limit]
-
-
-def classify_sdk_error(exc: Exception) -> ProviderError:
-    """The SDK's exception as a :class:`ProviderError`, its message masked and bounded."""
-    status = getattr(exc, "status_code", None)
-    raw = str(getattr(exc, "body", "") or exc)
-    body = excerpt(raw)
-    name = type(exc).__name__
-    if "insufficient_quota" in raw or "credit balance" in raw.lower():
-        return ProviderError("quota", f"quota exhausted ({status}): {body}", status)
-    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
-        return ProviderError("auth", f"authentication failed ({status}): {body}", status)
-    if status == 429:
-        return ProviderError("rate-limit", f"rate limited (429): {body}", status)
-    if isinstance(status, int) and status >= 500:
-        return ProviderError("server", f"server error ({status}): {body}", status)
-    if "Connection" in name or "Timeout" in name:
-        return ProviderError("network", f"network error: {excerpt(str(exc))}", None)
-    return ProviderError("request", f"request failed ({status}): {body}", status)
 
 
 def token_count(value: Any) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import Event
+from proctor.util.globbing import glob_workspace
 
 RESULT_EXCERPT = 400
 LINE_CAP = 2_000
@@ -96,8 +97,6 @@ def distil(events: list[Event]) -> list[Line]:
 def collect_artifacts(workspace: Path, globs: list[str]) -> list[tuple[str, str]]:
     """The workspace files the globs match, each size-capped; never a file outside the
     workspace reached through a symlink (that could show the judge the harness's secrets)."""
-    from proctor.evaluators.file_exists import glob_workspace
-
     out = []
     for pattern in globs:
         for name in glob_workspace(workspace, pattern):

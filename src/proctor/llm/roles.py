@@ -7,9 +7,12 @@ from dataclasses import dataclass, field
 
 import proctor.llm.providers  # noqa: F401 - registers the provider classes
 from proctor.errors import ConfigError
-from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient, ProviderError
+from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient
+from proctor.llm.failures import ProviderError
 from proctor.llm.refs import KEYLESS, ROLES, ModelRef, base_url, parse_ref
-from proctor.llm.secrets import install_log_masking, resolve_key
+from proctor.llm.secrets import resolve_key
+from proctor.models.plan import RoleModels
+from proctor.util.masking import install_log_masking
 
 
 @dataclass
@@ -98,4 +101,21 @@ def build_roles(
                     f"the {role} role ({ref}) needs a key: set {' or '.join(looked)} "
                     "(in the environment or in ./.env)"
                 )
+    return roles
+
+
+def roles_from(models: RoleModels, env: Mapping[str, str], dotenv: Mapping[str, str]) -> RoleSet:
+    """A worker's roles from the plan's :class:`RoleModels`, with keys found in its environment
+    (the planner checked they are there) and clients built on first use."""
+    refs = {role: parse_ref(ref, f"role {role}") for role, ref in models.refs.items()}
+    roles = RoleSet(
+        refs=refs,
+        extra_refs=[parse_ref(ref, "llm-judge model") for ref in models.extra],
+        urls=dict(models.urls),
+    )
+    for ref in [*refs.values(), *roles.extra_refs]:
+        if ref.provider not in KEYLESS and ref.provider not in roles.keys:
+            key, _looked = resolve_key(ref.provider, env, dotenv)
+            if key is not None:
+                roles.keys[ref.provider] = key
     return roles

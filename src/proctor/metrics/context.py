@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from proctor.metrics.results import ContextBasis, ContextMetrics
 from proctor.metrics.trace import (
     EDIT_KINDS,
     EXPLORE_KINDS,
@@ -15,6 +14,7 @@ from proctor.metrics.trace import (
     seconds_since,
     step_texts,
 )
+from proctor.models.process import ContextBasis, ContextMetrics
 
 
 def _union(steps: Sequence[Step], kinds: frozenset[str]) -> list[str]:
@@ -123,6 +123,9 @@ def context_metrics(
             "auc_cov": coverage_auc(steps, expected),
             "first_relevant_step": first.index if first else None,
             "first_relevant_seconds": seconds_since(start, first.call.ts) if first else None,
+            "first_relevant_file": next(
+                (f for s in steps if s.kind in READ_KINDS for f in s.files if f in expected), None
+            ),
             "correct_file_hit": bool(touched & expected),
             "irrelevant_file_opens": sum(
                 f not in expected for s in steps if s.kind in READ_KINDS for f in s.files

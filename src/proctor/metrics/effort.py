@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from proctor.metrics.results import Effort
 from proctor.metrics.trace import parse_ts
-from proctor.models.trajectory import Event, ModelUsage
-
-#: Dollars per million tokens: (input, output, cache read, cache write).
-Pricing = Mapping[str, tuple[float, float, float, float]]
+from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.process import Effort
+from proctor.models.trajectory import Event, ModelUsage, Usage, sum_usage
 
 UNKNOWN_MODEL = "unknown"
 
@@ -22,45 +20,32 @@ def elapsed_seconds(events: Sequence[Event]) -> float | None:
 
 def tokens_by_model(events: Sequence[Event]) -> dict[str, ModelUsage]:
     """Usage events summed per model (``unknown`` if unnamed), missing counts 0. Empty: ``{}``."""
-    usage: dict[str, ModelUsage] = {}
-    for event in events:
-        if event.type != "usage":
-            continue
-        usage.setdefault(event.model or UNKNOWN_MODEL, ModelUsage()).add(
+    return sum_usage(
+        (
+            event.model or UNKNOWN_MODEL,
             ModelUsage(
                 input_tokens=event.input_tokens or 0,
                 output_tokens=event.output_tokens or 0,
                 cache_read_tokens=event.cache_read_tokens or 0,
                 cache_write_tokens=event.cache_write_tokens or 0,
                 responses=1,
-            )
+            ),
         )
-    return usage
+        for event in events
+        if isinstance(event, Usage)
+    )
 
 
-def cost(usage: Mapping[str, ModelUsage], pricing: Pricing | None) -> float | None:
-    """Dollars for the tokens used; None without pricing or when a used model is unpriced.
-
-    0.0 when pricing is given and no model was used.
-    """
-    if pricing is None or any(model not in pricing for model in usage):
-        return None
-    total = 0.0
-    for model, used in usage.items():
-        per_input, per_output, per_cache_read, per_cache_write = pricing[model]
-        total += (
-            used.input_tokens * per_input
-            + used.output_tokens * per_output
-            + used.cache_read_tokens * per_cache_read
-            + used.cache_write_tokens * per_cache_write
-        ) / 1_000_000
-    return total
+def cost(usage: Mapping[str, ModelUsage], pricing: PriceTable | None) -> float | None:
+    """Dollars for the tokens used, by :mod:`proctor.models.pricing`'s rule: None when a model
+    used has no price (or no table is given), 0.0 when no model was used."""
+    return price_usage(usage, pricing or PriceTable()).total_usd
 
 
-def effort(events: Sequence[Event], tool_calls: int, pricing: Pricing | None = None) -> Effort:
+def effort(events: Sequence[Event], tool_calls: int, pricing: PriceTable | None = None) -> Effort:
     """Elapsed seconds, tool calls, tokens per model and cost of one trial.
 
-    Empty events: None, the given ``tool_calls``, ``{}``, and 0.0 cost when priced (else None).
+    Empty events: None, the given ``tool_calls``, ``{}``, and 0.0 cost.
     """
     usage = tokens_by_model(events)
     return Effort(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from proctor.metrics.results import LoopInstance
 from proctor.metrics.trace import EDIT_KINDS, Step, normalise_command, shell_command
+from proctor.models.process import LoopInstance
 
 
 def _edit_key(step: Step) -> tuple[tuple[str, ...], str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from proctor.metrics import steps as step_metrics
-from proctor.metrics.config import MetricsConfig
 from proctor.metrics.context import context_metrics
-from proctor.metrics.effort import Pricing, effort
+from proctor.metrics.effort import effort
 from proctor.metrics.loops import find_loops
-from proctor.metrics.results import ProcessMetrics
 from proctor.metrics.trace import Step, build_steps, is_code_edit, trial_start
+from proctor.models.pricing import PriceTable
+from proctor.models.process import MetricsConfig, ProcessMetrics
 from proctor.models.trajectory import Event
 
 
@@ -26,7 +26,7 @@ def compute_process_metrics(
     expected_symbols: Sequence[str] = (),
     config: MetricsConfig | None = None,
     workspace: str | None = None,
-    pricing: Pricing | None = None,
+    pricing: PriceTable | None = None,
 ) -> ProcessMetrics:
     """Steps, checks, orientation, verification, rework, loops, context and effort.
 

@@ -3,35 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
-
-from proctor.metrics.config import MetricsConfig
-from proctor.metrics.results import ProcessMetrics
-
-RULE_NAMES: tuple[str, ...] = ("unverified", "long-orientation", "rework", "loops")
-
-
-class RuleResult(BaseModel):
-    """The verdict of one rule on one trial."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
-    )
-
-    rule: str
-    fired: bool
-    value: bool | int | float | None
-    threshold: int | float | None
-    message: str
-    applicable: bool = True
-    """False for a trial that made no edit; such a rule never fires."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict with camelCase keys."""
-        return self.model_dump(mode="json", by_alias=True)
+from proctor.models.process import RULE_NAMES, MetricsConfig, ProcessMetrics, RuleResult
 
 
 def _above(rule: str, value: int, limit: int, what: str) -> RuleResult:

@@ -6,19 +6,18 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
-from proctor.metrics.config import MetricsConfig
-from proctor.metrics.results import CheckRun, Orientation, StepCounts
+from proctor.metrics.config import check_commands
 from proctor.metrics.trace import (
     EDIT_KINDS,
     READ_KINDS,
     SEARCH_KINDS,
-    CheckOutcome,
     Step,
     is_code_edit,
     normalise_command,
     seconds_since,
     shell_command,
 )
+from proctor.models.process import CheckOutcome, CheckRun, MetricsConfig, Orientation, StepCounts
 
 
 def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutcome | None:
@@ -29,7 +28,7 @@ def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutco
     whatever it returned (``pytest; echo done``, ``pytest || true``). ``cd app && pytest`` and
     ``pytest && echo ok`` keep the check's outcome.
     """
-    checks = config.check_commands(command)
+    checks = check_commands(config, command)
     if not checks:
         return None
     if any(c.masked for c in checks):

@@ -6,11 +6,10 @@ import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
-from proctor.models.trajectory import Event
-
-CheckOutcome = Literal["pass", "fail", "unknown"]
+from proctor.models.process import CheckOutcome
+from proctor.models.trajectory import Event, ToolCall, ToolResult
 
 READ_KINDS = frozenset({"read"})
 SEARCH_KINDS = frozenset({"search"})
@@ -26,8 +25,8 @@ class Step:
     """One tool call (``index`` counts tool calls from 0) with its paired result, if any."""
 
     index: int
-    call: Event
-    result: Event | None
+    call: ToolCall
+    result: ToolResult | None
     files: tuple[str, ...]
     outcome: CheckOutcome
 
@@ -36,7 +35,7 @@ class Step:
         return self.call.kind or "other"
 
 
-def outcome(result: Event | None) -> CheckOutcome:
+def outcome(result: ToolResult | None) -> CheckOutcome:
     """``pass``/``fail`` from the result's ``isError``; ``unknown`` when missing, None or denied."""
     if result is None or result.is_error is None or result.denied:
         return "unknown"
@@ -94,15 +93,15 @@ def build_steps(events: Sequence[Event], workspace: str | None = None) -> list[S
     When calls reuse an id, a result goes to the most recent call of that id still without one,
     so an earlier call is not left unanswered while a later one takes its result.
     """
-    calls: list[Event] = []
-    results: dict[int, Event] = {}
+    calls: list[ToolCall] = []
+    results: dict[int, ToolResult] = {}
     open_ids: dict[str, list[int]] = {}
     for event in events:
-        if event.type == "tool_call":
+        if isinstance(event, ToolCall):
             if event.id is not None:
                 open_ids.setdefault(event.id, []).append(len(calls))
             calls.append(event)
-        elif event.type == "tool_result" and event.id is not None and open_ids.get(event.id):
+        elif isinstance(event, ToolResult) and event.id is not None and open_ids.get(event.id):
             results[open_ids[event.id].pop()] = event
     return [
         Step(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from proctor.metrics.trace import EXPLORE_KINDS, Step, normalise_path, step_texts
+from proctor.models.process import TraceMetrics
 
 
 def is_file_target(target: str) -> bool:
@@ -30,9 +31,9 @@ def _touches(step: Step, target: str, workspace: str | None) -> bool:
 
 def trace_metrics(
     steps: Sequence[Step], traces: Sequence[Mapping[str, str]], workspace: str | None = None
-) -> dict[str, object]:
-    """``{"expected": n, "followed": k, "coverage": k/n, "missed": [...]}``; coverage is None
-    when no trace is expected."""
+) -> TraceMetrics:
+    """How many expected traces were followed, and which were missed; coverage is None when
+    no trace is expected."""
     explore = [s for s in steps if s.kind in EXPLORE_KINDS]
     followed, missed = 0, []
     for trace in traces:
@@ -44,9 +45,9 @@ def trace_metrics(
         else:
             missed.append(f"{start} -> {end}")
     n = len(traces)
-    return {
-        "expected": n,
-        "followed": followed,
-        "coverage": None if n == 0 else round(followed / n, 6),
-        "missed": missed,
-    }
+    return TraceMetrics(
+        expected=n,
+        followed=followed,
+        coverage=None if n == 0 else round(followed / n, 6),
+        missed=missed,
+    )

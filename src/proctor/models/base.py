@@ -1,13 +1,19 @@
-"""Base classes of every model proctor reads from users or writes to disk."""
+"""Base classes of every model proctor reads from users or writes to disk.
+
+Every file proctor writes carries ``schemaVersion``. Version 2 (this proctor) types every part
+of every record; version 1 (proctor 0.1.0) left ``process``, ``rules``, ``harnessCalls``,
+``usageCheck``, ``ab``, ``abGate`` and ``repeated`` untyped. Reading upgrades an older record
+(:meth:`RecordModel.upgrade`) and refuses a newer one.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class UserModel(BaseModel):
@@ -21,18 +27,26 @@ class UserModel(BaseModel):
     )
 
 
-class RecordModel(BaseModel):
-    """Something proctor writes to disk: camelCase keys and a ``schemaVersion``.
+class CamelModel(BaseModel):
+    """A part of a record: camelCase keys on disk, unknown keys ignored when read."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class RecordModel(CamelModel):
+    """Something proctor writes to disk as a file (or a line) of its own: camelCase keys and a
+    ``schemaVersion``.
 
     Readers ignore unknown keys so that files written by older or newer minor versions still
-    load; :func:`proctor.models.io.read_record` refuses a newer ``schemaVersion``.
+    load; :func:`proctor.models.io.read_record` upgrades an older ``schemaVersion`` and refuses
+    a newer one.
     """
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="ignore",
-    )
 
     current_schema_version: ClassVar[int] = SCHEMA_VERSION
     schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def upgrade(cls, data: dict[str, Any], version: int) -> dict[str, Any]:
+        """``data`` as written by schema ``version`` (older than this one), rewritten in this
+        version's shape. Records whose shape did not change keep their data."""
+        return data

@@ -1,39 +1,67 @@
-"""A case as proctor works with it, whatever it was written as."""
+"""A case as proctor works with it, whatever it was written as (a case folder, a task file):
+plain, frozen data that crosses process boundaries as JSON."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from proctor.models.config import CaseConfig
 
-if TYPE_CHECKING:
-    from proctor.drive.answering import QnaRule
-    from proctor.evaluators.base import EvaluatorSpec
+
+class FrozenModel(BaseModel):
+    """Plain data in memory (snake_case; not written as a record of its own)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-@dataclass
-class Case:
+class QnaRule(FrozenModel):
+    """One ``PATTERN => ANSWER`` line of a ``qna.md`` rules block."""
+
+    pattern: str
+    answer: str
+    line: int
+
+    def matches(self, question: str) -> bool:
+        return re.search(self.pattern, question) is not None
+
+
+class EvaluatorSpec(FrozenModel):
+    """One evaluator entry of a case, checked against its evaluator's parameter model when the
+    case was loaded. ``params`` holds those parameters as JSON (camelCase, as written); the
+    evaluator reads them back through its own model."""
+
+    use: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    gate: bool = False
+    weight: float = 1.0
+    index: int = 0
+    label: str | None = None
+
+
+class Case(FrozenModel):
     name: str
     path: Path
     prompt: str
     config: CaseConfig
-    evaluators: list[EvaluatorSpec]
+    evaluators: list[EvaluatorSpec] = Field(default_factory=list)
     fixture: Path | None = None
     fixture_kind: Literal["zip", "dir"] | None = None
     qna_text: str | None = None
-    qna_rules: list[QnaRule] = field(default_factory=list)
+    qna_rules: list[QnaRule] = Field(default_factory=list)
     rubric: Path | None = None
     plan: dict[str, Any] | None = None
+    """The scripted plan (``plan.json``), checked by :mod:`proctor.scripted.plan`."""
 
     @property
     def tags(self) -> list[str]:
         return self.config.tags
 
 
-@dataclass(frozen=True)
-class SkippedCase:
+class SkippedCase(FrozenModel):
     name: str
     path: Path
     reason: str

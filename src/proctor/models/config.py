@@ -24,6 +24,7 @@ from pydantic import (
 from typing_extensions import TypedDict
 
 from proctor.models.base import UserModel
+from proctor.models.process import MetricsConfig
 
 DEFAULT_AGENTS = ("scripted",)
 DEFAULT_TIMEOUT_SEC = 300.0
@@ -313,8 +314,8 @@ class TopConfig(UserModel):
     models: dict[str, str] = Field(default_factory=dict)
     """Harness roles: ``fast``, ``workhorse``, ``judge`` (defaults to workhorse) →
     ``provider/model``."""
-    metrics: dict[str, Any] | None = None
-    """Process-metric settings (``proctor.metrics.MetricsConfig``: check patterns, thresholds)."""
+    metrics: MetricsConfig | None = None
+    """Process-metric settings: check patterns and rule thresholds."""
 
 
 class CliOverrides(UserModel):

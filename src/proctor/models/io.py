@@ -13,9 +13,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from proctor.errors import ConfigError, SchemaVersionError
-from proctor.llm.secrets import mask
 from proctor.models.base import RecordModel
 from proctor.models.errors_format import describe_validation_error
+from proctor.models.trajectory import EVENT_ADAPTER, Event, event_json
+from proctor.models.trial import TrialRecord
+from proctor.util.masking import mask
 
 R = TypeVar("R", bound=RecordModel)
 
@@ -89,8 +91,30 @@ def write_jsonl(path: Path, rows: Iterable[BaseModel | dict[str, Any]]) -> None:
     write_text_atomic(path, escape_surrogates(text, json_string=True))
 
 
-def read_record(path: Path, model: type[R]) -> R:
-    """Read a record, refusing one written by a newer schema version with a clear sentence."""
+def write_trajectory(path: Path, events: Iterable[Event]) -> None:
+    """``trajectory.jsonl``: one event per line (camelCase keys, empty fields left out)."""
+    write_jsonl(path, (event_json(e) for e in events))
+
+
+def read_trajectory(path: Path) -> list[Event]:
+    """The events of a ``trajectory.jsonl`` (any schema version: the lines' keys did not
+    change); a line that is not an event is a ConfigError naming the file and line."""
+    events = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            events.append(EVENT_ADAPTER.validate_json(line))
+        except ValidationError as exc:
+            raise ConfigError(describe_validation_error(f"{path}: line {number}", exc)) from exc
+    return events
+
+
+def _load(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -99,13 +123,52 @@ def read_record(path: Path, model: type[R]) -> R:
         raise ConfigError(f"{path}: not a readable JSON file ({exc})") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
+def upgraded(path: Path | str, data: dict[str, Any], model: type[R]) -> dict[str, Any]:
+    """``data`` in the current schema: an older version upgraded, a newer one refused with a
+    clear sentence (a :class:`SchemaVersionError`)."""
     version = data.get("schemaVersion", 1)
-    if not isinstance(version, int) or version > model.current_schema_version:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ConfigError(f"{path}: schemaVersion {version!r} is not a version number")
+    if version > model.current_schema_version:
         raise SchemaVersionError(
             f"{path}: schemaVersion {version!r} is newer than this proctor understands "
             f"({model.current_schema_version}); upgrade proctor to read it"
         )
+    if version < model.current_schema_version:
+        data = model.upgrade(dict(data), version)
+        data["schemaVersion"] = model.current_schema_version
+    return data
+
+
+def read_record(path: Path, model: type[R]) -> R:
+    """Read a record, upgrading an older schema version and refusing a newer one."""
+    data = upgraded(path, _load(path), model)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(f"{path} (a {model.__name__})", exc)) from exc
+
+
+ANALYSIS_SECTIONS = ("process", "rules", "usageCheck", "harnessCalls")
+"""Parts of ``trial.json`` computed from the rest; a malformed one does not lose the trial."""
+
+
+def read_trial(path: Path) -> tuple[TrialRecord, list[str]]:
+    """A ``trial.json``, and the names of the analysis sections left out because they were
+    malformed (a hand-edited file); the verdict itself must be valid."""
+    data = upgraded(path, _load(path), TrialRecord)
+    try:
+        return TrialRecord.model_validate(data), []
+    except ValidationError as exc:
+        bad = sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]})
+        dropped = [name for name in bad if name in ANALYSIS_SECTIONS]
+        if not dropped or len(dropped) < len(bad):
+            raise ConfigError(describe_validation_error(f"{path} (a trial)", exc)) from exc
+    try:
+        kept = {k: v for k, v in data.items() if k not in dropped}
+        return TrialRecord.model_validate(kept), dropped
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(f"{path} (a trial)", exc)) from exc

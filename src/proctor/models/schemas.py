@@ -11,19 +11,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from proctor.models.config import CaseConfig, TopConfig
-from proctor.models.suite import RunManifest, SuiteRecord
-from proctor.models.trajectory import Event
+from proctor.models.logs import EvaluatorLog, RequestRecord
+from proctor.models.run import ConfigRecord, ResolvedRecord, RunManifest
+from proctor.models.suite import SuiteRecord
+from proctor.models.trajectory import EVENT_ADAPTER
 from proctor.models.trial import QuestionRecord, TrialRecord
 
-SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
+SCHEMAS: dict[str, tuple[type[BaseModel] | TypeAdapter[Any], str]] = {
     "trial": (TrialRecord, "trial.json: one trial's status, verdict, timings and usage"),
     "suite": (SuiteRecord, "suite.json: per-group statistics, gate result and exit code"),
     "run": (RunManifest, "run.json: the run manifest"),
-    "trajectory-event": (Event, "one line of trajectory.jsonl"),
+    "config": (ConfigRecord, "config.json: the configuration as given"),
+    "resolved": (ResolvedRecord, "resolved.json: the configuration after layering, the matrix"),
+    "trajectory-event": (EVENT_ADAPTER, "one line of trajectory.jsonl"),
     "question": (QuestionRecord, "one line of questions.jsonl"),
+    "evaluator-log": (EvaluatorLog, "evaluators/<n>-<use>.json: what an evaluator ran"),
+    "request": (RequestRecord, "one line of model-requests.jsonl or harness-requests.jsonl"),
     "case-config": (CaseConfig, "a case folder's config.json"),
     "proctor-config": (TopConfig, "the top-level proctor.json"),
 }
@@ -31,7 +37,10 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
 
 def schema_for(name: str) -> dict[str, Any]:
     model, description = SCHEMAS[name]
-    schema = model.model_json_schema(by_alias=True, mode="serialization")
+    if isinstance(model, TypeAdapter):
+        schema = model.json_schema(by_alias=True, mode="serialization")
+    else:
+        schema = model.model_json_schema(by_alias=True, mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = f"https://proctor.dev/schemas/{name}.schema.json"
     schema["description"] = description

@@ -1,22 +1,17 @@
-"""``suite.json`` and ``run.json``: the run manifest and its aggregate."""
+"""``suite.json``: a run's aggregate (per-group statistics, the gate, the exit code, the A/B
+analysis and the repeated-run view)."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
-
-from proctor.models.base import RecordModel
+from proctor.models.ab import ABGateResult, ABReport
+from proctor.models.base import CamelModel, RecordModel
 from proctor.models.config import Gate
 from proctor.models.trajectory import ModelUsage
 
 
-class _Camel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
-
-
-class ScoreStats(_Camel):
+class ScoreStats(CamelModel):
     n: int = 0
     min: float | None = None
     max: float | None = None
@@ -25,7 +20,7 @@ class ScoreStats(_Camel):
     stddev: float | None = None
 
 
-class TimeRollup(_Camel):
+class TimeRollup(CamelModel):
     """Milliseconds summed over the trials of a group, per phase."""
 
     total_ms: float = 0.0
@@ -37,7 +32,7 @@ class TimeRollup(_Camel):
     median_trial_ms: float | None = None
 
 
-class GateCheck(_Camel):
+class GateCheck(CamelModel):
     name: str
     threshold: float
     actual: float | None
@@ -45,7 +40,7 @@ class GateCheck(_Camel):
     message: str = ""
 
 
-class CI(_Camel):
+class CI(CamelModel):
     """A seeded percentile-bootstrap confidence interval."""
 
     low: float
@@ -53,7 +48,7 @@ class CI(_Camel):
     confidence: float
 
 
-class Spread(_Camel):
+class Spread(CamelModel):
     """Median and range of one per-trial quantity over a group (``n`` trials had a value)."""
 
     n: int = 0
@@ -62,14 +57,14 @@ class Spread(_Camel):
     max: float | None = None
 
 
-class EffortStats(_Camel):
+class EffortStats(CamelModel):
     elapsed_seconds: Spread = Field(default_factory=Spread)
     tool_calls: Spread = Field(default_factory=Spread)
     tokens: Spread = Field(default_factory=Spread)
     cost: Spread = Field(default_factory=Spread)
 
 
-class GroupStats(_Camel):
+class GroupStats(CamelModel):
     case: str
     agent: str
     condition: str
@@ -103,7 +98,7 @@ class GroupStats(_Camel):
     unpriced_models: list[str] = Field(default_factory=list)
 
 
-class SuiteTotals(_Camel):
+class SuiteTotals(CamelModel):
     n: int = 0
     status_counts: dict[str, int] = Field(default_factory=dict)
     scored: int = 0
@@ -127,6 +122,46 @@ class SuiteTotals(_Camel):
     unpriced_models: list[str] = Field(default_factory=list)
 
 
+class SkippedCaseRecord(CamelModel):
+    case: str
+    reason: str
+
+
+class RepeatedSpread(CamelModel):
+    """Centre and range of one measure over a group's repeats; every value None when ``n`` is
+    0."""
+
+    n: int
+    median: float | None
+    mean: float | None
+    min: float | None
+    max: float | None
+
+
+class RepeatedRow(CamelModel):
+    """One case × agent × condition over its repeats.
+
+    ``firstRelevantFile`` is the most common first relevant file (ties: the smallest path),
+    ``firstRelevantFound`` how many samples named one, and ``firstRelevantStability`` the share
+    of *all* samples whose file equals the most common one (a sample that found none counts
+    against it); None when no sample found one.
+    """
+
+    case: str
+    agent: str
+    condition: str
+    goal_shape: str | None
+    samples: int
+    errors: int
+    passes: int
+    elapsed_seconds: RepeatedSpread
+    tool_calls: RepeatedSpread
+    tokens: RepeatedSpread
+    first_relevant_file: str | None
+    first_relevant_found: int
+    first_relevant_stability: float | None
+
+
 class SuiteRecord(RecordModel):
     run_id: str
     exit_code: int
@@ -134,24 +169,11 @@ class SuiteRecord(RecordModel):
     gate: Gate
     groups: list[GroupStats]
     totals: SuiteTotals
-    skipped_cases: list[dict[str, str]] = Field(default_factory=list)
+    skipped_cases: list[SkippedCaseRecord] = Field(default_factory=list)
     interrupted: bool = False
-    ab: dict[str, Any] | None = None
+    ab: ABReport | None = None
     """A/B analysis of the run's two main conditions (see docs/ab.md), when it has several."""
-    ab_gate: dict[str, Any] | None = None
+    ab_gate: ABGateResult | None = None
     """The A/B gate's result, when the gate has an ``ab`` entry."""
-    repeated: list[dict[str, Any]] = Field(default_factory=list)
+    repeated: list[RepeatedRow] = Field(default_factory=list)
     """Repeated-run view: per case × agent × condition spreads and first-file stability."""
-
-
-class RunManifest(RecordModel):
-    run_id: str
-    proctor_version: str
-    started_at: str
-    finished_at: str | None = None
-    argv: list[str] = Field(default_factory=list)
-    host: dict[str, Any] = Field(default_factory=dict)
-    source: str | None = None
-    trials_planned: int = 0
-    trials_finished: int = 0
-    interrupted: bool = False

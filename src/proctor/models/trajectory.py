@@ -1,34 +1,189 @@
 """The normalised trajectory: one vocabulary of events for every agent.
 
-Each line of ``trajectory.jsonl`` is one :class:`Event`. Fields that do not apply to an event's
-``type`` are omitted from the file.
+Each line of ``trajectory.jsonl`` is one event, a member of the :data:`Event` union told apart
+by ``type``; fields that do not apply to a type do not exist on it, and fields without a value
+are left out of the file. The lines follow schema :data:`TRAJECTORY_SCHEMA_VERSION`, which
+``trial.json`` records as ``transcript.trajectorySchemaVersion`` (version 1 files, written
+before the union, hold the same keys and read the same way).
 
-Event types:
+========================  ==============================================================
+``user_message``          a message sent to the agent (``text``)
+``assistant_text``        text the agent wrote (``text``, ``model``)
+``thinking``              reasoning the agent recorded (``text``, possibly empty)
+``tool_call``             ``id``, ``name``, ``kind``, ``input``, ``files`` (paths it touched)
+``tool_result``           ``id`` (of the call), ``output``, ``isError``, ``denied``
+``usage``                 tokens of one model response, counted once (``model``, ``inputTokens``,
+                          ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``)
+``question``              the agent asked the user (``id``, ``text``, ``options``)
+``answer``                what the user or the harness answered (``id``, ``text``, ``policy``)
+``hook``                  a hook ran (``name``, ``hookEvent``, ``command``, ``exitCode``, ``id``,
+                          ``isError``)
+``skill``                 a skill was loaded (``name``)
+``subagent``              a subagent ran (``id``, ``name``)
+``api_error``             the agent's model call failed (``text``)
+``compaction``            the agent compacted its context (``text``)
+``turn_end``              the agent ended its turn (``durationMs``, ``text``)
+``other``                 a record the parser did not understand or keeps as is
+                          (``recordType``, ``text``, ``raw``)
+========================  ==============================================================
 
-``user_message``  a message sent to the agent (``text``)
-``assistant_text`` text the agent wrote (``text``, ``model``)
-``thinking``      reasoning the agent recorded (``text``, possibly empty)
-``tool_call``     ``id``, ``name``, ``kind``, ``input``, ``files`` (paths it touched)
-``tool_result``   ``id`` (of the call), ``output``, ``isError``, ``denied``
-``usage``         tokens of one model response, counted once (``model``, ``inputTokens``, ...)
-``question``      the agent asked the user (``text``, ``options``)
-``answer``        what the harness answered (``text``, ``policy``)
-``hook``          a hook ran (``name``, ``hookEvent``, ``command``, ``exitCode``)
-``skill``         a skill was loaded (``name``)
-``subagent``      a subagent ran (``id``, ``name``)
-``api_error``     the agent's model call failed (``text``)
-``compaction``    the agent compacted its context
-``turn_end``      the agent ended its turn (``durationMs``)
-``other``         a record the parser did not understand (``recordType``, ``raw``)
+Every event may carry ``ts`` (ISO-8601 UTC, when the transcript gives one) and ``sidechain``
+(true for a subagent's events).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+TRAJECTORY_SCHEMA_VERSION = 2
+
+ToolKind = Literal[
+    "shell",
+    "read",
+    "write",
+    "edit",
+    "search",
+    "skill",
+    "mcp",
+    "subagent",
+    "question",
+    "web",
+    "other",
+]
+
+
+class EventBase(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    ts: str | None = None
+    sidechain: bool | None = None
+
+
+class UserMessage(EventBase):
+    type: Literal["user_message"] = "user_message"
+    text: str = ""
+
+
+class AssistantText(EventBase):
+    type: Literal["assistant_text"] = "assistant_text"
+    text: str = ""
+    model: str | None = None
+
+
+class Thinking(EventBase):
+    type: Literal["thinking"] = "thinking"
+    text: str | None = None
+
+
+class ToolCall(EventBase):
+    type: Literal["tool_call"] = "tool_call"
+    id: str | None = None
+    name: str = ""
+    kind: ToolKind | None = None
+    input: dict[str, Any] | None = None
+    files: list[str] | None = None
+
+
+class ToolResult(EventBase):
+    type: Literal["tool_result"] = "tool_result"
+    id: str | None = None
+    output: str | None = None
+    is_error: bool | None = None
+    """True: the call failed; False: it succeeded or was refused; None: unknown."""
+    denied: bool | None = None
+    """The user, a policy or a permission mode refused the call (not a failure)."""
+
+
+class Usage(EventBase):
+    type: Literal["usage"] = "usage"
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+
+
+class QuestionEvent(EventBase):
+    type: Literal["question"] = "question"
+    id: str | None = None
+    text: str | None = None
+    options: list[str] | None = None
+
+
+class AnswerEvent(EventBase):
+    type: Literal["answer"] = "answer"
+    id: str | None = None
+    text: str | None = None
+    policy: str | None = None
+    """``rule``, ``model`` or ``abort`` when the harness answered, else absent."""
+
+
+class HookEvent(EventBase):
+    type: Literal["hook"] = "hook"
+    id: str | None = None
+    name: str | None = None
+    hook_event: str | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    is_error: bool | None = None
+
+
+class SkillEvent(EventBase):
+    type: Literal["skill"] = "skill"
+    name: str | None = None
+
+
+class SubagentEvent(EventBase):
+    type: Literal["subagent"] = "subagent"
+    id: str | None = None
+    name: str | None = None
+
+
+class ApiError(EventBase):
+    type: Literal["api_error"] = "api_error"
+    text: str | None = None
+
+
+class Compaction(EventBase):
+    type: Literal["compaction"] = "compaction"
+    text: str | None = None
+
+
+class TurnEnd(EventBase):
+    type: Literal["turn_end"] = "turn_end"
+    duration_ms: float | None = None
+    text: str | None = None
+
+
+class OtherEvent(EventBase):
+    type: Literal["other"] = "other"
+    record_type: str | None = None
+    text: str | None = None
+    raw: Any = None
+
+
+Event = Annotated[
+    UserMessage
+    | AssistantText
+    | Thinking
+    | ToolCall
+    | ToolResult
+    | Usage
+    | QuestionEvent
+    | AnswerEvent
+    | HookEvent
+    | SkillEvent
+    | SubagentEvent
+    | ApiError
+    | Compaction
+    | TurnEnd
+    | OtherEvent,
+    Field(discriminator="type"),
+]
 EventType = Literal[
     "user_message",
     "assistant_text",
@@ -46,51 +201,23 @@ EventType = Literal[
     "turn_end",
     "other",
 ]
-
-ToolKind = Literal[
-    "shell",
-    "read",
-    "write",
-    "edit",
-    "search",
-    "skill",
-    "mcp",
-    "subagent",
-    "question",
-    "web",
-    "other",
-]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
-class Event(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+def parse_event(data: dict[str, Any]) -> Event:
+    """One event from its ``trajectory.jsonl`` object (camelCase or snake_case keys)."""
+    return EVENT_ADAPTER.validate_python(data)
 
-    type: EventType
-    ts: str | None = None
-    """ISO-8601 UTC timestamp, when the transcript gives one."""
-    id: str | None = None
-    name: str | None = None
-    kind: ToolKind | None = None
-    input: dict[str, Any] | None = None
-    files: list[str] | None = None
-    text: str | None = None
-    output: str | None = None
-    is_error: bool | None = None
-    denied: bool | None = None
-    model: str | None = None
-    options: list[str] | None = None
-    policy: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cache_read_tokens: int | None = None
-    cache_write_tokens: int | None = None
-    hook_event: str | None = None
-    command: str | None = None
-    exit_code: int | None = None
-    duration_ms: float | None = None
-    sidechain: bool | None = None
-    record_type: str | None = None
-    raw: Any = None
+
+def make_event(type: EventType, **fields: Any) -> Event:
+    """An event of ``type`` from keyword fields (snake_case), e.g.
+    ``make_event("tool_call", id="t1", name="Bash", kind="shell")``."""
+    return EVENT_ADAPTER.validate_python({"type": type, **fields})
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """The event as its ``trajectory.jsonl`` object: camelCase keys, no empty fields."""
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 class ModelUsage(BaseModel):
@@ -141,5 +268,13 @@ class Trajectory(BaseModel):
     session_id: str | None = None
     agent_version: str | None = None
 
-    def tool_calls(self) -> list[Event]:
-        return [e for e in self.events if e.type == "tool_call"]
+    def tool_calls(self) -> list[ToolCall]:
+        return [e for e in self.events if isinstance(e, ToolCall)]
+
+
+def sum_usage(rows: Iterable[tuple[str, ModelUsage]]) -> dict[str, ModelUsage]:
+    """Usage summed per model from ``(model, usage)`` rows (each row counted as given)."""
+    totals: dict[str, ModelUsage] = {}
+    for model, usage in rows:
+        totals.setdefault(model, ModelUsage()).add(usage)
+    return totals

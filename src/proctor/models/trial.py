@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
-from proctor.models.base import RecordModel
-from proctor.models.trajectory import ModelUsage, ParseCoverage
+from proctor.models.base import CamelModel, RecordModel
+from proctor.models.pricing import CostInfo
+from proctor.models.process import ProcessMetrics, RuleResult
+from proctor.models.trajectory import TRAJECTORY_SCHEMA_VERSION, ModelUsage, ParseCoverage
 
 TrialStatus = Literal[
     "passed", "failed", "timeout", "agent-error", "infra-error", "eval-error", "skipped"
@@ -29,11 +30,7 @@ ALL_STATUSES: tuple[str, ...] = (
 )
 
 
-class _Camel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
-
-
-class EvaluatorResult(_Camel):
+class EvaluatorResult(CamelModel):
     use: str
     passed: bool
     score: float = Field(ge=0, le=100)
@@ -45,13 +42,13 @@ class EvaluatorResult(_Camel):
     message: str = ""
 
 
-class ErrorInfo(_Camel):
+class ErrorInfo(CamelModel):
     type: str
     message: str
     traceback: str | None = None
 
 
-class Timings(_Camel):
+class Timings(CamelModel):
     """Wall-clock milliseconds per phase of a trial."""
 
     prepare_ms: float = 0.0
@@ -74,18 +71,20 @@ class Timings(_Camel):
     finished_at: str | None = None
 
 
-class TranscriptInfo(_Camel):
+class TranscriptInfo(CamelModel):
     format: str | None = None
     source: str | None = None
     """Where the agent wrote its native transcript (inside the scratch home)."""
     raw: str | None = None
     """Trial-relative path of the byte-for-byte copy."""
     trajectory: str | None = None
+    trajectory_schema_version: int = TRAJECTORY_SCHEMA_VERSION
+    """The schema of ``trajectory.jsonl``'s lines (see :mod:`proctor.models.trajectory`)."""
     events: int = 0
     coverage: ParseCoverage = Field(default_factory=ParseCoverage)
 
 
-class CaseLabels(_Camel):
+class CaseLabels(CamelModel):
     """What a case is about, for slicing reports (from task files or a case's config.json)."""
 
     repository: str | None = None
@@ -96,14 +95,33 @@ class CaseLabels(_Camel):
     goal_shape: str | None = None
 
 
-class CostInfo(_Camel):
-    """Dollars, only from the configuration's ``pricing`` map; additive only as a total."""
+class HarnessCall(CamelModel):
+    """One call proctor made to one of its own model roles."""
 
-    total_usd: float | None = None
-    """None when any model used is unpriced."""
-    by_model: dict[str, float | None] = Field(default_factory=dict)
-    unpriced: list[str] = Field(default_factory=list)
-    source: str = "agent"
+    role: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_ms: float = 0.0
+    attempts: int = 1
+    ok: bool = True
+    error: str | None = None
+
+
+class TokenCounts(CamelModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+class UsageCheck(CamelModel):
+    """The CLI's own token totals next to the transcript's, and their differences (theirs minus
+    ours, per model and count; only counts that differ)."""
+
+    reported: dict[str, TokenCounts] = Field(default_factory=dict)
+    differences: dict[str, dict[str, int]] = Field(default_factory=dict)
+    ok: bool = True
 
 
 class TrialRecord(RecordModel):
@@ -125,9 +143,9 @@ class TrialRecord(RecordModel):
     cost: CostInfo = Field(default_factory=CostInfo)
     harness_usage: dict[str, ModelUsage] = Field(default_factory=dict)
     """Tokens of proctor's own model roles, keyed ``role:provider/model``."""
-    harness_calls: list[dict[str, Any]] = Field(default_factory=list)
-    """One entry per harness model call: role, model, tokens, latency, attempts, error."""
-    usage_check: dict[str, Any] | None = None
+    harness_calls: list[HarnessCall] = Field(default_factory=list)
+    """One entry per harness model call."""
+    usage_check: UsageCheck | None = None
     """The CLI's own token totals next to the transcript's, and their differences."""
     reported_cost_usd: float | None = None
     """The cost the agent CLI reported itself (e.g. Claude Code's ``total_cost_usd``)."""
@@ -143,13 +161,31 @@ class TrialRecord(RecordModel):
     agent_effort: str | None = None
     tags: list[str] = Field(default_factory=list)
     labels: CaseLabels = Field(default_factory=CaseLabels)
-    process: dict[str, Any] | None = None
-    """Process metrics (``proctor.metrics.ProcessMetrics.to_dict()``), when a trajectory exists."""
-    rules: list[dict[str, Any]] = Field(default_factory=list)
-    """Task rules (``RuleResult.to_dict()``): unverified, long-orientation, rework, loops."""
+    process: ProcessMetrics | None = None
+    """Process metrics, when a trajectory exists."""
+    rules: list[RuleResult] = Field(default_factory=list)
+    """Task rules: unverified, long-orientation, rework, loops."""
+
+    @classmethod
+    def upgrade(cls, data: dict[str, Any], version: int) -> dict[str, Any]:
+        """Version 1 had the same keys, untyped. Its trajectory lines were version 1, and its
+        context metrics had no ``firstRelevantFile``: it is taken, as version 1 readers did,
+        as the first expected file in the (sorted) files read."""
+        transcript = data.get("transcript")
+        if isinstance(transcript, dict):
+            transcript.setdefault("trajectorySchemaVersion", 1)
+        process = data.get("process")
+        context = process.get("context") if isinstance(process, dict) else None
+        if isinstance(context, dict) and "firstRelevantFile" not in context:
+            expected = context.get("expectedFiles")
+            read = context.get("filesRead")
+            if context.get("firstRelevantStep") is not None and isinstance(read, list):
+                wanted = set(expected) if isinstance(expected, list) else set()
+                context["firstRelevantFile"] = next((f for f in read if f in wanted), None)
+        return data
 
 
-class QuestionRecord(_Camel):
+class QuestionRecord(RecordModel):
     """One line of ``questions.jsonl``."""
 
     question: str

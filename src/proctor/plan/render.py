@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
-from proctor.plan.resolve import RunPlan
+from proctor.models.io import model_to_json
+from proctor.models.plan import RunPlan
+from proctor.plan.records import resolved_record
 
 
 def render_dry_run(plan: RunPlan) -> str:
@@ -20,5 +20,5 @@ def render_dry_run(plan: RunPlan) -> str:
                 )
     for s in plan.skipped:
         lines.append(f"skipped {s.name}: {s.reason}")
-    lines += ["", "Resolved configuration:", json.dumps(plan.resolved_dict(), indent=2)]
+    lines += ["", "Resolved configuration:", model_to_json(resolved_record(plan)).rstrip()]
     return "\n".join(lines)

@@ -13,25 +13,23 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from proctor.exit_codes import ExitCode
+from proctor.models.ab import ABGateResult, ABReport
 from proctor.models.config import Gate
 from proctor.models.suite import (
     GateCheck,
     GroupStats,
+    RepeatedRow,
     ScoreStats,
+    SkippedCaseRecord,
     SuiteRecord,
     SuiteTotals,
     TimeRollup,
 )
-from proctor.models.trajectory import ModelUsage
+from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
-from proctor.report.ab import (
-    ab_gate,
-    analyse_ab,
-    conditions_in,
-    paired_default,
-    records_for_pair,
-)
-from proctor.report.ab_models import ABGateResult, ABReport
+from proctor.report.ab.analysis import ab_gate, analyse_ab
+from proctor.report.ab.choose import choose_pair, records_for_pair
 from proctor.report.effort import (
     cost_rollup,
     effort_stats,
@@ -42,8 +40,6 @@ from proctor.report.effort import (
 )
 from proctor.report.repeated import repeated_runs
 from proctor.stats import median, pass_rate, stability, summarize
-
-EXIT_OK, EXIT_GATE, EXIT_CONFIG, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def _scores(records: Sequence[TrialRecord]) -> ScoreStats:
@@ -68,11 +64,7 @@ def _time(records: Sequence[TrialRecord]) -> TimeRollup:
 
 
 def _usage(records: Iterable[TrialRecord]) -> dict[str, ModelUsage]:
-    total: dict[str, ModelUsage] = {}
-    for r in records:
-        for model, usage in r.usage.items():
-            total.setdefault(model, ModelUsage()).add(usage)
-    return total
+    return sum_usage(model_usage for r in records for model_usage in r.usage.items())
 
 
 def gate_checks(gate: Gate, rate: float | None, scores: ScoreStats, n: int) -> list[GateCheck]:
@@ -111,7 +103,7 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
     at_k, hat_k = pass_k_tables(passes, len(scored))
     rate_ci, score_ci = outcome_cis(records)
     tasks, rules = rule_counts(records)
-    labels = {k: v for k, v in first.labels.model_dump(by_alias=True).items() if v is not None}
+    labels = first.labels.model_dump(by_alias=True, exclude_none=True)
     cost, unpriced = cost_rollup(records)
     return GroupStats(
         case=first.case,
@@ -147,23 +139,23 @@ def exit_code_for(
     groups: Sequence[GroupStats],
     records: Sequence[TrialRecord],
     ab_gate_result: ABGateResult | None = None,
-) -> tuple[int, str]:
+) -> tuple[ExitCode, str]:
     if not records:
-        return EXIT_CONFIG, "nothing ran"
+        return ExitCode.CONFIG_ERROR, "nothing ran"
     if all(r.status == "infra-error" for r in records):
-        return EXIT_CONFIG, "every trial ended in infra-error"
+        return ExitCode.CONFIG_ERROR, "every trial ended in infra-error"
     if ab_gate_result is not None and not ab_gate_result.passed:
-        return EXIT_GATE, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
+        return ExitCode.GATE_FAILED, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
     failed = [g for g in groups if g.scored and not g.gate_passed]
     if failed:
         names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])
         more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
-        return EXIT_GATE, f"gate failed for {len(failed)} group(s): {names}{more}"
+        return ExitCode.GATE_FAILED, f"gate failed for {len(failed)} group(s): {names}{more}"
     errors = [r for r in records if r.status in ERROR_STATUSES]
     if errors:
         reason = f"{len(errors)} trial(s) in an error status; no scored group failed its gate"
-        return EXIT_ERRORS, reason
-    return EXIT_OK, "every group passed its gate"
+        return ExitCode.TRIAL_ERRORS, reason
+    return ExitCode.OK, "every group passed its gate"
 
 
 def aggregate(
@@ -171,7 +163,7 @@ def aggregate(
     gate: Gate,
     *,
     run_id: str,
-    skipped_cases: Sequence[dict[str, str]] = (),
+    skipped_cases: Sequence[SkippedCaseRecord] = (),
     interrupted: bool = False,
     planned: int | None = None,
     wall_ms: float | None = None,
@@ -185,7 +177,7 @@ def aggregate(
     if interrupted:
         of = f" of {planned}" if planned is not None else ""
         done = f"interrupted after {len(records)}{of} trial(s)"
-        code, reason = EXIT_INTERRUPTED, f"{done}; {reason}"
+        code, reason = ExitCode.INTERRUPTED, f"{done}; {reason}"
     counts = Counter(r.status for r in records)
     scored = [r for r in records if r.status in SCORED_STATUSES]
     passes = sum(1 for r in scored if r.status == "passed")
@@ -214,16 +206,16 @@ def aggregate(
     )
     return SuiteRecord(
         run_id=run_id,
-        exit_code=code,
+        exit_code=int(code),
         exit_reason=reason,
         gate=gate,
         groups=groups,
         totals=totals,
         skipped_cases=list(skipped_cases),
         interrupted=interrupted,
-        ab=ab_report.to_dict() if ab_report is not None else None,
-        ab_gate=gate_result.to_dict() if gate_result is not None else None,
-        repeated=[row.to_dict() for row in repeated_runs(records)],
+        ab=ab_report,
+        ab_gate=gate_result,
+        repeated=list[RepeatedRow](repeated_runs(records)),
     )
 
 
@@ -235,8 +227,8 @@ def ab_sections(
     if gate.ab is not None:
         pair: tuple[str, str] | None = (gate.ab.treatment, gate.ab.baseline)
     else:
-        pair = paired_default(records)
-    if pair is not None and len(conditions_in(records)) > 1:
+        pair = choose_pair(records, together_only=True)
+    if pair is not None and len({r.condition for r in records}) > 1:
         report = analyse_ab(records_for_pair(records, *pair), *pair)
     result = None
     if gate.ab is not None:

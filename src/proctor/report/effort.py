@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from proctor.models.pricing import merge_costs
+from proctor.models.process import RULE_NAMES
 from proctor.models.suite import CI, EffortStats, Spread
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.stats import (
@@ -17,7 +18,6 @@ from proctor.stats import (
 )
 
 BOOTSTRAP_SEED = 0
-RULE_NAMES = ("unverified", "long-orientation", "rework", "loops")
 
 
 def ci(interval: Interval | None) -> CI | None:
@@ -35,24 +35,9 @@ def spread(values: Sequence[float]) -> Spread:
     return Spread(n=len(values), median=median(values), min=min(values), max=max(values))
 
 
-def _get(data: dict[str, Any] | None, *path: str) -> Any:
-    for key in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
-
-
-def _number(value: Any) -> float | None:
-    """A number from a stored record, or None for anything else (a hand-edited file)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
 def trial_elapsed_seconds(r: TrialRecord) -> float:
     """The agent's elapsed time: from its transcript when it has timestamps, else wall time."""
-    value = _number(_get(r.process, "effort", "elapsedSeconds"))
+    value = r.process.effort.elapsed_seconds if r.process else None
     return value if value is not None else r.timings.agent_ms / 1000
 
 
@@ -64,7 +49,7 @@ def effort_stats(records: Sequence[TrialRecord]) -> EffortStats:
     """Median and range of elapsed seconds, tool calls, tokens and cost over trials that ran
     (error statuses other than agent-error are left out: nothing meaningful was measured)."""
     ran = [r for r in records if r.status in SCORED_STATUSES or r.status == "agent-error"]
-    costs = [c for r in ran if (c := _number(_get(r.process, "effort", "cost"))) is not None]
+    costs = [r.process.effort.cost for r in ran if r.process and r.process.effort.cost is not None]
     return EffortStats(
         elapsed_seconds=spread([trial_elapsed_seconds(r) for r in ran]),
         tool_calls=spread([float(r.tool_calls) for r in ran]),
@@ -78,13 +63,12 @@ def rule_counts(records: Sequence[TrialRecord]) -> tuple[int, dict[str, int]]:
     counts = dict.fromkeys(RULE_NAMES, 0)
     tasks = 0
     for r in records:
-        if not r.process or not r.process.get("isTask"):
+        if not r.process or not r.process.is_task:
             continue
         tasks += 1
         for rule in r.rules:
-            name = rule.get("rule") if isinstance(rule, dict) else None
-            if isinstance(name, str) and rule.get("fired") is True:
-                counts[name] = counts.get(name, 0) + 1
+            if rule.fired:
+                counts[rule.rule] = counts.get(rule.rule, 0) + 1
     return tasks, counts
 
 
@@ -113,14 +97,6 @@ def mean_tables(tables: Sequence[dict[str, float]]) -> dict[str, float]:
 
 
 def cost_rollup(records: Sequence[TrialRecord]) -> tuple[float | None, list[str]]:
-    """(dollars summed over priced models, or None when nothing was priced; unpriced models)."""
-    total, priced = 0.0, False
-    unpriced: set[str] = set()
-    for r in records:
-        for model, usd in r.cost.by_model.items():
-            if usd is None:
-                unpriced.add(model)
-            else:
-                total += usd
-                priced = True
-    return (round(total, 6) if priced else None), sorted(unpriced)
+    """(the trials' dollars in total, or None when a model they used has no price; the models
+    without a price), by :mod:`proctor.models.pricing`'s rule."""
+    return merge_costs(r.cost for r in records)

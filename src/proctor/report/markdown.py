@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from proctor.exit_codes import meaning
 from proctor.models.suite import CI, Spread, SuiteRecord
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
-
-EXIT_MEANING = {
-    0: "every gate passed",
-    1: "a gate failed",
-    2: "configuration error or nothing runnable",
-    3: "some trials errored; every gate on completed trials passed",
-    130: "interrupted",
-}
+from proctor.report.ab.markdown import render_ab_markdown
 
 
 def _md(text: str) -> str:
@@ -71,15 +65,12 @@ def _process_table(suite: SuiteRecord) -> list[str]:
 
 
 def _ab_section(suite: SuiteRecord) -> list[str]:
-    from proctor.report.ab_markdown import render_ab_markdown
-    from proctor.report.ab_models import ABReport
-
     lines: list[str] = []
     if suite.ab_gate is not None:
-        verdict = "passed" if suite.ab_gate.get("passed") else "FAILED"
-        lines += ["", f"**A/B gate {verdict}**: {suite.ab_gate.get('message', '')}"]
+        verdict = "passed" if suite.ab_gate.passed else "FAILED"
+        lines += ["", f"**A/B gate {verdict}**: {suite.ab_gate.message}"]
     if suite.ab is not None:
-        body = render_ab_markdown(ABReport.model_validate(suite.ab))
+        body = render_ab_markdown(suite.ab)
         lines += ["", *("#" + line if line.startswith("#") else line for line in body.splitlines())]
     return lines
 
@@ -89,8 +80,7 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     lines = [
         f"# proctor run {suite.run_id}",
         "",
-        f"**Exit code {suite.exit_code}** ({EXIT_MEANING.get(suite.exit_code, '')}): "
-        f"{suite.exit_reason}.",
+        f"**Exit code {suite.exit_code}** ({meaning(suite.exit_code)}): {suite.exit_reason}.",
         "",
         f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
         f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "
@@ -105,13 +95,12 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         cost = "n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
         extra = f" (unpriced: {', '.join(t.unpriced_models)})" if t.unpriced_models else ""
         lines.append(f"- Cost: {cost}{extra}")
-    gate = suite.gate.model_dump(by_alias=True, exclude_none=True)
-    ab = gate.pop("ab", None)
+    gate = suite.gate.model_dump(by_alias=True, exclude_none=True, exclude={"ab"})
     parts = [f"{k} {v}" for k, v in gate.items()]
+    ab = suite.gate.ab
     if ab is not None:
         parts.append(
-            f"A/B {ab['treatment']} vs {ab['baseline']} "
-            f"(maxPassRateDrop {ab.get('maxPassRateDrop', 0)})"
+            f"A/B {ab.treatment} vs {ab.baseline} (maxPassRateDrop {ab.max_pass_rate_drop})"
         )
     lines.append("- Gate: " + (", ".join(parts) or "none (always passes)"))
     if t.usage:
@@ -153,7 +142,7 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             lines.append(f"- `{where}` **{r.status}**: {r.reason}")
     if suite.skipped_cases:
         lines += ["", "## Skipped case folders", ""]
-        lines += [f"- `{s['case']}`: {s['reason']}" for s in suite.skipped_cases]
+        lines += [f"- `{s.case}`: {s.reason}" for s in suite.skipped_cases]
     errors = sum(v for k, v in t.status_counts.items() if k in ERROR_STATUSES)
     if errors:
         lines += [

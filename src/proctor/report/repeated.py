@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
-
+from proctor.models.suite import RepeatedRow, RepeatedSpread
 from proctor.models.trial import TrialRecord
-from proctor.report.ab_measures import (
+from proctor.report.ab.measures import (
     elapsed_seconds,
     first_relevant_file,
     is_scored,
@@ -28,54 +25,12 @@ from proctor.report.ab_measures import (
 )
 from proctor.stats import summarize
 
-__all__ = ["RepeatedRow", "Spread", "repeated_runs"]
+__all__ = ["render_repeated_markdown", "repeated_runs"]
 
 
-class _Camel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict with camelCase keys."""
-        return self.model_dump(mode="json", by_alias=True)
-
-
-class Spread(_Camel):
-    """Centre and range of one measure; every value None when ``n`` is 0."""
-
-    n: int
-    median: float | None
-    mean: float | None
-    min: float | None
-    max: float | None
-
-    @classmethod
-    def of(cls, values: Sequence[float]) -> Spread:
-        s = summarize(values)
-        return cls(n=s.n, median=s.median, mean=s.mean, min=s.min, max=s.max)
-
-
-class RepeatedRow(_Camel):
-    """One case × agent × condition over its repeats.
-
-    ``firstRelevantFile`` is the most common first relevant file (ties: the smallest path),
-    ``firstRelevantFound`` how many samples named one, and ``firstRelevantStability`` the share
-    of *all* samples whose file equals the most common one (a sample that found none counts
-    against it); None when no sample found one. See ``ab_measures.first_relevant_file``.
-    """
-
-    case: str
-    agent: str
-    condition: str
-    goal_shape: str | None
-    samples: int
-    errors: int
-    passes: int
-    elapsed_seconds: Spread
-    tool_calls: Spread
-    tokens: Spread
-    first_relevant_file: str | None
-    first_relevant_found: int
-    first_relevant_stability: float | None
+def spread_of(values: Sequence[float]) -> RepeatedSpread:
+    s = summarize(values)
+    return RepeatedSpread(n=s.n, median=s.median, mean=s.mean, min=s.min, max=s.max)
 
 
 def _row(key: tuple[str, str, str], trials: Sequence[TrialRecord]) -> RepeatedRow:
@@ -92,9 +47,9 @@ def _row(key: tuple[str, str, str], trials: Sequence[TrialRecord]) -> RepeatedRo
         samples=len(scored),
         errors=len(trials) - len(scored),
         passes=sum(map(succeeded, scored)),
-        elapsed_seconds=Spread.of(elapsed),
-        tool_calls=Spread.of([float(tool_calls(t)) for t in scored]),
-        tokens=Spread.of([float(total_tokens(t)) for t in scored]),
+        elapsed_seconds=spread_of(elapsed),
+        tool_calls=spread_of([float(tool_calls(t)) for t in scored]),
+        tokens=spread_of([float(total_tokens(t)) for t in scored]),
         first_relevant_file=mode,
         first_relevant_found=sum(counts.values()),
         first_relevant_stability=counts[mode] / len(scored) if mode is not None else None,
@@ -124,7 +79,7 @@ def repeated_runs(
 def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
     """The repeated-run view as a table: median (min–max) per measure, per row."""
 
-    def cell(s: Spread, digits: int) -> str:
+    def cell(s: RepeatedSpread, digits: int) -> str:
         if s.median is None or s.min is None or s.max is None:
             return "n/a"
         return f"{s.median:.{digits}f} ({s.min:.{digits}f}–{s.max:.{digits}f})"

@@ -9,8 +9,8 @@ Signals for the driver (and any terminal user): the window title is set to
 ``scripted · ready · N`` when it waits for message N+1, ``scripted · question · K`` while it waits
 for the answer to question K, and ``scripted · working`` otherwise. ``/exit`` quits.
 
-Run as ``python -I -S agent.py --steps FILE --session-id ID``: standard library only, so that it
-starts in a few milliseconds.
+Run as ``python -I -S agent.py --steps FILE --session-id ID``: the standard library and
+:mod:`proctor.util.native_paths` only (no site packages), so that it starts in a few milliseconds.
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+if not __package__:  # run as a file (``python -I -S agent.py``): find proctor's own tree
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from proctor.util.native_paths import claude_transcript
+
 VERSION = "0.1.0"
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 MAX_SHOWN_LINES = 8
@@ -36,21 +40,6 @@ MAX_SHOWN_LINES = 8
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def project_dir_name(cwd: str) -> str:
-    """Claude Code's folder name for a working directory (non-alphanumerics become '-')."""
-    name = re.sub(r"[^a-zA-Z0-9]", "-", cwd)
-    if len(name) <= 200:
-        return name
-    digest = 0
-    for ch in cwd:
-        digest = (digest * 31 + ord(ch)) & 0xFFFFFFFF
-    return f"{name[:200]}-{digest:x}"
-
-
-def transcript_path(config_dir: str, cwd: str, session_id: str) -> Path:
-    return Path(config_dir) / "projects" / project_dir_name(cwd) / f"{session_id}.jsonl"
 
 
 class Terminal:
@@ -444,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     cwd = os.getcwd()
     config_dir = os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
     transcript = Transcript(
-        transcript_path(config_dir, cwd, session_id), session_id, cwd, args.model
+        claude_transcript(config_dir, cwd, session_id), session_id, cwd, args.model
     )
     term = Terminal()
     agent = Agent(steps, transcript, term)

@@ -14,10 +14,11 @@ from typing import Any
 
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.claude import EventSink, StartHook, parse_claude_session
+from proctor.transcripts.builder import EventSink, StartHook
+from proctor.transcripts.claude import parse_claude_session
 from proctor.transcripts.codex import parse_codex_rollout
 from proctor.transcripts.gemini import parse_gemini_chat
-from proctor.transcripts.session import (
+from proctor.util.native_paths import (
     claude_subagent_files,
     codex_rollout,
     gemini_chat,
@@ -25,14 +26,6 @@ from proctor.transcripts.session import (
 )
 
 FORMATS = ("claude-code", "codex", "gemini-cli")
-AGENT_FORMATS = {
-    "claude-code": "claude-code",
-    "claude": "claude-code",
-    "scripted": "claude-code",
-    "codex": "codex",
-    "gemini-cli": "gemini-cli",
-    "gemini": "gemini-cli",
-}
 CODEX_RECORDS = frozenset(
     {
         "session_meta",
@@ -177,71 +170,58 @@ def detect_format(path: Path) -> str:
     return session_file(Path(path))[1]
 
 
-def _parse_claude(path: Path) -> Trajectory:
-    return parse_claude_session(path, claude_subagent_files(path))
+def _parse_claude(
+    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+) -> Trajectory:
+    return parse_claude_session(path, claude_subagent_files(path), sink, on_start)
 
 
-PARSERS: dict[str, Callable[[Path], Trajectory]] = {
+def _parse_gemini(
+    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+) -> Trajectory:
+    return parse_gemini_chat(path, None, sink, on_start)
+
+
+Parser = Callable[[Path, EventSink | None, StartHook | None], Trajectory]
+PARSERS: dict[str, Parser] = {
     "claude-code": _parse_claude,
     "codex": parse_codex_rollout,
-    "gemini-cli": parse_gemini_chat,
+    "gemini-cli": _parse_gemini,
 }
+"""Format → parser of a main transcript file: ``parser(path, sink, on_start)``. A parser names
+the file it could not read (a ConfigError) and lets a sink's own errors pass."""
 
 
-def format_for_agent(agent: str) -> str:
-    """The transcript format of an agent id (``scripted`` writes Claude Code's)."""
-    fmt = AGENT_FORMATS.get(agent)
-    if fmt is None:
-        known = ", ".join(sorted(AGENT_FORMATS))
-        raise ConfigError(f"--agent {agent}: unknown agent (known: {known})")
-    return fmt
-
-
-def locate_and_parse(path: Path, agent: str | None = None) -> tuple[Path, Trajectory]:
+def locate_and_parse(path: Path, fmt: str | None = None) -> tuple[Path, Trajectory]:
     """The transcript file ``path`` names and its trajectory (see :func:`parse_any`)."""
-    file, found = locate(path, agent)
-    try:
-        return file, PARSERS[found](file)
-    except OSError as exc:
-        raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
+    file, found = locate(path, fmt)
+    return file, PARSERS[found](file, None, None)
 
 
-def locate(path: Path, agent: str | None = None) -> tuple[Path, str]:
-    """The transcript file ``path`` names and its format (``agent`` forces the format)."""
-    fmt = format_for_agent(agent) if agent else None
+def locate(path: Path, fmt: str | None = None) -> tuple[Path, str]:
+    """The transcript file ``path`` names and its format (``fmt`` forces the format)."""
+    if fmt is not None and fmt not in FORMATS:
+        raise ConfigError(f"unknown transcript format '{fmt}' (known: {', '.join(FORMATS)})")
     return session_file(Path(path), fmt)
 
 
 def stream_parse(
     file: Path, fmt: str, sink: EventSink, on_start: StartHook | None = None
 ) -> Trajectory:
-    """Parse ``file`` handing each event (as its ``trajectory.jsonl`` object) to ``sink``.
-
-    Returns the trajectory without its events. Claude Code sessions are streamed, so memory
-    stays flat however large the file; Codex and Gemini CLI files are parsed whole first.
-    """
-    if fmt == "claude-code":  # its reads name the file that failed; the sink's errors pass
-        subagents = claude_subagent_files(file)
-        return parse_claude_session(file, subagents, sink=sink, on_start=on_start)
-    try:
-        trajectory = PARSERS[fmt](file)
-    except OSError as exc:
-        raise ConfigError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
-    if on_start is not None:
-        on_start(trajectory.session_id, trajectory.agent_version)
-    for event in trajectory.events:
-        sink(event.model_dump(by_alias=True, exclude_none=True, mode="json"))
-    return trajectory.model_copy(update={"events": []})
+    """Parse ``file`` handing each event (as its ``trajectory.jsonl`` object) to ``sink`` as it
+    is parsed, in flat memory whatever the file's size; returns the trajectory without its
+    events (usage, coverage and ids)."""
+    return PARSERS[fmt](file, sink, on_start)
 
 
-def parse_any(path: Path, agent: str | None = None) -> Trajectory:
+def parse_any(path: Path, fmt: str | None = None) -> Trajectory:
     """Parse any supported native transcript file or session folder.
 
-    ``agent`` (an agent id such as ``codex`` or ``scripted``) forces the format; otherwise it
-    is detected. Raises :class:`~proctor.errors.ConfigError` when the path is missing,
+    ``fmt`` (``claude-code``, ``codex`` or ``gemini-cli``) forces the format; otherwise it is
+    detected. Raises :class:`~proctor.errors.ConfigError` when the path is missing,
     unreadable or not a transcript.
 
     >>> parse_any(Path("~/.codex/sessions/2026/11/29/rollout-….jsonl")).usage  # doctest: +SKIP
     {'gpt-5.5': ModelUsage(input_tokens=11172, output_tokens=355, ...)}
     """
-    return locate_and_parse(path, agent)[1]
+    return locate_and_parse(path, fmt)[1]

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from proctor.agents import codex_tui as tui
-from proctor.agents.codex import interactive_permissions
+from proctor.agents.codex import interactive_permissions, tui
+from proctor.agents.terminal import option_index
 from proctor.errors import AgentError
+from proctor.util.jsonl import JsonlTail
 
 HEADER = """
   >_ OpenAI Codex (v0.171.0)
@@ -130,7 +131,7 @@ def test_numbered_lines_in_the_transcript_are_not_a_question() -> None:
 )
 def test_answers_map_to_options(answer: str, index: int) -> None:
     options = tui.question_on_screen(APPROVAL).options  # type: ignore[union-attr]
-    assert tui.option_index(options, answer) == index
+    assert option_index(options, answer) == index
 
 
 def _line(kind: str, payload: dict[str, object]) -> str:
@@ -166,7 +167,7 @@ def test_turns_are_counted_from_the_rollout(tmp_path: Path) -> None:
 def test_tail_copies_what_it_reads(tmp_path: Path) -> None:
     source, copy = tmp_path / "chat.jsonl", tmp_path / "copy.jsonl"
     source.write_text('{"a": 1}\n{"b"')
-    tail = tui.JsonlTail(source, copy)
+    tail = JsonlTail(source, copy)
     assert tail.new_records() == [{"a": 1}]
     with open(source, "a") as fh:
         fh.write(": 2}\nnot json\n")

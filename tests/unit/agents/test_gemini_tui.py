@@ -9,8 +9,7 @@ from pathlib import Path
 import pyte
 import pytest
 
-from proctor.agents import gemini_tui as tui
-from proctor.agents.gemini_cli import approval_args, reported_usage
+from proctor.agents.gemini_cli import approval_args, reported_usage, tui
 from proctor.errors import AgentError
 
 WIDTH = 160

@@ -1,6 +1,7 @@
 import pytest
 
-from proctor.drive.answering import QnaError, answer_question, parse_qna_rules
+from proctor.discover.qna import QnaError, parse_qna_rules
+from proctor.drive.answering import answer_question
 
 QNA = """Prose for a model.
 

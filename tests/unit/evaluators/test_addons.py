@@ -3,7 +3,7 @@ import subprocess
 from pathlib import Path
 
 from proctor.agents.hook_markers import MARKERS_FILE, instrument_plugin_hooks
-from proctor.models.trajectory import Event
+from proctor.models.trajectory import Event, make_event
 from tests.unit.evaluators.helpers import context, evaluate
 
 HOOKS = {
@@ -55,8 +55,8 @@ def test_every_declared_event_fired_from_markers(tmp_path: Path) -> None:
 
 def test_transcript_evidence_counts(tmp_path: Path) -> None:
     events = [
-        Event(type="hook", hook_event="SessionStart", command="/tmp/x/plugins/p/start.sh"),
-        Event(type="hook", hook_event="PreToolUse", command="/tmp/x/plugins/p/guard.sh"),
+        make_event("hook", hook_event="SessionStart", command="/tmp/x/plugins/p/start.sh"),
+        make_event("hook", hook_event="PreToolUse", command="/tmp/x/plugins/p/guard.sh"),
     ]
     ctx = context(tmp_path, events)
     r = evaluate({"use": "hook-transcript-check", "pluginManifest": _plugin(tmp_path)}, ctx)
@@ -79,8 +79,8 @@ def test_a_missing_event_fails(tmp_path: Path) -> None:
 
 def test_someone_elses_hook_does_not_count_as_the_plugins(tmp_path: Path) -> None:
     events = [
-        Event(type="hook", hook_event="SessionStart", command="/usr/bin/other"),
-        Event(type="hook", hook_event="PreToolUse", command="/usr/bin/other"),
+        make_event("hook", hook_event="SessionStart", command="/usr/bin/other"),
+        make_event("hook", hook_event="PreToolUse", command="/usr/bin/other"),
     ]
     ctx = context(tmp_path, events)
     manifest = _plugin(tmp_path)
@@ -116,26 +116,26 @@ def test_instrumented_hook_writes_a_marker_and_still_runs(tmp_path: Path) -> Non
 
 
 def test_skill_loaded(tmp_path: Path) -> None:
-    ctx = context(tmp_path, [Event(type="skill", name="plugin:review")])
+    ctx = context(tmp_path, [make_event("skill", name="plugin:review")])
     assert evaluate({"use": "skill-loaded", "name": "review"}, ctx).passed
     read = context(
         tmp_path,
-        [Event(type="tool_call", kind="read", files=["/h/.claude/skills/review/SKILL.md"])],
+        [make_event("tool_call", kind="read", files=["/h/.claude/skills/review/SKILL.md"])],
     )
     assert evaluate({"use": "skill-loaded", "name": "review"}, read).passed
 
 
 def test_skill_loaded_control_other_skill_fails(tmp_path: Path) -> None:
-    ctx = context(tmp_path, [Event(type="skill", name="deploy")])
+    ctx = context(tmp_path, [make_event("skill", name="deploy")])
     assert not evaluate({"use": "skill-loaded", "name": "review"}, ctx).passed
 
 
 def call(tool_id: str, name: str, **tool_input: str) -> Event:
-    return Event(type="tool_call", id=tool_id, name=name, kind="read", input=tool_input)
+    return make_event("tool_call", id=tool_id, name=name, kind="read", input=tool_input)
 
 
 def result(tool_id: str, *, error: bool = False, denied: bool = False) -> Event:
-    return Event(type="tool_result", id=tool_id, is_error=error, denied=denied, output="")
+    return make_event("tool_result", id=tool_id, is_error=error, denied=denied, output="")
 
 
 def test_skill_loaded_needs_a_read_that_worked(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from proctor.errors import ConfigError
-from proctor.models.trajectory import Event
+from proctor.models.trajectory import Event, make_event
 from tests.unit.evaluators.helpers import context, evaluate
 
 
@@ -77,8 +77,8 @@ def test_command_timeout_fails(tmp_path: Path) -> None:
 
 def _calls(*names: str) -> list[Event]:
     return [
-        Event(
-            type="tool_call",
+        make_event(
+            "tool_call",
             id=str(i),
             name=n,
             kind="shell" if n == "Bash" else "other",
@@ -200,8 +200,8 @@ def test_external_never_uses_a_shell(tmp_path: Path) -> None:
 
 
 def test_trajectory_check_input_pattern_sees_the_text_as_written(tmp_path: Path) -> None:
-    call = Event(
-        type="tool_call", name="Bash", kind="shell", input={"command": 'grep "x y" café.txt'}
+    call = make_event(
+        "tool_call", name="Bash", kind="shell", input={"command": 'grep "x y" café.txt'}
     )
     ctx = context(tmp_path, [call])
     base = {"use": "trajectory-check", "toolPattern": "Bash"}

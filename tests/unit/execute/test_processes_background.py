@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from proctor.execute.processes import Outcome, _read_bounded, run_captured
+from proctor.util.processes import Outcome, _read_bounded, run_captured
 from tests.unit.evaluators.helpers import context, evaluate
 
 TAG = "PROCTOR_TEST_TAG"

@@ -1,47 +1,92 @@
-"""Provider errors: classified, masked before they are cut, and never a raw exception."""
+"""Provider errors: classified by the SDKs' own exception classes, masked before they are cut,
+and never a raw exception."""
 
 from __future__ import annotations
 
+import anthropic
+import httpx2 as httpx
+import openai
 import pytest
 
-from proctor.llm import secrets
-from proctor.llm.client import classify_sdk_error
+from proctor.llm.failures import provider_error
+from proctor.util import masking
 
 KEY = "sk-test-SECRETKEY-" + "z" * 40
 BODY_EXCERPT = 200  # how much of an error body a message quotes
+REQUEST = httpx.Request("POST", "https://models.example/v1/messages")
+CLASSES = {
+    400: "BadRequestError",
+    401: "AuthenticationError",
+    403: "PermissionDeniedError",
+    429: "RateLimitError",
+    500: "InternalServerError",
+}
 
 
-class FakeSdkError(Exception):
-    def __init__(self, status: int | None, body: str) -> None:
-        super().__init__(body)
-        self.status_code = status
-        self.body = body
-
-
-class APIConnectionError(Exception):
-    """Named like the SDKs' connection error, which classification goes by."""
+def status_error(sdk: object, status: int, body: str) -> Exception:
+    cls = getattr(sdk, CLASSES.get(status, "APIStatusError"))
+    response = httpx.Response(status, request=REQUEST)
+    error: Exception = cls(body, response=response, body=body)
+    return error
 
 
 @pytest.fixture(autouse=True)
 def planted_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(secrets, "_SECRETS", set())
-    secrets.register_secret(KEY)
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(KEY)
 
 
+@pytest.mark.parametrize("sdk", [anthropic, openai])
 @pytest.mark.parametrize("at", [0, 150, BODY_EXCERPT - 30, BODY_EXCERPT - 12, BODY_EXCERPT - 1])
 @pytest.mark.parametrize("status", [401, 429, 500, 400])
-def test_a_key_echoed_near_the_cut_leaves_no_trace(at: int, status: int) -> None:
+def test_a_key_echoed_near_the_cut_leaves_no_trace(sdk: object, at: int, status: int) -> None:
     body = "a" * at + f"Bearer {KEY} is not valid" + "b" * 300
-    error = classify_sdk_error(FakeSdkError(status, body))
+    error = provider_error(status_error(sdk, status, body))
     assert KEY[:8] not in str(error), str(error)
     assert "***" in str(error) or at + len("Bearer ") >= BODY_EXCERPT
 
 
-def test_a_network_error_message_is_masked() -> None:
-    error = classify_sdk_error(APIConnectionError(f"cannot reach https://x/?key={KEY}"))
+@pytest.mark.parametrize("sdk", [anthropic, openai])
+@pytest.mark.parametrize(
+    ("status", "kind", "retryable"),
+    [
+        (401, "auth", False),
+        (403, "auth", False),
+        (429, "rate-limit", True),
+        (500, "server", True),
+        (529, "overloaded", True),
+        (400, "request", False),
+    ],
+)
+def test_the_sdks_classes_decide_the_kind(
+    sdk: object, status: int, kind: str, retryable: bool
+) -> None:
+    error = provider_error(status_error(sdk, status, "nope"))
+    assert (error.kind, error.retryable, error.status) == (kind, retryable, status)
+
+
+@pytest.mark.parametrize("sdk", [anthropic, openai])
+def test_a_quota_message_is_quota_whatever_the_status(sdk: object) -> None:
+    body = '{"error": {"code": "insufficient_quota"}}'
+    assert provider_error(status_error(sdk, 429, body)).kind == "quota"
+
+
+@pytest.mark.parametrize("sdk", [anthropic, openai])
+def test_a_connection_error_is_network_and_masked(sdk: object) -> None:
+    exc = sdk.APIConnectionError(message=f"cannot reach https://x/?key={KEY}", request=REQUEST)  # type: ignore[attr-defined]
+    error = provider_error(exc)
     assert error.kind == "network" and KEY[:8] not in str(error)
+    timeout = sdk.APITimeoutError(request=REQUEST)  # type: ignore[attr-defined]
+    assert provider_error(timeout).kind == "network"
+
+
+def test_control_a_class_named_like_the_sdks_is_not_taken_for_it() -> None:
+    class APIConnectionError(Exception):
+        """Named like the SDKs' connection error; classification goes by class, not name."""
+
+    assert provider_error(APIConnectionError("boom")).kind == "request"
 
 
 def test_the_excerpt_stays_bounded() -> None:
-    error = classify_sdk_error(FakeSdkError(500, "x" * 100_000))
+    error = provider_error(status_error(anthropic, 500, "x" * 100_000))
     assert error.kind == "server" and len(str(error)) < BODY_EXCERPT + 50

@@ -12,22 +12,22 @@ from proctor.llm.judge import (
     parse_verdict,
     perplexity_level,
 )
-from proctor.models.trajectory import Event
+from proctor.models.trajectory import Event, make_event
 
 
 def failing_step(n: int, output: str = "boom") -> list[Event]:
     return [
-        Event(type="tool_call", id=f"t{n}", name="shell", input={"cmd": f"step {n}"}),
-        Event(type="tool_result", id=f"t{n}", output=output, isError=True),
+        make_event("tool_call", id=f"t{n}", name="shell", input={"cmd": f"step {n}"}),
+        make_event("tool_result", id=f"t{n}", output=output, isError=True),
     ]
 
 
 def test_a_long_message_is_capped_and_the_prompt_fits_the_budget() -> None:
     prompt = "START " + "p" * 50_000 + " END"
     events = [
-        Event(type="user_message", text=prompt),
+        make_event("user_message", text=prompt),
         *failing_step(1),
-        Event(type="assistant_text", text="a" * 50_000),
+        make_event("assistant_text", text="a" * 50_000),
     ]
     material = build_material("Score it.", events, [], "", 10_000)
     assert len(material.prompt) <= 10_000
@@ -37,10 +37,10 @@ def test_a_long_message_is_capped_and_the_prompt_fits_the_budget() -> None:
 
 
 def test_failing_steps_that_do_not_fit_are_recorded_truthfully() -> None:
-    events = [Event(type="user_message", text="Do it.")]
+    events = [make_event("user_message", text="Do it.")]
     for n in range(40):
         events += failing_step(n, "e" * 400)
-    events.append(Event(type="assistant_text", text="Done."))
+    events.append(make_event("assistant_text", text="Done."))
     material = build_material("Score it.", events, [], "", 5_000)
     truncation = material.truncation
     assert len(material.prompt) <= 5_000
@@ -51,9 +51,9 @@ def test_failing_steps_that_do_not_fit_are_recorded_truthfully() -> None:
 
 
 def test_every_failing_step_kept_is_said_so() -> None:
-    events = [Event(type="user_message", text="Do it.")]
+    events = [make_event("user_message", text="Do it.")]
     for n in range(60):
-        events.append(Event(type="assistant_text", text=f"working {n} " + "w" * 300))
+        events.append(make_event("assistant_text", text=f"working {n} " + "w" * 300))
     events += failing_step(99)
     material = build_material("Score it.", events, [], "", 8_000)
     assert material.truncation["trajectoryLinesCut"] > 0
@@ -63,14 +63,14 @@ def test_every_failing_step_kept_is_said_so() -> None:
 
 
 def test_material_that_cannot_be_cut_to_fit_is_a_context_overflow() -> None:
-    events = [Event(type="user_message", text="t" * 5_000)]
+    events = [make_event("user_message", text="t" * 5_000)]
     with pytest.raises(ContextOverflow, match="over the judge's budget of 2000"):
         build_material("r" * 1_500, events, [], "", 2_000)
 
 
 def test_short_lines_are_left_alone() -> None:
     text = "x" * 1_500
-    material = build_material("Score it.", [Event(type="user_message", text=text)], [], "", 50_000)
+    material = build_material("Score it.", [make_event("user_message", text=text)], [], "", 50_000)
     assert f"USER: {text}\n" in material.prompt and material.truncation == {}
 
 

@@ -69,15 +69,14 @@ def _raw_command_loops(fx: Fixture) -> int:
 
 
 def _cost(fx: Fixture, *, unpriced_free: bool, with_cache: bool) -> float | None:
-    if fx.pricing is None:
-        return None
+    prices = fx.pricing or {}
     total = 0.0
     for model, used in tokens_by_model(fx.events).items():
-        if model not in fx.pricing:
+        if model not in prices:
             if unpriced_free:
                 continue
             return None
-        p_in, p_out, p_cr, p_cw = fx.pricing[model]
+        p_in, p_out, p_cr, p_cw = prices[model]
         cache = used.cache_read_tokens * p_cr + used.cache_write_tokens * p_cw
         total += (used.input_tokens * p_in + used.output_tokens * p_out) / 1e6
         total += cache / 1e6 if with_cache else 0.0

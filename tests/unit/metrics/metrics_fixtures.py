@@ -16,7 +16,9 @@ from proctor.metrics import (
     compute_process_metrics,
     evaluate_rules,
 )
-from proctor.models.trajectory import Event
+from proctor.models.config import ModelPrice
+from proctor.models.pricing import PriceTable
+from proctor.models.trajectory import Event, make_event, parse_event
 
 FIXTURE_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "metrics"
 TOLERANCE = 1e-5
@@ -45,7 +47,7 @@ def load_fixtures() -> list[Fixture]:
             Fixture(
                 name=path.stem,
                 description=raw["description"],
-                events=[Event.model_validate(e) for e in raw["events"]],
+                events=[parse_event(e) for e in raw["events"]],
                 expected=raw["expected"],
                 expected_files=raw.get("expectedFiles", []),
                 expected_symbols=raw.get("expectedSymbols", []),
@@ -69,13 +71,30 @@ def compute(fx: Fixture, config: MetricsConfig | None = None) -> ProcessMetrics:
         expected_symbols=fx.expected_symbols,
         config=config or fx.config,
         workspace=fx.workspace,
-        pricing=fx.pricing,
+        pricing=price_table(fx.pricing),
+    )
+
+
+def price_table(prices: dict[str, tuple[float, float, float, float]] | None) -> PriceTable | None:
+    """A fixture's ``pricing`` (model → [input, output, cache read, cache write] per million)."""
+    if prices is None:
+        return None
+    return PriceTable(
+        prices={
+            model: ModelPrice(
+                input_per1_m=p[0],
+                output_per1_m=p[1],
+                cache_read_per1_m=p[2],
+                cache_write_per1_m=p[3],
+            )
+            for model, p in prices.items()
+        }
     )
 
 
 def view(metrics: ProcessMetrics, rules: list[RuleResult]) -> dict[str, Any]:
     """The metrics dict plus ``rules`` (rule -> fired) and ``rulesApplicable``."""
-    out = metrics.to_dict()
+    out = metrics.model_dump(mode="json", by_alias=True)
     out["rules"] = {r.rule: r.fired for r in rules}
     out["rulesApplicable"] = all(r.applicable for r in rules)
     return out
@@ -143,11 +162,11 @@ def disagreements(path: str, broken: Callable[[Fixture], Any]) -> list[str]:
 
 
 def call(cid: str | None, kind: str | None, **kw: Any) -> Event:
-    return Event(type="tool_call", id=cid, name=kind or "x", kind=kind, **kw)
+    return make_event("tool_call", id=cid, name=kind or "x", kind=kind, **kw)
 
 
 def result(cid: str, is_error: bool | None = False, **kw: Any) -> Event:
-    return Event(type="tool_result", id=cid, is_error=is_error, **kw)
+    return make_event("tool_result", id=cid, is_error=is_error, **kw)
 
 
 def shell(cid: str, command: Any) -> Event:

@@ -12,6 +12,7 @@ from proctor.metrics import (
     DEFAULT_CHECK_PATTERNS,
     MetricsConfig,
     check_pattern,
+    is_check,
     normalise_path,
 )
 from proctor.metrics.trace import (
@@ -23,7 +24,7 @@ from proctor.metrics.trace import (
     shell_command,
     trial_start,
 )
-from proctor.models.trajectory import Event
+from proctor.models.trajectory import Event, make_event
 
 
 @pytest.mark.parametrize(
@@ -68,7 +69,7 @@ def test_parse_ts() -> None:
 
 def test_trial_start_and_seconds_since_degenerate() -> None:
     assert trial_start([]) is None
-    assert trial_start([Event(type="user_message")]) is None
+    assert trial_start([make_event("user_message")]) is None
     start = datetime(2025, 1, 1, tzinfo=UTC)
     assert seconds_since(None, "2025-01-01T00:00:01Z") is None
     assert seconds_since(start, None) is None
@@ -185,12 +186,12 @@ NOT_CHECKS = [
 
 @pytest.mark.parametrize("command", CHECKS)
 def test_default_patterns_recognise_checks(command: str) -> None:
-    assert MetricsConfig().is_check(command)
+    assert is_check(MetricsConfig(), command)
 
 
 @pytest.mark.parametrize("command", NOT_CHECKS)
 def test_default_patterns_ignore_non_checks(command: str) -> None:
-    assert not MetricsConfig().is_check(command)
+    assert not is_check(MetricsConfig(), command)
 
 
 def test_config_defaults_and_validation() -> None:
@@ -220,13 +221,13 @@ def test_unusable_check_pattern_is_a_config_error(pattern: str) -> None:
 
 def test_raw_pattern_anchors_at_each_command() -> None:
     config = MetricsConfig(check_patterns=(r"^\./run_tests\.sh\b",))
-    assert config.is_check("cd app && ./run_tests.sh")
-    assert not config.is_check("echo './run_tests.sh'")
-    assert not config.is_check("echo '\n./run_tests.sh'")
+    assert is_check(config, "cd app && ./run_tests.sh")
+    assert not is_check(config, "echo './run_tests.sh'")
+    assert not is_check(config, "echo '\n./run_tests.sh'")
 
 
 def test_check_pattern_extends_defaults() -> None:
     config = MetricsConfig(check_patterns=(*DEFAULT_CHECK_PATTERNS, check_pattern(r"just\s+test")))
-    assert config.is_check("cd x && just test")
-    assert not config.is_check("echo just test")
-    assert not MetricsConfig(check_patterns=()).is_check("pytest")
+    assert is_check(config, "cd x && just test")
+    assert not is_check(config, "echo just test")
+    assert not is_check(MetricsConfig(check_patterns=()), "pytest")

@@ -1,19 +1,20 @@
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
-from proctor.models.trajectory import Event
+from proctor.models.process import TraceMetrics
+from proctor.models.trajectory import Event, make_event
 
 
 def _read(i: int, path: str, output: str = "") -> list[Event]:
     return [
-        Event(
-            type="tool_call",
+        make_event(
+            "tool_call",
             id=str(i),
             name="Read",
             kind="read",
             files=[path],
             input={"file_path": path},
         ),
-        Event(type="tool_result", id=str(i), output=output, is_error=False),
+        make_event("tool_result", id=str(i), output=output, is_error=False),
     ]
 
 
@@ -25,24 +26,22 @@ EVENTS = _read(0, "api/routes.py", "from auth import login_redirect") + _read(
 def test_a_trace_followed_in_order() -> None:
     steps = build_steps(EVENTS, None)
     result = trace_metrics(steps, [{"from": "api/routes.py", "to": "auth/views.py"}])
-    assert result == {"expected": 1, "followed": 1, "coverage": 1.0, "missed": []}
+    assert result == TraceMetrics(expected=1, followed=1, coverage=1.0, missed=[])
 
 
 def test_symbols_match_in_inputs_and_outputs() -> None:
     steps = build_steps(EVENTS, None)
-    assert (
-        trace_metrics(steps, [{"from": "api/routes.py", "to": "login_redirect"}])["followed"] == 1
-    )
+    assert trace_metrics(steps, [{"from": "api/routes.py", "to": "login_redirect"}]).followed == 1
 
 
 def test_control_the_reverse_order_is_not_followed() -> None:
     steps = build_steps(EVENTS, None)
     result = trace_metrics(steps, [{"from": "auth/views.py", "to": "api/routes.py"}])
-    assert result["followed"] == 0 and result["missed"] == ["auth/views.py -> api/routes.py"]
+    assert result.followed == 0 and result.missed == ["auth/views.py -> api/routes.py"]
 
 
 def test_no_traces_gives_no_coverage() -> None:
-    assert trace_metrics([], [])["coverage"] is None
+    assert trace_metrics([], []).coverage is None
 
 
 def test_documentation_edits_alone_are_not_a_task() -> None:
@@ -50,8 +49,8 @@ def test_documentation_edits_alone_are_not_a_task() -> None:
 
     def write(path: str) -> list[Event]:
         return [
-            Event(type="tool_call", id=path, name="Write", kind="write", files=[path], input={}),
-            Event(type="tool_result", id=path, output="ok", is_error=False),
+            make_event("tool_call", id=path, name="Write", kind="write", files=[path], input={}),
+            make_event("tool_result", id=path, output="ok", is_error=False),
         ]
 
     assert not compute_process_metrics(write("NOTES.md")).is_task
@@ -60,7 +59,7 @@ def test_documentation_edits_alone_are_not_a_task() -> None:
 
 def _followed(events: list[Event], start: str, end: str, workspace: str | None = None) -> int:
     result = trace_metrics(build_steps(events, workspace), [{"from": start, "to": end}], workspace)
-    followed = result["followed"]
+    followed = result.followed
     assert isinstance(followed, int)
     return followed
 
@@ -81,7 +80,7 @@ def test_a_file_mentioned_in_text_is_not_touched() -> None:
 def test_symbols_match_non_ascii_text_in_input_values() -> None:
     events = [
         *_read(0, "api/routes.py"),
-        Event(type="tool_call", id="s", kind="search", name="Grep", input={"pattern": "größe"}),
+        make_event("tool_call", id="s", kind="search", name="Grep", input={"pattern": "größe"}),
     ]
     assert _followed(events, "api/routes.py", "größe") == 1
     assert _followed(events, "api/routes.py", "pattern") == 0

@@ -24,7 +24,10 @@ from proctor.metrics.steps import count_steps, find_checks, orientation, rework,
 from proctor.metrics.trace import (
     build_steps,
 )
-from proctor.models.trajectory import Event, ModelUsage
+from proctor.models.config import ModelPrice
+from proctor.models.pricing import PriceTable
+from proctor.models.process import Effort
+from proctor.models.trajectory import Event, ModelUsage, make_event
 
 
 def test_step_metrics_empty() -> None:
@@ -116,33 +119,37 @@ def test_context_helpers_degenerate() -> None:
 
 def test_effort_degenerate() -> None:
     assert elapsed_seconds([]) is None
-    assert elapsed_seconds([Event(type="user_message", ts="2025-01-01T00:00:00Z")]) == 0.0
+    assert elapsed_seconds([make_event("user_message", ts="2025-01-01T00:00:00Z")]) == 0.0
     assert tokens_by_model([]) == {}
-    assert cost({}, None) is None
-    assert cost({}, {}) == 0.0
-    assert cost({"m": ModelUsage(input_tokens=1)}, {}) is None
+    assert cost({}, None) == 0.0, "no model used costs nothing"
+    assert cost({}, PriceTable()) == 0.0
+    assert cost({"m": ModelUsage(input_tokens=1)}, PriceTable()) is None, "unpriced is unknown"
+    assert cost({"m": ModelUsage(input_tokens=1)}, None) is None
+    assert cost({"scripted": ModelUsage(input_tokens=9)}, None) == 0.0, "the scripted model is free"
     got = effort([], 0)
-    assert (got.elapsed_seconds, got.tool_calls, got.tokens, got.cost) == (None, 0, {}, None)
+    assert (got.elapsed_seconds, got.tool_calls, got.tokens, got.cost) == (None, 0, {}, 0.0)
 
 
 def test_tokens_by_model_sums_and_names_unknown() -> None:
     usage = tokens_by_model(
         [
-            Event(type="usage", model="m", input_tokens=10, output_tokens=1),
-            Event(type="usage", model="m", input_tokens=5, cache_read_tokens=2),
-            Event(type="usage", output_tokens=3),
+            make_event("usage", model="m", input_tokens=10, output_tokens=1),
+            make_event("usage", model="m", input_tokens=5, cache_read_tokens=2),
+            make_event("usage", output_tokens=3),
         ]
     )
     assert usage["m"] == ModelUsage(
         input_tokens=15, output_tokens=1, cache_read_tokens=2, responses=2
     )
     assert usage["unknown"] == ModelUsage(output_tokens=3, responses=1)
-    assert cost(usage, {"m": (1e6, 0, 0, 0), "unknown": (0, 1e6, 0, 0)}) == 18.0
+    prices = {"m": ModelPrice(input_per1_m=1e6), "unknown": ModelPrice(output_per1_m=1e6)}
+    assert cost(usage, PriceTable(prices=prices)) == 18.0
 
 
 def test_compute_process_metrics_empty_is_the_default_result() -> None:
-    assert compute_process_metrics([]) == ProcessMetrics()
-    assert compute_process_metrics(()) == ProcessMetrics()
+    empty = ProcessMetrics(effort=Effort(cost=0.0))
+    assert compute_process_metrics([]) == empty
+    assert compute_process_metrics(()) == empty
 
 
 def test_compute_process_metrics_is_pure() -> None:
@@ -161,7 +168,7 @@ def test_compute_process_metrics_is_pure() -> None:
 
 
 def test_to_dict_uses_camel_case() -> None:
-    data = compute_process_metrics([]).to_dict()
+    data = compute_process_metrics([]).model_dump(mode="json", by_alias=True)
     assert set(data) == {
         "isTask",
         "steps",
@@ -173,10 +180,11 @@ def test_to_dict_uses_camel_case() -> None:
         "loopDetails",
         "context",
         "effort",
+        "traces",
     }
     assert "readsBeforeFirstEdit" in data["orientation"]
     assert "aucCov" in data["context"] and "elapsedSeconds" in data["effort"]
-    assert ProcessMetrics.model_validate(data) == ProcessMetrics()
+    assert ProcessMetrics.model_validate(data) == compute_process_metrics([])
 
 
 def _checked(command: str, is_error: bool) -> str:

@@ -5,6 +5,7 @@ import pytest
 
 import proctor
 from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.base import SCHEMA_VERSION
 from proctor.models.io import read_record, write_record
 from proctor.models.schemas import SCHEMAS, render
 from proctor.models.trial import TrialRecord
@@ -16,11 +17,11 @@ def test_round_trip(tmp_path: Path) -> None:
     record = TrialRecord(case="c", agent="a", repeat=1, status="passed", passed=True, score=90)
     write_record(tmp_path / "t.json", record)
     assert read_record(tmp_path / "t.json", TrialRecord) == record
-    assert json.loads((tmp_path / "t.json").read_text())["schemaVersion"] == 1
+    assert json.loads((tmp_path / "t.json").read_text())["schemaVersion"] == SCHEMA_VERSION == 2
 
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "t.json").write_text(json.dumps({"schemaVersion": 2, "case": "c"}))
+    (tmp_path / "t.json").write_text(json.dumps({"schemaVersion": SCHEMA_VERSION + 1, "case": "c"}))
     with pytest.raises(SchemaVersionError, match="newer than this proctor understands"):
         read_record(tmp_path / "t.json", TrialRecord)
 
@@ -44,4 +45,43 @@ def test_committed_schemas_match_the_models(name: str) -> None:
 
 
 def test_public_surface() -> None:
-    assert proctor.__all__ == ["__version__"]
+    assert proctor.__all__ == [
+        "ABGateResult",
+        "ABReport",
+        "AgentProfile",
+        "Case",
+        "CaseConfig",
+        "ConfigError",
+        "ConfigRecord",
+        "EvaluatorResult",
+        "EvaluatorSpec",
+        "Event",
+        "ExitCode",
+        "Gate",
+        "GroupStats",
+        "ModelUsage",
+        "ProcessMetrics",
+        "ProctorError",
+        "QuestionRecord",
+        "ResolvedRecord",
+        "RuleResult",
+        "RunManifest",
+        "RunPlan",
+        "RunResult",
+        "SchemaVersionError",
+        "StoredRun",
+        "SuiteRecord",
+        "TopConfig",
+        "Trajectory",
+        "TrialRecord",
+        "TrialSpec",
+        "__version__",
+        "load_run",
+        "parse_transcript",
+        "report",
+        "run",
+    ]
+    for name in proctor.__all__:
+        assert getattr(proctor, name) is not None, name
+    with pytest.raises(AttributeError):
+        _ = proctor.not_a_name

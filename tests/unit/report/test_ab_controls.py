@@ -15,8 +15,9 @@ from unittest import mock
 import pytest
 
 from proctor.models.trial import TrialRecord
-from proctor.report import ab_compare, ab_pairs
-from proctor.report.ab_measures import INCOMPLETE_STATUSES
+from proctor.report.ab import pairs as ab_pairs
+from proctor.report.ab import sides as ab_compare
+from proctor.report.ab.measures import INCOMPLETE_STATUSES
 from tests.unit.report.test_ab_fixtures import (
     AB_FIXTURES,
     ABFixture,

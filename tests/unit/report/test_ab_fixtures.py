@@ -1,6 +1,6 @@
 """The A/B analysis agrees with the hand-worked pairs of tests/fixtures/ab/0*.json.
 
-Each fixture fixes by hand, in its ``expected`` block, a subset of ``analyse_ab(...).to_dict()``
+Each fixture fixes by hand, in its ``expected`` block, a subset of ``analyse_ab(...).model_dump(mode="json", by_alias=True)``
 (plus ``ab_gate`` results). Helpers here are shared with the control and compare tests.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from proctor.models.trial import TrialRecord
-from proctor.report.ab import ab_gate, analyse_ab
+from proctor.report.ab.analysis import ab_gate, analyse_ab
 
 FIXTURE_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "ab"
 TOLERANCE = 1e-6
@@ -107,9 +107,10 @@ def ab_actual(
     """What the real implementation gives for the parts a fixture's ``expected`` names."""
     t, b = treatment or fx.treatment, baseline or fx.baseline
     recs = fx.records if records is None else records
-    report = analyse_ab(recs, t, b, min_samples=min_samples).to_dict()
+    report = analyse_ab(recs, t, b, min_samples=min_samples).model_dump(mode="json", by_alias=True)
     report["gate"] = [
-        ab_gate(recs, t, b, g["maxPassRateDrop"]).to_dict() for g in fx.expected["gate"]
+        ab_gate(recs, t, b, g["maxPassRateDrop"]).model_dump(mode="json", by_alias=True)
+        for g in fx.expected["gate"]
     ]
     return report
 

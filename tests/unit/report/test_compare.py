@@ -9,18 +9,17 @@ from unittest import mock
 
 import pytest
 
-import proctor.report.compare as compare
+import proctor.report.ab.runs as compare
 from proctor.errors import ConfigError
 from proctor.models.trial import TrialRecord
-from proctor.report import ab_compare
-from proctor.report.ab import analyse_ab
-from proctor.report.compare import (
-    choose_pair,
+from proctor.report.ab import (
+    analyse_ab,
     compare_conditions,
     compare_runs,
     render_ab_markdown,
     render_runs_markdown,
 )
+from proctor.report.ab import sides as ab_compare
 from tests.unit.report.test_ab_fixtures import AB_FIXTURES, load, mismatches, records_of
 
 RUNS = load("runs_compare.json")
@@ -29,42 +28,6 @@ BEFORE, AFTER = records_of(RUNS["baselineRun"]), records_of(RUNS["candidateRun"]
 
 def fixture(name: str) -> list[TrialRecord]:
     return next(f for f in AB_FIXTURES if f.name == name).records
-
-
-# choosing the pair
-
-
-@pytest.mark.parametrize(
-    ("treatment", "baseline", "expected"),
-    [
-        (None, None, ("with-plugin", "baseline")),
-        ("with-plugin", None, ("with-plugin", "baseline")),
-        (None, "with-plugin", ("baseline", "with-plugin")),
-        ("baseline", "with-plugin", ("baseline", "with-plugin")),
-    ],
-)
-def test_choose_pair_fills_in_missing_names(
-    treatment: str | None, baseline: str | None, expected: tuple[str, str]
-) -> None:
-    assert choose_pair(["baseline", "with-plugin"], treatment, baseline) == expected
-
-
-@pytest.mark.parametrize(
-    ("conditions", "treatment", "baseline", "message"),
-    [
-        ([], None, None, "fewer than two conditions (none)"),
-        (["baseline"], None, None, "fewer than two conditions (baseline)"),
-        (["baseline"], "baseline", None, "fewer than two conditions"),
-        (["a", "b"], "c", None, "'c' is not in this run (conditions: a, b)"),
-        (["a", "b"], None, "c", "'c' is not in this run"),
-        (["a", "b"], "a", "a", "both 'a'"),
-    ],
-)
-def test_choose_pair_refuses_with_a_sentence(
-    conditions: list[str], treatment: str | None, baseline: str | None, message: str
-) -> None:
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        choose_pair(conditions, treatment, baseline)
 
 
 def test_compare_conditions_defaults_to_the_baseline_condition() -> None:
@@ -85,7 +48,9 @@ def test_compare_conditions_of_an_empty_run_is_refused() -> None:
 def runs_actual(
     before: list[TrialRecord] = BEFORE, after: list[TrialRecord] = AFTER, min_samples: int = 3
 ) -> dict[str, Any]:
-    return compare_runs(before, after, min_samples=min_samples).to_dict()
+    return compare_runs(before, after, min_samples=min_samples).model_dump(
+        mode="json", by_alias=True
+    )
 
 
 def test_runs_agree_with_the_hand_worked_fixture() -> None:

@@ -8,9 +8,11 @@ from unittest import mock
 
 import pytest
 
+from proctor.models.suite import RepeatedRow
+from proctor.models.suite import RepeatedSpread as Spread
 from proctor.models.trial import TrialRecord
 from proctor.report import repeated
-from proctor.report.repeated import RepeatedRow, Spread, repeated_runs
+from proctor.report.repeated import repeated_runs, spread_of
 from proctor.stats import Summary, summarize
 from tests.unit.report.test_ab_fixtures import load, mismatches, records_of
 
@@ -24,7 +26,7 @@ def key(row: RepeatedRow) -> str:
 
 
 def rows_by_key(rows: list[RepeatedRow]) -> dict[str, dict[str, Any]]:
-    return {key(r): r.to_dict() for r in rows}
+    return {key(r): r.model_dump(mode="json", by_alias=True) for r in rows}
 
 
 def all_rows(records: list[TrialRecord] = RECORDS) -> dict[str, dict[str, Any]]:
@@ -64,7 +66,7 @@ def _patched(name: str, replacement: Callable[..., Any]) -> Callable[[], dict[st
 
 
 def _first_file_read(record: TrialRecord) -> str | None:
-    files = ((record.process or {}).get("context") or {}).get("filesRead") or []
+    files = record.process.context.files_read if record.process else []
     return files[0] if files else None
 
 
@@ -108,7 +110,7 @@ def test_negative_min_samples_is_refused() -> None:
 
 def test_tied_first_relevant_files_pick_the_smallest_path() -> None:
     def t(repeat: int, path: str) -> TrialRecord:
-        context = {"firstRelevantStep": 0, "expectedFiles": [path], "filesRead": [path]}
+        context = {"firstRelevantFile": path, "expectedFiles": [path], "filesRead": [path]}
         return TrialRecord.model_validate(
             {
                 "case": "c",
@@ -124,9 +126,9 @@ def test_tied_first_relevant_files_pick_the_smallest_path() -> None:
 
 
 def test_spread_of_nothing_is_all_none() -> None:
-    assert Spread.of([]) == Spread(n=0, median=None, mean=None, min=None, max=None)
+    assert spread_of([]) == Spread(n=0, median=None, mean=None, min=None, max=None)
 
 
 def test_row_json_uses_camel_case() -> None:
-    data = repeated_runs(RECORDS)[0].to_dict()
+    data = repeated_runs(RECORDS)[0].model_dump(mode="json", by_alias=True)
     assert {"goalShape", "elapsedSeconds", "toolCalls", "firstRelevantStability"} <= set(data)

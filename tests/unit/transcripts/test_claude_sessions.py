@@ -104,7 +104,11 @@ def test_a_subagent_record_whose_parent_never_came_stays_in_the_subagent(tmp_pat
         [user("x1", None, "task", True), user("x2", "gone", "orphan", True)],
     )
     events = parse_claude_session(main, [sub]).events
-    texts = [(e.text, e.sidechain) for e in events if e.type in ("user_message", "tool_result")]
+    texts = [
+        (getattr(e, "text", None), e.sidechain)
+        for e in events
+        if e.type in ("user_message", "tool_result")
+    ]
     assert texts == [("hi", None), ("task", True), ("orphan", True), (None, None)]
 
 

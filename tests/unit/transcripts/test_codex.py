@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from proctor.models.trajectory import Event
+from proctor.models.trajectory import Event, OtherEvent, ToolResult
 from proctor.transcripts.codex import codex_usage_check, parse_codex_lines, parse_codex_rollout
 from proctor.transcripts.kinds import codex_kind
 
@@ -89,7 +89,11 @@ def test_only_real_prompts_are_user_messages_and_mirrors_are_dropped() -> None:
         "Add hello.py, look at src/app.py, run the tests and clean the build folder",
         "Now add a docstring",
     ]
-    harness = [e.text or "" for e in t.events if e.record_type == "harness-message"]
+    harness = [
+        e.text or ""
+        for e in t.events
+        if isinstance(e, OtherEvent) and e.record_type == "harness-message"
+    ]
     assert [h.split("\n")[0] for h in harness] == [
         "<permissions instructions>",
         "<environment_context>",
@@ -223,7 +227,7 @@ def test_exit_codes_from_text_and_unknown_outcomes() -> None:
         "c": (None, False),
         "d": (False, False),
     }
-    assert [e.output for e in t.events if e.id == "d"][1] == "x\n"
+    assert next(e.output for e in t.events if isinstance(e, ToolResult) and e.id == "d") == "x\n"
 
 
 def test_user_abort_is_a_denial() -> None:

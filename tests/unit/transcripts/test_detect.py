@@ -4,10 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from proctor.api import parse_transcript
 from proctor.errors import ConfigError
+from proctor.models.trajectory import ToolResult
 from proctor.transcripts.claude import claude_usage_totals, parse_claude_transcript
 from proctor.transcripts.detect import detect_format, parse_any
-from proctor.transcripts.session import claude_subagent_files
+from proctor.util.native_paths import claude_subagent_files
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts"
 SESSION = "7f3c2a10-0000-4000-8000-000000000001"
@@ -46,12 +48,15 @@ def test_missing_and_foreign_paths_are_config_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="no session transcript"):
         parse_any(tmp_path / "empty")
-    with pytest.raises(ConfigError, match="unknown agent"):
+    with pytest.raises(ConfigError, match="unknown transcript format 'cursor'"):
         parse_any(CLAUDE, "cursor")
+    with pytest.raises(ConfigError, match="unknown agent"):
+        parse_transcript(CLAUDE, "cursor")
 
 
 def test_agent_forces_the_format_and_scripted_means_claude() -> None:
-    assert parse_any(CLAUDE, "scripted").format == "claude-code"
+    assert parse_transcript(CLAUDE, "scripted").format == "claude-code"
+    assert parse_transcript(CLAUDE, "claude").format == "claude-code"
     assert parse_any(CODEX, "codex").format == "codex"
     assert parse_any(GEMINI, "gemini-cli").format == "gemini-cli"
 
@@ -70,7 +75,7 @@ def test_claude_main_file_merges_its_subagents_as_sidechain() -> None:
     ]
     # The subagent's events sit between the Agent call and its result.
     agent_result = next(
-        i for i, e in enumerate(t.events) if e.id == "toolu_t5" and e.type == "tool_result"
+        i for i, e in enumerate(t.events) if isinstance(e, ToolResult) and e.id == "toolu_t5"
     )
     assert t.events[agent_result - 1].sidechain is True
     assert t.events[agent_result - len(side)].text == "Review greet.py for bugs"

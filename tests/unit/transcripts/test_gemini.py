@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from proctor.models.trajectory import ToolResult
 from proctor.transcripts.gemini import parse_gemini_chat, parse_gemini_lines
 from proctor.transcripts.kinds import gemini_kind
 
@@ -62,7 +63,11 @@ def test_tool_calls_kinds_files_and_outcomes() -> None:
 
 
 def test_control_exit_code_in_text_overrides_a_success_status() -> None:
-    (shell,) = [e for e in parse_gemini_chat(CHAT).events if e.id == "run_shell_command-2"][1:]
+    (shell,) = [
+        e
+        for e in parse_gemini_chat(CHAT).events
+        if isinstance(e, ToolResult) and e.id == "run_shell_command-2"
+    ]
     (raw,) = [x for x in CHAT.read_text().splitlines() if x.startswith('{"id":"g2"')]
     assert json.loads(raw)["toolCalls"][0]["status"] == "success"
     assert shell.is_error is True

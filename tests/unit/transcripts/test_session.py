@@ -3,12 +3,12 @@ import os
 import time
 from pathlib import Path
 
-from proctor.scripted.agent import project_dir_name
-from proctor.transcripts.session import (
+from proctor.util.native_paths import (
     claude_session_files,
     claude_subagent_files,
     codex_rollout,
     gemini_chat,
+    project_dir_name,
 )
 
 SESSION = "11111111-2222-3333-4444-555555555555"

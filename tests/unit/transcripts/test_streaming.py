@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from proctor.cli.parse import command
-from proctor.transcripts import claude
+from proctor.transcripts.builder import WINDOW
 from proctor.transcripts.claude import parse_claude_session
 from proctor.transcripts.detect import locate, parse_any, stream_parse
 from proctor.transcripts.kinds import relativise
@@ -55,7 +55,7 @@ def test_a_long_session_streams_with_the_in_memory_events_and_usage(tmp_path: Pa
     seen: list[dict[str, Any]] = []
     streamed = parse_claude_session(path, sink=seen.append)
     whole = parse_claude_session(path)
-    assert len(seen) > 4 * claude.WINDOW
+    assert len(seen) > 4 * WINDOW
     assert seen == [
         e.model_dump(by_alias=True, exclude_none=True, mode="json") for e in whole.events
     ]
@@ -115,14 +115,14 @@ def test_a_better_line_within_the_window_updates_the_streamed_event(tmp_path: Pa
 
 
 def test_a_better_line_past_the_window_still_counts_in_the_totals(tmp_path: Path) -> None:
-    filler = "".join(usage_line(f"f{n}", 1, "end_turn") for n in range(2 * claude.WINDOW))
+    filler = "".join(usage_line(f"f{n}", 1, "end_turn") for n in range(2 * WINDOW))
     path = tmp_path / "s.jsonl"
     path.write_text(usage_line("a", 1, None) + filler + usage_line("a", 7, "end_turn"))
     seen: list[dict[str, Any]] = []
     streamed = parse_claude_session(path, sink=seen.append)
     assert seen[1]["outputTokens"] == 1  # already handed on: it keeps its first numbers
     assert streamed.usage == parse_claude_session(path).usage
-    assert streamed.usage["m"].output_tokens == 7 + 2 * claude.WINDOW
+    assert streamed.usage["m"].output_tokens == 7 + 2 * WINDOW
 
 
 def test_json_output_is_one_document_with_one_event_per_line() -> None:

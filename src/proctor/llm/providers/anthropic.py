@@ -8,10 +8,10 @@ from typing import Any
 from proctor.llm.client import (
     PROVIDER_CLASSES,
     Completion,
-    classify_sdk_error,
     token_count,
     unexpected_response,
 )
+from proctor.llm.failures import provider_error
 from proctor.llm.refs import ModelRef
 
 
@@ -36,7 +36,7 @@ class AnthropicProvider:
                 messages=[{"role": "user", "content": user}],
             )
         except Exception as exc:
-            raise classify_sdk_error(exc) from exc
+            raise provider_error(exc) from exc
         return self._completion(message)
 
     def _completion(self, message: Any) -> Completion:

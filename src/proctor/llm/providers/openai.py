@@ -9,10 +9,10 @@ from typing import Any
 from proctor.llm.client import (
     PROVIDER_CLASSES,
     Completion,
-    classify_sdk_error,
     token_count,
     unexpected_response,
 )
+from proctor.llm.failures import provider_error
 from proctor.llm.refs import ModelRef
 
 
@@ -38,7 +38,7 @@ class OpenAIProvider:
                 **kwargs,
             )
         except Exception as exc:
-            raise classify_sdk_error(exc) from exc
+            raise provider_error(exc) from exc
         return self._completion(response)
 
     def _completion(self, response: Any) -> Completion:

@@ -12,12 +12,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from proctor.models.logs import RequestRecord
 from proctor.scripted.server import routes
 from proctor.scripted.server.body import BodyError, read_body
 from proctor.scripted.server.dialect import new_id
 from proctor.scripted.server.exchange import ModelRequest, Reply
 from proctor.scripted.server.harness import ROLE_HEADER, HarnessScript
-from proctor.scripted.server.log import RequestLog, RequestRecord
+from proctor.scripted.server.log import RequestLog, describe
 
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, RecursionError)
 """What a body the dialect cannot read raises (RecursionError: JSON nested too deep)."""
@@ -120,7 +121,7 @@ class Handler(BaseHTTPRequestHandler):
     def _serve(self, handle: Callable[[RequestRecord], None]) -> None:
         """Run ``handle`` as one logged, in-flight request; a bug answers 500, not silence."""
         started = time.monotonic()
-        record = RequestRecord(self.command, urlsplit(self.path).path)
+        record = RequestRecord(method=self.command, path=urlsplit(self.path).path)
         with self.server.busy():
             try:
                 handle(record)
@@ -188,7 +189,7 @@ class Handler(BaseHTTPRequestHandler):
             record.error = f"malformed request: {type(exc).__name__}"
             self._json(record, 400, dialect.error(400, f"malformed request body: {exc}"))
             return
-        record.describe(request)
+        describe(record, request)
         if target.count_only:
             self._json(record, 200, routes.token_count(target, request.size // 4))
             return

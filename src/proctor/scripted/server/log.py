@@ -1,61 +1,24 @@
-"""The request log: one JSON line per request, safe to share (no headers, keys or bodies)."""
+"""The request log: one :class:`~proctor.models.logs.RequestRecord` line per request, safe to
+share (no headers, keys or bodies)."""
 
 from __future__ import annotations
 
 import json
 import logging
 import threading
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from proctor.models.logs import RequestRecord
 from proctor.scripted.server.exchange import ModelRequest
 
 log = logging.getLogger("proctor")
 
 
-@dataclass
-class RequestRecord:
-    """What is logged about one request; fields stay None when they do not apply."""
-
-    method: str
-    path: str
-    index: int | None = None
-    dialect: str | None = None
-    model: str | None = None
-    stream: bool | None = None
-    tools: list[str] = field(default_factory=list)
-    messages: int | None = None
-    request_bytes: int = 0
-    response_bytes: int = 0
-    played: dict[str, Any] | str | None = None
-    status: int = 0
-    error: str | None = None
-    duration_ms: float = 0.0
-
-    def describe(self, request: ModelRequest) -> None:
-        self.dialect, self.model, self.stream = request.dialect, request.model, request.stream
-        self.tools, self.messages = sorted(request.tools), request.messages
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
-            "method": self.method,
-            "path": self.path,
-            "index": self.index,
-            "dialect": self.dialect,
-            "model": self.model,
-            "stream": self.stream,
-            "tools": self.tools,
-            "messages": self.messages,
-            "requestBytes": self.request_bytes,
-            "responseBytes": self.response_bytes,
-            "played": self.played,
-            "status": self.status,
-            "error": self.error,
-            "durationMs": round(self.duration_ms, 1),
-        }
+def describe(record: RequestRecord, request: ModelRequest) -> None:
+    """Note what a request asked for on its log line."""
+    record.dialect, record.model, record.stream = request.dialect, request.model, request.stream
+    record.tools, record.messages = sorted(request.tools), request.messages
 
 
 class RequestLog:
@@ -73,7 +36,9 @@ class RequestLog:
     def write(self, record: RequestRecord) -> None:
         if self.path is None:
             return
-        line = json.dumps(record.to_json(), ensure_ascii=False) + "\n"
+        record.time = datetime.now(UTC).isoformat(timespec="milliseconds")
+        record.duration_ms = round(record.duration_ms, 1)
+        line = json.dumps(record.model_dump(mode="json", by_alias=True), ensure_ascii=False) + "\n"
         with self._lock:
             try:
                 with self.path.open("a", encoding="utf-8") as fh:

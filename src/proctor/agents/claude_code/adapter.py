@@ -1,0 +1,270 @@
+"""Claude Code (``claude``), headless (``-p --output-format stream-json``) or in its TUI.
+
+The scratch home is pre-seeded so that no onboarding, trust, API-key or bypass dialog blocks a
+run, with auto-update, telemetry and the official-marketplace auto-install off. The transcript is
+``$CLAUDE_CONFIG_DIR/projects/<encoded cwd>/<session id>.jsonl``, whose name is known in advance
+because proctor passes ``--session-id``; later headless turns resume it (``--resume``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proctor.agents import terminal as keys
+from proctor.agents.base import register
+from proctor.agents.claude_code import tui
+from proctor.agents.cli_base import RealCli, running_as_root, write_json
+from proctor.agents.hook_markers import MARKERS_FILE, instrument_plugin_hooks
+from proctor.agents.protocol import (
+    AgentState,
+    HeadlessReport,
+    Launch,
+    LaunchContext,
+    Question,
+    Terminal,
+)
+from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
+from proctor.agents.spec import CLAUDE_CODE
+from proctor.llm.failures import describe_agent_failure
+from proctor.models.trajectory import Trajectory
+from proctor.util.native_paths import claude_session_files, claude_transcript
+
+SCRIPTED_KEY = "sk-ant-proctor-scripted-0000"
+DEFAULT_PERMISSION_MODE = "bypassPermissions"
+STOP_LOG = "claude-stop-hook.jsonl"
+ECHO_WAIT_SEC = 10.0
+"""Claude Code's input box can take a while to show a long paste."""
+HEADLESS_FLAGS = ("-p", "--output-format", "stream-json", "--verbose")
+
+
+@dataclass
+class ClaudeSession:
+    """Claude Code's launch state."""
+
+    binary: Path
+    session_id: str
+    args: list[str]
+    """Options every turn repeats (permission mode, model, effort, provisioning, the profile's)."""
+    config_dir: Path
+    stop_log: Path
+    denied_ids: set[str] = field(default_factory=set)
+    """Tool calls a headless result listed as permission denials."""
+    answered: int = 0
+
+
+def stop_hook_command(stop_log: Path) -> str:
+    """The Stop hook's shell command: append the hook's JSON input and a newline to
+    ``stop_log``, one line per finished turn. The path is quoted because the hook runs under
+    ``sh -c`` and scratch paths may hold spaces or quotes."""
+    target = shlex.quote(str(stop_log))
+    return f"cat >> {target}; echo >> {target}"
+
+
+def seed_home(home: Path, config_dir: Path, workspace: Path, api_key: str | None) -> None:
+    """Files that take the TUI straight to its input prompt, with nothing phoning home."""
+    state: dict[str, Any] = {
+        "hasCompletedOnboarding": True,
+        "projects": {str(workspace): {"hasTrustDialogAccepted": True}},
+        "autoUpdates": False,
+    }
+    if api_key:
+        state["customApiKeyResponses"] = {"approved": [api_key[-20:]], "rejected": []}
+    write_json(home / ".claude.json", state)
+    write_json(config_dir / ".claude.json", state)
+
+
+def reported_usage(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per-model tokens from the ``result`` events' ``modelUsage`` (names lose their context-
+    window suffix: ``claude-opus-4-8[1m]``)."""
+    reported: dict[str, dict[str, int]] = {}
+    for result in results:
+        usage = result.get("modelUsage")
+        for model, u in usage.items() if isinstance(usage, dict) else []:
+            if not isinstance(u, dict):
+                continue
+            row = reported.setdefault(
+                re.sub(r"\[[^\]]*\]$", "", model),
+                dict.fromkeys(
+                    ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"), 0
+                ),
+            )
+            row["inputTokens"] += int(u.get("inputTokens") or 0)
+            row["outputTokens"] += int(u.get("outputTokens") or 0)
+            row["cacheReadTokens"] += int(u.get("cacheReadInputTokens") or 0)
+            row["cacheWriteTokens"] += int(u.get("cacheCreationInputTokens") or 0)
+    return reported
+
+
+@register
+class ClaudeCode(RealCli[ClaudeSession]):
+    spec = CLAUDE_CODE
+
+    def prepare(self, ctx: LaunchContext) -> Launch[ClaudeSession]:
+        binary = self.binary(ctx.profile)
+        workspace = Path(os.path.realpath(ctx.workspace))
+        config_dir = ctx.home / ".claude"
+        env = dict(ctx.env)
+        env.update(
+            CLAUDE_CONFIG_DIR=str(config_dir),
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_ERROR_REPORTING="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL="1",
+        )
+        if ctx.model_base_url:
+            env["ANTHROPIC_BASE_URL"] = ctx.model_base_url
+            env["ANTHROPIC_API_KEY"] = SCRIPTED_KEY
+        permission = ctx.profile.permission_mode or DEFAULT_PERMISSION_MODE
+        if running_as_root() and permission == "bypassPermissions":
+            env["IS_SANDBOX"] = "1"
+        seed_home(ctx.home, config_dir, workspace, env.get("ANTHROPIC_API_KEY"))
+        settings: dict[str, Any] = {"skipDangerousModePermissionPrompt": True, "hooks": {}}
+        args = ["--permission-mode", permission]
+        if ctx.agent_model:
+            args += ["--model", ctx.agent_model]
+        if ctx.agent_effort:
+            args += ["--effort", ctx.agent_effort]
+        args += self._provision(ctx, config_dir, settings)
+        stop_log = ctx.scratch / STOP_LOG
+        if ctx.mode == "interactive":
+            settings["hooks"].setdefault("Stop", []).append(
+                {"hooks": [{"type": "command", "command": stop_hook_command(stop_log)}]}
+            )
+        write_json(config_dir / "settings.json", settings)
+        session = ClaudeSession(
+            binary=binary,
+            session_id=ctx.session_id,
+            args=[*args, *ctx.profile.args],
+            config_dir=config_dir,
+            stop_log=stop_log,
+        )
+        return Launch(
+            argv=[str(binary), "--session-id", ctx.session_id, *session.args],
+            env=env,
+            cwd=ctx.workspace,
+            state=session,
+            transcript=claude_transcript(config_dir, str(workspace), ctx.session_id),
+            mode=ctx.mode,
+        )
+
+    def _provision(
+        self, ctx: LaunchContext, config_dir: Path, settings: dict[str, Any]
+    ) -> list[str]:
+        args: list[str] = []
+        provision = ctx.provision
+        if provision is None:
+            return args
+        for entry in provision.plugins:
+            dest = ctx.scratch / "plugins" / entry.name
+            materialise_addon(entry, ctx.case_dir, "plugins", dest)
+            if ctx.trial_dir is not None:
+                instrument_plugin_hooks(dest, entry.name, ctx.trial_dir / MARKERS_FILE)
+            args += ["--plugin-dir", str(dest)]
+        for entry in provision.skills:
+            materialise_addon(entry, ctx.case_dir, "skills", config_dir / "skills" / entry.name)
+        if provision.mcps:
+            servers = {e.name: mcp_server_config(e) for e in provision.mcps}
+            mcp_file = ctx.scratch / "mcp.json"
+            write_json(mcp_file, {"mcpServers": servers})
+            args += ["--mcp-config", str(mcp_file)]
+        for event, groups in hook_groups(provision.hooks).items():
+            settings["hooks"].setdefault(event, []).extend(groups)
+        return args
+
+    # -- headless ---------------------------------------------------------------------------
+
+    def headless_argv(self, launch: Launch[ClaudeSession], message: str, turn: int) -> list[str]:
+        """The first turn starts the session (``--session-id``), later ones resume it; "--"
+        keeps a message starting with "-" from being read as an option."""
+        state = launch.state
+        session = ["--session-id" if turn == 1 else "--resume", state.session_id]
+        return [str(state.binary), *session, *state.args, *HEADLESS_FLAGS, "--", message]
+
+    def headless_report(
+        self, launch: Launch[ClaudeSession], stdout: list[dict[str, Any]], stderr: str
+    ) -> HeadlessReport:
+        results = [e for e in stdout if e.get("type") == "result"]
+        result = results[-1] if results else None
+        init = next((e for e in stdout if e.get("subtype") == "init"), None)
+        session = (init or {}).get("session_id")
+        if result is None:
+            message = stderr[-400:].strip() or "no result event on stdout"
+            return HeadlessReport(error=describe_agent_failure(message), session_id=session)
+        for denial in result.get("permission_denials") or []:
+            if isinstance(denial, dict) and denial.get("tool_use_id"):
+                launch.state.denied_ids.add(str(denial["tool_use_id"]))
+        error = None
+        if result.get("is_error") or str(result.get("subtype", "")).startswith("error"):
+            error = describe_agent_failure(str(result.get("result") or result.get("subtype")))
+        costs = [float(r["total_cost_usd"]) for r in results if r.get("total_cost_usd") is not None]
+        return HeadlessReport(
+            error=error,
+            reported_cost_usd=round(sum(costs), 6) if costs else None,
+            reported_usage=reported_usage(results) or None,
+            session_id=session,
+        )
+
+    def annotate(self, trajectory: Trajectory, launch: Launch[ClaudeSession]) -> None:
+        """Headless runs list permission denials only in the result event: mark those results
+        as denials (not tool errors)."""
+        denied = launch.state.denied_ids
+        for event in trajectory.events:
+            if event.type == "tool_result" and event.id in denied:
+                event.denied, event.is_error = True, False
+
+    # -- interactive ----------------------------------------------------------------------
+    # Turn end comes from the Stop hook proctor provisions (one JSON line per finished turn);
+    # questions are the TUI's pickers and permission prompts, answered with arrow keys.
+
+    def state(self, terminal: Terminal, launch: Launch[ClaudeSession]) -> AgentState:
+        screen = terminal.screen_text()
+        if tui.question_on_screen(screen) is not None:
+            return AgentState("question", question=launch.state.answered + 1)
+        turns = tui.count_turns(launch.state.stop_log)
+        if turns or tui.input_ready(screen):
+            return AgentState("ready", turns=turns)
+        return AgentState("starting")
+
+    def pending_question(
+        self, terminal: Terminal, launch: Launch[ClaudeSession]
+    ) -> Question | None:
+        """The picker or prompt on screen; its text from the transcript's pending
+        AskUserQuestion when there is one (the screen may wrap or abbreviate it)."""
+        shown = tui.question_on_screen(terminal.screen_text())
+        if shown is None:
+            return None
+        asked = tui.pending_ask(launch.transcript)
+        return Question(asked, shown.options) if asked else shown
+
+    def send_message(self, terminal: Terminal, launch: Launch[ClaudeSession], text: str) -> None:
+        """Paste, wait until the input box shows it, then press Enter (the TUI ignores an Enter
+        that arrives in the same burst as the paste)."""
+        probe = keys.probe_of(text)
+        keys.paste_and_submit(
+            terminal,
+            text,
+            echoed=lambda screen: tui.shows_text(screen, probe),
+            submitted=lambda screen: True,
+            echo_wait=ECHO_WAIT_SEC,
+        )
+
+    def answer(
+        self, terminal: Terminal, launch: Launch[ClaudeSession], question: Question, text: str
+    ) -> None:
+        keys.choose(terminal, question.options, text, tui.cursor)
+        keys.wait_for(terminal, lambda s: tui.question_on_screen(s) is None, ECHO_WAIT_SEC)
+        launch.state.answered += 1
+
+    def request_exit(self, terminal: Terminal, launch: Launch[ClaudeSession]) -> None:
+        self.send_message(terminal, launch, "/exit")
+
+    def transcript_files(self, launch: Launch[ClaudeSession]) -> list[Path]:
+        if launch.transcript is None:
+            return []
+        return claude_session_files(launch.state.config_dir, launch.cwd, launch.transcript.stem)

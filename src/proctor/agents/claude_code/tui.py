@@ -1,0 +1,104 @@
+"""Reading Claude Code's terminal UI (2.1.197).
+
+* **Ready**: the input box, a line starting with ``❯`` right under a horizontal rule.
+* **Turn end**: the Stop hook proctor provisions appends one JSON line per finished turn.
+* **Questions**: pickers and permission prompts, numbered options with the ``❯`` cursor on one
+  of them under the question line, complete once ``Esc to cancel`` is drawn; the question's full
+  text comes from the transcript's pending ``AskUserQuestion`` call when there is one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from proctor.agents.protocol import Question
+from proctor.util.jsonl import read_json_lines
+
+_OPTION = re.compile(r"^\s*(❯\s*)?(\d+)\.\s+(.*?)\s*$")
+
+
+def count_turns(stop_log: Path) -> int:
+    """Finished turns: the Stop hook's JSON lines."""
+    return len(read_json_lines(stop_log))
+
+
+def pending_ask(transcript: Path | None) -> str | None:
+    """The question of the last AskUserQuestion call that has no result yet."""
+    if transcript is None:
+        return None
+    pending: dict[str, str] = {}
+    for record in read_json_lines(transcript):
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
+                tool_input = block.get("input")
+                questions = tool_input.get("questions") if isinstance(tool_input, dict) else None
+                first = questions[0] if isinstance(questions, list) and questions else {}
+                text = first.get("question", "") if isinstance(first, dict) else ""
+                pending[str(block.get("id"))] = str(text)
+            elif block.get("type") == "tool_result":
+                pending.pop(str(block.get("tool_use_id")), None)
+    return next(reversed(pending.values()), None) if pending else None
+
+
+def cursor(screen: str) -> int | None:
+    """Index of the option the ``❯`` cursor is on, among the numbered option lines."""
+    options = [line for line in screen.splitlines() if _OPTION.match(line)]
+    for i, line in enumerate(options):
+        match = _OPTION.match(line)
+        if match and match.group(1):
+            return i
+    return None
+
+
+def input_ready(screen: str) -> bool:
+    """The TUI shows its input box: a line starting with ``❯`` right under a horizontal rule."""
+    lines = screen.splitlines()
+    return any(
+        line.startswith("❯") and i > 0 and lines[i - 1].startswith("─")
+        for i, line in enumerate(lines)
+    )
+
+
+def question_on_screen(screen: str) -> Question | None:
+    """A picker or permission prompt: numbered options with the ``❯`` cursor on one of them,
+    under the question line."""
+    lines = screen.splitlines()
+    cursor_rows = [i for i, line in enumerate(lines) if (m := _OPTION.match(line)) and m.group(1)]
+    if not cursor_rows:
+        return None
+    start = cursor_rows[0]
+    i = start
+    while i > 0 and (_OPTION.match(lines[i - 1]) or lines[i - 1].startswith("     ")):
+        i -= 1
+        if _OPTION.match(lines[i]):
+            start = i
+    options = []
+    complete = False
+    for line in lines[start:]:
+        match = _OPTION.match(line)
+        if match:
+            options.append(match.group(3).strip())
+        elif "Esc to cancel" in line:
+            complete = True
+            break
+        elif line.strip() and not line.startswith((" ", "─")):
+            break
+    if not complete:
+        return None
+    text = ""
+    for line in reversed(lines[:start]):
+        stripped = line.strip("│╭╮╰╯─ ").strip()
+        if stripped:
+            text = stripped
+            break
+    return Question(text=text, options=options)
+
+
+def shows_text(screen: str, probe: str) -> bool:
+    """The input box holds the pasted message (or its ``[Pasted text]`` placeholder)."""
+    return probe in screen or "Pasted text" in screen

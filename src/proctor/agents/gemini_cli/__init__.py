@@ -1,0 +1,19 @@
+"""Gemini CLI: the adapter (:mod:`.adapter`) and how its terminal UI is read (:mod:`.tui`)."""
+
+from proctor.agents.gemini_cli.adapter import (
+    HOOK_EVENTS,
+    HOOK_TOOLS,
+    GeminiCli,
+    GeminiSession,
+    approval_args,
+    reported_usage,
+)
+
+__all__ = [
+    "HOOK_EVENTS",
+    "HOOK_TOOLS",
+    "GeminiCli",
+    "GeminiSession",
+    "approval_args",
+    "reported_usage",
+]

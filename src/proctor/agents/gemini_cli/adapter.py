@@ -1,0 +1,280 @@
+"""Google Gemini CLI (``gemini``), headless with ``-p --output-format stream-json`` or in its TUI.
+
+Settings in the scratch home select API-key auth and switch off usage statistics, telemetry and
+update checks; the workspace is trusted through ``GEMINI_CLI_TRUST_WORKSPACE``. The chat file is
+``~/.gemini/tmp/<project>/chats/session-*.jsonl``. Headless sessions start with proctor's
+``--session-id`` and later turns resume it (``--resume``). How the TUI is read is in :mod:`.tui`.
+
+Permissions: the profile's ``permissionMode`` is an approval mode (``default``, ``auto_edit``,
+``plan`` or ``yolo``). Headless, unset means ``--yolo`` (no one could answer a confirmation);
+in the TUI, unset means ``default``, so confirmations are shown and answered by the case's
+policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from proctor.agents import terminal as keys
+from proctor.agents.base import register
+from proctor.agents.cli_base import RealCli, write_json
+from proctor.agents.gemini_cli import tui
+from proctor.agents.protocol import (
+    AgentState,
+    HeadlessReport,
+    Launch,
+    LaunchContext,
+    Question,
+    Terminal,
+)
+from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
+from proctor.agents.spec import GEMINI_CLI
+from proctor.errors import AgentError
+from proctor.llm.failures import describe_agent_failure
+from proctor.models.config import AgentProfile
+from proctor.util.native_paths import gemini_chat
+
+CHAT_COPY = "gemini-chat-copy.jsonl"
+HOOK_EVENTS = {
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+    "UserPromptSubmit": "BeforeAgent",
+    "Stop": "AfterAgent",
+    "PreCompact": "PreCompress",
+}
+"""``provision.hooks`` events (Claude Code's names, which Codex shares) as Gemini CLI names them;
+``SessionStart``, ``SessionEnd`` and ``Notification`` are the same, Gemini's own names pass."""
+HOOK_TOOLS = {
+    "Bash": "run_shell_command",
+    "Write": "write_file",
+    "Edit": "replace",
+    "MultiEdit": "replace",
+    "Read": "read_file",
+    "Grep": "grep_search",
+    "Glob": "glob",
+    "LS": "list_directory",
+    "WebFetch": "web_fetch",
+    "WebSearch": "google_web_search",
+    "Skill": "activate_skill",
+    "Task": "invoke_agent",
+    "Agent": "invoke_agent",
+    "AskUserQuestion": "ask_user",
+}
+"""Tool names in hook matchers, Claude Code's → Gemini CLI 0.61's."""
+APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
+APPROVAL_ALIASES = {"autoedit": "auto_edit", "acceptedits": "auto_edit", "auto-edit": "auto_edit"}
+
+
+@dataclass
+class GeminiSession:
+    """Gemini CLI's launch state."""
+
+    binary: Path
+    gemini_dir: Path
+    session_id: str | None
+    """Headless: proctor's ``--session-id``; interactive: the chat file's, once it appears."""
+    args: list[str]
+    """Options every headless turn repeats (approval mode, model, the profile's)."""
+    chat: tui.ChatWatch | None = None
+    """Interactive only: follows the chat file to count finished turns."""
+    answered: int = 0
+
+
+def reported_usage(stats: Any) -> dict[str, dict[str, int]] | None:
+    """Per-model token totals from the ``result`` event's ``stats``, counted as the chat
+    parser counts them (cached tokens out of the input, thoughts in the output)."""
+    models = stats.get("models") if isinstance(stats, dict) else None
+    reported = {}
+    for model, u in models.items() if isinstance(models, dict) else []:
+        if not isinstance(u, dict):
+            continue
+        cached = int(u.get("cached") or 0)
+        reported[str(model)] = {
+            "inputTokens": int(u.get("input_tokens") or 0) - cached + int(u.get("tool") or 0),
+            "outputTokens": int(u.get("output_tokens") or 0) + int(u.get("thoughts") or 0),
+            "cacheReadTokens": cached,
+            "cacheWriteTokens": 0,
+        }
+    return reported or None
+
+
+def approval_args(mode: str | None) -> list[str]:
+    """The approval flags for a profile's ``permissionMode`` (unset: ``default``)."""
+    if not mode:
+        return []
+    chosen = APPROVAL_ALIASES.get(mode.lower(), mode.lower())
+    if chosen not in APPROVAL_MODES:
+        raise AgentError(
+            f"agent 'gemini-cli': permissionMode {mode!r} is not an approval mode "
+            f"({', '.join(APPROVAL_MODES)})"
+        )
+    if chosen == "yolo":
+        return ["--yolo"]
+    return [] if chosen == "default" else ["--approval-mode", chosen]
+
+
+def settings_for(ctx: LaunchContext, gemini_dir: Path) -> dict[str, Any]:
+    """``~/.gemini/settings.json``: API-key auth, nothing phoning home, the case's add-ons."""
+    settings: dict[str, Any] = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    }
+    if ctx.mode == "interactive":
+        # The title is how proctor tells idle from busy; keep it on and plain.
+        settings["ui"] = {
+            "dynamicWindowTitle": True,
+            "hideWindowTitle": False,
+            "showStatusInTitle": False,
+        }
+    if ctx.provision is not None:
+        if ctx.provision.mcps:
+            settings["mcpServers"] = {e.name: mcp_server_config(e) for e in ctx.provision.mcps}
+        for entry in ctx.provision.skills:
+            materialise_addon(entry, ctx.case_dir, "skills", gemini_dir / "skills" / entry.name)
+        if ctx.provision.hooks:
+            settings["hooks"] = hook_groups(ctx.provision.hooks, HOOK_EVENTS, HOOK_TOOLS)
+            settings["hooksConfig"] = {"enabled": True}
+    return settings
+
+
+@register
+class GeminiCli(RealCli[GeminiSession]):
+    spec = GEMINI_CLI
+
+    def check_profile(self, profile: AgentProfile) -> None:
+        """A ``permissionMode`` must be a Gemini CLI approval mode (raises AgentError)."""
+        approval_args(profile.permission_mode)
+
+    def prepare(self, ctx: LaunchContext) -> Launch[GeminiSession]:
+        binary = self.binary(ctx.profile)
+        gemini_dir = ctx.home / ".gemini"
+        write_json(gemini_dir / "settings.json", settings_for(ctx, gemini_dir))
+        # Gemini CLI loads the first .gemini/.env or .env found from the workspace up to /: an
+        # empty one just above the workspace stops the search before any folder of the user's.
+        barrier = ctx.scratch / ".gemini" / ".env"
+        barrier.parent.mkdir(parents=True, exist_ok=True)
+        barrier.touch()
+        env = {**ctx.env, "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_BROWSER": "true"}
+        if ctx.model_base_url:
+            env["GOOGLE_GEMINI_BASE_URL"] = ctx.model_base_url
+            env["GEMINI_API_KEY"] = "proctor-scripted"
+        mode = ctx.profile.permission_mode
+        if ctx.mode == "interactive":
+            env["COLORTERM"] = "truecolor"
+            # Gemini CLI drops to headless mode whenever CI=true or GITHUB_ACTIONS=true, even on a
+            # terminal; this variable is its own switch to skip that check. CI itself stays set,
+            # so the agent's commands still see the CI they run in.
+            env["GEMINI_CLI_INTEGRATION_TEST"] = "true"
+            args = approval_args(mode)
+        else:
+            # No one answers confirmations headless: yolo unless the profile asks otherwise
+            # (``plan`` keeps the run read-only, ``auto_edit`` allows edits only).
+            args = approval_args(mode) if mode else ["--yolo"]
+        if ctx.agent_model:
+            args += ["-m", ctx.agent_model]
+        headless = ctx.mode == "headless"
+        session = GeminiSession(
+            binary,
+            gemini_dir,
+            ctx.session_id if headless else None,
+            [*args, *ctx.profile.args],
+        )
+        if not headless:
+            session.chat = tui.ChatWatch(gemini_dir, ctx.scratch / CHAT_COPY)
+        return Launch(
+            argv=[str(binary), *session.args],
+            env=env,
+            cwd=ctx.workspace,
+            state=session,
+            mode=ctx.mode,
+        )
+
+    # -- headless ---------------------------------------------------------------------------
+
+    def headless_argv(self, launch: Launch[GeminiSession], message: str, turn: int) -> list[str]:
+        state = launch.state
+        if state.session_id is None:
+            raise AgentError("agent 'gemini-cli': no session id to resume")
+        session = ["--session-id" if turn == 1 else "--resume", state.session_id]
+        return [
+            str(state.binary),
+            *session,
+            f"--prompt={message}",
+            "--output-format",
+            "stream-json",
+            *state.args,
+        ]
+
+    def headless_report(
+        self, launch: Launch[GeminiSession], stdout: list[dict[str, Any]], stderr: str
+    ) -> HeadlessReport:
+        result = next((e for e in reversed(stdout) if e.get("type") == "result"), None)
+        init = next((e for e in stdout if e.get("type") == "init"), None)
+        session = (init or {}).get("session_id")
+        if isinstance(session, str):
+            launch.state.session_id = session
+        error = None
+        if result is None or result.get("status") == "error" or result.get("error"):
+            detail = (result or {}).get("error") or stderr[-400:]
+            error = describe_agent_failure(str(detail) or "no result event on stdout")
+        return HeadlessReport(
+            error=error,
+            reported_usage=reported_usage((result or {}).get("stats")),
+            session_id=launch.state.session_id,
+        )
+
+    def transcript_files(self, launch: Launch[GeminiSession]) -> list[Path]:
+        chat = gemini_chat(launch.state.gemini_dir, launch.state.session_id)
+        watch = launch.state.chat
+        if chat is None and watch is not None and watch.copy is not None:
+            chat = watch.copy if watch.copy.is_file() else None
+        return [chat] if chat is not None else []
+
+    # -- interactive ----------------------------------------------------------------------
+    # Turn end: the chat file answers the prompt and the title says Ready; questions: tool
+    # confirmations on screen, answered with arrow keys.
+
+    def state(self, terminal: Terminal, launch: Launch[GeminiSession]) -> AgentState:
+        screen = terminal.screen_text()
+        if tui.question_on_screen(screen) is not None:
+            return AgentState("question", question=launch.state.answered + 1)
+        watch = launch.state.chat
+        if watch is None:
+            return AgentState("starting")
+        turns = watch.turns(terminal.title, screen)
+        if watch.tail is not None:
+            launch.transcript = watch.tail.path
+            if watch.session_id:
+                launch.state.session_id = watch.session_id
+        if turns is None:
+            return AgentState("working" if watch.tail is not None else "starting")
+        return AgentState("ready", turns=turns)
+
+    def pending_question(
+        self, terminal: Terminal, launch: Launch[GeminiSession]
+    ) -> Question | None:
+        return tui.question_on_screen(terminal.screen_text())
+
+    def answer(
+        self, terminal: Terminal, launch: Launch[GeminiSession], question: Question, text: str
+    ) -> None:
+        keys.choose(terminal, question.options, text, tui.cursor)
+        tui.wait_gone(terminal, keys.ECHO_WAIT_SEC)
+        launch.state.answered += 1
+
+    def send_message(self, terminal: Terminal, launch: Launch[GeminiSession], text: str) -> None:
+        probe = keys.probe_of(text)
+        keys.paste_and_submit(
+            terminal,
+            text,
+            echoed=lambda screen: tui.shown(probe, screen),
+            submitted=lambda screen: tui.submitted(probe, terminal.title, screen),
+            settle=tui.PASTE_SETTLE_SEC,
+        )
+
+    def request_exit(self, terminal: Terminal, launch: Launch[GeminiSession]) -> None:
+        keys.quit_command(terminal, "/quit", tui.input_box)

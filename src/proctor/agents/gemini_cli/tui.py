@@ -1,0 +1,263 @@
+"""Reading Gemini CLI's own TUI (``gemini`` without ``-p``) in a PTY.
+
+Signals, as observed with Gemini CLI 0.61:
+
+* **Idle / busy**: the window title (OSC 0) reads ``◇  Ready (<folder>)`` when idle,
+  ``✦  Working… (<folder>)`` while a turn runs and ``✋  Action Required (<folder>)`` while a
+  confirmation waits. Busy screens also show a spinner line ``… (esc to cancel, 0s)``.
+* **Ready for a message**: idle, and the input box (under the last horizontal rule) shows its
+  placeholder ``Type your message or @path/to/file``.
+* **Turn end**: the chat file (``~/.gemini/tmp/<project>/chats/session-*.jsonl``) holds, after
+  the N-th prompt, a ``gemini`` message without ``toolCalls`` (or an ``error`` record, or the
+  ``info`` "Request cancelled." written when a confirmation is refused), and the TUI is idle.
+  Idle is required because a ``gemini`` message is first written without its ``toolCalls`` and
+  rewritten with them once the tools ran. When the TUI is idle, ready and
+  unchanged for :data:`QUIET_SEC` after a prompt the chat never answered (an API error shown
+  only on screen), the turn counts as ended too.
+* **Questions**: tool confirmations drawn in a box (``Allow execution of [Shell]?`` or ``Apply
+  this change?`` … ``● 1. Allow once`` …), complete once the box's bottom border is drawn under
+  the options; answered with arrow keys and Enter.
+* **Messages**: a bracketed paste, then Enter. Without the kitty keyboard protocol (pyte does not
+  answer its query) Gemini takes an Enter within 40 ms of a paste as a newline, so Enter waits
+  until the input shows the text and a little longer, and is repeated while the input still
+  holds it (the message is trimmed on submit, so a stray newline is harmless).
+* pyte 0.8 crashes on the ``CSI > 4 ; ? m`` query Gemini sends at start-up;
+  proctor's terminal (:mod:`proctor.drive.pty_session`) ignores such sequences.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.protocol import Question, Terminal
+from proctor.util.jsonl import JsonlTail
+from proctor.util.native_paths import gemini_chat
+
+READY_MARK = "◇"
+CONFIRM_MARK = "✋"
+PLACEHOLDER = "Type your message"
+BUSY = "esc to cancel"
+PASTED = "[Pasted Text:"
+PASTE_SETTLE_SEC = 0.1
+QUIET_SEC = 2.0
+CANCELLED = "Request cancelled"
+HARNESS_PREFIXES = ("<session_context>", "<system-reminder>", "<environment_context>")
+
+_OPTION = re.compile(r"^(●\s*)?(\d+)\.\s+(.*?)\s*$")
+_RULE = re.compile(r"^─{20,}$")
+_BOX_SIDES = "│ "
+
+
+def input_box(screen: str) -> str | None:
+    """The input box's text: the lines under the last full-width rule, down to the footer
+    (``workspace (/directory) …``); None when no input box is drawn."""
+    lines = screen.splitlines()
+    rule = next((i for i in range(len(lines) - 1, -1, -1) if _RULE.match(lines[i].strip())), None)
+    if rule is None:
+        return None
+    box = []
+    for line in lines[rule + 1 :]:
+        if line.strip().startswith("workspace (") or line.strip().startswith("~/"):
+            break
+        box.append(line.strip())
+    return "\n".join(x for x in box if x)
+
+
+def busy(screen: str) -> bool:
+    return BUSY in screen
+
+
+def input_ready(screen: str) -> bool:
+    box = input_box(screen)
+    return box is not None and PLACEHOLDER in box and not busy(screen)
+
+
+def idle(title: str, screen: str) -> bool:
+    """Not working: the title says Ready (or, with no title, nothing spins)."""
+    title = title.strip()
+    if title:
+        return title.startswith(READY_MARK)
+    return not busy(screen)
+
+
+def unbox(line: str) -> str:
+    """A line of a (possibly nested) bordered box without its borders."""
+    return line.strip().strip(_BOX_SIDES).strip()
+
+
+def _option(text: str | None) -> re.Match[str] | None:
+    return _OPTION.match(text) if text is not None else None
+
+
+def _dialog(screen: str) -> tuple[list[str], int, int] | None:
+    """(unboxed lines, first option, last option) of a completely drawn confirmation."""
+    raw = screen.splitlines()
+    lines = [unbox(line) if line.lstrip().startswith("│") else None for line in raw]
+    cursor_rows = [i for i, text in enumerate(lines) if (m := _option(text)) and m[1]]
+    if len(cursor_rows) != 1:
+        return None
+    first = last = cursor_rows[0]
+    while first > 0 and _option(lines[first - 1]):
+        first -= 1
+    while last + 1 < len(lines) and _option(lines[last + 1]):
+        last += 1
+    after = last + 1
+    while after < len(raw) and lines[after] == "":
+        after += 1
+    if after >= len(raw) or not raw[after].lstrip().startswith("╰"):
+        return None  # the box is still being drawn
+    return [text or "" for text in lines], first, last
+
+
+def question_on_screen(screen: str) -> Question | None:
+    """A tool confirmation: the question line (``…?``) and the tool line (``Shell  cmd``) above
+    it as the text, and the numbered options."""
+    found = _dialog(screen)
+    if found is None:
+        return None
+    lines, first, last = found
+    options = [m[3] for text in lines[first : last + 1] if (m := _OPTION.match(text))]
+    asked = next((i for i in range(first - 1, -1, -1) if lines[i].endswith("?")), None)
+    if asked is None:
+        return None
+    text = lines[asked]
+    for i in range(asked - 1, -1, -1):
+        if lines[i].startswith("? "):
+            text += "\n" + lines[i][2:].strip()
+            break
+        if not lines[i] and i < asked - 12:
+            break
+    return Question(text, options)
+
+
+def cursor(screen: str) -> int | None:
+    """Index of the option the ``●`` is on."""
+    found = _dialog(screen)
+    if found is None:
+        return None
+    lines, first, last = found
+    for index, text in enumerate(lines[first : last + 1]):
+        match = _OPTION.match(text)
+        if match and match[1]:
+            return index
+    return None
+
+
+# -- the chat file -----------------------------------------------------------------------------
+
+
+def _is_prompt(message: dict[str, Any]) -> bool:
+    if message.get("type") != "user":
+        return False
+    content = message.get("content")
+    parts = content if isinstance(content, list) else [content]
+    texts = [
+        p if isinstance(p, str) else p.get("text")
+        for p in parts
+        if isinstance(p, str) or (isinstance(p, dict) and isinstance(p.get("text"), str))
+    ]
+    return bool(texts) and not str(texts[0]).lstrip().startswith(HARNESS_PREFIXES)
+
+
+def _ends_turn(message: dict[str, Any]) -> bool:
+    kind = message.get("type")
+    if kind == "error":
+        return True
+    if kind == "info":
+        return str(message.get("content", "")).startswith(CANCELLED)
+    return kind == "gemini" and not message.get("toolCalls")
+
+
+@dataclass
+class ChatWatch:
+    """Follows the session's chat file and counts finished turns, with the screen's help.
+
+    Records are upserts by ``id`` (a ``gemini`` message is rewritten once its tools ran);
+    ``$set.messages`` lists are read the same way. Nothing is ever forgotten: after a refused
+    tool call Gemini CLI cancels the request and rewrites the history without that turn, but the
+    turn still happened. Each message belongs to the prompt before its first appearance.
+    """
+
+    gemini_dir: Path
+    copy: Path | None = None
+    """Kept in step with the chat file: Gemini CLI deletes a chat left without a prompt (after
+    a refused first turn) when it exits."""
+    tail: JsonlTail | None = None
+    session_id: str | None = None
+    latest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    owner: dict[str, str] = field(default_factory=dict)
+    prompts: list[str] = field(default_factory=list)
+    last_screen: str = ""
+    changed_at: float = 0.0
+
+    def chat(self) -> Path | None:
+        if self.tail is None:
+            found = gemini_chat(self.gemini_dir)
+            if found is None or found.suffix != ".jsonl":
+                return None
+            self.tail = JsonlTail(found, self.copy)
+        return self.tail.path
+
+    def _message(self, message: dict[str, Any]) -> None:
+        key = str(message.get("id"))
+        if key not in self.latest:
+            if _is_prompt(message):
+                self.prompts.append(key)
+            elif self.prompts:
+                self.owner[key] = self.prompts[-1]
+        self.latest[key] = message
+
+    def feed(self, record: dict[str, Any]) -> None:
+        replaced = record.get("$set", {}).get("messages") if "$set" in record else None
+        if isinstance(replaced, list):
+            for message in replaced:
+                if isinstance(message, dict) and "id" in message:
+                    self._message(message)
+        elif isinstance(record.get("id"), str):
+            self._message(record)
+        elif isinstance(record.get("sessionId"), str) and self.session_id is None:
+            self.session_id = record["sessionId"]
+
+    def outcomes(self) -> list[bool]:
+        """For every prompt so far, in order: whether a message that ends a turn answered it."""
+        if self.chat() is not None and self.tail is not None:
+            for record in self.tail.new_records():
+                self.feed(record)
+        ended = {self.owner[k] for k, m in self.latest.items() if k in self.owner and _ends_turn(m)}
+        return [p in ended for p in self.prompts]
+
+    def turns(self, title: str, screen: str) -> int | None:
+        """Finished turns when the TUI is idle and ready for a message, else None."""
+        now = time.monotonic()
+        if screen != self.last_screen:
+            self.last_screen, self.changed_at = screen, now
+        outcomes = self.outcomes()
+        if not (idle(title, screen) and input_ready(screen)):
+            return None
+        done = sum(outcomes)
+        if outcomes and not outcomes[-1] and now - self.changed_at >= QUIET_SEC:
+            done += 1  # answered on screen only (an API error): the TUI has settled
+        return done
+
+
+def submitted(probe: str, title: str, screen: str) -> bool:
+    """The message left the input box (or a confirmation already replaced it)."""
+    if title.strip().startswith(CONFIRM_MARK) or question_on_screen(screen) is not None:
+        return True
+    box = input_box(screen)
+    return box is not None and probe not in box and PASTED not in box
+
+
+def shown(probe: str, screen: str) -> bool:
+    box = input_box(screen) or ""
+    return probe in box or PASTED in box
+
+
+def wait_gone(terminal: Terminal, seconds: float) -> None:
+    terminal.wait_until(
+        lambda: question_on_screen(terminal.screen_text()) is None, time.monotonic() + seconds
+    )

@@ -1,0 +1,127 @@
+"""The built-in ``scripted`` agent: zero tokens, a real program in a real terminal.
+
+The program (:mod:`proctor.scripted.agent`) plays the case's plan and writes its transcript in
+Claude Code's format. Its window title says what it is doing: ``scripted · ready · N`` once N
+turns are done, ``scripted · question · K`` while question K waits, ``scripted · working``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from proctor.agents import terminal as keys
+from proctor.agents.base import AgentAdapter, register
+from proctor.agents.protocol import (
+    AgentState,
+    Launch,
+    LaunchContext,
+    Mode,
+    Question,
+    Terminal,
+)
+from proctor.agents.spec import SCRIPTED
+from proctor.models.config import AgentProfile
+from proctor.models.io import write_text_atomic
+from proctor.models.trajectory import Trajectory
+from proctor.scripted import agent as scripted_program
+from proctor.scripted.plan import plan_for_condition, steps_for_repeat
+from proctor.transcripts.claude import parse_claude_transcript
+from proctor.util.jsonl import read_json_lines
+from proctor.util.native_paths import claude_transcript
+
+TITLE_PREFIX = "scripted · "
+
+
+@dataclass(frozen=True)
+class ScriptedSession:
+    """The scripted agent's launch state: the plan steps it was given."""
+
+    steps_file: Path
+
+
+def pending_ask(transcript: Path) -> Question | None:
+    """The last AskUserQuestion call without a result; half-written lines are skipped."""
+    pending: dict[str, Question] = {}
+    for record in read_json_lines(transcript):
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
+                asked = block.get("input", {}).get("questions", [{}])[0]
+                options = [o.get("label", "") for o in asked.get("options", [])]
+                pending[str(block.get("id"))] = Question(str(asked.get("question", "")), options)
+            elif block.get("type") == "tool_result":
+                pending.pop(str(block.get("tool_use_id")), None)
+    return next(reversed(pending.values()), None)
+
+
+@register
+class ScriptedAgent(AgentAdapter[ScriptedSession]):
+    spec = SCRIPTED
+    default_mode: ClassVar[Mode] = "interactive"
+    # Always a program in a terminal; "headless" is accepted so --mode applies to every agent.
+    modes: ClassVar[tuple[Mode, ...]] = ("interactive", "headless")
+
+    def version(self, profile: AgentProfile) -> str | None:
+        return scripted_program.VERSION
+
+    def prepare(self, ctx: LaunchContext) -> Launch[ScriptedSession]:
+        plan = plan_for_condition(ctx.plan or {"turns": []}, ctx.condition) or {"turns": []}
+        steps_file = ctx.scratch / "steps.json"
+        write_text_atomic(steps_file, json.dumps(steps_for_repeat(plan, ctx.repeat)))
+        config_dir = ctx.home / ".claude"
+        argv = [
+            ctx.profile.binary or sys.executable,
+            "-I",
+            "-S",
+            scripted_program.__file__,
+            "--steps",
+            str(steps_file),
+            "--session-id",
+            ctx.session_id,
+            "--model",
+            ctx.agent_model or str(plan.get("model", "scripted")),
+            *ctx.profile.args,
+        ]
+        return Launch(
+            argv=argv,
+            env={**ctx.env, "CLAUDE_CONFIG_DIR": str(config_dir)},
+            cwd=ctx.workspace,
+            state=ScriptedSession(steps_file),
+            # the program names its transcript by os.getcwd(), the real path
+            transcript=claude_transcript(config_dir, str(ctx.workspace.resolve()), ctx.session_id),
+            mode="interactive",
+        )
+
+    def state(self, terminal: Terminal, launch: Launch[ScriptedSession]) -> AgentState:
+        title = terminal.title
+        if not title.startswith(TITLE_PREFIX):
+            return AgentState("starting")
+        parts = title[len(TITLE_PREFIX) :].split(" · ")
+        if parts[0] == "ready" and len(parts) == 2 and parts[1].isdigit():
+            return AgentState("ready", turns=int(parts[1]))
+        if parts[0] == "question" and len(parts) == 2 and parts[1].isdigit():
+            return AgentState("question", question=int(parts[1]))
+        return AgentState("working")
+
+    def pending_question(
+        self, terminal: Terminal, launch: Launch[ScriptedSession]
+    ) -> Question | None:
+        if launch.transcript is None:
+            return None
+        return pending_ask(launch.transcript)
+
+    def send_message(self, terminal: Terminal, launch: Launch[ScriptedSession], text: str) -> None:
+        keys.paste_then_enter(terminal, text)
+
+    def request_exit(self, terminal: Terminal, launch: Launch[ScriptedSession]) -> None:
+        keys.paste_then_enter(terminal, "/exit")
+
+    def parse(self, path: Path) -> Trajectory:
+        return parse_claude_transcript(path)

@@ -1,0 +1,84 @@
+"""One spec per agent adapter: its id, aliases, npm package and pinned version, binary and
+transcript format. Every table of agent ids (the registry, ``proctor agents install``,
+``proctor parse --agent``) is derived from :data:`SPECS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from proctor.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    id: str
+    """The agent id used in configs, on the command line and as a results folder."""
+    module: str
+    """The module that registers the adapter."""
+    transcript_format: str
+    """The native transcript format it writes: ``claude-code``, ``codex`` or ``gemini-cli``."""
+    aliases: tuple[str, ...] = ()
+    """Other names ``proctor parse --agent`` accepts."""
+    npm_package: str | None = None
+    """The npm package of the CLI; None for an agent built into proctor."""
+    version: str | None = None
+    """The version proctor pins, installs and tests; None for a built-in agent."""
+    binary: str | None = None
+    """The executable's name (in ``.agents/node_modules/.bin`` or on PATH)."""
+
+    @property
+    def pin(self) -> str:
+        """``package@version`` for ``npm install``."""
+        return f"{self.npm_package}@{self.version}"
+
+
+SCRIPTED = AgentSpec(
+    id="scripted", module="proctor.agents.scripted", transcript_format="claude-code"
+)
+CLAUDE_CODE = AgentSpec(
+    id="claude-code",
+    module="proctor.agents.claude_code",
+    transcript_format="claude-code",
+    aliases=("claude",),
+    npm_package="@anthropic-ai/claude-code",
+    version="2.1.197",
+    binary="claude",
+)
+CODEX = AgentSpec(
+    id="codex",
+    module="proctor.agents.codex",
+    transcript_format="codex",
+    npm_package="@openai/codex",
+    version="0.171.0",
+    binary="codex",
+)
+GEMINI_CLI = AgentSpec(
+    id="gemini-cli",
+    module="proctor.agents.gemini_cli",
+    transcript_format="gemini-cli",
+    aliases=("gemini",),
+    npm_package="@google/gemini-cli",
+    version="0.61.0",
+    binary="gemini",
+)
+SPECS: tuple[AgentSpec, ...] = (SCRIPTED, CLAUDE_CODE, CODEX, GEMINI_CLI)
+
+
+def npm_specs() -> tuple[AgentSpec, ...]:
+    """The agents whose CLI comes from the npm registry."""
+    return tuple(s for s in SPECS if s.npm_package is not None)
+
+
+def spec_for(name: str) -> AgentSpec | None:
+    """The spec whose id or alias is ``name``."""
+    return next((s for s in SPECS if name == s.id or name in s.aliases), None)
+
+
+def format_for_agent(agent: str) -> str:
+    """The transcript format of an agent id or alias (``scripted`` writes Claude Code's)."""
+    spec = spec_for(agent)
+    if spec is None:
+        known = sorted({n for s in SPECS for n in (s.id, *s.aliases)})
+        raise ConfigError(f"--agent {agent}: unknown agent (known: {', '.join(known)})")
+    return spec.transcript_format

@@ -1,0 +1,187 @@
+"""The terminal toolkit every terminal UI driver uses: paste a message and submit it, type a
+command, choose an option with the arrow keys, wait for the screen to settle.
+
+Each helper watches the screen after every key, as a person would: TUIs drop keys that arrive
+while they draw, and take an Enter that follows a paste within milliseconds as a newline.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from proctor.agents.protocol import Terminal
+
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+UP, DOWN, ENTER = "\x1b[A", "\x1b[B", "\r"
+ECHO_WAIT_SEC = 3.0
+"""How long a key press may take to show on screen."""
+SUBMIT_TRIES = 3
+SUBMIT_WAIT_SEC = 1.0
+KEY_TRIES = 3
+KEY_WAIT_SEC = 1.0
+QUIET_SEC = 0.15
+"""How long a dialog must stay unchanged before a key is pressed on it."""
+TYPED_SETTLE_SEC = 0.1
+"""Pause between typed keys and their Enter (see the module docstring)."""
+FREE_TEXT_OPTION = "type something"
+"""How a picker labels its free-text entry (Claude Code: ``Type something.``)."""
+
+ScreenTest = Callable[[str], bool]
+CursorReader = Callable[[str], int | None]
+
+
+def bracketed(text: str) -> str:
+    """``text`` as a bracketed paste."""
+    return PASTE_START + text + PASTE_END
+
+
+def probe_of(text: str) -> str:
+    """A short piece of ``text`` (its first non-empty line) to look for on screen."""
+    for line in text.strip().splitlines():
+        if line.strip():
+            return line.strip()[:30]
+    return ""
+
+
+def pump_for(terminal: Terminal, seconds: float) -> None:
+    """Keep reading the terminal for ``seconds`` (lets a TUI finish handling a key)."""
+    terminal.wait_until(lambda: False, time.monotonic() + seconds)
+
+
+def wait_quiet(terminal: Terminal, quiet: float = QUIET_SEC, limit: float = ECHO_WAIT_SEC) -> None:
+    """Pump until the program has written nothing for ``quiet`` seconds (at most ``limit``)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and not terminal.eof:
+        seen = terminal.bytes_read
+        pump_for(terminal, quiet)
+        if terminal.bytes_read == seen:
+            return
+
+
+def wait_for(terminal: Terminal, test: ScreenTest, seconds: float = ECHO_WAIT_SEC) -> bool:
+    """Pump until ``test(screen)`` holds; False when it did not within ``seconds``."""
+    return terminal.wait_until(lambda: test(terminal.screen_text()), time.monotonic() + seconds)
+
+
+def submit(
+    terminal: Terminal,
+    keys: str,
+    *,
+    echoed: ScreenTest,
+    submitted: ScreenTest,
+    settle: float = 0.0,
+    echo_wait: float = ECHO_WAIT_SEC,
+) -> bool:
+    """Send ``keys``, wait until the input shows them (``echoed``), then press Enter until the
+    input is empty again (``submitted``) or the program ended. An Enter the TUI took as a
+    newline is harmless: messages are trimmed when sent. False when it never left the input."""
+    terminal.write(keys)
+    wait_for(terminal, echoed, echo_wait)
+    if settle:
+        pump_for(terminal, settle)
+    for _ in range(SUBMIT_TRIES):
+        terminal.write(ENTER)
+        if terminal.wait_until(
+            lambda: terminal.eof or submitted(terminal.screen_text()),
+            time.monotonic() + SUBMIT_WAIT_SEC,
+        ):
+            return True
+    return False
+
+
+def paste_and_submit(
+    terminal: Terminal,
+    text: str,
+    *,
+    echoed: ScreenTest,
+    submitted: ScreenTest,
+    settle: float = 0.0,
+    echo_wait: float = ECHO_WAIT_SEC,
+) -> bool:
+    """:func:`submit` ``text`` as a bracketed paste."""
+    return submit(
+        terminal,
+        bracketed(text),
+        echoed=echoed,
+        submitted=submitted,
+        settle=settle,
+        echo_wait=echo_wait,
+    )
+
+
+def paste_then_enter(terminal: Terminal, text: str) -> None:
+    """A paste and its Enter in one write, for a program that reads both in order."""
+    terminal.write(bracketed(text) + ENTER)
+
+
+def quit_command(
+    terminal: Terminal,
+    command: str,
+    held: Callable[[str], str | None],
+    settle: float = TYPED_SETTLE_SEC,
+) -> None:
+    """Type a quit command (``/quit``) and press Enter until the input lets go of it."""
+    submit(
+        terminal,
+        command,
+        echoed=lambda screen: command in (held(screen) or ""),
+        submitted=lambda screen: command not in (held(screen) or ""),
+        settle=settle,
+    )
+
+
+def option_index(options: list[str], answer: str) -> int:
+    """The option an answer means: the equal label, else a label that starts the answer or that
+    the answer starts, else its number, else the picker's free-text entry, else the first."""
+    wanted = answer.strip().lower()
+    labels = [o.strip().lower() for o in options]
+    for i, label in enumerate(labels):
+        if label == wanted:
+            return i
+    for i, label in enumerate(labels):
+        if wanted and (label.startswith(wanted) or wanted.startswith(label)):
+            return i
+    if wanted.isdigit() and 1 <= int(wanted) <= len(labels):
+        return int(wanted) - 1
+    return next((i for i, label in enumerate(labels) if label.startswith(FREE_TEXT_OPTION)), 0)
+
+
+def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorReader) -> bool:
+    """Move the cursor to the option ``answer`` means with the arrow keys, then press Enter.
+
+    Keys are sent only once the dialog has stopped drawing, and one the screen does not answer
+    is sent again. On a free-text entry the answer is typed before Enter. Enter is pressed with
+    the cursor on the chosen option, and again while the screen stays exactly as it was (the
+    Enter was dropped). False when the option could not be reached (nothing was chosen).
+    """
+    target = option_index(options, answer)
+    wait_quiet(terminal)
+    for _ in range(len(options) * KEY_TRIES):
+        current = cursor(terminal.screen_text())
+        if current is None:
+            return False
+        if current == target:
+            break
+        terminal.write(DOWN if target > current else UP)
+        terminal.wait_until(
+            lambda b=current: cursor(terminal.screen_text()) not in (None, b),  # type: ignore[misc]
+            time.monotonic() + KEY_WAIT_SEC,
+        )
+    else:
+        return False
+    if cursor(terminal.screen_text()) != target:
+        return False
+    label = options[target].strip()
+    if label.lower().startswith(FREE_TEXT_OPTION) and label.lower() != answer.strip().lower():
+        terminal.write(answer)
+        pump_for(terminal, TYPED_SETTLE_SEC)
+    for _ in range(KEY_TRIES):
+        before = terminal.screen_text()
+        terminal.write(ENTER)
+        if terminal.wait_until(
+            lambda b=before: terminal.screen_text() != b,  # type: ignore[misc]
+            time.monotonic() + KEY_WAIT_SEC,
+        ):
+            return True
+    return True

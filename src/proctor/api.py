@@ -1,0 +1,99 @@
+"""proctor's Python API: run a suite, read a stored run, parse a native transcript.
+
+    import proctor
+
+    result = proctor.run("examples/cases", repeats=3)
+    print(result.exit_code, result.suite.totals.pass_rate)
+    for trial in result.records:
+        print(trial.case, trial.status, trial.score)
+
+    run = proctor.load_run(result.paths.root)         # any run folder, any schema version
+    trajectory = proctor.parse_transcript("~/.claude/projects/-home-me-app/<session>.jsonl")
+
+The command line is a thin layer over these functions; every record they return is a model of
+:mod:`proctor.models` (the ones written to disk carry ``schemaVersion``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from proctor.agents.spec import format_for_agent
+from proctor.execute.events import Subscriber
+from proctor.models.config import CliOverrides
+from proctor.models.suite import SuiteRecord
+from proctor.models.trajectory import Trajectory
+from proctor.report.reporters import reporter_names
+from proctor.report.stored import StoredRun, recompute
+from proctor.report.stored import load_run as _load_run
+from proctor.session.run import RunRequest, RunResult, run_session
+from proctor.transcripts.detect import parse_any
+
+
+def run(
+    source: str | Path = ".",
+    *,
+    config: str | Path | None = None,
+    agents: Sequence[str] = (),
+    cases: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    conditions: Sequence[str] = (),
+    repeats: int | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    out: str | Path | None = None,
+    mode: Literal["headless", "interactive"] | None = None,
+    model: Literal["provider", "scripted"] | None = None,
+    keep_workspace: bool = False,
+    reporters: Iterable[str] = ("markdown",),
+    subscribers: Iterable[Subscriber] = (),
+    **options: Any,
+) -> RunResult:
+    """Run the cases under ``source`` and return the finished run: its folder, aggregate,
+    trials and each reporter's output. Keyword arguments are the ``proctor run`` options
+    (``options`` takes the rest by their field names in :class:`CliOverrides`, e.g.
+    ``agent_models={"claude-code": "opus"}``). Raises :class:`proctor.errors.ConfigError` for
+    a configuration the user can fix, as the CLI reports with exit code 2."""
+    overrides = CliOverrides(
+        agents=list(agents),
+        cases=list(cases),
+        tags=list(tags),
+        conditions=list(conditions),
+        repeats=repeats,
+        concurrency=concurrency,
+        timeout_sec=timeout,
+        out=str(out) if out is not None else None,
+        mode=mode,
+        model=model,
+        keep_workspace=keep_workspace,
+        **options,
+    )
+    request = RunRequest(
+        source=Path(source),
+        config=Path(config) if config is not None else None,
+        overrides=overrides,
+        reporters=tuple(reporter_names(reporters)),
+        argv=("proctor.run",),
+    )
+    return run_session(request, list(subscribers))
+
+
+def load_run(path: str | Path) -> StoredRun:
+    """Read a results folder (``run-…``): its manifest, resolved configuration, every trial
+    and the aggregate written at the end, upgrading records of older schema versions."""
+    return _load_run(Path(path))
+
+
+def report(path: str | Path, config: str | Path | None = None) -> SuiteRecord:
+    """A stored run's aggregate recomputed from its trials (with the gate of ``config`` when
+    given), as ``proctor report`` computes it."""
+    return recompute(Path(path), Path(config) if config is not None else None)[1]
+
+
+def parse_transcript(path: str | Path, agent: str | None = None) -> Trajectory:
+    """The normalised trajectory of a Claude Code, Codex or Gemini CLI transcript file or
+    session folder; ``agent`` (an agent id such as ``codex``) forces the format."""
+    fmt = format_for_agent(agent) if agent is not None else None
+    return parse_any(Path(path).expanduser(), fmt)

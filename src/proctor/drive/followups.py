@@ -1,0 +1,61 @@
+"""The one follow-up loop, for every driver: send the first message, and while the agent ends
+its turn with a question the policy can answer, send the answer as the next message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proctor.agents.base import AgentAdapter
+from proctor.agents.protocol import Launch, Question
+from proctor.drive.driver import Driver, TurnOutcome
+from proctor.drive.policy import AnswerPolicy, classify_turn_end
+from proctor.drive.questions import decide
+from proctor.llm.roles import RoleSet
+
+MAX_FOLLOWUPS = 3
+"""Answers sent as new turns per conversation, at most (an agent asking forever is cut off)."""
+
+
+def turn_end_question(
+    adapter: AgentAdapter[Any], launch: Launch[Any], roles: RoleSet | None
+) -> Question | None:
+    """The free-text question the agent ended its last turn with, if it did."""
+    files = adapter.transcript_files(launch)
+    if not files:
+        return None
+    events = adapter.parse(files[0]).events
+    last_user = max((i for i, e in enumerate(events) if e.type == "user_message"), default=-1)
+    texts = [e.text for e in events[last_user + 1 :] if e.type == "assistant_text" and e.text]
+    if not texts:
+        return None
+    is_question, _how = classify_turn_end(texts[-1], roles)
+    return Question(texts[-1].strip()) if is_question else None
+
+
+def converse(
+    driver: Driver,
+    message: str,
+    *,
+    adapter: AgentAdapter[Any],
+    launch: Launch[Any],
+    policy: AnswerPolicy,
+    roles: RoleSet | None,
+) -> TurnOutcome:
+    """Start the agent, send ``message``, then answer turn-end questions (at most
+    :data:`MAX_FOLLOWUPS`); the outcome of the last turn."""
+    outcome = driver.start()
+    if outcome.kind != "turn-end":
+        return outcome
+    outcome = driver.send(message)
+    for _ in range(MAX_FOLLOWUPS):
+        if outcome.kind != "turn-end":
+            break
+        question = turn_end_question(adapter, launch, roles)
+        if question is None:
+            break
+        record = decide(policy, question, "turn-end", driver.screen_excerpt())
+        driver.log.record(record)
+        if record.answer is None:
+            return TurnOutcome("unanswered", question=question)
+        outcome = driver.send(record.answer)
+    return outcome

@@ -1,0 +1,116 @@
+"""Driving an agent's own terminal UI in a PTY: type each message, watch the screen until the
+turn ends, answer pickers and permission prompts by the policy on the way."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, BinaryIO
+
+from proctor.agents.base import AgentAdapter
+from proctor.agents.protocol import Launch
+from proctor.drive.driver import SessionLog, TurnOutcome
+from proctor.drive.policy import AnswerPolicy
+from proctor.drive.pty_session import PtySession
+from proctor.drive.questions import decide
+
+SCREEN_EXCERPT_LINES = 12
+EXIT_GRACE_SEC = 3.0
+
+
+class TerminalDriver:
+    def __init__(
+        self,
+        adapter: AgentAdapter[Any],
+        launch: Launch[Any],
+        policy: AnswerPolicy,
+        deadline: float,
+        mirror: BinaryIO | None = None,
+    ) -> None:
+        self.adapter = adapter
+        self.launch = launch
+        self.policy = policy
+        self.deadline = deadline
+        self.mirror = mirror
+        self.log = SessionLog()
+        self.session: PtySession | None = None
+        self.turns_done = 0
+        self.answered = 0
+
+    def _terminal(self) -> PtySession:
+        if self.session is None:
+            self.session = PtySession(
+                self.launch.argv, cwd=self.launch.cwd, env=self.launch.env, mirror=self.mirror
+            )
+        return self.session
+
+    def screen_excerpt(self) -> str:
+        if self.session is None:
+            return ""
+        lines = self.session.screen_text().rstrip("\n").splitlines()
+        return "\n".join(lines[-SCREEN_EXCERPT_LINES:])
+
+    def start(self) -> TurnOutcome:
+        """Start the program and wait until it shows that it accepts a message."""
+        session = self._terminal()
+        ready = session.wait_until(
+            lambda: self.adapter.state(session, self.launch).kind == "ready", self.deadline
+        )
+        if ready:
+            return TurnOutcome("turn-end")
+        return TurnOutcome("exited" if session.eof else "timeout")
+
+    def send(self, message: str) -> TurnOutcome:
+        """Type ``message``; return when the turn ends, the agent exits, time runs out, or a
+        question cannot be answered by the policy."""
+        session = self._terminal()
+        started = time.monotonic()
+        target = self.turns_done + 1
+        self.log.turns += 1
+        self.adapter.send_message(session, self.launch, message)
+        while True:
+            state = self.adapter.state(session, self.launch)
+            if state.kind == "ready" and state.turns >= target:
+                self.turns_done = state.turns
+                return TurnOutcome("turn-end", elapsed_ms=(time.monotonic() - started) * 1000)
+            if state.kind == "question" and state.question > self.answered:
+                outcome = self._answer(session, state.question)
+                if outcome is not None:
+                    return outcome
+                continue
+            if time.monotonic() >= self.deadline:
+                return TurnOutcome("timeout")
+            wait = min(0.05, max(self.deadline - time.monotonic(), 0))
+            if not session.pump(wait) and session.eof:
+                return TurnOutcome("exited")
+
+    def _answer(self, session: PtySession, index: int) -> TurnOutcome | None:
+        question = self.adapter.pending_question(session, self.launch)
+        if question is None:
+            return None
+        record = decide(self.policy, question, "mid-turn", self.screen_excerpt())
+        self.log.record(record)
+        if record.answer is None:
+            return TurnOutcome("unanswered", question=question)
+        self.adapter.answer(session, self.launch, question, record.answer)
+        self.answered = index
+        return None
+
+    def finish(self, last: TurnOutcome) -> None:
+        """After a finished turn, ask the program to quit; collect its exit code, the final
+        screen and the raw terminal stream."""
+        session = self.session
+        if session is None:
+            return
+        self.log.screen = session.screen_text()
+        if last.kind == "turn-end":
+            self.adapter.request_exit(session, self.launch)
+            self.log.exit_code = session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
+        elif last.kind == "exited":
+            self.log.exit_code = session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
+        session.pump(0)
+        self.close()
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.kill()
+            self.log.terminal = bytes(self.session.raw)

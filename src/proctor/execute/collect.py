@@ -1,0 +1,167 @@
+"""The third phase of a trial: what the session left behind. The native transcript copied byte
+for byte and parsed into the trajectory (questions and the harness's answers merged in), the
+terminal's screen and byte stream, the CLI's own token report checked against the transcript,
+dollars, process metrics and task rules, and the workspace diff."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from proctor.execute.context import TrialContext
+from proctor.execute.driving import Driven
+from proctor.execute.prepare import Prepared, shell_lines
+from proctor.metrics import compute_process_metrics, evaluate_rules
+from proctor.metrics.trace import build_steps
+from proctor.metrics.traces import trace_metrics
+from proctor.models.io import write_jsonl, write_text_atomic, write_trajectory
+from proctor.models.pricing import CostInfo, price_usage
+from proctor.models.process import ProcessMetrics, RuleResult
+from proctor.models.trajectory import (
+    AnswerEvent,
+    AssistantText,
+    Event,
+    ModelUsage,
+    QuestionEvent,
+    Trajectory,
+)
+from proctor.models.trial import QuestionRecord, TokenCounts, TranscriptInfo, UsageCheck
+from proctor.workspace.diff import snapshot, unified_diff
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+@dataclass(frozen=True)
+class Collected:
+    trajectory: Trajectory
+    transcript: TranscriptInfo
+    usage_check: UsageCheck | None
+    cost: CostInfo
+    process: ProcessMetrics | None
+    rules: list[RuleResult]
+
+
+def copy_session_files(files: list[Path], dest: Path) -> None:
+    """Copy every native file of the session byte for byte, keeping names unique."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for i, path in enumerate(files):
+        target = dest / path.name
+        if target.exists():
+            target = dest / f"{i}-{path.name}"
+        shutil.copyfile(path, target)
+
+
+def usage_check(parsed: dict[str, ModelUsage], reported: dict[str, dict[str, int]]) -> UsageCheck:
+    """Compare the transcript's token counts with the CLI's own totals (Claude Code's
+    ``modelUsage``, Codex's ``turn.completed``, Gemini CLI's ``stats``); differences are
+    recorded, never corrected."""
+    theirs = {model: TokenCounts.model_validate(row) for model, row in reported.items()}
+    differences: dict[str, dict[str, int]] = {}
+    for model in sorted(set(parsed) | set(theirs)):
+        ours = parsed.get(model, ModelUsage())
+        them = theirs.get(model, TokenCounts())
+        diff = {
+            TokenCounts.model_fields[f].alias or f: getattr(them, f) - getattr(ours, f)
+            for f in USAGE_FIELDS
+        }
+        diff = {f: d for f, d in diff.items() if d}
+        if diff:
+            differences[model] = diff
+    return UsageCheck(reported=theirs, differences=differences, ok=not differences)
+
+
+def _says(event: Event, text: str) -> bool:
+    return isinstance(event, AssistantText) and event.text.strip() == text
+
+
+def merge_questions(trajectory: Trajectory, questions: list[QuestionRecord]) -> None:
+    """Every question becomes trajectory events: mid-turn ones already are (the agent's
+    question tool); their answers get the policy. A question the agent ended its turn with
+    gets ``question`` and ``answer`` events right after that message."""
+    mid_turn = iter(q for q in questions if q.where == "mid-turn")
+    for event in trajectory.events:
+        if isinstance(event, AnswerEvent):
+            asked = next(mid_turn, None)
+            if asked is not None:
+                event.policy = asked.policy
+    start = 0
+    for asked in (q for q in questions if q.where == "turn-end"):
+        events = trajectory.events
+        wanted = asked.question.strip()
+        at = next(
+            (i for i in range(start, len(events)) if _says(events[i], wanted)), len(events) - 1
+        )
+        start = at + 3
+        ts = events[at].ts if events else None
+        events[at + 1 : at + 1] = [
+            QuestionEvent(ts=ts, text=asked.question, options=asked.options or None),
+            AnswerEvent(ts=ts, text=asked.answer, policy=asked.policy),
+        ]
+
+
+def process_metrics(
+    ctx: TrialContext, trajectory: Trajectory
+) -> tuple[ProcessMetrics, list[RuleResult]]:
+    spec = ctx.spec
+    config = spec.case.case.config
+    workspace = str(ctx.workspace)
+    metrics = compute_process_metrics(
+        trajectory.events,
+        expected_files=config.expected_files,
+        expected_symbols=config.expected_symbols,
+        config=spec.metrics,
+        workspace=workspace,
+        pricing=spec.pricing,
+    )
+    if config.expected_traces:
+        steps = build_steps(trajectory.events, workspace)
+        traces = trace_metrics(steps, config.expected_traces, workspace)
+        metrics = metrics.model_copy(update={"traces": traces})
+    return metrics, evaluate_rules(metrics, spec.metrics)
+
+
+def read_transcript(
+    prepared: Prepared, driven: Driven, ctx: TrialContext
+) -> tuple[Trajectory, TranscriptInfo]:
+    paths, adapter = ctx.paths, prepared.adapter
+    files = adapter.transcript_files(driven.launch)
+    trajectory = Trajectory(format=adapter.transcript_format)
+    info = TranscriptInfo(format=adapter.transcript_format)
+    if files:
+        shutil.copyfile(files[0], paths.raw_transcript)
+        if len(files) > 1:
+            copy_session_files(files, paths.transcript_dir)
+        trajectory = adapter.parse(paths.raw_transcript if len(files) == 1 else files[0])
+        adapter.annotate(trajectory, driven.launch)
+        info.source = str(files[0])
+        info.raw = paths.raw_transcript.name
+    return trajectory, info
+
+
+def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
+    paths, log = ctx.paths, driven.log
+    if log.terminal or log.screen:
+        write_text_atomic(paths.screen_log, log.screen)
+        paths.terminal_raw.write_bytes(log.terminal)
+    trajectory, info = read_transcript(prepared, driven, ctx)
+    merge_questions(trajectory, log.questions)
+    write_trajectory(paths.trajectory, trajectory.events)
+    info.trajectory = paths.trajectory.name
+    info.events = len(trajectory.events)
+    info.coverage = trajectory.coverage
+    if log.questions:
+        write_jsonl(paths.questions, log.questions)
+    write_text_atomic(paths.workspace_diff, unified_diff(prepared.before, snapshot(ctx.workspace)))
+    process, rules = process_metrics(ctx, trajectory)
+    shell_lines(ctx, prepared.env, "teardown", ctx.spec.case.teardown, fatal=False)
+    return Collected(
+        trajectory=trajectory,
+        transcript=info,
+        usage_check=usage_check(trajectory.usage, log.reported_usage)
+        if log.reported_usage
+        else None,
+        cost=price_usage(trajectory.usage, ctx.spec.pricing),
+        process=process,
+        rules=rules,
+    )

@@ -1,0 +1,67 @@
+"""What every phase of a trial may read: its spec, where it writes, its scratch folders, and the
+stack of clean-ups that run when the trial ends, however it ends."""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from proctor.models.plan import TrialSpec
+from proctor.paths import RunPaths, TrialPaths
+
+
+class Interrupted(BaseException):
+    """Raised in a worker when the run is stopped (Ctrl-C or SIGTERM)."""
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    keep_workspace: bool = False
+    mirror: bool = False
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def ms_since(start: float) -> float:
+    return round((time.monotonic() - start) * 1000, 3)
+
+
+def trial_marker(run: RunPaths, spec: TrialSpec) -> str:
+    """A value every process of the trial inherits, to find stragglers (see kill_marked)."""
+    return f"{run.root.name}:{spec.index}"
+
+
+@dataclass(frozen=True)
+class TrialContext:
+    spec: TrialSpec
+    paths: TrialPaths
+    scratch: Path
+    options: WorkerOptions
+    marker: str
+    cleanups: ExitStack = field(default_factory=ExitStack)
+    """Stops servers and kills sessions when the trial ends (see :func:`run_trial`)."""
+
+    @property
+    def workspace(self) -> Path:
+        return self.scratch / "workspace"
+
+    @property
+    def home(self) -> Path:
+        return self.scratch / "home"
+
+    @classmethod
+    def of(
+        cls, spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions
+    ) -> TrialContext:
+        return cls(
+            spec=spec,
+            paths=run.trial(spec.case.name, spec.agent, spec.condition, spec.repeat),
+            scratch=scratch,
+            options=options,
+            marker=trial_marker(run, spec),
+        )

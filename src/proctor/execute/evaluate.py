@@ -1,0 +1,106 @@
+"""The fourth phase of a trial: every evaluator of the case over the finished trial, and the
+tokens, calls and dollars of proctor's own model roles (the answerer, the judge)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from proctor.evaluators.base import EvaluationContext, get_evaluator
+from proctor.execute.collect import Collected
+from proctor.execute.context import TrialContext
+from proctor.execute.driving import Driven
+from proctor.execute.prepare import Prepared
+from proctor.llm.roles import RoleSet
+from proctor.models.pricing import CostInfo, PriceTable, price_usage, total
+from proctor.models.trajectory import ModelUsage
+from proctor.models.trial import EvaluatorResult, HarnessCall
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    results: list[EvaluatorResult]
+    harness_usage: dict[str, ModelUsage] = field(default_factory=dict)
+    """Tokens of proctor's own model roles, keyed ``role:provider/model``."""
+    harness_calls: list[HarnessCall] = field(default_factory=list)
+
+
+def run_evaluators(
+    ctx: TrialContext, prepared: Prepared, collected: Collected, driven: Driven | None
+) -> list[EvaluatorResult]:
+    spec = ctx.spec
+    raw = ctx.paths.raw_transcript
+    context = EvaluationContext(
+        workspace=ctx.workspace,
+        trial=ctx.paths,
+        case_dir=spec.case.case.path,
+        agent=spec.agent,
+        trajectory=collected.trajectory,
+        raw_transcript=raw if raw.exists() else None,
+        env=prepared.env,
+        timed_out=driven is not None and driven.outcome.kind == "timeout",
+        roles=prepared.roles,
+    )
+    results = []
+    for entry in spec.case.evaluators:
+        try:
+            result = get_evaluator(entry.use).evaluate(entry, context)
+        except Exception as exc:
+            result = EvaluatorResult(
+                use=entry.use,
+                passed=False,
+                score=0,
+                gate=entry.gate,
+                weight=entry.weight,
+                error=True,
+                message=f"evaluator crashed: {type(exc).__name__}: {exc}",
+            )
+        results.append(result)
+    return results
+
+
+def harness_usage(roles: RoleSet | None) -> tuple[dict[str, ModelUsage], list[HarnessCall]]:
+    """Every call of the trial's roles: tokens per ``role:provider/model`` and one record each."""
+    usage: dict[str, ModelUsage] = {}
+    calls: list[HarnessCall] = []
+    for call in roles.calls() if roles is not None else []:
+        usage.setdefault(f"{call.role}:{call.model}", ModelUsage()).add(
+            ModelUsage(
+                input_tokens=call.input_tokens,
+                output_tokens=call.output_tokens,
+                responses=1 if call.ok else 0,
+            )
+        )
+        calls.append(
+            HarnessCall(
+                role=call.role,
+                model=call.model,
+                input_tokens=call.input_tokens,
+                output_tokens=call.output_tokens,
+                latency_ms=round(call.latency_ms, 3),
+                attempts=call.attempts,
+                ok=call.ok,
+                error=call.error,
+            )
+        )
+    if roles is not None:
+        roles.reset_calls()
+    return usage, calls
+
+
+def with_harness_cost(cost: CostInfo, usage: dict[str, ModelUsage], table: PriceTable) -> CostInfo:
+    """The agent's dollars and the roles' together (roles keyed ``role:provider/model``)."""
+    harness = price_usage(usage, table)
+    return CostInfo(
+        by_model={**cost.by_model, **harness.by_model},
+        unpriced=[*cost.unpriced, *harness.unpriced],
+        total_usd=total([*cost.by_model.values(), *harness.by_model.values()]),
+        source=cost.source,
+    )
+
+
+def evaluate(
+    ctx: TrialContext, prepared: Prepared, collected: Collected, driven: Driven
+) -> Evaluated:
+    results = run_evaluators(ctx, prepared, collected, driven)
+    usage, calls = harness_usage(prepared.roles)
+    return Evaluated(results, usage, calls)

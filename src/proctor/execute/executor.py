@@ -1,0 +1,252 @@
+"""Executors run the matrix: every trial goes through :func:`proctor.execute.trial.run_trial`,
+which takes plain data (a :class:`~proctor.models.plan.TrialSpec`, the run's paths, a scratch
+folder, options) and writes the trial's ``trial.json``. An :class:`Executor` decides where that
+function runs; :class:`LocalExecutor`, the default, forks one worker process per trial here, at
+most ``concurrency`` at a time.
+
+The worker writes its own ``trial.json``; the executor reads it back when the worker exits.
+A worker that dies without one gets an ``infra-error`` record written for it (unless a record
+is there that it cannot read or that a newer proctor wrote, which is left alone), so every
+planned trial that started ends with a ``trial.json``. Ctrl-C (or SIGTERM) stops the run:
+running workers record an interrupted trial, nothing new starts, and the caller exits 130.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from types import FrameType
+from typing import Protocol
+
+from proctor.errors import ProctorError
+from proctor.execute.context import Interrupted, WorkerOptions, trial_marker
+from proctor.execute.events import (
+    RunFinished,
+    RunStarted,
+    Subscriber,
+    TrialFinished,
+    TrialStarted,
+    emit,
+)
+from proctor.execute.trial import run_trial
+from proctor.models.io import read_record, write_record
+from proctor.models.plan import TrialSpec
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.util.processes import become_subreaper, kill_marked
+
+STOP_GRACE_SEC = 10.0
+
+
+@dataclass
+class RunOutcome:
+    records: list[TrialRecord] = field(default_factory=list)
+    interrupted: bool = False
+
+
+@contextmanager
+def _signals_ignored() -> Iterator[None]:
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
+def _swallow(signum: int, frame: FrameType | None) -> None:
+    """Ignore a stop signal in a worker from Python rather than with ``SIG_IGN``: one that
+    arrived just before the switch has already been noted by the interpreter, and finding
+    ``SIG_IGN`` then makes it print a traceback ("Signal 15 ignored due to race condition").
+    (Workers end with ``os._exit``, so no interpreter shutdown puts ``SIG_DFL`` back.)"""
+
+
+def _swallow_stop_signals() -> None:
+    signal.signal(signal.SIGINT, _swallow)
+    signal.signal(signal.SIGTERM, _swallow)
+
+
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    """Interrupt the trial once; later signals (Ctrl-C then the scheduler's SIGTERM) must not
+    break the clean-up that writes ``trial.json``."""
+    _swallow_stop_signals()
+    raise Interrupted()
+
+
+def _worker(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions) -> None:
+    signal.signal(signal.SIGINT, _raise_interrupted)
+    signal.signal(signal.SIGTERM, _raise_interrupted)
+    become_subreaper()  # what the trial starts stays below this process, however it detaches
+    try:
+        run_trial(spec, run, scratch, options)
+    except Interrupted:
+        pass  # arrived after trial.json was written
+    os._exit(0)
+
+
+def _lost_record(spec: TrialSpec, reason: str) -> TrialRecord:
+    return TrialRecord(
+        case=spec.case.name,
+        agent=spec.agent,
+        condition=spec.condition,
+        repeat=spec.repeat,
+        status="infra-error",
+        reason=reason,
+        combiner=spec.case.combiner,
+        pass_threshold=spec.case.pass_threshold,
+        tags=spec.case.case.tags,
+    )
+
+
+def _collect(spec: TrialSpec, run: RunPaths, exitcode: int | None) -> TrialRecord:
+    """The record the worker wrote. When it wrote none, a "worker died" record is written in
+    its place; a record that is there but cannot be read (or that a newer proctor wrote) is
+    never overwritten: the run counts it as an infra-error saying why."""
+    kill_marked(trial_marker(run, spec))
+    path = run.trial(*spec.key).trial_json
+    try:
+        return read_record(path, TrialRecord)
+    except ProctorError as exc:
+        if path.exists():
+            return _lost_record(spec, f"trial.json is there but cannot be used: {exc}")
+        record = _lost_record(spec, f"worker process died (exit code {exitcode}) without a result")
+        write_record(path, record)
+        return record
+
+
+class Executor(Protocol):
+    """Runs every trial of a matrix once, each through :func:`run_trial`, and returns their
+    records; emits run events to the subscribers; stops early (``interrupted``) on Ctrl-C or
+    when ``stop_requested`` says so."""
+
+    @property
+    def name(self) -> str: ...
+
+    def run(
+        self,
+        trials: Sequence[TrialSpec],
+        run: RunPaths,
+        *,
+        concurrency: int,
+        options: WorkerOptions,
+        subscribers: list[Subscriber],
+        stop_requested: Callable[[], bool] = ...,
+    ) -> RunOutcome: ...
+
+
+class LocalExecutor:
+    """One forked worker process per trial on this machine (the default)."""
+
+    @property
+    def name(self) -> str:
+        return "local"
+
+    def run(
+        self,
+        trials: Sequence[TrialSpec],
+        run: RunPaths,
+        *,
+        concurrency: int,
+        options: WorkerOptions,
+        subscribers: list[Subscriber],
+        stop_requested: Callable[[], bool] = lambda: False,
+    ) -> RunOutcome:
+        return run_matrix(
+            list(trials),
+            run,
+            concurrency=concurrency,
+            options=options,
+            subscribers=subscribers,
+            stop_requested=stop_requested,
+        )
+
+
+EXECUTORS: dict[str, Callable[[], Executor]] = {"local": LocalExecutor}
+"""Executor name → factory; another executor runs the same trial function elsewhere."""
+
+
+def run_matrix(
+    trials: list[TrialSpec],
+    run: RunPaths,
+    *,
+    concurrency: int,
+    options: WorkerOptions,
+    subscribers: list[Subscriber],
+    stop_requested: Callable[[], bool] = lambda: False,
+) -> RunOutcome:
+    ctx = multiprocessing.get_context("fork")
+    pending = deque(trials)
+    running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
+    outcome = RunOutcome()
+    emit(subscribers, RunStarted(len(trials)))
+    with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
+        scratch_root = Path(tmp)
+        try:
+            while pending or running:
+                while pending and len(running) < concurrency and not stop_requested():
+                    spec = pending.popleft()
+                    scratch = scratch_root / str(spec.index)
+                    proc = ctx.Process(target=_worker, args=(spec, run, scratch, options))
+                    with _signals_ignored():
+                        # The child starts ignoring them, until its own handlers are set.
+                        proc.start()
+                    running[proc.sentinel] = (proc, spec)
+                    emit(subscribers, TrialStarted(*spec.key))
+                if stop_requested() and not running:
+                    outcome.interrupted = True
+                    break
+                ready = multiprocessing.connection.wait(list(running), timeout=0.5)
+                for sentinel in ready:
+                    assert isinstance(sentinel, int)
+                    done, spec = running[sentinel]
+                    done.join()
+                    record = _collect(spec, run, done.exitcode)
+                    outcome.records.append(record)
+                    # Only now: an interrupt before this line leaves it to _stop_workers.
+                    del running[sentinel]
+                    emit(subscribers, TrialFinished(record))
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+            # Further Ctrl-C or SIGTERM must not break the clean stop; the caller restores them.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            _stop_workers(running, run, outcome, subscribers)
+    emit(subscribers, RunFinished(len(outcome.records), outcome.interrupted))
+    return outcome
+
+
+def _stop_workers(
+    running: dict[int, tuple[BaseProcess, TrialSpec]],
+    run: RunPaths,
+    outcome: RunOutcome,
+    subscribers: list[Subscriber],
+) -> None:
+    for proc, _spec in running.values():
+        if proc.pid is not None:
+            try:
+                os.kill(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + STOP_GRACE_SEC
+    collected = {(r.case, r.agent, r.condition, r.repeat) for r in outcome.records}
+    for proc, spec in running.values():
+        if spec.key in collected:
+            continue
+        proc.join(max(deadline - time.monotonic(), 0.1))
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        record = _collect(spec, run, proc.exitcode)
+        outcome.records.append(record)
+        emit(subscribers, TrialFinished(record))
+    running.clear()

@@ -1,0 +1,82 @@
+"""The first phase of a trial: a fresh workspace from the fixture, a scratch home, the agent's
+environment, the case's setup lines, proctor's own model roles, and what the workspace held
+before the agent (for the diff)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from proctor.agents.base import AgentAdapter, adapter_for
+from proctor.errors import WorkspaceError
+from proctor.execute.context import TrialContext
+from proctor.execute.servers import start_harness_server
+from proctor.llm.roles import RoleSet, roles_from
+from proctor.llm.secrets import environment, load_dotenv
+from proctor.util.masking import register_secret
+from proctor.util.processes import MARKER_VARIABLE, run_captured
+from proctor.workspace.diff import snapshot
+from proctor.workspace.environment import agent_environment
+from proctor.workspace.fixture import materialise_fixture
+
+SETUP_TIMEOUT_SEC = 600.0
+
+
+@dataclass(frozen=True)
+class Prepared:
+    adapter: AgentAdapter[Any]
+    agent_version: str | None
+    env: dict[str, str]
+    """The environment of the agent, its setup lines and the evaluators."""
+    before: dict[str, bytes]
+    """The workspace as the agent found it."""
+    roles: RoleSet | None
+
+
+def shell_lines(
+    ctx: TrialContext, env: dict[str, str], phase: str, lines: list[str], fatal: bool = True
+) -> None:
+    """Run setup or teardown lines in the workspace, their output appended to the trial's
+    ``stdout.log``/``stderr.log``; a failing setup line is a WorkspaceError."""
+    for i, line in enumerate(lines):
+        result = run_captured(
+            ["/bin/sh", "-c", line], cwd=ctx.workspace, env=env, timeout=SETUP_TIMEOUT_SEC
+        )
+        with open(ctx.paths.stdout_log, "a", encoding="utf-8") as out:
+            out.write(f"# {phase}[{i}]: {line}\n{result.stdout}")
+        with open(ctx.paths.stderr_log, "a", encoding="utf-8") as err:
+            err.write(f"# {phase}[{i}]: {line}\n{result.stderr}")
+        if fatal and (result.returncode != 0 or result.timed_out):
+            how = "timed out" if result.timed_out else f"exited {result.returncode}"
+            raise WorkspaceError(f"{phase} line {i + 1} `{line}` {how}: {result.tail[-300:]}")
+
+
+def prepare(ctx: TrialContext) -> Prepared:
+    spec = ctx.spec
+    ctx.paths.root.mkdir(parents=True, exist_ok=True)
+    adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
+    ctx.home.mkdir(parents=True, exist_ok=True)
+    case = spec.case.case
+    materialise_fixture(case.fixture, case.fixture_kind, ctx.workspace)
+    for name in spec.profile.forward_env:  # deny-listed for a reason: mask what passes
+        register_secret(os.environ.get(name, ""))
+    env = agent_environment(
+        os.environ,
+        home=ctx.home,
+        forward=spec.profile.forward_env,
+        extra={**spec.case.env, **spec.profile.env, **spec.variant.env},
+    )
+    env[MARKER_VARIABLE] = ctx.marker
+    shell_lines(ctx, env, "setup", spec.case.setup)
+    roles = None
+    if spec.roles is not None:
+        roles = roles_from(spec.roles, environment(), load_dotenv())
+        start_harness_server(ctx, roles)
+    return Prepared(
+        adapter=adapter,
+        agent_version=adapter.version(spec.profile),
+        env=env,
+        before=snapshot(ctx.workspace),
+        roles=roles,
+    )

@@ -1,0 +1,46 @@
+"""proctor's scripted model server in a trial: for the agent (``--model scripted``: the real CLI
+plays the case's plan at zero tokens) and for proctor's own roles on the scripted model (the
+plan's ``roles`` replies). Each server stops when the trial ends."""
+
+from __future__ import annotations
+
+from proctor.agents.base import AgentAdapter
+from proctor.execute.context import TrialContext
+from proctor.llm.roles import RoleSet
+from proctor.scripted.server import ScriptedModelServer
+
+HARNESS_LOG = "harness-requests.jsonl"
+
+
+def start_harness_server(ctx: TrialContext, roles: RoleSet) -> None:
+    """Answer proctor's roles that use the scripted model from the plan's ``roles``."""
+    if not roles.uses_scripted():
+        return
+    plan = ctx.spec.case.case.plan or {}
+    server = ScriptedModelServer(
+        {"roles": plan.get("roles", {})}, log_path=ctx.paths.root / HARNESS_LOG
+    )
+    server.start()
+    ctx.cleanups.callback(server.stop)
+    roles.set_url("scripted", server.base_url)
+
+
+def start_model_server(
+    ctx: TrialContext, adapter: AgentAdapter[object]
+) -> ScriptedModelServer | None:
+    """The scripted model server for a real CLI, when the trial runs on it."""
+    spec = ctx.spec
+    if spec.backend != "scripted" or adapter.name == "scripted":
+        return None
+    plan = spec.case.case.plan or {"turns": []}
+    errors = {int(k): v for k, v in (plan.get("errors") or {}).items()}
+    server = ScriptedModelServer(
+        plan,
+        errors=errors,
+        log_path=ctx.paths.model_requests,
+        repeat=spec.repeat,
+        condition=spec.condition,
+    )
+    server.start()
+    ctx.cleanups.callback(server.stop)
+    return server

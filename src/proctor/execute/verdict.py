@@ -1,0 +1,115 @@
+"""From what the phases of a trial produced to its status, verdict and reason.
+
+Status precedence when several things go wrong: infra-error > agent-error > timeout >
+eval-error > passed/failed. An exception that ends a trial early gets its status from
+:data:`FAILURE_STATUSES`, the one table that maps errors to statuses.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+
+from proctor.drive.driver import TurnOutcome
+from proctor.drive.policy import AnsweringFailed
+from proctor.errors import AgentError, EvaluatorError, ProctorError, WorkspaceError
+from proctor.evaluators.combiners import COMBINERS, below_threshold
+from proctor.execute.context import Interrupted
+from proctor.models.trial import ErrorInfo, EvaluatorResult, TrialStatus
+
+FAILURE_STATUSES: tuple[tuple[type[BaseException], TrialStatus], ...] = (
+    (Interrupted, "infra-error"),
+    (AnsweringFailed, "infra-error"),
+    (WorkspaceError, "infra-error"),
+    (AgentError, "agent-error"),
+    (EvaluatorError, "eval-error"),
+    (ProctorError, "infra-error"),
+    (BaseException, "infra-error"),
+)
+"""Error type → the status of a trial it ends (the first type that matches). An answering
+model that fails says nothing about the agent (infra-error); a CLI that cannot be launched or
+driven does (agent-error)."""
+EXPECTED = (AnsweringFailed, WorkspaceError, AgentError, EvaluatorError)
+"""Errors whose message says it all: recorded without a traceback."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: TrialStatus
+    passed: bool | None
+    score: float | None
+    reason: str
+    error: ErrorInfo | None = None
+
+
+def failure_verdict(exc: BaseException) -> Verdict:
+    """The verdict of a trial that an exception ended."""
+    status = next(s for kind, s in FAILURE_STATUSES if isinstance(exc, kind))
+    if isinstance(exc, Interrupted):
+        return Verdict(
+            status, None, None, "interrupted: the run was stopped before this trial ended"
+        )
+    if isinstance(exc, EXPECTED):
+        error = ErrorInfo(type=type(exc).__name__, message=str(exc), traceback=None)
+        return Verdict(status, None, None, str(exc), error)
+    error = ErrorInfo(
+        type=type(exc).__name__,
+        message=str(exc),
+        traceback="".join(traceback.format_exception(exc)),
+    )
+    return Verdict(status, None, None, f"harness error: {type(exc).__name__}: {exc}", error)
+
+
+def verdict_reason(
+    passed: bool, score: float, threshold: float, results: list[EvaluatorResult]
+) -> str:
+    failed_gates = [r for r in results if r.gate and not r.passed]
+    if failed_gates:
+        return "gate failed: " + "; ".join(f"{r.use}: {r.message}" for r in failed_gates)
+    if passed:
+        return f"score {score:g} >= {threshold:g}"
+    failing = [f"{r.use}: {r.message}" for r in results if not r.passed]
+    return f"score {score:g} < {threshold:g}" + (" (" + "; ".join(failing) + ")" if failing else "")
+
+
+def agent_failure(outcome: TurnOutcome, exit_code: int | None, failure: str | None) -> str | None:
+    """Why the agent itself failed, or None."""
+    if failure is not None:
+        return failure
+    if outcome.kind == "exited" and exit_code is not None and exit_code != 0:
+        return f"agent exited with code {exit_code} before its turn ended"
+    if outcome.kind == "exited" and exit_code is None:
+        return "agent closed its terminal and did not exit"
+    if outcome.kind == "turn-end" and exit_code != 0:
+        how = "did not exit" if exit_code is None else f"exited with code {exit_code}"
+        return f"agent {how} when asked to quit"
+    return None
+
+
+def decide(
+    outcome: TurnOutcome,
+    exit_code: int | None,
+    failure: str | None,
+    results: list[EvaluatorResult],
+    *,
+    combiner: str,
+    threshold: float,
+    timeout_sec: float,
+) -> Verdict:
+    """The verdict of a trial whose phases all ran."""
+    errored = [r for r in results if r.error]
+    passed, score = COMBINERS[combiner]([r for r in results if not r.error], threshold)
+    failed_agent = agent_failure(outcome, exit_code, failure)
+    if failed_agent is not None:
+        return Verdict("agent-error", None, None, failed_agent)
+    if outcome.kind == "timeout":
+        reason = f"agent did not finish within {timeout_sec:g}s"
+        return Verdict("timeout", False, below_threshold(score, threshold), reason)
+    if errored:
+        reason = "; ".join(f"{r.use}: {r.message}" for r in errored)
+        return Verdict("eval-error", None, None, reason)
+    if outcome.kind == "unanswered" and outcome.question is not None:
+        reason = f"unanswered question: {outcome.question.text}"
+        return Verdict("failed", False, below_threshold(score, threshold), reason)
+    reason = verdict_reason(passed, score, threshold, results)
+    return Verdict("passed" if passed else "failed", passed, score, reason)

@@ -1,0 +1,163 @@
+"""One classifier for failures of the models behind an agent or a role: an agent CLI's error text
+and the provider SDKs' exceptions get the same kinds and the same words.
+
+========== ============================ ===========================================
+kind       said as                      recognised by
+========== ============================ ===========================================
+quota      quota exhausted              "insufficient_quota", "credit balance", "billing"
+auth       authentication failed        401/403, the SDKs' AuthenticationError and
+                                        PermissionDeniedError, rejected-key phrases
+rate-limit rate limited                 429, RateLimitError, "rate limit"
+overloaded provider overloaded          529, "overloaded"
+server     server error                 other 5xx, InternalServerError
+network    network error                the SDKs' APIConnectionError (timeouts included)
+request    API error                    another HTTP status
+response   unexpected reply             a 200 reply of the wrong shape
+agent      agent error                  anything else an agent printed
+========== ============================ ===========================================
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from typing import Literal
+
+from proctor.errors import ProctorError
+from proctor.util.masking import mask
+
+FailureKind = Literal[
+    "quota", "auth", "rate-limit", "overloaded", "server", "network", "request", "response", "agent"
+]
+LABELS: dict[FailureKind, str] = {
+    "quota": "quota exhausted",
+    "auth": "authentication failed",
+    "rate-limit": "rate limited",
+    "overloaded": "provider overloaded",
+    "server": "server error",
+    "network": "network error",
+    "request": "API error",
+    "response": "unexpected reply",
+    "agent": "agent error",
+}
+RETRYABLE: frozenset[FailureKind] = frozenset({"rate-limit", "overloaded", "server", "network"})
+AGENT_TEXT_CHARS = 300
+BODY_EXCERPT = 200
+MASK_WINDOW = BODY_EXCERPT + 8_192
+"""Masking runs over this much of an error body before the excerpt is cut, so a key that
+straddles the excerpt's end is masked whole rather than left as a prefix (keys are far shorter)."""
+
+#: Words that put a number in an HTTP-status context: "API Error: 401", '"code": 403',
+#: "statusCode: 429", "HTTP/1.1 529", "status code 500".
+_STATUS_CONTEXT = r"(?:status|code|error|api|http(?:/[\d.]+)?)[\"'\s:=]{0,4}"
+#: The reason phrase that may follow a bare status: "403 Forbidden".
+_STATUS_REASON = r"\s+(?:unauthorized|forbidden|too many requests|bad request|overloaded)"
+#: Messages of a rejected or missing credential, from Claude, Codex and Gemini.
+_AUTH_PHRASES = (
+    "authentication",
+    "failed to authenticate",
+    "invalid x-api-key",
+    "invalid api key",
+    "incorrect api key",
+    "api key not valid",
+    "permission_denied",
+)
+_QUOTA_PHRASES = ("insufficient_quota", "credit balance", "quota", "billing")
+
+
+class ProviderError(ProctorError):
+    """A model call failed for good; ``kind`` is a :data:`FailureKind`."""
+
+    def __init__(self, kind: FailureKind, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+        self.status = status
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+
+def excerpt(text: str, limit: int = BODY_EXCERPT) -> str:
+    """The first ``limit`` characters of ``text`` with every registered key masked; cut only
+    after masking, so no part of a key survives the cut."""
+    return mask(text[:MASK_WINDOW])[:limit]
+
+
+def has_status(text: str, codes: str) -> bool:
+    """Whether ``text`` carries one of ``codes`` (a regex alternation) as an HTTP status: a whole
+    number after a status word or before a reason phrase, so that digits in a line number
+    (``cli.js:1401``) or a token count (``8529``) do not count."""
+    code = rf"(?<![\d.])(?:{codes})(?!\d|[.:]\d)"
+    return bool(
+        re.search(rf"(?i){_STATUS_CONTEXT}{code}", text)
+        or re.search(rf"(?i){code}{_STATUS_REASON}", text)
+    )
+
+
+def kind_of_text(text: str) -> FailureKind:
+    """The kind of failure an agent's error message describes."""
+    lowered = text.lower()
+    if any(p in lowered for p in _QUOTA_PHRASES):
+        return "quota"
+    if has_status(text, "401|403") or any(p in lowered for p in _AUTH_PHRASES):
+        return "auth"
+    if has_status(text, "429") or "rate limit" in lowered or "too many requests" in lowered:
+        return "rate-limit"
+    if has_status(text, "529") or "overloaded" in lowered:
+        return "overloaded"
+    if "api error" in lowered or has_status(text, r"[45]\d\d"):
+        return "request"
+    return "agent"
+
+
+def describe_agent_failure(text: str) -> str:
+    """``<what failed>: <the agent's own words>`` for a trial's reason."""
+    return f"{LABELS[kind_of_text(text)]}: {text.strip()[:AGENT_TEXT_CHARS]}"
+
+
+def _sdk_class(name: str) -> tuple[type[BaseException], ...]:
+    """The SDKs' exception class ``name``, from each SDK that is already loaded (an exception
+    of an SDK that was never imported cannot have been raised)."""
+    found = []
+    for module in ("anthropic", "openai"):
+        if module in sys.modules:
+            cls = getattr(importlib.import_module(module), name, None)
+            if isinstance(cls, type) and issubclass(cls, BaseException):
+                found.append(cls)
+    return tuple(found)
+
+
+def kind_of_sdk_error(exc: BaseException) -> FailureKind:
+    """The kind of failure a provider SDK raised, by its exception class and HTTP status."""
+    status = getattr(exc, "status_code", None)
+    raw = str(getattr(exc, "body", "") or exc).lower()
+    if any(p in raw for p in ("insufficient_quota", "credit balance")):
+        return "quota"
+    if isinstance(exc, _sdk_class("AuthenticationError") + _sdk_class("PermissionDeniedError")):
+        return "auth"
+    if isinstance(exc, _sdk_class("RateLimitError")) or status == 429:
+        return "rate-limit"
+    if isinstance(exc, _sdk_class("APIConnectionError")):
+        return "network"
+    if status in (401, 403):
+        return "auth"
+    if status == 529:
+        return "overloaded"
+    if isinstance(exc, _sdk_class("InternalServerError")) or (
+        isinstance(status, int) and status >= 500
+    ):
+        return "server"
+    return "request"
+
+
+def provider_error(exc: BaseException) -> ProviderError:
+    """The SDK's exception as a :class:`ProviderError`, its message masked and bounded."""
+    kind = kind_of_sdk_error(exc)
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    if kind == "network":
+        return ProviderError(kind, f"{LABELS[kind]}: {excerpt(str(exc))}", None)
+    body = excerpt(str(getattr(exc, "body", "") or exc))
+    return ProviderError(kind, f"{LABELS[kind]} ({status}): {body}", status)

@@ -1,0 +1,195 @@
+"""A/B analysis and run comparison as records: ``suite.json``'s ``ab`` and ``abGate``, and what
+``proctor compare --json`` prints.
+
+``treatment`` / ``baseline`` name the two sides throughout. In a run comparison the candidate
+run plays the treatment and the baseline run the baseline.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from proctor.models.base import CamelModel
+from proctor.models.trial import CaseLabels
+
+CaseVerdict = Literal["improved", "regressed", "unchanged", "flaky", "insufficient-data"]
+"""Must match :data:`proctor.stats.ab.CaseVerdict` (a test checks)."""
+
+__all__ = [
+    "ABCase",
+    "ABDelta",
+    "ABGateResult",
+    "ABGroup",
+    "ABPair",
+    "ABReport",
+    "ABSide",
+    "IncompletePair",
+    "MetricComparison",
+    "RunComparison",
+    "RunGroup",
+    "RunOnly",
+]
+
+
+class MetricComparison(CamelModel):
+    """One metric, treatment vs baseline (``proctor.stats.Comparison`` as a record).
+
+    ``ciLow``/``ciHigh``/``confidence`` are None when no claim is made (too few samples).
+    """
+
+    metric: str
+    n_treatment: int
+    n_baseline: int
+    treatment: float | None
+    baseline: float | None
+    delta: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float | None = None
+    verdict: str
+    note: str
+
+
+class ABSide(CamelModel):
+    """What one trial of a pair measured (see ``proctor.report.ab_measures``)."""
+
+    condition: str
+    status: str
+    passed: bool
+    elapsed_seconds: float | None
+    tool_calls: int
+    tokens: int
+    first_relevant_seconds: float | None
+
+
+class ABDelta(CamelModel):
+    """Treatment minus baseline; None where either side lacks the measure."""
+
+    success: int
+    elapsed_seconds: float | None
+    tool_calls: int
+    tokens: int
+    first_relevant_seconds: float | None
+
+
+class ABPair(CamelModel):
+    """A complete pair: both sides reached passed, failed or timeout."""
+
+    case: str
+    agent: str
+    repeat: int
+    labels: CaseLabels
+    treatment: ABSide
+    baseline: ABSide
+    delta: ABDelta
+
+
+class IncompletePair(CamelModel):
+    """A case × agent × repeat that cannot be paired, and why; statuses are None when missing."""
+
+    case: str
+    agent: str
+    repeat: int
+    reason: str
+    treatment_status: str | None
+    baseline_status: str | None
+
+
+class ABGroup(CamelModel):
+    """Complete pairs of one slice: counts (the denominators) and one comparison per metric."""
+
+    pairs: int
+    treatment_passes: int
+    baseline_passes: int
+    comparisons: dict[str, MetricComparison]
+
+
+class ABCase(CamelModel):
+    """One case × agent: its complete pairs as an :class:`ABGroup`, plus a classification."""
+
+    case: str
+    agent: str
+    labels: CaseLabels
+    pairs: int
+    incomplete: int
+    treatment_passes: int
+    baseline_passes: int
+    classification: CaseVerdict
+    note: str
+    comparisons: dict[str, MetricComparison]
+
+
+class ABReport(CamelModel):
+    """Everything ``analyse_ab`` found; ``byDimension`` maps a label field to value to group."""
+
+    treatment: str
+    baseline: str
+    seed: int
+    min_samples: int
+    pairs: list[ABPair]
+    incomplete: list[IncompletePair]
+    cases: list[ABCase]
+    by_dimension: dict[str, dict[str, ABGroup]]
+    overall: ABGroup
+
+
+class ABGateResult(CamelModel):
+    """Outcome of ``ab_gate``; delta and CI are None when there was no complete pair."""
+
+    treatment: str
+    baseline: str
+    max_pass_rate_drop: float
+    passed: bool
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    pairs: int
+    incomplete: int
+    message: str
+
+
+class RunOnly(CamelModel):
+    """A case × agent × condition present in one run only."""
+
+    case: str
+    agent: str
+    condition: str
+    trials: int
+
+
+class RunGroup(CamelModel):
+    """One case × agent × condition in both runs: before = baseline run, after = candidate run.
+
+    ``*Scored`` count passed + failed + timeout (the pass-rate denominators); ``*Errors`` count
+    the other trials, which every statistic leaves out.
+    """
+
+    case: str
+    agent: str
+    condition: str
+    labels: CaseLabels
+    before_scored: int
+    before_passes: int
+    before_errors: int
+    after_scored: int
+    after_passes: int
+    after_errors: int
+    classification: CaseVerdict
+    note: str
+    comparisons: dict[str, MetricComparison]
+
+
+class RunComparison(CamelModel):
+    """Everything ``compare_runs`` found: compared groups, one-sided groups, totals."""
+
+    seed: int
+    min_samples: int
+    groups: list[RunGroup]
+    only_in_baseline: list[RunOnly] = Field(default_factory=list)
+    only_in_candidate: list[RunOnly] = Field(default_factory=list)
+    summary: dict[str, int]
+    """Groups per classification, every classification listed (0 included)."""
+    overall: dict[str, MetricComparison]
+    """Unpaired comparisons over every scored trial of the groups present in both runs."""

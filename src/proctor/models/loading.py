@@ -1,0 +1,56 @@
+"""Reading the JSON files users write: one sentence naming the file (and line) when they are
+wrong, and the top-level configuration (``proctor.json``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from proctor.errors import ConfigError, DiscoveryError
+from proctor.models.config import TopConfig
+from proctor.models.errors_format import describe_validation_error
+
+DEFAULT_CONFIG_NAME = "proctor.json"
+
+
+def parse_json_text(text: str, path: Path) -> Any:
+    """Parse a user-written JSON text; a syntax error is a ConfigError naming line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a user-written JSON file; unreadable or malformed is a ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    return parse_json_text(text, path)
+
+
+def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None, Any]:
+    """The top-level configuration: ``path``, else ``./proctor.json`` when present, else empty.
+    Returns the model, the file it came from, and the JSON as written."""
+    if path is None:
+        candidate = cwd / DEFAULT_CONFIG_NAME
+        if not candidate.is_file():
+            return TopConfig(), None, {}
+        path = candidate
+    if not path.is_file():
+        raise DiscoveryError(f"--config {path}: no such file")
+    raw = read_json_file(path)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    try:
+        return TopConfig.model_validate(raw), path, raw
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(str(path), exc, TopConfig)) from exc

@@ -1,0 +1,96 @@
+"""What planning produces: each case resolved against the configuration, one spec per trial, and
+the run's plan. Frozen, plain data: a :class:`TrialSpec` crosses a process boundary as JSON
+(``TrialSpec.model_validate_json(spec.model_dump_json())`` gives it back whole), carries no open
+handle and no per-process cache, and a worker builds what it needs from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from proctor.models.case import Case, EvaluatorSpec, SkippedCase
+from proctor.models.config import AgentProfile, CliOverrides, Condition, Gate, Provision, TopConfig
+from proctor.models.pricing import PriceTable
+from proctor.models.process import MetricsConfig
+
+Mode = Literal["headless", "interactive"]
+Backend = Literal["provider", "scripted"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ResolvedCase(Frozen):
+    """A case after defaults, ``proctor.json`` and command-line flags were layered over it."""
+
+    case: Case
+    agents: list[str]
+    timeout_sec: float
+    repeats: int
+    evaluators: list[EvaluatorSpec]
+    combiner: str
+    pass_threshold: float
+    provision: Provision
+    setup: list[str]
+    teardown: list[str]
+    env: dict[str, str]
+    conditions: dict[str, Condition] = Field(default_factory=dict)
+    agent_model: str | None = None
+    agent_effort: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.case.name
+
+
+class RoleModels(Frozen):
+    """proctor's own model roles for a case, as data: ``role → provider/model``, the models
+    llm-judges name themselves, and each provider's base URL. Keys are not here: a worker finds
+    them in its environment (they were checked before any trial)."""
+
+    refs: dict[str, str] = Field(default_factory=dict)
+    extra: list[str] = Field(default_factory=list)
+    urls: dict[str, str | None] = Field(default_factory=dict)
+
+    def uses_scripted(self) -> bool:
+        return any(r.startswith("scripted/") for r in [*self.refs.values(), *self.extra])
+
+
+class TrialSpec(Frozen):
+    """One cell of the matrix: case × agent × condition × repeat, and how to run it."""
+
+    case: ResolvedCase
+    agent: str
+    condition: str
+    repeat: int
+    profile: AgentProfile
+    index: int
+    variant: Condition = Field(default_factory=Condition)
+    metrics: MetricsConfig | None = None
+    pricing: PriceTable = Field(default_factory=PriceTable)
+    mode: Mode | None = None
+    """None means the adapter's default."""
+    backend: Backend = "provider"
+    agent_model: str | None = None
+    agent_effort: str | None = None
+    roles: RoleModels | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.case.name, self.agent, self.condition, self.repeat)
+
+
+class RunPlan(Frozen):
+    top: TopConfig
+    config_path: Path | None
+    cases: list[ResolvedCase]
+    trials: list[TrialSpec]
+    gate: Gate
+    concurrency: int
+    out: Path
+    overrides: CliOverrides
+    skipped: list[SkippedCase] = Field(default_factory=list)

@@ -1,0 +1,91 @@
+"""Dollars from tokens: the one place prices are looked up and added.
+
+**The rule for unknown prices.** A model's price comes from the configuration's ``pricing``
+table, under its ``provider/model`` key or its bare model name; proctor's own scripted agent and
+scripted model (``scripted``, ``scripted/…``) cost nothing. A model with no price has an unknown
+cost, which is ``None``, never ``0``; any sum that includes an unknown cost is unknown too, and
+the models without a price are listed beside it (``unpriced``) so a user knows what to add.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from proctor.models.config import ModelPrice
+from proctor.models.trajectory import ModelUsage
+
+PER_TOKENS = 1_000_000
+FREE = ModelPrice()
+
+
+class CostInfo(BaseModel):
+    """A trial's dollars per model (``None``: no price) and their total (``None`` when any is
+    unknown); harness roles are keyed ``role:provider/model``."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    total_usd: float | None = None
+    by_model: dict[str, float | None] = Field(default_factory=dict)
+    unpriced: list[str] = Field(default_factory=list)
+    source: str = "agent"
+
+
+class PriceTable(BaseModel):
+    """Prices per million tokens, keyed as the configuration's ``pricing`` map."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+
+    def price_of(self, model: str) -> ModelPrice | None:
+        """The price of ``model`` (``provider/model``, a bare name, or ``role:provider/model``);
+        None when it has none."""
+        model = model.split(":", 1)[1] if ":" in model else model
+        if model == "scripted" or model.startswith("scripted/"):
+            return FREE
+        found = self.prices.get(model)
+        if found is None:
+            bare = {key.split("/", 1)[-1]: price for key, price in self.prices.items()}
+            found = bare.get(model.split("/", 1)[-1])
+        return found
+
+
+def dollars(usage: ModelUsage, price: ModelPrice) -> float:
+    return (
+        usage.input_tokens * price.input_per1_m
+        + usage.output_tokens * price.output_per1_m
+        + usage.cache_read_tokens * price.cache_read_per1_m
+        + usage.cache_write_tokens * price.cache_write_per1_m
+    ) / PER_TOKENS
+
+
+def total(values: Iterable[float | None]) -> float | None:
+    """The sum, or None when any value is unknown (0.0 for no values)."""
+    out = 0.0
+    for value in values:
+        if value is None:
+            return None
+        out += value
+    return round(out, 6)
+
+
+def price_usage(usage: Mapping[str, ModelUsage], table: PriceTable) -> CostInfo:
+    """Dollars per model and in total, by the rule above."""
+    cost = CostInfo()
+    for model, used in usage.items():
+        price = table.price_of(model)
+        cost.by_model[model] = None if price is None else round(dollars(used, price), 6)
+        if price is None:
+            cost.unpriced.append(model)
+    cost.total_usd = total(cost.by_model.values())
+    return cost
+
+
+def merge_costs(costs: Iterable[CostInfo]) -> tuple[float | None, list[str]]:
+    """(the total over several costs, by the rule above; the models without a price)."""
+    costs = list(costs)
+    unpriced = sorted({m for c in costs for m in c.unpriced})
+    return total(c.total_usd for c in costs), unpriced

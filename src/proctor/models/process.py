@@ -1,0 +1,199 @@
+"""What process metrics are computed with and what they produce: the settings (check patterns,
+thresholds), a trial's :class:`ProcessMetrics` (``trial.json``'s ``process``), the task rules'
+verdicts (``rules``) and expected-trace coverage. The computation is :mod:`proctor.metrics`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from proctor.models.trajectory import ModelUsage
+
+CheckOutcome = Literal["pass", "fail", "unknown"]
+RULE_NAMES: tuple[str, ...] = ("unverified", "long-orientation", "rework", "loops")
+
+_PREFIXES = (
+    r"(?:(?:env|time|nice|sudo|timeout\s+\S+|[A-Za-z_]\w*=\S*"
+    r"|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|npx|bunx|(?:pnpm|yarn)\s+exec|bundle\s+exec)\s+)*"
+)
+_PATH = r"(?:\S*/)?"
+_END = r"(?=$|[\s;&|)`'\"])"
+
+#: Tools recognised as checks (tests, builds, linters, type checkers), one regex each.
+DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
+    r"pytest|py\.test",
+    r"python[\d.]*\s+-m\s+(?:pytest|unittest|mypy|flake8|pylint|tox|nox)",
+    r"python[\d.]*\s+manage\.py\s+test",
+    r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?",
+    r"cargo\s+(?:test|build|check|clippy|nextest)",
+    r"go\s+(?:test|build|vet)",
+    r"make\s+(?:test|tests|check|lint|build)",
+    r"tox|nox",
+    r"ruff\s+(?:check|format\s+--check)",
+    r"mypy|pyright|flake8|pylint",
+    r"black\s+--check",
+    r"eslint|tsc|jest|vitest|mocha|prettier\s+--check",
+    r"mvnw?\s+(?:-\S+\s+)*(?:test|verify|package|compile|install)",
+    r"gradlew?\s+(?:-\S+\s+)*(?:test|build|check)",
+    r"dotnet\s+(?:test|build)",
+    r"rspec|phpunit|ctest|golangci-lint",
+)
+
+
+def check_pattern(tool: str) -> str:
+    """Wrap a tool regex so that it matches only at the start of a command.
+
+    Patterns are searched in each command of a shell line (see :func:`split_commands`), so
+    ``^`` is the start of a command. The tool may be preceded by environment assignments,
+    runners (``uv run``, ``npx``, ``timeout 60``, ...) and a directory (``.venv/bin/``). So
+    ``cd app && uv run pytest -q`` is a check; ``pip install pytest`` and
+    ``echo "done && pytest"`` are not.
+    """
+    return f"^{_PREFIXES}{_PATH}(?:{tool}){_END}"
+
+
+DEFAULT_CHECK_PATTERNS: tuple[str, ...] = tuple(check_pattern(t) for t in DEFAULT_CHECK_TOOLS)
+
+
+class MetricsConfig(BaseModel):
+    """Check patterns, the loop threshold and the task-rule thresholds (camelCase in files)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    check_patterns: tuple[str, ...] = DEFAULT_CHECK_PATTERNS
+    """Regexes searched in each command of a shell line; any match makes the line a check."""
+    loop_repeat: int = Field(default=3, ge=2)
+    """Repeats of one failing command, or of one edit, that make a loop."""
+    long_orientation_max: int = Field(default=20, ge=0)
+    """``long-orientation`` fires above this many reads and searches before the first edit."""
+    rework_max: int = Field(default=3, ge=0)
+    """``rework`` fires above this many failed checks."""
+    loops_max: int = Field(default=0, ge=0)
+    """``loops`` fires above this many loop instances."""
+
+    @field_validator("check_patterns")
+    @classmethod
+    def _valid_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            # A huge repeat count overflows, deep nesting recurses: all mean "not a usable regex".
+            except (re.error, OverflowError, RecursionError, ValueError) as exc:
+                raise ValueError(f"invalid check pattern {pattern!r}: {exc}")
+        return patterns
+
+
+ContextBasis = Literal["expected", "edited-proxy", "none"]
+
+
+class MetricsModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
+    )
+
+
+class StepCounts(MetricsModel):
+    tool_calls: int = 0
+    by_kind: dict[str, int] = Field(default_factory=dict)
+    """Tool calls per normalised kind; a call without a kind counts as ``other``."""
+    reads: int = 0
+    searches: int = 0
+    edits: int = 0
+    """Calls of kind ``edit`` or ``write``, whatever their outcome."""
+    checks: int = 0
+
+
+class CheckRun(MetricsModel):
+    step: int
+    """Index of the tool call, counting tool calls from 0."""
+    command: str
+    """The command with whitespace collapsed."""
+    outcome: CheckOutcome
+
+
+class Orientation(MetricsModel):
+    """What happened before the first edit; all None when the trial made no edit."""
+
+    reads_before_first_edit: int | None = None
+    steps_before_first_edit: int | None = None
+    seconds_to_first_edit: float | None = None
+
+
+class LoopInstance(MetricsModel):
+    kind: Literal["command", "edit"]
+    key: str
+    """The normalised command, or the edited files joined by ``, ``."""
+    count: int
+    steps: list[int] = Field(default_factory=list)
+
+
+class ContextMetrics(MetricsModel):
+    basis: ContextBasis = "none"
+    expected_files: list[str] = Field(default_factory=list)
+    files_read: list[str] = Field(default_factory=list)
+    recall: float | None = None
+    precision: float | None = None
+    f1: float | None = None
+    auc_cov: float | None = None
+    redundancy: float | None = None
+    first_relevant_step: int | None = None
+    first_relevant_seconds: float | None = None
+    first_relevant_file: str | None = None
+    """The first expected file the agent read, in the order it read them."""
+    correct_file_hit: bool | None = None
+    correct_symbol_hit: bool | None = None
+    irrelevant_file_opens: int | None = None
+    wrong_context_events: int | None = None
+
+
+class Effort(MetricsModel):
+    elapsed_seconds: float | None = None
+    tool_calls: int = 0
+    tokens: dict[str, ModelUsage] = Field(default_factory=dict)
+    cost: float | None = None
+
+
+class TraceMetrics(MetricsModel):
+    """Expected traces (``from`` → ``to``) the agent followed; coverage is None when none is
+    expected."""
+
+    expected: int = 0
+    followed: int = 0
+    coverage: float | None = None
+    missed: list[str] = Field(default_factory=list)
+
+
+class ProcessMetrics(MetricsModel):
+    """Every process metric of one trial."""
+
+    is_task: bool = False
+    """The trial changed code: at least one edit or write call."""
+    steps: StepCounts = Field(default_factory=StepCounts)
+    checks: list[CheckRun] = Field(default_factory=list)
+    orientation: Orientation = Field(default_factory=Orientation)
+    verified: bool | None = None
+    rework: int = 0
+    loops: int = 0
+    loop_details: list[LoopInstance] = Field(default_factory=list)
+    context: ContextMetrics = Field(default_factory=ContextMetrics)
+    effort: Effort = Field(default_factory=Effort)
+    traces: TraceMetrics | None = None
+    """Expected traces followed, when the case expects any."""
+
+
+class RuleResult(MetricsModel):
+    """The verdict of one rule on one trial."""
+
+    rule: str
+    fired: bool
+    value: bool | int | float | None = None
+    threshold: int | float | None = None
+    message: str = ""
+    applicable: bool = True
+    """False for a trial that made no edit; such a rule never fires."""

@@ -1,0 +1,146 @@
+"""``run.json``, ``config.json`` and ``resolved.json``: a run's manifest, its configuration as
+given, and the configuration after defaults and layering with the matrix it expanded to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from proctor.models.base import CamelModel, RecordModel
+from proctor.models.config import CliOverrides, Gate, ModelPrice, Provision, TopConfig
+
+
+class HostInfo(CamelModel):
+    hostname: str | None = None
+    platform: str | None = None
+    python: str | None = None
+    cpus: int | None = None
+
+
+class RunManifest(RecordModel):
+    """``run.json``: what ran, where, when, and whether it finished."""
+
+    run_id: str
+    proctor_version: str
+    started_at: str
+    finished_at: str | None = None
+    argv: list[str] = Field(default_factory=list)
+    host: HostInfo = Field(default_factory=HostInfo)
+    source: str | None = None
+    trials_planned: int = 0
+    trials_finished: int = 0
+    interrupted: bool = False
+
+
+class ConfigRecord(RecordModel):
+    """``config.json``: the top-level configuration as written (keys the user set) and the
+    command-line options that differ from their defaults."""
+
+    config_file: str | None = None
+    config: TopConfig = Field(default_factory=TopConfig)
+    cli: CliOverrides = Field(default_factory=CliOverrides)
+
+
+class ResolvedEvaluator(CamelModel):
+    use: str
+    gate: bool = False
+    weight: float = 1.0
+    label: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    """The evaluator's own parameters (their shape depends on ``use``)."""
+
+
+class ResolvedCondition(CamelModel):
+    provision: Provision | None = None
+    agent_model: str | None = None
+    agent_effort: str | None = None
+    prompt_prefix: str | None = None
+    env: list[str] = Field(default_factory=list)
+    """Names only: values may be secrets."""
+
+
+class ResolvedProfile(CamelModel):
+    """An agent profile as resolved (``env`` values left out: they may be secrets)."""
+
+    agent: str | None = None
+    binary: str | None = None
+    mode: str | None = None
+    backend: str | None = None
+    permission_mode: str | None = None
+    agent_model: str | None = None
+    agent_effort: str | None = None
+    version: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: list[str] = Field(default_factory=list)
+    forward_env: list[str] = Field(default_factory=list)
+
+
+class ResolvedCaseRecord(CamelModel):
+    case: str
+    path: str
+    agents: list[str]
+    timeout_sec: float
+    repeats: int
+    combiner: str
+    pass_threshold: float
+    tags: list[str] = Field(default_factory=list)
+    evaluators: list[ResolvedEvaluator] = Field(default_factory=list)
+    provision: Provision = Field(default_factory=Provision)
+    setup: list[str] = Field(default_factory=list)
+    teardown: list[str] = Field(default_factory=list)
+    env: list[str] = Field(default_factory=list)
+    """Names only: values may be secrets."""
+    fixture: str | None = None
+    qna_rules: int = 0
+    plan: bool = False
+    conditions: dict[str, ResolvedCondition] = Field(default_factory=dict)
+    agent_model: str | None = None
+    agent_effort: str | None = None
+    expected_files: list[str] = Field(default_factory=list)
+    expected_symbols: list[str] = Field(default_factory=list)
+
+
+class MatrixCell(CamelModel):
+    case: str
+    agent: str
+    condition: str
+    repeat: int
+
+
+class SkippedRecord(CamelModel):
+    case: str
+    reason: str
+
+
+def _nested_params(entry: Any) -> Any:
+    if not isinstance(entry, dict):
+        return entry
+    common = {k: entry[k] for k in ("use", "gate", "weight", "label") if k in entry}
+    return {**common, "params": {k: v for k, v in entry.items() if k not in common}}
+
+
+class ResolvedRecord(RecordModel):
+    """``resolved.json``: the gate, the profiles, prices and cases after layering, the matrix,
+    and the cases skipped with their reasons."""
+
+    gate: Gate = Field(default_factory=Gate)
+    concurrency: int = 1
+    out: str = ""
+    keep_workspace: bool = False
+    config_file: str | None = None
+    codingagents: dict[str, ResolvedProfile] = Field(default_factory=dict)
+    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    cases: list[ResolvedCaseRecord] = Field(default_factory=list)
+    matrix: list[MatrixCell] = Field(default_factory=list)
+    skipped: list[SkippedRecord] = Field(default_factory=list)
+
+    @classmethod
+    def upgrade(cls, data: dict[str, Any], version: int) -> dict[str, Any]:
+        """Version 1 wrote an evaluator's own parameters beside ``use``, ``gate`` and
+        ``weight``; version 2 keeps them under ``params``."""
+        for case in data.get("cases") or []:
+            entries = case.get("evaluators") if isinstance(case, dict) else None
+            if isinstance(entries, list):
+                case["evaluators"] = [_nested_params(entry) for entry in entries]
+        return data

@@ -1,0 +1,66 @@
+"""What the planner checks of a case before any trial: provisioned add-ons that exist, an agent
+mode the adapter supports, profile settings its CLI honours, and agent CLIs that are installed
+at the version their profile pins."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from proctor.agents.base import adapter_for
+from proctor.errors import AgentError, ConfigError
+from proctor.models.config import AgentProfile, CliOverrides, Provision
+from proctor.models.plan import Mode, ResolvedCase, TrialSpec
+
+
+def check_provision(provision: Provision, case_dir: Path, where: str) -> None:
+    """Plugins and skills need an existing ``path`` (relative to the case folder); MCP servers a
+    ``command`` or a ``url``."""
+    for kind in ("plugins", "skills"):
+        for i, entry in enumerate(getattr(provision, kind)):
+            raw = entry.field("path")
+            field_name = f"provision.{kind}[{i}].path"
+            if not isinstance(raw, str) or not raw:
+                raise ConfigError(f"{where}: field '{field_name}' is required ('{entry.name}')")
+            path = Path(raw).expanduser()
+            path = path if path.is_absolute() else case_dir / path
+            if not path.exists():
+                raise ConfigError(f"{where}: field '{field_name}': {path} does not exist")
+    for i, entry in enumerate(provision.mcps):
+        if not isinstance(entry.field("command"), str) and not isinstance(entry.field("url"), str):
+            raise ConfigError(
+                f"{where}: field 'provision.mcps[{i}]' ('{entry.name}'): give 'command' or 'url'"
+            )
+
+
+def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOverrides) -> Mode:
+    """``--mode`` > the case's ``mode`` > the profile's ``mode`` > the adapter's default.
+
+    Also checks what the adapter can check of the profile before any trial (a
+    ``permissionMode`` the CLI does not have), as a config error.
+    """
+    adapter = adapter_for(agent, {agent: profile})
+    try:
+        adapter.check_profile(profile)
+    except AgentError as exc:
+        raise ConfigError(f"codingagents.{agent}: {exc}") from exc
+    mode = cli.mode or rc.case.config.mode or profile.mode or adapter.default_mode
+    if mode not in adapter.modes:
+        raise ConfigError(
+            f"agent '{agent}' cannot run in {mode} mode (it supports: {', '.join(adapter.modes)})"
+        )
+    return mode
+
+
+def preflight(trials: Iterable[TrialSpec]) -> None:
+    """Every agent CLI the trials will run is installed, at the version its profile pins; one
+    sentence per agent that is not, naming the fix (a ConfigError, exit 2)."""
+    problems: dict[str, str] = {}
+    for spec in trials:
+        if spec.agent in problems:
+            continue
+        problem = adapter_for(spec.agent, {spec.agent: spec.profile}).preflight(spec.profile)
+        if problem:
+            problems[spec.agent] = problem
+    if problems:
+        raise ConfigError("; ".join(problems.values()))

@@ -1,0 +1,78 @@
+"""``resolved.json`` from a plan: the configuration after layering, without secret values."""
+
+from __future__ import annotations
+
+from proctor.models.plan import ResolvedCase, RunPlan
+from proctor.models.run import (
+    MatrixCell,
+    ResolvedCaseRecord,
+    ResolvedCondition,
+    ResolvedEvaluator,
+    ResolvedProfile,
+    ResolvedRecord,
+    SkippedRecord,
+)
+
+
+def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
+    case = rc.case
+    return ResolvedCaseRecord(
+        case=case.name,
+        path=str(case.path),
+        agents=rc.agents,
+        timeout_sec=rc.timeout_sec,
+        repeats=rc.repeats,
+        combiner=rc.combiner,
+        pass_threshold=rc.pass_threshold,
+        tags=case.tags,
+        evaluators=[
+            ResolvedEvaluator(
+                use=s.use, gate=s.gate, weight=s.weight, label=s.label, params=s.params
+            )
+            for s in rc.evaluators
+        ],
+        provision=rc.provision,
+        setup=rc.setup,
+        teardown=rc.teardown,
+        env=sorted(rc.env),
+        fixture=str(case.fixture) if case.fixture else None,
+        qna_rules=len(case.qna_rules),
+        plan=case.plan is not None,
+        conditions={
+            name: ResolvedCondition(
+                provision=v.provision,
+                agent_model=v.agent_model,
+                agent_effort=v.agent_effort,
+                prompt_prefix=v.prompt_prefix,
+                env=sorted(v.env),
+            )
+            for name, v in rc.conditions.items()
+        },
+        agent_model=rc.agent_model,
+        agent_effort=rc.agent_effort,
+        expected_files=case.config.expected_files,
+        expected_symbols=case.config.expected_symbols,
+    )
+
+
+def resolved_record(plan: RunPlan) -> ResolvedRecord:
+    return ResolvedRecord(
+        gate=plan.gate,
+        concurrency=plan.concurrency,
+        out=str(plan.out),
+        keep_workspace=plan.overrides.keep_workspace,
+        config_file=str(plan.config_path) if plan.config_path else None,
+        codingagents={
+            name: ResolvedProfile.model_validate(
+                {**profile.model_dump(exclude={"env"}), "env": sorted(profile.env)}
+            )
+            for name, profile in plan.top.codingagents.items()
+        },
+        pricing=dict(plan.top.pricing),
+        cases=[resolved_case(rc) for rc in plan.cases],
+        matrix=[
+            MatrixCell(case=t.case.name, agent=t.agent, condition=t.condition, repeat=t.repeat)
+            for t in plan.trials
+        ],
+        skipped=[SkippedRecord(case=s.name, reason=s.reason) for s in plan.skipped],
+    )

@@ -1,0 +1,56 @@
+"""proctor's own model roles per case (``fast``, ``workhorse``, ``judge``): which model each
+plays, checked for keys before any trial, and handed to trials as data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proctor.errors import ConfigError
+from proctor.llm.refs import ModelRef, parse_ref
+from proctor.llm.roles import build_roles, role_refs
+from proctor.llm.secrets import environment, load_dotenv
+from proctor.models.config import CliOverrides, TopConfig
+from proctor.models.plan import ResolvedCase, RoleModels
+
+
+def resolve_roles(
+    cases: list[ResolvedCase],
+    top: TopConfig,
+    cli: CliOverrides,
+    config_path: Path | None,
+    cwd: Path,
+) -> dict[str, RoleModels]:
+    """Role → model per case; fails before any trial when a role a case needs has no key."""
+    env, dotenv = environment(), load_dotenv(cwd)
+    out: dict[str, RoleModels] = {}
+    for rc in cases:
+        where = str(rc.case.path / "config.json")
+        refs = role_refs(
+            [
+                (str(config_path or "proctor.json") + ": models", top.models),
+                (where + ": models", rc.case.config.models),
+                ("--<role>-model", cli.role_models),
+            ]
+        )
+        # Every configured role may be called (the answerer, the classifier, the judge), and
+        # every llm-judge calls its own model: all need their keys before any trial runs.
+        needed: dict[str, ModelRef] = dict(refs)
+        for spec in rc.evaluators:
+            if spec.use != "llm-judge":
+                continue
+            model = spec.params.get("model")
+            if isinstance(model, str) and model:
+                label = f"judge (evaluators[{spec.index}])"
+                needed[label] = parse_ref(model, f"{where}: evaluators[{spec.index}].model")
+            elif "judge" not in refs:
+                raise ConfigError(
+                    f"{where}: evaluators[{spec.index}] (llm-judge) needs a judge model: set "
+                    "models.judge (or models.workhorse), the evaluator's 'model', or --judge-model"
+                )
+        roles = build_roles(refs, needed, env, dotenv)
+        out[rc.name] = RoleModels(
+            refs={role: str(ref) for role, ref in roles.refs.items()},
+            extra=[str(ref) for ref in roles.extra_refs],
+            urls=dict(roles.urls),
+        )
+    return out

@@ -1,0 +1,194 @@
+"""A/B analysis of two conditions within a set of trials: pairs, per-case verdicts, slices, gate.
+
+Pure functions over ``Sequence[TrialRecord]``. Every statistic is computed over *complete*
+pairs (see :mod:`proctor.report.ab.pairs`) and resampled by pair (paired bootstrap), so a
+hard case weighs on both sides alike. A comparison backed by fewer than ``min_samples`` on a
+side says so and makes no claim.
+
+    report = analyse_ab(records, "with-plugin", "baseline", seed=0)
+    report.overall.comparisons["passRate"].delta
+    ab_gate(records, "with-plugin", "baseline", max_pass_rate_drop=0.05).passed
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from proctor.models.ab import (
+    ABCase,
+    ABGateResult,
+    ABGroup,
+    ABPair,
+    ABReport,
+    IncompletePair,
+    MetricComparison,
+)
+from proctor.models.trial import CaseLabels, TrialRecord
+from proctor.report.ab.pairs import pair_trials
+from proctor.report.ab.sides import classify_outcomes, compare_sides, plural
+
+__all__ = ["DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"]
+
+#: Label fields a report is sliced by; pairs without the label go under :data:`UNLABELLED`.
+DIMENSIONS: tuple[str, ...] = ("repository", "category", "framework", "bucket")
+UNLABELLED = "(none)"
+#: Allowed rounding when the CI's lower bound equals ``-max_pass_rate_drop`` exactly.
+_GATE_TOLERANCE = 1e-9
+
+
+def _group(pairs: Sequence[ABPair], seed: int, min_samples: int) -> ABGroup:
+    return ABGroup(
+        pairs=len(pairs),
+        treatment_passes=sum(p.treatment.passed for p in pairs),
+        baseline_passes=sum(p.baseline.passed for p in pairs),
+        comparisons=compare_sides(
+            [p.treatment for p in pairs],
+            [p.baseline for p in pairs],
+            paired=True,
+            seed=seed,
+            min_samples=min_samples,
+        ),
+    )
+
+
+def _cases(
+    pairs: Sequence[ABPair], incomplete: Sequence[IncompletePair], seed: int, min_samples: int
+) -> list[ABCase]:
+    by_case: dict[tuple[str, str], list[ABPair]] = defaultdict(list)
+    missing: dict[tuple[str, str], int] = defaultdict(int)
+    for pair in pairs:
+        by_case[(pair.case, pair.agent)].append(pair)
+    for item in incomplete:
+        missing[(item.case, item.agent)] += 1
+    cases = []
+    for key in sorted(set(by_case) | set(missing)):
+        group = _group(by_case[key], seed, min_samples)
+        classification, note = classify_outcomes(
+            [p.treatment.passed for p in by_case[key]],
+            [p.baseline.passed for p in by_case[key]],
+            min_samples,
+            "complete pairs",
+        )
+        cases.append(
+            ABCase(
+                case=key[0],
+                agent=key[1],
+                labels=by_case[key][0].labels if by_case[key] else CaseLabels(),
+                pairs=group.pairs,
+                incomplete=missing[key],
+                treatment_passes=group.treatment_passes,
+                baseline_passes=group.baseline_passes,
+                classification=classification,
+                note=note,
+                comparisons=group.comparisons,
+            )
+        )
+    return cases
+
+
+def _by_dimension(
+    pairs: Sequence[ABPair], seed: int, min_samples: int
+) -> dict[str, dict[str, ABGroup]]:
+    result: dict[str, dict[str, ABGroup]] = {}
+    for dimension in DIMENSIONS:
+        slices: dict[str, list[ABPair]] = defaultdict(list)
+        for pair in pairs:
+            slices[getattr(pair.labels, dimension) or UNLABELLED].append(pair)
+        result[dimension] = {
+            value: _group(slices[value], seed, min_samples) for value in sorted(slices)
+        }
+    return result
+
+
+def analyse_ab(
+    records: Sequence[TrialRecord],
+    treatment: str,
+    baseline: str,
+    *,
+    seed: int = 0,
+    min_samples: int = 3,
+) -> ABReport:
+    """Pairs, incomplete pairs, per-case verdicts, slices by label and the overall comparison.
+
+    No trials (or no complete pair) gives empty lists, an empty slice per dimension and an
+    overall group with 0 pairs whose every comparison is "insufficient-data". A case with only
+    incomplete pairs is still listed (0 pairs, insufficient-data). Raises ValueError when
+    treatment == baseline or min_samples < 1.
+    """
+    if min_samples < 1:
+        raise ValueError(f"min_samples must be >= 1, got {min_samples}")
+    pairs, incomplete = pair_trials(records, treatment, baseline)
+    return ABReport(
+        treatment=treatment,
+        baseline=baseline,
+        seed=seed,
+        min_samples=min_samples,
+        pairs=pairs,
+        incomplete=incomplete,
+        cases=_cases(pairs, incomplete, seed, min_samples),
+        by_dimension=_by_dimension(pairs, seed, min_samples),
+        overall=_group(pairs, seed, min_samples),
+    )
+
+
+def ab_gate(
+    records: Sequence[TrialRecord],
+    treatment: str,
+    baseline: str,
+    max_pass_rate_drop: float,
+    seed: int = 0,
+) -> ABGateResult:
+    """Fail when the CI's lower bound of the paired pass-rate delta is below -max_pass_rate_drop.
+
+    The CI is the same seeded paired bootstrap as ``analyse_ab``'s overall pass rate, computed
+    even for one pair (a point interval). A lower bound exactly at the threshold passes. With no
+    complete pair the gate fails and says why. Raises ValueError unless
+    0 <= max_pass_rate_drop <= 1, or when treatment == baseline.
+    """
+    if not 0.0 <= max_pass_rate_drop <= 1.0:
+        raise ValueError(f"max_pass_rate_drop must be in [0, 1], got {max_pass_rate_drop}")
+    pairs, incomplete = pair_trials(records, treatment, baseline)
+
+    def result(passed: bool, rate: MetricComparison | None, message: str) -> ABGateResult:
+        return ABGateResult(
+            treatment=treatment,
+            baseline=baseline,
+            max_pass_rate_drop=max_pass_rate_drop,
+            passed=passed,
+            delta=rate.delta if rate else None,
+            ci_low=rate.ci_low if rate else None,
+            ci_high=rate.ci_high if rate else None,
+            pairs=len(pairs),
+            incomplete=len(incomplete),
+            message=message,
+        )
+
+    if not pairs:
+        return result(
+            False,
+            None,
+            f"no complete {treatment!r}/{baseline!r} pair "
+            f"({plural(len(incomplete), 'incomplete pair')}): "
+            "cannot tell whether the treatment drops the pass rate.",
+        )
+    rate = compare_sides(
+        [p.treatment for p in pairs],
+        [p.baseline for p in pairs],
+        paired=True,
+        seed=seed,
+        min_samples=1,
+    )["passRate"]
+    low, high = rate.ci_low or 0.0, rate.ci_high or 0.0
+    passed = low >= -max_pass_rate_drop - _GATE_TOLERANCE
+    message = (
+        f"pass-rate delta {rate.delta or 0.0:+.3f} over {plural(len(pairs), 'complete pair')}, "
+        f"{rate.confidence or 0.0:.0%} CI [{low:+.3f}, {high:+.3f}]; the lower bound is "
+        f"{'within' if passed else 'beyond'} the allowed drop of {max_pass_rate_drop:.3g}: "
+        f"{'passed' if passed else 'failed'}."
+    )
+    if incomplete:
+        message += f" {plural(len(incomplete), 'incomplete pair')} left out."
+    if len(pairs) < 3:
+        message += f" Only {plural(len(pairs), 'pair')}: the interval rests on very little data."
+    return result(passed, rate, message)

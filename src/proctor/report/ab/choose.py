@@ -1,0 +1,99 @@
+"""The one place that chooses which two conditions an A/B comparison pairs.
+
+Named conditions are checked against the run and the missing one is filled in. With none
+named, the pair is the one most cases ran together: for each case × agent that ran under two or
+more conditions, its baseline is ``baseline`` if it ran, else ``default``, else the first in
+sorted order, and its treatment the first other condition in sorted order; the pair most cases
+share wins (ties: sorted order). Only when no case ran under two conditions, and only if the
+caller allows it (``proctor compare`` does, the suite's aggregate does not), are conditions that
+never ran together paired.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+from proctor.errors import ConfigError
+from proctor.models.trial import TrialRecord
+
+PREFERRED_BASELINES = ("baseline", "default")
+
+
+def conditions_in(records: Iterable[TrialRecord]) -> list[str]:
+    """The distinct conditions of the trials, sorted; empty for no trials."""
+    return sorted({r.condition for r in records})
+
+
+def records_for_pair(
+    records: Iterable[TrialRecord], treatment: str, baseline: str
+) -> list[TrialRecord]:
+    """The trials of the cases that ran under either condition of the pair."""
+    records = list(records)
+    involved = {(r.case, r.agent) for r in records if r.condition in (treatment, baseline)}
+    return [r for r in records if (r.case, r.agent) in involved]
+
+
+def _baseline_of(names: Iterable[str]) -> str | None:
+    ordered = sorted(set(names))
+    preferred = next((p for p in PREFERRED_BASELINES if p in ordered), None)
+    return preferred or (ordered[0] if ordered else None)
+
+
+def _pair_of(names: Iterable[str]) -> tuple[str, str] | None:
+    ordered = sorted(set(names))
+    baseline = _baseline_of(ordered)
+    treatment = next((c for c in ordered if c != baseline), None)
+    return None if baseline is None or treatment is None else (treatment, baseline)
+
+
+def _ran_together(records: Sequence[TrialRecord]) -> list[set[str]]:
+    """The conditions of each case × agent that ran under two or more."""
+    by_case: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in records:
+        by_case[(r.case, r.agent)].add(r.condition)
+    return [names for names in by_case.values() if len(names) > 1]
+
+
+def _most_common_pair(records: Sequence[TrialRecord]) -> tuple[str, str] | None:
+    counts = Counter(pair for names in _ran_together(records) if (pair := _pair_of(names)))
+    if not counts:
+        return None
+    return min(counts, key=lambda pair: (-counts[pair], pair))
+
+
+def choose_pair(
+    records: Sequence[TrialRecord],
+    treatment: str | None = None,
+    baseline: str | None = None,
+    *,
+    together_only: bool = False,
+) -> tuple[str, str] | None:
+    """``(treatment, baseline)`` for the trials (see the module docstring).
+
+    With names given, raises ConfigError (one sentence for the user) when a name is not in the
+    run, both are the same, or no other condition can fill in the missing one. With none given,
+    returns None when there is nothing to compare: fewer than two conditions, or (with
+    ``together_only``) no case that ran under two.
+    """
+    names = conditions_in(records)
+    listed = ", ".join(names) or "none"
+    if treatment is None and baseline is None:
+        found = _most_common_pair(records)
+        if found is not None or together_only:
+            return found
+        multi = set().union(*_ran_together(records))
+        return _pair_of(multi or names)
+    for name in (treatment, baseline):
+        if name is not None and name not in names:
+            raise ConfigError(f"condition {name!r} is not in this run (conditions: {listed}).")
+    if treatment is not None and treatment == baseline:
+        raise ConfigError(f"--treatment and --baseline are both {treatment!r}.")
+    baseline = baseline or _baseline_of(c for c in names if c != treatment)
+    treatment = treatment or next((c for c in names if c != baseline), None)
+    if treatment is None or baseline is None:
+        raise ConfigError(
+            f"this run has fewer than two conditions ({listed}); to compare two runs, "
+            "give both: proctor compare BASE_RUN CANDIDATE_RUN."
+        )
+    return treatment, baseline

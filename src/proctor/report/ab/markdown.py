@@ -1,0 +1,265 @@
+"""Markdown for people: an A/B report and a run comparison as tables readable at a glance.
+
+Every rate is printed with its denominator ("2/3"); a comparison without enough samples reads
+"fewer than N samples: no claim" instead of a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
+from proctor.report.ab.analysis import UNLABELLED
+from proctor.report.ab.sides import plural
+
+__all__ = ["render_ab_markdown", "render_runs_markdown"]
+
+LABELS = {
+    "passRate": "pass rate",
+    "elapsedSeconds": "median elapsed (s)",
+    "toolCalls": "median tool calls",
+    "tokens": "median tokens",
+    "firstRelevantSeconds": "median time to first relevant file (s)",
+}
+
+
+def _num(value: float | None, sign: bool = False) -> str:
+    """Whole numbers without decimals ("1,600", "+12"), others with one ("2.5")."""
+    if value is None:
+        return "n/a"
+    plus = "+" if sign else ""
+    if value == round(value) or abs(value) >= 1000:
+        return f"{value:{plus},.0f}"
+    return f"{value:{plus}.1f}"
+
+
+def _frac(passes: int, n: int) -> str:
+    return f"{passes}/{n} ({100 * passes / n:.0f}%)" if n else "0/0"
+
+
+def _points(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:+.0f} pts"
+
+
+def _claim(c: MetricComparison, min_samples: int) -> str:
+    if c.verdict == "insufficient-data":
+        return f"fewer than {min_samples} samples: no claim"
+    return c.verdict
+
+
+def _ci(c: MetricComparison) -> str:
+    if c.ci_low is None or c.ci_high is None:
+        return "no CI"
+    if c.metric == "passRate":
+        return f"[{100 * c.ci_low:+.0f}, {100 * c.ci_high:+.0f}] pts"
+    return f"[{_num(c.ci_low, True)}, {_num(c.ci_high, True)}]"
+
+
+def _rate_delta(c: MetricComparison) -> str:
+    return f"{_points(c.delta)} {_ci(c)}" if c.ci_low is not None else _points(c.delta)
+
+
+def _samples(c: MetricComparison) -> str:
+    if c.n_treatment == c.n_baseline:
+        return f"n={c.n_treatment}"
+    return f"n={c.n_treatment} vs {c.n_baseline}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
+
+
+def _metric_rows(
+    comparisons: dict[str, MetricComparison],
+    passes: tuple[tuple[int, int], tuple[int, int]],
+    min_samples: int,
+    baseline_first: bool = False,
+) -> list[list[str]]:
+    rows = []
+    for name, c in comparisons.items():
+        if name == "passRate":
+            sides = [_frac(*passes[0]), _frac(*passes[1])]
+            delta = _points(c.delta)
+        else:
+            sides, delta = [_num(c.treatment), _num(c.baseline)], _num(c.delta, True)
+        if baseline_first:
+            sides.reverse()
+        rows.append(
+            [LABELS.get(name, name), *sides, delta, _ci(c), _samples(c), _claim(c, min_samples)]
+        )
+    return rows
+
+
+def _delta(group: ABGroup, metric: str) -> str:
+    return _num(group.comparisons[metric].delta, True)
+
+
+def render_ab_markdown(report: ABReport) -> str:
+    """The A/B report as Markdown; an empty report still renders its (empty) sections."""
+    r, n = report, report.min_samples
+    lines = [
+        f"# A/B: `{r.treatment}` (treatment) vs `{r.baseline}` (baseline)",
+        "",
+        f"- Pairs: {r.overall.pairs} complete, {len(r.incomplete)} incomplete "
+        "(same case, agent and repeat under both conditions).",
+        f"- Deltas are treatment − baseline; CIs are 95% paired bootstrap, seed {r.seed}.",
+        f"- Claims need at least {n} samples on each side.",
+        "",
+        "## Overall",
+        "",
+    ]
+    o = r.overall
+    passes = ((o.treatment_passes, o.pairs), (o.baseline_passes, o.pairs))
+    header = ["metric", "treatment", "baseline", "delta", "95% CI", "samples", "verdict"]
+    lines += _table(header, _metric_rows(o.comparisons, passes, n))
+    case_rows = [
+        [
+            f"`{c.case}`",
+            c.agent,
+            f"{c.treatment_passes}/{c.pairs}",
+            f"{c.baseline_passes}/{c.pairs}",
+            str(c.incomplete),
+            _rate_delta(c.comparisons["passRate"]),
+            _num(c.comparisons["elapsedSeconds"].delta, True),
+            _num(c.comparisons["toolCalls"].delta, True),
+            _num(c.comparisons["tokens"].delta, True),
+            c.classification
+            if c.classification != "insufficient-data"
+            else f"fewer than {n} samples: no claim",
+        ]
+        for c in r.cases
+    ]
+    lines += ["", "## Cases", ""]
+    lines += _table(
+        [
+            "case",
+            "agent",
+            "treatment passed",
+            "baseline passed",
+            "incomplete",
+            "Δ pass rate (95% CI)",
+            "Δ median elapsed (s)",
+            "Δ median tool calls",
+            "Δ median tokens",
+            "classification",
+        ],
+        case_rows,
+    )
+    lines += ["", "## Incomplete pairs", ""]
+    if r.incomplete:
+        lines += _table(
+            ["case", "agent", "repeat", "reason"],
+            [[f"`{i.case}`", i.agent, str(i.repeat), i.reason] for i in r.incomplete],
+        )
+    else:
+        lines.append("None: every case × agent × repeat has a usable trial on both sides.")
+    for dimension, slices in r.by_dimension.items():
+        if not slices or set(slices) == {UNLABELLED}:
+            continue
+        rows = [
+            [
+                value,
+                str(g.pairs),
+                f"{g.treatment_passes}/{g.pairs}",
+                f"{g.baseline_passes}/{g.pairs}",
+                _rate_delta(g.comparisons["passRate"]),
+                _claim(g.comparisons["passRate"], n),
+                _delta(g, "elapsedSeconds"),
+                _delta(g, "toolCalls"),
+                _delta(g, "tokens"),
+            ]
+            for value, g in slices.items()
+        ]
+        lines += ["", f"## By {dimension}", ""]
+        lines += _table(
+            [
+                dimension,
+                "pairs",
+                "treatment passed",
+                "baseline passed",
+                "Δ pass rate (95% CI)",
+                "pass-rate verdict",
+                "Δ median elapsed (s)",
+                "Δ median tool calls",
+                "Δ median tokens",
+            ],
+            rows,
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _arrow(c: MetricComparison) -> str:
+    return f"{_num(c.baseline)} → {_num(c.treatment)}"
+
+
+def render_runs_markdown(comparison: RunComparison) -> str:
+    """The run comparison as Markdown; no common group still renders the (empty) sections."""
+    c, n = comparison, comparison.min_samples
+    counts = ", ".join(f"{k} {v}" for k, v in c.summary.items())
+    lines = [
+        "# Run comparison: baseline run → candidate run",
+        "",
+        f"- Groups (case × agent × condition) in both runs: {len(c.groups)} ({counts}).",
+        f"- Only in the baseline run: {len(c.only_in_baseline)}; "
+        f"only in the candidate run: {len(c.only_in_candidate)}.",
+        f"- Deltas are candidate − baseline; CIs are 95% unpaired bootstrap, seed {c.seed}. "
+        f"Claims need at least {n} scored trials on each side.",
+        "",
+        "## Overall (groups in both runs)",
+        "",
+    ]
+    before = sum(g.before_passes for g in c.groups), sum(g.before_scored for g in c.groups)
+    after = sum(g.after_passes for g in c.groups), sum(g.after_scored for g in c.groups)
+    header = ["metric", "before (baseline)", "after (candidate)", "delta", "95% CI", "samples"]
+    rows = _metric_rows(c.overall, (after, before), n, baseline_first=True)
+    lines += _table([*header, "verdict"], rows)
+    group_rows = [
+        [
+            f"`{g.case}`",
+            g.agent,
+            g.condition,
+            f"{g.before_passes}/{g.before_scored}",
+            f"{g.after_passes}/{g.after_scored}",
+            _rate_delta(g.comparisons["passRate"]),
+            _arrow(g.comparisons["elapsedSeconds"]),
+            _arrow(g.comparisons["toolCalls"]),
+            _arrow(g.comparisons["tokens"]),
+            f"{g.before_errors}/{g.after_errors}",
+            g.classification
+            if g.classification != "insufficient-data"
+            else f"fewer than {n} samples: no claim",
+        ]
+        for g in c.groups
+    ]
+    lines += ["", "## Groups", ""]
+    lines += _table(
+        [
+            "case",
+            "agent",
+            "condition",
+            "before passed",
+            "after passed",
+            "Δ pass rate (95% CI)",
+            "median elapsed (s)",
+            "median tool calls",
+            "median tokens",
+            "errors before/after",
+            "classification",
+        ],
+        group_rows,
+    )
+    for title, only in (
+        ("Only in the baseline run", c.only_in_baseline),
+        ("Only in the candidate run", c.only_in_candidate),
+    ):
+        lines += ["", f"## {title}", ""]
+        lines += [
+            f"- `{o.case}` / {o.agent} / {o.condition} ({plural(o.trials, 'trial')})" for o in only
+        ]
+        if not only:
+            lines.append("None.")
+    return "\n".join(lines) + "\n"

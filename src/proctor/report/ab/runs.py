@@ -1,0 +1,154 @@
+"""``proctor compare``: conditions within one run, or the same groups across two runs.
+
+The CLI reads the trials and calls these functions; the results are records (JSON with
+``model_dump``), Markdown comes from :mod:`proctor.report.ab.markdown`.
+
+    compare_conditions(records)                       # default pair of conditions
+    compare_runs(baseline_records, candidate_records)  # before vs after, per group
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import get_args
+
+from proctor.errors import ConfigError
+from proctor.models.ab import (
+    ABReport,
+    CaseVerdict,
+    MetricComparison,
+    RunComparison,
+    RunGroup,
+    RunOnly,
+)
+from proctor.models.trial import TrialRecord
+from proctor.report.ab.analysis import analyse_ab
+from proctor.report.ab.choose import choose_pair, conditions_in, records_for_pair
+from proctor.report.ab.measures import is_scored, succeeded
+from proctor.report.ab.pairs import side_of
+from proctor.report.ab.sides import classify_outcomes, compare_sides
+
+__all__ = ["compare_conditions", "compare_runs"]
+
+GroupKey = tuple[str, str, str]
+
+
+def compare_conditions(
+    records: Sequence[TrialRecord],
+    treatment: str | None = None,
+    baseline: str | None = None,
+    seed: int = 0,
+    *,
+    min_samples: int = 3,
+) -> ABReport:
+    """A/B report of two conditions of one run (chosen by :func:`choose_pair`).
+
+    Raises ConfigError as :func:`choose_pair` does, and when the run has fewer than two
+    conditions to compare.
+    """
+    pair = choose_pair(records, treatment, baseline)
+    if pair is None:
+        listed = ", ".join(conditions_in(records)) or "none"
+        raise ConfigError(
+            f"this run has fewer than two conditions ({listed}); to compare two runs, "
+            "give both: proctor compare BASE_RUN CANDIDATE_RUN."
+        )
+    return analyse_ab(records_for_pair(records, *pair), *pair, seed=seed, min_samples=min_samples)
+
+
+def _groups(records: Sequence[TrialRecord]) -> dict[GroupKey, list[TrialRecord]]:
+    groups: dict[GroupKey, list[TrialRecord]] = defaultdict(list)
+    for record in records:
+        groups[(record.case, record.agent, record.condition)].append(record)
+    return groups
+
+
+def _only(keys: set[GroupKey], groups: dict[GroupKey, list[TrialRecord]]) -> list[RunOnly]:
+    return [
+        RunOnly(case=c, agent=a, condition=k, trials=len(groups[(c, a, k)]))
+        for c, a, k in sorted(keys)
+    ]
+
+
+def _run_group(
+    key: GroupKey,
+    before: Sequence[TrialRecord],
+    after: Sequence[TrialRecord],
+    seed: int,
+    min_samples: int,
+) -> RunGroup:
+    scored_before = [r for r in before if is_scored(r)]
+    scored_after = [r for r in after if is_scored(r)]
+    classification, note = classify_outcomes(
+        [succeeded(r) for r in scored_after],
+        [succeeded(r) for r in scored_before],
+        min_samples,
+        "scored trials on the smaller side",
+    )
+    return RunGroup(
+        case=key[0],
+        agent=key[1],
+        condition=key[2],
+        labels=(after or before)[0].labels,
+        before_scored=len(scored_before),
+        before_passes=sum(map(succeeded, scored_before)),
+        before_errors=len(before) - len(scored_before),
+        after_scored=len(scored_after),
+        after_passes=sum(map(succeeded, scored_after)),
+        after_errors=len(after) - len(scored_after),
+        classification=classification,
+        note=note,
+        comparisons=_unpaired(scored_after, scored_before, seed, min_samples),
+    )
+
+
+def _unpaired(
+    after: Sequence[TrialRecord], before: Sequence[TrialRecord], seed: int, min_samples: int
+) -> dict[str, MetricComparison]:
+    return compare_sides(
+        [side_of(r) for r in after],
+        [side_of(r) for r in before],
+        paired=False,
+        seed=seed,
+        min_samples=min_samples,
+    )
+
+
+def compare_runs(
+    baseline_records: Sequence[TrialRecord],
+    candidate_records: Sequence[TrialRecord],
+    seed: int = 0,
+    *,
+    min_samples: int = 3,
+) -> RunComparison:
+    """Per case × agent × condition: the baseline run (before) against the candidate (after).
+
+    Pass rates count passed / (passed + failed + timeout); other statuses are counted as errors
+    and left out. Deltas are after - before with unpaired bootstrap CIs; classification is
+    ``classify_case`` on the scored outcomes, "insufficient-data" below ``min_samples`` on a
+    side. Groups in one run only are listed, not compared. Two empty runs give no groups, zero
+    counts and "insufficient-data" overall comparisons. Raises ValueError if min_samples < 1.
+    """
+    if min_samples < 1:
+        raise ValueError(f"min_samples must be >= 1, got {min_samples}")
+    before, after = _groups(baseline_records), _groups(candidate_records)
+    common = sorted(set(before) & set(after))
+    groups = [_run_group(k, before[k], after[k], seed, min_samples) for k in common]
+    summary = {verdict: 0 for verdict in get_args(CaseVerdict)}
+    for group in groups:
+        summary[group.classification] += 1
+    return RunComparison(
+        seed=seed,
+        min_samples=min_samples,
+        groups=groups,
+        only_in_baseline=_only(set(before) - set(after), before),
+        only_in_candidate=_only(set(after) - set(before), after),
+        summary=summary,
+        overall=_unpaired(
+            [r for k in common for r in after[k] if is_scored(r)],
+            [r for k in common for r in before[k] if is_scored(r)],
+            seed,
+            min_samples,
+        ),
+    )

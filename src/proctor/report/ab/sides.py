@@ -1,0 +1,116 @@
+"""Comparing measures of two sides, metric by metric, and classifying pass/fail outcomes.
+
+Shared by the A/B report (paired: pairs of trials) and the run comparison (unpaired: two sets
+of trials). Claims below ``min_samples`` are withheld, as ``proctor.stats.compare_samples`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from proctor.models.ab import ABSide, MetricComparison
+from proctor.stats import CaseVerdict, Comparison, classify_case, compare_samples
+
+__all__ = [
+    "METRICS",
+    "MetricSpec",
+    "classify_outcomes",
+    "compare_sides",
+    "metric_comparison",
+    "plural",
+]
+
+#: name, measure of a side (None = unknown), higher is better, statistic.
+MetricSpec = tuple[str, Callable[[ABSide], float | None], bool, Literal["mean", "median"]]
+METRICS: tuple[MetricSpec, ...] = (
+    ("passRate", lambda s: 1.0 if s.passed else 0.0, True, "mean"),
+    ("elapsedSeconds", lambda s: s.elapsed_seconds, False, "median"),
+    ("toolCalls", lambda s: float(s.tool_calls), False, "median"),
+    ("tokens", lambda s: float(s.tokens), False, "median"),
+    ("firstRelevantSeconds", lambda s: s.first_relevant_seconds, False, "median"),
+)
+
+
+def metric_comparison(c: Comparison) -> MetricComparison:
+    """A :class:`~proctor.stats.Comparison` as the record ``suite.json`` keeps."""
+    return MetricComparison(
+        metric=c.metric,
+        n_treatment=c.n_treatment,
+        n_baseline=c.n_baseline,
+        treatment=c.treatment,
+        baseline=c.baseline,
+        delta=c.delta,
+        ci_low=c.ci.low if c.ci else None,
+        ci_high=c.ci.high if c.ci else None,
+        confidence=c.ci.confidence if c.ci else None,
+        verdict=c.verdict,
+        note=c.note,
+    )
+
+
+def compare_sides(
+    treatment: Sequence[ABSide],
+    baseline: Sequence[ABSide],
+    *,
+    paired: bool,
+    seed: int,
+    min_samples: int,
+) -> dict[str, MetricComparison]:
+    """One comparison per metric of :data:`METRICS`, keyed by metric name.
+
+    Paired (``treatment[i]`` with ``baseline[i]``): a pair enters a metric only when both sides
+    have the measure. Unpaired: each side contributes the trials that have it. Empty input
+    gives "insufficient-data" for every metric. Raises ValueError for paired sides of
+    different lengths.
+    """
+    if paired and len(treatment) != len(baseline):
+        raise ValueError(f"paired sides differ in length: {len(treatment)} vs {len(baseline)}")
+    result: dict[str, MetricComparison] = {}
+    for name, measure, higher_is_better, statistic in METRICS:
+        t_values = [measure(side) for side in treatment]
+        b_values = [measure(side) for side in baseline]
+        if paired:
+            kept = [
+                (t, b)
+                for t, b in zip(t_values, b_values, strict=True)
+                if t is not None and b is not None
+            ]
+            t_kept, b_kept = [t for t, _ in kept], [b for _, b in kept]
+        else:
+            t_kept = [t for t in t_values if t is not None]
+            b_kept = [b for b in b_values if b is not None]
+        comparison = compare_samples(
+            name,
+            t_kept,
+            b_kept,
+            higher_is_better=higher_is_better,
+            statistic=statistic,
+            min_samples=min_samples,
+            seed=seed,
+            paired=paired,
+        )
+        result[name] = metric_comparison(comparison)
+    return result
+
+
+def plural(n: int, noun: str) -> str:
+    """``"1 pair"``, ``"2 pairs"``, ``"0 pairs"``: the count with a regular English plural."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def classify_outcomes(
+    treatment: Sequence[bool], baseline: Sequence[bool], min_samples: int, unit: str
+) -> tuple[CaseVerdict, str]:
+    """``classify_case`` with a note for people.
+
+    "insufficient-data" when the smaller side has fewer than ``min_samples`` outcomes (always
+    for an empty side); ``unit`` names what was counted in that note ("complete pairs").
+    """
+    n = min(len(treatment), len(baseline))
+    if n < min_samples:
+        return "insufficient-data", f"{n} {unit}: fewer than {min_samples} samples, no claim."
+    verdict = classify_case(treatment, baseline)
+    return verdict, (
+        f"{sum(treatment)}/{len(treatment)} vs {sum(baseline)}/{len(baseline)} passed: {verdict}."
+    )

@@ -1,0 +1,106 @@
+"""JUnit XML of a run, for CI systems that show test results: one ``testsuite`` per case ×
+agent × condition, one ``testcase`` per trial.
+
+A testcase's ``classname`` is ``<case>.<agent>.<condition>`` and its ``name`` ``repeat <n>``,
+the same in every run of the same matrix. A failed trial (``failed``, ``timeout``) carries a
+``failure``, a trial in an error status an ``error``, a skipped one ``skipped``, each with the
+reason; the score and key figures are ``property`` elements of the testcase.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from proctor.models.suite import SuiteRecord
+from proctor.models.trial import ERROR_STATUSES, TrialRecord
+from proctor.util.masking import mask
+
+FAILURE_STATUSES = frozenset({"failed", "timeout"})
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def _properties(parent: ET.Element, values: dict[str, object]) -> None:
+    props = ET.SubElement(parent, "properties")
+    for name, value in values.items():
+        if value is not None:
+            ET.SubElement(props, "property", name=name, value=str(value))
+
+
+def _testcase(suite: ET.Element, record: TrialRecord) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=f"{record.case}.{record.agent}.{record.condition}",
+        name=f"repeat {record.repeat}",
+        time=_seconds(record.timings.total_ms),
+    )
+    _properties(
+        case,
+        {
+            "status": record.status,
+            "score": record.score,
+            "passThreshold": record.pass_threshold,
+            "toolCalls": record.tool_calls,
+            "tokens": sum(u.total_tokens for u in record.usage.values()),
+            "costUsd": record.cost.total_usd,
+            "agentMs": record.timings.agent_ms,
+            "exitCode": record.exit_code,
+            "agentVersion": record.agent_version,
+            "agentModel": record.agent_model,
+        },
+    )
+    reason = mask(record.reason)
+    if record.status in FAILURE_STATUSES:
+        ET.SubElement(case, "failure", message=reason, type=record.status).text = reason
+    elif record.status in ERROR_STATUSES:
+        error = ET.SubElement(case, "error", message=reason, type=record.status)
+        error.text = record.error.traceback if record.error and record.error.traceback else reason
+    elif record.status == "skipped":
+        ET.SubElement(case, "skipped", message=reason)
+
+
+def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+    """The run as a JUnit XML document (UTF-8, with its declaration)."""
+    root = ET.Element(
+        "testsuites",
+        name=f"proctor {suite.run_id}",
+        tests=str(len(records)),
+        failures=str(sum(r.status in FAILURE_STATUSES for r in records)),
+        errors=str(sum(r.status in ERROR_STATUSES for r in records)),
+        skipped=str(sum(r.status == "skipped" for r in records)),
+        time=_seconds(sum(r.timings.total_ms for r in records)),
+    )
+    by_group: dict[tuple[str, str, str], list[TrialRecord]] = {}
+    for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
+        by_group.setdefault((r.case, r.agent, r.condition), []).append(r)
+    stats = {(g.case, g.agent, g.condition): g for g in suite.groups}
+    for key, trials in by_group.items():
+        element = ET.SubElement(
+            root,
+            "testsuite",
+            name="/".join(key),
+            tests=str(len(trials)),
+            failures=str(sum(r.status in FAILURE_STATUSES for r in trials)),
+            errors=str(sum(r.status in ERROR_STATUSES for r in trials)),
+            skipped=str(sum(r.status == "skipped" for r in trials)),
+            time=_seconds(sum(r.timings.total_ms for r in trials)),
+        )
+        group = stats.get(key)
+        if group is not None:
+            _properties(
+                element,
+                {
+                    "passRate": group.pass_rate,
+                    "scored": group.scored,
+                    "meanScore": group.mean_score,
+                    "gatePassed": group.gate_passed,
+                },
+            )
+        for record in trials:
+            _testcase(element, record)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

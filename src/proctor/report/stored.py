@@ -1,0 +1,164 @@
+"""Reading a stored run back: its manifest, its resolved configuration and every trial, from
+any schema version this proctor understands (older records are upgraded as they are read), and
+recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
+
+    run = load_run("proctor-results/run-20261201T120000Z-abc123")
+    run.records[0].status, run.gate, run.suite.exit_code
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.config import DEFAULT_GATE, Gate
+from proctor.models.io import read_record, read_trial
+from proctor.models.loading import load_top_config
+from proctor.models.run import ResolvedRecord, RunManifest
+from proctor.models.suite import SuiteRecord
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.report.aggregate import aggregate
+
+
+@dataclass
+class StoredRun:
+    """A results directory as proctor reads it."""
+
+    paths: RunPaths
+    records: list[TrialRecord]
+    manifest: RunManifest | None = None
+    resolved: ResolvedRecord | None = None
+    suite: SuiteRecord | None = None
+    """The aggregate written at the end of the run (None when it never finished)."""
+    notes: list[str] = field(default_factory=list)
+    """What could not be read as written and how it was read instead, one sentence each."""
+
+    @property
+    def gate(self) -> Gate:
+        return self.resolved.gate if self.resolved is not None else DEFAULT_GATE
+
+    @property
+    def stopped_short(self) -> bool:
+        """Interrupted, killed before it finished (no ``finishedAt``), or fewer trials on disk
+        than it planned."""
+        m = self.manifest
+        if m is None:
+            return False
+        planned = m.trials_planned or None
+        return (
+            m.interrupted
+            or m.finished_at is None
+            or (planned is not None and len(self.records) < planned)
+        )
+
+
+def _lost(path: Path, reason: str) -> TrialRecord:
+    case, agent, condition, repeat = path.parent.parts[-4:]
+    return TrialRecord(
+        case=case,
+        agent=agent,
+        condition=condition,
+        repeat=int(repeat) if repeat.isdigit() else 0,
+        status="infra-error",
+        reason=reason,
+    )
+
+
+def load_records(run_dir: Path, notes: list[str] | None = None) -> list[TrialRecord]:
+    """Every stored trial of a run; ConfigError when the folder holds none. A trial.json that
+    cannot be read counts as an infra-error trial saying why (named by its folder); one whose
+    analysis sections (process metrics, rules) are malformed is read without them, with a note."""
+    notes = notes if notes is not None else []
+    trial_files = RunPaths(run_dir).trial_jsons()
+    if not trial_files:
+        raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
+    records = []
+    for path in trial_files:
+        try:
+            record, dropped = read_trial(path)
+        except SchemaVersionError:
+            raise
+        except ConfigError as exc:
+            records.append(_lost(path, f"unreadable trial.json: {exc}"))
+            continue
+        if dropped:
+            notes.append(f"{path}: malformed {', '.join(dropped)} left out")
+        records.append(record)
+    return records
+
+
+def _optional(path: Path, model: type[RunManifest] | type[SuiteRecord], notes: list[str]) -> object:
+    if not path.exists():
+        return None
+    try:
+        return read_record(path, model)
+    except SchemaVersionError:
+        raise
+    except ConfigError as exc:
+        notes.append(f"{exc}; read without it")
+        return None
+
+
+def load_run(run_dir: Path | str, *, need_gate: bool = True) -> StoredRun:
+    """Read a results directory (``run-…`` folder). Raises ConfigError when it holds no
+    trials, or when its ``resolved.json`` (which holds the run's gate) cannot be read and
+    ``need_gate`` says the caller needs that gate (else it is a note)."""
+    root = Path(run_dir)
+    paths = RunPaths(root)
+    notes: list[str] = []
+    records = load_records(root, notes)
+    manifest = _optional(paths.run_json, RunManifest, notes)
+    suite = _optional(paths.suite_json, SuiteRecord, notes)
+    resolved = None
+    try:
+        resolved = read_record(paths.resolved_json, ResolvedRecord)
+    except SchemaVersionError:
+        raise
+    except ConfigError as exc:
+        if need_gate:
+            raise ConfigError(
+                f"{exc}; it holds the run's gate: restore it, or give the gate with --config FILE"
+            ) from exc
+        notes.append(f"{exc}; read without it")
+    return StoredRun(
+        paths=paths,
+        records=records,
+        manifest=manifest if isinstance(manifest, RunManifest) else None,
+        resolved=resolved,
+        suite=suite if isinstance(suite, SuiteRecord) else None,
+        notes=notes,
+    )
+
+
+def gate_from(config: Path, records: list[TrialRecord]) -> Gate:
+    """The gate of another configuration file, checked against the conditions that ran."""
+    top, _, _ = load_top_config(config, Path.cwd())
+    gate = top.gate or DEFAULT_GATE
+    ran = {r.condition for r in records}
+    for name in (gate.ab.treatment, gate.ab.baseline) if gate.ab is not None else ():
+        if name not in ran:
+            raise ConfigError(
+                f"{config}: field 'gate.ab': condition '{name}' is not in this run "
+                f"(conditions: {', '.join(sorted(ran))})"
+            )
+    return gate
+
+
+def recompute(run_dir: Path | str, config: Path | None = None) -> tuple[StoredRun, SuiteRecord]:
+    """The stored run and its aggregate recomputed from its trials (with the gate of
+    ``config`` when given, else the run's own)."""
+    root = Path(run_dir)
+    run = load_run(root, need_gate=config is None)
+    gate = gate_from(config, run.records) if config is not None else run.gate
+    suite = aggregate(
+        run.records,
+        gate,
+        run_id=root.name,
+        skipped_cases=run.suite.skipped_cases if run.suite is not None else [],
+        interrupted=run.stopped_short,
+        planned=run.manifest.trials_planned or None if run.manifest is not None else None,
+        wall_ms=run.suite.totals.wall_ms if run.suite is not None else None,
+    )
+    return run, suite

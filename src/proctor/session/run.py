@@ -1,0 +1,194 @@
+"""One run: a results folder with its manifest, configuration, every trial, the aggregate and
+the reporters' files (see :mod:`proctor.paths` for the layout)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proctor._version import __version__
+from proctor.errors import ConfigError
+from proctor.execute.context import WorkerOptions
+from proctor.execute.events import Subscriber
+from proctor.execute.executor import EXECUTORS
+from proctor.models.config import CliOverrides, TopConfig
+from proctor.models.io import write_json, write_record, write_text_atomic
+from proctor.models.plan import RunPlan
+from proctor.models.run import ConfigRecord, HostInfo, RunManifest
+from proctor.models.suite import SkippedCaseRecord, SuiteRecord
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.plan.checks import preflight
+from proctor.plan.records import resolved_record
+from proctor.plan.resolve import load_run_plan
+from proctor.report.aggregate import aggregate
+from proctor.report.reporters import ALWAYS_WRITTEN, REPORTERS
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What to run: a source of cases, the configuration file, the command-line overrides."""
+
+    source: Path = Path(".")
+    config: Path | None = None
+    overrides: CliOverrides = field(default_factory=CliOverrides)
+    reporters: tuple[str, ...] = ("markdown",)
+    executor: str = "local"
+    argv: tuple[str, ...] = ()
+    cwd: Path | None = None
+
+
+@dataclass
+class RunResult:
+    """A finished run: where it is, its aggregate, every trial, each reporter's output."""
+
+    paths: RunPaths
+    suite: SuiteRecord
+    records: list[TrialRecord]
+    outputs: dict[str, str]
+    """Reporter name → what it rendered (also written to its file in the run folder)."""
+
+    @property
+    def exit_code(self) -> int:
+        return self.suite.exit_code
+
+    @property
+    def markdown(self) -> str:
+        return self.outputs["markdown"]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_run_paths(out: Path) -> RunPaths:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    root = out / f"run-{stamp}-{secrets.token_hex(3)}"
+    try:
+        root.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:
+        raise ConfigError(
+            f"--out {out}: cannot create the run folder ({exc.strerror or exc})"
+        ) from exc
+    return RunPaths(root)
+
+
+def plan_run(request: RunRequest) -> tuple[RunPlan, Any]:
+    """Discover the cases and expand the matrix (nothing runs); the plan and the top-level
+    configuration as written."""
+    return load_run_plan(
+        request.source, request.config, request.overrides, request.cwd or Path.cwd()
+    )
+
+
+def _start(paths: RunPaths, plan: RunPlan, raw: Any, request: RunRequest) -> RunManifest:
+    manifest = RunManifest(
+        run_id=paths.root.name,
+        proctor_version=__version__,
+        started_at=_now(),
+        argv=list(request.argv),
+        host=HostInfo(
+            hostname=platform.node(),
+            platform=platform.platform(),
+            python=sys.version.split()[0],
+            cpus=os.cpu_count(),
+        ),
+        source=str(request.source),
+        trials_planned=len(plan.trials),
+    )
+    write_record(paths.run_json, manifest)
+    write_json(paths.config_json, config_record(plan, raw))
+    write_record(paths.resolved_json, resolved_record(plan))
+    return manifest
+
+
+def config_record(plan: RunPlan, raw: Any) -> dict[str, Any]:
+    """``config.json`` (a :class:`ConfigRecord`): the keys the user set in the configuration
+    file, and the command-line options that differ from their defaults."""
+    config = TopConfig.model_validate(raw) if raw else TopConfig()
+    record = ConfigRecord(
+        config_file=str(plan.config_path) if plan.config_path else None,
+        config=config,
+        cli=plan.overrides,
+    )
+    return {
+        "schemaVersion": record.schema_version,
+        "configFile": record.config_file,
+        "config": config.model_dump(mode="json", by_alias=True, exclude_unset=True),
+        "cli": plan.overrides.model_dump(mode="json", by_alias=True, exclude_defaults=True),
+    }
+
+
+def write_reports(
+    paths: RunPaths, suite: SuiteRecord, records: list[TrialRecord], names: tuple[str, ...]
+) -> dict[str, str]:
+    """Render every reporter asked for (and the two every run folder holds) into its file."""
+    outputs: dict[str, str] = {}
+    for name in dict.fromkeys([*ALWAYS_WRITTEN, *names]):
+        reporter = REPORTERS[name]
+        outputs[name] = reporter.render(suite, records)
+        write_text_atomic(paths.root / reporter.file_name, outputs[name])
+    summary = os.environ.get(STEP_SUMMARY)
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(outputs["markdown"] + "\n")
+        except OSError:
+            pass  # the CI's summary is a courtesy; the results are in the run folder
+    return outputs
+
+
+def run_plan(
+    plan: RunPlan,
+    raw_config: Any,
+    request: RunRequest,
+    subscribers: list[Subscriber],
+) -> RunResult:
+    """Run a plan: check the agent CLIs, write the run's records, execute every trial,
+    aggregate, and render the reporters."""
+    preflight(plan.trials)
+    paths = new_run_paths(plan.out)
+    manifest = _start(paths, plan, raw_config, request)
+    started = time.monotonic()
+    outcome = EXECUTORS[request.executor]().run(
+        plan.trials,
+        paths,
+        concurrency=plan.concurrency,
+        options=WorkerOptions(
+            keep_workspace=plan.overrides.keep_workspace, mirror=plan.overrides.mirror
+        ),
+        subscribers=subscribers,
+    )
+    suite = aggregate(
+        outcome.records,
+        plan.gate,
+        run_id=paths.root.name,
+        skipped_cases=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
+        interrupted=outcome.interrupted,
+        planned=len(plan.trials),
+        wall_ms=round((time.monotonic() - started) * 1000, 3),
+    )
+    outputs = write_reports(paths, suite, outcome.records, request.reporters)
+    manifest.finished_at = _now()
+    manifest.trials_finished = len(outcome.records)
+    manifest.interrupted = outcome.interrupted
+    write_record(paths.run_json, manifest)
+    return RunResult(paths, suite, outcome.records, outputs)
+
+
+def run_session(request: RunRequest, subscribers: list[Subscriber] | None = None) -> RunResult:
+    """Discover, plan and run (see :func:`run_plan`). Raises ConfigError when nothing is
+    runnable."""
+    plan, raw = plan_run(request)
+    if not plan.trials:
+        raise ConfigError(f"--source {request.source}: nothing runnable (no case matched)")
+    return run_plan(plan, raw, request, list(subscribers or []))

@@ -1,0 +1,207 @@
+"""The one trajectory builder every parser feeds.
+
+Parsers turn native records into events (the ``trajectory.jsonl`` objects: camelCase keys, no
+empty fields) and hand them to a :class:`TrajectoryBuilder`, which
+
+* keeps them in order and, given a sink, hands all but the last :data:`WINDOW` of them on as
+  the parse goes, so a transcript of any size is parsed in flat memory;
+* counts the parse coverage: lines, records of unknown or malformed types, unparsed lines;
+* keeps one usage row per model response (a later, better line for the same response replaces
+  the row, and the event while it is still held) and sums them per model;
+* builds the :class:`~proctor.models.trajectory.Trajectory` at the end.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from proctor.models.trajectory import EVENT_ADAPTER, Event, ModelUsage, ParseCoverage, Trajectory
+
+EventDict = dict[str, Any]
+"""One event as the JSON object written to ``trajectory.jsonl`` (camelCase keys, no nulls)."""
+EventSink = Callable[[EventDict], None]
+StartHook = Callable[[str | None, str | None], None]
+"""Called once, before a streaming parse's first event, with the session id and CLI version."""
+WINDOW = 256
+"""Events a streaming parse holds back, so that a usage event can still take a better line."""
+RAW_CAP = 2000
+MALFORMED = (TypeError, KeyError, ValueError, AttributeError, IndexError)
+"""What a record with fields of unexpected types raises inside a parser (pydantic's
+ValidationError is a ValueError): the record is counted as malformed, never fatal."""
+UsageRow = tuple[str, int, int, int, int]
+"""(model, input, output, cache read, cache write) of one model response."""
+
+
+def ev(**fields: Any) -> EventDict:
+    """An event from keyword fields (already camelCase), without the empty ones."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def usage_by_model(rows: Iterable[UsageRow]) -> dict[str, ModelUsage]:
+    """Sum usage rows per model, one row per response."""
+    sums: dict[str, list[int]] = {}
+    for model, inp, out, read, write in rows:
+        acc = sums.setdefault(model, [0, 0, 0, 0, 0])
+        acc[0] += inp
+        acc[1] += out
+        acc[2] += read
+        acc[3] += write
+        acc[4] += 1
+    return {
+        model: ModelUsage(
+            input_tokens=inp,
+            output_tokens=out,
+            cache_read_tokens=read,
+            cache_write_tokens=write,
+            responses=responses,
+        )
+        for model, (inp, out, read, write, responses) in sums.items()
+    }
+
+
+class TrajectoryBuilder:
+    """Collects one transcript's events, coverage, usage and ids (see the module docstring).
+
+    Without a sink every event stays in ``pending`` (the in-memory parse). ``add`` appends an
+    event; while ``sidechain`` is set, events are marked as a subagent's.
+    """
+
+    def __init__(
+        self, fmt: str, sink: EventSink | None = None, on_start: StartHook | None = None
+    ) -> None:
+        self.format = fmt
+        self.sink = sink
+        self.on_start = on_start
+        self.pending: list[EventDict] = []
+        self.handed_on = 0
+        """Events given to the sink so far; those are never changed afterwards."""
+        self.coverage = ParseCoverage()
+        self.session_id: str | None = None
+        self.version: str | None = None
+        self.sidechain = False
+        self.usage_rows: dict[Hashable, UsageRow] = {}
+        self._usage_events: dict[Hashable, EventDict] = {}
+        self._open_usage: deque[tuple[int, Hashable]] = deque()
+        self._responses = 0
+
+    # -- events -----------------------------------------------------------------------------
+
+    def add(self, event: EventDict) -> None:
+        if self.sidechain:
+            event["sidechain"] = True
+        self.pending.append(event)
+
+    def ids(self, session_id: Any = None, version: Any = None) -> None:
+        """Remember the session id and CLI version (the first non-empty strings given)."""
+        if self.session_id is None and isinstance(session_id, str) and session_id:
+            self.session_id = session_id
+        if self.version is None and isinstance(version, str) and version:
+            self.version = version
+
+    def count_unknown(self, record_type: str) -> None:
+        counts = self.coverage.unknown_record_types
+        counts[record_type] = counts.get(record_type, 0) + 1
+
+    def unknown(self, record_type: str, raw: Any, ts: Any = None, text: str | None = None) -> None:
+        """A record the parser does not know: counted, and kept as an ``other`` event."""
+        self.count_unknown(record_type)
+        self.add(ev(type="other", ts=ts, recordType=record_type, text=text, raw=raw))
+
+    def malformed(self, record_type: Any, exc: Exception, raw: Any, ts: Any = None) -> None:
+        """A record whose fields have types the parser did not expect: counted, kept raw."""
+        self.unknown(f"malformed/{record_type}", raw, ts, str(exc)[:200])
+
+    def unparsed(self, text: str) -> None:
+        """A line that is not a JSON object."""
+        self.coverage.unparsed_lines += 1
+        self.add({"type": "other", "recordType": "unparsed", "raw": text[:RAW_CAP]})
+
+    def usage(self, row: UsageRow, ts: Any = None, key: Hashable | None = None) -> None:
+        """One model response's tokens. A ``key`` seen before names the same response: its row
+        (and its event, while still held back) take the new numbers."""
+        if key is None:
+            self._responses += 1
+            key = ("response", self._responses)
+        model, inp, out, read, write = row
+        tokens: EventDict = {
+            "model": model,
+            "inputTokens": inp,
+            "outputTokens": out,
+            "cacheReadTokens": read,
+            "cacheWriteTokens": write,
+        }
+        if key not in self.usage_rows:
+            event = (
+                {"type": "usage", "ts": ts, **tokens}
+                if ts is not None
+                else {
+                    "type": "usage",
+                    **tokens,
+                }
+            )
+            self._usage_events[key] = event
+            if self.sink is not None:
+                self._open_usage.append((self.handed_on + len(self.pending), key))
+            self.add(event)
+        else:
+            held = self._usage_events.get(key)
+            if held is not None:
+                held.update(tokens)
+        self.usage_rows[key] = row
+
+    # -- streaming --------------------------------------------------------------------------
+
+    def maybe_drain(self) -> None:
+        """Hand on all but the last :data:`WINDOW` events once twice that many are held."""
+        if self.sink is not None and len(self.pending) >= 2 * WINDOW:
+            self.drain(len(self.pending) - WINDOW)
+
+    def drain(self, count: int) -> None:
+        sink = self.sink
+        if sink is None:
+            return
+        if self.on_start is not None:
+            self.on_start(self.session_id, self.version)
+            self.on_start = None
+        for event in self.pending[:count]:
+            sink(event)
+        del self.pending[:count]
+        self.handed_on += count
+        open_usage = self._open_usage
+        while open_usage and open_usage[0][0] < self.handed_on:
+            del self._usage_events[open_usage.popleft()[1]]
+
+    def finish(self) -> Trajectory:
+        """The trajectory: with a sink, its events have all been handed on and it holds none.
+
+        An event whose fields have types the schema does not allow (a transcript field of an
+        unexpected type) becomes an ``other`` event counted as ``malformed/<type>``."""
+        if self.sink is not None:
+            self.drain(len(self.pending))
+        fields = {
+            "format": self.format,
+            "usage": usage_by_model(self.usage_rows.values()),
+            "coverage": self.coverage,
+            "sessionId": self.session_id,
+            "agentVersion": self.version,
+        }
+        try:
+            return Trajectory.model_validate({**fields, "events": self.pending})
+        except ValidationError:
+            events = [self._valid(event) for event in self.pending]
+            return Trajectory.model_validate({**fields, "events": events})
+
+    def _valid(self, event: EventDict) -> Event:
+        try:
+            return EVENT_ADAPTER.validate_python(event)
+        except ValidationError as exc:
+            record_type = f"malformed/{event.get('type')}"
+            self.count_unknown(record_type)
+            text = str(exc.errors()[0].get("msg", exc))[:200]
+            return EVENT_ADAPTER.validate_python(
+                {"type": "other", "ts": None, "recordType": record_type, "text": text, "raw": event}
+            )

@@ -1,0 +1,388 @@
+"""Claude Code's native JSONL transcript → normalised trajectory.
+
+Rules followed (see the transcript reference): assistant lines carry one content block each and
+repeat ``message.id``/``requestId``/``usage``; usage is counted once per (message.id, requestId),
+from the line with a ``stop_reason`` or else the largest total. Tool results ride on user lines;
+a result with ``toolDenialKind`` is a denial, not an error. ``<synthetic>`` assistant messages
+are API errors. Unknown record types and unparseable lines become ``other`` events and are
+counted in the parse coverage.
+
+A session may have subagent files (``<session>/subagents/agent-<id>.jsonl``):
+:func:`parse_claude_session` merges them, marking their events ``sidechain`` and placing each
+file's events just before the result of the ``Agent``/``Task`` call that ran it. Usage is
+deduplicated across all files: the exact (message.id, requestId) key first, then message.id alone
+when either copy is a sidechain (``/btw`` asides replay parent messages under a new requestId),
+and a main-file copy always wins over a sidechain copy.
+
+Token usage is counted once per response by :mod:`.usage`, which also has
+:func:`claude_usage_totals`, the same totals without building events. Events, coverage and
+usage rows go through the shared :class:`~proctor.transcripts.builder.TrajectoryBuilder`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from proctor.models.trajectory import Trajectory
+from proctor.transcripts.builder import (
+    RAW_CAP,
+    WINDOW,
+    EventDict,
+    EventSink,
+    StartHook,
+    TrajectoryBuilder,
+    ev,
+)
+from proctor.transcripts.claude.usage import UsageDedup
+from proctor.transcripts.kinds import claude_kind, touched_files
+from proctor.transcripts.lines import decode_line, fast_loads, file_lines, line_text
+
+BOOKKEEPING = frozenset(
+    {
+        "summary",
+        "queue-operation",
+        "file-history-snapshot",
+        "file-history-delta",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "tag",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "agent-setting",
+        "pr-link",
+        "worktree-state",
+        "relocated",
+        "bridge-session",
+        "atis-latch",
+        "progress",
+    }
+)
+OUTPUT_CAP = 20_000
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return ""
+
+
+class _Parser:
+    """One pass over a session's records, emitting event dicts in trajectory order into a
+    :class:`TrajectoryBuilder` (which, given a sink, hands them on as the parse goes)."""
+
+    def __init__(
+        self,
+        sink: EventSink | None = None,
+        subagents: Sequence[Path] = (),
+        on_start: StartHook | None = None,
+    ) -> None:
+        self.builder = TrajectoryBuilder("claude-code", sink, on_start)
+        self.pending = self.builder.pending
+        self.out: Callable[[EventDict], None] = self.builder.add
+        self.lines = 0
+        self.seen_uuids: set[int] = set()
+        """Hashes of the uuids of the records processed (a few dozen bytes each)."""
+        self.waiting: dict[str, list[dict[str, Any]]] = {}
+        self.dedup = UsageDedup()
+        self.questions: dict[str, str] = {}
+        self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
+        """Subagent files not parsed yet, by agent id."""
+        self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            "assistant": self.assistant,
+            "user": self.user,
+            "system": self.system,
+            "attachment": self.attachment,
+        }
+
+    def unknown(self, record_type: str, raw: Any) -> None:
+        self.builder.unknown(record_type, raw)
+
+    def feed_file(self, path: Path) -> None:
+        feed, pending, builder = self.feed, self.pending, self.builder
+        streaming = builder.sink is not None
+        for line in file_lines(path):
+            if line and not line.isspace():
+                feed(line)
+                if streaming and len(pending) >= 2 * WINDOW:
+                    builder.drain(len(pending) - WINDOW)
+
+    def feed(self, line: str | bytes) -> None:
+        self.lines += 1
+        try:
+            record = fast_loads(line)
+        except ValueError:
+            record = decode_line(line)
+        if type(record) is not dict:
+            self.builder.unparsed(line_text(line))
+            return
+        parent = record.get("parentUuid")
+        if isinstance(parent, str) and hash(parent) not in self.seen_uuids:
+            # Written before its parent (the CLI appends asynchronously): hold it back.
+            self.waiting.setdefault(parent, []).append(record)
+            return
+        self.process(record)
+
+    def process(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        builder = self.builder
+        if builder.version is None or builder.session_id is None:
+            builder.ids(record.get("sessionId"), record.get("version"))
+        handler = self.handlers.get(kind)  # type: ignore[arg-type]
+        if handler is not None:
+            handler(record)
+        elif kind not in BOOKKEEPING:
+            self.unknown(str(kind), record)
+        uid = record.get("uuid")
+        if isinstance(uid, str):
+            self.seen_uuids.add(hash(uid))
+            if self.waiting and uid in self.waiting:
+                for child in self.waiting.pop(uid):
+                    self.process(child)
+
+    def flush_waiting(self) -> None:
+        """Records whose parent never appeared (a rewound branch, a truncated file) keep
+        their file order at the end."""
+        while self.waiting:
+            parent = next(iter(self.waiting))
+            for record in self.waiting.pop(parent):
+                self.process(record)
+                self.builder.maybe_drain()
+
+    def subagent(self, agent: str) -> None:
+        """Parse subagent file ``agent`` here, its events marked as a sidechain."""
+        path = self.subagents.pop(agent)
+        builder = self.builder
+        outer, outer_waiting = builder.sidechain, self.waiting
+        builder.sidechain, self.waiting = True, {}
+        try:
+            self.feed_file(path)
+            self.flush_waiting()  # its records whose parent never came: still the subagent's
+        finally:
+            builder.sidechain, self.waiting = outer, outer_waiting
+
+    def user(self, record: dict[str, Any]) -> None:
+        ts = record.get("timestamp")
+        message = record.get("message") or {}
+        content = message.get("content")
+        if record.get("isCompactSummary"):
+            self.out(ev(type="compaction", ts=ts, text=_text_of(content)[:RAW_CAP]))
+            return
+        if isinstance(content, str):
+            if not record.get("isMeta"):
+                self.out(ev(type="user_message", ts=ts, text=content))
+            return
+        if not isinstance(content, list):
+            return
+        denied = record.get("toolDenialKind") is not None
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "tool_result":
+                tool_id = block.get("tool_use_id")
+                output = _text_of(block.get("content"))
+                structured = record.get("toolUseResult")
+                if isinstance(structured, dict):
+                    agent = structured.get("agentId")
+                    if isinstance(agent, str) and agent in self.subagents:
+                        # The subagent's events go just before the result of the call that ran it.
+                        self.subagent(agent)
+                result = {
+                    "type": "tool_result",
+                    "ts": ts,
+                    "id": tool_id,
+                    "output": output[:OUTPUT_CAP],
+                    "isError": bool(block.get("is_error")) and not denied,
+                    "denied": denied,
+                }
+                self.out(result if ts is not None and tool_id is not None else ev(**result))
+                if tool_id in self.questions:
+                    answers = (structured or {}) if not denied else {}
+                    text = None
+                    if isinstance(answers, dict) and isinstance(answers.get("answers"), dict):
+                        text = next(iter(answers["answers"].values()), None)
+                    self.out(ev(type="answer", ts=ts, id=tool_id, text=text or output))
+            elif btype == "text" and not record.get("isMeta"):
+                self.out(ev(type="user_message", ts=ts, text=block.get("text", "")))
+
+    def assistant(self, record: dict[str, Any]) -> None:
+        ts = record.get("timestamp")
+        message = record.get("message") or {}
+        model = message.get("model")
+        content = message.get("content") or []
+        if model == "<synthetic>" or record.get("isApiErrorMessage"):
+            self.out(ev(type="api_error", ts=ts, text=_text_of(content)[:RAW_CAP]))
+            return
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "text":
+                text = {
+                    "type": "assistant_text",
+                    "ts": ts,
+                    "text": block.get("text", ""),
+                    "model": model,
+                }
+                self.out(text if ts is not None and model is not None else ev(**text))
+            elif btype in ("thinking", "redacted_thinking"):
+                self.out(ev(type="thinking", ts=ts, text=block.get("thinking", "")))
+            elif btype in ("tool_use", "server_tool_use"):
+                self.tool_call(block, ts, record.get("cwd"), bool(record.get("isSidechain")))
+            else:
+                self.unknown(f"assistant/{btype}", block)
+        usage = message.get("usage")
+        if isinstance(usage, dict) and model:
+            self.count_usage(record, message, usage, ts)
+
+    def tool_call(self, block: dict[str, Any], ts: Any, cwd: str | None, side: bool) -> None:
+        name = str(block.get("name", ""))
+        raw_input = block.get("input")
+        tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
+        kind = claude_kind(name)
+        tool_id = block.get("id")
+        call = {
+            "type": "tool_call",
+            "ts": ts,
+            "id": tool_id,
+            "name": name,
+            "kind": kind,
+            "input": tool_input,
+            "files": touched_files(tool_input, cwd),
+        }
+        if side:
+            call["sidechain"] = True
+        self.out(call if ts is not None and tool_id is not None else ev(**call))
+        if kind == "question":
+            questions = tool_input.get("questions") or [{}]
+            first = questions[0] if isinstance(questions[0], dict) else {}
+            options = [str(o.get("label", o)) for o in first.get("options", []) if o]
+            text = str(first.get("question", ""))
+            self.questions[str(tool_id)] = text
+            self.out(ev(type="question", ts=ts, id=tool_id, text=text, options=options))
+        elif kind == "skill":
+            skill = tool_input.get("skill") or tool_input.get("command") or tool_input.get("name")
+            self.out(ev(type="skill", ts=ts, name=str(skill)))
+        elif kind == "subagent":
+            label = tool_input.get("subagent_type") or tool_input.get("description")
+            self.out(ev(type="subagent", ts=ts, id=tool_id, name=label))
+
+    def count_usage(
+        self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
+    ) -> None:
+        side = self.builder.sidechain or bool(record.get("isSidechain"))
+        final = message.get("stop_reason") is not None
+        inp = int(usage.get("input_tokens") or 0)
+        out = int(usage.get("output_tokens") or 0)
+        read = int(usage.get("cache_read_input_tokens") or 0)
+        write = int(usage.get("cache_creation_input_tokens") or 0)
+        key, keep, _new = self.dedup.offer(
+            str(message.get("id")), record.get("requestId"), final, inp + out + read + write, side
+        )
+        if keep:
+            # A better line for a response already counted takes its row; its event keeps its
+            # first place (and, once a streaming parse has handed it on, its first numbers).
+            model = sys.intern(str(message.get("model")))
+            self.builder.usage((model, inp, out, read, write), ts, key)
+
+    def system(self, record: dict[str, Any]) -> None:
+        ts = record.get("timestamp")
+        subtype = record.get("subtype")
+        if subtype == "turn_duration":
+            self.out(ev(type="turn_end", ts=ts, durationMs=record.get("durationMs")))
+        elif subtype == "compact_boundary":
+            self.out(ev(type="compaction", ts=ts, text=record.get("content")))
+        elif subtype == "api_error":
+            error = record.get("error") or {}
+            text = error.get("message") if isinstance(error, dict) else str(error)
+            self.out(ev(type="api_error", ts=ts, text=str(text)))
+        elif subtype == "stop_hook_summary":
+            for info in record.get("hookInfos") or []:
+                command = info.get("command") if isinstance(info, dict) else None
+                self.out(ev(type="hook", ts=ts, name="Stop", hookEvent="Stop", command=command))
+
+    def attachment(self, record: dict[str, Any]) -> None:
+        ts = record.get("timestamp")
+        att = record.get("attachment") or {}
+        atype = str(att.get("type", ""))
+        if atype.startswith("hook_"):
+            self.out(
+                ev(
+                    type="hook",
+                    ts=ts,
+                    name=att.get("hookName"),
+                    hookEvent=att.get("hookEvent"),
+                    command=att.get("command"),
+                    exitCode=att.get("exitCode"),
+                    id=att.get("toolUseID"),
+                    isError=atype != "hook_success" or None,
+                )
+            )
+        elif atype == "invoked_skills":
+            for skill in att.get("skills") or []:
+                if isinstance(skill, dict):
+                    self.out(ev(type="skill", ts=ts, name=skill.get("name")))
+
+    def finish(self) -> Trajectory:
+        """Everything after the last line: held-back records, subagent files no call named,
+        the rest of the window; the trajectory's events are the ones not given to a sink."""
+        self.flush_waiting()
+        while self.subagents:  # a nested one may be parsed (and removed) by its caller
+            self.subagent(next(iter(self.subagents)))
+        self.builder.coverage.lines = self.lines
+        return self.builder.finish()
+
+
+def parse_claude_lines(lines: Iterable[str | bytes]) -> Trajectory:
+    """Parse the lines of one Claude Code session file."""
+    parser = _Parser()
+    for line in lines:
+        if line and not line.isspace():
+            parser.feed(line)
+    return parser.finish()
+
+
+def parse_claude_transcript(path: Path) -> Trajectory:
+    """Parse one Claude Code session file (JSONL), streaming it line by line."""
+    return parse_claude_session(path, ())
+
+
+def subagent_id(path: Path) -> str:
+    """``abc`` for ``agent-abc.jsonl``."""
+    stem = path.name.removesuffix(".jsonl")
+    return stem.removeprefix("agent-")
+
+
+def parse_claude_session(
+    main: Path,
+    subagents: Sequence[Path] = (),
+    sink: EventSink | None = None,
+    on_start: StartHook | None = None,
+) -> Trajectory:
+    """Parse a session file plus its subagent files into one trajectory.
+
+    Subagent events carry ``sidechain=True`` and sit just before the result of the tool call
+    that ran them (``toolUseResult.agentId``); a file whose caller is not found goes last.
+
+    With a ``sink``, events are handed to it in order as the files are read (holding back at
+    most :data:`WINDOW` of them) and the trajectory returned has no events, only usage,
+    coverage and ids: memory then grows with the number of records and responses (their ids),
+    never with the size of what they say. ``on_start`` is called just before the first event
+    is handed on (the session id and version are known by then).
+    """
+    parser = _Parser(sink, subagents, on_start)
+    parser.feed_file(main)
+    return parser.finish()

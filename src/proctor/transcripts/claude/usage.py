@@ -1,0 +1,129 @@
+"""Counting Claude Code's token usage once per model response, and doing only that fast.
+
+Assistant lines carry one content block each and repeat ``message.id``/``requestId``/``usage``;
+:class:`UsageDedup` keeps one usage per response across every file of a session (ccusage's
+rules), which both the full parser and :func:`claude_usage_totals` use.
+:func:`claude_usage_totals` computes the full parse's token totals without building events, for
+large stores: it decodes only lines that can carry usage.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from proctor.models.trajectory import ModelUsage
+from proctor.transcripts.builder import usage_by_model
+from proctor.transcripts.lines import decode_line
+
+UsageKey = int
+"""A response remembered by the 64-bit hash of its ids (see :class:`UsageDedup`)."""
+
+
+def _usage_total(usage: dict[str, Any]) -> int:
+    return (
+        int(usage.get("input_tokens") or 0)
+        + int(usage.get("output_tokens") or 0)
+        + int(usage.get("cache_creation_input_tokens") or 0)
+        + int(usage.get("cache_read_input_tokens") or 0)
+    )
+
+
+class UsageDedup:
+    """One usage per model response across every file of a session (ccusage's rules).
+
+    ``offer`` answers whether a line's usage should be kept, given what was kept before for the
+    same response; it stores the state, callers store the numbers. Responses are remembered by
+    the 64-bit hashes of their ids, not the ids, so a long session costs a few dozen bytes per
+    response (two of a million responses collide with a chance of about 3 in 100 million).
+    """
+
+    def __init__(self) -> None:
+        self.state: dict[UsageKey, tuple[bool, int, bool]] = {}
+        self.first_key: dict[int, UsageKey] = {}
+        self.alias: dict[UsageKey, UsageKey] = {}
+
+    def offer(
+        self, message_id: str, request_id: str | None, final: bool, total: int, side: bool
+    ) -> tuple[UsageKey, bool, bool]:
+        """(key, keep, is_new) for a line of a response: has it a ``stop_reason``, its total,
+        is it a sidechain. ``key`` names the response the line belongs to."""
+        state = self.state
+        exact = hash((message_id, request_id))
+        key = self.alias.get(exact, exact) if self.alias else exact
+        existing = state.get(key)
+        if existing is None:
+            message = hash(message_id)
+            other = self.first_key.get(message)
+            if other is None:  # a new response: the common case
+                state[exact] = (final, total, side)
+                self.first_key[message] = exact
+                return exact, True, True
+            if side or state[other][2]:
+                # The same response under another request id (a sidechain replay, or the main
+                # copy of one a subagent file showed first): its later lines go there too.
+                key, existing = other, state[other]
+                self.alias[exact] = other
+        if existing is not None:
+            was_final, was_total, was_side = existing
+            if side and not was_side:
+                return key, False, False
+            better = (
+                (was_side and not side)
+                or (not was_final and final)
+                or (final == was_final and total > was_total)
+            )
+            if not better:
+                return key, False, False
+        state[key] = (final, total, side)
+        self.first_key.setdefault(hash(message_id), key)
+        return key, True, existing is None
+
+
+def _lines_with_usage(path: Path) -> Iterable[bytes]:
+    with open(path, "rb") as fh:
+        for line in fh:
+            if b'"usage"' in line and b'"assistant"' in line:
+                yield line
+
+
+def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
+    """Token totals per model of one or more Claude Code files, without building events.
+
+    Gives the same numbers as the ``usage`` of :func:`parse_claude_session` over the same files
+    (the first path is the main file; the others are treated as sidechains), streaming each file
+    and decoding only lines that contain both ``"usage"`` and ``"assistant"``. Memory grows with
+    the number of distinct model responses, not with file size.
+    """
+    dedup = UsageDedup()
+    kept: dict[UsageKey, tuple[str, int, int, int, int]] = {}
+    for index, path in enumerate(paths):
+        for line in _lines_with_usage(path):
+            record = decode_line(line)
+            if not isinstance(record, dict) or record.get("type") != "assistant":
+                continue
+            message = record.get("message")
+            if not isinstance(message, dict):
+                continue
+            usage = message.get("usage")
+            model = message.get("model")
+            if not isinstance(usage, dict) or not model:
+                continue
+            if model == "<synthetic>" or record.get("isApiErrorMessage"):
+                continue
+            side = index > 0 or bool(record.get("isSidechain"))
+            final = message.get("stop_reason") is not None
+            key, keep, _ = dedup.offer(
+                str(message.get("id")), record.get("requestId"), final, _usage_total(usage), side
+            )
+            if keep:
+                kept[key] = (
+                    sys.intern(str(model)),
+                    int(usage.get("input_tokens") or 0),
+                    int(usage.get("output_tokens") or 0),
+                    int(usage.get("cache_read_input_tokens") or 0),
+                    int(usage.get("cache_creation_input_tokens") or 0),
+                )
+    return usage_by_model(kept.values())

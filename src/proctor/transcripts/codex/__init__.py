@@ -1,0 +1,10 @@
+"""Codex CLI rollouts: the parser (:mod:`.parser`), what a first pass reads (:mod:`.facts`),
+which usage lines count (:mod:`.usage`) and the shapes of its records (:mod:`.shapes`)."""
+
+from proctor.transcripts.codex.parser import (
+    codex_usage_check,
+    parse_codex_lines,
+    parse_codex_rollout,
+)
+
+__all__ = ["codex_usage_check", "parse_codex_lines", "parse_codex_rollout"]

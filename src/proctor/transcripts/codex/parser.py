@@ -1,0 +1,456 @@
+"""Codex CLI rollout JSONL → normalised trajectory.
+
+A rollout line is ``{"timestamp", "ordinal"?, "type", "payload"}`` (Codex 0.171 writes
+``ordinal``; early rollouts had a flat header and bare response items, also accepted). Rules
+followed (see the transcript reference, §2):
+
+* ``response_item`` is the model-visible history and the source of messages, tool calls and
+  results. User-role text that the harness injected (``<environment_context>``, AGENTS.md,
+  ``<turn_aborted>`` …) and developer/system messages become ``other`` events with record type
+  ``harness-message``, known, not counted as unknown. ``event_msg`` user/agent messages and
+  reasoning mirror response items and are dropped when a matching item exists.
+* Calls pair with results by ``call_id``. ``isError`` comes from the structured status of the
+  same call when the rollout has one (``item_completed`` CommandExecution/FileChange/McpToolCall,
+  older ``exec_command_end``/``patch_apply_end``/``mcp_tool_call_end``), else from the output text
+  ("Process exited with code N", "Exit code: N", JSON ``metadata.exit_code``), else it is None
+  (unknown). "approval policy is Never; reject command", "aborted by user" and "rejected by user"
+  outputs, and ``declined`` statuses, are denials (``denied`` true, ``isError`` false).
+* Usage, one ``usage`` event per model response (see :mod:`.usage`). OpenAI counts cached and
+  cache-write tokens inside ``input_tokens`` and reasoning inside ``output_tokens``, so
+  ``inputTokens = input - cached - cache_write``, ``cacheReadTokens = cached``,
+  ``cacheWriteTokens = cache_write``, ``outputTokens = output`` (reasoning included).
+  :func:`codex_usage_check` compares the sum with the last ``total_token_usage``.
+* ``task_complete`` → ``turn_end`` (plus ``api_error`` when it carries an error);
+  ``turn_aborted`` → ``turn_end`` with text ``aborted (<reason>)``; ``compacted`` and
+  response-item compaction markers → ``compaction``. Unknown record and payload types become
+  ``other`` events counted as ``<type>`` or ``<type>/<payload type>``.
+
+What the rollout says of a call after writing it (its status, that it was an MCP call, that a
+mirror repeats an item) is read first, in a quick pass (:mod:`.facts`); the parse then writes
+each event in its final form, into the shared builder, and can stream.
+
+Not done: unified-exec ``write_stdin`` polls are not folded into their command, and the
+inherited history prefix of forked or subagent rollouts is not stripped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from proctor.models.trajectory import Trajectory
+from proctor.transcripts.builder import MALFORMED, EventSink, StartHook, TrajectoryBuilder, ev
+from proctor.transcripts.codex.facts import CodexFacts, Status, read_facts
+from proctor.transcripts.codex.shapes import (
+    HARNESS_PREFIXES,
+    OUTPUT_CAP,
+    QUIET_EVENT_PREFIXES,
+    QUIET_EVENT_SUFFIXES,
+    QUIET_EVENTS,
+    QUIET_ITEMS,
+    QUIET_RECORDS,
+    RESPONSE_TYPES,
+    TEXT_CAP,
+    _content_text,
+    _dict,
+    _exit_code,
+    _is_denial,
+    _unwrap_output,
+)
+from proctor.transcripts.codex.usage import CodexUsage
+from proctor.transcripts.kinds import (
+    codex_kind,
+    patch_files,
+    relativise,
+    shell_files,
+    touched_files,
+)
+from proctor.transcripts.lines import decode_line, file_lines, line_text, nonblank
+
+UNSUPPORTED_CALL = "unsupported call: "
+STATUS_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
+
+
+def _text(value: Any) -> str | None:
+    """A string field, or None when the record holds something else there."""
+    return value if isinstance(value, str) and value else None
+
+
+def _status_before(
+    denied: bool, is_error: bool | None, before: Status | None
+) -> tuple[bool | None, bool]:
+    """(isError, denied) of a result when its output is read: the last status before the
+    output line decides, with the output's own exit code and refusal text."""
+    if not denied and before is not None:
+        denied = before[2]
+        if not denied and before[1] is not None:
+            is_error = before[1]
+    return (False if denied else is_error), denied
+
+
+def _status_after(
+    denied: bool, is_error: bool | None, after: list[Status]
+) -> tuple[bool | None, bool]:
+    """Each status after the output line can still deny the call or settle its outcome."""
+    for _line, failed, declined in after:
+        if denied:
+            break
+        if declined:
+            denied, is_error = True, False
+        elif failed is not None:
+            is_error = failed
+    return is_error, denied
+
+
+class _Parser:
+    def __init__(self, facts: CodexFacts, builder: TrajectoryBuilder) -> None:
+        self.facts = facts
+        self.builder = builder
+        self.line = 0
+        self.model: str | None = None
+        self.cwd: str | None = None
+        self.ts: str | None = None
+        self.questions: set[str] = set()
+        self.usage = CodexUsage(builder)
+        self.turn_errors: set[str] = set()
+        self.synthetic_ids = 0
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def add(self, event_type: str, **fields: Any) -> None:
+        self.builder.add(ev(type=event_type, ts=self.ts, **fields))
+
+    def unknown(self, record_type: str, raw: Any) -> None:
+        self.builder.unknown(record_type, raw, self.ts)
+
+    def feed(self, line: str | bytes) -> None:
+        self.line += 1
+        self.builder.coverage.lines += 1
+        record = decode_line(line)
+        if not isinstance(record, dict):
+            self.builder.unparsed(line_text(line)[:TEXT_CAP])
+            return
+        ts = record.get("timestamp")
+        self.ts = ts if isinstance(ts, str) else None
+        try:
+            self.dispatch(record)
+        except MALFORMED as exc:
+            # Fields of types the parser did not expect: counted and kept, never fatal.
+            self.builder.malformed(record.get("type"), exc, record)
+        self.builder.maybe_drain()
+
+    def dispatch(self, record: dict[str, Any]) -> None:
+        rtype = record.get("type")
+        if not isinstance(rtype, str | None):
+            rtype = str(rtype)
+        payload = record.get("payload")
+        if "payload" not in record:
+            self.legacy(record)
+        elif not isinstance(payload, dict):
+            self.unknown(str(rtype), record)
+        elif rtype == "response_item":
+            self.response_item(payload)
+        elif rtype == "event_msg":
+            self.event_msg(payload)
+        elif rtype == "session_meta":
+            self.session_meta(payload)
+        elif rtype == "turn_context":
+            self.model = _text(payload.get("model")) or self.model
+            self.cwd = _text(payload.get("cwd")) or self.cwd
+        elif rtype == "token_usage_record":
+            self.usage.record(payload, self.model or "unknown", self.ts)
+        elif rtype == "compacted":
+            message = payload.get("message")
+            self.add("compaction", text=message[:TEXT_CAP] if isinstance(message, str) else None)
+        elif rtype in QUIET_RECORDS:
+            return
+        else:
+            self.unknown(str(rtype), record)
+
+    def legacy(self, record: dict[str, Any]) -> None:
+        """Pre-envelope rollouts: a flat header, then bare response items."""
+        rtype = record.get("type")
+        if rtype in RESPONSE_TYPES:
+            self.response_item(record)
+        elif "record_type" in record:
+            return
+        elif rtype is None and "id" in record and self.builder.session_id is None:
+            self.session_meta(record)
+        else:
+            self.unknown(str(rtype), record)
+
+    def session_meta(self, payload: dict[str, Any]) -> None:
+        meta = _dict(payload.get("meta")) or payload
+        self.builder.ids(
+            _text(meta.get("id") or meta.get("session_id")), _text(meta.get("cli_version"))
+        )
+        self.cwd = self.cwd or _text(meta.get("cwd"))
+        self.model = self.model or _text(meta.get("model"))
+
+    # -- response items ---------------------------------------------------------------------
+
+    def response_item(self, item: dict[str, Any]) -> None:
+        itype = item.get("type")
+        if itype == "message":
+            self.message(item)
+        elif itype == "reasoning":
+            texts = [_content_text(item.get("summary")), _content_text(item.get("content"))]
+            self.add("thinking", text="\n".join(t for t in texts if t))
+        elif itype == "function_call":
+            self.function_call(item)
+        elif itype == "custom_tool_call":
+            raw = item.get("input")
+            self.tool_call(item, {"input": raw if isinstance(raw, str) else json.dumps(raw)})
+        elif itype == "local_shell_call":
+            self.tool_call({**item, "name": "local_shell"}, _dict(item.get("action")))
+        elif itype in ("function_call_output", "custom_tool_call_output"):
+            self.tool_output(item)
+        elif itype == "tool_search_call":
+            arguments = _dict(item.get("arguments"))
+            self.tool_call({**item, "name": "tool_search"}, arguments)
+        elif itype == "tool_search_output":
+            self.tool_search_output(item)
+        elif itype in ("web_search_call", "image_generation_call"):
+            self.server_call(item)
+        elif itype in ("compaction", "compaction_summary", "context_compaction"):
+            self.add("compaction")
+        elif itype in ("ghost_snapshot", "additional_tools"):
+            return
+        else:
+            self.unknown(f"response_item/{itype}", item)
+
+    def message(self, item: dict[str, Any]) -> None:
+        role = item.get("role")
+        text = _content_text(item.get("content"))
+        if role == "assistant":
+            self.add("assistant_text", text=text, model=self.model)
+        elif role == "user" and not text.lstrip().startswith(HARNESS_PREFIXES):
+            self.add("user_message", text=text)
+        else:
+            self.add("other", recordType="harness-message", text=text[:TEXT_CAP])
+
+    def function_call(self, item: dict[str, Any]) -> None:
+        raw = item.get("arguments")
+        arguments: Any = raw
+        if isinstance(raw, str):
+            try:
+                arguments = json.loads(raw) if raw.strip() else {}
+            except ValueError:
+                arguments = {"arguments": raw}
+        if not isinstance(arguments, dict):
+            arguments = {"arguments": arguments}
+        self.tool_call(item, arguments)
+
+    def call_id(self, item: dict[str, Any]) -> str:
+        value = item.get("call_id") or item.get("id")
+        if isinstance(value, str) and value:
+            return value
+        self.synthetic_ids += 1
+        return f"codex-call-{self.synthetic_ids}"
+
+    def tool_call(self, item: dict[str, Any], arguments: dict[str, Any]) -> None:
+        name = str(item.get("name") or "")
+        namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
+        kind = codex_kind(name, namespace)
+        call_id = self.call_id(item)
+        files = self.files_of(name, kind, arguments)
+        if kind == "shell" and self.is_shell_patch(arguments):
+            kind = "edit"
+        label = f"{namespace}.{name}" if namespace and kind == "mcp" else name
+        if self.facts.is_mcp(call_id, self.line):
+            kind = "mcp"
+        self.add("tool_call", id=call_id, name=label, kind=kind, input=arguments, files=files)
+        if kind == "question":
+            self.question(call_id, arguments)
+        elif kind == "subagent" and "spawn" in name:
+            agent = arguments.get("agent_type") or arguments.get("name") or name
+            self.add("subagent", id=call_id, name=str(agent))
+
+    def question(self, call_id: str, arguments: dict[str, Any]) -> None:
+        questions = arguments.get("questions")
+        first = _dict(questions[0] if isinstance(questions, list) and questions else arguments)
+        options = [
+            str(o.get("label", o)) if isinstance(o, dict) else str(o)
+            for o in first.get("options") or []
+        ]
+        self.questions.add(call_id)
+        self.add("question", id=call_id, text=str(first.get("question", "")), options=options)
+
+    def command_of(self, arguments: dict[str, Any]) -> Any:
+        return arguments.get("cmd", arguments.get("command"))
+
+    def is_shell_patch(self, arguments: dict[str, Any]) -> bool:
+        command = self.command_of(arguments)
+        if isinstance(command, list) and command:
+            command = command[-1] if command[0] != "apply_patch" else "apply_patch"
+        return isinstance(command, str) and command.lstrip().startswith("apply_patch")
+
+    def files_of(self, name: str, kind: str, arguments: dict[str, Any]) -> list[str]:
+        if name == "apply_patch":
+            patch = arguments.get("input", arguments.get("patch"))
+            return patch_files(patch, self.cwd) if isinstance(patch, str) else []
+        if kind == "shell":
+            command = self.command_of(arguments)
+            if self.is_shell_patch(arguments):
+                text = " ".join(command) if isinstance(command, list) else str(command)
+                return patch_files(text, self.cwd)
+            files = shell_files(command, None)
+            workdir = arguments.get("workdir") or arguments.get("working_directory")
+            base = workdir if isinstance(workdir, str) and workdir else self.cwd
+            return [
+                relativise(os.path.join(base, f) if base else f, self.cwd)
+                if not os.path.isabs(f)
+                else relativise(f, self.cwd)
+                for f in files
+            ]
+        return touched_files(arguments, self.cwd)
+
+    def tool_output(self, item: dict[str, Any]) -> None:
+        call_id = self.call_id(item)
+        text, code = _unwrap_output(item.get("output"))
+        if code is None:
+            code = _exit_code(text)
+        is_error: bool | None = None if code is None else code != 0
+        before, after = self.facts.status_at(call_id, self.line)
+        is_error, denied = _status_before(_is_denial(text), is_error, before)
+        question = call_id in self.questions
+        if question and not denied and "unavailable" in text[:200].lower():
+            is_error = True
+        if is_error is None and text.startswith(UNSUPPORTED_CALL):
+            is_error = True  # Codex's answer to a call of a tool it does not have
+        is_error, denied = _status_after(denied, is_error, after)
+        self.add(
+            "tool_result", id=call_id, output=text[:OUTPUT_CAP], isError=is_error, denied=denied
+        )
+        if question and not denied and not is_error:
+            self.add("answer", id=call_id, text=text[:TEXT_CAP])
+
+    def tool_search_output(self, item: dict[str, Any]) -> None:
+        """The deferred tools a ``tool_search`` made callable, named as their calls will be."""
+        found = []
+        for entry in item.get("tools") or []:
+            if not isinstance(entry, dict):
+                continue
+            inner = entry.get("tools") if entry.get("type") == "namespace" else [entry]
+            for tool in inner if isinstance(inner, list) else []:
+                if isinstance(tool, dict) and tool.get("name"):
+                    prefix = f"{entry['name']}." if entry.get("type") == "namespace" else ""
+                    found.append(f"{prefix}{tool['name']}")
+        status = item.get("status")
+        failed = isinstance(status, str) and status not in ("completed", "in_progress")
+        output = "\n".join(found) if found else "no tools found"
+        call_id = self.call_id(item)
+        self.add("tool_result", id=call_id, output=output, isError=failed, denied=False)
+
+    def server_call(self, item: dict[str, Any]) -> None:
+        """A tool the API ran itself (web search, image generation): no output item follows."""
+        itype = str(item.get("type"))
+        name = itype.removesuffix("_call")
+        call_id = self.call_id(item)
+        kind = "web" if name == "web_search" else "other"
+        action = _dict(item.get("action"))
+        self.add("tool_call", id=call_id, name=name, kind=kind, input=action, files=[])
+        status = item.get("status")
+        if isinstance(status, str):
+            failed = status not in ("completed", "in_progress", "searching")
+            self.add("tool_result", id=call_id, output=status, isError=failed, denied=False)
+
+    # -- event messages ---------------------------------------------------------------------
+
+    def event_msg(self, payload: dict[str, Any]) -> None:
+        etype = payload.get("type")
+        if etype == "token_count":
+            self.usage.token_count(payload, self.model or "unknown", self.ts)
+        elif etype in ("task_complete", "turn_complete"):
+            error = payload.get("error")
+            if error:
+                message = error.get("message") if isinstance(error, dict) else error
+                self.api_error(str(message))
+            self.add("turn_end", durationMs=payload.get("duration_ms"))
+            self.turn_errors.clear()
+        elif etype == "turn_aborted":
+            reason = payload.get("reason") or "interrupted"
+            self.add("turn_end", durationMs=payload.get("duration_ms"), text=f"aborted ({reason})")
+            self.turn_errors.clear()
+        elif etype == "error":
+            self.api_error(str(payload.get("message", "")))
+        elif etype == "item_completed":
+            item = payload.get("item")
+            itype = item.get("type") if isinstance(item, dict) else None
+            known = ("CommandExecution", "FileChange", "McpToolCall")
+            if isinstance(item, dict) and itype not in known and itype not in QUIET_ITEMS:
+                self.unknown(f"event_msg/item_completed/{itype}", item)
+        elif etype in STATUS_EVENTS:
+            return  # read by the first pass (see .facts)
+        elif etype == "user_message":
+            self.mirror("user", "user_message", str(payload.get("message", "")))
+        elif etype == "agent_message":
+            self.mirror("assistant", "assistant_text", str(payload.get("message", "")))
+        elif etype in ("agent_reasoning", "agent_reasoning_raw_content"):
+            self.mirror("reasoning", "thinking", str(payload.get("text", "")))
+        elif self.quiet(str(etype)):
+            return
+        else:
+            self.unknown(f"event_msg/{etype}", payload)
+
+    def quiet(self, etype: str) -> bool:
+        """Event messages that carry nothing the trajectory needs (or mirror something it has)."""
+        return (
+            etype in QUIET_EVENTS
+            or etype.startswith(QUIET_EVENT_PREFIXES)
+            or etype.endswith(QUIET_EVENT_SUFFIXES)
+        )
+
+    def api_error(self, text: str) -> None:
+        if text in self.turn_errors:
+            return
+        self.turn_errors.add(text)
+        self.add("api_error", text=text[:TEXT_CAP])
+
+    def mirror(self, role: str, event_type: str, text: str) -> None:
+        if role == "user" and text.lstrip().startswith(HARNESS_PREFIXES):
+            return
+        if self.facts.take_mirror(role, text):
+            return  # the response item with this text is in the rollout
+        model = self.model if event_type == "assistant_text" else None
+        self.add(event_type, text=text, model=model)
+
+
+def _parse(
+    lines: Sequence[str | bytes] | Path, sink: EventSink | None, on_start: StartHook | None
+) -> _Parser:
+    def source() -> Iterator[str | bytes]:
+        return nonblank(file_lines(lines) if isinstance(lines, Path) else iter(lines))
+
+    parser = _Parser(read_facts(source()), TrajectoryBuilder("codex", sink, on_start))
+    for line in source():
+        parser.feed(line)
+    return parser
+
+
+def parse_codex_lines(lines: Sequence[str | bytes]) -> Trajectory:
+    """Parse the lines of one Codex rollout."""
+    return _parse(list(lines), None, None).builder.finish()
+
+
+def parse_codex_rollout(
+    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+) -> Trajectory:
+    """Parse one Codex rollout file (``rollout-*.jsonl``), reading it twice (see the module
+    docstring); with a ``sink`` events are handed on as they are parsed, in flat memory."""
+    return _parse(path, sink, on_start).builder.finish()
+
+
+def codex_usage_check(path: Path) -> dict[str, Any]:
+    """Cross-check of a rollout's token accounting.
+
+    Returns ``source`` (``token_usage_record``, ``token_count``, both, or None), ``responses``
+    counted, ``repeatsSkipped`` (repeated token_count events), ``computed`` (the per-response sum
+    proctor reports), ``reported`` (the last ``total_token_usage``, normalised the same way, or
+    None), ``difference`` (reported minus computed per field) and ``ok`` (no difference; None
+    when the rollout has no total).
+    """
+    return _parse(path, lambda event: None, None).usage.check()

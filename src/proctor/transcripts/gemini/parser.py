@@ -1,0 +1,443 @@
+"""Gemini CLI chat recording → normalised trajectory.
+
+The chat file is ``~/.gemini/tmp/<project>/chats/session-<ts>-<id8>.jsonl`` (Gemini CLI 0.61):
+line 1 is a session header ``{sessionId, projectHash, startTime, lastUpdated, kind}``, then one
+message record per line ``{id, timestamp, type: user|gemini|info|error|warning, content, …}``.
+A record whose ``id`` was seen before replaces it in place (last write wins, position of first
+appearance), ``{"$set": {...}}`` updates metadata (a ``messages`` list replaces the messages so
+far) and ``{"$rewindTo": id}`` drops that message and every later one, as Gemini CLI's own loader
+does. The older single-document ``session-*.json`` (``{sessionId, …, messages: [...]}``) is read
+too.
+
+A ``gemini`` message gives ``thinking`` (from ``thoughts``), ``assistant_text``, one
+``tool_call`` per ``toolCalls`` entry followed by its ``tool_result`` (the call and its result
+share the entry; a call still pending has no result) and one ``usage`` event from ``tokens``.
+``isError`` is ``status == "error"``, or a shell output whose ``Exit Code:`` is not 0 (the
+status stays ``success`` then). ``cancelled`` (the user refused) and policy refusals are
+denials. ``error`` messages are ``api_error``; ``info`` and ``warning`` are known ``other``
+events.
+
+Tokens: Gemini's ``input`` (promptTokenCount) includes ``cached`` and excludes ``tool``
+(toolUsePromptTokenCount); ``output`` (candidates) excludes ``thoughts``. So ``inputTokens =
+input - cached + tool``, ``cacheReadTokens = cached``, ``outputTokens = output + thoughts``,
+``cacheWriteTokens = 0`` (as ccusage counts them).
+
+Since any later record may replace or drop a message, the file is read twice: a first pass
+works out which record holds the final form of each message, in what order (it keeps only where
+each record is, never the record), and the second reads just those records and writes their
+events into the shared builder, which can hand them on as it goes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import ConfigError
+from proctor.models.trajectory import Trajectory
+from proctor.transcripts.builder import MALFORMED, EventSink, StartHook, TrajectoryBuilder, ev
+from proctor.transcripts.kinds import gemini_kind, relativise, shell_files, touched_files
+from proctor.transcripts.lines import decode_line, line_text
+
+OUTPUT_CAP = 20_000
+TEXT_CAP = 2000
+EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)", re.M)
+DENIAL_MARKERS = (
+    "denied by policy",
+    "user did not allow tool call",
+    "requires user confirmation",
+    "user cancelled",
+)
+#: User records the CLI injects itself (context, reminders), not typed by the user.
+HARNESS_PREFIXES = ("<session_context>", "<system-reminder>", "<environment_context>")
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def parts_text(content: Any) -> str:
+    """Text of a ``PartListUnion``: a string, one part or a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    texts = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, str):
+            texts.append(part)
+        elif (
+            isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
+        ):
+            texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def result_text(result: Any, display: Any) -> str:
+    """What the tool returned: ``functionResponse.response`` output/error, else the display."""
+    texts = []
+    parts = [result] if isinstance(result, dict) else result
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        response = (part.get("functionResponse") or {}).get("response")
+        if isinstance(response, dict):
+            value = response.get("output", response.get("error", response.get("llmContent")))
+            texts.append(value if isinstance(value, str) else json.dumps(response))
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    if not texts and isinstance(display, str):
+        texts.append(display)
+    return "\n".join(texts)
+
+
+def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
+    """(input, output, cache read) with cached tokens taken out of the input."""
+    cached = _int(tokens.get("cached"))
+    prompt = _int(tokens.get("input"))
+    inputs = prompt - min(cached, prompt) + _int(tokens.get("tool"))
+    return inputs, _int(tokens.get("output")) + _int(tokens.get("thoughts")), cached
+
+
+# -- the first pass: where the final form of every message is ----------------------------------
+
+Where = tuple[str, int, int]
+"""(what, line, index): ``("line", n, 0)`` a whole line, ``("set", n, i)`` the i-th message of
+a ``$set`` line, ``("unparsed", n, 0)`` / ``("unknown", n, 0)`` a line kept as ``other``."""
+
+
+@dataclass
+class ChatLayout:
+    """The slots of a chat in order (``m:<id>`` for messages, ``#<n>`` for unknown or broken
+    lines) and where each one's record is; the session id and project folder."""
+
+    slots: dict[str, Where] = field(default_factory=dict)
+    unknown_types: dict[int, str] = field(default_factory=dict)
+    session_id: str | None = None
+    cwd: str | None = None
+    lines: int = 0
+    extra: int = 0
+
+    def add_extra(self, where: Where) -> None:
+        self.extra += 1
+        self.slots[f"#{self.extra}"] = where
+
+    def metadata(self, meta: dict[str, Any], line: int) -> None:
+        if isinstance(meta.get("sessionId"), str):
+            self.session_id = self.session_id or meta["sessionId"]
+        directories = meta.get("directories")
+        if self.cwd is None and isinstance(directories, list) and directories:
+            self.cwd = str(directories[0])
+        messages = meta.get("messages")
+        if isinstance(messages, list):
+            for key in [k for k in self.slots if not k.startswith("#")]:
+                del self.slots[key]
+            for index, message in enumerate(messages):
+                if isinstance(message, dict) and isinstance(message.get("id"), str):
+                    self.slots["m:" + message["id"]] = ("set", line, index)
+
+    def rewind(self, message_id: str) -> None:
+        keys = list(self.slots)
+        target = "m:" + message_id
+        start = keys.index(target) if target in self.slots else 0
+        for key in keys[start:]:
+            if not key.startswith("#"):
+                del self.slots[key]
+
+    def record(self, record: Any, line: int) -> None:
+        self.lines += 1
+        if not isinstance(record, dict):
+            self.add_extra(("unparsed", line, 0))
+        elif isinstance(record.get("$rewindTo"), str):
+            self.rewind(record["$rewindTo"])
+        elif isinstance(record.get("$set"), dict):
+            self.metadata(record["$set"], line)
+        elif isinstance(record.get("id"), str):
+            self.slots["m:" + record["id"]] = ("line", line, 0)
+        elif isinstance(record.get("sessionId"), str) and "projectHash" in record:
+            self.metadata(record, line)
+        else:
+            self.unknown_types[line] = str(record.get("type", "unknown-record"))
+            self.add_extra(("unknown", line, 0))
+
+
+def _read_lines(path: Path) -> Iterator[bytes]:
+    """A file's lines with their line ends; a read error names the file."""
+    try:
+        with open(path, "rb") as fh:
+            yield from fh
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+
+
+class _Lines:
+    """Random access to a chat's non-blank lines: by offset in a file, or in a list."""
+
+    def __init__(self, path: Path | None = None, lines: list[str | bytes] | None = None) -> None:
+        self.path = path
+        self.lines = lines
+        self.offsets: list[int] = []
+        self._fh: Any = None
+        self._cached: tuple[int, Any] | None = None
+
+    def scan(self) -> Iterator[tuple[int, str | bytes]]:
+        """(line number, text) of every non-blank line, remembering where each one is."""
+        if self.lines is not None:
+            yield from enumerate(self.lines)
+            return
+        if self.path is None:
+            return
+        offset = 0
+        for raw in _read_lines(self.path):
+            if raw.strip():
+                self.offsets.append(offset)
+                yield len(self.offsets) - 1, raw
+            offset += len(raw)
+
+    def text(self, number: int) -> str | bytes:
+        if self.lines is not None:
+            return self.lines[number]
+        try:
+            if self._fh is None and self.path is not None:
+                self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+            self._fh.seek(self.offsets[number])
+            return bytes(self._fh.readline())
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot be read ({exc.strerror or exc})") from exc
+
+    def decoded(self, number: int) -> Any:
+        if self._cached is None or self._cached[0] != number:
+            self._cached = (number, decode_line(self.text(number)))
+        return self._cached[1]
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+
+
+# -- the second pass: events ---------------------------------------------------------------------
+
+
+class _Events:
+    def __init__(self, builder: TrajectoryBuilder, cwd: str | None) -> None:
+        self.builder = builder
+        self.cwd = cwd
+        self.calls = 0
+
+    def add(self, event_type: str, ts: str | None, **fields: Any) -> None:
+        self.builder.add(ev(type=event_type, ts=ts, **fields))
+
+    def message(self, record: dict[str, Any]) -> None:
+        ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        mtype = record.get("type")
+        text = parts_text(record.get("content"))
+        if mtype == "user":
+            if not text.strip():
+                return  # a user record that only carries function responses
+            if text.lstrip().startswith(HARNESS_PREFIXES):
+                self.add("other", ts, recordType="harness-message", text=text)
+            else:
+                self.add("user_message", ts, text=text)
+        elif mtype == "error":
+            self.add("api_error", ts, text=text[:TEXT_CAP])
+        elif mtype in ("info", "warning"):
+            self.add("other", ts, recordType=f"gemini/{mtype}", text=text)
+        elif mtype == "gemini":
+            self.gemini(record, ts, text)
+        else:
+            self.builder.unknown(f"message/{mtype}", record, ts)
+
+    def gemini(self, record: dict[str, Any], ts: str | None, text: str) -> None:
+        model = record.get("model") if isinstance(record.get("model"), str) else None
+        for thought in record.get("thoughts") or []:
+            if isinstance(thought, dict):
+                parts = [thought.get("subject"), thought.get("description")]
+                thinking = "\n".join(str(p) for p in parts if p)
+                self.add("thinking", thought.get("timestamp") or ts, text=thinking)
+        if text:
+            self.add("assistant_text", ts, text=text, model=model)
+        for call in record.get("toolCalls") or []:
+            if isinstance(call, dict):
+                self.tool_call(call, ts)
+        tokens = record.get("tokens")
+        if isinstance(tokens, dict):
+            inputs, outputs, cached = gemini_usage(tokens)
+            self.builder.usage((model or "unknown", inputs, outputs, cached, 0), ts)
+
+    def tool_call(self, call: dict[str, Any], ts: str | None) -> None:
+        name = str(call.get("name") or "")
+        raw_args = call.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        call_id = str(
+            call.get("id") or f"{name}-{len(self.builder.pending) + self.builder.handed_on}"
+        )
+        call_ts = call.get("timestamp") if isinstance(call.get("timestamp"), str) else ts
+        kind = gemini_kind(name)
+        self.add(
+            "tool_call",
+            call_ts,
+            id=call_id,
+            name=name,
+            kind=kind,
+            input=args,
+            files=self.files_of(kind, args),
+        )
+        if kind == "question":
+            self.question(call_id, args, call_ts)
+        elif kind == "skill":
+            self.add("skill", call_ts, name=str(args.get("name", "")))
+        elif kind == "subagent":
+            label = args.get("agent_name") or args.get("name") or name
+            self.add("subagent", call_ts, id=call_id, name=str(label))
+        status = call.get("status")
+        if status not in ("success", "error", "cancelled"):
+            return
+        output = result_text(call.get("result"), call.get("resultDisplay"))
+        lowered = output[:TEXT_CAP].lower()
+        denied = status == "cancelled" or (
+            status == "error" and any(marker in lowered for marker in DENIAL_MARKERS)
+        )
+        is_error = status == "error" and not denied
+        if not denied and kind == "shell":
+            # The shell tool's trailer comes last; an earlier "Exit Code:" is the command's output.
+            codes = EXIT_CODE.findall(output)
+            if codes and int(codes[-1]) != 0:
+                is_error = True
+        self.add(
+            "tool_result",
+            call_ts,
+            id=call_id,
+            output=output[:OUTPUT_CAP],
+            isError=is_error,
+            denied=denied,
+        )
+        if kind == "question" and status == "success":
+            self.add("answer", call_ts, id=call_id, text=output[:TEXT_CAP])
+
+    def question(self, call_id: str, args: dict[str, Any], ts: str | None) -> None:
+        questions = args.get("questions")
+        first = questions[0] if isinstance(questions, list) and questions else args
+        if not isinstance(first, dict):
+            first = {}
+        options = [
+            str(o.get("label", o)) if isinstance(o, dict) else str(o)
+            for o in first.get("options") or []
+        ]
+        self.add("question", ts, id=call_id, text=str(first.get("question", "")), options=options)
+
+    def files_of(self, kind: str, args: dict[str, Any]) -> list[str]:
+        if kind == "shell":
+            directory = args.get("dir_path") or args.get("directory")
+            files = shell_files(args.get("command"), None)
+            base = directory.rstrip("/") if isinstance(directory, str) and directory else None
+            joined = [f"{base}/{f}" if base and not f.startswith("/") else f for f in files]
+            return [relativise(f, self.cwd) for f in joined]
+        files = touched_files(args, self.cwd)
+        for key in ("dir_path", "paths"):
+            value = args.get(key)
+            values = value if isinstance(value, list) else [value]
+            files += [relativise(v, self.cwd) for v in values if isinstance(v, str) and v]
+        return list(dict.fromkeys(files))
+
+
+def _emit(layout: ChatLayout, lines: _Lines, builder: TrajectoryBuilder) -> None:
+    events = _Events(builder, layout.cwd)
+    for what, number, index in layout.slots.values():
+        if what == "unparsed":
+            builder.add(
+                {
+                    "type": "other",
+                    "recordType": "unparsed",
+                    "raw": line_text(lines.text(number))[:TEXT_CAP],
+                }
+            )
+            continue
+        record = lines.decoded(number)
+        if what == "unknown":
+            builder.add(
+                {"type": "other", "recordType": layout.unknown_types[number], "raw": record}
+            )
+            continue
+        if what == "set":
+            record = record["$set"]["messages"][index]
+        try:
+            events.message(record)
+        except MALFORMED as exc:
+            builder.malformed(record.get("type"), exc, record)
+        builder.maybe_drain()
+
+
+def _parse(
+    lines: _Lines,
+    cwd: str | None,
+    sink: EventSink | None,
+    on_start: StartHook | None,
+    document: dict[str, Any] | None = None,
+) -> Trajectory:
+    layout = ChatLayout(cwd=cwd)
+    builder = TrajectoryBuilder("gemini-cli", sink, on_start)
+    if document is not None:
+        layout.lines = 1
+        layout.metadata(document, 0)
+    else:
+        for number, line in lines.scan():
+            record = decode_line(line)
+            layout.record(record, number)
+            if not isinstance(record, dict):
+                builder.coverage.unparsed_lines += 1
+    builder.coverage.lines = layout.lines
+    for rtype in layout.unknown_types.values():
+        builder.count_unknown(rtype)
+    builder.ids(layout.session_id)
+    try:
+        _emit(layout, lines, builder)
+    finally:
+        lines.close()
+    return builder.finish()
+
+
+def parse_gemini_lines(lines: Iterable[str | bytes], cwd: str | None = None) -> Trajectory:
+    """Parse the lines of one Gemini CLI chat recording (JSONL)."""
+    nonblank = [line for line in lines if line and not line.isspace()]
+    return _parse(_Lines(lines=nonblank), cwd, None, None)
+
+
+def project_root(path: Path) -> str | None:
+    """The project directory Gemini CLI recorded for a chat, from ``<project>/.project_root``."""
+    marker = path.parent.parent / ".project_root"
+    try:
+        text = marker.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return text or None
+
+
+def parse_gemini_chat(
+    path: Path,
+    cwd: str | None = None,
+    sink: EventSink | None = None,
+    on_start: StartHook | None = None,
+) -> Trajectory:
+    """Parse a Gemini CLI chat file: ``session-*.jsonl``, or the older whole-JSON ``.json``.
+    With a ``sink`` events are handed on as they are parsed, in flat memory (JSONL files)."""
+    cwd = cwd or project_root(path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+            first = head.split(b"\n", 1)[0].strip()
+            whole = None
+            if head.lstrip().startswith(b"{") and decode_line(first) is None:
+                fh.seek(0)
+                whole = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    document = decode_line(whole) if whole is not None else None
+    if isinstance(document, dict):
+        messages = document.get("messages")
+        lines = _Lines(lines=[json.dumps({"$set": {"messages": messages}}).encode()])
+        return _parse(lines, cwd, sink, on_start, document)
+    return _parse(_Lines(path=path), cwd, sink, on_start)

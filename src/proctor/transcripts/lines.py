@@ -1,0 +1,72 @@
+"""Reading a transcript's lines: fast JSON decoding with a forgiving fallback, and a file's
+lines a megabyte at a time."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import ConfigError
+
+CHUNK = 1 << 20
+
+fast_loads: Callable[[str | bytes], Any]
+try:
+    from orjson import loads as fast_loads
+except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is the fallback
+    fast_loads = json.loads
+
+
+def decode_line(line: str | bytes) -> Any:
+    """The JSON value of one line, or None when it is not JSON (bad bytes included)."""
+    try:
+        return fast_loads(line)
+    except ValueError:
+        pass
+    try:  # the stdlib also accepts lone surrogates (an emoji cut in half), orjson does not
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def line_text(line: str | bytes) -> str:
+    return line if isinstance(line, str) else line.decode("utf-8", errors="replace")
+
+
+def file_lines(path: Path) -> Iterator[bytes]:
+    """The lines of a file, read a megabyte at a time (a line may span many chunks).
+
+    A file that cannot be opened or read is a :class:`~proctor.errors.ConfigError` naming it;
+    errors of whoever consumes the lines pass through untouched.
+    """
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size <= CHUNK:
+                yield from fh.read().split(b"\n")
+                return
+            parts: list[bytes] = []
+            while chunk := fh.read(CHUNK):
+                if b"\n" not in chunk:
+                    parts.append(chunk)
+                    continue
+                if parts:
+                    parts.append(chunk)
+                    chunk = b"".join(parts)
+                lines = chunk.split(b"\n")
+                tail = lines.pop()
+                parts = [tail] if tail else []
+                yield from lines
+            if parts:
+                yield b"".join(parts)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+
+
+def nonblank(lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
+    """The lines that hold something other than whitespace."""
+    for line in lines:
+        if line and not line.isspace():
+            yield line

@@ -1,0 +1,61 @@
+"""Reading JSON-lines files that another program is still writing.
+
+A line may be half-flushed, hold something other than an object, or not be JSON at all; readers
+here skip such lines instead of failing, because the writer (an agent CLI) owns the file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def decode_object(line: str | bytes) -> dict[str, Any] | None:
+    """The JSON object on ``line``, or None (blank, half-written, not JSON, not an object)."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_json_lines(path: Path) -> list[dict[str, Any]]:
+    """Every JSON object line of ``path``; other lines are skipped, a missing file is empty."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{") and (record := decode_object(line)) is not None:
+            rows.append(record)
+    return rows
+
+
+@dataclass
+class JsonlTail:
+    """Reads the complete lines a growing JSONL file gained since the last call."""
+
+    path: Path
+    copy: Path | None = None
+    """Where every byte read is appended too (the CLI may delete its file on exit)."""
+    offset: int = 0
+    partial: bytes = b""
+
+    def new_records(self) -> list[dict[str, Any]]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                chunk = fh.read()
+        except OSError:
+            return []
+        self.offset += len(chunk)
+        if self.copy is not None and chunk:
+            with open(self.copy, "ab") as out:
+                out.write(chunk)
+        data = self.partial + chunk
+        *lines, self.partial = data.split(b"\n")
+        return [record for line in lines if (record := decode_object(line)) is not None]

@@ -1,0 +1,163 @@
+"""Where each agent CLI leaves a session's native files inside a (scratch) home, and how it
+names them.
+
+* Claude Code: ``<config>/projects/<project>/<session>.jsonl`` plus subagent files
+  ``<project>/<session>/subagents/agent-*.jsonl`` (2.1.2+) or, earlier,
+  ``<project>/agent-*.jsonl`` whose lines carry the parent's ``sessionId``.
+* Codex: ``<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<ts>-<thread id>.jsonl`` (then
+  ``archived_sessions/``).
+* Gemini CLI: ``<~/.gemini>/tmp/<project>/chats/session-<ts>-<id8>.jsonl`` (older: ``.json``);
+  subagent chats live one level deeper, in ``chats/<parent session id>/``, and are skipped.
+
+Every function returns nothing (``[]`` or None) rather than raising when the files are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+CLAUDE_NAME_LIMIT = 200
+
+
+def project_dir_name(cwd: str) -> str:
+    """Claude Code's folder name for a working directory: every character that is not an ASCII
+    letter or digit becomes ``-``; a name longer than 200 characters keeps its first 200 and
+    gains ``-`` and the base-36 absolute value of the path's Java-style 32-bit string hash."""
+    name = re.sub(r"[^a-zA-Z0-9]", "-", cwd)
+    if len(name) <= CLAUDE_NAME_LIMIT:
+        return name
+    units = cwd.encode("utf-16-le", "surrogatepass")
+    digest = 0
+    for low, high in zip(units[::2], units[1::2], strict=True):  # JavaScript's string units
+        digest = (digest * 31 + (high << 8 | low)) & 0xFFFFFFFF
+    signed = digest - (1 << 32) if digest >= 1 << 31 else digest
+    return f"{name[:CLAUDE_NAME_LIMIT]}-{_base36(abs(signed))}"
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+        if number == 0:
+            return out
+
+
+def claude_transcript(config_dir: Path | str, cwd: str, session_id: str) -> Path:
+    """``<config>/projects/<project folder of cwd>/<session id>.jsonl``."""
+    return Path(config_dir) / "projects" / project_dir_name(cwd) / f"{session_id}.jsonl"
+
+
+def newest_file(paths: Iterable[Path]) -> Path | None:
+    best: tuple[float, str] | None = None
+    chosen = None
+    for path in paths:
+        try:
+            key = (path.stat().st_mtime, path.name)
+        except OSError:
+            continue
+        if best is None or key > best:
+            best, chosen = key, path
+    return chosen
+
+
+def _first_record(path: Path) -> dict[str, object]:
+    try:
+        with open(path, "rb") as fh:
+            for line in fh:
+                if line.strip():
+                    record = json.loads(line)
+                    return record if isinstance(record, dict) else {}
+    except (OSError, ValueError):
+        pass
+    return {}
+
+
+def claude_subagent_files(main: Path) -> list[Path]:
+    """Subagent transcripts of the session whose main file is ``main``, sorted by name."""
+    session_id = main.name.removesuffix(".jsonl")
+    nested = sorted((main.parent / session_id / "subagents").glob("agent-*.jsonl"))
+    if nested:
+        return nested
+    siblings = sorted(main.parent.glob("agent-*.jsonl"))
+    return [p for p in siblings if _first_record(p).get("sessionId") == session_id]
+
+
+def claude_session_files(config_dir: Path | str, cwd: Path | str, session_id: str) -> list[Path]:
+    """The main transcript of ``session_id`` (first) and its subagent files; [] if absent.
+
+    Looks in the project folder Claude Code derives from ``cwd`` (as given, then its real
+    path), then in any project folder.
+    """
+    projects = Path(config_dir) / "projects"
+    name = f"{session_id}.jsonl"
+    candidates = [projects / project_dir_name(str(cwd)) / name]
+    real = os.path.realpath(cwd)
+    if real != str(cwd):
+        candidates.append(projects / project_dir_name(real) / name)
+    main = next((p for p in candidates if p.is_file()), None)
+    if main is None:
+        main = next(iter(sorted(projects.glob(f"*/{name}"))), None) if projects.is_dir() else None
+    if main is None:
+        return []
+    return [main, *claude_subagent_files(main)]
+
+
+def codex_rollout(codex_home: Path | str, thread_id: str | None = None) -> Path | None:
+    """The rollout of ``thread_id`` (its name ends with the id), or the newest one; None if none.
+
+    ``sessions/`` wins over ``archived_sessions/``; a folder without either is searched as is.
+    """
+    home = Path(codex_home)
+    roots = [home / "sessions", home / "archived_sessions"]
+    if not any(r.is_dir() for r in roots):
+        roots = [home]
+    for root in roots:
+        if not root.is_dir():
+            continue
+        rollouts = root.rglob("rollout-*.jsonl")
+        if thread_id:
+            match = sorted(p for p in rollouts if p.name.endswith(f"-{thread_id}.jsonl"))
+            if match:
+                return match[-1]
+            continue
+        newest = newest_file(rollouts)
+        if newest is not None:
+            return newest
+    return None
+
+
+def _gemini_roots(gemini_home_dir: Path) -> list[Path]:
+    for root in (gemini_home_dir / "tmp", gemini_home_dir / ".gemini" / "tmp"):
+        if root.is_dir():
+            return [root]
+    return [gemini_home_dir]
+
+
+def gemini_chat(gemini_home_dir: Path | str, session_id: str | None = None) -> Path | None:
+    """The main chat file of ``session_id``, or the newest one; None if none.
+
+    ``gemini_home_dir`` is the ``.gemini`` folder (or a home containing it, or a ``chats``
+    folder). A file matches when its header's ``sessionId`` is ``session_id`` or, failing
+    that, its name ends with the id's first 8 characters.
+    """
+    chats: list[Path] = []
+    for root in _gemini_roots(Path(gemini_home_dir)):
+        for pattern in ("session-*.jsonl", "session-*.json"):
+            found = root.rglob(pattern)
+            chats += [p for p in found if p.parent.name == "chats" or p.parent == root]
+    if not chats:
+        return None
+    if session_id:
+        exact = [p for p in chats if _first_record(p).get("sessionId") == session_id]
+        if exact:
+            return newest_file(exact)
+        short = session_id[:8]
+        named = [p for p in chats if p.stem.endswith(f"-{short}")]
+        return newest_file(named)
+    return newest_file(chats)

@@ -1,0 +1,245 @@
+"""Processes: commands with a deadline and no orphans, process groups, marked processes and
+process trees (through psutil), and the subreaper that keeps a trial's daemons below its worker.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import psutil
+
+TAIL_CHARS = 2000
+# Each stream's output kept in memory; beyond it the middle is dropped.
+OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024
+# How long to wait for a killed program to be reaped before answering anyway.
+KILL_GRACE_SEC = 5.0
+MARKER_VARIABLE = "PROCTOR_TRIAL_MARKER"
+# Set afresh by every run_captured call, so its escaped children can be told from the trial's.
+CALL_MARKER_VARIABLE = "PROCTOR_CALL_MARKER"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    returncode: int
+    timed_out: bool
+    stdout: str
+    stderr: str
+
+    @property
+    def tail(self) -> str:
+        text = (self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr).strip()
+        return text[-TAIL_CHARS:]
+
+
+def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal the whole process group led by ``pid``; quiet when it is already gone."""
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_captured(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    timeout: float,
+    stdin: str | None = None,
+) -> Outcome:
+    """Run ``argv`` in its own process group; the program's own exit decides, within ``timeout``.
+
+    Output goes to temporary files rather than pipes, so a background child that keeps them open
+    (``sleep 30 & echo started``) neither delays the result nor turns a success into a timeout.
+    When the program ends or times out, everything it left behind is killed: its process group
+    and any process that escaped with ``setsid`` (found by a marker only this call hands out).
+    Raises OSError when the program cannot be started.
+    """
+    marker = uuid.uuid4().hex
+    child_env = {**(os.environ if env is None else env), CALL_MARKER_VARIABLE: marker}
+    with (
+        tempfile.TemporaryFile() as out_file,
+        tempfile.TemporaryFile() as err_file,
+        _stdin_file(stdin) as in_file,
+    ):
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=child_env,
+            stdin=in_file if in_file is not None else subprocess.DEVNULL,
+            stdout=out_file,
+            stderr=err_file,
+            start_new_session=True,
+        )
+        try:
+            timed_out = _wait(proc, timeout)
+        finally:
+            _kill_leftovers(proc, marker)
+        returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
+        stdout = _read_bounded(out_file).decode("utf-8", "replace")
+        stderr = _read_bounded(err_file).decode("utf-8", "replace")
+    return Outcome(returncode, timed_out, stdout, stderr)
+
+
+@contextmanager
+def _stdin_file(text: str | None) -> Iterator[IO[bytes] | None]:
+    """``text`` in a rewound temporary file, so feeding a child that never reads cannot block."""
+    if text is None:
+        yield None
+        return
+    with tempfile.TemporaryFile() as fh:
+        fh.write(text.encode())
+        fh.seek(0)
+        yield fh
+
+
+def _exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Whether ``proc`` exits within ``timeout``, noticed the moment it does.
+
+    ``Popen.wait(timeout)`` polls with growing sleeps (up to 50 ms a round); a pidfd (Linux)
+    becomes readable when the process exits, so a quick command costs no extra wait.
+    """
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        try:
+            proc.wait(timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    if ready:
+        proc.wait()
+    return bool(ready)
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to ``timeout``; on expiry kill the group and reap ``proc``. True if it timed out."""
+    if _exited_within(proc, timeout):
+        return False
+    kill_group(proc.pid)
+    proc.kill()
+    try:
+        proc.wait(timeout=KILL_GRACE_SEC)
+    except subprocess.TimeoutExpired:
+        pass  # stuck in the kernel; the caller still gets its answer on time
+    return True
+
+
+def _kill_leftovers(proc: subprocess.Popen[bytes], marker: str) -> None:
+    """Kill what the call left running: its process group and children that left it."""
+    kill_group(proc.pid)
+    kill_marked(marker, variable=CALL_MARKER_VARIABLE)
+
+
+def _read_bounded(fh: IO[bytes], limit: int = OUTPUT_LIMIT_BYTES) -> bytes:
+    """The file's content, or its head and tail around a note when it is larger than ``limit``."""
+    size = fh.seek(0, os.SEEK_END)
+    fh.seek(0)
+    if size <= limit:
+        return fh.read()
+    half = limit // 2
+    head = fh.read(half)
+    fh.seek(size - half)
+    tail = fh.read()
+    return head + f"\n[... {size - 2 * half} bytes of output omitted ...]\n".encode() + tail
+
+
+def processes_marked(marker: str, variable: str = MARKER_VARIABLE) -> list[int]:
+    """Processes whose environment carries ``<variable>=<marker>`` (the trial marker by default).
+
+    Agents may start tools in sessions of their own (Claude Code's Bash tool does), out of reach
+    of the trial's process group; the marker they inherit finds them anyway.
+    """
+    needle = f"\0{variable}={marker}\0".encode()
+    found: list[int] = []
+    own = os.getpid()
+    for pid in psutil.pids():
+        if pid == own:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                if needle in b"\0" + fh.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def kill_marked(marker: str, rounds: int = 3, variable: str = MARKER_VARIABLE) -> int:
+    """SIGKILL every process carrying the marker (the trial's by default); the number killed."""
+    return _kill_rounds(lambda: processes_marked(marker, variable), rounds)
+
+
+def _kill_rounds(
+    find: Callable[[], list[int]], rounds: int, after: Callable[[], None] | None = None
+) -> int:
+    """SIGKILL what ``find`` returns, again until it finds nothing (a process may start
+    another while dying), at most ``rounds`` times; the number killed."""
+    killed = 0
+    for _ in range(rounds):
+        pids = find()
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        if after is not None:
+            after()
+    return killed
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux), so that a daemon
+    that double-forks, leaves its session and clears its environment still ends up our
+    descendant, and :func:`kill_descendants` finds it. False where that is not possible."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` in the process tree (empty when ``pid`` is gone)."""
+    try:
+        return [child.pid for child in psutil.Process(pid).children(recursive=True)]
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return []
+
+
+def kill_descendants(pid: int, rounds: int = 3) -> int:
+    """SIGKILL every descendant of ``pid`` and reap the ones that are ours; the number killed."""
+    return _kill_rounds(lambda: descendants(pid), rounds, after=_reap_children)
+
+
+def _reap_children() -> None:
+    """Collect exited children (orphans adopted as subreaper among them) without blocking."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return

@@ -1,0 +1,111 @@
+"""The terminal driver's basic operation: send a message, wait for the turn to end, answer
+questions on the way, send again in the same session."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from proctor.agents.protocol import LaunchContext
+from proctor.agents.scripted import ScriptedAgent
+from proctor.discover.qna import parse_qna_rules
+from proctor.drive.policy import AnswerPolicy
+from proctor.drive.terminal_driver import TerminalDriver
+from proctor.models.config import AgentProfile
+from proctor.models.trajectory import TurnEnd
+
+
+def start(tmp_path: Path, plan: dict[str, object], rules: str = "") -> TerminalDriver:
+    adapter = ScriptedAgent()
+    (tmp_path / "ws").mkdir()
+    launch = adapter.prepare(
+        LaunchContext(
+            workspace=tmp_path / "ws",
+            home=tmp_path / "home",
+            scratch=tmp_path,
+            env=dict(os.environ, HOME=str(tmp_path / "home")),
+            profile=AgentProfile(),
+            plan=plan,
+            repeat=1,
+            session_id="11111111-2222-3333-4444-555555555555",
+        )
+    )
+    policy = AnswerPolicy(parse_qna_rules(rules), rules, "task")
+    return TerminalDriver(adapter, launch, policy, time.monotonic() + 20)
+
+
+def text_of(event: object) -> str | None:
+    return None if isinstance(event, TurnEnd) else getattr(event, "text", None)
+
+
+def test_three_messages_in_one_session(tmp_path: Path) -> None:
+    plan = {"turns": [{"say": "first"}, {"endTurn": True}, {"say": "second"}]}
+    driver = start(tmp_path, plan)
+    try:
+        assert driver.start().kind == "turn-end"
+        assert driver.send("message one").kind == "turn-end"
+        assert driver.send("message two").kind == "turn-end"
+        third = driver.send("anything else?")
+        assert third.kind == "turn-end" and driver.log.turns == 3
+        driver.finish(third)
+        assert driver.log.exit_code == 0
+    finally:
+        driver.close()
+    assert driver.launch.transcript is not None
+    trajectory = driver.adapter.parse(driver.launch.transcript)
+    kinds = [(e.type, text_of(e)) for e in trajectory.events if e.type != "usage"]
+    assert kinds == [
+        ("user_message", "message one"),
+        ("assistant_text", "first"),
+        ("turn_end", None),
+        ("user_message", "message two"),
+        ("assistant_text", "second"),
+        ("turn_end", None),
+        ("user_message", "anything else?"),
+        ("assistant_text", "I have nothing left in my plan."),
+        ("turn_end", None),
+    ]
+    assert driver.log.terminal and "message two" in driver.log.screen
+
+
+def test_multiline_prompt_arrives_whole(tmp_path: Path) -> None:
+    driver = start(tmp_path, {"turns": [{"say": "ok"}]})
+    prompt = "line one\nline two\n\n" + "x" * 6000
+    try:
+        driver.start()
+        assert driver.send(prompt).kind == "turn-end"
+    finally:
+        driver.close()
+    assert driver.launch.transcript is not None
+    events = driver.adapter.parse(driver.launch.transcript).events
+    assert events[0].type == "user_message" and events[0].text == prompt
+
+
+def test_question_mid_turn_is_answered_and_recorded(tmp_path: Path) -> None:
+    plan = {
+        "turns": [{"ask": "Proceed with the migration?", "options": ["Yes", "No"]}, {"say": "k"}]
+    }
+    driver = start(tmp_path, plan, "```rules\nmigration => Yes\n```\n")
+    try:
+        driver.start()
+        assert driver.send("go").kind == "turn-end"
+        screen = driver.session.screen_text() if driver.session else ""
+    finally:
+        driver.close()
+    assert [(q.question, q.answer, q.policy) for q in driver.log.questions] == [
+        ("Proceed with the migration?", "Yes", "rule")
+    ]
+    assert "answer> Yes" in screen
+
+
+def test_a_question_no_rule_answers_ends_the_turn_unanswered(tmp_path: Path) -> None:
+    plan = {"turns": [{"ask": "Delete the database?", "options": ["Yes", "No"]}]}
+    driver = start(tmp_path, plan)
+    try:
+        driver.start()
+        outcome = driver.send("go")
+    finally:
+        driver.close()
+    assert outcome.kind == "unanswered" and outcome.question is not None
+    assert outcome.question.text == "Delete the database?"

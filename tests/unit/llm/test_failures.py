@@ -1,0 +1,70 @@
+"""The one failure classifier: an agent CLI's error text (Claude, Codex and Gemini) and the
+provider SDKs' exceptions get the same kinds and words."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.llm.failures import describe_agent_failure as classify_error
+
+CRASH = (
+    "TypeError: Cannot read properties of undefined (reading 'map')\n"
+    "    at Ab (/home/u/.agents/node_modules/@anthropic-ai/claude-code/cli.js:1401:2210)"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Credit balance is too low", "quota exhausted"),
+        (
+            '{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Quota exceeded"}}',
+            "quota exhausted",
+        ),
+        (
+            'API Error: 401 {"type":"error","error":{"type":"authentication_error"}}',
+            "authentication failed",
+        ),
+        ("Invalid API key · Please run /login", "authentication failed"),
+        ("invalid x-api-key", "authentication failed"),
+        (
+            'Failed to authenticate. API Error: 403 {"error":{"message":"Request not allowed"}}',
+            "authentication failed",
+        ),
+        (
+            '{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.",'
+            '"status":"INVALID_ARGUMENT"}}',
+            "authentication failed",
+        ),
+        (
+            '{"error":{"code":403,"message":"The caller does not have permission",'
+            '"status":"PERMISSION_DENIED"}}',
+            "authentication failed",
+        ),
+        ("unexpected status 403 Forbidden: Missing scopes", "authentication failed"),
+        ("Incorrect API key provided: sk-xxxx", "authentication failed"),
+        ('{"status": 401, "message": "no"}', "authentication failed"),
+        ("API Error: 429 rate_limit_error", "rate limited"),
+        ("exceeded retry limit, last status: 429 Too Many Requests", "rate limited"),
+        ("You have hit the rate limit", "rate limited"),
+        ('API Error: 529 {"type":"overloaded_error"}', "provider overloaded"),
+        ("HTTP/1.1 529", "provider overloaded"),
+        ("API Error: 500 Internal server error", "API error"),
+        ("unexpected status 502 Bad Gateway", "API error"),
+        ("stream disconnected: statusCode: 503", "API error"),
+        ("got status: 400 Bad Request. invalid tool schema", "API error"),
+        (CRASH, "agent error"),
+        ("Error: context too long after 8529 tokens", "agent error"),
+        ("Error: 8529 tokens in cli.js:529:401", "agent error"),
+        ("wrote 401 lines to server.py; exit code 1", "agent error"),
+        ("no result event on stdout", "agent error"),
+    ],
+)
+def test_classify_error(text: str, kind: str) -> None:
+    assert classify_error(text) == f"{kind}: {text.strip()[:300]}"
+
+
+def test_classify_error_keeps_only_the_start_of_a_long_message() -> None:
+    assert classify_error("  overloaded " + "x" * 400) == "provider overloaded: overloaded " + (
+        "x" * 289
+    )

@@ -1,0 +1,93 @@
+"""The one A/B pair chooser: named conditions checked and filled in, the pair most cases ran
+together when none is named, and never two conditions that did not run together for the suite's
+own report."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.models.trial import TrialRecord
+from proctor.report.ab.choose import choose_pair, conditions_in, records_for_pair
+
+
+def rec(case: str, condition: str, agent: str = "a") -> TrialRecord:
+    return TrialRecord(case=case, agent=agent, condition=condition, repeat=1, status="passed")
+
+
+def together(*conditions: str) -> list[TrialRecord]:
+    return [rec("c", name) for name in conditions]
+
+
+def test_conditions_in_is_sorted_and_distinct() -> None:
+    assert conditions_in([]) == []
+    assert conditions_in([rec("x", "z"), rec("x", "a"), rec("y", "z")]) == ["a", "z"]
+
+
+@pytest.mark.parametrize(
+    ("conditions", "expected"),
+    [
+        ([], None),
+        (["only"], None),
+        (["z", "baseline", "a"], ("a", "baseline")),
+        (["default", "b"], ("b", "default")),
+        (["default", "baseline"], ("default", "baseline")),
+        (["b", "a"], ("b", "a")),
+    ],
+)
+def test_the_default_pair_of_conditions_that_ran_together(
+    conditions: list[str], expected: tuple[str, str] | None
+) -> None:
+    assert choose_pair(together(*conditions)) == expected
+    assert choose_pair(together(*conditions), together_only=True) == expected
+
+
+def test_the_pair_most_cases_ran_together_wins() -> None:
+    records = [
+        *[rec("one", c) for c in ("baseline", "with-x")],
+        *[rec("two", c) for c in ("baseline", "with-y")],
+        *[rec("three", c) for c in ("baseline", "with-y")],
+    ]
+    assert choose_pair(records) == ("with-y", "baseline")
+
+
+def test_a_mixed_suite_compares_the_ab_cases_conditions() -> None:
+    records = [rec("plain", "default"), rec("ab", "baseline"), rec("ab", "with-skill")]
+    assert choose_pair(records) == ("with-skill", "baseline")
+    assert [r.case for r in records_for_pair(records, "with-skill", "baseline")] == ["ab", "ab"]
+
+
+def test_control_conditions_that_never_ran_together_pair_only_when_allowed() -> None:
+    records = [rec("one", "x"), rec("two", "y")]
+    assert choose_pair(records, together_only=True) is None
+    assert choose_pair(records) == ("y", "x")
+
+
+@pytest.mark.parametrize(
+    ("treatment", "baseline", "expected"),
+    [
+        ("with-plugin", None, ("with-plugin", "baseline")),
+        (None, "with-plugin", ("baseline", "with-plugin")),
+        ("baseline", "with-plugin", ("baseline", "with-plugin")),
+    ],
+)
+def test_a_named_condition_is_filled_in(
+    treatment: str | None, baseline: str | None, expected: tuple[str, str]
+) -> None:
+    assert choose_pair(together("baseline", "with-plugin"), treatment, baseline) == expected
+
+
+@pytest.mark.parametrize(
+    ("conditions", "treatment", "baseline", "message"),
+    [
+        (["baseline"], "baseline", None, "fewer than two conditions"),
+        (["a", "b"], "c", None, "'c' is not in this run (conditions: a, b)"),
+        (["a", "b"], None, "c", "'c' is not in this run"),
+        (["a", "b"], "a", "a", "both 'a'"),
+    ],
+)
+def test_a_bad_name_is_refused_with_a_sentence(
+    conditions: list[str], treatment: str | None, baseline: str | None, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        choose_pair(together(*conditions), treatment, baseline)
