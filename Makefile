@@ -43,6 +43,7 @@ check: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(STAMP) agents
 	$(BIN)/python bench/run_bench.py
