@@ -54,8 +54,9 @@ def test_end_to_end_files_and_json(proctor: Run, make_case: MakeCase, tmp_path: 
     assert group["passRate"] == 1.0 and group["stability"] == "stable-pass"
     assert group["gatePassed"] is True and group["statusCounts"] == {"passed": 2}
     run_dir = single_run_dir(out)
-    for name in ("run.json", "config.json", "resolved.json", "suite.json", "suite.md"):
-        assert json.loads((run_dir / name).read_text()) if name.endswith(".json") else True
+    for name in ("run.json", "config.json", "resolved.json", "suite.json"):
+        assert json.loads((run_dir / name).read_text())["schemaVersion"] == 2, name
+    assert (run_dir / "suite.md").read_text().startswith(f"# proctor run {run_dir.name}")
     assert json.loads((run_dir / "suite.json").read_text()) == suite
     trial_dir = run_dir / "trials/hello/scripted/default/1"
     trial = load_trial(run_dir, "hello")

@@ -192,3 +192,12 @@ def test_malformed_expectations_are_refused(
         discover_cases(path)
     assert f"{path}: tasks[0]: " in str(info.value)
     assert message in str(info.value)
+
+
+def test_evaluators_and_success_criteria_are_numbered_as_one_list(tmp_path: Path) -> None:
+    """Both lists write ``evaluators/<index>-<use>.json``: numbering the second from 0 again
+    made its first log overwrite the first evaluator's."""
+    first = {"use": "command", "run": "true"}
+    path = _one_task(tmp_path, {"evaluators": [first], "successCriteria": [first, first]})
+    (case,) = discover_cases(path).cases
+    assert [e.index for e in case.evaluators] == [0, 1, 2]

@@ -1,4 +1,5 @@
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -191,12 +192,20 @@ def test_external_missing_program_is_an_error(tmp_path: Path) -> None:
 
 def test_external_never_uses_a_shell(tmp_path: Path) -> None:
     ctx = context(tmp_path)
-    (ctx.workspace / "pwned").unlink(missing_ok=True)
-    body = "print(json.dumps({'values': [{'name': 'argv', 'value': 100}]}))\n"
+    body = (
+        "open('argv.json', 'w').write(json.dumps(sys.argv[1:]))\n"
+        "print(json.dumps({'values': [{'name': 'argv', 'value': 100}]}))\n"
+    )
     command, *args = _scorer(tmp_path, body)
     r = evaluate({"use": "external", "command": command, "args": [*args, "; touch pwned"]}, ctx)
-    assert r.passed and not (ctx.case_dir / "pwned").exists()
-    assert json.loads("[]") == []
+    assert r.passed
+    assert json.loads((ctx.case_dir / "argv.json").read_text()) == ["; touch pwned"]
+    assert not (ctx.case_dir / "pwned").exists() and not (ctx.workspace / "pwned").exists()
+    # Control: the same command line through a shell does run the planted command.
+    subprocess.run(
+        " ".join([command, *args, "; touch pwned"]), shell=True, cwd=ctx.case_dir, check=False
+    )
+    assert (ctx.case_dir / "pwned").exists()
 
 
 def test_trajectory_check_input_pattern_sees_the_text_as_written(tmp_path: Path) -> None:

@@ -277,3 +277,19 @@ def test_blank_expected_symbols_are_ignored() -> None:
         ).context.correct_symbol_hit
         is None
     )
+
+
+def test_the_first_relevant_file_is_the_first_one_read() -> None:
+    """Read ``src/b.py`` first, then ``src/a.py``: the first relevant file is ``src/b.py``
+    (it was once the smallest expected path read, whatever the order)."""
+    events = [
+        call("1", "read", files=["src/b.py"], input={"file_path": "src/b.py"}),
+        result("1"),
+        call("2", "read", files=["src/a.py"], input={"file_path": "src/a.py"}),
+        result("2"),
+    ]
+    context = compute_process_metrics(events, expected_files=["src/a.py", "src/b.py"]).context
+    assert context.first_relevant_file == "src/b.py"
+    assert context.files_read == ["src/a.py", "src/b.py"], "stored sorted: not the reading order"
+    unexpected = compute_process_metrics(events, expected_files=["src/c.py"]).context
+    assert unexpected.first_relevant_file is None

@@ -261,4 +261,28 @@ def test_lines_written_before_their_parent_are_put_back_in_order() -> None:
 def test_a_lone_surrogate_from_a_cut_emoji_still_parses() -> None:
     cut = '{"type": "user", "message": {"role": "user", "content": "smile \\ud83d"}}'
     events = parse_claude_lines([cut]).events
-    assert events[0].type == "user_message" and events[0].text is not None
+    assert events[0].type == "user_message" and events[0].text == "smile \ud83d"
+
+
+def _rejected(tool_use_result: object) -> str:
+    block = {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "content": "The user doesn't want to proceed with this tool use.",
+        "is_error": True,
+    }
+    return line(
+        type="user", toolUseResult=tool_use_result, message={"role": "user", "content": [block]}
+    )
+
+
+def test_a_tool_use_the_user_rejected_in_the_tui_is_a_denial() -> None:
+    """Claude Code 2.1.197's TUI writes ``toolUseResult: "User rejected tool use"`` and no
+    ``toolDenialKind`` when the user (or proctor's "No") refuses a permission prompt."""
+    (result,) = parse_claude_lines([_rejected("User rejected tool use")]).events
+    assert result.type == "tool_result" and (result.denied, result.is_error) == (True, False)
+
+
+def test_control_a_failed_tool_use_is_still_an_error() -> None:
+    (result,) = parse_claude_lines([_rejected("Error: Exit code 1")]).events
+    assert result.type == "tool_result" and (result.denied, result.is_error) == (False, True)

@@ -3,7 +3,8 @@
 Rules followed (see the transcript reference): assistant lines carry one content block each and
 repeat ``message.id``/``requestId``/``usage``; usage is counted once per (message.id, requestId),
 from the line with a ``stop_reason`` or else the largest total. Tool results ride on user lines;
-a result with ``toolDenialKind`` is a denial, not an error. ``<synthetic>`` assistant messages
+a result with ``toolDenialKind``, or whose ``toolUseResult`` is ``"User rejected tool use"`` (the
+TUI's refusal), is a denial, not an error. ``<synthetic>`` assistant messages
 are API errors. Unknown record types and unparseable lines become ``other`` events and are
 counted in the parse coverage.
 
@@ -63,6 +64,9 @@ BOOKKEEPING = frozenset(
     }
 )
 OUTPUT_CAP = 20_000
+USER_REJECTED = "User rejected tool use"
+"""The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
+``toolDenialKind`` then): a denial, not a failed call."""
 
 
 def _text_of(content: Any) -> str:
@@ -186,7 +190,10 @@ class _Parser:
             return
         if not isinstance(content, list):
             return
-        denied = record.get("toolDenialKind") is not None
+        denied = (
+            record.get("toolDenialKind") is not None
+            or record.get("toolUseResult") == USER_REJECTED
+        )
         for block in content:
             if not isinstance(block, dict):
                 continue

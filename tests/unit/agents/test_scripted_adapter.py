@@ -1,0 +1,35 @@
+"""The scripted agent's adapter reads its program's transcript while the program writes it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from proctor.agents.protocol import Question
+from proctor.agents.scripted.adapter import pending_ask
+
+
+def ask(tool_id: str, question: str) -> str:
+    block = {
+        "type": "tool_use",
+        "id": tool_id,
+        "name": "AskUserQuestion",
+        "input": {"questions": [{"question": question, "options": [{"label": "Yes"}]}]},
+    }
+    return json.dumps({"type": "assistant", "message": {"content": [block]}})
+
+
+def test_a_half_flushed_line_is_skipped_not_fatal(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(ask("q1", "Go on?") + "\n" + ask("q2", "Really?")[:25])
+    assert pending_ask(transcript) == Question("Go on?", ["Yes"])
+
+
+def test_an_answered_question_is_no_longer_pending(tmp_path: Path) -> None:
+    result = {
+        "type": "user",
+        "message": {"content": [{"type": "tool_result", "tool_use_id": "q1"}]},
+    }
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(ask("q1", "Go on?") + "\n" + json.dumps(result) + "\n")
+    assert pending_ask(transcript) is None

@@ -1,0 +1,134 @@
+"""The planner: layering (defaults < proctor.json < config.json < flags), the matrix with its
+condition order, and the checks made before any trial."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proctor.discover.folders import Discovery
+from proctor.errors import ConfigError
+from proctor.models.case import Case
+from proctor.models.config import CaseConfig, CliOverrides, Condition, TopConfig
+from proctor.models.plan import TrialSpec
+from proctor.plan.records import resolved_record
+from proctor.plan.resolve import build_plan, condition_order, resolve_case, select_cases
+
+
+def case(name: str = "c", tmp: Path = Path("/cases"), **config: object) -> Case:
+    return Case(name=name, path=tmp / name, prompt="p", config=CaseConfig.model_validate(config))
+
+
+def plan(
+    cases: list[Case], top: TopConfig | None = None, cli: CliOverrides | None = None
+) -> object:
+    return build_plan(
+        Discovery(cases=cases),
+        top or TopConfig(),
+        cli or CliOverrides(),
+        config_path=None,
+        cwd=Path("/work"),
+    )
+
+
+def test_defaults_then_top_then_case_then_flags() -> None:
+    top = TopConfig(timeout_sec=50, repeats=2, pass_threshold=70, env={"A": "top", "B": "top"})
+    rc = resolve_case(case(timeoutSec=40, env={"B": "case"}), top, CliOverrides())
+    assert (rc.timeout_sec, rc.repeats, rc.pass_threshold) == (40, 2, 70)
+    assert rc.env == {"A": "top", "B": "case"}
+    rc = resolve_case(case(timeoutSec=40), top, CliOverrides(timeout_sec=9, repeats=4))
+    assert (rc.timeout_sec, rc.repeats) == (9, 4)
+    bare = resolve_case(case(), TopConfig(), CliOverrides())
+    assert (bare.timeout_sec, bare.repeats, bare.agents, bare.combiner) == (
+        300.0,
+        1,
+        ["scripted"],
+        "gated-mean",
+    )
+
+
+def test_setup_lines_concatenate_top_first() -> None:
+    rc = resolve_case(case(setup=["b"]), TopConfig(setup=["a"]), CliOverrides())
+    assert rc.setup == ["a", "b"]
+
+
+def test_unknown_agents_and_combiners_name_the_field() -> None:
+    with pytest.raises(ConfigError, match=r"field 'agents\[0\]': unknown agent 'nope'"):
+        resolve_case(case(agents=["nope"]), TopConfig(), CliOverrides())
+    with pytest.raises(ConfigError, match="--agent: unknown agent 'nope'"):
+        resolve_case(case(), TopConfig(), CliOverrides(agents=["nope"]))
+    with pytest.raises(ConfigError, match="unknown combiner 'median'"):
+        resolve_case(case(combiner="median"), TopConfig(), CliOverrides())
+
+
+@pytest.mark.parametrize(
+    ("repeat", "first", "expected"),
+    [
+        (1, None, ["a", "b", "c"]),
+        (2, None, ["b", "c", "a"]),
+        (3, None, ["c", "a", "b"]),
+        (4, None, ["a", "b", "c"]),
+        (2, "c", ["c", "a", "b"]),
+        (2, "zz", ["b", "c", "a"]),
+    ],
+)
+def test_condition_order_rotates_with_the_repeat(
+    repeat: int, first: str | None, expected: list[str]
+) -> None:
+    assert condition_order(["a", "b", "c"], repeat, first) == expected
+
+
+def test_the_matrix_is_agent_by_repeat_by_condition() -> None:
+    conditions = {"base": Condition(), "with": Condition(agent_model="m")}
+    top = TopConfig(conditions=conditions, repeats=2)
+    p = plan([case()], top)
+    assert [(t.agent, t.repeat, t.condition) for t in p.trials] == [  # type: ignore[attr-defined]
+        ("scripted", 1, "base"),
+        ("scripted", 1, "with"),
+        ("scripted", 2, "with"),
+        ("scripted", 2, "base"),
+    ]
+    assert [t.index for t in p.trials] == [0, 1, 2, 3]  # type: ignore[attr-defined]
+    assert p.trials[1].agent_model == "m"  # type: ignore[attr-defined]
+
+
+def test_select_cases_by_glob_and_tag() -> None:
+    cases = [case("fix-a", tags=["x"]), case("fix-b"), case("other", tags=["x"])]
+    assert [c.name for c in select_cases(cases, CliOverrides(cases=["fix-*"]))] == [
+        "fix-a",
+        "fix-b",
+    ]
+    chosen = select_cases(cases, CliOverrides(cases=["fix-*"], tags=["x"]))
+    assert [c.name for c in chosen] == ["fix-a"]
+
+
+def test_an_ab_gate_naming_a_condition_no_case_has_is_refused() -> None:
+    top = TopConfig.model_validate(
+        {"conditions": {"base": {}}, "gate": {"ab": {"treatment": "with", "baseline": "base"}}}
+    )
+    with pytest.raises(ConfigError, match="condition 'with' is not defined by any case"):
+        plan([case()], top)
+
+
+def test_an_unknown_condition_flag_is_refused() -> None:
+    with pytest.raises(ConfigError, match="--condition nope: no case has that condition"):
+        plan([case()], cli=CliOverrides(conditions=["nope"]))
+
+
+def test_trial_specs_are_plain_frozen_data() -> None:
+    p = plan([case()])
+    (spec,) = p.trials  # type: ignore[attr-defined]
+    assert TrialSpec.model_validate_json(spec.model_dump_json()) == spec
+    with pytest.raises(ValueError):
+        spec.repeat = 2
+
+
+def test_the_resolved_record_leaves_secret_values_out() -> None:
+    top = TopConfig.model_validate(
+        {"env": {"TOKEN": "s3cret"}, "codingagents": {"scripted": {"env": {"KEY": "v"}}}}
+    )
+    record = resolved_record(plan([case()], top))  # type: ignore[arg-type]
+    text = record.model_dump_json()
+    assert "s3cret" not in text and '"v"' not in text
+    assert record.cases[0].env == ["TOKEN"] and record.codingagents["scripted"].env == ["KEY"]
