@@ -4,7 +4,6 @@ scripted model server on 127.0.0.1. A CLI that is not installed is skipped with 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,6 @@ from proctor.models.config import AgentProfile
 from tests.conftest import single_run_dir, write_case
 
 ASSETS = Path(__file__).parent / "assets"
-GOLDENS = Path(__file__).parents[1] / "goldens"
 #: The tiny stdio MCP server of the contract tests, as a ``provision.mcps`` entry.
 TINY_MCP = {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
 
@@ -100,37 +98,3 @@ def tool_steps(events: list[dict[str, Any]]) -> list[tuple[str, bool | None, boo
             r = results.get(e["id"], {})
             steps.append((e["kind"], r.get("isError"), r.get("denied")))
     return steps
-
-
-def golden_projection(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The stable part of a trajectory: event types, tool names, kinds, outcomes, files."""
-    out = []
-    for e in events:
-        if e["type"] in ("usage", "other", "thinking"):
-            continue
-        row: dict[str, Any] = {"type": e["type"]}
-        for key in ("name", "kind", "isError", "denied", "files"):
-            if e.get(key) not in (None, [], False) or (
-                key == "isError" and e["type"] == "tool_result"
-            ):
-                row[key] = e.get(key)
-        if e["type"] in ("user_message", "assistant_text", "question"):
-            row["text"] = (e.get("text") or "")[:80]
-        out.append(row)
-    return out
-
-
-def check_golden(name: str, version: str, events: list[dict[str, Any]]) -> None:
-    """Compare with the committed golden (``make goldens`` rewrites them; review the diff)."""
-    path = GOLDENS / f"{name}.json"
-    current = {"cliVersion": version, "events": golden_projection(events)}
-    if os.environ.get("UPDATE_GOLDENS") == "1" or not path.exists():
-        path.write_text(json.dumps(current, indent=2) + "\n")
-        return
-    golden = json.loads(path.read_text())
-    if golden["cliVersion"] != version:
-        pytest.fail(
-            f"{path.name} was made with {golden['cliVersion']}, this CLI is {version}: "
-            "run `make goldens` and review the diff"
-        )
-    assert current["events"] == golden["events"], f"trajectory drifted from {path.name}"

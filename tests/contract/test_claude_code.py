@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import ASSETS, TINY_MCP, check_golden, require_cli, tool_steps
+from tests.contract.conftest import ASSETS, TINY_MCP, require_cli, tool_steps
+from tests.contract.goldens import check_golden
 
 AGENT = "claude-code"
 BASIC = {

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import TINY_MCP, check_golden, require_cli, tool_steps
+from tests.contract.conftest import TINY_MCP, require_cli, tool_steps
+from tests.contract.goldens import check_golden
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 
 AGENT = "codex"

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import TINY_MCP, check_golden, require_cli, tool_steps
+from tests.contract.conftest import TINY_MCP, require_cli, tool_steps
+from tests.contract.goldens import check_golden
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 from tests.contract.test_codex import FOLLOW_UP, README_CHECK, README_RULE
 

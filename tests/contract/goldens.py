@@ -1,0 +1,52 @@
+"""Golden trajectories of the real CLIs: the stable part of a trajectory, compared with the
+committed copy in ``tests/goldens/`` (``make goldens`` rewrites them)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+GOLDENS = Path(__file__).parents[1] / "goldens"
+
+
+def golden_projection(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stable part of a trajectory: event types, tool names, kinds, outcomes, files."""
+    out = []
+    for e in events:
+        if e["type"] in ("usage", "other", "thinking"):
+            continue
+        row: dict[str, Any] = {"type": e["type"]}
+        for key in ("name", "kind", "isError", "denied", "files"):
+            if e.get(key) not in (None, [], False) or (
+                key == "isError" and e["type"] == "tool_result"
+            ):
+                row[key] = e.get(key)
+        if e["type"] in ("user_message", "assistant_text", "question"):
+            row["text"] = (e.get("text") or "")[:80]
+        out.append(row)
+    return out
+
+
+def check_golden(
+    name: str, version: str, events: list[dict[str, Any]], folder: Path = GOLDENS
+) -> None:
+    """Compare with the committed golden (``make goldens`` rewrites them; review the diff). A
+    missing golden fails: only ``UPDATE_GOLDENS=1`` writes one."""
+    path = folder / f"{name}.json"
+    current = {"cliVersion": version, "events": golden_projection(events)}
+    if os.environ.get("UPDATE_GOLDENS") == "1":
+        path.write_text(json.dumps(current, indent=2) + "\n")
+        return
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make goldens`, review the file and commit it")
+    golden = json.loads(path.read_text())
+    if golden["cliVersion"] != version:
+        pytest.fail(
+            f"{path.name} was made with {golden['cliVersion']}, this CLI is {version}: "
+            "run `make goldens` and review the diff"
+        )
+    assert current["events"] == golden["events"], f"trajectory drifted from {path.name}"

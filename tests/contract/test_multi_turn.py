@@ -1,0 +1,95 @@
+"""Two user turns in one session, on every real CLI, headless and in its terminal UI: the driver
+sends the second message into the same conversation (headless by resuming the session, in the
+TUI by typing it), and the parsed transcript holds both."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.agents.base import adapter_for
+from proctor.agents.protocol import LaunchContext
+from proctor.discover.qna import parse_qna_rules
+from proctor.drive.driver import Driver
+from proctor.drive.headless import HeadlessDriver
+from proctor.drive.policy import AnswerPolicy
+from proctor.drive.terminal_driver import TerminalDriver
+from proctor.models.config import AgentProfile
+from proctor.models.trajectory import AssistantText, UserMessage
+from proctor.scripted.server import ScriptedModelServer
+from proctor.workspace.environment import agent_environment
+from tests.contract.conftest import require_cli
+
+PLAN: dict[str, Any] = {
+    "turns": [
+        {"write": {"path": "one.txt", "content": "1\n"}},
+        {"say": "First turn done."},
+        {"endTurn": True},
+        {"shell": "cat one.txt"},
+        {"say": "Second turn done."},
+    ]
+}
+SESSION = "0c9a6a3e-5d0f-4f0e-9d4c-2b7f3c1e8a01"
+
+
+def session(agent: str, mode: str, tmp_path: Path, base_url: str) -> Driver:
+    adapter = adapter_for(agent, {})
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    launch = adapter.prepare(
+        LaunchContext(
+            workspace=workspace,
+            home=home,
+            scratch=tmp_path,
+            env=agent_environment(os.environ, home=home),
+            profile=AgentProfile(),
+            plan=PLAN,
+            repeat=1,
+            session_id=SESSION,
+            mode=mode,  # type: ignore[arg-type]
+            model_base_url=base_url,
+            trial_dir=tmp_path,
+        )
+    )
+    deadline = time.monotonic() + 120
+    if launch.mode == "headless":
+        return HeadlessDriver(
+            adapter, launch, deadline, tmp_path / "out.jsonl", tmp_path / "err.log"
+        )
+    rules = "```rules\n.* => Allow once\n```\n"  # Gemini CLI's TUI confirms each tool
+    policy = AnswerPolicy(parse_qna_rules(rules), rules, "task")
+    return TerminalDriver(adapter, launch, policy, deadline)
+
+
+@pytest.mark.parametrize("mode", ["headless", "interactive"])
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini-cli"])
+def test_two_user_turns_in_one_session(agent: str, mode: str, tmp_path: Path) -> None:
+    require_cli(agent)
+    server = ScriptedModelServer(PLAN, log_path=tmp_path / "requests.jsonl")
+    server.start()
+    driver = session(agent, mode, tmp_path, server.base_url)
+    try:
+        assert driver.start().kind == "turn-end"
+        first = driver.send("Write one.txt.")
+        assert first.kind == "turn-end", (driver.log.failure, driver.screen_excerpt())
+        second = driver.send("Now show it.")
+        assert second.kind == "turn-end", (driver.log.failure, driver.screen_excerpt())
+        driver.finish(second)
+    finally:
+        driver.close()
+        server.stop()
+    adapter = driver.adapter  # type: ignore[attr-defined]
+    files = adapter.transcript_files(driver.launch)  # type: ignore[attr-defined]
+    assert files, "no transcript"
+    events = adapter.parse(files[0]).events
+    users = [e.text.strip() for e in events if isinstance(e, UserMessage)]
+    said = [e.text.strip() for e in events if isinstance(e, AssistantText)]
+    assert users == ["Write one.txt.", "Now show it."]
+    assert "First turn done." in said and "Second turn done." in said
+    assert said.index("First turn done.") < said.index("Second turn done.")
+    assert driver.log.turns == 2 and driver.log.exit_code == 0
