@@ -57,6 +57,26 @@ def test_permission_denial_is_a_denial_not_an_error(run_cli: Callable[..., dict[
     assert tool_steps(out["events"]) == [("shell", False, True)]
 
 
+def test_a_permission_prompt_answered_no_in_the_tui_is_a_denial(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """The TUI records the refusal as ``toolUseResult: "User rejected tool use"`` without a
+    ``toolDenialKind``; it is a denial, not a failed command."""
+    require_cli(AGENT)
+    plan = {"turns": [{"shell": "echo risky > risky.txt"}, {"say": "Fine."}]}
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n.* => No\n```\n",
+        top={"codingagents": {AGENT: {"permissionMode": "default"}}},
+    )
+    raw = (out["dir"] / "raw-transcript.jsonl").read_text()
+    assert '"toolUseResult":"User rejected tool use"' in raw.replace(": ", ":")
+    assert tool_steps(out["events"])[:1] == [("shell", False, True)]
+    assert not (out["dir"] / "workspace" / "risky.txt").exists()
+
+
 def test_question_picker_answered_by_a_qna_rule(run_cli: Callable[..., dict[str, Any]]) -> None:
     version = require_cli(AGENT)
     plan = {

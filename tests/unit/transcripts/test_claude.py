@@ -286,3 +286,18 @@ def test_a_tool_use_the_user_rejected_in_the_tui_is_a_denial() -> None:
 def test_control_a_failed_tool_use_is_still_an_error() -> None:
     (result,) = parse_claude_lines([_rejected("Error: Exit code 1")]).events
     assert result.type == "tool_result" and (result.denied, result.is_error) == (False, True)
+
+
+def test_an_interrupted_turn_ends_the_turn_and_is_no_user_message() -> None:
+    note = {
+        "role": "user",
+        "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}],
+    }
+    typed = {"role": "user", "content": [{"type": "text", "text": "go on"}]}
+    events = parse_claude_lines(
+        [line(type="user", message=note), line(type="user", message=typed)]
+    ).events
+    assert [(e.type, getattr(e, "text", None)) for e in events] == [
+        ("turn_end", "aborted (interrupted by user)"),
+        ("user_message", "go on"),
+    ]

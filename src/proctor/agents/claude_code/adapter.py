@@ -55,6 +55,8 @@ class ClaudeSession:
     denied_ids: set[str] = field(default_factory=set)
     """Tool calls a headless result listed as permission denials."""
     answered: int = 0
+    interruptions: tui.InterruptionCount = field(default_factory=tui.InterruptionCount)
+    """Turns the user interrupted in the TUI (they end without the Stop hook)."""
 
 
 def stop_hook_command(stop_log: Path) -> str:
@@ -226,7 +228,8 @@ class ClaudeCode(RealCli[ClaudeSession]):
         screen = terminal.screen_text()
         if tui.question_on_screen(screen) is not None:
             return AgentState("question", question=launch.state.answered + 1)
-        turns = tui.count_turns(launch.state.stop_log)
+        state = launch.state
+        turns = tui.count_turns(state.stop_log) + state.interruptions.poll(launch.transcript)
         if turns or tui.input_ready(screen):
             return AgentState("ready", turns=turns)
         return AgentState("starting")

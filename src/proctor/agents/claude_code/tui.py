@@ -1,7 +1,9 @@
 """Reading Claude Code's terminal UI (2.1.197).
 
 * **Ready**: the input box, a line starting with ``❯`` right under a horizontal rule.
-* **Turn end**: the Stop hook proctor provisions appends one JSON line per finished turn.
+* **Turn end**: the Stop hook proctor provisions appends one JSON line per finished turn. A
+  turn the user interrupted (a refused permission prompt) ends without the Stop hook: the
+  transcript then gains a ``[Request interrupted by user…]`` user entry, counted too.
 * **Questions**: pickers and permission prompts, numbered options with the ``❯`` cursor on one
   of them under the question line, complete once ``Esc to cancel`` is drawn; the question's full
   text comes from the transcript's pending ``AskUserQuestion`` call when there is one.
@@ -10,17 +12,49 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.agents.protocol import Question
-from proctor.util.jsonl import read_json_lines
+from proctor.util.jsonl import JsonlTail, read_json_lines
 
 _OPTION = re.compile(r"^\s*(❯\s*)?(\d+)\.\s+(.*?)\s*$")
+
+
+INTERRUPTED = "[Request interrupted by user"
 
 
 def count_turns(stop_log: Path) -> int:
     """Finished turns: the Stop hook's JSON lines."""
     return len(read_json_lines(stop_log))
+
+
+def is_interruption(record: dict[str, object]) -> bool:
+    """A user entry Claude Code writes when the user interrupted the turn."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return (
+        record.get("type") == "user"
+        and isinstance(content, list)
+        and any(
+            isinstance(b, dict) and str(b.get("text", "")).startswith(INTERRUPTED) for b in content
+        )
+    )
+
+
+@dataclass
+class InterruptionCount:
+    """Counts interrupted turns in the transcript as it grows."""
+
+    tail: JsonlTail | None = None
+    count: int = 0
+
+    def poll(self, transcript: Path | None) -> int:
+        if self.tail is None and transcript is not None and transcript.is_file():
+            self.tail = JsonlTail(transcript)
+        if self.tail is not None:
+            self.count += sum(map(is_interruption, self.tail.new_records()))
+        return self.count
 
 
 def pending_ask(transcript: Path | None) -> str | None:

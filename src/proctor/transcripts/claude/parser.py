@@ -65,6 +65,7 @@ BOOKKEEPING = frozenset(
 )
 OUTPUT_CAP = 20_000
 USER_REJECTED = "User rejected tool use"
+INTERRUPTED = "[Request interrupted by user"
 """The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
 ``toolDenialKind`` then): a denial, not a failed call."""
 
@@ -223,7 +224,11 @@ class _Parser:
                         text = next(iter(answers["answers"].values()), None)
                     self.out(ev(type="answer", ts=ts, id=tool_id, text=text or output))
             elif btype == "text" and not record.get("isMeta"):
-                self.out(ev(type="user_message", ts=ts, text=block.get("text", "")))
+                text = str(block.get("text", ""))
+                if text.startswith(INTERRUPTED):  # written by the CLI, not typed: the turn ended
+                    self.out(ev(type="turn_end", ts=ts, text="aborted (interrupted by user)"))
+                else:
+                    self.out(ev(type="user_message", ts=ts, text=text))
 
     def assistant(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
