@@ -192,8 +192,7 @@ class _Parser:
         if not isinstance(content, list):
             return
         denied = (
-            record.get("toolDenialKind") is not None
-            or record.get("toolUseResult") == USER_REJECTED
+            record.get("toolDenialKind") is not None or record.get("toolUseResult") == USER_REJECTED
         )
         for block in content:
             if not isinstance(block, dict):
