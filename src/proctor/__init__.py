@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from proctor._version import __version__
 
 if TYPE_CHECKING:
-    from proctor.api import load_run, parse_transcript, report, run
+    from proctor.api import load_run, parse_transcript, recompute_run, run
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
     from proctor.exit_codes import ExitCode
     from proctor.models.ab import ABGateResult, ABReport
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "run": "proctor.api",
     "load_run": "proctor.api",
-    "report": "proctor.api",
+    "recompute_run": "proctor.api",
     "parse_transcript": "proctor.api",
     "RunResult": "proctor.session.run",
     "StoredRun": "proctor.report.stored",
@@ -102,7 +102,7 @@ __all__ = [
     "__version__",
     "load_run",
     "parse_transcript",
-    "report",
+    "recompute_run",
     "run",
 ]
 

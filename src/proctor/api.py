@@ -86,7 +86,7 @@ def load_run(path: str | Path) -> StoredRun:
     return _load_run(Path(path))
 
 
-def report(path: str | Path, config: str | Path | None = None) -> SuiteRecord:
+def recompute_run(path: str | Path, config: str | Path | None = None) -> SuiteRecord:
     """A stored run's aggregate recomputed from its trials (with the gate of ``config`` when
     given), as ``proctor report`` computes it."""
     return recompute(Path(path), Path(config) if config is not None else None)[1]

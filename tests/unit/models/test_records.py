@@ -78,7 +78,7 @@ def test_public_surface() -> None:
         "__version__",
         "load_run",
         "parse_transcript",
-        "report",
+        "recompute_run",
         "run",
     ]
     for name in proctor.__all__:

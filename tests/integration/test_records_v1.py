@@ -1,0 +1,106 @@
+"""Results written by proctor 0.1.0 (schema version 1) read the same today: ``proctor report``
+and ``proctor compare`` give the exit codes, pass rates and A/B verdicts that release gave
+(``tests/fixtures/results-v1/expected.json``), and every record upgrades to version 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.models.io import read_record, read_trial
+from proctor.models.run import ConfigRecord, ResolvedRecord, RunManifest
+from proctor.models.suite import SuiteRecord
+from proctor.paths import RunPaths
+from proctor.report.stored import load_run
+from tests.conftest import CliResult
+
+V1 = Path(__file__).parents[1] / "fixtures" / "results-v1"
+EXPECTED = json.loads((V1 / "expected.json").read_text())
+RUNS = {"example-suite": [], "ab-gate": ["--config", str(V1 / "ab-gate-proctor.json")]}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_report_gives_what_the_old_release_gave(
+    proctor: Callable[..., CliResult], name: str
+) -> None:
+    expected = EXPECTED[name]
+    result = proctor("report", str(V1 / name), "--reporter", "json", *RUNS[name])
+    suite = json.loads(result.out)
+    assert result.code == expected["reportExit"] and suite["exitCode"] == expected["exitCode"]
+    groups = {
+        f"{g['case']}/{g['agent']}/{g['condition']}": {
+            "passRate": g["passRate"],
+            "scored": g["scored"],
+            "passes": g["passes"],
+            "gatePassed": g["gatePassed"],
+        }
+        for g in suite["groups"]
+    }
+    assert groups == expected["groups"]
+    assert (suite["abGate"] or {}).get("passed") == expected["abGatePassed"]
+    assert suite["ab"]["overall"] == expected["abOverall"]
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_compare_gives_what_the_old_release_gave(
+    proctor: Callable[..., CliResult], name: str
+) -> None:
+    expected = EXPECTED[name]
+    result = proctor("compare", str(V1 / name), "--json")
+    comparison = json.loads(result.out)
+    assert result.code == expected["compareExit"]
+    verdicts = {f"{c['case']}/{c['agent']}": c["classification"] for c in comparison["cases"]}
+    assert verdicts == expected["compareCases"]
+    assert comparison["overall"] == expected["compareOverall"]
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_every_version_1_record_reads_as_version_2(name: str) -> None:
+    paths = RunPaths(V1 / name)
+    for path, model in (
+        (paths.run_json, RunManifest),
+        (paths.config_json, ConfigRecord),
+        (paths.resolved_json, ResolvedRecord),
+        (paths.suite_json, SuiteRecord),
+    ):
+        assert json.loads(path.read_text())["schemaVersion"] == 1
+        assert read_record(path, model).schema_version == 2
+    for path in paths.trial_jsons():
+        record, dropped = read_trial(path)
+        assert record.schema_version == 2 and not dropped
+        assert record.transcript.trajectory_schema_version == 1
+    run = load_run(V1 / name)
+    assert run.resolved is not None and not run.notes
+    entry = run.resolved.cases[0].evaluators[0]
+    assert entry.use and "use" not in entry.params, "v1's flat parameters moved under params"
+
+
+def test_report_write_rewrites_the_aggregate_as_version_2(
+    proctor: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(V1 / "example-suite", run)
+    result = proctor("report", str(run), "--write")
+    assert result.code == EXPECTED["example-suite"]["reportExit"]
+    assert json.loads((run / "suite.json").read_text())["schemaVersion"] == 2
+
+
+def test_an_unreadable_resolved_json_is_an_error_not_a_default_gate(
+    proctor: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(V1 / "example-suite", run)
+    (run / "resolved.json").write_text("{broken")
+    result = proctor("report", str(run))
+    assert result.code == 2
+    assert "resolved.json: not a readable JSON file" in result.err
+    assert "holds the run's gate" in result.err and "--config" in result.err
+    given = tmp_path / "gate.json"
+    given.write_text(json.dumps({"gate": {"minPassRate": 0.5}}))
+    fallback: Any = proctor("report", str(run), "--config", str(given))
+    assert fallback.code == 1 and "resolved.json" in fallback.err, "stated, not silent"

@@ -1,0 +1,117 @@
+"""Reporters: the registry behind ``--reporter`` on ``run`` and ``report``, JUnit XML read back
+with a JUnit library, and the Markdown summary appended to GitHub's step summary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from junitparser import Error, Failure, JUnitXml, Properties, TestCase
+
+from tests.conftest import CliResult, single_run_dir
+
+Run = Callable[..., CliResult]
+MakeCase = Callable[..., Path]
+WRITE = {"turns": [{"write": {"path": "hello.txt", "content": "hi\n"}}]}
+MUST = {"evaluators": [{"use": "file-exists", "must": ["hello.txt"], "gate": True}]}
+
+
+def suite(make_case: MakeCase) -> None:
+    make_case("good", plan=WRITE, config={**MUST, "repeats": 2})
+    make_case("bad", plan={"turns": [{"say": "no"}]}, config=MUST)
+    make_case("crash", plan={"turns": [{"exit": 3}]})
+
+
+def properties(case: TestCase) -> dict[str, str]:
+    found = case.child(Properties)
+    return {p.name: p.value for p in found} if found is not None else {}
+
+
+def test_run_junit_has_a_suite_per_group_and_a_case_per_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    suite(make_case)
+    out = tmp_path / "out"
+    result = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--reporter", "junit"
+    )
+    assert result.code == 1, result.err
+    run_dir = single_run_dir(out)
+    assert result.out == (run_dir / "junit.xml").read_text()
+    xml = JUnitXml.fromfile(str(run_dir / "junit.xml"))
+    suites = {s.name: s for s in xml}
+    assert set(suites) == {
+        "bad/scripted/default",
+        "crash/scripted/default",
+        "good/scripted/default",
+    }
+    good = list(suites["good/scripted/default"])
+    assert [(c.classname, c.name, c.is_passed) for c in good] == [
+        ("good.scripted.default", "repeat 1", True),
+        ("good.scripted.default", "repeat 2", True),
+    ]
+    assert properties(good[0])["status"] == "passed" and properties(good[0])["score"] == "100.0"
+    (bad,) = suites["bad/scripted/default"]
+    (failure,) = bad.result
+    assert isinstance(failure, Failure) and failure.type == "failed"
+    assert "gate failed: file-exists: missing: hello.txt" in failure.message
+    (crash,) = suites["crash/scripted/default"]
+    (error,) = crash.result
+    assert isinstance(error, Error) and error.type == "agent-error"
+    assert "exited with code 3" in error.message
+    assert (
+        suites["good/scripted/default"].tests == 2 and suites["bad/scripted/default"].failures == 1
+    )
+
+
+def test_testcase_names_are_stable_across_runs(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    suite(make_case)
+    names = []
+    for out in (tmp_path / "a", tmp_path / "b"):
+        proctor(
+            "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--reporter", "junit"
+        )
+        xml = JUnitXml.fromfile(str(single_run_dir(out) / "junit.xml"))
+        names.append(sorted((c.classname, c.name) for s in xml for c in s))
+    assert names[0] == names[1]
+
+
+def test_report_renders_any_registered_reporter_and_refuses_others(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    suite(make_case)
+    out = tmp_path / "out"
+    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    run_dir = single_run_dir(out)
+    assert not (run_dir / "junit.xml").exists(), "only when asked"
+    both = proctor("report", str(run_dir), "--reporter", "junit,markdown")
+    assert both.out.startswith("<?xml") and "# proctor run" in both.out and both.code == 1
+    unknown = proctor("report", str(run_dir), "--reporter", "html")
+    assert unknown.code == 2
+    assert "unknown reporter(s) html (known: json, junit, markdown)" in unknown.err
+    refused = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--reporter", "xml"
+    )
+    assert refused.code == 2 and "unknown reporter(s) xml" in refused.err
+    written = proctor("report", str(run_dir), "--reporter", "junit", "--write")
+    assert (run_dir / "junit.xml").read_text() == written.out
+
+
+def test_the_markdown_summary_is_appended_to_the_github_step_summary(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    make_case("good", plan=WRITE, config=MUST)
+    out = tmp_path / "out"
+    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), "--json")
+    text = summary.read_text()
+    assert text.startswith("earlier step\n# proctor run ") and "good" in text
+    assert result.out.startswith("{"), "stdout keeps the chosen reporter"
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY")
+    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    assert summary.read_text() == text, "control: without the variable nothing is appended"
