@@ -185,3 +185,100 @@ def test_a_reader_that_stops_early_ends_the_parse_quietly(tmp_path: Path, as_jso
         proc.stdout.close()
         assert proc.wait(timeout=60) == 130
         assert proc.stderr.read() == b""
+
+
+def big_rollout(tmp_path: Path, copies: int, pad: int = 0) -> Path:
+    """The Codex fixture's turns repeated ``copies`` times with fresh call ids; ``pad``
+    characters added to the first prompt of each copy."""
+    lines = CODEX.read_text().splitlines()
+    head, body = lines[0], lines[1:]
+    target = tmp_path / f"rollout-big-{copies}-{pad}.jsonl"
+    with open(target, "w") as out:
+        out.write(head + "\n")
+        for n in range(copies):
+            for line in body:
+                line = line.replace('"call_', f'"call_{n}_')
+                if pad and '"role":"user"' in line and "input_text" in line:
+                    line = line.replace('"text":"', '"text":"' + "x" * pad, 1)
+                out.write(line + "\n")
+    return target
+
+
+def big_chat(tmp_path: Path, copies: int, pad: int = 0) -> Path:
+    """The Gemini CLI fixture's messages repeated with fresh message and call ids."""
+    lines = GEMINI.read_text().splitlines()
+    head, body = lines[0], lines[1:]
+    folder = tmp_path / "tmp" / "proj" / "chats"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"session-big-{copies}-{pad}.jsonl"
+    with open(target, "w") as out:
+        out.write(head + "\n")
+        for n in range(copies):
+            for line in body:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    out.write(line + "\n")  # the fixture's broken line, kept as it is
+                    continue
+                if isinstance(record.get("id"), str):
+                    record["id"] = f"{n}-{record['id']}"
+                    if pad and record.get("type") == "user":
+                        record["content"] = [{"text": "x" * pad}]
+                for call in record.get("toolCalls") or []:
+                    call["id"] = f"{n}-{call['id']}"
+                if "$rewindTo" in record:
+                    continue
+                out.write(json.dumps(record) + "\n")
+    return target
+
+
+BIG = {"codex": big_rollout, "gemini-cli": big_chat}
+
+
+@pytest.mark.parametrize("fmt", sorted(BIG))
+def test_a_long_codex_or_gemini_session_streams_the_in_memory_events(
+    tmp_path: Path, fmt: str
+) -> None:
+    path = BIG[fmt](tmp_path, 80)
+    seen: list[dict[str, Any]] = []
+    streamed = stream_parse(path, fmt, seen.append)
+    whole = parse_any(path, fmt)
+    assert len(seen) > 2 * WINDOW
+    assert seen == [
+        e.model_dump(by_alias=True, exclude_none=True, mode="json") for e in whole.events
+    ]
+    assert streamed.usage == whole.usage and streamed.coverage == whole.coverage
+
+
+def peak_of(path: Path, fmt: str, stream: bool) -> int:
+    tracemalloc.start()
+    try:
+        if stream:
+            stream_parse(path, fmt, lambda e: None)
+        else:
+            parse_any(path, fmt)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("fmt", sorted(BIG))
+def test_codex_and_gemini_stream_in_flat_memory(tmp_path: Path, fmt: str) -> None:
+    """Four times the session: the streamed parse holds the same window of events and a few
+    hundred bytes of ids per record (where each record is, which records count); the
+    in-memory parse holds every event."""
+    short, long = BIG[fmt](tmp_path, 100, pad=20_000), BIG[fmt](tmp_path, 400, pad=20_000)
+    lines = len(long.read_bytes().splitlines()) - len(short.read_bytes().splitlines())
+    added = long.stat().st_size - short.stat().st_size
+    streamed = peak_of(long, fmt, True) - peak_of(short, fmt, True)
+    in_memory = peak_of(long, fmt, False) - peak_of(short, fmt, False)
+    assert streamed < 400 * lines, "streaming memory grows by ids, not by what records say"
+    assert in_memory > 0.4 * added, "control: the in-memory parse keeps every event"
+
+
+@pytest.mark.parametrize("fmt", sorted(BIG))
+def test_parse_prints_codex_and_gemini_events_as_it_reads_them(tmp_path: Path, fmt: str) -> None:
+    path = BIG[fmt](tmp_path, 40)
+    result = CliRunner().invoke(command, [str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["events"] == dumped(path)
