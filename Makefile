@@ -9,7 +9,7 @@ DEMO_OUT ?= proctor-results
 # `proctor run` exits 1 there, and `make demo` checks that it does.
 DEMO_EXPECTED_EXIT := 1
 
-.PHONY: demo test check bench schemas clean agents goldens
+.PHONY: demo test check bench schemas clean agents goldens corpus
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ test: $(TEST_STAMP) agents
 # Regenerate the golden trajectories of the real CLIs; review the diff before committing.
 goldens: $(TEST_STAMP) agents
 	UPDATE_GOLDENS=1 $(BIN)/python -m pytest -q tests/contract
+
+# Re-record the corpus of real transcripts (tests/corpus) from the pinned CLIs, each talking to
+# the scripted model; review the diff before committing.
+corpus: $(TEST_STAMP) agents
+	$(BIN)/python tests/corpus/record.py
 
 check: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench

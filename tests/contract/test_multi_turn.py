@@ -18,6 +18,7 @@ from proctor.drive.driver import Driver
 from proctor.drive.headless import HeadlessDriver
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.terminal_driver import TerminalDriver
+from proctor.execute.collect import usage_check
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import AssistantText, UserMessage
 from proctor.scripted.server import ScriptedModelServer
@@ -86,10 +87,16 @@ def test_two_user_turns_in_one_session(agent: str, mode: str, tmp_path: Path) ->
     adapter = driver.adapter  # type: ignore[attr-defined]
     files = adapter.transcript_files(driver.launch)  # type: ignore[attr-defined]
     assert files, "no transcript"
-    events = adapter.parse(files[0]).events
+    trajectory = adapter.parse(files[0])
+    events = trajectory.events
     users = [e.text.strip() for e in events if isinstance(e, UserMessage)]
     said = [e.text.strip() for e in events if isinstance(e, AssistantText)]
     assert users == ["Write one.txt.", "Now show it."]
     assert "First turn done." in said and "Second turn done." in said
     assert said.index("First turn done.") < said.index("Second turn done.")
     assert driver.log.turns == 2 and driver.log.exit_code == 0
+    if mode == "headless":
+        # Each resumed turn's report adds up (Codex reports the thread's totals so far) to the
+        # tokens the transcript counts over both turns.
+        check = usage_check(trajectory.usage, driver.log.reported_usage)
+        assert all(not check.differences.get(model) for model in trajectory.usage), check

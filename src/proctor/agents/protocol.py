@@ -122,4 +122,7 @@ class HeadlessReport:
     reported_usage: dict[str, dict[str, int]] | None = None
     """Tokens the CLI itself reported, per model: ``inputTokens``, ``outputTokens``,
     ``cacheReadTokens``, ``cacheWriteTokens``."""
+    usage_is_cumulative: bool = False
+    """The report counts the whole session so far (a resumed Codex session reports the thread's
+    totals), so it replaces the earlier turns' reports instead of adding to them."""
     session_id: str | None = None

@@ -127,6 +127,8 @@ class HeadlessDriver:
         ]
         stderr = _read_from(self.stderr, err_at).decode("utf-8", "replace")
         report = self.adapter.headless_report(self.launch, events, stderr)
+        if report.usage_is_cumulative and report.reported_usage:
+            self.log.reported_usage = {}
         self._add_usage(report.reported_usage or {}, report.reported_cost_usd)
         self.log.failure = report.error
         if run.exit_code == 0 and report.error is None:

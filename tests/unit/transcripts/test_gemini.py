@@ -143,6 +143,34 @@ def test_set_messages_replaces_the_history() -> None:
     assert [e.text for e in parse_gemini_lines(lines).events] == ["compressed"]
 
 
+def test_a_resumed_session_keeps_the_recorded_turns() -> None:
+    # Gemini CLI --resume: a second header, a $set holding only the context message, then a
+    # $set holding the history in wire form (no tokens, no toolCalls), then the new turn.
+    tokens = {"input": 10, "output": 2, "cached": 0}
+    call = {"id": "c1", "name": "write_file", "args": {"file_path": "a"}, "status": "success"}
+    wire = [
+        {"id": "ctx", "type": "user", "content": [{"text": "<session_context>"}]},
+        {"id": "u1", "type": "user", "content": [{"text": "one"}]},
+        {"id": "g1", "type": "gemini", "content": [{"functionCall": {"name": "write_file"}}]},
+        {"id": "g1_response", "type": "user", "content": [{"functionResponse": {}}]},
+    ]
+    lines = [
+        json.dumps(HEADER),
+        user("u1", "one"),
+        gemini("g1", tokens=tokens, toolCalls=[call]),
+        json.dumps(HEADER),
+        json.dumps({"$set": {"messages": wire[:1]}}),
+        json.dumps({"$set": {"messages": wire}}),
+        user("u2", "two"),
+        gemini("g2", "done", tokens=tokens),
+    ]
+    t = parse_gemini_lines(lines)
+    assert [c.id for c in t.tool_calls()] == ["c1"]
+    assert [e.text for e in t.events if e.type == "user_message"] == ["one", "two"]
+    assert t.usage["gm"].input_tokens == 20
+    assert t.usage["gm"].responses == 2
+
+
 def test_policy_refusal_is_a_denial_and_pending_calls_have_no_result() -> None:
     refused = {
         "id": "c1",

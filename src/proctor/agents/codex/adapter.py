@@ -54,6 +54,24 @@ class CodexSession:
     answered: int = 0
 
 
+def reported_usage(stdout: list[dict[str, Any]], model: str) -> dict[str, dict[str, int]] | None:
+    """The tokens ``codex exec --json`` reported (``turn.completed``: the thread's totals so
+    far, a resumed session included), counted as the rollout parser counts them (cached tokens
+    out of the input)."""
+    usage = next((e.get("usage") for e in stdout if e.get("type") == "turn.completed"), None)
+    if not isinstance(usage, dict):
+        return None
+    cached = int(usage.get("cached_input_tokens") or 0)
+    return {
+        model: {
+            "inputTokens": int(usage.get("input_tokens") or 0) - cached,
+            "outputTokens": int(usage.get("output_tokens") or 0),
+            "cacheReadTokens": cached,
+            "cacheWriteTokens": 0,
+        }
+    }
+
+
 @register
 class Codex(RealCli[CodexSession]):
     spec = CODEX
@@ -129,19 +147,13 @@ class Codex(RealCli[CodexSession]):
             error = describe_agent_failure(str(detail) or "turn failed")
         elif not stdout:
             error = f"agent error: no events on stdout ({stderr[-400:].strip()[:200]})"
-        reported = None
-        if isinstance(usage, dict) and launch.state.model:
-            cached = int(usage.get("cached_input_tokens") or 0)
-            reported = {
-                launch.state.model: {
-                    "inputTokens": int(usage.get("input_tokens") or 0) - cached,
-                    "outputTokens": int(usage.get("output_tokens") or 0),
-                    "cacheReadTokens": cached,
-                    "cacheWriteTokens": 0,
-                }
-            }
+        model = launch.state.model
+        reported = reported_usage(stdout, model) if model else None
         return HeadlessReport(
-            error=error, reported_usage=reported, session_id=launch.state.thread_id
+            error=error,
+            reported_usage=reported,
+            usage_is_cumulative=True,
+            session_id=launch.state.thread_id,
         )
 
     def transcript_files(self, launch: Launch[CodexSession]) -> list[Path]:

@@ -6,8 +6,10 @@ message record per line ``{id, timestamp, type: user|gemini|info|error|warning, 
 A record whose ``id`` was seen before replaces it in place (last write wins, position of first
 appearance), ``{"$set": {...}}`` updates metadata (a ``messages`` list replaces the messages so
 far) and ``{"$rewindTo": id}`` drops that message and every later one, as Gemini CLI's own loader
-does. The older single-document ``session-*.json`` (``{sessionId, …, messages: [...]}``) is read
-too.
+does. A resumed session (``--resume``) appends a second header and a ``$set.messages`` holding the
+history in the model's wire form, without token counts or tool results: a message already
+recorded on its own line keeps that record, so the first turns' calls and usage stay counted.
+The older single-document ``session-*.json`` (``{sessionId, …, messages: [...]}``) is read too.
 
 A ``gemini`` message gives ``thinking`` (from ``thoughts``), ``assistant_text``, one
 ``tool_call`` per ``toolCalls`` entry followed by its ``tool_result`` (the call and its result
@@ -116,6 +118,7 @@ class ChatLayout:
     lines) and where each one's record is; the session id and project folder."""
 
     slots: dict[str, Where] = field(default_factory=dict)
+    recorded: dict[str, Where] = field(default_factory=dict)
     unknown_types: dict[int, str] = field(default_factory=dict)
     session_id: str | None = None
     cwd: str | None = None
@@ -134,11 +137,14 @@ class ChatLayout:
             self.cwd = str(directories[0])
         messages = meta.get("messages")
         if isinstance(messages, list):
+            # A resumed session rewrites the history in the model's wire form (no token counts,
+            # no tool results): a message already recorded on its own line keeps that line.
             for key in [k for k in self.slots if not k.startswith("#")]:
                 del self.slots[key]
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get("id"), str):
-                    self.slots["m:" + message["id"]] = ("set", line, index)
+                    key = "m:" + message["id"]
+                    self.slots[key] = self.recorded.get(key, ("set", line, index))
 
     def rewind(self, message_id: str) -> None:
         keys = list(self.slots)
@@ -157,7 +163,7 @@ class ChatLayout:
         elif isinstance(record.get("$set"), dict):
             self.metadata(record["$set"], line)
         elif isinstance(record.get("id"), str):
-            self.slots["m:" + record["id"]] = ("line", line, 0)
+            self.slots["m:" + record["id"]] = self.recorded["m:" + record["id"]] = ("line", line, 0)
         elif isinstance(record.get("sessionId"), str) and "projectHash" in record:
             self.metadata(record, line)
         else:
