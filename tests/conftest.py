@@ -78,6 +78,14 @@ def make_case(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+def run_cases(
+    proctor: Callable[..., CliResult], tmp_path: Path, *args: str
+) -> tuple[CliResult, Path]:
+    """``proctor run`` on the ``cases`` folder of ``make_case`` into ``tmp_path/out``."""
+    out = tmp_path / "out"
+    return proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), *args), out
+
+
 def single_run_dir(out: Path) -> Path:
     runs = sorted(out.glob("run-*"))
     assert len(runs) == 1, runs

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import single_run_dir, write_case
+from tests.conftest import CliResult, run_cases, single_run_dir, write_case
+
+Run = Callable[..., CliResult]
+MakeCase = Callable[..., Path]
 
 PLANS = {
     "conditions": {
@@ -169,3 +173,42 @@ def test_condition_filter_and_first_condition(proctor: Any, tmp_path: Path) -> N
         unknown.code == 2
         and "no case has that condition (conditions: baseline, with-map)" in unknown.err
     )
+
+
+def test_the_default_ab_pair_is_two_conditions_that_ran_together(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    plan = {"turns": [{"say": "hi"}]}
+    make_case("x", config={"conditions": {"baseline": {}, "with-skill": {}}}, plan=plan)
+    make_case("y", config={"conditions": {"control": {}, "variant": {}}}, plan=plan)
+    make_case("z", config={"conditions": {"control": {}, "variant": {}}}, plan=plan)
+    result, out = run_cases(proctor, tmp_path, "--json")
+    suite = json.loads((single_run_dir(out) / "suite.json").read_text())
+    assert (suite["ab"]["treatment"], suite["ab"]["baseline"]) == ("variant", "control")
+    assert suite["ab"]["overall"]["pairs"] == 2 and suite["ab"]["incomplete"] == [], result.err
+
+
+def test_an_ab_gate_comparing_a_condition_with_itself_is_a_config_error(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", config={"conditions": {"a": {}, "b": {}}}, plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"ab": {"treatment": "a", "baseline": "a"}}}))
+    result, _ = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 2
+    assert "treatment and baseline are both 'a'" in (result.out + result.err)
+
+
+def test_ab_gate_conditions_missing_from_the_run_are_config_errors(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", config={"conditions": {"a": {}, "b": {}}}, plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"ab": {"treatment": "b", "baseline": "a"}}}))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config), "--condition", "a")
+    assert result.code == 2 and "condition 'b' is left out by --condition" in result.err
+    run_cases(proctor, tmp_path)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"gate": {"ab": {"treatment": "c", "baseline": "a"}}}))
+    report = proctor("report", str(single_run_dir(out)), "--config", str(other))
+    assert report.code == 2 and "condition 'c' is not in this run" in report.err

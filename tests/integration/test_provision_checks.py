@@ -1,14 +1,20 @@
-"""Add-on entries are checked when a case is loaded: a bad one is a config error (exit 2) and
-nothing is provisioned, let alone deleted."""
+"""Configuration checked before any trial runs: a bad add-on entry, condition or profile name,
+out folder, evaluator file, optional case file, model key or permission mode is a config error
+(exit 2), and nothing is provisioned, let alone deleted."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import write_case
+from tests.conftest import CliResult, run_cases, write_case
+
+Run = Callable[..., CliResult]
+MakeCase = Callable[..., Path]
 
 
 def _skill_case(root: Path, name: str) -> Path:
@@ -77,3 +83,91 @@ def test_good_entries_validate(proctor: Any, tmp_path: Path) -> None:
     write_case(tmp_path, "c", config={"agents": ["scripted"], "provision": provision})
     result = proctor("validate", "--source", str(tmp_path))
     assert result.code == 0, result.err
+
+
+def test_condition_and_profile_names_must_be_folder_names(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", config={"conditions": {"with/skill": {}}}, plan={"turns": [{"say": "hi"}]})
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 2 and not out.exists()
+    assert "field 'conditions': 'with/skill' names a results folder" in (result.out + result.err)
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_sentence(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", plan={"turns": [{"say": "hi"}]})
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(blocker / "sub"))
+    assert result.code == 2
+    assert "cannot create the run folder (Not a directory)" in (result.out + result.err)
+
+
+def test_files_an_evaluator_needs_are_checked_before_any_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    cases = [
+        ({"use": "llm-judge", "rubric": "missing.md"}, "the rubric missing.md is not in the case"),
+        ({"use": "external", "command": "./nope.py"}, "program './nope.py' is neither on PATH"),
+        ({"use": "hook-transcript-check", "pluginManifest": "p/hooks.json"}, "is not a file"),
+    ]
+    for entry, message in cases:
+        make_case("x", config={"evaluators": [entry]}, plan={"turns": [{"say": "hi"}]})
+        result = proctor("validate", "--source", str(tmp_path / "cases"))
+        assert result.code == 2 and message in result.err, (entry, result.err)
+
+
+def test_an_unreadable_optional_file_stops_the_run(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    folder = make_case("x", plan={"turns": [{"say": "hi"}]})
+    (folder / "qna.md").write_bytes(b"```rules\n\xff => no\n```\n")
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 2 and "qna.md is not UTF-8 text" in result.err
+    assert not out.exists()
+
+
+def test_every_model_a_run_may_call_needs_its_key_before_any_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    for name in (
+        "OPENAI_API_KEY",
+        "PROCTOR_OPENAI_KEY",
+        "ANTHROPIC_API_KEY",
+        "PROCTOR_ANTHROPIC_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    folder = make_case(
+        "judged",
+        plan={"turns": [{"say": "hi"}]},
+        config={
+            "models": {"judge": "scripted/judge"},
+            "evaluators": [
+                {"use": "llm-judge"},
+                {"use": "llm-judge", "model": "openai/gpt-x"},
+            ],
+        },
+    )
+    (folder / "evaluation.md").write_text("Score it.\n")
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 2 and not out.exists()
+    assert "the judge (evaluators[1]) role (openai/gpt-x) needs a key" in result.err
+    (folder / "config.json").write_text(json.dumps({"models": {"workhorse": "anthropic/claude-x"}}))
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code == 2 and "role (anthropic/claude-x) needs a key" in result.err
+
+
+def test_a_permission_mode_the_cli_does_not_have_is_a_config_error(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", config={"agents": ["gemini-cli"]}, plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    for agent in ("gemini-cli", "codex"):
+        config.write_text(json.dumps({"codingagents": {agent: {"permissionMode": "sometimes"}}}))
+        (tmp_path / "cases/a/config.json").write_text(json.dumps({"agents": [agent]}))
+        result = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
+        assert result.code == 2, (agent, result.err)
+        assert f"codingagents.{agent}: agent '{agent}': permissionMode 'sometimes'" in result.err

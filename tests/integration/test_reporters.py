@@ -3,13 +3,14 @@ with a JUnit library, and the Markdown summary appended to GitHub's step summary
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from junitparser import Error, Failure, JUnitXml, Properties, TestCase
 
-from tests.conftest import CliResult, single_run_dir
+from tests.conftest import CliResult, run_cases, single_run_dir
 
 Run = Callable[..., CliResult]
 MakeCase = Callable[..., Path]
@@ -115,3 +116,55 @@ def test_the_markdown_summary_is_appended_to_the_github_step_summary(
     monkeypatch.delenv("GITHUB_STEP_SUMMARY")
     proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
     assert summary.read_text() == text, "control: without the variable nothing is appended"
+
+
+def test_report_of_a_run_killed_midway_says_it_stopped_short(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", config={"repeats": 3}, plan={"turns": [{"say": "hi"}]})
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0
+    run_dir = single_run_dir(out)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    manifest.pop("finishedAt")  # as if killed before the end
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    for trial in (run_dir / "trials/a/scripted/default").iterdir():
+        if trial.name != "1":
+            (trial / "trial.json").unlink()
+    report = proctor("report", str(run_dir), "--reporter", "json")
+    assert report.code == 130, report.out + report.err
+    assert json.loads(report.out)["exitReason"].startswith("interrupted after 1 of 3 trial(s)")
+
+
+def test_control_report_of_a_finished_run_keeps_its_exit_code(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
+    _, out = run_cases(proctor, tmp_path)
+    assert proctor("report", str(single_run_dir(out))).code == 0
+
+
+def test_a_pipe_in_a_case_name_stays_in_its_table_cell(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a|b", plan={"turns": [{"say": "hi"}]})
+    _, out = run_cases(proctor, tmp_path)
+    md = (single_run_dir(out) / "suite.md").read_text()
+    rows = [line for line in md.splitlines() if line.startswith("| a")]
+    assert rows and all(row.startswith("| a\\|b |") for row in rows)
+
+
+def test_report_survives_a_hand_edited_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"turns": [{"write": {"path": "x.py", "content": "1\n"}}]})
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    path = run_dir / "trials/a/scripted/default/1/trial.json"
+    trial = json.loads(path.read_text())
+    trial["rules"] = [{"fired": True}, {"rule": ["x"], "fired": True}]
+    trial["process"]["effort"]["elapsedSeconds"] = "slow"
+    trial["process"]["effort"]["cost"] = "cheap"
+    path.write_text(json.dumps(trial))
+    report = proctor("report", str(run_dir))
+    assert report.code == 0, report.err

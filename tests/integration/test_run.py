@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import CliResult, load_trial, single_run_dir
+from tests.conftest import CliResult, load_trial, run_cases, single_run_dir
 
 HELLO_PLAN = {
     "turns": [
@@ -32,15 +32,9 @@ Run = Callable[..., CliResult]
 MakeCase = Callable[..., Path]
 
 
-def run(proctor: Run, tmp_path: Path, *args: str) -> tuple[CliResult, Path]:
-    out = tmp_path / "out"
-    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), *args)
-    return result, out
-
-
 def test_end_to_end_files_and_json(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
     make_case("hello", config=HELLO_CONFIG, plan=HELLO_PLAN)
-    result, out = run(proctor, tmp_path, "--json")
+    result, out = run_cases(proctor, tmp_path, "--json")
     assert result.code == 0, result.err
     suite = result.json()
     assert suite["schemaVersion"] == 2 and suite["exitCode"] == 0
@@ -112,7 +106,7 @@ def test_failure_modes_map_to_statuses_and_exit_codes(
         config={"evaluators": [{"use": "external", "command": "false"}]},
         plan={"turns": [{"say": "hi"}]},
     )
-    result, out = run(proctor, tmp_path)
+    result, out = run_cases(proctor, tmp_path)
     assert result.code == 1
     assert _statuses(out) == {
         "bad-eval": {"eval-error": 1},
@@ -139,7 +133,7 @@ def test_failure_modes_map_to_statuses_and_exit_codes(
 def test_error_statuses_alone_exit_3(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
     make_case("ok", plan={"turns": [{"say": "hi"}]})
     make_case("crash", plan={"turns": [{"exit": 2}]})
-    result, _ = run(proctor, tmp_path)
+    result, _ = run_cases(proctor, tmp_path)
     assert result.code == 3, result.out
 
 
@@ -152,7 +146,7 @@ def test_question_answered_by_rule(proctor: Run, make_case: MakeCase, tmp_path: 
         },
         qna="```rules\n(?i)readme => No\n```\n",
     )
-    result, out = run(proctor, tmp_path)
+    result, out = run_cases(proctor, tmp_path)
     assert result.code == 0, result.out
     trial_dir = single_run_dir(out) / "trials/ask/scripted/default/1"
     q = json.loads((trial_dir / "questions.jsonl").read_text())
@@ -164,7 +158,7 @@ def test_question_answered_by_rule(proctor: Run, make_case: MakeCase, tmp_path: 
 
 def test_infra_error_everywhere_exits_2(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
     make_case("broken-setup", config={"setup": ["exit 1"]}, plan={"turns": []})
-    result, out = run(proctor, tmp_path)
+    result, out = run_cases(proctor, tmp_path)
     assert result.code == 2
     trial = load_trial(single_run_dir(out), "broken-setup")
     assert trial["status"] == "infra-error" and "setup line 1" in trial["reason"]
@@ -175,7 +169,7 @@ def test_fixture_symlink_outside_is_refused_before_any_trial(
 ) -> None:
     folder = make_case("leaky", plan={"turns": []}, src={"a.txt": "a"})
     (folder / "src" / "leak").symlink_to("/etc/hostname")
-    result, out = run(proctor, tmp_path)
+    result, out = run_cases(proctor, tmp_path)
     assert result.code == 2 and "unsafe src/" in result.err and "points outside" in result.err
     assert not out.exists()
 
@@ -184,7 +178,7 @@ def test_failing_setup_is_infra_error_and_setup_output_is_kept(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     make_case("s", config={"setup": ["echo preparing", "exit 7"]}, plan={"turns": []})
-    _result, out = run(proctor, tmp_path)
+    _result, out = run_cases(proctor, tmp_path)
     trial_dir = single_run_dir(out) / "trials/s/scripted/default/1"
     trial = json.loads((trial_dir / "trial.json").read_text())
     assert trial["status"] == "infra-error" and "setup line 2 `exit 7` exited 7" in trial["reason"]
@@ -210,7 +204,9 @@ def test_layering_top_config_case_and_cli(
             }
         )
     )
-    result, out = run(proctor, tmp_path, "--config", str(top), "--keep-workspace", "--repeats", "1")
+    result, out = run_cases(
+        proctor, tmp_path, "--config", str(top), "--keep-workspace", "--repeats", "1"
+    )
     assert result.code == 0
     run_dir = single_run_dir(out)
     ws = run_dir / "trials/layered/scripted/default/1/workspace"
@@ -226,7 +222,7 @@ def test_filters_by_case_glob_and_tag(proctor: Run, make_case: MakeCase, tmp_pat
     make_case("alpha-1", config={"tags": ["x"]}, plan={"turns": []})
     make_case("alpha-2", config={"tags": ["y"]}, plan={"turns": []})
     make_case("beta", config={"tags": ["x"]}, plan={"turns": []})
-    result, _out = run(proctor, tmp_path, "--case", "alpha-*", "--tag", "x", "--json")
+    result, _out = run_cases(proctor, tmp_path, "--case", "alpha-*", "--tag", "x", "--json")
     assert [g["case"] for g in result.json()["groups"]] == ["alpha-1"]
 
 
@@ -236,7 +232,7 @@ def test_agent_environment_is_filtered(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-planted-secret")
     monkeypatch.setenv("PROCTOR_SOMETHING", "x")
     make_case("env", plan={"turns": [{"shell": "env > env.txt"}]})
-    _result, out = run(proctor, tmp_path, "--keep-workspace")
+    _result, out = run_cases(proctor, tmp_path, "--keep-workspace")
     env = (single_run_dir(out) / "trials/env/scripted/default/1/workspace/env.txt").read_text()
     assert "sk-ant-planted-secret" not in env and "PROCTOR_SOMETHING" not in env
     assert "HOME=" in env
@@ -244,7 +240,7 @@ def test_agent_environment_is_filtered(
 
 def test_dry_run_runs_nothing(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
     make_case("a", config={"repeats": 3}, plan={"turns": []})
-    result, out = run(proctor, tmp_path, "--dry-run")
+    result, out = run_cases(proctor, tmp_path, "--dry-run")
     assert result.code == 0
     assert "3 trial(s) in 1 case(s); nothing was run." in result.out
     assert '"matrix"' in result.out
@@ -267,7 +263,7 @@ def test_turn_end_question_is_answered_and_the_session_goes_on(
         },
         qna="```rules\n(?i)add tests => Yes, please add them.\n```\n",
     )
-    result, out = run(proctor, tmp_path)
+    result, out = run_cases(proctor, tmp_path)
     assert result.code == 0, result.out
     trial = load_trial(single_run_dir(out), "follow-up")
     timings = trial["timings"]
@@ -282,7 +278,7 @@ def test_turn_end_question_without_a_rule_aborts(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     make_case("stuck", plan={"turns": [{"say": "Which database should I use?"}]})
-    _result, out = run(proctor, tmp_path)
+    _result, out = run_cases(proctor, tmp_path)
     trial = load_trial(single_run_dir(out), "stuck")
     assert trial["status"] == "failed"
     assert trial["reason"] == "unanswered question: Which database should I use?"
@@ -292,6 +288,92 @@ def test_a_statement_ending_the_turn_is_not_a_question(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     make_case("done", plan={"turns": [{"say": "All tests pass. Done."}]})
-    result, out = run(proctor, tmp_path)
+    result, out = run_cases(proctor, tmp_path)
     assert result.code == 0
     assert load_trial(single_run_dir(out), "done")["timings"]["turnsTotal"] == 1
+
+
+def test_a_timeout_or_unanswered_question_never_passes_a_min_score_gate(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("slow", config={"timeoutSec": 1}, plan={"turns": [{"shell": "sleep 20"}]})
+    make_case("asks", plan={"turns": [{"ask": "Shall I?", "options": ["Yes", "No"]}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"minScore": 90}, "passThreshold": 60}))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 1, result.out + result.err
+    run_dir = single_run_dir(out)
+    for case in ("slow", "asks"):
+        trial = load_trial(run_dir, case)
+        assert trial["passed"] is False and trial["score"] == 59, trial
+
+
+def test_cost_is_unknown_without_a_price_table(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"model": "claude-x", "turns": [{"say": "hi"}]})
+    make_case("free", plan={"turns": [{"say": "hi"}]})
+    _, out = run_cases(proctor, tmp_path)
+    trial = load_trial(single_run_dir(out), "a")
+    assert trial["process"]["effort"].get("cost") is None
+    assert trial["cost"]["totalUsd"] is None and trial["cost"]["unpriced"] == ["claude-x"]
+    free = load_trial(single_run_dir(out), "free")
+    assert free["process"]["effort"]["cost"] == 0.0, "the scripted model costs nothing"
+    assert free["cost"]["totalUsd"] == 0.0
+
+
+def test_a_symlinked_temporary_folder_still_finds_the_transcript(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    real = tmp_path / "real-tmp"
+    real.mkdir()
+    (tmp_path / "linked-tmp").symlink_to(real)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "linked-tmp"))
+    monkeypatch.setattr("tempfile.tempdir", None)  # re-read TMPDIR
+    make_case("a", plan={"turns": [{"shell": "echo hi"}]})
+    _, out = run_cases(proctor, tmp_path)
+    trial = load_trial(single_run_dir(out), "a")
+    assert trial["toolCalls"] == 1, trial
+
+
+def test_an_answering_model_that_fails_is_an_infra_error_not_a_failed_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(
+        "ask",
+        plan={
+            "turns": [{"ask": "Which database?", "options": ["SQLite", "Postgres"]}],
+            "roles": {"workhorse": [{"status": 401}]},
+        },
+    )
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"models": {"workhorse": "scripted/workhorse"}}))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    trial = load_trial(single_run_dir(out), "ask")
+    assert trial["status"] == "infra-error", trial["reason"]
+    assert trial["reason"].startswith("answering model scripted/workhorse failed")
+    assert result.code == 2  # every trial ended in infra-error
+
+
+def test_agent_model_from_the_profile_and_the_command_line_reach_the_agent(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"codingagents": {"scripted": {"agentModel": "from-profile"}}}))
+    _, out = run_cases(proctor, tmp_path, "--config", str(config))
+    trial = load_trial(single_run_dir(out), "a")
+    assert trial["agentModel"] == "from-profile" and "from-profile" in trial["usage"]
+    out2 = tmp_path / "out2"
+    proctor(
+        "run",
+        "--source",
+        str(tmp_path / "cases"),
+        "--out",
+        str(out2),
+        "--config",
+        str(config),
+        "--agent-model",
+        "scripted=from-cli",
+    )
+    assert load_trial(single_run_dir(out2), "a")["agentModel"] == "from-cli"

@@ -10,12 +10,16 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import load_trial, single_run_dir, write_case
+from tests.conftest import CliResult, load_trial, run_cases, single_run_dir, write_case
+
+Run = Callable[..., CliResult]
+MakeCase = Callable[..., Path]
 
 
 def tree_hash(root: Path) -> str:
@@ -212,3 +216,35 @@ def test_sigterm_and_repeated_ctrl_c_stop_cleanly(tmp_path: Path, signals: list[
     suite = json.loads((run_dir / "suite.json").read_text())
     assert suite["interrupted"] is True
     assert len(list(run_dir.glob("trials/slow/scripted/default/*/trial.json"))) == 2
+
+
+def test_credentials_stay_out_and_a_forwarded_key_is_masked(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    planted = {
+        "GITHUB_TOKEN": "ghp-planted-token-1",
+        "CLAUDE_CODE_OAUTH_TOKEN": "oauth-planted-2",
+        "AWS_SECRET_ACCESS_KEY": "aws-planted-3",
+        "MY_DB_PASSWORD": "db-planted-4",
+        "SSH_AUTH_SOCK": "/tmp/planted-agent.sock",
+        "ANTHROPIC_API_KEY": "sk-ant-forwarded-5",
+    }
+    for name, value in planted.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("KEYBOARD_LAYOUT", "us")  # not a credential: passes
+    make_case("env", plan={"turns": [{"shell": "env > env.txt; cat env.txt"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(
+        json.dumps({"codingagents": {"scripted": {"forwardEnv": ["ANTHROPIC_API_KEY"]}}})
+    )
+    _, out = run_cases(proctor, tmp_path, "--keep-workspace", "--config", str(config))
+    trial_dir = single_run_dir(out) / "trials/env/scripted/default/1"
+    env = (trial_dir / "workspace/env.txt").read_text()
+    assert "KEYBOARD_LAYOUT=us" in env
+    for name, value in planted.items():
+        if name == "ANTHROPIC_API_KEY":
+            continue
+        assert name not in env and value not in env, name
+    everything = "".join(p.read_text(errors="replace") for p in trial_dir.rglob("*") if p.is_file())
+    assert "sk-ant-forwarded-5" not in everything, "a forwarded key is masked in what is written"
+    assert "raw-transcript.jsonl" in load_trial(single_run_dir(out), "env")["secretsMasked"]

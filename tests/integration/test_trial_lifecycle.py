@@ -9,16 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import CliResult, load_trial, single_run_dir
+from tests.conftest import CliResult, load_trial, run_cases, single_run_dir
 
 Run = Callable[..., CliResult]
 MakeCase = Callable[..., Path]
-
-
-def _run(proctor: Run, tmp_path: Path, *extra: str) -> tuple[CliResult, Path]:
-    out = tmp_path / "out"
-    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), *extra)
-    return result, out
 
 
 def _fake_cli(tmp_path: Path, version: str) -> Path:
@@ -36,7 +30,7 @@ def test_a_missing_agent_cli_stops_the_run_before_any_trial(
     config = tmp_path / "proctor.json"
     missing = tmp_path / "nowhere" / "claude"
     config.write_text(json.dumps({"codingagents": {"claude-code": {"binary": str(missing)}}}))
-    result, out = _run(proctor, tmp_path, "--config", str(config))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
     assert result.code == 2
     assert "agent 'claude-code': the 'claude' CLI was not found" in result.err
     assert "run `proctor agents install`" in result.err
@@ -51,7 +45,7 @@ def test_a_cli_of_another_version_than_its_profile_pins_stops_the_run(
     config = tmp_path / "proctor.json"
     profile = {"binary": str(binary), "version": "2.1.197"}
     config.write_text(json.dumps({"codingagents": {"claude-code": profile}}))
-    result, out = _run(proctor, tmp_path, "--config", str(config))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
     assert result.code == 2 and "is version 1.0.0, but its profile pins 2.1.197" in result.err
     assert "proctor agents install" in result.err and not out.exists()
 
@@ -64,7 +58,7 @@ def test_control_the_pinned_version_found_runs(
     config = tmp_path / "proctor.json"
     profile = {"binary": str(binary), "version": "2.1.197"}
     config.write_text(json.dumps({"codingagents": {"claude-code": profile}}))
-    result, out = _run(proctor, tmp_path, "--config", str(config))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
     trial = load_trial(single_run_dir(out), "a", agent="claude-code")
     assert result.code == 3 and trial["agentVersion"] == "2.1.197"
     assert trial["status"] == "agent-error", "the fake CLI answers nothing: the agent failed"
@@ -77,7 +71,7 @@ def test_agent_time_without_the_harness_reaction_is_its_own(
         "turns": [{"ask": "Proceed?", "options": ["Yes", "No"]}, {"say": "done"}]
     }
     make_case("ask", plan=plan, qna="```rules\nProceed => Yes\n```\n")
-    result, out = _run(proctor, tmp_path)
+    result, out = run_cases(proctor, tmp_path)
     timings = load_trial(single_run_dir(out), "ask")["timings"]
     assert result.code == 0, result.err
     assert timings["harnessReactMs"] > 0

@@ -12,7 +12,7 @@ from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared
 from proctor.llm.roles import RoleSet
 from proctor.models.pricing import CostInfo, PriceTable, price_usage, total
-from proctor.models.trajectory import ModelUsage
+from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import EvaluatorResult, HarnessCall
 
 
@@ -60,30 +60,33 @@ def run_evaluators(
 
 def harness_usage(roles: RoleSet | None) -> tuple[dict[str, ModelUsage], list[HarnessCall]]:
     """Every call of the trial's roles: tokens per ``role:provider/model`` and one record each."""
-    usage: dict[str, ModelUsage] = {}
-    calls: list[HarnessCall] = []
-    for call in roles.calls() if roles is not None else []:
-        usage.setdefault(f"{call.role}:{call.model}", ModelUsage()).add(
+    made = roles.calls() if roles is not None else []
+    if roles is not None:
+        roles.reset_calls()
+    usage = sum_usage(
+        (
+            f"{call.role}:{call.model}",
             ModelUsage(
                 input_tokens=call.input_tokens,
                 output_tokens=call.output_tokens,
                 responses=1 if call.ok else 0,
-            )
+            ),
         )
-        calls.append(
-            HarnessCall(
-                role=call.role,
-                model=call.model,
-                input_tokens=call.input_tokens,
-                output_tokens=call.output_tokens,
-                latency_ms=round(call.latency_ms, 3),
-                attempts=call.attempts,
-                ok=call.ok,
-                error=call.error,
-            )
+        for call in made
+    )
+    calls = [
+        HarnessCall(
+            role=call.role,
+            model=call.model,
+            input_tokens=call.input_tokens,
+            output_tokens=call.output_tokens,
+            latency_ms=round(call.latency_ms, 3),
+            attempts=call.attempts,
+            ok=call.ok,
+            error=call.error,
         )
-    if roles is not None:
-        roles.reset_calls()
+        for call in made
+    ]
     return usage, calls
 
 
