@@ -4,8 +4,10 @@ TUI by typing it), and the parsed transcript holds both."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +102,34 @@ def test_two_user_turns_in_one_session(agent: str, mode: str, tmp_path: Path) ->
         # tokens the transcript counts over both turns.
         check = usage_check(trajectory.usage, driver.log.reported_usage)
         assert all(not check.differences.get(model) for model in trajectory.usage), check
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini-cli"])
+def test_a_headless_question_with_options_is_answered_by_resuming(
+    agent: str, run_cli: Callable[..., dict[str, Any]]
+) -> None:
+    # Headless, a CLI has no question tool: the question arrives as the turn's last text, its
+    # options as a numbered list; the rule's answer is sent by resuming the session.
+    require_cli(agent)
+    plan = {
+        "turns": [
+            {"ask": "Should I also add tests?", "options": ["Yes", "No"]},
+            {"write": {"path": "tests.txt", "content": "tests\n"}},
+            {"say": "Added them."},
+        ]
+    }
+    out = run_cli(
+        agent,
+        plan,
+        qna="```rules\n(?i)add tests => Yes\n```\n",
+        config={"evaluators": [{"use": "file-exists", "must": ["tests.txt"]}]},
+    )
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert (trial["timings"]["turnsTotal"], trial["timings"]["questionTurns"]) == (2, 1)
+    (asked,) = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert (asked["question"], asked["options"], asked["answer"]) == (
+        "Should I also add tests?",
+        ["Yes", "No"],
+        "Yes",
+    )

@@ -8,7 +8,7 @@ from typing import Any
 from proctor.agents.base import AgentAdapter
 from proctor.agents.protocol import Launch, Question
 from proctor.drive.driver import Driver, TurnOutcome
-from proctor.drive.policy import AnswerPolicy, classify_turn_end
+from proctor.drive.policy import AnswerPolicy, classify_turn_end, split_options
 from proctor.drive.questions import decide
 from proctor.llm.roles import RoleSet
 
@@ -29,7 +29,10 @@ def turn_end_question(
     if not texts:
         return None
     is_question, _how = classify_turn_end(texts[-1], roles)
-    return Question(texts[-1].strip()) if is_question else None
+    if not is_question:
+        return None
+    asked, options = split_options(texts[-1])
+    return Question(asked, options)
 
 
 def converse(

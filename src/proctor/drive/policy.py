@@ -125,10 +125,30 @@ def _pick(options: list[str], words: tuple[str, ...]) -> str | None:
     return None
 
 
+OPTION_LINE = re.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[-*•])\s+(\S.*)$", re.IGNORECASE)
+"""One line of a list of options: ``1. Yes``, ``2) No``, ``a) Keep``, ``- Delete``."""
+
+
+def split_options(text: str) -> tuple[str, list[str]]:
+    """A message that ends in a list of two or more options (a question followed by its
+    choices, as an agent asks in text when it has no question tool): the message without the
+    list, and the options. Otherwise the message and no options."""
+    lines = text.strip().splitlines()
+    options: list[str] = []
+    while lines and (match := OPTION_LINE.match(lines[-1].strip())):
+        options.insert(0, match.group(1).strip())
+        lines.pop()
+    if len(options) < 2 or not "".join(lines).strip():
+        return text.strip(), []
+    return "\n".join(lines).strip(), options
+
+
 def looks_like_question(text: str) -> bool | None:
     """Deterministic first: True for a clear question, False for a clear statement, None when
-    it is ambiguous (a model may decide)."""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    it is ambiguous (a model may decide). A trailing list of options is read past: the line
+    before it decides."""
+    asked, _options = split_options(text)
+    lines = [line.strip() for line in asked.splitlines() if line.strip()]
     if not lines:
         return False
     last = lines[-1]

@@ -1,6 +1,11 @@
 import pytest
 
-from proctor.drive.policy import _parse_reply, classify_turn_end, looks_like_question
+from proctor.drive.policy import (
+    _parse_reply,
+    classify_turn_end,
+    looks_like_question,
+    split_options,
+)
 
 
 @pytest.mark.parametrize(
@@ -11,10 +16,29 @@ from proctor.drive.policy import _parse_reply, classify_turn_end, looks_like_que
         ("All tests pass.", False),
         ("", False),
         ("I wondered whether x? Anyway, it works now", None),
+        ("Should I also update the README?\n1. Yes\n2. No", True),
+        ("Which one?\n- Keep\n- Delete", True),
+        ("Done. I changed:\n- a.py\n- b.py", False),
     ],
 )
 def test_deterministic_question_detector(text: str, expected: bool | None) -> None:
     assert looks_like_question(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Should I?\n1. Yes\n2. No", ("Should I?", ["Yes", "No"])),
+        ("Pick one:\na) Red\nb) Blue\n", ("Pick one:", ["Red", "Blue"])),
+        ("Should I?\n1. Yes", ("Should I?\n1. Yes", [])),  # one line is not a choice
+        ("1. Yes\n2. No", ("1. Yes\n2. No", [])),  # a list alone asks nothing
+        ("All tests pass.", ("All tests pass.", [])),
+    ],
+)
+def test_a_trailing_list_of_options_is_split_off(
+    text: str, expected: tuple[str, list[str]]
+) -> None:
+    assert split_options(text) == expected
 
 
 def test_ambiguous_without_a_fast_model_is_not_a_question() -> None:
