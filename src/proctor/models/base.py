@@ -32,6 +32,10 @@ class CamelModel(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with camelCase keys, as written to disk."""
+        return self.model_dump(mode="json", by_alias=True)
+
 
 class RecordModel(CamelModel):
     """Something proctor writes to disk as a file (or a line) of its own: camelCase keys and a

@@ -6,7 +6,7 @@ verdicts (``rules``) and expected-trace coverage. The computation is :mod:`proct
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
@@ -96,6 +96,10 @@ class MetricsModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
     )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with camelCase keys."""
+        return self.model_dump(mode="json", by_alias=True)
 
 
 class StepCounts(MetricsModel):
