@@ -110,7 +110,6 @@ class AgentAdapter(Generic[S]):
 
 
 _REGISTRY: dict[str, type[AgentAdapter[Any]]] = {}
-_loaded = False
 
 
 def register(cls: type[AgentAdapter[S]]) -> type[AgentAdapter[S]]:
@@ -119,25 +118,31 @@ def register(cls: type[AgentAdapter[S]]) -> type[AgentAdapter[S]]:
     return cls
 
 
-def registry() -> dict[str, type[AgentAdapter[Any]]]:
-    global _loaded
-    if not _loaded:
-        for spec in SPECS:
-            importlib.import_module(spec.module)
-        _loaded = True
-    return _REGISTRY
+def _adapter_class(agent_id: str) -> type[AgentAdapter[Any]] | None:
+    """The registered class of an agent id, importing its module (named by its spec) on first
+    use, so a run imports only the adapters it drives."""
+    if agent_id not in _REGISTRY:
+        spec = next((s for s in SPECS if s.id == agent_id), None)
+        if spec is None:
+            return None
+        importlib.import_module(spec.module)
+    return _REGISTRY.get(agent_id)
 
 
 def adapter_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentAdapter[Any]:
     """The adapter behind an agent id: a registered name, or a profile naming one."""
     profile = profiles.get(agent_id)
     name = profile.agent if profile is not None and profile.agent else agent_id
-    return registry()[name]()
+    cls = _adapter_class(name)
+    if cls is None:
+        raise KeyError(name)
+    return cls()
 
 
 def known_agent_ids(profiles: Mapping[str, AgentProfile]) -> set[str]:
-    ids = set(registry())
+    builtin = {spec.id for spec in SPECS}
+    ids = set(builtin)
     for agent_id, profile in profiles.items():
-        if profile.agent is None or profile.agent in registry():
+        if profile.agent is None or profile.agent in builtin:
             ids.add(agent_id)
     return ids

@@ -1,13 +1,20 @@
 """proctor's scripted model server in a trial: for the agent (``--model scripted``: the real CLI
 plays the case's plan at zero tokens) and for proctor's own roles on the scripted model (the
-plan's ``roles`` replies). Each server stops when the trial ends."""
+plan's ``roles`` replies). Each server stops when the trial ends.
+
+The server's modules (and ``http.server``) are imported by the trials that start one, not by
+every run: a run of the scripted agent never needs them (``make bench``, one trial)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from proctor.agents.base import AgentAdapter
 from proctor.execute.context import TrialContext
 from proctor.llm.roles import RoleSet
-from proctor.scripted.server import ScriptedModelServer
+
+if TYPE_CHECKING:
+    from proctor.scripted.server import ScriptedModelServer
 
 HARNESS_LOG = "harness-requests.jsonl"
 
@@ -16,6 +23,8 @@ def start_harness_server(ctx: TrialContext, roles: RoleSet) -> None:
     """Answer proctor's roles that use the scripted model from the plan's ``roles``."""
     if not roles.uses_scripted():
         return
+    from proctor.scripted.server import ScriptedModelServer
+
     plan = ctx.spec.case.case.plan or {}
     server = ScriptedModelServer(
         {"roles": plan.get("roles", {})}, log_path=ctx.paths.root / HARNESS_LOG
@@ -32,6 +41,8 @@ def start_model_server(
     spec = ctx.spec
     if spec.backend != "scripted" or adapter.name == "scripted":
         return None
+    from proctor.scripted.server import ScriptedModelServer
+
     plan = spec.case.case.plan or {"turns": []}
     errors = {int(k): v for k, v in (plan.get("errors") or {}).items()}
     server = ScriptedModelServer(

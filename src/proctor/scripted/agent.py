@@ -31,9 +31,9 @@ from typing import Any
 
 if not __package__:  # run as a file (``python -I -S agent.py``): find proctor's own tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from proctor.scripted import AGENT_VERSION as VERSION
 from proctor.util.native_paths import claude_transcript
 
-VERSION = "0.1.0"
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 MAX_SHOWN_LINES = 8
 

@@ -15,9 +15,6 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import EventSink, StartHook
-from proctor.transcripts.claude import parse_claude_session
-from proctor.transcripts.codex import parse_codex_rollout
-from proctor.transcripts.gemini import parse_gemini_chat
 from proctor.util.native_paths import (
     claude_subagent_files,
     codex_rollout,
@@ -170,22 +167,38 @@ def detect_format(path: Path) -> str:
     return session_file(Path(path))[1]
 
 
+# Each parser's modules are imported when a file of its format is first parsed: a run of one
+# agent loads one parser.
+
+
 def _parse_claude(
     path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
 ) -> Trajectory:
+    from proctor.transcripts.claude import parse_claude_session
+
     return parse_claude_session(path, claude_subagent_files(path), sink, on_start)
+
+
+def _parse_codex(
+    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+) -> Trajectory:
+    from proctor.transcripts.codex import parse_codex_rollout
+
+    return parse_codex_rollout(path, sink, on_start)
 
 
 def _parse_gemini(
     path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
 ) -> Trajectory:
+    from proctor.transcripts.gemini import parse_gemini_chat
+
     return parse_gemini_chat(path, None, sink, on_start)
 
 
 Parser = Callable[[Path, EventSink | None, StartHook | None], Trajectory]
 PARSERS: dict[str, Parser] = {
     "claude-code": _parse_claude,
-    "codex": parse_codex_rollout,
+    "codex": _parse_codex,
     "gemini-cli": _parse_gemini,
 }
 """Format → parser of a main transcript file: ``parser(path, sink, on_start)``. A parser names

@@ -27,12 +27,14 @@ from proctor.agents.spec import SCRIPTED
 from proctor.models.config import AgentProfile
 from proctor.models.io import write_text_atomic
 from proctor.models.trajectory import Trajectory
-from proctor.scripted import agent as scripted_program
+from proctor.scripted import AGENT_VERSION
 from proctor.scripted.plan import plan_for_condition, steps_for_repeat
 from proctor.transcripts.claude import parse_claude_transcript
 from proctor.util.jsonl import read_json_lines
 from proctor.util.native_paths import claude_transcript
 
+PROGRAM = Path(__file__).resolve().parents[2] / "scripted" / "agent.py"
+"""The scripted agent's program, run by its own interpreter (``python -I -S``)."""
 TITLE_PREFIX = "scripted · "
 
 
@@ -69,7 +71,7 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
     modes: ClassVar[tuple[Mode, ...]] = ("interactive", "headless")
 
     def version(self, profile: AgentProfile) -> str | None:
-        return scripted_program.VERSION
+        return AGENT_VERSION
 
     def prepare(self, ctx: LaunchContext) -> Launch[ScriptedSession]:
         plan = plan_for_condition(ctx.plan or {"turns": []}, ctx.condition) or {"turns": []}
@@ -80,7 +82,7 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
             ctx.profile.binary or sys.executable,
             "-I",
             "-S",
-            scripted_program.__file__,
+            str(PROGRAM),
             "--steps",
             str(steps_file),
             "--session-id",
