@@ -13,6 +13,7 @@ running workers record an interrupted trial, nothing new starts, and the caller 
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -185,6 +186,9 @@ def run_matrix(
     stop_requested: Callable[[], bool] = lambda: False,
 ) -> RunOutcome:
     ctx = multiprocessing.get_context("fork")
+    # Objects that exist before the workers fork are never collected by the workers' GC, which
+    # would otherwise touch (and so copy) every page of the parent's heap in every worker.
+    gc.freeze()
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
     outcome = RunOutcome()
