@@ -186,9 +186,25 @@ def run_matrix(
     stop_requested: Callable[[], bool] = lambda: False,
 ) -> RunOutcome:
     ctx = multiprocessing.get_context("fork")
-    # Objects that exist before the workers fork are never collected by the workers' GC, which
-    # would otherwise touch (and so copy) every page of the parent's heap in every worker.
+    # Objects that exist before the workers fork are left out of the workers' collections, which
+    # would otherwise touch (and so copy) every page of the parent's heap in every worker; the
+    # caller's heap is collectable again once the run is over.
     gc.freeze()
+    try:
+        return _run_workers(ctx, trials, run, concurrency, options, subscribers, stop_requested)
+    finally:
+        gc.unfreeze()
+
+
+def _run_workers(
+    ctx: multiprocessing.context.ForkContext,
+    trials: list[TrialSpec],
+    run: RunPaths,
+    concurrency: int,
+    options: WorkerOptions,
+    subscribers: list[Subscriber],
+    stop_requested: Callable[[], bool],
+) -> RunOutcome:
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
     outcome = RunOutcome()
