@@ -32,6 +32,7 @@ from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_serv
 from proctor.agents.spec import CLAUDE_CODE
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.trajectory import Trajectory
+from proctor.transcripts.claude.asks import pending_ask
 from proctor.util.native_paths import claude_session_files, claude_transcript
 
 SCRIPTED_KEY = "sk-ant-proctor-scripted-0000"
@@ -242,8 +243,8 @@ class ClaudeCode(RealCli[ClaudeSession]):
         shown = tui.question_on_screen(terminal.screen_text())
         if shown is None:
             return None
-        asked = tui.pending_ask(launch.transcript)
-        return Question(asked, shown.options) if asked else shown
+        asked = pending_ask(launch.transcript) if launch.transcript is not None else None
+        return Question(asked[0], shown.options) if asked and asked[0] else shown
 
     def send_message(self, terminal: Terminal, launch: Launch[ClaudeSession], text: str) -> None:
         """Paste, wait until the input box shows it, then press Enter (the TUI ignores an Enter

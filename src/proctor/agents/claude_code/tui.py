@@ -57,28 +57,6 @@ class InterruptionCount:
         return self.count
 
 
-def pending_ask(transcript: Path | None) -> str | None:
-    """The question of the last AskUserQuestion call that has no result yet."""
-    if transcript is None:
-        return None
-    pending: dict[str, str] = {}
-    for record in read_json_lines(transcript):
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
-                tool_input = block.get("input")
-                questions = tool_input.get("questions") if isinstance(tool_input, dict) else None
-                first = questions[0] if isinstance(questions, list) and questions else {}
-                text = first.get("question", "") if isinstance(first, dict) else ""
-                pending[str(block.get("id"))] = str(text)
-            elif block.get("type") == "tool_result":
-                pending.pop(str(block.get("tool_use_id")), None)
-    return next(reversed(pending.values()), None) if pending else None
-
-
 def cursor(screen: str) -> int | None:
     """Index of the option the ``❯`` cursor is on, among the numbered option lines."""
     options = [line for line in screen.splitlines() if _OPTION.match(line)]

@@ -30,7 +30,7 @@ from proctor.models.trajectory import Trajectory
 from proctor.scripted import AGENT_VERSION
 from proctor.scripted.plan import plan_for_condition, steps_for_repeat
 from proctor.transcripts.claude import parse_claude_transcript
-from proctor.util.jsonl import read_json_lines
+from proctor.transcripts.claude.asks import pending_ask
 from proctor.util.native_paths import claude_transcript
 
 PROGRAM = Path(__file__).resolve().parents[2] / "scripted" / "agent.py"
@@ -43,24 +43,6 @@ class ScriptedSession:
     """The scripted agent's launch state: the plan steps it was given."""
 
     steps_file: Path
-
-
-def pending_ask(transcript: Path) -> Question | None:
-    """The last AskUserQuestion call without a result; half-written lines are skipped."""
-    pending: dict[str, Question] = {}
-    for record in read_json_lines(transcript):
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
-                asked = block.get("input", {}).get("questions", [{}])[0]
-                options = [o.get("label", "") for o in asked.get("options", [])]
-                pending[str(block.get("id"))] = Question(str(asked.get("question", "")), options)
-            elif block.get("type") == "tool_result":
-                pending.pop(str(block.get("tool_use_id")), None)
-    return next(reversed(pending.values()), None)
 
 
 @register
@@ -117,7 +99,8 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
     ) -> Question | None:
         if launch.transcript is None:
             return None
-        return pending_ask(launch.transcript)
+        asked = pending_ask(launch.transcript)
+        return Question(*asked) if asked is not None else None
 
     def send_message(self, terminal: Terminal, launch: Launch[ScriptedSession], text: str) -> None:
         keys.paste_then_enter(terminal, text)

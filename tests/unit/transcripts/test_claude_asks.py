@@ -1,12 +1,12 @@
-"""The scripted agent's adapter reads its program's transcript while the program writes it."""
+"""The question a Claude Code (or scripted agent) session waits on, read from its transcript
+while the agent writes it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from proctor.agents.protocol import Question
-from proctor.agents.scripted.adapter import pending_ask
+from proctor.transcripts.claude.asks import pending_ask
 
 
 def ask(tool_id: str, question: str) -> str:
@@ -22,7 +22,7 @@ def ask(tool_id: str, question: str) -> str:
 def test_a_half_flushed_line_is_skipped_not_fatal(tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(ask("q1", "Go on?") + "\n" + ask("q2", "Really?")[:25])
-    assert pending_ask(transcript) == Question("Go on?", ["Yes"])
+    assert pending_ask(transcript) == ("Go on?", ["Yes"])
 
 
 def test_an_answered_question_is_no_longer_pending(tmp_path: Path) -> None:
@@ -33,3 +33,10 @@ def test_an_answered_question_is_no_longer_pending(tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(ask("q1", "Go on?") + "\n" + json.dumps(result) + "\n")
     assert pending_ask(transcript) is None
+
+
+def test_a_malformed_call_is_a_question_without_text(tmp_path: Path) -> None:
+    block = {"type": "tool_use", "id": "q1", "name": "AskUserQuestion", "input": {"questions": 3}}
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "assistant", "message": {"content": [block]}}))
+    assert pending_ask(transcript) == ("", [])

@@ -1,0 +1,40 @@
+"""The question a Claude Code session is waiting on: its last ``AskUserQuestion`` call that has
+no ``tool_result`` yet (the scripted agent writes the same records)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from proctor.util.jsonl import read_json_lines
+
+
+def _asked(tool_input: Any) -> tuple[str, list[str]]:
+    questions = tool_input.get("questions") if isinstance(tool_input, dict) else None
+    first = questions[0] if isinstance(questions, list) and questions else None
+    if not isinstance(first, dict):
+        return "", []
+    options = first.get("options")
+    labels = (
+        [str(o.get("label", "")) for o in options if isinstance(o, dict)]
+        if isinstance(options, list)
+        else []
+    )
+    return str(first.get("question", "")), labels
+
+
+def pending_ask(transcript: Path) -> tuple[str, list[str]] | None:
+    """(question, option labels) of the last unanswered ``AskUserQuestion`` call, or None.
+    Half-written lines are skipped, so a transcript still being written can be read."""
+    pending: dict[str, tuple[str, list[str]]] = {}
+    for record in read_json_lines(transcript):
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
+                pending[str(block.get("id"))] = _asked(block.get("input"))
+            elif block.get("type") == "tool_result":
+                pending.pop(str(block.get("tool_use_id")), None)
+    return next(reversed(pending.values()), None)
