@@ -18,6 +18,9 @@ from proctor.scripted.server.side import SideRole
 
 STOP_GRACE = 5.0
 """Seconds :meth:`ScriptedModelServer.stop` lets in-flight requests finish."""
+POLL_INTERVAL = 0.005
+"""How often the serving thread checks for a stop (seconds): the bound on how long
+:meth:`ScriptedModelServer.stop` waits for it, paid once at the end of every trial."""
 
 
 def default_roles(steps: Sequence[dict[str, Any]]) -> tuple[Role, ...]:
@@ -86,7 +89,7 @@ class ScriptedModelServer:
         self._httpd = ModelHTTPServer(self._address, self)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            kwargs={"poll_interval": POLL_INTERVAL},
             name=f"scripted-model-{self.port}",
             daemon=True,
         )
