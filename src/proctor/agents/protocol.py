@@ -69,7 +69,8 @@ class AgentState:
     turns: int = 0
     """Turns completed so far (for ``ready``)."""
     question: int = 0
-    """Index of the pending question (for ``question``), counting from 1."""
+    """Index of the pending question (for ``question``), counting from 1; 0 when the program
+    does not number its questions (each one on screen is then a new one)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ class Launch(Generic[S]):
     cwd: Path
     state: S
     transcript: Path | None = None
-    """The native transcript, once known (some CLIs name it only after the first turn)."""
+    """The native transcript when its path is known at launch (Claude Code, scripted); adapters
+    whose CLI names it later find it in ``transcript_files`` from the ids in ``state``."""
     mode: Mode = "interactive"
 
 
@@ -125,4 +127,3 @@ class HeadlessReport:
     usage_is_cumulative: bool = False
     """The report counts the whole session so far (a resumed Codex session reports the thread's
     totals), so it replaces the earlier turns' reports instead of adding to them."""
-    session_id: str | None = None

@@ -27,11 +27,6 @@ class AgentSpec:
     binary: str | None = None
     """The executable's name (in ``.agents/node_modules/.bin`` or on PATH)."""
 
-    @property
-    def pin(self) -> str:
-        """``package@version`` for ``npm install``."""
-        return f"{self.npm_package}@{self.version}"
-
 
 SCRIPTED = AgentSpec(
     id="scripted", module="proctor.agents.scripted", transcript_format="claude-code"

@@ -185,3 +185,17 @@ def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorRe
         ):
             return True
     return True
+
+
+def answer_picker(
+    terminal: Terminal,
+    options: list[str],
+    answer: str,
+    cursor: CursorReader,
+    on_screen: Callable[[str], object | None],
+    seconds: float = ECHO_WAIT_SEC,
+) -> None:
+    """:func:`choose` the option, then wait (at most ``seconds``) until the dialog is gone
+    (``on_screen(screen)`` is None)."""
+    choose(terminal, options, answer, cursor)
+    wait_for(terminal, lambda screen: on_screen(screen) is None, seconds)

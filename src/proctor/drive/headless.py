@@ -105,7 +105,8 @@ class HeadlessDriver:
     def send(self, message: str) -> TurnOutcome:
         """Run one turn: the first message starts the session, later ones resume it."""
         self.log.turns += 1
-        out_at, err_at = _size(self.stdout), _size(self.stderr)
+        resumed = self.log.turns > 1  # the first turn starts both files afresh
+        out_at, err_at = (_size(self.stdout), _size(self.stderr)) if resumed else (0, 0)
         run = run_headless(
             self.adapter.headless_argv(self.launch, message, self.log.turns),
             cwd=self.launch.cwd,
@@ -113,13 +114,11 @@ class HeadlessDriver:
             deadline=self.deadline,
             stdout=self.stdout,
             stderr=self.stderr,
-            append=self.log.turns > 1,
+            append=resumed,
         )
         self.log.exit_code = run.exit_code
         if run.kind == "timeout":
             return TurnOutcome("timeout")
-        if self.log.turns == 1:
-            out_at = err_at = 0
         events = [
             record
             for line in _read_from(self.stdout, out_at).splitlines()

@@ -72,7 +72,7 @@ class TerminalDriver:
             if state.kind == "ready" and state.turns >= target:
                 self.turns_done = state.turns
                 return TurnOutcome("turn-end", elapsed_ms=(time.monotonic() - started) * 1000)
-            if state.kind == "question" and state.question > self.answered:
+            if state.kind == "question" and (state.question == 0 or state.question > self.answered):
                 outcome = self._answer(session, state.question)
                 if outcome is not None:
                     return outcome

@@ -76,7 +76,11 @@ def launch_context(ctx: TrialContext, prepared: Prepared, base_url: str | None) 
 
 
 def open_driver(
-    ctx: TrialContext, prepared: Prepared, launch: Launch[Any], deadline: float
+    ctx: TrialContext,
+    prepared: Prepared,
+    launch: Launch[Any],
+    deadline: float,
+    policy: AnswerPolicy,
 ) -> Driver:
     """A headless or terminal driver for the launch; killed when the trial ends."""
     driver: Driver
@@ -86,7 +90,6 @@ def open_driver(
         )
     else:
         mirror = sys.stdout.buffer if ctx.options.mirror else None
-        policy = answer_policy(ctx, prepared)
         driver = TerminalDriver(prepared.adapter, launch, policy, deadline, mirror)
     ctx.cleanups.callback(driver.close)
     return driver
@@ -98,13 +101,14 @@ def drive(ctx: TrialContext, prepared: Prepared) -> Driven:
     try:
         base_url = server.base_url if server is not None else None
         launch = prepared.adapter.prepare(launch_context(ctx, prepared, base_url))
-        driver = open_driver(ctx, prepared, launch, deadline)
+        policy = answer_policy(ctx, prepared)
+        driver = open_driver(ctx, prepared, launch, deadline, policy)
         outcome = converse(
             driver,
             trial_prompt(ctx.spec),
             adapter=prepared.adapter,
             launch=launch,
-            policy=answer_policy(ctx, prepared),
+            policy=policy,
             roles=prepared.roles,
         )
         driver.finish(outcome)

@@ -55,7 +55,6 @@ class ClaudeSession:
     stop_log: Path
     denied_ids: set[str] = field(default_factory=set)
     """Tool calls a headless result listed as permission denials."""
-    answered: int = 0
     interruptions: tui.InterruptionCount = field(default_factory=tui.InterruptionCount)
     """Turns the user interrupted in the TUI (they end without the Stop hook)."""
 
@@ -194,11 +193,9 @@ class ClaudeCode(RealCli[ClaudeSession]):
     ) -> HeadlessReport:
         results = [e for e in stdout if e.get("type") == "result"]
         result = results[-1] if results else None
-        init = next((e for e in stdout if e.get("subtype") == "init"), None)
-        session = (init or {}).get("session_id")
         if result is None:
             message = stderr[-400:].strip() or "no result event on stdout"
-            return HeadlessReport(error=describe_agent_failure(message), session_id=session)
+            return HeadlessReport(error=describe_agent_failure(message))
         for denial in result.get("permission_denials") or []:
             if isinstance(denial, dict) and denial.get("tool_use_id"):
                 launch.state.denied_ids.add(str(denial["tool_use_id"]))
@@ -210,7 +207,6 @@ class ClaudeCode(RealCli[ClaudeSession]):
             error=error,
             reported_cost_usd=round(sum(costs), 6) if costs else None,
             reported_usage=reported_usage(results) or None,
-            session_id=session,
         )
 
     def annotate(self, trajectory: Trajectory, launch: Launch[ClaudeSession]) -> None:
@@ -228,7 +224,7 @@ class ClaudeCode(RealCli[ClaudeSession]):
     def state(self, terminal: Terminal, launch: Launch[ClaudeSession]) -> AgentState:
         screen = terminal.screen_text()
         if tui.question_on_screen(screen) is not None:
-            return AgentState("question", question=launch.state.answered + 1)
+            return AgentState("question")
         state = launch.state
         turns = tui.count_turns(state.stop_log) + state.interruptions.poll(launch.transcript)
         if turns or tui.input_ready(screen):
@@ -261,9 +257,9 @@ class ClaudeCode(RealCli[ClaudeSession]):
     def answer(
         self, terminal: Terminal, launch: Launch[ClaudeSession], question: Question, text: str
     ) -> None:
-        keys.choose(terminal, question.options, text, tui.cursor)
-        keys.wait_for(terminal, lambda s: tui.question_on_screen(s) is None, ECHO_WAIT_SEC)
-        launch.state.answered += 1
+        keys.answer_picker(
+            terminal, question.options, text, tui.cursor, tui.question_on_screen, ECHO_WAIT_SEC
+        )
 
     def request_exit(self, terminal: Terminal, launch: Launch[ClaudeSession]) -> None:
         self.send_message(terminal, launch, "/exit")

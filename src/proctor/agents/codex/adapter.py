@@ -51,7 +51,6 @@ class CodexSession:
     rollout: tui.RolloutWatch | None = None
     """Interactive only: follows the rollout to count finished turns."""
     dialog_key_at: float = 0.0
-    answered: int = 0
 
 
 def reported_usage(stdout: list[dict[str, Any]], model: str) -> dict[str, dict[str, int]] | None:
@@ -153,7 +152,6 @@ class Codex(RealCli[CodexSession]):
             error=error,
             reported_usage=reported,
             usage_is_cumulative=True,
-            session_id=launch.state.thread_id,
         )
 
     def transcript_files(self, launch: Launch[CodexSession]) -> list[Path]:
@@ -167,11 +165,10 @@ class Codex(RealCli[CodexSession]):
     def state(self, terminal: Terminal, launch: Launch[CodexSession]) -> AgentState:
         screen = terminal.screen_text()
         if tui.question_on_screen(screen) is not None:
-            return AgentState("question", question=launch.state.answered + 1)
+            return AgentState("question")
         watch = launch.state.rollout
         turns = watch.poll() if watch is not None else 0
         if watch is not None and watch.tail is not None:
-            launch.transcript = watch.tail.path
             launch.state.thread_id = watch.thread_id
         if turns or tui.input_ready(screen):
             return AgentState("ready", turns=turns)
@@ -198,9 +195,7 @@ class Codex(RealCli[CodexSession]):
     def answer(
         self, terminal: Terminal, launch: Launch[CodexSession], question: Question, text: str
     ) -> None:
-        keys.choose(terminal, question.options, text, tui.cursor)
-        keys.wait_for(terminal, lambda screen: tui.question_on_screen(screen) is None)
-        launch.state.answered += 1
+        keys.answer_picker(terminal, question.options, text, tui.cursor, tui.question_on_screen)
 
     def send_message(self, terminal: Terminal, launch: Launch[CodexSession], text: str) -> None:
         probe = keys.probe_of(text)

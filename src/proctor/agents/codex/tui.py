@@ -91,19 +91,23 @@ def _option_block(lines: list[str], end: int) -> tuple[int, list[str]] | None:
     return start, [_HOTKEY.sub("", label).strip() for label in labels]
 
 
+def _prompt(lines: list[str]) -> tuple[int, int, list[str]] | None:
+    """The approval prompt's options: (first option line, confirm line, labels)."""
+    confirm = next((i for i in range(len(lines) - 1, -1, -1) if CONFIRM_LINE in lines[i]), None)
+    block = _option_block(lines, confirm) if confirm is not None else None
+    if confirm is None or block is None:
+        return None
+    return block[0], confirm, block[1]
+
+
 def question_on_screen(screen: str) -> Question | None:
     """The approval prompt, once completely drawn: its question and body (reason, command) as
     the text, and its options without their hotkeys."""
     lines = screen.splitlines()
-    confirm = next((i for i in range(len(lines) - 1, -1, -1) if CONFIRM_LINE in lines[i]), None)
-    if confirm is None:
+    prompt = _prompt(lines)
+    if prompt is None or cursor(screen) is None:
         return None
-    block = _option_block(lines, confirm)
-    if block is None:
-        return None
-    start, options = block
-    if cursor(screen) is None:
-        return None
+    start, _confirm, options = prompt
     asked = [
         i
         for i in range(start - 1, max(start - 40, -1), -1)
@@ -120,13 +124,10 @@ def question_on_screen(screen: str) -> Question | None:
 def cursor(screen: str) -> int | None:
     """Index of the option the ``›`` cursor is on, in the block above the confirm line."""
     lines = screen.splitlines()
-    confirm = next((i for i in range(len(lines) - 1, -1, -1) if CONFIRM_LINE in lines[i]), None)
-    if confirm is None:
+    prompt = _prompt(lines)
+    if prompt is None:
         return None
-    block = _option_block(lines, confirm)
-    if block is None:
-        return None
-    start = block[0]
+    start, confirm, _options = prompt
     index = -1
     for line in lines[start:confirm]:
         match = _OPTION.match(line)

@@ -79,7 +79,6 @@ class GeminiSession:
     """Options every headless turn repeats (approval mode, model, the profile's)."""
     chat: tui.ChatWatch | None = None
     """Interactive only: follows the chat file to count finished turns."""
-    answered: int = 0
 
 
 def reported_usage(stats: Any) -> dict[str, dict[str, int]] | None:
@@ -224,7 +223,6 @@ class GeminiCli(RealCli[GeminiSession]):
         return HeadlessReport(
             error=error,
             reported_usage=reported_usage((result or {}).get("stats")),
-            session_id=launch.state.session_id,
         )
 
     def transcript_files(self, launch: Launch[GeminiSession]) -> list[Path]:
@@ -241,15 +239,13 @@ class GeminiCli(RealCli[GeminiSession]):
     def state(self, terminal: Terminal, launch: Launch[GeminiSession]) -> AgentState:
         screen = terminal.screen_text()
         if tui.question_on_screen(screen) is not None:
-            return AgentState("question", question=launch.state.answered + 1)
+            return AgentState("question")
         watch = launch.state.chat
         if watch is None:
             return AgentState("starting")
         turns = watch.turns(terminal.title, screen)
-        if watch.tail is not None:
-            launch.transcript = watch.tail.path
-            if watch.session_id:
-                launch.state.session_id = watch.session_id
+        if watch.tail is not None and watch.session_id:
+            launch.state.session_id = watch.session_id
         if turns is None:
             return AgentState("working" if watch.tail is not None else "starting")
         return AgentState("ready", turns=turns)
@@ -262,9 +258,7 @@ class GeminiCli(RealCli[GeminiSession]):
     def answer(
         self, terminal: Terminal, launch: Launch[GeminiSession], question: Question, text: str
     ) -> None:
-        keys.choose(terminal, question.options, text, tui.cursor)
-        tui.wait_gone(terminal, keys.ECHO_WAIT_SEC)
-        launch.state.answered += 1
+        keys.answer_picker(terminal, question.options, text, tui.cursor, tui.question_on_screen)
 
     def send_message(self, terminal: Terminal, launch: Launch[GeminiSession], text: str) -> None:
         probe = keys.probe_of(text)

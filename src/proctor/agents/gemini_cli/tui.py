@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proctor.agents.protocol import Question, Terminal
+from proctor.agents.protocol import Question
 from proctor.util.jsonl import JsonlTail
 from proctor.util.native_paths import gemini_chat
 
@@ -255,9 +255,3 @@ def submitted(probe: str, title: str, screen: str) -> bool:
 def shown(probe: str, screen: str) -> bool:
     box = input_box(screen) or ""
     return probe in box or PASTED in box
-
-
-def wait_gone(terminal: Terminal, seconds: float) -> None:
-    terminal.wait_until(
-        lambda: question_on_screen(terminal.screen_text()) is None, time.monotonic() + seconds
-    )
