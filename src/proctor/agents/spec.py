@@ -70,10 +70,15 @@ def spec_for(name: str) -> AgentSpec | None:
     return next((s for s in SPECS if name == s.id or name in s.aliases), None)
 
 
+def agent_names() -> list[str]:
+    """Every agent id and alias, sorted."""
+    return sorted({n for s in SPECS for n in (s.id, *s.aliases)})
+
+
 def format_for_agent(agent: str) -> str:
     """The transcript format of an agent id or alias (``scripted`` writes Claude Code's)."""
     spec = spec_for(agent)
     if spec is None:
-        known = sorted({n for s in SPECS for n in (s.id, *s.aliases)})
-        raise ConfigError(f"--agent {agent}: unknown agent (known: {', '.join(known)})")
+        known = ", ".join(agent_names())
+        raise ConfigError(f"--agent {agent}: unknown agent (known: {known})")
     return spec.transcript_format

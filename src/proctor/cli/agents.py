@@ -22,7 +22,7 @@ def command(ctx: click.Context, config: Path | None) -> int:
     from proctor.models.config import AgentProfile
     from proctor.models.loading import load_top_config
 
-    top, _, _ = load_top_config(config, Path.cwd())
+    top, _ = load_top_config(config, Path.cwd())
     for spec in sorted(SPECS, key=lambda s: s.id):
         profile = top.codingagents.get(spec.id, AgentProfile())
         version = adapter_for(spec.id, top.codingagents).version(profile)

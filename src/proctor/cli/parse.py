@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 import click
 
-from proctor.agents.spec import SPECS
+from proctor.agents.spec import agent_names
 from proctor.exit_codes import ExitCode
 from proctor.models.io import escape_surrogates
 from proctor.models.trajectory import (
@@ -28,7 +28,7 @@ from proctor.models.trajectory import (
     Usage,
 )
 
-AGENTS = tuple(sorted({name for spec in SPECS for name in (spec.id, *spec.aliases)}))
+AGENTS = tuple(agent_names())
 LINE_WIDTH = 100
 
 

@@ -39,23 +39,18 @@ def command(
     min_samples: int,
 ) -> int:
     """Recompute statistics, gate and exit code of RUN_DIR from its trial.json files."""
-    from proctor.models.io import write_text_atomic
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
-    from proctor.report.reporters import REPORTERS, reporter_names
+    from proctor.report.reporters import REPORTERS, render_into, reporter_names
     from proctor.report.stored import recompute
 
     names = reporter_names(reporters or ["markdown"])
     run, suite = recompute(run_dir, config)
     for note in run.notes:
         click.echo(f"proctor: note: {note}", err=True)
-    written = dict.fromkeys([*names, "json"]) if write else {}
-    for name in dict.fromkeys([*names, *written]):
-        reporter = REPORTERS[name]
-        text = reporter.render(suite, run.records)
-        if name in names:
-            click.echo(text, nl=False)
-        if name in written:
-            write_text_atomic(run.paths.root / reporter.file_name, text)
+    written = render_into(run.paths.root, suite, run.records, [*names, "json"]) if write else {}
+    for name in names:
+        text = written[name] if name in written else REPORTERS[name].render(suite, run.records)
+        click.echo(text, nl=False)
     if repeated or goal_shape:
         rows = repeated_runs(run.records, goal_shape=goal_shape, min_samples=min_samples)
         click.echo("\n" + render_repeated_markdown(rows), nl=False)

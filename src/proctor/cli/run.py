@@ -161,7 +161,7 @@ def command(
         reporters=tuple(names),
         argv=("proctor", *sys.argv[1:]),
     )
-    plan, raw_config = plan_run(request)
+    plan = plan_run(request)
     for skipped in plan.skipped:
         click.echo(f"proctor: skipped case '{skipped.name}': {skipped.reason}", err=True)
     if not plan.trials:
@@ -174,7 +174,6 @@ def command(
     try:
         result = run_plan(
             plan,
-            raw_config,
             request,
             [make_display(mirror), CostWarnings(budget_usd or plan.top.budget_usd)],
         )

@@ -27,7 +27,7 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
     from proctor.plan.resolve import load_run_plan
 
     overrides = CliOverrides(source_root=str(source_root) if source_root else None)
-    plan, _ = load_run_plan(source, config, overrides, Path.cwd())
+    plan = load_run_plan(source, config, overrides, Path.cwd())
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:

@@ -3,10 +3,8 @@ stack of clean-ups that run when the trial ends, however it ends."""
 
 from __future__ import annotations
 
-import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from proctor.models.plan import TrialSpec
@@ -21,14 +19,6 @@ class Interrupted(BaseException):
 class WorkerOptions:
     keep_workspace: bool = False
     mirror: bool = False
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def ms_since(start: float) -> float:
-    return round((time.monotonic() - start) * 1000, 3)
 
 
 def trial_marker(run: RunPaths, spec: TrialSpec) -> str:

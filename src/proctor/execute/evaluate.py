@@ -11,7 +11,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared
 from proctor.llm.roles import RoleSet
-from proctor.models.pricing import CostInfo, PriceTable, price_usage, total
+from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import EvaluatorResult, HarnessCall
 
@@ -22,6 +22,8 @@ class Evaluated:
     harness_usage: dict[str, ModelUsage] = field(default_factory=dict)
     """Tokens of proctor's own model roles, keyed ``role:provider/model``."""
     harness_calls: list[HarnessCall] = field(default_factory=list)
+    cost: CostInfo = field(default_factory=CostInfo)
+    """The agent's dollars and the roles' together."""
 
 
 def run_evaluators(
@@ -90,20 +92,10 @@ def harness_usage(roles: RoleSet | None) -> tuple[dict[str, ModelUsage], list[Ha
     return usage, calls
 
 
-def with_harness_cost(cost: CostInfo, usage: dict[str, ModelUsage], table: PriceTable) -> CostInfo:
-    """The agent's dollars and the roles' together (roles keyed ``role:provider/model``)."""
-    harness = price_usage(usage, table)
-    return CostInfo(
-        by_model={**cost.by_model, **harness.by_model},
-        unpriced=[*cost.unpriced, *harness.unpriced],
-        total_usd=total([*cost.by_model.values(), *harness.by_model.values()]),
-        source=cost.source,
-    )
-
-
 def evaluate(
     ctx: TrialContext, prepared: Prepared, collected: Collected, driven: Driven
 ) -> Evaluated:
     results = run_evaluators(ctx, prepared, collected, driven)
     usage, calls = harness_usage(prepared.roles)
-    return Evaluated(results, usage, calls)
+    cost = price_usage({**collected.trajectory.usage, **usage}, ctx.spec.pricing)
+    return Evaluated(results, usage, calls, cost)

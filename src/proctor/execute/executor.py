@@ -162,42 +162,23 @@ class LocalExecutor:
         subscribers: list[Subscriber],
         stop_requested: Callable[[], bool] = lambda: False,
     ) -> RunOutcome:
-        return run_matrix(
-            list(trials),
-            run,
-            concurrency=concurrency,
-            options=options,
-            subscribers=subscribers,
-            stop_requested=stop_requested,
-        )
+        # Objects that exist before the workers fork are left out of the workers' collections,
+        # which would otherwise touch (and so copy) every page of the parent's heap in every
+        # worker; the caller's heap is collectable again once the run is over.
+        gc.freeze()
+        try:
+            return _run_workers(
+                list(trials), run, concurrency, options, subscribers, stop_requested
+            )
+        finally:
+            gc.unfreeze()
 
 
 EXECUTORS: dict[str, Callable[[], Executor]] = {"local": LocalExecutor}
 """Executor name → factory; another executor runs the same trial function elsewhere."""
 
 
-def run_matrix(
-    trials: list[TrialSpec],
-    run: RunPaths,
-    *,
-    concurrency: int,
-    options: WorkerOptions,
-    subscribers: list[Subscriber],
-    stop_requested: Callable[[], bool] = lambda: False,
-) -> RunOutcome:
-    ctx = multiprocessing.get_context("fork")
-    # Objects that exist before the workers fork are left out of the workers' collections, which
-    # would otherwise touch (and so copy) every page of the parent's heap in every worker; the
-    # caller's heap is collectable again once the run is over.
-    gc.freeze()
-    try:
-        return _run_workers(ctx, trials, run, concurrency, options, subscribers, stop_requested)
-    finally:
-        gc.unfreeze()
-
-
 def _run_workers(
-    ctx: multiprocessing.context.ForkContext,
     trials: list[TrialSpec],
     run: RunPaths,
     concurrency: int,
@@ -205,6 +186,7 @@ def _run_workers(
     subscribers: list[Subscriber],
     stop_requested: Callable[[], bool],
 ) -> RunOutcome:
+    ctx = multiprocessing.get_context("fork")
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
     outcome = RunOutcome()

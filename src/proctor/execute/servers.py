@@ -1,6 +1,6 @@
 """proctor's scripted model server in a trial: for the agent (``--model scripted``: the real CLI
 plays the case's plan at zero tokens) and for proctor's own roles on the scripted model (the
-plan's ``roles`` replies). Each server stops when the trial ends.
+plan's ``roles`` replies). The roles' server stops when the trial ends.
 
 The server's modules (and ``http.server``) are imported by the trials that start one, not by
 every run: a run of the scripted agent never needs them (``make bench``, one trial)."""
@@ -37,7 +37,8 @@ def start_harness_server(ctx: TrialContext, roles: RoleSet) -> None:
 def start_model_server(
     ctx: TrialContext, adapter: AgentAdapter[object]
 ) -> ScriptedModelServer | None:
-    """The scripted model server for a real CLI, when the trial runs on it."""
+    """The scripted model server for a real CLI, when the trial runs on it; the caller stops it
+    when driving ends."""
     spec = ctx.spec
     if spec.backend != "scripted" or adapter.name == "scripted":
         return None
@@ -53,5 +54,4 @@ def start_model_server(
         condition=spec.condition,
     )
     server.start()
-    ctx.cleanups.callback(server.stop)
     return server

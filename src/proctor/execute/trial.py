@@ -15,15 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.execute.collect import Collected, collect
-from proctor.execute.context import TrialContext, WorkerOptions, ms_since, now_iso
+from proctor.execute.context import TrialContext, WorkerOptions
 from proctor.execute.driving import Driven, drive
-from proctor.execute.evaluate import Evaluated, evaluate, with_harness_cost
+from proctor.execute.evaluate import Evaluated, evaluate
 from proctor.execute.prepare import Prepared, prepare
 from proctor.execute.verdict import Verdict, decide, failure_verdict
 from proctor.models.io import write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import CaseLabels, Timings, TrialRecord
 from proctor.paths import RunPaths
+from proctor.util.clock import ms_since, now_iso
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import kill_descendants, kill_marked
 
@@ -149,7 +150,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
         record.evaluators = e.results
         record.harness_usage = e.harness_usage
         record.harness_calls = e.harness_calls
-        record.cost = with_harness_cost(record.cost, e.harness_usage, spec.pricing)
+        record.cost = e.cost
     return record
 
 

@@ -37,13 +37,13 @@ def read_json_file(path: Path) -> Any:
     return parse_json_text(text, path)
 
 
-def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None, Any]:
-    """The top-level configuration: ``path``, else ``./proctor.json`` when present, else empty.
-    Returns the model, the file it came from, and the JSON as written."""
+def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None]:
+    """The top-level configuration: ``path``, else ``./proctor.json`` when present, else empty;
+    with the file it came from. Keys the file did not set stay unset in the model."""
     if path is None:
         candidate = cwd / DEFAULT_CONFIG_NAME
         if not candidate.is_file():
-            return TopConfig(), None, {}
+            return TopConfig(), None
         path = candidate
     if not path.is_file():
         raise DiscoveryError(f"--config {path}: no such file")
@@ -51,6 +51,6 @@ def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | Non
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top level")
     try:
-        return TopConfig.model_validate(raw), path, raw
+        return TopConfig.model_validate(raw), path
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(str(path), exc, TopConfig)) from exc

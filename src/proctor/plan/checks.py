@@ -56,9 +56,12 @@ def preflight(trials: Iterable[TrialSpec]) -> None:
     """Every agent CLI the trials will run is installed, at the version its profile pins; one
     sentence per agent that is not, naming the fix (a ConfigError, exit 2)."""
     problems: dict[str, str] = {}
+    checked: set[tuple[str, str]] = set()
     for spec in trials:
-        if spec.agent in problems:
-            continue
+        key = (spec.agent, spec.profile.model_dump_json())
+        if spec.agent in problems or key in checked:
+            continue  # each agent and profile once, not once per trial
+        checked.add(key)
         problem = adapter_for(spec.agent, {spec.agent: spec.profile}).preflight(spec.profile)
         if problem:
             problems[spec.agent] = problem

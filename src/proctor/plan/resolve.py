@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import Any
 
 from proctor.agents.base import known_agent_ids
 from proctor.discover.folders import Discovery, discover_cases
@@ -224,11 +223,8 @@ def build_plan(
     )
 
 
-def load_run_plan(
-    source: Path, config_path: Path | None, cli: CliOverrides, cwd: Path
-) -> tuple[RunPlan, Any]:
-    """Read the top-level config and the case folders, and expand the matrix; returns the plan
-    and the top-level configuration as written."""
-    top, path, raw = load_top_config(config_path, cwd)
+def load_run_plan(source: Path, config_path: Path | None, cli: CliOverrides, cwd: Path) -> RunPlan:
+    """Read the top-level config and the case folders, and expand the matrix."""
+    top, path = load_top_config(config_path, cwd)
     found = discover_cases(source, Path(cli.source_root) if cli.source_root else None)
-    return build_plan(found, top, cli, config_path=path, cwd=cwd), raw
+    return build_plan(found, top, cli, config_path=path, cwd=cwd)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from proctor.errors import ConfigError
-from proctor.models.io import model_to_json
+from proctor.models.io import model_to_json, write_text_atomic
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.report.junit import render_junit
@@ -63,3 +64,16 @@ def reporter_names(values: Iterable[str]) -> list[str]:
             f"(known: {', '.join(sorted(REPORTERS))})"
         )
     return names
+
+
+def render_into(
+    folder: Path, suite: SuiteRecord, records: Sequence[TrialRecord], names: Iterable[str]
+) -> dict[str, str]:
+    """Render each named reporter (once, in order) and write its file into ``folder``; the
+    rendered texts by name."""
+    outputs: dict[str, str] = {}
+    for name in dict.fromkeys(names):
+        reporter = REPORTERS[name]
+        outputs[name] = reporter.render(suite, records)
+        write_text_atomic(folder / reporter.file_name, outputs[name])
+    return outputs

@@ -134,7 +134,7 @@ def load_run(run_dir: Path | str, *, need_gate: bool = True) -> StoredRun:
 
 def gate_from(config: Path, records: list[TrialRecord]) -> Gate:
     """The gate of another configuration file, checked against the conditions that ran."""
-    top, _, _ = load_top_config(config, Path.cwd())
+    top, _ = load_top_config(config, Path.cwd())
     gate = top.gate or DEFAULT_GATE
     ran = {r.condition for r in records}
     for name in (gate.ab.treatment, gate.ab.baseline) if gate.ab is not None else ():

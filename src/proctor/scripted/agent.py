@@ -25,21 +25,17 @@ import termios
 import time
 import tty
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 if not __package__:  # run as a file (``python -I -S agent.py``): find proctor's own tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from proctor.scripted import AGENT_VERSION as VERSION
+from proctor.util.clock import now_iso
 from proctor.util.native_paths import claude_transcript
 
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 MAX_SHOWN_LINES = 8
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Terminal:

@@ -18,8 +18,8 @@ from proctor.errors import ConfigError
 from proctor.execute.context import WorkerOptions
 from proctor.execute.events import Subscriber
 from proctor.execute.executor import EXECUTORS
-from proctor.models.config import CliOverrides, TopConfig
-from proctor.models.io import write_json, write_record, write_text_atomic
+from proctor.models.config import CliOverrides
+from proctor.models.io import write_json, write_record
 from proctor.models.plan import RunPlan
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest
 from proctor.models.suite import SkippedCaseRecord, SuiteRecord
@@ -29,7 +29,8 @@ from proctor.plan.checks import preflight
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.report.aggregate import aggregate
-from proctor.report.reporters import ALWAYS_WRITTEN, REPORTERS
+from proctor.report.reporters import ALWAYS_WRITTEN, render_into
+from proctor.util.clock import ms_since, now_iso
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -66,10 +67,6 @@ class RunResult:
         return self.outputs["markdown"]
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def new_run_paths(out: Path) -> RunPaths:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     root = out / f"run-{stamp}-{secrets.token_hex(3)}"
@@ -82,19 +79,18 @@ def new_run_paths(out: Path) -> RunPaths:
     return RunPaths(root)
 
 
-def plan_run(request: RunRequest) -> tuple[RunPlan, Any]:
-    """Discover the cases and expand the matrix (nothing runs); the plan and the top-level
-    configuration as written."""
+def plan_run(request: RunRequest) -> RunPlan:
+    """Discover the cases and expand the matrix (nothing runs)."""
     return load_run_plan(
         request.source, request.config, request.overrides, request.cwd or Path.cwd()
     )
 
 
-def _start(paths: RunPaths, plan: RunPlan, raw: Any, request: RunRequest) -> RunManifest:
+def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
     manifest = RunManifest(
         run_id=paths.root.name,
         proctor_version=__version__,
-        started_at=_now(),
+        started_at=now_iso(),
         argv=list(request.argv),
         host=HostInfo(
             hostname=platform.node(),
@@ -106,24 +102,18 @@ def _start(paths: RunPaths, plan: RunPlan, raw: Any, request: RunRequest) -> Run
         trials_planned=len(plan.trials),
     )
     write_record(paths.run_json, manifest)
-    write_json(paths.config_json, config_record(plan, raw))
+    write_json(paths.config_json, config_record(plan))
     write_record(paths.resolved_json, resolved_record(plan))
     return manifest
 
 
-def config_record(plan: RunPlan, raw: Any) -> dict[str, Any]:
+def config_record(plan: RunPlan) -> dict[str, Any]:
     """``config.json`` (a :class:`ConfigRecord`): the keys the user set in the configuration
     file, and the command-line options that differ from their defaults."""
-    config = TopConfig.model_validate(raw) if raw else TopConfig()
-    record = ConfigRecord(
-        config_file=str(plan.config_path) if plan.config_path else None,
-        config=config,
-        cli=plan.overrides,
-    )
     return {
-        "schemaVersion": record.schema_version,
-        "configFile": record.config_file,
-        "config": config.model_dump(mode="json", by_alias=True, exclude_unset=True),
+        "schemaVersion": ConfigRecord.current_schema_version,
+        "configFile": str(plan.config_path) if plan.config_path else None,
+        "config": plan.top.model_dump(mode="json", by_alias=True, exclude_unset=True),
         "cli": plan.overrides.model_dump(mode="json", by_alias=True, exclude_defaults=True),
     }
 
@@ -132,11 +122,7 @@ def write_reports(
     paths: RunPaths, suite: SuiteRecord, records: list[TrialRecord], names: tuple[str, ...]
 ) -> dict[str, str]:
     """Render every reporter asked for (and the two every run folder holds) into its file."""
-    outputs: dict[str, str] = {}
-    for name in dict.fromkeys([*ALWAYS_WRITTEN, *names]):
-        reporter = REPORTERS[name]
-        outputs[name] = reporter.render(suite, records)
-        write_text_atomic(paths.root / reporter.file_name, outputs[name])
+    outputs = render_into(paths.root, suite, records, [*ALWAYS_WRITTEN, *names])
     summary = os.environ.get(STEP_SUMMARY)
     if summary:
         try:
@@ -149,7 +135,6 @@ def write_reports(
 
 def run_plan(
     plan: RunPlan,
-    raw_config: Any,
     request: RunRequest,
     subscribers: list[Subscriber],
 ) -> RunResult:
@@ -157,7 +142,7 @@ def run_plan(
     aggregate, and render the reporters."""
     preflight(plan.trials)
     paths = new_run_paths(plan.out)
-    manifest = _start(paths, plan, raw_config, request)
+    manifest = _start(paths, plan, request)
     started = time.monotonic()
     outcome = EXECUTORS[request.executor]().run(
         plan.trials,
@@ -175,10 +160,10 @@ def run_plan(
         skipped_cases=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
         interrupted=outcome.interrupted,
         planned=len(plan.trials),
-        wall_ms=round((time.monotonic() - started) * 1000, 3),
+        wall_ms=ms_since(started),
     )
     outputs = write_reports(paths, suite, outcome.records, request.reporters)
-    manifest.finished_at = _now()
+    manifest.finished_at = now_iso()
     manifest.trials_finished = len(outcome.records)
     manifest.interrupted = outcome.interrupted
     write_record(paths.run_json, manifest)
@@ -188,7 +173,7 @@ def run_plan(
 def run_session(request: RunRequest, subscribers: list[Subscriber] | None = None) -> RunResult:
     """Discover, plan and run (see :func:`run_plan`). Raises ConfigError when nothing is
     runnable."""
-    plan, raw = plan_run(request)
+    plan = plan_run(request)
     if not plan.trials:
         raise ConfigError(f"--source {request.source}: nothing runnable (no case matched)")
-    return run_plan(plan, raw, request, list(subscribers or []))
+    return run_plan(plan, request, list(subscribers or []))
