@@ -19,7 +19,6 @@ from proctor.models.config import Gate
 from proctor.models.suite import (
     GateCheck,
     GroupStats,
-    RepeatedRow,
     ScoreStats,
     SkippedCaseRecord,
     SuiteRecord,
@@ -158,6 +157,14 @@ def exit_code_for(
     return ExitCode.OK, "every group passed its gate"
 
 
+def group_records(records: Sequence[TrialRecord]) -> dict[tuple[str, str, str], list[TrialRecord]]:
+    """Trials per case × agent × condition, groups and repeats in sorted order."""
+    groups: dict[tuple[str, str, str], list[TrialRecord]] = {}
+    for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
+        groups.setdefault((r.case, r.agent, r.condition), []).append(r)
+    return groups
+
+
 def aggregate(
     records: Sequence[TrialRecord],
     gate: Gate,
@@ -168,10 +175,7 @@ def aggregate(
     planned: int | None = None,
     wall_ms: float | None = None,
 ) -> SuiteRecord:
-    by_group: dict[tuple[str, str, str], list[TrialRecord]] = {}
-    for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
-        by_group.setdefault((r.case, r.agent, r.condition), []).append(r)
-    groups = [group_stats(rs, gate) for rs in by_group.values()]
+    groups = [group_stats(rs, gate) for rs in group_records(records).values()]
     ab_report, gate_result = ab_sections(records, gate)
     code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:
@@ -182,6 +186,7 @@ def aggregate(
     scored = [r for r in records if r.status in SCORED_STATUSES]
     passes = sum(1 for r in scored if r.status == "passed")
     tasks, rules = rule_counts(records)
+    cost_usd, unpriced = cost_rollup(records)
     with_scores = [g for g in groups if g.scored]
     totals = SuiteTotals(
         n=len(records),
@@ -201,8 +206,8 @@ def aggregate(
         tasks=tasks,
         rule_counts=rules,
         wall_ms=wall_ms,
-        cost_usd=cost_rollup(records)[0],
-        unpriced_models=cost_rollup(records)[1],
+        cost_usd=cost_usd,
+        unpriced_models=unpriced,
     )
     return SuiteRecord(
         run_id=run_id,
@@ -215,7 +220,7 @@ def aggregate(
         interrupted=interrupted,
         ab=ab_report,
         ab_gate=gate_result,
-        repeated=list[RepeatedRow](repeated_runs(records)),
+        repeated=repeated_runs(records),
     )
 
 

@@ -8,6 +8,7 @@ from proctor.models.pricing import merge_costs
 from proctor.models.process import RULE_NAMES
 from proctor.models.suite import CI, EffortStats, Spread
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
+from proctor.report.ab.measures import elapsed_seconds, total_tokens
 from proctor.stats import (
     Interval,
     bootstrap_ci,
@@ -35,25 +36,15 @@ def spread(values: Sequence[float]) -> Spread:
     return Spread(n=len(values), median=median(values), min=min(values), max=max(values))
 
 
-def trial_elapsed_seconds(r: TrialRecord) -> float:
-    """The agent's elapsed time: from its transcript when it has timestamps, else wall time."""
-    value = r.process.effort.elapsed_seconds if r.process else None
-    return value if value is not None else r.timings.agent_ms / 1000
-
-
-def trial_tokens(r: TrialRecord) -> int:
-    return sum(u.total_tokens for u in r.usage.values())
-
-
 def effort_stats(records: Sequence[TrialRecord]) -> EffortStats:
     """Median and range of elapsed seconds, tool calls, tokens and cost over trials that ran
     (error statuses other than agent-error are left out: nothing meaningful was measured)."""
     ran = [r for r in records if r.status in SCORED_STATUSES or r.status == "agent-error"]
     costs = [r.process.effort.cost for r in ran if r.process and r.process.effort.cost is not None]
     return EffortStats(
-        elapsed_seconds=spread([trial_elapsed_seconds(r) for r in ran]),
+        elapsed_seconds=spread([elapsed_seconds(r) or 0.0 for r in ran]),
         tool_calls=spread([float(r.tool_calls) for r in ran]),
-        tokens=spread([float(trial_tokens(r)) for r in ran]),
+        tokens=spread([float(total_tokens(r)) for r in ran]),
         cost=spread([float(c) for c in costs]),
     )
 

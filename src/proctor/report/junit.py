@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
-from proctor.util.masking import mask
+from proctor.report.ab.measures import total_tokens
+from proctor.report.aggregate import group_records
 
 FAILURE_STATUSES = frozenset({"failed", "timeout"})
 
@@ -45,7 +46,7 @@ def _testcase(suite: ET.Element, record: TrialRecord) -> None:
             "score": record.score,
             "passThreshold": record.pass_threshold,
             "toolCalls": record.tool_calls,
-            "tokens": sum(u.total_tokens for u in record.usage.values()),
+            "tokens": total_tokens(record),
             "costUsd": record.cost.total_usd,
             "agentMs": record.timings.agent_ms,
             "exitCode": record.exit_code,
@@ -53,7 +54,7 @@ def _testcase(suite: ET.Element, record: TrialRecord) -> None:
             "agentModel": record.agent_model,
         },
     )
-    reason = mask(record.reason)
+    reason = record.reason
     if record.status in FAILURE_STATUSES:
         ET.SubElement(case, "failure", message=reason, type=record.status).text = reason
     elif record.status in ERROR_STATUSES:
@@ -63,32 +64,23 @@ def _testcase(suite: ET.Element, record: TrialRecord) -> None:
         ET.SubElement(case, "skipped", message=reason)
 
 
+def _tallies(trials: Sequence[TrialRecord]) -> dict[str, str]:
+    """The counts and time a ``testsuites`` or ``testsuite`` element carries."""
+    return {
+        "tests": str(len(trials)),
+        "failures": str(sum(r.status in FAILURE_STATUSES for r in trials)),
+        "errors": str(sum(r.status in ERROR_STATUSES for r in trials)),
+        "skipped": str(sum(r.status == "skipped" for r in trials)),
+        "time": _seconds(sum(r.timings.total_ms for r in trials)),
+    }
+
+
 def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     """The run as a JUnit XML document (UTF-8, with its declaration)."""
-    root = ET.Element(
-        "testsuites",
-        name=f"proctor {suite.run_id}",
-        tests=str(len(records)),
-        failures=str(sum(r.status in FAILURE_STATUSES for r in records)),
-        errors=str(sum(r.status in ERROR_STATUSES for r in records)),
-        skipped=str(sum(r.status == "skipped" for r in records)),
-        time=_seconds(sum(r.timings.total_ms for r in records)),
-    )
-    by_group: dict[tuple[str, str, str], list[TrialRecord]] = {}
-    for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
-        by_group.setdefault((r.case, r.agent, r.condition), []).append(r)
+    root = ET.Element("testsuites", {"name": f"proctor {suite.run_id}", **_tallies(records)})
     stats = {(g.case, g.agent, g.condition): g for g in suite.groups}
-    for key, trials in by_group.items():
-        element = ET.SubElement(
-            root,
-            "testsuite",
-            name="/".join(key),
-            tests=str(len(trials)),
-            failures=str(sum(r.status in FAILURE_STATUSES for r in trials)),
-            errors=str(sum(r.status in ERROR_STATUSES for r in trials)),
-            skipped=str(sum(r.status == "skipped" for r in trials)),
-            time=_seconds(sum(r.timings.total_ms for r in trials)),
-        )
+    for key, trials in group_records(records).items():
+        element = ET.SubElement(root, "testsuite", {"name": "/".join(key), **_tallies(trials)})
         group = stats.get(key)
         if group is not None:
             _properties(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.config import DEFAULT_GATE, Gate
-from proctor.models.io import read_record, read_trial
+from proctor.models.io import R, read_record, read_trial
 from proctor.models.loading import load_top_config
 from proctor.models.run import ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
@@ -46,12 +46,17 @@ class StoredRun:
         m = self.manifest
         if m is None:
             return False
-        planned = m.trials_planned or None
+        planned = self.planned
         return (
             m.interrupted
             or m.finished_at is None
             or (planned is not None and len(self.records) < planned)
         )
+
+    @property
+    def planned(self) -> int | None:
+        """The trials the run planned, when its manifest says."""
+        return self.manifest.trials_planned or None if self.manifest is not None else None
 
 
 def _lost(path: Path, reason: str) -> TrialRecord:
@@ -89,7 +94,7 @@ def load_records(run_dir: Path, notes: list[str] | None = None) -> list[TrialRec
     return records
 
 
-def _optional(path: Path, model: type[RunManifest] | type[SuiteRecord], notes: list[str]) -> object:
+def _optional(path: Path, model: type[R], notes: list[str]) -> R | None:
     if not path.exists():
         return None
     try:
@@ -125,9 +130,9 @@ def load_run(run_dir: Path | str, *, need_gate: bool = True) -> StoredRun:
     return StoredRun(
         paths=paths,
         records=records,
-        manifest=manifest if isinstance(manifest, RunManifest) else None,
+        manifest=manifest,
         resolved=resolved,
-        suite=suite if isinstance(suite, SuiteRecord) else None,
+        suite=suite,
         notes=notes,
     )
 
@@ -158,7 +163,7 @@ def recompute(run_dir: Path | str, config: Path | None = None) -> tuple[StoredRu
         run_id=root.name,
         skipped_cases=run.suite.skipped_cases if run.suite is not None else [],
         interrupted=run.stopped_short,
-        planned=run.manifest.trials_planned or None if run.manifest is not None else None,
+        planned=run.planned,
         wall_ms=run.suite.totals.wall_ms if run.suite is not None else None,
     )
     return run, suite

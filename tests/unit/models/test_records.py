@@ -85,3 +85,12 @@ def test_public_surface() -> None:
         assert getattr(proctor, name) is not None, name
     with pytest.raises(AttributeError):
         _ = proctor.not_a_name
+
+
+def test_the_ab_record_and_the_statistics_name_the_same_case_verdicts() -> None:
+    from typing import get_args
+
+    from proctor.models.ab import CaseVerdict as Recorded
+    from proctor.stats.ab import CaseVerdict as Computed
+
+    assert get_args(Recorded) == get_args(Computed)

@@ -92,8 +92,14 @@ def choose_pair(
     baseline = baseline or _baseline_of(c for c in names if c != treatment)
     treatment = treatment or next((c for c in names if c != baseline), None)
     if treatment is None or baseline is None:
-        raise ConfigError(
-            f"this run has fewer than two conditions ({listed}); to compare two runs, "
-            "give both: proctor compare BASE_RUN CANDIDATE_RUN."
-        )
+        raise too_few_conditions(records)
     return treatment, baseline
+
+
+def too_few_conditions(records: Iterable[TrialRecord]) -> ConfigError:
+    """The error for a run with nothing to compare within it."""
+    listed = ", ".join(conditions_in(records)) or "none"
+    return ConfigError(
+        f"this run has fewer than two conditions ({listed}); to compare two runs, "
+        "give both: proctor compare BASE_RUN CANDIDATE_RUN."
+    )

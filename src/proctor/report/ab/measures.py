@@ -54,10 +54,7 @@ def tool_calls(record: TrialRecord) -> int:
 
 def total_tokens(record: TrialRecord) -> int:
     """Input + output + cache-read + cache-write tokens summed over every model; 0 without usage."""
-    return sum(
-        u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens
-        for u in record.usage.values()
-    )
+    return sum(u.total_tokens for u in record.usage.values())
 
 
 def first_relevant_seconds(record: TrialRecord) -> float | None:

@@ -13,7 +13,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import get_args
 
-from proctor.errors import ConfigError
 from proctor.models.ab import (
     ABReport,
     CaseVerdict,
@@ -24,7 +23,7 @@ from proctor.models.ab import (
 )
 from proctor.models.trial import TrialRecord
 from proctor.report.ab.analysis import analyse_ab
-from proctor.report.ab.choose import choose_pair, conditions_in, records_for_pair
+from proctor.report.ab.choose import choose_pair, records_for_pair, too_few_conditions
 from proctor.report.ab.measures import is_scored, succeeded
 from proctor.report.ab.pairs import side_of
 from proctor.report.ab.sides import classify_outcomes, compare_sides
@@ -49,11 +48,7 @@ def compare_conditions(
     """
     pair = choose_pair(records, treatment, baseline)
     if pair is None:
-        listed = ", ".join(conditions_in(records)) or "none"
-        raise ConfigError(
-            f"this run has fewer than two conditions ({listed}); to compare two runs, "
-            "give both: proctor compare BASE_RUN CANDIDATE_RUN."
-        )
+        raise too_few_conditions(records)
     return analyse_ab(records_for_pair(records, *pair), *pair, seed=seed, min_samples=min_samples)
 
 
