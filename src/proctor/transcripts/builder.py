@@ -115,6 +115,14 @@ class TrajectoryBuilder:
         """A record whose fields have types the parser did not expect: counted, kept raw."""
         self.unknown(f"malformed/{record_type}", raw, ts, str(exc)[:200])
 
+    def guarded(self, handle: Callable[[dict[str, Any]], None], record: dict[str, Any]) -> None:
+        """``handle(record)``; a record whose fields have types the parser did not expect is
+        counted and kept (:meth:`malformed`), never fatal."""
+        try:
+            handle(record)
+        except MALFORMED as exc:
+            self.malformed(record.get("type"), exc, record)
+
     def unparsed(self, text: str) -> None:
         """A line that is not a JSON object."""
         self.coverage.unparsed_lines += 1
@@ -168,7 +176,7 @@ class TrajectoryBuilder:
             self.on_start(self.session_id, self.version)
             self.on_start = None
         for event in self.pending[:count]:
-            sink(event)
+            sink(self._checked(event))
         del self.pending[:count]
         self.handed_on += count
         open_usage = self._open_usage
@@ -196,12 +204,16 @@ class TrajectoryBuilder:
             return Trajectory.model_validate({**fields, "events": events})
 
     def _valid(self, event: EventDict) -> Event:
+        return EVENT_ADAPTER.validate_python(self._checked(event))
+
+    def _checked(self, event: EventDict) -> EventDict:
+        """The event when the schema allows it, else an ``other`` event counted as
+        ``malformed/<type>`` that keeps it raw (the same for streamed and whole parses)."""
         try:
-            return EVENT_ADAPTER.validate_python(event)
+            EVENT_ADAPTER.validate_python(event)
+            return event
         except ValidationError as exc:
             record_type = f"malformed/{event.get('type')}"
             self.count_unknown(record_type)
             text = str(exc.errors()[0].get("msg", exc))[:200]
-            return EVENT_ADAPTER.validate_python(
-                {"type": "other", "ts": None, "recordType": record_type, "text": text, "raw": event}
-            )
+            return {"type": "other", "recordType": record_type, "text": text, "raw": event}

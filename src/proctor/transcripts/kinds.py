@@ -39,6 +39,24 @@ def claude_kind(name: str) -> ToolKind:
     return CLAUDE_KINDS.get(name, "other")
 
 
+def question_of(arguments: Any) -> tuple[str, list[str]]:
+    """The first question of a question tool's input and its options' labels, for every
+    agent: ``questions[0]`` when the input has such a list, else the input itself (the
+    single-question form). Anything of another type reads as no text or no options."""
+    args = arguments if isinstance(arguments, dict) else {}
+    questions = args.get("questions")
+    first = questions[0] if isinstance(questions, list) and questions else args
+    if not isinstance(first, dict):
+        first = {}
+    options = first.get("options")
+    labels = (
+        [str(o.get("label", o)) if isinstance(o, dict) else str(o) for o in options]
+        if isinstance(options, list)
+        else []
+    )
+    return str(first.get("question", "")), labels
+
+
 def relativise(path: str, cwd: str | None) -> str:
     """A workspace-relative POSIX path when ``path`` lies under ``cwd``; else unchanged."""
     if cwd and os.path.isabs(path):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from proctor.transcripts.claude import parse_claude_lines
 from proctor.transcripts.codex import parse_codex_lines
 from proctor.transcripts.detect import detect_format
 from proctor.transcripts.gemini import parse_gemini_lines
@@ -58,6 +59,31 @@ def gemini(**record: object) -> str:
 
 HEADER = json.dumps({"sessionId": "s", "projectHash": "p", "startTime": "x"})
 USER = json.dumps({"id": "u1", "type": "user", "content": [{"text": "hello"}]})
+
+CLAUDE_USER = json.dumps(
+    {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "hi"}}
+)
+
+
+def test_claude_keeps_going_past_a_malformed_record() -> None:
+    bad = json.dumps({"type": "user", "uuid": "u1", "message": "hi"})
+    t = parse_claude_lines([bad, CLAUDE_USER])
+    assert [e.text for e in t.events if e.type == "user_message"] == ["hi"]
+    assert t.coverage.unknown_record_types == {"malformed/user": 1}
+
+
+def test_a_question_with_plain_string_options_reads_them_as_labels() -> None:
+    ask = {
+        "type": "tool_use",
+        "id": "q",
+        "name": "AskUserQuestion",
+        "input": {"questions": [{"question": "Go?", "options": ["Yes", "No"]}]},
+    }
+    message = {"id": "m", "role": "assistant", "content": [ask]}
+    t = parse_claude_lines([json.dumps({"type": "assistant", "uuid": "a1", "message": message})])
+    assert [(e.text, e.options) for e in t.events if e.type == "question"] == [
+        ("Go?", ["Yes", "No"])
+    ]
 
 
 @pytest.mark.parametrize(

@@ -282,3 +282,19 @@ def test_parse_prints_codex_and_gemini_events_as_it_reads_them(tmp_path: Path, f
     result = CliRunner().invoke(command, [str(path), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["events"] == dumped(path)
+
+
+def test_a_malformed_event_streams_as_it_is_kept_in_memory(tmp_path: Path) -> None:
+    # A Codex turn end whose duration is not a number: an ``other`` event counted as
+    # malformed, streamed or not, and ``proctor parse`` prints it instead of failing.
+    meta = {"type": "session_meta", "payload": {"id": "t1", "cwd": str(tmp_path)}}
+    bad = {"type": "event_msg", "payload": {"type": "task_complete", "duration_ms": "slow"}}
+    rollout = tmp_path / "rollout-2026-01-01T00-00-00-t1.jsonl"
+    rollout.write_text("\n".join(json.dumps(r) for r in (meta, bad)) + "\n")
+    seen: list[dict[str, Any]] = []
+    rest = stream_parse(rollout, "codex", seen.append)
+    assert seen == dumped(rollout)
+    assert [e.get("recordType") for e in seen] == ["malformed/turn_end"]
+    assert rest.coverage == parse_any(rollout).coverage
+    result = CliRunner().invoke(command, [str(rollout)])
+    assert result.exit_code == 0, result.output

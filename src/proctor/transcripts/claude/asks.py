@@ -4,23 +4,9 @@ no ``tool_result`` yet (the scripted agent writes the same records)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from proctor.transcripts.kinds import question_of
 from proctor.util.jsonl import read_json_lines
-
-
-def _asked(tool_input: Any) -> tuple[str, list[str]]:
-    questions = tool_input.get("questions") if isinstance(tool_input, dict) else None
-    first = questions[0] if isinstance(questions, list) and questions else None
-    if not isinstance(first, dict):
-        return "", []
-    options = first.get("options")
-    labels = (
-        [str(o.get("label", "")) for o in options if isinstance(o, dict)]
-        if isinstance(options, list)
-        else []
-    )
-    return str(first.get("question", "")), labels
 
 
 def pending_ask(transcript: Path) -> tuple[str, list[str]] | None:
@@ -34,7 +20,7 @@ def pending_ask(transcript: Path) -> tuple[str, list[str]] | None:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
-                pending[str(block.get("id"))] = _asked(block.get("input"))
+                pending[str(block.get("id"))] = question_of(block.get("input"))
             elif block.get("type") == "tool_result":
                 pending.pop(str(block.get("tool_use_id")), None)
     return next(reversed(pending.values()), None)

@@ -38,7 +38,7 @@ from proctor.transcripts.builder import (
     ev,
 )
 from proctor.transcripts.claude.usage import UsageDedup
-from proctor.transcripts.kinds import claude_kind, touched_files
+from proctor.transcripts.kinds import claude_kind, question_of, touched_files
 from proctor.transcripts.lines import decode_line, fast_loads, file_lines, line_text
 
 BOOKKEEPING = frozenset(
@@ -147,7 +147,7 @@ class _Parser:
             builder.ids(record.get("sessionId"), record.get("version"))
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
         if handler is not None:
-            handler(record)
+            builder.guarded(handler, record)
         elif kind not in BOOKKEEPING:
             self.unknown(str(kind), record)
         uid = record.get("uuid")
@@ -278,10 +278,7 @@ class _Parser:
             call["sidechain"] = True
         self.out(call if ts is not None and tool_id is not None else ev(**call))
         if kind == "question":
-            questions = tool_input.get("questions") or [{}]
-            first = questions[0] if isinstance(questions[0], dict) else {}
-            options = [str(o.get("label", o)) for o in first.get("options", []) if o]
-            text = str(first.get("question", ""))
+            text, options = question_of(tool_input)
             self.questions[str(tool_id)] = text
             self.out(ev(type="question", ts=ts, id=tool_id, text=text, options=options))
         elif kind == "skill":

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.builder import MALFORMED, EventSink, StartHook, TrajectoryBuilder, ev
+from proctor.transcripts.builder import EventSink, StartHook, TrajectoryBuilder, ev
 from proctor.transcripts.codex.facts import CodexFacts, Status, read_facts
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
@@ -64,6 +64,7 @@ from proctor.transcripts.codex.usage import CodexUsage
 from proctor.transcripts.kinds import (
     codex_kind,
     patch_files,
+    question_of,
     relativise,
     shell_files,
     touched_files,
@@ -135,11 +136,7 @@ class _Parser:
             return
         ts = record.get("timestamp")
         self.ts = ts if isinstance(ts, str) else None
-        try:
-            self.dispatch(record)
-        except MALFORMED as exc:
-            # Fields of types the parser did not expect: counted and kept, never fatal.
-            self.builder.malformed(record.get("type"), exc, record)
+        self.builder.guarded(self.dispatch, record)
         self.builder.maybe_drain()
 
     def dispatch(self, record: dict[str, Any]) -> None:
@@ -270,14 +267,9 @@ class _Parser:
             self.add("subagent", id=call_id, name=str(agent))
 
     def question(self, call_id: str, arguments: dict[str, Any]) -> None:
-        questions = arguments.get("questions")
-        first = _dict(questions[0] if isinstance(questions, list) and questions else arguments)
-        options = [
-            str(o.get("label", o)) if isinstance(o, dict) else str(o)
-            for o in first.get("options") or []
-        ]
+        text, options = question_of(arguments)
         self.questions.add(call_id)
-        self.add("question", id=call_id, text=str(first.get("question", "")), options=options)
+        self.add("question", id=call_id, text=text, options=options)
 
     def command_of(self, arguments: dict[str, Any]) -> Any:
         return arguments.get("cmd", arguments.get("command"))

@@ -41,8 +41,14 @@ from typing import Any
 
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.builder import MALFORMED, EventSink, StartHook, TrajectoryBuilder, ev
-from proctor.transcripts.kinds import gemini_kind, relativise, shell_files, touched_files
+from proctor.transcripts.builder import EventSink, StartHook, TrajectoryBuilder, ev
+from proctor.transcripts.kinds import (
+    gemini_kind,
+    question_of,
+    relativise,
+    shell_files,
+    touched_files,
+)
 from proctor.transcripts.lines import decode_line, line_text
 
 OUTPUT_CAP = 20_000
@@ -325,15 +331,8 @@ class _Events:
             self.add("answer", call_ts, id=call_id, text=output[:TEXT_CAP])
 
     def question(self, call_id: str, args: dict[str, Any], ts: str | None) -> None:
-        questions = args.get("questions")
-        first = questions[0] if isinstance(questions, list) and questions else args
-        if not isinstance(first, dict):
-            first = {}
-        options = [
-            str(o.get("label", o)) if isinstance(o, dict) else str(o)
-            for o in first.get("options") or []
-        ]
-        self.add("question", ts, id=call_id, text=str(first.get("question", "")), options=options)
+        text, options = question_of(args)
+        self.add("question", ts, id=call_id, text=text, options=options)
 
     def files_of(self, kind: str, args: dict[str, Any]) -> list[str]:
         if kind == "shell":
@@ -370,10 +369,7 @@ def _emit(layout: ChatLayout, lines: _Lines, builder: TrajectoryBuilder) -> None
             continue
         if what == "set":
             record = record["$set"]["messages"][index]
-        try:
-            events.message(record)
-        except MALFORMED as exc:
-            builder.malformed(record.get("type"), exc, record)
+        builder.guarded(events.message, record)
         builder.maybe_drain()
 
 
