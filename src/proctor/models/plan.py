@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from proctor.models.case import Case, EvaluatorSpec, SkippedCase
+from proctor.models.case import Case, EvaluatorSpec, FrozenModel, SkippedCase
 from proctor.models.config import AgentProfile, CliOverrides, Condition, Gate, Provision, TopConfig
 from proctor.models.pricing import PriceTable
 from proctor.models.process import MetricsConfig
@@ -20,11 +20,7 @@ Mode = Literal["headless", "interactive"]
 Backend = Literal["provider", "scripted"]
 
 
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ResolvedCase(Frozen):
+class ResolvedCase(FrozenModel):
     """A case after defaults, ``proctor.json`` and command-line flags were layered over it."""
 
     case: Case
@@ -47,7 +43,7 @@ class ResolvedCase(Frozen):
         return self.case.name
 
 
-class RoleModels(Frozen):
+class RoleModels(FrozenModel):
     """proctor's own model roles for a case, as data: ``role → provider/model``, the models
     llm-judges name themselves, and each provider's base URL. Keys are not here: a worker finds
     them in its environment (they were checked before any trial)."""
@@ -60,7 +56,7 @@ class RoleModels(Frozen):
         return any(r.startswith("scripted/") for r in [*self.refs.values(), *self.extra])
 
 
-class TrialSpec(Frozen):
+class TrialSpec(FrozenModel):
     """One cell of the matrix: case × agent × condition × repeat, and how to run it."""
 
     case: ResolvedCase
@@ -84,7 +80,7 @@ class TrialSpec(Frozen):
         return (self.case.name, self.agent, self.condition, self.repeat)
 
 
-class RunPlan(Frozen):
+class RunPlan(FrozenModel):
     top: TopConfig
     config_path: Path | None
     cases: list[ResolvedCase]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
 
+from proctor.models.base import CamelModel
 from proctor.models.config import ModelPrice
 from proctor.models.trajectory import ModelUsage
 
@@ -21,11 +21,9 @@ PER_TOKENS = 1_000_000
 FREE = ModelPrice()
 
 
-class CostInfo(BaseModel):
+class CostInfo(CamelModel):
     """A trial's dollars per model (``None``: no price) and their total (``None`` when any is
     unknown); harness roles are keyed ``role:provider/model``."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     total_usd: float | None = None
     by_model: dict[str, float | None] = Field(default_factory=dict)

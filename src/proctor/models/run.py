@@ -9,6 +9,7 @@ from pydantic import Field
 
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.config import CliOverrides, Gate, ModelPrice, Provision, TopConfig
+from proctor.models.suite import SkippedCaseRecord
 
 
 class HostInfo(CamelModel):
@@ -108,11 +109,6 @@ class MatrixCell(CamelModel):
     repeat: int
 
 
-class SkippedRecord(CamelModel):
-    case: str
-    reason: str
-
-
 def _nested_params(entry: Any) -> Any:
     if not isinstance(entry, dict):
         return entry
@@ -133,7 +129,7 @@ class ResolvedRecord(RecordModel):
     pricing: dict[str, ModelPrice] = Field(default_factory=dict)
     cases: list[ResolvedCaseRecord] = Field(default_factory=list)
     matrix: list[MatrixCell] = Field(default_factory=list)
-    skipped: list[SkippedRecord] = Field(default_factory=list)
+    skipped: list[SkippedCaseRecord] = Field(default_factory=list)
 
     @classmethod
     def upgrade(cls, data: dict[str, Any], version: int) -> dict[str, Any]:

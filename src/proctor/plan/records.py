@@ -10,8 +10,8 @@ from proctor.models.run import (
     ResolvedEvaluator,
     ResolvedProfile,
     ResolvedRecord,
-    SkippedRecord,
 )
+from proctor.models.suite import SkippedCaseRecord
 
 
 def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
@@ -74,5 +74,5 @@ def resolved_record(plan: RunPlan) -> ResolvedRecord:
             MatrixCell(case=t.case.name, agent=t.agent, condition=t.condition, repeat=t.repeat)
             for t in plan.trials
         ],
-        skipped=[SkippedRecord(case=s.name, reason=s.reason) for s in plan.skipped],
+        skipped=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
     )
