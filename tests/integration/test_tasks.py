@@ -86,3 +86,12 @@ def test_a_failing_gate_under_evaluators_fails_the_task(proctor: Any, tmp_path: 
     trial = load_trial(single_run_dir(tmp_path / "out"), "gated")
     assert trial["status"] == "failed" and trial["passed"] is False
     assert [e["use"] for e in trial["evaluators"]] == ["command", "command"]
+
+
+def test_a_task_file_that_is_not_utf8_is_one_sentence(proctor: Any, tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "tasks.json").write_bytes(b'{"tasks": "\xff"}')
+    result = proctor("run", "--source", str(cases), "--dry-run")
+    assert result.code == 2, result.err
+    assert "tasks.json: not UTF-8 text" in result.err

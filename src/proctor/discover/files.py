@@ -4,10 +4,8 @@ an optional one that is there but cannot be read, or malformed JSON, is a config
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from proctor.errors import ConfigError
-from proctor.models.loading import parse_json_text
 
 
 class Unreadable(Exception):
@@ -30,9 +28,3 @@ def read_optional(path: Path) -> str:
         return read_text(path)
     except Unreadable as exc:
         raise ConfigError(f"{path.parent}/{exc}") from exc
-
-
-def load_json_file(path: Path, *, optional: bool = False) -> Any:
-    """Parse a user-written JSON file; a syntax error is a ConfigError naming line and column."""
-    text = read_optional(path) if optional else read_text(path)
-    return parse_json_text(text, path)

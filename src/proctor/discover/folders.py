@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from proctor.discover.files import Unreadable, load_json_file, read_optional, read_text
+from proctor.discover.files import Unreadable, read_optional, read_text
 from proctor.discover.qna import QnaError, parse_qna_rules
 from proctor.discover.tasks import load_task_file
 from proctor.errors import ConfigError, DiscoveryError, WorkspaceError
@@ -24,6 +24,7 @@ from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case, SkippedCase
 from proctor.models.config import CaseConfig
 from proctor.models.errors_format import describe_validation_error
+from proctor.models.loading import parse_json_text
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.workspace.fixture import check_zip
 
@@ -50,7 +51,7 @@ def load_case(folder: Path) -> Case:
     if not prompt.strip():
         raise Unreadable("prompt.md is empty")
     config_path = folder / "config.json"
-    raw = load_json_file(config_path)
+    raw = parse_json_text(read_text(config_path), config_path)
     if not isinstance(raw, dict):
         raise ConfigError(f"{config_path}: expected a JSON object at the top level")
     try:
@@ -69,7 +70,7 @@ def load_case(folder: Path) -> Case:
     plan = None
     if (folder / "plan.json").is_file():
         plan_path = folder / "plan.json"
-        plan = load_json_file(plan_path, optional=True)
+        plan = parse_json_text(read_optional(plan_path), plan_path)
         try:
             validate_plan(plan, str(plan_path))
         except PlanError as exc:

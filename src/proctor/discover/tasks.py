@@ -14,12 +14,12 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from proctor.discover.files import load_json_file
 from proctor.errors import ConfigError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case
 from proctor.models.config import SAFE_NAME, CaseConfig
 from proctor.models.errors_format import describe_validation_error
+from proctor.models.loading import read_json_file
 from proctor.scripted.plan import PlanError, validate_plan
 
 
@@ -86,7 +86,7 @@ def _fixture(task: TaskSpec, where: str, source_root: Path | None) -> Path | Non
 def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
     cases = []
     seen: set[str] = set()
-    for i, raw in enumerate(_tasks_in(load_json_file(path), str(path))):
+    for i, raw in enumerate(_tasks_in(read_json_file(path), str(path))):
         where = f"{path}: tasks[{i}]"
         if not isinstance(raw, dict):
             raise ConfigError(f"{where}: expected an object")
