@@ -78,6 +78,12 @@ def make_case(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+Run = Callable[..., CliResult]
+"""The ``proctor`` fixture's type."""
+MakeCase = Callable[..., Path]
+"""The ``make_case`` fixture's type."""
+
+
 def run_cases(
     proctor: Callable[..., CliResult], tmp_path: Path, *args: str
 ) -> tuple[CliResult, Path]:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from proctor.models.trajectory import Trajectory, event_json
+
 GOLDENS = Path(__file__).parents[1] / "goldens"
 
 
@@ -29,6 +31,14 @@ def golden_projection(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             row["text"] = (e.get("text") or "")[:80]
         out.append(row)
     return out
+
+
+def recorded_projection(trajectory: Trajectory) -> dict[str, Any]:
+    """What the transcript corpus keeps of a parse: token totals and the stable projection."""
+    return {
+        "usage": {m: u.model_dump(by_alias=True) for m, u in trajectory.usage.items()},
+        "events": golden_projection([event_json(e) for e in trajectory.events]),
+    }
 
 
 def check_golden(

@@ -20,9 +20,10 @@ from typing import Any
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "src")]
+sys.path.insert(0, str(ROOT))  # tests.*; proctor is the installed one, as the run uses
 
-from tests.contract.goldens import golden_projection  # noqa: E402
+from tests.conftest import write_case  # noqa: E402
+from tests.contract.goldens import recorded_projection  # noqa: E402
 
 from proctor.agents.spec import npm_specs  # noqa: E402
 from proctor.transcripts.detect import parse_any  # noqa: E402
@@ -67,20 +68,24 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 
 
 def record(agent: str, version: str, scenario: str, spec: dict[str, Any], work: Path) -> None:
-    case = work / "cases" / scenario
-    case.mkdir(parents=True)
-    (case / "prompt.md").write_text(spec["prompt"] + "\n")
-    (case / "plan.json").write_text(json.dumps(spec["plan"]))
-    (case / "config.json").write_text(json.dumps({"agents": [agent], "timeoutSec": 120}))
-    if "qna" in spec:
-        (case / "qna.md").write_text(spec["qna"])
+    config = {"agents": [agent], "timeoutSec": 120}
+    case = write_case(
+        work / "cases",
+        scenario,
+        prompt=spec["prompt"] + "\n",
+        plan=spec["plan"],
+        config=config,
+        qna=spec.get("qna"),
+    )
     out = work / "out"
     argv = [
         *[sys.executable, "-m", "proctor", "run", "--source", str(case), "--out", str(out)],
         *["--model", "scripted", "--mode", "headless", "--keep-workspace"],
     ]
-    subprocess.run(argv, check=False, capture_output=True, cwd=ROOT)
-    trial = next(out.glob(f"run-*/trials/{scenario}/{agent}/default/1"))
+    run = subprocess.run(argv, check=False, capture_output=True, text=True, cwd=ROOT)
+    trial = next(out.glob(f"run-*/trials/{scenario}/{agent}/default/1"), None)
+    if trial is None:
+        raise SystemExit(f"{agent} {scenario}: no trial recorded:\n{run.stderr[-2000:]}")
     record = json.loads((trial / "trial.json").read_text())
     if record["status"] != "passed":
         raise SystemExit(f"{agent} {scenario}: {record['status']}: {record['reason']}")
@@ -89,15 +94,11 @@ def record(agent: str, version: str, scenario: str, spec: dict[str, Any], work: 
     shutil.copyfile(trial / "agent-stdout.jsonl", f"{stem}.report.jsonl")
     fmt = record["transcript"]["format"]
     trajectory = parse_any(Path(f"{stem}.transcript.jsonl"), fmt)
-    events = [
-        e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in trajectory.events
-    ]
     expected = {
         "cli": agent,
         "cliVersion": version,
         "format": fmt,
-        "usage": {m: u.model_dump(by_alias=True) for m, u in trajectory.usage.items()},
-        "events": golden_projection(events),
+        **recorded_projection(trajectory),
     }
     Path(f"{stem}.expected.json").write_text(json.dumps(expected, indent=2) + "\n")
     print(f"recorded {stem.name}")

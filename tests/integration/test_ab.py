@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import CliResult, run_cases, single_run_dir, write_case
-
-Run = Callable[..., CliResult]
-MakeCase = Callable[..., Path]
+from tests.conftest import MakeCase, Run, run_cases, single_run_dir, write_case
 
 PLANS = {
     "conditions": {

@@ -5,16 +5,12 @@ out folder, evaluator file, optional case file, model key or permission mode is 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CliResult, run_cases, write_case
-
-Run = Callable[..., CliResult]
-MakeCase = Callable[..., Path]
+from tests.conftest import MakeCase, Run, run_cases, write_case
 
 
 def _skill_case(root: Path, name: str) -> Path:

@@ -4,16 +4,13 @@ with a JUnit library, and the Markdown summary appended to GitHub's step summary
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from junitparser import Error, Failure, JUnitXml, Properties, TestCase
 
-from tests.conftest import CliResult, run_cases, single_run_dir
+from tests.conftest import MakeCase, Run, run_cases, single_run_dir
 
-Run = Callable[..., CliResult]
-MakeCase = Callable[..., Path]
 WRITE = {"turns": [{"write": {"path": "hello.txt", "content": "hi\n"}}]}
 MUST = {"evaluators": [{"use": "file-exists", "must": ["hello.txt"], "gate": True}]}
 
@@ -33,10 +30,7 @@ def test_run_junit_has_a_suite_per_group_and_a_case_per_trial(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     suite(make_case)
-    out = tmp_path / "out"
-    result = proctor(
-        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--reporter", "junit"
-    )
+    result, out = run_cases(proctor, tmp_path, "--reporter", "junit")
     assert result.code == 1, result.err
     run_dir = single_run_dir(out)
     assert result.out == (run_dir / "junit.xml").read_text()
@@ -84,8 +78,7 @@ def test_report_renders_any_registered_reporter_and_refuses_others(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     suite(make_case)
-    out = tmp_path / "out"
-    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    _, out = run_cases(proctor, tmp_path)
     run_dir = single_run_dir(out)
     assert not (run_dir / "junit.xml").exists(), "only when asked"
     both = proctor("report", str(run_dir), "--reporter", "junit,markdown")
@@ -93,9 +86,7 @@ def test_report_renders_any_registered_reporter_and_refuses_others(
     unknown = proctor("report", str(run_dir), "--reporter", "html")
     assert unknown.code == 2
     assert "unknown reporter(s) html (known: json, junit, markdown)" in unknown.err
-    refused = proctor(
-        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--reporter", "xml"
-    )
+    refused, _ = run_cases(proctor, tmp_path, "--reporter", "xml")
     assert refused.code == 2 and "unknown reporter(s) xml" in refused.err
     written = proctor("report", str(run_dir), "--reporter", "junit", "--write")
     assert (run_dir / "junit.xml").read_text() == written.out
@@ -108,13 +99,12 @@ def test_the_markdown_summary_is_appended_to_the_github_step_summary(
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     make_case("good", plan=WRITE, config=MUST)
-    out = tmp_path / "out"
-    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), "--json")
+    result, _ = run_cases(proctor, tmp_path, "--json")
     text = summary.read_text()
     assert text.startswith("earlier step\n# proctor run ") and "good" in text
     assert result.out.startswith("{"), "stdout keeps the chosen reporter"
     monkeypatch.delenv("GITHUB_STEP_SUMMARY")
-    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    run_cases(proctor, tmp_path)
     assert summary.read_text() == text, "control: without the variable nothing is appended"
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import CliResult, load_trial, run_cases, single_run_dir
+from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir
 
 HELLO_PLAN = {
     "turns": [
@@ -27,9 +26,6 @@ HELLO_CONFIG = {
         {"use": "trajectory-check", "toolPattern": "Bash|shell", "min": 1},
     ],
 }
-
-Run = Callable[..., CliResult]
-MakeCase = Callable[..., Path]
 
 
 def test_end_to_end_files_and_json(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:

@@ -10,16 +10,19 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CliResult, load_trial, run_cases, single_run_dir, write_case
-
-Run = Callable[..., CliResult]
-MakeCase = Callable[..., Path]
+from tests.conftest import (
+    MakeCase,
+    Run,
+    load_trial,
+    run_cases,
+    single_run_dir,
+    write_case,
+)
 
 
 def tree_hash(root: Path) -> str:
@@ -94,7 +97,7 @@ def test_timeout_kills_the_whole_process_group(proctor: Any, tmp_path: Path) -> 
         config={"timeoutSec": 1.5},
         plan={"turns": [{"shell": f"{sleeper} & {sleeper} & sleep 300"}]},
     )
-    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out"))
+    result, _ = run_cases(proctor, tmp_path)
     assert result.code == 1
     assert load_trial(single_run_dir(tmp_path / "out"), "hang")["status"] == "timeout"
     deadline = time.monotonic() + 5
@@ -169,7 +172,7 @@ def test_tools_in_their_own_session_are_killed_too(
         config={"timeoutSec": 1.5},
         plan={"turns": [{"shell": f"{escapee} sleep 300"}]},
     )
-    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out"))
+    run_cases(proctor, tmp_path)
     trial = load_trial(single_run_dir(tmp_path / "out"), "escape")
     assert trial["status"] == "timeout", trial["reason"]  # the escapee did start
     deadline = time.monotonic() + 5

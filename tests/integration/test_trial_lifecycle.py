@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import CliResult, load_trial, run_cases, single_run_dir
-
-Run = Callable[..., CliResult]
-MakeCase = Callable[..., Path]
+from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir
 
 
 def _fake_cli(tmp_path: Path, version: str) -> Path:

@@ -67,11 +67,6 @@ def test_a_record_of_a_newer_proctor_is_not_overwritten(tmp_path: Path) -> None:
     assert "newer than this proctor" in record.reason and path.read_text() == newer
 
 
-def test_a_trial_spec_crosses_a_process_boundary_as_plain_data(tmp_path: Path) -> None:
-    original = spec(tmp_path)
-    assert TrialSpec.model_validate_json(original.model_dump_json()) == original
-
-
 def test_the_local_executor_runs_a_trial_in_a_worker(tmp_path: Path) -> None:
     run = RunPaths(tmp_path / "run")
     outcome = LocalExecutor().run(

@@ -94,7 +94,7 @@ def price_table(prices: dict[str, tuple[float, float, float, float]] | None) -> 
 
 def view(metrics: ProcessMetrics, rules: list[RuleResult]) -> dict[str, Any]:
     """The metrics dict plus ``rules`` (rule -> fired) and ``rulesApplicable``."""
-    out = metrics.model_dump(mode="json", by_alias=True)
+    out = metrics.to_dict()
     out["rules"] = {r.rule: r.fired for r in rules}
     out["rulesApplicable"] = all(r.applicable for r in rules)
     return out

@@ -112,7 +112,7 @@ def test_count_rules() -> None:
 
 
 def test_rule_result_to_dict() -> None:
-    data = evaluate_rules(task(reads=21))[1].model_dump(mode="json", by_alias=True)
+    data = evaluate_rules(task(reads=21))[1].to_dict()
     assert data == {
         "rule": "long-orientation",
         "fired": True,

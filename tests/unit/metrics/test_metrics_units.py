@@ -168,7 +168,7 @@ def test_compute_process_metrics_is_pure() -> None:
 
 
 def test_to_dict_uses_camel_case() -> None:
-    data = compute_process_metrics([]).model_dump(mode="json", by_alias=True)
+    data = compute_process_metrics([]).to_dict()
     assert set(data) == {
         "isTask",
         "steps",

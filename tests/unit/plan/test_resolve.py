@@ -11,7 +11,7 @@ from proctor.discover.folders import Discovery
 from proctor.errors import ConfigError
 from proctor.models.case import Case
 from proctor.models.config import CaseConfig, CliOverrides, Condition, TopConfig
-from proctor.models.plan import TrialSpec
+from proctor.models.plan import RunPlan, TrialSpec
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import build_plan, condition_order, resolve_case, select_cases
 
@@ -22,7 +22,7 @@ def case(name: str = "c", tmp: Path = Path("/cases"), **config: object) -> Case:
 
 def plan(
     cases: list[Case], top: TopConfig | None = None, cli: CliOverrides | None = None
-) -> object:
+) -> RunPlan:
     return build_plan(
         Discovery(cases=cases),
         top or TopConfig(),
@@ -83,14 +83,14 @@ def test_the_matrix_is_agent_by_repeat_by_condition() -> None:
     conditions = {"base": Condition(), "with": Condition(agent_model="m")}
     top = TopConfig(conditions=conditions, repeats=2)
     p = plan([case()], top)
-    assert [(t.agent, t.repeat, t.condition) for t in p.trials] == [  # type: ignore[attr-defined]
+    assert [(t.agent, t.repeat, t.condition) for t in p.trials] == [
         ("scripted", 1, "base"),
         ("scripted", 1, "with"),
         ("scripted", 2, "with"),
         ("scripted", 2, "base"),
     ]
-    assert [t.index for t in p.trials] == [0, 1, 2, 3]  # type: ignore[attr-defined]
-    assert p.trials[1].agent_model == "m"  # type: ignore[attr-defined]
+    assert [t.index for t in p.trials] == [0, 1, 2, 3]
+    assert p.trials[1].agent_model == "m"
 
 
 def test_select_cases_by_glob_and_tag() -> None:
@@ -118,7 +118,7 @@ def test_an_unknown_condition_flag_is_refused() -> None:
 
 def test_trial_specs_are_plain_frozen_data() -> None:
     p = plan([case()])
-    (spec,) = p.trials  # type: ignore[attr-defined]
+    (spec,) = p.trials
     assert TrialSpec.model_validate_json(spec.model_dump_json()) == spec
     with pytest.raises(ValueError):
         spec.repeat = 2
@@ -128,7 +128,7 @@ def test_the_resolved_record_leaves_secret_values_out() -> None:
     top = TopConfig.model_validate(
         {"env": {"TOKEN": "s3cret"}, "codingagents": {"scripted": {"env": {"KEY": "v"}}}}
     )
-    record = resolved_record(plan([case()], top))  # type: ignore[arg-type]
+    record = resolved_record(plan([case()], top))
     text = record.model_dump_json()
     assert "s3cret" not in text and '"v"' not in text
     assert record.cases[0].env == ["TOKEN"] and record.codingagents["scripted"].env == ["KEY"]

@@ -1,6 +1,6 @@
 """The A/B analysis agrees with the hand-worked pairs of tests/fixtures/ab/0*.json.
 
-Each fixture fixes by hand, in its ``expected`` block, a subset of ``analyse_ab(...).model_dump(mode="json", by_alias=True)``
+Each fixture fixes by hand, in its ``expected`` block, a subset of ``analyse_ab(...).to_dict()``
 (plus ``ab_gate`` results). Helpers here are shared with the control and compare tests.
 """
 
@@ -107,10 +107,9 @@ def ab_actual(
     """What the real implementation gives for the parts a fixture's ``expected`` names."""
     t, b = treatment or fx.treatment, baseline or fx.baseline
     recs = fx.records if records is None else records
-    report = analyse_ab(recs, t, b, min_samples=min_samples).model_dump(mode="json", by_alias=True)
+    report = analyse_ab(recs, t, b, min_samples=min_samples).to_dict()
     report["gate"] = [
-        ab_gate(recs, t, b, g["maxPassRateDrop"]).model_dump(mode="json", by_alias=True)
-        for g in fx.expected["gate"]
+        ab_gate(recs, t, b, g["maxPassRateDrop"]).to_dict() for g in fx.expected["gate"]
     ]
     return report
 

@@ -172,7 +172,7 @@ def test_min_samples_below_one_is_refused() -> None:
 
 def test_report_json_uses_camel_case() -> None:
     records = [trial("t", labels={"goalShape": "fix"}), trial("b")]
-    data = analyse_ab(records, "t", "b").model_dump(mode="json", by_alias=True)
+    data = analyse_ab(records, "t", "b").to_dict()
     assert {"byDimension", "minSamples", "overall", "incomplete"} <= set(data)
     assert {"treatmentPasses", "baselinePasses"} <= set(data["overall"])
     assert {"nTreatment", "ciLow", "ciHigh"} <= set(data["overall"]["comparisons"]["passRate"])

@@ -26,7 +26,7 @@ def key(row: RepeatedRow) -> str:
 
 
 def rows_by_key(rows: list[RepeatedRow]) -> dict[str, dict[str, Any]]:
-    return {key(r): r.model_dump(mode="json", by_alias=True) for r in rows}
+    return {key(r): r.to_dict() for r in rows}
 
 
 def all_rows(records: list[TrialRecord] = RECORDS) -> dict[str, dict[str, Any]]:
@@ -130,5 +130,5 @@ def test_spread_of_nothing_is_all_none() -> None:
 
 
 def test_row_json_uses_camel_case() -> None:
-    data = repeated_runs(RECORDS)[0].model_dump(mode="json", by_alias=True)
+    data = repeated_runs(RECORDS)[0].to_dict()
     assert {"goalShape", "elapsedSeconds", "toolCalls", "firstRelevantStability"} <= set(data)
