@@ -107,6 +107,10 @@ class TrialPaths:
         return self.root / "model-requests.jsonl"
 
     @property
+    def harness_requests(self) -> Path:
+        return self.root / "harness-requests.jsonl"
+
+    @property
     def transcript_dir(self) -> Path:
         return self.root / "transcript"
 

@@ -16,8 +16,6 @@ from proctor.llm.roles import RoleSet
 if TYPE_CHECKING:
     from proctor.scripted.server import ScriptedModelServer
 
-HARNESS_LOG = "harness-requests.jsonl"
-
 
 def start_harness_server(ctx: TrialContext, roles: RoleSet) -> None:
     """Answer proctor's roles that use the scripted model from the plan's ``roles``."""
@@ -27,7 +25,7 @@ def start_harness_server(ctx: TrialContext, roles: RoleSet) -> None:
 
     plan = ctx.spec.case.case.plan or {}
     server = ScriptedModelServer(
-        {"roles": plan.get("roles", {})}, log_path=ctx.paths.root / HARNESS_LOG
+        {"roles": plan.get("roles", {})}, log_path=ctx.paths.harness_requests
     )
     server.start()
     ctx.cleanups.callback(server.stop)

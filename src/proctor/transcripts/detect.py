@@ -15,6 +15,7 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import EventSink, StartHook
+from proctor.util.jsonl import decode_object
 from proctor.util.native_paths import (
     claude_subagent_files,
     codex_rollout,
@@ -87,11 +88,8 @@ def _sniff_file(path: Path) -> str | None:
             if not line.strip():
                 continue
             seen += 1
-            try:
-                record = json.loads(line)
-            except ValueError:
-                record = None
-            if isinstance(record, dict):
+            record = decode_object(line)
+            if record is not None:
                 found = classify_record(record)
                 if found:
                     return found

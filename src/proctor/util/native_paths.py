@@ -14,11 +14,12 @@ Every function returns nothing (``[]`` or None) rather than raising when the fil
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+
+from proctor.util.jsonl import decode_object
 
 CLAUDE_NAME_LIMIT = 200
 
@@ -71,9 +72,8 @@ def _first_record(path: Path) -> dict[str, object]:
         with open(path, "rb") as fh:
             for line in fh:
                 if line.strip():
-                    record = json.loads(line)
-                    return record if isinstance(record, dict) else {}
-    except (OSError, ValueError):
+                    return decode_object(line) or {}
+    except OSError:
         pass
     return {}
 
