@@ -28,7 +28,7 @@ class TaskSpec(CaseConfig):
     name: str | None = None
     prompt: str = Field(min_length=1)
     subpath: str | None = None
-    success_criteria: list[dict[str, Any]] = Field(default_factory=list)
+    success_criteria: list[dict[str, Any]] = []
     plan: dict[str, Any] | None = None
 
 

@@ -34,11 +34,11 @@ from proctor.models.trial import EvaluatorResult
 
 class ExternalParams(EvaluatorParams):
     command: str = Field(min_length=1)
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = []
     timeout_sec: float = Field(default=60.0, gt=0)
     score_metric: str | None = None
     pass_threshold: float = Field(default=60.0, ge=0, le=100)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = {}
 
     def case_problem(self, case_dir: Path) -> str | None:
         if shutil.which(self.command) or (case_dir / self.command).exists():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from proctor.evaluators.base import (
     EvaluationContext,
@@ -19,8 +19,8 @@ from proctor.util.globbing import glob_workspace
 
 
 class FileExistsParams(EvaluatorParams):
-    must: list[str] = Field(default_factory=list)
-    must_not: list[str] = Field(default_factory=list)
+    must: list[str] = []
+    must_not: list[str] = []
 
     @field_validator("must", "must_not")
     @classmethod

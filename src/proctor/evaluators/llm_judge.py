@@ -39,7 +39,7 @@ RETRY_NOTE = (
 
 class JudgeParams(EvaluatorParams):
     rubric: str = "evaluation.md"
-    artifacts: list[str] = Field(default_factory=list)
+    artifacts: list[str] = []
     pass_threshold: float = Field(default=60.0, ge=0, le=100)
     model: str | None = None
     max_input_chars: int = Field(default=120_000, ge=1_000)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from proctor.models.base import CamelModel
 from proctor.models.trial import CaseLabels
 
@@ -187,8 +185,8 @@ class RunComparison(CamelModel):
     seed: int
     min_samples: int
     groups: list[RunGroup]
-    only_in_baseline: list[RunOnly] = Field(default_factory=list)
-    only_in_candidate: list[RunOnly] = Field(default_factory=list)
+    only_in_baseline: list[RunOnly] = []
+    only_in_candidate: list[RunOnly] = []
     summary: dict[str, int]
     """Groups per classification, every classification listed (0 included)."""
     overall: dict[str, MetricComparison]

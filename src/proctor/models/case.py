@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from proctor.models.config import CaseConfig
 
@@ -35,7 +35,7 @@ class EvaluatorSpec(FrozenModel):
     evaluator reads them back through its own model."""
 
     use: str
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = {}
     gate: bool = False
     weight: float = 1.0
     index: int = 0
@@ -47,11 +47,11 @@ class Case(FrozenModel):
     path: Path
     prompt: str
     config: CaseConfig
-    evaluators: list[EvaluatorSpec] = Field(default_factory=list)
+    evaluators: list[EvaluatorSpec] = []
     fixture: Path | None = None
     fixture_kind: Literal["zip", "dir"] | None = None
     qna_text: str | None = None
-    qna_rules: list[QnaRule] = Field(default_factory=list)
+    qna_rules: list[QnaRule] = []
     rubric: Path | None = None
     plan: dict[str, Any] | None = None
     """The scripted plan (``plan.json``), checked by :mod:`proctor.scripted.plan`."""

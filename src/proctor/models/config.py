@@ -133,10 +133,10 @@ class HookEntry(ProvisionEntry):
 
 
 class Provision(UserModel):
-    mcps: list[McpEntry] = Field(default_factory=list)
-    plugins: list[AddonEntry] = Field(default_factory=list)
-    skills: list[AddonEntry] = Field(default_factory=list)
-    hooks: list[HookEntry] = Field(default_factory=list)
+    mcps: list[McpEntry] = []
+    plugins: list[AddonEntry] = []
+    skills: list[AddonEntry] = []
+    hooks: list[HookEntry] = []
 
     def merged_with(self, higher: Provision | None) -> Provision:
         """Entries of ``higher`` replace entries of the same ``name``; new ones are appended."""
@@ -184,7 +184,7 @@ class Condition(UserModel):
     """A named variant for A/B: everything else is identical between conditions."""
 
     provision: Provision | None = None
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = {}
     agent_model: str | None = None
     agent_effort: str | None = None
     prompt_prefix: str | None = None
@@ -224,9 +224,9 @@ TracePair = Annotated[
 class Expectations(UserModel):
     """What a correct trial is expected to touch, for context metrics, and labels for reports."""
 
-    expected_files: list[WorkspacePath] = Field(default_factory=list)
-    expected_symbols: list[NonBlank] = Field(default_factory=list)
-    expected_traces: list[TracePair] = Field(default_factory=list)
+    expected_files: list[WorkspacePath] = []
+    expected_symbols: list[NonBlank] = []
+    expected_traces: list[TracePair] = []
     repository: str | None = None
     category: str | None = None
     framework: str | None = None
@@ -245,20 +245,20 @@ class CaseConfig(Expectations):
     agents: list[str] | None = Field(default=None, min_length=1)
     timeout_sec: PositiveFloat | None = None
     repeats: PositiveInt | None = None
-    evaluators: list[dict[str, Any]] = Field(default_factory=list)
+    evaluators: list[dict[str, Any]] = []
     combiner: str | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = []
     provision: Provision | None = None
-    setup: list[str] = Field(default_factory=list)
-    teardown: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    setup: list[str] = []
+    teardown: list[str] = []
+    env: dict[str, str] = {}
     description: str | None = None
     conditions: dict[FolderName, Condition] | None = None
     agent_model: str | None = None
     agent_effort: str | None = None
     mode: Literal["headless", "interactive"] | None = None
-    models: dict[str, str] = Field(default_factory=dict)
+    models: dict[str, str] = {}
     """Harness roles for this case: ``fast``, ``workhorse``, ``judge`` → ``provider/model``."""
 
 
@@ -279,9 +279,9 @@ class AgentProfile(UserModel):
     agent_effort: str | None = None
     version: str | None = None
     """The CLI version this profile expects; a different one makes every trial an infra-error."""
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    forward_env: list[str] = Field(default_factory=list)
+    args: list[str] = []
+    env: dict[str, str] = {}
+    forward_env: list[str] = []
 
 
 class ModelPrice(UserModel):
@@ -294,14 +294,14 @@ class ModelPrice(UserModel):
 class TopConfig(UserModel):
     """The top-level ``proctor.json`` (``--config FILE``)."""
 
-    codingagents: dict[FolderName, AgentProfile] = Field(default_factory=dict)
+    codingagents: dict[FolderName, AgentProfile] = {}
     provision: Provision | None = None
-    setup: list[str] = Field(default_factory=list)
-    teardown: list[str] = Field(default_factory=list)
+    setup: list[str] = []
+    teardown: list[str] = []
     gate: Gate | None = None
     concurrency: PositiveInt | None = None
     out: str | None = None
-    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    pricing: dict[str, ModelPrice] = {}
     budget_usd: float | None = Field(default=None, gt=0)
     """Warn once when the run's priced cost passes this; never abort."""
     # Defaults for every case, overridden by a case's own config.json.
@@ -309,9 +309,9 @@ class TopConfig(UserModel):
     timeout_sec: PositiveFloat | None = None
     repeats: PositiveInt | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = {}
     conditions: dict[FolderName, Condition] | None = None
-    models: dict[str, str] = Field(default_factory=dict)
+    models: dict[str, str] = {}
     """Harness roles: ``fast``, ``workhorse``, ``judge`` (defaults to workhorse) →
     ``provider/model``."""
     metrics: MetricsConfig | None = None
@@ -321,9 +321,9 @@ class TopConfig(UserModel):
 class CliOverrides(UserModel):
     """Options given on the command line; they win over every file."""
 
-    agents: list[str] = Field(default_factory=list)
-    cases: list[str] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
+    agents: list[str] = []
+    cases: list[str] = []
+    tags: list[str] = []
     repeats: PositiveInt | None = None
     concurrency: PositiveInt | None = None
     timeout_sec: PositiveFloat | None = None
@@ -331,12 +331,12 @@ class CliOverrides(UserModel):
     keep_workspace: bool = False
     mirror: bool = False
     max_trials: NonNegativeInt | None = None
-    conditions: list[str] = Field(default_factory=list)
+    conditions: list[str] = []
     first_condition: str | None = None
     source_root: str | None = None
     mode: Literal["headless", "interactive"] | None = None
     model: Literal["provider", "scripted"] | None = None
-    agent_models: dict[str, str] = Field(default_factory=dict)
-    agent_efforts: dict[str, str] = Field(default_factory=dict)
+    agent_models: dict[str, str] = {}
+    agent_efforts: dict[str, str] = {}
     budget_usd: float | None = None
-    role_models: dict[str, str] = Field(default_factory=dict)
+    role_models: dict[str, str] = {}

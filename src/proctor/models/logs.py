@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
-
 from proctor.models.base import RecordModel
 
 
@@ -36,7 +34,7 @@ class RequestRecord(RecordModel):
     dialect: str | None = None
     model: str | None = None
     stream: bool | None = None
-    tools: list[str] = Field(default_factory=list)
+    tools: list[str] = []
     messages: int | None = None
     request_bytes: int = 0
     response_bytes: int = 0

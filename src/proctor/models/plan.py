@@ -34,7 +34,7 @@ class ResolvedCase(FrozenModel):
     setup: list[str]
     teardown: list[str]
     env: dict[str, str]
-    conditions: dict[str, Condition] = Field(default_factory=dict)
+    conditions: dict[str, Condition] = {}
     agent_model: str | None = None
     agent_effort: str | None = None
 
@@ -48,9 +48,9 @@ class RoleModels(FrozenModel):
     llm-judges name themselves, and each provider's base URL. Keys are not here: a worker finds
     them in its environment (they were checked before any trial)."""
 
-    refs: dict[str, str] = Field(default_factory=dict)
-    extra: list[str] = Field(default_factory=list)
-    urls: dict[str, str | None] = Field(default_factory=dict)
+    refs: dict[str, str] = {}
+    extra: list[str] = []
+    urls: dict[str, str | None] = {}
 
     def uses_scripted(self) -> bool:
         return any(r.startswith("scripted/") for r in [*self.refs.values(), *self.extra])
@@ -89,4 +89,4 @@ class RunPlan(FrozenModel):
     concurrency: int
     out: Path
     overrides: CliOverrides
-    skipped: list[SkippedCase] = Field(default_factory=list)
+    skipped: list[SkippedCase] = []

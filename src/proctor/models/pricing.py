@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from proctor.models.base import CamelModel
 from proctor.models.config import ModelPrice
@@ -26,8 +26,8 @@ class CostInfo(CamelModel):
     unknown); harness roles are keyed ``role:provider/model``."""
 
     total_usd: float | None = None
-    by_model: dict[str, float | None] = Field(default_factory=dict)
-    unpriced: list[str] = Field(default_factory=list)
+    by_model: dict[str, float | None] = {}
+    unpriced: list[str] = []
     source: str = "agent"
 
 
@@ -36,7 +36,7 @@ class PriceTable(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    prices: dict[str, ModelPrice] = {}
 
     def price_of(self, model: str) -> ModelPrice | None:
         """The price of ``model`` (``provider/model``, a bare name, or ``role:provider/model``);

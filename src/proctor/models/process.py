@@ -104,7 +104,7 @@ class MetricsModel(BaseModel):
 
 class StepCounts(MetricsModel):
     tool_calls: int = 0
-    by_kind: dict[str, int] = Field(default_factory=dict)
+    by_kind: dict[str, int] = {}
     """Tool calls per normalised kind; a call without a kind counts as ``other``."""
     reads: int = 0
     searches: int = 0
@@ -134,13 +134,13 @@ class LoopInstance(MetricsModel):
     key: str
     """The normalised command, or the edited files joined by ``, ``."""
     count: int
-    steps: list[int] = Field(default_factory=list)
+    steps: list[int] = []
 
 
 class ContextMetrics(MetricsModel):
     basis: ContextBasis = "none"
-    expected_files: list[str] = Field(default_factory=list)
-    files_read: list[str] = Field(default_factory=list)
+    expected_files: list[str] = []
+    files_read: list[str] = []
     recall: float | None = None
     precision: float | None = None
     f1: float | None = None
@@ -159,7 +159,7 @@ class ContextMetrics(MetricsModel):
 class Effort(MetricsModel):
     elapsed_seconds: float | None = None
     tool_calls: int = 0
-    tokens: dict[str, ModelUsage] = Field(default_factory=dict)
+    tokens: dict[str, ModelUsage] = {}
     cost: float | None = None
 
 
@@ -170,7 +170,7 @@ class TraceMetrics(MetricsModel):
     expected: int = 0
     followed: int = 0
     coverage: float | None = None
-    missed: list[str] = Field(default_factory=list)
+    missed: list[str] = []
 
 
 class ProcessMetrics(MetricsModel):
@@ -179,12 +179,12 @@ class ProcessMetrics(MetricsModel):
     is_task: bool = False
     """The trial changed code: at least one edit or write call."""
     steps: StepCounts = Field(default_factory=StepCounts)
-    checks: list[CheckRun] = Field(default_factory=list)
+    checks: list[CheckRun] = []
     orientation: Orientation = Field(default_factory=Orientation)
     verified: bool | None = None
     rework: int = 0
     loops: int = 0
-    loop_details: list[LoopInstance] = Field(default_factory=list)
+    loop_details: list[LoopInstance] = []
     context: ContextMetrics = Field(default_factory=ContextMetrics)
     effort: Effort = Field(default_factory=Effort)
     traces: TraceMetrics | None = None

@@ -254,7 +254,7 @@ class ParseCoverage(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     lines: int = 0
-    unknown_record_types: dict[str, int] = Field(default_factory=dict)
+    unknown_record_types: dict[str, int] = {}
     unparsed_lines: int = 0
 
 
@@ -262,8 +262,8 @@ class Trajectory(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     format: str
-    events: list[Event] = Field(default_factory=list)
-    usage: dict[str, ModelUsage] = Field(default_factory=dict)
+    events: list[Event] = []
+    usage: dict[str, ModelUsage] = {}
     coverage: ParseCoverage = Field(default_factory=ParseCoverage)
     session_id: str | None = None
     agent_version: str | None = None

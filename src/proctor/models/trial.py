@@ -37,8 +37,8 @@ class EvaluatorResult(CamelModel):
     gate: bool = False
     weight: float = 1.0
     error: bool = False
-    metrics: dict[str, float] = Field(default_factory=dict)
-    details: dict[str, Any] = Field(default_factory=dict)
+    metrics: dict[str, float] = {}
+    details: dict[str, Any] = {}
     message: str = ""
 
 
@@ -119,8 +119,8 @@ class UsageCheck(CamelModel):
     """The CLI's own token totals next to the transcript's, and their differences (theirs minus
     ours, per model and count; only counts that differ)."""
 
-    reported: dict[str, TokenCounts] = Field(default_factory=dict)
-    differences: dict[str, dict[str, int]] = Field(default_factory=dict)
+    reported: dict[str, TokenCounts] = {}
+    differences: dict[str, dict[str, int]] = {}
     ok: bool = True
 
 
@@ -133,17 +133,17 @@ class TrialRecord(RecordModel):
     passed: bool | None = None
     score: float | None = None
     reason: str = ""
-    evaluators: list[EvaluatorResult] = Field(default_factory=list)
+    evaluators: list[EvaluatorResult] = []
     combiner: str = "gated-mean"
     pass_threshold: float = 60.0
     timings: Timings = Field(default_factory=Timings)
-    usage: dict[str, ModelUsage] = Field(default_factory=dict)
+    usage: dict[str, ModelUsage] = {}
     transcript: TranscriptInfo = Field(default_factory=TranscriptInfo)
     exit_code: int | None = None
     cost: CostInfo = Field(default_factory=CostInfo)
-    harness_usage: dict[str, ModelUsage] = Field(default_factory=dict)
+    harness_usage: dict[str, ModelUsage] = {}
     """Tokens of proctor's own model roles, keyed ``role:provider/model``."""
-    harness_calls: list[HarnessCall] = Field(default_factory=list)
+    harness_calls: list[HarnessCall] = []
     """One entry per harness model call."""
     usage_check: UsageCheck | None = None
     """The CLI's own token totals next to the transcript's, and their differences."""
@@ -155,15 +155,15 @@ class TrialRecord(RecordModel):
     workspace: str | None = None
     """Trial-relative path of the kept workspace, when it was kept."""
     agent_version: str | None = None
-    secrets_masked: list[str] = Field(default_factory=list)
+    secrets_masked: list[str] = []
     """Trial files in which a provider key was found and masked."""
     agent_model: str | None = None
     agent_effort: str | None = None
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = []
     labels: CaseLabels = Field(default_factory=CaseLabels)
     process: ProcessMetrics | None = None
     """Process metrics, when a trajectory exists."""
-    rules: list[RuleResult] = Field(default_factory=list)
+    rules: list[RuleResult] = []
     """Task rules: unverified, long-orientation, rework, loops."""
 
     @classmethod
@@ -189,7 +189,7 @@ class QuestionRecord(RecordModel):
     """One line of ``questions.jsonl``."""
 
     question: str
-    options: list[str] = Field(default_factory=list)
+    options: list[str] = []
     answer: str | None = None
     policy: Literal["rule", "model", "abort"]
     rule: str | None = None
