@@ -7,7 +7,6 @@ here skip such lines instead of failing, because the writer (an agent CLI) owns 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +34,19 @@ def read_json_lines(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-@dataclass
 class JsonlTail:
-    """Reads the complete lines a growing JSONL file gained since the last call."""
+    """Reads the complete lines a growing JSONL file gained since the last call.
 
-    path: Path
-    copy: Path | None = None
-    """Where every byte read is appended too (the CLI may delete its file on exit)."""
-    offset: int = 0
-    partial: bytes = b""
+    A plain class, not a dataclass: this module is on the scripted agent's import path, which
+    starts once per trial, and ``dataclasses`` would cost it ``inspect`` (several ms).
+    """
+
+    def __init__(self, path: Path, copy: Path | None = None) -> None:
+        self.path = path
+        self.copy = copy
+        """Where every byte read is appended too (the CLI may delete its file on exit)."""
+        self.offset = 0
+        self.partial = b""
 
     def new_records(self) -> list[dict[str, Any]]:
         try:
