@@ -44,7 +44,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.util.processes import become_subreaper, kill_marked
+from proctor.util.processes import become_subreaper, kill_marked, load_prctl
 
 STOP_GRACE_SEC = 10.0
 
@@ -187,6 +187,7 @@ def _run_workers(
     stop_requested: Callable[[], bool],
 ) -> RunOutcome:
     ctx = multiprocessing.get_context("fork")
+    load_prctl()  # once here, not once per worker
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
     outcome = RunOutcome()

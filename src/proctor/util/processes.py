@@ -4,6 +4,7 @@ process trees (through psutil), and the subreaper that keeps a trial's daemons b
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import signal
@@ -15,8 +16,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
-
-import psutil
 
 TAIL_CHARS = 2000
 # Each stream's output kept in memory; beyond it the middle is dropped.
@@ -166,14 +165,18 @@ def processes_marked(marker: str, variable: str = MARKER_VARIABLE) -> list[int]:
     """
     needle = f"\0{variable}={marker}\0".encode()
     found: list[int] = []
-    own = os.getpid()
-    for pid in psutil.pids():
-        if pid == own:
+    own = str(os.getpid())
+    try:
+        entries = os.listdir("/proc")  # environments are read from /proc: Linux only
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit() or entry == own:
             continue
         try:
-            with open(f"/proc/{pid}/environ", "rb") as fh:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
                 if needle in b"\0" + fh.read():
-                    found.append(pid)
+                    found.append(int(entry))
         except OSError:
             continue
     return found
@@ -212,21 +215,45 @@ def become_subreaper() -> bool:
     """Make this process the reaper of its orphaned descendants (Linux), so that a daemon
     that double-forks, leaves its session and clears its environment still ends up our
     descendant, and :func:`kill_descendants` finds it. False where that is not possible."""
+    prctl = load_prctl()
+    return prctl is not None and bool(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+
+
+@functools.cache
+def load_prctl() -> Callable[..., int] | None:
+    """libc's ``prctl``, loaded once. A parent that forks workers calls this first, so that
+    no worker imports ``ctypes`` (~1.5 ms) for its own :func:`become_subreaper`."""
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        return False
+        return None
 
 
 def descendants(pid: int) -> list[int]:
     """Every process below ``pid`` in the process tree (empty when ``pid`` is gone)."""
+    if has_children(pid) is False:
+        return []  # nothing below: skip psutil's import and its scan of every process
+    import psutil  # here, not at the top: most trials leave nothing behind to find
+
     try:
         return [child.pid for child in psutil.Process(pid).children(recursive=True)]
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return []
+
+
+def has_children(pid: int) -> bool | None:
+    """Whether ``pid`` has child processes, from the kernel's per-thread ``children`` lists
+    (Linux); None where they cannot be read (another system, or a thread that just ended)."""
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
+                if fh.read().strip():
+                    return True
+    except OSError:
+        return None
+    return False
 
 
 def kill_descendants(pid: int, rounds: int = 3) -> int:
