@@ -52,6 +52,14 @@ def _quantile_sorted(ordered: Sequence[float], q: float) -> float:
     return float(min(max(low + (high - low) * fraction, low), high))
 
 
+def _constant(values: Sequence[float]) -> bool:
+    """Whether every value is the same: then every resample is the sample itself, and the
+    interval is the statistic's point value, exactly, without resampling (a group whose every
+    trial passed, say)."""
+    first = values[0]
+    return all(value == first for value in values)
+
+
 def _percentile_interval(estimates: list[float], confidence: float) -> Interval:
     estimates.sort()
     tail = (1.0 - confidence) / 2.0
@@ -78,7 +86,7 @@ def bootstrap_ci(
     _check_settings(resamples, confidence)
     if not values:
         return None
-    if len(values) == 1:
+    if len(values) == 1 or _constant(values):
         point = statistic(values)
         return Interval(low=point, high=point, confidence=confidence)
     rng = random.Random(seed)
@@ -129,7 +137,7 @@ def paired_bootstrap_delta_ci(
     if not treatment:
         return None
     n = len(treatment)
-    if n == 1:
+    if n == 1 or (_constant(treatment) and _constant(baseline)):
         point = statistic(treatment) - statistic(baseline)
         return Interval(low=point, high=point, confidence=confidence)
     rng = random.Random(seed)
@@ -159,6 +167,9 @@ def unpaired_bootstrap_delta_ci(
     _check_settings(resamples, confidence)
     if not treatment or not baseline:
         return None
+    if _constant(treatment) and _constant(baseline):
+        point = statistic(treatment) - statistic(baseline)
+        return Interval(low=point, high=point, confidence=confidence)
     rng = random.Random(seed)
     n_t, n_b = len(treatment), len(baseline)
     estimates = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections.abc import Sequence
 
 import pytest
 
@@ -38,6 +39,46 @@ def test_single_value_collapses_to_it() -> None:
 def test_constant_list_gives_that_constant() -> None:
     assert bootstrap_ci([0.1] * 9) == Interval(0.1, 0.1, 0.95)
     assert bootstrap_ci([0.1] * 9, strict_median) == Interval(0.1, 0.1, 0.95)
+
+
+class CountingMean:
+    """The mean, counting how often the bootstrap asked for it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, values: Sequence[float]) -> float:
+        self.calls += 1
+        return mean(values)
+
+
+def test_constant_samples_skip_resampling_and_give_what_resampling_gives() -> None:
+    values = [0.1] * 9  # fsum(values) / 9 is not exactly 0.1: the point must be the statistic's
+    resampled = sorted(mean(random.Random(0).choices(values, k=9)) for _ in range(50))
+    counting = CountingMean()
+    assert bootstrap_ci(values, counting) == Interval(resampled[0], resampled[-1], 0.95)
+    assert counting.calls == 1
+    paired = CountingMean()
+    assert paired_bootstrap_delta_ci([1.0] * 5, [0.0] * 5, statistic=paired) == (
+        Interval(1.0, 1.0, 0.95)
+    )
+    assert paired.calls == 2
+    unpaired = CountingMean()
+    assert unpaired_bootstrap_delta_ci([1.0] * 5, [0.0] * 3, statistic=unpaired) == (
+        Interval(1.0, 1.0, 0.95)
+    )
+    assert unpaired.calls == 2
+
+
+def test_one_differing_value_resamples_every_time() -> None:
+    """Control for the shortcut: a sample that is constant but for its last value."""
+    counting = CountingMean()
+    ci = bootstrap_ci([1.0] * 9 + [0.0], counting, resamples=300)
+    assert ci is not None and ci.low < ci.high
+    assert counting.calls == 300
+    paired = CountingMean()
+    paired_bootstrap_delta_ci([1.0] * 5, [0.0] * 4 + [1.0], statistic=paired, resamples=40)
+    assert paired.calls == 80
 
 
 def test_non_constant_list_gives_a_real_interval() -> None:
