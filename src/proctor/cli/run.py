@@ -120,7 +120,6 @@ def command(
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
-    from proctor.plan.render import render_dry_run
     from proctor.report.reporters import reporter_names
     from proctor.session import RunRequest, plan_run, run_plan
 
@@ -167,6 +166,8 @@ def command(
     if not plan.trials:
         raise ConfigError(f"--source {source}: nothing runnable (no case matched)")
     if dry_run:
+        from proctor.plan.render import render_dry_run
+
         click.echo(render_dry_run(plan))
         return 0
     # SIGTERM (a CI cancel, `timeout`) stops the run like Ctrl-C: finished trials are kept.

@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from proctor.discover.files import Unreadable, read_optional, read_text
 from proctor.discover.qna import QnaError, parse_qna_rules
-from proctor.discover.tasks import load_task_file
 from proctor.errors import ConfigError, DiscoveryError, WorkspaceError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case, SkippedCase
@@ -122,6 +121,8 @@ def discover_cases(source: Path, source_root: Path | None = None) -> Discovery:
     if not source.exists():
         raise DiscoveryError(f"--source {source}: no such file or directory")
     if source.is_file():
+        from proctor.discover.tasks import load_task_file  # a task file's model, when needed
+
         return _unique(Discovery(cases=load_task_file(source, source_root)), source)
     folders = (
         [source]
@@ -137,6 +138,8 @@ def discover_cases(source: Path, source_root: Path | None = None) -> Discovery:
     if not is_case_folder(source):
         for task_file in sorted(source.glob("*.json")):
             if task_file.name != TOP_LEVEL_CONFIG:
+                from proctor.discover.tasks import load_task_file
+
                 found.cases.extend(load_task_file(task_file, source_root))
     return _unique(found, source)
 

@@ -12,8 +12,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from dotenv import dotenv_values
-
 from proctor.util.masking import register_secret
 
 STANDARD_KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -31,6 +29,8 @@ def read_dotenv(path: Path) -> dict[str, str]:
     empty when there is none or it cannot be read."""
     if not path.is_file():
         return {}
+    from dotenv import dotenv_values  # here: most runs have no .env, and it costs ~3 ms
+
     try:
         values = dotenv_values(path, interpolate=False, encoding="utf-8")
     except (OSError, UnicodeDecodeError):

@@ -9,7 +9,13 @@ from pydantic import Field
 
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.config import CliOverrides, Gate, ModelPrice, Provision, TopConfig
-from proctor.models.suite import SkippedCaseRecord
+
+
+class SkippedCaseRecord(CamelModel):
+    """A case that was found but not run, and why (in ``resolved.json`` and ``suite.json``)."""
+
+    case: str
+    reason: str
 
 
 class HostInfo(CamelModel):
@@ -26,7 +32,7 @@ class RunManifest(RecordModel):
     proctor_version: str
     started_at: str
     finished_at: str | None = None
-    argv: list[str] = Field(default_factory=list)
+    argv: list[str] = []
     host: HostInfo = Field(default_factory=HostInfo)
     source: str | None = None
     trials_planned: int = 0
@@ -48,7 +54,7 @@ class ResolvedEvaluator(CamelModel):
     gate: bool = False
     weight: float = 1.0
     label: str | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = {}
     """The evaluator's own parameters (their shape depends on ``use``)."""
 
 
@@ -57,7 +63,7 @@ class ResolvedCondition(CamelModel):
     agent_model: str | None = None
     agent_effort: str | None = None
     prompt_prefix: str | None = None
-    env: list[str] = Field(default_factory=list)
+    env: list[str] = []
     """Names only: values may be secrets."""
 
 
@@ -72,9 +78,9 @@ class ResolvedProfile(CamelModel):
     agent_model: str | None = None
     agent_effort: str | None = None
     version: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: list[str] = Field(default_factory=list)
-    forward_env: list[str] = Field(default_factory=list)
+    args: list[str] = []
+    env: list[str] = []
+    forward_env: list[str] = []
 
 
 class ResolvedCaseRecord(CamelModel):
@@ -85,21 +91,21 @@ class ResolvedCaseRecord(CamelModel):
     repeats: int
     combiner: str
     pass_threshold: float
-    tags: list[str] = Field(default_factory=list)
-    evaluators: list[ResolvedEvaluator] = Field(default_factory=list)
+    tags: list[str] = []
+    evaluators: list[ResolvedEvaluator] = []
     provision: Provision = Field(default_factory=Provision)
-    setup: list[str] = Field(default_factory=list)
-    teardown: list[str] = Field(default_factory=list)
-    env: list[str] = Field(default_factory=list)
+    setup: list[str] = []
+    teardown: list[str] = []
+    env: list[str] = []
     """Names only: values may be secrets."""
     fixture: str | None = None
     qna_rules: int = 0
     plan: bool = False
-    conditions: dict[str, ResolvedCondition] = Field(default_factory=dict)
+    conditions: dict[str, ResolvedCondition] = {}
     agent_model: str | None = None
     agent_effort: str | None = None
-    expected_files: list[str] = Field(default_factory=list)
-    expected_symbols: list[str] = Field(default_factory=list)
+    expected_files: list[str] = []
+    expected_symbols: list[str] = []
 
 
 class MatrixCell(CamelModel):
@@ -125,11 +131,11 @@ class ResolvedRecord(RecordModel):
     out: str = ""
     keep_workspace: bool = False
     config_file: str | None = None
-    codingagents: dict[str, ResolvedProfile] = Field(default_factory=dict)
-    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
-    cases: list[ResolvedCaseRecord] = Field(default_factory=list)
-    matrix: list[MatrixCell] = Field(default_factory=list)
-    skipped: list[SkippedCaseRecord] = Field(default_factory=list)
+    codingagents: dict[str, ResolvedProfile] = {}
+    pricing: dict[str, ModelPrice] = {}
+    cases: list[ResolvedCaseRecord] = []
+    matrix: list[MatrixCell] = []
+    skipped: list[SkippedCaseRecord] = []
 
     @classmethod
     def upgrade(cls, data: dict[str, Any], version: int) -> dict[str, Any]:

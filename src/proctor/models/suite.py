@@ -8,6 +8,7 @@ from pydantic import Field
 from proctor.models.ab import ABGateResult, ABReport
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.config import Gate
+from proctor.models.run import SkippedCaseRecord
 from proctor.models.trajectory import ModelUsage
 
 
@@ -79,52 +80,47 @@ class GroupStats(CamelModel):
     scores: ScoreStats
     stability: str
     gate_passed: bool
-    gate_checks: list[GateCheck] = Field(default_factory=list)
+    gate_checks: list[GateCheck] = []
     time: TimeRollup = Field(default_factory=TimeRollup)
-    usage: dict[str, ModelUsage] = Field(default_factory=dict)
-    pass_at_k: dict[str, float] = Field(default_factory=dict)
+    usage: dict[str, ModelUsage] = {}
+    pass_at_k: dict[str, float] = {}
     """Unbiased pass@k for every k <= scored: the chance at least one of k runs passes."""
-    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    pass_hat_k: dict[str, float] = {}
     """pass^k for every k <= scored: the chance that k independent runs all pass."""
     pass_rate_ci: CI | None = None
     mean_score_ci: CI | None = None
     effort: EffortStats = Field(default_factory=EffortStats)
     tasks: int = 0
     """Trials that changed code (the denominator of the rule counts)."""
-    rule_counts: dict[str, int] = Field(default_factory=dict)
-    labels: dict[str, str] = Field(default_factory=dict)
+    rule_counts: dict[str, int] = {}
+    labels: dict[str, str] = {}
     cost_usd: float | None = None
     """Dollars over the group's priced models (see ``unpricedModels``)."""
-    unpriced_models: list[str] = Field(default_factory=list)
+    unpriced_models: list[str] = []
 
 
 class SuiteTotals(CamelModel):
     n: int = 0
-    status_counts: dict[str, int] = Field(default_factory=dict)
+    status_counts: dict[str, int] = {}
     scored: int = 0
     passes: int = 0
     pass_rate: float | None = None
     scores: ScoreStats = Field(default_factory=ScoreStats)
     time: TimeRollup = Field(default_factory=TimeRollup)
-    usage: dict[str, ModelUsage] = Field(default_factory=dict)
+    usage: dict[str, ModelUsage] = {}
     groups: int = 0
     groups_passed: int = 0
-    pass_at_k: dict[str, float] = Field(default_factory=dict)
+    pass_at_k: dict[str, float] = {}
     """Mean over groups of each group's pass@k, for k up to the smallest group's scored n."""
-    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    pass_hat_k: dict[str, float] = {}
     pass_rate_ci: CI | None = None
     effort: EffortStats = Field(default_factory=EffortStats)
     tasks: int = 0
-    rule_counts: dict[str, int] = Field(default_factory=dict)
+    rule_counts: dict[str, int] = {}
     wall_ms: float | None = None
     """Wall-clock time of the whole run (from run.json), when known."""
     cost_usd: float | None = None
-    unpriced_models: list[str] = Field(default_factory=list)
-
-
-class SkippedCaseRecord(CamelModel):
-    case: str
-    reason: str
+    unpriced_models: list[str] = []
 
 
 class RepeatedSpread(CamelModel):
@@ -169,11 +165,11 @@ class SuiteRecord(RecordModel):
     gate: Gate
     groups: list[GroupStats]
     totals: SuiteTotals
-    skipped_cases: list[SkippedCaseRecord] = Field(default_factory=list)
+    skipped_cases: list[SkippedCaseRecord] = []
     interrupted: bool = False
     ab: ABReport | None = None
     """A/B analysis of the run's two main conditions (see docs/ab.md), when it has several."""
     ab_gate: ABGateResult | None = None
     """The A/B gate's result, when the gate has an ``ab`` entry."""
-    repeated: list[RepeatedRow] = Field(default_factory=list)
+    repeated: list[RepeatedRow] = []
     """Repeated-run view: per case × agent × condition spreads and first-file stability."""

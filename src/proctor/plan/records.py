@@ -10,8 +10,8 @@ from proctor.models.run import (
     ResolvedEvaluator,
     ResolvedProfile,
     ResolvedRecord,
+    SkippedCaseRecord,
 )
-from proctor.models.suite import SkippedCaseRecord
 
 
 def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:

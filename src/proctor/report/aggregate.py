@@ -16,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from proctor.exit_codes import ExitCode
 from proctor.models.ab import ABGateResult, ABReport
 from proctor.models.config import Gate
+from proctor.models.run import SkippedCaseRecord
 from proctor.models.suite import (
     GateCheck,
     GroupStats,
     ScoreStats,
-    SkippedCaseRecord,
     SuiteRecord,
     SuiteTotals,
     TimeRollup,

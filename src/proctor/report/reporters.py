@@ -14,15 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError
 from proctor.models.io import model_to_json, write_text_atomic
-from proctor.models.suite import SuiteRecord
-from proctor.models.trial import TrialRecord
-from proctor.report.junit import render_junit
-from proctor.report.markdown import render_markdown
 
-Render = Callable[[SuiteRecord, Sequence[TrialRecord]], str]
+if TYPE_CHECKING:
+    from proctor.models.suite import SuiteRecord
+    from proctor.models.trial import TrialRecord
+
+Render = Callable[["SuiteRecord", Sequence["TrialRecord"]], str]
 
 
 @dataclass(frozen=True)
@@ -37,12 +38,26 @@ def _json(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     return model_to_json(suite)
 
 
+# Each renderer's module is imported when the reporter is used: `proctor run` checks the
+# names given to --reporter before any trial, and the JUnit reporter's xml is seldom needed.
+def _markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+    from proctor.report.markdown import render_markdown
+
+    return render_markdown(suite, records)
+
+
+def _junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+    from proctor.report.junit import render_junit
+
+    return render_junit(suite, records)
+
+
 REPORTERS: dict[str, Reporter] = {
     r.name: r
     for r in (
-        Reporter("markdown", "suite.md", render_markdown),
+        Reporter("markdown", "suite.md", _markdown),
         Reporter("json", "suite.json", _json),
-        Reporter("junit", "junit.xml", render_junit),
+        Reporter("junit", "junit.xml", _junit),
     )
 }
 ALWAYS_WRITTEN = ("json", "markdown")

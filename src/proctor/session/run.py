@@ -3,6 +3,7 @@ the reporters' files (see :mod:`proctor.paths` for the layout)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import secrets
@@ -11,26 +12,30 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proctor._version import __version__
 from proctor.errors import ConfigError
 from proctor.execute.context import WorkerOptions
-from proctor.execute.events import Subscriber
+from proctor.execute.events import RunEvent, Subscriber, TrialStarted
 from proctor.execute.executor import EXECUTORS
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record
 from proctor.models.plan import RunPlan
-from proctor.models.run import ConfigRecord, HostInfo, RunManifest
-from proctor.models.suite import SkippedCaseRecord, SuiteRecord
+from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.plan.checks import preflight
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
-from proctor.report.aggregate import aggregate
-from proctor.report.reporters import ALWAYS_WRITTEN, render_into
 from proctor.util.clock import ms_since, now_iso
+
+if TYPE_CHECKING:
+    from proctor.models.suite import SuiteRecord
+
+REPORTING = ("proctor.report.aggregate", "proctor.report.reporters")
+"""The stage after the trials: the parent imports it once the first trial is running (see
+:class:`LoadReportingEarly`)."""
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -118,10 +123,31 @@ def config_record(plan: RunPlan) -> dict[str, Any]:
     }
 
 
+class LoadReportingEarly:
+    """A subscriber that imports the reporting stage when the first trial starts.
+
+    Until then the parent needs only what plans and runs trials, which the forked workers
+    share; the aggregate, the reporters and ``suite.json``'s models are the parent's alone
+    and come after the trials. Imported while the first trial runs, on the machine's other
+    core, they cost a short run nothing.
+    """
+
+    def __init__(self) -> None:
+        self.loaded = False
+
+    def __call__(self, event: RunEvent) -> None:
+        if not self.loaded and isinstance(event, TrialStarted):
+            self.loaded = True
+            for module in REPORTING:
+                importlib.import_module(module)
+
+
 def write_reports(
     paths: RunPaths, suite: SuiteRecord, records: list[TrialRecord], names: tuple[str, ...]
 ) -> dict[str, str]:
     """Render every reporter asked for (and the two every run folder holds) into its file."""
+    from proctor.report.reporters import ALWAYS_WRITTEN, render_into
+
     outputs = render_into(paths.root, suite, records, [*ALWAYS_WRITTEN, *names])
     summary = os.environ.get(STEP_SUMMARY)
     if summary:
@@ -151,8 +177,10 @@ def run_plan(
         options=WorkerOptions(
             keep_workspace=plan.overrides.keep_workspace, mirror=plan.overrides.mirror
         ),
-        subscribers=subscribers,
+        subscribers=[LoadReportingEarly(), *subscribers],
     )
+    from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
+
     suite = aggregate(
         outcome.records,
         plan.gate,
