@@ -5,6 +5,9 @@
 (median of 3 runs); (d) a three-step headless Claude Code trial on the scripted model.
 Targets on a 2-core machine: (a) <= 0.25 s, (b) <= 1.5 s, (c) <= 60 ms per trial.
 
+With ``BENCH_AGAINST=DIR`` (another checkout with its own ``.venv``) every measurement is
+taken of both, in turns, and the table shows both medians and their ratio.
+
 proctor's own modules are byte-compiled first, as an installed proctor is: with
 ``PYTHONDONTWRITEBYTECODE`` set (many container images set it) an editable checkout would
 otherwise compile every module on every command, and the benchmark would time the compiler.
@@ -12,7 +15,6 @@ otherwise compile every module on every command, and the benchmark would time th
 
 from __future__ import annotations
 
-import compileall
 import json
 import os
 import statistics
@@ -20,12 +22,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-PROCTOR = [sys.executable, "-m", "proctor"]
-BIN = Path(sys.executable).with_name("proctor")
-if BIN.exists():
-    PROCTOR = [str(BIN)]
+PROCTOR_ENTRY = Path(sys.executable).with_name("proctor")
+PROCTOR = [str(PROCTOR_ENTRY)] if PROCTOR_ENTRY.exists() else [sys.executable, "-m", "proctor"]
 
 
 def timed(argv: list[str], expect: int = 0, **kwargs: object) -> float:
@@ -59,7 +60,7 @@ THREE_STEPS = {
 }
 
 
-def real_cli_overhead(root: Path, runs: int = 5) -> dict[str, object]:
+def real_cli_overhead(root: Path, proctor: list[str], runs: int = 5) -> dict[str, object]:
     """A three-step headless Claude Code trial on the scripted model: the harness's time
     (total minus the agent phase) next to the agent phase and the CLI's own duration_ms."""
     case = root / "real" / "three-steps"
@@ -71,7 +72,7 @@ def real_cli_overhead(root: Path, runs: int = 5) -> dict[str, object]:
     for i in range(runs):
         out = root / f"real-out-{i}"
         proc = subprocess.run(
-            [*PROCTOR, "run", "--source", str(case), "--out", str(out), "--model", "scripted"],
+            [*proctor, "run", "--source", str(case), "--out", str(out), "--model", "scripted"],
             capture_output=True,
         )
         if proc.returncode != 0:
@@ -94,55 +95,97 @@ def real_cli_overhead(root: Path, runs: int = 5) -> dict[str, object]:
     }
 
 
-def byte_compile() -> None:
-    """Write the ``.pyc`` files of the proctor being measured (this interpreter's)."""
-    import proctor
+def proctor_of(python: Path) -> list[str]:
+    """How to run the proctor installed for ``python`` (its console script when there is one)."""
+    script = python.with_name("proctor")
+    return [str(script)] if script.exists() else [str(python), "-m", "proctor"]
 
-    compileall.compile_dir(Path(proctor.__file__).parent, quiet=1)
+
+def byte_compile(python: Path) -> None:
+    """Write the ``.pyc`` files of the proctor that ``python`` imports."""
+    subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import compileall, pathlib, proctor;"
+            "compileall.compile_dir(pathlib.Path(proctor.__file__).parent, quiet=1)",
+        ],
+        check=True,
+    )
+
+
+def subjects() -> dict[str, list[str]]:
+    """The proctor measured (this interpreter's) and, with ``BENCH_AGAINST=DIR`` (another
+    checkout with its own ``.venv``), the one it is compared with."""
+    found = {"this": proctor_of(Path(sys.executable))}
+    against = os.environ.get("BENCH_AGAINST")
+    if against:
+        python = Path(against) / ".venv" / "bin" / "python"
+        if not python.exists():
+            raise SystemExit(f"BENCH_AGAINST={against}: no .venv/bin/python there")
+        byte_compile(python)
+        found["against"] = proctor_of(python)
+    byte_compile(Path(sys.executable))
+    return found
+
+
+def interleaved(
+    who: dict[str, list[str]], samples: int, argv: Callable[[list[str], int], list[str]]
+) -> dict[str, list[float]]:
+    """``samples`` timings of each subject, taken in turns so that both see the same noise."""
+    times: dict[str, list[float]] = {name: [] for name in who}
+    for i in range(samples):
+        for name, proctor in who.items():
+            times[name].append(timed(argv(proctor, i)))
+    return times
 
 
 def main() -> None:
     repeats = int(os.environ.get("BENCH_REPEATS", "200"))
     many_runs = int(os.environ.get("BENCH_MANY_RUNS", "3"))
+    who = subjects()
+    medians: dict[str, dict[str, float]] = {name: {} for name in who}
+
+    def record(key: str, times: dict[str, list[float]], scale: float = 1.0) -> None:
+        for name, values in times.items():
+            medians[name][key] = scale * statistics.median(values)
+
+    record("help_median_s", interleaved(who, 11, lambda p, i: [*p, "--help"]))
     results: dict[str, object] = {}
-    byte_compile()
-    help_times = [timed([*PROCTOR, "--help"]) for _ in range(11)]
-    results["help_median_s"] = statistics.median(help_times)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         cases = trivial_case(root)
-        one = [
-            timed([*PROCTOR, "run", "--source", str(cases), "--out", str(root / f"o{i}")])
-            for i in range(7)
-        ]
-        results["one_trial_median_s"] = statistics.median(one)
-        many = statistics.median(
-            timed(
-                [
-                    *PROCTOR,
-                    "run",
-                    "--source",
-                    str(cases),
-                    "--out",
-                    str(root / f"many-{i}"),
-                    "--repeats",
-                    str(repeats),
-                    "--concurrency",
-                    "2",
-                ]
-            )
-            for i in range(many_runs)
-        )
+
+        def one(proctor: list[str], i: int) -> list[str]:
+            out = root / f"o{i}-{len(proctor[0])}-{time.monotonic_ns()}"
+            return [*proctor, "run", "--source", str(cases), "--out", str(out)]
+
+        def many(proctor: list[str], i: int) -> list[str]:
+            out = root / f"many-{i}-{time.monotonic_ns()}"
+            argv = [*proctor, "run", "--source", str(cases), "--out", str(out)]
+            return [*argv, "--repeats", str(repeats), "--concurrency", "2"]
+
+        record("one_trial_median_s", interleaved(who, 7, one))
+        record("many_per_trial_ms", interleaved(who, many_runs, many), 1000 / repeats)
         results["many_trials"] = repeats
-        results["many_wall_s"] = many
-        results["many_per_trial_ms"] = 1000 * many / repeats
-        results.update(real_cli_overhead(root))
+        results.update(real_cli_overhead(root, PROCTOR))
+    results.update(medians["this"])
     targets = {"help_median_s": 0.25, "one_trial_median_s": 1.5, "many_per_trial_ms": 60}
-    print(f"{'benchmark':28} {'measured':>10} {'target':>8}")
+    if "against" in medians:
+        print(f"{'benchmark':28} {'measured':>10} {'against':>10} {'ratio':>7} {'target':>8}")
+    else:
+        print(f"{'benchmark':28} {'measured':>10} {'target':>8}")
     for key, target in targets.items():
-        value = float(results[key])  # type: ignore[arg-type]
+        value = medians["this"][key]
         verdict = "ok" if value <= target else "OVER"
-        print(f"{key:28} {value:10.3f} {target:8g}  {verdict}")
+        if "against" in medians:
+            other = medians["against"][key]
+            ratio = value / other
+            print(f"{key:28} {value:10.3f} {other:10.3f} {ratio:7.2f} {target:8g}  {verdict}")
+        else:
+            print(f"{key:28} {value:10.3f} {target:8g}  {verdict}")
+    if "against" in medians:
+        results["against"] = {"dir": os.environ["BENCH_AGAINST"], **medians["against"]}
     for key in (
         "real_cli_trial_ms",
         "real_cli_agent_phase_ms",
