@@ -13,6 +13,7 @@ median of 3 runs:
 * ``usage``: :func:`claude_usage_totals` of every session (token totals only, streaming);
 * the same over one big single file (all main files concatenated, and a tenth of it), to
   show how peak memory grows (or not) with file size;
+* ``proctor history`` over the corpus (every session replayed and measured, in parallel);
 * ``ccusage claude daily --json --offline`` over the corpus, when ccusage can be installed from
   the npm registry (into ``--ccusage-prefix``); its token totals must equal proctor's.
 
@@ -83,6 +84,17 @@ def renew_ids(data: bytes, copy: int, cache: dict[bytes, bytes]) -> bytes:
     return ID.sub(fresh, data)
 
 
+def _session_id(text: bytes) -> str | None:
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+            return str(record["sessionId"])
+    return None
+
+
 def build_corpus(root: Path, size_mb: float) -> tuple[list[list[Path]], int]:
     sources = claude_sessions()
     if not sources:
@@ -96,7 +108,11 @@ def build_corpus(root: Path, size_mb: float) -> tuple[list[list[Path]], int]:
             main_path, main_text = files[0]
             project = root / "projects" / f"-bench-p{copy % 40:02d}"
             new_main = renew_ids(main_text, copy, cache)
-            session_id = renew_ids(main_path.stem.encode(), copy, cache).decode()
+            # The file is named by its (renewed) session id: a fixture file named otherwise
+            # would land on the same path in every copy and overwrite the previous one.
+            session_id = (
+                _session_id(new_main) or renew_ids(main_path.stem.encode(), copy, cache).decode()
+            )
             out = [project / f"{session_id}.jsonl"]
             out[0].parent.mkdir(parents=True, exist_ok=True)
             out[0].write_bytes(new_main)
@@ -242,6 +258,25 @@ def run_ccusage(binary: Path, corpus: Path, tmp: Path) -> dict[str, Any] | str:
     return {"seconds": statistics.median(times), "totals": json.loads(output)["totals"]}
 
 
+def run_history(corpus: Path) -> dict[str, Any]:
+    """``proctor history CORPUS --json``: every session replayed and measured (wall time of
+    the whole command, median of the runs) and its token totals."""
+    proctor = Path(sys.executable).with_name("proctor")
+    argv = [str(proctor), "history", str(corpus), "--agent", "claude-code", "--json"]
+    times, output = [], ""
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True, check=True)
+        times.append(time.perf_counter() - start)
+        output = proc.stdout
+    report = json.loads(output)
+    return {
+        "seconds": statistics.median(times),
+        "sessions": report["total"]["sessions"],
+        "usage": report["total"]["usage"],
+    }
+
+
 def proctor_totals(usage: dict[str, dict[str, int]]) -> dict[str, int]:
     keys = {
         "inputTokens": "inputTokens",
@@ -279,7 +314,10 @@ def measure(sessions: list[list[Path]], size: int, tmp: Path, jobs: int) -> dict
             label = f"proctor {mode} one {big:.0f} MB file"
             rows.append((label, result["seconds"], big, result["peak_mb"]))
         target.unlink()
-    return {"rows": rows, "full": full, "memory": memory, "fast": fast}
+    history = run_history(sessions[0][0].parents[2])
+    label = f"proctor history, {history['sessions']} sessions (wall)"
+    rows.append((label, history["seconds"], mb, None))
+    return {"rows": rows, "full": full, "memory": memory, "fast": fast, "history": history}
 
 
 def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any) -> None:
@@ -302,6 +340,8 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     print(f"\nproctor token totals: {ours}")
     print(f"in-memory totals equal: {proctor_totals(memory['usage']) == ours}")
     print(f"usage-only totals equal: {proctor_totals(fast['usage']) == ours}")
+    history = runs["history"]
+    print(f"proctor history totals equal: {proctor_totals(history['usage']) == ours}")
     if not isinstance(cc, dict):
         print(f"ccusage: {cc}")
         return
@@ -312,7 +352,8 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
         "wall-time ratio proctor/ccusage (whole process each): "
         f"full streamed {full['wall'] / cc['seconds']:.2f}, "
         f"in memory {memory['wall'] / cc['seconds']:.2f}, "
-        f"usage-only {fast['wall'] / cc['seconds']:.2f}"
+        f"usage-only {fast['wall'] / cc['seconds']:.2f}, "
+        f"history {history['seconds'] / cc['seconds']:.2f}"
     )
 
 
