@@ -67,7 +67,7 @@ def newest_file(paths: Iterable[Path]) -> Path | None:
     return chosen
 
 
-def _first_record(path: Path) -> dict[str, object]:
+def first_record(path: Path) -> dict[str, object]:
     try:
         with open(path, "rb") as fh:
             for line in fh:
@@ -85,7 +85,7 @@ def claude_subagent_files(main: Path) -> list[Path]:
     if nested:
         return nested
     siblings = sorted(main.parent.glob("agent-*.jsonl"))
-    return [p for p in siblings if _first_record(p).get("sessionId") == session_id]
+    return [p for p in siblings if first_record(p).get("sessionId") == session_id]
 
 
 def claude_session_files(config_dir: Path | str, cwd: Path | str, session_id: str) -> list[Path]:
@@ -154,7 +154,7 @@ def gemini_chat(gemini_home_dir: Path | str, session_id: str | None = None) -> P
     if not chats:
         return None
     if session_id:
-        exact = [p for p in chats if _first_record(p).get("sessionId") == session_id]
+        exact = [p for p in chats if first_record(p).get("sessionId") == session_id]
         if exact:
             return newest_file(exact)
         short = session_id[:8]

@@ -1,0 +1,128 @@
+"""``proctor history``: the user's own recorded sessions, replayed as measurements."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
+
+
+@click.command("history")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(HISTORY_AGENTS),
+    help="Only this agent's sessions (repeatable; default: all three).",
+)
+@click.option(
+    "--home",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Read DIR/.claude, DIR/.codex and DIR/.gemini instead of the usual places.",
+)
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path),
+    help="Only sessions that ran in this folder.",
+)
+@click.option("--since", help="Only sessions that started on or after this date (YYYY-MM-DD).")
+@click.option("--until", help="Only sessions that started on or before this date (YYYY-MM-DD).")
+@click.option(
+    "--by",
+    type=click.Choice(["project", "week", "agent"]),
+    help="Add a table with a row per project, per ISO week or per agent.",
+)
+@click.option(
+    "--changes",
+    is_flag=True,
+    help="Compare the tasks before and after each change marked with `proctor mark`.",
+)
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Take model prices from this proctor.json's `pricing` (default: ./proctor.json).",
+)
+@click.option("--workers", type=click.IntRange(min=1), help="Parse on N processes (default: CPUs).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of Markdown.")
+def command(
+    paths: tuple[Path, ...],
+    agents: tuple[str, ...],
+    home: Path | None,
+    project: Path | None,
+    since: str | None,
+    until: str | None,
+    by: str | None,
+    changes: bool,
+    config: Path | None,
+    workers: int | None,
+    as_json: bool,
+) -> int:
+    """Summarise recorded agent sessions: tasks, verification, time, steps, rules, tokens.
+
+    Reads each CLI's sessions where it keeps them (honouring CLAUDE_CONFIG_DIR, CODEX_HOME and
+    GEMINI_CLI_HOME), or the folders and files given as PATHS. A session is a task when it
+    changed code. Never writes into a history folder. Exits 0 whenever it could read what it
+    was asked to read (a history that is not there is listed as unavailable); 2 when none of
+    the PATHS holds a session, or an option is malformed.
+    """
+    import os
+    import sys
+
+    from proctor.history.changes import (
+        compare_change,
+        journal_path,
+        parse_time,
+        read_marks,
+        render_changes,
+    )
+    from proctor.history.replay import Filters, replay
+    from proctor.history.sources import find_sessions, sessions_under
+    from proctor.history.summary import history_report, render_history
+    from proctor.models.history import SessionSummary, Unavailable
+    from proctor.models.io import model_to_json
+    from proctor.models.pricing import PriceTable
+
+    chosen = agents or HISTORY_AGENTS
+    filters = Filters(
+        project=project,
+        since=parse_time(since, "--since").date() if since else None,
+        until=parse_time(until, "--until").date() if until else None,
+    )
+    from proctor.models.loading import load_top_config
+
+    top, _ = load_top_config(config, Path.cwd())  # ./proctor.json when no --config
+    pricing = PriceTable(prices=dict(top.pricing))
+    if paths:
+        sessions, unavailable = sessions_under(paths, chosen)
+        if not sessions:
+            from proctor.errors import ConfigError
+
+            reasons = "; ".join(f"{u.path}: {u.reason}" for u in unavailable)
+            raise ConfigError(f"nothing to replay ({reasons})")
+    else:
+        sessions, unavailable = find_sessions(chosen, home, os.environ)
+    replayed: list[SessionSummary] = []
+    for result in replay(sessions, filters, pricing, workers=workers):
+        if isinstance(result, Unavailable):
+            unavailable.append(result)
+        else:
+            replayed.append(result)
+    report = history_report(replayed, unavailable, pricing, by)  # type: ignore[arg-type]
+    if changes:
+        marks, notes = read_marks(journal_path(os.environ))
+        for note in notes:
+            click.echo(f"proctor: note: {note}", err=True)
+        comparisons = [compare_change(mark, report.sessions) for mark in marks]
+        if as_json:
+            click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")
+        else:
+            click.echo(render_changes(comparisons), nl=False)
+        return 0
+    if as_json:
+        sys.stdout.write(model_to_json(report))
+    else:
+        click.echo(render_history(report), nl=False)
+    return 0

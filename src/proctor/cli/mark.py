@@ -1,0 +1,38 @@
+"""``proctor mark``: note a change in the local journal that ``proctor history --changes``
+compares before and after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("mark")
+@click.argument("text")
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The folder the change applies to (default: the current folder).",
+)
+@click.option(
+    "--at", "at", help="When the change took effect (default: now), e.g. 2026-11-30T14:00."
+)
+def command(text: str, project: Path | None, at: str | None) -> int:
+    """Record a change (a plugin enabled, a prompt edited) in the local change journal."""
+    import os
+
+    from proctor.history.changes import add_mark, journal_path, mark_for
+
+    mark = mark_for(text, project, at, Path.cwd())
+    path = journal_path(os.environ)
+    try:
+        add_mark(path, mark)
+    except OSError as exc:
+        from proctor.errors import ConfigError
+
+        raise ConfigError(
+            f"{path}: cannot write the change journal ({exc.strerror or exc})"
+        ) from exc
+    click.echo(f"proctor: marked '{mark.text}' at {mark.at} for {mark.project} ({path})", err=True)
+    return 0

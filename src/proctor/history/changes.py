@@ -1,0 +1,186 @@
+"""Before and after a change: the change journal (``proctor mark``) and the comparison of the
+tasks on each side of a change (``proctor history --changes``).
+
+The journal is a JSON-lines file, one :class:`~proctor.models.history.ChangeMark` per line,
+in ``$PROCTOR_DATA_DIR`` (default ``$XDG_DATA_HOME/proctor``, else
+``~/.local/share/proctor``), named ``changes.jsonl``. A line is appended whole with one write;
+a line that cannot be read is skipped and reported, never fatal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from proctor.errors import ConfigError
+from proctor.history.sources import same_project
+from proctor.models.history import ChangeComparison, ChangeMark, SessionSummary, SideFigures
+from proctor.stats.bootstrap import Statistic, bootstrap_ci
+from proctor.stats.descriptive import mean, strict_median
+from proctor.util.jsonl import decode_object
+
+JOURNAL = "changes.jsonl"
+SIDE = 10
+"""Tasks taken on each side of a change, the nearest ones."""
+MIN_SIDE = 3
+"""Fewer tasks than this on either side: the figures are shown, the comparison is not made."""
+UNCONTROLLED = (
+    "uncontrolled comparison: anything else that changed between these sessions counts too; "
+    "for a controlled one, run an A/B (proctor run with two conditions, see docs/ab.md)"
+)
+
+
+def journal_path(env: Mapping[str, str]) -> Path:
+    if env.get("PROCTOR_DATA_DIR"):
+        return Path(env["PROCTOR_DATA_DIR"]) / JOURNAL
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
+    return Path(base) / "proctor" / JOURNAL
+
+
+def parse_time(text: str, what: str) -> datetime:
+    """An ISO date or date-time (naive means UTC) as an aware UTC time; ConfigError otherwise."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(
+            f"{what} {text!r}: expected a date or time like 2026-11-30 or 2026-11-30T14:00"
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def add_mark(path: Path, mark: ChangeMark) -> None:
+    """Append ``mark`` to the journal in one write (the folder is created if needed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = mark.model_dump_json(by_alias=True) + "\n"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line)
+
+
+def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
+    """Every mark in the journal, oldest first, and a note per line that could not be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [], []
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [f"{path}: cannot be read ({exc})"]
+    marks: list[ChangeMark] = []
+    notes: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        record = decode_object(line)
+        try:
+            if record is None:
+                raise ValueError("not a JSON object")
+            marks.append(ChangeMark.model_validate(record))
+        except ValueError as exc:
+            notes.append(f"{path}:{number}: skipped, not a change mark ({exc})")
+    marks.sort(key=lambda m: m.at)
+    return marks, notes
+
+
+def _ci(values: Sequence[float], statistic: Statistic) -> tuple[float, float] | None:
+    interval = bootstrap_ci(values, statistic)
+    return None if interval is None else (interval.low, interval.high)
+
+
+def side_figures(tasks: Sequence[SessionSummary]) -> SideFigures:
+    seconds = [t.duration_seconds for t in tasks if t.duration_seconds is not None]
+    steps = [float(t.steps.tool_calls) for t in tasks]
+    verified = [1.0 if t.verified else 0.0 for t in tasks]
+    return SideFigures(
+        tasks=len(tasks),
+        median_seconds=strict_median(seconds) if seconds else None,
+        median_seconds_ci=_ci(seconds, strict_median),
+        median_steps=strict_median(steps) if steps else None,
+        median_steps_ci=_ci(steps, strict_median),
+        share_verified=mean(verified) if verified else None,
+        share_verified_ci=_ci(verified, mean),
+    )
+
+
+def compare_change(mark: ChangeMark, sessions: Sequence[SessionSummary]) -> ChangeComparison:
+    """The nearest :data:`SIDE` tasks before and after ``mark`` in its project (every
+    project when the mark names none), by each task's start."""
+    at = parse_time(mark.at, "change time")
+    tasks = [
+        s
+        for s in sessions
+        if s.is_task
+        and s.started_at
+        and (mark.project is None or same_project(s.project, Path(mark.project)))
+    ]
+    tasks.sort(key=lambda s: s.started_at or "")
+    before = [t for t in tasks if _start(t) < at][-SIDE:]
+    after = [t for t in tasks if _start(t) >= at][:SIDE]
+    comparable = len(before) >= MIN_SIDE and len(after) >= MIN_SIDE
+    note = (
+        UNCONTROLLED
+        if comparable
+        else f"too few tasks to compare: {len(before)} before and {len(after)} after "
+        f"(at least {MIN_SIDE} on each side)"
+    )
+    return ChangeComparison(
+        change=mark,
+        before=side_figures(before),
+        after=side_figures(after),
+        comparable=comparable,
+        note=note,
+    )
+
+
+def _start(session: SessionSummary) -> datetime:
+    return parse_time(session.started_at or "", "session start")
+
+
+def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
+    if not comparisons:
+        return 'No change marked (proctor mark "TEXT" records one).\n'
+    lines = [
+        "# Before and after each change",
+        "",
+        UNCONTROLLED[0].upper() + UNCONTROLLED[1:] + ".",
+        "",
+    ]
+    lines += [
+        "| change | at | side | tasks | median s [95% CI] | median steps [95% CI] | "
+        "verified [95% CI] |",
+        "|---" * 7 + "|",
+    ]
+    for item in comparisons:
+        for name, side in (("before", item.before), ("after", item.after)):
+            lines.append(
+                f"| {item.change.text} | {item.change.at} | {name} | {side.tasks} | "
+                f"{_with_ci(side.median_seconds, side.median_seconds_ci)} | "
+                f"{_with_ci(side.median_steps, side.median_steps_ci)} | "
+                f"{_with_ci(side.share_verified, side.share_verified_ci, percent=True)} |"
+            )
+        if not item.comparable:
+            lines.append(f"| {item.change.text} | | | {item.note} | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def _with_ci(value: float | None, ci: tuple[float, float] | None, *, percent: bool = False) -> str:
+    if value is None:
+        return "–"
+    scale, unit, digits = (100, "%", 0) if percent else (1, "", 1)
+    text = f"{value * scale:.{digits}f}{unit}"
+    if ci is not None:
+        text += f" [{ci[0] * scale:.{digits}f}–{ci[1] * scale:.{digits}f}{unit}]"
+    return text
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def mark_for(text: str, project: Path | None, at: str | None, cwd: Path) -> ChangeMark:
+    """The mark ``proctor mark`` writes: the project defaults to the current folder."""
+    if not text.strip():
+        raise ConfigError("proctor mark: the change needs a description (TEXT is empty)")
+    moment = parse_time(at, "--at").isoformat(timespec="seconds") if at else now_utc()
+    folder = project if project is not None else cwd
+    return ChangeMark(text=text.strip(), project=os.path.realpath(folder), at=moment)

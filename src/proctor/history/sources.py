@@ -1,0 +1,237 @@
+"""Where each CLI keeps its recorded sessions, and which files are sessions.
+
+=============== ============================================ ====================================
+agent           history folder                               session files
+=============== ============================================ ====================================
+claude-code     ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``      ``projects/<project>/<id>.jsonl``
+                                                             (subagent files belong to their
+                                                             session)
+codex           ``$CODEX_HOME`` or ``~/.codex``              ``sessions/**/rollout-*.jsonl`` and
+                                                             ``archived_sessions/**``
+gemini-cli      ``$GEMINI_CLI_HOME/.gemini`` or ``~/.gemini`` ``tmp/<project>/chats/session-*``
+=============== ============================================ ====================================
+
+``--home DIR`` reads ``DIR/.claude``, ``DIR/.codex`` and ``DIR/.gemini`` instead, whatever the
+environment says. A plain folder (or file) given on the command line is searched for session
+files of any of the three formats. Nothing here writes anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from proctor.models.history import Unavailable
+from proctor.util.jsonl import decode_object
+
+AGENTS = ("claude-code", "codex", "gemini-cli")
+HEADER_LINES = 64
+"""How many lines of a session file are read for its folder and id."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """A session file to replay, and the CLI that wrote it."""
+
+    agent: str
+    path: Path
+
+
+def history_folder(agent: str, home: Path | None, env: Mapping[str, str]) -> Path:
+    """The folder where ``agent`` keeps its sessions (see the table above)."""
+    if agent == "claude-code":
+        if home is None and env.get("CLAUDE_CONFIG_DIR"):
+            return Path(env["CLAUDE_CONFIG_DIR"])
+        return (home or _user_home(env)) / ".claude"
+    if agent == "codex":
+        if home is None and env.get("CODEX_HOME"):
+            return Path(env["CODEX_HOME"])
+        return (home or _user_home(env)) / ".codex"
+    if home is None and env.get("GEMINI_CLI_HOME"):
+        return Path(env["GEMINI_CLI_HOME"]) / ".gemini"
+    return (home or _user_home(env)) / ".gemini"
+
+
+def _user_home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or Path.home())
+
+
+def agent_sessions(agent: str, folder: Path) -> Iterator[Session]:
+    """Every main session file ``agent`` keeps under its history ``folder``."""
+    if agent == "claude-code":
+        for path in sorted((folder / "projects").glob("*/*.jsonl")):
+            if not path.name.startswith("agent-"):  # an older release's subagent file
+                yield Session(agent, path)
+    elif agent == "codex":
+        for root in (folder / "sessions", folder / "archived_sessions"):
+            for path in sorted(root.rglob("rollout-*.jsonl")):
+                yield Session(agent, path)
+    else:
+        for pattern in ("session-*.jsonl", "session-*.json"):
+            for path in sorted((folder / "tmp").glob(f"*/chats/{pattern}")):
+                yield Session(agent, path)
+
+
+def _missing_reason(agent: str, folder: Path) -> str | None:
+    wanted = {"claude-code": "projects", "codex": "sessions", "gemini-cli": "tmp"}[agent]
+    if not folder.is_dir():
+        return f"no history folder {folder}"
+    if agent == "codex" and (folder / "archived_sessions").is_dir():
+        return None
+    if not (folder / wanted).is_dir():
+        return f"{folder} has no {wanted}/ folder: {agent} has recorded no session here"
+    return None
+
+
+def find_sessions(
+    agents: Iterable[str], home: Path | None, env: Mapping[str, str]
+) -> tuple[list[Session], list[Unavailable]]:
+    """The sessions of each agent in its usual place, and the agents whose history is not
+    there (with the reason). Another agent's sessions never stand in for a missing one."""
+    sessions: list[Session] = []
+    unavailable: list[Unavailable] = []
+    for agent in agents:
+        folder = history_folder(agent, home, env)
+        reason = _missing_reason(agent, folder)
+        if reason is not None:
+            unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
+            continue
+        sessions.extend(agent_sessions(agent, folder))
+    return sessions, unavailable
+
+
+def sessions_under(
+    paths: Iterable[Path], agents: Iterable[str]
+) -> tuple[list[Session], list[Unavailable]]:
+    """Session files in plain folders or files given by the user, of the given agents only.
+
+    A folder that is a CLI's history folder (it has ``projects/``, ``sessions/`` or ``tmp/``)
+    is read like one; any other folder is searched for session files of any format. Subagent
+    files are left to their session's parser.
+    """
+    wanted = set(agents)
+    sessions: list[Session] = []
+    unavailable: list[Unavailable] = []
+    for path in paths:
+        if not path.exists():
+            unavailable.append(Unavailable(path=str(path), reason="no such file or folder"))
+            continue
+        found = [s for s in _sessions_in(path) if s.agent in wanted]
+        if not found:
+            unavailable.append(
+                Unavailable(path=str(path), reason="no session transcript of the agents asked for")
+            )
+        sessions.extend(found)
+    return sessions, unavailable
+
+
+def _sessions_in(path: Path) -> Iterator[Session]:
+    if path.is_file():
+        agent = sniff(path)
+        if agent is not None:
+            yield Session(agent, path)
+        return
+    layouts = (("projects", "claude-code"), ("sessions", "codex"), ("tmp", "gemini-cli"))
+    matched = False
+    for child, agent in layouts:
+        if (path / child).is_dir() and _looks_like(agent, path):
+            matched = True
+            yield from agent_sessions(agent, path)
+    if matched:
+        return
+    for file in sorted(path.rglob("*")):
+        if file.suffix not in (".jsonl", ".json") or not file.is_file() or _is_part(file):
+            continue
+        agent = sniff(file)
+        if agent is not None:
+            yield Session(agent, file)
+
+
+def _looks_like(agent: str, folder: Path) -> bool:
+    return any(True for _ in agent_sessions(agent, folder))
+
+
+def _is_part(file: Path) -> bool:
+    """A subagent file, a side file or a Gemini CLI subagent chat: read with its session."""
+    if file.name.startswith("agent-") or file.name.endswith(".meta.json"):
+        return True
+    if "subagents" in file.parts or "tool-results" in file.parts:
+        return True
+    return file.parent.parent.name == "chats"  # chats/<parent session>/<subagent>.jsonl
+
+
+def sniff(path: Path) -> str | None:
+    """The CLI that wrote the session file ``path``, or None when it is not a main session."""
+    from proctor.transcripts.detect import classify_record
+
+    if path.suffix == ".json":  # a Gemini CLI chat of the releases that wrote one document
+        document = _json_header(path)
+        return "gemini-cli" if document and isinstance(document.get("messages"), list) else None
+    for record in _head(path):
+        found = classify_record(record)
+        if found is not None:
+            return found
+    return None
+
+
+def _head(path: Path) -> Iterator[dict[str, object]]:
+    try:
+        with open(path, "rb") as fh:
+            for number, line in enumerate(fh):
+                if number >= HEADER_LINES:
+                    return
+                record = decode_object(line)
+                if record is not None:
+                    yield record
+    except OSError:
+        return
+
+
+def session_project(session: Session) -> str | None:
+    """The folder the session ran in, from the session file's first records (Gemini CLI:
+    the folder named in the project's ``.project_root``, else ``gemini:<project hash>``)."""
+    if session.agent == "gemini-cli":
+        return _gemini_project(session.path)
+    for record in _head(session.path):
+        if session.agent == "claude-code" and isinstance(record.get("cwd"), str):
+            return str(record["cwd"])
+        payload = record.get("payload")
+        if record.get("type") == "session_meta" and isinstance(payload, dict):
+            cwd = payload.get("cwd")
+            return cwd if isinstance(cwd, str) else None
+    return None
+
+
+def _gemini_project(path: Path) -> str | None:
+    marker = path.parent.parent / ".project_root"
+    try:
+        return marker.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        pass
+    header = next(_head(path), None) if path.suffix == ".jsonl" else _json_header(path)
+    project_hash = header.get("projectHash") if header else None
+    return f"gemini:{project_hash}" if isinstance(project_hash, str) else None
+
+
+def _json_header(path: Path) -> dict[str, object] | None:
+    import json
+
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def same_project(project: str | None, wanted: Path) -> bool:
+    """Whether a session's project is the folder ``wanted`` (Gemini CLI's by its hash)."""
+    if project is None:
+        return False
+    resolved = os.path.realpath(wanted)
+    if project.startswith("gemini:"):
+        digest = hashlib.sha256(resolved.encode()).hexdigest()
+        return project.removeprefix("gemini:") in (digest, str(wanted))
+    return project in (str(wanted), resolved) or os.path.realpath(project) == resolved

@@ -1,0 +1,176 @@
+"""The summary of replayed sessions: all of them, and a row per project, week or agent."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+
+from proctor.models.history import (
+    GroupBy,
+    GroupSummary,
+    HistoryReport,
+    SessionSummary,
+    Spread,
+    Unavailable,
+)
+from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.process import RULE_NAMES
+from proctor.models.trajectory import sum_usage
+
+
+def spread(values: Iterable[float | int | None]) -> Spread:
+    known = [float(v) for v in values if v is not None]
+    if not known:
+        return Spread()
+    return Spread(n=len(known), median=statistics.median(known), min=min(known), max=max(known))
+
+
+def summarise(key: str, sessions: Sequence[SessionSummary], pricing: PriceTable) -> GroupSummary:
+    """Sessions and tasks, the share verified, medians with ranges over tasks, rules broken,
+    and tokens and dollars per model over every session."""
+    tasks = [s for s in sessions if s.is_task]
+    verified = sum(1 for s in tasks if s.verified)
+    usage = sum_usage((model, used) for s in sessions for model, used in s.usage.items())
+    cost = price_usage(usage, pricing)
+    priced = [v for v in cost.by_model.values() if v is not None]
+    rule_counts = dict.fromkeys(RULE_NAMES, 0)
+    for task in tasks:
+        for rule in task.rules_fired:
+            rule_counts[rule] = rule_counts.get(rule, 0) + 1
+    return GroupSummary(
+        key=key,
+        sessions=len(sessions),
+        tasks=len(tasks),
+        non_tasks=len(sessions) - len(tasks),
+        verified=verified,
+        share_verified=verified / len(tasks) if tasks else None,
+        duration_seconds=spread(s.duration_seconds for s in tasks),
+        steps=spread(s.steps.tool_calls for s in tasks),
+        orientation_reads=spread(s.orientation.reads_before_first_edit for s in tasks),
+        loops=sum(s.loops for s in tasks),
+        tasks_with_loops=sum(1 for s in tasks if s.loops),
+        rule_counts=rule_counts,
+        auc_cov_proxy=spread(s.auc_cov_proxy for s in tasks),
+        redundancy_proxy=spread(s.redundancy_proxy for s in tasks),
+        usage=usage,
+        cost_by_model=cost.by_model,
+        cost_usd=round(sum(priced), 6) if priced else None,
+        unpriced_models=cost.unpriced,
+    )
+
+
+def week_of(session: SessionSummary) -> str:
+    """The ISO week the session started in (``2026-W48``), or ``undated``."""
+    if not session.started_at:
+        return "undated"
+    year, week, _ = datetime.fromisoformat(session.started_at).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+GROUP_KEYS: dict[str, Callable[[SessionSummary], str]] = {
+    "project": lambda s: s.project or "unknown project",
+    "week": week_of,
+    "agent": lambda s: s.agent,
+}
+
+
+def history_report(
+    sessions: Sequence[SessionSummary],
+    unavailable: Sequence[Unavailable],
+    pricing: PriceTable,
+    by: GroupBy | None = None,
+) -> HistoryReport:
+    ordered = sorted(sessions, key=lambda s: (s.started_at or "", s.path))
+    groups: list[GroupSummary] = []
+    if by is not None:
+        keyed: dict[str, list[SessionSummary]] = {}
+        for session in ordered:
+            keyed.setdefault(GROUP_KEYS[by](session), []).append(session)
+        groups = [summarise(key, keyed[key], pricing) for key in sorted(keyed)]
+    return HistoryReport(
+        by=by,
+        total=summarise("all", ordered, pricing),
+        groups=groups,
+        sessions=ordered,
+        unavailable=list(unavailable),
+    )
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    """``digits`` decimals; a whole count without decimals, a half (a median of two) with one."""
+    if value is None:
+        return "–"
+    if digits == 0 and value != int(value):
+        return f"{value:.1f}"
+    return f"{value:.{digits}f}"
+
+
+def _spread_text(value: Spread, digits: int = 0) -> str:
+    if value.median is None:
+        return "–"
+    return f"{_num(value.median, digits)} ({_num(value.min, digits)}–{_num(value.max, digits)})"
+
+
+def _share(group: GroupSummary) -> str:
+    if group.share_verified is None:
+        return "–"
+    return f"{group.verified}/{group.tasks} ({100 * group.share_verified:.0f}%)"
+
+
+def render_history(report: HistoryReport) -> str:
+    """The summary as Markdown: totals, tokens and cost per model, a table per group."""
+    total = report.total
+    lines = [
+        "# History",
+        "",
+        f"- Sessions: {total.sessions} ({total.tasks} tasks, {total.non_tasks} without a code "
+        "change)",
+        f"- Verified: {_share(total)} of tasks ran a passing check after their last code edit",
+        f"- Median time: {_spread_text(total.duration_seconds)} s; median steps: "
+        f"{_spread_text(total.steps)} tool calls (ranges in brackets, over tasks)",
+        f"- Median orientation: {_spread_text(total.orientation_reads)} reads and searches "
+        "before the first edit",
+        f"- Loops: {total.loops} in {total.tasks_with_loops} task(s)",
+        "- Rules broken: "
+        + (", ".join(f"{rule} {n}/{total.tasks}" for rule, n in total.rule_counts.items()) or "–"),
+        f"- Context (proxy gold: the files each session edited): AUC-Cov "
+        f"{_spread_text(total.auc_cov_proxy, 2)}, redundancy "
+        f"{_spread_text(total.redundancy_proxy, 2)}",
+    ]
+    if total.usage:
+        lines += ["", "| model | input | output | cache read | cache write | $ |", "|---" * 6 + "|"]
+        for model, used in sorted(total.usage.items()):
+            dollars = total.cost_by_model.get(model)
+            lines.append(
+                f"| {model} | {used.input_tokens} | {used.output_tokens} | "
+                f"{used.cache_read_tokens} | {used.cache_write_tokens} | "
+                f"{'unpriced' if dollars is None else f'{dollars:.4f}'} |"
+            )
+        lines.append(f"\nCost: {_dollars(total)}")
+    if report.by is not None:
+        lines += [
+            "",
+            f"| {report.by} | sessions | tasks | verified | median s | median steps | "
+            "orientation | loops | $ |",
+            "|---" * 9 + "|",
+        ]
+        for group in report.groups:
+            lines.append(
+                f"| {group.key} | {group.sessions} | {group.tasks} | {_share(group)} | "
+                f"{_spread_text(group.duration_seconds)} | {_spread_text(group.steps)} | "
+                f"{_spread_text(group.orientation_reads)} | {group.loops} | {_dollars(group)} |"
+            )
+    if report.unavailable:
+        lines += ["", "Unavailable (not counted above):"]
+    for missing in report.unavailable:
+        who = f"{missing.agent}: " if missing.agent else ""
+        lines.append(f"- {who}{missing.path}: {missing.reason}")
+    return "\n".join(lines) + "\n"
+
+
+def _dollars(group: GroupSummary) -> str:
+    text = "–" if group.cost_usd is None else f"${group.cost_usd:.4f}"
+    if group.unpriced_models:
+        text += f" (unpriced: {', '.join(group.unpriced_models)})"
+    return text

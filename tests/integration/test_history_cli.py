@@ -1,0 +1,110 @@
+"""`proctor history` and `proctor mark` end to end: planted histories of the three CLIs (real
+recordings of Codex and Gemini CLI from tests/corpus), read-only, never failing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run
+from tests.unit.history.planted import PROJECT_A, plant
+
+CORPUS = Path(__file__).parents[1] / "corpus"
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    """Every file and folder under ``root`` with its content hash and mode."""
+    found: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        stat = path.stat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
+        found[str(path.relative_to(root))] = f"{digest}:{stat.st_mode}:{stat.st_mtime_ns}"
+    return found
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """Planted Claude Code sessions, and the corpus's Codex and Gemini CLI recordings."""
+    home = tmp_path / "home"
+    plant(home / ".claude")
+    day = home / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    for i, path in enumerate(sorted(CORPUS.glob("codex-*.transcript.jsonl"))):
+        shutil.copy(path, day / f"rollout-2026-12-01T14-00-0{i}-thread{i}.jsonl")
+    chats = home / ".gemini" / "tmp" / "project1" / "chats"
+    chats.mkdir(parents=True)
+    for i, path in enumerate(sorted(CORPUS.glob("gemini-cli-*.transcript.jsonl"))):
+        shutil.copy(path, chats / f"session-2026-12-01T14-0{i}-abcd{i}.jsonl")
+    return home
+
+
+def test_history_reads_all_three_clis_and_writes_nothing(proctor: Run, home: Path) -> None:
+    before = fingerprint(home)
+    result = proctor("history", "--home", str(home), "--json", "--by", "agent")
+    assert result.code == 0, result.err
+    assert fingerprint(home) == before
+    report = json.loads(result.out)
+    assert [(g["key"], g["sessions"]) for g in report["groups"]] == [
+        ("claude-code", 4),
+        ("codex", 3),
+        ("gemini-cli", 3),
+    ]
+    assert report["total"]["tasks"] == 2 and report["unavailable"] == []
+    assert report["schemaVersion"] == 2
+
+
+def test_tokens_match_what_parse_reads_from_each_session(proctor: Run, home: Path) -> None:
+    report = json.loads(proctor("history", "--home", str(home), "--json").out)
+    for session in report["sessions"]:
+        parsed = json.loads(proctor("parse", session["path"], "--json").out)
+        assert session["usage"] == parsed["usage"], session["path"]
+
+
+def test_one_agent_and_a_missing_history(proctor: Run, home: Path, tmp_path: Path) -> None:
+    shutil.rmtree(home / ".codex")
+    result = proctor("history", "--home", str(home), "--agent", "codex", "--agent", "gemini-cli")
+    assert result.code == 0
+    assert "- codex: " in result.out and "no history folder" in result.out
+    assert "Sessions: 3 (0 tasks, 3 without a code change)" in result.out  # Gemini only
+
+
+def test_a_plain_folder_and_its_errors(proctor: Run, home: Path, tmp_path: Path) -> None:
+    result = proctor("history", str(home / ".claude" / "projects"), "--json")
+    assert result.code == 0 and len(json.loads(result.out)["sessions"]) == 4
+    missing = proctor("history", str(tmp_path / "nowhere"))
+    assert (
+        missing.code == 2 and "nothing to replay" in missing.err and "Traceback" not in missing.err
+    )
+    bad_date = proctor("history", "--home", str(home), "--since", "last week")
+    assert bad_date.code == 2 and "--since 'last week'" in bad_date.err
+
+
+def test_project_filter_and_markdown(proctor: Run, home: Path) -> None:
+    result = proctor("history", "--home", str(home), "--project", PROJECT_A, "--by", "week")
+    assert result.code == 0
+    assert "Sessions: 2 (2 tasks, 0 without a code change)" in result.out
+    assert "| 2026-W45 | 2 | 2 | 1/2 (50%) |" in result.out
+
+
+def test_mark_then_changes(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    marked = proctor(
+        "mark", "enabled the guard", "--project", PROJECT_A, "--at", "2026-11-03T00:00"
+    )
+    assert marked.code == 0, marked.err
+    journal = tmp_path / "data" / "changes.jsonl"
+    assert json.loads(journal.read_text())["text"] == "enabled the guard"
+    result = proctor("history", "--home", str(home), "--changes", "--json")
+    assert result.code == 0, result.err
+    (comparison,) = json.loads(result.out)
+    assert (comparison["before"]["tasks"], comparison["after"]["tasks"]) == (1, 1)
+    assert comparison["comparable"] is False
+    text = proctor("history", "--home", str(home), "--changes").out
+    assert "Uncontrolled comparison" in text and "too few tasks" in text
+    assert proctor("mark", "later", "--at", "tomorrow").code == 2

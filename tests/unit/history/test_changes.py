@@ -1,0 +1,120 @@
+"""Before and after a marked change: the nearest tasks on each side, and the journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.history.changes import (
+    MIN_SIDE,
+    UNCONTROLLED,
+    add_mark,
+    compare_change,
+    journal_path,
+    mark_for,
+    read_marks,
+    render_changes,
+)
+from proctor.models.history import ChangeMark, SessionSummary
+from proctor.models.process import StepCounts
+
+PROJECT = "/work/proj"
+CHANGE = ChangeMark(
+    text="enabled the guard plugin", project=PROJECT, at="2026-11-15T00:00:00+00:00"
+)
+
+
+def task(
+    day: int, seconds: float, steps: int, verified: bool, project: str = PROJECT
+) -> SessionSummary:
+    return SessionSummary(
+        agent="claude-code",
+        path=f"/h/{day}.jsonl",
+        project=project,
+        started_at=f"2026-11-{day:02d}T10:00:00+00:00",
+        duration_seconds=seconds,
+        is_task=True,
+        verified=verified,
+        steps=StepCounts(tool_calls=steps),
+    )
+
+
+def test_three_tasks_a_side_are_compared() -> None:
+    before = [task(1, 100, 3, True), task(2, 200, 4, False), task(3, 300, 5, True)]
+    after = [task(20, 50, 1, True), task(21, 60, 2, True), task(22, 70, 3, True)]
+    other = [task(16, 9999, 99, False, project="/work/other")]  # another project: left out
+    result = compare_change(CHANGE, [*after, *other, *before])
+    assert result.comparable and result.note == UNCONTROLLED
+    assert (result.before.tasks, result.before.median_seconds, result.before.median_steps) == (
+        3, 200, 4,
+    )  # fmt: skip
+    assert result.before.share_verified == pytest.approx(2 / 3)
+    assert (result.after.median_seconds, result.after.share_verified) == (60, 1.0)
+    low, high = result.before.median_seconds_ci or (None, None)
+    assert low is not None and high is not None and low <= 200 <= high
+    assert result.after.share_verified_ci == (1.0, 1.0)  # every task verified: a point
+
+
+def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:
+    result = compare_change(
+        CHANGE, [task(1, 100, 3, True), task(2, 200, 4, True), task(20, 5, 1, True)]
+    )
+    assert not result.comparable
+    assert (
+        result.note
+        == f"too few tasks to compare: 2 before and 1 after (at least {MIN_SIDE} on each side)"
+    )
+    assert result.before.tasks == 2 and result.after.median_seconds == 5
+
+
+def test_ten_nearest_tasks_a_side() -> None:
+    before = [task(day, day, day, True) for day in range(1, 13)]  # 12 before: days 1..12
+    after = [task(day, day, day, False) for day in range(16, 30)]  # 14 after: days 16..29
+    result = compare_change(CHANGE, [*before, *after])
+    assert (result.before.tasks, result.after.tasks) == (10, 10)
+    assert result.before.median_seconds == 7.5  # days 3..12, the nearest ten
+    assert result.after.median_seconds == 20.5  # days 16..25
+    assert result.after.share_verified == 0.0
+
+
+def test_non_tasks_and_undated_sessions_are_left_out() -> None:
+    idle = task(2, 1, 1, False).model_copy(update={"is_task": False})
+    undated = task(3, 1, 1, False).model_copy(update={"started_at": None})
+    assert compare_change(CHANGE, [idle, undated]).before.tasks == 0
+
+
+def test_the_journal_keeps_marks_in_time_order_and_skips_a_broken_line(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "changes.jsonl"
+    add_mark(path, mark_for("second", Path(PROJECT), "2026-11-20T09:00", tmp_path))
+    add_mark(path, mark_for("first", None, "2026-11-10", Path(PROJECT)))
+    with open(path, "a") as fh:
+        fh.write("{not json\n")
+    marks, notes = read_marks(path)
+    assert [(m.text, m.at, m.project) for m in marks] == [
+        ("first", "2026-11-10T00:00:00+00:00", PROJECT),
+        ("second", "2026-11-20T09:00:00+00:00", PROJECT),
+    ]
+    assert len(notes) == 1 and ":3: skipped" in notes[0]
+    assert read_marks(tmp_path / "none.jsonl") == ([], [])
+
+
+def test_journal_location_follows_the_environment(tmp_path: Path) -> None:
+    assert journal_path({"PROCTOR_DATA_DIR": "/d"}) == Path("/d/changes.jsonl")
+    assert journal_path({"XDG_DATA_HOME": "/x", "HOME": "/h"}) == Path("/x/proctor/changes.jsonl")
+    assert journal_path({"HOME": "/h"}) == Path("/h/.local/share/proctor/changes.jsonl")
+
+
+def test_bad_marks_are_clear_sentences(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="expected a date or time"):
+        mark_for("x", None, "yesterday", tmp_path)
+    with pytest.raises(ConfigError, match="needs a description"):
+        mark_for("  ", None, None, tmp_path)
+
+
+def test_the_table_names_the_comparison_uncontrolled() -> None:
+    text = render_changes([compare_change(CHANGE, [task(1, 100, 3, True)])])
+    assert "Uncontrolled comparison" in text and "A/B" in text
+    assert "too few tasks" in text
+    assert render_changes([]).startswith("No change marked")

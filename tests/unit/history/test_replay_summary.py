@@ -1,0 +1,170 @@
+"""History replay and its summary on the hand-worked planted history (see planted.py), with
+controls that must break the figures."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from proctor.history import summary as summary_module
+from proctor.history.replay import Filters, replay
+from proctor.history.sources import find_sessions, sessions_under
+from proctor.history.summary import history_report, render_history, summarise
+from proctor.models.config import ModelPrice
+from proctor.models.history import GroupSummary, HistoryReport, SessionSummary
+from proctor.models.pricing import PriceTable
+from tests.unit.history.planted import PROJECT_A, PROJECT_B, plant
+
+PRICES = PriceTable(prices={"claude-test-1": ModelPrice(input_per1_m=1.0, output_per1_m=10.0)})
+
+
+def replayed(home: Path, filters: Filters | None = None, workers: int = 1) -> list[SessionSummary]:
+    filters = filters or Filters()
+    sessions, unavailable = find_sessions(["claude-code"], home, {})
+    assert unavailable == []
+    found = list(replay(sessions, filters, PRICES, workers=workers))
+    assert all(isinstance(s, SessionSummary) for s in found)
+    return sorted(found, key=lambda s: s.started_at or "")  # type: ignore[arg-type, return-value]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    plant(tmp_path / ".claude")
+    return tmp_path
+
+
+def check_total(total: GroupSummary) -> None:
+    """Every figure of planted.py's summary."""
+    assert (total.sessions, total.tasks, total.non_tasks) == (4, 2, 2)
+    assert (total.verified, total.share_verified) == (1, 0.5)
+    assert (total.duration_seconds.median, total.duration_seconds.min) == (330.0, 300.0)
+    assert total.duration_seconds.max == 360.0
+    assert (total.steps.median, total.steps.min, total.steps.max) == (4.5, 4.0, 5.0)
+    orientation = total.orientation_reads
+    assert (orientation.median, orientation.min, orientation.max) == (1.0, 0.0, 2.0)
+    assert (total.loops, total.tasks_with_loops) == (1, 1)
+    assert total.rule_counts == {"unverified": 1, "long-orientation": 0, "rework": 1, "loops": 1}
+    auc = total.auc_cov_proxy
+    assert (auc.n, auc.median, auc.min, auc.max) == (2, 0.875, 0.75, 1.0)
+    assert (total.redundancy_proxy.n, total.redundancy_proxy.median) == (1, 0.0)
+    usage = {m: (u.input_tokens, u.output_tokens) for m, u in total.usage.items()}
+    assert usage == {"claude-test-1": (1500, 150), "claude-helper-1": (1000, 100)}
+    assert total.cost_usd == 0.003
+    assert total.unpriced_models == ["claude-helper-1"]
+
+
+def test_every_figure_of_the_planted_history(home: Path) -> None:
+    sessions = replayed(home)
+    s1, s2, s3, s4 = sessions
+    assert (s1.is_task, s1.verified, s1.steps.tool_calls, s1.checks, s1.failed_checks) == (
+        True, True, 4, 1, 0,
+    )  # fmt: skip
+    assert (s1.orientation.reads_before_first_edit, s1.rules_fired, s1.project) == (
+        2, [], PROJECT_A,
+    )  # fmt: skip
+    assert s1.steps.by_kind == {"search": 1, "read": 1, "edit": 1, "shell": 1}
+    assert (s2.verified, s2.checks, s2.failed_checks, s2.loops) == (False, 4, 4, 1)
+    assert s2.rules_fired == ["unverified", "rework", "loops"]
+    assert s2.usage["claude-helper-1"].input_tokens == 1000  # the subagent file is read
+    assert (s3.is_task, s3.verified, s3.project) == (False, None, PROJECT_B)
+    assert (s4.is_task, s4.unknown_records) == (False, 2)  # a broken line, an unknown record
+    assert [s.edited_files for s in (s1, s2)] == [["a.py"], ["b.py"]]
+    check_total(history_report(sessions, [], PRICES).total)
+
+
+def test_control_a_replay_that_counts_non_task_sessions_breaks_the_figures(home: Path) -> None:
+    sessions = replayed(home)
+    every_session_a_task = [s.model_copy(update={"is_task": True}) for s in sessions]
+    with pytest.raises(AssertionError):
+        check_total(history_report(every_session_a_task, [], PRICES).total)
+
+
+def test_groups_per_project_week_and_agent(home: Path) -> None:
+    sessions = replayed(home)
+    by_project = history_report(sessions, [], PRICES, "project").groups
+    assert [(g.key, g.sessions, g.tasks, g.verified) for g in by_project] == [
+        (PROJECT_A, 2, 2, 1),
+        (PROJECT_B, 2, 0, 0),
+    ]
+    by_week = history_report(sessions, [], PRICES, "week").groups
+    assert [(g.key, g.sessions, g.tasks) for g in by_week] == [
+        ("2026-W45", 2, 2),
+        ("2026-W46", 2, 0),
+    ]
+    by_agent = history_report(sessions, [], PRICES, "agent").groups
+    assert [(g.key, g.sessions) for g in by_agent] == [("claude-code", 4)]
+
+
+def test_filters_by_project_and_dates(home: Path) -> None:
+    only_b = replayed(home, Filters(project=Path(PROJECT_B)))
+    assert [s.project for s in only_b] == [PROJECT_B, PROJECT_B]
+    window = replayed(home, Filters(since=date(2026, 11, 3), until=date(2026, 11, 10)))
+    assert [s.session_id[:2] for s in window if s.session_id] == ["22", "33"]
+
+
+def test_parallel_replay_gives_the_serial_results(home: Path) -> None:
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    many = sessions * 3  # enough for the pool
+    serial = sorted(replay(many, Filters(), PRICES, workers=1), key=_key)
+    parallel = sorted(replay(many, Filters(), PRICES, workers=2), key=_key)
+    assert len(parallel) == 12
+    assert [s.model_dump() for s in parallel] == [s.model_dump() for s in serial]
+
+
+def _key(session: object) -> str:
+    assert isinstance(session, SessionSummary)
+    return f"{session.started_at}{session.path}"
+
+
+def test_a_plain_folder_of_sessions_is_read_whole(home: Path) -> None:
+    folder = home / ".claude" / "projects"
+    sessions, unavailable = sessions_under([folder], ["claude-code", "codex", "gemini-cli"])
+    assert unavailable == []
+    assert len(sessions) == 4  # the subagent file belongs to S2, not a session of its own
+    only_codex, missing = sessions_under([folder], ["codex"])
+    assert only_codex == [] and "no session transcript" in missing[0].reason
+
+
+def test_a_missing_history_is_unavailable_with_its_reason(tmp_path: Path) -> None:
+    sessions, unavailable = find_sessions(["codex", "gemini-cli"], tmp_path, {})
+    assert sessions == []
+    assert [(u.agent, u.reason.split(":")[0]) for u in unavailable] == [
+        ("codex", f"no history folder {tmp_path}/.codex"),
+        ("gemini-cli", f"no history folder {tmp_path}/.gemini"),
+    ]
+
+
+def test_the_environment_moves_each_history(tmp_path: Path) -> None:
+    plant(tmp_path / "elsewhere")
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "elsewhere"), "HOME": str(tmp_path / "nobody")}
+    sessions, unavailable = find_sessions(["claude-code"], None, env)
+    assert len(sessions) == 4 and unavailable == []
+
+
+def test_the_markdown_summary_states_the_proxy_and_the_figures(home: Path) -> None:
+    text = render_history(history_report(replayed(home), [], PRICES, "project"))
+    assert "4 (2 tasks, 2 without a code change)" in text
+    assert "1/2 (50%)" in text
+    assert "330 (300–360)" in text and "4.5 (4–5)" in text
+    assert "proxy gold" in text
+    assert "$0.0030 (unpriced: claude-helper-1)" in text
+
+
+def test_summarise_of_nothing_is_empty() -> None:
+    empty = summarise("all", [], PriceTable())
+    assert (empty.sessions, empty.tasks, empty.share_verified, empty.cost_usd) == (0, 0, None, None)
+    assert isinstance(history_report([], [], PriceTable()), HistoryReport)
+    assert summary_module.spread([None, None]).n == 0
+
+
+def test_an_older_release_s_subagent_file_beside_the_session_is_its_part(home: Path) -> None:
+    files = plant(home / "older" / ".claude")
+    nested = files["S2-helper"]
+    legacy = files["S2"].parent / "agent-a1.jsonl"  # Claude Code 2.0.28 – 2.1.1 kept it here
+    nested.rename(legacy)
+    sessions = replayed(home / "older")
+    assert len(sessions) == 4  # the subagent file is not a session of its own
+    s2 = next(s for s in sessions if s.session_id and s.session_id.startswith("2222"))
+    assert s2.usage["claude-helper-1"].input_tokens == 1000
