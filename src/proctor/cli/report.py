@@ -38,7 +38,11 @@ def command(
     goal_shape: str | None,
     min_samples: int,
 ) -> int:
-    """Recompute statistics, gate and exit code of RUN_DIR from its trial.json files."""
+    """Recompute statistics, gate and exit code of RUN_DIR from its trial.json files.
+
+    With the Markdown report, also list the run's new, reopened and resolved findings when the
+    ledger of its results directory holds the run.
+    """
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, render_into, reporter_names
     from proctor.report.stored import recompute
@@ -54,4 +58,22 @@ def command(
     if repeated or goal_shape:
         rows = repeated_runs(run.records, goal_shape=goal_shape, min_samples=min_samples)
         click.echo("\n" + render_repeated_markdown(rows), nl=False)
+    if names == ["markdown"]:
+        _echo_findings(run_dir)
     return suite.exit_code
+
+
+def _echo_findings(run_dir: Path) -> None:
+    """The run's findings events, when the ledger of its results directory holds the run."""
+    from proctor.errors import ConfigError, SchemaVersionError
+    from proctor.report.findings import load_ledger, render_run_events
+
+    root = run_dir.resolve()
+    try:
+        ledger = load_ledger(root.parent)
+    except (ConfigError, SchemaVersionError) as exc:
+        click.echo(f"proctor: note: {exc}; findings not shown", err=True)
+        return
+    section = render_run_events(ledger, root.name)
+    if section is not None:
+        click.echo("\n" + section, nl=False)

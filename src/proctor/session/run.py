@@ -165,7 +165,7 @@ def run_plan(
     subscribers: list[Subscriber],
 ) -> RunResult:
     """Run a plan: check the agent CLIs, write the run's records, execute every trial,
-    aggregate, and render the reporters."""
+    aggregate, render the reporters, and update the results directory's findings ledger."""
     preflight(plan.trials)
     paths = new_run_paths(plan.out)
     manifest = _start(paths, plan, request)
@@ -195,6 +195,9 @@ def run_plan(
     manifest.trials_finished = len(outcome.records)
     manifest.interrupted = outcome.interrupted
     write_record(paths.run_json, manifest)
+    from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
+
+    update_after_run(paths.root.parent)
     return RunResult(paths, suite, outcome.records, outputs)
 
 

@@ -1,0 +1,171 @@
+"""``proctor findings``: the failing checks tracked across the runs of a results directory.
+
+``proctor findings [RESULTS_DIR] [--json] [--all]`` lists them (a first argument that is not a
+subcommand is the results directory); ``proctor findings dismiss ID --reason TEXT`` dismisses
+one. Both first apply the runs of the directory that the ledger does not hold yet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from proctor.models.config import DEFAULT_OUT
+
+if TYPE_CHECKING:
+    from proctor.models.findings import Finding, FindingsLedger
+
+_STATE_ORDER = {"open": 0, "resolved": 1, "dismissed": 2}
+
+
+class _FindingsGroup(click.Group):
+    """A group whose first argument, when it names no subcommand, is the results directory to
+    list: ``proctor findings out`` runs the hidden ``list`` subcommand on ``out``."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            return "list", self.commands["list"], args
+        return super().resolve_command(ctx, args)
+
+
+_results_dir = click.argument(
+    "results_dir",
+    required=False,
+    type=click.Path(path_type=Path),
+)
+_json = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+_all = click.option("--all", "show_all", is_flag=True, help="Also list resolved and dismissed.")
+
+
+@click.group(
+    "findings",
+    cls=_FindingsGroup,
+    invoke_without_command=True,
+    subcommand_metavar="[RESULTS_DIR] | dismiss ID --reason TEXT",
+)
+@_json
+@_all
+@click.pass_context
+def command(ctx: click.Context, as_json: bool, show_all: bool) -> int:
+    """List the open findings of RESULTS_DIR (default ./proctor-results): the checks that
+    failed in its runs and have not passed since. Runs not yet in the ledger are applied first.
+    """
+    if ctx.invoked_subcommand is not None:
+        return 0
+    return list_findings(None, as_json, show_all)
+
+
+@command.command("list", hidden=True)
+@_results_dir
+@_json
+@_all
+@click.pass_context
+def list_command(
+    ctx: click.Context, results_dir: Path | None, as_json: bool, show_all: bool
+) -> int:
+    """List the findings of RESULTS_DIR."""
+    parent = ctx.parent.params if ctx.parent is not None else {}
+    return list_findings(
+        results_dir,
+        as_json or bool(parent.get("as_json")),
+        show_all or bool(parent.get("show_all")),
+    )
+
+
+@command.command("dismiss")
+@click.argument("finding_id", metavar="ID")
+@click.option("--reason", required=True, help="Why the finding is dismissed (a sentence).")
+@click.option(
+    "--dir",
+    "results_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The results directory (default ./proctor-results).",
+)
+def dismiss_command(finding_id: str, reason: str, results_dir: Path | None) -> int:
+    """Dismiss finding ID: it stays dismissed until its check passes and then fails again."""
+    from proctor.errors import ConfigError
+    from proctor.report.findings import dismiss, ledger_path, save_ledger
+    from proctor.util.clock import now_iso
+
+    folder = _folder(results_dir)
+    ledger = _updated(folder)
+    if all(f.id != finding_id for f in ledger.findings):
+        raise ConfigError(
+            f"{ledger_path(folder)}: no finding '{finding_id}' "
+            f"(`proctor findings {folder} --all` lists them)"
+        )
+    save_ledger(folder, dismiss(ledger, finding_id, reason, now_iso()))
+    click.echo(f"dismissed {finding_id}: {reason.strip()}")
+    return 0
+
+
+def _folder(results_dir: Path | None) -> Path:
+    from proctor.errors import ConfigError
+
+    folder = results_dir if results_dir is not None else Path(DEFAULT_OUT)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: not a results directory (no such folder)")
+    if (folder / "run.json").is_file():
+        raise ConfigError(
+            f"{folder}: a run folder; findings live in the results directory that holds it"
+        )
+    return folder
+
+
+def _updated(folder: Path) -> FindingsLedger:
+    """The ledger after applying the runs it does not hold yet; notes go to stderr."""
+    from proctor.report.findings import update_ledger
+
+    update = update_ledger(folder)
+    for note in update.notes:
+        click.echo(f"proctor: note: {note}", err=True)
+    return update.ledger
+
+
+def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> int:
+    from proctor.models.findings import FindingsLedger
+    from proctor.models.io import model_to_json
+
+    folder = _folder(results_dir)
+    ledger = _updated(folder)
+    shown = sorted(
+        (f for f in ledger.findings if show_all or f.state == "open"),
+        key=lambda f: _STATE_ORDER[f.state],
+    )
+    if as_json:
+        click.echo(model_to_json(FindingsLedger(runs=ledger.runs, findings=shown)), nl=False)
+    elif shown:
+        click.echo(render_table(shown))
+    else:
+        which = "findings" if show_all else "open findings"
+        click.echo(f"no {which} in {folder} ({len(ledger.runs)} run(s) applied)")
+    return 0
+
+
+def render_table(findings: list[Finding]) -> str:
+    """Aligned columns: id, state, cell, check, first and last seen run, failures."""
+    rows = [
+        ("id", "state", "case / agent / condition", "check", "first seen", "last seen", "failures")
+    ]
+    rows += [
+        (
+            f.id,
+            f.state,
+            f"{f.case} / {f.agent} / {f.condition}",
+            f.check,
+            f.first_seen_run,
+            f.last_seen_run,
+            str(f.failures),
+        )
+        for f in findings
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )

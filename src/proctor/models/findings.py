@@ -1,0 +1,67 @@
+"""``findings.json``: the findings ledger of a results directory.
+
+A finding is one failing check (case × agent × condition × evaluator, or a task rule) tracked
+across the runs of a suite: proposed once, resolved when its check passes, reopened when it
+fails again, dismissed by a person. ``docs/findings.md`` describes the states and transitions;
+:mod:`proctor.report.findings` applies runs to the ledger.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from proctor.models.base import CamelModel, RecordModel
+
+FindingState = Literal["open", "resolved", "dismissed"]
+
+FindingEventKind = Literal["new", "reopened", "resolved", "dismissed", "passed"]
+"""What happened to a finding: ``new``, ``reopened`` and ``resolved`` come from a run;
+``dismissed`` from a person; ``passed`` is a run in which a dismissed finding's check passed."""
+
+RUN_EVENTS: tuple[FindingEventKind, ...] = ("new", "reopened", "resolved")
+"""The events a run reports."""
+
+
+class FindingEvent(CamelModel):
+    """One entry of a finding's history."""
+
+    event: FindingEventKind
+    run_id: str | None = None
+    """The run that caused it (``None`` for a dismissal)."""
+    at: str | None = None
+    """When a person dismissed the finding (ISO-8601 UTC)."""
+    reason: str | None = None
+    """Why it was dismissed."""
+
+
+class Finding(CamelModel):
+    """One failing check and what became of it across runs."""
+
+    id: str
+    """First 10 hex digits of the SHA-256 of case, agent, condition and check joined by \\x1f."""
+    case: str
+    agent: str
+    condition: str
+    check: str
+    """The evaluator's label (else its ``use``), or ``rule:<name>`` for a task rule."""
+    state: FindingState = "open"
+    first_seen_run: str
+    """The run in which it first failed."""
+    last_seen_run: str
+    """The last run in which it failed."""
+    failures: int = 1
+    """Runs in which the check failed (a run counts once, however many repeats failed)."""
+    message: str = ""
+    """What the check said when it last failed."""
+    passed_since_dismissal: bool = False
+    """A dismissed finding whose check has passed since: its next failure reopens it."""
+    history: list[FindingEvent] = []
+
+
+class FindingsLedger(RecordModel):
+    """``findings.json`` in a results directory: every finding, and the runs applied to it."""
+
+    runs: list[str] = []
+    """Run folder names applied, in the order they were applied (each is applied once)."""
+    findings: list[Finding] = []
+    """In the order they were first proposed."""

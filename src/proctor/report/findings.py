@@ -1,0 +1,347 @@
+"""The findings ledger: failing checks tracked across the runs of a results directory.
+
+A *check* is one evaluator of one case × agent × condition, or one task rule of it. Over the
+repeats of a run a check fails, passes or is unknown (:func:`run_checks`); applying the run to
+the ledger (:func:`apply_run`) proposes a finding for a new failure, resolves one whose check
+passed, reopens one that fails again, and leaves dismissed ones alone until their check has
+passed and failed again. Applying is idempotent: the ledger lists the runs it holds.
+
+    ledger = apply_run(load_ledger(out), "run-20261201T120000Z-abc123", run_checks(records))
+    run_events(ledger, "run-20261201T120000Z-abc123")   # [(finding, "new"), ...]
+
+The pure functions take and return values; :func:`update_ledger` reads the runs not yet
+applied from disk and rewrites ``findings.json`` atomically after each one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.findings import (
+    RUN_EVENTS,
+    Finding,
+    FindingEvent,
+    FindingEventKind,
+    FindingsLedger,
+)
+from proctor.models.io import read_record, write_record
+from proctor.models.run import ResolvedRecord, RunManifest
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.report.stored import load_run
+
+log = logging.getLogger("proctor")
+
+LEDGER_FILE = "findings.json"
+"""The ledger's file name, directly in the results directory (beside the ``run-…`` folders)."""
+
+EVIDENCE_STATUSES = frozenset({"passed", "failed"})
+"""Trial statuses whose evaluator results and rules count as evidence. A timeout, an error or
+a skip says nothing about a check: it never opens, resolves or reopens a finding."""
+
+
+class CheckKey(NamedTuple):
+    case: str
+    agent: str
+    condition: str
+    check: str
+    """The evaluator's label (else its ``use``; ``#2``, ``#3`` for a repeated one), or
+    ``rule:<name>``."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A check's outcome in one run: failed in some scored trial, or passed in all of them."""
+
+    key: CheckKey
+    failed: bool
+    message: str = ""
+
+
+def finding_id(key: CheckKey) -> str:
+    """The finding's stable id: the first 10 hex digits of the SHA-256 of the check's case,
+    agent, condition and check joined by ``\\x1f``."""
+    return hashlib.sha256("\x1f".join(key).encode("utf-8")).hexdigest()[:10]
+
+
+# --- the checks of a run ------------------------------------------------------------------
+
+
+Labels = Sequence[tuple[str, str | None]]
+"""A case's evaluators in order, as ``(use, label)``, from the run's ``resolved.json``."""
+
+
+def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
+    """The check name of each of ``record``'s evaluator results: the label the case gave that
+    evaluator (``labels[i]``, when its ``use`` matches), else its ``use``; a name that repeats
+    within the trial gets ``#2``, ``#3``, … from its second occurrence on."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for index, result in enumerate(record.evaluators):
+        use, label = labels[index] if index < len(labels) else (result.use, None)
+        name = label if label and use == result.use else result.use
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return names
+
+
+def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
+    """What one trial says about its checks: nothing unless its status is evidence (see
+    :data:`EVIDENCE_STATUSES`); an evaluator that errored and a rule that did not apply say
+    nothing either."""
+    if record.status not in EVIDENCE_STATUSES:
+        return []
+    cell = (record.case, record.agent, record.condition)
+    results = [
+        CheckResult(CheckKey(*cell, name), not result.passed, result.message)
+        for name, result in zip(evaluator_checks(record, labels), record.evaluators, strict=True)
+        if not result.error
+    ]
+    results += [
+        CheckResult(CheckKey(*cell, f"rule:{rule.rule}"), rule.fired, rule.message)
+        for rule in record.rules
+        if rule.applicable
+    ]
+    return results
+
+
+def case_labels(resolved: ResolvedRecord | None) -> dict[str, list[tuple[str, str | None]]]:
+    """Each case's evaluators as ``(use, label)``, in order, from a run's ``resolved.json``."""
+    if resolved is None:
+        return {}
+    return {c.case: [(e.use, e.label) for e in c.evaluators] for c in resolved.cases}
+
+
+def merge_checks(results: Iterable[CheckResult]) -> list[CheckResult]:
+    """One result per check, in order of first appearance: failed when any result failed
+    (with the first failure's message), else passed."""
+    merged: dict[CheckKey, CheckResult] = {}
+    for result in results:
+        before = merged.get(result.key)
+        if before is None or (result.failed and not before.failed):
+            merged[result.key] = result
+    return list(merged.values())
+
+
+def run_checks(
+    records: Iterable[TrialRecord], resolved: ResolvedRecord | None = None
+) -> list[CheckResult]:
+    """Every check a run has evidence about, over all its repeats (see :func:`merge_checks`).
+    A check with no evidence in the run is absent: unknown, it changes nothing."""
+    labels = case_labels(resolved)
+    return merge_checks(
+        result for record in records for result in trial_checks(record, labels.get(record.case, []))
+    )
+
+
+# --- applying a run -----------------------------------------------------------------------
+
+
+def _new_finding(run_id: str, result: CheckResult) -> Finding:
+    key = result.key
+    return Finding(
+        id=finding_id(key),
+        case=key.case,
+        agent=key.agent,
+        condition=key.condition,
+        check=key.check,
+        first_seen_run=run_id,
+        last_seen_run=run_id,
+        message=result.message,
+        history=[FindingEvent(event="new", run_id=run_id)],
+    )
+
+
+def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
+    """Move an existing finding by one run's outcome of its check."""
+    if result.failed:
+        finding.failures += 1
+        finding.last_seen_run = run_id
+        finding.message = result.message
+        if finding.state == "resolved" or (
+            finding.state == "dismissed" and finding.passed_since_dismissal
+        ):
+            finding.state = "open"
+            finding.passed_since_dismissal = False
+            finding.history.append(FindingEvent(event="reopened", run_id=run_id))
+    elif finding.state == "open":
+        finding.state = "resolved"
+        finding.history.append(FindingEvent(event="resolved", run_id=run_id))
+    elif finding.state == "dismissed" and not finding.passed_since_dismissal:
+        finding.passed_since_dismissal = True
+        finding.history.append(FindingEvent(event="passed", run_id=run_id))
+
+
+def apply_run(
+    ledger: FindingsLedger, run_id: str, results: Iterable[CheckResult]
+) -> FindingsLedger:
+    """The ledger after run ``run_id`` (a new value; ``ledger`` is left as it was). A run the
+    ledger already holds changes nothing."""
+    if run_id in ledger.runs:
+        return ledger
+    updated = ledger.model_copy(deep=True)
+    by_id = {finding.id: finding for finding in updated.findings}
+    for result in merge_checks(results):
+        finding = by_id.get(finding_id(result.key))
+        if finding is not None:
+            _step(finding, run_id, result)
+        elif result.failed:
+            finding = _new_finding(run_id, result)
+            updated.findings.append(finding)
+            by_id[finding.id] = finding
+    updated.runs.append(run_id)
+    return updated
+
+
+def dismiss(ledger: FindingsLedger, finding: str, reason: str, at: str) -> FindingsLedger:
+    """The ledger with finding ``finding`` dismissed for ``reason`` at ``at`` (a new value).
+    Dismissing again replaces the reason and starts the dismissal over."""
+    if not reason.strip():
+        raise ConfigError("--reason: say why the finding is dismissed (an empty reason)")
+    updated = ledger.model_copy(deep=True)
+    target = next((f for f in updated.findings if f.id == finding), None)
+    if target is None:
+        raise ConfigError(f"no finding '{finding}' in the ledger")
+    target.state = "dismissed"
+    target.passed_since_dismissal = False
+    target.history.append(FindingEvent(event="dismissed", at=at, reason=reason.strip()))
+    return updated
+
+
+def dismissal_reason(finding: Finding) -> str | None:
+    """Why a dismissed finding was dismissed (the latest dismissal)."""
+    if finding.state != "dismissed":
+        return None
+    return next((e.reason for e in reversed(finding.history) if e.event == "dismissed"), None)
+
+
+def run_events(ledger: FindingsLedger, run_id: str) -> list[tuple[Finding, FindingEventKind]]:
+    """The findings that run ``run_id`` proposed, reopened or resolved, with the event."""
+    return [
+        (finding, entry.event)
+        for finding in ledger.findings
+        for entry in finding.history
+        if entry.run_id == run_id and entry.event in RUN_EVENTS
+    ]
+
+
+def render_run_events(ledger: FindingsLedger, run_id: str) -> str | None:
+    """A Markdown section of run ``run_id``'s findings events; None when the ledger does not
+    hold the run."""
+    if run_id not in ledger.runs:
+        return None
+    events = run_events(ledger, run_id)
+    if not events:
+        return "## Findings\n\nNo new, reopened or resolved findings in this run.\n"
+    lines = [
+        "## Findings",
+        "",
+        "| event | finding | case / agent / condition | check |",
+        "|---|---|---|---|",
+    ]
+    for finding, event in events:
+        cell = f"{finding.case} / {finding.agent} / {finding.condition}"
+        lines.append(f"| {event} | `{finding.id}` | {cell} | {finding.check} |")
+    return "\n".join(lines) + "\n"
+
+
+# --- the ledger on disk -------------------------------------------------------------------
+
+
+def ledger_path(results_dir: Path) -> Path:
+    return results_dir / LEDGER_FILE
+
+
+def load_ledger(results_dir: Path) -> FindingsLedger:
+    """The ledger of ``results_dir`` (empty when there is none yet). An unreadable one is a
+    ConfigError naming the file and field; a newer one a SchemaVersionError."""
+    path = ledger_path(results_dir)
+    if not path.exists():
+        return FindingsLedger()
+    return read_record(path, FindingsLedger)
+
+
+def save_ledger(results_dir: Path, ledger: FindingsLedger) -> None:
+    """Write the ledger through a temp file and a rename: a crash leaves the previous one. A
+    failed write is a ConfigError naming the file."""
+    path = ledger_path(results_dir)
+    try:
+        write_record(path, ledger)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from exc
+
+
+@dataclass
+class LedgerUpdate:
+    """What :func:`update_ledger` did."""
+
+    ledger: FindingsLedger
+    applied: list[str] = field(default_factory=list)
+    """Runs applied by this update, in order."""
+    notes: list[str] = field(default_factory=list)
+    """Runs that could not be applied, and why, one sentence each."""
+
+
+def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path], list[str]]:
+    """The finished run folders of ``results_dir`` the ledger does not hold, ordered by their
+    ``startedAt`` then name, and a note for each run folder whose ``run.json`` is unreadable. A
+    run still going (or killed) has no ``finishedAt`` yet and waits."""
+    applied = set(ledger.runs)
+    found: list[tuple[str, str, Path]] = []
+    notes: list[str] = []
+    for root in sorted(results_dir.glob("run-*")):
+        manifest_path = RunPaths(root).run_json
+        if root.name in applied or not root.is_dir() or not manifest_path.exists():
+            continue
+        try:
+            manifest = read_record(manifest_path, RunManifest)
+        except (ConfigError, SchemaVersionError) as exc:
+            notes.append(f"{exc}; the run is not applied to the findings ledger")
+            continue
+        if manifest.finished_at is not None:
+            found.append((manifest.started_at, root.name, root))
+    return [root for _, _, root in sorted(found)], notes
+
+
+def stored_run_checks(run_dir: Path) -> list[CheckResult]:
+    """The checks of a stored run folder (none when it holds no trial)."""
+    if not RunPaths(run_dir).trial_jsons():
+        return []
+    run = load_run(run_dir, need_gate=False)
+    return run_checks(run.records, run.resolved)
+
+
+def update_ledger(results_dir: Path) -> LedgerUpdate:
+    """Apply every finished run of ``results_dir`` not yet in its ledger, in order, saving the
+    ledger after each. Raises ConfigError (SchemaVersionError) when the ledger itself cannot be
+    read; it is then left untouched."""
+    update = LedgerUpdate(load_ledger(results_dir))
+    runs, update.notes = pending_runs(results_dir, update.ledger)
+    for root in runs:
+        try:
+            results = stored_run_checks(root)
+        except SchemaVersionError as exc:
+            update.notes.append(f"{exc}; the run is not applied to the findings ledger")
+            continue
+        update.ledger = apply_run(update.ledger, root.name, results)
+        save_ledger(results_dir, update.ledger)
+        update.applied.append(root.name)
+    return update
+
+
+def update_after_run(results_dir: Path) -> None:
+    """:func:`update_ledger` at the end of ``proctor run``: never raises, so a ledger problem
+    never changes the run's outcome; it is logged as a warning and the ledger left as it was."""
+    try:
+        update = update_ledger(results_dir)
+    except Exception as exc:
+        log.warning("proctor: warning: findings ledger not updated: %s", exc)
+        return
+    for note in update.notes:
+        log.warning("proctor: warning: %s", note)

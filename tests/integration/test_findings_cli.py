@@ -1,0 +1,239 @@
+"""``proctor findings`` and the ledger ``proctor run`` keeps, over real runs of the scripted
+agent: a check that fails, passes, fails again and is dismissed; a crash while the ledger is
+written; an unreadable ledger; runs written by an older proctor."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MakeCase, Run, run_cases
+
+CONFIG = {
+    "agents": ["scripted"],
+    "timeoutSec": 30,
+    "evaluators": [{"use": "file-exists", "must": ["hello.txt"], "gate": True}],
+}
+FAILING = {"turns": [{"say": "Nothing to do."}]}
+PASSING = {"turns": [{"write": {"path": "hello.txt", "content": "hello\n"}}]}
+ID = "4ade1b6124"  # sha256("hello\x1fscripted\x1fdefault\x1ffile-exists")[:10]
+V1_RUN = Path(__file__).parents[1] / "fixtures" / "results-v1" / "example-suite"
+
+
+def run_with(proctor: Run, make_case: MakeCase, tmp_path: Path, plan: dict[str, Any]) -> Path:
+    """``proctor run`` of the case ``hello`` with ``plan``; the new run folder."""
+    make_case("hello", config=CONFIG, plan=plan)
+    before = set((tmp_path / "out").glob("run-*"))
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == (0 if plan is PASSING else 1), result.err
+    (run_dir,) = set(out.glob("run-*")) - before
+    return run_dir
+
+
+def findings(proctor: Run, out: Path, *args: str) -> list[dict[str, Any]]:
+    result = proctor("findings", str(out), "--json", *args)
+    assert result.code == 0, result.err
+    found: list[dict[str, Any]] = result.json()["findings"]
+    return found
+
+
+def events(finding: dict[str, Any]) -> list[str]:
+    return [entry["event"] for entry in finding["history"]]
+
+
+def test_a_check_fails_passes_fails_again_and_is_dismissed(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run1 = run_with(proctor, make_case, tmp_path, FAILING)
+    (finding,) = findings(proctor, out)
+    assert (finding["id"], finding["state"], finding["check"]) == (ID, "open", "file-exists")
+    assert finding["firstSeenRun"] == finding["lastSeenRun"] == run1.name
+    assert finding["message"] == "missing: hello.txt"
+    table = proctor("findings", str(out))
+    assert table.code == 0
+    assert ID in table.out and "hello / scripted / default" in table.out
+    report = proctor("report", str(run1))
+    assert f"| new | `{ID}` | hello / scripted / default | file-exists |" in report.out
+
+    run2 = run_with(proctor, make_case, tmp_path, PASSING)
+    assert findings(proctor, out) == [], "only open findings without --all"
+    (finding,) = findings(proctor, out, "--all")
+    assert (finding["state"], events(finding)) == ("resolved", ["new", "resolved"])
+    assert f"| resolved | `{ID}` |" in proctor("report", str(run2)).out
+
+    run3 = run_with(proctor, make_case, tmp_path, FAILING)
+    (finding,) = findings(proctor, out)
+    assert (finding["state"], finding["failures"], finding["lastSeenRun"]) == (
+        "open",
+        2,
+        run3.name,
+    )
+    assert events(finding) == ["new", "resolved", "reopened"]
+    assert f"| reopened | `{ID}` |" in proctor("report", str(run3)).out
+
+    dismissed = proctor("findings", "dismiss", ID, "--reason", "known flake", "--dir", str(out))
+    assert dismissed.code == 0, dismissed.err
+    assert findings(proctor, out) == []
+    run_with(proctor, make_case, tmp_path, FAILING)
+    (finding,) = findings(proctor, out, "--all")
+    assert (finding["state"], finding["failures"]) == ("dismissed", 3), (
+        "a failure keeps it dismissed"
+    )
+    assert finding["history"][-1] == {
+        "event": "dismissed",
+        "runId": None,
+        "at": finding["history"][-1]["at"],
+        "reason": "known flake",
+    }
+    ledger = json.loads((out / "findings.json").read_text())
+    assert ledger["schemaVersion"] == 2 and len(ledger["runs"]) == 4
+    assert len(ledger["findings"]) == 1, "never proposed twice"
+
+
+def test_bad_dismissals_and_folders_are_one_sentence(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run1 = run_with(proctor, make_case, tmp_path, FAILING)
+    unknown = proctor("findings", "dismiss", "nope", "--reason", "x", "--dir", str(out))
+    assert unknown.code == 2
+    assert f"{out / 'findings.json'}: no finding 'nope'" in unknown.err
+    assert "Traceback" not in unknown.err
+    missing = proctor("findings", "dismiss", ID, "--dir", str(out))
+    assert missing.code == 2 and "--reason" in missing.err
+    empty = proctor("findings", "dismiss", ID, "--reason", " ", "--dir", str(out))
+    assert empty.code == 2 and "--reason" in empty.err
+    nowhere = proctor("findings", str(tmp_path / "absent"))
+    assert nowhere.code == 2 and "not a results directory" in nowhere.err
+    a_run = proctor("findings", str(run1))
+    assert a_run.code == 2 and "a run folder" in a_run.err
+    assert findings(proctor, out)[0]["state"] == "open", "nothing was dismissed"
+
+
+def test_a_crash_while_writing_the_ledger_keeps_the_previous_one(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from proctor.models import io
+    from proctor.report import findings as ledger_module
+
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    before = (out / "findings.json").read_bytes()
+    half_written: list[str] = []
+
+    def crash_before_rename(src: str, dst: str) -> None:
+        half_written.append(Path(src).read_text())
+        raise OSError("simulated crash between the temp file and the rename")
+
+    def crashing_write(path: Path, model: Any) -> None:
+        with monkeypatch.context() as patch:
+            patch.setattr(io.os, "replace", crash_before_rename)
+            io.write_record(path, model)
+
+    monkeypatch.setattr(ledger_module, "write_record", crashing_write)
+    run2 = run_with(proctor, make_case, tmp_path, PASSING)  # its exit code is the run's own
+    assert run2.name in half_written[0], "the new ledger reached its temp file"
+    assert (out / "findings.json").read_bytes() == before
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith("run-")) == [
+        "findings.json"
+    ], "no temp file left behind"
+    assert "findings ledger not updated: " in caplog.text
+    assert "findings.json: cannot be written (simulated crash" in caplog.text
+
+    monkeypatch.undo()
+    (finding,) = findings(proctor, out, "--all")
+    assert finding["state"] == "resolved", "the run the crash missed is applied next time"
+
+
+def test_an_unreadable_ledger_never_fails_a_run_and_is_left_alone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "findings.json").write_text('{"schemaVersion": 2, "findings": [{"id": 7}]}')
+    before = (out / "findings.json").read_bytes()
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        run1 = run_with(proctor, make_case, tmp_path, FAILING)  # exit 1: the gate, as always
+    assert (out / "findings.json").read_bytes() == before
+    assert "findings ledger not updated" in caplog.text and "findings[0]" in caplog.text
+    listed = proctor("findings", str(out))
+    assert listed.code == 2 and "Traceback" not in listed.err
+    assert f"{out / 'findings.json'} (a FindingsLedger)" in listed.err
+    assert "findings[0]" in listed.err
+    report = proctor("report", str(run1))
+    assert report.code == 1 and "findings not shown" in report.err
+    assert (out / "findings.json").read_bytes() == before
+
+
+def test_runs_of_an_older_proctor_are_tracked_and_unfinished_runs_wait(
+    proctor: Run, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(V1_RUN, out / "run-20261201T135643Z-0e447e")
+    unfinished = out / "run-20261201T140000Z-aaaaaa"
+    shutil.copytree(V1_RUN, unfinished)
+    manifest = json.loads((unfinished / "run.json").read_text())
+    del manifest["finishedAt"]
+    (unfinished / "run.json").write_text(json.dumps(manifest))
+
+    listed = proctor("findings", "--all", "--json", str(out))
+    assert listed.code == 0, listed.err
+    ledger = listed.json()
+    assert ledger["runs"] == ["run-20261201T135643Z-0e447e"]
+    cells = {(f["case"], f["check"]) for f in ledger["findings"]}
+    assert ("wrong-fix", "command") in cells, cells
+    assert all(f["state"] == "open" for f in ledger["findings"])
+    again = proctor("findings", "--all", "--json", str(out))
+    assert again.json() == ledger, "applying is idempotent"
+
+
+def test_report_adds_findings_only_to_the_markdown(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run1 = run_with(proctor, make_case, tmp_path, FAILING)
+    as_json = proctor("report", str(run1), "--reporter", "json")
+    assert as_json.code == 1
+    assert as_json.json()["runId"] == run1.name, "JSON output stays JSON"
+
+
+def test_a_crash_between_two_runs_keeps_the_first(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.models.io import write_record
+    from proctor.report import findings as ledger_module
+
+    out = tmp_path / "out"
+    for name in ("run-20261201T135643Z-0e447e", "run-20261201T140000Z-bbbbbb"):
+        shutil.copytree(V1_RUN, out / name)
+    manifest = json.loads((out / "run-20261201T140000Z-bbbbbb" / "run.json").read_text())
+    manifest["startedAt"] = "2026-12-01T14:00:00.000Z"
+    (out / "run-20261201T140000Z-bbbbbb" / "run.json").write_text(json.dumps(manifest))
+    writes: list[Path] = []
+
+    def second_write_crashes(path: Path, model: Any) -> None:
+        writes.append(path)
+        if len(writes) == 2:
+            raise OSError("simulated crash while applying the second run")
+        write_record(path, model)
+
+    monkeypatch.setattr(ledger_module, "write_record", second_write_crashes)
+    crashed = proctor("findings", str(out))
+    assert crashed.code == 2 and "Traceback" not in crashed.err
+    assert "findings.json: cannot be written (simulated crash" in crashed.err
+    ledger = json.loads((out / "findings.json").read_text())
+    assert ledger["runs"] == ["run-20261201T135643Z-0e447e"], "the first run's update is kept"
+    monkeypatch.undo()
+    assert proctor("findings", str(out)).code == 0
+    ledger = json.loads((out / "findings.json").read_text())
+    assert ledger["runs"] == ["run-20261201T135643Z-0e447e", "run-20261201T140000Z-bbbbbb"]
+    assert all(f["failures"] == 2 for f in ledger["findings"] if f["state"] == "open")
