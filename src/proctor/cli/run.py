@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from proctor.cli.options import config_option, reporter_option, source_option
+
+if TYPE_CHECKING:
+    from proctor.execute.events import Subscriber
+    from proctor.models.plan import RunPlan
+    from proctor.session import RunRequest
 
 log = logging.getLogger("proctor")
 
@@ -79,6 +86,13 @@ log = logging.getLogger("proctor")
 )
 @config_option
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
+@click.option(
+    "--repeat-check",
+    "repeat_check",
+    type=click.IntRange(min=2),
+    metavar="N",
+    help="Run the deterministic trials (scripted agent) N times; exit 1 if any result differs.",
+)
 @click.option("--mirror", is_flag=True, help="Stream the agent's terminal live.")
 @click.option("--keep-workspace", is_flag=True, help="Keep every workspace, not only failed ones.")
 @click.option(
@@ -107,6 +121,7 @@ def command(
     out: Path | None,
     config: Path | None,
     dry_run: bool,
+    repeat_check: int | None,
     mirror: bool,
     keep_workspace: bool,
     as_json: bool,
@@ -115,7 +130,8 @@ def command(
     """Run every case under --source on its agents and gate on the results.
 
     Prints the chosen reporters' output (default: the Markdown report) and writes each one's
-    file into the run folder (suite.md and suite.json always, junit.xml when asked).
+    file into the run folder (suite.md and suite.json always, junit.xml when asked). With
+    --repeat-check N it prints the repeat check's summary instead (docs/repeat-check.md).
     """
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
@@ -123,6 +139,10 @@ def command(
     from proctor.report.reporters import reporter_names
     from proctor.session import RunRequest, plan_run, run_plan
 
+    if repeat_check is not None and dry_run:
+        raise ConfigError(
+            "--repeat-check runs the suite and --dry-run runs nothing: use one or the other"
+        )
     overrides = CliOverrides(
         agents=list(agents),
         cases=list(cases),
@@ -170,14 +190,13 @@ def command(
 
         click.echo(render_dry_run(plan))
         return 0
+    budget = budget_usd or plan.top.budget_usd
     # SIGTERM (a CI cancel, `timeout`) stops the run like Ctrl-C: finished trials are kept.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        result = run_plan(
-            plan,
-            request,
-            [make_display(mirror), CostWarnings(budget_usd or plan.top.budget_usd)],
-        )
+        if repeat_check is not None:
+            return _repeat_check(plan, request, repeat_check, mirror, budget, as_json)
+        result = run_plan(plan, request, [make_display(mirror), CostWarnings(budget)])
     finally:
         if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
             # After an interrupt both signals stay ignored until proctor exits.
@@ -190,6 +209,35 @@ def command(
         err=True,
     )
     return result.suite.exit_code
+
+
+def _repeat_check(
+    plan: RunPlan,
+    request: RunRequest,
+    repetitions: int,
+    mirror: bool,
+    budget: float | None,
+    as_json: bool,
+) -> int:
+    """``--repeat-check N``: the deterministic trials N times, compared; prints the summary."""
+    from proctor.cli.display import CostWarnings, make_display
+    from proctor.session.repeat_check import repeat_plan
+
+    started = 0
+
+    def subscribers() -> list[Subscriber]:
+        nonlocal started
+        started += 1
+        click.echo(f"proctor: repetition {started} of {repetitions}", err=True)
+        return [make_display(mirror), CostWarnings(budget)]
+
+    check = repeat_plan(plan, request, repetitions, subscribers)
+    if as_json:
+        click.echo(json.dumps(check.to_dict(), indent=2))
+    else:
+        click.echo(check.markdown(), nl=False)
+    click.echo(f"proctor: repeat check: {check.verdict}", err=True)
+    return check.exit_code
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -55,6 +55,8 @@ class JudgeParams(EvaluatorParams):
 class LlmJudge:
     name: ClassVar[str] = "llm-judge"
     Params: ClassVar[type[EvaluatorParams]] = JudgeParams
+    model_backed: ClassVar[bool] = True
+    """Its result comes from a model: a repeat check leaves it out (see docs/repeat-check.md)."""
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
         params = JudgeParams.of(spec)

@@ -1,0 +1,417 @@
+"""``proctor run --repeat-check N``: run the deterministic part of a suite N times and compare.
+
+The deterministic part is every planned trial of the built-in ``scripted`` agent; trials of
+real agents are left out and listed. The plan is made once and run N times through
+:func:`~proctor.session.run.run_plan`, so each repetition is an ordinary run folder. Then the
+trial records of repetition 1 are compared with those of every later repetition, trial by trial
+(case, agent, condition, repeat): each evaluator's ``passed``, ``score``, ``error`` and
+``metrics`` (model-backed evaluators left out), the process metrics without the time-, token-
+and cost-based fields (:data:`EXCLUDED_PROCESS_FIELDS`), the task rules and the status. Values
+must be identical, floats included. docs/repeat-check.md describes it for users.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.spec import SCRIPTED
+from proctor.errors import ConfigError
+from proctor.evaluators.base import registry
+from proctor.execute.events import Subscriber
+from proctor.exit_codes import ExitCode
+from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
+from proctor.models.trial import TrialRecord
+from proctor.session.run import RunRequest, plan_run, run_plan
+
+REAL_AGENT = "not deterministic: a real agent"
+MODEL_BACKED = "model-backed: its result comes from a model"
+
+EXCLUDED_PROCESS_FIELDS: tuple[str, ...] = (
+    "orientation.secondsToFirstEdit",
+    "context.firstRelevantSeconds",
+    "effort.elapsedSeconds",
+    "effort.tokens",
+    "effort.cost",
+)
+"""Process metrics (camelCase paths under ``process``) that measure time, tokens or dollars,
+which differ from one repetition to the next without the behaviour changing."""
+
+VERDICT_STATUSES = frozenset({"passed", "failed", "eval-error"})
+"""Statuses that the evaluators decide: in a trial with a model-backed evaluator they may
+change with the model's answer, so they count as one status there."""
+
+Labels = Mapping[str, Sequence[str | None]]
+"""Case name → the label of each of its evaluators, by position (None when unlabelled)."""
+
+
+class Presence(Enum):
+    """Stands for a value that one repetition has and the other lacks."""
+
+    ABSENT = "absent"
+    PRESENT = "present"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One value that differs between repetition 1 and repetition ``repetition``."""
+
+    repetition: int
+    trial: str
+    path: str
+    first: Any
+    other: Any
+
+    def sentence(self) -> str:
+        what = "the trial" if self.path == "trial" else self.path
+        return (
+            f"trial {self.trial}: {what} is {_show(self.first)} in repetition 1 "
+            f"and {_show(self.other)} in repetition {self.repetition}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "repetition": self.repetition,
+            "trial": self.trial,
+            "path": self.path,
+            "first": _json_value(self.first),
+            "other": _json_value(self.other),
+            "sentence": self.sentence(),
+        }
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A trial or an evaluator left out of the comparison, and why."""
+
+    what: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"what": self.what, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Repetition 1 against one later repetition."""
+
+    trials: int
+    """Trials of repetition 1 compared."""
+    evaluators: int
+    """Evaluator results of repetition 1 compared (model-backed ones are not)."""
+    excluded: list[Exclusion]
+    """The model-backed evaluators that were left out, once per case."""
+    differences: list[Difference]
+
+
+def trial_name(record: TrialRecord) -> str:
+    """``case/agent/condition/repeat``, as the trial's folder is named."""
+    return f"{record.case}/{record.agent}/{record.condition}/{record.repeat}"
+
+
+def model_backed_uses() -> frozenset[str]:
+    """Registered evaluators whose result comes from a model (class attribute
+    ``model_backed``)."""
+    return frozenset(
+        name for name, cls in registry().items() if getattr(cls, "model_backed", False)
+    )
+
+
+def evaluator_name(index: int, use: str, label: str | None = None) -> str:
+    """``evaluators[0] (command)``, or ``evaluators[0] (command, "tests pass")`` when the
+    case labelled it: its position in the trial's results, its evaluator and its label."""
+    named = f"{use}, {json.dumps(label)}" if label else use
+    return f"evaluators[{index}] ({named})"
+
+
+def comparable_values(
+    record: TrialRecord, model_backed: frozenset[str], labels: Sequence[str | None] = ()
+) -> dict[str, Any]:
+    """Every compared value of one trial, by its path (status, evaluators, process, rules)."""
+    values: dict[str, Any] = {"status": record.status}
+    for i, result in enumerate(record.evaluators):
+        if result.use in model_backed:
+            continue
+        name = evaluator_name(i, result.use, _at(labels, i))
+        values[f"{name}.passed"] = result.passed
+        values[f"{name}.score"] = result.score
+        values[f"{name}.error"] = result.error
+        for metric in sorted(result.metrics):
+            values[f"{name}.metrics.{metric}"] = result.metrics[metric]
+    if record.process is not None:
+        process = record.process.to_dict()
+        for excluded in EXCLUDED_PROCESS_FIELDS:
+            parent, _, key = excluded.rpartition(".")
+            holder = process.get(parent) if parent else process
+            if isinstance(holder, dict):
+                holder.pop(key, None)
+        _flatten(process, "process", values)
+    for rule in record.rules:
+        values[f"rules.{rule.rule}.fired"] = rule.fired
+        values[f"rules.{rule.rule}.value"] = rule.value
+    return values
+
+
+def compare_repetitions(
+    first: Sequence[TrialRecord],
+    other: Sequence[TrialRecord],
+    *,
+    repetition: int = 2,
+    model_backed: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> Comparison:
+    """The differences between repetition 1's records and repetition ``repetition``'s, in
+    repetition 1's trial order, then trials only the later repetition has."""
+    backed = model_backed_uses() if model_backed is None else model_backed
+    later = {_key(r): r for r in other}
+    excluded: dict[str, Exclusion] = {}
+    differences: list[Difference] = []
+    evaluators = 0
+    for record in first:
+        names = (labels or {}).get(record.case, ())
+        for i, result in enumerate(record.evaluators):
+            if result.use in backed:
+                what = f"{record.case}: {evaluator_name(i, result.use, _at(names, i))}"
+                excluded.setdefault(what, Exclusion(what, MODEL_BACKED))
+            else:
+                evaluators += 1
+        twin = later.pop(_key(record), None)
+        name = trial_name(record)
+        if twin is None:
+            differences.append(
+                Difference(repetition, name, "trial", Presence.PRESENT, Presence.ABSENT)
+            )
+            continue
+        differences += _differences(record, twin, repetition, backed, names)
+    differences += [
+        Difference(repetition, trial_name(r), "trial", Presence.ABSENT, Presence.PRESENT)
+        for r in later.values()
+    ]
+    return Comparison(len(first), evaluators, list(excluded.values()), differences)
+
+
+def deterministic_part(plan: RunPlan) -> tuple[RunPlan, list[Exclusion]]:
+    """The plan's trials of the scripted agent, and the other trials as exclusions."""
+    kept: list[TrialSpec] = []
+    excluded: list[Exclusion] = []
+    for spec in plan.trials:
+        if (spec.profile.agent or spec.agent) == SCRIPTED.id:
+            kept.append(spec)
+        else:
+            what = "/".join(str(part) for part in spec.key)
+            excluded.append(Exclusion(what, REAL_AGENT))
+    names = {spec.case.name for spec in kept}
+    part = plan.model_copy(
+        update={"trials": kept, "cases": [c for c in plan.cases if c.name in names]}
+    )
+    return part, excluded
+
+
+def model_backed_evaluators(
+    cases: Iterable[ResolvedCase], backed: frozenset[str]
+) -> list[Exclusion]:
+    return [
+        Exclusion(f"{rc.name}: {evaluator_name(i, e.use, e.label)}", MODEL_BACKED)
+        for rc in cases
+        for i, e in enumerate(rc.evaluators)
+        if e.use in backed
+    ]
+
+
+@dataclass(frozen=True)
+class Repetition:
+    number: int
+    folder: Path
+    exit_code: int
+    """The run's own exit code (its gates); it does not decide the repeat check's."""
+
+
+@dataclass
+class RepeatCheck:
+    """What ``--repeat-check`` found: the runs, what was compared and left out, every
+    difference."""
+
+    repetitions: int
+    runs: list[Repetition] = field(default_factory=list)
+    trials: int = 0
+    evaluators: int = 0
+    excluded_trials: list[Exclusion] = field(default_factory=list)
+    excluded_evaluators: list[Exclusion] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        return ExitCode.GATE_FAILED if self.differences else ExitCode.OK
+
+    @property
+    def verdict(self) -> str:
+        if self.interrupted:
+            return f"interrupted after {len(self.runs)} of {self.repetitions} repetitions"
+        if self.differences:
+            return f"different ({len(self.differences)} difference(s))"
+        return "identical"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "repetitions": self.repetitions,
+            "runs": [
+                {"repetition": r.number, "folder": str(r.folder), "exitCode": r.exit_code}
+                for r in self.runs
+            ],
+            "trialsCompared": self.trials,
+            "evaluatorsCompared": self.evaluators,
+            "excludedTrials": [e.to_dict() for e in self.excluded_trials],
+            "excludedEvaluators": [e.to_dict() for e in self.excluded_evaluators],
+            "identical": not self.differences and not self.interrupted,
+            "interrupted": self.interrupted,
+            "differenceCount": len(self.differences),
+            "firstDifference": self.differences[0].to_dict() if self.differences else None,
+            "differences": [d.to_dict() for d in self.differences],
+            "exitCode": self.exit_code,
+        }
+
+    def markdown(self) -> str:
+        lines = [
+            "# proctor repeat check",
+            "",
+            f"- verdict: **{self.verdict}**",
+            f"- repetitions: {self.repetitions}",
+            f"- trials compared: {self.trials} per repetition",
+            f"- evaluators compared: {self.evaluators} per repetition",
+            f"- differences: {len(self.differences)}",
+        ]
+        if self.differences:
+            lines.append(f"- first difference: {self.differences[0].sentence()}")
+        for title, items in (
+            ("Excluded trials", self.excluded_trials),
+            ("Excluded evaluators", self.excluded_evaluators),
+        ):
+            if items:
+                lines += ["", f"## {title}", "", *(f"- `{e.what}`: {e.reason}" for e in items)]
+        lines += ["", "## Runs", ""]
+        lines += [
+            f"- {r.number}: `{r.folder}` (its own exit code {r.exit_code})" for r in self.runs
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def repeat_plan(
+    plan: RunPlan,
+    request: RunRequest,
+    repetitions: int,
+    subscribers: Callable[[], list[Subscriber]] = list,
+) -> RepeatCheck:
+    """Run the plan's deterministic part ``repetitions`` times and compare the records.
+    ``subscribers`` makes a fresh set of run-event subscribers for each repetition. Raises
+    ConfigError when nothing deterministic is planned."""
+    if repetitions < 2:
+        raise ConfigError(f"--repeat-check {repetitions}: at least 2 repetitions are needed")
+    part, excluded_trials = deterministic_part(plan)
+    if not part.trials:
+        raise ConfigError(
+            "--repeat-check: nothing deterministic to repeat: every planned trial runs a real "
+            f"agent ({', '.join(sorted({t.agent for t in plan.trials}))}), and only trials of "
+            f"the {SCRIPTED.id} agent are repeated"
+        )
+    backed = model_backed_uses()
+    check = RepeatCheck(
+        repetitions,
+        excluded_trials=excluded_trials,
+        excluded_evaluators=model_backed_evaluators(part.cases, backed),
+    )
+    labels = {rc.name: [e.label for e in rc.evaluators] for rc in part.cases}
+    first: list[TrialRecord] = []
+    for number in range(1, repetitions + 1):
+        result = run_plan(part, request, subscribers())
+        check.runs.append(Repetition(number, result.paths.root, result.exit_code))
+        if result.suite.interrupted:
+            check.interrupted = True
+            break
+        if number == 1:
+            first = result.records
+            continue
+        comparison = compare_repetitions(
+            first, result.records, repetition=number, model_backed=backed, labels=labels
+        )
+        check.trials, check.evaluators = comparison.trials, comparison.evaluators
+        check.differences += comparison.differences
+    return check
+
+
+def run_repeat_check(
+    request: RunRequest,
+    repetitions: int,
+    subscribers: Callable[[], list[Subscriber]] = list,
+) -> RepeatCheck:
+    """Plan once (:func:`~proctor.session.run.plan_run`), then :func:`repeat_plan`."""
+    plan = plan_run(request)
+    if not plan.trials:
+        raise ConfigError(f"--source {request.source}: nothing runnable (no case matched)")
+    return repeat_plan(plan, request, repetitions, subscribers)
+
+
+def _differences(
+    first: TrialRecord,
+    other: TrialRecord,
+    repetition: int,
+    backed: frozenset[str],
+    labels: Sequence[str | None],
+) -> list[Difference]:
+    a = comparable_values(first, backed, labels)
+    b = comparable_values(other, backed, labels)
+    judged = any(r.use in backed for r in [*first.evaluators, *other.evaluators])
+    found = []
+    for path in [*a, *(p for p in b if p not in a)]:
+        x, y = a.get(path, Presence.ABSENT), b.get(path, Presence.ABSENT)
+        if path == "status" and judged and x in VERDICT_STATUSES and y in VERDICT_STATUSES:
+            continue
+        if not _same(x, y):
+            found.append(Difference(repetition, trial_name(first), path, x, y))
+    return found
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Identical values: the same type (``True`` is not ``1``) and equal, floats exactly (a NaN
+    equals a NaN)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
+
+
+def _flatten(value: Any, path: str, into: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flatten(item, f"{path}.{key}", into)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _flatten(item, f"{path}[{i}]", into)
+    else:
+        into[path] = value
+
+
+def _key(record: TrialRecord) -> tuple[str, str, str, int]:
+    return (record.case, record.agent, record.condition, record.repeat)
+
+
+def _at(labels: Sequence[str | None], index: int) -> str | None:
+    return labels[index] if index < len(labels) else None
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Presence):
+        return value.value
+    return json.dumps(value)
+
+
+def _json_value(value: Any) -> Any:
+    return None if isinstance(value, Presence) else value
