@@ -22,6 +22,15 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "parse": ("proctor.cli.parse", "Print the normalised trajectory of a native transcript."),
     "agents": ("proctor.cli.agents", "List agent adapters and their CLIs; install pinned CLIs."),
     "model": ("proctor.cli.model", "Run proctor's scripted model server."),
+    "history": (
+        "proctor.cli.history",
+        "Summarise your own recorded agent sessions as measurements.",
+    ),
+    "mark": (
+        "proctor.cli.mark",
+        "Record a change (a plugin enabled, a prompt edited) for history.",
+    ),
+    "findings": ("proctor.cli.findings", "List or dismiss the failing checks tracked across runs."),
 }
 
 

@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from proctor.models.config import CaseConfig, TopConfig
+from proctor.models.findings import FindingsLedger
+from proctor.models.history import ChangeMark, HistoryReport
 from proctor.models.logs import EvaluatorLog, RequestRecord
 from proctor.models.run import ConfigRecord, ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
@@ -30,6 +32,9 @@ SCHEMAS: dict[str, tuple[type[BaseModel] | TypeAdapter[Any], str]] = {
     "question": (QuestionRecord, "one line of questions.jsonl"),
     "evaluator-log": (EvaluatorLog, "evaluators/<n>-<use>.json: what an evaluator ran"),
     "request": (RequestRecord, "one line of model-requests.jsonl or harness-requests.jsonl"),
+    "findings": (FindingsLedger, "findings.json: the failing checks tracked across runs"),
+    "history": (HistoryReport, "proctor history --json: recorded sessions measured"),
+    "change": (ChangeMark, "one line of the change journal (proctor mark)"),
     "case-config": (CaseConfig, "a case folder's config.json"),
     "proctor-config": (TopConfig, "the top-level proctor.json"),
 }
