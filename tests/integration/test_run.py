@@ -373,3 +373,20 @@ def test_agent_model_from_the_profile_and_the_command_line_reach_the_agent(
         "scripted=from-cli",
     )
     assert load_trial(single_run_dir(out2), "a")["agentModel"] == "from-cli"
+
+
+def test_an_external_program_in_the_case_folder_runs_with_a_relative_source(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = make_case(
+        "scored",
+        config={"evaluators": [{"use": "external", "command": "score.sh", "scoreMetric": "s"}]},
+        plan={"turns": [{"say": "hi"}]},
+    )
+    script = case / "score.sh"
+    script.write_text('#!/bin/sh\necho \'{"values": [{"name": "s", "value": 100}]}\'\n')
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    result = proctor("run", "--source", "cases", "--out", "out")
+    assert result.code == 0, result.out + result.err
+    assert _statuses(tmp_path / "out") == {"scored": {"passed": 1}}

@@ -104,8 +104,10 @@ class External:
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
         params = ExternalParams.of(spec)
+        # Absolute: the program runs in the case folder, where a relative path would be wrong.
+        case_dir = ctx.case_dir.resolve()
         program = shutil.which(params.command, path=ctx.env.get("PATH")) or (
-            str(ctx.case_dir / params.command) if (ctx.case_dir / params.command).exists() else None
+            str(case_dir / params.command) if (case_dir / params.command).exists() else None
         )
         if program is None:
             return error_result(spec, f"program '{params.command}' not found on PATH")
@@ -114,7 +116,7 @@ class External:
             "trajectory": str(ctx.trial.trajectory),
             "rawTranscript": str(ctx.raw_transcript) if ctx.raw_transcript else None,
             "trialDir": str(ctx.trial.root),
-            "caseDir": str(ctx.case_dir),
+            "caseDir": str(case_dir),
             "agent": ctx.agent,
         }
         log = ctx.trial.evaluator_log(spec.index, spec.use)
@@ -122,7 +124,7 @@ class External:
         try:
             outcome = run_logged(
                 [program, *params.args],
-                cwd=ctx.case_dir,
+                cwd=case_dir,
                 env={**ctx.env, **params.env},
                 timeout=params.timeout_sec,
                 log=log,
