@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir
 
 HELLO_PLAN = {
