@@ -52,6 +52,8 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     from proctor.transcripts.detect import locate
 
     file, fmt = locate(path, format_for_agent(agent) if agent else None)
+    if path.is_dir():
+        _note_other_sessions(path, file)
     try:
         if as_json:
             sys.stdout.flush()
@@ -63,6 +65,20 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return int(ExitCode.INTERRUPTED)
     return 0
+
+
+def _note_other_sessions(folder: Path, shown: Path) -> None:
+    """A folder of many sessions: say which one is shown, and what reads them all."""
+    from proctor.history.sources import AGENTS as HISTORY_AGENTS
+    from proctor.history.sources import sessions_under
+
+    sessions, _ = sessions_under([folder], HISTORY_AGENTS)
+    if len(sessions) > 1:
+        click.echo(
+            f"proctor: note: {folder} holds {len(sessions)} sessions; this is the newest, "
+            f"{shown} (`proctor history {folder}` summarises them all)",
+            err=True,
+        )
 
 
 def _usage_check(file: Path, fmt: str) -> dict[str, Any] | None:
