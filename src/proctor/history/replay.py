@@ -171,7 +171,9 @@ def replay(
     # Small sessions first would leave a big one for last: the largest files start first.
     todo.sort(key=_size, reverse=True)
     with context.Pool(processes=count) as pool:
-        for result in pool.imap_unordered(_replay_in_worker, todo, chunksize=1):
+        # Chunks amortise the pipe over small sessions; sixteen per worker keep the load even.
+        chunk = max(1, len(todo) // (count * 16))
+        for result in pool.imap_unordered(_replay_in_worker, todo, chunksize=chunk):
             if result is not None:
                 yield result
 
