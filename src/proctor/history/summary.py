@@ -11,11 +11,11 @@ from proctor.models.history import (
     GroupSummary,
     HistoryReport,
     SessionSummary,
-    Spread,
     Unavailable,
 )
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
+from proctor.models.suite import Spread
 from proctor.models.trajectory import sum_usage
 
 

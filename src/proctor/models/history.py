@@ -14,6 +14,7 @@ from pydantic import Field
 
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.process import Orientation, StepCounts
+from proctor.models.suite import Spread
 from proctor.models.trajectory import ModelUsage
 
 GroupBy = Literal["project", "week", "agent"]
@@ -51,15 +52,6 @@ class SessionSummary(CamelModel):
     unpriced_models: list[str] = []
     unknown_records: int = 0
     """Lines the parser did not recognise (counted, never fatal)."""
-
-
-class Spread(CamelModel):
-    """Median and range of a measure over tasks; None when there is none."""
-
-    n: int = 0
-    median: float | None = None
-    min: float | None = None
-    max: float | None = None
 
 
 class GroupSummary(CamelModel):
