@@ -8,6 +8,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir
 
 
@@ -47,8 +49,9 @@ def test_a_cli_of_another_version_than_its_profile_pins_stops_the_run(
 
 
 def test_control_the_pinned_version_found_runs(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-a-real-key")  # the run needs a key
     make_case("a", config={"agents": ["claude-code"], "timeoutSec": 5})
     binary = _fake_cli(tmp_path, "2.1.197")
     config = tmp_path / "proctor.json"

@@ -59,7 +59,7 @@ def launch_context(ctx: TrialContext, prepared: Prepared, base_url: str | None) 
         workspace=ctx.workspace,
         home=ctx.home,
         scratch=ctx.scratch,
-        env=prepared.env,
+        env=prepared.agent_env,
         profile=spec.profile,
         plan=spec.case.case.plan,
         repeat=spec.repeat,

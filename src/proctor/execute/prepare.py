@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.agents.base import AgentAdapter, adapter_for
+from proctor.agents.credentials import Credentials, lends
+from proctor.agents.credentials import find as find_credentials
+from proctor.agents.credentials import install as install_credentials
 from proctor.errors import WorkspaceError
 from proctor.execute.context import TrialContext
 from proctor.execute.servers import start_harness_server
@@ -28,10 +31,18 @@ class Prepared:
     adapter: AgentAdapter[Any]
     agent_version: str | None
     env: dict[str, str]
-    """The environment of the agent, its setup lines and the evaluators."""
+    """The environment of the setup lines and the evaluators (and, with ``credentials``, of
+    the agent)."""
     before: dict[str, bytes]
     """The workspace as the agent found it."""
     roles: RoleSet | None
+    credentials: Credentials | None = None
+    """What the agent is lent of the user's own key variables and login files."""
+
+    @property
+    def agent_env(self) -> dict[str, str]:
+        """The agent's environment: ``env`` and the key variables lent to the agent only."""
+        return {**self.env, **self.credentials.keys} if self.credentials else self.env
 
 
 def shell_lines(
@@ -68,6 +79,10 @@ def prepare(ctx: TrialContext) -> Prepared:
         extra={**spec.case.env, **spec.profile.env, **spec.variant.env},
     )
     env[MARKER_VARIABLE] = ctx.marker
+    credentials = None
+    if lends(spec.profile, on_scripted_model=spec.backend == "scripted"):
+        credentials = find_credentials(adapter.name, os.environ)
+        install_credentials(credentials, ctx.home)
     shell_lines(ctx, env, "setup", spec.case.setup)
     roles = None
     if spec.roles is not None:
@@ -79,4 +94,5 @@ def prepare(ctx: TrialContext) -> Prepared:
         env=env,
         before=snapshot(ctx.workspace),
         roles=roles,
+        credentials=credentials,
     )

@@ -62,6 +62,18 @@ _AUTH_PHRASES = (
     "incorrect api key",
     "api key not valid",
     "permission_denied",
+    "not logged in",
+    "please run /login",
+    "please log in",
+    "login required",
+    "no api key",
+    "api key not found",
+    "missing api key",
+)
+AUTH_FIX = (
+    "the agent's key or login is missing or was refused: proctor lends it the key variables "
+    "in your environment and the login in your home unless its profile says "
+    '"credentials": "none" (docs/agents.md#credentials)'
 )
 _QUOTA_PHRASES = ("insufficient_quota", "credit balance", "quota", "billing")
 
@@ -113,8 +125,11 @@ def kind_of_text(text: str) -> FailureKind:
 
 
 def describe_agent_failure(text: str) -> str:
-    """``<what failed>: <the agent's own words>`` for a trial's reason."""
-    return f"{LABELS[kind_of_text(text)]}: {text.strip()[:AGENT_TEXT_CHARS]}"
+    """``<what failed>: <the agent's own words>`` for a trial's reason; an authentication
+    failure also says what to do about it."""
+    kind = kind_of_text(text)
+    said = f"{LABELS[kind]}: {text.strip()[:AGENT_TEXT_CHARS]}"
+    return f"{said} ({AUTH_FIX})" if kind == "auth" else said
 
 
 def _sdk_class(name: str) -> tuple[type[BaseException], ...]:

@@ -282,6 +282,10 @@ class AgentProfile(UserModel):
     args: list[str] = []
     env: dict[str, str] = {}
     forward_env: list[str] = []
+    credentials: Literal["forward", "none"] = "forward"
+    """``forward``: on a real provider the agent is lent the user's own key variables and login
+    files (see :mod:`proctor.agents.credentials`); ``none``: nothing but ``env`` and
+    ``forwardEnv``."""
 
 
 class ModelPrice(UserModel):

@@ -4,10 +4,12 @@ at the version their profile pins."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from proctor.agents.base import adapter_for
+from proctor.agents.credentials import problem as credentials_problem
 from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
 from proctor.models.plan import Mode, ResolvedCase, TrialSpec
@@ -53,8 +55,9 @@ def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOv
 
 
 def preflight(trials: Iterable[TrialSpec]) -> None:
-    """Every agent CLI the trials will run is installed, at the version its profile pins; one
-    sentence per agent that is not, naming the fix (a ConfigError, exit 2)."""
+    """Every agent CLI the trials will run is installed, at the version its profile pins, and
+    can authenticate when it talks to a real provider (a key or a login is there to lend it);
+    one sentence per agent that cannot, naming the fix (a ConfigError, exit 2)."""
     problems: dict[str, str] = {}
     checked: set[tuple[str, str]] = set()
     for spec in trials:
@@ -62,7 +65,10 @@ def preflight(trials: Iterable[TrialSpec]) -> None:
         if spec.agent in problems or key in checked:
             continue  # each agent and profile once, not once per trial
         checked.add(key)
-        problem = adapter_for(spec.agent, {spec.agent: spec.profile}).preflight(spec.profile)
+        adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
+        problem = adapter.preflight(spec.profile)
+        if not problem and spec.backend != "scripted":
+            problem = credentials_problem(adapter.name, spec.profile, os.environ)
         if problem:
             problems[spec.agent] = problem
     if problems:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from proctor.llm.failures import AUTH_FIX
 from proctor.llm.failures import describe_agent_failure as classify_error
 
 CRASH = (
@@ -26,6 +27,7 @@ CRASH = (
             "authentication failed",
         ),
         ("Invalid API key · Please run /login", "authentication failed"),
+        ("Not logged in · Please run /login", "authentication failed"),
         ("invalid x-api-key", "authentication failed"),
         (
             'Failed to authenticate. API Error: 403 {"error":{"message":"Request not allowed"}}',
@@ -61,7 +63,15 @@ CRASH = (
     ],
 )
 def test_classify_error(text: str, kind: str) -> None:
-    assert classify_error(text) == f"{kind}: {text.strip()[:300]}"
+    fix = f" ({AUTH_FIX})" if kind == "authentication failed" else ""
+    assert classify_error(text) == f"{kind}: {text.strip()[:300]}{fix}"
+
+
+def test_an_authentication_failure_names_the_fix() -> None:
+    reason = classify_error("Not logged in · Please run /login")
+    assert reason.startswith("authentication failed: Not logged in")
+    assert '"credentials": "none"' in reason and "docs/agents.md#credentials" in reason
+    assert "docs/agents.md" not in classify_error("API Error: 500 Internal server error")
 
 
 def test_classify_error_keeps_only_the_start_of_a_long_message() -> None:

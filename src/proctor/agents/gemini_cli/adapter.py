@@ -115,9 +115,13 @@ def approval_args(mode: str | None) -> list[str]:
 
 
 def settings_for(ctx: LaunchContext, gemini_dir: Path) -> dict[str, Any]:
-    """``~/.gemini/settings.json``: API-key auth, nothing phoning home, the case's add-ons."""
+    """``~/.gemini/settings.json``: the key's auth (or the lent Google login when there is no
+    key), nothing phoning home, the case's add-ons."""
+    keyed = ctx.model_base_url or any(ctx.env.get(k) for k in ("GEMINI_API_KEY", "GOOGLE_API_KEY"))
+    google_login = (gemini_dir / "oauth_creds.json").is_file()
+    auth = "oauth-personal" if google_login and not keyed else "gemini-api-key"
     settings: dict[str, Any] = {
-        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "security": {"auth": {"selectedType": auth}},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},

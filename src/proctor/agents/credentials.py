@@ -1,0 +1,185 @@
+"""The user's own agent credentials, lent to a trial's scratch home and to nothing else.
+
+On a real provider a trial needs the agent's login or key, and only that: nothing else of the
+user's configuration enters the scratch home. By default each real agent receives
+
+=============== ================================================ ================================
+agent           key variables (forwarded to the agent only)      login files (copied per trial)
+=============== ================================================ ================================
+claude-code     ``ANTHROPIC_API_KEY``, ``ANTHROPIC_AUTH_TOKEN``,  ``.credentials.json`` of
+                ``CLAUDE_CODE_OAUTH_TOKEN``                      ``$CLAUDE_CONFIG_DIR`` or
+                                                                 ``~/.claude``
+codex           ``OPENAI_API_KEY``, ``CODEX_API_KEY``            ``auth.json`` of ``$CODEX_HOME``
+                                                                 or ``~/.codex``
+gemini-cli      ``GEMINI_API_KEY``, ``GOOGLE_API_KEY``           ``oauth_creds.json`` and
+                                                                 ``google_accounts.json`` of
+                                                                 ``~/.gemini``
+=============== ================================================ ================================
+
+Key values and the secrets inside login files are registered with :mod:`proctor.util.masking`,
+so they are masked in everything proctor writes; the copies live in the scratch home and go
+with it. A profile's ``"credentials": "none"`` lends nothing (strictly isolated runs, where
+``forwardEnv`` and ``env`` alone say what the agent gets); a trial on the scripted model never
+needs them. (On macOS, Claude Code keeps its login in the keychain, which is not a file:
+there, set ``ANTHROPIC_API_KEY`` or ``CLAUDE_CODE_OAUTH_TOKEN``.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proctor.models.config import AgentProfile
+from proctor.util.masking import register_secret
+
+
+@dataclass(frozen=True)
+class CredentialKind:
+    """Where one agent keeps its key variables and login files."""
+
+    agent: str
+    keys: tuple[str, ...]
+    files: tuple[str, ...]
+    folder_variable: str | None
+    """The variable that moves the agent's folder (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``)."""
+    folder: str
+    """The folder under the home otherwise (and under the scratch home, always)."""
+    fix: str
+    """What the user does when there is neither."""
+
+
+KINDS: dict[str, CredentialKind] = {
+    k.agent: k
+    for k in (
+        CredentialKind(
+            "claude-code",
+            ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+            (".credentials.json",),
+            "CLAUDE_CONFIG_DIR",
+            ".claude",
+            "set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`), or "
+            "log in once with `claude` (/login)",
+        ),
+        CredentialKind(
+            "codex",
+            ("OPENAI_API_KEY", "CODEX_API_KEY"),
+            ("auth.json",),
+            "CODEX_HOME",
+            ".codex",
+            "set OPENAI_API_KEY, or log in once with `codex login`",
+        ),
+        CredentialKind(
+            "gemini-cli",
+            ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            ("oauth_creds.json", "google_accounts.json"),
+            None,
+            ".gemini",
+            "set GEMINI_API_KEY, or log in once with `gemini` (Login with Google)",
+        ),
+    )
+}
+SECRET_FIELDS = ("token", "key", "secret")
+"""A string in a login file is masked when its field name contains one of these."""
+
+
+@dataclass
+class Credentials:
+    """What one trial's agent is lent: key variables (name → value) and login files."""
+
+    agent: str
+    keys: dict[str, str] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+    """The user's login files (the originals; :func:`install` copies them)."""
+
+    @property
+    def empty(self) -> bool:
+        return not self.keys and not self.files
+
+
+def user_folder(kind: CredentialKind, env: Mapping[str, str]) -> Path:
+    moved = env.get(kind.folder_variable) if kind.folder_variable else None
+    if moved:
+        return Path(moved)
+    if kind.agent == "gemini-cli" and env.get("GEMINI_CLI_HOME"):
+        return Path(env["GEMINI_CLI_HOME"]) / kind.folder
+    return Path(env.get("HOME") or Path.home()) / kind.folder
+
+
+def find(agent: str, env: Mapping[str, str]) -> Credentials:
+    """The user's credentials for ``agent`` (none for an agent proctor lends nothing to)."""
+    kind = KINDS.get(agent)
+    if kind is None:
+        return Credentials(agent)
+    keys = {name: env[name] for name in kind.keys if env.get(name)}
+    folder = user_folder(kind, env)
+    files = [folder / name for name in kind.files if (folder / name).is_file()]
+    return Credentials(agent, keys, files)
+
+
+def lends(profile: AgentProfile, on_scripted_model: bool) -> bool:
+    """Whether a trial with this profile is lent the user's credentials."""
+    return not on_scripted_model and profile.credentials != "none"
+
+
+def problem(agent: str, profile: AgentProfile, env: Mapping[str, str]) -> str | None:
+    """One sentence when ``agent`` cannot authenticate on a real provider, else None."""
+    kind = KINDS.get(agent)
+    if kind is None:
+        return None
+    if profile.credentials == "none":
+        given = set(profile.forward_env) | set(profile.env)
+        if any(name in given and (profile.env.get(name) or env.get(name)) for name in kind.keys):
+            return None
+        return (
+            f'agent \'{agent}\' cannot authenticate: its profile sets "credentials": "none" '
+            f"and forwards none of {', '.join(kind.keys)} (add one to forwardEnv, or run with "
+            "--model scripted)"
+        )
+    if not find(agent, env).empty:
+        return None
+    folder = user_folder(kind, env)
+    return (
+        f"agent '{agent}' cannot authenticate: no {' or '.join(kind.keys)} in the environment "
+        f"and no login in {folder} ({kind.fix}; or run with --model scripted)"
+    )
+
+
+def install(credentials: Credentials, home: Path) -> None:
+    """Copy the login files into the scratch ``home`` (owner-only) and register every secret
+    they and the key variables hold with the masker."""
+    for value in credentials.keys.values():
+        register_secret(value)
+    kind = KINDS.get(credentials.agent)
+    if kind is None:
+        return
+    target = home / kind.folder
+    for source in credentials.files:
+        target.mkdir(parents=True, exist_ok=True)
+        dest = target / source.name
+        shutil.copyfile(source, dest)
+        os.chmod(dest, 0o600)
+        _register_file_secrets(dest)
+
+
+def _register_file_secrets(path: Path) -> None:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    for value in _secret_strings(document, ""):
+        register_secret(value)
+
+
+def _secret_strings(node: Any, name: str) -> list[str]:
+    if isinstance(node, dict):
+        return [s for key, value in node.items() for s in _secret_strings(value, str(key))]
+    if isinstance(node, list):
+        return [s for value in node for s in _secret_strings(value, name)]
+    if isinstance(node, str) and any(part in name.lower() for part in SECRET_FIELDS):
+        return [node]
+    return []

@@ -1,0 +1,113 @@
+"""The user's own key and login reach the agent of a real-provider trial, and nothing else:
+a stand-in Claude Code CLI reports what it was given."""
+
+from __future__ import annotations
+
+import json
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir
+
+KEY = "sk-ant-api03-proctor-test-key-0001"
+TOKEN = "sk-ant-oat01-proctor-test-login-0002"
+
+# Says its version; otherwise notes what it was given in $EVIDENCE (outside everything proctor
+# writes, so unmasked), prints the key, and fails to log in.
+FAKE_CLAUDE = """#!/bin/sh
+case "$1" in --version) echo '2.1.197 (Claude Code)'; exit 0;; esac
+{ echo "key=${ANTHROPIC_API_KEY:-none}"; ls -a "$CLAUDE_CONFIG_DIR"; } > "$EVIDENCE"
+echo "the key is $ANTHROPIC_API_KEY"
+echo "Not logged in · Please run /login" >&2
+exit 1
+"""
+
+
+@pytest.fixture
+def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user with a Claude Code login in their home, and a private temporary folder."""
+    home = tmp_path / "user"
+    (home / ".claude").mkdir(parents=True)
+    login = {"claudeAiOauth": {"accessToken": TOKEN, "refreshToken": TOKEN + "-r"}}
+    (home / ".claude" / ".credentials.json").write_text(json.dumps(login))
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("EVIDENCE", str(tmp_path / "seen.txt"))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return home
+
+
+def profile_config(tmp_path: Path, **profile: object) -> Path:
+    binary = tmp_path / "bin" / "claude"
+    binary.parent.mkdir(exist_ok=True)
+    binary.write_text(FAKE_CLAUDE)
+    binary.chmod(binary.stat().st_mode | stat.S_IEXEC)
+    config = tmp_path / "proctor.json"
+    entry = {"binary": str(binary), "mode": "headless", **profile}
+    config.write_text(json.dumps({"codingagents": {"claude-code": entry}}))
+    return config
+
+
+def every_text(root: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file())
+
+
+def test_key_and_login_reach_the_agent_only_and_are_masked(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    make_case("a", config={"agents": ["claude-code"], "setup": ["env > setup-env.txt"]})
+    result, out = run_cases(proctor, tmp_path, "--config", str(profile_config(tmp_path)))
+    assert result.code == 3, result.err  # the stand-in fails: an agent-error
+    run_dir = single_run_dir(out)
+    trial = load_trial(run_dir, "a", agent="claude-code")
+    assert trial["status"] == "agent-error"
+    assert trial["reason"].startswith("authentication failed: Not logged in")
+    assert "docs/agents.md#credentials" in trial["reason"]
+    seen = (tmp_path / "seen.txt").read_text()
+    assert f"key={KEY}" in seen  # the agent got the key...
+    assert ".credentials.json" in seen.split()  # ...and the login, in its scratch home
+    workspace = run_dir / "trials/a/claude-code/default/1/workspace"
+    setup_env = (workspace / "setup-env.txt").read_text()
+    assert "ANTHROPIC_API_KEY" not in setup_env  # the setup line did not get it
+    written = every_text(run_dir)
+    assert "the key is ***" in written  # the agent printed it: masked where proctor keeps it
+    assert KEY not in written and TOKEN not in written
+    assert not list((tmp_path / "tmp").rglob(".credentials.json")), "gone with the scratch home"
+
+
+def test_credentials_none_lends_nothing_and_says_what_to_do(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    make_case("a", config={"agents": ["claude-code"]})
+    config = profile_config(tmp_path, credentials="none")
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 2 and not out.exists()
+    assert '"credentials": "none" and forwards none of ANTHROPIC_API_KEY' in result.err
+    forwarding = profile_config(tmp_path, credentials="none", forwardEnv=["ANTHROPIC_API_KEY"])
+    result, out = run_cases(proctor, tmp_path, "--config", str(forwarding))
+    seen = (tmp_path / "seen.txt").read_text()
+    assert f"key={KEY}" in seen
+    assert ".credentials.json" not in seen.split()  # the login is not lent
+
+
+def test_no_key_and_no_login_stops_before_any_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path
+) -> None:
+    (user / ".claude" / ".credentials.json").unlink()
+    make_case("a", config={"agents": ["claude-code"]})
+    result, out = run_cases(proctor, tmp_path, "--config", str(profile_config(tmp_path)))
+    assert result.code == 2 and not out.exists()
+    assert "agent 'claude-code' cannot authenticate: no ANTHROPIC_API_KEY" in result.err
+    assert "/login" in result.err and "--model scripted" in result.err
+    control = run_cases(
+        proctor, tmp_path, "--config", str(profile_config(tmp_path)), "--model", "scripted"
+    )
+    assert "cannot authenticate" not in control[0].err  # the scripted model needs no login

@@ -1,0 +1,86 @@
+"""The user's own credentials: found where each CLI keeps them, lent per trial, masked."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from proctor.agents.credentials import KINDS, find, install, lends, problem
+from proctor.models.config import AgentProfile
+from proctor.util.masking import mask
+
+FORWARD = AgentProfile()
+NONE = AgentProfile(credentials="none")
+
+
+def login(folder: Path, name: str, document: dict[str, object]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_keys_and_login_files_of_each_agent(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    login(home / ".codex", "auth.json", {"tokens": {"access_token": "codex-access-123456"}})
+    login(home / ".gemini", "oauth_creds.json", {"refresh_token": "gemini-refresh-123456"})
+    env = {"HOME": str(home), "ANTHROPIC_API_KEY": "sk-ant-123456", "OPENAI_API_KEY": ""}
+    claude = find("claude-code", env)
+    assert (claude.keys, claude.files) == ({"ANTHROPIC_API_KEY": "sk-ant-123456"}, [])
+    codex = find("codex", env)
+    assert (codex.keys, codex.files) == ({}, [home / ".codex" / "auth.json"])  # empty key: none
+    assert find("gemini-cli", env).files == [home / ".gemini" / "oauth_creds.json"]
+    assert find("scripted", env).empty
+
+
+def test_a_moved_config_folder_is_where_the_login_is(tmp_path: Path) -> None:
+    moved = tmp_path / "claude-config"
+    login(moved, ".credentials.json", {"claudeAiOauth": {"accessToken": "x" * 20}})
+    env = {"HOME": str(tmp_path / "nobody"), "CLAUDE_CONFIG_DIR": str(moved)}
+    assert find("claude-code", env).files == [moved / ".credentials.json"]
+    assert problem("claude-code", FORWARD, env) is None
+
+
+def test_no_key_and_no_login_is_one_sentence_with_the_fix(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    sentence = problem("codex", FORWARD, env)
+    assert sentence is not None
+    assert sentence.startswith("agent 'codex' cannot authenticate: no OPENAI_API_KEY or")
+    assert "codex login" in sentence and "--model scripted" in sentence
+    assert problem("scripted", FORWARD, env) is None
+
+
+def test_credentials_none_needs_a_forwarded_key(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "GEMINI_API_KEY": "AIza-123456"}
+    login(tmp_path / ".gemini", "oauth_creds.json", {"access_token": "y" * 20})
+    sentence = problem("gemini-cli", NONE, env)
+    assert sentence is not None and '"credentials": "none"' in sentence  # the login is not lent
+    forwarding = AgentProfile(credentials="none", forward_env=["GEMINI_API_KEY"])
+    assert problem("gemini-cli", forwarding, env) is None
+    assert not lends(NONE, on_scripted_model=False)
+    assert not lends(FORWARD, on_scripted_model=True)
+    assert lends(FORWARD, on_scripted_model=False)
+
+
+def test_install_copies_owner_only_and_masks_every_secret(tmp_path: Path) -> None:
+    home = tmp_path / "user"
+    login(
+        home / ".claude",
+        ".credentials.json",
+        {"claudeAiOauth": {"accessToken": "sk-ant-oat-secret-1", "refreshToken": "rt-secret-22"},
+         "scopes": ["user:inference"]},
+    )  # fmt: skip
+    lent = find("claude-code", {"HOME": str(home), "CLAUDE_CODE_OAUTH_TOKEN": "oauth-env-333"})
+    scratch = tmp_path / "scratch"
+    install(lent, scratch)
+    copy = scratch / ".claude" / ".credentials.json"
+    assert copy.read_bytes() == (home / ".claude" / ".credentials.json").read_bytes()
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    text = mask("sk-ant-oat-secret-1 rt-secret-22 oauth-env-333 user:inference")
+    assert "secret" not in text and "oauth-env-333" not in text
+    assert "user:inference" in text  # a field that is no secret stays readable
+
+
+def test_every_real_agent_has_a_kind() -> None:
+    assert sorted(KINDS) == ["claude-code", "codex", "gemini-cli"]
