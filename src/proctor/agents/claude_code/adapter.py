@@ -67,6 +67,27 @@ def stop_hook_command(stop_log: Path) -> str:
     return f"cat >> {target}; echo >> {target}"
 
 
+MEMORY_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
+"""Instruction files Claude Code loads from the working folder and from every folder above it."""
+
+
+def ancestor_memory_files(workspace: Path) -> list[str]:
+    """Instruction files in the folders above ``workspace`` (as given and as resolved), which
+    Claude Code would load into the trial: they are the user's, not the case's. Listed in
+    the trial's ``claudeMdExcludes``, so Claude Code skips them."""
+    found: list[str] = []
+    for start in dict.fromkeys((workspace, Path(os.path.realpath(workspace)))):
+        for folder in start.parents:
+            for name in MEMORY_FILES:
+                candidate = folder / name
+                if candidate.is_file() and str(candidate) not in found:
+                    found.append(str(candidate))
+            rules = folder / ".claude" / "rules"
+            if rules.is_dir():
+                found += [str(p) for p in sorted(rules.rglob("*.md")) if str(p) not in found]
+    return found
+
+
 def seed_home(home: Path, config_dir: Path, workspace: Path, api_key: str | None) -> None:
     """Files that take the TUI straight to its input prompt, with nothing phoning home."""
     state: dict[str, Any] = {
@@ -127,6 +148,9 @@ class ClaudeCode(RealCli[ClaudeSession]):
             env["IS_SANDBOX"] = "1"
         seed_home(ctx.home, config_dir, workspace, env.get("ANTHROPIC_API_KEY"))
         settings: dict[str, Any] = {"skipDangerousModePermissionPrompt": True, "hooks": {}}
+        excluded = ancestor_memory_files(ctx.workspace)
+        if excluded:
+            settings["claudeMdExcludes"] = excluded
         args = ["--permission-mode", permission]
         if ctx.agent_model:
             args += ["--model", ctx.agent_model]
