@@ -16,6 +16,8 @@ from tests.contract.test_codex import FOLLOW_UP, README_CHECK, README_RULE
 
 AGENT = "gemini-cli"
 YOLO = {"codingagents": {AGENT: {"permissionMode": "yolo"}}}
+ASKING = {"codingagents": {AGENT: {"permissionMode": "default"}}}
+"""Gemini CLI's own default: a confirmation before each tool call (proctor's default is yolo)."""
 
 
 @pytest.mark.parametrize("mode", ["headless", "interactive"])
@@ -51,6 +53,7 @@ def test_confirmation_answered_by_a_qna_rule(run_cli: Callable[..., dict[str, An
         AGENT,
         plan,
         mode="interactive",
+        top=ASKING,
         qna="```rules\n(?i)allow execution => Allow once\n```\n",
         config={
             "evaluators": [{"use": "command", "run": "grep -qx risky risky.txt", "gate": True}]
@@ -85,6 +88,7 @@ def test_confirmation_refused_by_a_qna_rule(run_cli: Callable[..., dict[str, Any
         AGENT,
         plan,
         mode="interactive",
+        top=ASKING,
         qna="```rules\n(?i)allow execution => No\n```\n",
         config={"evaluators": [{"use": "command", "run": "test ! -e risky.txt", "gate": True}]},
     )

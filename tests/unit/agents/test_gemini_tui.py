@@ -222,7 +222,7 @@ def test_pyte_screen_survives_gemini_startup_queries() -> None:
 @pytest.mark.parametrize(
     ("mode", "args"),
     [
-        (None, []),
+        (None, ["--yolo"]),  # unset: as Claude Code and Codex, no confirmation to answer
         ("default", []),
         ("yolo", ["--yolo"]),
         ("auto_edit", ["--approval-mode", "auto_edit"]),

@@ -100,9 +100,11 @@ def reported_usage(stats: Any) -> dict[str, dict[str, int]] | None:
 
 
 def approval_args(mode: str | None) -> list[str]:
-    """The approval flags for a profile's ``permissionMode`` (unset: ``default``)."""
+    """The approval flags for a profile's ``permissionMode``. Unset: ``yolo``, in both modes,
+    as Claude Code and Codex run by default (no confirmation to answer); ``default`` asks
+    before each tool call as Gemini CLI itself does."""
     if not mode:
-        return []
+        return ["--yolo"]
     chosen = APPROVAL_ALIASES.get(mode.lower(), mode.lower())
     if chosen not in APPROVAL_MODES:
         raise AgentError(
@@ -172,11 +174,9 @@ class GeminiCli(RealCli[GeminiSession]):
             # terminal; this variable is its own switch to skip that check. CI itself stays set,
             # so the agent's commands still see the CI they run in.
             env["GEMINI_CLI_INTEGRATION_TEST"] = "true"
-            args = approval_args(mode)
-        else:
-            # No one answers confirmations headless: yolo unless the profile asks otherwise
-            # (``plan`` keeps the run read-only, ``auto_edit`` allows edits only).
-            args = approval_args(mode) if mode else ["--yolo"]
+        # Yolo unless the profile asks otherwise: ``plan`` keeps the run read-only, ``auto_edit``
+        # allows edits only, ``default`` asks before each call (the terminal's qna answers).
+        args = approval_args(mode)
         if ctx.agent_model:
             args += ["-m", ctx.agent_model]
         headless = ctx.mode == "headless"
