@@ -6,6 +6,7 @@
       run.json            manifest (proctor version, argv, host, started/finished)
       config.json         the configuration as given
       resolved.json       the configuration after defaults and layering, and the matrix
+      journal.jsonl       append-only: each trial started (and its worker) and finished
       suite.json          aggregate: per-group statistics, gate result, exit code
       suite.md            the same for people
       trials/<case>/<agent>/<condition>/<repeat>/
@@ -45,6 +46,10 @@ class RunPaths:
     @property
     def resolved_json(self) -> Path:
         return self.root / "resolved.json"
+
+    @property
+    def journal(self) -> Path:
+        return self.root / "journal.jsonl"
 
     @property
     def suite_json(self) -> Path:

@@ -87,6 +87,13 @@ log = logging.getLogger("proctor")
 @config_option
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
 @click.option(
+    "--resume",
+    "resume",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="RUN_DIR",
+    help="Finish an interrupted run with its own configuration (finished trials are kept).",
+)
+@click.option(
     "--repeat-check",
     "repeat_check",
     type=click.IntRange(min=2),
@@ -122,6 +129,7 @@ def command(
     config: Path | None,
     dry_run: bool,
     repeat_check: int | None,
+    resume: Path | None,
     mirror: bool,
     keep_workspace: bool,
     as_json: bool,
@@ -173,6 +181,14 @@ def command(
     names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
     if as_json and "json" not in names:
         names.append("json")
+    if resume is not None:
+        changed = overrides != CliOverrides() or source != Path(".") or config is not None
+        if changed or dry_run or repeat_check is not None:
+            raise ConfigError(
+                "--resume takes the run's own cases and configuration: give it alone (with "
+                "--reporter or --json at most)"
+            )
+        return _resume(resume, tuple(names), budget_usd)
     request = RunRequest(
         source=source,
         config=config,
@@ -208,6 +224,25 @@ def command(
         f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}",
         err=True,
     )
+    return result.suite.exit_code
+
+
+def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
+    """``--resume RUN_DIR``: the run's unfinished trials, then its aggregate written anew."""
+    from proctor.cli.display import CostWarnings, make_display
+    from proctor.session.resume import resume_run
+
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        result, ran = resume_run(run_dir, names, [make_display(False), CostWarnings(budget)])
+    finally:
+        if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, previous)
+    for name in names:
+        click.echo(result.outputs[name], nl=False)
+    kept = len(result.records) - ran
+    click.echo(f"proctor: resumed {result.paths.root}: {kept} kept, {ran} run now", err=True)
+    click.echo(f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}", err=True)
     return result.suite.exit_code
 
 

@@ -22,6 +22,8 @@ class TrialStarted:
     agent: str
     condition: str
     repeat: int
+    pid: int | None = None
+    """The worker process running the trial, when it runs in one on this machine."""
 
 
 @dataclass(frozen=True)

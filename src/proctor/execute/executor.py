@@ -44,7 +44,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.util.processes import become_subreaper, kill_marked, load_prctl
+from proctor.util.processes import become_subreaper, kill_marked, load_prctl, stop_with_parent
 
 STOP_GRACE_SEC = 10.0
 
@@ -84,10 +84,17 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise Interrupted()
 
 
-def _worker(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions) -> None:
+def _worker(
+    spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions, parent: int
+) -> None:
     signal.signal(signal.SIGINT, _raise_interrupted)
     signal.signal(signal.SIGTERM, _raise_interrupted)
     become_subreaper()  # what the trial starts stays below this process, however it detaches
+    # Should the orchestrator die (even by SIGKILL), the trial stops as if interrupted: its
+    # processes are killed and it records itself as interrupted, for `proctor run --resume`.
+    stop_with_parent(signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(0)  # the orchestrator died before the line above: the trial is left to --resume
     try:
         run_trial(spec, run, scratch, options)
     except Interrupted:
@@ -199,12 +206,14 @@ def _run_workers(
                 while pending and len(running) < concurrency and not stop_requested():
                     spec = pending.popleft()
                     scratch = scratch_root / str(spec.index)
-                    proc = ctx.Process(target=_worker, args=(spec, run, scratch, options))
+                    proc = ctx.Process(
+                        target=_worker, args=(spec, run, scratch, options, os.getpid())
+                    )
                     with _signals_ignored():
                         # The child starts ignoring them, until its own handlers are set.
                         proc.start()
                     running[proc.sentinel] = (proc, spec)
-                    emit(subscribers, TrialStarted(*spec.key))
+                    emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
                 if stop_requested() and not running:
                     outcome.interrupted = True
                     break

@@ -3,7 +3,7 @@ given, and the configuration after defaults and layering with the matrix it expa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -35,9 +35,36 @@ class RunManifest(RecordModel):
     argv: list[str] = []
     host: HostInfo = Field(default_factory=HostInfo)
     source: str | None = None
+    cwd: str | None = None
+    """The folder the run was started from (``source`` and ``--config`` are relative to it)."""
     trials_planned: int = 0
     trials_finished: int = 0
     interrupted: bool = False
+    resumed_at: list[str] = []
+    """When ``proctor run --resume`` took the run up again, each time."""
+
+
+JournalEvent = Literal[
+    "run-started", "trial-started", "trial-finished", "run-resumed", "run-finished"
+]
+
+
+class JournalEntry(RecordModel):
+    """One line of a run's append-only ``journal.jsonl``."""
+
+    event: JournalEvent
+    time: str
+    case: str | None = None
+    agent: str | None = None
+    condition: str | None = None
+    repeat: int | None = None
+    status: str | None = None
+    """A finished trial's status."""
+    pid: int | None = None
+    """The worker process of a started trial."""
+    pid_start: int | None = None
+    """That process's start time (clock ticks after boot), to tell it from a later process
+    that got the same pid."""
 
 
 class ConfigRecord(RecordModel):

@@ -21,13 +21,15 @@ from proctor.execute.events import RunEvent, Subscriber, TrialStarted
 from proctor.execute.executor import EXECUTORS
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record
-from proctor.models.plan import RunPlan
+from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.plan.checks import preflight
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
+from proctor.session import journal
+from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
 
 if TYPE_CHECKING:
@@ -104,6 +106,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
             cpus=os.cpu_count(),
         ),
         source=str(request.source),
+        cwd=str(request.cwd or Path.cwd()),
         trials_planned=len(plan.trials),
     )
     write_record(paths.run_json, manifest)
@@ -169,20 +172,38 @@ def run_plan(
     preflight(plan.trials)
     paths = new_run_paths(plan.out)
     manifest = _start(paths, plan, request)
+    journal.note(paths.journal, "run-started")
+    return execute_and_finish(plan, request, paths, manifest, plan.trials, [], subscribers)
+
+
+def execute_and_finish(
+    plan: RunPlan,
+    request: RunRequest,
+    paths: RunPaths,
+    manifest: RunManifest,
+    trials: list[TrialSpec],
+    kept: list[TrialRecord],
+    subscribers: list[Subscriber],
+) -> RunResult:
+    """Run ``trials`` into the run folder, then aggregate them with the ``kept`` records (of
+    trials that finished before a resume), render the reporters, close the manifest and the
+    journal, and update the findings ledger."""
     started = time.monotonic()
     outcome = EXECUTORS[request.executor]().run(
-        plan.trials,
+        trials,
         paths,
         concurrency=plan.concurrency,
         options=WorkerOptions(
             keep_workspace=plan.overrides.keep_workspace, mirror=plan.overrides.mirror
         ),
-        subscribers=[LoadReportingEarly(), *subscribers],
+        subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
     )
     from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
 
+    order = {spec.key: spec.index for spec in plan.trials}
+    records = sorted([*kept, *outcome.records], key=lambda r: order.get(_key(r), len(order)))
     suite = aggregate(
-        outcome.records,
+        records,
         plan.gate,
         run_id=paths.root.name,
         skipped_cases=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
@@ -190,15 +211,20 @@ def run_plan(
         planned=len(plan.trials),
         wall_ms=ms_since(started),
     )
-    outputs = write_reports(paths, suite, outcome.records, request.reporters)
+    outputs = write_reports(paths, suite, records, request.reporters)
     manifest.finished_at = now_iso()
-    manifest.trials_finished = len(outcome.records)
+    manifest.trials_finished = len(records)
     manifest.interrupted = outcome.interrupted
     write_record(paths.run_json, manifest)
+    journal.note(paths.journal, "run-finished")
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
 
     update_after_run(paths.root.parent)
-    return RunResult(paths, suite, outcome.records, outputs)
+    return RunResult(paths, suite, records, outputs)
+
+
+def _key(record: TrialRecord) -> tuple[str, str, str, int]:
+    return (record.case, record.agent, record.condition, record.repeat)
 
 
 def run_session(request: RunRequest, subscribers: list[Subscriber] | None = None) -> RunResult:

@@ -209,6 +209,7 @@ def _kill_rounds(
 
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 
 
 def become_subreaper() -> bool:
@@ -217,6 +218,13 @@ def become_subreaper() -> bool:
     descendant, and :func:`kill_descendants` finds it. False where that is not possible."""
     prctl = load_prctl()
     return prctl is not None and bool(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+
+
+def stop_with_parent(signum: int) -> bool:
+    """Ask the kernel to send ``signum`` to this process when its parent dies (Linux); False
+    where that is not possible."""
+    prctl = load_prctl()
+    return prctl is not None and bool(prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0)
 
 
 @functools.cache

@@ -1,0 +1,120 @@
+"""A run's append-only journal (``journal.jsonl``): when each trial started, in which worker
+process, and when it finished with which status. ``proctor run --resume`` reads it to stop a
+worker an orchestrator left behind; people read it to see what a run was doing when it died.
+
+Each line is written whole with one ``write`` of an ``O_APPEND`` file, so a crash leaves at most
+one cut line at the end, which readers skip. The trial records stay the source of truth: a trial
+counts as finished when its ``trial.json`` is there, whatever the journal says.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from proctor.execute.events import RunEvent, TrialFinished, TrialStarted
+from proctor.models.run import JournalEntry, JournalEvent
+from proctor.util.clock import now_iso
+from proctor.util.jsonl import decode_object
+
+TrialKey = tuple[str, str, str, int]
+
+
+def process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks after boot, Linux); None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])  # field 22 of stat; the two before ")" are pid and comm
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def append(path: Path, entry: JournalEntry) -> None:
+    line = (entry.model_dump_json(by_alias=True, exclude_none=True) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+def note(path: Path, event: JournalEvent) -> None:
+    append(path, JournalEntry(event=event, time=now_iso()))
+
+
+def read(path: Path) -> Iterator[JournalEntry]:
+    """The journal's entries, in order; a cut or foreign line is skipped."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return
+    for line in text.splitlines():
+        record = decode_object(line)
+        if record is None:
+            continue
+        try:
+            yield JournalEntry.model_validate(record)
+        except ValueError:
+            continue
+
+
+class Journal:
+    """The subscriber that writes a run's trial lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, TrialStarted):
+            append(
+                self.path,
+                JournalEntry(
+                    event="trial-started",
+                    time=now_iso(),
+                    case=event.case,
+                    agent=event.agent,
+                    condition=event.condition,
+                    repeat=event.repeat,
+                    pid=event.pid,
+                    pid_start=process_start(event.pid) if event.pid else None,
+                ),
+            )
+        elif isinstance(event, TrialFinished):
+            record = event.record
+            append(
+                self.path,
+                JournalEntry(
+                    event="trial-finished",
+                    time=now_iso(),
+                    case=record.case,
+                    agent=record.agent,
+                    condition=record.condition,
+                    repeat=record.repeat,
+                    status=record.status,
+                ),
+            )
+
+
+def live_workers(path: Path) -> dict[TrialKey, int]:
+    """Trials the journal saw start and not finish whose worker process is still the same
+    process (its pid and start time match): trial key → pid."""
+    started: dict[TrialKey, JournalEntry] = {}
+    for entry in read(path):
+        if entry.case is None or entry.agent is None or entry.condition is None:
+            continue
+        if entry.repeat is None:
+            continue
+        key = (entry.case, entry.agent, entry.condition, entry.repeat)
+        if entry.event == "trial-started":
+            started[key] = entry
+        elif entry.event == "trial-finished":
+            started.pop(key, None)
+    return {
+        key: entry.pid
+        for key, entry in started.items()
+        if entry.pid is not None
+        and entry.pid_start is not None
+        and process_start(entry.pid) == entry.pid_start
+    }

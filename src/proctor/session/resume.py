@@ -1,0 +1,163 @@
+"""``proctor run --resume RUN_DIR``: finish a run that was interrupted or whose orchestrator
+died, with the same resolved configuration.
+
+The run is planned again from what it recorded (``run.json``'s source and folder,
+``config.json``'s configuration file and command-line options) and the plan must resolve to the
+``resolved.json`` it wrote: otherwise the cases or the configuration changed, and resuming
+would mix two suites. Then every trial with a usable ``trial.json`` is kept as it is; every
+other one (never started, cut off, or recorded as interrupted) is cleared and runs again, after
+the worker a dead orchestrator left behind (found through the journal) and the trial's own
+processes are stopped. The aggregate and the reporters are written anew over all of them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import ConfigError, ProctorError
+from proctor.execute.context import trial_marker
+from proctor.execute.events import Subscriber
+from proctor.models.config import CliOverrides
+from proctor.models.io import read_record
+from proctor.models.plan import RunPlan, TrialSpec
+from proctor.models.run import ConfigRecord, RunManifest
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.plan.checks import preflight
+from proctor.plan.records import resolved_record
+from proctor.session import journal
+from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run
+from proctor.util.clock import now_iso
+from proctor.util.processes import kill_marked
+
+INTERRUPTED = "interrupted:"
+"""How the reason of a trial that a stopped run cut short begins."""
+WORKER_GRACE_SEC = 30.0
+"""How long a worker left behind gets to record its trial as interrupted before it is killed."""
+
+
+def _read(paths: RunPaths) -> tuple[RunManifest, ConfigRecord]:
+    if not paths.root.is_dir():
+        raise ConfigError(f"--resume {paths.root}: no such run folder")
+    if not paths.run_json.is_file():
+        raise ConfigError(f"--resume {paths.root}: not a run folder (no run.json)")
+    return read_record(paths.run_json, RunManifest), read_record(paths.config_json, ConfigRecord)
+
+
+def request_of(
+    paths: RunPaths, manifest: RunManifest, config: ConfigRecord, reporters: tuple[str, ...]
+) -> RunRequest:
+    """The request that planned the run, rebuilt from its records."""
+    cwd = Path(manifest.cwd) if manifest.cwd else Path.cwd()
+    return RunRequest(
+        source=Path(manifest.source or "."),
+        config=Path(config.config_file) if config.config_file else None,
+        overrides=CliOverrides.model_validate(config.cli.model_dump()),
+        reporters=reporters,
+        argv=tuple(manifest.argv),
+        cwd=cwd,
+    )
+
+
+def first_difference(old: Any, new: Any, where: str = "") -> str | None:
+    """The first path at which two JSON values differ, or None."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            found = first_difference(old.get(key), new.get(key), f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            return f"{where} ({len(old)} entries then, {len(new)} now)"
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            found = first_difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return None if old == new else where or "."
+
+
+def _same_plan(paths: RunPaths, plan: RunPlan) -> None:
+    import json
+
+    try:
+        stored = json.loads(paths.resolved_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{paths.resolved_json}: cannot be read ({exc})") from exc
+    now = resolved_record(plan).to_dict()
+    stored.pop("schemaVersion", None)
+    now.pop("schemaVersion", None)
+    changed = first_difference(stored, now)
+    if changed:
+        raise ConfigError(
+            f"--resume {paths.root}: the cases or the configuration changed since the run "
+            f"started (resolved.json differs at {changed.lstrip('.')}); start a new run instead"
+        )
+
+
+def finished_record(paths: RunPaths, spec: TrialSpec) -> TrialRecord | None:
+    """The trial's record when it finished (a readable ``trial.json`` that is not an
+    interruption), else None."""
+    path = paths.trial(*spec.key).trial_json
+    if not path.is_file():
+        return None
+    try:
+        record = read_record(path, TrialRecord)
+    except ProctorError:
+        return None
+    return None if record.reason.startswith(INTERRUPTED) else record
+
+
+def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
+    """Stop the workers a dead orchestrator left running (they record their trial as
+    interrupted), then every process that still carries an unfinished trial's marker."""
+    workers = journal.live_workers(paths.journal)
+    for pid in workers.values():
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + WORKER_GRACE_SEC
+    while workers and time.monotonic() < deadline:
+        workers = journal.live_workers(paths.journal)
+        time.sleep(0.05)
+    for pid in workers.values():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    for spec in specs:
+        kill_marked(trial_marker(paths, spec))
+
+
+def resume_run(
+    run_dir: Path, reporters: tuple[str, ...], subscribers: list[Subscriber]
+) -> tuple[RunResult, int]:
+    """Finish the run in ``run_dir``; its result and how many trials ran now."""
+    paths = RunPaths(run_dir)
+    manifest, config = _read(paths)
+    request = request_of(paths, manifest, config, reporters)
+    plan = plan_run(request)
+    _same_plan(paths, plan)
+    stop_left_behind(paths, list(plan.trials))
+    kept: list[TrialRecord] = []
+    todo: list[TrialSpec] = []
+    for spec in plan.trials:
+        record = finished_record(paths, spec)
+        if record is not None:
+            kept.append(record)
+            continue
+        todo.append(spec)
+        shutil.rmtree(paths.trial(*spec.key).root, ignore_errors=True)
+    if todo:
+        preflight(todo)
+    manifest.resumed_at.append(now_iso())
+    journal.note(paths.journal, "run-resumed")
+    result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers)
+    return result, len(todo)

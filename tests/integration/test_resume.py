@@ -1,0 +1,147 @@
+"""`proctor run --resume`: an orchestrator killed with SIGKILL at random points leaves a run
+that resume finishes with every trial exactly once, no orphan process and no partial record."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run, write_case
+
+TRIALS = 8
+
+
+def suite(root: Path) -> Path:
+    cases = root / "cases"
+    write_case(
+        cases,
+        "slow",
+        config={"repeats": TRIALS, "evaluators": [{"use": "file-exists", "must": ["a.txt"]}]},
+        plan={
+            "turns": [
+                {"write": {"path": "a.txt", "content": "a\n"}},
+                {"shell": "sleep 0.3"},
+                {"say": "done"},
+            ]
+        },
+    )
+    return cases
+
+
+def proctor_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "proctor", *args]
+
+
+def marked_processes(run_id: str) -> list[int]:
+    """Live processes whose environment carries a marker of this run's trials."""
+    needle = f"={run_id}:".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                if needle in fh.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def check_complete(run_dir: Path) -> None:
+    records = [json.loads(p.read_text()) for p in run_dir.glob("trials/slow/*/*/*/trial.json")]
+    assert sorted(r["repeat"] for r in records) == list(range(1, TRIALS + 1))
+    assert {r["status"] for r in records} == {"passed"}, [r["reason"] for r in records]
+    suite_json = json.loads((run_dir / "suite.json").read_text())
+    assert suite_json["totals"]["n"] == TRIALS and suite_json["exitCode"] == 0
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["trialsFinished"] == TRIALS and manifest["finishedAt"]
+    assert not list(run_dir.rglob("*.tmp")), "no partial file"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_killed_orchestrator_s_run_is_finished_by_resume(tmp_path: Path, seed: int) -> None:
+    cases = suite(tmp_path)
+    out = tmp_path / "out"
+    orchestrator = subprocess.Popen(
+        proctor_argv("run", "--source", str(cases), "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(random.Random(seed).uniform(0.4, 2.0))
+    orchestrator.send_signal(signal.SIGKILL)
+    orchestrator.wait()
+    (run_dir,) = out.glob("run-*")
+    resumed = subprocess.run(
+        proctor_argv("run", "--resume", str(run_dir)), capture_output=True, text=True
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "kept" in resumed.stderr and "run now" in resumed.stderr
+    check_complete(run_dir)
+    assert marked_processes(run_dir.name) == [], "a trial's process outlived the run"
+    journal = [json.loads(line) for line in (run_dir / "journal.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in journal].count("run-resumed") == 1
+
+
+def test_control_without_resume_the_killed_run_is_incomplete(tmp_path: Path) -> None:
+    cases = suite(tmp_path)
+    out = tmp_path / "out"
+    orchestrator = subprocess.Popen(
+        proctor_argv("run", "--source", str(cases), "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.0)
+    orchestrator.send_signal(signal.SIGKILL)
+    orchestrator.wait()
+    (run_dir,) = out.glob("run-*")
+    with pytest.raises(AssertionError):
+        check_complete(run_dir)
+
+
+def test_resume_refuses_a_changed_suite_and_extra_options(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = suite(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    done = proctor("run", "--source", "cases", "--out", "out")
+    assert done.code == 0, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS} kept, 0 run now" in again.err  # nothing left to do
+    check_complete(run_dir)
+    extra = proctor("run", "--resume", str(run_dir), "--repeats", "2")
+    assert extra.code == 2 and "give it alone" in extra.err
+    (cases / "slow" / "config.json").write_text(
+        json.dumps({"repeats": TRIALS, "evaluators": [{"use": "file-exists", "must": ["b.txt"]}]})
+    )
+    changed = proctor("run", "--resume", str(run_dir))
+    assert changed.code == 2 and "changed since the run started" in changed.err
+    assert "Traceback" not in changed.err
+    missing = proctor("run", "--resume", str(tmp_path / "nowhere"))
+    assert missing.code == 2 and "no such run folder" in missing.err
+
+
+def test_resume_runs_the_trials_an_interrupt_cut_short(proctor: Run, tmp_path: Path) -> None:
+    cases = suite(tmp_path)
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    cut = run_dir / "trials/slow/scripted/default/3/trial.json"
+    record = json.loads(cut.read_text())
+    record.update(
+        status="infra-error", reason="interrupted: the run was stopped before this trial ended"
+    )
+    cut.write_text(json.dumps(record))
+    (run_dir / "trials/slow/scripted/default/5/trial.json").unlink()  # never written
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS - 2} kept, 2 run now" in again.err
+    check_complete(run_dir)
