@@ -87,6 +87,13 @@ log = logging.getLogger("proctor")
 @config_option
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
 @click.option(
+    "--retry-errors",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Run a trial again (up to N times) when it ends in a transient error.",
+)
+@click.option(
     "--resume",
     "resume",
     type=click.Path(path_type=Path, file_okay=False),
@@ -130,6 +137,7 @@ def command(
     dry_run: bool,
     repeat_check: int | None,
     resume: Path | None,
+    retry_errors: int,
     mirror: bool,
     keep_workspace: bool,
     as_json: bool,
@@ -161,6 +169,7 @@ def command(
         out=str(out) if out else None,
         keep_workspace=keep_workspace,
         mirror=mirror,
+        retry_errors=retry_errors,
         conditions=list(conditions),
         first_condition=first_condition,
         source_root=str(source_root) if source_root else None,

@@ -19,6 +19,9 @@ class Interrupted(BaseException):
 class WorkerOptions:
     keep_workspace: bool = False
     mirror: bool = False
+    retry_errors: int = 0
+    """Attempts after the first for a trial that ends in a transient error (see
+    :mod:`proctor.execute.retry`)."""
 
 
 def trial_marker(run: RunPaths, spec: TrialSpec) -> str:

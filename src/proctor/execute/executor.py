@@ -39,10 +39,11 @@ from proctor.execute.events import (
     TrialStarted,
     emit,
 )
+from proctor.execute.retry import is_transient, keep_attempt
 from proctor.execute.trial import run_trial
 from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
-from proctor.models.trial import TrialRecord
+from proctor.models.trial import AttemptRecord, TrialRecord
 from proctor.paths import RunPaths
 from proctor.util.processes import become_subreaper, kill_marked, load_prctl, stop_with_parent
 
@@ -197,6 +198,7 @@ def _run_workers(
     load_prctl()  # once here, not once per worker
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
+    attempts: dict[int, list[AttemptRecord]] = {}
     outcome = RunOutcome()
     emit(subscribers, RunStarted(len(trials)))
     with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
@@ -223,6 +225,18 @@ def _run_workers(
                     done, spec = running[sentinel]
                     done.join()
                     record = _collect(spec, run, done.exitcode)
+                    earlier = attempts.setdefault(spec.index, [])
+                    if len(earlier) < options.retry_errors and is_transient(record):
+                        folder = keep_attempt(run.trial(*spec.key).root, len(earlier) + 1)
+                        earlier.append(
+                            AttemptRecord(status=record.status, reason=record.reason, folder=folder)
+                        )
+                        del running[sentinel]
+                        pending.append(spec)  # again, after the trials still waiting
+                        continue
+                    if earlier:
+                        record.attempts = earlier
+                        write_record(run.trial(*spec.key).trial_json, record)
                     outcome.records.append(record)
                     # Only now: an interrupt before this line leaves it to _stop_workers.
                     del running[sentinel]

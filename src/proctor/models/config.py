@@ -334,6 +334,8 @@ class CliOverrides(UserModel):
     out: str | None = None
     keep_workspace: bool = False
     mirror: bool = False
+    retry_errors: NonNegativeInt = 0
+    """Run a trial again, up to this many times, when it ends in a transient error."""
     max_trials: NonNegativeInt | None = None
     conditions: list[str] = []
     first_condition: str | None = None

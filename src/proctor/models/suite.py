@@ -121,6 +121,9 @@ class SuiteTotals(CamelModel):
     """Wall-clock time of the whole run (from run.json), when known."""
     cost_usd: float | None = None
     unpriced_models: list[str] = []
+    retried: int = 0
+    """Trials that needed a retry (``--retry-errors``): an earlier attempt ended in a transient
+    error."""
 
 
 class RepeatedSpread(CamelModel):

@@ -124,6 +124,15 @@ class UsageCheck(CamelModel):
     ok: bool = True
 
 
+class AttemptRecord(CamelModel):
+    """An earlier attempt of a trial that ended for a transient cause and was run again
+    (``--retry-errors``); its files are kept in ``folder`` of the trial's folder."""
+
+    status: str
+    reason: str
+    folder: str
+
+
 class TrialRecord(RecordModel):
     case: str
     agent: str
@@ -165,6 +174,9 @@ class TrialRecord(RecordModel):
     """Process metrics, when a trajectory exists."""
     rules: list[RuleResult] = []
     """Task rules: unverified, long-orientation, rework, loops."""
+    attempts: list[AttemptRecord] = []
+    """Earlier attempts that ended in a transient error and were run again (the record itself
+    is the last attempt); empty when the trial ran once."""
 
     @classmethod
     def upgrade(cls, data: dict[str, Any], version: int) -> dict[str, Any]:

@@ -208,6 +208,7 @@ def aggregate(
         wall_ms=wall_ms,
         cost_usd=cost_usd,
         unpriced_models=unpriced,
+        retried=sum(1 for r in records if r.attempts),
     )
     return SuiteRecord(
         run_id=run_id,

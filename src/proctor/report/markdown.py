@@ -91,6 +91,12 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
         f"median trial {_secs(t.time.median_trial_ms)}",
     ]
+    if t.retried:
+        kept = sum(len(r.attempts) for r in records)
+        lines.append(
+            f"- Retries: {t.retried} trial(s) ran again after a transient error "
+            f"({kept} earlier attempt(s) kept under attempts/); statuses above are the last"
+        )
     if t.cost_usd is not None or t.unpriced_models:
         cost = "n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
         extra = f" (unpriced: {', '.join(t.unpriced_models)})" if t.unpriced_models else ""

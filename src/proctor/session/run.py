@@ -194,7 +194,9 @@ def execute_and_finish(
         paths,
         concurrency=plan.concurrency,
         options=WorkerOptions(
-            keep_workspace=plan.overrides.keep_workspace, mirror=plan.overrides.mirror
+            keep_workspace=plan.overrides.keep_workspace,
+            mirror=plan.overrides.mirror,
+            retry_errors=plan.overrides.retry_errors,
         ),
         subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
     )

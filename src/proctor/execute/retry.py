@@ -1,0 +1,52 @@
+"""Which trials may run again (``--retry-errors N``), and where their earlier attempts go.
+
+A trial runs again only when it ended in ``agent-error`` or ``infra-error`` for a cause that
+says nothing about the agent: the provider rate-limited, was overloaded or failed (a 5xx), the
+network failed, or the agent or its worker crashed before doing anything. A ``failed`` or
+``timeout`` trial never runs again, nor does an authentication, quota or other agent error:
+retrying those would let a second draw hide a real outcome and bias the pass rate. Every
+attempt is kept: the earlier ones under ``attempts/<n>/`` of the trial's folder, listed in its
+record's ``attempts``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proctor.llm.failures import LABELS, RETRYABLE, has_status
+from proctor.models.trial import TrialRecord
+
+ATTEMPTS = "attempts"
+RETRYABLE_STATUSES = frozenset({"agent-error", "infra-error"})
+TRANSIENT_LABELS = tuple(f"{LABELS[kind]}:" for kind in sorted(RETRYABLE))
+"""Reasons that start like this name a transient provider failure ("rate limited: …")."""
+CRASHES = ("worker process died",)
+
+
+def is_transient(record: TrialRecord) -> bool:
+    """Whether the trial ended for a transient cause that a new attempt may not meet."""
+    if record.status not in RETRYABLE_STATUSES:
+        return False
+    reason = record.reason
+    if reason.startswith(TRANSIENT_LABELS) or reason.startswith(CRASHES):
+        return True
+    if reason.startswith("API error:") and has_status(reason, r"5\d\d"):
+        return True
+    steps = record.process.steps.tool_calls if record.process is not None else 0
+    started_nothing = not record.usage and not steps
+    return started_nothing and "before its turn ended" in reason
+
+
+def keep_attempt(trial_root: Path, number: int) -> str:
+    """Move the trial's files to ``attempts/<number>/`` inside its folder, leaving the folder
+    ready for the next attempt; the new folder's path relative to the trial's."""
+    attempts = trial_root / ATTEMPTS
+    holder = trial_root.with_name(f".{trial_root.name}.{ATTEMPTS}")
+    if attempts.is_dir():
+        attempts.rename(holder)
+    else:
+        holder.mkdir()
+    trial_root.rename(holder / str(number))
+    trial_root.mkdir()
+    holder.rename(attempts)
+    return f"{ATTEMPTS}/{number}"

@@ -1,0 +1,67 @@
+"""Which trials may run again, and where their earlier attempts go."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proctor.execute.retry import is_transient, keep_attempt
+from proctor.models.process import ProcessMetrics, StepCounts
+from proctor.models.trajectory import ModelUsage
+from proctor.models.trial import TrialRecord
+
+
+def record(status: str, reason: str, **extra: object) -> TrialRecord:
+    return TrialRecord.model_validate(
+        {"case": "c", "agent": "a", "repeat": 1, "status": status, "reason": reason, **extra}
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "reason", "again"),
+    [
+        ("agent-error", "rate limited: API Error: 429 rate_limit_error", True),
+        ("agent-error", 'provider overloaded: API Error: 529 {"type":"overloaded_error"}', True),
+        ("agent-error", "API error: unexpected status 502 Bad Gateway", True),
+        ("infra-error", "worker process died (exit code -9) without a result", True),
+        ("agent-error", "agent exited with code 3 before its turn ended", True),  # at start-up
+        ("agent-error", "authentication failed: Not logged in · Please run /login", False),
+        ("agent-error", "quota exhausted: Credit balance is too low", False),
+        ("agent-error", "API error: got status: 400 Bad Request. invalid tool schema", False),
+        ("agent-error", "agent error: TypeError: x is undefined", False),
+        ("infra-error", "interrupted: the run was stopped before this trial ended", False),
+        ("failed", "rate limited: but the trial was scored", False),
+        ("timeout", "agent did not finish within 1s", False),
+        ("eval-error", "provider overloaded: the judge", False),
+        ("passed", "score 100 >= 60", False),
+    ],
+)
+def test_only_transient_errors_run_again(status: str, reason: str, again: bool) -> None:
+    assert is_transient(record(status, reason)) is again
+
+
+def test_a_crash_after_the_agent_did_something_is_not_retried() -> None:
+    worked = {"process": ProcessMetrics(steps=StepCounts(tool_calls=2)).model_dump()}
+    assert not is_transient(
+        record("agent-error", "agent exited with code 3 before its turn ended", **worked)
+    )
+    used = {"usage": {"m": ModelUsage(input_tokens=5).model_dump()}}
+    assert not is_transient(
+        record("agent-error", "agent exited with code 3 before its turn ended", **used)
+    )
+
+
+def test_attempts_are_kept_inside_the_trial_folder(tmp_path: Path) -> None:
+    root = tmp_path / "1"
+    root.mkdir()
+    (root / "trial.json").write_text("first")
+    assert keep_attempt(root, 1) == "attempts/1"
+    assert sorted(p.name for p in root.iterdir()) == ["attempts"]
+    (root / "trial.json").write_text("second")
+    assert keep_attempt(root, 2) == "attempts/2"
+    (root / "trial.json").write_text("third")
+    assert (root / "attempts" / "1" / "trial.json").read_text() == "first"
+    assert (root / "attempts" / "2" / "trial.json").read_text() == "second"
+    assert not (root / "attempts" / "2" / "attempts").exists()  # no nesting
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1"]
