@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -95,6 +96,32 @@ def real_cli_overhead(root: Path, proctor: list[str], runs: int = 5) -> dict[str
     }
 
 
+def harness_shares(root: Path, proctor: list[str], repeats: int = 3) -> dict[str, object]:
+    """``fix-a-bug`` (examples/cases) on each real CLI with the scripted model, one trial at a
+    time: the median share of a trial that is not the agent's (total − agent phase), with the
+    case's own evaluation (its test suite) and without it."""
+    examples = Path(__file__).resolve().parents[1] / "examples" / "cases"
+    out = root / "shares"
+    argv = [*proctor, "run", "--source", str(examples), "--case", "fix-a-bug", "--out", str(out)]
+    argv += ["--model", "scripted", "--concurrency", "1", "--repeats", str(repeats)]
+    shares: dict[str, object] = {}
+    for agent in ("claude-code", "codex", "gemini-cli"):
+        proc = subprocess.run([*argv, "--agent", agent], capture_output=True)
+        trials = [
+            json.loads(p.read_text()) for p in out.glob(f"run-*/trials/*/{agent}/*/*/trial.json")
+        ]
+        if proc.returncode not in (0, 1) or not trials:
+            shares[f"harness_share_{agent}"] = f"skipped: run exited {proc.returncode}"
+            continue
+        timings = [t["timings"] for t in trials]
+        whole = [(t["totalMs"] - t["agentMs"]) / t["totalMs"] for t in timings]
+        bare = [(t["totalMs"] - t["agentMs"] - t["evaluateMs"]) / t["totalMs"] for t in timings]
+        shares[f"harness_share_{agent}"] = round(100 * statistics.median(whole), 1)
+        shares[f"harness_share_no_eval_{agent}"] = round(100 * statistics.median(bare), 1)
+        shutil.rmtree(out)
+    return shares
+
+
 def proctor_of(python: Path) -> list[str]:
     """How to run the proctor installed for ``python`` (its console script when there is one)."""
     script = python.with_name("proctor")
@@ -169,6 +196,7 @@ def main() -> None:
         record("many_per_trial_ms", interleaved(who, many_runs, many), 1000 / repeats)
         results["many_trials"] = repeats
         results.update(real_cli_overhead(root, PROCTOR))
+        results.update(harness_shares(root, PROCTOR))
     results.update(medians["this"])
     targets = {"help_median_s": 0.25, "one_trial_median_s": 1.5, "many_per_trial_ms": 60}
     if "against" in medians:
@@ -195,6 +223,10 @@ def main() -> None:
     ):
         if key in results:
             print(f"{key:28} {results[key]}")
+    for key, value in results.items():
+        if key.startswith("harness_share"):
+            unit = "%" if isinstance(value, float) else ""
+            print(f"{key:40} {value}{unit}")
     out = Path(__file__).with_name("results")
     out.mkdir(exist_ok=True)
     (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
