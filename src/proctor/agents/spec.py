@@ -26,6 +26,8 @@ class AgentSpec:
     """The version proctor pins, installs and tests; None for a built-in agent."""
     binary: str | None = None
     """The executable's name (in ``.agents/node_modules/.bin`` or on PATH)."""
+    provider: str = "scripted"
+    """The provider its requests go to, as ``limits`` in ``proctor.json`` names it."""
 
 
 SCRIPTED = AgentSpec(
@@ -39,6 +41,7 @@ CLAUDE_CODE = AgentSpec(
     npm_package="@anthropic-ai/claude-code",
     version="2.1.197",
     binary="claude",
+    provider="anthropic",
 )
 CODEX = AgentSpec(
     id="codex",
@@ -47,6 +50,7 @@ CODEX = AgentSpec(
     npm_package="@openai/codex",
     version="0.171.0",
     binary="codex",
+    provider="openai",
 )
 GEMINI_CLI = AgentSpec(
     id="gemini-cli",
@@ -56,6 +60,7 @@ GEMINI_CLI = AgentSpec(
     npm_package="@google/gemini-cli",
     version="0.61.0",
     binary="gemini",
+    provider="google",
 )
 SPECS: tuple[AgentSpec, ...] = (SCRIPTED, CLAUDE_CODE, CODEX, GEMINI_CLI)
 

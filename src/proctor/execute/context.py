@@ -3,10 +3,12 @@ stack of clean-ups that run when the trial ends, however it ends."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proctor.models.config import ProviderLimit
 from proctor.models.plan import TrialSpec
 from proctor.paths import RunPaths, TrialPaths
 
@@ -22,6 +24,8 @@ class WorkerOptions:
     retry_errors: int = 0
     """Attempts after the first for a trial that ends in a transient error (see
     :mod:`proctor.execute.retry`)."""
+    limits: Mapping[str, ProviderLimit] = field(default_factory=dict)
+    """Per provider: concurrency, start spacing, backoff (see :mod:`proctor.execute.limits`)."""
 
 
 def trial_marker(run: RunPaths, spec: TrialSpec) -> str:

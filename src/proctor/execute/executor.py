@@ -39,6 +39,7 @@ from proctor.execute.events import (
     TrialStarted,
     emit,
 )
+from proctor.execute.limits import Throttle
 from proctor.execute.retry import is_transient, keep_attempt
 from proctor.execute.trial import run_trial
 from proctor.models.io import read_record, write_record
@@ -199,6 +200,7 @@ def _run_workers(
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
     attempts: dict[int, list[AttemptRecord]] = {}
+    throttle = Throttle(options.limits)
     outcome = RunOutcome()
     emit(subscribers, RunStarted(len(trials)))
     with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
@@ -206,7 +208,10 @@ def _run_workers(
         try:
             while pending or running:
                 while pending and len(running) < concurrency and not stop_requested():
-                    spec = pending.popleft()
+                    taken = throttle.take(pending, time.monotonic())
+                    if taken is None:
+                        break  # every waiting trial's provider is at its limit for now
+                    spec = taken
                     scratch = scratch_root / str(spec.index)
                     proc = ctx.Process(
                         target=_worker, args=(spec, run, scratch, options, os.getpid())
@@ -215,16 +220,23 @@ def _run_workers(
                         # The child starts ignoring them, until its own handlers are set.
                         proc.start()
                     running[proc.sentinel] = (proc, spec)
+                    throttle.started(spec, time.monotonic())
                     emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
                 if stop_requested() and not running:
                     outcome.interrupted = True
                     break
-                ready = multiprocessing.connection.wait(list(running), timeout=0.5)
+                timeout = throttle.wait(pending, time.monotonic(), 0.5) if pending else 0.5
+                if running:
+                    ready = multiprocessing.connection.wait(list(running), timeout=timeout)
+                else:
+                    time.sleep(timeout)  # nothing runs: wait for a provider to allow a start
+                    ready = []
                 for sentinel in ready:
                     assert isinstance(sentinel, int)
                     done, spec = running[sentinel]
                     done.join()
                     record = _collect(spec, run, done.exitcode)
+                    throttle.finished(spec, record, time.monotonic())
                     earlier = attempts.setdefault(spec.index, [])
                     if len(earlier) < options.retry_errors and is_transient(record):
                         folder = keep_attempt(run.trial(*spec.key).root, len(earlier) + 1)

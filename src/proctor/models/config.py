@@ -288,6 +288,18 @@ class AgentProfile(UserModel):
     ``forwardEnv``."""
 
 
+class ProviderLimit(UserModel):
+    """How hard a run may press one provider (``limits.<provider>`` in ``proctor.json``)."""
+
+    concurrency: PositiveInt | None = None
+    """Trials of this provider's agents at the same time (below the run's own concurrency)."""
+    start_spacing_sec: float = Field(default=0.0, ge=0)
+    """Seconds between two starts of this provider's trials."""
+    backoff_max_sec: float = Field(default=60.0, gt=0)
+    """The longest pause after trials that the provider rate-limited (the pause doubles from
+    one second, or the spacing, with each rate-limited trial in a row)."""
+
+
 class ModelPrice(UserModel):
     input_per1_m: float = Field(default=0.0, ge=0, alias="inputPer1M")
     output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
@@ -306,6 +318,9 @@ class TopConfig(UserModel):
     concurrency: PositiveInt | None = None
     out: str | None = None
     pricing: dict[str, ModelPrice] = {}
+    limits: dict[str, ProviderLimit] = {}
+    """Per provider (``anthropic``, ``openai``, ``google``; ``scripted`` for the scripted
+    agent): concurrency, start spacing and the backoff after rate limiting."""
     budget_usd: float | None = Field(default=None, gt=0)
     """Warn once when the run's priced cost passes this; never abort."""
     # Defaults for every case, overridden by a case's own config.json.

@@ -197,6 +197,7 @@ def execute_and_finish(
             keep_workspace=plan.overrides.keep_workspace,
             mirror=plan.overrides.mirror,
             retry_errors=plan.overrides.retry_errors,
+            limits=plan.top.limits,
         ),
         subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
     )
