@@ -91,5 +91,6 @@ class Throttle:
         soonest = longest
         for spec in pending:
             state = self._state(provider_of(spec))
-            soonest = min(soonest, max(0.0, state.next_start - now))
+            if state.next_start > now:  # a trial blocked by concurrency waits for a finish
+                soonest = min(soonest, state.next_start - now)
         return soonest

@@ -36,6 +36,7 @@ def test_concurrency_and_spacing_hold_one_provider_not_the_others() -> None:
     assert throttle.take(pending, 0.1) is c1  # another provider goes ahead
     throttle.started(c1, 0.1)
     assert throttle.take(pending, 0.2) is None  # anthropic: one running
+    assert throttle.wait(pending, 0.2, 0.5) == 0.5  # no busy loop: a finish wakes the run
     throttle.finished(a1, ended("score 100 >= 60"), 0.5)
     assert throttle.take(pending, 1.0) is None  # spaced 2 s from the last start
     assert throttle.wait(pending, 1.0, 0.5) == 0.5 and throttle.wait(pending, 1.8, 0.5) < 0.21
@@ -56,4 +57,9 @@ def test_rate_limiting_backs_off_doubling_then_resets() -> None:
         wait = throttle.wait(pending, now, 100.0)
         gaps.append(wait)
         now += wait
-    assert gaps == [1.0, 2.0, 3.0, 0.0]  # doubled, capped at backoffMaxSec, reset
+    assert gaps == [1.0, 2.0, 3.0, 100.0]  # doubled, capped at backoffMaxSec, reset
+
+
+def test_without_limits_the_run_loop_waits_for_a_finish_not_in_a_busy_loop() -> None:
+    pending = deque([trial_spec("scripted", 0)])
+    assert Throttle({}).wait(pending, 123.0, 0.5) == 0.5
