@@ -53,6 +53,7 @@ check: $(TEST_STAMP)
 bench: $(STAMP) agents
 	$(BIN)/python bench/run_bench.py
 	$(BIN)/python bench/parse_bench.py
+	$(BIN)/python bench/workspace_bench.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m proctor.models.schemas docs/schemas

@@ -27,7 +27,7 @@ from proctor.models.trajectory import (
     Trajectory,
 )
 from proctor.models.trial import QuestionRecord, TokenCounts, TranscriptInfo, UsageCheck
-from proctor.workspace.diff import snapshot, unified_diff
+from proctor.workspace.diff import workspace_diff
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
@@ -152,7 +152,7 @@ def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
     info.coverage = trajectory.coverage
     if log.questions:
         write_jsonl(paths.questions, log.questions)
-    write_text_atomic(paths.workspace_diff, unified_diff(prepared.before, snapshot(ctx.workspace)))
+    write_text_atomic(paths.workspace_diff, workspace_diff(prepared.before, ctx.workspace))
     process, rules = process_metrics(ctx, trajectory)
     shell_lines(ctx, prepared.env, "teardown", ctx.spec.case.teardown, fatal=False)
     return Collected(

@@ -19,7 +19,7 @@ from proctor.llm.roles import RoleSet, roles_from
 from proctor.llm.secrets import environment, load_dotenv
 from proctor.util.masking import register_secret
 from proctor.util.processes import MARKER_VARIABLE, run_captured
-from proctor.workspace.diff import snapshot
+from proctor.workspace.diff import Snapshot, take_snapshot
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
 
@@ -33,7 +33,7 @@ class Prepared:
     env: dict[str, str]
     """The environment of the setup lines and the evaluators (and, with ``credentials``, of
     the agent)."""
-    before: dict[str, bytes]
+    before: Snapshot
     """The workspace as the agent found it."""
     roles: RoleSet | None
     credentials: Credentials | None = None
@@ -92,7 +92,11 @@ def prepare(ctx: TrialContext) -> Prepared:
         adapter=adapter,
         agent_version=adapter.version(spec.profile),
         env=env,
-        before=snapshot(ctx.workspace),
+        before=take_snapshot(
+            ctx.workspace,
+            case.fixture if case.fixture is not None and case.fixture_kind != "zip" else None,
+            ctx.scratch / "before",
+        ),
         roles=roles,
         credentials=credentials,
     )

@@ -1,0 +1,101 @@
+"""The workspace snapshot keeps sizes and times, not contents: a file still as the fixture has
+it is read back from the fixture, others are copied aside; only changed files are read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from proctor.workspace import diff as diff_module
+from proctor.workspace.diff import take_snapshot, workspace_diff
+from proctor.workspace.fixture import materialise_fixture
+
+OLD = 1_600_000_000_000_000_000  # a fixture file's time, long before any snapshot
+
+
+def fixture(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    for rel, text in {"pkg/a.py": "x = 1\n", "b.txt": "keep\n", "gone.txt": "bye\n"}.items():
+        (src / rel).write_text(text)
+        os.utime(src / rel, ns=(OLD, OLD))
+    return src
+
+
+def test_only_changed_files_are_read_and_pristine_ones_come_from_the_fixture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    (ws / "setup.txt").write_text("written by setup\n")  # after the copy: kept aside
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    assert before.kept_paths == {"setup.txt"}
+    assert sorted(p.name for p in (tmp_path / "kept").iterdir()) == ["setup.txt"]
+    (ws / "pkg" / "a.py").write_text("x = 2\n")  # same size, new time
+    (ws / "gone.txt").unlink()
+    (ws / "new.txt").write_text("hi\n")
+    (ws / "setup.txt").write_text("changed by the agent\n")
+    read: list[str] = []
+    real_read = diff_module.Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        read.append(self.name)
+        return real_read(self)
+
+    monkeypatch.setattr(diff_module.Path, "read_bytes", counting)
+    diff = workspace_diff(before, ws)
+    assert "-x = 1\n+x = 2\n" in diff
+    assert "deleted file" in diff and "--- a/gone.txt" in diff
+    assert "+++ b/new.txt" in diff
+    assert "-written by setup\n+changed by the agent\n" in diff
+    assert "b.txt" not in diff and "b.txt" not in read  # untouched: never read
+
+
+def test_a_touched_but_unchanged_file_is_no_change(tmp_path: Path) -> None:
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    os.utime(ws / "b.txt")
+    assert workspace_diff(before, ws) == ""
+
+
+def test_a_file_changed_just_before_the_snapshot_is_compared_by_content(tmp_path: Path) -> None:
+    """Same size, and a time the file system may not tell apart: the content decides."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "fresh.txt").write_text("aaaa\n")
+    before = take_snapshot(ws, None, tmp_path / "kept")
+    stamp = os.stat(ws / "fresh.txt").st_mtime_ns
+    (ws / "fresh.txt").write_text("bbbb\n")
+    os.utime(ws / "fresh.txt", ns=(stamp, stamp))  # the same size and time as before
+    assert "-aaaa\n+bbbb\n" in workspace_diff(before, ws)
+
+
+def test_control_a_snapshot_that_trusts_the_fixture_for_setup_files_is_wrong(
+    tmp_path: Path,
+) -> None:
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    (ws / "b.txt").write_text("setup!\n")
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    before.kept_paths.discard("b.txt")  # as if setup's change had been taken for the fixture
+    (ws / "b.txt").write_text("agent\n")
+    assert "-keep\n+agent\n" in workspace_diff(before, ws)  # wrong: setup wrote "setup!"
+    assert "-setup!\n" not in workspace_diff(before, ws)
+
+
+def test_the_copy_keeps_times_and_symlinks_and_never_links_to_the_fixture(tmp_path: Path) -> None:
+    src = fixture(tmp_path)
+    (src / "link").symlink_to("b.txt")
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    assert os.stat(ws / "b.txt").st_mtime_ns == OLD
+    assert os.readlink(ws / "link") == "b.txt"
+    assert os.stat(ws / "b.txt").st_ino != os.stat(src / "b.txt").st_ino  # not a hard link
+    (ws / "b.txt").write_text("changed\n")
+    assert (src / "b.txt").read_text() == "keep\n"
