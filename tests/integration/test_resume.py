@@ -87,6 +87,11 @@ def test_a_killed_orchestrator_s_run_is_finished_by_resume(tmp_path: Path, seed:
     assert "kept" in resumed.stderr and "run now" in resumed.stderr
     check_complete(run_dir)
     assert marked_processes(run_dir.name) == [], "a trial's process outlived the run"
+    scratch = [
+        json.loads(x).get("scratch") for x in (run_dir / "journal.jsonl").read_text().splitlines()
+    ]
+    left = [s for s in scratch if s and Path(s).exists()]
+    assert scratch.count(None) < len(scratch) and left == [], "the dead run's scratch is gone"
     journal = [json.loads(line) for line in (run_dir / "journal.jsonl").read_text().splitlines()]
     assert [e["event"] for e in journal].count("run-resumed") == 1
 

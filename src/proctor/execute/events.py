@@ -14,6 +14,8 @@ log = logging.getLogger("proctor")
 @dataclass(frozen=True)
 class RunStarted:
     total: int
+    scratch: str | None = None
+    """The folder of the trials' workspaces and homes, removed when the run ends."""
 
 
 @dataclass(frozen=True)

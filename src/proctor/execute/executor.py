@@ -202,9 +202,9 @@ def _run_workers(
     attempts: dict[int, list[AttemptRecord]] = {}
     throttle = Throttle(options.limits)
     outcome = RunOutcome()
-    emit(subscribers, RunStarted(len(trials)))
     with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
         scratch_root = Path(tmp)
+        emit(subscribers, RunStarted(len(trials), scratch=tmp))
         try:
             while pending or running:
                 while pending and len(running) < concurrency and not stop_requested():

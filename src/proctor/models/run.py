@@ -45,7 +45,12 @@ class RunManifest(RecordModel):
 
 
 JournalEvent = Literal[
-    "run-started", "trial-started", "trial-finished", "run-resumed", "run-finished"
+    "run-started",
+    "trials-started",
+    "trial-started",
+    "trial-finished",
+    "run-resumed",
+    "run-finished",
 ]
 
 
@@ -65,6 +70,9 @@ class JournalEntry(RecordModel):
     pid_start: int | None = None
     """That process's start time (clock ticks after boot), to tell it from a later process
     that got the same pid."""
+    scratch: str | None = None
+    """Where the trials' workspaces and homes are (``trials-started``); removed at the end of
+    the run, and by ``--resume`` when a dead orchestrator left it."""
 
 
 class ConfigRecord(RecordModel):

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from proctor.execute.events import RunEvent, TrialFinished, TrialStarted
+from proctor.execute.events import RunEvent, RunStarted, TrialFinished, TrialStarted
 from proctor.models.run import JournalEntry, JournalEvent
 from proctor.util.clock import now_iso
 from proctor.util.jsonl import decode_object
@@ -67,7 +67,10 @@ class Journal:
         self.path = path
 
     def __call__(self, event: RunEvent) -> None:
-        if isinstance(event, TrialStarted):
+        if isinstance(event, RunStarted):
+            entry = JournalEntry(event="trials-started", time=now_iso(), scratch=event.scratch)
+            append(self.path, entry)
+        elif isinstance(event, TrialStarted):
             append(
                 self.path,
                 JournalEntry(
@@ -95,6 +98,12 @@ class Journal:
                     status=record.status,
                 ),
             )
+
+
+def scratch_folders(path: Path) -> list[Path]:
+    """The scratch folders the run's executions used (each removed when its execution ended,
+    unless the orchestrator died)."""
+    return [Path(e.scratch) for e in read(path) if e.event == "trials-started" and e.scratch]
 
 
 def live_workers(path: Path) -> dict[TrialKey, int]:

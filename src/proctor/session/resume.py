@@ -134,6 +134,9 @@ def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
             pass
     for spec in specs:
         kill_marked(trial_marker(paths, spec))
+    for folder in journal.scratch_folders(paths.journal):
+        if folder.name.startswith("proctor-"):  # only what proctor made
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def resume_run(
