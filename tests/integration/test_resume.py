@@ -56,6 +56,22 @@ def marked_processes(run_id: str) -> list[int]:
     return found
 
 
+def killed_run(tmp_path: Path, after: float) -> Path:
+    """The run folder of `proctor run` on the suite, its orchestrator SIGKILLed ``after``
+    seconds in."""
+    out = tmp_path / "out"
+    orchestrator = subprocess.Popen(
+        proctor_argv("run", "--source", str(suite(tmp_path)), "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(after)
+    orchestrator.send_signal(signal.SIGKILL)
+    orchestrator.wait()
+    (run_dir,) = out.glob("run-*")
+    return run_dir
+
+
 def check_complete(run_dir: Path) -> None:
     records = [json.loads(p.read_text()) for p in run_dir.glob("trials/slow/*/*/*/trial.json")]
     assert sorted(r["repeat"] for r in records) == list(range(1, TRIALS + 1))
@@ -69,17 +85,7 @@ def check_complete(run_dir: Path) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_killed_orchestrator_s_run_is_finished_by_resume(tmp_path: Path, seed: int) -> None:
-    cases = suite(tmp_path)
-    out = tmp_path / "out"
-    orchestrator = subprocess.Popen(
-        proctor_argv("run", "--source", str(cases), "--out", str(out)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(random.Random(seed).uniform(0.4, 2.0))
-    orchestrator.send_signal(signal.SIGKILL)
-    orchestrator.wait()
-    (run_dir,) = out.glob("run-*")
+    run_dir = killed_run(tmp_path, after=random.Random(seed).uniform(0.4, 2.0))
     resumed = subprocess.run(
         proctor_argv("run", "--resume", str(run_dir)), capture_output=True, text=True
     )
@@ -97,17 +103,7 @@ def test_a_killed_orchestrator_s_run_is_finished_by_resume(tmp_path: Path, seed:
 
 
 def test_control_without_resume_the_killed_run_is_incomplete(tmp_path: Path) -> None:
-    cases = suite(tmp_path)
-    out = tmp_path / "out"
-    orchestrator = subprocess.Popen(
-        proctor_argv("run", "--source", str(cases), "--out", str(out)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(1.0)
-    orchestrator.send_signal(signal.SIGKILL)
-    orchestrator.wait()
-    (run_dir,) = out.glob("run-*")
+    run_dir = killed_run(tmp_path, after=1.0)
     with pytest.raises(AssertionError):
         check_complete(run_dir)
 

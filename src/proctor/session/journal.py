@@ -71,33 +71,20 @@ class Journal:
             entry = JournalEntry(event="trials-started", time=now_iso(), scratch=event.scratch)
             append(self.path, entry)
         elif isinstance(event, TrialStarted):
-            append(
-                self.path,
-                JournalEntry(
-                    event="trial-started",
-                    time=now_iso(),
-                    case=event.case,
-                    agent=event.agent,
-                    condition=event.condition,
-                    repeat=event.repeat,
-                    pid=event.pid,
-                    pid_start=process_start(event.pid) if event.pid else None,
-                ),
-            )
+            key = (event.case, event.agent, event.condition, event.repeat)
+            start = process_start(event.pid) if event.pid else None
+            self._trial("trial-started", key, pid=event.pid, pid_start=start)
         elif isinstance(event, TrialFinished):
-            record = event.record
-            append(
-                self.path,
-                JournalEntry(
-                    event="trial-finished",
-                    time=now_iso(),
-                    case=record.case,
-                    agent=record.agent,
-                    condition=record.condition,
-                    repeat=record.repeat,
-                    status=record.status,
-                ),
-            )
+            r = event.record
+            self._trial("trial-finished", (r.case, r.agent, r.condition, r.repeat), status=r.status)
+
+    def _trial(self, event: JournalEvent, key: TrialKey, **facts: object) -> None:
+        case, agent, condition, repeat = key
+        entry = JournalEntry.model_validate(
+            {"event": event, "time": now_iso(), "case": case, "agent": agent,
+             "condition": condition, "repeat": repeat, **facts}
+        )  # fmt: skip
+        append(self.path, entry)
 
 
 def scratch_folders(path: Path) -> list[Path]:
