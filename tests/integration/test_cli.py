@@ -57,7 +57,7 @@ def test_bad_top_config_names_the_field(proctor: Any, tmp_path: Path) -> None:
     top.write_text(json.dumps({"gate": {"minPassRate": 2}}))
     result = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(top))
     assert result.code == 2
-    assert f"{top}: field 'gate.minPassRate'" in result.err
+    assert f"proctor: error: {top}: field 'gate.minPassRate'" in result.err
 
 
 def test_validate_lists_runnable_and_skipped(proctor: Any, tmp_path: Path) -> None:
@@ -78,6 +78,32 @@ def test_validate_exits_2_on_config_error(proctor: Any, tmp_path: Path) -> None:
     write_case(tmp_path / "cases", "bad", config={"timeoutSec": -1})
     result = proctor("validate", "--source", str(tmp_path / "cases"))
     assert result.code == 2 and "field 'timeoutSec'" in result.err
+    assert len(result.err.strip().splitlines()) == 1  # one problem: one sentence
+
+
+def test_validate_reports_every_problem_of_every_case_in_one_pass(
+    proctor: Any, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases"
+    write_case(cases, "bad-timeout", config={"timeoutSec": -1})
+    write_case(cases, "bad-evaluator", config={"evaluators": [{"use": "no-such-evaluator"}]})
+    write_case(cases, "bad-plan", plan={"turns": [{"teleport": {}}]})
+    write_case(cases, "good", plan={"turns": []})
+    top = tmp_path / "proctor.json"
+    top.write_text(json.dumps({"gate": {"minPassRate": 2}}))
+    result = proctor("validate", "--source", str(cases), "--config", str(top))
+    assert result.code == 2, result.out + result.err
+    prefix = "proctor: error: "
+    errors = [line for line in result.err.splitlines() if line.startswith(prefix)][:-1]
+    assert len(errors) == 4, result.err  # the top-level file and the three cases, at once
+    assert any("timeoutSec" in e for e in errors) and any("no-such-evaluator" in e for e in errors)
+    assert any("bad-plan" in e or "teleport" in e for e in errors)
+    assert "ok       good:" in result.out
+    assert "1 runnable, 0 skipped, 4 with errors" in result.out
+    assert "Traceback" not in result.err
+    # Control: `run` still stops at the first problem, before any trial.
+    run = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert run.code == 2 and not (tmp_path / "out").exists()
 
 
 def test_report_recomputes_with_new_thresholds_without_rerunning(

@@ -20,14 +20,16 @@ from proctor.cli.options import config_option, source_option
 def command(source: Path, config: Path | None, source_root: Path | None) -> int:
     """List runnable and skipped cases and validate every configuration.
 
-    Exits 0 when everything is valid and something is runnable, 2 otherwise.
+    Every problem of every case is reported in one pass. Exits 0 when everything is valid and
+    something is runnable, 2 otherwise.
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
     from proctor.plan.resolve import load_run_plan
 
     overrides = CliOverrides(source_root=str(source_root) if source_root else None)
-    plan = load_run_plan(source, config, overrides, Path.cwd())
+    problems: list[str] = []
+    plan = load_run_plan(source, config, overrides, Path.cwd(), problems)
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:
@@ -44,9 +46,17 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
         )
     for s in plan.skipped:
         click.echo(f"skipped  {s.name}: {s.reason}")
+    if len(problems) > 1:  # one problem is the one sentence of the error below
+        for problem in problems:
+            click.echo(f"proctor: error: {problem}", err=True)
     click.echo(
-        f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(plan.trials)} trials"
+        f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(problems)} with errors, "
+        f"{len(plan.trials)} trials"
     )
+    if len(problems) == 1:
+        raise ConfigError(problems[0])
+    if problems:
+        raise ConfigError(f"{len(problems)} configuration problems, each named above")
     if not plan.cases:
         raise ConfigError(f"--source {source}: nothing runnable")
     return 0

@@ -113,9 +113,13 @@ def _fixture(folder: Path) -> tuple[Path | None, Any]:
 TOP_LEVEL_CONFIG = "proctor.json"
 
 
-def discover_cases(source: Path, source_root: Path | None = None) -> Discovery:
+def discover_cases(
+    source: Path, source_root: Path | None = None, problems: list[str] | None = None
+) -> Discovery:
     """Every case under ``source``: its case folders and task JSON files, ``source`` itself when
-    it is a case folder, or the tasks of ``source`` when it is a task file."""
+    it is a case folder, or the tasks of ``source`` when it is a task file. A case's
+    configuration error stops discovery, unless ``problems`` is given: then it is noted there
+    and the other cases are read on."""
     if source_root is not None and not source_root.is_dir():
         raise DiscoveryError(f"--source-root {source_root}: no such directory")
     if not source.exists():
@@ -135,12 +139,21 @@ def discover_cases(source: Path, source_root: Path | None = None) -> Discovery:
             found.cases.append(load_case(folder))
         except Unreadable as exc:
             found.skipped.append(SkippedCase(name=folder.name, path=folder, reason=str(exc)))
+        except ConfigError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
     if not is_case_folder(source):
         for task_file in sorted(source.glob("*.json")):
             if task_file.name != TOP_LEVEL_CONFIG:
                 from proctor.discover.tasks import load_task_file
 
-                found.cases.extend(load_task_file(task_file, source_root))
+                try:
+                    found.cases.extend(load_task_file(task_file, source_root))
+                except ConfigError as exc:
+                    if problems is None:
+                        raise
+                    problems.append(str(exc))
     return _unique(found, source)
 
 

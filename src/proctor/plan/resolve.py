@@ -192,9 +192,23 @@ def build_plan(
     *,
     config_path: Path | None,
     cwd: Path,
+    problems: list[str] | None = None,
 ) -> RunPlan:
+    """The plan of the cases found. A case's configuration error stops here (a ConfigError),
+    unless ``problems`` is given: then each one is noted there, the case is left out, and
+    planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
-    resolved = [resolve_case(c, top, cli) for c in chosen]
+    resolved = []
+    for case in chosen:
+        try:
+            rc = resolve_case(case, top, cli)
+            if problems is not None:
+                _trials([rc], top, cli, config_path, cwd)  # what the matrix would check
+            resolved.append(rc)
+        except ConfigError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
     defined: set[str] = set()
     for case in chosen:
         defined |= set(top.conditions or {}) | set(case.config.conditions or {})
@@ -208,7 +222,12 @@ def build_plan(
                 f"(conditions: {', '.join(sorted(defined)) or 'none'})"
             )
         resolved = [rc for rc in resolved if rc.conditions]
-    _check_conditions(resolved, defined, top, cli, str(config_path or "proctor.json"))
+    try:
+        _check_conditions(resolved, defined, top, cli, str(config_path or "proctor.json"))
+    except ConfigError as exc:
+        if problems is None:
+            raise
+        problems.append(str(exc))
     out = Path(cli.out or top.out or DEFAULT_OUT)
     return RunPlan(
         top=top,
@@ -223,8 +242,23 @@ def build_plan(
     )
 
 
-def load_run_plan(source: Path, config_path: Path | None, cli: CliOverrides, cwd: Path) -> RunPlan:
-    """Read the top-level config and the case folders, and expand the matrix."""
-    top, path = load_top_config(config_path, cwd)
-    found = discover_cases(source, Path(cli.source_root) if cli.source_root else None)
-    return build_plan(found, top, cli, config_path=path, cwd=cwd)
+def load_run_plan(
+    source: Path,
+    config_path: Path | None,
+    cli: CliOverrides,
+    cwd: Path,
+    problems: list[str] | None = None,
+) -> RunPlan:
+    """Read the top-level config and the case folders, and expand the matrix. With
+    ``problems``, configuration errors are noted there and planning goes on without what they
+    concern (an unreadable top-level file counts as empty)."""
+    try:
+        top, path = load_top_config(config_path, cwd)
+    except ConfigError as exc:
+        if problems is None:
+            raise
+        problems.append(str(exc))
+        top, path = TopConfig(), config_path
+    root = Path(cli.source_root) if cli.source_root else None
+    found = discover_cases(source, root, problems)
+    return build_plan(found, top, cli, config_path=path, cwd=cwd, problems=problems)
