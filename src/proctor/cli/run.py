@@ -87,6 +87,30 @@ log = logging.getLogger("proctor")
 @config_option
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
 @click.option(
+    "--evaluate/--no-evaluate",
+    default=True,
+    help="Run the evaluators (default), or only run and record the trials.",
+)
+@click.option(
+    "--only-evaluator",
+    "only_evaluators",
+    multiple=True,
+    metavar="ID",
+    help="Run only the evaluators with this use or label (repeatable).",
+)
+@click.option(
+    "--skip-evaluator",
+    "skip_evaluators",
+    multiple=True,
+    metavar="ID",
+    help="Leave out the evaluators with this use or label (repeatable).",
+)
+@click.option(
+    "--collect-cost/--no-collect-cost",
+    default=True,
+    help="Price the tokens (default), or leave every cost unknown.",
+)
+@click.option(
     "--retry-errors",
     type=click.IntRange(min=0),
     default=0,
@@ -138,6 +162,10 @@ def command(
     repeat_check: int | None,
     resume: Path | None,
     retry_errors: int,
+    evaluate: bool,
+    only_evaluators: tuple[str, ...],
+    skip_evaluators: tuple[str, ...],
+    collect_cost: bool,
     mirror: bool,
     keep_workspace: bool,
     as_json: bool,
@@ -170,6 +198,10 @@ def command(
         keep_workspace=keep_workspace,
         mirror=mirror,
         retry_errors=retry_errors,
+        evaluate=evaluate,
+        only_evaluators=list(only_evaluators),
+        skip_evaluators=list(skip_evaluators),
+        collect_cost=collect_cost,
         conditions=list(conditions),
         first_condition=first_condition,
         source_root=str(source_root) if source_root else None,

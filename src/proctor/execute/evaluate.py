@@ -97,5 +97,8 @@ def evaluate(
 ) -> Evaluated:
     results = run_evaluators(ctx, prepared, collected, driven)
     usage, calls = harness_usage(prepared.roles)
-    cost = price_usage({**collected.trajectory.usage, **usage}, ctx.spec.pricing)
+    if ctx.spec.collect_cost:
+        cost = price_usage({**collected.trajectory.usage, **usage}, ctx.spec.pricing)
+    else:
+        cost = CostInfo(collected=False)
     return Evaluated(results, usage, calls, cost)

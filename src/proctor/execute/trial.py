@@ -85,6 +85,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         combiner=spec.case.combiner,
         threshold=spec.case.pass_threshold,
         timeout_sec=spec.case.timeout_sec,
+        evaluated=spec.case.evaluated,
     )
 
 

@@ -15,7 +15,7 @@ from proctor.drive.policy import AnsweringFailed
 from proctor.errors import AgentError, EvaluatorError, ProctorError, WorkspaceError
 from proctor.evaluators.combiners import COMBINERS, below_threshold
 from proctor.execute.context import Interrupted
-from proctor.models.trial import ErrorInfo, EvaluatorResult, TrialStatus
+from proctor.models.trial import NOT_EVALUATED, ErrorInfo, EvaluatorResult, TrialStatus
 
 FAILURE_STATUSES: tuple[tuple[type[BaseException], TrialStatus], ...] = (
     (Interrupted, "infra-error"),
@@ -95,8 +95,10 @@ def decide(
     combiner: str,
     threshold: float,
     timeout_sec: float,
+    evaluated: bool = True,
 ) -> Verdict:
-    """The verdict of a trial whose phases all ran."""
+    """The verdict of a trial whose phases all ran. A trial the run did not evaluate
+    (``evaluated`` False) that ended normally is ``skipped``: recorded, not scored."""
     errored = [r for r in results if r.error]
     passed, score = COMBINERS[combiner]([r for r in results if not r.error], threshold)
     failed_agent = agent_failure(outcome, exit_code, failure)
@@ -105,6 +107,8 @@ def decide(
     if outcome.kind == "timeout":
         reason = f"agent did not finish within {timeout_sec:g}s"
         return Verdict("timeout", False, below_threshold(score, threshold), reason)
+    if not evaluated:
+        return Verdict("skipped", None, None, NOT_EVALUATED)
     if errored:
         reason = "; ".join(f"{r.use}: {r.message}" for r in errored)
         return Verdict("eval-error", None, None, reason)

@@ -351,6 +351,14 @@ class CliOverrides(UserModel):
     mirror: bool = False
     retry_errors: NonNegativeInt = 0
     """Run a trial again, up to this many times, when it ends in a transient error."""
+    evaluate: bool = True
+    """``--no-evaluate``: run and record the trials, run no evaluator, gate nothing."""
+    only_evaluators: list[str] = []
+    """``--only-evaluator``: keep only the evaluators with this ``use`` or ``label``."""
+    skip_evaluators: list[str] = []
+    """``--skip-evaluator``: leave out the evaluators with this ``use`` or ``label``."""
+    collect_cost: bool = True
+    """``--no-collect-cost``: price no token (every cost stays unknown, no warning)."""
     max_trials: NonNegativeInt | None = None
     conditions: list[str] = []
     first_condition: str | None = None

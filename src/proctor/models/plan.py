@@ -28,6 +28,9 @@ class ResolvedCase(FrozenModel):
     timeout_sec: float
     repeats: int
     evaluators: list[EvaluatorSpec]
+    evaluated: bool = True
+    """False when the run's switches left the case without any of its evaluators: its trials
+    are recorded as ``skipped`` (not evaluated) rather than scored."""
     combiner: str
     pass_threshold: float
     provision: Provision
@@ -74,6 +77,7 @@ class TrialSpec(FrozenModel):
     agent_model: str | None = None
     agent_effort: str | None = None
     roles: RoleModels | None = None
+    collect_cost: bool = True
 
     @property
     def key(self) -> tuple[str, str, str, int]:

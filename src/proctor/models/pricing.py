@@ -29,6 +29,8 @@ class CostInfo(CamelModel):
     by_model: dict[str, float | None] = {}
     unpriced: list[str] = []
     source: str = "agent"
+    collected: bool = True
+    """False when the run was told not to price tokens (``--no-collect-cost``)."""
 
 
 class PriceTable(BaseModel):

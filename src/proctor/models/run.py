@@ -171,6 +171,12 @@ class ResolvedRecord(RecordModel):
     cases: list[ResolvedCaseRecord] = []
     matrix: list[MatrixCell] = []
     skipped: list[SkippedCaseRecord] = []
+    evaluate: bool = True
+    """False: the run ran and recorded its trials without evaluating them (``--no-evaluate``)."""
+    only_evaluators: list[str] = []
+    skip_evaluators: list[str] = []
+    collect_cost: bool = True
+    """False: the run priced no token (``--no-collect-cost``)."""
 
     @classmethod
     def upgrade(cls, data: dict[str, Any], version: int) -> dict[str, Any]:

@@ -19,6 +19,9 @@ TrialStatus = Literal[
 SCORED_STATUSES: frozenset[str] = frozenset({"passed", "failed", "timeout"})
 #: Statuses excluded from pass rates and score statistics, reported separately.
 ERROR_STATUSES: frozenset[str] = frozenset({"agent-error", "infra-error", "eval-error"})
+NOT_EVALUATED = "not evaluated: the run's switches left out every evaluator of this case"
+"""The reason of a ``skipped`` trial that ran but was not evaluated (``--no-evaluate``,
+``--only-evaluator``, ``--skip-evaluator``)."""
 ALL_STATUSES: tuple[str, ...] = (
     "passed",
     "failed",

@@ -75,4 +75,8 @@ def resolved_record(plan: RunPlan) -> ResolvedRecord:
             for t in plan.trials
         ],
         skipped=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
+        evaluate=plan.overrides.evaluate,
+        only_evaluators=list(plan.overrides.only_evaluators),
+        skip_evaluators=list(plan.overrides.skip_evaluators),
+        collect_cost=plan.overrides.collect_cost,
     )

@@ -14,7 +14,7 @@ from proctor.agents.base import known_agent_ids
 from proctor.discover.folders import Discovery, discover_cases
 from proctor.errors import ConfigError
 from proctor.evaluators.combiners import COMBINERS
-from proctor.models.case import Case
+from proctor.models.case import Case, EvaluatorSpec
 from proctor.models.config import (
     DEFAULT_AGENTS,
     DEFAULT_COMBINER,
@@ -74,12 +74,14 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
     for name, variant in conditions.items():
         if variant.provision is not None:
             check_provision(variant.provision, case.path, f"{where}: conditions.{name}")
+    evaluators = chosen_evaluators(case.evaluators, cli)
     return ResolvedCase(
         case=case,
         agents=list(dict.fromkeys(agents)),
         timeout_sec=cli.timeout_sec or cfg.timeout_sec or top.timeout_sec or DEFAULT_TIMEOUT_SEC,
         repeats=cli.repeats or cfg.repeats or top.repeats or DEFAULT_REPEATS,
-        evaluators=case.evaluators,
+        evaluators=evaluators,
+        evaluated=cli.evaluate and (bool(evaluators) or not case.evaluators),
         combiner=combiner,
         pass_threshold=_first(cfg.pass_threshold, top.pass_threshold, DEFAULT_PASS_THRESHOLD),
         provision=provision,
@@ -90,6 +92,36 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
         agent_model=cfg.agent_model,
         agent_effort=cfg.agent_effort,
     )
+
+
+def _named(spec: EvaluatorSpec, names: list[str]) -> bool:
+    return spec.use in names or (spec.label is not None and spec.label in names)
+
+
+def chosen_evaluators(evaluators: list[EvaluatorSpec], cli: CliOverrides) -> list[EvaluatorSpec]:
+    """The case's evaluators that the run's switches keep (``--no-evaluate``: none;
+    ``--only-evaluator``, ``--skip-evaluator``: by ``use`` or ``label``)."""
+    if not cli.evaluate:
+        return []
+    kept = [e for e in evaluators if not cli.only_evaluators or _named(e, cli.only_evaluators)]
+    return [e for e in kept if not _named(e, cli.skip_evaluators)]
+
+
+def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
+    """Each ``--only-evaluator``/``--skip-evaluator`` name is some evaluator's ``use`` or
+    ``label``: a typo would otherwise run nothing, or everything, silently."""
+    known = {e.use for c in cases for e in c.evaluators}
+    known |= {e.label for c in cases for e in c.evaluators if e.label}
+    for option, names in (
+        ("--only-evaluator", cli.only_evaluators),
+        ("--skip-evaluator", cli.skip_evaluators),
+    ):
+        for name in names:
+            if name not in known:
+                raise ConfigError(
+                    f"{option} {name}: no case has an evaluator with that use or label "
+                    f"(known: {', '.join(sorted(known)) or 'none'})"
+                )
 
 
 def condition_order(names: list[str], repeat: int, first: str | None) -> list[str]:
@@ -180,6 +212,7 @@ def _trials(
                             or rc.agent_effort
                             or profile.agent_effort,
                             roles=roles_by_case[rc.name],
+                            collect_cost=cli.collect_cost,
                         )
                     )
     return trials
@@ -198,6 +231,7 @@ def build_plan(
     unless ``problems`` is given: then each one is noted there, the case is left out, and
     planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
+    _check_evaluator_names(chosen, cli)
     resolved = []
     for case in chosen:
         try:

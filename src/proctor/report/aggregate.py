@@ -26,7 +26,7 @@ from proctor.models.suite import (
     TimeRollup,
 )
 from proctor.models.trajectory import ModelUsage, sum_usage
-from proctor.models.trial import ERROR_STATUSES, SCORED_STATUSES, TrialRecord
+from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, SCORED_STATUSES, TrialRecord
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair
 from proctor.report.effort import (
@@ -154,6 +154,12 @@ def exit_code_for(
     if errors:
         reason = f"{len(errors)} trial(s) in an error status; no scored group failed its gate"
         return ExitCode.TRIAL_ERRORS, reason
+    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
+    if unevaluated and not any(g.scored for g in groups):
+        return (
+            ExitCode.OK,
+            f"not evaluated: {unevaluated} trial(s) ran and were recorded; nothing was gated",
+        )
     return ExitCode.OK, "every group passed its gate"
 
 

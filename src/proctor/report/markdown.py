@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from proctor.exit_codes import meaning
 from proctor.models.suite import CI, Spread, SuiteRecord
-from proctor.models.trial import ERROR_STATUSES, TrialRecord
+from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
 
 
@@ -91,6 +91,15 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
         f"median trial {_secs(t.time.median_trial_ms)}",
     ]
+    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
+    if unevaluated:
+        lines.append(
+            f"- Not evaluated: {unevaluated} trial(s) ran and were recorded without evaluation "
+            "(--no-evaluate, or --only-evaluator/--skip-evaluator left out every evaluator of "
+            "their case); they are not scored"
+        )
+    if any(not r.cost.collected for r in records):
+        lines.append("- Cost: not collected (--no-collect-cost)")
     if t.retried:
         kept = sum(len(r.attempts) for r in records)
         lines.append(
