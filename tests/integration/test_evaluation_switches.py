@@ -102,3 +102,30 @@ def test_no_collect_cost_leaves_every_cost_unknown(
     control = tmp_path / "control"
     proctor("run", "--source", str(tmp_path / "cases"), "--out", str(control))
     assert load_trial(single_run_dir(control), "x")["cost"]["collected"] is True
+
+
+METRICS_ONLY = """#!/bin/sh
+cat > /dev/null
+echo '{"values": [{"name": "readability", "value": 10}, {"name": "size", "value": 40}]}'
+"""
+
+
+def test_external_values_without_score_metric_are_rolled_up_not_scored(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    measures = {"use": "external", "command": "measure.sh"}
+    checks = {"evaluators": [measures, {"use": "file-exists", "must": ["a.txt"]}], "repeats": 2}
+    folder = make_case("x", config=checks, plan=WRITES_A)
+    (folder / "measure.sh").write_text(METRICS_ONLY)
+    (folder / "measure.sh").chmod(0o755)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.out  # readability 10 does not fail the trial
+    run_dir = single_run_dir(out)
+    trial = load_trial(run_dir, "x")
+    assert (trial["status"], trial["score"]) == ("passed", 100)
+    assert [e["counted"] for e in trial["evaluators"]] == [False, True]
+    suite = json.loads((run_dir / "suite.json").read_text())
+    readability = suite["totals"]["metrics"]["readability"]
+    assert (readability["n"], readability["median"]) == (2, 10)
+    assert suite["groups"][0]["metrics"]["size"]["median"] == 40
+    assert "- Metrics (median, range): readability 10.0 (10.0–10.0, n=2)" in result.out

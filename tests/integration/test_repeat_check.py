@@ -50,7 +50,12 @@ def deterministic_case(make_case: MakeCase, agents: list[str] | None = None) -> 
 
 
 def counting_case(make_case: MakeCase, tmp_path: Path) -> None:
-    external = {"use": "external", "command": "count.sh", "env": {"COUNTER": str(tmp_path / "n")}}
+    external = {
+        "use": "external",
+        "command": "count.sh",
+        "scoreMetric": "count",
+        "env": {"COUNTER": str(tmp_path / "n")},
+    }
     folder = make_case(
         "counted",
         config={"agents": ["scripted"], "timeoutSec": 30, "evaluators": [external]},

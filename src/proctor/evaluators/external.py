@@ -145,17 +145,27 @@ class External:
             metrics, levels = parse_values(outcome.stdout)
         except ValueError as exc:
             return error_result(spec, f"'{params.command}': {exc}", log=rel)
-        if params.score_metric is not None:
-            if params.score_metric not in metrics:
-                return error_result(
-                    spec,
-                    f"scoreMetric '{params.score_metric}' is not among the values "
-                    f"({', '.join(metrics)})",
-                    log=rel,
-                )
-            score = metrics[params.score_metric]
-        else:
-            score = sum(metrics.values()) / len(metrics)
+        if params.score_metric is None:
+            # Values without a scoreMetric are measurements: recorded and rolled up by name,
+            # never part of the trial's verdict.
+            named = ", ".join(f"{k} {v:g}" for k, v in metrics.items())
+            result = scored_result(
+                spec,
+                passed=True,
+                message=f"metrics: {named} (not scored: no scoreMetric)",
+                metrics=metrics,
+                levels=levels,
+                log=rel,
+            )
+            return result.model_copy(update={"counted": False})
+        if params.score_metric not in metrics:
+            return error_result(
+                spec,
+                f"scoreMetric '{params.score_metric}' is not among the values "
+                f"({', '.join(metrics)})",
+                log=rel,
+            )
+        score = metrics[params.score_metric]
         passed = score >= params.pass_threshold
         return scored_result(
             spec,

@@ -100,7 +100,8 @@ def decide(
     """The verdict of a trial whose phases all ran. A trial the run did not evaluate
     (``evaluated`` False) that ended normally is ``skipped``: recorded, not scored."""
     errored = [r for r in results if r.error]
-    passed, score = COMBINERS[combiner]([r for r in results if not r.error], threshold)
+    counted = [r for r in results if not r.error and r.counted]  # metrics-only results aside
+    passed, score = COMBINERS[combiner](counted, threshold)
     failed_agent = agent_failure(outcome, exit_code, failure)
     if failed_agent is not None:
         return Verdict("agent-error", None, None, failed_agent)

@@ -97,6 +97,9 @@ class GroupStats(CamelModel):
     cost_usd: float | None = None
     """Dollars over the group's priced models (see ``unpricedModels``)."""
     unpriced_models: list[str] = []
+    metrics: dict[str, Spread] = {}
+    """Every named metric the evaluators reported (``external`` programs' values), over the
+    group's trials: name → median and range."""
 
 
 class SuiteTotals(CamelModel):
@@ -121,6 +124,8 @@ class SuiteTotals(CamelModel):
     """Wall-clock time of the whole run (from run.json), when known."""
     cost_usd: float | None = None
     unpriced_models: list[str] = []
+    metrics: dict[str, Spread] = {}
+    """Every named metric the evaluators reported, over every trial of the run."""
     retried: int = 0
     """Trials that needed a retry (``--retry-errors``): an earlier attempt ended in a transient
     error."""

@@ -43,6 +43,9 @@ class EvaluatorResult(CamelModel):
     metrics: dict[str, float] = {}
     details: dict[str, Any] = {}
     message: str = ""
+    counted: bool = True
+    """False when the evaluator only reported named metrics (an ``external`` program without
+    ``scoreMetric``): the metrics are recorded and rolled up, the verdict ignores the result."""
 
 
 class ErrorInfo(CamelModel):

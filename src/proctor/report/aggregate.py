@@ -21,6 +21,7 @@ from proctor.models.suite import (
     GateCheck,
     GroupStats,
     ScoreStats,
+    Spread,
     SuiteRecord,
     SuiteTotals,
     TimeRollup,
@@ -36,6 +37,7 @@ from proctor.report.effort import (
     outcome_cis,
     pass_k_tables,
     rule_counts,
+    spread,
 )
 from proctor.report.repeated import repeated_runs
 from proctor.stats import median, pass_rate, stability, summarize
@@ -131,7 +133,18 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         labels=labels,
         cost_usd=cost,
         unpriced_models=unpriced,
+        metrics=metric_rollup(records),
     )
+
+
+def metric_rollup(records: Iterable[TrialRecord]) -> dict[str, Spread]:
+    """Each metric name the evaluators reported → the median and range of its values."""
+    values: dict[str, list[float]] = {}
+    for record in records:
+        for result in record.evaluators:
+            for name, value in result.metrics.items():
+                values.setdefault(name, []).append(value)
+    return {name: spread(found) for name, found in sorted(values.items())}
 
 
 def exit_code_for(
@@ -215,6 +228,7 @@ def aggregate(
         cost_usd=cost_usd,
         unpriced_models=unpriced,
         retried=sum(1 for r in records if r.attempts),
+        metrics=metric_rollup(records),
     )
     return SuiteRecord(
         run_id=run_id,

@@ -100,6 +100,12 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         )
     if any(not r.cost.collected for r in records):
         lines.append("- Cost: not collected (--no-collect-cost)")
+    if t.metrics:
+        named = "; ".join(
+            f"{name} {_num(m.median)} ({_num(m.min)}–{_num(m.max)}, n={m.n})"
+            for name, m in t.metrics.items()
+        )
+        lines.append(f"- Metrics (median, range): {named}")
     if t.retried:
         kept = sum(len(r.attempts) for r in records)
         lines.append(

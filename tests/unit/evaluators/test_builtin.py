@@ -148,8 +148,19 @@ def test_external_values_become_metrics(tmp_path: Path) -> None:
 
 def test_external_low_score_fails_without_error(tmp_path: Path) -> None:
     body = "print(json.dumps({'values': [{'name': 'q', 'value': 10}]}))\n"
-    r = _external(tmp_path, body)
+    r = _external(tmp_path, body, scoreMetric="q")
     assert not r.passed and not r.error  # type: ignore[attr-defined]
+    assert r.counted  # type: ignore[attr-defined]
+
+
+def test_external_values_without_score_metric_are_metrics_only(tmp_path: Path) -> None:
+    body = (
+        "print(json.dumps({'values': [{'name': 'q', 'value': 10}, {'name': 'r', 'value': 90}]}))\n"
+    )
+    r = _external(tmp_path, body)
+    assert r.metrics == {"q": 10, "r": 90}  # type: ignore[attr-defined]
+    assert not r.counted and not r.error  # type: ignore[attr-defined]
+    assert "not scored" in r.message  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
