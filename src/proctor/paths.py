@@ -7,6 +7,7 @@
       config.json         the configuration as given
       resolved.json       the configuration after defaults and layering, and the matrix
       journal.jsonl       append-only: each trial started (and its worker) and finished
+      annotations.json    people's marks on trials (proctor annotate), applied when read back
       suite.json          aggregate: per-group statistics, gate result, exit code
       suite.md            the same for people
       trials/<case>/<agent>/<condition>/<repeat>/
@@ -50,6 +51,10 @@ class RunPaths:
     @property
     def journal(self) -> Path:
         return self.root / "journal.jsonl"
+
+    @property
+    def annotations(self) -> Path:
+        return self.root / "annotations.json"
 
     @property
     def suite_json(self) -> Path:

@@ -31,6 +31,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "Record a change (a plugin enabled, a prompt edited) for history.",
     ),
     "findings": ("proctor.cli.findings", "List or dismiss the failing checks tracked across runs."),
+    "annotate": (
+        "proctor.cli.annotate",
+        "Mark a trial of a run as failed or excluded, with a note.",
+    ),
 }
 
 

@@ -9,6 +9,13 @@ from pydantic import Field
 
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.config import CliOverrides, Gate, ModelPrice, Provision, TopConfig
+from proctor.models.trial import TrialAnnotation
+
+
+class AnnotationsRecord(RecordModel):
+    """``annotations.json``: people's marks on a run's trials (``proctor annotate``)."""
+
+    annotations: list[TrialAnnotation] = []
 
 
 class SkippedCaseRecord(CamelModel):

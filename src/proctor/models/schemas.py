@@ -17,7 +17,13 @@ from proctor.models.config import CaseConfig, TopConfig
 from proctor.models.findings import FindingsLedger
 from proctor.models.history import ChangeMark, HistoryReport
 from proctor.models.logs import EvaluatorLog, RequestRecord
-from proctor.models.run import ConfigRecord, JournalEntry, ResolvedRecord, RunManifest
+from proctor.models.run import (
+    AnnotationsRecord,
+    ConfigRecord,
+    JournalEntry,
+    ResolvedRecord,
+    RunManifest,
+)
 from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import EVENT_ADAPTER
 from proctor.models.trial import QuestionRecord, TrialRecord
@@ -28,6 +34,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel] | TypeAdapter[Any], str]] = {
     "run": (RunManifest, "run.json: the run manifest"),
     "config": (ConfigRecord, "config.json: the configuration as given"),
     "resolved": (ResolvedRecord, "resolved.json: the configuration after layering, the matrix"),
+    "annotations": (AnnotationsRecord, "annotations.json: people's marks on trials"),
     "journal": (JournalEntry, "one line of journal.jsonl: a trial started or finished"),
     "trajectory-event": (EVENT_ADAPTER, "one line of trajectory.jsonl"),
     "question": (QuestionRecord, "one line of questions.jsonl"),

@@ -139,6 +139,17 @@ class AttemptRecord(CamelModel):
     folder: str
 
 
+class TrialAnnotation(CamelModel):
+    """A person's mark on a trial (``proctor annotate``), kept in the run's
+    ``annotations.json`` and applied when the run is read back."""
+
+    trial: str
+    """``case/agent/condition/repeat``."""
+    verdict: Literal["failed", "excluded"]
+    note: str
+    at: str
+
+
 class TrialRecord(RecordModel):
     case: str
     agent: str
@@ -180,6 +191,8 @@ class TrialRecord(RecordModel):
     """Process metrics, when a trajectory exists."""
     rules: list[RuleResult] = []
     """Task rules: unverified, long-orientation, rework, loops."""
+    annotation: TrialAnnotation | None = None
+    """A person's mark, applied when the run was read back (never written into trial.json)."""
     attempts: list[AttemptRecord] = []
     """Earlier attempts that ended in a transient error and were run again (the record itself
     is the last attempt); empty when the trial ran once."""

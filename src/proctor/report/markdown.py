@@ -100,6 +100,14 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         )
     if any(not r.cost.collected for r in records):
         lines.append("- Cost: not collected (--no-collect-cost)")
+    annotated = [r for r in records if r.annotation is not None]
+    if annotated:
+        marks = ", ".join(
+            f"{r.case}/{r.agent}/{r.condition}/{r.repeat} {r.annotation.verdict}"
+            for r in annotated
+            if r.annotation is not None
+        )
+        lines.append(f"- Annotated by hand: {len(annotated)} trial(s): {marks}")
     if t.metrics:
         named = "; ".join(
             f"{name} {_num(m.median)} ({_num(m.min)}–{_num(m.max)}, n={m.n})"

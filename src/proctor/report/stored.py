@@ -15,7 +15,7 @@ from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, read_record, read_trial
 from proctor.models.loading import load_top_config
-from proctor.models.run import ResolvedRecord, RunManifest
+from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
@@ -91,7 +91,48 @@ def load_records(run_dir: Path, notes: list[str] | None = None) -> list[TrialRec
         if dropped:
             notes.append(f"{path}: malformed {', '.join(dropped)} left out")
         records.append(record)
-    return records
+    return apply_annotations(records, read_annotations(run_dir, notes))
+
+
+def trial_id(record: TrialRecord) -> str:
+    return f"{record.case}/{record.agent}/{record.condition}/{record.repeat}"
+
+
+def read_annotations(run_dir: Path, notes: list[str] | None = None) -> AnnotationsRecord:
+    """The run's ``annotations.json`` (empty when there is none; unreadable: a note)."""
+    path = RunPaths(run_dir).annotations
+    if not path.exists():
+        return AnnotationsRecord()
+    try:
+        return read_record(path, AnnotationsRecord)
+    except SchemaVersionError:
+        raise
+    except ConfigError as exc:
+        if notes is not None:
+            notes.append(f"{exc}; the run is read without its annotations")
+        return AnnotationsRecord()
+
+
+def apply_annotations(
+    records: list[TrialRecord], annotations: AnnotationsRecord
+) -> list[TrialRecord]:
+    """Each annotated trial as the person said: ``failed`` counts as a failure (score 0),
+    ``excluded`` leaves the statistics (status ``skipped``); both keep the note."""
+    marks = {a.trial: a for a in annotations.annotations}
+    out = []
+    for record in records:
+        mark = marks.get(trial_id(record))
+        if mark is None:
+            out.append(record)
+            continue
+        if mark.verdict == "failed":
+            update = {"status": "failed", "passed": False, "score": 0.0}
+            reason = f"annotated failed: {mark.note} (was {record.status}: {record.reason})"
+        else:
+            update = {"status": "skipped", "passed": None, "score": None}
+            reason = f"annotated excluded: {mark.note} (was {record.status}: {record.reason})"
+        out.append(record.model_copy(update={**update, "reason": reason, "annotation": mark}))
+    return out
 
 
 def _optional(path: Path, model: type[R], notes: list[str]) -> R | None:

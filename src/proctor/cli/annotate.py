@@ -1,0 +1,48 @@
+"""``proctor annotate``: a person's mark on one trial of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("annotate")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.argument("trial")
+@click.option(
+    "--verdict",
+    type=click.Choice(["failed", "excluded"]),
+    required=True,
+    help="failed: count the trial as a failure; excluded: leave it out of the statistics.",
+)
+@click.option("--note", required=True, help="Why (kept with the mark and shown in reports).")
+def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
+    """Mark TRIAL (case/agent/condition/repeat) of RUN_DIR, for example when the agent drifted
+    to another bug. `report` and `compare` read the run with the mark applied and show it; the
+    trial's own record is left as written. A new mark on a trial replaces the old one."""
+    from proctor.errors import ConfigError
+    from proctor.models.io import write_record
+    from proctor.models.trial import TrialAnnotation
+    from proctor.paths import RunPaths
+    from proctor.report.stored import read_annotations
+    from proctor.util.clock import now_iso
+
+    parts = trial.strip("/").split("/")
+    if len(parts) != 4 or not parts[3].isdigit():
+        raise ConfigError(
+            f"TRIAL {trial!r}: expected case/agent/condition/repeat, e.g. fix/codex/default/1"
+        )
+    paths = RunPaths(run_dir)
+    if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
+        raise ConfigError(f"{run_dir}: no trial {trial} (no trials/{trial}/trial.json)")
+    if not note.strip():
+        raise ConfigError("--note: say why the trial is marked")
+    mark = TrialAnnotation.model_validate(
+        {"trial": "/".join(parts), "verdict": verdict, "note": note.strip(), "at": now_iso()}
+    )
+    record = read_annotations(run_dir)
+    record.annotations = [a for a in record.annotations if a.trial != mark.trial] + [mark]
+    write_record(paths.annotations, record)
+    click.echo(f"proctor: {mark.trial} marked {verdict}: {mark.note}", err=True)
+    return 0

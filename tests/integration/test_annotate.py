@@ -1,0 +1,67 @@
+"""`proctor annotate`: a person's mark on a trial changes what `report` and `compare` count,
+shows in the report, and leaves the trial's own record as written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run, run_cases, single_run_dir
+
+WRITES = {"turns": [{"write": {"path": "a.txt", "content": "a\n"}}]}
+CHECK = {"repeats": 2, "evaluators": [{"use": "file-exists", "must": ["a.txt"]}]}
+
+
+def test_a_trial_marked_failed_fails_the_gate_and_shows(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    result, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    assert result.code == 0 and proctor("report", str(run_dir)).code == 0  # control
+    written = (run_dir / "trials/fix/scripted/default/2/trial.json").read_text()
+    marked = proctor(
+        "annotate", str(run_dir), "fix/scripted/default/2",
+        "--verdict", "failed", "--note", "drifted to another bug",
+    )  # fmt: skip
+    assert marked.code == 0, marked.err
+    report = proctor("report", str(run_dir), "--reporter", "json")
+    suite = json.loads(report.out)
+    assert report.code == 1 and suite["totals"]["passes"] == 1
+    markdown = proctor("report", str(run_dir)).out
+    assert "Annotated by hand: 1 trial(s): fix/scripted/default/2 failed" in markdown
+    assert (run_dir / "trials/fix/scripted/default/2/trial.json").read_text() == written
+
+
+def test_excluded_leaves_the_statistics_and_a_new_mark_replaces_the_old(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    trial = "fix/scripted/default/1"
+    proctor("annotate", str(run_dir), trial, "--verdict", "failed", "--note", "first thought")
+    proctor("annotate", str(run_dir), trial, "--verdict", "excluded", "--note", "wrong task")
+    marks = json.loads((run_dir / "annotations.json").read_text())["annotations"]
+    assert [(m["trial"], m["verdict"]) for m in marks] == [(trial, "excluded")]
+    report = proctor("report", str(run_dir), "--reporter", "json")
+    totals = json.loads(report.out)["totals"]
+    assert report.code == 0 and (totals["scored"], totals["passes"]) == (1, 1)
+    compare = proctor("compare", str(run_dir), str(run_dir), "--json")
+    assert compare.code in (0, 1), compare.err
+
+
+def test_bad_marks_are_sentences(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    missing = proctor(
+        "annotate", run_dir, "fix/scripted/default/9", "--verdict", "failed", "--note", "x"
+    )
+    assert missing.code == 2 and "no trial fix/scripted/default/9" in missing.err
+    malformed = proctor("annotate", run_dir, "fix-1", "--verdict", "failed", "--note", "x")
+    assert malformed.code == 2 and "expected case/agent/condition/repeat" in malformed.err
+    wrong = proctor(
+        "annotate", run_dir, "fix/scripted/default/1", "--verdict", "maybe", "--note", "x"
+    )
+    assert wrong.code == 2 and "Traceback" not in wrong.err
