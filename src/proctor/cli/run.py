@@ -87,9 +87,29 @@ log = logging.getLogger("proctor")
 @config_option
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
 @click.option(
+    "--prompt",
+    "prompt",
+    metavar="FILE_OR_TEXT",
+    help="Run one case made from this prompt (a file, or the text itself) instead of --source.",
+)
+@click.option(
+    "--qna", type=click.Path(path_type=Path, dir_okay=False), help="With --prompt: its qna.md."
+)
+@click.option(
+    "--eval",
+    "eval_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="With --prompt: evaluators (JSON) or a rubric (Markdown) for --evaluate.",
+)
+@click.option(
+    "--src",
+    type=click.Path(path_type=Path),
+    help="With --prompt: the workspace's starting files (a folder or a zip).",
+)
+@click.option(
     "--evaluate/--no-evaluate",
-    default=True,
-    help="Run the evaluators (default), or only run and record the trials.",
+    default=None,
+    help="Run the evaluators (default; with --prompt only when asked), or only run and record.",
 )
 @click.option(
     "--only-evaluator",
@@ -162,7 +182,11 @@ def command(
     repeat_check: int | None,
     resume: Path | None,
     retry_errors: int,
-    evaluate: bool,
+    prompt: str | None,
+    qna: Path | None,
+    eval_file: Path | None,
+    src: Path | None,
+    evaluate: bool | None,
     only_evaluators: tuple[str, ...],
     skip_evaluators: tuple[str, ...],
     collect_cost: bool,
@@ -198,7 +222,7 @@ def command(
         keep_workspace=keep_workspace,
         mirror=mirror,
         retry_errors=retry_errors,
-        evaluate=evaluate,
+        evaluate=evaluate is not False,
         only_evaluators=list(only_evaluators),
         skip_evaluators=list(skip_evaluators),
         collect_cost=collect_cost,
@@ -222,6 +246,11 @@ def command(
     names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
     if as_json and "json" not in names:
         names.append("json")
+    if prompt is not None:
+        source, evaluate = _inline(prompt, qna, eval_file, src, evaluate, source, out, config)
+        overrides = overrides.model_copy(update={"evaluate": evaluate})
+    elif any(v is not None for v in (qna, eval_file, src)):
+        raise ConfigError("--qna, --eval and --src describe an inline case: give --prompt too")
     if resume is not None:
         changed = overrides != CliOverrides() or source != Path(".") or config is not None
         if changed or dry_run or repeat_check is not None:
@@ -266,6 +295,31 @@ def command(
         err=True,
     )
     return result.suite.exit_code
+
+
+def _inline(
+    prompt: str,
+    qna: Path | None,
+    eval_file: Path | None,
+    src: Path | None,
+    evaluate: bool | None,
+    source: Path,
+    out: Path | None,
+    config: Path | None,
+) -> tuple[Path, bool]:
+    """``--prompt``: the inline case's folder, and whether the run evaluates it."""
+    from proctor.errors import ConfigError
+    from proctor.models.loading import load_top_config
+    from proctor.session.inline import inline_case
+
+    if source != Path("."):
+        raise ConfigError("--prompt makes the case: drop --source")
+    top, _ = load_top_config(config, Path.cwd())
+    results = out or Path(top.out or "proctor-results")
+    folder, has_evaluators = inline_case(results, prompt, qna=qna, eval_file=eval_file, src=src)
+    if evaluate and not has_evaluators:
+        raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
+    return folder, bool(evaluate)
 
 
 def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:

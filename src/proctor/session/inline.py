@@ -1,0 +1,89 @@
+"""Inline runs (``proctor run --prompt …``): one case made from command-line options, run like
+any other and written to the same results layout.
+
+The case is written as an ordinary case folder under ``<out>/inline/<UTC timestamp>/`` (so
+``report``, ``--resume`` and a later look at what ran all find it): ``prompt.md`` from the text
+or file given, ``qna.md`` from ``--qna``, ``src`` linking to ``--src`` (a folder or a zip, read
+only), and ``config.json`` with the evaluators of ``--eval`` (a JSON list of evaluators or an
+object with ``evaluators``), or the ``llm-judge`` evaluator over ``--eval``'s rubric when it is
+Markdown. Nothing is evaluated unless ``--evaluate`` is given with evaluators or a rubric.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import ConfigError
+from proctor.models.io import write_text_atomic
+
+CASE_NAME = "inline"
+RUBRIC = "evaluation.md"
+
+
+def _text(value: str) -> str:
+    """The file's text when ``value`` names a file, else ``value`` itself."""
+    path = Path(value)
+    try:
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"--prompt {value}: cannot be read ({exc})") from exc
+    return value
+
+
+def _evaluators(eval_file: Path, case: Path) -> list[dict[str, Any]]:
+    if not eval_file.is_file():
+        raise ConfigError(f"--eval {eval_file}: no such file")
+    if eval_file.suffix.lower() in (".md", ".markdown", ".txt"):
+        write_text_atomic(case / RUBRIC, eval_file.read_text(encoding="utf-8"))
+        return [{"use": "llm-judge", "rubric": RUBRIC}]
+    try:
+        data = json.loads(eval_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"--eval {eval_file}: not a readable JSON file ({exc})") from exc
+    entries = data.get("evaluators") if isinstance(data, dict) else data
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError(
+            f"--eval {eval_file}: expected a list of evaluators, or an object with "
+            "'evaluators', or a Markdown rubric"
+        )
+    return entries
+
+
+def inline_case(
+    out: Path,
+    prompt: str,
+    *,
+    qna: Path | None = None,
+    eval_file: Path | None = None,
+    src: Path | None = None,
+) -> tuple[Path, bool]:
+    """Write the inline case; the folder to run as ``--source`` and whether it has anything to
+    evaluate with."""
+    text = _text(prompt).strip()
+    if not text:
+        raise ConfigError("--prompt: the prompt is empty")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    source = out / "inline" / stamp
+    case = source / CASE_NAME
+    case.mkdir(parents=True)
+    write_text_atomic(case / "prompt.md", text + "\n")
+    if qna is not None:
+        if not qna.is_file():
+            raise ConfigError(f"--qna {qna}: no such file")
+        write_text_atomic(case / "qna.md", qna.read_text(encoding="utf-8"))
+    if src is not None:
+        if not src.exists():
+            raise ConfigError(f"--src {src}: no such folder or zip")
+        link = case / ("src.zip" if src.is_file() else "src")
+        if src.is_file() and src.suffix.lower() != ".zip":
+            raise ConfigError(f"--src {src}: expected a folder or a .zip file")
+        os.symlink(src.resolve(), link)
+    evaluators = _evaluators(eval_file, case) if eval_file is not None else []
+    config = {"description": "an inline run (proctor run --prompt)", "evaluators": evaluators}
+    write_text_atomic(case / "config.json", json.dumps(config, indent=2) + "\n")
+    return source, bool(evaluators)

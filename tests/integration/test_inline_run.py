@@ -1,0 +1,77 @@
+"""`proctor run --prompt`: one case from command-line options, run like any other, evaluated
+only when asked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Run, single_run_dir
+
+
+def inline_folder(out: Path) -> Path:
+    (folder,) = (out / "inline").glob("*/inline")
+    return folder
+
+
+def test_a_prompt_alone_runs_and_is_recorded_not_evaluated(proctor: Run, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = proctor("run", "--prompt", "Describe this folder.", "--out", str(out))
+    assert result.code == 0, result.err
+    case = inline_folder(out)
+    assert (case / "prompt.md").read_text() == "Describe this folder.\n"
+    trial = json.loads(
+        (single_run_dir(out) / "trials/inline/scripted/default/1/trial.json").read_text()
+    )
+    assert trial["status"] == "skipped" and trial["reason"].startswith("not evaluated")
+
+
+def test_evaluate_with_evaluators_and_a_starting_folder(proctor: Run, tmp_path: Path) -> None:
+    src = tmp_path / "project"
+    src.mkdir()
+    (src / "a.txt").write_text("a\n")
+    prompt = tmp_path / "task.md"
+    prompt.write_text("Check that a.txt is there.\n")
+    checks = tmp_path / "checks.json"
+    checks.write_text(json.dumps([{"use": "file-exists", "must": ["a.txt"], "gate": True}]))
+    out = tmp_path / "out"
+    args = ["--prompt", str(prompt), "--src", str(src), "--eval", str(checks), "--evaluate"]
+    result = proctor("run", *args, "--out", str(out))
+    assert result.code == 0, result.err
+    trial_dir = single_run_dir(out) / "trials/inline/scripted/default/1"
+    trial = json.loads((trial_dir / "trial.json").read_text())
+    assert trial["status"] == "passed" and [e["use"] for e in trial["evaluators"]] == [
+        "file-exists"
+    ]
+    assert (inline_folder(out) / "prompt.md").read_text() == "Check that a.txt is there.\n"
+    assert (src / "a.txt").read_text() == "a\n"  # the starting folder is only read
+    # Control: the same without --evaluate runs nothing of the evaluators.
+    plain = proctor("run", *args[:-1], "--out", str(tmp_path / "plain"))
+    assert plain.code == 0 and "Not evaluated: 1 trial(s)" in plain.out
+
+
+def test_a_markdown_rubric_becomes_the_judge(proctor: Run, tmp_path: Path) -> None:
+    rubric = tmp_path / "rubric.md"
+    rubric.write_text("Score the notes.\n")
+    out = tmp_path / "out"
+    result = proctor("run", "--prompt", "Write notes.", "--eval", str(rubric), "--out", str(out))
+    assert result.code == 0, result.err
+    config = json.loads((inline_folder(out) / "config.json").read_text())
+    assert config["evaluators"] == [{"use": "llm-judge", "rubric": "evaluation.md"}]
+    assert (inline_folder(out) / "evaluation.md").read_text() == "Score the notes.\n"
+
+
+def test_inline_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
+    out = str(tmp_path / "out")
+    no_eval = proctor("run", "--prompt", "x", "--evaluate", "--out", out)
+    assert no_eval.code == 2 and "needs --eval FILE" in no_eval.err
+    stray = proctor("run", "--qna", str(tmp_path / "q.md"), "--out", out)
+    assert stray.code == 2 and "give --prompt too" in stray.err
+    both = proctor("run", "--prompt", "x", "--source", str(tmp_path), "--out", out)
+    assert both.code == 2 and "drop --source" in both.err
+    empty = proctor("run", "--prompt", "  ", "--out", out)
+    assert empty.code == 2 and "the prompt is empty" in empty.err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"evaluators": 3}')
+    wrong = proctor("run", "--prompt", "x", "--eval", str(bad), "--out", out)
+    assert wrong.code == 2 and "expected a list of evaluators" in wrong.err
