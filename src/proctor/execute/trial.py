@@ -13,6 +13,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from proctor.execute.collect import Collected, collect
 from proctor.execute.context import TrialContext, WorkerOptions
@@ -22,9 +23,11 @@ from proctor.execute.prepare import Prepared, prepare
 from proctor.execute.verdict import Verdict, decide, failure_verdict
 from proctor.models.io import write_record
 from proctor.models.plan import TrialSpec
+from proctor.models.trajectory import AssistantText, Trajectory
 from proctor.models.trial import CaseLabels, Timings, TrialRecord
 from proctor.paths import RunPaths
 from proctor.util.clock import ms_since, now_iso
+from proctor.util.jsonl import last_json_object
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import kill_descendants, kill_marked
 
@@ -110,6 +113,15 @@ def timings(done: Phases, started_at: str, total_ms: float) -> Timings:
     )
 
 
+def self_report(trajectory: Trajectory) -> tuple[dict[str, Any] | None, str | None]:
+    """The JSON object that ends the agent's final answer, or why there is none."""
+    texts = [e.text for e in trajectory.events if isinstance(e, AssistantText) and e.text]
+    if not texts:
+        return None, "the agent gave no final answer"
+    found = last_json_object(texts[-1])
+    return (found, None) if found is not None else (None, "its final answer holds no JSON object")
+
+
 def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timings) -> TrialRecord:
     spec = ctx.spec
     record = TrialRecord(
@@ -146,6 +158,9 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
         record.process = c.process
         record.rules = c.rules
         record.tool_calls = len(c.trajectory.tool_calls())
+        record.session_id = c.trajectory.session_id
+        if spec.case.case.config.self_report:
+            record.self_report, record.self_report_missing = self_report(c.trajectory)
     if done.evaluated is not None:
         e = done.evaluated
         record.evaluators = e.results

@@ -242,6 +242,9 @@ class CaseConfig(Expectations):
     """A case folder's ``config.json``. Every key is optional; unset keys fall back to the
     top-level configuration and then to built-in defaults."""
 
+    self_report: bool = False
+    """The task asks the agent to end with a JSON report of its own: the last JSON object of
+    its final answer is kept in each trial's ``selfReport``, next to what proctor measured."""
     agents: list[str] | None = Field(default=None, min_length=1)
     timeout_sec: PositiveFloat | None = None
     repeats: PositiveInt | None = None

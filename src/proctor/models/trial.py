@@ -191,6 +191,13 @@ class TrialRecord(RecordModel):
     """Process metrics, when a trajectory exists."""
     rules: list[RuleResult] = []
     """Task rules: unverified, long-orientation, rework, loops."""
+    session_id: str | None = None
+    """The agent's own session id (its transcript's), to find the session again."""
+    self_report: dict[str, Any] | None = None
+    """The JSON object the agent's final answer ended with, when the case asks for one
+    (``selfReport`` in its config.json)."""
+    self_report_missing: str | None = None
+    """Why there is no ``selfReport`` although the case asked for one."""
     annotation: TrialAnnotation | None = None
     """A person's mark, applied when the run was read back (never written into trial.json)."""
     attempts: list[AttemptRecord] = []

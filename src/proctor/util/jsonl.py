@@ -62,3 +62,23 @@ class JsonlTail:
         data = self.partial + chunk
         *lines, self.partial = data.split(b"\n")
         return [record for line in lines if (record := decode_object(line)) is not None]
+
+
+def last_json_object(text: str) -> dict[str, Any] | None:
+    """The last JSON object written in ``text`` (prose around it, or a fenced ``json`` block,
+    allowed), or None. Of objects nested in each other, the outermost counts."""
+    decoder = json.JSONDecoder()
+    found: tuple[int, dict[str, Any]] | None = None
+    position = text.find("{")
+    while position != -1:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except ValueError:
+            position = text.find("{", position + 1)
+            continue
+        if isinstance(value, dict):
+            found = (end, value)
+            position = text.find("{", end)  # inner objects of this one are part of it
+        else:
+            position = text.find("{", position + 1)
+    return found[1] if found else None
