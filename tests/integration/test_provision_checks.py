@@ -98,7 +98,8 @@ def test_an_out_folder_that_cannot_be_made_is_one_sentence(
     blocker.write_text("")
     result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(blocker / "sub"))
     assert result.code == 2
-    assert "cannot create the run folder (Not a directory)" in (result.out + result.err)
+    assert f"{blocker / 'sub'} cannot be made: {blocker} is a file, not a folder" in result.err
+    assert len(result.err.strip().splitlines()) == 1
 
 
 def test_files_an_evaluator_needs_are_checked_before_any_trial(

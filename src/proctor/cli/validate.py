@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import click
@@ -25,11 +26,19 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
+    from proctor.plan.checks import writable_problem
     from proctor.plan.resolve import load_run_plan
 
     overrides = CliOverrides(source_root=str(source_root) if source_root else None)
     problems: list[str] = []
     plan = load_run_plan(source, config, overrides, Path.cwd(), problems)
+    for folder, what in (
+        (plan.out, "the results directory"),
+        (Path(tempfile.gettempdir()), "the temporary folder (scratch homes)"),
+    ):
+        unwritable = writable_problem(folder, what)
+        if unwritable:
+            problems.append(unwritable)
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:

@@ -5,6 +5,7 @@ at the version their profile pins."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -73,3 +74,38 @@ def preflight(trials: Iterable[TrialSpec]) -> None:
             problems[spec.agent] = problem
     if problems:
         raise ConfigError("; ".join(problems.values()))
+
+
+def writable_problem(folder: Path, what: str) -> str | None:
+    """One sentence when proctor could not write into ``folder``, else None. A folder that
+    does not exist yet is not made: the nearest folder above it must let it be made."""
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if existing != folder:
+        if not existing.is_dir():
+            return f"{what} {folder} cannot be made: {existing} is a file, not a folder"
+        if os.access(existing, os.W_OK | os.X_OK):
+            return None
+        return f"{what} {folder} cannot be made: {existing} is not writable"
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".proctor-probe-"):
+            pass
+    except OSError as exc:
+        return f"{what} {folder} is not writable ({exc.strerror or exc})"
+    return None
+
+
+def check_writable(out: Path) -> None:
+    """The results directory and the temporary folder (where every trial's workspace and
+    scratch home live) are writable; a ConfigError (exit 2) naming each one that is not."""
+    problems = [
+        p
+        for p in (
+            writable_problem(out, "the results directory"),
+            writable_problem(Path(tempfile.gettempdir()), "the temporary folder (scratch homes)"),
+        )
+        if p
+    ]
+    if problems:
+        raise ConfigError("; ".join(problems))
