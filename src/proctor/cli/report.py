@@ -10,7 +10,12 @@ from proctor.cli.options import reporter_option
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.argument(
+    "run_dirs",
+    nargs=-1,
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+)
 @reporter_option
 @click.option(
     "--config",
@@ -30,7 +35,7 @@ from proctor.cli.options import reporter_option
     help="Repeated-run view: only rows with at least this many samples.",
 )
 def command(
-    run_dir: Path,
+    run_dirs: tuple[Path, ...],
     reporters: tuple[str, ...],
     config: Path | None,
     write: bool,
@@ -40,26 +45,40 @@ def command(
 ) -> int:
     """Recompute statistics, gate and exit code of RUN_DIR from its trial.json files.
 
+    Several RUN_DIRs are read as one sample set: every trial of every run, their repeats
+    numbered on from one run to the next, under the first run's gate (or --config's).
+
     With the Markdown report, also list the run's new, reopened and resolved findings when the
     ledger of its results directory holds the run.
     """
+    from proctor.errors import ConfigError
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, render_into, reporter_names
-    from proctor.report.stored import recompute
+    from proctor.report.stored import recompute, recompute_many
 
     names = reporter_names(reporters or ["markdown"])
-    run, suite = recompute(run_dir, config)
-    for note in run.notes:
-        click.echo(f"proctor: note: {note}", err=True)
-    written = render_into(run.paths.root, suite, run.records, [*names, "json"]) if write else {}
+    if len(run_dirs) > 1:
+        if write:
+            raise ConfigError("--write rewrites one run's files: give one RUN_DIR with it")
+        runs, records, suite = recompute_many(list(run_dirs), config)
+        for run in runs:
+            for note in run.notes:
+                click.echo(f"proctor: note: {run.paths.root.name}: {note}", err=True)
+    else:
+        (run_dir,) = run_dirs
+        run, suite = recompute(run_dir, config)
+        records = run.records
+        for note in run.notes:
+            click.echo(f"proctor: note: {note}", err=True)
+    written = render_into(run_dirs[0], suite, records, [*names, "json"]) if write else {}
     for name in names:
-        text = written[name] if name in written else REPORTERS[name].render(suite, run.records)
+        text = written[name] if name in written else REPORTERS[name].render(suite, records)
         click.echo(text, nl=False)
     if repeated or goal_shape:
-        rows = repeated_runs(run.records, goal_shape=goal_shape, min_samples=min_samples)
+        rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
         click.echo("\n" + render_repeated_markdown(rows), nl=False)
-    if names == ["markdown"]:
-        _echo_findings(run_dir)
+    if names == ["markdown"] and len(run_dirs) == 1:
+        _echo_findings(run_dirs[0])
     return suite.exit_code
 
 

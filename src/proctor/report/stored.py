@@ -208,3 +208,38 @@ def recompute(run_dir: Path | str, config: Path | None = None) -> tuple[StoredRu
         wall_ms=run.suite.totals.wall_ms if run.suite is not None else None,
     )
     return run, suite
+
+
+def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
+    """Several runs' trials as one sample set: each case × agent × condition keeps every trial
+    of every run, its repeats numbered on from one run to the next (run order, then repeat)."""
+    counters: dict[tuple[str, str, str], int] = {}
+    out: list[TrialRecord] = []
+    for records in records_per_run:
+        for record in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
+            group = (record.case, record.agent, record.condition)
+            counters[group] = counters.get(group, 0) + 1
+            out.append(record.model_copy(update={"repeat": counters[group]}))
+    return out
+
+
+def recompute_many(
+    run_dirs: list[Path], config: Path | None = None
+) -> tuple[list[StoredRun], list[TrialRecord], SuiteRecord]:
+    """Several runs read back and aggregated as one sample set (see :func:`pooled`), with the
+    gate of ``config``, else the first run's (a note says when the runs' gates differ)."""
+    runs = [load_run(Path(d), need_gate=config is None and i == 0) for i, d in enumerate(run_dirs)]
+    records = pooled([run.records for run in runs])
+    gate = gate_from(config, records) if config is not None else runs[0].gate
+    if config is None and any(run.gate != gate for run in runs[1:]):
+        runs[0].notes.append(
+            f"the runs' gates differ: the first run's ({runs[0].paths.root.name}) is used"
+        )
+    suite = aggregate(
+        records,
+        gate,
+        run_id="+".join(run.paths.root.name for run in runs),
+        interrupted=any(run.stopped_short for run in runs),
+        planned=sum(run.planned or 0 for run in runs) or None,
+    )
+    return runs, records, suite

@@ -1,0 +1,29 @@
+"""`proctor report RUN_DIR RUN_DIR…`: several runs read as one sample set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+
+def test_two_runs_are_one_sample_set(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
+    make_case("fix", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
+    cases = str(tmp_path / "cases")
+    runs = []
+    for name in ("first", "second"):
+        assert proctor("run", "--source", cases, "--out", str(tmp_path / name)).code == 0
+        (run,) = (tmp_path / name).glob("run-*")
+        runs.append(str(run))
+    single = json.loads(proctor("report", runs[0], "--reporter", "json").out)
+    both = proctor("report", *runs, "--reporter", "json")
+    assert both.code == 0, both.err
+    suite = json.loads(both.out)
+    assert (single["totals"]["n"], suite["totals"]["n"]) == (2, 4)
+    (group,) = suite["groups"]
+    assert group["n"] == 4 and group["passes"] == 4
+    repeated = proctor("report", *runs, "--repeated")
+    assert "| fix | scripted | default | - | 4 | 4/4 |" in repeated.out
+    refused = proctor("report", *runs, "--write")
+    assert refused.code == 2 and "give one RUN_DIR" in refused.err
