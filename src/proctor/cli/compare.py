@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+from proctor.cli.options import label_options, relabeller
 
 
 @click.command("compare")
@@ -23,6 +26,7 @@ import click
     help="Fewer samples than this on a side: no claim.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of Markdown.")
+@label_options
 def command(
     run: Path,
     run2: Path | None,
@@ -31,6 +35,8 @@ def command(
     seed: int,
     min_samples: int,
     as_json: bool,
+    buckets: Path | None,
+    goal_labels: Path | None,
 ) -> int:
     """Compare conditions within RUN, or RUN (baseline) against RUN2 (candidate).
 
@@ -44,7 +50,13 @@ def command(
         render_ab_markdown,
         render_runs_markdown,
     )
-    from proctor.report.stored import load_records
+    from proctor.report.stored import load_records as read_records
+
+    labels = relabeller(buckets, goal_labels)
+
+    def load_records(path: Path) -> list[Any]:
+        records = read_records(path)
+        return labels(records) if labels is not None else records
 
     if run2 is None:
         report = compare_conditions(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -28,3 +29,34 @@ reporter_option = click.option(
     metavar="NAME",
     help="A reporter to print: markdown, json or junit (repeatable, or comma-separated).",
 )
+
+
+def label_options(command: Any) -> Any:
+    """``--buckets FILE`` and ``--goal-labels FILE``: label files applied at report time."""
+    for option in reversed(
+        [
+            click.option(
+                "--buckets",
+                type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                help="A label file (task id → bucket: JSON, or 'id,bucket' lines).",
+            ),
+            click.option(
+                "--goal-labels",
+                type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                help="A label file (task id → goal shape) over the tasks' own.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
+    """The function that applies the label files, or None without any."""
+    if buckets is None and goal_labels is None:
+        return None
+    from proctor.report.stored import read_label_file, relabel
+
+    by_bucket = read_label_file(buckets, "--buckets") if buckets else None
+    by_shape = read_label_file(goal_labels, "--goal-labels") if goal_labels else None
+    return lambda records: relabel(records, by_bucket, by_shape)

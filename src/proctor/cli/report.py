@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import reporter_option
+from proctor.cli.options import label_options, relabeller, reporter_option
 
 
 @click.command("report")
@@ -17,6 +17,7 @@ from proctor.cli.options import reporter_option
     type=click.Path(path_type=Path, file_okay=False, exists=True),
 )
 @reporter_option
+@label_options
 @click.option(
     "--config",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
@@ -37,6 +38,8 @@ from proctor.cli.options import reporter_option
 def command(
     run_dirs: tuple[Path, ...],
     reporters: tuple[str, ...],
+    buckets: Path | None,
+    goal_labels: Path | None,
     config: Path | None,
     write: bool,
     repeated: bool,
@@ -57,16 +60,17 @@ def command(
     from proctor.report.stored import recompute, recompute_many
 
     names = reporter_names(reporters or ["markdown"])
+    labels = relabeller(buckets, goal_labels)
     if len(run_dirs) > 1:
         if write:
             raise ConfigError("--write rewrites one run's files: give one RUN_DIR with it")
-        runs, records, suite = recompute_many(list(run_dirs), config)
+        runs, records, suite = recompute_many(list(run_dirs), config, labels)
         for run in runs:
             for note in run.notes:
                 click.echo(f"proctor: note: {run.paths.root.name}: {note}", err=True)
     else:
         (run_dir,) = run_dirs
-        run, suite = recompute(run_dir, config)
+        run, suite = recompute(run_dir, config, labels)
         records = run.records
         for note in run.notes:
             click.echo(f"proctor: note: {note}", err=True)

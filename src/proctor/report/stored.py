@@ -8,6 +8,7 @@ recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,11 +193,18 @@ def gate_from(config: Path, records: list[TrialRecord]) -> Gate:
     return gate
 
 
-def recompute(run_dir: Path | str, config: Path | None = None) -> tuple[StoredRun, SuiteRecord]:
+Relabel = Callable[[list[TrialRecord]], list[TrialRecord]]
+
+
+def recompute(
+    run_dir: Path | str, config: Path | None = None, labels: Relabel | None = None
+) -> tuple[StoredRun, SuiteRecord]:
     """The stored run and its aggregate recomputed from its trials (with the gate of
-    ``config`` when given, else the run's own)."""
+    ``config`` when given, else the run's own; ``labels`` rewrites the trials' labels)."""
     root = Path(run_dir)
     run = load_run(root, need_gate=config is None)
+    if labels is not None:
+        run.records = labels(run.records)
     gate = gate_from(config, run.records) if config is not None else run.gate
     suite = aggregate(
         run.records,
@@ -224,12 +232,14 @@ def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
 
 
 def recompute_many(
-    run_dirs: list[Path], config: Path | None = None
+    run_dirs: list[Path], config: Path | None = None, labels: Relabel | None = None
 ) -> tuple[list[StoredRun], list[TrialRecord], SuiteRecord]:
     """Several runs read back and aggregated as one sample set (see :func:`pooled`), with the
     gate of ``config``, else the first run's (a note says when the runs' gates differ)."""
     runs = [load_run(Path(d), need_gate=config is None and i == 0) for i, d in enumerate(run_dirs)]
     records = pooled([run.records for run in runs])
+    if labels is not None:
+        records = labels(records)
     gate = gate_from(config, records) if config is not None else runs[0].gate
     if config is None and any(run.gate != gate for run in runs[1:]):
         runs[0].notes.append(
@@ -243,3 +253,50 @@ def recompute_many(
         planned=sum(run.planned or 0 for run in runs) or None,
     )
     return runs, records, suite
+
+
+def read_label_file(path: Path, option: str) -> dict[str, str]:
+    """Task id → label, from a JSON object or from lines ``id,label`` (or tab-separated;
+    blank lines and ``#`` comments skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{option} {path}: cannot be read ({exc})") from exc
+    if text.lstrip().startswith("{"):
+        import json
+
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"{option} {path}: not valid JSON ({exc})") from exc
+        bad = [k for k, v in data.items() if not isinstance(v, str)]
+        if bad:
+            raise ConfigError(f"{option} {path}: field '{bad[0]}': expected a string label")
+        return dict(data)
+    labels: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = [p.strip() for p in line.replace("\t", ",").split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise ConfigError(f"{option} {path}:{number}: expected 'task id,label', got {line!r}")
+        labels[parts[0]] = parts[1]
+    return labels
+
+
+def relabel(
+    records: list[TrialRecord],
+    buckets: dict[str, str] | None = None,
+    goal_shapes: dict[str, str] | None = None,
+) -> list[TrialRecord]:
+    """The records with the label files' bucket and goal shape over the tasks' own."""
+    out = []
+    for record in records:
+        update: dict[str, str] = {}
+        if buckets and record.case in buckets:
+            update["bucket"] = buckets[record.case]
+        if goal_shapes and record.case in goal_shapes:
+            update["goal_shape"] = goal_shapes[record.case]
+        labels = record.labels.model_copy(update=update) if update else record.labels
+        out.append(record.model_copy(update={"labels": labels}) if update else record)
+    return out
