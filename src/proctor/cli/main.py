@@ -31,6 +31,14 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "Record a change (a plugin enabled, a prompt edited) for history.",
     ),
     "findings": ("proctor.cli.findings", "List or dismiss the failing checks tracked across runs."),
+    "prepare": (
+        "proctor.cli.manual",
+        "Make a case's workspace and exact prompt for a session a person drives.",
+    ),
+    "record": (
+        "proctor.cli.manual",
+        "Record a session a person drove in a prepared workspace as a trial.",
+    ),
     "annotate": (
         "proctor.cli.annotate",
         "Mark a trial of a run as failed or excluded, with a note.",
@@ -46,7 +54,7 @@ class LazyGroup(click.Group):
         if cmd_name not in _COMMANDS:
             return None
         module = importlib.import_module(_COMMANDS[cmd_name][0])
-        command: click.Command = module.command
+        command: click.Command = getattr(module, f"{cmd_name}_command", None) or module.command
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

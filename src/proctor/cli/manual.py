@@ -1,0 +1,119 @@
+"""``proctor prepare`` and ``proctor record``: a session a person drives, as a trial."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from proctor.cli.options import config_option, reporter_option
+
+RESULTS = Path("proctor-results")
+
+
+@click.command("prepare")
+@click.argument("case")
+@click.option("--condition", default="default", show_default=True, help="The condition.")
+@click.option(
+    "--source",
+    type=click.Path(path_type=Path),
+    default=Path("."),
+    help="Where CASE is found by name.",
+)
+@config_option
+@click.option(
+    "--agent", default="claude-code", show_default=True, help="The agent the person runs."
+)
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results directory.")
+@click.option("--configure-mcp", is_flag=True, help="Write the condition's MCP servers too.")
+def prepare_command(
+    case: str,
+    condition: str,
+    source: Path,
+    config: Path | None,
+    agent: str,
+    out: Path | None,
+    configure_mcp: bool,
+) -> int:
+    """Make CASE's workspace (a case folder, or a case name or task id under --source) with the
+    condition's add-ons, and its exact prompt in a file; print JSON with workingDirectory,
+    promptFile, resultsDir and nextSteps."""
+    from proctor.session.manual import prepare_session
+
+    prepared = prepare_session(
+        case,
+        condition,
+        source=source,
+        config=config,
+        agent=agent,
+        out=out or RESULTS,
+        configure_mcp=configure_mcp,
+    )
+    click.echo(json.dumps(prepared, indent=2))
+    return 0
+
+
+@click.command("record")
+@click.argument("case")
+@click.option("--condition", default="default", show_default=True, help="The condition it ran.")
+@click.option(
+    "--workspace",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The workspace the session ran in (prepare's workingDirectory).",
+)
+@click.option(
+    "--transcript",
+    type=click.Path(path_type=Path, exists=True),
+    help="The agent's transcript (default: found in its history for --workspace).",
+)
+@click.option("--result-json", help="The agent's own final JSON report (text or a file).")
+@click.option("--agent", default="claude-code", show_default=True, help="The person's agent.")
+@click.option("--model", help="The model the agent used, when known.")
+@click.option(
+    "--source",
+    type=click.Path(path_type=Path),
+    default=Path("."),
+    help="Where CASE is found by name.",
+)
+@config_option
+@reporter_option
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results directory.")
+def record_command(
+    case: str,
+    condition: str,
+    workspace: Path,
+    transcript: Path | None,
+    result_json: str | None,
+    agent: str,
+    model: str | None,
+    source: Path,
+    config: Path | None,
+    reporters: tuple[str, ...],
+    out: Path | None,
+) -> int:
+    """Record a session a person drove in --workspace as a trial of CASE: its transcript, the
+    case's evaluators on the workspace, process metrics and rules, in a new run folder that
+    `report` and `compare` read like any other. Exits like `proctor run`."""
+    from proctor.report.reporters import reporter_names
+    from proctor.session.manual import record_session
+
+    names = reporter_names(reporters or ["markdown"])
+    run_dir, _, outputs, code = record_session(
+        case,
+        condition,
+        workspace=workspace.resolve(),
+        source=source,
+        config=config,
+        agent=agent,
+        out=out or RESULTS,
+        transcript=transcript,
+        result_json=result_json,
+        model=model,
+        reporters=tuple(names),
+    )
+    for name in names:
+        click.echo(outputs[name], nl=False)
+    click.echo(f"proctor: recorded in {run_dir}", err=True)
+    return code

@@ -1,0 +1,312 @@
+"""Sessions a person drives: ``proctor prepare`` makes the workspace and the exact prompt, the
+person runs their agent there, and ``proctor record`` turns what happened into a trial of an
+ordinary run folder, which ``report`` and ``compare`` read like any other.
+
+``prepare`` writes ``<out>/prepared/<case>-<condition>-<stamp>/`` holding ``workspace/`` (the
+fixture, after the case's setup lines, with the condition's skills in each CLI's project folder
+and, with ``--configure-mcp``, its MCP servers in ``.mcp.json`` and ``.gemini/settings.json``),
+``before/`` (the workspace as it was handed over, for the diff), ``prompt.md`` and
+``session.json``. ``record`` finds the agent's native transcript of a session in that workspace
+where the CLI keeps its history (or takes the one given), runs the case's evaluators on the
+workspace, and writes the trial with its trajectory, process metrics, rules, diff and, when
+given or when the case asks for one, the agent's own JSON report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.provisioning import materialise_addon, mcp_server_config
+from proctor.discover.folders import discover_cases
+from proctor.errors import ConfigError
+from proctor.evaluators.base import EvaluationContext, get_evaluator
+from proctor.evaluators.combiners import COMBINERS
+from proctor.execute.driving import trial_prompt
+from proctor.execute.trial import case_labels, self_report
+from proctor.execute.verdict import verdict_reason
+from proctor.history.sources import find_sessions, same_project, session_project
+from proctor.llm.roles import roles_from
+from proctor.llm.secrets import environment, load_dotenv
+from proctor.metrics.process import compute_process_metrics
+from proctor.metrics.rules import evaluate_rules
+from proctor.models.config import CliOverrides
+from proctor.models.io import write_json, write_record, write_text_atomic, write_trajectory
+from proctor.models.plan import RunPlan, TrialSpec
+from proctor.models.pricing import price_usage
+from proctor.models.run import HostInfo, RunManifest, SkippedCaseRecord
+from proctor.models.trajectory import Trajectory
+from proctor.models.trial import EvaluatorResult, Timings, TranscriptInfo, TrialRecord
+from proctor.paths import TrialPaths
+from proctor.plan.records import resolved_record
+from proctor.plan.resolve import load_run_plan
+from proctor.session.run import config_record, new_run_paths, write_reports
+from proctor.transcripts.detect import PARSERS, session_file
+from proctor.util.clock import now_iso
+from proctor.workspace.diff import snapshot, unified_diff
+from proctor.workspace.fixture import materialise_fixture
+
+SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".gemini/skills")
+"""Where Claude Code, Codex and Gemini CLI find a project's skills."""
+SESSION_FILE = "session.json"
+
+
+def plan_one(
+    case: str, condition: str, source: Path, config: Path | None, agent: str
+) -> tuple[RunPlan, TrialSpec]:
+    """The plan of one case × agent × condition, the case named by its folder or by name (or
+    task id) under ``source``."""
+    folder = Path(case)
+    chosen_source, names = (folder, []) if folder.is_dir() else (source, [case])
+    if names:
+        known = sorted(c.name for c in discover_cases(source).cases)
+        if case not in known:
+            listed = ", ".join(known[:10]) or "none"
+            raise ConfigError(f"{case}: no such case under {source} (cases: {listed})")
+    cli = CliOverrides(agents=[agent], cases=names, conditions=[condition], repeats=1)
+    plan = load_run_plan(chosen_source, config, cli, Path.cwd())
+    if not plan.trials:
+        raise ConfigError(f"{case}: no such case (with condition '{condition}') under {source}")
+    return plan, plan.trials[0]
+
+
+def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[str]:
+    """The condition's add-ons in the workspace's project folders; what is left to the person."""
+    provision = spec.case.provision.merged_with(spec.variant.provision)
+    left: list[str] = []
+    for entry in provision.skills:
+        for root in SKILL_FOLDERS:
+            materialise_addon(entry, spec.case.case.path, "skills", workspace / root / entry.name)
+    if provision.mcps and configure_mcp:
+        servers = {e.name: mcp_server_config(e) for e in provision.mcps}
+        write_json(workspace / ".mcp.json", {"mcpServers": servers})
+        write_json(workspace / ".gemini" / "settings.json", {"mcpServers": servers})
+    elif provision.mcps:
+        names = ", ".join(e.name for e in provision.mcps)
+        left.append(
+            f"Add the MCP server(s) {names} to your agent (or prepare with --configure-mcp)."
+        )
+    for plugin in provision.plugins:
+        left.append(f"Install the plugin '{plugin.name}' the condition provisions.")
+    for hook in provision.hooks:
+        left.append(f"Install the hook '{hook.name}' the condition provisions.")
+    return left
+
+
+def prepare_session(
+    case: str,
+    condition: str,
+    *,
+    source: Path,
+    config: Path | None,
+    agent: str,
+    out: Path,
+    configure_mcp: bool,
+) -> dict[str, Any]:
+    """Make the prepared session; what ``proctor prepare`` prints."""
+    _, spec = plan_one(case, condition, source, config, agent)
+    out = out.resolve()  # the person works elsewhere: every path printed is absolute
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    root = out / "prepared" / f"{spec.case.name}-{condition}-{stamp}"
+    workspace = root / "workspace"
+    c = spec.case.case
+    materialise_fixture(c.fixture, c.fixture_kind, workspace)
+    for line in spec.case.setup:
+        done = subprocess.run(
+            ["/bin/sh", "-c", line], cwd=workspace, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise ConfigError(f"setup line `{line}` exited {done.returncode}: {done.stderr[-300:]}")
+    left = _provision(spec, workspace, configure_mcp)
+    shutil.copytree(workspace, root / "before", symlinks=True)
+    prompt = root / "prompt.md"
+    write_text_atomic(prompt, trial_prompt(spec) + "\n")
+    session = {
+        "case": str(c.path),
+        "name": spec.case.name,
+        "condition": condition,
+        "agent": agent,
+        "source": str(source),
+        "config": str(config) if config else None,
+        "preparedAt": now_iso(),
+    }
+    write_json(root / SESSION_FILE, session)
+    record = (
+        f"proctor record {c.path} --condition {condition} --workspace {workspace} --agent {agent}"
+    )
+    return {
+        "workingDirectory": str(workspace),
+        "promptFile": str(prompt),
+        "resultsDir": str(out),
+        "nextSteps": [
+            f"cd {workspace}",
+            f"Start {agent} there and give it the prompt in {prompt}, exactly.",
+            *left,
+            f"When the session is over: {record}",
+        ],
+    }
+
+
+def find_transcript(agent: str, workspace: Path) -> Path:
+    """The newest session of ``agent`` that ran in ``workspace``, where the CLI keeps them."""
+    sessions, _ = find_sessions([agent], None, os.environ)
+    ran_here = [s for s in sessions if same_project(session_project(s), workspace)]
+    if not ran_here:
+        raise ConfigError(
+            f"no {agent} session found for {workspace} in its history: pass --transcript PATH"
+        )
+    return max(ran_here, key=lambda s: s.path.stat().st_mtime).path
+
+
+def _json_report(value: str) -> dict[str, Any]:
+    path = Path(value)
+    text = path.read_text(encoding="utf-8") if path.is_file() else value
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"--result-json: not a JSON object ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError("--result-json: expected a JSON object")
+    return data
+
+
+def _evaluate(
+    spec: TrialSpec, workspace: Path, trial_root: TrialPaths, trajectory: Trajectory, raw: Path
+) -> list[EvaluatorResult]:
+    roles = roles_from(spec.roles, environment(), load_dotenv()) if spec.roles else None
+    context = EvaluationContext(
+        workspace=workspace,
+        trial=trial_root,
+        case_dir=spec.case.case.path,
+        agent=spec.agent,
+        trajectory=trajectory,
+        raw_transcript=raw,
+        env=dict(os.environ),
+        timed_out=False,
+        roles=roles,
+    )
+    return [get_evaluator(entry.use).evaluate(entry, context) for entry in spec.case.evaluators]
+
+
+def record_session(
+    case: str,
+    condition: str,
+    *,
+    workspace: Path,
+    source: Path,
+    config: Path | None,
+    agent: str,
+    out: Path,
+    transcript: Path | None,
+    result_json: str | None,
+    model: str | None,
+    reporters: tuple[str, ...],
+) -> tuple[Path, TrialRecord, dict[str, str], int]:
+    """Write the run folder of the recorded session; its folder, trial, reports, exit code."""
+    if not workspace.is_dir():
+        raise ConfigError(f"--workspace {workspace}: no such folder")
+    plan, spec = plan_one(case, condition, source, config, agent)
+    found = transcript or find_transcript(agent, workspace)
+    file, fmt = session_file(found)
+    paths = new_run_paths(out)
+    manifest = RunManifest(
+        run_id=paths.root.name,
+        proctor_version=_version(),
+        started_at=now_iso(),
+        argv=["proctor", "record", case],
+        host=HostInfo(),
+        source=str(source),
+        cwd=str(Path.cwd()),
+        trials_planned=1,
+    )
+    write_record(paths.run_json, manifest)
+    write_json(paths.config_json, config_record(plan))
+    write_record(paths.resolved_json, resolved_record(plan))
+    trial = paths.trial(*spec.key)
+    trial.root.mkdir(parents=True)
+    shutil.copyfile(file, trial.raw_transcript)
+    trajectory = PARSERS[fmt](file, None, None)
+    write_trajectory(trial.trajectory, trajectory.events)
+    cfg = spec.case.case.config
+    metrics = compute_process_metrics(
+        trajectory.events,
+        expected_files=cfg.expected_files,
+        expected_symbols=cfg.expected_symbols,
+        config=spec.metrics,
+        workspace=str(workspace),
+        pricing=spec.pricing,
+    )
+    before = workspace.parent / "before"
+    if before.is_dir():
+        write_text_atomic(trial.workspace_diff, unified_diff(snapshot(before), snapshot(workspace)))
+    results = _evaluate(spec, workspace, trial, trajectory, trial.raw_transcript)
+    errored = [r for r in results if r.error]
+    passed, score = COMBINERS[spec.case.combiner](
+        [r for r in results if not r.error and r.counted], spec.case.pass_threshold
+    )
+    if errored:
+        status, reason = "eval-error", "; ".join(f"{r.use}: {r.message}" for r in errored)
+    else:
+        status = "passed" if passed else "failed"
+        reason = verdict_reason(passed, score, spec.case.pass_threshold, results)
+    record = TrialRecord(
+        case=spec.case.name,
+        agent=agent,
+        condition=condition,
+        repeat=1,
+        status=status,
+        passed=None if errored else passed,
+        score=None if errored else score,
+        reason=f"{reason} (a session driven by a person, recorded)",
+        combiner=spec.case.combiner,
+        pass_threshold=spec.case.pass_threshold,
+        evaluators=results,
+        timings=Timings(),
+        usage=trajectory.usage,
+        cost=price_usage(trajectory.usage, spec.pricing),
+        transcript=TranscriptInfo(
+            format=fmt,
+            source=str(file),
+            raw=trial.raw_transcript.name,
+            trajectory=trial.trajectory.name,
+            events=len(trajectory.events),
+            coverage=trajectory.coverage,
+        ),
+        process=metrics,
+        rules=evaluate_rules(metrics, spec.metrics),
+        tool_calls=len(trajectory.tool_calls()),
+        tags=spec.case.case.tags,
+        labels=case_labels(spec),
+        agent_model=model,
+        session_id=trajectory.session_id,
+    )
+    if result_json is not None:
+        record.self_report = _json_report(result_json)
+    elif cfg.self_report:
+        record.self_report, record.self_report_missing = self_report(trajectory)
+    write_record(trial.trial_json, record)
+    from proctor.report.aggregate import aggregate
+
+    suite = aggregate(
+        [record],
+        plan.gate,
+        run_id=paths.root.name,
+        skipped_cases=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
+        planned=1,
+    )
+    outputs = write_reports(paths, suite, [record], reporters)
+    manifest.finished_at = now_iso()
+    manifest.trials_finished = 1
+    write_record(paths.run_json, manifest)
+    return paths.root, record, outputs, suite.exit_code
+
+
+def _version() -> str:
+    from proctor._version import __version__
+
+    return __version__

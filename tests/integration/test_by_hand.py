@@ -1,0 +1,94 @@
+"""The by-hand example end to end: prepare, a session in the prepared workspace (the scripted
+agent plays the person's agent, writing a real Claude Code transcript into its history),
+record, report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from proctor.agents.scripted.adapter import PROGRAM
+from proctor.scripted.plan import steps_for_repeat
+from tests.conftest import Run
+
+CASE = Path(__file__).parents[2] / "examples" / "by-hand" / "cases" / "add-b"
+
+
+def drive_by_hand(workspace: Path, prompt: str, config_dir: Path, steps: Path) -> None:
+    """What a person does: start the agent in the workspace, paste the prompt, quit."""
+    plan = json.loads((CASE / "plan.json").read_text())
+    steps.write_text(json.dumps(steps_for_repeat(plan, 1)))
+    subprocess.run(
+        [sys.executable, "-I", "-S", str(PROGRAM), "--steps", str(steps)],
+        input=f"{prompt}\r/exit\r".encode(),
+        cwd=workspace,
+        env={"CLAUDE_CONFIG_DIR": str(config_dir), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        check=True,
+    )
+
+
+def test_prepare_a_session_by_hand_record_it_and_report(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(CASE), "--agent", "claude-code", "--out", str(out))
+    assert prepared.code == 0, prepared.err
+    session = json.loads(prepared.out)
+    workspace = Path(session["workingDirectory"])
+    assert workspace.is_absolute() and (workspace / "a.txt").read_text() == "a\n"
+    prompt = Path(session["promptFile"]).read_text().strip()
+    assert prompt.startswith("Add a file `b.txt`")
+    assert session["resultsDir"] == str(out.resolve())
+    assert any(
+        step.startswith("proctor record") or "proctor record" in step
+        for step in session["nextSteps"]
+    )
+
+    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
+    assert (workspace / "b.txt").read_text() == "b\n"
+
+    recorded = proctor(
+        "record",
+        str(CASE),
+        "--workspace",
+        str(workspace),
+        "--agent",
+        "claude-code",
+        "--out",
+        str(out),
+    )
+    assert recorded.code == 0, recorded.err
+    (run_dir,) = out.glob("run-*")
+    trial = json.loads((run_dir / "trials/add-b/claude-code/default/1/trial.json").read_text())
+    assert trial["status"] == "passed" and "driven by a person" in trial["reason"]
+    assert [e["use"] for e in trial["evaluators"]] == ["file-exists", "command"]
+    assert trial["selfReport"] == {"added": ["b.txt"]} and trial["sessionId"]
+    assert trial["process"]["steps"]["toolCalls"] == 1
+    assert "+b" in (run_dir / "trials/add-b/claude-code/default/1/workspace.diff").read_text()
+    report = proctor("report", str(run_dir))
+    assert report.code == 0 and "| add-b | claude-code | default | 1/1 |" in report.out
+
+
+def test_record_without_a_session_says_what_to_do(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "empty"))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    result = proctor(
+        "record", str(CASE), "--workspace", str(workspace), "--out", str(tmp_path / "o")
+    )
+    assert result.code == 2 and "pass --transcript PATH" in result.err
+    gone = proctor("record", str(CASE), "--workspace", str(tmp_path / "nope"))
+    assert gone.code == 2 and "no such folder" in gone.err
+    unknown = proctor(
+        "prepare", "no-such-case", "--source", str(CASE.parent), "--out", str(tmp_path / "o")
+    )
+    assert unknown.code == 2 and "no such case" in unknown.err
