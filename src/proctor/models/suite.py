@@ -33,6 +33,30 @@ class TimeRollup(CamelModel):
     median_trial_ms: float | None = None
 
 
+class SourceUsage(CamelModel):
+    """Tokens and dollars of one model for one source: the agent, or one of proctor's roles
+    (``fast``, ``workhorse``, ``judge``, …)."""
+
+    source: str
+    model: str
+    tokens: ModelUsage = Field(default_factory=ModelUsage)
+    cost_usd: float | None = None
+    """None when the model has no price (or the run collected no cost)."""
+
+
+class SourceTimes(CamelModel):
+    """Where the time went, summed over trials: the agent's, the harness's reactions while the
+    agent waited, and the harness's model calls per model; and the conversation's turns."""
+
+    agent_ms: float = 0.0
+    agent_pure_ms: float = 0.0
+    harness_react_ms: float = 0.0
+    harness_model_ms: dict[str, float] = {}
+    turns: int = 0
+    question_turns: int = 0
+    interruptions: int = 0
+
+
 class GateCheck(CamelModel):
     name: str
     threshold: float
@@ -100,6 +124,9 @@ class GroupStats(CamelModel):
     metrics: dict[str, Spread] = {}
     """Every named metric the evaluators reported (``external`` programs' values), over the
     group's trials: name → median and range."""
+    by_source: list[SourceUsage] = []
+    """Tokens and dollars per source × model; only the dollar total adds across models."""
+    source_times: SourceTimes = Field(default_factory=SourceTimes)
 
 
 class SuiteTotals(CamelModel):
@@ -126,6 +153,8 @@ class SuiteTotals(CamelModel):
     unpriced_models: list[str] = []
     metrics: dict[str, Spread] = {}
     """Every named metric the evaluators reported, over every trial of the run."""
+    by_source: list[SourceUsage] = []
+    source_times: SourceTimes = Field(default_factory=SourceTimes)
     retried: int = 0
     """Trials that needed a retry (``--retry-errors``): an earlier attempt ended in a transient
     error."""

@@ -37,6 +37,8 @@ from proctor.report.effort import (
     outcome_cis,
     pass_k_tables,
     rule_counts,
+    source_rollup,
+    source_times,
     spread,
 )
 from proctor.report.repeated import repeated_runs
@@ -134,6 +136,8 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         cost_usd=cost,
         unpriced_models=unpriced,
         metrics=metric_rollup(records),
+        by_source=source_rollup(records),
+        source_times=source_times(records),
     )
 
 
@@ -229,6 +233,8 @@ def aggregate(
         unpriced_models=unpriced,
         retried=sum(1 for r in records if r.attempts),
         metrics=metric_rollup(records),
+        by_source=source_rollup(records),
+        source_times=source_times(records),
     )
     return SuiteRecord(
         run_id=run_id,

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from proctor.models.pricing import merge_costs
 from proctor.models.process import RULE_NAMES
-from proctor.models.suite import CI, EffortStats, Spread
+from proctor.models.suite import CI, EffortStats, SourceTimes, SourceUsage, Spread
+from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.report.ab.measures import elapsed_seconds, total_tokens
 from proctor.stats import (
@@ -91,3 +92,49 @@ def cost_rollup(records: Sequence[TrialRecord]) -> tuple[float | None, list[str]
     """(the trials' dollars in total, or None when a model they used has no price; the models
     without a price), by :mod:`proctor.models.pricing`'s rule."""
     return merge_costs(r.cost for r in records)
+
+
+def source_rollup(records: Sequence[TrialRecord]) -> list[SourceUsage]:
+    """Tokens and dollars per source (``agent``, or the harness role) × model. A cost is None
+    as soon as one trial's dollars for that model are unknown."""
+    rows: dict[tuple[str, str], SourceUsage] = {}
+
+    def add(source: str, model: str, used: ModelUsage, dollars: float | None) -> None:
+        row = rows.setdefault(
+            (source, model), SourceUsage(source=source, model=model, cost_usd=0.0)
+        )
+        row.tokens.add(used)
+        row.cost_usd = None if row.cost_usd is None or dollars is None else row.cost_usd + dollars
+
+    for record in records:
+        costs = record.cost.by_model if record.cost.collected else {}
+        for model, used in record.usage.items():
+            add("agent", model, used, costs.get(model))
+        for key, used in record.harness_usage.items():
+            role, _, model = key.partition(":")
+            add(role, model or role, used, costs.get(key))
+    for row in rows.values():
+        if row.cost_usd is not None:
+            row.cost_usd = round(row.cost_usd, 6)
+    return [rows[key] for key in sorted(rows, key=lambda k: (k[0] != "agent", k))]
+
+
+def source_times(records: Sequence[TrialRecord]) -> SourceTimes:
+    times = SourceTimes()
+    for record in records:
+        t = record.timings
+        times.agent_ms += t.agent_ms
+        times.agent_pure_ms += t.agent_pure_ms
+        times.harness_react_ms += t.harness_react_ms
+        times.turns += t.turns_total
+        times.question_turns += t.question_turns
+        times.interruptions += t.interruptions
+        for call in record.harness_calls:
+            times.harness_model_ms[call.model] = times.harness_model_ms.get(call.model, 0.0) + (
+                call.latency_ms
+            )
+    times.agent_ms = round(times.agent_ms, 3)
+    times.agent_pure_ms = round(times.agent_pure_ms, 3)
+    times.harness_react_ms = round(times.harness_react_ms, 3)
+    times.harness_model_ms = {m: round(v, 3) for m, v in sorted(times.harness_model_ms.items())}
+    return times

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from proctor.exit_codes import meaning
-from proctor.models.suite import CI, Spread, SuiteRecord
+from proctor.models.suite import CI, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
 
@@ -73,6 +73,36 @@ def _ab_section(suite: SuiteRecord) -> list[str]:
         body = render_ab_markdown(suite.ab)
         lines += ["", *("#" + line if line.startswith("#") else line for line in body.splitlines())]
     return lines
+
+
+def _by_source(t: SuiteTotals) -> list[str]:
+    """Tokens and dollars per source × model, where the time went, and the turns."""
+    if not t.by_source:
+        return []
+    out = [
+        "",
+        "## Tokens, dollars and time by source",
+        "",
+        "| source | model | in | out | cache read | cache write | $ |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in t.by_source:
+        u = row.tokens
+        dollars = "n/a" if row.cost_usd is None else f"{row.cost_usd:.4f}"
+        out.append(
+            f"| {_md(row.source)} | {_md(row.model)} | {u.input_tokens} | {u.output_tokens} | "
+            f"{u.cache_read_tokens} | {u.cache_write_tokens} | {dollars} |"
+        )
+    st = t.source_times
+    models = ", ".join(f"{m} {_secs(ms)}" for m, ms in st.harness_model_ms.items()) or "none"
+    out += [
+        "",
+        f"Agent {_secs(st.agent_ms)} (of which its own work {_secs(st.agent_pure_ms)}), harness "
+        f"reactions while it waited {_secs(st.harness_react_ms)}; harness model time: {models}. "
+        f"Turns {st.turns} (question turns {st.question_turns}), interruptions "
+        f"{st.interruptions}.",
+    ]
+    return out
 
 
 def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
@@ -179,4 +209,5 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             f"{errors} trial(s) ended in an error status (agent-error, infra-error, eval-error); "
             "they are excluded from pass rates and scores.",
         ]
+    lines += _by_source(suite.totals)
     return "\n".join(lines) + "\n"
