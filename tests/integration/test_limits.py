@@ -95,3 +95,15 @@ def test_rate_limiting_pauses_the_provider_doubling(
     begun = starts(events)
     assert begun[1] - finished[0] >= 0.95  # paused a second after the first 429
     assert begun[2] - finished[1] >= 1.95  # two after the second in a row
+
+
+def test_a_limit_on_something_that_is_no_provider_is_a_sentence(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    config = scripted_suite(make_case, tmp_path, {"claude-code": {"concurrency": 1}})
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 2 and not out.exists()
+    assert (
+        "field 'limits.claude-code': not a provider (known: anthropic, google, openai, scripted)"
+        in result.err
+    )

@@ -146,3 +146,39 @@ def test_resume_runs_the_trials_an_interrupt_cut_short(proctor: Run, tmp_path: P
     again = proctor("run", "--resume", str(run_dir))
     assert again.code == 0 and f"{TRIALS - 2} kept, 2 run now" in again.err
     check_complete(run_dir)
+
+
+def test_resume_refuses_a_run_that_is_still_going(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    orchestrator = subprocess.Popen(
+        proctor_argv("run", "--source", str(suite(tmp_path)), "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not list(out.glob("run-*/journal.jsonl")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (run_dir,) = out.glob("run-*")
+        resumed = subprocess.run(
+            proctor_argv("run", "--resume", str(run_dir)), capture_output=True, text=True
+        )
+        assert resumed.returncode == 2 and "the run is still going" in resumed.stderr
+    finally:
+        orchestrator.wait(timeout=60)
+    check_complete(run_dir)  # the live run was left alone and finished
+
+
+def test_resume_from_another_folder(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert proctor("run", "--source", "cases", "--out", "out").code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0, again.err
+    assert f"{TRIALS} kept, 0 run now" in again.err

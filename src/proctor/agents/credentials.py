@@ -180,6 +180,9 @@ def _secret_strings(node: Any, name: str) -> list[str]:
         return [s for key, value in node.items() for s in _secret_strings(value, str(key))]
     if isinstance(node, list):
         return [s for value in node for s in _secret_strings(value, name)]
-    if isinstance(node, str) and any(part in name.lower() for part in SECRET_FIELDS):
+    lowered = name.lower()
+    if lowered.endswith("_type") or lowered.endswith("type"):
+        return []  # "token_type": "Bearer" names a kind of token, it is none
+    if isinstance(node, str) and len(node) >= 16 and any(p in lowered for p in SECRET_FIELDS):
         return [node]
     return []

@@ -212,7 +212,9 @@ def _run_workers(
                     if taken is None:
                         break  # every waiting trial's provider is at its limit for now
                     spec = taken
-                    scratch = scratch_root / str(spec.index)
+                    tries = len(attempts.get(spec.index, []))
+                    # A fresh scratch folder per attempt: a worker that died left its own behind.
+                    scratch = scratch_root / (f"{spec.index}.{tries}" if tries else str(spec.index))
                     proc = ctx.Process(
                         target=_worker, args=(spec, run, scratch, options, os.getpid())
                     )

@@ -24,7 +24,10 @@ FIRST_BACKOFF_SEC = 1.0
 
 
 def provider_of(spec: TrialSpec) -> str:
-    """The provider of the trial's agent (its adapter's, through a profile's ``agent``)."""
+    """The provider of the trial's agent (its adapter's, through a profile's ``agent``);
+    ``scripted`` for every trial on the scripted model."""
+    if spec.backend == "scripted":
+        return "scripted"  # the scripted model server: no provider is called
     adapter = spec.profile.agent or spec.agent
     found = spec_for(adapter)
     return found.provider if found is not None else adapter

@@ -42,7 +42,8 @@ class Prepared:
     @property
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: ``env`` and the key variables lent to the agent only."""
-        return {**self.env, **self.credentials.keys} if self.credentials else self.env
+        # What the profile, the case or the condition set wins over what is lent.
+        return {**self.credentials.keys, **self.env} if self.credentials else self.env
 
 
 def shell_lines(
@@ -79,11 +80,11 @@ def prepare(ctx: TrialContext) -> Prepared:
         extra={**spec.case.env, **spec.profile.env, **spec.variant.env},
     )
     env[MARKER_VARIABLE] = ctx.marker
-    credentials = None
+    shell_lines(ctx, env, "setup", spec.case.setup)
+    credentials = None  # lent after the setup lines: they never see the login
     if lends(spec.profile, on_scripted_model=spec.backend == "scripted"):
         credentials = find_credentials(adapter.name, os.environ)
         install_credentials(credentials, ctx.home)
-    shell_lines(ctx, env, "setup", spec.case.setup)
     roles = None
     if spec.roles is not None:
         roles = roles_from(spec.roles, environment(), load_dotenv())

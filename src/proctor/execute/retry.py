@@ -11,6 +11,7 @@ record's ``attempts``.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from proctor.llm.failures import LABELS, RETRYABLE, has_status
@@ -42,10 +43,14 @@ def keep_attempt(trial_root: Path, number: int) -> str:
     ready for the next attempt; the new folder's path relative to the trial's."""
     attempts = trial_root / ATTEMPTS
     holder = trial_root.with_name(f".{trial_root.name}.{ATTEMPTS}")
-    if attempts.is_dir():
+    if holder.is_dir() and not attempts.is_dir():
+        pass  # a crash between the renames left the attempts here: carry on with them
+    elif attempts.is_dir():
+        if holder.exists():
+            shutil.rmtree(holder)
         attempts.rename(holder)
     else:
-        holder.mkdir()
+        holder.mkdir(exist_ok=True)
     trial_root.rename(holder / str(number))
     trial_root.mkdir()
     holder.rename(attempts)

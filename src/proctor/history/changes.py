@@ -75,8 +75,10 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
         try:
             if record is None:
                 raise ValueError("not a JSON object")
-            marks.append(ChangeMark.model_validate(record))
-        except ValueError as exc:
+            mark = ChangeMark.model_validate(record)
+            parse_time(mark.at, "at")
+            marks.append(mark)
+        except (ValueError, ConfigError) as exc:
             notes.append(f"{path}:{number}: skipped, not a change mark ({exc})")
     marks.sort(key=lambda m: m.at)
     return marks, notes

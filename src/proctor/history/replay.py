@@ -89,7 +89,19 @@ def _parse(session: Session, project: str | None) -> Trajectory:
 def replay_session(
     session: Session, filters: Filters, pricing: PriceTable
 ) -> SessionSummary | Unavailable | None:
-    """One session measured; None when the filters leave it out."""
+    """One session measured; None when the filters leave it out; whatever goes wrong with it
+    (a file proctor cannot parse, a figure it cannot compute) makes it unavailable, never
+    stops the replay."""
+    try:
+        return _replay(session, filters, pricing)
+    except Exception as exc:
+        reason = f"could not be measured: {type(exc).__name__}: {exc}"
+        return Unavailable(agent=session.agent, path=str(session.path), reason=reason)
+
+
+def _replay(
+    session: Session, filters: Filters, pricing: PriceTable
+) -> SessionSummary | Unavailable | None:
     project = session_project(session)
     if filters.project is not None and not same_project(project, filters.project):
         return None

@@ -107,6 +107,19 @@ def chosen_evaluators(evaluators: list[EvaluatorSpec], cli: CliOverrides) -> lis
     return [e for e in kept if not _named(e, cli.skip_evaluators)]
 
 
+def _check_limits(top: TopConfig, where: str) -> None:
+    """``limits`` keys are providers: a key that is none would limit nothing, silently."""
+    from proctor.agents.spec import SPECS
+
+    known = {spec.provider for spec in SPECS}
+    for name in top.limits:
+        if name not in known:
+            providers = ", ".join(sorted(known))
+            raise ConfigError(
+                f"{where}: field 'limits.{name}': not a provider (known: {providers})"
+            )
+
+
 def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
     """Each ``--only-evaluator``/``--skip-evaluator`` name is some evaluator's ``use`` or
     ``label``: a typo would otherwise run nothing, or everything, silently."""
@@ -232,6 +245,7 @@ def build_plan(
     planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
     _check_evaluator_names(chosen, cli)
+    _check_limits(top, str(config_path or "proctor.json"))
     resolved = []
     for case in chosen:
         try:

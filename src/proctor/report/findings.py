@@ -304,7 +304,8 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path],
         except (ConfigError, SchemaVersionError) as exc:
             notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
-        if manifest.finished_at is not None:
+        if manifest.finished_at is not None and not manifest.interrupted:
+            # An interrupted run is not final: `proctor run --resume` may finish it.
             found.append((manifest.started_at, root.name, root))
     return [root for _, _, root in sorted(found)], notes
 

@@ -41,7 +41,23 @@ def append(path: Path, entry: JournalEntry) -> None:
 
 
 def note(path: Path, event: JournalEvent) -> None:
-    append(path, JournalEntry(event=event, time=now_iso()))
+    """A run-level line, naming this process (the orchestrator) and when it started."""
+    pid = os.getpid()
+    append(path, JournalEntry(event=event, time=now_iso(), pid=pid, pid_start=process_start(pid)))
+
+
+def live_orchestrator(path: Path) -> int | None:
+    """The orchestrator that last started or resumed the run, when it is still that process
+    and has not finished the run; else None."""
+    last: JournalEntry | None = None
+    for entry in read(path):
+        if entry.event in ("run-started", "run-resumed", "run-finished"):
+            last = entry
+    if last is None or last.event == "run-finished" or last.pid is None:
+        return None
+    if last.pid_start is None or process_start(last.pid) != last.pid_start:
+        return None
+    return last.pid
 
 
 def read(path: Path) -> Iterator[JournalEntry]:

@@ -16,18 +16,21 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
-import subprocess
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from proctor.agents.credentials import find as find_credentials
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.discover.folders import discover_cases
 from proctor.errors import ConfigError
 from proctor.evaluators.base import EvaluationContext, get_evaluator
 from proctor.evaluators.combiners import COMBINERS
 from proctor.execute.driving import trial_prompt
+from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.trial import case_labels, self_report
 from proctor.execute.verdict import verdict_reason
 from proctor.history.sources import find_sessions, same_project, session_project
@@ -48,7 +51,10 @@ from proctor.plan.resolve import load_run_plan
 from proctor.session.run import config_record, new_run_paths, write_reports
 from proctor.transcripts.detect import PARSERS, session_file
 from proctor.util.clock import now_iso
+from proctor.util.masking import register_secret, scrub_tree
+from proctor.util.processes import run_captured
 from proctor.workspace.diff import snapshot, unified_diff
+from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
 
 SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".gemini/skills")
@@ -112,16 +118,21 @@ def prepare_session(
     _, spec = plan_one(case, condition, source, config, agent)
     out = out.resolve()  # the person works elsewhere: every path printed is absolute
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    root = out / "prepared" / f"{spec.case.name}-{condition}-{stamp}"
+    parent = out / "prepared"
+    parent.mkdir(parents=True, exist_ok=True)
+    prefix = f"{spec.case.name}-{condition}-{agent}-{stamp}-"
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))  # never two sessions in one
     workspace = root / "workspace"
     c = spec.case.case
     materialise_fixture(c.fixture, c.fixture_kind, workspace)
+    # Setup lines run as in a trial: a scratch home, the deny-listed environment, a deadline.
+    env = agent_environment(os.environ, home=root / "setup-home")
     for line in spec.case.setup:
-        done = subprocess.run(
-            ["/bin/sh", "-c", line], cwd=workspace, capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            raise ConfigError(f"setup line `{line}` exited {done.returncode}: {done.stderr[-300:]}")
+        argv = ["/bin/sh", "-c", line]
+        done = run_captured(argv, cwd=workspace, env=env, timeout=SETUP_TIMEOUT_SEC)
+        if done.returncode != 0 or done.timed_out:
+            how = "timed out" if done.timed_out else f"exited {done.returncode}"
+            raise ConfigError(f"setup line `{line}` {how}: {done.tail[-300:]}")
     left = _provision(spec, workspace, configure_mcp)
     shutil.copytree(workspace, root / "before", symlinks=True)
     prompt = root / "prompt.md"
@@ -136,9 +147,11 @@ def prepare_session(
         "preparedAt": now_iso(),
     }
     write_json(root / SESSION_FILE, session)
-    record = (
-        f"proctor record {c.path} --condition {condition} --workspace {workspace} --agent {agent}"
-    )
+    words = ["proctor", "record", str(c.path), "--condition", condition]
+    words += ["--workspace", str(workspace), "--agent", agent, "--out", str(out)]
+    if config is not None:
+        words += ["--config", str(config.resolve())]
+    record = shlex.join(words)
     return {
         "workingDirectory": str(workspace),
         "promptFile": str(prompt),
@@ -186,7 +199,7 @@ def _evaluate(
         agent=spec.agent,
         trajectory=trajectory,
         raw_transcript=raw,
-        env=dict(os.environ),
+        env=agent_environment(os.environ, home=trial_root.root / ".evaluator-home"),
         timed_out=False,
         roles=roles,
     )
@@ -289,6 +302,12 @@ def record_session(
         record.self_report = _json_report(result_json)
     elif cfg.self_report:
         record.self_report, record.self_report_missing = self_report(trajectory)
+    # The person's own keys may be anywhere in their transcript: masked like a trial's.
+    lent = find_credentials(agent, os.environ)
+    for value in lent.keys.values():
+        register_secret(value)
+    record.secrets_masked = scrub_tree(trial.root)
+    shutil.rmtree(trial.root / ".evaluator-home", ignore_errors=True)
     write_record(trial.trial_json, record)
     from proctor.report.aggregate import aggregate
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,8 @@ def request_of(
     """The request that planned the run, rebuilt from its records."""
     cwd = Path(manifest.cwd) if manifest.cwd else Path.cwd()
     return RunRequest(
-        source=Path(manifest.source or "."),
-        config=Path(config.config_file) if config.config_file else None,
+        source=cwd / (manifest.source or "."),  # an absolute path stays as it is
+        config=cwd / config.config_file if config.config_file else None,
         overrides=CliOverrides.model_validate(config.cli.model_dump()),
         reporters=reporters,
         argv=tuple(manifest.argv),
@@ -83,7 +84,22 @@ def first_difference(old: Any, new: Any, where: str = "") -> str | None:
     return None if old == new else where or "."
 
 
-def _same_plan(paths: RunPaths, plan: RunPlan) -> None:
+PATH_KEYS = frozenset({"path", "fixture", "configFile"})
+
+
+def _absolute(value: Any, cwd: Path, key: str = "") -> Any:
+    """``value`` with its relative paths made absolute against ``cwd``: a run planned from
+    another folder names the same files differently."""
+    if isinstance(value, dict):
+        return {k: _absolute(v, cwd, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_absolute(v, cwd, key) for v in value]
+    if key in PATH_KEYS and isinstance(value, str) and value and not Path(value).is_absolute():
+        return str((cwd / value).resolve())
+    return value
+
+
+def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
     import json
 
     try:
@@ -93,7 +109,7 @@ def _same_plan(paths: RunPaths, plan: RunPlan) -> None:
     now = resolved_record(plan).to_dict()
     stored.pop("schemaVersion", None)
     now.pop("schemaVersion", None)
-    changed = first_difference(stored, now)
+    changed = first_difference(_absolute(stored, cwd), _absolute(now, cwd))
     if changed:
         raise ConfigError(
             f"--resume {paths.root}: the cases or the configuration changed since the run "
@@ -134,8 +150,10 @@ def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
             pass
     for spec in specs:
         kill_marked(trial_marker(paths, spec))
+    temporary = Path(tempfile.gettempdir()).resolve()
     for folder in journal.scratch_folders(paths.journal):
-        if folder.name.startswith("proctor-"):  # only what proctor made
+        # Only what proctor made, where it makes it: a journal is not trusted with other paths.
+        if folder.name.startswith("proctor-") and folder.resolve().parent == temporary:
             shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -146,8 +164,17 @@ def resume_run(
     paths = RunPaths(run_dir)
     manifest, config = _read(paths)
     request = request_of(paths, manifest, config, reporters)
+    running = journal.live_orchestrator(paths.journal)
+    if running is not None:
+        raise ConfigError(
+            f"--resume {paths.root}: the run is still going (its orchestrator, process "
+            f"{running}, is alive); stop it first, or let it finish"
+        )
     plan = plan_run(request)
-    _same_plan(paths, plan)
+    _same_plan(paths, plan, request.cwd or Path.cwd())
+    unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
+    if unfinished:
+        preflight(unfinished)
     stop_left_behind(paths, list(plan.trials))
     kept: list[TrialRecord] = []
     todo: list[TrialSpec] = []
@@ -158,8 +185,6 @@ def resume_run(
             continue
         todo.append(spec)
         shutil.rmtree(paths.trial(*spec.key).root, ignore_errors=True)
-    if todo:
-        preflight(todo)
     manifest.resumed_at.append(now_iso())
     journal.note(paths.journal, "run-resumed")
     result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers)

@@ -68,19 +68,40 @@ def test_install_copies_owner_only_and_masks_every_secret(tmp_path: Path) -> Non
     login(
         home / ".claude",
         ".credentials.json",
-        {"claudeAiOauth": {"accessToken": "sk-ant-oat-secret-1", "refreshToken": "rt-secret-22"},
+        {"claudeAiOauth": {"accessToken": "sk-ant-oat-secret-1111111", "refreshToken": "rt-secret-2222222222"},
          "scopes": ["user:inference"]},
     )  # fmt: skip
-    lent = find("claude-code", {"HOME": str(home), "CLAUDE_CODE_OAUTH_TOKEN": "oauth-env-333"})
+    lent = find(
+        "claude-code", {"HOME": str(home), "CLAUDE_CODE_OAUTH_TOKEN": "oauth-env-3333333333"}
+    )
     scratch = tmp_path / "scratch"
     install(lent, scratch)
     copy = scratch / ".claude" / ".credentials.json"
     assert copy.read_bytes() == (home / ".claude" / ".credentials.json").read_bytes()
     assert stat.S_IMODE(copy.stat().st_mode) == 0o600
-    text = mask("sk-ant-oat-secret-1 rt-secret-22 oauth-env-333 user:inference")
-    assert "secret" not in text and "oauth-env-333" not in text
+    text = mask(
+        "sk-ant-oat-secret-1111111 rt-secret-2222222222 oauth-env-3333333333 user:inference"
+    )
+    assert "secret" not in text and "oauth-env-3333333333" not in text
     assert "user:inference" in text  # a field that is no secret stays readable
 
 
 def test_every_real_agent_has_a_kind() -> None:
     assert sorted(KINDS) == ["claude-code", "codex", "gemini-cli"]
+
+
+def test_a_token_s_type_is_no_secret(tmp_path: Path) -> None:
+    home = tmp_path / "user"
+    login(
+        home / ".gemini",
+        "oauth_creds.json",
+        {
+            "access_token": "ya29.a0-long-access-token-value",
+            "token_type": "Bearer",
+            "expiry_date": 1,
+        },
+    )
+    install(find("gemini-cli", {"HOME": str(home)}), tmp_path / "scratch")
+    assert (
+        mask("Authorization: Bearer ya29.a0-long-access-token-value") == "Authorization: Bearer ***"
+    )
