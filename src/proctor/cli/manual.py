@@ -10,17 +10,18 @@ import click
 from proctor.cli.options import config_option, reporter_option
 
 RESULTS = Path("proctor-results")
-
-
-@click.command("prepare")
-@click.argument("case")
-@click.option("--condition", default="default", show_default=True, help="The condition.")
-@click.option(
+case_source = click.option(
     "--source",
     type=click.Path(path_type=Path),
     default=Path("."),
     help="Where CASE is found by name.",
 )
+
+
+@click.command("prepare")
+@click.argument("case")
+@click.option("--condition", default="default", show_default=True, help="The condition.")
+@case_source
 @config_option
 @click.option(
     "--agent", default="claude-code", show_default=True, help="The agent the person runs."
@@ -71,12 +72,7 @@ def prepare_command(
 @click.option("--result-json", help="The agent's own final JSON report (text or a file).")
 @click.option("--agent", default="claude-code", show_default=True, help="The person's agent.")
 @click.option("--model", help="The model the agent used, when known.")
-@click.option(
-    "--source",
-    type=click.Path(path_type=Path),
-    default=Path("."),
-    help="Where CASE is found by name.",
-)
+@case_source
 @config_option
 @reporter_option
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results directory.")
