@@ -24,6 +24,15 @@ EXPECTED = json.loads((V1 / "expected.json").read_text())
 RUNS = {"example-suite": [], "ab-gate": ["--config", str(V1 / "ab-gate-proctor.json")]}
 
 
+def _as_then(now: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    """``now`` with only the comparisons the old release made (later ones are added, the old
+    ones must not change)."""
+    if "comparisons" in now and "comparisons" in then:
+        kept = {k: v for k, v in now["comparisons"].items() if k in then["comparisons"]}
+        return {**now, "comparisons": kept}
+    return now
+
+
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_report_gives_what_the_old_release_gave(
     proctor: Callable[..., CliResult], name: str
@@ -43,7 +52,7 @@ def test_report_gives_what_the_old_release_gave(
     }
     assert groups == expected["groups"]
     assert (suite["abGate"] or {}).get("passed") == expected["abGatePassed"]
-    assert suite["ab"]["overall"] == expected["abOverall"]
+    assert _as_then(suite["ab"]["overall"], expected["abOverall"]) == expected["abOverall"]
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
@@ -56,7 +65,7 @@ def test_compare_gives_what_the_old_release_gave(
     assert result.code == expected["compareExit"]
     verdicts = {f"{c['case']}/{c['agent']}": c["classification"] for c in comparison["cases"]}
     assert verdicts == expected["compareCases"]
-    assert comparison["overall"] == expected["compareOverall"]
+    assert _as_then(comparison["overall"], expected["compareOverall"]) == expected["compareOverall"]
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))

@@ -103,6 +103,7 @@ def context_metrics(
         basis=basis,
         expected_files=sorted(expected),
         files_read=sorted(read),
+        edited_files=sorted(_union(steps, EDIT_KINDS)),
         redundancy=redundancy(steps),
         correct_symbol_hit=symbol_hit(steps, expected_symbols),
     )

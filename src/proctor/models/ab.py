@@ -60,6 +60,14 @@ class ABSide(CamelModel):
     tool_calls: int
     tokens: int
     first_relevant_seconds: float | None
+    file_hit: float | None = None
+    symbol_hit: float | None = None
+    patch_in_area: float | None = None
+    search_steps: float | None = None
+    wrong_context: float | None = None
+    abandoned: float | None = None
+    """The outcome measures: 1/0 (or a count for searches), None where the case has no
+    expected files or symbols (see ``proctor.report.ab.measures``)."""
 
 
 class ABDelta(CamelModel):

@@ -141,6 +141,8 @@ class ContextMetrics(MetricsModel):
     basis: ContextBasis = "none"
     expected_files: list[str] = []
     files_read: list[str] = []
+    edited_files: list[str] = []
+    """Files named by edit and write calls (the final patch's files, as far as calls tell)."""
     recall: float | None = None
     precision: float | None = None
     f1: float | None = None

@@ -82,6 +82,27 @@ class Spread(CamelModel):
     max: float | None = None
 
 
+class OutcomeRate(CamelModel):
+    """How often one outcome held, over the scored trials where it applies."""
+
+    k: int = 0
+    n: int = 0
+    """Scored trials where the outcome applies (their case names what it needs)."""
+    rate: float | None = None
+    ci: CI | None = None
+
+
+class OutcomeRates(CamelModel):
+    """The outcome rates a fair comparison needs (see ``proctor.report.ab.measures``)."""
+
+    file_hit: OutcomeRate = Field(default_factory=OutcomeRate)
+    symbol_hit: OutcomeRate = Field(default_factory=OutcomeRate)
+    patch_in_area: OutcomeRate = Field(default_factory=OutcomeRate)
+    wrong_context: OutcomeRate = Field(default_factory=OutcomeRate)
+    abandoned: OutcomeRate = Field(default_factory=OutcomeRate)
+    search_steps: Spread = Field(default_factory=Spread)
+
+
 class EffortStats(CamelModel):
     elapsed_seconds: Spread = Field(default_factory=Spread)
     tool_calls: Spread = Field(default_factory=Spread)
@@ -126,6 +147,7 @@ class GroupStats(CamelModel):
     group's trials: name → median and range."""
     by_source: list[SourceUsage] = []
     """Tokens and dollars per source × model; only the dollar total adds across models."""
+    outcomes: OutcomeRates = Field(default_factory=OutcomeRates)
     source_times: SourceTimes = Field(default_factory=SourceTimes)
 
 
@@ -155,6 +177,7 @@ class SuiteTotals(CamelModel):
     """Every named metric the evaluators reported, over every trial of the run."""
     by_source: list[SourceUsage] = []
     source_times: SourceTimes = Field(default_factory=SourceTimes)
+    outcomes: OutcomeRates = Field(default_factory=OutcomeRates)
     retried: int = 0
     """Trials that needed a retry (``--retry-errors``): an earlier attempt ended in a transient
     error."""

@@ -35,6 +35,7 @@ from proctor.report.effort import (
     effort_stats,
     mean_tables,
     outcome_cis,
+    outcome_rates,
     pass_k_tables,
     rule_counts,
     source_rollup,
@@ -138,6 +139,7 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         metrics=metric_rollup(records),
         by_source=source_rollup(records),
         source_times=source_times(records),
+        outcomes=outcome_rates(records),
     )
 
 
@@ -235,6 +237,7 @@ def aggregate(
         metrics=metric_rollup(records),
         by_source=source_rollup(records),
         source_times=source_times(records),
+        outcomes=outcome_rates(records),
     )
     return SuiteRecord(
         run_id=run_id,

@@ -6,10 +6,27 @@ from collections.abc import Sequence
 
 from proctor.models.pricing import merge_costs
 from proctor.models.process import RULE_NAMES
-from proctor.models.suite import CI, EffortStats, SourceTimes, SourceUsage, Spread
+from proctor.models.suite import (
+    CI,
+    EffortStats,
+    OutcomeRate,
+    OutcomeRates,
+    SourceTimes,
+    SourceUsage,
+    Spread,
+)
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
-from proctor.report.ab.measures import elapsed_seconds, total_tokens
+from proctor.report.ab.measures import (
+    abandoned,
+    elapsed_seconds,
+    file_hit,
+    patch_in_area,
+    search_steps,
+    symbol_hit,
+    total_tokens,
+    wrong_context,
+)
 from proctor.stats import (
     Interval,
     bootstrap_ci,
@@ -138,3 +155,29 @@ def source_times(records: Sequence[TrialRecord]) -> SourceTimes:
     times.harness_react_ms = round(times.harness_react_ms, 3)
     times.harness_model_ms = {m: round(v, 3) for m, v in sorted(times.harness_model_ms.items())}
     return times
+
+
+def _outcome(values: Sequence[float | None]) -> OutcomeRate:
+    held = [v == 1.0 for v in values if v is not None]
+    if not held:
+        return OutcomeRate()
+    return OutcomeRate(
+        k=sum(held),
+        n=len(held),
+        rate=round(sum(held) / len(held), 6),
+        ci=ci(bootstrap_pass_rate_ci(held, seed=BOOTSTRAP_SEED)),
+    )
+
+
+def outcome_rates(records: Sequence[TrialRecord]) -> OutcomeRates:
+    """The outcome rates over the scored trials (see :mod:`proctor.report.ab.measures`)."""
+    scored = [r for r in records if r.status in SCORED_STATUSES]
+    searches = [s for s in (search_steps(r) for r in scored) if s is not None]
+    return OutcomeRates(
+        file_hit=_outcome([file_hit(r) for r in scored]),
+        symbol_hit=_outcome([symbol_hit(r) for r in scored]),
+        patch_in_area=_outcome([patch_in_area(r) for r in scored]),
+        wrong_context=_outcome([wrong_context(r) for r in scored]),
+        abandoned=_outcome([abandoned(r) for r in scored]),
+        search_steps=spread(searches),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from proctor.exit_codes import meaning
-from proctor.models.suite import CI, Spread, SuiteRecord, SuiteTotals
+from proctor.models.suite import CI, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
 
@@ -73,6 +73,43 @@ def _ab_section(suite: SuiteRecord) -> list[str]:
         body = render_ab_markdown(suite.ab)
         lines += ["", *("#" + line if line.startswith("#") else line for line in body.splitlines())]
     return lines
+
+
+def _rate(o: OutcomeRate) -> str:
+    if o.rate is None:
+        return "–"
+    text = f"{o.k}/{o.n} {100 * o.rate:.0f}%"
+    return text + (f" [{100 * o.ci.low:.0f}–{100 * o.ci.high:.0f}%]" if o.ci else "")
+
+
+def _outcomes(suite: SuiteRecord) -> list[str]:
+    """Outcome rates per group, when some case names its expected files or symbols."""
+    rows = [g for g in suite.groups if any(
+        r.n for r in (g.outcomes.file_hit, g.outcomes.symbol_hit, g.outcomes.abandoned)
+    )]  # fmt: skip
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Outcome rates",
+        "",
+        "Over scored trials whose case names expected files (symbols for the symbol hit); "
+        "rates with 95% bootstrap CIs. Patch in area: every edited file is an expected one or "
+        "under its folder.",
+        "",
+        "| case | agent | condition | file hit | symbol hit | patch in area | wrong context | "
+        "abandoned | search steps |",
+        "|---" * 9 + "|",
+    ]
+    for g in rows:
+        o = g.outcomes
+        steps = "–" if o.search_steps.median is None else f"{o.search_steps.median:g}"
+        out.append(
+            f"| {_md(g.case)} | {_md(g.agent)} | {_md(g.condition)} | {_rate(o.file_hit)} | "
+            f"{_rate(o.symbol_hit)} | {_rate(o.patch_in_area)} | {_rate(o.wrong_context)} | "
+            f"{_rate(o.abandoned)} | {steps} |"
+        )
+    return out
 
 
 def _by_source(t: SuiteTotals) -> list[str]:
@@ -209,5 +246,6 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             f"{errors} trial(s) ended in an error status (agent-error, infra-error, eval-error); "
             "they are excluded from pass rates and scores.",
         ]
+    lines += _outcomes(suite)
     lines += _by_source(suite.totals)
     return "\n".join(lines) + "\n"

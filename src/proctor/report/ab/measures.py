@@ -10,13 +10,19 @@ from proctor.models.trial import SCORED_STATUSES, TrialRecord
 
 __all__ = [
     "INCOMPLETE_STATUSES",
+    "abandoned",
     "elapsed_seconds",
+    "file_hit",
     "first_relevant_file",
     "first_relevant_seconds",
     "is_scored",
+    "patch_in_area",
+    "search_steps",
     "succeeded",
+    "symbol_hit",
     "tool_calls",
     "total_tokens",
+    "wrong_context",
 ]
 
 #: Statuses that make a trial unusable as one side of a pair (a timeout is a failure, not here).
@@ -66,3 +72,63 @@ def first_relevant_file(record: TrialRecord) -> str | None:
     """``process.context.firstRelevantFile``: the first expected file the trial read, in the
     order it read them; None when it read none (or the trial has no process metrics)."""
     return record.process.context.first_relevant_file if record.process else None
+
+
+def _rate(value: bool | None) -> float | None:
+    return None if value is None else 1.0 if value else 0.0
+
+
+def _expected(record: TrialRecord) -> list[str] | None:
+    """The case's expected files (normalised), or None when the case names none."""
+    if record.process is None or record.process.context.basis != "expected":
+        return None
+    return record.process.context.expected_files
+
+
+def file_hit(record: TrialRecord) -> float | None:
+    """1 when the agent read or edited an expected file, 0 when not; None without expected
+    files."""
+    if _expected(record) is None:
+        return None
+    return _rate(record.process.context.correct_file_hit) if record.process else None
+
+
+def symbol_hit(record: TrialRecord) -> float | None:
+    """1 when an expected symbol occurs in what the agent explored, 0 when not; None without
+    expected symbols."""
+    return _rate(record.process.context.correct_symbol_hit) if record.process else None
+
+
+def patch_in_area(record: TrialRecord) -> float | None:
+    """1 when every file the agent edited is an expected file or lies under the folder of one,
+    0 when some edit lies elsewhere; None without expected files or without any edit."""
+    expected = _expected(record)
+    if expected is None or record.process is None or not record.process.context.edited_files:
+        return None
+    folders = {f.rsplit("/", 1)[0] + "/" for f in expected if "/" in f}
+    inside = all(
+        f in expected or any(f.startswith(d) for d in folders)
+        for f in record.process.context.edited_files
+    )
+    return 1.0 if inside else 0.0
+
+
+def search_steps(record: TrialRecord) -> float | None:
+    """Search calls (grep, glob, find…) the agent made; None without process metrics."""
+    return float(record.process.steps.searches) if record.process else None
+
+
+def wrong_context(record: TrialRecord) -> float | None:
+    """1 when the agent edited a file that is not expected (a wrong-context event), else 0;
+    None without expected files."""
+    if _expected(record) is None or record.process is None:
+        return None
+    return 1.0 if (record.process.context.wrong_context_events or 0) > 0 else 0.0
+
+
+def abandoned(record: TrialRecord) -> float | None:
+    """1 when the agent stopped without a code edit on a task that needed one (its case names
+    expected files), else 0; None when the case names none."""
+    if _expected(record) is None or record.process is None:
+        return None
+    return 0.0 if record.process.is_task else 1.0

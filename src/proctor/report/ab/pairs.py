@@ -14,11 +14,17 @@ from proctor.models.ab import ABDelta, ABPair, ABSide, IncompletePair
 from proctor.models.trial import CaseLabels, TrialRecord
 from proctor.report.ab.measures import (
     INCOMPLETE_STATUSES,
+    abandoned,
     elapsed_seconds,
+    file_hit,
     first_relevant_seconds,
+    patch_in_area,
+    search_steps,
     succeeded,
+    symbol_hit,
     tool_calls,
     total_tokens,
+    wrong_context,
 )
 
 __all__ = ["pair_trials", "side_of"]
@@ -36,6 +42,12 @@ def side_of(record: TrialRecord) -> ABSide:
         tool_calls=tool_calls(record),
         tokens=total_tokens(record),
         first_relevant_seconds=first_relevant_seconds(record),
+        file_hit=file_hit(record),
+        symbol_hit=symbol_hit(record),
+        patch_in_area=patch_in_area(record),
+        search_steps=search_steps(record),
+        wrong_context=wrong_context(record),
+        abandoned=abandoned(record),
     )
 
 

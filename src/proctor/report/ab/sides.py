@@ -29,6 +29,12 @@ METRICS: tuple[MetricSpec, ...] = (
     ("toolCalls", lambda s: float(s.tool_calls), False, "median"),
     ("tokens", lambda s: float(s.tokens), False, "median"),
     ("firstRelevantSeconds", lambda s: s.first_relevant_seconds, False, "median"),
+    ("fileHitRate", lambda s: s.file_hit, True, "mean"),
+    ("symbolHitRate", lambda s: s.symbol_hit, True, "mean"),
+    ("patchInAreaRate", lambda s: s.patch_in_area, True, "mean"),
+    ("searchSteps", lambda s: s.search_steps, False, "median"),
+    ("wrongContextRate", lambda s: s.wrong_context, False, "mean"),
+    ("abandonedRate", lambda s: s.abandoned, False, "mean"),
 )
 
 
