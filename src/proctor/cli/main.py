@@ -31,6 +31,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "Record a change (a plugin enabled, a prompt edited) for history.",
     ),
     "findings": ("proctor.cli.findings", "List or dismiss the failing checks tracked across runs."),
+    "plan-repeats": (
+        "proctor.cli.plan_repeats",
+        "Plan counterbalanced A/B repeats as a manifest for run --manifest.",
+    ),
     "prepare": (
         "proctor.cli.manual",
         "Make a case's workspace and exact prompt for a session a person drives.",

@@ -15,6 +15,7 @@ from proctor.cli.options import config_option, reporter_option, source_option
 
 if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
+    from proctor.models.config import CliOverrides
     from proctor.models.plan import RunPlan
     from proctor.session import RunRequest
 
@@ -86,6 +87,11 @@ log = logging.getLogger("proctor")
 )
 @config_option
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
+@click.option(
+    "--manifest",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Run a repeat manifest (proctor plan-repeats): one run per pair, in its order.",
+)
 @click.option(
     "--prompt",
     "prompt",
@@ -182,6 +188,7 @@ def command(
     repeat_check: int | None,
     resume: Path | None,
     retry_errors: int,
+    manifest: Path | None,
     prompt: str | None,
     qna: Path | None,
     eval_file: Path | None,
@@ -251,6 +258,10 @@ def command(
         overrides = overrides.model_copy(update={"evaluate": evaluate})
     elif any(v is not None for v in (qna, eval_file, src)):
         raise ConfigError("--qna, --eval and --src describe an inline case: give --prompt too")
+    if manifest is not None:
+        if prompt is not None or resume is not None or dry_run or repeat_check is not None:
+            raise ConfigError("--manifest runs its own plan: drop --prompt, --resume, --dry-run")
+        return _manifest(manifest, source, config, overrides, tuple(names), budget_usd)
     if resume is not None:
         changed = overrides != CliOverrides() or source != Path(".") or config is not None
         if changed or dry_run or repeat_check is not None:
@@ -320,6 +331,53 @@ def _inline(
     if evaluate and not has_evaluators:
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
     return folder, bool(evaluate)
+
+
+def _manifest(
+    path: Path,
+    source: Path,
+    config: Path | None,
+    overrides: CliOverrides,
+    names: tuple[str, ...],
+    budget: float | None,
+) -> int:
+    """``--manifest FILE``: each run of the manifest in turn; the worst exit code."""
+    from proctor.cli.display import CostWarnings, make_display
+    from proctor.errors import ConfigError
+    from proctor.session import RunRequest, plan_run, run_plan
+    from proctor.session.repeats import read_manifest
+
+    plan_of = read_manifest(path)
+    base = Path(overrides.out or "proctor-results")
+    codes: list[int] = []
+    for entry in plan_of.runs:
+        click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
+        run_overrides = overrides.model_copy(
+            update={
+                "cases": list(plan_of.tasks),
+                "conditions": list(entry.order),
+                "first_condition": entry.order[0],
+                "repeats": 1,
+                "out": str(base / entry.results),
+            }
+        )
+        request = RunRequest(
+            source=source,
+            config=config,
+            overrides=run_overrides,
+            reporters=names,
+            argv=("proctor", *sys.argv[1:]),
+            session_label=entry.session,
+        )
+        plan = plan_run(request)
+        if not plan.trials:
+            raise ConfigError(f"{path}: none of its tasks is a case under {source}")
+        result = run_plan(plan, request, [make_display(False), CostWarnings(budget)])
+        click.echo(f"proctor: results in {result.paths.root}", err=True)
+        codes.append(result.suite.exit_code)
+    worst = max(codes, key=lambda c: (c != 0, c))
+    click.echo(f"proctor: {len(codes)} run(s); exit {worst}", err=True)
+    return worst
 
 
 def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:

@@ -49,6 +49,8 @@ class RunManifest(RecordModel):
     interrupted: bool = False
     resumed_at: list[str] = []
     """When ``proctor run --resume`` took the run up again, each time."""
+    session_label: str | None = None
+    """The run's label in a repeat manifest (``proctor run --manifest``)."""
 
 
 JournalEvent = Literal[
@@ -194,3 +196,24 @@ class ResolvedRecord(RecordModel):
             if isinstance(entries, list):
                 case["evaluators"] = [_nested_params(entry) for entry in entries]
         return data
+
+
+class ManifestRun(CamelModel):
+    """One run of the manifest: a pair of every task, its conditions in this order."""
+
+    pair: int
+    order: list[str]
+    results: str
+    """The folder (under the results directory) its run folder goes to."""
+    session: str
+    """The label of the run, recorded in its ``run.json``."""
+
+
+class RepeatManifest(RecordModel):
+    """``proctor plan-repeats --output FILE``."""
+
+    goal_shape: str | None = None
+    conditions: list[str] = Field(min_length=2)
+    tasks: list[str] = Field(min_length=1)
+    pairs: int = Field(ge=1)
+    runs: list[ManifestRun] = []

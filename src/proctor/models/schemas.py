@@ -21,6 +21,7 @@ from proctor.models.run import (
     AnnotationsRecord,
     ConfigRecord,
     JournalEntry,
+    RepeatManifest,
     ResolvedRecord,
     RunManifest,
 )
@@ -35,6 +36,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel] | TypeAdapter[Any], str]] = {
     "config": (ConfigRecord, "config.json: the configuration as given"),
     "resolved": (ResolvedRecord, "resolved.json: the configuration after layering, the matrix"),
     "annotations": (AnnotationsRecord, "annotations.json: people's marks on trials"),
+    "repeat-manifest": (RepeatManifest, "proctor plan-repeats --output FILE"),
     "journal": (JournalEntry, "one line of journal.jsonl: a trial started or finished"),
     "trajectory-event": (EVENT_ADAPTER, "one line of trajectory.jsonl"),
     "question": (QuestionRecord, "one line of questions.jsonl"),

@@ -53,6 +53,8 @@ class RunRequest:
     executor: str = "local"
     argv: tuple[str, ...] = ()
     cwd: Path | None = None
+    session_label: str | None = None
+    """The run's label in a repeat manifest, recorded in ``run.json``."""
 
 
 @dataclass
@@ -108,6 +110,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         source=str(request.source),
         cwd=str(request.cwd or Path.cwd()),
         trials_planned=len(plan.trials),
+        session_label=request.session_label,
     )
     write_record(paths.run_json, manifest)
     write_json(paths.config_json, config_record(plan))

@@ -1,0 +1,43 @@
+"""``proctor plan-repeats``: a counterbalanced repeat manifest for ``proctor run --manifest``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("plan-repeats")
+@click.option(
+    "--goal-labels",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    required=True,
+    help="The tasks: a label file, task id → goal shape (JSON, or 'id,shape' lines).",
+)
+@click.option("--goal-shape", help="Only the tasks of this goal shape (default: all of them).")
+@click.option("--pairs", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--conditions",
+    default="baseline,treatment",
+    show_default=True,
+    help="The conditions of each pair, comma-separated, in pair 1's order.",
+)
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False), required=True)
+def command(
+    goal_labels: Path, goal_shape: str | None, pairs: int, conditions: str, output: Path
+) -> int:
+    """Write a repeat manifest: the tasks, one run per pair with the conditions in alternating
+    order, each run's results folder and session label. `proctor run --manifest FILE` runs it."""
+    from proctor.models.io import write_record
+    from proctor.report.stored import read_label_file
+    from proctor.session.repeats import plan_repeats
+
+    names = [c.strip() for c in conditions.split(",") if c.strip()]
+    manifest = plan_repeats(read_label_file(goal_labels, "--goal-labels"), goal_shape, pairs, names)
+    write_record(output, manifest)
+    click.echo(
+        f"proctor: {len(manifest.tasks)} task(s) × {pairs} pair(s) of "
+        f"{' / '.join(names)} planned in {output}",
+        err=True,
+    )
+    return 0

@@ -1,0 +1,45 @@
+"""Counterbalanced repeats of an A/B suite, planned ahead: ``proctor plan-repeats`` writes a
+manifest and ``proctor run --manifest`` executes it.
+
+The manifest lists the tasks (from a goal-label file, optionally only one goal shape), the
+conditions, and one run per pair: pair 1 runs the conditions in the order given, pair 2 in the
+reverse order, and so on, so that order is never confounded with condition. Each run writes an
+ordinary run folder under ``<out>/<results>`` labelled with its session label; ``proctor report``
+over all of them reads them as one sample set.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proctor.errors import ConfigError
+from proctor.models.io import read_record
+from proctor.models.run import ManifestRun, RepeatManifest
+
+
+def plan_repeats(
+    goal_labels: dict[str, str], goal_shape: str | None, pairs: int, conditions: list[str]
+) -> RepeatManifest:
+    tasks = sorted(
+        t for t, shape in goal_labels.items() if goal_shape is None or shape == goal_shape
+    )
+    if not tasks:
+        raise ConfigError(f"--goal-shape {goal_shape}: no task has that goal shape")
+    if len(set(conditions)) != len(conditions) or len(conditions) < 2:
+        raise ConfigError("--conditions: give two or more different conditions, comma-separated")
+    runs = [
+        ManifestRun(
+            pair=pair,
+            order=conditions if pair % 2 else list(reversed(conditions)),
+            results=f"pair-{pair}",
+            session=f"{goal_shape or 'all'}-pair-{pair}",
+        )
+        for pair in range(1, pairs + 1)
+    ]
+    return RepeatManifest(
+        goal_shape=goal_shape, conditions=conditions, tasks=tasks, pairs=pairs, runs=runs
+    )
+
+
+def read_manifest(path: Path) -> RepeatManifest:
+    return read_record(path, RepeatManifest)

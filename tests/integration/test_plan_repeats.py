@@ -1,0 +1,73 @@
+"""`proctor plan-repeats` then `proctor run --manifest`: counterbalanced pairs, one run each,
+read back by `report` as one sample set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+AB = {"conditions": {"baseline": {}, "treatment": {}}}
+PLAN = {"turns": [{"say": "hi"}]}
+
+
+def started_order(run_dir: Path, case: str) -> list[str]:
+    lines = [json.loads(x) for x in (run_dir / "journal.jsonl").read_text().splitlines()]
+    return [e["condition"] for e in lines if e["event"] == "trial-started" and e["case"] == case]
+
+
+def test_pairs_run_in_alternating_order_and_pool(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    for name in ("t1", "t2", "t3"):
+        make_case(name, config=AB, plan=PLAN)
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,strong_multi_goal\nt2,strong_multi_goal\nt3,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    planned = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--goal-shape", "strong_multi_goal",
+        "--pairs", "2", "--output", str(manifest),
+    )  # fmt: skip
+    assert planned.code == 0, planned.err
+    data = json.loads(manifest.read_text())
+    assert data["tasks"] == ["t1", "t2"] and data["pairs"] == 2
+    assert [r["order"] for r in data["runs"]] == [
+        ["baseline", "treatment"],
+        ["treatment", "baseline"],
+    ]
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"), "--out", str(out)
+    )
+    assert ran.code == 0, ran.err
+    (first,) = (out / "pair-1").glob("run-*")
+    (second,) = (out / "pair-2").glob("run-*")
+    assert started_order(first, "t1") == ["baseline", "treatment"]
+    assert started_order(second, "t1") == ["treatment", "baseline"]
+    assert (
+        json.loads((second / "run.json").read_text())["sessionLabel"] == "strong_multi_goal-pair-2"
+    )
+    assert not list(first.glob("trials/t3"))  # another goal shape: not in the manifest
+    pooled = json.loads(proctor("report", str(first), str(second), "--reporter", "json").out)
+    assert pooled["totals"]["n"] == 8  # 2 tasks × 2 conditions × 2 pairs
+
+
+def test_manifest_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    none = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--goal-shape", "strong_multi_goal",
+        "--output", str(tmp_path / "m.json"),
+    )  # fmt: skip
+    assert none.code == 2 and "no task has that goal shape" in none.err
+    one = proctor(
+        "plan-repeats",
+        "--goal-labels",
+        str(labels),
+        "--conditions",
+        "a",
+        "--output",
+        str(tmp_path / "m.json"),
+    )
+    assert one.code == 2 and "two or more different conditions" in one.err
