@@ -27,3 +27,35 @@ def test_two_runs_are_one_sample_set(proctor: Run, make_case: MakeCase, tmp_path
     assert "| fix | scripted | default | - | 4 | 4/4 |" in repeated.out
     refused = proctor("report", *runs, "--write")
     assert refused.code == 2 and "give one RUN_DIR" in refused.err
+
+
+def test_compare_pools_runs_into_one_ab_sample(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(
+        "fix",
+        config={"conditions": {"baseline": {}, "treatment": {}}},
+        plan={"turns": [{"say": "hi"}]},
+    )
+    cases = str(tmp_path / "cases")
+    runs = []
+    for name in ("first", "second", "third"):
+        assert proctor("run", "--source", cases, "--out", str(tmp_path / name)).code == 0
+        (run,) = (tmp_path / name).glob("run-*")
+        runs.append(str(run))
+    one = json.loads(proctor("compare", runs[0], "--json").out)
+    three = json.loads(proctor("compare", *runs, "--json").out)
+    assert (one["overall"]["pairs"], three["overall"]["pairs"]) == (1, 3)
+    two = json.loads(
+        proctor(
+            "compare",
+            runs[0],
+            runs[1],
+            "--treatment",
+            "treatment",
+            "--baseline",
+            "baseline",
+            "--json",
+        ).out
+    )
+    assert two["overall"]["pairs"] == 2

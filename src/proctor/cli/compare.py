@@ -11,9 +11,8 @@ from proctor.cli.options import label_options, relabeller
 
 
 @click.command("compare")
-@click.argument("run", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.argument(
-    "run2", required=False, type=click.Path(path_type=Path, file_okay=False, exists=True)
+    "runs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False, exists=True)
 )
 @click.option("--treatment", help="Condition treated as the treatment (one run).")
 @click.option("--baseline", help="Condition treated as the baseline (one run).")
@@ -28,8 +27,7 @@ from proctor.cli.options import label_options, relabeller
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of Markdown.")
 @label_options
 def command(
-    run: Path,
-    run2: Path | None,
+    runs: tuple[Path, ...],
     treatment: str | None,
     baseline: str | None,
     seed: int,
@@ -40,9 +38,11 @@ def command(
 ) -> int:
     """Compare conditions within RUN, or RUN (baseline) against RUN2 (candidate).
 
+    With --treatment/--baseline, or with more than two RUNs, the runs' trials are read as one
+    sample set (repeats numbered on from run to run) and its conditions are compared: the A/B
+    summary, bucket slices and complete and incomplete pairs per task across result sets.
     Reads stored trial.json files only; nothing is re-run.
     """
-    from proctor.errors import ConfigError
     from proctor.models.io import model_to_json
     from proctor.report.ab import (
         compare_conditions,
@@ -58,14 +58,16 @@ def command(
         records = read_records(path)
         return labels(records) if labels is not None else records
 
-    if run2 is None:
-        report = compare_conditions(
-            load_records(run), treatment, baseline, seed, min_samples=min_samples
+    if len(runs) != 2 or treatment or baseline:
+        from proctor.report.stored import pooled
+
+        records = (
+            pooled([load_records(run) for run in runs]) if len(runs) > 1 else load_records(runs[0])
         )
+        report = compare_conditions(records, treatment, baseline, seed, min_samples=min_samples)
         click.echo(model_to_json(report) if as_json else render_ab_markdown(report), nl=not as_json)
         return 0
-    if treatment or baseline:
-        raise ConfigError("--treatment/--baseline compare conditions within one run; give one RUN")
+    run, run2 = runs
     comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
     click.echo(
         model_to_json(comparison) if as_json else render_runs_markdown(comparison), nl=not as_json

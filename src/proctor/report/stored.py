@@ -219,15 +219,14 @@ def recompute(
 
 
 def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
-    """Several runs' trials as one sample set: each case × agent × condition keeps every trial
-    of every run, its repeats numbered on from one run to the next (run order, then repeat)."""
-    counters: dict[tuple[str, str, str], int] = {}
+    """Several runs' trials as one sample set: every trial of every run, each run's repeats
+    shifted past the previous runs' (run 2's repeat 1 follows run 1's last repeat), so the
+    trials of one repeat stay together and A/B pairs form within a run as they did."""
     out: list[TrialRecord] = []
+    offset = 0
     for records in records_per_run:
-        for record in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
-            group = (record.case, record.agent, record.condition)
-            counters[group] = counters.get(group, 0) + 1
-            out.append(record.model_copy(update={"repeat": counters[group]}))
+        out += [r.model_copy(update={"repeat": offset + r.repeat}) for r in records]
+        offset += max((r.repeat for r in records), default=0)
     return out
 
 
