@@ -94,6 +94,8 @@ class LaunchContext:
     """The scripted model server's URL when the trial runs on it, else None (real provider)."""
     trial_dir: Path | None = None
     case_dir: Path | None = None
+    max_turns: int | None = None
+    """The trial's turn budget, for CLIs that enforce one themselves."""
 
 
 S = TypeVar("S")

@@ -72,6 +72,7 @@ def launch_context(ctx: TrialContext, prepared: Prepared, base_url: str | None) 
         model_base_url=base_url,
         trial_dir=ctx.paths.root,
         case_dir=spec.case.case.path,
+        max_turns=spec.max_turns,
     )
 
 

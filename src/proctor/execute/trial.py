@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proctor.evaluators.combiners import below_threshold
 from proctor.execute.collect import Collected, collect
 from proctor.execute.context import TrialContext, WorkerOptions
 from proctor.execute.driving import Driven, drive
@@ -90,6 +91,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         timeout_sec=spec.case.timeout_sec,
         evaluated=spec.case.evaluated,
     )
+    done.verdict = within_budget(done.verdict, spec, done.collected.trajectory)
 
 
 def timings(done: Phases, started_at: str, total_ms: float) -> Timings:
@@ -111,6 +113,25 @@ def timings(done: Phases, started_at: str, total_ms: float) -> Timings:
         started_at=started_at,
         finished_at=now_iso(),
     )
+
+
+def within_budget(verdict: Verdict, spec: TrialSpec, trajectory: Trajectory) -> Verdict:
+    """The verdict, or ``failed`` when the trial went over its step budget (``maxTurns``: model
+    responses; ``maxToolCalls``: tool calls). A CLI that stopped itself at its turn limit is
+    over budget too, not an agent error."""
+    over: list[str] = []
+    calls = len(trajectory.tool_calls())
+    if spec.max_tool_calls is not None and calls > spec.max_tool_calls:
+        over.append(f"{calls} tool calls > maxToolCalls {spec.max_tool_calls}")
+    turns = sum(u.responses for u in trajectory.usage.values())
+    if spec.max_turns is not None and turns > spec.max_turns:
+        over.append(f"{turns} model turns > maxTurns {spec.max_turns}")
+    if spec.max_turns is not None and "max_turns" in verdict.reason:
+        over.append(f"the agent stopped at its turn limit (maxTurns {spec.max_turns})")
+    if not over or verdict.status in ("infra-error", "timeout"):
+        return verdict
+    score = below_threshold(verdict.score or 0.0, spec.case.pass_threshold)
+    return Verdict("failed", False, score, "over budget: " + "; ".join(over))
 
 
 def self_report(trajectory: Trajectory) -> tuple[dict[str, Any] | None, str | None]:

@@ -188,6 +188,10 @@ class Condition(UserModel):
     agent_model: str | None = None
     agent_effort: str | None = None
     prompt_prefix: str | None = None
+    max_turns: PositiveInt | None = None
+    """The step budget of this condition's trials (over the case's): model turns…"""
+    max_tool_calls: PositiveInt | None = None
+    """…and tool calls. Both conditions of a pair should run under the same budget."""
 
 
 def _not_blank(value: str) -> str:
@@ -242,6 +246,11 @@ class CaseConfig(Expectations):
     """A case folder's ``config.json``. Every key is optional; unset keys fall back to the
     top-level configuration and then to built-in defaults."""
 
+    max_turns: PositiveInt | None = None
+    """A step budget: model turns (passed to Claude Code's ``--max-turns`` headless and Gemini
+    CLI's ``maxSessionTurns``; judged after the trial for the others)."""
+    max_tool_calls: PositiveInt | None = None
+    """A step budget: tool calls (judged after the trial: more fail it)."""
     self_report: bool = False
     """The task asks the agent to end with a JSON report of its own: the last JSON object of
     its final answer is kept in each trial's ``selfReport``, next to what proctor measured."""

@@ -78,6 +78,9 @@ class TrialSpec(FrozenModel):
     agent_effort: str | None = None
     roles: RoleModels | None = None
     collect_cost: bool = True
+    max_turns: int | None = None
+    max_tool_calls: int | None = None
+    """The step budget (the condition's, else the case's)."""
 
     @property
     def key(self) -> tuple[str, str, str, int]:

@@ -226,6 +226,8 @@ def _trials(
                             or profile.agent_effort,
                             roles=roles_by_case[rc.name],
                             collect_cost=cli.collect_cost,
+                            max_turns=variant.max_turns or rc.case.config.max_turns,
+                            max_tool_calls=variant.max_tool_calls or rc.case.config.max_tool_calls,
                         )
                     )
     return trials

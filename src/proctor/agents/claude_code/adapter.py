@@ -156,6 +156,8 @@ class ClaudeCode(RealCli[ClaudeSession]):
             args += ["--model", ctx.agent_model]
         if ctx.agent_effort:
             args += ["--effort", ctx.agent_effort]
+        if ctx.max_turns and ctx.mode == "headless":
+            args += ["--max-turns", str(ctx.max_turns)]
         args += self._provision(ctx, config_dir, settings)
         stop_log = ctx.scratch / STOP_LOG
         if ctx.mode == "interactive":

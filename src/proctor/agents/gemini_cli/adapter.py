@@ -128,6 +128,8 @@ def settings_for(ctx: LaunchContext, gemini_dir: Path) -> dict[str, Any]:
         "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
     }
+    if ctx.max_turns:
+        settings["model"] = {"maxSessionTurns": ctx.max_turns}
     if ctx.mode == "interactive":
         # The title is how proctor tells idle from busy; keep it on and plain.
         settings["ui"] = {
