@@ -243,7 +243,12 @@ def _run_workers(
                     if len(earlier) < options.retry_errors and is_transient(record):
                         folder = keep_attempt(run.trial(*spec.key).root, len(earlier) + 1)
                         earlier.append(
-                            AttemptRecord(status=record.status, reason=record.reason, folder=folder)
+                            AttemptRecord(
+                                status=record.status,
+                                reason=record.reason,
+                                folder=folder,
+                                cost=record.cost,
+                            )
                         )
                         del running[sentinel]
                         pending.append(spec)  # again, after the trials still waiting

@@ -137,6 +137,8 @@ class AttemptRecord(CamelModel):
     status: str
     reason: str
     folder: str
+    cost: CostInfo = Field(default_factory=CostInfo)
+    """What the attempt cost (counted in the run's cost with the final attempt's)."""
 
 
 class TrialAnnotation(CamelModel):

@@ -108,7 +108,7 @@ def mean_tables(tables: Sequence[dict[str, float]]) -> dict[str, float]:
 def cost_rollup(records: Sequence[TrialRecord]) -> tuple[float | None, list[str]]:
     """(the trials' dollars in total, or None when a model they used has no price; the models
     without a price), by :mod:`proctor.models.pricing`'s rule."""
-    return merge_costs(r.cost for r in records)
+    return merge_costs([*(r.cost for r in records), *(a.cost for r in records for a in r.attempts)])
 
 
 def source_rollup(records: Sequence[TrialRecord]) -> list[SourceUsage]:

@@ -65,3 +65,22 @@ def test_attempts_are_kept_inside_the_trial_folder(tmp_path: Path) -> None:
     assert (root / "attempts" / "2" / "trial.json").read_text() == "second"
     assert not (root / "attempts" / "2" / "attempts").exists()  # no nesting
     assert sorted(p.name for p in tmp_path.iterdir()) == ["1"]
+
+
+def test_earlier_attempts_count_in_the_run_s_cost() -> None:
+    from proctor.models.pricing import CostInfo
+    from proctor.models.trial import AttemptRecord
+    from proctor.report.effort import cost_rollup
+
+    final = record("passed", "score 100 >= 60", cost=CostInfo(total_usd=0.5).model_dump())
+    final.attempts = [
+        AttemptRecord(
+            status="agent-error",
+            reason="rate limited: 429",
+            folder="attempts/1",
+            cost=CostInfo(total_usd=0.25),
+        )
+    ]
+    assert cost_rollup([final]) == (0.75, [])
+    final.attempts[0].cost = CostInfo(total_usd=None, unpriced=["m"])
+    assert cost_rollup([final]) == (None, ["m"])  # control: an unknown attempt cost is unknown
