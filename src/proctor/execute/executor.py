@@ -53,8 +53,27 @@ STOP_GRACE_SEC = 10.0
 
 @dataclass
 class RunOutcome:
-    records: list[TrialRecord] = field(default_factory=list)
+    """The records of the trials that finished, and whether the run was stopped early.
+
+    Each record is kept as its JSON (a few KB, where the model takes several times that) and
+    read back when the run is over: the orchestrator stays small however many trials it runs,
+    so forking a worker stays cheap."""
+
     interrupted: bool = False
+    kept: list[bytes] = field(default_factory=list)
+    keys: set[tuple[str, str, str, int]] = field(default_factory=set)
+
+    def add(self, record: TrialRecord) -> None:
+        self.kept.append(record.__pydantic_serializer__.to_json(record, by_alias=True))
+        self.keys.add((record.case, record.agent, record.condition, record.repeat))
+
+    @property
+    def count(self) -> int:
+        return len(self.kept)
+
+    @property
+    def records(self) -> list[TrialRecord]:
+        return [TrialRecord.model_validate_json(data) for data in self.kept]
 
 
 @contextmanager
@@ -256,7 +275,7 @@ def _run_workers(
                     if earlier:
                         record.attempts = earlier
                         write_record(run.trial(*spec.key).trial_json, record)
-                    outcome.records.append(record)
+                    outcome.add(record)
                     # Only now: an interrupt before this line leaves it to _stop_workers.
                     del running[sentinel]
                     emit(subscribers, TrialFinished(record))
@@ -266,7 +285,7 @@ def _run_workers(
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             _stop_workers(running, run, outcome, subscribers)
-    emit(subscribers, RunFinished(len(outcome.records), outcome.interrupted))
+    emit(subscribers, RunFinished(outcome.count, outcome.interrupted))
     return outcome
 
 
@@ -283,7 +302,7 @@ def _stop_workers(
             except ProcessLookupError:
                 pass
     deadline = time.monotonic() + STOP_GRACE_SEC
-    collected = {(r.case, r.agent, r.condition, r.repeat) for r in outcome.records}
+    collected = outcome.keys
     for proc, spec in running.values():
         if spec.key in collected:
             continue
@@ -292,6 +311,6 @@ def _stop_workers(
             proc.kill()
             proc.join()
         record = _collect(spec, run, proc.exitcode)
-        outcome.records.append(record)
+        outcome.add(record)
         emit(subscribers, TrialFinished(record))
     running.clear()
