@@ -1,0 +1,74 @@
+"""The audit of installed components: per agent, the skills, hooks, plugins, MCP servers,
+permission rules and instruction files it would load from a home and a project, each with the
+file that defines it, and the decoys (files that look like a component but would not load) with
+the reason.
+
+Pure reading: nothing is written, a malformed file becomes a problem sentence, and nothing
+outside ``home``, ``project`` (and the paths a session's command line names) is read.
+
+>>> from proctor.addons.audit import audit
+>>> report = audit(Path.home(), Path.cwd(), ["claude-code"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from proctor.addons.audit.claude_code import audit_claude_code
+from proctor.addons.audit.codex import audit_codex
+from proctor.addons.audit.gemini_cli import audit_gemini_cli
+from proctor.addons.audit.reading import Reader
+from proctor.models.audit import AgentAudit, AuditComponent, AuditReport
+
+AUDITORS: dict[str, Callable[[Reader], None]] = {
+    "claude-code": audit_claude_code,
+    "codex": audit_codex,
+    "gemini-cli": audit_gemini_cli,
+}
+"""Agent id → the function that fills a :class:`Reader` with what that agent would load."""
+AGENT_IDS = tuple(AUDITORS)
+
+__all__ = ["AGENT_IDS", "AUDITORS", "audit", "audit_agent"]
+
+
+def audit(
+    home: Path,
+    project: Path | None = None,
+    agents: Sequence[str] | None = None,
+    *,
+    launch_args: Sequence[str] = (),
+) -> AuditReport:
+    """What each of ``agents`` (default: all three CLIs) would load from ``home`` and
+    ``project``. ``launch_args`` is a session's command line, whose ``--plugin-dir`` and
+    ``--mcp-config`` paths Claude Code also loads. Raises KeyError for an unknown agent id."""
+    chosen = list(agents) if agents is not None else list(AGENT_IDS)
+    unknown = [a for a in chosen if a not in AUDITORS]
+    if unknown:
+        raise KeyError(unknown[0])
+    return AuditReport(
+        home=str(home),
+        project=str(project) if project is not None else None,
+        agents=[audit_agent(a, home, project, launch_args) for a in chosen],
+    )
+
+
+def audit_agent(
+    agent: str, home: Path, project: Path | None, launch_args: Sequence[str] = ()
+) -> AgentAudit:
+    """One agent's audit (``agent`` must be a key of :data:`AUDITORS`)."""
+    reader = Reader(home, project, launch_args)
+    AUDITORS[agent](reader)
+    return AgentAudit(agent=agent, components=unique(reader.components), problems=reader.problems)
+
+
+def unique(components: list[AuditComponent]) -> list[AuditComponent]:
+    """The components without exact repeats (the same file reached twice)."""
+    seen: set[tuple[str, str, str, str | None]] = set()
+    out = []
+    for c in components:
+        key = (c.kind, c.name, c.file, c.command)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out

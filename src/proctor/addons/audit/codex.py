@@ -1,0 +1,71 @@
+"""What Codex CLI (0.171) would load from a home and a project.
+
+``CODEX_HOME`` is ``~/.codex``: ``config.toml`` (``[mcp_servers.<name>]`` with ``command`` and
+``args`` or ``url``, ``enabled = false`` to switch one off; ``notify``, the command run when a
+turn ends; a ``[hooks]`` table), ``hooks.json`` (``{"hooks": {event: [groups]}}``),
+``AGENTS.md`` (or ``AGENTS.override.md``, which then replaces it). User skills live in
+``~/.agents/skills`` (current builds) and ``$CODEX_HOME/skills`` (older ones; ``.system`` holds
+Codex's own). In the project: ``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from proctor.addons.audit.reading import (
+    Reader,
+    as_dict,
+    foreign_files,
+    hooks,
+    instructions,
+    mcp_servers,
+    skills,
+    strings,
+)
+
+FOREIGN = {
+    "settings.json": "Claude Code or Gemini CLI",
+    "settings.local.json": "Claude Code",
+    "CLAUDE.md": "Claude Code",
+    "GEMINI.md": "Gemini CLI",
+}
+
+
+def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
+    url = entry.get("url") if isinstance(entry.get("url"), str) else None
+    if isinstance(entry.get("command"), str):
+        return "stdio", url
+    return ("http" if url else None), url
+
+
+def disabled(name: str, entry: dict[str, Any]) -> str | None:
+    return "disabled (enabled = false)" if entry.get("enabled") is False else None
+
+
+def audit_codex(reader: Reader) -> None:
+    codex_home = reader.home / ".codex"
+    config_file = codex_home / "config.toml"
+    config = reader.toml(config_file) or {}
+    mcp_servers(reader, config.get("mcp_servers"), config_file, "user", transport_of, disabled)
+    notify = strings(config.get("notify"))
+    if notify:
+        reader.add("hook", "notify", config_file, event="notify", command=" ".join(notify))
+    hooks(reader, config.get("hooks"), config_file, "user")
+    hooks_file = codex_home / "hooks.json"
+    hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "user")
+    skills(reader, reader.home / ".agents" / "skills", "user")
+    skills(reader, codex_home / "skills", "user")
+    agents_md(reader, codex_home, "user")
+    foreign_files(reader, codex_home, FOREIGN, "user")
+    if reader.project is not None:
+        agents_md(reader, reader.project, "project")
+        skills(reader, reader.project / ".agents" / "skills", "project")
+        foreign_files(reader, reader.project / ".codex", FOREIGN, "project")
+
+
+def agents_md(reader: Reader, folder: Path, scope: str) -> None:
+    override = folder / "AGENTS.override.md"
+    instructions(reader, override, scope)
+    shadowed = "replaced by AGENTS.override.md" if reader.is_file(override) else None
+    instructions(reader, folder / "AGENTS.md", scope, shadowed)

@@ -1,0 +1,152 @@
+"""What Gemini CLI (0.61) would load from a home and a project.
+
+``~/.gemini/settings.json`` and the project's ``.gemini/settings.json``: ``mcpServers``
+(``command``; ``httpUrl`` for streamable HTTP, ``url`` for SSE; ``mcp.allowed`` and
+``mcp.excluded`` filter them), ``hooks`` (on unless ``hooksConfig.enabled`` is false;
+``hooksConfig.disabled`` lists commands), ``tools.allowed`` / ``tools.exclude`` (permission
+rules), ``skills.disabled``. Skills: ``~/.gemini/skills``, ``~/.agents/skills`` and the
+project's ``.gemini/skills``, ``.agents/skills``. Extensions:
+``~/.gemini/extensions/<dir>/gemini-extension.json``, enabled unless
+``extension-enablement.json`` has a last matching ``!path`` override for the project; an
+enabled extension brings its MCP servers, context file, skills and ``hooks/hooks.json``.
+Instructions: ``GEMINI.md`` (or ``context.fileName``) in ``~/.gemini`` and in the project.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from proctor.addons.audit.reading import (
+    Reader,
+    as_dict,
+    foreign_files,
+    hooks,
+    instructions,
+    mcp_servers,
+    skills,
+    strings,
+)
+
+FOREIGN = {
+    "config.toml": "Codex",
+    "settings.local.json": "Claude Code",
+    "CLAUDE.md": "Claude Code",
+    "AGENTS.md": "Codex",
+    ".claude.json": "Claude Code",
+}
+
+
+def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
+    http = entry.get("httpUrl") if isinstance(entry.get("httpUrl"), str) else None
+    sse = entry.get("url") if isinstance(entry.get("url"), str) else None
+    kind = entry.get("type") if isinstance(entry.get("type"), str) else None
+    if isinstance(entry.get("command"), str):
+        return "stdio", None
+    if http:
+        return "http", http
+    return (kind or ("sse" if sse else None)), sse
+
+
+def audit_gemini_cli(reader: Reader) -> None:
+    home, project = reader.home, reader.project
+    gemini = home / ".gemini"
+    files = [(gemini / "settings.json", "user")]
+    if project is not None:
+        files.append((project / ".gemini" / "settings.json", "project"))
+    loaded = [(path, scope, reader.json(path) or {}) for path, scope in files]
+    merged: dict[str, Any] = {}
+    for _, _, data in loaded:
+        for key in ("mcp", "hooksConfig", "skills", "context"):
+            merged[key] = {**as_dict(merged.get(key)), **as_dict(data.get(key))}
+    mcp = as_dict(merged.get("mcp"))
+    allowed, excluded = mcp.get("allowed"), set(strings(mcp.get("excluded")))
+
+    def mcp_decoy(name: str, entry: dict[str, Any]) -> str | None:
+        if name in excluded:
+            return "excluded (mcp.excluded)"
+        if isinstance(allowed, list) and name not in allowed:
+            return "not in mcp.allowed"
+        return None
+
+    hooks_config = as_dict(merged.get("hooksConfig"))
+    off = (
+        "hooks switched off (hooksConfig.enabled)" if hooks_config.get("enabled") is False else None
+    )
+    disabled_hooks = set(strings(hooks_config.get("disabled")))
+    disabled_skills = set(strings(as_dict(merged.get("skills")).get("disabled")))
+    for path, scope, data in loaded:
+        mcp_servers(reader, data.get("mcpServers"), path, scope, transport_of, mcp_decoy)
+        hooks(reader, data.get("hooks"), path, scope, off, disabled_hooks)
+        tools = as_dict(data.get("tools"))
+        for key, decision in (("allowed", "allow"), ("exclude", "deny")):
+            for rule in strings(tools.get(key)):
+                reader.add("permission", rule, path, scope=scope, decision=decision)
+    context_names = context_files(as_dict(merged.get("context")).get("fileName"))
+    skills(reader, gemini / "skills", "user", disabled_skills)
+    skills(reader, home / ".agents" / "skills", "user", disabled_skills)
+    for name in context_names:
+        instructions(reader, gemini / name, "user")
+    foreign_files(reader, gemini, FOREIGN, "user")
+    extensions(reader, gemini / "extensions", mcp_decoy, off, disabled_hooks)
+    if project is not None:
+        skills(reader, project / ".gemini" / "skills", "project", disabled_skills)
+        skills(reader, project / ".agents" / "skills", "project", disabled_skills)
+        for name in context_names:
+            instructions(reader, project / name, "project")
+        foreign_files(reader, project / ".gemini", FOREIGN, "project")
+
+
+def context_files(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return strings(value) or ["GEMINI.md"]
+
+
+def extensions(
+    reader: Reader,
+    root: Path,
+    mcp_decoy: Callable[[str, dict[str, Any]], str | None],
+    off: str | None,
+    disabled_hooks: set[str],
+) -> None:
+    enablement = reader.json(root / "extension-enablement.json") or {}
+    where = str(reader.project or reader.home)
+    for folder in reader.subdirs(root):
+        manifest_file = folder / "gemini-extension.json"
+        manifest = reader.json(manifest_file)
+        if manifest is None:
+            reader.add("plugin", folder.name, folder, decoy="no gemini-extension.json")
+            continue
+        name = manifest.get("name") if isinstance(manifest.get("name"), str) else folder.name
+        rules = strings(as_dict(enablement.get(str(name))).get("overrides"))
+        enabled = extension_enabled(rules, where)
+        decoy = None if enabled else "disabled (extension-enablement.json)"
+        reader.add("plugin", str(name), manifest_file, enabled=enabled, decoy=decoy)
+        if not enabled:
+            continue
+        servers = manifest.get("mcpServers")
+        mcp_servers(reader, servers, manifest_file, "plugin", transport_of, mcp_decoy)
+        for context in context_files(manifest.get("contextFileName")):
+            instructions(reader, folder / context, "plugin")
+        skills(reader, folder / "skills", "plugin")
+        hooks_file = folder / "hooks" / "hooks.json"
+        table = as_dict(reader.json(hooks_file)).get("hooks")
+        hooks(reader, table, hooks_file, "plugin", off, disabled_hooks)
+
+
+def extension_enabled(rules: list[str], where: str) -> bool:
+    """Gemini CLI's rule: enabled unless the last override matching the folder starts with
+    ``!``; an override ending in ``*`` covers sub-folders too."""
+    path = "/" + where.strip("/") + "/"
+    enabled = True
+    for rule in rules:
+        negated = rule.startswith("!")
+        base = rule.lstrip("!")
+        pattern = re.escape(base.rstrip("*")).replace(r"\*", ".*")
+        pattern = pattern + (".*" if base.endswith("*") else "")
+        if re.fullmatch(pattern, path):
+            enabled = not negated
+    return enabled

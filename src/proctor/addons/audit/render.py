@@ -1,0 +1,60 @@
+"""The audit as text for people: per agent, grouped by kind, one line per component with the
+file that defines it; decoys marked with the reason, problems last."""
+
+from __future__ import annotations
+
+from proctor.models.audit import AgentAudit, AuditComponent, AuditReport
+
+KIND_TITLES = {
+    "skill": "skills",
+    "hook": "hooks",
+    "plugin": "plugins",
+    "mcp": "MCP servers",
+    "permission": "permission rules",
+    "instructions": "instruction files",
+    "settings": "other agents' settings files",
+}
+
+
+def describe(c: AuditComponent) -> str:
+    """The component's one-line summary, without its file."""
+    if c.kind == "hook":
+        return f"{c.name}  → {c.command}" if c.command else c.name
+    if c.kind == "mcp":
+        target = c.command or c.url
+        return f"{c.name} ({c.transport}) {target}" if target else c.name
+    if c.kind == "permission":
+        return f"{c.decision}: {c.name}"
+    if c.kind == "plugin" and c.enabled is not None:
+        return f"{c.name} ({'enabled' if c.enabled else 'not enabled'})"
+    return c.name
+
+
+def render_agent(agent: AgentAudit) -> list[str]:
+    loaded, decoys = len(agent.loaded()), len(agent.decoys())
+    lines = [f"{agent.agent}: {loaded} loaded, {decoys} decoy(s)"]
+    for kind, title in KIND_TITLES.items():
+        rows = [c for c in agent.components if c.kind == kind]
+        if not rows:
+            continue
+        lines.append(f"  {title}:")
+        for c in rows:
+            scope = "" if c.scope == "user" else f" [{c.scope}]"
+            lines.append(f"    {describe(c)}{scope}  ({c.file})")
+            if c.decoy:
+                lines.append(f"      DECOY: {c.decoy}")
+    for problem in agent.problems:
+        lines.append(f"  problem: {problem}")
+    if not agent.components and not agent.problems:
+        lines.append("  (nothing installed)")
+    return lines
+
+
+def render_text(report: AuditReport) -> str:
+    head = f"audit of home {report.home}" + (
+        f" and project {report.project}" if report.project else ""
+    )
+    lines = [head]
+    for agent in report.agents:
+        lines += ["", *render_agent(agent)]
+    return "\n".join(lines) + "\n"

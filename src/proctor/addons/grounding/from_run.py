@@ -1,0 +1,81 @@
+"""Checkpoints derived from a stored run: one per trial, at the moment the trial ended.
+
+Each trial's ``trial.json`` gives the signals (only those it recorded):
+
+- ``tokensSoFar`` (input plus output tokens of every model), ``inputTokens``, ``outputTokens``;
+- ``costUsd`` (when the run priced the tokens), ``toolCalls``, ``minutesElapsed`` (the agent's
+  phase, to one decimal);
+- from the process metrics: ``reads``, ``redundantReads`` (read calls beyond the first of each
+  file), ``repeatedFailures`` (failing check runs of a command that had already failed),
+  ``loops`` and ``rework``.
+
+The waste signal then follows the default thresholds of :mod:`.checkpoints`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import JsonValue
+
+from proctor.errors import ConfigError
+from proctor.models.io import read_trial
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+
+from .checkpoints import Checkpoint, CheckpointFile
+
+
+def checkpoints_from_run(run_dir: Path) -> CheckpointFile:
+    """One checkpoint per stored trial of ``run_dir``, in the run's stable trial order."""
+    trial_jsons = RunPaths(run_dir).trial_jsons()
+    if not trial_jsons:
+        raise ConfigError(
+            f"{run_dir}: --checkpoints names a folder with no trials/*/*/*/*/trial.json "
+            "(expected a run folder or a checkpoints file)"
+        )
+    checkpoints = []
+    for path in trial_jsons:
+        record, _ = read_trial(path)
+        name = "/".join(path.relative_to(run_dir / "trials").parts[:-1])
+        checkpoints.append(Checkpoint(id=name, signals=trial_signals(record)))
+    return CheckpointFile(checkpoints=checkpoints)
+
+
+def trial_signals(record: TrialRecord) -> dict[str, JsonValue]:
+    """The figures a trial recorded, as an advisor would see them at the trial's end."""
+    input_tokens = sum(u.input_tokens for u in record.usage.values())
+    output_tokens = sum(u.output_tokens for u in record.usage.values())
+    signals: dict[str, JsonValue] = {
+        "tokensSoFar": input_tokens + output_tokens,
+        "inputTokens": input_tokens,
+        "outputTokens": output_tokens,
+        "toolCalls": record.tool_calls,
+        "minutesElapsed": round(record.timings.agent_ms / 60000, 1),
+    }
+    if record.cost.total_usd is not None:
+        signals["costUsd"] = round(record.cost.total_usd, 4)
+    process = record.process
+    if process is not None:
+        distinct = len(set(process.context.files_read))
+        signals["reads"] = process.steps.reads
+        signals["redundantReads"] = max(0, process.steps.reads - distinct) if distinct else 0
+        signals["repeatedFailures"] = _repeated_failures(
+            [(c.command, c.outcome) for c in process.checks]
+        )
+        signals["loops"] = process.loops
+        signals["rework"] = process.rework
+    return signals
+
+
+def _repeated_failures(runs: list[tuple[str, str]]) -> int:
+    """Failing runs of a command that had already failed before."""
+    failed: Counter[str] = Counter()
+    repeated = 0
+    for command, outcome in runs:
+        if outcome != "fail":
+            continue
+        repeated += 1 if failed[command] else 0
+        failed[command] += 1
+    return repeated

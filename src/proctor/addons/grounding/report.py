@@ -1,0 +1,46 @@
+"""The verdict of a grounding check: its exit code and its text for people."""
+
+from __future__ import annotations
+
+from proctor.exit_codes import ExitCode
+
+from .runner import NOTHING_RAN, CheckpointResult, GroundingReport
+
+
+def exit_code(report: GroundingReport) -> ExitCode:
+    """1 when a figure was ungrounded or nothing ran, 3 when the advisor errored, else 0."""
+    if report.failed or not report.checked:
+        return ExitCode.GATE_FAILED
+    if report.errors:
+        return ExitCode.TRIAL_ERRORS
+    return ExitCode.OK
+
+
+def render_text(report: GroundingReport) -> str:
+    lines = [
+        f"grounding: {report.checked} checkpoint(s) checked, {report.failed} with ungrounded "
+        f"figures, {report.errors} advisor error(s)",
+        "  rule: every figure of 10 or more in the advice must appear in the signals given",
+    ]
+    lines += [f"  note: {note}" for note in report.notes if note != NOTHING_RAN]
+    if not report.checked:
+        lines.append(f"FAIL: {NOTHING_RAN}")
+    for result in report.results:
+        lines += _result_lines(result)
+    code = exit_code(report)
+    verdict = {ExitCode.OK: "PASS", ExitCode.TRIAL_ERRORS: "ERROR"}.get(code, "FAIL")
+    lines.append(f"{verdict} (exit {int(code)})")
+    lines.append("Not judged by this check:")
+    lines += [f"  - {item}" for item in report.not_judged]
+    return "\n".join(lines) + "\n"
+
+
+def _result_lines(result: CheckpointResult) -> list[str]:
+    side = "waste" if result.waste else "no waste"
+    if result.error is not None:
+        return [f"  ERROR {result.id} ({side}): {result.error}"]
+    if result.ok:
+        return [f"  ok    {result.id} ({side})"]
+    out = [f"  FAIL  {result.id} ({side}): {len(result.ungrounded)} ungrounded figure(s)"]
+    out += [f"        {u.figure} in: {u.text}" for u in result.ungrounded]
+    return out

@@ -1,0 +1,251 @@
+"""The cases file of ``proctor hooks test``: planted hook inputs and what each must produce.
+
+A cases file is JSON: ``{"cases": [...]}`` (or the bare list). Each case names the agent whose
+hook input it imitates, the event, the tool and its input, files to plant in the scratch project
+(path → size in bytes, or text), earlier shell commands to write into the agent's native
+transcript, and the expectations. Unknown keys are refused, so a typo is an error, not a check
+that silently never runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from proctor.agents.spec import spec_for
+from proctor.errors import ConfigError
+from proctor.models.base import UserModel
+
+Decision = Literal["allow", "deny", "ask", "block", "nudge", "error", "silent"]
+DECISIONS: tuple[str, ...] = ("allow", "deny", "ask", "block", "nudge", "error", "silent")
+AGENTS = ("claude-code", "codex", "gemini-cli")
+
+EVENTS: dict[str, frozenset[str]] = {
+    "claude-code": frozenset(
+        [
+            "SessionStart",
+            "Setup",
+            "UserPromptSubmit",
+            "UserPromptExpansion",
+            "PreToolUse",
+            "PermissionRequest",
+            "PermissionDenied",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PostToolBatch",
+            "Notification",
+            "MessageDisplay",
+            "SubagentStart",
+            "SubagentStop",
+            "TaskCreated",
+            "TaskCompleted",
+            "Stop",
+            "StopFailure",
+            "TeammateIdle",
+            "InstructionsLoaded",
+            "ConfigChange",
+            "CwdChanged",
+            "DirectoryAdded",
+            "FileChanged",
+            "WorktreeCreate",
+            "WorktreeRemove",
+            "PreCompact",
+            "PostCompact",
+            "Elicitation",
+            "ElicitationResult",
+            "SessionEnd",
+        ]
+    ),
+    "codex": frozenset(
+        [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PreCompact",
+            "PostCompact",
+            "SubagentStop",
+            "Stop",
+            "Interrupt",
+        ]
+    ),
+    "gemini-cli": frozenset(
+        [
+            "SessionStart",
+            "SessionEnd",
+            "BeforeAgent",
+            "AfterAgent",
+            "BeforeModel",
+            "AfterModel",
+            "BeforeToolSelection",
+            "BeforeTool",
+            "AfterTool",
+            "PreCompress",
+            "Notification",
+        ]
+    ),
+}
+"""Hook events each pinned CLI fires (Claude Code 2.1.197, Codex 0.171.0, Gemini CLI 0.61.0)."""
+
+TOOL_EVENTS = frozenset(
+    [
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "PermissionDenied",
+        "BeforeTool",
+        "AfterTool",
+    ]
+)
+"""Events whose matcher is compared with the tool name; a case of one must name its tool."""
+
+
+class HistoryEntry(UserModel):
+    """One earlier shell command of the session, as the transcript records it."""
+
+    command: str = Field(min_length=1)
+    exit_code: int = 0
+    output: str = ""
+
+
+class Expect(UserModel):
+    """What the hooks must produce; every field given is checked, at least one is required."""
+
+    decision: Decision | None = None
+    exit_code: int | None = None
+    output_includes: str | list[str] | None = None
+    output_matches: str | None = None
+    silent: bool | None = None
+
+    @field_validator("output_matches")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression ({exc})") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _something(self) -> Expect:
+        if not self.model_fields_set:
+            raise ValueError(
+                "give at least one of decision, exitCode, outputIncludes, outputMatches, silent"
+            )
+        return self
+
+    @property
+    def includes(self) -> list[str]:
+        value = self.output_includes
+        return [] if value is None else [value] if isinstance(value, str) else list(value)
+
+
+class HookCase(UserModel):
+    """One planted hook input."""
+
+    id: str = Field(min_length=1)
+    agent: str | None = None
+    event: str = Field(min_length=1)
+    tool: str | None = None
+    input: dict[str, Any] = Field(default_factory=dict)
+    response: Any = None
+    prompt: str = ""
+    source: str = "startup"
+    permission_mode: str = "default"
+    files: dict[str, int | str] = Field(default_factory=dict)
+    history: list[HistoryEntry] = Field(default_factory=list)
+    expect: Expect
+
+    @field_validator("files")
+    @classmethod
+    def _files(cls, value: dict[str, int | str]) -> dict[str, int | str]:
+        for path, content in value.items():
+            parts = Path(path).parts
+            if not path or Path(path).is_absolute() or ".." in parts:
+                raise ValueError(f"'{path}' must be a relative path inside the project")
+            if isinstance(content, int) and not 0 <= content <= 1 << 30:
+                raise ValueError(f"'{path}': a size must be between 0 and 1 GiB")
+        return value
+
+
+class CasesFile(UserModel):
+    cases: list[HookCase] = Field(min_length=1)
+
+
+def _where(data: Any, loc: tuple[int | str, ...]) -> str:
+    """``case 'id', field 'expect.decision'`` for a pydantic error location."""
+    if len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int):
+        raw = data.get("cases", []) if isinstance(data, dict) else data
+        item = raw[loc[1]] if isinstance(raw, list) and loc[1] < len(raw) else None
+        name = item.get("id") if isinstance(item, dict) else None
+        label = f"case '{name}'" if isinstance(name, str) else f"case #{loc[1] + 1}"
+        field = ".".join(str(p) for p in loc[2:])
+        return f"{label}, field '{field}'" if field else label
+    return f"field '{'.'.join(str(p) for p in loc)}'"
+
+
+def load_cases(path: Path, default_agent: str = "claude-code") -> list[HookCase]:
+    """The cases of ``path``, each with its agent resolved (``default_agent`` when it names
+    none) and its event checked against that agent's events. Raises ConfigError."""
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the cases file ({exc.strerror or exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    wrapped = {"cases": data} if isinstance(data, list) else data
+    if not isinstance(wrapped, dict):
+        raise ConfigError(f"{path}: expected an object with 'cases' (a list of cases)")
+    try:
+        cases = CasesFile.model_validate(wrapped).cases
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(
+            f"{path}: {_where(wrapped, tuple(first['loc']))}: {first['msg']}"
+        ) from None
+    seen: set[str] = set()
+    for case in cases:
+        if case.id in seen:
+            raise ConfigError(f"{path}: case '{case.id}', field 'id': used by two cases")
+        seen.add(case.id)
+        case.agent = _agent(path, case, default_agent)
+        _check_event(path, case)
+    return cases
+
+
+def check_default_agent(agent: str) -> str:
+    """``--agent``'s value as an agent id (aliases such as ``claude`` accepted)."""
+    spec = spec_for(agent)
+    if spec is None or spec.id not in AGENTS:
+        raise ConfigError(f"--agent: '{agent}' is not one of {', '.join(AGENTS)}")
+    return spec.id
+
+
+def _agent(path: Path, case: HookCase, default_agent: str) -> str:
+    spec = spec_for(case.agent or default_agent)
+    if spec is None or spec.id not in AGENTS:
+        raise ConfigError(
+            f"{path}: case '{case.id}', field 'agent': '{case.agent or default_agent}' is not "
+            f"one of {', '.join(AGENTS)}"
+        )
+    return spec.id
+
+
+def _check_event(path: Path, case: HookCase) -> None:
+    events = EVENTS[str(case.agent)]
+    if case.event not in events:
+        raise ConfigError(
+            f"{path}: case '{case.id}', field 'event': '{case.event}' is not a {case.agent} hook "
+            f"event (known: {', '.join(sorted(events))})"
+        )
+    if case.event in TOOL_EVENTS and not case.tool:
+        raise ConfigError(
+            f"{path}: case '{case.id}', field 'tool': a {case.event} case must name its tool"
+        )

@@ -1,0 +1,52 @@
+"""What ``proctor hooks test --json`` prints: one result per case, each with the hooks it ran."""
+
+from __future__ import annotations
+
+from proctor.models.base import CamelModel
+
+
+class HookRunResult(CamelModel):
+    """One hook command run on one case. ``exitCode`` is None when it never finished."""
+
+    command: str
+    exit_code: int | None
+    decision: str
+    message: str
+    stdout: str
+    stderr: str
+    duration_ms: int
+    error: str | None = None
+    """Why the hook could not be run at all (timeout, program not found)."""
+
+
+class CaseResult(CamelModel):
+    id: str
+    ok: bool
+    agent: str
+    event: str
+    tool: str | None
+    hooks: list[HookRunResult]
+    decision: str
+    exit_code: int | None
+    message: str
+    """Why the case failed, or what the hooks said when it passed."""
+    errored: bool = False
+    """A hook could not be run, so the case proves nothing either way."""
+
+
+class HooksReport(CamelModel):
+    ok: bool
+    passed: int
+    failed: int
+    errored: int
+    source: str
+    skipped_handlers: list[str]
+    """Handlers of a type proctor does not run (``http``, ``prompt``, ...), as ``event: type``."""
+    results: list[CaseResult]
+
+    @property
+    def exit_code(self) -> int:
+        """0 all passed, 1 a case failed, 3 a hook could not be run and no case failed."""
+        if self.failed:
+            return 1
+        return 3 if self.errored else 0

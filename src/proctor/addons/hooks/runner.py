@@ -1,0 +1,112 @@
+"""Running one hook command as its CLI would: ``bash -c`` in the scratch project, the CLI's
+stdin JSON and variables, the scratch home as ``HOME``, secrets filtered out of the
+environment, a timeout, and its whole process group killed afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from proctor.addons.hooks.inputs import Session, expand_command, hook_environment
+from proctor.addons.hooks.results import HookRunResult
+from proctor.addons.hooks.sources import HookSpec
+from proctor.addons.hooks.verdict import read_result
+from proctor.util.masking import mask
+from proctor.util.processes import run_captured
+from proctor.workspace.environment import agent_environment
+
+DEFAULT_TIMEOUT_SEC = {"claude-code": 600.0, "codex": 600.0, "gemini-cli": 60.0}
+"""What each CLI waits for a hook that declares no timeout."""
+OUTPUT_KEEP = 4000
+NOT_RUNNABLE = {126: "is not executable", 127: "was not found"}
+
+
+def timeout_for(agent: str, hook: HookSpec, cap: float) -> float:
+    """The hook's declared timeout in seconds (Gemini CLI declares milliseconds), or the CLI's
+    default, never more than ``cap``."""
+    declared = hook.timeout
+    if declared is None:
+        seconds = DEFAULT_TIMEOUT_SEC[agent]
+    else:
+        seconds = declared / 1000 if agent == "gemini-cli" else float(declared)
+    return min(seconds, cap)
+
+
+def run_hook(
+    agent: str, event: str, hook: HookSpec, session: Session, stdin: dict[str, object], cap: float
+) -> HookRunResult:
+    """Run ``hook`` once and read its result as ``agent`` would."""
+    command = expand_command(agent, hook, session)
+    env = agent_environment(
+        os.environ, home=session.home, extra=hook_environment(agent, hook, session)
+    )
+    timeout = timeout_for(agent, hook, cap)
+    started = time.monotonic()
+    try:
+        outcome = run_captured(
+            ["bash", "-c", command],
+            cwd=session.project,
+            env=env,
+            timeout=timeout,
+            stdin=json.dumps(stdin),
+        )
+    except OSError as exc:
+        return _not_run(hook, started, f"could not start bash ({exc.strerror or exc})")
+    stdout, stderr = mask(outcome.stdout), mask(outcome.stderr)
+    if outcome.timed_out:
+        result = _not_run(hook, started, f"timed out after {timeout:g}s")
+        return result.model_copy(update={"stdout": _keep(stdout), "stderr": _keep(stderr)})
+    code = outcome.returncode
+    error = None
+    if code in NOT_RUNNABLE:
+        error = f"the hook's program {NOT_RUNNABLE[code]} (exit {code}): {stderr.strip()[-300:]}"
+    reading = read_result(agent, event, code, stdout, stderr)
+    return HookRunResult(
+        command=hook.command,
+        exit_code=code,
+        decision="error" if error else reading.decision,
+        message=error or reading.message,
+        stdout=_keep(stdout),
+        stderr=_keep(stderr),
+        duration_ms=round((time.monotonic() - started) * 1000),
+        error=error,
+    )
+
+
+def _not_run(hook: HookSpec, started: float, why: str) -> HookRunResult:
+    return HookRunResult(
+        command=hook.command,
+        exit_code=None,
+        decision="error",
+        message=why,
+        stdout="",
+        stderr="",
+        duration_ms=round((time.monotonic() - started) * 1000),
+        error=why,
+    )
+
+
+def _keep(text: str) -> str:
+    return text if len(text) <= OUTPUT_KEEP else text[: OUTPUT_KEEP - 1] + "…"
+
+
+def plant_files(project: Path, files: dict[str, int | str]) -> None:
+    """Create each planted file: text as given, or a size in bytes filled with numbered lines
+    (so a hook can stat, count lines or read it)."""
+    for rel, content in files.items():
+        path = project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+            continue
+        with path.open("wb") as fh:
+            remaining, n = content, 0
+            while remaining > 0:
+                block = "".join(
+                    f"line {n + i:08d} planted by proctor hooks test\n" for i in range(1, 2049)
+                ).encode()
+                n += 2048
+                fh.write(block[:remaining])
+                remaining -= min(remaining, len(block))

@@ -1,0 +1,144 @@
+"""Where an add-on declares its hooks, read into one flat list of :class:`HookSpec`.
+
+Accepted, as each CLI reads them:
+
+- a **Claude Code plugin** folder: ``hooks/hooks.json``; ``${CLAUDE_PLUGIN_ROOT}`` in a command
+  is the folder (Claude Code substitutes it and also sets it in the environment);
+- a **Gemini CLI extension** folder (``gemini-extension.json``): ``hooks/hooks.json``, with
+  ``${extensionPath}``, ``${workspacePath}``, ``${/}`` and ``${pathSeparator}`` substituted;
+- a **settings file** with a ``hooks`` object: ``.claude/settings.json``, Gemini CLI's
+  ``settings.json``, Codex's ``hooks.json``;
+- a **Codex** ``config.toml`` with inline ``[[hooks.<Event>]]`` tables.
+
+All share one structure: event → matcher groups → handlers (``{type, command, timeout}``).
+Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are listed as skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from proctor.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """One command hook: its event, matcher, command and declared timeout (the CLI's unit)."""
+
+    event: str
+    matcher: str
+    command: str
+    timeout: float | None
+    kind: str
+    """``claude-plugin``, ``gemini-extension`` or ``settings``."""
+    root: Path | None
+    """The plugin or extension folder, for its placeholders."""
+
+
+@dataclass(frozen=True)
+class HookSource:
+    path: Path
+    kind: str
+    hooks: tuple[HookSpec, ...]
+    skipped: tuple[str, ...]
+    """Handlers proctor cannot run (``event: type``), reported, never silently dropped."""
+
+
+def load_hooks(path: Path) -> HookSource:
+    """Read the hooks of a plugin or extension folder or a settings file. Raises ConfigError."""
+    if path.is_dir():
+        manifest = path / "hooks" / "hooks.json"
+        kind = "gemini-extension" if (path / "gemini-extension.json").is_file() else "claude-plugin"
+        if not manifest.is_file():
+            raise ConfigError(f"{path}: no hooks/hooks.json in this {kind.replace('-', ' ')}")
+        return _from_data(manifest, _read_json(manifest), kind, path.resolve())
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such plugin folder or settings file")
+    if path.suffix == ".toml":
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: not a readable TOML file ({exc})") from exc
+        return _from_data(path, data, "settings", None)
+    return _from_data(path, _read_json(path), "settings", None)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+
+
+def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSource:
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        raise ConfigError(f"{path}: field 'hooks' must be an object of event → matcher groups")
+    specs: list[HookSpec] = []
+    skipped: list[str] = []
+    for event, groups in hooks.items():
+        if event in ("enabled", "disabled") and not isinstance(groups, list):
+            continue  # Gemini CLI's older on/off switch inside ``hooks``
+        if not isinstance(groups, list):
+            raise ConfigError(f"{path}: field 'hooks.{event}' must be a list of matcher groups")
+        for n, group in enumerate(groups):
+            where = f"hooks.{event}[{n}]"
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                raise ConfigError(f"{path}: field '{where}.hooks' must be a list of handlers")
+            matcher = group.get("matcher") or ""
+            if not isinstance(matcher, str):
+                raise ConfigError(f"{path}: field '{where}.matcher' must be a string")
+            for m, handler in enumerate(group["hooks"]):
+                spec = _handler(path, f"{where}.hooks[{m}]", handler, event, matcher, kind, root)
+                if isinstance(spec, HookSpec):
+                    specs.append(spec)
+                else:
+                    skipped.append(spec)
+    return HookSource(path, kind, tuple(specs), tuple(skipped))
+
+
+def _handler(
+    path: Path, where: str, handler: Any, event: str, matcher: str, kind: str, root: Path | None
+) -> HookSpec | str:
+    if not isinstance(handler, dict):
+        raise ConfigError(f"{path}: field '{where}' must be an object")
+    htype = handler.get("type", "command")
+    if htype != "command":
+        return f"{event}: {htype}"
+    command = handler.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{path}: field '{where}.command' must be a non-empty string")
+    args = handler.get("args")
+    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+        import shlex
+
+        command = shlex.join([command, *args])
+    timeout = handler.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise ConfigError(f"{path}: field '{where}.timeout' must be a positive number")
+    if kind == "gemini-extension" and root is not None:
+        command = hydrate_extension(command, root)
+    return HookSpec(event, matcher, command, timeout, kind, root)
+
+
+def hydrate_extension(text: str, root: Path, workspace: str = "${workspacePath}") -> str:
+    """Gemini CLI's ``${name}`` substitution in an extension's hooks (``${workspacePath}`` is
+    left for the run, which knows the project folder)."""
+    values = {
+        "extensionPath": str(root),
+        "/": os.sep,
+        "pathSeparator": os.sep,
+        "workspacePath": workspace,
+    }
+    for name, value in values.items():
+        text = text.replace("${" + name + "}", value)
+    return text

@@ -1,0 +1,102 @@
+"""``proctor hooks test`` as a library call: every case in a fresh scratch project and home,
+the matching hooks run on its planted input, the results checked against its expectations."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from proctor.addons.hooks.cases import HookCase, load_cases
+from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
+from proctor.addons.hooks.results import CaseResult, HookRunResult, HooksReport
+from proctor.addons.hooks.runner import plant_files, run_hook
+from proctor.addons.hooks.sources import HookSource, load_hooks
+from proctor.addons.hooks.transcript import write_transcript
+from proctor.addons.hooks.verdict import check, snippet, strongest
+
+DEFAULT_CAP_SEC = 30.0
+
+
+def run_hook_tests(
+    source: Path,
+    cases_file: Path,
+    *,
+    agent: str = "claude-code",
+    timeout_cap: float = DEFAULT_CAP_SEC,
+    scratch: Path | None = None,
+) -> HooksReport:
+    """Run the hooks of ``source`` (plugin folder or settings file) on the cases of
+    ``cases_file``. Raises ConfigError for a bad source or cases file."""
+    hooks = load_hooks(source)
+    cases = load_cases(cases_file, agent)
+    with tempfile.TemporaryDirectory(prefix="proctor-hooks-", dir=scratch) as tmp:
+        results = [
+            run_case(hooks, case, Path(tmp) / f"case-{n}", timeout_cap)
+            for n, case in enumerate(cases)
+        ]
+    return summarise(str(source), hooks, results)
+
+
+def summarise(source: str, hooks: HookSource, results: Sequence[CaseResult]) -> HooksReport:
+    errored = sum(1 for r in results if r.errored)
+    failed = sum(1 for r in results if not r.ok and not r.errored)
+    return HooksReport(
+        ok=all(r.ok for r in results),
+        passed=sum(1 for r in results if r.ok),
+        failed=failed,
+        errored=errored,
+        source=source,
+        skipped_handlers=list(hooks.skipped),
+        results=list(results),
+    )
+
+
+def run_case(hooks: HookSource, case: HookCase, root: Path, cap: float) -> CaseResult:
+    """Plant the case in ``root`` (a new folder), run its matching hooks, check the result."""
+    agent = str(case.agent)
+    project, home = root / "project", root / "home"
+    project.mkdir(parents=True)
+    home.mkdir()
+    plant_files(project, case.files)
+    session_id = str(uuid.uuid4())
+    transcript = write_transcript(agent, home, project, session_id, case.history)
+    session = Session(session_id, project, home, transcript)
+    stdin = hook_input(agent, case, session)
+    matched = [h for h in hooks.hooks if hook_matches(agent, h, case)]
+    runs = [run_hook(agent, case.event, h, session, stdin, cap) for h in matched]
+    return judge(case, runs)
+
+
+def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
+    decision = strongest([r.decision for r in runs])
+    codes = [r.exit_code for r in runs if r.exit_code is not None]
+    exit_code = next((c for c in codes if c != 0), 0) if codes else None
+    said = [r.message for r in runs if r.message]
+    output = "\n".join([*said, *(r.stdout for r in runs), *(r.stderr for r in runs)])
+    problems = check(case.expect, decision, exit_code, output)
+    broken = [r.error for r in runs if r.error]
+    expects_silence = case.expect.silent is True or case.expect.decision == "silent"
+    if not runs and not expects_silence:
+        problems.insert(0, "no hook matched, so the case exercised nothing")
+    if broken:
+        message = "; ".join([*(str(b) for b in broken), *problems])
+    elif problems:
+        message = "; ".join(problems)
+    elif not runs:
+        message = "no hook matched"
+    else:
+        message = snippet(" | ".join(said)) if said else "no output"
+    return CaseResult(
+        id=case.id,
+        ok=not problems and not broken,
+        agent=str(case.agent),
+        event=case.event,
+        tool=case.tool,
+        hooks=list(runs),
+        decision=decision,
+        exit_code=exit_code,
+        message=message,
+        errored=bool(broken),
+    )

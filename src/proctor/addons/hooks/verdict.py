@@ -1,0 +1,165 @@
+"""A hook's result read as the CLI reads it, normalised into one decision, and the checks of
+a case's expectations against it.
+
+Decisions, strongest first (several hooks on one event: the strongest wins):
+
+- ``block``: exit 2 (stderr fed back), ``decision: "block"``, or ``continue: false``;
+- ``deny``: ``hookSpecificOutput.permissionDecision: "deny"`` (Claude Code, Codex), or
+  Gemini CLI's ``decision: "deny"``/``"block"`` on ``BeforeTool``;
+- ``ask``: ``permissionDecision: "ask"`` (or ``"defer"``), Gemini's ``decision: "ask"``;
+- ``allow``: ``permissionDecision: "allow"``, Gemini's ``decision: "allow"``;
+- ``nudge``: context or a message added without blocking (``additionalContext``,
+  ``systemMessage``; Gemini CLI reads ``additionalContext`` on ``AfterTool``, ``BeforeAgent``
+  and ``SessionStart`` only; plain stdout on Claude Code's ``UserPromptSubmit`` and
+  ``SessionStart``, and on any Gemini CLI event, which shows it as a system message);
+- ``error``: a non-blocking failure (another exit code, a timeout, a command not found, or an
+  output the CLI refuses), which the CLI reports and carries on past;
+- ``silent``: nothing reaches the model or the user.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from proctor.addons.hooks.cases import Expect
+
+RANK = ("block", "deny", "ask", "allow", "nudge", "error", "silent")
+CLAUDE_CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})
+CODEX_PRE_UNSUPPORTED = {"allow", "ask"}
+GEMINI_CONTEXT_EVENTS = frozenset({"AfterTool", "BeforeAgent", "SessionStart"})
+"""Gemini CLI 0.61.0 reads ``additionalContext`` on these events only; on ``BeforeTool`` it
+is dropped, so a guard that only adds context there says nothing."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    decision: str
+    message: str
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    text = text.strip()
+    if not text.startswith(("{", '"')):
+        return None
+    try:
+        value = json.loads(text)
+        if isinstance(value, str):
+            value = json.loads(value)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def read_claude(agent: str, event: str, code: int, stdout: str, stderr: str) -> Reading:
+    """Claude Code's reading (Codex shares it, refusing what Codex 0.171.0 does not support)."""
+    if code == 2:
+        return Reading("block", stderr.strip())
+    if code != 0:
+        return Reading("error", stderr.strip() or f"exit code {code}")
+    data = _json_object(stdout)
+    if data is None:
+        if stdout.strip() and event in CLAUDE_CONTEXT_EVENTS:
+            return Reading("nudge", stdout.strip())
+        return Reading("silent", "")
+    specific = data.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    permission = specific.get("permissionDecision")
+    codex_pre = agent == "codex" and event == "PreToolUse"
+    if codex_pre and (permission in CODEX_PRE_UNSUPPORTED or data.get("continue") is False):
+        what = f"permissionDecision:{permission}" if permission else "continue:false"
+        return Reading("error", f"Codex does not support {what} in PreToolUse")
+    if data.get("continue") is False:
+        return Reading("block", _text(data.get("stopReason")) or _text(data.get("reason")))
+    reason = _text(specific.get("permissionDecisionReason")) or _text(data.get("reason"))
+    if permission in ("deny", "ask", "allow", "defer"):
+        return Reading("ask" if permission == "defer" else str(permission), reason)
+    behavior = specific.get("decision")
+    if isinstance(behavior, dict) and behavior.get("behavior") in ("allow", "deny"):
+        return Reading(str(behavior["behavior"]), _text(behavior.get("message")))
+    decision = data.get("decision")
+    if decision == "block":
+        return Reading("deny" if event == "PreToolUse" else "block", reason)
+    if decision == "approve" and event == "PreToolUse":
+        return Reading("allow", reason)
+    return _context(data, specific)
+
+
+def _context(data: dict[str, Any], specific: dict[str, Any], context: bool = True) -> Reading:
+    added = _text(specific.get("additionalContext")) if context else ""
+    parts = [added, _text(data.get("systemMessage"))]
+    message = "\n".join(p for p in parts if p)
+    return Reading("nudge", message) if message else Reading("silent", "")
+
+
+def read_gemini(event: str, code: int, stdout: str, stderr: str) -> Reading:
+    """Gemini CLI 0.61.0's reading: stdout (or else stderr) parsed as JSON; plain text is a
+    system message at exit 0, a warning at exit 1 and a denial at any other code."""
+    text = stdout.strip() or stderr.strip()
+    data = _json_object(text)
+    if data is None:
+        if not text:
+            return Reading("silent", "") if code == 0 else Reading("error", f"exit code {code}")
+        if code == 0:
+            return Reading("nudge", text)
+        if code == 1:
+            return Reading("error", f"Warning: {text}")
+        return Reading("block", text)
+    specific = data.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    reason = _text(data.get("stopReason")) or _text(data.get("reason"))
+    if data.get("continue") is False:
+        return Reading("block", reason)
+    decision = data.get("decision")
+    if decision in ("deny", "block"):
+        return Reading("deny" if event == "BeforeTool" else "block", reason)
+    if decision == "ask":
+        return Reading("ask", reason)
+    found = _context(data, specific, event in GEMINI_CONTEXT_EVENTS)
+    if found.decision == "silent" and decision == "allow":
+        return Reading("allow", reason)
+    if found.decision == "silent" and code != 0:
+        return Reading("error", f"exit code {code}")
+    return found
+
+
+def read_result(agent: str, event: str, code: int, stdout: str, stderr: str) -> Reading:
+    if agent == "gemini-cli":
+        return read_gemini(event, code, stdout, stderr)
+    return read_claude(agent, event, code, stdout, stderr)
+
+
+def strongest(decisions: Sequence[str]) -> str:
+    return min(decisions, key=RANK.index) if decisions else "silent"
+
+
+def check(expect: Expect, decision: str, exit_code: int | None, output: str) -> list[str]:
+    """Why the case fails (empty when every expectation holds)."""
+    problems = []
+    if expect.decision is not None and decision != expect.decision:
+        problems.append(f"expected decision {expect.decision}, got {decision}")
+    if expect.silent is not None and (decision == "silent") != expect.silent:
+        wanted = "silent" if expect.silent else "not silent"
+        problems.append(f"expected {wanted}, got {decision}")
+    if expect.exit_code is not None and exit_code != expect.exit_code:
+        problems.append(f"expected exit code {expect.exit_code}, got {exit_code}")
+    for needle in expect.includes:
+        if needle not in output:
+            problems.append(f"output lacks {needle!r} (got {snippet(output)!r})")
+    if expect.output_matches is not None and not re.search(expect.output_matches, output):
+        problems.append(
+            f"output does not match /{expect.output_matches}/ (got {snippet(output)!r})"
+        )
+    return problems
+
+
+def snippet(text: str, limit: int = 120) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

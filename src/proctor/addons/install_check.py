@@ -1,0 +1,272 @@
+"""``proctor addon check-install``: run an add-on's installer in empty scratch homes and check
+what it did.
+
+Two scratches, each ``home/`` + ``project/`` (see :class:`~.install_scratch.Scratch`):
+
+- **fresh**: install into an empty home; every expected component must be where its agent
+  loads it (the audit reads the home independently), nothing may land in the project unless
+  the expect file allows it, and installing again must leave both trees byte-identical;
+- **user**: plant the user's own permission rule, instructions, setting and MCP server per
+  agent (:mod:`.install_planted`), install, then uninstall: the user's state must survive both,
+  and the uninstall must remove every file and key the install added.
+
+Throughout, the watched folders of the real home must not change (:mod:`.install_guard`).
+
+Example::
+
+    report = check_install(InstallOptions(install="sh {cwd}/install.sh", agents=["codex"]))
+    assert report.ok, [c.message for c in report.failed()]
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proctor.addons import install_guard as guard
+from proctor.addons.install_components import added_components, component_checks, describe
+from proctor.addons.install_expect import AGENT_IDS, InstallExpectation
+from proctor.addons.install_planted import lost_user_state, plant, planted_files
+from proctor.addons.install_removal import removal_checks
+from proctor.addons.install_scratch import (
+    DEFAULT_IGNORE,
+    Scratch,
+    Snapshot,
+    compare,
+    expand,
+    ignored,
+    installer_environment,
+    run_command,
+    snapshot,
+)
+from proctor.errors import ConfigError
+from proctor.models.audit import AuditReport
+from proctor.models.install_check import InstallCheck, InstallCheckReport
+
+
+@dataclass
+class InstallOptions:
+    install: str
+    uninstall: str | None = None
+    agents: Sequence[str] | None = None
+    """Agent ids; ``None``: the expect file's, or all three."""
+    expect: InstallExpectation | None = None
+    timeout: float = 120.0
+    origin: Path = field(default_factory=Path.cwd)
+    """What ``{cwd}`` expands to: the folder proctor was started in."""
+    real_homes: Sequence[Path] | None = None
+    """Homes to keep untouched (default: the user's own)."""
+    scratch_parent: Path | None = None
+    """Where the scratches go and stay (default: a temporary folder, removed afterwards)."""
+    parent_env: Mapping[str, str] | None = None
+    extra_path: Sequence[Path] = ()
+
+
+def resolve_agents(options: InstallOptions) -> list[str]:
+    if options.agents:
+        unknown = [a for a in options.agents if a not in AGENT_IDS]
+        if unknown:
+            raise ConfigError(
+                f"--agent {unknown[0]}: unknown agent (known: {', '.join(AGENT_IDS)})"
+            )
+        return list(dict.fromkeys(options.agents))
+    named = options.expect.agents() if options.expect is not None else []
+    return named or list(AGENT_IDS)
+
+
+def check_install(options: InstallOptions) -> InstallCheckReport:
+    agents = resolve_agents(options)
+    homes = list(options.real_homes) if options.real_homes is not None else guard.real_homes()
+    guard.refuse_real_home(options.install, homes, "--install")
+    if options.uninstall:
+        guard.refuse_real_home(options.uninstall, homes, "--uninstall")
+    watched = guard.fingerprint(homes)
+    if options.scratch_parent is not None:
+        options.scratch_parent.mkdir(parents=True, exist_ok=True)
+        report = _check_in(Path(tempfile.mkdtemp(dir=options.scratch_parent)), options, agents)
+    else:
+        with tempfile.TemporaryDirectory(prefix="proctor-install-") as tmp:
+            report = _check_in(Path(tmp), options, agents)
+    changed = guard.touched(watched, guard.fingerprint(homes))
+    report.checks.append(
+        InstallCheck(
+            name="real-home",
+            passed=not changed,
+            message=(
+                f"the real home changed during the check: {', '.join(changed[:6])}"
+                if changed
+                else f"nothing changed in the agent folders of {', '.join(map(str, homes))}"
+            ),
+        )
+    )
+    report.ok = not report.failed()
+    return report
+
+
+class _Session:
+    """One scratch with its environment, in which the commands run."""
+
+    def __init__(self, root: Path, options: InstallOptions) -> None:
+        self.scratch = Scratch.create(root)
+        self.options = options
+        parent = options.parent_env if options.parent_env is not None else os.environ
+        self.env = installer_environment(self.scratch, parent, options.extra_path)
+        expect = options.expect
+        self.ignore = [*DEFAULT_IGNORE, *(expect.ignore if expect else [])]
+
+    def expand(self, text: str) -> str:
+        return expand(text, self.scratch, self.options.origin)
+
+    def run(self, command: str, option: str) -> tuple[bool, str]:
+        run = run_command(
+            self.expand(command), self.scratch, self.env, self.options.timeout, option
+        )
+        return run.ok, run.describe(option.lstrip("-"))
+
+    def snapshot(self) -> Snapshot:
+        return snapshot(self.scratch.root, self.ignore)
+
+    def audit(self, agents: list[str]) -> AuditReport:
+        from proctor.addons.audit import audit
+
+        return audit(self.scratch.home, self.scratch.project, agents)
+
+
+def _check_in(root: Path, options: InstallOptions, agents: list[str]) -> InstallCheckReport:
+    report = InstallCheckReport(ok=False)
+    fresh = _Session(root / "fresh", options)
+    _fresh_checks(fresh, agents, report)
+    user = _Session(root / "user", options)
+    _user_checks(user, agents, report)
+    return report
+
+
+def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckReport) -> None:
+    """Install into an empty home: components, project, idempotence."""
+    options, checks = session.options, report.checks
+    before = session.snapshot()
+    ok, message = session.run(options.install, "--install")
+    checks.append(InstallCheck(name="install", passed=ok, message=message))
+    if not ok:
+        return
+    report.installed = session.audit(agents)
+    _component_checks(session, agents, report)
+    first = session.snapshot()
+    checks.append(_project_check(before, first, options.expect))
+    ok, message = session.run(options.install, "--install")
+    if not ok:
+        checks.append(InstallCheck(name="idempotent", passed=False, message="again, " + message))
+        return
+    changes = compare(first, session.snapshot())
+    checks.append(
+        InstallCheck(
+            name="idempotent",
+            passed=not changes,
+            message=(
+                f"installing again changed the scratch: {changes.describe()}"
+                if changes
+                else f"installing again left all {len(first)} paths byte-identical"
+            ),
+        )
+    )
+
+
+def _component_checks(session: _Session, agents: list[str], report: InstallCheckReport) -> None:
+    """With an expect file, one ``present`` check per expected component and a note for each
+    component the installer added besides; without one, notes of what it installed."""
+    expect = session.options.expect
+    prefix = f"{session.scratch.root}/"
+    for agent in agents:
+        found = report.installed.for_agent(agent) if report.installed is not None else None
+        wanted = expect.for_agent(agent) if expect is not None else None
+        if wanted is not None:
+            for check in component_checks(agent, wanted, found, session.expand):
+                check.message = check.message.replace(prefix, "")
+                report.checks.append(check)
+        added = added_components(None, found)
+        if expect is None:
+            listing = "; ".join(f"{c.kind} {describe(c)}" for c in added) or "nothing"
+            report.notes.append(f"{agent}: installed {listing}".replace(prefix, ""))
+        elif wanted is not None:
+            named = {*wanted.skills, *wanted.mcp, *wanted.plugins}
+            extra = [
+                c for c in added if c.kind in ("skill", "mcp", "plugin") and c.name not in named
+            ]
+            for component in extra:
+                report.notes.append(
+                    f"{agent}: the installer also added {component.kind} {describe(component)}, "
+                    "which the expect file does not name".replace(prefix, "")
+                )
+
+
+def _project_check(
+    before: Snapshot, after: Snapshot, expect: InstallExpectation | None
+) -> InstallCheck:
+    """Nothing may be written into the project but the paths the expect file allows."""
+    allowed = [f"project/{p.lstrip('/')}" for p in (expect.project if expect else [])]
+    changes = compare(before, after)
+    touched = [p for p in [*changes.added, *changes.changed, *changes.removed]]
+    written = []
+    for path in touched:
+        if not path.startswith("project/") or ignored(path, allowed):
+            continue
+        entry = after.get(path)
+        if (
+            entry is not None
+            and entry.kind == "dir"
+            and any(p.startswith(path + "/") for p in touched)
+        ):
+            continue  # a folder is reported through what was written in it
+        written.append(path.removeprefix("project/"))
+    if written:
+        hint = "" if expect and expect.project else ' (an expect file\'s "project" may allow paths)'
+        return InstallCheck(
+            name="project",
+            passed=False,
+            message=f"the installer wrote into the project: {', '.join(written[:8])}{hint}",
+        )
+    return InstallCheck(name="project", passed=True, message="nothing unexpected in the project")
+
+
+def _user_checks(session: _Session, agents: list[str], report: InstallCheckReport) -> None:
+    """Install over the user's planted state, then uninstall: the state survives both, and
+    the uninstall removes what the install added."""
+    options, checks, home = session.options, report.checks, session.scratch.home
+    plant(home, agents)
+    planted = session.snapshot()
+    ok, message = session.run(options.install, "--install")
+    if not ok:
+        checks.append(
+            InstallCheck(
+                name="keeps-user", passed=False, message="over the user's state, " + message
+            )
+        )
+        return
+    _keeps_user(home, agents, "keeps-user", "the install", checks)
+    if not options.uninstall:
+        return
+    ok, message = session.run(options.uninstall, "--uninstall")
+    checks.append(InstallCheck(name="uninstall", passed=ok, message=message))
+    if not ok:
+        return
+    removal, notes = removal_checks(planted, session.snapshot(), session.scratch.root, agents)
+    checks.append(removal)
+    report.notes += notes
+    _keeps_user(home, agents, "uninstall-keeps-user", "the uninstall", checks)
+
+
+def _keeps_user(
+    home: Path, agents: list[str], name: str, after: str, checks: list[InstallCheck]
+) -> None:
+    for agent in agents:
+        lost = [phrase for f in planted_files([agent]) for phrase in lost_user_state(home, f)]
+        message = (
+            f"after {after}, " + "; ".join(lost)
+            if lost
+            else f"after {after}, the user's permission rule, instructions, setting and MCP "
+            "server are intact"
+        )
+        checks.append(InstallCheck(name=name, agent=agent, passed=not lost, message=message))

@@ -1,0 +1,80 @@
+"""Whether the components an expect file names are among what the audit found: each
+expected skill, hook, MCP server and plugin must be loaded (not a decoy) by its agent."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+
+from proctor.addons.install_expect import AgentExpectation, ExpectedHook
+from proctor.models.audit import AgentAudit, AuditComponent
+from proctor.models.install_check import InstallCheck
+
+Placeholders = Callable[[str], str]
+
+
+def component_checks(
+    agent: str, expected: AgentExpectation, found: AgentAudit | None, expand: Placeholders
+) -> list[InstallCheck]:
+    """One ``present`` check per expected component."""
+    components = found.components if found is not None else []
+    checks = []
+    named = (("skill", expected.skills), ("mcp", expected.mcp), ("plugin", expected.plugins))
+    for kind, names in named:
+        for name in names:
+            candidates = [c for c in components if c.kind == kind and c.name == name]
+            checks.append(verdict(agent, f"{kind} '{name}'", candidates, components, kind))
+    for hook in expected.hooks:
+        candidates = [c for c in components if c.kind == "hook" and hook_matches(hook, c, expand)]
+        checks.append(verdict(agent, hook.describe(), candidates, components, "hook"))
+    return checks
+
+
+def hook_matches(hook: ExpectedHook, found: AuditComponent, expand: Placeholders) -> bool:
+    event = found.event or found.name.split(":", 1)[0]
+    if event != hook.event:
+        return False
+    if hook.matcher is not None and (found.matcher or "") != hook.matcher:
+        return False
+    if hook.command is None:
+        return True
+    wanted, actual = expand(hook.command).strip(), (found.command or "").strip()
+    return actual == wanted or fnmatch.fnmatchcase(actual, wanted)
+
+
+def verdict(
+    agent: str,
+    what: str,
+    candidates: list[AuditComponent],
+    components: list[AuditComponent],
+    kind: str,
+) -> InstallCheck:
+    loaded = [c for c in candidates if c.decoy is None]
+    if loaded:
+        return InstallCheck(
+            name="present", agent=agent, passed=True, message=f"{what} in {loaded[0].file}"
+        )
+    if candidates:
+        decoy = candidates[0]
+        message = f"{what} is in {decoy.file} but {agent} would not load it ({decoy.decoy})"
+    else:
+        same_kind = [describe(c) for c in components if c.kind == kind]
+        seen = "; ".join(same_kind[:6]) if same_kind else "none"
+        message = f"{what} was not found where {agent} loads it (found {kind}s: {seen})"
+    return InstallCheck(name="present", agent=agent, passed=False, message=message)
+
+
+def describe(component: AuditComponent) -> str:
+    text = component.name
+    if component.kind == "hook" and component.command:
+        text += f" running {component.command!r}"
+    text += f" in {component.file}"
+    return text + (f" (decoy: {component.decoy})" if component.decoy else "")
+
+
+def added_components(before: AgentAudit | None, after: AgentAudit | None) -> list[AuditComponent]:
+    """Components in ``after`` that ``before`` did not have (by kind, name and file)."""
+    if after is None:
+        return []
+    seen = {(c.kind, c.name, c.file) for c in (before.components if before else [])}
+    return [c for c in after.components if (c.kind, c.name, c.file) not in seen]

@@ -1,0 +1,52 @@
+"""Whether an uninstall removed what the install added: the scratch after the uninstall is
+compared with the scratch as planted before the install. A file the install added and the
+uninstall left is a failure, and so is a key left in one of the user's settings files; a
+folder left empty is only a note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proctor.addons.install_planted import (
+    leftover_keys,
+    planted_files,
+    pruned,
+    read_document,
+    value_at,
+)
+from proctor.addons.install_scratch import Snapshot, compare, shorten
+from proctor.models.install_check import InstallCheck
+
+
+def removal_checks(
+    planted: Snapshot, after: Snapshot, root: Path, agents: list[str]
+) -> tuple[InstallCheck, list[str]]:
+    """The ``uninstall-removes`` check and the notes (empty folders left behind)."""
+    changes = compare(planted, after)
+    files = [p for p in changes.added if after[p].kind != "dir"]
+    folders = [
+        p
+        for p in changes.added
+        if after[p].kind == "dir" and not any(q.startswith(p + "/") for q in after)
+    ]
+    problems = [f"left {shorten(files)}"] if files else []
+    for planted_file in planted_files(agents):
+        rel = f"home/{planted_file.rel}"
+        if rel not in changes.changed or isinstance(planted_file.content, str):
+            continue
+        doc = read_document(root / rel)
+        if not isinstance(doc, dict):
+            continue  # unreadable or gone: the uninstall-keeps-user check names it
+        kept = pruned(doc)
+        left = [
+            k for k in leftover_keys(planted_file.content, doc) if value_at(kept, k) is not None
+        ]
+        if left:
+            keys = shorten([".".join(k) for k in left])
+            problems.append(f"left {keys} in {planted_file.rel}")
+    notes = [f"the uninstall left empty folders: {shorten(folders)}"] if folders else []
+    if problems:
+        message = "the uninstall " + "; ".join(problems)
+        return InstallCheck(name="uninstall-removes", passed=False, message=message), notes
+    message = "the uninstall removed every file and setting the install added"
+    return InstallCheck(name="uninstall-removes", passed=True, message=message), notes

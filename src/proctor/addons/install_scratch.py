@@ -1,0 +1,211 @@
+"""The scratch an installer runs in: an empty ``home/`` and ``project/``, a filtered
+environment whose every home-like variable points inside it, the command in its own process
+group (killed afterwards, with anything it left running), and snapshots of the trees it wrote.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from proctor.errors import ConfigError
+from proctor.util.processes import run_captured
+from proctor.workspace.environment import agent_environment
+
+SHELL = "/bin/sh"
+NOT_STARTED = (126, 127)
+"""``sh -c`` exits 127 when the command is not found and 126 when it cannot be executed."""
+DEFAULT_IGNORE = (
+    "home/.npm/*",
+    "home/.cache/*",
+    "home/.claude/backups/*",
+    "home/.claude/statsig/*",
+    "home/.claude/shell-snapshots/*",
+    "home/.codex/log/*",
+    "home/.codex/.tmp/*",
+)
+"""Caches and logs that package managers and the agent CLIs keep for themselves."""
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """One scratch::
+
+    <root>/
+      home/       HOME, XDG_*_HOME, CODEX_HOME=home/.codex, GEMINI_CLI_HOME=home
+      project/    the command's working folder
+    """
+
+    root: Path
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def project(self) -> Path:
+        return self.root / "project"
+
+    @classmethod
+    def create(cls, root: Path) -> Scratch:
+        scratch = cls(root)
+        scratch.home.mkdir(parents=True)
+        scratch.project.mkdir()
+        return scratch
+
+
+def installer_environment(
+    scratch: Scratch, parent: Mapping[str, str], extra_path: Sequence[Path] = ()
+) -> dict[str, str]:
+    """The parent's environment without keys or agent settings, every home inside the scratch.
+
+    ``CLAUDE_CONFIG_DIR`` stays unset: set, Claude Code would keep its ``.claude.json`` in it
+    rather than in ``$HOME``, which is not where a user's is. ``extra_path`` (the pinned agent
+    CLIs) goes in front of ``PATH`` so an installer can call ``claude mcp add`` and the like.
+    """
+    home = scratch.home
+    env = agent_environment(parent, home=home)
+    env["XDG_STATE_HOME"] = str(home / ".local" / "state")
+    env["CODEX_HOME"] = str(home / ".codex")
+    env["GEMINI_CLI_HOME"] = str(home)
+    env["PWD"] = str(scratch.project)
+    if extra_path:
+        env["PATH"] = os.pathsep.join([*map(str, extra_path), env.get("PATH", "")])
+    return env
+
+
+def expand(command: str, scratch: Scratch, origin: Path) -> str:
+    """``{home}``, ``{project}`` and ``{cwd}`` (where proctor was started) in ``command``."""
+    return (
+        command.replace("{home}", str(scratch.home))
+        .replace("{project}", str(scratch.project))
+        .replace("{cwd}", str(origin))
+    )
+
+
+@dataclass(frozen=True)
+class Run:
+    command: str
+    returncode: int
+    timed_out: bool
+    tail: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    def describe(self, what: str) -> str:
+        if self.timed_out:
+            return f"the {what} command timed out after {self.seconds:.0f}s: {self.tail[-400:]}"
+        if self.returncode != 0:
+            tail = self.tail[-600:] or "(no output)"
+            return f"the {what} command exited {self.returncode}: {tail}"
+        return f"the {what} command exited 0 in {self.seconds:.1f}s"
+
+
+def run_command(
+    command: str, scratch: Scratch, env: Mapping[str, str], timeout: float, option: str
+) -> Run:
+    """Run ``command`` under ``sh -c`` in the scratch project; one that cannot be started
+    (no shell, a program not found or not executable) is a configuration error."""
+    started = time.monotonic()
+    try:
+        outcome = run_captured(
+            [SHELL, "-c", command], cwd=scratch.project, env=env, timeout=timeout
+        )
+    except OSError as exc:
+        raise ConfigError(f"{option}: cannot start {SHELL} ({exc.strerror or exc})") from exc
+    if outcome.returncode in NOT_STARTED and not outcome.timed_out:
+        detail = outcome.stderr.strip().splitlines()[-1:] or ["command not found"]
+        raise ConfigError(f"{option}: the command {command!r} cannot be started ({detail[0]})")
+    return Run(
+        command, outcome.returncode, outcome.timed_out, outcome.tail, time.monotonic() - started
+    )
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A path in a snapshot: ``file`` (with its sha256), ``dir``, ``link`` (its target) or
+    ``special`` (a pipe, socket or device, never opened)."""
+
+    kind: str
+    mode: int
+    digest: str = ""
+
+
+Snapshot = dict[str, Entry]
+
+
+def snapshot(root: Path, ignore: Sequence[str] = ()) -> Snapshot:
+    """Every path under ``root`` (relative, ``/``-separated) with what identifies its content."""
+    found: Snapshot = {}
+    for folder, dirs, files in os.walk(root):
+        for name in sorted([*dirs, *files]):
+            path = Path(folder, name)
+            rel = path.relative_to(root).as_posix()
+            if ignored(rel, ignore):
+                continue
+            info = path.lstat()
+            mode = stat.S_IMODE(info.st_mode)
+            if stat.S_ISLNK(info.st_mode):
+                found[rel] = Entry("link", mode, os.readlink(path))
+            elif stat.S_ISDIR(info.st_mode):
+                found[rel] = Entry("dir", mode)
+            elif stat.S_ISREG(info.st_mode):
+                found[rel] = Entry("file", mode, file_digest(path))
+            else:  # a pipe, socket or device: never opened (a FIFO would block the read)
+                found[rel] = Entry("special", mode, stat.filemode(info.st_mode)[0])
+    return found
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def ignored(rel: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(rel, p) or rel == p.removesuffix("/*") for p in patterns)
+
+
+@dataclass(frozen=True)
+class Changes:
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    def describe(self, limit: int = 8) -> str:
+        parts = []
+        for word, paths in (("added", self.added), ("removed", self.removed)):
+            if paths:
+                parts.append(f"{word} {shorten(paths, limit)}")
+        if self.changed:
+            parts.append(f"changed {shorten(self.changed, limit)}")
+        return "; ".join(parts)
+
+
+def compare(before: Snapshot, after: Snapshot) -> Changes:
+    """Paths added, removed and changed (content, mode, kind or link target) between two
+    snapshots; a folder counts as changed only when its own mode changed."""
+    return Changes(
+        added=sorted(set(after) - set(before)),
+        removed=sorted(set(before) - set(after)),
+        changed=sorted(p for p in set(before) & set(after) if before[p] != after[p]),
+    )
+
+
+def shorten(paths: Sequence[str], limit: int = 8) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")

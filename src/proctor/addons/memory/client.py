@@ -1,0 +1,151 @@
+"""Talking to a memory server through the official MCP Python client.
+
+A server is a URL (streamable HTTP) or a command line (stdio, started with a scratch working
+folder and home, its stderr kept in a log). Every call has a timeout; a tool that answers with
+an error, a result the adapter cannot read, a server that cannot start or that stops answering
+is a :class:`MemoryServerError` (exit 3).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult, TextContent
+
+from proctor.addons.memory.adapter import ResultMapping, follow
+from proctor.errors import ProctorError
+
+
+class MemoryServerError(ProctorError):
+    """The memory server could not be started, or a tool call failed (exit 3)."""
+
+
+@dataclass(frozen=True)
+class ServerTarget:
+    """Either ``url`` or ``argv``: where the memory server is."""
+
+    url: str | None = None
+    argv: tuple[str, ...] = ()
+
+    @property
+    def is_url(self) -> bool:
+        return self.url is not None
+
+    def describe(self) -> str:
+        return self.url if self.url is not None else " ".join(self.argv)
+
+
+@dataclass
+class MemorySession:
+    """One open MCP session; :meth:`call` raises MemoryServerError instead of returning errors."""
+
+    session: ClientSession
+    timeout: float
+    log: Path | None
+
+    async def call(self, tool: str, arguments: dict[str, Any], what: str) -> CallToolResult:
+        try:
+            with anyio.fail_after(self.timeout):
+                result = await self.session.call_tool(tool, arguments)
+        except TimeoutError as exc:
+            raise MemoryServerError(
+                f"tool '{tool}' did not answer within {self.timeout:g}s ({what}){self._tail()}"
+            ) from exc
+        except Exception as exc:
+            raise MemoryServerError(f"tool '{tool}' failed ({what}): {exc}{self._tail()}") from exc
+        if result.is_error:
+            raise MemoryServerError(
+                f"tool '{tool}' returned an error ({what}): {_text(result)[:300]}"
+            )
+        return result
+
+    def _tail(self) -> str:
+        return server_log_tail(self.log)
+
+
+def server_log_tail(log: Path | None, lines: int = 5) -> str:
+    if log is None or not log.is_file():
+        return ""
+    tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-lines:]
+    return f"; server stderr: {' | '.join(tail)}" if tail else ""
+
+
+@asynccontextmanager
+async def open_session(
+    target: ServerTarget, *, env: dict[str, str], cwd: Path, log: Path, timeout: float
+) -> AsyncIterator[MemorySession]:
+    """Start (or connect to) the server, initialise the session, close everything on exit."""
+    async with AsyncExitStack() as stack:
+        if target.url is not None:
+            read, write = await stack.enter_async_context(streamable_http_client(target.url))
+            errlog: Path | None = None
+        else:
+            params = StdioServerParameters(
+                command=target.argv[0], args=list(target.argv[1:]), env=env, cwd=cwd
+            )
+            handle = stack.enter_context(log.open("a", encoding="utf-8"))
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
+            errlog = log
+        session = await stack.enter_async_context(
+            ClientSession(read, write, read_timeout_seconds=timeout)
+        )
+        with anyio.fail_after(timeout):
+            await session.initialize()
+        yield MemorySession(session, timeout, errlog)
+
+
+def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> list[str]:
+    """The note ids of a search result, in the server's order, as the adapter maps them."""
+    data = _payload(result, mapping, what)
+    if data is None:
+        return []
+    try:
+        items = follow(data, mapping.path)
+    except KeyError as exc:
+        raise MemoryServerError(
+            f"the result of {what} has no '{mapping.path}' (adapter field 'results.path')"
+        ) from exc
+    if not isinstance(items, list):
+        raise MemoryServerError(
+            f"the result of {what} at '{mapping.path}' is not a list (adapter 'results.path')"
+        )
+    ids: list[str] = []
+    for n, item in enumerate(items):
+        try:
+            value = follow(item, mapping.id)
+        except KeyError as exc:
+            raise MemoryServerError(
+                f"result item {n} of {what} has no '{mapping.id}' (adapter field 'results.id')"
+            ) from exc
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise MemoryServerError(
+                f"result item {n} of {what}: '{mapping.id}' is not a string (adapter 'results.id')"
+            )
+        ids.append(str(value))
+    return ids
+
+
+def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> Any:
+    if mapping.source != "text" and result.structured_content is not None:
+        return result.structured_content
+    if mapping.source == "structured":
+        raise MemoryServerError(f"the result of {what} has no structured content")
+    text = _text(result)
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MemoryServerError(f"the text result of {what} is not JSON: {text[:120]!r}") from exc
+
+
+def _text(result: CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextContent))

@@ -1,0 +1,188 @@
+"""The memory dataset: notes seeded per project and the queries asked of them.
+
+A dataset is one JSON object ``{"notes": [...], "queries": [...]}`` or a JSONL file with one
+note or query per line (a line with a ``query`` key is a query). Cross-references are checked
+at load, so a typo in a ``relevant`` id is one sentence naming the file and the field, never a
+silently wrong score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+
+from proctor.errors import ConfigError
+from proctor.models.base import UserModel
+from proctor.models.errors_format import describe_validation_error
+from proctor.models.loading import parse_json_text, read_json_file
+
+Label = Literal["extraction", "multi-note", "knowledge-update", "abstention"]
+LABELS: tuple[Label, ...] = ("extraction", "multi-note", "knowledge-update", "abstention")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class Note(UserModel):
+    """One memory: seeded into ``project``; ``supersedes`` names older notes it replaces."""
+
+    id: str = Field(min_length=1)
+    project: str
+    text: str = Field(min_length=1)
+    supersedes: list[str] = []
+
+    @field_validator("supersedes", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("project")
+    @classmethod
+    def _safe_project(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("expected letters, digits, '.', '_' or '-' (it names files)")
+        return value
+
+
+class Query(UserModel):
+    """One question to one project. ``relevant`` is a list of note ids (grade 1 each) or a map
+    of note id to a graded relevance (1 or more); abstention queries have none."""
+
+    id: str = Field(min_length=1)
+    project: str
+    query: str = Field(min_length=1)
+    relevant: dict[str, int] = {}
+    labels: list[Label] = Field(min_length=1)
+
+    @field_validator("relevant", mode="before")
+    @classmethod
+    def _list_is_grade_one(cls, value: Any) -> Any:
+        return dict.fromkeys(value, 1) if isinstance(value, list) else value
+
+    @field_validator("relevant")
+    @classmethod
+    def _positive_grades(cls, value: dict[str, int]) -> dict[str, int]:
+        if any(grade < 1 for grade in value.values()):
+            raise ValueError("expected relevance grades of 1 or more")
+        return value
+
+
+class Dataset(UserModel):
+    notes: list[Note] = Field(min_length=1)
+    queries: list[Query] = Field(min_length=1)
+
+    def projects(self) -> list[str]:
+        """Every project, in order of first appearance."""
+        return list(
+            dict.fromkeys([n.project for n in self.notes] + [q.project for q in self.queries])
+        )
+
+    def note_by_id(self) -> dict[str, Note]:
+        return {n.id: n for n in self.notes}
+
+    def superseded_by(self, note_id: str) -> set[str]:
+        """Every older note ``note_id`` replaces, directly or through a chain."""
+        notes, found, todo = self.note_by_id(), set[str](), [note_id]
+        while todo:
+            for older in notes[todo.pop()].supersedes:
+                if older not in found:
+                    found.add(older)
+                    todo.append(older)
+        return found
+
+
+def load_dataset(path: Path) -> Dataset:
+    """Read and check a dataset file; every mistake is a ConfigError naming file and field."""
+    data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path)
+    try:
+        dataset = Dataset.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(str(path), exc, Dataset)) from exc
+    check_references(dataset, str(path))
+    return dataset
+
+
+def _read_jsonl(path: Path) -> dict[str, list[Any]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc})") from exc
+    out: dict[str, list[Any]] = {"notes": [], "queries": []}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        item = parse_json_text(line, Path(f"{path}:{number}"))
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"{path}: line {number}: expected a JSON object")
+        out["queries" if "query" in item else "notes"].append(item)
+    return out
+
+
+def check_references(dataset: Dataset, where: str) -> None:
+    """Ids unique; every ``relevant`` and ``supersedes`` id a note of the same project; labels
+    consistent with the relevant ids (abstention has none, knowledge-update a newer note)."""
+    notes: dict[str, Note] = {}
+    for i, note in enumerate(dataset.notes):
+        if note.id in notes:
+            raise ConfigError(f"{where}: field 'notes[{i}].id': duplicate note id '{note.id}'")
+        notes[note.id] = note
+    for i, note in enumerate(dataset.notes):
+        for older in note.supersedes:
+            same = notes.get(older)
+            if same is None or same.project != note.project or older == note.id:
+                raise ConfigError(
+                    f"{where}: field 'notes[{i}].supersedes': '{older}' is not another note "
+                    f"of project '{note.project}'"
+                )
+    _check_no_cycle(notes, where)
+    seen: set[str] = set()
+    for i, query in enumerate(dataset.queries):
+        field = f"{where}: field 'queries[{i}]"
+        if query.id in seen:
+            raise ConfigError(f"{field}.id': duplicate query id '{query.id}'")
+        seen.add(query.id)
+        for note_id in query.relevant:
+            hit = notes.get(note_id)
+            if hit is None or hit.project != query.project:
+                raise ConfigError(
+                    f"{field}.relevant': '{note_id}' is not a note of project '{query.project}'"
+                )
+        _check_labels(dataset, query, field)
+
+
+def _check_labels(dataset: Dataset, query: Query, field: str) -> None:
+    if "abstention" in query.labels and query.relevant:
+        raise ConfigError(f"{field}.relevant': an abstention query must have no relevant notes")
+    if "abstention" not in query.labels and not query.relevant:
+        raise ConfigError(
+            f"{field}.relevant': expected at least one note id (or the label 'abstention')"
+        )
+    if "knowledge-update" in query.labels and not any(
+        dataset.superseded_by(note_id) for note_id in query.relevant
+    ):
+        raise ConfigError(
+            f"{field}.relevant': a knowledge-update query needs a relevant note that supersedes "
+            "another"
+        )
+
+
+def _check_no_cycle(notes: dict[str, Note], where: str) -> None:
+    """A superseded note is stored before the note that supersedes it: a cycle has no order."""
+    done: set[str] = set()
+
+    def visit(note_id: str, path: list[str]) -> None:
+        if note_id in path:
+            loop = " -> ".join([*path[path.index(note_id) :], note_id])
+            raise ConfigError(
+                f"{where}: field 'supersedes': the notes supersede each other in a cycle ({loop})"
+            )
+        if note_id in done:
+            return
+        for older in notes[note_id].supersedes:
+            visit(older, [*path, note_id])
+        done.add(note_id)
+
+    for note_id in notes:
+        visit(note_id, [])

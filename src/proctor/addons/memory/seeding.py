@@ -1,0 +1,190 @@
+"""Seeding fresh projects through the server's own tools, then asking the dataset's queries.
+
+Every project gets a fresh name for this run (``<project>-<tag>``), so a long-running server
+never mixes two runs. With scope ``argument`` one server process holds every project, other
+projects' notes included, so a store that ignores the project is caught returning them; with
+scope ``process`` each project gets its own server process and scratch environment.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from proctor.addons.memory.adapter import Adapter, render
+from proctor.addons.memory.client import (
+    MemoryServerError,
+    MemorySession,
+    ServerTarget,
+    open_session,
+    result_ids,
+    server_log_tail,
+)
+from proctor.addons.memory.dataset import Dataset, Note
+from proctor.errors import ConfigError, ProctorError
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """The run's scratch folder: the server's working folder, its home and its stderr log."""
+
+    root: Path
+    tag: str
+
+    @property
+    def work(self) -> Path:
+        return self.root / "work"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "server.log"
+
+    def project(self, name: str) -> str:
+        return f"{name}-{self.tag}"
+
+    def environment(self) -> dict[str, str]:
+        """Extra variables for a stdio server: its own home, nothing of the user's."""
+        for folder in (self.work, self.home):
+            folder.mkdir(parents=True, exist_ok=True)
+        return {
+            "HOME": str(self.home),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "USERPROFILE": str(self.home),
+        }
+
+
+def seeding_order(notes: list[Note]) -> list[Note]:
+    """``notes`` in their order, except that a superseded note always comes before the note that
+    supersedes it (the server sees the older memory first)."""
+    by_id = {n.id: n for n in notes}
+    placed: set[str] = set()
+    ordered: list[Note] = []
+
+    def place(note: Note) -> None:
+        if note.id in placed:
+            return
+        placed.add(note.id)
+        for older in note.supersedes:
+            if older in by_id:
+                place(by_id[older])
+        ordered.append(note)
+
+    for note in notes:
+        place(note)
+    return ordered
+
+
+def collect_results(
+    target: ServerTarget, adapter: Adapter, dataset: Dataset, k: int, timeout: float
+) -> dict[str, list[str]]:
+    """Seed every project, ask every query; query id → returned note ids, in server order."""
+    if adapter.scope.mode == "process" and target.is_url:
+        raise ConfigError(
+            "adapter field 'scope.mode': 'process' starts one server per project, which needs "
+            "a command, not a URL"
+        )
+    with tempfile.TemporaryDirectory(prefix="proctor-memory-") as folder:
+        scratch = Scratch(Path(folder), secrets.token_hex(4))
+        run = _Run(target, adapter, dataset, k, timeout, scratch)
+        try:
+            return anyio.run(run.all)
+        except BaseException as exc:
+            raise _translate(exc, scratch) from exc
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
+
+
+def _translate(exc: BaseException, scratch: Scratch) -> BaseException:
+    leaves = list(_leaves(exc))
+    for leaf in leaves:
+        if isinstance(leaf, KeyboardInterrupt):
+            return leaf
+    for leaf in leaves:
+        if isinstance(leaf, ProctorError):
+            return leaf
+    first = leaves[0] if leaves else exc
+    detail = str(first) or type(first).__name__
+    if isinstance(first, OSError) and first.filename:
+        detail = f"cannot start {first.filename} ({first.strerror})"
+    return MemoryServerError(f"the memory server failed: {detail}{server_log_tail(scratch.log)}")
+
+
+@dataclass
+class _Run:
+    target: ServerTarget
+    adapter: Adapter
+    dataset: Dataset
+    k: int
+    timeout: float
+    scratch: Scratch
+
+    async def all(self) -> dict[str, list[str]]:
+        env = {} if self.target.is_url else self.scratch.environment()
+        results: dict[str, list[str]] = {}
+        if self.adapter.scope.mode == "argument":
+            async with self._open(env) as session:
+                for project in self.dataset.projects():
+                    await self._seed(session, project)
+                for project in self.dataset.projects():
+                    results |= await self._ask(session, project)
+            return results
+        for project in self.dataset.projects():
+            rendered = render(self.adapter.scope.env, self._values(project))
+            scoped = env | {name: str(value) for name, value in rendered.items()}
+            async with self._open(scoped) as session:
+                await self._seed(session, project)
+                results |= await self._ask(session, project)
+        return results
+
+    def _open(self, env: dict[str, str]) -> Any:
+        return open_session(
+            self.target,
+            env=env,
+            cwd=self.scratch.work,
+            log=self.scratch.log,
+            timeout=self.timeout,
+        )
+
+    def _values(self, project: str) -> dict[str, Any]:
+        return {"project": self.scratch.project(project), "scratch": str(self.scratch.root)}
+
+    async def _seed(self, session: MemorySession, project: str) -> None:
+        notes = [n for n in self.dataset.notes if n.project == project]
+        for note in seeding_order(notes):
+            values = self._values(project) | {"id": note.id, "text": note.text}
+            seed = self.adapter.seed
+            await session.call(seed.tool, render(seed.arguments, values), f"seeding note {note.id}")
+            if self.adapter.supersede is None:
+                continue
+            for older in note.supersedes:
+                call = self.adapter.supersede
+                arguments = render(call.arguments, values | {"supersedes": older})
+                await session.call(call.tool, arguments, f"superseding {older} by {note.id}")
+
+    async def _ask(self, session: MemorySession, project: str) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for query in [q for q in self.dataset.queries if q.project == project]:
+            values = self._values(project) | {"query": query.query, "k": self.k}
+            search = self.adapter.search
+            what = f"query {query.id}"
+            result = await session.call(search.tool, render(search.arguments, values), what)
+            out[query.id] = result_ids(result, self.adapter.results, what)
+        return out

@@ -1,0 +1,74 @@
+"""``proctor hooks test``: run an add-on's hook commands on planted hook inputs and check what
+they decide, with no agent and no model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.group("hooks")
+def command() -> None:
+    """Test an add-on's hook commands on planted hook inputs."""
+
+
+@command.command("test")
+@click.argument("plugin_or_settings", type=click.Path(path_type=Path))
+@click.option(
+    "--cases",
+    "cases_file",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="JSON file of planted hook inputs and what each must produce.",
+)
+@click.option(
+    "--agent",
+    default="claude-code",
+    show_default=True,
+    help="Agent whose hook input to imitate, for cases that name none "
+    "(claude-code, codex, gemini-cli).",
+)
+@click.option(
+    "--timeout",
+    "timeout_cap",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Longest a hook may run, in seconds, even when it declares a longer timeout.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def test_command(
+    plugin_or_settings: Path, cases_file: Path, agent: str, timeout_cap: float, as_json: bool
+) -> int:
+    """Run the hooks of PLUGIN_OR_SETTINGS (a plugin or extension folder, or a settings file)
+    on each case of --cases, as the agent CLI would run them, and check the decision, output
+    and exit code.
+
+    Exit codes: 0 every case passed, 1 a case failed, 2 configuration error, 3 a hook could
+    not be run (timeout, program not found) and no case failed.
+    """
+    import json
+
+    from proctor.addons.hooks import run_hook_tests
+    from proctor.addons.hooks.cases import check_default_agent
+
+    agent = check_default_agent(agent)
+    report = run_hook_tests(plugin_or_settings, cases_file, agent=agent, timeout_cap=timeout_cap)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+        return report.exit_code
+    for result in report.results:
+        status = "PASS" if result.ok else "ERROR" if result.errored else "FAIL"
+        subject = f"{result.event} {result.tool}" if result.tool else result.event
+        click.echo(
+            f"{status:5} {result.id}  [{result.agent} {subject}] {result.decision}: ", nl=False
+        )
+        click.echo(result.message)
+    for skipped in report.skipped_handlers:
+        click.echo(f"note: not run (proctor runs command hooks only): {skipped}")
+    summary = f"{report.passed} passed, {report.failed} failed"
+    if report.errored:
+        summary += f", {report.errored} could not run"
+    click.echo(summary)
+    return report.exit_code

@@ -1,0 +1,176 @@
+"""``proctor memory-eval``: seed a memory MCP server with planted notes, ask planted queries,
+and score what comes back."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from proctor.addons.memory import ServerTarget
+
+#: Exit code when the server could not be started or a tool call errored.
+SERVER_ERROR = 3
+
+
+OWN_OPTIONS = frozenset(
+    {
+        "--dataset",
+        "--adapter",
+        "--k",
+        "--json",
+        "--timeout",
+        "--min-recall",
+        "--min-precision",
+        "--min-mrr",
+        "--min-ndcg",
+        "--min-abstention",
+        "--min-update",
+        "--help",
+        "-h",
+    }
+)
+
+
+class McpCommand(click.Command):
+    """``--mcp`` takes every word up to the next option of proctor's own (or ``--``), so both
+    ``--mcp CMD ARGS… --dataset F`` and ``--dataset F --mcp CMD ARGS…`` work."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--mcp" in args:
+            at = args.index("--mcp")
+            end = at + 1
+            while end < len(args) and args[end] != "--":
+                if args[end].split("=", 1)[0] in OWN_OPTIONS:
+                    break
+                end += 1
+            words = args[at + 1 : end]
+            if end < len(args) and args[end] == "--":
+                end += 1
+            if words:
+                args = [*args[:at], *args[end:], "--mcp", words[0], "--", *words[1:]]
+        return super().parse_args(ctx, args)
+
+
+@click.command(
+    "memory-eval",
+    cls=McpCommand,
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+    epilog="--mcp takes the words after it up to the next option of proctor's own, or up to "
+    "'--' (use '--' or one quoted word when the server has an option of the same name). "
+    "Exit codes: 0 every check passed, 1 a check failed, 2 configuration error, "
+    "3 the server could not be started or a tool call errored.",
+)
+@click.option(
+    "--mcp",
+    "server",
+    required=True,
+    metavar="URL | COMMAND [ARGS]...",
+    help="The memory server: an http(s) URL (streamable HTTP) or a command line (stdio).",
+)
+@click.argument("server_args", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "--dataset",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="Notes and queries (JSON or JSONL).",
+)
+@click.option(
+    "--adapter",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="How the server's tools seed and search (JSON or TOML; default: the knowledge-graph "
+    "mapping of @modelcontextprotocol/server-memory).",
+)
+@click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the full record as JSON.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Seconds allowed for starting the server and for each tool call.",
+)
+@click.option("--min-recall", type=click.FloatRange(0, 1), default=0.8, show_default=True)
+@click.option("--min-precision", type=click.FloatRange(0, 1), default=0.5, show_default=True)
+@click.option("--min-mrr", type=click.FloatRange(0, 1), default=0.5, show_default=True)
+@click.option("--min-ndcg", type=click.FloatRange(0, 1), default=0.5, show_default=True)
+@click.option("--min-abstention", type=click.FloatRange(0, 1), default=1.0, show_default=True)
+@click.option("--min-update", type=click.FloatRange(0, 1), default=1.0, show_default=True)
+def command(
+    server: str,
+    server_args: tuple[str, ...],
+    dataset: Path,
+    adapter: Path | None,
+    k: int,
+    as_json: bool,
+    timeout: float,
+    **minimums: float,
+) -> int:
+    """Score a memory or retrieval MCP server on a planted dataset.
+
+    Seeds each project's notes (and other projects' notes, and superseded notes) through the
+    server's own tools, runs the queries, and reports recall, precision, MRR and nDCG at k,
+    abstention and knowledge-update accuracy, per ability label and overall.
+    """
+    import json
+
+    from proctor.addons.memory import (
+        MemoryServerError,
+        Thresholds,
+        collect_results,
+        load_adapter,
+        load_dataset,
+        render_text,
+        score_run,
+    )
+    from proctor.util.masking import mask
+
+    target = server_target(server, server_args)
+    data = load_dataset(dataset)
+    mapping = load_adapter(adapter)
+    try:
+        returned = collect_results(target, mapping, data, k, timeout)
+    except MemoryServerError as exc:
+        click.echo(f"proctor: error: {mask(str(exc))}", err=True)
+        return SERVER_ERROR
+    record = score_run(
+        data,
+        returned,
+        k=k,
+        thresholds=Thresholds(**minimums),
+        server=mask(target.describe()),
+        dataset_name=str(dataset),
+        adapter_name=str(adapter) if adapter else "built-in knowledge-graph",
+    )
+    if as_json:
+        click.echo(json.dumps(record.to_dict(), indent=2))
+    else:
+        click.echo(render_text(record))
+    return record.exit_code
+
+
+def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:
+    """A URL alone, or a command line: ``--mcp npx -y pkg`` or ``--mcp "npx -y pkg"``."""
+    from proctor.addons.memory import ServerTarget
+    from proctor.errors import ConfigError
+
+    if server.startswith(("http://", "https://")):
+        if rest:
+            raise ConfigError(f"--mcp: a URL takes no further words, got '{' '.join(rest)}'")
+        return ServerTarget(url=server)
+    words = [*(shlex.split(server) if not rest else [server]), *rest]
+    if not words:
+        raise ConfigError("--mcp: expected a URL or a command, got nothing")
+    return ServerTarget(argv=tuple(_absolute(word) for word in words))
+
+
+def _absolute(word: str) -> str:
+    """The server runs in a scratch folder: a word naming an existing file or folder relative to
+    the current folder (``memory_server.py``, ``./bin/server``) becomes an absolute path."""
+    if word.startswith("-") or Path(word).is_absolute() or not Path(word).exists():
+        return word
+    return os.path.abspath(word)

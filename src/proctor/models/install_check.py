@@ -1,0 +1,33 @@
+"""The result of ``proctor addon check-install``: one line per check, and the audit of what the
+installer wrote into an empty scratch home. Printed by ``proctor addon check-install --json``."""
+
+from __future__ import annotations
+
+from proctor.models.audit import AuditReport
+from proctor.models.base import CamelModel, RecordModel
+
+
+class InstallCheck(CamelModel):
+    """One check: its name (``install``, ``present``, ``project``, ``idempotent``,
+    ``keeps-user``, ``uninstall``, ``uninstall-removes``, ``uninstall-keeps-user``,
+    ``real-home``), the agent it is about (``None`` when it is about the whole scratch), whether
+    it passed, and why, in a sentence."""
+
+    name: str
+    agent: str | None = None
+    passed: bool
+    message: str
+
+
+class InstallCheckReport(RecordModel):
+    ok: bool
+    """True when every check passed."""
+    checks: list[InstallCheck] = []
+    installed: AuditReport | None = None
+    """The audit of the scratch home and project after the first install."""
+    notes: list[str] = []
+    """What is worth knowing but fails nothing (empty folders left by the uninstall, components
+    the installer added that the expect file does not name)."""
+
+    def failed(self) -> list[InstallCheck]:
+        return [c for c in self.checks if not c.passed]

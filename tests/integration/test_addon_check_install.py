@@ -1,0 +1,231 @@
+"""``proctor addon check-install`` on the example installers: the correct one passes every
+check, and each deliberate bug of the broken one fails exactly the checks it should."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from proctor.addons.install_check import InstallOptions, check_install
+from tests.conftest import Run
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "addons" / "installer"
+PYTHON = shlex.quote(sys.executable)
+GOOD = f"{PYTHON} {EXAMPLE / 'install.py'}"
+BROKEN = f"{PYTHON} {EXAMPLE / 'broken_install.py'}"
+EXPECT = str(EXAMPLE / "expect.json")
+
+
+def check(proctor: Run, *args: str) -> tuple[int, dict[str, object]]:
+    result = proctor("addon", "check-install", *args, "--json")
+    assert result.code in (0, 1), result.err
+    return result.code, result.json()
+
+
+def failed(report: dict[str, object]) -> set[tuple[str, str | None]]:
+    checks = report["checks"]
+    assert isinstance(checks, list)
+    return {(c["name"], c["agent"]) for c in checks if not c["passed"]}
+
+
+def test_the_correct_installer_passes_every_check(proctor: Run) -> None:
+    code, report = check(
+        proctor,
+        "--install",
+        f"{GOOD} install",
+        "--uninstall",
+        f"{GOOD} uninstall",
+        "--expect",
+        EXPECT,
+    )
+    assert (code, report["ok"], failed(report)) == (0, True, set())
+    names = {c["name"] for c in report["checks"]}  # type: ignore[attr-defined]
+    assert names == {
+        "install",
+        "present",
+        "project",
+        "idempotent",
+        "keeps-user",
+        "uninstall",
+        "uninstall-removes",
+        "uninstall-keeps-user",
+        "real-home",
+    }
+    present = [c for c in report["checks"] if c["name"] == "present"]  # type: ignore[attr-defined]
+    assert len(present) == 9  # skill, hook and MCP server for each of the three agents
+    installed = report["installed"]
+    assert isinstance(installed, dict)
+    skills = {
+        (a["agent"], c["name"])
+        for a in installed["agents"]
+        for c in a["components"]
+        if c["kind"] == "skill" and c["decoy"] is None
+    }
+    assert {("claude-code", "tidy"), ("codex", "tidy"), ("gemini-cli", "tidy")} <= skills
+
+
+BUGS = {
+    "skill-wrong-place": {("present", "claude-code"), ("uninstall-removes", None)},
+    "hook-twice": {("idempotent", None)},
+    "clobbers-settings": {("keeps-user", "gemini-cli"), ("uninstall-keeps-user", "gemini-cli")},
+    "writes-project": {("project", None), ("uninstall-removes", None)},
+    "drops-permission": {("uninstall-keeps-user", "claude-code")},
+    "leaves-mcp": {("uninstall-removes", None)},
+}
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_each_bug_of_the_broken_installer_fails_its_checks(proctor: Run, bug: str) -> None:
+    code, report = check(
+        proctor,
+        "--install",
+        f"{BROKEN} install --bug {bug}",
+        "--uninstall",
+        f"{BROKEN} uninstall --bug {bug}",
+        "--expect",
+        EXPECT,
+    )
+    assert (code, report["ok"]) == (1, False)
+    assert failed(report) == BUGS[bug]
+
+
+def test_the_text_output_names_each_failure(proctor: Run) -> None:
+    result = proctor(
+        "addon",
+        "check-install",
+        "--install",
+        f"{BROKEN} install --bug hook-twice",
+        "--expect",
+        EXPECT,
+    )
+    assert result.code == 1
+    assert (
+        "FAIL  idempotent: installing again changed the scratch: changed home/.claude/settings.json"
+        in result.out
+    )
+    assert result.out.rstrip().endswith("1 failed")
+
+
+def test_the_expect_file_may_allow_project_paths(proctor: Run, tmp_path: Path) -> None:
+    expect = json.loads(Path(EXPECT).read_text())
+    expect["project"] = [".tidy.json"]
+    allowing = tmp_path / "expect.json"
+    allowing.write_text(json.dumps(expect))
+    code, report = check(
+        proctor, "--install", f"{BROKEN} install --bug writes-project", "--expect", str(allowing)
+    )
+    assert (code, failed(report)) == (0, set())
+
+
+def test_without_an_expect_file_the_installed_components_are_listed(proctor: Run) -> None:
+    result = proctor(
+        "addon", "check-install", "--install", f"{GOOD} install --agent codex", "--agent", "codex"
+    )
+    assert result.code == 0, result.out
+    assert "note  codex: installed " in result.out
+    assert "skill tidy in home/.agents/skills/tidy/SKILL.md" in result.out
+    assert "hook PreToolUse:Bash running" in result.out
+    code, report = check(
+        proctor, "--install", f"{BROKEN} install --bug hook-twice --agent codex", "--agent", "codex"
+    )
+    assert (code, failed(report)) == (1, {("idempotent", None)})
+
+
+def test_a_failing_install_is_a_failed_check_with_its_output(proctor: Run) -> None:
+    code, report = check(proctor, "--install", "echo 'npm ERR! no such package' >&2; exit 4")
+    assert code == 1
+    install = next(c for c in report["checks"] if c["name"] == "install")  # type: ignore[attr-defined]
+    assert not install["passed"]
+    assert "exited 4" in install["message"] and "no such package" in install["message"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--install", "no-such-installer-x"], ["--install:", "cannot be started"]),
+        (["--install", "true", "--expect", "missing.json"], ["--expect missing.json: no such"]),
+        (["--install", "HOME=/tmp/elsewhere ./install.sh"], ["--install:", "sets HOME itself"]),
+        (["--install", "true", "--agent", "cursor"], ["Invalid value for '--agent'"]),
+        (["--install", " "], ["--install: the command is empty"]),
+    ],
+)
+def test_configuration_errors_exit_2_with_one_sentence(
+    proctor: Run, args: list[str], words: list[str]
+) -> None:
+    result = proctor("addon", "check-install", *args)
+    assert result.code == 2
+    assert "Traceback" not in result.err
+    for word in words:
+        assert word in result.err
+
+
+def test_a_bad_expect_file_exits_2_naming_the_field(proctor: Run, tmp_path: Path) -> None:
+    bad = tmp_path / "expect.toml"
+    bad.write_text('[codex]\nskills = "tidy"\n')
+    result = proctor("addon", "check-install", "--install", "true", "--expect", str(bad))
+    assert result.code == 2
+    assert f"--expect {bad}: field 'codex.skills'" in result.err
+
+
+def test_a_write_outside_the_scratch_into_a_watched_home_is_caught(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / ".claude").mkdir(parents=True)
+    sentinel = real / ".claude" / "settings.json"
+    sentinel.write_text('{"permissions": {"allow": ["Bash(ls)"]}}\n')
+    options = InstallOptions(
+        install=f"{GOOD} install",
+        uninstall=f"{GOOD} uninstall",
+        origin=tmp_path,
+        real_homes=[real],
+    )
+    report = check_install(options)
+    assert report.ok, [c.message for c in report.failed()]
+    assert sentinel.read_text() == '{"permissions": {"allow": ["Bash(ls)"]}}\n'
+    escaping = InstallOptions(
+        install="echo '{}' > {cwd}/real/.claude/settings.json",
+        origin=tmp_path,
+        real_homes=[real],
+    )
+    report = check_install(escaping)
+    assert [c.name for c in report.failed()] == ["real-home"]
+    assert str(sentinel) in report.failed()[0].message
+
+
+def test_processes_the_installer_leaves_running_are_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    options = InstallOptions(
+        install=f"sleep 300 & echo $! > {pid_file}",
+        origin=tmp_path,
+        real_homes=[],
+    )
+    report = check_install(options)
+    assert report.ok
+    pid = int(pid_file.read_text())
+    try:
+        os.kill(pid, 0)
+        alive = Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except ProcessLookupError:
+        alive = False
+    assert not alive
+
+
+def test_kept_scratches_hold_the_homes_the_installer_wrote(proctor: Run, tmp_path: Path) -> None:
+    result = proctor(
+        "addon",
+        "check-install",
+        "--install",
+        f"{GOOD} install --agent codex",
+        "--agent",
+        "codex",
+        "--keep",
+        str(tmp_path / "kept"),
+    )
+    assert result.code == 0
+    [root] = (tmp_path / "kept").iterdir()
+    assert (root / "fresh" / "home" / ".agents" / "skills" / "tidy" / "SKILL.md").is_file()
+    assert (root / "user" / "home" / ".codex" / "AGENTS.md").is_file()

@@ -1,0 +1,338 @@
+"""`proctor hooks test` end to end: real hook processes on planted inputs, the worked example
+and its broken control, blocking and denying hooks for Claude Code and Gemini CLI, hooks that
+cannot run, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Run
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "addons" / "hook"
+
+
+@pytest.fixture(autouse=True)
+def scratch_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every scratch project of these tests inside ``tmp_path``."""
+    (tmp_path / "scratch").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "scratch"))
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def script(path: Path, body: str) -> str:
+    """A Python hook script at ``path``; returns the command that runs it."""
+    write(path, "import json, os, sys\n" + body)
+    return f"{sys.executable} {path}"
+
+
+def settings(path: Path, event: str, matcher: str, command: str, **extra: Any) -> Path:
+    handler = {"type": "command", "command": command, **extra}
+    return write(path, {"hooks": {event: [{"matcher": matcher, "hooks": [handler]}]}})
+
+
+def run_json(proctor: Run, *args: str) -> tuple[int, dict[str, Any]]:
+    result = proctor("hooks", "test", *args, "--json")
+    assert result.code != 2, result.err
+    return result.code, json.loads(result.out)
+
+
+def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for r in report["results"]}
+
+
+def test_worked_example_passes_and_its_broken_copy_fails(proctor: Run) -> None:
+    cases = str(EXAMPLE / "cases.json")
+    code, good = run_json(proctor, str(EXAMPLE / "guard-plugin"), "--cases", cases)
+    assert code == 0, [r["message"] for r in good["results"] if not r["ok"]]
+    assert good["ok"] is True and good["passed"] == 6 and good["failed"] == 0
+    results = by_id(good)
+    nudge = results["large-read-nudges"]
+    assert nudge["decision"] == "nudge"
+    assert nudge["hooks"][0]["exitCode"] == 0 and "600000 bytes" in nudge["hooks"][0]["stdout"]
+    assert set(nudge["hooks"][0]) >= {"command", "exitCode", "decision", "stdout", "stderr"}
+    assert "durationMs" in nudge["hooks"][0]
+    assert results["other-tools-are-not-watched"]["message"] == "no hook matched"
+
+    code, broken = run_json(proctor, str(EXAMPLE / "broken-plugin"), "--cases", cases)
+    assert code == 1
+    failed = {r["id"] for r in broken["results"] if not r["ok"]}
+    assert failed == {"limited-read-is-silent", "third-failing-run-nudges"}
+    assert "expected silent, got nudge" in by_id(broken)["limited-read-is-silent"]["message"]
+
+
+def test_text_output_has_one_line_per_case(proctor: Run) -> None:
+    cases = str(EXAMPLE / "cases.json")
+    result = proctor("hooks", "test", str(EXAMPLE / "broken-plugin"), "--cases", cases)
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert sum(line.startswith(("PASS", "FAIL")) for line in lines) == 6
+    assert any(
+        line.startswith("FAIL  third-failing-run-nudges") and "expected decision nudge" in line
+        for line in lines
+    )
+    assert lines[-1] == "4 passed, 2 failed"
+
+
+BLOCKER = """
+event = json.load(sys.stdin)
+command = (event.get("tool_input") or {}).get("command", "")
+if "rm -rf" in command:
+    print("refusing to delete recursively", file=sys.stderr)
+    sys.exit(2)
+"""
+
+DENIER = """
+event = json.load(sys.stdin)
+command = (event.get("tool_input") or {}).get("command", "")
+if "curl" in command:
+    if event.get("hook_event_name") == "BeforeTool":
+        print(json.dumps({"decision": "deny", "reason": "no network in this repo"}))
+    else:
+        out = {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+               "permissionDecisionReason": "no network in this repo"}
+        print(json.dumps({"hookSpecificOutput": out}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("agent", "event", "tool"),
+    [("claude-code", "PreToolUse", "Bash"), ("gemini-cli", "BeforeTool", "run_shell_command")],
+)
+def test_blocking_and_denying_hooks(
+    proctor: Run, tmp_path: Path, agent: str, event: str, tool: str
+) -> None:
+    blocker = script(tmp_path / "block.py", BLOCKER)
+    denier = script(tmp_path / "deny.py", DENIER)
+    hooks = {
+        "hooks": {
+            event: [
+                {"matcher": tool, "hooks": [{"type": "command", "command": blocker}]},
+                {"matcher": tool, "hooks": [{"type": "command", "command": denier}]},
+            ]
+        }
+    }
+    source = write(tmp_path / "settings.json", hooks)
+
+    def case(case_id: str, command: str, expect: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": case_id,
+            "event": event,
+            "tool": tool,
+            "input": {"command": command},
+            "expect": expect,
+        }
+
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            case(
+                "rm-blocks",
+                "rm -rf build",
+                {"decision": "block", "exitCode": 2, "outputIncludes": "refusing to delete"},
+            ),
+            case(
+                "curl-denied",
+                "curl example.com",
+                {"decision": "deny", "outputIncludes": "no network"},
+            ),
+            case("ls-passes", "ls", {"silent": True, "exitCode": 0}),
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases), "--agent", agent)
+    assert code == 0, [r["message"] for r in report["results"]]
+    assert all(r["agent"] == agent for r in report["results"])
+
+    # Control: the same cases against hooks that let everything through must fail.
+    lenient = settings(tmp_path / "lenient.json", event, tool, "true")
+    code, report = run_json(proctor, str(lenient), "--cases", str(cases), "--agent", agent)
+    assert code == 1
+    assert {r["id"] for r in report["results"] if not r["ok"]} == {"rm-blocks", "curl-denied"}
+
+
+def test_hook_receives_the_cli_input_and_environment(proctor: Run, tmp_path: Path) -> None:
+    dump = tmp_path / "seen.json"
+    recorder = script(
+        tmp_path / "record.py",
+        f"""
+event = json.load(sys.stdin)
+keep = ("HOME", "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "GEMINI_PROJECT_DIR", "SECRET_TOKEN")
+env = {{k: os.environ.get(k) for k in keep}}
+found = os.path.isfile(event["transcript_path"])
+seen = {{"input": event, "env": env, "cwd": os.getcwd(), "transcript": found}}
+json.dump(seen, open({str(dump)!r}, "w"))
+""",
+    )
+    plugin = tmp_path / "plugin"
+    write(
+        plugin / "hooks" / "hooks.json",
+        {
+            "hooks": {
+                "PostToolUse": [
+                    {
+                        "matcher": "Edit|Write",
+                        "hooks": [
+                            {"type": "command", "command": recorder + " ${CLAUDE_PLUGIN_ROOT}"}
+                        ],
+                    }
+                ]
+            }
+        },
+    )
+    cases = write(
+        tmp_path / "cases.json",
+        {
+            "cases": [
+                {
+                    "id": "post-write",
+                    "event": "PostToolUse",
+                    "tool": "Write",
+                    "input": {"file_path": "src/a.py", "content": "x = 1\n"},
+                    "response": {"filePath": "src/a.py", "success": True},
+                    "expect": {"silent": True},
+                }
+            ]
+        },
+    )
+    os.environ["SECRET_TOKEN"] = "do-not-leak-this"
+    try:
+        code, _ = run_json(proctor, str(plugin), "--cases", str(cases))
+    finally:
+        del os.environ["SECRET_TOKEN"]
+    assert code == 0
+    seen = json.loads(dump.read_text())
+    event, env = seen["input"], seen["env"]
+    project = Path(seen["cwd"])
+    assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "Write"
+    assert event["tool_input"]["file_path"] == str(project / "src/a.py")
+    assert event["tool_response"] == {"filePath": "src/a.py", "success": True}
+    assert {"session_id", "transcript_path", "cwd", "permission_mode", "tool_use_id"} <= set(event)
+    assert seen["transcript"] is True
+    assert env["CLAUDE_PROJECT_DIR"] == str(project) == event["cwd"]
+    assert env["CLAUDE_PLUGIN_ROOT"] == str(plugin.resolve())
+    assert env["SECRET_TOKEN"] is None
+    assert env["HOME"] != os.environ.get("HOME") and str(tmp_path) in env["HOME"]
+
+
+def test_case_with_no_matching_hook_fails_unless_it_expects_silence(
+    proctor: Run, tmp_path: Path
+) -> None:
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash", "true")
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            {"id": "read", "event": "PreToolUse", "tool": "Read", "expect": {"decision": "nudge"}},
+            {"id": "quiet", "event": "PreToolUse", "tool": "Read", "expect": {"silent": True}},
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 1
+    results = by_id(report)
+    assert not results["read"]["ok"] and "no hook matched" in results["read"]["message"]
+    assert results["quiet"]["ok"] and results["quiet"]["hooks"] == []
+
+
+@pytest.mark.parametrize(
+    ("command", "timeout", "why"),
+    [("sleep 5", 0.5, "timed out after 0.5s"), ("no-such-program-xyz", None, "was not found")],
+)
+def test_hook_that_cannot_run_exits_3(
+    proctor: Run, tmp_path: Path, command: str, timeout: float | None, why: str
+) -> None:
+    extra = {"timeout": timeout} if timeout else {}
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash", command, **extra)
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            {"id": "c", "event": "PreToolUse", "tool": "Bash", "expect": {"silent": True}},
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 3
+    assert report["errored"] == 1 and report["failed"] == 0 and not report["ok"]
+    assert why in report["results"][0]["message"]
+    assert report["results"][0]["hooks"][0]["decision"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("cases", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        (
+            [{"id": "a", "event": "PreToolUse", "tool": "Bash", "expect": {"decison": "deny"}}],
+            "case 'a', field 'expect.decison'",
+        ),
+        (
+            [{"id": "a", "event": "PreToolUse", "tool": "Bash", "expect": {"decision": "maybe"}}],
+            "case 'a', field 'expect.decision'",
+        ),
+        (
+            [{"id": "a", "event": "BeforeTool", "tool": "Bash", "expect": {"silent": True}}],
+            "case 'a', field 'event': 'BeforeTool' is not a claude-code hook event",
+        ),
+        (
+            [{"id": "a", "event": "PreToolUse", "expect": {"silent": True}}],
+            "case 'a', field 'tool'",
+        ),
+        (
+            [{"id": "a", "event": "PreToolUse", "tool": "Bash", "expect": {}}],
+            "case 'a', field 'expect'",
+        ),
+        (
+            [
+                {
+                    "id": "a",
+                    "event": "PreToolUse",
+                    "tool": "Read",
+                    "files": {"../x": 3},
+                    "expect": {"silent": True},
+                }
+            ],
+            "case 'a', field 'files'",
+        ),
+    ],
+)
+def test_bad_cases_file_is_one_sentence_and_exit_2(
+    proctor: Run, tmp_path: Path, cases: Any, message: str
+) -> None:
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash", "true")
+    path = write(tmp_path / "cases.json", cases)
+    result = proctor("hooks", "test", str(source), "--cases", str(path))
+    assert result.code == 2
+    assert message in result.err and str(path) in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_bad_hook_source_is_exit_2(proctor: Run, tmp_path: Path) -> None:
+    cases = write(
+        tmp_path / "cases.json",
+        [{"id": "a", "event": "PreToolUse", "tool": "Bash", "expect": {"silent": True}}],
+    )
+    missing = proctor("hooks", "test", str(tmp_path / "nope"), "--cases", str(cases))
+    assert missing.code == 2 and "no such plugin folder or settings file" in missing.err
+    bad = write(
+        tmp_path / "bad.json", {"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}
+    )
+    result = proctor("hooks", "test", str(bad), "--cases", str(cases))
+    assert result.code == 2 and "field 'hooks.PreToolUse[0].hooks[0].command'" in result.err
+
+
+def test_an_unknown_agent_option_names_the_option_not_the_cases_file(proctor: Run) -> None:
+    cases = str(EXAMPLE / "cases.json")
+    result = proctor(
+        "hooks", "test", str(EXAMPLE / "guard-plugin"), "--cases", cases, "--agent", "bogus"
+    )
+    assert result.code == 2
+    assert "--agent: 'bogus' is not one of claude-code, codex, gemini-cli" in result.err
+    assert "cases.json" not in result.err

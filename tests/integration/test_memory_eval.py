@@ -1,0 +1,181 @@
+"""``proctor memory-eval`` against the example memory server over real MCP: the correct store
+passes, each planted defect fails, and broken servers and bad files get their own exit codes."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliResult
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "addons" / "memory"
+SERVER = str(EXAMPLES / "memory_server.py")
+DATASET = str(EXAMPLES / "dataset.json")
+ADAPTER = str(EXAMPLES / "reference.adapter.toml")
+
+Run = Callable[..., CliResult]
+
+
+@pytest.fixture(autouse=True)
+def scratch_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+
+
+def evaluate(
+    proctor: Run, *server: str, adapter: str = ADAPTER, extra: tuple[str, ...] = ()
+) -> CliResult:
+    return proctor(
+        "memory-eval", "--dataset", DATASET, "--adapter", adapter, "--json", *extra,
+        "--mcp", *server,
+    )  # fmt: skip
+
+
+def test_the_correct_store_passes(proctor: Run) -> None:
+    result = evaluate(proctor, sys.executable, SERVER)
+    assert result.code == 0, result.err
+    record = result.json()
+    assert record["passed"] is True and record["failures"] == []
+    assert record["overall"]["recall"] == 1.0 and record["overall"]["mrr"] == 1.0
+    assert record["byLabel"]["knowledge-update"]["knowledgeUpdate"] == 1.0
+    api_port = next(q for q in record["queries"] if q["id"] == "api-port")
+    assert api_port["returned"] == ["atlas-port-new", "atlas-port-old"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "kinds", "text"),
+    [
+        ("empty", {"threshold"}, "recall@k 0.000 is below --min-recall"),
+        ("duplicates", {"duplicate", "threshold"}, "returned atlas-signing more than once"),
+        ("unknown", {"threshold"}, "abstention accuracy 0.000 is below --min-abstention"),
+        ("reversed", {"threshold"}, "knowledge-update accuracy 0.000 is below --min-update"),
+        ("leak", {"cross-project", "threshold"},
+         "query no-coffee-here (project borealis) returned atlas-coffee, a note of another project"),
+    ],
+)  # fmt: skip
+def test_each_broken_store_fails(proctor: Run, mode: str, kinds: set[str], text: str) -> None:
+    result = evaluate(proctor, sys.executable, SERVER, "--mode", mode)
+    assert result.code == 1, result.err
+    record = result.json()
+    assert record["passed"] is False
+    assert {f["kind"] for f in record["failures"]} == kinds
+    assert any(text in f["message"] for f in record["failures"])
+    if mode == "unknown":
+        assert all(q["unknown"] == ["never-remembered"] for q in record["queries"])
+
+
+def test_text_report_and_quoted_command(proctor: Run) -> None:
+    result = proctor(
+        "memory-eval", "--dataset", DATASET, "--adapter", ADAPTER, "--k", "1",
+        "--mcp", f"{sys.executable} {SERVER} --mode correct",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert "memory-eval of" in result.out and "(k=1)" in result.out
+    assert result.out.splitlines()[-1] == "passed"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    log = (tmp_path / "http-server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, SERVER, "--http", str(port)], stdout=log, stderr=log, cwd=tmp_path
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+def test_a_url_is_spoken_to_over_streamable_http(proctor: Run, http_server: str) -> None:
+    result = evaluate(proctor, http_server)
+    assert result.code == 0, result.err
+    assert result.json()["server"] == http_server
+    again = evaluate(proctor, http_server)  # fresh projects: a second run sees no first-run notes
+    assert again.code == 0, again.err
+
+
+def test_a_server_that_cannot_start_is_exit_3(proctor: Run, tmp_path: Path) -> None:
+    result = evaluate(proctor, str(tmp_path / "no-such-server"))
+    assert result.code == 3
+    assert "cannot start" in result.err and "Traceback" not in result.err
+
+
+def test_a_crashing_server_is_exit_3_with_its_stderr(proctor: Run, tmp_path: Path) -> None:
+    script = tmp_path / "crash.py"
+    script.write_text("import sys\nsys.exit('memory store corrupted')\n", encoding="utf-8")
+    result = evaluate(proctor, sys.executable, str(script))
+    assert result.code == 3
+    assert "memory store corrupted" in result.err
+
+
+def test_a_tool_error_is_exit_3(proctor: Run, tmp_path: Path) -> None:
+    adapter = tmp_path / "adapter.json"
+    adapter.write_text(json.dumps({
+        "seed": {"tool": "remember", "arguments": {"project": "{project}", "id": "{id}"}},
+        "search": {"tool": "recall", "arguments": {"project": "{project}", "query": "{query}"}},
+        "results": {"path": "results", "id": "id"},
+        "scope": {"mode": "argument"},
+    }), encoding="utf-8")  # fmt: skip
+    result = evaluate(proctor, sys.executable, SERVER, adapter=str(adapter))
+    assert result.code == 3
+    assert "tool 'remember' returned an error (seeding note atlas-port-old)" in result.err
+
+
+def test_a_result_the_adapter_cannot_read_is_exit_3(proctor: Run, tmp_path: Path) -> None:
+    adapter = tmp_path / "adapter.toml"
+    text = Path(ADAPTER).read_text(encoding="utf-8").replace('path = "results"', 'path = "hits"')
+    adapter.write_text(text, encoding="utf-8")
+    result = evaluate(proctor, sys.executable, SERVER, adapter=str(adapter))
+    assert result.code == 3
+    assert "has no 'hits' (adapter field 'results.path')" in result.err
+
+
+def test_configuration_errors_are_exit_2(proctor: Run, tmp_path: Path) -> None:
+    bad = tmp_path / "data.json"
+    bad.write_text('{"notes": [], "queries": []}', encoding="utf-8")
+    result = proctor("memory-eval", "--dataset", str(bad), "--mcp", sys.executable, SERVER)
+    assert result.code == 2 and f"{bad}: field 'notes'" in result.err
+    url = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://127.0.0.1:9/mcp")
+    assert url.code == 2 and "'scope.mode': 'process'" in url.err
+    extra = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://127.0.0.1:9/mcp", "x")
+    assert extra.code == 2 and "a URL takes no further words" in extra.err
+    missing = proctor("memory-eval", "--dataset", DATASET)
+    assert missing.code == 2
+
+
+def test_the_issue_s_order_mcp_first_then_proctor_s_options(proctor: Run) -> None:
+    # `--mcp COMMAND… --dataset FILE`: the command's words end at proctor's next own option;
+    # `--` ends them explicitly, so a server option named like one of proctor's stays the server's.
+    first = proctor(
+        "memory-eval", "--mcp", sys.executable, SERVER, "--dataset", DATASET,
+        "--adapter", ADAPTER, "--json",
+    )  # fmt: skip
+    assert first.code == 0, first.err
+    leak = proctor(
+        "memory-eval", "--mcp", sys.executable, SERVER, "--mode", "leak", "--",
+        "--dataset", DATASET, "--adapter", ADAPTER, "--json",
+    )  # fmt: skip
+    assert leak.code == 1 and leak.json()["failures"]

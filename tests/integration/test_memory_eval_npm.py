@@ -1,0 +1,92 @@
+"""``proctor memory-eval`` against the real ``@modelcontextprotocol/server-memory`` at its pinned
+version, over stdio, with the example dataset: its honest scores, and a leak when it is scoped by
+argument (its search has no project filter)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from proctor.addons.memory.install import install_memory_server, memory_server_entry
+from tests.conftest import CliResult
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "addons" / "memory"
+DATASET = str(EXAMPLES / "dataset.json")
+
+Run = Callable[..., CliResult]
+
+
+@pytest.fixture(scope="module")
+def server_entry() -> str:
+    folder = ROOT / ".agents"
+    entry = memory_server_entry(folder)
+    if entry is None:
+        if shutil.which("npm") is None or shutil.which("node") is None:
+            reason = "npm/node not on PATH: cannot install @modelcontextprotocol/server-memory"
+            print(f"skipped: {reason}")
+            pytest.skip(reason)
+        install_memory_server(folder)
+        entry = memory_server_entry(folder)
+    assert entry is not None
+    return str(entry)
+
+
+@pytest.fixture(autouse=True)
+def scratch_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+
+
+def test_the_real_server_scores_as_documented(proctor: Run, server_entry: str) -> None:
+    result = proctor(
+        "memory-eval", "--dataset", DATASET,
+        "--adapter", str(EXAMPLES / "knowledge-graph.adapter.json"),
+        "--json", "--mcp", "node", server_entry,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    record = result.json()
+    queries = {q["id"]: q for q in record["queries"]}
+    # Substring search in insertion order: "review" also matches "Design reviews", seeded first.
+    assert queries["code-review"]["returned"] == ["atlas-design", "atlas-code-review"]
+    assert queries["code-review"]["precision"] == 0.5
+    assert queries["code-review"]["reciprocalRank"] == 0.5
+    # Both deploy notes, staging (grade 1) before production (grade 2): nDCG 0.797.
+    assert queries["deploy-rules"]["returned"] == ["atlas-staging", "atlas-production"]
+    assert queries["deploy-rules"]["ndcg"] == pytest.approx(0.7967, abs=1e-4)
+    # The adapter deletes the superseded note, so only the newer one comes back.
+    assert queries["api-port"]["returned"] == ["atlas-port-new"]
+    assert queries["api-port"]["newerWins"] is True
+    overall = record["overall"]
+    assert overall["recall"] == 1.0 and overall["abstention"] == 1.0
+    assert overall["precision"] == pytest.approx(6.5 / 7)
+    assert overall["mrr"] == pytest.approx(6.5 / 7)
+    assert record["failures"] == []
+
+
+def test_the_real_server_scoped_by_argument_leaks(proctor: Run, server_entry: str) -> None:
+    result = proctor(
+        "memory-eval", "--dataset", DATASET,
+        "--adapter", str(EXAMPLES / "knowledge-graph-shared.adapter.json"),
+        "--json", "--mcp", "node", server_entry,
+    )  # fmt: skip
+    assert result.code == 1, result.err
+    leaks = {
+        (f["query"], f["note"]) for f in result.json()["failures"] if f["kind"] == "cross-project"
+    }
+    assert leaks == {
+        ("migrations-tool", "borealis-migrations"),
+        ("deploy-rules", "borealis-ship"),
+        ("no-postgres-here", "borealis-database"),
+        ("no-coffee-here", "atlas-coffee"),
+    }
+
+
+def test_the_default_adapter_is_the_knowledge_graph_one(proctor: Run, server_entry: str) -> None:
+    result = proctor("memory-eval", "--dataset", DATASET, "--json", "--mcp", "node", server_entry)
+    assert result.code == 0, result.err
+    assert result.json()["adapter"] == "built-in knowledge-graph"

@@ -1,0 +1,122 @@
+"""``proctor audit`` in-process: JSON and text output, exit codes, pure reading, confinement to
+the home and project, the cost of an empty home, and the per-trial audit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from proctor.addons.audit import audit
+from proctor.addons.audit.trial import trial_audit
+from proctor.models.audit import AuditReport
+from proctor.models.trial import TrialRecord
+from tests.unit.addons.audit_layouts import CLAUDE, GEMINI, plant
+
+
+def planted(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "proj").mkdir()
+    plant(tmp_path, {**CLAUDE["plugins"][0], **GEMINI["extensions"][0]})
+    return tmp_path / "home", tmp_path / "proj"
+
+
+def audit_cli(proctor: Callable[..., Any], *args: str) -> tuple[int, str, str]:
+    result = proctor("audit", *args)
+    return result.code, result.out, result.err
+
+
+def tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        stat = path.lstat()
+        h.update(f"{path}:{stat.st_mode}:{stat.st_mtime_ns}".encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def test_json_is_the_audit_report(tmp_path: Path, proctor: Callable[..., Any]) -> None:
+    home, proj = planted(tmp_path)
+    code, out, _ = audit_cli(proctor, "--home", str(home), "--project", str(proj), "--json")
+    assert code == 0
+    report = AuditReport.model_validate(json.loads(out))
+    assert [a.agent for a in report.agents] == ["claude-code", "codex", "gemini-cli"]
+    assert "schemaVersion" in out and "decoy" in out
+    assert report == audit(home, proj)
+
+
+def test_text_groups_by_kind_and_marks_decoys(tmp_path: Path, proctor: Callable[..., Any]) -> None:
+    home, proj = planted(tmp_path)
+    code, out, _ = audit_cli(
+        proctor, "--home", str(home), "--project", str(proj), "--agent", "claude"
+    )
+    assert code == 0
+    assert "claude-code:" in out and "gemini-cli:" not in out
+    assert "  plugins:\n" in out and "  skills:\n" in out
+    assert "DECOY: disabled (enabledPlugins)" in out
+    assert str(home / ".claude" / "plugins" / "installed_plugins.json") in out
+
+
+def test_configuration_errors_exit_2_with_one_sentence(
+    tmp_path: Path, proctor: Callable[..., Any]
+) -> None:
+    code, _, err = audit_cli(
+        proctor, "--home", str(tmp_path / "missing"), "--project", str(tmp_path)
+    )
+    assert code == 2 and "--home" in err and "Traceback" not in err
+    code, _, err = audit_cli(proctor, "--home", str(tmp_path), "--project", str(tmp_path / "nope"))
+    assert code == 2 and "--project" in err
+    code, _, err = audit_cli(
+        proctor, "--home", str(tmp_path), "--project", str(tmp_path), "--agent", "cursor"
+    )
+    assert code == 2 and "claude-code, codex, gemini-cli" in err
+
+
+def test_audit_writes_nothing(tmp_path: Path, proctor: Callable[..., Any]) -> None:
+    home, proj = planted(tmp_path)
+    before = tree_digest(tmp_path)
+    audit(home, proj)
+    audit_cli(proctor, "--home", str(home), "--project", str(proj), "--json")
+    assert tree_digest(tmp_path) == before
+
+
+def test_nothing_outside_home_and_project_is_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "evil").mkdir(parents=True)
+    (outside / "evil" / "SKILL.md").write_text("x")
+    (outside / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": []}]}}))
+    home = tmp_path / "home"
+    (home / ".claude" / "skills").mkdir(parents=True)
+    os.symlink(outside / "evil", home / ".claude" / "skills" / "evil")
+    os.symlink(outside / "settings.json", home / ".claude" / "settings.json")
+    result = audit(home, None, ["claude-code"]).agents[0]
+    assert [c for c in result.components if c.kind == "hook"] == []
+    assert all(c.decoy for c in result.components)  # nothing loaded from outside
+    assert any("leads outside" in p for p in result.problems)
+
+
+def test_an_empty_home_is_cheap(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "ws").mkdir()
+    audit(tmp_path / "home", tmp_path / "ws", ["claude-code"])  # warm
+    for agent in ("claude-code", "codex", "gemini-cli"):
+        start = time.perf_counter()
+        for _ in range(20):
+            audit(tmp_path / "home", tmp_path / "ws", [agent])
+        assert (time.perf_counter() - start) / 20 < 0.005, agent
+
+
+def test_trial_audit_is_none_for_scripted_and_never_raises(tmp_path: Path) -> None:
+    assert trial_audit(tmp_path, tmp_path, "scripted") is None
+    record = TrialRecord(case="c", agent="codex", repeat=1, status="passed")
+    assert record.audit is None
+    report = trial_audit(tmp_path / "no-such-home", tmp_path, "codex")
+    assert report is not None and report.agents[0].components == []
+    record.audit = report
+    again = TrialRecord.model_validate(json.loads(json.dumps(record.to_dict())))
+    assert again.audit == report

@@ -1,0 +1,184 @@
+"""The pieces of `proctor hooks test`: reading results as each CLI does, matchers, hook sources,
+and the checks of expectations (each with an input that must make it fail)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import proctor.addons.hooks as hooks_pkg
+from proctor.addons.hooks.cases import Expect, HookCase
+from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
+from proctor.addons.hooks.sources import HookSpec, load_hooks
+from proctor.addons.hooks.verdict import check, read_result, strongest
+from proctor.errors import ConfigError
+
+CONTEXT = json.dumps({"hookSpecificOutput": {"additionalContext": "slow down"}})
+DENY = json.dumps(
+    {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}
+)
+
+
+def test_public_names() -> None:
+    assert set(hooks_pkg.__all__) == {
+        "DECISIONS", "CaseResult", "Expect", "HistoryEntry", "HookCase", "HookRunResult",
+        "HookSource", "HookSpec", "HooksReport", "load_cases", "load_hooks", "run_hook_tests",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("agent", "event", "code", "stdout", "stderr", "decision"),
+    [
+        ("claude-code", "PreToolUse", 0, "", "", "silent"),
+        ("claude-code", "PreToolUse", 0, CONTEXT, "", "nudge"),
+        ("claude-code", "PreToolUse", 0, DENY, "", "deny"),
+        (
+            "claude-code",
+            "PreToolUse",
+            0,
+            '{"hookSpecificOutput": {"permissionDecision": "ask"}}',
+            "",
+            "ask",
+        ),
+        ("claude-code", "PreToolUse", 0, '{"decision": "block", "reason": "x"}', "", "deny"),
+        ("claude-code", "PostToolUse", 0, '{"decision": "block", "reason": "x"}', "", "block"),
+        ("claude-code", "Stop", 0, '{"continue": false, "stopReason": "done"}', "", "block"),
+        ("claude-code", "PreToolUse", 0, '{"systemMessage": "hi"}', "", "nudge"),
+        ("claude-code", "PreToolUse", 0, "plain text", "", "silent"),
+        ("claude-code", "UserPromptSubmit", 0, "plain text", "", "nudge"),
+        ("claude-code", "PreToolUse", 2, DENY, "stop", "block"),
+        ("claude-code", "PreToolUse", 1, "", "oops", "error"),
+        ("codex", "PreToolUse", 0, DENY, "", "deny"),
+        (
+            "codex",
+            "PreToolUse",
+            0,
+            '{"hookSpecificOutput": {"permissionDecision": "allow"}}',
+            "",
+            "error",
+        ),
+        ("gemini-cli", "BeforeTool", 0, '{"decision": "deny", "reason": "no"}', "", "deny"),
+        ("gemini-cli", "BeforeTool", 0, '{"decision": "block", "reason": "no"}', "", "deny"),
+        ("gemini-cli", "AfterAgent", 0, '{"decision": "deny", "reason": "retry"}', "", "block"),
+        ("gemini-cli", "BeforeTool", 0, '{"decision": "allow"}', "", "allow"),
+        ("gemini-cli", "BeforeTool", 0, CONTEXT, "", "silent"),  # Gemini drops it here
+        ("gemini-cli", "AfterTool", 0, CONTEXT, "", "nudge"),
+        ("gemini-cli", "BeforeTool", 0, "plain text", "", "nudge"),
+        ("gemini-cli", "BeforeTool", 1, "", "warn", "error"),
+        ("gemini-cli", "BeforeTool", 2, "", "blocked", "block"),
+        ("gemini-cli", "BeforeTool", 2, "", "", "error"),
+    ],
+)
+def test_results_read_as_the_cli_reads_them(
+    agent: str, event: str, code: int, stdout: str, stderr: str, decision: str
+) -> None:
+    assert read_result(agent, event, code, stdout, stderr).decision == decision
+
+
+def test_strongest_decision_wins() -> None:
+    assert strongest(["silent", "nudge", "deny", "error"]) == "deny"
+    assert strongest(["silent", "error"]) == "error"
+    assert strongest([]) == "silent"
+
+
+def test_checks_pass_and_fail_on_the_same_result() -> None:
+    expect = Expect(decision="nudge", exit_code=0, output_includes=["big"], output_matches=r"\d+ b")
+    assert check(expect, "nudge", 0, "file is big: 600 bytes") == []
+    problems = check(expect, "silent", 1, "")
+    assert len(problems) == 4
+    assert check(Expect(silent=True), "silent", 0, "") == []
+    assert check(Expect(silent=True), "nudge", 0, "") == ["expected silent, got nudge"]
+    assert check(Expect(silent=False), "silent", 0, "") == ["expected not silent, got silent"]
+
+
+def case(**fields: object) -> HookCase:
+    data = {"id": "c", "agent": "claude-code", "event": "PreToolUse", "expect": {"silent": True}}
+    return HookCase.model_validate({**data, **fields})
+
+
+def spec(event: str, matcher: str) -> HookSpec:
+    return HookSpec(event, matcher, "true", None, "settings", None)
+
+
+@pytest.mark.parametrize(
+    ("agent", "matcher", "tool", "matches"),
+    [
+        ("claude-code", "", "Read", True),
+        ("claude-code", "*", "Read", True),
+        ("claude-code", "Read|Bash", "Bash", True),
+        ("claude-code", "Read|Bash", "ReadX", False),  # plain names match exactly
+        ("claude-code", "Rea", "Read", False),
+        ("claude-code", "mcp__.*", "mcp__mem__find", True),  # anything else is a regex
+        ("gemini-cli", "read_", "read_file", True),  # Gemini: always a regex search
+        ("gemini-cli", "run_shell_command", "read_file", False),
+    ],
+)
+def test_matchers_follow_each_cli(agent: str, matcher: str, tool: str, matches: bool) -> None:
+    event = "BeforeTool" if agent == "gemini-cli" else "PreToolUse"
+    assert (
+        hook_matches(agent, spec(event, matcher), case(agent=agent, event=event, tool=tool))
+        is matches
+    )
+    assert not hook_matches(
+        agent, spec("PostToolUse", ""), case(agent=agent, event=event, tool=tool)
+    )
+
+
+def test_session_start_matches_on_source() -> None:
+    started = case(event="SessionStart", source="resume")
+    assert hook_matches("claude-code", spec("SessionStart", "startup|resume"), started)
+    assert not hook_matches("claude-code", spec("SessionStart", "clear"), started)
+
+
+def test_inputs_per_cli(tmp_path: Path) -> None:
+    session = Session("abcdef12-0000", tmp_path / "p", tmp_path / "h", tmp_path / "t.jsonl")
+    read = case(tool="Read", input={"file_path": "a.txt", "limit": 5})
+    claude = hook_input("claude-code", read, session)
+    assert claude["tool_input"] == {"file_path": str(tmp_path / "p" / "a.txt"), "limit": 5}
+    assert claude["permission_mode"] == "default" and "timestamp" not in claude
+    codex = hook_input("codex", read, session)
+    assert {"model", "turn_id"} <= set(codex)
+    gem_case = case(
+        agent="gemini-cli", event="AfterTool", tool="read_file", input={"file_path": "a"}
+    )
+    gemini = hook_input("gemini-cli", gem_case, session)
+    assert gemini["tool_input"] == {"file_path": "a"} and "timestamp" in gemini
+    assert gemini["tool_response"] == {"llmContent": "", "returnDisplay": ""}
+    assert "permission_mode" not in gemini
+
+
+def test_gemini_extension_paths_are_substituted(tmp_path: Path) -> None:
+    ext = tmp_path / "ext"
+    (ext / "hooks").mkdir(parents=True)
+    (ext / "gemini-extension.json").write_text('{"name": "x", "version": "1"}')
+    handler = {
+        "type": "command",
+        "command": "python3 ${extensionPath}${/}hooks${/}g.py",
+        "timeout": 500,
+    }
+    (ext / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"BeforeTool": [{"matcher": "read_file", "hooks": [handler]}]}})
+    )
+    source = load_hooks(ext)
+    assert source.kind == "gemini-extension"
+    assert source.hooks[0].command == f"python3 {ext.resolve()}/hooks/g.py"
+    assert source.hooks[0].timeout == 500
+
+
+def test_codex_config_toml_and_skipped_handlers(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "Bash"\n'
+        '[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "echo hi"\ntimeout = 5\n'
+        '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "prompt"\nprompt = "check"\n'
+    )
+    source = load_hooks(config)
+    assert [(h.event, h.matcher, h.command) for h in source.hooks] == [
+        ("PreToolUse", "Bash", "echo hi")
+    ]
+    assert source.skipped == ("Stop: prompt",)
+    config.write_text("[hooks\n")
+    with pytest.raises(ConfigError, match="not a readable TOML file"):
+        load_hooks(config)

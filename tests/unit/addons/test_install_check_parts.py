@@ -1,0 +1,244 @@
+"""The parts of ``proctor addon check-install``: the expect file, the scratch environment,
+snapshots, the planted user state and its comparisons, the real-home guard, and the matching
+of expected components against an audit. Each check next to an input that must fail it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proctor.addons import install_guard as guard
+from proctor.addons.install_components import component_checks
+from proctor.addons.install_expect import AgentExpectation, ExpectedHook, load_expectation
+from proctor.addons.install_planted import PLANTED, leftover_keys, lost_user_state, plant
+from proctor.addons.install_scratch import (
+    Scratch,
+    compare,
+    expand,
+    installer_environment,
+    run_command,
+    snapshot,
+)
+from proctor.errors import ConfigError
+from proctor.models.audit import AgentAudit, AuditComponent
+
+
+def test_an_expect_file_in_json_or_toml_is_read(tmp_path: Path) -> None:
+    json_file = tmp_path / "e.json"
+    json_file.write_text(json.dumps({"codex": {"skills": ["a"]}, "project": [".mcp.json"]}))
+    toml_file = tmp_path / "e.toml"
+    toml_file.write_text('project = [".mcp.json"]\n[codex]\nskills = ["a"]\n')
+    for path in (json_file, toml_file):
+        expect = load_expectation(path)
+        assert expect.agents() == ["codex"]
+        assert expect.for_agent("codex") == AgentExpectation(skills=["a"])
+        assert expect.project == [".mcp.json"]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"claude": {}}', ["unknown key 'claude'", "known keys: claude-code"]),
+        ('{"codex": {"skils": ["a"]}}', ["unknown key 'codex.skils'"]),
+        ('{"codex": {"hooks": [{"command": "x"}]}}', ["'codex.hooks[0].event'", "required"]),
+        ('{"codex": {"mcp": "notes"}}', ["'codex.mcp'", "list"]),
+        ("[1]", ["object at the top level"]),
+        ('{"codex": ', ["malformed JSON", "line 1"]),
+    ],
+)
+def test_a_bad_expect_file_is_one_sentence_naming_file_and_field(
+    tmp_path: Path, text: str, words: list[str]
+) -> None:
+    path = tmp_path / "expect.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_expectation(path)
+    message = str(caught.value)
+    assert message.startswith(f"--expect {path}")
+    assert "\n" not in message
+    for word in words:
+        assert word in message
+
+
+def test_the_installer_environment_points_every_home_into_the_scratch(tmp_path: Path) -> None:
+    scratch = Scratch.create(tmp_path / "s")
+    parent = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/root",
+        "ANTHROPIC_API_KEY": "sk-secret",
+        "GITHUB_TOKEN": "ghp_secret",
+        "CLAUDE_CONFIG_DIR": "/root/.claude",
+        "CODEX_HOME": "/root/.codex",
+        "XDG_CONFIG_HOME": "/root/.config",
+    }
+    env = installer_environment(scratch, parent, [tmp_path / "bin"])
+    assert env["HOME"] == str(scratch.home)
+    assert env["CODEX_HOME"] == str(scratch.home / ".codex")
+    assert env["GEMINI_CLI_HOME"] == str(scratch.home)
+    assert "CLAUDE_CONFIG_DIR" not in env
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        assert env[name].startswith(str(scratch.home))
+    assert not any("secret" in v or v.startswith("/root") for v in env.values())
+    assert env["PATH"].startswith(str(tmp_path / "bin"))
+
+
+def test_the_command_runs_in_the_project_with_the_scratch_home(tmp_path: Path) -> None:
+    scratch = Scratch.create(tmp_path / "s")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin", "OPENAI_API_KEY": "sk-x"})
+    command = expand(
+        'pwd > "{home}/where"; echo "$HOME|${OPENAI_API_KEY:-none}" >> {home}/where',
+        scratch,
+        tmp_path,
+    )
+    run = run_command(command, scratch, env, 10, "--install")
+    assert run.ok
+    assert (scratch.home / "where").read_text().split() == [
+        str(scratch.project),
+        f"{scratch.home}|none",
+    ]
+
+
+def test_a_failing_command_is_a_result_and_one_that_cannot_start_a_config_error(
+    tmp_path: Path,
+) -> None:
+    scratch = Scratch.create(tmp_path / "s")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin"})
+    failed = run_command("echo broken >&2; exit 3", scratch, env, 10, "--install")
+    assert (failed.ok, failed.returncode) == (False, 3)
+    assert "exited 3" in failed.describe("install") and "broken" in failed.describe("install")
+    slow = run_command("sleep 30", scratch, env, 0.5, "--install")
+    assert slow.timed_out and not slow.ok
+    with pytest.raises(ConfigError, match="--install: the command 'no-such-installer-x' cannot"):
+        run_command("no-such-installer-x", scratch, env, 10, "--install")
+
+
+def test_snapshots_see_content_mode_and_link_changes(tmp_path: Path) -> None:
+    (tmp_path / "a").write_text("1")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "b").write_text("2")
+    (tmp_path / "l").symlink_to("a")
+    before = snapshot(tmp_path)
+    before_ignoring = snapshot(tmp_path, ["a", "d/*", "l"])
+    assert not compare(before, snapshot(tmp_path))
+    (tmp_path / "a").write_text("1 ")
+    (tmp_path / "d" / "b").chmod(0o755)
+    (tmp_path / "l").unlink()
+    (tmp_path / "l").symlink_to("d")
+    (tmp_path / "new").write_text("")
+    changes = compare(before, snapshot(tmp_path))
+    assert changes.changed == ["a", "d/b", "l"]
+    assert changes.added == ["new"]
+    ignoring = compare(before_ignoring, snapshot(tmp_path, ["a", "d/*", "l"]))
+    assert (ignoring.added, ignoring.changed, ignoring.removed) == (["new"], [], [])
+
+
+def test_planted_state_is_found_intact_and_its_loss_is_named(tmp_path: Path) -> None:
+    agents = ["claude-code", "codex", "gemini-cli"]
+    plant(tmp_path, agents)
+    planted = [f for a in agents for f in PLANTED[a]]
+    assert all(lost_user_state(tmp_path, f) == [] for f in planted)
+    settings = tmp_path / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text())
+    doc["permissions"]["allow"].append("mcp__tidy")  # an installer may add its own rule
+    doc["hooks"] = {"PreToolUse": []}
+    settings.write_text(json.dumps(doc))
+    assert lost_user_state(tmp_path, PLANTED["claude-code"][0]) == []
+    doc["permissions"]["allow"] = ["mcp__tidy"]
+    settings.write_text(json.dumps(doc))
+    lost = lost_user_state(tmp_path, PLANTED["claude-code"][0])
+    assert lost == [
+        "the user's permission rule 'Bash(make test:*)' is gone from .claude/settings.json "
+        "permissions.allow"
+    ]
+    (tmp_path / ".codex" / "AGENTS.md").write_text("replaced\n")
+    assert lost_user_state(tmp_path, PLANTED["codex"][1]) == [
+        "the instruction file .codex/AGENTS.md changed"
+    ]
+
+
+def test_leftover_keys_ignore_empty_containers_and_name_the_rest() -> None:
+    before = {"a": 1, "mcpServers": {"user": {"command": "u"}}}
+    assert leftover_keys(before, {**before, "hooks": {"PreToolUse": []}}) == []
+    after = {"a": 1, "mcpServers": {"user": {"command": "u"}, "tidy": {"command": "t"}}}
+    assert leftover_keys(before, after) == [("mcpServers", "tidy")]
+
+
+def test_the_guard_refuses_commands_aimed_at_the_real_home(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    guard.refuse_real_home("python3 {cwd}/install.py install", [real], "--install")
+    guard.refuse_real_home(f"python3 {real}/src/addon/install.py", [real], "--install")
+    guard.refuse_real_home("HOME={home} ./install.sh", [real], "--install")
+    for bad in (
+        f"HOME={real} ./install.sh",
+        "env CODEX_HOME=/etc/x ./i.sh",
+        f"cp x {real}/.claude/skills/",
+        f"cd {real}/.claude && cp x settings.json",  # a folder, not a watched file
+        f"cp x {real}/.config/gemini.json",
+        "cp x ~root/.claude/settings.json",
+        "cp x $(getent passwd me | cut -d: -f6)/.claude.json",
+    ):
+        with pytest.raises(ConfigError, match="--install: the command"):
+            guard.refuse_real_home(bad, [real], "--install")
+
+
+def test_the_fingerprint_notices_a_write_into_a_watched_folder(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / ".claude").mkdir(parents=True)
+    (real / ".claude" / "settings.json").write_text("{}")
+    (real / ".claude.json").write_text('{"numStartups": 1}')
+    before = guard.fingerprint([real])
+    (real / ".claude.json").write_text('{"numStartups": 2}')  # the CLI's own bookkeeping
+    (real / "unwatched.txt").write_text("x")
+    assert guard.touched(before, guard.fingerprint([real])) == []
+    (real / ".gemini" / "skills" / "x").mkdir(parents=True)
+    (real / ".claude" / "settings.json").write_text('{"hooks": {}}')
+    touched = guard.touched(before, guard.fingerprint([real]))
+    assert str(real / ".claude" / "settings.json") in touched
+    assert str(real / ".gemini" / "skills") in touched
+
+
+def _audit(*components: AuditComponent) -> AgentAudit:
+    return AgentAudit(agent="claude-code", components=list(components))
+
+
+def test_expected_components_must_be_loaded_not_decoys() -> None:
+    wanted = AgentExpectation(
+        skills=["tidy"],
+        mcp=["tidy"],
+        hooks=[ExpectedHook(event="PreToolUse", matcher="Bash", command="{home}/guard.sh")],
+    )
+    good = _audit(
+        AuditComponent(kind="skill", name="tidy", file="/h/.claude/skills/tidy/SKILL.md"),
+        AuditComponent(kind="mcp", name="tidy", file="/h/.claude.json", command="python3 s.py"),
+        AuditComponent(
+            kind="hook",
+            name="PreToolUse:Bash",
+            file="/h/.claude/settings.json",
+            event="PreToolUse",
+            matcher="Bash",
+            command="/h/guard.sh",
+        ),
+    )
+    expand = lambda text: text.replace("{home}", "/h")  # noqa: E731
+    checks = component_checks("claude-code", wanted, good, expand)
+    assert [c.passed for c in checks] == [True, True, True]
+    decoy = good.model_copy(deep=True)
+    decoy.components[0].decoy = "empty skill folder"
+    decoy.components[2].command = "/elsewhere/guard.sh"
+    decoy.components.pop(1)
+    checks = component_checks("claude-code", wanted, decoy, expand)
+    assert [c.passed for c in checks] == [False, False, False]
+    assert "would not load it (empty skill folder)" in checks[0].message
+    assert "mcp 'tidy' was not found" in checks[1].message
+    assert "/elsewhere/guard.sh" in checks[2].message
+
+
+def test_a_named_pipe_is_recorded_not_opened(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "pipe")  # opening it for reading would block forever
+    (tmp_path / "file").write_text("x")
+    found = snapshot(tmp_path)
+    assert found["pipe"].kind == "special" and found["file"].kind == "file"

@@ -1,0 +1,165 @@
+"""Datasets and adapter files: what loads, and one sentence naming file and field otherwise."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.addons.memory.adapter import KNOWLEDGE_GRAPH, follow, load_adapter, render
+from proctor.addons.memory.dataset import load_dataset
+from proctor.addons.memory.seeding import seeding_order
+from proctor.errors import ConfigError
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "addons" / "memory"
+
+
+def dataset(**changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "notes": [
+            {"id": "old", "project": "p", "text": "port 1"},
+            {"id": "new", "project": "p", "text": "port 2", "supersedes": "old"},
+            {"id": "other", "project": "q", "text": "elsewhere"},
+        ],
+        "queries": [
+            {"id": "q1", "project": "p", "query": "port", "relevant": ["new"],
+             "labels": ["knowledge-update"]},
+            {"id": "q2", "project": "q", "query": "nothing", "labels": ["abstention"]},
+        ],
+    }  # fmt: skip
+    data.update(changes)
+    return data
+
+
+def write(tmp_path: Path, data: Any, name: str = "data.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def test_the_examples_load() -> None:
+    loaded = load_dataset(EXAMPLES / "dataset.json")
+    assert loaded.projects() == ["atlas", "borealis"]
+    assert loaded.queries[3].relevant == {"atlas-production": 2, "atlas-staging": 1}
+    for name in ("knowledge-graph.adapter.json", "knowledge-graph-shared.adapter.json",
+                 "reference.adapter.toml"):  # fmt: skip
+        load_adapter(EXAMPLES / name)
+    assert load_adapter(None) == load_adapter(EXAMPLES / "knowledge-graph.adapter.json")
+
+
+def test_jsonl_dataset(tmp_path: Path) -> None:
+    data = dataset()
+    lines = [json.dumps(item) for item in data["notes"] + data["queries"]]
+    loaded = load_dataset(write(tmp_path, "\n".join(lines) + "\n", "data.jsonl"))
+    assert [q.id for q in loaded.queries] == ["q1", "q2"]
+    assert loaded.superseded_by("new") == {"old"}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["ghost"],
+                       "labels": ["extraction"]}]},
+         "field 'queries[0].relevant': 'ghost' is not a note of project 'p'"),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["other"],
+                       "labels": ["extraction"]}]},
+         "field 'queries[0].relevant': 'other' is not a note of project 'p'"),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["old"],
+                       "labels": ["abstention"]}]},
+         "field 'queries[0].relevant': an abstention query must have no relevant notes"),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "labels": ["extraction"]}]},
+         "field 'queries[0].relevant': expected at least one note id"),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["old"],
+                       "labels": ["knowledge-update"]}]},
+         "needs a relevant note that supersedes another"),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["old"],
+                       "labels": ["recall"]}]},
+         "field 'queries[0].labels[0]'"),
+        ({"notes": [{"id": "a", "project": "p", "text": "t", "supersedes": ["zzz"]}]},
+         "field 'notes[0].supersedes': 'zzz' is not another note of project 'p'"),
+        ({"notes": [{"id": "a", "project": "p/../x", "text": "t"}]},
+         "field 'notes[0].project'"),
+        ({"notes": [{"id": "a", "project": "p", "text": "t"},
+                    {"id": "a", "project": "p", "text": "u"}]},
+         "field 'notes[1].id': duplicate note id 'a'"),
+        ({"notes": [{"id": "a", "project": "p", "text": "t", "tags": []}]},
+         "unknown key 'notes[0].tags'"),
+        ({"notes": [{"id": "a", "project": "p", "text": "t", "supersedes": ["b"]},
+                    {"id": "b", "project": "p", "text": "u", "supersedes": ["a"]}],
+          "queries": [{"id": "q", "project": "p", "query": "x", "labels": ["abstention"]}]},
+         "the notes supersede each other in a cycle (a -> b -> a)"),
+    ],
+)  # fmt: skip
+def test_bad_datasets_name_file_and_field(
+    tmp_path: Path, changes: dict[str, Any], message: str
+) -> None:
+    path = write(tmp_path, dataset(**changes))
+    with pytest.raises(ConfigError) as caught:
+        load_dataset(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert message in str(caught.value)
+
+
+def test_malformed_json_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="malformed JSON at line 1"):
+        load_dataset(write(tmp_path, "{"))
+    with pytest.raises(ConfigError, match="cannot be read"):
+        load_dataset(tmp_path / "absent.json")
+    with pytest.raises(ConfigError, match=r"data.jsonl:2: malformed JSON"):
+        load_dataset(write(tmp_path, '{"id": "a", "project": "p", "text": "t"}\n{\n', "data.jsonl"))
+
+
+def adapter_with(**changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(json.dumps(KNOWLEDGE_GRAPH))
+    return data | changes
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (adapter_with(search={"tool": "search_nodes", "arguments": {"q": "{question}"}}),
+         "field 'search': unknown placeholder {question}"),
+        (adapter_with(scope={"mode": "process", "env": {"MEMORY_FILE_PATH": "{scratch}/m"}}),
+         "field 'scope.env': scope mode 'process' needs {project}"),
+        (adapter_with(scope={"mode": "argument"}),
+         "field 'seed.arguments': scope mode 'argument' needs {project}"),
+        (adapter_with(scope={"mode": "tenant"}), "field 'scope.mode'"),
+        (adapter_with(results={"path": "entities", "idField": "name"}),
+         "unknown key 'results.idField'"),
+        ({"seed": {"tool": "x"}}, "field 'search' is required but missing"),
+    ],
+)  # fmt: skip
+def test_bad_adapters_name_file_and_field(tmp_path: Path, data: Any, message: str) -> None:
+    path = write(tmp_path, data, "adapter.json")
+    with pytest.raises(ConfigError) as caught:
+        load_adapter(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert message in str(caught.value)
+
+
+def test_bad_toml_adapter(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="malformed TOML"):
+        load_adapter(write(tmp_path, "[seed\n", "adapter.toml"))
+
+
+def test_render_keeps_the_type_of_a_whole_placeholder() -> None:
+    template = {"limit": "{k}", "q": "about {query}", "items": ["{id}"], "keep": 3}
+    out = render(template, {"k": 5, "query": "ports", "id": "n1"})
+    assert out == {"limit": 5, "q": "about ports", "items": ["n1"], "keep": 3}
+
+
+def test_follow_dotted_paths() -> None:
+    assert follow({"a": [{"b": "x"}]}, "a.0.b") == "x"
+    assert follow([1], "") == [1]
+    with pytest.raises(KeyError):
+        follow({"a": []}, "a.0")
+
+
+def test_superseded_notes_are_seeded_first() -> None:
+    loaded = load_dataset(EXAMPLES / "dataset.json")
+    notes = list(reversed(loaded.notes))
+    order = [n.id for n in seeding_order(notes)]
+    assert order.index("atlas-port-old") < order.index("atlas-port-new")
+    assert sorted(order) == sorted(n.id for n in loaded.notes)

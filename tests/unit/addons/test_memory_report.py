@@ -1,0 +1,92 @@
+"""Scoring a whole run from returned id lists: per label, failures, exit code (no server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proctor.addons.memory.dataset import load_dataset
+from proctor.addons.memory.report import MemoryEvalRecord, Thresholds, render_text, score_run
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "addons" / "memory"
+DATASET = load_dataset(EXAMPLES / "dataset.json")
+
+PERFECT: dict[str, list[str]] = {
+    "migrations-tool": ["atlas-migrations"],
+    "signing-key": ["atlas-signing"],
+    "code-review": ["atlas-code-review"],
+    "deploy-rules": ["atlas-production", "atlas-staging"],
+    "api-port": ["atlas-port-new", "atlas-port-old"],
+    "no-kubernetes": [],
+    "no-postgres-here": [],
+    "replication": ["borealis-database"],
+    "ship-workflow": ["borealis-ship"],
+    "no-coffee-here": [],
+}
+
+
+def score(returned: dict[str, list[str]], **limits: float) -> MemoryEvalRecord:
+    return score_run(
+        DATASET, returned, k=5, thresholds=Thresholds(**limits), server="s",
+        dataset_name="d", adapter_name="a",
+    )  # fmt: skip
+
+
+def test_a_perfect_store_passes_with_hand_computed_scores() -> None:
+    record = score(PERFECT)
+    assert record.passed and record.exit_code == 0 and record.failures == []
+    assert record.overall.recall == 1.0
+    assert record.overall.precision == pytest.approx((6 + 0.5) / 7)  # api-port returns the old note
+    assert record.by_label["knowledge-update"].knowledge_update == 1.0
+    assert record.by_label["abstention"].abstention == 1.0
+    assert record.by_label["abstention"].recall is None
+    assert set(record.by_label) == {"extraction", "multi-note", "knowledge-update", "abstention"}
+
+
+def test_the_older_note_first_fails_the_knowledge_update() -> None:
+    record = score(PERFECT | {"api-port": ["atlas-port-old", "atlas-port-new"]})
+    assert record.by_label["knowledge-update"].knowledge_update == 0.0
+    assert [f.kind for f in record.failures] == ["threshold"]
+    assert "--min-update" in record.failures[0].message
+    assert record.exit_code == 1
+
+
+def test_a_note_of_another_project_fails_the_run_naming_query_and_note() -> None:
+    record = score(PERFECT | {"migrations-tool": ["atlas-migrations", "borealis-migrations"]})
+    leak = [f for f in record.failures if f.kind == "cross-project"]
+    assert [(f.query, f.note) for f in leak] == [("migrations-tool", "borealis-migrations")]
+    assert record.exit_code == 1
+
+
+def test_a_duplicate_fails_the_run_even_when_scores_pass() -> None:
+    record = score(PERFECT | {"signing-key": ["atlas-signing", "atlas-signing"]}, min_precision=0)
+    assert [(f.kind, f.query, f.note) for f in record.failures] == [
+        ("duplicate", "signing-key", "atlas-signing")
+    ]
+
+
+def test_never_seeded_results_are_listed_and_irrelevant() -> None:
+    record = score(PERFECT | {"signing-key": ["ghost", "atlas-signing"]})
+    query = next(q for q in record.queries if q.id == "signing-key")
+    assert query.unknown == ["ghost"] and query.precision == 0.5 and query.reciprocal_rank == 0.5
+    assert "never-seeded results scored irrelevant: ghost" in render_text(record)
+
+
+def test_any_answer_to_an_abstention_query_fails_it() -> None:
+    record = score(PERFECT | {"no-kubernetes": ["atlas-coffee"]})
+    assert record.by_label["abstention"].abstention == pytest.approx(2 / 3)
+    assert record.exit_code == 1
+    assert score(PERFECT | {"no-kubernetes": ["atlas-coffee"]}, min_abstention=0.6).passed
+
+
+def test_missing_queries_count_as_silence() -> None:
+    record = score({})
+    assert record.overall.recall == 0.0 and record.by_label["abstention"].abstention == 1.0
+    assert record.exit_code == 1
+
+
+def test_the_record_round_trips_with_camel_case_keys() -> None:
+    data = score(PERFECT).to_dict()
+    assert data["schemaVersion"] >= 1 and "byLabel" in data and "knowledgeUpdate" in data["overall"]
+    assert MemoryEvalRecord.model_validate(data) == score(PERFECT)
