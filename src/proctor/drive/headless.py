@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from proctor.agents.base import AgentAdapter
 from proctor.agents.protocol import Launch
+from proctor.drive.budget import BudgetWatch
 from proctor.drive.driver import SessionLog, TurnOutcome
 from proctor.util.jsonl import decode_object
 from proctor.util.processes import kill_group
@@ -23,7 +24,7 @@ from proctor.util.processes import kill_group
 
 @dataclass(frozen=True)
 class HeadlessOutcome:
-    kind: Literal["exited", "timeout"]
+    kind: Literal["exited", "timeout", "stopped"]
     exit_code: int | None
     elapsed_ms: float
 
@@ -37,9 +38,11 @@ def run_headless(
     stdout: Path,
     stderr: Path,
     append: bool = False,
+    stop_when: Callable[[], str | None] | None = None,
 ) -> HeadlessOutcome:
     """Run to completion or until ``deadline`` (a ``time.monotonic`` value); ``append`` adds
-    to the output files of an earlier run of the same session."""
+    to the output files of an earlier run of the same session. ``stop_when`` is polled while
+    the program runs; when it returns a reason, the program's group is killed (``stopped``)."""
     started = time.monotonic()
     mode = "ab" if append else "wb"
     with open(stdout, mode) as out, open(stderr, mode) as err:
@@ -53,15 +56,31 @@ def run_headless(
             start_new_session=True,
         )
         try:
-            code: int | None = proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
-            kind: Literal["exited", "timeout"] = "exited"
-        except subprocess.TimeoutExpired:
-            kill_group(proc.pid)
-            proc.wait()
-            code, kind = None, "timeout"
+            code, kind = _wait(proc, deadline, stop_when)
         finally:
             kill_group(proc.pid)
     return HeadlessOutcome(kind, code, (time.monotonic() - started) * 1000)
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], deadline: float, stop_when: Callable[[], str | None] | None
+) -> tuple[int | None, Literal["exited", "timeout", "stopped"]]:
+    step = 0.05 if stop_when is not None else None
+    while True:
+        left = max(deadline - time.monotonic(), 0.01)
+        try:
+            return proc.wait(timeout=left if step is None else min(step, left)), "exited"
+        except subprocess.TimeoutExpired:
+            pass
+        if stop_when is not None and stop_when() is not None:
+            kind: Literal["timeout", "stopped"] = "stopped"
+        elif time.monotonic() >= deadline:
+            kind = "timeout"
+        else:
+            continue
+        kill_group(proc.pid)
+        proc.wait()
+        return None, kind
 
 
 def _read_from(path: Path, offset: int) -> bytes:
@@ -88,8 +107,10 @@ class HeadlessDriver:
         deadline: float,
         stdout: Path,
         stderr: Path,
+        watch: BudgetWatch | None = None,
     ) -> None:
         self.adapter = adapter
+        self.watch = watch
         self.launch = launch
         self.deadline = deadline
         self.stdout = stdout
@@ -115,10 +136,14 @@ class HeadlessDriver:
             stdout=self.stdout,
             stderr=self.stderr,
             append=resumed,
+            stop_when=self.watch.check if self.watch is not None else None,
         )
         self.log.exit_code = run.exit_code
         if run.kind == "timeout":
             return TurnOutcome("timeout")
+        if run.kind == "stopped" and self.watch is not None:
+            self.log.stopped = self.watch.stopped
+            return TurnOutcome("over-budget", elapsed_ms=run.elapsed_ms)
         events = [
             record
             for line in _read_from(self.stdout, out_at).splitlines()
