@@ -22,7 +22,7 @@ from proctor.agents.protocol import (
     Question,
     Terminal,
 )
-from proctor.agents.spec import SPECS, AgentSpec
+from proctor.agents.spec import ACP_PRESETS, SPECS, AgentSpec
 from proctor.errors import AgentError
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
@@ -129,10 +129,28 @@ def _adapter_class(agent_id: str) -> type[AgentAdapter[Any]] | None:
     return _REGISTRY.get(agent_id)
 
 
+ACP_PREFIX = "acp:"
+
+
+def profile_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentProfile:
+    """The profile of an agent id: its own, else for ``acp:NAME`` the ACP profile ``NAME`` or
+    the configured ACP agent ``NAME`` (:data:`~proctor.agents.spec.ACP_PRESETS`)."""
+    if agent_id in profiles:
+        return profiles[agent_id]
+    if agent_id.startswith(ACP_PREFIX):
+        name = agent_id[len(ACP_PREFIX) :]
+        named = profiles.get(name)
+        if named is not None and named.transport == "acp":
+            return named
+        if name in ACP_PRESETS:
+            return AgentProfile(transport="acp", command=list(ACP_PRESETS[name]))
+    return AgentProfile()
+
+
 def adapter_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentAdapter[Any]:
     """The adapter behind an agent id: a registered name, or a profile naming one."""
-    profile = profiles.get(agent_id)
-    name = profile.agent if profile is not None and profile.agent else agent_id
+    profile = profile_for(agent_id, profiles)
+    name = profile.agent if profile.agent else agent_id
     cls = _adapter_class(name)
     if cls is None:
         raise KeyError(name)
@@ -142,7 +160,10 @@ def adapter_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentAda
 def known_agent_ids(profiles: Mapping[str, AgentProfile]) -> set[str]:
     builtin = {spec.id for spec in SPECS}
     ids = set(builtin)
+    ids.update(ACP_PREFIX + name for name in ACP_PRESETS)
     for agent_id, profile in profiles.items():
         if profile.agent is None or profile.agent in builtin:
             ids.add(agent_id)
+        if profile.transport == "acp":
+            ids.add(ACP_PREFIX + agent_id)
     return ids

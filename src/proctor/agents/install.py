@@ -11,12 +11,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from proctor.agents.spec import npm_specs
+from proctor.agents.spec import ACP_PINS, npm_specs
 from proctor.errors import AgentError
 
 #: npm package → version: the versions proctor's contract tests and goldens were made with.
 PINNED: dict[str, str] = {
-    s.npm_package: s.version for s in npm_specs() if s.npm_package and s.version
+    **{s.npm_package: s.version for s in npm_specs() if s.npm_package and s.version},
+    **ACP_PINS,
 }
 
 

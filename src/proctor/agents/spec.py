@@ -17,7 +17,8 @@ class AgentSpec:
     module: str
     """The module that registers the adapter."""
     transcript_format: str
-    """The native transcript format it writes: ``claude-code``, ``codex`` or ``gemini-cli``."""
+    """The native transcript format it writes: ``claude-code``, ``codex``, ``gemini-cli`` or
+    ``acp`` (the JSON-RPC messages proctor exchanged with an ACP agent)."""
     aliases: tuple[str, ...] = ()
     """Other names ``proctor parse --agent`` accepts."""
     npm_package: str | None = None
@@ -62,7 +63,26 @@ GEMINI_CLI = AgentSpec(
     binary="gemini",
     provider="google",
 )
-SPECS: tuple[AgentSpec, ...] = (SCRIPTED, CLAUDE_CODE, CODEX, GEMINI_CLI)
+ACP = AgentSpec(
+    id="acp",
+    module="proctor.agents.acp",
+    transcript_format="acp",
+    version="0.16.2",
+    binary="claude-code-acp",
+    provider="anthropic",
+)
+"""Any agent that speaks the Agent Client Protocol. It is no CLI of its own (so no
+``npm_package``): its version and binary are the default ACP agent's (``acp`` alone is
+``acp:claude``), the Claude Code ACP adapter, which :data:`ACP_PINS` installs."""
+ACP_PINS: dict[str, str] = {"@zed-industries/claude-code-acp": "0.16.2"}
+"""npm packages of ACP agents that ``proctor agents install`` adds to the CLIs' pins."""
+ACP_PRESETS: dict[str, tuple[str, ...]] = {
+    "claude": ("claude-code-acp",),
+    "gemini": ("gemini", "--acp"),
+}
+"""``--agent acp:NAME`` without a profile ``NAME``: the command of a configured ACP agent (its
+first word is looked up in ``.agents`` before PATH)."""
+SPECS: tuple[AgentSpec, ...] = (SCRIPTED, CLAUDE_CODE, CODEX, GEMINI_CLI, ACP)
 
 
 def npm_specs() -> tuple[AgentSpec, ...]:

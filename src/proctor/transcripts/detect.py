@@ -23,7 +23,7 @@ from proctor.util.native_paths import (
     newest_file,
 )
 
-FORMATS = ("claude-code", "codex", "gemini-cli")
+FORMATS = ("claude-code", "codex", "gemini-cli", "acp")
 CODEX_RECORDS = frozenset(
     {
         "session_meta",
@@ -59,6 +59,8 @@ SNIFF_LINES = 20
 
 def classify_record(record: dict[str, Any]) -> str | None:
     """The format one decoded record belongs to, or None when it says nothing."""
+    if record.get("from") in ("client", "agent") and ("message" in record or "text" in record):
+        return "acp"  # proctor's own log of an ACP session
     rtype = record.get("type")
     if not isinstance(rtype, str):
         rtype = None  # a list or an object here is no record type of any format
@@ -120,10 +122,17 @@ def _claude_main(folder: Path) -> Path | None:
     return newest_file(mains)
 
 
+def _acp_log(folder: Path) -> Path | None:
+    """A trial folder's ``acp.jsonl``."""
+    found = folder / "acp.jsonl"
+    return found if found.is_file() else None
+
+
 LOCATORS: dict[str, Callable[[Path], Path | None]] = {
     "claude-code": _claude_main,
     "codex": codex_rollout,
     "gemini-cli": gemini_chat,
+    "acp": _acp_log,
 }
 
 
@@ -140,7 +149,7 @@ def session_file(path: Path, fmt: str | None = None) -> tuple[Path, str]:
     if path.is_file():
         found = fmt or _sniff(path)
         return path, found
-    order = [fmt] if fmt else ["codex", "gemini-cli", "claude-code"]
+    order = [fmt] if fmt else ["acp", "codex", "gemini-cli", "claude-code"]
     for candidate in order:
         located = LOCATORS[candidate](path)
         if located is not None:
@@ -155,7 +164,8 @@ def _sniff(path: Path) -> str:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
     if found is None:
         raise ConfigError(
-            f"{path}: not a Claude Code, Codex or Gemini CLI transcript (pass --agent to force one)"
+            f"{path}: not a Claude Code, Codex or Gemini CLI transcript, nor an ACP session log "
+            "(pass --agent to force one)"
         )
     return found
 
@@ -193,11 +203,20 @@ def _parse_gemini(
     return parse_gemini_chat(path, None, sink, on_start)
 
 
+def _parse_acp(
+    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+) -> Trajectory:
+    from proctor.transcripts.acp import parse_acp_log
+
+    return parse_acp_log(path, sink, on_start)
+
+
 Parser = Callable[[Path, EventSink | None, StartHook | None], Trajectory]
 PARSERS: dict[str, Parser] = {
     "claude-code": _parse_claude,
     "codex": _parse_codex,
     "gemini-cli": _parse_gemini,
+    "acp": _parse_acp,
 }
 """Format → parser of a main transcript file: ``parser(path, sink, on_start)``. A parser names
 the file it could not read (a ConfigError) and lets a sink's own errors pass."""
