@@ -13,13 +13,15 @@ from typing import Literal, Protocol
 from proctor.agents.protocol import Question
 from proctor.models.trial import QuestionRecord
 
-TurnKind = Literal["turn-end", "exited", "timeout", "unanswered"]
+TurnKind = Literal["turn-end", "exited", "timeout", "unanswered", "over-budget"]
 
 
 @dataclass(frozen=True)
 class TurnOutcome:
-    """How one turn ended: the agent finished it (``turn-end``), exited, ran out of time, or
-    asked something the policy could not answer (``unanswered``, with the ``question``)."""
+    """How one turn ended: the agent finished it (``turn-end``), exited, ran out of time, asked
+    something the policy could not answer (``unanswered``, with the ``question``), or went over
+    the trial's step budget and was stopped (``over-budget``, the reason in ``SessionLog.stopped``).
+    """
 
     kind: TurnKind
     question: Question | None = None
@@ -41,6 +43,8 @@ class SessionLog:
     reported_usage: dict[str, dict[str, int]] = field(default_factory=dict)
     """Tokens the CLI itself reported, summed over turns."""
     reported_cost_usd: float | None = None
+    stopped: str | None = None
+    """Why proctor stopped the agent mid-turn (its step budget), when it did."""
     screen: str = ""
     """The final terminal screen (terminal drivers)."""
     terminal: bytes = b""

@@ -1,8 +1,10 @@
 """The one follow-up loop, for every driver: send the first message, and while the agent ends
-its turn with a question the policy can answer, send the answer as the next message."""
+its turn with a question the policy can answer, send the answer as the next message; then the
+case's ``followUps``, each a further user turn answered the same way."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from proctor.agents.base import AgentAdapter
@@ -13,7 +15,7 @@ from proctor.drive.questions import decide
 from proctor.llm.roles import RoleSet
 
 MAX_FOLLOWUPS = 3
-"""Answers sent as new turns per conversation, at most (an agent asking forever is cut off)."""
+"""Answers sent as new turns per user message, at most (an agent asking forever is cut off)."""
 
 
 def turn_end_question(
@@ -43,12 +45,31 @@ def converse(
     launch: Launch[Any],
     policy: AnswerPolicy,
     roles: RoleSet | None,
+    follow_ups: Sequence[str] = (),
 ) -> TurnOutcome:
     """Start the agent, send ``message``, then answer turn-end questions (at most
-    :data:`MAX_FOLLOWUPS`); the outcome of the last turn."""
+    :data:`MAX_FOLLOWUPS` per user message); then each of ``follow_ups`` the same way, each only
+    when the turn before it ended normally. The outcome of the last turn."""
     outcome = driver.start()
     if outcome.kind != "turn-end":
         return outcome
+    for text in [message, *follow_ups]:
+        if outcome.kind != "turn-end":
+            break
+        outcome = _turn(driver, text, adapter=adapter, launch=launch, policy=policy, roles=roles)
+    return outcome
+
+
+def _turn(
+    driver: Driver,
+    message: str,
+    *,
+    adapter: AgentAdapter[Any],
+    launch: Launch[Any],
+    policy: AnswerPolicy,
+    roles: RoleSet | None,
+) -> TurnOutcome:
+    """One user message, and the answers to the questions the agent ends its turns with."""
     outcome = driver.send(message)
     for _ in range(MAX_FOLLOWUPS):
         if outcome.kind != "turn-end":

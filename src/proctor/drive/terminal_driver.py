@@ -8,10 +8,12 @@ from typing import Any, BinaryIO
 
 from proctor.agents.base import AgentAdapter
 from proctor.agents.protocol import Launch
+from proctor.drive.budget import BudgetWatch
 from proctor.drive.driver import SessionLog, TurnOutcome
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.pty_session import PtySession
 from proctor.drive.questions import decide
+from proctor.models.trial import QuestionRecord
 
 SCREEN_EXCERPT_LINES = 12
 EXIT_GRACE_SEC = 3.0
@@ -25,8 +27,10 @@ class TerminalDriver:
         policy: AnswerPolicy,
         deadline: float,
         mirror: BinaryIO | None = None,
+        watch: BudgetWatch | None = None,
     ) -> None:
         self.adapter = adapter
+        self.watch = watch
         self.launch = launch
         self.policy = policy
         self.deadline = deadline
@@ -66,7 +70,8 @@ class TerminalDriver:
         started = time.monotonic()
         target = self.turns_done + 1
         self.log.turns += 1
-        self.adapter.send_message(session, self.launch, message)
+        if not self._answer_pending(session, message):
+            self.adapter.send_message(session, self.launch, message)
         while True:
             state = self.adapter.state(session, self.launch)
             if state.kind == "ready" and state.turns >= target:
@@ -79,9 +84,36 @@ class TerminalDriver:
                 continue
             if time.monotonic() >= self.deadline:
                 return TurnOutcome("timeout")
+            if self.watch is not None and self.watch.check() is not None:
+                self.log.stopped = self.watch.stopped
+                session.kill()
+                return TurnOutcome("over-budget", elapsed_ms=(time.monotonic() - started) * 1000)
             wait = min(0.05, max(self.deadline - time.monotonic(), 0))
             if not session.pump(wait) and session.eof:
                 return TurnOutcome("exited")
+
+    def _answer_pending(self, session: PtySession, message: str) -> bool:
+        """When the agent waits on a question nobody answered (an earlier ``send`` returned
+        ``unanswered``), ``message`` is the answer: the same turn goes on."""
+        state = self.adapter.state(session, self.launch)
+        if state.kind != "question":
+            return False
+        question = self.adapter.pending_question(session, self.launch)
+        if question is None:
+            return False
+        self.log.record(
+            QuestionRecord(
+                question=question.text,
+                options=question.options,
+                answer=message,
+                policy="rule",
+                rule="answered by the conversation",
+                where="mid-turn",
+            )
+        )
+        self.adapter.answer(session, self.launch, question, message)
+        self.answered = state.question
+        return True
 
     def _answer(self, session: PtySession, index: int) -> TurnOutcome | None:
         question = self.adapter.pending_question(session, self.launch)
@@ -107,7 +139,8 @@ class TerminalDriver:
             self.log.exit_code = session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
         elif last.kind == "exited":
             self.log.exit_code = session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
-        session.pump(0)
+        if last.kind != "over-budget":  # that session is killed already
+            session.pump(0)
         self.close()
 
     def close(self) -> None:

@@ -79,6 +79,7 @@ _BUILTIN_MODULES = (
     "proctor.evaluators.external",
     "proctor.evaluators.addons",
     "proctor.evaluators.llm_judge",
+    "proctor.evaluators.expect",
 )
 _loaded = False
 

@@ -1,10 +1,16 @@
-"""``command``: run a case-authored shell line in the workspace and check its exit code."""
+"""``command``: run a case-authored shell line in the workspace and check its exit code.
+
+``copyIn`` names files or folders of the case folder (hidden tests, say) that are copied into the
+workspace after the agent has finished, just before this evaluator runs; they stay there, so the
+evaluators after it see them too.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from proctor.evaluators.base import (
     EvaluationContext,
@@ -14,6 +20,7 @@ from proctor.evaluators.base import (
     run_logged,
     scored_result,
 )
+from proctor.evaluators.copy_in import CopyInError, copy_in, copy_in_problem, relative_entry
 from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
 
@@ -22,6 +29,16 @@ class CommandParams(EvaluatorParams):
     run: str = Field(min_length=1)
     expect_exit: int = 0
     timeout_sec: float = Field(default=300.0, gt=0)
+    copy_in: list[str] = []
+    """Case-folder paths copied into the workspace (same relative path) before the run."""
+
+    @field_validator("copy_in")
+    @classmethod
+    def _relative(cls, entries: list[str]) -> list[str]:
+        return [relative_entry(entry) for entry in entries]
+
+    def case_problem(self, case_dir: Path) -> str | None:
+        return copy_in_problem(case_dir, self.copy_in)
 
 
 @register
@@ -32,6 +49,10 @@ class Command:
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
         params = CommandParams.of(spec)
         log = ctx.trial.evaluator_log(spec.index, spec.use)
+        try:
+            copied = copy_in(ctx.case_dir, ctx.workspace, params.copy_in)
+        except (CopyInError, OSError) as exc:
+            return error_result(spec, f"copyIn: {exc}")
         try:
             outcome = run_logged(
                 ["/bin/sh", "-c", params.run],
@@ -51,6 +72,7 @@ class Command:
                 log=rel,
             )
         passed = outcome.returncode == params.expect_exit
+        extra: dict[str, Any] = {"copiedIn": copied} if copied else {}
         return scored_result(
             spec,
             passed=passed,
@@ -59,4 +81,5 @@ class Command:
             log=rel,
             exitCode=outcome.returncode,
             outputTail=outcome.tail,
+            **extra,
         )

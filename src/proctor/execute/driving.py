@@ -8,19 +8,28 @@ from __future__ import annotations
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from proctor.agents.protocol import Launch, LaunchContext
+from proctor.agents.spec import ACP
+from proctor.drive.budget import BudgetWatch, StepBudget
 from proctor.drive.driver import Driver, SessionLog, TurnOutcome
 from proctor.drive.followups import converse
 from proctor.drive.headless import HeadlessDriver
 from proctor.drive.policy import AnswerPolicy
+from proctor.drive.talk import Conversation, Talk, Talked
 from proctor.drive.terminal_driver import TerminalDriver
 from proctor.execute.context import TrialContext
 from proctor.execute.prepare import Prepared
 from proctor.execute.servers import start_model_server
 from proctor.models.plan import TrialSpec
+from proctor.workspace.diff import take_snapshot
+
+CONVERSATIONS: dict[str, Conversation] = {}
+"""Case name → the conversation that replaces the case's own prompt and follow-ups (evals written
+as code register theirs here before the run; forked workers inherit it)."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +38,8 @@ class Driven:
     """How the last turn ended."""
     log: SessionLog
     launch: Launch[Any]
+    talked: Talked | None = None
+    """What a registered conversation recorded (see :data:`CONVERSATIONS`)."""
 
     @property
     def question_turns(self) -> int:
@@ -83,37 +94,80 @@ def open_driver(
     deadline: float,
     policy: AnswerPolicy,
 ) -> Driver:
-    """A headless or terminal driver for the launch; killed when the trial ends."""
+    """A headless, terminal or ACP driver for the launch; killed when the trial ends."""
     driver: Driver
-    if launch.mode == "headless":
+    budget = StepBudget(ctx.spec.max_turns, ctx.spec.max_tool_calls)
+    watch = BudgetWatch(prepared.adapter, launch, budget) if budget else None
+    if prepared.adapter.name == ACP.id:
+        from proctor.drive.acp_driver import AcpDriver  # the ACP SDK, for ACP trials only
+
+        driver = AcpDriver(
+            prepared.adapter, launch, policy, deadline, ctx.paths.agent_stderr, watch
+        )
+    elif launch.mode == "headless":
+        paths = ctx.paths
         driver = HeadlessDriver(
-            prepared.adapter, launch, deadline, ctx.paths.agent_stdout, ctx.paths.agent_stderr
+            prepared.adapter, launch, deadline, paths.agent_stdout, paths.agent_stderr, watch
         )
     else:
         mirror = sys.stdout.buffer if ctx.options.mirror else None
-        driver = TerminalDriver(prepared.adapter, launch, policy, deadline, mirror)
+        driver = TerminalDriver(prepared.adapter, launch, policy, deadline, mirror, watch)
     ctx.cleanups.callback(driver.close)
     return driver
 
 
-def drive(ctx: TrialContext, prepared: Prepared) -> Driven:
+def rebaseline(ctx: TrialContext, prepared: Prepared) -> None:
+    """Take the workspace as it is now as the state the agent started from."""
+    fresh = take_snapshot(ctx.workspace, None, ctx.scratch / "before-seeded")
+    before = prepared.before
+    before.stats, before.fixture = fresh.stats, fresh.fixture
+    before.kept, before.kept_paths = fresh.kept, fresh.kept_paths
+
+
+def drive(
+    ctx: TrialContext,
+    prepared: Prepared,
+    on_launch: Callable[[Launch[Any]], None] | None = None,
+) -> Driven:
+    """Run the session; ``on_launch`` sees the launch once the scratch home is provisioned."""
     deadline = time.monotonic() + ctx.spec.case.timeout_sec
     server = start_model_server(ctx, prepared.adapter)
     try:
         base_url = server.base_url if server is not None else None
         launch = prepared.adapter.prepare(launch_context(ctx, prepared, base_url))
+        if on_launch is not None:
+            on_launch(launch)
         policy = answer_policy(ctx, prepared)
         driver = open_driver(ctx, prepared, launch, deadline, policy)
-        outcome = converse(
-            driver,
-            trial_prompt(ctx.spec),
-            adapter=prepared.adapter,
-            launch=launch,
-            policy=policy,
-            roles=prepared.roles,
-        )
+        conversation = CONVERSATIONS.get(ctx.spec.case.name)
+        talked = None
+        if conversation is None:
+            outcome = converse(
+                driver,
+                trial_prompt(ctx.spec),
+                adapter=prepared.adapter,
+                launch=launch,
+                policy=policy,
+                roles=prepared.roles,
+                follow_ups=ctx.spec.case.case.config.follow_ups,
+            )
+        else:
+            talk = Talk(
+                driver,
+                prepared.adapter,
+                launch,
+                policy,
+                prepared.roles,
+                ctx.workspace,
+                ctx.paths.root,
+                deadline,
+                ctx.spec.repeat,
+                rebaseline=lambda: rebaseline(ctx, prepared),
+            )
+            talked = conversation(talk)
+            outcome = talked.outcome
         driver.finish(outcome)
     finally:
         if server is not None:
             server.stop()
-    return Driven(outcome, driver.log, launch)
+    return Driven(outcome, driver.log, launch, talked)

@@ -46,6 +46,8 @@ class Throttle:
     def __init__(self, limits: Mapping[str, ProviderLimit]) -> None:
         self.limits = dict(limits)
         self.state: dict[str, _Provider] = {}
+        self.serial: set[tuple[str, str, str]] = set()
+        """Case × agent × condition with a ``serialRepeats`` trial running."""
 
     def _state(self, provider: str) -> _Provider:
         return self.state.setdefault(provider, _Provider())
@@ -61,12 +63,16 @@ class Throttle:
         """The first waiting trial whose provider allows a start now (removed from
         ``pending``), or None."""
         for i, spec in enumerate(pending):
+            if spec.serial_repeats and spec.key[:3] in self.serial:
+                continue  # another repeat of it runs
             if self._may_start(provider_of(spec), now):
                 del pending[i]
                 return spec
         return None
 
     def started(self, spec: TrialSpec, now: float) -> None:
+        if spec.serial_repeats:
+            self.serial.add(spec.key[:3])
         provider = provider_of(spec)
         state = self._state(provider)
         state.running += 1
@@ -75,6 +81,7 @@ class Throttle:
             state.next_start = max(state.next_start, now + limit.start_spacing_sec)
 
     def finished(self, spec: TrialSpec, record: TrialRecord, now: float) -> None:
+        self.serial.discard(spec.key[:3])
         provider = provider_of(spec)
         state = self._state(provider)
         state.running = max(0, state.running - 1)

@@ -15,13 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.audit.trial import trial_audit
+from proctor.agents.protocol import Launch
 from proctor.evaluators.combiners import below_threshold
 from proctor.execute.collect import Collected, collect
 from proctor.execute.context import TrialContext, WorkerOptions
 from proctor.execute.driving import Driven, drive
 from proctor.execute.evaluate import Evaluated, evaluate
 from proctor.execute.prepare import Prepared, prepare
-from proctor.execute.verdict import Verdict, decide, failure_verdict
+from proctor.execute.verdict import Verdict, decide, failure_verdict, talked_verdict
+from proctor.models.audit import AuditReport
 from proctor.models.io import write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trajectory import AssistantText, Trajectory
@@ -64,6 +67,8 @@ class Phases:
     collected: Collected | None = None
     evaluated: Evaluated | None = None
     verdict: Verdict | None = None
+    audit: AuditReport | None = None
+    """The agent's scratch home as provisioned (see :mod:`proctor.addons.audit`)."""
     times: dict[str, float] = field(default_factory=dict)
 
 
@@ -72,7 +77,12 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
     done.prepared = prepare(ctx)
     done.times["prepare"] = ms_since(t)
     t = time.monotonic()
-    done.driven = drive(ctx, done.prepared)
+    adapter = done.prepared.adapter
+
+    def record_audit(launch: Launch[Any]) -> None:
+        done.audit = trial_audit(ctx.home, ctx.workspace, adapter.name, launch.argv)
+
+    done.driven = drive(ctx, done.prepared, record_audit)
     done.times["agent"] = ms_since(t)
     t = time.monotonic()
     done.collected = collect(ctx, done.prepared, done.driven)
@@ -81,6 +91,20 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
     done.evaluated = evaluate(ctx, done.prepared, done.collected, done.driven)
     done.times["evaluate"] = ms_since(t)
     spec, log = ctx.spec, done.driven.log
+    talked = done.driven.talked
+    if talked is not None:  # an eval written as code: its assertions are the evaluation
+        done.evaluated.results.extend(talked.results)
+        done.verdict = talked_verdict(
+            done.driven.outcome,
+            log.exit_code,
+            log.failure,
+            done.evaluated.results,
+            skipped=talked.skipped,
+            error=talked.error,
+            turns_done=talked.turns_done,
+            timeout_sec=spec.case.timeout_sec,
+        )
+        return
     done.verdict = decide(
         done.driven.outcome,
         log.exit_code,
@@ -91,7 +115,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         timeout_sec=spec.case.timeout_sec,
         evaluated=spec.case.evaluated,
     )
-    done.verdict = within_budget(done.verdict, spec, done.collected.trajectory)
+    done.verdict = within_budget(done.verdict, spec, done.collected.trajectory, log.stopped)
 
 
 def timings(done: Phases, started_at: str, total_ms: float) -> Timings:
@@ -115,16 +139,19 @@ def timings(done: Phases, started_at: str, total_ms: float) -> Timings:
     )
 
 
-def within_budget(verdict: Verdict, spec: TrialSpec, trajectory: Trajectory) -> Verdict:
+def within_budget(
+    verdict: Verdict, spec: TrialSpec, trajectory: Trajectory, stopped: str | None = None
+) -> Verdict:
     """The verdict, or ``failed`` when the trial went over its step budget (``maxTurns``: model
     responses; ``maxToolCalls``: tool calls). A CLI that stopped itself at its turn limit is
-    over budget too, not an agent error."""
-    over: list[str] = []
+    over budget too, not an agent error; ``stopped`` is why proctor stopped the agent mid-turn,
+    when it did."""
+    over: list[str] = [stopped] if stopped else []
     calls = len(trajectory.tool_calls())
-    if spec.max_tool_calls is not None and calls > spec.max_tool_calls:
+    if spec.max_tool_calls is not None and calls > spec.max_tool_calls and not stopped:
         over.append(f"{calls} tool calls > maxToolCalls {spec.max_tool_calls}")
     turns = sum(u.responses for u in trajectory.usage.values())
-    if spec.max_turns is not None and turns > spec.max_turns:
+    if spec.max_turns is not None and turns > spec.max_turns and not stopped:
         over.append(f"{turns} model turns > maxTurns {spec.max_turns}")
     if spec.max_turns is not None and "max_turns" in verdict.reason:
         over.append(f"the agent stopped at its turn limit (maxTurns {spec.max_turns})")
@@ -165,6 +192,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
     )
     if done.prepared is not None:
         record.agent_version = done.prepared.agent_version
+    record.audit = done.audit
     if done.driven is not None:
         log = done.driven.log
         record.exit_code = log.exit_code

@@ -108,6 +108,9 @@ def decide(
     if outcome.kind == "timeout":
         reason = f"agent did not finish within {timeout_sec:g}s"
         return Verdict("timeout", False, below_threshold(score, threshold), reason)
+    if outcome.kind == "over-budget":  # judged after evaluation, by the same rule: failed
+        reason = "over budget: the agent was stopped mid-turn"
+        return Verdict("failed", False, below_threshold(score, threshold), reason)
     if not evaluated:
         return Verdict("skipped", None, None, NOT_EVALUATED)
     if errored:
@@ -118,3 +121,38 @@ def decide(
         return Verdict("failed", False, below_threshold(score, threshold), reason)
     reason = verdict_reason(passed, score, threshold, results)
     return Verdict("passed" if passed else "failed", passed, score, reason)
+
+
+def talked_verdict(
+    outcome: TurnOutcome,
+    exit_code: int | None,
+    failure: str | None,
+    results: list[EvaluatorResult],
+    *,
+    skipped: str | None,
+    error: str | None,
+    turns_done: int,
+    timeout_sec: float,
+) -> Verdict:
+    """The verdict of a trial an eval written as code drove: its gates decide, not the agent's
+    last turn (a turn the test expected to fail or to park is its business). The test's own
+    error is ``eval-error``; running out of time, ``timeout``; ``t.skip``, ``skipped``."""
+    if error is not None:
+        return Verdict("eval-error", None, None, error)
+    if outcome.kind == "timeout":
+        return Verdict("timeout", False, 0.0, f"the eval did not finish within {timeout_sec:g}s")
+    if skipped is not None:
+        return Verdict("skipped", None, None, f"skipped: {skipped}")
+    hard = [r for r in results if r.gate and r.counted]
+    if not hard:
+        why = agent_failure(outcome, exit_code, failure) or "no turn completed"
+        if turns_done == 0:
+            return Verdict("failed", False, 0.0, f"no explicit gate, and {why}")
+        return Verdict("passed", True, 100.0, "no explicit gate; a turn completed")
+    failed = [r for r in hard if not r.passed]
+    scored = [r.score for r in results if not r.error]
+    score = round(sum(scored) / len(scored), 4) if scored else 0.0
+    if failed:
+        reason = "gate failed: " + "; ".join(r.message for r in failed[:5])
+        return Verdict("failed", False, min(score, 99.0), reason)
+    return Verdict("passed", True, score, f"{len(hard)} gate(s) passed")

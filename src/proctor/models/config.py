@@ -251,6 +251,8 @@ class CaseConfig(Expectations):
     CLI's ``maxSessionTurns``; judged after the trial for the others)."""
     max_tool_calls: PositiveInt | None = None
     """A step budget: tool calls (judged after the trial: more fail it)."""
+    serial_repeats: bool = False
+    """Run the repeats of each agent × condition one after another (one concurrency slot)."""
     self_report: bool = False
     """The task asks the agent to end with a JSON report of its own: the last JSON object of
     its final answer is kept in each trial's ``selfReport``, next to what proctor measured."""
@@ -272,6 +274,8 @@ class CaseConfig(Expectations):
     mode: Literal["headless", "interactive"] | None = None
     models: dict[str, str] = {}
     """Harness roles for this case: ``fast``, ``workhorse``, ``judge`` → ``provider/model``."""
+    follow_ups: list[NonBlank] = []
+    """Further user messages, each sent after the previous turn ended normally."""
 
 
 class AgentProfile(UserModel):
@@ -298,6 +302,25 @@ class AgentProfile(UserModel):
     """``forward``: on a real provider the agent is lent the user's own key variables and login
     files (see :mod:`proctor.agents.credentials`); ``none``: nothing but ``env`` and
     ``forwardEnv``."""
+    transport: Literal["acp"] | None = None
+    """``acp``: drive the agent over the Agent Client Protocol (stdio), started with ``command``;
+    such a profile runs on the ``acp`` adapter."""
+    command: list[NonBlank] | None = Field(default=None, min_length=1)
+    """The ACP agent's command line (``transport: "acp"`` only), e.g. ``["gemini", "--acp"]``."""
+
+    @model_validator(mode="after")
+    def _acp_transport(self) -> AgentProfile:
+        if self.transport is None:
+            if self.command is not None:
+                raise ValueError('\'command\' needs "transport": "acp"')
+            return self
+        if self.agent is None:
+            self.agent = "acp"
+        elif self.agent != "acp":
+            raise ValueError(
+                f"'agent' is '{self.agent}', but \"transport\": \"acp\" runs the 'acp' agent"
+            )
+        return self
 
 
 class ProviderLimit(UserModel):

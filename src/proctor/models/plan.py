@@ -81,6 +81,8 @@ class TrialSpec(FrozenModel):
     max_turns: int | None = None
     max_tool_calls: int | None = None
     """The step budget (the condition's, else the case's)."""
+    serial_repeats: bool = False
+    """Repeats of this case × agent × condition run one after another, never side by side."""
 
     @property
     def key(self) -> tuple[str, str, str, int]:

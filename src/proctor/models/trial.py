@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from proctor.models.audit import AuditReport
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.pricing import CostInfo
 from proctor.models.process import ProcessMetrics, RuleResult
@@ -202,6 +203,9 @@ class TrialRecord(RecordModel):
     """Why there is no ``selfReport`` although the case asked for one."""
     annotation: TrialAnnotation | None = None
     """A person's mark, applied when the run was read back (never written into trial.json)."""
+    audit: AuditReport | None = None
+    """What the agent had in its scratch home and workspace once provisioned (skills, hooks,
+    plugins, MCP servers, rules, instruction files); None for the scripted agent."""
     attempts: list[AttemptRecord] = []
     """Earlier attempts that ended in a transient error and were run again (the record itself
     is the last attempt); empty when the trial ran once."""

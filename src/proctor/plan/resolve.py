@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 from pathlib import Path
 
-from proctor.agents.base import known_agent_ids
+from proctor.agents.base import known_agent_ids, profile_for
 from proctor.discover.folders import Discovery, discover_cases
 from proctor.errors import ConfigError
 from proctor.evaluators.combiners import COMBINERS
@@ -24,7 +24,6 @@ from proctor.models.config import (
     DEFAULT_PASS_THRESHOLD,
     DEFAULT_REPEATS,
     DEFAULT_TIMEOUT_SEC,
-    AgentProfile,
     CliOverrides,
     Condition,
     Provision,
@@ -198,7 +197,7 @@ def _trials(
     trials: list[TrialSpec] = []
     for rc in resolved:
         for agent in rc.agents:
-            profile = top.codingagents.get(agent, AgentProfile())
+            profile = profile_for(agent, top.codingagents)
             mode = resolve_mode(rc, agent, profile, cli)
             for repeat in range(1, rc.repeats + 1):
                 for name in condition_order(list(rc.conditions), repeat, cli.first_condition):
@@ -228,6 +227,7 @@ def _trials(
                             collect_cost=cli.collect_cost,
                             max_turns=variant.max_turns or rc.case.config.max_turns,
                             max_tool_calls=variant.max_tool_calls or rc.case.config.max_tool_calls,
+                            serial_repeats=rc.case.config.serial_repeats,
                         )
                     )
     return trials

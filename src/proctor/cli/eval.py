@@ -1,0 +1,132 @@
+"""``proctor eval``: run evals written as code (``evals/**/*.eval.py``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from proctor.cli.options import reporter_option
+
+
+@click.command("eval")
+@click.argument("ids", nargs=-1)
+@click.option(
+    "--dir",
+    "root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="The project folder that holds evals/.",
+)
+@click.option("--tag", "tags", multiple=True, help="Run the evals with this tag (repeatable).")
+@click.option("--list", "list_only", is_flag=True, help="Print the ids; run nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
+@click.option("--no-stream", is_flag=True, help="Keep stderr quiet while the evals run.")
+@click.option("--verbose", is_flag=True, help="Print t.log lines and reply snippets.")
+@click.option("--timeout-ms", type=click.IntRange(min=1), help="Each case's time limit.")
+@click.option("--agent", help="The agent for every eval (default: the eval's, else scripted).")
+@click.option("--model", help="The agent's model; 'scripted' runs on proctor's scripted model.")
+@click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results folder.")
+@click.option("--concurrency", type=click.IntRange(min=1, max=200), help="Cases at once.")
+@reporter_option
+def command(
+    ids: tuple[str, ...],
+    root: Path,
+    tags: tuple[str, ...],
+    list_only: bool,
+    as_json: bool,
+    no_stream: bool,
+    verbose: bool,
+    timeout_ms: int | None,
+    agent: str | None,
+    model: str | None,
+    judge_model: str | None,
+    out: Path | None,
+    concurrency: int | None,
+    reporters: tuple[str, ...],
+) -> int:
+    """Run evals written as code: ID_OR_PREFIX selects an id and everything below it.
+
+    Exit codes: 0 every case passed or was skipped, 1 a gate failed, 2 configuration error or
+    nothing to run, 3 cases in an error status but no failed gate.
+    """
+    from proctor.session.evals import EvalRequest, listing, load_selection, run_evals
+
+    request = EvalRequest(
+        dir=root,
+        ids=ids,
+        tags=tags,
+        agent=agent,
+        model=model,
+        judge_model=judge_model,
+        timeout_ms=timeout_ms,
+        out=out,
+        concurrency=concurrency,
+        reporters=tuple(r for value in reporters for r in value.split(",") if r),
+        verbose=verbose and not no_stream,  # t.log lines stream to stderr
+        argv=("proctor", *sys.argv[1:]),
+    )
+    if list_only:
+        project, chosen = load_selection(request)
+        rows = listing(project, chosen)
+        if as_json:
+            click.echo(json.dumps(rows, indent=2))
+        else:
+            for row in rows:
+                tags_text = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
+                about = f"  {row['description']}" if row["description"] else ""
+                click.echo(f"{row['id']}{tags_text}{about}")
+        return 0
+    subscribers = [] if no_stream else [EvalProgress(verbose)]
+    result = run_evals(request, subscribers)
+    if as_json:
+        click.echo(json.dumps(result.summary, indent=2))
+    else:
+        _print_summary(result.summary, verbose)
+    return result.exit_code
+
+
+class EvalProgress:
+    """One line per finished case on stderr."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+
+    def __call__(self, event: object) -> None:
+        from proctor.execute.events import TrialFinished
+
+        if not isinstance(event, TrialFinished):
+            return
+        r = event.record
+        mark = {"passed": "✓", "failed": "✗", "skipped": "-"}.get(r.status, "!")
+        tail = "" if r.status == "passed" else f"  {r.status}: {r.reason}"
+        click.echo(f"{mark} {r.case}#{r.repeat} ({r.timings.total_ms / 1000:.1f}s){tail}", err=True)
+
+
+def _print_summary(summary: dict[str, object], verbose: bool) -> None:
+    results = summary["results"]
+    assert isinstance(results, list)
+    for r in results:
+        mark = "-" if r["skipped"] else ("✓" if r["ok"] else "✗")
+        click.echo(f"{mark} {r['id']}  {r['status']}  {r['durationMs'] / 1000:.1f}s")
+        for a in r["assertions"]:
+            if not a["passed"] or verbose:
+                soft = " (soft)" if a["soft"] else ""
+                why = f": {a['message']}" if a["message"] else ""
+                state = "ok  " if a["passed"] else "FAIL"
+                click.echo(f"    {state} {a['name']}{soft}{why}")
+        if r["error"]:
+            click.echo(f"    error: {r['error']}")
+        if verbose:
+            for line in r["logs"]:
+                click.echo(f"    log: {line}")
+            if r["finalText"]:
+                click.echo(f"    reply: {str(r['finalText'])[:200]}")
+    click.echo(
+        f"{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} skipped, "
+        f"{summary['errored']} errored  ({summary['runDir']})"
+    )

@@ -1,0 +1,314 @@
+"""The test context ``t`` and a turn's result: ``await t.send(...)`` runs one turn of the
+agent in the case's session; gates (:mod:`proctor.evaluators.gates.vocabulary`) judge the
+conversation so far (on ``t``) or one turn (on its result)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.protocol import Question
+from proctor.drive.driver import TurnOutcome
+from proctor.drive.talk import Talk
+from proctor.evals.judges import Judge
+from proctor.evals.loaders import resolve_fixture_path
+from proctor.evaluators.gates.assertions import Assertion, Handle, RequireFailed, Skipped
+from proctor.evaluators.gates.expect import as_expectation
+from proctor.evaluators.gates.matching import CallView
+from proctor.evaluators.gates.snooping import ReadScope, scope_of_trial
+from proctor.evaluators.gates.vocabulary import Gates
+from proctor.models.trajectory import AssistantText, Event, UserMessage
+from proctor.workspace.diff import snapshot, unified_diff
+
+
+@dataclass
+class TurnState:
+    index: int
+    message: str
+    outcome: TurnOutcome
+    events: list[Event]
+    session_id: str | None
+    sent: str = ""
+    """The user message that started the turn."""
+    diff: str | None = None
+    """What changed in the workspace during the turn (unified diff)."""
+
+
+class TurnResult(Gates):
+    """One turn: ``message`` (the assistant's text in it), ``events``, ``tool_calls``, ``ok``,
+    ``index`` (1-based), ``session_id``; the gates of ``t`` scoped to this turn."""
+
+    def __init__(self, t: TestContext, state: TurnState) -> None:
+        self._t = t
+        self._state = state
+
+    @property
+    def index(self) -> int:
+        return self._state.index
+
+    @property
+    def message(self) -> str:
+        return self._state.message
+
+    @property
+    def events(self) -> list[Event]:
+        return list(self._state.events)
+
+    @property
+    def tool_calls(self) -> list[CallView]:
+        return self._views()
+
+    @property
+    def ok(self) -> bool:
+        return self._state.outcome.kind == "turn-end"
+
+    @property
+    def outcome(self) -> str:
+        return self._state.outcome.kind
+
+    @property
+    def pending(self) -> Question | None:
+        return self._state.outcome.question if self._state.outcome.kind == "unanswered" else None
+
+    @property
+    def session_id(self) -> str | None:
+        return self._state.session_id
+
+    def expect_ok(self) -> Handle:
+        """Gate: this turn completed."""
+        return self._gate("expect_ok()", self.ok, f"the turn ended: {self.outcome}")
+
+    def _events(self) -> list[Event]:
+        return self._state.events
+
+    def _reply(self) -> str:
+        return self._state.message
+
+    def _outcomes(self) -> list[tuple[bool, Question | None]]:
+        return [(self.ok, self.pending)]
+
+    def _roots(self) -> tuple[str, ...]:
+        return self._t._roots()
+
+    def _read_scope(self) -> ReadScope:
+        return self._t._read_scope()
+
+    def _diff(self) -> str | None:
+        return self._state.diff
+
+    def _record(self, assertion: Assertion) -> Handle:
+        assertion.turn = self.index
+        assertion.name = f"turn {self.index}: {assertion.name}"
+        return self._t._record(assertion)
+
+
+@dataclass
+class Recorded:
+    assertions: list[Assertion] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+class TestContext(Gates):
+    """``t``: send turns, read the conversation, record gates, metrics and logs."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(
+        self,
+        talk: Talk | None,
+        *,
+        iteration: int = 1,
+        iterations: int = 1,
+        judge_model: str | None = None,
+        on_log: Callable[[str], None] | None = None,
+    ) -> None:
+        self._talk = talk
+        self.iteration = iteration
+        self.iterations = iterations
+        self.signal = asyncio.Event()
+        """Set when the case's time is up."""
+        self.recorded = Recorded()
+        self._turns: list[TurnState] = []
+        self._events_all: list[Event] = []
+        self._started = False
+        self._seeded: dict[str, bytes] | None = None
+        self._lock = threading.Lock()
+        self._on_log = on_log
+        self.judge = Judge(
+            lambda: talk.roles if talk else None, lambda: self.reply, self._record, judge_model
+        )
+
+    # -- the conversation ------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> Path:
+        if self._talk is None:
+            raise RuntimeError("this context has no session")
+        return self._talk.workspace
+
+    @property
+    def turns(self) -> list[TurnResult]:
+        return [TurnResult(self, s) for s in self._turns]
+
+    @property
+    def events(self) -> list[Event]:
+        return list(self._events_all)
+
+    @property
+    def reply(self) -> str:
+        """The last assistant text of the conversation so far."""
+        texts = [e.text for e in self._events_all if isinstance(e, AssistantText) and e.text]
+        return texts[-1] if texts else ""
+
+    @property
+    def session_id(self) -> str | None:
+        return self._turns[-1].session_id if self._turns else None
+
+    @property
+    def inputs(self) -> list[str]:
+        """The messages sent so far."""
+        return [s.sent for s in self._turns]
+
+    async def send(
+        self,
+        message: str,
+        workspace_files: dict[str, str] | None = None,
+        workspace_dir: str | Path | None = None,
+    ) -> TurnResult:
+        """Run one turn and wait until it ends (or the agent parks on a request, or fails).
+        ``workspace_files`` / ``workspace_dir`` are copied in before the first turn only."""
+        talk = self._talk
+        if talk is None:
+            raise RuntimeError("this context has no session")
+        if not self._started:
+            self._seed(talk.workspace, workspace_files, workspace_dir)
+            self._seeded = snapshot(talk.workspace)
+            if talk.rebaseline is not None:
+                talk.rebaseline()
+        outcome = await asyncio.to_thread(self._send_sync, talk, message)
+        return TurnResult(self, self._turns[-1]) if outcome is not None else self.turns[-1]
+
+    def _seed(
+        self, workspace: Path, files: dict[str, str] | None, folder: str | Path | None
+    ) -> None:
+        if folder is not None:
+            source = resolve_fixture_path(folder)
+            if not source.is_dir():
+                raise RuntimeError(f"workspace_dir {source}: not a folder")
+            # Links are copied as what they point to: a link kept as a link would let the
+            # agent write through it into the source (or anywhere else).
+            shutil.copytree(
+                source, workspace, dirs_exist_ok=True, symlinks=False, ignore_dangling_symlinks=True
+            )
+        for rel, text in (files or {}).items():
+            target = (workspace / rel).resolve()
+            if not target.is_relative_to(workspace.resolve()):
+                raise RuntimeError(f"workspace_files: {rel!r} leads outside the workspace")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+
+    def _send_sync(self, talk: Talk, message: str) -> TurnOutcome:
+        with self._lock:
+            driver = talk.driver
+            before = snapshot(talk.workspace)
+            if not self._started:
+                self._started = True
+                started = driver.start()
+                if started.kind != "turn-end":
+                    return self._add_turn(talk, message, started, before)
+            return self._add_turn(talk, message, driver.send(message), before)
+
+    def _add_turn(
+        self, talk: Talk, message: str, outcome: TurnOutcome, before: dict[str, bytes]
+    ) -> TurnOutcome:
+        files = talk.adapter.transcript_files(talk.launch)
+        events: list[Event] = []
+        session_id = None
+        if files:
+            trajectory = talk.adapter.parse(files[0])
+            events, session_id = list(trajectory.events), trajectory.session_id
+        new = events[len(self._events_all) :] if len(events) >= len(self._events_all) else events
+        users = [i for i, e in enumerate(events) if isinstance(e, UserMessage)]
+        if users and len(events) < len(self._events_all):
+            new = events[users[-1] :]
+        self._events_all = events
+        text = "\n".join(e.text for e in new if isinstance(e, AssistantText) and e.text)
+        diff = unified_diff(before, snapshot(talk.workspace))
+        self._turns.append(
+            TurnState(len(self._turns) + 1, text, outcome, new, session_id, message, diff)
+        )
+        return outcome
+
+    # -- gates' plumbing -------------------------------------------------------------------
+
+    def _diff(self) -> str | None:
+        """The workspace now against the workspace the first send started from."""
+        if self._talk is None or self._seeded is None:
+            return None
+        return unified_diff(self._seeded, snapshot(self._talk.workspace))
+
+    def _read_scope(self) -> ReadScope:
+        if self._talk is None:
+            return ReadScope()
+        return scope_of_trial(self._talk.workspace, self._talk.trial_dir)
+
+    def _roots(self) -> tuple[str, ...]:
+        if self._talk is None:
+            return ()
+        root = self._talk.workspace
+        return tuple(dict.fromkeys((str(root), str(root.resolve()))))
+
+    def _events(self) -> list[Event]:
+        return self._events_all
+
+    def _reply(self) -> str:
+        return self.reply
+
+    def _outcomes(self) -> list[tuple[bool, Question | None]]:
+        return [
+            (
+                s.outcome.kind == "turn-end",
+                s.outcome.question if s.outcome.kind == "unanswered" else None,
+            )
+            for s in self._turns
+        ]
+
+    def _record(self, assertion: Assertion) -> Handle:
+        self.recorded.assertions.append(assertion)
+        return Handle(assertion)
+
+    # -- the rest of t ---------------------------------------------------------------------
+
+    def require(self, value: Any, expectation: Any) -> Any:
+        """Gate on ``value`` meeting ``expectation``; stop the test when it does not."""
+        exp = as_expectation(expectation)
+        outcome = exp(value)
+        self._record(
+            Assertion(
+                f"require({exp.label})",
+                outcome.passed,
+                score=outcome.score,
+                message=outcome.message,
+            )
+        )
+        if not outcome.passed:
+            raise RequireFailed(outcome.message)
+        return value
+
+    def skip(self, reason: str) -> None:
+        """End the case as skipped (reported apart; the exit code is unchanged)."""
+        raise Skipped(reason)
+
+    def metric(self, name: str, value: float) -> None:
+        self.recorded.metrics[name] = float(value)
+
+    def log(self, message: str) -> None:
+        self.recorded.logs.append(str(message))
+        if self._on_log is not None:
+            self._on_log(str(message))

@@ -1,0 +1,159 @@
+"""Running one eval case as a trial's conversation: the test function gets ``t`` over the
+trial's session, under the case's timeout; what it recorded becomes the trial's evaluator
+results (one per assertion), its metrics and logs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from proctor.drive.driver import TurnOutcome
+from proctor.drive.talk import Talk, Talked
+from proctor.evals.context import TestContext
+from proctor.evals.define import TestFn
+from proctor.evals.judges import JudgeError
+from proctor.evaluators.gates.assertions import Assertion, RequireFailed, Skipped
+from proctor.evaluators.gates.matching import calls_of
+from proctor.models.trial import EvaluatorResult
+
+EVAL_RESULT = "eval.json"
+"""Beside ``trial.json``: the case's assertions, logs, metrics and inputs as the test saw them."""
+
+
+@dataclass(frozen=True)
+class EvalCaseRun:
+    """What a worker needs to run one eval case (iterations are the trial's repeats)."""
+
+    id: str
+    test: TestFn
+    iterations: int
+    timeout_sec: float
+    judge: str | None = None
+    verbose: bool = False
+    picked: tuple[int, ...] = ()
+    """The iterations chosen (repeat n runs iteration ``picked[n - 1]``); all when empty."""
+
+    def iteration(self, repeat: int) -> int:
+        return self.picked[repeat - 1] if 0 < repeat <= len(self.picked) else repeat
+
+    def run_id(self, repeat: int) -> str:
+        return f"{self.id}/{self.iteration(repeat)}" if self.iterations > 1 else self.id
+
+
+def to_result(a: Assertion) -> EvaluatorResult:
+    score = a.score if a.score is not None else (1.0 if a.passed else 0.0)
+    return EvaluatorResult(
+        use="eval",
+        passed=a.passed,
+        score=round(100 * score, 4),
+        gate=not a.soft,
+        weight=0.0 if not a.soft else 1.0,
+        counted=not a.soft,
+        message=a.name if a.passed else f"{a.name}: {a.message}",
+        details={
+            "name": a.name,
+            "soft": a.soft,
+            "score": a.score,
+            "turn": a.turn,
+            "why": a.message,
+        },
+    )
+
+
+def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
+    def converse(talk: Talk) -> Talked:
+        t = TestContext(
+            talk,
+            iteration=case.iteration(talk.repeat),
+            iterations=case.iterations,
+            judge_model=case.judge,
+            on_log=(lambda m: print(f"  [{case.run_id(talk.repeat)}] {m}", file=sys.stderr))
+            if case.verbose
+            else None,
+        )
+        left = max(talk.deadline - time.monotonic(), 0.01)
+        ended = run_with_watchdog(case.test, t, left)
+        skipped = error = None
+        timed_out = isinstance(ended, TimeoutError)
+        if isinstance(ended, Skipped):
+            skipped = str(ended) or "skipped"
+        elif isinstance(ended, JudgeError):
+            error = str(ended)
+        elif ended is not None and not isinstance(ended, (TimeoutError, RequireFailed)):
+            where = traceback.extract_tb(ended.__traceback__)[-1]
+            error = f"{type(ended).__name__}: {ended} (at {where.filename}:{where.lineno})"
+        turns = t.turns
+        last = TurnOutcome("timeout") if timed_out else TurnOutcome("turn-end")
+        if not timed_out and turns and turns[-1].outcome in ("exited", "timeout"):
+            last = TurnOutcome(turns[-1].outcome)  # type: ignore[arg-type]
+        _write_eval_json(talk, t, case, skipped, error)
+        return Talked(
+            outcome=last,
+            results=[to_result(a) for a in list(t.recorded.assertions)],
+            skipped=skipped,
+            error=error,
+            turns_done=sum(1 for turn in turns if turn.ok),
+        )
+
+    return converse
+
+
+def run_with_watchdog(test: TestFn, t: TestContext, seconds: float) -> BaseException | None:
+    """Run the test on its own thread and event loop; how it ended (None when it returned).
+    A test still running at ``seconds`` (blocked, or looping without awaiting) is left behind
+    as a ``TimeoutError``: the trial ends and its processes are stopped with the worker."""
+    ended: list[BaseException | None] = []
+
+    def main() -> None:
+        try:
+            asyncio.run(_run(test, t, seconds))
+            ended.append(None)
+        except BaseException as exc:  # every way out is the test's outcome
+            ended.append(exc)
+
+    thread = threading.Thread(target=main, name="eval-test", daemon=True)
+    thread.start()
+    thread.join(seconds + GRACE_SEC)
+    if thread.is_alive():
+        t.signal.set()
+        return TimeoutError(f"the test did not return within {seconds:g}s")
+    return ended[0] if ended else None
+
+
+GRACE_SEC = 0.5
+"""How long past its time a cooperative test gets to see ``t.signal`` and return."""
+
+
+async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
+    loop = asyncio.get_running_loop()
+    timer = loop.call_later(seconds, t.signal.set)
+    try:
+        await asyncio.wait_for(test(t), timeout=seconds)
+    finally:
+        timer.cancel()
+
+
+def _write_eval_json(
+    talk: Talk, t: TestContext, case: EvalCaseRun, skipped: str | None, error: str | None
+) -> None:
+    data: dict[str, Any] = {
+        "id": case.run_id(talk.repeat),
+        "iteration": case.iteration(talk.repeat),
+        "assertions": [a.to_json() for a in t.recorded.assertions],
+        "logs": t.recorded.logs,
+        "metrics": t.recorded.metrics,
+        "inputs": t.inputs,
+        "toolCalls": [{"toolName": c.name, "isError": c.is_error} for c in calls_of(t.events)],
+        "turnOutcomes": [turn.outcome for turn in t.turns],
+        "skipped": skipped,
+        "error": error,
+        "finalText": t.reply,
+    }
+    (talk.trial_dir / EVAL_RESULT).write_text(json.dumps(data, indent=2, default=str) + "\n")

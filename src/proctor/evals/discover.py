@@ -1,0 +1,214 @@
+"""Finding evals: every ``*.eval.py`` under ``DIR/evals/`` defines one eval; its path is its id
+(``evals/builds/api.eval.py`` → ``builds/api``; ``index.eval.py`` → its folder). A file with
+``cases=[...]`` gives ``<fileId>/<caseId>`` for each; ``iterations`` n > 1 expands an id into
+``…/1`` … ``…/n``. ``evals/evals.config.py`` holds the project's settings."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from proctor.errors import ConfigError
+from proctor.evals.define import (
+    EvalConfig,
+    EvalDefinition,
+    EvalDefinitionError,
+    TestFn,
+)
+from proctor.evals.loaders import set_project_root
+
+SUFFIX = ".eval.py"
+CONFIG_FILE = "evals.config.py"
+DEFAULT_TIMEOUT_MS = 180_000
+
+
+@dataclass(frozen=True)
+class EvalPoint:
+    """One runnable eval case (before iterations): the file's settings with the case's over
+    them."""
+
+    id: str
+    file: Path
+    test: TestFn
+    description: str | None
+    tags: tuple[str, ...]
+    timeout_ms: int | None
+    iterations: int
+    agent: str | None
+    plan: dict[str, Any] | str | None
+    judge: str | None
+    qna: str | None = None
+    """The answering policy (a ``qna.md``'s text) for the agent's questions and permission
+    requests; unset, nothing is answered and a turn that asks parks."""
+
+    def ids(self) -> list[str]:
+        """The runnable ids: the id itself, or one per iteration."""
+        if self.iterations == 1:
+            return [self.id]
+        return [f"{self.id}/{i}" for i in range(1, self.iterations + 1)]
+
+    @property
+    def case_name(self) -> str:
+        """The results folder of its trials (``builds/api`` → ``builds.api``)."""
+        return re.sub(r"[^A-Za-z0-9._-]", "-", self.id.replace("/", "."))
+
+
+@dataclass(frozen=True)
+class EvalProject:
+    root: Path
+    """The folder that holds ``evals/``: fixture paths resolve against it."""
+    points: list[EvalPoint]
+    config: EvalConfig | None
+    config_file: Path | None
+
+
+def file_id(evals_dir: Path, path: Path) -> str:
+    rel = path.relative_to(evals_dir).as_posix()[: -len(SUFFIX)]
+    parts = rel.split("/")
+    if parts[-1] == "index":
+        parts = parts[:-1]
+    if not parts:
+        raise ConfigError(f"{path}: an index.eval.py directly in evals/ has no folder to name it")
+    return "/".join(parts)
+
+
+def _import(path: Path, root: Path) -> ModuleType:
+    name = "proctor_eval_" + re.sub(r"\W", "_", path.relative_to(root).as_posix())
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"{path}: cannot be loaded as a Python file")
+    module = importlib.util.module_from_spec(spec)
+    added = str(root) not in sys.path
+    if added:
+        sys.path.insert(0, str(root))
+    try:
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except EvalDefinitionError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    except Exception as exc:
+        line = _line_in(exc, path)
+        raise ConfigError(
+            f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc})"
+        ) from exc
+    finally:
+        if added:
+            sys.path.remove(str(root))
+    return module
+
+
+def _line_in(exc: BaseException, path: Path) -> str:
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f":{exc.lineno}"
+    tb = exc.__traceback__
+    line = ""
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename) == path:
+            line = f":{tb.tb_lineno}"
+        tb = tb.tb_next
+    return line
+
+
+def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
+    found = [v for k, v in vars(module).items() if isinstance(v, kind) and not k.startswith("__")]
+    if not found:
+        raise ConfigError(f"{path}: no {what} assigned at module level")
+    if len(found) > 1:
+        raise ConfigError(f"{path}: {len(found)} {what} found; a file defines exactly one")
+    return found[0]
+
+
+def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]:
+    d = definition
+    if d.test is not None:
+        return [
+            EvalPoint(
+                fid,
+                path,
+                d.test,
+                d.description,
+                d.tags,
+                d.timeout_ms,
+                d.iterations or 1,
+                d.agent,
+                d.plan,
+                d.judge,
+                d.qna,
+            )
+        ]
+    return [
+        EvalPoint(
+            f"{fid}/{c.id}",
+            path,
+            c.test,
+            c.description if c.description is not None else d.description,
+            c.tags or d.tags,
+            c.timeout_ms or d.timeout_ms,
+            c.iterations or d.iterations or 1,
+            c.agent or d.agent,
+            c.plan if c.plan is not None else d.plan,
+            c.judge or d.judge,
+            c.qna if c.qna is not None else d.qna,
+        )
+        for c in d.cases
+    ]
+
+
+def discover(root: Path) -> EvalProject:
+    """Every eval under ``root/evals`` (sorted by id), and the project's config when present."""
+    evals_dir = root / "evals"
+    set_project_root(root)  # fixture loaders run at import time too
+    if not evals_dir.is_dir():
+        raise ConfigError(f"{evals_dir}: no evals folder (evals live in DIR/evals/*.eval.py)")
+    points: list[EvalPoint] = []
+    for path in sorted(evals_dir.rglob(f"*{SUFFIX}")):
+        module = _import(path, root)
+        definition = _one(module, EvalDefinition, path, "define_eval(...)")
+        points += _points(definition, file_id(evals_dir, path), path)
+    ids = [i for p in points for i in {p.id, *p.ids()}]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise ConfigError(f"{evals_dir}: two evals have the same id: {dupes}")
+    names = [p.case_name for p in points]
+    clash = sorted({n for n in names if names.count(n) > 1})
+    if clash:
+        raise ConfigError(f"{evals_dir}: ids that map to the same results folder: {clash}")
+    config_file = evals_dir / CONFIG_FILE
+    config = None
+    if config_file.is_file():
+        config = _one(
+            _import(config_file, root), EvalConfig, config_file, "define_eval_config(...)"
+        )
+    return EvalProject(
+        root, sorted(points, key=lambda p: p.id), config, config_file if config else None
+    )
+
+
+def _under(run_id: str, wanted: str) -> bool:
+    return run_id == wanted or run_id.startswith(wanted.rstrip("/") + "/")
+
+
+def select(
+    points: Sequence[EvalPoint], ids: Sequence[str], tags: Sequence[str]
+) -> list[tuple[EvalPoint, list[int]]]:
+    """The points (with the iterations chosen) that match: id filters OR together and select
+    an id and everything below it; tags OR together; with both, a case must match both."""
+    chosen = []
+    for point in points:
+        if tags and not set(tags) & set(point.tags):
+            continue
+        runnable = point.ids()
+        picked = [
+            i + 1 for i, rid in enumerate(runnable) if not ids or any(_under(rid, w) for w in ids)
+        ]
+        if not picked and ids and any(_under(point.id, w) for w in ids):
+            picked = list(range(1, point.iterations + 1))
+        if picked:
+            chosen.append((point, picked))
+    return chosen

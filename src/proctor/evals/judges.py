@@ -1,0 +1,105 @@
+"""``t.judge``: graders that ask the judge role to score a value (``t.reply`` unless ``on=`` is
+given) against an expectation or criteria. Soft by default; a provider failure is an error of
+the case, never a low score."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from proctor.evaluators.gates.assertions import Assertion, Handle
+from proctor.llm.failures import ProviderError
+from proctor.llm.judge import parse_verdict
+from proctor.llm.refs import parse_ref
+from proctor.llm.roles import RoleSet
+
+SYSTEM = (
+    "You grade the output of a coding agent. Reply with one JSON object only: "
+    '{"score": <0-100>, "confidenceLevel": <0-100>, "rationale": "<one or two sentences>"}.'
+)
+TASKS = {
+    "factuality": "Is the output factually consistent with the expected answer? Score 100 when "
+    "it states the same facts (extra detail that does not contradict is fine), 0 when it "
+    "contradicts them.",
+    "summarizes": "Is the output a faithful summary of the expected text: its main points, "
+    "nothing it does not say?",
+    "closed_qa": "Does the output satisfy the criteria?",
+    "sql": "Is the output SQL equivalent to the expected SQL (same result on any database)?",
+}
+
+
+class JudgeError(Exception):
+    """The judge could not be asked (no model, a provider failure, an unusable reply)."""
+
+
+class Judge:
+    def __init__(
+        self,
+        roles: Callable[[], RoleSet | None],
+        reply: Callable[[], str],
+        record: Callable[[Assertion], Handle],
+        model: str | None = None,
+    ) -> None:
+        self._roles = roles
+        self._reply = reply
+        self._record = record
+        self._model = model
+
+    def _client(self, model: str | None) -> Any:
+        roles = self._roles()
+        name = model or self._model
+        ref = parse_ref(name, "judge model") if name else None
+        if roles is None or (ref is None and not roles.has("judge")):
+            raise JudgeError(
+                "no judge model: give judge= (call, case, file or evals.config.py) or --judge-model"
+            )
+        return roles.client("judge", ref)
+
+    async def model(self, prompt: str, *, model: str | None = None, system: str = "") -> str:
+        """The judge model's raw reply to ``prompt``."""
+        client = self._client(model)
+        try:
+            reply = await asyncio.to_thread(client.complete, system, prompt, max_tokens=1024)
+        except ProviderError as exc:
+            raise JudgeError(f"judge {client.ref} failed: {exc}") from exc
+        return str(reply.text)
+
+    async def _grade(
+        self, kind: str, reference: str, label: str, on: Any, model: str | None
+    ) -> Handle:
+        value = self._reply() if on is None else on
+        prompt = (
+            f"{TASKS[kind]}\n\n<{label}>\n{reference}\n</{label}>\n\n<output>\n{value}\n</output>\n"
+        )
+        client = self._client(model)
+        try:
+            reply = await asyncio.to_thread(client.complete, SYSTEM, prompt, max_tokens=512)
+            verdict = parse_verdict(reply.text)
+        except ProviderError as exc:
+            raise JudgeError(f"judge {client.ref} failed: {exc}") from exc
+        except ValueError as exc:
+            raise JudgeError(f"judge {client.ref} gave an unusable reply: {exc}") from exc
+        score = float(verdict["score"]) / 100
+        handle = self._record(
+            Assertion(
+                f"judge.{kind}", True, soft=True, score=score, message=str(verdict["rationale"])
+            )
+        )
+        return handle
+
+    async def factuality(
+        self, expected: str, *, on: Any = None, model: str | None = None
+    ) -> Handle:
+        return await self._grade("factuality", expected, "expected", on, model)
+
+    async def summarizes(
+        self, expected: str, *, on: Any = None, model: str | None = None
+    ) -> Handle:
+        return await self._grade("summarizes", expected, "text", on, model)
+
+    async def closed_qa(self, criteria: str, *, on: Any = None, model: str | None = None) -> Handle:
+        return await self._grade("closed_qa", criteria, "criteria", on, model)
+
+    async def sql(self, expected: str, *, on: Any = None, model: str | None = None) -> Handle:
+        return await self._grade("sql", expected, "expected", on, model)

@@ -1,0 +1,79 @@
+"""Assertions: every gate a test calls is recorded by name, with whether it passed, whether it
+is soft, its score and its message. The handle a gate returns adjusts it: ``.soft()`` (recorded,
+never fails the case), ``.at_least(x)`` (a bar on the score), ``.gate(x)`` (hard, with a bar).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class RequireFailed(Exception):
+    """``t.require`` (or ``require_*``) failed: the test stops, the case fails, with no second
+    error recorded."""
+
+
+class Skipped(Exception):
+    """``t.skip(reason)``."""
+
+
+@dataclass
+class Assertion:
+    name: str
+    passed: bool
+    soft: bool = False
+    score: float | None = None
+    """0-1 when the gate measures something; None for a plain yes/no."""
+    message: str = ""
+    bar: float | None = None
+    turn: int | None = None
+    """The turn it was scoped to (1-based), when a turn's gate recorded it."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "soft": self.soft,
+            "score": self.score,
+            "message": self.message,
+        }
+
+
+class Handle:
+    """What a gate returns: the assertion, adjustable; truthy when it passed."""
+
+    def __init__(self, assertion: Assertion) -> None:
+        self.assertion = assertion
+
+    def __bool__(self) -> bool:
+        return self.assertion.passed
+
+    def __repr__(self) -> str:
+        a = self.assertion
+        return f"<{a.name}: {'passed' if a.passed else 'failed'}{' (soft)' if a.soft else ''}>"
+
+    @property
+    def passed(self) -> bool:
+        return self.assertion.passed
+
+    def soft(self) -> Handle:
+        self.assertion.soft = True
+        return self
+
+    def at_least(self, bar: float) -> Handle:
+        """Pass only with a score of at least ``bar`` (0-1). A bar makes a soft score or judge
+        count: below it the case fails (call ``.soft()`` after it to keep it a record only)."""
+        a = self.assertion
+        a.bar = bar
+        a.soft = False
+        score = a.score if a.score is not None else (1.0 if a.passed else 0.0)
+        a.passed = score >= bar
+        if not a.passed and not a.message.endswith(f"< {bar:g}"):
+            a.message = (a.message + "; " if a.message else "") + f"score {score:.2f} < {bar:g}"
+        return self
+
+    def gate(self, bar: float | None = None) -> Handle:
+        """Make it hard (it fails the case), with a score bar when given."""
+        self.assertion.soft = False
+        return self.at_least(bar) if bar is not None else self

@@ -1,0 +1,316 @@
+"""The gate vocabulary, shared by the test context ``t`` (the whole conversation so far) and a
+turn's result (that turn only). Each gate records a named :class:`Assertion` and returns its
+:class:`Handle`; ``require_*`` gates stop the test when they fail."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, get_args
+
+from proctor.agents.protocol import Question
+from proctor.evaluators.gates.assertions import Assertion, Handle, RequireFailed
+from proctor.evaluators.gates.expect import as_expectation
+from proctor.evaluators.gates.integrity import (
+    Finding,
+    ReadScope,
+    hidden_reads,
+    history_peeking,
+    tampering_from_events,
+    test_tampering,
+)
+from proctor.evaluators.gates.matching import (
+    CallView,
+    calls_of,
+    describe,
+    event_matches,
+    name_matches,
+    value_matches,
+)
+from proctor.models.trajectory import Event, EventType, SkillEvent, SubagentEvent
+
+EventMatcher = str | tuple[str, Any] | dict[str, Any]
+
+
+class Gates:
+    """Mixed into the test context and the turn result; they provide the events, the reply,
+    the turns' outcomes and where assertions go."""
+
+    def _events(self) -> list[Event]:
+        raise NotImplementedError
+
+    def _reply(self) -> str:
+        raise NotImplementedError
+
+    def _outcomes(self) -> list[tuple[bool, Question | None]]:
+        """Per turn in scope: whether it completed, and the request it parked on."""
+        raise NotImplementedError
+
+    def _record(self, assertion: Assertion) -> Handle:
+        raise NotImplementedError
+
+    def _diff(self) -> str | None:
+        """The workspace diff so far (unified, as ``workspace.diff``), or None when there is
+        none to read: integrity gates then read the agent's edit calls instead."""
+        return None
+
+    def _read_scope(self) -> ReadScope:
+        """Where the trial lives (workspace, case folder, other trials' folders), for
+        :meth:`no_hidden_reads`."""
+        return ReadScope()
+
+    def _roots(self) -> tuple[str, ...]:
+        """The workspace (as given and resolved): tool inputs are matched with paths relative
+        to it."""
+        return ()
+
+    def _views(self) -> list[CallView]:
+        return calls_of(self._events(), self._roots())
+
+    def _gate(
+        self, name: str, passed: bool, message: str = "", score: float | None = None
+    ) -> Handle:
+        return self._record(Assertion(name, passed, score=score, message="" if passed else message))
+
+    # -- outcome ---------------------------------------------------------------------------
+
+    def succeeded(self) -> Handle:
+        outcomes = self._outcomes()
+        bad = [i + 1 for i, (ok, _) in enumerate(outcomes) if not ok]
+        message = "no turn was sent" if not outcomes else f"turn(s) {bad} did not complete"
+        return self._gate("succeeded()", bool(outcomes) and not bad, message)
+
+    def parked(self) -> Handle:
+        outcomes = self._outcomes()
+        waiting = bool(outcomes) and outcomes[-1][1] is not None
+        return self._gate("parked()", waiting, "the last turn is not waiting on a request")
+
+    def message_includes(self, expected: str | re.Pattern[str]) -> Handle:
+        reply = self._reply()
+        if isinstance(expected, re.Pattern):
+            ok, shown = expected.search(reply) is not None, f"/{expected.pattern}/"
+        else:
+            ok, shown = expected in reply, repr(expected)
+        return self._gate(f"message_includes({shown})", ok, f"the reply does not include {shown}")
+
+    # -- tools -----------------------------------------------------------------------------
+
+    def _calls(
+        self, name: str, input: Any = None, output: Any = None, status: str | None = None
+    ) -> list[CallView]:
+        found = []
+        for view in self._views():
+            if not name_matches(view.call, name) or not value_matches(view.input, input):
+                continue
+            if status is not None and view.status != status:
+                continue
+            if output is not None and not value_matches(view.output, output):
+                continue
+            found.append(view)
+        return found
+
+    def called_tool(
+        self,
+        name: str,
+        input: Any = None,
+        output: Any = None,
+        count: int | None = None,
+        status: str | None = None,
+    ) -> Handle:
+        """A call of ``name`` was requested (or ended with ``status``, e.g. ``completed``),
+        ``count`` times exactly when given, with matching ``input`` / ``output``."""
+        found = self._calls(name, input, output, status)
+        ok = len(found) == count if count is not None else bool(found)
+        parts = [repr(name)]
+        parts += [f"input={describe(input)}"] if input is not None else []
+        parts += [f"output={describe(output)}"] if output is not None else []
+        parts += [f"count={count}"] if count is not None else []
+        parts += [f"status={status!r}"] if status is not None else []
+        seen = sorted({v.name for v in self._views()})
+        message = f"{len(found)} matching call(s); calls seen: {seen or 'none'}"
+        return self._gate(f"called_tool({', '.join(parts)})", ok, message)
+
+    def not_called_tool(self, name: str) -> Handle:
+        found = self._calls(name)
+        return self._gate(
+            f"not_called_tool({name!r})", not found, f"{len(found)} call(s) of {name!r}"
+        )
+
+    def tool_order(self, names: Sequence[str]) -> Handle:
+        """The calls happened in this relative order (other calls in between are fine)."""
+        calls = self._views()
+        at = 0
+        for view in calls:
+            if at < len(names) and name_matches(view.call, names[at]):
+                at += 1
+        ok = at == len(names)
+        seen = [v.name for v in calls]
+        message = f"matched {at} of {len(names)} in order; calls: {seen}"
+        return self._gate(f"tool_order({list(names)})", ok, message)
+
+    def used_no_tools(self) -> Handle:
+        calls = self._views()
+        return self._gate("used_no_tools()", not calls, f"{len(calls)} tool call(s)")
+
+    def max_tool_calls(self, n: int) -> Handle:
+        calls = self._views()
+        return self._gate(f"max_tool_calls({n})", len(calls) <= n, f"{len(calls)} tool calls > {n}")
+
+    def no_failed_actions(self) -> Handle:
+        """No call ended in an error (a denied call is not a failure)."""
+        failed = [v for v in self._views() if v.status == "failed"]
+        names = [v.name for v in failed]
+        return self._gate("no_failed_actions()", not failed, f"failed calls: {names}")
+
+    def loaded_skill(self, name: str) -> Handle:
+        events = self._events()
+        ok = any(isinstance(e, SkillEvent) and e.name == name for e in events) or any(
+            v.call.kind == "skill"
+            and name in str(v.input.get("skill") or v.input.get("name") or v.input)
+            for v in calls_of(events)
+        )
+        return self._gate(f"loaded_skill({name!r})", ok, f"skill {name!r} was not loaded")
+
+    def called_subagent(self, name: str, input: Any = None) -> Handle:
+        events = self._events()
+        ok = any(isinstance(e, SubagentEvent) and e.name == name for e in events) or any(
+            v.call.kind == "subagent"
+            and name in str(v.input.get("subagent_type") or v.input.get("name") or v.input)
+            and value_matches(v.input, input)
+            for v in calls_of(events)
+        )
+        return self._gate(f"called_subagent({name!r})", ok, f"no subagent {name!r} ran")
+
+    # -- integrity -------------------------------------------------------------------------
+
+    def no_test_tampering(
+        self, globs: Sequence[str] | None = None, allow_edits: bool = False
+    ) -> Handle:
+        """No test file (``globs``, default common test layouts) was deleted, renamed or
+        edited; with ``allow_edits``, edits are fine unless they remove a test, add a skip or
+        xfail marker, replace an assertion by a constant or add a hard exit."""
+        diff = self._diff()
+        if diff is not None:
+            found = test_tampering(diff, globs, allow_edits)
+        else:
+            found = tampering_from_events(
+                self._events(), globs, allow_edits, self._read_scope().workspace
+            )
+        args = [f"{list(globs)!r}"] if globs else []
+        args += ["allow_edits=True"] if allow_edits else []
+        return self._gate(f"no_test_tampering({', '.join(args)})", not found, _listed(found))
+
+    def no_hidden_reads(self, globs: Sequence[str] = ()) -> Handle:
+        """The agent never read (or named in a command) a file matching ``globs`` (in the
+        workspace or the case folder), nor anything in another trial's folder."""
+        found = hidden_reads(self._events(), list(globs), self._read_scope())
+        shown = repr(list(globs)) if globs else ""
+        return self._gate(f"no_hidden_reads({shown})", not found, _listed(found))
+
+    def no_history_peeking(self) -> Handle:
+        """No ``git log --all``, ``git reflog``, ``git show`` of another ref, or reading of
+        ``.git`` internals: the fix is not dug out of history."""
+        found = history_peeking(self._events())
+        return self._gate("no_history_peeking()", not found, _listed(found))
+
+    # -- events ----------------------------------------------------------------------------
+
+    def event(self, type: str, matcher: Any = None) -> Handle:
+        _known_type(type)
+        ok = any(event_matches(e, type, matcher, self._roots()) for e in self._events())
+        shown = f"{type!r}" + (f", {describe(matcher)}" if matcher is not None else "")
+        return self._gate(f"event({shown})", ok, f"no {type} event matched")
+
+    def not_event(self, type: str, matcher: Any = None) -> Handle:
+        _known_type(type)
+        hits = sum(event_matches(e, type, matcher, self._roots()) for e in self._events())
+        shown = f"{type!r}" + (f", {describe(matcher)}" if matcher is not None else "")
+        return self._gate(f"not_event({shown})", hits == 0, f"{hits} {type} event(s) matched")
+
+    def event_order(self, matchers: Sequence[EventMatcher]) -> Handle:
+        """Events matching each entry (a type, ``(type, matcher)`` or a dict with ``type``)
+        happened in this relative order."""
+        wanted = [_as_pair(m) for m in matchers]
+        for kind, _ in wanted:
+            _known_type(kind)
+        at = 0
+        for event in self._events():
+            if at < len(wanted) and event_matches(event, *wanted[at], self._roots()):
+                at += 1
+        shown = [w[0] for w in wanted]
+        return self._gate(
+            f"event_order({shown})", at == len(wanted), f"matched {at} of {len(wanted)} in order"
+        )
+
+    def events_satisfy(self, label: str, predicate: Callable[[list[Event]], Any]) -> Handle:
+        try:
+            ok, message = bool(predicate(self._events())), f"the events do not satisfy {label}"
+        except Exception as exc:
+            ok, message = False, f"{label} raised {type(exc).__name__}: {exc}"
+        return self._gate(f"events_satisfy({label!r})", ok, message)
+
+    # -- values ----------------------------------------------------------------------------
+
+    def check(self, value: Any, expectation: Any) -> Handle:
+        exp = as_expectation(expectation)
+        outcome = exp(value)
+        return self._gate(f"check({exp.label})", outcome.passed, outcome.message, outcome.score)
+
+    def score(self, name: str, value: float) -> Handle:
+        """A 0-1 measure, soft (recorded, never failing) until given a bar with ``.gate(x)``
+        or ``.at_least(x)``."""
+        clipped = min(max(float(value), 0.0), 1.0)
+        handle = self._gate(f"score({name!r})", True, score=clipped)
+        return handle.soft()
+
+    def require_tool_call(
+        self, name: str, input: Any = None, output: Any = None, status: str | None = None
+    ) -> CallView:
+        """Gate on a matching call, then return the first one (its ``input`` and ``output``)."""
+        handle = self.called_tool(name, input=input, output=output, status=status)
+        if not handle:
+            raise RequireFailed(handle.assertion.message)
+        return self._calls(name, input, output, status)[0]
+
+    def require_input_request(self, filter: Any = None) -> Question:
+        """Exactly one pending question or permission request (matching ``filter``: a text, a
+        regex or a predicate on its text), returned so the next send can answer it."""
+        outcomes = self._outcomes()
+        pending = outcomes[-1][1] if outcomes else None
+        ok = pending is not None and (
+            filter is None
+            or value_matches(pending.text, filter)
+            or (isinstance(filter, str) and filter in pending.text)
+        )
+        name = "require_input_request(" + (describe(filter) if filter is not None else "") + ")"
+        message = (
+            "no pending request" if pending is None else f"the pending request is {pending.text!r}"
+        )
+        handle = self._gate(name, ok, message)
+        if not handle or pending is None:
+            raise RequireFailed(message)
+        return pending
+
+
+EVENT_TYPES = frozenset(get_args(EventType))
+
+
+def _known_type(type_: str) -> None:
+    """A misspelt type would match nothing, so ``not_event`` could never fail: refuse it."""
+    if type_ not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {type_!r} (known: {', '.join(sorted(EVENT_TYPES))})")
+
+
+def _as_pair(matcher: EventMatcher) -> tuple[str, Any]:
+    if isinstance(matcher, str):
+        return matcher, None
+    if isinstance(matcher, tuple):
+        return matcher[0], matcher[1] if len(matcher) > 1 else None
+    rest = {k: v for k, v in matcher.items() if k != "type"}
+    return str(matcher["type"]), rest or None
+
+
+def _listed(found: Sequence[Finding], limit: int = 5) -> str:
+    shown = "; ".join(str(f) for f in found[:limit])
+    more = f"; and {len(found) - limit} more" if len(found) > limit else ""
+    return shown + more

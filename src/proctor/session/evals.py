@@ -1,0 +1,270 @@
+"""``proctor eval``: run evals written as code through the same trial machinery as case folders.
+
+Each selected eval case becomes a case folder (written under ``<out>/evals-src/<stamp>/``: its
+description as ``prompt.md``, a ``config.json`` with the agent, timeout, iterations as repeats
+that run one after another, tags and judge, and the scripted ``plan.json``), and its test
+function is registered as that case's conversation (:data:`proctor.execute.driving.CONVERSATIONS`)
+before the workers fork. Every case × iteration is a trial in the results directory, so
+``report``, ``compare`` and the reporters work on eval runs; the eval's own summary is read back
+from each trial's ``eval.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.base import known_agent_ids
+from proctor.agents.spec import spec_for
+from proctor.errors import ConfigError
+from proctor.evals.conversation import EVAL_RESULT, EvalCaseRun, conversation_for
+from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover, select
+from proctor.evals.loaders import set_project_root
+from proctor.execute.driving import CONVERSATIONS
+from proctor.execute.events import Subscriber
+from proctor.exit_codes import ExitCode
+from proctor.models.config import CliOverrides
+from proctor.models.io import write_text_atomic
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.report.reporters import reporter_names
+from proctor.scripted.plan import PlanError, validate_plan
+from proctor.session.run import RunRequest, RunResult, run_session
+
+ERROR_STATUSES = frozenset({"eval-error", "agent-error", "infra-error", "timeout"})
+
+
+@dataclass(frozen=True)
+class EvalRequest:
+    dir: Path = Path(".")
+    ids: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    agent: str | None = None
+    model: str | None = None
+    judge_model: str | None = None
+    timeout_ms: int | None = None
+    out: Path | None = None
+    concurrency: int | None = None
+    reporters: tuple[str, ...] = ()
+    verbose: bool = False
+    argv: tuple[str, ...] = ()
+
+
+@dataclass
+class EvalRunResult:
+    run: RunResult
+    summary: dict[str, Any]
+    exit_code: int
+    chosen: list[tuple[EvalPoint, list[int]]] = field(default_factory=list)
+
+
+def load_selection(request: EvalRequest) -> tuple[EvalProject, list[tuple[EvalPoint, list[int]]]]:
+    project = discover(request.dir.resolve())
+    return project, select(project.points, request.ids, request.tags)
+
+
+def listing(
+    project: EvalProject, chosen: list[tuple[EvalPoint, list[int]]]
+) -> list[dict[str, Any]]:
+    rows = []
+    for point, picked in chosen:
+        ids = point.ids()
+        for i in picked:
+            rows.append(
+                {"id": ids[i - 1], "tags": list(point.tags), "description": point.description}
+            )
+    return rows
+
+
+def _plan(point: EvalPoint) -> dict[str, Any] | None:
+    if point.plan is None or isinstance(point.plan, dict):
+        return point.plan
+    path = (point.file.parent / point.plan).resolve()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(
+            f"{point.file}: plan {point.plan!r} cannot be read as JSON ({exc})"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{point.file}: plan {point.plan!r} is not a JSON object")
+    return data
+
+
+def _timeout_ms(point: EvalPoint, request: EvalRequest, project: EvalProject) -> int:
+    config = project.config.timeout_ms if project.config else None
+    return point.timeout_ms or request.timeout_ms or config or DEFAULT_TIMEOUT_MS
+
+
+def _write_case(
+    folder: Path,
+    point: EvalPoint,
+    picked: list[int],
+    agent: str,
+    timeout_ms: int,
+    judge: str | None,
+) -> None:
+    folder.mkdir(parents=True)
+    write_text_atomic(folder / "prompt.md", (point.description or point.id) + "\n")
+    config: dict[str, Any] = {
+        "agents": [agent],
+        "timeoutSec": timeout_ms / 1000,
+        "repeats": len(picked),
+        "serialRepeats": True,
+        "tags": list(point.tags),
+        "description": f"eval {point.id} ({point.file.name})",
+    }
+    if judge:
+        config["models"] = {"judge": judge}
+    write_text_atomic(folder / "config.json", json.dumps(config, indent=2) + "\n")
+    if point.qna is not None:
+        write_text_atomic(
+            folder / "qna.md", point.qna if point.qna.endswith("\n") else point.qna + "\n"
+        )
+    plan = _plan(point)
+    if plan is not None:
+        write_text_atomic(folder / "plan.json", json.dumps(plan, indent=2) + "\n")
+
+
+def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> EvalRunResult:
+    project, chosen = load_selection(request)
+    if not chosen:
+        raise ConfigError(f"{request.dir / 'evals'}: no eval matched the ids and tags given")
+    config = project.config
+    most = config.max_concurrency if config else None
+    if most is None:
+        where = project.config_file or request.dir / "evals" / "evals.config.py"
+        raise ConfigError(
+            f"{where}: define_eval_config(max_concurrency=…) is required to run evals"
+        )
+    concurrency = min(request.concurrency, most) if request.concurrency else most
+    reporters = reporter_names(
+        request.reporters or (config.reporters if config else ()) or ("markdown",)
+    )
+    for point, _ in chosen:
+        _check_point(point, request, config.agent if config else None)
+    set_project_root(project.root)
+    out = (request.out or Path("proctor-results")).resolve()
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    source = out / "evals-src" / stamp
+    model = request.model or (config.model if config else None)
+    agent = request.agent or (config.agent if config else None)
+    CONVERSATIONS.clear()
+    for point, picked in chosen:
+        point_agent = request.agent or point.agent or agent or "scripted"
+        judge = point.judge or (config.judge if config else None) or request.judge_model
+        timeout_ms = _timeout_ms(point, request, project)
+        _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
+        CONVERSATIONS[point.case_name] = conversation_for(
+            EvalCaseRun(
+                point.id,
+                point.test,
+                point.iterations,
+                timeout_ms / 1000,
+                None,
+                request.verbose,
+                tuple(picked),
+            )
+        )
+    overrides = CliOverrides(
+        concurrency=concurrency,
+        out=str(out),
+        model="scripted" if model == "scripted" else None,
+        agent_models={
+            a: model for a in {request.agent or p.agent or agent or "scripted" for p, _ in chosen}
+        }
+        if model and model != "scripted"
+        else {},
+    )
+    run = run_session(
+        RunRequest(
+            source=source, overrides=overrides, reporters=tuple(reporters), argv=request.argv
+        ),
+        list(subscribers),
+    )
+    summary = summarise(run.paths, run.records, chosen)
+    return EvalRunResult(run, summary, exit_code_of(run.records), chosen)
+
+
+def _check_point(point: EvalPoint, request: EvalRequest, config_agent: str | None) -> None:
+    """What only a run would find wrong (an unknown agent, a bad plan), named by the eval file
+    before anything runs."""
+    agent = request.agent or point.agent or config_agent or "scripted"
+    if agent not in known_agent_ids({}) and spec_for(agent) is None:
+        known = ", ".join(sorted(known_agent_ids({})))
+        where = "--agent" if request.agent else str(point.file)
+        raise ConfigError(f"{where}: unknown agent '{agent}' (known: {known})")
+    plan = _plan(point)
+    if plan is not None:
+        try:
+            validate_plan(plan, f"plan of {point.id}")
+        except PlanError as exc:
+            raise ConfigError(f"{point.file}: {exc}") from exc
+
+
+def exit_code_of(records: Sequence[TrialRecord]) -> int:
+    if any(r.status == "failed" for r in records):
+        return int(ExitCode.GATE_FAILED)
+    if any(r.status in ERROR_STATUSES for r in records):
+        return int(ExitCode.TRIAL_ERRORS)
+    return int(ExitCode.OK)
+
+
+def eval_json(paths: RunPaths, record: TrialRecord) -> dict[str, Any]:
+    folder = paths.trial(record.case, record.agent, record.condition, record.repeat).root
+    try:
+        data = json.loads((folder / EVAL_RESULT).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def summarise(
+    paths: RunPaths, records: Sequence[TrialRecord], chosen: list[tuple[EvalPoint, list[int]]]
+) -> dict[str, Any]:
+    by_case = {p.case_name: (p, picked) for p, picked in chosen}
+    results = []
+    for record in sorted(records, key=lambda r: (r.case, r.repeat)):
+        point, picked = by_case.get(record.case, (None, []))
+        data = eval_json(paths, record)
+        iteration = (
+            picked[record.repeat - 1] if point and record.repeat <= len(picked) else record.repeat
+        )
+        run_id = point.ids()[iteration - 1] if point else record.case
+        skipped = record.status == "skipped"
+        results.append(
+            {
+                "id": run_id,
+                "ok": record.status == "passed" or skipped,
+                "skipped": skipped,
+                "status": record.status,
+                "description": point.description if point else None,
+                "assertions": data.get("assertions", []),
+                "sessionId": record.session_id,
+                "inputs": data.get("inputs", []),
+                "toolCalls": data.get("toolCalls", []),
+                "logs": data.get("logs", []),
+                "metrics": data.get("metrics", {}),
+                "durationMs": round(record.timings.total_ms, 1),
+                "finalText": data.get("finalText", ""),
+                "error": data.get("error")
+                or (None if record.status in ("passed", "failed", "skipped") else record.reason),
+                "reason": record.reason,
+            }
+        )
+    passed = sum(1 for r in results if r["status"] == "passed")
+    failed = sum(1 for r in results if r["status"] == "failed")
+    skipped_n = sum(1 for r in results if r["skipped"])
+    return {
+        "ok": exit_code_of(records) == 0,
+        "passed": passed,
+        "failed": failed,
+        "skipped": skipped_n,
+        "errored": len(results) - passed - failed - skipped_n,
+        "runDir": str(paths.root),
+        "results": results,
+    }

@@ -1,0 +1,465 @@
+"""``proctor eval`` end to end on the scripted agent: discovery and ids, --list, selection, the
+--json shape, exit codes, iterations run one after another, skips, errors, timeouts, and every
+case as a trial that ``proctor report`` reads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CliResult
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "evals"
+Run = Any
+
+CONFIG = (
+    "from proctor.evals import define_eval_config\nconfig = define_eval_config(max_concurrency=2)\n"
+)
+
+
+def project(tmp_path: Path, files: dict[str, str], config: str | None = CONFIG) -> Path:
+    root = tmp_path / "proj"
+    for rel, text in files.items():
+        path = root / "evals" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    if config is not None:
+        (root / "evals" / "evals.config.py").write_text(config)
+    return root
+
+
+def run_json(
+    proctor: Run, root: Path, tmp_path: Path, *args: str
+) -> tuple[CliResult, dict[str, Any]]:
+    result = proctor(
+        "eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--json", "--no-stream", *args
+    )
+    return result, json.loads(result.out) if result.out.strip().startswith("{") else {}
+
+
+def test_the_example_project_runs_every_gate_family(proctor: Run, tmp_path: Path) -> None:
+    root = tmp_path / "evals-example"
+    shutil.copytree(EXAMPLE, root)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 1, result.err  # one case fails on purpose
+    by_id = {r["id"]: r for r in out["results"]}
+    assert sorted(by_id) == [
+        "asks/choice",
+        "builds/endpoints",
+        "builds/greeting",
+        "builds/no-web",
+        "failing/wrong-file/edits-the-test",
+        "failing/wrong-file/not-ready",
+        "judged/summary",
+        "tools/order/1",
+        "tools/order/2",
+        "tools/order/3",
+    ]
+    assert (out["passed"], out["failed"], out["skipped"], out["ok"]) == (8, 1, 1, False)
+    failing = by_id["failing/wrong-file/edits-the-test"]
+    verdicts = {a["name"]: a["passed"] for a in failing["assertions"]}
+    assert not failing["ok"] and list(verdicts.values()) == [False, False, True, True, False]
+    assert "no_test_tampering" in list(verdicts)[1]
+    assert by_id["failing/wrong-file/not-ready"]["skipped"] is True
+    greeting = by_id["builds/greeting"]
+    assert greeting["inputs"] == [
+        "Write greet.py with a greet() function returning 'hello'.",
+        "Change it to return 'hello, world'.",
+    ]
+    assert set(greeting) >= {
+        "id",
+        "ok",
+        "skipped",
+        "description",
+        "assertions",
+        "sessionId",
+        "inputs",
+        "toolCalls",
+        "logs",
+        "metrics",
+        "durationMs",
+        "finalText",
+        "error",
+    }
+    assert {"toolName": "Edit", "isError": False} in greeting["toolCalls"]
+    assert set(greeting["assertions"][0]) == {"name", "passed", "soft", "score", "message"}
+    assert by_id["tools/order/2"]["logs"] == ["iteration 2 of 3"]
+    judge = next(
+        a for a in by_id["judged/summary"]["assertions"] if a["name"] == "judge.factuality"
+    )
+    assert judge["score"] == 0.9 and judge["passed"]
+    # Every case × iteration is a trial that report reads like any run.
+    run_dir = Path(out["runDir"])
+    trials = sorted(
+        p.parent.parent.parent.parent.name for p in run_dir.glob("trials/*/*/*/*/trial.json")
+    )
+    assert len(trials) == 10 and trials.count("tools.order") == 3
+    assert proctor("report", str(run_dir)).code == 1
+
+
+def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: Path) -> None:
+    body = """
+        from proctor.evals import case, define_eval
+        async def t1(t): ...
+        eval = define_eval(tags=["a"], iterations=2, cases=[case(id="one", test=t1), case(id="two", tags=["b"], test=t1)])
+    """
+    root = project(
+        tmp_path, {"x/index.eval.py": body, "y.eval.py": body.replace('"a"', '"c"')}, config=None
+    )
+    listed = proctor("eval", "--dir", str(root), "--list", "--json")
+    assert listed.code == 0, listed.err
+    ids = [r["id"] for r in json.loads(listed.out)]
+    assert ids == [
+        "x/one/1",
+        "x/one/2",
+        "x/two/1",
+        "x/two/2",
+        "y/one/1",
+        "y/one/2",
+        "y/two/1",
+        "y/two/2",
+    ]
+
+    def listed_ids(*args: str) -> list[str]:
+        out = proctor("eval", "--dir", str(root), "--list", "--json", *args).out
+        return [r["id"] for r in json.loads(out)]
+
+    assert listed_ids("x/one") == ["x/one/1", "x/one/2"]
+    assert listed_ids("x/one/2", "y") == ["x/one/2", "y/one/1", "y/one/2", "y/two/1", "y/two/2"]
+    assert listed_ids("--tag", "b") == ["x/two/1", "x/two/2", "y/two/1", "y/two/2"]
+    assert listed_ids("--tag", "c", "x") == []  # ids and tags must both match
+    assert listed_ids("x/on") == []  # a prefix is whole path segments
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"a.eval.py": "import nope\n"}, "a.eval.py:1: cannot be imported (ModuleNotFoundError"),
+        ({"a.eval.py": "x = 1\n"}, "a.eval.py: no define_eval(...) assigned at module level"),
+        (
+            {
+                "a.eval.py": "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval()\n"
+            },
+            "a.eval.py: define_eval: give either 'test' or 'cases', not both or neither",
+        ),
+        (
+            {
+                "a.eval.py": "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t, iterations=101)\n"
+            },
+            "'iterations' is 101; at most 100 is allowed",
+        ),
+        (
+            {
+                "a.eval.py": "from proctor.evals import case, define_eval\nasync def t(x): ...\ne = define_eval(cases=[case(id='a', test=t), case(id='a', test=t)])\n"
+            },
+            "case ids must be unique",
+        ),
+    ],
+)
+def test_a_bad_eval_file_is_one_sentence_and_exit_2(
+    proctor: Run, tmp_path: Path, files: dict[str, str], expected: str
+) -> None:
+    root = project(tmp_path, files)
+    result = proctor("eval", "--dir", str(root), "--no-stream")
+    assert result.code == 2
+    assert expected in result.err and "Traceback" not in result.err
+    assert not (tmp_path / "out").exists()
+
+
+def test_max_concurrency_is_required_to_run_and_nothing_to_run_is_2(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
+    root = project(tmp_path, {"a.eval.py": body}, config=None)
+    result = proctor("eval", "--dir", str(root), "--no-stream", "--out", str(tmp_path / "o"))
+    assert result.code == 2 and "max_concurrency" in result.err
+    root2 = project(tmp_path / "2", {"a.eval.py": body})
+    assert proctor("eval", "--dir", str(root2), "zzz", "--no-stream").code == 2
+
+
+TURNS = '{"turns": [{"say": "one"}, {"endTurn": True}, {"say": "two"}]}'
+
+
+def test_exit_codes_errors_skips_and_timeouts(proctor: Run, tmp_path: Path) -> None:
+    files = {
+        "ok.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("hi")
+                t.message_includes("one")
+            eval = define_eval(plan={TURNS}, test=test)
+        """,
+        "boom.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("hi")
+                raise RuntimeError("the test broke")
+            eval = define_eval(plan={TURNS}, test=test)
+        """,
+        "slow.eval.py": """
+            import asyncio
+            from proctor.evals import define_eval
+            async def test(t):
+                await asyncio.sleep(30)
+            eval = define_eval(plan={"turns": [{"say": "x"}]}, timeout_ms=500, test=test)
+        """,
+        "skip.eval.py": """
+            from proctor.evals import define_eval
+            async def test(t):
+                t.skip("not today")
+            eval = define_eval(plan={"turns": [{"say": "x"}]}, test=test)
+        """,
+        "bare.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("hi")
+            eval = define_eval(plan={TURNS}, test=test)
+        """,
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    by_id = {r["id"]: r for r in out["results"]}
+    assert result.code == 3, result.err  # errors, and no failed gate
+    assert by_id["ok"]["ok"] and by_id["bare"]["ok"]  # no explicit gate: a completed turn passes
+    assert "RuntimeError: the test broke" in by_id["boom"]["error"]
+    assert by_id["slow"]["status"] == "timeout" and by_id["slow"]["durationMs"] < 10_000
+    assert by_id["skip"]["skipped"] and by_id["skip"]["ok"]
+    # A failed gate outranks the errors: exit 1.
+    (root / "evals" / "ok.eval.py").write_text(
+        (root / "evals" / "ok.eval.py").read_text().replace('includes("one")', 'includes("nine")')
+    )
+    assert run_json(proctor, root, tmp_path)[0].code == 1
+    only_ok = run_json(proctor, root, tmp_path, "bare", "skip")
+    assert only_ok[0].code == 0 and only_ok[1]["ok"] is True
+
+
+def test_iterations_run_one_after_another_and_see_their_number(
+    proctor: Run, tmp_path: Path
+) -> None:
+    files = {
+        "it.eval.py": """
+            import time
+            from pathlib import Path
+            from proctor.evals import define_eval
+            async def test(t):
+                log = Path(__file__).parent.parent / "order.log"
+                with log.open("a") as fh:
+                    fh.write(f"start {t.iteration}/{t.iterations} {time.time()}\\n")
+                await t.send("hi")
+                with log.open("a") as fh:
+                    fh.write(f"end {t.iteration} {time.time()}\\n")
+            eval = define_eval(plan={"turns": [{"sleep": 0.3}, {"say": "x"}]}, iterations=3, test=test)
+        """
+    }
+    root = project(tmp_path, files, config=CONFIG.replace("2", "4"))
+    result, _ = run_json(proctor, root, tmp_path)
+    assert result.code == 0, result.err
+    lines = (root / "order.log").read_text().split()
+    events = [(lines[i], lines[i + 1]) for i in range(0, len(lines), 3)]
+    starts_ends = [kind for kind, _ in events]
+    assert starts_ends == ["start", "end"] * 3  # never two at once, despite max_concurrency 4
+    assert sorted(w for k, w in events if k == "start") == ["1/3", "2/3", "3/3"]
+
+
+JUDGED = """
+from proctor.evals import define_eval
+
+PLAN = {
+    "turns": [{"say": "SELECT name FROM users WHERE id = 1"}],
+    "roles": {"judge": [
+        {"json": {"score": 80, "confidenceLevel": 90, "rationale": "same query"}},
+        {"json": {"score": 30, "confidenceLevel": 90, "rationale": "misses the point"}},
+        {"text": "not json at all"},
+        {"text": "still not json"},
+    ]},
+}
+
+
+async def test(t):
+    await t.send("Write the query.")
+    sql = await t.judge.sql("SELECT name FROM users WHERE id=1")
+    t.check(sql.assertion.score, 0.8)
+    (await t.judge.closed_qa("mentions the users table")).gate(0.5)  # 0.3: a failed hard gate
+    await t.judge.summarizes("anything")  # unusable replies: an error, never a low score
+
+
+eval = define_eval(judge="scripted/judge", plan=PLAN, test=test)
+"""
+
+
+def test_judges_grade_and_an_unusable_judge_is_an_error(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"judged.eval.py": JUDGED})
+    result, out = run_json(proctor, root, tmp_path)
+    (case,) = out["results"]
+    names = [(a["name"], a["passed"], a["score"]) for a in case["assertions"]]
+    assert names[:3] == [
+        ("judge.sql", True, 0.8),
+        ("check(equals 0.8)", True, 1.0),
+        ("judge.closed_qa", False, 0.3),
+    ]
+    assert case["status"] == "eval-error" and "unusable reply" in case["error"]
+    assert result.code == 3
+
+
+def test_a_plan_file_next_to_the_eval_and_fixtures_from_the_root(
+    proctor: Run, tmp_path: Path
+) -> None:
+    files = {
+        "sub/planned.eval.py": """
+            from proctor.evals import define_eval
+            from proctor.evals.loaders import load_jsonl, resolve_fixture_path
+            ROWS = load_jsonl("data/rows.jsonl")
+            async def test(t):
+                await t.send("go", workspace_dir=resolve_fixture_path("data/ws"))
+                t.called_tool("read", input={"file_path": "seed.txt"}, status="completed")
+                t.check(ROWS, [{"n": 1}, {"n": 2}])
+                t.message_includes("seeded")
+            eval = define_eval(plan="plan.json", test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    (root / "evals" / "sub" / "plan.json").write_text(
+        json.dumps({"turns": [{"read": "seed.txt"}, {"say": "seeded"}]})
+    )
+    (root / "data" / "ws").mkdir(parents=True)
+    (root / "data" / "ws" / "seed.txt").write_text("seed\n")
+    (root / "data" / "rows.jsonl").write_text('{"n": 1}\n{"n": 2}\n')
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0, (out, result.err)
+    assert (
+        root / "data" / "ws" / "seed.txt"
+    ).read_text() == "seed\n"  # the source is never written
+
+
+def test_a_link_in_workspace_dir_never_lets_the_agent_write_the_source(
+    proctor: Run, tmp_path: Path
+) -> None:
+    files = {
+        "w.eval.py": """
+            from proctor.evals import define_eval
+            PLAN = {"turns": [{"write": {"path": "link.txt", "content": "PWNED"}}, {"say": "ok"}]}
+            async def test(t):
+                await t.send("go", workspace_dir="fixtures/app")  # relative to the project root
+                t.succeeded()
+            eval = define_eval(plan=PLAN, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    app = root / "fixtures" / "app"
+    app.mkdir(parents=True)
+    (app / "main.py").write_text("print('hi')\n")
+    (app / "link.txt").symlink_to(app / "main.py")
+    result, _ = run_json(proctor, root, tmp_path)  # run from another folder than the project
+    assert result.code == 0, result.err
+    assert (app / "main.py").read_text() == "print('hi')\n"
+
+
+def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path: Path) -> None:
+    files = {
+        "block.eval.py": """
+            import time
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("go")
+                time.sleep(30)  # blocks the event loop: no await can be cancelled
+            eval = define_eval(plan={"turns": [{"say": "x"}]}, timeout_ms=1500, test=test)
+        """
+    }
+    result, out = run_json(proctor, project(tmp_path, files), tmp_path)
+    (case,) = out["results"]
+    assert case["status"] == "timeout" and case["durationMs"] < 15_000
+    assert result.code == 3
+
+
+@pytest.mark.parametrize(
+    ("source", "config", "expected"),
+    [
+        (
+            "e = define_eval(description=5, test=t)",
+            CONFIG,
+            "'description' must be a non-empty string",
+        ),
+        ("def t(x): ...\ne = define_eval(test=t)", CONFIG, "'test' must be an async function"),
+        ("e = define_eval(agent='nope-agent', test=t)", CONFIG, "unknown agent 'nope-agent'"),
+        ("e = define_eval(plan={'turns': [{'dance': 1}]}, test=t)", CONFIG, "a.eval.py: plan of a"),
+        (
+            "e = define_eval(test=t)",
+            CONFIG.replace(")", ", reporters='junit')"),
+            "'reporters' must be a list",
+        ),
+        (
+            "e = define_eval(test=t)",
+            CONFIG.replace(")", ", reporters=['nope'])"),
+            "unknown reporter(s) nope",
+        ),
+    ],
+)
+def test_mistakes_in_eval_and_config_files_name_the_file_before_anything_runs(
+    proctor: Run, tmp_path: Path, source: str, config: str, expected: str
+) -> None:
+    body = f"from proctor.evals import define_eval\nasync def t(x): ...\n{source}\n"
+    root = project(tmp_path, {"a.eval.py": body}, config=config)
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--no-stream")
+    assert result.code == 2, result.err
+    assert expected in result.err and "Traceback" not in result.err
+    assert not list((tmp_path / "out").glob("run-*"))
+
+
+def test_json_stays_json_with_verbose_and_logs(proctor: Run, tmp_path: Path) -> None:
+    files = {
+        "l.eval.py": """
+            from proctor.evals import define_eval
+            async def test(t):
+                t.log("a line for people")
+                await t.send("go")
+            eval = define_eval(plan={"turns": [{"say": "x"}]}, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    result = proctor(
+        "eval", "--dir", str(root), "--out", str(tmp_path / "o"), "--json", "--verbose"
+    )
+    out = json.loads(result.out)
+    assert out["results"][0]["logs"] == ["a line for people"]
+
+
+def test_runnable_ids_stay_unique_across_iterations(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t{})\n"
+    root = project(
+        tmp_path, {"a/index.eval.py": body.format(", iterations=2"), "a/1.eval.py": body.format("")}
+    )
+    listed = proctor("eval", "--dir", str(root), "--list")
+    assert listed.code == 2 and "two evals have the same id: ['a/1']" in listed.err
+
+
+def test_a_turn_s_tampering_gate_sees_that_turn_s_writes(proctor: Run, tmp_path: Path) -> None:
+    files = {
+        "tamper.eval.py": """
+            from proctor.evals import define_eval
+            PLAN = {"turns": [
+                {"write": {"path": "tests/test_calc.py", "content": "def test_add():\\n    pass\\n"}},
+                {"say": "done"},
+            ]}
+            async def test(t):
+                turn = await t.send(
+                    "fix", workspace_files={"tests/test_calc.py": "def test_add():\\n    assert 1 == 2\\n"}
+                )
+                turn.no_test_tampering()
+            eval = define_eval(plan=PLAN, test=test)
+        """
+    }
+    result, out = run_json(proctor, project(tmp_path, files), tmp_path)
+    (case,) = out["results"]
+    assert result.code == 1 and not case["assertions"][0]["passed"]
+    # The trial's diff is the agent's change, not the files the test seeded.
+    run_dir = Path(out["runDir"])
+    diff = next(run_dir.glob("trials/*/*/*/*/workspace.diff")).read_text()
+    assert "-    assert 1 == 2" in diff and "new file" not in diff

@@ -1,0 +1,183 @@
+"""Every gate on a planted trajectory: a trajectory that satisfies it, and a control that must
+make it fail."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from proctor.agents.protocol import Question
+from proctor.evaluators.gates.assertions import Assertion, Handle, RequireFailed
+from proctor.evaluators.gates.vocabulary import Gates
+from proctor.models.trajectory import (
+    AssistantText,
+    Event,
+    SkillEvent,
+    SubagentEvent,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+)
+
+
+class Planted(Gates):
+    def __init__(
+        self,
+        events: list[Event],
+        reply: str = "",
+        outcomes: list[tuple[bool, Question | None]] | None = None,
+    ) -> None:
+        self.events = events
+        self.reply = reply
+        self.outcomes = outcomes if outcomes is not None else [(True, None)]
+        self.recorded: list[Assertion] = []
+
+    def _events(self) -> list[Event]:
+        return self.events
+
+    def _reply(self) -> str:
+        return self.reply
+
+    def _outcomes(self) -> list[tuple[bool, Question | None]]:
+        return self.outcomes
+
+    def _record(self, assertion: Assertion) -> Handle:
+        self.recorded.append(assertion)
+        return Handle(assertion)
+
+
+def call(i: int, name: str, kind: str, error: bool | None = False, **inp: Any) -> list[Event]:
+    result = ToolResult(id=str(i), output=f"out{i}", is_error=error, denied=error is None)
+    return [ToolCall(id=str(i), name=name, kind=kind, input=inp), result]  # type: ignore[arg-type]
+
+
+RUN: list[Event] = [
+    UserMessage(text="fix it"),
+    *call(1, "Read", "read", file_path="app.py"),
+    *call(2, "Edit", "edit", file_path="app.py"),
+    *call(3, "Bash", "shell", command="pytest -q"),
+    *call(4, "mcp__notes__search", "mcp", query="bug"),
+    SkillEvent(name="tdd"),
+    SubagentEvent(id="s1", name="reviewer"),
+    AssistantText(text="Fixed the bug; tests pass."),
+]
+FAILED: list[Event] = [*call(1, "Bash", "shell", error=True, command="pytest")]
+DENIED: list[Event] = [*call(1, "Bash", "shell", error=None, command="rm -rf /")]
+
+
+@pytest.mark.parametrize(
+    ("gate", "good", "control"),
+    [
+        (lambda g: g.called_tool("shell"), RUN, FAILED[:0]),
+        (lambda g: g.called_tool("Bash", input={"command": re.compile("pytest")}), RUN, DENIED),
+        (lambda g: g.called_tool("shell", status="completed"), RUN, FAILED),
+        (lambda g: g.called_tool("read", count=1), RUN, RUN + call(9, "Read", "read")),
+        (lambda g: g.called_tool("shell", output="out3"), RUN, FAILED),
+        (lambda g: g.called_tool("notes/search"), RUN, FAILED),
+        (lambda g: g.called_tool("mcp"), RUN, FAILED),
+        (lambda g: g.not_called_tool("web"), RUN, RUN + call(9, "WebFetch", "web")),
+        (lambda g: g.tool_order(["read", "edit", "shell"]), RUN, list(reversed(RUN))),
+        (lambda g: g.used_no_tools(), RUN[-1:], RUN),
+        (lambda g: g.max_tool_calls(4), RUN, RUN + call(9, "Read", "read")),
+        (lambda g: g.no_failed_actions(), RUN + DENIED, FAILED),
+        (lambda g: g.loaded_skill("tdd"), RUN, FAILED),
+        (lambda g: g.called_subagent("reviewer"), RUN, FAILED),
+        (lambda g: g.event("skill", {"name": "tdd"}), RUN, FAILED),
+        (lambda g: g.not_event("tool_result", {"isError": True}), RUN, FAILED),
+        (
+            lambda g: g.event_order(["user_message", ("skill", None), {"type": "subagent"}]),
+            RUN,
+            list(reversed(RUN)),
+        ),
+        (lambda g: g.events_satisfy("few events", lambda ev: len(ev) < 20), RUN, RUN * 3),
+    ],
+)
+def test_a_gate_passes_on_its_trajectory_and_fails_on_the_control(
+    gate: Any, good: list[Event], control: list[Event]
+) -> None:
+    assert gate(Planted(good))
+    assert not gate(Planted(control))
+
+
+def test_kinds_hold_across_agents_without_a_dedicated_tool() -> None:
+    codex = [
+        *call(1, "exec_command", "shell", cmd="cat README.md"),
+        *call(2, "apply_patch", "edit", input="*** Begin Patch\n*** Add File: a.py\n+x\n"),
+        *call(3, "exec_command", "shell", cmd="cat a.py | wc -l"),  # a pipeline: not a read
+    ]
+    g = Planted(codex)
+    assert g.called_tool("read", count=1) and g.called_tool("write") and g.called_tool("edit")
+    assert g.tool_order(["read", "write", "shell"])
+
+
+def test_outcome_gates_and_the_reply() -> None:
+    asked = Question("Allow rm?", ["Yes", "No"])
+    assert Planted([], outcomes=[(True, None)]).succeeded()
+    assert not Planted([], outcomes=[(True, None), (False, None)]).succeeded()
+    assert not Planted([], outcomes=[]).succeeded()
+    assert Planted([], outcomes=[(False, asked)]).parked()
+    assert not Planted([], outcomes=[(True, None)]).parked()
+    g = Planted([], reply="Fixed the bug.")
+    assert g.message_includes("Fixed") and g.message_includes(re.compile(r"bug\.$"))
+    assert not g.message_includes("broke") and not g.message_includes(re.compile("^bug"))
+
+
+def test_check_score_and_handles() -> None:
+    g = Planted([])
+    assert g.check([1, 2], [1, 2]) and not g.check({"a": 1}, {"a": 2})
+    soft = g.score("style", 0.4)
+    assert soft and soft.assertion.soft  # soft until given a bar
+    assert not g.score("style", 0.4).gate(0.5)  # below the bar: a failed hard gate
+    assert g.score("style", 0.7).at_least(0.5)
+    assert not g.called_tool("web").soft().passed  # soft, and still recorded as failed
+    assert [a.soft for a in g.recorded][-1] is True
+
+
+def test_require_gates_stop_the_test() -> None:
+    g = Planted(RUN, outcomes=[(False, Question("Allow rm -rf build?", ["Yes", "No"]))])
+    found = g.require_tool_call("shell")
+    assert found.input == {"command": "pytest -q"} and found.output == "out3"
+    with pytest.raises(RequireFailed):
+        g.require_tool_call("web")
+    assert g.require_input_request(re.compile("rm -rf")).options == ["Yes", "No"]
+    with pytest.raises(RequireFailed):
+        g.require_input_request("deploy")
+    with pytest.raises(RequireFailed):
+        Planted(RUN).require_input_request()
+
+
+@pytest.mark.parametrize("name", ["mcp__notes__search", "notes__search", "notes/search"])
+def test_an_mcp_tool_matches_as_server_slash_tool_on_every_agent(name: str) -> None:
+    g = Planted([*call(1, name, "mcp")])
+    assert g.called_tool("notes/search") and g.called_tool("mcp")
+    assert not g.called_tool("notes/list") and not g.called_tool("other/search")
+
+
+def test_a_bar_makes_a_soft_score_count() -> None:
+    g = Planted([])
+    low = g.score("brevity", 0.3).at_least(0.5)
+    assert not low and not low.assertion.soft  # a failed hard gate: it fails the case
+    assert g.score("brevity", 0.7).at_least(0.5)
+    kept_soft = g.score("brevity", 0.3).at_least(0.5).soft()
+    assert not kept_soft and kept_soft.assertion.soft
+
+
+def test_a_misspelt_event_type_is_refused_not_silently_unmatched() -> None:
+    g = Planted(RUN)
+    with pytest.raises(ValueError, match="unknown event type 'tool_results'"):
+        g.not_event("tool_results", {"isError": True})
+    with pytest.raises(ValueError, match="unknown event type"):
+        g.event_order(["user_message", "tool_cal"])
+
+
+def test_paths_inside_the_workspace_match_relative() -> None:
+    class InWorkspace(Planted):
+        def _roots(self) -> tuple[str, ...]:
+            return ("/tmp/ws",)
+
+    events = call(1, "Edit", "edit", file_path="/tmp/ws/app.py")
+    assert InWorkspace(events).called_tool("edit", input={"file_path": "app.py"})
+    assert InWorkspace(events).event("tool_call", {"input": {"file_path": "app.py"}})
+    assert not Planted(events).called_tool("edit", input={"file_path": "app.py"})  # control
