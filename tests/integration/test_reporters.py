@@ -83,9 +83,9 @@ def test_report_renders_any_registered_reporter_and_refuses_others(
     assert not (run_dir / "junit.xml").exists(), "only when asked"
     both = proctor("report", str(run_dir), "--reporter", "junit,markdown")
     assert both.out.startswith("<?xml") and "# proctor run" in both.out and both.code == 1
-    unknown = proctor("report", str(run_dir), "--reporter", "html")
+    unknown = proctor("report", str(run_dir), "--reporter", "pdf")
     assert unknown.code == 2
-    assert "unknown reporter(s) html (known: json, junit, markdown)" in unknown.err
+    assert "unknown reporter(s) pdf (known: html, json, junit, markdown)" in unknown.err
     refused, _ = run_cases(proctor, tmp_path, "--reporter", "xml")
     assert refused.code == 2 and "unknown reporter(s) xml" in refused.err
     written = proctor("report", str(run_dir), "--reporter", "junit", "--write")

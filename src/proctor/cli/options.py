@@ -27,7 +27,7 @@ reporter_option = click.option(
     "reporters",
     multiple=True,
     metavar="NAME",
-    help="A reporter to print: markdown, json or junit (repeatable, or comma-separated).",
+    help="A reporter to write: markdown, json, junit or html (repeatable, or comma-separated).",
 )
 
 

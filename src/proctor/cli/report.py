@@ -76,7 +76,12 @@ def command(
             click.echo(f"proctor: note: {note}", err=True)
     written = render_into(run_dirs[0], suite, records, [*names, "json"]) if write else {}
     for name in names:
-        text = written[name] if name in written else REPORTERS[name].render(suite, records)
+        one_run = run_dirs[0] if len(run_dirs) == 1 else None
+        text = (
+            written[name]
+            if name in written
+            else REPORTERS[name].render(suite, records, run_dir=one_run)
+        )
         click.echo(text, nl=False)
     if repeated or goal_shape:
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)

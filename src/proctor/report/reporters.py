@@ -6,6 +6,7 @@ name        file           what
 markdown    ``suite.md``   the aggregate for people (the default)
 json        ``suite.json`` the aggregate as a record
 junit       ``junit.xml``  one testsuite per group, one testcase per trial (for CI)
+html        ``report.html`` the run and its trials as one self-contained page (no network)
 =========== ============== ==============================================================
 """
 
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
     from proctor.models.trial import TrialRecord
 
-Render = Callable[["SuiteRecord", Sequence["TrialRecord"]], str]
+Render = Callable[..., str]
+"""``render(suite, records, run_dir=None)``: ``run_dir`` is the run's folder when the records
+come from one (the HTML report reads the trials' files from it)."""
 
 
 @dataclass(frozen=True)
@@ -34,22 +37,30 @@ class Reporter:
     render: Render
 
 
-def _json(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+def _json(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None) -> str:
     return model_to_json(suite)
 
 
 # Each renderer's module is imported when the reporter is used: `proctor run` checks the
 # names given to --reporter before any trial, and the JUnit reporter's xml is seldom needed.
-def _markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+def _markdown(
+    suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None
+) -> str:
     from proctor.report.markdown import render_markdown
 
     return render_markdown(suite, records)
 
 
-def _junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+def _junit(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None) -> str:
     from proctor.report.junit import render_junit
 
     return render_junit(suite, records)
+
+
+def _html(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None) -> str:
+    from proctor.report.html import render_html
+
+    return render_html(suite, records, run_dir)
 
 
 REPORTERS: dict[str, Reporter] = {
@@ -58,6 +69,7 @@ REPORTERS: dict[str, Reporter] = {
         Reporter("markdown", "suite.md", _markdown),
         Reporter("json", "suite.json", _json),
         Reporter("junit", "junit.xml", _junit),
+        Reporter("html", "report.html", _html),
     )
 }
 ALWAYS_WRITTEN = ("json", "markdown")
@@ -89,6 +101,6 @@ def render_into(
     outputs: dict[str, str] = {}
     for name in dict.fromkeys(names):
         reporter = REPORTERS[name]
-        outputs[name] = reporter.render(suite, records)
+        outputs[name] = reporter.render(suite, records, run_dir=folder)
         write_text_atomic(folder / reporter.file_name, outputs[name])
     return outputs

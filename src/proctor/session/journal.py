@@ -17,18 +17,9 @@ from proctor.execute.events import RunEvent, RunStarted, TrialFinished, TrialSta
 from proctor.models.run import JournalEntry, JournalEvent
 from proctor.util.clock import now_iso
 from proctor.util.jsonl import decode_object
+from proctor.util.processes import process_start
 
 TrialKey = tuple[str, str, str, int]
-
-
-def process_start(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks after boot, Linux); None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        return int(fields[19])  # field 22 of stat; the two before ")" are pid and comm
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def append(path: Path, entry: JournalEntry) -> None:

@@ -22,6 +22,11 @@ def register_secret(value: str) -> None:
         _SECRETS.add(value)
 
 
+def longest_secret() -> int:
+    """The length of the longest registered secret (0 with none)."""
+    return max((len(s) for s in _SECRETS), default=0)
+
+
 def mask(text: str) -> str:
     """``text`` with every registered secret replaced by ``***``."""
     for secret in _SECRETS:

@@ -278,3 +278,14 @@ def _reap_children() -> None:
             return
         if pid == 0:
             return
+
+
+def process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks after boot, Linux); None when it is gone. With
+    the pid, it names one process: a pid reused later has another start."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])  # field 22 of stat; the two before ")" are pid and comm
+    except (OSError, IndexError, ValueError):
+        return None

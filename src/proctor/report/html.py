@@ -1,0 +1,108 @@
+"""The ``html`` reporter: one self-contained HTML file with a run's page and each trial's
+verdict (no server, no network: the style sheet, the chart library and the figures' script are
+inlined), rendered from the same Jinja2 templates as the viewer's run and trial pages.
+
+Every piece of agent output goes through autoescaping and :func:`clean_text` (secrets masked,
+terminal control characters made visible), so a transcript cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from proctor.models.suite import SuiteRecord
+from proctor.models.trial import TrialRecord
+from proctor.report.html_model import Cell, figures, matrix, point_of
+from proctor.util.masking import mask
+
+TEMPLATES = Path(__file__).with_name("html_templates")
+ASSETS = Path(__file__).with_name("html_assets")
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(value: object) -> str:
+    """Text of agent output ready to be escaped into a page: registered secrets masked and
+    control characters (terminal escapes among them) shown as ``\\x1b``-style escapes."""
+    text = mask("" if value is None else str(value))
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def template_environment(*extra: Path) -> jinja2.Environment:
+    """Jinja2 over the shared templates (and ``extra`` folders first), autoescaping on."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([*extra, TEMPLATES]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["clean"] = clean_text
+    env.filters["pretty"] = _pretty
+    return env
+
+
+@cache
+def asset(name: str) -> str:
+    """One of the shared static files (style sheet, chart library, figures' script)."""
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def _anchor(key: str) -> str:
+    return f"#trial-{key}"
+
+
+def render_html(
+    suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None
+) -> str:
+    """The whole report as one HTML document; with ``run_dir``, each trial also shows its
+    first steps, its diff and its terminal (read from the trial folders, bounded)."""
+    from proctor.report.html_artifacts import trial_artifacts
+
+    def artifacts(record: TrialRecord) -> object:
+        assert run_dir is not None
+        return trial_artifacts(run_dir, record)
+
+    points = [point_of(r, _anchor(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}")) for r in records]
+
+    first: dict[tuple[str, str, str], str] = {}
+    for p in points:
+        first.setdefault((p.case, p.agent, p.condition), p.url)
+
+    def group_url(case: str, agent: str, condition: str) -> str:
+        return first.get((case, agent, condition), "#trials")
+
+    def cell_url(cell: Cell) -> str:
+        return group_url(cell.case, cell.agent, cell.condition)
+
+    return (
+        template_environment()
+        .get_template("report.html")
+        .render(
+            suite=suite,
+            records=records,
+            points=points,
+            cells=matrix(points, suite),
+            figures=figures(points, suite, group_url),
+            cell_url=cell_url,
+            filters=None,
+            step_url=None,
+            artifacts=artifacts if run_dir is not None else None,
+            assets={
+                "css": asset("style.css"),
+                "chart": asset("chart.umd.min.js"),
+                "charts": asset("charts.js"),
+            },
+        )
+    )

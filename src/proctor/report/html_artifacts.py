@@ -1,0 +1,111 @@
+"""What a trial's page shows beyond ``trial.json``, for the self-contained HTML report: the
+first steps of its trajectory (each tool call beside its result), its workspace diff and its
+terminal, each read with a bound so one report stays small whatever the trials hold. Only
+files inside the trial's own folder are read (a link leading out is left alone)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+
+MAX_STEPS = 200
+"""Trajectory lines shown per trial; the rest are counted."""
+MAX_FILE = 64 * 1024
+"""Bytes of a diff or a terminal shown per trial."""
+MAX_FIELD = 2000
+"""Characters of one tool input or output."""
+
+
+@dataclass
+class Step:
+    index: int
+    type: str
+    title: str
+    body: str = ""
+    result: str | None = None
+    error: bool = False
+
+
+@dataclass
+class Artifacts:
+    steps: list[Step] = field(default_factory=list)
+    more_steps: int = 0
+    diff: str | None = None
+    diff_cut: bool = False
+    screen: str | None = None
+    screen_cut: bool = False
+
+
+def _own(folder: Path, name: str) -> Path | None:
+    path = folder / name
+    try:
+        if path.is_file() and path.resolve().is_relative_to(folder.resolve()):
+            return path
+    except OSError:
+        return None
+    return None
+
+
+def _head(path: Path | None, limit: int = MAX_FILE) -> tuple[str | None, bool]:
+    if path is None:
+        return None, False
+    with path.open("rb") as fh:
+        data = fh.read(limit + 1)
+    return data[:limit].decode("utf-8", errors="replace"), len(data) > limit
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= MAX_FIELD else text[:MAX_FIELD] + f"… ({len(text)} characters)"
+
+
+def _steps(path: Path | None) -> tuple[list[Step], int]:
+    if path is None:
+        return [], 0
+    steps: list[Step] = []
+    calls: dict[str, Step] = {}
+    more = 0
+    with path.open("rb") as fh:
+        for n, line in enumerate(fh):
+            if len(steps) >= MAX_STEPS:
+                more += 1
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(event, dict):
+                continue
+            kind = str(event.get("type", "other"))
+            if kind == "tool_result" and event.get("id") in calls:
+                call = calls[event["id"]]
+                call.result = _short(event.get("output") or "")
+                call.error = bool(event.get("isError"))
+                continue
+            if kind == "tool_call":
+                step = Step(n, kind, f"{event.get('name', '')} ({event.get('kind') or 'other'})")
+                step.body = _short(event.get("input") or {})
+                if event.get("id"):
+                    calls[str(event["id"])] = step
+            elif kind in ("usage", "turn_end"):
+                continue
+            else:
+                step = Step(n, kind, kind.replace("_", " "), _short(event.get("text") or ""))
+            steps.append(step)
+    return steps, more
+
+
+def trial_artifacts(run_dir: Path, record: TrialRecord) -> Artifacts:
+    folder = RunPaths(run_dir).trial(record.case, record.agent, record.condition, record.repeat)
+    root = folder.root
+    if not root.is_dir():
+        return Artifacts()
+    steps, more = _steps(_own(root, "trajectory.jsonl"))
+    diff, diff_cut = _head(_own(root, "workspace.diff"))
+    screen, screen_cut = _head(_own(root, "screen.log"))
+    return Artifacts(steps, more, diff, diff_cut, screen, screen_cut)

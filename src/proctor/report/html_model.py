@@ -1,0 +1,195 @@
+"""What the HTML pages of a run show, as plain data: the matrix cells and the figures' points.
+
+Both the self-contained HTML report (from the records) and the viewer (from its index) build
+these, so both render the same templates. Each point of a figure carries the address of the
+trial behind it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from proctor.models.suite import GroupStats, SuiteRecord
+from proctor.models.trial import SCORED_STATUSES, TrialRecord
+
+
+@dataclass(frozen=True)
+class TrialPoint:
+    """One trial as the run page needs it."""
+
+    key: str
+    case: str
+    agent: str
+    condition: str
+    repeat: int
+    status: str
+    score: float | None
+    reason: str
+    cost_usd: float | None
+    tokens: int
+    tool_calls: int
+    total_ms: float
+    agent_ms: float
+    harness_ms: float
+    url: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One case × agent × condition of the matrix."""
+
+    case: str
+    agent: str
+    condition: str
+    n: int
+    scored: int
+    passes: int
+    errors: int
+    pass_rate: float | None
+    stability: str
+    mean_score: float | None
+    median_ms: float | None
+    steps: float | None
+    tokens: float | None
+    gate_passed: bool | None
+    outcome: str
+    """``pass``, ``fail``, ``mixed`` or ``none``: the colour of the cell."""
+
+
+def point_of(record: TrialRecord, url: str) -> TrialPoint:
+    return TrialPoint(
+        key=f"{record.case}/{record.agent}/{record.condition}/{record.repeat}",
+        case=record.case,
+        agent=record.agent,
+        condition=record.condition,
+        repeat=record.repeat,
+        status=record.status,
+        score=record.score,
+        reason=record.reason,
+        cost_usd=record.cost.total_usd,
+        tokens=sum(u.total_tokens for u in record.usage.values()),
+        tool_calls=record.tool_calls,
+        total_ms=record.timings.total_ms,
+        agent_ms=record.timings.agent_ms,
+        harness_ms=record.timings.harness_ms,
+        url=url,
+    )
+
+
+def _outcome(passes: int, scored: int) -> str:
+    if scored == 0:
+        return "none"
+    if passes == scored:
+        return "pass"
+    return "fail" if passes == 0 else "mixed"
+
+
+def _median(values: Iterable[float]) -> float | None:
+    values = list(values)
+    return statistics.median(values) if values else None
+
+
+def matrix(points: Sequence[TrialPoint], suite: SuiteRecord | None) -> list[Cell]:
+    """Cells from the trials; stability and the gate come from the aggregate when there is
+    one (a run still in progress has none yet)."""
+    groups: dict[tuple[str, str, str], list[TrialPoint]] = defaultdict(list)
+    for p in points:
+        groups[(p.case, p.agent, p.condition)].append(p)
+    stats: dict[tuple[str, str, str], GroupStats] = {
+        (g.case, g.agent, g.condition): g for g in (suite.groups if suite else [])
+    }
+    cells = []
+    for key in sorted(groups):
+        members = groups[key]
+        scored = [p for p in members if p.status in SCORED_STATUSES]
+        passes = sum(p.status == "passed" for p in scored)
+        scores = [p.score for p in scored if p.score is not None]
+        group = stats.get(key)
+        cells.append(
+            Cell(
+                case=key[0],
+                agent=key[1],
+                condition=key[2],
+                n=len(members),
+                scored=len(scored),
+                passes=passes,
+                errors=len(members) - len(scored) - sum(p.status == "skipped" for p in members),
+                pass_rate=passes / len(scored) if scored else None,
+                stability=group.stability if group else _stability(passes, len(scored)),
+                mean_score=statistics.fmean(scores) if scores else None,
+                median_ms=_median(p.total_ms for p in members),
+                steps=_median(p.tool_calls for p in members),
+                tokens=_median(p.tokens for p in members),
+                gate_passed=group.gate_passed if group else None,
+                outcome=_outcome(passes, len(scored)),
+            )
+        )
+    return cells
+
+
+def _stability(passes: int, scored: int) -> str:
+    if scored == 0:
+        return "no-data"
+    if passes == scored:
+        return "stable-pass"
+    return "stable-fail" if passes == 0 else "flaky"
+
+
+GroupUrl = Callable[[str, str, str], str]
+"""The address of a group's trials (case, agent, condition)."""
+
+
+def figures(
+    points: Sequence[TrialPoint], suite: SuiteRecord | None, group_url: GroupUrl
+) -> dict[str, Any]:
+    """The data of the run page's plots (read by ``charts.js``); every point and bar carries
+    the address of the trials behind it."""
+    keys = sorted({(p.case, p.agent, p.condition) for p in points})
+    groups = [" · ".join(k) for k in keys]
+    position = {g: i for i, g in enumerate(groups)}
+    per_group: dict[str, list[TrialPoint]] = defaultdict(list)
+    for p in points:
+        per_group[f"{p.case} · {p.agent} · {p.condition}"].append(p)
+    tokens: dict[str, int] = {}
+    for g in suite.groups if suite else []:
+        for model, usage in g.usage.items():
+            tokens[model] = tokens.get(model, 0) + usage.total_tokens
+    return {
+        "groups": groups,
+        "groupUrls": [group_url(*k) for k in keys],
+        "scores": [
+            {"x": position[f"{p.case} · {p.agent} · {p.condition}"], "y": p.score, "url": p.url}
+            for p in points
+            if p.score is not None
+        ],
+        "costSuccess": [
+            {
+                "x": p.cost_usd if p.cost_usd is not None else 0.0,
+                "y": 1 if p.status == "passed" else 0,
+                "tokens": p.tokens,
+                "status": p.status,
+                "url": p.url,
+            }
+            for p in points
+        ],
+        "phases": {
+            "agent": [sum(p.agent_ms for p in per_group[g]) / 1000 for g in groups],
+            "harness": [sum(p.harness_ms for p in per_group[g]) / 1000 for g in groups],
+        },
+        "tokens": tokens,
+        "ranges": [
+            {
+                "group": f"{r.case} · {r.agent} · {r.condition}",
+                "url": group_url(r.case, r.agent, r.condition),
+                "min": r.elapsed_seconds.min,
+                "max": r.elapsed_seconds.max,
+                "median": r.elapsed_seconds.median,
+            }
+            for r in (suite.repeated if suite else [])
+            if r.elapsed_seconds.n
+        ],
+    }

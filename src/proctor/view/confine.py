@@ -1,0 +1,45 @@
+"""Paths from requests, confined to the results directory: a run must be one the index
+knows, and a file must resolve (symlinks followed) to a place inside its run folder. ``..``,
+absolute paths and symlinks leading out are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from proctor.view.index import ResultsIndex
+
+
+def inside(base: Path, relative: str) -> Path | None:
+    """``base / relative`` when it stays inside ``base`` once resolved, else None."""
+    parts = PurePosixPath(relative).parts
+    if not relative or relative.startswith(("/", "\\")) or any(p in ("..", "") for p in parts):
+        return None
+    if "\x00" in relative or "\\" in relative:
+        return None
+    try:
+        root = base.resolve(strict=True)
+        target = (root / relative).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    return target if target.is_relative_to(root) else None
+
+
+def run_folder(index: ResultsIndex, run: str) -> Path | None:
+    """The folder of a run the index knows, when it still resolves inside the results; a run
+    folder the index has not seen yet (a stable URL of a new run) is looked for after one
+    refresh."""
+    if index.run_row(run) is None:
+        if not (run.startswith("run-") and inside(index.root, run)):
+            return None
+        index.refresh(force=True)
+        if index.run_row(run) is None:
+            return None
+    return inside(index.root, run)
+
+
+def trial_folder(index: ResultsIndex, run: str, key: str) -> Path | None:
+    """The folder of one trial (``case/agent/condition/repeat``) of a known run."""
+    folder = run_folder(index, run)
+    if folder is None or len(PurePosixPath(key).parts) != 4:
+        return None
+    return inside(folder, f"trials/{key}")

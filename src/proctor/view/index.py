@@ -1,0 +1,259 @@
+"""The viewer's index: a stdlib ``sqlite3`` file inside the results directory that caches what
+the pages need from every run and trial, built incrementally.
+
+Each run folder has a signature (the sizes and times of its manifest, aggregate, journal,
+annotations and trials folder); only a run whose signature changed is read again, and of it
+only the ``trial.json`` files that changed. An index of another schema, or one that cannot be
+opened, is rebuilt from the records. Refreshing is cheap enough to run on every request (at
+most once a second), which is how the viewer follows runs still in progress.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from proctor.paths import RunPaths
+from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
+from proctor.view.records import TrialRow, folder_key, read_trial_rows, run_facts, signature
+from proctor.view.schema import INDEX_FILE, SCHEMA, SCHEMA_VERSION, run_values
+
+_REFRESH_EVERY_S = 1.0
+
+
+class ResultsIndex:
+    """The index of one results directory (``only``: a single run folder of it)."""
+
+    def __init__(self, root: Path, *, only: str | None = None, db_path: Path | None = None):
+        self.root = root
+        self.only = only
+        self.db_path = db_path or root / INDEX_FILE
+        self._lock = threading.RLock()
+        self._last_refresh = 0.0
+        self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            db = self._connect()
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is not None and row[0] == str(SCHEMA_VERSION):
+                return db
+            db.close()
+        except sqlite3.DatabaseError:
+            pass
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
+        db = self._connect()
+        db.executescript(SCHEMA)
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        db.commit()
+        return db
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        return db
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- building -----------------------------------------------------------------------
+
+    def run_dirs(self) -> list[Path]:
+        """The run folders of the results directory (a folder holding ``run.json`` or
+        ``trials/``), or the one run when the index is of a single run."""
+        if self.only is not None:
+            return [self.root / self.only]
+        try:
+            entries = list(self.root.iterdir())
+        except OSError:
+            return []
+        return sorted(
+            p
+            for p in entries
+            if p.is_dir() and ((p / "run.json").is_file() or (p / "trials").is_dir())
+        )
+
+    def refresh(self, *, force: bool = False) -> int:
+        """Bring the index up to date with the folder; the number of runs read again."""
+        with self._lock:
+            now = time.monotonic()
+            if not force and now - self._last_refresh < _REFRESH_EVERY_S:
+                return 0
+            self._last_refresh = now
+            stored = {
+                r["name"]: (r["signature"], r["in_progress"])
+                for r in self._db.execute("SELECT name, signature, in_progress FROM runs")
+            }
+            present = {p.name: p for p in self.run_dirs()}
+            changed = 0
+            for name, run_dir in present.items():
+                sig = signature(run_dir)
+                old = stored.get(name)
+                if old is None or old[0] != sig or old[1]:
+                    self._index_run(run_dir, sig)
+                    changed += 1
+            gone = [n for n in stored if n not in present]
+            with self._tx() as db:
+                for name in gone:
+                    for table in ("runs", "trials", "trajectories"):
+                        key = "name" if table == "runs" else "run"
+                        db.execute(f"DELETE FROM {table} WHERE {key} = ?", (name,))
+            return changed + len(gone)
+
+    def _index_run(self, run_dir: Path, sig: str) -> None:
+        name = run_dir.name
+        files = RunPaths(run_dir).trial_jsons()
+        known = {
+            r["key"]: r["stamp"]
+            for r in self._db.execute("SELECT key, stamp FROM trials WHERE run = ?", (name,))
+        }
+        stamps = {folder_key(run_dir, p): _stamp(p) for p in files}
+        annotations_changed = _annotations_stamp(run_dir) != self._meta(f"annotations:{name}")
+        stale = [
+            p
+            for p in files
+            if annotations_changed
+            or known.get(folder_key(run_dir, p)) != stamps[folder_key(run_dir, p)]
+        ]
+        rows = read_trial_rows(run_dir, stale)
+        facts = run_facts(run_dir)
+        with self._tx() as db:
+            for key in set(known) - set(stamps):
+                db.execute("DELETE FROM trials WHERE run = ? AND key = ?", (name, key))
+            db.executemany(
+                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [_trial_values(row, stamps.get(row.key, "")) for row in rows],
+            )
+            totals = db.execute(
+                "SELECT count(*) n, sum(status IN ('passed','failed','timeout')) scored, "
+                "sum(status = 'passed') passes, sum(cost_usd) cost, "
+                "sum(cost_usd IS NULL) unpriced FROM trials WHERE run = ?",
+                (name,),
+            ).fetchone()
+            counts = dict(
+                db.execute(
+                    "SELECT status, count(*) FROM trials WHERE run = ? GROUP BY status", (name,)
+                ).fetchall()
+            )
+            facets = {
+                col: [
+                    r[0]
+                    for r in db.execute(
+                        f"SELECT DISTINCT {col} FROM trials WHERE run = ? ORDER BY 1", (name,)
+                    )
+                ]
+                for col in ("agent", "condition", "case_name")
+            }
+            db.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                run_values(facts, sig, dict(totals), counts, facets),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (f"annotations:{name}", _annotations_stamp(run_dir)),
+            )
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    # -- trajectories ------------------------------------------------------------------
+
+    def trajectory_offsets(self, run: str, key: str, path: Path) -> LineOffsets:
+        """The line offsets of a trial's ``trajectory.jsonl``, scanned on from where the
+        index last stopped (the whole file only the first time)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM trajectories WHERE run = ? AND key = ?", (run, key)
+            ).fetchone()
+            known = None
+            if row is not None:
+                known = LineOffsets(
+                    starts=unpack(row["starts"]),
+                    tool_calls=unpack(row["tool_calls"]),
+                    scanned_to=row["scanned_to"],
+                    identity=(row["inode"], row["device"]),
+                )
+            before = None if known is None else (known.scanned_to, known.identity)
+            offsets = scan_offsets(path, known)
+            if before != (offsets.scanned_to, offsets.identity):
+                with self._tx() as db:
+                    db.execute(
+                        "INSERT OR REPLACE INTO trajectories VALUES (?,?,?,?,?,?,?)",
+                        (
+                            run,
+                            key,
+                            offsets.scanned_to,
+                            offsets.identity[0],
+                            offsets.identity[1],
+                            pack(offsets.starts),
+                            pack(offsets.tool_calls),
+                        ),
+                    )
+            return offsets
+
+    # -- reading -----------------------------------------------------------------------
+
+    def query(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def run_row(self, name: str) -> sqlite3.Row | None:
+        rows = self.query("SELECT * FROM runs WHERE name = ?", (name,))
+        return rows[0] if rows else None
+
+
+def _stamp(path: Path) -> str:
+    try:
+        stat = path.stat()
+    except OSError:
+        return "-"
+    return f"{stat.st_mtime_ns}:{stat.st_size}"
+
+
+def _annotations_stamp(run_dir: Path) -> str:
+    return _stamp(RunPaths(run_dir).annotations)
+
+
+def _trial_values(row: TrialRow, stamp: str) -> tuple[object, ...]:
+    return (
+        row.run,
+        row.key,
+        row.case,
+        row.agent,
+        row.condition,
+        row.repeat,
+        row.status,
+        None if row.passed is None else int(row.passed),
+        row.score,
+        row.reason,
+        row.total_ms,
+        row.agent_ms,
+        row.harness_ms,
+        row.tool_calls,
+        row.tokens,
+        row.cost_usd,
+        json.dumps(list(row.tags)),
+        stamp,
+    )

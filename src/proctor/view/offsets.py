@@ -1,0 +1,95 @@
+"""Byte offsets of the lines of a JSON-lines file, so a page of a huge ``trajectory.jsonl`` is
+read by seeking, never by loading the file whole.
+
+A scan remembers where it stopped; a file that grew (a trial still running) is scanned on
+from there, a file that shrank or was replaced is scanned again from the start.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_CHUNK = 1 << 20
+_TOOL_CALL_MARKS = (b'"type": "tool_call"', b'"type":"tool_call"')
+
+
+@dataclass
+class LineOffsets:
+    """Where each complete line starts, which of them are tool calls, and how far the file
+    was read (a last line without its newline is not counted until it is finished)."""
+
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    tool_calls: array[int] = field(default_factory=lambda: array("q"))
+    """Line numbers (0-based) of the ``tool_call`` events, in order: step ``n`` of the process
+    metrics is the ``n``-th of them."""
+    scanned_to: int = 0
+    identity: tuple[int, int] = (0, 0)
+    """(inode, device) of the file scanned, to notice a replaced file."""
+
+    @property
+    def lines(self) -> int:
+        return len(self.starts)
+
+
+def scan_offsets(path: Path, known: LineOffsets | None = None) -> LineOffsets:
+    """The line offsets of ``path``, continuing ``known`` when the same file only grew."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return LineOffsets()
+    identity = (stat.st_ino, stat.st_dev)
+    if known is None or known.identity != identity or stat.st_size < known.scanned_to:
+        known = LineOffsets(identity=identity)
+    if stat.st_size == known.scanned_to:
+        return known
+    with path.open("rb") as fh:
+        fh.seek(known.scanned_to)
+        position = known.scanned_to
+        pending = b""
+        while True:
+            chunk = fh.read(_CHUNK)
+            if not chunk:
+                break
+            data = pending + chunk
+            base = position - len(pending)
+            start = 0
+            while True:
+                end = data.find(b"\n", start)
+                if end < 0:
+                    break
+                line = data[start:end]
+                if line.strip():
+                    if any(mark in line for mark in _TOOL_CALL_MARKS):
+                        known.tool_calls.append(len(known.starts))
+                    known.starts.append(base + start)
+                start = end + 1
+            pending = data[start:]
+            position += len(chunk)
+    known.scanned_to = position - len(pending)
+    return known
+
+
+def read_lines(path: Path, offsets: LineOffsets, first: int, count: int) -> list[bytes]:
+    """Lines ``first`` .. ``first + count - 1`` (0-based) of the scanned part of ``path``."""
+    if first >= offsets.lines or count <= 0:
+        return []
+    last = min(first + count, offsets.lines)
+    begin = offsets.starts[first]
+    end = offsets.starts[last] if last < offsets.lines else offsets.scanned_to
+    with path.open("rb") as fh:
+        fh.seek(begin)
+        data = fh.read(end - begin)
+    return [line for line in data.split(b"\n") if line.strip()][: last - first]
+
+
+def pack(values: array[int]) -> bytes:
+    return values.tobytes()
+
+
+def unpack(blob: bytes | None) -> array[int]:
+    values = array("q")
+    if blob:
+        values.frombytes(blob)
+    return values

@@ -1,0 +1,209 @@
+"""The playground: lists the case suites and the evals written as code (``evals/``) of the
+project given to ``proctor view --source`` and runs one, a selection or all of them as
+``proctor run`` (or ``proctor eval``) in a subprocess, one batch at a time. Batches are rows of
+the index (the oldest finished ones dropped past ``max_batches``), so they survive a restart;
+one that a stopped viewer left running is marked ``interrupted``.
+
+Eval files are listed by ``proctor eval --list`` in a subprocess: the viewer never imports the
+project's Python.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proctor.discover.folders import discover_cases, is_case_folder
+from proctor.errors import ProctorError
+from proctor.view.index import ResultsIndex
+from proctor.view.settings import ViewSettings
+
+ACTIVE = ("queued", "running")
+
+
+class BatchRefused(Exception):
+    """A start request the playground cannot honour; the message says why."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    """The suite's folder relative to the project (``.`` for the project itself)."""
+    path: Path
+    cases: list[str]
+    kind: str = "cases"
+    """``cases`` (case folders, run with ``proctor run``) or ``evals`` (``proctor eval``)."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class Playground:
+    def __init__(self, settings: ViewSettings, index: ResultsIndex) -> None:
+        self.settings = settings
+        self.index = index
+        self._lock = threading.Lock()
+        self.index.query(
+            "UPDATE batches SET state = 'interrupted', message = 'the viewer stopped' "
+            "WHERE state IN ('queued', 'running')"
+        )
+
+    def suites(self) -> list[Suite]:
+        """The source folder when it holds cases, and each of its folders that does."""
+        source = self.settings.source
+        if source is None or not source.is_dir():
+            return []
+        found = []
+        candidates = [source, *sorted(p for p in source.iterdir() if p.is_dir())]
+        for folder in candidates:
+            if folder.name.startswith(".") or is_case_folder(folder):
+                continue
+            if not any(is_case_folder(p) for p in folder.iterdir() if p.is_dir()):
+                continue
+            try:
+                cases = [c.name for c in discover_cases(folder, problems=[]).cases]
+            except (ProctorError, OSError):
+                continue
+            if cases:
+                name = "." if folder == source else folder.relative_to(source).as_posix()
+                found.append(Suite(name, folder, cases))
+        evals = self._evals(source)
+        if evals is not None:
+            found.append(evals)
+        return found
+
+    def _evals(self, source: Path) -> Suite | None:
+        if not any((source / "evals").glob("**/*.eval.py")):
+            return None
+        argv = [sys.executable, "-m", "proctor", "eval", "--dir", str(source), "--list", "--json"]
+        try:
+            listed = subprocess.run(
+                argv, cwd=source, capture_output=True, text=True, timeout=60, check=False
+            )
+            ids = [str(row["id"]) for row in json.loads(listed.stdout or "[]")]
+        except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError):
+            return None
+        return Suite("evals", source, ids, kind="evals") if ids else None
+
+    def batches(self) -> list[dict[str, Any]]:
+        rows = self.index.query("SELECT * FROM batches ORDER BY created DESC")
+        return [self._public(row) for row in rows]
+
+    def batch(self, batch_id: str) -> dict[str, Any] | None:
+        rows = self.index.query("SELECT * FROM batches WHERE id = ?", (batch_id,))
+        return self._public(rows[0]) if rows else None
+
+    def _public(self, row: Any) -> dict[str, Any]:
+        run = row["run"]
+        trials = self.index.run_row(run) if run else None
+        return {
+            "id": row["id"],
+            "created": row["created"],
+            "state": row["state"],
+            "suite": row["source"],
+            "cases": json.loads(row["cases"]),
+            "run": run,
+            "runUrl": f"/runs/{run}" if run else None,
+            "trials": trials["trials"] if trials is not None else 0,
+            "planned": trials["planned"] if trials is not None else None,
+            "exitCode": row["exit_code"],
+            "message": row["message"] or "",
+            "finished": row["finished"],
+        }
+
+    def start(self, suite_name: str, cases: list[str]) -> dict[str, Any]:
+        """Start a batch (all the suite's cases when ``cases`` is empty); BatchRefused with
+        409 while another batch runs, 400 for an unknown suite or case."""
+        suite = next((s for s in self.suites() if s.name == suite_name), None)
+        if suite is None:
+            raise BatchRefused(f"no case suite named {suite_name!r} in the project", 400)
+        unknown = [c for c in cases if c not in suite.cases]
+        if unknown:
+            raise BatchRefused(f"suite {suite_name} has no case {unknown[0]!r}", 400)
+        with self._lock:
+            busy = self.index.query("SELECT id FROM batches WHERE state IN ('queued', 'running')")
+            if busy:
+                raise BatchRefused(f"batch {busy[0]['id']} is still running", 409)
+            batch_id = secrets.token_hex(6)
+            self.index.query(
+                "INSERT INTO batches VALUES (?, ?, 'queued', ?, ?, NULL, NULL, '', NULL)",
+                (batch_id, _now(), suite_name, json.dumps(cases)),
+            )
+            self._trim()
+        threading.Thread(target=self._run, args=(batch_id, suite, cases), daemon=True).start()
+        return self.batch(batch_id) or {}
+
+    def _trim(self) -> None:
+        self.index.query(
+            "DELETE FROM batches WHERE state NOT IN ('queued', 'running') AND id NOT IN "
+            "(SELECT id FROM batches ORDER BY created DESC LIMIT ?)",
+            (self.settings.max_batches,),
+        )
+
+    def _set(self, batch_id: str, **fields: object) -> None:
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self.index.query(f"UPDATE batches SET {sets} WHERE id = ?", (*fields.values(), batch_id))
+
+    def _run(self, batch_id: str, suite: Suite, cases: list[str]) -> None:
+        results = self.settings.results
+        before = {p.name for p in self.index.run_dirs()}
+        if suite.kind == "evals":
+            argv = [sys.executable, "-m", "proctor", "eval", "--dir", str(suite.path)]
+            argv += ["--out", str(results), "--no-stream", *cases]
+        else:
+            argv = [sys.executable, "-m", "proctor", "run", "--source", str(suite.path)]
+            argv += ["--out", str(results)]
+            for case in cases:
+                argv += ["--case", glob.escape(case)]
+        self._set(batch_id, state="running")
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=self.settings.source,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        except OSError as exc:
+            self._set(batch_id, state="failed", message=str(exc), finished=_now())
+            return
+        stderr: list[str] = []
+        reader = threading.Thread(target=lambda: stderr.extend(process.stderr or []))
+        reader.start()
+        while process.poll() is None:
+            self._note_run(batch_id, results, before)
+            time.sleep(0.3)
+        reader.join()
+        self._note_run(batch_id, results, before)
+        code = process.returncode
+        last = next((line.strip() for line in reversed(stderr) if line.strip()), "")
+        state = "finished" if code in (0, 1, 3) else "failed"
+        message = {0: "every check passed", 1: "a check failed", 3: "some trials errored"}.get(
+            code, last
+        )
+        self._set(batch_id, state=state, exit_code=code, message=message, finished=_now())
+        self.index.refresh(force=True)
+
+    def _note_run(self, batch_id: str, results: Path, before: set[str]) -> None:
+        known = self.index.query("SELECT run FROM batches WHERE id = ?", (batch_id,))
+        if known and known[0]["run"]:
+            return
+        new = sorted(p.name for p in results.glob("run-*") if p.name not in before and p.is_dir())
+        if new:
+            self._set(batch_id, run=new[-1])
+            self.index.refresh(force=True)

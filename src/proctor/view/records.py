@@ -1,0 +1,175 @@
+"""What the index keeps of a run and of a trial, read from the records on disk (the records
+stay the source of truth; these rows are a cache of them)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.io import R, read_record, read_trial
+from proctor.models.run import JournalEntry, RunManifest
+from proctor.models.suite import SuiteRecord
+from proctor.models.trial import SCORED_STATUSES, TrialRecord
+from proctor.paths import RunPaths
+from proctor.report.stored import apply_annotations, read_annotations
+from proctor.util.processes import process_start
+
+
+@dataclass(frozen=True)
+class TrialRow:
+    run: str
+    key: str
+    """``case/agent/condition/repeat``, the trial's folder under ``trials/``."""
+    case: str
+    agent: str
+    condition: str
+    repeat: int
+    status: str
+    passed: bool | None
+    score: float | None
+    reason: str
+    total_ms: float
+    agent_ms: float
+    harness_ms: float
+    tool_calls: int
+    tokens: int
+    cost_usd: float | None
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """A run's manifest, aggregate and liveness, as read from its folder."""
+
+    name: str
+    manifest: RunManifest | None
+    suite: SuiteRecord | None
+    in_progress: bool
+    problem: str | None
+    """Why a record of the run could not be read (shown on its page), else None."""
+
+
+def trial_row(run: str, record: TrialRecord) -> TrialRow:
+    tokens = sum(u.total_tokens for u in record.usage.values())
+    return TrialRow(
+        run=run,
+        key=f"{record.case}/{record.agent}/{record.condition}/{record.repeat}",
+        case=record.case,
+        agent=record.agent,
+        condition=record.condition,
+        repeat=record.repeat,
+        status=record.status,
+        passed=record.passed,
+        score=record.score,
+        reason=record.reason,
+        total_ms=record.timings.total_ms,
+        agent_ms=record.timings.agent_ms,
+        harness_ms=record.timings.harness_ms,
+        tool_calls=record.tool_calls,
+        tokens=tokens,
+        cost_usd=record.cost.total_usd,
+        tags=tuple(record.tags),
+    )
+
+
+def read_trial_rows(run_dir: Path, paths: list[Path]) -> list[TrialRow]:
+    """Rows for the given ``trial.json`` files of a run, with the run's annotations applied; a
+    file that cannot be read becomes an ``infra-error`` row saying why."""
+    records: list[TrialRecord] = []
+    for path in paths:
+        try:
+            record, _ = read_trial(path)
+        except (ConfigError, SchemaVersionError) as exc:
+            case, agent, condition, repeat = path.parent.parts[-4:]
+            record = TrialRecord(
+                case=case,
+                agent=agent,
+                condition=condition,
+                repeat=int(repeat) if repeat.isdigit() else 0,
+                status="infra-error",
+                reason=f"unreadable trial.json: {exc}",
+            )
+        records.append(record)
+    try:
+        annotations = read_annotations(run_dir)
+    except SchemaVersionError:
+        annotations = None
+    if annotations is not None:
+        records = apply_annotations(records, annotations)
+    return [
+        replace(trial_row(run_dir.name, record), key=folder_key(run_dir, path))
+        for path, record in zip(paths, records, strict=True)
+    ]
+
+
+def folder_key(run_dir: Path, trial_json: Path) -> str:
+    """``case/agent/condition/repeat`` of a ``trial.json``, from its folder."""
+    return "/".join(trial_json.parent.relative_to(run_dir / "trials").parts)
+
+
+def run_facts(run_dir: Path) -> RunFacts:
+    paths = RunPaths(run_dir)
+    problems: list[str] = []
+    manifest = _optional(paths.run_json, RunManifest, problems)
+    suite = _optional(paths.suite_json, SuiteRecord, problems)
+    live = manifest is not None and manifest.finished_at is None and _orchestrator_alive(paths)
+    return RunFacts(run_dir.name, manifest, suite, live, "; ".join(problems) or None)
+
+
+def _optional(path: Path, model: type[R], problems: list[str]) -> R | None:
+    if not path.exists():
+        return None
+    try:
+        return read_record(path, model)
+    except (ConfigError, SchemaVersionError) as exc:
+        problems.append(str(exc))
+        return None
+
+
+def _orchestrator_alive(paths: RunPaths) -> bool:
+    """Whether the process that started (or last resumed) the run is still that process and
+    has not finished it (a pid alone could be another machine's, or reused)."""
+    last: JournalEntry | None = None
+    try:
+        with paths.journal.open(encoding="utf-8") as fh:
+            for line in fh:
+                if '"run-' not in line:
+                    continue
+                try:
+                    entry = JournalEntry.model_validate(json.loads(line))
+                except ValueError:
+                    continue
+                if entry.event in ("run-started", "run-resumed", "run-finished"):
+                    last = entry
+    except OSError:
+        return False
+    if last is None or last.event == "run-finished" or last.pid is None:
+        return False
+    return last.pid_start is not None and process_start(last.pid) == last.pid_start
+
+
+def signature(run_dir: Path) -> str:
+    """Changes whenever a file the index reads from the run changes: the manifest, the
+    aggregate, the journal (a trial finished), the annotations, the trials folder."""
+    paths = RunPaths(run_dir)
+    parts = []
+    for path in (
+        paths.run_json,
+        paths.suite_json,
+        paths.journal,
+        paths.annotations,
+        paths.trials_dir,
+    ):
+        try:
+            stat = path.stat()
+        except OSError:
+            parts.append("-")
+            continue
+        parts.append(f"{stat.st_mtime_ns}:{stat.st_size}")
+    return "|".join(parts)
+
+
+def scored(status: str) -> bool:
+    return status in SCORED_STATUSES

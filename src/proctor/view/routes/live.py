@@ -1,0 +1,55 @@
+"""Following runs in progress: fragments of the Runs and Run pages that the page's script
+fetches every few seconds and swaps in (new trials appear without a reload), and a JSON
+summary of every run."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from proctor.view.index import ResultsIndex
+from proctor.view.routes.run import run_context
+from proctor.view.routes.runs import FILTERS, chosen_filters, summaries
+from proctor.view.templating import not_found, render
+
+
+def runs_fragment(request: Request) -> Response:
+    index: ResultsIndex = request.app.state.index
+    index.refresh()
+    chosen = chosen_filters(request, (*FILTERS, "q"))
+    return render(request, "_runs_table.html", runs=summaries(index, chosen), chosen=chosen)
+
+
+def run_fragment(request: Request) -> Response:
+    context = run_context(request)
+    if context is None:
+        return not_found(request, f"run {request.path_params['run']}")
+    return render(request, "_run_live.html", **context)
+
+
+def runs_json(request: Request) -> Response:
+    """Every run's progress: trials on disk, planned, passes over scored, still running."""
+    index: ResultsIndex = request.app.state.index
+    index.refresh()
+    return JSONResponse(
+        [
+            {
+                "run": s.name,
+                "trials": s.trials,
+                "planned": s.planned,
+                "passes": s.passes,
+                "scored": s.scored,
+                "inProgress": s.in_progress,
+                "exitCode": s.exit_code,
+            }
+            for s in summaries(index, {})
+        ]
+    )
+
+
+ROUTES = [
+    Route("/fragments/runs", runs_fragment),
+    Route("/fragments/runs/{run}", run_fragment),
+    Route("/api/runs", runs_json),
+]

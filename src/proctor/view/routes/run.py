@@ -1,0 +1,125 @@
+"""The Run page: the matrix, the gate, the A/B panel, pass@k, task rules, error statuses and
+the figures of one run, and its trials (filtered and paged)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from proctor.report.html_model import Cell, TrialPoint, figures, matrix
+from proctor.view.confine import run_folder
+from proctor.view.index import ResultsIndex
+from proctor.view.routes.runs import chosen_filters, summary
+from proctor.view.stored import suite_of
+from proctor.view.templating import not_found, render
+
+FILTERS = ("case", "agent", "condition", "status")
+TRIALS_PER_PAGE = 100
+_COLUMNS = {"case": "case_name", "agent": "agent", "condition": "condition", "status": "status"}
+
+
+def trial_url(run: str, key: str) -> str:
+    """The trial's page, its run and key quoted (a case folder may hold ``#`` or spaces)."""
+    return f"/runs/{quote(run)}/trials/{quote(key)}"
+
+
+def points_of(index: ResultsIndex, run: str, chosen: dict[str, str]) -> list[TrialPoint]:
+    """The run's trials from the index, filtered, in matrix order."""
+    where = " ".join(f"AND {_COLUMNS[f]} = ?" for f in chosen if f in _COLUMNS)
+    rows = index.query(
+        f"SELECT * FROM trials WHERE run = ? {where} ORDER BY case_name, agent, condition, repeat",
+        (run, *(v for f, v in chosen.items() if f in _COLUMNS)),
+    )
+    return [
+        TrialPoint(
+            key=r["key"],
+            case=r["case_name"],
+            agent=r["agent"],
+            condition=r["condition"],
+            repeat=r["repeat"],
+            status=r["status"],
+            score=r["score"],
+            reason=r["reason"],
+            cost_usd=r["cost_usd"],
+            tokens=r["tokens"],
+            tool_calls=r["tool_calls"],
+            total_ms=r["total_ms"],
+            agent_ms=r["agent_ms"],
+            harness_ms=r["harness_ms"],
+            url=trial_url(run, r["key"]),
+        )
+        for r in rows
+    ]
+
+
+def run_page(request: Request) -> Response:
+    context = run_context(request)
+    if context is None:
+        return not_found(request, f"run {request.path_params['run']}")
+    return render(request, "run.html", **context)
+
+
+def run_context(request: Request) -> dict[str, Any] | None:
+    """What the run page (and its live fragment) shows; None for an unknown run."""
+    index: ResultsIndex = request.app.state.index
+    index.refresh()
+    name = request.path_params["run"]
+    row = index.run_row(name)
+    folder = run_folder(index, name)
+    if row is None or folder is None:
+        return None
+    chosen = chosen_filters(request, FILTERS)
+    points = points_of(index, name, chosen)
+    suite = suite_of(folder)
+    statuses = [
+        r[0] for r in index.query("SELECT DISTINCT status FROM trials WHERE run = ?", (name,))
+    ]
+
+    def group_url(case: str, agent: str, condition: str) -> str:
+        query = urlencode({"case": case, "agent": agent, "condition": condition})
+        return f"/runs/{name}?{query}#trials"
+
+    def cell_url(cell: Cell) -> str:
+        return group_url(cell.case, cell.agent, cell.condition)
+
+    page = max(1, _int(request.query_params.get("tpage"), 1))
+    pages = max(1, -(-len(points) // TRIALS_PER_PAGE))
+    shown = points[(page - 1) * TRIALS_PER_PAGE : page * TRIALS_PER_PAGE]
+    return dict(
+        run=summary(row),
+        problem=row["exit_reason"] if suite is None else None,
+        suite=suite,
+        points=points,
+        rows=shown,
+        cells=matrix(points, suite),
+        figures=figures(points, suite, group_url),
+        cell_url=cell_url,
+        filters={
+            "choices": {
+                "case": json.loads(row["cases"]),
+                "agent": json.loads(row["agents"]),
+                "condition": json.loads(row["conditions"]),
+                "status": sorted(statuses),
+            },
+            "chosen": chosen,
+        },
+        page=page,
+        pages=pages,
+        page_query=lambda n: urlencode({**chosen, "tpage": n}),
+        query=urlencode({**chosen, "tpage": page}),
+    )
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+ROUTES = [Route("/runs/{run}", run_page, name="run")]

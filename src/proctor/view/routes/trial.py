@@ -1,0 +1,138 @@
+"""The Trial page (verdict, evaluators, the trajectory as a paged timeline, questions, the
+workspace diff, the terminal, files) and the trial's raw transcript, paged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from proctor.paths import TrialPaths
+from proctor.report.html import clean_text
+from proctor.view.confine import inside, run_folder, trial_folder
+from proctor.view.index import ResultsIndex
+from proctor.view.offsets import read_lines
+from proctor.view.questions import questions_of
+from proctor.view.stored import read_head, trial_of
+from proctor.view.templating import not_found, render
+from proctor.view.timeline import page_of_step, timeline_page
+
+DIFF_LIMIT = 512 * 1024
+SCREEN_LIMIT = 256 * 1024
+RAW_PAGE = 100
+
+
+def _key(request: Request) -> str:
+    p = request.path_params
+    return f"{p['case']}/{p['agent']}/{p['condition']}/{p['repeat']}"
+
+
+def highlight_diff(text: str) -> Markup:
+    """The diff coloured by Pygments (which escapes it), after masking and cleaning."""
+    from pygments import highlight  # type: ignore[import-untyped]
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
+    from pygments.lexers import DiffLexer  # type: ignore[import-untyped]
+
+    return Markup(highlight(clean_text(text), DiffLexer(), HtmlFormatter(nowrap=True)))
+
+
+def own(folder: Path, path: Path) -> Path:
+    """``path`` (a file of the trial folder) when it resolves inside that folder; else a path
+    that does not exist, so a link leading out of the results is read as a missing file."""
+    found = inside(folder, path.name)
+    return found if found is not None else folder / f".outside.{path.name}"
+
+
+def trial_files(folder: Path) -> list[str]:
+    """The trial's own files (and its evaluator logs), trial-relative, for the files list."""
+    names = []
+    for path in sorted(folder.iterdir()):
+        if path.is_file():
+            names.append(path.name)
+        elif path.name == "evaluators" and path.is_dir():
+            names += [f"evaluators/{p.name}" for p in sorted(path.iterdir()) if p.is_file()]
+    return names
+
+
+def trial_page(request: Request) -> Response:
+    index: ResultsIndex = request.app.state.index
+    run, key = request.path_params["run"], _key(request)
+    run_dir, folder = run_folder(index, run), trial_folder(index, run, key)
+    if run_dir is None or folder is None:
+        return not_found(request, f"trial {key} of run {run}")
+    record, problem = trial_of(run_dir, folder)
+    paths = TrialPaths(folder)
+    trajectory, questions = own(folder, paths.trajectory), own(folder, paths.questions)
+    size = request.app.state.settings.page_size
+    offsets = index.trajectory_offsets(run, key, trajectory)
+    step = request.query_params.get("step")
+    if step is not None and step.isdecimal() and step.isascii():
+        page = page_of_step(offsets, int(step), size)
+    else:
+        p = request.query_params.get("page", "1")
+        page = int(p) if p.isdecimal() and p.isascii() else 1
+    timeline = timeline_page(trajectory, offsets, page, size)
+    diff, diff_cut = read_head(own(folder, paths.workspace_diff), DIFF_LIMIT)
+    screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT)
+    base = f"/runs/{quote(run)}/trials/{quote(key)}"
+    return render(
+        request,
+        "trial.html",
+        run=run,
+        key=key,
+        record=record,
+        problem=problem,
+        timeline=timeline,
+        base=base,
+        step_url=lambda n: f"{base}?step={n}#step-{n}",
+        questions=questions_of(questions),
+        diff=highlight_diff(diff) if diff else None,
+        diff_cut=diff_cut,
+        screen=screen,
+        screen_cut=screen_cut,
+        files=trial_files(folder),
+        file_base=f"/runs/{quote(run)}/files/trials/{quote(key)}",
+    )
+
+
+def raw_page(request: Request) -> Response:
+    index: ResultsIndex = request.app.state.index
+    run, key = request.path_params["run"], _key(request)
+    run_dir, folder = run_folder(index, run), trial_folder(index, run, key)
+    if run_dir is None or folder is None:
+        return not_found(request, f"trial {key} of run {run}")
+    record, _ = trial_of(run_dir, folder)
+    name = (record.transcript.raw if record else None) or TrialPaths(folder).raw_transcript.name
+    path = inside(folder, name)
+    if path is None or not path.is_file():
+        return not_found(request, f"the raw transcript of trial {key}")
+    offsets = index.trajectory_offsets(run, f"{key}#raw", path)
+    pages = max(1, -(-offsets.lines // RAW_PAGE))
+    p = request.query_params.get("page", "1")
+    page = min(max(1, int(p) if p.isdecimal() and p.isascii() else 1), pages)
+    first = (page - 1) * RAW_PAGE
+    lines = [
+        b.decode("utf-8", errors="replace") for b in read_lines(path, offsets, first, RAW_PAGE)
+    ]
+    return render(
+        request,
+        "raw.html",
+        run=run,
+        key=key,
+        lines=list(enumerate(lines, start=first + 1)),
+        page=page,
+        pages=pages,
+        total=offsets.lines,
+        base=f"/runs/{quote(run)}/trials/{quote(key)}",
+    )
+
+
+_TRIAL = "/runs/{run}/trials/{case}/{agent}/{condition}/{repeat}"
+ROUTES = [
+    Route(_TRIAL, trial_page, name="trial"),
+    Route(_TRIAL + "/raw", raw_page, name="raw"),
+]

@@ -1,0 +1,81 @@
+"""The tables of the viewer's index, and how a run's row is made from its records."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from proctor.view.records import RunFacts
+
+INDEX_FILE = ".proctor-view.sqlite"
+"""The index's file, inside the results directory (a cache: deleting it is always safe)."""
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE runs (
+  name TEXT PRIMARY KEY, run_id TEXT, started_at TEXT, finished_at TEXT, source TEXT,
+  agents TEXT, conditions TEXT, cases TEXT, planned INTEGER, trials INTEGER, scored INTEGER,
+  passes INTEGER, status_counts TEXT, exit_code INTEGER, exit_reason TEXT, cost_usd REAL,
+  wall_ms REAL, in_progress INTEGER, signature TEXT
+);
+CREATE TABLE trials (
+  run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
+  status TEXT, passed INTEGER, score REAL, reason TEXT, total_ms REAL, agent_ms REAL,
+  harness_ms REAL, tool_calls INTEGER, tokens INTEGER, cost_usd REAL, tags TEXT, stamp TEXT,
+  PRIMARY KEY (run, key)
+);
+CREATE INDEX trials_cell ON trials (run, case_name, agent, condition);
+CREATE TABLE trajectories (
+  run TEXT, key TEXT, scanned_to INTEGER, inode INTEGER, device INTEGER, starts BLOB,
+  tool_calls BLOB, PRIMARY KEY (run, key)
+);
+CREATE TABLE batches (
+  id TEXT PRIMARY KEY, created TEXT, state TEXT, source TEXT, cases TEXT, run TEXT,
+  exit_code INTEGER, message TEXT, finished TEXT
+);
+"""
+
+
+def run_values(
+    facts: RunFacts,
+    sig: str,
+    totals: dict[str, Any],
+    counts: dict[str, int],
+    facets: dict[str, list[str]],
+) -> tuple[object, ...]:
+    """The ``runs`` row of a run from its records and its trials' totals."""
+    m, suite = facts.manifest, facts.suite
+    wall = suite.totals.wall_ms if suite is not None else None
+    if wall is None and m is not None and m.finished_at:
+        wall = _ms_between(m.started_at, m.finished_at)
+    return (
+        facts.name,
+        m.run_id if m is not None else facts.name,
+        m.started_at if m is not None else None,
+        m.finished_at if m is not None else None,
+        m.source if m is not None else None,
+        json.dumps(facets["agent"]),
+        json.dumps(facets["condition"]),
+        json.dumps(facets["case_name"]),
+        m.trials_planned if m is not None else None,
+        totals["n"] or 0,
+        totals["scored"] or 0,
+        totals["passes"] or 0,
+        json.dumps(counts),
+        suite.exit_code if suite is not None else None,
+        suite.exit_reason if suite is not None else facts.problem,
+        None if totals["unpriced"] else totals["cost"],
+        wall,
+        int(facts.in_progress),
+        sig,
+    )
+
+
+def _ms_between(start: str, end: str) -> float | None:
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (b - a).total_seconds() * 1000

@@ -1,0 +1,59 @@
+// proctor view: follow runs in progress (swap in fresh server-rendered fragments) and drive
+// the playground. No inline script runs on a viewer page; this file is all of it.
+(function () {
+  "use strict";
+  var token = (document.querySelector('meta[name="proctor-token"]') || {}).content || "";
+
+  function follow(region) {
+    var url = region.getAttribute("data-live");
+    var last = null;
+    function tick() {
+      fetch(url, { credentials: "same-origin" }).then(function (r) {
+        return r.ok ? r.text() : null;
+      }).then(function (html) {
+        if (html === null) { return; }
+        if (html !== last) {
+          last = html;
+          region.innerHTML = html;  // rendered and escaped by the server
+          if (typeof window.proctorDrawFigures === "function") { window.proctorDrawFigures(); }
+        }
+        var progress = region.querySelector("[data-done]");
+        if (progress && progress.getAttribute("data-done") === "1") { return; }
+        window.setTimeout(tick, 2000);
+      }).catch(function () { window.setTimeout(tick, 5000); });
+    }
+    window.setTimeout(tick, 2000);
+  }
+  document.querySelectorAll("[data-live]").forEach(follow);
+
+  var form = document.getElementById("playground-form");
+  if (!form) { return; }
+  var status = document.getElementById("batch-status");
+  function show(batch) {
+    status.textContent = batch.state + (batch.message ? ": " + batch.message : "");
+    status.setAttribute("data-state", batch.state);
+    var link = document.getElementById("batch-run");
+    if (batch.runUrl) { link.href = batch.runUrl; link.textContent = batch.run; }
+  }
+  function poll(id) {
+    fetch("/api/batches/" + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (batch) {
+      show(batch);
+      if (batch.state === "queued" || batch.state === "running") { window.setTimeout(function () { poll(id); }, 1000); }
+      else { var list = document.getElementById("batches"); if (list) { window.setTimeout(function () { window.location.reload(); }, 500); } }
+    });
+  }
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var cases = Array.prototype.map.call(form.querySelectorAll('input[name="case"]:checked'), function (i) { return i.value; });
+    var suite = form.querySelector('[name="suite"]').value;
+    fetch("/api/batches", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-proctor-token": token },
+      body: JSON.stringify({ suite: suite, cases: cases })
+    }).then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
+      .then(function (res) {
+        if (res.status !== 202) { status.textContent = res.body.error || ("refused: " + res.status); status.setAttribute("data-state", "refused"); return; }
+        show(res.body); poll(res.body.id);
+      });
+  });
+}());

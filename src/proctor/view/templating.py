@@ -1,0 +1,29 @@
+"""The viewer's Jinja2 environment: its own page templates over the report's shared ones
+(so the viewer's run and trial pages and the HTML report render the same parts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from proctor.report.html import template_environment
+
+TEMPLATES = Path(__file__).with_name("templates")
+_ENV = template_environment(TEMPLATES)
+
+
+def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """A page from the template ``name``; every page gets the request and the settings."""
+    settings = request.app.state.settings
+    html = _ENV.get_template(name).render(
+        request=request, settings=settings, token=settings.token, **context
+    )
+    return HTMLResponse(html, status_code=status_code)
+
+
+def not_found(request: Request, what: str) -> HTMLResponse:
+    """A 404 page naming what was not found (escaped like everything else)."""
+    return render(request, "error.html", status_code=404, message=f"{what} was not found")

@@ -1,0 +1,144 @@
+"""The viewer in headless Chromium: the pages people click through, a planted XSS payload that
+must stay inert, following a run in progress, and a playground batch watched to its end.
+Screenshots of each page go to ``docs/viewer/`` (``docs/viewer.md`` shows them)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import SHOTS
+
+Server = tuple[str, Path]
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    page.dialogs = []  # type: ignore[attr-defined]
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    yield page
+    context.close()
+
+
+def _real_run(results: Path) -> str:
+    return next(
+        p.name
+        for p in sorted(results.glob("run-2026120[1-9]T[01][0-9]*"))
+        if "planted" not in p.name
+    )
+
+
+def _shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+
+
+def test_runs_to_run_to_trial_to_compare(page: Any, server: Server) -> None:
+    base, results = server
+    run = _real_run(results)
+    page.goto(base + "/")
+    _shot(page, "runs")
+    page.click(f"text={run}")
+    page.wait_for_selector("table.matrix")
+    assert page.locator("table.matrix tr[data-case]").count() == 4  # find-the-bug has 2 conditions
+    assert page.evaluate("() => document.getElementById('fig-scores').chart !== undefined")
+    _shot(page, "run")
+    page.locator("#figures").screenshot(path=str(SHOTS / "figures.png"))
+
+    page.select_option("form.filters select[name=condition]", "with-skill")
+    page.click("form.filters button")
+    page.wait_for_url("**condition=with-skill**")
+    assert page.locator("table.matrix tr[data-case]").count() == 1
+
+    page.goto(f"{base}/runs/{run}")
+    page.click("table.trials >> text=fix-a-bug/scripted/default/1")
+    page.wait_for_selector("#trajectory")
+    call = page.locator("details.tool").first
+    output = call.locator("pre.tool-output")
+    assert output.is_visible() and "FAILED" in output.inner_text()
+    call.locator("summary").click()
+    assert not output.is_visible()
+    call.locator("summary").click()
+    assert output.is_visible()
+    _shot(page, "trial")
+
+    page.goto(f"{base}/compare")
+    page.select_option("select[name=run]", run)
+    page.click("text=compare its conditions")
+    page.wait_for_selector("#compare-table")
+    assert "with-skill against baseline" in page.content()
+    _shot(page, "compare")
+
+
+def test_page_through_a_large_transcript(page: Any, server: Server) -> None:
+    base, _ = server
+    page.goto(f"{base}/runs/run-20261130T000000Z-long/trials/case-000/scripted/default/1")
+    assert "page 1 of 5" in page.inner_text("#trajectory .pager")
+    page.locator("#trajectory a[rel=next]").first.click()
+    page.wait_for_url("**page=2**")
+    assert "page 2 of 5" in page.inner_text("#trajectory .pager")
+    assert page.locator("#e200").count() == 1 and page.locator("#e199").count() == 0
+
+
+def test_planted_markup_stays_inert(page: Any, server: Server) -> None:
+    base, _ = server
+    run = "run-20261201T000000Z-planted"
+    trial = f"{base}/runs/{run}/trials/case-000/scripted/default/1"
+    for url in (f"{base}/", f"{base}/runs/{run}", trial, trial + "/raw"):
+        page.goto(url)
+        page.wait_for_load_state("load")
+        assert page.evaluate("window.__pwned") is None, url
+        assert page.locator("img[src=x]").count() == 0, url
+    page.goto(trial)
+    assert "<script>window.__pwned" in page.inner_text("#diff")  # shown as text
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_the_inertness_check_sees_a_payload_that_runs(page: Any) -> None:
+    """Control: the same payload put into a page unescaped does run, and the check sees it."""
+    from proctor.view.synthetic import XSS
+
+    page.set_content(f"<html><body>{XSS}</body></html>")
+    page.wait_for_load_state("load")
+    assert page.evaluate("window.__pwned") in (1, 2)
+
+
+def test_a_run_in_progress_grows_without_a_reload(page: Any, server: Server) -> None:
+    from proctor.models.io import write_record
+    from proctor.models.run import JournalEntry
+    from proctor.view.synthetic import trial_record, write_run
+
+    base, results = server
+    paths = write_run(results, "run-20261202T000000Z-live", trials=1, cases=1, finished=False)
+    page.goto(f"{base}/runs/{paths.root.name}")
+    assert "running" in page.inner_text("#run-progress")
+    assert page.locator("table.trials tr").count() == 2
+    page.evaluate("window.__stamp = 'same page'")
+    record = trial_record("case-000", "scripted", "default", 2, status="failed")
+    write_record(paths.trial("case-000", "scripted", "default", 2).trial_json, record)
+    entry = JournalEntry(event="trial-finished", time="2026-12-02T00:00:01Z")
+    with paths.journal.open("a") as fh:
+        fh.write(json.dumps(entry.model_dump(mode="json", by_alias=True)) + "\n")
+    page.locator("table.trials tr").nth(2).wait_for(timeout=15000)  # polled, no reload
+    assert page.evaluate("window.__stamp") == "same page"
+
+
+def test_playground_batch_runs_and_links_its_trials(page: Any, server: Server) -> None:
+    base, _ = server
+    page.goto(f"{base}/playground")
+    page.check("input[name=case][value=fix-a-bug]")
+    _shot(page, "playground")
+    page.click("#start-batch")
+    page.wait_for_selector("#batch-status[data-state=running], #batch-status[data-state=finished]")
+    page.wait_for_selector("#batch-status[data-state=finished]", timeout=90000)
+    page.wait_for_selector("#batches a")
+    page.locator("#batches a").first.click()
+    page.wait_for_selector("table.trials")
+    page.click("table.trials >> text=fix-a-bug/scripted/default/1")
+    page.wait_for_selector("#trajectory")

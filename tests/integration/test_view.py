@@ -1,0 +1,240 @@
+"""The viewer's pages over a real run of the scripted agent (Starlette's TestClient)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import XSS, write_planted_run, write_run
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real run of two example cases (find-the-bug has two conditions) and a planted one."""
+    out = tmp_path_factory.mktemp("results")
+    env = {**os.environ, "HOME": str(out.parent / "home")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "proctor",
+            "run",
+            "--source",
+            str(EXAMPLES),
+            "--case",
+            "fix-a-bug",
+            "--case",
+            "find-the-bug",
+            "--case",
+            "wrong-fix",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr  # wrong-fix fails its gate on purpose
+    write_planted_run(out, "run-20261201T000000Z-planted")
+    return out
+
+
+@pytest.fixture(scope="module")
+def client(results: Path) -> Iterator[TestClient]:
+    with TestClient(build_app(ViewSettings(results=results))) as c:
+        yield c
+
+
+def _real_run(results: Path) -> str:
+    return next(p.name for p in sorted(results.glob("run-*")) if "planted" not in p.name)
+
+
+def test_runs_page_lists_every_run_newest_first(client: TestClient, results: Path) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    real = _real_run(results)
+    assert page.text.index(real) < page.text.index("run-20261201T000000Z-planted")
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ("case=fix-a-bug", True),
+        ("case=no-such-case", False),
+        ("status=failed", True),
+        ("agent=codex", False),
+        ("tag=synthetic", False),
+        ("q=examples", True),
+        ("q=zzz", False),
+    ],
+)
+def test_runs_page_filters(client: TestClient, results: Path, query: str, shown: bool) -> None:
+    assert (_real_run(results) in client.get(f"/?{query}").text) is shown
+
+
+def test_run_page_shows_the_matrix_gate_ab_and_figures(client: TestClient, results: Path) -> None:
+    run = _real_run(results)
+    page = client.get(f"/runs/{run}").text
+    for text in (
+        "fix-a-bug",
+        "find-the-bug",
+        "with-skill",
+        "baseline",
+        "A/B: with-skill vs baseline",
+        "pass@1",
+        "minPassRate",
+        'id="figures-data"',
+        "/static/chart.umd.min.js",
+    ):
+        assert text in page, text
+    assert re.search(r'class="outcome-fail"[^>]*data-case="wrong-fix"', page)
+    filtered = client.get(f"/runs/{run}?condition=with-skill").text
+    assert 'data-case="find-the-bug"' in filtered and 'data-case="fix-a-bug"' not in filtered
+
+
+def test_trial_page_shows_calls_beside_results_the_diff_and_the_terminal(
+    client: TestClient, results: Path
+) -> None:
+    run = _real_run(results)
+    page = client.get(f"/runs/{run}/trials/fix-a-bug/scripted/default/1")
+    assert page.status_code == 200
+    text = page.text
+    assert 'class="tool-input"' in text and "python3 -m unittest" in text
+    assert "FAILED (failures=1)" in text  # the first call's result, beside it
+    assert '<span class="gi">+    return a + b</span>' in text  # the diff, coloured
+    assert 'id="terminal"' in text and "step 0" in text
+    raw = client.get(f"/runs/{run}/trials/fix-a-bug/scripted/default/1/raw")
+    assert raw.status_code == 200 and "page 1 of 1" in raw.text
+
+
+def test_a_step_link_opens_the_page_holding_that_step(tmp_path: Path) -> None:
+    paths = write_run(tmp_path, "run-big", trials=1, cases=1, events_per_trial=1000)
+    key = "case-000/scripted/default/1"
+    with TestClient(build_app(ViewSettings(results=tmp_path, page_size=100))) as c:
+        first = c.get(f"/runs/run-big/trials/{key}").text
+        assert "page 1 of 10" in first and 'rel="next"' in first
+        step = c.get(f"/runs/run-big/trials/{key}?step=200").text  # the 201st call: line 801
+        assert "page 9 of 10" in step and 'id="step-200"' in step
+        assert c.get(f"/runs/run-big/trials/{key}?page=10").text.count('class="event ') > 0
+    assert paths.root.is_dir()
+
+
+def test_files_are_plain_text_and_confined(client: TestClient, results: Path) -> None:
+    run = _real_run(results)
+    diff = client.get(f"/runs/{run}/files/trials/fix-a-bug/scripted/default/1/workspace.diff")
+    assert diff.status_code == 200 and diff.headers["content-type"].startswith("text/plain")
+    assert "return a + b" in diff.text
+    for bad in (
+        "trials/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/run.json",
+        "%2fetc%2fpasswd",
+        "trials/fix-a-bug/scripted/default/1/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/x",
+    ):
+        assert client.get(f"/runs/{run}/files/{bad}").status_code == 404, bad
+    assert client.get("/runs/no-such-run").status_code == 404
+    assert client.get(f"/runs/{run}/trials/a/b/c/9").status_code == 404
+
+
+def test_planted_markup_stays_text_on_every_page(client: TestClient) -> None:
+    run = "run-20261201T000000Z-planted"
+    trial = f"/runs/{run}/trials/case-000/scripted/default/1"
+    pages = [client.get(u) for u in ("/", f"/runs/{run}", trial, f"{trial}/raw", "/compare")]
+    for page in pages:
+        assert page.status_code == 200
+        assert "<script>window.__pwned" not in page.text and "<img src=x" not in page.text
+    trial_page = pages[2].text
+    assert trial_page.count("&lt;script&gt;window.__pwned") >= 4  # prompt, tool, diff, screen
+    assert "\\x1b[31m" in trial_page  # the terminal escape, shown
+    assert "&lt;img src=x onerror=" in trial_page and ".txt" in trial_page  # the file name
+    name = next(n for n in os.listdir(_trial_dir(client, run)) if n.endswith(".txt"))
+    served = client.get(f"/runs/{run}/files/trials/case-000/scripted/default/1/{name}")
+    assert served.headers["content-type"].startswith("text/plain") and served.text == XSS
+
+
+def _trial_dir(client: TestClient, run: str) -> Path:
+    return client.app.state.settings.results / run / "trials/case-000/scripted/default/1"  # type: ignore[attr-defined]
+
+
+def test_compare_two_runs_and_two_conditions(client: TestClient, results: Path) -> None:
+    run = _real_run(results)
+    runs = client.get(f"/compare?a={run}&b={run}").text
+    assert 'id="compare-table"' in runs and "unchanged" in runs
+    conditions = client.get(f"/compare?run={run}").text
+    assert "with-skill against baseline" in conditions
+    refused = client.get(f"/compare?run={run}&treatment=nope").text
+    assert 'id="compare-error"' in refused and "nope" in refused
+
+
+def test_live_fragments_and_progress(client: TestClient, results: Path) -> None:
+    assert client.get("/fragments/runs").status_code == 200
+    run = _real_run(results)
+    fragment = client.get(f"/fragments/runs/{run}").text
+    assert 'data-done="1"' in fragment and 'id="trial-list"' in fragment
+    progress = {r["run"]: r for r in client.get("/api/runs").json()}
+    assert progress[run]["inProgress"] is False and progress[run]["trials"] == 9
+
+
+def test_a_registered_key_is_never_shown(client: TestClient, results: Path) -> None:
+    from proctor.util.masking import register_secret
+
+    key = "sk-viewer-test-0123456789abcdef"
+    run = "run-20261201T000000Z-planted"
+    (_trial_dir(client, run) / "stdout.log").write_text(f"token {key} leaked\n")
+    url = f"/runs/{run}/files/trials/case-000/scripted/default/1/stdout.log"
+    assert key in client.get(url).text  # control: the planted key is there
+    register_secret(key)  # as the viewer does for the keys in its environment and .env
+    assert client.get(url).text == "token *** leaked\n"
+    page = client.get(f"/runs/{run}/trials/case-000/scripted/default/1").text
+    assert key not in page
+
+
+def test_the_trial_page_shows_the_audit_of_the_scratch_home(tmp_path: Path, results: Path) -> None:
+    import json
+    import shutil
+
+    run = _real_run(results)
+    copy = tmp_path / "results" / run
+    shutil.copytree(results / run, copy)
+    trial = copy / "trials/fix-a-bug/scripted/default/1/trial.json"
+    data = json.loads(trial.read_text())
+    data["audit"] = {
+        "home": "/scratch/home",
+        "agents": [
+            {
+                "agent": "claude-code",
+                "components": [
+                    {
+                        "kind": "skill",
+                        "name": "tdd",
+                        "file": "/scratch/home/.claude/skills/tdd/SKILL.md",
+                    },
+                    {
+                        "kind": "plugin",
+                        "name": "<b>x</b>",
+                        "file": "p.json",
+                        "enabled": False,
+                        "decoy": "a disabled plugin",
+                    },
+                ],
+            }
+        ],
+    }
+    trial.write_text(json.dumps(data))
+    with TestClient(build_app(ViewSettings(results=tmp_path / "results"))) as c:
+        text = c.get(f"/runs/{run}/trials/fix-a-bug/scripted/default/1").text
+    assert "Installed components" in text and "/scratch/home/.claude/skills/tdd/SKILL.md" in text
+    assert "decoy: a disabled plugin" in text and "<b>x</b>" not in text  # escaped
+    with TestClient(build_app(ViewSettings(results=results))) as c:  # control: no audit, no section
+        plain = c.get(f"/runs/{run}/trials/fix-a-bug/scripted/default/1").text
+    assert "Installed components" not in plain

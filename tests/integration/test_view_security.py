@@ -1,0 +1,129 @@
+"""The viewer's confinement and masking at its edges: links in a trial folder that lead out of
+the results, keys of every agent and provider, a key split by a read boundary, a viewer bound
+to every address, odd query values, quoted links, and runs whose orchestrator is gone."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from proctor.models.run import JournalEntry
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import write_planted_run, write_run
+
+RUN = "run-20261201T000000Z-edges"
+TRIAL = "case-000/scripted/default/1"
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    out = tmp_path / "results"
+    write_planted_run(out, RUN, payload="plain text")
+    return out
+
+
+def trial_dir(results: Path) -> Path:
+    return results / RUN / "trials" / TRIAL
+
+
+def test_links_out_of_the_results_are_read_as_missing(results: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "outside.txt"
+    secret.write_text("root:x:0:0:outside the results\n")
+    folder = trial_dir(results)
+    for name in ("screen.log", "workspace.diff", "trajectory.jsonl", "questions.jsonl"):
+        (folder / name).unlink(missing_ok=True)
+        (folder / name).symlink_to(secret)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get(f"/runs/{RUN}/trials/{TRIAL}")
+        assert page.status_code == 200
+        assert "outside the results" not in page.text
+        raw = client.get(f"/runs/{RUN}/files/trials/{TRIAL}/screen.log")
+        assert raw.status_code == 404
+    (folder / "screen.log").unlink()  # control: the same text in the folder itself is shown
+    (folder / "screen.log").write_text("root:x:0:0:outside the results\n")
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        assert "outside the results" in client.get(f"/runs/{RUN}/trials/{TRIAL}").text
+
+
+def test_every_agent_and_provider_key_is_masked(
+    results: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys = {
+        "GEMINI_API_KEY": "gem-SECRET-0123456789",
+        "CLAUDE_CODE_OAUTH_TOKEN": "oauth-SECRET-0123456789",
+        "CODEX_API_KEY": "codex-SECRET-0123456789",
+        "PROCTOR_ANTHROPIC_KEY": "pak-SECRET-0123456789",
+    }
+    for name, value in keys.items():
+        monkeypatch.setenv(name, value)
+    log = trial_dir(results) / "stdout.log"
+    log.write_text(" ".join(keys.values()) + "\n")
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        text = client.get(f"/runs/{RUN}/files/trials/{TRIAL}/stdout.log").text
+    assert text == " ".join(["***"] * len(keys)) + "\n"
+
+
+def test_a_key_across_a_read_boundary_is_still_masked(results: Path) -> None:
+    from proctor.util.masking import register_secret
+
+    key = "sk-boundary-SECRET-abcdef"
+    register_secret(key)
+    big = trial_dir(results) / "big.txt"
+    boundary = 1 << 20
+    big.write_bytes(b"a" * (boundary - 8) + key.encode() + "é tail\n".encode())
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        text = client.get(f"/runs/{RUN}/files/trials/{TRIAL}/big.txt").text
+    assert key not in text and text.endswith("***é tail\n")
+    assert len(text) == boundary - 8 + 3 + len("é tail\n")
+
+
+def test_a_viewer_on_every_address_runs_no_batch(results: Path, tmp_path: Path) -> None:
+    settings = ViewSettings(results=results, source=tmp_path, allow_changes=False)
+    with TestClient(build_app(settings)) as client:
+        headers = {"x-proctor-token": settings.token, "origin": "http://testserver"}
+        refused = client.post("/api/batches", json={"suite": ".", "cases": []}, headers=headers)
+    assert refused.status_code == 403 and "every address" in refused.json()["error"]
+    bound = ViewSettings(results=results, source=tmp_path)  # control: bound to one address
+    with TestClient(build_app(bound)) as client:
+        headers = {"x-proctor-token": bound.token, "origin": "http://testserver"}
+        answer = client.post("/api/batches", json={"suite": "nope", "cases": []}, headers=headers)
+    assert answer.status_code == 400  # past the checks: an unknown suite
+
+
+@pytest.mark.parametrize("query", ["page=%C2%B2", "step=%C2%B2", "page=-1", "step=1e3"])
+def test_odd_numbers_in_a_query_are_ignored(results: Path, query: str) -> None:
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        assert client.get(f"/runs/{RUN}/trials/{TRIAL}?{query}").status_code == 200
+        assert client.get(f"/runs/{RUN}/trials/{TRIAL}/raw?{query}").status_code in (200, 404)
+
+
+def test_trial_links_are_quoted_and_a_new_run_s_url_works_at_once(
+    results: Path, tmp_path: Path
+) -> None:
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        write_run(results, "run-20261201T000001Z-later", trials=1, cases=1)
+        url = "/runs/run-20261201T000001Z-later/trials/case-000/scripted/default/1"
+        assert client.get(url).status_code == 200  # the index had not seen it yet
+        folder = results / RUN / "trials" / "case #1"
+        os.rename(results / RUN / "trials" / "case-000", folder)
+        client.app.state.index.refresh(force=True)  # type: ignore[attr-defined]
+        page = client.get(f"/runs/{RUN}").text
+        assert "/trials/case%20%231/scripted/default/1" in page
+        assert client.get(f"/runs/{RUN}/trials/case%20%231/scripted/default/1").status_code == 200
+
+
+def test_a_run_whose_orchestrator_is_another_process_is_not_live(results: Path) -> None:
+    paths = write_run(results, "run-20261201T000002Z-open", trials=1, cases=1, finished=False)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        live = {r["run"]: r for r in client.get("/api/runs").json()}
+        assert live["run-20261201T000002Z-open"]["inProgress"] is True  # this process: alive
+    entry = JournalEntry(event="run-started", time="2026-12-01T00:00:00Z", pid=1, pid_start=1)
+    paths.journal.write_text(entry.model_dump_json(by_alias=True) + "\n")  # pid 1, another start
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        runs = {r["run"]: r for r in client.get("/api/runs").json()}
+        assert runs["run-20261201T000002Z-open"]["inProgress"] is False
+    assert json.loads(paths.run_json.read_text())["finishedAt"] is None

@@ -1,0 +1,215 @@
+"""``proctor view`` as a real server (uvicorn on 127.0.0.1): the URL it prints, confinement
+of raw request paths, and the playground's token, origin check and batches."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from proctor.view.synthetic import write_run
+from tests.conftest import Run
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
+
+
+@contextmanager
+def viewer(results: Path, *args: str) -> Iterator[str]:
+    """``proctor view`` in a subprocess; yields the base URL it printed."""
+    env = {**os.environ, "HOME": str(results.parent / "home")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "proctor", "view", str(results), "--port", "0", "--no-open", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        assert ready, "proctor view printed nothing"
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+        assert match, line
+        yield match.group(1)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+
+
+def raw_get(base: str, path: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    """GET with the path sent exactly as written (no client-side normalising)."""
+    url = urlparse(base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    given = {k.lower() for k in headers or {}}
+    conn.putrequest("GET", path, skip_host="host" in given, skip_accept_encoding=True)
+    for name, value in (headers or {}).items():
+        conn.putheader(name, value)
+    try:
+        conn.endheaders()
+        response = conn.getresponse()
+        return response.status, response.read().decode("utf-8", errors="replace")
+    finally:
+        conn.close()
+
+
+def post(base: str, body: object, headers: dict[str, str]) -> tuple[int, dict[str, object]]:
+    url = urlparse(base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        conn.request(
+            "POST",
+            "/api/batches",
+            json.dumps(body),
+            {"content-type": "application/json", **headers},
+        )
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def test_view_serves_on_loopback_and_confines_paths(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=2, cases=1)
+    (tmp_path / "secret.txt").write_text("outside the results")
+    (results / "run-a" / "leak").symlink_to(tmp_path / "secret.txt")
+    with viewer(results) as base:
+        assert raw_get(base, "/")[0] == 200
+        assert raw_get(base, "/runs/run-a/files/run.json")[0] == 200  # control: inside
+        for path in (
+            "/runs/run-a/files/../../secret.txt",
+            "/runs/run-a/files/%2e%2e/%2e%2e/secret.txt",
+            "/runs/run-a/files//etc/passwd",
+            "/runs/run-a/files/%2Fetc%2Fpasswd",
+            "/runs/run-a/files/leak",
+            "/runs/..%2f..%2fetc/files/passwd",
+        ):
+            status, text = raw_get(base, path)
+            assert status in (400, 404), path
+            assert "outside the results" not in text and "root:" not in text
+
+
+def test_a_page_asked_for_under_another_host_name_is_refused(tmp_path: Path) -> None:
+    write_run(tmp_path / "results", "run-a", trials=1, cases=1)
+    with viewer(tmp_path / "results") as base:
+        port = urlparse(base).port
+        assert raw_get(base, "/", {"Host": f"127.0.0.1:{port}"})[0] == 200  # control
+        assert raw_get(base, "/", {"Host": f"localhost:{port}"})[0] == 200
+        status, text = raw_get(base, "/", {"Host": f"rebound.example:{port}"})
+        assert status == 421 and "run-a" not in text
+
+
+def test_another_address_is_served_only_with_a_warning(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=1, cases=1)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proctor",
+            "view",
+            str(results),
+            "--host",
+            "127.0.0.2",
+            "--port",
+            "0",
+            "--no-open",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+    )
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        assert ready
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        base = re.search(r"(http://127\.0\.0\.2:\d+)/", line).group(1)  # type: ignore[union-attr]
+        assert raw_get(base, "/")[0] == 200
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=10)
+    assert "warning: serving on 127.0.0.2" in err
+
+
+def test_a_run_folder_opens_its_own_page(tmp_path: Path) -> None:
+    paths = write_run(tmp_path / "results", "run-a", trials=1, cases=1)
+    write_run(tmp_path / "results", "run-b", trials=1, cases=1)
+    with viewer(paths.root) as base:
+        status, text = raw_get(base, "/")
+        assert status == 200 and "run-a" in text and "run-b" not in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["/no/such/folder"], "no such results directory"),
+        (["pyproject.toml"], "not a file"),
+        (["--source", "/no/such/project", "."], "--source /no/such/project: no such directory"),
+    ],
+)
+def test_bad_input_is_one_sentence_and_exit_2(proctor: Run, args: list[str], message: str) -> None:
+    result = proctor("view", "--no-open", *args)
+    assert result.code == 2 and message in result.err and "Traceback" not in result.err
+
+
+def test_a_busy_port_given_explicitly_is_a_config_error(proctor: Run, tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        result = proctor("view", str(tmp_path), "--no-open", "--port", str(port))
+    assert result.code == 2 and f"--port {port}: cannot listen" in result.err
+
+
+def _project(tmp_path: Path) -> Path:
+    suite = tmp_path / "project" / "suite"
+    shutil.copytree(EXAMPLES / "fix-a-bug", suite / "fix-a-bug")
+    shutil.copytree(EXAMPLES / "ask-a-question", suite / "ask-a-question")
+    return tmp_path / "project"
+
+
+def test_playground_batches_need_the_token_and_the_origin_and_survive_a_restart(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    project = _project(tmp_path)
+    with viewer(results, "--source", str(project)) as base:
+        status, page = raw_get(base, "/playground")
+        assert status == 200 and "fix-a-bug" in page
+        token = re.search(r'name="proctor-token" content="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+        body = {"suite": "suite", "cases": ["fix-a-bug"]}
+        assert post(base, body, {})[0] == 403
+        assert post(base, body, {"x-proctor-token": "wrong"})[0] == 403
+        assert (
+            post(base, body, {"x-proctor-token": token, "origin": "http://evil.example"})[0] == 403
+        )
+        assert post(base, {"suite": "nope"}, {"x-proctor-token": token, "origin": base})[0] == 400
+        status, batch = post(base, body, {"x-proctor-token": token, "origin": base})
+        assert status == 202 and batch["state"] in ("queued", "running")
+        assert post(base, body, {"x-proctor-token": token, "origin": base})[0] == 409
+        deadline = time.monotonic() + 90
+        while batch["state"] in ("queued", "running") and time.monotonic() < deadline:
+            time.sleep(0.5)
+            batch = json.loads(raw_get(base, f"/api/batches/{batch['id']}")[1])
+        assert batch["state"] == "finished" and batch["exitCode"] == 0, batch
+        assert batch["trials"] == 2 and batch["run"]
+        trial = f"/runs/{batch['run']}/trials/fix-a-bug/scripted/default/1"
+        assert raw_get(base, trial)[0] == 200
+    with viewer(results, "--source", str(project)) as base:
+        kept = json.loads(raw_get(base, f"/api/batches/{batch['id']}")[1])
+        assert kept["state"] == "finished" and kept["run"] == batch["run"]

@@ -1,0 +1,66 @@
+"""The self-contained HTML report."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jinja2
+
+from proctor.report.html import TEMPLATES, clean_text, render_html, template_environment
+from proctor.report.reporters import REPORTERS, render_into
+from proctor.util.masking import register_secret
+from proctor.view.synthetic import XSS, aggregate_of, trial_record
+
+
+def _report(text: str = "") -> str:
+    records = [
+        trial_record("case-a", "scripted", "default", 1, text=text),
+        trial_record("case-a", "scripted", "default", 2, status="failed", text=text),
+        trial_record("case-b", "scripted", "default", 1, status="agent-error", text=text),
+    ]
+    return render_html(aggregate_of(records, "run-x"), records)
+
+
+def test_the_report_is_one_file_that_needs_no_network() -> None:
+    html = _report()
+    assert "<style>" in html and "Chart.js v" in html and "proctorDrawFigures" in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
+    assert not re.search(r"<(script|link)[^>]+(src|href)=", html)
+    for key in (
+        "case-a/scripted/default/1",
+        "case-a/scripted/default/2",
+        "case-b/scripted/default/1",
+    ):
+        assert f'id="trial-{key}"' in html and f'href="#trial-{key}"' in html
+    assert "agent-error" in html and "pass rate 50%" in html
+
+
+def test_agent_text_is_escaped_and_secrets_masked() -> None:
+    register_secret("sk-test-abcdef123456")
+    html = _report(XSS + " key sk-test-abcdef123456 \x1b[31mred")
+    assert "<script>window.__pwned" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;window.__pwned" in html
+    assert "sk-test-abcdef123456" not in html and "***" in html
+    assert "\x1b" not in html and "\\x1b[31m" in html
+
+
+def test_the_escaping_check_catches_a_template_that_does_not_escape() -> None:
+    """Control: the same template with autoescaping off lets the payload through."""
+    loose = jinja2.Environment(loader=jinja2.FileSystemLoader([TEMPLATES]), autoescape=False)
+    loose.filters.update(template_environment().filters)
+    record = trial_record("c", "scripted", "default", 1, text=XSS)
+    html = loose.get_template("_trial_body.html").render(record=record, step_url=None)
+    assert "<script>window.__pwned" in html and "<img src=x" in html
+
+
+def test_clean_text_makes_control_characters_visible() -> None:
+    assert clean_text("a\x1b[0mb\x07\tc\n") == "a\\x1b[0mb\\x07\tc\n"
+    assert clean_text(None) == ""
+
+
+def test_html_is_a_registered_reporter_writing_report_html(tmp_path: Path) -> None:
+    records = [trial_record("case-a", "scripted", "default", 1)]
+    outputs = render_into(tmp_path, aggregate_of(records, "run-x"), records, ["html"])
+    assert REPORTERS["html"].file_name == "report.html"
+    assert (tmp_path / "report.html").read_text() == outputs["html"]

@@ -1,0 +1,76 @@
+"""The matrix cells and figure data shared by the viewer and the HTML report."""
+
+from __future__ import annotations
+
+from proctor.report.html_model import TrialPoint, figures, matrix
+from proctor.view.synthetic import aggregate_of, trial_record
+
+
+def _point(
+    case: str, status: str, repeat: int, score: float | None, cost: float | None = None
+) -> TrialPoint:
+    return TrialPoint(
+        key=f"{case}/a/c/{repeat}",
+        case=case,
+        agent="a",
+        condition="c",
+        repeat=repeat,
+        status=status,
+        score=score,
+        reason="",
+        cost_usd=cost,
+        tokens=10 * repeat,
+        tool_calls=repeat,
+        total_ms=1000.0 * repeat,
+        agent_ms=800.0,
+        harness_ms=200.0,
+        url=f"/t/{case}/{repeat}",
+    )
+
+
+def test_cells_count_scored_trials_and_colour_by_outcome() -> None:
+    points = [
+        _point("all-pass", "passed", 1, 100),
+        _point("all-pass", "passed", 2, 100),
+        _point("mixed", "passed", 1, 100),
+        _point("mixed", "timeout", 2, 0),
+        _point("mixed", "agent-error", 3, None),
+        _point("mixed", "skipped", 4, None),
+        _point("no-data", "infra-error", 1, None),
+    ]
+    cells = {c.case: c for c in matrix(points, None)}
+    assert (cells["all-pass"].outcome, cells["all-pass"].stability) == ("pass", "stable-pass")
+    mixed = cells["mixed"]
+    assert (mixed.passes, mixed.scored, mixed.errors, mixed.n) == (1, 2, 1, 4)
+    assert mixed.pass_rate == 0.5 and mixed.outcome == "mixed" and mixed.stability == "flaky"
+    assert mixed.mean_score == 50 and mixed.median_ms == 2500 and mixed.gate_passed is None
+    assert cells["no-data"].outcome == "none" and cells["no-data"].pass_rate is None
+
+
+def test_the_aggregate_supplies_stability_and_the_gate() -> None:
+    records = [trial_record("c", "scripted", "default", r, status="passed") for r in (1, 2)]
+    records.append(trial_record("c", "scripted", "default", 3, status="failed"))
+    suite = aggregate_of(records, "run-x")
+    points = [_point("c", r.status, r.repeat, r.score) for r in records]
+    points = [
+        p.__class__(**{**p.__dict__, "agent": "scripted", "condition": "default"}) for p in points
+    ]
+    (cell,) = matrix(points, suite)
+    assert cell.gate_passed is False and cell.stability == suite.groups[0].stability
+
+
+def test_every_point_and_bar_of_the_figures_links_to_its_trials() -> None:
+    points = [
+        _point("b", "passed", 1, 100, 0.5),
+        _point("a", "failed", 1, 0),
+        _point("a", "passed", 2, 90),
+    ]
+    data = figures(points, None, lambda case, agent, condition: f"/g/{case}")
+    assert data["groups"] == ["a · a · c", "b · a · c"] and data["groupUrls"] == ["/g/a", "/g/b"]
+    assert {(p["x"], p["y"], p["url"]) for p in data["scores"]} == {
+        (1, 100, "/t/b/1"),
+        (0, 0, "/t/a/1"),
+        (0, 90, "/t/a/2"),
+    }
+    assert [p["url"] for p in data["costSuccess"]] == ["/t/b/1", "/t/a/1", "/t/a/2"]
+    assert data["phases"]["agent"] == [1.6, 0.8] and data["ranges"] == []

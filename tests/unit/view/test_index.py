@@ -1,0 +1,142 @@
+"""The viewer's sqlite index: built from the records, re-read only where they changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import proctor.view.index as index_module
+from proctor.models.io import read_record, write_record, write_text_atomic
+from proctor.models.run import AnnotationsRecord, JournalEntry, RunManifest
+from proctor.models.trial import TrialAnnotation
+from proctor.view.index import ResultsIndex
+from proctor.view.schema import INDEX_FILE
+from proctor.view.synthetic import trial_record, write_run
+
+RUN = "run-20261201T000000Z-aaaaaa"
+
+
+@pytest.fixture
+def read_paths(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every trial.json the index reads, in order."""
+    seen: list[Path] = []
+    real = index_module.read_trial_rows
+
+    def spy(run_dir: Path, paths: list[Path]):  # type: ignore[no-untyped-def]
+        seen.extend(paths)
+        return real(run_dir, paths)
+
+    monkeypatch.setattr(index_module, "read_trial_rows", spy)
+    return seen
+
+
+def test_runs_and_trials_are_indexed_from_the_records(tmp_path: Path) -> None:
+    write_run(tmp_path, RUN, trials=12, cases=3, conditions=("a", "b"))
+    index = ResultsIndex(tmp_path)
+    assert index.refresh(force=True) == 1
+    run = index.run_row(RUN)
+    assert run is not None
+    assert run["trials"] == 12
+    statuses = [r[0] for r in index.query("SELECT status FROM trials ORDER BY key")]
+    assert run["passes"] == statuses.count("passed")
+    assert run["scored"] == sum(s in ("passed", "failed", "timeout") for s in statuses)
+    assert json.loads(run["conditions"]) == ["a", "b"]
+    assert run["exit_code"] is not None and run["in_progress"] == 0
+    assert (tmp_path / INDEX_FILE).is_file()
+
+
+def test_only_changed_trials_are_read_again(tmp_path: Path, read_paths: list[Path]) -> None:
+    paths = write_run(tmp_path, RUN, trials=6, cases=2)
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    assert len(read_paths) == 6
+    read_paths.clear()
+    assert index.refresh(force=True) == 0 and read_paths == []
+
+    changed = paths.trial("case-001", "scripted", "default", 2)
+    write_record(
+        changed.trial_json, trial_record("case-001", "scripted", "default", 2, status="failed")
+    )
+    added = paths.trial("case-001", "scripted", "default", 9)
+    write_record(added.trial_json, trial_record("case-001", "scripted", "default", 9))
+    _journal(paths.journal, "trial-finished")
+    assert index.refresh(force=True) == 1
+    assert sorted(read_paths) == sorted([changed.trial_json, added.trial_json])
+    rows = dict(index.query("SELECT key, status FROM trials"))
+    assert rows["case-001/scripted/default/2"] == "failed"
+    assert len(rows) == 7
+
+
+def test_a_removed_run_leaves_the_index(tmp_path: Path) -> None:
+    write_run(tmp_path, RUN, trials=2, cases=1)
+    write_run(tmp_path, "run-b", trials=2, cases=1)
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    shutil.rmtree(tmp_path / "run-b")
+    index.refresh(force=True)
+    assert [r[0] for r in index.query("SELECT name FROM runs")] == [RUN]
+    assert {r[0] for r in index.query("SELECT DISTINCT run FROM trials")} == {RUN}
+
+
+@pytest.mark.parametrize("damage", ["other-schema", "not-sqlite"])
+def test_an_index_of_another_schema_or_a_damaged_one_is_rebuilt(
+    tmp_path: Path, damage: str
+) -> None:
+    write_run(tmp_path, RUN, trials=3, cases=1)
+    ResultsIndex(tmp_path).refresh(force=True)
+    db_path = tmp_path / INDEX_FILE
+    if damage == "other-schema":
+        with sqlite3.connect(db_path) as db:
+            db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+            db.execute("DELETE FROM trials")
+    else:
+        for suffix in ("-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        db_path.write_bytes(b"this is not a database" * 100)
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    assert index.query("SELECT count(*) FROM trials")[0][0] == 3
+
+
+def test_annotations_are_applied_and_followed(tmp_path: Path) -> None:
+    paths = write_run(tmp_path, RUN, trials=2, cases=1)
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    key = "case-000/scripted/default/1"
+    assert dict(index.query("SELECT key, status FROM trials"))[key] == "passed"
+    mark = TrialAnnotation(trial=key, verdict="excluded", note="flaky box", at="2026-12-01")
+    write_record(paths.annotations, AnnotationsRecord(annotations=[mark]))
+    index.refresh(force=True)
+    row = index.query("SELECT status, reason FROM trials WHERE key = ?", (key,))[0]
+    assert row["status"] == "skipped" and "flaky box" in row["reason"]
+
+
+def test_a_run_whose_orchestrator_lives_is_in_progress(tmp_path: Path) -> None:
+    paths = write_run(tmp_path, RUN, trials=2, cases=1, finished=False)
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    assert index.run_row(RUN)["in_progress"] == 1  # type: ignore[index]
+    # control: the same run whose orchestrator has exited is not running
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    entry = JournalEntry(event="run-started", time="2026-12-01T00:00:00Z", pid=int(dead.stdout))
+    write_text_atomic(paths.journal, entry.model_dump_json(by_alias=True) + "\n")
+    index.refresh(force=True)
+    assert index.run_row(RUN)["in_progress"] == 0  # type: ignore[index]
+    assert read_record(paths.run_json, RunManifest).finished_at is None
+
+
+def _journal(path: Path, event: str) -> None:
+    entry = JournalEntry(event=event, time="2026-12-01T00:00:01Z")  # type: ignore[arg-type]
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(entry.model_dump_json(by_alias=True) + "\n")
