@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DEMO_OUT ?= proctor-results
 # The bundled example suite fails its gate on purpose (a wrong fix, a flaky case, a timeout):
-# `proctor run` exits 1 there, and `make demo` checks that it does.
+# `proctor run` exits 1 there, and `make demo` checks that it does. The example evals
+# (examples/evals) hold one case that fails on purpose too: `proctor eval` exits 1.
 DEMO_EXPECTED_EXIT := 1
 
 .PHONY: demo test check bench schemas clean agents goldens corpus
@@ -28,9 +29,13 @@ demo: $(STAMP)
 	@$(BIN)/proctor run --source examples/cases --out $(DEMO_OUT); code=$$?; \
 	  echo "proctor run exited $$code (the example suite is documented to exit $(DEMO_EXPECTED_EXIT))"; \
 	  test $$code -eq $(DEMO_EXPECTED_EXIT)
+	@$(BIN)/proctor eval --dir examples/evals --out $(DEMO_OUT); code=$$?; \
+	  echo "proctor eval exited $$code (the example evals are documented to exit $(DEMO_EXPECTED_EXIT))"; \
+	  test $$code -eq $(DEMO_EXPECTED_EXIT)
 
 agents: $(STAMP)
 	$(BIN)/proctor agents install
+	$(BIN)/python -m proctor.addons.memory.install .agents
 
 test: $(TEST_STAMP) agents
 	$(BIN)/python -m pytest -n 2 -q
@@ -54,6 +59,7 @@ bench: $(STAMP) agents
 	$(BIN)/python bench/run_bench.py
 	$(BIN)/python bench/parse_bench.py
 	$(BIN)/python bench/workspace_bench.py
+	$(BIN)/python bench/view_bench.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m proctor.models.schemas docs/schemas

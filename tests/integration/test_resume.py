@@ -58,13 +58,18 @@ def marked_processes(run_id: str) -> list[int]:
 
 def killed_run(tmp_path: Path, after: float) -> Path:
     """The run folder of `proctor run` on the suite, its orchestrator SIGKILLed ``after``
-    seconds in."""
+    seconds after it made the run folder."""
     out = tmp_path / "out"
     orchestrator = subprocess.Popen(
         proctor_argv("run", "--source", str(suite(tmp_path)), "--out", str(out)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    # The random point counts from the run folder's creation, so a slow start on a loaded
+    # machine does not kill the orchestrator before it has a run to resume.
+    waited = time.monotonic() + 30
+    while not any(out.glob("run-*")) and time.monotonic() < waited:
+        time.sleep(0.02)
     time.sleep(after)
     orchestrator.send_signal(signal.SIGKILL)
     orchestrator.wait()

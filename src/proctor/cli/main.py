@@ -16,6 +16,7 @@ from proctor.exit_codes import ExitCode, short_legend
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("proctor.cli.run", "Run a suite of cases and gate on the results."),
+    "eval": ("proctor.cli.eval", "Run evals written as code (evals/**/*.eval.py)."),
     "validate": ("proctor.cli.validate", "Check case folders and configuration; run nothing."),
     "report": ("proctor.cli.report", "Recompute statistics, gate and exit code of a stored run."),
     "compare": ("proctor.cli.compare", "Compare conditions within a run, or two runs."),
@@ -43,6 +44,24 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "proctor.cli.manual",
         "Record a session a person drove in a prepared workspace as a trial.",
     ),
+    "addon": (
+        "proctor.cli.addon",
+        "Check an add-on's installer in an empty scratch home (check-install).",
+    ),
+    "audit": (
+        "proctor.cli.audit",
+        "List the skills, hooks, plugins, MCP servers and rules each agent would load.",
+    ),
+    "hooks": ("proctor.cli.hooks", "Test an add-on's hook commands on planted hook inputs."),
+    "memory-eval": (
+        "proctor.cli.memory_eval",
+        "Score a memory or retrieval MCP server on a planted dataset.",
+    ),
+    "grounding": (
+        "proctor.cli.grounding",
+        "Check that an advisor cites no figure it was not given.",
+    ),
+    "view": ("proctor.cli.view", "Serve the local web viewer over a results directory."),
     "annotate": (
         "proctor.cli.annotate",
         "Mark a trial of a run as failed or excluded, with a note.",
