@@ -17,7 +17,14 @@ import pytest
 
 CHROMIUM = Path("/usr/lib/chromium/chromium")
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
-SHOTS = Path(__file__).parents[2] / "docs" / "viewer"
+ROOT = Path(__file__).parents[2]
+# Screenshots are test artifacts (test-artifacts/screenshots/); `UPDATE_SCREENSHOTS=1 make test`
+# also refreshes the ones docs/viewer.md shows.
+SHOTS = (
+    ROOT / "docs" / "viewer"
+    if os.environ.get("UPDATE_SCREENSHOTS")
+    else ROOT / "test-artifacts" / "screenshots"
+)
 
 
 @pytest.fixture(scope="module")

@@ -210,6 +210,9 @@ def test_playground_batches_need_the_token_and_the_origin_and_survive_a_restart(
         assert batch["trials"] == 2 and batch["run"]
         trial = f"/runs/{batch['run']}/trials/fix-a-bug/scripted/default/1"
         assert raw_get(base, trial)[0] == 200
+        links = {t["key"]: t for t in batch["finishedTrials"]}  # each finished trial, linked
+        assert links["fix-a-bug/scripted/default/1"]["url"] == trial
+        assert links["fix-a-bug/scripted/default/1"]["status"] == "passed"
     with viewer(results, "--source", str(project)) as base:
         kept = json.loads(raw_get(base, f"/api/batches/{batch['id']}")[1])
         assert kept["state"] == "finished" and kept["run"] == batch["run"]

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from urllib.parse import quote
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -110,6 +111,13 @@ class Playground:
     def _public(self, row: Any) -> dict[str, Any]:
         run = row["run"]
         trials = self.index.run_row(run) if run else None
+        finished = (
+            self.index.query(
+                "SELECT key, status FROM trials WHERE run = ? ORDER BY key", (run,)
+            )
+            if run
+            else []
+        )
         return {
             "id": row["id"],
             "created": row["created"],
@@ -117,9 +125,17 @@ class Playground:
             "suite": row["source"],
             "cases": json.loads(row["cases"]),
             "run": run,
-            "runUrl": f"/runs/{run}" if run else None,
+            "runUrl": f"/runs/{quote(run)}" if run else None,
             "trials": trials["trials"] if trials is not None else 0,
             "planned": trials["planned"] if trials is not None else None,
+            "finishedTrials": [
+                {
+                    "key": t["key"],
+                    "status": t["status"],
+                    "url": f"/runs/{quote(run)}/trials/{quote(t['key'])}",
+                }
+                for t in finished
+            ],
             "exitCode": row["exit_code"],
             "message": row["message"] or "",
             "finished": row["finished"],

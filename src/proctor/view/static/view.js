@@ -34,6 +34,19 @@
     status.setAttribute("data-state", batch.state);
     var link = document.getElementById("batch-run");
     if (batch.runUrl) { link.href = batch.runUrl; link.textContent = batch.run; }
+    var done = document.getElementById("batch-progress");
+    if (done && batch.planned) { done.textContent = (batch.finishedTrials || []).length + " of " + batch.planned + " trials"; }
+    var list = document.getElementById("batch-trials");
+    if (!list) { return; }
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    (batch.finishedTrials || []).forEach(function (t) {
+      var item = document.createElement("li");
+      var a = document.createElement("a");
+      a.href = t.url; a.textContent = t.key;
+      item.appendChild(a);
+      item.appendChild(document.createTextNode(" " + t.status));
+      list.appendChild(item);
+    });
   }
   function poll(id) {
     fetch("/api/batches/" + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (batch) {
