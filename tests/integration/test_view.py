@@ -115,6 +115,8 @@ def test_trial_page_shows_calls_beside_results_the_diff_and_the_terminal(
     assert "FAILED (failures=1)" in text  # the first call's result, beside it
     assert '<span class="gi">+    return a + b</span>' in text  # the diff, coloured
     assert 'id="terminal"' in text and "step 0" in text
+    unverified = re.search(r"<td>unverified</td>.*?</tr>", text)
+    assert unverified and "?step=" in unverified.group(0)  # a rule row links its steps
     raw = client.get(f"/runs/{run}/trials/fix-a-bug/scripted/default/1/raw")
     assert raw.status_code == 200 and "page 1 of 1" in raw.text
 
