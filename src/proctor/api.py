@@ -49,12 +49,15 @@ def run(
     keep_workspace: bool = False,
     reporters: Iterable[str] = ("markdown",),
     subscribers: Iterable[Subscriber] = (),
+    executor: Literal["local", "ray"] = "local",
+    ray_address: str | None = None,
     **options: Any,
 ) -> RunResult:
     """Run the cases under ``source`` and return the finished run: its folder, aggregate,
     trials and each reporter's output. Keyword arguments are the ``proctor run`` options
     (``options`` takes the rest by their field names in :class:`CliOverrides`, e.g.
-    ``agent_models={"claude-code": "opus"}``). Raises :class:`proctor.errors.ConfigError` for
+    ``agent_models={"claude-code": "opus"}``; ``executor="ray"`` with ``ray_address`` runs
+    the trials on a Ray cluster, see docs/scale.md). Raises :class:`proctor.errors.ConfigError` for
     a configuration the user can fix, as the CLI reports with exit code 2."""
     overrides = CliOverrides(
         agents=list(agents),
@@ -75,6 +78,8 @@ def run(
         config=Path(config) if config is not None else None,
         overrides=overrides,
         reporters=tuple(reporter_names(reporters)),
+        executor=executor,
+        executor_address=ray_address,
         argv=("proctor.run",),
     )
     return run_session(request, list(subscribers))

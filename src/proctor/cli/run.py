@@ -75,6 +75,17 @@ log = logging.getLogger("proctor")
 @click.option("--repeats", type=click.IntRange(min=1), help="Repeats per case × agent.")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Trials run at the same time.")
 @click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    help="Where trials run: worker processes here (default), or Ray tasks (docs/scale.md).",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="With --executor ray: the cluster's head (HOST:PORT; default: Ray's own choice).",
+)
+@click.option(
     "--timeout",
     "timeout_sec",
     type=click.FloatRange(min=0, min_open=True),
@@ -181,6 +192,8 @@ def command(
     budget_usd: float | None,
     repeats: int | None,
     concurrency: int | None,
+    executor: str,
+    ray_address: str | None,
     timeout_sec: float | None,
     out: Path | None,
     config: Path | None,
@@ -214,6 +227,7 @@ def command(
     from proctor.report.reporters import reporter_names
     from proctor.session import RunRequest, plan_run, run_plan
 
+    _check_executor(executor, ray_address, resume)
     if repeat_check is not None and dry_run:
         raise ConfigError(
             "--repeat-check runs the suite and --dry-run runs nothing: use one or the other"
@@ -261,7 +275,9 @@ def command(
     if manifest is not None:
         if prompt is not None or resume is not None or dry_run or repeat_check is not None:
             raise ConfigError("--manifest runs its own plan: drop --prompt, --resume, --dry-run")
-        return _manifest(manifest, source, config, overrides, tuple(names), budget_usd)
+        return _manifest(
+            manifest, source, config, overrides, tuple(names), budget_usd, executor, ray_address
+        )
     if resume is not None:
         changed = overrides != CliOverrides() or source != Path(".") or config is not None
         if changed or dry_run or repeat_check is not None:
@@ -275,6 +291,8 @@ def command(
         config=config,
         overrides=overrides,
         reporters=tuple(names),
+        executor=executor,
+        executor_address=ray_address,
         argv=("proctor", *sys.argv[1:]),
     )
     plan = plan_run(request)
@@ -340,6 +358,8 @@ def _manifest(
     overrides: CliOverrides,
     names: tuple[str, ...],
     budget: float | None,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> int:
     """``--manifest FILE``: each run of the manifest in turn; the worst exit code."""
     from proctor.cli.display import CostWarnings, make_display
@@ -366,6 +386,8 @@ def _manifest(
             config=config,
             overrides=run_overrides,
             reporters=names,
+            executor=executor,
+            executor_address=ray_address,
             argv=("proctor", *sys.argv[1:]),
             session_label=entry.session,
         )
@@ -426,6 +448,24 @@ def _repeat_check(
         click.echo(check.markdown(), nl=False)
     click.echo(f"proctor: repeat check: {check.verdict}", err=True)
     return check.exit_code
+
+
+def _check_executor(executor: str, ray_address: str | None, resume: Path | None) -> None:
+    """``--executor ray`` needs Ray installed and a cluster that answers at ``--ray-address``
+    (both checked before anything runs); ``--ray-address`` needs ``--executor ray``;
+    ``--resume`` finishes a run here, with the local executor."""
+    from proctor.errors import ConfigError
+
+    if ray_address is not None and executor != "ray":
+        raise ConfigError("--ray-address names a Ray cluster: give --executor ray too")
+    if executor == "ray" and resume is not None:
+        raise ConfigError("--resume finishes a run on this machine: drop --executor ray")
+    if executor == "ray":
+        from proctor.execute.ray_cluster import import_ray
+        from proctor.execute.ray_executor import check_reachable
+
+        import_ray()
+        check_reachable(ray_address)
 
 
 def _interrupt(signum: int, frame: object) -> None:

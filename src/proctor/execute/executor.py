@@ -202,8 +202,16 @@ class LocalExecutor:
             gc.unfreeze()
 
 
-EXECUTORS: dict[str, Callable[[], Executor]] = {"local": LocalExecutor}
-"""Executor name → factory; another executor runs the same trial function elsewhere."""
+def _ray_executor(address: str | None = None) -> Executor:
+    # Loaded when chosen: it builds on this module, and Ray is an optional extra.
+    from proctor.execute.ray_executor import RayExecutor
+
+    return RayExecutor(address)
+
+
+EXECUTORS: dict[str, Callable[..., Executor]] = {"local": LocalExecutor, "ray": _ray_executor}
+"""Executor name → factory; another executor runs the same trial function elsewhere. A
+factory takes the address of the cluster to run on when the user gave one (``--ray-address``)."""
 
 
 def _run_workers(

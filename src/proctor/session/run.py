@@ -51,6 +51,8 @@ class RunRequest:
     overrides: CliOverrides = field(default_factory=CliOverrides)
     reporters: tuple[str, ...] = ("markdown",)
     executor: str = "local"
+    executor_address: str | None = None
+    """The cluster the executor runs on (``--ray-address``); None: the executor's default."""
     argv: tuple[str, ...] = ()
     cwd: Path | None = None
     session_label: str | None = None
@@ -193,7 +195,9 @@ def execute_and_finish(
     trials that finished before a resume), render the reporters, close the manifest and the
     journal, and update the findings ledger."""
     started = time.monotonic()
-    outcome = EXECUTORS[request.executor]().run(
+    factory = EXECUTORS[request.executor]
+    executor = factory(request.executor_address) if request.executor_address else factory()
+    outcome = executor.run(
         trials,
         paths,
         concurrency=plan.concurrency,

@@ -1,0 +1,93 @@
+"""A trial folder's trip from a Ray node to the driver's run folder (``pack``/``unpack_trial``),
+and the executor's refusals before anything runs (no Ray cluster needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.execute.ray_executor import check_reachable
+from proctor.execute.ray_node import pack, unpack_trial
+from proctor.paths import TrialPaths
+
+
+def node_folder(root: Path) -> Path:
+    folder = root / "node" / "trial"
+    (folder / "evaluators").mkdir(parents=True)
+    (folder / "trial.json").write_text('{"status": "passed"}')
+    (folder / "trajectory.jsonl").write_text("{}\n")
+    (folder / "evaluators" / "0-command.json").write_text("{}")
+    (folder / "workspace").mkdir()
+    (folder / "workspace" / "calc.py").write_text("x = 1\n")
+    os.symlink("calc.py", folder / "workspace" / "link.py")
+    return folder
+
+
+def test_a_trial_folder_arrives_whole_with_its_links(tmp_path: Path) -> None:
+    data = pack(node_folder(tmp_path))
+    trial = TrialPaths(tmp_path / "run" / "trials" / "c" / "a" / "default" / "1")
+    assert unpack_trial(data, trial)
+    files = sorted(str(p.relative_to(trial.root)) for p in trial.root.rglob("*"))
+    assert files == [
+        "evaluators",
+        "evaluators/0-command.json",
+        "trajectory.jsonl",
+        "trial.json",
+        "workspace",
+        "workspace/calc.py",
+        "workspace/link.py",
+    ]
+    assert os.readlink(trial.root / "workspace" / "link.py") == "calc.py"
+    assert json.loads(trial.trial_json.read_text()) == {"status": "passed"}
+    assert [p.name for p in trial.root.parent.iterdir()] == ["1"]  # no staging folder left
+
+
+def test_earlier_attempts_stay_and_files_of_the_last_attempt_are_replaced(tmp_path: Path) -> None:
+    trial = TrialPaths(tmp_path / "run" / "1")
+    (trial.root / "attempts" / "1").mkdir(parents=True)
+    (trial.root / "attempts" / "1" / "trial.json").write_text("{}")
+    (trial.root / "workspace").mkdir()
+    (trial.root / "workspace" / "stale.txt").write_text("old")
+    assert unpack_trial(pack(node_folder(tmp_path)), trial)
+    assert (trial.root / "attempts" / "1" / "trial.json").is_file()
+    assert not (trial.root / "workspace" / "stale.txt").exists()
+
+
+def test_control_a_folder_without_trial_json_is_not_a_finished_trial(tmp_path: Path) -> None:
+    folder = node_folder(tmp_path)
+    (folder / "trial.json").unlink()
+    trial = TrialPaths(tmp_path / "run" / "1")
+    assert not unpack_trial(pack(folder), trial)
+    assert not trial.trial_json.exists()
+    assert (trial.root / "trajectory.jsonl").is_file()  # what came is kept, for a look
+
+
+def test_a_ray_address_where_nothing_listens_is_one_sentence(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"--ray-address 127\.0\.0\.1:1: nothing answers"):
+        check_reachable("127.0.0.1:1")
+    with pytest.raises(ConfigError, match="expected HOST:PORT"):
+        check_reachable("head-node")
+    check_reachable(None)  # Ray's own default: nothing to check here
+    check_reachable("ray://head:10001")  # Ray Client: Ray itself connects
+
+
+def test_control_an_archive_member_that_escapes_the_trial_folder_is_refused(
+    tmp_path: Path,
+) -> None:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo("../../escaped.txt")
+        info.size = 3
+        tar.addfile(info, io.BytesIO(b"bad"))
+    trial = TrialPaths(tmp_path / "run" / "trials" / "1")
+    with pytest.raises(tarfile.TarError):
+        unpack_trial(buffer.getvalue(), trial)
+    assert not list(tmp_path.rglob("escaped.txt"))
+    assert not trial.trial_json.exists()
