@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proctor.addons.audit.trial import trial_audit
 from proctor.agents.protocol import Launch
 from proctor.evaluators.combiners import below_threshold
 from proctor.execute.collect import Collected, collect
@@ -24,7 +23,7 @@ from proctor.execute.driving import Driven, drive
 from proctor.execute.evaluate import Evaluated, evaluate
 from proctor.execute.prepare import Prepared, prepare
 from proctor.execute.verdict import Verdict, decide, failure_verdict, talked_verdict
-from proctor.models.audit import AuditReport
+from proctor.models.audit import AUDITED_AGENTS, AuditReport
 from proctor.models.io import write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trajectory import AssistantText, Trajectory
@@ -80,6 +79,10 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
     adapter = done.prepared.adapter
 
     def record_audit(launch: Launch[Any]) -> None:
+        if adapter.name not in AUDITED_AGENTS:
+            return  # the scripted agent: nothing to audit (and nothing more to import)
+        from proctor.addons.audit.trial import trial_audit
+
         done.audit = trial_audit(ctx.home, ctx.workspace, adapter.name, launch.argv)
 
     done.driven = drive(ctx, done.prepared, record_audit)

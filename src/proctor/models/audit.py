@@ -9,6 +9,9 @@ from typing import Literal
 
 from proctor.models.base import CamelModel, RecordModel
 
+AUDITED_AGENTS = frozenset({"claude-code", "codex", "gemini-cli"})
+"""The agents whose installed components :mod:`proctor.addons.audit` reads."""
+
 ComponentKind = Literal["skill", "hook", "plugin", "mcp", "permission", "instructions", "settings"]
 """``settings`` is only ever a decoy: a settings file of another agent in this agent's folder."""
 

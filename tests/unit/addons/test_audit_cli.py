@@ -120,3 +120,11 @@ def test_trial_audit_is_none_for_scripted_and_never_raises(tmp_path: Path) -> No
     record.audit = report
     again = TrialRecord.model_validate(json.loads(json.dumps(record.to_dict())))
     assert again.audit == report
+
+
+def test_the_trials_audit_the_agents_the_audit_knows() -> None:
+    # execute/trial.py checks AUDITED_AGENTS before importing the audit at all.
+    from proctor.addons.audit import AUDITORS
+    from proctor.models.audit import AUDITED_AGENTS
+
+    assert set(AUDITORS) == AUDITED_AGENTS
