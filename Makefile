@@ -9,6 +9,8 @@ DEMO_OUT ?= proctor-results
 # `proctor run` exits 1 there, and `make demo` checks that it does. The example evals
 # (examples/evals) hold one case that fails on purpose too: `proctor eval` exits 1.
 DEMO_EXPECTED_EXIT := 1
+# Trials of the scale benchmark (local, and on a local two-node Ray cluster when ray is there).
+SCALE_TRIALS ?= 10000
 
 .PHONY: demo test check bench schemas clean agents goldens corpus
 
@@ -60,6 +62,10 @@ bench: $(STAMP) agents
 	$(BIN)/python bench/parse_bench.py
 	$(BIN)/python bench/workspace_bench.py
 	$(BIN)/python bench/view_bench.py
+	$(BIN)/python bench/scale_bench.py --trials $(SCALE_TRIALS)
+	@if $(BIN)/python -c "import ray" 2>/dev/null; then \
+	  $(BIN)/python bench/scale_bench.py --trials $(SCALE_TRIALS) --executor ray; \
+	else echo "bench: the Ray line needs the ray extra (pip install -e '.[ray]')"; fi
 
 schemas: $(STAMP)
 	$(BIN)/python -m proctor.models.schemas docs/schemas
