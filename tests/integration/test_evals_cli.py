@@ -429,9 +429,7 @@ def test_json_stays_json_with_verbose_and_logs(proctor: Run, tmp_path: Path) -> 
     assert out["results"][0]["logs"] == ["a line for people"]
 
 
-def test_runnable_ids_stay_unique_across_iterations(
-    proctor: Run, tmp_path: Path
-) -> None:
+def test_runnable_ids_stay_unique_across_iterations(proctor: Run, tmp_path: Path) -> None:
     body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t{})\n"
     root = project(
         tmp_path, {"a/index.eval.py": body.format(", iterations=2"), "a/1.eval.py": body.format("")}

@@ -5,9 +5,9 @@ the file when something is wrong."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-import inspect
 from typing import Any
 
 TestFn = Callable[[Any], Awaitable[None]]

@@ -17,11 +17,11 @@ import subprocess
 import sys
 import threading
 import time
-from urllib.parse import quote
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ProctorError
@@ -112,9 +112,7 @@ class Playground:
         run = row["run"]
         trials = self.index.run_row(run) if run else None
         finished = (
-            self.index.query(
-                "SELECT key, status FROM trials WHERE run = ? ORDER BY key", (run,)
-            )
+            self.index.query("SELECT key, status FROM trials WHERE run = ? ORDER BY key", (run,))
             if run
             else []
         )

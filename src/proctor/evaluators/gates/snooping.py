@@ -249,7 +249,7 @@ def git_peek(argv: Sequence[str]) -> str | None:
     shown = " ".join(argv)
     if sub == "reflog" or sub == "cat-file":
         return f"`{shown}` reads history beyond the checkout"
-    if sub == "stash" and words[:1] == ["show"] or (sub == "stash" and words[:1] == ["list"]):
+    if sub == "stash" and words[:1] in (["show"], ["list"]):
         return f"`{shown}` reads stashed work"
     if sub == "fsck" and any(o in ("--lost-found", "--unreachable", "--dangling") for o in options):
         return f"`{shown}` digs for unreachable commits"
