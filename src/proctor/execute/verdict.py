@@ -142,7 +142,7 @@ def talked_verdict(
     if outcome.kind == "timeout":
         return Verdict("timeout", False, 0.0, f"the eval did not finish within {timeout_sec:g}s")
     if skipped is not None:
-        return Verdict("skipped", None, None, f"skipped: {skipped}")
+        return Verdict("skipped", None, None, skipped)
     hard = [r for r in results if r.gate and r.counted]
     if not hard:
         why = agent_failure(outcome, exit_code, failure) or "no turn completed"
