@@ -105,8 +105,28 @@ def test_tables_are_empty_for_no_trials() -> None:
 
 
 def test_tables_cover_every_k() -> None:
-    assert pass_at_k_table(3, 1) == {k: pass_at_k(3, 1, k) for k in (1, 2, 3)}
+    assert pass_at_k_table(3, 1) == {k: pytest.approx(pass_at_k(3, 1, k)) for k in (1, 2, 3)}
     assert pass_hat_k_table(3, 2) == {1: pytest.approx(2 / 3), 2: pytest.approx(1 / 3), 3: 0.0}
+
+
+def test_tables_agree_with_the_exact_binomials() -> None:
+    for n in range(1, 60):
+        for c in range(n + 1):
+            at, hat = pass_at_k_table(n, c), pass_hat_k_table(n, c)
+            for k in range(1, n + 1):
+                assert at[k] == pytest.approx(pass_at_k(n, c, k), abs=1e-12)
+                assert hat[k] == pytest.approx(pass_hat_k(n, c, k), abs=1e-12)
+    # Exactly 0 once k exceeds the passes (pass^k) or the failures (1 - pass@k).
+    assert pass_hat_k_table(10, 3)[4] == 0.0
+    assert pass_at_k_table(10, 7)[4] == 1.0
+
+
+def test_tables_of_ten_thousand_trials() -> None:
+    # One group of 10,000 repeats: exact big-integer binomials took 16 s for these tables.
+    at, hat = pass_at_k_table(10_000, 9_990), pass_hat_k_table(10_000, 9_990)
+    assert at[1] == pytest.approx(0.999) and at[11] == 1.0
+    assert hat[1] == pytest.approx(0.999) and hat[10_000] == 0.0
+    assert hat[100] == pytest.approx(pass_hat_k(10_000, 9_990, 100), rel=1e-9)
 
 
 def test_tables_are_monotone_in_k() -> None:
