@@ -70,7 +70,7 @@ def prepare(ctx: TrialContext) -> Prepared:
     adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
     ctx.home.mkdir(parents=True, exist_ok=True)
     case = spec.case.case
-    materialise_fixture(case.fixture, case.fixture_kind, ctx.workspace)
+    fixture_stats = materialise_fixture(case.fixture, case.fixture_kind, ctx.workspace)
     for name in spec.profile.forward_env:  # deny-listed for a reason: mask what passes
         register_secret(os.environ.get(name, ""))
     env = agent_environment(
@@ -97,6 +97,7 @@ def prepare(ctx: TrialContext) -> Prepared:
             ctx.workspace,
             case.fixture if case.fixture is not None and case.fixture_kind != "zip" else None,
             ctx.scratch / "before",
+            fixture_stats,
         ),
         roles=roles,
         credentials=credentials,

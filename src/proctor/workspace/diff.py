@@ -11,6 +11,7 @@ grow with the size of the repository it works in.
 from __future__ import annotations
 
 import difflib
+import filecmp
 import os
 import shutil
 import time
@@ -30,24 +31,53 @@ RACY_NS = 2_000_000_000
 granularity without its time changing: its content is kept, and compared, whatever its time."""
 
 
-def walk(root: Path) -> Iterator[tuple[str, os.stat_result]]:
-    """Every regular file under ``root`` (minus caches and symlinks), with its stat, by
-    workspace-relative path."""
+FileStats = dict[str, tuple[int, int]]
+"""Workspace-relative path → (size, modification time in ns) of each regular file."""
+
+
+def scan(root: Path, links: list[str] | None = None) -> FileStats:
+    """Every regular file under ``root`` (minus caches, symlinks and special files) with its
+    size and time, in one pass of ``os.scandir``: a file costs one ``lstat``, a folder none.
+
+    When ``links`` is given, the path of every symlink anywhere under ``root`` (cache folders
+    included) is appended to it, for the caller to check where each one leads.
+    """
+    stats: FileStats = {}
     if not root.is_dir():
-        return
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
-        for name in sorted(filenames):
-            if name.endswith(IGNORED_SUFFIXES):
-                continue
-            path = os.path.join(dirpath, name)
+        return stats
+    stack: list[tuple[str, str, bool]] = [("", str(root), False)]
+    while stack:
+        prefix, folder, ignored = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
             try:
-                st = os.lstat(path)
+                if entry.is_symlink():
+                    if links is not None:
+                        links.append(entry.path)
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    skip = ignored or name in IGNORED_DIRS
+                    if not skip or links is not None:
+                        stack.append((f"{prefix}{name}/", entry.path, skip))
+                    continue
+                if ignored or name.endswith(IGNORED_SUFFIXES):
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    stats[f"{prefix}{name}"] = (st.st_size, st.st_mtime_ns)
             except OSError:
-                continue
-            if not os.path.isfile(path) or os.path.islink(path):
-                continue
-            yield Path(path).relative_to(root).as_posix(), st
+                continue  # gone while scanned
+    return stats
+
+
+def walk(root: Path) -> Iterator[tuple[str, tuple[int, int]]]:
+    """Every regular file under ``root`` (minus caches and symlinks) with its size and time,
+    by workspace-relative path, in sorted order."""
+    yield from sorted(scan(root).items())
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -74,30 +104,48 @@ class Snapshot:
     kept: Path | None = None
     kept_paths: set[str] = field(default_factory=set)
 
-    def read(self, rel: str) -> bytes | None:
+    def source(self, rel: str) -> Path | None:
+        """Where the content ``rel`` had when the snapshot was taken can be read now."""
         source = self.kept if rel in self.kept_paths else self.fixture
+        return None if source is None else source / rel
+
+    def read(self, rel: str) -> bytes | None:
+        source = self.source(rel)
         if source is None:
             return None
         try:
-            return (source / rel).read_bytes()
+            return source.read_bytes()
         except OSError:
             return None
 
 
-def take_snapshot(root: Path, fixture: Path | None, kept: Path) -> Snapshot:
+def _same_content(a: Path | None, b: Path) -> bool:
+    """Whether two files hold the same bytes, compared in chunks (never whole in memory)."""
+    if a is None:
+        return False
+    try:
+        return filecmp.cmp(a, b, shallow=False)
+    except OSError:
+        return False
+
+
+def take_snapshot(
+    root: Path, fixture: Path | None, kept: Path, fixture_stats: FileStats | None = None
+) -> Snapshot:
     """The :class:`Snapshot` of ``root``: files as the folder ``fixture`` has them (same size
-    and time) are read from there when needed; every other file is copied to ``kept``."""
+    and time) are read from there when needed; every other file is copied to ``kept``.
+
+    ``fixture_stats`` is :func:`scan` of ``fixture`` when the caller has it already (the
+    fixture's copy does): the fixture is then not scanned again.
+    """
     snap = Snapshot(root, fixture=fixture, kept=kept)
+    snap.stats = scan(root)
+    if fixture is not None and fixture_stats is None:
+        fixture_stats = scan(fixture)
     racy_after = time.time_ns() - RACY_NS
-    for rel, st in walk(root):
-        snap.stats[rel] = (st.st_size, st.st_mtime_ns)
-        if fixture is not None and st.st_mtime_ns < racy_after:
-            try:
-                there = os.lstat(fixture / rel)
-                if (there.st_size, there.st_mtime_ns) == (st.st_size, st.st_mtime_ns):
-                    continue  # as the fixture has it
-            except OSError:
-                pass
+    for rel, stat in snap.stats.items():
+        if fixture_stats is not None and stat[1] < racy_after and fixture_stats.get(rel) == stat:
+            continue  # as the fixture has it
         target = kept / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -110,25 +158,30 @@ def take_snapshot(root: Path, fixture: Path | None, kept: Path) -> Snapshot:
 
 def workspace_diff(before: Snapshot, root: Path) -> str:
     """The unified diff of ``root`` against the snapshot, reading only the files whose size
-    or time changed (and the copies kept aside)."""
-    old: dict[str, bytes] = {}
-    new: dict[str, bytes] = {}
-    now = dict(walk(root))
+    or time changed (and the copies kept aside); a file is held in memory only while its own
+    diff is made, and only when its content did change."""
+    out: list[str] = []
+    now = scan(root)
     for rel in sorted(set(before.stats) | set(now)):
-        st = now.get(rel)
-        stat = (st.st_size, st.st_mtime_ns) if st is not None else None
-        if stat == before.stats.get(rel) and rel not in before.kept_paths:
+        stat = now.get(rel)
+        was = before.stats.get(rel)
+        if stat == was and rel not in before.kept_paths:
             continue  # unchanged: not read
-        if rel in before.stats:
+        if stat is not None and was is not None and _same_content(before.source(rel), root / rel):
+            continue
+        old: dict[str, bytes] = {}
+        new: dict[str, bytes] = {}
+        if was is not None:
             content = before.read(rel)
             if content is not None:
                 old[rel] = content
-        if st is not None:
+        if stat is not None:
             try:
                 new[rel] = (root / rel).read_bytes()
             except OSError:
-                continue
-    return unified_diff(old, new)
+                pass
+        out.append(unified_diff(old, new))
+    return "".join(out)
 
 
 def _text(data: bytes) -> list[str] | None:

@@ -17,9 +17,11 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from proctor.errors import WorkspaceError
+from proctor.workspace.diff import FileStats, scan
 
 # As many symlinks as one path may pass through before it is treated as a loop (Linux's limit).
 _MAX_LINK_HOPS = 40
@@ -183,46 +185,164 @@ def _strip_single_root(dest: Path) -> None:
         shutil.rmtree(macosx)
 
 
-def _copy_dir(src: Path, dest: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(src):
-        here = Path(dirpath)
-        for name in dirnames + filenames:
-            item = here / name
-            if item.is_symlink() and _escapes(src, item):
-                raise WorkspaceError(
-                    f"{item}: symlink points outside the fixture ({os.readlink(item)})"
-                )
-    _copy_tree(src, dest)
+def _copy_dir(src: Path, dest: Path) -> FileStats:
+    """Copy the folder fixture ``src`` into ``dest``, refusing a symlink that leads out of it;
+    returns :func:`scan` of ``src`` (the snapshot compares the workspace with it)."""
+    links: list[str] = []
+    stats = scan(src, links)
+    for link in links:
+        if _escapes(src, Path(link)):
+            raise WorkspaceError(
+                f"{link}: symlink points outside the fixture ({os.readlink(link)})"
+            )
+    _copy_tree(src, dest, stats)
+    return stats
 
 
-def _copy_tree(src: Path, dest: Path) -> None:
+def symlinks_under(root: Path) -> list[str]:
+    """The path of every symlink under ``root``, found from directory entries alone (no
+    ``stat`` of any file)."""
+    found: list[str] = []
+    stack = [str(root)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_symlink():
+                    found.append(entry.path)
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+            except OSError:
+                continue
+    return found
+
+
+PARALLEL_FROM_FILES = 2_000
+"""A fixture of at least this many files is copied by several ``cp`` processes at once."""
+MAX_COPY_JOBS = 4
+_FILE_WEIGHT = 16_384
+"""What creating one file costs next to copying its bytes, in bytes (measured on ext4 and
+tmpfs: about 20 µs a file against about 1 ns a byte)."""
+
+
+def _copy_tree(src: Path, dest: Path, stats: FileStats | None = None) -> None:
     """``src``'s tree into ``dest``, symlinks as symlinks, times kept (the workspace snapshot
-    tells a file the agent did not touch by them). GNU ``cp`` copies in one process, sharing
-    blocks with the fixture where the file system can (copy-on-write), never hard links: the
-    fixture is never writable through the workspace."""
+    tells a file the agent did not touch by them). GNU ``cp`` copies, sharing blocks with the
+    fixture where the file system can (copy-on-write), never hard links: the fixture is never
+    writable through the workspace. A large tree (``stats`` of it, from :func:`scan`) is split
+    into parts of about equal cost, copied by several ``cp`` processes at once."""
     if sys.platform.startswith("linux") and shutil.which("cp"):
+        jobs = min(MAX_COPY_JOBS, os.cpu_count() or 1)
+        if stats is not None and len(stats) >= PARALLEL_FROM_FILES and jobs > 1:
+            if _copy_in_parts(src, dest, stats, jobs):
+                return
+            _empty(dest)
         done = subprocess.run(
-            ["cp", "-a", "--reflink=auto", "--no-preserve=ownership", f"{src}/.", str(dest)],
-            capture_output=True,
+            ["cp", *_CP_FLAGS, f"{src}/.", str(dest)], capture_output=True, check=False
         )
         if done.returncode == 0:
             return
+        _empty(dest)
     shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
 
 
-def materialise_fixture(fixture: Path | None, kind: str | None, dest: Path) -> None:
-    """Fill the empty directory ``dest`` with the fixture (nothing when there is none)."""
+def _empty(folder: Path) -> None:
+    """Remove what a failed copy left in ``folder``, before copying again."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+_CP_FLAGS = ("-a", "--reflink=auto", "--no-preserve=ownership")
+
+
+def _weights(stats: FileStats) -> dict[str, int]:
+    """The copying cost of every folder (by relative path, "" the root) and file."""
+    weights: dict[str, int] = {}
+    for rel, (size, _) in stats.items():
+        cost = size + _FILE_WEIGHT
+        weights[rel] = cost
+        parent = rel
+        while parent:
+            parent = parent.rpartition("/")[0]
+            weights[parent] = weights.get(parent, 0) + cost
+    return weights
+
+
+def _parts(src: Path, stats: FileStats, jobs: int) -> tuple[list[tuple[str, int]], list[str]]:
+    """Entries to copy whole (relative path, cost), and the folders split into their entries
+    to get there (created empty first, parents before children): a folder heavier than a
+    job's share is split, down to single files."""
+    weights = _weights(stats)
+    share = weights.get("", 0) // jobs
+    units: list[tuple[str, int]] = []
+    split: list[str] = []
+    folders = [""]
+    while folders:
+        folder = folders.pop()
+        split.append(folder)
+        for entry in sorted(os.scandir(src / folder if folder else src), key=lambda e: e.name):
+            rel = f"{folder}/{entry.name}" if folder else entry.name
+            cost = weights.get(rel, _FILE_WEIGHT)
+            if cost > share and entry.is_dir(follow_symlinks=False):
+                folders.append(rel)
+            else:
+                units.append((rel, cost))
+    return units, split
+
+
+def _copy_in_parts(src: Path, dest: Path, stats: FileStats, jobs: int) -> bool:
+    """Copy ``src`` into ``dest`` with ``jobs`` ``cp`` processes at once; False when one
+    failed (the caller copies again the slow way)."""
+    units, split = _parts(src, stats, jobs)
+    buckets: list[list[str]] = [[] for _ in range(jobs)]
+    loads = [0] * jobs
+    for rel, cost in sorted(units, key=lambda unit: -unit[1]):  # heaviest first, to the lightest
+        lightest = loads.index(min(loads))
+        buckets[lightest].append(rel)
+        loads[lightest] += cost
+    for folder in split[1:]:
+        (dest / folder).mkdir(exist_ok=True)
+
+    def copy_part(bucket: list[str]) -> bool:
+        by_parent: dict[str, list[str]] = {}
+        for rel in bucket:
+            by_parent.setdefault(rel.rpartition("/")[0], []).append(rel)
+        for parent, rels in by_parent.items():
+            argv = ["cp", *_CP_FLAGS, "--", *(str(src / rel) for rel in rels), str(dest / parent)]
+            if subprocess.run(argv, capture_output=True, check=False).returncode != 0:
+                return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        ok = all(pool.map(copy_part, [bucket for bucket in buckets if bucket]))
+    if ok:
+        for folder in reversed(split):  # children first: filling a folder changes its time
+            shutil.copystat(src / folder if folder else src, dest / folder if folder else dest)
+    return ok
+
+
+def materialise_fixture(fixture: Path | None, kind: str | None, dest: Path) -> FileStats | None:
+    """Fill the empty directory ``dest`` with the fixture (nothing when there is none).
+
+    Returns :func:`scan` of a folder fixture as it was copied (None for a zip or no fixture),
+    for :func:`proctor.workspace.diff.take_snapshot`.
+    """
     dest.mkdir(parents=True, exist_ok=True)
     if fixture is None:
-        return
+        return None
+    stats = None
     if kind == "zip":
         _extract_zip(fixture, dest)
     else:
-        _copy_dir(fixture, dest)
-    for dirpath, dirs, files in os.walk(dest):
-        for name in dirs + files:
-            item = Path(dirpath) / name
-            if item.is_symlink() and _escapes(dest, item):
-                raise WorkspaceError(
-                    f"fixture entry '{item.relative_to(dest)}' escapes the workspace"
-                )
+        stats = _copy_dir(fixture, dest)
+    for link in symlinks_under(dest):
+        item = Path(link)
+        if _escapes(dest, item):
+            raise WorkspaceError(f"fixture entry '{item.relative_to(dest)}' escapes the workspace")
+    return stats

@@ -182,3 +182,84 @@ def test_single_root_folder_holding_a_folder_of_its_own_name_is_unwrapped(
         Path(".hidden"),
     }
     assert (ws / "mypkg" / "__init__.py").read_text() == "X = 1"
+
+
+def _entries(root: Path) -> dict[str, tuple[str, int, int, str]]:
+    """Every entry under root: kind, mode, time (files and folders) and content or target."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            st = os.lstat(path)
+            if path.is_symlink():
+                out[rel] = ("link", 0, 0, os.readlink(path))
+            elif path.is_dir():
+                out[rel] = ("dir", st.st_mode, st.st_mtime_ns, "")
+            else:
+                out[rel] = ("file", st.st_mode, st.st_mtime_ns, path.read_text())
+    return out
+
+
+def big_fixture(root: Path) -> Path:
+    src = root / "src"
+    heavy = src / "heavy" / "deeper"  # one folder holds most of it: it must be split
+    heavy.mkdir(parents=True)
+    for i in range(40):
+        (heavy / f"m{i}.py").write_text(f"x = {i}\n" * (i + 1))
+    (src / "light").mkdir()
+    (src / "light" / "-dash name.txt").write_text("odd name\n")
+    (src / "empty").mkdir()
+    (src / "top.txt").write_text("top\n")
+    (src / "run.sh").write_text("#!/bin/sh\n")
+    (src / "run.sh").chmod(0o755)
+    (src / "link").symlink_to("heavy/deeper/m1.py")
+    stamp = 1_600_000_000_000_000_000
+    for dirpath, dirnames, filenames in os.walk(src, topdown=False):
+        for name in dirnames + filenames:
+            os.utime(Path(dirpath) / name, ns=(stamp, stamp), follow_symlinks=False)
+    os.utime(src, ns=(stamp, stamp))
+    return src
+
+
+@pytest.mark.parametrize("jobs", [2, 4])
+def test_a_large_fixture_copied_in_parts_is_the_same_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    src = big_fixture(tmp_path)
+    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
+    monkeypatch.setattr(fixture, "MAX_COPY_JOBS", jobs)
+    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 8)
+    calls: list[list[str]] = []
+    real_run = fixture.subprocess.run
+
+    def counting(argv: list[str], **kwargs: object) -> object:
+        calls.append(argv)
+        return real_run(argv, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(fixture.subprocess, "run", counting)
+    stats = materialise_fixture(src, "dir", tmp_path / "ws")
+    assert len(calls) >= 2  # in parts, not one cp of the whole tree
+    assert stats is not None and len(stats) == 43
+    assert _entries(tmp_path / "ws") == _entries(src)
+    assert os.stat(tmp_path / "ws").st_mtime_ns == os.stat(src).st_mtime_ns
+
+
+def test_a_failed_part_falls_back_to_a_whole_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = big_fixture(tmp_path)
+    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
+    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 2)
+    real_run = fixture.subprocess.run
+
+    def failing(argv: list[str], **kwargs: object) -> object:
+        if any(str(a).endswith("top.txt") for a in argv):
+            argv = ["false"]
+        return real_run(argv, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(fixture.subprocess, "run", failing)
+    materialise_fixture(src, "dir", tmp_path / "ws")
+    got, want = _entries(tmp_path / "ws"), _entries(src)
+    assert got.keys() == want.keys()
+    assert all(got[k][3] == want[k][3] for k in want)  # every content and link there

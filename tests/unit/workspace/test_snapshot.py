@@ -99,3 +99,42 @@ def test_the_copy_keeps_times_and_symlinks_and_never_links_to_the_fixture(tmp_pa
     assert os.stat(ws / "b.txt").st_ino != os.stat(src / "b.txt").st_ino  # not a hard link
     (ws / "b.txt").write_text("changed\n")
     assert (src / "b.txt").read_text() == "keep\n"
+
+
+def test_files_kept_aside_are_compared_in_chunks_and_only_changed_ones_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fixture written moments before the trial is kept aside whole (its times cannot be
+    trusted); after the trial the unchanged copies must not all be held in memory."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(50):
+        (src / f"f{i}.txt").write_text(f"line {i}\n" * 100)
+    ws = tmp_path / "ws"
+    stats = materialise_fixture(src, "dir", ws)
+    assert stats is not None and len(stats) == 50
+    before = take_snapshot(ws, src, tmp_path / "kept", stats)
+    assert len(before.kept_paths) == 50  # every time is racy
+    (ws / "f7.txt").write_text("line 7\n" * 99 + "changed\n")
+    read: list[str] = []
+    real_read = diff_module.Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        read.append(self.name)
+        return real_read(self)
+
+    monkeypatch.setattr(diff_module.Path, "read_bytes", counting)
+    diff = workspace_diff(before, ws)
+    assert "-line 7\n+changed\n" in diff and diff.count("diff --git") == 1
+    assert sorted(read) == ["f7.txt", "f7.txt"]  # old and new of the changed file only
+
+
+def test_the_fixture_scan_matches_a_fresh_scan_and_skips_caches(tmp_path: Path) -> None:
+    src = fixture(tmp_path)
+    (src / "__pycache__").mkdir()
+    (src / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (src / "pkg" / "b.pyc").write_bytes(b"\0")
+    (src / "link").symlink_to("b.txt")
+    stats = materialise_fixture(src, "dir", tmp_path / "ws")
+    assert stats == diff_module.scan(tmp_path / "ws") == diff_module.scan(src)
+    assert sorted(stats) == ["b.txt", "gone.txt", "pkg/a.py"]
