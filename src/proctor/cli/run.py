@@ -415,7 +415,7 @@ def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
             signal.signal(signal.SIGTERM, previous)
     for name in names:
         click.echo(result.outputs[name], nl=False)
-    kept = len(result.records) - ran
+    kept = result.suite.totals.n - ran
     click.echo(f"proctor: resumed {result.paths.root}: {kept} kept, {ran} run now", err=True)
     click.echo(f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}", err=True)
     return result.suite.exit_code

@@ -20,6 +20,7 @@ import os
 import signal
 import tempfile
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -42,6 +43,7 @@ from proctor.execute.events import (
 from proctor.execute.limits import Throttle
 from proctor.execute.retry import is_transient, keep_attempt
 from proctor.execute.trial import run_trial
+from proctor.models.compact import compact
 from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import AttemptRecord, TrialRecord
@@ -55,16 +57,17 @@ STOP_GRACE_SEC = 10.0
 class RunOutcome:
     """The records of the trials that finished, and whether the run was stopped early.
 
-    Each record is kept as its JSON (a few KB, where the model takes several times that) and
-    read back when the run is over: the orchestrator stays small however many trials it runs,
-    so forking a worker stays cheap."""
+    Each record is kept as its JSON, compressed (about 1 KB, where the model takes twenty
+    times that), and read back when the run is over: the orchestrator stays small however many
+    trials it runs, so forking a worker stays cheap."""
 
     interrupted: bool = False
     kept: list[bytes] = field(default_factory=list)
     keys: set[tuple[str, str, str, int]] = field(default_factory=set)
 
     def add(self, record: TrialRecord) -> None:
-        self.kept.append(record.__pydantic_serializer__.to_json(record, by_alias=True))
+        data = record.__pydantic_serializer__.to_json(record, by_alias=True)
+        self.kept.append(zlib.compress(data, 1))
         self.keys.add((record.case, record.agent, record.condition, record.repeat))
 
     @property
@@ -73,7 +76,14 @@ class RunOutcome:
 
     @property
     def records(self) -> list[TrialRecord]:
-        return [TrialRecord.model_validate_json(data) for data in self.kept]
+        return [TrialRecord.model_validate_json(zlib.decompress(data)) for data in self.kept]
+
+    def compact_records(self) -> list[TrialRecord]:
+        """The records as :func:`~proctor.models.compact.compact` stand-ins, each read back
+        and reduced in turn (for the aggregate and the reports of a large run)."""
+        return [
+            compact(TrialRecord.model_validate_json(zlib.decompress(data))) for data in self.kept
+        ]
 
 
 @contextmanager

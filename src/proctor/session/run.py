@@ -9,8 +9,10 @@ import platform
 import secrets
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,7 @@ from proctor.errors import ConfigError
 from proctor.execute.context import WorkerOptions
 from proctor.execute.events import RunEvent, Subscriber, TrialStarted
 from proctor.execute.executor import EXECUTORS
+from proctor.models.compact import compact
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record
 from proctor.models.plan import RunPlan, TrialSpec
@@ -65,9 +68,16 @@ class RunResult:
 
     paths: RunPaths
     suite: SuiteRecord
-    records: list[TrialRecord]
-    outputs: dict[str, str]
+    read_records: Callable[[], list[TrialRecord]] = field(repr=False)
+    """Every trial's record, read back when :attr:`records` is first asked for."""
+    outputs: dict[str, str] = field(default_factory=dict)
     """Reporter name → what it rendered (also written to its file in the run folder)."""
+
+    @cached_property
+    def records(self) -> list[TrialRecord]:
+        """Every trial's record, in the plan's order (read once, when first asked for: a run
+        of many trials aggregates from compact stand-ins and never holds them all)."""
+        return self.read_records()
 
     @property
     def exit_code(self) -> int:
@@ -212,7 +222,12 @@ def execute_and_finish(
     from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
 
     order = {spec.key: spec.index for spec in plan.trials}
-    records = sorted([*kept, *outcome.records], key=lambda r: order.get(_key(r), len(order)))
+
+    def ordered(records: list[TrialRecord]) -> list[TrialRecord]:
+        return sorted(records, key=lambda r: order.get(_key(r), len(order)))
+
+    # The aggregate and the reports read compact stand-ins, a fifth of the records' memory.
+    records = ordered([*map(compact, kept), *outcome.compact_records()])
     suite = aggregate(
         records,
         plan.gate,
@@ -231,7 +246,7 @@ def execute_and_finish(
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
 
     update_after_run(paths.root.parent)
-    return RunResult(paths, suite, records, outputs)
+    return RunResult(paths, suite, lambda: ordered([*kept, *outcome.records]), outputs)
 
 
 def _key(record: TrialRecord) -> tuple[str, str, str, int]:
