@@ -392,3 +392,33 @@ def test_an_external_program_in_the_case_folder_runs_with_a_relative_source(
     result = proctor("run", "--source", "cases", "--out", "out")
     assert result.code == 0, result.out + result.err
     assert _statuses(tmp_path / "out") == {"scored": {"passed": 1}}
+
+
+def test_a_zip_fixture_is_extracted_once_and_each_trial_diffs_against_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    import zipfile
+
+    plan = {
+        "turns": [
+            {"edit": {"path": "app.py", "old": "return 1", "new": "return 2"}},
+            {"shell": "rm notes.txt"},
+            {"say": "Done."},
+        ]
+    }
+    config = {"timeoutSec": 30, "repeats": 3, "evaluators": [{"use": "file-exists"}]}
+    case = make_case("zipped", config=config, plan=plan)
+    with zipfile.ZipFile(case / "src.zip", "w") as zf:
+        zf.writestr("repo/app.py", "def f():\n    return 1\n")
+        zf.writestr("repo/notes.txt", "keep me?\n")
+        zf.writestr("repo/lib/util.py", "x = 1\n")
+    result, out = run_cases(proctor, tmp_path, "--concurrency", "2")
+    assert result.code in (0, 1), result.err
+    run_dir = single_run_dir(out)
+    for repeat in (1, 2, 3):
+        folder = run_dir / "trials" / "zipped" / "scripted" / "default" / str(repeat)
+        diff = (folder / "workspace.diff").read_text()
+        assert "-    return 1\n+    return 2\n" in diff, diff
+        assert "deleted file" in diff and "notes.txt" in diff
+        assert "util.py" not in diff  # untouched: the template's copy is the "before"
+        assert diff.count("diff --git") == 2

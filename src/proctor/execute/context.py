@@ -51,6 +51,11 @@ class TrialContext:
     def home(self) -> Path:
         return self.scratch / "home"
 
+    @property
+    def templates(self) -> Path:
+        """Shared by the run's trials on this machine: zip fixtures extracted once."""
+        return self.scratch.parent / "templates"
+
     @classmethod
     def of(
         cls, spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions

@@ -21,7 +21,7 @@ from proctor.util.masking import register_secret
 from proctor.util.processes import MARKER_VARIABLE, run_captured
 from proctor.workspace.diff import Snapshot, take_snapshot
 from proctor.workspace.environment import agent_environment
-from proctor.workspace.fixture import materialise_fixture
+from proctor.workspace.fixture import materialise_fixture, zip_template
 
 SETUP_TIMEOUT_SEC = 600.0
 
@@ -70,7 +70,10 @@ def prepare(ctx: TrialContext) -> Prepared:
     adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
     ctx.home.mkdir(parents=True, exist_ok=True)
     case = spec.case.case
-    fixture_stats = materialise_fixture(case.fixture, case.fixture_kind, ctx.workspace)
+    fixture, kind = case.fixture, case.fixture_kind
+    if fixture is not None and kind == "zip":
+        fixture, kind = zip_template(fixture, ctx.templates), "dir"
+    fixture_stats = materialise_fixture(fixture, kind, ctx.workspace)
     for name in spec.profile.forward_env:  # deny-listed for a reason: mask what passes
         register_secret(os.environ.get(name, ""))
     env = agent_environment(
@@ -95,7 +98,7 @@ def prepare(ctx: TrialContext) -> Prepared:
         env=env,
         before=take_snapshot(
             ctx.workspace,
-            case.fixture if case.fixture is not None and case.fixture_kind != "zip" else None,
+            fixture,
             ctx.scratch / "before",
             fixture_stats,
         ),

@@ -34,7 +34,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.run import ResolvedRecord, RunManifest
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.report.stored import load_run
+from proctor.report.stored import iter_records
 
 log = logging.getLogger("proctor")
 
@@ -312,10 +312,18 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path],
 
 def stored_run_checks(run_dir: Path) -> list[CheckResult]:
     """The checks of a stored run folder (none when it holds no trial)."""
-    if not RunPaths(run_dir).trial_jsons():
+    paths = RunPaths(run_dir)
+    if not paths.trial_jsons():
         return []
-    run = load_run(run_dir, need_gate=False)
-    return run_checks(run.records, run.resolved)
+    resolved = None
+    try:
+        resolved = read_record(paths.resolved_json, ResolvedRecord)
+    except SchemaVersionError:
+        raise
+    except ConfigError:
+        pass  # the checks of the trials are known without it, only not their labels
+    # One record at a time: a run of many thousands of trials is never held whole here.
+    return run_checks(iter_records(run_dir), resolved)
 
 
 def update_ledger(results_dir: Path) -> LedgerUpdate:

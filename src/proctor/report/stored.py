@@ -8,7 +8,7 @@ recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,23 +76,28 @@ def load_records(run_dir: Path, notes: list[str] | None = None) -> list[TrialRec
     """Every stored trial of a run; ConfigError when the folder holds none. A trial.json that
     cannot be read counts as an infra-error trial saying why (named by its folder); one whose
     analysis sections (process metrics, rules) are malformed is read without them, with a note."""
+    return list(iter_records(run_dir, notes))
+
+
+def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[TrialRecord]:
+    """:func:`load_records` one record at a time, for a caller that never needs them all at
+    once (the findings ledger, over a run of many thousands of trials)."""
     notes = notes if notes is not None else []
     trial_files = RunPaths(run_dir).trial_jsons()
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
-    records = []
+    annotations = read_annotations(run_dir, notes)
     for path in trial_files:
         try:
             record, dropped = read_trial(path)
         except SchemaVersionError:
             raise
         except ConfigError as exc:
-            records.append(_lost(path, f"unreadable trial.json: {exc}"))
+            yield _lost(path, f"unreadable trial.json: {exc}")
             continue
         if dropped:
             notes.append(f"{path}: malformed {', '.join(dropped)} left out")
-        records.append(record)
-    return apply_annotations(records, read_annotations(run_dir, notes))
+        yield from apply_annotations([record], annotations)
 
 
 def trial_id(record: TrialRecord) -> str:

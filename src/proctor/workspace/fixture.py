@@ -9,12 +9,15 @@ link out of the workspace even when the archive-level check misses a trick.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -129,6 +132,10 @@ def _write_entry(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: P
     mode = (info.external_attr >> 16) & 0o777
     if mode:
         os.chmod(target, mode | stat.S_IRUSR | stat.S_IWUSR)
+    # The entry's own time, as unzip sets it: a workspace snapshot then tells the files the
+    # agent did not touch by their times (a file written moments ago must be kept aside).
+    stamp = time.mktime((*info.date_time, 0, 0, -1))
+    os.utime(target, (stamp, stamp))
 
 
 def _write_link(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: Path) -> None:
@@ -325,6 +332,35 @@ def _copy_in_parts(src: Path, dest: Path, stats: FileStats, jobs: int) -> bool:
         for folder in reversed(split):  # children first: filling a folder changes its time
             shutil.copystat(src / folder if folder else src, dest / folder if folder else dest)
     return ok
+
+
+def zip_template(archive: Path, templates: Path) -> Path:
+    """The zip fixture ``archive`` extracted once into ``templates`` (a run's scratch folder),
+    for every trial of the run to copy: extracted by the first trial that needs it while the
+    others wait on a lock, reused as long as the archive's size and time are the same.
+
+    A trial's workspace is then a copy of the template (never a link to it), and its snapshot
+    reads the content the agent found from the template instead of keeping a copy of it.
+    """
+    st = os.stat(archive)
+    name = hashlib.sha256(f"{os.path.realpath(archive)}|{st.st_size}|{st.st_mtime_ns}".encode())
+    template = templates / name.hexdigest()[:32]
+    done = templates / f"{template.name}.complete"
+    templates.mkdir(parents=True, exist_ok=True)
+    with open(templates / f"{template.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            if template.exists():
+                shutil.rmtree(template)  # a trial died while extracting it
+            partial = Path(tempfile.mkdtemp(dir=templates, prefix=f".{template.name}-"))
+            try:
+                (partial / "tree").mkdir()
+                _extract_zip(archive, partial / "tree")
+                (partial / "tree").rename(template)
+            finally:
+                shutil.rmtree(partial, ignore_errors=True)
+            done.touch()
+    return template
 
 
 def materialise_fixture(fixture: Path | None, kind: str | None, dest: Path) -> FileStats | None:

@@ -1,6 +1,7 @@
 import os
 import stat
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,45 @@ def test_a_failed_part_falls_back_to_a_whole_copy(
     got, want = _entries(tmp_path / "ws"), _entries(src)
     assert got.keys() == want.keys()
     assert all(got[k][3] == want[k][3] for k in want)  # every content and link there
+
+
+def test_a_zip_fixture_is_extracted_once_per_run_into_a_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = _zip(tmp_path / "f.zip", {"repo/a.py": "x = 1\n", "repo/pkg/b.py": "y = 2\n"})
+    extracted: list[Path] = []
+    real = fixture._extract_zip
+
+    def counting(path: Path, dest: Path) -> None:
+        extracted.append(path)
+        real(path, dest)
+
+    monkeypatch.setattr(fixture, "_extract_zip", counting)
+    templates = tmp_path / "templates"
+    with ThreadPoolExecutor(max_workers=4) as pool:  # trials asking at once: one extracts
+        made = set(pool.map(lambda _: fixture.zip_template(archive, templates), range(4)))
+    assert len(made) == 1 and len(extracted) == 1
+    template = made.pop()
+    assert sorted(p.relative_to(template).as_posix() for p in template.rglob("*.py")) == [
+        "a.py",
+        "pkg/b.py",
+    ]
+    # The entries keep the archive's times: nothing looks freshly written to a snapshot.
+    assert abs(os.stat(template / "a.py").st_mtime - os.stat(archive).st_mtime) < 86_400 * 2
+    stats = materialise_fixture(template, "dir", tmp_path / "ws")
+    assert stats is not None and sorted(stats) == ["a.py", "pkg/b.py"]
+    assert not (tmp_path / "ws" / ".proctor-complete").exists()
+    # A changed archive is a new template.
+    _zip(archive, {"repo/a.py": "x = 3\n"})
+    os.utime(archive, ns=(1, 1))
+    assert fixture.zip_template(archive, templates) != template and len(extracted) == 2
+
+
+def test_a_template_left_half_written_is_extracted_again(tmp_path: Path) -> None:
+    archive = _zip(tmp_path / "f.zip", {"a.py": "x = 1\n"})
+    templates = tmp_path / "templates"
+    template = fixture.zip_template(archive, templates)
+    (templates / f"{template.name}.complete").unlink()  # as if the extracting trial died
+    (template / "a.py").write_text("half\n")
+    assert fixture.zip_template(archive, templates) == template
+    assert (template / "a.py").read_text() == "x = 1\n"
