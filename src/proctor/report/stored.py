@@ -8,7 +8,7 @@ recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from proctor.models.io import R, read_record, read_trial
 from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
-from proctor.models.trial import TrialRecord
+from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.aggregate import aggregate
 
@@ -86,18 +86,18 @@ def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[Tria
     trial_files = RunPaths(run_dir).trial_jsons()
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
-    annotations = read_annotations(run_dir, notes)
+    marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
     for path in trial_files:
         try:
             record, dropped = read_trial(path)
         except SchemaVersionError:
             raise
         except ConfigError as exc:
-            yield _lost(path, f"unreadable trial.json: {exc}")
-            continue
-        if dropped:
-            notes.append(f"{path}: malformed {', '.join(dropped)} left out")
-        yield from apply_annotations([record], annotations)
+            record = _lost(path, f"unreadable trial.json: {exc}")
+        else:
+            if dropped:
+                notes.append(f"{path}: malformed {', '.join(dropped)} left out")
+        yield _annotated(record, marks)
 
 
 def trial_id(record: TrialRecord) -> str:
@@ -125,20 +125,20 @@ def apply_annotations(
     """Each annotated trial as the person said: ``failed`` counts as a failure (score 0),
     ``excluded`` leaves the statistics (status ``skipped``); both keep the note."""
     marks = {a.trial: a for a in annotations.annotations}
-    out = []
-    for record in records:
-        mark = marks.get(trial_id(record))
-        if mark is None:
-            out.append(record)
-            continue
-        if mark.verdict == "failed":
-            update = {"status": "failed", "passed": False, "score": 0.0}
-            reason = f"annotated failed: {mark.note} (was {record.status}: {record.reason})"
-        else:
-            update = {"status": "skipped", "passed": None, "score": None}
-            reason = f"annotated excluded: {mark.note} (was {record.status}: {record.reason})"
-        out.append(record.model_copy(update={**update, "reason": reason, "annotation": mark}))
-    return out
+    return [_annotated(record, marks) for record in records]
+
+
+def _annotated(record: TrialRecord, marks: Mapping[str, TrialAnnotation]) -> TrialRecord:
+    mark = marks.get(trial_id(record))
+    if mark is None:
+        return record
+    if mark.verdict == "failed":
+        update = {"status": "failed", "passed": False, "score": 0.0}
+        reason = f"annotated failed: {mark.note} (was {record.status}: {record.reason})"
+    else:
+        update = {"status": "skipped", "passed": None, "score": None}
+        reason = f"annotated excluded: {mark.note} (was {record.status}: {record.reason})"
+    return record.model_copy(update={**update, "reason": reason, "annotation": mark})
 
 
 def _optional(path: Path, model: type[R], notes: list[str]) -> R | None:

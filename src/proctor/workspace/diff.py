@@ -35,12 +35,13 @@ FileStats = dict[str, tuple[int, int]]
 """Workspace-relative path → (size, modification time in ns) of each regular file."""
 
 
-def scan(root: Path, links: list[str] | None = None) -> FileStats:
+def scan(root: Path, links: list[str] | None = None, linked: list[str] | None = None) -> FileStats:
     """Every regular file under ``root`` (minus caches, symlinks and special files) with its
     size and time, in one pass of ``os.scandir``: a file costs one ``lstat``, a folder none.
 
     When ``links`` is given, the path of every symlink anywhere under ``root`` (cache folders
-    included) is appended to it, for the caller to check where each one leads.
+    included) is appended to it, for the caller to check where each one leads; ``linked``
+    gets the files (outside cache folders) that have more than one hard link.
     """
     stats: FileStats = {}
     if not root.is_dir():
@@ -69,6 +70,8 @@ def scan(root: Path, links: list[str] | None = None) -> FileStats:
                 if entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     stats[f"{prefix}{name}"] = (st.st_size, st.st_mtime_ns)
+                    if linked is not None and st.st_nlink > 1:
+                        linked.append(entry.path)
             except OSError:
                 continue  # gone while scanned
     return stats

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
@@ -196,13 +196,15 @@ def _copy_dir(src: Path, dest: Path) -> FileStats:
     """Copy the folder fixture ``src`` into ``dest``, refusing a symlink that leads out of it;
     returns :func:`scan` of ``src`` (the snapshot compares the workspace with it)."""
     links: list[str] = []
-    stats = scan(src, links)
+    linked: list[str] = []
+    stats = scan(src, links, linked)
     for link in links:
         if _escapes(src, Path(link)):
             raise WorkspaceError(
                 f"{link}: symlink points outside the fixture ({os.readlink(link)})"
             )
-    _copy_tree(src, dest, stats)
+    # Hard links inside the fixture stay links only when one cp copies every path of them.
+    _copy_tree(src, dest, None if linked else stats)
     return stats
 
 
@@ -303,6 +305,25 @@ def _parts(src: Path, stats: FileStats, jobs: int) -> tuple[list[tuple[str, int]
     return units, split
 
 
+_ARGV_BYTES = 100_000
+"""At most this much of paths on one ``cp`` command line (Linux allows 2 MB in all, and a
+folder split down to its files can hold hundreds of thousands)."""
+
+
+def _batches(paths: list[str]) -> Iterator[list[str]]:
+    batch: list[str] = []
+    size = 0
+    for path in paths:
+        length = len(os.fsencode(path)) + 1
+        if batch and size + length > _ARGV_BYTES:
+            yield batch
+            batch, size = [], 0
+        batch.append(path)
+        size += length
+    if batch:
+        yield batch
+
+
 def _copy_in_parts(src: Path, dest: Path, stats: FileStats, jobs: int) -> bool:
     """Copy ``src`` into ``dest`` with ``jobs`` ``cp`` processes at once; False when one
     failed (the caller copies again the slow way)."""
@@ -321,9 +342,13 @@ def _copy_in_parts(src: Path, dest: Path, stats: FileStats, jobs: int) -> bool:
         for rel in bucket:
             by_parent.setdefault(rel.rpartition("/")[0], []).append(rel)
         for parent, rels in by_parent.items():
-            argv = ["cp", *_CP_FLAGS, "--", *(str(src / rel) for rel in rels), str(dest / parent)]
-            if subprocess.run(argv, capture_output=True, check=False).returncode != 0:
-                return False
+            for batch in _batches([str(src / rel) for rel in rels]):
+                argv = ["cp", *_CP_FLAGS, "--", *batch, str(dest / parent)]
+                try:
+                    if subprocess.run(argv, capture_output=True, check=False).returncode != 0:
+                        return False
+                except OSError:
+                    return False
         return True
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:

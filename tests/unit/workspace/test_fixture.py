@@ -306,3 +306,58 @@ def test_a_template_left_half_written_is_extracted_again(tmp_path: Path) -> None
     (template / "a.py").write_text("half\n")
     assert fixture.zip_template(archive, templates) == template
     assert (template / "a.py").read_text() == "x = 1\n"
+
+
+def test_a_folder_split_into_more_paths_than_one_command_line_holds_is_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / "src"
+    (src / "flat").mkdir(parents=True)
+    for i in range(300):
+        (src / "flat" / f"{'n' * 60}{i:04d}.txt").write_text(f"{i}\n")
+    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
+    monkeypatch.setattr(fixture, "_ARGV_BYTES", 2_000)  # a few dozen paths per cp
+    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 2)
+    calls: list[list[str]] = []
+    real_run = fixture.subprocess.run
+
+    def counting(argv: list[str], **kwargs: object) -> object:
+        calls.append(argv)
+        assert sum(len(a) + 1 for a in argv) < 2_000 + 400  # within the batch, plus flags
+        return real_run(argv, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(fixture.subprocess, "run", counting)
+    materialise_fixture(src, "dir", tmp_path / "ws")
+    assert len(calls) > 10
+    assert _entries(tmp_path / "ws") == _entries(src)
+
+
+def test_a_cp_that_cannot_start_falls_back_instead_of_failing_the_trial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = big_fixture(tmp_path)
+    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
+    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 2)
+    real_run = fixture.subprocess.run
+
+    def too_long(argv: list[str], **kwargs: object) -> object:
+        if "--" in argv:  # the parts' command lines
+            raise OSError(7, "Argument list too long")
+        return real_run(argv, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(fixture.subprocess, "run", too_long)
+    materialise_fixture(src, "dir", tmp_path / "ws")
+    assert _entries(tmp_path / "ws") == _entries(src)
+
+
+def test_hard_links_inside_a_large_fixture_stay_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = big_fixture(tmp_path)
+    os.link(src / "top.txt", src / "heavy" / "same-as-top.txt")
+    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
+    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 4)
+    materialise_fixture(src, "dir", tmp_path / "ws")
+    ws = tmp_path / "ws"
+    assert os.stat(ws / "top.txt").st_ino == os.stat(ws / "heavy" / "same-as-top.txt").st_ino
+    assert os.stat(ws / "top.txt").st_ino != os.stat(src / "top.txt").st_ino  # not the fixture's
