@@ -122,6 +122,20 @@ def harness_shares(root: Path, proctor: list[str], repeats: int = 3) -> dict[str
     return shares
 
 
+def python_shim() -> str | None:
+    """The ``python3`` on ``PATH`` when it is a shell script (a version manager's shim, such
+    as pyenv's) rather than the interpreter: each start of it costs tens of milliseconds."""
+    found = shutil.which("python3")
+    if found is None:
+        return None
+    try:
+        with open(found, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return None
+    return found if head.startswith(b"#!") and b"python" not in head.split(b"\n")[0] else None
+
+
 def proctor_of(python: Path) -> list[str]:
     """How to run the proctor installed for ``python`` (its console script when there is one)."""
     script = python.with_name("proctor")
@@ -227,6 +241,13 @@ def main() -> None:
         if key.startswith("harness_share"):
             unit = "%" if isinstance(value, float) else ""
             print(f"{key:40} {value}{unit}")
+    shim = python_shim()
+    if shim and any(k.startswith("harness_share") for k in results):
+        results["python3_shim"] = shim
+        print(
+            f"note: python3 on PATH is a shell-script shim ({shim}): the case's own test "
+            "commands pay its start-up in every trial, inside the share with evaluation"
+        )
     out = Path(__file__).with_name("results")
     out.mkdir(exist_ok=True)
     (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
