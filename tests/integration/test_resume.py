@@ -187,3 +187,34 @@ def test_resume_from_another_folder(
     again = proctor("run", "--resume", str(run_dir))
     assert again.code == 0, again.err
     assert f"{TRIALS} kept, 0 run now" in again.err
+
+
+def test_resume_keeps_the_attempts_a_trial_had_before_the_crash(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Killed between two attempts of a retried trial: its folder holds only ``attempts/``.
+    Resume runs the trial again and its record lists the attempt kept before."""
+    cases = suite(tmp_path)
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    trial = run_dir / "trials/slow/scripted/default/2"
+    kept = trial / "attempts" / "1"
+    kept.mkdir(parents=True)
+    for entry in list(trial.iterdir()):
+        if entry.name != "attempts":
+            entry.rename(kept / entry.name)
+    record = json.loads((kept / "trial.json").read_text())
+    record.update(status="agent-error", passed=None, score=None, reason="rate limited: 429")
+    (kept / "trial.json").write_text(json.dumps(record))
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS - 1} kept, 1 run now" in again.err
+    check_complete(run_dir)
+    final = json.loads((trial / "trial.json").read_text())
+    assert final["status"] == "passed"
+    assert [(a["status"], a["folder"]) for a in final["attempts"]] == [
+        ("agent-error", "attempts/1")
+    ]
+    assert json.loads((kept / "trial.json").read_text())["reason"] == "rate limited: 429"
+    suite_json = json.loads((run_dir / "suite.json").read_text())
+    assert suite_json["totals"]["retried"] == 1

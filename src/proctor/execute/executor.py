@@ -41,7 +41,7 @@ from proctor.execute.events import (
     emit,
 )
 from proctor.execute.limits import Throttle
-from proctor.execute.retry import is_transient, keep_attempt
+from proctor.execute.retry import earlier_attempts, is_transient, keep_attempt
 from proctor.execute.trial import run_trial
 from proctor.models.compact import compact
 from proctor.models.io import read_record, write_record
@@ -276,7 +276,9 @@ def _run_workers(
                     done.join()
                     record = _collect(spec, run, done.exitcode)
                     throttle.finished(spec, record, time.monotonic())
-                    earlier = attempts.setdefault(spec.index, [])
+                    if spec.index not in attempts:  # a resumed run's kept attempts count
+                        attempts[spec.index] = earlier_attempts(run.trial(*spec.key).root)
+                    earlier = attempts[spec.index]
                     if len(earlier) < options.retry_errors and is_transient(record):
                         folder = keep_attempt(run.trial(*spec.key).root, len(earlier) + 1)
                         earlier.append(

@@ -35,7 +35,7 @@ from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome
 from proctor.execute.limits import Throttle
 from proctor.execute.ray_cluster import Cluster, Node, import_ray, scheduled_on
 from proctor.execute.ray_node import run_on_node, unpack_trial
-from proctor.execute.retry import is_transient, keep_attempt
+from proctor.execute.retry import earlier_attempts, is_transient, keep_attempt
 from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import AttemptRecord, TrialRecord, TrialStatus
@@ -279,8 +279,10 @@ class _Loop:
     def _settle(self, spec: TrialSpec, record: TrialRecord) -> None:
         """Retry a transient error (as a local run does), else record the trial."""
         self.throttle.finished(spec, record, time.monotonic())
-        earlier = self.attempts.setdefault(spec.index, [])
         trial_root = self.run_paths.trial(*spec.key).root
+        if spec.index not in self.attempts:  # a resumed run's kept attempts count
+            self.attempts[spec.index] = earlier_attempts(trial_root)
+        earlier = self.attempts[spec.index]
         if len(earlier) < self.options.retry_errors and is_transient(record):
             folder = keep_attempt(trial_root, len(earlier) + 1)
             earlier.append(

@@ -14,8 +14,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from proctor.errors import ProctorError
 from proctor.llm.failures import LABELS, RETRYABLE, has_status
-from proctor.models.trial import TrialRecord
+from proctor.models.io import read_record
+from proctor.models.trial import AttemptRecord, TrialRecord
 
 ATTEMPTS = "attempts"
 RETRYABLE_STATUSES = frozenset({"agent-error", "infra-error"})
@@ -55,3 +57,43 @@ def keep_attempt(trial_root: Path, number: int) -> str:
     trial_root.mkdir()
     holder.rename(attempts)
     return f"{ATTEMPTS}/{number}"
+
+
+def earlier_attempts(trial_root: Path) -> list[AttemptRecord]:
+    """The attempts already kept in ``attempts/<n>/`` of a trial's folder, in order: a run
+    resumed after a crash between two attempts goes on from them (they count against
+    ``--retry-errors``, and the final record lists them). None for a fresh trial."""
+    folder = trial_root / ATTEMPTS
+    if not folder.is_dir():
+        return []
+    found = []
+    for entry in folder.iterdir():
+        if not entry.name.isdecimal():
+            continue
+        try:
+            record = read_record(entry / "trial.json", TrialRecord)
+        except ProctorError:
+            continue  # cut off before its record was written: nothing to list
+        found.append((int(entry.name), record))
+    return [
+        AttemptRecord(
+            status=record.status,
+            reason=record.reason,
+            folder=f"{ATTEMPTS}/{number}",
+            cost=record.cost,
+        )
+        for number, record in sorted(found, key=lambda item: item[0])
+    ]
+
+
+def clear_for_rerun(trial_root: Path) -> None:
+    """Empty a trial's folder before it runs again, keeping its earlier attempts."""
+    if not trial_root.is_dir():
+        return
+    for entry in trial_root.iterdir():
+        if entry.name == ATTEMPTS and entry.is_dir() and not entry.is_symlink():
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)

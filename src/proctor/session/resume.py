@@ -5,7 +5,8 @@ The run is planned again from what it recorded (``run.json``'s source and folder
 ``config.json``'s configuration file and command-line options) and the plan must resolve to the
 ``resolved.json`` it wrote: otherwise the cases or the configuration changed, and resuming
 would mix two suites. Then every trial with a usable ``trial.json`` is kept as it is; every
-other one (never started, cut off, or recorded as interrupted) is cleared and runs again, after
+other one (never started, cut off, or recorded as interrupted) is cleared, but for the attempts
+it already kept (``attempts/``, which still count), and runs again, after
 the worker a dead orchestrator left behind (found through the journal) and the trial's own
 processes are stopped. The aggregate and the reporters are written anew over all of them.
 """
@@ -23,6 +24,7 @@ from typing import Any
 from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker
 from proctor.execute.events import Subscriber
+from proctor.execute.retry import clear_for_rerun
 from proctor.models.config import CliOverrides
 from proctor.models.io import read_record
 from proctor.models.plan import RunPlan, TrialSpec
@@ -184,7 +186,7 @@ def resume_run(
             kept.append(record)
             continue
         todo.append(spec)
-        shutil.rmtree(paths.trial(*spec.key).root, ignore_errors=True)
+        clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
     manifest.resumed_at.append(now_iso())
     journal.note(paths.journal, "run-resumed")
     result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from proctor.execute.retry import is_transient, keep_attempt
+from proctor.execute.retry import clear_for_rerun, earlier_attempts, is_transient, keep_attempt
+from proctor.models.io import write_record
 from proctor.models.process import ProcessMetrics, StepCounts
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import TrialRecord
@@ -84,3 +85,22 @@ def test_earlier_attempts_count_in_the_run_s_cost() -> None:
     assert cost_rollup([final]) == (0.75, [])
     final.attempts[0].cost = CostInfo(total_usd=None, unpriced=["m"])
     assert cost_rollup([final]) == (None, ["m"])  # control: an unknown attempt cost is unknown
+
+
+def test_the_attempts_kept_in_a_folder_are_read_back_in_order(tmp_path: Path) -> None:
+    trial = tmp_path / "1"
+    assert earlier_attempts(trial) == []  # a fresh trial: no folder yet
+    for number in (2, 1, 10):
+        write_record(
+            trial / "attempts" / str(number) / "trial.json",
+            record("agent-error", f"rate limited: try {number}"),
+        )
+    (trial / "attempts" / "3").mkdir()  # cut off before its record: not listed
+    (trial / "attempts" / "notes").mkdir()
+    (trial / "stdout.log").write_text("the cut-off attempt's output\n")
+    found = earlier_attempts(trial)
+    assert [a.folder for a in found] == ["attempts/1", "attempts/2", "attempts/10"]
+    assert found[0].reason == "rate limited: try 1"
+    clear_for_rerun(trial)
+    assert [p.name for p in trial.iterdir()] == ["attempts"]
+    assert len(earlier_attempts(trial)) == 3
