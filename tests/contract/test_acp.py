@@ -174,8 +174,10 @@ def test_a_request_answered_by_the_policy_and_one_left_pending(
     assert last.kind == "turn-end", driver.log.failure
     driver.finish(last)
     assert kept.is_file()
-    policies = [(q.answer, q.policy) for q in driver.log.questions]
-    assert policies == [("Allow", "rule"), (None, "abort")]
+    policies = [(q.answer, q.policy, q.rule) for q in driver.log.questions]
+    assert policies[:2] == [("Allow", "rule", policies[0][2]), (None, "abort", None)]
+    # The request the policy left pending is recorded again with the answer that settled it.
+    assert policies[2] == ("Reject", "rule", "answered by the conversation")
     t = session.trajectory()
     assert [e.text for e in t.events if e.type == "answer"] == ["Allow", "Reject"]
     steps = tool_steps([e.model_dump(by_alias=True) for e in t.events])

@@ -59,6 +59,7 @@ from proctor.drive.driver import TurnOutcome
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.questions import decide
 from proctor.llm.failures import describe_agent_failure
+from proctor.models.trial import QuestionRecord
 from proctor.transcripts.acp import parse_acp_log
 
 T = TypeVar("T")
@@ -206,8 +207,21 @@ class AcpDriver:
         pending, self.pending = self.pending, None
         if pending is not None:
             option = choose_option(pending.options, message)
+            reason = ""
             if option is None:
                 option, self.queued = reject_option(pending.options), message
+                reason = "the message names no option: rejected, then sent as the next prompt"
+            self.log.record(
+                QuestionRecord(
+                    question=pending.question.text,
+                    options=pending.question.options,
+                    answer=option.name if option is not None else None,
+                    policy="rule",
+                    rule="answered by the conversation",
+                    where="mid-turn",
+                    reason=reason,
+                )
+            )
             self._reply(pending, option)
         elif self.conn is None:
             return TurnOutcome("exited")
