@@ -70,7 +70,8 @@ def command(
                 click.echo(f"proctor: note: {run.paths.root.name}: {note}", err=True)
     else:
         (run_dir,) = run_dirs
-        run, suite = recompute(run_dir, config, labels)
+        # Compact records: `report` only aggregates and renders them (a fifth of the memory).
+        run, suite = recompute(run_dir, config, labels, compact_records=True)
         records = run.records
         for note in run.notes:
             click.echo(f"proctor: note: {note}", err=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, read_record, read_trial
 from proctor.models.loading import load_top_config
@@ -153,14 +154,21 @@ def _optional(path: Path, model: type[R], notes: list[str]) -> R | None:
         return None
 
 
-def load_run(run_dir: Path | str, *, need_gate: bool = True) -> StoredRun:
+def load_run(
+    run_dir: Path | str, *, need_gate: bool = True, compact_records: bool = False
+) -> StoredRun:
     """Read a results directory (``run-…`` folder). Raises ConfigError when it holds no
     trials, or when its ``resolved.json`` (which holds the run's gate) cannot be read and
-    ``need_gate`` says the caller needs that gate (else it is a note)."""
+    ``need_gate`` says the caller needs that gate (else it is a note). With
+    ``compact_records``, the records are read one at a time into compact read-only stand-ins
+    (:mod:`proctor.models.compact`), for a caller that only aggregates and renders them."""
     root = Path(run_dir)
     paths = RunPaths(root)
     notes: list[str] = []
-    records = load_records(root, notes)
+    if compact_records:
+        records = [compact(r) for r in iter_records(root, notes)]
+    else:
+        records = load_records(root, notes)
     manifest = _optional(paths.run_json, RunManifest, notes)
     suite = _optional(paths.suite_json, SuiteRecord, notes)
     resolved = None
@@ -202,14 +210,23 @@ Relabel = Callable[[list[TrialRecord]], list[TrialRecord]]
 
 
 def recompute(
-    run_dir: Path | str, config: Path | None = None, labels: Relabel | None = None
+    run_dir: Path | str,
+    config: Path | None = None,
+    labels: Relabel | None = None,
+    *,
+    compact_records: bool = False,
 ) -> tuple[StoredRun, SuiteRecord]:
     """The stored run and its aggregate recomputed from its trials (with the gate of
-    ``config`` when given, else the run's own; ``labels`` rewrites the trials' labels)."""
+    ``config`` when given, else the run's own; ``labels`` rewrites the trials' labels). With
+    ``compact_records`` the run's records are compact stand-ins (see :func:`load_run`)."""
     root = Path(run_dir)
-    run = load_run(root, need_gate=config is None)
+    run = load_run(
+        root, need_gate=config is None, compact_records=compact_records and labels is None
+    )
     if labels is not None:
         run.records = labels(run.records)
+        if compact_records:
+            run.records = [compact(r) for r in run.records]
     gate = gate_from(config, run.records) if config is not None else run.gate
     suite = aggregate(
         run.records,
