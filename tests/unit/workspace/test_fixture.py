@@ -1,6 +1,7 @@
 import os
 import stat
 import zipfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -223,22 +224,31 @@ def big_fixture(root: Path) -> Path:
     return src
 
 
+def split_copies(monkeypatch: pytest.MonkeyPatch, cpus: int = 2, jobs: int = 4) -> None:
+    """Copy even a small fixture in parts, on ``cpus`` processors."""
+    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
+    monkeypatch.setattr(fixture, "MAX_COPY_JOBS", jobs)
+    monkeypatch.setattr(fixture.os, "cpu_count", lambda: cpus)
+
+
+def wrap_cp(monkeypatch: pytest.MonkeyPatch, change: Callable[[list[str]], list[str]]) -> None:
+    """Every command the copy runs goes through ``change`` first (which may raise)."""
+    real_run = fixture.subprocess.run
+
+    def run(argv: list[str], **kwargs: object) -> object:
+        return real_run(change(argv), **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(fixture.subprocess, "run", run)
+
+
 @pytest.mark.parametrize("jobs", [2, 4])
 def test_a_large_fixture_copied_in_parts_is_the_same_entries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
     src = big_fixture(tmp_path)
-    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
-    monkeypatch.setattr(fixture, "MAX_COPY_JOBS", jobs)
-    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 8)
+    split_copies(monkeypatch, cpus=8, jobs=jobs)
     calls: list[list[str]] = []
-    real_run = fixture.subprocess.run
-
-    def counting(argv: list[str], **kwargs: object) -> object:
-        calls.append(argv)
-        return real_run(argv, **kwargs)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(fixture.subprocess, "run", counting)
+    wrap_cp(monkeypatch, lambda argv: calls.append(argv) or argv)
     stats = materialise_fixture(src, "dir", tmp_path / "ws")
     assert len(calls) >= 2  # in parts, not one cp of the whole tree
     assert stats is not None and len(stats) == 43
@@ -250,16 +260,10 @@ def test_a_failed_part_falls_back_to_a_whole_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     src = big_fixture(tmp_path)
-    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
-    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 2)
-    real_run = fixture.subprocess.run
-
-    def failing(argv: list[str], **kwargs: object) -> object:
-        if any(str(a).endswith("top.txt") for a in argv):
-            argv = ["false"]
-        return real_run(argv, **kwargs)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(fixture.subprocess, "run", failing)
+    split_copies(monkeypatch)
+    wrap_cp(
+        monkeypatch, lambda argv: ["false"] if any(a.endswith("top.txt") for a in argv) else argv
+    )
     materialise_fixture(src, "dir", tmp_path / "ws")
     got, want = _entries(tmp_path / "ws"), _entries(src)
     assert got.keys() == want.keys()
@@ -315,20 +319,13 @@ def test_a_folder_split_into_more_paths_than_one_command_line_holds_is_copied(
     (src / "flat").mkdir(parents=True)
     for i in range(300):
         (src / "flat" / f"{'n' * 60}{i:04d}.txt").write_text(f"{i}\n")
-    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
+    split_copies(monkeypatch)
     monkeypatch.setattr(fixture, "_ARGV_BYTES", 2_000)  # a few dozen paths per cp
-    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 2)
     calls: list[list[str]] = []
-    real_run = fixture.subprocess.run
-
-    def counting(argv: list[str], **kwargs: object) -> object:
-        calls.append(argv)
-        assert sum(len(a) + 1 for a in argv) < 2_000 + 400  # within the batch, plus flags
-        return real_run(argv, **kwargs)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(fixture.subprocess, "run", counting)
+    wrap_cp(monkeypatch, lambda argv: calls.append(argv) or argv)
     materialise_fixture(src, "dir", tmp_path / "ws")
     assert len(calls) > 10
+    assert all(sum(len(a) + 1 for a in argv) < 2_000 + 400 for argv in calls)  # plus flags
     assert _entries(tmp_path / "ws") == _entries(src)
 
 
@@ -336,16 +333,14 @@ def test_a_cp_that_cannot_start_falls_back_instead_of_failing_the_trial(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     src = big_fixture(tmp_path)
-    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
-    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 2)
-    real_run = fixture.subprocess.run
+    split_copies(monkeypatch)
 
-    def too_long(argv: list[str], **kwargs: object) -> object:
+    def too_long(argv: list[str]) -> list[str]:
         if "--" in argv:  # the parts' command lines
             raise OSError(7, "Argument list too long")
-        return real_run(argv, **kwargs)  # type: ignore[call-overload]
+        return argv
 
-    monkeypatch.setattr(fixture.subprocess, "run", too_long)
+    wrap_cp(monkeypatch, too_long)
     materialise_fixture(src, "dir", tmp_path / "ws")
     assert _entries(tmp_path / "ws") == _entries(src)
 
@@ -355,8 +350,7 @@ def test_hard_links_inside_a_large_fixture_stay_links(
 ) -> None:
     src = big_fixture(tmp_path)
     os.link(src / "top.txt", src / "heavy" / "same-as-top.txt")
-    monkeypatch.setattr(fixture, "PARALLEL_FROM_FILES", 10)
-    monkeypatch.setattr(fixture.os, "cpu_count", lambda: 4)
+    split_copies(monkeypatch, cpus=4)
     materialise_fixture(src, "dir", tmp_path / "ws")
     ws = tmp_path / "ws"
     assert os.stat(ws / "top.txt").st_ino == os.stat(ws / "heavy" / "same-as-top.txt").st_ino

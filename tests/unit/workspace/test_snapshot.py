@@ -15,6 +15,19 @@ from proctor.workspace.fixture import materialise_fixture
 OLD = 1_600_000_000_000_000_000  # a fixture file's time, long before any snapshot
 
 
+def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files the diff reads whole, from now on."""
+    read: list[str] = []
+    real_read = diff_module.Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        read.append(self.name)
+        return real_read(self)
+
+    monkeypatch.setattr(diff_module.Path, "read_bytes", counting)
+    return read
+
+
 def fixture(tmp_path: Path) -> Path:
     src = tmp_path / "src"
     (src / "pkg").mkdir(parents=True)
@@ -38,14 +51,7 @@ def test_only_changed_files_are_read_and_pristine_ones_come_from_the_fixture(
     (ws / "gone.txt").unlink()
     (ws / "new.txt").write_text("hi\n")
     (ws / "setup.txt").write_text("changed by the agent\n")
-    read: list[str] = []
-    real_read = diff_module.Path.read_bytes
-
-    def counting(self: Path) -> bytes:
-        read.append(self.name)
-        return real_read(self)
-
-    monkeypatch.setattr(diff_module.Path, "read_bytes", counting)
+    read = count_reads(monkeypatch)
     diff = workspace_diff(before, ws)
     assert "-x = 1\n+x = 2\n" in diff
     assert "deleted file" in diff and "--- a/gone.txt" in diff
@@ -116,14 +122,7 @@ def test_files_kept_aside_are_compared_in_chunks_and_only_changed_ones_read_whol
     before = take_snapshot(ws, src, tmp_path / "kept", stats)
     assert len(before.kept_paths) == 50  # every time is racy
     (ws / "f7.txt").write_text("line 7\n" * 99 + "changed\n")
-    read: list[str] = []
-    real_read = diff_module.Path.read_bytes
-
-    def counting(self: Path) -> bytes:
-        read.append(self.name)
-        return real_read(self)
-
-    monkeypatch.setattr(diff_module.Path, "read_bytes", counting)
+    read = count_reads(monkeypatch)
     diff = workspace_diff(before, ws)
     assert "-line 7\n+changed\n" in diff and diff.count("diff --git") == 1
     assert sorted(read) == ["f7.txt", "f7.txt"]  # old and new of the changed file only
