@@ -41,12 +41,12 @@ from proctor.execute.events import (
     emit,
 )
 from proctor.execute.limits import Throttle
-from proctor.execute.retry import earlier_attempts, is_transient, keep_attempt
+from proctor.execute.retry import Attempts
 from proctor.execute.trial import run_trial
 from proctor.models.compact import compact
 from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
-from proctor.models.trial import AttemptRecord, TrialRecord
+from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.util.processes import become_subreaper, kill_marked, load_prctl, stop_with_parent
 
@@ -236,7 +236,7 @@ def _run_workers(
     load_prctl()  # once here, not once per worker
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
-    attempts: dict[int, list[AttemptRecord]] = {}
+    attempts = Attempts(options.retry_errors)
     throttle = Throttle(options.limits)
     outcome = RunOutcome()
     with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
@@ -249,7 +249,7 @@ def _run_workers(
                     if taken is None:
                         break  # every waiting trial's provider is at its limit for now
                     spec = taken
-                    tries = len(attempts.get(spec.index, []))
+                    tries = attempts.count(spec.index)
                     # A fresh scratch folder per attempt: a worker that died left its own behind.
                     scratch = scratch_root / (f"{spec.index}.{tries}" if tries else str(spec.index))
                     proc = ctx.Process(
@@ -276,25 +276,10 @@ def _run_workers(
                     done.join()
                     record = _collect(spec, run, done.exitcode)
                     throttle.finished(spec, record, time.monotonic())
-                    if spec.index not in attempts:  # a resumed run's kept attempts count
-                        attempts[spec.index] = earlier_attempts(run.trial(*spec.key).root)
-                    earlier = attempts[spec.index]
-                    if len(earlier) < options.retry_errors and is_transient(record):
-                        folder = keep_attempt(run.trial(*spec.key).root, len(earlier) + 1)
-                        earlier.append(
-                            AttemptRecord(
-                                status=record.status,
-                                reason=record.reason,
-                                folder=folder,
-                                cost=record.cost,
-                            )
-                        )
+                    if attempts.settle(spec.index, record, run.trial(*spec.key)):
                         del running[sentinel]
                         pending.append(spec)  # again, after the trials still waiting
                         continue
-                    if earlier:
-                        record.attempts = earlier
-                        write_record(run.trial(*spec.key).trial_json, record)
                     outcome.add(record)
                     # Only now: an interrupt before this line leaves it to _stop_workers.
                     del running[sentinel]

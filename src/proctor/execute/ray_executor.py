@@ -35,10 +35,10 @@ from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome
 from proctor.execute.limits import Throttle
 from proctor.execute.ray_cluster import Cluster, Node, import_ray, scheduled_on
 from proctor.execute.ray_node import run_on_node, unpack_trial
-from proctor.execute.retry import earlier_attempts, is_transient, keep_attempt
+from proctor.execute.retry import Attempts
 from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
-from proctor.models.trial import AttemptRecord, TrialRecord, TrialStatus
+from proctor.models.trial import TrialRecord, TrialStatus
 from proctor.paths import RunPaths
 
 log = logging.getLogger("proctor")
@@ -164,7 +164,7 @@ class _Loop:
         self.remote = ray.remote(num_cpus=1, max_retries=0)(run_on_node)
         self.pending: deque[TrialSpec] = deque()
         self.running: dict[Any, _Task] = {}
-        self.attempts: dict[int, list[AttemptRecord]] = {}
+        self.attempts = Attempts(options.retry_errors)
         self.losses: dict[int, int] = {}
         self.throttle = Throttle(options.limits)
         self.outcome = RunOutcome()
@@ -279,22 +279,9 @@ class _Loop:
     def _settle(self, spec: TrialSpec, record: TrialRecord) -> None:
         """Retry a transient error (as a local run does), else record the trial."""
         self.throttle.finished(spec, record, time.monotonic())
-        trial_root = self.run_paths.trial(*spec.key).root
-        if spec.index not in self.attempts:  # a resumed run's kept attempts count
-            self.attempts[spec.index] = earlier_attempts(trial_root)
-        earlier = self.attempts[spec.index]
-        if len(earlier) < self.options.retry_errors and is_transient(record):
-            folder = keep_attempt(trial_root, len(earlier) + 1)
-            earlier.append(
-                AttemptRecord(
-                    status=record.status, reason=record.reason, folder=folder, cost=record.cost
-                )
-            )
+        if self.attempts.settle(spec.index, record, self.run_paths.trial(*spec.key)):
             self.pending.append(spec)
             return
-        if earlier:
-            record.attempts = earlier
-            write_record(self.run_paths.trial(*spec.key).trial_json, record)
         self._finish(spec, record)
 
     def _written(self, spec: TrialSpec, reason: str) -> TrialRecord:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from proctor.errors import ProctorError
 from proctor.llm.failures import LABELS, RETRYABLE, has_status
-from proctor.models.io import read_record
+from proctor.models.io import read_record, write_record
 from proctor.models.trial import AttemptRecord, TrialRecord
+from proctor.paths import TrialPaths
 
 ATTEMPTS = "attempts"
 RETRYABLE_STATUSES = frozenset({"agent-error", "infra-error"})
@@ -97,3 +98,35 @@ def clear_for_rerun(trial_root: Path) -> None:
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
+
+
+class Attempts:
+    """Each trial's earlier attempts in a run, and the one decision both executors make when a
+    trial ends: run it again (its files kept as an attempt) or record it (with the attempts
+    before it listed). A resumed run goes on from the attempts its trials' folders kept."""
+
+    def __init__(self, retry_errors: int) -> None:
+        self.retry_errors = retry_errors
+        self.by_trial: dict[int, list[AttemptRecord]] = {}
+
+    def count(self, index: int) -> int:
+        return len(self.by_trial.get(index, []))
+
+    def settle(self, index: int, record: TrialRecord, trial: TrialPaths) -> bool:
+        """True when the trial is to run again; else ``record`` lists the earlier attempts
+        (and is written anew when there were any)."""
+        if index not in self.by_trial:
+            self.by_trial[index] = earlier_attempts(trial.root)
+        earlier = self.by_trial[index]
+        if len(earlier) < self.retry_errors and is_transient(record):
+            folder = keep_attempt(trial.root, len(earlier) + 1)
+            earlier.append(
+                AttemptRecord(
+                    status=record.status, reason=record.reason, folder=folder, cost=record.cost
+                )
+            )
+            return True
+        if earlier:
+            record.attempts = earlier
+            write_record(trial.trial_json, record)
+        return False
