@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+import re
+import select
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,3 +107,26 @@ def single_run_dir(out: Path) -> Path:
 def load_trial(run_dir: Path, case: str, repeat: int = 1, agent: str = "scripted") -> Any:
     path = run_dir / "trials" / case / agent / "default" / str(repeat) / "trial.json"
     return json.loads(path.read_text())
+
+
+@contextmanager
+def viewer(results: Path, *args: str) -> Iterator[str]:
+    """``proctor view`` in a subprocess; yields the base URL it printed."""
+    env = {**os.environ, "HOME": str(results.parent / "home")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "proctor", "view", str(results), "--port", "0", "--no-open", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        assert ready, "proctor view printed nothing"
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+        assert match, line
+        yield match.group(1)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)

@@ -5,8 +5,6 @@ that Chromium is absent."""
 from __future__ import annotations
 
 import os
-import re
-import select
 import shutil
 import subprocess
 import sys
@@ -14,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import viewer
 
 CHROMIUM = Path("/usr/lib/chromium/chromium")
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
@@ -79,31 +79,5 @@ def server(tmp_path_factory: pytest.TempPathFactory, project: Path) -> Iterator[
     )
     write_planted_run(results, "run-20261201T000000Z-planted")
     write_run(results, "run-20261130T000000Z-long", trials=1, cases=1, events_per_trial=1000)
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "proctor",
-            "view",
-            str(results),
-            "--port",
-            "0",
-            "--no-open",
-            "--source",
-            str(project),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        ready, _, _ = select.select([process.stdout], [], [], 30)
-        assert ready, "proctor view printed nothing"
-        line = process.stdout.readline()  # type: ignore[union-attr]
-        match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
-        assert match, line
-        yield match.group(1), results
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
+    with viewer(results, "--source", str(project)) as base:
+        yield base, results

@@ -13,40 +13,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from proctor.view.synthetic import write_run
-from tests.conftest import Run
+from tests.conftest import Run, viewer
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
-
-
-@contextmanager
-def viewer(results: Path, *args: str) -> Iterator[str]:
-    """``proctor view`` in a subprocess; yields the base URL it printed."""
-    env = {**os.environ, "HOME": str(results.parent / "home")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "proctor", "view", str(results), "--port", "0", "--no-open", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        ready, _, _ = select.select([process.stdout], [], [], 30)
-        assert ready, "proctor view printed nothing"
-        line = process.stdout.readline()  # type: ignore[union-attr]
-        match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
-        assert match, line
-        yield match.group(1)
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
 
 
 def raw_get(base: str, path: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
