@@ -10,7 +10,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.base import RecordModel
@@ -65,12 +67,28 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def dump_json(data: Any) -> str:
-    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
-    return escape_surrogates(text, json_string=True) + "\n"
+    """``data`` as indented JSON text (UTF-8 characters as they are, a newline at the end).
+
+    orjson writes it; a lone surrogate (from an undecodable file name), a key that is not a
+    string or an integer beyond 64 bits makes orjson refuse, and then the standard library
+    writes it instead, with each surrogate escaped (see :func:`escape_surrogates`). The two read
+    back the same, except that orjson writes a float that is not a number (NaN, infinity) as
+    ``null``, where the standard library would write a token that is not JSON.
+    """
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+    except TypeError:
+        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+        return escape_surrogates(text, json_string=True) + "\n"
 
 
 def model_to_json(model: BaseModel) -> str:
-    return dump_json(model.model_dump(mode="json", by_alias=True))
+    """``model`` as indented JSON text with camelCase keys: pydantic writes it in one pass,
+    and :func:`dump_json` takes over when it refuses a lone surrogate."""
+    try:
+        return model.model_dump_json(by_alias=True, indent=2) + "\n"
+    except PydanticSerializationError:
+        return dump_json(model.model_dump(mode="json", by_alias=True))
 
 
 def write_record(path: Path, model: BaseModel) -> None:
