@@ -13,7 +13,8 @@ median of 3 runs:
 * ``usage``: :func:`claude_usage_totals` of every session (token totals only, streaming);
 * the same over one big single file (all main files concatenated, and a tenth of it), to
   show how peak memory grows (or not) with file size;
-* ``proctor history`` over the corpus (every session replayed and measured, in parallel);
+* ``proctor history`` over the corpus (every session replayed and measured, in parallel),
+  cold (``--no-cache``) and warm (summaries of unchanged sessions read from the cache);
 * ``ccusage claude daily --json --offline`` over the corpus, when ccusage can be installed from
   the npm registry (into ``--ccusage-prefix``); its token totals must equal proctor's.
 
@@ -258,23 +259,31 @@ def run_ccusage(binary: Path, corpus: Path, tmp: Path) -> dict[str, Any] | str:
     return {"seconds": statistics.median(times), "totals": json.loads(output)["totals"]}
 
 
-def run_history(corpus: Path) -> dict[str, Any]:
+def run_history(corpus: Path, tmp: Path) -> dict[str, Any]:
     """``proctor history CORPUS --json``: every session replayed and measured (wall time of
-    the whole command, median of the runs) and its token totals."""
+    the whole command, median of the runs) and its token totals; cold (``--no-cache``: every
+    session parsed) and warm (the summaries of an earlier replay read from the cache)."""
     proctor = Path(sys.executable).with_name("proctor")
     argv = [str(proctor), "history", str(corpus), "--agent", "claude-code", "--json"]
-    times, output = [], ""
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, text=True, check=True)
-        times.append(time.perf_counter() - start)
-        output = proc.stdout
-    report = json.loads(output)
-    return {
-        "seconds": statistics.median(times),
-        "sessions": report["total"]["sessions"],
-        "usage": report["total"]["usage"],
-    }
+    env = {**os.environ, "PROCTOR_CACHE_DIR": str(tmp / "proctor-cache")}
+    subprocess.run(argv, capture_output=True, check=True, env=env)  # fills the cache
+    figures: dict[str, Any] = {}
+    for label, extra in (("cold", ["--no-cache"]), ("warm", [])):
+        times, output = [], ""
+        for _ in range(RUNS):
+            start = time.perf_counter()
+            proc = subprocess.run([*argv, *extra], capture_output=True, text=True, env=env)
+            times.append(time.perf_counter() - start)
+            if proc.returncode != 0:
+                raise SystemExit(f"proctor history exited {proc.returncode}: {proc.stderr}")
+            output = proc.stdout
+        report = json.loads(output)
+        figures[label] = {
+            "seconds": statistics.median(times),
+            "sessions": report["total"]["sessions"],
+            "usage": report["total"]["usage"],
+        }
+    return figures
 
 
 def proctor_totals(usage: dict[str, dict[str, int]]) -> dict[str, int]:
@@ -314,9 +323,10 @@ def measure(sessions: list[list[Path]], size: int, tmp: Path, jobs: int) -> dict
             label = f"proctor {mode} one {big:.0f} MB file"
             rows.append((label, result["seconds"], big, result["peak_mb"]))
         target.unlink()
-    history = run_history(sessions[0][0].parents[2])
-    label = f"proctor history, {history['sessions']} sessions (wall)"
-    rows.append((label, history["seconds"], mb, None))
+    history = run_history(sessions[0][0].parents[2], tmp)
+    for kind, label in (("cold", "--no-cache"), ("warm", "cached")):
+        title = f"proctor history {label}, {history[kind]['sessions']} sessions (wall)"
+        rows.append((title, history[kind]["seconds"], mb, None))
     return {"rows": rows, "full": full, "memory": memory, "fast": fast, "history": history}
 
 
@@ -341,7 +351,9 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     print(f"in-memory totals equal: {proctor_totals(memory['usage']) == ours}")
     print(f"usage-only totals equal: {proctor_totals(fast['usage']) == ours}")
     history = runs["history"]
-    print(f"proctor history totals equal: {proctor_totals(history['usage']) == ours}")
+    for kind in ("cold", "warm"):
+        equal = proctor_totals(history[kind]["usage"]) == ours
+        print(f"proctor history ({kind}) totals equal: {equal}")
     if not isinstance(cc, dict):
         print(f"ccusage: {cc}")
         return
@@ -353,7 +365,8 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
         f"full streamed {full['wall'] / cc['seconds']:.2f}, "
         f"in memory {memory['wall'] / cc['seconds']:.2f}, "
         f"usage-only {fast['wall'] / cc['seconds']:.2f}, "
-        f"history {history['seconds'] / cc['seconds']:.2f}"
+        f"history cold {history['cold']['seconds'] / cc['seconds']:.2f}, "
+        f"history warm {history['warm']['seconds'] / cc['seconds']:.2f}"
     )
 
 

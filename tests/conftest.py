@@ -45,6 +45,15 @@ def write_case(
     return folder
 
 
+@pytest.fixture(autouse=True)
+def _own_cache_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """proctor's cache folder (``proctor history``'s summaries) is the test's own, never the
+    home folder of whoever runs the tests."""
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path_factory.mktemp("proctor-cache")))
+
+
 @dataclass
 class CliResult:
     code: int

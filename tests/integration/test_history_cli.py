@@ -118,3 +118,40 @@ def test_parse_of_a_folder_of_sessions_says_it_shows_one(proctor: Run, home: Pat
     assert "proctor history" in result.err
     single = proctor("parse", str(next(folder.glob("*.jsonl"))))
     assert "holds" not in single.err  # control: one file, nothing to say
+
+
+def test_a_second_history_reads_the_cache_and_gives_the_same_report(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(cache))
+    before = fingerprint(home)
+    first = proctor("history", "--home", str(home), "--json")
+    assert first.code == 0, first.err
+    assert (cache / "history.sqlite3").is_file()
+    second = proctor("history", "--home", str(home), "--json")
+    assert second.out == first.out and second.err == ""
+    assert fingerprint(home) == before  # the cache lives outside the history folders
+
+
+def test_no_cache_keeps_nothing(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(cache))
+    result = proctor("history", "--home", str(home), "--no-cache", "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["total"]["sessions"] == 10
+    assert not cache.exists()
+
+
+def test_an_unusable_cache_is_a_note_and_the_report_is_whole(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(blocker / "cache"))
+    result = proctor("history", "--home", str(home), "--json")
+    assert result.code == 0
+    assert "proctor: note: the history cache" in result.err
+    assert json.loads(result.out)["total"]["sessions"] == 10

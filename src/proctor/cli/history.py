@@ -46,6 +46,11 @@ HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
     help="Take model prices from this proctor.json's `pricing` (default: ./proctor.json).",
 )
 @click.option("--workers", type=click.IntRange(min=1), help="Parse on N processes (default: CPUs).")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Parse every session again, and keep nothing for the next replay (see docs/history.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of Markdown.")
 def command(
     paths: tuple[Path, ...],
@@ -58,6 +63,7 @@ def command(
     changes: bool,
     config: Path | None,
     workers: int | None,
+    no_cache: bool,
     as_json: bool,
 ) -> int:
     """Summarise recorded agent sessions: tasks, verification, time, steps, rules, tokens.
@@ -67,10 +73,15 @@ def command(
     changed code. Never writes into a history folder. Exits 0 whenever it could read what it
     was asked to read (a history that is not there is listed as unavailable); 2 when none of
     the PATHS holds a session, or an option is malformed.
+
+    Summaries of unchanged sessions are read from proctor's cache folder
+    ($PROCTOR_CACHE_DIR, else $XDG_CACHE_HOME/proctor, else ~/.cache/proctor) unless
+    --no-cache is given.
     """
     import os
     import sys
 
+    from proctor.history.cache import FILE_NAME, SummaryCache, cache_folder
     from proctor.history.changes import (
         compare_change,
         journal_path,
@@ -84,6 +95,7 @@ def command(
     from proctor.models.history import SessionSummary, Unavailable
     from proctor.models.io import model_to_json
     from proctor.models.pricing import PriceTable
+    from proctor.util.collection import collection_paused
 
     chosen = agents or HISTORY_AGENTS
     filters = Filters(
@@ -104,13 +116,19 @@ def command(
             raise ConfigError(f"nothing to replay ({reasons})")
     else:
         sessions, unavailable = find_sessions(chosen, home, os.environ)
+    cache = None if no_cache else SummaryCache(cache_folder(os.environ) / FILE_NAME, pricing)
     replayed: list[SessionSummary] = []
-    for result in replay(sessions, filters, pricing, workers=workers):
-        if isinstance(result, Unavailable):
-            unavailable.append(result)
-        else:
-            replayed.append(result)
-    report = history_report(replayed, unavailable, pricing, by)  # type: ignore[arg-type]
+    with collection_paused():
+        for result in replay(sessions, filters, pricing, workers=workers, cache=cache):
+            if isinstance(result, Unavailable):
+                unavailable.append(result)
+            else:
+                replayed.append(result)
+        if cache is not None:
+            cache.save(s.path for s in sessions)
+            for note in cache.notes:
+                click.echo(f"proctor: note: {note}", err=True)
+        report = history_report(replayed, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:
         marks, notes = read_marks(journal_path(os.environ))
         for note in notes:

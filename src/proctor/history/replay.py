@@ -1,14 +1,17 @@
 """Replay recorded sessions: parse each one and measure it like a trial, in parallel.
 
-Each session is parsed in a worker process and comes back as a small
+Each session is parsed in a worker process and comes back as the JSON of a small
 :class:`~proctor.models.history.SessionSummary` (its events never cross a process boundary), so
-a history of any size streams through in flat memory. A session that cannot be read comes back
-as an :class:`~proctor.models.history.Unavailable` with the reason; replay itself never fails.
+a history of any size streams through in flat memory; the summaries are validated in batches,
+with the collector paused, and kept in the :mod:`~proctor.history.cache` for the next replay.
+A session that cannot be read comes back as an :class:`~proctor.models.history.Unavailable`
+with the reason; replay itself never fails.
 """
 
 from __future__ import annotations
 
 import functools
+import gc
 import multiprocessing
 import os
 from collections.abc import Iterable, Iterator
@@ -16,7 +19,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from pydantic import TypeAdapter
+
 from proctor.errors import ProctorError
+from proctor.history.cache import SummaryCache
 from proctor.history.sources import Session, same_project, session_project
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
@@ -24,6 +30,7 @@ from proctor.metrics.trace import parse_ts
 from proctor.models.history import SessionSummary, Unavailable
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.trajectory import Trajectory
+from proctor.util.collection import collection_paused
 from proctor.util.native_paths import first_record
 
 SERIAL_BELOW = 8
@@ -38,6 +45,13 @@ class Filters:
     since: date | None = None
     until: date | None = None
 
+    def keeps(self, summary: SessionSummary) -> bool:
+        """Whether a measured session is in the project and its start in the window."""
+        if self.project is not None and not same_project(summary.project, self.project):
+            return False
+        started = datetime.fromisoformat(summary.started_at) if summary.started_at else None
+        return self.keeps_start(started)
+
     def keeps_start(self, started: datetime | None) -> bool:
         if self.since is None and self.until is None:
             return True
@@ -49,28 +63,49 @@ class Filters:
         )
 
 
-@functools.lru_cache(maxsize=64)
-def _legacy_subagents(project_folder: Path) -> dict[str, list[Path]]:
+@functools.lru_cache(maxsize=1024)
+def _legacy_subagents(project_folder: str) -> dict[str, list[Path]]:
     """Subagent files an older Claude Code wrote beside the sessions (``agent-*.jsonl``), by
     the session id they name; read once per project folder, not once per session."""
     found: dict[str, list[Path]] = {}
-    for path in sorted(project_folder.glob("agent-*.jsonl")):
+    for path in _agent_files(Path(project_folder)):
         session_id = first_record(path).get("sessionId")
         if isinstance(session_id, str):
             found.setdefault(session_id, []).append(path)
     return found
 
 
+@functools.lru_cache(maxsize=1024)
+def _subfolders(project_folder: str) -> frozenset[str]:
+    """The folders in a Claude Code project folder (named by the sessions that have subagent
+    files): listed once, so that a session without one costs no look-up of its own."""
+    try:
+        with os.scandir(project_folder) as entries:
+            return frozenset(e.name for e in entries if e.is_dir())
+    except OSError:
+        return frozenset()
+
+
+def _agent_files(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.name.startswith("agent-")]
+    except OSError:
+        return []
+    return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
+
+
 def claude_parts(main: Path) -> list[Path]:
     """The subagent files of the Claude Code session ``main`` (see
-    :func:`proctor.util.native_paths.claude_subagent_files`, which this matches)."""
-    session_id = main.name.removesuffix(".jsonl")
-    nested = main.parent / session_id / "subagents"
-    if nested.is_dir():
-        found = sorted(nested.glob("agent-*.jsonl"))
+    :func:`proctor.util.native_paths.claude_subagent_files`, which this matches). The folder
+    listings behind it are read once per process: a replay is short and reads, never writes."""
+    folder, name = os.path.split(main)
+    session_id = name.removesuffix(".jsonl")
+    if session_id in _subfolders(folder):
+        found = _agent_files(Path(folder, session_id, "subagents"))
         if found:
             return found
-    return _legacy_subagents(main.parent).get(session_id, [])
+    return _legacy_subagents(folder).get(session_id, [])
 
 
 def _parse(session: Session, project: str | None) -> Trajectory:
@@ -92,18 +127,31 @@ def replay_session(
     """One session measured; None when the filters leave it out; whatever goes wrong with it
     (a file proctor cannot parse, a figure it cannot compute) makes it unavailable, never
     stops the replay."""
+    measured = measure_session(session, filters.project, pricing)
+    if not isinstance(measured, bytes):
+        return measured
+    summary = SessionSummary.model_validate_json(measured)
+    return summary if filters.keeps(summary) else None
+
+
+def measure_session(
+    session: Session, project_filter: Path | None, pricing: PriceTable
+) -> bytes | Unavailable | None:
+    """The summary of one session as JSON (what crosses a process boundary and what the cache
+    keeps); None when it ran in another project than ``project_filter``, which is told from
+    the file's first lines before any parsing."""
     try:
-        return _replay(session, filters, pricing)
+        return _measure(session, project_filter, pricing)
     except Exception as exc:
         reason = f"could not be measured: {type(exc).__name__}: {exc}"
         return Unavailable(agent=session.agent, path=str(session.path), reason=reason)
 
 
-def _replay(
-    session: Session, filters: Filters, pricing: PriceTable
-) -> SessionSummary | Unavailable | None:
+def _measure(
+    session: Session, project_filter: Path | None, pricing: PriceTable
+) -> bytes | Unavailable | None:
     project = session_project(session)
-    if filters.project is not None and not same_project(project, filters.project):
+    if project_filter is not None and not same_project(project, project_filter):
         return None
     try:
         trajectory = _parse(session, project)
@@ -112,15 +160,13 @@ def _replay(
     events = trajectory.events
     stamps = [t for t in (parse_ts(e.ts) for e in events) if t is not None]
     started = min(stamps) if stamps else None
-    if not filters.keeps_start(started):
-        return None
     ended = max(stamps) if stamps else None
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
     metrics = compute_process_metrics(events, workspace=workspace)
     proxy = metrics.context.basis == "edited-proxy"
     cost = price_usage(trajectory.usage, pricing)
-    return SessionSummary(
+    summary = SessionSummary(
         agent=session.agent,
         path=str(session.path),
         session_id=trajectory.session_id,
@@ -145,6 +191,7 @@ def _replay(
         unknown_records=sum(trajectory.coverage.unknown_record_types.values())
         + trajectory.coverage.unparsed_lines,
     )
+    return summary.model_dump_json(by_alias=True).encode()
 
 
 def _priced(by_model: dict[str, float | None]) -> float:
@@ -152,12 +199,21 @@ def _priced(by_model: dict[str, float | None]) -> float:
 
 
 # The pool's workers are forked with these set, so that only the session crosses the pipe.
-_FILTERS = Filters()
+_PROJECT: Path | None = None
 _PRICING = PriceTable()
 
 
-def _replay_in_worker(session: Session) -> SessionSummary | Unavailable | None:
-    return replay_session(session, _FILTERS, _PRICING)
+def _start_worker() -> None:
+    gc.enable()  # the parent pauses its collector while it gathers summaries; workers need it
+
+
+def _measure_in_worker(job: tuple[int, Session]) -> tuple[int, bytes | Unavailable | None]:
+    return job[0], measure_session(job[1], _PROJECT, _PRICING)
+
+
+_SUMMARIES = TypeAdapter(list[SessionSummary])
+_BATCH = 2_000
+"""Summaries validated per call: one call per summary would cost more than the validation."""
 
 
 def replay(
@@ -166,28 +222,77 @@ def replay(
     pricing: PriceTable,
     *,
     workers: int | None = None,
+    cache: SummaryCache | None = None,
 ) -> Iterator[SessionSummary | Unavailable]:
-    """Every session replayed, as each one finishes (in no particular order), on ``workers``
-    processes (default: one per CPU). Sessions the filters leave out are not yielded."""
-    global _FILTERS, _PRICING
+    """Every session replayed, in batches as they finish (in no particular order), on
+    ``workers`` processes (default: one per CPU). Sessions the filters leave out are not
+    yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
+    is read from it, and the sessions replayed now are added to it."""
+    global _PROJECT, _PRICING
     todo = list(sessions)
-    count = workers or os.cpu_count() or 1
-    if count == 1 or len(todo) < SERIAL_BELOW:
-        results: Iterable[SessionSummary | Unavailable | None] = (
-            replay_session(s, filters, pricing) for s in todo
-        )
-        yield from (r for r in results if r is not None)
-        return
-    _FILTERS, _PRICING = filters, pricing
-    context = multiprocessing.get_context("fork")
-    # Small sessions first would leave a big one for last: the largest files start first.
-    todo.sort(key=_size, reverse=True)
-    with context.Pool(processes=count) as pool:
-        # Chunks amortise the pipe over small sessions; sixteen per worker keep the load even.
-        chunk = max(1, len(todo) // (count * 16))
-        for result in pool.imap_unordered(_replay_in_worker, todo, chunksize=chunk):
-            if result is not None:
-                yield result
+    stamps: list[str] = []
+    ready: list[bytes] = []
+    if cache is not None:
+        missing = []
+        for session in todo:
+            stamp = cache.stamp(session, claude_parts(session.path) if _is_claude(session) else ())
+            found = cache.get(session, stamp)
+            if found is None:
+                missing.append(session)
+                stamps.append(stamp)
+            else:
+                ready.append(found)
+        todo = missing
+    with collection_paused():
+        yield from _validated(ready, filters)
+        ready = []
+        count = workers or os.cpu_count() or 1
+        if count == 1 or len(todo) < SERIAL_BELOW:
+            results: Iterable[tuple[int, bytes | Unavailable | None]] = (
+                (i, measure_session(s, filters.project, pricing)) for i, s in enumerate(todo)
+            )
+            yield from _gathered(results, todo, stamps, filters, cache)
+            return
+        _PROJECT, _PRICING = filters.project, pricing
+        context = multiprocessing.get_context("fork")
+        # Small sessions first would leave a big one for last: the largest files start first.
+        jobs = sorted(enumerate(todo), key=lambda job: _size(job[1]), reverse=True)
+        with context.Pool(processes=count, initializer=_start_worker) as pool:
+            # Chunks amortise the pipe over small sessions; sixteen per worker keep the load even.
+            chunk = max(1, len(jobs) // (count * 16))
+            results = pool.imap_unordered(_measure_in_worker, jobs, chunksize=chunk)
+            yield from _gathered(results, todo, stamps, filters, cache)
+
+
+def _gathered(
+    results: Iterable[tuple[int, bytes | Unavailable | None]],
+    todo: list[Session],
+    stamps: list[str],
+    filters: Filters,
+    cache: SummaryCache | None,
+) -> Iterator[SessionSummary | Unavailable]:
+    batch: list[bytes] = []
+    for index, result in results:
+        if isinstance(result, bytes):
+            if cache is not None:
+                cache.put(todo[index], stamps[index], result)
+            batch.append(result)
+            if len(batch) >= _BATCH:
+                yield from _validated(batch, filters)
+                batch = []
+        elif result is not None:
+            yield result
+    yield from _validated(batch, filters)
+
+
+def _validated(summaries: list[bytes], filters: Filters) -> Iterator[SessionSummary]:
+    for start in range(0, len(summaries), _BATCH):
+        text = b"[" + b",".join(summaries[start : start + _BATCH]) + b"]"
+        yield from (s for s in _SUMMARIES.validate_json(text) if filters.keeps(s))
+
+
+def _is_claude(session: Session) -> bool:
+    return session.agent == "claude-code"
 
 
 def _size(session: Session) -> int:

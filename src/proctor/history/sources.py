@@ -62,9 +62,14 @@ def _user_home(env: Mapping[str, str]) -> Path:
 def agent_sessions(agent: str, folder: Path) -> Iterator[Session]:
     """Every main session file ``agent`` keeps under its history ``folder``."""
     if agent == "claude-code":
-        for path in sorted((folder / "projects").glob("*/*.jsonl")):
-            if not path.name.startswith("agent-"):  # an older release's subagent file
-                yield Session(agent, path)
+        # Listed folder by folder (the order of sorted paths): a glob and a sort of Path
+        # objects took a tenth of a second per 10,000 sessions.
+        for project in _sorted_names(folder / "projects", folders=True):
+            project_folder = folder / "projects" / project
+            for name in _sorted_names(project_folder, folders=False):
+                if name.endswith(".jsonl") and not name.startswith("agent-"):
+                    # (agent-*.jsonl: an older release's subagent file)
+                    yield Session(agent, project_folder / name)
     elif agent == "codex":
         for root in (folder / "sessions", folder / "archived_sessions"):
             for path in sorted(root.rglob("rollout-*.jsonl")):
@@ -73,6 +78,17 @@ def agent_sessions(agent: str, folder: Path) -> Iterator[Session]:
         for pattern in ("session-*.jsonl", "session-*.json"):
             for path in sorted((folder / "tmp").glob(f"*/chats/{pattern}")):
                 yield Session(agent, path)
+
+
+def _sorted_names(folder: Path, *, folders: bool) -> list[str]:
+    """The names of the folders (or the files) in ``folder`` that a ``*`` glob matches
+    (not hidden), sorted; none when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.is_dir() == folders]
+    except OSError:
+        return []
+    return sorted(n for n in names if not n.startswith("."))
 
 
 def _missing_reason(agent: str, folder: Path) -> str | None:

@@ -17,8 +17,15 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 
 def check_commands(config: MetricsConfig, line: str) -> list[ShellCommand]:
     """The commands of a shell line that a check pattern matches; quoted text is no command."""
-    patterns = _compiled(config.check_patterns)
-    return [c for c in split_commands(line) if any(p.search(c.text) for p in patterns)]
+    return list(_check_commands(config.check_patterns, line))
+
+
+@lru_cache(maxsize=4096)
+def _check_commands(patterns: tuple[str, ...], line: str) -> tuple[ShellCommand, ...]:
+    # Sessions run the same few check lines again and again (``pytest -q``, ``npm test``): the
+    # shell scan of a line is done once per process. ShellCommand is frozen, so sharing is safe.
+    compiled = _compiled(patterns)
+    return tuple(c for c in split_commands(line) if any(p.search(c.text) for p in compiled))
 
 
 def is_check(config: MetricsConfig, line: str) -> bool:

@@ -1,0 +1,158 @@
+"""Session summaries kept between replays, so that a history is parsed once, not every time.
+
+A recorded session file only grows or stays as it is, so a session whose files have the same
+sizes and modification times as at its last replay has the same summary. The cache keeps each
+session's summary (its JSON) under the session file's path, with a *stamp*: the sizes and
+times of every file the summary was read from (the main file, Claude Code's subagent files,
+Gemini CLI's ``.project_root``) and a digest of what else decides the figures (proctor's
+version and code, and the price table). Any difference is a miss and the session is replayed.
+
+It lives in proctor's cache folder, never in a history folder: ``$PROCTOR_CACHE_DIR``, else
+``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``; the file is ``history.sqlite3``,
+readable by its owner only. SQLite keeps it whole through a crash or two replays at once. A
+cache that cannot be opened or written is a note, never a failed replay: the sessions are
+replayed from their files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from proctor._version import __version__
+from proctor.history.sources import Session
+from proctor.models.pricing import PriceTable
+
+FILE_NAME = "history.sqlite3"
+_FORMAT = 1
+"""Changes when the layout of the stored rows does."""
+
+
+def cache_folder(env: Mapping[str, str]) -> Path:
+    if env.get("PROCTOR_CACHE_DIR"):
+        return Path(env["PROCTOR_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]) / "proctor"
+    return Path(env.get("HOME") or Path.home()) / ".cache" / "proctor"
+
+
+def code_digest() -> str:
+    """proctor's version and the size and time of each of its modules: a replay by other code
+    (an upgrade, a local change to a parser or a metric) never reads this code's summaries."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(f"{_FORMAT}:{__version__}".encode())
+    for folder, subfolders, files in os.walk(root):
+        subfolders.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _file_stamp(path: str) -> str:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _key(path: Path) -> str:
+    """A session's row: its file's absolute path (the same file read through a relative path
+    from another folder is the same row)."""
+    text = str(path)
+    return text if text.startswith("/") else os.path.abspath(text)
+
+
+class SummaryCache:
+    """The summaries of earlier replays, read once when opened; new ones are written by
+    :meth:`save` in one transaction."""
+
+    def __init__(self, path: Path, pricing: PriceTable) -> None:
+        self.path = path
+        self.notes: list[str] = []
+        prices = hashlib.sha256(pricing.model_dump_json(by_alias=True).encode()).hexdigest()
+        self._namespace = f"{code_digest()}:{prices[:16]}"
+        self._stored: dict[str, tuple[str, bytes]] = {}
+        self._fresh: list[tuple[str, str, str, bytes]] = []
+        self.hits = 0
+        try:
+            self._stored = self._read()
+        except (sqlite3.Error, OSError) as exc:
+            self.notes.append(f"the history cache {path} could not be read ({exc}); replaying")
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+        connection = sqlite3.connect(self.path, timeout=10)
+        try:
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS summaries (path TEXT PRIMARY KEY, agent TEXT NOT NULL,"
+                " stamp TEXT NOT NULL, summary BLOB NOT NULL)"
+            )
+        except sqlite3.Error:
+            connection.close()
+            raise
+        return connection
+
+    def _read(self) -> dict[str, tuple[str, bytes]]:
+        if not self.path.exists():
+            return {}
+        try:
+            connection = self._connect()
+        except sqlite3.OperationalError:
+            raise  # locked, or not allowed: left as it is
+        except sqlite3.DatabaseError:
+            # Not a database (a torn copy, another program's file): it is only a cache.
+            self.notes.append(f"the history cache {self.path} was unreadable and is rebuilt")
+            self.path.unlink()
+            return {}
+        try:
+            rows = connection.execute("SELECT path, stamp, summary FROM summaries").fetchall()
+        finally:
+            connection.close()
+        return {path: (stamp, summary) for path, stamp, summary in rows}
+
+    def stamp(self, session: Session, parts: Iterable[Path]) -> str:
+        """What the summary of ``session`` depends on, read from its files' metadata only."""
+        files = [str(session.path), *map(str, parts)]
+        if session.agent == "gemini-cli":
+            files.append(str(session.path.parent.parent / ".project_root"))
+        stamps = ";".join(f"{f}={_file_stamp(f)}" for f in files)
+        return hashlib.sha256(f"{self._namespace}|{stamps}".encode()).hexdigest()[:32]
+
+    def get(self, session: Session, stamp: str) -> bytes | None:
+        found = self._stored.get(_key(session.path))
+        if found is None or found[0] != stamp:
+            return None
+        self.hits += 1
+        return found[1]
+
+    def put(self, session: Session, stamp: str, summary: bytes) -> None:
+        self._fresh.append((_key(session.path), session.agent, stamp, summary))
+
+    def save(self, seen: Iterable[Path]) -> None:
+        """Write the new summaries, and forget sessions whose file is gone (of those stored
+        that this replay did not see)."""
+        seen_paths = {_key(p) for p in seen}
+        gone = [(p,) for p in self._stored if p not in seen_paths and not os.path.exists(p)]
+        if not self._fresh and not gone:
+            return
+        try:
+            connection = self._connect()
+            with connection:
+                connection.executemany(
+                    "INSERT OR REPLACE INTO summaries (path, agent, stamp, summary)"
+                    " VALUES (?, ?, ?, ?)",
+                    self._fresh,
+                )
+                connection.executemany("DELETE FROM summaries WHERE path = ?", gone)
+            connection.close()
+        except (sqlite3.Error, OSError) as exc:
+            self.notes.append(f"the history cache {self.path} could not be written ({exc})")
+        self._fresh = []

@@ -1,0 +1,185 @@
+"""The history cache: an unchanged session is read from it, any change to what its summary
+depends on replays it, and a cache that cannot be used is a note, never a failed replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from proctor.history import cache as cache_module
+from proctor.history.cache import FILE_NAME, SummaryCache, cache_folder
+from proctor.history.replay import Filters, replay
+from proctor.history.sources import find_sessions
+from proctor.models.config import ModelPrice
+from proctor.models.history import SessionSummary
+from proctor.models.pricing import PriceTable
+from tests.unit.history.planted import PROJECT_B, plant
+from tests.unit.history.test_replay_summary import PRICES, check_total
+
+S1 = "11111111-1111-4111-8111-111111111111"
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
+    files = plant(tmp_path / "home" / ".claude")
+    return tmp_path / "home", files
+
+
+def replayed(
+    home: Path, db: Path, *, pricing: PriceTable = PRICES, filters: Filters | None = None
+) -> tuple[dict[str, SessionSummary], SummaryCache]:
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    cache = SummaryCache(db, pricing)
+    found = list(replay(sessions, filters or Filters(), pricing, workers=1, cache=cache))
+    cache.save(s.path for s in sessions)
+    summaries = {s.session_id or "": s for s in found if isinstance(s, SessionSummary)}
+    return summaries, cache
+
+
+def tamper(db: Path, session_id: str, tool_calls: int) -> None:
+    """Rewrite one stored summary, so that a replay that reads it shows it."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT path, summary FROM summaries").fetchall()
+        for path, blob in rows:
+            summary = json.loads(blob)
+            if summary["sessionId"] == session_id:
+                summary["steps"]["toolCalls"] = tool_calls
+                connection.execute(
+                    "UPDATE summaries SET summary = ? WHERE path = ?",
+                    (json.dumps(summary).encode(), path),
+                )
+    connection.close()
+
+
+def test_a_second_replay_reads_every_unchanged_session_from_the_cache(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, _ = planted
+    db = tmp_path / "cache" / FILE_NAME
+    first, cold = replayed(home, db)
+    assert cold.hits == 0 and db.is_file()
+    assert oct(db.stat().st_mode & 0o777) == "0o600"
+    second, warm = replayed(home, db)
+    assert warm.hits == 4
+    assert [s.model_dump() for s in second.values()] == [s.model_dump() for s in first.values()]
+    from proctor.history.summary import history_report
+
+    check_total(history_report(list(second.values()), [], PRICES).total)
+
+
+def test_control_a_tampered_row_shows_until_its_session_changes(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, files = planted
+    db = tmp_path / FILE_NAME
+    replayed(home, db)
+    tamper(db, S1, 99)
+    read, _ = replayed(home, db)
+    assert read[S1].steps.tool_calls == 99  # the cache is what was read
+    with open(files["S1"], "a") as fh:  # the session grows: it is replayed
+        fh.write("\n")
+    fresh, cache = replayed(home, db)
+    assert fresh[S1].steps.tool_calls == 4
+    assert cache.hits == 3
+
+
+def test_a_changed_subagent_file_replays_its_session(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, files = planted
+    db = tmp_path / FILE_NAME
+    replayed(home, db)
+    helper = files["S2-helper"]
+    stat = helper.stat()
+    os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    _, cache = replayed(home, db)
+    assert cache.hits == 3
+
+
+def test_other_prices_or_other_code_replay_everything(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, _ = planted
+    db = tmp_path / FILE_NAME
+    replayed(home, db)
+    dearer = PriceTable(prices={"claude-test-1": ModelPrice(input_per1_m=2.0, output_per1_m=10.0)})
+    summaries, cache = replayed(home, db, pricing=dearer)
+    assert cache.hits == 0
+    assert summaries[S1].cost_usd != replayed(home, tmp_path / "other.db")[0][S1].cost_usd
+    monkeypatch.setattr(cache_module, "code_digest", lambda: "another proctor")
+    assert replayed(home, db, pricing=dearer)[1].hits == 0
+
+
+def test_filters_hold_for_summaries_read_from_the_cache(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, _ = planted
+    db = tmp_path / FILE_NAME
+    replayed(home, db)
+    only_b, cache = replayed(home, db, filters=Filters(project=Path(PROJECT_B)))
+    assert cache.hits == 4
+    assert {s.project for s in only_b.values()} == {PROJECT_B}
+    window, _ = replayed(
+        home, db, filters=Filters(since=date(2026, 11, 3), until=date(2026, 11, 10))
+    )
+    assert sorted(k[:2] for k in window) == ["22", "33"]
+
+
+def test_a_deleted_session_is_forgotten(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, files = planted
+    db = tmp_path / FILE_NAME
+    replayed(home, db)
+    files["S3"].unlink()
+    replayed(home, db)
+    with sqlite3.connect(db) as connection:
+        paths = [row[0] for row in connection.execute("SELECT path FROM summaries")]
+    connection.close()
+    assert len(paths) == 3 and str(files["S3"]) not in paths
+
+
+def test_a_cache_file_that_is_not_a_database_is_rebuilt(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, _ = planted
+    db = tmp_path / FILE_NAME
+    db.write_bytes(b"this is not SQLite" * 100)
+    summaries, cache = replayed(home, db)
+    assert len(summaries) == 4
+    assert any("unreadable and is rebuilt" in note for note in cache.notes)
+    assert replayed(home, db)[1].hits == 4
+
+
+def test_a_cache_that_cannot_be_written_is_a_note(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, _ = planted
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would go\n")
+    summaries, cache = replayed(home, blocker / FILE_NAME)
+    assert len(summaries) == 4
+    assert any("could not be written" in note for note in cache.notes)
+    assert blocker.read_text() == "a file where the cache folder would go\n"
+
+
+def test_a_cache_path_that_is_a_folder_is_a_note(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, _ = planted
+    db = tmp_path / FILE_NAME
+    db.mkdir()  # whoever runs the tests: no one can open a folder as a database
+    summaries, cache = replayed(home, db)
+    assert len(summaries) == 4
+    assert cache.notes and all(str(db) in note for note in cache.notes)
+
+
+def test_the_cache_folder_follows_the_environment(tmp_path: Path) -> None:
+    assert cache_folder({"PROCTOR_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x"}) == Path("/c")
+    assert cache_folder({"XDG_CACHE_HOME": "/x", "HOME": "/h"}) == Path("/x/proctor")
+    assert cache_folder({"HOME": "/h"}) == Path("/h/.cache/proctor")
