@@ -96,11 +96,24 @@ def _session_id(text: bytes) -> str | None:
     return None
 
 
+def claude_bytes(data: bytes) -> bytes:
+    """Each JSON line written compactly, the way Claude Code writes it (a fixture written by
+    Python's json module has spaces after its colons, and ccusage 20 skips such lines, so its
+    totals would leave them out); a line that is not JSON (a planted broken line) is kept."""
+    lines = []
+    for line in data.splitlines():
+        try:
+            lines.append(json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":")))
+        except ValueError:
+            lines.append(line.decode("utf-8", "surrogateescape"))
+    return "\n".join(lines).encode("utf-8", "surrogateescape") + b"\n"
+
+
 def build_corpus(root: Path, size_mb: float) -> tuple[list[list[Path]], int]:
     sources = claude_sessions()
     if not sources:
         raise SystemExit("no Claude Code transcripts under tests/fixtures")
-    texts = [[(p, p.read_bytes()) for p in session] for session in sources]
+    texts = [[(p, claude_bytes(p.read_bytes())) for p in session] for session in sources]
     sessions: list[list[Path]] = []
     total = copy = 0
     while total < size_mb * 1e6:

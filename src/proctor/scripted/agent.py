@@ -132,7 +132,9 @@ class Transcript:
             "uuid": line_uuid,
             "timestamp": now_iso(),
         }
-        self.fh.write(json.dumps(envelope, ensure_ascii=False) + "\n")
+        # Compact, as Claude Code writes its lines: some readers of Claude Code transcripts
+        # (ccusage 20) skip a line written with spaces after the colons.
+        self.fh.write(json.dumps(envelope, ensure_ascii=False, separators=(",", ":")) + "\n")
         self.fh.flush()
         self.parent = line_uuid
         return line_uuid
