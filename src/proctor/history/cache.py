@@ -119,12 +119,14 @@ class SummaryCache:
         return {path: (stamp, summary) for path, stamp, summary in rows}
 
     def stamp(self, session: Session, parts: Iterable[Path]) -> str:
-        """What the summary of ``session`` depends on, read from its files' metadata only."""
-        files = [str(session.path), *map(str, parts)]
+        """What the summary of ``session`` depends on, read from its files' metadata only:
+        the namespace, then the size and time of the main file and of each part by name."""
+        stamps = [self._namespace, _file_stamp(str(session.path))]
+        stamps += [f"{part.name}={_file_stamp(str(part))}" for part in parts]
         if session.agent == "gemini-cli":
-            files.append(str(session.path.parent.parent / ".project_root"))
-        stamps = ";".join(f"{f}={_file_stamp(f)}" for f in files)
-        return hashlib.sha256(f"{self._namespace}|{stamps}".encode()).hexdigest()[:32]
+            marker = session.path.parent.parent / ".project_root"
+            stamps.append(f"{marker.name}={_file_stamp(str(marker))}")
+        return "|".join(stamps)
 
     def get(self, session: Session, stamp: str) -> bytes | None:
         found = self._stored.get(_key(session.path))

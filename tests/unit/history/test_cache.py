@@ -183,3 +183,16 @@ def test_the_cache_folder_follows_the_environment(tmp_path: Path) -> None:
     assert cache_folder({"PROCTOR_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x"}) == Path("/c")
     assert cache_folder({"XDG_CACHE_HOME": "/x", "HOME": "/h"}) == Path("/x/proctor")
     assert cache_folder({"HOME": "/h"}) == Path("/h/.cache/proctor")
+
+
+def test_a_gemini_session_is_stamped_with_its_project_root_marker(tmp_path: Path) -> None:
+    from proctor.history.sources import Session
+
+    chats = tmp_path / "tmp" / "abc123" / "chats"
+    chats.mkdir(parents=True)
+    session = Session("gemini-cli", chats / "session-1.jsonl")
+    session.path.write_text("{}\n")
+    cache = SummaryCache(tmp_path / FILE_NAME, PRICES)
+    before = cache.stamp(session, [])
+    (tmp_path / "tmp" / "abc123" / ".project_root").write_text("/work/projA\n")
+    assert cache.stamp(session, []) != before  # the session's project changed with it
