@@ -39,7 +39,8 @@ SERIAL_BELOW = 8
 
 @dataclass(frozen=True)
 class Filters:
-    """Which sessions count: a project folder, and a window on the session's start."""
+    """Which sessions count: a project folder, and a window on the session's start (days in
+    the local time zone)."""
 
     project: Path | None = None
     since: date | None = None
@@ -57,7 +58,7 @@ class Filters:
             return True
         if started is None:
             return False
-        day = started.date()
+        day = started.astimezone().date()  # the day on the user's clock, as the CLIs show it
         return (self.since is None or day >= self.since) and (
             self.until is None or day <= self.until
         )

@@ -61,10 +61,11 @@ def summarise(key: str, sessions: Sequence[SessionSummary], pricing: PriceTable)
 
 
 def week_of(session: SessionSummary) -> str:
-    """The ISO week the session started in (``2026-W48``), or ``undated``."""
+    """The ISO week the session started in, in the local time zone (``2026-W48``), or
+    ``undated``."""
     if not session.started_at:
         return "undated"
-    year, week, _ = datetime.fromisoformat(session.started_at).isocalendar()
+    year, week, _ = datetime.fromisoformat(session.started_at).astimezone().isocalendar()
     return f"{year}-W{week:02d}"
 
 

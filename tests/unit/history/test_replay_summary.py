@@ -3,6 +3,7 @@ controls that must break the figures."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -168,3 +169,38 @@ def test_an_older_release_s_subagent_file_beside_the_session_is_its_part(home: P
     assert len(sessions) == 4  # the subagent file is not a session of its own
     s2 = next(s for s in sessions if s.session_id and s.session_id.startswith("2222"))
     assert s2.usage["claude-helper-1"].input_tokens == 1000
+
+
+@pytest.fixture
+def utc_plus_14(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's clock in UTC+14 (a POSIX zone: no time-zone database needed)."""
+    import time
+
+    monkeypatch.setenv("TZ", "XXX-14")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_dates_and_weeks_are_those_of_the_local_clock(home: Path, utc_plus_14: None) -> None:
+    # S1 started 2026-11-02 10:00 UTC: midnight of 2026-11-03 at UTC+14.
+    window = replayed(home, Filters(since=date(2026, 11, 3), until=date(2026, 11, 3)))
+    assert sorted(s.session_id[:2] for s in window if s.session_id) == ["11", "22"]
+    by_week = history_report(replayed(home), [], PRICES, "week").groups
+    assert [(g.key, g.sessions) for g in by_week] == [("2026-W45", 2), ("2026-W46", 2)]
+
+
+def test_control_in_utc_the_same_window_holds_one_session(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        window = replayed(home, Filters(since=date(2026, 11, 3), until=date(2026, 11, 3)))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert [s.session_id[:2] for s in window if s.session_id] == ["22"]
