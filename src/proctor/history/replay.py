@@ -164,7 +164,7 @@ def _measure(
     ended = max(stamps) if stamps else None
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
-    metrics = compute_process_metrics(events, workspace=workspace)
+    metrics = compute_process_metrics(events, workspace=workspace, with_effort=False)
     proxy = metrics.context.basis == "edited-proxy"
     cost = price_usage(trajectory.usage, pricing)
     summary = SessionSummary(

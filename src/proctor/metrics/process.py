@@ -10,7 +10,7 @@ from proctor.metrics.effort import effort
 from proctor.metrics.loops import find_loops
 from proctor.metrics.trace import Step, build_steps, is_code_edit, trial_start
 from proctor.models.pricing import PriceTable
-from proctor.models.process import MetricsConfig, ProcessMetrics
+from proctor.models.process import Effort, MetricsConfig, ProcessMetrics
 from proctor.models.trajectory import Event
 
 
@@ -27,9 +27,12 @@ def compute_process_metrics(
     config: MetricsConfig | None = None,
     workspace: str | None = None,
     pricing: PriceTable | None = None,
+    with_effort: bool = True,
 ) -> ProcessMetrics:
     """Steps, checks, orientation, verification, rework, loops, context and effort.
 
+    ``with_effort=False`` leaves ``effort`` empty, for a caller that has the tokens and times
+    already (history replay takes them from the parsed transcript).
     Pure: the result depends only on the arguments. Empty ``events`` give zero counts,
     ``verified`` None, context basis ``none`` (unless files are expected) and null ratios.
     """
@@ -55,5 +58,5 @@ def compute_process_metrics(
             workspace=workspace,
             start=start,
         ),
-        effort=effort(events, counts.tool_calls, pricing),
+        effort=effort(events, counts.tool_calls, pricing) if with_effort else Effort(),
     )

@@ -293,3 +293,19 @@ def test_the_first_relevant_file_is_the_first_one_read() -> None:
     assert context.files_read == ["src/a.py", "src/b.py"], "stored sorted: not the reading order"
     unexpected = compute_process_metrics(events, expected_files=["src/c.py"]).context
     assert unexpected.first_relevant_file is None
+
+
+def test_process_metrics_without_effort_leave_only_effort_out() -> None:
+    from proctor.metrics.process import compute_process_metrics
+
+    events = [
+        make_event("user_message", ts="2025-01-01T00:00:00Z", text="Fix it."),
+        shell("c1", "pytest -q"),
+        result("c1"),
+        make_event("usage", model="m", input_tokens=10, output_tokens=1),
+    ]
+    full = compute_process_metrics(events)
+    bare = compute_process_metrics(events, with_effort=False)
+    assert full.effort.tokens["m"].input_tokens == 10 and full.effort.tool_calls == 1
+    assert bare.effort == Effort()
+    assert bare.model_dump(exclude={"effort"}) == full.model_dump(exclude={"effort"})
