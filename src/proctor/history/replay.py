@@ -232,21 +232,29 @@ def replay(
     global _PROJECT, _PRICING
     todo = list(sessions)
     stamps: list[str] = []
-    ready: list[bytes] = []
-    if cache is not None:
-        missing = []
-        for session in todo:
-            stamp = cache.stamp(session, claude_parts(session.path) if _is_claude(session) else ())
-            found = cache.get(session, stamp)
-            if found is None:
-                missing.append(session)
-                stamps.append(stamp)
-            else:
-                ready.append(found)
-        todo = missing
     with collection_paused():
-        yield from _validated(ready, filters)
-        ready = []
+        if cache is not None:
+            hits: list[tuple[Session, str]] = []
+            stored: list[bytes] = []
+            missing = []
+            for session in todo:
+                parts = claude_parts(session.path) if _is_claude(session) else ()
+                stamp = cache.stamp(session, parts)
+                found = cache.get(session, stamp)
+                if found is None:
+                    missing.append(session)
+                    stamps.append(stamp)
+                else:
+                    hits.append((session, stamp))
+                    stored.append(found)
+            todo = missing
+            for (session, stamp), summary in zip(hits, _each_validated(stored), strict=True):
+                if summary is None:  # a damaged row: the session is replayed and the row fixed
+                    todo.append(session)
+                    stamps.append(stamp)
+                elif filters.keeps(summary):
+                    yield summary
+            del hits, stored
         count = workers or os.cpu_count() or 1
         if count == 1 or len(todo) < SERIAL_BELOW:
             results: Iterable[tuple[int, bytes | Unavailable | None]] = (
@@ -272,24 +280,58 @@ def _gathered(
     filters: Filters,
     cache: SummaryCache | None,
 ) -> Iterator[SessionSummary | Unavailable]:
-    batch: list[bytes] = []
+    batch: list[tuple[int, bytes]] = []
     for index, result in results:
         if isinstance(result, bytes):
-            if cache is not None:
-                cache.put(todo[index], stamps[index], result)
-            batch.append(result)
+            batch.append((index, result))
             if len(batch) >= _BATCH:
-                yield from _validated(batch, filters)
+                yield from _checked_in(batch, todo, stamps, filters, cache)
                 batch = []
         elif result is not None:
             yield result
-    yield from _validated(batch, filters)
+    yield from _checked_in(batch, todo, stamps, filters, cache)
 
 
-def _validated(summaries: list[bytes], filters: Filters) -> Iterator[SessionSummary]:
-    for start in range(0, len(summaries), _BATCH):
-        text = b"[" + b",".join(summaries[start : start + _BATCH]) + b"]"
-        yield from (s for s in _SUMMARIES.validate_json(text) if filters.keeps(s))
+def _checked_in(
+    batch: list[tuple[int, bytes]],
+    todo: list[Session],
+    stamps: list[str],
+    filters: Filters,
+    cache: SummaryCache | None,
+) -> Iterator[SessionSummary | Unavailable]:
+    summaries = _each_validated([blob for _, blob in batch])
+    for (index, blob), summary in zip(batch, summaries, strict=True):
+        session = todo[index]
+        if summary is None:
+            reason = "could not be measured: its summary did not read back"
+            yield Unavailable(agent=session.agent, path=str(session.path), reason=reason)
+            continue
+        if cache is not None:
+            cache.put(session, stamps[index], blob)
+        if filters.keeps(summary):
+            yield summary
+
+
+def _each_validated(blobs: list[bytes]) -> list[SessionSummary | None]:
+    """Each summary read back, in batches; None for one that does not validate (a damaged
+    cache row). A batch that fails, or that reads back as another number of summaries, is
+    read again one summary at a time."""
+    out: list[SessionSummary | None] = []
+    for start in range(0, len(blobs), _BATCH):
+        chunk = blobs[start : start + _BATCH]
+        try:
+            summaries = _SUMMARIES.validate_json(b"[" + b",".join(chunk) + b"]")
+        except ValueError:
+            summaries = []
+        if len(summaries) == len(chunk):
+            out.extend(summaries)
+            continue
+        for blob in chunk:
+            try:
+                out.append(SessionSummary.model_validate_json(blob))
+            except ValueError:
+                out.append(None)
+    return out
 
 
 def _is_claude(session: Session) -> bool:

@@ -196,3 +196,32 @@ def test_a_gemini_session_is_stamped_with_its_project_root_marker(tmp_path: Path
     before = cache.stamp(session, [])
     (tmp_path / "tmp" / "abc123" / ".project_root").write_text("/work/projA\n")
     assert cache.stamp(session, []) != before  # the session's project changed with it
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"{not json",
+        b'{"agent": "claude-code"',
+        b'{"agent":"x","path":"a"},{"agent":"y","path":"b"}',
+    ],
+)
+def test_a_damaged_row_is_replayed_and_mended(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path, damage: bytes
+) -> None:
+    home, _ = planted
+    db = tmp_path / FILE_NAME
+    first, _ = replayed(home, db)
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT path, summary FROM summaries").fetchall()
+        path = next(p for p, blob in rows if json.loads(blob)["sessionId"] == S1)
+        connection.execute("UPDATE summaries SET summary = ? WHERE path = ?", (damage, path))
+    connection.close()
+    again, cache = replayed(home, db)
+    assert cache.hits == 4  # all four were found; the damaged one did not read back
+    assert again[S1].model_dump() == first[S1].model_dump()
+    assert len(again) == 4
+    with sqlite3.connect(db) as connection:
+        (mended,) = connection.execute("SELECT summary FROM summaries WHERE path = ?", (path,))
+    connection.close()
+    assert json.loads(mended[0])["sessionId"] == S1
