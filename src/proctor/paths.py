@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,3 +147,13 @@ class TrialPaths:
 
     def evaluator_log(self, index: int, use: str) -> Path:
         return self.evaluators_dir / f"{index}-{use}.json"
+
+
+def cache_folder(env: Mapping[str, str]) -> Path:
+    """proctor's own cache folder (the history cache, the credentials lock):
+    ``$PROCTOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``."""
+    if env.get("PROCTOR_CACHE_DIR"):
+        return Path(env["PROCTOR_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]) / "proctor"
+    return Path(env.get("HOME") or Path.home()) / ".cache" / "proctor"

@@ -111,3 +111,35 @@ def test_no_key_and_no_login_stops_before_any_trial(
         proctor, tmp_path, "--config", str(profile_config(tmp_path)), "--model", "scripted"
     )
     assert "cannot authenticate" not in control[0].err  # the scripted model needs no login
+
+
+# Renews its OAuth login the way Claude Code does when its access token expires: the whole
+# credentials file is rewritten with new tokens and a later expiry.
+RENEWING_CLAUDE = """#!/bin/sh
+case "$1" in --version) echo '2.1.197 (Claude Code)'; exit 0;; esac
+printf '%s' '{"claudeAiOauth": {"accessToken": "sk-ant-oat01-proctor-renewed-0003",
+ "refreshToken": "sk-ant-ort01-proctor-renewed-0004", "expiresAt": 1900000000000}}' \\
+  > "$CLAUDE_CONFIG_DIR/.credentials.json"
+echo "renewed: $(cat "$CLAUDE_CONFIG_DIR/.credentials.json")"
+echo "Not logged in · Please run /login" >&2
+exit 1
+"""
+
+
+def test_a_login_the_agent_renews_goes_back_to_the_user_and_stays_masked(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path
+) -> None:
+    config = profile_config(tmp_path)
+    binary = tmp_path / "bin" / "claude"
+    binary.write_text(RENEWING_CLAUDE)
+    make_case("a", config={"agents": ["claude-code"]})
+    login = user / ".claude" / ".credentials.json"
+    login.chmod(0o640)
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 3, result.err
+    mine = json.loads(login.read_text())
+    assert mine["claudeAiOauth"]["refreshToken"] == "sk-ant-ort01-proctor-renewed-0004"
+    assert stat.S_IMODE(login.stat().st_mode) == 0o640  # the user's own mode, kept
+    written = every_text(single_run_dir(out))
+    assert "renewed: " in written  # the agent printed its new login...
+    assert "proctor-renewed-0003" not in written and "proctor-renewed-0004" not in written

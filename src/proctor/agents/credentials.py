@@ -26,9 +26,10 @@ there, set ``ANTHROPIC_API_KEY`` or ``CLAUDE_CODE_OAUTH_TOKEN``.)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import shutil
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,21 +150,125 @@ def problem(agent: str, profile: AgentProfile, env: Mapping[str, str]) -> str | 
     )
 
 
-def install(credentials: Credentials, home: Path) -> None:
+@dataclass(frozen=True)
+class LentFile:
+    """A login file as lent to one trial: the user's file, the trial's copy, and the bytes
+    the copy started from."""
+
+    original: Path
+    copy: Path
+    lent: bytes
+
+
+def install(credentials: Credentials, home: Path) -> list[LentFile]:
     """Copy the login files into the scratch ``home`` (owner-only) and register every secret
-    they and the key variables hold with the masker."""
+    they and the key variables hold with the masker; returns what :func:`give_back` needs."""
     for value in credentials.keys.values():
         register_secret(value)
     kind = KINDS.get(credentials.agent)
     if kind is None:
-        return
+        return []
     target = home / kind.folder
+    lent = []
     for source in credentials.files:
         target.mkdir(parents=True, exist_ok=True)
         dest = target / source.name
-        shutil.copyfile(source, dest)
+        data = source.read_bytes()
+        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.chmod(dest, 0o600)
         _register_file_secrets(dest)
+        lent.append(LentFile(source, dest, data))
+    return lent
+
+
+FRESHNESS_FIELDS = ("last_refresh", "expiresAt", "expiry_date")
+"""Where a login file says how recent it is: Codex's ``auth.json`` (``last_refresh``), Claude
+Code's ``.credentials.json`` (``claudeAiOauth.expiresAt``), Gemini CLI's ``oauth_creds.json``
+(``expiry_date``)."""
+
+
+def give_back(lent: list[LentFile], lock: Path) -> list[str]:
+    """Write a login the agent renewed during the trial back to the user's file.
+
+    An agent that refreshes its OAuth login rewrites its copy, and a provider that rotates
+    refresh tokens (Codex's does) revokes the one the user's own file still holds: without
+    this, a trial would log the user out. The renewed copy replaces the user's file when that
+    file is still the one lent, or when the copy is fresher by its own timestamp (another
+    trial gave back first); never when the user's file moved on to something newer (a fresh
+    `login`). The file is replaced whole (a temporary file and a rename, the user's file mode
+    kept), under ``lock`` so that proctor's trials give back one at a time. Returns a note
+    per file given back or left alone after a renewal; nothing when no login was renewed."""
+    import fcntl
+
+    notes: list[str] = []
+    for item in lent:
+        try:
+            renewed = item.copy.read_bytes()
+        except OSError:
+            continue
+        if renewed == item.lent or not _login_document(renewed):
+            continue
+        _register_file_secrets(item.copy)  # the new tokens are masked like the old ones
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            with open(lock, "a") as held:
+                fcntl.flock(held, fcntl.LOCK_EX)
+                current = item.original.read_bytes()
+                if current != item.lent and not _fresher(renewed, current):
+                    notes.append(
+                        f"the agent renewed its login, but {item.original} changed since it was "
+                        "lent and is at least as recent: left as it is"
+                    )
+                    continue
+                _replace(item.original, renewed)
+                notes.append(f"the agent renewed its login: {item.original} holds the new one")
+        except OSError as exc:
+            notes.append(f"the agent renewed its login, but {item.original} was not updated: {exc}")
+    return notes
+
+
+def _login_document(data: bytes) -> dict[str, Any] | None:
+    try:
+        document = json.loads(data)
+    except ValueError:
+        return None
+    return document if isinstance(document, dict) and document else None
+
+
+def _freshness(document: dict[str, Any] | None) -> str | float | None:
+    if document is None:
+        return None
+    for node in (document, *(v for v in document.values() if isinstance(v, dict))):
+        for name in FRESHNESS_FIELDS:
+            value = node.get(name)
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                return value
+    return None
+
+
+def _fresher(renewed: bytes, current: bytes) -> bool:
+    ours, theirs = _freshness(_login_document(renewed)), _freshness(_login_document(current))
+    if ours is None or theirs is None or type(ours) is not type(theirs):
+        return theirs is None and _login_document(current) is None  # theirs is broken or empty
+    return ours > theirs  # type: ignore[operator]
+
+
+def _replace(path: Path, data: bytes) -> None:
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".proctor")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _register_file_secrets(path: Path) -> None:

@@ -5,11 +5,12 @@ before the agent (for the diff)."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 from proctor.agents.base import AgentAdapter, adapter_for
-from proctor.agents.credentials import Credentials, lends
+from proctor.agents.credentials import Credentials, LentFile, give_back, lends
 from proctor.agents.credentials import find as find_credentials
 from proctor.agents.credentials import install as install_credentials
 from proctor.errors import WorkspaceError
@@ -17,6 +18,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.servers import start_harness_server
 from proctor.llm.roles import RoleSet, roles_from
 from proctor.llm.secrets import environment, load_dotenv
+from proctor.paths import cache_folder
 from proctor.util.masking import register_secret
 from proctor.util.processes import MARKER_VARIABLE, run_captured
 from proctor.workspace.diff import Snapshot, take_snapshot
@@ -87,7 +89,9 @@ def prepare(ctx: TrialContext) -> Prepared:
     credentials = None  # lent after the setup lines: they never see the login
     if lends(spec.profile, on_scripted_model=spec.backend == "scripted"):
         credentials = find_credentials(adapter.name, os.environ)
-        install_credentials(credentials, ctx.home)
+        lent = install_credentials(credentials, ctx.home)
+        if lent:
+            ctx.cleanups.callback(_give_back, lent)
     roles = None
     if spec.roles is not None:
         roles = roles_from(spec.roles, environment(), load_dotenv())
@@ -105,3 +109,11 @@ def prepare(ctx: TrialContext) -> Prepared:
         roles=roles,
         credentials=credentials,
     )
+
+
+def _give_back(lent: list[LentFile]) -> None:
+    """A login the agent renewed goes back to the user's file (see
+    :func:`proctor.agents.credentials.give_back`), one trial at a time on this machine."""
+    lock = cache_folder(os.environ) / "credentials.lock"
+    for note in give_back(lent, lock):
+        print(f"proctor: note: {note}", file=sys.stderr, flush=True)

@@ -19,24 +19,19 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 from proctor._version import __version__
 from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
+from proctor.paths import cache_folder
+
+__all__ = ["FILE_NAME", "SummaryCache", "cache_folder", "code_digest"]
 
 FILE_NAME = "history.sqlite3"
 _FORMAT = 1
 """Changes when the layout of the stored rows does."""
-
-
-def cache_folder(env: Mapping[str, str]) -> Path:
-    if env.get("PROCTOR_CACHE_DIR"):
-        return Path(env["PROCTOR_CACHE_DIR"])
-    if env.get("XDG_CACHE_HOME"):
-        return Path(env["XDG_CACHE_HOME"]) / "proctor"
-    return Path(env.get("HOME") or Path.home()) / ".cache" / "proctor"
 
 
 def code_digest() -> str:

@@ -6,7 +6,15 @@ import json
 import stat
 from pathlib import Path
 
-from proctor.agents.credentials import KINDS, find, install, lends, problem
+from proctor.agents.credentials import (
+    KINDS,
+    LentFile,
+    find,
+    give_back,
+    install,
+    lends,
+    problem,
+)
 from proctor.models.config import AgentProfile
 from proctor.util.masking import mask
 
@@ -105,3 +113,68 @@ def test_a_token_s_type_is_no_secret(tmp_path: Path) -> None:
     assert (
         mask("Authorization: Bearer ya29.a0-long-access-token-value") == "Authorization: Bearer ***"
     )
+
+
+def lend_codex(
+    tmp_path: Path, last_refresh: str = "2026-12-01T08:00:00Z"
+) -> tuple[Path, list[LentFile]]:
+    user = login(
+        tmp_path / "user" / ".codex",
+        "auth.json",
+        {"tokens": {"refresh_token": "codex-refresh-old-0001"}, "last_refresh": last_refresh},
+    )
+    user.chmod(0o600)
+    lent = install(find("codex", {"HOME": str(tmp_path / "user")}), tmp_path / "scratch")
+    return user, lent
+
+
+def renew(copy: Path, token: str, last_refresh: str) -> None:
+    copy.write_text(json.dumps({"tokens": {"refresh_token": token}, "last_refresh": last_refresh}))
+
+
+def test_a_login_the_agent_renewed_goes_back_to_the_user(tmp_path: Path) -> None:
+    user, lent = lend_codex(tmp_path)
+    assert give_back(lent, tmp_path / "lock") == []  # nothing renewed: nothing written
+    renew(lent[0].copy, "codex-refresh-new-0002", "2026-12-01T09:00:00Z")
+    notes = give_back(lent, tmp_path / "lock")
+    assert json.loads(user.read_text())["tokens"]["refresh_token"] == "codex-refresh-new-0002"
+    assert stat.S_IMODE(user.stat().st_mode) == 0o600
+    assert notes == [f"the agent renewed its login: {user} holds the new one"]
+    assert mask("codex-refresh-new-0002") == "***"  # the new token is masked too
+    assert [p.name for p in user.parent.iterdir()] == ["auth.json"]  # no temporary file left
+
+
+def test_a_fresher_login_than_another_trial_gave_back_replaces_it(tmp_path: Path) -> None:
+    user, lent = lend_codex(tmp_path)
+    renew(user, "codex-refresh-other-0003", "2026-12-01T09:00:00Z")  # another trial, earlier
+    renew(lent[0].copy, "codex-refresh-new-0004", "2026-12-01T10:00:00Z")
+    give_back(lent, tmp_path / "lock")
+    assert json.loads(user.read_text())["tokens"]["refresh_token"] == "codex-refresh-new-0004"
+
+
+def test_control_a_newer_login_of_the_user_is_never_replaced(tmp_path: Path) -> None:
+    user, lent = lend_codex(tmp_path)
+    renew(user, "codex-refresh-relogin-0005", "2026-12-01T11:00:00Z")  # `codex login` meanwhile
+    renew(lent[0].copy, "codex-refresh-new-0006", "2026-12-01T10:00:00Z")
+    notes = give_back(lent, tmp_path / "lock")
+    assert json.loads(user.read_text())["tokens"]["refresh_token"] == "codex-refresh-relogin-0005"
+    assert "left as it is" in notes[0]
+
+
+def test_a_half_written_copy_is_not_given_back(tmp_path: Path) -> None:
+    user, lent = lend_codex(tmp_path)
+    before = user.read_bytes()
+    lent[0].copy.write_text('{"tokens": {"refresh_')
+    assert give_back(lent, tmp_path / "lock") == []
+    assert user.read_bytes() == before
+
+
+def test_claude_and_gemini_logins_are_dated_by_their_expiry(tmp_path: Path) -> None:
+    from proctor.agents.credentials import _fresher
+
+    old = json.dumps({"claudeAiOauth": {"accessToken": "a" * 20, "expiresAt": 1000}}).encode()
+    new = json.dumps({"claudeAiOauth": {"accessToken": "b" * 20, "expiresAt": 2000}}).encode()
+    assert _fresher(new, old) and not _fresher(old, new)
+    g_old = json.dumps({"access_token": "c" * 20, "expiry_date": 1000}).encode()
+    g_new = json.dumps({"access_token": "d" * 20, "expiry_date": 2000}).encode()
+    assert _fresher(g_new, g_old) and not _fresher(g_old, g_new)
