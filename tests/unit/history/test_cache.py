@@ -30,6 +30,17 @@ def planted(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
     return tmp_path / "home", files
 
 
+@pytest.fixture
+def primed(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> tuple[Path, dict[str, Path], Path]:
+    """The planted history replayed once into a cache: home, session files, cache file."""
+    home, files = planted
+    db = tmp_path / FILE_NAME
+    replayed(home, db)
+    return home, files, db
+
+
 def replayed(
     home: Path, db: Path, *, pricing: PriceTable = PRICES, filters: Filters | None = None
 ) -> tuple[dict[str, SessionSummary], SummaryCache]:
@@ -73,11 +84,9 @@ def test_a_second_replay_reads_every_unchanged_session_from_the_cache(
 
 
 def test_control_a_tampered_row_shows_until_its_session_changes(
-    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+    primed: tuple[Path, dict[str, Path], Path],
 ) -> None:
-    home, files = planted
-    db = tmp_path / FILE_NAME
-    replayed(home, db)
+    home, files, db = primed
     tamper(db, S1, 99)
     read, _ = replayed(home, db)
     assert read[S1].steps.tool_calls == 99  # the cache is what was read
@@ -89,11 +98,9 @@ def test_control_a_tampered_row_shows_until_its_session_changes(
 
 
 def test_a_changed_subagent_file_replays_its_session(
-    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+    primed: tuple[Path, dict[str, Path], Path],
 ) -> None:
-    home, files = planted
-    db = tmp_path / FILE_NAME
-    replayed(home, db)
+    home, files, db = primed
     helper = files["S2-helper"]
     stat = helper.stat()
     os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
@@ -102,11 +109,9 @@ def test_a_changed_subagent_file_replays_its_session(
 
 
 def test_other_prices_or_other_code_replay_everything(
-    planted: tuple[Path, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    primed: tuple[Path, dict[str, Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, _ = planted
-    db = tmp_path / FILE_NAME
-    replayed(home, db)
+    home, _, db = primed
     dearer = PriceTable(prices={"claude-test-1": ModelPrice(input_per1_m=2.0, output_per1_m=10.0)})
     summaries, cache = replayed(home, db, pricing=dearer)
     assert cache.hits == 0
@@ -116,11 +121,9 @@ def test_other_prices_or_other_code_replay_everything(
 
 
 def test_filters_hold_for_summaries_read_from_the_cache(
-    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+    primed: tuple[Path, dict[str, Path], Path],
 ) -> None:
-    home, _ = planted
-    db = tmp_path / FILE_NAME
-    replayed(home, db)
+    home, _, db = primed
     only_b, cache = replayed(home, db, filters=Filters(project=Path(PROJECT_B)))
     assert cache.hits == 4
     assert {s.project for s in only_b.values()} == {PROJECT_B}
@@ -130,12 +133,8 @@ def test_filters_hold_for_summaries_read_from_the_cache(
     assert sorted(k[:2] for k in window) == ["22", "33"]
 
 
-def test_a_deleted_session_is_forgotten(
-    planted: tuple[Path, dict[str, Path]], tmp_path: Path
-) -> None:
-    home, files = planted
-    db = tmp_path / FILE_NAME
-    replayed(home, db)
+def test_a_deleted_session_is_forgotten(primed: tuple[Path, dict[str, Path], Path]) -> None:
+    home, files, db = primed
     files["S3"].unlink()
     replayed(home, db)
     with sqlite3.connect(db) as connection:
