@@ -4,7 +4,7 @@ PID at the end (never ``ray stop``, which stops every Ray process on the machine
 
 The same suite gives the same records in the same layout as a local run; a node without the
 agent CLIs is reported and gets no trial; a node killed mid-run has its trials run again on
-the others, each recorded once.
+the others, each recorded once; a node that joins mid-run is checked and takes trials.
 """
 
 from __future__ import annotations
@@ -93,6 +93,19 @@ class LocalCluster:
                 start_new_session=True,
             )
         self._wait_for(name)
+
+    def launch(self, name: str, *, clis: bool) -> None:
+        """Start a node that joins the cluster, without waiting for it here (a run in this
+        process is connected to the cluster)."""
+        with (self.base / f"{name}.log").open("wb") as log:
+            self.nodes[name] = subprocess.Popen(
+                [str(RAY), "start", f"--address={self.address}", "--node-ip-address=127.0.0.1",
+                 "--num-cpus=1", "--block"],
+                env=self.env(name, clis),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
 
     def _wait_for(self, name: str) -> None:
         """Until the node has joined; learn its Ray id from a task pinned to each node."""
@@ -403,3 +416,52 @@ def test_without_the_ray_extra_the_run_stops_before_anything_with_one_sentence(
     unreachable = proctor(*args, "--executor", "ray", "--ray-address", "127.0.0.1:1")
     assert unreachable.code == 2 and "nothing answers there" in unreachable.err
     assert not list(tmp_path.iterdir())  # refused before any run folder
+
+
+def test_a_node_that_joins_during_the_run_is_checked_and_takes_trials(
+    proctor: Run,
+    cluster: LocalCluster,
+    make_case: MakeCase,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from proctor.execute import ray_cluster
+
+    monkeypatch.setattr(ray_cluster, "LOOK_EVERY_SEC", 0.5)
+    make_case(
+        "slow",
+        config={"agents": ["scripted"], "timeoutSec": 60, "repeats": 12},
+        plan={"turns": [{"shell": "sleep 2"}, {"say": "done"}]},
+    )
+    head = Path(cluster.env("head", clis=True)["TMPDIR"])
+    launched = threading.Event()
+
+    def launch_when_a_trial_runs() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if list(head.glob("proctor-ray-*/scratch")):
+                cluster.launch("late", clis=True)
+                launched.set()
+                return
+            time.sleep(0.05)
+
+    launcher = threading.Thread(target=launch_when_a_trial_runs, daemon=True)
+    launcher.start()
+    # Concurrency 3, one more than the CPUs of the two nodes there: the new one is the idlest.
+    result = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--concurrency", "3",
+        "--out", str(tmp_path / "out"), "--executor", "ray", "--ray-address", cluster.address,
+    )  # fmt: skip
+    launcher.join(timeout=5)
+    assert launched.is_set(), "no trial ever ran on the head"
+    assert result.code == 0, result.out + result.err
+    run_dir = one_run(tmp_path / "out")
+    assert [r[0] for r in records(run_dir).values()] == ["passed"] * 12
+    joined = [r.getMessage() for r in caplog.records if "joined the run" in r.getMessage()]
+    assert len(joined) == 1, joined
+    # Where each trial ran: its workspace lies under the temporary folder of its node.
+    ran_late = [
+        p for p in (run_dir / "trials").rglob("raw-transcript.jsonl") if "late-tmp" in p.read_text()
+    ]
+    assert ran_late, "the node that joined took no trial"

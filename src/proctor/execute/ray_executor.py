@@ -176,6 +176,8 @@ class _Loop:
         emit(self.subscribers, RunStarted(len(trials)))
         try:
             while self.pending or self.running:
+                if self.pending:
+                    self.cluster.look_for_new(time.monotonic())
                 while self.pending and len(self.running) < concurrency and not stop_requested():
                     if not self._start_one():
                         break
@@ -194,7 +196,8 @@ class _Loop:
     def _start_one(self) -> bool:
         node = self.cluster.pick()
         if node is None:
-            self._no_node_left()
+            if not self.cluster.checking:  # else a node that joined may yet take them
+                self._no_node_left()
             return False
         spec = self.throttle.take(self.pending, time.monotonic())
         if spec is None:
