@@ -460,6 +460,14 @@ def test_a_node_that_joins_during_the_run_is_checked_and_takes_trials(
     assert [r[0] for r in records(run_dir).values()] == ["passed"] * 12
     joined = [r.getMessage() for r in caplog.records if "joined the run" in r.getMessage()]
     assert len(joined) == 1, joined
+    label = joined[0].removeprefix("proctor: Ray node ").split(" joined")[0]
+    started = [
+        json.loads(line)
+        for line in (run_dir / "journal.jsonl").read_text().splitlines()
+        if '"trial-started"' in line
+    ]
+    assert all(e["node"] for e in started)  # the journal names each trial's node
+    assert any(e["node"] == label for e in started), (label, {e["node"] for e in started})
     # Where each trial ran: its workspace lies under the temporary folder of its node.
     ran_late = [
         p for p in (run_dir / "trials").rglob("raw-transcript.jsonl") if "late-tmp" in p.read_text()

@@ -26,6 +26,8 @@ class TrialStarted:
     repeat: int
     pid: int | None = None
     """The worker process running the trial, when it runs in one on this machine."""
+    node: str | None = None
+    """The Ray node running the trial (its address and the start of its id), on Ray."""
 
 
 @dataclass(frozen=True)

@@ -208,7 +208,7 @@ class _Loop:
         node.running += 1
         self.running[ref] = _Task(spec, node)
         self.throttle.started(spec, time.monotonic())
-        emit(self.subscribers, Started(*spec.key))
+        emit(self.subscribers, Started(*spec.key, node=node.label))
         return True
 
     def _no_node_left(self) -> None:

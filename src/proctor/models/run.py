@@ -79,6 +79,8 @@ class JournalEntry(RecordModel):
     pid_start: int | None = None
     """That process's start time (clock ticks after boot), to tell it from a later process
     that got the same pid."""
+    node: str | None = None
+    """The Ray node that ran a started trial (``10.0.0.7 (3f9c1a2b)``), on Ray."""
     scratch: str | None = None
     """Where the trials' workspaces and homes are (``trials-started``); removed at the end of
     the run, and by ``--resume`` when a dead orchestrator left it."""

@@ -80,7 +80,7 @@ class Journal:
         elif isinstance(event, TrialStarted):
             key = (event.case, event.agent, event.condition, event.repeat)
             start = process_start(event.pid) if event.pid else None
-            self._trial("trial-started", key, pid=event.pid, pid_start=start)
+            self._trial("trial-started", key, pid=event.pid, pid_start=start, node=event.node)
         elif isinstance(event, TrialFinished):
             r = event.record
             self._trial("trial-finished", (r.case, r.agent, r.condition, r.repeat), status=r.status)
