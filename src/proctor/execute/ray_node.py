@@ -37,6 +37,7 @@ from proctor.execute.trial import run_trial
 from proctor.models.config import AgentProfile
 from proctor.models.plan import TrialSpec
 from proctor.paths import RunPaths, TrialPaths
+from proctor.util.processes import process_start
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -84,8 +85,33 @@ def needs_of(trials: Sequence[TrialSpec]) -> NodeNeeds:
     return NodeNeeds(__version__, python_version(), tuple(agents.values()), tuple(sorted(folders)))
 
 
+FOLDER_PREFIX = "proctor-ray-"
+OWNER_FILE = ".owner"
+"""In a trial's temporary folder on a node: the pid and start time of the process running it."""
+
+
+def sweep_stale_folders(root: Path) -> list[Path]:
+    """Remove the trial folders under ``root`` whose process is gone (a node killed mid-trial
+    leaves its trials' workspaces behind, and they may be large); returns what was removed. A
+    folder without an owner, or whose owner still runs, is left alone."""
+    removed = []
+    for folder in root.glob(f"{FOLDER_PREFIX}*"):
+        try:
+            pid_text, _, start = (folder / OWNER_FILE).read_text().strip().partition(":")
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue
+        if str(process_start(pid)) == start:
+            continue  # still running its trial
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
 def check_node(needs: NodeNeeds, node_id: str) -> NodeReport:
-    """Run on a node: one sentence per thing it lacks to run the trials (none: it can)."""
+    """Run on a node: one sentence per thing it lacks to run the trials (none: it can). Trial
+    folders left behind by a node killed earlier are removed first."""
+    sweep_stale_folders(Path(tempfile.gettempdir()))
     problems: list[str] = []
     if needs.proctor_version != __version__:
         problems.append(
@@ -143,7 +169,9 @@ def _interruptible() -> Iterator[None]:
 def run_on_node(spec_json: str, run_name: str, keep_workspace: bool) -> bytes:
     """Run on a node: one trial, start to finish; its folder as an uncompressed tar archive."""
     spec = TrialSpec.model_validate_json(spec_json)
-    with tempfile.TemporaryDirectory(prefix="proctor-ray-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX) as tmp:
+        pid = os.getpid()
+        (Path(tmp) / OWNER_FILE).write_text(f"{pid}:{process_start(pid)}\n")
         run = RunPaths(Path(tmp) / run_name)  # the run's name: the trial's marker is the same
         options = WorkerOptions(keep_workspace=keep_workspace)
         try:

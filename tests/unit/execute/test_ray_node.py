@@ -91,3 +91,28 @@ def test_control_an_archive_member_that_escapes_the_trial_folder_is_refused(
         unpack_trial(buffer.getvalue(), trial)
     assert not list(tmp_path.rglob("escaped.txt"))
     assert not trial.trial_json.exists()
+
+
+def test_trial_folders_of_a_gone_process_are_swept_and_others_kept(tmp_path: Path) -> None:
+    import subprocess
+
+    from proctor.execute.ray_node import OWNER_FILE, sweep_stale_folders
+    from proctor.util.processes import process_start
+
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    me = os.getpid()
+    owners = {
+        "proctor-ray-dead": f"{finished.pid}:{process_start(me)}",  # that pid, gone (or reused)
+        "proctor-ray-live": f"{me}:{process_start(me)}",
+        "proctor-ray-reused": f"{me}:1",  # this pid, but another process's start
+    }
+    for name, owner in owners.items():
+        (tmp_path / name / "scratch").mkdir(parents=True)
+        (tmp_path / name / OWNER_FILE).write_text(owner + "\n")
+    (tmp_path / "proctor-ray-unowned" / "scratch").mkdir(parents=True)
+    (tmp_path / "someone-else").mkdir()
+    removed = sweep_stale_folders(tmp_path)
+    assert sorted(p.name for p in removed) == ["proctor-ray-dead", "proctor-ray-reused"]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["proctor-ray-live", "proctor-ray-unowned", "someone-else"]
