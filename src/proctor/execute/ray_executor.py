@@ -116,9 +116,14 @@ def connected(ray: ModuleType, address: str | None) -> Iterator[None]:
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
+    except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"--ray-address {address}: cannot join the Ray cluster ({first})")
+        where = f"--ray-address {address}" if address else "--executor ray"
+        hint = ""
+        if "AF_UNIX" in str(exc) or "path length" in str(exc):
+            # Ray's sockets live under its temporary folder; a socket path has at most 107 bytes.
+            hint = "; its socket paths are too long: set RAY_TMPDIR to a short folder, /tmp/ray"
+        raise ConfigError(f"{where}: cannot join the Ray cluster ({first}{hint})") from None
     finally:
         for sig, handler in saved.items():
             if handler is not None:

@@ -116,3 +116,21 @@ def test_trial_folders_of_a_gone_process_are_swept_and_others_kept(tmp_path: Pat
     assert sorted(p.name for p in removed) == ["proctor-ray-dead", "proctor-ray-reused"]
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == ["proctor-ray-live", "proctor-ray-unowned", "someone-else"]
+
+
+def test_a_socket_path_too_long_for_ray_is_one_sentence_with_the_fix() -> None:
+    import types
+
+    from proctor.execute.ray_executor import connected
+
+    def init(**_: object) -> None:
+        raise OSError("AF_UNIX path length cannot exceed 107 bytes: '/very/long/ray/session'")
+
+    fake = types.SimpleNamespace(is_initialized=lambda: False, init=init, shutdown=lambda: None)
+    with pytest.raises(ConfigError) as caught, connected(fake, None):  # type: ignore[arg-type]
+        pass
+    assert str(caught.value) == (
+        "--executor ray: cannot join the Ray cluster (AF_UNIX path length cannot exceed 107 "
+        "bytes: '/very/long/ray/session'; its socket paths are too long: set RAY_TMPDIR to a "
+        "short folder, /tmp/ray)"
+    )
