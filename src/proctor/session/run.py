@@ -7,6 +7,7 @@ import importlib
 import os
 import platform
 import secrets
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -189,7 +190,14 @@ def run_plan(
     paths = new_run_paths(plan.out)
     manifest = _start(paths, plan, request)
     journal.note(paths.journal, "run-started")
-    return execute_and_finish(plan, request, paths, manifest, plan.trials, [], subscribers)
+    try:
+        return execute_and_finish(plan, request, paths, manifest, plan.trials, [], subscribers)
+    except ConfigError:
+        # Refused before any trial (a Ray cluster that cannot be joined, no node able to run
+        # the trials): the run folder holds only what this call wrote, and goes with it.
+        if not any(paths.root.glob("trials/*")):
+            shutil.rmtree(paths.root, ignore_errors=True)
+        raise
 
 
 def execute_and_finish(

@@ -1,0 +1,48 @@
+"""A run its executor refuses before any trial (a Ray cluster that cannot be joined, no node
+able to run the trials) leaves no run folder behind: exit 2, one sentence, nothing to clean."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.execute import executor as executor_module
+from tests.conftest import MakeCase, Run, run_cases
+
+
+class Refusing:
+    name = "local"
+
+    def run(self, trials: Sequence[Any], run: Any, **_: Any) -> Any:
+        raise ConfigError("no Ray node can run these trials: node 10.0.0.7: no claude CLI")
+
+
+class StartsThenRefuses(Refusing):
+    def run(self, trials: Sequence[Any], run: Any, **_: Any) -> Any:
+        run.trial(*trials[0].key).root.mkdir(parents=True)  # a trial had begun
+        return super().run(trials, run)
+
+
+def test_a_run_refused_before_any_trial_leaves_no_run_folder(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_case("a")
+    monkeypatch.setitem(executor_module.EXECUTORS, "local", Refusing)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 2
+    assert "no Ray node can run these trials" in result.err
+    assert list(out.glob("run-*")) == []
+
+
+def test_control_a_run_refused_after_a_trial_began_keeps_its_folder(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_case("a")
+    monkeypatch.setitem(executor_module.EXECUTORS, "local", StartsThenRefuses)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 2
+    assert len(list(out.glob("run-*"))) == 1
