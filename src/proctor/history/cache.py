@@ -20,6 +20,7 @@ import hashlib
 import os
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from proctor._version import __version__
@@ -27,7 +28,7 @@ from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
 from proctor.paths import cache_folder
 
-__all__ = ["FILE_NAME", "SummaryCache", "cache_folder", "code_digest"]
+__all__ = ["FILE_NAME", "Stamper", "SummaryCache", "cache_folder", "code_digest"]
 
 FILE_NAME = "history.sqlite3"
 _FORMAT = 1
@@ -63,6 +64,24 @@ def _key(path: Path) -> str:
     return text if text.startswith("/") else os.path.abspath(text)
 
 
+@dataclass(frozen=True)
+class Stamper:
+    """Stamps sessions for one namespace (proctor's code and the price table); small enough to
+    hand to the processes that measure sessions."""
+
+    namespace: str
+
+    def stamp(self, session: Session, parts: Iterable[Path]) -> str:
+        """What the summary of ``session`` depends on, read from its files' metadata only:
+        the namespace, then the size and time of the main file and of each part by name."""
+        stamps = [self.namespace, _file_stamp(str(session.path))]
+        stamps += [f"{part.name}={_file_stamp(str(part))}" for part in parts]
+        if session.agent == "gemini-cli":
+            marker = session.path.parent.parent / ".project_root"
+            stamps.append(f"{marker.name}={_file_stamp(str(marker))}")
+        return "|".join(stamps)
+
+
 class SummaryCache:
     """The summaries of earlier replays, read once when opened; new ones are written by
     :meth:`save` in one transaction."""
@@ -71,7 +90,7 @@ class SummaryCache:
         self.path = path
         self.notes: list[str] = []
         prices = hashlib.sha256(pricing.model_dump_json(by_alias=True).encode()).hexdigest()
-        self._namespace = f"{code_digest()}:{prices[:16]}"
+        self.stamper = Stamper(f"{code_digest()}:{prices[:16]}")
         self._stored: dict[str, tuple[str, bytes]] = {}
         self._fresh: list[tuple[str, str, str, bytes]] = []
         self.hits = 0
@@ -114,14 +133,11 @@ class SummaryCache:
         return {path: (stamp, summary) for path, stamp, summary in rows}
 
     def stamp(self, session: Session, parts: Iterable[Path]) -> str:
-        """What the summary of ``session`` depends on, read from its files' metadata only:
-        the namespace, then the size and time of the main file and of each part by name."""
-        stamps = [self._namespace, _file_stamp(str(session.path))]
-        stamps += [f"{part.name}={_file_stamp(str(part))}" for part in parts]
-        if session.agent == "gemini-cli":
-            marker = session.path.parent.parent / ".project_root"
-            stamps.append(f"{marker.name}={_file_stamp(str(marker))}")
-        return "|".join(stamps)
+        return self.stamper.stamp(session, parts)
+
+    def has(self, session: Session) -> bool:
+        """Whether an earlier replay stored a summary of ``session`` (current or not)."""
+        return _key(session.path) in self._stored
 
     def get(self, session: Session, stamp: str) -> bytes | None:
         found = self._stored.get(_key(session.path))

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from proctor.errors import ProctorError
-from proctor.history.cache import SummaryCache
+from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.sources import Session, same_project, session_project
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
@@ -202,14 +202,31 @@ def _priced(by_model: dict[str, float | None]) -> float:
 # The pool's workers are forked with these set, so that only the session crosses the pipe.
 _PROJECT: Path | None = None
 _PRICING = PriceTable()
+_STAMPER: Stamper | None = None
 
 
 def _start_worker() -> None:
     gc.enable()  # the parent pauses its collector while it gathers summaries; workers need it
 
 
-def _measure_in_worker(job: tuple[int, Session]) -> tuple[int, bytes | Unavailable | None]:
-    return job[0], measure_session(job[1], _PROJECT, _PRICING)
+Job = tuple[int, Session, "str | None"]
+"""A session to measure: its place in the list, and its stamp when the parent took one."""
+Measured = tuple[int, "bytes | Unavailable | None", "str | None"]
+
+
+def _measure_job(
+    job: Job, project: Path | None, pricing: PriceTable, stamper: Stamper | None
+) -> Measured:
+    index, session, stamp = job
+    if stamp is None and stamper is not None:
+        # Taken before the session is read: a session that grows meanwhile is read again next
+        # time, never left with a summary older than its stamp.
+        stamp = stamper.stamp(session, claude_parts(session.path) if _is_claude(session) else ())
+    return index, measure_session(session, project, pricing), stamp
+
+
+def _measure_in_worker(job: Job) -> Measured:
+    return _measure_job(job, _PROJECT, _PRICING, _STAMPER)
 
 
 _SUMMARIES = TypeAdapter(list[SessionSummary])
@@ -229,85 +246,85 @@ def replay(
     ``workers`` processes (default: one per CPU). Sessions the filters leave out are not
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
     is read from it, and the sessions replayed now are added to it."""
-    global _PROJECT, _PRICING
-    todo = list(sessions)
-    stamps: list[str] = []
+    global _PROJECT, _PRICING, _STAMPER
+    jobs: list[Job] = []
     with collection_paused():
-        if cache is not None:
+        if cache is None:
+            jobs = [(i, s, None) for i, s in enumerate(sessions)]
+        else:
             hits: list[tuple[Session, str]] = []
             stored: list[bytes] = []
-            missing = []
-            for session in todo:
+            for session in sessions:
+                if not cache.has(session):  # new: stamped where it is measured
+                    jobs.append((len(jobs), session, None))
+                    continue
                 parts = claude_parts(session.path) if _is_claude(session) else ()
                 stamp = cache.stamp(session, parts)
                 found = cache.get(session, stamp)
                 if found is None:
-                    missing.append(session)
-                    stamps.append(stamp)
+                    jobs.append((len(jobs), session, stamp))
                 else:
                     hits.append((session, stamp))
                     stored.append(found)
-            todo = missing
             for (session, stamp), summary in zip(hits, _each_validated(stored), strict=True):
                 if summary is None:  # a damaged row: the session is replayed and the row fixed
-                    todo.append(session)
-                    stamps.append(stamp)
+                    jobs.append((len(jobs), session, stamp))
                 elif filters.keeps(summary):
                     yield summary
             del hits, stored
+        todo = [session for _, session, _ in jobs]
+        stamper = cache.stamper if cache is not None else None
         count = workers or os.cpu_count() or 1
-        if count == 1 or len(todo) < SERIAL_BELOW:
-            results: Iterable[tuple[int, bytes | Unavailable | None]] = (
-                (i, measure_session(s, filters.project, pricing)) for i, s in enumerate(todo)
+        if count == 1 or len(jobs) < SERIAL_BELOW:
+            results: Iterable[Measured] = (
+                _measure_job(job, filters.project, pricing, stamper) for job in jobs
             )
-            yield from _gathered(results, todo, stamps, filters, cache)
+            yield from _gathered(results, todo, filters, cache)
             return
-        _PROJECT, _PRICING = filters.project, pricing
+        _PROJECT, _PRICING, _STAMPER = filters.project, pricing, stamper
         context = multiprocessing.get_context("fork")
         # Small sessions first would leave a big one for last: the largest files start first.
-        jobs = sorted(enumerate(todo), key=lambda job: _size(job[1]), reverse=True)
+        jobs.sort(key=lambda job: _size(job[1]), reverse=True)
         with context.Pool(processes=count, initializer=_start_worker) as pool:
             # Chunks amortise the pipe over small sessions; sixteen per worker keep the load even.
             chunk = max(1, len(jobs) // (count * 16))
             results = pool.imap_unordered(_measure_in_worker, jobs, chunksize=chunk)
-            yield from _gathered(results, todo, stamps, filters, cache)
+            yield from _gathered(results, todo, filters, cache)
 
 
 def _gathered(
-    results: Iterable[tuple[int, bytes | Unavailable | None]],
+    results: Iterable[Measured],
     todo: list[Session],
-    stamps: list[str],
     filters: Filters,
     cache: SummaryCache | None,
 ) -> Iterator[SessionSummary | Unavailable]:
-    batch: list[tuple[int, bytes]] = []
-    for index, result in results:
+    batch: list[tuple[int, bytes, str | None]] = []
+    for index, result, stamp in results:
         if isinstance(result, bytes):
-            batch.append((index, result))
+            batch.append((index, result, stamp))
             if len(batch) >= _BATCH:
-                yield from _checked_in(batch, todo, stamps, filters, cache)
+                yield from _checked_in(batch, todo, filters, cache)
                 batch = []
         elif result is not None:
             yield result
-    yield from _checked_in(batch, todo, stamps, filters, cache)
+    yield from _checked_in(batch, todo, filters, cache)
 
 
 def _checked_in(
-    batch: list[tuple[int, bytes]],
+    batch: list[tuple[int, bytes, str | None]],
     todo: list[Session],
-    stamps: list[str],
     filters: Filters,
     cache: SummaryCache | None,
 ) -> Iterator[SessionSummary | Unavailable]:
-    summaries = _each_validated([blob for _, blob in batch])
-    for (index, blob), summary in zip(batch, summaries, strict=True):
+    summaries = _each_validated([blob for _, blob, _ in batch])
+    for (index, blob, stamp), summary in zip(batch, summaries, strict=True):
         session = todo[index]
         if summary is None:
             reason = "could not be measured: its summary did not read back"
             yield Unavailable(agent=session.agent, path=str(session.path), reason=reason)
             continue
-        if cache is not None:
-            cache.put(session, stamps[index], blob)
+        if cache is not None and stamp is not None:
+            cache.put(session, stamp, blob)
         if filters.keeps(summary):
             yield summary
 

@@ -224,3 +224,20 @@ def test_a_damaged_row_is_replayed_and_mended(
         (mended,) = connection.execute("SELECT summary FROM summaries WHERE path = ?", (path,))
     connection.close()
     assert json.loads(mended[0])["sessionId"] == S1
+
+
+def test_sessions_measured_in_worker_processes_are_stamped_there(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.history import replay as replay_module
+
+    monkeypatch.setattr(replay_module, "SERIAL_BELOW", 1)
+    home, _ = planted
+    db = tmp_path / FILE_NAME
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    cache = SummaryCache(db, PRICES)
+    first = list(replay(sessions, Filters(), PRICES, workers=2, cache=cache))
+    cache.save(s.path for s in sessions)
+    assert len(first) == 4
+    again, warm = replayed(home, db)
+    assert warm.hits == 4 and len(again) == 4
