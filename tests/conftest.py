@@ -6,6 +6,7 @@ import json
 import os
 import re
 import select
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -15,6 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# A suite started in the background by a non-interactive shell inherits SIGINT ignored, and so
+# would every CLI the tests start and then interrupt (an ignored signal stays ignored across
+# exec). With Python's own handler here, those CLIs start with the default action instead.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def write_case(
