@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -306,28 +306,43 @@ def run_and_kill(
         },
     )
     cluster.start(node, clis=True)
-    scratch = Path(cluster.env(node, clis=True)["TMPDIR"])  # where its trials run
-    killed = threading.Event()
 
-    def kill_when_a_trial_runs_there() -> None:
+    def kill() -> None:
+        time.sleep(0.5)  # the trial is well under way
+        cluster.kill_raylet(node)
+
+    killed = when_a_trial_runs(cluster, node, kill)
+    result = run_on_ray(proctor, cluster, tmp_path)
+    assert killed.wait(timeout=5), f"no trial ever ran on node {node}"
+    return result, one_run(tmp_path / "out")
+
+
+def when_a_trial_runs(
+    cluster: LocalCluster, node: str, action: Callable[[], None]
+) -> threading.Event:
+    """Do ``action`` (on a thread) once a trial runs on ``node``; the event says it was done."""
+    scratch = Path(cluster.env(node, clis=True)["TMPDIR"])  # where its trials run
+    done = threading.Event()
+
+    def watch() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if list(scratch.glob("proctor-ray-*/scratch")):
-                time.sleep(0.5)  # the trial is well under way
-                cluster.kill_raylet(node)
-                killed.set()
+                action()
+                done.set()
                 return
             time.sleep(0.05)
 
-    killer = threading.Thread(target=kill_when_a_trial_runs_there, daemon=True)
-    killer.start()
-    result = proctor(
+    threading.Thread(target=watch, daemon=True).start()
+    return done
+
+
+def run_on_ray(proctor: Run, cluster: LocalCluster, tmp_path: Path) -> Any:
+    """``proctor run`` of the cases of ``make_case`` on the cluster, three trials at a time."""
+    return proctor(
         "run", "--source", str(tmp_path / "cases"), "--concurrency", "3",
         "--out", str(tmp_path / "out"), "--executor", "ray", "--ray-address", cluster.address,
     )  # fmt: skip
-    killer.join(timeout=5)
-    assert killed.is_set(), f"no trial ever ran on node {node}"
-    return result, one_run(tmp_path / "out")
 
 
 def test_a_killed_node_has_its_trials_run_again_elsewhere_each_recorded_once(
@@ -434,27 +449,10 @@ def test_a_node_that_joins_during_the_run_is_checked_and_takes_trials(
         config={"agents": ["scripted"], "timeoutSec": 60, "repeats": 12},
         plan={"turns": [{"shell": "sleep 2"}, {"say": "done"}]},
     )
-    head = Path(cluster.env("head", clis=True)["TMPDIR"])
-    launched = threading.Event()
-
-    def launch_when_a_trial_runs() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if list(head.glob("proctor-ray-*/scratch")):
-                cluster.launch("late", clis=True)
-                launched.set()
-                return
-            time.sleep(0.05)
-
-    launcher = threading.Thread(target=launch_when_a_trial_runs, daemon=True)
-    launcher.start()
+    launched = when_a_trial_runs(cluster, "head", lambda: cluster.launch("late", clis=True))
     # Concurrency 3, one more than the CPUs of the two nodes there: the new one is the idlest.
-    result = proctor(
-        "run", "--source", str(tmp_path / "cases"), "--concurrency", "3",
-        "--out", str(tmp_path / "out"), "--executor", "ray", "--ray-address", cluster.address,
-    )  # fmt: skip
-    launcher.join(timeout=5)
-    assert launched.is_set(), "no trial ever ran on the head"
+    result = run_on_ray(proctor, cluster, tmp_path)
+    assert launched.wait(timeout=5), "no trial ever ran on the head"
     assert result.code == 0, result.out + result.err
     run_dir = one_run(tmp_path / "out")
     assert [r[0] for r in records(run_dir).values()] == ["passed"] * 12

@@ -27,22 +27,19 @@ class StartsThenRefuses(Refusing):
         return super().run(trials, run)
 
 
+@pytest.mark.parametrize(("executor", "folders_left"), [(Refusing, 0), (StartsThenRefuses, 1)])
 def test_a_run_refused_before_any_trial_leaves_no_run_folder(
-    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    executor: type,
+    folders_left: int,
 ) -> None:
+    """The control: a run refused after a trial began keeps its folder."""
     make_case("a")
-    monkeypatch.setitem(executor_module.EXECUTORS, "local", Refusing)
+    monkeypatch.setitem(executor_module.EXECUTORS, "local", executor)
     result, out = run_cases(proctor, tmp_path)
     assert result.code == 2
     assert "no Ray node can run these trials" in result.err
-    assert list(out.glob("run-*")) == []
-
-
-def test_control_a_run_refused_after_a_trial_began_keeps_its_folder(
-    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    make_case("a")
-    monkeypatch.setitem(executor_module.EXECUTORS, "local", StartsThenRefuses)
-    result, out = run_cases(proctor, tmp_path)
-    assert result.code == 2
-    assert len(list(out.glob("run-*"))) == 1
+    assert len(list(out.glob("run-*"))) == folders_left
