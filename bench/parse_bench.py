@@ -14,9 +14,10 @@ median of 3 runs:
 * the same over one big single file (all main files concatenated, and a tenth of it), to
   show how peak memory grows (or not) with file size;
 * ``proctor history`` over the corpus (every session replayed and measured, in parallel),
-  cold (``--no-cache``) and warm (summaries of unchanged sessions read from the cache);
-* ``ccusage claude daily --json --offline`` over the corpus, when ccusage can be installed from
-  the npm registry (into ``--ccusage-prefix``); its token totals must equal proctor's.
+  cold (``--no-cache``) and warm (summaries of unchanged sessions read from the cache), and
+  ``ccusage claude daily --json --offline`` over the corpus when ccusage can be installed from
+  the npm registry (into ``--ccusage-prefix``), the three taken in turns; ccusage's token
+  totals must equal proctor's.
 
 ``--jobs N`` (default: the CPU count) adds the corpus runs again with N worker processes, each
 parsing its share of the sessions (the way trials are parsed, one process each).
@@ -254,48 +255,45 @@ def ccusage_binary(prefix: Path) -> Path | None:
     return binary if binary.exists() else None
 
 
-def run_ccusage(binary: Path, corpus: Path, tmp: Path) -> dict[str, Any] | str:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp / "home"),
-        "CLAUDE_CONFIG_DIR": str(corpus),
-    }
-    argv = ["node", str(binary), "claude", "daily", "--json", "--offline"]
-    times, output = [], ""
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
-        times.append(time.perf_counter() - start)
-        if proc.returncode != 0:
-            return f"ccusage exited {proc.returncode}: {proc.stderr.strip()[-300:]}"
-        output = proc.stdout
-    return {"seconds": statistics.median(times), "totals": json.loads(output)["totals"]}
-
-
-def run_history(corpus: Path, tmp: Path) -> dict[str, Any]:
-    """``proctor history CORPUS --json``: every session replayed and measured (wall time of
-    the whole command, median of the runs) and its token totals; cold (``--no-cache``: every
-    session parsed) and warm (the summaries of an earlier replay read from the cache)."""
+def history_and_ccusage(corpus: Path, tmp: Path, ccusage: Path | None) -> dict[str, Any]:
+    """``proctor history CORPUS --json`` cold (``--no-cache``: every session parsed) and warm
+    (the summaries of an earlier replay read from the cache), and ccusage's daily report when
+    ``ccusage`` is given: each run is the whole command's wall time, the three are taken in
+    turns (so that they see the same load on a shared machine), medians of the runs."""
     proctor = Path(sys.executable).with_name("proctor")
     argv = [str(proctor), "history", str(corpus), "--agent", "claude-code", "--json"]
     env = {**os.environ, "PROCTOR_CACHE_DIR": str(tmp / "proctor-cache")}
     subprocess.run(argv, capture_output=True, check=True, env=env)  # fills the cache
-    figures: dict[str, Any] = {}
-    for label, extra in (("cold", ["--no-cache"]), ("warm", [])):
-        times, output = [], ""
-        for _ in range(RUNS):
+    commands = {"cold": ([*argv, "--no-cache"], env), "warm": (argv, env)}
+    if ccusage is not None:
+        cc_env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp / "home"),
+            "CLAUDE_CONFIG_DIR": str(corpus),
+        }
+        cc_argv = ["node", str(ccusage), "claude", "daily", "--json", "--offline"]
+        commands["ccusage"] = (cc_argv, cc_env)
+    times: dict[str, list[float]] = {label: [] for label in commands}
+    outputs: dict[str, str] = {}
+    for _ in range(RUNS):
+        for label, (command, command_env) in commands.items():
             start = time.perf_counter()
-            proc = subprocess.run([*argv, *extra], capture_output=True, text=True, env=env)
-            times.append(time.perf_counter() - start)
+            proc = subprocess.run(command, capture_output=True, text=True, env=command_env)
+            times[label].append(time.perf_counter() - start)
             if proc.returncode != 0:
-                raise SystemExit(f"proctor history exited {proc.returncode}: {proc.stderr}")
-            output = proc.stdout
-        report = json.loads(output)
+                raise SystemExit(f"{label} exited {proc.returncode}: {proc.stderr[-300:]}")
+            outputs[label] = proc.stdout
+    figures: dict[str, Any] = {}
+    for label in ("cold", "warm"):
+        report = json.loads(outputs[label])
         figures[label] = {
-            "seconds": statistics.median(times),
+            "seconds": statistics.median(times[label]),
             "sessions": report["total"]["sessions"],
             "usage": report["total"]["usage"],
         }
+    if ccusage is not None:
+        totals = json.loads(outputs["ccusage"])["totals"]
+        figures["ccusage"] = {"seconds": statistics.median(times["ccusage"]), "totals": totals}
     return figures
 
 
@@ -312,7 +310,9 @@ def proctor_totals(usage: dict[str, dict[str, int]]) -> dict[str, int]:
 Row = tuple[str, float, float, float | None]
 
 
-def measure(sessions: list[list[Path]], size: int, tmp: Path, jobs: int) -> dict[str, Any]:
+def measure(
+    sessions: list[list[Path]], size: int, tmp: Path, jobs: int, ccusage: Path | None
+) -> dict[str, Any]:
     """Every proctor run of the table: corpus (1 and ``jobs`` processes) and one big file."""
     mb = size / 1e6
     full = run_worker("full", sessions, tmp)
@@ -336,7 +336,7 @@ def measure(sessions: list[list[Path]], size: int, tmp: Path, jobs: int) -> dict
             label = f"proctor {mode} one {big:.0f} MB file"
             rows.append((label, result["seconds"], big, result["peak_mb"]))
         target.unlink()
-    history = run_history(sessions[0][0].parents[2], tmp)
+    history = history_and_ccusage(sessions[0][0].parents[2], tmp, ccusage)
     for kind, label in (("cold", "--no-cache"), ("warm", "cached")):
         title = f"proctor history {label}, {history[kind]['sessions']} sessions (wall)"
         rows.append((title, history[kind]["seconds"], mb, None))
@@ -400,12 +400,13 @@ def main() -> None:
     try:
         print(f"building a {args.size_mb:.0f} MB corpus in {corpus} …", flush=True)
         sessions, size = build_corpus(corpus, args.size_mb)
-        runs = measure(sessions, size, tmp, args.jobs)
         cc: dict[str, Any] | str = "skipped (--no-ccusage)"
+        binary = None
         if not args.no_ccusage:
             binary = ccusage_binary(args.ccusage_prefix)
-            cc = run_ccusage(binary, corpus, tmp) if binary else "could not be installed from npm"
-        report(sessions, size, runs, cc)
+            cc = "could not be installed from npm"
+        runs = measure(sessions, size, tmp, args.jobs, binary)
+        report(sessions, size, runs, runs["history"].get("ccusage", cc))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
