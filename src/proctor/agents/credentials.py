@@ -256,10 +256,16 @@ def _fresher(renewed: bytes, current: bytes) -> bool:
 
 
 def _replace(path: Path, data: bytes) -> None:
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
+    """Replace the file ``path`` (the file a symlink points to, so that the link stays) whole,
+    keeping its mode and, where proctor may, its owner."""
+    path = path.resolve()
+    stat = path.stat()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".proctor")
     try:
-        os.fchmod(fd, mode)
+        os.fchmod(fd, stat.st_mode & 0o777)
+        if (stat.st_uid, stat.st_gid) != (os.getuid(), os.getgid()):
+            with contextlib.suppress(OSError):  # only root may give a file to someone else
+                os.fchown(fd, stat.st_uid, stat.st_gid)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -178,3 +178,15 @@ def test_claude_and_gemini_logins_are_dated_by_their_expiry(tmp_path: Path) -> N
     g_old = json.dumps({"access_token": "c" * 20, "expiry_date": 1000}).encode()
     g_new = json.dumps({"access_token": "d" * 20, "expiry_date": 2000}).encode()
     assert _fresher(g_new, g_old) and not _fresher(g_old, g_new)
+
+
+def test_a_login_kept_behind_a_symlink_is_renewed_where_the_link_points(tmp_path: Path) -> None:
+    user, lent = lend_codex(tmp_path)
+    dotfiles = tmp_path / "dotfiles" / "auth.json"
+    dotfiles.parent.mkdir()
+    user.rename(dotfiles)
+    user.symlink_to(dotfiles)
+    renew(lent[0].copy, "codex-refresh-new-0007", "2026-12-01T09:00:00Z")
+    give_back(lent, tmp_path / "lock")
+    assert user.is_symlink()  # the user's link stays a link...
+    assert json.loads(dotfiles.read_text())["tokens"]["refresh_token"] == "codex-refresh-new-0007"
