@@ -190,3 +190,12 @@ def test_a_login_kept_behind_a_symlink_is_renewed_where_the_link_points(tmp_path
     give_back(lent, tmp_path / "lock")
     assert user.is_symlink()  # the user's link stays a link...
     assert json.loads(dotfiles.read_text())["tokens"]["refresh_token"] == "codex-refresh-new-0007"
+
+
+def test_a_login_the_user_removed_meanwhile_is_not_brought_back(tmp_path: Path) -> None:
+    user, lent = lend_codex(tmp_path)
+    user.unlink()  # `codex logout` while the trial ran
+    renew(lent[0].copy, "codex-refresh-new-0008", "2026-12-01T09:00:00Z")
+    notes = give_back(lent, tmp_path / "lock")
+    assert not user.exists()
+    assert "was not updated" in notes[0]
