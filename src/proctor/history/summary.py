@@ -15,7 +15,7 @@ from proctor.models.history import (
 )
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
-from proctor.models.suite import Spread
+from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
 
 

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.process import Orientation, StepCounts
-from proctor.models.suite import Spread
+from proctor.models.spread import Spread
 from proctor.models.trajectory import ModelUsage
 
 GroupBy = Literal["project", "week", "agent"]

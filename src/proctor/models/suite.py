@@ -9,6 +9,7 @@ from proctor.models.ab import ABGateResult, ABReport
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.config import Gate
 from proctor.models.run import SkippedCaseRecord
+from proctor.models.spread import Spread as Spread  # re-exported: the suite records use it
 from proctor.models.trajectory import ModelUsage
 
 
@@ -71,15 +72,6 @@ class CI(CamelModel):
     low: float
     high: float
     confidence: float
-
-
-class Spread(CamelModel):
-    """Median and range of one per-trial quantity over a group (``n`` trials had a value)."""
-
-    n: int = 0
-    median: float | None = None
-    min: float | None = None
-    max: float | None = None
 
 
 class OutcomeRate(CamelModel):
