@@ -27,6 +27,7 @@ there, set ``ANTHROPIC_API_KEY`` or ``CLAUDE_CODE_OAUTH_TOKEN``.)
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import tempfile
@@ -200,8 +201,6 @@ def give_back(lent: list[LentFile], lock: Path) -> list[str]:
     `login`). The file is replaced whole (a temporary file and a rename, the user's file mode
     kept), under ``lock`` so that proctor's trials give back one at a time. Returns a note
     per file given back or left alone after a renewal; nothing when no login was renewed."""
-    import fcntl
-
     notes: list[str] = []
     for item in lent:
         try:

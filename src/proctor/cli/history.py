@@ -3,69 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
-PROGRESS_FROM = 500
-"""Sessions from which a replay shows a progress bar (on a terminal only)."""
-
-
-class ReplayProgress:
-    """A bar of the sessions replayed so far, on stderr when it is a terminal and the history
-    is large enough to take a while; it is cleared at the end. Sessions the filters leave out
-    are never counted, so the bar may stop short of the total."""
-
-    def __init__(self, total: int, stream: Any = None) -> None:
-        import sys
-
-        self.stream = stream or sys.stderr
-        self.total = total
-        self.done = 0
-        self.shown = 0.0
-        self.bar: Any = None
-        if total >= PROGRESS_FROM and self.stream.isatty():
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self.bar = Progress(
-                TextColumn("[bold]sessions"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=Console(file=self.stream),
-                auto_refresh=False,
-                transient=True,
-            )
-            self.task = self.bar.add_task("sessions", total=total)
-
-    def __enter__(self) -> ReplayProgress:
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def advance(self) -> None:
-        self.done += 1
-        if self.bar is None:
-            return
-        import time
-
-        now = time.monotonic()
-        if now - self.shown >= 0.1 or self.done == self.total:
-            self.shown = now
-            self.bar.update(self.task, completed=self.done)
-            self.bar.refresh()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 @click.command("history")
@@ -140,7 +81,8 @@ def command(
     import os
     import sys
 
-    from proctor.history.cache import FILE_NAME, SummaryCache, cache_folder
+    from proctor.cli.display import ReplayProgress
+    from proctor.history.cache import FILE_NAME, SummaryCache
     from proctor.history.changes import (
         compare_change,
         journal_path,
@@ -154,6 +96,7 @@ def command(
     from proctor.models.history import SessionSummary, Unavailable
     from proctor.models.io import model_to_json
     from proctor.models.pricing import PriceTable
+    from proctor.paths import cache_folder
     from proctor.util.collection import collection_paused
 
     chosen = agents or HISTORY_AGENTS

@@ -26,9 +26,6 @@ from pathlib import Path
 from proctor._version import __version__
 from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
-from proctor.paths import cache_folder
-
-__all__ = ["FILE_NAME", "Stamper", "SummaryCache", "cache_folder", "code_digest"]
 
 FILE_NAME = "history.sqlite3"
 _FORMAT = 1
@@ -158,14 +155,16 @@ class SummaryCache:
             return
         try:
             connection = self._connect()
-            with connection:
-                connection.executemany(
-                    "INSERT OR REPLACE INTO summaries (path, agent, stamp, summary)"
-                    " VALUES (?, ?, ?, ?)",
-                    self._fresh,
-                )
-                connection.executemany("DELETE FROM summaries WHERE path = ?", gone)
-            connection.close()
+            try:
+                with connection:
+                    connection.executemany(
+                        "INSERT OR REPLACE INTO summaries (path, agent, stamp, summary)"
+                        " VALUES (?, ?, ?, ?)",
+                        self._fresh,
+                    )
+                    connection.executemany("DELETE FROM summaries WHERE path = ?", gone)
+            finally:
+                connection.close()
         except (sqlite3.Error, OSError) as exc:
             self.notes.append(f"the history cache {self.path} could not be written ({exc})")
         self._fresh = []

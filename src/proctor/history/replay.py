@@ -50,15 +50,12 @@ class Filters:
         """Whether a measured session is in the project and its start in the window."""
         if self.project is not None and not same_project(summary.project, self.project):
             return False
-        started = datetime.fromisoformat(summary.started_at) if summary.started_at else None
-        return self.keeps_start(started)
-
-    def keeps_start(self, started: datetime | None) -> bool:
         if self.since is None and self.until is None:
             return True
-        if started is None:
+        if not summary.started_at:
             return False
-        day = started.astimezone().date()  # the day on the user's clock, as the CLIs show it
+        # The day on the user's clock, as the CLIs show it.
+        day = datetime.fromisoformat(summary.started_at).astimezone().date()
         return (self.since is None or day >= self.since) and (
             self.until is None or day <= self.until
         )
@@ -99,7 +96,7 @@ def _agent_files(folder: Path) -> list[Path]:
 def claude_parts(main: Path) -> list[Path]:
     """The subagent files of the Claude Code session ``main`` (see
     :func:`proctor.util.native_paths.claude_subagent_files`, which this matches). The folder
-    listings behind it are read once per process: a replay is short and reads, never writes."""
+    listings behind it are read once per replay."""
     folder, name = os.path.split(main)
     session_id = name.removesuffix(".jsonl")
     if session_id in _subfolders(folder):
@@ -120,19 +117,6 @@ def _parse(session: Session, project: str | None) -> Trajectory:
         return parse_codex_rollout(session.path)
     cwd = project if project and not project.startswith("gemini:") else None
     return parse_gemini_chat(session.path, cwd)
-
-
-def replay_session(
-    session: Session, filters: Filters, pricing: PriceTable
-) -> SessionSummary | Unavailable | None:
-    """One session measured; None when the filters leave it out; whatever goes wrong with it
-    (a file proctor cannot parse, a figure it cannot compute) makes it unavailable, never
-    stops the replay."""
-    measured = measure_session(session, filters.project, pricing)
-    if not isinstance(measured, bytes):
-        return measured
-    summary = SessionSummary.model_validate_json(measured)
-    return summary if filters.keeps(summary) else None
 
 
 def measure_session(
@@ -247,6 +231,9 @@ def replay(
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
     is read from it, and the sessions replayed now are added to it."""
     global _PROJECT, _PRICING, _STAMPER
+    # Folder listings are kept for one replay only: the history may have grown since the last.
+    _subfolders.cache_clear()
+    _legacy_subagents.cache_clear()
     jobs: list[Job] = []
     with collection_paused():
         if cache is None:

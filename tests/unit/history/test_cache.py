@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from proctor.history import cache as cache_module
-from proctor.history.cache import FILE_NAME, SummaryCache, cache_folder
+from proctor.history.cache import FILE_NAME, SummaryCache
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import find_sessions
 from proctor.models.config import ModelPrice
 from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable
+from proctor.paths import cache_folder
 from tests.unit.history.planted import PROJECT_B, plant
 from tests.unit.history.test_replay_summary import PRICES, check_total
 
