@@ -3,6 +3,7 @@ committed copy in ``tests/goldens/`` (``make goldens`` rewrites them)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from pathlib import Path
@@ -59,4 +60,19 @@ def check_golden(
             f"{path.name} was made with {golden['cliVersion']}, this CLI is {version}: "
             "run `make goldens` and review the diff"
         )
-    assert current["events"] == golden["events"], f"trajectory drifted from {path.name}"
+    if current["events"] != golden["events"]:
+        pytest.fail(
+            f"trajectory drifted from {path.name}:\n{_difference(golden['events'], current['events'])}"
+        )
+
+
+def _difference(golden: list[dict[str, Any]], current: list[dict[str, Any]]) -> str:
+    """A unified diff of the two projections, one event per line."""
+    lines = difflib.unified_diff(
+        [json.dumps(e, sort_keys=True) for e in golden],
+        [json.dumps(e, sort_keys=True) for e in current],
+        "golden",
+        "this run",
+        lineterm="",
+    )
+    return "\n".join(lines)

@@ -301,3 +301,46 @@ def test_an_interrupted_turn_ends_the_turn_and_is_no_user_message() -> None:
         ("turn_end", "aborted (interrupted by user)"),
         ("user_message", "go on"),
     ]
+
+
+def test_a_command_the_cli_ran_itself_is_housekeeping_not_a_message() -> None:
+    exit_command = (
+        "<command-name>/exit</command-name>\n            <command-message>exit</command-message>\n"
+        "            <command-args></command-args>"
+    )
+    lines = [
+        line(type="user", message={"role": "user", "content": exit_command}),
+        line(
+            type="user",
+            message={
+                "role": "user",
+                "content": "<local-command-stdout>Bye!</local-command-stdout>",
+            },
+        ),
+        line(
+            type="system",
+            subtype="local_command",
+            content="<local-command-stdout>Set model to opus</local-command-stdout>",
+        ),
+    ]
+    events = parse_claude_lines(lines).events
+    assert [(e.type, getattr(e, "record_type", None)) for e in events] == [
+        ("other", "local_command")
+    ] * 3
+    assert parse_claude_lines(lines).coverage.unknown_record_types == {}
+
+
+def test_control_a_command_that_expands_into_a_prompt_stays_a_message() -> None:
+    typed = "<command-message>review is running…</command-message>\n<command-name>/review</command-name>"
+    plain = "<command-name> is how the CLI marks a command"
+    events = parse_claude_lines(
+        [
+            line(type="user", message={"role": "user", "content": typed}),
+            line(
+                type="user",
+                message={"role": "user", "content": [{"type": "text", "text": "go on"}]},
+            ),
+            line(type="user", message={"role": "user", "content": "say " + plain}),
+        ]
+    ).events
+    assert [e.type for e in events] == ["user_message"] * 3

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ SCRIPTED_KEY = "sk-ant-proctor-scripted-0000"
 DEFAULT_PERMISSION_MODE = "bypassPermissions"
 STOP_LOG = "claude-stop-hook.jsonl"
 ECHO_WAIT_SEC = 10.0
+CLOSE_WAIT_SEC = 5.0
+"""How long ``/exit`` waits for the transcript to close the turns the Stop hook reported."""
+POLL_SEC = 0.05
 """Claude Code's input box can take a while to show a long paste."""
 HEADLESS_FLAGS = ("-p", "--output-format", "stream-json", "--verbose")
 
@@ -55,8 +59,9 @@ class ClaudeSession:
     stop_log: Path
     denied_ids: set[str] = field(default_factory=set)
     """Tool calls a headless result listed as permission denials."""
-    interruptions: tui.InterruptionCount = field(default_factory=tui.InterruptionCount)
-    """Turns the user interrupted in the TUI (they end without the Stop hook)."""
+    turns: tui.TranscriptTurns = field(default_factory=tui.TranscriptTurns)
+    """Turns the user interrupted in the TUI (they end without the Stop hook), and turns the
+    transcript has closed."""
 
 
 def stop_hook_command(stop_log: Path) -> str:
@@ -140,6 +145,10 @@ class ClaudeCode(RealCli[ClaudeSession]):
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL="1",
         )
+        # The CLI connects MCP servers in the background by default, and a first request that
+        # comes before a slow server is up finds no such tool. A trial waits for them (up to
+        # MCP_CONNECT_TIMEOUT_MS, 5 s by default); a profile's env may say otherwise.
+        env.setdefault("MCP_CONNECTION_NONBLOCKING", "0")
         if ctx.model_base_url:
             env["ANTHROPIC_BASE_URL"] = ctx.model_base_url
             env["ANTHROPIC_API_KEY"] = SCRIPTED_KEY
@@ -252,7 +261,8 @@ class ClaudeCode(RealCli[ClaudeSession]):
         if tui.question_on_screen(screen) is not None:
             return AgentState("question")
         state = launch.state
-        turns = tui.count_turns(state.stop_log) + state.interruptions.poll(launch.transcript)
+        state.turns.poll(launch.transcript)
+        turns = tui.count_turns(state.stop_log) + state.turns.interrupted
         if turns or tui.input_ready(screen):
             return AgentState("ready", turns=turns)
         return AgentState("starting")
@@ -288,7 +298,23 @@ class ClaudeCode(RealCli[ClaudeSession]):
         )
 
     def request_exit(self, terminal: Terminal, launch: Launch[ClaudeSession]) -> None:
+        self.await_closed_turns(launch)
         self.send_message(terminal, launch, "/exit")
+
+    @staticmethod
+    def await_closed_turns(launch: Launch[ClaudeSession], wait: float = CLOSE_WAIT_SEC) -> bool:
+        """Wait until the transcript has closed every turn the Stop hook reported: the hook runs
+        before the CLI writes the turn's last lines, and a ``/exit`` sent in between loses them.
+        False when ``wait`` seconds pass first (the exit goes ahead)."""
+        state = launch.state
+        deadline = time.monotonic() + wait
+        while True:
+            state.turns.poll(launch.transcript)
+            if state.turns.closed >= tui.count_turns(state.stop_log):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(POLL_SEC)
 
     def transcript_files(self, launch: Launch[ClaudeSession]) -> list[Path]:
         if launch.transcript is None:

@@ -3,7 +3,9 @@
 * **Ready**: the input box, a line starting with ``❯`` right under a horizontal rule.
 * **Turn end**: the Stop hook proctor provisions appends one JSON line per finished turn. A
   turn the user interrupted (a refused permission prompt) ends without the Stop hook: the
-  transcript then gains a ``[Request interrupted by user…]`` user entry, counted too.
+  transcript then gains a ``[Request interrupted by user…]`` user entry, counted too. The
+  transcript closes a finished turn a moment after its Stop hook ran (a ``turn_duration``
+  system line); ``/exit`` sent before that loses the turn's closing lines.
 * **Questions**: pickers and permission prompts, numbered options with the ``❯`` cursor on one
   of them under the question line, complete once ``Esc to cancel`` is drawn; the question's full
   text comes from the transcript's pending ``AskUserQuestion`` call when there is one.
@@ -42,19 +44,26 @@ def is_interruption(record: dict[str, object]) -> bool:
     )
 
 
+def is_turn_closed(record: dict[str, object]) -> bool:
+    """The system line Claude Code writes once a finished turn is closed."""
+    return record.get("type") == "system" and record.get("subtype") == "turn_duration"
+
+
 @dataclass
-class InterruptionCount:
-    """Counts interrupted turns in the transcript as it grows."""
+class TranscriptTurns:
+    """Counts interrupted and closed turns in the transcript as it grows."""
 
     tail: JsonlTail | None = None
-    count: int = 0
+    interrupted: int = 0
+    closed: int = 0
 
-    def poll(self, transcript: Path | None) -> int:
+    def poll(self, transcript: Path | None) -> None:
         if self.tail is None and transcript is not None and transcript.is_file():
             self.tail = JsonlTail(transcript)
         if self.tail is not None:
-            self.count += sum(map(is_interruption, self.tail.new_records()))
-        return self.count
+            for record in self.tail.new_records():
+                self.interrupted += is_interruption(record)
+                self.closed += is_turn_closed(record)
 
 
 def cursor(screen: str) -> int | None:

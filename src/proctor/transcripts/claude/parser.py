@@ -65,9 +65,18 @@ BOOKKEEPING = frozenset(
 )
 OUTPUT_CAP = 20_000
 USER_REJECTED = "User rejected tool use"
-INTERRUPTED = "[Request interrupted by user"
 """The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
 ``toolDenialKind`` then): a denial, not a failed call."""
+INTERRUPTED = "[Request interrupted by user"
+LOCAL_COMMAND = (
+    "<command-name>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+)
+"""How a user line written for a command the CLI ran itself begins (``/exit``, ``/model``,
+``/clear`` and their output): housekeeping, never sent to the model. A command that expands into
+a prompt (a custom command, a skill) begins with ``<command-message>`` and stays a message."""
 
 
 def _text_of(content: Any) -> str:
@@ -187,7 +196,7 @@ class _Parser:
             return
         if isinstance(content, str):
             if not record.get("isMeta"):
-                self.out(ev(type="user_message", ts=ts, text=content))
+                self.typed(content, ts)
             return
         if not isinstance(content, list):
             return
@@ -227,7 +236,14 @@ class _Parser:
                 if text.startswith(INTERRUPTED):  # written by the CLI, not typed: the turn ended
                     self.out(ev(type="turn_end", ts=ts, text="aborted (interrupted by user)"))
                 else:
-                    self.out(ev(type="user_message", ts=ts, text=text))
+                    self.typed(text, ts)
+
+    def typed(self, text: str, ts: Any) -> None:
+        """A user line's text: a message, or a command the CLI ran itself (``LOCAL_COMMAND``)."""
+        if text.lstrip().startswith(LOCAL_COMMAND):
+            self.out(ev(type="other", ts=ts, recordType="local_command", text=text[:RAW_CAP]))
+        else:
+            self.out(ev(type="user_message", ts=ts, text=text))
 
     def assistant(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
@@ -317,6 +333,10 @@ class _Parser:
             error = record.get("error") or {}
             text = error.get("message") if isinstance(error, dict) else str(error)
             self.out(ev(type="api_error", ts=ts, text=str(text)))
+        elif subtype == "local_command":  # newer CLIs: the same housekeeping as a system line
+            content = record.get("content")
+            text = content[:RAW_CAP] if isinstance(content, str) else None
+            self.out(ev(type="other", ts=ts, recordType="local_command", text=text))
         elif subtype == "stop_hook_summary":
             for info in record.get("hookInfos") or []:
                 command = info.get("command") if isinstance(info, dict) else None
