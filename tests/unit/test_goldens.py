@@ -27,5 +27,6 @@ def test_update_goldens_writes_it_and_then_it_matches(
     assert json.loads((tmp_path / "new.json").read_text())["cliVersion"] == "1.0"
     monkeypatch.delenv("UPDATE_GOLDENS")
     check_golden("new", "1.0", EVENTS, tmp_path)
-    with pytest.raises(AssertionError, match="drifted"):
+    with pytest.raises(pytest.fail.Exception, match="drifted") as drift:
         check_golden("new", "1.0", [EVENTS[0]], tmp_path)
+    assert '-{"text": "ok", "type": "assistant_text"}' in str(drift.value)  # the difference shown
