@@ -128,6 +128,14 @@ def load_trial(run_dir: Path, case: str, repeat: int = 1, agent: str = "scripted
 @contextmanager
 def viewer(results: Path, *args: str) -> Iterator[str]:
     """``proctor view`` in a subprocess; yields the base URL it printed."""
+    with viewer_process(results, *args) as (base, _):
+        yield base
+
+
+@contextmanager
+def viewer_process(results: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``proctor view`` in a subprocess; yields the base URL it printed and the process, which
+    is stopped (SIGTERM) at the end unless it has ended already."""
     env = {**os.environ, "HOME": str(results.parent / "home")}
     process = subprocess.Popen(
         [sys.executable, "-m", "proctor", "view", str(results), "--port", "0", "--no-open", *args],
@@ -142,7 +150,8 @@ def viewer(results: Path, *args: str) -> Iterator[str]:
         line = process.stdout.readline()  # type: ignore[union-attr]
         match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
         assert match, line
-        yield match.group(1)
+        yield match.group(1), process
     finally:
-        process.terminate()
-        process.communicate(timeout=10)
+        if process.poll() is None:
+            process.terminate()
+        process.communicate(timeout=60)

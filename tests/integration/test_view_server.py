@@ -14,12 +14,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
+import psutil
 import pytest
 
 from proctor.view.synthetic import write_run
-from tests.conftest import Run, viewer
+from tests.conftest import Run, viewer, viewer_process, write_case
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
 
@@ -191,3 +193,96 @@ def test_playground_batches_need_the_token_and_the_origin_and_survive_a_restart(
     with viewer(results, "--source", str(project)) as base:
         kept = json.loads(raw_get(base, f"/api/batches/{batch['id']}")[1])
         assert kept["state"] == "finished" and kept["run"] == batch["run"]
+
+
+def _slow_project(tmp_path: Path) -> Path:
+    """A suite whose one case runs for two minutes unless stopped."""
+    write_case(
+        tmp_path / "project" / "suite",
+        "slow",
+        plan={"turns": [{"shell": "sleep 120"}, {"say": "done"}]},
+        config={"agents": ["scripted"], "timeoutSec": 300},
+    )
+    return tmp_path / "project"
+
+
+def _start(base: str) -> tuple[int, dict[str, object]]:
+    page = raw_get(base, "/playground")[1]
+    token = re.search(r'name="proctor-token" content="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    body = {"suite": "suite", "cases": ["slow"]}
+    return post(base, body, {"x-proctor-token": token, "origin": base})
+
+
+def _batch(base: str, batch_id: object) -> dict[str, Any]:
+    return json.loads(raw_get(base, f"/api/batches/{batch_id}")[1])  # type: ignore[no-any-return]
+
+
+def _running_with_its_run(base: str, batch_id: object) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    batch = _batch(base, batch_id)
+    while not (batch["state"] == "running" and batch["run"]) and time.monotonic() < deadline:
+        time.sleep(0.3)
+        batch = _batch(base, batch_id)
+    assert batch["state"] == "running" and batch["run"], batch
+    return batch
+
+
+def _runs_of(project: Path) -> list[psutil.Process]:
+    """The batch processes still running on ``project`` (their command line names it)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        if any(str(project) in part for part in process.info["cmdline"] or []):
+            found.append(process)
+    return found
+
+
+def _suite_outcome(results: Path, run: str) -> dict[str, Any]:
+    return json.loads((results / run / "suite.json").read_text())  # type: ignore[no-any-return]
+
+
+def test_a_second_viewer_leaves_the_batch_alone_and_stopping_the_first_interrupts_it(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    project = _slow_project(tmp_path)
+    with viewer_process(results, "--source", str(project)) as (base, first):
+        status, started = _start(base)
+        assert status == 202
+        batch = _running_with_its_run(base, started["id"])
+        with viewer(results, "--source", str(project)) as other:
+            assert _batch(other, batch["id"])["state"] == "running"  # another viewer's batch
+            assert _start(other)[0] == 409  # one batch at a time, across viewers too
+        assert _batch(base, batch["id"])["state"] == "running"  # the second viewer stopped
+        first.terminate()
+        out, err = first.communicate(timeout=60)
+        assert "stopping the playground's batch" in out, (first.returncode, out, err)
+    assert _runs_of(project) == []  # the run stopped with its viewer
+    with viewer(results, "--source", str(project)) as base:
+        kept = _batch(base, batch["id"])
+    assert kept["state"] == "interrupted" and kept["message"] == "the viewer stopped", kept
+    assert kept["exitCode"] == 130
+    outcome = _suite_outcome(results, batch["run"])
+    assert outcome["interrupted"] is True and outcome["exitCode"] == 130
+
+
+def test_a_killed_viewer_stops_its_batch_and_the_next_viewer_marks_it_interrupted(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    project = _slow_project(tmp_path)
+    with viewer_process(results, "--source", str(project)) as (base, first):
+        batch = _running_with_its_run(base, _start(base)[1]["id"])
+        first.kill()
+        first.wait(timeout=10)
+        # The kernel gives the run Ctrl-C when the viewer dies: it ends well before its
+        # two-minute step would.
+        deadline = time.monotonic() + 45
+        while _runs_of(project) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert _runs_of(project) == []
+    assert _suite_outcome(results, batch["run"])["interrupted"] is True
+    with viewer(results, "--source", str(project)) as base:
+        kept = _batch(base, batch["id"])
+    assert kept["state"] == "interrupted" and kept["message"] == "the viewer stopped", kept

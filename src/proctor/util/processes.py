@@ -8,6 +8,7 @@ import functools
 import os
 import select
 import signal
+import socket
 import subprocess
 import tempfile
 import uuid
@@ -278,6 +279,23 @@ def _reap_children() -> None:
             return
         if pid == 0:
             return
+
+
+def process_tag(pid: int | None = None) -> str:
+    """``host:pid:start``, naming one process (this one by default) for other processes to
+    check later with :func:`tag_running`."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}:{pid}:{process_start(pid)}"
+
+
+def tag_running(tag: str) -> bool:
+    """Whether the process ``tag`` names still runs. A tag from another host cannot be checked
+    from here and counts as running."""
+    parts = tag.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return False
+    host, pid, start = parts
+    return host != socket.gethostname() or str(process_start(int(pid))) == start
 
 
 def process_start(pid: int) -> int | None:

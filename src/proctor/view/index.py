@@ -21,7 +21,7 @@ from pathlib import Path
 from proctor.paths import RunPaths
 from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
 from proctor.view.records import TrialRow, folder_key, read_trial_rows, run_facts, signature
-from proctor.view.schema import INDEX_FILE, SCHEMA, SCHEMA_VERSION, run_values
+from proctor.view.schema import ADDED_COLUMNS, INDEX_FILE, SCHEMA, SCHEMA_VERSION, run_values
 
 _REFRESH_EVERY_S = 1.0
 
@@ -42,6 +42,7 @@ class ResultsIndex:
             db = self._connect()
             row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row is not None and row[0] == str(SCHEMA_VERSION):
+                _add_columns(db)
                 return db
             db.close()
         except sqlite3.DatabaseError:
@@ -222,6 +223,16 @@ class ResultsIndex:
     def run_row(self, name: str) -> sqlite3.Row | None:
         rows = self.query("SELECT * FROM runs WHERE name = ?", (name,))
         return rows[0] if rows else None
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    for table, column, kind in ADDED_COLUMNS:
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            try:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            except sqlite3.OperationalError:  # another viewer added it meanwhile
+                pass
 
 
 def _stamp(path: Path) -> str:

@@ -1,8 +1,10 @@
 """The playground: lists the case suites and the evals written as code (``evals/``) of the
 project given to ``proctor view --source`` and runs one, a selection or all of them as
 ``proctor run`` (or ``proctor eval``) in a subprocess, one batch at a time. Batches are rows of
-the index (the oldest finished ones dropped past ``max_batches``), so they survive a restart;
-one that a stopped viewer left running is marked ``interrupted``.
+the index (the oldest finished ones dropped past ``max_batches``), so they survive a restart.
+Each row names the viewer process that runs it: a viewer that stops interrupts its batch (the
+run gets Ctrl-C and records what it finished), and a row whose viewer is gone (killed) is marked
+``interrupted`` by the next viewer; a batch another viewer on the same results runs is left alone.
 
 Eval files are listed by ``proctor eval --list`` in a subprocess: the viewer never imports the
 project's Python.
@@ -12,7 +14,9 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import secrets
+import signal
 import subprocess
 import sys
 import threading
@@ -25,10 +29,28 @@ from urllib.parse import quote
 
 from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ProctorError
+from proctor.util.processes import process_tag, tag_running
 from proctor.view.index import ResultsIndex
 from proctor.view.settings import ViewSettings
 
 ACTIVE = ("queued", "running")
+STOP_WAIT_SEC = 20.0
+"""How long a stopping viewer waits for its batch's run to record what it finished."""
+EXIT_MESSAGES = {
+    0: "every check passed",
+    1: "a check failed",
+    3: "some trials errored",
+    130: "the run was interrupted",
+}
+LAUNCH = (
+    "import os, signal, sys\n"
+    "from proctor.util.processes import stop_with_parent\n"
+    "stop_with_parent(signal.SIGINT)\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    sys.exit(130)\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
+"""Starts a batch's run so that it gets Ctrl-C when the viewer dies, even by SIGKILL."""
 
 
 class BatchRefused(Exception):
@@ -49,6 +71,13 @@ class Suite:
     """``cases`` (case folders, run with ``proctor run``) or ``evals`` (``proctor eval``)."""
 
 
+def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
+    try:
+        os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
@@ -57,11 +86,17 @@ class Playground:
     def __init__(self, settings: ViewSettings, index: ResultsIndex) -> None:
         self.settings = settings
         self.index = index
+        self.owner = process_tag()
         self._lock = threading.Lock()
-        self.index.query(
-            "UPDATE batches SET state = 'interrupted', message = 'the viewer stopped' "
-            "WHERE state IN ('queued', 'running')"
-        )
+        self._running: dict[str, tuple[subprocess.Popen[str] | None, threading.Thread]] = {}
+        self._stopping = False
+        for row in self.index.query(
+            "SELECT id, owner FROM batches WHERE state IN ('queued', 'running')"
+        ):
+            if row["owner"] is None or not tag_running(row["owner"]):
+                self._set(
+                    row["id"], state="interrupted", message="the viewer stopped", finished=_now()
+                )
 
     def suites(self) -> list[Suite]:
         """The source folder when it holds cases, and each of its folders that does."""
@@ -149,17 +184,48 @@ class Playground:
         if unknown:
             raise BatchRefused(f"suite {suite_name} has no case {unknown[0]!r}", 400)
         with self._lock:
-            busy = self.index.query("SELECT id FROM batches WHERE state IN ('queued', 'running')")
-            if busy:
-                raise BatchRefused(f"batch {busy[0]['id']} is still running", 409)
+            if self._stopping:
+                raise BatchRefused("the viewer is stopping", 503)
             batch_id = secrets.token_hex(6)
+            # One statement, so that two viewers on the same results never both start one.
             self.index.query(
-                "INSERT INTO batches VALUES (?, ?, 'queued', ?, ?, NULL, NULL, '', NULL)",
-                (batch_id, _now(), suite_name, json.dumps(cases)),
+                "INSERT INTO batches (id, created, state, source, cases, message, owner) "
+                "SELECT ?, ?, 'queued', ?, ?, '', ? WHERE NOT EXISTS "
+                "(SELECT 1 FROM batches WHERE state IN ('queued', 'running'))",
+                (batch_id, _now(), suite_name, json.dumps(cases), self.owner),
             )
+            if self.batch(batch_id) is None:
+                busy = self.index.query(
+                    "SELECT id FROM batches WHERE state IN ('queued', 'running')"
+                )
+                running = busy[0]["id"] if busy else "another batch"
+                raise BatchRefused(f"batch {running} is still running", 409)
             self._trim()
-        threading.Thread(target=self._run, args=(batch_id, suite, cases), daemon=True).start()
+            thread = threading.Thread(target=self._run, args=(batch_id, suite, cases), daemon=True)
+            self._running[batch_id] = (None, thread)
+        thread.start()
         return self.batch(batch_id) or {}
+
+    def active(self) -> bool:
+        """Whether this viewer runs a batch now."""
+        with self._lock:
+            return any(p is not None and p.poll() is None for p, _ in self._running.values())
+
+    def close(self) -> None:
+        """Stop this viewer's batch: its run gets Ctrl-C and up to ``STOP_WAIT_SEC`` to record
+        the trials it finished, then is killed; the batch is marked ``interrupted``."""
+        with self._lock:
+            self._stopping = True
+            running = list(self._running.items())
+        for _, (process, _) in running:
+            if process is not None and process.poll() is None:
+                _signal_group(process, signal.SIGINT)
+        deadline = time.monotonic() + STOP_WAIT_SEC
+        for _, (process, thread) in running:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if process is not None and process.poll() is None:
+                _signal_group(process, signal.SIGKILL)
+                thread.join(5)
 
     def _trim(self) -> None:
         self.index.query(
@@ -183,19 +249,28 @@ class Playground:
             argv += ["--out", str(results)]
             for case in cases:
                 argv += ["--case", glob.escape(case)]
-        self._set(batch_id, state="running")
-        try:
-            process = subprocess.Popen(
-                argv,
-                cwd=self.settings.source,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        except OSError as exc:
-            self._set(batch_id, state="failed", message=str(exc), finished=_now())
-            return
+        with self._lock:
+            if self._stopping:
+                self._set(batch_id, state="interrupted", message="the viewer stopped")
+                return
+            self._set(batch_id, state="running")
+            launch = [sys.executable, "-c", LAUNCH, str(os.getpid()), *argv]
+            try:
+                # In a session of its own: Ctrl-C in the viewer's terminal reaches the viewer,
+                # which then stops the run itself (close).
+                process = subprocess.Popen(
+                    launch,
+                    cwd=self.settings.source,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                self._set(batch_id, state="failed", message=str(exc), finished=_now())
+                return
+            self._running[batch_id] = (process, threading.current_thread())
         stderr: list[str] = []
         reader = threading.Thread(target=lambda: stderr.extend(process.stderr or []))
         reader.start()
@@ -207,10 +282,14 @@ class Playground:
         code = process.returncode
         last = next((line.strip() for line in reversed(stderr) if line.strip()), "")
         state = "finished" if code in (0, 1, 3) else "failed"
-        message = {0: "every check passed", 1: "a check failed", 3: "some trials errored"}.get(
-            code, last
-        )
+        message = EXIT_MESSAGES.get(code, last)
+        if self._stopping:
+            state, message = "interrupted", "the viewer stopped"
+        elif code in (130, -signal.SIGINT):
+            state = "interrupted"
         self._set(batch_id, state=state, exit_code=code, message=message, finished=_now())
+        with self._lock:
+            self._running.pop(batch_id, None)
         self.index.refresh(force=True)
 
     def _note_run(self, batch_id: str, results: Path, before: set[str]) -> None:

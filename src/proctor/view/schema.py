@@ -32,9 +32,12 @@ CREATE TABLE trajectories (
 );
 CREATE TABLE batches (
   id TEXT PRIMARY KEY, created TEXT, state TEXT, source TEXT, cases TEXT, run TEXT,
-  exit_code INTEGER, message TEXT, finished TEXT
+  exit_code INTEGER, message TEXT, finished TEXT, owner TEXT
 );
 """
+ADDED_COLUMNS = (("batches", "owner", "TEXT"),)
+"""Columns added since an index of this schema version was first made: added in place, so that
+an index in use by another viewer is never rebuilt under it."""
 
 
 def run_values(

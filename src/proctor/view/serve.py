@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 from proctor.errors import ConfigError
 
@@ -42,6 +44,14 @@ def listen(host: str, port: int, fallback: bool) -> socket.socket:
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
+
+
+class _Stopped(Exception):
+    """SIGTERM reached the viewer."""
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped()
 
 
 def serve(
@@ -96,11 +106,19 @@ def serve(
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
+    # uvicorn stops gracefully on SIGINT and SIGTERM, then raises the signal again with the
+    # handler it found: this one turns SIGTERM into the same clean stop as Ctrl-C.
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Stopped):
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
+        playground = app.state.playground
+        if playground.active():
+            say("proctor: stopping the playground's batch (its run records what it finished)")
+        playground.close()
         index.close()
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -15,7 +16,9 @@ from proctor.util.processes import (
     descendants,
     has_children,
     kill_descendants,
+    process_tag,
     processes_marked,
+    tag_running,
 )
 
 # A child that starts a grandchild and prints its pid, then both sleep.
@@ -114,3 +117,19 @@ def test_marked_processes_are_found_by_their_environment() -> None:
         assert found == [marked.pid]
         assert unmarked.pid not in found
         assert processes_marked(uuid.uuid4().hex) == []
+
+
+def test_a_process_tag_names_one_running_process() -> None:
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        tag = process_tag(child.pid)
+        assert tag.startswith(f"{socket.gethostname()}:{child.pid}:") and tag_running(tag)
+        assert tag_running(process_tag())  # this process
+    finally:
+        child.kill()
+        child.wait()
+    assert not tag_running(tag)  # gone
+    host, pid, start = tag.rsplit(":", 2)
+    assert not tag_running(f"{host}:{os.getpid()}:{start}")  # another process under that pid
+    assert tag_running(f"elsewhere.example:{pid}:{start}")  # another host: cannot tell
+    assert not tag_running("garbage") and not tag_running("h:x:1")

@@ -16,7 +16,7 @@ from proctor.models.io import read_record, write_record, write_text_atomic
 from proctor.models.run import AnnotationsRecord, JournalEntry, RunManifest
 from proctor.models.trial import TrialAnnotation
 from proctor.view.index import ResultsIndex
-from proctor.view.schema import INDEX_FILE
+from proctor.view.schema import INDEX_FILE, SCHEMA, SCHEMA_VERSION
 from proctor.view.synthetic import trial_record, write_run
 
 RUN = "run-20261201T000000Z-aaaaaa"
@@ -140,3 +140,23 @@ def _journal(path: Path, event: str) -> None:
     entry = JournalEntry(event=event, time="2026-12-01T00:00:01Z")  # type: ignore[arg-type]
     with path.open("a", encoding="utf-8") as fh:
         fh.write(entry.model_dump_json(by_alias=True) + "\n")
+
+
+def test_an_index_made_before_batches_had_owners_gains_the_column_and_keeps_its_rows(
+    tmp_path: Path,
+) -> None:
+    db = sqlite3.connect(tmp_path / INDEX_FILE)
+    db.executescript(SCHEMA.replace(", owner TEXT", ""))
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    db.execute(
+        "INSERT INTO batches VALUES ('b1', 'then', 'finished', 'suite', '[]', NULL, 0, '', NULL)"
+    )
+    db.commit()
+    db.close()
+    index = ResultsIndex(tmp_path)
+    try:
+        (row,) = index.query("SELECT id, state, owner FROM batches")
+        assert (row["id"], row["state"], row["owner"]) == ("b1", "finished", None)
+    finally:
+        index.close()
