@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
@@ -27,6 +27,9 @@ from proctor.models.trajectory import (
     TurnEnd,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from proctor.transcripts.builder import EventSink, StartHook
 
 AGENTS = tuple(agent_names())
 LINE_WIDTH = 100
@@ -81,18 +84,24 @@ def _note_other_sessions(folder: Path, shown: Path) -> None:
         )
 
 
-def _usage_check(file: Path, fmt: str) -> dict[str, Any] | None:
-    from proctor.transcripts.codex import codex_usage_check
+def _stream(
+    file: Path, fmt: str, sink: EventSink, on_start: StartHook | None = None
+) -> tuple[Trajectory, dict[str, Any] | None]:
+    """The parse, events handed to ``sink``; with Codex's usage cross-check, from the same
+    reading of the rollout."""
+    if fmt == "codex":
+        from proctor.transcripts.codex import parse_codex_rollout_checked
 
-    return codex_usage_check(file) if fmt == "codex" else None
+        return parse_codex_rollout_checked(file, sink, on_start)
+    from proctor.transcripts.detect import stream_parse
+
+    return stream_parse(file, fmt, sink, on_start), None
 
 
 def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
     """One JSON document: ``format``, ``path``, ``events`` (one per line), ``usage``,
     ``coverage``, the session id and CLI version, and ``usageCheck`` for Codex."""
     import orjson
-
-    from proctor.transcripts.detect import stream_parse
 
     out.write(b'{"format": ' + orjson.dumps(fmt) + b', "path": ' + orjson.dumps(str(file)))
     out.write(b', "events": [')
@@ -108,10 +117,9 @@ def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
         out.write(separator + data)
         separator = b",\n"
 
-    trajectory = stream_parse(file, fmt, sink)
+    trajectory, check = _stream(file, fmt, sink)
     tail = trajectory.model_dump(by_alias=True, exclude_none=True, mode="json", exclude={"events"})
     tail.pop("format", None)
-    check = _usage_check(file, fmt)
     if check is not None:
         tail["usageCheck"] = check
     out.write(b"\n]")
@@ -123,8 +131,6 @@ def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
 
 def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
     """Readable lines: a header, one numbered line per event, usage, coverage."""
-    from proctor.transcripts.detect import stream_parse
-
     count = 0
     started = False
 
@@ -147,10 +153,10 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
         head = f"{count:>4} {clock:<8} {event.type:<14} "
         echo(escape_surrogates(head + _short(describe(event), LINE_WIDTH - len(head))))
 
-    trajectory = stream_parse(file, fmt, sink, start)
+    trajectory, check = _stream(file, fmt, sink, start)
     if not started:  # nothing was handed on
         start(trajectory.session_id, trajectory.agent_version)
-    for line in footer(trajectory, _usage_check(file, fmt)):
+    for line in footer(trajectory, check):
         echo(line)
 
 

@@ -1,6 +1,8 @@
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from proctor.cli.parse import command
@@ -72,3 +74,25 @@ def test_missing_path_is_a_config_error(tmp_path: Path) -> None:
 def test_unknown_agent_is_a_usage_error() -> None:
     result = CliRunner().invoke(command, [str(CLAUDE), "--agent", "cursor"])
     assert result.exit_code == 2
+
+
+def test_a_rollout_is_read_in_two_passes_with_its_usage_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import proctor.transcripts.codex.parser as codex_parser
+
+    passes: list[Path] = []
+    real = codex_parser.file_lines
+
+    def counted(path: Path) -> Iterator[bytes]:
+        passes.append(path)
+        return real(path)
+
+    monkeypatch.setattr(codex_parser, "file_lines", counted)
+    for as_json in (True, False):
+        passes.clear()
+        args = [str(CODEX), "--json"] if as_json else [str(CODEX)]
+        result = CliRunner().invoke(command, args)
+        assert result.exit_code == 0, result.output
+        assert "total_token_usage" in result.output or '"usageCheck"' in result.output
+        assert passes == [CODEX, CODEX]  # facts, then events and the check: not four readings

@@ -5,6 +5,12 @@ from proctor.transcripts.codex.parser import (
     codex_usage_check,
     parse_codex_lines,
     parse_codex_rollout,
+    parse_codex_rollout_checked,
 )
 
-__all__ = ["codex_usage_check", "parse_codex_lines", "parse_codex_rollout"]
+__all__ = [
+    "codex_usage_check",
+    "parse_codex_lines",
+    "parse_codex_rollout",
+    "parse_codex_rollout_checked",
+]

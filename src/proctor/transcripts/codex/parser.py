@@ -436,6 +436,14 @@ def parse_codex_rollout(
     return _parse(path, sink, on_start).builder.finish()
 
 
+def parse_codex_rollout_checked(
+    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+) -> tuple[Trajectory, dict[str, Any]]:
+    """:func:`parse_codex_rollout` and :func:`codex_usage_check` in one parse."""
+    parser = _parse(path, sink, on_start)
+    return parser.builder.finish(), parser.usage.check()
+
+
 def codex_usage_check(path: Path) -> dict[str, Any]:
     """Cross-check of a rollout's token accounting.
 
