@@ -240,3 +240,33 @@ def test_the_trial_page_shows_the_audit_of_the_scratch_home(tmp_path: Path, resu
     with TestClient(build_app(ViewSettings(results=results))) as c:  # control: no audit, no section
         plain = c.get(f"/runs/{run}/trials/fix-a-bug/scripted/default/1").text
     assert "Installed components" not in plain
+
+
+def test_compare_reads_a_run_once_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import proctor.view.routes.compare as compare_route
+    from proctor.models.io import read_record, write_record
+    from proctor.models.trial import TrialRecord
+
+    name = "run-20261201T000000Z-compare"
+    paths = write_run(tmp_path, name, trials=8, cases=2, conditions=("a", "b"))
+    reads: list[Path] = []
+    real = compare_route.load_records
+
+    def counted(folder: Path) -> list[object]:
+        reads.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(compare_route, "load_records", counted)
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
+        first = c.get(f"/compare?run={name}&treatment=b&baseline=a").text
+        assert c.get(f"/compare?run={name}&treatment=b&baseline=a").text == first
+        assert len(reads) == 1  # the second request used the records read by the first
+        trial = next(paths.root.glob("trials/*/*/*/*/trial.json"))
+        record = read_record(trial, TrialRecord)
+        write_record(trial, record.model_copy(update={"reason": "rewritten"}))
+        os.utime(paths.trials_dir, ns=(1, 1))  # the run changed, as a trial finishing shows
+        c.app.state.index.refresh(force=True)
+        c.get(f"/compare?run={name}&treatment=b&baseline=a")
+        assert len(reads) == 2  # a trial changed: read again

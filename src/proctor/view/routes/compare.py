@@ -3,6 +3,9 @@ or two conditions of one run per case; each verdict shown with the figures behin
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from starlette.requests import Request
@@ -40,11 +43,38 @@ def compare_page(request: Request) -> Response:
     return render(request, "compare.html", **context)
 
 
+KEPT_RUNS = 4
+"""Runs whose records the Compare page keeps in memory between requests."""
+_kept: OrderedDict[str, tuple[str, list[Any]]] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
 def _records(index: ResultsIndex, run: str) -> list[Any]:
+    """The run's trial records, read again only when the run changed (its signature, with its
+    annotations, and the index's stamps of its trial files tell): a comparison of big runs is
+    then read once, not on every request."""
     folder = run_folder(index, run)
     if folder is None:
         raise ConfigError(f"run {run} is not in this results directory")
-    return load_records(folder)
+    row = index.run_row(run)
+    stamps = index.query("SELECT key, stamp FROM trials WHERE run = ? ORDER BY key", (run,))
+    listed = [row["signature"] if row is not None else "-"]
+    listed += (f"{r['key']} {r['stamp']}" for r in stamps)
+    version = hashlib.sha256("\n".join(listed).encode()).hexdigest()
+    key = f"{index.root}\0{run}"
+    cacheable = row is not None and not row["in_progress"]
+    with _kept_lock:
+        hit = _kept.get(key)
+        if cacheable and hit is not None and hit[0] == version:
+            _kept.move_to_end(key)
+            return hit[1]
+    records = load_records(folder)
+    if cacheable:
+        with _kept_lock:
+            _kept[key] = (version, records)
+            while len(_kept) > KEPT_RUNS:
+                _kept.popitem(last=False)
+    return records
 
 
 ROUTES = [Route("/compare", compare_page, name="compare")]
