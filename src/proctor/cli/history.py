@@ -81,7 +81,7 @@ def command(
     import os
     import sys
 
-    from proctor.cli.display import ReplayProgress
+    from proctor.cli.progress import ReplayProgress
     from proctor.history.cache import FILE_NAME, SummaryCache
     from proctor.history.changes import (
         compare_change,
@@ -120,7 +120,7 @@ def command(
         sessions, unavailable = find_sessions(chosen, home, os.environ)
     cache = None if no_cache else SummaryCache(cache_folder(os.environ) / FILE_NAME, pricing)
     replayed: list[SessionSummary] = []
-    with collection_paused(), ReplayProgress(len(sessions)) as progress:
+    with collection_paused(freeze=True), ReplayProgress(len(sessions)) as progress:
         for result in replay(sessions, filters, pricing, workers=workers, cache=cache):
             if isinstance(result, Unavailable):
                 unavailable.append(result)
@@ -128,7 +128,7 @@ def command(
                 replayed.append(result)
             progress.advance()
         if cache is not None:
-            cache.save(s.path for s in sessions)
+            cache.save(s.file for s in sessions)
             for note in cache.notes:
                 click.echo(f"proctor: note: {note}", err=True)
         report = history_report(replayed, unavailable, pricing, by)  # type: ignore[arg-type]

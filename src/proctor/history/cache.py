@@ -54,7 +54,7 @@ def _file_stamp(path: str) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def _key(path: Path) -> str:
+def _key(path: str | Path) -> str:
     """A session's row: its file's absolute path (the same file read through a relative path
     from another folder is the same row)."""
     text = str(path)
@@ -71,7 +71,7 @@ class Stamper:
     def stamp(self, session: Session, parts: Iterable[Path]) -> str:
         """What the summary of ``session`` depends on, read from its files' metadata only:
         the namespace, then the size and time of the main file and of each part by name."""
-        stamps = [self.namespace, _file_stamp(str(session.path))]
+        stamps = [self.namespace, _file_stamp(session.file)]
         stamps += [f"{part.name}={_file_stamp(str(part))}" for part in parts]
         if session.agent == "gemini-cli":
             marker = session.path.parent.parent / ".project_root"
@@ -134,19 +134,19 @@ class SummaryCache:
 
     def has(self, session: Session) -> bool:
         """Whether an earlier replay stored a summary of ``session`` (current or not)."""
-        return _key(session.path) in self._stored
+        return _key(session.file) in self._stored
 
     def get(self, session: Session, stamp: str) -> bytes | None:
-        found = self._stored.get(_key(session.path))
+        found = self._stored.get(_key(session.file))
         if found is None or found[0] != stamp:
             return None
         self.hits += 1
         return found[1]
 
     def put(self, session: Session, stamp: str, summary: bytes) -> None:
-        self._fresh.append((_key(session.path), session.agent, stamp, summary))
+        self._fresh.append((_key(session.file), session.agent, stamp, summary))
 
-    def save(self, seen: Iterable[Path]) -> None:
+    def save(self, seen: Iterable[str | Path]) -> None:
         """Write the new summaries, and forget sessions whose file is gone (of those stored
         that this replay did not see)."""
         seen_paths = {_key(p) for p in seen}

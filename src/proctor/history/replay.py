@@ -93,7 +93,7 @@ def _agent_files(folder: Path) -> list[Path]:
     return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
 
 
-def claude_parts(main: Path) -> list[Path]:
+def claude_parts(main: str | Path) -> list[Path]:
     """The subagent files of the Claude Code session ``main`` (see
     :func:`proctor.util.native_paths.claude_subagent_files`, which this matches). The folder
     listings behind it are read once per replay."""
@@ -129,7 +129,7 @@ def measure_session(
         return _measure(session, project_filter, pricing)
     except Exception as exc:
         reason = f"could not be measured: {type(exc).__name__}: {exc}"
-        return Unavailable(agent=session.agent, path=str(session.path), reason=reason)
+        return Unavailable(agent=session.agent, path=session.file, reason=reason)
 
 
 def _measure(
@@ -141,7 +141,7 @@ def _measure(
     try:
         trajectory = _parse(session, project)
     except (ProctorError, OSError, ValueError) as exc:
-        return Unavailable(agent=session.agent, path=str(session.path), reason=str(exc))
+        return Unavailable(agent=session.agent, path=session.file, reason=str(exc))
     events = trajectory.events
     stamps = [t for t in (parse_ts(e.ts) for e in events) if t is not None]
     started = min(stamps) if stamps else None
@@ -153,7 +153,7 @@ def _measure(
     cost = price_usage(trajectory.usage, pricing)
     summary = SessionSummary(
         agent=session.agent,
-        path=str(session.path),
+        path=session.file,
         session_id=trajectory.session_id,
         project=project,
         started_at=started.isoformat() if started else None,
@@ -205,7 +205,7 @@ def _measure_job(
     if stamp is None and stamper is not None:
         # Taken before the session is read: a session that grows meanwhile is read again next
         # time, never left with a summary older than its stamp.
-        stamp = stamper.stamp(session, claude_parts(session.path) if _is_claude(session) else ())
+        stamp = stamper.stamp(session, claude_parts(session.file) if _is_claude(session) else ())
     return index, measure_session(session, project, pricing), stamp
 
 
@@ -245,7 +245,7 @@ def replay(
                 if not cache.has(session):  # new: stamped where it is measured
                     jobs.append((len(jobs), session, None))
                     continue
-                parts = claude_parts(session.path) if _is_claude(session) else ()
+                parts = claude_parts(session.file) if _is_claude(session) else ()
                 stamp = cache.stamp(session, parts)
                 found = cache.get(session, stamp)
                 if found is None:
@@ -308,7 +308,7 @@ def _checked_in(
         session = todo[index]
         if summary is None:
             reason = "could not be measured: its summary did not read back"
-            yield Unavailable(agent=session.agent, path=str(session.path), reason=reason)
+            yield Unavailable(agent=session.agent, path=session.file, reason=reason)
             continue
         if cache is not None and stamp is not None:
             cache.put(session, stamp, blob)
@@ -344,6 +344,6 @@ def _is_claude(session: Session) -> bool:
 
 def _size(session: Session) -> int:
     try:
-        return session.path.stat().st_size
+        return os.stat(session.file).st_size
     except OSError:
         return 0

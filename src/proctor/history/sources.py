@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.models.history import Unavailable
@@ -32,12 +31,41 @@ HEADER_LINES = 64
 """How many lines of a session file are read for its folder and id."""
 
 
-@dataclass(frozen=True)
 class Session:
-    """A session file to replay, and the CLI that wrote it."""
+    """A session file to replay, and the CLI that wrote it. ``file`` is its path as text, what
+    a replay read from the cache needs; ``path`` is made from it when first asked for (a
+    history of 20,000 sessions spent a sixth of a second building paths it never used)."""
 
-    agent: str
-    path: Path
+    __slots__ = ("_path", "agent", "file")
+
+    def __init__(self, agent: str, path: Path | str) -> None:
+        self.agent = agent
+        self.file = os.fspath(path)
+        self._path = path if isinstance(path, Path) else None
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = Path(self.file)
+        return self._path
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Session):
+            return NotImplemented
+        return (self.agent, self.file) == (other.agent, other.file)
+
+    def __hash__(self) -> int:
+        return hash((self.agent, self.file))
+
+    def __repr__(self) -> str:
+        return f"Session({self.agent!r}, {self.file!r})"
+
+    def __getstate__(self) -> tuple[str, str]:
+        return self.agent, self.file
+
+    def __setstate__(self, state: tuple[str, str]) -> None:
+        self.agent, self.file = state
+        self._path = None
 
 
 def history_folder(agent: str, home: Path | None, env: Mapping[str, str]) -> Path:
@@ -64,12 +92,13 @@ def agent_sessions(agent: str, folder: Path) -> Iterator[Session]:
     if agent == "claude-code":
         # Listed folder by folder (the order of sorted paths): a glob and a sort of Path
         # objects took a tenth of a second per 10,000 sessions.
-        for project in _sorted_names(folder / "projects", folders=True):
-            project_folder = folder / "projects" / project
+        projects = os.path.join(folder, "projects")
+        for project in _sorted_names(projects, folders=True):
+            project_folder = os.path.join(projects, project)
             for name in _sorted_names(project_folder, folders=False):
                 if name.endswith(".jsonl") and not name.startswith("agent-"):
                     # (agent-*.jsonl: an older release's subagent file)
-                    yield Session(agent, project_folder / name)
+                    yield Session(agent, os.path.join(project_folder, name))
     elif agent == "codex":
         for root in (folder / "sessions", folder / "archived_sessions"):
             for path in sorted(root.rglob("rollout-*.jsonl")):
@@ -80,7 +109,7 @@ def agent_sessions(agent: str, folder: Path) -> Iterator[Session]:
                 yield Session(agent, path)
 
 
-def _sorted_names(folder: Path, *, folders: bool) -> list[str]:
+def _sorted_names(folder: str | Path, *, folders: bool) -> list[str]:
     """The names of the folders (or the files) in ``folder`` that a ``*`` glob matches
     (not hidden), sorted; none when it cannot be listed."""
     try:

@@ -48,7 +48,7 @@ def replayed(
     sessions, _ = find_sessions(["claude-code"], home, {})
     cache = SummaryCache(db, pricing)
     found = list(replay(sessions, filters or Filters(), pricing, workers=1, cache=cache))
-    cache.save(s.path for s in sessions)
+    cache.save(s.file for s in sessions)
     summaries = {s.session_id or "": s for s in found if isinstance(s, SessionSummary)}
     return summaries, cache
 
@@ -238,7 +238,7 @@ def test_sessions_measured_in_worker_processes_are_stamped_there(
     sessions, _ = find_sessions(["claude-code"], home, {})
     cache = SummaryCache(db, PRICES)
     first = list(replay(sessions, Filters(), PRICES, workers=2, cache=cache))
-    cache.save(s.path for s in sessions)
+    cache.save(s.file for s in sessions)
     assert len(first) == 4
     again, warm = replayed(home, db)
     assert warm.hits == 4 and len(again) == 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from proctor.cli.display import PROGRESS_FROM, ReplayProgress
+from proctor.cli.progress import PROGRESS_FROM, ReplayProgress
 
 
 class Terminal(io.StringIO):
