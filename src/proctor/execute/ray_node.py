@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import os
 import platform
-import shutil
 import signal
 import tarfile
 import tempfile
@@ -37,6 +36,7 @@ from proctor.execute.trial import run_trial
 from proctor.models.config import AgentProfile
 from proctor.models.plan import TrialSpec
 from proctor.paths import RunPaths, TrialPaths
+from proctor.util.files import remove_tree
 from proctor.util.processes import process_start
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -103,7 +103,7 @@ def sweep_stale_folders(root: Path) -> list[Path]:
             continue
         if str(process_start(pid)) == start:
             continue  # still running its trial
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
         removed.append(folder)
     return removed
 
@@ -210,7 +210,7 @@ def unpack_trial(data: bytes, trial: TrialPaths) -> bool:
         os.replace(record, trial.trial_json)
         return True
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
 
 
 def _extract(tar: tarfile.TarFile, into: Path) -> None:
@@ -227,7 +227,7 @@ def _extract(tar: tarfile.TarFile, into: Path) -> None:
 
 def _replace(source: Path, target: Path) -> None:
     if target.is_dir() and not target.is_symlink():
-        shutil.rmtree(target)
+        remove_tree(target, strict=True)
     elif target.exists() or target.is_symlink():
         target.unlink()
     os.replace(source, target)

@@ -11,7 +11,6 @@ record's ``attempts``.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from proctor.errors import ProctorError
@@ -19,6 +18,7 @@ from proctor.llm.failures import LABELS, RETRYABLE, has_status
 from proctor.models.io import read_record, write_record
 from proctor.models.trial import AttemptRecord, TrialRecord
 from proctor.paths import TrialPaths
+from proctor.util.files import remove_tree
 
 ATTEMPTS = "attempts"
 RETRYABLE_STATUSES = frozenset({"agent-error", "infra-error"})
@@ -50,7 +50,7 @@ def keep_attempt(trial_root: Path, number: int) -> str:
         pass  # a crash between the renames left the attempts here: carry on with them
     elif attempts.is_dir():
         if holder.exists():
-            shutil.rmtree(holder)
+            remove_tree(holder, strict=True)
         attempts.rename(holder)
     else:
         holder.mkdir(exist_ok=True)
@@ -95,7 +95,7 @@ def clear_for_rerun(trial_root: Path) -> None:
         if entry.name == ATTEMPTS and entry.is_dir() and not entry.is_symlink():
             continue
         if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
+            remove_tree(entry)
         else:
             entry.unlink(missing_ok=True)
 

@@ -30,6 +30,7 @@ from proctor.models.trajectory import AssistantText, Trajectory
 from proctor.models.trial import CaseLabels, Timings, TrialRecord
 from proctor.paths import RunPaths
 from proctor.util.clock import ms_since, now_iso
+from proctor.util.files import remove_tree
 from proctor.util.jsonl import last_json_object
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import kill_descendants, kill_marked
@@ -259,5 +260,5 @@ def _finish_workspace(ctx: TrialContext, keep: bool) -> str | None:
             kept = ctx.paths.workspace.name
         except OSError:
             kept = None
-    shutil.rmtree(ctx.scratch, ignore_errors=True)
+    remove_tree(ctx.scratch)
     return kept

@@ -14,7 +14,6 @@ processes are stopped. The aggregate and the reporters are written anew over all
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import tempfile
 import time
@@ -36,6 +35,7 @@ from proctor.plan.records import resolved_record
 from proctor.session import journal
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run
 from proctor.util.clock import now_iso
+from proctor.util.files import remove_tree
 from proctor.util.processes import kill_marked
 
 INTERRUPTED = "interrupted:"
@@ -156,7 +156,7 @@ def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
     for folder in journal.scratch_folders(paths.journal):
         # Only what proctor made, where it makes it: a journal is not trusted with other paths.
         if folder.name.startswith("proctor-") and folder.resolve().parent == temporary:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
 
 
 def resume_run(

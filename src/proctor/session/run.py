@@ -7,7 +7,6 @@ import importlib
 import os
 import platform
 import secrets
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
+from proctor.util.files import remove_tree
 
 if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
@@ -196,7 +196,7 @@ def run_plan(
         # Refused before any trial (a Ray cluster that cannot be joined, no node able to run
         # the trials): the run folder holds only what this call wrote, and goes with it.
         if not any(paths.root.glob("trials/*")):
-            shutil.rmtree(paths.root, ignore_errors=True)
+            remove_tree(paths.root)
         raise
 
 

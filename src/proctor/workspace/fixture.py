@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from proctor.errors import WorkspaceError
+from proctor.util.files import remove_tree
 from proctor.workspace.diff import FileStats, scan
 
 # As many symlinks as one path may pass through before it is treated as a loop (Linux's limit).
@@ -262,7 +263,7 @@ def _empty(folder: Path) -> None:
     """Remove what a failed copy left in ``folder``, before copying again."""
     for entry in os.scandir(folder):
         if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
+            remove_tree(entry.path, strict=True)
         else:
             os.unlink(entry.path)
 
@@ -376,14 +377,14 @@ def zip_template(archive: Path, templates: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
             if template.exists():
-                shutil.rmtree(template)  # a trial died while extracting it
+                remove_tree(template, strict=True)  # a trial died while extracting it
             partial = Path(tempfile.mkdtemp(dir=templates, prefix=f".{template.name}-"))
             try:
                 (partial / "tree").mkdir()
                 _extract_zip(archive, partial / "tree")
                 (partial / "tree").rename(template)
             finally:
-                shutil.rmtree(partial, ignore_errors=True)
+                remove_tree(partial)
             done.touch()
     return template
 

@@ -1,0 +1,66 @@
+"""Removing a folder whole, read-only folders in it included.
+
+A trial's scratch folder can hold folders without write permission: a fixture copied with its
+modes, a tool's cache (Go makes its module cache read-only), an agent that ran ``chmod``. For
+anyone but root, ``shutil.rmtree`` cannot remove the entries of such a folder, and with
+``ignore_errors`` it leaves them behind without a word, trial after trial.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+
+def remove_tree(path: str | Path, *, strict: bool = False) -> bool:
+    """Remove ``path`` and everything in it, giving its folders back their owner's
+    permissions where that is what stands in the way. Symbolic links are removed, never
+    followed. True when nothing is left (a missing ``path`` included); with ``strict`` what
+    still stands in the way is raised instead of returning False."""
+    try:
+        shutil.rmtree(path)
+        return True
+    except FileNotFoundError:
+        return True
+    except PermissionError:
+        pass
+    except OSError:
+        if strict:
+            raise
+        shutil.rmtree(path, ignore_errors=True)
+        return not os.path.lexists(path)
+    _open_up(os.fspath(path))
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        if strict:
+            raise
+        shutil.rmtree(path, ignore_errors=True)
+    return not os.path.lexists(path)
+
+
+def _open_up(folder: str) -> None:
+    """Give ``folder`` and the folders below it read, write and search permission for their
+    owner (what this process may change; others are left as they are)."""
+    try:
+        mode = os.stat(folder, follow_symlinks=False).st_mode
+    except OSError:
+        return
+    if not stat.S_ISDIR(mode):
+        return
+    if mode & stat.S_IRWXU != stat.S_IRWXU:
+        try:  # a folder, not a link to one (lstat said so): chmod does not follow anything
+            os.chmod(folder, stat.S_IMODE(mode) | stat.S_IRWXU)
+        except OSError:
+            return
+    try:
+        with os.scandir(folder) as entries:
+            below = [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for sub in below:
+        _open_up(sub)
