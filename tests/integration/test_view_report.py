@@ -58,3 +58,33 @@ def test_each_trial_of_the_report_shows_its_steps_diff_and_terminal(
     assert result.code == 0, result.err
     report = next((tmp_path / "e").glob("run-*/report.html")).read_text()
     assert "greet.py" in report and "<h2>Trajectory</h2>" in report
+
+
+def test_a_report_over_several_runs_shows_each_trial_from_its_own_run(
+    proctor: Run, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases"
+    shutil.copytree(EXAMPLES / "fix-a-bug", cases / "fix-a-bug")
+    runs = []
+    for name in ("first", "second"):
+        out = tmp_path / name
+        proctor("run", "--source", str(cases), "--out", str(out))
+        runs.append(single_run_dir(out))
+    # Tell the runs' trials apart: the second run's first trial saw another diff.
+    (runs[1] / "trials/fix-a-bug/scripted/default/1/workspace.diff").write_text(
+        "+    return a + b  # from the second run\n"
+    )
+    result = proctor("report", *map(str, runs), "--reporter", "html")
+    assert result.code == 0, result.err
+    html = result.out
+    # Pooled, the second run's repeats follow the first run's two.
+    first, third = _trial_section(html, 1), _trial_section(html, 3)
+    assert "<h2>Trajectory</h2>" in first and "python3 -m unittest" in first
+    assert "<h2>Workspace diff</h2>" in first and "from the second run" not in first
+    assert "<h2>Trajectory</h2>" in third and "from the second run" in third
+
+
+def _trial_section(html: str, repeat: int) -> str:
+    start = html.index(f'id="trial-fix-a-bug/scripted/default/{repeat}"')
+    end = html.find('id="trial-', start + 1)
+    return html[start : end if end >= 0 else len(html)]

@@ -57,7 +57,7 @@ def command(
     from proctor.errors import ConfigError
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, render_into, reporter_names
-    from proctor.report.stored import recompute, recompute_many
+    from proctor.report.stored import pooled_folders, recompute, recompute_many
 
     names = reporter_names(reporters or ["markdown"])
     labels = relabeller(buckets, goal_labels)
@@ -77,12 +77,14 @@ def command(
             click.echo(f"proctor: note: {note}", err=True)
     written = render_into(run_dirs[0], suite, records, [*names, "json"]) if write else {}
     for name in names:
-        one_run = run_dirs[0] if len(run_dirs) == 1 else None
-        text = (
-            written[name]
-            if name in written
-            else REPORTERS[name].render(suite, records, run_dir=one_run)
-        )
+        if name in written:
+            text = written[name]
+        elif len(run_dirs) == 1:
+            text = REPORTERS[name].render(suite, records, run_dir=run_dirs[0])
+        elif name == "html":  # each trial's files, from the run it came from
+            text = REPORTERS[name].render(suite, records, folders=pooled_folders(runs))
+        else:
+            text = REPORTERS[name].render(suite, records)
         click.echo(text, nl=False)
     if repeated or goal_shape:
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)

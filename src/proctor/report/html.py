@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -64,13 +64,20 @@ def _anchor(key: str) -> str:
 
 
 def render_html(
-    suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None
+    suite: SuiteRecord,
+    records: Sequence[TrialRecord],
+    run_dir: Path | None = None,
+    folders: Mapping[tuple[str, str, str, int], Path] | None = None,
 ) -> str:
-    """The whole report as one HTML document; with ``run_dir``, each trial also shows its
-    first steps, its diff and its terminal (read from the trial folders, bounded)."""
-    from proctor.report.html_artifacts import trial_artifacts
+    """The whole report as one HTML document; with ``run_dir`` (one run's records) or
+    ``folders`` (each trial's folder, for records pooled from several runs), each trial also
+    shows its first steps, its diff and its terminal (read from its folder, bounded)."""
+    from proctor.report.html_artifacts import Artifacts, folder_artifacts, trial_artifacts
 
     def artifacts(record: TrialRecord) -> object:
+        if folders is not None:
+            folder = folders.get((record.case, record.agent, record.condition, record.repeat))
+            return folder_artifacts(folder) if folder is not None else Artifacts()
         assert run_dir is not None
         return trial_artifacts(run_dir, record)
 
@@ -98,7 +105,7 @@ def render_html(
             cell_url=cell_url,
             filters=None,
             step_url=None,
-            artifacts=artifacts if run_dir is not None else None,
+            artifacts=artifacts if run_dir is not None or folders is not None else None,
             assets={
                 "css": asset("style.css"),
                 "chart": asset("chart.umd.min.js"),

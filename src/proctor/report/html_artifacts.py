@@ -102,7 +102,11 @@ def _steps(path: Path | None) -> tuple[list[Step], int]:
 
 def trial_artifacts(run_dir: Path, record: TrialRecord) -> Artifacts:
     folder = RunPaths(run_dir).trial(record.case, record.agent, record.condition, record.repeat)
-    root = folder.root
+    return folder_artifacts(folder.root)
+
+
+def folder_artifacts(root: Path) -> Artifacts:
+    """The first steps, the diff and the terminal of the trial whose folder is ``root``."""
     if not root.is_dir():
         return Artifacts()
     steps, more = _steps(_own(root, "trajectory.jsonl"))

@@ -12,7 +12,7 @@ html        ``report.html`` the run and its trials as one self-contained page (n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 Render = Callable[..., str]
 """``render(suite, records, run_dir=None)``: ``run_dir`` is the run's folder when the records
-come from one (the HTML report reads the trials' files from it)."""
+come from one (the HTML report reads the trials' files from it). The HTML reporter also takes
+``folders``, each trial's folder, for records pooled from several runs."""
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,15 @@ def _junit(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | N
     return render_junit(suite, records)
 
 
-def _html(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None) -> str:
+def _html(
+    suite: SuiteRecord,
+    records: Sequence[TrialRecord],
+    run_dir: Path | None = None,
+    folders: Mapping[tuple[str, str, str, int], Path] | None = None,
+) -> str:
     from proctor.report.html import render_html
 
-    return render_html(suite, records, run_dir)
+    return render_html(suite, records, run_dir, folders)
 
 
 REPORTERS: dict[str, Reporter] = {

@@ -245,11 +245,33 @@ def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
     shifted past the previous runs' (run 2's repeat 1 follows run 1's last repeat), so the
     trials of one repeat stay together and A/B pairs form within a run as they did."""
     out: list[TrialRecord] = []
-    offset = 0
-    for records in records_per_run:
+    for records, offset in zip(records_per_run, _offsets(records_per_run), strict=True):
         out += [r.model_copy(update={"repeat": offset + r.repeat}) for r in records]
-        offset += max((r.repeat for r in records), default=0)
     return out
+
+
+def _offsets(records_per_run: list[list[TrialRecord]]) -> list[int]:
+    """How far :func:`pooled` shifts each run's repeats."""
+    offsets, offset = [], 0
+    for records in records_per_run:
+        offsets.append(offset)
+        offset += max((r.repeat for r in records), default=0)
+    return offsets
+
+
+TrialKey = tuple[str, str, str, int]
+
+
+def pooled_folders(runs: list[StoredRun]) -> dict[TrialKey, Path]:
+    """The folder of each pooled trial (case, agent, condition and its shifted repeat, as
+    :func:`pooled` numbers it), for reports that show a trial's own files."""
+    per_run = [run.records for run in runs]
+    folders: dict[TrialKey, Path] = {}
+    for run, offset in zip(runs, _offsets(per_run), strict=True):
+        for r in run.records:
+            trial = run.paths.trial(r.case, r.agent, r.condition, r.repeat)
+            folders[(r.case, r.agent, r.condition, offset + r.repeat)] = trial.root
+    return folders
 
 
 def recompute_many(
