@@ -471,3 +471,49 @@ def test_a_node_that_joins_during_the_run_is_checked_and_takes_trials(
         p for p in (run_dir / "trials").rglob("raw-transcript.jsonl") if "late-tmp" in p.read_text()
     ]
     assert ran_late, "the node that joined took no trial"
+
+
+def _most_at_once(run_dir: Path) -> int:
+    """The most trials of the run that were running at the same moment."""
+    moments = []
+    for path in (run_dir / "trials").glob("*/*/*/*/trial.json"):
+        timings = json.loads(path.read_text())["timings"]
+        moments += [(timings["startedAt"], 1), (timings["finishedAt"], -1)]
+    most = running = 0
+    for _, step in sorted(moments, key=lambda m: (m[0], m[1])):
+        running += step
+        most = max(most, running)
+    return most
+
+
+def test_without_a_concurrency_the_run_grows_with_the_nodes_that_join(
+    proctor: Run,
+    cluster: LocalCluster,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from proctor.execute import ray_cluster
+
+    monkeypatch.setattr(ray_cluster, "LOOK_EVERY_SEC", 0.5)
+    make_case(
+        "slow",
+        config={"agents": ["scripted"], "timeoutSec": 60, "repeats": 16},
+        plan={"turns": [{"shell": "sleep 3"}, {"say": "done"}]},
+    )
+
+    def grow() -> None:  # two nodes, so that it grows past 2 whatever nodes are there already
+        cluster.launch("grown-1", clis=True)
+        cluster.launch("grown-2", clis=True)
+
+    launched = when_a_trial_runs(cluster, "head", grow)
+    result = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out"),
+        "--executor", "ray", "--ray-address", cluster.address,
+    )  # fmt: skip
+    assert launched.wait(timeout=5), "no trial ever ran on the head"
+    assert result.code == 0, result.out + result.err
+    run_dir = one_run(tmp_path / "out")
+    assert [r[0] for r in records(run_dir).values()] == ["passed"] * 16
+    # The default of a local run is 2 at a time; the two nodes that joined add a CPU each.
+    assert _most_at_once(run_dir) >= 3

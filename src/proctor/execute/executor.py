@@ -44,6 +44,7 @@ from proctor.execute.limits import Throttle
 from proctor.execute.retry import Attempts
 from proctor.execute.trial import run_trial
 from proctor.models.compact import compact
+from proctor.models.config import DEFAULT_CONCURRENCY
 from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
@@ -176,11 +177,14 @@ class Executor(Protocol):
         trials: Sequence[TrialSpec],
         run: RunPaths,
         *,
-        concurrency: int,
+        concurrency: int | None,
         options: WorkerOptions,
         subscribers: list[Subscriber],
         stop_requested: Callable[[], bool] = ...,
-    ) -> RunOutcome: ...
+    ) -> RunOutcome:
+        """Run ``trials`` into ``run``, at most ``concurrency`` at a time (None: as many as
+        the executor's machines offer, see each executor)."""
+        ...
 
 
 class LocalExecutor:
@@ -195,11 +199,12 @@ class LocalExecutor:
         trials: Sequence[TrialSpec],
         run: RunPaths,
         *,
-        concurrency: int,
+        concurrency: int | None,
         options: WorkerOptions,
         subscribers: list[Subscriber],
         stop_requested: Callable[[], bool] = lambda: False,
     ) -> RunOutcome:
+        concurrency = concurrency or DEFAULT_CONCURRENCY
         # Objects that exist before the workers fork are left out of the workers' collections,
         # which would otherwise touch (and so copy) every page of the parent's heap in every
         # worker; the caller's heap is collectable again once the run is over.

@@ -106,6 +106,10 @@ class Cluster:
         alive = [n for n in self.nodes if n.alive]
         return min(alive, key=lambda n: n.running / n.cpus) if alive else None
 
+    def capacity(self) -> int:
+        """Trials the live nodes run at once, one per whole CPU (at least one)."""
+        return max(1, sum(int(n.cpus) for n in self.nodes if n.alive))
+
     def refresh(self) -> None:
         """Mark the nodes Ray no longer counts as alive."""
         alive = {n["NodeID"] for n in self.ray.nodes() if n.get("Alive")}

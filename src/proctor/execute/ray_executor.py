@@ -2,7 +2,8 @@
 extra; see docs/scale.md).
 
 The driver (the machine running ``proctor run``) keeps everything that decides what runs:
-at most ``concurrency`` trials at a time, the providers' limits and ``serialRepeats`` (one
+at most ``concurrency`` trials at a time (without one, a trial per CPU of the nodes that run
+trials, growing as nodes join), the providers' limits and ``serialRepeats`` (one
 :class:`~proctor.execute.limits.Throttle`, so they hold cluster-wide), retries of transient
 errors. Before the first trial every node is checked for what the trials need
 (:func:`~proctor.execute.ray_node.check_node`); a node that lacks something is reported and
@@ -75,11 +76,13 @@ class RayExecutor:
         trials: Sequence[TrialSpec],
         run: RunPaths,
         *,
-        concurrency: int,
+        concurrency: int | None,
         options: WorkerOptions,
         subscribers: list[Subscriber],
         stop_requested: Callable[[], bool] = lambda: False,
     ) -> RunOutcome:
+        """``concurrency`` None: one trial per CPU of the checked nodes, the nodes that join
+        during the run included."""
         ray = import_ray()
         with connected(ray, self.address):
             cluster = Cluster.checked(ray, trials)
@@ -175,7 +178,7 @@ class _Loop:
         self.outcome = RunOutcome()
 
     def run(
-        self, trials: list[TrialSpec], concurrency: int, stop_requested: Callable[[], bool]
+        self, trials: list[TrialSpec], concurrency: int | None, stop_requested: Callable[[], bool]
     ) -> RunOutcome:
         self.pending.extend(trials)
         emit(self.subscribers, RunStarted(len(trials)))
@@ -183,7 +186,8 @@ class _Loop:
             while self.pending or self.running:
                 if self.pending:
                     self.cluster.look_for_new(time.monotonic())
-                while self.pending and len(self.running) < concurrency and not stop_requested():
+                most = concurrency or self.cluster.capacity()
+                while self.pending and len(self.running) < most and not stop_requested():
                     if not self._start_one():
                         break
                 if stop_requested() and not self.running:

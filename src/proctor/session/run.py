@@ -215,10 +215,12 @@ def execute_and_finish(
     started = time.monotonic()
     factory = EXECUTORS[request.executor]
     executor = factory(request.executor_address) if request.executor_address else factory()
+    # Without a concurrency of the user's, Ray runs a trial per CPU of its cluster.
+    given = plan.overrides.concurrency is not None or plan.top.concurrency is not None
     outcome = executor.run(
         trials,
         paths,
-        concurrency=plan.concurrency,
+        concurrency=plan.concurrency if given or request.executor != "ray" else None,
         options=WorkerOptions(
             keep_workspace=plan.overrides.keep_workspace,
             mirror=plan.overrides.mirror,
