@@ -19,6 +19,8 @@ from tests.conftest import single_run_dir, write_case
 ASSETS = Path(__file__).parent / "assets"
 #: The tiny stdio MCP server of the contract tests, as a ``provision.mcps`` entry.
 TINY_MCP = {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "tiny_mcp.py")]}
+SLOW_MCP = {"name": "tiny", "command": sys.executable, "args": [str(ASSETS / "slow_mcp.py")]}
+"""The same server, three seconds slow to start."""
 
 
 def require_cli(agent: str) -> str:

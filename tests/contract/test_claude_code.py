@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import ASSETS, TINY_MCP, require_cli, tool_steps
+from tests.contract.conftest import ASSETS, SLOW_MCP, TINY_MCP, require_cli, tool_steps
 from tests.contract.goldens import check_golden
 
 AGENT = "claude-code"
@@ -134,6 +134,18 @@ def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> No
     result = next(e for e in out["events"] if e["type"] == "tool_result")
     assert "5" in result["output"] and not result["isError"]
     assert tool_steps(out["events"]) == [("mcp", False, False)]
+
+
+def test_a_slow_mcp_server_is_waited_for(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """Claude Code connects MCP servers in the background by default; a trial waits for them
+    (``MCP_CONNECTION_NONBLOCKING=0``), so the first request already offers the tool."""
+    require_cli(AGENT)
+    config = {"provision": {"mcps": [SLOW_MCP]}}
+    plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
+    out = run_cli(AGENT, plan, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    result = next(e for e in out["events"] if e["type"] == "tool_result")
+    assert "5" in result["output"] and not result["isError"], result["output"]
 
 
 def test_skill_is_loaded(run_cli: Callable[..., dict[str, Any]]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import TINY_MCP, require_cli, tool_steps
+from tests.contract.conftest import SLOW_MCP, TINY_MCP, require_cli, tool_steps
 from tests.contract.goldens import check_golden
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 
@@ -157,6 +157,21 @@ def test_mcp_server_tool_is_called(
     assert (call["name"], call["kind"]) == ("mcp__tiny.add", "mcp")
     result = results[call["id"]]
     assert '"result":5' in result["output"].replace(" ", "") and not result["isError"]
+
+
+def test_a_slow_mcp_server_is_waited_for(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """Codex gives a server about a second before a turn, then leaves its tools out; a trial
+    waits for the case's servers (``mcp_optional_startup_grace_ms``)."""
+    require_cli(AGENT)
+    config: dict[str, Any] = {
+        "provision": {"mcps": [SLOW_MCP]},
+        "agentModel": "proctor-scripted",  # tools offered directly, not through tool_search
+    }
+    plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
+    out = run_cli(AGENT, plan, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    (call,) = [e for e in out["events"] if e["type"] == "tool_call"]
+    assert call["name"] == "mcp__tiny.add"  # offered in the first request: the server was up
 
 
 def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path: Any) -> None:

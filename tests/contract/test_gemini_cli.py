@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.contract.conftest import TINY_MCP, require_cli, tool_steps
+from tests.contract.conftest import SLOW_MCP, TINY_MCP, require_cli, tool_steps
 from tests.contract.goldens import check_golden
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 from tests.contract.test_codex import FOLLOW_UP, README_CHECK, README_RULE
@@ -128,6 +128,17 @@ def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> No
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     result = next(e for e in out["events"] if e["type"] == "tool_result")
     assert "5" in result["output"] and not result["isError"]
+
+
+def test_a_slow_mcp_server_is_waited_for(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """A server slow to start still has its tools in the first request."""
+    require_cli(AGENT)
+    config = {"provision": {"mcps": [SLOW_MCP]}}
+    plan = {"turns": [{"tool": "mcp_tiny_add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
+    out = run_cli(AGENT, plan, config=config)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    result = next(e for e in out["events"] if e["type"] == "tool_result")
+    assert "5" in result["output"] and not result["isError"], result["output"]
 
 
 def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path: Any) -> None:

@@ -29,6 +29,8 @@ KEY_VARIABLE = "CODEX_SCRIPTED_API_KEY"
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 FULL_ACCESS = ("never", "danger-full-access")
+MCP_STARTUP_WAIT_MS = 30_000
+"""How long a Codex turn waits for the case's MCP servers to start."""
 
 
 def interactive_permissions(mode: str | None) -> tuple[str, str]:
@@ -128,6 +130,10 @@ def codex_config(ctx: LaunchContext, model: str | None) -> dict[str, Any]:
         config["mcp_servers"] = {
             entry.name: mcp_server_config(entry, "http_headers") for entry in ctx.provision.mcps
         }
+        # Codex (0.147 on) gives a server about a second to start before a turn, then leaves
+        # its tools out of that turn: a trial of an MCP add-on waits for it (each server still
+        # has its own startup timeout, 10 s by default).
+        config["mcp_optional_startup_grace_ms"] = MCP_STARTUP_WAIT_MS
     return config
 
 
