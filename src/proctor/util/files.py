@@ -20,27 +20,26 @@ def remove_tree(path: str | Path, *, strict: bool = False) -> bool:
     followed. True when nothing is left (a missing ``path`` included); with ``strict`` what
     still stands in the way is raised instead of returning False."""
     try:
-        shutil.rmtree(path)
-        return True
-    except FileNotFoundError:
-        return True
-    except PermissionError:
-        pass
+        _remove_opening_up(path)
     except OSError:
         if strict:
             raise
-        shutil.rmtree(path, ignore_errors=True)
-        return not os.path.lexists(path)
-    _open_up(os.fspath(path))
+        shutil.rmtree(path, ignore_errors=True)  # what can go, goes
+    return not os.path.lexists(path)
+
+
+def _remove_opening_up(path: str | Path) -> None:
+    """``shutil.rmtree``, once more after :func:`_open_up` when permissions stood in the way."""
     try:
         shutil.rmtree(path)
     except FileNotFoundError:
-        pass
-    except OSError:
-        if strict:
-            raise
-        shutil.rmtree(path, ignore_errors=True)
-    return not os.path.lexists(path)
+        return
+    except PermissionError:
+        _open_up(os.fspath(path))
+        try:
+            shutil.rmtree(path)
+        except FileNotFoundError:
+            return
 
 
 def _open_up(folder: str) -> None:
