@@ -108,9 +108,23 @@ class Snapshot:
     kept_paths: set[str] = field(default_factory=set)
 
     def source(self, rel: str) -> Path | None:
-        """Where the content ``rel`` had when the snapshot was taken can be read now."""
+        """Where the content ``rel`` had when the snapshot was taken can be read now (None
+        when nowhere: see :meth:`changed_at_source`)."""
         source = self.kept if rel in self.kept_paths else self.fixture
-        return None if source is None else source / rel
+        if source is None or self.changed_at_source(rel):
+            return None
+        return source / rel
+
+    def changed_at_source(self, rel: str) -> bool:
+        """Whether the fixture's own ``rel``, read for the content the agent found, changed
+        since (someone edited the fixture during the trial): that content is then unknown."""
+        if rel in self.kept_paths or self.fixture is None or rel not in self.stats:
+            return False
+        try:
+            stat = os.stat(self.fixture / rel, follow_symlinks=False)
+        except OSError:
+            return True
+        return (stat.st_size, stat.st_mtime_ns) != self.stats[rel]
 
     def read(self, rel: str) -> bytes | None:
         source = self.source(rel)
@@ -170,6 +184,11 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
         was = before.stats.get(rel)
         if stat == was and rel not in before.kept_paths:
             continue  # unchanged: not read
+        if was is not None and before.changed_at_source(rel):
+            path = escape_surrogates(rel)
+            out.append(f"diff --git a/{path} b/{path}\n")
+            out.append(f"Before unknown: the fixture's {path} changed during the trial\n")
+            continue
         if stat is not None and was is not None and _same_content(before.source(rel), root / rel):
             continue
         old: dict[str, bytes] = {}

@@ -91,8 +91,10 @@ def test_control_a_snapshot_that_trusts_the_fixture_for_setup_files_is_wrong(
     before = take_snapshot(ws, src, tmp_path / "kept")
     before.kept_paths.discard("b.txt")  # as if setup's change had been taken for the fixture
     (ws / "b.txt").write_text("agent\n")
-    assert "-keep\n+agent\n" in workspace_diff(before, ws)  # wrong: setup wrote "setup!"
-    assert "-setup!\n" not in workspace_diff(before, ws)
+    diff = workspace_diff(before, ws)
+    assert "-setup!\n" not in diff  # what setup wrote is lost without the copy kept aside
+    # The fixture's b.txt is not what the snapshot saw: no false "-keep", but no before either.
+    assert "-keep\n" not in diff and "Before unknown: the fixture's b.txt" in diff
 
 
 def test_the_copy_keeps_times_and_symlinks_and_never_links_to_the_fixture(tmp_path: Path) -> None:
@@ -137,3 +139,29 @@ def test_the_fixture_scan_matches_a_fresh_scan_and_skips_caches(tmp_path: Path) 
     stats = materialise_fixture(src, "dir", tmp_path / "ws")
     assert stats == diff_module.scan(tmp_path / "ws") == diff_module.scan(src)
     assert sorted(stats) == ["b.txt", "gone.txt", "pkg/a.py"]
+
+
+def test_a_fixture_edited_during_the_trial_gives_no_false_before(tmp_path: Path) -> None:
+    """The content the agent found is read back from the fixture; once someone edits the
+    fixture, that content is gone, and the diff says so instead of showing their edit."""
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    (ws / "pkg" / "a.py").write_text("x = 2\n")  # the agent's edit
+    (ws / "b.txt").write_text("agent\n")
+    (src / "pkg" / "a.py").write_text("x = 99  # the user's edit, meanwhile\n")
+    diff = workspace_diff(before, ws)
+    assert "Before unknown: the fixture's pkg/a.py changed during the trial" in diff
+    assert "x = 99" not in diff  # never shown as what the agent found
+    assert "-keep\n+agent\n" in diff  # a file the user left alone: its diff as always
+
+
+def test_control_an_untouched_fixture_gives_the_usual_diff(tmp_path: Path) -> None:
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    (ws / "pkg" / "a.py").write_text("x = 2\n")
+    diff = workspace_diff(before, ws)
+    assert "-x = 1\n+x = 2\n" in diff and "Before unknown" not in diff
