@@ -37,7 +37,7 @@ from proctor.models.config import AgentProfile
 from proctor.models.plan import TrialSpec
 from proctor.paths import RunPaths, TrialPaths
 from proctor.util.files import remove_tree
-from proctor.util.processes import process_start
+from proctor.util.processes import process_start, still_running
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -101,7 +101,7 @@ def sweep_stale_folders(root: Path) -> list[Path]:
             pid = int(pid_text)
         except (OSError, ValueError):
             continue
-        if str(process_start(pid)) == start:
+        if still_running(pid, start):
             continue  # still running its trial
         remove_tree(folder)
         removed.append(folder)

@@ -295,7 +295,13 @@ def tag_running(tag: str) -> bool:
     if len(parts) != 3 or not parts[1].isdigit():
         return False
     host, pid, start = parts
-    return host != socket.gethostname() or str(process_start(int(pid))) == start
+    return host != socket.gethostname() or still_running(int(pid), start)
+
+
+def still_running(pid: int, start: str) -> bool:
+    """Whether process ``pid`` still runs and is the one that started at ``start`` (what
+    :func:`process_start` said then, as text), not another that reuses its pid."""
+    return str(process_start(pid)) == start
 
 
 def process_start(pid: int) -> int | None:
