@@ -148,6 +148,9 @@ def test_resume_runs_the_trials_an_interrupt_cut_short(proctor: Run, tmp_path: P
     )
     cut.write_text(json.dumps(record))
     (run_dir / "trials/slow/scripted/default/5/trial.json").unlink()  # never written
+    # Writes a kill cut off: the aggregate, and a kept trial's record being rewritten.
+    (run_dir / ".suite.json.k2x9ab_q.tmp").write_text('{"tot')
+    (run_dir / "trials/slow/scripted/default/1/.trial.json.0a1b2c3d.tmp").write_text("{")
     again = proctor("run", "--resume", str(run_dir))
     assert again.code == 0 and f"{TRIALS - 2} kept, 2 run now" in again.err
     check_complete(run_dir)

@@ -52,6 +52,11 @@ def escape_surrogates(text: str, *, json_string: bool = False) -> str:
     return _LONE_SURROGATE.sub(escape, text)
 
 
+PARTIAL_WRITE = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
+"""The name of the temp file :func:`write_text_atomic` writes first (``.suite.json.k2x9ab_q.tmp``):
+one that is still there was cut off by a killed process."""
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temp file and a rename, so readers never see half."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,6 +69,20 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_partial_writes(root: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
+    """Remove the temp files that killed writes left under ``root`` (see
+    :data:`PARTIAL_WRITE`), not looking into folders named in ``skip``; the files removed."""
+    removed = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in skip]
+        for name in files:
+            if PARTIAL_WRITE.fullmatch(name):
+                path = Path(folder, name)
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
 
 
 def dump_json(data: Any) -> str:

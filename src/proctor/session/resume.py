@@ -6,9 +6,10 @@ The run is planned again from what it recorded (``run.json``'s source and folder
 ``resolved.json`` it wrote: otherwise the cases or the configuration changed, and resuming
 would mix two suites. Then every trial with a usable ``trial.json`` is kept as it is; every
 other one (never started, cut off, or recorded as interrupted) is cleared, but for the attempts
-it already kept (``attempts/``, which still count), and runs again, after
-the worker a dead orchestrator left behind (found through the journal) and the trial's own
-processes are stopped. The aggregate and the reporters are written anew over all of them.
+it already kept (``attempts/``, which still count), and runs again, after the worker a dead
+orchestrator left behind (found through the journal) and the trial's own processes are stopped
+and the temp file of any record a killed write cut off is removed. The aggregate and the
+reporters are written anew over all of them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from proctor.execute.context import trial_marker
 from proctor.execute.events import Subscriber
 from proctor.execute.retry import clear_for_rerun
 from proctor.models.config import CliOverrides
-from proctor.models.io import read_record
+from proctor.models.io import read_record, remove_partial_writes
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
@@ -40,6 +41,8 @@ from proctor.util.processes import kill_marked
 
 INTERRUPTED = "interrupted:"
 """How the reason of a trial that a stopped run cut short begins."""
+AGENT_FOLDERS = frozenset({"workspace", "transcript"})
+"""Folders of a trial that hold the agent's own files, left as they are."""
 WORKER_GRACE_SEC = 30.0
 """How long a worker left behind gets to record its trial as interrupted before it is killed."""
 
@@ -178,6 +181,8 @@ def resume_run(
     if unfinished:
         preflight(unfinished)
     stop_left_behind(paths, list(plan.trials))
+    # A record the dead run was writing when it was killed is written again, whole.
+    remove_partial_writes(paths.root, skip=AGENT_FOLDERS)
     kept: list[TrialRecord] = []
     todo: list[TrialSpec] = []
     for spec in plan.trials:
