@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+HARNESS_SHARE_TARGET = 10
+"""Percent of a real-CLI trial that proctor's own work may take (issue target)."""
 PROCTOR_ENTRY = Path(sys.executable).with_name("proctor")
 PROCTOR = [str(PROCTOR_ENTRY)] if PROCTOR_ENTRY.exists() else [sys.executable, "-m", "proctor"]
 
@@ -96,10 +98,22 @@ def real_cli_overhead(root: Path, proctor: list[str], runs: int = 5) -> dict[str
     }
 
 
+def case_commands_ms(trial_json: Path) -> float:
+    """The time the case's own programs took in a trial's evaluation (the ``command`` and
+    ``external`` evaluators' processes, as their logs record it)."""
+    logs = trial_json.parent / "evaluators"
+    return sum(
+        json.loads(log.read_text()).get("durationMs") or 0.0
+        for log in logs.glob("*.json")
+        if log.stem.split("-", 1)[-1] in ("command", "external")
+    )
+
+
 def harness_shares(root: Path, proctor: list[str], repeats: int = 3) -> dict[str, object]:
     """``fix-a-bug`` (examples/cases) on each real CLI with the scripted model, one trial at a
-    time: the median share of a trial that is not the agent's (total − agent phase), with the
-    case's own evaluation (its test suite) and without it."""
+    time: the median share of a trial that is not the agent's (total − agent phase); that share
+    less the case's own programs (its test suite, run by ``command`` evaluators), which is
+    proctor's own part; and the share without any evaluation."""
     examples = Path(__file__).resolve().parents[1] / "examples" / "cases"
     out = root / "shares"
     argv = [*proctor, "run", "--source", str(examples), "--case", "fix-a-bug", "--out", str(out)]
@@ -107,16 +121,19 @@ def harness_shares(root: Path, proctor: list[str], repeats: int = 3) -> dict[str
     shares: dict[str, object] = {}
     for agent in ("claude-code", "codex", "gemini-cli"):
         proc = subprocess.run([*argv, "--agent", agent], capture_output=True)
-        trials = [
-            json.loads(p.read_text()) for p in out.glob(f"run-*/trials/*/{agent}/*/*/trial.json")
-        ]
-        if proc.returncode not in (0, 1) or not trials:
+        paths = list(out.glob(f"run-*/trials/*/{agent}/*/*/trial.json"))
+        if proc.returncode not in (0, 1) or not paths:
             shares[f"harness_share_{agent}"] = f"skipped: run exited {proc.returncode}"
             continue
-        timings = [t["timings"] for t in trials]
+        timings = [json.loads(p.read_text())["timings"] for p in paths]
         whole = [(t["totalMs"] - t["agentMs"]) / t["totalMs"] for t in timings]
+        own = [
+            (t["totalMs"] - t["agentMs"] - case_commands_ms(p)) / t["totalMs"]
+            for t, p in zip(timings, paths, strict=True)
+        ]
         bare = [(t["totalMs"] - t["agentMs"] - t["evaluateMs"]) / t["totalMs"] for t in timings]
         shares[f"harness_share_{agent}"] = round(100 * statistics.median(whole), 1)
+        shares[f"harness_share_own_{agent}"] = round(100 * statistics.median(own), 1)
         shares[f"harness_share_no_eval_{agent}"] = round(100 * statistics.median(bare), 1)
         shutil.rmtree(out)
     return shares
@@ -240,7 +257,11 @@ def main() -> None:
     for key, value in results.items():
         if key.startswith("harness_share"):
             unit = "%" if isinstance(value, float) else ""
-            print(f"{key:40} {value}{unit}")
+            verdict = ""
+            if key.startswith("harness_share_own_") and isinstance(value, float):
+                ok = "ok" if value < HARNESS_SHARE_TARGET else "OVER"
+                verdict = f"  (target < {HARNESS_SHARE_TARGET}%: {ok})"
+            print(f"{key:40} {value}{unit}{verdict}")
     shim = python_shim()
     if shim and any(k.startswith("harness_share") for k in results):
         results["python3_shim"] = shim
