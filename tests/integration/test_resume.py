@@ -19,7 +19,8 @@ from tests.conftest import Run, write_case
 TRIALS = 8
 
 
-def suite(root: Path) -> Path:
+def suite(root: Path, pause: float = 0.3) -> Path:
+    """A case of ``TRIALS`` repeats, each pausing ``pause`` seconds in a shell step."""
     cases = root / "cases"
     write_case(
         cases,
@@ -28,7 +29,7 @@ def suite(root: Path) -> Path:
         plan={
             "turns": [
                 {"write": {"path": "a.txt", "content": "a\n"}},
-                {"shell": "sleep 0.3"},
+                {"shell": f"sleep {pause}"},
                 {"say": "done"},
             ]
         },
@@ -134,6 +135,10 @@ def test_resume_refuses_a_changed_suite_and_extra_options(
     assert "Traceback" not in changed.err
     missing = proctor("run", "--resume", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such run folder" in missing.err
+    (run_dir / "run.json").unlink()  # as a kill before the run wrote it leaves the folder
+    unstarted = proctor("run", "--resume", str(run_dir))
+    assert unstarted.code == 2 and "not a run folder" in unstarted.err
+    assert "start a new run" in unstarted.err and "Traceback" not in unstarted.err
 
 
 def test_resume_runs_the_trials_an_interrupt_cut_short(proctor: Run, tmp_path: Path) -> None:
@@ -158,13 +163,14 @@ def test_resume_runs_the_trials_an_interrupt_cut_short(proctor: Run, tmp_path: P
 
 def test_resume_refuses_a_run_that_is_still_going(tmp_path: Path) -> None:
     out = tmp_path / "out"
+    # Long enough trials that the run is still going when a slow start of resume checks it.
     orchestrator = subprocess.Popen(
-        proctor_argv("run", "--source", str(suite(tmp_path)), "--out", str(out)),
+        proctor_argv("run", "--source", str(suite(tmp_path, pause=2)), "--out", str(out)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while not list(out.glob("run-*/journal.jsonl")) and time.monotonic() < deadline:
             time.sleep(0.05)
         (run_dir,) = out.glob("run-*")

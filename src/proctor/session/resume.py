@@ -51,7 +51,10 @@ def _read(paths: RunPaths) -> tuple[RunManifest, ConfigRecord]:
     if not paths.root.is_dir():
         raise ConfigError(f"--resume {paths.root}: no such run folder")
     if not paths.run_json.is_file():
-        raise ConfigError(f"--resume {paths.root}: not a run folder (no run.json)")
+        raise ConfigError(
+            f"--resume {paths.root}: not a run folder (no run.json), or a run stopped before "
+            "it started any trial; start a new run instead"
+        )
     return read_record(paths.run_json, RunManifest), read_record(paths.config_json, ConfigRecord)
 
 

@@ -125,9 +125,10 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         trials_planned=len(plan.trials),
         session_label=request.session_label,
     )
-    write_record(paths.run_json, manifest)
+    # run.json last: a folder that has it has every record a resume reads.
     write_json(paths.config_json, config_record(plan))
     write_record(paths.resolved_json, resolved_record(plan))
+    write_record(paths.run_json, manifest)
     return manifest
 
 
