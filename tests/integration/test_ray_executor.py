@@ -363,6 +363,7 @@ def test_a_killed_node_has_its_trials_run_again_elsewhere_each_recorded_once(
         if '"trial-finished"' in line
     ]
     assert sorted(e["repeat"] for e in finished) == [1, 2, 3, 4, 5, 6]  # each exactly once
+    assert json.loads((run_dir / "resolved.json").read_text())["concurrency"] == 3
 
 
 def test_control_a_lost_trial_not_run_again_is_an_infra_error(
@@ -517,3 +518,5 @@ def test_without_a_concurrency_the_run_grows_with_the_nodes_that_join(
     assert [r[0] for r in records(run_dir).values()] == ["passed"] * 16
     # The default of a local run is 2 at a time; the two nodes that joined add a CPU each.
     assert _most_at_once(run_dir) >= 3
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    assert resolved["concurrency"] is None  # sized by the cluster, not the local default

@@ -227,3 +227,20 @@ def test_resume_keeps_the_attempts_a_trial_had_before_the_crash(
     assert json.loads((kept / "trial.json").read_text())["reason"] == "rate limited: 429"
     suite_json = json.loads((run_dir / "suite.json").read_text())
     assert suite_json["totals"]["retried"] == 1
+
+
+def test_resume_finishes_a_run_whose_concurrency_the_ray_cluster_sized(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A Ray run without a concurrency records none (the cluster sized it); a resume, which
+    runs locally, takes it up all the same."""
+    cases = suite(tmp_path)
+    assert proctor("run", "--source", str(cases), "--out", str(tmp_path / "out")).code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    assert resolved["concurrency"] == 2
+    (run_dir / "resolved.json").write_text(json.dumps({**resolved, "concurrency": None}))
+    (run_dir / "trials/slow/scripted/default/2/trial.json").unlink()
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS - 1} kept, 1 run now" in again.err, again.err
+    check_complete(run_dir)

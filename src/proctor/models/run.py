@@ -173,7 +173,9 @@ class ResolvedRecord(RecordModel):
     and the cases skipped with their reasons."""
 
     gate: Gate = Field(default_factory=Gate)
-    concurrency: int = 1
+    concurrency: int | None = 1
+    """Trials at once; None when neither the command line nor ``proctor.json`` set it on a Ray
+    run, which then runs one trial per CPU of its cluster (as it grows)."""
     out: str = ""
     keep_workspace: bool = False
     config_file: str | None = None

@@ -55,10 +55,12 @@ def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
     )
 
 
-def resolved_record(plan: RunPlan) -> ResolvedRecord:
+def resolved_record(plan: RunPlan, *, cluster_sized: bool = False) -> ResolvedRecord:
+    """``resolved.json`` of ``plan``; ``cluster_sized`` when the executor sizes the run's
+    concurrency itself (Ray without a concurrency of the user's)."""
     return ResolvedRecord(
         gate=plan.gate,
-        concurrency=plan.concurrency,
+        concurrency=None if cluster_sized else plan.concurrency,
         out=str(plan.out),
         keep_workspace=plan.overrides.keep_workspace,
         config_file=str(plan.config_path) if plan.config_path else None,

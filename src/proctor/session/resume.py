@@ -115,8 +115,11 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{paths.resolved_json}: cannot be read ({exc})") from exc
     now = resolved_record(plan).to_dict()
-    stored.pop("schemaVersion", None)
-    now.pop("schemaVersion", None)
+    for record in (stored, now):
+        record.pop("schemaVersion", None)
+    if stored.get("concurrency", 0) is None:
+        now.pop("concurrency", None)  # sized by the Ray cluster; a resume runs it locally
+        stored.pop("concurrency")
     changed = first_difference(_absolute(stored, cwd), _absolute(now, cwd))
     if changed:
         raise ConfigError(

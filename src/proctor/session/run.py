@@ -127,7 +127,9 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
     )
     # run.json last: a folder that has it has every record a resume reads.
     write_json(paths.config_json, config_record(plan))
-    write_record(paths.resolved_json, resolved_record(plan))
+    write_record(
+        paths.resolved_json, resolved_record(plan, cluster_sized=cluster_sized(plan, request))
+    )
     write_record(paths.run_json, manifest)
     return manifest
 
@@ -201,6 +203,13 @@ def run_plan(
         raise
 
 
+def cluster_sized(plan: RunPlan, request: RunRequest) -> bool:
+    """Whether the executor sizes the run's concurrency: Ray, without a concurrency of the
+    user's, runs a trial per CPU of its cluster."""
+    given = plan.overrides.concurrency is not None or plan.top.concurrency is not None
+    return request.executor == "ray" and not given
+
+
 def execute_and_finish(
     plan: RunPlan,
     request: RunRequest,
@@ -216,12 +225,10 @@ def execute_and_finish(
     started = time.monotonic()
     factory = EXECUTORS[request.executor]
     executor = factory(request.executor_address) if request.executor_address else factory()
-    # Without a concurrency of the user's, Ray runs a trial per CPU of its cluster.
-    given = plan.overrides.concurrency is not None or plan.top.concurrency is not None
     outcome = executor.run(
         trials,
         paths,
-        concurrency=plan.concurrency if given or request.executor != "ray" else None,
+        concurrency=None if cluster_sized(plan, request) else plan.concurrency,
         options=WorkerOptions(
             keep_workspace=plan.overrides.keep_workspace,
             mirror=plan.overrides.mirror,
