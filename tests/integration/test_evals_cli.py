@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +147,10 @@ def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: P
         ({"a.eval.py": "import nope\n"}, "a.eval.py:1: cannot be imported (ModuleNotFoundError"),
         ({"a.eval.py": "x = 1\n"}, "a.eval.py: no define_eval(...) assigned at module level"),
         (
+            {"a.eval.py": "import sys\nsys.exit(0)\n"},
+            "a.eval.py:2: exited while it was imported (SystemExit: 0)",
+        ),
+        (
             {
                 "a.eval.py": "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval()\n"
             },
@@ -170,6 +178,17 @@ def test_a_bad_eval_file_is_one_sentence_and_exit_2(
     assert result.code == 2
     assert expected in result.err and "Traceback" not in result.err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_config_file_that_exits_on_import_is_exit_2_not_its_own_code(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
+    root = project(tmp_path, {"a.eval.py": body}, config="raise SystemExit(0)\n")
+    for args in (("--list",), ("--no-stream",)):
+        result = proctor("eval", "--dir", str(root), *args)
+        assert result.code == 2, result.err
+        assert "evals.config.py:1: exited while it was imported (SystemExit: 0)" in result.err
 
 
 def test_max_concurrency_is_required_to_run_and_nothing_to_run_is_2(
@@ -461,3 +480,29 @@ def test_a_turn_s_tampering_gate_sees_that_turn_s_writes(proctor: Run, tmp_path:
     run_dir = Path(out["runDir"])
     diff = next(run_dir.glob("trials/*/*/*/*/workspace.diff")).read_text()
     assert "-    assert 1 == 2" in diff and "new file" not in diff
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_eval_run_exits_130(tmp_path: Path, signum: int) -> None:
+    """Ctrl-C or a CI cancel (SIGTERM) during `proctor eval` is exit 130, as for `run`."""
+    files = {
+        "slow.eval.py": """
+            import asyncio
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("hi")
+                await asyncio.sleep(60)
+            eval = define_eval(plan={"turns": [{"say": "x"}]}, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "proctor", "eval", "--dir", str(root), "--out", str(out)]
+    started = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not list(out.glob("run-*/trials/*/*/*/*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the eval is in its sleep
+    started.send_signal(signum)
+    _, err = started.communicate(timeout=60)
+    assert started.returncode == 130, err.decode()

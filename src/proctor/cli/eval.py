@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import reporter_option
+from proctor.cli.signals import terminate_as_interrupt
 
 
 @click.command("eval")
@@ -52,7 +53,7 @@ def command(
     """Run evals written as code: ID_OR_PREFIX selects an id and everything below it.
 
     Exit codes: 0 every case passed or was skipped, 1 a gate failed, 2 configuration error or
-    nothing to run, 3 cases in an error status but no failed gate.
+    nothing to run, 3 cases in an error status but no failed gate, 130 interrupted.
     """
     from proctor.session.evals import EvalRequest, listing, load_selection, run_evals
 
@@ -82,7 +83,8 @@ def command(
                 click.echo(f"{row['id']}{tags_text}{about}")
         return 0
     subscribers = [] if no_stream else [EvalProgress(verbose)]
-    result = run_evals(request, subscribers)
+    with terminate_as_interrupt():
+        result = run_evals(request, subscribers)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import config_option, reporter_option, source_option
+from proctor.cli.signals import terminate_as_interrupt
 
 if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
@@ -306,16 +306,10 @@ def command(
         click.echo(render_dry_run(plan))
         return 0
     budget = budget_usd or plan.top.budget_usd
-    # SIGTERM (a CI cancel, `timeout`) stops the run like Ctrl-C: finished trials are kept.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
+    with terminate_as_interrupt():
         if repeat_check is not None:
             return _repeat_check(plan, request, repeat_check, mirror, budget, as_json)
         result = run_plan(plan, request, [make_display(mirror), CostWarnings(budget)])
-    finally:
-        if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
-            # After an interrupt both signals stay ignored until proctor exits.
-            signal.signal(signal.SIGTERM, previous)
     for name in names:
         click.echo(result.outputs[name], nl=False)
     click.echo(f"proctor: results in {result.paths.root}", err=True)
@@ -407,12 +401,8 @@ def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
     from proctor.cli.display import CostWarnings, make_display
     from proctor.session.resume import resume_run
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
+    with terminate_as_interrupt():
         result, ran = resume_run(run_dir, names, [make_display(False), CostWarnings(budget)])
-    finally:
-        if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
-            signal.signal(signal.SIGTERM, previous)
     for name in names:
         click.echo(result.outputs[name], nl=False)
     kept = result.suite.totals.n - ran
@@ -466,10 +456,6 @@ def _check_executor(executor: str, ray_address: str | None, resume: Path | None)
 
         import_ray()
         check_reachable(ray_address)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:

@@ -92,6 +92,13 @@ def _import(path: Path, root: Path) -> ModuleType:
         spec.loader.exec_module(module)
     except EvalDefinitionError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+    except SystemExit as exc:
+        # An eval file that exits while it is imported must not decide proctor's exit code.
+        line = _line_in(exc, path)
+        raise ConfigError(
+            f"{path}{line}: exited while it was imported (SystemExit: {exc.code!r}); an eval "
+            "file defines evals, it does not run them"
+        ) from exc
     except Exception as exc:
         line = _line_in(exc, path)
         raise ConfigError(

@@ -24,6 +24,7 @@ class UserModel(BaseModel):
         populate_by_name=True,
         extra="forbid",
         frozen=False,
+        allow_inf_nan=False,  # a timeout of 1e400 or NaN is a typo, never a setting
     )
 
 

@@ -180,11 +180,35 @@ class Gate(UserModel):
     ab: ABGate | None = None
 
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _env_name(name: str) -> str:
+    if not ENV_NAME.fullmatch(name):
+        raise ValueError(
+            f"'{name}' is not an environment variable name: use letters, digits and '_', "
+            "not starting with a digit"
+        )
+    return name
+
+
+def _env_value(value: str) -> str:
+    if "\0" in value:
+        raise ValueError("an environment variable's value cannot hold a NUL character")
+    return value
+
+
+EnvVars = dict[
+    Annotated[str, AfterValidator(_env_name)], Annotated[str, AfterValidator(_env_value)]
+]
+"""Environment variables a user sets (``env``): each name a variable a shell can name."""
+
+
 class Condition(UserModel):
     """A named variant for A/B: everything else is identical between conditions."""
 
     provision: Provision | None = None
-    env: dict[str, str] = {}
+    env: EnvVars = {}
     agent_model: str | None = None
     agent_effort: str | None = None
     prompt_prefix: str | None = None
@@ -266,7 +290,7 @@ class CaseConfig(Expectations):
     provision: Provision | None = None
     setup: list[str] = []
     teardown: list[str] = []
-    env: dict[str, str] = {}
+    env: EnvVars = {}
     description: str | None = None
     conditions: dict[FolderName, Condition] | None = None
     agent_model: str | None = None
@@ -296,7 +320,7 @@ class AgentProfile(UserModel):
     version: str | None = None
     """The CLI version this profile expects; a different one makes every trial an infra-error."""
     args: list[str] = []
-    env: dict[str, str] = {}
+    env: EnvVars = {}
     forward_env: list[str] = []
     credentials: Literal["forward", "none"] = "forward"
     """``forward``: on a real provider the agent is lent the user's own key variables and login
@@ -363,7 +387,7 @@ class TopConfig(UserModel):
     timeout_sec: PositiveFloat | None = None
     repeats: PositiveInt | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
-    env: dict[str, str] = {}
+    env: EnvVars = {}
     conditions: dict[FolderName, Condition] | None = None
     models: dict[str, str] = {}
     """Harness roles: ``fast``, ``workhorse``, ``judge`` (defaults to workhorse) →

@@ -187,7 +187,8 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
         list(subscribers),
     )
     summary = summarise(run.paths, run.records, chosen)
-    return EvalRunResult(run, summary, exit_code_of(run.records), chosen)
+    code = int(ExitCode.INTERRUPTED) if run.suite.interrupted else exit_code_of(run.records)
+    return EvalRunResult(run, summary, code, chosen)
 
 
 def _check_point(point: EvalPoint, request: EvalRequest, config_agent: str | None) -> None:

@@ -63,6 +63,15 @@ def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
             "not a valid regular expression",
         ),
         ([1, 2], "expected a JSON object at the top level"),
+        ({"env": {"": "x"}}, "field 'env': '' is not an environment variable name"),
+        ({"env": {"A=B": "x"}}, "'A=B' is not an environment variable name"),
+        ({"env": {"A": "a\u0000b"}}, "field 'env.A': an environment variable's value cannot"),
+        (
+            {"conditions": {"on": {"env": {"1X": "y"}}}},
+            "field 'conditions.on.env': '1X' is not an environment variable name",
+        ),
+        ('{"timeoutSec": 1e400}', "field 'timeoutSec': expected a finite number, got inf"),
+        ('{"timeoutSec": NaN}', "field 'timeoutSec': expected a finite number"),
     ],
 )
 def test_bad_config_is_one_sentence_naming_file_and_field(
