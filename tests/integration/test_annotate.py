@@ -65,3 +65,20 @@ def test_bad_marks_are_sentences(proctor: Run, make_case: MakeCase, tmp_path: Pa
         "annotate", run_dir, "fix/scripted/default/1", "--verdict", "maybe", "--note", "x"
     )
     assert wrong.code == 2 and "Traceback" not in wrong.err
+
+
+def test_an_unreadable_annotations_file_is_never_overwritten(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    mark = ("annotate", str(run_dir), "fix/scripted/default/1", "--verdict", "failed")
+    assert proctor(*mark, "--note", "first").code == 0
+    annotations = run_dir / "annotations.json"
+    broken = annotations.read_text().rstrip().rstrip("}") + ",}"  # a hand edit gone wrong
+    annotations.write_text(broken)
+    again = proctor(*mark, "--note", "second")
+    assert again.code == 2 and "a new mark would lose the marks it holds" in again.err
+    assert str(annotations) in again.err and "Traceback" not in again.err
+    assert annotations.read_text() == broken
