@@ -26,7 +26,7 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
-    from proctor.plan.checks import writable_problem
+    from proctor.plan.checks import check_out_outside_cases, writable_problem
     from proctor.plan.resolve import load_run_plan
 
     overrides = CliOverrides(source_root=str(source_root) if source_root else None)
@@ -39,6 +39,10 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
         unwritable = writable_problem(folder, what)
         if unwritable:
             problems.append(unwritable)
+    try:
+        check_out_outside_cases(plan.out, plan.cases)
+    except ConfigError as exc:
+        problems.append(str(exc).replace("--out ", "the results directory ", 1))
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:

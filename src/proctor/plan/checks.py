@@ -96,6 +96,24 @@ def writable_problem(folder: Path, what: str) -> str | None:
     return None
 
 
+def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase]) -> None:
+    """The results directory is not inside a case folder or a fixture: the next trial's
+    workspace would be copied with the earlier runs' results in it, and proctor never writes
+    into a case. A ConfigError (exit 2) naming the folder."""
+    where = out.resolve()
+    for rc in cases:
+        for folder, what in ((rc.case.path, "case folder"), (rc.case.fixture, "fixture")):
+            if folder is None or rc.case.fixture_kind == "zip" and what == "fixture":
+                continue
+            inside = folder.resolve()
+            if where == inside or inside in where.parents:
+                raise ConfigError(
+                    f"--out {out}: inside the {what} {folder} of case '{rc.name}'; results "
+                    "there would be copied into the next trials' workspaces: choose a folder "
+                    "outside the cases"
+                )
+
+
 def check_writable(out: Path) -> None:
     """The results directory and the temporary folder (where every trial's workspace and
     scratch home live) are writable; a ConfigError (exit 2) naming each one that is not."""

@@ -28,7 +28,7 @@ from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.plan.checks import check_writable, preflight
+from proctor.plan.checks import check_out_outside_cases, check_writable, preflight
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
@@ -188,6 +188,7 @@ def run_plan(
 ) -> RunResult:
     """Run a plan: check the agent CLIs, write the run's records, execute every trial,
     aggregate, render the reporters, and update the results directory's findings ledger."""
+    check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
     preflight(plan.trials)
     paths = new_run_paths(plan.out)
