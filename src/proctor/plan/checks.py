@@ -103,7 +103,7 @@ def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase]) -> None:
     where = out.resolve()
     for rc in cases:
         for folder, what in ((rc.case.path, "case folder"), (rc.case.fixture, "fixture")):
-            if folder is None or rc.case.fixture_kind == "zip" and what == "fixture":
+            if folder is None or (rc.case.fixture_kind == "zip" and what == "fixture"):
                 continue
             inside = folder.resolve()
             if where == inside or inside in where.parents:
