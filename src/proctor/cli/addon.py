@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from proctor.cli.options import FiniteRange
+
 if TYPE_CHECKING:
     from proctor.models.install_check import InstallCheckReport
 
@@ -46,7 +48,7 @@ def command() -> None:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=FiniteRange(min=1),
     default=120.0,
     show_default=True,
     help="Seconds each command may run.",

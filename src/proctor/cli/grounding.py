@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from proctor.cli.options import FiniteRange
+
 
 @click.command("grounding")
 @click.option(
@@ -31,7 +33,7 @@ import click
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --live draw.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     default=30.0,
     show_default=True,
     help="Seconds the advisor may take per checkpoint.",

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from proctor.cli.options import FiniteRange
+
 
 @click.group("hooks")
 def command() -> None:
@@ -32,7 +34,7 @@ def command() -> None:
 @click.option(
     "--timeout",
     "timeout_cap",
-    type=click.FloatRange(min=0.1),
+    type=FiniteRange(min=0.1),
     default=30.0,
     show_default=True,
     help="Longest a hook may run, in seconds, even when it declares a longer timeout.",

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from proctor.cli.options import FiniteRange
+
 if TYPE_CHECKING:
     from proctor.addons.memory import ServerTarget
 
@@ -89,17 +91,17 @@ class McpCommand(click.Command):
 @click.option("--json", "as_json", is_flag=True, help="Print the full record as JSON.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     default=30.0,
     show_default=True,
     help="Seconds allowed for starting the server and for each tool call.",
 )
-@click.option("--min-recall", type=click.FloatRange(0, 1), default=0.8, show_default=True)
-@click.option("--min-precision", type=click.FloatRange(0, 1), default=0.5, show_default=True)
-@click.option("--min-mrr", type=click.FloatRange(0, 1), default=0.5, show_default=True)
-@click.option("--min-ndcg", type=click.FloatRange(0, 1), default=0.5, show_default=True)
-@click.option("--min-abstention", type=click.FloatRange(0, 1), default=1.0, show_default=True)
-@click.option("--min-update", type=click.FloatRange(0, 1), default=1.0, show_default=True)
+@click.option("--min-recall", type=FiniteRange(0, 1), default=0.8, show_default=True)
+@click.option("--min-precision", type=FiniteRange(0, 1), default=0.5, show_default=True)
+@click.option("--min-mrr", type=FiniteRange(0, 1), default=0.5, show_default=True)
+@click.option("--min-ndcg", type=FiniteRange(0, 1), default=0.5, show_default=True)
+@click.option("--min-abstention", type=FiniteRange(0, 1), default=1.0, show_default=True)
+@click.option("--min-update", type=FiniteRange(0, 1), default=1.0, show_default=True)
 def command(
     server: str,
     server_args: tuple[str, ...],

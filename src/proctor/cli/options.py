@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -60,3 +61,16 @@ def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
     by_bucket = read_label_file(buckets, "--buckets") if buckets else None
     by_shape = read_label_file(goal_labels, "--goal-labels") if goal_labels else None
     return lambda records: relabel(records, by_bucket, by_shape)
+
+
+class FiniteRange(click.FloatRange):
+    """A number in a range, never NaN or infinity (``click.FloatRange`` lets NaN through every
+    bound, since no comparison with it is true)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from proctor.cli.options import config_option, reporter_option, source_option
+from proctor.cli.options import FiniteRange, config_option, reporter_option, source_option
 from proctor.cli.signals import terminate_as_interrupt
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ log = logging.getLogger("proctor")
 @click.option("--judge-model", help="provider/model for the judge role (llm-judge).")
 @click.option(
     "--budget-usd",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     help="Warn once when the estimated cost passes this; never abort.",
 )
 @click.option("--repeats", type=click.IntRange(min=1), help="Repeats per case × agent.")
@@ -88,7 +88,7 @@ log = logging.getLogger("proctor")
 @click.option(
     "--timeout",
     "timeout_sec",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     help="Per-trial timeout in seconds.",
 )
 @click.option(

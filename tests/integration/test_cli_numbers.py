@@ -1,0 +1,36 @@
+"""Number options refuse NaN and infinity with a sentence and exit 2 (click's ranges alone let
+NaN through every bound)."""
+
+from __future__ import annotations
+
+import click
+import pytest
+
+from proctor.cli.options import FiniteRange
+from tests.conftest import Run
+
+
+@pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-inf", "1e400"])
+def test_a_range_refuses_what_is_not_finite(text: str) -> None:
+    with pytest.raises(click.BadParameter, match="is not a finite number"):
+        FiniteRange().convert(text, None, None)  # no bound to catch it first
+
+
+def test_control_a_range_keeps_its_bounds_and_numbers() -> None:
+    assert FiniteRange(0, 1).convert("0.5", None, None) == 0.5
+    with pytest.raises(click.BadParameter, match="not in the range"):
+        FiniteRange(0, 1).convert("2", None, None)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("run", "--timeout", "nan"),
+        ("run", "--budget-usd", "inf"),
+        ("hooks", "test", "--timeout", "nan"),
+        ("memory-eval", "--min-precision", "nan"),
+    ],
+)
+def test_commands_refuse_nan_with_exit_2(proctor: Run, argv: tuple[str, ...]) -> None:
+    result = proctor(*argv)
+    assert result.code == 2 and "is not a finite number" in result.err, result.err
