@@ -99,10 +99,12 @@ def _fixture(folder: Path) -> tuple[Path | None, Any]:
             raise ConfigError(f"unsafe src.zip: {exc}") from exc
         return zipped, "zip"
     if tree.is_dir():
+        inside = os.path.realpath(tree)
         for item in tree.rglob("*"):
             if item.is_symlink():
-                target = (item.parent / os.readlink(item)).resolve()
-                if not target.is_relative_to(tree.resolve()):
+                # realpath, not resolve(): a symlink loop leads nowhere rather than raising.
+                target = Path(os.path.realpath(item.parent / os.readlink(item)))
+                if not target.is_relative_to(inside):
                     raise ConfigError(
                         f"unsafe src/: {item} points outside the fixture ({os.readlink(item)})"
                     )

@@ -27,7 +27,8 @@ def relative_entry(entry: str) -> str:
 
 
 def _inside(path: Path, root: Path) -> bool:
-    return path.resolve().is_relative_to(root.resolve())
+    # realpath, not resolve(): a symlink loop leads nowhere rather than raising.
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
 
 
 def _sources(case_dir: Path, entry: str) -> Iterator[tuple[Path, str]]:

@@ -102,3 +102,20 @@ def test_a_good_copy_in_loads(tmp_path: Path) -> None:
     (folder / "hidden_tests").mkdir()
     case = load_case(folder)
     assert case.evaluators[0].params["copyIn"] == ["hidden_tests/"]
+
+
+def test_a_symlink_loop_in_the_case_or_its_fixture_is_no_traceback(tmp_path: Path) -> None:
+    """A link that loops leads nowhere: the case loads (its fixture keeps the link as it is)
+    and a copyIn folder holding one copies the rest."""
+    config = {"evaluators": [{"use": "command", "run": "true", "copyIn": ["hidden/"]}]}
+    folder = write_case(tmp_path / "cases", "x", config=config, src={"a.py": "a\n"})
+    (folder / "src" / "loop").symlink_to("loop")
+    (folder / "hidden").mkdir()
+    (folder / "hidden" / "t.py").write_text("t\n")
+    (folder / "hidden" / "spin").symlink_to("spin")
+    case = load_case(folder)
+    assert case.fixture_kind == "dir"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    copy_in(folder, workspace, ["hidden/"])
+    assert (workspace / "hidden" / "t.py").read_text() == "t\n"
