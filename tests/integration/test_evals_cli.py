@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CliResult
+from tests.conftest import CliResult, write_case
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "evals"
@@ -506,3 +506,25 @@ def test_an_interrupted_eval_run_exits_130(tmp_path: Path, signum: int) -> None:
     started.send_signal(signum)
     _, err = started.communicate(timeout=60)
     assert started.returncode == 130, err.decode()
+
+
+def test_a_later_run_in_the_same_process_drives_its_own_case_of_the_same_name(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """An eval's conversation belongs to its own generated case folder: a case named like it
+    in a later `proctor run` (the API, a test process) is driven as written."""
+    files = {
+        "same.eval.py": """
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("hi")
+                t.message_includes("never said")
+            eval = define_eval(plan={"turns": [{"say": "done"}]}, test=test)
+        """
+    }
+    result, _ = run_json(proctor, project(tmp_path, files), tmp_path)
+    assert result.code == 1  # the eval's gate failed
+    cases = tmp_path / "cases"
+    write_case(cases, "same", plan={"turns": [{"say": "done"}]}, config={"agents": ["scripted"]})
+    again = proctor("run", "--source", str(cases), "--out", str(tmp_path / "runs"))
+    assert again.code == 0, again.err

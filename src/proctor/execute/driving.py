@@ -5,11 +5,13 @@ message, then answers to questions the agent ends its turns with); the session's
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from proctor.agents.protocol import Launch, LaunchContext
@@ -28,8 +30,15 @@ from proctor.models.plan import TrialSpec
 from proctor.workspace.diff import take_snapshot
 
 CONVERSATIONS: dict[str, Conversation] = {}
-"""Case name → the conversation that replaces the case's own prompt and follow-ups (evals written
-as code register theirs here before the run; forked workers inherit it)."""
+"""Case folder (its resolved path) → the conversation that replaces the case's own prompt and
+follow-ups (evals written as code register theirs here before the run, and remove them after;
+forked workers inherit it). Keyed by folder, not name: a case of another run with the same
+name in the same process never picks up an eval's conversation."""
+
+
+def conversation_key(case_folder: Path) -> str:
+    """The key of :data:`CONVERSATIONS` for the case in ``case_folder``."""
+    return os.path.realpath(case_folder)
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,7 @@ def drive(
             on_launch(launch)
         policy = answer_policy(ctx, prepared)
         driver = open_driver(ctx, prepared, launch, deadline, policy)
-        conversation = CONVERSATIONS.get(ctx.spec.case.name)
+        conversation = CONVERSATIONS.get(conversation_key(ctx.spec.case.case.path))
         talked = None
         if conversation is None:
             outcome = converse(

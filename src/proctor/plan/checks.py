@@ -102,8 +102,11 @@ def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase]) -> None:
     into a case. A ConfigError (exit 2) naming the folder."""
     where = out.resolve()
     for rc in cases:
-        for folder, what in ((rc.case.path, "case folder"), (rc.case.fixture, "fixture")):
-            if folder is None or (rc.case.fixture_kind == "zip" and what == "fixture"):
+        # A task file's case has no folder of its own (its path is the file's folder).
+        own = rc.case.path if (rc.case.path / "prompt.md").is_file() else None
+        fixture = rc.case.fixture if rc.case.fixture_kind == "dir" else None
+        for folder, what in ((own, "case folder"), (fixture, "fixture")):
+            if folder is None:
                 continue
             inside = folder.resolve()
             if where == inside or inside in where.parents:

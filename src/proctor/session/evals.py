@@ -24,7 +24,7 @@ from proctor.errors import ConfigError
 from proctor.evals.conversation import EVAL_RESULT, EvalCaseRun, conversation_for
 from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover, select
 from proctor.evals.loaders import set_project_root
-from proctor.execute.driving import CONVERSATIONS
+from proctor.execute.driving import CONVERSATIONS, conversation_key
 from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
 from proctor.models.config import CliOverrides
@@ -159,7 +159,7 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
         judge = point.judge or (config.judge if config else None) or request.judge_model
         timeout_ms = _timeout_ms(point, request, project)
         _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
-        CONVERSATIONS[point.case_name] = conversation_for(
+        CONVERSATIONS[conversation_key(source / point.case_name)] = conversation_for(
             EvalCaseRun(
                 point.id,
                 point.test,
@@ -180,12 +180,15 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
         if model and model != "scripted"
         else {},
     )
-    run = run_session(
-        RunRequest(
-            source=source, overrides=overrides, reporters=tuple(reporters), argv=request.argv
-        ),
-        list(subscribers),
-    )
+    try:
+        run = run_session(
+            RunRequest(
+                source=source, overrides=overrides, reporters=tuple(reporters), argv=request.argv
+            ),
+            list(subscribers),
+        )
+    finally:
+        CONVERSATIONS.clear()  # a later run in this process drives its cases as written
     summary = summarise(run.paths, run.records, chosen)
     code = int(ExitCode.INTERRUPTED) if run.suite.interrupted else exit_code_of(run.records)
     return EvalRunResult(run, summary, code, chosen)

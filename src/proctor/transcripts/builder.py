@@ -36,6 +36,21 @@ UsageRow = tuple[str, int, int, int, int]
 """(model, input, output, cache read, cache write) of one model response."""
 
 
+MAX_TOKENS = 2**53
+"""More tokens than any response has had; a count above it is a corrupt line, not usage."""
+
+
+def token_count(value: Any) -> int:
+    """A token count as a transcript states it: a whole number from 0 to :data:`MAX_TOKENS`
+    (an integral float too); anything else (a string, a negative or absurd number, NaN,
+    infinity, ``true``) counts 0 rather than corrupting the totals or the records."""
+    if type(value) is int:
+        return value if 0 <= value <= MAX_TOKENS else 0
+    if type(value) is float and value.is_integer() and 0 <= value <= MAX_TOKENS:
+        return int(value)
+    return 0
+
+
 def ev(**fields: Any) -> EventDict:
     """An event from keyword fields (already camelCase), without the empty ones."""
     return {k: v for k, v in fields.items() if v is not None}

@@ -166,3 +166,38 @@ def test_option_values_are_not_taken_for_file_names(command: str, files: list[st
     from proctor.transcripts.kinds import shell_files
 
     assert shell_files(command, None) == files
+
+
+def _claude_usage(usage: dict[str, object]) -> str:
+    message = {
+        "id": "m1",
+        "model": "claude-x",
+        "role": "assistant",
+        "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "hi"}],
+        "usage": usage,
+    }
+    return json.dumps({"type": "assistant", "uuid": "a1", "sessionId": "s", "message": message})
+
+
+@pytest.mark.parametrize(
+    "bad", [1e308, 10**30, -5, "12", True, None, [], 2.5, float("inf"), float("nan")]
+)
+def test_a_token_count_that_is_no_count_is_zero_and_the_record_stays_writable(
+    bad: object,
+) -> None:
+    """Absurd, negative, non-finite or non-numeric counts count 0: the totals stay sound and
+    the trajectory stays writable as JSON (orjson refuses integers past 64 bits)."""
+    from proctor.models.io import model_to_json
+
+    t = parse_claude_lines(
+        [_claude_usage({"input_tokens": bad, "output_tokens": 7, "cache_read_input_tokens": 3})]
+    )
+    usage = t.usage["claude-x"]
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (0, 7, 3)
+    json.loads(model_to_json(t))
+
+
+def test_control_a_whole_count_and_an_integral_float_are_kept() -> None:
+    t = parse_claude_lines([_claude_usage({"input_tokens": 12, "output_tokens": 4.0})])
+    assert (t.usage["claude-x"].input_tokens, t.usage["claude-x"].output_tokens) == (12, 4)

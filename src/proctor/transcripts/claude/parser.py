@@ -36,6 +36,7 @@ from proctor.transcripts.builder import (
     StartHook,
     TrajectoryBuilder,
     ev,
+    token_count,
 )
 from proctor.transcripts.claude.usage import UsageDedup
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
@@ -309,10 +310,10 @@ class _Parser:
     ) -> None:
         side = self.builder.sidechain or bool(record.get("isSidechain"))
         final = message.get("stop_reason") is not None
-        inp = int(usage.get("input_tokens") or 0)
-        out = int(usage.get("output_tokens") or 0)
-        read = int(usage.get("cache_read_input_tokens") or 0)
-        write = int(usage.get("cache_creation_input_tokens") or 0)
+        inp = token_count(usage.get("input_tokens"))
+        out = token_count(usage.get("output_tokens"))
+        read = token_count(usage.get("cache_read_input_tokens"))
+        write = token_count(usage.get("cache_creation_input_tokens"))
         key, keep, _new = self.dedup.offer(
             str(message.get("id")), record.get("requestId"), final, inp + out + read + write, side
         )

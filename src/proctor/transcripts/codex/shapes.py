@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+from proctor.transcripts.builder import token_count
+
 
 def _names(text: str) -> frozenset[str]:
     """A set of record type names written as whitespace-separated words."""
@@ -71,19 +73,20 @@ def _dict(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def normalise_usage(usage: dict[str, Any]) -> tuple[int, int, int, int]:
     """(input, output, cache read, cache write) of an OpenAI usage object, inputs disjoint."""
     details = usage.get("input_tokens_details")
-    cached = _int(usage.get("cached_input_tokens"))
+    cached = token_count(usage.get("cached_input_tokens"))
     if not cached and isinstance(details, dict):
-        cached = _int(details.get("cached_tokens"))
-    write = _int(usage.get("cache_write_input_tokens"))
-    total_input = _int(usage.get("input_tokens"))
-    return max(total_input - cached - write, 0), _int(usage.get("output_tokens")), cached, write
+        cached = token_count(details.get("cached_tokens"))
+    write = token_count(usage.get("cache_write_input_tokens"))
+    total_input = token_count(usage.get("input_tokens"))
+    return (
+        max(total_input - cached - write, 0),
+        token_count(usage.get("output_tokens")),
+        cached,
+        write,
+    )
 
 
 def _content_text(content: Any) -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from proctor.transcripts.builder import TrajectoryBuilder, UsageRow
-from proctor.transcripts.codex.shapes import _int, normalise_usage
+from proctor.transcripts.builder import TrajectoryBuilder, UsageRow, token_count
+from proctor.transcripts.codex.shapes import normalise_usage
 
 FIELDS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
 
@@ -79,7 +79,7 @@ class CodexUsage:
         delta = last
         if delta is None and total is not None:
             before = self.previous_total or {}
-            delta = {k: _int(v) - _int(before.get(k)) for k, v in total.items()}
+            delta = {k: token_count(v) - token_count(before.get(k)) for k, v in total.items()}
         if total is not None:
             self.previous_total = total
         covered, self.record_since_count = self.record_since_count, False

@@ -41,7 +41,7 @@ from typing import Any
 
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.builder import EventSink, StartHook, TrajectoryBuilder, ev
+from proctor.transcripts.builder import EventSink, StartHook, TrajectoryBuilder, ev, token_count
 from proctor.transcripts.kinds import (
     gemini_kind,
     question_of,
@@ -62,10 +62,6 @@ DENIAL_MARKERS = (
 )
 #: User records the CLI injects itself (context, reminders), not typed by the user.
 HARNESS_PREFIXES = ("<session_context>", "<system-reminder>", "<environment_context>")
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def parts_text(content: Any) -> str:
@@ -105,10 +101,10 @@ def result_text(result: Any, display: Any) -> str:
 
 def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
     """(input, output, cache read) with cached tokens taken out of the input."""
-    cached = _int(tokens.get("cached"))
-    prompt = _int(tokens.get("input"))
-    inputs = prompt - min(cached, prompt) + _int(tokens.get("tool"))
-    return inputs, _int(tokens.get("output")) + _int(tokens.get("thoughts")), cached
+    cached = token_count(tokens.get("cached"))
+    prompt = token_count(tokens.get("input"))
+    inputs = prompt - min(cached, prompt) + token_count(tokens.get("tool"))
+    return inputs, token_count(tokens.get("output")) + token_count(tokens.get("thoughts")), cached
 
 
 # -- the first pass: where the final form of every message is ----------------------------------
