@@ -92,3 +92,10 @@ def test_record_without_a_session_says_what_to_do(
         "prepare", "no-such-case", "--source", str(CASE.parent), "--out", str(tmp_path / "o")
     )
     assert unknown.code == 2 and "no such case" in unknown.err
+    missing = proctor("prepare", str(tmp_path / "typo"), "--out", str(tmp_path / "o"))
+    assert missing.code == 2 and f"{tmp_path / 'typo'}: no such case folder" in missing.err
+    # A name looked up under a folder with an unrelated bad file: the sentence says why it
+    # was read at all.
+    (tmp_path / "other.json").write_text('{"tasks": [{}]}')
+    looked = proctor("prepare", "typo", "--source", str(tmp_path), "--out", str(tmp_path / "o"))
+    assert looked.code == 2 and "looking for case 'typo' under" in looked.err

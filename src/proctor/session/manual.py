@@ -68,9 +68,15 @@ def plan_one(
     """The plan of one case × agent × condition, the case named by its folder or by name (or
     task id) under ``source``."""
     folder = Path(case)
+    if not folder.is_dir() and ("/" in case or case.startswith(".")):
+        raise ConfigError(f"{case}: no such case folder")  # a path, not a name to look up
     chosen_source, names = (folder, []) if folder.is_dir() else (source, [case])
     if names:
-        known = sorted(c.name for c in discover_cases(source).cases)
+        try:
+            found = discover_cases(source).cases
+        except ConfigError as exc:
+            raise ConfigError(f"looking for case '{case}' under {source}: {exc}") from exc
+        known = sorted(c.name for c in found)
         if case not in known:
             listed = ", ".join(known[:10]) or "none"
             raise ConfigError(f"{case}: no such case under {source} (cases: {listed})")
