@@ -27,6 +27,8 @@ def test_two_runs_are_one_sample_set(proctor: Run, make_case: MakeCase, tmp_path
     assert "| fix | scripted | default | - | 4 | 4/4 |" in repeated.out
     refused = proctor("report", *runs, "--write")
     assert refused.code == 2 and "give one RUN_DIR" in refused.err
+    twice = proctor("report", runs[0], runs[1], runs[0] + "/", "--reporter", "json")
+    assert twice.code == 2 and "the same run is given twice" in twice.err
 
 
 def test_compare_pools_runs_into_one_ab_sample(
@@ -44,6 +46,8 @@ def test_compare_pools_runs_into_one_ab_sample(
         (run,) = (tmp_path / name).glob("run-*")
         runs.append(str(run))
     one = json.loads(proctor("compare", runs[0], "--json").out)
+    again = proctor("compare", runs[0], runs[1], runs[1], "--json")
+    assert again.code == 2 and "the same run is given twice" in again.err  # 3 pairs, not 5
     three = json.loads(proctor("compare", *runs, "--json").out)
     assert (one["overall"]["pairs"], three["overall"]["pairs"]) == (1, 3)
     two = json.loads(

@@ -50,8 +50,10 @@ def command(
         render_ab_markdown,
         render_runs_markdown,
     )
+    from proctor.report.stored import check_distinct
     from proctor.report.stored import load_records as read_records
 
+    check_distinct(runs)
     labels = relabeller(buckets, goal_labels)
 
     def load_records(path: Path) -> list[Any]:

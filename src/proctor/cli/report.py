@@ -57,10 +57,11 @@ def command(
     from proctor.errors import ConfigError
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, render_into, reporter_names
-    from proctor.report.stored import pooled_folders, recompute, recompute_many
+    from proctor.report.stored import check_distinct, pooled_folders, recompute, recompute_many
 
     names = reporter_names(reporters or ["markdown"])
     labels = relabeller(buckets, goal_labels)
+    check_distinct(run_dirs)
     if len(run_dirs) > 1:
         if write:
             raise ConfigError("--write rewrites one run's files: give one RUN_DIR with it")

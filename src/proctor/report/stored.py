@@ -8,7 +8,8 @@ recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -238,6 +239,21 @@ def recompute(
         wall_ms=run.suite.totals.wall_ms if run.suite is not None else None,
     )
     return run, suite
+
+
+def check_distinct(run_dirs: Sequence[Path]) -> None:
+    """Each run given once: a run given twice would count its trials twice and narrow every
+    interval. A ConfigError (exit 2) naming it."""
+    seen: dict[str, Path] = {}
+    for run_dir in run_dirs:
+        key = os.path.realpath(run_dir)
+        if key in seen:
+            also = f" (also as {seen[key]})" if str(seen[key]) != str(run_dir) else ""
+            raise ConfigError(
+                f"{run_dir}: the same run is given twice{also}; give each run once, or its "
+                "trials would count twice"
+            )
+        seen[key] = run_dir
 
 
 def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
