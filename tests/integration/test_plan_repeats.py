@@ -71,3 +71,25 @@ def test_manifest_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
         str(tmp_path / "m.json"),
     )
     assert one.code == 2 and "two or more different conditions" in one.err
+    assert not (tmp_path / "m.json").exists()
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    nothing = proctor("plan-repeats", "--goal-labels", str(empty), "--output", str(tmp_path / "m"))
+    assert nothing.code == 2 and "--goal-labels: the file names no task" in nothing.err
+
+
+def test_an_existing_output_file_is_kept_unless_forced(proctor: Run, tmp_path: Path) -> None:
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    precious = tmp_path / "precious.txt"
+    precious.write_text("mine\n")
+    plan = ("plan-repeats", "--goal-labels", str(labels), "--output", str(precious))
+    kept = proctor(*plan)
+    assert kept.code == 2 and "the file exists; give --force" in kept.err
+    assert precious.read_text() == "mine\n"
+    forced = proctor(*plan, "--force")
+    assert forced.code == 0 and json.loads(precious.read_text())["tasks"] == ["t1"]
+    under_a_file = proctor(*plan[:-1], str(precious / "m.json"))
+    assert under_a_file.code == 2 and "cannot be written" in under_a_file.err
+    blank = proctor(*plan[:-1], "")
+    assert blank.code == 2 and "give the path of a file" in blank.err

@@ -23,18 +23,33 @@ import click
     help="The conditions of each pair, comma-separated, in pair 1's order.",
 )
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), required=True)
+@click.option("--force", is_flag=True, help="Replace the --output file when it exists.")
 def command(
-    goal_labels: Path, goal_shape: str | None, pairs: int, conditions: str, output: Path
+    goal_labels: Path,
+    goal_shape: str | None,
+    pairs: int,
+    conditions: str,
+    output: Path,
+    force: bool,
 ) -> int:
     """Write a repeat manifest: the tasks, one run per pair with the conditions in alternating
-    order, each run's results folder and session label. `proctor run --manifest FILE` runs it."""
+    order, each run's results folder and session label. `proctor run --manifest FILE` runs it.
+    An existing --output file is left as it is unless --force is given."""
+    from proctor.errors import ConfigError
     from proctor.models.io import write_record
     from proctor.report.stored import read_label_file
     from proctor.session.repeats import plan_repeats
 
+    if not str(output).strip() or output.name in ("", ".", ".."):
+        raise ConfigError(f"--output {str(output)!r}: give the path of a file to write")
+    if output.exists() and not force:
+        raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     manifest = plan_repeats(read_label_file(goal_labels, "--goal-labels"), goal_shape, pairs, names)
-    write_record(output, manifest)
+    try:
+        write_record(output, manifest)
+    except OSError as exc:
+        raise ConfigError(f"--output {output}: cannot be written ({exc.strerror})") from exc
     click.echo(
         f"proctor: {len(manifest.tasks)} task(s) × {pairs} pair(s) of "
         f"{' / '.join(names)} planned in {output}",

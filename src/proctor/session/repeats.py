@@ -23,8 +23,13 @@ def plan_repeats(
     tasks = sorted(
         t for t, shape in goal_labels.items() if goal_shape is None or shape == goal_shape
     )
+    if not tasks and goal_shape is None:
+        raise ConfigError("--goal-labels: the file names no task")
     if not tasks:
-        raise ConfigError(f"--goal-shape {goal_shape}: no task has that goal shape")
+        shapes = ", ".join(sorted(set(goal_labels.values())))
+        raise ConfigError(
+            f"--goal-shape {goal_shape}: no task has that goal shape (shapes: {shapes})"
+        )
     if len(set(conditions)) != len(conditions) or len(conditions) < 2:
         raise ConfigError("--conditions: give two or more different conditions, comma-separated")
     runs = [
