@@ -136,6 +136,7 @@ def test_a_run_folder_opens_its_own_page(tmp_path: Path) -> None:
         (["/no/such/folder"], "no such results directory"),
         (["pyproject.toml"], "not a file"),
         (["--source", "/no/such/project", "."], "--source /no/such/project: no such directory"),
+        (["--host", "", "."], "--host: give an address to bind"),
     ],
 )
 def test_bad_input_is_one_sentence_and_exit_2(proctor: Run, args: list[str], message: str) -> None:

@@ -48,10 +48,12 @@ def command(
     run folder of it, on 127.0.0.1, and print its URL. Stop it with Ctrl-C."""
     from proctor.view.serve import open_results, serve
 
+    from proctor.errors import ConfigError
+
+    if not host.strip():
+        raise ConfigError("--host: give an address to bind, such as 127.0.0.1 (the default)")
     root, only = open_results(path)
     if source is not None and not source.is_dir():
-        from proctor.errors import ConfigError
-
         raise ConfigError(f"--source {source}: no such directory")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(
