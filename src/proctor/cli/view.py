@@ -46,9 +46,8 @@ def command(
 ) -> int:
     """Serve the viewer over PATH, a results directory (default ./proctor-results) or one
     run folder of it, on 127.0.0.1, and print its URL. Stop it with Ctrl-C."""
-    from proctor.view.serve import open_results, serve
-
     from proctor.errors import ConfigError
+    from proctor.view.serve import open_results, serve
 
     if not host.strip():
         raise ConfigError("--host: give an address to bind, such as 127.0.0.1 (the default)")
