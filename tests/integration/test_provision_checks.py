@@ -168,3 +168,23 @@ def test_a_permission_mode_the_cli_does_not_have_is_a_config_error(
         result = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
         assert result.code == 2, (agent, result.err)
         assert f"codingagents.{agent}: agent '{agent}': permissionMode 'sometimes'" in result.err
+
+
+def test_a_profile_naming_no_adapter_is_blamed_not_the_case(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    for top in (
+        {"codingagents": {"mine": {"agent": "nope"}}, "agents": ["mine"]},
+        {"codingagents": {"mine": {"agent": "nope"}}},  # not used by any case: still wrong
+    ):
+        config.write_text(json.dumps(top))
+        for command in ("validate", "run"):
+            result = proctor(command, "--source", str(tmp_path / "cases"), "--config", str(config))
+            assert result.code == 2, result.err
+            assert f"{config}: field 'codingagents.mine.agent': unknown agent 'nope'" in result.err
+            assert "cases/a/config.json" not in result.err
+    config.write_text(json.dumps({"codingagents": {"mine": {"agent": "scripted"}}}))
+    fine = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
+    assert fine.code == 0, fine.err  # control

@@ -119,6 +119,21 @@ def _check_limits(top: TopConfig, where: str) -> None:
             )
 
 
+def _check_profiles(top: TopConfig, where: str) -> None:
+    """A profile's ``agent`` names one of proctor's adapters: otherwise the profile names no
+    agent, and a case using it would be blamed for an unknown agent."""
+    from proctor.agents.spec import SPECS
+
+    builtin = sorted(spec.id for spec in SPECS)
+    for name, profile in top.codingagents.items():
+        if profile.transport == "acp" or profile.agent is None or profile.agent in builtin:
+            continue
+        raise ConfigError(
+            f"{where}: field 'codingagents.{name}.agent': unknown agent '{profile.agent}' "
+            f"(known: {', '.join(builtin)})"
+        )
+
+
 def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
     """Each ``--only-evaluator``/``--skip-evaluator`` name is some evaluator's ``use`` or
     ``label``: a typo would otherwise run nothing, or everything, silently."""
@@ -248,6 +263,7 @@ def build_plan(
     chosen = select_cases(found.cases, cli)
     _check_evaluator_names(chosen, cli)
     _check_limits(top, str(config_path or "proctor.json"))
+    _check_profiles(top, str(config_path or "proctor.json"))
     resolved = []
     for case in chosen:
         try:
