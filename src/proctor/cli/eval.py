@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import reporter_option
-from proctor.cli.signals import terminate_as_interrupt
 
 
 @click.command("eval")
@@ -83,8 +82,7 @@ def command(
                 click.echo(f"{row['id']}{tags_text}{about}")
         return 0
     subscribers = [] if no_stream else [EvalProgress(verbose)]
-    with terminate_as_interrupt():
-        result = run_evals(request, subscribers)
+    result = run_evals(request, subscribers)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:

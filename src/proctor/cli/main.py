@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from proctor._version import __version__
+from proctor.cli.signals import terminate_as_interrupt
 from proctor.exit_codes import ExitCode, short_legend
 
 _COMMANDS: dict[str, tuple[str, str]] = {
@@ -109,7 +110,8 @@ def main(argv: list[str] | None = None) -> Any:
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 
     try:
-        code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
+        with terminate_as_interrupt():
+            code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
     except click.exceptions.Abort:
         error("interrupted")
         sys.exit(ExitCode.INTERRUPTED)

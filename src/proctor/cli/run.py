@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import FiniteRange, config_option, reporter_option, source_option
-from proctor.cli.signals import terminate_as_interrupt
 
 if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
@@ -306,10 +305,9 @@ def command(
         click.echo(render_dry_run(plan))
         return 0
     budget = budget_usd or plan.top.budget_usd
-    with terminate_as_interrupt():
-        if repeat_check is not None:
-            return _repeat_check(plan, request, repeat_check, mirror, budget, as_json)
-        result = run_plan(plan, request, [make_display(mirror), CostWarnings(budget)])
+    if repeat_check is not None:
+        return _repeat_check(plan, request, repeat_check, mirror, budget, as_json)
+    result = run_plan(plan, request, [make_display(mirror), CostWarnings(budget)])
     for name in names:
         click.echo(result.outputs[name], nl=False)
     click.echo(f"proctor: results in {result.paths.root}", err=True)
@@ -401,8 +399,7 @@ def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
     from proctor.cli.display import CostWarnings, make_display
     from proctor.session.resume import resume_run
 
-    with terminate_as_interrupt():
-        result, ran = resume_run(run_dir, names, [make_display(False), CostWarnings(budget)])
+    result, ran = resume_run(run_dir, names, [make_display(False), CostWarnings(budget)])
     for name in names:
         click.echo(result.outputs[name], nl=False)
     kept = result.suite.totals.n - ran

@@ -1,8 +1,9 @@
-"""SIGTERM (a CI cancel, ``timeout``) stops a command that runs trials the way Ctrl-C does."""
+"""SIGTERM (a CI cancel, ``timeout``, a process manager) stops any command the way Ctrl-C does."""
 
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -13,8 +14,13 @@ def _interrupt(signum: int, frame: object) -> None:
 
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM raises KeyboardInterrupt: finished trials are kept and the
-    command exits 130. After an interrupt both signals stay ignored until proctor exits."""
+    """Within the block, SIGTERM raises KeyboardInterrupt, as Ctrl-C does: the command cleans
+    up (finished trials are kept, the processes it started are stopped) and exits 130. After
+    an interrupt of a run both signals stay ignored until proctor exits. Outside the main
+    thread (where no handler can be set) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         yield
