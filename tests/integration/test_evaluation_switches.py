@@ -88,6 +88,12 @@ def test_an_unknown_evaluator_name_is_a_sentence(
     result, out = run_cases(proctor, tmp_path, "--only-evaluator", "has-c")
     assert result.code == 2 and not out.exists()
     assert "--only-evaluator has-c: no case has an evaluator with that use or label" in result.err
+    both = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out),
+        "--only-evaluator", "file-exists", "--skip-evaluator", "file-exists",
+    )  # fmt: skip
+    assert both.code == 2 and not out.exists()
+    assert "--only-evaluator and --skip-evaluator both name file-exists" in both.err
 
 
 def test_no_collect_cost_leaves_every_cost_unknown(

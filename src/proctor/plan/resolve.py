@@ -136,7 +136,13 @@ def _check_profiles(top: TopConfig, where: str) -> None:
 
 def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
     """Each ``--only-evaluator``/``--skip-evaluator`` name is some evaluator's ``use`` or
-    ``label``: a typo would otherwise run nothing, or everything, silently."""
+    ``label``: a typo would otherwise run nothing, or everything, silently. A name given to
+    both options would leave nothing to run."""
+    both = sorted(set(cli.only_evaluators) & set(cli.skip_evaluators))
+    if both:
+        raise ConfigError(
+            f"--only-evaluator and --skip-evaluator both name {', '.join(both)}: give it to one"
+        )
     known = {e.use for c in cases for e in c.evaluators}
     known |= {e.label for c in cases for e in c.evaluators if e.label}
     for option, names in (
