@@ -37,6 +37,10 @@ class Discovery:
     skipped: list[SkippedCase] = field(default_factory=list)
 
 
+OPTIONAL_FILES = ("qna.md", "plan.json", "evaluation.md", "src.zip")
+"""The files a case folder may hold besides ``prompt.md`` and ``config.json``."""
+
+
 def is_case_folder(path: Path) -> bool:
     return any((path / marker).is_file() for marker in CASE_MARKERS)
 
@@ -58,6 +62,9 @@ def load_case(folder: Path) -> Case:
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(str(config_path), exc, CaseConfig)) from exc
     evaluators = parse_evaluator_specs(config.evaluators, str(config_path), folder)
+    for name in OPTIONAL_FILES:
+        if (folder / name).is_dir():  # read as absent, its content would be ignored silently
+            raise ConfigError(f"{folder / name}: a folder, where the case expects a file")
     fixture, kind = _fixture(folder)
     qna_text, rules = None, []
     if (folder / "qna.md").is_file():

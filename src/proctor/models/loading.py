@@ -42,6 +42,10 @@ def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | Non
     with the file it came from. Keys the file did not set stay unset in the model."""
     if path is None:
         candidate = cwd / DEFAULT_CONFIG_NAME
+        if candidate.is_dir():
+            raise ConfigError(
+                f"{candidate}: a folder, where proctor expects its configuration file"
+            )
         if not candidate.is_file():
             return TopConfig(), None
         path = candidate

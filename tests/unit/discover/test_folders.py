@@ -106,3 +106,19 @@ def test_unsafe_src_zip_is_a_config_error(tmp_path: Path) -> None:
         zf.writestr("../../escape.txt", "x")
     with pytest.raises(ConfigError, match="unsafe src.zip: .*'../../escape.txt' would be written"):
         discover_cases(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["plan.json", "qna.md", "evaluation.md", "src.zip"])
+def test_a_folder_where_a_case_file_belongs_is_a_sentence(tmp_path: Path, name: str) -> None:
+    folder = write_case(tmp_path, "x", config={})
+    (folder / name).mkdir()
+    with pytest.raises(ConfigError, match="a folder, where the case expects a file"):
+        discover_cases(tmp_path)
+
+
+def test_a_proctor_json_folder_is_a_sentence(tmp_path: Path) -> None:
+    from proctor.models.loading import load_top_config
+
+    (tmp_path / "proctor.json").mkdir()
+    with pytest.raises(ConfigError, match="a folder, where proctor expects its configuration"):
+        load_top_config(None, tmp_path)
