@@ -528,3 +528,23 @@ def test_a_later_run_in_the_same_process_drives_its_own_case_of_the_same_name(
     write_case(cases, "same", plan={"turns": [{"say": "done"}]}, config={"agents": ["scripted"]})
     again = proctor("run", "--source", str(cases), "--out", str(tmp_path / "runs"))
     assert again.code == 0, again.err
+
+
+def test_a_mistake_found_in_a_generated_case_names_the_eval_file(
+    proctor: Run, tmp_path: Path
+) -> None:
+    files = {
+        "a.eval.py": """
+            from proctor.evals import define_eval
+            async def t(x):
+                await x.send("hi")
+            e = define_eval(test=t, judge="bogus", plan={"turns": [{"say": "x"}]})
+        """
+    }
+    root = project(tmp_path, files)
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o"), "--no-stream")
+    assert result.code == 2
+    assert f"{root / 'evals' / 'a.eval.py'} (its generated config.json): models: judge" in (
+        result.err
+    )
+    assert "evals-src" not in result.err

@@ -12,6 +12,7 @@ from each trial's ``eval.json``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -187,11 +188,25 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
             ),
             list(subscribers),
         )
+    except ConfigError as exc:
+        raise ConfigError(_named_by_eval_files(str(exc), source, chosen)) from exc
     finally:
         CONVERSATIONS.clear()  # a later run in this process drives its cases as written
     summary = summarise(run.paths, run.records, chosen)
     code = int(ExitCode.INTERRUPTED) if run.suite.interrupted else exit_code_of(run.records)
     return EvalRunResult(run, summary, code, chosen)
+
+
+def _named_by_eval_files(
+    message: str, source: Path, chosen: list[tuple[EvalPoint, list[int]]]
+) -> str:
+    """``message`` with each generated case file it names (``…/evals-src/<stamp>/<case>/
+    config.json``) named as the eval file it came from: that is the file to mend."""
+    for point, _ in chosen:
+        folder = re.escape(str(source / point.case_name))
+        named = str(point.file).replace("\\", "\\\\")
+        message = re.sub(folder + r"/([\w.]+)", named + r" (its generated \1)", message)
+    return message
 
 
 def _check_point(point: EvalPoint, request: EvalRequest, config_agent: str | None) -> None:
