@@ -75,3 +75,12 @@ def test_inline_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
     bad.write_text('{"evaluators": 3}')
     wrong = proctor("run", "--prompt", "x", "--eval", str(bad), "--out", out)
     assert wrong.code == 2 and "expected a list of evaluators" in wrong.err
+    typo = tmp_path / "typo.json"
+    typo.write_text('[{"use": "fle-exists"}]')
+    named = proctor("run", "--prompt", "x", "--eval", str(typo), "--out", out)
+    assert named.code == 2 and f"--eval {typo}: field 'evaluators[0].use'" in named.err
+    rules = tmp_path / "q.md"
+    rules.write_text("```rules\n/(/ -> x\n```\n")
+    qna = proctor("run", "--prompt", "x", "--qna", str(rules), "--out", out)
+    assert qna.code == 2 and f"--qna {rules}: rules block" in qna.err
+    assert "inline/" not in named.err + qna.err  # never the file proctor wrote

@@ -294,7 +294,12 @@ def command(
         executor_address=ray_address,
         argv=("proctor", *sys.argv[1:]),
     )
-    plan = plan_run(request)
+    try:
+        plan = plan_run(request)
+    except ConfigError as exc:
+        if prompt is None:
+            raise
+        raise ConfigError(_named_by_options(str(exc), source, eval_file, qna)) from exc
     for skipped in plan.skipped:
         click.echo(f"proctor: skipped case '{skipped.name}': {skipped.reason}", err=True)
     if not plan.trials:
@@ -341,6 +346,19 @@ def _inline(
     if evaluate and not has_evaluators:
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
     return folder, bool(evaluate)
+
+
+def _named_by_options(message: str, source: Path, eval_file: Path | None, qna: Path | None) -> str:
+    """``message`` about the inline case proctor wrote, with its files named by the options
+    they came from (``--eval FILE``, ``--qna FILE``): those are the files to mend."""
+    from proctor.session.inline import CASE_NAME
+
+    case = source / CASE_NAME
+    if eval_file is not None:
+        message = message.replace(f"{case / 'config.json'}:", f"--eval {eval_file}:")
+    if qna is not None:
+        message = message.replace(f"{case / 'qna.md'}:", f"--qna {qna}:")
+    return message
 
 
 def _manifest(
