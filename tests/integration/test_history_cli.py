@@ -108,6 +108,10 @@ def test_mark_then_changes(
     text = proctor("history", "--home", str(home), "--changes").out
     assert "Uncontrolled comparison" in text and "too few tasks" in text
     assert proctor("mark", "later", "--at", "tomorrow").code == 2
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "a-file"))
+    blocked = proctor("mark", "again")
+    assert blocked.code == 2 and f"({tmp_path / 'a-file'} is a file, not a folder)" in blocked.err
 
 
 def test_parse_of_a_folder_of_sessions_says_it_shows_one(proctor: Run, home: Path) -> None:

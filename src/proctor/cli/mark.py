@@ -31,8 +31,8 @@ def command(text: str, project: Path | None, at: str | None) -> int:
     except OSError as exc:
         from proctor.errors import ConfigError
 
-        raise ConfigError(
-            f"{path}: cannot write the change journal ({exc.strerror or exc})"
-        ) from exc
+        blocker = next((p for p in path.parents if p.is_file()), None)
+        why = f"{blocker} is a file, not a folder" if blocker else exc.strerror or str(exc)
+        raise ConfigError(f"{path}: cannot write the change journal ({why})") from exc
     click.echo(f"proctor: marked '{mark.text}' at {mark.at} for {mark.project} ({path})", err=True)
     return 0
