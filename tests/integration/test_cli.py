@@ -27,7 +27,12 @@ from tests.conftest import single_run_dir, write_case
             (),
             "field 'agents[0]': unknown agent 'ghost'",
         ),
-        (lambda c: write_case(c, "x"), ("--case", "nomatch"), "nothing runnable"),
+        (
+            lambda c: write_case(c, "x"),
+            ("--case", "nomatch"),
+            "--case nomatch: no case matches (cases: x)",
+        ),
+        (lambda c: write_case(c, "x"), ("--tag", "nomatch"), "nothing runnable"),
         (lambda c: write_case(c, "x"), ("--config", "/nonexistent/proctor.json"), "no such file"),
     ],
 )

@@ -93,3 +93,21 @@ def test_an_existing_output_file_is_kept_unless_forced(proctor: Run, tmp_path: P
     assert under_a_file.code == 2 and "cannot be written" in under_a_file.err
     blank = proctor(*plan[:-1], "")
     assert blank.code == 2 and "give the path of a file" in blank.err
+
+
+def test_a_manifest_whose_tasks_are_no_cases_says_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("real", plan={"turns": [{"say": "hi"}]})
+    labels = tmp_path / "goals.csv"
+    labels.write_text("ghost,single_goal\n")
+    manifest = tmp_path / "m.json"
+    assert (
+        proctor("plan-repeats", "--goal-labels", str(labels), "--output", str(manifest)).code == 0
+    )
+    result = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert result.code == 2
+    assert f"{manifest}: tasks ghost: no case matches (cases: real)" in result.err

@@ -401,7 +401,13 @@ def _manifest(
             argv=("proctor", *sys.argv[1:]),
             session_label=entry.session,
         )
-        plan = plan_run(request)
+        try:
+            plan = plan_run(request)
+        except ConfigError as exc:
+            text = str(exc)
+            if text.startswith("--case "):  # the cases are the manifest's tasks
+                raise ConfigError(f"{path}: tasks {text.removeprefix('--case ')}") from exc
+            raise
         if not plan.trials:
             raise ConfigError(f"{path}: none of its tasks is a case under {source}")
         result = run_plan(plan, request, [make_display(False), CostWarnings(budget)])

@@ -267,6 +267,14 @@ def build_plan(
     unless ``problems`` is given: then each one is noted there, the case is left out, and
     planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
+    if (
+        cli.cases
+        and found.cases
+        and not select_cases(found.cases, cli.model_copy(update={"tags": []}))
+    ):
+        names = sorted(c.name for c in found.cases)
+        shown = ", ".join(names[:10]) + (", …" if len(names) > 10 else "")
+        raise ConfigError(f"--case {', '.join(cli.cases)}: no case matches (cases: {shown})")
     _check_evaluator_names(chosen, cli)
     _check_limits(top, str(config_path or "proctor.json"))
     _check_profiles(top, str(config_path or "proctor.json"))
