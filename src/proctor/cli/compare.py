@@ -53,7 +53,6 @@ def command(
     from proctor.report.stored import check_distinct
     from proctor.report.stored import load_records as read_records
 
-    check_distinct(runs)
     labels = relabeller(buckets, goal_labels)
 
     def load_records(path: Path) -> list[Any]:
@@ -62,6 +61,8 @@ def command(
 
     if len(runs) != 2 or treatment or baseline:
         from proctor.report.stored import pooled
+
+        check_distinct(runs)  # pooled: a run given twice would count twice
 
         records = (
             pooled([load_records(run) for run in runs]) if len(runs) > 1 else load_records(runs[0])
