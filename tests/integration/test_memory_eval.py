@@ -162,6 +162,8 @@ def test_configuration_errors_are_exit_2(proctor: Run, tmp_path: Path) -> None:
     assert url.code == 2 and "'scope.mode': 'process'" in url.err
     extra = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://127.0.0.1:9/mcp", "x")
     assert extra.code == 2 and "a URL takes no further words" in extra.err
+    hostless = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://")
+    assert hostless.code == 2 and "--mcp http://: the URL names no host" in hostless.err
     missing = proctor("memory-eval", "--dataset", DATASET)
     assert missing.code == 2
 

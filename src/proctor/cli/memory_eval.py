@@ -7,6 +7,7 @@ import os
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import click
 
@@ -163,6 +164,10 @@ def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:
     if server.startswith(("http://", "https://")):
         if rest:
             raise ConfigError(f"--mcp: a URL takes no further words, got '{' '.join(rest)}'")
+        if not urlsplit(server).hostname:
+            raise ConfigError(
+                f"--mcp {server}: the URL names no host (e.g. http://127.0.0.1:8000/mcp)"
+            )
         return ServerTarget(url=server)
     words = [*(shlex.split(server) if not rest else [server]), *rest]
     if not words:
