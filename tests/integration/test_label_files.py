@@ -46,6 +46,11 @@ def test_buckets_slice_compare_and_goal_labels_filter_report(
     )
     rows = [line for line in report.out.splitlines() if "strong_multi_goal" in line]
     assert rows and all(line.startswith("| one |") for line in rows)
+    typo = proctor("report", run_dir, "--goal-labels", str(shapes), "--goal-shape", "strong")
+    assert typo.code == 2
+    assert "--goal-shape strong: no trial has that goal shape (shapes: strong_multi_goal)" in (
+        typo.err
+    )
 
 
 def test_a_bad_label_file_is_a_sentence(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
