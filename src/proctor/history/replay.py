@@ -14,6 +14,7 @@ import functools
 import gc
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -191,6 +192,10 @@ _STAMPER: Stamper | None = None
 
 def _start_worker() -> None:
     gc.enable()  # the parent pauses its collector while it gathers summaries; workers need it
+    # Whatever the parent had: the pool stops its workers with SIGTERM (which must end them),
+    # and Ctrl-C is the parent's to handle.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 Job = tuple[int, Session, "str | None"]
