@@ -33,6 +33,11 @@ from tests.conftest import single_run_dir, write_case
             "--case nomatch: no case matches (cases: x)",
         ),
         (lambda c: write_case(c, "x"), ("--tag", "nomatch"), "nothing runnable"),
+        (  # a name that matches a skipped case: its skip line says why, not "no case matches"
+            lambda c: (write_case(c, "x"), write_case(c, "y", prompt="  ")),
+            ("--case", "y"),
+            "nothing runnable",
+        ),
         (lambda c: write_case(c, "x"), ("--config", "/nonexistent/proctor.json"), "no such file"),
     ],
 )

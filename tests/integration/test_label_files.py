@@ -51,6 +51,7 @@ def test_buckets_slice_compare_and_goal_labels_filter_report(
     assert "--goal-shape strong: no trial has that goal shape (shapes: strong_multi_goal)" in (
         typo.err
     )
+    assert typo.out == ""  # refused before any report is printed
 
 
 def test_a_bad_label_file_is_a_sentence(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:

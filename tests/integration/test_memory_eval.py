@@ -164,6 +164,8 @@ def test_configuration_errors_are_exit_2(proctor: Run, tmp_path: Path) -> None:
     assert extra.code == 2 and "a URL takes no further words" in extra.err
     hostless = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://")
     assert hostless.code == 2 and "--mcp http://: the URL names no host" in hostless.err
+    bracket = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://[::1")
+    assert bracket.code == 2 and "not a valid URL" in bracket.err
     missing = proctor("memory-eval", "--dataset", DATASET)
     assert missing.code == 2
 

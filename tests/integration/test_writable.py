@@ -46,20 +46,32 @@ def test_validate_does_not_make_the_results_directory(
     assert not out.exists()
 
 
-def test_a_results_directory_inside_a_case_or_its_fixture_is_refused(
+def test_a_results_directory_inside_a_fixture_is_refused(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
-    """Results inside a case would be copied into the next trials' workspaces."""
+    """Results inside a fixture would be copied into the next trials' workspaces."""
     make_case("a", plan={"turns": [{"say": "hi"}]}, src={"x.txt": "x"})
     cases = tmp_path / "cases"
-    for out in (cases / "a" / "src" / "results", cases / "a"):
+    for out in (cases / "a" / "src" / "results", cases / "a" / "src"):
         run = proctor("run", "--source", str(cases), "--out", str(out))
-        assert run.code == 2 and "inside the " in run.err and "of case 'a'" in run.err
+        assert run.code == 2 and "inside the fixture" in run.err and "of case 'a'" in run.err
         assert not (cases / "a" / "src" / "results").exists()
     validate = proctor(
-        "validate", "--source", str(cases), "--config", str(_top(tmp_path, cases / "a" / "r"))
+        "validate",
+        "--source",
+        str(cases),
+        "--config",
+        str(_top(tmp_path, cases / "a" / "src" / "r")),
     )
     assert validate.code == 2 and "the results directory" in validate.err
-    assert "inside the case folder" in validate.err
+    assert "inside the fixture" in validate.err
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    looped = proctor("run", "--source", str(cases), "--out", str(loop / "results"))
+    assert looped.code == 2 and "Traceback" not in looped.err
+    # Controls: next to the cases (as the default is), and inside the case folder but outside
+    # its fixture (`proctor run` from inside a case folder writes ./proctor-results there).
     beside = proctor("run", "--source", str(cases), "--out", str(cases / "results"))
-    assert beside.code == 0, beside.err  # control: next to the cases, as the default is
+    assert beside.code == 0, beside.err
+    inside = proctor("run", "--source", str(cases / "a"), "--out", str(cases / "a" / "results"))
+    assert inside.code == 0, inside.err

@@ -164,7 +164,11 @@ def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:
     if server.startswith(("http://", "https://")):
         if rest:
             raise ConfigError(f"--mcp: a URL takes no further words, got '{' '.join(rest)}'")
-        if not urlsplit(server).hostname:
+        try:
+            host = urlsplit(server).hostname
+        except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+            raise ConfigError(f"--mcp {server}: not a valid URL ({exc})") from exc
+        if not host:
             raise ConfigError(
                 f"--mcp {server}: the URL names no host (e.g. http://127.0.0.1:8000/mcp)"
             )

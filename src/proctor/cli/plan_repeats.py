@@ -49,7 +49,7 @@ def command(
     try:
         write_record(output, manifest)
     except OSError as exc:
-        raise ConfigError(f"--output {output}: cannot be written ({exc.strerror})") from exc
+        raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
     click.echo(
         f"proctor: {len(manifest.tasks)} task(s) × {pairs} pair(s) of "
         f"{' / '.join(names)} planned in {output}",

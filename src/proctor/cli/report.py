@@ -76,6 +76,13 @@ def command(
         records = run.records
         for note in run.notes:
             click.echo(f"proctor: note: {note}", err=True)
+    if goal_shape is not None:  # before anything is printed or written
+        shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
+        if goal_shape not in shapes:
+            raise ConfigError(
+                f"--goal-shape {goal_shape}: no trial has that goal shape "
+                f"(shapes: {', '.join(shapes) or 'none; --goal-labels FILE sets them'})"
+            )
     written = render_into(run_dirs[0], suite, records, [*names, "json"]) if write else {}
     for name in names:
         if name in written:
@@ -88,12 +95,6 @@ def command(
             text = REPORTERS[name].render(suite, records)
         click.echo(text, nl=False)
     if repeated or goal_shape:
-        shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
-        if goal_shape is not None and goal_shape not in shapes:
-            raise ConfigError(
-                f"--goal-shape {goal_shape}: no trial has that goal shape "
-                f"(shapes: {', '.join(shapes) or 'none; --goal-labels FILE sets them'})"
-            )
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
         click.echo("\n" + render_repeated_markdown(rows), nl=False)
     if names == ["markdown"] and len(run_dirs) == 1:

@@ -73,10 +73,12 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def remove_partial_writes(root: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
     """Remove the temp files that killed writes left under ``root`` (see
-    :data:`PARTIAL_WRITE`), not looking into folders named in ``skip``; the files removed."""
+    :data:`PARTIAL_WRITE`), not looking into a folder named in ``skip`` that sits in a trial's
+    folder (one named by its repeat or attempt number); the files removed."""
     removed = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in skip]
+        if os.path.basename(folder).isdecimal():
+            dirs[:] = [d for d in dirs if d not in skip]
         for name in files:
             if PARTIAL_WRITE.fullmatch(name):
                 path = Path(folder, name)

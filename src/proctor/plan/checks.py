@@ -97,24 +97,20 @@ def writable_problem(folder: Path, what: str) -> str | None:
 
 
 def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase]) -> None:
-    """The results directory is not inside a case folder or a fixture: the next trial's
-    workspace would be copied with the earlier runs' results in it, and proctor never writes
-    into a case. A ConfigError (exit 2) naming the folder."""
-    where = out.resolve()
+    """The results directory is not inside a case's fixture (``src/``): every trial's workspace
+    is a copy of it, so the next trials would find the earlier runs' results in theirs. A
+    ConfigError (exit 2) naming the fixture."""
+    where = Path(os.path.realpath(out))  # realpath: a symlink loop leads nowhere, no traceback
     for rc in cases:
-        # A task file's case has no folder of its own (its path is the file's folder).
-        own = rc.case.path if (rc.case.path / "prompt.md").is_file() else None
-        fixture = rc.case.fixture if rc.case.fixture_kind == "dir" else None
-        for folder, what in ((own, "case folder"), (fixture, "fixture")):
-            if folder is None:
-                continue
-            inside = folder.resolve()
-            if where == inside or inside in where.parents:
-                raise ConfigError(
-                    f"--out {out}: inside the {what} {folder} of case '{rc.name}'; results "
-                    "there would be copied into the next trials' workspaces: choose a folder "
-                    "outside the cases"
-                )
+        if rc.case.fixture is None or rc.case.fixture_kind != "dir":
+            continue
+        fixture = Path(os.path.realpath(rc.case.fixture))
+        if where == fixture or fixture in where.parents:
+            raise ConfigError(
+                f"--out {out}: inside the fixture {rc.case.fixture} of case '{rc.name}'; every "
+                "trial's workspace is a copy of it, so the next trials would find these results "
+                "in theirs: choose a folder outside it"
+            )
 
 
 def check_writable(out: Path) -> None:

@@ -267,11 +267,10 @@ def build_plan(
     unless ``problems`` is given: then each one is noted there, the case is left out, and
     planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
-    if (
-        cli.cases
-        and found.cases
-        and not select_cases(found.cases, cli.model_copy(update={"tags": []}))
-    ):
+    # A name that matches a skipped case is left to its "skipped case" line.
+    skipped = any(fnmatch.fnmatchcase(s.name, g) for s in found.skipped for g in cli.cases)
+    by_name = cli.model_copy(update={"tags": []})
+    if cli.cases and found.cases and not skipped and not select_cases(found.cases, by_name):
         names = sorted(c.name for c in found.cases)
         shown = ", ".join(names[:10]) + (", …" if len(names) > 10 else "")
         raise ConfigError(f"--case {', '.join(cli.cases)}: no case matches (cases: {shown})")

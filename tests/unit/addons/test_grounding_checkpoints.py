@@ -145,3 +145,11 @@ def test_ineligible_checkpoints_are_never_drawn_and_none_eligible_draws_nothing(
 def test_without_live_every_checkpoint_runs_in_file_order() -> None:
     file = sample(2, 2, ineligible=1)
     assert [c.id for c in select_all(file).checkpoints] == ["w0", "w1", "c0", "c1", "x0"]
+
+
+def test_a_signal_written_as_nan_is_measured_data_and_loads(tmp_path: Path) -> None:
+    """Python's json.dumps writes NaN for a ratio it could not compute; the checkpoint loads
+    (the rule against non-finite numbers is for settings)."""
+    path = write(tmp_path, json.dumps([cp("a", ratio=float("nan"), tokens=3)]))
+    (loaded,) = load_checkpoints(path).checkpoints
+    assert loaded.signals["tokens"] == 3

@@ -21,13 +21,17 @@ def test_only_the_temp_files_of_cut_off_writes_are_removed(tmp_path: Path) -> No
         tmp_path / "notes.tmp",  # not hidden
         tmp_path / ".notes.tmp",  # no random part
         tmp_path / ".suite.json.short.tmp",  # not the random part mkstemp writes
-        tmp_path / "trials" / "a" / "workspace" / ".build.0a1b2c3d.tmp",  # the agent's own
+        tmp_path / "trials" / "a" / "x" / "d" / "1" / "workspace" / ".b.0a1b2c3d.tmp",  # agent's
     ]
+    # A case named like an agent folder is no trial's workspace: its cut-off writes go.
+    case_named_so = tmp_path / "trials" / "workspace" / ".trial.json.0a1b2c3d.tmp"
+    case_named_so.parent.mkdir(parents=True)
+    case_named_so.write_text("{")
     for path in kept:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("mine")
     removed = remove_partial_writes(tmp_path, skip=frozenset({"workspace"}))
-    assert sorted(removed) == sorted([cut, nested])
+    assert sorted(removed) == sorted([cut, nested, case_named_so])
     assert not cut.exists() and not nested.exists()
     assert all(path.read_text() == "mine" for path in kept)
     assert (tmp_path / "suite.json").read_text() == "{}\n"

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import ConfigDict, Field, JsonValue, ValidationError
 
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
@@ -42,6 +42,9 @@ DEFAULT_WASTE_THRESHOLDS: dict[str, float] = {
 
 class Checkpoint(UserModel):
     """One moment of a session: an id, the signals the advisor reads, and the waste flag."""
+
+    # Signals are measured data, not settings: a ratio written as NaN is a value to pass on.
+    model_config = ConfigDict(allow_inf_nan=True)
 
     id: str = Field(min_length=1)
     signals: dict[str, JsonValue]
