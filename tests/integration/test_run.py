@@ -241,8 +241,24 @@ def test_dry_run_runs_nothing(proctor: Run, make_case: MakeCase, tmp_path: Path)
     result, out = run_cases(proctor, tmp_path, "--dry-run")
     assert result.code == 0
     assert "3 trial(s) in 1 case(s); nothing was run." in result.out
-    assert '"matrix"' in result.out
+    assert '"matrix"' in result.out and '"concurrency": 2' in result.out
     assert not out.exists()
+
+
+def test_a_dry_run_shows_the_concurrency_a_ray_cluster_sizes_as_null(
+    make_case: MakeCase, tmp_path: Path
+) -> None:
+    from proctor.models.config import CliOverrides
+    from proctor.plan.render import render_dry_run
+    from proctor.plan.resolve import load_run_plan
+    from proctor.session.run import RunRequest, cluster_sized
+
+    make_case("a", plan={"turns": []})
+    plan = load_run_plan(tmp_path / "cases", None, CliOverrides(), tmp_path)
+    ray = RunRequest(source=tmp_path / "cases", executor="ray")
+    assert cluster_sized(plan, ray) and not cluster_sized(plan, RunRequest(source=tmp_path))
+    shown = render_dry_run(plan, cluster_sized=cluster_sized(plan, ray))
+    assert '"concurrency": null' in shown
 
 
 def test_turn_end_question_is_answered_and_the_session_goes_on(

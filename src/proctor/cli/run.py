@@ -306,8 +306,9 @@ def command(
         raise ConfigError(f"--source {source}: nothing runnable (no case matched)")
     if dry_run:
         from proctor.plan.render import render_dry_run
+        from proctor.session.run import cluster_sized
 
-        click.echo(render_dry_run(plan))
+        click.echo(render_dry_run(plan, cluster_sized=cluster_sized(plan, request)))
         return 0
     budget = budget_usd or plan.top.budget_usd
     if repeat_check is not None:

@@ -7,7 +7,7 @@ from proctor.models.plan import RunPlan
 from proctor.plan.records import resolved_record
 
 
-def render_dry_run(plan: RunPlan) -> str:
+def render_dry_run(plan: RunPlan, *, cluster_sized: bool = False) -> str:
     lines = [f"{len(plan.trials)} trial(s) in {len(plan.cases)} case(s); nothing was run.", ""]
     lines.append(f"{'case':30} {'agent':14} {'condition':12} repeats  timeout  evaluators")
     for rc in plan.cases:
@@ -20,5 +20,9 @@ def render_dry_run(plan: RunPlan) -> str:
                 )
     for s in plan.skipped:
         lines.append(f"skipped {s.name}: {s.reason}")
-    lines += ["", "Resolved configuration:", model_to_json(resolved_record(plan)).rstrip()]
+    lines += [
+        "",
+        "Resolved configuration:",
+        model_to_json(resolved_record(plan, cluster_sized=cluster_sized)).rstrip(),
+    ]
     return "\n".join(lines)
