@@ -267,7 +267,8 @@ def main() -> None:
         results["python3_shim"] = shim
         print(
             f"note: python3 on PATH is a shell-script shim ({shim}): the case's own test "
-            "commands pay its start-up in every trial, inside the share with evaluation"
+            "commands pay its start-up in every trial, inside harness_share_<agent> (not "
+            "harness_share_own_<agent>)"
         )
     out = Path(__file__).with_name("results")
     out.mkdir(exist_ok=True)
