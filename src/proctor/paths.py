@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,8 +74,23 @@ class RunPaths:
         return TrialPaths(self.trials_dir / case / agent / condition / str(repeat))
 
     def trial_jsons(self) -> list[Path]:
-        """Every stored trial.json of the run, in a stable order."""
-        return sorted(self.trials_dir.glob("*/*/*/*/trial.json"))
+        """Every stored trial.json of the run, in a stable order. Only what lies in the run's
+        own folders: a link (a folder or the file) is not followed, so no record from
+        elsewhere is read as one of the run's."""
+        level = [self.trials_dir]
+        for _ in range(4):  # case / agent / condition / repeat
+            level = [entry for folder in level for entry in _subfolders(folder)]
+        found = [folder / "trial.json" for folder in level]
+        return sorted(path for path in found if path.is_file() and not path.is_symlink())
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    """The folders in ``folder`` that are not links."""
+    try:
+        with os.scandir(folder) as entries:
+            return [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from proctor.models.base import RecordModel
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.trajectory import EVENT_ADAPTER, Event, event_json
 from proctor.models.trial import TrialRecord
+from proctor.util.files import read_regular
 from proctor.util.masking import mask
 
 R = TypeVar("R", bound=RecordModel)
@@ -155,11 +156,13 @@ def read_trajectory(path: Path) -> list[Event]:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: file not found") from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: not a readable JSON file ({exc})") from exc
+    except RecursionError as exc:  # nesting deeper than any record proctor writes
+        raise ConfigError(f"{path}: not a readable JSON file (nested too deeply)") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top level")
     return data

@@ -12,6 +12,7 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 
 def remove_tree(path: str | Path, *, strict: bool = False) -> bool:
@@ -63,3 +64,25 @@ def _open_up(folder: str) -> None:
         return
     for sub in below:
         _open_up(sub)
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading in binary, when it is a regular file. Anything else (a named
+    pipe, a device, a folder) raises OSError instead: opening a pipe would block until a writer
+    came, and the reader (the viewer's index, a report) would hang with it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise OSError(f"{path}: {kind}")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path) -> bytes:
+    """The bytes of the regular file ``path`` (see :func:`open_regular`)."""
+    with open_regular(path) as fh:
+        return fh.read()

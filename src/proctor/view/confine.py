@@ -42,4 +42,5 @@ def trial_folder(index: ResultsIndex, run: str, key: str) -> Path | None:
     folder = run_folder(index, run)
     if folder is None or len(PurePosixPath(key).parts) != 4:
         return None
-    return inside(folder, f"trials/{key}")
+    found = inside(folder, f"trials/{key}")
+    return found if found is not None and found.is_dir() else None  # a stray file is no trial

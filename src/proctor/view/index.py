@@ -92,7 +92,9 @@ class ResultsIndex:
         return sorted(
             p
             for p in entries
-            if p.is_dir() and ((p / "run.json").is_file() or (p / "trials").is_dir())
+            if p.is_dir()
+            and not p.is_symlink()  # a run linked in from elsewhere is not this folder's
+            and ((p / "run.json").is_file() or (p / "trials").is_dir())
         )
 
     def refresh(self, *, force: bool = False) -> int:

@@ -10,6 +10,9 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
+
+from proctor.util.files import open_regular
 
 _CHUNK = 1 << 20
 _TOOL_CALL_MARKS = (b'"type": "tool_call"', b'"type":"tool_call"')
@@ -39,12 +42,14 @@ def scan_offsets(path: Path, known: LineOffsets | None = None) -> LineOffsets:
         stat = path.stat()
     except OSError:
         return LineOffsets()
+    if not S_ISREG(stat.st_mode):  # a folder or a pipe where the file belongs: nothing to read
+        return LineOffsets()
     identity = (stat.st_ino, stat.st_dev)
     if known is None or known.identity != identity or stat.st_size < known.scanned_to:
         known = LineOffsets(identity=identity)
     if stat.st_size == known.scanned_to:
         return known
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(known.scanned_to)
         position = known.scanned_to
         pending = b""
@@ -78,7 +83,7 @@ def read_lines(path: Path, offsets: LineOffsets, first: int, count: int) -> list
     last = min(first + count, offsets.lines)
     begin = offsets.starts[first]
     end = offsets.starts[last] if last < offsets.lines else offsets.scanned_to
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(begin)
         data = fh.read(end - begin)
     return [line for line in data.split(b"\n") if line.strip()][: last - first]

@@ -3,11 +3,13 @@ rule or model (at most a few hundred; a line that is not a record is shown as un
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from proctor.models.trial import QuestionRecord
+from proctor.util.files import open_regular
 
 MAX_QUESTIONS = 500
 
@@ -15,7 +17,7 @@ MAX_QUESTIONS = 500
 def questions_of(path: Path) -> list[QuestionRecord | str]:
     out: list[QuestionRecord | str] = []
     try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
+        with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 if len(out) >= MAX_QUESTIONS:
                     break

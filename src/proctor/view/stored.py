@@ -12,6 +12,7 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import apply_annotations, read_annotations
+from proctor.util.files import open_regular
 
 _SUITES: dict[Path, tuple[tuple[int, int], SuiteRecord | None]] = {}
 _LOCK = threading.Lock()
@@ -56,7 +57,7 @@ def trial_of(run_dir: Path, trial_dir: Path) -> tuple[TrialRecord | None, str | 
 def read_head(path: Path, limit: int) -> tuple[str | None, bool]:
     """The first ``limit`` bytes of a text file (None when absent), and whether it is longer."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read(limit + 1)
     except OSError:
         return None, False

@@ -27,3 +27,16 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
 def not_found(request: Request, what: str) -> HTMLResponse:
     """A 404 page naming what was not found (escaped like everything else)."""
     return render(request, "error.html", status_code=404, message=f"{what} was not found")
+
+
+MAX_DIGITS = 9
+"""The longest page or step number a query may give; a longer one is no number here (and a
+string of thousands of digits would be refused by ``int`` itself)."""
+
+
+def int_param(value: str | None, default: int) -> int:
+    """A query parameter as a whole number (ASCII digits, at most :data:`MAX_DIGITS`), else
+    ``default``."""
+    if value is None or not value.isascii() or not value.isdecimal() or len(value) > MAX_DIGITS:
+        return default
+    return int(value)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -114,6 +114,9 @@ def _time(value: str | None) -> datetime | None:
     if not value:
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+    # A time without a zone is read as UTC, as the transcripts write theirs: one such line
+    # among zoned ones must not make the gap between them incomparable.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -55,7 +55,7 @@ async def start_batch(request: Request) -> Response:
         return _refuse("refused: the request comes from another origin", 403)
     try:
         body = json.loads(await request.body() or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting no request needs
         return _refuse("the request body is not JSON", 400)
     suite = body.get("suite") if isinstance(body, dict) else None
     cases = body.get("cases", []) if isinstance(body, dict) else None

@@ -16,7 +16,7 @@ from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.runs import chosen_filters, summary
 from proctor.view.stored import suite_of
-from proctor.view.templating import not_found, render
+from proctor.view.templating import int_param, not_found, render
 
 FILTERS = ("case", "agent", "condition", "status")
 TRIALS_PER_PAGE = 100
@@ -82,12 +82,12 @@ def run_context(request: Request) -> dict[str, Any] | None:
 
     def group_url(case: str, agent: str, condition: str) -> str:
         query = urlencode({"case": case, "agent": agent, "condition": condition})
-        return f"/runs/{name}?{query}#trials"
+        return f"/runs/{quote(name, safe='')}?{query}#trials"
 
     def cell_url(cell: Cell) -> str:
         return group_url(cell.case, cell.agent, cell.condition)
 
-    page = max(1, _int(request.query_params.get("tpage"), 1))
+    page = max(1, int_param(request.query_params.get("tpage"), 1))
     pages = max(1, -(-len(points) // TRIALS_PER_PAGE))
     shown = points[(page - 1) * TRIALS_PER_PAGE : page * TRIALS_PER_PAGE]
     return dict(
@@ -113,13 +113,6 @@ def run_context(request: Request) -> dict[str, Any] | None:
         page_query=lambda n: urlencode({**chosen, "tpage": n}),
         query=urlencode({**chosen, "tpage": page}),
     )
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
 
 
 ROUTES = [Route("/runs/{run}", run_page, name="run")]

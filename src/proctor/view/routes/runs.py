@@ -96,8 +96,15 @@ def facets(index: ResultsIndex) -> dict[str, list[str]]:
     return {f: out[f] for f in FILTERS}
 
 
+MAX_FILTER_CHARS = 200
+"""The longest filter or search text kept (SQLite refuses a LIKE pattern of tens of
+thousands of characters, and no run name or case list is searched for with one)."""
+
+
 def chosen_filters(request: Request, names: tuple[str, ...]) -> dict[str, str]:
-    return {n: v for n in names if (v := request.query_params.get(n, "").strip())}
+    return {
+        n: v[:MAX_FILTER_CHARS] for n in names if (v := request.query_params.get(n, "").strip())
+    }
 
 
 def runs_page(request: Request) -> Response:

@@ -18,7 +18,7 @@ from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
 from proctor.view.stored import read_head, trial_of
-from proctor.view.templating import not_found, render
+from proctor.view.templating import int_param, not_found, render
 from proctor.view.timeline import page_of_step, timeline_page
 
 DIFF_LIMIT = 512 * 1024
@@ -69,12 +69,11 @@ def trial_page(request: Request) -> Response:
     trajectory, questions = own(folder, paths.trajectory), own(folder, paths.questions)
     size = request.app.state.settings.page_size
     offsets = index.trajectory_offsets(run, key, trajectory)
-    step = request.query_params.get("step")
-    if step is not None and step.isdecimal() and step.isascii():
-        page = page_of_step(offsets, int(step), size)
+    step = int_param(request.query_params.get("step"), -1)
+    if step >= 0:
+        page = page_of_step(offsets, step, size)
     else:
-        p = request.query_params.get("page", "1")
-        page = int(p) if p.isdecimal() and p.isascii() else 1
+        page = int_param(request.query_params.get("page"), 1)
     timeline = timeline_page(trajectory, offsets, page, size)
     diff, diff_cut = read_head(own(folder, paths.workspace_diff), DIFF_LIMIT)
     screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT)
@@ -112,8 +111,7 @@ def raw_page(request: Request) -> Response:
         return not_found(request, f"the raw transcript of trial {key}")
     offsets = index.trajectory_offsets(run, f"{key}#raw", path)
     pages = max(1, -(-offsets.lines // RAW_PAGE))
-    p = request.query_params.get("page", "1")
-    page = min(max(1, int(p) if p.isdecimal() and p.isascii() else 1), pages)
+    page = min(max(1, int_param(request.query_params.get("page"), 1)), pages)
     first = (page - 1) * RAW_PAGE
     lines = [
         b.decode("utf-8", errors="replace") for b in read_lines(path, offsets, first, RAW_PAGE)

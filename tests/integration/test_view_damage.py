@@ -1,0 +1,84 @@
+"""The viewer answers every request over a damaged or hostile results folder: no 500, no hang,
+no record from outside the folder shown as one of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from proctor.view.synthetic import write_run
+from tests.conftest import viewer
+from tests.integration.test_view_server import raw_get
+
+TRIAL = "/runs/run-a/trials/case-000/scripted/default/1"
+
+
+def test_numbers_and_search_texts_of_any_length_are_no_500(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=2, cases=1)
+    with viewer(results) as base:
+        huge = "9" * 4301  # past Python's int() digit limit
+        for path in (
+            f"{TRIAL}?page={huge}",
+            f"{TRIAL}?step={huge}",
+            f"{TRIAL}/raw?page={huge}",
+            f"/runs/run-a?tpage={huge}",
+            f"/?q={'a' * 50_000}",
+            f"/fragments/runs?q={'a' * 50_000}",
+        ):
+            status, _ = raw_get(base, path)
+            assert status in (200, 404), (path[:60], status)
+
+
+def test_damaged_records_leave_every_page_answering(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=3, cases=1)
+    trials = paths.root / "trials" / "case-000" / "scripted" / "default"
+    (paths.root / "annotations.json").write_text("[" * 200_000 + "]" * 200_000)
+    os.mkfifo(trials / "2" / "workspace.diff")  # a pipe would block whoever opened it
+    (trials / "3" / "trial.json").unlink()
+    os.mkfifo(trials / "3" / "trial.json")
+    (trials / "stray-file").write_text("not a trial")
+    lines = (trials / "1" / "trajectory.jsonl").read_text().splitlines()
+    naive = json.loads(lines[1])
+    naive["ts"] = "2026-12-02T02:20:27"  # no zone, among zoned times
+    (trials / "1" / "trajectory.jsonl").write_text(
+        "\n".join([lines[0], json.dumps(naive), *lines[2:]]) + "\n"
+    )
+    with viewer(results) as base:
+        started = time.monotonic()
+        for path in (
+            "/",
+            "/runs/run-a",
+            "/api/runs",
+            "/compare",
+            TRIAL,
+            "/runs/run-a/trials/case-000/scripted/default/2",
+            "/runs/run-a/trials/case-000/scripted/default/stray-file",
+        ):
+            status, text = raw_get(base, path)
+            assert status in (200, 404), (path, status, text[:200])
+        assert time.monotonic() - started < 30, "a page waited on a pipe"
+
+
+def test_records_linked_in_from_elsewhere_are_not_the_folder_s_own(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1)
+    elsewhere = write_run(tmp_path / "elsewhere", "run-x", trials=1, cases=1)
+    outside = elsewhere.root / "trials" / "case-000" / "scripted" / "default" / "1"
+    record = json.loads((outside / "trial.json").read_text())
+    record["reason"] = "OUTSIDE-TRIAL-REASON"
+    (outside / "trial.json").write_text(json.dumps(record))
+    linked = paths.root / "trials" / "case-000" / "scripted" / "default" / "8"
+    linked.mkdir()
+    (linked / "trial.json").symlink_to(outside / "trial.json")
+    (paths.root / "trials" / "linked-case").symlink_to(elsewhere.root / "trials" / "case-000")
+    (results / "run-linked").symlink_to(elsewhere.root)
+    with viewer(results) as base:
+        for path in ("/", "/runs/run-a", "/api/runs", "/runs/run-a?case=linked-case"):
+            status, text = raw_get(base, path)
+            assert status in (200, 404), path
+            assert "OUTSIDE-TRIAL-REASON" not in text and "run-linked" not in text, path
+            assert "linked-case" not in text or path.endswith("linked-case"), path
