@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -159,3 +162,24 @@ def test_an_unusable_cache_is_a_note_and_the_report_is_whole(
     assert result.code == 0
     assert "proctor: note: the history cache" in result.err
     assert json.loads(result.out)["total"]["sessions"] == 10
+
+
+def test_a_named_pipe_among_the_sessions_is_passed_over(home: Path) -> None:
+    """A pipe named like a session would block whoever opened it; the replay leaves it."""
+    before = json.loads(_history_json(home))
+    project = next((home / ".claude" / "projects").iterdir())
+    os.mkfifo(project / "0000-pipe.jsonl")
+    os.mkfifo(project / "agent-pipe.jsonl")
+    os.mkfifo(home / ".codex" / "sessions" / "2026" / "12" / "01" / "rollout-pipe.jsonl")
+    chats = next((home / ".gemini" / "tmp").iterdir()) / "chats"
+    os.mkfifo(chats / "session-pipe.json")
+    after = json.loads(_history_json(home))
+    assert after == before
+
+
+def _history_json(home: Path) -> str:
+    """`proctor history --json --no-cache` over ``home`` in a subprocess, within a minute."""
+    argv = [sys.executable, "-m", "proctor", "history", "--home", str(home), "--json", "--no-cache"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

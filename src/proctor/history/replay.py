@@ -88,7 +88,7 @@ def _subfolders(project_folder: str) -> frozenset[str]:
 def _agent_files(folder: Path) -> list[Path]:
     try:
         with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.name.startswith("agent-")]
+            names = [e.name for e in entries if e.name.startswith("agent-") and e.is_file()]
     except OSError:
         return []
     return [folder / n for n in sorted(names) if n.endswith(".jsonl")]

@@ -102,11 +102,13 @@ def agent_sessions(agent: str, folder: Path) -> Iterator[Session]:
     elif agent == "codex":
         for root in (folder / "sessions", folder / "archived_sessions"):
             for path in sorted(root.rglob("rollout-*.jsonl")):
-                yield Session(agent, path)
+                if path.is_file():
+                    yield Session(agent, path)
     else:
         for pattern in ("session-*.jsonl", "session-*.json"):
             for path in sorted((folder / "tmp").glob(f"*/chats/{pattern}")):
-                yield Session(agent, path)
+                if path.is_file():
+                    yield Session(agent, path)
 
 
 def _sorted_names(folder: str | Path, *, folders: bool) -> list[str]:
@@ -114,7 +116,8 @@ def _sorted_names(folder: str | Path, *, folders: bool) -> list[str]:
     (not hidden), sorted; none when it cannot be listed."""
     try:
         with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.is_dir() == folders]
+            # Files are regular files only: a named pipe would block the replay that read it.
+            names = [e.name for e in entries if (e.is_dir() if folders else e.is_file())]
     except OSError:
         return []
     return sorted(n for n in names if not n.startswith("."))

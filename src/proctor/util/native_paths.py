@@ -81,10 +81,13 @@ def first_record(path: Path) -> dict[str, object]:
 def claude_subagent_files(main: Path) -> list[Path]:
     """Subagent transcripts of the session whose main file is ``main``, sorted by name."""
     session_id = main.name.removesuffix(".jsonl")
-    nested = sorted((main.parent / session_id / "subagents").glob("agent-*.jsonl"))
+    # Regular files only: a named pipe would block whoever read it.
+    nested = sorted(
+        p for p in (main.parent / session_id / "subagents").glob("agent-*.jsonl") if p.is_file()
+    )
     if nested:
         return nested
-    siblings = sorted(main.parent.glob("agent-*.jsonl"))
+    siblings = sorted(p for p in main.parent.glob("agent-*.jsonl") if p.is_file())
     return [p for p in siblings if first_record(p).get("sessionId") == session_id]
 
 
