@@ -270,3 +270,21 @@ def test_compare_reads_a_run_once_until_it_changes(
         c.app.state.index.refresh(force=True)
         c.get(f"/compare?run={name}&treatment=b&baseline=a")
         assert len(reads) == 2  # a trial changed: read again
+
+
+def test_an_internal_error_carries_the_security_headers_too(tmp_path: Path) -> None:
+    """Whatever fails inside, the 500 is served with the same headers as every page."""
+    from starlette.routing import Route
+
+    app = build_app(ViewSettings(results=tmp_path))
+
+    def broken(request: object) -> None:
+        raise RuntimeError("a bug")
+
+    app.router.routes.append(Route("/broken", broken))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        page = c.get("/broken")
+    assert page.status_code == 500
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert "a bug" not in page.text  # no traceback served

@@ -78,6 +78,16 @@ def register_keys(source: Path | None) -> None:
                 register_secret(found)
 
 
+class ViewerApp(Starlette):
+    """Starlette with :class:`SecurityHeaders` outside everything, its error middleware too:
+    a 500 carries the same headers (and the same Host check) as any other response."""
+
+    hosts: tuple[str, ...] = ()
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack(), hosts=self.hosts)
+
+
 def build_app(settings: ViewSettings, index: ResultsIndex | None = None) -> Starlette:
     """The viewer over ``settings.results`` (its index is opened, or built, here)."""
     from proctor.view.playground import Playground
@@ -85,10 +95,9 @@ def build_app(settings: ViewSettings, index: ResultsIndex | None = None) -> Star
     register_keys(settings.source)
     index = index or ResultsIndex(settings.results, only=settings.only)
     index.refresh(force=True)
-    app = Starlette(routes=ROUTES)
+    app = ViewerApp(routes=ROUTES)
+    app.hosts = tuple(urlsplit(origin).netloc for origin in settings.origins)
     app.state.settings = settings
     app.state.index = index
     app.state.playground = Playground(settings, index)
-    hosts = tuple(urlsplit(origin).netloc for origin in settings.origins)
-    app.add_middleware(SecurityHeaders, hosts=hosts)
     return app
