@@ -251,3 +251,42 @@ def test_credentials_stay_out_and_a_forwarded_key_is_masked(
     everything = "".join(p.read_text(errors="replace") for p in trial_dir.rglob("*") if p.is_file())
     assert "sk-ant-forwarded-5" not in everything, "a forwarded key is masked in what is written"
     assert "raw-transcript.jsonl" in load_trial(single_run_dir(out), "env")["secretsMasked"]
+
+
+@pytest.mark.parametrize(
+    ("swap", "left"),
+    [
+        ("cd .. && mv workspace ws-old && ln -s {victim} workspace", "a link to"),
+        ("cd .. && rm -rf workspace", "nothing"),
+    ],
+)
+def test_an_agent_that_swaps_its_workspace_out_fails_and_nothing_outside_is_touched(
+    proctor: Run, tmp_path: Path, swap: str, left: str
+) -> None:
+    """Evaluators, hidden tests and the diff never follow a workspace the agent replaced with a
+    link: the workspace is read as empty, and the trial fails (the agent's doing, not an
+    evaluator's error)."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "orig.txt").write_text("outside\n")
+    folder = write_case(
+        tmp_path / "cases",
+        "swap",
+        config={
+            "evaluators": [
+                {"use": "command", "run": "touch evaluator-was-here", "copyIn": ["hidden/"]},
+                {"use": "file-exists", "must": ["orig.txt"]},
+            ]
+        },
+        plan={"turns": [{"shell": swap.format(victim=victim)}, {"say": "done"}]},
+        src={"orig.txt": "inside\n"},
+    )
+    (folder / "hidden").mkdir()
+    (folder / "hidden" / "t.txt").write_text("hidden\n")
+    result, _ = run_cases(proctor, tmp_path)
+    trial = load_trial(single_run_dir(tmp_path / "out"), "swap")
+    assert result.code == 1 and trial["status"] == "failed", trial["reason"]
+    assert sorted(p.name for p in victim.iterdir()) == ["orig.txt"]  # untouched
+    diff = next((tmp_path / "out").glob("run-*/trials/swap/*/*/1/workspace.diff")).read_text()
+    assert diff.startswith(f"Workspace replaced: the agent left {left}")
+    assert "deleted file" in diff

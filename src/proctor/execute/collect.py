@@ -5,6 +5,7 @@ dollars, process metrics and task rules, and the workspace diff."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +140,30 @@ def read_transcript(
     return trajectory, info
 
 
+def reclaim_workspace(workspace: Path) -> str | None:
+    """Make ``workspace`` a real, empty folder again when the agent removed it or put a link
+    (or a file) in its place, and say so; None when it is still the folder it was given.
+
+    Evaluators, hidden tests copied in and the diff all work in the workspace: through a link
+    they would work wherever it leads, outside the trial, and count what they found there as
+    the agent's. Read as empty, the workspace fails whatever checks its files."""
+    if workspace.is_dir() and not workspace.is_symlink():
+        return None
+    if workspace.is_symlink():
+        left = f"a link to {os.readlink(workspace)}"
+        workspace.unlink()
+    elif workspace.exists():
+        left = "a file"
+        workspace.unlink()
+    else:
+        left = "nothing"
+    workspace.mkdir()
+    return (
+        f"Workspace replaced: the agent left {left} where its workspace folder was; the "
+        "workspace is read as empty"
+    )
+
+
 def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
     paths, log = ctx.paths, driven.log
     if log.terminal or log.screen:
@@ -152,7 +177,9 @@ def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
     info.coverage = trajectory.coverage
     if log.questions:
         write_jsonl(paths.questions, log.questions)
-    write_text_atomic(paths.workspace_diff, workspace_diff(prepared.before, ctx.workspace))
+    replaced = reclaim_workspace(ctx.workspace)
+    diff = workspace_diff(prepared.before, ctx.workspace)
+    write_text_atomic(paths.workspace_diff, f"{replaced}\n{diff}" if replaced else diff)
     process, rules = process_metrics(ctx, trajectory)
     shell_lines(ctx, prepared.env, "teardown", ctx.spec.case.teardown, fatal=False)
     return Collected(

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proctor.models.io import escape_surrogates
+from proctor.util.diffpaths import quote_path
 
 IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
 IGNORED_SUFFIXES = (".pyc", ".pyo")
@@ -185,9 +185,11 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
         if stat == was and rel not in before.kept_paths:
             continue  # unchanged: not read
         if was is not None and before.changed_at_source(rel):
-            path = escape_surrogates(rel)
-            out.append(f"diff --git a/{path} b/{path}\n")
-            out.append(f"Before unknown: the fixture's {path} changed during the trial\n")
+            path = rel
+            out.append(f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n")
+            out.append(
+                f"Before unknown: the fixture's {quote_path(path)} changed during the trial\n"
+            )
             continue
         if stat is not None and was is not None and _same_content(before.source(rel), root / rel):
             continue
@@ -210,9 +212,14 @@ def _text(data: bytes) -> list[str] | None:
     if len(data) > MAX_TEXT_BYTES or b"\0" in data[:8192]:
         return None
     try:
-        return data.decode("utf-8").splitlines(keepends=True)
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    # Lines end at "\n" only, as git's do (str.splitlines would also break at a form feed,
+    # U+2028 and others, and number the hunks wrongly).
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    return [*lines, parts[-1]] if parts[-1] else lines
 
 
 def unified_diff(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> str:
@@ -222,13 +229,14 @@ def unified_diff(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> str
         old, new = before.get(key), after.get(key)
         if old == new:
             continue
-        # A name that is not UTF-8 is shown escaped (bad\xffname), so the diff can be written.
-        path = escape_surrogates(key)
-        a = f"a/{path}" if old is not None else "/dev/null"
-        b = f"b/{path}" if new is not None else "/dev/null"
+        # A name that is not UTF-8 is quoted with its bytes in octal ("a/bad\377name"), as
+        # git writes it, so the diff can be written and read back.
+        path = key
+        a = quote_path(f"a/{path}") if old is not None else "/dev/null"
+        b = quote_path(f"b/{path}") if new is not None else "/dev/null"
         old_lines = _text(old) if old is not None else []
         new_lines = _text(new) if new is not None else []
-        out.append(f"diff --git a/{path} b/{path}\n")
+        out.append(f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n")
         if old is None:
             out.append("new file\n")
         elif new is None:

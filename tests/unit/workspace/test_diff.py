@@ -35,11 +35,11 @@ def _workspace_with_a_non_utf8_name(root: Path) -> Path:
     return root
 
 
-def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
+def test_a_file_name_that_is_not_utf8_is_quoted_with_its_bytes_in_octal(tmp_path: Path) -> None:
     ws = _workspace_with_a_non_utf8_name(tmp_path / "ws")
     diff = unified_diff({"ok.txt": b"same\n"}, snapshot(ws))
-    assert "diff --git a/bad\\xffname b/bad\\xffname\nnew file\n" in diff
-    assert "+++ b/bad\\xffname\n@@ -0,0 +1 @@\n+x\n" in diff
+    assert 'diff --git "a/bad\\377name" "b/bad\\377name"\nnew file\n' in diff  # as git
+    assert '+++ "b/bad\\377name"\n@@ -0,0 +1 @@\n+x\n' in diff
     out = tmp_path / "workspace.diff"
     write_text_atomic(out, diff)
     assert out.read_bytes().decode("utf-8") == diff

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from proctor.util.diffpaths import unquote_path
+
 ChangeKind = Literal["added", "deleted", "modified", "renamed"]
 HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
@@ -28,16 +30,20 @@ class FileChange:
 
 
 def _strip_prefix(name: str) -> str | None:
-    name = name.split("\t", 1)[0].strip()
+    if name.startswith('"'):  # quoted as git quotes a name with a newline, a tab, a quote
+        name, _ = unquote_path(name)
+    else:
+        name = name.split("\t", 1)[0].strip()  # `diff -u` puts a tab and a time after it
     if name == "/dev/null":
         return None
-    if len(name) >= 2 and name[0] == name[-1] == '"':
-        name = name[1:-1]
     return name[2:] if name[:2] in ("a/", "b/") else name
 
 
 def _git_header_paths(rest: str) -> str:
-    """The first path of ``diff --git a/X b/Y`` (X may hold spaces)."""
+    """The first path of ``diff --git a/X b/Y`` (X may hold spaces, or be quoted)."""
+    if rest.startswith('"'):
+        first, _ = unquote_path(rest)
+        return first[2:] if first[:2] == "a/" else first
     left, _, _right = rest.partition(" b/")
     return _strip_prefix(left) or left
 
@@ -48,7 +54,8 @@ def parse_unified_diff(text: str) -> list[FileChange]:
     changes: list[FileChange] = []
     current: FileChange | None = None
     old_left = new_left = 0
-    for line in text.splitlines():
+    # Lines end at "\n" only: a form feed or U+2028 inside a line is part of it.
+    for line in text.replace("\r\n", "\n").split("\n"):
         if old_left > 0 or new_left > 0:
             if line.startswith("\\"):
                 continue
@@ -90,9 +97,9 @@ def parse_unified_diff(text: str) -> list[FileChange]:
         elif line.startswith(("deleted file", "deleted file mode")):
             current.kind = "deleted"
         elif line.startswith("rename from "):
-            current.path, current.kind = line[len("rename from ") :], "renamed"
+            current.path, current.kind = unquote_path(line[len("rename from ") :])[0], "renamed"
         elif line.startswith("rename to "):
-            current.new_path, current.kind = line[len("rename to ") :], "renamed"
+            current.new_path, current.kind = unquote_path(line[len("rename to ") :])[0], "renamed"
     return _pair_renames(changes)
 
 
