@@ -106,10 +106,28 @@ def check_zip(path: Path) -> None:
             links = _link_targets(zf)
             for info in zf.infolist():
                 _check_entry(path, info, links)
+            _check_shapes(path, zf.infolist())
     except zipfile.BadZipFile as exc:
         raise WorkspaceError(f"{path}: not a valid zip file ({exc})") from exc
     except OSError as exc:
         raise WorkspaceError(f"{path}: cannot be read ({exc})") from exc
+
+
+def _check_shapes(path: Path, entries: list[zipfile.ZipInfo]) -> None:
+    """No entry is both a file and the folder of another entry (``x`` and ``x/y.txt``): no
+    workspace can hold both."""
+    files = {
+        PurePosixPath(info.filename.replace("\\", "/")).as_posix()
+        for info in entries
+        if not info.is_dir()
+    }
+    for info in entries:
+        for parent in PurePosixPath(info.filename.replace("\\", "/")).parents:
+            if parent.as_posix() in files:
+                raise WorkspaceError(
+                    f"{path}: entry '{parent}' is a file, and entry '{info.filename}' needs it "
+                    "to be a folder"
+                )
 
 
 def _refuse_outside(path: Path, info: zipfile.ZipInfo, root: Path, written: Path) -> None:

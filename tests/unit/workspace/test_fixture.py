@@ -355,3 +355,10 @@ def test_hard_links_inside_a_large_fixture_stay_links(
     ws = tmp_path / "ws"
     assert os.stat(ws / "top.txt").st_ino == os.stat(ws / "heavy" / "same-as-top.txt").st_ino
     assert os.stat(ws / "top.txt").st_ino != os.stat(src / "top.txt").st_ino  # not the fixture's
+
+
+def test_an_entry_that_is_both_a_file_and_a_folder_is_refused_up_front(tmp_path: Path) -> None:
+    clash = _zip(tmp_path / "clash.zip", {"x": "file", "x/y.txt": "y"})
+    with pytest.raises(WorkspaceError, match="entry 'x' is a file, and entry 'x/y.txt' needs"):
+        check_zip(clash)
+    check_zip(_zip(tmp_path / "fine.zip", {"x/": "", "x/y.txt": "y"}))  # control
