@@ -438,3 +438,34 @@ def test_a_zip_fixture_is_extracted_once_and_each_trial_diffs_against_it(
         assert "deleted file" in diff and "notes.txt" in diff
         assert "util.py" not in diff  # untouched: the template's copy is the "before"
         assert diff.count("diff --git") == 2
+
+
+def test_the_scripted_edit_keeps_crlf_and_fails_a_file_that_is_not_text(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As a real CLI's edit tool: a CRLF file stays CRLF (only the edited line changes), and a
+    file that is not UTF-8 is a failed tool call, not a crashed agent."""
+    plan = {
+        "turns": [
+            {"edit": {"path": "crlf.txt", "old": "two\nthree", "new": "TWO\nthree"}},
+            {"edit": {"path": "blob.bin", "old": "a", "new": "b"}},
+            {"say": "Done."},
+        ]
+    }
+    case = make_case("edits", plan=plan)
+    (case / "src").mkdir()
+    (case / "src" / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    (case / "src" / "blob.bin").write_bytes(b"a\xff\xfe")
+    _, out = run_cases(proctor, tmp_path)
+    folder = single_run_dir(out) / "trials" / "edits" / "scripted" / "default" / "1"
+    trial = json.loads((folder / "trial.json").read_text())
+    assert trial["status"] == "passed", trial["reason"]
+    diff = (folder / "workspace.diff").read_bytes()
+    assert b"@@ -1,3 +1,3 @@\n one\r\n-two\r\n+TWO\r\n three\r\n" in diff, diff
+    results = [
+        json.loads(line)
+        for line in (folder / "trajectory.jsonl").read_text().splitlines()
+        if '"tool_result"' in line
+    ]
+    assert [r.get("isError", False) for r in results] == [False, True]
+    assert "not UTF-8" in str(results[1])

@@ -346,18 +346,28 @@ class Agent:
             "replace_all": bool(spec.get("replaceAll")),
         }
         tool_id, source = self._tool("Edit", tool_input)
+        old, new = spec["old"], spec["new"]
+        reason = None
         try:
-            original = path.read_text(encoding="utf-8")
+            # newline="": the file's own line endings are kept (a CRLF file stays CRLF).
+            with open(path, encoding="utf-8", newline="") as fh:
+                original = fh.read()
         except OSError:
-            original = None
-        if original is None or spec["old"] not in original:
-            reason = "File does not exist." if original is None else "String to replace not found."
+            original, reason = None, "File does not exist."
+        except UnicodeDecodeError:
+            original, reason = None, "File is not UTF-8 text."
+        if original is not None and old not in original and "\r\n" in original:
+            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        if original is not None and old not in original:
+            reason = "String to replace not found."
+        if original is None or reason is not None:
             msg = f"<tool_use_error>{reason}</tool_use_error>"
             self.t.tool_result(tool_id, msg, True, f"Error: {reason}", source)
-            self._show(f"Update({spec['path']})", reason)
+            self._show(f"Update({spec['path']})", str(reason))
             return
         count = -1 if spec.get("replaceAll") else 1
-        path.write_text(original.replace(spec["old"], spec["new"], count), encoding="utf-8")
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(original.replace(old, new, count))
         structured = {
             "filePath": str(path),
             "oldString": spec["old"],
