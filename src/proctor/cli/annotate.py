@@ -41,15 +41,14 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     mark = TrialAnnotation.model_validate(
         {"trial": "/".join(parts), "verdict": verdict, "note": note.strip(), "at": now_iso()}
     )
-    unreadable: list[str] = []
-    record = read_annotations(run_dir, unreadable)
-    if unreadable:
+    try:
+        record = read_annotations(run_dir, strict=True)
+    except ConfigError as exc:
         # The marks already there are a person's work: never replaced by a file without them.
-        problem = unreadable[0].split("; the run is read")[0]
         raise ConfigError(
-            f"{problem}; a new mark would lose the marks it holds: mend it (or move it away), "
+            f"{exc}; a new mark would lose the marks it holds: mend it (or move it away), "
             "then mark again"
-        )
+        ) from exc
     record.annotations = [a for a in record.annotations if a.trial != mark.trial] + [mark]
     write_record(paths.annotations, record)
     click.echo(f"proctor: {mark.trial} marked {verdict}: {mark.note}", err=True)

@@ -40,9 +40,9 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
         if unwritable:
             problems.append(unwritable)
     try:
-        check_out_outside_cases(plan.out, plan.cases)
+        check_out_outside_cases(plan.out, plan.cases, what="the results directory")
     except ConfigError as exc:
-        problems.append(str(exc).replace("--out ", "the results directory ", 1))
+        problems.append(str(exc))
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:

@@ -37,18 +37,25 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 """A name that becomes a results folder (a condition, an agent profile, a task id)."""
 
 
-def _safe_name(what: str) -> AfterValidator:
-    """A validator for a name that becomes ``what`` (a folder), with a sentence naming it."""
+def _matching(pattern: re.Pattern[str], problem: str) -> AfterValidator:
+    """A validator for a name that ``pattern`` must match whole; ``problem`` (with ``{name}``)
+    is the sentence when it does not."""
 
     def check(name: str) -> str:
-        if not SAFE_NAME.fullmatch(name):
-            raise ValueError(
-                f"'{name}' names {what}: use letters, digits, '.', '_' or '-', "
-                "starting with a letter or digit"
-            )
+        if not pattern.fullmatch(name):
+            raise ValueError(problem.format(name=name))
         return name
 
     return AfterValidator(check)
+
+
+def _safe_name(what: str) -> AfterValidator:
+    """A validator for a name that becomes ``what`` (a folder), with a sentence naming it."""
+    return _matching(
+        SAFE_NAME,
+        f"'{{name}}' names {what}: use letters, digits, '.', '_' or '-', "
+        "starting with a letter or digit",
+    )
 
 
 FolderName = Annotated[str, _safe_name("a results folder")]
@@ -183,15 +190,6 @@ class Gate(UserModel):
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _env_name(name: str) -> str:
-    if not ENV_NAME.fullmatch(name):
-        raise ValueError(
-            f"'{name}' is not an environment variable name: use letters, digits and '_', "
-            "not starting with a digit"
-        )
-    return name
-
-
 def _env_value(value: str) -> str:
     if "\0" in value:
         raise ValueError("an environment variable's value cannot hold a NUL character")
@@ -199,7 +197,15 @@ def _env_value(value: str) -> str:
 
 
 EnvVars = dict[
-    Annotated[str, AfterValidator(_env_name)], Annotated[str, AfterValidator(_env_value)]
+    Annotated[
+        str,
+        _matching(
+            ENV_NAME,
+            "'{name}' is not an environment variable name: use letters, digits and '_', "
+            "not starting with a digit",
+        ),
+    ],
+    Annotated[str, AfterValidator(_env_value)],
 ]
 """Environment variables a user sets (``env``): each name a variable a shell can name."""
 

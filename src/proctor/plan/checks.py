@@ -96,10 +96,10 @@ def writable_problem(folder: Path, what: str) -> str | None:
     return None
 
 
-def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase]) -> None:
+def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase], what: str = "--out") -> None:
     """The results directory is not inside a case's fixture (``src/``): every trial's workspace
     is a copy of it, so the next trials would find the earlier runs' results in theirs. A
-    ConfigError (exit 2) naming the fixture."""
+    ConfigError (exit 2) naming the fixture, and the directory as ``what``."""
     where = Path(os.path.realpath(out))  # realpath: a symlink loop leads nowhere, no traceback
     for rc in cases:
         if rc.case.fixture is None or rc.case.fixture_kind != "dir":
@@ -107,7 +107,7 @@ def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase]) -> None:
         fixture = Path(os.path.realpath(rc.case.fixture))
         if where == fixture or fixture in where.parents:
             raise ConfigError(
-                f"--out {out}: inside the fixture {rc.case.fixture} of case '{rc.name}'; every "
+                f"{what} {out}: inside the fixture {rc.case.fixture} of case '{rc.name}'; every "
                 "trial's workspace is a copy of it, so the next trials would find these results "
                 "in theirs: choose a folder outside it"
             )

@@ -134,6 +134,21 @@ def _check_profiles(top: TopConfig, where: str) -> None:
         )
 
 
+def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
+    """``--case`` patterns that match no case name are a typo, said as such (a name matching a
+    skipped case is left to that case's "skipped" line)."""
+    names = [c.name for c in found.cases]
+    every = [*names, *(s.name for s in found.skipped)]
+    if (
+        not cli.cases
+        or not names
+        or any(fnmatch.fnmatchcase(n, g) for n in every for g in cli.cases)
+    ):
+        return
+    shown = ", ".join(sorted(names)[:10]) + (", …" if len(names) > 10 else "")
+    raise ConfigError(f"--case {', '.join(cli.cases)}: no case matches (cases: {shown})")
+
+
 def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
     """Each ``--only-evaluator``/``--skip-evaluator`` name is some evaluator's ``use`` or
     ``label``: a typo would otherwise run nothing, or everything, silently. A name given to
@@ -267,13 +282,8 @@ def build_plan(
     unless ``problems`` is given: then each one is noted there, the case is left out, and
     planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
-    # A name that matches a skipped case is left to its "skipped case" line.
-    skipped = any(fnmatch.fnmatchcase(s.name, g) for s in found.skipped for g in cli.cases)
-    by_name = cli.model_copy(update={"tags": []})
-    if cli.cases and found.cases and not skipped and not select_cases(found.cases, by_name):
-        names = sorted(c.name for c in found.cases)
-        shown = ", ".join(names[:10]) + (", …" if len(names) > 10 else "")
-        raise ConfigError(f"--case {', '.join(cli.cases)}: no case matches (cases: {shown})")
+    if not chosen:
+        _check_case_names(found, cli)
     _check_evaluator_names(chosen, cli)
     _check_limits(top, str(config_path or "proctor.json"))
     _check_profiles(top, str(config_path or "proctor.json"))

@@ -106,8 +106,11 @@ def trial_id(record: TrialRecord) -> str:
     return f"{record.case}/{record.agent}/{record.condition}/{record.repeat}"
 
 
-def read_annotations(run_dir: Path, notes: list[str] | None = None) -> AnnotationsRecord:
-    """The run's ``annotations.json`` (empty when there is none; unreadable: a note)."""
+def read_annotations(
+    run_dir: Path, notes: list[str] | None = None, *, strict: bool = False
+) -> AnnotationsRecord:
+    """The run's ``annotations.json`` (empty when there is none; unreadable: a note, or the
+    ConfigError itself when ``strict``)."""
     path = RunPaths(run_dir).annotations
     if not path.exists():
         return AnnotationsRecord()
@@ -116,6 +119,8 @@ def read_annotations(run_dir: Path, notes: list[str] | None = None) -> Annotatio
     except SchemaVersionError:
         raise
     except ConfigError as exc:
+        if strict:
+            raise
         if notes is not None:
             notes.append(f"{exc}; the run is read without its annotations")
         return AnnotationsRecord()
