@@ -17,18 +17,17 @@ def terminate_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM raises KeyboardInterrupt, as Ctrl-C does: the command cleans
     up (finished trials are kept, the processes it started are stopped) and exits 130.
 
-    An interrupted run ignores both signals while it stops cleanly; when the block ends, both
-    are as they were before it, so a caller in the same process (a test, a notebook) keeps its
-    own Ctrl-C. Outside the main thread (where no handler can be set) the block runs as it is.
+    An interrupted run ignores both signals while it stops cleanly, and they stay ignored until
+    proctor exits: a second Ctrl-C must not cut the exit short. Otherwise SIGTERM's handler is
+    given back when the block ends. Outside the main thread (where no handler can be set) the
+    block runs as it is.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous_int = signal.getsignal(signal.SIGINT)
-    previous_term = signal.signal(signal.SIGTERM, _interrupt)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous_term)
-        if previous_int is not None:
-            signal.signal(signal.SIGINT, previous_int)
+        if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, previous)
