@@ -193,6 +193,11 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
             continue
         if stat is not None and was is not None and _same_content(before.source(rel), root / rel):
             continue
+        if max(stat[0] if stat else 0, was[0] if was else 0) > MAX_TEXT_BYTES:
+            # Shown as binary whatever it holds: named, never read whole into memory.
+            had = was is not None and before.source(rel) is not None
+            out.append(_binary_change(rel, had=had, has=stat is not None))
+            continue
         old: dict[str, bytes] = {}
         new: dict[str, bytes] = {}
         if was is not None:
@@ -206,6 +211,15 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
                 pass
         out.append(unified_diff(old, new))
     return "".join(out)
+
+
+def _binary_change(path: str, *, had: bool, has: bool) -> str:
+    """The lines :func:`unified_diff` writes for a binary file that changed."""
+    a = quote_path(f"a/{path}") if had else "/dev/null"
+    b = quote_path(f"b/{path}") if has else "/dev/null"
+    head = f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n"
+    kind = "" if had and has else "new file\n" if has else "deleted file\n"
+    return f"{head}{kind}Binary files {a} and {b} differ\n"
 
 
 def _text(data: bytes) -> list[str] | None:
@@ -236,14 +250,14 @@ def unified_diff(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> str
         b = quote_path(f"b/{path}") if new is not None else "/dev/null"
         old_lines = _text(old) if old is not None else []
         new_lines = _text(new) if new is not None else []
+        if old_lines is None or new_lines is None:
+            out.append(_binary_change(path, had=old is not None, has=new is not None))
+            continue
         out.append(f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n")
         if old is None:
             out.append("new file\n")
         elif new is None:
             out.append("deleted file\n")
-        if old_lines is None or new_lines is None:
-            out.append(f"Binary files {a} and {b} differ\n")
-            continue
         for line in difflib.unified_diff(old_lines, new_lines, a, b):
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)

@@ -165,3 +165,41 @@ def test_control_an_untouched_fixture_gives_the_usual_diff(tmp_path: Path) -> No
     (ws / "pkg" / "a.py").write_text("x = 2\n")
     diff = workspace_diff(before, ws)
     assert "-x = 1\n+x = 2\n" in diff and "Before unknown" not in diff
+
+
+def test_a_large_changed_file_is_named_as_binary_without_being_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = fixture(tmp_path)
+    big = diff_module.MAX_TEXT_BYTES + 1
+    with open(src / "data.bin", "wb") as f:  # sparse: no disk, but reading it costs its size
+        f.truncate(big)
+    os.utime(src / "data.bin", ns=(OLD, OLD))
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    with open(ws / "data.bin", "r+b") as f:
+        f.seek(big // 2)
+        f.write(b"x")
+    with open(ws / "new.bin", "wb") as f:
+        f.truncate(big)
+    (ws / "b.txt").unlink()
+    read = count_reads(monkeypatch)
+    diff = workspace_diff(before, ws)
+    assert diff == (
+        "diff --git a/b.txt b/b.txt\ndeleted file\n--- a/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n"
+        "-keep\n"
+        "diff --git a/data.bin b/data.bin\nBinary files a/data.bin and b/data.bin differ\n"
+        "diff --git a/new.bin b/new.bin\nnew file\nBinary files /dev/null and b/new.bin differ\n"
+    )
+    assert "data.bin" not in read and "new.bin" not in read
+
+
+def test_control_the_same_change_read_whole_gives_the_same_lines() -> None:
+    big = diff_module.MAX_TEXT_BYTES + 1
+    old, new = bytes(big), bytes(big // 2) + b"x" + bytes(big - big // 2 - 1)
+    diff = diff_module.unified_diff({"data.bin": old}, {"data.bin": new, "new.bin": bytes(big)})
+    assert diff == (
+        "diff --git a/data.bin b/data.bin\nBinary files a/data.bin and b/data.bin differ\n"
+        "diff --git a/new.bin b/new.bin\nnew file\nBinary files /dev/null and b/new.bin differ\n"
+    )
