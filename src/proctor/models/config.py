@@ -7,6 +7,7 @@ against the evaluator registry when a case is loaded.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal, NoReturn
@@ -128,6 +129,18 @@ class McpEntry(ProvisionEntry):
         return self
 
 
+HOOK_EVENTS = (
+    # Claude Code's names (Codex shares those it has)
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit",
+    "Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "SessionStart",
+    "SessionEnd",
+    # Gemini CLI's own
+    "BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+    "BeforeToolSelection", "PreCompress",
+)  # fmt: skip
+"""Hook events the agent CLIs name: an ``event`` close to one of them but not it is a typo."""
+
+
 class HookEntry(ProvisionEntry):
     """A hook: ``command`` run on ``event`` (default ``PreToolUse``) for the tools ``matcher``
     names."""
@@ -136,6 +149,18 @@ class HookEntry(ProvisionEntry):
     def _has_command(self) -> HookEntry:
         if not _is_text(self.field("command")):
             self._refuse("command", "is required (a non-empty string)")
+        event = self.field("event")
+        if event is not None and not _is_text(event):
+            self._refuse("event", "must be an event name such as 'PreToolUse'")
+        if isinstance(event, str) and event not in HOOK_EVENTS:
+            # A name no CLI knows is passed on (a newer CLI may have it); one that is a slip
+            # of a known name would never fire, silently.
+            near = difflib.get_close_matches(event, HOOK_EVENTS, n=1, cutoff=0.75)
+            near = near or [e for e in HOOK_EVENTS if e.lower() == event.lower()]
+            if near:
+                self._refuse(
+                    "event", f"is {event!r}, which no agent CLI names; did you mean {near[0]!r}?"
+                )
         return self
 
 

@@ -3,7 +3,8 @@ import pytest
 from proctor.agents.gemini_cli import HOOK_EVENTS, HOOK_TOOLS
 from proctor.agents.provisioning import hook_groups
 from proctor.errors import WorkspaceError
-from proctor.models.config import ProvisionEntry
+from proctor.models.config import HOOK_EVENTS as EVERY_EVENT
+from proctor.models.config import HookEntry, ProvisionEntry
 
 
 def entry(**fields: str) -> ProvisionEntry:
@@ -45,3 +46,24 @@ def test_control_a_hook_without_a_command_is_refused() -> None:
 def test_regex_escapes_in_matchers_survive_the_translation() -> None:
     groups = hook_groups([entry(matcher=r"\bBash\b|^Read$")], HOOK_EVENTS, HOOK_TOOLS)
     assert groups["BeforeTool"][0]["matcher"] == r"\brun_shell_command\b|^read_file$"
+
+
+@pytest.mark.parametrize(
+    ("event", "meant"),
+    [("PreToolUSe", "PreToolUse"), ("pretooluse", "PreToolUse"), ("Stopp", "Stop"),
+     ("AfterToolUse", "AfterTool"), ("SessionStrat", "SessionStart")],
+)  # fmt: skip
+def test_a_hook_event_that_is_a_slip_of_a_known_one_is_refused_with_it(
+    event: str, meant: str
+) -> None:
+    with pytest.raises(
+        ValueError, match=f"'{event}', which no agent CLI names; did you mean '{meant}'"
+    ):
+        HookEntry(name="guard", command="true", event=event)
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "BeforeTool", "SubagentStop", "OnCommit"])
+def test_control_known_events_and_names_far_from_them_pass(event: str) -> None:
+    assert HookEntry(name="guard", command="true", event=event).field("event") == event
+    known = {*HOOK_EVENTS, *HOOK_EVENTS.values()}
+    assert known <= set(EVERY_EVENT)  # every name the Gemini translation knows counts as known
