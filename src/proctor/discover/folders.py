@@ -158,7 +158,10 @@ def discover_cases(
                 from proctor.discover.tasks import load_task_file
 
                 try:
-                    found.cases.extend(load_task_file(task_file, source_root))
+                    found.cases.extend(load_task_file(task_file, source_root, beside_cases=True))
+                except Unreadable as exc:
+                    skipped = SkippedCase(name=task_file.name, path=task_file, reason=str(exc))
+                    found.skipped.append(skipped)
                 except ConfigError as exc:
                     if problems is None:
                         raise

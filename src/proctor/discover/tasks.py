@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
+from proctor.discover.files import Unreadable
 from proctor.errors import ConfigError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case
@@ -83,10 +84,26 @@ def _fixture(task: TaskSpec, where: str, source_root: Path | None) -> Path | Non
     return fixture
 
 
-def load_task_file(path: Path, source_root: Path | None) -> list[Case]:
+TASK_KEYS = ("tasks", "id", "prompt", "successCriteria")
+"""A JSON object with none of these is no task file (a ``package.json`` beside the cases)."""
+
+
+def load_task_file(
+    path: Path, source_root: Path | None, *, beside_cases: bool = False
+) -> list[Case]:
+    """The tasks of a task file as cases. With ``beside_cases`` (a JSON file found among a
+    suite's case folders), a file that is not shaped as tasks at all raises
+    :class:`~proctor.discover.files.Unreadable`, and the file is skipped with that reason."""
+    data = read_json_file(path)
+    if beside_cases and isinstance(data, dict) and not any(k in data for k in TASK_KEYS):
+        raise Unreadable(
+            "not a task file (a JSON object with none of the keys "
+            + ", ".join(f"'{k}'" for k in TASK_KEYS)
+            + ")"
+        )
     cases = []
     seen: set[str] = set()
-    for i, raw in enumerate(_tasks_in(read_json_file(path), str(path))):
+    for i, raw in enumerate(_tasks_in(data, str(path))):
         where = f"{path}: tasks[{i}]"
         if not isinstance(raw, dict):
             raise ConfigError(f"{where}: expected an object")

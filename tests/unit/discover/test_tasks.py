@@ -61,6 +61,32 @@ def test_folder_of_task_files_next_to_case_folders(tmp_path: Path) -> None:
     assert sorted(c.name for c in found.cases) == ["t1", "t2"]
 
 
+def test_a_json_file_beside_the_cases_that_is_no_task_file_is_skipped_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.json").write_text(json.dumps({"id": "t1", "prompt": "p"}))
+    (src / "package.json").write_text(json.dumps({"name": "scorer", "version": "1.0.0"}))
+    found = discover_cases(src)
+    assert [c.name for c in found.cases] == ["t1"]
+    (skipped,) = found.skipped
+    assert skipped.name == "package.json" and skipped.reason.startswith("not a task file")
+    # Given on its own, the same file is an error: the user asked for it as tasks.
+    with pytest.raises(ConfigError, match="package.json: tasks\\[0\\]: field 'id' is required"):
+        discover_cases(src / "package.json")
+
+
+def test_control_a_task_file_with_a_slip_beside_the_cases_is_an_error_not_skipped(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.json").write_text(json.dumps({"id": "t1", "promt": "p"}))
+    with pytest.raises(ConfigError, match="field 'prompt' is required"):
+        discover_cases(src)
+
+
 @pytest.mark.parametrize(
     ("task", "root", "message"),
     [
