@@ -7,7 +7,11 @@ records. Nothing here reads a key: :mod:`proctor.llm.secrets` finds them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import stat
+import tempfile
 from pathlib import Path
 
 MASK = "***"
@@ -68,6 +72,24 @@ def scrub_tree(root: Path) -> list[str]:
         if any(n in data for n in needles):
             for needle in needles:
                 data = data.replace(needle, MASK.encode())
-            path.write_bytes(data)
+            _replace(path, data)
             touched.append(path.relative_to(root).as_posix())
     return touched
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Put ``data`` in a new file that takes ``path``'s place: a file the agent hard-linked to
+    one outside its workspace keeps that one untouched (writing in place would mask the
+    user's own file through the link). A file that cannot be replaced is removed: the secret
+    it holds must not stay."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".mask")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(temp, stat.S_IMODE(path.stat().st_mode))
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        with contextlib.suppress(OSError):
+            path.unlink()

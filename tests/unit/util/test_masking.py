@@ -1,0 +1,53 @@
+"""Secrets are masked in the files proctor keeps, and nothing outside them is written."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from proctor.util import masking
+
+SECRET = "sk-test-0123456789abcdef"
+
+
+@pytest.fixture(autouse=True)
+def one_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(masking, "_SECRETS", {SECRET})
+
+
+def test_a_secret_is_masked_and_the_file_keeps_its_mode(tmp_path: Path) -> None:
+    trial = tmp_path / "trial"
+    (trial / "workspace").mkdir(parents=True)
+    log = trial / "workspace" / "run.sh"
+    log.write_text(f"export KEY={SECRET}\n")
+    log.chmod(0o750)
+    (trial / "clean.txt").write_text("nothing here\n")
+    assert masking.scrub_tree(trial) == ["workspace/run.sh"]
+    assert log.read_text() == "export KEY=***\n"
+    assert stat.S_IMODE(log.stat().st_mode) == 0o750
+    assert sorted(p.name for p in (trial / "workspace").iterdir()) == ["run.sh"]  # no temp left
+
+
+def test_a_file_hard_linked_from_outside_is_masked_without_writing_the_outside_one(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "home" / ".env"
+    outside.parent.mkdir()
+    outside.write_text(f"KEY={SECRET}\n")
+    trial = tmp_path / "trial"
+    (trial / "workspace").mkdir(parents=True)
+    os.link(outside, trial / "workspace" / "stolen.env")  # what an agent can do
+    assert masking.scrub_tree(trial) == ["workspace/stolen.env"]
+    assert (trial / "workspace" / "stolen.env").read_text() == "KEY=***\n"
+    assert outside.read_text() == f"KEY={SECRET}\n"  # the user's own file, untouched
+
+
+def test_control_writing_in_place_would_have_masked_the_outside_file(tmp_path: Path) -> None:
+    outside = tmp_path / ".env"
+    outside.write_text(f"KEY={SECRET}\n")
+    os.link(outside, tmp_path / "stolen.env")
+    (tmp_path / "stolen.env").write_bytes(b"KEY=***\n")
+    assert outside.read_text() == "KEY=***\n"
