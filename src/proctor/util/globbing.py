@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -14,8 +15,19 @@ def glob_workspace(root: Path, pattern: str, *, contained: bool = True) -> list[
     if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
         return []
     real_root = root.resolve()
-    return sorted(
-        p.relative_to(root).as_posix()
-        for p in root.glob(pattern)
-        if not contained or p.resolve().is_relative_to(real_root)
-    )
+    try:
+        return sorted(
+            p.relative_to(root).as_posix()
+            for p in root.glob(pattern)
+            if not contained or p.resolve().is_relative_to(real_root)
+        )
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        # The path itself would fill a screen: say what happened, not where.
+        length = len(str(exc.filename or ""))
+        raise OSError(
+            exc.errno,
+            f"the workspace holds a path longer than the system allows ({length} characters), "
+            f"so {pattern!r} cannot be matched in it",
+        ) from None
