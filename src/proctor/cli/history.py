@@ -99,7 +99,7 @@ def command(
     from proctor.paths import cache_folder
     from proctor.util.collection import collection_paused
 
-    chosen = agents or HISTORY_AGENTS
+    chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
     filters = Filters(
         project=project,
         since=parse_time(since, "--since").date() if since else None,

@@ -103,7 +103,11 @@ def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
     ``coverage``, the session id and CLI version, and ``usageCheck`` for Codex."""
     import orjson
 
-    out.write(b'{"format": ' + orjson.dumps(fmt) + b', "path": ' + orjson.dumps(str(file)))
+    from proctor.models.io import escape_surrogates
+
+    # A file name that is not UTF-8 is shown with its bytes escaped (bad\xffname).
+    path = orjson.dumps(escape_surrogates(str(file)))
+    out.write(b'{"format": ' + orjson.dumps(fmt) + b', "path": ' + path)
     out.write(b', "events": [')
     separator = b"\n"
 

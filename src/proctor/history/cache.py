@@ -125,9 +125,23 @@ class SummaryCache:
             return {}
         try:
             rows = connection.execute("SELECT path, stamp, summary FROM summaries").fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such column" not in str(exc):
+                raise
+            # A table of another layout (another program's, or damaged): rebuilt.
+            self.notes.append(f"the history cache {self.path} had another layout and is rebuilt")
+            connection.close()
+            self.path.unlink()
+            return {}
         finally:
             connection.close()
-        return {path: (stamp, summary) for path, stamp, summary in rows}
+        # A row of other types (edited by hand) is as good as missing: that session is replayed
+        # and its row written again.
+        return {
+            path: (stamp, summary)
+            for path, stamp, summary in rows
+            if isinstance(path, str) and isinstance(stamp, str) and isinstance(summary, bytes)
+        }
 
     def stamp(self, session: Session, parts: Iterable[Path]) -> str:
         return self.stamper.stamp(session, parts)
@@ -140,6 +154,8 @@ class SummaryCache:
         found = self._stored.get(_key(session.file))
         if found is None or found[0] != stamp:
             return None
+        if not os.access(session.file, os.R_OK):
+            return None  # no longer readable: replayed, and reported as the user now sees it
         self.hits += 1
         return found[1]
 

@@ -19,7 +19,9 @@ from proctor.history.sources import same_project
 from proctor.models.history import ChangeComparison, ChangeMark, SessionSummary, SideFigures
 from proctor.stats.bootstrap import Statistic, bootstrap_ci
 from proctor.stats.descriptive import mean, strict_median
+from proctor.util.files import read_regular
 from proctor.util.jsonl import decode_object
+from proctor.util.text import table_cell
 
 JOURNAL = "changes.jsonl"
 SIDE = 10
@@ -47,7 +49,12 @@ def parse_time(text: str, what: str) -> datetime:
         raise ConfigError(
             f"{what} {text!r}: expected a date or time like 2026-11-30 or 2026-11-30T14:00"
         ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is a time before year 1 in UTC
+        raise ConfigError(
+            f"{what} {text!r}: out of the range of dates (years 1 to 9999, in UTC)"
+        ) from None
 
 
 def add_mark(path: Path, mark: ChangeMark) -> None:
@@ -61,27 +68,27 @@ def add_mark(path: Path, mark: ChangeMark) -> None:
 def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
     """Every mark in the journal, oldest first, and a note per line that could not be read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_regular(path)
     except FileNotFoundError:
         return [], []
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [f"{path}: cannot be read ({exc})"]
-    marks: list[ChangeMark] = []
+    except OSError as exc:
+        return [], [f"{path}: cannot be read ({exc.strerror or exc})"]
+    marks: list[tuple[datetime, ChangeMark]] = []
     notes: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
             continue
-        record = decode_object(line)
         try:
+            record = decode_object(raw.decode("utf-8"))
             if record is None:
                 raise ValueError("not a JSON object")
             mark = ChangeMark.model_validate(record)
-            parse_time(mark.at, "at")
-            marks.append(mark)
-        except (ValueError, ConfigError) as exc:
+            marks.append((parse_time(mark.at, "at"), mark))
+        except (ValueError, ConfigError) as exc:  # UnicodeDecodeError is a ValueError
             notes.append(f"{path}:{number}: skipped, not a change mark ({exc})")
-    marks.sort(key=lambda m: m.at)
-    return marks, notes
+    # In time order, whatever offset each mark was written with.
+    marks.sort(key=lambda pair: pair[0])
+    return [mark for _, mark in marks], notes
 
 
 def _ci(values: Sequence[float], statistic: Statistic) -> tuple[float, float] | None:
@@ -115,7 +122,7 @@ def compare_change(mark: ChangeMark, sessions: Sequence[SessionSummary]) -> Chan
         and s.started_at
         and (mark.project is None or same_project(s.project, Path(mark.project)))
     ]
-    tasks.sort(key=lambda s: s.started_at or "")
+    tasks.sort(key=_start)  # in time order: starts carry each session's own UTC offset
     before = [t for t in tasks if _start(t) < at][-SIDE:]
     after = [t for t in tasks if _start(t) >= at][:SIDE]
     comparable = len(before) >= MIN_SIDE and len(after) >= MIN_SIDE
@@ -155,13 +162,13 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
     for item in comparisons:
         for name, side in (("before", item.before), ("after", item.after)):
             lines.append(
-                f"| {item.change.text} | {item.change.at} | {name} | {side.tasks} | "
+                f"| {table_cell(item.change.text)} | {item.change.at} | {name} | {side.tasks} | "
                 f"{_with_ci(side.median_seconds, side.median_seconds_ci)} | "
                 f"{_with_ci(side.median_steps, side.median_steps_ci)} | "
                 f"{_with_ci(side.share_verified, side.share_verified_ci, percent=True)} |"
             )
         if not item.comparable:
-            lines.append(f"| {item.change.text} | | | {item.note} | | | |")
+            lines.append(f"| {table_cell(item.change.text)} | | | {item.note} | | | |")
     return "\n".join(lines) + "\n"
 
 

@@ -21,6 +21,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from pydantic import TypeAdapter
+from pydantic_core import PydanticSerializationError
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
@@ -29,6 +30,7 @@ from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
 from proctor.metrics.trace import parse_ts
 from proctor.models.history import SessionSummary, Unavailable
+from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.trajectory import Trajectory
 from proctor.util.collection import collection_paused
@@ -143,6 +145,11 @@ def _measure(
         trajectory = _parse(session, project)
     except (ProctorError, OSError, ValueError) as exc:
         return Unavailable(agent=session.agent, path=session.file, reason=str(exc))
+    coverage = trajectory.coverage
+    known = coverage.lines - coverage.unparsed_lines - sum(coverage.unknown_record_types.values())
+    if known <= 0:  # an empty file, or one of another format under the CLI's folder
+        reason = "empty" if coverage.lines == 0 else f"no {session.agent} record in it"
+        return Unavailable(agent=session.agent, path=session.file, reason=reason)
     events = trajectory.events
     stamps = [t for t in (parse_ts(e.ts) for e in events) if t is not None]
     started = min(stamps) if stamps else None
@@ -177,7 +184,10 @@ def _measure(
         unknown_records=sum(trajectory.coverage.unknown_record_types.values())
         + trajectory.coverage.unparsed_lines,
     )
-    return summary.model_dump_json(by_alias=True).encode()
+    try:
+        return summary.model_dump_json(by_alias=True).encode()
+    except PydanticSerializationError:  # a path that is not UTF-8: its bytes shown escaped
+        return dump_json(summary.model_dump(mode="json", by_alias=True)).encode()
 
 
 def _priced(by_model: dict[str, float | None]) -> float:

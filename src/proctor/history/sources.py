@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from proctor.models.history import Unavailable
+from proctor.util.files import open_regular, read_regular
 from proctor.util.jsonl import decode_object
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
@@ -163,16 +164,25 @@ def sessions_under(
     wanted = set(agents)
     sessions: list[Session] = []
     unavailable: list[Unavailable] = []
+    seen: set[str] = set()  # a session named twice (overlapping folders) is replayed once
     for path in paths:
         if not path.exists():
             unavailable.append(Unavailable(path=str(path), reason="no such file or folder"))
+            continue
+        if path.is_file() and _is_part(path):
+            reason = "a subagent or side file: it is read with its main session (give that one)"
+            unavailable.append(Unavailable(path=str(path), reason=reason))
             continue
         found = [s for s in _sessions_in(path) if s.agent in wanted]
         if not found:
             unavailable.append(
                 Unavailable(path=str(path), reason="no session transcript of the agents asked for")
             )
-        sessions.extend(found)
+        for session in found:
+            real = os.path.realpath(session.file)
+            if real not in seen:
+                seen.add(real)
+                sessions.append(session)
     return sessions, unavailable
 
 
@@ -227,7 +237,7 @@ def sniff(path: Path) -> str | None:
 
 def _head(path: Path) -> Iterator[dict[str, object]]:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             for number, line in enumerate(fh):
                 if number >= HEADER_LINES:
                     return
@@ -256,7 +266,8 @@ def session_project(session: Session) -> str | None:
 def _gemini_project(path: Path) -> str | None:
     marker = path.parent.parent / ".project_root"
     try:
-        return marker.read_text(encoding="utf-8").strip() or None
+        # A regular file only: a named pipe there would block the replay.
+        return read_regular(marker).decode("utf-8", "surrogateescape").strip() or None
     except OSError:
         pass
     header = next(_head(path), None) if path.suffix == ".jsonl" else _json_header(path)

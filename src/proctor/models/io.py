@@ -159,7 +159,9 @@ def _load(path: Path) -> dict[str, Any]:
         data = json.loads(read_regular(path).decode("utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: file not found") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"{path}: not a readable JSON file ({exc.strerror or exc})") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: not a readable JSON file ({exc})") from exc
     except RecursionError as exc:  # nesting deeper than any record proctor writes
         raise ConfigError(f"{path}: not a readable JSON file (nested too deeply)") from exc

@@ -43,7 +43,16 @@ class PriceTable(BaseModel):
     def price_of(self, model: str) -> ModelPrice | None:
         """The price of ``model`` (``provider/model``, a bare name, or ``role:provider/model``);
         None when it has none."""
-        model = model.split(":", 1)[1] if ":" in model else model
+        # The name as written first: a model's own name may hold a ':' (gpt-oss:20b,
+        # a Bedrock id ending in ':0'); then without a role's prefix.
+        names = (model, model.split(":", 1)[1]) if ":" in model else (model,)
+        for name in names:
+            found = self._lookup(name)
+            if found is not None:
+                return found
+        return None
+
+    def _lookup(self, model: str) -> ModelPrice | None:
         if model == "scripted" or model.startswith("scripted/"):
             return FREE
         found = self.prices.get(model)

@@ -8,6 +8,7 @@ anyone but root, ``shutil.rmtree`` cannot remove the entries of such a folder, a
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -74,8 +75,9 @@ def open_regular(path: str | Path) -> BinaryIO:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise OSError(f"{path}: {kind}")
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError(errno.EISDIR, "a folder", os.fspath(path))
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)

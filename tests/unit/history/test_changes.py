@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from proctor.history.changes import (
     compare_change,
     journal_path,
     mark_for,
+    parse_time,
     read_marks,
     render_changes,
 )
@@ -118,3 +120,61 @@ def test_the_table_names_the_comparison_uncontrolled() -> None:
     assert "Uncontrolled comparison" in text and "A/B" in text
     assert "too few tasks" in text
     assert render_changes([]).startswith("No change marked")
+
+
+def test_the_nearest_tasks_are_taken_in_time_order_whatever_their_offsets() -> None:
+    # Ten verified tasks on the 10th, and one unverified whose start, written in UTC+14, is the
+    # earliest of all (the 9th, 22:00 UTC) though its text sorts last.
+    tasks = [task(10, 60, 3, True) for _ in range(10)]
+    for hour, item in enumerate(tasks):
+        item.started_at = f"2026-11-10T{hour:02d}:00:00+00:00"
+    early = task(10, 60, 3, False)
+    early.started_at = "2026-11-10T12:00:00+14:00"
+    mark = ChangeMark(text="x", project=PROJECT, at="2026-11-11T00:00:00+00:00")
+    result = compare_change(mark, [early, *tasks])
+    assert result.before.tasks == 10 and result.before.share_verified == 1.0
+
+
+def test_control_sorting_the_start_texts_takes_the_wrong_ten() -> None:
+    starts = [f"2026-11-10T{hour:02d}:00:00+00:00" for hour in range(10)]
+    early = "2026-11-10T12:00:00+14:00"
+    assert sorted([early, *starts])[-10:] != starts  # why the starts are compared as times
+
+
+def test_marks_written_with_offsets_are_kept_in_time_order(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    path.write_text(
+        '{"schemaVersion":2,"text":"later","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
+        '{"schemaVersion":2,"text":"earlier","project":"/w","at":"2026-11-10T09:00:00+05:00"}\n'
+    )
+    marks, _ = read_marks(path)
+    assert [m.text for m in marks] == ["earlier", "later"]
+
+
+def test_one_undecodable_or_out_of_range_line_skips_that_line_only(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    add_mark(path, mark_for("one", Path(PROJECT), "2026-11-13", tmp_path))
+    with open(path, "ab") as fh:
+        fh.write(b"caf\xe9\n")
+        fh.write(
+            b'{"schemaVersion":2,"text":"o","project":"/w","at":"0001-01-01T00:00:00+01:00"}\n'
+        )
+    add_mark(path, mark_for("two", Path(PROJECT), "2026-11-14", tmp_path))
+    marks, notes = read_marks(path)
+    assert [m.text for m in marks] == ["one", "two"]
+    assert [n.split(": skipped")[0][-2:] for n in notes] == [":2", ":3"]
+    assert "out of the range of dates" in notes[1]
+
+
+@pytest.mark.parametrize("text", ["0001-01-01T00:00+01:00", "9999-12-31T23:00-05:00"])
+def test_a_time_out_of_range_in_utc_is_a_sentence(text: str) -> None:
+    with pytest.raises(ConfigError, match="out of the range of dates"):
+        parse_time(text, "--since")
+
+
+def test_a_pipe_or_a_line_break_in_a_change_stays_in_its_cell() -> None:
+    mark = ChangeMark(text="a | b\nc", project=PROJECT, at="2026-11-15T00:00:00+00:00")
+    table = render_changes([compare_change(mark, [])])
+    rows = [line for line in table.splitlines() if line.startswith("| a")]
+    assert len(rows) == 3  # before, after, and the note: the line break made no row of its own
+    assert all(len(re.findall(r"(?<!\\)\|", line)) == 8 for line in rows)  # 7 cells each

@@ -50,6 +50,7 @@ from proctor.transcripts.kinds import (
     touched_files,
 )
 from proctor.transcripts.lines import decode_line, line_text
+from proctor.util.files import open_regular, read_regular
 
 OUTPUT_CAP = 20_000
 TEXT_CAP = 2000
@@ -408,7 +409,9 @@ def project_root(path: Path) -> str | None:
     """The project directory Gemini CLI recorded for a chat, from ``<project>/.project_root``."""
     marker = path.parent.parent / ".project_root"
     try:
-        text = marker.read_text(encoding="utf-8").strip()
+        # A regular file only (a named pipe would block); a folder name that is not UTF-8
+        # comes back as Python spells such a path (surrogate escapes).
+        text = read_regular(marker).decode("utf-8", "surrogateescape").strip()
     except OSError:
         return None
     return text or None
@@ -424,11 +427,14 @@ def parse_gemini_chat(
     With a ``sink`` events are handed on as they are parsed, in flat memory (JSONL files)."""
     cwd = cwd or project_root(path)
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(1 << 16)
             first = head.split(b"\n", 1)[0].strip()
             whole = None
-            if head.lstrip().startswith(b"{") and decode_line(first) is None:
+            record = decode_line(first)
+            # A whole-JSON chat spans many lines, or one (written without indentation).
+            one_document = isinstance(record, dict) and isinstance(record.get("messages"), list)
+            if head.lstrip().startswith(b"{") and (record is None or one_document):
                 fh.seek(0)
                 whole = fh.read()
     except OSError as exc:

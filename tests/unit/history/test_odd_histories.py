@@ -1,0 +1,160 @@
+"""Histories as users' machines hold them: odd files, odd names, a cache edited by hand.
+Replay reads what it can, counts each session once, and never hangs or fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from proctor.cli.main import cli
+from proctor.history.cache import SummaryCache
+from proctor.history.replay import Filters, replay
+from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.models.config import ModelPrice
+from proctor.models.history import SessionSummary, Unavailable
+from proctor.models.pricing import PriceTable
+from proctor.transcripts.gemini import parse_gemini_chat
+from tests.unit.history.planted import plant
+
+ROOT = Path(__file__).resolve().parents[3]
+GEMINI = ROOT / "tests" / "fixtures" / "transcripts" / "gemini" / "tmp" / "proj"
+
+
+def replayed(sessions: list[Session], cache: SummaryCache | None = None) -> list[object]:
+    return list(replay(sessions, Filters(), PriceTable(), workers=1, cache=cache))
+
+
+def test_a_named_pipe_where_gemini_keeps_the_project_folder_does_not_block(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(GEMINI, home / ".gemini" / "tmp" / "proj")
+    marker = home / ".gemini" / "tmp" / "proj" / ".project_root"
+    marker.unlink(missing_ok=True)
+    os.mkfifo(marker)
+    sessions, _ = find_sessions(["gemini-cli"], home, {})
+    found: list[object] = []
+    worker = threading.Thread(target=lambda: found.extend(replayed(sessions)), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), "the replay blocked on the named pipe"
+    (summary,) = found
+    assert isinstance(summary, SessionSummary) and summary.project.startswith("gemini:")
+
+
+def test_a_whole_json_chat_written_on_one_line_is_read_as_one_document(tmp_path: Path) -> None:
+    document = {
+        "sessionId": "s1",
+        "projectHash": "ab",
+        "startTime": "2026-11-29T11:00:00Z",
+        "messages": [
+            {"id": "u1", "timestamp": "2026-11-29T11:00:01Z", "type": "user", "content": "hi"}
+        ],
+    }
+    one_line = tmp_path / "session-2026-11-29T11-00-aaaa.json"
+    one_line.write_text(json.dumps(document))
+    indented = tmp_path / "session-2026-11-29T11-00-bbbb.json"
+    indented.write_text(json.dumps(document, indent=2))
+    assert parse_gemini_chat(one_line).events == parse_gemini_chat(indented).events != []
+
+
+def test_a_damaged_cache_row_is_replayed_and_written_again(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    plant(home / ".claude")
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    db = tmp_path / "history.sqlite3"
+    cache = SummaryCache(db, PriceTable())
+    first = replayed(sessions, cache)
+    cache.save(s.file for s in sessions)
+    with sqlite3.connect(db) as connection:  # every summary stored as text, not bytes
+        connection.execute("UPDATE summaries SET summary = CAST(summary AS TEXT)")
+    cache = SummaryCache(db, PriceTable())
+    again = replayed(sessions, cache)
+    cache.save(s.file for s in sessions)
+    key = lambda s: s.session_id  # noqa: E731
+    assert sorted(again, key=key) == sorted(first, key=key)  # type: ignore[arg-type]
+    with sqlite3.connect(db) as connection:
+        kinds = {row[0] for row in connection.execute("SELECT typeof(summary) FROM summaries")}
+    assert kinds == {"blob"}
+
+
+def test_a_cache_of_another_layout_is_rebuilt_with_a_note(tmp_path: Path) -> None:
+    db = tmp_path / "history.sqlite3"
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE summaries (path TEXT, agent TEXT, summary BLOB)")
+    cache = SummaryCache(db, PriceTable())
+    assert any("another layout and is rebuilt" in note for note in cache.notes)
+    assert not db.exists()
+
+
+def test_a_session_named_twice_is_replayed_once_and_a_subagent_file_is_not_a_session(
+    tmp_path: Path,
+) -> None:
+    files = plant(tmp_path / ".claude")
+    projects = tmp_path / ".claude" / "projects"
+    sessions, unavailable = sessions_under([projects, projects, files["S1"]], ["claude-code"])
+    assert len(sessions) == 4
+    sessions, unavailable = sessions_under([files["S2"], files["S2-helper"]], ["claude-code"])
+    assert [s.file for s in sessions] == [str(files["S2"])]
+    assert [u.reason.split(":")[0] for u in unavailable] == ["a subagent or side file"]
+
+
+def test_an_agent_asked_for_twice_is_counted_once(tmp_path: Path) -> None:
+    plant(tmp_path / "home" / ".claude")
+    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["history", "--home", str(tmp_path / "home"), "--json", "--no-cache"]
+    once = CliRunner().invoke(cli, [*args, "--agent", "claude-code"], env=env)
+    twice = CliRunner().invoke(
+        cli, [*args, "--agent", "claude-code", "--agent", "claude-code"], env=env
+    )
+    assert once.exit_code == twice.exit_code == 0
+    assert (
+        json.loads(twice.output)["total"]["sessions"]
+        == json.loads(once.output)["total"]["sessions"]
+        == 4
+    )
+
+
+def test_a_project_folder_whose_name_is_not_utf8_is_replayed(tmp_path: Path) -> None:
+    files = plant(tmp_path / ".claude")
+    odd = os.fsencode(files["S1"].parent.parent) + b"/-work-caf\xe9"
+    os.mkdir(odd)
+    os.rename(os.fsencode(files["S1"]), odd + b"/" + os.fsencode(files["S1"].name))
+    sessions, _ = find_sessions(
+        ["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
+    )
+    results = replayed(sessions)
+    assert not [r for r in results if isinstance(r, Unavailable)]
+    (moved,) = [r for r in results if isinstance(r, SessionSummary) and "caf" in r.path]
+    assert moved.path.endswith("-work-caf\\xe9/" + files["S1"].name)
+
+
+def test_an_empty_file_or_one_of_another_format_in_a_history_folder_is_unavailable(
+    tmp_path: Path,
+) -> None:
+    plant(tmp_path / ".claude")
+    project = tmp_path / ".claude" / "projects" / "-junk"
+    project.mkdir()
+    (project / "junk.jsonl").write_bytes(os.urandom(2000).replace(b"\n", b"x"))
+    (project / "empty.jsonl").write_bytes(b"")
+    sessions, _ = find_sessions(
+        ["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
+    )
+    results = replayed(sessions)
+    assert sum(isinstance(r, SessionSummary) for r in results) == 4  # the planted ones only
+    reasons = sorted((Path(r.path).name, r.reason) for r in results if isinstance(r, Unavailable))
+    assert reasons == [("empty.jsonl", "empty"), ("junk.jsonl", "no claude-code record in it")]
+
+
+def test_a_model_whose_name_holds_a_colon_is_priced() -> None:
+    table = PriceTable(prices={"gpt-oss:20b": ModelPrice(input_per1_m=1, output_per1_m=2)})
+    assert table.price_of("gpt-oss:20b") is not None
+    assert table.price_of("judge:gpt-oss:20b") is not None  # a role's prefix still comes off
+    assert table.price_of("judge:scripted/x") is not None
+    assert table.price_of("oss:20c") is None
