@@ -84,6 +84,16 @@ def test_a_plain_folder_and_its_errors(proctor: Run, home: Path, tmp_path: Path)
     )
     bad_date = proctor("history", "--home", str(home), "--since", "last week")
     assert bad_date.code == 2 and "--since 'last week'" in bad_date.err
+    empty = proctor("history", "--home", str(home), "--since", "")
+    assert empty.code == 2 and "--since ''" in empty.err
+    window = proctor(
+        "history", "--home", str(home), "--since", "2026-11-05", "--until", "2026-11-01"
+    )
+    assert window.code == 2 and "--since 2026-11-05 is after --until 2026-11-01" in window.err
+    far = proctor("history", "--home", str(home), "--since", "0001-01-01T00:00+01:00")
+    assert far.code == 2 and "out of the range of dates" in far.err and "Traceback" not in far.err
+    far_mark = proctor("mark", "x", "--at", "9999-12-31T23:00-05:00")
+    assert far_mark.code == 2 and "out of the range of dates" in far_mark.err
 
 
 def test_project_filter_and_markdown(proctor: Run, home: Path) -> None:

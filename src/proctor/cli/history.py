@@ -102,9 +102,15 @@ def command(
     chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
     filters = Filters(
         project=project,
-        since=parse_time(since, "--since").date() if since else None,
-        until=parse_time(until, "--until").date() if until else None,
+        since=parse_time(since, "--since").date() if since is not None else None,
+        until=parse_time(until, "--until").date() if until is not None else None,
     )
+    if filters.since and filters.until and filters.since > filters.until:
+        from proctor.errors import ConfigError
+
+        raise ConfigError(
+            f"--since {since} is after --until {until}: no session can start in that window"
+        )
     from proctor.models.loading import load_top_config
 
     top, _ = load_top_config(config, Path.cwd())  # ./proctor.json when no --config
