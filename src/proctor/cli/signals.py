@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -26,8 +29,23 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    hook = sys.unraisablehook
+    sys.unraisablehook = _lost_interrupt
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _lost_interrupt(unraisable: Any) -> None:
+    """Ctrl-C or SIGTERM that arrived while Python ran a callback it can only print errors of
+    (a weak reference's, a ``__del__``) would be lost, and the command would run on: it is
+    sent again, a moment later and from another thread, and nothing is printed."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+        return
+    sig = signal.SIGTERM if signal.getsignal(signal.SIGTERM) is _interrupt else signal.SIGINT
+    if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored: the command is stopping already
+        threading.Timer(0.01, os.kill, (os.getpid(), sig)).start()

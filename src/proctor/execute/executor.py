@@ -18,7 +18,9 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import tempfile
+import threading
 import time
 import zlib
 from collections import deque
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
-from typing import Protocol
+from typing import Any, Protocol
 
 from proctor.errors import ProctorError
 from proctor.execute.context import Interrupted, WorkerOptions, trial_marker
@@ -88,13 +90,18 @@ class RunOutcome:
 
 
 @contextmanager
-def _signals_ignored() -> Iterator[None]:
-    saved = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back (blocked, not ignored) while a worker is forked: the child
+    starts with them blocked until its own handlers are set, and one that arrives meanwhile
+    is delivered afterwards, to the orchestrator and to the child, never lost."""
+    saved = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
     try:
         yield
     finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, saved)
+
+
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def _swallow(signum: int, frame: FrameType | None) -> None:
@@ -112,15 +119,75 @@ def _swallow_stop_signals() -> None:
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     """Interrupt the trial once; later signals (Ctrl-C then the scheduler's SIGTERM) must not
     break the clean-up that writes ``trial.json``."""
+    if _FORK["forking"]:
+        # Inside a fork's callbacks an exception is printed and dropped, and the trial would
+        # never hear of it: held, and sent again once the fork is over.
+        _FORK["held"] = True
+        return
     _swallow_stop_signals()
+    _FORK["interrupted"] = True
     raise Interrupted()
+
+
+_FORK: dict[str, Any] = {"forking": False, "held": False, "worker": None, "interrupted": False}
+
+
+def _fork_starts() -> None:
+    _FORK["forking"] = True
+
+
+def _fork_ends_in_parent() -> None:
+    _FORK["forking"] = False
+    if _FORK["held"]:
+        _FORK["held"] = False
+        _interrupt_again()
+
+
+def _interrupt_again() -> None:
+    """Send the worker a stop signal again, from another thread a moment later (by then its
+    main thread is out of the place where the first one could not be raised)."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _raise_interrupted)
+    signal.signal(signal.SIGTERM, _raise_interrupted)
+    threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGTERM)).start()
+
+
+def _lost_interrupt(unraisable: Any) -> None:
+    """An interrupt raised where Python can only print it and go on (a ``__del__``, a
+    thread's internals): it is sent again rather than lost, and nothing is printed. Once the
+    trial is interrupted, what an object cut short in its making says as it is collected
+    (a ``__del__`` missing an attribute) is not printed either."""
+    if os.getpid() == _FORK["worker"]:
+        if isinstance(unraisable.exc_value, Interrupted):
+            _interrupt_again()
+            return
+        if _FORK["interrupted"]:
+            return
+    sys.__unraisablehook__(unraisable)
+
+
+def _fork_ends_in_child() -> None:
+    _FORK["forking"] = _FORK["held"] = False  # the agent's process, about to exec
 
 
 def _worker(
     spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions, parent: int
 ) -> None:
-    signal.signal(signal.SIGINT, _raise_interrupted)
+    # Ctrl-C stops the trial only when it stops the orchestrator: one started with SIGINT
+    # ignored (a background job of a script) runs on, and so do its trials.
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _raise_interrupted)
     signal.signal(signal.SIGTERM, _raise_interrupted)
+    # Registered last, so its "before" runs first and its "after" last of all the callbacks.
+    os.register_at_fork(
+        before=_fork_starts,
+        after_in_parent=_fork_ends_in_parent,
+        after_in_child=_fork_ends_in_child,
+    )
+    _FORK["worker"] = os.getpid()
+    sys.unraisablehook = _lost_interrupt
+    # Forked with them held (see _signals_held): run_trial lets them in once inside its try,
+    # so that one that came meanwhile interrupts the trial and is recorded as such.
     become_subreaper()  # what the trial starts stays below this process, however it detaches
     # Should the orchestrator die (even by SIGKILL), the trial stops as if interrupted: its
     # processes are killed and it records itself as interrupted, for `proctor run --resume`.
@@ -260,12 +327,11 @@ def _run_workers(
                     proc = ctx.Process(
                         target=_worker, args=(spec, run, scratch, options, os.getpid())
                     )
-                    with _signals_ignored():
-                        # The child starts ignoring them, until its own handlers are set.
+                    with _signals_held():  # an interrupt comes after the worker is known
                         proc.start()
-                    running[proc.sentinel] = (proc, spec)
-                    throttle.started(spec, time.monotonic())
-                    emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
+                        running[proc.sentinel] = (proc, spec)
+                        throttle.started(spec, time.monotonic())
+                        emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
                 if stop_requested() and not running:
                     outcome.interrupted = True
                     break

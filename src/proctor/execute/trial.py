@@ -46,6 +46,11 @@ def _block_stop_signals() -> bool:
     return True
 
 
+def _let_stop_signals_in() -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 def case_labels(spec: TrialSpec) -> CaseLabels:
     c = spec.case.case.config
     return CaseLabels(
@@ -229,6 +234,7 @@ def run_trial(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOpti
     done = Phases()
     started, started_at = time.monotonic(), now_iso()
     try:
+        _let_stop_signals_in()  # a worker starts with them held: one that came is raised here
         with ctx.cleanups:
             _run_phases(ctx, done)
     except BaseException as exc:  # every failure, Interrupted included, is data
