@@ -237,3 +237,55 @@ def test_a_crash_between_two_runs_keeps_the_first(
     ledger = json.loads((out / "findings.json").read_text())
     assert ledger["runs"] == ["run-20261201T135643Z-0e447e", "run-20261201T140000Z-bbbbbb"]
     assert all(f["failures"] == 2 for f in ledger["findings"] if f["state"] == "open")
+
+
+@pytest.mark.parametrize(
+    ("ledger", "said"),
+    [
+        ({"tool": "semgrep", "results": []}, "tool"),  # another program's file
+        ({"schemaVersion": 2, "Findings": []}, "Findings"),  # a key misspelt by hand
+        ({"schemaVersion": 2, "findings": [{**{"id": "a", "case": "c", "agent": "a",
+          "condition": "d", "check": "x", "firstSeenRun": "r", "lastSeenRun": "r"},
+          "failures": True}]}, "failures"),
+    ],
+)  # fmt: skip
+def test_a_ledger_with_keys_or_values_proctor_does_not_write_is_left_alone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, ledger: dict[str, Any], said: str
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "findings.json").write_text(json.dumps(ledger))
+    before = (out / "findings.json").read_bytes()
+    run_with(proctor, make_case, tmp_path, FAILING)
+    assert (out / "findings.json").read_bytes() == before  # never rewritten without it
+    listed = proctor("findings", str(out))
+    assert listed.code == 2 and said in listed.err and "Traceback" not in listed.err
+
+
+def test_a_finding_listed_twice_is_refused(proctor: Run, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    one = {"id": "a", "case": "c", "agent": "a", "condition": "d", "check": "x",
+           "firstSeenRun": "r", "lastSeenRun": "r"}  # fmt: skip
+    (out / "findings.json").write_text(json.dumps({"schemaVersion": 2, "findings": [one, one]}))
+    listed = proctor("findings", str(out))
+    assert listed.code == 2 and "finding 'a' is listed twice" in listed.err
+
+
+def test_an_interrupted_run_counts_in_its_place_and_a_damaged_one_is_skipped(
+    proctor: Run, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    first, stopped, damaged = (out / f"run-20261201T1{n}0000Z-aaaaa{n}" for n in (3, 4, 5))
+    for run in (first, stopped, damaged):
+        shutil.copytree(V1_RUN, run)
+    manifest = json.loads((stopped / "run.json").read_text())
+    manifest["interrupted"] = True
+    (stopped / "run.json").write_text(json.dumps(manifest))
+    (damaged / "resolved.json").write_text('{"schemaVersion": 1, "cases": [')
+    listed = proctor("findings", "--all", "--json", str(out))
+    assert listed.code == 0, listed.err
+    assert listed.json()["runs"] == [first.name, stopped.name]
+    assert f"{damaged / 'resolved.json'}" in listed.err and "not applied" in listed.err
+    checks = {f["check"] for f in listed.json()["findings"]}
+    assert "command" in checks and all(f["failures"] == 2 for f in listed.json()["findings"])

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import ConfigDict, Field, model_validator
+
 from proctor.models.base import CamelModel, RecordModel
+
+_REWRITTEN = ConfigDict(extra="forbid", strict=True)
+"""The ledger is read and written back whole: a key it does not know would be dropped by the
+rewrite (someone else's file, a key misspelt by hand), so it is refused instead; and a value of
+another type (``"failures": true``) is an error, not a number."""
 
 FindingState = Literal["open", "resolved", "dismissed"]
 
@@ -25,6 +32,8 @@ RUN_EVENTS: tuple[FindingEventKind, ...] = ("new", "reopened", "resolved")
 class FindingEvent(CamelModel):
     """One entry of a finding's history."""
 
+    model_config = _REWRITTEN
+
     event: FindingEventKind
     run_id: str | None = None
     """The run that caused it (``None`` for a dismissal)."""
@@ -37,7 +46,9 @@ class FindingEvent(CamelModel):
 class Finding(CamelModel):
     """One failing check and what became of it across runs."""
 
-    id: str
+    model_config = _REWRITTEN
+
+    id: str = Field(min_length=1)
     """First 10 hex digits of the SHA-256 of case, agent, condition and check joined by \\x1f."""
     case: str
     agent: str
@@ -45,11 +56,11 @@ class Finding(CamelModel):
     check: str
     """The evaluator's label (else its ``use``), or ``rule:<name>`` for a task rule."""
     state: FindingState = "open"
-    first_seen_run: str
+    first_seen_run: str = Field(min_length=1)
     """The run in which it first failed."""
-    last_seen_run: str
+    last_seen_run: str = Field(min_length=1)
     """The last run in which it failed."""
-    failures: int = 1
+    failures: int = Field(default=1, ge=0)
     """Runs in which the check failed (a run counts once, however many repeats failed)."""
     message: str = ""
     """What the check said when it last failed."""
@@ -61,7 +72,17 @@ class Finding(CamelModel):
 class FindingsLedger(RecordModel):
     """``findings.json`` in a results directory: every finding, and the runs applied to it."""
 
+    model_config = _REWRITTEN
+
     runs: list[str] = []
     """Run folder names applied, in the order they were applied (each is applied once)."""
     findings: list[Finding] = []
     """In the order they were first proposed."""
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> FindingsLedger:
+        ids = [f.id for f in self.findings]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"finding {twice[0]!r} is listed twice")
+        return self

@@ -304,8 +304,10 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path],
         except (ConfigError, SchemaVersionError) as exc:
             notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
-        if manifest.finished_at is not None and not manifest.interrupted:
-            # An interrupted run is not final: `proctor run --resume` may finish it.
+        if manifest.finished_at is not None:
+            # An interrupted run counts with the evidence it has, in its place in time: its
+            # interrupted trials are errors, which never resolve a finding, and what a later
+            # `--resume` adds to it is not applied (it would come after newer runs).
             found.append((manifest.started_at, root.name, root))
     return [root for _, _, root in sorted(found)], notes
 
@@ -321,7 +323,11 @@ def stored_run_checks(run_dir: Path) -> list[CheckResult]:
     except SchemaVersionError:
         raise
     except ConfigError:
-        pass  # the checks of the trials are known without it, only not their labels
+        if paths.resolved_json.exists():
+            # Without its labels a check would be named by its `use`, and a finding already
+            # open would be proposed again under that name.
+            raise
+        # A run folder of a proctor that wrote none: its checks are named by their `use`.
     # One record at a time: a run of many thousands of trials is never held whole here.
     return run_checks(iter_records(run_dir), resolved)
 
@@ -335,7 +341,7 @@ def update_ledger(results_dir: Path) -> LedgerUpdate:
     for root in runs:
         try:
             results = stored_run_checks(root)
-        except SchemaVersionError as exc:
+        except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
         update.ledger = apply_run(update.ledger, root.name, results)
