@@ -4,6 +4,7 @@ with a JUnit library, and the Markdown summary appended to GitHub's step summary
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,15 @@ def test_report_survives_a_hand_edited_trial(
     path.write_text(json.dumps(trial))
     report = proctor("report", str(run_dir))
     assert report.code == 0, report.err
+
+
+def test_control_characters_in_a_reason_leave_the_junit_file_well_formed(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    # An unanswered question whose text carries ANSI colour codes ends the trial with it.
+    make_case("asks", plan={"turns": [{"ask": "Delete \u001b[1mall\u001b[0m files?"}]})
+    _, out = run_cases(proctor, tmp_path, "--reporter", "junit")
+    text = (single_run_dir(out) / "junit.xml").read_text()
+    root = ET.fromstring(text.encode())  # raises on a character XML cannot hold
+    shown = " ".join(e.get("message", "") for e in root.iter() if e.get("message"))
+    assert "\\x1b[1mall" in shown, text

@@ -9,6 +9,7 @@ reason; the score and key figures are ``property`` elements of the testcase.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
@@ -18,6 +19,24 @@ from proctor.report.ab.measures import total_tokens
 from proctor.report.aggregate import group_records
 
 FAILURE_STATUSES = frozenset({"failed", "timeout"})
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""What XML 1.0 cannot hold, escaped or not: control characters (an ANSI colour code in an
+agent's question), lone surrogates."""
+
+
+def _xml_text(text: str | None) -> str | None:
+    """``text`` with each character XML cannot hold shown as its code (``\\x1b``): a
+    reason or a traceback that held one would make the whole file unreadable to CI."""
+    if text is None or not _NOT_XML.search(text):
+        return text
+    return _NOT_XML.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
+        ),
+        text,
+    )
 
 
 def _seconds(ms: float) -> str:
@@ -94,5 +113,8 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             )
         for record in trials:
             _testcase(element, record)
+    for node in root.iter():
+        node.text = _xml_text(node.text)
+        node.attrib = {k: _xml_text(v) or "" for k, v in node.attrib.items()}
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
