@@ -5,6 +5,7 @@ case as a trial that ``proctor report`` reads."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -548,3 +549,53 @@ def test_a_mistake_found_in_a_generated_case_names_the_eval_file(
         result.err
     )
     assert "evals-src" not in result.err
+
+
+def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
+    proctor: Run, tmp_path: Path
+) -> None:
+    plan = '{"turns": [{"say": "done"}]}'
+    files = {
+        f"{name}.eval.py": f"""
+            import asyncio
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("go")
+                {body}
+            eval = define_eval(plan={plan}, timeout_ms=20_000, test=test)
+        """
+        for name, body in {
+            "nan": 't.score("s", float("nan"))',
+            "inf": 't.metric("ratio", float("inf"))',
+            "empty": 'await t.send("   ")',
+            "own-timeout": "await asyncio.wait_for(asyncio.sleep(5), 0.1)",
+        }.items()
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    for name, said in {
+        "nan": "ValueError: score('s', nan): a score is a number from 0 to 1, not NaN",
+        "inf": "ValueError: metric('ratio', inf): a metric is a finite number",
+        "empty": "ValueError: send('   '): the message is empty",
+        "own-timeout": "TimeoutError",
+    }.items():
+        record = by_id[name]
+        assert record["status"] == "eval-error", record
+        assert said in record["error"] and f"{name}.eval.py:6)" in record["error"], record
+        assert record["durationMs"] < 15_000
+    assert not re.search(r":\s*(NaN|-?Infinity)\b", result.out)  # strict JSON values
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_sentence(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": f"""
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+        eval = define_eval(plan={TURNS}, test=test)
+    """})  # fmt: skip
+    (tmp_path / "plainfile").write_text("x")
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "plainfile" / "out"))
+    assert result.code == 2 and "cannot be created" in result.err
+    assert "Traceback" not in result.err

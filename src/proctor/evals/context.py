@@ -5,6 +5,7 @@ conversation so far (on ``t``) or one turn (on its result)."""
 from __future__ import annotations
 
 import asyncio
+import math
 import shutil
 import threading
 from collections.abc import Callable
@@ -186,6 +187,9 @@ class TestContext(Gates):
         talk = self._talk
         if talk is None:
             raise RuntimeError("this context has no session")
+        if not isinstance(message, str) or not message.strip():
+            # The agent would wait for a message it never gets, until the case's timeout.
+            raise ValueError(f"send({message!r}): the message is empty")
         if not self._started:
             self._seed(talk.workspace, workspace_files, workspace_dir)
             self._seeded = snapshot(talk.workspace)
@@ -306,7 +310,10 @@ class TestContext(Gates):
         raise Skipped(reason)
 
     def metric(self, name: str, value: float) -> None:
-        self.recorded.metrics[name] = float(value)
+        number = float(value)
+        if not math.isfinite(number):  # JSON has no NaN or infinity: the record must stay JSON
+            raise ValueError(f"metric({name!r}, {number}): a metric is a finite number")
+        self.recorded.metrics[name] = number
 
     def log(self, message: str) -> None:
         self.recorded.logs.append(str(message))

@@ -81,13 +81,13 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         left = max(talk.deadline - time.monotonic(), 0.01)
         ended = run_with_watchdog(case.test, t, left)
         skipped = error = None
-        timed_out = isinstance(ended, TimeoutError)
+        timed_out = isinstance(ended, OutOfTime)
         if isinstance(ended, Skipped):
             skipped = str(ended) or "skipped"
         elif isinstance(ended, JudgeError):
             error = str(ended)
-        elif ended is not None and not isinstance(ended, (TimeoutError, RequireFailed)):
-            where = traceback.extract_tb(ended.__traceback__)[-1]
+        elif ended is not None and not isinstance(ended, (OutOfTime, RequireFailed)):
+            where = _test_line(ended)
             error = f"{type(ended).__name__}: {ended} (at {where.filename}:{where.lineno})"
         turns = t.turns
         last = TurnOutcome("timeout") if timed_out else TurnOutcome("turn-end")
@@ -123,7 +123,7 @@ def run_with_watchdog(test: TestFn, t: TestContext, seconds: float) -> BaseExcep
     thread.join(seconds + GRACE_SEC)
     if thread.is_alive():
         t.signal.set()
-        return TimeoutError(f"the test did not return within {seconds:g}s")
+        return OutOfTime(f"the test did not return within {seconds:g}s")
     return ended[0] if ended else None
 
 
@@ -134,10 +134,27 @@ GRACE_SEC = 0.5
 async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     loop = asyncio.get_running_loop()
     timer = loop.call_later(seconds, t.signal.set)
+    started = loop.time()
     try:
         await asyncio.wait_for(test(t), timeout=seconds)
+    except TimeoutError as exc:
+        if loop.time() - started < seconds:
+            raise  # the test's own (an asyncio.wait_for of its own): an error in the test
+        raise OutOfTime(f"the test did not return within {seconds:g}s") from exc
     finally:
         timer.cancel()
+
+
+class OutOfTime(TimeoutError):
+    """The case's own time ran out (not a TimeoutError the test raised itself)."""
+
+
+def _test_line(error: BaseException) -> traceback.FrameSummary:
+    """Where in the eval file the error came from: its last frame in a ``*.eval.py`` (the
+    line of the test), else the last frame of all."""
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [f for f in frames if f.filename.endswith(".eval.py")]
+    return (own or frames)[-1]
 
 
 def _write_eval_json(

@@ -155,6 +155,10 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
     model = request.model or (config.model if config else None)
     agent = request.agent or (config.agent if config else None)
     CONVERSATIONS.clear()
+    try:
+        source.mkdir(parents=True)
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot be created ({exc.strerror or exc})") from exc
     for point, picked in chosen:
         point_agent = request.agent or point.agent or agent or "scripted"
         judge = point.judge or (config.judge if config else None) or request.judge_model

@@ -4,6 +4,7 @@ turn's result (that turn only). Each gate records a named :class:`Assertion` and
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, get_args
@@ -259,7 +260,10 @@ class Gates:
     def score(self, name: str, value: float) -> Handle:
         """A 0-1 measure, soft (recorded, never failing) until given a bar with ``.gate(x)``
         or ``.at_least(x)``."""
-        clipped = min(max(float(value), 0.0), 1.0)
+        value = float(value)
+        if math.isnan(value):
+            raise ValueError(f"score({name!r}, nan): a score is a number from 0 to 1, not NaN")
+        clipped = min(max(value, 0.0), 1.0)
         handle = self._gate(f"score({name!r})", True, score=clipped)
         return handle.soft()
 
