@@ -599,3 +599,22 @@ def test_an_out_folder_that_cannot_be_made_is_one_sentence(proctor: Run, tmp_pat
     result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "plainfile" / "out"))
     assert result.code == 2 and "cannot be created" in result.err
     assert "Traceback" not in result.err
+
+
+def test_what_an_eval_prints_goes_to_stderr_and_json_stays_json(
+    proctor: Run, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"p.eval.py": f"""
+        from proctor.evals import define_eval
+        print("importing p")
+        async def test(t):
+            turn = await t.send("go")
+            print("debug", t.reply)
+            turn.expect_ok()
+        eval = define_eval(plan={TURNS}, test=test)
+    """})  # fmt: skip
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0 and out["ok"] is True, result.out
+    assert "importing p" in result.err and "debug" not in result.out
+    listed = proctor("eval", "--dir", str(root), "--list", "--json")
+    assert listed.code == 0 and json.loads(listed.out)

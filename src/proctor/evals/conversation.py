@@ -5,6 +5,7 @@ results (one per assertion), its metrics and logs."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import threading
@@ -79,7 +80,10 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             else None,
         )
         left = max(talk.deadline - time.monotonic(), 0.01)
-        ended = run_with_watchdog(case.test, t, left)
+        # What the test prints goes to stderr: stdout is proctor's (its --json). This runs in
+        # the trial's own worker process, so nothing else writes to stdout meanwhile.
+        with contextlib.redirect_stdout(sys.stderr):
+            ended = run_with_watchdog(case.test, t, left)
         skipped = error = None
         timed_out = isinstance(ended, OutOfTime)
         if isinstance(ended, Skipped):

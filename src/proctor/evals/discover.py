@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 import sys
@@ -89,7 +90,9 @@ def _import(path: Path, root: Path) -> ModuleType:
         sys.path.insert(0, str(root))
     try:
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        # What an eval file prints goes to stderr: stdout is proctor's (its --json).
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except EvalDefinitionError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     except SystemExit as exc:
