@@ -11,7 +11,6 @@ import contextlib
 import logging
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 MASK = "***"
@@ -56,40 +55,88 @@ def scrub_tree(root: Path) -> list[str]:
     """Replace every registered secret in the files under ``root`` (relative paths returned).
 
     Byte-for-byte copies (a raw transcript, the terminal stream) lose their exactness only when
-    they held a secret: keys never stay on disk.
+    they held a secret: keys never stay on disk. Folders are opened one name at a time from
+    ``root``, never by a whole path, so a tree nested past the system's path limit (which an
+    agent can make in its workspace) is read like any other; symlinks are never followed.
     """
     if not _SECRETS or not root.is_dir():
         return []
     needles = [s.encode() for s in _SECRETS]
-    touched = []
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or path.is_symlink():
-            continue
+    touched: list[str] = []
+    folders: list[tuple[str, ...]] = [()]
+    while folders:  # depth first, iterative: no nesting is too deep for it
+        parts = folders.pop()
         try:
-            data = path.read_bytes()
+            fd = _open_folder(root, parts)
         except OSError:
-            continue
-        if any(n in data for n in needles):
-            for needle in needles:
-                data = data.replace(needle, MASK.encode())
-            _replace(path, data)
-            touched.append(path.relative_to(root).as_posix())
-    return touched
+            continue  # gone, or not a folder any more
+        try:
+            with os.scandir(fd) as listing:
+                entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in listing]
+            for name, is_dir in sorted(entries, reverse=True):
+                if is_dir:
+                    folders.append((*parts, name))
+                elif _scrub_file(fd, name, needles):
+                    touched.append("/".join((*parts, name)))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return sorted(touched)
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Put ``data`` in a new file that takes ``path``'s place: a file the agent hard-linked to
+def _open_folder(root: Path, parts: tuple[str, ...]) -> int:
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for part in parts:
+        try:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = inner
+    return fd
+
+
+def _scrub_file(folder: int, name: str, needles: list[bytes]) -> bool:
+    """Mask the secrets in the regular file ``name`` of the open folder; whether it held one."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    if not any(n in data for n in needles):
+        return False
+    for needle in needles:
+        data = data.replace(needle, MASK.encode())
+    _replace(folder, name, data, stat.S_IMODE(info.st_mode))
+    return True
+
+
+def _replace(folder: int, name: str, data: bytes, mode: int) -> None:
+    """Put ``data`` in a new file that takes ``name``'s place: a file the agent hard-linked to
     one outside its workspace keeps that one untouched (writing in place would mask the
     user's own file through the link). A file that cannot be replaced is removed: the secret
     it holds must not stay."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".mask")
+    temp = f".{name[:200]}.{os.getpid()}.mask"
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.chmod(temp, stat.S_IMODE(path.stat().st_mode))
-        os.replace(temp, path)
+        fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode, dir_fd=folder)
+        try:
+            with os.fdopen(os.dup(fd), "wb") as out:
+                out.write(data)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except OSError:
         with contextlib.suppress(OSError):
-            os.unlink(temp)
+            os.unlink(temp, dir_fd=folder)
         with contextlib.suppress(OSError):
-            path.unlink()
+            os.unlink(name, dir_fd=folder)

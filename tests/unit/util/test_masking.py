@@ -51,3 +51,27 @@ def test_control_writing_in_place_would_have_masked_the_outside_file(tmp_path: P
     os.link(outside, tmp_path / "stolen.env")
     (tmp_path / "stolen.env").write_bytes(b"KEY=***\n")
     assert outside.read_text() == "KEY=***\n"
+
+
+def test_a_secret_in_a_tree_nested_past_the_path_limit_is_masked(tmp_path: Path) -> None:
+    """An agent can nest folders past PATH_MAX (4096 bytes) one step at a time; a walk by whole
+    paths stopped there with an error (and masked nothing, not even the files above)."""
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(20):
+        os.mkdir("d" * 250, dir_fd=fd)
+        inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    leak = os.open("leak.txt", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd)
+    os.write(leak, f"{SECRET}\n".encode())
+    os.close(leak)
+    os.mkfifo("pipe", dir_fd=fd)  # never opened for reading (it would block)
+    (tmp_path / "top.txt").write_text(SECRET)
+    (tmp_path / "link").symlink_to(tmp_path / "top.txt")
+    touched = masking.scrub_tree(tmp_path)
+    assert touched[-1] == "top.txt" and touched[0].endswith("/leak.txt") and len(touched) == 2
+    leak = os.open("leak.txt", os.O_RDONLY, dir_fd=fd)
+    assert os.read(leak, 100) == b"***\n"
+    os.close(leak)
+    os.close(fd)
+    assert (tmp_path / "top.txt").read_text() == "***"
