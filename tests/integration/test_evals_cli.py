@@ -618,3 +618,33 @@ def test_what_an_eval_prints_goes_to_stderr_and_json_stays_json(
     assert "importing p" in result.err and "debug" not in result.out
     listed = proctor("eval", "--dir", str(root), "--list", "--json")
     assert listed.code == 0 and json.loads(listed.out)
+
+
+def test_a_failed_gate_decides_the_exit_even_when_the_test_then_raises(
+    proctor: Run, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"f.eval.py": """
+        from proctor.evals import define_eval
+        async def test(t):
+            r = await t.send("go")
+            r.called_tool("write")
+            t.workspace.joinpath("out.txt").read_text()
+        eval = define_eval(plan={"turns": [{"say": "done"}]}, test=test)
+    """})  # fmt: skip
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 1, result.err
+    (record,) = out["results"]
+    assert record["status"] == "eval-error" and "f.eval.py:6)" in record["error"], record
+
+
+def test_a_case_that_never_sends_says_so(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"n.eval.py": """
+        from proctor.evals import define_eval
+        async def test(t):
+            t.log("no send")
+        eval = define_eval(plan={"turns": [{"say": "x"}]}, test=test)
+    """})  # fmt: skip
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--no-stream")
+    assert result.code == 1
+    assert "why: no explicit gate, and no turn completed" in result.out, result.out
+    assert "asked to quit" not in result.out

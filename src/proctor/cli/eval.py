@@ -121,6 +121,8 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
                 click.echo(f"    {state} {a['name']}{soft}{why}")
         if r["error"]:
             click.echo(f"    error: {r['error']}")
+        elif not r["ok"] and not any(not a["passed"] for a in r["assertions"]) and r["reason"]:
+            click.echo(f"    why: {r['reason']}")  # a failure no assertion explains
         if verbose:
             for line in r["logs"]:
                 click.echo(f"    log: {line}")

@@ -145,8 +145,13 @@ def talked_verdict(
         return Verdict("skipped", None, None, skipped)
     hard = [r for r in results if r.gate and r.counted]
     if not hard:
-        why = agent_failure(outcome, exit_code, failure) or "no turn completed"
         if turns_done == 0:
+            # The agent is asked to quit only after a turn: without one, its exit says nothing.
+            real = failure is not None or outcome.kind == "exited"
+            why = (agent_failure(outcome, exit_code, failure) if real else None) or (
+                "no turn completed (no message was sent, or each turn parked on a request "
+                "nobody answered)"
+            )
             return Verdict("failed", False, 0.0, f"no explicit gate, and {why}")
         return Verdict("passed", True, 100.0, "no explicit gate; a turn completed")
     failed = [r for r in hard if not r.passed]

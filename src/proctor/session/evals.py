@@ -230,11 +230,17 @@ def _check_point(point: EvalPoint, request: EvalRequest, config_agent: str | Non
 
 
 def exit_code_of(records: Sequence[TrialRecord]) -> int:
-    if any(r.status == "failed" for r in records):
+    """1 when a gate failed, even in a case that then errored (its status is the error, but
+    the gate's failure stands); else 3 for any error status; else 0."""
+    if any(r.status == "failed" or _a_gate_failed(r) for r in records):
         return int(ExitCode.GATE_FAILED)
     if any(r.status in ERROR_STATUSES for r in records):
         return int(ExitCode.TRIAL_ERRORS)
     return int(ExitCode.OK)
+
+
+def _a_gate_failed(record: TrialRecord) -> bool:
+    return any(e.gate and not e.passed and not e.error for e in record.evaluators)
 
 
 def eval_json(paths: RunPaths, record: TrialRecord) -> dict[str, Any]:
