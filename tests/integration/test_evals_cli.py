@@ -324,7 +324,7 @@ def test_judges_grade_and_an_unusable_judge_is_an_error(proctor: Run, tmp_path: 
         ("judge.closed_qa", False, 0.3),
     ]
     assert case["status"] == "eval-error" and "unusable reply" in case["error"]
-    assert result.code == 3
+    assert result.code == 1  # the failed hard gate (closed_qa 0.3 < 0.5) decides, not the error
 
 
 def test_a_plan_file_next_to_the_eval_and_fixtures_from_the_root(
@@ -569,6 +569,9 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
             "inf": 't.metric("ratio", float("inf"))',
             "empty": 'await t.send("   ")',
             "own-timeout": "await asyncio.wait_for(asyncio.sleep(5), 0.1)",
+            "status": 't.called_tool("shell", status="failure", count=0)',
+            "order": 't.tool_order("write")',
+            "key": 't.not_event("tool_result", {"is_error": True})',
         }.items()
     }
     root = project(tmp_path, files)
@@ -580,6 +583,9 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
         "inf": "ValueError: metric('ratio', inf): a metric is a finite number",
         "empty": "ValueError: send('   '): the message is empty",
         "own-timeout": "TimeoutError",
+        "status": "status='failure': expected one of completed, failed, denied, pending",
+        "order": "tool_order('write'): give a list of tool names",
+        "key": "tool_result events have no key 'is_error'",
     }.items():
         record = by_id[name]
         assert record["status"] == "eval-error", record

@@ -64,6 +64,9 @@ class Handle:
     def at_least(self, bar: float) -> Handle:
         """Pass only with a score of at least ``bar`` (0-1). A bar makes a soft score or judge
         count: below it the case fails (call ``.soft()`` after it to keep it a record only)."""
+        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 < bar <= 1:
+            # 70 is a slip for 0.7, and a bar of 0 would pass everything, a failed gate too.
+            raise ValueError(f"at_least({bar!r}): a bar is a score above 0 and at most 1 (0.7)")
         a = self.assertion
         a.bar = bar
         a.soft = False

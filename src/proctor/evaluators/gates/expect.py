@@ -100,19 +100,25 @@ def matches(schema: Any) -> Expectation:
     validate = _validator(schema)
     name = getattr(schema, "__name__", type(schema).__name__)
 
+    def accepts(value: Any) -> None:
+        # A predicate that answers False refuses as surely as one that raises.
+        if validate(value) is False:
+            raise ValueError(f"{name} returned False")
+
     def check(value: Any) -> Outcome:
         try:
-            validate(value)
+            accepts(value)
         except Exception as first:
             if isinstance(value, str):
                 import json
 
                 try:
-                    validate(json.loads(value))
+                    accepts(json.loads(value))
                     return Outcome(True, 1.0, "")
                 except Exception:
                     pass
-            return Outcome(False, 0.0, f"does not match {name}: {str(first).splitlines()[0]}")
+            said = (str(first).splitlines() or [type(first).__name__])[0]
+            return Outcome(False, 0.0, f"does not match {name}: {said}")
         return Outcome(True, 1.0, "")
 
     return Expectation(f"matches {name}", check)

@@ -4,6 +4,8 @@ turn's result (that turn only). Each gate records a named :class:`Assertion` and
 
 from __future__ import annotations
 
+import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -120,6 +122,11 @@ class Gates:
     ) -> Handle:
         """A call of ``name`` was requested (or ended with ``status``, e.g. ``completed``),
         ``count`` times exactly when given, with matching ``input`` / ``output``."""
+        if status is not None and status not in CALL_STATUSES:
+            # A misspelt status would match no call, so count=0 could never fail.
+            raise ValueError(f"status={status!r}: expected one of {', '.join(CALL_STATUSES)}")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            raise ValueError(f"count={count!r}: expected a whole number of calls")
         found = self._calls(name, input, output, status)
         ok = len(found) == count if count is not None else bool(found)
         parts = [repr(name)]
@@ -139,6 +146,8 @@ class Gates:
 
     def tool_order(self, names: Sequence[str]) -> Handle:
         """The calls happened in this relative order (other calls in between are fine)."""
+        if isinstance(names, str):  # its letters would be taken as tool names
+            raise ValueError(f"tool_order({names!r}): give a list of tool names, [{names!r}, …]")
         calls = self._views()
         at = 0
         for view in calls:
@@ -217,13 +226,13 @@ class Gates:
     # -- events ----------------------------------------------------------------------------
 
     def event(self, type: str, matcher: Any = None) -> Handle:
-        _known_type(type)
+        _known_type(type, matcher)
         ok = any(event_matches(e, type, matcher, self._roots()) for e in self._events())
         shown = f"{type!r}" + (f", {describe(matcher)}" if matcher is not None else "")
         return self._gate(f"event({shown})", ok, f"no {type} event matched")
 
     def not_event(self, type: str, matcher: Any = None) -> Handle:
-        _known_type(type)
+        _known_type(type, matcher)
         hits = sum(event_matches(e, type, matcher, self._roots()) for e in self._events())
         shown = f"{type!r}" + (f", {describe(matcher)}" if matcher is not None else "")
         return self._gate(f"not_event({shown})", hits == 0, f"{hits} {type} event(s) matched")
@@ -232,8 +241,8 @@ class Gates:
         """Events matching each entry (a type, ``(type, matcher)`` or a dict with ``type``)
         happened in this relative order."""
         wanted = [_as_pair(m) for m in matchers]
-        for kind, _ in wanted:
-            _known_type(kind)
+        for kind, matcher in wanted:
+            _known_type(kind, matcher)
         at = 0
         for event in self._events():
             if at < len(wanted) and event_matches(event, *wanted[at], self._roots()):
@@ -297,12 +306,32 @@ class Gates:
 
 
 EVENT_TYPES = frozenset(get_args(EventType))
+CALL_STATUSES = ("completed", "failed", "denied", "pending")
+"""What a call's ``status`` can be (see :class:`~proctor.evaluators.gates.matching.CallView`)."""
 
 
-def _known_type(type_: str) -> None:
-    """A misspelt type would match nothing, so ``not_event`` could never fail: refuse it."""
+def _known_type(type_: str, matcher: Any = None) -> None:
+    """A misspelt type, or a misspelt key of a matcher, would match nothing, so ``not_event``
+    could never fail: refuse them."""
     if type_ not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type_!r} (known: {', '.join(sorted(EVENT_TYPES))})")
+    if isinstance(matcher, dict):
+        known = _event_keys(type_)
+        for key in matcher:
+            if key not in known:
+                near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+                hint = f"; did you mean {near[0]!r}?" if near else ""
+                raise ValueError(
+                    f"{type_} events have no key {key!r} (they have: {', '.join(sorted(known))})"
+                    + hint
+                )
+
+
+@functools.cache
+def _event_keys(type_: str) -> tuple[str, ...]:
+    """The keys of a ``type_`` event as matchers see them (camelCase, as in trajectory.jsonl)."""
+    model = next(m for m in get_args(get_args(Event)[0]) if m.model_fields["type"].default == type_)
+    return tuple(f.alias or name for name, f in model.model_fields.items())
 
 
 def _as_pair(matcher: EventMatcher) -> tuple[str, Any]:
