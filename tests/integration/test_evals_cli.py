@@ -654,3 +654,22 @@ def test_a_case_that_never_sends_says_so(proctor: Run, tmp_path: Path) -> None:
     assert result.code == 1
     assert "why: no explicit gate, and no turn completed" in result.out, result.out
     assert "asked to quit" not in result.out
+
+
+def test_ids_outside_ascii_run_apart_and_a_real_clash_names_both_files(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = f"""
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+        eval = define_eval(plan={TURNS}, test=test)
+    """
+    root = project(tmp_path, {"日本.eval.py": body, "中国.eval.py": body, "café.eval.py": body})
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0, result.err
+    assert sorted(r["id"] for r in out["results"]) == sorted(["日本", "中国", "café"])
+    clash = project(tmp_path / "clash", {"a.b/c.eval.py": body, "a/b.c.eval.py": body})
+    listed = proctor("eval", "--dir", str(clash), "--list")
+    assert listed.code == 2 and "would share the results folder 'a.b.c'" in listed.err
+    assert "a.b/c.eval.py" in listed.err and "a/b.c.eval.py" in listed.err

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import re
 import sys
@@ -56,8 +57,14 @@ class EvalPoint:
 
     @property
     def case_name(self) -> str:
-        """The results folder of its trials (``builds/api`` → ``builds.api``)."""
-        return re.sub(r"[^A-Za-z0-9._-]", "-", self.id.replace("/", "."))
+        """The results folder of its trials (``builds/api`` → ``builds.api``). An id with
+        characters a folder name here cannot hold (``日本``, ``a b``) has them as ``-`` and a
+        short digest of the id after them, so two such ids never share a folder."""
+        dotted = self.id.replace("/", ".")
+        safe = re.sub(r"[^A-Za-z0-9._-]", "-", dotted)
+        if safe != dotted:
+            safe += "-" + hashlib.sha256(self.id.encode()).hexdigest()[:8]
+        return safe
 
 
 @dataclass(frozen=True)
@@ -188,7 +195,12 @@ def discover(root: Path) -> EvalProject:
     names = [p.case_name for p in points]
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
-        raise ConfigError(f"{evals_dir}: ids that map to the same results folder: {clash}")
+        # (a.b/c next to a/b.c, say): name the evals and their files, not only the folder.
+        both = [f"{p.id} ({p.file})" for p in points if p.case_name == clash[0]]
+        raise ConfigError(
+            f"{evals_dir}: {' and '.join(both)} would share the results folder {clash[0]!r}; "
+            "rename one of them"
+        )
     config_file = evals_dir / CONFIG_FILE
     config = None
     if config_file.is_file():
