@@ -673,3 +673,20 @@ def test_ids_outside_ascii_run_apart_and_a_real_clash_names_both_files(
     listed = proctor("eval", "--dir", str(clash), "--list")
     assert listed.code == 2 and "would share the results folder 'a.b.c'" in listed.err
     assert "a.b/c.eval.py" in listed.err and "a/b.c.eval.py" in listed.err
+
+
+def test_the_conversation_s_gates_read_every_text_block_and_reply_is_the_last_turn(
+    proctor: Run, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"r.eval.py": """
+        from proctor.evals import define_eval
+        async def test(t):
+            r = await t.send("go")
+            r.message_includes("first part")
+            t.message_includes("first part")
+            t.message_includes("done")
+            t.check(t.reply, "first part\\ndone")
+        eval = define_eval(plan={"turns": [{"say": "first part"}, {"say": "done"}]}, test=test)
+    """})  # fmt: skip
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0, [a for a in out["results"][0]["assertions"] if not a["passed"]]

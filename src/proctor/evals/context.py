@@ -163,7 +163,11 @@ class TestContext(Gates):
 
     @property
     def reply(self) -> str:
-        """The last assistant text of the conversation so far."""
+        """What the agent said in the last turn that said anything (all its text blocks, as
+        the turn's own ``message``): a reply written in two blocks is one reply."""
+        for turn in reversed(self._turns):
+            if turn.message:
+                return turn.message
         texts = [e.text for e in self._events_all if isinstance(e, AssistantText) and e.text]
         return texts[-1] if texts else ""
 
@@ -272,7 +276,10 @@ class TestContext(Gates):
         return self._events_all
 
     def _reply(self) -> str:
-        return self.reply
+        # The whole conversation's gates read everything the agent said in it.
+        return "\n".join(
+            e.text for e in self._events_all if isinstance(e, AssistantText) and e.text
+        )
 
     def _outcomes(self) -> list[tuple[bool, Question | None]]:
         return [
