@@ -690,3 +690,20 @@ def test_the_conversation_s_gates_read_every_text_block_and_reply_is_the_last_tu
     """})  # fmt: skip
     result, out = run_json(proctor, root, tmp_path)
     assert result.code == 0, [a for a in out["results"][0]["assertions"] if not a["passed"]]
+
+
+def test_one_definition_under_two_names_is_one_and_two_are_refused(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = f"""
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+        my_eval = define_eval(plan={TURNS}, test=test)
+        eval = my_eval
+    """
+    root = project(tmp_path, {"alias.eval.py": body})
+    assert proctor("eval", "--dir", str(root), "--list").code == 0
+    two = project(tmp_path / "two", {"two.eval.py": body + "    other = define_eval(test=test)\n"})
+    listed = proctor("eval", "--dir", str(two), "--list")
+    assert listed.code == 2 and "2 define_eval(...) found (my_eval = eval, other)" in listed.err

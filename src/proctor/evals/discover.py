@@ -133,12 +133,20 @@ def _line_in(exc: BaseException, path: Path) -> str:
 
 
 def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
-    found = [v for k, v in vars(module).items() if isinstance(v, kind) and not k.startswith("__")]
-    if not found:
+    named: dict[int, list[str]] = {}  # one definition under two names is still one
+    values: dict[int, Any] = {}
+    for name, value in vars(module).items():
+        if isinstance(value, kind) and not name.startswith("__"):
+            named.setdefault(id(value), []).append(name)
+            values[id(value)] = value
+    if not values:
         raise ConfigError(f"{path}: no {what} assigned at module level")
-    if len(found) > 1:
-        raise ConfigError(f"{path}: {len(found)} {what} found; a file defines exactly one")
-    return found[0]
+    if len(values) > 1:
+        names = ", ".join(" = ".join(n) for n in named.values())
+        raise ConfigError(
+            f"{path}: {len(values)} {what} found ({names}); a file defines exactly one"
+        )
+    return next(iter(values.values()))
 
 
 def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]:
