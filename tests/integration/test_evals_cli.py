@@ -707,3 +707,23 @@ def test_one_definition_under_two_names_is_one_and_two_are_refused(
     two = project(tmp_path / "two", {"two.eval.py": body + "    other = define_eval(test=test)\n"})
     listed = proctor("eval", "--dir", str(two), "--list")
     assert listed.code == 2 and "2 define_eval(...) found (my_eval = eval, other)" in listed.err
+
+
+def test_a_bad_flag_or_config_value_names_its_own_source(proctor: Run, tmp_path: Path) -> None:
+    body = f"""
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+        eval = define_eval(plan={TURNS}, test=test)
+    """
+    root = project(tmp_path, {"s.eval.py": body})
+    out = str(tmp_path / "out")
+    judged = proctor("eval", "--dir", str(root), "--out", out, "--judge-model", "nosuch/x")
+    assert judged.code == 2 and judged.err.startswith("proctor: error: --judge-model: unknown")
+    config = CONFIG.replace("max_concurrency=2", 'max_concurrency=2, reporters=["nope"]')
+    other = project(tmp_path / "other", {"s.eval.py": body}, config=config)
+    reported = proctor("eval", "--dir", str(other), "--out", out)
+    assert (
+        reported.code == 2
+        and "evals.config.py: reporters: unknown reporter(s) nope" in reported.err
+    )

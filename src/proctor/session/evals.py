@@ -28,6 +28,7 @@ from proctor.evals.loaders import set_project_root
 from proctor.execute.driving import CONVERSATIONS, conversation_key
 from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
+from proctor.llm.refs import parse_ref
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_text_atomic
 from proctor.models.trial import TrialRecord
@@ -143,9 +144,16 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
             f"{where}: define_eval_config(max_concurrency=…) is required to run evals"
         )
     concurrency = min(request.concurrency, most) if request.concurrency else most
-    reporters = reporter_names(
-        request.reporters or (config.reporters if config else ()) or ("markdown",)
-    )
+    if request.reporters:
+        reporters = reporter_names(request.reporters)
+    else:
+        try:
+            reporters = reporter_names((config.reporters if config else ()) or ("markdown",))
+        except ConfigError as exc:  # from the config file, not from a flag
+            named = project.config_file or "evals.config.py"
+            raise ConfigError(f"{named}: reporters: {exc}".replace("--reporter: ", "")) from exc
+    if request.judge_model:
+        parse_ref(request.judge_model, "--judge-model")  # named as the flag, before any case
     for point, _ in chosen:
         _check_point(point, request, config.agent if config else None)
     set_project_root(project.root)
