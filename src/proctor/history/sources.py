@@ -88,38 +88,78 @@ def _user_home(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or Path.home())
 
 
-def agent_sessions(agent: str, folder: Path) -> Iterator[Session]:
-    """Every main session file ``agent`` keeps under its history ``folder``."""
+def agent_sessions(
+    agent: str, folder: Path, unreadable: list[Unavailable] | None = None
+) -> Iterator[Session]:
+    """Every main session file ``agent`` keeps under its history ``folder``. A folder in it
+    that cannot be listed (no permission) is added to ``unreadable``, with the reason: its
+    sessions are not silently left out."""
+
+    def listed(where: str | Path, *, folders: bool) -> list[str]:
+        return _sorted_names(where, folders=folders, agent=agent, unreadable=unreadable)
+
     if agent == "claude-code":
         # Listed folder by folder (the order of sorted paths): a glob and a sort of Path
         # objects took a tenth of a second per 10,000 sessions.
         projects = os.path.join(folder, "projects")
-        for project in _sorted_names(projects, folders=True):
+        for project in listed(projects, folders=True):
             project_folder = os.path.join(projects, project)
-            for name in _sorted_names(project_folder, folders=False):
+            for name in listed(project_folder, folders=False):
                 if name.endswith(".jsonl") and not name.startswith("agent-"):
                     # (agent-*.jsonl: an older release's subagent file)
                     yield Session(agent, os.path.join(project_folder, name))
     elif agent == "codex":
         for root in (folder / "sessions", folder / "archived_sessions"):
-            for path in sorted(root.rglob("rollout-*.jsonl")):
-                if path.is_file():
-                    yield Session(agent, path)
+            found: list[str] = []
+            stack = [str(root)]
+            seen: set[str] = set()  # a link back up the tree is listed once
+            while stack:  # every rollout-*.jsonl at any depth (sessions/YYYY/MM/DD/)
+                where = stack.pop()
+                real = os.path.realpath(where)
+                if real in seen:
+                    continue
+                seen.add(real)
+                stack += [os.path.join(where, n) for n in listed(where, folders=True)]
+                found += [
+                    os.path.join(where, n)
+                    for n in listed(where, folders=False)
+                    if n.startswith("rollout-") and n.endswith(".jsonl")
+                ]
+            for path in sorted(found):
+                yield Session(agent, path)
     else:
-        for pattern in ("session-*.jsonl", "session-*.json"):
-            for path in sorted((folder / "tmp").glob(f"*/chats/{pattern}")):
-                if path.is_file():
-                    yield Session(agent, path)
+        tmp = folder / "tmp"
+        for project in listed(tmp, folders=True):
+            chats = tmp / project / "chats"
+            if not chats.is_dir():
+                continue
+            names = listed(chats, folders=False)
+            for pattern in (".jsonl", ".json"):
+                for name in names:
+                    if name.startswith("session-") and name.endswith(pattern):
+                        yield Session(agent, chats / name)
 
 
-def _sorted_names(folder: str | Path, *, folders: bool) -> list[str]:
+def _sorted_names(
+    folder: str | Path,
+    *,
+    folders: bool,
+    agent: str | None = None,
+    unreadable: list[Unavailable] | None = None,
+) -> list[str]:
     """The names of the folders (or the files) in ``folder`` that a ``*`` glob matches
-    (not hidden), sorted; none when it cannot be listed."""
+    (not hidden), sorted; none when it cannot be listed (noted in ``unreadable`` unless it
+    is simply not there)."""
     try:
         with os.scandir(folder) as entries:
             # Files are regular files only: a named pipe would block the replay that read it.
             names = [e.name for e in entries if (e.is_dir() if folders else e.is_file())]
-    except OSError:
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if unreadable is not None and all(u.path != str(folder) for u in unreadable):
+            reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
+            unreadable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
         return []
     return sorted(n for n in names if not n.startswith("."))
 
@@ -148,7 +188,7 @@ def find_sessions(
         if reason is not None:
             unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
             continue
-        sessions.extend(agent_sessions(agent, folder))
+        sessions.extend(agent_sessions(agent, folder, unavailable))
     return sessions, unavailable
 
 

@@ -10,9 +10,11 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from proctor.cli.main import cli
+from proctor.history import sources as sources_module
 from proctor.history.cache import SummaryCache
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import Session, find_sessions, sessions_under
@@ -158,3 +160,31 @@ def test_a_model_whose_name_holds_a_colon_is_priced() -> None:
     assert table.price_of("judge:gpt-oss:20b") is not None  # a role's prefix still comes off
     assert table.price_of("judge:scripted/x") is not None
     assert table.price_of("oss:20c") is None
+
+
+def test_a_folder_that_cannot_be_listed_is_unavailable_not_silently_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plant(tmp_path / "home" / ".claude")
+    day = tmp_path / "home" / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    locked = {str(tmp_path / "home" / ".claude" / "projects" / "-work-projB"), str(day)}
+    real_scandir = os.scandir
+
+    def scandir(path: object) -> object:  # chmod 000 as seen by a user who is not root
+        if str(path) in locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sources_module.os, "scandir", scandir)
+    sessions, unavailable = find_sessions(["claude-code", "codex"], tmp_path / "home", {})
+    assert len(sessions) == 2  # projA's two; projB's two are behind the lock
+    assert sorted(u.path for u in unavailable) == sorted(locked)
+    assert all("cannot be listed (Permission denied)" in u.reason for u in unavailable)
+
+
+def test_control_a_missing_folder_is_no_problem(tmp_path: Path) -> None:
+    plant(tmp_path / "home" / ".claude")
+    (tmp_path / "home" / ".codex" / "sessions").mkdir(parents=True)
+    sessions, unavailable = find_sessions(["claude-code", "codex"], tmp_path / "home", {})
+    assert len(sessions) == 4 and unavailable == []
