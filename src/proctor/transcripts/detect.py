@@ -149,12 +149,28 @@ def session_file(path: Path, fmt: str | None = None) -> tuple[Path, str]:
     if path.is_file():
         found = fmt or _sniff(path)
         return path, found
-    order = [fmt] if fmt else ["acp", "codex", "gemini-cli", "claude-code"]
-    for candidate in order:
-        located = LOCATORS[candidate](path)
+    if fmt:
+        located = LOCATORS[fmt](path)
         if located is not None:
-            return located, fmt or _sniff(located)
+            return located, fmt
+        raise ConfigError(f"{path}: no session transcript found in this folder")
+    acp = _acp_log(path)  # a trial folder of an ACP agent: its log is the session
+    if acp is not None:
+        return acp, _sniff(acp)
+    # A folder with sessions of several CLIs (a home folder): the newest of them all.
+    candidates = [LOCATORS[c](path) for c in ("codex", "gemini-cli", "claude-code")]
+    sessions = [p for p in candidates if p is not None]
+    if sessions:
+        newest = max(sessions, key=_modified)
+        return newest, _sniff(newest)
     raise ConfigError(f"{path}: no session transcript found in this folder")
+
+
+def _modified(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _sniff(path: Path) -> str:

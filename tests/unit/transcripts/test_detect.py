@@ -1,4 +1,5 @@
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -8,7 +9,7 @@ from proctor.api import parse_transcript
 from proctor.errors import ConfigError
 from proctor.models.trajectory import ToolResult
 from proctor.transcripts.claude import claude_usage_totals, parse_claude_transcript
-from proctor.transcripts.detect import detect_format, parse_any
+from proctor.transcripts.detect import detect_format, parse_any, session_file
 from proctor.util.native_paths import claude_subagent_files
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts"
@@ -132,3 +133,16 @@ def test_unanchored_subagent_files_go_last(tmp_path: Path) -> None:
     (session / "subagents" / "agent-zz.jsonl").write_text(stray)
     t = parse_any(tmp_path / f"{SESSION}.jsonl")
     assert (t.events[-1].text, t.events[-1].sidechain) == ("stray", True)
+
+
+def test_a_folder_holding_sessions_of_two_clis_gives_the_newest_of_them(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parents[2] / "fixtures" / "transcripts"
+    codex = tmp_path / "rollout-2026-11-29T10-00-00-019ad3f0-5c1e-7a02-9c4b-3e1f00000001.jsonl"
+    shutil.copy(fixtures / "codex" / codex.name, codex)
+    claude = tmp_path / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
+    shutil.copy(fixtures / "claude" / claude.name, claude)
+    os.utime(codex, (1_700_000_000, 1_700_000_000))
+    os.utime(claude, (1_900_000_000, 1_900_000_000))
+    assert session_file(tmp_path) == (claude, "claude-code")
+    os.utime(codex, (2_000_000_000, 2_000_000_000))
+    assert session_file(tmp_path) == (codex, "codex")  # control: the other way round
