@@ -289,3 +289,18 @@ def test_an_interrupted_run_counts_in_its_place_and_a_damaged_one_is_skipped(
     assert f"{damaged / 'resolved.json'}" in listed.err and "not applied" in listed.err
     checks = {f["check"] for f in listed.json()["findings"]}
     assert "command" in checks and all(f["failures"] == 2 for f in listed.json()["findings"])
+
+
+def test_a_folder_named_list_is_a_results_directory_and_a_plain_folder_is_not_one(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_with(proctor, make_case, tmp_path, FAILING)
+    shutil.move(tmp_path / "out", tmp_path / "list")
+    monkeypatch.chdir(tmp_path)
+    listed = proctor("findings", "list", "--json")
+    assert listed.code == 0, listed.err
+    assert [f["id"] for f in listed.json()["findings"]] == [ID]
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "notes.txt").write_text("x")
+    plain = proctor("findings", str(tmp_path / "plain"))
+    assert plain.code == 2 and "not a results directory (no run-* folder" in plain.err

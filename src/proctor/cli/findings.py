@@ -27,7 +27,8 @@ class _FindingsGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+        # The hidden `list` is reached only this way: a folder named "list" is a folder.
+        if args and not args[0].startswith("-") and args[0] != "dismiss":
             return "list", self.commands["list"], args
         return super().resolve_command(ctx, args)
 
@@ -113,6 +114,11 @@ def _folder(results_dir: Path | None) -> Path:
     if (folder / "run.json").is_file():
         raise ConfigError(
             f"{folder}: a run folder; findings live in the results directory that holds it"
+        )
+    if not (folder / "findings.json").exists() and not any(folder.glob("run-*")):
+        raise ConfigError(
+            f"{folder}: not a results directory (no run-* folder and no findings.json; "
+            "`proctor run --out DIR` makes one)"
         )
     return folder
 
