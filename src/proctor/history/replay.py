@@ -144,7 +144,9 @@ def _measure(
     try:
         trajectory = _parse(session, project)
     except (ProctorError, OSError, ValueError) as exc:
-        return Unavailable(agent=session.agent, path=session.file, reason=str(exc))
+        # The parser names the file; the entry names it already.
+        reason = str(exc).removeprefix(f"{session.file}: ")
+        return Unavailable(agent=session.agent, path=session.file, reason=reason)
     coverage = trajectory.coverage
     known = coverage.lines - coverage.unparsed_lines - sum(coverage.unknown_record_types.values())
     if known <= 0:  # an empty file, or one of another format under the CLI's folder

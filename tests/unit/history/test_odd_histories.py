@@ -188,3 +188,15 @@ def test_control_a_missing_folder_is_no_problem(tmp_path: Path) -> None:
     (tmp_path / "home" / ".codex" / "sessions").mkdir(parents=True)
     sessions, unavailable = find_sessions(["claude-code", "codex"], tmp_path / "home", {})
     assert len(sessions) == 4 and unavailable == []
+
+
+def test_an_unavailable_session_is_named_once(tmp_path: Path) -> None:
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    (chats / "session-2026-11-29T11-00-aaaa.json").mkdir()  # a folder where a chat belongs
+    os.mkfifo(chats / "session-2026-11-29T11-00-bbbb.jsonl")
+    sessions = [Session("gemini-cli", p) for p in sorted(chats.iterdir())]
+    results = replayed(sessions)
+    assert all(isinstance(r, Unavailable) for r in results) and len(results) == 2
+    for r in results:
+        assert isinstance(r, Unavailable) and str(chats) not in r.reason, r.reason
