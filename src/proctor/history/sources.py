@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.models.history import Unavailable
@@ -193,7 +193,7 @@ def find_sessions(
 
 
 def sessions_under(
-    paths: Iterable[Path], agents: Iterable[str]
+    paths: Sequence[Path], agents: Iterable[str]
 ) -> tuple[list[Session], list[Unavailable]]:
     """Session files in plain folders or files given by the user, of the given agents only.
 
@@ -218,6 +218,9 @@ def sessions_under(
             unavailable.append(
                 Unavailable(path=str(path), reason="no session transcript of the agents asked for")
             )
+        if len(paths) == 1:  # one folder lists each file once: no path to resolve
+            sessions.extend(found)
+            continue
         for session in found:
             real = os.path.realpath(session.file)
             if real not in seen:
