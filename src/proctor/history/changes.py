@@ -82,6 +82,12 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
             record = decode_object(raw.decode("utf-8"))
             if record is None:
                 raise ValueError("not a JSON object")
+            version = record.get("schemaVersion")
+            if version != ChangeMark.current_schema_version:
+                raise ValueError(
+                    f"schemaVersion {version!r}, where this proctor writes "
+                    f"{ChangeMark.current_schema_version}"
+                )
             mark = ChangeMark.model_validate(record)
             marks.append((parse_time(mark.at, "at"), mark))
         except (ValueError, ConfigError) as exc:  # UnicodeDecodeError is a ValueError

@@ -178,3 +178,15 @@ def test_a_pipe_or_a_line_break_in_a_change_stays_in_its_cell() -> None:
     rows = [line for line in table.splitlines() if line.startswith("| a")]
     assert len(rows) == 3  # before, after, and the note: the line break made no row of its own
     assert all(len(re.findall(r"(?<!\\)\|", line)) == 8 for line in rows)  # 7 cells each
+
+
+def test_a_mark_of_another_schema_version_is_skipped_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    path.write_text(
+        '{"schemaVersion":99,"text":"new","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
+        '{"text":"none","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
+        '{"schemaVersion":2,"text":"ok","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
+    )
+    marks, notes = read_marks(path)
+    assert [m.text for m in marks] == ["ok"]
+    assert "schemaVersion 99" in notes[0] and "schemaVersion None" in notes[1]
