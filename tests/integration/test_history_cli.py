@@ -92,6 +92,11 @@ def test_a_plain_folder_and_its_errors(proctor: Run, home: Path, tmp_path: Path)
     assert window.code == 2 and "--since 2026-11-05 is after --until 2026-11-01" in window.err
     far = proctor("history", "--home", str(home), "--since", "0001-01-01T00:00+01:00")
     assert far.code == 2 and "out of the range of dates" in far.err and "Traceback" not in far.err
+    a_file = proctor("history", "--home", str(home), "--project", str(tmp_path / "notes.txt"))
+    assert a_file.code == 0  # a folder that is gone may still name sessions: not checked
+    (tmp_path / "notes.txt").write_text("x")
+    a_file = proctor("history", "--home", str(home), "--project", str(tmp_path / "notes.txt"))
+    assert a_file.code == 2 and "a file; a project is the folder a session ran in" in a_file.err
     far_mark = proctor("mark", "x", "--at", "9999-12-31T23:00-05:00")
     assert far_mark.code == 2 and "out of the range of dates" in far_mark.err
 

@@ -105,6 +105,10 @@ def command(
         since=parse_time(since, "--since").date() if since is not None else None,
         until=parse_time(until, "--until").date() if until is not None else None,
     )
+    if project is not None and project.exists() and not project.is_dir():
+        from proctor.errors import ConfigError
+
+        raise ConfigError(f"--project {project}: a file; a project is the folder a session ran in")
     if filters.since and filters.until and filters.since > filters.until:
         from proctor.errors import ConfigError
 
