@@ -35,13 +35,19 @@ FileStats = dict[str, tuple[int, int]]
 """Workspace-relative path → (size, modification time in ns) of each regular file."""
 
 
-def scan(root: Path, links: list[str] | None = None, linked: list[str] | None = None) -> FileStats:
+def scan(
+    root: Path,
+    links: list[str] | None = None,
+    linked: list[str] | None = None,
+    unread: dict[str, str] | None = None,
+) -> FileStats:
     """Every regular file under ``root`` (minus caches, symlinks and special files) with its
     size and time, in one pass of ``os.scandir``: a file costs one ``lstat``, a folder none.
 
     When ``links`` is given, the path of every symlink anywhere under ``root`` (cache folders
     included) is appended to it, for the caller to check where each one leads; ``linked``
-    gets the files (outside cache folders) that have more than one hard link.
+    gets the files (outside cache folders) that have more than one hard link; ``unread`` the
+    folders that could not be listed (no permission, a path past the system's limit), with why.
     """
     stats: FileStats = {}
     if not root.is_dir():
@@ -51,7 +57,11 @@ def scan(root: Path, links: list[str] | None = None, linked: list[str] | None = 
         prefix, folder, ignored = stack.pop()
         try:
             entries = list(os.scandir(folder))
-        except OSError:
+        except FileNotFoundError:
+            continue  # gone while scanned
+        except OSError as exc:
+            if unread is not None and prefix and not ignored:
+                unread[prefix.rstrip("/")] = exc.strerror or type(exc).__name__
             continue
         for entry in entries:
             name = entry.name
@@ -178,7 +188,8 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
     or time changed (and the copies kept aside); a file is held in memory only while its own
     diff is made, and only when its content did change."""
     out: list[str] = []
-    now = scan(root)
+    unread: dict[str, str] = {}
+    now = scan(root, unread=unread)
     for rel in sorted(set(before.stats) | set(now)):
         stat = now.get(rel)
         was = before.stats.get(rel)
@@ -210,6 +221,10 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
             except OSError:
                 pass
         out.append(unified_diff(old, new))
+    for folder, why in sorted(unread.items()):
+        # Said, not left out: what changed in there cannot be shown.
+        out.append(f"diff --git {quote_path('a/' + folder)} {quote_path('b/' + folder)}\n")
+        out.append(f"Not compared: the folder {quote_path(folder)} could not be read ({why})\n")
     return "".join(out)
 
 

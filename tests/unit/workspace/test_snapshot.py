@@ -203,3 +203,22 @@ def test_control_the_same_change_read_whole_gives_the_same_lines() -> None:
         "diff --git a/data.bin b/data.bin\nBinary files a/data.bin and b/data.bin differ\n"
         "diff --git a/new.bin b/new.bin\nnew file\nBinary files /dev/null and b/new.bin differ\n"
     )
+
+
+def test_a_folder_nested_past_the_path_limit_is_named_not_left_out(tmp_path: Path) -> None:
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    fd = os.open(ws, os.O_RDONLY)
+    for _ in range(20):  # past PATH_MAX (4096 bytes), one step at a time as an agent can
+        os.mkdir("d" * 250, dir_fd=fd)
+        inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(os.open("hidden.py", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))
+    os.close(fd)
+    diff = workspace_diff(before, ws)
+    (said,) = [line for line in diff.splitlines() if line.startswith("Not compared:")]
+    assert said.endswith("could not be read (File name too long)")
+    assert said.count("d" * 250) >= 15  # the first folder the system could not open
