@@ -162,9 +162,24 @@ def exit_code_for(
         return ExitCode.CONFIG_ERROR, "nothing ran"
     if all(r.status == "infra-error" for r in records):
         return ExitCode.CONFIG_ERROR, "every trial ended in infra-error"
-    if ab_gate_result is not None and not ab_gate_result.passed:
+    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
+    nothing_scored = unevaluated and not any(g.scored for g in groups)
+    if ab_gate_result is not None and not ab_gate_result.passed and not nothing_scored:
         return ExitCode.GATE_FAILED, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
+    by_key = group_records(records)
     failed = [g for g in groups if g.scored and not g.gate_passed]
+    # A group with no scored trial does not pass its gate: unless its trials errored (exit 3
+    # below) or were not evaluated (nothing was gated), every one of them was left out (by
+    # hand, or skipped), and there is nothing to pass with.
+    failed += [
+        g
+        for g in groups
+        if not g.scored
+        and not any(
+            r.status in ERROR_STATUSES or r.reason == NOT_EVALUATED
+            for r in by_key.get((g.case, g.agent, g.condition), [])
+        )
+    ]
     if failed:
         names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])
         more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
@@ -173,8 +188,7 @@ def exit_code_for(
     if errors:
         reason = f"{len(errors)} trial(s) in an error status; no scored group failed its gate"
         return ExitCode.TRIAL_ERRORS, reason
-    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
-    if unevaluated and not any(g.scored for g in groups):
+    if nothing_scored:
         return (
             ExitCode.OK,
             f"not evaluated: {unevaluated} trial(s) ran and were recorded; nothing was gated",

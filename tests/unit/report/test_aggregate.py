@@ -1,7 +1,7 @@
 from proctor.models.config import Gate
 from proctor.models.pricing import CostInfo
 from proctor.models.process import ProcessMetrics, RuleResult
-from proctor.models.trial import TrialRecord
+from proctor.models.trial import NOT_EVALUATED, TrialRecord
 from proctor.report.aggregate import aggregate
 
 
@@ -140,3 +140,31 @@ def test_ab_gate_on_a_run_missing_a_condition_fails_without_raising() -> None:
     suite = aggregate([record], gate, run_id="r", interrupted=True)
     assert suite.ab_gate is not None and suite.ab_gate.passed is False
     assert suite.exit_code == 130
+
+
+def test_a_group_whose_every_trial_was_left_out_does_not_pass_its_gate() -> None:
+    # Every trial of c excluded by hand (status skipped): nothing to pass with.
+    records = [rec("c", "skipped", None), rec("c", "skipped", None, 2), rec("d", "passed", 100)]
+    suite = aggregate(records, ALL_PASS, run_id="r")
+    assert suite.exit_code == 1 and "c/a/default" in suite.exit_reason
+
+
+def test_control_a_group_of_errors_or_of_unevaluated_trials_is_not_a_failed_gate() -> None:
+    errored = [rec("c", "eval-error", None), rec("d", "passed", 100)]
+    assert aggregate(errored, ALL_PASS, run_id="r").exit_code == 3
+    unevaluated = rec("c", "skipped", None)
+    unevaluated.reason = NOT_EVALUATED
+    assert aggregate([unevaluated], ALL_PASS, run_id="r").exit_code == 0
+
+
+def test_an_unevaluated_run_is_not_failed_by_its_ab_gate() -> None:
+    from proctor.models.config import ABGate
+
+    records = []
+    for condition in ("base", "treat"):
+        trial = rec("c", "skipped", None)
+        trial.condition, trial.reason = condition, NOT_EVALUATED
+        records.append(trial)
+    gate = Gate(min_pass_rate=1.0, ab=ABGate(treatment="treat", baseline="base"))
+    suite = aggregate(records, gate, run_id="r")
+    assert suite.exit_code == 0 and suite.exit_reason.startswith("not evaluated")
