@@ -4,6 +4,11 @@ read back by `report` as one sample set."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from tests.conftest import MakeCase, Run
@@ -111,3 +116,64 @@ def test_a_manifest_whose_tasks_are_no_cases_says_so(
     )  # fmt: skip
     assert result.code == 2
     assert f"{manifest}: tasks ghost: no case matches (cases: real)" in result.err
+
+
+def test_three_conditions_run_in_the_order_the_manifest_prints(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("t1", config={"conditions": {"a": {}, "b": {}, "c": {}}}, plan=PLAN)
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    planned = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--conditions", "a,b,c", "--pairs", "3",
+        "--output", str(manifest),
+    )  # fmt: skip
+    assert planned.code == 0, planned.err
+    orders = [r["order"] for r in json.loads(manifest.read_text())["runs"]]
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"), "--out", str(out),
+        "--concurrency", "1",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    runs = [
+        next((out / r["results"]).glob("run-*")) for r in json.loads(manifest.read_text())["runs"]
+    ]
+    assert [started_order(run, "t1") for run in runs] == orders
+    assert any(order[1:] != sorted(order[1:]) for order in orders)  # not the config's order
+
+
+def test_an_interrupted_manifest_starts_no_further_run(tmp_path: Path) -> None:
+    case = tmp_path / "cases" / "s"
+    case.mkdir(parents=True)
+    (case / "prompt.md").write_text("go\n")
+    (case / "config.json").write_text(json.dumps(AB))
+    (case / "plan.json").write_text(json.dumps({"turns": [{"shell": "sleep 2"}, {"say": "ok"}]}))
+    labels = tmp_path / "goals.csv"
+    labels.write_text("s,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    argv = [sys.executable, "-m", "proctor"]
+    subprocess.run(
+        [*argv, "plan-repeats", "--goal-labels", str(labels), "--pairs", "3", "--output",
+         str(manifest)], check=True, capture_output=True,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    command = subprocess.Popen(
+        [*argv, "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+         "--out", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not list(out.glob("pair-1/run-*/trials/s/scripted/*/1")):
+            assert time.monotonic() < deadline and command.poll() is None
+            time.sleep(0.05)
+        os.killpg(command.pid, signal.SIGINT)
+        _, err = command.communicate(timeout=120)
+    finally:
+        if command.poll() is None:
+            os.killpg(command.pid, signal.SIGKILL)
+    assert command.returncode == 130, err.decode()
+    assert b"2 run(s) of" in err and b"not started" in err
+    assert len([p for p in out.iterdir() if p.is_dir()]) == 1  # the first pair's folder only

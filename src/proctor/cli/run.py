@@ -375,6 +375,7 @@ def _manifest(
     """``--manifest FILE``: each run of the manifest in turn; the worst exit code."""
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
+    from proctor.exit_codes import ExitCode
     from proctor.session import RunRequest, plan_run, run_plan
     from proctor.session.repeats import read_manifest
 
@@ -414,6 +415,10 @@ def _manifest(
         result = run_plan(plan, request, [make_display(False), CostWarnings(budget)])
         click.echo(f"proctor: results in {result.paths.root}", err=True)
         codes.append(result.suite.exit_code)
+        if result.suite.exit_code == ExitCode.INTERRUPTED:
+            left = len(plan_of.runs) - len(codes)
+            click.echo(f"proctor: interrupted; {left} run(s) of {path} not started", err=True)
+            return int(ExitCode.INTERRUPTED)
     worst = max(codes, key=lambda c: (c != 0, c))
     click.echo(f"proctor: {len(codes)} run(s); exit {worst}", err=True)
     return worst
