@@ -4,6 +4,8 @@ shows in the report, and leaves the trial's own record as written."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import MakeCase, Run, run_cases, single_run_dir
@@ -82,3 +84,54 @@ def test_an_unreadable_annotations_file_is_never_overwritten(
     assert again.code == 2 and "a new mark would lose the marks it holds" in again.err
     assert str(annotations) in again.err and "Traceback" not in again.err
     assert annotations.read_text() == broken
+
+
+def test_marks_made_at_once_are_all_kept_and_a_padded_repeat_is_the_same_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config={**CHECK, "repeats": 8}, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    argv = [sys.executable, "-m", "proctor", "annotate", str(run_dir)]
+    marking = [
+        subprocess.Popen(
+            [*argv, f"fix/scripted/default/{r}", "--verdict", "failed", "--note", f"n{r}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for r in range(1, 9)
+    ]
+    said = [p.communicate(timeout=60)[1] for p in marking]
+    assert [p.returncode for p in marking] == [0] * 8, said
+    marks = json.loads((run_dir / "annotations.json").read_text())["annotations"]
+    assert sorted(m["note"] for m in marks) == [f"n{r}" for r in range(1, 9)]
+    padded = proctor("annotate", str(run_dir), "fix/scripted/default/01", "--verdict",
+                     "excluded", "--note", "padded")  # fmt: skip
+    assert padded.code == 0, padded.err
+    marks = json.loads((run_dir / "annotations.json").read_text())["annotations"]
+    assert len(marks) == 8 and {m["trial"] for m in marks if m["note"] == "padded"} == {
+        "fix/scripted/default/1"
+    }
+
+
+def test_compare_lists_the_marks_and_notes_an_unreadable_annotations_file(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    proctor("annotate", str(run_dir), "fix/scripted/default/2", "--verdict", "failed",
+            "--note", "drifted")  # fmt: skip
+    text = proctor("compare", str(run_dir), str(run_dir))
+    assert text.code == 0, text.err
+    name = run_dir.name
+    assert (
+        f"Annotated by hand: 2 trial(s): {name}/fix/scripted/default/2 failed (drifted)" in text.out
+    )
+    data = proctor("compare", str(run_dir), str(run_dir), "--json").json()
+    assert data["annotations"][0] == {
+        "run": name, "trial": "fix/scripted/default/2", "verdict": "failed", "note": "drifted"
+    }  # fmt: skip
+    (run_dir / "annotations.json").write_text("{bad")
+    damaged = proctor("compare", str(run_dir), str(run_dir))
+    assert damaged.code == 0 and "the run is read without its annotations" in damaged.err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
 
 import click
@@ -33,6 +35,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
         raise ConfigError(
             f"TRIAL {trial!r}: expected case/agent/condition/repeat, e.g. fix/codex/default/1"
         )
+    parts[3] = str(int(parts[3]))  # 01 is repeat 1: the mark names it as reports do
     paths = RunPaths(run_dir)
     if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
         raise ConfigError(f"{run_dir}: no trial {trial} (no trials/{trial}/trial.json)")
@@ -41,15 +44,26 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     mark = TrialAnnotation.model_validate(
         {"trial": "/".join(parts), "verdict": verdict, "note": note.strip(), "at": now_iso()}
     )
+    # One mark at a time: marks made at once (a loop of annotate in parallel) would each
+    # rewrite the file from what they read, and all but the last would be lost.
+    lock = paths.root / ".annotations.lock"
     try:
-        record = read_annotations(run_dir, strict=True)
-    except ConfigError as exc:
-        # The marks already there are a person's work: never replaced by a file without them.
-        raise ConfigError(
-            f"{exc}; a new mark would lose the marks it holds: mend it (or move it away), "
-            "then mark again"
-        ) from exc
-    record.annotations = [a for a in record.annotations if a.trial != mark.trial] + [mark]
-    write_record(paths.annotations, record)
+        held = os.open(lock, os.O_CREAT | os.O_WRONLY, 0o600)
+    except OSError as exc:
+        raise ConfigError(f"{lock}: cannot be made ({exc.strerror or exc})") from exc
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            record = read_annotations(run_dir, strict=True)
+        except ConfigError as exc:
+            # The marks already there are a person's work: never replaced by a file without them.
+            raise ConfigError(
+                f"{exc}; a new mark would lose the marks it holds: mend it (or move it away), "
+                "then mark again"
+            ) from exc
+        record.annotations = [a for a in record.annotations if a.trial != mark.trial] + [mark]
+        write_record(paths.annotations, record)
+    finally:
+        os.close(held)
     click.echo(f"proctor: {mark.trial} marked {verdict}: {mark.note}", err=True)
     return 0

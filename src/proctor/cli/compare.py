@@ -43,6 +43,7 @@ def command(
     summary, bucket slices and complete and incomplete pairs per task across result sets.
     Reads stored trial.json files only; nothing is re-run.
     """
+    from proctor.models.ab import HandMark
     from proctor.models.io import model_to_json
     from proctor.report.ab import (
         compare_conditions,
@@ -50,14 +51,34 @@ def command(
         render_ab_markdown,
         render_runs_markdown,
     )
-    from proctor.report.stored import check_distinct
+    from proctor.report.stored import check_distinct, trial_id
     from proctor.report.stored import load_records as read_records
 
     labels = relabeller(buckets, goal_labels)
+    notes: list[str] = []
+    marks: list[HandMark] = []
 
     def load_records(path: Path) -> list[Any]:
-        records = read_records(path)
+        records = read_records(path, notes)
+        marks.extend(
+            HandMark(
+                run=path.name,
+                trial=trial_id(r),
+                verdict=r.annotation.verdict,
+                note=r.annotation.note,
+            )
+            for r in records
+            if r.annotation is not None
+        )
         return labels(records) if labels is not None else records
+
+    def shown(markdown: str) -> str:
+        for note in dict.fromkeys(notes):  # an unreadable annotations.json, a malformed trial
+            click.echo(f"proctor: note: {note}", err=True)
+        if not marks:
+            return markdown
+        listed = ", ".join(f"{m.run}/{m.trial} {m.verdict} ({m.note})" for m in marks)
+        return markdown.rstrip("\n") + f"\n\nAnnotated by hand: {len(marks)} trial(s): {listed}\n"
 
     if len(runs) != 2 or treatment or baseline:
         from proctor.report.stored import pooled
@@ -68,11 +89,17 @@ def command(
             pooled([load_records(run) for run in runs]) if len(runs) > 1 else load_records(runs[0])
         )
         report = compare_conditions(records, treatment, baseline, seed, min_samples=min_samples)
-        click.echo(model_to_json(report) if as_json else render_ab_markdown(report), nl=not as_json)
+        report.annotations = marks
+        text = model_to_json(report) if as_json else shown(render_ab_markdown(report))
+        if as_json:
+            shown("")
+        click.echo(text, nl=not as_json)
         return 0
     run, run2 = runs
     comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
-    click.echo(
-        model_to_json(comparison) if as_json else render_runs_markdown(comparison), nl=not as_json
-    )
+    comparison.annotations = marks
+    text = model_to_json(comparison) if as_json else shown(render_runs_markdown(comparison))
+    if as_json:
+        shown("")
+    click.echo(text, nl=not as_json)
     return 0

@@ -127,6 +127,17 @@ class ABCase(CamelModel):
     comparisons: dict[str, MetricComparison]
 
 
+class HandMark(CamelModel):
+    """A trial a person marked (``proctor annotate``), as the comparison counted it."""
+
+    run: str
+    """The run folder's name."""
+    trial: str
+    """``case/agent/condition/repeat``."""
+    verdict: str
+    note: str
+
+
 class ABReport(CamelModel):
     """Everything ``analyse_ab`` found; ``byDimension`` maps a label field to value to group."""
 
@@ -139,6 +150,8 @@ class ABReport(CamelModel):
     cases: list[ABCase]
     by_dimension: dict[str, dict[str, ABGroup]]
     overall: ABGroup
+    annotations: list[HandMark] = []
+    """The trials marked by hand, with the mark applied in every figure above."""
 
 
 class ABGateResult(CamelModel):
@@ -199,3 +212,5 @@ class RunComparison(CamelModel):
     """Groups per classification, every classification listed (0 included)."""
     overall: dict[str, MetricComparison]
     """Unpaired comparisons over every scored trial of the groups present in both runs."""
+    annotations: list[HandMark] = []
+    """The trials marked by hand in either run, with the mark applied in every figure above."""
