@@ -188,3 +188,16 @@ def test_a_profile_naming_no_adapter_is_blamed_not_the_case(
     config.write_text(json.dumps({"codingagents": {"mine": {"agent": "scripted"}}}))
     fine = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
     assert fine.code == 0, fine.err  # control
+
+
+def test_a_condition_name_too_long_for_a_folder_is_refused_before_anything_runs(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    long = "a" * 201
+    make_case("x", config={"conditions": {long: {}, "b": {}}}, plan={"turns": [{"say": "hi"}]})
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 2 and not out.exists() and "Traceback" not in result.err
+    assert "at most 200 of them" in result.err
+    fits = "a" * 200
+    make_case("y", config={"conditions": {fits: {}, "b": {}}}, plan={"turns": [{"say": "hi"}]})
+    assert proctor("validate", "--source", str(tmp_path / "cases" / "y")).code == 0

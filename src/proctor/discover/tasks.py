@@ -113,7 +113,8 @@ def load_task_file(
             raise ConfigError(describe_validation_error(where, exc, TaskSpec)) from exc
         if not SAFE_NAME.fullmatch(task.id):
             raise ConfigError(
-                f"{where}: field 'id': {task.id!r} must be letters, digits, '.', '_' or '-'"
+                f"{where}: field 'id': {task.id!r} must be letters, digits, '.', '_' or '-' "
+                "(at most 200)"
             )
         if task.id in seen:
             raise ConfigError(f"{where}: field 'id': duplicate task id '{task.id}'")

@@ -34,8 +34,9 @@ DEFAULT_COMBINER = "gated-mean"
 DEFAULT_PASS_THRESHOLD = 60.0
 DEFAULT_CONCURRENCY = 2
 DEFAULT_OUT = "proctor-results"
-SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-"""A name that becomes a results folder (a condition, an agent profile, a task id)."""
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+"""A name that becomes a results folder (a condition, an agent profile, a task id): at most
+200 characters, so that it, and the files a run names after it, fit in a folder name (255)."""
 
 
 def _matching(pattern: re.Pattern[str], problem: str) -> AfterValidator:
@@ -55,7 +56,7 @@ def _safe_name(what: str) -> AfterValidator:
     return _matching(
         SAFE_NAME,
         f"'{{name}}' names {what}: use letters, digits, '.', '_' or '-', "
-        "starting with a letter or digit",
+        "starting with a letter or digit, at most 200 of them",
     )
 
 
