@@ -323,7 +323,9 @@ def read_label_file(path: Path, option: str) -> dict[str, str]:
     """Task id → label, from a JSON object or from lines ``id,label`` (or tab-separated;
     blank lines and ``#`` comments skipped)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte order mark, which would
+        # otherwise become part of the first task id.
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{option} {path}: cannot be read ({exc})") from exc
     if text.lstrip().startswith("{"):
