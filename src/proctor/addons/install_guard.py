@@ -10,6 +10,7 @@ watched folders. Only a sandbox could prevent that; ``docs/addons.md`` says so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pwd
@@ -31,16 +32,19 @@ WATCHED = (
     ".claude/hooks",
     ".claude/agents",
     ".claude/commands",
+    ".claude/CLAUDE.md",
     ".claude.json",
     ".codex/config.toml",
     ".codex/hooks.json",
     ".codex/skills",
     ".codex/AGENTS.md",
+    ".codex/prompts",
     ".agents/skills",
     ".gemini/settings.json",
     ".gemini/extensions",
     ".gemini/skills",
     ".gemini/GEMINI.md",
+    ".gemini/commands",
 )
 """Where an installer for the three agents writes. Only these are watched: the rest of a home
 changes all the time (a running agent rewrites its own state), which is not the installer's."""
@@ -89,10 +93,16 @@ def fingerprint(homes: Sequence[Path]) -> Fingerprint:
     for home in homes:
         for rel in WATCHED:
             path = home / rel
-            for item in _walk(path):
-                if len(found) >= MAX_ENTRIES:
-                    return found
+            items = _walk(path)
+            # Each watched path has its own budget of digests (a large plugin cache must not
+            # leave the paths after it unwatched); past it, what identifies the rest is each
+            # file's size and time, folded into one entry.
+            for item in items[:MAX_ENTRIES]:
                 found[str(item)] = _identity(item)
+            if len(items) > MAX_ENTRIES:
+                found[f"{path} (files past the first {MAX_ENTRIES})"] = _stamps(
+                    items[MAX_ENTRIES:]
+                )
             if not path.exists() and not path.is_symlink():
                 found[str(path)] = "absent"
     return found
@@ -102,8 +112,19 @@ def _walk(path: Path) -> list[Path]:
     if path.is_symlink() or path.is_file():
         return [path]
     if path.is_dir():
-        return sorted(p for p in path.rglob("*"))[:MAX_ENTRIES]
+        return sorted(path.rglob("*"))
     return []
+
+
+def _stamps(items: Sequence[Path]) -> str:
+    digest = hashlib.sha256()
+    for item in items:
+        try:
+            st = item.lstat()
+            digest.update(f"{item}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n".encode())
+        except OSError:
+            digest.update(f"{item}\0gone\n".encode())
+    return f"{len(items)}:{digest.hexdigest()}"
 
 
 def _identity(path: Path) -> str:

@@ -199,6 +199,28 @@ def test_the_fingerprint_notices_a_write_into_a_watched_folder(tmp_path: Path) -
     assert str(real / ".gemini" / "skills") in touched
 
 
+def test_a_large_plugin_cache_leaves_no_watched_path_unwatched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(guard, "MAX_ENTRIES", 20)  # the budget, made small
+    real = tmp_path / "real"
+    plugins = real / ".claude" / "plugins" / "m"
+    plugins.mkdir(parents=True)
+    for i in range(50):
+        (plugins / f"f{i:02d}").write_text("x")
+    (real / ".gemini").mkdir()
+    (real / ".gemini" / "settings.json").write_text('{"a": 1}')
+    (real / ".claude" / "CLAUDE.md").write_text("mine\n")
+    before = guard.fingerprint([real])
+    (real / ".gemini" / "settings.json").write_text("{}")  # after the plugins, in WATCHED
+    (real / ".claude" / "CLAUDE.md").write_text("mine\nINJECTED\n")
+    (plugins / "f45").write_text("changed")  # past the budget of digests
+    touched = guard.touched(before, guard.fingerprint([real]))
+    assert str(real / ".gemini" / "settings.json") in touched
+    assert str(real / ".claude" / "CLAUDE.md") in touched
+    assert any("files past the first 20" in t for t in touched)
+
+
 def _audit(*components: AuditComponent) -> AgentAudit:
     return AgentAudit(agent="claude-code", components=list(components))
 
