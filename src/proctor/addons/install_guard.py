@@ -100,9 +100,7 @@ def fingerprint(homes: Sequence[Path]) -> Fingerprint:
             for item in items[:MAX_ENTRIES]:
                 found[str(item)] = _identity(item)
             if len(items) > MAX_ENTRIES:
-                found[f"{path} (files past the first {MAX_ENTRIES})"] = _stamps(
-                    items[MAX_ENTRIES:]
-                )
+                found[f"{path} (files past the first {MAX_ENTRIES})"] = _stamps(items[MAX_ENTRIES:])
             if not path.exists() and not path.is_symlink():
                 found[str(path)] = "absent"
     return found
