@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from pydantic import JsonValue
 
@@ -154,3 +156,37 @@ def test_scientific_notation_is_one_figure_and_checked() -> None:
         "1e6"
     ]
     assert ungrounded_figures("about 4.8e4 tokens", {"tokens": 48210}) == []  # within 0.05e4
+
+
+def test_a_short_commit_id_or_an_overflowing_exponent_is_no_figure() -> None:
+    text = "Revert commit 2e4512c; 99999e305 tokens; 3e400 calls; but 1e6 and 2.5e4 count"
+    assert [f.written for f in figures_in(text)] == ["1e6", "2.5e4"]
+    assert signal_figures({"head": "commit 7e9041b", "tokens": 25000}).values == (25000.0,)
+
+
+def _sentence_from_the_start(text: str, start: int, end: int) -> str:
+    """The rule as first written: every sentence end from the start of the text is looked at."""
+    ends = re.compile(r"[.!?](?=\s)|\n")
+    left = 0
+    for boundary in ends.finditer(text, 0, start):
+        left = boundary.end()
+    following = ends.search(text, end)
+    right = following.end() if following else len(text)
+    sentence = " ".join(text[left:right].split())
+    if len(sentence) <= 240:
+        return sentence
+    return f"... {' '.join(text[max(left, start - 100) : min(right, end + 100)].split())} ..."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You read 12 files again. " * 300,
+        "word " * 2000 + "then 1500 tokens were spent" + " more" * 2000 + ". Done.",
+        "short. " + "x" * 5000 + " 1234 " + "y" * 5000,
+    ],
+)
+def test_the_sentence_around_a_figure_is_found_near_it_as_from_the_start(text: str) -> None:
+    for figure in figures_in(text):
+        got = sentence_around(text, figure.start, figure.end)
+        assert got == _sentence_from_the_start(text, figure.start, figure.end)

@@ -89,7 +89,15 @@ def _scan(text: str) -> Iterator[Figure]:
             negative = False  # a hyphen inside a word or between numbers, not a minus
         elif not negative and _glued(text, match.start()):
             continue  # digits glued to a word: a name such as sha256 or v12
-        yield _figure(text, match, negative)
+        if match.group("exp") and _word_after(text, match.end()):
+            continue  # 2e4512c: a short commit id, not 2 × 10^4512
+        figure = _figure(text, match, negative)
+        if math.isfinite(figure.value) and math.isfinite(figure.tolerance):
+            yield figure  # (99999e305 is no figure anyone reads: it would be infinite)
+
+
+def _word_after(text: str, position: int) -> bool:
+    return position < len(text) and (text[position].isalnum() or text[position] == "_")
 
 
 def _glued(text: str, position: int) -> bool:
@@ -102,7 +110,8 @@ def _figure(text: str, match: re.Match[str], negative: bool) -> Figure:
     suffix = match.group("suffix") or ""
     scale = MULTIPLIERS.get(suffix, 1.0)
     if match.group("exp"):  # scientific notation: 1e6, 2.5e4
-        scale *= 10.0 ** int(match.group("exp"))
+        exponent = int(match.group("exp"))
+        scale *= 10.0 ** exponent if abs(exponent) <= 308 else math.inf
     magnitude = float(match.group("int").replace(",", "") + ("." + frac if frac else "")) * scale
     start = match.start() if negative or not match.group("sign") else match.start() + 1
     return Figure(
@@ -161,19 +170,30 @@ def ungrounded_figures(advice: str, signals: JsonValue) -> list[Ungrounded]:
     """The figures of ``advice`` of 10 or more that match no figure of ``signals``."""
     known = signal_figures(signals)
     return [
-        Ungrounded(figure.written, figure.value, sentence_around(advice, figure.start, figure.end))
+        Ungrounded(
+            _short(figure.written), figure.value, sentence_around(advice, figure.start, figure.end)
+        )
         for figure in figures_in(advice)
         if figure.checked and not is_grounded(figure, known)
     ]
 
 
+def _short(written: str) -> str:
+    """A figure as the report shows it: a run of thousands of digits is cut in the middle."""
+    return written if len(written) <= 40 else f"{written[:18]}…{written[-18:]}"
+
+
 def sentence_around(text: str, start: int, end: int) -> str:
     """The sentence (or line) of ``text`` holding ``text[start:end]``, shortened if long."""
-    left = 0
-    for boundary in _SENTENCE_END.finditer(text, 0, start):
+    # Sentence ends are looked for near the figure only: a sentence past this reach is
+    # shortened below anyway, and scanning from the start for every figure was quadratic.
+    reach = _TEXT_LIMIT + 200
+    floor = max(0, start - reach)
+    left = floor
+    for boundary in _SENTENCE_END.finditer(text, floor, start):
         left = boundary.end()
-    following = _SENTENCE_END.search(text, end)
-    right = following.end() if following else len(text)
+    following = _SENTENCE_END.search(text, end, end + reach)
+    right = following.end() if following else min(len(text), end + reach)
     sentence = " ".join(text[left:right].split())
     if len(sentence) <= _TEXT_LIMIT:
         return sentence
