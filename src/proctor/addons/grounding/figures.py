@@ -111,7 +111,7 @@ def _figure(text: str, match: re.Match[str], negative: bool) -> Figure:
     scale = MULTIPLIERS.get(suffix, 1.0)
     if match.group("exp"):  # scientific notation: 1e6, 2.5e4
         exponent = int(match.group("exp"))
-        scale *= 10.0 ** exponent if abs(exponent) <= 308 else math.inf
+        scale *= 10.0**exponent if abs(exponent) <= 308 else math.inf
     magnitude = float(match.group("int").replace(",", "") + ("." + frac if frac else "")) * scale
     start = match.start() if negative or not match.group("sign") else match.start() + 1
     return Figure(
