@@ -336,3 +336,37 @@ def test_an_unknown_agent_option_names_the_option_not_the_cases_file(proctor: Ru
     assert result.code == 2
     assert "--agent: 'bogus' is not one of claude-code, codex, gemini-cli" in result.err
     assert "cases.json" not in result.err
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({"a": "x", "a/b": "y"}, "'a' is a file, and 'a/b' would need it to be a folder"),
+        ({"a/b": "y", "a": "x"}, "'a' is a file, and 'a/b' would need it to be a folder"),
+        ({".": "x"}, "names the project folder itself"),
+        ({"x\u0000y": "z"}, "must be a relative path inside the project"),
+    ],
+)
+def test_case_files_that_cannot_all_exist_are_one_sentence(
+    proctor: Run, tmp_path: Path, files: dict[str, str], said: str
+) -> None:
+    hooks = settings(tmp_path / "settings.json", "PreToolUse", "Bash", "true")
+    case = {"id": "a", "event": "PreToolUse", "tool": "Bash", "input": {"command": "ls"},
+            "files": files, "expect": {"silent": True}}  # fmt: skip
+    cases = write(tmp_path / "cases.json", [case])
+    result = proctor("hooks", "test", str(hooks), "--cases", str(cases))
+    assert result.code == 2 and said in result.err and "Traceback" not in result.err
+
+
+def test_a_hook_timeout_of_nan_is_refused(proctor: Run, tmp_path: Path) -> None:
+    hooks = write(
+        tmp_path / "settings.json",
+        '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": '
+        '[{"type": "command", "command": "true", "timeout": NaN}]}]}}',
+    )
+    case = {"id": "a", "event": "PreToolUse", "tool": "Bash", "input": {"command": "ls"},
+            "expect": {"silent": True}}  # fmt: skip
+    result = proctor(
+        "hooks", "test", str(hooks), "--cases", str(write(tmp_path / "c.json", [case]))
+    )
+    assert result.code == 2 and "timeout' must be a positive number" in result.err

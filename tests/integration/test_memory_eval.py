@@ -183,3 +183,21 @@ def test_the_issue_s_order_mcp_first_then_proctor_s_options(proctor: Run) -> Non
         "--dataset", DATASET, "--adapter", ADAPTER, "--json",
     )  # fmt: skip
     assert leak.code == 1 and leak.json()["failures"]
+
+
+def test_an_unclosed_quote_in_mcp_and_a_huge_grade_are_sentences(
+    proctor: Run, tmp_path: Path
+) -> None:
+    quoted = proctor("memory-eval", "--dataset", DATASET, "--adapter", ADAPTER, "--mcp", 'node "x')
+    assert quoted.code == 2 and "not a command line (No closing quotation)" in quoted.err
+    data = json.loads(Path(DATASET).read_text())
+    first = next(q for q in data["queries"] if q.get("relevant"))
+    note = next(iter(first["relevant"]))
+    first["relevant"] = {note: 1100}
+    dataset = tmp_path / "graded.json"
+    dataset.write_text(json.dumps(data))
+    graded = proctor(
+        "memory-eval", "--dataset", str(dataset), "--adapter", ADAPTER, "--mcp", sys.executable,
+        SERVER,
+    )  # fmt: skip
+    assert graded.code == 2 and "expected relevance grades from 1 to 10" in graded.err

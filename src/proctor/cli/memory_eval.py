@@ -173,7 +173,10 @@ def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:
                 f"--mcp {server}: the URL names no host (e.g. http://127.0.0.1:8000/mcp)"
             )
         return ServerTarget(url=server)
-    words = [*(shlex.split(server) if not rest else [server]), *rest]
+    try:
+        words = [*(shlex.split(server) if not rest else [server]), *rest]
+    except ValueError as exc:  # an unclosed quote
+        raise ConfigError(f"--mcp {server}: not a command line ({exc})") from exc
     if not words:
         raise ConfigError("--mcp: expected a URL or a command, got nothing")
     return ServerTarget(argv=tuple(_absolute(word) for word in words))

@@ -10,6 +10,7 @@ that silently never runs.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -166,12 +167,22 @@ class HookCase(UserModel):
     @field_validator("files")
     @classmethod
     def _files(cls, value: dict[str, int | str]) -> dict[str, int | str]:
+        files = {posixpath.normpath(p): p for p in value}
         for path, content in value.items():
             parts = Path(path).parts
-            if not path or Path(path).is_absolute() or ".." in parts:
+            if not path or "\0" in path or Path(path).is_absolute() or ".." in parts:
                 raise ValueError(f"'{path}' must be a relative path inside the project")
+            if posixpath.normpath(path) == ".":
+                raise ValueError(f"'{path}' names the project folder itself, not a file in it")
             if isinstance(content, int) and not 0 <= content <= 1 << 30:
                 raise ValueError(f"'{path}': a size must be between 0 and 1 GiB")
+            # A file cannot also be a folder of another file: 'a' and 'a/b'.
+            for i in range(1, len(parts)):
+                above = posixpath.join(*parts[:i])
+                if above in files:
+                    raise ValueError(
+                        f"'{files[above]}' is a file, and '{path}' would need it to be a folder"
+                    )
         return value
 
 

@@ -17,6 +17,7 @@ Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -122,7 +123,9 @@ def _handler(
         command = shlex.join([command, *args])
     timeout = handler.get("timeout")
     if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout < math.inf  # NaN fails this too
     ):
         raise ConfigError(f"{path}: field '{where}.timeout' must be a positive number")
     if kind == "gemini-extension" and root is not None:

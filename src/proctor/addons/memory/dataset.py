@@ -64,8 +64,9 @@ class Query(UserModel):
     @field_validator("relevant")
     @classmethod
     def _positive_grades(cls, value: dict[str, int]) -> dict[str, int]:
-        if any(grade < 1 for grade in value.values()):
-            raise ValueError("expected relevance grades of 1 or more")
+        if any(not 1 <= grade <= 10 for grade in value.values()):
+            # nDCG weighs a grade g as 2**g - 1: past 10 one note outweighs any ranking.
+            raise ValueError("expected relevance grades from 1 to 10")
         return value
 
 
