@@ -98,6 +98,8 @@ def test_nothing_outside_home_and_project_is_read(tmp_path: Path) -> None:
     assert [c for c in result.components if c.kind == "hook"] == []
     assert all(c.decoy for c in result.components)  # nothing loaded from outside
     assert any("leads outside" in p for p in result.problems)
+    (skill,) = [c for c in result.components if c.kind == "skill"]
+    assert skill.decoy is not None and skill.decoy.startswith("leads outside the home")
 
 
 def test_an_empty_home_is_cheap(tmp_path: Path) -> None:

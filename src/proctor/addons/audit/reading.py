@@ -126,7 +126,13 @@ def skills(
     for folder in reader.subdirs(root):
         manifest = folder / "SKILL.md"
         name = prefix + folder.name
-        if not reader.is_file(manifest):
+        if not reader.is_file(manifest) and manifest.is_file():
+            # Linked in from outside (an add-on's checkout): nothing outside the home and the
+            # project is read or counted, and the reason says so (it is no empty folder).
+            outside = f"leads outside the home and project ({folder.resolve()}); not read"
+            reader.problems.append(f"{folder}: {outside}")
+            reader.add("skill", name, folder, scope=scope, decoy=outside)
+        elif not reader.is_file(manifest):
             reader.add("skill", name, folder, scope=scope, decoy=EMPTY_SKILL)
         elif folder.name in disabled:
             reader.add("skill", name, manifest, scope=scope, decoy="disabled (skills.disabled)")
