@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -236,3 +237,18 @@ def test_kept_scratches_hold_the_homes_the_installer_wrote(proctor: Run, tmp_pat
     [root] = (tmp_path / "kept").iterdir()
     assert (root / "fresh" / "home" / ".agents" / "skills" / "tidy" / "SKILL.md").is_file()
     assert (root / "user" / "home" / ".codex" / "AGENTS.md").is_file()
+
+
+def test_cwd_with_a_space_stays_one_path_and_the_example_still_passes(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spaced = tmp_path / "my addon"
+    shutil.copytree(EXAMPLE, spaced)
+    monkeypatch.chdir(spaced)
+    code, report = check(
+        proctor,
+        "--install", f"{PYTHON} {{cwd}}/install.py install",
+        "--uninstall", f"{PYTHON} {{cwd}}/install.py uninstall",
+        "--expect", str(spaced / "expect.json"),
+    )  # fmt: skip
+    assert (code, report["ok"], failed(report)) == (0, True, set())

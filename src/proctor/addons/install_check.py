@@ -118,7 +118,12 @@ class _Session:
         self.ignore = [*DEFAULT_IGNORE, *(expect.ignore if expect else [])]
 
     def expand(self, text: str) -> str:
+        """A shell line with the placeholders filled in (each path one shell word)."""
         return expand(text, self.scratch, self.options.origin)
+
+    def expand_text(self, text: str) -> str:
+        """A text to compare with what was installed, the placeholders filled in as they are."""
+        return expand(text, self.scratch, self.options.origin, shell=False)
 
     def run(self, command: str, option: str) -> tuple[bool, str]:
         run = run_command(
@@ -183,7 +188,7 @@ def _component_checks(session: _Session, agents: list[str], report: InstallCheck
         found = report.installed.for_agent(agent) if report.installed is not None else None
         wanted = expect.for_agent(agent) if expect is not None else None
         if wanted is not None:
-            for check in component_checks(agent, wanted, found, session.expand):
+            for check in component_checks(agent, wanted, found, session.expand_text):
                 check.message = check.message.replace(prefix, "")
                 report.checks.append(check)
         added = added_components(None, found)

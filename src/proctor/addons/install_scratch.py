@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import shlex
 import stat
 import time
 from collections.abc import Mapping, Sequence
@@ -80,12 +81,16 @@ def installer_environment(
     return env
 
 
-def expand(command: str, scratch: Scratch, origin: Path) -> str:
-    """``{home}``, ``{project}`` and ``{cwd}`` (where proctor was started) in ``command``."""
+def expand(command: str, scratch: Scratch, origin: Path, *, shell: bool = True) -> str:
+    """``{home}``, ``{project}`` and ``{cwd}`` (where proctor was started) in ``command``. For a
+    shell line (``shell``) each is one shell word: a folder with a space (or a ``;``) in its name
+    stays one path, never words or code of its own; a plain path is put in as it is. Otherwise
+    (a hook command an expect file names, compared as text) the paths go in as they are."""
+    word = shlex.quote if shell else str
     return (
-        command.replace("{home}", str(scratch.home))
-        .replace("{project}", str(scratch.project))
-        .replace("{cwd}", str(origin))
+        command.replace("{home}", word(str(scratch.home)))
+        .replace("{project}", word(str(scratch.project)))
+        .replace("{cwd}", word(str(origin)))
     )
 
 
