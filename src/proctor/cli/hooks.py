@@ -68,7 +68,10 @@ def test_command(
         )
         click.echo(result.message)
     for skipped in report.skipped_handlers:
-        click.echo(f"note: not run (proctor runs command hooks only): {skipped}")
+        if "(switched off: " in skipped:  # the CLI would not run it either
+            click.echo(f"note: not run: {skipped}")
+        else:
+            click.echo(f"note: not run (proctor runs command hooks only): {skipped}")
     summary = f"{report.passed} passed, {report.failed} failed"
     if report.errored:
         summary += f", {report.errored} could not run"

@@ -182,3 +182,27 @@ def test_codex_config_toml_and_skipped_handlers(tmp_path: Path) -> None:
     config.write_text("[hooks\n")
     with pytest.raises(ConfigError, match="not a readable TOML file"):
         load_hooks(config)
+
+
+@pytest.mark.parametrize(
+    ("switch", "said"),
+    [
+        ({"disableAllHooks": True}, "disableAllHooks is true"),
+        ({"hooksConfig": {"enabled": False}}, "hooksConfig.enabled is false"),
+    ],
+)
+def test_hooks_a_cli_has_switched_off_are_not_run(
+    tmp_path: Path, switch: dict[str, object], said: str
+) -> None:
+    hook = {"type": "command", "command": "echo no >&2; exit 2"}
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({**switch, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    )
+    source = load_hooks(settings)
+    assert source.hooks == ()
+    assert source.skipped == (f"PreToolUse: echo no >&2; exit 2 (switched off: {said})",)
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    )
+    assert len(load_hooks(settings).hooks) == 1  # control: switched on, it runs

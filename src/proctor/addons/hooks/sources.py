@@ -102,7 +102,27 @@ def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSourc
                     specs.append(spec)
                 else:
                     skipped.append(spec)
+    off = _switched_off(data)
+    if off is not None:  # the CLI would run none of them: neither does the test
+        skipped += [f"{s.event}: {s.command} (switched off: {off})" for s in specs]
+        specs = []
     return HookSource(path, kind, tuple(specs), tuple(skipped))
+
+
+def _switched_off(data: Any) -> str | None:
+    """Why the file's hooks are all off (Claude Code's ``disableAllHooks``, Gemini CLI's
+    ``hooksConfig.enabled: false`` or its older ``hooks.enabled: false``), or None."""
+    if not isinstance(data, dict):
+        return None
+    if data.get("disableAllHooks") is True:
+        return "disableAllHooks is true"
+    config = data.get("hooksConfig")
+    if isinstance(config, dict) and config.get("enabled") is False:
+        return "hooksConfig.enabled is false"
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict) and hooks.get("enabled") is False:
+        return "hooks.enabled is false"
+    return None
 
 
 def _handler(
