@@ -201,3 +201,13 @@ def test_an_unclosed_quote_in_mcp_and_a_huge_grade_are_sentences(
         SERVER,
     )  # fmt: skip
     assert graded.code == 2 and "expected relevance grades from 1 to 10" in graded.err
+
+
+def test_a_server_that_prints_to_stdout_gets_one_sentence_not_a_traceback(proctor: Run) -> None:
+    noisy = f"echo Starting v1; exec {sys.executable} {SERVER}"
+    result = proctor(
+        "memory-eval", "--dataset", DATASET, "--adapter", ADAPTER, "--mcp", "sh", "-c", noisy
+    )
+    assert result.code == 0, result.err
+    assert "wrote a line to stdout that is not JSON-RPC ('Starting v1')" in result.err
+    assert "Traceback" not in result.err and result.err.count("not JSON-RPC") == 1

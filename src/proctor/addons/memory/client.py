@@ -8,12 +8,15 @@ is a :class:`MemoryServerError` (exit 3).
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+import logging
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -92,6 +95,7 @@ async def open_session(
                 command=target.argv[0], args=list(target.argv[1:]), env=env, cwd=cwd
             )
             handle = stack.enter_context(log.open("a", encoding="utf-8"))
+            stack.enter_context(_stray_stdout_said(handle))
             read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
             errlog = log
         session = await stack.enter_async_context(
@@ -100,6 +104,49 @@ async def open_session(
         with anyio.fail_after(timeout):
             await session.initialize()
         yield MemorySession(session, timeout, errlog)
+
+
+class _StrayStdout(logging.Handler):
+    """The MCP SDK logs a traceback for each stdout line of the server that is not JSON-RPC;
+    said here in one sentence instead: once on stderr, and in the server's log (whose tail a
+    failure quotes)."""
+
+    def __init__(self, log: TextIO) -> None:
+        super().__init__(logging.ERROR)
+        self.log = log
+        self.said = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        line: Any = None
+        with contextlib.suppress(Exception):  # a pydantic ValidationError names the line
+            line = error.errors()[0].get("input")  # type: ignore[union-attr]
+        shown = f" ({str(line)[:80]!r})" if line is not None else ""
+        sentence = (
+            f"the memory server wrote a line to stdout that is not JSON-RPC{shown}; stdout "
+            "carries the protocol, a server logs to stderr"
+        )
+        if self.said:
+            return
+        self.said = True
+        with contextlib.suppress(OSError, ValueError):
+            self.log.write(f"proctor: {sentence}\n")
+            self.log.flush()
+        print(f"proctor: note: {sentence}", file=sys.stderr)
+
+
+@contextmanager
+def _stray_stdout_said(log: TextIO) -> Iterator[None]:
+    logger = logging.getLogger("mcp.client.stdio")
+    handler = _StrayStdout(log)
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> list[str]:
