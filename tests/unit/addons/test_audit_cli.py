@@ -130,3 +130,30 @@ def test_the_trials_audit_the_agents_the_audit_knows() -> None:
     from proctor.models.audit import AUDITED_AGENTS
 
     assert set(AUDITORS) == AUDITED_AGENTS
+
+
+def test_a_settings_field_of_the_wrong_shape_is_a_problem_not_silence(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".codex").mkdir()
+    (home / ".gemini").mkdir()
+    (home / ".claude" / "settings.json").write_text('{"hooks": [1, 2], "permissions": "yes"}')
+    (home / ".codex" / "config.toml").write_text("mcp_servers = 5\n")
+    (home / ".gemini" / "settings.json").write_text('{"mcpServers": [1], "hooks": "x"}')
+    found = {
+        a.agent: a.problems
+        for a in audit(home, None, ["claude-code", "codex", "gemini-cli"]).agents
+    }
+    assert any("field 'hooks' should be an object, not list" in p for p in found["claude-code"])
+    assert any(
+        "field 'permissions' should be an object, not str" in p for p in found["claude-code"]
+    )
+    assert any("field 'mcp_servers' should be an object, not int" in p for p in found["codex"])
+    assert any("field 'mcpServers' should be an object, not list" in p for p in found["gemini-cli"])
+
+
+def test_control_settings_of_the_right_shape_have_no_problem(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text('{"hooks": {}, "permissions": {"allow": []}}')
+    assert audit(home, None, ["claude-code"]).agents[0].problems == []

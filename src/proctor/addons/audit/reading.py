@@ -86,17 +86,31 @@ class Reader:
         if not isinstance(data, dict):
             self.problems.append(f"{path}: expected a JSON object; ignored")
             return None
+        self._check_shapes(path, data)
         return data
+
+    def _check_shapes(self, path: Path, data: dict[str, Any]) -> None:
+        """A field of the agents' settings files read with the wrong shape contributes nothing;
+        said under ``problems`` rather than read as if it were absent."""
+        for key, kind in SHAPES.get(path.name, {}).items():
+            if key in data and not isinstance(data[key], kind):
+                wanted = "an object" if kind is dict else "a list"
+                self.problems.append(
+                    f"{path}: field '{key}' should be {wanted}, not {type(data[key]).__name__}; "
+                    "ignored"
+                )
 
     def toml(self, path: Path) -> dict[str, Any] | None:
         text = self.text(path)
         if text is None:
             return None
         try:
-            return tomllib.loads(text)
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             self.problems.append(f"{path}: not valid TOML ({exc}); ignored")
             return None
+        self._check_shapes(path, data)
+        return data
 
     def add(self, kind: ComponentKind, name: str, file: Path, **fields: Any) -> None:
         self.components.append(AuditComponent(kind=kind, name=name, file=str(file), **fields))
@@ -105,6 +119,27 @@ class Reader:
         if not self.is_dir(root):
             return []
         return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+_SETTINGS: dict[str, type] = {
+    "hooks": dict,
+    "mcpServers": dict,
+    "permissions": dict,
+    "enabledPlugins": dict,
+    "disabledMcpjsonServers": list,
+    "hooksConfig": dict,
+    "mcp": dict,
+    "tools": dict,
+    "skills": dict,
+    "context": dict,
+}
+SHAPES: dict[str, dict[str, type]] = {
+    "settings.json": _SETTINGS,  # Claude Code's and Gemini CLI's: the same shapes where shared
+    "settings.local.json": _SETTINGS,
+    "config.toml": {"mcp_servers": dict, "notify": list, "hooks": dict},
+    "hooks.json": {"hooks": dict},
+}
+"""The fields of the agents' configuration files the audit reads, and the shape each must have."""
 
 
 def as_dict(value: Any) -> dict[str, Any]:
