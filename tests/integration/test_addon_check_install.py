@@ -151,7 +151,7 @@ def test_a_failing_install_is_a_failed_check_with_its_output(proctor: Run) -> No
         (["--install", "no-such-installer-x"], ["--install:", "cannot be started"]),
         (["--install", "true", "--expect", "missing.json"], ["--expect missing.json: no such"]),
         (["--install", "HOME=/tmp/elsewhere ./install.sh"], ["--install:", "sets HOME itself"]),
-        (["--install", "true", "--agent", "cursor"], ["Invalid value for '--agent'"]),
+        (["--install", "true", "--agent", "cursor"], ["--agent cursor: unknown agent"]),
         (["--install", " "], ["--install: the command is empty"]),
     ],
 )
@@ -252,3 +252,9 @@ def test_cwd_with_a_space_stays_one_path_and_the_example_still_passes(
         "--expect", str(spaced / "expect.json"),
     )  # fmt: skip
     assert (code, report["ok"], failed(report)) == (0, True, set())
+
+
+def test_the_claude_alias_names_claude_code_as_in_audit(proctor: Run) -> None:
+    code, report = check(proctor, "--install", "true", "--agent", "claude")
+    agents = {c["agent"] for c in report["checks"] if c["agent"]}  # type: ignore[attr-defined]
+    assert code in (0, 1) and agents == {"claude-code"}

@@ -36,8 +36,8 @@ def command() -> None:
     "--agent",
     "agents",
     multiple=True,
-    type=click.Choice(AGENT_CHOICES),
-    help="Check this agent's places (repeatable; default: the expect file's, or all three).",
+    help="Check this agent's places: claude-code, codex or gemini-cli (repeatable; default: "
+    "the expect file's, or all three).",
 )
 @click.option(
     "--expect",
@@ -87,6 +87,17 @@ def check_install(
 
     if not install.strip():
         raise ConfigError("--install: the command is empty")
+    from proctor.agents.spec import spec_for
+
+    chosen: list[str] = []
+    for name in agents:  # the same names (and aliases, such as claude) as audit and hooks test
+        spec = spec_for(name)
+        if spec is None or spec.id not in AGENT_CHOICES:
+            raise ConfigError(
+                f"--agent {name}: unknown agent; expected one of {', '.join(AGENT_CHOICES)}"
+            )
+        chosen.append(spec.id)
+    agents = tuple(dict.fromkeys(chosen))
     if expect is not None and not expect.is_file():
         raise ConfigError(f"--expect {expect}: no such file")
     bins = [d / "node_modules" / ".bin" for d in agents_dirs()]
