@@ -157,3 +157,12 @@ def test_control_settings_of_the_right_shape_have_no_problem(tmp_path: Path) -> 
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_text('{"hooks": {}, "permissions": {"allow": []}}')
     assert audit(home, None, ["claude-code"]).agents[0].problems == []
+
+
+def test_json_nested_too_deeply_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / ".mcp.json").write_text("[" * 200_000 + "]" * 200_000)
+    problems = audit(home, project, ["claude-code"]).agents[0].problems
+    assert any("nested too deeply" in p for p in problems)

@@ -83,6 +83,9 @@ class Reader:
         except json.JSONDecodeError as exc:
             self.problems.append(f"{path}: not valid JSON (line {exc.lineno}); ignored")
             return None
+        except RecursionError:
+            self.problems.append(f"{path}: JSON nested too deeply to read; ignored")
+            return None
         if not isinstance(data, dict):
             self.problems.append(f"{path}: expected a JSON object; ignored")
             return None
@@ -106,6 +109,9 @@ class Reader:
             return None
         try:
             data = tomllib.loads(text)
+        except RecursionError:
+            self.problems.append(f"{path}: TOML nested too deeply to read; ignored")
+            return None
         except tomllib.TOMLDecodeError as exc:
             self.problems.append(f"{path}: not valid TOML ({exc}); ignored")
             return None
