@@ -177,3 +177,20 @@ def test_an_interrupted_manifest_starts_no_further_run(tmp_path: Path) -> None:
     assert command.returncode == 130, err.decode()
     assert b"2 run(s) of" in err and b"not started" in err
     assert len([p for p in out.iterdir() if p.is_dir()]) == 1  # the first pair's folder only
+
+
+def test_labels_and_conditions_that_could_not_run_are_refused(proctor: Run, tmp_path: Path) -> None:
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    out = str(tmp_path / "m.json")
+    bad_names = proctor("plan-repeats", "--goal-labels", str(labels), "--conditions", "a b,../x",
+                        "--output", out)  # fmt: skip
+    assert bad_names.code == 2 and "--conditions: 'a b' cannot name a condition" in bad_names.err
+    labels.write_text("t1,blob\n")
+    shape = proctor("plan-repeats", "--goal-labels", str(labels), "--output", out)
+    assert shape.code == 2 and "task 't1' has goal shape 'blob'" in shape.err
+    listed = tmp_path / "goals.json"
+    listed.write_text("[1, 2]")
+    as_list = proctor("plan-repeats", "--goal-labels", str(listed), "--output", out)
+    assert as_list.code == 2 and "a JSON list; expected a JSON object" in as_list.err
+    assert not (tmp_path / "m.json").exists()

@@ -328,6 +328,11 @@ def read_label_file(path: Path, option: str) -> dict[str, str]:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{option} {path}: cannot be read ({exc})") from exc
+    if text.lstrip().startswith("["):
+        raise ConfigError(
+            f"{option} {path}: a JSON list; expected a JSON object (task id → label) or "
+            "'id,label' lines"
+        )
     if text.lstrip().startswith("{"):
         import json
 

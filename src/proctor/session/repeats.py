@@ -11,8 +11,10 @@ over all of them reads them as one sample set.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 from proctor.errors import ConfigError
+from proctor.models.config import SAFE_NAME, CaseConfig
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
 
@@ -20,6 +22,21 @@ from proctor.models.run import ManifestRun, RepeatManifest
 def plan_repeats(
     goal_labels: dict[str, str], goal_shape: str | None, pairs: int, conditions: list[str]
 ) -> RepeatManifest:
+    known = get_args(get_args(CaseConfig.model_fields["goal_shape"].annotation)[0])
+    if goal_shape is not None and goal_shape not in known:
+        raise ConfigError(f"--goal-shape {goal_shape}: expected one of {', '.join(known)}")
+    for task, shape in goal_labels.items():
+        if shape not in known:
+            raise ConfigError(
+                f"--goal-labels: task '{task}' has goal shape {shape!r}; expected one of "
+                f"{', '.join(known)}"
+            )
+    for condition in conditions:
+        if not SAFE_NAME.fullmatch(condition):
+            raise ConfigError(
+                f"--conditions: {condition!r} cannot name a condition (letters, digits, '.', '_' "
+                "or '-', starting with a letter or digit)"
+            )
     tasks = sorted(
         t for t, shape in goal_labels.items() if goal_shape is None or shape == goal_shape
     )
