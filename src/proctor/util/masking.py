@@ -55,49 +55,86 @@ def scrub_tree(root: Path) -> list[str]:
     """Replace every registered secret in the files under ``root`` (relative paths returned).
 
     Byte-for-byte copies (a raw transcript, the terminal stream) lose their exactness only when
-    they held a secret: keys never stay on disk. Folders are opened one name at a time from
-    ``root``, never by a whole path, so a tree nested past the system's path limit (which an
-    agent can make in its workspace) is read like any other; symlinks are never followed.
+    they held a secret: keys never stay on disk. Folders are opened one name at a time (see
+    :class:`_Folders`), never by a whole path, so a tree nested past the system's path limit
+    (which an agent can make in its workspace) is read like any other; symlinks are never
+    followed. A file whose secret could be neither masked nor removed is logged, not listed.
     """
     if not _SECRETS or not root.is_dir():
         return []
     needles = [s.encode() for s in _SECRETS]
     touched: list[str] = []
-    folders: list[tuple[str, ...]] = [()]
-    while folders:  # depth first, iterative: no nesting is too deep for it
-        parts = folders.pop()
-        try:
-            fd = _open_folder(root, parts)
-        except OSError:
-            continue  # gone, or not a folder any more
-        try:
-            with os.scandir(fd) as listing:
-                entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in listing]
+    pending: list[tuple[str, ...]] = [()]
+    with _Folders(root) as folders:
+        while pending:  # depth first, iterative: no nesting is too deep for it
+            parts = pending.pop()
+            try:
+                fd = folders.open(parts)
+                with os.scandir(fd) as listing:
+                    entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in listing]
+            except OSError:
+                continue  # gone, or not a folder any more
             for name, is_dir in sorted(entries, reverse=True):
                 if is_dir:
-                    folders.append((*parts, name))
+                    pending.append((*parts, name))
                 elif _scrub_file(fd, name, needles):
                     touched.append("/".join((*parts, name)))
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
     return sorted(touched)
 
 
-def _open_folder(root: Path, parts: tuple[str, ...]) -> int:
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    for part in parts:
-        try:
-            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-        finally:
+class _Folders:
+    """Open folders of a tree by their names below its root. The folders on the path to the one
+    last opened stay open (the first :attr:`STRIDE` levels, then every STRIDE-th), so a walk in
+    depth-first order opens each folder from its parent, or from a near ancestor, whatever the
+    depth, with at most STRIDE + depth / STRIDE descriptors open."""
+
+    STRIDE = 64
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.kept: dict[tuple[str, ...], int] = {}
+
+    def __enter__(self) -> _Folders:
+        self.kept[()] = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fd in self.kept.values():
             os.close(fd)
-        fd = inner
-    return fd
+        self.kept.clear()
+
+    def _keeps(self, depth: int) -> bool:
+        return depth <= self.STRIDE or depth % self.STRIDE == 0
+
+    def open(self, parts: tuple[str, ...]) -> int:
+        """The folder ``parts``, open until the next call (not the caller's to close)."""
+        for other in [k for k in self.kept if k != parts[: len(k)]]:
+            os.close(self.kept.pop(other))  # off the path to this folder
+        # Past the first levels, of the ancestors kept only the strides and the deepest stay
+        # (the folder last opened: this one's parent, when the walk goes down).
+        deep = sorted((k for k in self.kept if not self._keeps(len(k))), key=len)
+        for shallower in deep[:-1]:
+            os.close(self.kept.pop(shallower))
+        base = len(parts)
+        while parts[:base] not in self.kept:
+            base -= 1
+        fd = self.kept[parts[:base]]
+        for depth in range(base + 1, len(parts) + 1):
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+            try:
+                inner = os.open(parts[depth - 1], flags, dir_fd=fd)
+            finally:
+                if parts[: depth - 1] not in self.kept:
+                    os.close(fd)
+            fd = inner
+            if self._keeps(depth) or depth == len(parts):
+                self.kept[parts[:depth]] = fd
+        return fd
 
 
 def _scrub_file(folder: int, name: str, needles: list[bytes]) -> bool:
-    """Mask the secrets in the regular file ``name`` of the open folder; whether it held one."""
+    """Mask the secrets in the regular file ``name`` of the open folder; whether it held one
+    and no longer does."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
     except OSError:
@@ -116,18 +153,34 @@ def _scrub_file(folder: int, name: str, needles: list[bytes]) -> bool:
         return False
     for needle in needles:
         data = data.replace(needle, MASK.encode())
-    _replace(folder, name, data, stat.S_IMODE(info.st_mode))
-    return True
+    if _replace(folder, name, data, stat.S_IMODE(info.st_mode)):
+        return True
+    logging.getLogger("proctor").warning("a secret could not be masked or removed in %s", name)
+    return False
 
 
-def _replace(folder: int, name: str, data: bytes, mode: int) -> None:
+def _replace(folder: int, name: str, data: bytes, mode: int) -> bool:
     """Put ``data`` in a new file that takes ``name``'s place: a file the agent hard-linked to
     one outside its workspace keeps that one untouched (writing in place would mask the
-    user's own file through the link). A file that cannot be replaced is removed: the secret
-    it holds must not stay."""
-    temp = f".{name[:200]}.{os.getpid()}.mask"
+    user's own file through the link). A folder the agent made read-only is made writable for
+    the moment. A file that cannot be replaced is removed: the secret it holds must not stay.
+    Whether the secret is gone."""
+    temp = f".proctor-mask.{os.getpid()}"  # short: a long name near the limit still fits
     try:
-        fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode, dir_fd=folder)
+        folder_mode = stat.S_IMODE(os.fstat(folder).st_mode)
+    except OSError:
+        folder_mode = None
+    opened_up = False
+    try:
+        for attempt in range(2):
+            try:
+                fd = os.open(temp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, mode, dir_fd=folder)
+                break
+            except PermissionError:
+                if attempt or folder_mode is None:
+                    raise
+                os.fchmod(folder, folder_mode | stat.S_IRWXU)
+                opened_up = True
         try:
             with os.fdopen(os.dup(fd), "wb") as out:
                 out.write(data)
@@ -135,8 +188,16 @@ def _replace(folder: int, name: str, data: bytes, mode: int) -> None:
         finally:
             os.close(fd)
         os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        return True
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=folder)
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(name, dir_fd=folder)
+            return True
+        except OSError:
+            return False
+    finally:
+        if opened_up and folder_mode is not None:
+            with contextlib.suppress(OSError):
+                os.fchmod(folder, folder_mode)

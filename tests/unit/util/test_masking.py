@@ -75,3 +75,61 @@ def test_a_secret_in_a_tree_nested_past_the_path_limit_is_masked(tmp_path: Path)
     os.close(leak)
     os.close(fd)
     assert (tmp_path / "top.txt").read_text() == "***"
+
+
+def test_a_deep_chain_opens_each_folder_about_once_with_few_descriptors_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    depth = 1500
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("a", dir_fd=fd)
+        inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    leak = os.open("leak.txt", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd)
+    os.write(leak, SECRET.encode())
+    os.close(leak)
+    os.close(fd)
+    real_open, opens = os.open, [0]
+    most = [0]
+
+    def counting(*args: object, **kwargs: object) -> int:
+        opens[0] += 1
+        most[0] = max(most[0], len(os.listdir("/proc/self/fd")))
+        return real_open(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(masking.os, "open", counting)
+    touched = masking.scrub_tree(tmp_path)
+    assert len(touched) == 1 and touched[0].endswith("a/leak.txt")
+    assert opens[0] < 3 * depth  # reopening each folder from the root would be ~depth²/2
+    assert most[0] < 150  # at most 64 + depth / 64 folders held open, plus the test's own
+
+
+def test_a_folder_made_read_only_is_opened_up_for_the_mask_and_closed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    (folder / "log.txt").write_text(f"key {SECRET}\n")
+    folder.chmod(0o555)
+    real_open, refused = os.open, []
+
+    def as_if_not_root(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        # root writes into a 0555 folder anyway: refuse the first create as a user is refused
+        if flags & os.O_CREAT and not refused:
+            refused.append(path)
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(masking.os, "open", as_if_not_root)
+    assert masking.scrub_tree(tmp_path) == ["ro/log.txt"]
+    assert refused and (folder / "log.txt").read_text() == "key ***\n"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o555
+
+
+def test_a_long_name_outside_ascii_is_masked_not_removed(tmp_path: Path) -> None:
+    name = "é" * 126 + ".md"  # 255 bytes: the longest name a folder can hold
+    (tmp_path / name).write_text(SECRET)
+    assert masking.scrub_tree(tmp_path) == [name]
+    assert (tmp_path / name).read_text() == "***"
