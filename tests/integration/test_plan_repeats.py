@@ -194,3 +194,16 @@ def test_labels_and_conditions_that_could_not_run_are_refused(proctor: Run, tmp_
     as_list = proctor("plan-repeats", "--goal-labels", str(listed), "--output", out)
     assert as_list.code == 2 and "a JSON list; expected a JSON object" in as_list.err
     assert not (tmp_path / "m.json").exists()
+
+
+def test_a_condition_named_twice_runs_once(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("t1", config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out),
+        "--condition", "baseline", "--condition", "baseline", "--reporter", "json",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert json.loads(ran.out)["totals"]["n"] == 1

@@ -5,7 +5,6 @@ results (one per assertion), its metrics and logs."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import sys
 import threading
@@ -81,9 +80,13 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         )
         left = max(talk.deadline - time.monotonic(), 0.01)
         # What the test prints goes to stderr: stdout is proctor's (its --json). This runs in
-        # the trial's own worker process, so nothing else writes to stdout meanwhile.
-        with contextlib.redirect_stdout(sys.stderr):
-            ended = run_with_watchdog(case.test, t, left)
+        # the trial's own worker process, so nothing else writes to stdout meanwhile; a test
+        # left running past its time may still print, so then stdout stays sent to stderr
+        # until the worker ends with the trial.
+        shown, sys.stdout = sys.stdout, sys.stderr
+        ended = run_with_watchdog(case.test, t, left)
+        if not isinstance(ended, OutOfTime):
+            sys.stdout = shown
         skipped = error = None
         timed_out = isinstance(ended, OutOfTime)
         if isinstance(ended, Skipped):

@@ -119,7 +119,12 @@ def agent_sessions(
                 if real in seen:
                     continue
                 seen.add(real)
-                stack += [os.path.join(where, n) for n in listed(where, folders=True)]
+                # Real folders only: a link (to / say) would count other disks' files as sessions.
+                stack += [
+                    os.path.join(where, n)
+                    for n in listed(where, folders=True)
+                    if not os.path.islink(os.path.join(where, n))
+                ]
                 found += [
                     os.path.join(where, n)
                     for n in listed(where, folders=False)

@@ -8,6 +8,7 @@ fails again, dismissed by a person. ``docs/findings.md`` describes the states an
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
@@ -81,8 +82,8 @@ class FindingsLedger(RecordModel):
 
     @model_validator(mode="after")
     def _one_of_each(self) -> FindingsLedger:
-        ids = [f.id for f in self.findings]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
+        counts = Counter(f.id for f in self.findings)
+        twice = sorted(i for i, n in counts.items() if n > 1)
         if twice:
             raise ValueError(f"finding {twice[0]!r} is listed twice")
         return self

@@ -237,7 +237,7 @@ def _trials(
             mode = resolve_mode(rc, agent, profile, cli)
             for repeat in range(1, rc.repeats + 1):
                 # In the order --condition lists them (a manifest's pair order), else the config's.
-                listed = [n for n in (cli.conditions or []) if n in rc.conditions]
+                listed = list(dict.fromkeys(n for n in cli.conditions or [] if n in rc.conditions))
                 names = listed + [n for n in rc.conditions if n not in listed]
                 for name in condition_order(names, repeat, cli.first_condition):
                     variant = rc.conditions[name]

@@ -168,17 +168,15 @@ def exit_code_for(
         return ExitCode.GATE_FAILED, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
     by_key = group_records(records)
     failed = [g for g in groups if g.scored and not g.gate_passed]
-    # A group with no scored trial does not pass its gate: unless its trials errored (exit 3
-    # below) or were not evaluated (nothing was gated), every one of them was left out (by
-    # hand, or skipped), and there is nothing to pass with.
+    # A group with no scored trial does not pass its gate when a person left every one of its
+    # trials out (annotate --verdict excluded): there is nothing to pass with. Errors (exit 3
+    # below), trials not evaluated, and an eval's own t.skip are not a failed gate.
     failed += [
         g
         for g in groups
         if not g.scored
-        and not any(
-            r.status in ERROR_STATUSES or r.reason == NOT_EVALUATED
-            for r in by_key.get((g.case, g.agent, g.condition), [])
-        )
+        and (trials := by_key.get((g.case, g.agent, g.condition), []))
+        and all(r.annotation is not None and r.annotation.verdict == "excluded" for r in trials)
     ]
     if failed:
         names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])

@@ -190,7 +190,10 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
     out: list[str] = []
     unread: dict[str, str] = {}
     now = scan(root, unread=unread)
+    hidden = tuple(f"{folder}/" for folder in unread)
     for rel in sorted(set(before.stats) | set(now)):
+        if hidden and rel.startswith(hidden):
+            continue  # in a folder that could not be read: said once below, not as deletions
         stat = now.get(rel)
         was = before.stats.get(rel)
         if stat == was and rel not in before.kept_paths:

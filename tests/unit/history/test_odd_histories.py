@@ -200,3 +200,16 @@ def test_an_unavailable_session_is_named_once(tmp_path: Path) -> None:
     assert all(isinstance(r, Unavailable) for r in results) and len(results) == 2
     for r in results:
         assert isinstance(r, Unavailable) and str(chats) not in r.reason, r.reason
+
+
+def test_a_link_in_the_codex_sessions_folder_is_not_followed(tmp_path: Path) -> None:
+    day = tmp_path / "home" / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    codex = ROOT / "tests" / "fixtures" / "transcripts" / "codex"
+    (day / "rollout-a.jsonl").write_bytes(next(codex.glob("rollout-*.jsonl")).read_bytes())
+    elsewhere = tmp_path / "elsewhere" / "x"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "rollout-b.jsonl").write_bytes((day / "rollout-a.jsonl").read_bytes())
+    (day.parent / "link").symlink_to(tmp_path / "elsewhere")
+    sessions, _ = find_sessions(["codex"], tmp_path / "home", {})
+    assert [Path(s.file).name for s in sessions] == ["rollout-a.jsonl"]

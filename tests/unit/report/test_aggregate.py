@@ -1,7 +1,7 @@
 from proctor.models.config import Gate
 from proctor.models.pricing import CostInfo
 from proctor.models.process import ProcessMetrics, RuleResult
-from proctor.models.trial import NOT_EVALUATED, TrialRecord
+from proctor.models.trial import NOT_EVALUATED, TrialAnnotation, TrialRecord
 from proctor.report.aggregate import aggregate
 
 
@@ -142,11 +142,27 @@ def test_ab_gate_on_a_run_missing_a_condition_fails_without_raising() -> None:
     assert suite.exit_code == 130
 
 
+def excluded(record: TrialRecord) -> TrialRecord:
+    record.annotation = TrialAnnotation(
+        trial=f"c/a/default/{record.repeat}", verdict="excluded", note="wrong task", at="t"
+    )
+    return record
+
+
 def test_a_group_whose_every_trial_was_left_out_does_not_pass_its_gate() -> None:
     # Every trial of c excluded by hand (status skipped): nothing to pass with.
-    records = [rec("c", "skipped", None), rec("c", "skipped", None, 2), rec("d", "passed", 100)]
+    records = [
+        excluded(rec("c", "skipped", None)),
+        excluded(rec("c", "skipped", None, 2)),
+        rec("d", "passed", 100),
+    ]
     suite = aggregate(records, ALL_PASS, run_id="r")
     assert suite.exit_code == 1 and "c/a/default" in suite.exit_reason
+
+
+def test_control_a_group_an_eval_skipped_is_no_failed_gate() -> None:
+    records = [rec("c", "skipped", None), rec("d", "passed", 100)]  # t.skip: not left out by hand
+    assert aggregate(records, ALL_PASS, run_id="r").exit_code == 0
 
 
 def test_control_a_group_of_errors_or_of_unevaluated_trials_is_not_a_failed_gate() -> None:

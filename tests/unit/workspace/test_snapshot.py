@@ -222,3 +222,23 @@ def test_a_folder_nested_past_the_path_limit_is_named_not_left_out(tmp_path: Pat
     (said,) = [line for line in diff.splitlines() if line.startswith("Not compared:")]
     assert said.endswith("could not be read (File name too long)")
     assert said.count("d" * 250) >= 15  # the first folder the system could not open
+
+
+def test_the_files_of_a_folder_that_cannot_be_read_are_not_shown_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    real_scandir = os.scandir
+
+    def locked(path: object) -> object:  # chmod 000 pkg, as a user who is not root sees it
+        if str(path) == str(ws / "pkg"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(diff_module.os, "scandir", locked)
+    diff = workspace_diff(before, ws)
+    assert "deleted file" not in diff and "a.py" not in diff
+    assert "Not compared: the folder pkg could not be read (Permission denied)" in diff
