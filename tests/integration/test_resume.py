@@ -244,3 +244,53 @@ def test_resume_finishes_a_run_whose_concurrency_the_ray_cluster_sized(
     again = proctor("run", "--resume", str(run_dir))
     assert again.code == 0 and f"{TRIALS - 1} kept, 1 run now" in again.err, again.err
     check_complete(run_dir)
+
+
+def test_two_resumes_of_one_run_never_run_together(proctor: Run, tmp_path: Path) -> None:
+    import fcntl
+
+    assert (
+        proctor("run", "--source", str(suite(tmp_path)), "--out", str(tmp_path / "out")).code == 0
+    )
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    (run_dir / "trials/slow/scripted/default/2/trial.json").unlink()
+    held = os.open(run_dir, os.O_RDONLY)  # as a first resume, still going, holds it
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        second = proctor("run", "--resume", str(run_dir))
+        assert second.code == 2 and "another proctor is resuming this run" in second.err
+    finally:
+        os.close(held)
+    assert not (run_dir / "trials/slow/scripted/default/2/trial.json").exists()  # untouched
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS - 1} kept, 1 run now" in again.err
+    check_complete(run_dir)
+
+
+def test_a_relative_run_folder_and_source_root_resume_from_anywhere(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An external evaluator reads the trial's files by the paths it is given.
+    repo = tmp_path / "repos" / "app"
+    repo.mkdir(parents=True)
+    (repo / "README").write_text("x\n")
+    (tmp_path / "score.py").write_text(
+        "import json, sys\nctx = json.load(sys.stdin)\nopen(ctx['trajectory']).read()\n"
+        "print(json.dumps({'values': [{'name': 'ok', 'value': 100}]}))\n"
+    )
+    task = {"id": "t", "prompt": "go", "repository": "app", "plan": {"turns": [{"say": "hi"}]},
+            "evaluators": [{"use": "external", "command": sys.executable,
+                            "args": [str(tmp_path / "score.py")]}]}  # fmt: skip
+    (tmp_path / "tasks.json").write_text(json.dumps([task]))
+    monkeypatch.chdir(tmp_path)
+    first = proctor("run", "--source", "tasks.json", "--source-root", "repos", "--out", "out")
+    assert first.code == 0, first.err
+    (run_dir,) = Path("out").glob("run-*")
+    (run_dir / "trials/t/scripted/default/1/trial.json").unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    again = proctor("run", "--resume", os.path.relpath(tmp_path / run_dir, elsewhere))
+    assert again.code == 0, again.err
+    record = json.loads((tmp_path / run_dir / "trials/t/scripted/default/1/trial.json").read_text())
+    assert record["status"] == "passed", record["reason"]

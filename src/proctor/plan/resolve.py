@@ -351,6 +351,7 @@ def load_run_plan(
             raise
         problems.append(str(exc))
         top, path = TopConfig(), config_path
-    root = Path(cli.source_root) if cli.source_root else None
+    # Relative to where the run was started (a resume may run from elsewhere), as --source is.
+    root = cwd / cli.source_root if cli.source_root else None
     found = discover_cases(source, root, problems)
     return build_plan(found, top, cli, config_path=path, cwd=cwd, problems=problems)

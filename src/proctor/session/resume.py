@@ -14,10 +14,13 @@ reporters are written anew over all of them.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -171,8 +174,37 @@ def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
 def resume_run(
     run_dir: Path, reporters: tuple[str, ...], subscribers: list[Subscriber]
 ) -> tuple[RunResult, int]:
-    """Finish the run in ``run_dir``; its result and how many trials ran now."""
-    paths = RunPaths(run_dir)
+    """Finish the run in ``run_dir``; its result and how many trials ran now. Two resumes of
+    one run never run together: the run folder is locked for the whole resume."""
+    # Absolute: what the trials are given (an external evaluator's paths) must not depend on
+    # the folder proctor was started in.
+    paths = RunPaths(Path(os.path.abspath(run_dir)))
+    with _resuming(paths.root):
+        return _resume(paths, reporters, subscribers)
+
+
+@contextmanager
+def _resuming(root: Path) -> Iterator[None]:
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        yield  # no such folder, or not one: reading its records says so, in its own words
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(
+                f"--resume {root}: another proctor is resuming this run; let it finish"
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # (the lock goes with it)
+
+
+def _resume(
+    paths: RunPaths, reporters: tuple[str, ...], subscribers: list[Subscriber]
+) -> tuple[RunResult, int]:
     manifest, config = _read(paths)
     request = request_of(paths, manifest, config, reporters)
     running = journal.live_orchestrator(paths.journal)
