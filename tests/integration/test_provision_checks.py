@@ -201,3 +201,15 @@ def test_a_condition_name_too_long_for_a_folder_is_refused_before_anything_runs(
     fits = "a" * 200
     make_case("y", config={"conditions": {fits: {}, "b": {}}}, plan={"turns": [{"say": "hi"}]})
     assert proctor("validate", "--source", str(tmp_path / "cases" / "y")).code == 0
+
+
+def test_a_million_repeats_or_json_nested_too_deeply_is_one_sentence(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("many", config={"repeats": 1_000_000}, plan={"turns": [{"say": "hi"}]})
+    many = proctor("validate", "--source", str(tmp_path / "cases" / "many"))
+    assert many.code == 2 and "repeats" in many.err and "10000" in many.err.replace(",", "")
+    make_case("deep", config={}, plan={"turns": [{"say": "hi"}]})
+    (tmp_path / "cases" / "deep" / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    deep = proctor("validate", "--source", str(tmp_path / "cases" / "deep"))
+    assert deep.code == 2 and "nested too deeply" in deep.err and "Traceback" not in deep.err

@@ -71,7 +71,7 @@ log = logging.getLogger("proctor")
     type=FiniteRange(min=0, min_open=True),
     help="Warn once when the estimated cost passes this; never abort.",
 )
-@click.option("--repeats", type=click.IntRange(min=1), help="Repeats per case × agent.")
+@click.option("--repeats", type=click.IntRange(min=1, max=10_000), help="Repeats per case × agent.")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Trials run at the same time.")
 @click.option(
     "--executor",

@@ -61,6 +61,9 @@ def _safe_name(what: str) -> AfterValidator:
 
 
 FolderName = Annotated[str, _safe_name("a results folder")]
+MAX_REPEATS = 10_000
+Repeats = Annotated[int, Field(ge=1, le=MAX_REPEATS)]
+"""Repeats per case × agent × condition: a million would be a typo, planned whole in memory."""
 AddonName = Annotated[str, _safe_name("the add-on's folder in the agent's home")]
 
 
@@ -314,7 +317,7 @@ class CaseConfig(Expectations):
     its final answer is kept in each trial's ``selfReport``, next to what proctor measured."""
     agents: list[str] | None = Field(default=None, min_length=1)
     timeout_sec: PositiveFloat | None = None
-    repeats: PositiveInt | None = None
+    repeats: Repeats | None = None
     evaluators: list[dict[str, Any]] = []
     combiner: str | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
@@ -417,7 +420,7 @@ class TopConfig(UserModel):
     # Defaults for every case, overridden by a case's own config.json.
     agents: list[str] | None = Field(default=None, min_length=1)
     timeout_sec: PositiveFloat | None = None
-    repeats: PositiveInt | None = None
+    repeats: Repeats | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
     env: EnvVars = {}
     conditions: dict[FolderName, Condition] | None = None
@@ -434,7 +437,7 @@ class CliOverrides(UserModel):
     agents: list[str] = []
     cases: list[str] = []
     tags: list[str] = []
-    repeats: PositiveInt | None = None
+    repeats: Repeats | None = None
     concurrency: PositiveInt | None = None
     timeout_sec: PositiveFloat | None = None
     out: str | None = None

@@ -24,6 +24,8 @@ def parse_json_text(text: str, path: Path) -> Any:
         raise ConfigError(
             f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: JSON nested too deeply to read") from None
 
 
 def read_json_file(path: Path) -> Any:
