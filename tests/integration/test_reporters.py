@@ -175,3 +175,23 @@ def test_control_characters_in_a_reason_leave_the_junit_file_well_formed(
     root = ET.fromstring(text.encode())  # raises on a character XML cannot hold
     shown = " ".join(e.get("message", "") for e in root.iter() if e.get("message"))
     assert "\\x1b[1mall" in shown, text
+
+
+def test_a_full_disk_or_read_only_folder_is_one_sentence_not_a_traceback(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from proctor.report import reporters
+
+    suite(make_case)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+
+    def full(path: Path, text: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(reporters, "write_text_atomic", full)
+    written = proctor("report", str(run_dir), "--reporter", "junit", "--write")
+    assert written.code == 2 and "Traceback" not in written.err
+    assert f"{run_dir / 'junit.xml'}: No space left on device" in written.err

@@ -5,6 +5,7 @@ Subcommands are imported only when used, so ``--help`` is fast. Exit codes are
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 from typing import Any
@@ -127,4 +128,17 @@ def main(argv: list[str] | None = None) -> Any:
     except KeyboardInterrupt:
         error("interrupted")
         sys.exit(ExitCode.INTERRUPTED)
+    except OSError as exc:
+        # The machine's, not proctor's: a full disk, a read-only or unwritable folder.
+        if exc.errno not in _FILE_SYSTEM_ERRORS:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        error(f"{where}{exc.strerror or exc}; what was finished before it is kept")
+        sys.exit(ExitCode.CONFIG_ERROR)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+_FILE_SYSTEM_ERRORS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EMFILE}
+)
+"""Errors of the file system a command cannot work around: one sentence and exit 2."""
