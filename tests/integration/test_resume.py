@@ -294,3 +294,30 @@ def test_a_relative_run_folder_and_source_root_resume_from_anywhere(
     assert again.code == 0, again.err
     record = json.loads((tmp_path / run_dir / "trials/t/scripted/default/1/trial.json").read_text())
     assert record["status"] == "passed", record["reason"]
+
+
+def test_a_resume_counts_what_the_run_spent_before_against_its_budget(
+    proctor: Run, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "bud",
+        config={"repeats": 4},
+        plan={"model": "pricey", "turns": [{"say": "hello"}, {"shell": "echo hi"}]},
+    )
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"pricing": {"pricey": {"inputPer1M": 1e5, "outputPer1M": 1e5}}}))
+    out = tmp_path / "out"
+    assert (
+        proctor("run", "--source", str(cases), "--out", str(out), "--config", str(config)).code == 0
+    )
+    (run_dir,) = out.glob("run-*")
+    records = sorted(run_dir.glob("trials/bud/*/*/*/trial.json"))
+    each = json.loads(records[0].read_text())["cost"]["totalUsd"]
+    assert each and each > 0
+    records[-1].unlink()
+    budget = f"{2.5 * each:.6f}"  # passed by the three kept trials alone
+    again = proctor("run", "--resume", str(run_dir), "--budget-usd", budget)
+    assert again.code == 0, again.err
+    assert "passed the budget" in again.err

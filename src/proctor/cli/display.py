@@ -91,10 +91,13 @@ def make_display(mirror: bool) -> PlainProgress | BarProgress:
 class CostWarnings:
     """One warning per unpriced model, and one when the run's cost passes the budget."""
 
-    def __init__(self, budget_usd: float | None, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, budget_usd: float | None, stream: TextIO | None = None, spent: float = 0.0
+    ) -> None:
         self.budget = budget_usd
         self.stream = stream or sys.stderr
-        self.spent = 0.0
+        self.spent = spent
+        """Dollars already spent (a resumed run's earlier trials) counted against the budget."""
         self.warned_models: set[str] = set()
         self.warned_budget = False
 

@@ -424,12 +424,28 @@ def _manifest(
     return worst
 
 
+def _spent_before(run_dir: Path) -> float:
+    """What the trials the run recorded so far cost: the budget of a resume counts them."""
+    from proctor.models.io import read_trial
+    from proctor.paths import RunPaths
+
+    spent = 0.0
+    for path in RunPaths(run_dir).trial_jsons():
+        try:
+            record, _ = read_trial(path)
+        except Exception:  # unreadable: the resume itself says so
+            continue
+        spent += record.cost.total_usd or 0.0
+    return spent
+
+
 def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
     """``--resume RUN_DIR``: the run's unfinished trials, then its aggregate written anew."""
     from proctor.cli.display import CostWarnings, make_display
     from proctor.session.resume import resume_run
 
-    result, ran = resume_run(run_dir, names, [make_display(False), CostWarnings(budget)])
+    warnings = CostWarnings(budget, spent=_spent_before(run_dir) if budget else 0.0)
+    result, ran = resume_run(run_dir, names, [make_display(False), warnings])
     for name in names:
         click.echo(result.outputs[name], nl=False)
     kept = result.suite.totals.n - ran
