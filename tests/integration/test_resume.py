@@ -321,3 +321,24 @@ def test_a_resume_counts_what_the_run_spent_before_against_its_budget(
     again = proctor("run", "--resume", str(run_dir), "--budget-usd", budget)
     assert again.code == 0, again.err
     assert "passed the budget" in again.err
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("prompt.md", "Do something completely different.\n"),
+        ("plan.json", '{"turns": [{"say": "nothing"}]}'),
+        ("qna.md", "```rules\n(?i)delete => No, keep everything.\n```\n"),
+    ],
+)
+def test_resume_refuses_a_case_whose_prompt_plan_or_answers_changed(
+    proctor: Run, tmp_path: Path, name: str, text: str
+) -> None:
+    cases = suite(tmp_path)
+    assert proctor("run", "--source", str(cases), "--out", str(tmp_path / "out")).code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    (run_dir / "trials/slow/scripted/default/2/trial.json").unlink()
+    (cases / "slow" / name).write_text(text)
+    changed = proctor("run", "--resume", str(run_dir))
+    assert changed.code == 2 and "changed since the run started" in changed.err, changed.err
+    assert "content" in changed.err

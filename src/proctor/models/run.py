@@ -147,6 +147,9 @@ class ResolvedCaseRecord(CamelModel):
     fixture: str | None = None
     qna_rules: int = 0
     plan: bool = False
+    content: str | None = None
+    """A digest of what the agent is given (prompt, plan, answering rules, a zip fixture's size
+    and time): ``--resume`` refuses a run whose cases changed since."""
     conditions: dict[str, ResolvedCondition] = {}
     agent_model: str | None = None
     agent_effort: str | None = None

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+
+from proctor.models.case import Case
 from proctor.models.plan import ResolvedCase, RunPlan
 from proctor.models.run import (
     MatrixCell,
@@ -12,6 +17,24 @@ from proctor.models.run import (
     ResolvedRecord,
     SkippedCaseRecord,
 )
+
+
+def content_digest(case: Case) -> str:
+    """What the agent is given, as one digest: the prompt, the plan, the answering rules and a
+    zip fixture's size and time. A resume compares it, so a prompt edited between an interrupt
+    and the resume is caught (a folder fixture is named by its path only)."""
+    digest = hashlib.sha256()
+    digest.update(case.prompt.encode("utf-8", "surrogateescape"))
+    digest.update(json.dumps(case.plan, sort_keys=True, default=str).encode())
+    rules = [r.model_dump(mode="json") for r in case.qna_rules]
+    digest.update(json.dumps(rules, sort_keys=True, default=str).encode())
+    if case.fixture is not None and case.fixture_kind == "zip":
+        try:
+            st = os.stat(case.fixture)
+            digest.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+        except OSError:
+            digest.update(b"missing")
+    return digest.hexdigest()[:16]
 
 
 def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
@@ -38,6 +61,7 @@ def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
         fixture=str(case.fixture) if case.fixture else None,
         qna_rules=len(case.qna_rules),
         plan=case.plan is not None,
+        content=content_digest(case),
         conditions={
             name: ResolvedCondition(
                 provision=v.provision,
