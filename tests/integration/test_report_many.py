@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from tests.conftest import MakeCase, Run
@@ -29,6 +30,10 @@ def test_two_runs_are_one_sample_set(proctor: Run, make_case: MakeCase, tmp_path
     assert refused.code == 2 and "give one RUN_DIR" in refused.err
     twice = proctor("report", runs[0], runs[1], runs[0] + "/", "--reporter", "json")
     assert twice.code == 2 and "the same run is given twice" in twice.err
+    copy = str(tmp_path / "copy-of-first")
+    shutil.copytree(runs[0], copy)  # the same run in another folder
+    copied = proctor("report", runs[0], copy, "--reporter", "json")
+    assert copied.code == 2 and f"the same run is given twice (also as {runs[0]})" in copied.err
 
 
 def test_compare_pools_runs_into_one_ab_sample(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proctor.errors import ConfigError, SchemaVersionError
+from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, read_record, read_trial
@@ -251,14 +251,27 @@ def check_distinct(run_dirs: Sequence[Path]) -> None:
     interval. A ConfigError (exit 2) naming it."""
     seen: dict[str, Path] = {}
     for run_dir in run_dirs:
-        key = os.path.realpath(run_dir)
-        if key in seen:
-            also = f" (also as {seen[key]})" if str(seen[key]) != str(run_dir) else ""
-            raise ConfigError(
-                f"{run_dir}: the same run is given twice{also}; give each run once, or its "
-                "trials would count twice"
-            )
-        seen[key] = run_dir
+        # The folder, and the run it holds: a copy of a run folder is the same run.
+        keys = [os.path.realpath(run_dir)]
+        run_id = _run_id(run_dir)
+        if run_id is not None:
+            keys.append(f"run:{run_id}")
+        for key in keys:
+            if key in seen:
+                also = f" (also as {seen[key]})" if str(seen[key]) != str(run_dir) else ""
+                raise ConfigError(
+                    f"{run_dir}: the same run is given twice{also}; give each run once, or its "
+                    "trials would count twice"
+                )
+        for key in keys:
+            seen[key] = run_dir
+
+
+def _run_id(run_dir: Path) -> str | None:
+    try:
+        return read_record(RunPaths(run_dir).run_json, RunManifest).run_id
+    except (ProctorError, OSError):
+        return None
 
 
 def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
