@@ -22,7 +22,7 @@ from proctor.errors import ConfigError, DiscoveryError, WorkspaceError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case, SkippedCase
 from proctor.models.config import CaseConfig
-from proctor.models.errors_format import describe_validation_error
+from proctor.models.errors_format import describe_validation_errors
 from proctor.models.loading import parse_json_text
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.workspace.fixture import check_zip
@@ -45,42 +45,74 @@ def is_case_folder(path: Path) -> bool:
     return any((path / marker).is_file() for marker in CASE_MARKERS)
 
 
+class CaseProblems(ConfigError):
+    """Every problem found in one case folder (``problems``), one sentence each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        more = len(problems) - 1
+        said = f" (and {more} more in this case: `proctor validate` lists them all)" if more else ""
+        super().__init__(problems[0] + said)
+        self.problems = problems
+
+
 def load_case(folder: Path) -> Case:
-    """Load one case folder. Raises Unreadable (skip) or ConfigError (stop)."""
+    """Load one case folder. Raises Unreadable (skip) or ConfigError (stop): with more than one
+    problem, a :class:`CaseProblems` naming each (``validate`` lists them all in one pass)."""
     for name in REQUIRED:
         if not (folder / name).is_file():
             raise Unreadable(f"missing required file {name}")
     prompt = read_text(folder / "prompt.md")
     if not prompt.strip():
         raise Unreadable("prompt.md is empty")
+    found: list[str] = []
     config_path = folder / "config.json"
-    raw = parse_json_text(read_text(config_path), config_path)
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{config_path}: expected a JSON object at the top level")
+    config: CaseConfig | None = None
+    evaluators: list[Any] = []
     try:
-        config = CaseConfig.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError(describe_validation_error(str(config_path), exc, CaseConfig)) from exc
-    evaluators = parse_evaluator_specs(config.evaluators, str(config_path), folder)
+        raw = parse_json_text(read_text(config_path), config_path)
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{config_path}: expected a JSON object at the top level")
+        try:
+            config = CaseConfig.model_validate(raw)
+        except ValidationError as exc:  # every field that is wrong, not only the first
+            raise CaseProblems(
+                describe_validation_errors(str(config_path), exc, CaseConfig)
+            ) from exc
+        evaluators = parse_evaluator_specs(config.evaluators, str(config_path), folder)
+    except CaseProblems as exc:
+        found.extend(exc.problems)
+    except ConfigError as exc:
+        found.append(str(exc))
     for name in OPTIONAL_FILES:
         if (folder / name).is_dir():  # read as absent, its content would be ignored silently
-            raise ConfigError(f"{folder / name}: a folder, where the case expects a file")
-    fixture, kind = _fixture(folder)
+            found.append(f"{folder / name}: a folder, where the case expects a file")
+    fixture, kind = None, None
+    try:
+        fixture, kind = _fixture(folder)
+    except ConfigError as exc:
+        found.append(str(exc))
     qna_text, rules = None, []
     if (folder / "qna.md").is_file():
-        qna_text = read_optional(folder / "qna.md")
         try:
+            qna_text = read_optional(folder / "qna.md")
             rules = parse_qna_rules(qna_text)
         except QnaError as exc:
-            raise ConfigError(f"{folder / 'qna.md'}: rules block, {exc}") from exc
+            found.append(f"{folder / 'qna.md'}: rules block, {exc}")
+        except ConfigError as exc:
+            found.append(str(exc))
     plan = None
     if (folder / "plan.json").is_file():
         plan_path = folder / "plan.json"
-        plan = parse_json_text(read_optional(plan_path), plan_path)
         try:
+            plan = parse_json_text(read_optional(plan_path), plan_path)
             validate_plan(plan, str(plan_path))
         except PlanError as exc:
-            raise ConfigError(str(exc)) from exc
+            found.append(str(exc))
+        except ConfigError as exc:
+            found.append(str(exc))
+    if found:
+        raise CaseProblems(found) if len(found) > 1 else ConfigError(found[0])
+    assert config is not None
     rubric = folder / "evaluation.md"
     return Case(
         name=folder.name,
@@ -151,7 +183,7 @@ def discover_cases(
         except ConfigError as exc:
             if problems is None:
                 raise
-            problems.append(str(exc))
+            problems.extend(exc.problems if isinstance(exc, CaseProblems) else [str(exc)])
     if not is_case_folder(source):
         for task_file in sorted(source.glob("*.json")):
             if task_file.name != TOP_LEVEL_CONFIG:

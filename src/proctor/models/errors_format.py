@@ -22,7 +22,17 @@ def describe_validation_error(
     where: str, exc: ValidationError, model: type[BaseModel] | None = None, prefix: str = ""
 ) -> str:
     """One sentence for the first error: ``<file>: field 'x.y': expected ..., got ...``."""
-    err = exc.errors()[0]
+    return _describe(where, exc.errors()[0], model, prefix)
+
+
+def describe_validation_errors(
+    where: str, exc: ValidationError, model: type[BaseModel] | None = None
+) -> list[str]:
+    """One sentence per error (see :func:`describe_validation_error`), each field once."""
+    return list(dict.fromkeys(_describe(where, err, model, "") for err in exc.errors()))
+
+
+def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) -> str:
     parts = list(err["loc"])
     if parts[-1:] == ["[key]"] and len(parts) >= 2:  # a map's key: name the map, not the key
         parts = parts[:-2]

@@ -122,3 +122,20 @@ def test_a_proctor_json_folder_is_a_sentence(tmp_path: Path) -> None:
     (tmp_path / "proctor.json").mkdir()
     with pytest.raises(ConfigError, match="a folder, where proctor expects its configuration"):
         load_top_config(None, tmp_path)
+
+
+def test_validate_finds_every_problem_of_a_case_in_one_pass(tmp_path: Path) -> None:
+    from proctor.discover.folders import discover_cases
+
+    case = tmp_path / "a"
+    case.mkdir()
+    (case / "prompt.md").write_text("go\n")
+    (case / "config.json").write_text('{"repeats": 0, "timeoutSec": "x"}')
+    (case / "plan.json").write_text('{"turns": [{"bad": 1}]}')
+    (case / "qna.md").write_text("```rules\n(x => y\n")
+    problems: list[str] = []
+    discover_cases(tmp_path, problems=problems)
+    assert [p.split(": ")[0].rsplit("/", 1)[-1] for p in problems] == [
+        "config.json", "config.json", "qna.md", "plan.json"
+    ]  # fmt: skip
+    assert "'timeoutSec'" in problems[0] and "'repeats'" in problems[1]
