@@ -40,6 +40,7 @@ def scan(
     links: list[str] | None = None,
     linked: list[str] | None = None,
     unread: dict[str, str] | None = None,
+    symlinks: dict[str, str] | None = None,
 ) -> FileStats:
     """Every regular file under ``root`` (minus caches, symlinks and special files) with its
     size and time, in one pass of ``os.scandir``: a file costs one ``lstat``, a folder none.
@@ -47,7 +48,8 @@ def scan(
     When ``links`` is given, the path of every symlink anywhere under ``root`` (cache folders
     included) is appended to it, for the caller to check where each one leads; ``linked``
     gets the files (outside cache folders) that have more than one hard link; ``unread`` the
-    folders that could not be listed (no permission, a path past the system's limit), with why.
+    folders that could not be listed (no permission, a path past the system's limit), with why;
+    ``symlinks`` each symlink outside cache folders, by workspace-relative path, with its target.
     """
     stats: FileStats = {}
     if not root.is_dir():
@@ -69,6 +71,8 @@ def scan(
                 if entry.is_symlink():
                     if links is not None:
                         links.append(entry.path)
+                    if symlinks is not None and not ignored:
+                        symlinks[f"{prefix}{name}"] = os.readlink(entry.path)
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     skip = ignored or name in IGNORED_DIRS
@@ -116,6 +120,8 @@ class Snapshot:
     fixture: Path | None = None
     kept: Path | None = None
     kept_paths: set[str] = field(default_factory=set)
+    links: dict[str, str] = field(default_factory=dict)
+    """Path → target of each symlink."""
 
     def source(self, rel: str) -> Path | None:
         """Where the content ``rel`` had when the snapshot was taken can be read now (None
@@ -166,7 +172,7 @@ def take_snapshot(
     fixture's copy does): the fixture is then not scanned again.
     """
     snap = Snapshot(root, fixture=fixture, kept=kept)
-    snap.stats = scan(root)
+    snap.stats = scan(root, symlinks=snap.links)
     if fixture is not None and fixture_stats is None:
         fixture_stats = scan(fixture)
     racy_after = time.time_ns() - RACY_NS
@@ -189,7 +195,8 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
     diff is made, and only when its content did change."""
     out: list[str] = []
     unread: dict[str, str] = {}
-    now = scan(root, unread=unread)
+    links: dict[str, str] = {}
+    now = scan(root, unread=unread, symlinks=links)
     hidden = tuple(f"{folder}/" for folder in unread)
     for rel in sorted(set(before.stats) | set(now)):
         if hidden and rel.startswith(hidden):
@@ -224,11 +231,34 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
             except OSError:
                 pass
         out.append(unified_diff(old, new))
+    for rel in sorted(set(before.links) | set(links)):
+        if before.links.get(rel) != links.get(rel) and not (hidden and rel.startswith(hidden)):
+            out.append(_link_change(rel, before.links.get(rel), links.get(rel)))
     for folder, why in sorted(unread.items()):
         # Said, not left out: what changed in there cannot be shown.
         out.append(f"diff --git {quote_path('a/' + folder)} {quote_path('b/' + folder)}\n")
         out.append(f"Not compared: the folder {quote_path(folder)} could not be read ({why})\n")
     return "".join(out)
+
+
+def _link_change(path: str, old: str | None, new: str | None) -> str:
+    """A symlink added, removed or pointed elsewhere, as git writes one: its target is its
+    content, in a file of mode 120000 (a link the agent planted is shown, never followed)."""
+    a = quote_path(f"a/{path}") if old is not None else "/dev/null"
+    b = quote_path(f"b/{path}") if new is not None else "/dev/null"
+    lines = [f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n"]
+    if old is None:
+        lines.append("new file mode 120000\n")
+    elif new is None:
+        lines.append("deleted file mode 120000\n")
+    lines += [f"--- {a}\n", f"+++ {b}\n"]
+    lines.append(
+        f"@@ -{'1' if old is not None else '0,0'} +{'1' if new is not None else '0,0'} @@\n"
+    )
+    for sign, target in (("-", old), ("+", new)):
+        if target is not None:
+            lines.append(f"{sign}{target}\n\\ No newline at end of file\n")
+    return "".join(lines)
 
 
 def _binary_change(path: str, *, had: bool, has: bool) -> str:

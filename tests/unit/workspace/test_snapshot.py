@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from proctor.evaluators.gates.patches import parse_unified_diff
 from proctor.workspace import diff as diff_module
 from proctor.workspace.diff import take_snapshot, workspace_diff
 from proctor.workspace.fixture import materialise_fixture
@@ -242,3 +243,36 @@ def test_the_files_of_a_folder_that_cannot_be_read_are_not_shown_deleted(
     diff = workspace_diff(before, ws)
     assert "deleted file" not in diff and "a.py" not in diff
     assert "Not compared: the folder pkg could not be read (Permission denied)" in diff
+
+
+def test_a_symlink_the_agent_adds_removes_or_points_elsewhere_is_in_the_diff(
+    tmp_path: Path,
+) -> None:
+    src = fixture(tmp_path)
+    (src / "old-link").symlink_to("b.txt")
+    (src / "moved-link").symlink_to("b.txt")
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    (ws / "conftest.py").symlink_to("/elsewhere/conftest.py")  # planted, never followed
+    (ws / "old-link").unlink()
+    (ws / "moved-link").unlink()
+    (ws / "moved-link").symlink_to("pkg/a.py")
+    diff = workspace_diff(before, ws)
+    assert (
+        "diff --git a/conftest.py b/conftest.py\nnew file mode 120000\n--- /dev/null\n"
+        "+++ b/conftest.py\n@@ -0,0 +1 @@\n+/elsewhere/conftest.py\n"
+        "\\ No newline at end of file\n"
+    ) in diff
+    assert "-b.txt\n\\ No newline at end of file\n+pkg/a.py\n" in diff
+    kinds = {c.path: c.kind for c in parse_unified_diff(diff)}
+    assert kinds == {"conftest.py": "added", "moved-link": "modified", "old-link": "deleted"}
+
+
+def test_control_untouched_symlinks_are_not_in_the_diff(tmp_path: Path) -> None:
+    src = fixture(tmp_path)
+    (src / "link").symlink_to("b.txt")
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    assert workspace_diff(before, ws) == ""
