@@ -82,6 +82,7 @@ def command(
     import sys
 
     from proctor.cli.progress import ReplayProgress
+    from proctor.errors import ConfigError
     from proctor.history.cache import FILE_NAME, SummaryCache
     from proctor.history.changes import (
         compare_change,
@@ -106,12 +107,8 @@ def command(
         until=parse_time(until, "--until").date() if until is not None else None,
     )
     if project is not None and project.exists() and not project.is_dir():
-        from proctor.errors import ConfigError
-
         raise ConfigError(f"--project {project}: a file; a project is the folder a session ran in")
     if filters.since and filters.until and filters.since > filters.until:
-        from proctor.errors import ConfigError
-
         raise ConfigError(
             f"--since {since} is after --until {until}: no session can start in that window"
         )
@@ -122,8 +119,6 @@ def command(
     if paths:
         sessions, unavailable = sessions_under(paths, chosen)
         if not sessions:
-            from proctor.errors import ConfigError
-
             reasons = "; ".join(f"{u.path}: {u.reason}" for u in unavailable)
             raise ConfigError(f"nothing to replay ({reasons})")
     else:

@@ -8,12 +8,7 @@ from proctor.exit_codes import meaning
 from proctor.models.suite import CI, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
-from proctor.util.text import table_cell
-
-
-def _md(text: str) -> str:
-    """``text`` safe inside a Markdown table cell (a ``|`` would start a new cell)."""
-    return table_cell(text)
+from proctor.util.text import table_cell as _md
 
 
 def _pct(value: float | None) -> str:
