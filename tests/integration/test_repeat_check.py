@@ -185,3 +185,25 @@ def test_a_model_backed_evaluator_is_left_out_and_listed(
         "model" in result.out
     )
     assert "- evaluators compared: 1 per repetition" in result.out
+
+
+def test_only_the_first_repetition_is_applied_to_the_findings_ledger(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    failing = [{"use": "file-exists", "must": ["missing.txt"], "label": "absent"}]
+    config = {"agents": ["scripted"], "timeoutSec": 30, "evaluators": failing}
+    make_case("hello", config=config, plan=PLAN, src={"README.md": "# hello\n"})
+    result, out = run_cases(proctor, tmp_path, "--repeat-check", "3")
+    assert result.code == 0, result.err
+    runs = out.glob("run-*")
+    repetitions = {json.loads((f / "run.json").read_text())["repetition"]: f for f in runs}
+    assert sorted(repetitions) == [1, 2, 3]
+    ledger = json.loads((out / "findings.json").read_text())
+    assert ledger["runs"] == [repetitions[1].name]
+    (finding,) = ledger["findings"]
+    assert finding["failures"] == 1 and finding["state"] == "open"
+    # A later ordinary run is applied as usual.
+    again, _ = run_cases(proctor, tmp_path)
+    assert again.code == 1
+    ledger = json.loads((out / "findings.json").read_text())
+    assert len(ledger["runs"]) == 2 and ledger["findings"][0]["failures"] == 2

@@ -51,6 +51,9 @@ class RunManifest(RecordModel):
     """When ``proctor run --resume`` took the run up again, each time."""
     session_label: str | None = None
     """The run's label in a repeat manifest (``proctor run --manifest``)."""
+    repetition: int | None = None
+    """Which repetition of ``proctor run --repeat-check`` the run is (1 to N); the findings
+    ledger applies the first only."""
 
 
 JournalEvent = Literal[

@@ -304,6 +304,10 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path],
         except (ConfigError, SchemaVersionError) as exc:
             notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
+        if manifest.repetition is not None and manifest.repetition > 1:
+            # The same runs of the same trials again: applied once, through the first, so
+            # that a repeat check of five does not count each failure five times.
+            continue
         if manifest.finished_at is not None:
             # An interrupted run counts with the evidence it has, in its place in time: its
             # interrupted trials are errors, which never resolve a finding, and what a later

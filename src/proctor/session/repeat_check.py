@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -330,7 +330,7 @@ def repeat_plan(
     labels = {rc.name: [e.label for e in rc.evaluators] for rc in part.cases}
     first: list[TrialRecord] = []
     for number in range(1, repetitions + 1):
-        result = run_plan(part, request, subscribers())
+        result = run_plan(part, replace(request, repetition=number), subscribers())
         check.runs.append(Repetition(number, result.paths.root, result.exit_code))
         if result.suite.interrupted:
             check.interrupted = True

@@ -61,6 +61,8 @@ class RunRequest:
     cwd: Path | None = None
     session_label: str | None = None
     """The run's label in a repeat manifest, recorded in ``run.json``."""
+    repetition: int | None = None
+    """Which repetition of ``--repeat-check`` this run is (1 to N), recorded in ``run.json``."""
 
 
 @dataclass
@@ -124,6 +126,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         cwd=str(request.cwd or Path.cwd()),
         trials_planned=len(plan.trials),
         session_label=request.session_label,
+        repetition=request.repetition,
     )
     # run.json last: a folder that has it has every record a resume reads.
     write_json(paths.config_json, config_record(plan))
