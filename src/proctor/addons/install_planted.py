@@ -144,6 +144,15 @@ def value_at(doc: Any, path: tuple[str, ...]) -> Any:
     return doc
 
 
+def has_key(doc: Any, path: tuple[str, ...]) -> bool:
+    """Whether the key path exists in ``doc``, whatever its value (``null`` included)."""
+    for part in path:
+        if not isinstance(doc, dict) or part not in doc:
+            return False
+        doc = doc[part]
+    return True
+
+
 def pruned(value: Any) -> Any:
     """``value`` without empty objects and lists, at any depth (``"hooks": {}`` left behind by
     an uninstall is not a leftover)."""
@@ -161,6 +170,10 @@ def leftover_keys(before: Any, after: Any, at: tuple[str, ...] = ()) -> list[tup
     if isinstance(before, dict) and isinstance(after, dict):
         out: list[tuple[str, ...]] = []
         for key in sorted(set(before) | set(after)):
-            out += leftover_keys(before.get(key), after.get(key), (*at, key))
+            out += leftover_keys(before.get(key, _ABSENT), after.get(key, _ABSENT), (*at, key))
         return out
     return [] if before == after else [at]
+
+
+_ABSENT = object()
+"""A key not in a document (a key whose value is null is there)."""

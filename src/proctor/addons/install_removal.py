@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from proctor.addons.install_planted import (
+    has_key,
     leftover_keys,
     planted_files,
     pruned,
@@ -37,9 +38,13 @@ def removal_checks(
         doc = read_document(root / rel)
         if not isinstance(doc, dict):
             continue  # unreadable or gone: the uninstall-keeps-user check names it
-        kept = pruned(doc)
+        kept, before = pruned(doc), pruned(planted_file.content)
+        # A key still there (a user's key the uninstall took away is uninstall-keeps-user's),
+        # and one set to null counts as left unless the user's own key is what became null.
         left = [
-            k for k in leftover_keys(planted_file.content, doc) if value_at(kept, k) is not None
+            k
+            for k in leftover_keys(before, doc)
+            if value_at(kept, k) is not None or (has_key(kept, k) and not has_key(before, k))
         ]
         if left:
             keys = shorten([".".join(k) for k in left])

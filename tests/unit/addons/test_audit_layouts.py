@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.addons.audit import audit
+from proctor.addons.audit import audit, audit_agent
 from proctor.addons.audit.reading import Reader
 from proctor.models.audit import AgentAudit, AuditComponent
 from tests.unit.addons.audit_layouts import LAYOUTS, Truth, plant
@@ -87,6 +87,28 @@ def test_malformed_files_become_problems_not_errors(tmp_path: Path) -> None:
     (tmp_path / "c").mkdir()
     result, _ = planted(tmp_path / "c", "codex", "malformed")
     assert any("not valid TOML" in p for p in result.problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason", "problem"),
+    [
+        ("null", "gemini-extension.json unreadable", "expected a JSON object"),
+        ("{", "gemini-extension.json unreadable", "not valid JSON"),
+        (None, "no gemini-extension.json", None),
+    ],
+)
+def test_an_extension_manifest_that_is_not_an_object_is_not_called_absent(
+    tmp_path: Path, text: str | None, reason: str, problem: str | None
+) -> None:
+    folder = tmp_path / ".gemini" / "extensions" / "ext"
+    folder.mkdir(parents=True)
+    if text is not None:
+        (folder / "gemini-extension.json").write_text(text)
+    result = audit_agent("gemini-cli", tmp_path, None)
+    (plugin,) = [c for c in result.components if c.kind == "plugin"]
+    assert (plugin.name, plugin.decoy) == ("ext", reason)
+    found = [p for p in result.problems if "gemini-extension.json" in p]
+    assert [problem in p for p in found] == ([True] if problem else [])
 
 
 def test_control_a_broken_auditor_fails_the_layout_comparison(

@@ -13,6 +13,7 @@ from proctor.addons import install_guard as guard
 from proctor.addons.install_components import component_checks
 from proctor.addons.install_expect import AgentExpectation, ExpectedHook, load_expectation
 from proctor.addons.install_planted import PLANTED, leftover_keys, lost_user_state, plant
+from proctor.addons.install_removal import removal_checks
 from proctor.addons.install_scratch import (
     Scratch,
     compare,
@@ -163,6 +164,46 @@ def test_leftover_keys_ignore_empty_containers_and_name_the_rest() -> None:
     assert leftover_keys(before, {**before, "hooks": {"PreToolUse": []}}) == []
     after = {"a": 1, "mcpServers": {"user": {"command": "u"}, "tidy": {"command": "t"}}}
     assert leftover_keys(before, after) == [("mcpServers", "tidy")]
+
+
+@pytest.mark.parametrize(
+    ("uninstalled", "left"),
+    [
+        ({"mcpServers": {"user-notes": None, "tidy": None}}, None),  # nulls its own key: left
+        ({"hooks": None}, "hooks"),
+        ({"hooks": {"PreToolUse": []}}, None),  # an empty container is no leftover
+        ({}, None),
+    ],
+)
+def test_a_key_the_uninstall_set_to_null_is_left_behind(
+    tmp_path: Path, uninstalled: dict[str, object], left: str | None
+) -> None:
+    home = tmp_path / "home"
+    plant(home, ["claude-code"])
+    planted = snapshot(tmp_path)
+    path = home / ".claude.json"
+    doc = json.loads(path.read_text())
+    if "mcpServers" in uninstalled:  # the user's server kept, the install's set to null
+        doc["mcpServers"]["tidy"] = None
+        left = "mcpServers.tidy"
+    else:
+        doc.update(uninstalled)
+    path.write_text(json.dumps(doc))
+    check, _ = removal_checks(planted, snapshot(tmp_path), tmp_path, ["claude-code"])
+    if left is None:
+        assert check.passed, check.message
+    else:
+        assert not check.passed and f"left {left} in .claude.json" in check.message
+
+
+def test_a_user_key_the_uninstall_set_to_null_is_not_called_left(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    plant(home, ["claude-code"])
+    planted = snapshot(tmp_path)
+    path = home / ".claude.json"
+    path.write_text(json.dumps({"mcpServers": {"user-notes": None}}))
+    check, _ = removal_checks(planted, snapshot(tmp_path), tmp_path, ["claude-code"])
+    assert check.passed, check.message  # the user's loss is uninstall-keeps-user's to name
 
 
 def test_the_guard_refuses_commands_aimed_at_the_real_home(tmp_path: Path) -> None:

@@ -118,7 +118,10 @@ def extensions(
         manifest_file = folder / "gemini-extension.json"
         manifest = reader.json(manifest_file)
         if manifest is None:
-            reader.add("plugin", folder.name, folder, decoy="no gemini-extension.json")
+            # A manifest that is there but not an object is under problems; it is not absent.
+            there = manifest_file.is_file()
+            reason = "gemini-extension.json unreadable" if there else "no gemini-extension.json"
+            reader.add("plugin", folder.name, manifest_file if there else folder, decoy=reason)
             continue
         name = manifest.get("name") if isinstance(manifest.get("name"), str) else folder.name
         rules = strings(as_dict(enablement.get(str(name))).get("overrides"))
