@@ -208,3 +208,27 @@ def test_ab_gate_conditions_missing_from_the_run_are_config_errors(
     other.write_text(json.dumps({"gate": {"ab": {"treatment": "c", "baseline": "a"}}}))
     report = proctor("report", str(single_run_dir(out)), "--config", str(other))
     assert report.code == 2 and "condition 'c' is not in this run" in report.err
+
+
+def test_repeats_neither_side_ran_are_listed_by_report_and_compare(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    plan = {"turns": [{"say": "hi"}]}
+    config = {"conditions": {"control": {}, "variant": {}}, "repeats": 2}
+    make_case("x", config=config, plan=plan)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    run = single_run_dir(out)
+    # As if the run had stopped before repeat 2 of either side started.
+    for side in ("control", "variant"):
+        for path in sorted((run / "trials" / "x" / "scripted" / side / "2").rglob("*"))[::-1]:
+            path.rmdir() if path.is_dir() else path.unlink()
+        (run / "trials" / "x" / "scripted" / side / "2").rmdir()
+    reason = "neither side ran (the run stopped before this repeat)"
+    compared = proctor("compare", str(run), "--json")
+    assert compared.code == 0, compared.err
+    assert [(i["repeat"], i["reason"]) for i in compared.json()["incomplete"]] == [(2, reason)]
+    reported = proctor("report", str(run), "--write")
+    suite = json.loads((run / "suite.json").read_text())
+    assert [(i["repeat"], i["reason"]) for i in suite["ab"]["incomplete"]] == [(2, reason)]
+    assert reported.code == 130, reported.err  # fewer trials than planned: stopped short

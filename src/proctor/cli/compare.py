@@ -51,7 +51,7 @@ def command(
         render_ab_markdown,
         render_runs_markdown,
     )
-    from proctor.report.stored import check_distinct, trial_id
+    from proctor.report.stored import check_distinct, planned_cells, trial_id
     from proctor.report.stored import load_records as read_records
 
     labels = relabeller(buckets, goal_labels)
@@ -88,7 +88,11 @@ def command(
         records = (
             pooled([load_records(run) for run in runs]) if len(runs) > 1 else load_records(runs[0])
         )
-        report = compare_conditions(records, treatment, baseline, seed, min_samples=min_samples)
+        # One run: the repeats it planned and never started are listed as incomplete too.
+        cells = planned_cells(runs[0]) if len(runs) == 1 else []
+        report = compare_conditions(
+            records, treatment, baseline, seed, min_samples=min_samples, planned=cells
+        )
         report.annotations = marks
         text = model_to_json(report) if as_json else shown(render_ab_markdown(report))
         if as_json:

@@ -30,6 +30,7 @@ from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, SCORED_STATUSES, TrialRecord
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair
+from proctor.report.ab.pairs import Cell
 from proctor.report.effort import (
     cost_rollup,
     effort_stats,
@@ -211,9 +212,12 @@ def aggregate(
     interrupted: bool = False,
     planned: int | None = None,
     wall_ms: float | None = None,
+    cells: Sequence[Cell] = (),
 ) -> SuiteRecord:
+    """The suite's aggregate. ``cells`` is the run's matrix, when known: the A/B section lists
+    the repeats an interrupted run never started on either side as incomplete pairs."""
     groups = [group_stats(rs, gate) for rs in group_records(records).values()]
-    ab_report, gate_result = ab_sections(records, gate)
+    ab_report, gate_result = ab_sections(records, gate, cells)
     code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:
         of = f" of {planned}" if planned is not None else ""
@@ -267,7 +271,7 @@ def aggregate(
 
 
 def ab_sections(
-    records: Sequence[TrialRecord], gate: Gate
+    records: Sequence[TrialRecord], gate: Gate, cells: Sequence[Cell] = ()
 ) -> tuple[ABReport | None, ABGateResult | None]:
     """The A/B report of the run's default pair of conditions, and the A/B gate when set."""
     report = None
@@ -276,7 +280,7 @@ def ab_sections(
     else:
         pair = choose_pair(records, together_only=True)
     if pair is not None and len({r.condition for r in records}) > 1:
-        report = analyse_ab(records_for_pair(records, *pair), *pair)
+        report = analyse_ab(records_for_pair(records, *pair), *pair, planned=cells)
     result = None
     if gate.ab is not None:
         # Never raise here: a stopped run may lack a condition; the gate then fails with
@@ -286,5 +290,6 @@ def ab_sections(
             gate.ab.treatment,
             gate.ab.baseline,
             gate.ab.max_pass_rate_drop,
+            planned=cells,
         )
     return report, result

@@ -57,6 +57,13 @@ class StoredRun:
         )
 
     @property
+    def cells(self) -> list[tuple[str, str, str, int]]:
+        """The trials the run planned (case, agent, condition, repeat), when ``resolved.json``
+        says."""
+        matrix = self.resolved.matrix if self.resolved is not None else []
+        return [(c.case, c.agent, c.condition, c.repeat) for c in matrix]
+
+    @property
     def planned(self) -> int | None:
         """The trials the run planned, when its manifest says."""
         return self.manifest.trials_planned or None if self.manifest is not None else None
@@ -198,6 +205,16 @@ def load_run(
     )
 
 
+def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:
+    """The trials a stored run planned (see :attr:`StoredRun.cells`); none when its
+    ``resolved.json`` cannot be read (the reader of the records says so already)."""
+    try:
+        resolved = read_record(RunPaths(run_dir).resolved_json, ResolvedRecord)
+    except ConfigError:
+        return []
+    return StoredRun(RunPaths(run_dir), [], resolved=resolved).cells
+
+
 def gate_from(config: Path, records: list[TrialRecord]) -> Gate:
     """The gate of another configuration file, checked against the conditions that ran."""
     top, _ = load_top_config(config, Path.cwd())
@@ -242,6 +259,7 @@ def recompute(
         interrupted=run.stopped_short,
         planned=run.planned,
         wall_ms=run.suite.totals.wall_ms if run.suite is not None else None,
+        cells=run.cells,
     )
     return run, suite
 

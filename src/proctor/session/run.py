@@ -258,6 +258,7 @@ def execute_and_finish(
         interrupted=outcome.interrupted,
         planned=len(plan.trials),
         wall_ms=ms_since(started),
+        cells=[spec.key for spec in plan.trials],
     )
     outputs = write_reports(paths, suite, records, request.reporters)
     manifest.finished_at = now_iso()

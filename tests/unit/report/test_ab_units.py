@@ -134,6 +134,33 @@ def test_duplicate_side_has_no_single_status() -> None:
     assert incomplete[0].treatment_status is None and incomplete[0].baseline_status == "passed"
 
 
+def test_planned_repeats_that_never_ran_on_either_side_are_incomplete() -> None:
+    planned = [("c", "a", cond, r) for cond in ("t", "b", "other") for r in (1, 2, 3)]
+    records = [trial("t", 1), trial("b", 1), trial("t", 2)]
+    pairs, incomplete = pair_trials(records, "t", "b", planned)
+    assert [p.repeat for p in pairs] == [1]
+    assert [(i.repeat, i.reason) for i in incomplete] == [
+        (2, "missing baseline"),
+        (3, "neither side ran (the run stopped before this repeat)"),
+    ]
+    # Without the plan, the repeat nobody started cannot be seen.
+    assert [i.repeat for i in pair_trials(records, "t", "b")[1]] == [2]
+    # A planned repeat of other conditions only is no pair of these two.
+    assert pair_trials([], "t", "b", [("c", "a", "other", 1)]) == ([], [])
+
+
+def test_the_aggregate_lists_never_started_pairs_of_its_matrix() -> None:
+    from proctor.models.config import Gate
+    from proctor.report.aggregate import aggregate
+
+    cells = [("c", "a", cond, r) for cond in ("t", "b") for r in (1, 2)]
+    suite = aggregate(
+        [trial("t", 1), trial("b", 1)], Gate(), run_id="r", interrupted=True, cells=cells
+    )
+    assert suite.ab is not None
+    assert [(i.repeat, i.treatment_status) for i in suite.ab.incomplete] == [(2, None)]
+
+
 def test_timeout_pairs_as_a_failure() -> None:
     pairs, _ = pair_trials([trial("t", status="timeout"), trial("b")], "t", "b")
     assert pairs[0].treatment.passed is False and pairs[0].delta.success == -1

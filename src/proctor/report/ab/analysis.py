@@ -13,7 +13,7 @@ side says so and makes no claim.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from proctor.models.ab import (
     ABCase,
@@ -25,7 +25,7 @@ from proctor.models.ab import (
     MetricComparison,
 )
 from proctor.models.trial import CaseLabels, TrialRecord
-from proctor.report.ab.pairs import pair_trials
+from proctor.report.ab.pairs import Cell, pair_trials
 from proctor.report.ab.sides import classify_outcomes, compare_sides, plural
 
 __all__ = ["DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"]
@@ -108,17 +108,19 @@ def analyse_ab(
     *,
     seed: int = 0,
     min_samples: int = 3,
+    planned: Iterable[Cell] = (),
 ) -> ABReport:
     """Pairs, incomplete pairs, per-case verdicts, slices by label and the overall comparison.
 
     No trials (or no complete pair) gives empty lists, an empty slice per dimension and an
     overall group with 0 pairs whose every comparison is "insufficient-data". A case with only
-    incomplete pairs is still listed (0 pairs, insufficient-data). Raises ValueError when
-    treatment == baseline or min_samples < 1.
+    incomplete pairs is still listed (0 pairs, insufficient-data). ``planned`` (the run's
+    matrix) lists the repeats neither side ran as incomplete (see :func:`pair_trials`). Raises
+    ValueError when treatment == baseline or min_samples < 1.
     """
     if min_samples < 1:
         raise ValueError(f"min_samples must be >= 1, got {min_samples}")
-    pairs, incomplete = pair_trials(records, treatment, baseline)
+    pairs, incomplete = pair_trials(records, treatment, baseline, planned)
     return ABReport(
         treatment=treatment,
         baseline=baseline,
@@ -138,6 +140,7 @@ def ab_gate(
     baseline: str,
     max_pass_rate_drop: float,
     seed: int = 0,
+    planned: Iterable[Cell] = (),
 ) -> ABGateResult:
     """Fail when the CI's lower bound of the paired pass-rate delta is below -max_pass_rate_drop.
 
@@ -148,7 +151,7 @@ def ab_gate(
     """
     if not 0.0 <= max_pass_rate_drop <= 1.0:
         raise ValueError(f"max_pass_rate_drop must be in [0, 1], got {max_pass_rate_drop}")
-    pairs, incomplete = pair_trials(records, treatment, baseline)
+    pairs, incomplete = pair_trials(records, treatment, baseline, planned)
 
     def result(passed: bool, rate: MetricComparison | None, message: str) -> ABGateResult:
         return ABGateResult(

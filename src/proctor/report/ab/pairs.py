@@ -8,7 +8,7 @@ timeout is a failure and pairs normally. Trials of other conditions are not part
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from proctor.models.ab import ABDelta, ABPair, ABSide, IncompletePair
 from proctor.models.trial import CaseLabels, TrialRecord
@@ -30,6 +30,8 @@ from proctor.report.ab.measures import (
 __all__ = ["pair_trials", "side_of"]
 
 Key = tuple[str, str, int]
+Cell = tuple[str, str, str, int]
+"""A planned trial: case, agent, condition, repeat."""
 
 
 def side_of(record: TrialRecord) -> ABSide:
@@ -88,16 +90,24 @@ def _status(trials: Sequence[TrialRecord]) -> str | None:
 
 
 def pair_trials(
-    records: Sequence[TrialRecord], treatment: str, baseline: str
+    records: Sequence[TrialRecord],
+    treatment: str,
+    baseline: str,
+    planned: Iterable[Cell] = (),
 ) -> tuple[list[ABPair], list[IncompletePair]]:
     """Complete pairs and incomplete ones, each sorted by case, agent and repeat.
 
-    Empty input, or input without either condition, gives two empty lists.
+    ``planned`` is the run's matrix (case, agent, condition, repeat): a repeat it planned for
+    either condition and that has no trial on either side (an interrupted run) is listed as
+    incomplete too. Empty input, or input without either condition, gives two empty lists.
     Raises ValueError when ``treatment == baseline``.
     """
     if treatment == baseline:
         raise ValueError(f"treatment and baseline are the same condition: {treatment!r}")
     sides: dict[Key, dict[str, list[TrialRecord]]] = defaultdict(lambda: defaultdict(list))
+    for case, agent, condition, repeat in planned:
+        if condition in (treatment, baseline):
+            sides.setdefault((case, agent, repeat), defaultdict(list))
     for record in records:
         if record.condition in (treatment, baseline):
             sides[(record.case, record.agent, record.repeat)][record.condition].append(record)
@@ -109,6 +119,8 @@ def pair_trials(
         problems = [
             p for p in (_problem("treatment", t_trials), _problem("baseline", b_trials)) if p
         ]
+        if not t_trials and not b_trials:
+            problems = ["neither side ran (the run stopped before this repeat)"]
         if problems:
             incomplete.append(
                 IncompletePair(

@@ -10,7 +10,7 @@ The CLI reads the trials and calls these functions; the results are records (JSO
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import get_args
 
 from proctor.models.ab import (
@@ -25,7 +25,7 @@ from proctor.models.trial import TrialRecord
 from proctor.report.ab.analysis import analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair, too_few_conditions
 from proctor.report.ab.measures import is_scored, succeeded
-from proctor.report.ab.pairs import side_of
+from proctor.report.ab.pairs import Cell, side_of
 from proctor.report.ab.sides import classify_outcomes, compare_sides
 
 __all__ = ["compare_conditions", "compare_runs"]
@@ -40,8 +40,10 @@ def compare_conditions(
     seed: int = 0,
     *,
     min_samples: int = 3,
+    planned: Iterable[Cell] = (),
 ) -> ABReport:
-    """A/B report of two conditions of one run (chosen by :func:`choose_pair`).
+    """A/B report of two conditions of one run (chosen by :func:`choose_pair`); ``planned``
+    is the run's matrix, whose repeats neither side ran are listed as incomplete.
 
     Raises ConfigError as :func:`choose_pair` does, and when the run has fewer than two
     conditions to compare.
@@ -49,7 +51,13 @@ def compare_conditions(
     pair = choose_pair(records, treatment, baseline)
     if pair is None:
         raise too_few_conditions(records)
-    return analyse_ab(records_for_pair(records, *pair), *pair, seed=seed, min_samples=min_samples)
+    return analyse_ab(
+        records_for_pair(records, *pair),
+        *pair,
+        seed=seed,
+        min_samples=min_samples,
+        planned=planned,
+    )
 
 
 def _groups(records: Sequence[TrialRecord]) -> dict[GroupKey, list[TrialRecord]]:
