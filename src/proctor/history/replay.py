@@ -26,13 +26,13 @@ from pydantic_core import PydanticSerializationError
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.sources import Session, same_project, session_project
-from proctor.metrics.process import compute_process_metrics
+from proctor.metrics.process import metrics_of_steps
 from proctor.metrics.rules import evaluate_rules
-from proctor.metrics.trace import parse_ts
+from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
 from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, price_usage
-from proctor.models.trajectory import Trajectory
+from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
 from proctor.util.native_paths import first_record
 
@@ -109,17 +109,19 @@ def claude_parts(main: str | Path) -> list[Path]:
     return _legacy_subagents(folder).get(session_id, [])
 
 
-def _parse(session: Session, project: str | None) -> Trajectory:
-    from proctor.transcripts.claude import parse_claude_session
-    from proctor.transcripts.codex import parse_codex_rollout
-    from proctor.transcripts.gemini import parse_gemini_chat
+def _parse(session: Session, project: str | None) -> PlainTrajectory:
+    """The session parsed with its events left as objects: a replay measures them and keeps
+    none, and building their models would be most of its time."""
+    from proctor.transcripts.claude import parse_claude_session_plain
+    from proctor.transcripts.codex import parse_codex_rollout_plain
+    from proctor.transcripts.gemini import parse_gemini_chat_plain
 
     if session.agent == "claude-code":
-        return parse_claude_session(session.path, claude_parts(session.path))
+        return parse_claude_session_plain(session.path, claude_parts(session.path))
     if session.agent == "codex":
-        return parse_codex_rollout(session.path)
+        return parse_codex_rollout_plain(session.path)
     cwd = project if project and not project.startswith("gemini:") else None
-    return parse_gemini_chat(session.path, cwd)
+    return parse_gemini_chat_plain(session.path, cwd)
 
 
 def measure_session(
@@ -153,12 +155,10 @@ def _measure(
         reason = "empty" if coverage.lines == 0 else f"no {session.agent} record in it"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     events = trajectory.events
-    stamps = [t for t in (parse_ts(e.ts) for e in events) if t is not None]
-    started = min(stamps) if stamps else None
-    ended = max(stamps) if stamps else None
+    started, ended = time_span(e.get("ts") for e in events)
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
-    metrics = compute_process_metrics(events, workspace=workspace, with_effort=False)
+    metrics = metrics_of_steps(plain_steps(events, workspace), started, workspace=workspace)
     proxy = metrics.context.basis == "edited-proxy"
     cost = price_usage(trajectory.usage, pricing)
     summary = SessionSummary(

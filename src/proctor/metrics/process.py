@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from proctor.metrics import steps as step_metrics
 from proctor.metrics.context import context_metrics
@@ -36,9 +37,32 @@ def compute_process_metrics(
     Pure: the result depends only on the arguments. Empty ``events`` give zero counts,
     ``verified`` None, context basis ``none`` (unless files are expected) and null ratios.
     """
-    config = config or MetricsConfig()
     steps = build_steps(events, workspace)
-    start = trial_start(events)
+    metrics = metrics_of_steps(
+        steps,
+        trial_start(events),
+        expected_files=expected_files,
+        expected_symbols=expected_symbols,
+        config=config,
+        workspace=workspace,
+    )
+    if not with_effort:
+        return metrics
+    return metrics.model_copy(update={"effort": effort(events, metrics.steps.tool_calls, pricing)})
+
+
+def metrics_of_steps(
+    steps: Sequence[Step],
+    start: datetime | None,
+    *,
+    expected_files: Sequence[str] = (),
+    expected_symbols: Sequence[str] = (),
+    config: MetricsConfig | None = None,
+    workspace: str | None = None,
+) -> ProcessMetrics:
+    """:func:`compute_process_metrics` of a trajectory's steps (:func:`build_steps`, or
+    :func:`~proctor.metrics.trace.plain_steps`) and first timestamp, without ``effort``."""
+    config = config or MetricsConfig()
     checks = step_metrics.find_checks(steps, config)
     counts = step_metrics.count_steps(steps, checks)
     loops = find_loops(steps, config.loop_repeat)
@@ -58,5 +82,5 @@ def compute_process_metrics(
             workspace=workspace,
             start=start,
         ),
-        effort=effort(events, counts.tool_calls, pricing) if with_effort else Effort(),
+        effort=Effort(),
     )

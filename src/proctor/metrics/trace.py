@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from proctor.models.process import CheckOutcome
 from proctor.models.trajectory import Event, ToolCall, ToolResult
@@ -20,13 +21,72 @@ EXPLORE_KINDS = READ_KINDS | SEARCH_KINDS | EDIT_KINDS
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
 
 
-@dataclass(frozen=True)
+class CallView(Protocol):
+    """What the metrics read of a tool call: a :class:`ToolCall`, or a :class:`PlainCall`."""
+
+    @property
+    def ts(self) -> str | None: ...
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def kind(self) -> str | None: ...
+    @property
+    def input(self) -> dict[str, Any] | None: ...
+    @property
+    def files(self) -> list[str] | None: ...
+
+
+class ResultView(Protocol):
+    """What the metrics read of a tool result: a :class:`ToolResult`, or a
+    :class:`PlainResult`."""
+
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def output(self) -> str | None: ...
+    @property
+    def is_error(self) -> bool | None: ...
+    @property
+    def denied(self) -> bool | None: ...
+
+
+class PlainCall:
+    """A tool call read from its ``trajectory.jsonl`` object (one the schema reads as it
+    stands: see :func:`~proctor.models.trajectory.event_conforms`)."""
+
+    __slots__ = ("files", "id", "input", "kind", "ts")
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        get = event.get
+        self.ts: str | None = get("ts")
+        self.id: str | None = get("id")
+        self.kind: str | None = get("kind")
+        self.input: dict[str, Any] | None = get("input")
+        self.files: list[str] | None = get("files")
+
+
+class PlainResult:
+    """A tool result read from its ``trajectory.jsonl`` object (see :class:`PlainCall`)."""
+
+    __slots__ = ("denied", "id", "is_error", "output")
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        get = event.get
+        self.id: str | None = get("id")
+        self.output: str | None = get("output")
+        self.is_error: bool | None = get("isError")
+        self.denied: bool | None = get("denied")
+
+
+@dataclass(slots=True)
 class Step:
-    """One tool call (``index`` counts tool calls from 0) with its paired result, if any."""
+    """One tool call (``index`` counts tool calls from 0) with its paired result, if any.
+    Not frozen: a frozen dataclass costs a microsecond more per step, and a history replay
+    builds millions; nothing changes a step once it is built."""
 
     index: int
-    call: ToolCall
-    result: ToolResult | None
+    call: CallView
+    result: ResultView | None
     files: tuple[str, ...]
     outcome: CheckOutcome
 
@@ -35,7 +95,7 @@ class Step:
         return self.call.kind or "other"
 
 
-def outcome(result: ToolResult | None) -> CheckOutcome:
+def outcome(result: ResultView | None) -> CheckOutcome:
     """``pass``/``fail`` from the result's ``isError``; ``unknown`` when missing, None or denied."""
     if result is None or result.is_error is None or result.denied:
         return "unknown"
@@ -59,6 +119,7 @@ def _posix(path: str) -> str:
     return "/" + p.lstrip("/") if p.startswith("//") else p
 
 
+@functools.lru_cache(maxsize=16_384)
 def normalise_path(path: str, workspace: str | None = None) -> str:
     """Workspace-relative POSIX form: no ``./``, ``..``, ``//`` or trailing ``/``.
 
@@ -82,7 +143,12 @@ def normalise_path(path: str, workspace: str | None = None) -> str:
 
 def normalise_paths(paths: Iterable[str] | None, workspace: str | None) -> tuple[str, ...]:
     """Normalised, de-duplicated, non-blank paths in first-seen order."""
-    out = dict.fromkeys(normalise_path(p, workspace) for p in paths or ())
+    if not paths:
+        return ()
+    if type(paths) is list and len(paths) == 1:  # most calls name one file
+        one = normalise_path(paths[0], workspace)
+        return (one,) if one else ()
+    out = dict.fromkeys(normalise_path(p, workspace) for p in paths)
     out.pop("", None)
     return tuple(out)
 
@@ -93,16 +159,44 @@ def build_steps(events: Sequence[Event], workspace: str | None = None) -> list[S
     When calls reuse an id, a result goes to the most recent call of that id still without one,
     so an earlier call is not left unanswered while a later one takes its result.
     """
-    calls: list[ToolCall] = []
-    results: dict[int, ToolResult] = {}
-    open_ids: dict[str, list[int]] = {}
+    return paired(
+        (
+            (event, None) if isinstance(event, ToolCall) else (None, event)
+            for event in events
+            if isinstance(event, ToolCall | ToolResult)
+        ),
+        workspace,
+    )
+
+
+def plain_steps(events: Iterable[dict[str, Any]], workspace: str | None = None) -> list[Step]:
+    """:func:`build_steps` of events given as their ``trajectory.jsonl`` objects, each one
+    the schema reads as it stands (what
+    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain` gives)."""
+    items: list[tuple[CallView | None, ResultView | None]] = []
     for event in events:
-        if isinstance(event, ToolCall):
-            if event.id is not None:
-                open_ids.setdefault(event.id, []).append(len(calls))
-            calls.append(event)
-        elif isinstance(event, ToolResult) and event.id is not None and open_ids.get(event.id):
-            results[open_ids[event.id].pop()] = event
+        kind = event["type"]
+        if kind == "tool_call":
+            items.append((PlainCall(event), None))
+        elif kind == "tool_result":
+            items.append((None, PlainResult(event)))
+    return paired(items, workspace)
+
+
+def paired(
+    items: Iterable[tuple[CallView | None, ResultView | None]], workspace: str | None
+) -> list[Step]:
+    """Steps from calls and results in trajectory order, each item one of the two."""
+    calls: list[CallView] = []
+    results: dict[int, ResultView] = {}
+    open_ids: dict[str, list[int]] = {}
+    for call, result in items:
+        if call is not None:
+            if call.id is not None:
+                open_ids.setdefault(call.id, []).append(len(calls))
+            calls.append(call)
+        elif result is not None and result.id is not None and open_ids.get(result.id):
+            results[open_ids[result.id].pop()] = result
     return [
         Step(
             index=i,
@@ -166,8 +260,14 @@ def parse_ts(ts: str | None) -> datetime | None:
 
 def trial_start(events: Sequence[Event]) -> datetime | None:
     """The earliest timestamp of any event; None when no event has one."""
-    stamps = [t for t in (parse_ts(e.ts) for e in events) if t is not None]
-    return min(stamps) if stamps else None
+    return time_span(e.ts for e in events)[0]
+
+
+def time_span(stamps: Iterable[str | None]) -> tuple[datetime | None, datetime | None]:
+    """The earliest and the latest of the timestamps (see :func:`parse_ts`); None, None when
+    none is given or readable. Events share their line's timestamp: each text is read once."""
+    moments = [t for t in map(parse_ts, dict.fromkeys(stamps)) if t is not None]
+    return (min(moments), max(moments)) if moments else (None, None)
 
 
 def seconds_since(start: datetime | None, ts: str | None) -> float | None:

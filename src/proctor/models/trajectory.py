@@ -33,8 +33,9 @@ Every event may carry ``ts`` (ISO-8601 UTC, when the transcript gives one) and `
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Iterable
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
@@ -202,6 +203,94 @@ EventType = Literal[
     "other",
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+Check = Callable[[Any], bool]
+Spec = tuple[frozenset[type], Check | None]
+"""A field's test: the exact types its values may have, and a test of a value of one of them
+(a Literal's choices, a list's items, an integer's size) when the type is not enough."""
+FLOAT_EXACT = 2**53
+"""Integers up to this size are floats exactly (a ``float`` field reads them unchanged)."""
+ANY: frozenset[type] = frozenset()
+"""No test at all (an ``Any`` field)."""
+NONE = type(None)
+
+
+def _spec_of(annotation: Any) -> Spec | None:
+    """A test of a value's exact type that implies the field accepts the value as it is (and
+    reads back an equal one); None for an annotation without such a test."""
+    args = get_args(annotation)
+    if annotation is Any:
+        return ANY, None
+    if get_origin(annotation) in (Union, UnionType) and NONE in args:
+        rest = [a for a in args if a is not NONE]
+        if len(rest) != 1:
+            return None
+        inner = _spec_of(rest[0])
+        return None if inner is None or inner[0] is ANY else (inner[0] | {NONE}, inner[1])
+    if annotation in (str, bool, int):
+        return frozenset({annotation}), None  # a bool is not an int here: type() is exact
+    if annotation is float:
+        return frozenset(
+            {float, int}
+        ), lambda v: type(v) is float or -FLOAT_EXACT <= v <= FLOAT_EXACT
+    if get_origin(annotation) is Literal:
+        allowed = frozenset(args)
+        return frozenset({str}), lambda v: v in allowed
+    if annotation == dict[str, Any]:
+        return frozenset({dict}), lambda v: all(type(k) is str for k in v)
+    if annotation == list[str]:
+        return frozenset({list}), lambda v: all(type(i) is str for i in v)
+    return None
+
+
+def _specs_of(model: type[BaseModel]) -> dict[str, Spec] | None:
+    """Each field's test by its ``trajectory.jsonl`` key; None when a field has none."""
+    specs = {}
+    for name, info in model.model_fields.items():
+        spec = _spec_of(info.annotation)
+        if spec is None:
+            return None
+        specs[info.alias or name] = spec
+    return specs
+
+
+_EVENT_MODELS: tuple[type[BaseModel], ...] = get_args(get_args(Event)[0])
+_SPECS: dict[str, dict[str, Spec] | None] = {
+    get_args(model.model_fields["type"].annotation)[0]: _specs_of(model) for model in _EVENT_MODELS
+}
+_SNAKE_ONLY: dict[str, frozenset[str]] = {
+    get_args(model.model_fields["type"].annotation)[0]: frozenset(
+        name for name, info in model.model_fields.items() if (info.alias or name) != name
+    )
+    for model in _EVENT_MODELS
+}
+
+
+def event_conforms(event: dict[str, Any]) -> bool:
+    """Whether an event object is, as it stands, what its model reads (every field of the
+    exact type, keys in their ``trajectory.jsonl`` spelling): a cheap test that lets a reader
+    that only measures skip building the models. False means "validate it to find out", not
+    "invalid"; the test is derived from the models' fields, so it follows them."""
+    kind = event.get("type")
+    specs = _SPECS.get(kind) if type(kind) is str else None
+    if specs is None:
+        return False
+    snake = _SNAKE_ONLY[kind]  # type: ignore[index]
+    for key, value in event.items():
+        spec = specs.get(key)
+        if spec is None:
+            if key in snake:
+                return False  # a field by its Python name: the model would read it
+            continue  # not a field: the model ignores it
+        types, deeper = spec
+        if types is ANY:
+            continue
+        if type(value) not in types:
+            return False
+        if deeper is not None and value is not None and not deeper(value):
+            return False
+    return True
 
 
 def parse_event(data: dict[str, Any]) -> Event:

@@ -15,11 +15,20 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from proctor.models.trajectory import EVENT_ADAPTER, Event, ModelUsage, ParseCoverage, Trajectory
+from proctor.models.trajectory import (
+    EVENT_ADAPTER,
+    Event,
+    ModelUsage,
+    ParseCoverage,
+    Trajectory,
+    event_conforms,
+    event_json,
+)
 
 EventDict = dict[str, Any]
 """One event as the JSON object written to ``trajectory.jsonl`` (camelCase keys, no nulls)."""
@@ -218,8 +227,33 @@ class TrajectoryBuilder:
             events = [self._valid(event) for event in self.pending]
             return Trajectory.model_validate({**fields, "events": events})
 
+    def finish_plain(self) -> PlainTrajectory:
+        """What :meth:`finish` gives, the events left as objects: each one the schema reads
+        as it stands (:func:`~proctor.models.trajectory.event_conforms`), else read by the
+        schema and written back (a field it converts, such as ``"isError": "true"``), else
+        an ``other`` event counted as ``malformed/<type>``, as :meth:`finish` makes it. For a
+        caller that measures the events and keeps none of them (history replay): building
+        the models is most of a parse's time."""
+        if self.sink is not None:
+            self.drain(len(self.pending))
+        events = [e if event_conforms(e) else self._plain(e) for e in self.pending]
+        return PlainTrajectory(
+            format=self.format,
+            events=events,
+            usage=usage_by_model(self.usage_rows.values()),
+            coverage=self.coverage,
+            session_id=self.session_id,
+            agent_version=self.version,
+        )
+
     def _valid(self, event: EventDict) -> Event:
         return EVENT_ADAPTER.validate_python(self._checked(event))
+
+    def _plain(self, event: EventDict) -> EventDict:
+        try:
+            return event_json(EVENT_ADAPTER.validate_python(event))
+        except ValidationError as exc:
+            return self._malformed(event, exc)
 
     def _checked(self, event: EventDict) -> EventDict:
         """The event when the schema allows it, else an ``other`` event counted as
@@ -228,7 +262,24 @@ class TrajectoryBuilder:
             EVENT_ADAPTER.validate_python(event)
             return event
         except ValidationError as exc:
-            record_type = f"malformed/{event.get('type')}"
-            self.count_unknown(record_type)
-            text = str(exc.errors()[0].get("msg", exc))[:200]
-            return {"type": "other", "recordType": record_type, "text": text, "raw": event}
+            return self._malformed(event, exc)
+
+    def _malformed(self, event: EventDict, exc: ValidationError) -> EventDict:
+        record_type = f"malformed/{event.get('type')}"
+        self.count_unknown(record_type)
+        text = str(exc.errors()[0].get("msg", exc))[:200]
+        return {"type": "other", "recordType": record_type, "text": text, "raw": event}
+
+
+@dataclass
+class PlainTrajectory:
+    """A :class:`~proctor.models.trajectory.Trajectory` whose events are their
+    ``trajectory.jsonl`` objects, each one the schema reads as it stands (see
+    :meth:`TrajectoryBuilder.finish_plain`)."""
+
+    format: str
+    events: list[EventDict]
+    usage: dict[str, ModelUsage]
+    coverage: ParseCoverage
+    session_id: str | None
+    agent_version: str | None

@@ -4,6 +4,7 @@
 from proctor.transcripts.claude.parser import (
     parse_claude_lines,
     parse_claude_session,
+    parse_claude_session_plain,
     parse_claude_transcript,
     subagent_id,
 )
@@ -14,6 +15,7 @@ __all__ = [
     "claude_usage_totals",
     "parse_claude_lines",
     "parse_claude_session",
+    "parse_claude_session_plain",
     "parse_claude_transcript",
     "subagent_id",
 ]

@@ -33,6 +33,7 @@ from proctor.transcripts.builder import (
     WINDOW,
     EventDict,
     EventSink,
+    PlainTrajectory,
     StartHook,
     TrajectoryBuilder,
     ev,
@@ -368,11 +369,16 @@ class _Parser:
     def finish(self) -> Trajectory:
         """Everything after the last line: held-back records, subagent files no call named,
         the rest of the window; the trajectory's events are the ones not given to a sink."""
+        return self.close().finish()
+
+    def close(self) -> TrajectoryBuilder:
+        """The records held back and the subagent files no call named, parsed: the builder,
+        ready to finish."""
         self.flush_waiting()
         while self.subagents:  # a nested one may be parsed (and removed) by its caller
             self.subagent(next(iter(self.subagents)))
         self.builder.coverage.lines = self.lines
-        return self.builder.finish()
+        return self.builder
 
 
 def parse_claude_lines(lines: Iterable[str | bytes]) -> Trajectory:
@@ -415,3 +421,11 @@ def parse_claude_session(
     parser = _Parser(sink, subagents, on_start)
     parser.feed_file(main)
     return parser.finish()
+
+
+def parse_claude_session_plain(main: Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
+    """:func:`parse_claude_session` with the events left as objects (see
+    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
+    parser = _Parser(None, subagents)
+    parser.feed_file(main)
+    return parser.close().finish_plain()

@@ -6,6 +6,7 @@ from proctor.transcripts.codex.parser import (
     parse_codex_lines,
     parse_codex_rollout,
     parse_codex_rollout_checked,
+    parse_codex_rollout_plain,
 )
 
 __all__ = [
@@ -13,4 +14,5 @@ __all__ = [
     "parse_codex_lines",
     "parse_codex_rollout",
     "parse_codex_rollout_checked",
+    "parse_codex_rollout_plain",
 ]

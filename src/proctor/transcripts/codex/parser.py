@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.builder import EventSink, StartHook, TrajectoryBuilder, ev
+from proctor.transcripts.builder import EventSink, PlainTrajectory, StartHook, TrajectoryBuilder, ev
 from proctor.transcripts.codex.facts import CodexFacts, Status, read_facts
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
@@ -434,6 +434,12 @@ def parse_codex_rollout(
     """Parse one Codex rollout file (``rollout-*.jsonl``), reading it twice (see the module
     docstring); with a ``sink`` events are handed on as they are parsed, in flat memory."""
     return _parse(path, sink, on_start).builder.finish()
+
+
+def parse_codex_rollout_plain(path: Path) -> PlainTrajectory:
+    """:func:`parse_codex_rollout` with the events left as objects (see
+    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
+    return _parse(path, None, None).builder.finish_plain()
 
 
 def parse_codex_rollout_checked(

@@ -3,6 +3,7 @@
 from proctor.transcripts.gemini.parser import (
     gemini_usage,
     parse_gemini_chat,
+    parse_gemini_chat_plain,
     parse_gemini_lines,
     parts_text,
     project_root,
@@ -12,6 +13,7 @@ from proctor.transcripts.gemini.parser import (
 __all__ = [
     "gemini_usage",
     "parse_gemini_chat",
+    "parse_gemini_chat_plain",
     "parse_gemini_lines",
     "parts_text",
     "project_root",

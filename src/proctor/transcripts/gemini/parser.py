@@ -41,7 +41,14 @@ from typing import Any
 
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.builder import EventSink, StartHook, TrajectoryBuilder, ev, token_count
+from proctor.transcripts.builder import (
+    EventSink,
+    PlainTrajectory,
+    StartHook,
+    TrajectoryBuilder,
+    ev,
+    token_count,
+)
 from proctor.transcripts.kinds import (
     gemini_kind,
     question_of,
@@ -376,7 +383,7 @@ def _parse(
     sink: EventSink | None,
     on_start: StartHook | None,
     document: dict[str, Any] | None = None,
-) -> Trajectory:
+) -> TrajectoryBuilder:
     layout = ChatLayout(cwd=cwd)
     builder = TrajectoryBuilder("gemini-cli", sink, on_start)
     if document is not None:
@@ -396,13 +403,13 @@ def _parse(
         _emit(layout, lines, builder)
     finally:
         lines.close()
-    return builder.finish()
+    return builder
 
 
 def parse_gemini_lines(lines: Iterable[str | bytes], cwd: str | None = None) -> Trajectory:
     """Parse the lines of one Gemini CLI chat recording (JSONL)."""
     nonblank = [line for line in lines if line and not line.isspace()]
-    return _parse(_Lines(lines=nonblank), cwd, None, None)
+    return _parse(_Lines(lines=nonblank), cwd, None, None).finish()
 
 
 def project_root(path: Path) -> str | None:
@@ -425,6 +432,18 @@ def parse_gemini_chat(
 ) -> Trajectory:
     """Parse a Gemini CLI chat file: ``session-*.jsonl``, or the older whole-JSON ``.json``.
     With a ``sink`` events are handed on as they are parsed, in flat memory (JSONL files)."""
+    return _read(path, cwd, sink, on_start).finish()
+
+
+def parse_gemini_chat_plain(path: Path, cwd: str | None = None) -> PlainTrajectory:
+    """:func:`parse_gemini_chat` with the events left as objects (see
+    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
+    return _read(path, cwd, None, None).finish_plain()
+
+
+def _read(
+    path: Path, cwd: str | None, sink: EventSink | None, on_start: StartHook | None
+) -> TrajectoryBuilder:
     cwd = cwd or project_root(path)
     try:
         with open_regular(path) as fh:
