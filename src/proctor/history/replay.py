@@ -203,7 +203,11 @@ _STAMPER: Stamper | None = None
 
 
 def _start_worker() -> None:
-    gc.enable()  # the parent pauses its collector while it gathers summaries; workers need it
+    # The parent pauses its collector while it gathers summaries; workers need it, but not
+    # walking the parent's objects they inherited (every module and schema): frozen, those
+    # are left out of its walks, which took a sixth of a worker's time.
+    gc.freeze()
+    gc.enable()
     # Whatever the parent had: the pool stops its workers with SIGTERM (which must end them),
     # and Ctrl-C is the parent's to handle.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -29,6 +29,7 @@ from typing import Any
 
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import (
+    MALFORMED,
     RAW_CAP,
     WINDOW,
     EventDict,
@@ -128,11 +129,15 @@ class _Parser:
 
     def feed_file(self, path: Path) -> None:
         feed, pending, builder = self.feed, self.pending, self.builder
-        streaming = builder.sink is not None
+        if builder.sink is None:
+            for line in file_lines(path):
+                if line and not line.isspace():
+                    feed(line)
+            return
         for line in file_lines(path):
             if line and not line.isspace():
                 feed(line)
-                if streaming and len(pending) >= 2 * WINDOW:
+                if len(pending) >= 2 * WINDOW:
                     builder.drain(len(pending) - WINDOW)
 
     def feed(self, line: str | bytes) -> None:
@@ -158,7 +163,10 @@ class _Parser:
             builder.ids(record.get("sessionId"), record.get("version"))
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
         if handler is not None:
-            builder.guarded(handler, record)
+            try:  # what builder.guarded does, without its call: this runs for every line
+                handler(record)
+            except MALFORMED as exc:
+                builder.malformed(kind, exc, record)
         elif kind not in BOOKKEEPING:
             self.unknown(str(kind), record)
         uid = record.get("uuid")
