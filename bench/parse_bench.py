@@ -22,8 +22,15 @@ median of 3 runs:
 ``--jobs N`` (default: the CPU count) adds the corpus runs again with N worker processes, each
 parsing its share of the sessions (the way trials are parsed, one process each).
 
+That corpus is 20,000 short sessions (ten-odd lines each): the most sessions a 200 MB history
+can hold, where what each session costs counts most. A real history is few long sessions: one
+user's 236 MB was 237 sessions and 1,315 subagent files (see the peers reference). So the
+``proctor history`` and ccusage runs are taken again over a second history of the same size
+built of long sessions: each is ``--long-per-session`` (default 80) fixture sessions one after
+another, about 700 KB, with their subagent files.
+
 Usage: ``.venv/bin/python bench/parse_bench.py [--size-mb 200] [--jobs N] [--keep DIR]
-[--no-ccusage]``.
+[--keep-long DIR] [--long-per-session N] [--no-ccusage]``.
 """
 
 from __future__ import annotations
@@ -142,6 +149,52 @@ def build_corpus(root: Path, size_mb: float) -> tuple[list[list[Path]], int]:
             sessions.append(out)
             copy += 1
     return sessions, total
+
+
+def build_long_corpus(root: Path, size_mb: float, per_session: int) -> tuple[int, int, int]:
+    """A history of few long sessions, the shape of a real one (see the module docstring):
+    each session file is ``per_session`` fixture sessions one after another (their ids renewed
+    per copy, the session id made the long session's own), with every subagent file of theirs
+    in the long session's ``subagents`` folder under a renewed agent id. Returns (sessions,
+    files, bytes)."""
+    sources = claude_sessions()
+    texts = [[(p, claude_bytes(p.read_bytes())) for p in session] for session in sources]
+    agent_ids = {
+        sub.name.removesuffix(".jsonl").removeprefix("agent-").encode()
+        for files in texts
+        for sub, _ in files[1:]
+    }
+    total = copy = sessions = files_written = 0
+    while total < size_mb * 1e6:
+        long_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"long/{sessions}"))
+        project = root / "projects" / f"-bench-long-p{sessions % 40:02d}"
+        project.mkdir(parents=True, exist_ok=True)
+        with open(project / f"{long_id}.jsonl", "wb") as out:
+            for _ in range(per_session):
+                files = texts[copy % len(texts)]
+                cache: dict[bytes, bytes] = {}
+                main = renew_ids(files[0][1], copy, cache)
+                own_id = _session_id(main)
+                if own_id:
+                    main = main.replace(own_id.encode(), long_id.encode())
+                for agent in agent_ids:  # each copy calls its own subagents
+                    main = main.replace(agent, agent + f"x{copy:x}".encode())
+                out.write(main)
+                total += len(main)
+                for sub_path, sub_text in files[1:]:
+                    data = renew_ids(sub_text, copy, cache)
+                    if own_id:
+                        data = data.replace(own_id.encode(), long_id.encode())
+                    agent = sub_path.name.removesuffix(".jsonl").removeprefix("agent-")
+                    target = project / long_id / "subagents" / f"agent-{agent}x{copy:x}.jsonl"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data.replace(agent.encode(), f"{agent}x{copy:x}".encode()))
+                    total += len(data)
+                    files_written += 1
+                copy += 1
+        sessions += 1
+        files_written += 1
+    return sessions, files_written, total
 
 
 def parse_sessions(mode: str, sessions: list[list[str]]) -> dict[str, dict[str, int]]:
@@ -383,6 +436,32 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     )
 
 
+def report_history(sessions: int, files: int, size: int, history: dict[str, Any], cc: Any) -> None:
+    """The history runs over the long-session corpus: cold, warm and ccusage, and the totals."""
+    mb = size / 1e6
+    print(f"\nlong sessions: {sessions} sessions, {files} files, {mb:.1f} MB (Claude Code format)")
+    print(f"{'run':<44} {'seconds':>8} {'MB/s':>8}")
+    for kind, label in (("cold", "--no-cache"), ("warm", "cached")):
+        seconds = history[kind]["seconds"]
+        title = f"proctor history {label}, {history[kind]['sessions']} sessions"
+        print(f"{title:<44} {seconds:8.2f} {mb / seconds:8.1f}")
+    if "ccusage" not in history:
+        print(f"ccusage: {cc}")
+        return
+    theirs = history["ccusage"]
+    print(
+        f"{'ccusage ' + CCUSAGE_VERSION + ' claude daily':<44} {theirs['seconds']:8.2f} "
+        f"{mb / theirs['seconds']:8.1f}"
+    )
+    ours = proctor_totals(history["cold"]["usage"])
+    print(f"equal to ccusage: {ours == {k: theirs['totals'][k] for k in ours}}")
+    print(
+        "wall-time ratio proctor/ccusage: "
+        f"history cold {history['cold']['seconds'] / theirs['seconds']:.2f}, "
+        f"history warm {history['warm']['seconds'] / theirs['seconds']:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--size-mb", type=float, default=200)
@@ -390,6 +469,13 @@ def main() -> None:
     parser.add_argument("--no-ccusage", action="store_true")
     parser.add_argument("--ccusage-prefix", type=Path, default=Path("/tmp/ccusage"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--long-per-session",
+        type=int,
+        default=80,
+        help="fixture sessions per session of the long-session history (0: skip it)",
+    )
+    parser.add_argument("--keep-long", type=Path, help="build the long-session history here")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -407,6 +493,14 @@ def main() -> None:
             cc = "could not be installed from npm"
         runs = measure(sessions, size, tmp, args.jobs, binary)
         report(sessions, size, runs, runs["history"].get("ccusage", cc))
+        if args.long_per_session > 0:
+            long_root = args.keep_long or tmp / "long"
+            print(f"\nbuilding a {args.size_mb:.0f} MB history of long sessions in {long_root} …")
+            count, files, long_size = build_long_corpus(
+                long_root, args.size_mb, args.long_per_session
+            )
+            history = history_and_ccusage(long_root, tmp, binary)
+            report_history(count, files, long_size, history, cc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
