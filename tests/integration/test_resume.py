@@ -342,3 +342,30 @@ def test_resume_refuses_a_case_whose_prompt_plan_or_answers_changed(
     changed = proctor("run", "--resume", str(run_dir))
     assert changed.code == 2 and "changed since the run started" in changed.err, changed.err
     assert "content" in changed.err
+
+
+@pytest.mark.parametrize("edit", ["change", "add", "remove", "git-only", "none"])
+def test_resume_refuses_a_case_whose_folder_fixture_changed(
+    proctor: Run, tmp_path: Path, edit: str
+) -> None:
+    cases = tmp_path / "cases"
+    src = {"app.py": "x = 1\n", "lib/util.py": "y = 2\n", ".git/index": "i"}
+    write_case(cases, "fx", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]}, src=src)
+    assert proctor("run", "--source", str(cases), "--out", str(tmp_path / "out")).code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    (run_dir / "trials/fx/scripted/default/2/trial.json").unlink()
+    fixture = cases / "fx" / "src"
+    if edit == "change":
+        (fixture / "lib" / "util.py").write_text("y = 3  # edited\n")
+    elif edit == "add":
+        (fixture / "new.py").write_text("")
+    elif edit == "remove":
+        (fixture / "app.py").unlink()
+    elif edit == "git-only":  # what a `git status` in the fixture does
+        (fixture / ".git" / "index").write_text("rewritten")
+    resumed = proctor("run", "--resume", str(run_dir))
+    if edit in ("git-only", "none"):
+        assert resumed.code == 0, resumed.err
+    else:
+        assert resumed.code == 2 and "changed since the run started" in resumed.err, resumed.err
+        assert "fixtureDigest" in resumed.err

@@ -153,6 +153,9 @@ class ResolvedCaseRecord(CamelModel):
     content: str | None = None
     """A digest of what the agent is given (prompt, plan, answering rules, a zip fixture's size
     and time): ``--resume`` refuses a run whose cases changed since."""
+    fixture_digest: str | None = None
+    """A folder fixture's files (paths, sizes and times) as one digest: ``--resume`` refuses a
+    run whose fixture changed since."""
     conditions: dict[str, ResolvedCondition] = {}
     agent_model: str | None = None
     agent_effort: str | None = None

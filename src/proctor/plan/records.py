@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
+from pathlib import Path
 
 from proctor.models.case import Case
 from proctor.models.plan import ResolvedCase, RunPlan
@@ -22,7 +24,7 @@ from proctor.models.run import (
 def content_digest(case: Case) -> str:
     """What the agent is given, as one digest: the prompt, the plan, the answering rules and a
     zip fixture's size and time. A resume compares it, so a prompt edited between an interrupt
-    and the resume is caught (a folder fixture is named by its path only)."""
+    and the resume is caught (a folder fixture has its own digest: :func:`folder_digest`)."""
     digest = hashlib.sha256()
     digest.update(case.prompt.encode("utf-8", "surrogateescape"))
     digest.update(json.dumps(case.plan, sort_keys=True, default=str).encode())
@@ -34,6 +36,46 @@ def content_digest(case: Case) -> str:
             digest.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
         except OSError:
             digest.update(b"missing")
+    return digest.hexdigest()[:16]
+
+
+FIXTURE_ENTRIES = 20_000
+"""Entries of a folder fixture its digest takes in; past them, the rest is left out."""
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})
+"""Left out of a folder fixture's digest: a ``git status`` rewrites ``.git/index``."""
+
+
+def folder_digest(folder: Path) -> str:
+    """A folder fixture as one digest: every entry's path, type, size and modification time
+    (links not followed, version-control folders left out), at most :data:`FIXTURE_ENTRIES`
+    of them. A resume compares it, so a file of the fixture edited in between is caught
+    without reading the files."""
+    digest = hashlib.sha256()
+    stack, seen = [str(folder)], 0
+    while stack and seen < FIXTURE_ENTRIES:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            digest.update(f"{current}: unreadable\n".encode("utf-8", "surrogateescape"))
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > FIXTURE_ENTRIES:
+                break
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            rel = os.path.relpath(entry.path, folder)
+            if stat.S_ISDIR(st.st_mode):
+                if entry.name not in VCS_FOLDERS:
+                    stack.append(entry.path)
+                line = f"{rel}/\n"
+            else:
+                line = f"{rel}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\n"
+            digest.update(line.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:16]
 
 
@@ -62,6 +104,11 @@ def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
         qna_rules=len(case.qna_rules),
         plan=case.plan is not None,
         content=content_digest(case),
+        fixture_digest=(
+            folder_digest(case.fixture)
+            if case.fixture is not None and case.fixture_kind == "dir"
+            else None
+        ),
         conditions={
             name: ResolvedCondition(
                 provision=v.provision,

@@ -120,9 +120,10 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
     now = resolved_record(plan).to_dict()
     for record in (stored, now):
         record.pop("schemaVersion", None)
-    if not any("content" in c for c in stored.get("cases", []) if isinstance(c, dict)):
-        for case in now.get("cases", []):  # a run of a proctor that wrote no digest
-            case.pop("content", None)
+    for key in ("content", "fixtureDigest"):
+        if not any(key in c for c in stored.get("cases", []) if isinstance(c, dict)):
+            for case in now.get("cases", []):  # a run of a proctor that wrote no such digest
+                case.pop(key, None)
     if stored.get("concurrency", 0) is None:
         now.pop("concurrency", None)  # sized by the Ray cluster; a resume runs it locally
         stored.pop("concurrency")
