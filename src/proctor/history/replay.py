@@ -140,15 +140,21 @@ def measure_session(
 def _measure(
     session: Session, project_filter: Path | None, pricing: PriceTable
 ) -> bytes | Unavailable | None:
-    project = session_project(session)
-    if project_filter is not None and not same_project(project, project_filter):
-        return None
+    # A Claude Code parse reads the session's folder itself; read beforehand, it only spares
+    # parsing the sessions of other projects.
+    project = None
+    if project_filter is not None or not _is_claude(session):
+        project = session_project(session)
+        if project_filter is not None and not same_project(project, project_filter):
+            return None
     try:
         trajectory = _parse(session, project)
     except (ProctorError, OSError, ValueError) as exc:
         # The parser names the file; the entry names it already.
         reason = str(exc).removeprefix(f"{session.file}: ")
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
+    if _is_claude(session):
+        project = trajectory.cwd
     coverage = trajectory.coverage
     known = coverage.lines - coverage.unparsed_lines - sum(coverage.unknown_record_types.values())
     if known <= 0:  # an empty file, or one of another format under the CLI's folder

@@ -24,12 +24,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.models.history import Unavailable
+from proctor.transcripts.lines import HEADER_LINES, head_cwd
 from proctor.util.files import open_regular, read_regular
 from proctor.util.jsonl import decode_object
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
-HEADER_LINES = 64
-"""How many lines of a session file are read for its folder and id."""
 
 
 class Session:
@@ -286,7 +285,8 @@ def sniff(path: Path) -> str | None:
 def _head(path: Path) -> Iterator[dict[str, object]]:
     try:
         with open_regular(path) as fh:
-            for number, line in enumerate(fh):
+            lines = (line for line in fh if not line.isspace())
+            for number, line in enumerate(lines):
                 if number >= HEADER_LINES:
                     return
                 record = decode_object(line)
@@ -298,16 +298,15 @@ def _head(path: Path) -> Iterator[dict[str, object]]:
 
 def session_project(session: Session) -> str | None:
     """The folder the session ran in, from the session file's first records (Gemini CLI:
-    the folder named in the project's ``.project_root``, else ``gemini:<project hash>``)."""
+    the folder named in the project's ``.project_root``, else ``gemini:<project hash>``).
+    A Claude Code parse finds the same (:func:`~proctor.transcripts.lines.head_cwd`)."""
     if session.agent == "gemini-cli":
         return _gemini_project(session.path)
+    claude = session.agent == "claude-code"
     for record in _head(session.path):
-        if session.agent == "claude-code" and isinstance(record.get("cwd"), str):
-            return str(record["cwd"])
-        payload = record.get("payload")
-        if record.get("type") == "session_meta" and isinstance(payload, dict):
-            cwd = payload.get("cwd")
-            return cwd if isinstance(cwd, str) else None
+        found, cwd = head_cwd(record, claude)
+        if found:
+            return cwd
     return None
 
 

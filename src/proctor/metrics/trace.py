@@ -89,10 +89,8 @@ class Step:
     result: ResultView | None
     files: tuple[str, ...]
     outcome: CheckOutcome
-
-    @property
-    def kind(self) -> str:
-        return self.call.kind or "other"
+    kind: str
+    """The call's kind (``other`` when it has none): read by every metric, so kept here."""
 
 
 def outcome(result: ResultView | None) -> CheckOutcome:
@@ -204,6 +202,7 @@ def paired(
             result=results.get(i),
             files=normalise_paths(call.files, workspace),
             outcome=outcome(results.get(i)),
+            kind=call.kind or "other",
         )
         for i, call in enumerate(calls)
     ]

@@ -283,3 +283,6 @@ class PlainTrajectory:
     coverage: ParseCoverage
     session_id: str | None
     agent_version: str | None
+    cwd: str | None = None
+    """The folder the session ran in, when the parser read it from the session's first
+    records (Claude Code)."""

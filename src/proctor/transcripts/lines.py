@@ -19,6 +19,9 @@ try:
 except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is the fallback
     fast_loads = json.loads
 
+HEADER_LINES = 64
+"""Lines of a session file (blank ones aside) in which its folder and id are looked for."""
+
 
 def decode_line(line: str | bytes) -> Any:
     """The JSON value of one line, or None when it is not JSON (bad bytes included)."""
@@ -70,3 +73,18 @@ def nonblank(lines: Iterable[str | bytes]) -> Iterator[str | bytes]:
     for line in lines:
         if line and not line.isspace():
             yield line
+
+
+def head_cwd(record: dict[str, Any], claude: bool) -> tuple[bool, str | None]:
+    """Whether one of a session file's first records says the folder the session ran in, and
+    that folder: a Claude Code record's ``cwd``, or a Codex ``session_meta`` record's (which
+    may say none)."""
+    if claude:
+        cwd = record.get("cwd")
+        if isinstance(cwd, str):
+            return True, cwd
+    payload = record.get("payload")
+    if record.get("type") == "session_meta" and isinstance(payload, dict):
+        cwd = payload.get("cwd")
+        return True, cwd if isinstance(cwd, str) else None
+    return False, None

@@ -258,3 +258,43 @@ def test_every_model_field_has_a_check() -> None:
     """A field type the check cannot test sends every event of its type down the slow path:
     correct, but a change to the models that does that should be seen here."""
     assert all(specs is not None for specs in model._SPECS.values())
+
+
+def heads() -> list[tuple[str, list[str]]]:
+    """Session files whose folder is, or is not, among their first records."""
+    user = {"type": "user", "message": {"content": "hi"}, "timestamp": "2026-01-01T00:00:00Z"}
+    with_cwd = {**user, "cwd": "/work/a"}
+    meta = {"type": "session_meta", "payload": {"cwd": "/work/meta"}}
+    return [
+        ("first line", [json.dumps(with_cwd)]),
+        ("line 64", [json.dumps(user)] * 63 + [json.dumps(with_cwd)]),
+        ("line 65", [json.dumps(user)] * 64 + [json.dumps(with_cwd)]),
+        ("blank lines", [""] * 80 + ["   "] + [json.dumps(with_cwd)]),
+        ("broken lines", ["{not json"] * 63 + [json.dumps(with_cwd)]),
+        ("not a string", [json.dumps({**user, "cwd": 5}), json.dumps(with_cwd)]),
+        ("session_meta", [json.dumps(meta), json.dumps(with_cwd)]),
+        ("none", [json.dumps(user)]),
+    ]
+
+
+@pytest.mark.parametrize(("name", "lines"), heads(), ids=[n for n, _ in heads()])
+def test_a_parse_finds_the_folder_the_history_reads_from_the_head(
+    tmp_path: Path, name: str, lines: list[str]
+) -> None:
+    from proctor.history.sources import Session, session_project
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    expected = {"line 65": None, "none": None, "session_meta": "/work/meta"}.get(name, "/work/a")
+    assert session_project(Session("claude-code", path)) == expected
+    assert parse_claude_session_plain(path).cwd == expected
+
+
+@pytest.mark.parametrize(
+    "path", [p for p, fmt in CASES if fmt == "claude-code"], ids=lambda p: p.name
+)
+def test_every_claude_transcript_parses_to_the_folder_its_head_names(path: Path) -> None:
+    from proctor.history.sources import Session, session_project
+
+    plain = parse_claude_session_plain(path, claude_subagent_files(path))
+    assert plain.cwd == session_project(Session("claude-code", path))

@@ -42,7 +42,14 @@ from proctor.transcripts.builder import (
 )
 from proctor.transcripts.claude.usage import UsageDedup
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
-from proctor.transcripts.lines import decode_line, fast_loads, file_lines, line_text
+from proctor.transcripts.lines import (
+    HEADER_LINES,
+    decode_line,
+    fast_loads,
+    file_lines,
+    head_cwd,
+    line_text,
+)
 
 BOOKKEEPING = frozenset(
     {
@@ -110,6 +117,10 @@ class _Parser:
         self.pending = self.builder.pending
         self.out: Callable[[EventDict], None] = self.builder.add
         self.lines = 0
+        self.cwd: str | None = None
+        """The folder the session ran in, as its first records say (see :func:`head_cwd`)."""
+        self.head = HEADER_LINES
+        """Lines of the main file left in which that folder is looked for."""
         self.seen_uuids: set[int] = set()
         """Hashes of the uuids of the records processed (a few dozen bytes each)."""
         self.waiting: dict[str, list[dict[str, Any]]] = {}
@@ -146,6 +157,12 @@ class _Parser:
             record = fast_loads(line)
         except ValueError:
             record = decode_line(line)
+        if self.head and not self.builder.sidechain:
+            self.head -= 1
+            if type(record) is dict:
+                found, cwd = head_cwd(record, claude=True)
+                if found:
+                    self.cwd, self.head = cwd, 0
         if type(record) is not dict:
             self.builder.unparsed(line_text(line))
             return
@@ -436,4 +453,6 @@ def parse_claude_session_plain(main: Path, subagents: Sequence[Path] = ()) -> Pl
     :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
     parser = _Parser(None, subagents)
     parser.feed_file(main)
-    return parser.close().finish_plain()
+    plain = parser.close().finish_plain()
+    plain.cwd = parser.cwd
+    return plain
