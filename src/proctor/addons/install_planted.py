@@ -137,20 +137,21 @@ def lost_user_state(home: Path, planted: PlantedFile) -> list[str]:
 
 
 def value_at(doc: Any, path: tuple[str, ...]) -> Any:
-    for part in path:
-        if not isinstance(doc, dict) or part not in doc:
-            return None
-        doc = doc[part]
-    return doc
+    """The value at the key path, None when a key is missing (or the value is null)."""
+    return _walk(doc, path)[1]
 
 
 def has_key(doc: Any, path: tuple[str, ...]) -> bool:
     """Whether the key path exists in ``doc``, whatever its value (``null`` included)."""
+    return _walk(doc, path)[0]
+
+
+def _walk(doc: Any, path: tuple[str, ...]) -> tuple[bool, Any]:
     for part in path:
         if not isinstance(doc, dict) or part not in doc:
-            return False
+            return False, None
         doc = doc[part]
-    return True
+    return True, doc
 
 
 def pruned(value: Any) -> Any:
