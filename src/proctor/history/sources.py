@@ -24,9 +24,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.models.history import Unavailable
-from proctor.transcripts.lines import HEADER_LINES, head_cwd
+from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
 from proctor.util.files import open_regular, read_regular
-from proctor.util.jsonl import decode_object
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
 
@@ -289,8 +288,8 @@ def _head(path: Path) -> Iterator[dict[str, object]]:
             for number, line in enumerate(lines):
                 if number >= HEADER_LINES:
                     return
-                record = decode_object(line)
-                if record is not None:
+                record = decode_line(line)  # as the parsers decode it
+                if isinstance(record, dict):
                     yield record
     except OSError:
         return
@@ -327,7 +326,7 @@ def _json_header(path: Path) -> dict[str, object] | None:
 
     try:
         document = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return document if isinstance(document, dict) else None
 

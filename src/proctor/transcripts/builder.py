@@ -27,7 +27,6 @@ from proctor.models.trajectory import (
     ParseCoverage,
     Trajectory,
     event_conforms,
-    event_json,
 )
 
 EventDict = dict[str, Any]
@@ -251,9 +250,11 @@ class TrajectoryBuilder:
 
     def _plain(self, event: EventDict) -> EventDict:
         try:
-            return event_json(EVENT_ADAPTER.validate_python(event))
+            model = EVENT_ADAPTER.validate_python(event)
         except ValidationError as exc:
             return self._malformed(event, exc)
+        # Python values, as the full parse's models hold them (a NaN in an input stays NaN).
+        return model.model_dump(by_alias=True, exclude_none=True)
 
     def _checked(self, event: EventDict) -> EventDict:
         """The event when the schema allows it, else an ``other`` event counted as

@@ -31,7 +31,7 @@ def decode_line(line: str | bytes) -> Any:
         pass
     try:  # the stdlib also accepts lone surrogates (an emoji cut in half), orjson does not
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than either reads
         return None
 
 

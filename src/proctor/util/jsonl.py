@@ -15,7 +15,7 @@ def decode_object(line: str | bytes) -> dict[str, Any] | None:
     """The JSON object on ``line``, or None (blank, half-written, not JSON, not an object)."""
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
         return None
     return value if isinstance(value, dict) else None
 

@@ -175,6 +175,8 @@ class _Parser:
 
     def process(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
+        if not isinstance(kind, str | None):  # an object or a list: an unknown type, named
+            kind = str(kind)
         builder = self.builder
         if builder.version is None or builder.session_id is None:
             builder.ids(record.get("sessionId"), record.get("version"))
