@@ -79,8 +79,17 @@ def folder_digest(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
+def resolved_case(rc: ResolvedCase, digests: dict[str, str] | None = None) -> ResolvedCaseRecord:
+    """One case's record; ``digests`` keeps the folder fixtures' digests already taken for
+    other cases of the same plan (tasks often share a repository)."""
     case = rc.case
+    fixture_digest = None
+    if case.fixture is not None and case.fixture_kind == "dir":
+        known = digests if digests is not None else {}
+        key = os.fspath(case.fixture)
+        if key not in known:
+            known[key] = folder_digest(case.fixture)
+        fixture_digest = known[key]
     return ResolvedCaseRecord(
         case=case.name,
         path=str(case.path),
@@ -104,11 +113,7 @@ def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
         qna_rules=len(case.qna_rules),
         plan=case.plan is not None,
         content=content_digest(case),
-        fixture_digest=(
-            folder_digest(case.fixture)
-            if case.fixture is not None and case.fixture_kind == "dir"
-            else None
-        ),
+        fixture_digest=fixture_digest,
         conditions={
             name: ResolvedCondition(
                 provision=v.provision,
@@ -129,6 +134,7 @@ def resolved_case(rc: ResolvedCase) -> ResolvedCaseRecord:
 def resolved_record(plan: RunPlan, *, cluster_sized: bool = False) -> ResolvedRecord:
     """``resolved.json`` of ``plan``; ``cluster_sized`` when the executor sizes the run's
     concurrency itself (Ray without a concurrency of the user's)."""
+    digests: dict[str, str] = {}
     return ResolvedRecord(
         gate=plan.gate,
         concurrency=None if cluster_sized else plan.concurrency,
@@ -142,7 +148,7 @@ def resolved_record(plan: RunPlan, *, cluster_sized: bool = False) -> ResolvedRe
             for name, profile in plan.top.codingagents.items()
         },
         pricing=dict(plan.top.pricing),
-        cases=[resolved_case(rc) for rc in plan.cases],
+        cases=[resolved_case(rc, digests) for rc in plan.cases],
         matrix=[
             MatrixCell(case=t.case.name, agent=t.agent, condition=t.condition, repeat=t.repeat)
             for t in plan.trials
