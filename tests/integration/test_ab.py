@@ -89,6 +89,14 @@ def test_conditions_run_as_pairs_and_the_report_shows_the_difference(
     assert bad.code == 2 and "nope" in bad.err
     repeated = proctor("report", str(run_dir), "--repeated", "--min-samples", "5")
     assert "(no case has enough samples)" in repeated.out
+    # The repeated-run table is Markdown: with another reporter alone it is refused, not
+    # appended to JSON or XML; after the Markdown report when both are asked for.
+    for other in ("json", "junit", "html"):
+        refused = proctor("report", str(run_dir), "--reporter", other, "--repeated")
+        assert refused.code == 2 and "--reporter markdown" in refused.err, refused.err
+    both = proctor("report", str(run_dir), "--reporter", "markdown,json", "--repeated")
+    table, _, rest = both.out.partition("## Repeated runs")
+    assert table and rest and json.loads(rest[rest.index("{") :])["runId"] == run_dir.name
 
 
 def test_ab_gate_fails_when_the_treatment_drops(proctor: Any, tmp_path: Path) -> None:

@@ -60,6 +60,12 @@ def command(
     from proctor.report.stored import check_distinct, pooled_folders, recompute, recompute_many
 
     names = reporter_names(reporters or ["markdown"])
+    if (repeated or goal_shape) and "markdown" not in names:
+        flag = "--repeated" if repeated else "--goal-shape"
+        raise ConfigError(
+            f"{flag} adds a Markdown table to the Markdown report: give --reporter markdown "
+            "(the JSON report holds the repeated-run view under `repeated`)"
+        )
     labels = relabeller(buckets, goal_labels)
     check_distinct(run_dirs)
     if len(run_dirs) > 1:
@@ -94,9 +100,9 @@ def command(
         else:
             text = REPORTERS[name].render(suite, records)
         click.echo(text, nl=False)
-    if repeated or goal_shape:
-        rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
-        click.echo("\n" + render_repeated_markdown(rows), nl=False)
+        if name == "markdown" and (repeated or goal_shape):  # after the report it belongs to
+            rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
+            click.echo("\n" + render_repeated_markdown(rows), nl=False)
     if names == ["markdown"] and len(run_dirs) == 1:
         _echo_findings(run_dirs[0])
     return suite.exit_code
