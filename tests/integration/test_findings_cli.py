@@ -272,8 +272,9 @@ def test_a_finding_listed_twice_is_refused(proctor: Run, tmp_path: Path) -> None
     assert listed.code == 2 and "finding 'a' is listed twice" in listed.err
 
 
+@pytest.mark.parametrize("damage", ["cut", "gone"])
 def test_an_interrupted_run_counts_in_its_place_and_a_damaged_one_is_skipped(
-    proctor: Run, tmp_path: Path
+    proctor: Run, tmp_path: Path, damage: str
 ) -> None:
     out = tmp_path / "out"
     first, stopped, damaged = (out / f"run-20261201T1{n}0000Z-aaaaa{n}" for n in (3, 4, 5))
@@ -282,7 +283,10 @@ def test_an_interrupted_run_counts_in_its_place_and_a_damaged_one_is_skipped(
     manifest = json.loads((stopped / "run.json").read_text())
     manifest["interrupted"] = True
     (stopped / "run.json").write_text(json.dumps(manifest))
-    (damaged / "resolved.json").write_text('{"schemaVersion": 1, "cases": [')
+    if damage == "cut":
+        (damaged / "resolved.json").write_text('{"schemaVersion": 1, "cases": [')
+    else:  # without its labels, its checks would be proposed again under other names
+        (damaged / "resolved.json").unlink()
     listed = proctor("findings", "--all", "--json", str(out))
     assert listed.code == 0, listed.err
     assert listed.json()["runs"] == [first.name, stopped.name]

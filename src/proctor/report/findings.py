@@ -321,17 +321,10 @@ def stored_run_checks(run_dir: Path) -> list[CheckResult]:
     paths = RunPaths(run_dir)
     if not paths.trial_jsons():
         return []
-    resolved = None
-    try:
-        resolved = read_record(paths.resolved_json, ResolvedRecord)
-    except SchemaVersionError:
-        raise
-    except ConfigError:
-        if paths.resolved_json.exists():
-            # Without its labels a check would be named by its `use`, and a finding already
-            # open would be proposed again under that name.
-            raise
-        # A run folder of a proctor that wrote none: its checks are named by their `use`.
+    # Without its labels a check would be named by its `use`, and a finding already open would
+    # be proposed again under that name: a run whose resolved.json is damaged or gone (every
+    # proctor writes one, before run.json) raises, and is not applied.
+    resolved = read_record(paths.resolved_json, ResolvedRecord)
     # One record at a time: a run of many thousands of trials is never held whole here.
     return run_checks(iter_records(run_dir), resolved)
 
