@@ -94,7 +94,11 @@ ContextBasis = Literal["expected", "edited-proxy", "none"]
 
 class MetricsModel(BaseModel):
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        frozen=True,
+        allow_inf_nan=False,  # no metric is infinite or NaN; one read back so is a damaged file
     )
 
     def to_dict(self) -> dict[str, Any]:

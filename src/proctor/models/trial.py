@@ -160,7 +160,8 @@ class TrialRecord(RecordModel):
     repeat: int
     status: TrialStatus
     passed: bool | None = None
-    score: float | None = None
+    score: float | None = Field(default=None, ge=0, le=100)
+    """The combined score, 0 to 100 (a NaN or an absurd number in an edited file is refused)."""
     reason: str = ""
     evaluators: list[EvaluatorResult] = []
     combiner: str = "gated-mean"

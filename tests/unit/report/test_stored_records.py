@@ -31,3 +31,36 @@ def test_reading_one_at_a_time_gives_the_records_read_whole() -> None:
     assert [r.model_dump() for r in iter_records(EXAMPLE_RUN)] == [
         r.model_dump() for r in load_records(EXAMPLE_RUN)
     ]
+
+
+def test_a_score_or_metric_no_number_can_be_is_read_as_damaged_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """A hand-edited trial.json with a NaN or absurd score is an infra-error saying why; a NaN
+    in its process metrics drops that section with a note; the aggregate is computed."""
+    import json
+
+    from proctor.models.config import Gate
+    from proctor.report.aggregate import aggregate
+
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE_RUN, run)
+    edits = {"fix-a-bug/1": "NaN", "fix-a-bug/2": "1e308", "wrong-fix/1": "metric"}
+    for where, edit in edits.items():
+        case, repeat = where.split("/")
+        path = run / "trials" / case / "scripted" / "default" / repeat / "trial.json"
+        record = json.loads(path.read_text())
+        if edit == "metric":
+            record["process"]["effort"]["elapsedSeconds"] = "__NAN__"
+        else:
+            record["score"] = "__NAN__" if edit == "NaN" else 1e308
+        path.write_text(json.dumps(record).replace('"__NAN__"', "NaN"))
+    notes: list[str] = []
+    records = {f"{r.case}/{r.repeat}": r for r in load_records(run, notes)}
+    for where in ("fix-a-bug/1", "fix-a-bug/2"):
+        assert records[where].status == "infra-error", records[where]
+        assert "score" in records[where].reason
+    edited = records["wrong-fix/1"]
+    assert edited.status != "infra-error" and edited.process is None
+    assert any("wrong-fix" in note and "process" in note for note in notes), notes
+    aggregate(list(records.values()), Gate(), run_id="run")  # no crash
