@@ -21,7 +21,14 @@ from pathlib import Path
 from proctor.paths import RunPaths
 from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
 from proctor.view.records import TrialRow, folder_key, read_trial_rows, run_facts, signature
-from proctor.view.schema import ADDED_COLUMNS, INDEX_FILE, SCHEMA, SCHEMA_VERSION, run_values
+from proctor.view.schema import (
+    ADDED_COLUMNS,
+    INDEX_FILE,
+    SCHEMA,
+    SCHEMA_VERSION,
+    index_file_of,
+    run_values,
+)
 
 _REFRESH_EVERY_S = 1.0
 
@@ -32,33 +39,67 @@ class ResultsIndex:
     def __init__(self, root: Path, *, only: str | None = None, db_path: Path | None = None):
         self.root = root
         self.only = only
-        self.db_path = db_path or root / INDEX_FILE
+        # A viewer of one run keeps an index of its own: sharing the folder's, it would drop
+        # every other run from under a viewer of the whole folder.
+        self.db_path = db_path or root / (INDEX_FILE if only is None else index_file_of(only))
         self._lock = threading.RLock()
         self._last_refresh = 0.0
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
         try:
-            db = self._connect()
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if row is not None and row[0] == str(SCHEMA_VERSION):
-                _add_columns(db)
-                return db
-            db.close()
-        except sqlite3.DatabaseError:
+            return self._prepared(self._connect())
+        except sqlite3.OperationalError:
+            raise  # locked, or a disk error: another viewer's index is not deleted for it
+        except sqlite3.DatabaseError:  # not a database: a damaged file is replaced
             pass
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
-        db = self._connect()
-        db.executescript(SCHEMA)
-        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        db.commit()
+        return self._prepared(self._connect())
+
+    def _prepared(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        """The tables made (or, of another schema, made again) in one transaction: viewers
+        started together on one folder each find the index whole, never half made."""
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is not None and row[0] == str(SCHEMA_VERSION):
+                _add_columns(db)
+            else:
+                tables = db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta'"
+                ).fetchall()
+                for (table,) in tables:
+                    db.execute(f'DROP TABLE "{table}"')
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("DELETE FROM meta")
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            db.close()
+            raise
         return db
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
+        # A viewer waits for another one writing the same index (several may share a folder).
+        db = sqlite3.connect(
+            self.db_path, check_same_thread=False, isolation_level=None, timeout=30.0
+        )
         db.row_factory = sqlite3.Row
-        db.execute("PRAGMA journal_mode=WAL")
+        # Turning a new file to WAL does not wait for a viewer doing the same: tried again.
+        deadline = time.monotonic() + 30.0
+        while db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    db.close()
+                    raise
+                time.sleep(0.05)
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         return db
@@ -66,7 +107,9 @@ class ResultsIndex:
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
-            self._db.execute("BEGIN")
+            # IMMEDIATE: the write lock from the start. A transaction that reads first and then
+            # writes cannot wait for another viewer's writes, and fails with "locked" instead.
+            self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
             except BaseException:
@@ -146,7 +189,7 @@ class ResultsIndex:
                 db.execute("DELETE FROM trials WHERE run = ? AND key = ?", (name, key))
             db.executemany(
                 "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [_trial_values(row, stamps.get(row.key, "")) for row in rows],
+                [fitted(_trial_values(row, stamps.get(row.key, ""))) for row in rows],
             )
             totals = db.execute(
                 "SELECT count(*) n, sum(status IN ('passed','failed','timeout')) scored, "
@@ -170,7 +213,7 @@ class ResultsIndex:
             }
             db.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                run_values(facts, sig, dict(totals), counts, facets),
+                fitted(run_values(facts, sig, dict(totals), counts, facets)),
             )
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -247,6 +290,17 @@ def _stamp(path: Path) -> str:
 
 def _annotations_stamp(run_dir: Path) -> str:
     return _stamp(RunPaths(run_dir).annotations)
+
+
+SQLITE_INT = 2**63
+"""SQLite's integers are 64-bit: a bigger count (an edited record) is stored as a real."""
+
+
+def fitted(values: tuple[object, ...]) -> tuple[object, ...]:
+    """The row with every integer SQLite cannot hold made a float."""
+    return tuple(
+        float(v) if type(v) is int and not -SQLITE_INT <= v < SQLITE_INT else v for v in values
+    )
 
 
 def _trial_values(row: TrialRow, stamp: str) -> tuple[object, ...]:

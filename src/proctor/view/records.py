@@ -14,6 +14,7 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import apply_annotations, read_annotations
+from proctor.util.files import open_regular
 from proctor.util.processes import process_start
 
 
@@ -119,6 +120,9 @@ def run_facts(run_dir: Path) -> RunFacts:
 
 
 def _optional(path: Path, model: type[R], problems: list[str]) -> R | None:
+    if path.is_symlink():  # a record linked in from elsewhere is not this run's
+        problems.append(f"{path}: a link; not read as the run's own")
+        return None
     if not path.exists():
         return None
     try:
@@ -133,13 +137,15 @@ def _orchestrator_alive(paths: RunPaths) -> bool:
     has not finished it (a pid alone could be another machine's, or reused)."""
     last: JournalEntry | None = None
     try:
-        with paths.journal.open(encoding="utf-8") as fh:
-            for line in fh:
-                if '"run-' not in line:
+        # A regular file only (a named pipe would block the index, and every page with it);
+        # a line that is not UTF-8 or not JSON, or nested too deeply, is skipped.
+        with open_regular(paths.journal) as fh:
+            for raw in fh:
+                if b'"run-' not in raw:
                     continue
                 try:
-                    entry = JournalEntry.model_validate(json.loads(line))
-                except ValueError:
+                    entry = JournalEntry.model_validate(json.loads(raw))
+                except (ValueError, RecursionError):
                     continue
                 if entry.event in ("run-started", "run-resumed", "run-finished"):
                     last = entry

@@ -10,6 +10,13 @@ from proctor.view.records import RunFacts
 
 INDEX_FILE = ".proctor-view.sqlite"
 """The index's file, inside the results directory (a cache: deleting it is always safe)."""
+
+
+def index_file_of(run: str) -> str:
+    """The index file of a viewer of the one run ``run`` (beside the folder's own)."""
+    return f".proctor-view.{run}.sqlite"
+
+
 SCHEMA_VERSION = 1
 
 SCHEMA = """

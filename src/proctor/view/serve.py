@@ -95,7 +95,7 @@ def serve(
     )
     try:
         index = ResultsIndex(root, only=only)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:  # OSError: a folder where the index goes
         raise ConfigError(f"{root}: cannot keep the viewer's index there ({exc})") from exc
     app = build_app(settings, index)
     url = f"{base}/runs/{only}" if only else f"{base}/"

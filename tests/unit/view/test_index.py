@@ -160,3 +160,98 @@ def test_an_index_made_before_batches_had_owners_gains_the_column_and_keeps_its_
         assert (row["id"], row["state"], row["owner"]) == ("b1", "finished", None)
     finally:
         index.close()
+
+
+@pytest.mark.parametrize("journal", ["fifo", "not-utf8", "deep"])
+def test_a_journal_that_cannot_be_read_never_blocks_or_breaks_the_index(
+    tmp_path: Path, journal: str
+) -> None:
+    import os
+    import threading
+
+    paths = write_run(tmp_path, RUN, trials=2, cases=1, finished=False)
+    paths.journal.unlink()
+    if journal == "fifo":
+        os.mkfifo(paths.journal)
+    elif journal == "not-utf8":
+        paths.journal.write_bytes(b'\xff\xfe{"event": "run-started"}\n')
+    else:
+        paths.journal.write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + ', "r": "run-"}\n')
+    done: list[int] = []
+    worker = threading.Thread(target=lambda: done.append(_refreshed(tmp_path)), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert done == [0], "the index hung or failed on the journal"
+
+
+def _refreshed(results: Path) -> int:
+    index = ResultsIndex(results)
+    index.refresh(force=True)
+    return int(index.run_row(RUN)["in_progress"])  # type: ignore[index]
+
+
+def test_a_count_sqlite_cannot_hold_is_kept_as_a_real(tmp_path: Path) -> None:
+    paths = write_run(tmp_path, RUN, trials=2, cases=1)
+    manifest = json.loads(paths.run_json.read_text())
+    manifest["trialsPlanned"] = 10**20
+    paths.run_json.write_text(json.dumps(manifest))
+    (trial,) = sorted(paths.root.glob("trials/*/*/*/1/trial.json"))[:1]
+    record = json.loads(trial.read_text())
+    record["usage"] = {"m": {"inputTokens": 10**20, "responses": 1}}
+    trial.write_text(json.dumps(record))
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    assert index.run_row(RUN)["planned"] == 1e20  # type: ignore[index]
+
+
+def test_a_viewer_of_one_run_leaves_the_folder_index_alone(tmp_path: Path) -> None:
+    other = "run-20261201T000001Z-bbbbbb"
+    write_run(tmp_path, RUN, trials=2, cases=1)
+    write_run(tmp_path, other, trials=2, cases=1)
+    whole = ResultsIndex(tmp_path)
+    whole.refresh(force=True)
+    single = ResultsIndex(tmp_path, only=RUN)
+    single.refresh(force=True)
+    whole.refresh(force=True)
+    assert whole.run_row(other) is not None and single.run_row(other) is None
+    assert single.db_path != whole.db_path and single.db_path.parent == tmp_path
+
+
+def test_two_indexes_of_one_folder_refresh_at_once_without_a_lock_error(tmp_path: Path) -> None:
+    import threading
+
+    for n in range(6):
+        write_run(tmp_path, f"run-20261201T00000{n}Z-cccccc", trials=4, cases=2)
+    errors: list[BaseException] = []
+    ready = threading.Barrier(3)
+
+    def churn() -> None:
+        ready.wait()  # opened together: the index is made by one of them, whole
+        index = ResultsIndex(tmp_path)
+        try:
+            for _ in range(30):
+                index.refresh(force=True)
+                (tmp_path / "run-20261201T000000Z-cccccc" / "journal.jsonl").touch()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=churn) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+
+
+def test_records_linked_in_from_elsewhere_are_not_the_runs_own(tmp_path: Path) -> None:
+    paths = write_run(tmp_path / "results", RUN, trials=2, cases=1)
+    outside = tmp_path / "outside.json"
+    manifest = json.loads(paths.run_json.read_text())
+    manifest["source"] = "FROM-OUTSIDE"
+    outside.write_text(json.dumps(manifest))
+    paths.run_json.unlink()
+    paths.run_json.symlink_to(outside)
+    index = ResultsIndex(tmp_path / "results")
+    index.refresh(force=True)
+    row = index.run_row(RUN)
+    assert row is not None and row["source"] != "FROM-OUTSIDE"
