@@ -78,6 +78,10 @@ def test_runs_page_lists_every_run_newest_first(client: TestClient, results: Pat
         ("tag=synthetic", False),
         ("q=examples", True),
         ("q=zzz", False),
+        ("q=-", True),  # the run names hold dashes
+        ("q=%25", False),  # a % typed is a %, not a wildcard
+        ("q=_", False),
+        ("q=%5C", False),
     ],
 )
 def test_runs_page_filters(client: TestClient, results: Path, query: str, shown: bool) -> None:

@@ -49,6 +49,16 @@ def test_links_out_of_the_results_are_read_as_missing(results: Path, tmp_path: P
         assert "outside the results" in client.get(f"/runs/{RUN}/trials/{TRIAL}").text
 
 
+def test_a_linked_trial_folder_is_not_served_as_a_trial(results: Path) -> None:
+    case, agent, condition, repeat = TRIAL.split("/")
+    linked = results / RUN / "trials" / "linked-case"
+    linked.symlink_to(results / RUN / "trials" / case)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        assert client.get(f"/runs/{RUN}/trials/{TRIAL}").status_code == 200  # control
+        page = client.get(f"/runs/{RUN}/trials/linked-case/{agent}/{condition}/{repeat}")
+        assert page.status_code == 404
+
+
 def test_every_agent_and_provider_key_is_masked(
     results: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

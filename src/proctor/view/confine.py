@@ -43,4 +43,12 @@ def trial_folder(index: ResultsIndex, run: str, key: str) -> Path | None:
     if folder is None or len(PurePosixPath(key).parts) != 4:
         return None
     found = inside(folder, f"trials/{key}")
-    return found if found is not None and found.is_dir() else None  # a stray file is no trial
+    if found is None or not found.is_dir():  # a stray file is no trial
+        return None
+    # A linked case, agent, condition or repeat folder is not this run's own trial.
+    step = folder / "trials"
+    for part in PurePosixPath(key).parts:
+        step = step / part
+        if step.is_symlink():
+            return None
+    return found

@@ -53,8 +53,13 @@ def summaries(index: ResultsIndex, chosen: dict[str, str]) -> list[RunSummary]:
             )
             params.append(value)
         elif field == "q":
-            where.append("(r.name LIKE ? OR r.source LIKE ? OR r.cases LIKE ?)")
-            params += [f"%{value}%"] * 3
+            # The text as typed: its % and _ are not wildcards.
+            escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where.append(
+                "(r.name LIKE ? ESCAPE '\\' OR r.source LIKE ? ESCAPE '\\' "
+                "OR r.cases LIKE ? ESCAPE '\\')"
+            )
+            params += [f"%{escaped}%"] * 3
     rows = index.query(
         f"SELECT * FROM runs r WHERE {' AND '.join(where)} "
         "ORDER BY coalesce(r.started_at, r.name) DESC",
