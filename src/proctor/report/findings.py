@@ -35,6 +35,7 @@ from proctor.models.run import ResolvedRecord, RunManifest
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import iter_records
+from proctor.util.text import table_cell
 
 log = logging.getLogger("proctor")
 
@@ -246,8 +247,8 @@ def render_run_events(ledger: FindingsLedger, run_id: str) -> str | None:
         "|---|---|---|---|",
     ]
     for finding, event in events:
-        cell = f"{finding.case} / {finding.agent} / {finding.condition}"
-        lines.append(f"| {event} | `{finding.id}` | {cell} | {finding.check} |")
+        cell = table_cell(f"{finding.case} / {finding.agent} / {finding.condition}")
+        lines.append(f"| {event} | `{finding.id}` | {cell} | {table_cell(finding.check)} |")
     return "\n".join(lines) + "\n"
 
 

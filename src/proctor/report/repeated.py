@@ -24,6 +24,7 @@ from proctor.report.ab.measures import (
     total_tokens,
 )
 from proctor.stats import summarize
+from proctor.util.text import table_cell
 
 __all__ = ["render_repeated_markdown", "repeated_runs"]
 
@@ -95,10 +96,12 @@ def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
         stability = (
             "n/a"
             if r.first_relevant_stability is None
-            else f"`{r.first_relevant_file}` ({100 * r.first_relevant_stability:.0f}%)"
+            else f"`{table_cell(r.first_relevant_file or '')}` "
+            f"({100 * r.first_relevant_stability:.0f}%)"
         )
         lines.append(
-            f"| {r.case} | {r.agent} | {r.condition} | {r.goal_shape or '-'} | {r.samples} "
+            f"| {table_cell(r.case)} | {table_cell(r.agent)} | {table_cell(r.condition)} "
+            f"| {table_cell(r.goal_shape or '-')} | {r.samples} "
             f"| {r.passes}/{r.samples} | {cell(r.elapsed_seconds, 2)} | {cell(r.tool_calls, 0)} "
             f"| {cell(r.tokens, 0)} | {stability} |"
         )

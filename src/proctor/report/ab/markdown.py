@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
 from proctor.report.ab.sides import plural
+from proctor.util.text import table_cell
 
 __all__ = ["render_ab_markdown", "render_runs_markdown"]
 
@@ -69,7 +70,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
-        *("| " + " | ".join(row) + " |" for row in rows),
+        *("| " + " | ".join(map(table_cell, row)) + " |" for row in rows),
     ]
 
 
