@@ -275,3 +275,15 @@ def test_gate_with_identical_sides_and_no_allowed_drop_passes() -> None:
 
 def test_public_names() -> None:
     assert set(ab.__all__) == {"DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"}
+
+
+def test_a_case_the_plan_never_ran_under_both_conditions_is_no_pair() -> None:
+    planned = [("x", "a", cond, r) for cond in ("default", "treat") for r in (1, 2)]
+    planned += [("y", "a", "default", r) for r in (1, 2)]
+    records = [trial(cond, r, case="x") for cond in ("default", "treat") for r in (1, 2)]
+    records += [trial("default", r, case="y") for r in (1, 2)]
+    pairs, incomplete = pair_trials(records, "treat", "default", planned)
+    assert [(p.case, p.repeat) for p in pairs] == [("x", 1), ("x", 2)] and incomplete == []
+    # Without the plan the run cannot tell, and y is listed as missing its treatment.
+    _, unknown = pair_trials(records, "treat", "default")
+    assert [(i.case, i.reason) for i in unknown] == [("y", "missing treatment")] * 2

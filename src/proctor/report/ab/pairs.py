@@ -97,19 +97,29 @@ def pair_trials(
 ) -> tuple[list[ABPair], list[IncompletePair]]:
     """Complete pairs and incomplete ones, each sorted by case, agent and repeat.
 
-    ``planned`` is the run's matrix (case, agent, condition, repeat): a repeat it planned for
-    either condition and that has no trial on either side (an interrupted run) is listed as
-    incomplete too. Empty input, or input without either condition, gives two empty lists.
-    Raises ValueError when ``treatment == baseline``.
+    ``planned`` is the run's matrix (case, agent, condition, repeat). With it, only the cases
+    (× agent) it planned under both conditions are compared (a case without conditions runs
+    under ``default`` and is no pair), and a repeat planned and never started on either side
+    (an interrupted run) is listed as incomplete too. Empty input, or input without either
+    condition, gives two empty lists. Raises ValueError when ``treatment == baseline``.
     """
     if treatment == baseline:
         raise ValueError(f"treatment and baseline are the same condition: {treatment!r}")
+    cells = list(planned)
+    under: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for case, agent, condition, _ in cells:
+        under[(case, agent)].add(condition)
+    compared = {key for key, names in under.items() if {treatment, baseline} <= names}
+
+    def counts(case: str, agent: str) -> bool:
+        return not cells or (case, agent) in compared
+
     sides: dict[Key, dict[str, list[TrialRecord]]] = defaultdict(lambda: defaultdict(list))
-    for case, agent, condition, repeat in planned:
-        if condition in (treatment, baseline):
+    for case, agent, condition, repeat in cells:
+        if condition in (treatment, baseline) and counts(case, agent):
             sides.setdefault((case, agent, repeat), defaultdict(list))
     for record in records:
-        if record.condition in (treatment, baseline):
+        if record.condition in (treatment, baseline) and counts(record.case, record.agent):
             sides[(record.case, record.agent, record.repeat)][record.condition].append(record)
     pairs: list[ABPair] = []
     incomplete: list[IncompletePair] = []
