@@ -87,6 +87,9 @@ def test_report_renders_any_registered_reporter_and_refuses_others(
     unknown = proctor("report", str(run_dir), "--reporter", "pdf")
     assert unknown.code == 2
     assert "unknown reporter(s) pdf (known: html, json, junit, markdown)" in unknown.err
+    for blank in (",", " , "):
+        nothing = proctor("report", str(run_dir), "--reporter", blank)
+        assert nothing.code == 2 and "no reporter named" in nothing.err, nothing.err
     refused, _ = run_cases(proctor, tmp_path, "--reporter", "xml")
     assert refused.code == 2 and "unknown reporter(s) xml" in refused.err
     written = proctor("report", str(run_dir), "--reporter", "junit", "--write")

@@ -85,11 +85,14 @@ ALWAYS_WRITTEN = ("json", "markdown")
 def reporter_names(values: Iterable[str]) -> list[str]:
     """Names from ``--reporter`` values (repeatable, each may be comma-separated), in order,
     without repeats; ConfigError for a name that is not registered."""
+    values = list(values)
     names: list[str] = []
     for value in values:
         for name in (n.strip() for n in value.split(",")):
             if name and name not in names:
                 names.append(name)
+    if not names and values:  # only commas or blanks
+        raise ConfigError(f"--reporter: no reporter named (known: {', '.join(sorted(REPORTERS))})")
     unknown = [n for n in names if n not in REPORTERS]
     if unknown:
         raise ConfigError(

@@ -287,3 +287,13 @@ def test_a_case_the_plan_never_ran_under_both_conditions_is_no_pair() -> None:
     # Without the plan the run cannot tell, and y is listed as missing its treatment.
     _, unknown = pair_trials(records, "treat", "default")
     assert [(i.case, i.reason) for i in unknown] == [("y", "missing treatment")] * 2
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0.034, "0.034"), (-0.0071, "-0.0071"), (-0.04, "-0.04"), (2.5, "2.5"), (1600.0, "1,600")],
+)
+def test_small_figures_keep_their_digits_and_sign(value: float, shown: str) -> None:
+    from proctor.report.ab.markdown import _num
+
+    assert _num(value) == shown and _num(value) not in ("0.0", "-0.0")

@@ -25,12 +25,15 @@ LABELS = {
 
 
 def _num(value: float | None, sign: bool = False) -> str:
-    """Whole numbers without decimals ("1,600", "+12"), others with one ("2.5")."""
+    """Whole numbers without decimals ("1,600", "+12"), others with one ("2.5"), and those
+    under a tenth with two significant digits ("0.034", "-0.0071"), never "0.0" or "-0.0"."""
     if value is None:
         return "n/a"
     plus = "+" if sign else ""
     if value == round(value) or abs(value) >= 1000:
         return f"{value:{plus},.0f}"
+    if abs(value) < 0.1:
+        return f"{value:{plus}.2g}"
     return f"{value:{plus}.1f}"
 
 
