@@ -308,3 +308,19 @@ def test_a_folder_named_list_is_a_results_directory_and_a_plain_folder_is_not_on
     (tmp_path / "plain" / "notes.txt").write_text("x")
     plain = proctor("findings", str(tmp_path / "plain"))
     assert plain.code == 2 and "not a results directory (no run-* folder" in plain.err
+
+
+def test_a_run_folder_whose_name_is_not_utf8_is_skipped_with_a_note(
+    proctor: Run, tmp_path: Path
+) -> None:
+    import os
+
+    out = tmp_path / "out"
+    good = out / "run-20261201T100000Z-aaaaa1"
+    shutil.copytree(V1_RUN, good)
+    odd = os.fsencode(out) + b"/run-\xff-aaaaa2"
+    shutil.copytree(os.fsencode(V1_RUN), odd)
+    listed = proctor("findings", "--json", str(out))
+    assert listed.code == 0, listed.err
+    assert listed.json()["runs"] == [good.name]
+    assert "not UTF-8" in listed.err and "Traceback" not in listed.err

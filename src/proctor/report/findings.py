@@ -300,6 +300,13 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path],
         manifest_path = RunPaths(root).run_json
         if root.name in applied or not root.is_dir() or not manifest_path.exists():
             continue
+        if not _utf8(root.name):  # the ledger names runs in JSON, which cannot hold it
+            shown = str(root).encode("utf-8", "backslashreplace").decode()
+            notes.append(
+                f"{shown}: a folder name that is not UTF-8; the run is not applied to the "
+                "findings ledger"
+            )
+            continue
         try:
             manifest = read_record(manifest_path, RunManifest)
         except (ConfigError, SchemaVersionError) as exc:
@@ -315,6 +322,14 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path],
             # `--resume` adds to it is not applied (it would come after newer runs).
             found.append((manifest.started_at, root.name, root))
     return [root for _, _, root in sorted(found)], notes
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # a file name's bytes that are not UTF-8 (surrogate escapes)
+        return False
+    return True
 
 
 def stored_run_checks(run_dir: Path) -> list[CheckResult]:
