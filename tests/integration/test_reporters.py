@@ -198,3 +198,27 @@ def test_a_full_disk_or_read_only_folder_is_one_sentence_not_a_traceback(
     written = proctor("report", str(run_dir), "--reporter", "junit", "--write")
     assert written.code == 2 and "Traceback" not in written.err
     assert f"{run_dir / 'junit.xml'}: No space left on device" in written.err
+
+
+def test_a_folder_where_a_report_goes_or_a_read_only_run_names_the_report_file(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    import os
+
+    suite(make_case)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    (run_dir / "junit.xml").mkdir()
+    blocked = proctor("report", str(run_dir), "--reporter", "junit", "--write")
+    assert blocked.code == 2 and "Traceback" not in blocked.err, blocked.err
+    assert f"{run_dir / 'junit.xml'}:" in blocked.err
+    (run_dir / "junit.xml").rmdir()
+    if os.geteuid() == 0:
+        return  # root writes into a read-only folder
+    run_dir.chmod(0o555)
+    try:
+        refused = proctor("report", str(run_dir), "--reporter", "junit", "--write")
+    finally:
+        run_dir.chmod(0o755)
+    assert refused.code == 2 and f"{run_dir / 'junit.xml'}:" in refused.err, refused.err
+    assert ".tmp" not in refused.err

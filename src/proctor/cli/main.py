@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import errno
 import importlib
+import os
+import re
 import sys
 from typing import Any
 
@@ -132,13 +134,37 @@ def main(argv: list[str] | None = None) -> Any:
         # The machine's, not proctor's: a full disk, a read-only or unwritable folder.
         if exc.errno not in _FILE_SYSTEM_ERRORS:
             raise
-        where = f"{exc.filename}: " if exc.filename else ""
+        shown = _written_path(exc)
+        where = f"{shown}: " if shown else ""
         error(f"{where}{exc.strerror or exc}; what was finished before it is kept")
         sys.exit(ExitCode.CONFIG_ERROR)
     sys.exit(code if isinstance(code, int) else 0)
 
 
 _FILE_SYSTEM_ERRORS = frozenset(
-    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EMFILE}
+    {
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EROFS,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EMFILE,
+        errno.EISDIR,  # a folder where a report file goes
+        errno.ENOTDIR,
+    }
 )
 """Errors of the file system a command cannot work around: one sentence and exit 2."""
+_TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.[^.]{8}\.tmp$")
+"""A file written atomically goes through ``.NAME.XXXXXXXX.tmp`` beside it."""
+
+
+def _written_path(exc: OSError) -> str | None:
+    """The file the error is about, as the user knows it: the destination of a rename, and a
+    file being written atomically by its own name rather than its temporary one's."""
+    path = exc.filename2 or exc.filename
+    if path is None:
+        return None
+    text = os.fsdecode(path)
+    folder, name = os.path.split(text)
+    found = _TEMP_FILE.match(name)
+    return os.path.join(folder, found["name"]) if found else text
