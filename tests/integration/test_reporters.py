@@ -222,3 +222,23 @@ def test_a_folder_where_a_report_goes_or_a_read_only_run_names_the_report_file(
         run_dir.chmod(0o755)
     assert refused.code == 2 and f"{run_dir / 'junit.xml'}:" in refused.err, refused.err
     assert ".tmp" not in refused.err
+
+
+def test_a_lone_surrogate_in_a_record_is_printed_escaped(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    suite(make_case)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    trial = next(run_dir.glob("trials/*/*/*/*/trial.json"))
+    record = json.loads(trial.read_text())
+    record["reason"] = "half an emoji: \ud83d"
+    trial.write_text(json.dumps(record))
+    codes = set()
+    for reporter in ("markdown", "json", "junit", "html"):
+        shown = proctor("report", str(run_dir), "--reporter", reporter)
+        assert "Traceback" not in shown.err and "UnicodeEncodeError" not in shown.err, shown.err
+        codes.add(shown.code)
+    assert len(codes) == 1 and codes != {2}
+    html = proctor("report", str(run_dir), "--reporter", "html")
+    assert "\\ud83d" in html.out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import re
 import sys
@@ -112,6 +113,11 @@ def main(argv: list[str] | None = None) -> Any:
     """Console entry point: every user-fixable error becomes one sentence and exit code 2."""
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 
+    # Text from records (a hand-edited trial.json, a file name that is not UTF-8) may hold a
+    # lone surrogate: printed escaped, never a traceback half-way through a report.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         with terminate_as_interrupt():
             code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
