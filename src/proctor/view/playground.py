@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ProctorError
+from proctor.util.files import open_regular
 from proctor.util.processes import process_tag, tag_running
 from proctor.view.index import ResultsIndex
 from proctor.view.settings import ViewSettings
@@ -275,10 +276,10 @@ class Playground:
         reader = threading.Thread(target=lambda: stderr.extend(process.stderr or []))
         reader.start()
         while process.poll() is None:
-            self._note_run(batch_id, results, before)
+            self._note_run(batch_id, results, before, process.pid)
             time.sleep(0.3)
         reader.join()
-        self._note_run(batch_id, results, before)
+        self._note_run(batch_id, results, before, process.pid)
         code = process.returncode
         last = next((line.strip() for line in reversed(stderr) if line.strip()), "")
         state = "finished" if code in (0, 1, 3) else "failed"
@@ -292,11 +293,31 @@ class Playground:
             self._running.pop(batch_id, None)
         self.index.refresh(force=True)
 
-    def _note_run(self, batch_id: str, results: Path, before: set[str]) -> None:
+    def _note_run(self, batch_id: str, results: Path, before: set[str], pid: int) -> None:
+        """Record the batch's run once its folder appears: the new run folder whose journal
+        says it was started by the batch's process (another run may start meanwhile)."""
         known = self.index.query("SELECT run FROM batches WHERE id = ?", (batch_id,))
         if known and known[0]["run"]:
             return
-        new = sorted(p.name for p in results.glob("run-*") if p.name not in before and p.is_dir())
-        if new:
-            self._set(batch_id, run=new[-1])
+        new = sorted(p for p in results.glob("run-*") if p.name not in before and p.is_dir())
+        ours = [p.name for p in new if _started_by(p, pid)]
+        if ours:
+            self._set(batch_id, run=ours[-1])
             self.index.refresh(force=True)
+
+
+def _started_by(run_dir: Path, pid: int) -> bool:
+    """Whether the run's journal says process ``pid`` started it."""
+    try:
+        with open_regular(run_dir / "journal.jsonl") as fh:
+            for line in fh:
+                if b'"run-started"' not in line:
+                    continue
+                try:
+                    entry = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                return isinstance(entry, dict) and entry.get("pid") == pid
+    except OSError:
+        pass
+    return False

@@ -255,3 +255,15 @@ def test_records_linked_in_from_elsewhere_are_not_the_runs_own(tmp_path: Path) -
     index.refresh(force=True)
     row = index.run_row(RUN)
     assert row is not None and row["source"] != "FROM-OUTSIDE"
+
+
+def test_a_batch_claims_only_the_run_its_own_process_started(tmp_path: Path) -> None:
+    from proctor.view.playground import _started_by
+
+    paths = write_run(tmp_path, RUN, trials=1, cases=1)
+    entry = JournalEntry(event="run-started", time="2026-12-01T00:00:00Z", pid=4242)
+    write_text_atomic(paths.journal, entry.model_dump_json(by_alias=True) + "\n")
+    assert _started_by(paths.root, 4242)
+    assert not _started_by(paths.root, 4243)  # another run, started meanwhile
+    paths.journal.unlink()
+    assert not _started_by(paths.root, 4242)  # not written yet: looked at again later
