@@ -96,6 +96,7 @@ def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[Tria
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
+    paths = RunPaths(run_dir)
     for path in trial_files:
         try:
             record, dropped = read_trial(path)
@@ -106,6 +107,9 @@ def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[Tria
         else:
             if dropped:
                 notes.append(f"{path}: malformed {', '.join(dropped)} left out")
+            home = paths.trial(record.case, record.agent, record.condition, record.repeat)
+            if home.trial_json != path:  # copied or moved by hand: it would count twice
+                record = _lost(path, f"trial.json of trial {trial_id(record)}, in another folder")
         yield _annotated(record, marks)
 
 

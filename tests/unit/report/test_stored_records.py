@@ -64,3 +64,15 @@ def test_a_score_or_metric_no_number_can_be_is_read_as_damaged_not_a_crash(
     assert edited.status != "infra-error" and edited.process is None
     assert any("wrong-fix" in note and "process" in note for note in notes), notes
     aggregate(list(records.values()), Gate(), run_id="run")  # no crash
+
+
+def test_a_trial_folder_copied_by_hand_is_not_counted_twice(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE_RUN, run)
+    trials = run / "trials" / "fix-a-bug" / "scripted" / "default"
+    shutil.copytree(trials / "1", trials / "9")
+    records = {(r.case, r.repeat): r for r in load_records(run)}
+    copy = records[("fix-a-bug", 9)]
+    assert copy.status == "infra-error"
+    assert "trial.json of trial fix-a-bug/scripted/default/1, in another folder" in copy.reason
+    assert records[("fix-a-bug", 1)].status != "infra-error"  # the original counts as before
