@@ -68,3 +68,24 @@ def test_compare_pools_runs_into_one_ab_sample(
         ).out
     )
     assert two["overall"]["pairs"] == 2
+
+
+def test_pooled_trials_that_did_not_pass_are_named_by_their_own_folders(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    failing = [{"use": "file-exists", "must": ["missing.txt"]}]
+    make_case("fix", config={"repeats": 2, "evaluators": failing}, plan={"turns": [{"say": "x"}]})
+    cases = str(tmp_path / "cases")
+    runs = []
+    for name in ("first", "second"):
+        proctor("run", "--source", cases, "--out", str(tmp_path / name))
+        (run,) = (tmp_path / name).glob("run-*")
+        runs.append(run)
+    pooled = proctor("report", *map(str, runs))
+    listed = [line for line in pooled.out.splitlines() if line.startswith("- `")]
+    assert len(listed) == 4, pooled.out
+    for line in listed:
+        where = line.split("`")[1]
+        assert (tmp_path / "first" / where).is_dir() or (tmp_path / "second" / where).is_dir()
+    single = proctor("report", str(runs[0]))
+    assert "- `trials/fix/scripted/default/1`" in single.out

@@ -95,7 +95,7 @@ def command(
             text = written[name]
         elif len(run_dirs) == 1:
             text = REPORTERS[name].render(suite, records, run_dir=run_dirs[0])
-        elif name == "html":  # each trial's files, from the run it came from
+        elif name in ("html", "markdown"):  # each trial's folder, in the run it came from
             text = REPORTERS[name].render(suite, records, folders=pooled_folders(runs))
         else:
             text = REPORTERS[name].render(suite, records)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from proctor.exit_codes import meaning
 from proctor.models.suite import CI, OutcomeRate, Spread, SuiteRecord, SuiteTotals
@@ -138,7 +139,13 @@ def _by_source(t: SuiteTotals) -> list[str]:
     return out
 
 
-def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
+def render_markdown(
+    suite: SuiteRecord,
+    records: Sequence[TrialRecord],
+    folders: Mapping[tuple[str, str, str, int], Path] | None = None,
+) -> str:
+    """The Markdown report. ``folders`` (records pooled from several runs) names each trial's
+    folder by its run, since the pooled repeats are numbered on across runs."""
     t = suite.totals
     lines = [
         f"# proctor run {suite.run_id}",
@@ -230,7 +237,7 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     if notable:
         lines += ["", "## Trials that did not pass", ""]
         for r in sorted(notable, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
-            where = f"trials/{r.case}/{r.agent}/{r.condition}/{r.repeat}"
+            where = _where(r, folders)
             lines.append(f"- `{where}` **{r.status}**: {r.reason}")
     if suite.skipped_cases:
         lines += ["", "## Skipped case folders", ""]
@@ -245,3 +252,13 @@ def render_markdown(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     lines += _outcomes(suite)
     lines += _by_source(suite.totals)
     return "\n".join(lines) + "\n"
+
+
+def _where(record: TrialRecord, folders: Mapping[tuple[str, str, str, int], Path] | None) -> str:
+    """A trial's folder: in its run (``trials/…``), or, pooled, under its run's name."""
+    key = (record.case, record.agent, record.condition, record.repeat)
+    folder = folders.get(key) if folders else None
+    if folder is None:
+        return f"trials/{record.case}/{record.agent}/{record.condition}/{record.repeat}"
+    run = folder.parents[4]  # <run>/trials/<case>/<agent>/<condition>/<repeat>
+    return str(folder.relative_to(run.parent))

@@ -45,11 +45,14 @@ def _json(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | No
 # Each renderer's module is imported when the reporter is used: `proctor run` checks the
 # names given to --reporter before any trial, and the JUnit reporter's xml is seldom needed.
 def _markdown(
-    suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None
+    suite: SuiteRecord,
+    records: Sequence[TrialRecord],
+    run_dir: Path | None = None,
+    folders: Mapping[tuple[str, str, str, int], Path] | None = None,
 ) -> str:
     from proctor.report.markdown import render_markdown
 
-    return render_markdown(suite, records)
+    return render_markdown(suite, records, folders)
 
 
 def _junit(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None) -> str:
