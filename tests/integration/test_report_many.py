@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MakeCase, Run
 
 
@@ -71,7 +73,7 @@ def test_compare_pools_runs_into_one_ab_sample(
 
 
 def test_pooled_trials_that_did_not_pass_are_named_by_their_own_folders(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     failing = [{"use": "file-exists", "must": ["missing.txt"]}]
     make_case("fix", config={"repeats": 2, "evaluators": failing}, plan={"turns": [{"say": "x"}]})
@@ -89,3 +91,26 @@ def test_pooled_trials_that_did_not_pass_are_named_by_their_own_folders(
         assert (tmp_path / "first" / where).is_dir() or (tmp_path / "second" / where).is_dir()
     single = proctor("report", str(runs[0]))
     assert "- `trials/fix/scripted/default/1`" in single.out
+    monkeypatch.chdir(runs[0])  # a run given as "." is named by its folder too
+    here = proctor("report", ".", str(runs[1]))
+    assert f"- `{runs[0].name}/trials/fix/scripted/default/1`" in here.out, here.out
+
+
+def test_a_case_whose_name_is_escaped_in_its_record_is_read_as_its_own(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """trial.json holds a name that is not UTF-8 escaped (``bad\\xffname``) while its folder holds
+    the byte: the trial is still its folder's, not a copy from elsewhere."""
+    import os
+
+    from tests.conftest import write_case
+
+    cases = tmp_path / "cases"
+    write_case(cases, "plain", plan={"turns": [{"say": "hi"}]})
+    os.rename(os.fsencode(cases / "plain"), os.fsencode(cases) + b"/bad\xffname")
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(cases), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    reported = proctor("report", str(run), "--reporter", "json")
+    assert reported.code == 0, reported.out[-400:]
+    assert json.loads(reported.out)["totals"]["statusCounts"] == {"passed": 1}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -260,5 +261,6 @@ def _where(record: TrialRecord, folders: Mapping[tuple[str, str, str, int], Path
     folder = folders.get(key) if folders else None
     if folder is None:
         return f"trials/{record.case}/{record.agent}/{record.condition}/{record.repeat}"
+    folder = Path(os.path.abspath(folder))  # a run given as "." is named too
     run = folder.parents[4]  # <run>/trials/<case>/<agent>/<condition>/<repeat>
     return str(folder.relative_to(run.parent))

@@ -96,7 +96,8 @@ def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[Tria
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
-    paths = RunPaths(run_dir)
+    # Only the repeat is compared with the folder: the case, agent and condition a record holds
+    # may be masked (a forwarded value) or escaped (a name that is not UTF-8) on the way in.
     for path in trial_files:
         try:
             record, dropped = read_trial(path)
@@ -107,8 +108,7 @@ def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[Tria
         else:
             if dropped:
                 notes.append(f"{path}: malformed {', '.join(dropped)} left out")
-            home = paths.trial(record.case, record.agent, record.condition, record.repeat)
-            if home.trial_json != path:  # copied or moved by hand: it would count twice
+            if path.parent.name != str(record.repeat):  # a repeat copied by hand: counted twice
                 record = _lost(path, f"trial.json of trial {trial_id(record)}, in another folder")
         yield _annotated(record, marks)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from datetime import datetime
 from typing import Any
 
@@ -13,8 +15,13 @@ INDEX_FILE = ".proctor-view.sqlite"
 
 
 def index_file_of(run: str) -> str:
-    """The index file of a viewer of the one run ``run`` (beside the folder's own)."""
-    return f".proctor-view.{run}.sqlite"
+    """The index file of a viewer of the one run ``run`` (beside the folder's own); a long run
+    name is shortened to a digest, as a file name holds 255 bytes."""
+    name = f".proctor-view.{run}.sqlite"
+    if len(os.fsencode(name)) <= 200:
+        return name
+    digest = hashlib.sha256(os.fsencode(run)).hexdigest()[:16]
+    return f".proctor-view.{digest}.sqlite"
 
 
 SCHEMA_VERSION = 1

@@ -267,3 +267,12 @@ def test_a_batch_claims_only_the_run_its_own_process_started(tmp_path: Path) -> 
     assert not _started_by(paths.root, 4243)  # another run, started meanwhile
     paths.journal.unlink()
     assert not _started_by(paths.root, 4242)  # not written yet: looked at again later
+
+
+def test_a_viewer_of_a_run_with_a_long_name_keeps_its_index_beside_it(tmp_path: Path) -> None:
+    long_run = "run-" + "L" * 240
+    write_run(tmp_path, long_run, trials=1, cases=1)
+    single = ResultsIndex(tmp_path, only=long_run)
+    single.refresh(force=True)
+    assert single.run_row(long_run) is not None
+    assert len(single.db_path.name.encode()) <= 255
