@@ -641,6 +641,10 @@ def test_a_failed_gate_decides_the_exit_even_when_the_test_then_raises(
     assert result.code == 1, result.err
     (record,) = out["results"]
     assert record["status"] == "eval-error" and "f.eval.py:6)" in record["error"], record
+    # The run's own records say the same exit code as the command.
+    suite = json.loads((Path(out["runDir"]) / "suite.json").read_text())
+    assert suite["exitCode"] == 1, suite["exitReason"]
+    assert proctor("report", out["runDir"]).code == 1
 
 
 def test_a_case_that_never_sends_says_so(proctor: Run, tmp_path: Path) -> None:
@@ -727,3 +731,48 @@ def test_a_bad_flag_or_config_value_names_its_own_source(proctor: Run, tmp_path:
         reported.code == 2
         and "evals.config.py: reporters: unknown reporter(s) nope" in reported.err
     )
+
+
+def test_a_subprocess_an_eval_starts_writes_to_stderr_and_json_stays_json(tmp_path: Path) -> None:
+    files = {
+        "sub.eval.py": """
+            import subprocess, sys
+            from proctor.evals import define_eval
+            subprocess.run(["echo", "FROM-IMPORT"])
+            async def test(t):
+                turn = await t.send("go")
+                subprocess.run([sys.executable, "-c", "print('FROM-TEST')"])
+                turn.expect_ok()
+            eval = define_eval(plan={"turns": [{"say": "done"}]}, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    base = [sys.executable, "-m", "proctor", "eval", "--dir", str(root)]
+    for extra in (["--out", str(tmp_path / "out"), "--no-stream"], ["--list"]):
+        done = subprocess.run([*base, *extra, "--json"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        json.loads(done.stdout)  # nothing else on stdout
+        assert "FROM-IMPORT" in done.stderr and "FROM-IMPORT" not in done.stdout
+        if "--list" not in extra:
+            assert "FROM-TEST" in done.stderr and "FROM-TEST" not in done.stdout
+
+
+def test_eval_files_whose_names_differ_only_in_punctuation_stay_apart(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = """
+        import sys
+        from proctor.evals import define_eval
+        WHO = "{who}"
+        async def test(t):
+            await t.send("go")
+            assert sys.modules[__name__].WHO == "{who}", sys.modules[__name__].WHO
+            import helper  # a project module, imported when the test runs
+            assert helper.NAME == "helper"
+        eval = define_eval(plan={{"turns": [{{"say": "done"}}]}}, test=test)
+    """
+    files = {name: body.format(who=name) for name in ("a-b.eval.py", "a_b.eval.py")}
+    root = project(tmp_path, files)
+    (root / "helper.py").write_text('NAME = "helper"\n')
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0, [r.get("error") for r in out.get("results", [])] or result.err

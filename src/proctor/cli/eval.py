@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -71,7 +74,8 @@ def command(
         argv=("proctor", *sys.argv[1:]),
     )
     if list_only:
-        project, chosen = load_selection(request)
+        with _stdout_is_ours():
+            project, chosen = load_selection(request)
         rows = listing(project, chosen)
         if as_json:
             click.echo(json.dumps(rows, indent=2))
@@ -82,12 +86,33 @@ def command(
                 click.echo(f"{row['id']}{tags_text}{about}")
         return 0
     subscribers = [] if no_stream else [EvalProgress(verbose)]
-    result = run_evals(request, subscribers)
+    with _stdout_is_ours():
+        result = run_evals(request, subscribers)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:
         _print_summary(result.summary, verbose)
     return result.exit_code
+
+
+@contextlib.contextmanager
+def _stdout_is_ours() -> Iterator[None]:
+    """While evals load and run, the process's stdout (file descriptor 1) is sent to stderr:
+    a subprocess an eval starts writes there, not into this command's output (its --json).
+    Python's own ``print`` in an eval is sent to stderr already."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout at all
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 class EvalProgress:

@@ -87,13 +87,17 @@ def file_id(evals_dir: Path, path: Path) -> str:
 
 
 def _import(path: Path, root: Path) -> ModuleType:
-    name = "proctor_eval_" + re.sub(r"\W", "_", path.relative_to(root).as_posix())
+    rel = path.relative_to(root).as_posix()
+    # The digest keeps apart the files the readable part alone would merge (a-b, a_b, a/b).
+    digest = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    name = "proctor_eval_" + re.sub(r"\W", "_", rel) + "_" + digest
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ConfigError(f"{path}: cannot be loaded as a Python file")
     module = importlib.util.module_from_spec(spec)
-    added = str(root) not in sys.path
-    if added:
+    # The project's root stays importable for the run: a test may import a project module
+    # when it runs, not only when its file loads.
+    if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     try:
         sys.modules[name] = module
@@ -114,9 +118,6 @@ def _import(path: Path, root: Path) -> ModuleType:
         raise ConfigError(
             f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc})"
         ) from exc
-    finally:
-        if added:
-            sys.path.remove(str(root))
     return module
 
 

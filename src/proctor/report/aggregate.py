@@ -154,6 +154,10 @@ def metric_rollup(records: Iterable[TrialRecord]) -> dict[str, Spread]:
     return {name: spread(found) for name, found in sorted(values.items())}
 
 
+def _a_gate_failed(record: TrialRecord) -> bool:
+    return any(e.gate and not e.passed and not e.error for e in record.evaluators)
+
+
 def exit_code_for(
     groups: Sequence[GroupStats],
     records: Sequence[TrialRecord],
@@ -179,6 +183,14 @@ def exit_code_for(
         and (trials := by_key.get((g.case, g.agent, g.condition), []))
         and all(r.annotation is not None and r.annotation.verdict == "excluded" for r in trials)
     ]
+    # A gate evaluator that judged and failed stands even when its trial then ended in an
+    # error status (an eval's test that raised after a failed gate): exit 1, as the command's.
+    seen = {(g.case, g.agent, g.condition) for g in failed}
+    for r in records:
+        key = (r.case, r.agent, r.condition)
+        if key not in seen and r.status in ERROR_STATUSES and _a_gate_failed(r):
+            seen.add(key)
+            failed += [g for g in groups if (g.case, g.agent, g.condition) == key]
     if failed:
         names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])
         more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
