@@ -139,7 +139,14 @@ def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: P
     assert listed_ids("x/one/2", "y") == ["x/one/2", "y/one/1", "y/one/2", "y/two/1", "y/two/2"]
     assert listed_ids("--tag", "b") == ["x/two/1", "x/two/2", "y/two/1", "y/two/2"]
     assert listed_ids("--tag", "c", "x") == []  # ids and tags must both match
-    assert listed_ids("x/on") == []  # a prefix is whole path segments
+    # A prefix is whole path segments: `x/on` names no eval, and a typo is refused with the
+    # near ids, not run as "nothing" (or as the other ids given) and passed.
+    partial = proctor("eval", "--dir", str(root), "--list", "x/on")
+    assert partial.code == 2 and "no eval has the id 'x/on'" in partial.err, partial.err
+    typo = proctor("eval", "--dir", str(root), "--list", "x/onee", "y")
+    assert typo.code == 2 and "did you mean x/one" in typo.err, typo.err
+    assert listed_ids("x/one/") == ["x/one/1", "x/one/2"]  # a trailing slash is the same id
+    assert listed_ids("x/one/2/") == ["x/one/2"]
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import importlib.util
 import re
@@ -222,14 +223,23 @@ def discover(root: Path) -> EvalProject:
 
 
 def _under(run_id: str, wanted: str) -> bool:
-    return run_id == wanted or run_id.startswith(wanted.rstrip("/") + "/")
+    wanted = wanted.rstrip("/")  # `builds/greeting/` names `builds/greeting` too
+    return run_id == wanted or run_id.startswith(wanted + "/")
 
 
 def select(
     points: Sequence[EvalPoint], ids: Sequence[str], tags: Sequence[str]
 ) -> list[tuple[EvalPoint, list[int]]]:
     """The points (with the iterations chosen) that match: id filters OR together and select
-    an id and everything below it; tags OR together; with both, a case must match both."""
+    an id and everything below it; tags OR together; with both, a case must match both. An id
+    filter that names no eval at all is a ConfigError (a typo would otherwise run less than
+    asked, and pass)."""
+    known = [rid for point in points for rid in dict.fromkeys([point.id, *point.ids()])]
+    for wanted in ids:
+        if not any(_under(rid, wanted) for rid in known):
+            close = difflib.get_close_matches(wanted.rstrip("/"), known, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ConfigError(f"no eval has the id '{wanted}' or one below it{hint}")
     chosen = []
     for point in points:
         if tags and not set(tags) & set(point.tags):
