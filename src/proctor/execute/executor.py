@@ -43,6 +43,7 @@ from proctor.execute.events import (
     emit,
 )
 from proctor.execute.limits import Throttle
+from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.retry import Attempts
 from proctor.execute.trial import run_trial
 from proctor.models.compact import compact
@@ -215,6 +216,40 @@ def _lost_record(spec: TrialSpec, reason: str) -> TrialRecord:
     )
 
 
+OVERRUN_GRACE_SEC = 1800.0
+"""How long past twice its timeout and its setup and teardown lines' limits a trial's worker
+may run (its evaluators' time) before it is stopped. A worker stuck where nothing interrupts
+it (a regular expression of the user's that backtracks without end holds the interpreter, and
+with it the worker's own timers) would otherwise hold the run for ever."""
+
+
+def overrun_deadline(spec: TrialSpec, started: float) -> float:
+    lines = len(spec.case.setup) + len(spec.case.teardown)
+    return started + 2 * spec.case.timeout_sec + SETUP_TIMEOUT_SEC * lines + OVERRUN_GRACE_SEC
+
+
+def _stop_overrun(proc: BaseProcess, spec: TrialSpec, run: RunPaths, elapsed: float) -> None:
+    """Record the trial as timed out (unless its worker wrote a record meanwhile) and kill its
+    worker and the processes it started; the run collects it as any finished worker."""
+    path = run.trial(*spec.key).trial_json
+    if not path.exists():
+        record = _lost_record(
+            spec,
+            f"the trial ran {elapsed:.0f} s, far past its {spec.case.timeout_sec:g} s timeout, "
+            "and its worker was stopped (something in it could not be interrupted, such as a "
+            "regular expression that backtracks without end)",
+        )
+        record.status = "timeout"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_record(path, record)
+    kill_marked(trial_marker(run, spec))
+    if proc.pid is not None:
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _collect(spec: TrialSpec, run: RunPaths, exitcode: int | None) -> TrialRecord:
     """The record the worker wrote. When it wrote none, a "worker died" record is written in
     its place; a record that is there but cannot be read (or that a newer proctor wrote) is
@@ -308,6 +343,8 @@ def _run_workers(
     load_prctl()  # once here, not once per worker
     pending = deque(trials)
     running: dict[int, tuple[BaseProcess, TrialSpec]] = {}
+    began: dict[int, float] = {}
+    """When each running worker started; past :func:`overrun_deadline` it is stopped."""
     attempts = Attempts(options.retry_errors)
     throttle = Throttle(options.limits)
     outcome = RunOutcome()
@@ -330,6 +367,7 @@ def _run_workers(
                     with _signals_held():  # an interrupt comes after the worker is known
                         proc.start()
                         running[proc.sentinel] = (proc, spec)
+                        began[proc.sentinel] = time.monotonic()
                         throttle.started(spec, time.monotonic())
                         emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
                 if stop_requested() and not running:
@@ -341,10 +379,17 @@ def _run_workers(
                 else:
                     time.sleep(timeout)  # nothing runs: wait for a provider to allow a start
                     ready = []
+                now = time.monotonic()
+                for key, (worker, overrun) in running.items():
+                    start = began.get(key)
+                    if start is not None and now > overrun_deadline(overrun, start):
+                        del began[key]  # stopped once; collected when its worker is gone
+                        _stop_overrun(worker, overrun, run, now - start)
                 for sentinel in ready:
                     assert isinstance(sentinel, int)
                     done, spec = running[sentinel]
                     done.join()
+                    began.pop(sentinel, None)
                     record = _collect(spec, run, done.exitcode)
                     throttle.finished(spec, record, time.monotonic())
                     if attempts.settle(spec.index, record, run.trial(*spec.key)):
