@@ -75,3 +75,31 @@ def test_a_results_directory_inside_a_fixture_is_refused(
     assert beside.code == 0, beside.err
     inside = proctor("run", "--source", str(cases / "a"), "--out", str(cases / "a" / "results"))
     assert inside.code == 0, inside.err
+
+
+def test_numbers_no_clock_or_timer_holds_are_refused_by_validate(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """An evaluator's timeout of 1e300, a NaN weight-like number, or a plan's endless sleep
+    passed validation and then crashed every trial; now each is one sentence and exit 2."""
+    cases = [
+        ("big", {"evaluators": [{"use": "command", "run": "true", "timeoutSec": 1e300}]}, None),
+        (
+            "inf",
+            '{"evaluators": [{"use": "external", "command": "x", "timeoutSec": Infinity}]}',
+            None,
+        ),
+        ("sleep", None, {"turns": [{"sleep": 1e400}]}),
+        ("shell", None, {"turns": [{"shell": "true", "timeoutSec": 1e12}]}),
+    ]
+    for name, config, plan in cases:
+        if isinstance(config, dict):
+            config = json.dumps({"agents": ["scripted"], **config})
+        elif config is not None:
+            config = '{"agents": ["scripted"], ' + config[1:]
+        plan_text = json.dumps(plan).replace("1e400", "Infinity") if plan else None
+        folder = make_case(name, config=config, plan={"turns": [{"say": "x"}]})
+        if plan_text:
+            (folder / "plan.json").write_text(plan_text.replace("Infinity", "1e400"))
+        checked = proctor("validate", "--source", str(folder))
+        assert checked.code == 2 and "Traceback" not in checked.err, (name, checked.err)

@@ -32,10 +32,18 @@ from proctor.util.processes import Outcome, run_captured
 COMMON_KEYS = {"use", "gate", "weight", "label"}
 
 
-class EvaluatorParams(BaseModel):
-    """Base of every evaluator's parameter model: camelCase keys, unknown keys rejected."""
+MAX_TIMEOUT_SEC = 86_400.0
+"""The longest time limit an evaluator takes (a day): a larger one is a typo, and one past what
+a clock holds (``1e300``, ``Infinity``) crashed every trial instead of failing validation."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+class EvaluatorParams(BaseModel):
+    """Base of every evaluator's parameter model: camelCase keys, unknown keys rejected, and
+    no number that is infinite or NaN."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", allow_inf_nan=False
+    )
 
     @classmethod
     def of(cls, spec: EvaluatorSpec) -> Self:

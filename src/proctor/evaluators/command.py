@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from proctor.evaluators.base import (
+    MAX_TIMEOUT_SEC,
     EvaluationContext,
     EvaluatorParams,
     error_result,
@@ -28,7 +29,7 @@ from proctor.models.trial import EvaluatorResult
 class CommandParams(EvaluatorParams):
     run: str = Field(min_length=1)
     expect_exit: int = 0
-    timeout_sec: float = Field(default=300.0, gt=0)
+    timeout_sec: float = Field(default=300.0, gt=0, le=MAX_TIMEOUT_SEC)
     copy_in: list[str] = []
     """Case-folder paths copied into the workspace (same relative path) before the run."""
 

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from proctor.evaluators.base import (
+    MAX_TIMEOUT_SEC,
     EvaluationContext,
     EvaluatorParams,
     error_result,
@@ -35,7 +36,7 @@ from proctor.models.trial import EvaluatorResult
 class ExternalParams(EvaluatorParams):
     command: str = Field(min_length=1)
     args: list[str] = []
-    timeout_sec: float = Field(default=60.0, gt=0)
+    timeout_sec: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_SEC)
     score_metric: str | None = None
     pass_threshold: float = Field(default=60.0, ge=0, le=100)
     env: dict[str, str] = {}

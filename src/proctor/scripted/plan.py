@@ -58,8 +58,13 @@ def _require(cond: bool, where: str, message: str) -> None:
         raise PlanError(f"{where}: {message}")
 
 
+MAX_SECONDS = 86_400
+"""The longest pause or command limit a plan takes (a day)."""
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite number (a plan's ``Infinity`` or ``1e400`` crashed the scripted agent)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _is_logprob(value: Any) -> bool:
@@ -115,7 +120,11 @@ def validate_step(step: Any, where: str) -> None:
     if action == "tool" and "input" in step:
         _require(isinstance(step["input"], dict), where, "'input' must be an object")
     if action == "sleep":
-        _require(_is_number(value) and value >= 0, where, "'sleep' must be a number >= 0")
+        _require(
+            _is_number(value) and 0 <= value <= MAX_SECONDS,
+            where,
+            f"'sleep' must be a number of seconds from 0 to {MAX_SECONDS}",
+        )
     if action == "exit":
         _require(
             isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 255,
@@ -125,7 +134,11 @@ def validate_step(step: Any, where: str) -> None:
     if action == "endTurn":
         _require(value is True, where, "'endTurn' must be true")
     if action == "shell" and "timeoutSec" in step:
-        _require(_is_number(step["timeoutSec"]), where, "'timeoutSec' must be a number")
+        _require(
+            _is_number(step["timeoutSec"]) and 0 < step["timeoutSec"] <= MAX_SECONDS,
+            where,
+            f"'timeoutSec' must be a number of seconds above 0, at most {MAX_SECONDS}",
+        )
 
 
 HARNESS_ROLES = ("judge", "workhorse", "fast")
