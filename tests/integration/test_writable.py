@@ -7,6 +7,8 @@ import json
 import stat
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MakeCase, Run
 
 
@@ -103,3 +105,28 @@ def test_numbers_no_clock_or_timer_holds_are_refused_by_validate(
             (folder / "plan.json").write_text(plan_text.replace("Infinity", "1e400"))
         checked = proctor("validate", "--source", str(folder))
         assert checked.code == 2 and "Traceback" not in checked.err, (name, checked.err)
+
+
+@pytest.mark.parametrize("rubric", ["/etc/passwd", "../outside.md", "sub/../../outside.md"])
+def test_a_judge_rubric_outside_the_case_folder_is_refused(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    rubric: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(
+        "ANTHROPIC_API_KEY", "sk-ant-not-a-real-key-0000"
+    )  # validate checks it is set
+    (tmp_path / "cases").mkdir(exist_ok=True)
+    (tmp_path / "cases" / "outside.md").write_text("not the case's\n")
+    judge = {"use": "llm-judge", "rubric": rubric, "model": "anthropic/claude-x"}
+    folder = make_case("judged", config={"agents": ["scripted"], "evaluators": [judge]})
+    (folder / "evaluation.md").write_text("Score it.\n")
+    checked = proctor("validate", "--source", str(folder))
+    assert checked.code == 2 and "outside the case folder" in checked.err, checked.err
+    # control: the case's own rubric, also through a folder of the case
+    (folder / "sub").mkdir()
+    inside = {"use": "llm-judge", "rubric": "sub/../evaluation.md", "model": "anthropic/claude-x"}
+    make_case("judged", config={"agents": ["scripted"], "evaluators": [inside]})
+    assert proctor("validate", "--source", str(folder)).code == 0

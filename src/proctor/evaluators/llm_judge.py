@@ -7,6 +7,7 @@ once, then it is an error too.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -46,9 +47,21 @@ class JudgeParams(EvaluatorParams):
     max_output_tokens: int = Field(default=1_024, ge=16)
 
     def case_problem(self, case_dir: Path) -> str | None:
+        if not within_case(self.rubric):
+            return (
+                f"the rubric {self.rubric} is outside the case folder {case_dir}: name a file "
+                "in it (what it holds is sent to the judge model)"
+            )
         if not (case_dir / self.rubric).is_file():
             return f"the rubric {self.rubric} is not in the case folder {case_dir}"
         return None
+
+
+def within_case(relative: str) -> bool:
+    """A path that names something in the case folder as written: not absolute, no ``..``
+    out of it (a link the case's author put in it is theirs to make)."""
+    path = os.path.normpath(relative)
+    return not os.path.isabs(path) and path != ".." and not path.startswith("../")
 
 
 @register
@@ -60,6 +73,8 @@ class LlmJudge:
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
         params = JudgeParams.of(spec)
+        if not within_case(params.rubric):
+            return error_result(spec, f"the rubric {params.rubric} is outside the case folder")
         rubric_path = ctx.case_dir / params.rubric
         try:
             rubric = rubric_path.read_text(encoding="utf-8")
