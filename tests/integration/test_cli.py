@@ -32,6 +32,11 @@ from tests.conftest import single_run_dir, write_case
             ("--case", "nomatch"),
             "--case nomatch: no case matches (cases: x)",
         ),
+        (  # a typo beside a name that matches: refused, not a run of less than was asked
+            lambda c: write_case(c, "x"),
+            ("--case", "x", "--case", "nomatch"),
+            "--case nomatch: no case matches (cases: x)",
+        ),
         (lambda c: write_case(c, "x"), ("--tag", "nomatch"), "nothing runnable"),
         (  # a name that matches a skipped case: its skip line says why, not "no case matches"
             lambda c: (write_case(c, "x"), write_case(c, "y", prompt="  ")),

@@ -135,18 +135,16 @@ def _check_profiles(top: TopConfig, where: str) -> None:
 
 
 def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
-    """``--case`` patterns that match no case name are a typo, said as such (a name matching a
+    """A ``--case`` pattern that matches no case name is a typo, said as such, even beside
+    others that match: it would otherwise run less than asked, and pass (a name matching a
     skipped case is left to that case's "skipped" line)."""
     names = [c.name for c in found.cases]
     every = [*names, *(s.name for s in found.skipped)]
-    if (
-        not cli.cases
-        or not names
-        or any(fnmatch.fnmatchcase(n, g) for n in every for g in cli.cases)
-    ):
+    unmatched = [g for g in cli.cases if not any(fnmatch.fnmatchcase(n, g) for n in every)]
+    if not names or not unmatched:
         return
     shown = ", ".join(sorted(names)[:10]) + (", …" if len(names) > 10 else "")
-    raise ConfigError(f"--case {', '.join(cli.cases)}: no case matches (cases: {shown})")
+    raise ConfigError(f"--case {', '.join(unmatched)}: no case matches (cases: {shown})")
 
 
 def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
@@ -285,8 +283,7 @@ def build_plan(
     unless ``problems`` is given: then each one is noted there, the case is left out, and
     planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
-    if not chosen:
-        _check_case_names(found, cli)
+    _check_case_names(found, cli)
     _check_evaluator_names(chosen, cli)
     _check_limits(top, str(config_path or "proctor.json"))
     _check_profiles(top, str(config_path or "proctor.json"))
