@@ -9,7 +9,6 @@ import errno
 import importlib
 import io
 import os
-import re
 import sys
 from typing import Any
 
@@ -160,8 +159,6 @@ _FILE_SYSTEM_ERRORS = frozenset(
     }
 )
 """Errors of the file system a command cannot work around: one sentence and exit 2."""
-_TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.[^.]{8}\.tmp$")
-"""A file written atomically goes through ``.NAME.XXXXXXXX.tmp`` beside it."""
 
 
 def _written_path(exc: OSError) -> str | None:
@@ -172,5 +169,7 @@ def _written_path(exc: OSError) -> str | None:
         return None
     text = os.fsdecode(path)
     folder, name = os.path.split(text)
-    found = _TEMP_FILE.match(name)
+    from proctor.models.io import PARTIAL_WRITE
+
+    found = PARTIAL_WRITE.fullmatch(name)
     return os.path.join(folder, found["name"]) if found else text

@@ -53,9 +53,10 @@ def escape_surrogates(text: str, *, json_string: bool = False) -> str:
     return _LONE_SURROGATE.sub(escape, text)
 
 
-PARTIAL_WRITE = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
-"""The name of the temp file :func:`write_text_atomic` writes first (``.suite.json.k2x9ab_q.tmp``):
-one that is still there was cut off by a killed process."""
+PARTIAL_WRITE = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]{8}\.tmp")
+"""The name of the temp file :func:`write_text_atomic` writes first (``.suite.json.k2x9ab_q.tmp``,
+its group ``name`` the file being written): one that is still there was cut off by a killed
+process."""
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -154,7 +154,8 @@ def metric_rollup(records: Iterable[TrialRecord]) -> dict[str, Spread]:
     return {name: spread(found) for name, found in sorted(values.items())}
 
 
-def _a_gate_failed(record: TrialRecord) -> bool:
+def gate_failed(record: TrialRecord) -> bool:
+    """A gate evaluator of the trial judged, and failed (whatever the trial's status)."""
     return any(e.gate and not e.passed and not e.error for e in record.evaluators)
 
 
@@ -188,7 +189,7 @@ def exit_code_for(
     seen = {(g.case, g.agent, g.condition) for g in failed}
     for r in records:
         key = (r.case, r.agent, r.condition)
-        if key not in seen and r.status in ERROR_STATUSES and _a_gate_failed(r):
+        if key not in seen and r.status in ERROR_STATUSES and gate_failed(r):
             seen.add(key)
             failed += [g for g in groups if (g.case, g.agent, g.condition) == key]
     if failed:

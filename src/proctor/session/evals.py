@@ -33,6 +33,7 @@ from proctor.models.config import CliOverrides
 from proctor.models.io import write_text_atomic
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
+from proctor.report.aggregate import gate_failed
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.run import RunRequest, RunResult, run_session
@@ -240,15 +241,11 @@ def _check_point(point: EvalPoint, request: EvalRequest, config_agent: str | Non
 def exit_code_of(records: Sequence[TrialRecord]) -> int:
     """1 when a gate failed, even in a case that then errored (its status is the error, but
     the gate's failure stands); else 3 for any error status; else 0."""
-    if any(r.status == "failed" or _a_gate_failed(r) for r in records):
+    if any(r.status == "failed" or gate_failed(r) for r in records):
         return int(ExitCode.GATE_FAILED)
     if any(r.status in ERROR_STATUSES for r in records):
         return int(ExitCode.TRIAL_ERRORS)
     return int(ExitCode.OK)
-
-
-def _a_gate_failed(record: TrialRecord) -> bool:
-    return any(e.gate and not e.passed and not e.error for e in record.evaluators)
 
 
 def eval_json(paths: RunPaths, record: TrialRecord) -> dict[str, Any]:

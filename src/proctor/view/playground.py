@@ -29,9 +29,9 @@ from urllib.parse import quote
 
 from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ProctorError
-from proctor.util.files import open_regular
 from proctor.util.processes import process_tag, tag_running
 from proctor.view.index import ResultsIndex
+from proctor.view.records import run_entries
 from proctor.view.settings import ViewSettings
 
 ACTIVE = ("queued", "running")
@@ -308,16 +308,7 @@ class Playground:
 
 def _started_by(run_dir: Path, pid: int) -> bool:
     """Whether the run's journal says process ``pid`` started it."""
-    try:
-        with open_regular(run_dir / "journal.jsonl") as fh:
-            for line in fh:
-                if b'"run-started"' not in line:
-                    continue
-                try:
-                    entry = json.loads(line)
-                except (ValueError, RecursionError):
-                    continue
-                return isinstance(entry, dict) and entry.get("pid") == pid
-    except OSError:
-        pass
-    return False
+    started = next(
+        (e for e in run_entries(run_dir / "journal.jsonl") if e.event == "run-started"), None
+    )
+    return started is not None and started.pid == pid

@@ -4,6 +4,7 @@ stay the source of truth; these rows are a cache of them)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -132,14 +133,12 @@ def _optional(path: Path, model: type[R], problems: list[str]) -> R | None:
         return None
 
 
-def _orchestrator_alive(paths: RunPaths) -> bool:
-    """Whether the process that started (or last resumed) the run is still that process and
-    has not finished it (a pid alone could be another machine's, or reused)."""
-    last: JournalEntry | None = None
+def run_entries(journal: Path) -> Iterator[JournalEntry]:
+    """The run-level lines of a journal (started, resumed, finished), in order. A regular file
+    only (a named pipe would block the index, and every page with it); a line that is not
+    UTF-8 or not JSON, or nested too deeply, is skipped; none when it cannot be read."""
     try:
-        # A regular file only (a named pipe would block the index, and every page with it);
-        # a line that is not UTF-8 or not JSON, or nested too deeply, is skipped.
-        with open_regular(paths.journal) as fh:
+        with open_regular(journal) as fh:
             for raw in fh:
                 if b'"run-' not in raw:
                     continue
@@ -148,9 +147,16 @@ def _orchestrator_alive(paths: RunPaths) -> bool:
                 except (ValueError, RecursionError):
                     continue
                 if entry.event in ("run-started", "run-resumed", "run-finished"):
-                    last = entry
+                    yield entry
     except OSError:
-        return False
+        return
+
+
+def _orchestrator_alive(paths: RunPaths) -> bool:
+    """Whether the process that started (or last resumed) the run is still that process and
+    has not finished it (a pid alone could be another machine's, or reused)."""
+    entries = list(run_entries(paths.journal))  # a few lines: one per start or resume
+    last = entries[-1] if entries else None
     if last is None or last.event == "run-finished" or last.pid is None:
         return False
     return last.pid_start is not None and process_start(last.pid) == last.pid_start
