@@ -91,6 +91,24 @@ def test_a_key_across_a_read_boundary_is_still_masked(results: Path) -> None:
     assert len(text) == boundary - 8 + 3 + len("é tail\n")
 
 
+def test_a_key_in_a_run_name_is_masked_on_every_page_and_answer(tmp_path: Path) -> None:
+    from proctor.util.masking import register_secret
+
+    key = "sk-name-SECRET-0123456789"
+    register_secret(key)
+    out = tmp_path / "results"
+    run = f"run-20261201T000000Z-{key}"
+    write_planted_run(out, run, payload=key)
+    trial = f"/runs/{run}/trials/{TRIAL}"
+    urls = ["/", f"/runs/{run}", trial, f"{trial}/raw", "/api/runs", "/fragments/runs"]
+    with TestClient(build_app(ViewSettings(results=out))) as client:
+        answers = {url: client.get(url) for url in [*urls, f"/fragments/runs/{run}"]}
+    for url, answer in answers.items():
+        assert answer.status_code == 200, url
+        assert key not in answer.text and "***" in answer.text, url
+    assert answers["/api/runs"].json()[0]["run"] == "run-20261201T000000Z-***"
+
+
 def test_a_viewer_on_every_address_runs_no_batch(results: Path, tmp_path: Path) -> None:
     settings = ViewSettings(results=results, source=tmp_path, allow_changes=False)
     with TestClient(build_app(settings)) as client:

@@ -7,21 +7,32 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, JSONResponse
 
 from proctor.report.html import template_environment
+from proctor.util.masking import mask
 
 TEMPLATES = Path(__file__).with_name("templates")
 _ENV = template_environment(TEMPLATES)
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    """A page from the template ``name``; every page gets the request and the settings."""
+    """A page from the template ``name``; every page gets the request and the settings.
+
+    The whole page is masked (:func:`~proctor.util.masking.mask`): a key can sit in what the
+    viewer shows as a name (a run, case or tag), not only in a record's text."""
     settings = request.app.state.settings
     html = _ENV.get_template(name).render(
         request=request, settings=settings, token=settings.token, **context
     )
-    return HTMLResponse(html, status_code=status_code)
+    return HTMLResponse(mask(html), status_code=status_code)
+
+
+class MaskedJSONResponse(JSONResponse):
+    """A JSON answer of the viewer's API, masked as its pages are."""
+
+    def render(self, content: Any) -> bytes:
+        return mask(super().render(content).decode()).encode()
 
 
 def not_found(request: Request, what: str) -> HTMLResponse:

@@ -5,13 +5,13 @@ summary of every run."""
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.run import run_context
 from proctor.view.routes.runs import FILTERS, chosen_filters, summaries
-from proctor.view.templating import not_found, render
+from proctor.view.templating import MaskedJSONResponse, not_found, render
 
 
 def runs_fragment(request: Request) -> Response:
@@ -32,7 +32,7 @@ def runs_json(request: Request) -> Response:
     """Every run's progress: trials on disk, planned, passes over scored, still running."""
     index: ResultsIndex = request.app.state.index
     index.refresh()
-    return JSONResponse(
+    return MaskedJSONResponse(
         [
             {
                 "run": s.name,

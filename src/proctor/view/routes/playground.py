@@ -8,11 +8,11 @@ import hmac
 import json
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from proctor.view.playground import BatchRefused, Playground
-from proctor.view.templating import render
+from proctor.view.templating import MaskedJSONResponse, render
 
 
 def allowed_origin(request: Request) -> bool:
@@ -25,8 +25,8 @@ def allowed_origin(request: Request) -> bool:
     return origin in own
 
 
-def _refuse(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _refuse(message: str, status: int) -> MaskedJSONResponse:
+    return MaskedJSONResponse({"error": message}, status_code=status)
 
 
 def playground_page(request: Request) -> Response:
@@ -70,7 +70,7 @@ async def start_batch(request: Request) -> Response:
         batch = await run_in_threadpool(playground.start, suite, list(cases))
     except BatchRefused as exc:
         return _refuse(str(exc), exc.status)
-    return JSONResponse(batch, status_code=202)
+    return MaskedJSONResponse(batch, status_code=202)
 
 
 def batch_status(request: Request) -> Response:
@@ -78,7 +78,7 @@ def batch_status(request: Request) -> Response:
     batch = playground.batch(request.path_params["batch"])
     if batch is None:
         return _refuse("no such batch", 404)
-    return JSONResponse(batch)
+    return MaskedJSONResponse(batch)
 
 
 ROUTES = [
