@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 from proctor.models.compact import compact
@@ -371,8 +372,19 @@ def read_label_file(path: Path, option: str) -> dict[str, str]:
     if text.lstrip().startswith("{"):
         import json
 
+        def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+            found: dict[str, Any] = {}
+            for key, value in items:
+                if key in found and found[key] != value:
+                    raise ConfigError(
+                        f"{option} {path}: task id {key!r} is given twice, as "
+                        f"{found[key]!r} and as {value!r}; keep one"
+                    )
+                found[key] = value
+            return found
+
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=pairs)
         except ValueError as exc:
             raise ConfigError(f"{option} {path}: not valid JSON ({exc})") from exc
         bad = [k for k, v in data.items() if not isinstance(v, str)]
@@ -380,13 +392,21 @@ def read_label_file(path: Path, option: str) -> dict[str, str]:
             raise ConfigError(f"{option} {path}: field '{bad[0]}': expected a string label")
         return dict(data)
     labels: dict[str, str] = {}
+    lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = [p.strip() for p in line.replace("\t", ",").split(",")]
         if len(parts) != 2 or not all(parts):
             raise ConfigError(f"{option} {path}:{number}: expected 'task id,label', got {line!r}")
-        labels[parts[0]] = parts[1]
+        task, label = parts
+        if task in labels and labels[task] != label:
+            raise ConfigError(
+                f"{option} {path}:{number}: task id {task!r} is labelled {label!r} here and "
+                f"{labels[task]!r} on line {lines[task]}; keep one"
+            )
+        labels[task] = label
+        lines.setdefault(task, number)
     return labels
 
 
