@@ -387,6 +387,36 @@ def test_a_link_in_workspace_dir_never_lets_the_agent_write_the_source(
     assert (app / "main.py").read_text() == "print('hi')\n"
 
 
+def test_a_symlink_loop_in_workspace_dir_is_named_once(proctor: Run, tmp_path: Path) -> None:
+    """Links are copied as what they point to, so a link to a folder holding it would be
+    copied inside itself until ELOOP: the error names that link once and says it is a loop,
+    where it used to quote a path of forty `loop/` in a row. Nothing is copied first."""
+    files = {
+        "w.eval.py": """
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("go", workspace_dir="fixtures/app")
+            eval = define_eval(plan={"turns": [{"say": "ok"}]}, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    app = root / "fixtures" / "app"
+    (app / "pkg").mkdir(parents=True)
+    (app / "main.py").write_text("print('hi')\n")
+    (app / "pkg" / "loop").symlink_to("..")
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    (record,) = out["results"]
+    assert record["status"] == "eval-error"
+    assert record["error"].startswith(
+        f"RuntimeError: workspace_dir {app}: {app / 'pkg' / 'loop'} is a symlink loop "
+        "(it points to '..', and following it leads back into a folder that holds it)"
+    ), record["error"]
+    assert record["error"].count(str(app / "pkg" / "loop")) == 1
+    assert "loop/" not in record["error"] and "Errno" not in record["error"]
+    assert "w.eval.py:4)" in record["error"]
+
+
 def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path: Path) -> None:
     files = {
         "block.eval.py": """
@@ -462,7 +492,48 @@ def test_runnable_ids_stay_unique_across_iterations(proctor: Run, tmp_path: Path
         tmp_path, {"a/index.eval.py": body.format(", iterations=2"), "a/1.eval.py": body.format("")}
     )
     listed = proctor("eval", "--dir", str(root), "--list")
-    assert listed.code == 2 and "two evals have the same id: ['a/1']" in listed.err
+    evals = root / "evals"
+    assert listed.code == 2, listed.err
+    assert (
+        f"two evals have the same id 'a/1': {evals / 'a' / '1.eval.py'}:3 and "
+        f"{evals / 'a' / 'index.eval.py'}:3 (iteration 1 of 'a')"
+    ) in listed.err
+
+
+def test_an_id_defined_twice_names_both_files_and_lines(proctor: Run, tmp_path: Path) -> None:
+    """`grp.eval.py` and `grp/index.eval.py` are both `grp`; a case `c` of `x/index.eval.py`
+    is `x/c`, as `x/c.eval.py` is: the error names each file and the line defining the id."""
+    one = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
+    cases = (
+        "from proctor.evals import define_eval, case\n"
+        "async def t(x): ...\n"
+        "e = define_eval(\n"
+        "    cases=[\n"
+        "        case(id='b', test=t),\n"
+        "        case(id='c', test=t),\n"
+        "    ]\n"
+        ")\n"
+    )
+    files = {
+        "grp.eval.py": one,
+        "grp/index.eval.py": "\n\n" + one,
+        "x/index.eval.py": cases,
+        "x/c.eval.py": one,
+    }
+    root = project(tmp_path, files)
+    evals = root / "evals"
+    for args in (["--list"], ["--no-stream", "--out", str(tmp_path / "o")]):
+        result = proctor("eval", "--dir", str(root), *args)
+        assert result.code == 2, result.err
+        assert (
+            f"two evals have the same id 'grp': {evals / 'grp' / 'index.eval.py'}:5 and "
+            f"{evals / 'grp.eval.py'}:3"
+        ) in result.err
+        assert (
+            f"two evals have the same id 'x/c': {evals / 'x' / 'c.eval.py'}:3 and "
+            f"{evals / 'x' / 'index.eval.py'}:6"
+        ) in result.err
+        assert "rename all but one" in result.err
 
 
 def test_a_turn_s_tampering_gate_sees_that_turn_s_writes(proctor: Run, tmp_path: Path) -> None:
@@ -783,3 +854,78 @@ def test_eval_files_whose_names_differ_only_in_punctuation_stay_apart(
     (root / "helper.py").write_text('NAME = "helper"\n')
     result, out = run_json(proctor, root, tmp_path)
     assert result.code == 0, [r.get("error") for r in out.get("results", [])] or result.err
+
+
+CRASH_PLAN = '{"turns": [{"say": "one"}, {"exit": 3}, {"endTurn": True}, {"say": "two"}]}'
+
+
+def test_an_agent_that_exits_in_a_turn_is_an_agent_error(proctor: Run, tmp_path: Path) -> None:
+    """An agent that exits non-zero mid-conversation crashed, whatever the gates said after:
+    `agent-error` (exit 3), as the README's statuses say; unless the test declared the exit
+    expected with `turn.expect_exit()`, when its gates decide."""
+    root = project(tmp_path, {
+        "mid.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("hi")
+                await t.send("again")
+                t.message_includes("one")
+            eval = define_eval(plan={CRASH_PLAN}, test=test)
+        """,
+        "last.eval.py": """
+            from proctor.evals import define_eval
+            PLAN = {"turns": [{"say": "one"}, {"endTurn": True}, {"say": "two"}, {"exit": 4}]}
+            async def test(t):
+                await t.send("hi")
+                await t.send("again")
+                t.message_includes("two")
+            eval = define_eval(plan=PLAN, test=test)
+        """,
+        "bare.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("hi")
+            eval = define_eval(plan={CRASH_PLAN}, test=test)
+        """,
+        "expected.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                turn = await t.send("hi")
+                turn.expect_exit()
+                t.message_includes("one")
+            eval = define_eval(plan={CRASH_PLAN}, test=test)
+        """,
+        "not-exited.eval.py": """
+            from proctor.evals import define_eval
+            async def test(t):
+                (await t.send("hi")).expect_exit()
+            eval = define_eval(plan={"turns": [{"say": "one"}]}, test=test)
+        """,
+    })  # fmt: skip
+    result, out = run_json(proctor, root, tmp_path, "mid", "last", "bare")
+    assert result.code == 3, result.err  # errors, and no failed gate
+    by_id = {r["id"]: r for r in out["results"]}
+    assert {i: r["status"] for i, r in by_id.items()} == dict.fromkeys(
+        ["bare", "last", "mid"], "agent-error"
+    )
+    # A terminal session's exit code is known when it ends; the reason names it and the turn.
+    assert by_id["mid"]["reason"] == "agent exited with code 3 before its turn ended (turn 1 of 2)"
+    assert by_id["last"]["reason"] == (
+        "agent exited with code 4 before its turn ended (turn 2 of 2)"
+    )
+    trial = json.loads(
+        (Path(out["runDir"]) / "trials/mid/scripted/default/1/trial.json").read_text()
+    )
+    assert trial["status"] == "agent-error" and trial["exitCode"] == 3
+    suite = json.loads((Path(out["runDir"]) / "suite.json").read_text())
+    assert suite["exitCode"] == 3 and suite["totals"]["statusCounts"] == {"agent-error": 3}
+
+    result, out = run_json(proctor, root, tmp_path, "expected", "not-exited")
+    assert result.code == 1, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    assert by_id["expected"]["status"] == "passed", by_id["expected"]
+    names = [a["name"] for a in by_id["expected"]["assertions"]]
+    assert names == ["turn 1: expect_exit()", "message_includes('one')"]
+    failed = by_id["not-exited"]
+    assert failed["status"] == "failed" and failed["assertions"][0]["passed"] is False
+    assert failed["assertions"][0]["message"] == "the turn ended: turn-end"

@@ -49,6 +49,9 @@ class Talked:
     """Why the conversation itself failed (not the agent), when it did."""
     turns_done: int = 0
     """Turns that ended normally."""
+    agent_error: str | None = None
+    """Why the agent failed in a turn the conversation did not expect it to (it exited, or
+    its own output reported an error), when it did: the trial is then ``agent-error``."""
 
 
 Conversation = Callable[[Talk], Talked]

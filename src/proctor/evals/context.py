@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -26,6 +27,10 @@ from proctor.evaluators.gates.vocabulary import Gates
 from proctor.models.trajectory import AssistantText, Event, UserMessage
 from proctor.workspace.diff import snapshot, unified_diff
 
+EXITED = "agent exited before its turn ended"
+"""The reason of a turn the agent exited in, its exit code not known yet (a terminal
+session's is known when the session ends; the verdict puts it in)."""
+
 
 @dataclass
 class TurnState:
@@ -38,6 +43,28 @@ class TurnState:
     """The user message that started the turn."""
     diff: str | None = None
     """What changed in the workspace during the turn (unified diff)."""
+    exit_code: int | None = None
+    """The agent's exit code as the driver knew it when the turn ended (headless: that turn's
+    process; a terminal session's is known only when the session ends)."""
+    failure: str | None = None
+    """Why the agent failed, as its own output said (headless, ACP), when the turn exited."""
+    exit_expected: bool = False
+    """The test declared the agent's exit in this turn expected (``turn.expect_exit()``): an
+    exit it did not declare makes the trial ``agent-error``."""
+
+    def agent_failure(self, of: int) -> str | None:
+        """Why the agent failed in this turn (of ``of``), when it exited and the test did not
+        say it expected that."""
+        if self.outcome.kind != "exited" or self.exit_expected:
+            return None
+        # Worded as a case folder's agent-error is (the agent's own failure first).
+        if self.failure:
+            why = self.failure
+        elif self.exit_code is not None and self.exit_code != 0:
+            why = f"agent exited with code {self.exit_code} before its turn ended"
+        else:
+            why = EXITED  # a terminal session's code is known when the session ends
+        return f"{why} (turn {self.index} of {of})"
 
 
 class TurnResult(Gates):
@@ -84,6 +111,14 @@ class TurnResult(Gates):
         """Gate: this turn completed."""
         return self._gate("expect_ok()", self.ok, f"the turn ended: {self.outcome}")
 
+    def expect_exit(self) -> Handle:
+        """Gate: the agent exited (or failed) in this turn instead of completing it. Without
+        it, an agent that exits in a turn makes the trial ``agent-error``; with it, the exit
+        is what the test meant to provoke, and the gates decide."""
+        self._state.exit_expected = True
+        exited = self._state.outcome.kind == "exited"
+        return self._gate("expect_exit()", exited, f"the turn ended: {self.outcome}")
+
     def _events(self) -> list[Event]:
         return self._state.events
 
@@ -106,6 +141,36 @@ class TurnResult(Gates):
         assertion.turn = self.index
         assertion.name = f"turn {self.index}: {assertion.name}"
         return self._t._record(assertion)
+
+
+def _symlink_loop(root: Path) -> Path | None:
+    """The first link under ``root`` (in name order, depth first) that leads back into a
+    folder it is in, following links as a copy that copies them as what they point to does:
+    where such a copy would go round until the system refuses. None when there is none."""
+    # (folder, the real folders it is in, the innermost link on the way to it)
+    stack: list[tuple[str, tuple[str, ...], str | None]] = [
+        (str(root), (os.path.realpath(root),), None)
+    ]
+    while stack:
+        folder, above, via = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue  # the copy reports what it cannot read
+        below = []
+        for entry in entries:
+            try:
+                if not entry.is_dir():  # follows links; a dangling link or a file is no loop
+                    continue
+                link = entry.path if entry.is_symlink() else via
+            except OSError:
+                continue
+            real = os.path.realpath(entry.path)
+            if real in above:  # back in a folder above: the innermost link closed the loop
+                return Path(link or entry.path)
+            below.append((entry.path, (*above, real), link))
+        stack.extend(reversed(below))
+    return None
 
 
 @dataclass
@@ -211,9 +276,27 @@ class TestContext(Gates):
                 raise RuntimeError(f"workspace_dir {source}: not a folder")
             # Links are copied as what they point to: a link kept as a link would let the
             # agent write through it into the source (or anywhere else).
-            shutil.copytree(
-                source, workspace, dirs_exist_ok=True, symlinks=False, ignore_dangling_symlinks=True
-            )
+            try:
+                shutil.copytree(
+                    source,
+                    workspace,
+                    dirs_exist_ok=True,
+                    symlinks=False,
+                    ignore_dangling_symlinks=True,
+                )
+            except (shutil.Error, OSError):
+                # A link copied as what it points to is copied inside itself until the system
+                # refuses (ELOOP), naming a path of forty "loop/" in a row: name the link. The
+                # tree is walked for it only here, so a good fixture is not walked twice.
+                loop = _symlink_loop(source)
+                if loop is None:
+                    raise
+                points = f"it points to {os.readlink(loop)!r}, and " if loop.is_symlink() else ""
+                raise RuntimeError(
+                    f"workspace_dir {source}: {loop} is a symlink loop ({points}following it "
+                    "leads back into a folder that holds it); links are copied as what they "
+                    "point to, so remove the link or point it elsewhere"
+                ) from None
         for rel, text in (files or {}).items():
             target = (workspace / rel).resolve()
             if not target.is_relative_to(workspace.resolve()):
@@ -248,10 +331,30 @@ class TestContext(Gates):
         self._events_all = events
         text = "\n".join(e.text for e in new if isinstance(e, AssistantText) and e.text)
         diff = unified_diff(before, snapshot(talk.workspace))
+        log = talk.driver.log
         self._turns.append(
-            TurnState(len(self._turns) + 1, text, outcome, new, session_id, message, diff)
+            TurnState(
+                len(self._turns) + 1,
+                text,
+                outcome,
+                new,
+                session_id,
+                message,
+                diff,
+                exit_code=log.exit_code,
+                failure=log.failure if outcome.kind == "exited" else None,
+            )
         )
         return outcome
+
+    def _agent_failure(self) -> str | None:
+        """Why the agent failed in the first turn it exited in that the test did not declare
+        (``turn.expect_exit()``), or None."""
+        for state in self._turns:
+            why = state.agent_failure(len(self._turns))
+            if why is not None:
+                return why
+        return None
 
     # -- gates' plumbing -------------------------------------------------------------------
 

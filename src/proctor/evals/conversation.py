@@ -107,6 +107,9 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             skipped=skipped,
             error=error,
             turns_done=sum(1 for turn in turns if turn.ok),
+            # An agent that exits in any turn, not only the last, crashed: agent-error, unless
+            # the test declared that exit expected (turn.expect_exit()).
+            agent_error=t._agent_failure(),
         )
 
     return converse

@@ -6,11 +6,14 @@ the file when something is wrong."""
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 TestFn = Callable[[Any], Awaitable[None]]
+Origin = tuple[str, int]
+"""The file and line a definition was made at (its caller's frame)."""
 MAX_ITERATIONS = 100
 MAX_CONCURRENCY = 200
 
@@ -31,6 +34,8 @@ class EvalCase:
     agent: str | None = None
     judge: str | None = None
     qna: str | None = None
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+    """Where ``case(...)`` was called."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class EvalDefinition:
     test: TestFn | None = None
     cases: tuple[EvalCase, ...] = ()
     qna: str | None = None
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+    """Where ``define_eval(...)`` was called."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,16 @@ class EvalConfig:
     agent: str | None = None
     model: str | None = None
     reporters: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _origin() -> Origin | None:
+    """The file and line that called the ``define_eval``/``case`` this is called from: an
+    error about the definition (a repeated id) can then point at it."""
+    try:
+        frame = sys._getframe(2)
+    except ValueError:
+        return None
+    return frame.f_code.co_filename, frame.f_lineno
 
 
 def _tags(tags: Sequence[str] | None, where: str) -> tuple[str, ...]:
@@ -129,6 +146,7 @@ def case(
         agent=_text(agent, "agent", where),
         judge=_text(judge, "judge", where),
         qna=_qna(qna, where),
+        origin=_origin(),
     )
 
 
@@ -175,6 +193,7 @@ def define_eval(
         test=_test(test, where) if test is not None else None,
         cases=found,
         qna=_qna(qna, where),
+        origin=_origin(),
     )
 
 

@@ -22,6 +22,7 @@ from proctor.evals.define import (
     EvalConfig,
     EvalDefinition,
     EvalDefinitionError,
+    Origin,
     TestFn,
 )
 from proctor.evals.loaders import set_project_root
@@ -49,6 +50,14 @@ class EvalPoint:
     qna: str | None = None
     """The answering policy (a ``qna.md``'s text) for the agent's questions and permission
     requests; unset, nothing is answered and a turn that asks parks."""
+    line: int | None = None
+    """The line of ``file`` that defines it (its ``case(...)``, else its ``define_eval(...)``),
+    when known."""
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (or the file alone) for messages that name the eval."""
+        return f"{self.file}:{self.line}" if self.line else str(self.file)
 
     def ids(self) -> list[str]:
         """The runnable ids: the id itself, or one per iteration."""
@@ -151,6 +160,14 @@ def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
     return next(iter(values.values()))
 
 
+def _line(origin: Origin | None, path: Path) -> int | None:
+    """The line of ``origin`` when it is in ``path`` (a definition made by a helper module
+    has its line there, not in the eval file)."""
+    if origin is None or Path(origin[0]) != path:
+        return None
+    return origin[1]
+
+
 def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]:
     d = definition
     if d.test is not None:
@@ -167,6 +184,7 @@ def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]
                 d.plan,
                 d.judge,
                 d.qna,
+                _line(d.origin, path),
             )
         ]
     return [
@@ -182,6 +200,7 @@ def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]
             c.plan if c.plan is not None else d.plan,
             c.judge or d.judge,
             c.qna if c.qna is not None else d.qna,
+            _line(c.origin, path) or _line(d.origin, path),
         )
         for c in d.cases
     ]
@@ -198,15 +217,12 @@ def discover(root: Path) -> EvalProject:
         module = _import(path, root)
         definition = _one(module, EvalDefinition, path, "define_eval(...)")
         points += _points(definition, file_id(evals_dir, path), path)
-    ids = [i for p in points for i in {p.id, *p.ids()}]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
-    if dupes:
-        raise ConfigError(f"{evals_dir}: two evals have the same id: {dupes}")
+    _refuse_repeated_ids(evals_dir, points)
     names = [p.case_name for p in points]
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
         # (a.b/c next to a/b.c, say): name the evals and their files, not only the folder.
-        both = [f"{p.id} ({p.file})" for p in points if p.case_name == clash[0]]
+        both = [f"{p.id} ({p.where})" for p in points if p.case_name == clash[0]]
         raise ConfigError(
             f"{evals_dir}: {' and '.join(both)} would share the results folder {clash[0]!r}; "
             "rename one of them"
@@ -220,6 +236,29 @@ def discover(root: Path) -> EvalProject:
     return EvalProject(
         root, sorted(points, key=lambda p: p.id), config, config_file if config else None
     )
+
+
+_HOW_MANY = {2: "two", 3: "three"}
+
+
+def _refuse_repeated_ids(evals_dir: Path, points: Sequence[EvalPoint]) -> None:
+    """A ConfigError naming every file (and line) that defines an id another eval defines
+    too: ``builds.eval.py`` and ``builds/index.eval.py`` are both ``builds``; ``a`` with
+    ``iterations=2`` has ``a/1``, as ``a/1.eval.py`` does."""
+    claims: dict[str, list[str]] = {}
+    for point in points:
+        for rid in dict.fromkeys([point.id, *point.ids()]):
+            how = "" if rid == point.id else f" (iteration {rid.rsplit('/', 1)[1]} of {point.id!r})"
+            claims.setdefault(rid, []).append(point.where + how)
+    repeated = sorted((rid, where) for rid, where in claims.items() if len(where) > 1)
+    if not repeated:
+        return
+    told = "; ".join(
+        f"{_HOW_MANY.get(len(where), str(len(where)))} evals have the same id {rid!r}: "
+        + " and ".join(where)
+        for rid, where in repeated
+    )
+    raise ConfigError(f"{evals_dir}: {told}; an id names one eval, so rename all but one")
 
 
 def _under(run_id: str, wanted: str) -> bool:

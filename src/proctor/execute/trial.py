@@ -112,6 +112,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
             error=talked.error,
             turns_done=talked.turns_done,
             timeout_sec=spec.case.timeout_sec,
+            agent_error=talked.agent_error,
         )
         return
     done.verdict = decide(

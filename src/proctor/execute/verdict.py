@@ -133,10 +133,19 @@ def talked_verdict(
     error: str | None,
     turns_done: int,
     timeout_sec: float,
+    agent_error: str | None = None,
 ) -> Verdict:
-    """The verdict of a trial an eval written as code drove: its gates decide, not the agent's
-    last turn (a turn the test expected to fail or to park is its business). The test's own
-    error is ``eval-error``; running out of time, ``timeout``; ``t.skip``, ``skipped``."""
+    """The verdict of a trial an eval written as code drove: its gates decide, not how the
+    agent's last turn ended (a turn the test expected to park is its business). An agent that
+    failed in a turn (``agent_error``: it exited, in any turn, without the test declaring that
+    exit expected) is ``agent-error``, as in every trial; the test's own error is
+    ``eval-error``; running out of time, ``timeout``; ``t.skip``, ``skipped``."""
+    if agent_error is not None and skipped is None:
+        reason = agent_error
+        if outcome.kind == "exited" and exit_code:  # a terminal session's, known at its end
+            known = f"agent exited with code {exit_code} before its turn ended"
+            reason = reason.replace("agent exited before its turn ended", known, 1)
+        return Verdict("agent-error", None, None, reason)
     if error is not None:
         return Verdict("eval-error", None, None, error)
     if outcome.kind == "timeout":

@@ -205,6 +205,17 @@ def exit_code_for(
             ExitCode.OK,
             f"not evaluated: {unevaluated} trial(s) ran and were recorded; nothing was gated",
         )
+    # A group left without a scored trial here was skipped (an eval's t.skip, trials not
+    # evaluated): it has no gate that passed, and saying so would be untrue.
+    unscored = sum(1 for g in groups if not g.scored)
+    if unscored == len(groups):
+        return ExitCode.OK, "nothing was gated: every trial was skipped"
+    if unscored:
+        return (
+            ExitCode.OK,
+            f"every scored group passed its gate; {unscored} group(s) not gated: every "
+            "trial skipped",
+        )
     return ExitCode.OK, "every group passed its gate"
 
 

@@ -148,15 +148,19 @@ def render_markdown(
     """The Markdown report. ``folders`` (records pooled from several runs) names each trial's
     folder by its run, since the pooled repeats are numbered on across runs."""
     t = suite.totals
+    skipped = _skipped_groups(suite, records)
+    # Exit 0 with nothing scored passed no gate: the reason says what happened instead.
+    means = meaning(suite.exit_code) if suite.exit_code or t.scored else ""
+    not_gated = f"; {len(skipped)} not gated: every trial skipped" if skipped else ""
     lines = [
         f"# proctor run {suite.run_id}",
         "",
-        f"**Exit code {suite.exit_code}** ({meaning(suite.exit_code)}): {suite.exit_reason}.",
+        f"**Exit code {suite.exit_code}**{f' ({means})' if means else ''}: {suite.exit_reason}.",
         "",
         f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
         f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "
         f"error statuses excluded)",
-        f"- Groups passing the gate: {t.groups_passed}/{t.groups}",
+        f"- Groups passing the gate: {t.groups_passed}/{t.groups}{not_gated}",
         f"- Mean score: {_num(t.scores.mean)} (n={t.scores.n})",
         f"- Time: {_secs(t.wall_ms)} wall; {_secs(t.time.total_ms)} in trials "
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
@@ -223,7 +227,9 @@ def render_markdown(
         sd = f" ± {g.stddev:.1f}" if g.stddev is not None else ""
         verdict = "pass" if g.gate_passed else "FAIL"
         failed = [c.message for c in g.gate_checks if not c.passed]
-        if failed:
+        if (g.case, g.agent, g.condition) in skipped:
+            verdict = "not gated (every trial skipped)"
+        elif failed:
             verdict += " (" + "; ".join(failed) + ")"
         elif not g.scored:
             verdict = "FAIL (no scored trials)"
@@ -253,6 +259,25 @@ def render_markdown(
     lines += _outcomes(suite)
     lines += _by_source(suite.totals)
     return "\n".join(lines) + "\n"
+
+
+def _skipped_groups(
+    suite: SuiteRecord, records: Sequence[TrialRecord]
+) -> set[tuple[str, str, str]]:
+    """The groups whose every trial was skipped (an eval's ``t.skip``, not evaluated): no
+    gate applies to them. A group a person excluded by hand is not one: it fails its gate."""
+    kept = {  # groups with a trial nobody excluded
+        (r.case, r.agent, r.condition)
+        for r in records
+        if r.annotation is None or r.annotation.verdict != "excluded"
+    }
+    return {
+        (g.case, g.agent, g.condition)
+        for g in suite.groups
+        if not g.scored
+        and set(g.status_counts) == {"skipped"}
+        and (g.case, g.agent, g.condition) in kept
+    }
 
 
 def _where(record: TrialRecord, folders: Mapping[tuple[str, str, str, int], Path] | None) -> str:

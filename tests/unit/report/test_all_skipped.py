@@ -1,0 +1,70 @@
+"""A run whose trials were all skipped passed no gate: the exit reason, ``suite.md`` and the
+Markdown report say nothing was gated, never that every group passed its gate next to 0/1."""
+
+from __future__ import annotations
+
+from proctor.models.config import Gate
+from proctor.models.trial import TrialAnnotation, TrialRecord
+from proctor.report.aggregate import aggregate
+from proctor.report.markdown import render_markdown
+
+GATE = Gate(min_pass_rate=1.0)
+
+
+def rec(case: str, status: str, repeat: int = 1) -> TrialRecord:
+    return TrialRecord(
+        case=case,
+        agent="a",
+        repeat=repeat,
+        status=status,  # type: ignore[arg-type]
+        passed=status == "passed",
+        score=100.0 if status == "passed" else None,
+        reason="not today" if status == "skipped" else "ok",
+    )
+
+
+def test_every_trial_skipped_says_nothing_was_gated() -> None:
+    records = [rec("s", "skipped"), rec("s", "skipped", 2)]
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_code == 0
+    assert suite.exit_reason == "nothing was gated: every trial was skipped"
+    text = render_markdown(suite, records)
+    assert "every group passed its gate" not in text and "every gate passed" not in text
+    assert "**Exit code 0**: nothing was gated: every trial was skipped." in text
+    assert "- Groups passing the gate: 0/1; 1 not gated: every trial skipped" in text
+    row = next(line for line in text.splitlines() if line.startswith("| s |"))
+    assert row.endswith("| not gated (every trial skipped) |") and "FAIL" not in row
+
+
+def test_some_groups_skipped_names_them_apart() -> None:
+    records = [rec("p", "passed"), rec("s", "skipped")]
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_code == 0
+    assert suite.exit_reason == (
+        "every scored group passed its gate; 1 group(s) not gated: every trial skipped"
+    )
+    text = render_markdown(suite, records)
+    assert "**Exit code 0** (every gate passed): every scored group passed" in text
+    assert "- Groups passing the gate: 1/2; 1 not gated: every trial skipped" in text
+
+
+def test_a_run_that_scored_everything_keeps_its_wording() -> None:
+    """The control: nothing skipped, every gate passed."""
+    records = [rec("p", "passed")]
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_reason == "every group passed its gate"
+    text = render_markdown(suite, records)
+    assert "**Exit code 0** (every gate passed): every group passed its gate." in text
+    assert "- Groups passing the gate: 1/1\n" in text
+
+
+def test_a_group_excluded_by_hand_still_fails_its_gate() -> None:
+    records = [rec("p", "passed"), rec("x", "skipped")]
+    records[1].annotation = TrialAnnotation(
+        trial="x/a/default/1", verdict="excluded", note="wrong task", at="t"
+    )
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_code == 1
+    text = render_markdown(suite, records)
+    row = next(line for line in text.splitlines() if line.startswith("| x |"))
+    assert "FAIL" in row and "not gated" not in text
