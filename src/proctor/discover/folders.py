@@ -4,7 +4,8 @@ A case folder holds ``prompt.md`` and ``config.json`` (required) and optionally 
 ``src/`` (the fixture), ``qna.md`` (question policy), ``evaluation.md`` (judge rubric) and
 ``plan.json`` (the scripted agent's plan). A folder missing a required file, or with one that
 cannot be read, is skipped with a reason; a file that is present but wrong (malformed JSON, an
-unknown key, an unknown evaluator, an unsafe ``src.zip``) is a :class:`ConfigError`.
+unknown key, an unknown evaluator, an unsafe, unreadable or oversized ``src.zip``) is a
+:class:`ConfigError`.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from pydantic import ValidationError
 
 from proctor.discover.files import Unreadable, read_optional, read_text
 from proctor.discover.qna import QnaError, parse_qna_rules
-from proctor.errors import ConfigError, DiscoveryError, WorkspaceError
+from proctor.errors import ConfigError, DiscoveryError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case, SkippedCase
 from proctor.models.config import CaseConfig
 from proctor.models.errors_format import describe_validation_errors
 from proctor.models.loading import parse_json_text
 from proctor.scripted.plan import PlanError, validate_plan
-from proctor.workspace.fixture import check_zip
+from proctor.workspace.archive import ZipFixtureError, check_zip
 
 REQUIRED = ("prompt.md", "config.json")
 CASE_MARKERS = ("prompt.md", "config.json")
@@ -134,8 +135,11 @@ def _fixture(folder: Path) -> tuple[Path | None, Any]:
     if zipped.is_file():
         try:
             check_zip(zipped)
-        except WorkspaceError as exc:
-            raise ConfigError(f"unsafe src.zip: {exc}") from exc
+        except ZipFixtureError as exc:
+            # An inline run's src.zip is a link to the user's --src: name the zip itself too.
+            said = f"{exc} (src.zip links to {os.path.realpath(zipped)})"
+            lead = "unsafe" if exc.unsafe else "unusable"
+            raise ConfigError(f"{lead} src.zip: {said if zipped.is_symlink() else exc}") from exc
         return zipped, "zip"
     if tree.is_dir():
         inside = os.path.realpath(tree)

@@ -1,14 +1,17 @@
 """Materialising a case's fixture into a fresh workspace, safely.
 
-Zip entries that would land outside the workspace (absolute paths, ``..``, or a path through the
-archive's own symlinks that leads out) and symbolic links that point outside it are refused with
-a :class:`WorkspaceError` naming the entry. Extraction checks again, on the real file system,
-before every write: regular entries are written first and symlinks last, so no write can follow a
-link out of the workspace even when the archive-level check misses a trick.
+A zip fixture is first checked by :func:`proctor.workspace.archive.check_zip` (entries that
+would land outside the workspace, symlinks pointing outside it, encrypted or unreadable entries,
+an expanded size above the cap), each refused with a :class:`WorkspaceError` naming the zip and
+the entry. Extraction checks again, on the real file system, before every write: regular entries
+are written first and symlinks last, so no write can follow a link out of the workspace even when
+the archive-level check misses a trick; a damaged entry, or one holding more than the zip
+declares, stops it with the same kind of sentence.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -19,20 +22,25 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from proctor.errors import WorkspaceError
 from proctor.util.files import remove_tree
+from proctor.workspace.archive import (
+    ExpansionBudget,
+    ZipFixtureError,
+    check_zip,
+    is_symlink_entry,
+    link_target,
+    member_chunks,
+    open_zip,
+    shown,
+)
 from proctor.workspace.diff import FileStats, scan
 
-# As many symlinks as one path may pass through before it is treated as a loop (Linux's limit).
-_MAX_LINK_HOPS = 40
-
-
-def _is_symlink_entry(info: zipfile.ZipInfo) -> bool:
-    return stat.S_ISLNK(info.external_attr >> 16)
+__all__ = ["check_zip", "materialise_fixture", "symlinks_under", "zip_template"]
 
 
 def _inside(root: Path, target: Path) -> bool:
@@ -48,149 +56,94 @@ def _escapes(root: Path, target: Path) -> bool:
     return not _inside(Path(os.path.realpath(root)), target)
 
 
-def _follow(path: PurePosixPath, links: Mapping[PurePosixPath, str]) -> PurePosixPath | None:
-    """Where the archive-relative ``path`` leads once the archive's own symlinks are followed.
-
-    Components are resolved the way the kernel does once the archive is extracted: a symlink is
-    replaced by its target before a later ``..`` applies. None when the path leaves the root or
-    a link is absolute. A loop stops being followed, as ``os.path.realpath`` does.
-    """
-    pending = list(reversed(path.parts))
-    here: list[str] = []
-    hops = 0
-    while pending:
-        part = pending.pop()
-        if part == "..":
-            if not here:
-                return None
-            here.pop()
-            continue
-        here.append(part)
-        link = links.get(PurePosixPath(*here))
-        if link is None or hops >= _MAX_LINK_HOPS:
-            continue
-        if link.startswith("/"):
-            return None
-        hops += 1
-        here.pop()
-        pending.extend(reversed(PurePosixPath(link).parts))
-    return PurePosixPath(*here)
-
-
-def _link_targets(zf: zipfile.ZipFile) -> dict[PurePosixPath, str]:
-    return {
-        PurePosixPath(info.filename): zf.read(info).decode("utf-8", "replace")
-        for info in zf.infolist()
-        if _is_symlink_entry(info)
-    }
-
-
-def _check_entry(path: Path, info: zipfile.ZipInfo, links: Mapping[PurePosixPath, str]) -> None:
-    name = info.filename
-    parts = PurePosixPath(name.replace("\\", "/")).parts
-    lexically_out = name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts
-    if lexically_out or _follow(PurePosixPath(name).parent, links) is None:
-        raise WorkspaceError(f"{path}: entry '{name}' would be written outside the workspace")
-    if _is_symlink_entry(info):
-        link = links[PurePosixPath(name)]
-        if link.startswith("/") or _follow(PurePosixPath(name).parent / link, links) is None:
-            raise WorkspaceError(
-                f"{path}: symlink entry '{name}' points outside the workspace ({link})"
-            )
-
-
-def check_zip(path: Path) -> None:
-    """Raise WorkspaceError when ``path`` is not a zip or has an entry escaping its root."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            links = _link_targets(zf)
-            for info in zf.infolist():
-                _check_entry(path, info, links)
-            _check_shapes(path, zf.infolist())
-    except zipfile.BadZipFile as exc:
-        raise WorkspaceError(f"{path}: not a valid zip file ({exc})") from exc
-    except OSError as exc:
-        raise WorkspaceError(f"{path}: cannot be read ({exc})") from exc
-
-
-def _check_shapes(path: Path, entries: list[zipfile.ZipInfo]) -> None:
-    """No entry is both a file and the folder of another entry (``x`` and ``x/y.txt``): no
-    workspace can hold both."""
-    files = {
-        PurePosixPath(info.filename.replace("\\", "/")).as_posix()
-        for info in entries
-        if not info.is_dir()
-    }
-    for info in entries:
-        for parent in PurePosixPath(info.filename.replace("\\", "/")).parents:
-            if parent.as_posix() in files:
-                raise WorkspaceError(
-                    f"{path}: entry '{parent}' is a file, and entry '{info.filename}' needs it "
-                    "to be a folder"
-                )
-
-
 def _refuse_outside(path: Path, info: zipfile.ZipInfo, root: Path, written: Path) -> None:
     """Raise when ``written``, the real place the entry's write would touch, is outside root."""
     if not _inside(root, written):
-        raise WorkspaceError(
-            f"{path}: entry '{info.filename}' would be written outside the workspace"
+        raise ZipFixtureError(
+            f"{path}: entry '{info.filename}' would be written outside the workspace",
+            unsafe=True,
         )
 
 
-def _write_entry(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: Path) -> None:
-    """Write one directory or regular file; its real path is checked right before the write."""
+def _write_entry(
+    zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: Path, budget: ExpansionBudget
+) -> None:
+    """Write one directory or regular file; its real path is checked right before the write.
+    The file system refusing the write (a name too long, a full disk) is a WorkspaceError."""
     target = root / info.filename
     _refuse_outside(path, info, root, target)
-    if info.is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with zf.open(info) as src, open(target, "wb") as out:
-        shutil.copyfileobj(src, out)
-    mode = (info.external_attr >> 16) & 0o777
-    if mode:
-        os.chmod(target, mode | stat.S_IRUSR | stat.S_IWUSR)
-    # The entry's own time, as unzip sets it: a workspace snapshot then tells the files the
-    # agent did not touch by their times (a file written moments ago must be kept aside).
-    stamp = time.mktime((*info.date_time, 0, 0, -1))
-    os.utime(target, (stamp, stamp))
+    try:
+        if info.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "wb") as out:
+            for piece in member_chunks(zf, path, info, budget):  # reading errors: its own
+                out.write(piece)
+        mode = (info.external_attr >> 16) & 0o777
+        if mode:
+            os.chmod(target, mode | stat.S_IRUSR | stat.S_IWUSR)
+        # The entry's own time, as unzip sets it: a workspace snapshot then tells the files
+        # the agent did not touch by their times (a file written moments ago must be kept
+        # aside).
+        stamp = time.mktime((*info.date_time, 0, 0, -1))
+        os.utime(target, (stamp, stamp))
+    except OSError as exc:
+        raise WorkspaceError(
+            f"{path}: entry '{info.filename}' cannot be written into the workspace "
+            f"({exc.strerror or exc})"
+        ) from exc
 
 
-def _write_link(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: Path) -> None:
+def _write_link(
+    zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, root: Path, budget: ExpansionBudget
+) -> None:
     """Create one symlink; creating it follows only its parent, so the parent is checked."""
     target = root / info.filename
     _refuse_outside(path, info, root, target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.symlink(os.fsdecode(zf.read(info)), target)
+        os.symlink(link_target(zf, path, info, budget), target)
     except OSError as exc:
-        raise WorkspaceError(
+        raise ZipFixtureError(
             f"{path}: symlink entry '{info.filename}' cannot be created ({exc.strerror})"
         ) from exc
 
 
 def _extract_zip(path: Path, dest: Path) -> None:
     """Extract ``path`` into ``dest``: directories and files first, symlinks last, so that no
-    write passes through a link the archive itself made."""
+    write passes through a link the archive itself made. Stops once it has written more than
+    the cap (:data:`proctor.workspace.archive.MAX_ZIP_EXPANDED_BYTES`), whatever the entries
+    declare."""
     check_zip(path)
     root = Path(os.path.realpath(dest))
-    with zipfile.ZipFile(path) as zf:
+    budget = ExpansionBudget(path)
+    with open_zip(path) as zf:
         entries = zf.infolist()
-        links = [info for info in entries if _is_symlink_entry(info)]
+        links = [info for info in entries if is_symlink_entry(info)]
         for info in entries:
-            if not _is_symlink_entry(info):
-                _write_entry(zf, path, info, root)
+            if not is_symlink_entry(info):
+                _write_entry(zf, path, info, root, budget)
         for info in links:
-            _write_link(zf, path, info, root)
+            _write_link(zf, path, info, root, budget)
     # A later link can redirect an earlier one, so each is judged once all exist.
     for info in links:
         if not _inside(root, root / info.filename):
-            raise WorkspaceError(
+            raise ZipFixtureError(
                 f"{path}: symlink entry '{info.filename}' points outside the workspace "
-                f"({os.readlink(root / info.filename)})"
+                f"({shown(os.readlink(root / info.filename))})",
+                unsafe=True,
             )
     _strip_single_root(dest)
+    # Unwrapping a single top folder moves its links up a level: judged again where they are.
+    for link in symlinks_under(dest):
+        if _escapes(dest, Path(link)):
+            raise ZipFixtureError(
+                f"{path}: symlink entry '{os.path.relpath(link, dest)}' points outside the "
+                "workspace once the zip's single top folder is unwrapped "
+                f"({shown(os.readlink(link))})",
+                unsafe=True,
+            )
 
 
 def _strip_single_root(dest: Path) -> None:
@@ -384,15 +337,23 @@ def zip_template(archive: Path, templates: Path) -> Path:
     others wait on a lock, reused as long as the archive's size and time are the same.
 
     A trial's workspace is then a copy of the template (never a link to it), and its snapshot
-    reads the content the agent found from the template instead of keeping a copy of it.
+    reads the content the agent found from the template instead of keeping a copy of it. An
+    archive that cannot be extracted (a corrupt entry, more than the cap) is tried once: the
+    trials after are refused with the same sentence, without reading it again.
     """
-    st = os.stat(archive)
+    try:
+        st = os.stat(archive)
+    except OSError as exc:
+        raise ZipFixtureError(f"{archive}: cannot be read ({exc.strerror or exc})") from exc
     name = hashlib.sha256(f"{os.path.realpath(archive)}|{st.st_size}|{st.st_mtime_ns}".encode())
     template = templates / name.hexdigest()[:32]
     done = templates / f"{template.name}.complete"
+    failed = templates / f"{template.name}.failed"
     templates.mkdir(parents=True, exist_ok=True)
     with open(templates / f"{template.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if failed.exists():
+            raise ZipFixtureError(failed.read_text(encoding="utf-8", errors="replace"))
         if not done.exists():
             if template.exists():
                 remove_tree(template, strict=True)  # a trial died while extracting it
@@ -401,6 +362,10 @@ def zip_template(archive: Path, templates: Path) -> Path:
                 (partial / "tree").mkdir()
                 _extract_zip(archive, partial / "tree")
                 (partial / "tree").rename(template)
+            except ZipFixtureError as exc:  # the zip's own fault: the next trial's too
+                with contextlib.suppress(OSError):  # the sentence still reaches this trial
+                    failed.write_text(str(exc), encoding="utf-8", errors="replace")
+                raise
             finally:
                 remove_tree(partial)
             done.touch()
