@@ -68,3 +68,20 @@ def test_a_group_excluded_by_hand_still_fails_its_gate() -> None:
     text = render_markdown(suite, records)
     row = next(line for line in text.splitlines() if line.startswith("| x |"))
     assert "FAIL" in row and "not gated" not in text
+
+
+def test_the_html_report_shows_a_skipped_group_as_not_gated() -> None:
+    from proctor.report.html import render_html
+
+    records = [rec("p", "passed"), rec("s", "skipped"), rec("e", "infra-error")]
+    suite = aggregate(records, GATE, run_id="r")
+    html = render_html(suite, records)
+    gate = html[html.index('id="gate"') : html.index('id="matrix"')]
+    assert 's · a · default</td><td colspan="4">not gated: every trial skipped' in gate
+    # The control: a group whose trials errored still lists the check it did not pass.
+    assert "e · a · default</td><td>minPassRate</td>" in gate
+    matrix = html[html.index('id="matrix"') :]
+    row = matrix[matrix.index('data-case="s"') :]
+    assert row[: row.index("</tr>")].endswith('<span class="muted">–</span></td>')
+    row = matrix[matrix.index('data-case="e"') :]
+    assert "<strong>failed</strong>" in row[: row.index("</tr>")]
