@@ -170,6 +170,26 @@ def test_report_on_a_folder_without_trials(proctor: Any, tmp_path: Path) -> None
     assert result.code == 2 and "is this a run folder?" in result.err
 
 
+def test_an_add_on_zip_is_checked_as_a_src_zip_is(proctor: Any, tmp_path: Path) -> None:
+    import zipfile
+
+    cases = tmp_path / "cases"
+    write_case(cases, "p", config={"provision": {"skills": [{"name": "s", "path": "skill.zip"}]}})
+    skill = cases / "p" / "skill.zip"
+    with zipfile.ZipFile(skill, "w") as zf:
+        zf.writestr("s/SKILL.md", "# a skill\n")
+    assert proctor("validate", "--source", str(cases)).code == 0  # the control: a good zip
+    skill.write_bytes(b"PK\x03\x04 not a zip at all")
+    result = proctor("validate", "--source", str(cases))
+    assert result.code == 2 and "field 'provision.skills[0].path'" in result.err
+    assert "not a valid zip file" in result.err and "Traceback" not in result.err
+    skill.unlink()
+    (cases / "p" / "skill.txt").write_text("a file\n")
+    write_case(cases, "p", config={"provision": {"skills": [{"name": "s", "path": "skill.txt"}]}})
+    result = proctor("validate", "--source", str(cases))
+    assert result.code == 2 and "is neither a folder nor a .zip" in result.err
+
+
 def test_help_lists_commands(proctor: Any) -> None:
     result = proctor("--help")
     assert result.code == 0

@@ -14,11 +14,13 @@ from proctor.agents.credentials import problem as credentials_problem
 from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
 from proctor.models.plan import Mode, ResolvedCase, TrialSpec
+from proctor.workspace.archive import ZipFixtureError, check_zip
 
 
 def check_provision(provision: Provision, case_dir: Path, where: str) -> None:
-    """Plugins and skills need an existing ``path`` (relative to the case folder); MCP servers a
-    ``command`` or a ``url``."""
+    """Plugins and skills need an existing ``path`` (relative to the case folder): a folder, or
+    a ``.zip`` that passes the checks of a ``src.zip``; MCP servers a ``command`` or a
+    ``url``."""
     for kind in ("plugins", "skills"):
         for i, entry in enumerate(getattr(provision, kind)):
             raw = entry.field("path")
@@ -29,6 +31,15 @@ def check_provision(provision: Provision, case_dir: Path, where: str) -> None:
             path = path if path.is_absolute() else case_dir / path
             if not path.exists():
                 raise ConfigError(f"{where}: field '{field_name}': {path} does not exist")
+            if path.is_file() and path.suffix == ".zip":
+                try:  # checked as a src.zip is, before any trial extracts it
+                    check_zip(path)
+                except ZipFixtureError as exc:
+                    raise ConfigError(f"{where}: field '{field_name}': {exc}") from exc
+            elif not path.is_dir():
+                raise ConfigError(
+                    f"{where}: field '{field_name}': {path} is neither a folder nor a .zip"
+                )
     for i, entry in enumerate(provision.mcps):
         if not isinstance(entry.field("command"), str) and not isinstance(entry.field("url"), str):
             raise ConfigError(
