@@ -78,7 +78,7 @@ def test_control_no_rule_leaves_the_request_pending_and_the_trial_fails(
 def test_a_bad_acp_profile_is_a_configuration_error(proctor: Any, tmp_path: Path) -> None:
     result = run(proctor, tmp_path, None, {"transport": "acp", "command": "python agent.py"})
     assert result.code == 2
-    assert "field 'codingagents.mine.command': expected a valid list" in result.err
+    assert "field 'codingagents.mine.command': expected a list" in result.err
     missing = run(proctor, tmp_path, None, {"transport": "acp", "command": ["no-such-agent"]})
     assert missing.code == 2
     assert "the program 'no-such-agent' of the command ['no-such-agent'] was not found" in (

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import ValidationError
 
 from proctor.errors import ConfigError
 from proctor.llm.roles import RoleSet
+from proctor.models.base import MAX_TIMEOUT_SEC as MAX_TIMEOUT_SEC  # evaluators' timeoutSec cap
+from proctor.models.base import UserModel
 from proctor.models.case import EvaluatorSpec
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.io import write_record
@@ -32,24 +33,16 @@ from proctor.util.processes import Outcome, run_captured
 COMMON_KEYS = {"use", "gate", "weight", "label"}
 
 
-MAX_TIMEOUT_SEC = 86_400.0
-"""The longest time limit an evaluator takes (a day): a larger one is a typo, and one past what
-a clock holds (``1e300``, ``Infinity``) crashed every trial instead of failing validation."""
-
-
-class EvaluatorParams(BaseModel):
-    """Base of every evaluator's parameter model: camelCase keys, unknown keys rejected, and
-    no number that is infinite or NaN."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", allow_inf_nan=False
-    )
+class EvaluatorParams(UserModel):
+    """Base of every evaluator's parameter model: user configuration like the rest of
+    ``config.json`` (:class:`~proctor.models.base.UserModel`): camelCase keys, unknown keys
+    rejected, no number that is infinite or NaN, and every value of its field's JSON type."""
 
     @classmethod
     def of(cls, spec: EvaluatorSpec) -> Self:
-        """The parameters of ``spec``, read back through this model (they were checked when the
-        case was loaded)."""
-        return cls.model_validate(spec.params)
+        """The parameters of ``spec``, read back through this model (they were checked, strictly,
+        when the case was loaded; read back leniently, as proctor's own JSON)."""
+        return cls.model_validate(spec.params, strict=False)
 
     def case_problem(self, case_dir: Path) -> str | None:
         """What the case folder lacks for these parameters (a file they name), checked when

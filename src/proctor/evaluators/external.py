@@ -16,9 +16,9 @@ import json
 import math
 import shutil
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from proctor.evaluators.base import (
     MAX_TIMEOUT_SEC,
@@ -30,16 +30,29 @@ from proctor.evaluators.base import (
     scored_result,
 )
 from proctor.models.case import EvaluatorSpec
+from proctor.models.config import ProcessEnvVars
 from proctor.models.trial import EvaluatorResult
 
 
+def _no_nul(value: str) -> str:
+    """A program's name or argument: a NUL character cannot reach a program (it would stop
+    the evaluator from starting, at trial time)."""
+    if "\0" in value:
+        raise ValueError("cannot hold a NUL character")
+    return value
+
+
+ProgramText = Annotated[str, AfterValidator(_no_nul)]
+
+
 class ExternalParams(EvaluatorParams):
-    command: str = Field(min_length=1)
-    args: list[str] = []
+    command: ProgramText = Field(min_length=1)
+    args: list[ProgramText] = []
     timeout_sec: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_SEC)
     score_metric: str | None = None
     pass_threshold: float = Field(default=60.0, ge=0, le=100)
-    env: dict[str, str] = {}
+    env: ProcessEnvVars = {}
+    """Set for the program only: names without ``=`` or NUL, values without NUL."""
 
     def case_problem(self, case_dir: Path) -> str | None:
         if shutil.which(self.command) or (case_dir / self.command).exists():

@@ -15,9 +15,24 @@ from pydantic.alias_generators import to_camel
 
 SCHEMA_VERSION = 2
 
+MAX_TIMEOUT_SEC = 86_400.0
+"""The longest time limit or pause a user's configuration takes (a day): a larger one is a
+typo, and one past what a clock holds (``1e300``) crashed or hung a run instead of failing
+validation."""
+
 
 class UserModel(BaseModel):
-    """Something a user writes (config files, plans): camelCase keys, unknown keys rejected."""
+    """Something a user writes (config files, evaluator parameters, add-on files): camelCase
+    keys, unknown keys rejected, and every value of the JSON type its field names.
+
+    Validation is strict: a JSON ``true`` is never the number 1, a string is never a number or
+    a boolean (``"3"`` is not 3, ``"false"`` is not false), a number is never a boolean, and an
+    integer field takes an integer only (``3.0`` is refused like ``3.5``); a number field takes
+    an integer. A field whose values arrive as JSON of another type (a tuple read from a JSON
+    list) says ``Field(strict=False)``. Proctor's own records that embed a user model are read
+    back leniently (:func:`proctor.models.io.read_record`), so files older runs wrote still
+    load.
+    """
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -25,6 +40,7 @@ class UserModel(BaseModel):
         extra="forbid",
         frozen=False,
         allow_inf_nan=False,  # a timeout of 1e400 or NaN is a typo, never a setting
+        strict=True,  # "timeoutSec": true is a typo, never 1 second
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Annotated, Any, Literal, NoReturn
+from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -24,7 +24,7 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
-from proctor.models.base import UserModel
+from proctor.models.base import MAX_TIMEOUT_SEC, UserModel
 from proctor.models.process import MetricsConfig
 
 DEFAULT_AGENTS = ("scripted",)
@@ -168,6 +168,18 @@ class HookEntry(ProvisionEntry):
         return self
 
 
+Entry = TypeVar("Entry", bound=ProvisionEntry)
+
+
+def _merged(lower: list[Entry], higher: list[Entry]) -> list[Entry]:
+    """``lower`` with the entries of ``higher`` replacing those of the same ``name`` (in
+    place) and the others appended."""
+    merged = {e.name: e for e in lower}
+    for entry in higher:
+        merged[entry.name] = entry
+    return list(merged.values())
+
+
 class Provision(UserModel):
     mcps: list[McpEntry] = []
     plugins: list[AddonEntry] = []
@@ -178,13 +190,12 @@ class Provision(UserModel):
         """Entries of ``higher`` replace entries of the same ``name``; new ones are appended."""
         if higher is None:
             return self.model_copy(deep=True)
-        out: dict[str, list[ProvisionEntry]] = {}
-        for kind in ("mcps", "plugins", "skills", "hooks"):
-            merged: dict[str, ProvisionEntry] = {e.name: e for e in getattr(self, kind)}
-            for entry in getattr(higher, kind):
-                merged[entry.name] = entry
-            out[kind] = list(merged.values())
-        return Provision(**out)
+        return Provision(
+            mcps=_merged(self.mcps, higher.mcps),
+            plugins=_merged(self.plugins, higher.plugins),
+            skills=_merged(self.skills, higher.skills),
+            hooks=_merged(self.hooks, higher.hooks),
+        )
 
     def is_empty(self) -> bool:
         return not (self.mcps or self.plugins or self.skills or self.hooks)
@@ -237,6 +248,23 @@ EnvVars = dict[
     Annotated[str, AfterValidator(_env_value)],
 ]
 """Environment variables a user sets (``env``): each name a variable a shell can name."""
+
+
+def _process_env_name(name: str) -> str:
+    if not name or "=" in name or "\0" in name:
+        raise ValueError(
+            f"{name!r} is not an environment variable name: it must be non-empty, "
+            "without '=' or a NUL character"
+        )
+    return name
+
+
+ProcessEnvVars = dict[
+    Annotated[str, AfterValidator(_process_env_name)], Annotated[str, AfterValidator(_env_value)]
+]
+"""Environment variables given to a program proctor starts (an ``external`` evaluator's
+``env``): any name the operating system can hold, so none that is empty or holds ``=`` or NUL,
+and no NUL in a value (each would stop the program from starting, at trial time)."""
 
 
 class Condition(UserModel):
@@ -387,11 +415,11 @@ class ProviderLimit(UserModel):
 
     concurrency: PositiveInt | None = None
     """Trials of this provider's agents at the same time (below the run's own concurrency)."""
-    start_spacing_sec: float = Field(default=0.0, ge=0)
-    """Seconds between two starts of this provider's trials."""
-    backoff_max_sec: float = Field(default=60.0, gt=0)
+    start_spacing_sec: float = Field(default=0.0, ge=0, le=MAX_TIMEOUT_SEC)
+    """Seconds between two starts of this provider's trials (at most a day)."""
+    backoff_max_sec: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_SEC)
     """The longest pause after trials that the provider rate-limited (the pause doubles from
-    one second, or the spacing, with each rate-limited trial in a row)."""
+    one second, or the spacing, with each rate-limited trial in a row; at most a day)."""
 
 
 class ModelPrice(UserModel):
@@ -433,6 +461,10 @@ class TopConfig(UserModel):
 
 class CliOverrides(UserModel):
     """Options given on the command line; they win over every file."""
+
+    # Not strict: click has already parsed each option to its type, and the Python API
+    # (proctor.run) takes these fields as keyword arguments, where a tuple is as good as a list.
+    model_config = ConfigDict(strict=False)
 
     agents: list[str] = []
     cases: list[str] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,6 +48,8 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
         return f"{where}: unknown key '{loc}'{known}"
     if kind == "missing":
         return f"{where}: field '{loc}' is required but missing"
+    if kind in EXPECTED_TYPE:  # "repeats": "3" - the JSON type is wrong: say both types
+        return f"{where}: field '{loc}': expected {EXPECTED_TYPE[kind]}, got {_json_kind(value)}"
     got = _short(value)
     msg = err["msg"]
     if msg.startswith("Input should be "):
@@ -56,6 +59,37 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
         if isinstance(value, dict | list) or list(err["loc"])[-1:] == ["[key]"]:  # says it all
             return f"{where}: field '{loc}': {msg}"
     return f"{where}: field '{loc}': {msg}, got {got}"
+
+
+EXPECTED_TYPE = {
+    "int_type": "an integer",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+"""What a field of the wrong JSON type expected, in JSON's words, by pydantic error type."""
+
+
+def _json_kind(value: Any) -> str:
+    """``value`` as JSON names it: ``true``, ``null``, ``the string "3"``, ``3.5``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return "the string " + (text if len(text) <= 60 else text[:56] + '..."')
+    if isinstance(value, int | float):
+        return _short(value)
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return _short(value)
 
 
 def _short(value: Any) -> str:

@@ -189,10 +189,17 @@ def upgraded(path: Path | str, data: dict[str, Any], model: type[R]) -> dict[str
 
 
 def read_record(path: Path, model: type[R]) -> R:
-    """Read a record, upgrading an older schema version and refusing a newer one."""
+    """Read a record, upgrading an older schema version and refusing a newer one.
+
+    A record is read leniently, user configuration embedded in it included (``config.json``'s
+    ``config``, ``resolved.json``'s ``gate``): it is proctor's own output, and schema 1 kept the
+    configuration file as the user wrote it, before user configuration was read strictly
+    (:class:`~proctor.models.base.UserModel`). A record that is strict itself (the findings
+    ledger, rewritten whole) stays strict."""
     data = upgraded(path, _load(path), model)
+    lenient = not model.model_config.get("strict", False)
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, strict=False if lenient else None)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(f"{path} (a {model.__name__})", exc)) from exc
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from proctor.models.base import UserModel
 from proctor.models.trajectory import ModelUsage
 
 CheckOutcome = Literal["pass", "fail", "unknown"]
@@ -59,14 +60,13 @@ def check_pattern(tool: str) -> str:
 DEFAULT_CHECK_PATTERNS: tuple[str, ...] = tuple(check_pattern(t) for t in DEFAULT_CHECK_TOOLS)
 
 
-class MetricsConfig(BaseModel):
+class MetricsConfig(UserModel):
     """Check patterns, the loop threshold and the task-rule thresholds (camelCase in files)."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
+    model_config = ConfigDict(frozen=True)
 
-    check_patterns: tuple[str, ...] = DEFAULT_CHECK_PATTERNS
+    # Not strict: the tuple arrives as a JSON list (and a lenient str still refuses a number).
+    check_patterns: tuple[str, ...] = Field(default=DEFAULT_CHECK_PATTERNS, strict=False)
     """Regexes searched in each command of a shell line; any match makes the line a check."""
     loop_repeat: int = Field(default=3, ge=2)
     """Repeats of one failing command, or of one edit, that make a loop."""

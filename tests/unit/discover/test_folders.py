@@ -45,14 +45,14 @@ def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
     ("config", "expected"),
     [
         ('{"agents": ["scripted"],', "malformed JSON at line 1"),
-        ({"timeoutSec": "soon"}, "field 'timeoutSec': expected a valid number"),
+        ({"timeoutSec": "soon"}, "field 'timeoutSec': expected a number, got the string \"soon\""),
         ({"repeats": 0}, "field 'repeats'"),
         ({"agnets": ["scripted"]}, "unknown key 'agnets' (known keys: "),
         ({"evaluators": [{"use": "fle-exists"}]}, "unknown evaluator 'fle-exists' (known: "),
         ({"evaluators": [{"must": ["x"]}]}, "'evaluators[0].use' is required"),
         (
             {"evaluators": [{"use": "command", "run": "true", "expectExit": "zero"}]},
-            "field 'evaluators[0].expectExit': expected a valid integer",
+            "field 'evaluators[0].expectExit': expected an integer, got the string \"zero\"",
         ),
         (
             {"evaluators": [{"use": "file-exists", "musst": ["x"]}]},

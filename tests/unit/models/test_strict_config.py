@@ -1,0 +1,219 @@
+"""User configuration is read strictly: a value of the wrong JSON type is refused, never coerced
+(``true`` is not 1 second, ``"3"`` is not 3 repeats), and durations have a maximum. Proctor's
+own records that embed user configuration are still read leniently."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from proctor.errors import ConfigError
+from proctor.models.base import MAX_TIMEOUT_SEC
+from proctor.models.config import CaseConfig, CliOverrides, TopConfig
+from proctor.models.errors_format import describe_validation_error
+from proctor.models.findings import FindingsLedger
+from proctor.models.io import read_record
+from proctor.models.loading import load_top_config
+from proctor.models.process import MetricsConfig
+from proctor.models.run import ConfigRecord
+
+
+def case_error(config: dict[str, Any]) -> str:
+    with pytest.raises(ValidationError) as info:
+        CaseConfig.model_validate(config)
+    return describe_validation_error("case/config.json", info.value, CaseConfig)
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({"timeoutSec": True}, "field 'timeoutSec': expected a number, got true"),
+        ({"timeoutSec": "60"}, "field 'timeoutSec': expected a number, got the string \"60\""),
+        ({"repeats": "3"}, "field 'repeats': expected an integer, got the string \"3\""),
+        ({"repeats": True}, "field 'repeats': expected an integer, got true"),
+        ({"repeats": 3.0}, "field 'repeats': expected an integer, got 3.0"),
+        ({"maxTurns": False}, "field 'maxTurns': expected an integer, got false"),
+        ({"maxToolCalls": "5"}, "field 'maxToolCalls': expected an integer, got the string \"5\""),
+        ({"passThreshold": "60"}, "field 'passThreshold': expected a number, got the string"),
+        ({"selfReport": 1}, "field 'selfReport': expected true or false, got 1"),
+        (
+            {"serialRepeats": "false"},
+            "field 'serialRepeats': expected true or false, got the string \"false\"",
+        ),
+        (
+            {"conditions": {"on": {"maxTurns": "2"}}},
+            "field 'conditions.on.maxTurns': expected an integer, got the string \"2\"",
+        ),
+        ({"tags": [1]}, "field 'tags[0]': expected a string, got 1"),
+        ({"agents": "scripted"}, "field 'agents': expected a list, got the string \"scripted\""),
+    ],
+)
+def test_a_case_config_value_of_the_wrong_type_is_refused_in_one_sentence(
+    config: dict[str, Any], expected: str
+) -> None:
+    message = case_error(config)
+    assert message.startswith("case/config.json: ")
+    assert expected in message
+    assert "\n" not in message
+
+
+def write_top(tmp_path: Path, config: dict[str, Any]) -> Path:
+    path = tmp_path / "proctor.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({"timeoutSec": True}, "field 'timeoutSec': expected a number, got true"),
+        ({"repeats": "3"}, "field 'repeats': expected an integer, got the string \"3\""),
+        ({"concurrency": 2.0}, "field 'concurrency': expected an integer, got 2.0"),
+        ({"budgetUsd": True}, "field 'budgetUsd': expected a number, got true"),
+        ({"gate": {"minPassRate": "0.9"}}, "field 'gate.minPassRate': expected a number, got"),
+        (
+            {"gate": {"ab": {"treatment": "a", "baseline": "b", "maxPassRateDrop": False}}},
+            "field 'gate.ab.maxPassRateDrop': expected a number, got false",
+        ),
+        (
+            {"limits": {"anthropic": {"concurrency": True}}},
+            "field 'limits.anthropic.concurrency': expected an integer, got true",
+        ),
+        (
+            {"limits": {"anthropic": {"startSpacingSec": "1"}}},
+            "field 'limits.anthropic.startSpacingSec': expected a number, got the string \"1\"",
+        ),
+        (
+            {"limits": {"anthropic": {"startSpacingSec": 1e308}}},
+            "field 'limits.anthropic.startSpacingSec': expected less than or equal to 86400",
+        ),
+        (
+            {"limits": {"openai": {"backoffMaxSec": 86401}}},
+            "field 'limits.openai.backoffMaxSec': expected less than or equal to 86400",
+        ),
+        (
+            {"pricing": {"anthropic/x": {"inputPer1M": "3"}}},
+            "field 'pricing.anthropic/x.inputPer1M': expected a number, got the string",
+        ),
+        ({"metrics": {"loopRepeat": "3"}}, "field 'metrics.loopRepeat': expected an integer"),
+        ({"metrics": {"reworkMax": True}}, "field 'metrics.reworkMax': expected an integer"),
+        ({"metrics": {"checkPatterns": [3]}}, "field 'metrics.checkPatterns[0]': expected a"),
+        (
+            {"codingagents": {"mine": {"args": ["-v", 2]}}},
+            "field 'codingagents.mine.args[1]': expected a string, got 2",
+        ),
+    ],
+)
+def test_a_top_config_value_of_the_wrong_type_is_refused_naming_file_and_field(
+    tmp_path: Path, config: dict[str, Any], expected: str
+) -> None:
+    path = write_top(tmp_path, config)
+    with pytest.raises(ConfigError) as info:
+        load_top_config(path, tmp_path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_legitimate_configurations_still_load(tmp_path: Path) -> None:
+    case = CaseConfig.model_validate(
+        {
+            "agents": ["scripted"],
+            "timeoutSec": 60,  # an integer is a number
+            "repeats": 2,
+            "passThreshold": 60,
+            "maxTurns": 5,
+            "selfReport": True,
+            "serialRepeats": False,
+            "conditions": {"baseline": {}, "on": {"maxToolCalls": 9, "env": {"A": "b"}}},
+            "goalShape": "single_goal",
+            "mode": "headless",
+            "expectedTraces": [{"from": "a.py", "to": "b.py"}],
+            "evaluators": [{"use": "command", "run": "true", "timeoutSec": 30}],
+        }
+    )
+    assert case.timeout_sec == 60.0 and isinstance(case.timeout_sec, float)
+    assert case.repeats == 2 and case.self_report is True
+    top, _ = load_top_config(
+        write_top(
+            tmp_path,
+            {
+                "codingagents": {"scripted": {"args": [], "env": {}, "credentials": "none"}},
+                "gate": {"minScore": 70, "minPassRate": 1, "maxStddev": 15.5},
+                "concurrency": 4,
+                "pricing": {"anthropic/x": {"inputPer1M": 3, "outputPer1M": 15.0}},
+                "limits": {
+                    "anthropic": {"concurrency": 2, "startSpacingSec": 1, "backoffMaxSec": 60},
+                    "openai": {"startSpacingSec": MAX_TIMEOUT_SEC, "backoffMaxSec": 86400},
+                },
+                "timeoutSec": 120,
+                "repeats": 3,
+                "budgetUsd": 5,
+                "metrics": {"checkPatterns": ["pytest"], "loopRepeat": 3},
+            },
+        ),
+        tmp_path,
+    )
+    assert top.limits["anthropic"].start_spacing_sec == 1.0
+    assert top.limits["openai"].start_spacing_sec == MAX_TIMEOUT_SEC
+    assert top.metrics is not None and top.metrics.check_patterns == ("pytest",)
+
+
+def test_metrics_settings_are_strict_but_take_their_patterns_as_a_list() -> None:
+    assert MetricsConfig.model_validate({"checkPatterns": ["make test"]}).check_patterns == (
+        "make test",
+    )
+    with pytest.raises(ValidationError):
+        MetricsConfig.model_validate({"loopRepeat": 3.0})
+
+
+def test_command_line_overrides_stay_lenient_for_python_callers() -> None:
+    """Not a file a user writes: click typed each option, and the API may pass tuples."""
+    cli = CliOverrides.model_validate({"agents": ("scripted",), "repeats": 2})
+    assert cli.agents == ["scripted"] and cli.repeats == 2
+
+
+def test_proctor_s_own_records_embedding_user_configuration_are_read_leniently(
+    tmp_path: Path,
+) -> None:
+    """``config.json`` is proctor's output, not the user's file: schema 1 kept the
+    configuration as the user wrote it, which a proctor of its day accepted, coerced."""
+    path = tmp_path / "config.json"
+    path.write_text(
+        json.dumps(
+            {
+                "schemaVersion": 1,
+                "config": {
+                    "repeats": "3",
+                    "timeoutSec": 30,
+                    "metrics": {"checkPatterns": ["pytest"]},
+                    "gate": {"minPassRate": 1},
+                },
+                "cli": {"repeats": 2},
+            }
+        )
+    )
+    record = read_record(path, ConfigRecord)
+    assert record.config.repeats == 3 and record.config.metrics is not None
+    with pytest.raises(ValidationError):  # the same value in a user's file is refused
+        TopConfig.model_validate({"repeats": "3"})
+
+
+def test_a_record_that_is_strict_itself_stays_strict(tmp_path: Path) -> None:
+    finding = {
+        "id": "a",
+        "case": "c",
+        "agent": "a",
+        "condition": "d",
+        "check": "x",
+        "firstSeenRun": "r",
+        "lastSeenRun": "r",
+        "failures": True,
+    }
+    path = tmp_path / "findings.json"
+    path.write_text(json.dumps({"schemaVersion": 2, "findings": [finding]}))
+    with pytest.raises(ConfigError, match="failures"):
+        read_record(path, FindingsLedger)
