@@ -20,9 +20,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from proctor.agents.spec import format_for_agent
+from proctor.errors import ConfigError
 from proctor.execute.events import Subscriber
 from proctor.models.config import CliOverrides
+from proctor.models.errors_format import describe_validation_error
 from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import Trajectory
 from proctor.report.reporters import reporter_names
@@ -59,20 +63,23 @@ def run(
     ``agent_models={"claude-code": "opus"}``; ``executor="ray"`` with ``ray_address`` runs
     the trials on a Ray cluster, see docs/scale.md). Raises :class:`proctor.errors.ConfigError` for
     a configuration the user can fix, as the CLI reports with exit code 2."""
-    overrides = CliOverrides(
-        agents=list(agents),
-        cases=list(cases),
-        tags=list(tags),
-        conditions=list(conditions),
-        repeats=repeats,
-        concurrency=concurrency,
-        timeout_sec=timeout,
-        out=str(out) if out is not None else None,
-        mode=mode,
-        model=model,
-        keep_workspace=keep_workspace,
-        **options,
-    )
+    try:
+        overrides = CliOverrides(
+            agents=list(agents),
+            cases=list(cases),
+            tags=list(tags),
+            conditions=list(conditions),
+            repeats=repeats,
+            concurrency=concurrency,
+            timeout_sec=timeout,
+            out=str(out) if out is not None else None,
+            mode=mode,
+            model=model,
+            keep_workspace=keep_workspace,
+            **options,
+        )
+    except ValidationError as exc:  # a keyword of the wrong type or out of range
+        raise ConfigError(describe_validation_error("proctor.run()", exc, CliOverrides)) from exc
     request = RunRequest(
         source=Path(source),
         config=Path(config) if config is not None else None,

@@ -38,6 +38,10 @@ def test_a_configuration_error_raises_the_cli_sentence(tmp_path: Path) -> None:
         proctor.run(tmp_path / "missing")
     with pytest.raises(proctor.ConfigError, match="unknown reporter"):
         proctor.run(tmp_path, reporters=["pdf"])
+    with pytest.raises(proctor.ConfigError, match=r"proctor.run\(\): field 'timeout_sec'"):
+        proctor.run(tmp_path, timeout=1e9)  # a time limit past a day, as the CLI refuses it
+    with pytest.raises(proctor.ConfigError, match="field 'concurrency'"):
+        proctor.run(tmp_path, concurrency=0)
 
 
 def test_parse_transcript_forces_a_format_by_agent_id() -> None:

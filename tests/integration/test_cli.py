@@ -210,3 +210,10 @@ def test_missing_add_on_paths_are_config_errors(proctor: Any, tmp_path: Path) ->
     write_case(tmp_path / "c2", "m", config={"provision": {"mcps": [{"name": "x"}]}})
     result = proctor("validate", "--source", str(tmp_path / "c2"))
     assert result.code == 2 and "give 'command' or 'url'" in result.err
+
+
+def test_a_run_time_limit_past_a_day_is_refused_as_a_bad_option(proctor: Any) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples" / "cases"
+    result = proctor("run", "--source", str(examples), "--timeout", "1e9")
+    assert result.code == 2 and "'--timeout'" in result.err and "86400" in result.err
+    assert "Traceback" not in result.err

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import FiniteRange, config_option, reporter_option, source_option
+from proctor.models.base import MAX_TIMEOUT_SEC
 
 if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
@@ -87,7 +88,7 @@ log = logging.getLogger("proctor")
 @click.option(
     "--timeout",
     "timeout_sec",
-    type=FiniteRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True, max=MAX_TIMEOUT_SEC),
     help="Per-trial timeout in seconds.",
 )
 @click.option(

@@ -18,7 +18,6 @@ from pydantic import (
     Field,
     GetPydanticSchema,
     NonNegativeInt,
-    PositiveFloat,
     PositiveInt,
     model_validator,
 )
@@ -74,6 +73,11 @@ def _is_text(value: Any) -> bool:
 def _is_text_map(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
+
+
+TimeoutSec = Annotated[float, Field(gt=0, le=MAX_TIMEOUT_SEC)]
+"""A trial's time limit: above 0, at most a day (a larger one is a typo, and one past what a
+clock holds crashed the run instead of failing validation)."""
 
 class ProvisionEntry(UserModel):
     """One add-on to provision (an MCP server, plugin, skill or hook), identified by ``name``.
@@ -344,7 +348,7 @@ class CaseConfig(Expectations):
     """The task asks the agent to end with a JSON report of its own: the last JSON object of
     its final answer is kept in each trial's ``selfReport``, next to what proctor measured."""
     agents: list[str] | None = Field(default=None, min_length=1)
-    timeout_sec: PositiveFloat | None = None
+    timeout_sec: TimeoutSec | None = None
     repeats: Repeats | None = None
     evaluators: list[dict[str, Any]] = []
     combiner: str | None = None
@@ -447,7 +451,7 @@ class TopConfig(UserModel):
     """Warn once when the run's priced cost passes this; never abort."""
     # Defaults for every case, overridden by a case's own config.json.
     agents: list[str] | None = Field(default=None, min_length=1)
-    timeout_sec: PositiveFloat | None = None
+    timeout_sec: TimeoutSec | None = None
     repeats: Repeats | None = None
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
     env: EnvVars = {}
@@ -471,7 +475,7 @@ class CliOverrides(UserModel):
     tags: list[str] = []
     repeats: Repeats | None = None
     concurrency: PositiveInt | None = None
-    timeout_sec: PositiveFloat | None = None
+    timeout_sec: TimeoutSec | None = None
     out: str | None = None
     keep_workspace: bool = False
     mirror: bool = False

@@ -217,3 +217,13 @@ def test_a_record_that_is_strict_itself_stays_strict(tmp_path: Path) -> None:
     path.write_text(json.dumps({"schemaVersion": 2, "findings": [finding]}))
     with pytest.raises(ConfigError, match="failures"):
         read_record(path, FindingsLedger)
+
+
+def test_a_trial_time_limit_past_a_day_is_refused_everywhere_it_is_written() -> None:
+    assert "field 'timeoutSec'" in case_error({"timeoutSec": 1e308})
+    assert "less than or equal to 86400" in case_error({"timeoutSec": MAX_TIMEOUT_SEC + 1})
+    assert CaseConfig.model_validate({"timeoutSec": MAX_TIMEOUT_SEC}).timeout_sec == 86400
+    with pytest.raises(ValidationError):
+        TopConfig.model_validate({"timeoutSec": 1e9})
+    with pytest.raises(ValidationError):
+        CliOverrides.model_validate({"timeoutSec": 1e9})
