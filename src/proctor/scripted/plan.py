@@ -101,6 +101,11 @@ def validate_step(step: Any, where: str) -> None:
             where,
             "'edit' must be an object with string 'path', 'old' and 'new'",
         )
+        _require(
+            isinstance(value.get("replaceAll", False), bool),
+            where,
+            "'edit.replaceAll' must be true or false",
+        )
     if action == "write":
         _require(
             isinstance(value, dict)
@@ -119,6 +124,8 @@ def validate_step(step: Any, where: str) -> None:
         )
     if action == "tool" and "input" in step:
         _require(isinstance(step["input"], dict), where, "'input' must be an object")
+    if action == "tool" and "isError" in step:
+        _require(isinstance(step["isError"], bool), where, "'isError' must be true or false")
     if action == "sleep":
         _require(
             _is_number(value) and 0 <= value <= MAX_SECONDS,

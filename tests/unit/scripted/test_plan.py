@@ -41,3 +41,29 @@ def test_logprobs_at_most_zero_are_accepted() -> None:
     validate_plan({"roles": {"judge": [{"text": "PASS", "logprobs": [0, -0.5, -1e6]}]}})
     with pytest.raises(PlanError, match="'logprobs' must be a list"):
         validate_plan({"roles": {"judge": [{"text": "PASS", "logprobs": -1}]}})
+
+
+@pytest.mark.parametrize(
+    ("step", "match"),
+    [
+        ({"edit": {"path": "a", "old": "x", "new": "y", "replaceAll": "false"}}, "replaceAll"),
+        ({"edit": {"path": "a", "old": "x", "new": "y", "replaceAll": 1}}, "replaceAll"),
+        ({"tool": "Bash", "isError": "false"}, "'isError' must be true or false"),
+        ({"tool": "Bash", "isError": 0}, "'isError' must be true or false"),
+    ],
+)
+def test_a_flag_is_a_json_boolean_never_a_string_or_number(step: object, match: str) -> None:
+    """``bool("false")`` is true: a string flag would do the opposite of what it says."""
+    with pytest.raises(PlanError, match=match):
+        validate_plan({"turns": [step]})
+
+
+def test_boolean_flags_are_accepted() -> None:
+    validate_plan(
+        {
+            "turns": [
+                {"edit": {"path": "a", "old": "x", "new": "y", "replaceAll": False}},
+                {"tool": "Bash", "isError": True, "output": "boom"},
+            ]
+        }
+    )
