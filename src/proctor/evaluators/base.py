@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, Self
+from typing import Annotated, Any, ClassVar, Protocol, Self
 
-from pydantic import ValidationError
+from pydantic import AfterValidator, ValidationError
 
 from proctor.errors import ConfigError
 from proctor.llm.roles import RoleSet
@@ -31,6 +31,18 @@ from proctor.paths import TrialPaths
 from proctor.util.processes import Outcome, run_captured
 
 COMMON_KEYS = {"use", "gate", "weight", "label"}
+
+
+def _no_nul(value: str) -> str:
+    """A program's name, argument or shell line: a NUL character cannot reach a program (it
+    would stop the evaluator from starting, at trial time)."""
+    if "\0" in value:
+        raise ValueError("cannot hold a NUL character")
+    return value
+
+
+ProgramText = Annotated[str, AfterValidator(_no_nul)]
+"""Text handed to a program as its name, an argument or a shell line: no NUL character."""
 
 
 class EvaluatorParams(UserModel):

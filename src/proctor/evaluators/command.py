@@ -16,6 +16,7 @@ from proctor.evaluators.base import (
     MAX_TIMEOUT_SEC,
     EvaluationContext,
     EvaluatorParams,
+    ProgramText,
     error_result,
     register,
     run_logged,
@@ -27,7 +28,7 @@ from proctor.models.trial import EvaluatorResult
 
 
 class CommandParams(EvaluatorParams):
-    run: str = Field(min_length=1)
+    run: ProgramText = Field(min_length=1)
     expect_exit: int = 0
     timeout_sec: float = Field(default=300.0, gt=0, le=MAX_TIMEOUT_SEC)
     copy_in: list[str] = []

@@ -16,14 +16,15 @@ import json
 import math
 import shutil
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
 from proctor.evaluators.base import (
     MAX_TIMEOUT_SEC,
     EvaluationContext,
     EvaluatorParams,
+    ProgramText,
     error_result,
     register,
     run_logged,
@@ -32,17 +33,6 @@ from proctor.evaluators.base import (
 from proctor.models.case import EvaluatorSpec
 from proctor.models.config import ProcessEnvVars
 from proctor.models.trial import EvaluatorResult
-
-
-def _no_nul(value: str) -> str:
-    """A program's name or argument: a NUL character cannot reach a program (it would stop
-    the evaluator from starting, at trial time)."""
-    if "\0" in value:
-        raise ValueError("cannot hold a NUL character")
-    return value
-
-
-ProgramText = Annotated[str, AfterValidator(_no_nul)]
 
 
 class ExternalParams(EvaluatorParams):

@@ -87,6 +87,12 @@ def test_a_nul_in_the_external_program_or_its_arguments_is_refused() -> None:
     )
 
 
+def test_a_nul_in_a_command_evaluator_s_line_is_refused() -> None:
+    assert "field 'evaluators[0].run': cannot hold a NUL character" in refused(
+        {"use": "command", "run": "pytest -q\0"}
+    )
+
+
 def test_an_external_env_of_any_name_the_system_holds_reaches_the_program(
     tmp_path: Path,
 ) -> None:
