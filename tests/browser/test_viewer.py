@@ -49,7 +49,8 @@ def test_runs_to_run_to_trial_to_compare(page: Any, server: Server) -> None:
     page.click(f"text={run}")
     page.wait_for_selector("table.matrix")
     assert page.locator("table.matrix tr[data-case]").count() == 4  # find-the-bug has 2 conditions
-    assert page.evaluate("() => document.getElementById('fig-scores').chart !== undefined")
+    # The charts' scripts end the page: the matrix is there before they have run.
+    page.wait_for_function("() => document.getElementById('fig-scores').chart !== undefined")
     _shot(page, "run")
     page.locator("#figures").screenshot(path=str(SHOTS / "figures.png"))
 

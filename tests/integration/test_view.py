@@ -292,3 +292,19 @@ def test_an_internal_error_carries_the_security_headers_too(tmp_path: Path) -> N
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert page.headers["x-content-type-options"] == "nosniff"
     assert "a bug" not in page.text  # no traceback served
+
+
+def test_a_run_started_after_the_last_refresh_opens_at_once(tmp_path: Path) -> None:
+    """A run's page opened right after the run began (its URL printed by ``proctor run``) is
+    shown, not a 404 until the index's next timed refresh."""
+    from proctor.view.synthetic import write_run
+
+    out = tmp_path / "results"
+    write_run(out, "run-20261202T000000Z-first", trials=1, cases=1)
+    with TestClient(build_app(ViewSettings(results=out))) as c:
+        c.app.state.index.refresh(force=True)  # just refreshed: the next one is a second away
+        fresh = write_run(out, "run-20261202T000001Z-fresh", trials=1, cases=1, finished=False)
+        page = c.get(f"/runs/{fresh.root.name}")
+        assert page.status_code == 200 and 'id="run-progress"' in page.text
+        assert c.get(f"/fragments/runs/{fresh.root.name}").status_code == 200
+        assert c.get("/runs/run-20261202T000002Z-none").status_code == 404  # the control

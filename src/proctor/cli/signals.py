@@ -47,5 +47,9 @@ def _lost_interrupt(unraisable: Any) -> None:
         sys.__unraisablehook__(unraisable)
         return
     sig = signal.SIGTERM if signal.getsignal(signal.SIGTERM) is _interrupt else signal.SIGINT
-    if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored: the command is stopping already
-        threading.Timer(0.01, os.kill, (os.getpid(), sig)).start()
+    while signal.getsignal(sig) is not signal.SIG_IGN:  # ignored: the command is stopping
+        try:
+            threading.Timer(0.01, os.kill, (os.getpid(), sig)).start()
+        except KeyboardInterrupt:
+            continue  # another signal landed while the timer's thread started: send again
+        return

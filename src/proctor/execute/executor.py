@@ -160,8 +160,14 @@ def _lost_interrupt(unraisable: Any) -> None:
     (a ``__del__`` missing an attribute) is not printed either."""
     if os.getpid() == _FORK["worker"]:
         if isinstance(unraisable.exc_value, Interrupted):
-            _interrupt_again()
-            return
+            while True:
+                try:
+                    _interrupt_again()
+                except Interrupted:
+                    # Another stop signal landed while the timer's thread started (its start
+                    # waits, and the handler raised there): arm again; it is never printed.
+                    continue
+                return
         if _FORK["interrupted"]:
             return
     sys.__unraisablehook__(unraisable)

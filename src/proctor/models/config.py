@@ -74,10 +74,10 @@ def _is_text_map(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
-
 TimeoutSec = Annotated[float, Field(gt=0, le=MAX_TIMEOUT_SEC)]
 """A trial's time limit: above 0, at most a day (a larger one is a typo, and one past what a
 clock holds crashed the run instead of failing validation)."""
+
 
 class ProvisionEntry(UserModel):
     """One add-on to provision (an MCP server, plugin, skill or hook), identified by ``name``.

@@ -69,8 +69,8 @@ def run_context(request: Request) -> dict[str, Any] | None:
     index: ResultsIndex = request.app.state.index
     index.refresh()
     name = request.path_params["run"]
+    folder = run_folder(index, name)  # first: a run not indexed yet is looked for there
     row = index.run_row(name)
-    folder = run_folder(index, name)
     if row is None or folder is None:
         return None
     chosen = chosen_filters(request, FILTERS)
