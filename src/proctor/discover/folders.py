@@ -173,6 +173,8 @@ def discover_cases(
         from proctor.discover.tasks import load_task_file  # a task file's model, when needed
 
         return _unique(Discovery(cases=load_task_file(source, source_root)), source)
+    if is_case_folder(source):
+        _refuse_stray_marker(source)
     folders = (
         [source]
         if is_case_folder(source)
@@ -203,6 +205,28 @@ def discover_cases(
                         raise
                     problems.append(str(exc))
     return _unique(found, source)
+
+
+def _refuse_stray_marker(source: Path) -> None:
+    """A folder of cases that also holds a lone ``prompt.md`` or ``config.json`` would read as
+    one incomplete case, and none of its cases would run: said, naming both."""
+    if all((source / name).is_file() for name in REQUIRED):
+        return  # a whole case folder: its subfolders are its own (a fixture, hidden tests)
+    try:
+        cases = sorted(
+            p.name
+            for p in source.iterdir()
+            if p.is_dir() and all((p / name).is_file() for name in REQUIRED)
+        )
+    except OSError:
+        return
+    if cases:
+        stray = next(name for name in CASE_MARKERS if (source / name).is_file())
+        shown = ", ".join(cases[:3]) + (f" and {len(cases) - 3} more" if len(cases) > 3 else "")
+        raise DiscoveryError(
+            f"--source {source}: its {stray} makes it read as one case folder, but it holds "
+            f"case folders ({shown}): move {source / stray} into a case folder or away"
+        )
 
 
 def _unique(found: Discovery, source: Path) -> Discovery:

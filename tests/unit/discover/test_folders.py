@@ -139,3 +139,30 @@ def test_validate_finds_every_problem_of_a_case_in_one_pass(tmp_path: Path) -> N
         "config.json", "config.json", "qna.md", "plan.json"
     ]  # fmt: skip
     assert "'timeoutSec'" in problems[0] and "'repeats'" in problems[1]
+
+
+def test_a_stray_prompt_in_a_folder_of_cases_is_named_not_run_as_the_one_case(
+    tmp_path: Path,
+) -> None:
+    for name in ("alpha", "beta"):
+        case = tmp_path / name
+        case.mkdir()
+        (case / "prompt.md").write_text("Do it.")
+        (case / "config.json").write_text('{"agents": ["scripted"]}')
+    (tmp_path / "prompt.md").write_text("notes for myself")
+    with pytest.raises(DiscoveryError, match=r"its prompt.md makes it read as one case folder"):
+        discover_cases(tmp_path)
+    (tmp_path / "prompt.md").unlink()  # the control: the folder of cases reads as before
+    assert sorted(c.name for c in discover_cases(tmp_path).cases) == ["alpha", "beta"]
+
+
+def test_a_whole_case_folder_with_a_case_shaped_fixture_inside_stays_one_case(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "prompt.md").write_text("Fix the suite runner.")
+    (tmp_path / "config.json").write_text('{"agents": ["scripted"]}')
+    inner = tmp_path / "src" / "inner"
+    inner.mkdir(parents=True)
+    (inner / "prompt.md").write_text("x")
+    (inner / "config.json").write_text("{}")
+    assert [c.name for c in discover_cases(tmp_path).cases] == [tmp_path.name]
