@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import types
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,9 +45,12 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
     value: Any = err.get("input")
     if kind == "extra_forbidden":
         known = ""
-        if model is not None and len(err["loc"]) == 1:
-            names = sorted(f.alias or n for n, f in model.model_fields.items())
-            known = f" (known keys: {', '.join(names)})"
+        owner = _model_at(model, list(err["loc"])[:-1]) if model is not None else None
+        if owner is not None:
+            names = sorted(f.alias or n for n, f in owner.model_fields.items())
+            near = difflib.get_close_matches(str(err["loc"][-1]), names, n=1)
+            hint = f"did you mean '{near[0]}'? " if near else ""
+            known = f" ({hint}known keys: {', '.join(names)})"
         return f"{where}: unknown key '{loc}'{known}"
     if kind == "missing":
         return f"{where}: field '{loc}' is required but missing"
@@ -90,6 +96,51 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "a list"
     return _short(value)
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel] | None:
+    """The model whose fields are found at ``loc`` under ``model`` (through fields, list items
+    and map values), or None where the path leads to no single model."""
+    current: Any = model
+    for part in loc:
+        current = _one_model(current) if isinstance(part, str) else current
+        if isinstance(part, str) and isinstance(current, type) and issubclass(current, BaseModel):
+            field = next((f for n, f in current.model_fields.items() if part in (n, f.alias)), None)
+            if field is None:
+                return None
+            current = field.annotation
+            continue
+        inner = _container_item(current)  # a list's index or a map's key
+        if inner is None:
+            return None
+        current = inner
+        if isinstance(part, str):  # a map's key: its value's model, looked up next
+            continue
+    found = _one_model(current)
+    return found if isinstance(found, type) and issubclass(found, BaseModel) else None
+
+
+def _one_model(annotation: Any) -> Any:
+    """``annotation`` with ``Annotated`` and ``X | None`` taken away (a union of several
+    types is left as it is)."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        rest = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(rest) == 1:
+            return _one_model(rest[0])
+    return annotation
+
+
+def _container_item(annotation: Any) -> Any:
+    """A list's item type or a map's value type, or None for anything else."""
+    annotation = _one_model(annotation)
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (list, tuple, set, frozenset) and args:
+        return args[0]
+    if origin is dict and len(args) == 2:
+        return args[1]
+    return None
 
 
 def _short(value: Any) -> str:

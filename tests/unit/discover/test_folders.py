@@ -47,7 +47,7 @@ def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
         ('{"agents": ["scripted"],', "malformed JSON at line 1"),
         ({"timeoutSec": "soon"}, "field 'timeoutSec': expected a number, got the string \"soon\""),
         ({"repeats": 0}, "field 'repeats'"),
-        ({"agnets": ["scripted"]}, "unknown key 'agnets' (known keys: "),
+        ({"agnets": ["scripted"]}, "unknown key 'agnets' (did you mean 'agents'? known keys: "),
         ({"evaluators": [{"use": "fle-exists"}]}, "unknown evaluator 'fle-exists' (known: "),
         ({"evaluators": [{"must": ["x"]}]}, "'evaluators[0].use' is required"),
         (

@@ -227,3 +227,33 @@ def test_a_trial_time_limit_past_a_day_is_refused_everywhere_it_is_written() -> 
         TopConfig.model_validate({"timeoutSec": 1e9})
     with pytest.raises(ValidationError):
         CliOverrides.model_validate({"timeoutSec": 1e9})
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "expected"),
+    [
+        (
+            TopConfig,
+            {"limits": {"anthropic": {"concurency": 2}}},
+            "unknown key 'limits.anthropic.concurency' (did you mean 'concurrency'? known keys: "
+            "backoffMaxSec, concurrency, startSpacingSec)",
+        ),
+        (
+            TopConfig,
+            {"codingagents": {"claude-code": {"binray": "claude"}}},
+            "unknown key 'codingagents.claude-code.binray' (did you mean 'binary'? known keys: ",
+        ),
+        (
+            TopConfig,
+            {"conditions": {"with-skill": {"provison": {}}}},
+            "unknown key 'conditions.with-skill.provison' (did you mean 'provision'?",
+        ),
+        (CaseConfig, {"zzz": 1}, "unknown key 'zzz' (known keys: agentEffort, "),  # no near one
+    ],
+)
+def test_an_unknown_nested_key_lists_its_neighbours_and_the_nearest_one(
+    model: Any, config: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(config)
+    assert expected in describe_validation_error("proctor.json", info.value, model)
