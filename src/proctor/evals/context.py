@@ -57,6 +57,8 @@ class TurnState:
         say it expected that."""
         if self.outcome.kind != "exited" or self.exit_expected:
             return None
+        if self.exit_code == 0 and not self.failure:
+            return None  # it quit cleanly (the test's /exit, or its plan's end): no crash
         # Worded as a case folder's agent-error is (the agent's own failure first).
         if self.failure:
             why = self.failure

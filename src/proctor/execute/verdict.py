@@ -140,12 +140,15 @@ def talked_verdict(
     failed in a turn (``agent_error``: it exited, in any turn, without the test declaring that
     exit expected) is ``agent-error``, as in every trial; the test's own error is
     ``eval-error``; running out of time, ``timeout``; ``t.skip``, ``skipped``."""
-    if agent_error is not None and skipped is None:
-        reason = agent_error
-        if outcome.kind == "exited" and exit_code:  # a terminal session's, known at its end
+    unknown_code = "agent exited before its turn ended"  # a terminal session's, known at its end
+    if agent_error is not None and unknown_code in agent_error and outcome.kind == "exited":
+        if exit_code == 0 and failure is None:
+            agent_error = None  # it quit cleanly (a /exit the test sent): no crash, as in a case
+        elif exit_code:
             known = f"agent exited with code {exit_code} before its turn ended"
-            reason = reason.replace("agent exited before its turn ended", known, 1)
-        return Verdict("agent-error", None, None, reason)
+            agent_error = agent_error.replace(unknown_code, known, 1)
+    if agent_error is not None and skipped is None:
+        return Verdict("agent-error", None, None, agent_error)
     if error is not None:
         return Verdict("eval-error", None, None, error)
     if outcome.kind == "timeout":

@@ -145,3 +145,42 @@ def test_a_skip_after_the_exit_is_the_test_s_decision(tmp_path: Path) -> None:
     driver = Exits([2])
     talked = converse(tmp_path, driver, test)
     assert verdict_of(talked, driver) == ("skipped", "the agent is unavailable")
+
+
+class TerminalQuit(Exits):
+    """A terminal session: the agent quits in the last turn, its exit code known only when
+    the session ends (``ended_with``)."""
+
+    def __init__(self, ended_with: int) -> None:
+        super().__init__([0, 0])
+        self.ended_with = ended_with
+
+    def send(self, message: str) -> TurnOutcome:
+        self.log.turns += 1
+        return TurnOutcome("exited" if message == "/exit" else "turn-end")
+
+
+async def says_bye(t: Any) -> None:
+    await t.send("one")
+    await t.send("/exit")
+    t.check(1, 1)
+
+
+def test_a_terminal_agent_that_quits_cleanly_is_judged_by_its_gates(tmp_path: Path) -> None:
+    driver = TerminalQuit(ended_with=0)
+    talked = converse(tmp_path, driver, says_bye)
+    driver.log.exit_code = driver.ended_with  # the session ended
+    assert verdict_of(talked, driver)[0] == "passed"
+
+
+def test_a_terminal_agent_that_exits_non_zero_is_an_agent_error_with_its_code(
+    tmp_path: Path,
+) -> None:
+    """The control: the same quit with exit code 3 is a crash, and the reason says so."""
+    driver = TerminalQuit(ended_with=3)
+    talked = converse(tmp_path, driver, says_bye)
+    driver.log.exit_code = driver.ended_with
+    assert verdict_of(talked, driver) == (
+        "agent-error",
+        "agent exited with code 3 before its turn ended (turn 2 of 2)",
+    )
