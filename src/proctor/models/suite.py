@@ -117,6 +117,9 @@ class GroupStats(CamelModel):
     scores: ScoreStats
     stability: str
     gate_passed: bool
+    not_gated: bool = False
+    """Every trial was skipped (an eval's ``t.skip``, trials not evaluated) and none left out
+    by hand: no gate applies (``gate_passed`` is then false, and fails nothing)."""
     gate_checks: list[GateCheck] = []
     time: TimeRollup = Field(default_factory=TimeRollup)
     usage: dict[str, ModelUsage] = {}

@@ -97,6 +97,11 @@ def gate_checks(gate: Gate, rate: float | None, scores: ScoreStats, n: int) -> l
     return checks
 
 
+def _excluded(record: TrialRecord) -> bool:
+    """Left out by a person (``annotate --verdict excluded``)."""
+    return record.annotation is not None and record.annotation.verdict == "excluded"
+
+
 def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
     first = records[0]
     counts = Counter(r.status for r in records)
@@ -124,6 +129,7 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         scores=scores,
         stability=stability(passes, len(scored)),
         gate_passed=bool(scored) and all(c.passed for c in checks),
+        not_gated=not scored and all(r.status == "skipped" and not _excluded(r) for r in records),
         gate_checks=checks,
         time=_time(records),
         usage=_usage(records),
@@ -182,7 +188,7 @@ def exit_code_for(
         for g in groups
         if not g.scored
         and (trials := by_key.get((g.case, g.agent, g.condition), []))
-        and all(r.annotation is not None and r.annotation.verdict == "excluded" for r in trials)
+        and all(_excluded(r) for r in trials)
     ]
     # A gate evaluator that judged and failed stands even when its trial then ended in an
     # error status (an eval's test that raised after a failed gate): exit 1, as the command's.
@@ -207,7 +213,7 @@ def exit_code_for(
         )
     # A group left without a scored trial here was skipped (an eval's t.skip, trials not
     # evaluated): it has no gate that passed, and saying so would be untrue.
-    unscored = sum(1 for g in groups if not g.scored)
+    unscored = sum(1 for g in groups if g.not_gated)
     if unscored == len(groups):
         return ExitCode.OK, "nothing was gated: every trial was skipped"
     if unscored:

@@ -125,15 +125,11 @@ def matrix(points: Sequence[TrialPoint], suite: SuiteRecord | None) -> list[Cell
                 steps=_median(p.tool_calls for p in members),
                 tokens=_median(p.tokens for p in members),
                 # A group whose every trial was skipped was not gated: no verdict to show.
-                gate_passed=group.gate_passed if group and not _not_gated(group) else None,
+                gate_passed=group.gate_passed if group and not group.not_gated else None,
                 outcome=_outcome(passes, len(scored)),
             )
         )
     return cells
-
-
-def _not_gated(group: GroupStats) -> bool:
-    return not group.scored and list(group.status_counts) == ["skipped"]
 
 
 def _stability(passes: int, scored: int) -> str:

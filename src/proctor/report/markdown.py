@@ -148,9 +148,9 @@ def render_markdown(
     """The Markdown report. ``folders`` (records pooled from several runs) names each trial's
     folder by its run, since the pooled repeats are numbered on across runs."""
     t = suite.totals
-    skipped = _skipped_groups(suite, records)
+    skipped = {(g.case, g.agent, g.condition) for g in suite.groups if g.not_gated}
     # Exit 0 with nothing scored passed no gate: the reason says what happened instead.
-    means = meaning(suite.exit_code) if suite.exit_code or t.scored else ""
+    means = meaning(suite.exit_code) if suite.exit_code or (t.scored and not skipped) else ""
     not_gated = f"; {len(skipped)} not gated: every trial skipped" if skipped else ""
     lines = [
         f"# proctor run {suite.run_id}",
@@ -259,25 +259,6 @@ def render_markdown(
     lines += _outcomes(suite)
     lines += _by_source(suite.totals)
     return "\n".join(lines) + "\n"
-
-
-def _skipped_groups(
-    suite: SuiteRecord, records: Sequence[TrialRecord]
-) -> set[tuple[str, str, str]]:
-    """The groups whose every trial was skipped (an eval's ``t.skip``, not evaluated): no
-    gate applies to them. A group a person excluded by hand is not one: it fails its gate."""
-    kept = {  # groups with a trial nobody excluded
-        (r.case, r.agent, r.condition)
-        for r in records
-        if r.annotation is None or r.annotation.verdict != "excluded"
-    }
-    return {
-        (g.case, g.agent, g.condition)
-        for g in suite.groups
-        if not g.scored
-        and set(g.status_counts) == {"skipped"}
-        and (g.case, g.agent, g.condition) in kept
-    }
 
 
 def _where(record: TrialRecord, folders: Mapping[tuple[str, str, str, int], Path] | None) -> str:

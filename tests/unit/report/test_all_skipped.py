@@ -44,7 +44,7 @@ def test_some_groups_skipped_names_them_apart() -> None:
         "every scored group passed its gate; 1 group(s) not gated: every trial skipped"
     )
     text = render_markdown(suite, records)
-    assert "**Exit code 0** (every gate passed): every scored group passed" in text
+    assert "**Exit code 0**: every scored group passed" in text  # not "every gate passed"
     assert "- Groups passing the gate: 1/2; 1 not gated: every trial skipped" in text
 
 
@@ -84,4 +84,21 @@ def test_the_html_report_shows_a_skipped_group_as_not_gated() -> None:
     row = matrix[matrix.index('data-case="s"') :]
     assert row[: row.index("</tr>")].endswith('<span class="muted">–</span></td>')
     row = matrix[matrix.index('data-case="e"') :]
+    assert "<strong>failed</strong>" in row[: row.index("</tr>")]
+
+
+def test_a_group_excluded_by_hand_shows_failed_in_the_html_report_too() -> None:
+    from proctor.report.html import render_html
+
+    records = [rec("p", "passed"), rec("x", "skipped")]
+    records[1].annotation = TrialAnnotation(
+        trial="x/a/default/1", verdict="excluded", note="wrong task", at="t"
+    )
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_code == 1 and not suite.groups[1].not_gated
+    html = render_html(suite, records)
+    gate = html[html.index('id="gate"') : html.index('id="matrix"')]
+    assert "not gated" not in gate and "x · a · default</td><td>minPassRate</td>" in gate
+    matrix = html[html.index('id="matrix"') :]
+    row = matrix[matrix.index('data-case="x"') :]
     assert "<strong>failed</strong>" in row[: row.index("</tr>")]
