@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationInfo
 from pydantic.alias_generators import to_camel
 
 SCHEMA_VERSION = 2
@@ -19,6 +19,20 @@ MAX_TIMEOUT_SEC = 86_400.0
 """The longest time limit or pause a user's configuration takes (a day): a larger one is a
 typo, and one past what a clock holds (``1e300``) crashed or hung a run instead of failing
 validation."""
+OWN_RECORD = "proctor-record"
+"""Validation context key set when proctor reads back a record it wrote (see
+:func:`proctor.models.io.read_record`): limits added since it was written do not apply."""
+
+
+def within_a_day(value: float, info: ValidationInfo) -> float:
+    """At most :data:`MAX_TIMEOUT_SEC`, in what a user writes; a record an earlier proctor
+    wrote with a larger value (a run to resume) still reads."""
+    if value > MAX_TIMEOUT_SEC and not (info.context or {}).get(OWN_RECORD):
+        raise ValueError(f"expected at most {MAX_TIMEOUT_SEC:g} seconds (a day)")
+    return value
+
+
+AtMostADay = AfterValidator(within_a_day)
 
 
 class UserModel(BaseModel):

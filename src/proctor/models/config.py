@@ -23,7 +23,7 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
-from proctor.models.base import MAX_TIMEOUT_SEC, UserModel
+from proctor.models.base import AtMostADay, UserModel
 from proctor.models.process import MetricsConfig
 
 DEFAULT_AGENTS = ("scripted",)
@@ -74,7 +74,7 @@ def _is_text_map(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
-TimeoutSec = Annotated[float, Field(gt=0, le=MAX_TIMEOUT_SEC)]
+TimeoutSec = Annotated[float, Field(gt=0), AtMostADay]
 """A trial's time limit: above 0, at most a day (a larger one is a typo, and one past what a
 clock holds crashed the run instead of failing validation)."""
 
@@ -419,9 +419,9 @@ class ProviderLimit(UserModel):
 
     concurrency: PositiveInt | None = None
     """Trials of this provider's agents at the same time (below the run's own concurrency)."""
-    start_spacing_sec: float = Field(default=0.0, ge=0, le=MAX_TIMEOUT_SEC)
+    start_spacing_sec: Annotated[float, Field(ge=0), AtMostADay] = 0.0
     """Seconds between two starts of this provider's trials (at most a day)."""
-    backoff_max_sec: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_SEC)
+    backoff_max_sec: Annotated[float, Field(gt=0), AtMostADay] = 60.0
     """The longest pause after trials that the provider rate-limited (the pause doubles from
     one second, or the spacing, with each rate-limited trial in a row; at most a day)."""
 

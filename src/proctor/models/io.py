@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from proctor.errors import ConfigError, SchemaVersionError
-from proctor.models.base import RecordModel
+from proctor.models.base import OWN_RECORD, RecordModel
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.trajectory import EVENT_ADAPTER, Event, event_json
 from proctor.models.trial import TrialRecord
@@ -199,7 +199,9 @@ def read_record(path: Path, model: type[R]) -> R:
     data = upgraded(path, _load(path), model)
     lenient = not model.model_config.get("strict", False)
     try:
-        return model.model_validate(data, strict=False if lenient else None)
+        return model.model_validate(
+            data, strict=False if lenient else None, context={OWN_RECORD: True}
+        )
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(f"{path} (a {model.__name__})", exc)) from exc
 

@@ -87,11 +87,11 @@ def write_top(tmp_path: Path, config: dict[str, Any]) -> Path:
         ),
         (
             {"limits": {"anthropic": {"startSpacingSec": 1e308}}},
-            "field 'limits.anthropic.startSpacingSec': expected less than or equal to 86400",
+            "field 'limits.anthropic.startSpacingSec': expected at most 86400 seconds (a day)",
         ),
         (
             {"limits": {"openai": {"backoffMaxSec": 86401}}},
-            "field 'limits.openai.backoffMaxSec': expected less than or equal to 86400",
+            "field 'limits.openai.backoffMaxSec': expected at most 86400 seconds (a day)",
         ),
         (
             {"pricing": {"anthropic/x": {"inputPer1M": "3"}}},
@@ -221,7 +221,9 @@ def test_a_record_that_is_strict_itself_stays_strict(tmp_path: Path) -> None:
 
 def test_a_trial_time_limit_past_a_day_is_refused_everywhere_it_is_written() -> None:
     assert "field 'timeoutSec'" in case_error({"timeoutSec": 1e308})
-    assert "less than or equal to 86400" in case_error({"timeoutSec": MAX_TIMEOUT_SEC + 1})
+    assert "expected at most 86400 seconds (a day)" in case_error(
+        {"timeoutSec": MAX_TIMEOUT_SEC + 1}
+    )
     assert CaseConfig.model_validate({"timeoutSec": MAX_TIMEOUT_SEC}).timeout_sec == 86400
     with pytest.raises(ValidationError):
         TopConfig.model_validate({"timeoutSec": 1e9})
@@ -257,3 +259,24 @@ def test_an_unknown_nested_key_lists_its_neighbours_and_the_nearest_one(
     with pytest.raises(ValidationError) as info:
         model.model_validate(config)
     assert expected in describe_validation_error("proctor.json", info.value, model)
+
+
+def test_a_run_an_earlier_proctor_wrote_with_limits_past_a_day_still_reads(
+    tmp_path: Path,
+) -> None:
+    """``--timeout 100000`` was accepted before the cap: that run's ``config.json`` must still
+    read (to resume it), while the same values written by a user now are refused."""
+    path = tmp_path / "config.json"
+    path.write_text(
+        json.dumps(
+            {
+                "schemaVersion": 2,
+                "config": {"timeoutSec": 200000, "limits": {"x": {"startSpacingSec": 90000}}},
+                "cli": {"timeoutSec": 100000},
+            }
+        )
+    )
+    record = read_record(path, ConfigRecord)
+    assert record.cli.timeout_sec == 100000 and record.config.timeout_sec == 200000
+    with pytest.raises(ValidationError):
+        CliOverrides.model_validate({"timeoutSec": 100000})
