@@ -29,7 +29,11 @@ from proctor.cli.options import reporter_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 @click.option("--no-stream", is_flag=True, help="Keep stderr quiet while the evals run.")
 @click.option("--verbose", is_flag=True, help="Print t.log lines and reply snippets.")
-@click.option("--timeout-ms", type=click.IntRange(min=1), help="Each case's time limit.")
+@click.option(
+    "--timeout-ms",
+    type=click.IntRange(min=1, max=86_400_000),
+    help="Each case's time limit (at most a day: 86400000).",
+)
 @click.option("--agent", help="The agent for every eval (default: the eval's, else scripted).")
 @click.option("--model", help="The agent's model; 'scripted' runs on proctor's scripted model.")
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")

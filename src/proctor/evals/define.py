@@ -11,11 +11,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from proctor.models.base import MAX_TIMEOUT_SEC
+
 TestFn = Callable[[Any], Awaitable[None]]
 Origin = tuple[str, int]
 """The file and line a definition was made at (its caller's frame)."""
 MAX_ITERATIONS = 100
 MAX_CONCURRENCY = 200
+MAX_TIMEOUT_MS = int(MAX_TIMEOUT_SEC * 1000)
+"""A case's longest time limit (a day), as a case folder's ``timeoutSec``."""
 
 
 class EvalDefinitionError(ValueError):
@@ -140,7 +144,7 @@ def case(
         test=_test(test, where),
         description=_text(description, "description", where),
         tags=_tags(tags, where),
-        timeout_ms=_positive(timeout_ms, "timeout_ms", where),
+        timeout_ms=_positive(timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
         iterations=_positive(iterations, "iterations", where, MAX_ITERATIONS),
         plan=_plan(plan, where),
         agent=_text(agent, "agent", where),
@@ -185,7 +189,7 @@ def define_eval(
     return EvalDefinition(
         description=_text(description, "description", where),
         tags=_tags(tags, where),
-        timeout_ms=_positive(timeout_ms, "timeout_ms", where),
+        timeout_ms=_positive(timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
         iterations=_positive(iterations, "iterations", where, MAX_ITERATIONS),
         agent=_text(agent, "agent", where),
         plan=_plan(plan, where),
@@ -210,7 +214,7 @@ def define_eval_config(
     where = "define_eval_config"
     return EvalConfig(
         max_concurrency=_positive(max_concurrency, "max_concurrency", where, MAX_CONCURRENCY),
-        timeout_ms=_positive(timeout_ms, "timeout_ms", where),
+        timeout_ms=_positive(timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
         judge=_text(judge, "judge", where),
         agent=_text(agent, "agent", where),
         model=_text(model, "model", where),

@@ -1,0 +1,20 @@
+"""What an eval file defines is checked where it is written: a time limit past a day is
+refused by ``define_eval`` (and ``--timeout-ms``), in milliseconds, as it was given."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.evals.define import MAX_TIMEOUT_MS, EvalDefinitionError, define_eval
+
+
+async def _test(t: object) -> None: ...
+
+
+def test_a_time_limit_past_a_day_is_refused_in_the_unit_it_was_given() -> None:
+    with pytest.raises(EvalDefinitionError, match="'timeout_ms' is 100000000; at most 86400000"):
+        define_eval(test=_test, timeout_ms=100_000_000)
+
+
+def test_a_day_is_accepted() -> None:
+    assert define_eval(test=_test, timeout_ms=MAX_TIMEOUT_MS).timeout_ms == MAX_TIMEOUT_MS
