@@ -79,7 +79,7 @@ def run(
             **options,
         )
     except ValidationError as exc:  # a keyword of the wrong type or out of range
-        raise ConfigError(describe_validation_error("proctor.run()", exc, CliOverrides)) from exc
+        raise ConfigError(_keyword_problem(exc)) from exc
     request = RunRequest(
         source=Path(source),
         config=Path(config) if config is not None else None,
@@ -109,3 +109,25 @@ def parse_transcript(path: str | Path, agent: str | None = None) -> Trajectory:
     session folder; ``agent`` (an agent id such as ``codex``) forces the format."""
     fmt = format_for_agent(agent) if agent is not None else None
     return parse_any(Path(path).expanduser(), fmt)
+
+
+_KEYWORD_OF = {"timeout_sec": "timeout"}
+"""Fields of :class:`CliOverrides` that :func:`run` takes under another name."""
+
+
+def _keyword_problem(exc: ValidationError) -> str:
+    """One sentence naming the keyword argument of :func:`run` at fault, by its Python name."""
+    import difflib
+    import inspect
+
+    error = exc.errors()[0]
+    name = str(error["loc"][0]) if error["loc"] else ""
+    keyword = _KEYWORD_OF.get(name, name)
+    if error["type"] == "extra_forbidden":
+        known = {p for p in inspect.signature(run).parameters if p != "options"}
+        known |= {_KEYWORD_OF.get(f, f) for f in CliOverrides.model_fields}
+        near = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f"; did you mean '{near[0]}'?" if near else ""
+        return f"proctor.run(): unknown keyword argument '{name}'{hint}"
+    sentence = describe_validation_error("proctor.run()", exc, CliOverrides)
+    return sentence.replace(f"field '{name}", f"argument '{keyword}", 1)

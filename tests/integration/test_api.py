@@ -38,10 +38,16 @@ def test_a_configuration_error_raises_the_cli_sentence(tmp_path: Path) -> None:
         proctor.run(tmp_path / "missing")
     with pytest.raises(proctor.ConfigError, match="unknown reporter"):
         proctor.run(tmp_path, reporters=["pdf"])
-    with pytest.raises(proctor.ConfigError, match=r"proctor.run\(\): field 'timeout_sec'"):
+    with pytest.raises(proctor.ConfigError, match=r"proctor.run\(\): argument 'timeout'"):
         proctor.run(tmp_path, timeout=1e9)  # a time limit past a day, as the CLI refuses it
-    with pytest.raises(proctor.ConfigError, match="field 'concurrency'"):
+    with pytest.raises(proctor.ConfigError, match="argument 'concurrency'"):
         proctor.run(tmp_path, concurrency=0)
+    with pytest.raises(
+        proctor.ConfigError, match="argument 'repeats': expected an integer, got 2.5"
+    ):
+        proctor.run(tmp_path, repeats=2.5)
+    with pytest.raises(proctor.ConfigError, match="'repeat'; did you mean 'repeats'"):
+        proctor.run(tmp_path, repeat=3)
 
 
 def test_parse_transcript_forces_a_format_by_agent_id() -> None:

@@ -69,6 +69,11 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
 
 EXPECTED_TYPE = {
     "int_type": "an integer",
+    "int_from_float": "an integer",
+    "int_parsing": "an integer",
+    "float_parsing": "a number",
+    "bool_parsing": "true or false",
+    "tuple_type": "a list",
     "float_type": "a number",
     "bool_type": "true or false",
     "string_type": "a string",
