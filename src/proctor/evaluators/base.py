@@ -13,15 +13,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, Protocol, Self
 
-from pydantic import AfterValidator, ValidationError
+from pydantic import ValidationError
 
 from proctor.errors import ConfigError
 from proctor.llm.roles import RoleSet
 from proctor.models.base import MAX_TIMEOUT_SEC as MAX_TIMEOUT_SEC  # evaluators' timeoutSec cap
 from proctor.models.base import UserModel
 from proctor.models.case import EvaluatorSpec
+from proctor.models.config import ProgramText as ProgramText  # evaluators' program text
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.io import write_record
 from proctor.models.logs import EvaluatorLog
@@ -31,18 +32,6 @@ from proctor.paths import TrialPaths
 from proctor.util.processes import Outcome, run_captured
 
 COMMON_KEYS = {"use", "gate", "weight", "label"}
-
-
-def _no_nul(value: str) -> str:
-    """A program's name, argument or shell line: a NUL character cannot reach a program (it
-    would stop the evaluator from starting, at trial time)."""
-    if "\0" in value:
-        raise ValueError("cannot hold a NUL character")
-    return value
-
-
-ProgramText = Annotated[str, AfterValidator(_no_nul)]
-"""Text handed to a program as its name, an argument or a shell line: no NUL character."""
 
 
 class EvaluatorParams(UserModel):

@@ -263,6 +263,18 @@ def _process_env_name(name: str) -> str:
     return name
 
 
+def _no_nul(value: str) -> str:
+    """A program's name, argument or shell line: a NUL character cannot reach a program (it
+    would stop it from starting, at trial time)."""
+    if "\0" in value:
+        raise ValueError("cannot hold a NUL character")
+    return value
+
+
+ProgramText = Annotated[str, AfterValidator(_no_nul)]
+"""Text handed to a program as its name, an argument or a shell line: no NUL character."""
+
+
 ProcessEnvVars = dict[
     Annotated[str, AfterValidator(_process_env_name)], Annotated[str, AfterValidator(_env_value)]
 ]
@@ -355,8 +367,8 @@ class CaseConfig(Expectations):
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
     tags: list[str] = []
     provision: Provision | None = None
-    setup: list[str] = []
-    teardown: list[str] = []
+    setup: list[ProgramText] = []
+    teardown: list[ProgramText] = []
     env: EnvVars = {}
     description: str | None = None
     conditions: dict[FolderName, Condition] | None = None
@@ -377,7 +389,7 @@ class AgentProfile(UserModel):
     """
 
     agent: str | None = None
-    binary: str | None = None
+    binary: ProgramText | None = None
     mode: Literal["headless", "interactive"] | None = None
     backend: Literal["provider", "scripted"] | None = None
     """``scripted``: run on proctor's scripted model server (zero tokens); else the provider."""
@@ -386,7 +398,7 @@ class AgentProfile(UserModel):
     agent_effort: str | None = None
     version: str | None = None
     """The CLI version this profile expects; a different one makes every trial an infra-error."""
-    args: list[str] = []
+    args: list[ProgramText] = []
     env: EnvVars = {}
     forward_env: list[str] = []
     credentials: Literal["forward", "none"] = "forward"
@@ -396,7 +408,9 @@ class AgentProfile(UserModel):
     transport: Literal["acp"] | None = None
     """``acp``: drive the agent over the Agent Client Protocol (stdio), started with ``command``;
     such a profile runs on the ``acp`` adapter."""
-    command: list[NonBlank] | None = Field(default=None, min_length=1)
+    command: list[Annotated[NonBlank, AfterValidator(_no_nul)]] | None = Field(
+        default=None, min_length=1
+    )
     """The ACP agent's command line (``transport: "acp"`` only), e.g. ``["gemini", "--acp"]``."""
 
     @model_validator(mode="after")
@@ -438,8 +452,8 @@ class TopConfig(UserModel):
 
     codingagents: dict[FolderName, AgentProfile] = {}
     provision: Provision | None = None
-    setup: list[str] = []
-    teardown: list[str] = []
+    setup: list[ProgramText] = []
+    teardown: list[ProgramText] = []
     gate: Gate | None = None
     concurrency: PositiveInt | None = None
     out: str | None = None

@@ -280,3 +280,28 @@ def test_a_run_an_earlier_proctor_wrote_with_limits_past_a_day_still_reads(
     assert record.cli.timeout_sec == 100000 and record.config.timeout_sec == 200000
     with pytest.raises(ValidationError):
         CliOverrides.model_validate({"timeoutSec": 100000})
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "expected"),
+    [
+        (CaseConfig, {"setup": ["echo a\0b"]}, "field 'setup[0]': cannot hold a NUL character"),
+        (CaseConfig, {"teardown": ["x\0"]}, "field 'teardown[0]': cannot hold a NUL character"),
+        (
+            TopConfig,
+            {"codingagents": {"claude-code": {"args": ["--x\0"]}}},
+            "field 'codingagents.claude-code.args[0]': cannot hold a NUL character",
+        ),
+        (
+            TopConfig,
+            {"codingagents": {"mine": {"transport": "acp", "command": ["a\0"]}}},
+            "field 'codingagents.mine.command[0]': cannot hold a NUL character",
+        ),
+    ],
+)
+def test_a_nul_in_a_line_or_argument_a_program_gets_is_refused(
+    model: Any, config: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(config)
+    assert expected in describe_validation_error("f.json", info.value, model)
