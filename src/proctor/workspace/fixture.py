@@ -102,11 +102,12 @@ def _write_link(
     target = root / info.filename
     _refuse_outside(path, info, root, target.parent)
     target.parent.mkdir(parents=True, exist_ok=True)
+    link = link_target(zf, path, info, budget)  # the zip's own faults: ZipFixtureError
     try:
-        os.symlink(link_target(zf, path, info, budget), target)
-    except OSError as exc:
-        raise ZipFixtureError(
-            f"{path}: symlink entry '{info.filename}' cannot be created ({exc.strerror})"
+        os.symlink(link, target)
+    except OSError as exc:  # the file system's (a full disk): not the zip's, tried again
+        raise WorkspaceError(
+            f"{path}: symlink entry '{info.filename}' cannot be created ({exc.strerror or exc})"
         ) from exc
 
 

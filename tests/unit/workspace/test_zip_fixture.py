@@ -335,3 +335,30 @@ def test_a_workspace_that_refuses_a_write_is_a_sentence(
     z = _zip(tmp_path / "src.zip", {"n" * 300: "x"})  # longer than a file name may be
     with pytest.raises(WorkspaceError, match=r"entry 'n+' cannot be written into the workspac"):
         materialise_fixture(z, "zip", tmp_path / "ws")
+
+
+def test_a_full_disk_while_extracting_is_tried_again_by_the_next_trial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link the file system refused to make (ENOSPC) is no fault of the zip: the next trial
+    extracts it again instead of being refused with the first trial's sentence."""
+    import errno
+
+    z = _zip(tmp_path / "src.zip", {"a.txt": "x"}, links={"here": "a.txt"})
+    real = os.symlink
+    calls = {"n": 0}
+
+    def full_once(src: str, dst: str) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "symlink", full_once)
+    templates = tmp_path / "templates"
+    with pytest.raises(WorkspaceError, match="cannot be created") as caught:
+        fixture.zip_template(z, templates)
+    assert not isinstance(caught.value, ZipFixtureError)
+    assert not list(templates.glob("*.failed"))
+    template = fixture.zip_template(z, templates)  # the next trial: extracted this time
+    assert (template / "here").is_symlink() and (template / "a.txt").read_text() == "x"
