@@ -20,8 +20,12 @@ _SECRETS: set[str] = set()
 
 
 def register_secret(value: str) -> None:
-    """Remember ``value`` as a secret of this process (its forked workers inherit it)."""
-    if len(value) >= MIN_SECRET_CHARS:
+    """Remember ``value`` as a secret of this process (its forked workers inherit it).
+
+    A value of lowercase letters only is a placeholder, never a key (a local server's
+    ``OPENAI_API_KEY=ollama``): masked, it would turn an ordinary word into ``***`` in every
+    record, page and link. Every provider's key holds digits, capitals or punctuation."""
+    if len(value) >= MIN_SECRET_CHARS and not (value.isalpha() and value.islower()):
         _SECRETS.add(value)
 
 

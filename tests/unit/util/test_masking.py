@@ -133,3 +133,16 @@ def test_a_long_name_outside_ascii_is_masked_not_removed(tmp_path: Path) -> None
     (tmp_path / name).write_text(SECRET)
     assert masking.scrub_tree(tmp_path) == [name]
     assert (tmp_path / name).read_text() == "***"
+
+
+def test_a_lowercase_word_is_a_placeholder_not_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``OPENAI_API_KEY=ollama`` (a local server's placeholder) would otherwise become ``***``
+    wherever the word appears: model names, filters, links."""
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret("ollama")
+    masking.register_secret("placeholder")
+    assert (
+        masking.mask("model ollama/llama3, a placeholder") == "model ollama/llama3, a placeholder"
+    )
+    masking.register_secret("sk-ollama-1")  # the control: a key-shaped value is masked
+    assert masking.mask("key sk-ollama-1 here") == "key *** here"
