@@ -198,3 +198,32 @@ def _history_json(home: Path) -> str:
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def test_a_session_path_that_is_not_utf8_is_cached_and_read_back(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    rollout = next((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    odd = os.fsencode(tmp_path / "odd") + b"/caf\xe9"
+    os.makedirs(odd)
+    shutil.copy(rollout, odd + b"/rollout-x.jsonl")
+    folder = tmp_path / "odd"
+    first = proctor("history", str(folder), "--json")
+    assert first.code == 0, first.err
+    assert "Traceback" not in first.err and "could not be written" not in first.err
+    second = proctor("history", str(folder), "--json")  # read from the cache
+    assert second.out == first.out and json.loads(second.out)["total"]["sessions"] == 1
+
+
+def test_a_cached_session_is_named_as_this_replay_names_it(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    relative = proctor("history", "home/.codex", "--json")
+    assert relative.code == 0, relative.err
+    assert all(not s["path"].startswith("/") for s in json.loads(relative.out)["sessions"])
+    absolute = proctor("history", str(home / ".codex"), "--json")
+    paths = [s["path"] for s in json.loads(absolute.out)["sessions"]]
+    assert paths and all(p.startswith(str(home)) for p in paths)

@@ -54,11 +54,31 @@ def _file_stamp(path: str) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 
+_BYTES_KEY = "bytes:"
+"""The prefix of a row whose path is not UTF-8: its bytes in hex (SQLite keeps UTF-8 text)."""
+
+
 def _key(path: str | Path) -> str:
     """A session's row: its file's absolute path (the same file read through a relative path
-    from another folder is the same row)."""
+    from another folder is the same row); a path that is not UTF-8 (its bytes kept as
+    surrogates) as :data:`_BYTES_KEY` and its bytes in hex."""
     text = str(path)
-    return text if text.startswith("/") else os.path.abspath(text)
+    text = text if text.startswith("/") else os.path.abspath(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _BYTES_KEY + os.fsencode(text).hex()
+    return text
+
+
+def _path_of(key: str) -> str:
+    """The file a row names (see :func:`_key`)."""
+    if key.startswith(_BYTES_KEY):
+        try:
+            return os.fsdecode(bytes.fromhex(key[len(_BYTES_KEY) :]))
+        except ValueError:
+            return key
+    return key
 
 
 @dataclass(frozen=True)
@@ -166,7 +186,9 @@ class SummaryCache:
         """Write the new summaries, and forget sessions whose file is gone (of those stored
         that this replay did not see)."""
         seen_paths = {_key(p) for p in seen}
-        gone = [(p,) for p in self._stored if p not in seen_paths and not os.path.exists(p)]
+        gone = [
+            (p,) for p in self._stored if p not in seen_paths and not os.path.exists(_path_of(p))
+        ]
         if not self._fresh and not gone:
             return
         try:

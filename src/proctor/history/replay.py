@@ -283,7 +283,11 @@ def replay(
             for (session, stamp), summary in zip(hits, _each_validated(stored), strict=True):
                 if summary is None:  # a damaged row: the session is replayed and the row fixed
                     jobs.append((len(jobs), session, stamp))
-                elif filters.keeps(summary):
+                    continue
+                # The file as this replay names it (the row may come from a replay given a
+                # relative path from another folder).
+                summary.path = session.file
+                if filters.keeps(summary):
                     yield summary
             del hits, stored
         todo = [session for _, session, _ in jobs]
