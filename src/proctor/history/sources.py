@@ -100,13 +100,23 @@ def agent_sessions(
         # Listed folder by folder (the order of sorted paths): a glob and a sort of Path
         # objects took a tenth of a second per 10,000 sessions.
         projects = os.path.join(folder, "projects")
+        linked = _Seen()
         for project in listed(projects, folders=True):
             project_folder = os.path.join(projects, project)
-            for name in listed(project_folder, folders=False):
+            if not linked.first(project_folder):
+                continue  # a link to a project folder listed already: its sessions once
+            links: set[str] = set()
+            names = _sorted_names(
+                project_folder, folders=False, agent=agent, unreadable=unreadable, links=links
+            )
+            for name in names:
                 if name.endswith(".jsonl") and not name.startswith("agent-"):
                     # (agent-*.jsonl: an older release's subagent file)
-                    yield Session(agent, os.path.join(project_folder, name))
+                    path = os.path.join(project_folder, name)
+                    if name not in links or linked.first_file(path):
+                        yield Session(agent, path)
     elif agent == "codex":
+        yielded: dict[str, str] = {}
         for root in (folder / "sessions", folder / "archived_sessions"):
             found: list[str] = []
             stack = [str(root)]
@@ -129,10 +139,14 @@ def agent_sessions(
                     if n.startswith("rollout-") and n.endswith(".jsonl")
                 ]
             for path in sorted(found):
-                yield Session(agent, path)
+                if not _codex_seen(path, yielded):
+                    yield Session(agent, path)
     else:
         tmp = folder / "tmp"
+        linked = _Seen()
         for project in listed(tmp, folders=True):
+            if not linked.first(os.path.join(tmp, project)):
+                continue
             chats = tmp / project / "chats"
             if not chats.is_dir():
                 continue
@@ -143,12 +157,46 @@ def agent_sessions(
                         yield Session(agent, chats / name)
 
 
+class _Seen:
+    """Folders and files of one history listed so far, by their real path: a link to one
+    already listed (a project folder linked under a second name) is not listed again. Only
+    links are resolved, so a history without any costs no look-up."""
+
+    def __init__(self) -> None:
+        self.real: set[str] = set()
+
+    def first(self, folder: str | Path) -> bool:
+        real = os.path.realpath(folder)
+        if real in self.real:
+            return False
+        self.real.add(real)
+        return True
+
+    def first_file(self, path: str) -> bool:
+        """Whether the linked session file ``path`` is to be listed: not when its target
+        sits in a folder of this history listed on its own."""
+        real = os.path.realpath(path)
+        listed = os.path.realpath(os.path.dirname(real)) in self.real
+        return not listed  # its target is listed where it is (or will be) on its own
+
+
+def _codex_seen(path: str, yielded: dict[str, str]) -> bool:
+    """Whether a rollout of the same name was listed already (a copy kept in both
+    ``sessions/`` and ``archived_sessions/``: the same thread, counted once)."""
+    name = os.path.basename(path)
+    if name in yielded:
+        return True
+    yielded[name] = path
+    return False
+
+
 def _sorted_names(
     folder: str | Path,
     *,
     folders: bool,
     agent: str | None = None,
     unreadable: list[Unavailable] | None = None,
+    links: set[str] | None = None,
 ) -> list[str]:
     """The names of the folders (or the files) in ``folder`` that a ``*`` glob matches
     (not hidden), sorted; none when it cannot be listed (noted in ``unreadable`` unless it
@@ -156,7 +204,10 @@ def _sorted_names(
     try:
         with os.scandir(folder) as entries:
             # Files are regular files only: a named pipe would block the replay that read it.
-            names = [e.name for e in entries if (e.is_dir() if folders else e.is_file())]
+            found = [e for e in entries if (e.is_dir() if folders else e.is_file())]
+        names = [e.name for e in found]
+        if links is not None:  # which of them are links (known from the listing itself)
+            links.update(e.name for e in found if e.is_symlink())
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -246,9 +297,12 @@ def _sessions_in(path: Path) -> Iterator[Session]:
             yield from agent_sessions(agent, path)
     if matched:
         return
+    inside = os.path.realpath(path)
     for file in sorted(path.rglob("*")):
         if file.suffix not in (".jsonl", ".json") or not file.is_file() or _is_part(file):
             continue
+        if file.is_symlink() and os.path.realpath(file).startswith(inside + os.sep):
+            continue  # a link to a session in this folder: that session is listed on its own
         agent = sniff(file)
         if agent is not None:
             yield Session(agent, file)
@@ -262,7 +316,7 @@ def _is_part(file: Path) -> bool:
     """A subagent file, a side file or a Gemini CLI subagent chat: read with its session."""
     if file.name.startswith("agent-") or file.name.endswith(".meta.json"):
         return True
-    if "subagents" in file.parts or "tool-results" in file.parts:
+    if file.parent.name == "tool-results":  # (a subagent file is agent-*.jsonl, above)
         return True
     return file.parent.parent.name == "chats"  # chats/<parent session>/<subagent>.jsonl
 

@@ -213,3 +213,42 @@ def test_a_link_in_the_codex_sessions_folder_is_not_followed(tmp_path: Path) -> 
     (day.parent / "link").symlink_to(tmp_path / "elsewhere")
     sessions, _ = find_sessions(["codex"], tmp_path / "home", {})
     assert [Path(s.file).name for s in sessions] == ["rollout-a.jsonl"]
+
+
+def test_a_project_folder_linked_under_a_second_name_is_counted_once(tmp_path: Path) -> None:
+    config = tmp_path / "home" / ".claude"
+    plant(config)
+    projects = config / "projects"
+    first = sorted(p for p in projects.iterdir() if p.is_dir())[0]
+    before, _ = find_sessions(["claude-code"], tmp_path / "home", {})
+    (projects / f"{first.name}-link").symlink_to(first.name)
+    session = next(first.glob("*.jsonl"))
+    (first / f"linked-{session.name}").symlink_to(session.name)  # a link to a session beside it
+    after, _ = find_sessions(["claude-code"], tmp_path / "home", {})
+    assert len(after) == len(before)
+    found, _ = sessions_under([first], ["claude-code"])  # a plain folder given as a PATH
+    assert len(found) == len(list(first.glob("*.jsonl"))) - 1
+
+
+def test_a_rollout_kept_in_sessions_and_archived_sessions_is_counted_once(tmp_path: Path) -> None:
+    codex = tmp_path / "home" / ".codex"
+    rollout = next((ROOT / "tests" / "corpus").glob("codex-*.transcript.jsonl"))
+    for folder in ("sessions/2026/11/29", "archived_sessions/2026/11/29", "archived_sessions"):
+        (codex / folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(rollout, codex / folder / "rollout-2026-11-29T10-00-00-abc.jsonl")
+    shutil.copy(rollout, codex / "sessions/2026/11/29/rollout-2026-11-29T11-00-00-def.jsonl")
+    found, _ = find_sessions(["codex"], tmp_path / "home", {})
+    assert sorted(s.path.name for s in found) == [
+        "rollout-2026-11-29T10-00-00-abc.jsonl",
+        "rollout-2026-11-29T11-00-00-def.jsonl",
+    ]
+    assert "archived" not in found[0].file  # the live copy is the one read
+
+
+def test_a_folder_named_subagents_above_the_path_given_hides_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "subagents" / "exp1"
+    folder.mkdir(parents=True)
+    rollout = next((ROOT / "tests" / "corpus").glob("codex-*.transcript.jsonl"))
+    shutil.copy(rollout, folder / "rollout-x.jsonl")
+    found, unavailable = sessions_under([folder], ["codex"])
+    assert [s.path.name for s in found] == ["rollout-x.jsonl"] and unavailable == []
