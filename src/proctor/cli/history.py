@@ -87,7 +87,7 @@ def command(
     from proctor.history.changes import (
         compare_change,
         journal_path,
-        parse_time,
+        parse_day,
         read_marks,
         render_changes,
     )
@@ -103,8 +103,8 @@ def command(
     chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
     filters = Filters(
         project=project,
-        since=parse_time(since, "--since").date() if since is not None else None,
-        until=parse_time(until, "--until").date() if until is not None else None,
+        since=parse_day(since, "--since") if since is not None else None,
+        until=parse_day(until, "--until") if until is not None else None,
     )
     if project is not None and project.exists() and not project.is_dir():
         raise ConfigError(f"--project {project}: a file; a project is the folder a session ran in")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from proctor.errors import ConfigError
@@ -44,7 +44,7 @@ def journal_path(env: Mapping[str, str]) -> Path:
 def parse_time(text: str, what: str) -> datetime:
     """An ISO date or date-time (naive means UTC) as an aware UTC time; ConfigError otherwise."""
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = _iso(text)
     except ValueError:
         raise ConfigError(
             f"{what} {text!r}: expected a date or time like 2026-11-30 or 2026-11-30T14:00"
@@ -55,6 +55,31 @@ def parse_time(text: str, what: str) -> datetime:
         raise ConfigError(
             f"{what} {text!r}: out of the range of dates (years 1 to 9999, in UTC)"
         ) from None
+
+
+def _iso(text: str) -> datetime:
+    if not text.strip():
+        raise ValueError("empty")
+    stripped = text.strip()
+    if stripped[-1:] in ("Z", "z"):  # UTC, in either case
+        stripped = stripped[:-1] + "+00:00"
+    return datetime.fromisoformat(stripped)
+
+
+def parse_day(text: str, what: str) -> date:
+    """The day ``--since``/``--until`` name, on the machine's clock (the days sessions are
+    kept by): a date as it is; a time without a zone, its date; a time with one, the local
+    day of that moment."""
+    try:
+        moment = _iso(text)
+    except ValueError:
+        raise ConfigError(
+            f"{what} {text!r}: expected a date like 2026-11-30 (or a time like 2026-11-30T14:00)"
+        ) from None
+    try:
+        return moment.date() if moment.tzinfo is None else moment.astimezone().date()
+    except OverflowError:
+        raise ConfigError(f"{what} {text!r}: out of the range of dates (years 1 to 9999)") from None
 
 
 def add_mark(path: Path, mark: ChangeMark) -> None:
@@ -196,6 +221,6 @@ def mark_for(text: str, project: Path | None, at: str | None, cwd: Path) -> Chan
     """The mark ``proctor mark`` writes: the project defaults to the current folder."""
     if not text.strip():
         raise ConfigError("proctor mark: the change needs a description (TEXT is empty)")
-    moment = parse_time(at, "--at").isoformat(timespec="seconds") if at else now_utc()
+    moment = parse_time(at, "--at").isoformat(timespec="seconds") if at is not None else now_utc()
     folder = project if project is not None else cwd
     return ChangeMark(text=text.strip(), project=os.path.realpath(folder), at=moment)

@@ -190,3 +190,27 @@ def test_a_mark_of_another_schema_version_is_skipped_with_a_note(tmp_path: Path)
     marks, notes = read_marks(path)
     assert [m.text for m in marks] == ["ok"]
     assert "schemaVersion 99" in notes[0] and "schemaVersion None" in notes[1]
+
+
+def test_since_and_until_name_days_on_the_machine_s_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+    from datetime import date
+
+    from proctor.history.changes import parse_day
+
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    try:
+        # 20:00 in Los Angeles is 04:00 the next day in UTC: the day meant is the 29th.
+        assert parse_day("2026-11-29T20:00-08:00", "--until") == date(2026, 11, 29)
+        assert parse_day("2026-11-30T02:00z", "--since") == date(2026, 11, 29)  # UTC, any case
+        assert parse_day("2026-11-29T23:30", "--until") == date(2026, 11, 29)  # no zone: as is
+        assert parse_day("2026-11-29", "--until") == date(2026, 11, 29)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_an_empty_mark_time_is_refused_not_read_as_now(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--at ''"):
+        mark_for("x", None, "", tmp_path)
