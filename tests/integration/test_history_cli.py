@@ -125,6 +125,15 @@ def test_mark_then_changes(
     assert comparison["comparable"] is False
     text = proctor("history", "--home", str(home), "--changes").out
     assert "Uncontrolled comparison" in text and "too few tasks" in text
+    assert f"| enabled the guard | {PROJECT_A} |" in text
+    other = proctor("mark", "elsewhere", "--project", str(tmp_path), "--at", "2026-11-03T00:00")
+    assert other.code == 0, other.err
+    both = json.loads(proctor("history", "--home", str(home), "--changes", "--json").out)
+    assert [c["change"]["text"] for c in both] == ["enabled the guard", "elsewhere"]
+    only = proctor("history", "--home", str(home), "--changes", "--json", "--project", PROJECT_A)
+    assert [c["change"]["text"] for c in json.loads(only.out)] == ["enabled the guard"]
+    gone = proctor("history", "--home", str(tmp_path / "data"), "--changes")
+    assert gone.code == 0 and "proctor: note: unavailable: claude-code" in gone.err
     assert proctor("mark", "later", "--at", "tomorrow").code == 2
     (tmp_path / "a-file").write_text("")
     monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "a-file"))

@@ -92,7 +92,7 @@ def command(
         render_changes,
     )
     from proctor.history.replay import Filters, replay
-    from proctor.history.sources import find_sessions, sessions_under
+    from proctor.history.sources import find_sessions, same_project, sessions_under
     from proctor.history.summary import history_report, render_history
     from proctor.models.history import SessionSummary, Unavailable
     from proctor.models.io import model_to_json
@@ -141,6 +141,11 @@ def command(
         marks, notes = read_marks(journal_path(os.environ))
         for note in notes:
             click.echo(f"proctor: note: {note}", err=True)
+        if project is not None:  # the changes of that project only, as its sessions
+            marks = [m for m in marks if m.project is None or same_project(m.project, project)]
+        for gone in report.unavailable:  # the tables say nothing of what could not be read
+            where = f"{gone.agent} " if gone.agent else ""
+            click.echo(f"proctor: note: unavailable: {where}{gone.path}: {gone.reason}", err=True)
         comparisons = [compare_change(mark, report.sessions) for mark in marks]
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")

@@ -186,20 +186,22 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
         "",
     ]
     lines += [
-        "| change | at | side | tasks | median s [95% CI] | median steps [95% CI] | "
+        "| change | project | at | side | tasks | median s [95% CI] | median steps [95% CI] | "
         "verified [95% CI] |",
-        "|---" * 7 + "|",
+        "|---" * 8 + "|",
     ]
     for item in comparisons:
+        text = table_cell(item.change.text)
+        project = table_cell(item.change.project or "every project")
         for name, side in (("before", item.before), ("after", item.after)):
             lines.append(
-                f"| {table_cell(item.change.text)} | {item.change.at} | {name} | {side.tasks} | "
+                f"| {text} | {project} | {item.change.at} | {name} | {side.tasks} | "
                 f"{_with_ci(side.median_seconds, side.median_seconds_ci)} | "
                 f"{_with_ci(side.median_steps, side.median_steps_ci)} | "
                 f"{_with_ci(side.share_verified, side.share_verified_ci, percent=True)} |"
             )
         if not item.comparable:
-            lines.append(f"| {table_cell(item.change.text)} | | | {item.note} | | | |")
+            lines.append(f"| {text} | {project} | | | {item.note} | | | |")
     return "\n".join(lines) + "\n"
 
 

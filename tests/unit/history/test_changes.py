@@ -177,7 +177,7 @@ def test_a_pipe_or_a_line_break_in_a_change_stays_in_its_cell() -> None:
     table = render_changes([compare_change(mark, [])])
     rows = [line for line in table.splitlines() if line.startswith("| a")]
     assert len(rows) == 3  # before, after, and the note: the line break made no row of its own
-    assert all(len(re.findall(r"(?<!\\)\|", line)) == 8 for line in rows)  # 7 cells each
+    assert all(len(re.findall(r"(?<!\\)\|", line)) == 9 for line in rows)  # 8 cells each
 
 
 def test_a_mark_of_another_schema_version_is_skipped_with_a_note(tmp_path: Path) -> None:
