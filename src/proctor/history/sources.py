@@ -335,12 +335,13 @@ def sniff(path: Path) -> str | None:
     return None
 
 
-def _head(path: Path) -> Iterator[dict[str, object]]:
+def _head(path: Path, limit: int | None = HEADER_LINES) -> Iterator[dict[str, object]]:
+    """The records of the first ``limit`` lines with text (every line with None)."""
     try:
         with open_regular(path) as fh:
             lines = (line for line in fh if not line.isspace())
             for number, line in enumerate(lines):
-                if number >= HEADER_LINES:
+                if limit is not None and number >= limit:
                     return
                 record = decode_line(line)  # as the parsers decode it
                 if isinstance(record, dict):
@@ -350,13 +351,15 @@ def _head(path: Path) -> Iterator[dict[str, object]]:
 
 
 def session_project(session: Session) -> str | None:
-    """The folder the session ran in, from the session file's first records (Gemini CLI:
+    """The folder the session ran in, from the session file's records (Gemini CLI:
     the folder named in the project's ``.project_root``, else ``gemini:<project hash>``).
     A Claude Code parse finds the same (:func:`~proctor.transcripts.lines.head_cwd`)."""
     if session.agent == "gemini-cli":
         return _gemini_project(session.path)
     claude = session.agent == "claude-code"
-    for record in _head(session.path):
+    # Claude Code: the first record that names one, however far in (a resumed session may
+    # begin with dozens of summary lines); its parse finds the same.
+    for record in _head(session.path, None if claude else HEADER_LINES):
         found, cwd = head_cwd(record, claude)
         if found:
             return cwd

@@ -258,7 +258,8 @@ def test_every_model_field_has_a_check() -> None:
 
 
 def heads() -> list[tuple[str, list[str]]]:
-    """Session files whose folder is, or is not, among their first records."""
+    """Session files whose folder is named early, late (a resumed session opens with many
+    summary lines), or never."""
     user = {"type": "user", "message": {"content": "hi"}, "timestamp": "2026-01-01T00:00:00Z"}
     with_cwd = {**user, "cwd": "/work/a"}
     meta = {"type": "session_meta", "payload": {"cwd": "/work/meta"}}
@@ -266,6 +267,10 @@ def heads() -> list[tuple[str, list[str]]]:
         ("first line", [json.dumps(with_cwd)]),
         ("line 64", [json.dumps(user)] * 63 + [json.dumps(with_cwd)]),
         ("line 65", [json.dumps(user)] * 64 + [json.dumps(with_cwd)]),
+        (
+            "line 500",
+            [json.dumps({"type": "summary", "summary": "x"})] * 499 + [json.dumps(with_cwd)],
+        ),
         ("blank lines", [""] * 80 + ["   "] + [json.dumps(with_cwd)]),
         ("broken lines", ["{not json"] * 63 + [json.dumps(with_cwd)]),
         ("not a string", [json.dumps({**user, "cwd": 5}), json.dumps(with_cwd)]),
@@ -282,7 +287,7 @@ def test_a_parse_finds_the_folder_the_history_reads_from_the_head(
 
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    expected = {"line 65": None, "none": None, "session_meta": "/work/meta"}.get(name, "/work/a")
+    expected = {"none": None, "session_meta": "/work/meta"}.get(name, "/work/a")
     assert session_project(Session("claude-code", path)) == expected
     assert parse_claude_session_plain(path).cwd == expected
 

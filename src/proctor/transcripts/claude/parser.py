@@ -43,7 +43,6 @@ from proctor.transcripts.builder import (
 from proctor.transcripts.claude.usage import UsageDedup
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
 from proctor.transcripts.lines import (
-    HEADER_LINES,
     decode_line,
     fast_loads,
     file_lines,
@@ -118,9 +117,11 @@ class _Parser:
         self.out: Callable[[EventDict], None] = self.builder.add
         self.lines = 0
         self.cwd: str | None = None
-        """The folder the session ran in, as its first records say (see :func:`head_cwd`)."""
-        self.head = HEADER_LINES
-        """Lines of the main file left in which that folder is looked for."""
+        """The folder the session ran in, as its first record naming one says (see
+        :func:`head_cwd`)."""
+        self.looking = True
+        """Whether that folder is still looked for (in the main file's records, the first
+        that names one, as :func:`~proctor.history.sources.session_project` finds it)."""
         self.seen_uuids: set[int] = set()
         """Hashes of the uuids of the records processed (a few dozen bytes each)."""
         self.waiting: dict[str, list[dict[str, Any]]] = {}
@@ -157,12 +158,10 @@ class _Parser:
             record = fast_loads(line)
         except ValueError:
             record = decode_line(line)
-        if self.head and not self.builder.sidechain:
-            self.head -= 1
-            if type(record) is dict:
-                found, cwd = head_cwd(record, claude=True)
-                if found:
-                    self.cwd, self.head = cwd, 0
+        if self.looking and not self.builder.sidechain and type(record) is dict:
+            found, cwd = head_cwd(record, claude=True)
+            if found:
+                self.cwd, self.looking = cwd, False
         if type(record) is not dict:
             self.builder.unparsed(line_text(line))
             return
