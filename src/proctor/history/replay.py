@@ -88,12 +88,28 @@ def _subfolders(project_folder: str) -> frozenset[str]:
 
 
 def _agent_files(folder: Path) -> list[Path]:
+    """The subagent files in ``folder``; none when it is not there. A folder that is there
+    but cannot be listed is an OSError naming it: the session would be measured without its
+    subagents' steps and tokens, so it is reported unavailable instead."""
     try:
         with os.scandir(folder) as entries:
             names = [e.name for e in entries if e.name.startswith("agent-") and e.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise OSError(
+            f"its subagent folder {folder} cannot be listed ({exc.strerror or exc})"
+        ) from exc
+    return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
+
+
+def _parts_for_stamp(session: Session) -> list[Path]:
+    """The parts a session's stamp names; none when its subagent folder cannot be listed
+    (its measure then reports it unavailable, and nothing is kept of it)."""
+    try:
+        return claude_parts(session.file)
     except OSError:
         return []
-    return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
 
 
 def claude_parts(main: str | Path) -> list[Path]:
@@ -232,7 +248,7 @@ def _measure_job(
     if stamp is None and stamper is not None:
         # Taken before the session is read: a session that grows meanwhile is read again next
         # time, never left with a summary older than its stamp.
-        stamp = stamper.stamp(session, claude_parts(session.file) if _is_claude(session) else ())
+        stamp = stamper.stamp(session, _parts_for_stamp(session) if _is_claude(session) else ())
     return index, measure_session(session, project, pricing), stamp
 
 
@@ -272,7 +288,7 @@ def replay(
                 if not cache.has(session):  # new: stamped where it is measured
                     jobs.append((len(jobs), session, None))
                     continue
-                parts = claude_parts(session.file) if _is_claude(session) else ()
+                parts = _parts_for_stamp(session) if _is_claude(session) else ()
                 stamp = cache.stamp(session, parts)
                 found = cache.get(session, stamp)
                 if found is None:

@@ -267,8 +267,10 @@ def sessions_under(
             reason = "a subagent or side file: it is read with its main session (give that one)"
             unavailable.append(Unavailable(path=str(path), reason=reason))
             continue
-        found = [s for s in _sessions_in(path) if s.agent in wanted]
-        if not found:
+        unreadable: list[Unavailable] = []
+        found = [s for s in _sessions_in(path, unreadable) if s.agent in wanted]
+        unavailable += unreadable
+        if not found and not (path.is_file() and unreadable):
             unavailable.append(
                 Unavailable(path=str(path), reason="no session transcript of the agents asked for")
             )
@@ -283,9 +285,11 @@ def sessions_under(
     return sessions, unavailable
 
 
-def _sessions_in(path: Path) -> Iterator[Session]:
+def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]:
+    """The sessions of a file or folder given by the user; what cannot be read or listed is
+    added to ``unreadable``, with the reason, never left out without a word."""
     if path.is_file():
-        agent = sniff(path)
+        agent = _sniffed(path, unreadable)
         if agent is not None:
             yield Session(agent, path)
         return
@@ -294,18 +298,38 @@ def _sessions_in(path: Path) -> Iterator[Session]:
     for child, agent in layouts:
         if (path / child).is_dir() and _looks_like(agent, path):
             matched = True
-            yield from agent_sessions(agent, path)
+            yield from agent_sessions(agent, path, unreadable)
     if matched:
         return
     inside = os.path.realpath(path)
-    for file in sorted(path.rglob("*")):
+
+    def unlisted(exc: OSError) -> None:
+        reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
+        unreadable.append(Unavailable(path=str(exc.filename or path), reason=reason))
+
+    files = []
+    for folder, _, names in os.walk(path, onerror=unlisted):
+        files += [Path(folder, n) for n in names]
+    for file in sorted(files):
         if file.suffix not in (".jsonl", ".json") or not file.is_file() or _is_part(file):
             continue
         if file.is_symlink() and os.path.realpath(file).startswith(inside + os.sep):
             continue  # a link to a session in this folder: that session is listed on its own
-        agent = sniff(file)
+        agent = _sniffed(file, unreadable)
         if agent is not None:
             yield Session(agent, file)
+
+
+def _sniffed(file: Path, unreadable: list[Unavailable]) -> str | None:
+    """:func:`sniff` of a file given by the user; one that cannot be opened is noted."""
+    try:
+        with open_regular(file):
+            pass
+    except OSError as exc:
+        reason = f"cannot be read ({exc.strerror or exc})"
+        unreadable.append(Unavailable(path=str(file), reason=reason))
+        return None
+    return sniff(file)
 
 
 def _looks_like(agent: str, folder: Path) -> bool:

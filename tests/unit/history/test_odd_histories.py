@@ -252,3 +252,55 @@ def test_a_folder_named_subagents_above_the_path_given_hides_nothing(tmp_path: P
     shutil.copy(rollout, folder / "rollout-x.jsonl")
     found, unavailable = sessions_under([folder], ["codex"])
     assert [s.path.name for s in found] == ["rollout-x.jsonl"] and unavailable == []
+
+
+def test_a_session_whose_subagent_folder_cannot_be_listed_is_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measured without its subagents, its steps and tokens would be short without a word."""
+    files = plant(tmp_path / "home" / ".claude")
+    sessions, _ = find_sessions(["claude-code"], tmp_path / "home", {})
+    with_parts = [s for s in sessions if (s.path.parent / s.path.stem / "subagents").is_dir()]
+    assert with_parts, files
+    real_scandir = os.scandir
+
+    def refuse(path: object) -> object:
+        if str(path).endswith("subagents"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    results = replayed(with_parts[:1])
+    assert len(results) == 1 and isinstance(results[0], Unavailable)
+    assert "subagent folder" in results[0].reason and "Permission denied" in results[0].reason
+
+
+def test_an_unreadable_file_or_folder_in_a_path_is_listed_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "sessions"
+    (folder / "closed").mkdir(parents=True)
+    rollout = next((ROOT / "tests" / "corpus").glob("codex-*.transcript.jsonl"))
+    shutil.copy(rollout, folder / "rollout-a.jsonl")
+    shutil.copy(rollout, folder / "rollout-b.jsonl")
+    real_open, real_scandir = os.open, os.scandir
+
+    def no_b(path: object, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("rollout-b.jsonl"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def no_closed(path: object) -> object:
+        if str(path).endswith("closed"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", no_b)
+    monkeypatch.setattr(os, "scandir", no_closed)
+    found, unavailable = sessions_under([folder], ["codex"])
+    assert [s.path.name for s in found] == ["rollout-a.jsonl"]
+    reasons = {Path(u.path).name: u.reason for u in unavailable}
+    assert reasons["rollout-b.jsonl"].startswith("cannot be read (Permission denied")
+    assert reasons["closed"].startswith("cannot be listed (Permission denied")
+    single, alone = sessions_under([folder / "rollout-b.jsonl"], ["codex"])
+    assert single == [] and [u.reason for u in alone] == ["cannot be read (Permission denied)"]
