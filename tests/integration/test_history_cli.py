@@ -236,3 +236,12 @@ def test_a_cached_session_is_named_as_this_replay_names_it(
     absolute = proctor("history", str(home / ".codex"), "--json")
     paths = [s["path"] for s in json.loads(absolute.out)["sessions"]]
     assert paths and all(p.startswith(str(home)) for p in paths)
+
+
+def test_options_that_do_not_apply_are_named(proctor: Run, home: Path) -> None:
+    both = proctor("history", str(home / ".codex"), "--home", str(home), "--json")
+    assert both.code == 0 and f"proctor: note: --home {home} is not read" in both.err
+    by = proctor("history", "--home", str(home), "--changes", "--by", "week")
+    assert by.code == 0 and "proctor: note: --by week does not apply to --changes" in by.err
+    plain = proctor("history", "--home", str(home), "--json")  # the control: nothing to say
+    assert "note: --" not in plain.err

@@ -116,6 +116,10 @@ def command(
 
     top, _ = load_top_config(config, Path.cwd())  # ./proctor.json when no --config
     pricing = PriceTable(prices=dict(top.pricing))
+    if paths and home is not None:
+        click.echo(f"proctor: note: --home {home} is not read: the PATHS given are", err=True)
+    if changes and by is not None:
+        click.echo(f"proctor: note: --by {by} does not apply to --changes", err=True)
     if paths:
         sessions, unavailable = sessions_under(paths, chosen)
         if not sessions:
