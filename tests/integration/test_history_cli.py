@@ -245,3 +245,17 @@ def test_options_that_do_not_apply_are_named(proctor: Run, home: Path) -> None:
     assert by.code == 0 and "proctor: note: --by week does not apply to --changes" in by.err
     plain = proctor("history", "--home", str(home), "--json")  # the control: nothing to say
     assert "note: --" not in plain.err
+
+
+def test_a_name_that_is_not_utf8_shows_the_same_bytes_in_markdown_and_json(
+    proctor: Run, tmp_path: Path
+) -> None:
+    odd = os.fsencode(tmp_path / "h" / ".codex" / "sessions") + b"/caf\xe9"
+    os.makedirs(odd)
+    with open(odd + b"/rollout-empty.jsonl", "wb"):
+        pass  # an empty session: listed unavailable, by its path
+    home = str(tmp_path / "h")
+    shown = json.loads(proctor("history", "--home", home, "--json", "--no-cache").out)
+    assert any("caf\\xe9/rollout-empty" in u["path"] for u in shown["unavailable"])
+    text = proctor("history", "--home", home, "--no-cache").out
+    assert "caf\\xe9/rollout-empty.jsonl: empty" in text and "\\udce9" not in text

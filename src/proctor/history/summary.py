@@ -13,6 +13,7 @@ from proctor.models.history import (
     SessionSummary,
     Unavailable,
 )
+from proctor.models.io import escape_surrogates
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
@@ -167,7 +168,8 @@ def render_history(report: HistoryReport) -> str:
     for missing in report.unavailable:
         who = f"{missing.agent}: " if missing.agent else ""
         lines.append(f"- {who}{missing.path}: {missing.reason}")
-    return "\n".join(lines) + "\n"
+    # A name that is not UTF-8 shows its bytes as the JSON report does (caf\xe9).
+    return escape_surrogates("\n".join(lines) + "\n")
 
 
 def _dollars(group: GroupSummary) -> str:
