@@ -253,8 +253,9 @@ class RepeatCheck:
 
     @property
     def verdict(self) -> str:
-        if self.interrupted:
-            return f"interrupted after {len(self.runs)} of {self.repetitions} repetitions"
+        if self.interrupted:  # the last run listed is the one cut short
+            done = len(self.runs) - 1
+            return f"interrupted after {done} of {self.repetitions} repetitions finished"
         if self.differences:
             return f"different ({len(self.differences)} difference(s))"
         return "identical"
@@ -337,6 +338,10 @@ def repeat_plan(
             break
         if number == 1:
             first = result.records
+            # What repetition 1 holds is what each later one is compared on (the counts
+            # stand even when the check is cut short before a comparison).
+            check.trials = len(first)
+            check.evaluators = sum(1 for r in first for e in r.evaluators if e.use not in backed)
             continue
         comparison = compare_repetitions(
             first, result.records, repetition=number, model_backed=backed, labels=labels

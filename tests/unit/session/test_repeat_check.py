@@ -233,3 +233,10 @@ def test_the_comparison_finds_each_change() -> None:
 def test_control_a_comparison_that_never_compares_fails_the_same_assertions() -> None:
     with pytest.raises(AssertionError):
         finds_changes(never_compares)
+
+
+def test_an_interrupted_check_counts_the_repetitions_that_finished(tmp_path: Path) -> None:
+    check = RepeatCheck(3, interrupted=True)
+    check.runs = [Repetition(1, tmp_path / "r1", 0), Repetition(2, tmp_path / "r2", 130)]
+    assert check.verdict == "interrupted after 1 of 3 repetitions finished"
+    assert check.exit_code == 130
