@@ -90,17 +90,18 @@ def list_command(
 def dismiss_command(finding_id: str, reason: str, results_dir: Path | None) -> int:
     """Dismiss finding ID: it stays dismissed until its check passes and then fails again."""
     from proctor.errors import ConfigError
-    from proctor.report.findings import dismiss, ledger_path, save_ledger
+    from proctor.report.findings import dismiss, ledger_lock, ledger_path, save_ledger
     from proctor.util.clock import now_iso
 
     folder = _folder(results_dir)
-    ledger = _updated(folder)
-    if all(f.id != finding_id for f in ledger.findings):
-        raise ConfigError(
-            f"{ledger_path(folder)}: no finding '{finding_id}' "
-            f"(`proctor findings {folder} --all` lists them)"
-        )
-    save_ledger(folder, dismiss(ledger, finding_id, reason, now_iso()))
+    with ledger_lock(folder):  # another dismissal at the same time waits its turn
+        ledger = _updated(folder)
+        if all(f.id != finding_id for f in ledger.findings):
+            raise ConfigError(
+                f"{ledger_path(folder)}: no finding '{finding_id}' "
+                f"(`proctor findings {folder} --all` lists them)"
+            )
+        save_ledger(folder, dismiss(ledger, finding_id, reason, now_iso()))
     click.echo(f"dismissed {finding_id}: {reason.strip()}")
     return 0
 

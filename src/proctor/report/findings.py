@@ -15,9 +15,13 @@ applied from disk and rewrites ``findings.json`` atomically after each one.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+import os
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -345,10 +349,50 @@ def stored_run_checks(run_dir: Path) -> list[CheckResult]:
     return run_checks(iter_records(run_dir), resolved)
 
 
+_LOCKED = threading.local()
+"""Per thread: the results folders whose ledger it holds the lock of, with how deep."""
+
+
+@contextlib.contextmanager
+def ledger_lock(results_dir: Path) -> Iterator[None]:
+    """Hold the ledger of ``results_dir`` for one read-change-write: two commands at once (a
+    ``findings dismiss`` beside another, or beside a ``report``) take turns instead of each
+    writing over the other's change. Taken again inside, it is already held. A folder that
+    cannot be opened is read without it (its ledger cannot be written either)."""
+    key = os.path.realpath(results_dir)
+    held: dict[str, int] = _LOCKED.__dict__.setdefault("held", {})
+    if held.get(key):
+        held[key] += 1
+        try:
+            yield
+        finally:
+            held[key] -= 1
+        return
+    try:  # the folder itself is locked: no lock file is left among the runs
+        fd = os.open(key, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held[key] = 1
+        try:
+            yield
+        finally:
+            held.pop(key, None)
+    finally:
+        os.close(fd)  # closing it lets the lock go
+
+
 def update_ledger(results_dir: Path) -> LedgerUpdate:
     """Apply every finished run of ``results_dir`` not yet in its ledger, in order, saving the
     ledger after each. Raises ConfigError (SchemaVersionError) when the ledger itself cannot be
     read; it is then left untouched."""
+    with ledger_lock(results_dir):
+        return _update_ledger(results_dir)
+
+
+def _update_ledger(results_dir: Path) -> LedgerUpdate:
     update = LedgerUpdate(load_ledger(results_dir))
     runs, update.notes = pending_runs(results_dir, update.ledger)
     for root in runs:

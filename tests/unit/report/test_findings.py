@@ -345,3 +345,40 @@ def test_the_ledger_round_trips_and_bad_files_are_one_sentence(tmp_path: Path) -
     (tmp_path / "findings.json").write_text(json.dumps({"schemaVersion": 99}))
     with pytest.raises(SchemaVersionError, match="newer"):
         load_ledger(tmp_path)
+
+
+def test_two_dismissals_at_once_both_stand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each reads the ledger, changes it and writes it: without the lock, the second write
+    would carry the ledger as it was before the first one's change."""
+    import threading
+    import time
+
+    from proctor.report import findings as module
+
+    def finding(fid: str) -> Finding:
+        return Finding(
+            id=fid, case=fid, agent="a", condition="d", check="x",
+            first_seen_run="r", last_seen_run="r",
+        )  # fmt: skip
+
+    module.save_ledger(tmp_path, FindingsLedger(findings=[finding("a1"), finding("b2")]))
+    real_save = module.save_ledger
+
+    def slow_save(folder: Path, ledger: FindingsLedger) -> None:
+        time.sleep(0.2)  # both would have read the ledger by now
+        real_save(folder, ledger)
+
+    monkeypatch.setattr(module, "save_ledger", slow_save)
+
+    def dismiss_one(fid: str) -> None:
+        with module.ledger_lock(tmp_path):
+            ledger = module.load_ledger(tmp_path)
+            module.save_ledger(tmp_path, module.dismiss(ledger, fid, "noise", "t"))
+
+    threads = [threading.Thread(target=dismiss_one, args=(f,)) for f in ("a1", "b2")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    states = {f.id: f.state for f in module.load_ledger(tmp_path).findings}
+    assert states == {"a1": "dismissed", "b2": "dismissed"}
