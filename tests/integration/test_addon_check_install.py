@@ -258,3 +258,48 @@ def test_the_claude_alias_names_claude_code_as_in_audit(proctor: Run) -> None:
     code, report = check(proctor, "--install", "true", "--agent", "claude")
     agents = {c["agent"] for c in report["checks"] if c["agent"]}  # type: ignore[attr-defined]
     assert code in (0, 1) and agents == {"claude-code"}
+
+
+def test_a_script_that_calls_a_missing_command_keeps_every_result(
+    proctor: Run, tmp_path: Path
+) -> None:
+    script = tmp_path / "install.sh"
+    script.write_text('#!/bin/sh\nmkdir -p "$HOME/.claude"\nno-such-tool-x\n')
+    script.chmod(0o755)
+    code, report = check(proctor, "--install", str(script), "--agent", "claude-code")
+    assert code == 1
+    install = next(c for c in report["checks"] if c["name"] == "install")  # type: ignore[attr-defined]
+    assert not install["passed"] and "exited 127" in install["message"]
+    assert any(c["name"] == "real-home" for c in report["checks"])  # type: ignore[attr-defined]
+
+
+def test_an_expect_file_for_another_agent_than_agent_is_refused(
+    proctor: Run, tmp_path: Path
+) -> None:
+    expect = tmp_path / "expect.json"
+    expect.write_text('{"claude-code": {"skills": ["tidy"]}}')
+    result = proctor(
+        "addon", "check-install", "--install", "true", "--agent", "codex", "--expect", str(expect)
+    )
+    assert result.code == 2
+    assert "--expect names claude-code" in result.err and "--agent (codex)" in result.err
+
+
+def test_a_hook_written_under_another_agents_event_fails_present(
+    proctor: Run, tmp_path: Path
+) -> None:
+    settings = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "g.sh"}]}]}}
+    script = tmp_path / "install.py"
+    script.write_text(
+        "import json, os, pathlib\n"
+        "p = pathlib.Path(os.environ['HOME'], '.gemini', 'settings.json')\n"
+        "p.parent.mkdir(parents=True, exist_ok=True)\n"
+        f"p.write_text(json.dumps({settings!r}))\n"
+    )
+    expect = tmp_path / "expect.json"
+    expect.write_text('{"gemini-cli": {"hooks": [{"event": "PreToolUse", "command": "g.sh"}]}}')
+    code, report = check(proctor, "--install", f"{PYTHON} {script}", "--expect", str(expect))
+    assert code == 1
+    present = [c for c in report["checks"] if c["name"] == "present"]  # type: ignore[attr-defined]
+    assert len(present) == 1 and not present[0]["passed"]
+    assert "BeforeTool" in present[0]["message"]

@@ -52,7 +52,8 @@ class InstallOptions:
     install: str
     uninstall: str | None = None
     agents: Sequence[str] | None = None
-    """Agent ids; ``None``: the expect file's, or all three."""
+    """Agent ids; ``None``: the expect file's, or all three. Every agent the expect file names
+    must be among them (a ConfigError otherwise: its expectation would go unchecked)."""
     expect: InstallExpectation | None = None
     timeout: float = 120.0
     origin: Path = field(default_factory=Path.cwd)
@@ -72,7 +73,15 @@ def resolve_agents(options: InstallOptions) -> list[str]:
             raise ConfigError(
                 f"--agent {unknown[0]}: unknown agent (known: {', '.join(AGENT_IDS)})"
             )
-        return list(dict.fromkeys(options.agents))
+        chosen = list(dict.fromkeys(options.agents))
+        expected = options.expect.agents() if options.expect is not None else []
+        left_out = [a for a in expected if a not in chosen]
+        if left_out:
+            raise ConfigError(
+                f"--expect names {', '.join(left_out)}, which --agent ({', '.join(chosen)}) "
+                "leaves out: check it with --agent too, or drop it from the expect file"
+            )
+        return chosen
     named = options.expect.agents() if options.expect is not None else []
     return named or list(AGENT_IDS)
 

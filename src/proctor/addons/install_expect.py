@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
@@ -54,6 +55,9 @@ class AgentExpectation(UserModel):
 
 
 class InstallExpectation(UserModel):
+    model_config = ConfigDict(populate_by_name=False)
+    """Only the file's names: ``claude_code`` (the Python name) is an unknown key there."""
+
     claude_code: AgentExpectation | None = Field(default=None, alias="claude-code")
     codex: AgentExpectation | None = None
     gemini_cli: AgentExpectation | None = Field(default=None, alias="gemini-cli")
@@ -62,6 +66,13 @@ class InstallExpectation(UserModel):
     ignore: list[str] = []
     """Paths (relative to the scratch: ``home/…`` or ``project/…``) no check looks at, such as a
     cache the installer's own tools keep."""
+
+    @field_validator("claude_code", "codex", "gemini_cli", mode="before")
+    @classmethod
+    def _not_null(cls, value: object) -> object:
+        if value is None:
+            raise ValueError("expected an object; leave an agent out rather than give null")
+        return value
 
     def for_agent(self, agent: str) -> AgentExpectation | None:
         found: AgentExpectation | None = getattr(self, agent.replace("-", "_"), None)
@@ -79,24 +90,47 @@ def load_expectation(path: Path) -> InstallExpectation:
         raise ConfigError(f"--expect {path}: not UTF-8 text ({exc.reason})") from exc
     except OSError as exc:
         raise ConfigError(f"--expect {path}: cannot be read ({exc.strerror or exc})") from exc
-    raw: object
-    if path.suffix.lower() == ".toml":
-        try:
-            raw = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"--expect {path}: malformed TOML ({exc})") from exc
-    else:
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"--expect {path}: malformed JSON at line {exc.lineno}, column {exc.colno}: "
-                f"{exc.msg}"
-            ) from exc
+    raw = parse_expectation(text, path)
     if not isinstance(raw, dict):
         raise ConfigError(f"--expect {path}: expected an object at the top level")
+    for key in AGENT_IDS:
+        if key in raw and raw[key] is None:
+            raise ConfigError(f"--expect {path}: field '{key}': expected an object, got null")
     try:
         return InstallExpectation.model_validate(raw)
     except ValidationError as exc:
         message = describe_validation_error(str(path), exc, InstallExpectation)
         raise ConfigError(f"--expect {message}") from exc
+
+
+def parse_expectation(text: str, path: Path) -> object:
+    """The expect file's data (TOML when the name ends in ``.toml``, else JSON); malformed,
+    nested too deeply, an integer too long to read, or a key given twice is a ConfigError."""
+    toml = path.suffix.lower() == ".toml"
+    try:
+        if toml:
+            return tomllib.loads(text)
+        return json.loads(text, object_pairs_hook=lambda pairs: unique_keys(pairs, path))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"--expect {path}: malformed TOML ({exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"--expect {path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+    except RecursionError:
+        kind = "TOML" if toml else "JSON"
+        raise ConfigError(f"--expect {path}: {kind} nested too deeply to read") from None
+    except ValueError:  # an integer of more digits than Python converts (4300)
+        raise ConfigError(
+            f"--expect {path}: a number too long to read (over 4300 digits)"
+        ) from None
+
+
+def unique_keys(pairs: list[tuple[str, Any]], path: Path) -> dict[str, Any]:
+    """A JSON object whose keys are all different; a key given twice is a ConfigError."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ConfigError(f"--expect {path}: key '{key}' is given twice")
+        found[key] = value
+    return found

@@ -8,7 +8,9 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import re
 import shlex
+import shutil
 import stat
 import time
 from collections.abc import Mapping, Sequence
@@ -21,7 +23,61 @@ from proctor.workspace.environment import agent_environment
 
 SHELL = "/bin/sh"
 NOT_STARTED = (126, 127)
-"""``sh -c`` exits 127 when the command is not found and 126 when it cannot be executed."""
+"""``sh -c`` exits 127 when a command is not found and 126 when it cannot be executed; the
+same statuses come from a script that ran and then called a missing command, so only a first
+program that is itself missing or not executable makes the command one that cannot start."""
+SHELL_WORDS = frozenset(
+    [
+        "!",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "[[",
+        ".",
+        ":",
+        "alias",
+        "bg",
+        "break",
+        "case",
+        "cd",
+        "command",
+        "continue",
+        "echo",
+        "eval",
+        "exec",
+        "exit",
+        "export",
+        "false",
+        "fg",
+        "for",
+        "function",
+        "getopts",
+        "hash",
+        "if",
+        "printf",
+        "pwd",
+        "read",
+        "readonly",
+        "return",
+        "set",
+        "shift",
+        "test",
+        "times",
+        "trap",
+        "true",
+        "type",
+        "ulimit",
+        "umask",
+        "unalias",
+        "unset",
+        "until",
+        "wait",
+        "while",
+    ]
+)
+"""Shell keywords and builtins: a command line starting with one always starts."""
 DEFAULT_IGNORE = (
     "home/.npm/*",
     "home/.cache/*",
@@ -128,11 +184,35 @@ def run_command(
     except OSError as exc:
         raise ConfigError(f"{option}: cannot start {SHELL} ({exc.strerror or exc})") from exc
     if outcome.returncode in NOT_STARTED and not outcome.timed_out:
-        detail = outcome.stderr.strip().splitlines()[-1:] or ["command not found"]
-        raise ConfigError(f"{option}: the command {command!r} cannot be started ({detail[0]})")
+        program = unstartable_program(command, scratch.project, env)
+        if program is not None:
+            detail = outcome.stderr.strip().splitlines()[-1:] or ["command not found"]
+            raise ConfigError(f"{option}: the command {command!r} cannot be started ({detail[0]})")
     return Run(
         command, outcome.returncode, outcome.timed_out, outcome.tail, time.monotonic() - started
     )
+
+
+def unstartable_program(command: str, cwd: Path, env: Mapping[str, str]) -> str | None:
+    """The program ``command`` starts with, when it cannot be executed at all (not found on
+    ``PATH``, no such file, or not executable); None when it can, or when the line does not
+    start with a plain program (a builtin, a keyword, a redirection, shell syntax)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return None
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0], re.DOTALL):
+        words = words[1:]  # VAR=value before the program
+    if not words:
+        return None
+    program = words[0]
+    if program in SHELL_WORDS or re.search(r"[;&|<>()`$*?\[\]{}~]", program):
+        return None
+    if "/" in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        return None if path.is_file() and os.access(path, os.X_OK) else program
+    found = shutil.which(program, path=env.get("PATH", os.defpath))
+    return None if found is not None else program
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,7 @@ def test_a_failing_command_is_a_result_and_one_that_cannot_start_a_config_error(
     assert "exited 3" in failed.describe("install") and "broken" in failed.describe("install")
     slow = run_command("sleep 30", scratch, env, 0.5, "--install")
     assert slow.timed_out and not slow.ok
-    with pytest.raises(ConfigError, match="--install: the command 'no-such-installer-x' cannot"):
+    with pytest.raises(ConfigError, match="--install: the command .no-such-installer-x. cannot"):
         run_command("no-such-installer-x", scratch, env, 10, "--install")
 
 
@@ -305,3 +305,61 @@ def test_a_named_pipe_is_recorded_not_opened(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     found = snapshot(tmp_path)
     assert found["pipe"].kind == "special" and found["file"].kind == "file"
+
+
+def test_a_script_that_ran_and_then_called_a_missing_command_is_a_failed_step(
+    tmp_path: Path,
+) -> None:
+    scratch = Scratch.create(tmp_path / "s")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin"})
+    script = tmp_path / "install.sh"
+    script.write_text('#!/bin/sh\necho wrote > "$HOME/x"\nno-such-tool-x\n')
+    script.chmod(0o755)
+    for command in (str(script), f"sh {script}", "true && no-such-tool-y"):
+        run = run_command(command, scratch, env, 10, "--install")
+        assert (run.ok, run.returncode) == (False, 127), command
+        assert "exited 127" in run.describe("install")
+    assert (scratch.home / "x").read_text() == "wrote\n"
+    not_executable = tmp_path / "plain.sh"
+    not_executable.write_text("#!/bin/sh\n")
+    for command in (str(not_executable), f"X=1 {tmp_path}/missing.sh", "no-such-installer-x"):
+        with pytest.raises(ConfigError, match="cannot be started"):
+            run_command(command, scratch, env, 10, "--install")
+
+
+def test_an_expect_file_naming_an_agent_that_agent_leaves_out_is_refused() -> None:
+    from proctor.addons.install_check import InstallOptions, resolve_agents
+    from proctor.addons.install_expect import InstallExpectation
+
+    expect = InstallExpectation.model_validate({"claude-code": {"skills": ["tidy"]}})
+    options = InstallOptions(install="true", agents=["codex"], expect=expect)
+    with pytest.raises(ConfigError, match=r"--expect names claude-code.*--agent \(codex\)"):
+        resolve_agents(options)
+    options.agents = ["codex", "claude-code"]
+    assert resolve_agents(options) == ["codex", "claude-code"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        ("e.json", '{"claude-code": null}', ["field 'claude-code'", "null"]),
+        ("e.toml", "claude_code = {}", ["unknown key 'claude_code'"]),
+        ("e.json", '{"claude_code": {"skills": ["a"]}}', ["unknown key 'claude_code'"]),
+        ("e.json", '{"codex": {}, "codex": {"skills": ["a"]}}', ["key 'codex' is given twice"]),
+        ("e.json", "[" * 100_000, ["nested too deeply"]),
+        ("e.toml", "a = " + "[" * 100_000, ["nested too deeply"]),
+        ("e.json", '{"project": [' + "1" * 5000 + "]}", ["number too long"]),
+        ("e.toml", "project = [" + "1" * 5000 + "]", ["number too long"]),
+    ],
+)
+def test_null_python_names_repeats_and_unreadable_numbers_are_config_errors(
+    tmp_path: Path, name: str, text: str, words: list[str]
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_expectation(path)
+    message = str(caught.value)
+    assert message.startswith(f"--expect {path}") and "\n" not in message
+    for word in words:
+        assert word in message

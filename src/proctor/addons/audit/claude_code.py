@@ -66,7 +66,10 @@ def audit_claude_code(reader: Reader) -> None:
         settings_file(reader, path, scope, data)
         for plugin, on in as_dict(data.get("enabledPlugins")).items():
             enabled[plugin] = on is True
-        disabled_mcpjson |= set(strings(data.get("disabledMcpjsonServers")))
+        listed = reader.string_list(
+            path, "disabledMcpjsonServers", data.get("disabledMcpjsonServers")
+        )
+        disabled_mcpjson |= set(listed or [])
     skills(reader, config / "skills", "user")
     installed_plugins(reader, config / "plugins" / "installed_plugins.json", enabled)
     for state in (home / ".claude.json", config / ".claude.json"):
@@ -94,12 +97,14 @@ def audit_claude_code(reader: Reader) -> None:
 
 def settings_file(reader: Reader, path: Path, scope: str, data: dict[str, Any]) -> None:
     off = "hooks switched off (disableAllHooks)" if data.get("disableAllHooks") is True else None
-    hooks(reader, data.get("hooks"), path, scope, off)
-    for decision, rules in as_dict(data.get("permissions")).items():
-        if not isinstance(rules, list):
-            continue
+    hooks(reader, data.get("hooks"), path, scope, off, agent="claude-code")
+    for decision, value in as_dict(data.get("permissions")).items():
+        if decision in DECISIONS:
+            rules = reader.string_list(path, f"permissions.{decision}", value) or []
+        else:  # a list under a key Claude Code does not read: a decoy, whatever it holds
+            rules = strings(value)
         decoy = None if decision in DECISIONS else f"'{decision}' is not allow, deny or ask"
-        for rule in strings(rules):
+        for rule in rules:
             reader.add("permission", rule, path, scope=scope, decision=decision, decoy=decoy)
     # A common mistake: servers in settings.json, which Claude Code does not read for MCP.
     mcp_servers(
@@ -123,7 +128,9 @@ def user_state(reader: Reader, path: Path) -> None:
     keys = dict.fromkeys((str(reader.project), os.path.realpath(reader.project)))
     for key in keys:
         entry = as_dict(projects.get(key))
-        mcp_servers(reader, entry.get("mcpServers"), path, "project", transport_of)
+        servers = entry.get("mcpServers")
+        if reader.shape(path, f"projects.{key}.mcpServers", servers, dict):
+            mcp_servers(reader, servers, path, "project", transport_of)
 
 
 def memory(reader: Reader, folder: Path, scope: str, names: Sequence[str]) -> None:
@@ -162,7 +169,8 @@ def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
     """A plugin's skills (``plugin:skill``), ``hooks/hooks.json`` and MCP servers."""
     skills(reader, folder / "skills", "plugin", prefix=f"{name}:")
     hooks_file = folder / "hooks" / "hooks.json"
-    hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "plugin")
+    table = as_dict(reader.json(hooks_file)).get("hooks")
+    hooks(reader, table, hooks_file, "plugin", agent="claude-code")
     mcp_file = folder / ".mcp.json"
     data = as_dict(reader.json(mcp_file))
     table = data.get("mcpServers", data)

@@ -51,9 +51,9 @@ def audit_codex(reader: Reader) -> None:
     notify = strings(config.get("notify"))
     if notify:
         reader.add("hook", "notify", config_file, event="notify", command=" ".join(notify))
-    hooks(reader, config.get("hooks"), config_file, "user")
+    hooks(reader, config.get("hooks"), config_file, "user", agent="codex")
     hooks_file = codex_home / "hooks.json"
-    hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "user")
+    hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "user", agent="codex")
     skills(reader, reader.home / ".agents" / "skills", "user")
     skills(reader, codex_home / "skills", "user")
     agents_md(reader, codex_home, "user")

@@ -39,6 +39,17 @@ FOREIGN = {
 }
 
 
+LISTS = (
+    ("mcp", "allowed"),
+    ("mcp", "excluded"),
+    ("tools", "allowed"),
+    ("tools", "exclude"),
+    ("hooksConfig", "disabled"),
+    ("skills", "disabled"),
+)
+"""The lists of names in Gemini CLI's settings the audit reads (``section.field``)."""
+
+
 def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
     http = entry.get("httpUrl") if isinstance(entry.get("httpUrl"), str) else None
     sse = entry.get("url") if isinstance(entry.get("url"), str) else None
@@ -58,7 +69,15 @@ def audit_gemini_cli(reader: Reader) -> None:
         files.append((project / ".gemini" / "settings.json", "project"))
     loaded = [(path, scope, reader.json(path) or {}) for path, scope in files]
     merged: dict[str, Any] = {}
-    for _, _, data in loaded:
+    malformed_allowed: list[Path] = []
+    for path, _, data in loaded:
+        for key, field in LISTS:
+            value = as_dict(data.get(key)).get(field)
+            malformed = (
+                value is not None and reader.string_list(path, f"{key}.{field}", value) is None
+            )
+            if malformed and (key, field) == ("mcp", "allowed"):
+                malformed_allowed.append(path)
         for key in ("mcp", "hooksConfig", "skills", "context"):
             merged[key] = {**as_dict(merged.get(key)), **as_dict(data.get(key))}
     mcp = as_dict(merged.get("mcp"))
@@ -67,6 +86,8 @@ def audit_gemini_cli(reader: Reader) -> None:
     def mcp_decoy(name: str, entry: dict[str, Any]) -> str | None:
         if name in excluded:
             return "excluded (mcp.excluded)"
+        if malformed_allowed:
+            return f"mcp.allowed in {malformed_allowed[-1]} is not a list of names"
         if isinstance(allowed, list) and name not in allowed:
             return "not in mcp.allowed"
         return None
@@ -79,7 +100,7 @@ def audit_gemini_cli(reader: Reader) -> None:
     disabled_skills = set(strings(as_dict(merged.get("skills")).get("disabled")))
     for path, scope, data in loaded:
         mcp_servers(reader, data.get("mcpServers"), path, scope, transport_of, mcp_decoy)
-        hooks(reader, data.get("hooks"), path, scope, off, disabled_hooks)
+        hooks(reader, data.get("hooks"), path, scope, off, disabled_hooks, agent="gemini-cli")
         tools = as_dict(data.get("tools"))
         for key, decision in (("allowed", "allow"), ("exclude", "deny")):
             for rule in strings(tools.get(key)):
@@ -137,7 +158,7 @@ def extensions(
         skills(reader, folder / "skills", "plugin")
         hooks_file = folder / "hooks" / "hooks.json"
         table = as_dict(reader.json(hooks_file)).get("hooks")
-        hooks(reader, table, hooks_file, "plugin", off, disabled_hooks)
+        hooks(reader, table, hooks_file, "plugin", off, disabled_hooks, agent="gemini-cli")
 
 
 def extension_enabled(rules: list[str], where: str) -> bool:

@@ -7,6 +7,7 @@ Nothing here writes, and nothing raises on a malformed file: it becomes a proble
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import shlex
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.hooks.cases import EVENTS
 from proctor.models.audit import AuditComponent, ComponentKind
 
 Scope = str
@@ -103,6 +105,28 @@ class Reader:
                     "ignored"
                 )
 
+    def shape(self, path: Path, field: str, value: Any, kind: type) -> bool:
+        """Whether ``value`` (the file's ``field``, when present) has the shape ``kind``; one
+        that has not is a problem naming the file and the field, and contributes nothing."""
+        if value is None or isinstance(value, kind):
+            return True
+        names: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+        wanted = names.get(kind, kind.__name__)
+        self.problems.append(
+            f"{path}: field '{field}' should be {wanted}, not {type(value).__name__}; ignored"
+        )
+        return False
+
+    def string_list(self, path: Path, field: str, value: Any) -> list[str] | None:
+        """The file's ``field`` as a list of strings: None when absent or malformed (a list
+        that is not one, or an entry that is not a string, is a problem; such an entry is
+        dropped)."""
+        if value is None or not self.shape(path, field, value, list):
+            return None
+        for index, item in enumerate(value):
+            self.shape(path, f"{field}[{index}]", item, str)
+        return strings(value)
+
     def toml(self, path: Path) -> dict[str, Any] | None:
         text = self.text(path)
         if text is None:
@@ -144,6 +168,10 @@ SHAPES: dict[str, dict[str, type]] = {
     "settings.local.json": _SETTINGS,
     "config.toml": {"mcp_servers": dict, "notify": list, "hooks": dict},
     "hooks.json": {"hooks": dict},
+    ".claude.json": {"mcpServers": dict, "projects": dict},
+    ".mcp.json": {"mcpServers": dict},
+    "plugin.json": {"mcpServers": dict},
+    "gemini-extension.json": {"mcpServers": dict},
 }
 """The fields of the agents' configuration files the audit reads, and the shape each must have."""
 
@@ -188,25 +216,44 @@ def hooks(
     scope: Scope,
     off: str | None = None,
     disabled_commands: Collection[str] = (),
+    *,
+    agent: str,
 ) -> None:
     """Hooks of an ``{event: [{matcher, hooks: [{type, command}]}]}`` table; ``off`` is why
-    none of them runs (hooks switched off in that file), when they do not."""
+    none of them runs (hooks switched off in that file), when they do not. A hook under an
+    event ``agent`` never fires is a problem and a decoy; a wrong-shaped part is a problem."""
     for event, groups in as_dict(table).items():
-        for group in groups if isinstance(groups, list) else []:
-            if not isinstance(group, dict):
+        if not reader.shape(file, f"hooks.{event}", groups, list):
+            continue
+        unknown = unknown_event(agent, str(event))
+        if unknown:
+            reader.problems.append(f"{file}: hook event '{event}' {unknown}; never runs")
+        for index, group in enumerate(groups or []):
+            if not reader.shape(file, f"hooks.{event}[{index}]", group, dict):
                 continue
             matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
             name = f"{event}:{matcher}" if matcher else str(event)
-            handlers = [h for h in group.get("hooks") or [] if isinstance(h, dict)]
+            listed = group.get("hooks")
+            field = f"hooks.{event}[{index}].hooks"
+            handlers = listed if reader.shape(file, field, listed, list) and listed else []
+            handlers = [h for h in handlers if isinstance(h, dict)]
             runnable = [h for h in handlers if runnable_hook(h)]
             if not runnable:
                 reader.add(
-                    "hook", name, file, scope=scope, event=event, matcher=matcher, decoy=NO_COMMAND
+                    "hook",
+                    name,
+                    file,
+                    scope=scope,
+                    event=event,
+                    matcher=matcher,
+                    decoy=unknown or NO_COMMAND,
                 )
             for handler in runnable:
-                command = str(handler.get("command") or handler.get("prompt"))
-                decoy = off or (
-                    "disabled (hooksConfig.disabled)" if command in disabled_commands else None
+                command = hook_command(handler)
+                decoy = (
+                    unknown
+                    or off
+                    or ("disabled (hooksConfig.disabled)" if command in disabled_commands else None)
                 )
                 reader.add(
                     "hook",
@@ -220,11 +267,43 @@ def hooks(
                 )
 
 
+AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
+COUNTERPARTS = {
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+    "UserPromptSubmit": "BeforeAgent",
+    "Stop": "AfterAgent",
+    "PreCompact": "PreCompress",
+}
+"""Events of one CLI and their counterparts in Gemini CLI's names, for the near valid name."""
+
+
+def unknown_event(agent: str, event: str) -> str | None:
+    """Why ``event`` never fires in ``agent`` (with the near valid name), or None when it does."""
+    known = EVENTS[agent]
+    if event in known:
+        return None
+    pairs = [*COUNTERPARTS.items(), *((b, a) for a, b in COUNTERPARTS.items())]
+    near = [b for a, b in pairs if a == event and b in known]
+    near += [k for k in sorted(known) if k.lower() == event.lower()]
+    near += difflib.get_close_matches(event, sorted(known), n=1)
+    hint = f" (did you mean '{near[0]}'?)" if near else ""
+    return f"is not an event {AGENT_NAMES[agent]} fires{hint}"
+
+
 def runnable_hook(handler: Mapping[str, Any]) -> bool:
-    kind = handler.get("type", "command")
-    key = "command" if kind == "command" else "prompt"
-    value = handler.get(key)
+    """A handler that runs something: a ``command``, a ``prompt`` (``type: prompt`` or
+    ``agent``) or, for Claude Code's ``type: http``, a ``url``."""
+    value = hook_command(handler)
     return isinstance(value, str) and bool(value.strip())
+
+
+def hook_command(handler: Mapping[str, Any]) -> str | None:
+    """What a handler runs: its command line, its prompt, or the url an http hook posts to."""
+    kind = handler.get("type", "command")
+    key = {"command": "command", "http": "url"}.get(kind, "prompt") if isinstance(kind, str) else ""
+    value = handler.get(key)
+    return value if isinstance(value, str) else None
 
 
 def mcp_servers(

@@ -1,0 +1,140 @@
+"""The audit against hooks under events the agent never fires, Claude Code's http hooks, and
+wrong-shaped nested fields: each a problem naming the file and the field, never a component
+counted as loaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.addons.audit import audit_agent
+from proctor.addons.install_components import component_checks
+from proctor.addons.install_expect import AgentExpectation, ExpectedHook
+from proctor.models.audit import AgentAudit
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def hook(command: str, matcher: str | None = None) -> dict[str, Any]:
+    group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
+    if matcher:
+        group["matcher"] = matcher
+    return group
+
+
+def loaded(result: AgentAudit, kind: str) -> list[str]:
+    return [c.name for c in result.components if c.kind == kind and c.decoy is None]
+
+
+@pytest.mark.parametrize(
+    ("agent", "file", "event", "near"),
+    [
+        ("claude-code", ".claude/settings.json", "BeforeTool", "PreToolUse"),
+        ("claude-code", ".claude/settings.json", "pretooluse", "PreToolUse"),
+        ("gemini-cli", ".gemini/settings.json", "PreToolUse", "BeforeTool"),
+        ("codex", ".codex/hooks.json", "AfterTool", "PostToolUse"),
+    ],
+)
+def test_a_hook_under_an_event_the_agent_never_fires_is_a_problem_not_loaded(
+    tmp_path: Path, agent: str, file: str, event: str, near: str
+) -> None:
+    path = write(tmp_path / file, {"hooks": {event: [hook("guard.sh", "Bash")]}})
+    result = audit_agent(agent, tmp_path, None)
+    assert loaded(result, "hook") == []
+    (problem,) = [p for p in result.problems if event in p]
+    assert problem.startswith(f"{path}:") and f"'{near}'" in problem
+    expected = AgentExpectation(hooks=[ExpectedHook(event=event, command="guard.sh")])
+    (check,) = component_checks(agent, expected, result, lambda text: text)
+    assert not check.passed and near in check.message
+
+
+def test_a_hook_under_a_real_event_still_loads(tmp_path: Path) -> None:
+    write(tmp_path / ".gemini/settings.json", {"hooks": {"BeforeTool": [hook("g.sh")]}})
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert loaded(result, "hook") == ["BeforeTool"] and result.problems == []
+
+
+def test_a_claude_code_http_hook_is_runnable(tmp_path: Path) -> None:
+    handler = {"type": "http", "url": "http://localhost:8080/hook"}
+    group = {"matcher": "Bash", "hooks": [handler]}
+    write(tmp_path / ".claude/settings.json", {"hooks": {"PreToolUse": [group]}})
+    result = audit_agent("claude-code", tmp_path, None)
+    (found,) = [c for c in result.components if c.kind == "hook"]
+    assert (found.decoy, found.command) == (None, "http://localhost:8080/hook")
+    write(
+        tmp_path / ".claude/settings.json",
+        {"hooks": {"PreToolUse": [{"hooks": [{"type": "http"}]}]}},
+    )
+    (empty,) = [c for c in audit_agent("claude-code", tmp_path, None).components]
+    assert empty.decoy is not None  # an http hook with no url runs nothing
+
+
+@pytest.mark.parametrize(
+    ("agent", "file", "data", "field", "kind"),
+    [
+        (
+            "claude-code",
+            ".claude/settings.json",
+            {"permissions": {"allow": "Bash(ls)"}},
+            "permissions.allow",
+            "permission",
+        ),
+        (
+            "claude-code",
+            ".claude/settings.json",
+            {"permissions": {"deny": [3, "Read"]}},
+            "permissions.deny[0]",
+            "permission",
+        ),
+        ("claude-code", ".claude.json", {"mcpServers": [{"command": "x"}]}, "mcpServers", "mcp"),
+        ("claude-code", "proj/.mcp.json", {"mcpServers": ["x"]}, "mcpServers", "mcp"),
+        (
+            "claude-code",
+            ".claude/settings.json",
+            {"hooks": {"Stop": hook("s")}},
+            "hooks.Stop",
+            "hook",
+        ),
+        (
+            "gemini-cli",
+            ".gemini/settings.json",
+            {"tools": {"allowed": "ShellTool"}},
+            "tools.allowed",
+            "permission",
+        ),
+        (
+            "gemini-cli",
+            ".gemini/settings.json",
+            {"mcp": {"allowed": "g"}, "mcpServers": {"g": {"command": "g"}}},
+            "mcp.allowed",
+            "mcp",
+        ),
+    ],
+)
+def test_a_wrong_shaped_nested_field_is_a_problem_naming_file_and_field(
+    tmp_path: Path, agent: str, file: str, data: dict[str, Any], field: str, kind: str
+) -> None:
+    path = write(tmp_path / file, data)
+    (tmp_path / "proj").mkdir(exist_ok=True)
+    result = audit_agent(agent, tmp_path, tmp_path / "proj")
+    problems = [p for p in result.problems if p.startswith(f"{path}: field '{field}'")]
+    assert len(problems) == 1, result.problems
+    if field == "permissions.deny[0]":
+        assert loaded(result, kind) == ["Read"]  # the string rule beside it still counts
+    else:
+        assert loaded(result, kind) == []
+
+
+def test_a_project_entry_with_mcp_servers_as_a_list_is_a_problem(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    path = write(tmp_path / ".claude.json", {"projects": {str(project): {"mcpServers": ["x"]}}})
+    result = audit_agent("claude-code", tmp_path, project)
+    assert any(p.startswith(f"{path}: field 'projects.") for p in result.problems)
