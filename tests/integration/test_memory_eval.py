@@ -159,7 +159,8 @@ def test_configuration_errors_are_exit_2(proctor: Run, tmp_path: Path) -> None:
     result = proctor("memory-eval", "--dataset", str(bad), "--mcp", sys.executable, SERVER)
     assert result.code == 2 and f"{bad}: field 'notes'" in result.err
     url = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://127.0.0.1:9/mcp")
-    assert url.code == 2 and "'scope.mode': 'process'" in url.err
+    assert url.code == 2 and "a server at a URL needs --adapter" in url.err
+    assert "adapter field" not in url.err
     extra = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://127.0.0.1:9/mcp", "x")
     assert extra.code == 2 and "a URL takes no further words" in extra.err
     hostless = proctor("memory-eval", "--dataset", DATASET, "--mcp", "http://")
@@ -211,3 +212,15 @@ def test_a_server_that_prints_to_stdout_gets_one_sentence_not_a_traceback(procto
     assert result.code == 0, result.err
     assert "wrote a line to stdout that is not JSON-RPC ('Starting v1')" in result.err
     assert "Traceback" not in result.err and result.err.count("not JSON-RPC") == 1
+
+
+def test_a_server_that_never_answers_is_named_with_the_time_it_had(proctor: Run) -> None:
+    result = proctor(
+        "memory-eval", "--dataset", DATASET, "--adapter", ADAPTER, "--timeout", "0.5",
+        "--mcp", "sh", "-c", "sleep 60",
+    )  # fmt: skip
+    assert result.code == 3
+    assert "the memory server did not answer within 0.5s of being started (sh -c sleep 60)" in (
+        result.err
+    )
+    assert "TimeoutError" not in result.err

@@ -4,6 +4,7 @@ argument (its search has no project filter)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -90,3 +91,37 @@ def test_the_default_adapter_is_the_knowledge_graph_one(proctor: Run, server_ent
     result = proctor("memory-eval", "--dataset", DATASET, "--json", "--mcp", "node", server_entry)
     assert result.code == 0, result.err
     assert result.json()["adapter"] == "built-in knowledge-graph"
+
+
+def _fingerprint(folder: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(path.relative_to(folder)): (path.stat().st_mtime_ns, path.stat().st_size)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_a_run_scoped_by_argument_stores_in_its_scratch_folder(
+    proctor: Run, server_entry: str, tmp_path: Path
+) -> None:
+    # The server's default storage is a file beside its own script: a run must not write into
+    # the installed package, and a second run must not see the first one's notes.
+    package = Path(server_entry).parent.parent
+    before = _fingerprint(package)
+    data = json.loads(Path(DATASET).read_text())
+    shared = str(EXAMPLES / "knowledge-graph-shared.adapter.json")
+    edited = tmp_path / "edited.json"
+    for text in ("Database migrations run with alembic upgrade head.", "Migrations use flyway."):
+        note = next(n for n in data["notes"] if n["id"] == "atlas-migrations")
+        note["text"] = text
+        edited.write_text(json.dumps(data))
+        result = proctor(
+            "memory-eval", "--dataset", str(edited), "--adapter", shared, "--json",
+            "--mcp", "node", server_entry,
+        )  # fmt: skip
+        assert result.code == 1, result.err
+        queries = {q["id"]: q for q in result.json()["queries"]}
+        # The second run's note says flyway: the stored text of the first run would still match.
+        returned = queries["migrations-tool"]["returned"]
+        assert ("atlas-migrations" in returned) == ("alembic" in text), returned
+    assert _fingerprint(package) == before

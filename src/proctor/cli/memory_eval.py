@@ -40,22 +40,24 @@ OWN_OPTIONS = frozenset(
 
 
 class McpCommand(click.Command):
-    """``--mcp`` takes every word up to the next option of proctor's own (or ``--``), so both
-    ``--mcp CMD ARGS… --dataset F`` and ``--dataset F --mcp CMD ARGS…`` work."""
+    """``--mcp`` takes every word up to the next option of proctor's own, so both
+    ``--mcp CMD ARGS… --dataset F`` and ``--dataset F --mcp CMD ARGS…`` work; when a ``--``
+    follows, every word up to it is the command's, even one named like an option of proctor's
+    (``--mcp srv --timeout 5 -- --json``: the server gets ``--timeout 5``, proctor ``--json``)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--mcp" in args:
             at = args.index("--mcp")
-            end = at + 1
-            while end < len(args) and args[end] != "--":
-                if args[end].split("=", 1)[0] in OWN_OPTIONS:
-                    break
-                end += 1
-            words = args[at + 1 : end]
-            if end < len(args) and args[end] == "--":
-                end += 1
+            if "--" in args[at + 1 :]:
+                end = args.index("--", at + 1)
+                words, rest = args[at + 1 : end], args[end + 1 :]
+            else:
+                end = at + 1
+                while end < len(args) and args[end].split("=", 1)[0] not in OWN_OPTIONS:
+                    end += 1
+                words, rest = args[at + 1 : end], args[end:]
             if words:
-                args = [*args[:at], *args[end:], "--mcp", words[0], "--", *words[1:]]
+                args = [*args[:at], *rest, "--mcp", words[0], "--", *words[1:]]
         return super().parse_args(ctx, args)
 
 
@@ -130,9 +132,16 @@ def command(
         render_text,
         score_run,
     )
+    from proctor.errors import ConfigError
     from proctor.util.masking import mask
 
     target = server_target(server, server_args)
+    if target.is_url and adapter is None:
+        raise ConfigError(
+            f"--mcp {target.url}: a server at a URL needs --adapter, with scope mode 'argument' "
+            "(the built-in adapter, for @modelcontextprotocol/server-memory, starts one server "
+            "process per project, which needs --mcp with the server's command)"
+        )
     data = load_dataset(dataset)
     mapping = load_adapter(adapter)
     try:

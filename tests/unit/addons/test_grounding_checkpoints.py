@@ -153,3 +153,17 @@ def test_a_signal_written_as_nan_is_measured_data_and_loads(tmp_path: Path) -> N
     path = write(tmp_path, json.dumps([cp("a", ratio=float("nan"), tokens=3)]))
     (loaded,) = load_checkpoints(path).checkpoints
     assert loaded.signals["tokens"] == 3
+
+
+def test_an_integer_too_long_to_read_or_json_too_deep_is_one_sentence(tmp_path: Path) -> None:
+    digits = "9" * 4400
+    too_long = "a number has more than 4300 digits, too long to read"
+    text = f'[{{"id": "a", "signals": {{"x": {digits}}}}}]'
+    with pytest.raises(ConfigError, match=f"checkpoints.json: {too_long}"):
+        load_checkpoints(write(tmp_path, text))
+    line = text[1:-1] + "\n"
+    with pytest.raises(ConfigError, match=f"checkpoints.jsonl, line 1: {too_long}"):
+        load_checkpoints(write(tmp_path, line, "checkpoints.jsonl"))
+    deep = '{"id": "a", "signals": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}\n"
+    with pytest.raises(ConfigError, match="checkpoints.jsonl, line 1: JSON nested too deeply"):
+        load_checkpoints(write(tmp_path, deep, "checkpoints.jsonl"))

@@ -164,6 +164,13 @@ def test_a_short_commit_id_or_an_overflowing_exponent_is_no_figure() -> None:
     assert signal_figures({"head": "commit 7e9041b", "tokens": 25000}).values == (25000.0,)
 
 
+def test_an_integer_signal_too_large_for_a_float_is_no_figure() -> None:
+    huge = 10**400
+    assert signal_figures({"x": huge, "tokens": 25000, "list": [-huge]}).values == (25000.0,)
+    # Cited back, it is no figure of the advice either (it would be infinite): nothing to check.
+    assert ungrounded_figures(f"x is {huge} over 25000 tokens", {"x": huge, "t": 25000}) == []
+
+
 def _sentence_from_the_start(text: str, start: int, end: int) -> str:
     """The rule as first written: every sentence end from the start of the text is looked at."""
     ends = re.compile(r"[.!?](?=\s)|\n")

@@ -125,6 +125,9 @@ def adapter_with(**changes: Any) -> dict[str, Any]:
          "field 'scope.env': scope mode 'process' needs {project}"),
         (adapter_with(scope={"mode": "argument"}),
          "field 'seed.arguments': scope mode 'argument' needs {project}"),
+        (adapter_with(seed={"tool": "c", "arguments": {"p": "{project}"}},
+                      scope={"mode": "argument", "env": {"M": "{scratch}/{project}.jsonl"}}),
+         "field 'scope.env': scope mode 'argument' runs one server process for every project"),
         (adapter_with(scope={"mode": "tenant"}), "field 'scope.mode'"),
         (adapter_with(results={"path": "entities", "idField": "name"}),
          "unknown key 'results.idField'"),
@@ -163,3 +166,40 @@ def test_superseded_notes_are_seeded_first() -> None:
     order = [n.id for n in seeding_order(notes)]
     assert order.index("atlas-port-old") < order.index("atlas-port-new")
     assert sorted(order) == sorted(n.id for n in loaded.notes)
+
+
+def test_a_long_supersedes_chain_listed_newest_first_loads_and_seeds_oldest_first(
+    tmp_path: Path,
+) -> None:
+    count = 1200
+    notes = [
+        {"id": f"n{i}", "project": "p", "text": f"version {i}"}
+        | ({"supersedes": f"n{i - 1}"} if i else {})
+        for i in reversed(range(count))
+    ]
+    query = {"id": "q", "project": "p", "query": "version", "relevant": [f"n{count - 1}"],
+             "labels": ["knowledge-update"]}  # fmt: skip
+    loaded = load_dataset(write(tmp_path, {"notes": notes, "queries": [query]}))
+    assert [n.id for n in seeding_order(loaded.notes)] == [f"n{i}" for i in range(count)]
+    cycle = [*notes[:-1], notes[-1] | {"supersedes": f"n{count - 1}"}]
+    with pytest.raises(ConfigError, match=r"in a cycle \(n1199 -> n1198 -> .* -> n0 -> n1199\)"):
+        load_dataset(write(tmp_path, {"notes": cycle, "queries": [query]}))
+
+
+def test_deep_nesting_and_overlong_integers_are_sentences(tmp_path: Path) -> None:
+    deep_toml = "seed = " + "[" * 5000 + "]" * 5000 + "\n"
+    with pytest.raises(ConfigError, match="adapter.toml: TOML nested too deeply to read"):
+        load_adapter(write(tmp_path, deep_toml, "adapter.toml"))
+    deep = adapter_with(search={"tool": "s", "arguments": {"q": json.loads("[" * 500 + "]" * 500)}})
+    with pytest.raises(ConfigError, match="adapter.json: nested more than 100 levels deep"):
+        load_adapter(write(tmp_path, deep, "adapter.json"))
+    digits = "9" * 4400
+    too_long = "a number has more than 4300 digits, too long to read"
+    with pytest.raises(ConfigError, match=f"adapter.toml: {too_long}"):
+        load_adapter(write(tmp_path, f"k = {digits}\n", "adapter.toml"))
+    with pytest.raises(ConfigError, match=f"adapter.json: {too_long}"):
+        load_adapter(write(tmp_path, f'{{"k": {digits}}}', "adapter.json"))
+    with pytest.raises(ConfigError, match=f"data.json: {too_long}"):
+        load_dataset(write(tmp_path, f'{{"notes": {digits}}}', "data.json"))
+    with pytest.raises(ConfigError, match=f"data.jsonl:1: {too_long}"):
+        load_dataset(write(tmp_path, f'{{"id": {digits}}}\n', "data.jsonl"))

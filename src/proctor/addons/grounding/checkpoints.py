@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,7 +71,11 @@ def load_checkpoints(path: Path) -> CheckpointFile:
     if path.suffix == ".jsonl":
         file = CheckpointFile(checkpoints=[_line(path, n, line) for n, line in _lines(text)])
     else:
-        file = _document(path, parse_json_text(text, path))
+        try:
+            data = parse_json_text(text, path)
+        except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
+            raise ConfigError(f"{path}: {_too_many_digits()}") from exc
+        file = _document(path, data)
     _check_unique(path, file.checkpoints)
     return file
 
@@ -87,6 +92,14 @@ def _line(path: Path, number: int, line: str) -> Checkpoint:
         raise ConfigError(f"{where}: malformed JSON at column {exc.colno}: {exc.msg}") from exc
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(where, exc, Checkpoint)) from exc
+    except RecursionError:
+        raise ConfigError(f"{where}: JSON nested too deeply to read") from None
+    except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
+        raise ConfigError(f"{where}: {_too_many_digits()}") from exc
+
+
+def _too_many_digits() -> str:
+    return f"a number has more than {sys.get_int_max_str_digits()} digits, too long to read"
 
 
 def _document(path: Path, data: object) -> CheckpointFile:

@@ -128,6 +128,8 @@ def signal_figures(signals: JsonValue) -> SignalFigures:
     """The numbers anywhere in ``signals``: numeric values, and figures inside string values.
 
     Booleans and keys are not figures. A float between 0 and 1 also stands for its percentage.
+    An integer too large to be a float (past 1.8e308) is no figure, like such a number written
+    in a text (see :func:`figures_in`).
     """
     values: list[float] = []
     percents: list[float] = []
@@ -137,7 +139,10 @@ def signal_figures(signals: JsonValue) -> SignalFigures:
         if isinstance(item, str):
             values.extend(abs(f.value) for f in figures_in(item))
             continue
-        values.append(abs(float(item)))
+        try:
+            values.append(abs(float(item)))
+        except OverflowError:
+            continue
         if isinstance(item, float) and 0 < abs(item) <= 1:
             percents.append(abs(item) * 100)
     return SignalFigures(tuple(values), tuple(percents))

@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from proctor.addons.memory.dataset import parse_json, too_many_digits
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import describe_validation_error
-from proctor.models.loading import parse_json_text
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z]+)\}")
 
@@ -47,7 +47,7 @@ class ResultMapping(UserModel):
 class Scope(UserModel):
     """How projects are kept apart: an ``argument`` (``{project}`` in the seed template, and in
     the search template unless the server cannot filter; every project through one server
-    process), or one server ``process`` per
+    process, whose ``env`` may use ``{scratch}``), or one server ``process`` per
     project, told its project through ``env`` (``MEMORY_FILE_PATH={scratch}/{project}.jsonl``).
     """
 
@@ -100,9 +100,34 @@ def load_adapter(path: Path | None) -> Adapter:
             data: Any = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: malformed TOML ({exc})") from exc
+        except RecursionError:
+            raise ConfigError(f"{path}: TOML nested too deeply to read") from None
+        except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
+            raise too_many_digits(path) from exc
     else:
-        data = parse_json_text(text, path)
+        data = parse_json(text, path)
+    if _depth(data) > MAX_DEPTH:
+        raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep, too deep to use")
     return check_adapter(data, str(path))
+
+
+#: How deep an adapter's values may nest (templates are rendered recursively).
+MAX_DEPTH = 100
+
+
+def _depth(value: Any) -> int:
+    """How many lists and objects deep ``value`` nests, counted without recursion."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
+        if isinstance(item, dict):
+            todo.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            todo.extend((v, depth + 1) for v in item)
+    return deepest
 
 
 def check_adapter(data: Any, where: str) -> Adapter:
@@ -130,6 +155,11 @@ def check_adapter(data: Any, where: str) -> Adapter:
             raise ConfigError(
                 f"{where}: field 'seed.arguments': scope mode 'argument' needs {{project}} in "
                 "the arguments"
+            )
+        if "project" in placeholders(adapter.scope.env):
+            raise ConfigError(
+                f"{where}: field 'scope.env': scope mode 'argument' runs one server process for "
+                "every project, so its environment can use {scratch} but not {project}"
             )
     elif "project" not in placeholders(adapter.scope.env):
         raise ConfigError(

@@ -101,8 +101,15 @@ async def open_session(
         session = await stack.enter_async_context(
             ClientSession(read, write, read_timeout_seconds=timeout)
         )
-        with anyio.fail_after(timeout):
-            await session.initialize()
+        try:
+            with anyio.fail_after(timeout):
+                await session.initialize()
+        except TimeoutError as exc:
+            raise MemoryServerError(
+                f"the memory server did not answer within {timeout:g}s of being started "
+                f"({target.describe()}); raise --timeout if it is slow to start"
+                f"{server_log_tail(errlog)}"
+            ) from exc
         yield MemorySession(session, timeout, errlog)
 
 

@@ -9,6 +9,7 @@ silently wrong score.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -94,9 +95,26 @@ class Dataset(UserModel):
         return found
 
 
+def too_many_digits(path: Path | str) -> ConfigError:
+    """The sentence for a number Python will not read (an integer past the digit limit)."""
+    limit = sys.get_int_max_str_digits()
+    return ConfigError(f"{path}: a number has more than {limit} digits, too long to read")
+
+
+def parse_json(text: str, path: Path) -> Any:
+    """:func:`parse_json_text`, with an integer too long to read as one sentence too."""
+    try:
+        return parse_json_text(text, path)
+    except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
+        raise too_many_digits(path) from exc
+
+
 def load_dataset(path: Path) -> Dataset:
     """Read and check a dataset file; every mistake is a ConfigError naming file and field."""
-    data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path)
+    try:
+        data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path)
+    except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
+        raise too_many_digits(path) from exc
     try:
         dataset = Dataset.model_validate(data)
     except ValidationError as exc:
@@ -114,7 +132,7 @@ def _read_jsonl(path: Path) -> dict[str, list[Any]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        item = parse_json_text(line, Path(f"{path}:{number}"))
+        item = parse_json(line, Path(f"{path}:{number}"))
         if not isinstance(item, Mapping):
             raise ConfigError(f"{path}: line {number}: expected a JSON object")
         out["queries" if "query" in item else "notes"].append(item)
@@ -170,20 +188,32 @@ def _check_labels(dataset: Dataset, query: Query, field: str) -> None:
 
 
 def _check_no_cycle(notes: dict[str, Note], where: str) -> None:
-    """A superseded note is stored before the note that supersedes it: a cycle has no order."""
+    """A superseded note is stored before the note that supersedes it: a cycle has no order.
+
+    Depth first without recursion (a chain of thousands of notes is a dataset, not an error)."""
     done: set[str] = set()
-
-    def visit(note_id: str, path: list[str]) -> None:
-        if note_id in path:
-            loop = " -> ".join([*path[path.index(note_id) :], note_id])
-            raise ConfigError(
-                f"{where}: field 'supersedes': the notes supersede each other in a cycle ({loop})"
-            )
-        if note_id in done:
-            return
-        for older in notes[note_id].supersedes:
-            visit(older, [*path, note_id])
-        done.add(note_id)
-
-    for note_id in notes:
-        visit(note_id, [])
+    for start in notes:
+        if start in done:
+            continue
+        path: list[str] = [start]
+        on_path: set[str] = {start}
+        pending = [iter(notes[start].supersedes)]
+        while pending:
+            older = next(pending[-1], None)
+            if older is None:
+                pending.pop()
+                finished = path.pop()
+                on_path.discard(finished)
+                done.add(finished)
+                continue
+            if older in on_path:
+                loop = " -> ".join([*path[path.index(older) :], older])
+                raise ConfigError(
+                    f"{where}: field 'supersedes': the notes supersede each other in a cycle "
+                    f"({loop})"
+                )
+            if older in done:
+                continue
+            path.append(older)
+            on_path.add(older)
+            pending.append(iter(notes[older].supersedes))

@@ -52,11 +52,19 @@ class Scratch:
     def project(self, name: str) -> str:
         return f"{name}-{self.tag}"
 
+    @property
+    def storage(self) -> Path:
+        return self.root / "memory.jsonl"
+
     def environment(self) -> dict[str, str]:
-        """Extra variables for a stdio server: its own home, nothing of the user's."""
+        """Extra variables for a stdio server: its own home, nothing of the user's, and
+        ``MEMORY_FILE_PATH`` (the storage file of ``@modelcontextprotocol/server-memory``, which
+        otherwise writes beside its own script and keeps the notes of every run) in the scratch
+        folder; the adapter's ``scope.env`` can override it."""
         for folder in (self.work, self.home):
             folder.mkdir(parents=True, exist_ok=True)
         return {
+            "MEMORY_FILE_PATH": str(self.storage),
             "HOME": str(self.home),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
             "XDG_CACHE_HOME": str(self.home / ".cache"),
@@ -71,18 +79,21 @@ def seeding_order(notes: list[Note]) -> list[Note]:
     by_id = {n.id: n for n in notes}
     placed: set[str] = set()
     ordered: list[Note] = []
-
-    def place(note: Note) -> None:
-        if note.id in placed:
-            return
-        placed.add(note.id)
-        for older in note.supersedes:
-            if older in by_id:
-                place(by_id[older])
-        ordered.append(note)
-
-    for note in notes:
-        place(note)
+    for first in notes:
+        if first.id in placed:
+            continue
+        placed.add(first.id)
+        # Depth first without recursion: a chain of thousands of notes listed newest first.
+        stack = [(first, iter(first.supersedes))]
+        while stack:
+            note, olders = stack[-1]
+            older = next((by_id[o] for o in olders if o in by_id and o not in placed), None)
+            if older is None:
+                stack.pop()
+                ordered.append(note)
+                continue
+            placed.add(older.id)
+            stack.append((older, iter(older.supersedes)))
     return ordered
 
 
@@ -140,6 +151,9 @@ class _Run:
         env = {} if self.target.is_url else self.scratch.environment()
         results: dict[str, list[str]] = {}
         if self.adapter.scope.mode == "argument":
+            rendered = render(self.adapter.scope.env, {"scratch": str(self.scratch.root)})
+            if not self.target.is_url:
+                env |= {name: str(value) for name, value in rendered.items()}
             async with self._open(env) as session:
                 for project in self.dataset.projects():
                     await self._seed(session, project)

@@ -1,0 +1,45 @@
+"""``proctor memory-eval``'s command line: which words ``--mcp`` takes, as docs/addons.md says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from proctor.cli.memory_eval import command
+
+
+def parsed(*args: str) -> dict[str, Any]:
+    ctx = command.make_context("memory-eval", list(args))
+    return ctx.params
+
+
+@pytest.mark.parametrize(
+    ("args", "server", "own"),
+    [
+        # The words up to the next option of proctor's own, before or after the others.
+        (("--mcp", "npx", "-y", "some-server", "--dataset", "d.json"),
+         ("npx", "-y", "some-server"), {}),
+        (("--dataset", "d.json", "--mcp", "npx", "-y", "some-server"),
+         ("npx", "-y", "some-server"), {}),
+        # With `--`, every word up to it is the server's, even one named like proctor's.
+        (("--dataset", "d.json", "--mcp", "python", "srv.py", "--timeout", "5", "--", "--json"),
+         ("python", "srv.py", "--timeout", "5"), {"as_json": True, "timeout": 30.0}),
+        (("--dataset", "d.json", "--mcp", "server", "--timeout", "5", "--", "--json"),
+         ("server", "--timeout", "5"), {"as_json": True, "timeout": 30.0}),
+        (("--dataset", "d.json", "--mcp", "srv", "--json", "--"),
+         ("srv", "--json"), {"as_json": False}),
+        (("--dataset", "d.json", "--mcp", "srv", "--", "--json"), ("srv",), {"as_json": True}),
+        # Without `--`, proctor's own options end the server's words.
+        (("--dataset", "d.json", "--mcp", "srv", "--timeout", "5", "--json"),
+         ("srv",), {"as_json": True, "timeout": 5.0}),
+    ],
+)  # fmt: skip
+def test_the_words_of_mcp(
+    args: tuple[str, ...], server: tuple[str, ...], own: dict[str, Any]
+) -> None:
+    params = parsed(*args)
+    assert (params["server"], *params["server_args"]) == server
+    assert str(params["dataset"]) == "d.json"
+    for name, value in own.items():
+        assert params[name] == value
