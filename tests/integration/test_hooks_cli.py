@@ -268,7 +268,41 @@ def test_hook_that_cannot_run_exits_3(
 @pytest.mark.parametrize(
     ("cases", "message"),
     [
-        ("{not json", "not valid JSON"),
+        ("{not json", "malformed JSON at line 1"),
+        ("[" * 100_000, "JSON nested too deeply to read"),
+        (
+            '[{"id": "a", "event": "Stop", "expect": {"exitCode": ' + "1" * 5000 + "}}]",
+            "integer too long to read",
+        ),
+        (
+            [{"id": "a", "event": "Stop", "expect": {"decision": None}}],
+            "case 'a', field 'expect.decision': null checks nothing",
+        ),
+        (
+            [{"id": "a", "event": "Stop", "expect": {"outputIncludes": []}}],
+            "case 'a', field 'expect.outputIncludes': an empty value checks nothing",
+        ),
+        (
+            [{"id": "a", "event": "Stop", "expect": {"outputIncludes": ["x", ""]}}],
+            "case 'a', field 'expect.outputIncludes': an empty string checks nothing",
+        ),
+        (
+            [{"id": "a", "event": "Stop", "expect": "block"}],
+            "case 'a', field 'expect': expected an object, got the string \"block\"",
+        ),
+        (
+            [{"id": "a", "event": "Stop", "files": {"x": True}, "expect": {"silent": True}}],
+            "case 'a', field 'files.x': expected an integer or a string, got true",
+        ),
+        (
+            [{"id": "a", "event": "Stop", "expect": {"outputIncludes": 5}}],
+            "case 'a', field 'expect.outputIncludes': expected a string or a list, got 5",
+        ),
+        (
+            [{"id": "a", "event": "Stop", "expect": {"outputMatches": "("}}],
+            "case 'a', field 'expect.outputMatches': not a regular expression",
+        ),
+        ([], "field 'cases': must not be empty"),
         (
             [{"id": "a", "event": "PreToolUse", "tool": "Bash", "expect": {"decison": "deny"}}],
             "case 'a', field 'expect.decison'",
@@ -312,6 +346,105 @@ def test_bad_cases_file_is_one_sentence_and_exit_2(
     assert result.code == 2
     assert message in result.err and str(path) in result.err
     assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+    for raw in ("Input should be", "Value error", "List should", ".str'", ".int'", "None"):
+        assert raw not in result.err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"hooks": ' + "[" * 100_000, "JSON nested too deeply to read"),
+        (
+            '{"hooks": {"Stop": [{"hooks": [{"command": "true", "timeout": '
+            + "1" * 5000
+            + "}]}]}}",
+            "integer too long to read",
+        ),
+        (
+            '{"hooks": {"Stop": [{"hooks": [{"command": "true", "if": 3}]}]}}',
+            "field 'hooks.Stop[0].hooks[0].if' must be a permission rule",
+        ),
+        (
+            '{"hooks": {"Stop": [{"hooks": [{"command": "true", "async": "yes"}]}]}}',
+            "field 'hooks.Stop[0].hooks[0].async' must be true or false",
+        ),
+    ],
+)
+def test_bad_hook_source_text_is_one_sentence_and_exit_2(
+    proctor: Run, tmp_path: Path, text: str, message: str
+) -> None:
+    source = write(tmp_path / "settings.json", text)
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"silent": True}}])
+    result = proctor("hooks", "test", str(source), "--cases", str(cases))
+    assert result.code == 2 and message in result.err and str(source) in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_a_claude_code_handler_runs_only_when_its_if_matches(proctor: Run, tmp_path: Path) -> None:
+    source = settings(
+        tmp_path / "s.json",
+        "PreToolUse",
+        "Bash",
+        "echo no >&2; exit 2",
+        **{"if": "Bash(git push *)"},
+    )
+
+    def case(cid: str, command: str, decision: str) -> dict[str, Any]:
+        return {"id": cid, "event": "PreToolUse", "tool": "Bash", "input": {"command": command},
+                "expect": {"decision": decision}}  # fmt: skip
+
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            case("ls", "ls", "silent"),
+            case("push", "git push origin main", "block"),
+            case("compound", "ls && FOO=1 git push", "block"),
+            case("bare", "git push", "block"),
+            case("pushy", "git pushy", "silent"),
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"] if not r["ok"]]
+    assert by_id(report)["ls"]["hooks"] == [] and len(by_id(report)["push"]["hooks"]) == 1
+
+
+def test_an_async_handler_runs_but_cannot_block(proctor: Run, tmp_path: Path) -> None:
+    source = settings(
+        tmp_path / "s.json", "PreToolUse", "Bash", "echo no >&2; exit 2", **{"async": True}
+    )
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            {
+                "id": "blocks",
+                "event": "PreToolUse",
+                "tool": "Bash",
+                "input": {"command": "rm x"},
+                "expect": {"decision": "block"},
+            },
+            {
+                "id": "quiet",
+                "event": "PreToolUse",
+                "tool": "Bash",
+                "input": {"command": "rm x"},
+                "expect": {"decision": "silent"},
+            },
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    results = by_id(report)
+    assert code == 1 and not results["blocks"]["ok"] and results["quiet"]["ok"]
+    assert results["quiet"]["hooks"][0]["exitCode"] == 2
+    assert "async" in results["quiet"]["hooks"][0]["message"]
+
+
+def test_an_exit_code_expected_when_no_hook_ran_says_so(proctor: Run, tmp_path: Path) -> None:
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash", "true")
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 0}}])
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 1
+    message = report["results"][0]["message"]
+    assert "expected exit code 0, but no hook ran" in message and "None" not in message
 
 
 def test_bad_hook_source_is_exit_2(proctor: Run, tmp_path: Path) -> None:

@@ -206,3 +206,45 @@ def test_hooks_a_cli_has_switched_off_are_not_run(
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
     )
     assert len(load_hooks(settings).hooks) == 1  # control: switched on, it runs
+
+
+@pytest.mark.parametrize(
+    ("rule", "tool", "tool_input", "matches"),
+    [
+        ("Bash", "Bash", {"command": "ls"}, True),
+        ("Read", "Bash", {"command": "ls"}, False),
+        ("Bash(npm run test)", "Bash", {"command": "npm run test"}, True),
+        ("Bash(npm run test)", "Bash", {"command": "npm run test:unit"}, False),
+        ("Bash(npm run test:*)", "Bash", {"command": "npm run test:unit"}, True),
+        ("Bash(git push *)", "Bash", {"command": "echo hi; git push -f"}, True),
+        ("Bash(git * main)", "Bash", {"command": "git push origin main"}, True),
+        ("Edit(*.py)", "Edit", {"file_path": "src/deep/a.py"}, True),
+        ("Edit(*.py)", "Edit", {"file_path": "src/a.pyc"}, False),
+        ("Edit(src/*.py)", "Edit", {"file_path": "src/deep/a.py"}, False),
+        ("Edit(src/**)", "Edit", {"file_path": "/p/src/deep/a.py"}, True),
+        ("Read(//etc/*)", "Read", {"file_path": "/etc/passwd"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/x"}, True),
+        ("mcp__mem__*", "mcp__mem__find", {"q": "x"}, True),
+    ],
+)
+def test_if_conditions_follow_permission_rules(
+    rule: str, tool: str, tool_input: dict[str, str], matches: bool
+) -> None:
+    hook = HookSpec("PreToolUse", "", "true", None, "settings", None, rule)
+    planted = case(event="PreToolUse", tool=tool, input=tool_input)
+    assert hook_matches("claude-code", hook, planted, Path("/p")) is matches
+    # Codex and Gemini CLI have no ``if``; a handler with one runs on every call.
+    assert hook_matches("codex", hook, case(agent="codex", event="PreToolUse", tool=tool))
+
+
+def test_if_on_an_event_without_a_tool_never_runs() -> None:
+    hook = HookSpec("Stop", "", "true", None, "settings", None, "Bash")
+    assert not hook_matches("claude-code", hook, case(event="Stop"))
+    assert hook_matches("claude-code", spec("Stop", ""), case(event="Stop"))
+
+
+def test_hook_output_too_deep_or_too_long_to_parse_is_not_json() -> None:
+    deep = read_result("claude-code", "PreToolUse", 0, "{" + '"a":[' * 100_000, "")
+    assert deep.decision == "silent"
+    huge = '{"decision": "block", "n": ' + "1" * 5000 + "}"
+    assert read_result("claude-code", "Stop", 0, huge, "").decision == "silent"

@@ -9,7 +9,6 @@ that silently never runs.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from pathlib import Path
@@ -17,9 +16,11 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from proctor.addons.hooks.sources import read_json_text
 from proctor.agents.spec import spec_for
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
+from proctor.models.errors_format import EXPECTED_TYPE, describe_validation_error, format_loc
 
 Decision = Literal["allow", "deny", "ask", "block", "nudge", "error", "silent"]
 DECISIONS: tuple[str, ...] = ("allow", "deny", "ask", "block", "nudge", "error", "silent")
@@ -124,6 +125,18 @@ class Expect(UserModel):
     output_matches: str | None = None
     silent: bool | None = None
 
+    @field_validator("decision", "exit_code", "output_includes", "output_matches", "silent")
+    @classmethod
+    def _not_vacuous(cls, value: Any) -> Any:
+        """A field given must check something: ``null``, ``[]`` or ``""`` would always pass."""
+        if value is None:
+            raise ValueError("null checks nothing (give a value or leave the field out)")
+        if value == [] or value == "":
+            raise ValueError("an empty value checks nothing (give a value or leave the field out)")
+        if isinstance(value, list) and "" in value:
+            raise ValueError("an empty string checks nothing (every output includes it)")
+        return value
+
     @field_validator("output_matches")
     @classmethod
     def _regex(cls, value: str | None) -> str | None:
@@ -190,6 +203,22 @@ class CasesFile(UserModel):
     cases: list[HookCase] = Field(min_length=1)
 
 
+UNION_TAG = re.compile(r"(str|int|float|bool|none|[a-z-]+\[.*\])", re.DOTALL)
+"""How pydantic names the member of a union a value was tried against (``str``,
+``list[str]``, ``literal['allow',...]``): a step of its error location, not the user's."""
+
+
+def _user_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """``loc`` without pydantic's union tags (a key of ``files`` is the user's, kept as is)."""
+    out: list[int | str] = []
+    for part in loc:
+        after_files = bool(out) and out[-1] == "files"
+        if isinstance(part, str) and UNION_TAG.fullmatch(part) and not after_files:
+            continue
+        out.append(part)
+    return tuple(out)
+
+
 def _where(data: Any, loc: tuple[int | str, ...]) -> str:
     """``case 'id', field 'expect.decision'`` for a pydantic error location."""
     if len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int):
@@ -197,30 +226,54 @@ def _where(data: Any, loc: tuple[int | str, ...]) -> str:
         item = raw[loc[1]] if isinstance(raw, list) and loc[1] < len(raw) else None
         name = item.get("id") if isinstance(item, dict) else None
         label = f"case '{name}'" if isinstance(name, str) else f"case #{loc[1] + 1}"
-        field = ".".join(str(p) for p in loc[2:])
+        field = format_loc(loc[2:])
         return f"{label}, field '{field}'" if field else label
-    return f"field '{'.'.join(str(p) for p in loc)}'"
+    return f"field '{format_loc(loc)}'"
+
+
+def _sentence(path: Path, data: Any, exc: ValidationError) -> str:
+    """The first validation error as one sentence: the shared formatter's wording, with the
+    location written as ``case 'id', field 'x'``."""
+    first = exc.errors()[0]
+    loc = tuple(first["loc"])
+    shown = loc[:-2] if loc[-1:] == ("[key]",) and len(loc) >= 2 else loc
+    where = _where(data, _user_loc(shown))
+    if (
+        first["type"] in ("too_short", "string_too_short")
+        and first.get("ctx", {}).get("min_length") == 1
+    ):
+        return f"{path}: {where}: must not be empty"
+    if first["type"] == "value_error" and first.get("input") in (None, "", []):
+        return f"{path}: {where}: {first['msg'].removeprefix('Value error, ')}"
+    said = describe_validation_error("\0", exc, CasesFile)
+    same = [e for e in exc.errors() if _user_loc(tuple(e["loc"])) == _user_loc(loc)]
+    kinds = list(dict.fromkeys(EXPECTED_TYPE.get(e["type"], "") for e in same))
+    if len(kinds) > 1 and all(kinds) and ", got " in said:  # each member of a union refused it
+        return f"{path}: {where}: expected {' or '.join(kinds)}, got {said.rsplit(', got ', 1)[1]}"
+    old = format_loc(list(shown))
+    for head, tail in ((f"\0: field '{old}'", ""), (f"\0: unknown key '{old}'", ": unknown key")):
+        if said.startswith(head):
+            return f"{path}: {where}{tail}{said[len(head) :]}"
+    return f"{path}: {where}: {said.split(': ', 2)[-1]}"
 
 
 def load_cases(path: Path, default_agent: str = "claude-code") -> list[HookCase]:
     """The cases of ``path``, each with its agent resolved (``default_agent`` when it names
     none) and its event checked against that agent's events. Raises ConfigError."""
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the cases file ({exc.strerror or exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+    data: Any = read_json_text(text, path)
     wrapped = {"cases": data} if isinstance(data, list) else data
     if not isinstance(wrapped, dict):
         raise ConfigError(f"{path}: expected an object with 'cases' (a list of cases)")
     try:
         cases = CasesFile.model_validate(wrapped).cases
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(
-            f"{path}: {_where(wrapped, tuple(first['loc']))}: {first['msg']}"
-        ) from None
+        raise ConfigError(_sentence(path, wrapped, exc)) from None
     seen: set[str] = set()
     for case in cases:
         if case.id in seen:

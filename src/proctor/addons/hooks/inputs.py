@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.hooks.cases import TOOL_EVENTS, HookCase
+from proctor.addons.hooks.conditions import rule_matches
 from proctor.addons.hooks.sources import HookSpec
 
 PATH_KEYS = ("file_path", "path", "notebook_path")
@@ -51,10 +52,21 @@ def _regex_search(pattern: str, text: str) -> bool:
         return pattern == text
 
 
-def hook_matches(agent: str, hook: HookSpec, case: HookCase) -> bool:
-    """Whether ``agent`` would run ``hook`` for ``case`` (event and matcher, the CLI's rules)."""
-    if hook.event != case.event:
+def hook_matches(agent: str, hook: HookSpec, case: HookCase, project: Path | None = None) -> bool:
+    """Whether ``agent`` would run ``hook`` for ``case``: event and matcher by the CLI's rules,
+    and for Claude Code the handler's ``if`` (``project``: the folder the case's relative file
+    paths are in)."""
+    if hook.event != case.event or not _matcher_matches(agent, hook, case):
         return False
+    if agent != "claude-code" or hook.condition is None:
+        return True
+    if case.event not in TOOL_EVENTS:
+        return False  # Claude Code never runs a handler with ``if`` on other events
+    folder = str(project) if project is not None else "/project"
+    return rule_matches(hook.condition, case.tool or "", case.input, folder)
+
+
+def _matcher_matches(agent: str, hook: HookSpec, case: HookCase) -> bool:
     matcher = hook.matcher.strip() if agent == "gemini-cli" else hook.matcher
     if not matcher or matcher == "*":
         return True

@@ -12,7 +12,7 @@ from pathlib import Path
 from proctor.addons.hooks.inputs import Session, expand_command, hook_environment
 from proctor.addons.hooks.results import HookRunResult
 from proctor.addons.hooks.sources import HookSpec
-from proctor.addons.hooks.verdict import read_result
+from proctor.addons.hooks.verdict import Reading, read_result
 from proctor.util.masking import mask
 from proctor.util.processes import run_captured
 from proctor.workspace.environment import agent_environment
@@ -63,6 +63,13 @@ def run_hook(
     if code in NOT_RUNNABLE:
         error = f"the hook's program {NOT_RUNNABLE[code]} (exit {code}): {stderr.strip()[-300:]}"
     reading = read_result(agent, event, code, stdout, stderr)
+    if agent == "claude-code" and hook.background and not error:
+        # ``async``: Claude Code does not wait for it, so nothing it says blocks or decides.
+        was = reading.decision
+        said = (
+            f"async: ran in the background, so its {was} takes no effect" if was != "silent" else ""
+        )
+        reading = Reading("silent", said)
     return HookRunResult(
         command=hook.command,
         exit_code=code,

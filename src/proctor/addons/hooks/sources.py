@@ -16,7 +16,6 @@ Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are 
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import tomllib
@@ -24,7 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.hooks.conditions import parse_rule
 from proctor.errors import ConfigError
+from proctor.models.loading import parse_json_text
+
+TOO_LONG_NUMBER = "holds an integer too long to read (more than 4300 digits)"
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,10 @@ class HookSpec:
     """``claude-plugin``, ``gemini-extension`` or ``settings``."""
     root: Path | None
     """The plugin or extension folder, for its placeholders."""
+    condition: str | None = None
+    """Claude Code's ``if``: a permission-rule pattern the tool call must match."""
+    background: bool = False
+    """Claude Code's ``async``: runs without blocking, so its result decides nothing."""
 
 
 @dataclass(frozen=True)
@@ -63,19 +70,37 @@ def load_hooks(path: Path) -> HookSource:
     if path.suffix == ".toml":
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not a readable TOML file ({exc})") from exc
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+        except RecursionError:
+            raise ConfigError(f"{path}: TOML nested too deeply to read") from None
+        except ValueError:  # an integer of more than 4300 digits
+            raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
         return _from_data(path, data, "settings", None)
     return _from_data(path, _read_json(path), "settings", None)
 
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+    return read_json_text(text, path)
+
+
+def read_json_text(text: str, path: Path) -> Any:
+    """``text`` parsed as JSON; malformed, nested too deeply or holding an integer too long for
+    Python to read is a ConfigError (one sentence naming ``path``)."""
+    try:
+        return parse_json_text(text, path)
+    except ConfigError:
+        raise
+    except ValueError:  # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
 
 
 def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSource:
@@ -148,9 +173,17 @@ def _handler(
         or not 0 < timeout < math.inf  # NaN fails this too
     ):
         raise ConfigError(f"{path}: field '{where}.timeout' must be a positive number")
+    condition = handler.get("if")
+    if condition is not None and (not isinstance(condition, str) or parse_rule(condition) is None):
+        raise ConfigError(
+            f"{path}: field '{where}.if' must be a permission rule such as 'Bash(git push *)'"
+        )
+    background = handler.get("async", False)
+    if not isinstance(background, bool):
+        raise ConfigError(f"{path}: field '{where}.async' must be true or false")
     if kind == "gemini-extension" and root is not None:
         command = hydrate_extension(command, root)
-    return HookSpec(event, matcher, command, timeout, kind, root)
+    return HookSpec(event, matcher, command, timeout, kind, root, condition, background)
 
 
 def hydrate_extension(text: str, root: Path, workspace: str = "${workspacePath}") -> str:

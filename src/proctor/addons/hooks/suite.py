@@ -64,7 +64,7 @@ def run_case(hooks: HookSource, case: HookCase, root: Path, cap: float) -> CaseR
     transcript = write_transcript(agent, home, project, session_id, case.history)
     session = Session(session_id, project, home, transcript)
     stdin = hook_input(agent, case, session)
-    matched = [h for h in hooks.hooks if hook_matches(agent, h, case)]
+    matched = [h for h in hooks.hooks if hook_matches(agent, h, case, project)]
     runs = [run_hook(agent, case.event, h, session, stdin, cap) for h in matched]
     return judge(case, runs)
 
@@ -75,7 +75,7 @@ def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
     exit_code = next((c for c in codes if c != 0), 0) if codes else None
     said = [r.message for r in runs if r.message]
     output = "\n".join([*said, *(r.stdout for r in runs), *(r.stderr for r in runs)])
-    problems = check(case.expect, decision, exit_code, output)
+    problems = check(case.expect, decision, exit_code, output, ran=bool(runs))
     broken = [r.error for r in runs if r.error]
     expects_silence = case.expect.silent is True or case.expect.decision == "silent"
     if not runs and not expects_silence:

@@ -49,7 +49,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
         value = json.loads(text)
         if isinstance(value, str):
             value = json.loads(value)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, an integer too long, nested too deeply
         return None
     return value if isinstance(value, dict) else None
 
@@ -140,15 +140,21 @@ def strongest(decisions: Sequence[str]) -> str:
     return min(decisions, key=RANK.index) if decisions else "silent"
 
 
-def check(expect: Expect, decision: str, exit_code: int | None, output: str) -> list[str]:
-    """Why the case fails (empty when every expectation holds)."""
+def check(
+    expect: Expect, decision: str, exit_code: int | None, output: str, ran: bool = True
+) -> list[str]:
+    """Why the case fails (empty when every expectation holds); ``ran``: whether any hook
+    was run (an exit code of None then means none finished)."""
     problems = []
     if expect.decision is not None and decision != expect.decision:
         problems.append(f"expected decision {expect.decision}, got {decision}")
     if expect.silent is not None and (decision == "silent") != expect.silent:
         wanted = "silent" if expect.silent else "not silent"
         problems.append(f"expected {wanted}, got {decision}")
-    if expect.exit_code is not None and exit_code != expect.exit_code:
+    if expect.exit_code is not None and exit_code is None:
+        why = "no hook finished" if ran else "no hook ran"
+        problems.append(f"expected exit code {expect.exit_code}, but {why}")
+    elif expect.exit_code is not None and exit_code != expect.exit_code:
         problems.append(f"expected exit code {expect.exit_code}, got {exit_code}")
     for needle in expect.includes:
         if needle not in output:
