@@ -272,7 +272,7 @@ def test_hook_that_cannot_run_exits_3(
         ("[" * 100_000, "JSON nested too deeply to read"),
         (
             '[{"id": "a", "event": "Stop", "expect": {"exitCode": ' + "1" * 5000 + "}}]",
-            "integer too long to read",
+            "more than 4300 digits, too long to read",
         ),
         (
             [{"id": "a", "event": "Stop", "expect": {"decision": None}}],
@@ -358,7 +358,7 @@ def test_bad_cases_file_is_one_sentence_and_exit_2(
             '{"hooks": {"Stop": [{"hooks": [{"command": "true", "timeout": '
             + "1" * 5000
             + "}]}]}}",
-            "integer too long to read",
+            "more than 4300 digits, too long to read",
         ),
         (
             '{"hooks": {"Stop": [{"hooks": [{"command": "true", "if": 3}]}]}}',

@@ -27,9 +27,7 @@ def parse_json_text(text: str, path: Path) -> Any:
     except RecursionError:
         raise ConfigError(f"{path}: JSON nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts (4300)
-        raise ConfigError(
-            f"{path}: a number of more than 4300 digits; no setting needs one that long"
-        ) from None
+        raise ConfigError(f"{path}: a number has more than 4300 digits, too long to read") from None
 
 
 def read_json_file(path: Path) -> Any:

@@ -310,5 +310,5 @@ def test_a_nul_in_a_line_or_argument_a_program_gets_is_refused(
 def test_a_number_of_thousands_of_digits_is_one_sentence() -> None:
     from proctor.models.loading import parse_json_text
 
-    with pytest.raises(ConfigError, match=r"c.json: a number of more than 4300 digits"):
+    with pytest.raises(ConfigError, match=r"c.json: a number has more than 4300 digits"):
         parse_json_text('{"repeats": ' + "9" * 5000 + "}", Path("c.json"))

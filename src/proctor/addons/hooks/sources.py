@@ -27,7 +27,7 @@ from proctor.addons.hooks.conditions import parse_rule
 from proctor.errors import ConfigError
 from proctor.models.loading import parse_json_text
 
-TOO_LONG_NUMBER = "holds an integer too long to read (more than 4300 digits)"
+TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
 
 
 @dataclass(frozen=True)
