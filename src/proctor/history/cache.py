@@ -16,9 +16,11 @@ replayed from their files.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +122,10 @@ class SummaryCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+        elif stat.S_IMODE(os.stat(self.path).st_mode) & 0o077:
+            # Summaries name the user's projects and files: the owner's alone, as a new one is.
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
         connection = sqlite3.connect(self.path, timeout=10)
         try:
             connection.execute(

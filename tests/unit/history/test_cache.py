@@ -76,8 +76,10 @@ def test_a_second_replay_reads_every_unchanged_session_from_the_cache(
     first, cold = replayed(home, db)
     assert cold.hits == 0 and db.is_file()
     assert oct(db.stat().st_mode & 0o777) == "0o600"
+    db.chmod(0o644)  # an older cache (or a copy) others could read: the owner's alone again
     second, warm = replayed(home, db)
     assert warm.hits == 4
+    assert oct(db.stat().st_mode & 0o777) == "0o600"
     assert [s.model_dump() for s in second.values()] == [s.model_dump() for s in first.values()]
     from proctor.history.summary import history_report
 
