@@ -91,6 +91,7 @@ def command(
         read_marks,
         render_changes,
     )
+    from proctor.history.dedup import count_each_response_once
     from proctor.history.replay import Filters, replay
     from proctor.history.sources import find_sessions, same_project, sessions_under
     from proctor.history.summary import history_report, render_history
@@ -140,6 +141,7 @@ def command(
             cache.save(s.file for s in sessions)
             for note in cache.notes:
                 click.echo(f"proctor: note: {note}", err=True)
+        count_each_response_once(replayed, pricing)  # a fork's copied responses: once
         report = history_report(replayed, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:
         marks, notes = read_marks(journal_path(os.environ))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+import orjson
 from pydantic import TypeAdapter
 from pydantic_core import PydanticSerializationError
 
@@ -36,6 +37,8 @@ from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
 from proctor.util.native_paths import first_record
 
+RESPONSES = b"\x00"
+"""Between a summary's JSON and its responses' (JSON text never holds a NUL byte)."""
 SERIAL_BELOW = 8
 """Fewer sessions than this are replayed in this process: a pool would cost more than it saves."""
 
@@ -209,9 +212,12 @@ def _measure(
         + trajectory.coverage.unparsed_lines,
     )
     try:
-        return summary.model_dump_json(by_alias=True).encode()
+        blob = summary.model_dump_json(by_alias=True).encode()
     except PydanticSerializationError:  # a path that is not UTF-8: its bytes shown escaped
-        return dump_json(summary.model_dump(mode="json", by_alias=True)).encode()
+        blob = dump_json(summary.model_dump(mode="json", by_alias=True)).encode()
+    if trajectory.responses is None:
+        return blob
+    return blob + RESPONSES + orjson.dumps(trajectory.responses)
 
 
 def _priced(by_model: dict[str, float | None]) -> float:
@@ -257,6 +263,7 @@ def _measure_in_worker(job: Job) -> Measured:
 
 
 _SUMMARIES = TypeAdapter(list[SessionSummary])
+_RESPONSES = TypeAdapter(list[tuple[int, bool, str, int, int, int, int]])
 _BATCH = 2_000
 """Summaries validated per call: one call per summary would cost more than the validation."""
 
@@ -350,7 +357,7 @@ def _checked_in(
     filters: Filters,
     cache: SummaryCache | None,
 ) -> Iterator[SessionSummary | Unavailable]:
-    summaries = _each_validated([blob for _, blob, _ in batch])
+    summaries = _each_validated([blob for _, blob, _ in batch], trusted=True)
     for (index, blob, stamp), summary in zip(batch, summaries, strict=True):
         session = todo[index]
         if summary is None:
@@ -363,25 +370,43 @@ def _checked_in(
             yield summary
 
 
-def _each_validated(blobs: list[bytes]) -> list[SessionSummary | None]:
+def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[SessionSummary | None]:
     """Each summary read back, in batches; None for one that does not validate (a damaged
     cache row). A batch that fails, or that reads back as another number of summaries, is
     read again one summary at a time."""
     out: list[SessionSummary | None] = []
     for start in range(0, len(blobs), _BATCH):
-        chunk = blobs[start : start + _BATCH]
+        parts = [blob.partition(RESPONSES) for blob in blobs[start : start + _BATCH]]
+        chunk = [head for head, _, _ in parts]
+        summaries: list[SessionSummary | None] = []
         try:
-            summaries = _SUMMARIES.validate_json(b"[" + b",".join(chunk) + b"]")
+            summaries += _SUMMARIES.validate_json(b"[" + b",".join(chunk) + b"]")
         except ValueError:
+            pass
+        if len(summaries) != len(chunk):
             summaries = []
-        if len(summaries) == len(chunk):
-            out.extend(summaries)
+            for blob in chunk:
+                try:
+                    summaries.append(SessionSummary.model_validate_json(blob))
+                except ValueError:
+                    summaries.append(None)
+        if trusted:  # a worker's own: read as they are, in one call per batch
+            tails = [tail for _, sep, tail in parts if sep]
+            held = iter(orjson.loads(b"[" + b",".join(tails) + b"]") if tails else [])
+            for summary, (_, sep, _) in zip(summaries, parts, strict=True):
+                if sep:
+                    responses = next(held)
+                    if summary is not None:
+                        summary.responses = responses
+                out.append(summary)
             continue
-        for blob in chunk:
-            try:
-                out.append(SessionSummary.model_validate_json(blob))
-            except ValueError:
-                out.append(None)
+        for summary, (_, sep, tail) in zip(summaries, parts, strict=True):
+            if summary is not None and sep:
+                try:  # a cache row's: checked, a damaged one replayed
+                    summary.responses = _RESPONSES.validate_json(tail)
+                except ValueError:
+                    summary = None
+            out.append(summary)
     return out
 
 

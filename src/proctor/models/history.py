@@ -52,6 +52,12 @@ class SessionSummary(CamelModel):
     unpriced_models: list[str] = []
     unknown_records: int = 0
     """Lines the parser did not recognise (counted, never fatal)."""
+    responses: list[tuple[int, bool, str, int, int, int, int]] | None = Field(
+        default=None, exclude=True
+    )
+    """Each response counted in ``usage`` (Claude Code): the digest of its ids, whether a
+    sidechain gave it, its model and tokens. Held while a history counts a response copied
+    into several sessions once; never written out."""
 
 
 class GroupSummary(CamelModel):

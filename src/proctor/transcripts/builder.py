@@ -41,6 +41,9 @@ MALFORMED = (TypeError, KeyError, ValueError, AttributeError, IndexError)
 """What a record with fields of unexpected types raises inside a parser (pydantic's
 ValidationError is a ValueError): the record is counted as malformed, never fatal."""
 UsageRow = tuple[str, int, int, int, int]
+ResponseRow = tuple[int, bool, str, int, int, int, int]
+"""A response counted: the digest of its ids, whether a sidechain line gave it, and its
+:data:`UsageRow` (model, input, output, cache read, cache write)."""
 """(model, input, output, cache read, cache write) of one model response."""
 
 
@@ -287,3 +290,7 @@ class PlainTrajectory:
     cwd: str | None = None
     """The folder the session ran in, when the parser read it from the session's first
     records (Claude Code)."""
+    responses: list[ResponseRow] | None = None
+    """Each model response counted, by a digest of its ids that stays the same from process
+    to process (Claude Code): a history counts a response one session copied from another
+    once (see :mod:`proctor.history.dedup`)."""

@@ -25,6 +25,11 @@ from tests.unit.history.test_replay_summary import PRICES, check_total
 S1 = "11111111-1111-4111-8111-111111111111"
 
 
+def summary_of(blob: bytes) -> bytes:
+    """A row's summary JSON (the responses of a Claude Code session follow a NUL)."""
+    return blob.partition(b"\x00")[0]
+
+
 @pytest.fixture
 def planted(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
     files = plant(tmp_path / "home" / ".claude")
@@ -58,7 +63,7 @@ def tamper(db: Path, session_id: str, tool_calls: int) -> None:
     with sqlite3.connect(db) as connection:
         rows = connection.execute("SELECT path, summary FROM summaries").fetchall()
         for path, blob in rows:
-            summary = json.loads(blob)
+            summary = json.loads(summary_of(blob))
             if summary["sessionId"] == session_id:
                 summary["steps"]["toolCalls"] = tool_calls
                 connection.execute(
@@ -216,7 +221,7 @@ def test_a_damaged_row_is_replayed_and_mended(
     first, _ = replayed(home, db)
     with sqlite3.connect(db) as connection:
         rows = connection.execute("SELECT path, summary FROM summaries").fetchall()
-        path = next(p for p, blob in rows if json.loads(blob)["sessionId"] == S1)
+        path = next(p for p, blob in rows if json.loads(summary_of(blob))["sessionId"] == S1)
         connection.execute("UPDATE summaries SET summary = ? WHERE path = ?", (damage, path))
     connection.close()
     again, cache = replayed(home, db)
@@ -226,7 +231,7 @@ def test_a_damaged_row_is_replayed_and_mended(
     with sqlite3.connect(db) as connection:
         (mended,) = connection.execute("SELECT summary FROM summaries WHERE path = ?", (path,))
     connection.close()
-    assert json.loads(mended[0])["sessionId"] == S1
+    assert json.loads(summary_of(mended[0]))["sessionId"] == S1
 
 
 def test_sessions_measured_in_worker_processes_are_stamped_there(

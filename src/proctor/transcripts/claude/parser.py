@@ -23,7 +23,8 @@ usage rows go through the shared :class:`~proctor.transcripts.builder.Trajectory
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Sequence
+import zlib
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,8 @@ class _Parser:
         """Hashes of the uuids of the records processed (a few dozen bytes each)."""
         self.waiting: dict[str, list[dict[str, Any]]] = {}
         self.dedup = UsageDedup()
+        self.ids: dict[Hashable, tuple[str, Any]] | None = None
+        """Each counted response's ids, when asked for (history replay)."""
         self.questions: dict[str, str] = {}
         self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
         """Subagent files not parsed yet, by agent id."""
@@ -341,9 +344,12 @@ class _Parser:
         out = token_count(usage.get("output_tokens"))
         read = token_count(usage.get("cache_read_input_tokens"))
         write = token_count(usage.get("cache_creation_input_tokens"))
-        key, keep, _new = self.dedup.offer(
-            str(message.get("id")), record.get("requestId"), final, inp + out + read + write, side
+        message_id, request_id = str(message.get("id")), record.get("requestId")
+        key, keep, new = self.dedup.offer(
+            message_id, request_id, final, inp + out + read + write, side
         )
+        if new and self.ids is not None:
+            self.ids[key] = (message_id, request_id)
         if keep:
             # A better line for a response already counted takes its row; its event keeps its
             # first place (and, once a streaming parse has handed it on, its first numbers).
@@ -421,6 +427,14 @@ def parse_claude_transcript(path: Path) -> Trajectory:
     return parse_claude_session(path, ())
 
 
+def response_digest(message_id: str, request_id: Any) -> int:
+    """A response's ids as a 64-bit number that is the same in every process (``hash`` is
+    not): what a history compares across session files."""
+    request = request_id.encode() if isinstance(request_id, str) else b""
+    # Two CRC-32s: C-fast, and 64 bits in all (a response's ids are random).
+    return zlib.crc32(message_id.encode()) << 32 | zlib.crc32(request)
+
+
 def subagent_id(path: Path) -> str:
     """``abc`` for ``agent-abc.jsonl``."""
     stem = path.name.removesuffix(".jsonl")
@@ -453,7 +467,16 @@ def parse_claude_session_plain(main: Path, subagents: Sequence[Path] = ()) -> Pl
     """:func:`parse_claude_session` with the events left as objects (see
     :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
     parser = _Parser(None, subagents)
+    ids: dict[Hashable, tuple[str, Any]] = {}
+    parser.ids = ids
     parser.feed_file(main)
-    plain = parser.close().finish_plain()
+    builder = parser.close()
+    plain = builder.finish_plain()
     plain.cwd = parser.cwd
+    state = parser.dedup.state
+    plain.responses = [
+        (response_digest(*ids[key]), bool(state[key][2]) if key in state else False, *row)
+        for key, row in builder.usage_rows.items()
+        if key in ids
+    ]
     return plain

@@ -1,0 +1,72 @@
+"""A response counted once across a history's session files, as ccusage counts it.
+
+A Claude Code session that forks or resumes another copies the earlier one's lines, with the
+same ``message.id`` and ``requestId``, into a file of its own; its parse counts those responses
+again. Over the sessions of one replay, each response is kept by one session: the one whose
+line is not a sidechain's, else the one with the larger token total (ccusage's rules), else
+the one that started first. The other sessions' tokens and cost lose it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+from operator import itemgetter
+
+from proctor.models.history import SessionSummary
+from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.trajectory import ModelUsage
+from proctor.transcripts.builder import UsageRow, usage_by_model
+
+
+def _better(row: tuple[int, bool, str, int, int, int, int], kept: tuple[bool, int]) -> bool:
+    """Whether ``row`` wins over the kept line (its sidechain flag and total)."""
+    side, total = row[1], sum(row[3:])
+    kept_side, kept_total = kept
+    if kept_side != side:
+        return kept_side  # a main-session line wins over a sidechain's
+    return total > kept_total
+
+
+def count_each_response_once(sessions: Sequence[SessionSummary], pricing: PriceTable) -> None:
+    """Take from each session's usage (and cost) the responses another session of
+    ``sessions`` holds too and keeps (see the module's rules). Sessions without responses
+    (Codex, Gemini CLI) are left as they are; so is every session when nothing is shared."""
+    holding = [s.responses for s in sessions if s.responses]
+    count = sum(map(len, holding))
+    if len(set(map(itemgetter(0), chain.from_iterable(holding)))) == count:
+        return  # no response in two sessions (the common case, told at C speed)
+    order = sorted(
+        (s for s in sessions if s.responses),
+        key=lambda s: (s.started_at or "", s.path),
+    )
+    winner: dict[int, tuple[int, bool, int]] = {}  # digest: (session index, side, total)
+    shared = False
+    for index, session in enumerate(order):
+        for row in session.responses or ():
+            digest = row[0]
+            kept = winner.get(digest)
+            if kept is None:
+                winner[digest] = (index, row[1], sum(row[3:]))
+                continue
+            shared = True
+            if kept[0] != index and _better(row, (kept[1], kept[2])):
+                winner[digest] = (index, row[1], sum(row[3:]))
+    if not shared:
+        return
+    for index, session in enumerate(order):
+        rows = session.responses or []
+        kept_rows: list[UsageRow] = [
+            (row[2], row[3], row[4], row[5], row[6]) for row in rows if winner[row[0]][0] == index
+        ]
+        if len(kept_rows) == len(rows):
+            continue
+        _reprice(session, usage_by_model(kept_rows), pricing)
+
+
+def _reprice(session: SessionSummary, usage: dict[str, ModelUsage], pricing: PriceTable) -> None:
+    session.usage = usage
+    cost = price_usage(session.usage, pricing)
+    priced = [v for v in cost.by_model.values() if v is not None]
+    session.cost_usd = None if len(cost.unpriced) == len(cost.by_model) else round(sum(priced), 6)
+    session.unpriced_models = list(cost.unpriced)
