@@ -31,7 +31,15 @@ def _better(row: tuple[int, bool, str, int, int, int, int], kept: tuple[bool, in
 def count_each_response_once(sessions: Sequence[SessionSummary], pricing: PriceTable) -> None:
     """Take from each session's usage (and cost) the responses another session of
     ``sessions`` holds too and keeps (see the module's rules). Sessions without responses
-    (Codex, Gemini CLI) are left as they are; so is every session when nothing is shared."""
+    (Codex, Gemini CLI) are left as they are; so is every session when nothing is shared,
+    or when a cache row edited by hand holds values of other types."""
+    try:
+        _count_once(sessions, pricing)
+    except (TypeError, ValueError, KeyError, IndexError):
+        return
+
+
+def _count_once(sessions: Sequence[SessionSummary], pricing: PriceTable) -> None:
     holding = [s.responses for s in sessions if s.responses]
     count = sum(map(len, holding))
     if len(set(map(itemgetter(0), chain.from_iterable(holding)))) == count:

@@ -263,7 +263,6 @@ def _measure_in_worker(job: Job) -> Measured:
 
 
 _SUMMARIES = TypeAdapter(list[SessionSummary])
-_RESPONSES = TypeAdapter(list[tuple[int, bool, str, int, int, int, int]])
 _BATCH = 2_000
 """Summaries validated per call: one call per summary would cost more than the validation."""
 
@@ -390,24 +389,35 @@ def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[Sessio
                     summaries.append(SessionSummary.model_validate_json(blob))
                 except ValueError:
                     summaries.append(None)
-        if trusted:  # a worker's own: read as they are, in one call per batch
-            tails = [tail for _, sep, tail in parts if sep]
-            held = iter(orjson.loads(b"[" + b",".join(tails) + b"]") if tails else [])
-            for summary, (_, sep, _) in zip(summaries, parts, strict=True):
-                if sep:
-                    responses = next(held)
-                    if summary is not None:
-                        summary.responses = responses
-                out.append(summary)
-            continue
-        for summary, (_, sep, tail) in zip(summaries, parts, strict=True):
-            if summary is not None and sep:
-                try:  # a cache row's: checked, a damaged one replayed
-                    summary.responses = _RESPONSES.validate_json(tail)
-                except ValueError:
-                    summary = None
+        tails = [tail for _, sep, tail in parts if sep]
+        try:  # in one call per batch
+            loaded = orjson.loads(b"[" + b",".join(tails) + b"]") if tails else []
+        except orjson.JSONDecodeError:  # a damaged cache row among them: one at a time
+            loaded = [_loaded(tail) for tail in tails]
+        held = iter(loaded)
+        for summary, (_, sep, _) in zip(summaries, parts, strict=True):
+            if sep:
+                responses = next(held)
+                # A worker's own are read as they are; a cache row's are checked for shape.
+                if summary is not None and (trusted or _rows_fit(responses)):
+                    summary.responses = responses
+                else:
+                    summary = None  # a damaged row: replayed
             out.append(summary)
     return out
+
+
+def _loaded(tail: bytes) -> object:
+    try:
+        return orjson.loads(tail)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _rows_fit(responses: object) -> bool:
+    """Whether a cache row's responses have the shape a replay writes (a damaged or edited
+    row is replayed instead; values of other types within are the counting's to survive)."""
+    return type(responses) is list and all(type(row) is list and len(row) == 7 for row in responses)
 
 
 def _is_claude(session: Session) -> bool:

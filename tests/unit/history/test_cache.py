@@ -249,3 +249,21 @@ def test_sessions_measured_in_worker_processes_are_stamped_there(
     assert len(first) == 4
     again, warm = replayed(home, db)
     assert warm.hits == 4 and len(again) == 4
+
+
+def test_a_row_whose_responses_are_damaged_is_replayed(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    home, _ = planted
+    db = tmp_path / FILE_NAME
+    first, _ = replayed(home, db)
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT path, summary FROM summaries").fetchall()
+        path, blob = next((p, b) for p, b in rows if json.loads(summary_of(b))["sessionId"] == S1)
+        assert b"\x00" in blob  # a Claude Code session's responses follow its summary
+        damaged = summary_of(blob) + b"\x00[[1, 2]]"
+        connection.execute("UPDATE summaries SET summary = ? WHERE path = ?", (damaged, path))
+    connection.close()
+    again, _ = replayed(home, db)
+    assert again[S1].model_dump() == first[S1].model_dump()
+    assert again[S1].responses == first[S1].responses  # replayed, not read from the row
