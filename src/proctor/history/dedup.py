@@ -9,9 +9,11 @@ the one that started first. The other sessions' tokens and cost lose it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
-from operator import itemgetter
+
+import orjson
 
 from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable, price_usage
@@ -40,36 +42,34 @@ def count_each_response_once(sessions: Sequence[SessionSummary], pricing: PriceT
 
 
 def _count_once(sessions: Sequence[SessionSummary], pricing: PriceTable) -> None:
-    holding = [s.responses for s in sessions if s.responses]
-    count = sum(map(len, holding))
-    if len(set(map(itemgetter(0), chain.from_iterable(holding)))) == count:
+    holding = [s for s in sessions if s.response_ids]
+    ids = list(chain.from_iterable(s.response_ids or () for s in holding))
+    if len(set(ids)) == len(ids):
         return  # no response in two sessions (the common case, told at C speed)
-    order = sorted(
-        (s for s in sessions if s.responses),
-        key=lambda s: (s.started_at or "", s.path),
-    )
+    shared = {digest for digest, n in Counter(ids).items() if n > 1}
+    involved = [s for s in holding if not shared.isdisjoint(s.response_ids or ())]
+    for session in involved:
+        rows = orjson.loads(session.response_rows or b"[]")
+        session.responses = [
+            (digest, *row) for digest, row in zip(session.response_ids or (), rows, strict=True)
+        ]
+    order = sorted(involved, key=lambda s: (s.started_at or "", s.path))
     winner: dict[int, tuple[int, bool, int]] = {}  # digest: (session index, side, total)
-    shared = False
     for index, session in enumerate(order):
         for row in session.responses or ():
             digest = row[0]
             kept = winner.get(digest)
-            if kept is None:
+            if kept is None or (kept[0] != index and _better(row, (kept[1], kept[2]))):
                 winner[digest] = (index, row[1], sum(row[3:]))
-                continue
-            shared = True
-            if kept[0] != index and _better(row, (kept[1], kept[2])):
-                winner[digest] = (index, row[1], sum(row[3:]))
-    if not shared:
-        return
     for index, session in enumerate(order):
-        rows = session.responses or []
+        rows_held = session.responses or []
         kept_rows: list[UsageRow] = [
-            (row[2], row[3], row[4], row[5], row[6]) for row in rows if winner[row[0]][0] == index
+            (row[2], row[3], row[4], row[5], row[6])
+            for row in rows_held
+            if winner[row[0]][0] == index
         ]
-        if len(kept_rows) == len(rows):
-            continue
-        _reprice(session, usage_by_model(kept_rows), pricing)
+        if len(kept_rows) != len(rows_held):
+            _reprice(session, usage_by_model(kept_rows), pricing)
 
 
 def _reprice(session: SessionSummary, usage: dict[str, ModelUsage], pricing: PriceTable) -> None:

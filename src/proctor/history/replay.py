@@ -217,7 +217,9 @@ def _measure(
         blob = dump_json(summary.model_dump(mode="json", by_alias=True)).encode()
     if trajectory.responses is None:
         return blob
-    return blob + RESPONSES + orjson.dumps(trajectory.responses)
+    ids = [row[0] for row in trajectory.responses]
+    rows = [row[1:] for row in trajectory.responses]
+    return blob + RESPONSES + orjson.dumps(ids) + RESPONSES + orjson.dumps(rows)
 
 
 def _priced(by_model: dict[str, float | None]) -> float:
@@ -375,8 +377,8 @@ def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[Sessio
     read again one summary at a time."""
     out: list[SessionSummary | None] = []
     for start in range(0, len(blobs), _BATCH):
-        parts = [blob.partition(RESPONSES) for blob in blobs[start : start + _BATCH]]
-        chunk = [head for head, _, _ in parts]
+        parts = [blob.split(RESPONSES, 2) for blob in blobs[start : start + _BATCH]]
+        chunk = [part[0] for part in parts]
         summaries: list[SessionSummary | None] = []
         try:
             summaries += _SUMMARIES.validate_json(b"[" + b",".join(chunk) + b"]")
@@ -389,20 +391,22 @@ def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[Sessio
                     summaries.append(SessionSummary.model_validate_json(blob))
                 except ValueError:
                     summaries.append(None)
-        tails = [tail for _, sep, tail in parts if sep]
-        try:  # in one call per batch
+        tails = [part[1] for part in parts if len(part) == 3]
+        try:  # the digests only, in one call per batch (the rows are read when needed)
             loaded = orjson.loads(b"[" + b",".join(tails) + b"]") if tails else []
         except orjson.JSONDecodeError:  # a damaged cache row among them: one at a time
             loaded = [_loaded(tail) for tail in tails]
         held = iter(loaded)
-        for summary, (_, sep, _) in zip(summaries, parts, strict=True):
-            if sep:
-                responses = next(held)
+        for summary, part in zip(summaries, parts, strict=True):
+            if len(part) == 3:
+                ids = next(held)
                 # A worker's own are read as they are; a cache row's are checked for shape.
-                if summary is not None and (trusted or _rows_fit(responses)):
-                    summary.responses = responses
+                if summary is not None and (trusted or _ids_fit(ids)):
+                    summary.response_ids, summary.response_rows = ids, part[2]
                 else:
                     summary = None  # a damaged row: replayed
+            elif len(part) == 2:
+                summary = None  # digests without rows: a damaged row
             out.append(summary)
     return out
 
@@ -414,10 +418,10 @@ def _loaded(tail: bytes) -> object:
         return None
 
 
-def _rows_fit(responses: object) -> bool:
-    """Whether a cache row's responses have the shape a replay writes (a damaged or edited
-    row is replayed instead; values of other types within are the counting's to survive)."""
-    return type(responses) is list and all(type(row) is list and len(row) == 7 for row in responses)
+def _ids_fit(ids: object) -> bool:
+    """Whether a cache row's digests have the shape a replay writes (a damaged or edited row
+    is replayed instead)."""
+    return type(ids) is list and all(type(i) is int for i in ids)
 
 
 def _is_claude(session: Session) -> bool:

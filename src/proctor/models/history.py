@@ -52,12 +52,16 @@ class SessionSummary(CamelModel):
     unpriced_models: list[str] = []
     unknown_records: int = 0
     """Lines the parser did not recognise (counted, never fatal)."""
+    response_ids: list[int] | None = Field(default=None, exclude=True)
+    """The digest of each response counted in ``usage`` (Claude Code), held while a history
+    counts a response copied into several sessions once; never written out."""
+    response_rows: bytes | None = Field(default=None, exclude=True)
+    """Those responses' rows as JSON (sidechain, model, tokens), read only when another
+    session holds one of them too."""
     responses: list[tuple[int, bool, str, int, int, int, int]] | None = Field(
         default=None, exclude=True
     )
-    """Each response counted in ``usage`` (Claude Code): the digest of its ids, whether a
-    sidechain gave it, its model and tokens. Held while a history counts a response copied
-    into several sessions once; never written out."""
+    """The rows read (digest first), for the sessions that share a response."""
 
 
 class GroupSummary(CamelModel):
