@@ -4,6 +4,7 @@ wrong, and the top-level configuration (``proctor.json``)."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from proctor.models.config import TopConfig
 from proctor.models.errors_format import describe_validation_error
 
 DEFAULT_CONFIG_NAME = "proctor.json"
+TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
+"""What a user file holding an integer of more digits than Python converts is told."""
 
 
 def parse_json_text(text: str, path: Path) -> Any:
@@ -27,7 +30,21 @@ def parse_json_text(text: str, path: Path) -> Any:
     except RecursionError:
         raise ConfigError(f"{path}: JSON nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts (4300)
-        raise ConfigError(f"{path}: a number has more than 4300 digits, too long to read") from None
+        raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
+
+
+def parse_toml_text(text: str, path: Path) -> Any:
+    """Parse a user-written TOML text: nested too deeply or holding an integer too long to
+    read is a ConfigError naming ``path``; a syntax error stays a ``tomllib.TOMLDecodeError``
+    for the caller to word."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise ConfigError(f"{path}: TOML nested too deeply to read") from None
+    except ValueError:  # an integer of more digits than Python converts (4300)
+        raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
 
 
 def read_json_file(path: Path) -> Any:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from pydantic import ConfigDict, Field, JsonValue, ValidationError
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import describe_validation_error
-from proctor.models.loading import parse_json_text
+from proctor.models.loading import TOO_LONG_NUMBER, parse_json_text
 
 from .figures import signal_figures
 
@@ -71,11 +70,7 @@ def load_checkpoints(path: Path) -> CheckpointFile:
     if path.suffix == ".jsonl":
         file = CheckpointFile(checkpoints=[_line(path, n, line) for n, line in _lines(text)])
     else:
-        try:
-            data = parse_json_text(text, path)
-        except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
-            raise ConfigError(f"{path}: {_too_many_digits()}") from exc
-        file = _document(path, data)
+        file = _document(path, parse_json_text(text, path))
     _check_unique(path, file.checkpoints)
     return file
 
@@ -95,11 +90,7 @@ def _line(path: Path, number: int, line: str) -> Checkpoint:
     except RecursionError:
         raise ConfigError(f"{where}: JSON nested too deeply to read") from None
     except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
-        raise ConfigError(f"{where}: {_too_many_digits()}") from exc
-
-
-def _too_many_digits() -> str:
-    return f"a number has more than {sys.get_int_max_str_digits()} digits, too long to read"
+        raise ConfigError(f"{where}: {TOO_LONG_NUMBER}") from exc
 
 
 def _document(path: Path, data: object) -> CheckpointFile:

@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from proctor.addons.hooks.sources import read_json_text
 from proctor.agents.spec import spec_for
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import EXPECTED_TYPE, describe_validation_error, format_loc
+from proctor.models.loading import parse_json_text
 
 Decision = Literal["allow", "deny", "ask", "block", "nudge", "error", "silent"]
 DECISIONS: tuple[str, ...] = ("allow", "deny", "ask", "block", "nudge", "error", "silent")
@@ -266,7 +266,7 @@ def load_cases(path: Path, default_agent: str = "claude-code") -> list[HookCase]
         raise ConfigError(f"{path}: cannot read the cases file ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    data: Any = read_json_text(text, path)
+    data: Any = parse_json_text(text, path)
     wrapped = {"cases": data} if isinstance(data, list) else data
     if not isinstance(wrapped, dict):
         raise ConfigError(f"{path}: expected an object with 'cases' (a list of cases)")

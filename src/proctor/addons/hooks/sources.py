@@ -25,9 +25,7 @@ from typing import Any
 
 from proctor.addons.hooks.conditions import parse_rule
 from proctor.errors import ConfigError
-from proctor.models.loading import parse_json_text
-
-TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
+from proctor.models.loading import parse_json_text, parse_toml_text
 
 
 @dataclass(frozen=True)
@@ -69,15 +67,11 @@ def load_hooks(path: Path) -> HookSource:
         raise ConfigError(f"{path}: no such plugin folder or settings file")
     if path.suffix == ".toml":
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = parse_toml_text(path.read_text(encoding="utf-8"), path)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not a readable TOML file ({exc})") from exc
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-        except RecursionError:
-            raise ConfigError(f"{path}: TOML nested too deeply to read") from None
-        except ValueError:  # an integer of more than 4300 digits
-            raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
         return _from_data(path, data, "settings", None)
     return _from_data(path, _read_json(path), "settings", None)
 
@@ -89,18 +83,7 @@ def _read_json(path: Path) -> Any:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    return read_json_text(text, path)
-
-
-def read_json_text(text: str, path: Path) -> Any:
-    """``text`` parsed as JSON; malformed, nested too deeply or holding an integer too long for
-    Python to read is a ConfigError (one sentence naming ``path``)."""
-    try:
-        return parse_json_text(text, path)
-    except ConfigError:
-        raise
-    except ValueError:  # an integer of more than 4300 digits
-        raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
+    return parse_json_text(text, path)
 
 
 def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSource:

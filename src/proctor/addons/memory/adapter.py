@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from proctor.addons.memory.dataset import parse_json, too_many_digits
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import describe_validation_error
+from proctor.models.loading import parse_json_text, parse_toml_text
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z]+)\}")
 
@@ -97,15 +97,11 @@ def load_adapter(path: Path | None) -> Adapter:
         raise ConfigError(f"{path}: cannot be read ({exc})") from exc
     if path.suffix == ".toml":
         try:
-            data: Any = tomllib.loads(text)
+            data: Any = parse_toml_text(text, path)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: malformed TOML ({exc})") from exc
-        except RecursionError:
-            raise ConfigError(f"{path}: TOML nested too deeply to read") from None
-        except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
-            raise too_many_digits(path) from exc
     else:
-        data = parse_json(text, path)
+        data = parse_json_text(text, path)
     if _depth(data) > MAX_DEPTH:
         raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep, too deep to use")
     return check_adapter(data, str(path))

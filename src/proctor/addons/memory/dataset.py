@@ -9,7 +9,6 @@ silently wrong score.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -95,26 +94,9 @@ class Dataset(UserModel):
         return found
 
 
-def too_many_digits(path: Path | str) -> ConfigError:
-    """The sentence for a number Python will not read (an integer past the digit limit)."""
-    limit = sys.get_int_max_str_digits()
-    return ConfigError(f"{path}: a number has more than {limit} digits, too long to read")
-
-
-def parse_json(text: str, path: Path) -> Any:
-    """:func:`parse_json_text`, with an integer too long to read as one sentence too."""
-    try:
-        return parse_json_text(text, path)
-    except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
-        raise too_many_digits(path) from exc
-
-
 def load_dataset(path: Path) -> Dataset:
     """Read and check a dataset file; every mistake is a ConfigError naming file and field."""
-    try:
-        data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path)
-    except ValueError as exc:  # int(): "Exceeds the limit (4300 digits)"
-        raise too_many_digits(path) from exc
+    data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path)
     try:
         dataset = Dataset.model_validate(data)
     except ValidationError as exc:
@@ -132,7 +114,7 @@ def _read_jsonl(path: Path) -> dict[str, list[Any]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        item = parse_json(line, Path(f"{path}:{number}"))
+        item = parse_json_text(line, Path(f"{path}:{number}"))
         if not isinstance(item, Mapping):
             raise ConfigError(f"{path}: line {number}: expected a JSON object")
         out["queries" if "query" in item else "notes"].append(item)
