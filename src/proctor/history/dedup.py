@@ -15,8 +15,9 @@ from itertools import chain
 
 import orjson
 
+from proctor.history.replay import session_cost
 from proctor.models.history import SessionSummary
-from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import UsageRow, usage_by_model
 
@@ -74,7 +75,4 @@ def _count_once(sessions: Sequence[SessionSummary], pricing: PriceTable) -> None
 
 def _reprice(session: SessionSummary, usage: dict[str, ModelUsage], pricing: PriceTable) -> None:
     session.usage = usage
-    cost = price_usage(session.usage, pricing)
-    priced = [v for v in cost.by_model.values() if v is not None]
-    session.cost_usd = None if len(cost.unpriced) == len(cost.by_model) else round(sum(priced), 6)
-    session.unpriced_models = list(cost.unpriced)
+    session.cost_usd, session.unpriced_models = session_cost(usage, pricing)

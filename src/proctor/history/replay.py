@@ -33,6 +33,7 @@ from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
 from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
 from proctor.util.native_paths import first_record
@@ -185,7 +186,7 @@ def _measure(
     # No expected files: the context figures take the edited files as their proxy gold.
     metrics = metrics_of_steps(plain_steps(events, workspace), started, workspace=workspace)
     proxy = metrics.context.basis == "edited-proxy"
-    cost = price_usage(trajectory.usage, pricing)
+    cost_usd, unpriced = session_cost(trajectory.usage, pricing)
     summary = SessionSummary(
         agent=session.agent,
         path=session.file,
@@ -206,8 +207,8 @@ def _measure(
         redundancy_proxy=metrics.context.redundancy,
         auc_cov_proxy=metrics.context.auc_cov if proxy else None,
         usage=trajectory.usage,
-        cost_usd=None if len(cost.unpriced) == len(cost.by_model) else _priced(cost.by_model),
-        unpriced_models=cost.unpriced,
+        cost_usd=cost_usd,
+        unpriced_models=unpriced,
         unknown_records=sum(trajectory.coverage.unknown_record_types.values())
         + trajectory.coverage.unparsed_lines,
     )
@@ -222,8 +223,15 @@ def _measure(
     return blob + RESPONSES + orjson.dumps(ids) + RESPONSES + orjson.dumps(rows)
 
 
-def _priced(by_model: dict[str, float | None]) -> float:
-    return round(sum(v for v in by_model.values() if v is not None), 6)
+def session_cost(
+    usage: dict[str, ModelUsage], pricing: PriceTable
+) -> tuple[float | None, list[str]]:
+    """A session's dollars over its priced models (None when none is priced), and the models
+    without a price."""
+    cost = price_usage(usage, pricing)
+    if len(cost.unpriced) == len(cost.by_model):
+        return None, list(cost.unpriced)
+    return round(sum(v for v in cost.by_model.values() if v is not None), 6), list(cost.unpriced)
 
 
 # The pool's workers are forked with these set, so that only the session crosses the pipe.
