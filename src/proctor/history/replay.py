@@ -132,12 +132,12 @@ def claude_parts(main: str | Path) -> list[Path]:
 def _parse(session: Session, project: str | None) -> PlainTrajectory:
     """The session parsed with its events left as objects: a replay measures them and keeps
     none, and building their models would be most of its time."""
-    from proctor.transcripts.claude import parse_claude_session_plain
+    from proctor.transcripts.claude.measure import parse_claude_for_measure
     from proctor.transcripts.codex import parse_codex_rollout_plain
     from proctor.transcripts.gemini import parse_gemini_chat_plain
 
     if session.agent == "claude-code":
-        return parse_claude_session_plain(session.path, claude_parts(session.path))
+        return parse_claude_for_measure(session.path, claude_parts(session.path))
     if session.agent == "codex":
         return parse_codex_rollout_plain(session.path)
     cwd = project if project and not project.startswith("gemini:") else None
@@ -181,7 +181,10 @@ def _measure(
         reason = "empty" if coverage.lines == 0 else f"no {session.agent} record in it"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     events = trajectory.events
-    started, ended = time_span(e.get("ts") for e in events)
+    # The events a reader for a measure built as objects have their times in .stamps.
+    stamps: list[str | None] = [e.get("ts") for e in events if type(e) is dict]
+    stamps.extend(trajectory.stamps or ())
+    started, ended = time_span(stamps)
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
     metrics = metrics_of_steps(plain_steps(events, workspace), started, workspace=workspace)

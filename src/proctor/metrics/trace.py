@@ -167,12 +167,17 @@ def build_steps(events: Sequence[Event], workspace: str | None = None) -> list[S
     )
 
 
-def plain_steps(events: Iterable[dict[str, Any]], workspace: str | None = None) -> list[Step]:
+def plain_steps(events: Iterable[Any], workspace: str | None = None) -> list[Step]:
     """:func:`build_steps` of events given as their ``trajectory.jsonl`` objects, each one
     the schema reads as it stands (what
-    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain` gives)."""
+    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain` gives). An event that
+    is not a dict is a call or a result already (a :class:`CallView` or :class:`ResultView`
+    whose ``type`` says which), as a reader for a measure gives them."""
     items: list[tuple[CallView | None, ResultView | None]] = []
     for event in events:
+        if type(event) is not dict:
+            items.append((event, None) if event.type == "tool_call" else (None, event))
+            continue
         kind = event["type"]
         if kind == "tool_call":
             items.append((PlainCall(event), None))

@@ -235,10 +235,13 @@ class TrajectoryBuilder:
         schema and written back (a field it converts, such as ``"isError": "true"``), else
         an ``other`` event counted as ``malformed/<type>``, as :meth:`finish` makes it. For a
         caller that measures the events and keeps none of them (history replay): building
-        the models is most of a parse's time."""
+        the models is most of a parse's time. A :class:`MeasuredCall` or
+        :class:`MeasuredResult` among them was built conforming and is kept as it is."""
         if self.sink is not None:
             self.drain(len(self.pending))
-        events = [e if event_conforms(e) else self._plain(e) for e in self.pending]
+        events = [
+            e if type(e) is not dict or event_conforms(e) else self._plain(e) for e in self.pending
+        ]
         return PlainTrajectory(
             format=self.format,
             events=events,
@@ -275,6 +278,43 @@ class TrajectoryBuilder:
         return {"type": "other", "recordType": record_type, "text": text, "raw": event}
 
 
+class MeasuredCall:
+    """A tool call as a reader for a measure builds it (see
+    :mod:`proctor.transcripts.claude.measure`): what the metrics read of a call, already in the
+    form its event's model holds, and no more."""
+
+    __slots__ = ("files", "id", "input", "kind", "ts")
+    type = "tool_call"
+
+    def __init__(
+        self,
+        ts: str | None,
+        id: str | None,
+        kind: str,
+        tool_input: dict[str, Any],
+        files: list[str],
+    ) -> None:
+        self.ts = ts
+        self.id = id
+        self.kind = kind
+        self.input = tool_input
+        self.files = files
+
+
+class MeasuredResult:
+    """A tool result as a reader for a measure builds it: without its output, which no
+    measure of a history reads."""
+
+    __slots__ = ("denied", "id", "is_error")
+    type = "tool_result"
+    output = None
+
+    def __init__(self, id: str | None, is_error: bool, denied: bool) -> None:
+        self.id = id
+        self.is_error = is_error
+        self.denied = denied
+
+
 @dataclass
 class PlainTrajectory:
     """A :class:`~proctor.models.trajectory.Trajectory` whose events are their
@@ -283,6 +323,9 @@ class PlainTrajectory:
 
     format: str
     events: list[EventDict]
+    """The events; a reader for a measure also gives :class:`MeasuredCall` and
+    :class:`MeasuredResult` objects among them, and leaves out the events no measure reads
+    but for their time (:attr:`stamps`)."""
     usage: dict[str, ModelUsage]
     coverage: ParseCoverage
     session_id: str | None
@@ -290,6 +333,9 @@ class PlainTrajectory:
     cwd: str | None = None
     """The folder the session ran in, when the parser read it from the session's first
     records (Claude Code)."""
+    stamps: list[str] | None = None
+    """The timestamps of events a reader for a measure left out (see
+    :mod:`proctor.transcripts.claude.measure`): its time span counts them with the events'."""
     responses: list[ResponseRow] | None = None
     """Each model response counted, by a digest of its ids that stays the same from process
     to process (Claude Code): a history counts a response one session copied from another

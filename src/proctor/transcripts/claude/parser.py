@@ -176,21 +176,28 @@ class _Parser:
         self.process(record)
 
     def process(self, record: dict[str, Any]) -> None:
-        kind = record.get("type")
-        if not isinstance(kind, str | None):  # an object or a list: an unknown type, named
-            kind = str(kind)
         builder = self.builder
         if builder.version is None or builder.session_id is None:
             builder.ids(record.get("sessionId"), record.get("version"))
+        self.handle(record)
+        self.processed(record.get("uuid"))
+
+    def handle(self, record: dict[str, Any]) -> None:
+        """The events of one record, by its type."""
+        kind = record.get("type")
+        if not isinstance(kind, str | None):  # an object or a list: an unknown type, named
+            kind = str(kind)
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
         if handler is not None:
             try:  # what builder.guarded does, without its call: this runs for every line
                 handler(record)
             except MALFORMED as exc:
-                builder.malformed(kind, exc, record)
+                self.builder.malformed(kind, exc, record)
         elif kind not in BOOKKEEPING:
             self.unknown(str(kind), record)
-        uid = record.get("uuid")
+
+    def processed(self, uid: Any) -> None:
+        """A record with this ``uuid`` is done: the records held back for it are processed."""
         if isinstance(uid, str):
             self.seen_uuids.add(hash(uid))
             if self.waiting and uid in self.waiting:
@@ -466,7 +473,12 @@ def parse_claude_session(
 def parse_claude_session_plain(main: Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
     """:func:`parse_claude_session` with the events left as objects (see
     :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
-    parser = _Parser(None, subagents)
+    return plain_of(_Parser(None, subagents), main)
+
+
+def plain_of(parser: _Parser, main: Path) -> PlainTrajectory:
+    """The plain trajectory of session file ``main`` read by ``parser``, with the session's
+    folder and each response counted (see :attr:`PlainTrajectory.responses`)."""
     ids: dict[Hashable, tuple[str, Any]] = {}
     parser.ids = ids
     parser.feed_file(main)

@@ -1,0 +1,268 @@
+"""Claude Code sessions read for a measure only: what a history replay needs, fast.
+
+A history replay measures a session's tool calls and results, its time span and its tokens,
+and keeps none of its events. :func:`parse_claude_for_measure` reads the same files as
+:func:`~proctor.transcripts.claude.parser.parse_claude_session_plain` and gives the same
+measure, but:
+
+* each line is decoded into typed records (``msgspec``) that hold only the fields a measure
+  reads: a text block's text or a tool's output is scanned, never made into objects;
+* of the events, only tool calls and results are built, already conforming to their models;
+  the other events a line would give leave their timestamp (:attr:`PlainTrajectory.stamps`),
+  which is all a measure reads of them;
+* usage rows and their response ids are kept as the full parse keeps them.
+
+Every line whose record is not in the common shape (a field of another type than the full
+parse turns into a conforming event, a question, a skill, a subagent call, an API error, a
+compaction, a system or attachment record, a line held back for its parent, a line that is not
+a JSON object) is handed to the full parser's own code, record by record, so that the two
+readers give the same measure of every session: ``tests/unit/transcripts/test_measure.py``
+compares them over every Claude Code session of the fixtures and over thousands of damaged
+copies.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from proctor.transcripts.builder import MeasuredCall, MeasuredResult, PlainTrajectory, token_count
+from proctor.transcripts.claude.parser import BOOKKEEPING, USER_REJECTED, _Parser, plain_of
+from proctor.transcripts.kinds import claude_kind, touched_files
+from proctor.transcripts.lines import decode_line, file_lines
+
+# The records as a measure reads them. A field the line does not have is None, as the full
+# parse's ``dict.get`` gives. A field typed here must have that type for the line to be read
+# the fast way (any other line is the full parser's): a number where an id or a name belongs
+# (an integer too large for 64 bits is a float to the full parse and an int here) is read by
+# the full parser, so the two readers can differ only where two tool inputs hold integers that
+# large that differ past a float's precision. The records are never in a reference cycle, so
+# the collector leaves them alone (``gc=False``).
+
+
+class _Usage(msgspec.Struct, gc=False):
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_read_input_tokens: Any = None
+    cache_creation_input_tokens: Any = None
+
+
+class _Block(msgspec.Struct, gc=False):
+    type: Any = None
+    text: str = ""
+    thinking: str | None = ""
+    id: str | None = None
+    name: str = ""
+    input: Any = None
+    tool_use_id: str | None = None
+    is_error: Any = None
+
+
+class _Message(msgspec.Struct, gc=False):
+    id: str | None = None
+    model: str | None = None
+    content: str | list[_Block] | None = None
+    usage: _Usage | None = None
+    stop_reason: Any = None
+
+
+class _Structured(msgspec.Struct, gc=False):
+    """A tool result's ``toolUseResult`` object: only the subagent it names is read."""
+
+    agentId: Any = None
+
+
+class _Record(msgspec.Struct, gc=False):
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    timestamp: str | None = None
+    sessionId: Any = None
+    version: Any = None
+    cwd: str | None = None
+    message: _Message | None = None
+    isSidechain: Any = None
+    requestId: str | None = None
+    toolUseResult: bool | int | float | str | list[Any] | _Structured | None = None
+    toolDenialKind: Any = None
+    isMeta: Any = None
+    isCompactSummary: Any = None
+    isApiErrorMessage: Any = None
+    subtype: Any = None
+    durationMs: Any = None
+
+
+_decode = msgspec.json.Decoder(_Record).decode
+_SPECIAL_KINDS = frozenset({"question", "skill", "subagent"})
+"""Tool kinds whose call also gives an event of its own: read by the full parser's code."""
+_CALLS = ("tool_use", "server_tool_use")
+_THINKING = ("thinking", "redacted_thinking")
+_OTHER: Any = object()
+"""A record type no method here reads."""
+_EXACT = 2**53
+"""The largest integer a ``turn_end`` event's ``durationMs`` (a float) holds exactly."""
+
+
+class _MeasureParser(_Parser):
+    """The full parser, with the common lines of a session read the fast way (see the module
+    docstring); every other line goes through the full parser's own handlers."""
+
+    def __init__(self, subagents: Sequence[Path]) -> None:
+        super().__init__(None, subagents)
+        self.stamps: dict[str, None] = {}
+        # What each record type needs: None for bookkeeping (nothing), a method for a record
+        # that may be in the common shape; any other type is the full parser's.
+        self.fast: dict[str | None, Callable[[_Record, str | None], bool | None] | None] = {
+            "assistant": self.fast_assistant,
+            "user": self.fast_user,
+            "system": self.fast_system,
+            **dict.fromkeys(BOOKKEEPING),
+        }
+
+    def feed_file(self, path: Path) -> None:
+        # One loop per file, with what every line needs at hand: a session is millions of them.
+        builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, self.fast
+        for line in file_lines(path):
+            if not line or line.isspace():
+                continue
+            try:
+                if not line.isascii():
+                    line.decode()  # bytes that are not UTF-8 make the line unparsed
+                record = _decode(line)
+            except (ValueError, RecursionError):  # RecursionError: nested past what it reads
+                self.feed(line)  # not a JSON object, or not in the common shape
+                continue
+            kind = record.type
+            handle = fast.get(kind, _OTHER)
+            if kind == "session_meta":  # another agent's record: its folder is read there
+                self.feed(line)
+                continue
+            self.lines += 1
+            if self.looking and record.cwd is not None and not builder.sidechain:
+                self.cwd, self.looking = record.cwd, False
+            parent = record.parentUuid
+            if parent is not None and hash(parent) not in seen:
+                # Held back until its parent comes, then processed by the full parser.
+                self.waiting.setdefault(parent, []).append(decode_line(line))
+                continue
+            if builder.session_id is None or builder.version is None:
+                builder.ids(record.sessionId, record.version)
+            if handle is not None:
+                ts = record.timestamp
+                told = handle(record, ts) if handle is not _OTHER else None
+                if told is None:
+                    self.handle(decode_line(line))
+                elif told and ts is not None:
+                    stamps[ts] = None
+            uid = record.uuid
+            if uid is not None:
+                seen.add(hash(uid))
+                if self.waiting and uid in self.waiting:
+                    for child in self.waiting.pop(uid):
+                        self.process(child)
+
+    # Each ``fast_`` method reads a line in the common shape and says whether it gave events
+    # (stamped with the line's time); None, with nothing done, for a line of another shape,
+    # which the full parser then reads.
+
+    def fast_assistant(self, record: _Record, ts: str | None) -> bool | None:
+        message = record.message
+        if message is None or record.isApiErrorMessage:
+            return None
+        model, content = message.model, message.content
+        if model == "<synthetic>" or type(content) is not list or not content:
+            return None
+        kinds = None
+        for block in content:
+            btype = block.type
+            if btype in _CALLS:
+                kind = claude_kind(block.name)
+                if kind in _SPECIAL_KINDS:
+                    return None
+                kinds = [kind] if kinds is None else [*kinds, kind]
+            elif btype != "text" and btype not in _THINKING:
+                return None
+        if kinds is not None:
+            cwd, pending = record.cwd, self.pending
+            calls = [block for block in content if block.type in _CALLS]
+            for block, kind in zip(calls, kinds, strict=True):
+                tool_input = block.input if type(block.input) is dict else {}
+                files = touched_files(tool_input, cwd)
+                pending.append(MeasuredCall(ts, block.id, kind, tool_input, files))  # type: ignore[arg-type]
+        usage = message.usage
+        if usage is not None and model:
+            self.fast_usage(record, message, usage, model)
+        return True
+
+    def fast_usage(self, record: _Record, message: _Message, usage: _Usage, model: str) -> None:
+        """:meth:`count_usage`, for a typed line (its usage event is left out: the tokens are
+        in the rows)."""
+        side = self.builder.sidechain or bool(record.isSidechain)
+        inp = token_count(usage.input_tokens)
+        out = token_count(usage.output_tokens)
+        read = token_count(usage.cache_read_input_tokens)
+        write = token_count(usage.cache_creation_input_tokens)
+        message_id, request_id = str(message.id), record.requestId
+        final = message.stop_reason is not None
+        key, keep, new = self.dedup.offer(
+            message_id, request_id, final, inp + out + read + write, side
+        )
+        if new and self.ids is not None:
+            self.ids[key] = (message_id, request_id)
+        if keep:
+            self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write)
+
+    def fast_user(self, record: _Record, ts: str | None) -> bool | None:
+        message = record.message
+        if message is None or record.isCompactSummary:
+            return None
+        content = message.content
+        if type(content) is str:
+            return not record.isMeta  # a message, or a command the CLI ran itself
+        if type(content) is not list:
+            return False
+        questions = self.questions
+        results = False
+        for block in content:
+            if block.type == "tool_result":
+                if questions and block.tool_use_id in questions:
+                    return None
+                results = True
+        if not results:
+            # A message, a command the CLI ran, or an interrupted turn.
+            return not record.isMeta and any(block.type == "text" for block in content)
+        structured = record.toolUseResult
+        denied = record.toolDenialKind is not None or structured == USER_REJECTED
+        for block in content:
+            if block.type == "tool_result":
+                if type(structured) is _Structured:
+                    agent = structured.agentId
+                    if isinstance(agent, str) and agent in self.subagents:
+                        self.subagent(agent)  # its events go just before this result
+                failed = bool(block.is_error) and not denied
+                self.pending.append(MeasuredResult(block.tool_use_id, failed, denied))  # type: ignore[arg-type]
+        return True
+
+    def fast_system(self, record: _Record, ts: str | None) -> bool | None:
+        if record.subtype != "turn_duration":
+            return None
+        duration = record.durationMs  # a float in the event
+        if duration is None or type(duration) is float:
+            return True
+        return True if type(duration) is int and -_EXACT <= duration <= _EXACT else None
+
+
+def parse_claude_for_measure(main: Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
+    """A Claude Code session and its subagent files read for a measure: the plain trajectory
+    of :func:`~proctor.transcripts.claude.parser.parse_claude_session_plain` with only its
+    tool calls and results (results without their output), and the timestamps of the other
+    events in :attr:`~proctor.transcripts.builder.PlainTrajectory.stamps`. Its usage,
+    coverage, ids, folder and responses are the full parse's."""
+    parser = _MeasureParser(subagents)
+    plain = plain_of(parser, main)
+    plain.stamps = list(parser.stamps)
+    return plain
