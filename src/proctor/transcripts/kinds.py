@@ -72,15 +72,17 @@ def relativise(path: str, cwd: str | None) -> str:
 
 
 def touched_files(tool_input: dict[str, Any], cwd: str | None) -> list[str]:
-    files = [
-        relativise(value, cwd)
-        for key in PATH_KEYS
-        if (value := tool_input.get(key)) and isinstance(value, str)
-    ]
+    """The paths a call's input names (:data:`PATH_KEYS`, and each of ``edits``), relative
+    to ``cwd`` where they lie under it, each once in that order."""
+    files: list[str] = []
+    for key in PATH_KEYS:
+        value = tool_input.get(key)
+        if value and type(value) is str:
+            files.append(relativise(value, cwd))
     edits = tool_input.get("edits")
-    if isinstance(edits, list):
+    if edits and type(edits) is list:
         for edit in edits:
-            if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
+            if type(edit) is dict and type(edit.get("file_path")) is str:
                 files.append(relativise(edit["file_path"], cwd))
     return files if len(files) < 2 else list(dict.fromkeys(files))
 
