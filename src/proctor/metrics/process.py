@@ -82,5 +82,5 @@ def metrics_of_steps(
             workspace=workspace,
             start=start,
         ),
-        effort=Effort(),
+        effort=Effort(tokens={}),  # given: a default dict would be deep-copied
     )

@@ -83,7 +83,7 @@ def total(values: Iterable[float | None]) -> float | None:
 
 def price_usage(usage: Mapping[str, ModelUsage], table: PriceTable) -> CostInfo:
     """Dollars per model and in total, by the rule above."""
-    cost = CostInfo()
+    cost = CostInfo(by_model={}, unpriced=[])  # given: a default would be deep-copied
     for model, used in usage.items():
         price = table.price_of(model)
         cost.by_model[model] = None if price is None else round(dollars(used, price), 6)

@@ -105,7 +105,8 @@ class TrajectoryBuilder:
         self.pending: list[EventDict] = []
         self.handed_on = 0
         """Events given to the sink so far; those are never changed afterwards."""
-        self.coverage = ParseCoverage()
+        # Given, not defaulted: pydantic deep-copies a default dict (a history parses thousands).
+        self.coverage = ParseCoverage(unknown_record_types={})
         self.session_id: str | None = None
         self.version: str | None = None
         self.sidechain = False
