@@ -126,22 +126,23 @@ class _MeasureParser(_Parser):
     def feed_file(self, path: Path) -> None:
         # One loop per file, with what every line needs at hand: a session is millions of them.
         builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, self.fast
+        need_ids = True
+        lines = 0
         for line in file_lines(path):
-            if not line or line.isspace():
-                continue
             try:
                 if not line.isascii():
                     line.decode()  # bytes that are not UTF-8 make the line unparsed
                 record = _decode(line)
             except (ValueError, RecursionError):  # RecursionError: nested past what it reads
-                self.feed(line)  # not a JSON object, or not in the common shape
+                if line and not line.isspace():  # a blank line is no record
+                    self.feed(line)  # not a JSON object, or not in the common shape
                 continue
             kind = record.type
             handle = fast.get(kind, _OTHER)
             if kind == "session_meta":  # another agent's record: its folder is read there
                 self.feed(line)
                 continue
-            self.lines += 1
+            lines += 1
             if self.looking and record.cwd is not None and not builder.sidechain:
                 self.cwd, self.looking = record.cwd, False
             parent = record.parentUuid
@@ -149,8 +150,9 @@ class _MeasureParser(_Parser):
                 # Held back until its parent comes, then processed by the full parser.
                 self.waiting.setdefault(parent, []).append(decode_line(line))
                 continue
-            if builder.session_id is None or builder.version is None:
+            if need_ids:
                 builder.ids(record.sessionId, record.version)
+                need_ids = builder.session_id is None or builder.version is None
             if handle is not None:
                 ts = record.timestamp
                 told = handle(record, ts) if handle is not _OTHER else None
@@ -164,6 +166,7 @@ class _MeasureParser(_Parser):
                 if self.waiting and uid in self.waiting:
                     for child in self.waiting.pop(uid):
                         self.process(child)
+        self.lines += lines
 
     # Each ``fast_`` method reads a line in the common shape and says whether it gave events
     # (stamped with the line's time); None, with nothing done, for a line of another shape,
@@ -176,45 +179,55 @@ class _MeasureParser(_Parser):
         model, content = message.model, message.content
         if model == "<synthetic>" or type(content) is not list or not content:
             return None
-        kinds = None
-        for block in content:
+        if len(content) == 1:  # the common line: one block
+            block = content[0]
             btype = block.type
             if btype in _CALLS:
                 kind = claude_kind(block.name)
                 if kind in _SPECIAL_KINDS:
                     return None
-                kinds = [kind] if kinds is None else [*kinds, kind]
+                self.call(block, kind, ts, record.cwd)
             elif btype != "text" and btype not in _THINKING:
                 return None
-        if kinds is not None:
-            cwd, pending = record.cwd, self.pending
-            calls = [block for block in content if block.type in _CALLS]
-            for block, kind in zip(calls, kinds, strict=True):
-                tool_input = block.input if type(block.input) is dict else {}
-                files = touched_files(tool_input, cwd)
-                pending.append(MeasuredCall(ts, block.id, kind, tool_input, files))  # type: ignore[arg-type]
+        else:
+            kinds = []
+            for block in content:
+                btype = block.type
+                if btype in _CALLS:
+                    kind = claude_kind(block.name)
+                    if kind in _SPECIAL_KINDS:
+                        return None
+                    kinds.append(kind)
+                elif btype != "text" and btype not in _THINKING:
+                    return None
+            if kinds:
+                calls = [block for block in content if block.type in _CALLS]
+                for block, kind in zip(calls, kinds, strict=True):
+                    self.call(block, kind, ts, record.cwd)
         usage = message.usage
         if usage is not None and model:
-            self.fast_usage(record, message, usage, model)
+            # count_usage, for a typed line (its usage event is left out: the tokens are in
+            # the rows).
+            side = self.builder.sidechain or bool(record.isSidechain)
+            inp = token_count(usage.input_tokens)
+            out = token_count(usage.output_tokens)
+            read = token_count(usage.cache_read_input_tokens)
+            write = token_count(usage.cache_creation_input_tokens)
+            message_id, request_id = str(message.id), record.requestId
+            final = message.stop_reason is not None
+            key, keep, new = self.dedup.offer(
+                message_id, request_id, final, inp + out + read + write, side
+            )
+            if new and self.ids is not None:
+                self.ids[key] = (message_id, request_id)
+            if keep:
+                self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write)
         return True
 
-    def fast_usage(self, record: _Record, message: _Message, usage: _Usage, model: str) -> None:
-        """:meth:`count_usage`, for a typed line (its usage event is left out: the tokens are
-        in the rows)."""
-        side = self.builder.sidechain or bool(record.isSidechain)
-        inp = token_count(usage.input_tokens)
-        out = token_count(usage.output_tokens)
-        read = token_count(usage.cache_read_input_tokens)
-        write = token_count(usage.cache_creation_input_tokens)
-        message_id, request_id = str(message.id), record.requestId
-        final = message.stop_reason is not None
-        key, keep, new = self.dedup.offer(
-            message_id, request_id, final, inp + out + read + write, side
-        )
-        if new and self.ids is not None:
-            self.ids[key] = (message_id, request_id)
-        if keep:
-            self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write)
+    def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:
+        tool_input = block.input if type(block.input) is dict else {}
+        files = touched_files(tool_input, cwd)
+        self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files))  # type: ignore[arg-type]
 
     def fast_user(self, record: _Record, ts: str | None) -> bool | None:
         message = record.message
