@@ -163,3 +163,221 @@ def test_damaged_copies_measure_alike(
         assert fast == full, f"seed {seed}, round {round_}: {main}"
         checked += isinstance(fast, bytes)
     assert checked > 100  # most copies still measure (a control on the damage itself)
+
+
+def _line(**record: Any) -> str:
+    base = {"sessionId": "s", "cwd": "/w", "timestamp": "2026-01-01T00:00:05Z"}
+    return json.dumps({**base, **record})
+
+
+def _call(name: str, tool_input: Any, tool_id: Any = "t9", **extra: Any) -> str:
+    block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+    message = {"id": "m9", "model": "claude-x", "content": [block], "usage": {"input_tokens": 5}}
+    return _line(type="assistant", uuid="a9", requestId="r9", message=message, **extra)
+
+
+def _result(tool_id: Any = "t9", **extra: Any) -> str:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": "done"}
+    return _line(type="user", uuid="u9", message={"content": [block]}, **extra)
+
+
+# One line of each shape a reader for a measure decides on, added to a real session: each one
+# read the fast way must measure as the full parse measures it, and each one of another shape
+# must go to the full parser.
+SHAPES = {
+    "subagent label a number": [_call("Agent", {"subagent_type": 7}), _result()],
+    "subagent label text": [_call("Task", {"description": "look"}), _result()],
+    "question": [_call("AskUserQuestion", {"questions": [{"question": "Go?"}]}), _result()],
+    "question answered": [
+        _call("AskUserQuestion", {"question": "Go?", "options": [{"label": "yes"}]}),
+        _result(toolUseResult={"answers": {"Go?": "yes"}}),
+    ],
+    "question answered with a number": [
+        _call("AskUserQuestion", {"question": "Go?"}),
+        _result(toolUseResult={"answers": {"Go?": 5}}),
+    ],
+    "skill named by a number": [_call("Skill", {"skill": 5}), _result()],
+    "call id a number": [_call("Edit", {"file_path": "/w/a.py"}, tool_id=7), _result(tool_id=7)],
+    "call name a number": [_call(7, {}), _result()],  # type: ignore[arg-type]
+    "input a list": [_call("Edit", ["a"]), _result()],
+    "result id a list": [_call("Edit", {}), _result(tool_id=["t9"])],
+    "refused": [_call("Bash", {"command": "rm -rf /"}), _result(toolDenialKind="user")],
+    "refused in the terminal": [
+        _call("Bash", {"command": "ls"}),
+        _result(toolUseResult="User rejected tool use"),
+    ],
+    "failed": [
+        _call("Bash", {"command": "pytest"}),
+        _line(
+            type="user",
+            uuid="u9",
+            message={"content": [{"type": "tool_result", "tool_use_id": "t9", "is_error": 1}]},
+        ),
+    ],
+    "text null": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            message={"id": "m9", "model": "x", "content": [{"type": "text", "text": None}]},
+        ),
+    ],
+    "thinking a number": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            message={"id": "m9", "model": "x", "content": [{"type": "thinking", "thinking": 5}]},
+        ),
+    ],
+    "model a number": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            message={
+                "id": "m9",
+                "model": 5,
+                "content": [{"type": "text", "text": "hi"}],
+                "usage": {"output_tokens": 3},
+            },
+        ),
+    ],
+    "message id a number": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            requestId="r",
+            message={
+                "id": 2**70,
+                "model": "x",
+                "content": [{"type": "text", "text": "hi"}],
+                "usage": {"output_tokens": 3},
+            },
+        ),
+    ],
+    "request id a list": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            requestId=["r"],
+            message={
+                "id": "m",
+                "model": "x",
+                "content": [{"type": "text", "text": "hi"}],
+                "usage": {"output_tokens": 3},
+            },
+        ),
+    ],
+    "an unknown block": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            message={"id": "m9", "model": "x", "content": [{"type": "image"}]},
+        ),
+    ],
+    "no content": [_line(type="assistant", uuid="a9", message={"id": "m", "model": "x"})],
+    "synthetic": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            message={
+                "id": "m",
+                "model": "<synthetic>",
+                "content": [{"type": "text", "text": "API Error"}],
+            },
+        ),
+    ],
+    "API error": [
+        _line(
+            type="assistant",
+            uuid="a9",
+            isApiErrorMessage=True,
+            message={"id": "m", "model": "x", "content": [{"type": "text", "text": "overloaded"}]},
+        ),
+    ],
+    "meta text": [_line(type="user", uuid="u9", isMeta=True, message={"content": "caveat"})],
+    "meta text block": [
+        _line(
+            type="user",
+            uuid="u9",
+            isMeta=True,
+            message={"content": [{"type": "text", "text": "caveat"}]},
+        ),
+    ],
+    "interrupted": [
+        _line(
+            type="user",
+            uuid="u9",
+            message={"content": [{"type": "text", "text": "[Request interrupted by user]"}]},
+        ),
+    ],
+    "compact summary": [
+        _line(type="user", uuid="u9", isCompactSummary=True, message={"content": "summary"}),
+    ],
+    "user content a number": [_line(type="user", uuid="u9", message={"content": 5})],
+    "turn end": [_line(type="system", uuid="y9", subtype="turn_duration", durationMs=900)],
+    "turn end a boolean": [
+        _line(type="system", uuid="y9", subtype="turn_duration", durationMs=True)
+    ],
+    "turn end too long": [
+        _line(type="system", uuid="y9", subtype="turn_duration", durationMs=2**60)
+    ],
+    "turn end as text": [
+        _line(type="system", uuid="y9", subtype="turn_duration", durationMs="900")
+    ],
+    "time a number": [_line(type="user", uuid="u9", timestamp=5, message={"content": "hi"})],
+    "time not a time": [_line(type="user", uuid="u9", timestamp="soon", message={"content": "hi"})],
+    "folder a number": [_line(type="user", uuid="u9", cwd=5, message={"content": "hi"})],
+    "type a number": [_line(type=5, uuid="u9")],
+    "no type": [_line(uuid="u9")],
+    "another agent's record": [json.dumps({"type": "session_meta", "payload": {"cwd": "/x"}})],
+    "parent later": [_result(parentUuid="a9"), _call("Edit", {"file_path": "a"})],
+    "blank and space": ["", "   ", "\t"],
+    "not UTF-8": ['{"type": "user", "uuid": "u9", "x": "\xff"}'],
+    "not an object": ["[1, 2]", "5", '"text"'],
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_each_shape_measures_alike(
+    shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    main, _ = _copy(SESSIONS[1], tmp_path)
+    body = main.read_bytes()
+    added = "\n".join(SHAPES[shape]).encode("utf-8", "surrogateescape")
+    if shape == "not UTF-8":
+        added = added.replace("\xff".encode(), b"\xff")
+    main.write_bytes(body + added + b"\n")
+    fast, full = _both(main, monkeypatch)
+    assert isinstance(fast, bytes)
+    assert fast == full
+
+
+def test_the_common_lines_are_read_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A control on every test above: a reader that handed every line to the full parser
+    would pass them all."""
+    from proctor.transcripts.claude.measure import _MeasureParser
+
+    handed: list[Any] = []
+    full_handle = _MeasureParser.handle
+
+    def counted(self: Any, record: Any) -> None:
+        handed.append(record)
+        full_handle(self, record)
+
+    monkeypatch.setattr(_MeasureParser, "handle", counted)
+    for path in SESSIONS:
+        lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]
+        handed.clear()
+        parse_claude_for_measure(path, replay.claude_parts(path))
+        kinds = {str(r.get("type")) + "/" + str(r.get("subtype") or "") for r in handed}
+        assert len(handed) <= len(lines) // 4, (path.name, kinds)
+        assert kinds <= {
+            "system/stop_hook_summary",
+            "system/api_error",
+            "attachment/",
+            "system/compact_boundary",
+            "system/local_command",
+            "user/",
+            "assistant/",
+            "system/informational",
+            "system/None",
+        }, kinds

@@ -32,7 +32,7 @@ import msgspec
 
 from proctor.transcripts.builder import MeasuredCall, MeasuredResult, PlainTrajectory, token_count
 from proctor.transcripts.claude.parser import BOOKKEEPING, USER_REJECTED, _Parser, plain_of
-from proctor.transcripts.kinds import claude_kind, touched_files
+from proctor.transcripts.kinds import claude_kind, question_of, touched_files
 from proctor.transcripts.lines import decode_line, file_lines
 
 # The records as a measure reads them. A field the line does not have is None, as the full
@@ -98,13 +98,24 @@ class _Record(msgspec.Struct, gc=False):
 
 _decode = msgspec.json.Decoder(_Record).decode
 _SPECIAL_KINDS = frozenset({"question", "skill", "subagent"})
-"""Tool kinds whose call also gives an event of its own: read by the full parser's code."""
+"""Tool kinds whose call also gives an event of its own (see :func:`_plain_special`)."""
 _CALLS = ("tool_use", "server_tool_use")
 _THINKING = ("thinking", "redacted_thinking")
 _OTHER: Any = object()
 """A record type no method here reads."""
 _EXACT = 2**53
 """The largest integer a ``turn_end`` event's ``durationMs`` (a float) holds exactly."""
+
+
+def _plain_special(block: _Block, kind: str) -> bool:
+    """Whether the event a question, skill or subagent call also gives conforms to its model,
+    so that its time is all a measure needs of it: a skill's name and a question's text and
+    options are made strings, a subagent's label is taken as it is."""
+    if kind != "subagent":
+        return True
+    tool_input = block.input if type(block.input) is dict else {}
+    label = tool_input.get("subagent_type") or tool_input.get("description")
+    return label is None or type(label) is str
 
 
 class _MeasureParser(_Parser):
@@ -184,7 +195,7 @@ class _MeasureParser(_Parser):
             btype = block.type
             if btype in _CALLS:
                 kind = claude_kind(block.name)
-                if kind in _SPECIAL_KINDS:
+                if kind in _SPECIAL_KINDS and not _plain_special(block, kind):
                     return None
                 self.call(block, kind, ts, record.cwd)
             elif btype != "text" and btype not in _THINKING:
@@ -195,7 +206,7 @@ class _MeasureParser(_Parser):
                 btype = block.type
                 if btype in _CALLS:
                     kind = claude_kind(block.name)
-                    if kind in _SPECIAL_KINDS:
+                    if kind in _SPECIAL_KINDS and not _plain_special(block, kind):
                         return None
                     kinds.append(kind)
                 elif btype != "text" and btype not in _THINKING:
@@ -228,6 +239,8 @@ class _MeasureParser(_Parser):
         tool_input = block.input if type(block.input) is dict else {}
         files = touched_files(tool_input, cwd)
         self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files))  # type: ignore[arg-type]
+        if kind == "question":  # its result is the answer, which the full parser reads
+            self.questions[str(block.id)] = question_of(tool_input)[0]
 
     def fast_user(self, record: _Record, ts: str | None) -> bool | None:
         message = record.message
