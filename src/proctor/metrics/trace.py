@@ -200,17 +200,12 @@ def paired(
             calls.append(call)
         elif result is not None and result.id is not None and open_ids.get(result.id):
             results[open_ids[result.id].pop()] = result
-    return [
-        Step(
-            index=i,
-            call=call,
-            result=results.get(i),
-            files=normalise_paths(call.files, workspace),
-            outcome=outcome(results.get(i)),
-            kind=call.kind or "other",
-        )
-        for i, call in enumerate(calls)
-    ]
+    steps = []
+    for i, call in enumerate(calls):  # positional: a history replay builds millions of steps
+        result = results.get(i)
+        files = normalise_paths(call.files, workspace)
+        steps.append(Step(i, call, result, files, outcome(result), call.kind or "other"))
+    return steps
 
 
 def shell_command(step: Step) -> str | None:
