@@ -31,7 +31,13 @@ from typing import Any
 import msgspec
 
 from proctor.transcripts.builder import MeasuredCall, MeasuredResult, PlainTrajectory, token_count
-from proctor.transcripts.claude.parser import BOOKKEEPING, USER_REJECTED, _Parser, plain_of
+from proctor.transcripts.claude.parser import (
+    BOOKKEEPING,
+    USER_REJECTED,
+    _Parser,
+    plain_of,
+    response_digest,
+)
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
 from proctor.transcripts.lines import decode_line, file_lines
 
@@ -230,7 +236,7 @@ class _MeasureParser(_Parser):
                 message_id, request_id, final, inp + out + read + write, side
             )
             if new and self.ids is not None:
-                self.ids[key] = (message_id, request_id)
+                self.ids[key] = response_digest(message_id, request_id)
             if keep:
                 self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write)
         return True

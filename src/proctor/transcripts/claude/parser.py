@@ -127,8 +127,9 @@ class _Parser:
         """Hashes of the uuids of the records processed (a few dozen bytes each)."""
         self.waiting: dict[str, list[dict[str, Any]]] = {}
         self.dedup = UsageDedup()
-        self.ids: dict[Hashable, tuple[str, Any]] | None = None
-        """Each counted response's ids, when asked for (history replay)."""
+        self.ids: dict[Hashable, int] | None = None
+        """Each counted response's ids as their digest (:func:`response_digest`), when asked for
+        (history replay)."""
         self.questions: dict[str, str] = {}
         self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
         """Subagent files not parsed yet, by agent id."""
@@ -356,7 +357,7 @@ class _Parser:
             message_id, request_id, final, inp + out + read + write, side
         )
         if new and self.ids is not None:
-            self.ids[key] = (message_id, request_id)
+            self.ids[key] = response_digest(message_id, request_id)
         if keep:
             # A better line for a response already counted takes its row; its event keeps its
             # first place (and, once a streaming parse has handed it on, its first numbers).
@@ -479,7 +480,7 @@ def parse_claude_session_plain(main: Path, subagents: Sequence[Path] = ()) -> Pl
 def plain_of(parser: _Parser, main: Path) -> PlainTrajectory:
     """The plain trajectory of session file ``main`` read by ``parser``, with the session's
     folder and each response counted (see :attr:`PlainTrajectory.responses`)."""
-    ids: dict[Hashable, tuple[str, Any]] = {}
+    ids: dict[Hashable, int] = {}
     parser.ids = ids
     parser.feed_file(main)
     builder = parser.close()
@@ -487,7 +488,7 @@ def plain_of(parser: _Parser, main: Path) -> PlainTrajectory:
     plain.cwd = parser.cwd
     state = parser.dedup.state
     plain.responses = [
-        (response_digest(*ids[key]), bool(state[key][2]) if key in state else False, *row)
+        (ids[key], bool(state[key][2]) if key in state else False, *row)
         for key, row in builder.usage_rows.items()
         if key in ids
     ]
