@@ -8,7 +8,7 @@ import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -18,9 +18,11 @@ from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.base import OWN_RECORD, RecordModel
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.trajectory import EVENT_ADAPTER, Event, event_json
-from proctor.models.trial import TrialRecord
 from proctor.util.files import read_regular
 from proctor.util.masking import mask
+
+if TYPE_CHECKING:
+    from proctor.models.trial import TrialRecord
 
 R = TypeVar("R", bound=RecordModel)
 
@@ -213,6 +215,8 @@ ANALYSIS_SECTIONS = ("process", "rules", "usageCheck", "harnessCalls")
 def read_trial(path: Path) -> tuple[TrialRecord, list[str]]:
     """A ``trial.json``, and the names of the analysis sections left out because they were
     malformed (a hand-edited file); the verdict itself must be valid."""
+    from proctor.models.trial import TrialRecord  # here: a history replay never reads a trial
+
     data = upgraded(path, _load(path), TrialRecord)
     try:
         return TrialRecord.model_validate(data), []
