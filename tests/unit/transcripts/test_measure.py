@@ -332,6 +332,7 @@ SHAPES = {
     "parent later": [_result(parentUuid="a9"), _call("Edit", {"file_path": "a"})],
     "blank and space": ["", "   ", "\t"],
     "not UTF-8": ['{"type": "user", "uuid": "u9", "x": "\xff"}'],
+    "not ASCII": [_line(type="user", uuid="u9", message={"content": "café ☕"}), "\u00a0"],
     "not an object": ["[1, 2]", "5", '"text"'],
 }
 
@@ -381,3 +382,25 @@ def test_the_common_lines_are_read_the_fast_way(monkeypatch: pytest.MonkeyPatch)
             "system/informational",
             "system/None",
         }, kinds
+
+
+@pytest.mark.parametrize("newline_at_end", [True, False])
+def test_a_session_larger_than_a_read_measures_alike(
+    newline_at_end: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines that span the megabyte pieces a file is read in (each piece a block of whole
+    lines), and a last line without its newline."""
+    from proctor.transcripts.lines import CHUNK
+
+    lines = [line for line in SESSIONS[1].read_bytes().split(b"\n") if line.strip()]
+    padded = [
+        line[:-1] + b', "pad": "' + b"x" * (i * 7919 % 300_000) + b'"}'
+        for i, line in enumerate(lines)
+    ]
+    body = b"\n".join(padded * (3 * CHUNK // len(b"\n".join(padded)) + 1))
+    main = tmp_path / SESSIONS[1].name
+    main.write_bytes(body + (b"\n" if newline_at_end else b""))
+    assert main.stat().st_size > 2 * CHUNK
+    fast, full = _both(main, monkeypatch)
+    assert isinstance(fast, bytes)
+    assert fast == full

@@ -39,7 +39,7 @@ from proctor.transcripts.claude.parser import (
     response_digest,
 )
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
-from proctor.transcripts.lines import decode_line, file_lines
+from proctor.transcripts.lines import decode_line, file_blocks
 
 # The records as a measure reads them. A field the line does not have is None, as the full
 # parse's ``dict.get`` gives. A field typed here must have that type for the line to be read
@@ -145,44 +145,54 @@ class _MeasureParser(_Parser):
         builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, self.fast
         need_ids = True
         lines = 0
-        for line in file_lines(path):
-            try:
-                if not line.isascii():
-                    line.decode()  # bytes that are not UTF-8 make the line unparsed
-                record = _decode(line)
-            except (ValueError, RecursionError):  # RecursionError: nested past what it reads
-                if line and not line.isspace():  # a blank line is no record
-                    self.feed(line)  # not a JSON object, or not in the common shape
-                continue
-            kind = record.type
-            handle = fast.get(kind, _OTHER)
-            if kind == "session_meta":  # another agent's record: its folder is read there
-                self.feed(line)
-                continue
-            lines += 1
-            if self.looking and record.cwd is not None and not builder.sidechain:
-                self.cwd, self.looking = record.cwd, False
-            parent = record.parentUuid
-            if parent is not None and hash(parent) not in seen:
-                # Held back until its parent comes, then processed by the full parser.
-                self.waiting.setdefault(parent, []).append(decode_line(line))
-                continue
-            if need_ids:
-                builder.ids(record.sessionId, record.version)
-                need_ids = builder.session_id is None or builder.version is None
-            if handle is not None:
-                ts = record.timestamp
-                told = handle(record, ts) if handle is not _OTHER else None
-                if told is None:
-                    self.handle(decode_line(line))
-                elif told and ts is not None:
-                    stamps[ts] = None
-            uid = record.uuid
-            if uid is not None:
-                seen.add(hash(uid))
-                if self.waiting and uid in self.waiting:
-                    for child in self.waiting.pop(uid):
-                        self.process(child)
+        for block in file_blocks(path):
+            # Each line read where it lies in the block (a view): copying the lines out would
+            # cost as much as reading the file.
+            utf8 = block.isascii()
+            find, view, size, start = block.find, memoryview(block), len(block), 0
+            while start < size:
+                end = find(b"\n", start)
+                if end < 0:
+                    end = size
+                line, start = view[start:end], end + 1
+                try:
+                    if not utf8:
+                        str(line, "utf-8")  # bytes that are not UTF-8 make the line unparsed
+                    record = _decode(line)
+                except (ValueError, RecursionError):  # RecursionError: nested past what it reads
+                    text = line.tobytes()
+                    if text and not text.isspace():  # a blank line is no record
+                        self.feed(text)  # not a JSON object, or not in the common shape
+                    continue
+                kind = record.type
+                handle = fast.get(kind, _OTHER)
+                if kind == "session_meta":  # another agent's record: its folder is read there
+                    self.feed(line.tobytes())
+                    continue
+                lines += 1
+                if self.looking and record.cwd is not None and not builder.sidechain:
+                    self.cwd, self.looking = record.cwd, False
+                parent = record.parentUuid
+                if parent is not None and hash(parent) not in seen:
+                    # Held back until its parent comes, then processed by the full parser.
+                    self.waiting.setdefault(parent, []).append(decode_line(line.tobytes()))
+                    continue
+                if need_ids:
+                    builder.ids(record.sessionId, record.version)
+                    need_ids = builder.session_id is None or builder.version is None
+                if handle is not None:
+                    ts = record.timestamp
+                    told = handle(record, ts) if handle is not _OTHER else None
+                    if told is None:
+                        self.handle(decode_line(line.tobytes()))
+                    elif told and ts is not None:
+                        stamps[ts] = None
+                uid = record.uuid
+                if uid is not None:
+                    seen.add(hash(uid))
+                    if self.waiting and uid in self.waiting:
+                        for child in self.waiting.pop(uid):
+                            self.process(child)
         self.lines += lines
 
     # Each ``fast_`` method reads a line in the common shape and says whether it gave events

@@ -1,0 +1,49 @@
+"""A file's lines and blocks of whole lines, read a megabyte at a time: the same lines as the
+whole file split, whatever the lengths of its lines against the pieces it is read in."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.transcripts.lines import CHUNK, file_blocks, file_lines
+
+
+def _content(seed: int) -> bytes:
+    rng = random.Random(seed)
+    lines = []
+    size = 0
+    while size < 3 * CHUNK + rng.randrange(CHUNK):
+        length = rng.choice([0, 1, 80, 5_000, CHUNK // 3, CHUNK + 17, 2 * CHUNK])
+        line = bytes([97 + len(lines) % 26]) * length
+        lines.append(line)
+        size += length + 1
+    return b"\n".join(lines) + (b"\n" if seed % 2 else b"")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lines_and_blocks_are_the_file_split(seed: int, tmp_path: Path) -> None:
+    content = _content(seed)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(content)
+    expected = [line for line in content.split(b"\n") if line]
+    assert [line for line in file_lines(path) if line] == expected
+    blocks = list(file_blocks(path))
+    assert len(blocks) > 1
+    assert [line for b in blocks for line in b.split(b"\n") if line] == expected
+    assert all(not b.endswith(b"\n") for b in blocks[:-1])
+
+
+def test_a_small_file_is_one_block(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"a\nb\n")
+    assert list(file_blocks(path)) == [b"a\nb\n"]
+    assert list(file_lines(path)) == [b"a", b"b", b""]
+
+
+def test_an_unreadable_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="gone.jsonl: cannot be read"):
+        list(file_blocks(tmp_path / "gone.jsonl"))
