@@ -6,19 +6,22 @@ and keeps none of its events. :func:`parse_claude_for_measure` reads the same fi
 measure, but:
 
 * each line is decoded into typed records (``msgspec``) that hold only the fields a measure
-  reads: a text block's text or a tool's output is scanned, never made into objects;
-* of the events, only tool calls and results are built, already conforming to their models;
-  the other events a line would give leave their timestamp (:attr:`PlainTrajectory.stamps`),
-  which is all a measure reads of them;
-* usage rows and their response ids are kept as the full parse keeps them.
+  reads, where it lies in the file: a text block's text or a tool's output is scanned, never
+  made into objects;
+* of the events, only tool calls and results are built (:class:`MeasuredCall`,
+  :class:`MeasuredResult`), already conforming to their models; the other events a line would
+  give leave their timestamp (:attr:`PlainTrajectory.stamps`), which is all a measure reads
+  of them;
+* usage rows and their response digests are kept as the full parse keeps them.
 
-Every line whose record is not in the common shape (a field of another type than the full
-parse turns into a conforming event, a question, a skill, a subagent call, an API error, a
-compaction, a system or attachment record, a line held back for its parent, a line that is not
-a JSON object) is handed to the full parser's own code, record by record, so that the two
-readers give the same measure of every session: ``tests/unit/transcripts/test_measure.py``
-compares them over every Claude Code session of the fixtures and over thousands of damaged
-copies.
+Every line whose record is not in the common shape is handed to the full parser's own code,
+record by record: a field of another type than the full parse makes into a conforming event,
+an API error, a compaction, a question's answer, a subagent call whose label is not text, a
+system line other than a turn's end, an attachment, a record type of its own, a line held
+back for its parent, a line that is not a JSON object or not UTF-8. So the two readers give
+the same measure of every session: ``tests/unit/transcripts/test_measure.py`` compares them
+on every Claude Code session of the fixtures, on one line of each shape decided here, and on
+hundreds of damaged copies of the sessions.
 """
 
 from __future__ import annotations
@@ -30,7 +33,12 @@ from typing import Any
 
 import msgspec
 
-from proctor.transcripts.builder import MeasuredCall, MeasuredResult, PlainTrajectory, token_count
+from proctor.transcripts.builder import (
+    MeasuredCall,
+    MeasuredResult,
+    PlainTrajectory,
+    token_count,
+)
 from proctor.transcripts.claude.parser import (
     BOOKKEEPING,
     USER_REJECTED,
