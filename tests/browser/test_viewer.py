@@ -139,9 +139,49 @@ def test_playground_batch_runs_and_links_its_trials(page: Any, server: Server) -
     _shot(page, "playground")
     page.click("#start-batch")
     page.wait_for_selector("#batch-status[data-state=running], #batch-status[data-state=finished]")
-    page.wait_for_selector("#batch-status[data-state=finished]", timeout=90000)
+    try:
+        page.wait_for_selector("#batch-status[data-state=finished]", timeout=90000)
+    except Exception as exc:  # say where the batch stood, not only that it did not finish
+        status = page.locator("#batch-status")
+        state, text = status.get_attribute("data-state"), status.inner_text()
+        progress = page.inner_text("#batch-progress")
+        raise AssertionError(f"batch state {state!r}: {text!r} ({progress!r})") from exc
     page.wait_for_selector("#batches a")
+    # The page reloads once the batch is done: the latest batch's state is still shown.
+    page.goto(f"{base}/playground")
+    assert page.get_attribute("#batch-status", "data-state") == "finished"
+    assert page.inner_text("#batch-status").startswith("finished")
     page.locator("#batches a").first.click()
     page.wait_for_selector("table.trials")
     page.click("table.trials >> text=fix-a-bug/scripted/default/1")
     page.wait_for_selector("#trajectory")
+
+
+def test_the_playground_follows_a_batch_running_when_it_opens(page: Any, server: Server) -> None:
+    """A page opened (or reloaded) while a batch runs shows it running and follows it to its
+    end; the batch here is a row the test writes, so that it is running when the page opens."""
+    import sqlite3
+
+    from proctor.view.schema import INDEX_FILE
+
+    base, results = server
+    db = sqlite3.connect(results / INDEX_FILE, timeout=30)
+    with db:
+        db.execute(
+            "INSERT INTO batches (id, created, state, source, cases, message) "
+            "VALUES ('followed', '9999-01-01T00:00:00.000Z', 'running', '.', '[]', NULL)"
+        )
+    try:
+        page.goto(f"{base}/playground")
+        assert page.get_attribute("#batch-status", "data-state") == "running"
+        with db:
+            db.execute(
+                "UPDATE batches SET state = 'finished', message = 'every check passed' "
+                "WHERE id = 'followed'"
+            )
+        page.wait_for_selector("#batch-status[data-state=finished]", timeout=30000)
+        assert "every check passed" in page.inner_text("#batch-status")
+    finally:
+        with db:
+            db.execute("DELETE FROM batches WHERE id = 'followed'")
+        db.close()

@@ -55,6 +55,12 @@
       else { var list = document.getElementById("batches"); if (list) { window.setTimeout(function () { window.location.reload(); }, 500); } }
     });
   }
+  // The latest batch, as the page was served: still running (the page was opened or reloaded
+  // meanwhile), it is followed; finished, its state stays shown after the reload.
+  var current = status.getAttribute("data-state");
+  if ((current === "queued" || current === "running") && status.getAttribute("data-batch")) {
+    poll(status.getAttribute("data-batch"));
+  }
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var cases = Array.prototype.map.call(form.querySelectorAll('input[name="case"]:checked'), function (i) { return i.value; });
