@@ -49,8 +49,18 @@ WATCHED = (
 """Where an installer for the three agents writes. Only these are watched: the rest of a home
 changes all the time (a running agent rewrites its own state), which is not the installer's."""
 MAX_ENTRIES = 5000
-OTHER_HOME = re.compile(r"~[A-Za-z_][\w.-]*|getent\s+passwd")
-"""A home named by user (``~root/.claude``) or looked up (``getent passwd``): refused."""
+OTHER_HOME = re.compile(r"(?:^|(?<=[\s=:;|&(`'\"]))~[A-Za-z_][\w.-]*|getent\s+passwd")
+"""A home named by user (``~root/.claude``, a ``~`` that begins a word: ``a~b`` is no home)
+or looked up (``getent passwd``): refused."""
+QUOTES = re.compile(r"[\"'\\]")
+SAME_FOLDER = re.compile(r"/(?:\.?/)+")
+"""``//`` and ``/./`` in a path: the same folder as ``/``."""
+
+
+def _plain_paths(text: str) -> str:
+    """A command as the shell would join its paths: quotes and backslashes gone, ``//`` and
+    ``/./`` read as ``/`` (``'/home/me'/.claude`` and ``/home/me//.claude`` name one folder)."""
+    return SAME_FOLDER.sub("/", QUOTES.sub("", text))
 
 
 def real_homes() -> list[Path]:
@@ -71,9 +81,10 @@ def refuse_real_home(command: str, homes: Iterable[Path], option: str) -> None:
                 f"{option}: the command sets {match[1]} itself; proctor points it at the "
                 "scratch home ({home})"
             )
+    plain = _plain_paths(command)
     for home in homes:
-        root = str(home).rstrip("/")
-        found = re.search(re.escape(root) + r"/\.[^\s'\"/]*", command)
+        root = _plain_paths(str(home)).rstrip("/")
+        found = re.search(re.escape(root) + r"/\.[^\s/;|&)]*", plain)
         if found:
             raise ConfigError(
                 f"{option}: the command names {found[0]} in your real home; use {{home}}"

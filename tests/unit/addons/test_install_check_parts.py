@@ -211,8 +211,17 @@ def test_the_guard_refuses_commands_aimed_at_the_real_home(tmp_path: Path) -> No
     guard.refuse_real_home("python3 {cwd}/install.py install", [real], "--install")
     guard.refuse_real_home(f"python3 {real}/src/addon/install.py", [real], "--install")
     guard.refuse_real_home("HOME={home} ./install.sh", [real], "--install")
+    guard.refuse_real_home("echo a~b && cp x {home}/.claude/", [real], "--install")  # no home
+    guard.refuse_real_home(f"echo '{real}' '.claude'", [real], "--install")  # two words
     for bad in (
         f"HOME={real} ./install.sh",
+        f"cp x {real}//.claude/settings.json",  # the same folder, written otherwise
+        f"cp x {real}/./.claude/settings.json",
+        f"cp x '{real}'/.claude/settings.json",
+        f'cp x "{real}/".claude/settings.json',
+        f"cp x {real}/\\.claude/settings.json",
+        "cp x PATH=~root/bin",
+        "cd;cp x ~me/.claude.json",
         "env CODEX_HOME=/etc/x ./i.sh",
         f"cp x {real}/.claude/skills/",
         f"cd {real}/.claude && cp x settings.json",  # a folder, not a watched file
