@@ -61,18 +61,30 @@ its group ``name`` the file being written): one that is still there was cut off 
 process."""
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temp file and a rename, so readers never see half."""
+def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
+    """Write ``text`` to ``path`` through a temp file and a rename, so readers never see half.
+    ``durable``: the file and the rename are also flushed to the disk before this returns, so
+    that a power loss leaves the old file or the new one (the findings ledger, which holds what
+    a user wrote); records a run can write again need not pay for it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, _MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(escape_surrogates(mask(text)))
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    if durable:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def remove_partial_writes(root: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
@@ -116,8 +128,8 @@ def model_to_json(model: BaseModel) -> str:
         return dump_json(model.model_dump(mode="json", by_alias=True))
 
 
-def write_record(path: Path, model: BaseModel) -> None:
-    write_text_atomic(path, model_to_json(model))
+def write_record(path: Path, model: BaseModel, *, durable: bool = False) -> None:
+    write_text_atomic(path, model_to_json(model), durable=durable)
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -273,11 +273,11 @@ def load_ledger(results_dir: Path) -> FindingsLedger:
 
 
 def save_ledger(results_dir: Path, ledger: FindingsLedger) -> None:
-    """Write the ledger through a temp file and a rename: a crash leaves the previous one. A
-    failed write is a ConfigError naming the file."""
+    """Write the ledger through a temp file and a rename, flushed to the disk: a crash, or a
+    power loss, leaves the previous one. A failed write is a ConfigError naming the file."""
     path = ledger_path(results_dir)
     try:
-        write_record(path, ledger)
+        write_record(path, ledger, durable=True)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from exc
 
