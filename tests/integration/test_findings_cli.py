@@ -135,10 +135,10 @@ def test_a_crash_while_writing_the_ledger_keeps_the_previous_one(
         half_written.append(Path(src).read_text())
         raise OSError("simulated crash between the temp file and the rename")
 
-    def crashing_write(path: Path, model: Any) -> None:
+    def crashing_write(path: Path, model: Any, **options: Any) -> None:
         with monkeypatch.context() as patch:
             patch.setattr(io.os, "replace", crash_before_rename)
-            io.write_record(path, model)
+            io.write_record(path, model, **options)
 
     monkeypatch.setattr(ledger_module, "write_record", crashing_write)
     run2 = run_with(proctor, make_case, tmp_path, PASSING)  # its exit code is the run's own
@@ -220,11 +220,11 @@ def test_a_crash_between_two_runs_keeps_the_first(
     (out / "run-20261201T140000Z-bbbbbb" / "run.json").write_text(json.dumps(manifest))
     writes: list[Path] = []
 
-    def second_write_crashes(path: Path, model: Any) -> None:
+    def second_write_crashes(path: Path, model: Any, **options: Any) -> None:
         writes.append(path)
         if len(writes) == 2:
             raise OSError("simulated crash while applying the second run")
-        write_record(path, model)
+        write_record(path, model, **options)
 
     monkeypatch.setattr(ledger_module, "write_record", second_write_crashes)
     crashed = proctor("findings", str(out))
