@@ -44,7 +44,6 @@ from proctor.transcripts.claude.parser import (
     USER_REJECTED,
     _Parser,
     plain_of,
-    response_digest,
 )
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
 from proctor.transcripts.lines import decode_line, file_blocks
@@ -241,22 +240,18 @@ class _MeasureParser(_Parser):
                     self.call(block, kind, ts, record.cwd)
         usage = message.usage
         if usage is not None and model:
-            # count_usage, for a typed line (its usage event is left out: the tokens are in
-            # the rows).
-            side = self.builder.sidechain or bool(record.isSidechain)
-            inp = token_count(usage.input_tokens)
-            out = token_count(usage.output_tokens)
-            read = token_count(usage.cache_read_input_tokens)
-            write = token_count(usage.cache_creation_input_tokens)
-            message_id, request_id = str(message.id), record.requestId
-            final = message.stop_reason is not None
-            key, keep, new = self.dedup.offer(
-                message_id, request_id, final, inp + out + read + write, side
+            row = (
+                sys.intern(model),
+                token_count(usage.input_tokens),
+                token_count(usage.output_tokens),
+                token_count(usage.cache_read_input_tokens),
+                token_count(usage.cache_creation_input_tokens),
             )
-            if new and self.ids is not None:
-                self.ids[key] = response_digest(message_id, request_id)
-            if keep:
-                self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write)
+            final = message.stop_reason is not None
+            side = bool(record.isSidechain)
+            key = self.counted(str(message.id), record.requestId, final, side, row)
+            if key is not None:  # the row only: its usage event is left out
+                self.builder.usage_rows[key] = row
         return True
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:

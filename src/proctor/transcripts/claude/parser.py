@@ -38,6 +38,7 @@ from proctor.transcripts.builder import (
     PlainTrajectory,
     StartHook,
     TrajectoryBuilder,
+    UsageRow,
     ev,
     token_count,
 )
@@ -346,23 +347,35 @@ class _Parser:
     def count_usage(
         self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
     ) -> None:
-        side = self.builder.sidechain or bool(record.get("isSidechain"))
-        final = message.get("stop_reason") is not None
-        inp = token_count(usage.get("input_tokens"))
-        out = token_count(usage.get("output_tokens"))
-        read = token_count(usage.get("cache_read_input_tokens"))
-        write = token_count(usage.get("cache_creation_input_tokens"))
-        message_id, request_id = str(message.get("id")), record.get("requestId")
-        key, keep, new = self.dedup.offer(
-            message_id, request_id, final, inp + out + read + write, side
+        row = (
+            sys.intern(str(message.get("model"))),
+            token_count(usage.get("input_tokens")),
+            token_count(usage.get("output_tokens")),
+            token_count(usage.get("cache_read_input_tokens")),
+            token_count(usage.get("cache_creation_input_tokens")),
         )
-        if new and self.ids is not None:
-            self.ids[key] = response_digest(message_id, request_id)
-        if keep:
+        final = message.get("stop_reason") is not None
+        side = bool(record.get("isSidechain"))
+        key = self.counted(str(message.get("id")), record.get("requestId"), final, side, row)
+        if key is not None:
             # A better line for a response already counted takes its row; its event keeps its
             # first place (and, once a streaming parse has handed it on, its first numbers).
-            model = sys.intern(str(message.get("model")))
-            self.builder.usage((model, inp, out, read, write), ts, key)
+            self.builder.usage(row, ts, key)
+
+    def counted(
+        self, message_id: str, request_id: Any, final: bool, side: bool, row: UsageRow
+    ) -> Hashable | None:
+        """One line of a model response offered to the count (ccusage's rules, across every
+        file of the session): the key of the response whose usage row it sets, or None when
+        another line of the response counts instead. ``side``: the line says it is a
+        sidechain's (a subagent file's lines are)."""
+        _, inp, out, read, write = row
+        side = side or self.builder.sidechain
+        total = inp + out + read + write
+        key, keep, new = self.dedup.offer(message_id, request_id, final, total, side)
+        if new and self.ids is not None:
+            self.ids[key] = response_digest(message_id, request_id)
+        return key if keep else None
 
     def system(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
