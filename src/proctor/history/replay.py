@@ -137,7 +137,7 @@ def _parse(session: Session, project: str | None) -> PlainTrajectory:
     from proctor.transcripts.gemini import parse_gemini_chat_plain
 
     if session.agent == "claude-code":
-        return parse_claude_for_measure(session.path, claude_parts(session.path))
+        return parse_claude_for_measure(session.file, claude_parts(session.file))
     if session.agent == "codex":
         return parse_codex_rollout_plain(session.path)
     cwd = project if project and not project.startswith("gemini:") else None
@@ -278,6 +278,8 @@ def _measure_in_worker(job: Job) -> Measured:
 _SUMMARIES = TypeAdapter(list[SessionSummary])
 _BATCH = 2_000
 """Summaries validated per call: one call per summary would cost more than the validation."""
+_BATCH_LEAST = 8
+"""The fewest summaries a batch gathered from the workers holds."""
 
 
 def replay(
@@ -332,7 +334,7 @@ def replay(
             results: Iterable[Measured] = (
                 _measure_job(job, filters.project, pricing, stamper) for job in jobs
             )
-            yield from _gathered(results, todo, filters, cache)
+            yield from _gathered(results, todo, filters, cache, _BATCH)
             return
         _PROJECT, _PRICING, _STAMPER = filters.project, pricing, stamper
         context = multiprocessing.get_context("fork")
@@ -342,7 +344,10 @@ def replay(
             # Chunks amortise the pipe over small sessions; sixteen per worker keep the load even.
             chunk = max(1, len(jobs) // (count * 16))
             results = pool.imap_unordered(_measure_in_worker, jobs, chunksize=chunk)
-            yield from _gathered(results, todo, filters, cache)
+            # Summaries are read back while the workers go on: a batch left for the end
+            # would be read back after the last session, with every worker done.
+            batch = min(_BATCH, max(_BATCH_LEAST, len(jobs) // 32))
+            yield from _gathered(results, todo, filters, cache, batch)
 
 
 def _gathered(
@@ -350,12 +355,13 @@ def _gathered(
     todo: list[Session],
     filters: Filters,
     cache: SummaryCache | None,
+    size: int,
 ) -> Iterator[SessionSummary | Unavailable]:
     batch: list[tuple[int, bytes, str | None]] = []
     for index, result, stamp in results:
         if isinstance(result, bytes):
             batch.append((index, result, stamp))
-            if len(batch) >= _BATCH:
+            if len(batch) >= size:
                 yield from _checked_in(batch, todo, filters, cache)
                 batch = []
         elif result is not None:

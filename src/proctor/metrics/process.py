@@ -11,7 +11,7 @@ from proctor.metrics.effort import effort
 from proctor.metrics.loops import find_loops
 from proctor.metrics.trace import Step, build_steps, is_code_edit, trial_start
 from proctor.models.pricing import PriceTable
-from proctor.models.process import Effort, MetricsConfig, ProcessMetrics
+from proctor.models.process import DEFAULT_METRICS_CONFIG, Effort, MetricsConfig, ProcessMetrics
 from proctor.models.trajectory import Event
 
 
@@ -62,7 +62,7 @@ def metrics_of_steps(
 ) -> ProcessMetrics:
     """:func:`compute_process_metrics` of a trajectory's steps (:func:`build_steps`, or
     :func:`~proctor.metrics.trace.plain_steps`) and first timestamp, without ``effort``."""
-    config = config or MetricsConfig()
+    config = config or DEFAULT_METRICS_CONFIG
     checks = step_metrics.find_checks(steps, config)
     counts = step_metrics.count_steps(steps, checks)
     loops = find_loops(steps, config.loop_repeat)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from proctor.models.process import RULE_NAMES, MetricsConfig, ProcessMetrics, RuleResult
+from proctor.models.process import (
+    DEFAULT_METRICS_CONFIG,
+    RULE_NAMES,
+    MetricsConfig,
+    ProcessMetrics,
+    RuleResult,
+)
 
 
 def _above(rule: str, value: int, limit: int, what: str) -> RuleResult:
@@ -41,7 +47,7 @@ def evaluate_rules(
 
     A trial without edits is not a task: every rule comes back not applicable and not fired.
     """
-    config = config or MetricsConfig()
+    config = config or DEFAULT_METRICS_CONFIG
     if not metrics.is_task:
         return [
             RuleResult(

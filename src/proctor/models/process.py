@@ -89,6 +89,9 @@ class MetricsConfig(UserModel):
         return patterns
 
 
+DEFAULT_METRICS_CONFIG = MetricsConfig()
+"""The defaults, made once (frozen): a history replay measures thousands of sessions."""
+
 ContextBasis = Literal["expected", "edited-proxy", "none"]
 
 

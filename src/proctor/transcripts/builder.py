@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+import msgspec
 from pydantic import ValidationError
 
 from proctor.models.trajectory import (
@@ -279,41 +280,29 @@ class TrajectoryBuilder:
         return {"type": "other", "recordType": record_type, "text": text, "raw": event}
 
 
-class MeasuredCall:
+class MeasuredCall(msgspec.Struct, gc=False):
     """A tool call as a reader for a measure builds it (see
     :mod:`proctor.transcripts.claude.measure`): what the metrics read of a call, already in the
-    form its event's model holds, and no more."""
+    form its event's model holds, and no more. A struct made in C (a history replay builds
+    millions); never in a reference cycle, so the collector leaves it alone."""
 
-    __slots__ = ("files", "id", "input", "kind", "ts")
-    type = "tool_call"
-
-    def __init__(
-        self,
-        ts: str | None,
-        id: str | None,
-        kind: str,
-        tool_input: dict[str, Any],
-        files: list[str],
-    ) -> None:
-        self.ts = ts
-        self.id = id
-        self.kind = kind
-        self.input = tool_input
-        self.files = files
+    ts: str | None
+    id: str | None
+    kind: str
+    input: dict[str, Any]
+    files: list[str]
+    type: ClassVar[str] = "tool_call"
 
 
-class MeasuredResult:
+class MeasuredResult(msgspec.Struct, gc=False):
     """A tool result as a reader for a measure builds it: without its output, which no
     measure of a history reads."""
 
-    __slots__ = ("denied", "id", "is_error")
-    type = "tool_result"
-    output = None
-
-    def __init__(self, id: str | None, is_error: bool, denied: bool) -> None:
-        self.id = id
-        self.is_error = is_error
-        self.denied = denied
+    id: str | None
+    is_error: bool
+    denied: bool
+    type: ClassVar[str] = "tool_result"
+    output: ClassVar[None] = None
 
 
 @dataclass

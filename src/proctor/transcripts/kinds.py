@@ -31,6 +31,7 @@ CLAUDE_KINDS: dict[str, ToolKind] = {
 }
 
 PATH_KEYS = ("file_path", "notebook_path", "path", "filePath", "absolute_path")
+_NAMING_FILES = frozenset((*PATH_KEYS, "edits"))
 
 
 def claude_kind(name: str) -> ToolKind:
@@ -74,6 +75,8 @@ def relativise(path: str, cwd: str | None) -> str:
 def touched_files(tool_input: dict[str, Any], cwd: str | None) -> list[str]:
     """The paths a call's input names (:data:`PATH_KEYS`, and each of ``edits``), relative
     to ``cwd`` where they lie under it, each once in that order."""
+    if _NAMING_FILES.isdisjoint(tool_input):  # a command, a search: most calls
+        return []
     files: list[str] = []
     for key in PATH_KEYS:
         value = tool_input.get(key)

@@ -29,15 +29,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from proctor.transcripts.builder import (
+    MAX_TOKENS,
     MeasuredCall,
     MeasuredResult,
     PlainTrajectory,
-    token_count,
 )
 from proctor.transcripts.claude.parser import (
     BOOKKEEPING,
@@ -57,11 +57,16 @@ from proctor.transcripts.lines import decode_line, file_blocks
 # the collector leaves them alone (``gc=False``).
 
 
+_Tokens = Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKENS)] | None
+"""A count :func:`~proctor.transcripts.builder.token_count` takes as it is (any other value,
+which it counts 0, is the full parser's)."""
+
+
 class _Usage(msgspec.Struct, gc=False):
-    input_tokens: Any = None
-    output_tokens: Any = None
-    cache_read_input_tokens: Any = None
-    cache_creation_input_tokens: Any = None
+    input_tokens: _Tokens = None
+    output_tokens: _Tokens = None
+    cache_read_input_tokens: _Tokens = None
+    cache_creation_input_tokens: _Tokens = None
 
 
 class _Block(msgspec.Struct, gc=False):
@@ -147,7 +152,7 @@ class _MeasureParser(_Parser):
             **dict.fromkeys(BOOKKEEPING),
         }
 
-    def feed_file(self, path: Path) -> None:
+    def feed_file(self, path: str | Path) -> None:
         # One loop per file, with what every line needs at hand: a session is millions of them.
         builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, self.fast
         need_ids = True
@@ -242,10 +247,10 @@ class _MeasureParser(_Parser):
         if usage is not None and model:
             row = (
                 sys.intern(model),
-                token_count(usage.input_tokens),
-                token_count(usage.output_tokens),
-                token_count(usage.cache_read_input_tokens),
-                token_count(usage.cache_creation_input_tokens),
+                usage.input_tokens or 0,
+                usage.output_tokens or 0,
+                usage.cache_read_input_tokens or 0,
+                usage.cache_creation_input_tokens or 0,
             )
             final = message.stop_reason is not None
             side = bool(record.isSidechain)
@@ -301,7 +306,7 @@ class _MeasureParser(_Parser):
         return True if type(duration) is int and -_EXACT <= duration <= _EXACT else None
 
 
-def parse_claude_for_measure(main: Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
+def parse_claude_for_measure(main: str | Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
     """A Claude Code session and its subagent files read for a measure: the plain trajectory
     of :func:`~proctor.transcripts.claude.parser.parse_claude_session_plain` with only its
     tool calls and results (results without their output), and the timestamps of the other

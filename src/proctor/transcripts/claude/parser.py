@@ -144,7 +144,7 @@ class _Parser:
     def unknown(self, record_type: str, raw: Any) -> None:
         self.builder.unknown(record_type, raw)
 
-    def feed_file(self, path: Path) -> None:
+    def feed_file(self, path: str | Path) -> None:
         feed, pending, builder = self.feed, self.pending, self.builder
         if builder.sink is None:
             for line in file_lines(path):
@@ -490,7 +490,7 @@ def parse_claude_session_plain(main: Path, subagents: Sequence[Path] = ()) -> Pl
     return plain_of(_Parser(None, subagents), main)
 
 
-def plain_of(parser: _Parser, main: Path) -> PlainTrajectory:
+def plain_of(parser: _Parser, main: str | Path) -> PlainTrajectory:
     """The plain trajectory of session file ``main`` read by ``parser``, with the session's
     folder and each response counted (see :attr:`PlainTrajectory.responses`)."""
     ids: dict[Hashable, int] = {}
