@@ -113,10 +113,12 @@ def command(
         raise ConfigError(
             f"--since {since} is after --until {until}: no session can start in that window"
         )
-    from proctor.models.loading import load_top_config
+    from proctor.models.loading import load_top_config, top_config_path
 
-    top, _ = load_top_config(config, Path.cwd())  # ./proctor.json when no --config
-    pricing = PriceTable(prices=dict(top.pricing))
+    pricing = PriceTable()
+    if top_config_path(config, Path.cwd()) is not None:  # ./proctor.json when no --config
+        top, _ = load_top_config(config, Path.cwd())
+        pricing = PriceTable(prices=dict(top.pricing))
     if paths and home is not None:
         click.echo(f"proctor: note: --home {home} is not read: the PATHS given are", err=True)
     if changes and by is not None:

@@ -28,7 +28,7 @@ from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.sources import Session, same_project, session_project
 from proctor.metrics.process import metrics_of_steps
-from proctor.metrics.rules import evaluate_rules
+from proctor.metrics.rules import fired_rules
 from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
 from proctor.models.io import dump_json
@@ -205,7 +205,7 @@ def _measure(
         checks=len(metrics.checks),
         failed_checks=sum(1 for c in metrics.checks if c.outcome == "fail"),
         loops=metrics.loops,
-        rules_fired=[r.rule for r in evaluate_rules(metrics) if r.fired],
+        rules_fired=fired_rules(metrics),
         edited_files=metrics.context.expected_files if proxy else [],
         redundancy_proxy=metrics.context.redundancy,
         auc_cov_proxy=metrics.context.auc_cov if proxy else None,

@@ -3,7 +3,7 @@ produce (and the settings they take) are models in :mod:`proctor.models.process`
 
 from proctor.metrics.config import check_commands, is_check
 from proctor.metrics.process import compute_process_metrics
-from proctor.metrics.rules import count_rules, evaluate_rules
+from proctor.metrics.rules import count_rules, evaluate_rules, fired_rules
 from proctor.metrics.trace import normalise_path
 from proctor.models.process import (
     DEFAULT_CHECK_PATTERNS,
@@ -45,6 +45,7 @@ __all__ = [
     "compute_process_metrics",
     "count_rules",
     "evaluate_rules",
+    "fired_rules",
     "is_check",
     "normalise_path",
 ]

@@ -14,7 +14,7 @@ from proctor.models.process import (
 
 
 def _above(rule: str, value: int, limit: int, what: str) -> RuleResult:
-    fired = value > limit
+    fired = value > limit  # as :func:`fired_rules` tells it
     relation = "more than" if fired else "at most"
     return RuleResult(
         rule=rule,
@@ -25,8 +25,12 @@ def _above(rule: str, value: int, limit: int, what: str) -> RuleResult:
     )
 
 
+def _unverified_fires(metrics: ProcessMetrics) -> bool:
+    return metrics.verified is not True
+
+
 def _unverified(metrics: ProcessMetrics) -> RuleResult:
-    fired = metrics.verified is not True
+    fired = _unverified_fires(metrics)
     return RuleResult(
         rule="unverified",
         fired=fired,
@@ -60,17 +64,32 @@ def evaluate_rules(
             )
             for rule in RULE_NAMES
         ]
+    return [_unverified(metrics), *(_above(*limit) for limit in _limits(metrics, config))]
+
+
+def _limits(metrics: ProcessMetrics, config: MetricsConfig) -> list[tuple[str, int, int, str]]:
+    """The rules with a threshold: (rule, value, threshold, what the value counts)."""
     return [
-        _unverified(metrics),
-        _above(
+        (
             "long-orientation",
             metrics.orientation.reads_before_first_edit or 0,
             config.long_orientation_max,
             "reads and searches before the first edit",
         ),
-        _above("rework", metrics.rework, config.rework_max, "failed checks"),
-        _above("loops", metrics.loops, config.loops_max, "loops"),
+        ("rework", metrics.rework, config.rework_max, "failed checks"),
+        ("loops", metrics.loops, config.loops_max, "loops"),
     ]
+
+
+def fired_rules(metrics: ProcessMetrics, config: MetricsConfig | None = None) -> list[str]:
+    """The rules :func:`evaluate_rules` fires, by name and in its order, without building
+    their results: a history replay keeps no more of them, for thousands of sessions."""
+    if not metrics.is_task:
+        return []
+    config = config or DEFAULT_METRICS_CONFIG
+    fired = ["unverified"] if _unverified_fires(metrics) else []
+    fired += [rule for rule, value, limit, _ in _limits(metrics, config) if value > limit]
+    return fired
 
 
 def count_rules(results_per_trial: Sequence[Sequence[RuleResult]]) -> dict[str, int]:

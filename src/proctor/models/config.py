@@ -24,6 +24,7 @@ from pydantic import (
 from typing_extensions import TypedDict
 
 from proctor.models.base import AtMostADay, UserModel
+from proctor.models.pricing import ModelPrice as ModelPrice  # its home; named here too
 from proctor.models.process import MetricsConfig
 
 DEFAULT_AGENTS = ("scripted",)
@@ -438,13 +439,6 @@ class ProviderLimit(UserModel):
     backoff_max_sec: Annotated[float, Field(gt=0), AtMostADay] = 60.0
     """The longest pause after trials that the provider rate-limited (the pause doubles from
     one second, or the spacing, with each rate-limited trial in a row; at most a day)."""
-
-
-class ModelPrice(UserModel):
-    input_per1_m: float = Field(default=0.0, ge=0, alias="inputPer1M")
-    output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
-    cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
-    cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
 
 
 class TopConfig(UserModel):

@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from proctor.errors import ConfigError, DiscoveryError
-from proctor.models.config import TopConfig
 from proctor.models.errors_format import describe_validation_error
+
+if TYPE_CHECKING:
+    from proctor.models.config import TopConfig
 
 DEFAULT_CONFIG_NAME = "proctor.json"
 TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
@@ -58,9 +60,9 @@ def read_json_file(path: Path) -> Any:
     return parse_json_text(text, path)
 
 
-def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None]:
-    """The top-level configuration: ``path``, else ``./proctor.json`` when present, else empty;
-    with the file it came from. Keys the file did not set stay unset in the model."""
+def top_config_path(path: Path | None, cwd: Path) -> Path | None:
+    """The top-level configuration file :func:`load_top_config` reads: ``path``, else
+    ``./proctor.json`` when present; None when neither. Errors as :func:`load_top_config`."""
     if path is None:
         candidate = cwd / DEFAULT_CONFIG_NAME
         if candidate.is_dir():
@@ -68,14 +70,27 @@ def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | Non
                 f"{candidate}: a folder, where proctor expects its configuration file"
             )
         if not candidate.is_file():
-            return TopConfig(), None
+            return None
         path = candidate
     if not path.is_file():
         raise DiscoveryError(f"--config {path}: no such file")
-    raw = read_json_file(path)
+    return path
+
+
+def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None]:
+    """The top-level configuration: ``path``, else ``./proctor.json`` when present, else empty;
+    with the file it came from. Keys the file did not set stay unset in the model."""
+    # Imported here: a command that reads no configuration file (a history replay, most
+    # often) starts without building the configuration's models.
+    from proctor.models.config import TopConfig
+
+    found = top_config_path(path, cwd)
+    if found is None:
+        return TopConfig(), None
+    raw = read_json_file(found)
     if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: expected a JSON object at the top level")
+        raise ConfigError(f"{found}: expected a JSON object at the top level")
     try:
-        return TopConfig.model_validate(raw), path
+        return TopConfig.model_validate(raw), found
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(str(path), exc, TopConfig)) from exc
+        raise ConfigError(describe_validation_error(str(found), exc, TopConfig)) from exc

@@ -11,13 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from proctor.models.base import CamelModel
-from proctor.models.config import ModelPrice
+from proctor.models.base import CamelModel, UserModel
 from proctor.models.trajectory import ModelUsage
 
 PER_TOKENS = 1_000_000
+
+
+# A model's dollars per million tokens, as the configuration's ``pricing`` map holds them
+# (``proctor.models.config`` reads the map; the model lives here, so that pricing needs none
+# of the configuration's other models). No docstring: it would change the published schema.
+class ModelPrice(UserModel):
+    input_per1_m: float = Field(default=0.0, ge=0, alias="inputPer1M")
+    output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
+    cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
+    cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
+
+
 FREE = ModelPrice()
 
 

@@ -8,7 +8,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from proctor.models.base import CamelModel, RecordModel
-from proctor.models.config import CliOverrides, Gate, ModelPrice, Provision, TopConfig
+from proctor.models.config import CliOverrides, Gate, Provision, TopConfig
+from proctor.models.pricing import ModelPrice
 from proctor.models.trial import TrialAnnotation
 
 

@@ -14,6 +14,7 @@ from proctor.metrics import (
     RuleResult,
     count_rules,
     evaluate_rules,
+    fired_rules,
 )
 
 
@@ -121,3 +122,19 @@ def test_rule_result_to_dict() -> None:
         "message": data["message"],
         "applicable": True,
     }
+
+
+@pytest.mark.parametrize("is_task", [True, False])
+@pytest.mark.parametrize("verified", [True, False, None])
+@pytest.mark.parametrize("value", [0, 1, 3, 4, 20, 21])
+def test_fired_rules_names_what_evaluate_rules_fires(
+    is_task: bool, verified: bool | None, value: int
+) -> None:
+    """The names a history replay keeps are the rules' own verdicts, at and around every
+    default threshold and under a configuration of its own."""
+    metrics = task(verified=verified, reads=value, rework=value, loops=value).model_copy(
+        update={"is_task": is_task}
+    )
+    for config in (None, MetricsConfig(long_orientation_max=3, rework_max=0, loops_max=4)):
+        want = [r.rule for r in evaluate_rules(metrics, config) if r.fired]
+        assert fired_rules(metrics, config) == want

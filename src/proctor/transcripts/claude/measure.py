@@ -143,18 +143,10 @@ class _MeasureParser(_Parser):
     def __init__(self, subagents: Sequence[Path]) -> None:
         super().__init__(None, subagents)
         self.stamps: dict[str, None] = {}
-        # What each record type needs: None for bookkeeping (nothing), a method for a record
-        # that may be in the common shape; any other type is the full parser's.
-        self.fast: dict[str | None, Callable[[_Record, str | None], bool | None] | None] = {
-            "assistant": self.fast_assistant,
-            "user": self.fast_user,
-            "system": self.fast_system,
-            **dict.fromkeys(BOOKKEEPING),
-        }
 
     def feed_file(self, path: str | Path) -> None:
         # One loop per file, with what every line needs at hand: a session is millions of them.
-        builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, self.fast
+        builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, _FAST
         need_ids = True
         lines = 0
         for block in file_blocks(path):
@@ -194,7 +186,7 @@ class _MeasureParser(_Parser):
                     need_ids = builder.session_id is None or builder.version is None
                 if handle is not None:
                     ts = record.timestamp
-                    told = handle(record, ts) if handle is not _OTHER else None
+                    told = handle(self, record, ts) if handle is not _OTHER else None
                     if told is None:
                         self.handle(decode_line(line.tobytes()))
                     elif told and ts is not None:
@@ -304,6 +296,16 @@ class _MeasureParser(_Parser):
         if duration is None or type(duration) is float:
             return True
         return True if type(duration) is int and -_EXACT <= duration <= _EXACT else None
+
+
+_FAST: dict[str | None, Callable[[_MeasureParser, _Record, str | None], bool | None] | None] = {
+    "assistant": _MeasureParser.fast_assistant,
+    "user": _MeasureParser.fast_user,
+    "system": _MeasureParser.fast_system,
+    **dict.fromkeys(BOOKKEEPING),
+}
+"""What each record type needs: None for bookkeeping (nothing), a method for a record that
+may be in the common shape; any other type is the full parser's."""
 
 
 def parse_claude_for_measure(main: str | Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
