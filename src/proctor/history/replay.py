@@ -341,8 +341,9 @@ def replay(
         # Small sessions first would leave a big one for last: the largest files start first.
         jobs.sort(key=lambda job: _size(job[1]), reverse=True)
         with context.Pool(processes=count, initializer=_start_worker) as pool:
-            # Chunks amortise the pipe over small sessions; sixteen per worker keep the load even.
-            chunk = max(1, len(jobs) // (count * 16))
+            # Chunks amortise the pipe over small sessions; sixty-four per worker keep the load
+            # even to the end (the last chunk of one worker is all the other may wait for).
+            chunk = max(1, len(jobs) // (count * 64))
             results = pool.imap_unordered(_measure_in_worker, jobs, chunksize=chunk)
             # Summaries are read back while the workers go on: a batch left for the end
             # would be read back after the last session, with every worker done.
