@@ -132,14 +132,18 @@ def claude_parts(main: str | Path) -> list[Path]:
 def _parse(session: Session, project: str | None) -> PlainTrajectory:
     """The session parsed with its events left as objects: a replay measures them and keeps
     none, and building their models would be most of its time."""
-    from proctor.transcripts.claude.measure import parse_claude_for_measure
-    from proctor.transcripts.codex import parse_codex_rollout_plain
-    from proctor.transcripts.gemini import parse_gemini_chat_plain
-
+    # Each reader imported by the first session it reads (in each worker): a history of one
+    # CLI's sessions imports none of the others'.
     if session.agent == "claude-code":
+        from proctor.transcripts.claude.measure import parse_claude_for_measure
+
         return parse_claude_for_measure(session.file, claude_parts(session.file))
     if session.agent == "codex":
+        from proctor.transcripts.codex import parse_codex_rollout_plain
+
         return parse_codex_rollout_plain(session.path)
+    from proctor.transcripts.gemini import parse_gemini_chat_plain
+
     cwd = project if project and not project.startswith("gemini:") else None
     return parse_gemini_chat_plain(session.path, cwd)
 
