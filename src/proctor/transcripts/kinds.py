@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 from typing import Any
@@ -58,8 +59,10 @@ def question_of(arguments: Any) -> tuple[str, list[str]]:
     return str(first.get("question", "")), labels
 
 
+@functools.lru_cache(maxsize=8192)
 def relativise(path: str, cwd: str | None) -> str:
-    """A workspace-relative POSIX path when ``path`` lies under ``cwd``; else unchanged."""
+    """A workspace-relative POSIX path when ``path`` lies under ``cwd``; else unchanged.
+    Remembered: a session names the same few files in call after call."""
     if cwd and os.path.isabs(path):
         if path.startswith(cwd) and path[len(cwd) : len(cwd) + 1] == "/":
             rest = path[len(cwd) + 1 :]
