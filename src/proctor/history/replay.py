@@ -327,7 +327,8 @@ def replay(
                     continue
                 # The file as this replay names it (the row may come from a replay given a
                 # relative path from another folder).
-                summary.path = session.file
+                if summary.path != session.file:
+                    summary.path = session.file
                 if filters.keeps(summary):
                     yield summary
             del hits, stored

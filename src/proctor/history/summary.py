@@ -17,7 +17,7 @@ from proctor.models.io import escape_surrogates
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
-from proctor.models.trajectory import sum_usage
+from proctor.models.trajectory import ModelUsage, sum_usage
 
 
 def spread(values: Iterable[float | int | None]) -> Spread:
@@ -30,30 +30,49 @@ def spread(values: Iterable[float | int | None]) -> Spread:
 def summarise(key: str, sessions: Sequence[SessionSummary], pricing: PriceTable) -> GroupSummary:
     """Sessions and tasks, the share verified, medians with ranges over tasks, rules broken,
     and tokens and dollars per model over every session."""
-    tasks = [s for s in sessions if s.is_task]
-    verified = sum(1 for s in tasks if s.verified)
-    usage = sum_usage((model, used) for s in sessions for model, used in s.usage.items())
+    # One pass over the sessions, each figure gathered as it goes: a history holds tens of
+    # thousands, and a pass per figure read each one from memory again.
+    rule_counts = dict.fromkeys(RULE_NAMES, 0)
+    durations: list[float | None] = []
+    steps: list[int] = []
+    reads: list[int | None] = []
+    auc: list[float | None] = []
+    redundancy: list[float | None] = []
+    used: list[tuple[str, ModelUsage]] = []
+    tasks = verified = loops = with_loops = 0
+    for session in sessions:
+        used += session.usage.items()
+        if not session.is_task:
+            continue
+        tasks += 1
+        verified += 1 if session.verified else 0
+        durations.append(session.duration_seconds)
+        steps.append(session.steps.tool_calls)
+        reads.append(session.orientation.reads_before_first_edit)
+        auc.append(session.auc_cov_proxy)
+        redundancy.append(session.redundancy_proxy)
+        loops += session.loops
+        with_loops += 1 if session.loops else 0
+        for rule in session.rules_fired:
+            rule_counts[rule] = rule_counts.get(rule, 0) + 1
+    usage = sum_usage(used)
     cost = price_usage(usage, pricing)
     priced = [v for v in cost.by_model.values() if v is not None]
-    rule_counts = dict.fromkeys(RULE_NAMES, 0)
-    for task in tasks:
-        for rule in task.rules_fired:
-            rule_counts[rule] = rule_counts.get(rule, 0) + 1
     return GroupSummary(
         key=key,
         sessions=len(sessions),
-        tasks=len(tasks),
-        non_tasks=len(sessions) - len(tasks),
+        tasks=tasks,
+        non_tasks=len(sessions) - tasks,
         verified=verified,
-        share_verified=verified / len(tasks) if tasks else None,
-        duration_seconds=spread(s.duration_seconds for s in tasks),
-        steps=spread(s.steps.tool_calls for s in tasks),
-        orientation_reads=spread(s.orientation.reads_before_first_edit for s in tasks),
-        loops=sum(s.loops for s in tasks),
-        tasks_with_loops=sum(1 for s in tasks if s.loops),
+        share_verified=verified / tasks if tasks else None,
+        duration_seconds=spread(durations),
+        steps=spread(steps),
+        orientation_reads=spread(reads),
+        loops=loops,
+        tasks_with_loops=with_loops,
         rule_counts=rule_counts,
-        auc_cov_proxy=spread(s.auc_cov_proxy for s in tasks),
-        redundancy_proxy=spread(s.redundancy_proxy for s in tasks),
+        auc_cov_proxy=spread(auc),
+        redundancy_proxy=spread(redundancy),
         usage=usage,
         cost_by_model=cost.by_model,
         cost_usd=round(sum(priced), 6) if priced else None,
