@@ -266,6 +266,31 @@ SHAPES = {
             },
         ),
     ],
+    **{
+        f"token count {label}": [
+            _line(
+                type="assistant",
+                uuid="a9",
+                requestId="r9",
+                message={
+                    "id": "m9",
+                    "model": "x",
+                    "content": [{"type": "text", "text": "hi"}],
+                    "usage": {"input_tokens": 4, "output_tokens": value},
+                },
+            ),
+        ]
+        for label, value in (
+            ("a whole float", 7.0),
+            ("a fraction", 7.5),
+            ("negative", -3),
+            ("past 2**53", 2**53 + 1),
+            ("at 2**53", 2**53),
+            ("true", True),
+            ("text", "7"),
+            ("null", None),
+        )
+    },
     "an unknown block": [
         _line(
             type="assistant",
