@@ -3,12 +3,14 @@ whole file split, whatever the lengths of its lines against the pieces it is rea
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
 import pytest
 
 from proctor.errors import ConfigError
+from proctor.transcripts import lines
 from proctor.transcripts.lines import CHUNK, file_blocks, file_lines
 
 
@@ -47,3 +49,46 @@ def test_a_small_file_is_one_block(tmp_path: Path) -> None:
 def test_an_unreadable_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="gone.jsonl: cannot be read"):
         list(file_blocks(tmp_path / "gone.jsonl"))
+
+
+def test_an_empty_file_is_one_empty_block(tmp_path: Path) -> None:
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(b"")
+    assert list(file_blocks(path)) == [b""]
+    assert [line for line in file_lines(path) if line] == []
+
+
+def test_a_file_that_grew_after_its_size_was_taken_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session being written while it is read: what lies past the size first seen is read
+    too, as a buffered read to the end reads it."""
+    path = tmp_path / "live.jsonl"
+    content = b"".join(b'{"n": %d}\n' % i for i in range(5_000))
+    path.write_bytes(content)
+    real_fstat = os.fstat
+
+    class Smaller:
+        def __init__(self, result: os.stat_result) -> None:
+            self.st_size = result.st_size // 3
+
+    monkeypatch.setattr(lines.os, "fstat", lambda fd: Smaller(real_fstat(fd)))
+    assert b"".join(file_blocks(path)) == content
+
+
+def test_a_folder_is_named_and_nothing_stays_open(tmp_path: Path) -> None:
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(ConfigError, match="is a folder|cannot be read"):
+        list(file_blocks(tmp_path))
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_reader_that_stops_early_leaves_no_file_open(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_content(1))
+    before = len(os.listdir("/proc/self/fd"))
+    blocks = file_blocks(path)
+    next(blocks)
+    assert len(os.listdir("/proc/self/fd")) == before + 1
+    blocks.close()
+    assert len(os.listdir("/proc/self/fd")) == before
