@@ -116,8 +116,9 @@ def command(
     from proctor.models.loading import load_top_config, top_config_path
 
     pricing = PriceTable()
-    if top_config_path(config, Path.cwd()) is not None:  # ./proctor.json when no --config
-        top, _ = load_top_config(config, Path.cwd())
+    found = top_config_path(config, Path.cwd())  # ./proctor.json when no --config
+    if found is not None:
+        top, _ = load_top_config(found, Path.cwd())
         pricing = PriceTable(prices=dict(top.pricing))
     if paths and home is not None:
         click.echo(f"proctor: note: --home {home} is not read: the PATHS given are", err=True)

@@ -74,11 +74,7 @@ def _blocks(fd: int) -> Iterator[bytes]:
     size = os.fstat(fd).st_size
     if size <= CHUNK:  # the common file: one read (and one that finds its end)
         first = os.read(fd, size + 1)
-        if not first:
-            yield first
-            return
-        rest = _rest(fd)
-        yield first + rest if rest else first
+        yield first + _rest(fd) if first else first
         return
     parts: list[bytes] = []
     while chunk := os.read(fd, CHUNK):
