@@ -425,3 +425,134 @@ def codex_usage_check_lines(lines: list[str]) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
         fh.write("\n".join(lines) + "\n")
     return codex_usage_check(Path(fh.name))
+
+
+THREADS = FIXTURES / "threads"
+FORK_PARENT = "01a23814-8c5a-7df2-b169-268a1aa10d94"
+
+
+def thread_files(folder: str) -> tuple[Path, Path]:
+    """(parent, subagent) rollouts of a recorded thread pair (see threads/README.md)."""
+    parent, child = sorted((THREADS / folder).glob("rollout-*.jsonl"))
+    return parent, child
+
+
+def prompts(events: list[Event]) -> list[str | None]:
+    return [e.text for e in events if e.type == "user_message"]
+
+
+def inherited(events: list[Event]) -> list[str | None]:
+    return [
+        e.text for e in events if isinstance(e, OtherEvent) and e.record_type == "inherited-history"
+    ]
+
+
+def test_a_forked_subagent_does_not_count_the_history_it_copied_from_its_parent() -> None:
+    parent, child = thread_files("fork")
+    t = parse_codex_rollout(child)
+    assert t.session_id == "01a23814-8de3-75b3-bcfe-1a18891792a7"  # its own, not the parent's
+    assert prompts(t.events) == ["Write child.txt"]  # the parent's prompt was copied, not sent
+    assert inherited(t.events) == [f"history inherited from thread {FORK_PARENT}"]
+    (u,) = t.usage.values()
+    assert (u.input_tokens, u.output_tokens, u.responses) == (19170, 23, 2)
+    assert [c.name for c in t.tool_calls()] == ["exec_command", "multi_agent_v1__spawn_agent"]
+    assert t.coverage.unparsed_lines == 0 and t.coverage.unknown_record_types == {}
+    assert codex_usage_check(child)["ok"] is True
+    p = parse_codex_rollout(parent)  # the parent's own rollout keeps its prompt
+    assert prompts(p.events) == ["Do the task in this folder."] and inherited(p.events) == []
+
+
+def test_a_subagent_spawned_without_its_parents_context_inherits_nothing() -> None:
+    _, child = thread_files("spawn")
+    t = parse_codex_rollout(child)
+    assert prompts(t.events) == ["Write child.txt"] and inherited(t.events) == []
+    (u,) = t.usage.values()
+    assert (u.input_tokens, u.output_tokens, u.responses) == (18880, 23, 2)
+
+
+def meta(thread: str, ts: str, parent: str | None = None) -> str:
+    payload: dict[str, Any] = {"id": thread, "cwd": "/w", "cli_version": "0.90.0"}
+    if parent is not None:
+        payload["source"] = {"subagent": {"thread_spawn": {"parent_thread_id": parent}}}
+    return line("session_meta", payload, ts)
+
+
+def counted(total: dict[str, int], last: dict[str, int] | None, ts: str) -> str:
+    info: dict[str, Any] = {"total_token_usage": total}
+    if last is not None:
+        info["last_token_usage"] = last
+    return line("event_msg", {"type": "token_count", "info": info}, ts)
+
+
+FORKED_AT = "2026-05-12T08:03:00.000Z"
+
+
+def test_copied_token_counts_count_nothing_and_the_own_ones_count_once() -> None:
+    lines = [
+        meta("child", FORKED_AT, parent="parent"),
+        meta("parent", FORKED_AT),  # the copy: the parent's header, items and token counts
+        line("turn_context", {"model": "gpt-5.2", "cwd": "/w"}, FORKED_AT),
+        line(
+            "response_item",
+            {"type": "message", "role": "user", "content": "parent prompt"},
+            FORKED_AT,
+        ),
+        counted(usage(1000, 100, 200), usage(1000, 100, 200), FORKED_AT),
+        counted(usage(1500, 150, 300), usage(500, 50, 100), FORKED_AT),
+        line(
+            "response_item",
+            {"type": "message", "role": "user", "content": "child prompt"},
+            "2026-05-12T08:03:01.000Z",
+        ),
+        counted(usage(1600, 160, 320), usage(100, 10, 20), "2026-05-12T08:04:00.000Z"),
+        counted(usage(1650, 165, 330), usage(50, 5, 10), "2026-05-12T08:05:00.000Z"),
+    ]
+    t = parse_codex_lines(lines)
+    assert t.session_id == "child" and prompts(t.events) == ["child prompt"]
+    assert inherited(t.events) == ["history inherited from thread parent"]
+    ((model, u),) = t.usage.items()  # the copied turn_context's model
+    assert model == "gpt-5.2"
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.responses) == (135, 15, 30, 2)
+    check = codex_usage_check_lines(lines)
+    assert check["ok"] is True and check["reported"]["outputTokens"] == 30
+
+
+def test_a_copied_total_is_the_baseline_of_the_threads_own_totals() -> None:
+    lines = [  # ccusage's shape: the copied counts right after the thread's own header
+        meta("child", FORKED_AT, parent="parent"),
+        counted(usage(1000, 100, 200), None, FORKED_AT),
+        counted(usage(1500, 150, 300), None, FORKED_AT),
+        counted(usage(1600, 160, 320), None, "2026-05-12T08:04:00.000Z"),
+    ]
+    (u,) = parse_codex_lines(lines).usage.values()
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.responses) == (90, 10, 20, 1)
+
+
+def test_a_header_of_another_thread_starts_a_copy_even_unnamed_by_the_own_header() -> None:
+    lines = [
+        meta("fork", "2026-05-12T08:00:00.000Z"),  # an older fork: no parent named
+        meta("origin", "2026-05-12T08:00:00.500Z"),
+        counted(usage(1000, 0, 200), usage(1000, 0, 200), "2026-05-12T08:00:00.500Z"),
+        counted(usage(1100, 0, 210), usage(100, 0, 10), "2026-05-12T08:01:00.000Z"),
+    ]
+    t = parse_codex_lines(lines)
+    assert t.session_id == "fork" and inherited(t.events) == [
+        "history inherited from thread origin"
+    ]
+    (u,) = t.usage.values()
+    assert (u.input_tokens, u.output_tokens, u.responses) == (100, 10, 1)
+
+
+def test_control_the_own_lines_of_a_thread_are_never_taken_for_a_copy() -> None:
+    same = "2026-05-12T08:00:00.000Z"
+    lines = [
+        meta("t", same),  # names no parent: lines at its time are its own
+        line("response_item", {"type": "message", "role": "user", "content": "mine"}, same),
+        counted(usage(100, 0, 10), usage(100, 0, 10), same),
+        meta("t", "2026-05-12T09:00:00.000Z"),  # its own header again (a resume)
+        counted(usage(300, 0, 30), usage(200, 0, 20), "2026-05-12T09:00:00.000Z"),
+    ]
+    t = parse_codex_lines(lines)
+    assert prompts(t.events) == ["mine"] and inherited(t.events) == []
+    (u,) = t.usage.values()
+    assert (u.input_tokens, u.output_tokens, u.responses) == (300, 30, 2)

@@ -24,13 +24,22 @@ followed (see the transcript reference, §2):
   ``turn_aborted`` → ``turn_end`` with text ``aborted (<reason>)``; ``compacted`` and
   response-item compaction markers → ``compaction``. Unknown record and payload types become
   ``other`` events counted as ``<type>`` or ``<type>/<payload type>``.
+* **Inherited history.** A thread forked from another (``forked_from_id``), or spawned as a
+  subagent with its parent's context (``source.subagent.thread_spawn``, ``spawn_agent`` with
+  ``fork_context``), begins its rollout with a copy of the parent's history: the parent's
+  ``session_meta`` and items, every copied line stamped with the moment of the copy, which is
+  also the time of the thread's own ``session_meta``. Those lines are the parent's work (its
+  rollout holds them already), so they give no events and count no tokens; one ``other`` event
+  of record type ``inherited-history`` names the parent. The copy is the run of lines with that
+  time, right after a ``session_meta`` that names a parent, or from a ``session_meta`` of another
+  thread on. A copied ``turn_context`` still sets the model and folder, and a copied
+  ``total_token_usage`` is the baseline the thread's own cumulative totals grow from.
 
 What the rollout says of a call after writing it (its status, that it was an MCP call, that a
 mirror repeats an item) is read first, in a quick pass (:mod:`.facts`); the parse then writes
 each event in its final form, into the shared builder, and can stream.
 
-Not done: unified-exec ``write_stdin`` polls are not folded into their command, and the
-inherited history prefix of forked or subagent rollouts is not stripped.
+Not done: unified-exec ``write_stdin`` polls are not folded into their command.
 """
 
 from __future__ import annotations
@@ -80,6 +89,17 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _parent_thread(meta: dict[str, Any]) -> str | None:
+    """The thread a rollout's own ``session_meta`` says it was forked or spawned from."""
+    source = _dict(meta.get("source"))
+    spawn = _dict(_dict(source.get("subagent")).get("thread_spawn"))
+    return (
+        _text(meta.get("forked_from_id"))
+        or _text(meta.get("parent_thread_id"))
+        or _text(spawn.get("parent_thread_id"))
+    )
+
+
 def _status_before(
     denied: bool, is_error: bool | None, before: Status | None
 ) -> tuple[bool | None, bool]:
@@ -118,6 +138,12 @@ class _Parser:
         self.usage = CodexUsage(builder)
         self.turn_errors: set[str] = set()
         self.synthetic_ids = 0
+        self.thread_id: str | None = None
+        """The id of the rollout's own (first) ``session_meta``."""
+        self.inherited_at: str | None = None
+        """While lines copied from a parent thread are read: the time they were copied."""
+        self.inherited_from: str | None = None
+        """The parent thread, until the first copied line has said so."""
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -136,6 +162,11 @@ class _Parser:
             return
         ts = record.get("timestamp")
         self.ts = ts if isinstance(ts, str) else None
+        if self.inherited_at is not None:
+            if self.ts == self.inherited_at:
+                self.builder.guarded(self.inherit, record)
+                return
+            self.inherited_at = None  # the thread's own lines from here on
         self.builder.guarded(self.dispatch, record)
         self.builder.maybe_drain()
 
@@ -181,11 +212,35 @@ class _Parser:
 
     def session_meta(self, payload: dict[str, Any]) -> None:
         meta = _dict(payload.get("meta")) or payload
-        self.builder.ids(
-            _text(meta.get("id") or meta.get("session_id")), _text(meta.get("cli_version"))
-        )
+        thread = _text(meta.get("id") or meta.get("session_id"))
+        if self.thread_id is None:
+            self.thread_id = thread
+            parent = _parent_thread(meta)
+            if parent is not None and self.ts is not None:
+                self.inherited_at, self.inherited_from = self.ts, parent
+        elif thread is not None and thread != self.thread_id and self.ts is not None:
+            # Another thread's header: the history copied from it follows, at this time.
+            self.inherited_at, self.inherited_from = self.ts, thread
+            self.inherit({})
+            return
+        self.builder.ids(thread, _text(meta.get("cli_version")))
         self.cwd = self.cwd or _text(meta.get("cwd"))
         self.model = self.model or _text(meta.get("model"))
+
+    def inherit(self, record: dict[str, Any]) -> None:
+        """A line of the history copied from the parent thread (see the module docstring)."""
+        if self.inherited_from is not None:  # the first: said once
+            text = f"history inherited from thread {self.inherited_from}"
+            self.add("other", recordType="inherited-history", text=text)
+            self.inherited_from = None
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            return
+        rtype = record.get("type")
+        if rtype == "turn_context":
+            self.dispatch(record)
+        elif rtype == "event_msg" and payload.get("type") == "token_count":
+            self.usage.inherit(payload)
 
     # -- response items ---------------------------------------------------------------------
 

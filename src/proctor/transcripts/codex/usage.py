@@ -7,7 +7,8 @@ record's response again and is left out. A ``token_count`` with no record since 
 one is a response of an older CLI (a resumed rollout, or a rollout with no records at all) and
 counts from its own numbers. A ``token_count`` whose ``total_token_usage`` equals the previous
 one is a repeat; when only the total is given, the delta from the previous total is the
-response's usage.
+response's usage. A ``token_count`` copied with a parent thread's history (see
+:mod:`.parser`) counts nothing: its total is the baseline the thread's own totals grow from.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class CodexUsage:
         self.responses: set[str] = set()
         self.previous_total: dict[str, Any] | None = None
         self.previous_fingerprint: Any = None
+        self.inherited_total: dict[str, Any] | None = None
+        """The last total copied with a parent thread's history: the parent's tokens."""
         self.repeats = 0
         self.from_records = 0
         self.from_counts = 0
@@ -86,6 +89,14 @@ class CodexUsage:
         if delta is not None and not covered and self._count(delta, model, ts):
             self.from_counts += 1
 
+    def inherit(self, payload: dict[str, Any]) -> None:
+        """A ``token_count`` line copied with the parent thread's history."""
+        info = payload.get("info")
+        total = info.get("total_token_usage") if isinstance(info, dict) else None
+        if isinstance(total, dict):
+            self.previous_total = self.inherited_total = total
+            self.previous_fingerprint = json.dumps(total, sort_keys=True)
+
     def source(self) -> str | None:
         if self.from_records and self.from_counts:
             return "token_usage_record+token_count"
@@ -98,7 +109,10 @@ class CodexUsage:
         reported: dict[str, int] | None = None
         difference: dict[str, int] | None = None
         if self.previous_total is not None:
-            reported = dict(zip(FIELDS, normalise_usage(self.previous_total), strict=True))
+            # A thread's totals go on from its parent's: the part inherited is not its own.
+            inherited = normalise_usage(self.inherited_total or {})
+            now = normalise_usage(self.previous_total)
+            reported = {f: n - i for f, n, i in zip(FIELDS, now, inherited, strict=True)}
             difference = {k: reported[k] - self.computed[k] for k in FIELDS}
         return {
             "source": self.source(),
