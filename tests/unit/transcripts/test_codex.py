@@ -556,3 +556,39 @@ def test_control_the_own_lines_of_a_thread_are_never_taken_for_a_copy() -> None:
     assert prompts(t.events) == ["mine"] and inherited(t.events) == []
     (u,) = t.usage.values()
     assert (u.input_tokens, u.output_tokens, u.responses) == (300, 30, 2)
+
+
+def test_the_ordinal_a_subagents_header_gives_ends_the_copy_whatever_the_times() -> None:
+    def numbered(text: str, ordinal: int) -> str:
+        record = json.loads(text)
+        return json.dumps({**record, "ordinal": ordinal})
+
+    header = json.loads(meta("child", FORKED_AT, parent="parent"))
+    header["payload"]["subagent_history_start_ordinal"] = 3
+    later = "2026-05-12T08:03:00.250Z"  # a copy written over more than one instant
+    lines = [
+        json.dumps({**header, "ordinal": 0}),
+        numbered(meta("parent", FORKED_AT), 1),
+        numbered(
+            line(
+                "response_item",
+                {"type": "message", "role": "user", "content": "parent prompt"},
+                later,
+            ),
+            2,
+        ),
+        numbered(
+            line(
+                "response_item",
+                {"type": "message", "role": "user", "content": "child prompt"},
+                later,
+            ),
+            3,
+        ),
+        numbered(counted(usage(100, 0, 10), usage(100, 0, 10), later), 4),
+    ]
+    t = parse_codex_lines(lines)
+    assert prompts(t.events) == ["child prompt"]
+    assert inherited(t.events) == ["history inherited from thread parent"]
+    (u,) = t.usage.values()
+    assert (u.input_tokens, u.responses) == (100, 1)

@@ -30,10 +30,12 @@ followed (see the transcript reference, §2):
   ``session_meta`` and items, every copied line stamped with the moment of the copy, which is
   also the time of the thread's own ``session_meta``. Those lines are the parent's work (its
   rollout holds them already), so they give no events and count no tokens; one ``other`` event
-  of record type ``inherited-history`` names the parent. The copy is the run of lines with that
-  time, right after a ``session_meta`` that names a parent, or from a ``session_meta`` of another
-  thread on. A copied ``turn_context`` still sets the model and folder, and a copied
-  ``total_token_usage`` is the baseline the thread's own cumulative totals grow from.
+  of record type ``inherited-history`` names the parent. The copy is the lines before the
+  ``ordinal`` a subagent's header gives as ``subagent_history_start_ordinal`` (Codex 0.171);
+  without one, the run of lines with the header's time right after a ``session_meta`` that
+  names a parent, or from a ``session_meta`` of another thread on. A copied ``turn_context``
+  still sets the model and folder, and a copied ``total_token_usage`` is the baseline the
+  thread's own cumulative totals grow from.
 
 What the rollout says of a call after writing it (its status, that it was an MCP call, that a
 mirror repeats an item) is read first, in a quick pass (:mod:`.facts`); the parse then writes
@@ -142,6 +144,8 @@ class _Parser:
         """The id of the rollout's own (first) ``session_meta``."""
         self.inherited_at: str | None = None
         """While lines copied from a parent thread are read: the time they were copied."""
+        self.inherited_until: int | None = None
+        """The ``ordinal`` of the thread's first own line, when its header gives it."""
         self.inherited_from: str | None = None
         """The parent thread, until the first copied line has said so."""
 
@@ -162,11 +166,11 @@ class _Parser:
             return
         ts = record.get("timestamp")
         self.ts = ts if isinstance(ts, str) else None
-        if self.inherited_at is not None:
-            if self.ts == self.inherited_at:
+        if self.inherited_at is not None or self.inherited_until is not None:
+            if self.copied(record):
                 self.builder.guarded(self.inherit, record)
                 return
-            self.inherited_at = None  # the thread's own lines from here on
+            self.inherited_at = self.inherited_until = None  # the thread's own lines from here
         self.builder.guarded(self.dispatch, record)
         self.builder.maybe_drain()
 
@@ -216,7 +220,10 @@ class _Parser:
         if self.thread_id is None:
             self.thread_id = thread
             parent = _parent_thread(meta)
-            if parent is not None and self.ts is not None:
+            start = meta.get("subagent_history_start_ordinal")
+            if parent is not None and type(start) is int:
+                self.inherited_until, self.inherited_from = start, parent
+            elif parent is not None and self.ts is not None:
                 self.inherited_at, self.inherited_from = self.ts, parent
         elif thread is not None and thread != self.thread_id and self.ts is not None:
             # Another thread's header: the history copied from it follows, at this time.
@@ -226,6 +233,13 @@ class _Parser:
         self.builder.ids(thread, _text(meta.get("cli_version")))
         self.cwd = self.cwd or _text(meta.get("cwd"))
         self.model = self.model or _text(meta.get("model"))
+
+    def copied(self, record: dict[str, Any]) -> bool:
+        """Whether a line is part of the history copied from the parent thread."""
+        if self.inherited_until is not None:
+            ordinal = record.get("ordinal")
+            return type(ordinal) is int and ordinal < self.inherited_until
+        return self.ts == self.inherited_at
 
     def inherit(self, record: dict[str, Any]) -> None:
         """A line of the history copied from the parent thread (see the module docstring)."""
