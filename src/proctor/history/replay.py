@@ -108,8 +108,11 @@ def _agent_files(folder: Path) -> list[Path]:
 
 
 def _parts_for_stamp(session: Session) -> list[Path]:
-    """The parts a session's stamp names; none when its subagent folder cannot be listed
-    (its measure then reports it unavailable, and nothing is kept of it)."""
+    """The parts a session's stamp names: its subagents' files (a Codex session's subagent
+    threads were found with it); none when a Claude Code session's subagent folder cannot be
+    listed (its measure then reports it unavailable, and nothing is kept of it)."""
+    if not _is_claude(session):
+        return [Path(part) for part in session.parts]
     try:
         return claude_parts(session.file)
     except OSError:
@@ -139,8 +142,10 @@ def _parse(session: Session, project: str | None) -> PlainTrajectory:
 
         return parse_claude_for_measure(session.file, claude_parts(session.file))
     if session.agent == "codex":
-        from proctor.transcripts.codex import parse_codex_rollout_plain
+        from proctor.transcripts.codex import parse_codex_rollout_plain, parse_codex_threads_plain
 
+        if session.parts:  # the threads of the subagents it spawned, beside its own
+            return parse_codex_threads_plain(session.path, session.parts)
         return parse_codex_rollout_plain(session.path)
     from proctor.transcripts.gemini import parse_gemini_chat_plain
 
@@ -271,7 +276,7 @@ def _measure_job(
     if stamp is None and stamper is not None:
         # Taken before the session is read: a session that grows meanwhile is read again next
         # time, never left with a summary older than its stamp.
-        stamp = stamper.stamp(session, _parts_for_stamp(session) if _is_claude(session) else ())
+        stamp = stamper.stamp(session, _parts_for_stamp(session))
     return index, measure_session(session, project, pricing), stamp
 
 
@@ -313,8 +318,7 @@ def replay(
                 if not cache.has(session):  # new: stamped where it is measured
                     jobs.append((len(jobs), session, None))
                     continue
-                parts = _parts_for_stamp(session) if _is_claude(session) else ()
-                stamp = cache.stamp(session, parts)
+                stamp = cache.stamp(session, _parts_for_stamp(session))
                 found = cache.get(session, stamp)
                 if found is None:
                     jobs.append((len(jobs), session, stamp))

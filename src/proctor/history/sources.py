@@ -7,7 +7,9 @@ claude-code     ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``      ``projects/<project
                                                              (subagent files belong to their
                                                              session)
 codex           ``$CODEX_HOME`` or ``~/.codex``              ``sessions/**/rollout-*.jsonl`` and
-                                                             ``archived_sessions/**``
+                                                             ``archived_sessions/**`` (a
+                                                             subagent's thread belongs to the
+                                                             session that spawned it)
 gemini-cli      ``$GEMINI_CLI_HOME/.gemini`` or ``~/.gemini`` ``tmp/<project>/chats/session-*``
 =============== ============================================ ====================================
 
@@ -20,10 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.models.history import Unavailable
+from proctor.transcripts.codex.shapes import spawned_by
 from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
 from proctor.util.files import open_regular, read_regular
 
@@ -33,14 +37,17 @@ AGENTS = ("claude-code", "codex", "gemini-cli")
 class Session:
     """A session file to replay, and the CLI that wrote it. ``file`` is its path as text, what
     a replay read from the cache needs; ``path`` is made from it when first asked for (a
-    history of 20,000 sessions spent a sixth of a second building paths it never used)."""
+    history of 20,000 sessions spent a sixth of a second building paths it never used).
+    ``parts`` are the rollouts of the subagent threads a Codex session spawned (a Claude Code
+    session's subagent files are found where it is measured)."""
 
-    __slots__ = ("_path", "agent", "file")
+    __slots__ = ("_path", "agent", "file", "parts")
 
-    def __init__(self, agent: str, path: Path | str) -> None:
+    def __init__(self, agent: str, path: Path | str, parts: tuple[str, ...] = ()) -> None:
         self.agent = agent
         self.file = os.fspath(path)
         self._path = path if isinstance(path, Path) else None
+        self.parts = parts
 
     @property
     def path(self) -> Path:
@@ -59,11 +66,11 @@ class Session:
     def __repr__(self) -> str:
         return f"Session({self.agent!r}, {self.file!r})"
 
-    def __getstate__(self) -> tuple[str, str]:
-        return self.agent, self.file
+    def __getstate__(self) -> tuple[str, str, tuple[str, ...]]:
+        return self.agent, self.file, self.parts
 
-    def __setstate__(self, state: tuple[str, str]) -> None:
-        self.agent, self.file = state
+    def __setstate__(self, state: tuple[str, str, tuple[str, ...]]) -> None:
+        self.agent, self.file, self.parts = state
         self._path = None
 
 
@@ -243,7 +250,7 @@ def find_sessions(
             unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
             continue
         sessions.extend(agent_sessions(agent, folder, unavailable))
-    return sessions, unavailable
+    return threads_folded(sessions), unavailable
 
 
 def sessions_under(
@@ -282,7 +289,86 @@ def sessions_under(
             if real not in seen:
                 seen.add(real)
                 sessions.append(session)
-    return sessions, unavailable
+    return threads_folded(sessions), unavailable
+
+
+SPAWNED_HEAD = 16 * 1024
+"""How much of a Codex rollout is read to tell a subagent's thread: its header says
+``thread_spawn`` near its start (the instructions it also holds come after)."""
+_THREAD_NAME = re.compile(
+    r"rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl"
+)
+
+
+def threads_folded(sessions: list[Session]) -> list[Session]:
+    """``sessions`` with each Codex subagent's thread (a rollout whose header says the thread
+    that spawned it) made a part of the session it was spawned in, when that session is
+    among them: a subagent's work is its session's, as a Claude Code subagent's is. A thread
+    whose session is not among them stays a session of its own."""
+    spawner: dict[str, str] = {}  # a subagent's rollout: the thread that spawned it
+    for session in sessions:
+        if session.agent == "codex":
+            parent = _spawned_by(session.file)
+            if parent is not None:
+                spawner[session.file] = parent
+    if not spawner:
+        return sessions
+    by_thread = {_thread_of(s.file): s for s in sessions if s.agent == "codex"}
+
+    def root(session: Session) -> Session:
+        seen = {session.file}
+        while session.file in spawner:
+            parent = by_thread.get(spawner[session.file])
+            if parent is None or parent.file in seen:
+                break  # spawned in a session not replayed (or a loop): the top one found
+            seen.add(parent.file)
+            session = parent
+        return session
+
+    parts: dict[str, list[str]] = {}
+    kept: list[Session] = []
+    for session in sessions:
+        top = root(session) if session.file in spawner else session
+        if top is session:
+            kept.append(session)
+        else:
+            parts.setdefault(top.file, []).append(session.file)
+    for session in kept:
+        if session.file in parts:
+            session.parts = tuple(sorted(parts[session.file]))
+    return kept
+
+
+def _thread_of(file: str) -> str | None:
+    """A Codex rollout's thread id: in its name (``rollout-<time>-<id>.jsonl``), else in its
+    header."""
+    named = _THREAD_NAME.fullmatch(os.path.basename(file))
+    if named is not None:
+        return named.group(1)
+    header = _codex_header(file)
+    thread = header.get("id") if header else None
+    return thread if isinstance(thread, str) else None
+
+
+def _spawned_by(file: str) -> str | None:
+    try:
+        with open_regular(file) as fh:
+            head = fh.read(SPAWNED_HEAD)
+    except OSError:
+        return None  # its measure says why it cannot be read
+    if b"thread_spawn" not in head:
+        return None
+    header = _codex_header(file)
+    return spawned_by(header) if header else None
+
+
+def _codex_header(file: str) -> dict[str, object] | None:
+    """The payload of a Codex rollout's first record (its ``session_meta``)."""
+    record = next(_head(Path(file), 1), None)
+    if record is None:
+        return None
+    payload = record.get("payload")
+    return payload if isinstance(payload, dict) else record
 
 
 def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]:

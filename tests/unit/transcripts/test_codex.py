@@ -5,7 +5,13 @@ from typing import Any
 import pytest
 
 from proctor.models.trajectory import Event, OtherEvent, ToolResult
-from proctor.transcripts.codex import codex_usage_check, parse_codex_lines, parse_codex_rollout
+from proctor.transcripts.codex import (
+    codex_usage_check,
+    parse_codex_lines,
+    parse_codex_rollout,
+    parse_codex_rollout_plain,
+    parse_codex_threads_plain,
+)
 from proctor.transcripts.kinds import codex_kind
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts" / "codex"
@@ -592,3 +598,22 @@ def test_the_ordinal_a_subagents_header_gives_ends_the_copy_whatever_the_times()
     assert inherited(t.events) == ["history inherited from thread parent"]
     (u,) = t.usage.values()
     assert (u.input_tokens, u.responses) == (100, 1)
+
+
+def test_a_sessions_threads_read_together_interleave_by_time() -> None:
+    parent, child = thread_files("spawn")
+    t = parse_codex_threads_plain(parent, [child])
+    calls = [(e["name"], bool(e.get("sidechain"))) for e in t.events if e["type"] == "tool_call"]
+    assert calls == [
+        ("exec_command", False),
+        ("tool_search", False),
+        ("spawn_agent", False),  # the subagent starts after it was spawned
+        ("exec_command", True),
+        ("multi_agent_v1__spawn_agent", True),
+    ]
+    times = [e["ts"] for e in t.events]
+    assert times == sorted(times)
+    assert t.session_id == "01a23814-8c07-7ed2-a026-1df397406950"
+    own = parse_codex_rollout(parent)
+    assert t.coverage.lines == own.coverage.lines + parse_codex_rollout(child).coverage.lines
+    assert parse_codex_threads_plain(parent, []).events == parse_codex_rollout_plain(parent).events

@@ -7,6 +7,7 @@ from proctor.transcripts.codex.parser import (
     parse_codex_rollout,
     parse_codex_rollout_checked,
     parse_codex_rollout_plain,
+    parse_codex_threads_plain,
 )
 
 __all__ = [
@@ -15,4 +16,5 @@ __all__ = [
     "parse_codex_rollout",
     "parse_codex_rollout_checked",
     "parse_codex_rollout_plain",
+    "parse_codex_threads_plain",
 ]

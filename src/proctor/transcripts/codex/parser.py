@@ -46,14 +46,23 @@ Not done: unified-exec ``write_stdin`` polls are not folded into their command.
 
 from __future__ import annotations
 
+import heapq
 import json
+import operator
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.builder import EventSink, PlainTrajectory, StartHook, TrajectoryBuilder, ev
+from proctor.transcripts.builder import (
+    EventDict,
+    EventSink,
+    PlainTrajectory,
+    StartHook,
+    TrajectoryBuilder,
+    ev,
+)
 from proctor.transcripts.codex.facts import CodexFacts, Status, read_facts
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
@@ -70,6 +79,7 @@ from proctor.transcripts.codex.shapes import (
     _exit_code,
     _is_denial,
     _unwrap_output,
+    spawned_by,
 )
 from proctor.transcripts.codex.usage import CodexUsage
 from proctor.transcripts.kinds import (
@@ -93,12 +103,8 @@ def _text(value: Any) -> str | None:
 
 def _parent_thread(meta: dict[str, Any]) -> str | None:
     """The thread a rollout's own ``session_meta`` says it was forked or spawned from."""
-    source = _dict(meta.get("source"))
-    spawn = _dict(_dict(source.get("subagent")).get("thread_spawn"))
     return (
-        _text(meta.get("forked_from_id"))
-        or _text(meta.get("parent_thread_id"))
-        or _text(spawn.get("parent_thread_id"))
+        _text(meta.get("forked_from_id")) or _text(meta.get("parent_thread_id")) or spawned_by(meta)
     )
 
 
@@ -481,12 +487,16 @@ class _Parser:
 
 
 def _parse(
-    lines: Sequence[str | bytes] | Path, sink: EventSink | None, on_start: StartHook | None
+    lines: Sequence[str | bytes] | Path,
+    sink: EventSink | None,
+    on_start: StartHook | None,
+    builder: TrajectoryBuilder | None = None,
 ) -> _Parser:
     def source() -> Iterator[str | bytes]:
         return nonblank(file_lines(lines) if isinstance(lines, Path) else iter(lines))
 
-    parser = _Parser(read_facts(source()), TrajectoryBuilder("codex", sink, on_start))
+    builder = builder or TrajectoryBuilder("codex", sink, on_start)
+    parser = _Parser(read_facts(source()), builder)
     for line in source():
         parser.feed(line)
     return parser
@@ -509,6 +519,36 @@ def parse_codex_rollout_plain(path: Path) -> PlainTrajectory:
     """:func:`parse_codex_rollout` with the events left as objects (see
     :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
     return _parse(path, None, None).builder.finish_plain()
+
+
+def parse_codex_threads_plain(main: Path, threads: Sequence[str | Path]) -> PlainTrajectory:
+    """A Codex session of several threads as one plain trajectory: the rollout of its main
+    thread and those of the subagents spawned in it (``threads``). A subagent runs beside its
+    parent, so the events of all are merged in time order (each thread's own order kept), the
+    subagents' marked ``sidechain``; tokens and coverage are summed, and the ids are the main
+    thread's."""
+    builder = TrajectoryBuilder("codex")
+    _parse(main, None, None, builder)
+    runs = [builder.pending]
+    builder.sidechain = True
+    for thread in threads:
+        builder.pending = []
+        _parse(Path(thread), None, None, builder)
+        runs.append(builder.pending)
+    if threads:
+        merged = heapq.merge(*map(_timed, runs), key=operator.itemgetter(0))
+        builder.pending = [event for _, event in merged]
+    return builder.finish_plain()
+
+
+def _timed(run: list[EventDict]) -> Iterator[tuple[str, EventDict]]:
+    """A thread's events with the times they sort by (ISO 8601 in UTC): an event without a
+    time takes the time of the one before it in its thread."""
+    last = ""
+    for event in run:
+        ts = event.get("ts")
+        last = ts if isinstance(ts, str) else last
+        yield last, event
 
 
 def parse_codex_rollout_checked(

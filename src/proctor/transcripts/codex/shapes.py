@@ -73,6 +73,14 @@ def _dict(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
+def spawned_by(meta: dict[str, Any]) -> str | None:
+    """The thread that spawned a subagent's thread, from its ``session_meta`` payload
+    (``source.subagent.thread_spawn.parent_thread_id``); None for a thread a person started."""
+    spawn = _dict(_dict(_dict(meta.get("source")).get("subagent")).get("thread_spawn"))
+    parent = spawn.get("parent_thread_id")
+    return parent if isinstance(parent, str) and parent else None
+
+
 def normalise_usage(usage: dict[str, Any]) -> tuple[int, int, int, int]:
     """(input, output, cache read, cache write) of an OpenAI usage object, inputs disjoint."""
     details = usage.get("input_tokens_details")
