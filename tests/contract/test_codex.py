@@ -193,3 +193,51 @@ def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path
     out = run_cli(AGENT, {"turns": [{"shell": "echo hi"}, {"say": "ok"}]}, config=config)
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     assert sorted(p.name for p in marks.iterdir()) == ["prompt", "session-start"]
+
+
+SPAWN = {
+    "turns": [
+        {"tool": "multi_agent_v1__spawn_agent", "input": {"message": "Write child.txt"}},
+        {"tool": "exec_command", "input": {"cmd": "touch ran-$$"}},
+        # Each thread waits for the other's command, so the subagent's steps are written
+        # before the parent's turn (and the CLI) ends.
+        {
+            "tool": "exec_command",
+            "input": {"cmd": "until [ $(ls ran-* | wc -l) -ge 2 ]; do sleep 0.1; done"},
+        },
+        {"say": "Done."},
+    ]
+}
+
+
+def test_a_spawned_subagents_thread_is_read_with_the_trial(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """``spawn_agent`` starts a thread with a rollout of its own: its steps and tokens are
+    the trial's, marked as a subagent's, and its rollout is kept beside the trial's."""
+    require_cli(AGENT)
+    out = run_cli(AGENT, SPAWN, config={"timeoutSec": 60})
+    trial, events = out["trial"], out["events"]
+    assert trial["status"] == "passed", trial["reason"]
+    prompts = [(e["text"], bool(e.get("sidechain"))) for e in events if e["type"] == "user_message"]
+    assert prompts == [("Do the task in this folder.", False), ("Write child.txt", True)]
+    calls = [e for e in events if e["type"] == "tool_call"]
+    mine = [
+        e["input"].get("cmd")
+        for e in calls
+        if not e.get("sidechain") and e["name"] == "exec_command"
+    ]
+    theirs = [
+        e["input"].get("cmd") for e in calls if e.get("sidechain") and e["name"] == "exec_command"
+    ]
+    assert mine == [SPAWN["turns"][1]["input"]["cmd"], SPAWN["turns"][2]["input"]["cmd"]]
+    assert theirs[:2] == mine  # the subagent played the same plan in its own thread
+    times = [e["ts"] for e in events if "ts" in e]
+    assert times == sorted(times)
+    (usage,) = trial["usage"].values()
+    parent_only = sum(1 for e in events if e["type"] == "usage" and not e.get("sidechain"))
+    assert usage["responses"] > parent_only >= 4
+    # codex exec reports the main thread's tokens: compared with the main thread's own.
+    assert trial["usageCheck"]["ok"] is True, trial["usageCheck"]
+    kept = sorted(p.name for p in (out["dir"] / "transcript").glob("rollout-*.jsonl"))
+    assert len(kept) == 2, kept

@@ -91,8 +91,9 @@ def _stream(
     reading of the rollout."""
     if fmt == "codex":
         from proctor.transcripts.codex import parse_codex_rollout_checked
+        from proctor.transcripts.codex.threads import subagent_threads
 
-        return parse_codex_rollout_checked(file, sink, on_start)
+        return parse_codex_rollout_checked(file, sink, on_start, subagent_threads(file))
     from proctor.transcripts.detect import stream_parse
 
     return stream_parse(file, fmt, sink, on_start), None

@@ -9,7 +9,9 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from proctor.agents.base import AgentAdapter
 from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared, shell_lines
@@ -26,6 +28,8 @@ from proctor.models.trajectory import (
     ModelUsage,
     QuestionEvent,
     Trajectory,
+    Usage,
+    sum_usage,
 )
 from proctor.models.trial import QuestionRecord, TokenCounts, TranscriptInfo, UsageCheck
 from proctor.workspace.diff import workspace_diff
@@ -140,6 +144,28 @@ def read_transcript(
     return trajectory, info
 
 
+def _reported_part(trajectory: Trajectory, adapter: AgentAdapter[Any]) -> dict[str, ModelUsage]:
+    """The tokens of the transcript that the CLI's own report covers: all of them, or only the
+    main thread's when the CLI reports its subagents' apart (Codex)."""
+    if adapter.reports_subagent_usage:
+        return trajectory.usage
+    rows = [
+        (
+            event.model or "unknown",
+            ModelUsage(
+                input_tokens=event.input_tokens or 0,
+                output_tokens=event.output_tokens or 0,
+                cache_read_tokens=event.cache_read_tokens or 0,
+                cache_write_tokens=event.cache_write_tokens or 0,
+                responses=1,
+            ),
+        )
+        for event in trajectory.events
+        if isinstance(event, Usage) and not event.sidechain
+    ]
+    return sum_usage(rows)
+
+
 def reclaim_workspace(workspace: Path) -> str | None:
     """Make ``workspace`` a real, empty folder again when the agent removed it or put a link
     (or a file) in its place, and say so; None when it is still the folder it was given.
@@ -185,7 +211,7 @@ def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
     return Collected(
         trajectory=trajectory,
         transcript=info,
-        usage_check=usage_check(trajectory.usage, log.reported_usage)
+        usage_check=usage_check(_reported_part(trajectory, prepared.adapter), log.reported_usage)
         if log.reported_usage
         else None,
         cost=price_usage(trajectory.usage, ctx.spec.pricing),

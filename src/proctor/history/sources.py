@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.models.history import Unavailable
-from proctor.transcripts.codex.shapes import spawned_by
+from proctor.transcripts.codex.threads import spawners, thread_of
 from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
 from proctor.util.files import open_regular, read_regular
 
@@ -292,28 +291,16 @@ def sessions_under(
     return threads_folded(sessions), unavailable
 
 
-SPAWNED_HEAD = 16 * 1024
-"""How much of a Codex rollout is read to tell a subagent's thread: its header says
-``thread_spawn`` near its start (the instructions it also holds come after)."""
-_THREAD_NAME = re.compile(
-    r"rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl"
-)
-
-
 def threads_folded(sessions: list[Session]) -> list[Session]:
     """``sessions`` with each Codex subagent's thread (a rollout whose header says the thread
     that spawned it) made a part of the session it was spawned in, when that session is
     among them: a subagent's work is its session's, as a Claude Code subagent's is. A thread
     whose session is not among them stays a session of its own."""
-    spawner: dict[str, str] = {}  # a subagent's rollout: the thread that spawned it
-    for session in sessions:
-        if session.agent == "codex":
-            parent = _spawned_by(session.file)
-            if parent is not None:
-                spawner[session.file] = parent
+    # Each subagent's rollout: the thread that spawned it (told from the rollout's first bytes).
+    spawner = spawners(s.file for s in sessions if s.agent == "codex")
     if not spawner:
         return sessions
-    by_thread = {_thread_of(s.file): s for s in sessions if s.agent == "codex"}
+    by_thread = {thread_of(s.file): s for s in sessions if s.agent == "codex"}
 
     def root(session: Session) -> Session:
         seen = {session.file}
@@ -337,38 +324,6 @@ def threads_folded(sessions: list[Session]) -> list[Session]:
         if session.file in parts:
             session.parts = tuple(sorted(parts[session.file]))
     return kept
-
-
-def _thread_of(file: str) -> str | None:
-    """A Codex rollout's thread id: in its name (``rollout-<time>-<id>.jsonl``), else in its
-    header."""
-    named = _THREAD_NAME.fullmatch(os.path.basename(file))
-    if named is not None:
-        return named.group(1)
-    header = _codex_header(file)
-    thread = header.get("id") if header else None
-    return thread if isinstance(thread, str) else None
-
-
-def _spawned_by(file: str) -> str | None:
-    try:
-        with open_regular(file) as fh:
-            head = fh.read(SPAWNED_HEAD)
-    except OSError:
-        return None  # its measure says why it cannot be read
-    if b"thread_spawn" not in head:
-        return None
-    header = _codex_header(file)
-    return spawned_by(header) if header else None
-
-
-def _codex_header(file: str) -> dict[str, object] | None:
-    """The payload of a Codex rollout's first record (its ``session_meta``)."""
-    record = next(_head(Path(file), 1), None)
-    if record is None:
-        return None
-    payload = record.get("payload")
-    return payload if isinstance(payload, dict) else record
 
 
 def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]:

@@ -207,8 +207,9 @@ def _parse_codex(
     path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
 ) -> Trajectory:
     from proctor.transcripts.codex import parse_codex_rollout
+    from proctor.transcripts.codex.threads import subagent_threads
 
-    return parse_codex_rollout(path, sink, on_start)
+    return parse_codex_rollout(path, sink, on_start, subagent_threads(path))
 
 
 def _parse_gemini(

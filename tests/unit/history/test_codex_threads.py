@@ -18,6 +18,7 @@ from proctor.history.sources import Session, find_sessions, sessions_under
 from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable
 from proctor.transcripts.codex import parse_codex_rollout
+from proctor.transcripts.codex.threads import subagent_threads
 
 THREADS = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts" / "codex" / "threads"
 FORK_PARENT = "rollout-2026-12-02T18-46-40-01a23814-8c5a-7df2-b169-268a1aa10d94.jsonl"
@@ -159,3 +160,18 @@ def test_history_counts_the_sessions_a_person_started(tmp_path: Path) -> None:
     (u,) = report["total"]["usage"].values()
     both = [own_tokens(a, b) for a, b in ((FORK_PARENT, FORK_CHILD), (SPAWN_PARENT, SPAWN_CHILD))]
     assert (u["inputTokens"], u["responses"]) == (sum(b[0] for b in both), sum(b[2] for b in both))
+
+
+def test_the_threads_of_a_rollout_are_its_subagents_and_theirs_each_once(tmp_path: Path) -> None:
+    home = codex_home(tmp_path, SPAWN_PARENT, SPAWN_CHILD, FORK_PARENT, FORK_CHILD)
+    third = grandchild(home)
+    codex = home / ".codex"
+    archived = codex / "archived_sessions" / "2026" / "12" / "02"
+    archived.mkdir(parents=True)
+    day = codex / "sessions" / "2026" / "12" / "02"
+    shutil.copy(day / SPAWN_CHILD, archived / SPAWN_CHILD)  # kept in both: read once
+    found = subagent_threads(day / SPAWN_PARENT)
+    assert [p.name for p in found] == sorted([SPAWN_CHILD, third.name])
+    assert "archived" not in str(found[0])
+    assert [p.name for p in subagent_threads(day / FORK_PARENT)] == [FORK_CHILD]
+    assert subagent_threads(day / FORK_CHILD) == []

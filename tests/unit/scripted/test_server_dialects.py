@@ -7,7 +7,7 @@ from typing import Any
 
 from proctor.scripted.server import anthropic, gemini, openai_chat, openai_responses
 from proctor.scripted.server.dialect import Route
-from proctor.scripted.server.exchange import Reply, ToolCall
+from proctor.scripted.server.exchange import Reply, ToolCall, is_prompt_text
 from proctor.scripted.server.player import position
 from proctor.scripted.server.workspace import workspace_cwd
 
@@ -274,3 +274,29 @@ def test_gemini_parse_and_stream() -> None:
         and chunks[-1]["candidates"][0]["finishReason"] == "STOP"
     )
     assert gemini.error(429, "q")["error"]["status"] == "RESOURCE_EXHAUSTED"
+
+
+def test_a_codex_subagents_notification_is_no_prompt() -> None:
+    """Codex tells a parent thread that its subagent ended with a user message of its own:
+    the conversation goes on in the same segment of the plan."""
+
+    def user(text: str) -> dict[str, object]:
+        return {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": text}],
+        }
+
+    note = '<subagent_notification>\n{"agent_path":"a","status":{"completed":"Done."}}\n</subagent_notification>'
+    body = {
+        "model": "m",
+        "input": [
+            user("fix it"),
+            {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "c1"},
+            {"type": "function_call_output", "call_id": "c1", "output": "x"},
+            user(note),
+        ],
+    }
+    request = openai_responses.parse(body, Route(), 10)
+    assert position(request.turns) == (1, 1)
+    assert not is_prompt_text(note)

@@ -617,3 +617,14 @@ def test_a_sessions_threads_read_together_interleave_by_time() -> None:
     own = parse_codex_rollout(parent)
     assert t.coverage.lines == own.coverage.lines + parse_codex_rollout(child).coverage.lines
     assert parse_codex_threads_plain(parent, []).events == parse_codex_rollout_plain(parent).events
+
+
+def test_a_subagents_notification_to_its_parent_is_no_prompt() -> None:
+    note = '<subagent_notification>\n{"agent_path":"a","status":{"completed":"Done."}}\n</subagent_notification>'
+    lines = [
+        line("response_item", {"type": "message", "role": "user", "content": "the task"}),
+        line("response_item", {"type": "message", "role": "user", "content": note}),
+    ]
+    t = parse_codex_lines(lines)
+    assert prompts(t.events) == ["the task"]
+    assert [e.record_type for e in t.events if isinstance(e, OtherEvent)] == ["harness-message"]

@@ -96,3 +96,22 @@ def test_a_rollout_is_read_in_two_passes_with_its_usage_check(
         assert result.exit_code == 0, result.output
         assert "total_token_usage" in result.output or '"usageCheck"' in result.output
         assert passes == [CODEX, CODEX]  # facts, then events and the check: not four readings
+
+
+def test_a_codex_rollout_is_read_with_its_subagents_threads(tmp_path: Path) -> None:
+    """Read as a Claude Code session is read with its subagent files; the usage check is the
+    main thread's (its own ``total_token_usage``)."""
+    threads = FIXTURES / "codex" / "threads" / "spawn"
+    home = tmp_path / ".codex" / "sessions" / "2026" / "12" / "02"
+    home.mkdir(parents=True)
+    for rollout in threads.glob("rollout-*.jsonl"):
+        (home / rollout.name).write_bytes(rollout.read_bytes())
+    parent = home / "rollout-2026-12-02T18-46-40-01a23814-8c07-7ed2-a026-1df397406950.jsonl"
+    data = run(str(parent))
+    sides = [bool(e.get("sidechain")) for e in data["events"] if e["type"] == "tool_call"]
+    assert sides == [False, False, False, True, True]
+    assert data["usage"]["gpt-5.5"]["responses"] == 6
+    assert data["usageCheck"]["ok"] is True and data["usageCheck"]["responses"] == 4
+    child = home / "rollout-2026-12-02T18-46-40-01a23814-8d8e-7be2-860f-be0579516593.jsonl"
+    alone = run(str(child))  # a subagent's rollout given on its own: its own thread only
+    assert [bool(e.get("sidechain")) for e in alone["events"]] == [False] * len(alone["events"])

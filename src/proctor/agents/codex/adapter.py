@@ -32,6 +32,7 @@ from proctor.agents.spec import CODEX
 from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
+from proctor.transcripts.codex.threads import subagent_threads
 from proctor.util.native_paths import codex_rollout
 
 MIGRATION_DIALOG = "Use existing model"
@@ -74,6 +75,7 @@ def reported_usage(stdout: list[dict[str, Any]], model: str) -> dict[str, dict[s
 @register
 class Codex(RealCli[CodexSession]):
     spec = CODEX
+    reports_subagent_usage = False  # turn.completed counts the main thread's responses
 
     def check_profile(self, profile: AgentProfile) -> None:
         """A ``permissionMode`` must be one Codex has (raises AgentError)."""
@@ -156,7 +158,10 @@ class Codex(RealCli[CodexSession]):
 
     def transcript_files(self, launch: Launch[CodexSession]) -> list[Path]:
         rollout = codex_rollout(launch.state.codex_home, launch.state.thread_id)
-        return [rollout] if rollout is not None else []
+        if rollout is None:
+            return []
+        # The threads of the subagents it spawned: read (and kept) with it.
+        return [rollout, *subagent_threads(rollout)]
 
     # -- interactive ----------------------------------------------------------------------
     # Turn end: task_complete / turn_aborted records in the rollout; questions: the approval

@@ -23,6 +23,7 @@ HARNESS_PREFIXES = (
     "<turn_aborted>",
     "This is the Gemini CLI.",
     "Base directory for this skill:",
+    "<subagent_notification>",
 )
 """User-side text a CLI injects by itself; a user message made only of these is no prompt."""
 

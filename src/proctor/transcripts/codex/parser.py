@@ -508,11 +508,16 @@ def parse_codex_lines(lines: Sequence[str | bytes]) -> Trajectory:
 
 
 def parse_codex_rollout(
-    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+    path: Path,
+    sink: EventSink | None = None,
+    on_start: StartHook | None = None,
+    threads: Sequence[str | Path] = (),
 ) -> Trajectory:
     """Parse one Codex rollout file (``rollout-*.jsonl``), reading it twice (see the module
-    docstring); with a ``sink`` events are handed on as they are parsed, in flat memory."""
-    return _parse(path, sink, on_start).builder.finish()
+    docstring); with a ``sink`` events are handed on as they are parsed, in flat memory. With
+    ``threads``, the rollouts of the subagents it spawned, read as
+    :func:`parse_codex_threads_plain` reads them."""
+    return _threads(path, threads, sink, on_start)[1].finish()
 
 
 def parse_codex_rollout_plain(path: Path) -> PlainTrajectory:
@@ -526,19 +531,32 @@ def parse_codex_threads_plain(main: Path, threads: Sequence[str | Path]) -> Plai
     thread and those of the subagents spawned in it (``threads``). A subagent runs beside its
     parent, so the events of all are merged in time order (each thread's own order kept), the
     subagents' marked ``sidechain``; tokens and coverage are summed, and the ids are the main
-    thread's."""
+    thread's. Read this way, the events are held until every thread is read."""
+    return _threads(main, threads, None, None)[1].finish_plain()
+
+
+def _threads(
+    main: Path, threads: Sequence[str | Path], sink: EventSink | None, on_start: StartHook | None
+) -> tuple[_Parser, TrajectoryBuilder]:
+    """The main thread's parser, and the builder holding every thread's events (see
+    :func:`parse_codex_threads_plain`); ``sink`` and ``on_start`` are given the merged events
+    when the builder finishes."""
+    if not threads:
+        parser = _parse(main, sink, on_start)
+        return parser, parser.builder
     builder = TrajectoryBuilder("codex")
-    _parse(main, None, None, builder)
+    parser = _parse(main, None, None, builder)
     runs = [builder.pending]
     builder.sidechain = True
     for thread in threads:
         builder.pending = []
         _parse(Path(thread), None, None, builder)
         runs.append(builder.pending)
-    if threads:
-        merged = heapq.merge(*map(_timed, runs), key=operator.itemgetter(0))
-        builder.pending = [event for _, event in merged]
-    return builder.finish_plain()
+    merged = heapq.merge(*map(_timed, runs), key=operator.itemgetter(0))
+    builder.pending = [event for _, event in merged]
+    builder.sidechain = False
+    builder.sink, builder.on_start = sink, on_start
+    return parser, builder
 
 
 def _timed(run: list[EventDict]) -> Iterator[tuple[str, EventDict]]:
@@ -552,11 +570,15 @@ def _timed(run: list[EventDict]) -> Iterator[tuple[str, EventDict]]:
 
 
 def parse_codex_rollout_checked(
-    path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
+    path: Path,
+    sink: EventSink | None = None,
+    on_start: StartHook | None = None,
+    threads: Sequence[str | Path] = (),
 ) -> tuple[Trajectory, dict[str, Any]]:
-    """:func:`parse_codex_rollout` and :func:`codex_usage_check` in one parse."""
-    parser = _parse(path, sink, on_start)
-    return parser.builder.finish(), parser.usage.check()
+    """:func:`parse_codex_rollout` and :func:`codex_usage_check` of the main rollout, in one
+    parse."""
+    parser, builder = _threads(path, threads, sink, on_start)
+    return builder.finish(), parser.usage.check()
 
 
 def codex_usage_check(path: Path) -> dict[str, Any]:

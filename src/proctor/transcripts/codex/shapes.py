@@ -25,6 +25,7 @@ HARNESS_PREFIXES = (
     "<user_shell_command>",
     "<INSTRUCTIONS>",
     "<skill>",
+    "<subagent_notification>",
 )
 DENIAL_MARKERS = ("approval policy is never; reject command", "aborted by user", "rejected by user")
 EXIT_PATTERNS = (
