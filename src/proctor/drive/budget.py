@@ -49,7 +49,7 @@ class BudgetWatch:
     poll_sec: float = POLL_SEC
     stopped: str | None = None
     _next: float = 0.0
-    _seen: tuple[str, int] | None = field(default=None, repr=False)
+    _seen: tuple[tuple[str, int], ...] | None = field(default=None, repr=False)
 
     def check(self, *, now: float | None = None) -> str | None:
         if self.stopped is not None:
@@ -61,10 +61,11 @@ class BudgetWatch:
         files = self.adapter.transcript_files(self.launch)
         if not files:
             return None
-        size = _size(files[0])
-        if self._seen == (str(files[0]), size):
+        # Every file of the session: a subagent's may grow while the main one does not.
+        sizes = tuple((str(f), _size(f)) for f in files)
+        if self._seen == sizes:
             return None
-        self._seen = (str(files[0]), size)
+        self._seen = sizes
         try:
             trajectory = self.adapter.parse(files[0])
         except Exception:  # a half-written transcript is read again next time

@@ -64,3 +64,26 @@ def test_an_unchanged_or_half_written_transcript_is_not_counted(tmp_path: Path) 
     assert w.check(now=10.0) is None  # a parse error is not a stop
     adapter.path.write_text("read\nedit\n")
     assert w.check(now=20.0) is not None
+
+
+class SubagentAdapter(FakeAdapter):
+    """A session of two files: the main one, and a subagent's beside it, read together."""
+
+    def transcript_files(self, launch: Any) -> list[Path]:
+        return [self.path, self.path.with_name("sub.jsonl")]
+
+    def parse(self, path: Path) -> Trajectory:
+        trajectory = super().parse(path)
+        sub = super().parse(path.with_name("sub.jsonl"))
+        self.parses -= 1
+        return Trajectory(format="codex", events=[*trajectory.events, *sub.events])
+
+
+def test_a_subagents_file_that_grows_is_read_again(tmp_path: Path) -> None:
+    adapter = SubagentAdapter(tmp_path / "t.jsonl")
+    w = BudgetWatch(adapter, None, StepBudget(max_tool_calls=2), poll_sec=1.0)  # type: ignore[arg-type]
+    adapter.path.write_text("spawn\n")
+    (tmp_path / "sub.jsonl").write_text("read\n")
+    assert w.check(now=0.0) is None
+    (tmp_path / "sub.jsonl").write_text("read\nedit\n")  # only the subagent's file grew
+    assert w.check(now=2.0) == "proctor stopped the agent: 3 tool calls > maxToolCalls 2"
