@@ -18,7 +18,7 @@ from pathlib import Path
 
 from proctor.transcripts.codex.shapes import spawned_by
 from proctor.transcripts.lines import decode_line
-from proctor.util.files import open_regular
+from proctor.util.files import open_regular, read_head
 
 HEAD_BYTES = 16 * 1024
 _NAME = re.compile(
@@ -40,8 +40,7 @@ def spawner_of(file: str | Path) -> str | None:
     """The thread that spawned the rollout ``file`` as a subagent; None for a thread a person
     started, or a file that cannot be read (its parse says why)."""
     try:
-        with open_regular(file) as fh:
-            head = fh.read(HEAD_BYTES)
+        head = read_head(file, HEAD_BYTES)
     except OSError:
         return None
     if b"thread_spawn" not in head:
