@@ -193,3 +193,38 @@ def test_a_dotenv_above_the_scratch_folder_is_never_loaded(
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     requests = (out["dir"] / "model-requests.jsonl").read_text()
     assert "planted-model" not in requests
+
+
+INVOKE = {
+    "turns": [
+        {"tool": "run_shell_command", "input": {"command": "echo parent > parent.txt"}},
+        {
+            "tool": "invoke_agent",
+            "input": {"agent_name": "codebase_investigator", "prompt": "Find the files here."},
+        },
+        {"say": "Done."},
+    ]
+}
+
+
+def test_a_subagents_chat_is_read_with_the_trial(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """``invoke_agent`` runs a subagent that writes a chat of its own: its steps and tokens
+    are the trial's, marked as a subagent's, its chat is kept beside the trial's, and its
+    tokens are in Gemini CLI's own report too."""
+    require_cli(AGENT)
+    out = run_cli(AGENT, INVOKE, config={"timeoutSec": 60})
+    trial, events = out["trial"], out["events"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert [e["name"] for e in events if e["type"] == "subagent"] == ["codebase_investigator"]
+    side = [e for e in events if e.get("sidechain")]
+    assert any(e["type"] == "user_message" for e in side)
+    side_models = {e["model"] for e in side if e["type"] == "usage"}
+    own_models = {e["model"] for e in events if e["type"] == "usage" and not e.get("sidechain")}
+    assert side_models and side_models.isdisjoint(own_models)  # the subagent's own model
+    for model in side_models:
+        responses = sum(1 for e in side if e["type"] == "usage" and e["model"] == model)
+        assert trial["usage"][model]["responses"] == responses
+        # Gemini CLI's report counts the subagent's tokens: they agree.
+        assert model not in (trial["usageCheck"] or {}).get("differences", {}), trial["usageCheck"]
+    kept = sorted(p.name for p in (out["dir"] / "transcript").glob("*.jsonl"))
+    assert len(kept) == 2, kept

@@ -36,7 +36,7 @@ from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
-from proctor.util.native_paths import first_record
+from proctor.util.native_paths import first_record, gemini_subagent_chats
 
 RESPONSES = b"\x00"
 """Between a summary's JSON and its responses' (JSON text never holds a NUL byte)."""
@@ -108,15 +108,25 @@ def _agent_files(folder: Path) -> list[Path]:
 
 
 def _parts_for_stamp(session: Session) -> list[Path]:
-    """The parts a session's stamp names: its subagents' files (a Codex session's subagent
-    threads were found with it); none when a Claude Code session's subagent folder cannot be
-    listed (its measure then reports it unavailable, and nothing is kept of it)."""
+    """The parts a session's stamp names: its subagents' files (a Codex session's threads
+    were found with it; a Gemini CLI chat's subagent chats are looked up). None when a Claude
+    Code session's subagent folder cannot be listed (its measure then reports it unavailable,
+    and nothing is kept of it)."""
+    if session.agent == "gemini-cli":
+        return gemini_parts(session.path)
     if not _is_claude(session):
         return [Path(part) for part in session.parts]
     try:
         return claude_parts(session.file)
     except OSError:
         return []
+
+
+def gemini_parts(main: Path) -> list[Path]:
+    """The subagent chats of the Gemini CLI chat ``main`` (see
+    :func:`proctor.util.native_paths.gemini_subagent_chats`), its folder listed once per
+    replay."""
+    return gemini_subagent_chats(main, _subfolders(os.path.dirname(main)))
 
 
 def claude_parts(main: str | Path) -> list[Path]:
@@ -150,7 +160,7 @@ def _parse(session: Session, project: str | None) -> PlainTrajectory:
     from proctor.transcripts.gemini import parse_gemini_chat_plain
 
     cwd = project if project and not project.startswith("gemini:") else None
-    return parse_gemini_chat_plain(session.path, cwd)
+    return parse_gemini_chat_plain(session.path, cwd, gemini_parts(session.path))
 
 
 def measure_session(

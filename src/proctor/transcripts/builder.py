@@ -13,6 +13,8 @@ empty fields) and hand them to a :class:`TrajectoryBuilder`, which
 
 from __future__ import annotations
 
+import heapq
+import operator
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
@@ -331,3 +333,46 @@ class PlainTrajectory:
     """Each model response counted, by a digest of its ids that stays the same from process
     to process (Claude Code): a history counts a response one session copied from another
     once (see :mod:`proctor.history.dedup`)."""
+
+
+def merge_subagents(
+    main: TrajectoryBuilder,
+    parts: Iterable[TrajectoryBuilder],
+    sink: EventSink | None = None,
+    on_start: StartHook | None = None,
+) -> TrajectoryBuilder:
+    """``main`` holding the events, usage and coverage of its subagents' transcripts too, each
+    parsed into a builder of its own without a sink (a Codex subagent's thread, a Gemini CLI
+    subagent's chat). A subagent runs beside the agent that started it, so the events are
+    merged in time order, each transcript's own order kept, and the subagents' are marked
+    ``sidechain``; responses and coverage are added, and the ids are the main transcript's.
+    ``sink`` and ``on_start`` are given the merged events when the builder finishes (they are
+    held until then)."""
+    runs = [main.pending]
+    for number, part in enumerate(parts, start=1):
+        for event in part.pending:
+            event["sidechain"] = True
+        runs.append(part.pending)
+        for key, row in part.usage_rows.items():
+            main.usage_rows[("subagent", number, key)] = row
+        main.coverage.lines += part.coverage.lines
+        main.coverage.unparsed_lines += part.coverage.unparsed_lines
+        for record_type, count in part.coverage.unknown_record_types.items():
+            main.coverage.unknown_record_types[record_type] = (
+                main.coverage.unknown_record_types.get(record_type, 0) + count
+            )
+    if len(runs) > 1:
+        merged = heapq.merge(*map(_timed, runs), key=operator.itemgetter(0))
+        main.pending = [event for _, event in merged]
+    main.sink, main.on_start = sink, on_start
+    return main
+
+
+def _timed(run: list[EventDict]) -> Iterable[tuple[str, EventDict]]:
+    """A transcript's events with the times they sort by (ISO 8601 in UTC): an event without
+    a time takes the time of the one before it."""
+    last = ""
+    for event in run:
+        ts = event.get("ts")
+        last = ts if isinstance(ts, str) else last
+        yield last, event

@@ -20,6 +20,7 @@ from proctor.util.native_paths import (
     claude_subagent_files,
     codex_rollout,
     gemini_chat,
+    gemini_subagent_chats,
     newest_file,
 )
 
@@ -217,7 +218,7 @@ def _parse_gemini(
 ) -> Trajectory:
     from proctor.transcripts.gemini import parse_gemini_chat
 
-    return parse_gemini_chat(path, None, sink, on_start)
+    return parse_gemini_chat(path, None, sink, on_start, gemini_subagent_chats(path))
 
 
 def _parse_acp(

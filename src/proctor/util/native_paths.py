@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
+from proctor.util.files import open_regular
 from proctor.util.jsonl import decode_object
 
 CLAUDE_NAME_LIMIT = 200
@@ -68,8 +69,10 @@ def newest_file(paths: Iterable[Path]) -> Path | None:
 
 
 def first_record(path: Path) -> dict[str, object]:
+    """The first record of a JSONL file; {} when there is none, or when the file is not a
+    regular file (a named pipe would block the reader)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             for line in fh:
                 if line.strip():
                     return decode_object(line) or {}
@@ -89,6 +92,41 @@ def claude_subagent_files(main: Path) -> list[Path]:
         return nested
     siblings = sorted(p for p in main.parent.glob("agent-*.jsonl") if p.is_file())
     return [p for p in siblings if first_record(p).get("sessionId") == session_id]
+
+
+def gemini_subagent_chats(main: Path, folders: Collection[str] | None = None) -> list[Path]:
+    """Chats of the subagents the Gemini CLI chat ``main`` started, and of theirs: a subagent
+    writes ``chats/<the session id of the chat that started it>/<its own id>.jsonl``. Sorted by
+    name; none when the chats folder holds no folder (the main chat is then not opened).
+    ``folders``: the names of the folders in the chats folder, when the caller has listed it."""
+    folder = main.parent
+    named = folders
+    if named is None:
+        try:
+            with os.scandir(folder) as entries:
+                named = {e.name for e in entries if e.is_dir(follow_symlinks=False)}
+        except OSError:
+            return []
+    if not named:
+        return []
+    session_id = first_record(main).get("sessionId")
+    found: list[Path] = []
+    todo = [session_id] if isinstance(session_id, str) else []
+    seen: set[str] = set()
+    while todo:
+        started_by = todo.pop()
+        if started_by in seen or started_by not in named:
+            continue
+        seen.add(started_by)
+        try:
+            with os.scandir(folder / started_by) as entries:
+                chats = [e.name for e in entries if e.name.endswith(".jsonl") and e.is_file()]
+        except OSError:
+            continue
+        for name in chats:
+            found.append(folder / started_by / name)
+            todo.append(name.removesuffix(".jsonl"))
+    return sorted(found, key=lambda p: p.name)
 
 
 def claude_session_files(config_dir: Path | str, cwd: Path | str, session_id: str) -> list[Path]:

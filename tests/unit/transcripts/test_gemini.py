@@ -1,4 +1,5 @@
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -7,6 +8,7 @@ import pytest
 from proctor.models.trajectory import ToolResult
 from proctor.transcripts.gemini import parse_gemini_chat, parse_gemini_lines
 from proctor.transcripts.kinds import gemini_kind
+from proctor.util.native_paths import gemini_subagent_chats
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts" / "gemini"
 CHAT = FIXTURES / "tmp" / "proj" / "chats" / "session-2026-11-29T11-00-5b2c9e41.jsonl"
@@ -242,3 +244,51 @@ def test_ask_user_gives_question_and_answer() -> None:
 )
 def test_gemini_kinds(name: str, kind: str) -> None:
     assert gemini_kind(name) == kind
+
+
+SUBAGENT_HOME = Path(__file__).parents[2] / "fixtures" / "transcripts" / "gemini-subagent"
+MAIN_CHAT = (
+    SUBAGENT_HOME / "tmp" / "workspace" / "chats" / "session-2026-12-02T19-14-37fa6668.jsonl"
+)
+SUB_ID = "81d99572-a4d5-4ce5-8a8b-78dafd0a1096"
+
+
+def test_a_chat_is_read_with_the_chat_of_the_subagent_it_started() -> None:
+    (sub,) = gemini_subagent_chats(MAIN_CHAT)
+    assert sub.name == f"{SUB_ID}.jsonl"
+    t = parse_gemini_chat(MAIN_CHAT, subagents=[sub])
+    assert t.session_id == "37fa6668-a093-47ba-9afe-342b4e75e2ab"
+    assert {m: u.responses for m, u in t.usage.items()} == {
+        "gemini-3.8-flash": 3,
+        "gemini-3-flash-preview": 4,  # the subagent's own model
+    }
+    side = [e for e in t.events if e.sidechain]
+    assert side and all(
+        e.sidechain for e in t.events if e.type == "usage" and e.model == "gemini-3-flash-preview"
+    )
+    assert [e.name for e in t.events if e.type == "subagent"] == ["codebase_investigator"]
+    times = [e.ts for e in t.events if e.sidechain]
+    assert times == sorted(times)
+    alone, sub_alone = parse_gemini_chat(MAIN_CHAT), parse_gemini_chat(sub)
+    assert t.coverage.lines == alone.coverage.lines + sub_alone.coverage.lines
+    assert list(alone.usage) == ["gemini-3.8-flash"] and not any(e.sidechain for e in alone.events)
+
+
+def test_a_subagents_subagent_is_found_and_other_folders_are_not(tmp_path: Path) -> None:
+    chats = tmp_path / "chats"
+    shutil.copytree(MAIN_CHAT.parent, chats)
+    nested = chats / SUB_ID
+    nested.mkdir()
+    (nested / "deeper.jsonl").write_text(
+        (chats / "37fa6668-a093-47ba-9afe-342b4e75e2ab" / f"{SUB_ID}.jsonl").read_text()
+    )
+    (chats / "another-session").mkdir()
+    (chats / "another-session" / "x.jsonl").write_text("{}\n")
+    main = chats / MAIN_CHAT.name
+    assert [p.name for p in gemini_subagent_chats(main)] == sorted(
+        ["deeper.jsonl", f"{SUB_ID}.jsonl"]
+    )
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    shutil.copy(MAIN_CHAT, lone / MAIN_CHAT.name)
+    assert gemini_subagent_chats(lone / MAIN_CHAT.name) == []

@@ -34,7 +34,7 @@ from proctor.agents.spec import GEMINI_CLI
 from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
-from proctor.util.native_paths import gemini_chat
+from proctor.util.native_paths import gemini_chat, gemini_subagent_chats
 
 CHAT_COPY = "gemini-chat-copy.jsonl"
 HOOK_EVENTS = {
@@ -236,7 +236,10 @@ class GeminiCli(RealCli[GeminiSession]):
         watch = launch.state.chat
         if chat is None and watch is not None and watch.copy is not None:
             chat = watch.copy if watch.copy.is_file() else None
-        return [chat] if chat is not None else []
+        if chat is None:
+            return []
+        # The chats of the subagents it started: read (and kept) with it.
+        return [chat, *gemini_subagent_chats(chat)]
 
     # -- interactive ----------------------------------------------------------------------
     # Turn end: the chat file answers the prompt and the title says Ready; questions: tool

@@ -46,9 +46,7 @@ Not done: unified-exec ``write_stdin`` polls are not folded into their command.
 
 from __future__ import annotations
 
-import heapq
 import json
-import operator
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -56,12 +54,12 @@ from typing import Any
 
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import (
-    EventDict,
     EventSink,
     PlainTrajectory,
     StartHook,
     TrajectoryBuilder,
     ev,
+    merge_subagents,
 )
 from proctor.transcripts.codex.facts import CodexFacts, Status, read_facts
 from proctor.transcripts.codex.shapes import (
@@ -487,16 +485,12 @@ class _Parser:
 
 
 def _parse(
-    lines: Sequence[str | bytes] | Path,
-    sink: EventSink | None,
-    on_start: StartHook | None,
-    builder: TrajectoryBuilder | None = None,
+    lines: Sequence[str | bytes] | Path, sink: EventSink | None, on_start: StartHook | None
 ) -> _Parser:
     def source() -> Iterator[str | bytes]:
         return nonblank(file_lines(lines) if isinstance(lines, Path) else iter(lines))
 
-    builder = builder or TrajectoryBuilder("codex", sink, on_start)
-    parser = _Parser(read_facts(source()), builder)
+    parser = _Parser(read_facts(source()), TrajectoryBuilder("codex", sink, on_start))
     for line in source():
         parser.feed(line)
     return parser
@@ -539,34 +533,13 @@ def _threads(
     main: Path, threads: Sequence[str | Path], sink: EventSink | None, on_start: StartHook | None
 ) -> tuple[_Parser, TrajectoryBuilder]:
     """The main thread's parser, and the builder holding every thread's events (see
-    :func:`parse_codex_threads_plain`); ``sink`` and ``on_start`` are given the merged events
-    when the builder finishes."""
+    :func:`~proctor.transcripts.builder.merge_subagents`)."""
     if not threads:
         parser = _parse(main, sink, on_start)
         return parser, parser.builder
-    builder = TrajectoryBuilder("codex")
-    parser = _parse(main, None, None, builder)
-    runs = [builder.pending]
-    builder.sidechain = True
-    for thread in threads:
-        builder.pending = []
-        _parse(Path(thread), None, None, builder)
-        runs.append(builder.pending)
-    merged = heapq.merge(*map(_timed, runs), key=operator.itemgetter(0))
-    builder.pending = [event for _, event in merged]
-    builder.sidechain = False
-    builder.sink, builder.on_start = sink, on_start
-    return parser, builder
-
-
-def _timed(run: list[EventDict]) -> Iterator[tuple[str, EventDict]]:
-    """A thread's events with the times they sort by (ISO 8601 in UTC): an event without a
-    time takes the time of the one before it in its thread."""
-    last = ""
-    for event in run:
-        ts = event.get("ts")
-        last = ts if isinstance(ts, str) else last
-        yield last, event
+    parser = _parse(main, None, None)
+    parts = [_parse(Path(thread), None, None).builder for thread in threads]
+    return parser, merge_subagents(parser.builder, parts, sink, on_start)
 
 
 def parse_codex_rollout_checked(

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ from proctor.transcripts.builder import (
     StartHook,
     TrajectoryBuilder,
     ev,
+    merge_subagents,
     token_count,
 )
 from proctor.transcripts.kinds import (
@@ -429,16 +430,36 @@ def parse_gemini_chat(
     cwd: str | None = None,
     sink: EventSink | None = None,
     on_start: StartHook | None = None,
+    subagents: Sequence[Path] = (),
 ) -> Trajectory:
     """Parse a Gemini CLI chat file: ``session-*.jsonl``, or the older whole-JSON ``.json``.
-    With a ``sink`` events are handed on as they are parsed, in flat memory (JSONL files)."""
-    return _read(path, cwd, sink, on_start).finish()
+    With a ``sink`` events are handed on as they are parsed, in flat memory (JSONL files). The
+    chats of the ``subagents`` it started are read with it (see
+    :func:`~proctor.transcripts.builder.merge_subagents`; their events are held until the end)."""
+    return _read_all(path, cwd, sink, on_start, subagents).finish()
 
 
-def parse_gemini_chat_plain(path: Path, cwd: str | None = None) -> PlainTrajectory:
+def parse_gemini_chat_plain(
+    path: Path, cwd: str | None = None, subagents: Sequence[Path] = ()
+) -> PlainTrajectory:
     """:func:`parse_gemini_chat` with the events left as objects (see
     :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
-    return _read(path, cwd, None, None).finish_plain()
+    return _read_all(path, cwd, None, None, subagents).finish_plain()
+
+
+def _read_all(
+    path: Path,
+    cwd: str | None,
+    sink: EventSink | None,
+    on_start: StartHook | None,
+    subagents: Sequence[Path],
+) -> TrajectoryBuilder:
+    if not subagents:
+        return _read(path, cwd, sink, on_start)
+    cwd = cwd or project_root(path)
+    main = _read(path, cwd, None, None)
+    parts = [_read(chat, cwd, None, None) for chat in subagents]
+    return merge_subagents(main, parts, sink, on_start)
 
 
 def _read(
