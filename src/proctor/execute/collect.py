@@ -16,6 +16,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared, shell_lines
 from proctor.metrics import compute_process_metrics, evaluate_rules
+from proctor.metrics.effort import tokens_by_model
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
 from proctor.models.io import write_jsonl, write_text_atomic, write_trajectory
@@ -28,8 +29,6 @@ from proctor.models.trajectory import (
     ModelUsage,
     QuestionEvent,
     Trajectory,
-    Usage,
-    sum_usage,
 )
 from proctor.models.trial import QuestionRecord, TokenCounts, TranscriptInfo, UsageCheck
 from proctor.workspace.diff import workspace_diff
@@ -149,21 +148,7 @@ def _reported_part(trajectory: Trajectory, adapter: AgentAdapter[Any]) -> dict[s
     main thread's when the CLI reports its subagents' apart (Codex)."""
     if adapter.reports_subagent_usage:
         return trajectory.usage
-    rows = [
-        (
-            event.model or "unknown",
-            ModelUsage(
-                input_tokens=event.input_tokens or 0,
-                output_tokens=event.output_tokens or 0,
-                cache_read_tokens=event.cache_read_tokens or 0,
-                cache_write_tokens=event.cache_write_tokens or 0,
-                responses=1,
-            ),
-        )
-        for event in trajectory.events
-        if isinstance(event, Usage) and not event.sidechain
-    ]
-    return sum_usage(rows)
+    return tokens_by_model([e for e in trajectory.events if not e.sidechain])
 
 
 def reclaim_workspace(workspace: Path) -> str | None:

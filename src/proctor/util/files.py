@@ -71,23 +71,17 @@ def open_regular(path: str | Path) -> BinaryIO:
     """``path`` opened for reading in binary, when it is a regular file. Anything else (a named
     pipe, a device, a folder) raises OSError instead: opening a pipe would block until a writer
     came, and the reader (the viewer's index, a report) would hang with it."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    fd = _regular_fd(path)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            if stat.S_ISDIR(mode):
-                raise IsADirectoryError(errno.EISDIR, "a folder", os.fspath(path))
-            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
 
 
-def read_head(path: str | Path, size: int) -> bytes:
-    """Up to ``size`` first bytes of the regular file ``path`` (see :func:`open_regular`), with
-    the system's own calls: telling thousands of files apart by their first bytes, a buffered
-    file object cost a third more."""
+def _regular_fd(path: str | Path) -> int:
+    """A descriptor of ``path`` open for reading, when it is a regular file (see
+    :func:`open_regular`)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         mode = os.fstat(fd).st_mode
@@ -95,6 +89,18 @@ def read_head(path: str | Path, size: int) -> bytes:
             if stat.S_ISDIR(mode):
                 raise IsADirectoryError(errno.EISDIR, "a folder", os.fspath(path))
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """Up to ``size`` first bytes of the regular file ``path`` (see :func:`open_regular`), with
+    the system's own calls: telling thousands of files apart by their first bytes, a buffered
+    file object cost a third more."""
+    fd = _regular_fd(path)
+    try:
         return os.read(fd, size)
     finally:
         os.close(fd)
