@@ -14,9 +14,10 @@ median of 3 runs:
 * the same over one big single file (all main files concatenated, and a tenth of it), to
   show how peak memory grows (or not) with file size;
 * ``proctor history`` over the corpus (every session replayed and measured, in parallel),
-  cold (``--no-cache``) and warm (summaries of unchanged sessions read from the cache), and
+  cold (``--no-cache``) and warm (summaries of unchanged sessions read from the cache), over
+  its ``projects/`` folder given as a PATH (a plain folder) cold, and
   ``ccusage claude daily --json --offline`` over the corpus when ccusage can be installed from
-  the npm registry (into ``--ccusage-prefix``), the three taken in turns; ccusage's token
+  the npm registry (into ``--ccusage-prefix``), all taken in turns; ccusage's token
   totals must equal proctor's.
 
 ``--jobs N`` (default: the CPU count) adds the corpus runs again with N worker processes, each
@@ -62,6 +63,10 @@ ID = re.compile(
 CCUSAGE_VERSION = "20.0.24"
 """20.0.26 (the newest at the time of writing) has no linux-x64 native package on the registry."""
 RUNS = 3
+HISTORY_RUNS = (("cold", "--no-cache"), ("warm", "cached"), ("folder", "projects/ --no-cache"))
+"""The ``proctor history`` runs: over the history folder cold and warm, and over its
+``projects/`` folder given as a PATH (a plain folder, each file's format told from its first
+bytes), cold."""
 
 
 def claude_sessions() -> list[list[Path]]:
@@ -315,14 +320,21 @@ def ccusage_binary(prefix: Path) -> Path | None:
 
 def history_and_ccusage(corpus: Path, tmp: Path, ccusage: Path | None) -> dict[str, Any]:
     """``proctor history CORPUS --json`` cold (``--no-cache``: every session parsed) and warm
-    (the summaries of an earlier replay read from the cache), and ccusage's daily report when
-    ``ccusage`` is given: each run is the whole command's wall time, the three are taken in
+    (the summaries of an earlier replay read from the cache), ``proctor history
+    CORPUS/projects`` cold (see :data:`HISTORY_RUNS`), and ccusage's daily report when
+    ``ccusage`` is given: each run is the whole command's wall time, the runs are taken in
     turns (so that they see the same load on a shared machine), medians of the runs."""
     proctor = Path(sys.executable).with_name("proctor")
     argv = [str(proctor), "history", str(corpus), "--agent", "claude-code", "--json"]
     env = {**os.environ, "PROCTOR_CACHE_DIR": str(tmp / "proctor-cache")}
     subprocess.run(argv, capture_output=True, check=True, env=env)  # fills the cache
-    commands = {"cold": ([*argv, "--no-cache"], env), "warm": (argv, env)}
+    # The projects folder given as a PATH: a plain folder, every file's format told from it.
+    folder = [str(proctor), "history", str(corpus / "projects"), "--agent", "claude-code"]
+    commands = {
+        "cold": ([*argv, "--no-cache"], env),
+        "warm": (argv, env),
+        "folder": ([*folder, "--json", "--no-cache"], env),
+    }
     if ccusage is not None:
         cc_env = {
             "PATH": os.environ.get("PATH", ""),
@@ -342,7 +354,7 @@ def history_and_ccusage(corpus: Path, tmp: Path, ccusage: Path | None) -> dict[s
                 raise SystemExit(f"{label} exited {proc.returncode}: {proc.stderr[-300:]}")
             outputs[label] = proc.stdout
     figures: dict[str, Any] = {}
-    for label in ("cold", "warm"):
+    for label, _ in HISTORY_RUNS:
         report = json.loads(outputs[label])
         figures[label] = {
             "seconds": statistics.median(times[label]),
@@ -395,7 +407,7 @@ def measure(
             rows.append((label, result["seconds"], big, result["peak_mb"]))
         target.unlink()
     history = history_and_ccusage(sessions[0][0].parents[2], tmp, ccusage)
-    for kind, label in (("cold", "--no-cache"), ("warm", "cached")):
+    for kind, label in HISTORY_RUNS:
         title = f"proctor history {label}, {history[kind]['sessions']} sessions (wall)"
         rows.append((title, history[kind]["seconds"], mb, None))
     return {"rows": rows, "full": full, "memory": memory, "fast": fast, "history": history}
@@ -422,7 +434,7 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     print(f"in-memory totals equal: {proctor_totals(memory['usage']) == ours}")
     print(f"usage-only totals equal: {proctor_totals(fast['usage']) == ours}")
     history = runs["history"]
-    for kind in ("cold", "warm"):
+    for kind, _ in HISTORY_RUNS:
         equal = proctor_totals(history[kind]["usage"]) == ours
         print(f"proctor history ({kind}) totals equal: {equal}")
     if not isinstance(cc, dict):
@@ -437,7 +449,8 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
         f"in memory {memory['wall'] / cc['seconds']:.2f}, "
         f"usage-only {fast['wall'] / cc['seconds']:.2f}, "
         f"history cold {history['cold']['seconds'] / cc['seconds']:.2f}, "
-        f"history warm {history['warm']['seconds'] / cc['seconds']:.2f}"
+        f"history warm {history['warm']['seconds'] / cc['seconds']:.2f}, "
+        f"history of the projects folder {history['folder']['seconds'] / cc['seconds']:.2f}"
     )
 
 
@@ -446,7 +459,7 @@ def report_history(sessions: int, files: int, size: int, history: dict[str, Any]
     mb = size / 1e6
     print(f"\nlong sessions: {sessions} sessions, {files} files, {mb:.1f} MB (Claude Code format)")
     print(f"{'run':<44} {'seconds':>8} {'MB/s':>8}")
-    for kind, label in (("cold", "--no-cache"), ("warm", "cached")):
+    for kind, label in HISTORY_RUNS:
         seconds = history[kind]["seconds"]
         title = f"proctor history {label}, {history[kind]['sessions']} sessions"
         print(f"{title:<44} {seconds:8.2f} {mb / seconds:8.1f}")
@@ -463,7 +476,8 @@ def report_history(sessions: int, files: int, size: int, history: dict[str, Any]
     print(
         "wall-time ratio proctor/ccusage: "
         f"history cold {history['cold']['seconds'] / theirs['seconds']:.2f}, "
-        f"history warm {history['warm']['seconds'] / theirs['seconds']:.2f}"
+        f"history warm {history['warm']['seconds'] / theirs['seconds']:.2f}, "
+        f"history of the projects folder {history['folder']['seconds'] / theirs['seconds']:.2f}"
     )
 
 
