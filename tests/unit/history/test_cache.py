@@ -267,3 +267,32 @@ def test_a_row_whose_responses_are_damaged_is_replayed(
     again, _ = replayed(home, db)
     assert again[S1].model_dump() == first[S1].model_dump()
     assert again[S1].response_ids == first[S1].response_ids  # replayed, not read from the row
+
+
+def test_another_historys_rows_are_kept_without_a_look_and_a_gone_folders_are_forgotten(
+    primed: tuple[Path, dict[str, Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, files, db = primed
+    other = tmp_path / "other" / "project"
+    other.mkdir(parents=True)
+    elsewhere = tmp_path / "removed" / "project"
+    with sqlite3.connect(db) as connection:
+        rows = [(str(other / "kept.jsonl"), "claude-code", "s", b"{}")]  # its file is gone
+        rows.append((str(elsewhere / "gone.jsonl"), "claude-code", "s", b"{}"))  # and its folder
+        connection.executemany("INSERT INTO summaries VALUES (?, ?, ?, ?)", rows)
+    connection.close()
+    looked: list[str] = []
+    real_exists = os.path.exists
+
+    def exists(path: object) -> bool:
+        looked.append(str(path))
+        return real_exists(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os.path, "exists", exists)
+    replayed(home, db)
+    with sqlite3.connect(db) as connection:
+        paths = {row[0] for row in connection.execute("SELECT path FROM summaries")}
+    connection.close()
+    assert str(other / "kept.jsonl") in paths  # left until a replay lists its folder
+    assert str(elsewhere / "gone.jsonl") not in paths
+    assert not [p for p in looked if p.endswith(("kept.jsonl", "gone.jsonl"))]
