@@ -272,7 +272,7 @@ def test_a_row_whose_responses_are_damaged_is_replayed(
 def test_another_historys_rows_are_kept_without_a_look_and_a_gone_folders_are_forgotten(
     primed: tuple[Path, dict[str, Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, files, db = primed
+    home, _, db = primed
     other = tmp_path / "other" / "project"
     other.mkdir(parents=True)
     elsewhere = tmp_path / "removed" / "project"
