@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from proctor.transcripts.codex.shapes import spawned_by
-from proctor.transcripts.lines import decode_line
-from proctor.util.files import open_regular, read_head
+from proctor.util.files import read_head
+from proctor.util.native_paths import first_record
 
 HEAD_BYTES = 16 * 1024
 _NAME = re.compile(
@@ -51,20 +51,9 @@ def spawner_of(file: str | Path) -> str | None:
 
 def _header(file: str | Path) -> dict[str, object] | None:
     """The payload of a rollout's first record (its ``session_meta``)."""
-    try:
-        with open_regular(file) as fh:
-            for line in fh:
-                if line.strip():
-                    record = decode_line(line)
-                    break
-            else:
-                return None
-    except OSError:
-        return None
-    if not isinstance(record, dict):
-        return None
+    record = first_record(Path(file))
     payload = record.get("payload")
-    return payload if isinstance(payload, dict) else record
+    return payload if isinstance(payload, dict) else (record or None)
 
 
 def spawners(files: Iterable[str]) -> dict[str, str]:
