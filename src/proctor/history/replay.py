@@ -152,11 +152,10 @@ def _parse(session: Session, project: str | None) -> PlainTrajectory:
 
         return parse_claude_for_measure(session.file, claude_parts(session.file))
     if session.agent == "codex":
-        from proctor.transcripts.codex import parse_codex_rollout_plain, parse_codex_threads_plain
+        from proctor.transcripts.codex import parse_codex_threads_plain
 
-        if session.parts:  # the threads of the subagents it spawned, beside its own
-            return parse_codex_threads_plain(session.path, session.parts)
-        return parse_codex_rollout_plain(session.path)
+        # With the threads of the subagents it spawned (found when the history was listed).
+        return parse_codex_threads_plain(session.path, session.parts)
     from proctor.transcripts.gemini import parse_gemini_chat_plain
 
     cwd = project if project and not project.startswith("gemini:") else None
