@@ -30,9 +30,9 @@ def test_chat_events_in_order() -> None:
         "user_message",
         "thinking",
         "tool_call",
-        "tool_result",
         "usage",
-        *["tool_call", "tool_result", "usage"] * 4,
+        "tool_result",
+        *["tool_call", "usage", "tool_result"] * 4,
         "other",
         "api_error",
         "other",
@@ -292,3 +292,44 @@ def test_a_subagents_subagent_is_found_and_other_folders_are_not(tmp_path: Path)
     lone.mkdir()
     shutil.copy(MAIN_CHAT, lone / MAIN_CHAT.name)
     assert gemini_subagent_chats(lone / MAIN_CHAT.name) == []
+
+
+def test_a_subagents_events_fall_between_the_call_that_started_it_and_its_result() -> None:
+    (sub,) = gemini_subagent_chats(MAIN_CHAT)
+    events = parse_gemini_chat(MAIN_CHAT, subagents=[sub]).events
+    call = next(i for i, e in enumerate(events) if e.type == "tool_call" and e.kind == "subagent")
+    done = next(
+        i for i, e in enumerate(events) if e.type == "tool_result" and e.id == events[call].id
+    )
+    side = [i for i, e in enumerate(events) if e.sidechain]
+    assert side and call < min(side) and max(side) < done
+    # The call at the time the model asked for it, its result when it completed.
+    assert (events[call].ts, events[done].ts) == (
+        "2026-12-02T19:14:41.534Z",
+        "2026-12-02T19:14:45.757Z",
+    )
+    times = [e.ts for e in events if e.ts is not None]
+    assert times == sorted(times)
+
+
+def test_calls_come_at_the_messages_time_and_results_when_each_completed() -> None:
+    def entry(cid: str, done: str) -> dict[str, Any]:
+        return {"id": cid, "name": "read_file", "args": {}, "status": "success", "timestamp": done}
+
+    calls = [entry("a", "2026-01-01T00:00:09Z"), entry("b", "2026-01-01T00:00:05Z")]
+    pending = {"id": "c", "name": "read_file", "args": {}, "status": "executing"}
+    t = parse_gemini_lines(
+        [json.dumps(HEADER), gemini("m1", tokens={"input": 5}, toolCalls=[*calls, pending])]
+    )
+    assert [(e.type, getattr(e, "id", None), e.ts) for e in t.events] == [
+        ("tool_call", "a", "2026-01-01T00:00:00Z"),
+        ("tool_call", "b", "2026-01-01T00:00:00Z"),
+        ("tool_call", "c", "2026-01-01T00:00:00Z"),
+        ("usage", None, "2026-01-01T00:00:00Z"),
+        ("tool_result", "a", "2026-01-01T00:00:09Z"),
+        ("tool_result", "b", "2026-01-01T00:00:05Z"),
+    ]
+    # A message without a time: its call takes the entry's.
+    record = {"id": "m2", "type": "gemini", "content": "", "toolCalls": [calls[0]]}
+    (call, result) = parse_gemini_lines([json.dumps(HEADER), json.dumps(record)]).events
+    assert call.ts == result.ts == "2026-01-01T00:00:09Z"

@@ -12,8 +12,9 @@ recorded on its own line keeps that record, so the first turns' calls and usage 
 The older single-document ``session-*.json`` (``{sessionId, …, messages: [...]}``) is read too.
 
 A ``gemini`` message gives ``thinking`` (from ``thoughts``), ``assistant_text``, one
-``tool_call`` per ``toolCalls`` entry followed by its ``tool_result`` (the call and its result
-share the entry; a call still pending has no result) and one ``usage`` event from ``tokens``.
+``tool_call`` per ``toolCalls`` entry, one ``usage`` event from ``tokens``, all at the message's
+time, then each call's ``tool_result`` at the entry's own ``timestamp``, which is when the call
+completed (the call and its result share the entry; a call still pending has no result).
 ``isError`` is ``status == "error"``, or a shell output whose ``Exit Code:`` is not 0 (the
 status stays ``success`` then). ``cancelled`` (the user refused) and policy refusals are
 denials. ``error`` messages are ``api_error``; ``info`` and ``warning`` are known ``other``
@@ -32,9 +33,10 @@ events into the shared builder, which can hand them on as it goes.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -277,22 +279,31 @@ class _Events:
                 self.add("thinking", thought.get("timestamp") or ts, text=thinking)
         if text:
             self.add("assistant_text", ts, text=text, model=model)
-        for call in record.get("toolCalls") or []:
-            if isinstance(call, dict):
-                self.tool_call(call, ts)
+        # The calls and the response's usage at the time the model gave them, then each
+        # result at the time its call completed (the entry's own ``timestamp``): a subagent's
+        # events, and the results of calls run side by side, fall in between.
+        calls = [call for call in record.get("toolCalls") or [] if isinstance(call, dict)]
+        results = [self.tool_call(call, ts) for call in calls]
         tokens = record.get("tokens")
         if isinstance(tokens, dict):
             inputs, outputs, cached = gemini_usage(tokens)
             self.builder.usage((model or "unknown", inputs, outputs, cached, 0), ts)
+        for result in results:
+            if result is not None:
+                result()
 
-    def tool_call(self, call: dict[str, Any], ts: str | None) -> None:
+    def tool_call(self, call: dict[str, Any], ts: str | None) -> Callable[[], None] | None:
+        """The ``tool_call`` event of a ``toolCalls`` entry, at the message's time ``ts``
+        (the entry's when the message has none), and what adds its result (None while the
+        call is pending)."""
         name = str(call.get("name") or "")
         raw_args = call.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         call_id = str(
             call.get("id") or f"{name}-{len(self.builder.pending) + self.builder.handed_on}"
         )
-        call_ts = call.get("timestamp") if isinstance(call.get("timestamp"), str) else ts
+        done_ts = call.get("timestamp") if isinstance(call.get("timestamp"), str) else ts
+        call_ts = ts if ts is not None else done_ts
         kind = gemini_kind(name)
         self.add(
             "tool_call",
@@ -312,7 +323,12 @@ class _Events:
             self.add("subagent", call_ts, id=call_id, name=str(label))
         status = call.get("status")
         if status not in ("success", "error", "cancelled"):
-            return
+            return None
+        return functools.partial(self.tool_result, call, call_id, kind, status, done_ts)
+
+    def tool_result(
+        self, call: dict[str, Any], call_id: str, kind: str, status: str, ts: str | None
+    ) -> None:
         output = result_text(call.get("result"), call.get("resultDisplay"))
         lowered = output[:TEXT_CAP].lower()
         denied = status == "cancelled" or (
@@ -326,14 +342,14 @@ class _Events:
                 is_error = True
         self.add(
             "tool_result",
-            call_ts,
+            ts,
             id=call_id,
             output=output[:OUTPUT_CAP],
             isError=is_error,
             denied=denied,
         )
         if kind == "question" and status == "success":
-            self.add("answer", call_ts, id=call_id, text=output[:TEXT_CAP])
+            self.add("answer", ts, id=call_id, text=output[:TEXT_CAP])
 
     def question(self, call_id: str, args: dict[str, Any], ts: str | None) -> None:
         text, options = question_of(args)
