@@ -95,8 +95,11 @@ class LocalCluster:
         self._wait_for(name)
 
     def launch(self, name: str, *, clis: bool) -> None:
-        """Start a node that joins the cluster, without waiting for it here (a run in this
-        process is connected to the cluster)."""
+        """Start a node that joins the cluster, without waiting for it to join (a run in this
+        process is connected to the cluster). Nodes on this machine start one at a time: two
+        started at once can pick the same free port, and then one of them dies at start-up."""
+        for other in self.nodes:
+            self._runtime_started(other)
         with (self.base / f"{name}.log").open("wb") as log:
             self.nodes[name] = subprocess.Popen(
                 [str(RAY), "start", f"--address={self.address}", "--node-ip-address=127.0.0.1",
@@ -106,6 +109,14 @@ class LocalCluster:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
+
+    def _runtime_started(self, name: str) -> None:
+        """Until the node's ``ray start`` has started its processes (or ended)."""
+        log, deadline = self.base / f"{name}.log", time.monotonic() + 60
+        while time.monotonic() < deadline and self.nodes[name].poll() is None:
+            if b"Ray runtime started" in log.read_bytes():
+                return
+            time.sleep(0.1)
 
     def _wait_for(self, name: str) -> None:
         """Until the node has joined; learn its Ray id from a task pinned to each node."""
@@ -497,10 +508,19 @@ def test_without_a_concurrency_the_run_grows_with_the_nodes_that_join(
     from proctor.execute import ray_cluster
 
     monkeypatch.setattr(ray_cluster, "LOOK_EVERY_SEC", 0.5)
+    # The first trials hold on until a trial has started on a node that joined (its workspace
+    # lies under that node's temporary folder), so the run cannot end before the nodes have
+    # started; after 40 s they go on (a run that never grows then fails the count below).
+    joined = tmp_path / "a-grown-node-ran-a-trial"
+    wait = (
+        f'case "$PWD" in *grown-*) touch {joined} ;; '
+        f"*) i=0; while [ ! -e {joined} ] && [ $i -lt 400 ]; do sleep 0.1; i=$((i+1)); done; "
+        f"touch {joined} ;; esac; sleep 3"
+    )
     make_case(
         "slow",
         config={"agents": ["scripted"], "timeoutSec": 60, "repeats": 16},
-        plan={"turns": [{"shell": "sleep 3"}, {"say": "done"}]},
+        plan={"turns": [{"shell": wait}, {"say": "done"}]},
     )
 
     def grow() -> None:  # two nodes, so that it grows past 2 whatever nodes are there already
