@@ -141,7 +141,7 @@ def command(
                 replayed.append(result)
             progress.advance()
         if cache is not None:
-            cache.save(s.file for s in sessions)
+            cache.save((s.file for s in sessions), (p for s in sessions for p in s.parts))
             for note in cache.notes:
                 click.echo(f"proctor: note: {note}", err=True)
         count_each_response_once(replayed, pricing)  # a fork's copied responses: once

@@ -188,19 +188,25 @@ class SummaryCache:
     def put(self, session: Session, stamp: str, summary: bytes) -> None:
         self._fresh.append((_key(session.file), session.agent, stamp, summary))
 
-    def save(self, seen: Iterable[str | Path]) -> None:
+    def save(self, seen: Iterable[str | Path], parts: Iterable[str | Path] = ()) -> None:
         """Write the new summaries, and forget the stored sessions that are gone: of those this
         replay did not see (``seen``: every session it listed), the ones whose file is not there
         in a folder it listed, and the ones whose folder is not there. A stored session of a
         folder this replay did not list (another CLI's history, another PATH) is left until a
         replay lists its folder: a cache that also held another history of 20,000 sessions cost
-        20,000 file look-ups a run."""
+        20,000 file look-ups a run. A row of a file that this replay read as a part of another
+        session (``parts``: a Codex subagent's thread, which earlier code replayed as a
+        session of its own) is forgotten too: no replay reads it again."""
         seen_paths = {_key(p) for p in seen}
+        part_paths = {_key(p) for p in parts}
         listed = {os.path.dirname(_path_of(key)) for key in seen_paths}
         there: dict[str, bool] = {}  # each folder not listed: whether it is still there
         gone: list[tuple[str]] = []
         for key in self._stored:
             if key in seen_paths:
+                continue
+            if key in part_paths:
+                gone.append((key,))
                 continue
             path = _path_of(key)
             folder = os.path.dirname(path)

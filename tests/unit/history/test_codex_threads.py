@@ -175,3 +175,25 @@ def test_the_threads_of_a_rollout_are_its_subagents_and_theirs_each_once(tmp_pat
     assert "archived" not in str(found[0])
     assert [p.name for p in subagent_threads(day / FORK_PARENT)] == [FORK_CHILD]
     assert subagent_threads(day / FORK_CHILD) == []
+
+
+def test_a_cached_row_of_a_thread_that_is_now_a_part_is_forgotten(tmp_path: Path) -> None:
+    home = codex_home(tmp_path, SPAWN_PARENT, SPAWN_CHILD)
+    sessions, _ = find_sessions(["codex"], home, {})
+    (session,) = sessions
+    db = tmp_path / "history.sqlite3"
+    child = str(home / ".codex" / "sessions" / "2026" / "12" / "02" / SPAWN_CHILD)
+    cache = SummaryCache(db, PriceTable())
+    summaries(sessions, cache)
+    # A row an earlier replay kept when it took the subagent's thread for a session.
+    cache.put(Session("codex", child), "old-stamp", b"{}")
+    cache.save([session.file])
+    assert child in SummaryCache(db, PriceTable())._stored
+
+    result = CliRunner().invoke(
+        cli,
+        ["history", "--agent", "codex", "--home", str(home), "--json"],
+        env={"PROCTOR_CACHE_DIR": str(tmp_path)},
+    )
+    assert result.exit_code == 0, result.output
+    assert list(SummaryCache(db, PriceTable())._stored) == [session.file]
