@@ -33,10 +33,9 @@ events into the shared builder, which can hand them on as it goes.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,6 +240,12 @@ class _Lines:
 # -- the second pass: events ---------------------------------------------------------------------
 
 
+def _entry_time(call: dict[str, Any]) -> str | None:
+    """A ``toolCalls`` entry's own time: when the call completed."""
+    stamp = call.get("timestamp")
+    return stamp if isinstance(stamp, str) else None
+
+
 class _Events:
     def __init__(self, builder: TrajectoryBuilder, cwd: str | None) -> None:
         self.builder = builder
@@ -283,27 +288,24 @@ class _Events:
         # result at the time its call completed (the entry's own ``timestamp``): a subagent's
         # events, and the results of calls run side by side, fall in between.
         calls = [call for call in record.get("toolCalls") or [] if isinstance(call, dict)]
-        results = [self.tool_call(call, ts) for call in calls]
+        ids = [self.tool_call(call, ts) for call in calls]
         tokens = record.get("tokens")
         if isinstance(tokens, dict):
             inputs, outputs, cached = gemini_usage(tokens)
             self.builder.usage((model or "unknown", inputs, outputs, cached, 0), ts)
-        for result in results:
-            if result is not None:
-                result()
+        for call, call_id in zip(calls, ids, strict=True):
+            self.tool_result(call, call_id, ts)
 
-    def tool_call(self, call: dict[str, Any], ts: str | None) -> Callable[[], None] | None:
+    def tool_call(self, call: dict[str, Any], ts: str | None) -> str:
         """The ``tool_call`` event of a ``toolCalls`` entry, at the message's time ``ts``
-        (the entry's when the message has none), and what adds its result (None while the
-        call is pending)."""
+        (the entry's when the message has none); returns the call's id."""
         name = str(call.get("name") or "")
         raw_args = call.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         call_id = str(
             call.get("id") or f"{name}-{len(self.builder.pending) + self.builder.handed_on}"
         )
-        done_ts = call.get("timestamp") if isinstance(call.get("timestamp"), str) else ts
-        call_ts = ts if ts is not None else done_ts
+        call_ts = ts if ts is not None else _entry_time(call)
         kind = gemini_kind(name)
         self.add(
             "tool_call",
@@ -321,14 +323,17 @@ class _Events:
         elif kind == "subagent":
             label = args.get("agent_name") or args.get("name") or name
             self.add("subagent", call_ts, id=call_id, name=str(label))
+        return call_id
+
+    def tool_result(self, call: dict[str, Any], call_id: str, ts: str | None) -> None:
+        """The ``tool_result`` event of a ``toolCalls`` entry that completed, at the entry's
+        own time (the message's ``ts`` when it has none); nothing while it is pending."""
         status = call.get("status")
         if status not in ("success", "error", "cancelled"):
-            return None
-        return functools.partial(self.tool_result, call, call_id, kind, status, done_ts)
-
-    def tool_result(
-        self, call: dict[str, Any], call_id: str, kind: str, status: str, ts: str | None
-    ) -> None:
+            return
+        kind = gemini_kind(str(call.get("name") or ""))
+        done = _entry_time(call)
+        ts = done if done is not None else ts
         output = result_text(call.get("result"), call.get("resultDisplay"))
         lowered = output[:TEXT_CAP].lower()
         denied = status == "cancelled" or (
