@@ -377,6 +377,24 @@ def test_each_shape_measures_alike(
     assert fast == full
 
 
+def test_lines_after_blank_ones_are_found_in_their_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A block whose lines all decode is read in one call, and a line the full parser reads
+    (an API error, a compaction, a line written before its parent, another agent's record) is
+    then found among the block's lines by its place among the records: blank lines and lines
+    of spaces before it are no records, and must not shift it."""
+    main, _ = _copy(SESSIONS[1], tmp_path)
+    lines = [line for line in main.read_bytes().split(b"\n") if line.strip()]
+    shapes = ["API error", "compact summary", "parent later", "another agent's record"]
+    added = [line for shape in shapes for line in ["", "  ", "\t", *SHAPES[shape]]]
+    mixed = [b"", b" \r", *lines[:3], *(a.encode() for a in added), *lines[3:]]
+    main.write_bytes(b"\n".join(mixed) + b"\n")
+    fast, full = _both(main, monkeypatch)
+    assert isinstance(fast, bytes)
+    assert fast == full
+
+
 def test_the_common_lines_are_read_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
     """A control on every test above: a reader that handed every line to the full parser
     would pass them all."""

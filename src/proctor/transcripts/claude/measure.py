@@ -7,7 +7,8 @@ measure, but:
 
 * each line is decoded into typed records (``msgspec``) that hold only the fields a measure
   reads, where it lies in the file: a text block's text or a tool's output is scanned, never
-  made into objects;
+  made into objects. A block of lines (a megabyte or so) is decoded in one call; a block
+  with a line that does not decode this way is decoded line by line;
 * of the events, only tool calls and results are built (:class:`MeasuredCall`,
   :class:`MeasuredResult`), already conforming to their models; the other events a line would
   give leave their timestamp (:attr:`PlainTrajectory.stamps`), which is all a measure reads
@@ -125,6 +126,39 @@ _EXACT = 2**53
 """The largest integer a ``turn_end`` event's ``durationMs`` (a float) holds exactly."""
 
 
+_decode_lines = msgspec.json.Decoder(_Record).decode_lines
+
+
+def _records(block: bytes) -> tuple[list[_Record] | list[_Record | None], list[bytes] | None]:
+    """The records of a block of lines, with its lines when they were split to read it.
+
+    The block is decoded in one call when every line in it is in the common shape (a line of
+    whitespace is none); otherwise each line is decoded on its own, and a line that does not
+    decode (not a JSON object, not in the common shape, not UTF-8) is None among the records,
+    for the full parser to read from the lines."""
+    try:
+        if not block.isascii():
+            str(block, "utf-8")  # bytes that are not UTF-8 leave their line unparsed
+        return _decode_lines(block), None
+    except (ValueError, RecursionError):  # RecursionError: nested past what it reads
+        pass
+    lines = _lines(block)
+    records: list[_Record | None] = []
+    for line in lines:
+        try:
+            if not line.isascii():
+                str(line, "utf-8")
+            records.append(_decode(line))
+        except (ValueError, RecursionError):
+            records.append(None)
+    return records, lines
+
+
+def _lines(block: bytes) -> list[bytes]:
+    """A block's lines that are not blank (as the records of :func:`_records` are)."""
+    return [line for line in block.split(b"\n") if line and not line.isspace()]
+
+
 def _plain_special(block: _Block, kind: str) -> bool:
     """Whether the event a question, skill or subagent call also gives conforms to its model,
     so that its time is all a measure needs of it: a skill's name and a question's text and
@@ -148,38 +182,27 @@ class _MeasureParser(_Parser):
         # One loop per file, with what every line needs at hand: a session is millions of them.
         builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, _FAST
         need_ids = True
-        lines = 0
+        count = 0
         for block in file_blocks(path):
-            # Each line read where it lies in the block (a view): copying the lines out would
-            # cost as much as reading the file.
-            utf8 = block.isascii()
-            find, view, size, start = block.find, memoryview(block), len(block), 0
-            while start < size:
-                end = find(b"\n", start)
-                if end < 0:
-                    end = size
-                line, start = view[start:end], end + 1
-                try:
-                    if not utf8:
-                        str(line, "utf-8")  # bytes that are not UTF-8 make the line unparsed
-                    record = _decode(line)
-                except (ValueError, RecursionError):  # RecursionError: nested past what it reads
-                    text = line.tobytes()
-                    if text and not text.isspace():  # a blank line is no record
-                        self.feed(text)  # not a JSON object, or not in the common shape
+            records, lines = _records(block)
+            for index, record in enumerate(records):
+                if record is None:  # not a JSON object, or not in the common shape
+                    self.feed(lines[index])  # type: ignore[index]
                     continue
                 kind = record.type
                 handle = fast.get(kind, _OTHER)
                 if kind == "session_meta":  # another agent's record: its folder is read there
-                    self.feed(line.tobytes())
+                    lines = lines or _lines(block)
+                    self.feed(lines[index])
                     continue
-                lines += 1
+                count += 1
                 if self.looking and record.cwd is not None and not builder.sidechain:
                     self.cwd, self.looking = record.cwd, False
                 parent = record.parentUuid
                 if parent is not None and hash(parent) not in seen:
                     # Held back until its parent comes, then processed by the full parser.
-                    self.waiting.setdefault(parent, []).append(decode_line(line.tobytes()))
+                    lines = lines or _lines(block)
+                    self.waiting.setdefault(parent, []).append(decode_line(lines[index]))
                     continue
                 if need_ids:
                     builder.ids(record.sessionId, record.version)
@@ -188,7 +211,8 @@ class _MeasureParser(_Parser):
                     ts = record.timestamp
                     told = handle(self, record, ts) if handle is not _OTHER else None
                     if told is None:
-                        self.handle(decode_line(line.tobytes()))
+                        lines = lines or _lines(block)
+                        self.handle(decode_line(lines[index]))
                     elif told and ts is not None:
                         stamps[ts] = None
                 uid = record.uuid
@@ -197,7 +221,7 @@ class _MeasureParser(_Parser):
                     if self.waiting and uid in self.waiting:
                         for child in self.waiting.pop(uid):
                             self.process(child)
-        self.lines += lines
+        self.lines += count
 
     # Each ``fast_`` method reads a line in the common shape and says whether it gave events
     # (stamped with the line's time); None, with nothing done, for a line of another shape,
