@@ -356,6 +356,31 @@ SHAPES = {
     "another agent's record": [json.dumps({"type": "session_meta", "payload": {"cwd": "/x"}})],
     "parent later": [_result(parentUuid="a9"), _call("Edit", {"file_path": "a"})],
     "blank and space": ["", "   ", "\t"],
+    "attachment of no event": [
+        _line(type="attachment", uuid="x9", attachment={"type": "skill_listing", "content": "a"})
+    ],
+    "hook attachment": [
+        _line(
+            type="attachment",
+            uuid="x9",
+            attachment={"type": "hook_success", "hookName": "PostToolUse:Edit", "exitCode": 0},
+        )
+    ],
+    "hook attachment with a number for a name": [
+        _line(type="attachment", uuid="x9", attachment={"type": "hook_error", "hookName": 5})
+    ],
+    "invoked skills": [
+        _line(
+            type="attachment",
+            uuid="x9",
+            attachment={"type": "invoked_skills", "skills": [{"name": "review"}, 3]},
+        )
+    ],
+    "attachment type a number": [_line(type="attachment", uuid="x9", attachment={"type": 5})],
+    "attachment without a type": [_line(type="attachment", uuid="x9", attachment={})],
+    "attachment null": [_line(type="attachment", uuid="x9", attachment=None)],
+    "attachment a list": [_line(type="attachment", uuid="x9", attachment=["hook_x"])],
+    "no attachment": [_line(type="attachment", uuid="x9")],
     "not UTF-8": ['{"type": "user", "uuid": "u9", "x": "\xff"}'],
     "not ASCII": [_line(type="user", uuid="u9", message={"content": "café ☕"}), "\u00a0"],
     "not an object": ["[1, 2]", "5", '"text"'],

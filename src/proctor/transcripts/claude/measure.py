@@ -18,11 +18,12 @@ measure, but:
 Every line whose record is not in the common shape is handed to the full parser's own code,
 record by record: a field of another type than the full parse makes into a conforming event,
 an API error, a compaction, a question's answer, a subagent call whose label is not text, a
-system line other than a turn's end, an attachment, a record type of its own, a line held
-back for its parent, a line that is not a JSON object or not UTF-8. So the two readers give
-the same measure of every session: ``tests/unit/transcripts/test_measure.py`` compares them
-on every Claude Code session of the fixtures, on one line of each shape decided here, and on
-hundreds of damaged copies of the sessions.
+system line other than a turn's end, a hook's or an invoked skill's attachment, a record type
+of its own, a line held back for its parent, a line that is not a JSON object or not UTF-8.
+So the two readers give the same measure of every session:
+``tests/unit/transcripts/test_measure.py`` compares them on every Claude Code session of the
+fixtures, on one line of each shape decided here, and on hundreds of damaged copies of the
+sessions.
 """
 
 from __future__ import annotations
@@ -95,6 +96,12 @@ class _Structured(msgspec.Struct, gc=False):
     agentId: Any = None
 
 
+class _Attachment(msgspec.Struct, gc=False):
+    """An ``attachment`` record's object: only its type is read."""
+
+    type: Any = None
+
+
 class _Record(msgspec.Struct, gc=False):
     type: str | None = None
     uuid: str | None = None
@@ -113,6 +120,7 @@ class _Record(msgspec.Struct, gc=False):
     isApiErrorMessage: Any = None
     subtype: Any = None
     durationMs: Any = None
+    attachment: _Attachment | None = None
 
 
 _decode = msgspec.json.Decoder(_Record).decode
@@ -321,11 +329,23 @@ class _MeasureParser(_Parser):
             return True
         return True if type(duration) is int and -_EXACT <= duration <= _EXACT else None
 
+    def fast_attachment(self, record: _Record, ts: str | None) -> bool | None:
+        """An attachment that gives no event (a skill listing, a file the CLI read in, a
+        reminder): nothing to do. A hook's or an invoked skill's is the full parser's."""
+        attachment = record.attachment
+        if attachment is None:
+            return False
+        kind = attachment.type
+        if type(kind) is not str or kind.startswith("hook_") or kind == "invoked_skills":
+            return None
+        return False
+
 
 _FAST: dict[str | None, Callable[[_MeasureParser, _Record, str | None], bool | None] | None] = {
     "assistant": _MeasureParser.fast_assistant,
     "user": _MeasureParser.fast_user,
     "system": _MeasureParser.fast_system,
+    "attachment": _MeasureParser.fast_attachment,
     **dict.fromkeys(BOOKKEEPING),
 }
 """What each record type needs: None for bookkeeping (nothing), a method for a record that
