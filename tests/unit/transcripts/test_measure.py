@@ -196,6 +196,26 @@ SHAPES = {
         _call("AskUserQuestion", {"question": "Go?"}),
         _result(toolUseResult={"answers": {"Go?": 5}}),
     ],
+    "question answered with a list": [
+        _call("AskUserQuestion", {"question": "Go?"}),
+        _result(toolUseResult={"answers": {"Go?": ["yes", "no"]}}),
+    ],
+    "question answered with nothing": [
+        _call("AskUserQuestion", {"question": "Go?"}),
+        _result(toolUseResult={"answers": {"Go?": ""}}),
+    ],
+    "question answers not an object": [
+        _call("AskUserQuestion", {"question": "Go?"}),
+        _result(toolUseResult={"answers": ["yes"]}),
+    ],
+    "question answered in text": [
+        _call("AskUserQuestion", {"question": "Go?"}),
+        _result(toolUseResult="User answered: yes"),
+    ],
+    "question refused": [
+        _call("AskUserQuestion", {"question": "Go?"}),
+        _result(toolUseResult={"answers": {"Go?": 5}}, toolDenialKind="user"),
+    ],
     "skill named by a number": [_call("Skill", {"skill": 5}), _result()],
     "call id a number": [_call("Edit", {"file_path": "/w/a.py"}, tool_id=7), _result(tool_id=7)],
     "call name a number": [_call(7, {}), _result()],  # type: ignore[arg-type]
@@ -368,6 +388,38 @@ SHAPES = {
     ],
     "hook attachment with a number for a name": [
         _line(type="attachment", uuid="x9", attachment={"type": "hook_error", "hookName": 5})
+    ],
+    "hook attachment in full": [
+        _line(
+            type="attachment",
+            uuid="x9",
+            attachment={
+                "type": "hook_non_blocking_error",
+                "hookName": "PreToolUse:Bash",
+                "hookEvent": "PreToolUse",
+                "command": "./guard.sh",
+                "exitCode": 2,
+                "toolUseID": "t9",
+            },
+        )
+    ],
+    "hook attachment with a boolean exit code": [
+        _line(type="attachment", uuid="x9", attachment={"type": "hook_success", "exitCode": True})
+    ],
+    "hook attachment with a fractional exit code": [
+        _line(type="attachment", uuid="x9", attachment={"type": "hook_success", "exitCode": 1.5})
+    ],
+    "hook attachment with a whole float exit code": [
+        _line(type="attachment", uuid="x9", attachment={"type": "hook_success", "exitCode": 1.0})
+    ],
+    "hook attachment with a list for a command": [
+        _line(type="attachment", uuid="x9", attachment={"type": "hook_success", "command": []})
+    ],
+    "hook attachment with a number for an id": [
+        _line(type="attachment", uuid="x9", attachment={"type": "hook_success", "toolUseID": 7})
+    ],
+    "hook attachment without a time": [
+        json.dumps({"type": "attachment", "uuid": "x9", "attachment": {"type": "hook_success"}})
     ],
     "invoked skills": [
         _line(

@@ -17,9 +17,10 @@ measure, but:
 
 Every line whose record is not in the common shape is handed to the full parser's own code,
 record by record: a field of another type than the full parse makes into a conforming event,
-an API error, a compaction, a question's answer, a subagent call whose label is not text, a
-system line other than a turn's end, a hook's or an invoked skill's attachment, a record type
-of its own, a line held back for its parent, a line that is not a JSON object or not UTF-8.
+an API error, a compaction, a question's answer that is not text, a subagent call whose label
+is not text, a system line other than a turn's end, an invoked skill's attachment or a hook's
+with a field of another type, a record type of its own, a line held back for its parent, a
+line that is not a JSON object or not UTF-8.
 So the two readers give the same measure of every session:
 ``tests/unit/transcripts/test_measure.py`` compares them on every Claude Code session of the
 fixtures, on one line of each shape decided here, and on hundreds of damaged copies of the
@@ -91,15 +92,22 @@ class _Message(msgspec.Struct, gc=False):
 
 
 class _Structured(msgspec.Struct, gc=False):
-    """A tool result's ``toolUseResult`` object: only the subagent it names is read."""
+    """A tool result's ``toolUseResult`` object: only the subagent it names, and the answers
+    to a question, are read."""
 
     agentId: Any = None
+    answers: Any = None
 
 
 class _Attachment(msgspec.Struct, gc=False):
-    """An ``attachment`` record's object: only its type is read."""
+    """An ``attachment`` record's object: its type, and what a hook's event holds."""
 
     type: Any = None
+    hookName: Any = None
+    hookEvent: Any = None
+    command: Any = None
+    exitCode: Any = None
+    toolUseID: Any = None
 
 
 class _Record(msgspec.Struct, gc=False):
@@ -176,6 +184,28 @@ def _plain_special(block: _Block, kind: str) -> bool:
     tool_input = block.input if type(block.input) is dict else {}
     label = tool_input.get("subagent_type") or tool_input.get("description")
     return label is None or type(label) is str
+
+
+def _plain_hook(attachment: _Attachment) -> bool:
+    """Whether the event a hook's attachment gives has every field of the exact type its model
+    reads (what :func:`~proctor.models.trajectory.event_conforms` would say of it)."""
+    texts = (attachment.hookName, attachment.hookEvent, attachment.command, attachment.toolUseID)
+    code = attachment.exitCode
+    return all(t is None or type(t) is str for t in texts) and (code is None or type(code) is int)
+
+
+def _plain_answer(record: _Record) -> bool:
+    """Whether the answer event a question's result also gives conforms to its model, so that
+    its time is all a measure needs of it: its text is the first answer when that is a string,
+    else the result's output (a string too); any other first answer is the full parser's."""
+    structured = record.toolUseResult
+    if type(structured) is not _Structured or record.toolDenialKind is not None:
+        return True  # no answers read (a refused question's text is its output)
+    answers = structured.answers
+    if type(answers) is not dict or not answers:
+        return True
+    first = next(iter(answers.values()))
+    return not first or type(first) is str
 
 
 class _MeasureParser(_Parser):
@@ -300,16 +330,16 @@ class _MeasureParser(_Parser):
         if type(content) is not list:
             return False
         questions = self.questions
+        structured = record.toolUseResult
         results = False
         for block in content:
             if block.type == "tool_result":
-                if questions and block.tool_use_id in questions:
+                if questions and block.tool_use_id in questions and not _plain_answer(record):
                     return None
                 results = True
         if not results:
             # A message, a command the CLI ran, or an interrupted turn.
             return not record.isMeta and any(block.type == "text" for block in content)
-        structured = record.toolUseResult
         denied = record.toolDenialKind is not None or structured == USER_REJECTED
         for block in content:
             if block.type == "tool_result":
@@ -331,13 +361,17 @@ class _MeasureParser(_Parser):
 
     def fast_attachment(self, record: _Record, ts: str | None) -> bool | None:
         """An attachment that gives no event (a skill listing, a file the CLI read in, a
-        reminder): nothing to do. A hook's or an invoked skill's is the full parser's."""
+        reminder): nothing to do; a hook's, whose event conforms to its model: its time. Any
+        other (an invoked skill's, a hook's with a field of another type) is the full
+        parser's."""
         attachment = record.attachment
         if attachment is None:
             return False
         kind = attachment.type
-        if type(kind) is not str or kind.startswith("hook_") or kind == "invoked_skills":
+        if type(kind) is not str or kind == "invoked_skills":
             return None
+        if kind.startswith("hook_"):
+            return True if _plain_hook(attachment) else None
         return False
 
 
