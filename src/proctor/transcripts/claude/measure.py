@@ -36,6 +36,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from proctor.models.trajectory import event_conforms
 from proctor.transcripts.builder import (
     MAX_TOKENS,
     MeasuredCall,
@@ -46,6 +47,7 @@ from proctor.transcripts.claude.parser import (
     BOOKKEEPING,
     USER_REJECTED,
     _Parser,
+    hook_event,
     plain_of,
 )
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
@@ -184,14 +186,6 @@ def _plain_special(block: _Block, kind: str) -> bool:
     tool_input = block.input if type(block.input) is dict else {}
     label = tool_input.get("subagent_type") or tool_input.get("description")
     return label is None or type(label) is str
-
-
-def _plain_hook(attachment: _Attachment) -> bool:
-    """Whether the event a hook's attachment gives has every field of the exact type its model
-    reads (what :func:`~proctor.models.trajectory.event_conforms` would say of it)."""
-    texts = (attachment.hookName, attachment.hookEvent, attachment.command, attachment.toolUseID)
-    code = attachment.exitCode
-    return all(t is None or type(t) is str for t in texts) and (code is None or type(code) is int)
 
 
 def _plain_answer(record: _Record) -> bool:
@@ -370,8 +364,9 @@ class _MeasureParser(_Parser):
         kind = attachment.type
         if type(kind) is not str or kind == "invoked_skills":
             return None
-        if kind.startswith("hook_"):
-            return True if _plain_hook(attachment) else None
+        if kind.startswith("hook_"):  # the full parser's event, when its model reads it as is
+            event = hook_event(msgspec.structs.asdict(attachment), kind, ts)
+            return True if event_conforms(event) else None
         return False
 
 

@@ -402,18 +402,7 @@ class _Parser:
         att = record.get("attachment") or {}
         atype = str(att.get("type", ""))
         if atype.startswith("hook_"):
-            self.out(
-                ev(
-                    type="hook",
-                    ts=ts,
-                    name=att.get("hookName"),
-                    hookEvent=att.get("hookEvent"),
-                    command=att.get("command"),
-                    exitCode=att.get("exitCode"),
-                    id=att.get("toolUseID"),
-                    isError=atype != "hook_success" or None,
-                )
-            )
+            self.out(hook_event(att, atype, ts))
         elif atype == "invoked_skills":
             for skill in att.get("skills") or []:
                 if isinstance(skill, dict):
@@ -446,6 +435,20 @@ def parse_claude_lines(lines: Iterable[str | bytes]) -> Trajectory:
 def parse_claude_transcript(path: Path) -> Trajectory:
     """Parse one Claude Code session file (JSONL), streaming it line by line."""
     return parse_claude_session(path, ())
+
+
+def hook_event(att: dict[str, Any], atype: str, ts: Any) -> EventDict:
+    """The event of a hook's attachment ``att`` (of type ``atype``, ``hook_…``)."""
+    return ev(
+        type="hook",
+        ts=ts,
+        name=att.get("hookName"),
+        hookEvent=att.get("hookEvent"),
+        command=att.get("command"),
+        exitCode=att.get("exitCode"),
+        id=att.get("toolUseID"),
+        isError=atype != "hook_success" or None,
+    )
 
 
 def response_digest(message_id: str, request_id: Any) -> int:
