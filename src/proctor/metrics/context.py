@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from proctor.metrics.trace import (
@@ -25,13 +25,17 @@ def context_basis(
     steps: Sequence[Step], expected_files: Sequence[str], workspace: str | None
 ) -> tuple[ContextBasis, frozenset[str]]:
     """The expected files; else the edited files as a proxy; else basis ``none`` and no files."""
+    return _basis(expected_files, workspace, _union(steps, EDIT_KINDS))
+
+
+def _basis(
+    expected_files: Sequence[str], workspace: str | None, edited: Iterable[str]
+) -> tuple[ContextBasis, frozenset[str]]:
     expected = normalise_paths(expected_files, workspace)
     if expected:
         return "expected", frozenset(expected)
-    edited = _union(steps, EDIT_KINDS)
-    if edited:
-        return "edited-proxy", frozenset(edited)
-    return "none", frozenset()
+    proxy = frozenset(edited)
+    return ("edited-proxy", proxy) if proxy else ("none", proxy)
 
 
 def redundancy(steps: Sequence[Step]) -> float | None:
@@ -97,24 +101,44 @@ def context_metrics(
     With basis ``none`` every file-based metric is None; ``redundancy`` and
     ``correct_symbol_hit`` do not need a basis.
     """
-    basis, expected = context_basis(steps, expected_files, workspace)
-    read = _union(steps, READ_KINDS)
-    common = dict(
-        basis=basis,
-        expected_files=sorted(expected),
-        files_read=sorted(read),
-        edited_files=sorted(_union(steps, EDIT_KINDS)),
-        redundancy=redundancy(steps),
-        correct_symbol_hit=symbol_hit(steps, expected_symbols),
-    )
+    # The files read and edited in one pass: a history replay measures thousands of sessions
+    # of a few steps each, where each pass of its own cost more than the steps.
+    read: dict[str, None] = {}
+    edited: dict[str, None] = {}
+    for step in steps:
+        if step.kind in READ_KINDS:
+            read.update(dict.fromkeys(step.files))
+        elif step.kind in EDIT_KINDS:
+            edited.update(dict.fromkeys(step.files))
+    basis, expected = _basis(expected_files, workspace, edited)
+    common = {
+        "basis": basis,
+        "expected_files": sorted(expected),
+        "files_read": sorted(read),
+        "edited_files": sorted(edited),
+        "redundancy": redundancy(steps),
+        "correct_symbol_hit": symbol_hit(steps, expected_symbols),
+    }
     if not expected:
         return ContextMetrics.model_validate(common)
     hits = len(expected.intersection(read))
     recall = hits / len(expected)
     precision = hits / len(read) if read else None
     f1 = 0.0 if not hits or precision is None else 2 * precision * recall / (precision + recall)
-    first = next((s for s in steps if s.kind in EXPLORE_KINDS and expected & set(s.files)), None)
-    touched = set(read) | set(_union(steps, EDIT_KINDS))
+    first = next(
+        (s for s in steps if s.kind in EXPLORE_KINDS and not expected.isdisjoint(s.files)), None
+    )
+    first_file = None
+    irrelevant = wrong = 0
+    for step in steps:
+        if step.kind in READ_KINDS:
+            for f in step.files:
+                if f not in expected:
+                    irrelevant += 1
+                elif first_file is None:
+                    first_file = f
+        elif step.kind in EDIT_KINDS:
+            wrong += sum(f not in expected for f in step.files)
     return ContextMetrics.model_validate(
         {
             **common,
@@ -124,15 +148,9 @@ def context_metrics(
             "auc_cov": coverage_auc(steps, expected),
             "first_relevant_step": first.index if first else None,
             "first_relevant_seconds": seconds_since(start, first.call.ts) if first else None,
-            "first_relevant_file": next(
-                (f for s in steps if s.kind in READ_KINDS for f in s.files if f in expected), None
-            ),
-            "correct_file_hit": bool(touched & expected),
-            "irrelevant_file_opens": sum(
-                f not in expected for s in steps if s.kind in READ_KINDS for f in s.files
-            ),
-            "wrong_context_events": sum(
-                f not in expected for s in steps if s.kind in EDIT_KINDS for f in s.files
-            ),
+            "first_relevant_file": first_file,
+            "correct_file_hit": not expected.isdisjoint(read) or not expected.isdisjoint(edited),
+            "irrelevant_file_opens": irrelevant,
+            "wrong_context_events": wrong,
         }
     )

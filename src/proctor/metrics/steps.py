@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -18,6 +17,8 @@ from proctor.metrics.trace import (
     shell_command,
 )
 from proctor.models.process import CheckOutcome, CheckRun, MetricsConfig, Orientation, StepCounts
+
+_LOOKING = READ_KINDS | SEARCH_KINDS
 
 
 def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutcome | None:
@@ -53,13 +54,15 @@ def find_checks(steps: Sequence[Step], config: MetricsConfig) -> list[CheckRun]:
 
 def count_steps(steps: Sequence[Step], checks: Sequence[CheckRun]) -> StepCounts:
     """Tool calls in total and by kind, reads, searches, edits and checks. Empty: all zero."""
-    kinds = Counter(step.kind for step in steps)
+    kinds: dict[str, int] = {}
+    for step in steps:  # a plain loop: a Counter costs more than a short session's steps
+        kinds[step.kind] = kinds.get(step.kind, 0) + 1
     return StepCounts(
         tool_calls=len(steps),
-        by_kind=dict(kinds),
-        reads=sum(kinds[k] for k in READ_KINDS),
-        searches=sum(kinds[k] for k in SEARCH_KINDS),
-        edits=sum(kinds[k] for k in EDIT_KINDS),
+        by_kind=kinds,
+        reads=sum(kinds.get(k, 0) for k in READ_KINDS),
+        searches=sum(kinds.get(k, 0) for k in SEARCH_KINDS),
+        edits=sum(kinds.get(k, 0) for k in EDIT_KINDS),
         checks=len(checks),
     )
 
@@ -85,7 +88,7 @@ def orientation(steps: Sequence[Step], start: datetime | None) -> Orientation:
         return Orientation()
     before = steps[: edit.index]
     return Orientation(
-        reads_before_first_edit=sum(s.kind in READ_KINDS | SEARCH_KINDS for s in before),
+        reads_before_first_edit=sum(s.kind in _LOOKING for s in before),
         steps_before_first_edit=len(before),
         seconds_to_first_edit=seconds_since(start, edit.call.ts),
     )

@@ -101,6 +101,16 @@ def test_context_expected_files_but_no_steps() -> None:
     assert got.first_relevant_step is None
 
 
+def test_context_file_hit_by_an_edit_alone() -> None:
+    # The expected file is edited without being read: a hit, and no file was read.
+    steps = build_steps([call("a", "read", files=["other.py"]), call("b", "edit", files=["a.py"])])
+    got = context_metrics(steps, expected_files=["a.py"])
+    assert got.correct_file_hit is True
+    assert (got.recall, got.files_read, got.first_relevant_step) == (0.0, ["other.py"], 1)
+    assert (got.first_relevant_file, got.irrelevant_file_opens) == (None, 1)
+    assert got.wrong_context_events == 0
+
+
 def test_context_basis_ignores_blank_expected_files() -> None:
     steps = build_steps([call("a", "edit", files=["b.py"])])
     assert context_basis(steps, ["", " "], None) == ("edited-proxy", frozenset({"b.py"}))
