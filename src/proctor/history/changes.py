@@ -21,7 +21,7 @@ from proctor.stats.bootstrap import Statistic, bootstrap_ci
 from proctor.stats.descriptive import mean, strict_median
 from proctor.util.files import read_regular
 from proctor.util.jsonl import decode_object
-from proctor.util.text import table_cell
+from proctor.util.text import duration_text, table_cell
 
 JOURNAL = "changes.jsonl"
 SIDE = 10
@@ -186,7 +186,7 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
         "",
     ]
     lines += [
-        "| change | project | at | side | tasks | median s [95% CI] | median steps [95% CI] | "
+        "| change | project | at | side | tasks | median time [95% CI] | median steps [95% CI] | "
         "verified [95% CI] |",
         "|---" * 8 + "|",
     ]
@@ -196,7 +196,7 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
         for name, side in (("before", item.before), ("after", item.after)):
             lines.append(
                 f"| {text} | {project} | {item.change.at} | {name} | {side.tasks} | "
-                f"{_with_ci(side.median_seconds, side.median_seconds_ci)} | "
+                f"{_with_ci(side.median_seconds, side.median_seconds_ci, time=True)} | "
                 f"{_with_ci(side.median_steps, side.median_steps_ci)} | "
                 f"{_with_ci(side.share_verified, side.share_verified_ci, percent=True)} |"
             )
@@ -205,9 +205,18 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _with_ci(value: float | None, ci: tuple[float, float] | None, *, percent: bool = False) -> str:
+def _with_ci(
+    value: float | None,
+    ci: tuple[float, float] | None,
+    *,
+    percent: bool = False,
+    time: bool = False,
+) -> str:
     if value is None:
         return "–"
+    if time:
+        text = duration_text(value)
+        return text if ci is None else f"{text} [{duration_text(ci[0])}–{duration_text(ci[1])}]"
     scale, unit, digits = (100, "%", 0) if percent else (1, "", 1)
     text = f"{value * scale:.{digits}f}{unit}"
     if ci is not None:

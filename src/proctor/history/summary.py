@@ -18,6 +18,7 @@ from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import ModelUsage, sum_usage
+from proctor.util.text import duration_text
 
 
 def spread(values: Iterable[float | int | None]) -> Spread:
@@ -133,6 +134,13 @@ def _spread_text(value: Spread, digits: int = 0) -> str:
     return f"{_num(value.median, digits)} ({_num(value.min, digits)}–{_num(value.max, digits)})"
 
 
+def _time_spread(value: Spread) -> str:
+    if value.median is None:
+        return "–"
+    low, high = duration_text(value.min), duration_text(value.max)
+    return f"{duration_text(value.median)} ({low}–{high})"
+
+
 def _share(group: GroupSummary) -> str:
     if group.share_verified is None:
         return "–"
@@ -148,7 +156,7 @@ def render_history(report: HistoryReport) -> str:
         f"- Sessions: {total.sessions} ({total.tasks} tasks, {total.non_tasks} without a code "
         "change)",
         f"- Verified: {_share(total)} of tasks ran a passing check after their last code edit",
-        f"- Median time: {_spread_text(total.duration_seconds)} s; median steps: "
+        f"- Median time: {_time_spread(total.duration_seconds)}; median steps: "
         f"{_spread_text(total.steps)} tool calls (ranges in brackets, over tasks)",
         f"- Median orientation: {_spread_text(total.orientation_reads)} reads and searches "
         "before the first edit",
@@ -164,22 +172,22 @@ def render_history(report: HistoryReport) -> str:
         for model, used in sorted(total.usage.items()):
             dollars = total.cost_by_model.get(model)
             lines.append(
-                f"| {model} | {used.input_tokens} | {used.output_tokens} | "
-                f"{used.cache_read_tokens} | {used.cache_write_tokens} | "
+                f"| {model} | {used.input_tokens:,} | {used.output_tokens:,} | "
+                f"{used.cache_read_tokens:,} | {used.cache_write_tokens:,} | "
                 f"{'unpriced' if dollars is None else f'{dollars:.4f}'} |"
             )
         lines.append(f"\nCost: {_dollars(total)}")
     if report.by is not None:
         lines += [
             "",
-            f"| {report.by} | sessions | tasks | verified | median s | median steps | "
+            f"| {report.by} | sessions | tasks | verified | median time | median steps | "
             "orientation | loops | $ |",
             "|---" * 9 + "|",
         ]
         for group in report.groups:
             lines.append(
                 f"| {group.key} | {group.sessions} | {group.tasks} | {_share(group)} | "
-                f"{_spread_text(group.duration_seconds)} | {_spread_text(group.steps)} | "
+                f"{_time_spread(group.duration_seconds)} | {_spread_text(group.steps)} | "
                 f"{_spread_text(group.orientation_reads)} | {group.loops} | {_dollars(group)} |"
             )
     if report.unavailable:

@@ -21,6 +21,7 @@ from proctor.history.changes import (
 )
 from proctor.models.history import ChangeMark, SessionSummary
 from proctor.models.process import StepCounts
+from proctor.util.text import duration_text
 
 PROJECT = "/work/proj"
 CHANGE = ChangeMark(
@@ -57,6 +58,10 @@ def test_three_tasks_a_side_are_compared() -> None:
     low, high = result.before.median_seconds_ci or (None, None)
     assert low is not None and high is not None and low <= 200 <= high
     assert result.after.share_verified_ci == (1.0, 1.0)  # every task verified: a point
+    table = render_changes([result])
+    low_text, high_text = duration_text(low), duration_text(high)
+    assert f"| before | 3 | 3m 20s [{low_text}–{high_text}] | 4.0 [" in table
+    assert "| after | 3 | 1m 00s [" in table and "| 100% [100–100%] |" in table
 
 
 def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:

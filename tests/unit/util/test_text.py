@@ -1,0 +1,28 @@
+"""How times read in the Markdown summaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.util.text import duration_text
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (None, "–"),
+        (0, "0.0 s"),
+        (42.54, "42.5 s"),
+        (59.9, "59.9 s"),
+        (60, "1m 00s"),
+        (330, "5m 30s"),
+        (3599.4, "59m 59s"),
+        (3599.6, "1h 00m"),  # rounded to the second first: never "60m 00s"
+        (7500, "2h 05m"),
+        (86_399, "23h 59m"),
+        (86_400 + 4 * 3600 + 59, "1d 04h"),
+        (187_013.9, "2d 03h"),
+    ],
+)
+def test_a_time_reads_in_the_largest_units_that_fit(seconds: float | None, text: str) -> None:
+    assert duration_text(seconds) == text
