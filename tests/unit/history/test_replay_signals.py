@@ -3,6 +3,7 @@ the parent's own handlers were (an interrupted run in the same process ignores b
 
 from __future__ import annotations
 
+import gc
 import signal
 from collections.abc import Iterator
 
@@ -14,9 +15,13 @@ from proctor.history.replay import _start_worker
 @pytest.fixture
 def restored() -> Iterator[None]:
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    collecting = gc.isenabled()
     yield
     for s, handler in saved.items():
         signal.signal(s, handler)
+    if collecting:  # a worker pauses the collector
+        gc.unfreeze()
+        gc.enable()
 
 
 def test_a_worker_starts_with_sigterm_ending_it_and_sigint_ignored(restored: None) -> None:

@@ -134,11 +134,15 @@ class _Parser:
         self.questions: dict[str, str] = {}
         self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
         """Subagent files not parsed yet, by agent id."""
-        self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
-            "assistant": self.assistant,
-            "user": self.user,
-            "system": self.system,
-            "attachment": self.attachment,
+        # The methods as functions (called with the parser): bound methods would hold the
+        # parser in a reference cycle, and a replay's thousands of parsers, each with its
+        # session's records, would then wait for the collector instead of going at once.
+        kind = type(self)
+        self.handlers: dict[str, Callable[[_Parser, dict[str, Any]], None]] = {
+            "assistant": kind.assistant,
+            "user": kind.user,
+            "system": kind.system,
+            "attachment": kind.attachment,
         }
 
     def unknown(self, record_type: str, raw: Any) -> None:
@@ -192,7 +196,7 @@ class _Parser:
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
         if handler is not None:
             try:  # what builder.guarded does, without its call: this runs for every line
-                handler(record)
+                handler(self, record)
             except MALFORMED as exc:
                 self.builder.malformed(kind, exc, record)
         elif kind not in BOOKKEEPING:
