@@ -210,7 +210,7 @@ def _sorted_names(
     try:
         with os.scandir(folder) as entries:
             # Files are regular files only: a named pipe would block the replay that read it.
-            found = [e for e in entries if (e.is_dir() if folders else e.is_file())]
+            found = [e for e in entries if _is(e, folders, unreadable, agent)]
         names = [e.name for e in found]
         if links is not None:  # which of them are links (known from the listing itself)
             links.update(e.name for e in found if e.is_symlink())
@@ -222,6 +222,24 @@ def _sorted_names(
             unreadable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
         return []
     return sorted(n for n in names if not n.startswith("."))
+
+
+def _is(
+    entry: os.DirEntry[str],
+    folder: bool,
+    unreadable: list[Unavailable] | None,
+    agent: str | None = None,
+) -> bool:
+    """Whether a listed entry is a folder (or a regular file), its link followed. An entry
+    whose type cannot be told (a link in a loop, a target behind a folder without access) is
+    noted in ``unreadable`` and passed over: the rest of its folder is still read."""
+    try:
+        return entry.is_dir() if folder else entry.is_file()
+    except OSError as exc:
+        if unreadable is not None and not entry.name.startswith("."):
+            reason = f"cannot be read ({exc.strerror or exc}): left out"
+            unreadable.append(Unavailable(agent=agent, path=entry.path, reason=reason))
+        return False
 
 
 def _missing_reason(agent: str, folder: Path) -> str | None:
@@ -352,7 +370,7 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
                         folders.append(entry.path)
-                    elif entry.name.endswith((".jsonl", ".json")) and entry.is_file():
+                    elif entry.name.endswith((".jsonl", ".json")) and _is(entry, False, unreadable):
                         files.append((entry.path, entry.is_symlink()))
         except OSError as exc:
             reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"

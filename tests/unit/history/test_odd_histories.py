@@ -304,3 +304,22 @@ def test_an_unreadable_file_or_folder_in_a_path_is_listed_unavailable(
     assert reasons["closed"].startswith("cannot be listed (Permission denied")
     single, alone = sessions_under([folder / "rollout-b.jsonl"], ["codex"])
     assert single == [] and [u.reason for u in alone] == ["cannot be read (Permission denied)"]
+
+
+def test_a_link_in_a_loop_hides_nothing_else_in_its_folder(tmp_path: Path) -> None:
+    """``is_file`` of a link that points at itself raises: the link is listed unavailable and
+    the rest of its folder still read (a history folder, a project folder, a plain folder)."""
+    files = plant(tmp_path / "home" / ".claude")
+    loops = [files["S1"].parent.parent / "-loop", files["S1"].parent / "loop.jsonl"]
+    for loop in loops:
+        loop.symlink_to(loop.name)
+    sessions, unavailable = find_sessions(["claude-code"], tmp_path / "home", {})
+    assert len(sessions) == 4
+    assert sorted(u.path for u in unavailable) == sorted(map(str, loops))
+    assert all("(Too many levels of symbolic links)" in u.reason for u in unavailable)
+    plain = tmp_path / "plain"
+    shutil.copytree(files["S3"].parent, plain / "sub")
+    (plain / "x.jsonl").symlink_to("x.jsonl")
+    sessions, unavailable = sessions_under((plain,), ("claude-code",))
+    assert sorted(Path(s.file).name for s in sessions) == [files["S3"].name, files["S4"].name]
+    assert [u.path for u in unavailable] == [str(plain / "x.jsonl")]
