@@ -173,3 +173,12 @@ def cache_folder(env: Mapping[str, str]) -> Path:
     if env.get("XDG_CACHE_HOME"):
         return Path(env["XDG_CACHE_HOME"]) / "proctor"
     return Path(env.get("HOME") or Path.home()) / ".cache" / "proctor"
+
+
+def current_folder() -> Path | None:
+    """The current folder; None when it no longer exists (a shell left in a deleted folder,
+    where ``getcwd`` fails)."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        return None

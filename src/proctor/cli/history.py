@@ -98,10 +98,18 @@ def command(
     from proctor.models.history import SessionSummary, Unavailable
     from proctor.models.io import model_to_json
     from proctor.models.pricing import PriceTable
-    from proctor.paths import cache_folder
+    from proctor.paths import cache_folder, current_folder
     from proctor.util.collection import collection_paused
 
     chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
+    cwd = current_folder()  # None in a folder deleted meanwhile: it holds no proctor.json
+    if project is not None and not project.is_absolute():
+        if cwd is None:
+            raise ConfigError(
+                f"--project {project}: relative to a current folder that no longer exists; "
+                "give the full path"
+            )
+        project = cwd / project
     filters = Filters(
         project=project,
         since=parse_day(since, "--since") if since is not None else None,
@@ -116,9 +124,9 @@ def command(
     from proctor.models.loading import load_top_config, top_config_path
 
     pricing = PriceTable()
-    found = top_config_path(config, Path.cwd())  # ./proctor.json when no --config
-    if found is not None:
-        top, _ = load_top_config(found, Path.cwd())
+    found = top_config_path(config, cwd) if cwd is not None else config
+    if found is not None:  # ./proctor.json when no --config
+        top, _ = load_top_config(found, cwd or found.parent)
         pricing = PriceTable(prices=dict(top.pricing))
     if paths and home is not None:
         click.echo(f"proctor: note: --home {home} is not read: the PATHS given are", err=True)
@@ -150,14 +158,21 @@ def command(
         marks, notes = read_marks(journal_path(os.environ))
         for note in notes:
             click.echo(f"proctor: note: {note}", err=True)
+        elsewhere = 0
         if project is not None:  # the changes of that project only, as its sessions
-            marks = [m for m in marks if m.project is None or same_project(m.project, project)]
+            kept = [m for m in marks if m.project is None or same_project(m.project, project)]
+            elsewhere, marks = len(marks) - len(kept), kept
         for gone in report.unavailable:  # the tables say nothing of what could not be read
             where = f"{gone.agent} " if gone.agent else ""
             click.echo(f"proctor: note: unavailable: {where}{gone.path}: {gone.reason}", err=True)
         comparisons = [compare_change(mark, report.sessions) for mark in marks]
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")
+        elif not comparisons and elsewhere:
+            click.echo(
+                f"No change marked for {project} ({elsewhere} marked for other projects: "
+                "`proctor history --changes` without --project shows them)."
+            )
         else:
             click.echo(render_changes(comparisons), nl=False)
         return 0

@@ -17,6 +17,7 @@ import click
 from proctor._version import __version__
 from proctor.cli.signals import terminate_as_interrupt
 from proctor.exit_codes import ExitCode, short_legend
+from proctor.util.text import SHOWN
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("proctor.cli.run", "Run a suite of cases and gate on the results."),
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> Any:
     # lone surrogate: printed escaped, never a traceback half-way through a report.
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors=SHOWN)  # caf\xe9, as the records show the name
     try:
         with terminate_as_interrupt():
             code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)

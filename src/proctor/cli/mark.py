@@ -23,8 +23,9 @@ def command(text: str, project: Path | None, at: str | None) -> int:
     import os
 
     from proctor.history.changes import add_mark, journal_path, mark_for
+    from proctor.paths import current_folder
 
-    mark = mark_for(text, project, at, Path.cwd())
+    mark = mark_for(text, project, at, current_folder())
     path = journal_path(os.environ)
     try:
         add_mark(path, mark)

@@ -14,9 +14,13 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from proctor.errors import ConfigError
 from proctor.history.sources import same_project
+from proctor.models.errors_format import describe_validation_error
 from proctor.models.history import ChangeComparison, ChangeMark, SessionSummary, SideFigures
+from proctor.models.io import escape_surrogates
 from proctor.stats.bootstrap import Statistic, bootstrap_ci
 from proctor.stats.descriptive import mean, strict_median
 from proctor.util.files import read_regular
@@ -115,6 +119,9 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
                 )
             mark = ChangeMark.model_validate(record)
             marks.append((parse_time(mark.at, "at"), mark))
+        except ValidationError as exc:  # the field and what it should be, in one sentence
+            detail = describe_validation_error("", exc, ChangeMark).removeprefix(": ")
+            notes.append(f"{path}:{number}: skipped, not a change mark ({detail})")
         except (ValueError, ConfigError) as exc:  # UnicodeDecodeError is a ValueError
             notes.append(f"{path}:{number}: skipped, not a change mark ({exc})")
     # In time order, whatever offset each mark was written with.
@@ -228,10 +235,25 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def mark_for(text: str, project: Path | None, at: str | None, cwd: Path) -> ChangeMark:
-    """The mark ``proctor mark`` writes: the project defaults to the current folder."""
+def mark_for(text: str, project: Path | None, at: str | None, cwd: Path | None) -> ChangeMark:
+    """The mark ``proctor mark`` writes: the project defaults to the current folder (None when
+    that folder no longer exists). Bytes of a name or text that are not UTF-8 are kept
+    escaped (``caf\\xe9``), as a history's summaries keep them."""
     if not text.strip():
         raise ConfigError("proctor mark: the change needs a description (TEXT is empty)")
     moment = parse_time(at, "--at").isoformat(timespec="seconds") if at is not None else now_utc()
     folder = project if project is not None else cwd
-    return ChangeMark(text=text.strip(), project=os.path.realpath(folder), at=moment)
+    if folder is None:
+        raise ConfigError(
+            "proctor mark: the current folder no longer exists; name the project with --project"
+        )
+    try:
+        where = os.path.realpath(folder)
+    except FileNotFoundError:  # a relative --project, from a folder that no longer exists
+        raise ConfigError(
+            f"proctor mark: --project {folder}: relative to a current folder that no longer "
+            "exists; give the full path"
+        ) from None
+    return ChangeMark(
+        text=escape_surrogates(text.strip()), project=escape_surrogates(where), at=moment
+    )

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.models.history import Unavailable
+from proctor.models.io import escape_surrogates
 from proctor.transcripts.codex.threads import spawners, thread_of
 from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
 from proctor.util.files import open_regular, read_head, read_regular
@@ -287,6 +288,10 @@ def sessions_under(
         if not path.exists():
             unavailable.append(Unavailable(path=str(path), reason="no such file or folder"))
             continue
+        if not path.is_file() and not path.is_dir():
+            reason = "not a regular file or a folder (a named pipe, a device): not read"
+            unavailable.append(Unavailable(path=str(path), reason=reason))
+            continue
         if path.is_file() and _is_part(path):
             reason = "a subagent or side file: it is read with its main session (give that one)"
             unavailable.append(Unavailable(path=str(path), reason=reason))
@@ -504,11 +509,21 @@ def _json_header(path: Path) -> dict[str, object] | None:
 
 
 def same_project(project: str | None, wanted: Path) -> bool:
-    """Whether a session's project is the folder ``wanted`` (Gemini CLI's by its hash)."""
+    """Whether a session's project is the folder ``wanted`` (Gemini CLI's by its hash). A
+    name that is not UTF-8 matches as a summary keeps it, its bytes escaped (``caf\\xe9``)."""
     if project is None:
         return False
     resolved = os.path.realpath(wanted)
     if project.startswith("gemini:"):
-        digest = hashlib.sha256(resolved.encode()).hexdigest()
-        return project.removeprefix("gemini:") in (digest, str(wanted))
-    return project in (str(wanted), resolved) or os.path.realpath(project) == resolved
+        named = project.removeprefix("gemini:")
+        raw = resolved.encode("utf-8", "surrogateescape")  # the name's own bytes
+        shown = resolved.encode("utf-8", "replace")  # as a program that decodes it shows it
+        digests = {hashlib.sha256(raw).hexdigest(), hashlib.sha256(shown).hexdigest()}
+        return named in digests or named in _names(str(wanted))
+    names = {*_names(str(wanted)), *_names(resolved)}
+    return project in names or os.path.realpath(project) == resolved
+
+
+def _names(path: str) -> tuple[str, str]:
+    """A path as given and as a summary keeps it (its undecodable bytes escaped)."""
+    return path, escape_surrogates(path)

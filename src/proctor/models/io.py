@@ -20,6 +20,7 @@ from proctor.models.errors_format import describe_validation_error
 from proctor.models.trajectory import EVENT_ADAPTER, Event, event_json
 from proctor.util.files import read_regular
 from proctor.util.masking import mask
+from proctor.util.text import surrogate_shown
 
 if TYPE_CHECKING:
     from proctor.models.trial import TrialRecord
@@ -48,8 +49,7 @@ def escape_surrogates(text: str, *, json_string: bool = False) -> str:
     """
 
     def escape(match: re.Match[str]) -> str:
-        code = ord(match.group())
-        shown = f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+        shown = surrogate_shown(ord(match.group()))
         return "\\" + shown if json_string else shown
 
     return _LONE_SURROGATE.sub(escape, text)

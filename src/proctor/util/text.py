@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+
 
 def table_cell(text: str) -> str:
     """``text`` safe inside a Markdown table cell: a ``|`` would start a new cell and a line
@@ -24,3 +26,29 @@ def duration_text(seconds: float | None) -> str:
     if hours:
         return f"{hours}h {minutes:02d}m"
     return f"{minutes}m {secs:02d}s"
+
+
+def surrogate_shown(code: int) -> str:
+    """A lone surrogate (an undecodable byte of a file name, as Python decodes it) as visible
+    text: the byte as ``\\xe9``, any other surrogate as ``\\udc00``."""
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def _shown(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start : exc.end]
+    out = [
+        surrogate_shown(ord(c))
+        if 0xD800 <= ord(c) <= 0xDFFF
+        else c.encode("ascii", "backslashreplace").decode("ascii")
+        for c in text
+    ]
+    return "".join(out), exc.end
+
+
+SHOWN = "proctor-shown"
+"""An encoding error handler (``stream.reconfigure(errors=SHOWN)``): a lone surrogate is
+written as :func:`surrogate_shown` writes it (a name reads the same on the terminal as in a
+record), any other character the stream cannot encode as ``backslashreplace`` writes it."""
+codecs.register_error(SHOWN, _shown)

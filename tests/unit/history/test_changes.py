@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
+from proctor.cli.main import main
 from proctor.errors import ConfigError
 from proctor.history.changes import (
     MIN_SIDE,
@@ -19,11 +21,16 @@ from proctor.history.changes import (
     read_marks,
     render_changes,
 )
+from proctor.history.sources import same_project
 from proctor.models.history import ChangeMark, SessionSummary
 from proctor.models.process import StepCounts
 from proctor.util.text import duration_text
 
 PROJECT = "/work/proj"
+SESSION = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures/transcripts/claude/7f3c2a10-0000-4000-8000-000000000001.jsonl"
+)
 CHANGE = ChangeMark(
     text="enabled the guard plugin", project=PROJECT, at="2026-11-15T00:00:00+00:00"
 )
@@ -219,3 +226,75 @@ def test_since_and_until_name_days_on_the_machine_s_clock(monkeypatch: pytest.Mo
 def test_an_empty_mark_time_is_refused_not_read_as_now(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--at ''"):
         mark_for("x", None, "", tmp_path)
+
+
+def test_a_line_of_other_types_is_skipped_with_one_sentence(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    path.write_text(
+        '{"schemaVersion":2,"text":5,"at":"2026-11-25T00:00:00+00:00"}\n'
+        '{"schemaVersion":2,"text":"no time"}\n'
+    )
+    marks, notes = read_marks(path)
+    assert marks == []
+    assert notes == [
+        f"{path}:1: skipped, not a change mark (field 'text': expected a string, got 5)",
+        f"{path}:2: skipped, not a change mark (field 'at' is required but missing)",
+    ]
+
+
+def test_a_mark_in_a_folder_or_with_text_that_is_not_utf8_is_written_escaped(
+    tmp_path: Path,
+) -> None:
+    odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9")
+    os.mkdir(odd)
+    path = tmp_path / "changes.jsonl"
+    add_mark(path, mark_for(os.fsdecode(b"plugin caf\xe9"), None, "2026-11-13", Path(odd)))
+    (mark,) = read_marks(path)[0]
+    assert mark.text == "plugin caf\\xe9"
+    assert mark.project == f"{tmp_path}/caf\\xe9"
+    assert same_project(mark.project, Path(odd))  # as a summary keeps the folder: it matches
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """proctor's exit code and output, run as the console runs it."""
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    out, err = capsys.readouterr()
+    return int(ended.value.code or 0), out + err
+
+
+def test_a_mark_from_a_folder_deleted_meanwhile_needs_its_project_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    code, text = _run(["mark", "x"], capsys)
+    assert code == 2
+    assert "the current folder no longer exists; name the project with --project" in text
+    code, text = _run(["mark", "x", "--project", "rel"], capsys)
+    assert code == 2 and "give the full path" in text
+    code, text = _run(["mark", "x", "--project", PROJECT], capsys)
+    assert code == 0, text
+    assert read_marks(tmp_path / "data" / "changes.jsonl")[0][0].project == PROJECT
+    history = tmp_path / "history"
+    history.mkdir()
+    (history / "s.jsonl").write_bytes(SESSION.read_bytes())
+    code, text = _run(["history", str(history)], capsys)  # no ./proctor.json to read there
+    assert code == 0 and "Sessions: 1" in text, text
+
+
+def test_changes_of_another_project_only_are_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    assert _run(["mark", "x", "--project", PROJECT], capsys)[0] == 0
+    history = tmp_path / "history"
+    history.mkdir()
+    (history / "s.jsonl").write_bytes(SESSION.read_bytes())
+    code, text = _run(["history", "--changes", str(history), "--project", "/else"], capsys)
+    assert code == 0, text
+    assert "No change marked for /else (1 marked for other projects" in text

@@ -323,3 +323,41 @@ def test_a_link_in_a_loop_hides_nothing_else_in_its_folder(tmp_path: Path) -> No
     sessions, unavailable = sessions_under((plain,), ("claude-code",))
     assert sorted(Path(s.file).name for s in sessions) == [files["S3"].name, files["S4"].name]
     assert [u.path for u in unavailable] == [str(plain / "x.jsonl")]
+
+
+def test_a_gemini_project_whose_name_is_not_utf8_is_kept_by_project(tmp_path: Path) -> None:
+    odd = os.fsdecode(b"/ws/caf\xe9")
+    home = tmp_path / "home"
+    shutil.copytree(GEMINI, home / ".gemini" / "tmp" / "proj")
+    root = home / ".gemini" / "tmp" / "proj" / ".project_root"
+    root.write_bytes(os.fsencode(odd) + b"\n")
+    sessions, _ = find_sessions(["gemini-cli"], home, {})
+    (summary,) = list(replay(sessions, Filters(project=Path(odd)), PriceTable(), workers=1))
+    assert isinstance(summary, SessionSummary) and summary.project == "/ws/caf\\xe9"
+    root.unlink()  # known by its folder's name: compared with the hash of the odd name
+    assert list(replay(sessions, Filters(project=Path(odd)), PriceTable(), workers=1)) == []
+
+
+def test_a_named_pipe_given_as_a_path_is_named_as_such_and_never_opened(tmp_path: Path) -> None:
+    pipe = tmp_path / "p.jsonl"
+    os.mkfifo(pipe)
+    files = plant(tmp_path / ".claude")
+    sessions, unavailable = sessions_under((pipe, files["S1"]), ("claude-code",))
+    assert [s.file for s in sessions] == [str(files["S1"])]
+    assert [(u.path, u.reason) for u in unavailable] == [
+        (str(pipe), "not a regular file or a folder (a named pipe, a device): not read")
+    ]
+
+
+def test_a_name_that_is_not_utf8_reads_alike_in_an_error_and_in_a_report(tmp_path: Path) -> None:
+    """The terminal shows an undecodable byte as the records keep it (``caf\\xe9``)."""
+    import subprocess
+    import sys
+
+    odd = os.fsencode(tmp_path) + b"/caf\xe9/nope"
+    env = {**os.environ, "PROCTOR_CACHE_DIR": str(tmp_path / "cache"), "PYTHONIOENCODING": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", "history", odd], capture_output=True, env=env
+    )
+    assert done.returncode == 2
+    assert b"caf\\xe9/nope: no such file or folder" in done.stderr, done.stderr
