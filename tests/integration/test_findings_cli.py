@@ -110,7 +110,10 @@ def test_bad_dismissals_and_folders_are_one_sentence(
     empty = proctor("findings", "dismiss", ID, "--reason", " ", "--dir", str(out))
     assert empty.code == 2 and "--reason" in empty.err
     nowhere = proctor("findings", str(tmp_path / "absent"))
-    assert nowhere.code == 2 and "not a results directory" in nowhere.err
+    assert nowhere.code == 2 and "not a results directory (no such folder)" in nowhere.err
+    (tmp_path / "notes.txt").write_text("x")
+    a_file = proctor("findings", str(tmp_path / "notes.txt"))
+    assert a_file.code == 2 and "notes.txt: not a results directory (a file)" in a_file.err
     a_run = proctor("findings", str(run1))
     assert a_run.code == 2 and "a run folder" in a_run.err
     assert findings(proctor, out)[0]["state"] == "open", "nothing was dismissed"

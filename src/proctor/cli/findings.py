@@ -111,7 +111,8 @@ def _folder(results_dir: Path | None) -> Path:
 
     folder = results_dir if results_dir is not None else Path(DEFAULT_OUT)
     if not folder.is_dir():
-        raise ConfigError(f"{folder}: not a results directory (no such folder)")
+        what = "a file" if folder.exists() else "no such folder"
+        raise ConfigError(f"{folder}: not a results directory ({what})")
     if (folder / "run.json").is_file():
         raise ConfigError(
             f"{folder}: a run folder; findings live in the results directory that holds it"

@@ -190,7 +190,8 @@ def upgraded(path: Path | str, data: dict[str, Any], model: type[R]) -> dict[str
     clear sentence (a :class:`SchemaVersionError`)."""
     version = data.get("schemaVersion", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ConfigError(f"{path}: schemaVersion {version!r} is not a version number")
+        shown = json.dumps(version, default=repr)  # as the file spells it: true, "2"
+        raise ConfigError(f"{path}: schemaVersion {shown} is not a version number")
     if version > model.current_schema_version:
         raise SchemaVersionError(
             f"{path}: schemaVersion {version!r} is newer than this proctor understands "

@@ -252,10 +252,20 @@ class RepeatCheck:
         return ExitCode.GATE_FAILED if self.differences else ExitCode.OK
 
     @property
+    def finished(self) -> int:
+        """The repetitions that ran to their end (when interrupted, the last run listed is
+        the one cut short)."""
+        return len(self.runs) - 1 if self.interrupted else len(self.runs)
+
+    @property
+    def compared(self) -> bool:
+        """Whether two repetitions finished, so that anything was compared."""
+        return self.finished >= 2
+
+    @property
     def verdict(self) -> str:
-        if self.interrupted:  # the last run listed is the one cut short
-            done = len(self.runs) - 1
-            return f"interrupted after {done} of {self.repetitions} repetitions finished"
+        if self.interrupted:
+            return f"interrupted after {self.finished} of {self.repetitions} repetitions finished"
         if self.differences:
             return f"different ({len(self.differences)} difference(s))"
         return "identical"
@@ -267,8 +277,8 @@ class RepeatCheck:
                 {"repetition": r.number, "folder": str(r.folder), "exitCode": r.exit_code}
                 for r in self.runs
             ],
-            "trialsCompared": self.trials,
-            "evaluatorsCompared": self.evaluators,
+            "trialsCompared": self.trials if self.compared else 0,
+            "evaluatorsCompared": self.evaluators if self.compared else 0,
             "excludedTrials": [e.to_dict() for e in self.excluded_trials],
             "excludedEvaluators": [e.to_dict() for e in self.excluded_evaluators],
             "identical": not self.differences and not self.interrupted,
@@ -285,10 +295,15 @@ class RepeatCheck:
             "",
             f"- verdict: **{self.verdict}**",
             f"- repetitions: {self.repetitions}",
-            f"- trials compared: {self.trials} per repetition",
-            f"- evaluators compared: {self.evaluators} per repetition",
-            f"- differences: {len(self.differences)}",
         ]
+        if self.compared:
+            lines += [
+                f"- trials compared: {self.trials} per repetition",
+                f"- evaluators compared: {self.evaluators} per repetition",
+                f"- differences: {len(self.differences)}",
+            ]
+        else:
+            lines.append("- nothing compared: fewer than two repetitions finished")
         if self.differences:
             lines.append(f"- first difference: {self.differences[0].sentence()}")
         for title, items in (

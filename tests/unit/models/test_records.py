@@ -1,4 +1,5 @@
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,17 @@ def test_round_trip(tmp_path: Path) -> None:
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     (tmp_path / "t.json").write_text(json.dumps({"schemaVersion": SCHEMA_VERSION + 1, "case": "c"}))
     with pytest.raises(SchemaVersionError, match="newer than this proctor understands"):
+        read_record(tmp_path / "t.json", TrialRecord)
+
+
+@pytest.mark.parametrize(
+    ("version", "shown"), [(True, "true"), ("2", '"2"'), (None, "null"), (0, "0"), (2.5, "2.5")]
+)
+def test_a_schema_version_that_is_no_version_is_named_as_the_file_spells_it(
+    tmp_path: Path, version: object, shown: str
+) -> None:
+    (tmp_path / "t.json").write_text(json.dumps({"schemaVersion": version, "case": "c"}))
+    with pytest.raises(ConfigError, match=f"schemaVersion {re.escape(shown)} is not a version"):
         read_record(tmp_path / "t.json", TrialRecord)
 
 

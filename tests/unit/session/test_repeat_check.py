@@ -240,3 +240,11 @@ def test_an_interrupted_check_counts_the_repetitions_that_finished(tmp_path: Pat
     check.runs = [Repetition(1, tmp_path / "r1", 0), Repetition(2, tmp_path / "r2", 130)]
     assert check.verdict == "interrupted after 1 of 3 repetitions finished"
     assert check.exit_code == 130
+    check.trials, check.evaluators = 17, 3  # what the first repetition ran
+    assert "- nothing compared: fewer than two repetitions finished" in check.markdown()
+    assert "trials compared" not in check.markdown()
+    data = check.to_dict()
+    assert (data["trialsCompared"], data["evaluatorsCompared"], data["identical"]) == (0, 0, False)
+    check.runs.insert(1, Repetition(2, tmp_path / "r1b", 0))  # two finished: compared
+    assert "- trials compared: 17 per repetition" in check.markdown()
+    assert check.to_dict()["trialsCompared"] == 17
