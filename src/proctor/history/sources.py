@@ -237,7 +237,12 @@ def _is(
     try:
         return entry.is_dir() if folder else entry.is_file()
     except OSError as exc:
-        if unreadable is not None and not entry.name.startswith("."):
+        # Listed once, though a folder may be listed for its folders and then for its files.
+        if (
+            unreadable is not None
+            and not entry.name.startswith(".")
+            and all(u.path != entry.path for u in unreadable)
+        ):
             reason = f"cannot be read ({exc.strerror or exc}): left out"
             unreadable.append(Unavailable(agent=agent, path=entry.path, reason=reason))
         return False
@@ -517,7 +522,7 @@ def same_project(project: str | None, wanted: Path) -> bool:
     if project.startswith("gemini:"):
         named = project.removeprefix("gemini:")
         raw = resolved.encode("utf-8", "surrogateescape")  # the name's own bytes
-        shown = resolved.encode("utf-8", "replace")  # as a program that decodes it shows it
+        shown = raw.decode("utf-8", "replace").encode()  # as Node decodes the name: U+FFFD
         digests = {hashlib.sha256(raw).hexdigest(), hashlib.sha256(shown).hexdigest()}
         return named in digests or named in _names(str(wanted))
     names = {*_names(str(wanted)), *_names(resolved)}

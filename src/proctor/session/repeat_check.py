@@ -353,8 +353,8 @@ def repeat_plan(
             break
         if number == 1:
             first = result.records
-            # What repetition 1 holds is what each later one is compared on (the counts
-            # stand even when the check is cut short before a comparison).
+            # What repetition 1 holds is what each later one is compared on (reported as
+            # compared once a second repetition has finished).
             check.trials = len(first)
             check.evaluators = sum(1 for r in first for e in r.evaluators if e.use not in backed)
             continue

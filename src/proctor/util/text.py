@@ -12,20 +12,20 @@ def table_cell(text: str) -> str:
 
 
 def duration_text(seconds: float | None) -> str:
-    """A time as people read it: ``42.5 s``, ``5m 30s``, ``2h 05m``, ``3d 04h``."""
+    """A time as people read it, rounded to the last unit shown: ``42.5 s``, ``5m 30s``,
+    ``2h 05m``, ``3d 04h``."""
     if seconds is None:
         return "–"
-    if seconds < 60:
+    if round(seconds, 1) < 60:
         return f"{seconds:.1f} s"
     whole = round(seconds)
-    minutes, secs = divmod(whole, 60)
-    hours, minutes = divmod(minutes, 60)
-    days, hours = divmod(hours, 24)
-    if days:
-        return f"{days}d {hours:02d}h"
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    return f"{minutes}m {secs:02d}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    minutes = round(seconds / 60)
+    if minutes < 24 * 60:
+        return f"{minutes // 60}h {minutes % 60:02d}m"
+    hours = round(seconds / 3600)
+    return f"{hours // 24}d {hours % 24:02d}h"
 
 
 def surrogate_shown(code: int) -> str:

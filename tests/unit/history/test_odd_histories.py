@@ -26,6 +26,10 @@ from tests.unit.history.planted import plant
 
 ROOT = Path(__file__).resolve().parents[3]
 GEMINI = ROOT / "tests" / "fixtures" / "transcripts" / "gemini" / "tmp" / "proj"
+CODEX_ROLLOUT = (
+    ROOT
+    / "tests/fixtures/transcripts/codex/rollout-2026-11-29T10-00-00-019ad3f0-5c1e-7a02-9c4b-3e1f00000001.jsonl"
+)
 
 
 def replayed(sessions: list[Session], cache: SummaryCache | None = None) -> list[object]:
@@ -361,3 +365,25 @@ def test_a_name_that_is_not_utf8_reads_alike_in_an_error_and_in_a_report(tmp_pat
     )
     assert done.returncode == 2
     assert b"caf\\xe9/nope: no such file or folder" in done.stderr, done.stderr
+
+
+def test_a_link_in_a_loop_in_the_codex_sessions_tree_is_listed_once(tmp_path: Path) -> None:
+    day = tmp_path / "home" / ".codex" / "sessions" / "2026" / "11" / "29"
+    day.mkdir(parents=True)
+    shutil.copy(CODEX_ROLLOUT, day)
+    loop = day.parent / "loop"
+    loop.symlink_to("loop")
+    sessions, unavailable = find_sessions(["codex"], tmp_path / "home", {})
+    assert len(sessions) == 1
+    assert [u.path for u in unavailable] == [str(loop)]
+
+
+def test_a_gemini_project_known_by_its_hash_matches_its_name_as_node_read_it() -> None:
+    import hashlib
+
+    odd = Path(os.fsdecode(b"/ws/caf\xe9"))
+    node = hashlib.sha256("/ws/caf\ufffd".encode()).hexdigest()  # Node decodes with U+FFFD
+    raw = hashlib.sha256(b"/ws/caf\xe9").hexdigest()
+    assert sources_module.same_project(f"gemini:{node}", odd)
+    assert sources_module.same_project(f"gemini:{raw}", odd)
+    assert not sources_module.same_project("gemini:" + "0" * 64, odd)

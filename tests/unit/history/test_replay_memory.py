@@ -5,6 +5,8 @@ session leaves no reference cycle behind, and a worker still collects once enoug
 from __future__ import annotations
 
 import gc
+import os
+import shutil
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +15,7 @@ from typing import Any
 import pytest
 
 from proctor.history import replay
-from proctor.history.sources import sessions_under
+from proctor.history.sources import Session, sessions_under
 from proctor.models.pricing import PriceTable
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
@@ -61,6 +63,24 @@ def test_measuring_a_session_leaves_no_reference_cycle(
         assert left == [], f"{session.file}: a measure left cycles of {left}"
 
 
+def test_measuring_a_session_whose_path_is_not_utf8_leaves_no_reference_cycle(
+    tmp_path: Path, paused: None
+) -> None:
+    odd = os.fsencode(tmp_path) + b"/caf\xe9"
+    os.mkdir(odd)
+    source = FIXTURES / "claude" / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
+    copy = os.fsdecode(odd + b"/" + os.fsencode(source.name))
+    shutil.copy(source, copy)
+    session = Session("claude-code", copy)
+    assert rb"caf\\xe9" in replay.measure_session(session, None, PriceTable())  # type: ignore[operator]
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    replay.measure_session(session, None, PriceTable())
+    gc.collect()
+    left = sorted({type(o).__name__ for o in gc.garbage})
+    assert left == [], f"a measure left cycles of {left}"
+
+
 class _Knot:
     """An object in a reference cycle of its own."""
 
@@ -86,5 +106,5 @@ def test_a_worker_collects_between_sessions_once_enough_has_built_up(
     monkeypatch.setattr(replay, "_measure_job", leaky)
     replay._measure_in_worker(100)  # type: ignore[arg-type]
     assert left[-1]() is not None, "a few objects left: no collection yet"
-    replay._measure_in_worker(replay._COLLECT_AFTER)  # type: ignore[arg-type]
+    replay._measure_in_worker(replay._COLLECT_AFTER)  # type: ignore[arg-type]  # 2 each
     assert left[0]() is None and left[-1]() is None, "enough built up: collected"

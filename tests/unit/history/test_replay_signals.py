@@ -19,8 +19,8 @@ def restored() -> Iterator[None]:
     yield
     for s, handler in saved.items():
         signal.signal(s, handler)
-    if collecting:  # a worker pauses the collector
-        gc.unfreeze()
+    gc.unfreeze()  # a worker freezes what it inherited, and pauses the collector
+    if collecting:
         gc.enable()
 
 

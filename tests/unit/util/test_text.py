@@ -14,14 +14,17 @@ from proctor.util.text import duration_text
         (0, "0.0 s"),
         (42.54, "42.5 s"),
         (59.9, "59.9 s"),
+        (59.96, "1m 00s"),  # rounded to a tenth, it is a minute
         (60, "1m 00s"),
         (330, "5m 30s"),
         (3599.4, "59m 59s"),
         (3599.6, "1h 00m"),  # rounded to the second first: never "60m 00s"
         (7500, "2h 05m"),
-        (86_399, "23h 59m"),
+        (7199, "2h 00m"),  # 1h 59m 59s, to the minute
+        (86_340, "23h 59m"),
+        (86_399, "1d 00h"),
         (86_400 + 4 * 3600 + 59, "1d 04h"),
-        (187_013.9, "2d 03h"),
+        (187_013.9, "2d 04h"),  # 51.95 hours
     ],
 )
 def test_a_time_reads_in_the_largest_units_that_fit(seconds: float | None, text: str) -> None:
