@@ -75,3 +75,36 @@ def test_optional_dependencies_load_only_for_their_input(tmp_path: Path) -> None
     (tmp_path / ".env").write_text("UNUSED=1\n")
     control = probe(tmp_path, "--source", str(cases), "--reporter", "junit", cwd=tmp_path)
     assert {"dotenv", "xml.etree.ElementTree"} <= set(control[-1]["modules"])  # type: ignore[arg-type]
+
+
+HISTORY_PROBE = """
+import json, sys
+import proctor.cli.main
+sys.argv = ["proctor", *sys.argv[1:]]
+try:
+    proctor.cli.main.main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+CLAUDE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude"
+CODEX = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex"
+
+
+def history_modules(tmp_path: Path, *args: str) -> set[str]:
+    argv = [sys.executable, "-c", HISTORY_PROBE, "history", "--no-cache", *args]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PROCTOR_DATA_DIR": str(tmp_path)}
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+def test_a_history_replay_loads_what_its_sessions_and_options_need_only(tmp_path: Path) -> None:
+    """A replay of Claude Code sessions loads neither the Codex reader nor the statistics of
+    --changes; each loads when asked for (the control)."""
+    unused = {"proctor.transcripts.codex.threads", "proctor.stats.bootstrap"}
+    assert unused.isdisjoint(history_modules(tmp_path, str(CLAUDE)))
+    mark = {"schemaVersion": 2, "text": "x", "project": "/w", "at": "2026-11-25T00:00:00+00:00"}
+    (tmp_path / "changes.jsonl").write_text(json.dumps(mark) + "\n")
+    loaded = history_modules(tmp_path, str(CLAUDE), str(CODEX), "--changes")
+    assert unused <= loaded

@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -21,11 +22,12 @@ from proctor.history.sources import same_project
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.history import ChangeComparison, ChangeMark, SessionSummary, SideFigures
 from proctor.models.io import escape_surrogates
-from proctor.stats.bootstrap import Statistic, bootstrap_ci
-from proctor.stats.descriptive import mean, strict_median
 from proctor.util.files import read_regular
 from proctor.util.jsonl import decode_object
 from proctor.util.text import duration_text, table_cell
+
+if TYPE_CHECKING:
+    from proctor.stats.bootstrap import Statistic
 
 JOURNAL = "changes.jsonl"
 SIDE = 10
@@ -130,11 +132,16 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
 
 
 def _ci(values: Sequence[float], statistic: Statistic) -> tuple[float, float] | None:
+    from proctor.stats.bootstrap import bootstrap_ci
+
     interval = bootstrap_ci(values, statistic)
     return None if interval is None else (interval.low, interval.high)
 
 
 def side_figures(tasks: Sequence[SessionSummary]) -> SideFigures:
+    # The statistics imported here: a replay without --changes never needs them.
+    from proctor.stats.descriptive import mean, strict_median
+
     seconds = [t.duration_seconds for t in tasks if t.duration_seconds is not None]
     steps = [float(t.steps.tool_calls) for t in tasks]
     verified = [1.0 if t.verified else 0.0 for t in tasks]

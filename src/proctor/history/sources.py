@@ -27,7 +27,6 @@ from pathlib import Path
 
 from proctor.models.history import Unavailable
 from proctor.models.io import escape_surrogates
-from proctor.transcripts.codex.threads import spawners, thread_of
 from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
 from proctor.util.files import open_regular, read_head, read_regular
 
@@ -324,8 +323,13 @@ def threads_folded(sessions: list[Session]) -> list[Session]:
     that spawned it) made a part of the session it was spawned in, when that session is
     among them: a subagent's work is its session's, as a Claude Code subagent's is. A thread
     whose session is not among them stays a session of its own."""
+    rollouts = [s.file for s in sessions if s.agent == "codex"]
+    if not rollouts:  # the Codex reader is not even imported
+        return sessions
+    from proctor.transcripts.codex.threads import spawners, thread_of
+
     # Each subagent's rollout: the thread that spawned it (told from the rollout's first bytes).
-    spawner = spawners(s.file for s in sessions if s.agent == "codex")
+    spawner = spawners(rollouts)
     if not spawner:
         return sessions
     by_thread = {thread_of(s.file): s for s in sessions if s.agent == "codex"}
