@@ -274,8 +274,8 @@ def _start_worker() -> None:
     # The parent's objects the worker inherited (every module and schema) are left out of the
     # collector's walks for good. The collector stays paused, as the parent paused it: a
     # session's measure leaves no reference cycle (its objects go as soon as it is done), and
-    # walking what a long session keeps alive while it is read, again and again, cost a fifth
-    # of a worker's time. It runs between two sessions once enough has built up (see
+    # walking what a long session keeps alive while it is read, again and again, cost about a
+    # tenth of a worker's time. It runs between two sessions once enough has built up (see
     # :func:`_measure_in_worker`), which bounds a worker's memory if a measure ever does leave
     # a cycle.
     gc.freeze()
