@@ -231,20 +231,35 @@ def _is(
     agent: str | None = None,
 ) -> bool:
     """Whether a listed entry is a folder (or a regular file), its link followed. An entry
-    whose type cannot be told (a link in a loop, a target behind a folder without access) is
-    noted in ``unreadable`` and passed over: the rest of its folder is still read."""
+    whose type cannot be told (a link in a loop, a target behind a folder without access),
+    and a link named like a session whose target is not there, are noted in ``unreadable``
+    and passed over: the rest of its folder is still read."""
     try:
-        return entry.is_dir() if folder else entry.is_file()
+        found = entry.is_dir() if folder else entry.is_file()
     except OSError as exc:
-        # Listed once, though a folder may be listed for its folders and then for its files.
-        if (
-            unreadable is not None
-            and not entry.name.startswith(".")
-            and all(u.path != entry.path for u in unreadable)
-        ):
-            reason = f"cannot be read ({exc.strerror or exc}): left out"
-            unreadable.append(Unavailable(agent=agent, path=entry.path, reason=reason))
+        _note(entry, f"cannot be read ({exc.strerror or exc}): left out", unreadable, agent)
         return False
+    if not found and not folder and entry.name.endswith((".jsonl", ".json")):
+        try:
+            dangling = entry.is_symlink() and not os.path.exists(entry.path)
+            target = os.readlink(entry.path) if dangling else ""
+        except OSError:  # gone meanwhile
+            dangling = False
+        if dangling:
+            _note(entry, f"a link to {target}, which is not there: left out", unreadable, agent)
+    return found
+
+
+def _note(
+    entry: os.DirEntry[str], reason: str, unreadable: list[Unavailable] | None, agent: str | None
+) -> None:
+    # Listed once, though a folder may be listed for its folders and then for its files.
+    if (
+        unreadable is not None
+        and not entry.name.startswith(".")
+        and all(u.path != entry.path for u in unreadable)
+    ):
+        unreadable.append(Unavailable(agent=agent, path=entry.path, reason=reason))
 
 
 def _missing_reason(agent: str, folder: Path) -> str | None:

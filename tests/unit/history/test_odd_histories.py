@@ -329,6 +329,24 @@ def test_a_link_in_a_loop_hides_nothing_else_in_its_folder(tmp_path: Path) -> No
     assert [u.path for u in unavailable] == [str(plain / "x.jsonl")]
 
 
+def test_a_link_to_a_session_that_is_not_there_is_named(tmp_path: Path) -> None:
+    files = plant(tmp_path / "home" / ".claude")
+    gone = files["S1"].parent / "gone.jsonl"
+    gone.symlink_to(tmp_path / "moved" / "gone.jsonl")
+    (files["S1"].parent / "notes.txt").symlink_to(tmp_path / "nowhere.txt")  # no session name
+    sessions, unavailable = find_sessions(["claude-code"], tmp_path / "home", {})
+    assert len(sessions) == 4
+    reason = f"a link to {tmp_path / 'moved' / 'gone.jsonl'}, which is not there: left out"
+    assert [(u.path, u.reason) for u in unavailable] == [(str(gone), reason)]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "old.jsonl").symlink_to("missing.jsonl")
+    shutil.copy(files["S2"], plain)
+    sessions, unavailable = sessions_under((plain,), ("claude-code",))
+    assert [Path(s.file).name for s in sessions] == [files["S2"].name]
+    assert [u.path for u in unavailable] == [str(plain / "old.jsonl")]
+
+
 def test_a_gemini_project_whose_name_is_not_utf8_is_kept_by_project(tmp_path: Path) -> None:
     odd = os.fsdecode(b"/ws/caf\xe9")
     home = tmp_path / "home"
