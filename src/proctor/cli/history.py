@@ -86,6 +86,7 @@ def command(
     from proctor.history.cache import FILE_NAME, SummaryCache
     from proctor.history.changes import (
         compare_change,
+        from_current,
         journal_path,
         parse_day,
         read_marks,
@@ -103,13 +104,8 @@ def command(
 
     chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
     cwd = current_folder()  # None in a folder deleted meanwhile: it holds no proctor.json
-    if project is not None and not project.is_absolute():
-        if cwd is None:
-            raise ConfigError(
-                f"--project {project}: relative to a current folder that no longer exists; "
-                "give the full path"
-            )
-        project = cwd / project
+    if project is not None:
+        project = from_current(project, cwd, f"--project {project}")
     filters = Filters(
         project=project,
         since=parse_day(since, "--since") if since is not None else None,

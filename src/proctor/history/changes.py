@@ -242,6 +242,19 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def from_current(path: Path, cwd: Path | None, what: str) -> Path:
+    """``path`` (given as ``what``, an option) made absolute against the current folder
+    ``cwd`` (see :func:`proctor.paths.current_folder`); a ConfigError when it is relative and
+    that folder no longer exists."""
+    if path.is_absolute():
+        return path
+    if cwd is None:
+        raise ConfigError(
+            f"{what}: relative to a current folder that no longer exists; give the full path"
+        )
+    return cwd / path
+
+
 def mark_for(text: str, project: Path | None, at: str | None, cwd: Path | None) -> ChangeMark:
     """The mark ``proctor mark`` writes: the project defaults to the current folder (None when
     that folder no longer exists). Bytes of a name or text that are not UTF-8 are kept
@@ -254,13 +267,7 @@ def mark_for(text: str, project: Path | None, at: str | None, cwd: Path | None) 
         raise ConfigError(
             "proctor mark: the current folder no longer exists; name the project with --project"
         )
-    try:
-        where = os.path.realpath(folder)
-    except FileNotFoundError:  # a relative --project, from a folder that no longer exists
-        raise ConfigError(
-            f"proctor mark: --project {folder}: relative to a current folder that no longer "
-            "exists; give the full path"
-        ) from None
+    where = os.path.realpath(from_current(folder, cwd, f"proctor mark: --project {folder}"))
     return ChangeMark(
         text=escape_surrogates(text.strip()), project=escape_surrogates(where), at=moment
     )

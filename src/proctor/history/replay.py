@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import json
 import multiprocessing
 import os
 import signal
@@ -32,7 +31,7 @@ from proctor.metrics.process import metrics_of_steps
 from proctor.metrics.rules import fired_rules
 from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
-from proctor.models.io import escape_surrogates
+from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
@@ -238,9 +237,7 @@ def _measure(
         blob = summary.model_dump_json(by_alias=True).encode()
     except PydanticSerializationError:  # a path that is not UTF-8: its bytes shown escaped
         data = summary.model_dump(mode="json", by_alias=True)
-        # Without indentation, by the C encoder: the Python one's closures leave a cycle.
-        text = json.dumps(data, ensure_ascii=False)
-        blob = escape_surrogates(text, json_string=True).encode()
+        blob = dump_json(data, indent=False).encode()  # on one line: it leaves no cycle
     if trajectory.responses is None:
         return blob
     ids = [row[0] for row in trajectory.responses]

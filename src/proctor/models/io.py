@@ -103,19 +103,23 @@ def remove_partial_writes(root: Path, skip: frozenset[str] = frozenset()) -> lis
     return removed
 
 
-def dump_json(data: Any) -> str:
-    """``data`` as indented JSON text (UTF-8 characters as they are, a newline at the end).
+def dump_json(data: Any, *, indent: bool = True) -> str:
+    """``data`` as indented JSON text (UTF-8 characters as they are, a newline at the end);
+    on one line with ``indent=False``.
 
     orjson writes it; a lone surrogate (from an undecodable file name), a key that is not a
     string or an integer beyond 64 bits makes orjson refuse, and then the standard library
     writes it instead, with each surrogate escaped (see :func:`escape_surrogates`). The two read
     back the same, except that orjson writes a float that is not a number (NaN, infinity) as
-    ``null``, where the standard library would write a token that is not JSON.
+    ``null``, where the standard library would write a token that is not JSON. On one line,
+    the standard library's encoder is its C one, which leaves no reference cycle behind (its
+    indenting one does: a history replay's workers run without the cyclic collector).
     """
+    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if indent else 0)
     try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+        return orjson.dumps(data, option=option).decode()
     except TypeError:
-        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+        text = json.dumps(data, indent=2 if indent else None, ensure_ascii=False)
         return escape_surrogates(text, json_string=True) + "\n"
 
 
