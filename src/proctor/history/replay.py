@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
-from pydantic import TypeAdapter
-from pydantic_core import PydanticSerializationError
+from pydantic import BaseModel, TypeAdapter
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
@@ -32,7 +32,7 @@ from proctor.metrics.rules import fired_rules
 from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
 from proctor.models.io import dump_json
-from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.pricing import PriceTable, dollars
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
@@ -208,36 +208,38 @@ def _measure(
     metrics = metrics_of_steps(plain_steps(events, workspace), started, workspace=workspace)
     proxy = metrics.context.basis == "edited-proxy"
     cost_usd, unpriced = session_cost(trajectory.usage, pricing)
-    summary = SessionSummary(
-        agent=session.agent,
-        path=session.file,
-        session_id=trajectory.session_id,
-        project=project,
-        started_at=started.isoformat() if started else None,
-        ended_at=ended.isoformat() if ended else None,
-        duration_seconds=(ended - started).total_seconds() if started and ended else None,
-        is_task=metrics.is_task,
-        verified=metrics.verified if metrics.is_task else None,
-        steps=metrics.steps,
-        orientation=metrics.orientation,
-        checks=len(metrics.checks),
-        failed_checks=sum(1 for c in metrics.checks if c.outcome == "fail"),
-        loops=metrics.loops,
-        rules_fired=fired_rules(metrics),
-        edited_files=metrics.context.expected_files if proxy else [],
-        redundancy_proxy=metrics.context.redundancy,
-        auc_cov_proxy=metrics.context.auc_cov if proxy else None,
-        usage=trajectory.usage,
-        cost_usd=cost_usd,
-        unpriced_models=unpriced,
-        unknown_records=sum(trajectory.coverage.unknown_record_types.values())
-        + trajectory.coverage.unparsed_lines,
-    )
+    # The summary's JSON written from its fields as they stand: each value is of its field's
+    # type already, and the parent validates every summary it reads back. Building the model
+    # here, and then its JSON, cost a short session about a sixth of its measure.
+    checks = metrics.checks
+    fields = {
+        "agent": session.agent,
+        "path": session.file,
+        "sessionId": trajectory.session_id,
+        "project": project,
+        "startedAt": started.isoformat() if started else None,
+        "endedAt": ended.isoformat() if ended else None,
+        "durationSeconds": (ended - started).total_seconds() if started and ended else None,
+        "isTask": metrics.is_task,
+        "verified": metrics.verified if metrics.is_task else None,
+        "steps": _by_alias(metrics.steps),
+        "orientation": _by_alias(metrics.orientation),
+        "checks": len(checks),
+        "failedChecks": sum(1 for c in checks if c.outcome == "fail"),
+        "loops": metrics.loops,
+        "rulesFired": fired_rules(metrics),
+        "editedFiles": metrics.context.expected_files if proxy else [],
+        "redundancyProxy": metrics.context.redundancy,
+        "aucCovProxy": metrics.context.auc_cov if proxy else None,
+        "usage": {model: _by_alias(used) for model, used in trajectory.usage.items()},
+        "costUsd": cost_usd,
+        "unpricedModels": unpriced,
+        "unknownRecords": sum(coverage.unknown_record_types.values()) + coverage.unparsed_lines,
+    }
     try:
-        blob = summary.model_dump_json(by_alias=True).encode()
-    except PydanticSerializationError:  # a path that is not UTF-8: its bytes shown escaped
-        data = summary.model_dump(mode="json", by_alias=True)
-        blob = dump_json(data, indent=False).encode()  # on one line: it leaves no cycle
+        blob = orjson.dumps(fields)
+    except TypeError:  # a path that is not UTF-8: its bytes shown escaped
+        blob = dump_json(fields, indent=False).encode()  # the C encoder: it leaves no cycle
     if trajectory.responses is None:
         return blob
     ids = [row[0] for row in trajectory.responses]
@@ -250,10 +252,28 @@ def session_cost(
 ) -> tuple[float | None, list[str]]:
     """A session's dollars over its priced models (None when none is priced), and the models
     without a price."""
-    cost = price_usage(usage, pricing)
-    if len(cost.unpriced) == len(cost.by_model):
-        return None, list(cost.unpriced)
-    return round(sum(v for v in cost.by_model.values() if v is not None), 6), list(cost.unpriced)
+    priced: list[float] = []
+    unpriced: list[str] = []
+    for model, used in usage.items():
+        price = pricing.price_of(model)
+        if price is None:
+            unpriced.append(model)
+        else:  # rounded as :func:`~proctor.models.pricing.price_usage` rounds each model's
+            priced.append(round(dollars(used, price), 6))
+    return (round(sum(priced), 6) if priced else None), unpriced
+
+
+def _by_alias(model: BaseModel) -> dict[str, Any]:
+    """A model's fields under their JSON names, values as they stand (a summary's parts hold
+    numbers, strings and flat maps of them only)."""
+    names = _ALIASES.get(type(model))
+    if names is None:
+        fields = type(model).model_fields
+        names = _ALIASES[type(model)] = {k: f.alias or k for k, f in fields.items()}
+    return {names[k]: v for k, v in model.__dict__.items()}
+
+
+_ALIASES: dict[type[BaseModel], dict[str, str]] = {}
 
 
 # The pool's workers are forked with these set, so that only the session crosses the pipe.
@@ -451,7 +471,9 @@ def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[Sessio
                 ids = next(held)
                 # A worker's own are read as they are; a cache row's are checked for shape.
                 if summary is not None and (trusted or _ids_fit(ids)):
-                    summary.response_ids, summary.response_rows = ids, part[2]
+                    # Straight into the model's fields: both are left out of its JSON, and
+                    # pydantic's own assignment costs more than the rest of this loop.
+                    vars(summary).update(response_ids=ids, response_rows=part[2])
                 else:
                     summary = None  # a damaged row: replayed
             elif len(part) == 2:

@@ -7,15 +7,17 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
+import orjson
 import pytest
 
 from proctor.history import summary as summary_module
-from proctor.history.replay import Filters, replay
+from proctor.history.replay import RESPONSES, Filters, measure_session, replay, session_cost
 from proctor.history.sources import find_sessions, sessions_under
 from proctor.history.summary import history_report, render_history, summarise
 from proctor.models.config import ModelPrice
 from proctor.models.history import GroupSummary, HistoryReport, SessionSummary
 from proctor.models.pricing import PriceTable
+from proctor.models.trajectory import ModelUsage
 from tests.unit.history.planted import PROJECT_A, PROJECT_B, plant
 
 PRICES = PriceTable(prices={"claude-test-1": ModelPrice(input_per1_m=1.0, output_per1_m=10.0)})
@@ -205,3 +207,43 @@ def test_control_in_utc_the_same_window_holds_one_session(
         monkeypatch.undo()
         time.tzset()
     assert [s.session_id[:2] for s in window if s.session_id] == ["22"]
+
+
+def test_a_worker_writes_every_field_of_the_summary_as_pydantic_would(home: Path) -> None:
+    # The worker writes a summary's JSON from its figures without building the model: every
+    # field the model writes must be there, under its JSON name, of the type the model gives.
+    written = {
+        field.alias or name
+        for name, field in SessionSummary.model_fields.items()
+        if not field.exclude
+    }
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    for session in sessions:
+        blob = measure_session(session, None, PRICES)
+        assert isinstance(blob, bytes)
+        head = blob.split(RESPONSES, 1)[0]
+        assert set(orjson.loads(head)) == written
+        # Byte for byte: the same keys in the same order, and each value of the same type.
+        assert SessionSummary.model_validate_json(head).model_dump_json(by_alias=True) == (
+            head.decode()
+        )
+
+
+def test_a_session_s_cost_is_over_its_priced_models() -> None:
+    usage = {
+        "claude-test-1": ModelUsage(input_tokens=2_000_000, output_tokens=300_000),
+        "claude-helper-1": ModelUsage(input_tokens=5),
+    }
+    # 2 M input tokens at 1 $ per million, 0.3 M output tokens at 10 $: 2 + 3 dollars.
+    assert session_cost(usage, PRICES) == (5.0, ["claude-helper-1"])
+    assert session_cost({"claude-helper-1": usage["claude-helper-1"]}, PRICES) == (
+        None,
+        ["claude-helper-1"],
+    )
+    assert session_cost({}, PRICES) == (None, [])
+    # Each model's dollars kept to six places, as a trial's cost keeps them: 3e-7 $ is 0, and
+    # two of them are 0 (not 6e-7 $, which is 1e-6 to six places).
+    price = ModelPrice(input_per1_m=0.3)
+    cheap = PriceTable(prices={"claude-test-1": price, "claude-helper-1": price})
+    one = ModelUsage(input_tokens=1)
+    assert session_cost({"claude-test-1": one, "claude-helper-1": one}, cheap) == (0.0, [])
