@@ -27,8 +27,7 @@ from pydantic import BaseModel, TypeAdapter
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.sources import Session, same_project, session_project
-from proctor.metrics.process import metrics_of_steps
-from proctor.metrics.rules import fired_rules
+from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
 from proctor.models.io import dump_json
@@ -205,13 +204,12 @@ def _measure(
     started, ended = time_span(stamps)
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
-    metrics = metrics_of_steps(plain_steps(events, workspace), started, workspace=workspace)
-    proxy = metrics.context.basis == "edited-proxy"
+    figures = step_figures(plain_steps(events, workspace), started)
     cost_usd, unpriced = session_cost(trajectory.usage, pricing)
-    # The summary's JSON written from its fields as they stand: each value is of its field's
-    # type already, and the parent validates every summary it reads back. Building the model
-    # here, and then its JSON, cost a short session about a sixth of its measure.
-    checks = metrics.checks
+    # The summary's JSON written from its figures as they stand: each value is of its field's
+    # type already, and the parent validates every summary it reads back. Building the
+    # models of a trial's metrics, then the summary's, then its JSON, cost a short session
+    # about a third of its measure.
     fields = {
         "agent": session.agent,
         "path": session.file,
@@ -220,17 +218,28 @@ def _measure(
         "startedAt": started.isoformat() if started else None,
         "endedAt": ended.isoformat() if ended else None,
         "durationSeconds": (ended - started).total_seconds() if started and ended else None,
-        "isTask": metrics.is_task,
-        "verified": metrics.verified if metrics.is_task else None,
-        "steps": _by_alias(metrics.steps),
-        "orientation": _by_alias(metrics.orientation),
-        "checks": len(checks),
-        "failedChecks": sum(1 for c in checks if c.outcome == "fail"),
-        "loops": metrics.loops,
-        "rulesFired": fired_rules(metrics),
-        "editedFiles": metrics.context.expected_files if proxy else [],
-        "redundancyProxy": metrics.context.redundancy,
-        "aucCovProxy": metrics.context.auc_cov if proxy else None,
+        "isTask": figures.is_task,
+        "verified": figures.verified,
+        "steps": {
+            "toolCalls": sum(figures.by_kind.values()),
+            "byKind": figures.by_kind,
+            "reads": figures.reads,
+            "searches": figures.searches,
+            "edits": figures.edits,
+            "checks": figures.checks,
+        },
+        "orientation": {
+            "readsBeforeFirstEdit": figures.reads_before_first_edit,
+            "stepsBeforeFirstEdit": figures.steps_before_first_edit,
+            "secondsToFirstEdit": figures.seconds_to_first_edit,
+        },
+        "checks": figures.checks,
+        "failedChecks": figures.failed_checks,
+        "loops": figures.loops,
+        "rulesFired": figures.rules_fired,
+        "editedFiles": figures.edited_files,
+        "redundancyProxy": figures.redundancy,
+        "aucCovProxy": figures.auc_cov,
         "usage": {model: _by_alias(used) for model, used in trajectory.usage.items()},
         "costUsd": cost_usd,
         "unpricedModels": unpriced,

@@ -16,7 +16,8 @@ of only these (an edit's path, old and new text) has the faster key, and two inp
 same key exactly when they are equal either way."""
 
 
-def _edit_key(step: Step) -> tuple[tuple[str, ...], str | bytes]:
+def edit_key(step: Step) -> tuple[tuple[str, ...], str | bytes]:
+    """What makes two edit or write calls the same edit: their files and their input."""
     tool_input = step.call.input or {}
     if all(type(value) in _FLAT for value in tool_input.values()):
         try:
@@ -40,7 +41,7 @@ def find_loops(steps: Sequence[Step], loop_repeat: int) -> list[LoopInstance]:
         if command is not None and step.outcome == "fail" and normalise_command(command):
             failing.setdefault(normalise_command(command), []).append(step.index)
         elif step.kind in EDIT_KINDS:
-            edits.setdefault(_edit_key(step), []).append(step.index)
+            edits.setdefault(edit_key(step), []).append(step.index)
     found = [
         LoopInstance(kind="command", key=command, count=len(at), steps=at)
         for command, at in failing.items()

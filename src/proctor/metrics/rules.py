@@ -25,12 +25,8 @@ def _above(rule: str, value: int, limit: int, what: str) -> RuleResult:
     )
 
 
-def _unverified_fires(metrics: ProcessMetrics) -> bool:
-    return metrics.verified is not True
-
-
 def _unverified(metrics: ProcessMetrics) -> RuleResult:
-    fired = _unverified_fires(metrics)
+    fired = metrics.verified is not True  # as :func:`task_rules_fired` tells it
     return RuleResult(
         rule="unverified",
         fired=fired,
@@ -64,20 +60,25 @@ def evaluate_rules(
             )
             for rule in RULE_NAMES
         ]
-    return [_unverified(metrics), *(_above(*limit) for limit in _limits(metrics, config))]
+    limits = _limits(
+        metrics.orientation.reads_before_first_edit, metrics.rework, metrics.loops, config
+    )
+    return [_unverified(metrics), *(_above(*limit) for limit in limits)]
 
 
-def _limits(metrics: ProcessMetrics, config: MetricsConfig) -> list[tuple[str, int, int, str]]:
+def _limits(
+    reads_before_first_edit: int | None, rework: int, loops: int, config: MetricsConfig
+) -> list[tuple[str, int, int, str]]:
     """The rules with a threshold: (rule, value, threshold, what the value counts)."""
     return [
         (
             "long-orientation",
-            metrics.orientation.reads_before_first_edit or 0,
+            reads_before_first_edit or 0,
             config.long_orientation_max,
             "reads and searches before the first edit",
         ),
-        ("rework", metrics.rework, config.rework_max, "failed checks"),
-        ("loops", metrics.loops, config.loops_max, "loops"),
+        ("rework", rework, config.rework_max, "failed checks"),
+        ("loops", loops, config.loops_max, "loops"),
     ]
 
 
@@ -86,9 +87,26 @@ def fired_rules(metrics: ProcessMetrics, config: MetricsConfig | None = None) ->
     their results: a history replay keeps no more of them, for thousands of sessions."""
     if not metrics.is_task:
         return []
-    config = config or DEFAULT_METRICS_CONFIG
-    fired = ["unverified"] if _unverified_fires(metrics) else []
-    fired += [rule for rule, value, limit, _ in _limits(metrics, config) if value > limit]
+    return task_rules_fired(
+        metrics.verified,
+        metrics.orientation.reads_before_first_edit,
+        metrics.rework,
+        metrics.loops,
+        config,
+    )
+
+
+def task_rules_fired(
+    verified: bool | None,
+    reads_before_first_edit: int | None,
+    rework: int,
+    loops: int,
+    config: MetricsConfig | None = None,
+) -> list[str]:
+    """:func:`fired_rules` of a task from the figures the rules read."""
+    limits = _limits(reads_before_first_edit, rework, loops, config or DEFAULT_METRICS_CONFIG)
+    fired = ["unverified"] if verified is not True else []
+    fired += [rule for rule, value, limit, _ in limits if value > limit]
     return fired
 
 
