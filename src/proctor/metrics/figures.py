@@ -23,6 +23,7 @@ from proctor.metrics.rules import task_rules_fired
 from proctor.metrics.steps import check_outcome
 from proctor.metrics.trace import (
     EDIT_KINDS,
+    LOOKING_KINDS,
     READ_KINDS,
     SEARCH_KINDS,
     Step,
@@ -32,8 +33,6 @@ from proctor.metrics.trace import (
     shell_command,
 )
 from proctor.models.process import DEFAULT_METRICS_CONFIG, MetricsConfig
-
-_LOOKING = READ_KINDS | SEARCH_KINDS
 
 
 class StepFigures(msgspec.Struct, gc=False):
@@ -87,7 +86,7 @@ def step_figures(
                 if first is None:
                     first = step
             continue
-        if first is None and kind in _LOOKING:
+        if first is None and kind in LOOKING_KINDS:
             looking += 1
         command = shell_command(step)
         if command is None:

@@ -8,6 +8,7 @@ from datetime import datetime
 from proctor.metrics.config import check_commands
 from proctor.metrics.trace import (
     EDIT_KINDS,
+    LOOKING_KINDS,
     READ_KINDS,
     SEARCH_KINDS,
     Step,
@@ -17,8 +18,6 @@ from proctor.metrics.trace import (
     shell_command,
 )
 from proctor.models.process import CheckOutcome, CheckRun, MetricsConfig, Orientation, StepCounts
-
-_LOOKING = READ_KINDS | SEARCH_KINDS
 
 
 def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutcome | None:
@@ -88,7 +87,7 @@ def orientation(steps: Sequence[Step], start: datetime | None) -> Orientation:
         return Orientation()
     before = steps[: edit.index]
     return Orientation(
-        reads_before_first_edit=sum(s.kind in _LOOKING for s in before),
+        reads_before_first_edit=sum(s.kind in LOOKING_KINDS for s in before),
         steps_before_first_edit=len(before),
         seconds_to_first_edit=seconds_since(start, edit.call.ts),
     )

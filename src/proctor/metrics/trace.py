@@ -17,6 +17,8 @@ READ_KINDS = frozenset({"read"})
 SEARCH_KINDS = frozenset({"search"})
 EDIT_KINDS = frozenset({"write", "edit"})
 EXPLORE_KINDS = READ_KINDS | SEARCH_KINDS | EDIT_KINDS
+LOOKING_KINDS = READ_KINDS | SEARCH_KINDS
+"""What orientation counts before the first edit."""
 
 #: Files whose edits alone do not change code (see :func:`is_code_edit`).
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")

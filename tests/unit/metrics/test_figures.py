@@ -187,7 +187,7 @@ def test_random_steps_give_the_metrics_figures() -> None:
         ("is_code_edit", lambda step: step.kind in ("edit", "write")),  # doc edits count
         ("check_outcome", lambda step, command, config: "pass"),  # every call a check
         ("normalise_command", lambda command: command),  # "pytest -q" twice, spaced apart
-        ("_LOOKING", frozenset({"read"})),  # searches are no orientation
+        ("LOOKING_KINDS", frozenset({"read"})),  # searches are no orientation
         ("coverage_auc", lambda steps, gold: None),
     ],
 )
