@@ -14,7 +14,6 @@ import functools
 import gc
 import multiprocessing
 import os
-import signal
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -27,7 +26,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
-from proctor.history.sources import Session, same_project, session_project
+from proctor.history.sources import Session, same_project, session_project, start_worker
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
@@ -307,10 +306,7 @@ def _start_worker() -> None:
     # a cycle.
     gc.freeze()
     gc.disable()
-    # Whatever the parent had: the pool stops its workers with SIGTERM (which must end them),
-    # and Ctrl-C is the parent's to handle.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    start_worker()
 
 
 Job = tuple[int, Session, "str | None"]

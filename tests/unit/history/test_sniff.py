@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 from pathlib import Path
 
 import pytest
 
+from proctor.history import sources as sources_module
 from proctor.history.sources import SNIFF_BYTES, sessions_under, sniff
 from proctor.transcripts.lines import HEADER_LINES
 from proctor.util.files import read_head
@@ -45,3 +48,75 @@ def test_only_the_first_header_lines_are_looked_at(
     (listed,) = [None] if found is None else [found]
     sessions, _ = sessions_under([tmp_path], ["claude-code"])
     assert [s.agent for s in sessions] == ([] if listed is None else [listed])
+
+
+def mixed_folder(root: Path) -> Path:
+    """A plain folder of every session file of the corpus (three formats) with their
+    reports (JSONL of another kind), an empty file, a subagent file and a file that will not
+    open (see :func:`told_in_parallel_and_in_order`)."""
+    folder = root / "plain"
+    (folder / "deeper" / "subagents").mkdir(parents=True)
+    for n, path in enumerate(sorted((ROOT / "tests" / "corpus").glob("*.jsonl"))):
+        (folder / ("deeper" if n % 2 else "") / path.name).write_bytes(path.read_bytes())
+    (folder / "empty.jsonl").write_bytes(b"")
+    (folder / "deeper" / "subagents" / "agent-a1.jsonl").write_text(json.dumps(CLAUDE) + "\n")
+    (folder / "closed.jsonl").write_text(json.dumps(CLAUDE) + "\n")
+    return folder
+
+
+def listed(folder: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    found, unavailable = sessions_under([folder], ["claude-code", "codex", "gemini-cli"])
+    return [(s.agent, s.file) for s in found], [(u.path, u.reason) for u in unavailable]
+
+
+def told_in_parallel_and_in_order(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[object, object, int]:
+    real_open = os.open
+
+    def closed(path: object, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("closed.jsonl"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", closed)  # the forked workers have it too
+    serial = listed(folder)
+    pools = []
+    real_context = multiprocessing.get_context
+
+    def counted(method: str | None = None) -> object:
+        pools.append(method)
+        return real_context(method)
+
+    monkeypatch.setattr(multiprocessing, "get_context", counted)
+    monkeypatch.setattr(sources_module, "PARALLEL_SNIFF_FROM", 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    return serial, listed(folder), len(pools)
+
+
+def test_a_big_plain_folder_is_told_on_several_processes_as_on_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serial, parallel, pools = told_in_parallel_and_in_order(mixed_folder(tmp_path), monkeypatch)
+    assert pools == 1
+    assert parallel == serial
+    sessions, unavailable = serial  # type: ignore[misc]
+    assert {agent for agent, _ in sessions} == {"claude-code", "codex", "gemini-cli"}
+    assert [reason for _, reason in unavailable] == ["cannot be read (Permission denied)"]
+
+
+_TOLD_CHUNK = sources_module._told_chunk
+
+
+def reasons_lost(files: list[str]) -> list[tuple[str | None, str | None]]:
+    """A worker that loses why a file could not be read (a function of a module, so that the
+    pool can name it to its workers)."""
+    return [(agent, None) for agent, _ in _TOLD_CHUNK(files)]
+
+
+def test_control_a_worker_that_loses_a_reason_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sources_module, "_told_chunk", reasons_lost)
+    serial, parallel, _ = told_in_parallel_and_in_order(mixed_folder(tmp_path), monkeypatch)
+    assert parallel != serial
