@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import multiprocessing
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
 from proctor.util.native_paths import first_record, gemini_subagent_chats
+from proctor.util.pool import forked_pool
 
 RESPONSES = b"\x00"
 """Between a summary's JSON and its responses' (JSON text never holds a NUL byte)."""
@@ -401,10 +401,9 @@ def replay(
             yield from _gathered(results, todo, filters, cache, _BATCH)
             return
         _PROJECT, _PRICING, _STAMPER = filters.project, pricing, stamper
-        context = multiprocessing.get_context("fork")
         # Small sessions first would leave a big one for last: the largest files start first.
         jobs.sort(key=lambda job: _size(job[1]), reverse=True)
-        with context.Pool(processes=count, initializer=_start_worker) as pool:
+        with forked_pool(count, _start_worker) as pool:
             # Chunks amortise the pipe over small sessions; sixty-four per worker keep the load
             # even to the end (the last chunk of one worker is all the other may wait for).
             size = max(1, len(jobs) // (count * 64))

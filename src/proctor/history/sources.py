@@ -451,12 +451,11 @@ def _told_all(files: list[str]) -> list[tuple[str | None, str | None]]:
     count = os.cpu_count() or 1
     if count == 1 or len(files) < PARALLEL_SNIFF_FROM:
         return [_told(file) for file in files]
-    import multiprocessing
+    from proctor.util.pool import forked_pool
 
     size = max(1, len(files) // (count * 16))
     chunks = [files[start : start + size] for start in range(0, len(files), size)]
-    context = multiprocessing.get_context("fork")
-    with context.Pool(processes=count, initializer=start_worker) as pool:
+    with forked_pool(count, start_worker) as pool:
         return [told for chunk in pool.imap(_told_chunk, chunks) for told in chunk]
 
 

@@ -49,3 +49,75 @@ def test_a_command_gives_back_sigterm_and_leaves_an_interrupted_run_s_signals_ig
         raise KeyboardInterrupt
     assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+
+
+LATE_WORKER = """
+import multiprocessing, signal, sys, tempfile, time
+from pathlib import Path
+from proctor.history import replay as replay_module
+from proctor.history.replay import Filters, replay
+from proctor.history.sources import find_sessions
+from proctor.models.pricing import PriceTable
+from tests.unit.history.planted import plant
+
+home = Path(tempfile.mkdtemp())
+plant(home / ".claude")
+sessions, _ = find_sessions(["claude-code"], home, {})
+started = multiprocessing.Value("i", 0)
+real = replay_module._start_worker
+
+def late_second() -> None:
+    with started.get_lock():
+        n, started.value = started.value, started.value + 1
+    if n == 1:  # the second worker starts after the first has done all the work
+        time.sleep(2)
+    real()
+
+replay_module._start_worker = late_second
+replay_module.SERIAL_BELOW = 1
+if sys.argv[1] == "terminate":  # the pool's usual end, for the control
+    import contextlib
+    @contextlib.contextmanager
+    def terminated(count, initializer):
+        with multiprocessing.get_context("fork").Pool(count, initializer) as pool:
+            yield pool
+    replay_module.forked_pool = terminated
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as an interrupted run leaves the parent
+found = list(replay(sessions, Filters(), PriceTable(), workers=2))
+print(len(found), "replayed")
+"""
+
+
+def replay_with_a_late_worker(end: str, timeout: float) -> str | None:
+    """The output of a replay whose second worker starts after the first did all the work,
+    in a process that ignores SIGTERM; None when it was still running after ``timeout``."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LATE_WORKER, end],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its workers are killed with it
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None
+    assert proc.returncode == 0, out
+    return out
+
+
+def test_a_worker_that_starts_after_the_work_is_done_ends_with_the_pool() -> None:
+    assert replay_with_a_late_worker("close", timeout=60) == "4 replayed\n"
+
+
+def test_control_a_pool_that_only_sends_sigterm_waits_for_that_worker_forever() -> None:
+    assert replay_with_a_late_worker("terminate", timeout=8) is None

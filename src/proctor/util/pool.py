@@ -1,0 +1,31 @@
+"""A pool of forked worker processes that ends, whatever the parent does with SIGTERM."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from multiprocessing.pool import Pool
+
+
+@contextmanager
+def forked_pool(processes: int, initializer: Callable[[], None]) -> Iterator[Pool]:
+    """A pool of ``processes`` forked workers, each set up by ``initializer``.
+
+    When the block is done the pool is closed and waited for: each worker is handed the end
+    of the work and exits on its own. A pool's usual end (``terminate``) sends SIGTERM
+    instead, and a worker forked while the parent ignored SIGTERM (as it does while an
+    interrupted run stops) ignores it too until its initializer has run: one that started
+    late, after the others had done all the work, then waited for work forever, and so did
+    the parent. An exception in the block (Ctrl-C) still terminates the pool.
+    """
+    pool = multiprocessing.get_context("fork").Pool(processes=processes, initializer=initializer)
+    try:
+        yield pool
+    except BaseException:
+        pool.terminate()
+        raise
+    else:
+        pool.close()
+    finally:
+        pool.join()
