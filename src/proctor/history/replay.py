@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
 from pathlib import Path
-from typing import Any
 
 import orjson
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
-from proctor.history.sources import Session, same_project, session_project, start_worker
+from proctor.history.sources import Session, same_project, session_project
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import SessionSummary, Unavailable
@@ -35,7 +34,7 @@ from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
 from proctor.util.native_paths import first_record, gemini_subagent_chats
-from proctor.util.pool import forked_pool
+from proctor.util.pool import forked_pool, start_worker
 
 RESPONSES = b"\x00"
 """Between a summary's JSON and its responses' (JSON text never holds a NUL byte)."""
@@ -240,7 +239,16 @@ def _measure(
         "editedFiles": figures.edited_files,
         "redundancyProxy": figures.redundancy,
         "aucCovProxy": figures.auc_cov,
-        "usage": {model: _by_alias(used) for model, used in trajectory.usage.items()},
+        "usage": {
+            model: {
+                "inputTokens": used.input_tokens,
+                "outputTokens": used.output_tokens,
+                "cacheReadTokens": used.cache_read_tokens,
+                "cacheWriteTokens": used.cache_write_tokens,
+                "responses": used.responses,
+            }
+            for model, used in trajectory.usage.items()
+        },
         "costUsd": cost_usd,
         "unpricedModels": unpriced,
         "unknownRecords": sum(coverage.unknown_record_types.values()) + coverage.unparsed_lines,
@@ -270,19 +278,6 @@ def session_cost(
         else:  # rounded as :func:`~proctor.models.pricing.price_usage` rounds each model's
             priced.append(round(dollars(used, price), 6))
     return (round(sum(priced), 6) if priced else None), unpriced
-
-
-def _by_alias(model: BaseModel) -> dict[str, Any]:
-    """A model's fields under their JSON names, values as they stand (a summary's parts hold
-    numbers, strings and flat maps of them only)."""
-    names = _ALIASES.get(type(model))
-    if names is None:
-        fields = type(model).model_fields
-        names = _ALIASES[type(model)] = {k: f.alias or k for k, f in fields.items()}
-    return {names[k]: v for k, v in model.__dict__.items()}
-
-
-_ALIASES: dict[type[BaseModel], dict[str, str]] = {}
 
 
 # The pool's workers are forked with these set, so that only the session crosses the pipe.

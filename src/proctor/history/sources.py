@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -451,7 +450,7 @@ def _told_all(files: list[str]) -> list[tuple[str | None, str | None]]:
     count = os.cpu_count() or 1
     if count == 1 or len(files) < PARALLEL_SNIFF_FROM:
         return [_told(file) for file in files]
-    from proctor.util.pool import forked_pool
+    from proctor.util.pool import forked_pool, start_worker
 
     size = max(1, len(files) // (count * 16))
     chunks = [files[start : start + size] for start in range(0, len(files), size)]
@@ -461,14 +460,6 @@ def _told_all(files: list[str]) -> list[tuple[str | None, str | None]]:
 
 def _told_chunk(files: list[str]) -> list[tuple[str | None, str | None]]:
     return [_told(file) for file in files]
-
-
-def start_worker() -> None:
-    """What a history's worker process sets first (it is forked from the command's process):
-    the pool stops its workers with SIGTERM, which must end them, whatever the parent had; and
-    Ctrl-C is the parent's to handle."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _looks_like(agent: str, folder: Path) -> bool:

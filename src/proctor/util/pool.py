@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.pool import Pool
@@ -29,3 +30,11 @@ def forked_pool(processes: int, initializer: Callable[[], None]) -> Iterator[Poo
         pool.close()
     finally:
         pool.join()
+
+
+def start_worker() -> None:
+    """What a worker of such a pool sets first (it is forked from the command's process):
+    the pool stops its workers with SIGTERM, which must end them, whatever the parent had; and
+    Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
