@@ -93,10 +93,11 @@ def command(
         render_changes,
     )
     from proctor.history.dedup import count_each_response_once
+    from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
     from proctor.history.sources import find_sessions, same_project, sessions_under
-    from proctor.history.summary import history_report, render_history
-    from proctor.models.history import SessionSummary, Unavailable
+    from proctor.history.summary import history_json, history_report, in_order, render_history
+    from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json
     from proctor.models.pricing import PriceTable
     from proctor.paths import cache_folder, current_folder
@@ -136,7 +137,7 @@ def command(
     else:
         sessions, unavailable = find_sessions(chosen, home, os.environ)
     cache = None if no_cache else SummaryCache(cache_folder(os.environ) / FILE_NAME, pricing)
-    replayed: list[SessionSummary] = []
+    replayed: list[SessionRecord] = []
     with collection_paused(freeze=True), ReplayProgress(len(sessions)) as progress:
         for result in replay(sessions, filters, pricing, workers=workers, cache=cache):
             if isinstance(result, Unavailable):
@@ -149,7 +150,8 @@ def command(
             for note in cache.notes:
                 click.echo(f"proctor: note: {note}", err=True)
         count_each_response_once(replayed, pricing)  # a fork's copied responses: once
-        report = history_report(replayed, unavailable, pricing, by)  # type: ignore[arg-type]
+        ordered = in_order(replayed)
+        report = history_report(ordered, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:
         marks, notes = read_marks(journal_path(os.environ))
         for note in notes:
@@ -161,7 +163,7 @@ def command(
         for gone in report.unavailable:  # the tables say nothing of what could not be read
             where = f"{gone.agent} " if gone.agent else ""
             click.echo(f"proctor: note: unavailable: {where}{gone.path}: {gone.reason}", err=True)
-        comparisons = [compare_change(mark, report.sessions) for mark in marks]
+        comparisons = [compare_change(mark, ordered) for mark in marks]
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")
         elif not comparisons and elsewhere:
@@ -173,7 +175,13 @@ def command(
             click.echo(render_changes(comparisons), nl=False)
         return 0
     if as_json:
-        sys.stdout.write(model_to_json(report))
+        text = history_json(report, ordered)
+        out = getattr(sys.stdout, "buffer", None)
+        if out is None:  # a stream of text only
+            sys.stdout.write(text.decode())
+        else:  # JSON is UTF-8: the bytes as they are, not decoded and encoded again
+            sys.stdout.flush()
+            out.write(text)
     else:
         click.echo(render_history(report), nl=False)
     return 0

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from proctor.errors import ConfigError
+from proctor.history.record import SessionRecord
 from proctor.history.sources import same_project
 from proctor.models.errors_format import describe_validation_error
-from proctor.models.history import ChangeComparison, ChangeMark, SessionSummary, SideFigures
+from proctor.models.history import ChangeComparison, ChangeMark, SideFigures
 from proctor.models.io import escape_surrogates
 from proctor.util.files import read_regular
 from proctor.util.jsonl import decode_object
@@ -138,7 +139,7 @@ def _ci(values: Sequence[float], statistic: Statistic) -> tuple[float, float] | 
     return None if interval is None else (interval.low, interval.high)
 
 
-def side_figures(tasks: Sequence[SessionSummary]) -> SideFigures:
+def side_figures(tasks: Sequence[SessionRecord]) -> SideFigures:
     # The statistics imported here: a replay without --changes never needs them.
     from proctor.stats.descriptive import mean, strict_median
 
@@ -156,7 +157,7 @@ def side_figures(tasks: Sequence[SessionSummary]) -> SideFigures:
     )
 
 
-def compare_change(mark: ChangeMark, sessions: Sequence[SessionSummary]) -> ChangeComparison:
+def compare_change(mark: ChangeMark, sessions: Sequence[SessionRecord]) -> ChangeComparison:
     """The nearest :data:`SIDE` tasks before and after ``mark`` in its project (every
     project when the mark names none), by each task's start."""
     at = parse_time(mark.at, "change time")
@@ -186,7 +187,7 @@ def compare_change(mark: ChangeMark, sessions: Sequence[SessionSummary]) -> Chan
     )
 
 
-def _start(session: SessionSummary) -> datetime:
+def _start(session: SessionRecord) -> datetime:
     return parse_time(session.started_at or "", "session start")
 
 

@@ -15,14 +15,14 @@ from itertools import chain
 
 import orjson
 
+from proctor.history.record import Response, SessionRecord, responses_of, usage_records
 from proctor.history.replay import session_cost
-from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import UsageRow, usage_by_model
 
 
-def _better(row: tuple[int, bool, str, int, int, int, int], kept: tuple[bool, int]) -> bool:
+def _better(row: Response, kept: tuple[bool, int]) -> bool:
     """Whether ``row`` wins over the kept line (its sidechain flag and total)."""
     side, total = row[1], sum(row[3:])
     kept_side, kept_total = kept
@@ -31,7 +31,7 @@ def _better(row: tuple[int, bool, str, int, int, int, int], kept: tuple[bool, in
     return total > kept_total
 
 
-def count_each_response_once(sessions: Sequence[SessionSummary], pricing: PriceTable) -> None:
+def count_each_response_once(sessions: Sequence[SessionRecord], pricing: PriceTable) -> None:
     """Take from each session's usage (and cost) the responses another session of
     ``sessions`` holds too and keeps (see the module's rules). Sessions without responses
     (Codex, Gemini CLI) are left as they are; so is every session when nothing is shared,
@@ -42,37 +42,41 @@ def count_each_response_once(sessions: Sequence[SessionSummary], pricing: PriceT
         return
 
 
-def _count_once(sessions: Sequence[SessionSummary], pricing: PriceTable) -> None:
-    holding = [s for s in sessions if s.response_ids]
-    ids = list(chain.from_iterable(s.response_ids or () for s in holding))
-    if len(set(ids)) == len(ids):
+def _count_once(sessions: Sequence[SessionRecord], pricing: PriceTable) -> None:
+    held = [(s, *responses_of(s)) for s in sessions]
+    holding = [(s, ids, rows) for s, ids, rows in held if ids]
+    every = list(chain.from_iterable(ids for _, ids, _ in holding))
+    if len(set(every)) == len(every):
         return  # no response in two sessions (the common case, told at C speed)
-    shared = {digest for digest, n in Counter(ids).items() if n > 1}
-    involved = [s for s in holding if not shared.isdisjoint(s.response_ids or ())]
-    for session in involved:
-        rows = orjson.loads(session.response_rows or b"[]")
-        session.responses = [
-            (digest, *row) for digest, row in zip(session.response_ids or (), rows, strict=True)
-        ]
-    order = sorted(involved, key=lambda s: (s.started_at or "", s.path))
+    shared = {digest for digest, n in Counter(every).items() if n > 1}
+    involved = [
+        (session, _responses(ids, rows))
+        for session, ids, rows in holding
+        if not shared.isdisjoint(ids)
+    ]
+    involved.sort(key=lambda pair: (pair[0].started_at or "", pair[0].path))
     winner: dict[int, tuple[int, bool, int]] = {}  # digest: (session index, side, total)
-    for index, session in enumerate(order):
-        for row in session.responses or ():
+    for index, (_, responses) in enumerate(involved):
+        for row in responses:
             digest = row[0]
             kept = winner.get(digest)
             if kept is None or (kept[0] != index and _better(row, (kept[1], kept[2]))):
                 winner[digest] = (index, row[1], sum(row[3:]))
-    for index, session in enumerate(order):
-        rows_held = session.responses or []
+    for index, (session, responses) in enumerate(involved):
         kept_rows: list[UsageRow] = [
             (row[2], row[3], row[4], row[5], row[6])
-            for row in rows_held
+            for row in responses
             if winner[row[0]][0] == index
         ]
-        if len(kept_rows) != len(rows_held):
+        if len(kept_rows) != len(responses):
             _reprice(session, usage_by_model(kept_rows), pricing)
 
 
-def _reprice(session: SessionSummary, usage: dict[str, ModelUsage], pricing: PriceTable) -> None:
-    session.usage = usage
+def _responses(ids: list[int], rows: bytes | None) -> list[Response]:
+    """A session's responses, its digests beside their rows (read now)."""
+    return [(digest, *row) for digest, row in zip(ids, orjson.loads(rows or b"[]"), strict=True)]
+
+
+def _reprice(session: SessionRecord, usage: dict[str, ModelUsage], pricing: PriceTable) -> None:
+    session.usage = usage_records(usage)
     session.cost_usd, session.unpriced_models = session_cost(usage, pricing)

@@ -2,8 +2,9 @@
 
 Each session is parsed in a worker process and comes back as the JSON of a small
 :class:`~proctor.models.history.SessionSummary` (its events never cross a process boundary), so
-a history of any size streams through in flat memory; the summaries are validated in batches,
-with the collector paused, and kept in the :mod:`~proctor.history.cache` for the next replay.
+a history of any size streams through in flat memory; the summaries are read back in batches
+as :class:`~proctor.history.record.SessionRecord` objects, with the collector paused, and kept
+in the :mod:`~proctor.history.cache` for the next replay.
 A session that cannot be read comes back as an :class:`~proctor.models.history.Unavailable`
 with the reason; replay itself never fails.
 """
@@ -20,14 +21,14 @@ from itertools import chain
 from pathlib import Path
 
 import orjson
-from pydantic import TypeAdapter
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
+from proctor.history.record import SessionRecord, records_of, set_responses
 from proctor.history.sources import Session, same_project, session_project
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import plain_steps, time_span
-from proctor.models.history import SessionSummary, Unavailable
+from proctor.models.history import Unavailable
 from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, dollars
 from proctor.models.trajectory import ModelUsage
@@ -51,7 +52,7 @@ class Filters:
     since: date | None = None
     until: date | None = None
 
-    def keeps(self, summary: SessionSummary) -> bool:
+    def keeps(self, summary: SessionRecord) -> bool:
         """Whether a measured session is in the project and its start in the window."""
         if self.project is not None and not same_project(summary.project, self.project):
             return False
@@ -334,9 +335,8 @@ def _measure_chunk(jobs: list[Job]) -> list[Measured]:
     return [_measure_in_worker(job) for job in jobs]
 
 
-_SUMMARIES = TypeAdapter(list[SessionSummary])
 _BATCH = 2_000
-"""Summaries validated per call: one call per summary would cost more than the validation."""
+"""Summaries read back per call: one call per summary would cost more than the reading."""
 _BATCH_LEAST = 8
 """The fewest summaries a batch gathered from the workers holds."""
 
@@ -348,7 +348,7 @@ def replay(
     *,
     workers: int | None = None,
     cache: SummaryCache | None = None,
-) -> Iterator[SessionSummary | Unavailable]:
+) -> Iterator[SessionRecord | Unavailable]:
     """Every session replayed, in batches as they finish (in no particular order), on
     ``workers`` processes (default: one per CPU). Sessions the filters leave out are not
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
@@ -416,7 +416,7 @@ def _gathered(
     filters: Filters,
     cache: SummaryCache | None,
     size: int,
-) -> Iterator[SessionSummary | Unavailable]:
+) -> Iterator[SessionRecord | Unavailable]:
     batch: list[tuple[int, bytes, str | None]] = []
     for index, result, stamp in results:
         if isinstance(result, bytes):
@@ -434,7 +434,7 @@ def _checked_in(
     todo: list[Session],
     filters: Filters,
     cache: SummaryCache | None,
-) -> Iterator[SessionSummary | Unavailable]:
+) -> Iterator[SessionRecord | Unavailable]:
     summaries = _each_validated([blob for _, blob, _ in batch], trusted=True)
     for (index, blob, stamp), summary in zip(batch, summaries, strict=True):
         session = todo[index]
@@ -448,26 +448,13 @@ def _checked_in(
             yield summary
 
 
-def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[SessionSummary | None]:
-    """Each summary read back, in batches; None for one that does not validate (a damaged
-    cache row). A batch that fails, or that reads back as another number of summaries, is
-    read again one summary at a time."""
-    out: list[SessionSummary | None] = []
+def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[SessionRecord | None]:
+    """Each summary read back (see :func:`~proctor.history.record.records_of`), in batches;
+    None for one that does not read back as a summary (a damaged cache row)."""
+    out: list[SessionRecord | None] = []
     for start in range(0, len(blobs), _BATCH):
         parts = [blob.split(RESPONSES, 2) for blob in blobs[start : start + _BATCH]]
-        chunk = [part[0] for part in parts]
-        summaries: list[SessionSummary | None] = []
-        try:
-            summaries += _SUMMARIES.validate_json(b"[" + b",".join(chunk) + b"]")
-        except ValueError:
-            pass
-        if len(summaries) != len(chunk):
-            summaries = []
-            for blob in chunk:
-                try:
-                    summaries.append(SessionSummary.model_validate_json(blob))
-                except ValueError:
-                    summaries.append(None)
+        summaries = records_of([part[0] for part in parts])
         tails = [part[1] for part in parts if len(part) == 3]
         try:  # the digests only, in one call per batch (the rows are read when needed)
             loaded = orjson.loads(b"[" + b",".join(tails) + b"]") if tails else []
@@ -479,13 +466,13 @@ def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[Sessio
                 ids = next(held)
                 # A worker's own are read as they are; a cache row's are checked for shape.
                 if summary is not None and (trusted or _ids_fit(ids)):
-                    # Straight into the model's fields: both are left out of its JSON, and
-                    # pydantic's own assignment costs more than the rest of this loop.
-                    vars(summary).update(response_ids=ids, response_rows=part[2])
+                    set_responses(summary, ids, part[2])
                 else:
-                    summary = None  # a damaged row: replayed
+                    out.append(None)  # a damaged row: replayed
+                    continue
             elif len(part) == 2:
-                summary = None  # digests without rows: a damaged row
+                out.append(None)  # digests without rows: a damaged row
+                continue
             out.append(summary)
     return out
 

@@ -6,18 +6,16 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from proctor.models.history import (
-    GroupBy,
-    GroupSummary,
-    HistoryReport,
-    SessionSummary,
-    Unavailable,
-)
-from proctor.models.io import escape_surrogates
+import msgspec
+from pydantic_core import PydanticSerializationError
+
+from proctor.history.record import SessionRecord, UsageRecord, records_json
+from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
+from proctor.models.io import dump_json, escape_surrogates
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
-from proctor.models.trajectory import ModelUsage, sum_usage
+from proctor.models.trajectory import sum_usage
 from proctor.util.text import duration_text
 
 
@@ -28,7 +26,7 @@ def spread(values: Iterable[float | int | None]) -> Spread:
     return Spread(n=len(known), median=statistics.median(known), min=min(known), max=max(known))
 
 
-def summarise(key: str, sessions: Sequence[SessionSummary], pricing: PriceTable) -> GroupSummary:
+def summarise(key: str, sessions: Sequence[SessionRecord], pricing: PriceTable) -> GroupSummary:
     """Sessions and tasks, the share verified, medians with ranges over tasks, rules broken,
     and tokens and dollars per model over every session."""
     # One pass over the sessions, each figure gathered as it goes: a history holds tens of
@@ -39,7 +37,7 @@ def summarise(key: str, sessions: Sequence[SessionSummary], pricing: PriceTable)
     reads: list[int | None] = []
     auc: list[float | None] = []
     redundancy: list[float | None] = []
-    used: list[tuple[str, ModelUsage]] = []
+    used: list[tuple[str, UsageRecord]] = []
     tasks = verified = loops = with_loops = 0
     for session in sessions:
         used += session.usage.items()
@@ -81,7 +79,7 @@ def summarise(key: str, sessions: Sequence[SessionSummary], pricing: PriceTable)
     )
 
 
-def week_of(session: SessionSummary) -> str:
+def week_of(session: SessionRecord) -> str:
     """The ISO week the session started in, in the local time zone (``2026-W48``), or
     ``undated``."""
     if not session.started_at:
@@ -90,23 +88,30 @@ def week_of(session: SessionSummary) -> str:
     return f"{year}-W{week:02d}"
 
 
-GROUP_KEYS: dict[str, Callable[[SessionSummary], str]] = {
+GROUP_KEYS: dict[str, Callable[[SessionRecord], str]] = {
     "project": lambda s: s.project or "unknown project",
     "week": week_of,
     "agent": lambda s: s.agent,
 }
 
 
+def in_order(sessions: Iterable[SessionRecord]) -> list[SessionRecord]:
+    """The sessions by their start (undated ones first), then their file."""
+    return sorted(sessions, key=lambda s: (s.started_at or "", s.path))
+
+
 def history_report(
-    sessions: Sequence[SessionSummary],
+    sessions: Sequence[SessionRecord],
     unavailable: Sequence[Unavailable],
     pricing: PriceTable,
     by: GroupBy | None = None,
 ) -> HistoryReport:
-    ordered = sorted(sessions, key=lambda s: (s.started_at or "", s.path))
+    """The summary of ``sessions``, all of them and per group. Its ``sessions`` field is left
+    empty: :func:`history_json` writes them, from their records, into the report's JSON."""
+    ordered = in_order(sessions)  # each model's first session first, in the usage tables too
     groups: list[GroupSummary] = []
     if by is not None:
-        keyed: dict[str, list[SessionSummary]] = {}
+        keyed: dict[str, list[SessionRecord]] = {}
         for session in ordered:
             keyed.setdefault(GROUP_KEYS[by](session), []).append(session)
         groups = [summarise(key, keyed[key], pricing) for key in sorted(keyed)]
@@ -114,9 +119,32 @@ def history_report(
         by=by,
         total=summarise("all", ordered, pricing),
         groups=groups,
-        sessions=ordered,
         unavailable=list(unavailable),
     )
+
+
+_HEAD = {"schema_version", "by", "total", "groups"}
+"""The report's fields before its sessions; the others come after them."""
+
+
+def history_json(report: HistoryReport, sessions: Sequence[SessionRecord]) -> bytes:
+    """``proctor history --json``: the report with ``sessions`` (in that order) in it, as
+    indented JSON text in UTF-8 (a newline at the end), exactly as the model would write it
+    holding them as models. The sessions are written from their records: tens of thousands
+    of models would be most of the time a big history takes to report."""
+    fields = set(HistoryReport.model_fields) - {"sessions"}
+    head, tail = _part(report, _HEAD), _part(report, fields - _HEAD)
+    text = b"".join((head[:-1], b',"sessions":', records_json(sessions), b",", tail[1:]))
+    return msgspec.json.format(text, indent=2) + b"\n"
+
+
+def _part(report: HistoryReport, fields: set[str]) -> bytes:
+    """Some of the report's fields as a compact JSON object."""
+    try:
+        return report.model_dump_json(by_alias=True, include=fields).encode()
+    except PydanticSerializationError:  # a lone surrogate: written escaped, as dump_json does
+        data = report.model_dump(mode="json", by_alias=True, include=fields)
+        return dump_json(data, indent=False).rstrip().encode()
 
 
 def _num(value: float | None, digits: int = 0) -> str:

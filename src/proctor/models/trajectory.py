@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Protocol, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
@@ -361,7 +361,18 @@ class Trajectory(BaseModel):
         return [e for e in self.events if isinstance(e, ToolCall)]
 
 
-def sum_usage(rows: Iterable[tuple[str, ModelUsage]]) -> dict[str, ModelUsage]:
+class TokenCounts(Protocol):
+    """What :func:`sum_usage` reads of a model's usage: a :class:`ModelUsage`, or a history's
+    record of one."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    responses: int
+
+
+def sum_usage(rows: Iterable[tuple[str, TokenCounts]]) -> dict[str, ModelUsage]:
     """Usage summed per model from ``(model, usage)`` rows (each row counted as given)."""
     # Plain integers while summing: a model's attribute assignment costs a microsecond each.
     sums: dict[str, list[int]] = {}

@@ -13,10 +13,10 @@ import pytest
 
 from proctor.history import cache as cache_module
 from proctor.history.cache import FILE_NAME, SummaryCache
+from proctor.history.record import SessionRecord, responses_of
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import find_sessions
 from proctor.models.config import ModelPrice
-from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable
 from proctor.paths import cache_folder
 from tests.unit.history.planted import PROJECT_B, plant
@@ -49,12 +49,12 @@ def primed(
 
 def replayed(
     home: Path, db: Path, *, pricing: PriceTable = PRICES, filters: Filters | None = None
-) -> tuple[dict[str, SessionSummary], SummaryCache]:
+) -> tuple[dict[str, SessionRecord], SummaryCache]:
     sessions, _ = find_sessions(["claude-code"], home, {})
     cache = SummaryCache(db, pricing)
     found = list(replay(sessions, filters or Filters(), pricing, workers=1, cache=cache))
     cache.save(s.file for s in sessions)
-    summaries = {s.session_id or "": s for s in found if isinstance(s, SessionSummary)}
+    summaries = {s.session_id or "": s for s in found if isinstance(s, SessionRecord)}
     return summaries, cache
 
 
@@ -85,7 +85,7 @@ def test_a_second_replay_reads_every_unchanged_session_from_the_cache(
     second, warm = replayed(home, db)
     assert warm.hits == 4
     assert oct(db.stat().st_mode & 0o777) == "0o600"
-    assert [s.model_dump() for s in second.values()] == [s.model_dump() for s in first.values()]
+    assert list(second.values()) == list(first.values())
     from proctor.history.summary import history_report
 
     check_total(history_report(list(second.values()), [], PRICES).total)
@@ -226,7 +226,7 @@ def test_a_damaged_row_is_replayed_and_mended(
     connection.close()
     again, cache = replayed(home, db)
     assert cache.hits == 4  # all four were found; the damaged one did not read back
-    assert again[S1].model_dump() == first[S1].model_dump()
+    assert again[S1] == first[S1]
     assert len(again) == 4
     with sqlite3.connect(db) as connection:
         (mended,) = connection.execute("SELECT summary FROM summaries WHERE path = ?", (path,))
@@ -265,8 +265,8 @@ def test_a_row_whose_responses_are_damaged_is_replayed(
         connection.execute("UPDATE summaries SET summary = ? WHERE path = ?", (damaged, path))
     connection.close()
     again, _ = replayed(home, db)
-    assert again[S1].model_dump() == first[S1].model_dump()
-    assert again[S1].response_ids == first[S1].response_ids  # replayed, not read from the row
+    assert again[S1] == first[S1]
+    assert responses_of(again[S1]) == responses_of(first[S1])  # replayed, not read from the row
 
 
 def test_another_historys_rows_are_kept_without_a_look_and_a_gone_folders_are_forgotten(

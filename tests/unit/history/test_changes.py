@@ -6,6 +6,7 @@ import os
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from proctor.cli.main import main
@@ -21,9 +22,9 @@ from proctor.history.changes import (
     read_marks,
     render_changes,
 )
+from proctor.history.record import SessionRecord, StepsRecord
 from proctor.history.sources import same_project
-from proctor.models.history import ChangeMark, SessionSummary
-from proctor.models.process import StepCounts
+from proctor.models.history import ChangeMark
 from proctor.util.text import duration_text
 
 PROJECT = "/work/proj"
@@ -38,8 +39,8 @@ CHANGE = ChangeMark(
 
 def task(
     day: int, seconds: float, steps: int, verified: bool, project: str = PROJECT
-) -> SessionSummary:
-    return SessionSummary(
+) -> SessionRecord:
+    return SessionRecord(
         agent="claude-code",
         path=f"/h/{day}.jsonl",
         project=project,
@@ -47,7 +48,7 @@ def task(
         duration_seconds=seconds,
         is_task=True,
         verified=verified,
-        steps=StepCounts(tool_calls=steps),
+        steps=StepsRecord(tool_calls=steps),
     )
 
 
@@ -94,8 +95,8 @@ def test_ten_nearest_tasks_a_side() -> None:
 
 
 def test_non_tasks_and_undated_sessions_are_left_out() -> None:
-    idle = task(2, 1, 1, False).model_copy(update={"is_task": False})
-    undated = task(3, 1, 1, False).model_copy(update={"started_at": None})
+    idle = msgspec.structs.replace(task(2, 1, 1, False), is_task=False)
+    undated = msgspec.structs.replace(task(3, 1, 1, False), started_at=None)
     assert compare_change(CHANGE, [idle, undated]).before.tasks == 0
 
 

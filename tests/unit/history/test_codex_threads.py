@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from proctor.cli.main import cli
 from proctor.history.cache import SummaryCache
+from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import Session, find_sessions, sessions_under
-from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable
 from proctor.transcripts.codex import parse_codex_rollout
 from proctor.transcripts.codex.threads import subagent_threads
@@ -37,9 +37,9 @@ def codex_home(tmp_path: Path, *names: str) -> Path:
     return tmp_path / "home"
 
 
-def summaries(sessions: list[Session], cache: SummaryCache | None = None) -> list[SessionSummary]:
+def summaries(sessions: list[Session], cache: SummaryCache | None = None) -> list[SessionRecord]:
     found = list(replay(sessions, Filters(), PriceTable(), workers=1, cache=cache))
-    assert all(isinstance(s, SessionSummary) for s in found), found
+    assert all(isinstance(s, SessionRecord) for s in found), found
     return sorted(found, key=lambda s: s.path)  # type: ignore[arg-type, return-value]
 
 
@@ -138,7 +138,7 @@ def test_a_grown_subagent_thread_replays_its_session_from_the_cache(tmp_path: Pa
     (cold,) = summaries(sessions, first)
     first.save(s.file for s in sessions)
     warm_cache = SummaryCache(db, PriceTable())
-    assert summaries(sessions, warm_cache)[0].model_dump() == cold.model_dump()
+    assert summaries(sessions, warm_cache)[0] == cold
     assert warm_cache.hits == 1
     child = Path(sessions[0].parts[0])
     stat = child.stat()

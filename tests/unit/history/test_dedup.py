@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
+
 from proctor.history import dedup
+from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import find_sessions
-from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable
 from tests.unit.history.planted import PROJECT_A, ClaudeSession, project_folder
 
@@ -38,14 +40,14 @@ def history(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-def summaries(home: Path) -> dict[str, SessionSummary]:
+def summaries(home: Path) -> dict[str, SessionRecord]:
     sessions, _ = find_sessions(["claude-code"], home, {})
     found = [s for s in replay(sessions, Filters(), PriceTable(), workers=1)]
-    assert all(isinstance(s, SessionSummary) for s in found)
-    return {s.session_id: s for s in found if isinstance(s, SessionSummary) and s.session_id}
+    assert all(isinstance(s, SessionRecord) for s in found)
+    return {s.session_id: s for s in found if isinstance(s, SessionRecord) and s.session_id}
 
 
-def inputs(summary: SessionSummary) -> int:
+def inputs(summary: SessionRecord) -> int:
     return sum(u.input_tokens for u in summary.usage.values())
 
 
@@ -60,9 +62,9 @@ def test_a_fork_keeps_only_its_own_responses(tmp_path: Path) -> None:
 def test_sessions_that_share_nothing_are_left_as_they_are(tmp_path: Path) -> None:
     """The control: the parent alone, and a session of other ids, keep every token."""
     found = summaries(history(tmp_path))
-    before = {k: s.model_dump() for k, s in found.items()}
+    before = {k: msgspec.structs.replace(s) for k, s in found.items()}
     dedup.count_each_response_once([found[PARENT]], PriceTable())
-    assert found[PARENT].model_dump() == before[PARENT]
+    assert found[PARENT] == before[PARENT]
 
 
 def test_the_history_command_counts_a_copied_response_once(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 from proctor.history.cache import SummaryCache
+from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import find_sessions, sessions_under
-from proctor.models.history import SessionSummary
 from proctor.models.pricing import PriceTable
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts" / "gemini-subagent"
@@ -24,13 +24,13 @@ def gemini_home(tmp_path: Path) -> Path:
     return home
 
 
-def measured(home: Path, cache: SummaryCache | None = None) -> list[SessionSummary]:
+def measured(home: Path, cache: SummaryCache | None = None) -> list[SessionRecord]:
     sessions, unavailable = find_sessions(["gemini-cli"], home, {})
     assert unavailable == []
     found = list(replay(sessions, Filters(), PriceTable(), workers=1, cache=cache))
     if cache is not None:
         cache.save(s.file for s in sessions)
-    assert all(isinstance(s, SessionSummary) for s in found), found
+    assert all(isinstance(s, SessionRecord) for s in found), found
     return found  # type: ignore[return-value]
 
 

@@ -16,10 +16,11 @@ from click.testing import CliRunner
 from proctor.cli.main import cli
 from proctor.history import sources as sources_module
 from proctor.history.cache import SummaryCache
+from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import Session, find_sessions, sessions_under
 from proctor.models.config import ModelPrice
-from proctor.models.history import SessionSummary, Unavailable
+from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
 from proctor.transcripts.gemini import parse_gemini_chat
 from tests.unit.history.planted import plant
@@ -51,7 +52,7 @@ def test_a_named_pipe_where_gemini_keeps_the_project_folder_does_not_block(
     worker.join(20)
     assert not worker.is_alive(), "the replay blocked on the named pipe"
     (summary,) = found
-    assert isinstance(summary, SessionSummary) and summary.project.startswith("gemini:")
+    assert isinstance(summary, SessionRecord) and summary.project.startswith("gemini:")
 
 
 def test_a_whole_json_chat_written_on_one_line_is_read_as_one_document(tmp_path: Path) -> None:
@@ -137,7 +138,7 @@ def test_a_project_folder_whose_name_is_not_utf8_is_replayed(tmp_path: Path) -> 
     )
     results = replayed(sessions)
     assert not [r for r in results if isinstance(r, Unavailable)]
-    (moved,) = [r for r in results if isinstance(r, SessionSummary) and "caf" in r.path]
+    (moved,) = [r for r in results if isinstance(r, SessionRecord) and "caf" in r.path]
     assert moved.path.endswith("-work-caf\\xe9/" + files["S1"].name)
 
 
@@ -153,7 +154,7 @@ def test_an_empty_file_or_one_of_another_format_in_a_history_folder_is_unavailab
         ["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
     )
     results = replayed(sessions)
-    assert sum(isinstance(r, SessionSummary) for r in results) == 4  # the planted ones only
+    assert sum(isinstance(r, SessionRecord) for r in results) == 4  # the planted ones only
     reasons = sorted((Path(r.path).name, r.reason) for r in results if isinstance(r, Unavailable))
     assert reasons == [("empty.jsonl", "empty"), ("junk.jsonl", "no claude-code record in it")]
 
@@ -355,7 +356,7 @@ def test_a_gemini_project_whose_name_is_not_utf8_is_kept_by_project(tmp_path: Pa
     root.write_bytes(os.fsencode(odd) + b"\n")
     sessions, _ = find_sessions(["gemini-cli"], home, {})
     (summary,) = list(replay(sessions, Filters(project=Path(odd)), PriceTable(), workers=1))
-    assert isinstance(summary, SessionSummary) and summary.project == "/ws/caf\\xe9"
+    assert isinstance(summary, SessionRecord) and summary.project == "/ws/caf\\xe9"
     root.unlink()  # known by its folder's name: compared with the hash of the odd name
     assert list(replay(sessions, Filters(project=Path(odd)), PriceTable(), workers=1)) == []
 

@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
+import msgspec
 import orjson
 import pytest
 
 from proctor.history import summary as summary_module
+from proctor.history.record import SessionRecord
 from proctor.history.replay import RESPONSES, Filters, measure_session, replay, session_cost
 from proctor.history.sources import find_sessions, sessions_under
 from proctor.history.summary import history_report, render_history, summarise
@@ -23,12 +25,12 @@ from tests.unit.history.planted import PROJECT_A, PROJECT_B, plant
 PRICES = PriceTable(prices={"claude-test-1": ModelPrice(input_per1_m=1.0, output_per1_m=10.0)})
 
 
-def replayed(home: Path, filters: Filters | None = None, workers: int = 1) -> list[SessionSummary]:
+def replayed(home: Path, filters: Filters | None = None, workers: int = 1) -> list[SessionRecord]:
     filters = filters or Filters()
     sessions, unavailable = find_sessions(["claude-code"], home, {})
     assert unavailable == []
     found = list(replay(sessions, filters, PRICES, workers=workers))
-    assert all(isinstance(s, SessionSummary) for s in found)
+    assert all(isinstance(s, SessionRecord) for s in found)
     return sorted(found, key=lambda s: s.started_at or "")  # type: ignore[arg-type, return-value]
 
 
@@ -79,7 +81,7 @@ def test_every_figure_of_the_planted_history(home: Path) -> None:
 
 def test_control_a_replay_that_counts_non_task_sessions_breaks_the_figures(home: Path) -> None:
     sessions = replayed(home)
-    every_session_a_task = [s.model_copy(update={"is_task": True}) for s in sessions]
+    every_session_a_task = [msgspec.structs.replace(s, is_task=True) for s in sessions]
     with pytest.raises(AssertionError):
         check_total(history_report(every_session_a_task, [], PRICES).total)
 
@@ -113,11 +115,11 @@ def test_parallel_replay_gives_the_serial_results(home: Path) -> None:
     serial = sorted(replay(many, Filters(), PRICES, workers=1), key=_key)
     parallel = sorted(replay(many, Filters(), PRICES, workers=2), key=_key)
     assert len(parallel) == 12
-    assert [s.model_dump() for s in parallel] == [s.model_dump() for s in serial]
+    assert parallel == serial
 
 
 def _key(session: object) -> str:
-    assert isinstance(session, SessionSummary)
+    assert isinstance(session, SessionRecord)
     return f"{session.started_at}{session.path}"
 
 
