@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
@@ -144,21 +144,33 @@ def claude_parts(main: str | Path) -> list[Path]:
 def _parse(session: Session, project: str | None) -> PlainTrajectory:
     """The session parsed with its events left as objects: a replay measures them and keeps
     none, and building their models would be most of its time."""
-    # Each reader imported by the first session it reads (in each worker): a history of one
-    # CLI's sessions imports none of the others'.
+    read = _reader(session.agent)
     if session.agent == "claude-code":
+        return read(session.file, claude_parts(session.file))
+    if session.agent == "codex":
+        # With the threads of the subagents it spawned (found when the history was listed).
+        return read(session.path, session.parts)
+    cwd = project if project and not project.startswith("gemini:") else None
+    return read(session.path, cwd, gemini_parts(session.path))
+
+
+@functools.cache
+def _reader(agent: str) -> Callable[..., PlainTrajectory]:
+    """An agent's reader for a measure, imported by the first session it reads (in each
+    worker): a history of one CLI's sessions imports none of the others'. Looked up, not
+    imported again, for each session: an import statement is about a hundredth of a short
+    session's measure."""
+    if agent == "claude-code":
         from proctor.transcripts.claude.measure import parse_claude_for_measure
 
-        return parse_claude_for_measure(session.file, claude_parts(session.file))
-    if session.agent == "codex":
+        return parse_claude_for_measure
+    if agent == "codex":
         from proctor.transcripts.codex import parse_codex_threads_plain
 
-        # With the threads of the subagents it spawned (found when the history was listed).
-        return parse_codex_threads_plain(session.path, session.parts)
+        return parse_codex_threads_plain
     from proctor.transcripts.gemini import parse_gemini_chat_plain
 
-    cwd = project if project and not project.startswith("gemini:") else None
-    return parse_gemini_chat_plain(session.path, cwd, gemini_parts(session.path))
+    return parse_gemini_chat_plain
 
 
 def measure_session(

@@ -277,7 +277,14 @@ def trial_start(events: Sequence[Event]) -> datetime | None:
 def time_span(stamps: Iterable[str | None]) -> tuple[datetime | None, datetime | None]:
     """The earliest and the latest of the timestamps (see :func:`parse_ts`); None, None when
     none is given or readable. Events share their line's timestamp: each text is read once."""
-    moments = [t for t in map(parse_ts, dict.fromkeys(stamps)) if t is not None]
+    distinct = dict.fromkeys(stamps)
+    distinct.pop(None, None)  # an event without a time
+    try:  # every one a time: read in one pass at C speed (a history reads millions)
+        moments = list(map(datetime.fromisoformat, distinct))  # type: ignore[arg-type]
+        if any(moment.tzinfo is None for moment in moments):
+            moments = [m if m.tzinfo else m.replace(tzinfo=UTC) for m in moments]
+    except (ValueError, TypeError):  # None, "" or a text that is not a time among them
+        moments = [t for t in map(parse_ts, distinct) if t is not None]
     return (min(moments), max(moments)) if moments else (None, None)
 
 

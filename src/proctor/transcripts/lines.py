@@ -72,9 +72,12 @@ def file_blocks(path: str | Path) -> Iterator[bytes]:
 
 def _blocks(fd: int) -> Iterator[bytes]:
     size = os.fstat(fd).st_size
-    if size <= CHUNK:  # the common file: one read (and one that finds its end)
+    if size <= CHUNK:  # the common file: one read
         first = os.read(fd, size + 1)
-        yield first + _rest(fd) if first else first
+        if len(first) == size:  # one byte short of what was asked: its end (a regular file)
+            yield first
+        else:  # it grew since (or a read came back short): the rest read too
+            yield first + _rest(fd) if first else first
         return
     parts: list[bytes] = []
     while chunk := os.read(fd, CHUNK):

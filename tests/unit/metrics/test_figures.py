@@ -19,7 +19,14 @@ from proctor.metrics import figures as figures_module
 from proctor.metrics.figures import StepFigures, step_figures
 from proctor.metrics.process import metrics_of_steps
 from proctor.metrics.rules import fired_rules
-from proctor.metrics.trace import Step, build_steps, plain_steps, time_span, trial_start
+from proctor.metrics.trace import (
+    Step,
+    build_steps,
+    parse_ts,
+    plain_steps,
+    time_span,
+    trial_start,
+)
 from proctor.models.process import MetricsConfig
 
 FIXTURES_DIR = Path(__file__).resolve().parents[2] / "fixtures"
@@ -196,3 +203,50 @@ def test_control_a_wrong_figure_is_found(
 ) -> None:
     monkeypatch.setattr(figures_module, name, broken)
     assert random_differences(3_000, seed=13) != []
+
+
+def each_read(stamps: list[Any]) -> tuple[datetime | None, datetime | None]:
+    """The earliest and latest time, each stamp read on its own (time_span's rule)."""
+    moments = [t for t in map(parse_ts, stamps) if t is not None]
+    return (min(moments), max(moments)) if moments else (None, None)
+
+
+STAMPS: list[Any] = [
+    "2026-05-01T09:00:00.123Z",
+    "2026-05-01T09:00:00Z",
+    "2026-05-01T08:59:59.999999Z",
+    "2026-05-01T10:00:00+01:00",  # the same moment as 09:00 UTC
+    "2026-05-01T09:30:00",  # no zone: UTC
+    "2026-05-01T11:00:00.5-02:00",
+    "2026-05-01",
+    None,
+    "",
+    "yesterday",
+    "2026-13-01T00:00:00Z",
+]
+
+
+def test_a_span_is_read_in_one_pass_as_each_stamp_would_be_read() -> None:
+    rng = random.Random(5)
+    for _ in range(2_000):
+        stamps = rng.choices(STAMPS, k=rng.randint(0, 6))
+        assert time_span(stamps) == each_read(stamps), stamps
+    assert time_span(["2026-05-01T09:30:00", "2026-05-01T09:00:00Z"]) == (
+        datetime(2026, 5, 1, 9, 0, tzinfo=UTC),
+        datetime(2026, 5, 1, 9, 30, tzinfo=UTC),
+    )
+
+
+def test_control_a_span_that_leaves_times_without_a_zone_as_they_are_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def naive_span(stamps: Any) -> tuple[datetime | None, datetime | None]:
+        try:
+            moments = [datetime.fromisoformat(s) for s in dict.fromkeys(stamps) if s]
+            return min(moments), max(moments)
+        except ValueError:
+            return None, None
+
+    rng = random.Random(5)
+    cases = [rng.choices(STAMPS, k=rng.randint(0, 6)) for _ in range(2_000)]
+    assert any(naive_span(stamps) != each_read(stamps) for stamps in cases)

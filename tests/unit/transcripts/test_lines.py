@@ -76,6 +76,28 @@ def test_a_file_that_grew_after_its_size_was_taken_is_read_to_its_end(
     assert b"".join(file_blocks(path)) == content
 
 
+def test_a_read_that_comes_back_short_is_read_on_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file read in one call is taken as whole only when the read gave exactly its size."""
+    path = tmp_path / "slow.jsonl"
+    content = b"".join(b'{"n": %d}\n' % i for i in range(500))
+    path.write_bytes(content)
+    real_read = os.read
+    calls: list[int] = []
+
+    def short_first(fd: int, n: int) -> bytes:
+        calls.append(n)
+        return real_read(fd, n // 2 if len(calls) == 1 else n)
+
+    monkeypatch.setattr(lines.os, "read", short_first)
+    assert b"".join(file_blocks(path)) == content
+    calls.clear()
+    monkeypatch.setattr(lines.os, "read", lambda fd, n: calls.append(n) or real_read(fd, n))
+    assert b"".join(file_blocks(path)) == content
+    assert calls == [len(content) + 1]  # a whole file: one read, none to find its end
+
+
 def test_a_folder_is_named_and_nothing_stays_open(tmp_path: Path) -> None:
     before = len(os.listdir("/proc/self/fd"))
     with pytest.raises(ConfigError, match="is a folder|cannot be read"):
