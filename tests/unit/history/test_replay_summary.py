@@ -3,7 +3,8 @@ controls that must break the figures."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
@@ -11,15 +12,24 @@ import msgspec
 import orjson
 import pytest
 
+from proctor.history import replay as replay_module
 from proctor.history import summary as summary_module
 from proctor.history.record import SessionRecord
-from proctor.history.replay import RESPONSES, Filters, measure_session, replay, session_cost
-from proctor.history.sources import find_sessions, sessions_under
+from proctor.history.replay import (
+    RESPONSES,
+    Filters,
+    largest_first,
+    measure_session,
+    replay,
+    session_cost,
+)
+from proctor.history.sources import Session, find_sessions, sessions_under
 from proctor.history.summary import history_report, render_history, summarise
 from proctor.models.config import ModelPrice
 from proctor.models.history import GroupSummary, HistoryReport, SessionSummary
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ModelUsage
+from proctor.util.pool import forked_pool, start_worker
 from tests.unit.history.planted import PROJECT_A, PROJECT_B, plant
 
 PRICES = PriceTable(prices={"claude-test-1": ModelPrice(input_per1_m=1.0, output_per1_m=10.0)})
@@ -249,3 +259,41 @@ def test_a_session_s_cost_is_over_its_priced_models() -> None:
     cheap = PriceTable(prices={"claude-test-1": price, "claude-helper-1": price})
     one = ModelUsage(input_tokens=1)
     assert session_cost({"claude-test-1": one, "claude-helper-1": one}, cheap) == (0.0, [])
+
+
+def test_the_largest_sessions_start_first_their_sizes_taken_on_the_pool_when_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sizes = [5, 0, 300, 5, 42, 7000, 42, 1, 300, 9]
+    jobs = []
+    for index, size in enumerate(sizes):
+        path = tmp_path / f"{index:02d}.jsonl"
+        path.write_bytes(b"x" * size)
+        jobs.append((index, Session("claude-code", str(path)), None))
+    jobs.append((len(jobs), Session("claude-code", str(tmp_path / "gone.jsonl")), None))
+    # The largest first; those of one size (and the missing file, size 0) in the given order.
+    expected = [5, 2, 8, 4, 6, 9, 0, 3, 7, 1, 10]
+    with forked_pool(2, start_worker) as pool:
+        assert [job[0] for job in largest_first(jobs, pool, 2)] == expected  # in this process
+        monkeypatch.setattr(replay_module, "PARALLEL_SIZES_FROM", 1)
+        assert [job[0] for job in largest_first(jobs, pool, 2)] == expected  # on the pool
+
+
+def test_control_sizes_put_back_in_another_order_are_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jobs = []
+    for index, size in enumerate([1, 2, 3, 4]):
+        path = tmp_path / f"{index}.jsonl"
+        path.write_bytes(b"x" * size)
+        jobs.append((index, Session("claude-code", str(path)), None))
+
+    class Reordered:  # the pool's parts joined last first
+        @staticmethod
+        def from_iterable(parts: Iterable[list[int]]) -> Iterator[int]:
+            return itertools.chain.from_iterable(reversed(list(parts)))
+
+    monkeypatch.setattr(replay_module, "PARALLEL_SIZES_FROM", 1)
+    monkeypatch.setattr(replay_module, "chain", Reordered)
+    with forked_pool(2, start_worker) as pool:
+        assert [job[0] for job in largest_first(jobs, pool, 2)] != [3, 2, 1, 0]
