@@ -43,11 +43,11 @@ def count_each_response_once(sessions: Sequence[SessionRecord], pricing: PriceTa
 
 
 def _count_once(sessions: Sequence[SessionRecord], pricing: PriceTable) -> None:
-    held = [(s, *responses_of(s)) for s in sessions]
-    holding = [(s, ids, rows) for s, ids, rows in held if ids]
-    every = list(chain.from_iterable(ids for _, ids, _ in holding))
+    held = [responses_of(s) for s in sessions]
+    every = list(chain.from_iterable(ids for ids, _ in held if ids))
     if len(set(every)) == len(every):
         return  # no response in two sessions (the common case, told at C speed)
+    holding = [(s, ids, rows) for s, (ids, rows) in zip(sessions, held, strict=True) if ids]
     shared = {digest for digest, n in Counter(every).items() if n > 1}
     involved = [
         (session, _responses(ids, rows))
