@@ -390,7 +390,7 @@ def replay(
                 else:
                     hits.append((session, stamp))
                     stored.append(found)
-            for (session, stamp), summary in zip(hits, _each_validated(stored), strict=True):
+            for (session, stamp), summary in zip(hits, _each_read(stored), strict=True):
                 if summary is None:  # a damaged row: the session is replayed and the row fixed
                     jobs.append((len(jobs), session, stamp))
                     continue
@@ -449,7 +449,7 @@ def _checked_in(
     filters: Filters,
     cache: SummaryCache | None,
 ) -> Iterator[SessionRecord | Unavailable]:
-    summaries = _each_validated([blob for _, blob, _ in batch], trusted=True)
+    summaries = _each_read([blob for _, blob, _ in batch], trusted=True)
     for (index, blob, stamp), summary in zip(batch, summaries, strict=True):
         session = todo[index]
         if summary is None:
@@ -462,7 +462,7 @@ def _checked_in(
             yield summary
 
 
-def _each_validated(blobs: list[bytes], *, trusted: bool = False) -> list[SessionRecord | None]:
+def _each_read(blobs: list[bytes], *, trusted: bool = False) -> list[SessionRecord | None]:
     """Each summary read back (see :func:`~proctor.history.record.records_of`), in batches;
     None for one that does not read back as a summary (a damaged cache row)."""
     out: list[SessionRecord | None] = []
