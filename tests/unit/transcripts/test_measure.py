@@ -524,3 +524,33 @@ def test_a_session_larger_than_a_read_measures_alike(
     fast, full = _both(main, monkeypatch)
     assert isinstance(fast, bytes)
     assert fast == full
+
+
+def test_a_subagent_files_lines_are_a_sidechains_without_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A response a subagent's file repeats counts where the main file has it, even when the
+    subagent's line does not say it is a sidechain's (its file does), as the full parse
+    counts it: else its larger total would win."""
+    sid = "11111111-2222-4333-8444-555555555555"
+    head = {"sessionId": sid, "version": "2.1.197", "cwd": "/w", "requestId": "req_1"}
+
+    def line(uuid: str, parent: str | None, stamp: str, output: int) -> str:
+        message = {
+            "id": "msg_1",
+            "model": "claude-test-1",
+            "content": [{"type": "text", "text": "done"}],
+            "usage": {"input_tokens": 3, "output_tokens": output},
+            "stop_reason": "end_turn",
+        }
+        record = {**head, "type": "assistant", "uuid": uuid, "parentUuid": parent}
+        return json.dumps({**record, "timestamp": stamp, "message": message}) + "\n"
+
+    main = tmp_path / f"{sid}.jsonl"
+    main.write_text(line("a1", None, "2026-11-03T10:00:00Z", 5))
+    subagents = tmp_path / sid / "subagents"
+    subagents.mkdir(parents=True)
+    (subagents / "agent-x1.jsonl").write_text(line("s1", None, "2026-11-03T10:00:01Z", 50))
+    fast, full = _both(main, monkeypatch)
+    assert isinstance(fast, bytes) and fast == full
+    assert json.loads(fast.split(b"\x00")[0])["usage"]["claude-test-1"]["outputTokens"] == 5

@@ -49,6 +49,7 @@ from proctor.transcripts.claude.parser import (
     _Parser,
     hook_event,
     plain_of,
+    response_digest,
 )
 from proctor.transcripts.kinds import claude_kind, question_of, touched_files
 from proctor.transcripts.lines import decode_line, file_blocks
@@ -140,6 +141,8 @@ _CALLS = ("tool_use", "server_tool_use")
 _THINKING = ("thinking", "redacted_thinking")
 _OTHER: Any = object()
 """A record type no method here reads."""
+_META: Any = object()
+"""A Codex ``session_meta`` record: another agent's, read by the full parser."""
 _EXACT = 2**53
 """The largest integer a ``turn_end`` event's ``durationMs`` (a float) holds exactly."""
 
@@ -212,29 +215,36 @@ class _MeasureParser(_Parser):
 
     def feed_file(self, path: str | Path) -> None:
         # One loop per file, with what every line needs at hand: a session is millions of them.
+        # ``waiting`` stays this file's own (a subagent's parse sets its own, then puts this
+        # one back); ``looking`` is read again after any line the full parser reads.
         builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, _FAST
+        waiting, looking = self.waiting, self.looking
         need_ids = True
         count = 0
         for block in file_blocks(path):
             records, lines = _records(block)
+            count += len(records)
             for index, record in enumerate(records):
                 if record is None:  # not a JSON object, or not in the common shape
+                    count -= 1
                     self.feed(lines[index])  # type: ignore[index]
+                    looking = self.looking
                     continue
-                kind = record.type
-                handle = fast.get(kind, _OTHER)
-                if kind == "session_meta":  # another agent's record: its folder is read there
+                handle = fast.get(record.type, _OTHER)
+                if handle is _META:  # another agent's record: its folder is read there
+                    count -= 1
                     lines = lines or _lines(block)
                     self.feed(lines[index])
+                    looking = self.looking
                     continue
-                count += 1
-                if self.looking and record.cwd is not None and not builder.sidechain:
+                if looking and record.cwd is not None and not builder.sidechain:
                     self.cwd, self.looking = record.cwd, False
+                    looking = False
                 parent = record.parentUuid
                 if parent is not None and hash(parent) not in seen:
                     # Held back until its parent comes, then processed by the full parser.
                     lines = lines or _lines(block)
-                    self.waiting.setdefault(parent, []).append(decode_line(lines[index]))
+                    waiting.setdefault(parent, []).append(decode_line(lines[index]))
                     continue
                 if need_ids:
                     builder.ids(record.sessionId, record.version)
@@ -245,14 +255,16 @@ class _MeasureParser(_Parser):
                     if told is None:
                         lines = lines or _lines(block)
                         self.handle(decode_line(lines[index]))
+                        looking = self.looking
                     elif told and ts is not None:
                         stamps[ts] = None
                 uid = record.uuid
                 if uid is not None:
                     seen.add(hash(uid))
-                    if self.waiting and uid in self.waiting:
-                        for child in self.waiting.pop(uid):
+                    if waiting and uid in waiting:
+                        for child in waiting.pop(uid):
                             self.process(child)
+                        looking = self.looking
         self.lines += count
 
     # Each ``fast_`` method reads a line in the common shape and says whether it gave events
@@ -293,18 +305,20 @@ class _MeasureParser(_Parser):
                     self.call(block, kind, ts, record.cwd)
         usage = message.usage
         if usage is not None and model:
-            row = (
-                sys.intern(model),
-                usage.input_tokens or 0,
-                usage.output_tokens or 0,
-                usage.cache_read_input_tokens or 0,
-                usage.cache_creation_input_tokens or 0,
-            )
+            # The full parser's count (``counted``), without its frame: an assistant line is
+            # most of a long session's lines, and each carries the usage of its response.
+            inp, out = usage.input_tokens or 0, usage.output_tokens or 0
+            read, write = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+            message_id, request_id = str(message.id), record.requestId
+            side = bool(record.isSidechain) or self.builder.sidechain
             final = message.stop_reason is not None
-            side = bool(record.isSidechain)
-            key = self.counted(str(message.id), record.requestId, final, side, row)
-            if key is not None:  # the row only: its usage event is left out
-                self.builder.usage_rows[key] = row
+            key, keep, new = self.dedup.offer(
+                message_id, request_id, final, inp + out + read + write, side
+            )
+            if new and self.ids is not None:
+                self.ids[key] = response_digest(message_id, request_id)
+            if keep:  # the row only: its usage event is left out
+                self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write)
         return True
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:
@@ -376,6 +390,7 @@ _FAST: dict[str | None, Callable[[_MeasureParser, _Record, str | None], bool | N
     "system": _MeasureParser.fast_system,
     "attachment": _MeasureParser.fast_attachment,
     **dict.fromkeys(BOOKKEEPING),
+    "session_meta": _META,
 }
 """What each record type needs: None for bookkeeping (nothing), a method for a record that
 may be in the common shape; any other type is the full parser's."""
