@@ -283,7 +283,7 @@ def time_span(stamps: Iterable[str | None]) -> tuple[datetime | None, datetime |
         moments = list(map(datetime.fromisoformat, distinct))  # type: ignore[arg-type]
         if any(moment.tzinfo is None for moment in moments):
             moments = [m if m.tzinfo else m.replace(tzinfo=UTC) for m in moments]
-    except (ValueError, TypeError):  # None, "" or a text that is not a time among them
+    except (ValueError, TypeError):  # "" or a text that is not a time among them
         moments = [t for t in map(parse_ts, distinct) if t is not None]
     return (min(moments), max(moments)) if moments else (None, None)
 
