@@ -75,22 +75,43 @@ def late_second() -> None:
 
 replay_module._start_worker = late_second
 replay_module.SERIAL_BELOW = 1
+import contextlib
 if sys.argv[1] == "terminate":  # the pool's usual end, for the control
-    import contextlib
     @contextlib.contextmanager
     def terminated(count, initializer):
         with multiprocessing.get_context("fork").Pool(count, initializer) as pool:
             yield pool
     replay_module.forked_pool = terminated
+if sys.argv[1] == "unheld":  # workers forked with SIGTERM as the parent has it, for the control
+    @contextlib.contextmanager
+    def unheld(count, initializer):
+        pool = multiprocessing.get_context("fork").Pool(count, initializer)
+        try:
+            yield pool
+        except BaseException:
+            pool.terminate()
+            raise
+        else:
+            pool.close()
+        finally:
+            pool.join()
+    replay_module.forked_pool = unheld
 signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as an interrupted run leaves the parent
-found = list(replay(sessions, Filters(), PriceTable(), workers=2))
-print(len(found), "replayed")
+if sys.argv[2] == "whole":
+    found = list(replay(sessions, Filters(), PriceTable(), workers=2))
+    print(len(found), "replayed")
+else:  # stopped after the first results (Ctrl-C), the second worker not started yet
+    replayed = replay(sessions, Filters(), PriceTable(), workers=2)
+    next(replayed)
+    replayed.close()
+    print("stopped")
 """
 
 
-def replay_with_a_late_worker(end: str, timeout: float) -> str | None:
+def replay_with_a_late_worker(end: str, timeout: float, *, stopped: bool = False) -> str | None:
     """The output of a replay whose second worker starts after the first did all the work,
-    in a process that ignores SIGTERM; None when it was still running after ``timeout``."""
+    in a process that ignores SIGTERM (``stopped``: the replay stopped after its first
+    results); None when it was still running after ``timeout``."""
     import os
     import subprocess
     import sys
@@ -98,7 +119,7 @@ def replay_with_a_late_worker(end: str, timeout: float) -> str | None:
 
     root = Path(__file__).resolve().parents[3]
     proc = subprocess.Popen(
-        [sys.executable, "-c", LATE_WORKER, end],
+        [sys.executable, "-c", LATE_WORKER, end, "stopped" if stopped else "whole"],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -121,3 +142,13 @@ def test_a_worker_that_starts_after_the_work_is_done_ends_with_the_pool() -> Non
 
 def test_control_a_pool_that_only_sends_sigterm_waits_for_that_worker_forever() -> None:
     assert replay_with_a_late_worker("terminate", timeout=8) is None
+
+
+def test_a_replay_stopped_before_a_worker_started_ends_that_worker_too() -> None:
+    """The pool is terminated (SIGTERM) while its second worker has not run its initializer:
+    the signal waits for it there, instead of being dropped by a worker that ignores it."""
+    assert replay_with_a_late_worker("close", timeout=60, stopped=True) == "stopped\n"
+
+
+def test_control_workers_forked_with_sigterm_ignored_miss_the_pool_s_sigterm() -> None:
+    assert replay_with_a_late_worker("unheld", timeout=8, stopped=True) is None
