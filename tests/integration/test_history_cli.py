@@ -259,3 +259,58 @@ def test_a_name_that_is_not_utf8_shows_the_same_bytes_in_markdown_and_json(
     assert any("caf\\xe9/rollout-empty" in u["path"] for u in shown["unavailable"])
     text = proctor("history", "--home", home, "--no-cache").out
     assert "caf\\xe9/rollout-empty.jsonl: empty" in text and "\\udce9" not in text
+
+
+STOPPED = """
+import os, signal, sys
+from proctor.cli.progress import ReplayProgress
+
+real = ReplayProgress.advance
+
+def advance(self):
+    real(self)
+    if self.done == 3:  # Ctrl-C, after three sessions came back
+        os.kill(os.getpid(), signal.SIGINT)
+
+ReplayProgress.advance = advance
+from proctor.cli.main import main
+main(["history", "--home", sys.argv[1], "--json", "--workers", "2"])
+"""
+
+
+def _cached_rows(cache: Path) -> int:
+    import sqlite3
+
+    if not (cache / "history.sqlite3").is_file():
+        return 0
+    connection = sqlite3.connect(cache / "history.sqlite3")
+    try:
+        return int(connection.execute("SELECT count(*) FROM summaries").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def test_a_replay_stopped_with_ctrl_c_keeps_what_it_measured_for_the_next(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(cache))
+    whole = json.loads(proctor("history", "--home", str(home), "--json", "--no-cache").out)
+    assert len(whole["sessions"]) >= 8  # enough for the pool, and for some to be left
+    stopped = subprocess.run(
+        [sys.executable, "-c", STOPPED, str(home)],
+        cwd=Path(__file__).parents[2],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert stopped.returncode == 130, stopped.stderr
+    assert "interrupted" in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    kept = _cached_rows(cache)
+    assert 1 <= kept < len(whole["sessions"])
+    # The next replay reads those from the cache, measures the rest, and reports all of it.
+    again = proctor("history", "--home", str(home), "--json")
+    assert again.code == 0, again.err
+    assert json.loads(again.out) == whole
+    assert _cached_rows(cache) == len(whole["sessions"])

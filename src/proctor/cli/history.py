@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from proctor.history.cache import SummaryCache
+    from proctor.history.sources import Session
 
 HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
 
@@ -139,16 +144,21 @@ def command(
     cache = None if no_cache else SummaryCache(cache_folder(os.environ) / FILE_NAME, pricing)
     replayed: list[SessionRecord] = []
     with collection_paused(freeze=True), ReplayProgress(len(sessions)) as progress:
-        for result in replay(sessions, filters, pricing, workers=workers, cache=cache):
-            if isinstance(result, Unavailable):
-                unavailable.append(result)
-            else:
-                replayed.append(result)
-            progress.advance()
-        if cache is not None:
-            cache.save((s.file for s in sessions), (p for s in sessions for p in s.parts))
-            for note in cache.notes:
-                click.echo(f"proctor: note: {note}", err=True)
+        results = replay(sessions, filters, pricing, workers=workers, cache=cache)
+        try:
+            for result in results:
+                if isinstance(result, Unavailable):
+                    unavailable.append(result)
+                else:
+                    replayed.append(result)
+                progress.advance()
+        except KeyboardInterrupt:
+            # Ctrl-C: the workers are stopped, and the sessions measured so far are kept for
+            # the next replay, which starts where this one stopped.
+            results.close()
+            _save(cache, sessions)
+            raise
+        _save(cache, sessions)
         count_each_response_once(replayed, pricing)  # a fork's copied responses: once
         ordered = in_order(replayed)
         report = history_report(ordered, unavailable, pricing, by)  # type: ignore[arg-type]
@@ -185,3 +195,12 @@ def command(
     else:
         click.echo(render_history(report), nl=False)
     return 0
+
+
+def _save(cache: SummaryCache | None, sessions: list[Session]) -> None:
+    """The summaries measured now written to the cache, with its notes on stderr."""
+    if cache is None:
+        return
+    cache.save((s.file for s in sessions), (p for s in sessions for p in s.parts))
+    for note in cache.notes:
+        click.echo(f"proctor: note: {note}", err=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
@@ -363,11 +363,12 @@ def replay(
     *,
     workers: int | None = None,
     cache: SummaryCache | None = None,
-) -> Iterator[SessionRecord | Unavailable]:
+) -> Generator[SessionRecord | Unavailable, None, None]:
     """Every session replayed, in batches as they finish (in no particular order), on
     ``workers`` processes (default: one per CPU). Sessions the filters leave out are not
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
-    is read from it, and the sessions replayed now are added to it."""
+    is read from it, and the sessions replayed now are added to it. Closing the generator
+    early stops the workers."""
     global _PROJECT, _PRICING, _STAMPER
     # Folder listings are kept for one replay only: the history may have grown since the last.
     _subfolders.cache_clear()
