@@ -83,19 +83,10 @@ if sys.argv[1] == "terminate":  # the pool's usual end, for the control
             yield pool
     replay_module.forked_pool = terminated
 if sys.argv[1] == "unheld":  # workers forked with SIGTERM as the parent has it, for the control
-    @contextlib.contextmanager
-    def unheld(count, initializer):
-        pool = multiprocessing.get_context("fork").Pool(count, initializer)
-        try:
-            yield pool
-        except BaseException:
-            pool.terminate()
-            raise
-        else:
-            pool.close()
-        finally:
-            pool.join()
-    replay_module.forked_pool = unheld
+    import types
+    from proctor.util import pool as pool_module
+    unblocked = {**vars(signal), "pthread_sigmask": lambda how, mask: set()}
+    pool_module.signal = types.SimpleNamespace(**unblocked)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as an interrupted run leaves the parent
 if sys.argv[2] == "whole":
     found = list(replay(sessions, Filters(), PriceTable(), workers=2))
