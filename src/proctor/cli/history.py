@@ -50,7 +50,11 @@ HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Take model prices from this proctor.json's `pricing` (default: ./proctor.json).",
 )
-@click.option("--workers", type=click.IntRange(min=1), help="Parse on N processes (default: CPUs).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Parse on N processes (default: one per CPU proctor may use).",
+)
 @click.option(
     "--no-cache",
     is_flag=True,

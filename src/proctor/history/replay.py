@@ -35,6 +35,7 @@ from proctor.models.pricing import PriceTable, dollars
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
+from proctor.util.cpus import usable_cpus
 from proctor.util.native_paths import first_record, gemini_subagent_chats
 from proctor.util.pool import forked_pool, start_worker
 
@@ -365,7 +366,8 @@ def replay(
     cache: SummaryCache | None = None,
 ) -> Generator[SessionRecord | Unavailable, None, None]:
     """Every session replayed, in batches as they finish (in no particular order), on
-    ``workers`` processes (default: one per CPU). Sessions the filters leave out are not
+    ``workers`` processes (default: one per CPU it may use, see
+    :func:`~proctor.util.cpus.usable_cpus`). Sessions the filters leave out are not
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
     is read from it, and the sessions replayed now are added to it. Closing the generator
     early stops the workers."""
@@ -404,7 +406,7 @@ def replay(
             del hits, stored
         todo = [session for _, session, _ in jobs]
         stamper = cache.stamper if cache is not None else None
-        count = workers or os.cpu_count() or 1
+        count = workers or usable_cpus()
         if count == 1 or len(jobs) < SERIAL_BELOW:
             results: Iterable[Measured] = (
                 _measure_job(job, filters.project, pricing, stamper) for job in jobs

@@ -28,6 +28,7 @@ from pathlib import Path
 from proctor.models.history import Unavailable
 from proctor.models.io import escape_surrogates
 from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
+from proctor.util.cpus import usable_cpus
 from proctor.util.files import open_regular, read_head, read_regular
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
@@ -440,14 +441,15 @@ def _told(file: str | Path) -> tuple[str | None, str | None]:
 
 
 PARALLEL_SNIFF_FROM = 2_000
-"""The fewest files of a plain folder whose formats are told on one process per CPU: each
+"""The fewest files of a plain folder whose formats are told on one process per usable CPU: each
 file's first bytes are opened, read and decoded, which took a 20,000-session folder 0.8 s on
 one process; a pool costs more than that saves on a few hundred."""
 
 
 def _told_all(files: list[str]) -> list[tuple[str | None, str | None]]:
-    """:func:`_told` of each file, in order; on one process per CPU for many files."""
-    count = os.cpu_count() or 1
+    """:func:`_told` of each file, in order; on one process per usable CPU (see
+    :func:`~proctor.util.cpus.usable_cpus`) for many files."""
+    count = usable_cpus()
     if count == 1 or len(files) < PARALLEL_SNIFF_FROM:
         return [_told(file) for file in files]
     from proctor.util.pool import forked_pool, start_worker

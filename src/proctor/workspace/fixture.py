@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from proctor.errors import WorkspaceError
+from proctor.util.cpus import usable_cpus
 from proctor.util.files import remove_tree
 from proctor.workspace.archive import (
     ExpansionBudget,
@@ -217,7 +218,7 @@ def _copy_tree(src: Path, dest: Path, stats: FileStats | None = None) -> None:
     writable through the workspace. A large tree (``stats`` of it, from :func:`scan`) is split
     into parts of about equal cost, copied by several ``cp`` processes at once."""
     if sys.platform.startswith("linux") and shutil.which("cp"):
-        jobs = min(MAX_COPY_JOBS, os.cpu_count() or 1)
+        jobs = min(MAX_COPY_JOBS, usable_cpus())
         if stats is not None and len(stats) >= PARALLEL_FROM_FILES and jobs > 1:
             if _copy_in_parts(src, dest, stats, jobs):
                 return
