@@ -53,8 +53,8 @@ def _cgroup_folders(root: Path, proc_cgroup: Path) -> list[Path]:
         parts = line.split(":", 2)
         if len(parts) != 3:
             continue
-        _, controllers, path = parts
-        if controllers == "" and parts[0] == "0":  # cgroup v2: one hierarchy
+        hierarchy, controllers, path = parts
+        if hierarchy == "0" and controllers == "":  # cgroup v2: one hierarchy
             mounts.append((root, path))
         elif "cpu" in controllers.split(","):  # cgroup v1: the cpu controller's hierarchy
             for name in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
