@@ -176,11 +176,13 @@ class SummaryCache:
         """Whether an earlier replay stored a summary of ``session`` (current or not)."""
         return _key(session.file) in self._stored
 
-    def get(self, session: Session, stamp: str) -> bytes | None:
+    def get(self, session: Session, stamp: str, parts: Iterable[Path] = ()) -> bytes | None:
+        """The stored summary of ``session`` when its stamp is ``stamp`` and its file and
+        ``parts`` (the files the stamp names) can all still be read; else None."""
         found = self._stored.get(_key(session.file))
         if found is None or found[0] != stamp:
             return None
-        if not os.access(session.file, os.R_OK):
+        if not all(os.access(path, os.R_OK) for path in (session.file, *parts)):
             return None  # no longer readable: replayed, and reported as the user now sees it
         self.hits += 1
         return found[1]

@@ -386,8 +386,9 @@ def replay(
                 if not cache.has(session):  # new: stamped where it is measured
                     jobs.append((len(jobs), session, None))
                     continue
-                stamp = cache.stamp(session, _parts_for_stamp(session))
-                found = cache.get(session, stamp)
+                parts = _parts_for_stamp(session)
+                stamp = cache.stamp(session, parts)
+                found = cache.get(session, stamp, parts)
                 if found is None:
                     jobs.append((len(jobs), session, stamp))
                 else:

@@ -17,6 +17,7 @@ from proctor.history.record import SessionRecord, responses_of
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import find_sessions
 from proctor.models.config import ModelPrice
+from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
 from proctor.paths import cache_folder
 from tests.unit.history.planted import PROJECT_B, plant
@@ -114,6 +115,36 @@ def test_a_changed_subagent_file_replays_its_session(
     os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     _, cache = replayed(home, db)
     assert cache.hits == 3
+
+
+@pytest.mark.parametrize("closed", [True, False], ids=["closed", "control"])
+def test_a_subagent_file_that_can_no_longer_be_read_replays_its_session(
+    primed: tuple[Path, dict[str, Path], Path], monkeypatch: pytest.MonkeyPatch, closed: bool
+) -> None:
+    """Its size and time are unchanged, so its stamp is too; the session is still replayed, and
+    reported unavailable as it would be without the cache (not counted from its old row)."""
+    home, files, db = primed
+    helper = str(files["S2-helper"])
+    real_access, real_open = os.access, os.open
+
+    def access(path: object, mode: int, **kwargs: object) -> bool:
+        return not (closed and str(path) == helper) and real_access(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    def opened(path: object, *args: object, **kwargs: object) -> int:
+        if closed and str(path) == helper:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(os, "open", opened)
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    cache = SummaryCache(db, PRICES)
+    found = list(replay(sessions, Filters(), PRICES, workers=1, cache=cache))
+    unavailable = [f for f in found if isinstance(f, Unavailable)]
+    assert cache.hits == (3 if closed else 4)
+    assert [u.reason for u in unavailable] == (
+        [f"{helper}: cannot be read (Permission denied)"] if closed else []
+    )
 
 
 def test_other_prices_or_other_code_replay_everything(
