@@ -92,8 +92,15 @@ def parse_day(text: str, what: str) -> date:
 def add_mark(path: Path, mark: ChangeMark) -> None:
     """Append ``mark`` to the journal in one write (the folder is created if needed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = mark.model_dump_json(by_alias=True) + "\n"
-    with open(path, "a", encoding="utf-8") as fh:
+    line = (mark.model_dump_json(by_alias=True) + "\n").encode()
+    with open(path, "a+b") as fh:
+        # A journal edited by hand may have lost its last newline: the mark would be glued
+        # onto the last line, and both skipped. (Two marks at once may each add one: a blank
+        # line, which is skipped.)
+        if fh.seek(0, os.SEEK_END) > 0:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                line = b"\n" + line
         fh.write(line)
 
 
@@ -111,7 +118,8 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
         if not raw.strip():
             continue
         try:
-            record = decode_object(raw.decode("utf-8"))
+            # The first line may start with the byte-order mark some editors write.
+            record = decode_object(raw.decode("utf-8-sig" if number == 1 else "utf-8"))
             if record is None:
                 raise ValueError("not a JSON object")
             version = record.get("schemaVersion")
@@ -121,6 +129,10 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
                     f"{ChangeMark.current_schema_version}"
                 )
             mark = ChangeMark.model_validate(record)
+            if not mark.text.strip():
+                raise ValueError("its text is empty")
+            if mark.project is not None and not mark.project.strip():
+                raise ValueError("its project is empty; null means every project")
             marks.append((parse_time(mark.at, "at"), mark))
         except ValidationError as exc:  # the field and what it should be, in one sentence
             detail = describe_validation_error("", exc, ChangeMark).removeprefix(": ")

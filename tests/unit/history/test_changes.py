@@ -299,3 +299,48 @@ def test_changes_of_another_project_only_are_named_as_such(
     code, text = _run(["history", "--changes", str(history), "--project", "/else"], capsys)
     assert code == 0, text
     assert "No change marked for /else (1 marked for other projects" in text
+
+
+@pytest.mark.parametrize("ending", ["", "\n"], ids=["no-final-newline", "control"])
+def test_a_mark_after_a_last_line_without_its_newline_keeps_both(
+    tmp_path: Path, ending: str
+) -> None:
+    """An editor that saves the journal without a final newline: the next mark starts a line
+    of its own instead of being glued onto the last one (which would skip both)."""
+    path = tmp_path / "changes.jsonl"
+    path.write_text(
+        '{"schemaVersion":2,"text":"by hand","project":null,"at":"2026-11-05T00:00:00+00:00"}'
+        + ending
+    )
+    add_mark(path, mark_for("new", Path(PROJECT), "2026-11-06", tmp_path))
+    marks, notes = read_marks(path)
+    assert [m.text for m in marks] == ["by hand", "new"] and notes == []
+    assert path.read_text().count("\n\n") == 0
+
+
+def test_a_journal_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    line = '{"schemaVersion":2,"text":"t","project":null,"at":"2026-11-05T00:00:00+00:00"}\n'
+    path.write_text("\ufeff" + line + line.replace('"t"', '"u"'), encoding="utf-8")
+    marks, notes = read_marks(path)
+    assert [m.text for m in marks] == ["t", "u"] and notes == []
+    # Only at the start of the file: a mark further down is not a line of its own.
+    path.write_text(line + "\ufeff" + line, encoding="utf-8")
+    assert len(read_marks(path)[1]) == 1
+
+
+def test_a_mark_with_an_empty_text_or_project_is_skipped_with_a_note(tmp_path: Path) -> None:
+    """An empty project would match the folder the history is read from, while the table
+    labelled it 'every project'; ``proctor mark`` refuses an empty text."""
+    path = tmp_path / "changes.jsonl"
+    path.write_text(
+        '{"schemaVersion":2,"text":"x","project":"","at":"2026-11-05T00:00:00+00:00"}\n'
+        '{"schemaVersion":2,"text":" ","project":null,"at":"2026-11-05T00:00:00+00:00"}\n'
+        '{"schemaVersion":2,"text":"ok","project":null,"at":"2026-11-05T00:00:00+00:00"}\n'
+    )
+    marks, notes = read_marks(path)
+    assert [m.text for m in marks] == ["ok"]
+    assert notes == [
+        f"{path}:1: skipped, not a change mark (its project is empty; null means every project)",
+        f"{path}:2: skipped, not a change mark (its text is empty)",
+    ]
