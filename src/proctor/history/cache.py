@@ -182,7 +182,8 @@ class SummaryCache:
         found = self._stored.get(_key(session.file))
         if found is None or found[0] != stamp:
             return None
-        if not all(os.access(path, os.R_OK) for path in (session.file, *parts)):
+        files: list[str | Path] = [session.file, *parts]
+        if not all(os.access(path, os.R_OK) for path in files):
             return None  # no longer readable: replayed, and reported as the user now sees it
         self.hits += 1
         return found[1]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -123,7 +124,6 @@ def agent_sessions(
                     if name not in links or linked.first_file(path):
                         yield Session(agent, path)
     elif agent == "codex":
-        yielded: dict[str, str] = {}
         for root in (folder / "sessions", folder / "archived_sessions"):
             found: list[str] = []
             stack = [str(root)]
@@ -145,9 +145,7 @@ def agent_sessions(
                     for n in listed(where, folders=False)
                     if n.startswith("rollout-") and n.endswith(".jsonl")
                 ]
-            for path in sorted(found):
-                if not _codex_seen(path, yielded):
-                    yield Session(agent, path)
+            yield from (Session(agent, path) for path in sorted(found))
     else:
         tmp = folder / "tmp"
         linked = _Seen()
@@ -187,14 +185,50 @@ class _Seen:
         return not listed  # its target is listed where it is (or will be) on its own
 
 
-def _codex_seen(path: str, yielded: dict[str, str]) -> bool:
-    """Whether a rollout of the same name was listed already (a copy kept in both
-    ``sessions/`` and ``archived_sessions/``: the same thread, counted once)."""
-    name = os.path.basename(path)
-    if name in yielded:
-        return True
-    yielded[name] = path
-    return False
+_ID_NAME = re.compile(
+    r"rollout-.+\.jsonl|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl"
+)
+"""A session file's name that holds its id: a Codex rollout's
+(``rollout-<time>-<thread id>.jsonl``), a Claude Code session's (``<id>.jsonl``)."""
+
+
+def each_once(sessions: list[Session]) -> list[Session]:
+    """``sessions`` with each copy of a session file left out: the same name, which holds the
+    session's id (see :data:`_ID_NAME`), of the same agent, in another folder (a backup or a
+    snapshot given beside the history, a conversation copied into another project folder to
+    go on there, a rollout kept in both ``sessions/`` and ``archived_sessions/``). The session
+    is read once, from the larger copy (a session file only grows), the first listed when
+    they are the same size, at the place of the first listed."""
+    first: dict[tuple[str, str], int] = {}
+    out: list[Session] = []
+    for session in sessions:
+        if session.agent == "gemini-cli":
+            out.append(session)
+            continue
+        name = os.path.basename(session.file)
+        at = first.setdefault((session.agent, name), len(out))
+        if at == len(out) or not _ID_NAME.fullmatch(name):
+            out.append(session)
+        elif _size(session.file) > _size(out[at].file):
+            out[at] = session
+    return out
+
+
+def _size(file: str) -> int:
+    try:
+        return os.stat(file).st_size
+    except OSError:
+        return -1
+
+
+def _identity(file: str) -> tuple[int, int] | str:
+    """What tells a file from every other: its device and inode (a hard link under another
+    name is the same file), else its real path."""
+    try:
+        found = os.stat(file)
+    except OSError:
+        return os.path.realpath(file)
+    return found.st_dev, found.st_ino
 
 
 def _sorted_names(
@@ -288,7 +322,7 @@ def find_sessions(
             unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
             continue
         sessions.extend(agent_sessions(agent, folder, unavailable))
-    return threads_folded(sessions), unavailable
+    return threads_folded(each_once(sessions)), unavailable
 
 
 def sessions_under(
@@ -303,7 +337,8 @@ def sessions_under(
     wanted = set(agents)
     sessions: list[Session] = []
     unavailable: list[Unavailable] = []
-    seen: set[str] = set()  # a session named twice (overlapping folders) is replayed once
+    # A session named twice (overlapping folders, a link) is replayed once.
+    seen: set[tuple[int, int] | str] = set()
     for path in paths:
         if not path.exists():
             unavailable.append(Unavailable(path=str(path), reason="no such file or folder"))
@@ -327,11 +362,11 @@ def sessions_under(
             sessions.extend(found)
             continue
         for session in found:
-            real = os.path.realpath(session.file)
-            if real not in seen:
-                seen.add(real)
+            identity = _identity(session.file)
+            if identity not in seen:
+                seen.add(identity)
                 sessions.append(session)
-    return threads_folded(sessions), unavailable
+    return threads_folded(each_once(sessions)), unavailable
 
 
 def threads_folded(sessions: list[Session]) -> list[Session]:
@@ -391,30 +426,39 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     if matched:
         return
     inside = os.path.realpath(path)
-    files: list[tuple[str, bool]] = []  # (file, a link?)
+    # (file, its device and inode when it is not a link: the listing knows the inode)
+    files: list[tuple[str, tuple[int, int] | None]] = []
     folders = [os.fspath(path)]
     while folders:  # the folder's tree, links to folders not followed
         folder = folders.pop()
         try:
+            device = os.stat(folder).st_dev
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
                         folders.append(entry.path)
                     elif entry.name.endswith((".jsonl", ".json")) and _is(entry, False, unreadable):
-                        files.append((entry.path, entry.is_symlink()))
+                        link = entry.is_symlink()
+                        files.append((entry.path, None if link else (device, entry.inode())))
         except OSError as exc:
             reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
             unreadable.append(Unavailable(path=str(exc.filename or folder), reason=reason))
     # In the order of their paths (as Path objects sort); names, not objects: a plain folder of
     # 20,000 sessions spent a third of a second making and comparing paths.
     files.sort(key=lambda f: f[0].split(os.sep))
-    candidates = [
-        file
-        for file, link in files
-        if not _is_part(file)
-        # A link to a session in this folder: that session is listed on its own.
-        and not (link and os.path.realpath(file).startswith(inside + os.sep))
-    ]
+    candidates: list[str] = []
+    inodes: set[tuple[int, int]] = set()
+    for file, inode in files:
+        if _is_part(file):
+            continue
+        if inode is None:  # a link to a session in this folder: listed on its own
+            if os.path.realpath(file).startswith(inside + os.sep):
+                continue
+        elif inode in inodes:  # a file hard-linked under a second name: listed under its first
+            continue
+        else:
+            inodes.add(inode)
+        candidates.append(file)
     for file, (agent, gone) in zip(candidates, _told_all(candidates), strict=True):
         if gone is not None:
             unreadable.append(Unavailable(path=file, reason=gone))

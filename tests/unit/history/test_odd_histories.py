@@ -406,3 +406,55 @@ def test_a_gemini_project_known_by_its_hash_matches_its_name_as_node_read_it() -
     assert sources_module.same_project(f"gemini:{node}", odd)
     assert sources_module.same_project(f"gemini:{raw}", odd)
     assert not sources_module.same_project("gemini:" + "0" * 64, odd)
+
+
+@pytest.mark.parametrize("linked", [True, False], ids=["hard-link", "control-a-copy"])
+def test_a_session_hard_linked_under_another_name_is_counted_once(
+    tmp_path: Path, linked: bool
+) -> None:
+    """In one plain folder, and through two PATHs; a copy under another name is a file of its
+    own (nothing tells it is the same session), so the control counts it twice."""
+    files = plant(tmp_path / "home" / ".claude")
+    plain = tmp_path / "plain"
+    (plain / "a").mkdir(parents=True)
+    (plain / "b").mkdir()
+    shutil.copy(files["S1"], plain / "a" / files["S1"].name)
+    (os.link if linked else shutil.copy)(
+        plain / "a" / files["S1"].name, plain / "b" / "other.jsonl"
+    )
+    found, _ = sessions_under([plain], ["claude-code"])
+    assert [Path(s.file).relative_to(plain).as_posix() for s in found] == (
+        [f"a/{files['S1'].name}"] if linked else [f"a/{files['S1'].name}", "b/other.jsonl"]
+    )
+    twice, _ = sessions_under([plain / "a", plain / "b"], ["claude-code"])
+    assert len(twice) == (1 if linked else 2)
+
+
+def test_a_copy_of_a_session_file_under_its_own_name_is_read_once_from_the_larger(
+    tmp_path: Path,
+) -> None:
+    """A rollout copied into two folders of a plain folder, and a Claude Code session copied
+    into another project folder to go on there: one session each, read from the larger copy
+    (a session file only grows). Two files of the same name that holds no session id are two
+    sessions (the control)."""
+    plain = tmp_path / "plain"
+    lines = CODEX_ROLLOUT.read_bytes().splitlines(keepends=True)
+    for folder, kept in (("x", lines[:-3]), ("y", lines)):
+        (plain / folder).mkdir(parents=True)
+        (plain / folder / CODEX_ROLLOUT.name).write_bytes(b"".join(kept))
+    found, _ = sessions_under([plain], ["codex"])
+    assert [Path(s.file).parent.name for s in found] == ["y"]
+    files = plant(tmp_path / "home" / ".claude")
+    moved = files["S1"].parent.parent / "-work-projC" / files["S1"].name
+    moved.parent.mkdir()
+    shutil.copy(files["S1"], moved)
+    with moved.open("a") as fh:
+        fh.write("\n")  # it went on there
+    found, _ = find_sessions(["claude-code"], tmp_path / "home", {})
+    assert [s.file for s in found if Path(s.file).name == files["S1"].name] == [str(moved)]
+    assert len(found) == 4
+    odd = tmp_path / "odd"
+    for folder in ("p", "q"):
+        (odd / folder).mkdir(parents=True)
+        shutil.copy(files["S1"], odd / folder / "session.jsonl")
+    assert len(sessions_under([odd], ["claude-code"])[0]) == 2
