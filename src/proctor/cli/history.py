@@ -101,7 +101,8 @@ def command(
         read_marks,
         render_changes,
     )
-    from proctor.history.dedup import count_each_response_once
+    from proctor.history.dedup import any_response_shared, count_each_response_once
+    from proctor.history.forks import forks_measured_apart
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
     from proctor.history.sources import find_sessions, same_project, sessions_under
@@ -148,7 +149,10 @@ def command(
     cache = None if no_cache else SummaryCache(cache_folder(os.environ) / FILE_NAME, pricing)
     replayed: list[SessionRecord] = []
     with collection_paused(freeze=True), ReplayProgress(len(sessions)) as progress:
-        results = replay(sessions, filters, pricing, workers=workers, cache=cache)
+        # The days are kept after the forks are told (a fork started when its copy did) and
+        # each response is given its one session (the other may be out of the window).
+        everywhere = Filters(project=filters.project)
+        results = replay(sessions, everywhere, pricing, workers=workers, cache=cache)
         try:
             for result in results:
                 if isinstance(result, Unavailable):
@@ -163,7 +167,11 @@ def command(
             _save(cache, sessions)
             raise
         _save(cache, sessions)
-        count_each_response_once(replayed, pricing)  # a fork's copied responses: once
+        if any_response_shared(replayed):  # rare: a fork, a copy
+            unavailable += forks_measured_apart(replayed, pricing, filters.project)
+            count_each_response_once(replayed, pricing)  # a response copied otherwise: once
+        if filters.since is not None or filters.until is not None:
+            replayed = [record for record in replayed if filters.keeps(record)]
         ordered = in_order(replayed)
         report = history_report(ordered, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:

@@ -31,6 +31,13 @@ def _better(row: Response, kept: tuple[bool, int]) -> bool:
     return total > kept_total
 
 
+def any_response_shared(sessions: Sequence[SessionRecord]) -> bool:
+    """Whether two of ``sessions`` hold the same response (told at C speed): a fork or a copy
+    among them (see :mod:`proctor.history.forks`), or a response to count once."""
+    every = list(chain.from_iterable(ids for s in sessions if (ids := responses_of(s)[0])))
+    return len(set(every)) != len(every)
+
+
 def count_each_response_once(sessions: Sequence[SessionRecord], pricing: PriceTable) -> None:
     """Take from each session's usage (and cost) the responses another session of
     ``sessions`` holds too and keeps (see the module's rules). Sessions without responses

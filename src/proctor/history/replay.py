@@ -145,12 +145,14 @@ def claude_parts(main: str | Path) -> list[Path]:
     return _legacy_subagents(folder).get(session_id, [])
 
 
-def _parse(session: Session, project: str | None) -> PlainTrajectory:
+def _parse(
+    session: Session, project: str | None, inherited: frozenset[str] = frozenset()
+) -> PlainTrajectory:
     """The session parsed with its events left as objects: a replay measures them and keeps
     none, and building their models would be most of its time."""
     read = _reader(session.agent)
     if session.agent == "claude-code":
-        return read(session.file, claude_parts(session.file))
+        return read(session.file, claude_parts(session.file), inherited)
     if session.agent == "codex":
         # With the threads of the subagents it spawned (found when the history was listed).
         return read(session.path, session.parts)
@@ -178,20 +180,24 @@ def _reader(agent: str) -> Callable[..., PlainTrajectory]:
 
 
 def measure_session(
-    session: Session, project_filter: Path | None, pricing: PriceTable
+    session: Session,
+    project_filter: Path | None,
+    pricing: PriceTable,
+    inherited: frozenset[str] = frozenset(),
 ) -> bytes | Unavailable | None:
     """The summary of one session as JSON (what crosses a process boundary and what the cache
     keeps); None when it ran in another project than ``project_filter``, which is told from
-    the file's first lines before any parsing."""
+    the file's first lines before any parsing. ``inherited``: the uuids of the lines a Claude
+    Code fork copied from an earlier session, left out (see :mod:`proctor.history.forks`)."""
     try:
-        return _measure(session, project_filter, pricing)
+        return _measure(session, project_filter, pricing, inherited)
     except Exception as exc:
         reason = f"could not be measured: {type(exc).__name__}: {exc}"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
 
 
 def _measure(
-    session: Session, project_filter: Path | None, pricing: PriceTable
+    session: Session, project_filter: Path | None, pricing: PriceTable, inherited: frozenset[str]
 ) -> bytes | Unavailable | None:
     # A Claude Code parse reads the session's folder itself; read beforehand, it only spares
     # parsing the sessions of other projects.
@@ -201,7 +207,7 @@ def _measure(
         if project_filter is not None and not same_project(project, project_filter):
             return None
     try:
-        trajectory = _parse(session, project)
+        trajectory = _parse(session, project, inherited)
     except (ProctorError, OSError, ValueError) as exc:
         # The parser names the file; the entry names it already.
         reason = str(exc).removeprefix(f"{session.file}: ")
@@ -279,6 +285,24 @@ def _measure(
     ids = [row[0] for row in trajectory.responses]
     rows = [row[1:] for row in trajectory.responses]
     return blob + RESPONSES + orjson.dumps(ids) + RESPONSES + orjson.dumps(rows)
+
+
+def remeasured(
+    session: Session,
+    project: Path | None,
+    pricing: PriceTable,
+    inherited: frozenset[str] | set[str],
+) -> SessionRecord | Unavailable | None:
+    """A session measured again here, without the lines ``inherited`` names (see
+    :mod:`proctor.history.forks`)."""
+    measured = measure_session(session, project, pricing, frozenset(inherited))
+    if not isinstance(measured, bytes):
+        return measured
+    (record,) = _each_read([measured], trusted=True)
+    if record is None:
+        reason = "could not be measured: its summary did not read back"
+        return Unavailable(agent=session.agent, path=session.file, reason=reason)
+    return record
 
 
 def session_cost(

@@ -41,19 +41,28 @@ FLAGS += ["toolUseResult", "requestId", "cwd", "timestamp", "parentUuid", "uuid"
 """Record fields a damaged line may gain (or have changed)."""
 
 
-def _measure(path: Path, reader: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def _measure(
+    path: Path,
+    reader: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    inherited: frozenset[str] = frozenset(),
+) -> Any:
     monkeypatch.setattr(
-        replay, "_parse", lambda session, _project: reader(session.path, replay.claude_parts(path))
+        replay,
+        "_parse",
+        lambda session, _project, copied: reader(session.path, replay.claude_parts(path), copied),
     )
     replay._subfolders.cache_clear()
     replay._legacy_subagents.cache_clear()
-    return replay.measure_session(Session("claude-code", path), None, PriceTable())
+    return replay.measure_session(Session("claude-code", path), None, PriceTable(), inherited)
 
 
-def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+def _both(
+    path: Path, monkeypatch: pytest.MonkeyPatch, inherited: frozenset[str] = frozenset()
+) -> tuple[Any, Any]:
     return (
-        _measure(path, parse_claude_for_measure, monkeypatch),
-        _measure(path, parse_claude_session_plain, monkeypatch),
+        _measure(path, parse_claude_for_measure, monkeypatch, inherited),
+        _measure(path, parse_claude_session_plain, monkeypatch, inherited),
     )
 
 
@@ -62,6 +71,26 @@ def test_the_fixtures_measure_alike(path: Path, monkeypatch: pytest.MonkeyPatch)
     fast, full = _both(path, monkeypatch)
     assert isinstance(fast, bytes)
     assert fast == full
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.parent.name + "/" + p.name[:12])
+def test_a_forks_copied_lines_are_left_out_alike(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines a fork copied (by uuid: here the first half, as a fork's copy is the start of
+    its file) give neither reader events nor tokens."""
+    uuids = [
+        record["uuid"]
+        for line in path.read_bytes().splitlines()
+        if line.strip()
+        and isinstance(record := json.loads(line), dict)
+        and isinstance(record.get("uuid"), str)
+    ]
+    inherited = frozenset(uuids[: len(uuids) // 2])
+    fast, full = _both(path, monkeypatch, inherited)
+    whole, _ = _both(path, monkeypatch)
+    assert isinstance(fast, bytes) and fast == full
+    assert inherited and fast != whole  # the control: the copy made a difference
 
 
 def _paths(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

@@ -209,8 +209,8 @@ class _MeasureParser(_Parser):
     """The full parser, with the common lines of a session read the fast way (see the module
     docstring); every other line goes through the full parser's own handlers."""
 
-    def __init__(self, subagents: Sequence[Path]) -> None:
-        super().__init__(None, subagents)
+    def __init__(self, subagents: Sequence[Path], inherited: frozenset[str]) -> None:
+        super().__init__(None, subagents, inherited=inherited)
         self.stamps: dict[str, None] = {}
 
     def feed_file(self, path: str | Path) -> None:
@@ -218,7 +218,7 @@ class _MeasureParser(_Parser):
         # ``waiting`` stays this file's own (a subagent's parse sets its own, then puts this
         # one back); ``looking`` is read again after any line the full parser reads.
         builder, seen, stamps, fast = self.builder, self.seen_uuids, self.stamps, _FAST
-        waiting, looking = self.waiting, self.looking
+        waiting, looking, inherited = self.waiting, self.looking, self.inherited
         need_ids = True
         count = 0
         for block in file_blocks(path):
@@ -249,7 +249,7 @@ class _MeasureParser(_Parser):
                 if need_ids:
                     builder.ids(record.sessionId, record.version)
                     need_ids = builder.session_id is None or builder.version is None
-                if handle is not None:
+                if handle is not None and not (inherited and record.uuid in inherited):
                     ts = record.timestamp
                     told = handle(self, record, ts) if handle is not _OTHER else None
                     if told is None:
@@ -396,13 +396,16 @@ _FAST: dict[str | None, Callable[[_MeasureParser, _Record, str | None], bool | N
 may be in the common shape; any other type is the full parser's."""
 
 
-def parse_claude_for_measure(main: str | Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
+def parse_claude_for_measure(
+    main: str | Path, subagents: Sequence[Path] = (), inherited: frozenset[str] = frozenset()
+) -> PlainTrajectory:
     """A Claude Code session and its subagent files read for a measure: the plain trajectory
     of :func:`~proctor.transcripts.claude.parser.parse_claude_session_plain` with only its
     tool calls and results (results without their output), and the timestamps of the other
     events in :attr:`~proctor.transcripts.builder.PlainTrajectory.stamps`. Its usage,
-    coverage, ids, folder and responses are the full parse's."""
-    parser = _MeasureParser(subagents)
+    coverage, ids, folder and responses are the full parse's; so is what it leaves out of a
+    fork (``inherited``)."""
+    parser = _MeasureParser(subagents, inherited)
     plain = plain_of(parser, main)
     plain.stamps = list(parser.stamps)
     return plain

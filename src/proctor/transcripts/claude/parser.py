@@ -113,8 +113,12 @@ class _Parser:
         sink: EventSink | None = None,
         subagents: Sequence[Path] = (),
         on_start: StartHook | None = None,
+        inherited: frozenset[str] = frozenset(),
     ) -> None:
         self.builder = TrajectoryBuilder("claude-code", sink, on_start)
+        self.inherited = inherited
+        """The uuids of the lines a fork copied from the session it forked (see
+        :func:`parse_claude_session_plain`): those lines give no events and count no tokens."""
         self.pending = self.builder.pending
         self.out: Callable[[EventDict], None] = self.builder.add
         self.lines = 0
@@ -185,8 +189,10 @@ class _Parser:
         builder = self.builder
         if builder.version is None or builder.session_id is None:
             builder.ids(record.get("sessionId"), record.get("version"))
-        self.handle(record)
-        self.processed(record.get("uuid"))
+        uid = record.get("uuid")
+        if not (self.inherited and isinstance(uid, str) and uid in self.inherited):
+            self.handle(record)
+        self.processed(uid)
 
     def handle(self, record: dict[str, Any]) -> None:
         """The events of one record, by its type."""
@@ -491,10 +497,18 @@ def parse_claude_session(
     return parser.finish()
 
 
-def parse_claude_session_plain(main: Path, subagents: Sequence[Path] = ()) -> PlainTrajectory:
+def parse_claude_session_plain(
+    main: Path, subagents: Sequence[Path] = (), inherited: frozenset[str] = frozenset()
+) -> PlainTrajectory:
     """:func:`parse_claude_session` with the events left as objects (see
-    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`)."""
-    return plain_of(_Parser(None, subagents), main)
+    :meth:`~proctor.transcripts.builder.TrajectoryBuilder.finish_plain`).
+
+    ``inherited``: the uuids of the lines of the sessions a fork (``claude --resume
+    --fork-session``) copied its history from. Claude Code copies them into the fork's file
+    as they were, uuids and times included, but for the session id: they are the earlier
+    session's work, so they give no events here and count no tokens (they still count as
+    lines read)."""
+    return plain_of(_Parser(None, subagents, inherited=inherited), main)
 
 
 def plain_of(parser: _Parser, main: str | Path) -> PlainTrajectory:

@@ -1,0 +1,147 @@
+"""Claude Code forks: a session's history copied into another session's file, measured once.
+
+``claude --resume <id> --fork-session`` starts a session whose file begins with a copy of the
+earlier session's lines: the same uuids, times, message ids and tool calls, with only the
+session id rewritten, and nothing that names the session it came from. Read on its own, a fork
+would count the earlier session's steps again, start when that one started, and last from
+then to its own end.
+
+A replay finds forks by what they share: sessions that hold the same response (its message and
+request ids, which a replay keeps to count each response once) are one family. In a family the
+sessions are taken in the order of the first time their file records (a fork's file starts
+with the moment it was made, before the copy), then of their size in lines (a fork holds the
+copy and lines of its own), then of their start and of their path. Each session after the
+first is measured again without the lines of those before it (told by their uuids). A session
+whose every line is theirs (a session file copied under another name) is no session of its
+own: it is listed unavailable, and its lines count in the session they came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from proctor.errors import ConfigError
+from proctor.history.record import SessionRecord, responses_of
+from proctor.history.replay import remeasured
+from proctor.history.sources import Session
+from proctor.models.history import Unavailable
+from proctor.models.pricing import PriceTable
+from proctor.transcripts.lines import file_blocks
+
+
+class _Line(msgspec.Struct, gc=False):
+    """What a family's order and a fork's copy are told from (any other field is skipped)."""
+
+    uuid: Any = None
+    timestamp: Any = None
+
+
+_decode = msgspec.json.Decoder(_Line).decode
+
+
+def _lines(path: str) -> Iterator[_Line]:
+    """The records of a session file that read as objects (any other line is passed over)."""
+    try:
+        for block in file_blocks(path):
+            for line in block.split(b"\n"):
+                if line and not line.isspace():
+                    try:
+                        yield _decode(line)
+                    except (msgspec.DecodeError, RecursionError):
+                        continue
+    except ConfigError:  # no longer readable: its measure says so
+        return
+
+
+def _uuids(path: str) -> set[str]:
+    return {line.uuid for line in _lines(path) if type(line.uuid) is str}
+
+
+def _first_time(path: str) -> datetime | None:
+    """The time of the first record of the file that has one (a fork's is the moment it was
+    made: Claude Code records the prompt it was started with before the copy)."""
+    for line in _lines(path):
+        if type(line.timestamp) is str:
+            try:
+                return datetime.fromisoformat(line.timestamp)
+            except ValueError:
+                return None
+    return None
+
+
+def _order(record: SessionRecord, uuids: set[str]) -> tuple[bool, float, int, str, str]:
+    """A family's order: the first time the file records (a fork's is when it was made), then
+    the fewest lines (a fork holds all the lines it copied, and its own), then the start and
+    the path."""
+    first = _first_time(record.path)
+    when = first.timestamp() if first is not None else 0.0
+    return first is None, when, len(uuids), record.started_at or "", record.path
+
+
+def _families(records: list[SessionRecord]) -> list[list[int]]:
+    """The Claude Code sessions that share a response, as lists of their places in ``records``
+    (families of one left out)."""
+    held = [(i, responses_of(r)[0]) for i, r in enumerate(records) if r.agent == "claude-code"]
+    every = list(chain.from_iterable(ids for _, ids in held if ids))
+    if len(set(every)) == len(every):
+        return []  # nothing shared (the common case, told at C speed)
+    parent = list(range(len(records)))  # a forest of the sessions: a family is a tree
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    holder: dict[int, int] = {}  # each response: the first session that holds it
+    for i, ids in held:
+        for digest in ids or ():
+            j = holder.setdefault(digest, i)
+            if j != i:
+                parent[root(i)] = root(j)
+    families: dict[int, list[int]] = {}
+    for i, ids in held:
+        if ids:
+            families.setdefault(root(i), []).append(i)
+    return [family for family in families.values() if len(family) > 1]
+
+
+def forks_measured_apart(
+    records: list[SessionRecord], pricing: PriceTable, project: Path | None = None
+) -> list[Unavailable]:
+    """Each fork in ``records`` measured again without what it copied (see the module
+    docstring), in place; the sessions that are whole copies are taken out of ``records`` and
+    returned as unavailable. ``project`` is the replay's project filter."""
+    gone: list[Unavailable] = []
+    dropped: set[int] = set()
+    for family in _families(records):
+        uuids = {i: _uuids(records[i].path) for i in family}
+        family.sort(key=lambda i: _order(records[i], uuids[i]))
+        earlier: set[str] = set()
+        first = records[family[0]].path
+        for i in family:
+            record, own = records[i], uuids[i]
+            copied = own & earlier
+            earlier |= own
+            if not copied:
+                continue
+            if copied == own:
+                reason = f"a copy of the lines of {first}: counted there"
+                gone.append(Unavailable(agent=record.agent, path=record.path, reason=reason))
+                dropped.add(i)
+                continue
+            again = remeasured(Session(record.agent, record.path), project, pricing, copied)
+            if isinstance(again, Unavailable):
+                gone.append(again)
+                dropped.add(i)
+            elif again is not None:
+                records[i] = again
+    if dropped:
+        records[:] = [r for i, r in enumerate(records) if i not in dropped]
+    return gone

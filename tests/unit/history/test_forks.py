@@ -1,0 +1,156 @@
+"""Claude Code forks in a history: the copy a fork starts with counts once, in the session it
+came from.
+
+The fixtures under ``tests/fixtures/transcripts/claude-fork`` were recorded with Claude Code
+2.1.197 headless against proctor's scripted model: a session (Read, Edit, Bash, then an answer)
+and its fork (``claude -p --resume <id> --fork-session``: Bash, then an answer), in ``fork``;
+the same after a resumed second turn (another Bash) in the original, in ``fork-of-resumed``.
+The fork's file starts with a ``mode`` record and the prompt it was started with, then copies
+every message line of the original as it was (uuids, times, message ids), but for the session
+id. Token totals are ccusage 20.0.24's daily report over the same folders.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from proctor.cli.main import cli
+from proctor.history import forks
+from tests.unit.history.planted import MODEL, ClaudeSession, plant, project_folder
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts" / "claude-fork"
+ORIGINAL = "11111111-1111-4111-8111-111111111111"
+CASES = {
+    # folder: (fork's id, each session's steps, the fork's start, ccusage's input and output)
+    "fork": (
+        "1571a6e9-95f5-44e4-b9c6-8a529d954bcc",
+        {"read": 1, "edit": 1, "shell": 1},
+        "2026-12-03T16:04:15.383000+00:00",
+        (115_774, 87),
+    ),
+    "fork-of-resumed": (
+        "973392a8-0ec5-47ac-bcb9-4a4ab8289528",
+        {"read": 1, "edit": 1, "shell": 2},
+        "2026-12-03T16:04:46.369000+00:00",
+        (154_863, 109),
+    ),
+}
+
+
+def history(folder: Path, *args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(
+        cli, ["history", str(folder), "--json", "--no-cache", "--agent", "claude-code", *args]
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def steps(report: dict[str, Any]) -> dict[str, dict[str, int]]:
+    return {s["sessionId"]: s["steps"]["byKind"] for s in report["sessions"]}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_recorded_fork_counts_only_its_own_work(case: str) -> None:
+    fork, original_steps, fork_start, (tokens_in, tokens_out) = CASES[case]
+    report = history(FIXTURES / case)
+    assert steps(report) == {ORIGINAL: original_steps, fork: {"shell": 1}}
+    started = {s["sessionId"]: s["startedAt"] for s in report["sessions"]}
+    assert started[fork] == fork_start
+    usage = report["total"]["usage"]["claude-opus-4-8"]
+    assert (usage["inputTokens"], usage["outputTokens"]) == (tokens_in, tokens_out)
+    assert report["unavailable"] == []
+
+
+def test_control_a_fork_measured_alone_counts_its_copy_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(forks, "forks_measured_apart", lambda *args, **kwargs: [])
+    fork = CASES["fork"][0]
+    report = history(FIXTURES / "fork")
+    assert steps(report)[fork] == {"read": 1, "edit": 1, "shell": 2}
+    assert steps(report)[fork] != {"shell": 1}
+
+
+def _copy(case: str, tmp_path: Path) -> Path:
+    home = tmp_path / case
+    shutil.copytree(FIXTURES / case, home)
+    return home
+
+
+def test_the_fork_is_told_by_when_its_file_starts_not_by_its_name(tmp_path: Path) -> None:
+    """The fork renamed to sort first, and the original gone on after the fork with more
+    lines than the fork holds: the first time each file records still tells them apart."""
+    home = _copy("fork", tmp_path)
+    folder = next((home / "projects").iterdir())
+    fork_id = CASES["fork"][0]
+    renamed = folder / "00000000-0000-4000-8000-000000000000.jsonl"
+    (folder / f"{fork_id}.jsonl").rename(renamed)
+    original = folder / f"{ORIGINAL}.jsonl"
+    lines = original.read_text().splitlines()
+    # The original goes on: its last answer eight times more, under new uuids and ids, later.
+    answer = json.loads(next(line for line in reversed(lines) if '"type":"assistant"' in line))
+    went_on = []
+    for number in range(8):
+        answer["uuid"] = f"aaaaaaaa-0000-4000-8000-{number:012d}"
+        answer["timestamp"] = f"2026-12-03T17:00:0{number}.000Z"
+        answer["message"]["id"] = f"msg_later_{number}"
+        went_on.append(json.dumps(answer))
+        answer["parentUuid"] = answer["uuid"]
+    original.write_text("\n".join(lines + went_on) + "\n")
+    assert len(lines) + len(went_on) > len(renamed.read_text().splitlines())
+    report = history(home)
+    by_id = {s["path"]: s for s in report["sessions"]}
+    assert by_id[str(renamed)]["steps"]["byKind"] == {"shell": 1}
+    assert by_id[str(original)]["steps"]["byKind"] == CASES["fork"][1]
+
+
+def test_a_session_file_copied_under_another_name_is_a_copy_not_a_session(
+    tmp_path: Path,
+) -> None:
+    home = _copy("fork", tmp_path)
+    folder = next((home / "projects").iterdir())
+    copy = folder / "22222222-2222-4222-8222-222222222222.jsonl"
+    shutil.copy(folder / f"{ORIGINAL}.jsonl", copy)
+    report = history(home)
+    assert report["total"]["sessions"] == 2
+    assert [(u["path"], u["reason"]) for u in report["unavailable"]] == [
+        (str(copy), f"a copy of the lines of {folder / ORIGINAL}.jsonl: counted there")
+    ]
+    usage = report["total"]["usage"]["claude-opus-4-8"]
+    assert (usage["inputTokens"], usage["outputTokens"]) == CASES["fork"][3]
+
+
+def test_a_fork_started_in_the_window_is_kept_by_since(tmp_path: Path) -> None:
+    """The planted S1 (2026-11-02) forked on 2026-11-04: the fork's copy starts on the 2nd,
+    its own work on the 4th, so a window from the 4th to the 9th keeps the fork, with its own response
+    only (100 in, 10 out), and leaves the original out."""
+    config = tmp_path / "home" / ".claude"
+    files = plant(config)
+    fork = ClaudeSession("99999999-9999-4999-8999-999999999999", "/work/projA", "2026-11-04")
+    fork.raw(json.dumps({"type": "queue-operation", "timestamp": "2026-11-04T08:00:00.000Z"}))
+    last = None
+    for line in files["S1"].read_text().splitlines():
+        record = json.loads(line)
+        record["sessionId"] = fork.session_id
+        last = record["uuid"]
+        fork.raw(json.dumps(record))
+    fork.parent = last
+    fork.user("08:00:00", "And b?")
+    fork.say("08:01:00", "b is fine.")
+    fork.write(project_folder(config, "/work/projA") / f"{fork.session_id}.jsonl")
+    report = history(config, "--since", "2026-11-04", "--until", "2026-11-09")
+    (only,) = report["sessions"]
+    assert only["sessionId"] == fork.session_id
+    assert (only["startedAt"], only["durationSeconds"]) == ("2026-11-04T08:00:00+00:00", 60.0)
+    assert not only["isTask"] and only["steps"]["toolCalls"] == 0
+    usage = report["total"]["usage"][MODEL]
+    assert (usage["inputTokens"], usage["outputTokens"]) == (100, 10)
+    whole = history(config)
+    assert whole["total"]["sessions"] == 5 and whole["total"]["tasks"] == 2
+    assert whole["total"]["usage"][MODEL]["inputTokens"] == 1500 + 100
