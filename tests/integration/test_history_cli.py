@@ -314,3 +314,22 @@ def test_a_replay_stopped_with_ctrl_c_keeps_what_it_measured_for_the_next(
     assert again.code == 0, again.err
     assert json.loads(again.out) == whole
     assert _cached_rows(cache) == len(whole["sessions"])
+
+
+def test_a_proctor_json_of_the_folder_that_does_not_read_is_a_note(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only its prices were to be read: the replay goes on, unpriced, and says why; the same
+    file named with --config is an error (exit 2), since its prices were asked for."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    config = folder / "proctor.json"
+    config.write_text('{"suite": 5, "pricing": {}}')
+    monkeypatch.chdir(folder)
+    result = proctor("history", "--home", str(home), "--agent", "claude-code")
+    assert result.code == 0 and "Sessions: 4 (2 tasks" in result.out
+    assert f"proctor: note: {config}: unknown key 'suite'" in result.err
+    assert "its prices are not used" in result.err
+    named = proctor("history", "--home", str(home), "--config", str(config))
+    assert named.code == 2 and "unknown key 'suite'" in named.err
+    assert config.read_text() == '{"suite": 5, "pricing": {}}'  # left as the user wrote it

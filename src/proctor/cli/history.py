@@ -131,10 +131,21 @@ def command(
     from proctor.models.loading import load_top_config, top_config_path
 
     pricing = PriceTable()
-    found = top_config_path(config, cwd) if cwd is not None else config
-    if found is not None:  # ./proctor.json when no --config
-        top, _ = load_top_config(found, cwd or found.parent)
-        pricing = PriceTable(prices=dict(top.pricing))
+    try:
+        found = top_config_path(config, cwd) if cwd is not None else config
+        if found is not None:  # ./proctor.json when no --config
+            top, _ = load_top_config(found, cwd or found.parent)
+            pricing = PriceTable(prices=dict(top.pricing))
+    except ConfigError as exc:
+        if config is not None:  # the file named: its prices were asked for
+            raise
+        # ./proctor.json of the folder it runs in: only its prices were to be read, and a
+        # replay reads what it can.
+        click.echo(
+            f"proctor: note: {exc}; its prices are not used (models the defaults do not "
+            "price are shown unpriced)",
+            err=True,
+        )
     if paths and home is not None:
         click.echo(f"proctor: note: --home {home} is not read: the PATHS given are", err=True)
     if changes and by is not None:

@@ -16,7 +16,7 @@ from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
-from proctor.util.text import duration_text
+from proctor.util.text import duration_text, table_cell
 
 
 def spread(values: Iterable[float | int | None]) -> Spread:
@@ -181,14 +181,18 @@ def render_history(report: HistoryReport) -> str:
     lines = [
         "# History",
         "",
-        f"- Sessions: {total.sessions} ({total.tasks} tasks, {total.non_tasks} without a code "
-        "change)",
-        f"- Verified: {_share(total)} of tasks ran a passing check after their last code edit",
+        f"- Sessions: {total.sessions} ({_count(total.tasks, 'task')}, {total.non_tasks} "
+        "without a code change)",
+        (
+            f"- Verified: {_share(total)} of tasks ran a passing check after their last code edit"
+            if total.tasks
+            else "- Verified: – (no task)"
+        ),
         f"- Median time: {_time_spread(total.duration_seconds)}; median steps: "
         f"{_spread_text(total.steps)} tool calls (ranges in brackets, over tasks)",
         f"- Median orientation: {_spread_text(total.orientation_reads)} reads and searches "
         "before the first edit",
-        f"- Loops: {total.loops} in {total.tasks_with_loops} task(s)",
+        f"- Loops: {_count(total.loops, 'loop')} in {_count(total.tasks_with_loops, 'task')}",
         "- Rules broken: "
         + (", ".join(f"{rule} {n}/{total.tasks}" for rule, n in total.rule_counts.items()) or "–"),
         f"- Context (proxy gold: the files each session edited): AUC-Cov "
@@ -200,9 +204,9 @@ def render_history(report: HistoryReport) -> str:
         for model, used in sorted(total.usage.items()):
             dollars = total.cost_by_model.get(model)
             lines.append(
-                f"| {model} | {used.input_tokens:,} | {used.output_tokens:,} | "
+                f"| {table_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
                 f"{used.cache_read_tokens:,} | {used.cache_write_tokens:,} | "
-                f"{'unpriced' if dollars is None else f'{dollars:.4f}'} |"
+                f"{'unpriced' if dollars is None else f'${dollars:.4f}'} |"
             )
         lines.append(f"\nCost: {_dollars(total)}")
     if report.by is not None:
@@ -214,17 +218,27 @@ def render_history(report: HistoryReport) -> str:
         ]
         for group in report.groups:
             lines.append(
-                f"| {group.key} | {group.sessions} | {group.tasks} | {_share(group)} | "
+                f"| {table_cell(group.key)} | {group.sessions} | {group.tasks} | {_share(group)} | "
                 f"{_time_spread(group.duration_seconds)} | {_spread_text(group.steps)} | "
-                f"{_spread_text(group.orientation_reads)} | {group.loops} | {_dollars(group)} |"
+                f"{_spread_text(group.orientation_reads)} | {group.loops} | {table_cell(_dollars(group))} |"
             )
     if report.unavailable:
         lines += ["", "Unavailable (not counted above):"]
     for missing in report.unavailable:
         who = f"{missing.agent}: " if missing.agent else ""
-        lines.append(f"- {who}{missing.path}: {missing.reason}")
+        lines.append(f"- {who}{_one_line(missing.path)}: {_one_line(missing.reason)}")
     # A name that is not UTF-8 shows its bytes as the JSON report does (caf\xe9).
     return escape_surrogates("\n".join(lines) + "\n")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _one_line(text: str) -> str:
+    """A path or reason kept on its list item's line (a line break in a folder name shown as
+    ``\\n``, as the JSON report writes it)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _dollars(group: GroupSummary) -> str:

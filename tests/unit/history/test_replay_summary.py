@@ -26,7 +26,7 @@ from proctor.history.replay import (
 from proctor.history.sources import Session, find_sessions, sessions_under
 from proctor.history.summary import history_report, render_history, summarise
 from proctor.models.config import ModelPrice
-from proctor.models.history import GroupSummary, HistoryReport, SessionSummary
+from proctor.models.history import GroupSummary, HistoryReport, SessionSummary, Unavailable
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ModelUsage
 from proctor.util.pool import forked_pool, start_worker
@@ -166,6 +166,28 @@ def test_the_markdown_summary_states_the_proxy_and_the_figures(home: Path) -> No
     assert "| claude-test-1 | 1,500 | 150 |" in text and "| claude-helper-1 | 1,000 | 100 |" in text
     assert "proxy gold" in text
     assert "$0.0030 (unpriced: claude-helper-1)" in text
+
+
+def test_the_markdown_summary_keeps_each_row_on_its_line_and_counts_in_words(
+    home: Path,
+) -> None:
+    """A project folder named with a ``|`` and a line break stays in its cell; one task is
+    "1 task", no task is no share; every dollar figure has its sign."""
+    records = replayed(home)
+    odd = next(r for r in records if r.is_task and r.loops == 0)
+    odd.project = "/work/a|b\nc"
+    text = render_history(history_report([odd], [], PRICES, "project"))
+    (row,) = [line for line in text.splitlines() if line.startswith("| /work/a")]
+    assert row.startswith("| /work/a\\|b c | 1 | 1 |") and row.count(" | ") == 8
+    assert "- Sessions: 1 (1 task, 0 without a code change)" in text
+    assert "- Loops: 0 loops in 0 tasks" in text
+    assert "| claude-test-1 | 500 | 50 | 0 | 0 | $0.0010 |" in text
+    nothing = render_history(history_report([], [], PRICES))
+    assert "- Verified: – (no task)" in nothing and "- Sessions: 0 (0 tasks," in nothing
+    gone = Unavailable(agent="codex", path="/h/a\nb.jsonl", reason="cannot be read")
+    assert "- codex: /h/a\\nb.jsonl: cannot be read\n" in render_history(
+        history_report([], [gone], PRICES)
+    )
 
 
 def test_summarise_of_nothing_is_empty() -> None:
