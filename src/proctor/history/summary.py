@@ -218,9 +218,10 @@ def render_history(report: HistoryReport) -> str:
         ]
         for group in report.groups:
             lines.append(
-                f"| {table_cell(group.key)} | {group.sessions} | {group.tasks} | {_share(group)} | "
-                f"{_time_spread(group.duration_seconds)} | {_spread_text(group.steps)} | "
-                f"{_spread_text(group.orientation_reads)} | {group.loops} | {table_cell(_dollars(group))} |"
+                f"| {table_cell(group.key)} | {group.sessions} | {group.tasks} | "
+                f"{_share(group)} | {_time_spread(group.duration_seconds)} | "
+                f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
+                f"{group.loops} | {table_cell(_dollars(group))} |"
             )
     if report.unavailable:
         lines += ["", "Unavailable (not counted above):"]
