@@ -333,3 +333,28 @@ def test_a_proctor_json_of_the_folder_that_does_not_read_is_a_note(
     named = proctor("history", "--home", str(home), "--config", str(config))
     assert named.code == 2 and "unknown key 'suite'" in named.err
     assert config.read_text() == '{"suite": 5, "pricing": {}}'  # left as the user wrote it
+
+
+def test_filters_that_keep_nothing_say_so(proctor: Run, home: Path) -> None:
+    result = proctor(
+        "history", "--home", str(home), "--project", "/nowhere", "--since", "2026-11-01"
+    )
+    assert result.code == 0 and "Sessions: 0 (0 tasks" in result.out
+    assert "note: none of the 10 sessions listed passes --project /nowhere --since 2026-11-01" in (
+        result.err
+    )
+    assert "none of" not in proctor("history", "--home", str(home)).err  # the control
+
+
+def test_a_cache_folder_inside_a_history_is_not_used(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = fingerprint(home)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(home / ".claude" / "cache"))
+    result = proctor("history", "--home", str(home))
+    assert result.code == 0 and "Sessions: 10" in result.out
+    assert "no cache is kept" in result.err
+    assert fingerprint(home) == before
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(home.parent / "cache"))  # the control
+    assert "no cache" not in proctor("history", "--home", str(home)).err
+    assert (home.parent / "cache" / "history.sqlite3").is_file()

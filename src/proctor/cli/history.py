@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,7 +88,6 @@ def command(
     ($PROCTOR_CACHE_DIR, else $XDG_CACHE_HOME/proctor, else ~/.cache/proctor) unless
     --no-cache is given.
     """
-    import os
     import sys
 
     from proctor.cli.progress import ReplayProgress
@@ -105,7 +105,12 @@ def command(
     from proctor.history.forks import forks_measured_apart
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
-    from proctor.history.sources import find_sessions, same_project, sessions_under
+    from proctor.history.sources import (
+        find_sessions,
+        history_folder,
+        same_project,
+        sessions_under,
+    )
     from proctor.history.summary import history_json, history_report, in_order, render_history
     from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json
@@ -157,7 +162,19 @@ def command(
             raise ConfigError(f"nothing to replay ({reasons})")
     else:
         sessions, unavailable = find_sessions(chosen, home, os.environ)
-    cache = None if no_cache else SummaryCache(cache_folder(os.environ) / FILE_NAME, pricing)
+    cache = None
+    if not no_cache:
+        cache_file = cache_folder(os.environ) / FILE_NAME
+        read = paths or [history_folder(agent, home, os.environ) for agent in chosen]
+        inside = next((root for root in read if _within(cache_file, root)), None)
+        if inside is None:
+            cache = SummaryCache(cache_file, pricing)
+        else:  # a replay never writes into a history folder
+            click.echo(
+                f"proctor: note: the history cache {cache_file} would be inside {inside}, "
+                "which is read: no cache is kept (set PROCTOR_CACHE_DIR elsewhere)",
+                err=True,
+            )
     replayed: list[SessionRecord] = []
     with collection_paused(freeze=True), ReplayProgress(len(sessions)) as progress:
         # The days are kept after the forks are told (a fork started when its copy did) and
@@ -183,6 +200,15 @@ def command(
             count_each_response_once(replayed, pricing)  # a response copied otherwise: once
         if filters.since is not None or filters.until is not None:
             replayed = [record for record in replayed if filters.keeps(record)]
+        if not replayed and sessions and filters != Filters():
+            asked = [f"--project {project}"] if project is not None else []
+            asked += [f"--since {since}"] if since is not None else []
+            asked += [f"--until {until}"] if until is not None else []
+            click.echo(
+                f"proctor: note: none of the {len(sessions)} sessions listed passes "
+                f"{' '.join(asked)}",
+                err=True,
+            )
         ordered = in_order(replayed)
         report = history_report(ordered, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:
@@ -218,6 +244,11 @@ def command(
     else:
         click.echo(render_history(report), nl=False)
     return 0
+
+
+def _within(path: Path, folder: Path) -> bool:
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _save(cache: SummaryCache | None, sessions: list[Session]) -> None:

@@ -273,14 +273,12 @@ def mark_for(text: str, project: Path | None, at: str | None, cwd: Path | None) 
     that folder no longer exists). Bytes of a name or text that are not UTF-8 are kept
     escaped (``caf\\xe9``), as a history's summaries keep them."""
     if not text.strip():
-        raise ConfigError("proctor mark: the change needs a description (TEXT is empty)")
+        raise ConfigError("the change needs a description (TEXT is empty)")
     moment = parse_time(at, "--at").isoformat(timespec="seconds") if at is not None else now_utc()
     folder = project if project is not None else cwd
     if folder is None:
-        raise ConfigError(
-            "proctor mark: the current folder no longer exists; name the project with --project"
-        )
-    where = os.path.realpath(from_current(folder, cwd, f"proctor mark: --project {folder}"))
+        raise ConfigError("the current folder no longer exists; name the project with --project")
+    where = os.path.realpath(from_current(folder, cwd, f"--project {folder}"))
     return ChangeMark(
         text=escape_surrogates(text.strip()), project=escape_surrogates(where), at=moment
     )
