@@ -71,12 +71,11 @@ def open_regular(path: str | Path) -> BinaryIO:
     """``path`` opened for reading in binary, when it is a regular file. Anything else (a named
     pipe, a device, a folder) raises OSError instead: opening a pipe would block until a writer
     came, and the reader (the viewer's index, a report) would hang with it."""
-    fd = _regular_fd(path)
-    try:
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    # The descriptor is opened by ``open`` itself (through the opener), so that it is owned,
+    # and closed on any failure, by the file object alone: closed here as well, after an
+    # interrupt that came while the file object was being made, it was closed twice, and the
+    # second close's EBADF took the interrupt's place.
+    return open(path, "rb", opener=lambda name, _flags: _regular_fd(name))
 
 
 def _regular_fd(path: str | Path) -> int:
