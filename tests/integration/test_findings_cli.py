@@ -327,3 +327,32 @@ def test_a_run_folder_whose_name_is_not_utf8_is_skipped_with_a_note(
     assert listed.code == 0, listed.err
     assert listed.json()["runs"] == [good.name]
     assert "not UTF-8" in listed.err and "Traceback" not in listed.err
+
+
+@pytest.mark.parametrize(
+    "started", ["20000101T000000Z", "29991231T235959Z"], ids=["late", "control"]
+)
+def test_a_run_older_than_the_ledger_s_newest_run_reopens_nothing(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, started: str
+) -> None:
+    """A run killed, then resumed after newer runs (here a failing run applied after the pass
+    that resolved its finding): its failure is counted, and the finding stays resolved. The
+    same run named as newer than the pass (the control) reopens it."""
+    out = tmp_path / "out"
+    failing = run_with(proctor, make_case, tmp_path, FAILING)
+    run_with(proctor, make_case, tmp_path, PASSING)
+    (finding,) = findings(proctor, out, "--all")
+    assert finding["state"] == "resolved" and finding["failures"] == 1
+    resumed = out / f"run-{started}-aaaaaa"
+    shutil.copytree(failing, resumed)
+    listed = proctor("findings", str(out), "--json", "--all")
+    assert listed.code == 0, listed.err
+    (finding,) = listed.json()["findings"]
+    assert finding["failures"] == 2
+    if started.startswith("2000"):
+        assert finding["state"] == "resolved" and finding["lastSeenRun"] == failing.name
+        assert events(finding) == ["new", "resolved"]
+        assert f"{resumed.name} started before" in listed.err and "reopens" in listed.err
+    else:
+        assert finding["state"] == "open" and finding["lastSeenRun"] == resumed.name
+        assert events(finding) == ["new", "resolved", "reopened"]

@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -184,16 +185,23 @@ def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
 
 
 def apply_run(
-    ledger: FindingsLedger, run_id: str, results: Iterable[CheckResult]
+    ledger: FindingsLedger, run_id: str, results: Iterable[CheckResult], *, late: bool = False
 ) -> FindingsLedger:
     """The ledger after run ``run_id`` (a new value; ``ledger`` is left as it was). A run the
-    ledger already holds changes nothing."""
+    ledger already holds changes nothing. A ``late`` run (one that started before a run the
+    ledger holds: a killed run resumed after newer runs) is evidence from the past: its
+    failures are counted, and it proposes, reopens or resolves nothing, since the newer runs
+    have said what became of each check since."""
     if run_id in ledger.runs:
         return ledger
     updated = ledger.model_copy(deep=True)
     by_id = {finding.id: finding for finding in updated.findings}
     for result in merge_checks(results):
         finding = by_id.get(finding_id(result.key))
+        if late:
+            if finding is not None and result.failed:
+                finding.failures += 1
+            continue
         if finding is not None:
             _step(finding, run_id, result)
         elif result.failed:
@@ -392,18 +400,38 @@ def update_ledger(results_dir: Path) -> LedgerUpdate:
         return _update_ledger(results_dir)
 
 
+_STARTED = re.compile(r"run-(\d{8}T\d{6}Z)-")
+"""The start a run folder's name holds (``run-20261201T120000Z-abc123``, in UTC)."""
+
+
+def _started(run: str) -> str | None:
+    named = _STARTED.match(run)
+    return named.group(1) if named is not None else None
+
+
 def _update_ledger(results_dir: Path) -> LedgerUpdate:
     update = LedgerUpdate(load_ledger(results_dir))
     runs, update.notes = pending_runs(results_dir, update.ledger)
+    held = [(start, run) for run in update.ledger.runs if (start := _started(run)) is not None]
+    newest = max(held, default=None)
     for root in runs:
         try:
             results = stored_run_checks(root)
         except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
-        update.ledger = apply_run(update.ledger, root.name, results)
+        start = _started(root.name)
+        late = start is not None and newest is not None and start < newest[0]
+        update.ledger = apply_run(update.ledger, root.name, results, late=late)
         save_ledger(results_dir, update.ledger)
         update.applied.append(root.name)
+        if late and newest is not None:
+            update.notes.append(
+                f"{root.name} started before {newest[1]}, which the findings ledger holds: "
+                "its failures are counted, and it proposes, reopens or resolves nothing"
+            )
+        elif start is not None and (newest is None or start > newest[0]):
+            newest = (start, root.name)
     return update
 
 
