@@ -6,6 +6,7 @@ by the same assertions."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,120 @@ def test_only_the_first_repetition_is_applied_to_the_findings_ledger(
     assert again.code == 1
     ledger = json.loads((out / "findings.json").read_text())
     assert len(ledger["runs"]) == 2 and ledger["findings"][0]["failures"] == 2
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def as_real_agent(run_dir: Path, agent: str = "claude-code") -> None:
+    """A stored run of the scripted agent made into one of ``agent`` (its trials' folders and
+    records): what a real agent's run with kept workspaces holds."""
+    for case in (run_dir / "trials").iterdir():
+        (case / "scripted").rename(case / agent)
+        for trial_json in (case / agent).glob("*/*/trial.json"):
+            record = json.loads(trial_json.read_text())
+            record["agent"] = agent
+            trial_json.write_text(json.dumps(record))
+
+
+def recorded_run(proctor: Run, tmp_path: Path) -> Path:
+    result, out = run_cases(proctor, tmp_path, "--keep-workspace")
+    assert result.code in (0, 1), result.err
+    (run_dir,) = out.glob("run-*")
+    as_real_agent(run_dir)
+    return run_dir
+
+
+def test_recorded_trials_of_a_real_agent_are_re_evaluated(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A stored claude-code run (kept workspaces): its deterministic evaluators give the same
+    results three times; the counting evaluator is caught, naming the first difference."""
+    deterministic_case(make_case)
+    counting_case(make_case, tmp_path)
+    stored = recorded_run(proctor, tmp_path)
+    before = snapshot(stored)
+    result, out = run_cases(
+        proctor,
+        tmp_path,
+        "--agent",
+        "claude-code",
+        "--repeat-check",
+        "3",
+        "--recorded",
+        str(stored),
+        "--json",
+    )
+    assert result.code == 1, result.err
+    check = result.json()
+    assert check["recorded"] == str(stored) and check["recordedTrials"] == 3
+    assert (check["trialsCompared"], check["evaluatorsCompared"]) == (3, 7)
+    assert check["runs"] == [{"repetition": n, "folder": None, "exitCode": 0} for n in (1, 2, 3)]
+    first = check["firstDifference"]
+    assert first["trial"] == "counted/claude-code/default/1"
+    assert first["path"] == "evaluators[0] (external).score"
+    assert (first["first"], first["other"]) == (20.0, 30.0)  # the stored run counted 10
+    assert {d["trial"] for d in check["differences"]} == {"counted/claude-code/default/1"}
+    assert len(list(out.glob("run-*"))) == 1  # re-evaluating writes no run
+    assert snapshot(stored) == before  # nor anything into the stored run
+
+
+def test_recorded_trials_that_cannot_be_re_evaluated_are_listed(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    deterministic_case(make_case)
+    stored = recorded_run(proctor, tmp_path)
+    trials = stored / "trials" / "hello" / "claude-code" / "default"
+    shutil.rmtree(trials / "2" / "workspace")
+    result, _ = run_cases(
+        proctor,
+        tmp_path,
+        "--agent",
+        "claude-code",
+        "--repeat-check",
+        "2",
+        "--recorded",
+        str(stored),
+        "--json",
+    )
+    assert result.code == 0, result.err
+    check = result.json()
+    assert check["recordedTrials"] == 1 and check["trialsCompared"] == 1
+    assert {
+        "what": f"{stored.name}: hello/claude-code/default/2",
+        "reason": "not re-evaluated: its workspace was not kept (run it with --keep-workspace)",
+    } in check["excludedTrials"]
+    shutil.rmtree(trials / "1" / "workspace")
+    nothing, _ = run_cases(
+        proctor,
+        tmp_path,
+        "--agent",
+        "claude-code",
+        "--repeat-check",
+        "2",
+        "--recorded",
+        str(stored),
+    )
+    assert nothing.code == 2 and "no trial of --recorded" in nothing.err
+    alone, _ = run_cases(proctor, tmp_path, "--recorded", str(stored))
+    assert alone.code == 2 and "give it too" in alone.err
+
+
+def test_control_a_re_evaluation_that_reads_the_stored_results_finds_nothing(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(repeat_check, "reevaluate", lambda trial, _scratch: trial.record)
+    counting_case(make_case, tmp_path)
+    stored = recorded_run(proctor, tmp_path)
+    result, _ = run_cases(
+        proctor,
+        tmp_path,
+        "--agent",
+        "claude-code",
+        "--repeat-check",
+        "2",
+        "--recorded",
+        str(stored),
+    )
+    assert result.code == 0  # what the real check above catches goes unseen

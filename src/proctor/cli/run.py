@@ -168,6 +168,14 @@ log = logging.getLogger("proctor")
     metavar="N",
     help="Run the deterministic trials (scripted agent) N times; exit 1 if any result differs.",
 )
+@click.option(
+    "--recorded",
+    "recorded",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="RUN_DIR",
+    help="With --repeat-check: also re-evaluate the trials of this stored run that kept "
+    "their workspace (a real agent's, or recorded), N times.",
+)
 @click.option("--mirror", is_flag=True, help="Stream the agent's terminal live.")
 @click.option("--keep-workspace", is_flag=True, help="Keep every workspace, not only failed ones.")
 @click.option(
@@ -199,6 +207,7 @@ def command(
     config: Path | None,
     dry_run: bool,
     repeat_check: int | None,
+    recorded: Path | None,
     resume: Path | None,
     retry_errors: int,
     manifest: Path | None,
@@ -232,6 +241,8 @@ def command(
         raise ConfigError(
             "--repeat-check runs the suite and --dry-run runs nothing: use one or the other"
         )
+    if recorded is not None and repeat_check is None:
+        raise ConfigError("--recorded RUN_DIR is re-evaluated by --repeat-check N: give it too")
     overrides = CliOverrides(
         agents=list(agents),
         cases=list(cases),
@@ -274,7 +285,17 @@ def command(
         raise ConfigError("--qna, --eval and --src describe an inline case: give --prompt too")
     if manifest is not None:
         if prompt is not None or resume is not None or dry_run or repeat_check is not None:
-            raise ConfigError("--manifest runs its own plan: drop --prompt, --resume, --dry-run")
+            given = [
+                name
+                for name, value in (
+                    ("--prompt", prompt),
+                    ("--resume", resume),
+                    ("--dry-run", dry_run or None),
+                    ("--repeat-check", repeat_check),
+                )
+                if value is not None
+            ]
+            raise ConfigError(f"--manifest runs its own plan: drop {', '.join(given)}")
         return _manifest(
             manifest, source, config, overrides, tuple(names), budget_usd, executor, ray_address
         )
@@ -313,7 +334,7 @@ def command(
         return 0
     budget = budget_usd or plan.top.budget_usd
     if repeat_check is not None:
-        return _repeat_check(plan, request, repeat_check, mirror, budget, as_json)
+        return _repeat_check(plan, request, repeat_check, recorded, mirror, budget, as_json)
     result = run_plan(plan, request, [make_display(mirror), CostWarnings(budget)])
     for name in names:
         click.echo(result.outputs[name], nl=False)
@@ -459,6 +480,7 @@ def _repeat_check(
     plan: RunPlan,
     request: RunRequest,
     repetitions: int,
+    recorded: Path | None,
     mirror: bool,
     budget: float | None,
     as_json: bool,
@@ -475,7 +497,7 @@ def _repeat_check(
         click.echo(f"proctor: repetition {started} of {repetitions}", err=True)
         return [make_display(mirror), CostWarnings(budget)]
 
-    check = repeat_plan(plan, request, repetitions, subscribers)
+    check = repeat_plan(plan, request, repetitions, subscribers, recorded)
     if as_json:
         click.echo(json.dumps(check.to_dict(), indent=2))
     else:

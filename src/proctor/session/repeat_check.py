@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -27,6 +28,7 @@ from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.trial import TrialRecord
+from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
 
 REAL_AGENT = "not deterministic: a real agent"
@@ -226,7 +228,8 @@ def model_backed_evaluators(
 @dataclass(frozen=True)
 class Repetition:
     number: int
-    folder: Path
+    folder: Path | None
+    """The repetition's run folder; None when it only re-evaluated recorded trials."""
     exit_code: int
     """The run's own exit code (its gates); it does not decide the repeat check's."""
 
@@ -244,6 +247,10 @@ class RepeatCheck:
     excluded_evaluators: list[Exclusion] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
     interrupted: bool = False
+    recorded: Path | None = None
+    """The stored run whose trials were re-evaluated (``--recorded``)."""
+    recorded_trials: int = 0
+    """Its trials re-evaluated in each repetition."""
 
     @property
     def exit_code(self) -> int:
@@ -274,9 +281,15 @@ class RepeatCheck:
         return {
             "repetitions": self.repetitions,
             "runs": [
-                {"repetition": r.number, "folder": str(r.folder), "exitCode": r.exit_code}
+                {
+                    "repetition": r.number,
+                    "folder": str(r.folder) if r.folder is not None else None,
+                    "exitCode": r.exit_code,
+                }
                 for r in self.runs
             ],
+            "recorded": str(self.recorded) if self.recorded is not None else None,
+            "recordedTrials": self.recorded_trials,
             "trialsCompared": self.trials if self.compared else 0,
             "evaluatorsCompared": self.evaluators if self.compared else 0,
             "excludedTrials": [e.to_dict() for e in self.excluded_trials],
@@ -314,8 +327,16 @@ class RepeatCheck:
                 lines += ["", f"## {title}", "", *(f"- `{e.what}`: {e.reason}" for e in items)]
         lines += ["", "## Runs", ""]
         lines += [
-            f"- {r.number}: `{r.folder}` (its own exit code {r.exit_code})" for r in self.runs
+            f"- {r.number}: `{r.folder}` (its own exit code {r.exit_code})"
+            if r.folder is not None
+            else f"- {r.number}: recorded trials re-evaluated only"
+            for r in self.runs
         ]
+        if self.recorded is not None:
+            lines.append(
+                f"- recorded trials of `{self.recorded}` re-evaluated in each: "
+                f"{self.recorded_trials}"
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -324,45 +345,78 @@ def repeat_plan(
     request: RunRequest,
     repetitions: int,
     subscribers: Callable[[], list[Subscriber]] = list,
+    recorded: Path | None = None,
 ) -> RepeatCheck:
-    """Run the plan's deterministic part ``repetitions`` times and compare the records.
-    ``subscribers`` makes a fresh set of run-event subscribers for each repetition. Raises
-    ConfigError when nothing deterministic is planned."""
+    """Run the plan's deterministic part ``repetitions`` times and compare the records: its
+    scripted trials, and with ``recorded`` (a stored run) the trials of that run re-evaluated
+    (see :mod:`proctor.session.reevaluate`). ``subscribers`` makes a fresh set of run-event
+    subscribers for each repetition. Raises ConfigError when nothing deterministic is
+    planned."""
     if repetitions < 2:
         raise ConfigError(f"--repeat-check {repetitions}: at least 2 repetitions are needed")
     part, excluded_trials = deterministic_part(plan)
-    if not part.trials:
+    again: list[RecordedTrial] = []
+    if recorded is not None:
+        again, left = recorded_trials(plan, recorded)
+        excluded_trials += [Exclusion(item.what, item.reason) for item in left]
+    if not part.trials and not again:
+        agents = ", ".join(sorted({t.agent for t in plan.trials}))
         raise ConfigError(
             "--repeat-check: nothing deterministic to repeat: every planned trial runs a real "
-            f"agent ({', '.join(sorted({t.agent for t in plan.trials}))}), and only trials of "
-            f"the {SCRIPTED.id} agent are repeated"
+            f"agent ({agents}), and only trials of the {SCRIPTED.id} agent are repeated"
+            + (
+                f"; no trial of --recorded {recorded} could be re-evaluated"
+                if recorded is not None
+                else " (--recorded RUN_DIR re-evaluates a stored run's trials)"
+            )
         )
     backed = model_backed_uses()
+    cases = {rc.name: rc for rc in [*part.cases, *(t.spec.case for t in again)]}
     check = RepeatCheck(
         repetitions,
         excluded_trials=excluded_trials,
-        excluded_evaluators=model_backed_evaluators(part.cases, backed),
+        excluded_evaluators=model_backed_evaluators(cases.values(), backed),
+        recorded=recorded,
+        recorded_trials=len(again),
     )
-    labels = {rc.name: [e.label for e in rc.evaluators] for rc in part.cases}
+    labels = {rc.name: [e.label for e in rc.evaluators] for rc in cases.values()}
     first: list[TrialRecord] = []
-    for number in range(1, repetitions + 1):
-        result = run_plan(part, replace(request, repetition=number), subscribers())
-        check.runs.append(Repetition(number, result.paths.root, result.exit_code))
-        if result.suite.interrupted:
-            check.interrupted = True
-            break
-        if number == 1:
-            first = result.records
-            # What repetition 1 holds is what each later one is compared on (reported as
-            # compared once a second repetition has finished).
-            check.trials = len(first)
-            check.evaluators = sum(1 for r in first for e in r.evaluators if e.use not in backed)
-            continue
-        comparison = compare_repetitions(
-            first, result.records, repetition=number, model_backed=backed, labels=labels
-        )
-        check.trials, check.evaluators = comparison.trials, comparison.evaluators
-        check.differences += comparison.differences
+    with tempfile.TemporaryDirectory(prefix="proctor-reevaluate-") as scratch:
+        for number in range(1, repetitions + 1):
+            records: list[TrialRecord] = []
+            folder, exit_code = None, 0
+            if part.trials:
+                result = run_plan(part, replace(request, repetition=number), subscribers())
+                folder, exit_code = result.paths.root, result.exit_code
+                records = list(result.records)
+                if result.suite.interrupted:
+                    check.runs.append(Repetition(number, folder, exit_code))
+                    check.interrupted = True
+                    break
+            try:
+                records += [
+                    reevaluate(trial, Path(scratch, str(index)))
+                    for index, trial in enumerate(again)
+                ]
+            except KeyboardInterrupt:
+                check.runs.append(Repetition(number, folder, exit_code))
+                check.interrupted = True
+                break
+            check.runs.append(Repetition(number, folder, exit_code))
+            if number == 1:
+                first = records
+                # What repetition 1 holds is what each later one is compared on (reported as
+                # compared once a second repetition has finished).
+                check.trials = len(first)
+                check.evaluators = sum(
+                    1 for r in first for e in r.evaluators if e.use not in backed
+                )
+                continue
+            comparison = compare_repetitions(
+                first, records, repetition=number, model_backed=backed, labels=labels
+            )
+            check.trials, check.evaluators = comparison.trials, comparison.evaluators
+            check.differences += comparison.differences
     return check
 
 

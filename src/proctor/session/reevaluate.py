@@ -1,0 +1,166 @@
+"""Recorded trials re-evaluated: the deterministic part of a real agent's trial.
+
+A real agent's run cannot be repeated the same way, but what was scored can be: the trial's
+kept workspace (``workspace/``, kept when the trial did not pass, or with ``--keep-workspace``)
+and its trajectory (``trajectory.jsonl``, what its evaluators read). ``proctor run
+--repeat-check N --recorded RUN_DIR`` runs the suite's evaluators for each such trial of a
+stored run N times, each time on a fresh copy of its workspace, recomputes its process metrics
+and rules, and compares the repetitions as the scripted agent's are compared
+(:mod:`proctor.session.repeat_check`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from proctor.agents.spec import SCRIPTED
+from proctor.errors import ConfigError
+from proctor.evaluators.base import EvaluationContext, get_evaluator
+from proctor.evaluators.combiners import COMBINERS
+from proctor.llm.roles import roles_from
+from proctor.llm.secrets import environment, load_dotenv
+from proctor.metrics.process import compute_process_metrics
+from proctor.metrics.rules import evaluate_rules
+from proctor.models.case import EvaluatorSpec
+from proctor.models.io import read_trajectory
+from proctor.models.plan import RunPlan, TrialSpec
+from proctor.models.trajectory import Trajectory
+from proctor.models.trial import EvaluatorResult, TrialRecord
+from proctor.paths import RunPaths, TrialPaths
+from proctor.report.stored import iter_records
+from proctor.workspace.environment import agent_environment
+
+NO_WORKSPACE = "not re-evaluated: its workspace was not kept (run it with --keep-workspace)"
+NO_TRAJECTORY = "not re-evaluated: it has no trajectory.jsonl"
+NOT_PLANNED = "not re-evaluated: its case, agent or condition is not in the suite"
+SCRIPTED_TRIAL = "not re-evaluated: a scripted trial, which the repeat check runs itself"
+AGENT_STATUSES = frozenset({"timeout", "agent-error", "infra-error", "skipped"})
+"""Statuses the agent's run decided, not its evaluators: kept as recorded."""
+
+
+@dataclass(frozen=True)
+class RecordedTrial:
+    """A stored trial to re-evaluate: the suite's plan for it, its folder and its record."""
+
+    spec: TrialSpec
+    folder: Path
+    record: TrialRecord
+
+
+@dataclass(frozen=True)
+class Left:
+    """A stored trial that is not re-evaluated, and why."""
+
+    what: str
+    reason: str
+
+
+def recorded_trials(plan: RunPlan, run_dir: Path) -> tuple[list[RecordedTrial], list[Left]]:
+    """The trials of the stored run ``run_dir`` that can be re-evaluated with the suite's
+    evaluators (``plan``), and those that cannot, with the reason. A trial is matched to the
+    suite by its case, agent and condition."""
+    if not run_dir.is_dir():
+        raise ConfigError(f"--recorded {run_dir}: no such folder")
+    specs: dict[tuple[str, str, str], TrialSpec] = {}
+    for planned in plan.trials:
+        specs.setdefault((planned.case.name, planned.agent, planned.condition), planned)
+    paths = RunPaths(run_dir)
+    found: list[RecordedTrial] = []
+    left: list[Left] = []
+    for record in iter_records(run_dir):
+        what = f"{run_dir.name}: {record.case}/{record.agent}/{record.condition}/{record.repeat}"
+        folder = paths.trial(record.case, record.agent, record.condition, record.repeat).root
+        spec = specs.get((record.case, record.agent, record.condition))
+        if record.agent == SCRIPTED.id:
+            left.append(Left(what, SCRIPTED_TRIAL))
+        elif spec is None:
+            left.append(Left(what, NOT_PLANNED))
+        elif not (folder / "workspace").is_dir():
+            left.append(Left(what, NO_WORKSPACE))
+        elif not TrialPaths(folder).trajectory.is_file():
+            left.append(Left(what, NO_TRAJECTORY))
+        else:
+            found.append(RecordedTrial(spec, folder, record))
+    return found, left
+
+
+def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
+    """The trial's record with its evaluators run again on a fresh copy of its kept workspace
+    (at ``scratch/workspace``, the same path every time, so that what a metric reads of paths
+    is the same), its process metrics and rules recomputed from its trajectory, and its
+    status as they decide it."""
+    spec, stored = trial.spec, trial.record
+    workspace, trial_root = scratch / "workspace", TrialPaths(scratch / "trial")
+    for folder in (workspace, trial_root.root):
+        shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(trial.folder / "workspace", workspace, symlinks=True)
+    trial_root.root.mkdir(parents=True)
+    events = read_trajectory(TrialPaths(trial.folder).trajectory)
+    fmt = stored.transcript.format if stored.transcript is not None else "proctor"
+    trajectory = Trajectory(format=fmt or "proctor", events=events, usage=stored.usage)
+    raw = TrialPaths(trial.folder).raw_transcript
+    roles = roles_from(spec.roles, environment(), load_dotenv()) if spec.roles else None
+    context = EvaluationContext(
+        workspace=workspace,
+        trial=trial_root,
+        case_dir=spec.case.case.path,
+        agent=spec.agent,
+        trajectory=trajectory,
+        raw_transcript=raw if raw.is_file() else None,
+        env=agent_environment(os.environ, home=scratch / "evaluator-home"),
+        timed_out=stored.status == "timeout",
+        roles=roles,
+    )
+    results = [_evaluated(entry, context) for entry in spec.case.evaluators]
+    config = spec.case.case.config
+    metrics = compute_process_metrics(
+        events,
+        expected_files=config.expected_files,
+        expected_symbols=config.expected_symbols,
+        config=spec.metrics,
+        workspace=str(workspace),
+        pricing=spec.pricing,
+    )
+    status, passed, score = _verdict(stored, spec, results)
+    return stored.model_copy(
+        update={
+            "status": status,
+            "passed": passed,
+            "score": score,
+            "evaluators": results,
+            "process": metrics,
+            "rules": evaluate_rules(metrics, spec.metrics),
+        }
+    )
+
+
+def _evaluated(entry: EvaluatorSpec, context: EvaluationContext) -> EvaluatorResult:
+    try:
+        return get_evaluator(entry.use).evaluate(entry, context)
+    except Exception as exc:  # as a trial records an evaluator that crashed
+        return EvaluatorResult(
+            use=entry.use,
+            passed=False,
+            score=0,
+            gate=entry.gate,
+            weight=entry.weight,
+            error=True,
+            message=f"evaluator crashed: {type(exc).__name__}: {exc}",
+        )
+
+
+def _verdict(
+    stored: TrialRecord, spec: TrialSpec, results: Sequence[EvaluatorResult]
+) -> tuple[str, bool | None, float | None]:
+    """The status the evaluators decide; a status the agent's run decided stays."""
+    if stored.status in AGENT_STATUSES:
+        return stored.status, stored.passed, stored.score
+    if any(r.error for r in results):
+        return "eval-error", None, None
+    counted = [r for r in results if not r.error and r.counted]
+    passed, score = COMBINERS[spec.case.combiner](counted, spec.case.pass_threshold)
+    return ("passed" if passed else "failed"), passed, score
