@@ -63,6 +63,7 @@ def test_prepare_a_session_by_hand_record_it_and_report(
         "claude-code",
         "--out",
         str(out),
+        "--keep-workspace",
     )
     assert recorded.code == 0, recorded.err
     (run_dir,) = out.glob("run-*")
@@ -74,6 +75,28 @@ def test_prepare_a_session_by_hand_record_it_and_report(
     assert "+b" in (run_dir / "trials/add-b/claude-code/default/1/workspace.diff").read_text()
     report = proctor("report", str(run_dir))
     assert report.code == 0 and "| add-b | claude-code | default | 1/1 |" in report.out
+
+    # The kept copy of the workspace lets a repeat check re-evaluate the recorded session.
+    assert trial["workspace"] == "workspace"
+    kept = run_dir / "trials/add-b/claude-code/default/1/workspace"
+    assert (kept / "b.txt").read_text() == "b\n"
+    check = proctor(
+        "run",
+        "--source",
+        str(CASE.parent),
+        "--agent",
+        "claude-code",
+        "--out",
+        str(tmp_path / "checks"),
+        "--repeat-check",
+        "2",
+        "--recorded",
+        str(run_dir),
+        "--json",
+    )
+    assert check.code == 0, check.err
+    found = check.json()
+    assert (found["recordedTrials"], found["trialsCompared"], found["identical"]) == (1, 1, True)
 
 
 def test_record_without_a_session_says_what_to_do(

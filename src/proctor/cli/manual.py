@@ -72,6 +72,11 @@ def prepare_command(
 @click.option("--result-json", help="The agent's own final JSON report (text or a file).")
 @click.option("--agent", default="claude-code", show_default=True, help="The person's agent.")
 @click.option("--model", help="The model the agent used, when known.")
+@click.option(
+    "--keep-workspace",
+    is_flag=True,
+    help="Keep a copy of the workspace in the trial folder (for run --repeat-check --recorded).",
+)
 @case_source
 @config_option
 @reporter_option
@@ -84,6 +89,7 @@ def record_command(
     result_json: str | None,
     agent: str,
     model: str | None,
+    keep_workspace: bool,
     source: Path,
     config: Path | None,
     reporters: tuple[str, ...],
@@ -108,6 +114,7 @@ def record_command(
         result_json=result_json,
         model=model,
         reporters=tuple(names),
+        keep_workspace=keep_workspace,
     )
     for name in names:
         click.echo(outputs[name], nl=False)

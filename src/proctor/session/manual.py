@@ -225,8 +225,11 @@ def record_session(
     result_json: str | None,
     model: str | None,
     reporters: tuple[str, ...],
+    keep_workspace: bool = False,
 ) -> tuple[Path, TrialRecord, dict[str, str], int]:
-    """Write the run folder of the recorded session; its folder, trial, reports, exit code."""
+    """Write the run folder of the recorded session; its folder, trial, reports, exit code.
+    ``keep_workspace``: a copy of the workspace is kept in the trial folder, as a run keeps a
+    trial's (what ``run --repeat-check --recorded`` re-evaluates)."""
     if not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace}: no such folder")
     plan, spec = plan_one(case, condition, source, config, agent)
@@ -304,6 +307,9 @@ def record_session(
         agent_model=model,
         session_id=trajectory.session_id,
     )
+    if keep_workspace:
+        shutil.copytree(workspace, trial.workspace, symlinks=True)
+        record.workspace = trial.workspace.name
     if result_json is not None:
         record.self_report = _json_report(result_json)
     elif cfg.self_report:
