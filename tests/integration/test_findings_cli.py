@@ -91,6 +91,10 @@ def test_a_check_fails_passes_fails_again_and_is_dismissed(
         "at": finding["history"][-1]["at"],
         "reason": "known flake",
     }
+    table = proctor("findings", str(out), "--all").out.splitlines()
+    assert table[0].endswith("failures  why dismissed") and table[1].endswith(
+        "3         known flake"
+    )
     ledger = json.loads((out / "findings.json").read_text())
     assert ledger["schemaVersion"] == 2 and len(ledger["runs"]) == 4
     assert len(ledger["findings"]) == 1, "never proposed twice"
@@ -207,6 +211,10 @@ def test_report_adds_findings_only_to_the_markdown(
     as_json = proctor("report", str(run1), "--reporter", "json")
     assert as_json.code == 1
     assert as_json.json()["runId"] == run1.name, "JSON output stays JSON"
+    # With several reporters, the section follows the Markdown report, before the next one.
+    both = proctor("report", str(run1), "--reporter", "markdown,junit")
+    section, junit = both.out.index(f"| new | `{ID}` |"), both.out.index("<?xml")
+    assert both.code == 1 and section < junit
 
 
 def test_a_crash_between_two_runs_keeps_the_first(
@@ -272,7 +280,7 @@ def test_a_finding_listed_twice_is_refused(proctor: Run, tmp_path: Path) -> None
            "firstSeenRun": "r", "lastSeenRun": "r"}  # fmt: skip
     (out / "findings.json").write_text(json.dumps({"schemaVersion": 2, "findings": [one, one]}))
     listed = proctor("findings", str(out))
-    assert listed.code == 2 and "finding 'a' is listed twice" in listed.err
+    assert listed.code == 2 and "field 'findings': finding 'a' is listed twice" in listed.err
 
 
 @pytest.mark.parametrize("damage", ["cut", "gone"])

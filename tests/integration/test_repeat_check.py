@@ -325,3 +325,15 @@ def test_control_a_re_evaluation_that_reads_the_stored_results_finds_nothing(
         str(stored),
     )
     assert result.code == 0  # what the real check above catches goes unseen
+
+
+def test_a_check_that_compares_no_evaluator_says_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    deterministic_case(make_case)
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "2", "--no-evaluate")
+    assert result.code == 0, result.err
+    assert "- note: no evaluator result was compared" in result.out
+    assert "compared no evaluator result" in result.err
+    evaluated, _ = run_cases(proctor, tmp_path, "--repeat-check", "2")
+    assert "no evaluator result" not in evaluated.out + evaluated.err  # the control

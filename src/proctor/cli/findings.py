@@ -156,9 +156,14 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
 
 
 def render_table(findings: list[Finding]) -> str:
-    """Aligned columns: id, state, cell, check, first and last seen run, failures."""
-    rows = [
-        ("id", "state", "case / agent / condition", "check", "first seen", "last seen", "failures")
+    """Aligned columns: id, state, cell, check, first and last seen run, failures; and why each
+    dismissed finding was dismissed, when one is shown."""
+    from proctor.report.findings import dismissal_reason
+
+    dismissed = any(f.state == "dismissed" for f in findings)
+    header = ("id", "state", "case / agent / condition", "check", "first seen", "last seen")
+    rows: list[tuple[str, ...]] = [
+        (*header, "failures", *(("why dismissed",) if dismissed else ()))
     ]
     rows += [
         (
@@ -169,6 +174,7 @@ def render_table(findings: list[Finding]) -> str:
             f.first_seen_run,
             f.last_seen_run,
             str(f.failures),
+            *((" ".join((dismissal_reason(f) or "").split()),) if dismissed else ()),
         )
         for f in findings
     ]

@@ -103,8 +103,8 @@ def command(
         if name == "markdown" and (repeated or goal_shape):  # after the report it belongs to
             rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
             click.echo("\n" + render_repeated_markdown(rows), nl=False)
-    if names == ["markdown"] and len(run_dirs) == 1:
-        _echo_findings(run_dirs[0])
+        if name == "markdown" and len(run_dirs) == 1:  # so is the run's findings section
+            _echo_findings(run_dirs[0])
     return suite.exit_code
 
 

@@ -502,6 +502,12 @@ def _repeat_check(
         click.echo(json.dumps(check.to_dict(), indent=2))
     else:
         click.echo(check.markdown(), nl=False)
+    if check.compared and check.evaluators == 0:
+        click.echo(
+            "proctor: warning: the repeat check compared no evaluator result (none ran, or "
+            "every one is model-backed)",
+            err=True,
+        )
     click.echo(f"proctor: repeat check: {check.verdict}", err=True)
     return check.exit_code
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from proctor.models.base import CamelModel, RecordModel
 
@@ -80,10 +80,11 @@ class FindingsLedger(RecordModel):
     findings: list[Finding] = []
     """In the order they were first proposed."""
 
-    @model_validator(mode="after")
-    def _one_of_each(self) -> FindingsLedger:
-        counts = Counter(f.id for f in self.findings)
+    @field_validator("findings")
+    @classmethod
+    def _one_of_each(cls, findings: list[Finding]) -> list[Finding]:
+        counts = Counter(f.id for f in findings)
         twice = sorted(i for i, n in counts.items() if n > 1)
         if twice:
             raise ValueError(f"finding {twice[0]!r} is listed twice")
-        return self
+        return findings

@@ -315,6 +315,11 @@ class RepeatCheck:
                 f"- evaluators compared: {self.evaluators} per repetition",
                 f"- differences: {len(self.differences)}",
             ]
+            if self.evaluators == 0:
+                lines.append(
+                    "- note: no evaluator result was compared (none ran, or every one is "
+                    "model-backed): only statuses, process metrics and rules were"
+                )
         else:
             lines.append("- nothing compared: fewer than two repetitions finished")
         if self.differences:
