@@ -1,3 +1,3 @@
-from proctor.cli.main import main
+from proctor.cli.entry import main
 
 main()
