@@ -116,7 +116,11 @@ def test_mark_then_changes(
         "mark", "enabled the guard", "--project", PROJECT_A, "--at", "2026-11-03T00:00"
     )
     assert marked.code == 0, marked.err
+    assert "in the future" not in marked.err
+    later = proctor("mark", "not yet", "--project", PROJECT_A, "--at", "2999-01-01")
+    assert later.code == 0 and "2999-01-01T00:00:00+00:00 is in the future" in later.err
     journal = tmp_path / "data" / "changes.jsonl"
+    journal.write_text(journal.read_text().splitlines()[0] + "\n")  # the future mark taken back
     assert json.loads(journal.read_text())["text"] == "enabled the guard"
     result = proctor("history", "--home", str(home), "--changes", "--json")
     assert result.code == 0, result.err

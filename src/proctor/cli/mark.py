@@ -36,4 +36,12 @@ def command(text: str, project: Path | None, at: str | None) -> int:
         why = f"{blocker} is a file, not a folder" if blocker else exc.strerror or str(exc)
         raise ConfigError(f"{path}: cannot write the change journal ({why})") from exc
     click.echo(f"proctor: marked '{mark.text}' at {mark.at} for {mark.project} ({path})", err=True)
+    from datetime import UTC, datetime, timedelta
+
+    if datetime.fromisoformat(mark.at) > datetime.now(UTC) + timedelta(minutes=1):
+        click.echo(
+            f"proctor: note: {mark.at} is in the future: no task sits after the change until "
+            "then (--at backdates a change; without a zone, a time is UTC)",
+            err=True,
+        )
     return 0
