@@ -11,6 +11,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared
 from proctor.llm.roles import RoleSet
+from proctor.models.case import EvaluatorSpec
 from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import EvaluatorResult, HarnessCall
@@ -42,22 +43,23 @@ def run_evaluators(
         timed_out=driven is not None and driven.outcome.kind == "timeout",
         roles=prepared.roles,
     )
-    results = []
-    for entry in spec.case.evaluators:
-        try:
-            result = get_evaluator(entry.use).evaluate(entry, context)
-        except Exception as exc:
-            result = EvaluatorResult(
-                use=entry.use,
-                passed=False,
-                score=0,
-                gate=entry.gate,
-                weight=entry.weight,
-                error=True,
-                message=f"evaluator crashed: {type(exc).__name__}: {exc}",
-            )
-        results.append(result)
-    return results
+    return [evaluated(entry, context) for entry in spec.case.evaluators]
+
+
+def evaluated(entry: EvaluatorSpec, context: EvaluationContext) -> EvaluatorResult:
+    """One evaluator's result; an evaluator that crashed gives an errored result saying so."""
+    try:
+        return get_evaluator(entry.use).evaluate(entry, context)
+    except Exception as exc:
+        return EvaluatorResult(
+            use=entry.use,
+            passed=False,
+            score=0,
+            gate=entry.gate,
+            weight=entry.weight,
+            error=True,
+            message=f"evaluator crashed: {type(exc).__name__}: {exc}",
+        )
 
 
 def harness_usage(roles: RoleSet | None) -> tuple[dict[str, ModelUsage], list[HarnessCall]]:

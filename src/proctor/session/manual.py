@@ -27,9 +27,10 @@ from proctor.agents.credentials import find as find_credentials
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.discover.folders import discover_cases
 from proctor.errors import ConfigError
-from proctor.evaluators.base import EvaluationContext, get_evaluator
+from proctor.evaluators.base import EvaluationContext
 from proctor.evaluators.combiners import COMBINERS
 from proctor.execute.driving import trial_prompt
+from proctor.execute.evaluate import evaluated
 from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.trial import case_labels, self_report
 from proctor.execute.verdict import verdict_reason
@@ -194,9 +195,18 @@ def _json_report(value: str) -> dict[str, Any]:
     return data
 
 
-def _evaluate(
-    spec: TrialSpec, workspace: Path, trial_root: TrialPaths, trajectory: Trajectory, raw: Path
+def evaluate_on(
+    spec: TrialSpec,
+    workspace: Path,
+    trial_root: TrialPaths,
+    trajectory: Trajectory,
+    raw: Path | None,
+    *,
+    home: Path,
+    timed_out: bool = False,
 ) -> list[EvaluatorResult]:
+    """The case's evaluators over a workspace and a trajectory outside a trial's run (a
+    session recorded by hand, a stored trial re-evaluated); ``home`` is their scratch home."""
     roles = roles_from(spec.roles, environment(), load_dotenv()) if spec.roles else None
     context = EvaluationContext(
         workspace=workspace,
@@ -205,11 +215,11 @@ def _evaluate(
         agent=spec.agent,
         trajectory=trajectory,
         raw_transcript=raw,
-        env=agent_environment(os.environ, home=trial_root.root / ".evaluator-home"),
-        timed_out=False,
+        env=agent_environment(os.environ, home=home),
+        timed_out=timed_out,
         roles=roles,
     )
-    return [get_evaluator(entry.use).evaluate(entry, context) for entry in spec.case.evaluators]
+    return [evaluated(entry, context) for entry in spec.case.evaluators]
 
 
 def record_session(
@@ -266,7 +276,14 @@ def record_session(
     before = workspace.parent / "before"
     if before.is_dir():
         write_text_atomic(trial.workspace_diff, unified_diff(snapshot(before), snapshot(workspace)))
-    results = _evaluate(spec, workspace, trial, trajectory, trial.raw_transcript)
+    results = evaluate_on(
+        spec,
+        workspace,
+        trial,
+        trajectory,
+        trial.raw_transcript,
+        home=trial.root / ".evaluator-home",
+    )
     errored = [r for r in results if r.error]
     passed, score = COMBINERS[spec.case.combiner](
         [r for r in results if not r.error and r.counted], spec.case.pass_threshold

@@ -11,7 +11,6 @@ and rules, and compares the repetitions as the scripted agent's are compared
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,20 +18,16 @@ from pathlib import Path
 
 from proctor.agents.spec import SCRIPTED
 from proctor.errors import ConfigError
-from proctor.evaluators.base import EvaluationContext, get_evaluator
 from proctor.evaluators.combiners import COMBINERS
-from proctor.llm.roles import roles_from
-from proctor.llm.secrets import environment, load_dotenv
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
-from proctor.models.case import EvaluatorSpec
 from proctor.models.io import read_trajectory
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths, TrialPaths
 from proctor.report.stored import iter_records
-from proctor.workspace.environment import agent_environment
+from proctor.session.manual import evaluate_on
 
 NO_WORKSPACE = "not re-evaluated: its workspace was not kept (run it with --keep-workspace)"
 NO_TRAJECTORY = "not re-evaluated: it has no trajectory.jsonl"
@@ -103,19 +98,15 @@ def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
     fmt = stored.transcript.format if stored.transcript is not None else "proctor"
     trajectory = Trajectory(format=fmt or "proctor", events=events, usage=stored.usage)
     raw = TrialPaths(trial.folder).raw_transcript
-    roles = roles_from(spec.roles, environment(), load_dotenv()) if spec.roles else None
-    context = EvaluationContext(
-        workspace=workspace,
-        trial=trial_root,
-        case_dir=spec.case.case.path,
-        agent=spec.agent,
-        trajectory=trajectory,
-        raw_transcript=raw if raw.is_file() else None,
-        env=agent_environment(os.environ, home=scratch / "evaluator-home"),
+    results = evaluate_on(
+        spec,
+        workspace,
+        trial_root,
+        trajectory,
+        raw if raw.is_file() else None,
+        home=scratch / "evaluator-home",
         timed_out=stored.status == "timeout",
-        roles=roles,
     )
-    results = [_evaluated(entry, context) for entry in spec.case.evaluators]
     config = spec.case.case.config
     metrics = compute_process_metrics(
         events,
@@ -136,21 +127,6 @@ def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
             "rules": evaluate_rules(metrics, spec.metrics),
         }
     )
-
-
-def _evaluated(entry: EvaluatorSpec, context: EvaluationContext) -> EvaluatorResult:
-    try:
-        return get_evaluator(entry.use).evaluate(entry, context)
-    except Exception as exc:  # as a trial records an evaluator that crashed
-        return EvaluatorResult(
-            use=entry.use,
-            passed=False,
-            score=0,
-            gate=entry.gate,
-            weight=entry.weight,
-            error=True,
-            message=f"evaluator crashed: {type(exc).__name__}: {exc}",
-        )
 
 
 def _verdict(
