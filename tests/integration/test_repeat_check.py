@@ -14,7 +14,7 @@ import pytest
 
 from proctor.session import repeat_check
 from proctor.session.repeat_check import Comparison
-from tests.conftest import MakeCase, Run, run_cases
+from tests.conftest import CliResult, MakeCase, Run, run_cases
 
 PLAN = {
     "turns": [
@@ -233,6 +233,23 @@ def recorded_run(proctor: Run, tmp_path: Path) -> Path:
     return run_dir
 
 
+def recheck(
+    proctor: Run, tmp_path: Path, stored: Path, repetitions: int, *args: str
+) -> tuple[CliResult, Path]:
+    """``--repeat-check N --recorded STORED`` over the suite's claude-code trials."""
+    return run_cases(
+        proctor,
+        tmp_path,
+        "--agent",
+        "claude-code",
+        "--repeat-check",
+        str(repetitions),
+        "--recorded",
+        str(stored),
+        *args,
+    )
+
+
 def test_recorded_trials_of_a_real_agent_are_re_evaluated(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
@@ -242,17 +259,7 @@ def test_recorded_trials_of_a_real_agent_are_re_evaluated(
     counting_case(make_case, tmp_path)
     stored = recorded_run(proctor, tmp_path)
     before = snapshot(stored)
-    result, out = run_cases(
-        proctor,
-        tmp_path,
-        "--agent",
-        "claude-code",
-        "--repeat-check",
-        "3",
-        "--recorded",
-        str(stored),
-        "--json",
-    )
+    result, out = recheck(proctor, tmp_path, stored, 3, "--json")
     assert result.code == 1, result.err
     check = result.json()
     assert check["recorded"] == str(stored) and check["recordedTrials"] == 3
@@ -274,17 +281,7 @@ def test_recorded_trials_that_cannot_be_re_evaluated_are_listed(
     stored = recorded_run(proctor, tmp_path)
     trials = stored / "trials" / "hello" / "claude-code" / "default"
     shutil.rmtree(trials / "2" / "workspace")
-    result, _ = run_cases(
-        proctor,
-        tmp_path,
-        "--agent",
-        "claude-code",
-        "--repeat-check",
-        "2",
-        "--recorded",
-        str(stored),
-        "--json",
-    )
+    result, _ = recheck(proctor, tmp_path, stored, 2, "--json")
     assert result.code == 0, result.err
     check = result.json()
     assert check["recordedTrials"] == 1 and check["trialsCompared"] == 1
@@ -293,16 +290,7 @@ def test_recorded_trials_that_cannot_be_re_evaluated_are_listed(
         "reason": "not re-evaluated: its workspace was not kept (run it with --keep-workspace)",
     } in check["excludedTrials"]
     shutil.rmtree(trials / "1" / "workspace")
-    nothing, _ = run_cases(
-        proctor,
-        tmp_path,
-        "--agent",
-        "claude-code",
-        "--repeat-check",
-        "2",
-        "--recorded",
-        str(stored),
-    )
+    nothing, _ = recheck(proctor, tmp_path, stored, 2)
     assert nothing.code == 2 and "no trial of --recorded" in nothing.err
     alone, _ = run_cases(proctor, tmp_path, "--recorded", str(stored))
     assert alone.code == 2 and "give it too" in alone.err
@@ -314,16 +302,7 @@ def test_control_a_re_evaluation_that_reads_the_stored_results_finds_nothing(
     monkeypatch.setattr(repeat_check, "reevaluate", lambda trial, _scratch: trial.record)
     counting_case(make_case, tmp_path)
     stored = recorded_run(proctor, tmp_path)
-    result, _ = run_cases(
-        proctor,
-        tmp_path,
-        "--agent",
-        "claude-code",
-        "--repeat-check",
-        "2",
-        "--recorded",
-        str(stored),
-    )
+    result, _ = recheck(proctor, tmp_path, stored, 2)
     assert result.code == 0  # what the real check above catches goes unseen
 
 
