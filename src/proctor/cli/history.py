@@ -180,6 +180,7 @@ def command(
         # The days are kept after the forks are told (a fork started when its copy did) and
         # each response is given its one session (the other may be out of the window).
         everywhere = Filters(project=filters.project)
+        listed = len(unavailable)
         results = replay(sessions, everywhere, pricing, workers=workers, cache=cache)
         try:
             for result in results:
@@ -194,10 +195,15 @@ def command(
             results.close()
             _save(cache, sessions)
             raise
-        _save(cache, sessions)
-        if any_response_shared(replayed):  # rare: a fork, a copy
-            unavailable += forks_measured_apart(replayed, pricing, filters.project)
-            count_each_response_once(replayed, pricing)  # a response copied otherwise: once
+        try:
+            if any_response_shared(replayed):  # rare: a fork, a copy
+                unavailable += forks_measured_apart(replayed, pricing, filters.project, cache)
+                count_each_response_once(replayed, pricing)  # a response copied otherwise: once
+        finally:  # the summaries (and the forks' measures) kept, Ctrl-C or not
+            _save(cache, sessions)
+        # What the replay found unavailable, in the order of its files (the workers finish
+        # in no particular order), after what the listing found.
+        unavailable[listed:] = sorted(unavailable[listed:], key=lambda u: (u.path, u.reason))
         if filters.since is not None or filters.until is not None:
             replayed = [record for record in replayed if filters.keeps(record)]
         if not replayed and sessions and filters != Filters():

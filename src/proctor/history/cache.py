@@ -48,6 +48,16 @@ def code_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+def _typed(rows: list[tuple[object, object, object]]) -> dict[str, tuple[str, bytes]]:
+    """Rows by path; a row of other types (edited by hand) is as good as missing: that
+    session is replayed and its row written again."""
+    return {
+        path: (stamp, blob)
+        for path, stamp, blob in rows
+        if isinstance(path, str) and isinstance(stamp, str) and isinstance(blob, bytes)
+    }
+
+
 def _file_stamp(path: str) -> str:
     try:
         stat = os.stat(path)
@@ -112,9 +122,12 @@ class SummaryCache:
         self.stamper = Stamper(f"{code_digest()}:{prices[:16]}")
         self._stored: dict[str, tuple[str, bytes]] = {}
         self._fresh: list[tuple[str, str, str, bytes]] = []
+        self._forks: dict[str, tuple[str, bytes]] = {}
+        self._fresh_forks: list[tuple[str, str, bytes]] = []
         self.hits = 0
+        self.fork_hits = 0
         try:
-            self._stored = self._read()
+            self._stored, self._forks = self._read()
         except (sqlite3.Error, OSError) as exc:
             self.notes.append(f"the history cache {path} could not be read ({exc}); replaying")
 
@@ -132,14 +145,19 @@ class SummaryCache:
                 "CREATE TABLE IF NOT EXISTS summaries (path TEXT PRIMARY KEY, agent TEXT NOT NULL,"
                 " stamp TEXT NOT NULL, summary BLOB NOT NULL)"
             )
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS forks (path TEXT PRIMARY KEY, stamp TEXT NOT NULL,"
+                " outcome BLOB NOT NULL)"
+            )
         except sqlite3.Error:
             connection.close()
             raise
         return connection
 
-    def _read(self) -> dict[str, tuple[str, bytes]]:
+    def _read(self) -> tuple[dict[str, tuple[str, bytes]], dict[str, tuple[str, bytes]]]:
+        """The stored summaries, and the stored measures of forks (see :meth:`get_fork`)."""
         if not self.path.exists():
-            return {}
+            return {}, {}
         try:
             connection = self._connect()
         except sqlite3.OperationalError:
@@ -148,9 +166,10 @@ class SummaryCache:
             # Not a database (a torn copy, another program's file): it is only a cache.
             self.notes.append(f"the history cache {self.path} was unreadable and is rebuilt")
             self.path.unlink()
-            return {}
+            return {}, {}
         try:
             rows = connection.execute("SELECT path, stamp, summary FROM summaries").fetchall()
+            forks = connection.execute("SELECT path, stamp, outcome FROM forks").fetchall()
         except sqlite3.OperationalError as exc:
             if "no such column" not in str(exc):
                 raise
@@ -158,16 +177,10 @@ class SummaryCache:
             self.notes.append(f"the history cache {self.path} had another layout and is rebuilt")
             connection.close()
             self.path.unlink()
-            return {}
+            return {}, {}
         finally:
             connection.close()
-        # A row of other types (edited by hand) is as good as missing: that session is replayed
-        # and its row written again.
-        return {
-            path: (stamp, summary)
-            for path, stamp, summary in rows
-            if isinstance(path, str) and isinstance(stamp, str) and isinstance(summary, bytes)
-        }
+        return _typed(rows), _typed(forks)
 
     def stamp(self, session: Session, parts: Iterable[Path]) -> str:
         return self.stamper.stamp(session, parts)
@@ -191,6 +204,26 @@ class SummaryCache:
     def put(self, session: Session, stamp: str, summary: bytes) -> None:
         self._fresh.append((_key(session.file), session.agent, stamp, summary))
 
+    def family_stamp(self, members: Iterable[tuple[Session, Iterable[Path]]]) -> str:
+        """What the measures of a family of Claude Code sessions that share responses (a
+        session and its forks, see :mod:`proctor.history.forks`) depend on: each member's
+        stamp, with its parts, in the order of their paths."""
+        stamps = sorted((s.file, self.stamper.stamp(s, parts)) for s, parts in members)
+        return "||".join(f"{file}>{stamp}" for file, stamp in stamps)
+
+    def get_fork(self, session: Session, stamp: str) -> bytes | None:
+        """What an earlier replay found of ``session`` in its family of forks, when the
+        family's stamp is still ``stamp``: its summary measured without the lines it copied,
+        or a marker (see :mod:`proctor.history.forks`)."""
+        found = self._forks.get(_key(session.file))
+        if found is None or found[0] != stamp:
+            return None
+        self.fork_hits += 1
+        return found[1]
+
+    def put_fork(self, session: Session, stamp: str, outcome: bytes) -> None:
+        self._fresh_forks.append((_key(session.file), stamp, outcome))
+
     def save(self, seen: Iterable[str | Path], parts: Iterable[str | Path] = ()) -> None:
         """Write the new summaries, and forget the stored sessions that are gone: of those this
         replay did not see (``seen``: every session it listed), the ones whose file is not there
@@ -205,7 +238,7 @@ class SummaryCache:
         listed = {os.path.dirname(_path_of(key)) for key in seen_paths}
         there: dict[str, bool] = {}  # each folder not listed: whether it is still there
         gone: list[tuple[str]] = []
-        for key in self._stored:
+        for key in self._stored.keys() | self._forks.keys():
             if key in seen_paths:
                 continue
             if key in part_paths:
@@ -221,7 +254,7 @@ class SummaryCache:
                 there[folder] = os.path.isdir(folder)
             if not there[folder]:
                 gone.append((key,))
-        if not self._fresh and not gone:
+        if not self._fresh and not self._fresh_forks and not gone:
             return
         try:
             connection = self._connect()
@@ -232,9 +265,14 @@ class SummaryCache:
                         " VALUES (?, ?, ?, ?)",
                         self._fresh,
                     )
+                    connection.executemany(
+                        "INSERT OR REPLACE INTO forks (path, stamp, outcome) VALUES (?, ?, ?)",
+                        self._fresh_forks,
+                    )
                     connection.executemany("DELETE FROM summaries WHERE path = ?", gone)
+                    connection.executemany("DELETE FROM forks WHERE path = ?", gone)
             finally:
                 connection.close()
         except (sqlite3.Error, OSError) as exc:
             self.notes.append(f"the history cache {self.path} could not be written ({exc})")
-        self._fresh = []
+        self._fresh, self._fresh_forks = [], []

@@ -18,6 +18,7 @@ own: it is listed unavailable, and its lines count in the session they came from
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import datetime
 from itertools import chain
@@ -27,8 +28,9 @@ from typing import Any
 import msgspec
 
 from proctor.errors import ConfigError
+from proctor.history.cache import SummaryCache
 from proctor.history.record import SessionRecord, responses_of
-from proctor.history.replay import remeasured
+from proctor.history.replay import claude_parts, measure_session, read_summary
 from proctor.history.sources import Session
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
@@ -112,36 +114,102 @@ def _families(records: list[SessionRecord]) -> list[list[int]]:
     return [family for family in families.values() if len(family) > 1]
 
 
+_COPY = b"\x01"
+"""A cached outcome: the session is a copy of the lines of the path that follows."""
+_OWN = b"\x02"
+"""A cached outcome: the session copied no line of its family's earlier sessions."""
+
+
 def forks_measured_apart(
-    records: list[SessionRecord], pricing: PriceTable, project: Path | None = None
+    records: list[SessionRecord],
+    pricing: PriceTable,
+    project: Path | None = None,
+    cache: SummaryCache | None = None,
 ) -> list[Unavailable]:
     """Each fork in ``records`` measured again without what it copied (see the module
     docstring), in place; the sessions that are whole copies are taken out of ``records`` and
-    returned as unavailable. ``project`` is the replay's project filter."""
+    returned as unavailable. ``project`` is the replay's project filter. With a ``cache``, a
+    family whose files are unchanged since an earlier replay is read from it."""
     gone: list[Unavailable] = []
     dropped: set[int] = set()
     for family in _families(records):
-        uuids = {i: _uuids(records[i].path) for i in family}
-        family.sort(key=lambda i: _order(records[i], uuids[i]))
-        earlier: set[str] = set()
-        first = records[family[0]].path
-        for i in family:
-            record, own = records[i], uuids[i]
-            copied = own & earlier
-            earlier |= own
-            if not copied:
+        sessions = {i: Session(records[i].agent, records[i].path) for i in family}
+        stamp = None
+        if cache is not None:
+            stamp = cache.family_stamp((s, claude_parts(s.file)) for s in sessions.values())
+            stored = {i: cache.get_fork(sessions[i], stamp) for i in family}
+            if all(outcome is not None for outcome in stored.values()):
+                found = {i: outcome for i, outcome in stored.items() if outcome is not None}
+                _apply(records, sessions, dict(found), gone, dropped)
                 continue
-            if copied == own:
-                reason = f"a copy of the lines of {first}: counted there"
-                gone.append(Unavailable(agent=record.agent, path=record.path, reason=reason))
-                dropped.add(i)
-                continue
-            again = remeasured(Session(record.agent, record.path), project, pricing, copied)
-            if isinstance(again, Unavailable):
-                gone.append(again)
-                dropped.add(i)
-            elif again is not None:
-                records[i] = again
+        outcomes = _outcomes(records, family, sessions, pricing, project)
+        _apply(records, sessions, outcomes, gone, dropped)
+        if cache is not None and stamp is not None:
+            kept = {i: o for i, o in outcomes.items() if isinstance(o, bytes)}
+            if len(kept) == len(outcomes):  # an unavailable member is looked at again
+                for i, outcome in kept.items():
+                    cache.put_fork(sessions[i], stamp, outcome)
     if dropped:
         records[:] = [r for i, r in enumerate(records) if i not in dropped]
     return gone
+
+
+def _outcomes(
+    records: list[SessionRecord],
+    family: list[int],
+    sessions: dict[int, Session],
+    pricing: PriceTable,
+    project: Path | None,
+) -> dict[int, bytes | Unavailable]:
+    """What each member of a family is: a copy of the first (:data:`_COPY` and its path),
+    a session that copied nothing (:data:`_OWN`), the summary of its own lines, or the reason
+    it could not be measured again."""
+    uuids = {i: _uuids(records[i].path) for i in family}
+    family = sorted(family, key=lambda i: _order(records[i], uuids[i]))
+    earlier: set[str] = set()
+    first = records[family[0]].path
+    outcomes: dict[int, bytes | Unavailable] = {}
+    for i in family:
+        own = uuids[i]
+        copied = own & earlier
+        earlier |= own
+        if not copied:
+            outcomes[i] = _OWN
+        elif copied == own:
+            outcomes[i] = _COPY + os.fsencode(first)
+        else:
+            measured = measure_session(sessions[i], project, pricing, frozenset(copied))
+            if measured is not None:  # None: of another project, which it was not
+                outcomes[i] = measured
+    return outcomes
+
+
+def _apply(
+    records: list[SessionRecord],
+    sessions: dict[int, Session],
+    outcomes: dict[int, bytes | Unavailable],
+    gone: list[Unavailable],
+    dropped: set[int],
+) -> None:
+    for i, outcome in outcomes.items():
+        session = sessions[i]
+        if isinstance(outcome, Unavailable):
+            gone.append(outcome)
+            dropped.add(i)
+            continue
+        if outcome == _OWN:
+            continue
+        if outcome.startswith(_COPY):
+            first = os.fsdecode(outcome[len(_COPY) :])
+            reason = f"a copy of the lines of {first}: counted there"
+            gone.append(Unavailable(agent=session.agent, path=session.file, reason=reason))
+            dropped.add(i)
+            continue
+        again = read_summary(session, outcome)
+        if isinstance(again, Unavailable):
+            gone.append(again)
+            dropped.add(i)
+        else:
+            if again.path != session.file:  # a row of another replay's relative path
+                again.path = session.file
+            records[i] = again

@@ -287,18 +287,10 @@ def _measure(
     return blob + RESPONSES + orjson.dumps(ids) + RESPONSES + orjson.dumps(rows)
 
 
-def remeasured(
-    session: Session,
-    project: Path | None,
-    pricing: PriceTable,
-    inherited: frozenset[str] | set[str],
-) -> SessionRecord | Unavailable | None:
-    """A session measured again here, without the lines ``inherited`` names (see
-    :mod:`proctor.history.forks`)."""
-    measured = measure_session(session, project, pricing, frozenset(inherited))
-    if not isinstance(measured, bytes):
-        return measured
-    (record,) = _each_read([measured], trusted=True)
+def read_summary(session: Session, blob: bytes) -> SessionRecord | Unavailable:
+    """A summary's JSON, as :func:`measure_session` writes it (and the cache keeps it), read
+    back; a text that does not read as one is the session unavailable, saying so."""
+    (record,) = _each_read([blob])
     if record is None:
         reason = "could not be measured: its summary did not read back"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)

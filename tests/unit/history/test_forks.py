@@ -154,3 +154,45 @@ def test_a_fork_started_in_the_window_is_kept_by_since(tmp_path: Path) -> None:
     whole = history(config)
     assert whole["total"]["sessions"] == 5 and whole["total"]["tasks"] == 2
     assert whole["total"]["usage"][MODEL]["inputTokens"] == 1500 + 100
+
+
+def test_a_family_of_forks_is_read_from_the_cache_until_one_of_its_files_changes(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    from proctor.history.cache import SummaryCache
+    from proctor.history.record import SessionRecord
+    from proctor.history.replay import Filters, replay
+    from proctor.history.sources import sessions_under
+    from proctor.models.pricing import PriceTable
+
+    home = _copy("fork", tmp_path)
+    db = tmp_path / "cache" / "history.sqlite3"
+    fork = CASES["fork"][0]
+
+    def replayed() -> tuple[dict[str, int], SummaryCache]:
+        sessions, _ = sessions_under([home], ["claude-code"])
+        cache = SummaryCache(db, PriceTable())
+        found = replay(sessions, Filters(), PriceTable(), workers=1, cache=cache)
+        records = [r for r in found if isinstance(r, SessionRecord)]
+        assert forks.forks_measured_apart(records, PriceTable(), None, cache) == []
+        cache.save(s.file for s in sessions)
+        return {r.session_id or "": r.steps.tool_calls for r in records}, cache
+
+    cold, first = replayed()
+    assert cold == {ORIGINAL: 3, fork: 1} and first.fork_hits == 0
+    warm, second = replayed()
+    assert warm == cold and second.fork_hits == 2
+    with sqlite3.connect(db) as connection:  # the control: what a warm replay shows is the row
+        (blob,) = connection.execute("SELECT outcome FROM forks WHERE path LIKE ?", (f"%{fork}%",))
+        tampered = blob[0].replace(b'"toolCalls":1', b'"toolCalls":7')
+        connection.execute(
+            "UPDATE forks SET outcome = ? WHERE path LIKE ?", (tampered, f"%{fork}%")
+        )
+    connection.close()
+    assert replayed()[0] == {ORIGINAL: 3, fork: 7}
+    with (next((home / "projects").iterdir()) / f"{ORIGINAL}.jsonl").open("a") as fh:
+        fh.write("\n")  # a member that changes: its family is measured again
+    again, third = replayed()
+    assert again == cold and third.fork_hits == 0
