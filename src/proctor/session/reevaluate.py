@@ -90,7 +90,8 @@ def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
     status as they decide it."""
     spec, stored = trial.spec, trial.record
     workspace, trial_root = scratch / "workspace", TrialPaths(scratch / "trial")
-    for folder in (workspace, trial_root.root):
+    home = scratch / "evaluator-home"
+    for folder in (workspace, trial_root.root, home):  # each repetition starts afresh
         shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(trial.folder / "workspace", workspace, symlinks=True)
     trial_root.root.mkdir(parents=True)
@@ -104,7 +105,7 @@ def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
         trial_root,
         trajectory,
         raw if raw.is_file() else None,
-        home=scratch / "evaluator-home",
+        home=home,
         timed_out=stored.status == "timeout",
     )
     config = spec.case.case.config
