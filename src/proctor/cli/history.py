@@ -103,14 +103,10 @@ def command(
     )
     from proctor.history.dedup import any_response_shared, count_each_response_once
     from proctor.history.forks import forks_measured_apart
+    from proctor.history.projects import same_project
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
-    from proctor.history.sources import (
-        find_sessions,
-        history_folder,
-        same_project,
-        sessions_under,
-    )
+    from proctor.history.sources import find_sessions, history_folder, sessions_under
     from proctor.history.summary import history_json, history_report, in_order, render_history
     from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from proctor.evaluators.base import EvaluationContext, get_evaluator
+from proctor.evaluators.base import EvaluationContext, error_result, get_evaluator
 from proctor.execute.collect import Collected
 from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
@@ -51,15 +51,7 @@ def evaluated(entry: EvaluatorSpec, context: EvaluationContext) -> EvaluatorResu
     try:
         return get_evaluator(entry.use).evaluate(entry, context)
     except Exception as exc:
-        return EvaluatorResult(
-            use=entry.use,
-            passed=False,
-            score=0,
-            gate=entry.gate,
-            weight=entry.weight,
-            error=True,
-            message=f"evaluator crashed: {type(exc).__name__}: {exc}",
-        )
+        return error_result(entry, f"evaluator crashed: {type(exc).__name__}: {exc}")
 
 
 def harness_usage(roles: RoleSet | None) -> tuple[dict[str, ModelUsage], list[HarnessCall]]:

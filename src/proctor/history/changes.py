@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from proctor.errors import ConfigError
+from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord
-from proctor.history.sources import same_project
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.history import ChangeComparison, ChangeMark, SideFigures
 from proctor.models.io import escape_surrogates

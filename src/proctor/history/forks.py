@@ -19,7 +19,7 @@ own: it is listed unavailable, and its lines count in the session they came from
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
@@ -140,7 +140,7 @@ def forks_measured_apart(
             stored = {i: cache.get_fork(sessions[i], stamp) for i in family}
             if all(outcome is not None for outcome in stored.values()):
                 found = {i: outcome for i, outcome in stored.items() if outcome is not None}
-                _apply(records, sessions, dict(found), gone, dropped)
+                _apply(records, sessions, found, gone, dropped)
                 continue
         outcomes = _outcomes(records, family, sessions, pricing, project)
         _apply(records, sessions, outcomes, gone, dropped)
@@ -187,7 +187,7 @@ def _outcomes(
 def _apply(
     records: list[SessionRecord],
     sessions: dict[int, Session],
-    outcomes: dict[int, bytes | Unavailable],
+    outcomes: Mapping[int, bytes | Unavailable],
     gone: list[Unavailable],
     dropped: set[int],
 ) -> None:

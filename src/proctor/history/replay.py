@@ -25,8 +25,9 @@ import orjson
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
+from proctor.history.projects import same_project, session_project
 from proctor.history.record import SessionRecord, records_of, set_responses
-from proctor.history.sources import Session, same_project, session_project
+from proctor.history.sources import Session
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import plain_steps, time_span
 from proctor.models.history import Unavailable
@@ -291,10 +292,12 @@ def read_summary(session: Session, blob: bytes) -> SessionRecord | Unavailable:
     """A summary's JSON, as :func:`measure_session` writes it (and the cache keeps it), read
     back; a text that does not read as one is the session unavailable, saying so."""
     (record,) = _each_read([blob])
-    if record is None:
-        reason = "could not be measured: its summary did not read back"
-        return Unavailable(agent=session.agent, path=session.file, reason=reason)
-    return record
+    return record if record is not None else _unread(session)
+
+
+def _unread(session: Session) -> Unavailable:
+    reason = "could not be measured: its summary did not read back"
+    return Unavailable(agent=session.agent, path=session.file, reason=reason)
 
 
 def session_cost(
@@ -473,8 +476,7 @@ def _checked_in(
     for (index, blob, stamp), summary in zip(batch, summaries, strict=True):
         session = todo[index]
         if summary is None:
-            reason = "could not be measured: its summary did not read back"
-            yield Unavailable(agent=session.agent, path=session.file, reason=reason)
+            yield _unread(session)
             continue
         if cache is not None and stamp is not None:
             cache.put(session, stamp, blob)

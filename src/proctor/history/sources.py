@@ -20,17 +20,16 @@ files of any of the three formats. Nothing here writes anything.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from proctor.history.projects import head_records, json_header
 from proctor.models.history import Unavailable
-from proctor.models.io import escape_surrogates
-from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
+from proctor.transcripts.lines import HEADER_LINES, decode_line
 from proctor.util.cpus import usable_cpus
-from proctor.util.files import open_regular, read_head, read_regular
+from proctor.util.files import read_head
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
 
@@ -532,7 +531,7 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
     from proctor.transcripts.detect import classify_record
 
     if os.fspath(path).endswith(".json"):  # a Gemini CLI chat of the releases that wrote one
-        document = _json_header(Path(path))
+        document = json_header(Path(path))
         return "gemini-cli" if document and isinstance(document.get("messages"), list) else None
     if head is not None:
         seen, start, whole = 0, 0, len(head) < SNIFF_BYTES
@@ -551,82 +550,8 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
                 return None  # the whole file, read
         else:
             return None
-    for record in _head(Path(path)):
+    for record in head_records(Path(path)):
         found = classify_record(record)
         if found is not None:
             return found
     return None
-
-
-def _head(path: Path, limit: int | None = HEADER_LINES) -> Iterator[dict[str, object]]:
-    """The records of the first ``limit`` lines with text (every line with None)."""
-    try:
-        with open_regular(path) as fh:
-            lines = (line for line in fh if not line.isspace())
-            for number, line in enumerate(lines):
-                if limit is not None and number >= limit:
-                    return
-                record = decode_line(line)  # as the parsers decode it
-                if isinstance(record, dict):
-                    yield record
-    except OSError:
-        return
-
-
-def session_project(session: Session) -> str | None:
-    """The folder the session ran in, from the session file's records (Gemini CLI:
-    the folder named in the project's ``.project_root``, else ``gemini:<project hash>``).
-    A Claude Code parse finds the same (:func:`~proctor.transcripts.lines.head_cwd`)."""
-    if session.agent == "gemini-cli":
-        return _gemini_project(session.path)
-    claude = session.agent == "claude-code"
-    # Claude Code: the first record that names one, however far in (a resumed session may
-    # begin with dozens of summary lines); its parse finds the same.
-    for record in _head(session.path, None if claude else HEADER_LINES):
-        found, cwd = head_cwd(record, claude)
-        if found:
-            return cwd
-    return None
-
-
-def _gemini_project(path: Path) -> str | None:
-    marker = path.parent.parent / ".project_root"
-    try:
-        # A regular file only: a named pipe there would block the replay.
-        return read_regular(marker).decode("utf-8", "surrogateescape").strip() or None
-    except OSError:
-        pass
-    header = next(_head(path), None) if path.suffix == ".jsonl" else _json_header(path)
-    project_hash = header.get("projectHash") if header else None
-    return f"gemini:{project_hash}" if isinstance(project_hash, str) else None
-
-
-def _json_header(path: Path) -> dict[str, object] | None:
-    import json
-
-    try:
-        document = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return None
-    return document if isinstance(document, dict) else None
-
-
-def same_project(project: str | None, wanted: Path) -> bool:
-    """Whether a session's project is the folder ``wanted`` (Gemini CLI's by its hash). A
-    name that is not UTF-8 matches as a summary keeps it, its bytes escaped (``caf\\xe9``)."""
-    if project is None:
-        return False
-    resolved = os.path.realpath(wanted)
-    if project.startswith("gemini:"):
-        named = project.removeprefix("gemini:")
-        raw = resolved.encode("utf-8", "surrogateescape")  # the name's own bytes
-        shown = raw.decode("utf-8", "replace").encode()  # as Node decodes the name: U+FFFD
-        digests = {hashlib.sha256(raw).hexdigest(), hashlib.sha256(shown).hexdigest()}
-        return named in digests or named in _names(str(wanted))
-    names = {*_names(str(wanted)), *_names(resolved)}
-    return project in names or os.path.realpath(project) == resolved
-
-
-def _names(path: str) -> tuple[str, str]:
-    """A path as given and as a summary keeps it (its undecodable bytes escaped)."""
-    return path, escape_surrogates(path)

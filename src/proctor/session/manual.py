@@ -34,7 +34,8 @@ from proctor.execute.evaluate import evaluated
 from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.trial import case_labels, self_report
 from proctor.execute.verdict import verdict_reason
-from proctor.history.sources import find_sessions, same_project, session_project
+from proctor.history.projects import same_project, session_project
+from proctor.history.sources import find_sessions
 from proctor.llm.roles import roles_from
 from proctor.llm.secrets import environment, load_dotenv
 from proctor.metrics.process import compute_process_metrics

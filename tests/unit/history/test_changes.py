@@ -22,8 +22,8 @@ from proctor.history.changes import (
     read_marks,
     render_changes,
 )
+from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord, StepsRecord
-from proctor.history.sources import same_project
 from proctor.models.history import ChangeMark
 from proctor.util.text import duration_text
 

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from proctor.cli.main import cli
 from proctor.history import sources as sources_module
 from proctor.history.cache import SummaryCache
+from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import Session, find_sessions, sessions_under
@@ -403,9 +404,9 @@ def test_a_gemini_project_known_by_its_hash_matches_its_name_as_node_read_it() -
     odd = Path(os.fsdecode(b"/ws/caf\xe9"))
     node = hashlib.sha256("/ws/caf\ufffd".encode()).hexdigest()  # Node decodes with U+FFFD
     raw = hashlib.sha256(b"/ws/caf\xe9").hexdigest()
-    assert sources_module.same_project(f"gemini:{node}", odd)
-    assert sources_module.same_project(f"gemini:{raw}", odd)
-    assert not sources_module.same_project("gemini:" + "0" * 64, odd)
+    assert same_project(f"gemini:{node}", odd)
+    assert same_project(f"gemini:{raw}", odd)
+    assert not same_project("gemini:" + "0" * 64, odd)
 
 
 @pytest.mark.parametrize("linked", [True, False], ids=["hard-link", "control-a-copy"])

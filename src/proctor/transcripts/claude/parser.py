@@ -127,7 +127,7 @@ class _Parser:
         :func:`head_cwd`)."""
         self.looking = True
         """Whether that folder is still looked for (in the main file's records, the first
-        that names one, as :func:`~proctor.history.sources.session_project` finds it)."""
+        that names one, as :func:`~proctor.history.projects.session_project` finds it)."""
         self.seen_uuids: set[int] = set()
         """Hashes of the uuids of the records processed (a few dozen bytes each)."""
         self.waiting: dict[str, list[dict[str, Any]]] = {}

@@ -1,0 +1,96 @@
+"""Which project a recorded session ran in, and whether it is the folder a user named.
+
+A Claude Code or Codex session says its folder in its first records (``cwd``); a Gemini CLI
+session knows it by its project's ``.project_root`` file, else only by the SHA-256 of the path
+(``gemini:<hash>``). A name that is not UTF-8 is matched as a summary keeps it, its bytes
+escaped (``caf\\xe9``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from proctor.models.io import escape_surrogates
+from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
+from proctor.util.files import open_regular, read_regular
+
+if TYPE_CHECKING:
+    from proctor.history.sources import Session
+
+
+def head_records(path: Path, limit: int | None = HEADER_LINES) -> Iterator[dict[str, object]]:
+    """The records of the first ``limit`` lines with text (every line with None)."""
+    try:
+        with open_regular(path) as fh:
+            lines = (line for line in fh if not line.isspace())
+            for number, line in enumerate(lines):
+                if limit is not None and number >= limit:
+                    return
+                record = decode_line(line)  # as the parsers decode it
+                if isinstance(record, dict):
+                    yield record
+    except OSError:
+        return
+
+
+def session_project(session: Session) -> str | None:
+    """The folder the session ran in, from the session file's records (Gemini CLI:
+    the folder named in the project's ``.project_root``, else ``gemini:<project hash>``).
+    A Claude Code parse finds the same (:func:`~proctor.transcripts.lines.head_cwd`)."""
+    if session.agent == "gemini-cli":
+        return _gemini_project(session.path)
+    claude = session.agent == "claude-code"
+    # Claude Code: the first record that names one, however far in (a resumed session may
+    # begin with dozens of summary lines); its parse finds the same.
+    for record in head_records(session.path, None if claude else HEADER_LINES):
+        found, cwd = head_cwd(record, claude)
+        if found:
+            return cwd
+    return None
+
+
+def _gemini_project(path: Path) -> str | None:
+    marker = path.parent.parent / ".project_root"
+    try:
+        # A regular file only: a named pipe there would block the replay.
+        return read_regular(marker).decode("utf-8", "surrogateescape").strip() or None
+    except OSError:
+        pass
+    header = next(head_records(path), None) if path.suffix == ".jsonl" else json_header(path)
+    project_hash = header.get("projectHash") if header else None
+    return f"gemini:{project_hash}" if isinstance(project_hash, str) else None
+
+
+def json_header(path: Path) -> dict[str, object] | None:
+    """A JSON file's top object (a Gemini CLI chat of the releases that wrote one)."""
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def same_project(project: str | None, wanted: Path) -> bool:
+    """Whether a session's project is the folder ``wanted`` (Gemini CLI's by its hash). A
+    name that is not UTF-8 matches as a summary keeps it, its bytes escaped (``caf\\xe9``)."""
+    if project is None:
+        return False
+    resolved = os.path.realpath(wanted)
+    if project.startswith("gemini:"):
+        named = project.removeprefix("gemini:")
+        raw = resolved.encode("utf-8", "surrogateescape")  # the name's own bytes
+        shown = raw.decode("utf-8", "replace").encode()  # as Node decodes the name: U+FFFD
+        digests = {hashlib.sha256(raw).hexdigest(), hashlib.sha256(shown).hexdigest()}
+        return named in digests or named in _names(str(wanted))
+    names = {*_names(str(wanted)), *_names(resolved)}
+    return project in names or os.path.realpath(project) == resolved
+
+
+def _names(path: str) -> tuple[str, str]:
+    """A path as given and as a summary keeps it (its undecodable bytes escaped)."""
+    return path, escape_surrogates(path)
