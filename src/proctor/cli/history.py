@@ -149,6 +149,8 @@ def command(
         )
     if paths and home is not None:
         click.echo(f"proctor: note: --home {home} is not read: the PATHS given are", err=True)
+    # The journal first: one that cannot be read stops --changes before the replay.
+    marks, notes = read_marks(journal_path(os.environ)) if changes else ([], [])
     if changes and by is not None:
         click.echo(f"proctor: note: --by {by} does not apply to --changes", err=True)
     if paths:
@@ -214,7 +216,6 @@ def command(
         ordered = in_order(replayed)
         report = history_report(ordered, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:
-        marks, notes = read_marks(journal_path(os.environ))
         for note in notes:
             click.echo(f"proctor: note: {note}", err=True)
         elsewhere = 0
@@ -224,7 +225,12 @@ def command(
         for gone in report.unavailable:  # the tables say nothing of what could not be read
             where = f"{gone.agent} " if gone.agent else ""
             click.echo(f"proctor: note: unavailable: {where}{gone.path}: {gone.reason}", err=True)
-        comparisons = [compare_change(mark, ordered) for mark in marks]
+        if filters.since is not None or filters.until is not None:
+            click.echo(
+                "proctor: note: --since/--until also limit the tasks --changes compares",
+                err=True,
+            )
+        comparisons = [compare_change(mark, ordered, marks) for mark in marks]
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")
         elif not comparisons and elsewhere:

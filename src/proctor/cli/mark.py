@@ -16,7 +16,10 @@ import click
     help="The folder the change applies to (default: the current folder).",
 )
 @click.option(
-    "--at", "at", help="When the change took effect (default: now), e.g. 2026-11-30T14:00."
+    "--at",
+    "at",
+    help="When the change took effect (default: now), e.g. 2026-11-30 or 2026-11-30T14:00; "
+    "without a zone, on this machine's clock.",
 )
 def command(text: str, project: Path | None, at: str | None) -> int:
     """Record a change (a plugin enabled, a prompt edited) in the local change journal."""
@@ -41,7 +44,13 @@ def command(text: str, project: Path | None, at: str | None) -> int:
     if datetime.fromisoformat(mark.at) > datetime.now(UTC) + timedelta(minutes=1):
         click.echo(
             f"proctor: note: {mark.at} is in the future: no task sits after the change until "
-            "then (--at backdates a change; without a zone, a time is UTC)",
+            "then (--at backdates a change; without a zone, a time is on this machine's clock)",
+            err=True,
+        )
+    if mark.project is not None and not os.path.isdir(mark.project):
+        click.echo(
+            f"proctor: note: {mark.project} is not a folder here; the mark is kept, and "
+            "counts the sessions that ran in that folder",
             err=True,
         )
     return 0

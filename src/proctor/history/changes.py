@@ -10,7 +10,7 @@ a line that cannot be read is skipped and reported, never fatal.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from proctor.errors import ConfigError
 from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord
 from proctor.models.errors_format import describe_validation_error
-from proctor.models.history import ChangeComparison, ChangeMark, SideFigures
+from proctor.models.history import ChangeComparison, ChangeDelta, ChangeMark, SideFigures
 from proctor.models.io import escape_surrogates
 from proctor.util.files import read_regular
 from proctor.util.jsonl import decode_object
@@ -48,8 +48,11 @@ def journal_path(env: Mapping[str, str]) -> Path:
     return Path(base) / "proctor" / JOURNAL
 
 
-def parse_time(text: str, what: str) -> datetime:
-    """An ISO date or date-time (naive means UTC) as an aware UTC time; ConfigError otherwise."""
+def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
+    """An ISO date or date-time as an aware UTC time; ConfigError otherwise. A date or a time
+    without an offset is on the machine's clock when ``local`` (what a person types: a date
+    is the start of that day, as for ``--since``), else UTC (a file's text, read the same
+    way on every machine)."""
     try:
         moment = _iso(text)
     except ValueError:
@@ -57,8 +60,10 @@ def parse_time(text: str, what: str) -> datetime:
             f"{what} {text!r}: expected a date or time like 2026-11-30 or 2026-11-30T14:00"
         ) from None
     try:
-        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    except OverflowError:  # 0001-01-01T00:00+01:00 is a time before year 1 in UTC
+        if moment.tzinfo is None and not local:
+            return moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC)  # a naive time is taken as local time
+    except (OverflowError, ValueError, OSError):  # 0001-01-01T00:00+01:00 is before year 1
         raise ConfigError(
             f"{what} {text!r}: out of the range of dates (years 1 to 9999, in UTC)"
         ) from None
@@ -110,8 +115,8 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
         data = read_regular(path)
     except FileNotFoundError:
         return [], []
-    except OSError as exc:
-        return [], [f"{path}: cannot be read ({exc.strerror or exc})"]
+    except OSError as exc:  # a folder, a file in the way: a journal that is not there
+        raise ConfigError(f"{path}: the change journal cannot be read ({_why(exc)})") from exc
     marks: list[tuple[datetime, ChangeMark]] = []
     notes: list[str] = []
     for number, raw in enumerate(data.split(b"\n"), start=1):
@@ -133,6 +138,11 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
                 raise ValueError("its text is empty")
             if mark.project is not None and not mark.project.strip():
                 raise ValueError("its project is empty; null means every project")
+            if mark.project is not None and not os.path.isabs(mark.project):
+                raise ValueError(
+                    f"its project {mark.project!r} is not a full path (a relative one would "
+                    "name another folder from each folder history runs in)"
+                )
             marks.append((parse_time(mark.at, "at"), mark))
         except ValidationError as exc:  # the field and what it should be, in one sentence
             detail = describe_validation_error("", exc, ChangeMark).removeprefix(": ")
@@ -144,34 +154,80 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
     return [mark for _, mark in marks], notes
 
 
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
 def _ci(values: Sequence[float], statistic: Statistic) -> tuple[float, float] | None:
     from proctor.stats.bootstrap import bootstrap_ci
 
-    interval = bootstrap_ci(values, statistic)
+    interval = bootstrap_ci(values, statistic) if len(values) >= MIN_SIDE else None
     return None if interval is None else (interval.low, interval.high)
 
 
 def side_figures(tasks: Sequence[SessionRecord]) -> SideFigures:
+    """The figures of one side's tasks (in the order they started). Intervals need at least
+    :data:`MIN_SIDE` values: fewer give the figure alone, as an A/B does (docs/ab.md)."""
     # The statistics imported here: a replay without --changes never needs them.
-    from proctor.stats.descriptive import mean, strict_median
+    from proctor.stats.descriptive import strict_median
+    from proctor.stats.rates import wilson_interval
 
     seconds = [t.duration_seconds for t in tasks if t.duration_seconds is not None]
     steps = [float(t.steps.tool_calls) for t in tasks]
-    verified = [1.0 if t.verified else 0.0 for t in tasks]
+    verified = sum(1 for t in tasks if t.verified)
     return SideFigures(
         tasks=len(tasks),
         median_seconds=strict_median(seconds) if seconds else None,
         median_seconds_ci=_ci(seconds, strict_median),
         median_steps=strict_median(steps) if steps else None,
         median_steps_ci=_ci(steps, strict_median),
-        share_verified=mean(verified) if verified else None,
-        share_verified_ci=_ci(verified, mean),
+        share_verified=verified / len(tasks) if tasks else None,
+        share_verified_ci=wilson_interval(verified, len(tasks)) if len(tasks) >= MIN_SIDE else None,
+        first_start=tasks[0].started_at if tasks else None,
+        last_start=tasks[-1].started_at if tasks else None,
+        sessions=[t.path for t in tasks],
     )
 
 
-def compare_change(mark: ChangeMark, sessions: Sequence[SessionRecord]) -> ChangeComparison:
+def change_delta(before: Sequence[SessionRecord], after: Sequence[SessionRecord]) -> ChangeDelta:
+    """After minus before: the medians' difference with an unpaired bootstrap interval, the
+    share verified's with Newcombe's score interval (see :class:`ChangeDelta`)."""
+    from proctor.stats.bootstrap import unpaired_bootstrap_delta_ci
+    from proctor.stats.descriptive import strict_median
+    from proctor.stats.rates import wilson_delta_interval
+
+    def medians(values: Callable[[SessionRecord], float | None]) -> tuple[float, ...] | None:
+        ours = [v for v in map(values, after) if v is not None]
+        theirs = [v for v in map(values, before) if v is not None]
+        if len(ours) < MIN_SIDE or len(theirs) < MIN_SIDE:
+            return None
+        ci = unpaired_bootstrap_delta_ci(ours, theirs, statistic=strict_median)
+        point = strict_median(ours) - strict_median(theirs)
+        return (point,) if ci is None else (point, ci.low, ci.high)
+
+    seconds = medians(lambda t: t.duration_seconds)
+    steps = medians(lambda t: float(t.steps.tool_calls))
+    verified_after = sum(1 for t in after if t.verified)
+    verified_before = sum(1 for t in before if t.verified)
+    share = verified_after / len(after) - verified_before / len(before)
+    return ChangeDelta(
+        median_seconds=seconds[0] if seconds else None,
+        median_seconds_ci=(seconds[1], seconds[2]) if seconds and len(seconds) == 3 else None,
+        median_steps=steps[0] if steps else None,
+        median_steps_ci=(steps[1], steps[2]) if steps and len(steps) == 3 else None,
+        share_verified=share,
+        share_verified_ci=wilson_delta_interval(
+            (verified_after, len(after)), (verified_before, len(before))
+        ),
+    )
+
+
+def compare_change(
+    mark: ChangeMark, sessions: Sequence[SessionRecord], marks: Sequence[ChangeMark] = ()
+) -> ChangeComparison:
     """The nearest :data:`SIDE` tasks before and after ``mark`` in its project (every
-    project when the mark names none), by each task's start."""
+    project when the mark names none), by each task's start. ``marks``: the journal's other
+    changes, named in a warning when one of them falls among these tasks."""
     at = parse_time(mark.at, "change time")
     tasks = [
         s
@@ -195,8 +251,49 @@ def compare_change(mark: ChangeMark, sessions: Sequence[SessionRecord]) -> Chang
         before=side_figures(before),
         after=side_figures(after),
         comparable=comparable,
+        delta=change_delta(before, after) if comparable else None,
         note=note,
+        warnings=_mixed_in(mark, at, before, after, marks),
     )
+
+
+def _mixed_in(
+    mark: ChangeMark,
+    at: datetime,
+    before: Sequence[SessionRecord],
+    after: Sequence[SessionRecord],
+    marks: Sequence[ChangeMark],
+) -> list[str]:
+    """What else the comparison of ``mark`` takes in: another change of the same project
+    between its first and its last task (or at the same time), and tasks started before the
+    change that were still running when it was made."""
+    first = _start(before[0]) if before else at
+    last = _start(after[-1]) if after else at
+    warnings = []
+    for other in marks:
+        if other is mark or other == mark:
+            continue
+        if not (
+            other.project is None
+            or mark.project is None
+            or same_project(other.project, Path(mark.project))
+        ):
+            continue
+        when = parse_time(other.at, "change time")
+        if first <= when <= last:
+            where = "at the same time" if when == at else ("before" if when < at else "after")
+            warnings.append(
+                f"another change, '{other.text}' ({other.at}), falls among these tasks "
+                f"({where} this one): its effect counts in this comparison too"
+            )
+    running = [t for t in before if t.ended_at and parse_time(t.ended_at, "session end") > at]
+    if running:
+        count = "1 task" if len(running) == 1 else f"{len(running)} tasks"
+        warnings.append(
+            f"{count} before the change was still running when it was made (a task's side is "
+            "told by its start)"
+        )
+    return warnings
 
 
 def _start(session: SessionRecord) -> datetime:
@@ -227,9 +324,49 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
                 f"{_with_ci(side.median_steps, side.median_steps_ci)} | "
                 f"{_with_ci(side.share_verified, side.share_verified_ci, percent=True)} |"
             )
+        delta = item.delta
+        if delta is not None:
+            lines.append(
+                f"| {text} | {project} | | after − before | | "
+                f"{_signed(delta.median_seconds, delta.median_seconds_ci, _signed_time)} | "
+                f"{_signed(delta.median_steps, delta.median_steps_ci, _signed_steps)} | "
+                f"{_signed(delta.share_verified, delta.share_verified_ci, _signed_points)} |"
+            )
         if not item.comparable:
             lines.append(f"| {text} | {project} | | | {item.note} | | | |")
+        for warning in item.warnings:
+            lines.append(f"| {text} | {project} | | | {table_cell('note: ' + warning)} | | | |")
+    lines += [
+        "",
+        "Medians: percentile-bootstrap intervals; verified: Wilson's score interval, and "
+        "Newcombe's for its difference (percentage points). No interval with fewer than "
+        f"{MIN_SIDE} tasks on a side.",
+    ]
     return "\n".join(lines) + "\n"
+
+
+def _signed(
+    value: float | None, ci: tuple[float, float] | None, shown: Callable[[float], str]
+) -> str:
+    if value is None:
+        return "–"
+    return shown(value) if ci is None else f"{shown(value)} [{shown(ci[0])} to {shown(ci[1])}]"
+
+
+def _sign(value: float) -> str:
+    return "−" if value < 0 else "+"
+
+
+def _signed_time(seconds: float) -> str:
+    return _sign(seconds) + duration_text(abs(seconds))
+
+
+def _signed_steps(steps: float) -> str:
+    return f"{_sign(steps)}{abs(steps):.1f}"
+
+
+def _signed_points(share: float) -> str:
+    return f"{_sign(share)}{abs(share) * 100:.0f} pp"
 
 
 def _with_ci(
@@ -274,7 +411,11 @@ def mark_for(text: str, project: Path | None, at: str | None, cwd: Path | None) 
     escaped (``caf\\xe9``), as a history's summaries keep them."""
     if not text.strip():
         raise ConfigError("the change needs a description (TEXT is empty)")
-    moment = parse_time(at, "--at").isoformat(timespec="seconds") if at is not None else now_utc()
+    moment = (
+        parse_time(at, "--at", local=True).isoformat(timespec="seconds")
+        if at is not None
+        else now_utc()
+    )
     folder = project if project is not None else cwd
     if folder is None:
         raise ConfigError("the current folder no longer exists; name the project with --project")

@@ -118,13 +118,33 @@ class ChangeMark(RecordModel):
     project: str | None = None
     """The folder the change applies to; None: every project."""
     at: str
-    """When the change took effect (ISO 8601, UTC)."""
+    """When the change took effect (ISO 8601; ``proctor mark`` writes it in UTC, and a time
+    written by hand without an offset is read as UTC)."""
 
 
 class SideFigures(CamelModel):
-    """Tasks on one side of a change, with bootstrap intervals of each figure."""
+    """Tasks on one side of a change: medians with percentile-bootstrap intervals, the share
+    verified with Wilson's score interval; no interval with fewer than three tasks."""
 
     tasks: int = 0
+    median_seconds: float | None = None
+    median_seconds_ci: tuple[float, float] | None = None
+    median_steps: float | None = None
+    median_steps_ci: tuple[float, float] | None = None
+    share_verified: float | None = None
+    share_verified_ci: tuple[float, float] | None = None
+    first_start: str | None = None
+    """When the earliest of these tasks started."""
+    last_start: str | None = None
+    """When the latest of these tasks started."""
+    sessions: list[str] = []
+    """The tasks' session files, in the order they started."""
+
+
+class ChangeDelta(CamelModel):
+    """After minus before, with 95% intervals: medians by an unpaired percentile bootstrap,
+    the share verified by Newcombe's hybrid score interval."""
+
     median_seconds: float | None = None
     median_seconds_ci: tuple[float, float] | None = None
     median_steps: float | None = None
@@ -142,4 +162,9 @@ class ChangeComparison(CamelModel):
     after: SideFigures
     comparable: bool
     """At least three tasks on each side."""
+    delta: ChangeDelta | None = None
+    """After minus before; None unless comparable."""
     note: str
+    warnings: list[str] = []
+    """What else the comparison mixes in: another change among its tasks, a task still
+    running at the change, a window that left tasks out."""

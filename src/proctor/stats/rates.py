@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from math import comb
+from math import comb, sqrt
+from statistics import NormalDist
 from typing import Literal
 
 __all__ = [
@@ -14,6 +15,8 @@ __all__ = [
     "pass_hat_k_table",
     "pass_rate",
     "stability",
+    "wilson_delta_interval",
+    "wilson_interval",
 ]
 
 Stability = Literal["stable-pass", "stable-fail", "flaky", "no-data"]
@@ -105,3 +108,52 @@ def stability(passes: int, n: int) -> Stability:
     if passes == 0:
         return "stable-fail"
     return "flaky"
+
+
+def _z(confidence: float) -> float:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def wilson_interval(
+    successes: int, n: int, *, confidence: float = 0.95
+) -> tuple[float, float] | None:
+    """Wilson's score interval of a proportion, ``successes`` of ``n``; None when n == 0.
+
+    Unlike a percentile bootstrap of the 0/1 outcomes, it never shrinks to a point: three
+    successes of three give [0.44, 1], not [1, 1]. Raises ValueError for counts as
+    :func:`pass_rate` does.
+    """
+    _check_counts(successes, n)
+    if n == 0:
+        return None
+    z = _z(confidence)
+    share, z2 = successes / n, z * z
+    centre = (share + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # Exact at the ends: 0 of n starts at 0, n of n ends at 1 (the formula's rounding aside).
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
+
+
+def wilson_delta_interval(
+    after: tuple[int, int], before: tuple[int, int], *, confidence: float = 0.95
+) -> tuple[float, float] | None:
+    """Newcombe's hybrid score interval of the difference of two independent proportions,
+    ``after`` minus ``before``, each given as (successes, n): built from the two Wilson
+    intervals, it stays inside [-1, 1] and does not shrink to a point when both sides are all
+    successes (or all failures). None when either side has no trial."""
+    first, second = (
+        wilson_interval(*after, confidence=confidence),
+        wilson_interval(*before, confidence=confidence),
+    )
+    if first is None or second is None:
+        return None
+    p1, p2 = after[0] / after[1], before[0] / before[1]
+    (l1, u1), (l2, u2) = first, second
+    delta = p1 - p2
+    low = delta - sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    high = delta + sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return max(-1.0, low), min(1.0, high)

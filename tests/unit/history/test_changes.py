@@ -65,11 +65,25 @@ def test_three_tasks_a_side_are_compared() -> None:
     assert (result.after.median_seconds, result.after.share_verified) == (60, 1.0)
     low, high = result.before.median_seconds_ci or (None, None)
     assert low is not None and high is not None and low <= 200 <= high
-    assert result.after.share_verified_ci == (1.0, 1.0)  # every task verified: a point
+    # Every task verified: Wilson's interval, not the point a bootstrap of 1, 1, 1 gives.
+    assert result.after.share_verified_ci == pytest.approx((0.4385, 1.0), abs=1e-4)
     table = render_changes([result])
     low_text, high_text = duration_text(low), duration_text(high)
     assert f"| before | 3 | 3m 20s [{low_text}–{high_text}] | 4.0 [" in table
-    assert "| after | 3 | 1m 00s [" in table and "| 100% [100–100%] |" in table
+    assert "| after | 3 | 1m 00s [" in table and "| 100% [44–100%] |" in table
+    # After minus before: 60 - 200 seconds, 2 - 4 steps, 100% - 67% verified.
+    delta = result.delta
+    assert delta is not None
+    assert (delta.median_seconds, delta.median_steps) == (-140, -2)
+    assert delta.share_verified == pytest.approx(1 / 3)
+    assert delta.median_seconds_ci is not None and delta.share_verified_ci is not None
+    assert delta.share_verified_ci[0] < 0 < delta.share_verified_ci[1]  # 3 a side: no claim
+    assert "| after − before | | −2m 20s [" in table and "| +33 pp [" in table
+    assert (result.after.sessions, result.after.first_start) == (
+        ["/h/20.jsonl", "/h/21.jsonl", "/h/22.jsonl"],
+        "2026-11-20T10:00:00+00:00",
+    )
+    assert result.after.last_start == "2026-11-22T10:00:00+00:00" and not result.warnings
 
 
 def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:
@@ -82,6 +96,12 @@ def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:
         == f"too few tasks to compare: 2 before and 1 after (at least {MIN_SIDE} on each side)"
     )
     assert result.before.tasks == 2 and result.after.median_seconds == 5
+    # Fewer than three tasks: the figures alone, no interval and no difference (as an A/B).
+    assert result.delta is None
+    for side in (result.before, result.after):
+        assert (side.median_seconds_ci, side.median_steps_ci, side.share_verified_ci) == (
+            None, None, None,
+        )  # fmt: skip
 
 
 def test_ten_nearest_tasks_a_side() -> None:
@@ -344,3 +364,121 @@ def test_a_mark_with_an_empty_text_or_project_is_skipped_with_a_note(tmp_path: P
         f"{path}:1: skipped, not a change mark (its project is empty; null means every project)",
         f"{path}:2: skipped, not a change mark (its text is empty)",
     ]
+
+
+def test_a_share_interval_never_shrinks_to_a_point() -> None:
+    from proctor.stats.bootstrap import bootstrap_pass_rate_ci
+    from proctor.stats.rates import wilson_delta_interval, wilson_interval
+
+    # The control: a percentile bootstrap of 3 successes of 3 claims certainty.
+    point = bootstrap_pass_rate_ci([True, True, True])
+    assert point is not None and (point.low, point.high) == (1.0, 1.0)
+    assert wilson_interval(3, 3) == pytest.approx((0.4385, 1.0), abs=1e-4)
+    assert wilson_interval(0, 3) == pytest.approx((0.0, 0.5615), abs=1e-4)
+    assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert wilson_interval(0, 0) is None
+    # Newcombe (1998), method 10, his worked example: 56/70 against 48/80.
+    assert wilson_delta_interval((56, 70), (48, 80)) == pytest.approx((0.0524, 0.3339), abs=1e-4)
+    same = wilson_delta_interval((3, 3), (3, 3))
+    assert same is not None and same[0] < 0 < same[1]
+
+
+def test_every_task_verified_on_both_sides_makes_no_claim() -> None:
+    before = [task(day, 60, 2, True) for day in (1, 2, 3)]
+    after = [task(day, 60, 2, True) for day in (20, 21, 22)]
+    result = compare_change(CHANGE, [*before, *after])
+    assert result.delta is not None and result.delta.share_verified == 0
+    low, high = result.delta.share_verified_ci or (0, 0)
+    assert low < -0.5 and high > 0.5
+
+
+def test_another_change_among_the_tasks_is_named() -> None:
+    before = [task(day, 60, 2, True) for day in (1, 2, 3)]
+    after = [task(day, 60, 2, True) for day in (20, 21, 22)]
+    inside = ChangeMark(text="prompt edited", project=PROJECT, at="2026-11-21T00:00:00+00:00")
+    same_time = ChangeMark(text="model bumped", project=None, at=CHANGE.at)
+    elsewhere = ChangeMark(text="other repo", project="/work/other", at=CHANGE.at)
+    later = ChangeMark(text="much later", project=PROJECT, at="2026-11-29T00:00:00+00:00")
+    marks = [CHANGE, inside, same_time, elsewhere, later]
+    result = compare_change(CHANGE, [*before, *after], marks)
+    assert result.warnings == [
+        "another change, 'prompt edited' (2026-11-21T00:00:00+00:00), falls among these tasks "
+        "(after this one): its effect counts in this comparison too",
+        "another change, 'model bumped' (2026-11-15T00:00:00+00:00), falls among these tasks "
+        "(at the same time this one): its effect counts in this comparison too",
+    ]
+    assert "| note: another change, 'prompt edited'" in render_changes([result])
+    assert compare_change(CHANGE, [*before, *after]).warnings == []  # the control: none given
+
+
+def test_a_task_still_running_at_the_change_is_noted() -> None:
+    straddling = msgspec.structs.replace(
+        task(14, 86400 * 2, 2, True), ended_at="2026-11-16T10:00:00+00:00"
+    )
+    finished = msgspec.structs.replace(task(13, 60, 2, True), ended_at="2026-11-13T10:01:00+00:00")
+    result = compare_change(CHANGE, [finished, straddling])
+    assert result.warnings == [
+        "1 task before the change was still running when it was made (a task's side is told "
+        "by its start)"
+    ]
+
+
+def test_a_date_or_time_without_a_zone_in_mark_is_on_the_machine_s_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    try:
+        # The day begins at 08:00 UTC in Los Angeles in November, as --since counts it.
+        assert mark_for("x", None, "2026-11-21", tmp_path).at == "2026-11-21T08:00:00+00:00"
+        assert mark_for("x", None, "2026-11-21T14:00", tmp_path).at == "2026-11-21T22:00:00+00:00"
+        assert mark_for("x", None, "2026-11-21T14:00Z", tmp_path).at == "2026-11-21T14:00:00+00:00"
+        # A time written by hand into the journal reads the same on every machine: UTC.
+        assert parse_time("2026-11-21T14:00", "at").isoformat() == "2026-11-21T14:00:00+00:00"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_a_journal_that_cannot_be_read_is_an_error_not_an_empty_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "data" / "changes.jsonl").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="the change journal cannot be read"):
+        read_marks(tmp_path / "data" / "changes.jsonl")
+    assert read_marks(tmp_path / "none.jsonl") == ([], [])  # none yet: no change marked
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    history = tmp_path / "history"
+    history.mkdir()
+    (history / "s.jsonl").write_bytes(SESSION.read_bytes())
+    code, text = _run(["history", "--changes", str(history)], capsys)
+    assert code == 2 and "No change marked" not in text
+    assert "changes.jsonl: the change journal cannot be read (a folder)" in text
+
+
+def test_a_relative_project_in_the_journal_is_skipped_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    path.write_text(
+        '{"schemaVersion":2,"text":"rel","project":"ws/a","at":"2026-11-10T05:00:00+00:00"}\n'
+    )
+    marks, notes = read_marks(path)
+    assert marks == [] and "its project 'ws/a' is not a full path" in notes[0]
+
+
+def test_mark_notes_a_project_that_is_not_a_folder_and_history_a_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    code, text = _run(["mark", "x", "--project", str(tmp_path / "typo")], capsys)
+    assert code == 0 and f"{tmp_path / 'typo'} is not a folder here; the mark is kept" in text
+    code, text = _run(["mark", "x", "--project", str(tmp_path)], capsys)
+    assert code == 0 and "is not a folder here" not in text  # the control: a folder
+    history = tmp_path / "history"
+    history.mkdir()
+    (history / "s.jsonl").write_bytes(SESSION.read_bytes())
+    code, text = _run(["history", "--changes", str(history), "--since", "2020-01-01"], capsys)
+    assert code == 0 and "--since/--until also limit the tasks --changes compares" in text
