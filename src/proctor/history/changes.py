@@ -233,7 +233,7 @@ def compare_change(
         s
         for s in sessions
         if s.is_task
-        and s.started_at
+        and _utc(s.started_at) is not None  # dated, in the range of dates in UTC
         and (mark.project is None or same_project(s.project, Path(mark.project)))
     ]
     tasks.sort(key=_start)  # in time order: starts carry each session's own UTC offset
@@ -286,7 +286,7 @@ def _mixed_in(
                 f"another change, '{other.text}' ({other.at}), falls among these tasks "
                 f"({where} this one): its effect counts in this comparison too"
             )
-    running = [t for t in before if t.ended_at and parse_time(t.ended_at, "session end") > at]
+    running = [t for t in before if (_utc(t.ended_at) or at) > at]
     if running:
         count = "1 task" if len(running) == 1 else f"{len(running)} tasks"
         warnings.append(
@@ -298,6 +298,17 @@ def _mixed_in(
 
 def _start(session: SessionRecord) -> datetime:
     return parse_time(session.started_at or "", "session start")
+
+
+def _utc(text: str | None) -> datetime | None:
+    """A session's time in UTC; None when it has none, or one out of the range of dates in
+    UTC (a damaged clock's year 1 an hour east of it)."""
+    if not text:
+        return None
+    try:
+        return parse_time(text, "session time")
+    except ConfigError:
+        return None
 
 
 def render_changes(comparisons: Sequence[ChangeComparison]) -> str:

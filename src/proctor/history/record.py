@@ -17,6 +17,7 @@ carried over from it; a text neither reads is not a summary.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 import msgspec
 from pydantic import ValidationError
@@ -175,3 +176,16 @@ def records_json(records: Iterable[SessionRecord]) -> bytes:
         except UnicodeEncodeError:
             parts.append(dump_json(msgspec.to_builtins(record), indent=False).rstrip().encode())
     return b"[" + b",".join(parts) + b"]"
+
+
+def local_start(session: SessionRecord) -> datetime | None:
+    """When the session started, on the machine's clock (the days and weeks a history is
+    kept by); None when undated. A start that has no local time (a damaged clock's year 1,
+    west of UTC) is kept in its own offset: a replay never fails on a session's clock."""
+    if not session.started_at:
+        return None
+    moment = datetime.fromisoformat(session.started_at)
+    try:
+        return moment.astimezone()
+    except (OverflowError, ValueError, OSError):
+        return moment

@@ -16,7 +16,7 @@ import gc
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from itertools import chain
 from multiprocessing.pool import Pool
 from pathlib import Path
@@ -26,7 +26,7 @@ import orjson
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.projects import same_project, session_project
-from proctor.history.record import SessionRecord, records_of, set_responses
+from proctor.history.record import SessionRecord, local_start, records_of, set_responses
 from proctor.history.sources import Session
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import plain_steps, time_span
@@ -63,10 +63,10 @@ class Filters:
             return False
         if self.since is None and self.until is None:
             return True
-        if not summary.started_at:
+        start = local_start(summary)  # the day on the user's clock, as the CLIs show it
+        if start is None:
             return False
-        # The day on the user's clock, as the CLIs show it.
-        day = datetime.fromisoformat(summary.started_at).astimezone().date()
+        day = start.date()
         return (self.since is None or day >= self.since) and (
             self.until is None or day <= self.until
         )

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 
 import msgspec
 from pydantic_core import PydanticSerializationError
 
-from proctor.history.record import SessionRecord, UsageRecord, records_json
+from proctor.history.record import SessionRecord, UsageRecord, local_start, records_json
 from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
 from proctor.models.io import dump_json, escape_surrogates
 from proctor.models.pricing import PriceTable, price_usage
@@ -82,9 +81,10 @@ def summarise(key: str, sessions: Sequence[SessionRecord], pricing: PriceTable) 
 def week_of(session: SessionRecord) -> str:
     """The ISO week the session started in, in the local time zone (``2026-W48``), or
     ``undated``."""
-    if not session.started_at:
+    start = local_start(session)
+    if start is None:
         return "undated"
-    year, week, _ = datetime.fromisoformat(session.started_at).astimezone().isocalendar()
+    year, week, _ = start.isocalendar()
     return f"{year}-W{week:02d}"
 
 

@@ -482,3 +482,13 @@ def test_mark_notes_a_project_that_is_not_a_folder_and_history_a_window(
     (history / "s.jsonl").write_bytes(SESSION.read_bytes())
     code, text = _run(["history", "--changes", str(history), "--since", "2020-01-01"], capsys)
     assert code == 0 and "--since/--until also limit the tasks --changes compares" in text
+
+
+def test_a_session_dated_out_of_the_range_of_dates_is_left_out_not_fatal() -> None:
+    year_one = msgspec.structs.replace(
+        task(1, 60, 2, True),
+        started_at="0001-01-01T00:30:00+01:00",
+        ended_at="9999-12-31T23:00:00-05:00",
+    )
+    result = compare_change(CHANGE, [year_one, task(2, 60, 2, True)])
+    assert result.before.tasks == 1

@@ -459,3 +459,29 @@ def test_a_copy_of_a_session_file_under_its_own_name_is_read_once_from_the_large
         (odd / folder).mkdir(parents=True)
         shutil.copy(files["S1"], odd / folder / "session.jsonl")
     assert len(sessions_under([odd], ["claude-code"])[0]) == 2
+
+
+@pytest.mark.parametrize(
+    "option", [[], ["--by", "week"], ["--since", "2026-01-01"], ["--until", "2026-12-31"]]
+)
+def test_a_session_stamped_in_year_one_is_no_traceback_west_of_utc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: list[str]
+) -> None:
+    import time
+
+    chat = next(GEMINI.glob("chats/session-*.jsonl"))
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    text = chat.read_text()
+    first = json.loads(text.splitlines()[1])["timestamp"]
+    (folder / chat.name).write_text(text.replace(first, "0001-01-01T00:00:00Z", 1))
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    time.tzset()
+    try:
+        result = CliRunner().invoke(cli, ["history", str(folder), "--json", *option])
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert result.exit_code == 0, result.output
+    assert result.exception is None
