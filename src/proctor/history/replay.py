@@ -114,13 +114,13 @@ def _agent_files(folder: Path) -> list[Path]:
 def _parts_for_stamp(session: Session) -> list[Path]:
     """The parts a session's stamp names: its subagents' files (a Codex session's threads
     were found with it; a Gemini CLI chat's subagent chats are looked up). None when a Claude
-    Code session's subagent folder cannot be listed (its measure then reports it unavailable,
-    and nothing is kept of it)."""
-    if session.agent == "gemini-cli":
-        return gemini_parts(session.path)
-    if not _is_claude(session):
+    Code session's or a Gemini CLI chat's subagent folder cannot be listed (its measure then
+    reports it unavailable, and nothing is kept of it)."""
+    if not _is_claude(session) and session.agent != "gemini-cli":
         return [Path(part) for part in session.parts]
     try:
+        if session.agent == "gemini-cli":
+            return gemini_parts(session.path)
         return claude_parts(session.file)
     except OSError:
         return []
@@ -130,7 +130,7 @@ def gemini_parts(main: Path) -> list[Path]:
     """The subagent chats of the Gemini CLI chat ``main`` (see
     :func:`proctor.util.native_paths.gemini_subagent_chats`), its folder listed once per
     replay."""
-    return gemini_subagent_chats(main, _subfolders(os.path.dirname(main)))
+    return gemini_subagent_chats(main, _subfolders(os.path.dirname(main)), strict=True)
 
 
 def claude_parts(main: str | Path) -> list[Path]:

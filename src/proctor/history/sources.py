@@ -30,6 +30,7 @@ from proctor.models.history import Unavailable
 from proctor.transcripts.lines import HEADER_LINES, decode_line
 from proctor.util.cpus import usable_cpus
 from proctor.util.files import read_head
+from proctor.util.native_paths import first_record
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
 
@@ -346,7 +347,7 @@ def sessions_under(
             reason = "not a regular file or a folder (a named pipe, a device): not read"
             unavailable.append(Unavailable(path=str(path), reason=reason))
             continue
-        if path.is_file() and _is_part(path):
+        if path.is_file() and (_is_part(path) or _gemini_subagent(first_record(path))):
             reason = "a subagent or side file: it is read with its main session (give that one)"
             unavailable.append(Unavailable(path=str(path), reason=reason))
             continue
@@ -532,7 +533,7 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
 
     if os.fspath(path).endswith(".json"):  # a Gemini CLI chat of the releases that wrote one
         document = json_header(Path(path))
-        return "gemini-cli" if document and isinstance(document.get("messages"), list) else None
+        return "gemini-cli" if document and _gemini_main(document) else None
     if head is not None:
         seen, start, whole = 0, 0, len(head) < SNIFF_BYTES
         while seen < HEADER_LINES:
@@ -545,7 +546,7 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
                 record = decode_line(text)
                 found = classify_record(record) if isinstance(record, dict) else None
                 if found is not None:
-                    return found
+                    return found if _main_chat(found, record) else None
             if end < 0:
                 return None  # the whole file, read
         else:
@@ -553,5 +554,29 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
     for record in head_records(Path(path)):
         found = classify_record(record)
         if found is not None:
-            return found
+            return found if _main_chat(found, record) else None
     return None
+
+
+def _main_chat(agent: str, record: dict[str, object]) -> bool:
+    """Whether a file whose first telling record is ``record`` is a main session: a Gemini CLI
+    subagent's chat (its header says ``"kind": "subagent"``) is read with the chat that
+    started it, wherever its folder is and whatever it is named."""
+    return agent != "gemini-cli" or not _gemini_subagent(record)
+
+
+def _gemini_subagent(record: dict[str, object]) -> bool:
+    """Whether ``record`` is the header of a Gemini CLI subagent's chat."""
+    return record.get("kind") == "subagent" and "projectHash" in record
+
+
+def _gemini_main(document: dict[str, object]) -> bool:
+    """Whether a ``.json`` document is a Gemini CLI chat of its own: a ``messages`` list, and
+    the session id and project hash every chat starts with (a request body of a chat API has a
+    ``messages`` list too)."""
+    return (
+        isinstance(document.get("messages"), list)
+        and isinstance(document.get("sessionId"), str)
+        and "projectHash" in document
+        and _main_chat("gemini-cli", document)
+    )

@@ -94,11 +94,15 @@ def claude_subagent_files(main: Path) -> list[Path]:
     return [p for p in siblings if first_record(p).get("sessionId") == session_id]
 
 
-def gemini_subagent_chats(main: Path, folders: Collection[str] | None = None) -> list[Path]:
+def gemini_subagent_chats(
+    main: Path, folders: Collection[str] | None = None, *, strict: bool = False
+) -> list[Path]:
     """Chats of the subagents the Gemini CLI chat ``main`` started, and of theirs: a subagent
     writes ``chats/<the session id of the chat that started it>/<its own id>.jsonl``. Sorted by
     name; none when the chats folder holds no folder (the main chat is then not opened).
-    ``folders``: the names of the folders in the chats folder, when the caller has listed it."""
+    ``folders``: the names of the folders in the chats folder, when the caller has listed it.
+    A subagent folder that is there but cannot be listed is skipped, or with ``strict`` an
+    OSError naming it (the session's figures would be short of its subagents')."""
     folder = main.parent
     named = folders
     if named is None:
@@ -121,7 +125,12 @@ def gemini_subagent_chats(main: Path, folders: Collection[str] | None = None) ->
         try:
             with os.scandir(folder / started_by) as entries:
                 chats = [e.name for e in entries if e.name.endswith(".jsonl") and e.is_file()]
-        except OSError:
+        except OSError as exc:
+            if strict and not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+                raise OSError(
+                    f"its subagent folder {folder / started_by} cannot be listed "
+                    f"({exc.strerror or exc})"
+                ) from exc
             continue
         for name in chats:
             found.append(folder / started_by / name)

@@ -485,3 +485,63 @@ def test_a_session_stamped_in_year_one_is_no_traceback_west_of_utc(
         time.tzset()
     assert result.exit_code == 0, result.output
     assert result.exception is None
+
+
+GEMINI_SUBAGENT = (
+    ROOT / "tests" / "fixtures" / "transcripts" / "gemini-subagent" / "tmp" / "workspace"
+)
+
+
+def test_a_gemini_subagent_chat_in_a_folder_of_any_name_is_read_with_its_session(
+    tmp_path: Path,
+) -> None:
+    chats = GEMINI_SUBAGENT / "chats"
+    backup = tmp_path / "gemini-backup"  # not named chats
+    shutil.copytree(chats, backup)
+    sessions, unavailable = sessions_under([backup], ("gemini-cli",))
+    assert [Path(s.file).parent for s in sessions] == [backup] and not unavailable
+    (subagent,) = backup.glob("*/*.jsonl")
+    sessions, unavailable = sessions_under([subagent], ("gemini-cli",))
+    assert sessions == [] and "a subagent or side file" in unavailable[0].reason
+    # The control: its header says it is a subagent's; a main chat's header is listed.
+    main = tmp_path / "main" / "session-x.jsonl"
+    main.parent.mkdir()
+    main.write_text(subagent.read_text().replace('"kind":"subagent"', '"kind":"main"', 1))
+    assert len(sessions_under([main.parent], ("gemini-cli",))[0]) == 1
+
+
+def test_a_json_document_with_messages_is_a_gemini_chat_only_with_its_header(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    (folder / "request.json").write_text('{"model":"gpt-4o","messages":[{"role":"user"}]}')
+    (folder / "empty.json").write_text('{"messages":[]}')
+    shutil.copy(CODEX_ROLLOUT, folder / CODEX_ROLLOUT.name)
+    sessions, _ = sessions_under([folder], ("claude-code", "codex", "gemini-cli"))
+    assert [s.agent for s in sessions] == ["codex"]
+    chat = {"sessionId": "s1", "projectHash": "ab", "startTime": "2026-11-29T11:00:00Z"}
+    (folder / "session-old.json").write_text(json.dumps({**chat, "messages": []}))
+    sessions, _ = sessions_under([folder], ("claude-code", "codex", "gemini-cli"))
+    assert sorted(s.agent for s in sessions) == ["codex", "gemini-cli"]  # the control
+
+
+def test_a_gemini_chat_whose_subagent_folder_cannot_be_listed_is_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(GEMINI_SUBAGENT, home / ".gemini" / "tmp" / "workspace")
+    sessions, _ = find_sessions(["gemini-cli"], home, {})
+    (subfolder,) = [p for p in (home / ".gemini/tmp/workspace/chats").iterdir() if p.is_dir()]
+    real_scandir = os.scandir
+
+    def refuse(path: object) -> object:
+        if str(path) == str(subfolder):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    assert isinstance(replayed(sessions)[0], SessionRecord)  # the control: listed, it is read
+    monkeypatch.setattr(os, "scandir", refuse)
+    (result,) = replayed(sessions)
+    assert isinstance(result, Unavailable)
+    assert f"its subagent folder {subfolder} cannot be listed (Permission denied)" in result.reason
