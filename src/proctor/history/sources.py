@@ -198,12 +198,17 @@ def each_once(sessions: list[Session]) -> list[Session]:
     snapshot given beside the history, a conversation copied into another project folder to
     go on there, a rollout kept in both ``sessions/`` and ``archived_sessions/``). The session
     is read once, from the larger copy (a session file only grows), the first listed when
-    they are the same size, at the place of the first listed."""
+    they are the same size, at the place of the first listed. A Gemini CLI chat of the older
+    releases (``session-….json``) beside the ``session-….jsonl`` that resuming it wrote (a
+    copy of its messages, then the new turns; the ``.json`` is left in place) is read from the
+    ``.jsonl`` only."""
     first: dict[tuple[str, str], int] = {}
     out: list[Session] = []
+    migrated = {s.file for s in sessions if s.agent == "gemini-cli" and s.file.endswith(".jsonl")}
     for session in sessions:
         if session.agent == "gemini-cli":
-            out.append(session)
+            if session.file + "l" not in migrated:
+                out.append(session)
             continue
         name = os.path.basename(session.file)
         at = first.setdefault((session.agent, name), len(out))

@@ -3,6 +3,7 @@ Replay reads what it can, counts each session once, and never hangs or fails."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -545,3 +546,27 @@ def test_a_gemini_chat_whose_subagent_folder_cannot_be_listed_is_unavailable(
     (result,) = replayed(sessions)
     assert isinstance(result, Unavailable)
     assert f"its subagent folder {subfolder} cannot be listed (Permission denied)" in result.reason
+
+
+def test_an_old_gemini_chat_beside_the_jsonl_its_resume_wrote_is_read_once(tmp_path: Path) -> None:
+    """Resuming a chat of the releases that wrote one JSON document, Gemini CLI writes its
+    messages again into ``<name>.jsonl`` and goes on there, leaving the ``.json`` in place."""
+    chat = next(GEMINI.glob("chats/session-*.jsonl"))
+    records = []
+    for line in chat.read_text().splitlines():
+        with contextlib.suppress(ValueError):  # the fixture holds a broken line
+            records.append(json.loads(line))
+    header = records[0]
+    messages = {r["id"]: r for r in records if isinstance(r.get("id"), str)}
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    old = chats / chat.name.replace(".jsonl", ".json")
+    old.write_text(json.dumps({**header, "messages": list(messages.values())}))
+    sessions, _ = find_sessions(["gemini-cli"], tmp_path / "home", {})
+    assert [Path(s.file).name for s in sessions] == [old.name]  # the control: alone, it is read
+    lines = [header, *messages.values(), {"id": "g9", "type": "gemini", "content": "done"}]
+    (chats / (old.name + "l")).write_text("".join(json.dumps(r) + "\n" for r in lines))
+    sessions, _ = find_sessions(["gemini-cli"], tmp_path / "home", {})
+    assert [Path(s.file).name for s in sessions] == [old.name + "l"]
+    sessions, _ = sessions_under([chats], ("gemini-cli",))
+    assert [Path(s.file).name for s in sessions] == [old.name + "l"]
