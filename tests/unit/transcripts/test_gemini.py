@@ -124,7 +124,9 @@ def test_upsert_keeps_the_first_position_and_the_last_content() -> None:
     assert (t.usage["gm"].input_tokens, t.usage["gm"].cache_read_tokens) == (6, 4)
 
 
-def test_rewind_drops_the_message_and_everything_after_it() -> None:
+def test_a_rewind_keeps_what_was_recorded_after_it() -> None:
+    """The rewound turn was sent, answered and billed: its tokens count (as ccusage counts
+    them) and its message stays."""
     lines = [
         json.dumps(HEADER),
         user("u1", "one"),
@@ -135,14 +137,50 @@ def test_rewind_drops_the_message_and_everything_after_it() -> None:
         user("u3", "three"),
     ]
     t = parse_gemini_lines(lines)
-    assert [e.text for e in t.events if e.type == "user_message"] == ["one", "three"]
-    assert t.usage["gm"].input_tokens == 5
+    assert [e.text for e in t.events if e.type == "user_message"] == ["one", "two", "three"]
+    assert (t.usage["gm"].input_tokens, t.usage["gm"].responses) == (12, 2)
 
 
-def test_set_messages_replaces_the_history() -> None:
+def test_a_rewind_drops_what_only_a_history_list_held() -> None:
+    listed = [{"id": "x1", "type": "user", "content": "from the list"}]
+    lines = [
+        json.dumps(HEADER),
+        json.dumps({"$set": {"messages": listed}}),
+        user("u1", "one"),
+        json.dumps({"$rewindTo": "x1"}),
+    ]
+    assert [e.text for e in parse_gemini_lines(lines).events] == ["one"]
+
+
+def test_a_history_list_adds_what_was_not_recorded_and_forgets_nothing_recorded() -> None:
     replacement = [{"id": "x", "type": "user", "content": "compressed"}]
     lines = [json.dumps(HEADER), user("u1", "one"), json.dumps({"$set": {"messages": replacement}})]
-    assert [e.text for e in parse_gemini_lines(lines).events] == ["compressed"]
+    assert [e.text for e in parse_gemini_lines(lines).events] == ["one", "compressed"]
+    # A later list without it: a message known from a list alone goes.
+    lines.append(json.dumps({"$set": {"messages": []}}))
+    assert [e.text for e in parse_gemini_lines(lines).events] == ["one"]
+
+
+def test_a_refused_call_stays_when_the_history_is_written_again_without_it() -> None:
+    """After a refused call Gemini CLI cancels the request and writes the history again
+    without that turn: the prompt, the refused call and its tokens were real."""
+    refused = {"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}}
+    context = {"id": "ctx2", "type": "user", "content": [{"text": "<session_context>"}]}
+    lines = [
+        json.dumps(HEADER),
+        user("u1", "list the files"),
+        gemini(
+            "g1",
+            tokens={"input": 9, "output": 1, "cached": 0},
+            toolCalls=[{**refused, "status": "cancelled"}],
+        ),
+        json.dumps({"id": "i1", "type": "info", "content": "Request cancelled."}),
+        json.dumps({"$set": {"messages": [context]}}),
+    ]
+    t = parse_gemini_lines(lines)
+    assert [c.id for c in t.tool_calls()] == ["c1"]
+    assert [(e.id, e.denied) for e in t.events if e.type == "tool_result"] == [("c1", True)]
+    assert t.usage["gm"].input_tokens == 9
 
 
 def test_a_resumed_session_keeps_the_recorded_turns() -> None:

@@ -4,11 +4,14 @@ The chat file is ``~/.gemini/tmp/<project>/chats/session-<ts>-<id8>.jsonl`` (Gem
 line 1 is a session header ``{sessionId, projectHash, startTime, lastUpdated, kind}``, then one
 message record per line ``{id, timestamp, type: user|gemini|info|error|warning, content, …}``.
 A record whose ``id`` was seen before replaces it in place (last write wins, position of first
-appearance), ``{"$set": {...}}`` updates metadata (a ``messages`` list replaces the messages so
-far) and ``{"$rewindTo": id}`` drops that message and every later one, as Gemini CLI's own loader
-does. A resumed session (``--resume``) appends a second header and a ``$set.messages`` holding the
-history in the model's wire form, without token counts or tool results: a message already
-recorded on its own line keeps that record, so the first turns' calls and usage stay counted.
+appearance) and ``{"$set": {...}}`` updates metadata. A ``$set`` ``messages`` list and a
+``{"$rewindTo": id}`` rewrite the conversation Gemini CLI sends next (a resumed session appends a
+second header and the history in the model's wire form, without token counts or tool results;
+after a refused call the history is written again without that turn; a rewind drops a message
+and what followed), but what was recorded on its own line was sent, answered and billed, and
+its tools ran: every recorded message stays, where it first appeared, and only the messages
+known from a list alone follow the rewrites. The usage is then ccusage's (each ``gemini``
+message once, by id), and no step that ran is lost.
 The older single-document ``session-*.json`` (``{sessionId, …, messages: [...]}``) is read too.
 
 A ``gemini`` message gives ``thinking`` (from ``thoughts``), ``assistant_text``, one
@@ -149,22 +152,33 @@ class ChatLayout:
             self.cwd = str(directories[0])
         messages = meta.get("messages")
         if isinstance(messages, list):
-            # A resumed session rewrites the history in the model's wire form (no token counts,
-            # no tool results): a message already recorded on its own line keeps that line.
-            for key in [k for k in self.slots if not k.startswith("#")]:
+            # The history rewritten (a resumed session's, in the model's wire form, without
+            # token counts or tool results; the history after a refused call, without that
+            # turn): a message recorded on its own line happened, and stays where it was; of
+            # the messages known only from an earlier list, those this one drops go.
+            for key in [k for k in self.slots if self._listed(k)]:
                 del self.slots[key]
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get("id"), str):
                     key = "m:" + message["id"]
-                    self.slots[key] = self.recorded.get(key, ("set", line, index))
+                    if key not in self.recorded:
+                        self.slots[key] = ("set", line, index)
 
     def rewind(self, message_id: str) -> None:
+        """The conversation taken back to before ``message_id``: what the model is sent next.
+        The messages recorded after it were sent, answered and billed, and their tools ran:
+        they stay (as ccusage counts them); of those known only from a history list, the
+        ones from that message on go."""
         keys = list(self.slots)
         target = "m:" + message_id
         start = keys.index(target) if target in self.slots else 0
         for key in keys[start:]:
-            if not key.startswith("#"):
+            if self._listed(key):
                 del self.slots[key]
+
+    def _listed(self, key: str) -> bool:
+        """Whether a slot holds a message known only from a ``$set.messages`` list."""
+        return not key.startswith("#") and key not in self.recorded
 
     def record(self, record: Any, line: int) -> None:
         self.lines += 1
