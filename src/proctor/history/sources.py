@@ -134,12 +134,17 @@ def agent_sessions(
                 if real in seen:
                     continue
                 seen.add(real)
-                # Real folders only: a link (to / say) would count other disks' files as sessions.
-                stack += [
-                    os.path.join(where, n)
-                    for n in listed(where, folders=True)
-                    if not os.path.islink(os.path.join(where, n))
-                ]
+                for name in listed(where, folders=True):
+                    path = os.path.join(where, name)
+                    if not os.path.islink(path) or _dated(name):
+                        stack.append(path)  # a year, month or day moved to another disk
+                    elif unreadable is not None:
+                        # Any other link (to / say) could count other disks' files as sessions.
+                        reason = (
+                            "a link to a folder that is not one of Codex's year, month or day "
+                            "folders: not followed (give its target as a PATH to read it)"
+                        )
+                        unreadable.append(Unavailable(agent=agent, path=path, reason=reason))
                 found += [
                     os.path.join(where, n)
                     for n in listed(where, folders=False)
@@ -160,6 +165,12 @@ def agent_sessions(
                 for name in names:
                     if name.startswith("session-") and name.endswith(pattern):
                         yield Session(agent, chats / name)
+
+
+def _dated(name: str) -> bool:
+    """Whether a folder's name is one of the dates Codex files its rollouts under
+    (``sessions/2026/12/01``)."""
+    return name.isdigit() and len(name) in (2, 4)
 
 
 class _Seen:

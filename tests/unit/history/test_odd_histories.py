@@ -218,8 +218,28 @@ def test_a_link_in_the_codex_sessions_folder_is_not_followed(tmp_path: Path) -> 
     elsewhere.mkdir(parents=True)
     (elsewhere / "rollout-b.jsonl").write_bytes((day / "rollout-a.jsonl").read_bytes())
     (day.parent / "link").symlink_to(tmp_path / "elsewhere")
-    sessions, _ = find_sessions(["codex"], tmp_path / "home", {})
+    sessions, unavailable = find_sessions(["codex"], tmp_path / "home", {})
     assert [Path(s.file).name for s in sessions] == ["rollout-a.jsonl"]
+    # Not silently: the link is named, with what to do.
+    (note,) = [u for u in unavailable if u.path == str(day.parent / "link")]
+    assert "not followed (give its target as a PATH to read it)" in note.reason
+
+
+def test_a_year_of_codex_sessions_moved_to_another_disk_and_linked_is_read(
+    tmp_path: Path,
+) -> None:
+    sessions_folder = tmp_path / "home" / ".codex" / "sessions"
+    day = sessions_folder / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    (day / "rollout-a.jsonl").write_bytes(CODEX_ROLLOUT.read_bytes())
+    moved = tmp_path / "disk" / "2025" / "10" / "02"
+    moved.mkdir(parents=True)
+    (moved / "rollout-b.jsonl").write_bytes(CODEX_ROLLOUT.read_bytes())
+    (sessions_folder / "2025").symlink_to(tmp_path / "disk" / "2025")
+    (sessions_folder / "2024").symlink_to(sessions_folder)  # a loop: listed once
+    sessions, unavailable = find_sessions(["codex"], tmp_path / "home", {})
+    assert sorted(Path(s.file).name for s in sessions) == ["rollout-a.jsonl", "rollout-b.jsonl"]
+    assert not [u for u in unavailable if "link" in u.reason]
 
 
 def test_a_project_folder_linked_under_a_second_name_is_counted_once(tmp_path: Path) -> None:
