@@ -225,6 +225,8 @@ def _measure(
     stamps: list[str | None] = [e.get("ts") for e in events if type(e) is dict]
     stamps.extend(trajectory.stamps or ())
     started, ended = time_span(stamps)
+    if started is None and trajectory.started:  # events without times: dated by the header
+        started, _ = time_span([trajectory.started])
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
     figures = step_figures(plain_steps(events, workspace), started)

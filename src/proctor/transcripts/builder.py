@@ -114,6 +114,9 @@ class TrajectoryBuilder:
         self.session_id: str | None = None
         self.version: str | None = None
         self.sidechain = False
+        self.started: str | None = None
+        """When the transcript says the session started, for a format whose events carry no
+        time of their own (a Codex rollout of the releases before the envelope)."""
         self.usage_rows: dict[Hashable, UsageRow] = {}
         self._usage_events: dict[Hashable, EventDict] = {}
         self._open_usage: deque[tuple[int, Hashable]] = deque()
@@ -254,6 +257,7 @@ class TrajectoryBuilder:
             coverage=self.coverage,
             session_id=self.session_id,
             agent_version=self.version,
+            started=self.started,
         )
 
     def _valid(self, event: EventDict) -> Event:
@@ -329,6 +333,9 @@ class PlainTrajectory:
     stamps: list[str] | None = None
     """The timestamps of events a reader for a measure left out (see
     :mod:`proctor.transcripts.claude.measure`): its time span counts them with the events'."""
+    started: str | None = None
+    """When the session started by its header, for a transcript whose events carry no time of
+    their own (see :attr:`TrajectoryBuilder.started`): a replay dates the session by it."""
     responses: list[ResponseRow] | None = None
     """Each model response counted, by a digest of its ids that stays the same from process
     to process (Claude Code): a history counts a response one session copied from another

@@ -9,6 +9,7 @@ import os
 import shutil
 import sqlite3
 import threading
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -590,3 +591,37 @@ def test_an_old_gemini_chat_beside_the_jsonl_its_resume_wrote_is_read_once(tmp_p
     assert [Path(s.file).name for s in sessions] == [old.name + "l"]
     sessions, _ = sessions_under([chats], ("gemini-cli",))
     assert [Path(s.file).name for s in sessions] == [old.name + "l"]
+
+
+LEGACY_ROLLOUT = (
+    '{"id":"bbbbbbbb-0000-4000-8000-000000000001","timestamp":"2025-08-01T10:00:00.000Z",'
+    '"instructions":null}\n'
+    '{"record_type":"state"}\n'
+    '{"type":"message","role":"user","content":[{"type":"input_text","text":"fix app.py"}]}\n'
+    '{"type":"function_call","name":"shell","arguments":"{\\"command\\":[\\"apply_patch\\",'
+    '\\"*** Begin Patch\\\\n*** Update File: app.py\\\\n@@\\\\n-x=1\\\\n+x=2\\\\n*** End Patch'
+    '\\\\n\\"]}","call_id":"c1"}\n'
+    '{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"Success\\",'
+    '\\"metadata\\":{\\"exit_code\\":0}}"}\n'
+)
+
+
+def test_a_codex_rollout_of_the_releases_before_the_envelope_is_dated_by_its_header(
+    tmp_path: Path,
+) -> None:
+    """Its items carry no time: the header's is when it started; how long it took is not
+    known, and is not made up."""
+    day = tmp_path / "home" / ".codex" / "sessions" / "2025" / "08" / "01"
+    day.mkdir(parents=True)
+    (day / "rollout-2025-08-01T10-00-00-bbbbbbbb-0000-4000-8000-000000000001.jsonl").write_text(
+        LEGACY_ROLLOUT
+    )
+    sessions, _ = find_sessions(["codex"], tmp_path / "home", {})
+    (summary,) = replayed(sessions)
+    assert isinstance(summary, SessionRecord)
+    assert (summary.started_at, summary.ended_at, summary.duration_seconds) == (
+        "2025-08-01T10:00:00+00:00", None, None,
+    )  # fmt: skip
+    assert summary.is_task and summary.steps.tool_calls == 1
+    window = Filters(since=date(2025, 8, 1), until=date(2025, 8, 1))
+    assert list(replay(sessions, window, PriceTable(), workers=1)) != []

@@ -215,6 +215,8 @@ class _Parser:
             return
         elif rtype is None and "id" in record and self.builder.session_id is None:
             self.session_meta(record)
+            # Its items carry no time: the header's is when the session started.
+            self.builder.started = self.builder.started or self.ts
         else:
             self.unknown(str(rtype), record)
 
