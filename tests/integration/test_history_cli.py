@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from tests.conftest import Run
@@ -112,6 +113,7 @@ def test_mark_then_changes(
     proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TZ", "UTC")  # a time without a zone is on the machine's clock
     marked = proctor(
         "mark", "enabled the guard", "--project", PROJECT_A, "--at", "2026-11-03T00:00"
     )
@@ -125,6 +127,10 @@ def test_mark_then_changes(
     result = proctor("history", "--home", str(home), "--changes", "--json")
     assert result.code == 0, result.err
     (comparison,) = json.loads(result.out)
+    schema = json.loads(
+        (Path(__file__).parents[2] / "docs/schemas/changes.schema.json").read_text()
+    )
+    jsonschema.validate(json.loads(result.out), schema)  # the published schema
     assert (comparison["before"]["tasks"], comparison["after"]["tasks"]) == (1, 1)
     assert comparison["comparable"] is False
     text = proctor("history", "--home", str(home), "--changes").out

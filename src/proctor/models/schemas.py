@@ -15,7 +15,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from proctor.models.config import CaseConfig, TopConfig
 from proctor.models.findings import FindingsLedger
-from proctor.models.history import ChangeMark, HistoryReport
+from proctor.models.history import ChangeComparison, ChangeMark, HistoryReport
 from proctor.models.logs import EvaluatorLog, RequestRecord
 from proctor.models.run import (
     AnnotationsRecord,
@@ -45,6 +45,10 @@ SCHEMAS: dict[str, tuple[type[BaseModel] | TypeAdapter[Any], str]] = {
     "findings": (FindingsLedger, "findings.json: the failing checks tracked across runs"),
     "history": (HistoryReport, "proctor history --json: recorded sessions measured"),
     "change": (ChangeMark, "one line of the change journal (proctor mark)"),
+    "changes": (
+        TypeAdapter(list[ChangeComparison]),
+        "proctor history --changes --json: the tasks before and after each change",
+    ),
     "case-config": (CaseConfig, "a case folder's config.json"),
     "proctor-config": (TopConfig, "the top-level proctor.json"),
 }
