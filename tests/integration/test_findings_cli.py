@@ -364,3 +364,26 @@ def test_a_run_older_than_the_ledger_s_newest_run_reopens_nothing(
     else:
         assert finding["state"] == "open" and finding["lastSeenRun"] == resumed.name
         assert events(finding) == ["new", "resolved", "reopened"]
+
+
+def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A case renamed after it failed: no run checks the old name again, so nothing resolves
+    its finding; `findings` says the latest run did not check it, and how to close it."""
+    out = tmp_path / "out"
+    run1 = run_with(proctor, make_case, tmp_path, FAILING)
+    (finding,) = findings(proctor, out)
+    assert finding["lastCheckedRun"] == run1.name
+    table = proctor("findings", str(out))
+    assert "last checked" in table.out.splitlines()[0]
+    assert "not checked by the latest run" not in table.out  # the control: it was checked
+    shutil.rmtree(tmp_path / "cases" / "hello")
+    make_case("hello-renamed", config=CONFIG, plan=PASSING)
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    (finding,) = findings(proctor, out)
+    assert (finding["state"], finding["lastCheckedRun"]) == ("open", run1.name)
+    table = proctor("findings", str(out))
+    assert "1 open finding was not checked by the latest run (run-" in table.out
+    assert "`proctor findings dismiss ID --reason TEXT` closes one that is gone" in table.out

@@ -149,19 +149,42 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         click.echo(model_to_json(FindingsLedger(runs=ledger.runs, findings=shown)), nl=False)
     elif shown:
         click.echo(render_table(shown))
+        unchecked = [f for f in shown if f.state == "open" and _unchecked(f, ledger)]
+        if unchecked:
+            latest = ledger.runs[-1]
+            count = (
+                "1 open finding was"
+                if len(unchecked) == 1
+                else f"{len(unchecked)} open findings were"
+            )
+            click.echo(
+                f"\n{count} not checked by the latest run ({latest}): a case renamed or "
+                "removed, or a part of the suite that run left out. Only a pass resolves a "
+                "finding; `proctor findings dismiss ID --reason TEXT` closes one that is gone."
+            )
     else:
         which = "findings" if show_all else "open findings"
         click.echo(f"no {which} in {folder} ({len(ledger.runs)} run(s) applied)")
     return 0
 
 
+def _unchecked(finding: Finding, ledger: FindingsLedger) -> bool:
+    """Whether the ledger's latest run did not run the finding's check (known only for the
+    findings of a ledger that keeps the last run that checked each)."""
+    checked = finding.last_checked_run
+    return bool(ledger.runs) and checked is not None and checked != ledger.runs[-1]
+
+
 def render_table(findings: list[Finding]) -> str:
-    """Aligned columns: id, state, cell, check, first and last seen run, failures; and why each
-    dismissed finding was dismissed, when one is shown."""
+    """Aligned columns: id, state, cell, check, first and last seen run, the last run that
+    checked it, failures; and why each dismissed finding was dismissed, when one is shown."""
     from proctor.report.findings import dismissal_reason
 
     dismissed = any(f.state == "dismissed" for f in findings)
-    header = ("id", "state", "case / agent / condition", "check", "first seen", "last seen")
+    header = (
+        "id", "state", "case / agent / condition", "check", "first seen", "last seen",
+        "last checked",
+    )  # fmt: skip
     rows: list[tuple[str, ...]] = [
         (*header, "failures", *(("why dismissed",) if dismissed else ()))
     ]
@@ -173,6 +196,7 @@ def render_table(findings: list[Finding]) -> str:
             f.check,
             f.first_seen_run,
             f.last_seen_run,
+            f.last_checked_run or "–",
             str(f.failures),
             *((" ".join((dismissal_reason(f) or "").split()),) if dismissed else ()),
         )

@@ -61,6 +61,10 @@ class Finding(CamelModel):
     """The run in which it first failed."""
     last_seen_run: str = Field(min_length=1)
     """The last run in which it failed."""
+    last_checked_run: str | None = None
+    """The last run that ran its check, passing or failing (None in a ledger written before
+    proctor kept it): an open finding that the latest runs did not check belongs to a case
+    renamed or removed, or to a part of the suite not run since."""
     failures: int = Field(default=1, ge=0)
     """Runs in which the check failed (a run counts once, however many repeats failed)."""
     message: str = ""

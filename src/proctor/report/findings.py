@@ -208,6 +208,8 @@ def apply_run(
             finding = _new_finding(run_id, result)
             updated.findings.append(finding)
             by_id[finding.id] = finding
+        if finding is not None:
+            finding.last_checked_run = run_id
     updated.runs.append(run_id)
     return updated
 
