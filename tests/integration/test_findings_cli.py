@@ -387,3 +387,17 @@ def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
     table = proctor("findings", str(out))
     assert "1 open finding was not checked by the latest run (run-" in table.out
     assert "`proctor findings dismiss ID --reason TEXT` closes one that is gone" in table.out
+
+
+def test_an_open_finding_of_an_older_ledger_is_known_unchecked_by_its_last_failure(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    ledger = json.loads((out / "findings.json").read_text())
+    del ledger["findings"][0]["lastCheckedRun"]  # as a ledger written before proctor kept it
+    (out / "findings.json").write_text(json.dumps(ledger))
+    shutil.rmtree(tmp_path / "cases" / "hello")
+    make_case("hello-renamed", config=CONFIG, plan=PASSING)
+    assert run_cases(proctor, tmp_path)[0].code == 0
+    assert "1 open finding was not checked by the latest run" in proctor("findings", str(out)).out

@@ -169,9 +169,12 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
 
 
 def _unchecked(finding: Finding, ledger: FindingsLedger) -> bool:
-    """Whether the ledger's latest run did not run the finding's check (known only for the
-    findings of a ledger that keeps the last run that checked each)."""
+    """Whether the ledger's latest run did not run the finding's check. An open finding of a
+    ledger written before proctor kept the last run that checked each was last checked when it
+    last failed (a later pass would have resolved it)."""
     checked = finding.last_checked_run
+    if checked is None and finding.state == "open":
+        checked = finding.last_seen_run
     return bool(ledger.runs) and checked is not None and checked != ledger.runs[-1]
 
 
