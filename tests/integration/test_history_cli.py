@@ -159,6 +159,18 @@ def test_parse_of_a_folder_of_sessions_says_it_shows_one(proctor: Run, home: Pat
     assert "proctor history" in result.err
     single = proctor("parse", str(next(folder.glob("*.jsonl"))))
     assert "holds" not in single.err  # control: one file, nothing to say
+    # The projects folder itself (no session directly in it): the newest of all, said so.
+    projects = home / ".claude" / "projects"
+    everything = proctor("parse", str(projects))
+    assert everything.code == 0, everything.err
+    assert (
+        f"{projects} holds " in everything.err and f"`proctor history {projects}`" in everything.err
+    )
+    assert everything.out.startswith(str(projects))
+    empty = home / "empty"
+    empty.mkdir()
+    nothing = proctor("parse", str(empty))
+    assert nothing.code == 2 and "no session transcript found in this folder" in nothing.err
 
 
 def test_a_second_history_reads_the_cache_and_gives_the_same_report(

@@ -29,6 +29,7 @@ from proctor.models.trajectory import (
 )
 
 if TYPE_CHECKING:
+    from proctor.history.sources import Session
     from proctor.transcripts.builder import EventSink, StartHook
 
 AGENTS = tuple(agent_names())
@@ -48,15 +49,28 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     """Print the normalised trajectory, token usage and parse coverage of PATH.
 
     PATH is a Claude Code, Codex or Gemini CLI transcript file, or a session folder (a Claude
-    Code ``<session>/`` folder or project folder, a CODEX_HOME, a ``.gemini`` folder).
+    Code ``<session>/`` folder or project folder, a CODEX_HOME, a ``.gemini`` folder, any
+    folder with sessions below it): of several sessions, the newest is shown, with a note.
     Events are printed as they are parsed, so a transcript of any size runs in flat memory.
     """
     from proctor.agents.spec import format_for_agent
+    from proctor.errors import ConfigError
     from proctor.transcripts.detect import locate
 
-    file, fmt = locate(path, format_for_agent(agent) if agent else None)
-    if path.is_dir():
-        _note_other_sessions(path, file)
+    try:
+        file, fmt = locate(path, format_for_agent(agent) if agent else None)
+    except ConfigError:
+        # A folder of folders of sessions (~/.claude/projects, a backup of several CLIs'
+        # histories): the newest session found under it, as for a project folder.
+        sessions = _sessions_under(path, agent) if path.is_dir() else []
+        if not sessions:
+            raise
+        newest = max(sessions, key=lambda s: (_mtime(s.file), s.file))
+        file, fmt = Path(newest.file), newest.agent
+        _note_other_sessions(path, file, len(sessions))
+    else:
+        if path.is_dir():
+            _note_other_sessions(path, file, len(_sessions_under(path, None)))
     try:
         if as_json:
             sys.stdout.flush()
@@ -70,15 +84,29 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     return 0
 
 
-def _note_other_sessions(folder: Path, shown: Path) -> None:
-    """A folder of many sessions: say which one is shown, and what reads them all."""
+def _sessions_under(folder: Path, agent: str | None) -> list[Session]:
+    """The main session files anywhere under ``folder``, as ``proctor history FOLDER`` lists
+    them (of ``agent``'s only, when given)."""
+    from proctor.agents.spec import format_for_agent
     from proctor.history.sources import AGENTS as HISTORY_AGENTS
     from proctor.history.sources import sessions_under
 
-    sessions, _ = sessions_under([folder], HISTORY_AGENTS)
-    if len(sessions) > 1:
+    wanted = (format_for_agent(agent),) if agent else HISTORY_AGENTS
+    return sessions_under([folder], tuple(a for a in wanted if a in HISTORY_AGENTS))[0]
+
+
+def _mtime(file: str) -> float:
+    try:
+        return os.stat(file).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _note_other_sessions(folder: Path, shown: Path, count: int) -> None:
+    """A folder of many sessions: say which one is shown, and what reads them all."""
+    if count > 1:
         click.echo(
-            f"proctor: note: {folder} holds {len(sessions)} sessions; this is the newest, "
+            f"proctor: note: {folder} holds {count} sessions; this is the newest, "
             f"{shown} (`proctor history {folder}` summarises them all)",
             err=True,
         )
