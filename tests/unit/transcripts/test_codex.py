@@ -628,3 +628,29 @@ def test_a_subagents_notification_to_its_parent_is_no_prompt() -> None:
     t = parse_codex_lines(lines)
     assert prompts(t.events) == ["the task"]
     assert [e.record_type for e in t.events if isinstance(e, OtherEvent)] == ["harness-message"]
+
+
+FORKS = THREADS.parent / "forks"
+
+
+def test_a_long_copied_history_spanning_several_milliseconds_is_inherited() -> None:
+    """168 copied lines over six milliseconds: with the header's start ordinal, and without it
+    (as a release that wrote none), the copy is the parent's and only the subagent's own
+    prompt and turn are its own."""
+    recorded = FORKS / "fork-context-long.jsonl"
+    t = parse_codex_rollout(recorded)
+    assert prompts(t.events) == ["Write child.txt"] and len(inherited(t.events)) == 1
+    records = [json.loads(text) for text in recorded.read_text().splitlines()]
+    del records[0]["payload"]["subagent_history_start_ordinal"]
+    for record in records:
+        record.pop("ordinal", None)
+    without = parse_codex_lines([json.dumps(record) for record in records])
+    assert prompts(without.events) == ["Write child.txt"], "the copy's later milliseconds"
+    assert [e.type for e in without.events].count("turn_end") == 1
+    assert without.usage == t.usage
+
+
+def test_a_fork_whose_history_stays_in_its_parent_copies_nothing() -> None:
+    t = parse_codex_rollout(FORKS / "exec-fork.jsonl")
+    assert prompts(t.events) == ["Continue in the fork."] and inherited(t.events) == []
+    assert sum(u.responses for u in t.usage.values()) >= 1

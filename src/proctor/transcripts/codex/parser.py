@@ -27,13 +27,16 @@ followed (see the transcript reference, §2):
 * **Inherited history.** A thread forked from another (``forked_from_id``), or spawned as a
   subagent with its parent's context (``source.subagent.thread_spawn``, ``spawn_agent`` with
   ``fork_context``), begins its rollout with a copy of the parent's history: the parent's
-  ``session_meta`` and items, every copied line stamped with the moment of the copy, which is
-  also the time of the thread's own ``session_meta``. Those lines are the parent's work (its
+  ``session_meta`` and items, stamped as they were copied, from the time of the thread's own
+  ``session_meta`` on. Those lines are the parent's work (its
   rollout holds them already), so they give no events and count no tokens; one ``other`` event
   of record type ``inherited-history`` names the parent. The copy is the lines before the
   ``ordinal`` a subagent's header gives as ``subagent_history_start_ordinal`` (Codex 0.171);
-  without one, the run of lines with the header's time right after a ``session_meta`` that
-  names a parent, or from a ``session_meta`` of another thread on. A copied ``turn_context``
+  without one, the burst of lines written right after a ``session_meta`` that names a parent,
+  or from a ``session_meta`` of another thread on, from the header's time, each within a few
+  milliseconds of the one before (Codex stamps each line as it writes it: a long copy spans
+  several milliseconds). A fork whose header says its history stays in the parent's rollout
+  (``forked_from_ordinal_exclusive``, ``history_base``: ``codex exec fork``) copies nothing. A copied ``turn_context``
   still sets the model and folder, and a copied ``total_token_usage`` is the baseline the
   thread's own cumulative totals grow from.
 
@@ -49,6 +52,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +103,34 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+_COPY_STEP = timedelta(milliseconds=5)
+"""The longest pause between two lines of a copied history written without ordinals: Codex
+0.171 wrote 168 copied lines within 6 ms (one line every few hundredths of a millisecond),
+and the thread's own first line 11 to 18 ms after the last copied one."""
+
+
+def _moment(ts: str | None) -> datetime | None:
+    if ts is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _paginated(meta: dict[str, Any]) -> bool:
+    """Whether a thread's header says its history stays in the parent's rollout, so that its
+    rollout holds its own lines only: Codex 0.171 writes ``history_mode`` ``paginated``, and
+    gives ``subagent_history_start_ordinal`` when it does copy (``spawn_agent`` with
+    ``fork_context``); ``codex exec fork`` adds the parent's ordinal the fork continues from."""
+    return (
+        meta.get("history_mode") == "paginated"
+        or "forked_from_ordinal_exclusive" in meta
+        or isinstance(meta.get("history_base"), dict)
+    )
+
+
 def _parent_thread(meta: dict[str, Any]) -> str | None:
     """The thread a rollout's own ``session_meta`` says it was forked or spawned from."""
     return (
@@ -147,7 +179,9 @@ class _Parser:
         self.thread_id: str | None = None
         """The id of the rollout's own (first) ``session_meta``."""
         self.inherited_at: str | None = None
-        """While lines copied from a parent thread are read: the time they were copied."""
+        """While lines copied from a parent thread are read: the time the copy began."""
+        self.copied_last: datetime | None = None
+        """The time of the last line read as copied (a copy without ordinals)."""
         self.inherited_until: int | None = None
         """The ``ordinal`` of the thread's first own line, when its header gives it."""
         self.inherited_from: str | None = None
@@ -229,6 +263,8 @@ class _Parser:
             start = meta.get("subagent_history_start_ordinal")
             if parent is not None and type(start) is int:
                 self.inherited_until, self.inherited_from = start, parent
+            elif parent is not None and _paginated(meta):
+                pass  # the history stays in the parent's rollout: nothing is copied
             elif parent is not None and self.ts is not None:
                 self.inherited_at, self.inherited_from = self.ts, parent
         elif thread is not None and thread != self.thread_id and self.ts is not None:
@@ -245,7 +281,20 @@ class _Parser:
         if self.inherited_until is not None:
             ordinal = record.get("ordinal")
             return type(ordinal) is int and ordinal < self.inherited_until
-        return self.ts == self.inherited_at
+        # Without ordinals: the burst of lines written from the header's time on, each within
+        # a few milliseconds of the one before (Codex stamps each line as it writes it; the
+        # thread's own first line comes after a pause).
+        if self.copied_last is None:  # the first copied line: at the header's own time
+            if self.ts != self.inherited_at:
+                return False
+            self.copied_last = _moment(self.ts)
+            return self.copied_last is not None
+        moment = _moment(self.ts)
+        if moment is None or not timedelta(0) <= moment - self.copied_last <= _COPY_STEP:
+            self.copied_last = None
+            return False
+        self.copied_last = moment
+        return True
 
     def inherit(self, record: dict[str, Any]) -> None:
         """A line of the history copied from the parent thread (see the module docstring)."""
