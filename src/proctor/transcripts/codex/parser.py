@@ -28,17 +28,18 @@ followed (see the transcript reference, §2):
   subagent with its parent's context (``source.subagent.thread_spawn``, ``spawn_agent`` with
   ``fork_context``), begins its rollout with a copy of the parent's history: the parent's
   ``session_meta`` and items, stamped as they were copied, from the time of the thread's own
-  ``session_meta`` on. Those lines are the parent's work (its
-  rollout holds them already), so they give no events and count no tokens; one ``other`` event
-  of record type ``inherited-history`` names the parent. The copy is the lines before the
-  ``ordinal`` a subagent's header gives as ``subagent_history_start_ordinal`` (Codex 0.171);
-  without one, the burst of lines written right after a ``session_meta`` that names a parent,
-  or from a ``session_meta`` of another thread on, from the header's time, each within a few
+  ``session_meta`` on. Those lines are the parent's work (its rollout holds them already), so
+  they give no events and count no tokens; one ``other`` event of record type
+  ``inherited-history`` names the parent. The copy is the lines before the ``ordinal`` a
+  subagent's header gives as ``subagent_history_start_ordinal`` (Codex 0.171); without one,
+  the burst of lines written right after a ``session_meta`` that names a parent, or from a
+  ``session_meta`` of another thread on, from the header's time, each within a few
   milliseconds of the one before (Codex stamps each line as it writes it: a long copy spans
-  several milliseconds). A fork whose header says its history stays in the parent's rollout
-  (``forked_from_ordinal_exclusive``, ``history_base``: ``codex exec fork``) copies nothing. A copied ``turn_context``
-  still sets the model and folder, and a copied ``total_token_usage`` is the baseline the
-  thread's own cumulative totals grow from.
+  several milliseconds). A thread whose header says its history stays in the parent's
+  rollout (``history_mode`` ``paginated``; ``codex exec fork`` adds
+  ``forked_from_ordinal_exclusive`` and ``history_base``) copies nothing. A copied
+  ``turn_context`` still sets the model and folder, and a copied ``total_token_usage`` is the
+  baseline the thread's own cumulative totals grow from.
 
 What the rollout says of a call after writing it (its status, that it was an MCP call, that a
 mirror repeats an item) is read first, in a quick pass (:mod:`.facts`); the parse then writes
