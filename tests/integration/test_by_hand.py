@@ -5,6 +5,7 @@ record, report."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,3 +123,54 @@ def test_record_without_a_session_says_what_to_do(
     (tmp_path / "other.json").write_text('{"tasks": [{}]}')
     looked = proctor("prepare", "typo", "--source", str(tmp_path), "--out", str(tmp_path / "o"))
     assert looked.code == 2 and "looking for case 'typo' under" in looked.err
+
+
+LEAVES_A_FILE = {"use": "command", "run": "echo line >> log.txt; test $(wc -l < log.txt) -eq 1"}
+READS_THE_TRAJECTORY = """#!/usr/bin/env python3
+import json, sys
+paths = json.load(sys.stdin)
+with open(paths["trajectory"]) as fh:
+    print(json.dumps({"values": [{"name": "read", "value": 100 if fh.read() else 0}]}))
+"""
+
+
+def test_record_keeps_the_workspace_as_the_session_left_it_and_takes_a_relative_out(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept workspace is what was scored (an evaluator that leaves a file behind is
+    re-evaluated on the session's workspace, not on its own leftovers), and a relative --out
+    (as the by-hand example gives it) reaches an external evaluator as a full path."""
+    case = tmp_path / "cases" / "add-b"
+    shutil.copytree(CASE, case)
+    config = json.loads((case / "config.json").read_text())
+    config["evaluators"] += [
+        LEAVES_A_FILE,
+        {"use": "external", "command": "reads.py", "scoreMetric": "read"},
+    ]
+    (case / "config.json").write_text(json.dumps(config))
+    (case / "reads.py").write_text(READS_THE_TRAJECTORY)
+    (case / "reads.py").chmod(0o755)
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    monkeypatch.chdir(tmp_path)
+    prepared = proctor("prepare", str(case), "--agent", "claude-code", "--out", "results")
+    assert prepared.code == 0, prepared.err
+    session = json.loads(prepared.out)
+    workspace = Path(session["workingDirectory"])
+    prompt = Path(session["promptFile"]).read_text().strip()
+    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
+    recorded = proctor(
+        "record", str(case), "--workspace", str(workspace), "--agent", "claude-code",
+        "--out", "results", "--keep-workspace",
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    (run_dir,) = (tmp_path / "results").glob("run-*")
+    trial = run_dir / "trials/add-b/claude-code/default/1"
+    assert json.loads((trial / "trial.json").read_text())["status"] == "passed"
+    assert not (trial / "workspace" / "log.txt").exists()  # as the session left it
+    check = proctor(
+        "run", "--source", str(case.parent), "--agent", "claude-code", "--out", "checks",
+        "--repeat-check", "2", "--recorded", str(run_dir), "--json",
+    )  # fmt: skip
+    assert check.code == 0, check.err
+    assert check.json()["identical"]

@@ -316,3 +316,114 @@ def test_a_check_that_compares_no_evaluator_says_so(
     assert "compared no evaluator result" in result.err
     evaluated, _ = run_cases(proctor, tmp_path, "--repeat-check", "2")
     assert "no evaluator result" not in evaluated.out + evaluated.err  # the control
+
+
+READS_THE_TRIAL = """#!/usr/bin/env python3
+# Scores 100 when the trajectory it is given holds events (a missing file: an error).
+import json, sys
+paths = json.load(sys.stdin)
+with open(paths["trajectory"]) as fh:
+    count = sum(1 for _ in fh)
+print(json.dumps({"values": [{"name": "events", "value": 100 if count else 0}]}))
+"""
+
+
+def test_a_re_evaluation_gives_the_evaluators_the_trial_s_files(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """An evaluator that reads the trial's trajectory from its trial folder finds it when
+    re-evaluated, as when it was recorded (a missing file was the same error every time, so
+    the check said identical while every re-evaluation failed)."""
+    external = {"use": "external", "command": "events.py", "scoreMetric": "events"}
+    folder = make_case(
+        "reads",
+        config={"agents": ["scripted"], "timeoutSec": 30, "evaluators": [external]},
+        plan=PLAN,
+    )
+    (folder / "events.py").write_text(READS_THE_TRIAL)
+    (folder / "events.py").chmod(0o755)
+    stored = recorded_run(proctor, tmp_path)
+    (recorded,) = stored.glob("trials/reads/claude-code/default/1/trial.json")
+    assert json.loads(recorded.read_text())["status"] == "passed"
+    reevaluated = repeat_check.reevaluate
+    seen: list[Any] = []
+
+    def keep(trial: Any, scratch: Path) -> Any:
+        seen.append(reevaluated(trial, scratch))
+        return seen[-1]
+
+    import proctor.session.repeat_check as module
+
+    original, module.reevaluate = module.reevaluate, keep  # type: ignore[assignment]
+    try:
+        result, _ = recheck(proctor, tmp_path, stored, 2, "--json")
+    finally:
+        module.reevaluate = original  # type: ignore[assignment]
+    assert result.code == 0, result.err
+    assert [r.status for r in seen] == ["passed", "passed"]
+    assert [r.evaluators[0].error for r in seen] == [False, False]
+
+
+def test_a_profile_of_the_scripted_agent_is_not_re_evaluated_as_well(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    deterministic_case(make_case, agents=["myscript"])
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"codingagents": {"myscript": {"agent": "scripted"}}}))
+    stored_result, out = run_cases(proctor, tmp_path, "--config", str(config), "--keep-workspace")
+    assert stored_result.code == 0, stored_result.err
+    (stored,) = out.glob("run-*")
+    result, _ = run_cases(
+        proctor, tmp_path, "--config", str(config), "--repeat-check", "2",
+        "--recorded", str(stored), "--json",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    check = result.json()
+    assert check["recordedTrials"] == 0 and check["identical"]
+    reasons = {e["reason"] for e in check["excludedTrials"]}
+    assert reasons == {"not re-evaluated: a scripted trial, which the repeat check runs itself"}
+
+
+def test_an_unreadable_stored_trial_is_listed_and_none_left_says_why(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    deterministic_case(make_case)
+    stored = recorded_run(proctor, tmp_path)
+    trials = stored / "trials" / "hello" / "claude-code" / "default"
+    (trials / "1" / "trial.json").write_text("{bad")
+    result, _ = recheck(proctor, tmp_path, stored, 2, "--json")
+    assert result.code == 0, result.err
+    check = result.json()
+    assert check["recordedTrials"] == 1
+    (unreadable,) = [
+        e
+        for e in check["excludedTrials"]
+        if e["what"] == f"{stored.name}: hello/claude-code/default/1"
+    ]
+    assert unreadable["reason"].startswith("not re-evaluated: unreadable trial.json")
+    shutil.rmtree(trials / "2" / "workspace")
+    nothing, _ = recheck(proctor, tmp_path, stored, 2)
+    assert nothing.code == 2
+    assert "hello/claude-code/default/2: its workspace was not kept" in nothing.err
+    assert "hello/claude-code/default/1: unreadable trial.json" in nothing.err
+
+
+def test_a_flipped_verdict_is_named_by_its_evaluator_not_by_the_status(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    flaky = {
+        "use": "command",
+        "run": f"n=$(cat {tmp_path}/flip 2>/dev/null || echo 0); echo $((n+1)) > {tmp_path}/flip; "
+        "test $n -eq 0",
+        "label": "first time only",
+    }
+    make_case(
+        "flips",
+        config={"agents": ["scripted"], "timeoutSec": 30, "evaluators": [flaky]},
+        plan=PLAN,
+    )
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "2", "--json")
+    assert result.code == 1, result.err
+    first = result.json()["firstDifference"]
+    assert first["path"] == 'evaluators[0] (command, "first time only").passed'
+    assert "status" in {d["path"] for d in result.json()["differences"]}  # still listed, after

@@ -70,6 +70,19 @@ class StoredRun:
         return self.manifest.trials_planned or None if self.manifest is not None else None
 
 
+UNREADABLE = "unreadable trial.json"
+"""The start of the reason of a stand-in record for a trial.json that could not be read."""
+MISPLACED = "trial.json of trial"
+"""The start of the reason of a stand-in record for a trial.json found in another trial's
+folder."""
+
+
+def is_stand_in(record: TrialRecord) -> bool:
+    """Whether ``record`` stands in for a trial.json that could not be used (see
+    :func:`iter_records`), not a trial's own record."""
+    return record.status == "infra-error" and record.reason.startswith((UNREADABLE, MISPLACED))
+
+
 def _lost(path: Path, reason: str) -> TrialRecord:
     case, agent, condition, repeat = path.parent.parts[-4:]
     return TrialRecord(
@@ -105,12 +118,12 @@ def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[Tria
         except SchemaVersionError:
             raise
         except ConfigError as exc:
-            record = _lost(path, f"unreadable trial.json: {exc}")
+            record = _lost(path, f"{UNREADABLE}: {exc}")
         else:
             if dropped:
                 notes.append(f"{path}: malformed {', '.join(dropped)} left out")
             if path.parent.name != str(record.repeat):  # a repeat copied by hand: counted twice
-                record = _lost(path, f"trial.json of trial {trial_id(record)}, in another folder")
+                record = _lost(path, f"{MISPLACED} {trial_id(record)}, in another folder")
         yield _annotated(record, marks)
 
 

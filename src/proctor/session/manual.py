@@ -243,6 +243,8 @@ def record_session(
     trial's (what ``run --repeat-check --recorded`` re-evaluates)."""
     if not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace}: no such folder")
+    # Absolute: evaluators run from the case folder, and are given the trial's paths.
+    out = Path(os.path.abspath(out))
     plan, spec = plan_one(case, condition, source, config, agent)
     found = transcript or find_transcript(agent, workspace)
     file, fmt = session_file(found)
@@ -277,6 +279,8 @@ def record_session(
     before = workspace.parent / "before"
     if before.is_dir():
         write_text_atomic(trial.workspace_diff, unified_diff(snapshot(before), snapshot(workspace)))
+    if keep_workspace:  # as the session left it, before an evaluator writes into it
+        shutil.copytree(workspace, trial.workspace, symlinks=True)
     results = evaluate_on(
         spec,
         workspace,
@@ -326,7 +330,6 @@ def record_session(
         session_id=trajectory.session_id,
     )
     if keep_workspace:
-        shutil.copytree(workspace, trial.workspace, symlinks=True)
         record.workspace = trial.workspace.name
     if result_json is not None:
         record.self_report = _json_report(result_json)

@@ -11,6 +11,7 @@ and rules, and compares the repetitions as the scripted agent's are compared
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths, TrialPaths
-from proctor.report.stored import iter_records
+from proctor.report.stored import is_stand_in, iter_records
 from proctor.session.manual import evaluate_on
 
 NO_WORKSPACE = "not re-evaluated: its workspace was not kept (run it with --keep-workspace)"
@@ -70,7 +71,11 @@ def recorded_trials(plan: RunPlan, run_dir: Path) -> tuple[list[RecordedTrial], 
         what = f"{run_dir.name}: {record.case}/{record.agent}/{record.condition}/{record.repeat}"
         folder = paths.trial(record.case, record.agent, record.condition, record.repeat).root
         spec = specs.get((record.case, record.agent, record.condition))
-        if record.agent == SCRIPTED.id:
+        if is_stand_in(record):  # its trial.json could not be read
+            left.append(Left(what, f"not re-evaluated: {record.reason}"))
+        elif record.agent == SCRIPTED.id or (
+            spec is not None and (spec.profile.agent or spec.agent) == SCRIPTED.id
+        ):  # the scripted agent, or a profile of it: run by the repeat check itself
             left.append(Left(what, SCRIPTED_TRIAL))
         elif spec is None:
             left.append(Left(what, NOT_PLANNED))
@@ -94,7 +99,18 @@ def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
     for folder in (workspace, trial_root.root, home):  # each repetition starts afresh
         shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(trial.folder / "workspace", workspace, symlinks=True)
-    trial_root.root.mkdir(parents=True)
+    # The trial's files as its evaluators found them (its trajectory, its workspace.diff, its
+    # transcript): an evaluator reads them from the trial folder it is given.
+    top = os.fspath(trial.folder)
+    shutil.copytree(
+        trial.folder,
+        trial_root.root,
+        symlinks=True,
+        # Not the kept workspace (copied on its own), nor the evaluators' logs (written again).
+        ignore=lambda folder, names: (
+            {"workspace", "evaluators"} & set(names) if folder == top else ()
+        ),
+    )
     events = read_trajectory(TrialPaths(trial.folder).trajectory)
     fmt = stored.transcript.format if stored.transcript is not None else "proctor"
     trajectory = Trajectory(format=fmt or "proctor", events=events, usage=stored.usage)

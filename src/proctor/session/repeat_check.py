@@ -134,8 +134,8 @@ def evaluator_name(index: int, use: str, label: str | None = None) -> str:
 def comparable_values(
     record: TrialRecord, model_backed: frozenset[str], labels: Sequence[str | None] = ()
 ) -> dict[str, Any]:
-    """Every compared value of one trial, by its path (status, evaluators, process, rules)."""
-    values: dict[str, Any] = {"status": record.status}
+    """Every compared value of one trial, by its path (evaluators, process, rules, status)."""
+    values: dict[str, Any] = {}
     for i, result in enumerate(record.evaluators):
         if result.use in model_backed:
             continue
@@ -156,6 +156,9 @@ def comparable_values(
     for rule in record.rules:
         values[f"rules.{rule.rule}.fired"] = rule.fired
         values[f"rules.{rule.rule}.value"] = rule.value
+    # Last: a status the evaluators decide follows from their results, which a difference
+    # names first.
+    values["status"] = record.status
     return values
 
 
@@ -361,16 +364,18 @@ def repeat_plan(
         raise ConfigError(f"--repeat-check {repetitions}: at least 2 repetitions are needed")
     part, excluded_trials = deterministic_part(plan)
     again: list[RecordedTrial] = []
+    left: list[Exclusion] = []
     if recorded is not None:
-        again, left = recorded_trials(plan, recorded)
-        excluded_trials += [Exclusion(item.what, item.reason) for item in left]
+        found, not_again = recorded_trials(plan, recorded)
+        again, left = found, [Exclusion(item.what, item.reason) for item in not_again]
+        excluded_trials += left
     if not part.trials and not again:
         agents = ", ".join(sorted({t.agent for t in plan.trials}))
         raise ConfigError(
             "--repeat-check: nothing deterministic to repeat: every planned trial runs a real "
             f"agent ({agents}), and only trials of the {SCRIPTED.id} agent are repeated"
             + (
-                f"; no trial of --recorded {recorded} could be re-evaluated"
+                f"; no trial of --recorded {recorded} could be re-evaluated{_why_not(left)}"
                 if recorded is not None
                 else " (--recorded RUN_DIR re-evaluates a stored run's trials)"
             )
@@ -423,6 +428,15 @@ def repeat_plan(
             check.trials, check.evaluators = comparison.trials, comparison.evaluators
             check.differences += comparison.differences
     return check
+
+
+def _why_not(left: Sequence[Exclusion], shown: int = 5) -> str:
+    """The reasons the stored trials were not re-evaluated, for the error that says none was."""
+    if not left:
+        return " (it holds no trial)"
+    lines = [f"{e.what}: {e.reason.removeprefix('not re-evaluated: ')}" for e in left[:shown]]
+    more = f"; and {len(left) - shown} more" if len(left) > shown else ""
+    return " (" + "; ".join(lines) + more + ")"
 
 
 def run_repeat_check(
