@@ -427,3 +427,18 @@ def test_a_flipped_verdict_is_named_by_its_evaluator_not_by_the_status(
     first = result.json()["firstDifference"]
     assert first["path"] == 'evaluators[0] (command, "first time only").passed'
     assert "status" in {d["path"] for d in result.json()["differences"]}  # still listed, after
+
+
+def test_the_ci_job_summary_gets_the_repeat_check_not_each_repetition(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deterministic_case(make_case)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "3")
+    assert result.code == 0, result.err
+    text = summary.read_text()
+    assert text.count("# proctor repeat check") == 1 and "verdict: **identical**" in text
+    assert "# proctor run" not in text  # the control of a plain run, below
+    run_cases(proctor, tmp_path)
+    assert summary.read_text().count("# proctor run") == 1

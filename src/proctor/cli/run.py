@@ -498,6 +498,9 @@ def _repeat_check(
         return [make_display(mirror), CostWarnings(budget)]
 
     check = repeat_plan(plan, request, repetitions, subscribers, recorded)
+    from proctor.session.run import append_step_summary
+
+    append_step_summary(check.markdown())  # not each repetition's report
     if as_json:
         click.echo(json.dumps(check.to_dict(), indent=2))
     else:

@@ -168,20 +168,34 @@ class LoadReportingEarly:
 
 
 def write_reports(
-    paths: RunPaths, suite: SuiteRecord, records: list[TrialRecord], names: tuple[str, ...]
+    paths: RunPaths,
+    suite: SuiteRecord,
+    records: list[TrialRecord],
+    names: tuple[str, ...],
+    *,
+    step_summary: bool = True,
 ) -> dict[str, str]:
-    """Render every reporter asked for (and the two every run folder holds) into its file."""
+    """Render every reporter asked for (and the two every run folder holds) into its file;
+    the Markdown report is appended to the CI's job summary unless ``step_summary`` is off (a
+    repetition of ``--repeat-check``, whose own summary is appended instead)."""
     from proctor.report.reporters import ALWAYS_WRITTEN, render_into
 
     outputs = render_into(paths.root, suite, records, [*ALWAYS_WRITTEN, *names])
+    if step_summary:
+        append_step_summary(outputs["markdown"])
+    return outputs
+
+
+def append_step_summary(markdown: str) -> None:
+    """``markdown`` appended to the CI's job summary (``$GITHUB_STEP_SUMMARY``), when there is
+    one."""
     summary = os.environ.get(STEP_SUMMARY)
     if summary:
         try:
             with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(outputs["markdown"] + "\n")
+                fh.write(markdown + "\n")
         except OSError:
             pass  # the CI's summary is a courtesy; the results are in the run folder
-    return outputs
 
 
 def run_plan(
@@ -260,7 +274,9 @@ def execute_and_finish(
         wall_ms=ms_since(started),
         cells=[spec.key for spec in plan.trials],
     )
-    outputs = write_reports(paths, suite, records, request.reporters)
+    outputs = write_reports(
+        paths, suite, records, request.reporters, step_summary=request.repetition is None
+    )
     manifest.finished_at = now_iso()
     manifest.trials_finished = len(records)
     manifest.interrupted = outcome.interrupted
