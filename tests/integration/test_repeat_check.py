@@ -442,3 +442,28 @@ def test_the_ci_job_summary_gets_the_repeat_check_not_each_repetition(
     assert "# proctor run" not in text  # the control of a plain run, below
     run_cases(proctor, tmp_path)
     assert summary.read_text().count("# proctor run") == 1
+
+
+def test_ctrl_c_at_a_repetition_s_start_still_reports_what_finished(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interrupt that lands outside the trials (the next run's start, its reports): the
+    summary of the repetitions that finished is printed, with exit 130."""
+    deterministic_case(make_case)
+    real = repeat_check.run_plan
+    calls = 0
+
+    def interrupted_second(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(repeat_check, "run_plan", interrupted_second)
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "3", "--json")
+    assert result.code == 130, result.err
+    check = result.json()
+    assert check["interrupted"] and [r["repetition"] for r in check["runs"]] == [1, 2]
+    assert check["runs"][1]["folder"] is None
+    assert "repeat check: interrupted after 1 of 3 repetitions finished" in result.err

@@ -235,6 +235,8 @@ class Repetition:
     """The repetition's run folder; None when it only re-evaluated recorded trials."""
     exit_code: int
     """The run's own exit code (its gates); it does not decide the repeat check's."""
+    finished: bool = True
+    """False for the repetition an interrupt cut short."""
 
 
 @dataclass
@@ -263,9 +265,8 @@ class RepeatCheck:
 
     @property
     def finished(self) -> int:
-        """The repetitions that ran to their end (when interrupted, the last run listed is
-        the one cut short)."""
-        return len(self.runs) - 1 if self.interrupted else len(self.runs)
+        """The repetitions that ran to their end."""
+        return sum(1 for r in self.runs if r.finished)
 
     @property
     def compared(self) -> bool:
@@ -334,18 +335,22 @@ class RepeatCheck:
             if items:
                 lines += ["", f"## {title}", "", *(f"- `{e.what}`: {e.reason}" for e in items)]
         lines += ["", "## Runs", ""]
-        lines += [
-            f"- {r.number}: `{r.folder}` (its own exit code {r.exit_code})"
-            if r.folder is not None
-            else f"- {r.number}: recorded trials re-evaluated only"
-            for r in self.runs
-        ]
+        lines += [_run_line(r) for r in self.runs]
         if self.recorded is not None:
             lines.append(
                 f"- recorded trials of `{self.recorded}` re-evaluated in each: "
                 f"{self.recorded_trials}"
             )
         return "\n".join(lines) + "\n"
+
+
+def _run_line(run: Repetition) -> str:
+    if run.folder is not None:
+        cut = "" if run.finished else ", interrupted"
+        return f"- {run.number}: `{run.folder}` (its own exit code {run.exit_code}{cut})"
+    if not run.finished:
+        return f"- {run.number}: interrupted"
+    return f"- {run.number}: recorded trials re-evaluated only"
 
 
 def repeat_plan(
@@ -395,21 +400,21 @@ def repeat_plan(
         for number in range(1, repetitions + 1):
             records: list[TrialRecord] = []
             folder, exit_code = None, 0
-            if part.trials:
-                result = run_plan(part, replace(request, repetition=number), subscribers())
-                folder, exit_code = result.paths.root, result.exit_code
-                records = list(result.records)
-                if result.suite.interrupted:
-                    check.runs.append(Repetition(number, folder, exit_code))
-                    check.interrupted = True
-                    break
             try:
+                if part.trials:
+                    result = run_plan(part, replace(request, repetition=number), subscribers())
+                    folder, exit_code = result.paths.root, result.exit_code
+                    records = list(result.records)
+                    if result.suite.interrupted:
+                        raise KeyboardInterrupt
                 records += [
                     reevaluate(trial, Path(scratch, str(index)))
                     for index, trial in enumerate(again)
                 ]
             except KeyboardInterrupt:
-                check.runs.append(Repetition(number, folder, exit_code))
+                # Wherever it landed (a trial, the run's start or its reports, a
+                # re-evaluation): the repetitions that finished are compared and reported.
+                check.runs.append(Repetition(number, folder, exit_code, finished=False))
                 check.interrupted = True
                 break
             check.runs.append(Repetition(number, folder, exit_code))

@@ -237,7 +237,10 @@ def test_control_a_comparison_that_never_compares_fails_the_same_assertions() ->
 
 def test_an_interrupted_check_counts_the_repetitions_that_finished(tmp_path: Path) -> None:
     check = RepeatCheck(3, interrupted=True)
-    check.runs = [Repetition(1, tmp_path / "r1", 0), Repetition(2, tmp_path / "r2", 130)]
+    check.runs = [
+        Repetition(1, tmp_path / "r1", 0),
+        Repetition(2, tmp_path / "r2", 130, finished=False),
+    ]
     assert check.verdict == "interrupted after 1 of 3 repetitions finished"
     assert check.exit_code == 130
     check.trials, check.evaluators = 17, 3  # what the first repetition ran
@@ -245,6 +248,10 @@ def test_an_interrupted_check_counts_the_repetitions_that_finished(tmp_path: Pat
     assert "trials compared" not in check.markdown()
     data = check.to_dict()
     assert (data["trialsCompared"], data["evaluatorsCompared"], data["identical"]) == (0, 0, False)
+    assert f"- 2: `{tmp_path / 'r2'}` (its own exit code 130, interrupted)" in check.markdown()
     check.runs.insert(1, Repetition(2, tmp_path / "r1b", 0))  # two finished: compared
     assert "- trials compared: 17 per repetition" in check.markdown()
     assert check.to_dict()["trialsCompared"] == 17
+    # Cut short before its run folder was written (the run's start): said so.
+    check.runs[-1] = Repetition(3, None, 130, finished=False)
+    assert "- 3: interrupted" in check.markdown() and check.finished == 2
