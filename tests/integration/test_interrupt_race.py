@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 CASES = 400
 """Far more trials than a run can finish in the moment before its interrupt, even on a machine
@@ -98,3 +99,28 @@ def test_a_run_started_with_ctrl_c_ignored_runs_on_and_so_do_its_trials(tmp_path
     records = [json.loads(p.read_text()) for p in out.glob("run-*/trials/*/*/*/*/trial.json")]
     assert command.returncode == 0, err.decode()
     assert sorted(r["status"] for r in records) == ["passed"] * 4
+
+
+def test_an_interrupt_while_the_aggregate_is_written_leaves_it_whole(
+    tmp_path: Path, monkeypatch: Any, make_case: Any, proctor: Any
+) -> None:
+    """Ctrl-C after the trials, while the run's aggregate and reports are written: they are
+    written whole, and the interrupt is delivered after (exit 130)."""
+    from proctor.report import aggregate as aggregate_module
+
+    make_case("hello", config={"agents": ["scripted"]}, plan={"turns": [{"say": "done"}]})
+    real = aggregate_module.aggregate
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGINT)  # lands here, mid-aggregate
+        time.sleep(0.05)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(aggregate_module, "aggregate", interrupted)
+    out = tmp_path / "out"
+    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    assert result.code == 130, result.err
+    (run_dir,) = out.glob("run-*")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["finishedAt"] is not None and manifest["trialsFinished"] == 1
+    assert json.loads((run_dir / "suite.json").read_text())["totals"]["n"] == 1

@@ -20,7 +20,7 @@ from proctor._version import __version__
 from proctor.errors import ConfigError
 from proctor.execute.context import WorkerOptions
 from proctor.execute.events import RunEvent, Subscriber, TrialStarted
-from proctor.execute.executor import EXECUTORS
+from proctor.execute.executor import EXECUTORS, RunOutcome
 from proctor.models.compact import compact
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record
@@ -35,6 +35,7 @@ from proctor.session import journal
 from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
+from proctor.util.signals import stop_signals_held
 
 if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
@@ -208,9 +209,10 @@ def run_plan(
     check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
     preflight(plan.trials)
-    paths = new_run_paths(plan.out)
-    manifest = _start(paths, plan, request)
-    journal.note(paths.journal, "run-started")
+    with stop_signals_held():  # a run folder with its records, or none
+        paths = new_run_paths(plan.out)
+        manifest = _start(paths, plan, request)
+        journal.note(paths.journal, "run-started")
     try:
         return execute_and_finish(plan, request, paths, manifest, plan.trials, [], subscribers)
     except ConfigError:
@@ -255,6 +257,19 @@ def execute_and_finish(
         ),
         subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
     )
+    with stop_signals_held():  # the trials are done: the aggregate is written, whole
+        return _finish(plan, request, paths, manifest, kept, outcome, started)
+
+
+def _finish(
+    plan: RunPlan,
+    request: RunRequest,
+    paths: RunPaths,
+    manifest: RunManifest,
+    kept: list[TrialRecord],
+    outcome: RunOutcome,
+    started: float,
+) -> RunResult:
     from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
 
     order = {spec.key: spec.index for spec in plan.trials}
