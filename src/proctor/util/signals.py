@@ -2,25 +2,51 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
+from typing import Any
 
-STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
 def stop_signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while the block runs (in the main thread, where Python handles
-    them; elsewhere nothing is held): one that comes meanwhile is delivered, as usual, once
-    the block is done. For short work whose files must be whole or absent (a run folder's
-    first records, the aggregate and reports of a finished run)."""
+    """Hold Ctrl-C and SIGTERM while the block runs: one that comes meanwhile is handled as
+    usual (a KeyboardInterrupt, say) once the block is done. For short work whose files must
+    be whole or absent (a run folder's first records, the aggregate and reports of a finished
+    run). Python handles signals in the main thread only; from another nothing is held.
+
+    The handlers are swapped, not the signal mask: a process with other threads (a progress
+    display, a pool's) has the signal delivered to one of them, which a mask on this thread
+    does not stop."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    came: list[int] = []
+
+    def hold(signum: int, _frame: FrameType | None) -> None:
+        came.append(signum)
+
+    previous = {number: signal.signal(number, hold) for number in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if came:
+            _deliver(came[0], previous[came[0]])
+
+
+def _deliver(number: int, handler: Any) -> None:
+    """The signal ``number`` handled as ``handler`` (the one in force before it was held)
+    would have handled it."""
+    if callable(handler):
+        handler(number, None)
+    elif handler == signal.SIG_DFL:
+        os.kill(os.getpid(), number)  # its default action, now that it is back
+    elif handler is None and number == signal.SIGINT:  # set outside Python: as Ctrl-C
+        raise KeyboardInterrupt

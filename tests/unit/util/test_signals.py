@@ -1,0 +1,57 @@
+"""Ctrl-C and SIGTERM held while a block runs, and delivered after it, whichever thread the
+system hands the signal to."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from proctor.util.signals import stop_signals_held
+
+
+def test_ctrl_c_in_the_block_is_raised_after_it_with_another_thread_running() -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)  # a thread that could take it
+    other.start()
+    done = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with stop_signals_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # a handler would have run by now
+                done.append("the block finished")
+    finally:
+        stop.set()
+    assert done == ["the block finished"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+def test_a_block_without_a_signal_raises_nothing() -> None:
+    with stop_signals_held():
+        pass
+    assert signal.getsignal(signal.SIGTERM) is not None
+
+
+def test_control_a_mask_on_this_thread_alone_does_not_hold_it() -> None:
+    """Blocking the signal on this thread only (what stop_signals_held does not do): with
+    another thread running, the system may hand the signal to that one, and Python raises it
+    in the block."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    raised = False
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(100):
+            time.sleep(0.001)
+    except KeyboardInterrupt:
+        raised = True
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        stop.set()
+    assert raised
