@@ -19,11 +19,10 @@ def test_ctrl_c_in_the_block_is_raised_after_it_with_another_thread_running() ->
     other.start()
     done = []
     try:
-        with pytest.raises(KeyboardInterrupt):
-            with stop_signals_held():
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.05)  # a handler would have run by now
-                done.append("the block finished")
+        with pytest.raises(KeyboardInterrupt), stop_signals_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # a handler would have run by now
+            done.append("the block finished")
     finally:
         stop.set()
     assert done == ["the block finished"]
