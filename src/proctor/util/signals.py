@@ -26,10 +26,10 @@ def stop_signals_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    came: list[int] = []
+    came: list[signal.Signals] = []
 
     def hold(signum: int, _frame: FrameType | None) -> None:
-        came.append(signum)
+        came.append(signal.Signals(signum))
 
     previous = {number: signal.signal(number, hold) for number in STOP_SIGNALS}
     try:
