@@ -106,7 +106,7 @@ def command(
     from proctor.history.projects import same_project
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
-    from proctor.history.sources import find_sessions, history_folder, sessions_under
+    from proctor.history.sources import find_sessions, history_folders, sessions_under
     from proctor.history.summary import history_json, history_report, in_order, render_history
     from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json
@@ -163,7 +163,9 @@ def command(
     cache = None
     if not no_cache:
         cache_file = cache_folder(os.environ) / FILE_NAME
-        read = paths or [history_folder(agent, home, os.environ) for agent in chosen]
+        read = paths or [
+            folder for agent in chosen for folder in history_folders(agent, home, os.environ)
+        ]
         inside = next((root for root in read if _within(cache_file, root)), None)
         if inside is None:
             cache = SummaryCache(cache_file, pricing)

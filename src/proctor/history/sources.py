@@ -75,6 +75,18 @@ class Session:
         self._path = None
 
 
+def history_folders(agent: str, home: Path | None, env: Mapping[str, str]) -> list[Path]:
+    """The folders where ``agent`` keeps its sessions: :func:`history_folder`, but that
+    ``CLAUDE_CONFIG_DIR`` may list several, separated by commas, as ccusage reads it (a
+    Claude Code configuration folder per account, say), unless the whole value names a
+    folder."""
+    value = env.get("CLAUDE_CONFIG_DIR") or ""
+    if agent != "claude-code" or home is not None or "," not in value or Path(value).is_dir():
+        return [history_folder(agent, home, env)]
+    named = [part.strip() for part in value.split(",") if part.strip()]
+    return [Path(part) for part in dict.fromkeys(named)] or [history_folder(agent, home, env)]
+
+
 def history_folder(agent: str, home: Path | None, env: Mapping[str, str]) -> Path:
     """The folder where ``agent`` keeps its sessions (see the table above)."""
     if agent == "claude-code":
@@ -332,12 +344,12 @@ def find_sessions(
     sessions: list[Session] = []
     unavailable: list[Unavailable] = []
     for agent in agents:
-        folder = history_folder(agent, home, env)
-        reason = _missing_reason(agent, folder)
-        if reason is not None:
-            unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
-            continue
-        sessions.extend(agent_sessions(agent, folder, unavailable))
+        for folder in history_folders(agent, home, env):
+            reason = _missing_reason(agent, folder)
+            if reason is not None:
+                unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
+                continue
+            sessions.extend(agent_sessions(agent, folder, unavailable))
     return threads_folded(each_once(sessions)), unavailable
 
 

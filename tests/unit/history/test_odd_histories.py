@@ -625,3 +625,25 @@ def test_a_codex_rollout_of_the_releases_before_the_envelope_is_dated_by_its_hea
     assert summary.is_task and summary.steps.tool_calls == 1
     window = Filters(since=date(2025, 8, 1), until=date(2025, 8, 1))
     assert list(replay(sessions, window, PriceTable(), workers=1)) != []
+
+
+def test_claude_config_dir_may_list_several_folders_as_ccusage_reads_it(tmp_path: Path) -> None:
+    plant(tmp_path / "one")
+    one = {"CLAUDE_CONFIG_DIR": str(tmp_path / "one")}
+    everything = sorted(Path(s.file).name for s in find_sessions(["claude-code"], None, one)[0])
+    second = tmp_path / "two" / "projects" / "-elsewhere"
+    second.mkdir(parents=True)
+    moved = next((tmp_path / "one" / "projects").glob("*/*.jsonl"))
+    shutil.move(str(moved), second / moved.name)  # one session kept under the other account
+    env = {"CLAUDE_CONFIG_DIR": f"{tmp_path / 'one'}, {tmp_path / 'two'},,"}
+    sessions, unavailable = find_sessions(["claude-code"], None, env)
+    assert sorted(Path(s.file).name for s in sessions) == everything and not unavailable
+    alone, _ = find_sessions(["claude-code"], None, one)
+    assert len(alone) == len(everything) - 1  # the control: one folder
+    listed = {"CLAUDE_CONFIG_DIR": f"{tmp_path / 'one'},/nope"}
+    missing, gone = find_sessions(["claude-code"], None, listed)
+    assert len(missing) == len(everything) - 1 and [u.path for u in gone] == ["/nope"]
+    comma = tmp_path / "a,b"  # a folder whose name holds a comma is that folder
+    plant(comma)
+    named, _ = find_sessions(["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(comma)})
+    assert len(named) == len(everything)
