@@ -467,3 +467,37 @@ def test_ctrl_c_at_a_repetition_s_start_still_reports_what_finished(
     assert check["interrupted"] and [r["repetition"] for r in check["runs"]] == [1, 2]
     assert check["runs"][1]["folder"] is None
     assert "repeat check: interrupted after 1 of 3 repetitions finished" in result.err
+
+
+def test_ctrl_c_while_a_repetition_s_reports_are_written_keeps_that_repetition(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interrupt is held until the repetition's run is written whole, then lands: that
+    repetition finished, and is compared before the check stops."""
+    import os
+    import signal
+
+    from proctor.session import run as run_module
+
+    deterministic_case(make_case)
+    real = run_module.write_reports
+    calls = 0
+
+    def interrupted_second(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "write_reports", interrupted_second)
+    result, out = run_cases(proctor, tmp_path, "--repeat-check", "3", "--json")
+    assert result.code == 130, result.err
+    check = result.json()
+    assert [(r["repetition"], r["folder"] is not None) for r in check["runs"]] == [
+        (1, True),
+        (2, True),
+    ]
+    assert check["trialsCompared"] == 2 and check["differenceCount"] == 0
+    assert "interrupted after 2 of 3 repetitions finished" in result.err
+    assert len(list(out.glob("run-*"))) == 2

@@ -149,9 +149,11 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         click.echo(model_to_json(FindingsLedger(runs=ledger.runs, findings=shown)), nl=False)
     elif shown:
         click.echo(render_table(shown))
-        unchecked = [f for f in shown if f.state == "open" and _unchecked(f, ledger)]
+        from proctor.report.findings import latest_run
+
+        latest = latest_run(ledger)
+        unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest)]
         if unchecked:
-            latest = ledger.runs[-1]
             count = (
                 "1 open finding was"
                 if len(unchecked) == 1
@@ -168,14 +170,14 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
     return 0
 
 
-def _unchecked(finding: Finding, ledger: FindingsLedger) -> bool:
-    """Whether the ledger's latest run did not run the finding's check. An open finding of a
-    ledger written before proctor kept the last run that checked each was last checked when it
-    last failed (a later pass would have resolved it)."""
+def _unchecked(finding: Finding, latest: str | None) -> bool:
+    """Whether the ledger's newest run (``latest``) did not run the finding's check. An open
+    finding of a ledger written before proctor kept the last run that checked each was last
+    checked when it last failed (a later pass would have resolved it)."""
     checked = finding.last_checked_run
     if checked is None and finding.state == "open":
         checked = finding.last_seen_run
-    return bool(ledger.runs) and checked is not None and checked != ledger.runs[-1]
+    return latest is not None and checked is not None and checked != latest
 
 
 def render_table(findings: list[Finding]) -> str:

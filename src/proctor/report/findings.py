@@ -406,6 +406,16 @@ _STARTED = re.compile(r"run-(\d{8}T\d{6}Z)-")
 """The start a run folder's name holds (``run-20261201T120000Z-abc123``, in UTC)."""
 
 
+def latest_run(ledger: FindingsLedger) -> str | None:
+    """The ledger's newest run by the start its folder is named by (a late run, applied after
+    newer ones, is not it), of two that started in the same second the later applied; else
+    the last applied."""
+    if not ledger.runs:
+        return None
+    dated = [(_started(run) or "", order, run) for order, run in enumerate(ledger.runs)]
+    return max(dated)[2] if any(started for started, _, _ in dated) else ledger.runs[-1]
+
+
 def _started(run: str) -> str | None:
     named = _STARTED.match(run)
     return named.group(1) if named is not None else None

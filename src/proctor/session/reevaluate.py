@@ -11,7 +11,6 @@ and rules, and compares the repetitions as the scripted agent's are compared
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -89,6 +88,15 @@ def recorded_trials(plan: RunPlan, run_dir: Path) -> tuple[list[RecordedTrial], 
 
 
 def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
+    """The trial re-evaluated in ``scratch`` (see :func:`_reevaluate`), which is emptied
+    afterwards: the copies of a run's many trials never pile up in the temporary folder."""
+    try:
+        return _reevaluate(trial, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
     """The trial's record with its evaluators run again on a fresh copy of its kept workspace
     (at ``scratch/workspace``, the same path every time, so that what a metric reads of paths
     is the same), its process metrics and rules recomputed from its trajectory, and its
@@ -96,21 +104,23 @@ def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
     spec, stored = trial.spec, trial.record
     workspace, trial_root = scratch / "workspace", TrialPaths(scratch / "trial")
     home = scratch / "evaluator-home"
-    for folder in (workspace, trial_root.root, home):  # each repetition starts afresh
-        shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(trial.folder / "workspace", workspace, symlinks=True)
-    # The trial's files as its evaluators found them (its trajectory, its workspace.diff, its
-    # transcript): an evaluator reads them from the trial folder it is given.
-    top = os.fspath(trial.folder)
-    shutil.copytree(
-        trial.folder,
-        trial_root.root,
-        symlinks=True,
-        # Not the kept workspace (copied on its own), nor the evaluators' logs (written again).
-        ignore=lambda folder, names: (
-            {"workspace", "evaluators"} & set(names) if folder == top else ()
-        ),
-    )
+    # The trial's files its evaluators read (its record, trajectory, workspace diff and
+    # transcript), as they found them: an evaluator reads them from the trial folder it is
+    # given. Not its terminal recording, model requests or logs, which can be large.
+    stored_paths = TrialPaths(trial.folder)
+    trial_root.root.mkdir(parents=True)
+    for path in (
+        stored_paths.trial_json,
+        stored_paths.trajectory,
+        stored_paths.workspace_diff,
+        stored_paths.raw_transcript,
+        stored_paths.questions,
+    ):
+        if path.is_file():
+            shutil.copyfile(path, trial_root.root / path.name)
+    if stored_paths.transcript_dir.is_dir():
+        shutil.copytree(stored_paths.transcript_dir, trial_root.transcript_dir, symlinks=True)
     events = read_trajectory(TrialPaths(trial.folder).trajectory)
     fmt = stored.transcript.format if stored.transcript is not None else "proctor"
     trajectory = Trajectory(format=fmt or "proctor", events=events, usage=stored.usage)

@@ -400,6 +400,7 @@ def repeat_plan(
         for number in range(1, repetitions + 1):
             records: list[TrialRecord] = []
             folder, exit_code = None, 0
+            earlier = set(part.out.glob("run-*")) if part.trials else set()
             try:
                 if part.trials:
                     result = run_plan(part, replace(request, repetition=number), subscribers())
@@ -414,9 +415,16 @@ def repeat_plan(
             except KeyboardInterrupt:
                 # Wherever it landed (a trial, the run's start or its reports, a
                 # re-evaluation): the repetitions that finished are compared and reported.
-                check.runs.append(Repetition(number, folder, exit_code, finished=False))
                 check.interrupted = True
-                break
+                if folder is None and part.trials:  # its run folder, if it was made
+                    made = sorted(set(part.out.glob("run-*")) - earlier)
+                    folder = made[-1] if made else None
+                kept = _finished_run(folder) if folder is not None and not again else None
+                if kept is None:
+                    check.runs.append(Repetition(number, folder, exit_code, finished=False))
+                    break
+                # Held until its run was written whole: a repetition that finished.
+                records, exit_code = kept
             check.runs.append(Repetition(number, folder, exit_code))
             if number == 1:
                 first = records
@@ -426,13 +434,36 @@ def repeat_plan(
                 check.evaluators = sum(
                     1 for r in first for e in r.evaluators if e.use not in backed
                 )
-                continue
-            comparison = compare_repetitions(
-                first, records, repetition=number, model_backed=backed, labels=labels
-            )
-            check.trials, check.evaluators = comparison.trials, comparison.evaluators
-            check.differences += comparison.differences
+            else:
+                comparison = compare_repetitions(
+                    first, records, repetition=number, model_backed=backed, labels=labels
+                )
+                check.trials, check.evaluators = comparison.trials, comparison.evaluators
+                check.differences += comparison.differences
+            if check.interrupted:
+                break
     return check
+
+
+def _finished_run(folder: Path) -> tuple[list[TrialRecord], int] | None:
+    """The records and exit code of the run in ``folder`` when it was written whole and not
+    interrupted (an interrupt held until its aggregate was written lands after it); else
+    None."""
+    from proctor.paths import RunPaths
+    from proctor.report.stored import load_records
+
+    paths = RunPaths(folder)
+    try:
+        manifest = json.loads(paths.run_json.read_text(encoding="utf-8"))
+        suite = json.loads(paths.suite_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not manifest.get("finishedAt") or manifest.get("interrupted") or suite.get("interrupted"):
+        return None
+    try:
+        return load_records(folder), int(suite.get("exitCode", 0))
+    except (ConfigError, ValueError):
+        return None
 
 
 def _why_not(left: Sequence[Exclusion], shown: int = 5) -> str:

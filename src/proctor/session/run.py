@@ -258,7 +258,13 @@ def execute_and_finish(
         subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
     )
     with stop_signals_held():  # the trials are done: the aggregate is written, whole
-        return _finish(plan, request, paths, manifest, kept, outcome, started)
+        result = _finish(plan, request, paths, manifest, kept, outcome, started)
+    # Not held: it may wait for another process's lock on the ledger, and a run whose ledger
+    # update was cut short is applied by the next one.
+    from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
+
+    update_after_run(paths.root.parent)
+    return result
 
 
 def _finish(
@@ -297,9 +303,6 @@ def _finish(
     manifest.interrupted = outcome.interrupted
     write_record(paths.run_json, manifest)
     journal.note(paths.journal, "run-finished")
-    from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
-
-    update_after_run(paths.root.parent)
     return RunResult(paths, suite, lambda: ordered([*kept, *outcome.records]), outputs)
 
 

@@ -31,14 +31,28 @@ def stop_signals_held() -> Iterator[None]:
     def hold(signum: int, _frame: FrameType | None) -> None:
         came.append(signal.Signals(signum))
 
-    previous = {number: signal.signal(number, hold) for number in STOP_SIGNALS}
+    previous: dict[signal.Signals, Any] = {}
     try:
+        for number in STOP_SIGNALS:  # one at a time, each known before it is swapped
+            previous[number] = signal.getsignal(number)
+            signal.signal(number, hold)
         yield
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        _restore(list(previous.items()))
         if came:
             _deliver(came[0], previous[came[0]])
+
+
+def _restore(handlers: list[tuple[signal.Signals, Any]]) -> None:
+    """Put each handler back, every one of them even if a signal lands between two (and its
+    handler raises)."""
+    if not handlers:
+        return
+    (number, handler), *rest = handlers
+    try:
+        signal.signal(number, handler)
+    finally:
+        _restore(rest)
 
 
 def _deliver(number: int, handler: Any) -> None:

@@ -382,3 +382,19 @@ def test_two_dismissals_at_once_both_stand(tmp_path: Path, monkeypatch: pytest.M
         thread.join()
     states = {f.id: f.state for f in module.load_ledger(tmp_path).findings}
     assert states == {"a1": "dismissed", "b2": "dismissed"}
+
+
+def test_the_newest_run_is_told_by_its_start_not_by_when_it_was_applied() -> None:
+    """A late run (started before one the ledger holds) is applied last, and is not the
+    newest: a finding the newest run checked is not reported unchecked."""
+    from proctor.cli.findings import _unchecked
+    from proctor.report.findings import latest_run
+
+    newer, older = "run-20260102T000000Z-bbbbbb", "run-20260101T000000Z-aaaaaa"
+    ledger = apply_run(FindingsLedger(), newer, run_checks(FAIL))
+    ledger = apply_run(ledger, older, run_checks(FAIL), late=True)
+    (finding,) = ledger.findings
+    assert ledger.runs[-1] == older and latest_run(ledger) == newer
+    assert finding.last_checked_run == newer and not _unchecked(finding, latest_run(ledger))
+    assert _unchecked(finding, "run-20260103T000000Z-cccccc")  # the control: a newer run
+    assert latest_run(FindingsLedger(runs=["by-hand", "other"])) == "other"  # undated: the last

@@ -371,3 +371,31 @@ def test_calls_come_at_the_messages_time_and_results_when_each_completed() -> No
     record = {"id": "m2", "type": "gemini", "content": "", "toolCalls": [calls[0]]}
     (call, result) = parse_gemini_lines([json.dumps(HEADER), json.dumps(record)]).events
     assert call.ts == result.ts == "2026-01-01T00:00:09Z"
+
+
+def test_a_history_list_keeps_its_own_order_around_the_recorded_messages() -> None:
+    """Resumed twice: each resume's context (known from the list alone) comes first, where the
+    list puts it, not after the turns recorded since."""
+    tokens = {"input": 10, "output": 2, "cached": 0}
+    context = {"id": "ctx", "type": "user", "content": [{"text": "<session_context>"}]}
+    first = [context, {"id": "u1", "type": "user", "content": [{"text": "one"}]}]
+    second = [{**context, "id": "ctx2"}, *first[1:], {"id": "u2", "type": "user", "content": "two"}]
+    lines = [
+        json.dumps(HEADER),
+        user("u1", "one"),
+        gemini("g1", "a", tokens=tokens),
+        json.dumps(HEADER),
+        json.dumps({"$set": {"messages": first}}),
+        user("u2", "two"),
+        json.dumps(HEADER),
+        json.dumps({"$set": {"messages": second}}),
+        user("u3", "three"),
+    ]
+    events = parse_gemini_lines(lines).events
+    assert [(e.type, getattr(e, "text", None)) for e in events if e.type != "usage"] == [
+        ("other", "<session_context>"),
+        ("user_message", "one"),
+        ("assistant_text", "a"),
+        ("user_message", "two"),
+        ("user_message", "three"),
+    ]

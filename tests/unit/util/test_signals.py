@@ -54,3 +54,26 @@ def test_control_a_mask_on_this_thread_alone_does_not_hold_it() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         stop.set()
     assert raised
+
+
+def test_a_signal_between_two_swaps_leaves_no_handler_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SIGTERM handled (as an interrupt) right after Ctrl-C's handler was swapped, before
+    SIGTERM's: Ctrl-C's handler is put back all the same."""
+    real = signal.signal
+    swaps = 0
+
+    def swap_then_interrupt(number: int, handler: object) -> object:
+        nonlocal swaps
+        previous = real(number, handler)  # type: ignore[arg-type]
+        swaps += 1
+        if swaps == 1:
+            raise KeyboardInterrupt  # what a SIGTERM landing here would raise
+        return previous
+
+    monkeypatch.setattr(signal, "signal", swap_then_interrupt)
+    with pytest.raises(KeyboardInterrupt), stop_signals_held():
+        pass
+    monkeypatch.setattr(signal, "signal", real)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -156,13 +156,34 @@ class ChatLayout:
             # token counts or tool results; the history after a refused call, without that
             # turn): a message recorded on its own line happened, and stays where it was; of
             # the messages known only from an earlier list, those this one drops go.
-            for key in [k for k in self.slots if self._listed(k)]:
-                del self.slots[key]
-            for index, message in enumerate(messages):
-                if isinstance(message, dict) and isinstance(message.get("id"), str):
-                    key = "m:" + message["id"]
-                    if key not in self.recorded:
-                        self.slots[key] = ("set", line, index)
+            self.slots = self._relisted(messages, line)
+
+    def _relisted(self, messages: list[Any], line: int) -> dict[str, Where]:
+        """The slots after a ``$set.messages`` list: the recorded messages where they were, and
+        the messages known from the list alone in the list's order, each placed before the
+        recorded message that follows it in the list (a resumed session's context first)."""
+        anchored: dict[str, list[tuple[str, Where]]] = {}
+        waiting: list[tuple[str, Where]] = []
+        for index, message in enumerate(messages):
+            if not (isinstance(message, dict) and isinstance(message.get("id"), str)):
+                continue
+            key = "m:" + message["id"]
+            if key in self.recorded:
+                if waiting:
+                    anchored.setdefault(key, []).extend(waiting)
+                    waiting = []
+            else:
+                waiting.append((key, ("set", line, index)))
+        slots: dict[str, Where] = {}
+        for key, where in self.slots.items():
+            if self._listed(key):
+                continue  # known from an earlier list only: this one says where it goes
+            for listed, at in anchored.pop(key, ()):
+                slots[listed] = at
+            slots[key] = where
+        for listed, at in [*(pair for pairs in anchored.values() for pair in pairs), *waiting]:
+            slots[listed] = at
+        return slots
 
     def rewind(self, message_id: str) -> None:
         """The conversation taken back to before ``message_id``: what the model is sent next.
