@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -444,23 +445,34 @@ def test_the_ci_job_summary_gets_the_repeat_check_not_each_repetition(
     assert summary.read_text().count("# proctor run") == 1
 
 
+def on_second_call(
+    monkeypatch: pytest.MonkeyPatch, module: Any, name: str, act: Callable[[], None]
+) -> None:
+    """``module.name`` patched to ``act()`` before its second call (the second repetition's)."""
+    real = getattr(module, name)
+    calls = 0
+
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            act()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, patched)
+
+
 def test_ctrl_c_at_a_repetition_s_start_still_reports_what_finished(
     proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An interrupt that lands outside the trials (the next run's start, its reports): the
     summary of the repetitions that finished is printed, with exit 130."""
     deterministic_case(make_case)
-    real = repeat_check.run_plan
-    calls = 0
 
-    def interrupted_second(*args: Any, **kwargs: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls == 2:
-            raise KeyboardInterrupt
-        return real(*args, **kwargs)
+    def interrupt() -> None:
+        raise KeyboardInterrupt
 
-    monkeypatch.setattr(repeat_check, "run_plan", interrupted_second)
+    on_second_call(monkeypatch, repeat_check, "run_plan", interrupt)
     result, _ = run_cases(proctor, tmp_path, "--repeat-check", "3", "--json")
     assert result.code == 130, result.err
     check = result.json()
@@ -480,17 +492,9 @@ def test_ctrl_c_while_a_repetition_s_reports_are_written_keeps_that_repetition(
     from proctor.session import run as run_module
 
     deterministic_case(make_case)
-    real = run_module.write_reports
-    calls = 0
-
-    def interrupted_second(*args: Any, **kwargs: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls == 2:
-            os.kill(os.getpid(), signal.SIGINT)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(run_module, "write_reports", interrupted_second)
+    on_second_call(
+        monkeypatch, run_module, "write_reports", lambda: os.kill(os.getpid(), signal.SIGINT)
+    )
     result, out = run_cases(proctor, tmp_path, "--repeat-check", "3", "--json")
     assert result.code == 130, result.err
     check = result.json()
