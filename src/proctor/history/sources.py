@@ -25,11 +25,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from proctor.history.projects import head_records, json_header
+from proctor.history.sniff import gemini_subagent, told, told_all
 from proctor.models.history import Unavailable
-from proctor.transcripts.lines import HEADER_LINES, decode_line
-from proctor.util.cpus import usable_cpus
-from proctor.util.files import read_head
 from proctor.util.native_paths import first_record
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
@@ -375,7 +372,7 @@ def sessions_under(
             reason = "not a regular file or a folder (a named pipe, a device): not read"
             unavailable.append(Unavailable(path=str(path), reason=reason))
             continue
-        if path.is_file() and (_is_part(path) or _gemini_subagent(first_record(path))):
+        if path.is_file() and (_is_part(path) or gemini_subagent(first_record(path))):
             reason = "a subagent or side file: it is read with its main session (give that one)"
             unavailable.append(Unavailable(path=str(path), reason=reason))
             continue
@@ -487,7 +484,7 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
         else:
             inodes.add(inode)
         candidates.append(file)
-    for file, (agent, gone) in zip(candidates, _told_all(candidates), strict=True):
+    for file, (agent, gone) in zip(candidates, told_all(candidates), strict=True):
         if gone is not None:
             unreadable.append(Unavailable(path=file, reason=gone))
         elif agent is not None:
@@ -495,45 +492,12 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
 
 
 def _sniffed(file: str | Path, unreadable: list[Unavailable]) -> str | None:
-    """:func:`sniff` of a file given by the user, its first bytes read once; one that cannot
-    be opened is noted."""
-    agent, reason = _told(file)
+    """:func:`~proctor.history.sniff.sniff` of a file given by the user, its first bytes read
+    once; one that cannot be opened is noted."""
+    agent, reason = told(file)
     if reason is not None:
         unreadable.append(Unavailable(path=str(file), reason=reason))
     return agent
-
-
-def _told(file: str | Path) -> tuple[str | None, str | None]:
-    """The CLI that wrote ``file`` (see :func:`sniff`), or the reason it cannot be read."""
-    try:
-        head = read_head(file, SNIFF_BYTES)
-    except OSError as exc:
-        return None, f"cannot be read ({exc.strerror or exc})"
-    return sniff(file, head), None
-
-
-PARALLEL_SNIFF_FROM = 2_000
-"""The fewest files of a plain folder whose formats are told on one process per usable CPU: each
-file's first bytes are opened, read and decoded, which took a 20,000-session folder 0.8 s on
-one process; a pool costs more than that saves on a few hundred."""
-
-
-def _told_all(files: list[str]) -> list[tuple[str | None, str | None]]:
-    """:func:`_told` of each file, in order; on one process per usable CPU (see
-    :func:`~proctor.util.cpus.usable_cpus`) for many files."""
-    count = usable_cpus()
-    if count == 1 or len(files) < PARALLEL_SNIFF_FROM:
-        return [_told(file) for file in files]
-    from proctor.util.pool import forked_pool, start_worker
-
-    size = max(1, len(files) // (count * 16))
-    chunks = [files[start : start + size] for start in range(0, len(files), size)]
-    with forked_pool(count, start_worker) as pool:
-        return [told for chunk in pool.imap(_told_chunk, chunks) for told in chunk]
-
-
-def _told_chunk(files: list[str]) -> list[tuple[str | None, str | None]]:
-    return [_told(file) for file in files]
 
 
 def _looks_like(agent: str, folder: Path) -> bool:
@@ -547,64 +511,3 @@ def _is_part(file: str | Path) -> bool:
         return True
     # tool-results/… (a subagent file is agent-*.jsonl, above); chats/<parent session>/<chat>
     return parent == "tool-results" or grandparent == "chats"
-
-
-SNIFF_BYTES = 16 * 1024
-"""The first bytes of a file given by the user read to tell its format: its first records,
-unless they are longer (the rest is then read line by line)."""
-
-
-def sniff(path: str | Path, head: bytes | None = None) -> str | None:
-    """The CLI that wrote the session file ``path``, or None when it is not a main session.
-    ``head``: the file's first bytes, when the caller has read them."""
-    from proctor.transcripts.detect import classify_record
-
-    if os.fspath(path).endswith(".json"):  # a Gemini CLI chat of the releases that wrote one
-        document = json_header(Path(path))
-        return "gemini-cli" if document and _gemini_main(document) else None
-    if head is not None:
-        seen, start, whole = 0, 0, len(head) < SNIFF_BYTES
-        while seen < HEADER_LINES:
-            end = head.find(b"\n", start)
-            if end < 0 and not whole:
-                break  # a line cut short: the rest is read line by line
-            text, start = head[start : end if end >= 0 else len(head)], end + 1
-            if text.strip():
-                seen += 1
-                record = decode_line(text)
-                found = classify_record(record) if isinstance(record, dict) else None
-                if found is not None:
-                    return found if _main_chat(found, record) else None
-            if end < 0:
-                return None  # the whole file, read
-        else:
-            return None
-    for record in head_records(Path(path)):
-        found = classify_record(record)
-        if found is not None:
-            return found if _main_chat(found, record) else None
-    return None
-
-
-def _main_chat(agent: str, record: dict[str, object]) -> bool:
-    """Whether a file whose first telling record is ``record`` is a main session: a Gemini CLI
-    subagent's chat (its header says ``"kind": "subagent"``) is read with the chat that
-    started it, wherever its folder is and whatever it is named."""
-    return agent != "gemini-cli" or not _gemini_subagent(record)
-
-
-def _gemini_subagent(record: dict[str, object]) -> bool:
-    """Whether ``record`` is the header of a Gemini CLI subagent's chat."""
-    return record.get("kind") == "subagent" and "projectHash" in record
-
-
-def _gemini_main(document: dict[str, object]) -> bool:
-    """Whether a ``.json`` document is a Gemini CLI chat of its own: a ``messages`` list, and
-    the session id and project hash every chat starts with (a request body of a chat API has a
-    ``messages`` list too)."""
-    return (
-        isinstance(document.get("messages"), list)
-        and isinstance(document.get("sessionId"), str)
-        and "projectHash" in document
-        and _main_chat("gemini-cli", document)
-    )

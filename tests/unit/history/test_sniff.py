@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from proctor.history import sources as sources_module
-from proctor.history.sources import SNIFF_BYTES, sessions_under, sniff
+from proctor.history import sniff as sniff_module
+from proctor.history.sniff import SNIFF_BYTES, sniff
+from proctor.history.sources import sessions_under
 from proctor.transcripts.lines import HEADER_LINES
 from proctor.util.files import read_head
 
@@ -89,7 +90,7 @@ def told_in_parallel_and_in_order(
         return real_context(method)
 
     monkeypatch.setattr(multiprocessing, "get_context", counted)
-    monkeypatch.setattr(sources_module, "PARALLEL_SNIFF_FROM", 2)
+    monkeypatch.setattr(sniff_module, "PARALLEL_SNIFF_FROM", 2)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     return serial, listed(folder), len(pools)
 
@@ -105,7 +106,7 @@ def test_a_big_plain_folder_is_told_on_several_processes_as_on_one(
     assert [reason for _, reason in unavailable] == ["cannot be read (Permission denied)"]
 
 
-_TOLD_CHUNK = sources_module._told_chunk
+_TOLD_CHUNK = sniff_module._told_chunk
 
 
 def reasons_lost(files: list[str]) -> list[tuple[str | None, str | None]]:
@@ -117,6 +118,6 @@ def reasons_lost(files: list[str]) -> list[tuple[str | None, str | None]]:
 def test_control_a_worker_that_loses_a_reason_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sources_module, "_told_chunk", reasons_lost)
+    monkeypatch.setattr(sniff_module, "_told_chunk", reasons_lost)
     serial, parallel, _ = told_in_parallel_and_in_order(mixed_folder(tmp_path), monkeypatch)
     assert parallel != serial
