@@ -53,7 +53,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +65,7 @@ from proctor.transcripts.builder import (
     ev,
     merge_subagents,
 )
+from proctor.transcripts.codex.copies import CopiedHistory, paginated
 from proctor.transcripts.codex.facts import CodexFacts, Status, read_facts
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
@@ -102,34 +102,6 @@ STATUS_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call
 def _text(value: Any) -> str | None:
     """A string field, or None when the record holds something else there."""
     return value if isinstance(value, str) and value else None
-
-
-_COPY_STEP = timedelta(milliseconds=5)
-"""The longest pause between two lines of a copied history written without ordinals: Codex
-0.171 wrote 168 copied lines within 6 ms (one line every few hundredths of a millisecond),
-and the thread's own first line 11 to 18 ms after the last copied one."""
-
-
-def _moment(ts: str | None) -> datetime | None:
-    if ts is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _paginated(meta: dict[str, Any]) -> bool:
-    """Whether a thread's header says its history stays in the parent's rollout, so that its
-    rollout holds its own lines only: Codex 0.171 writes ``history_mode`` ``paginated``, and
-    gives ``subagent_history_start_ordinal`` when it does copy (``spawn_agent`` with
-    ``fork_context``); ``codex exec fork`` adds the parent's ordinal the fork continues from."""
-    return (
-        meta.get("history_mode") == "paginated"
-        or "forked_from_ordinal_exclusive" in meta
-        or isinstance(meta.get("history_base"), dict)
-    )
 
 
 def _parent_thread(meta: dict[str, Any]) -> str | None:
@@ -179,12 +151,8 @@ class _Parser:
         self.synthetic_ids = 0
         self.thread_id: str | None = None
         """The id of the rollout's own (first) ``session_meta``."""
-        self.inherited_at: str | None = None
-        """While lines copied from a parent thread are read: the time the copy began."""
-        self.copied_last: datetime | None = None
-        """The time of the last line read as copied (a copy without ordinals)."""
-        self.inherited_until: int | None = None
-        """The ``ordinal`` of the thread's first own line, when its header gives it."""
+        self.copy = CopiedHistory()
+        """The copy of a parent thread's history being read, if any."""
         self.inherited_from: str | None = None
         """The parent thread, until the first copied line has said so."""
 
@@ -205,11 +173,11 @@ class _Parser:
             return
         ts = record.get("timestamp")
         self.ts = ts if isinstance(ts, str) else None
-        if self.inherited_at is not None or self.inherited_until is not None:
-            if self.copied(record):
+        if self.copy.open:
+            if self.copy.holds(record, self.ts):
                 self.builder.guarded(self.inherit, record)
                 return
-            self.inherited_at = self.inherited_until = None  # the thread's own lines from here
+            self.copy.close()
         self.builder.guarded(self.dispatch, record)
         self.builder.maybe_drain()
 
@@ -263,39 +231,21 @@ class _Parser:
             parent = _parent_thread(meta)
             start = meta.get("subagent_history_start_ordinal")
             if parent is not None and type(start) is int:
-                self.inherited_until, self.inherited_from = start, parent
-            elif parent is not None and _paginated(meta):
+                self.copy.until, self.inherited_from = start, parent
+            elif parent is not None and paginated(meta):
                 pass  # the history stays in the parent's rollout: nothing is copied
             elif parent is not None and self.ts is not None:
-                self.inherited_at, self.inherited_from = self.ts, parent
+                self.copy.starts_at(self.ts)
+                self.inherited_from = parent
         elif thread is not None and thread != self.thread_id and self.ts is not None:
             # Another thread's header: the history copied from it follows, at this time.
-            self.inherited_at, self.inherited_from = self.ts, thread
+            self.copy.starts_at(self.ts)
+            self.inherited_from = thread
             self.inherit({})
             return
         self.builder.ids(thread, _text(meta.get("cli_version")))
         self.cwd = self.cwd or _text(meta.get("cwd"))
         self.model = self.model or _text(meta.get("model"))
-
-    def copied(self, record: dict[str, Any]) -> bool:
-        """Whether a line is part of the history copied from the parent thread."""
-        if self.inherited_until is not None:
-            ordinal = record.get("ordinal")
-            return type(ordinal) is int and ordinal < self.inherited_until
-        # Without ordinals: the burst of lines written from the header's time on, each within
-        # a few milliseconds of the one before (Codex stamps each line as it writes it; the
-        # thread's own first line comes after a pause).
-        if self.copied_last is None:  # the first copied line: at the header's own time
-            if self.ts != self.inherited_at:
-                return False
-            self.copied_last = _moment(self.ts)
-            return self.copied_last is not None
-        moment = _moment(self.ts)
-        if moment is None or not timedelta(0) <= moment - self.copied_last <= _COPY_STEP:
-            self.copied_last = None
-            return False
-        self.copied_last = moment
-        return True
 
     def inherit(self, record: dict[str, Any]) -> None:
         """A line of the history copied from the parent thread (see the module docstring)."""
