@@ -330,7 +330,7 @@ print(json.dumps({"values": [{"name": "events", "value": 100 if count else 0}]})
 
 
 def test_a_re_evaluation_gives_the_evaluators_the_trial_s_files(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An evaluator that reads the trial's trajectory from its trial folder finds it when
     re-evaluated, as when it was recorded (a missing file was the same error every time, so
@@ -353,13 +353,8 @@ def test_a_re_evaluation_gives_the_evaluators_the_trial_s_files(
         seen.append(reevaluated(trial, scratch))
         return seen[-1]
 
-    import proctor.session.repeat_check as module
-
-    original, module.reevaluate = module.reevaluate, keep  # type: ignore[assignment]
-    try:
-        result, _ = recheck(proctor, tmp_path, stored, 2, "--json")
-    finally:
-        module.reevaluate = original  # type: ignore[assignment]
+    monkeypatch.setattr(repeat_check, "reevaluate", keep)
+    result, _ = recheck(proctor, tmp_path, stored, 2, "--json")
     assert result.code == 0, result.err
     assert [r.status for r in seen] == ["passed", "passed"]
     assert [r.evaluators[0].error for r in seen] == [False, False]

@@ -65,8 +65,11 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
         sessions = _sessions_under(path, agent) if path.is_dir() else []
         if not sessions:
             raise
-        newest = max(sessions, key=lambda s: (_mtime(s.file), s.file))
-        file, fmt = Path(newest.file), newest.agent
+        from proctor.util.native_paths import newest_file
+
+        agents = {s.file: s.agent for s in sessions}
+        file = newest_file(Path(s.file) for s in sessions) or Path(sessions[-1].file)
+        fmt = agents[str(file)]
         _note_other_sessions(path, file, len(sessions))
     else:
         if path.is_dir():
@@ -93,13 +96,6 @@ def _sessions_under(folder: Path, agent: str | None) -> list[Session]:
 
     wanted = (format_for_agent(agent),) if agent else HISTORY_AGENTS
     return sessions_under([folder], tuple(a for a in wanted if a in HISTORY_AGENTS))[0]
-
-
-def _mtime(file: str) -> float:
-    try:
-        return os.stat(file).st_mtime
-    except OSError:
-        return 0.0
 
 
 def _note_other_sessions(folder: Path, shown: Path, count: int) -> None:

@@ -449,21 +449,18 @@ def _finished_run(folder: Path) -> tuple[list[TrialRecord], int] | None:
     """The records and exit code of the run in ``folder`` when it was written whole and not
     interrupted (an interrupt held until its aggregate was written lands after it); else
     None."""
-    from proctor.paths import RunPaths
-    from proctor.report.stored import load_records
+    from proctor.report.stored import load_run
 
-    paths = RunPaths(folder)
     try:
-        manifest = json.loads(paths.run_json.read_text(encoding="utf-8"))
-        suite = json.loads(paths.suite_json.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        run = load_run(folder, need_gate=False)
+    except ConfigError:
         return None
-    if not manifest.get("finishedAt") or manifest.get("interrupted") or suite.get("interrupted"):
+    manifest, suite = run.manifest, run.suite
+    if manifest is None or suite is None or not manifest.finished_at:
         return None
-    try:
-        return load_records(folder), int(suite.get("exitCode", 0))
-    except (ConfigError, ValueError):
+    if manifest.interrupted or suite.interrupted:
         return None
+    return run.records, suite.exit_code
 
 
 def _why_not(left: Sequence[Exclusion], shown: int = 5) -> str:
