@@ -132,7 +132,14 @@ def test_ab_gate_fails_when_the_treatment_drops(proctor: Any, tmp_path: Path) ->
     lenient = tmp_path / "lenient.json"
     lenient.write_text(
         json.dumps(
-            {"gate": {"minPassRate": 0, "ab": {"treatment": "with-map", "baseline": "baseline"}}}
+            {
+                "gate": {
+                    "minPassRate": 0,
+                    # 4 pairs, +50 points: the score interval's lower bound is -10 points, so
+                    # the data rule out a drop larger than 0.2, not every drop.
+                    "ab": {"treatment": "with-map", "baseline": "baseline", "maxPassRateDrop": 0.2},
+                }
+            }
         )
     )
     again = proctor(

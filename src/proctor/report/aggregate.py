@@ -225,10 +225,14 @@ def exit_code_for(
     return ExitCode.OK, "every group passed its gate"
 
 
+def _record_order(r: TrialRecord) -> tuple[str, str, str, int]:
+    return (r.case, r.agent, r.condition, r.repeat)
+
+
 def group_records(records: Sequence[TrialRecord]) -> dict[tuple[str, str, str], list[TrialRecord]]:
     """Trials per case × agent × condition, groups and repeats in sorted order."""
     groups: dict[tuple[str, str, str], list[TrialRecord]] = {}
-    for r in sorted(records, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
+    for r in sorted(records, key=_record_order):
         groups.setdefault((r.case, r.agent, r.condition), []).append(r)
     return groups
 
@@ -245,7 +249,11 @@ def aggregate(
     cells: Sequence[Cell] = (),
 ) -> SuiteRecord:
     """The suite's aggregate. ``cells`` is the run's matrix, when known: the A/B section lists
-    the repeats an interrupted run never started on either side as incomplete pairs."""
+    the repeats an interrupted run never started on either side as incomplete pairs.
+
+    The records are taken in one order (case, agent, condition, repeat), whatever order they
+    come in: a run's, or ``proctor report`` reading them back, gives the same figures."""
+    records = sorted(records, key=_record_order)
     groups = [group_stats(rs, gate) for rs in group_records(records).values()]
     ab_report, gate_result = ab_sections(records, gate, cells)
     code, reason = exit_code_for(groups, records, gate_result)

@@ -30,11 +30,11 @@ from proctor.report.ab.measures import (
 from proctor.stats import (
     Interval,
     bootstrap_ci,
-    bootstrap_pass_rate_ci,
     median,
     pass_at_k_table,
     pass_hat_k_table,
 )
+from proctor.stats.rates import wilson_interval
 
 BOOTSTRAP_SEED = 0
 
@@ -47,6 +47,16 @@ def ci(interval: Interval | None) -> CI | None:
     )
 
 
+def rate_ci(successes: int, n: int) -> CI | None:
+    """The 95% Wilson score interval of a rate, ``successes`` of ``n`` (None when n is 0):
+    it never shrinks to a point, as a bootstrap of the outcomes would for a group whose every
+    trial passed (or failed)."""
+    found = wilson_interval(successes, n)
+    if found is None:
+        return None
+    return CI(low=round(found[0], 6), high=round(found[1], 6), confidence=0.95)
+
+
 def spread(values: Sequence[float]) -> Spread:
     """Median and range; ``n=0`` and None fields for no values."""
     if not values:
@@ -55,12 +65,15 @@ def spread(values: Sequence[float]) -> Spread:
 
 
 def effort_stats(records: Sequence[TrialRecord]) -> EffortStats:
-    """Median and range of elapsed seconds, tool calls, tokens and cost over trials that ran
-    (error statuses other than agent-error are left out: nothing meaningful was measured)."""
-    ran = [r for r in records if r.status in SCORED_STATUSES or r.status == "agent-error"]
+    """Median and range of elapsed seconds, tool calls, tokens and cost over the scored trials
+    (passed, failed, timeout), as the A/B section and ``repeated`` take them: a crashed or
+    errored trial's time and tokens describe the crash, not the agent's work. A trial whose
+    time is unknown is left out of the time's spread, not counted as 0 s."""
+    ran = [r for r in records if r.status in SCORED_STATUSES]
     costs = [r.process.effort.cost for r in ran if r.process and r.process.effort.cost is not None]
+    times = [t for t in map(elapsed_seconds, ran) if t is not None]
     return EffortStats(
-        elapsed_seconds=spread([elapsed_seconds(r) or 0.0 for r in ran]),
+        elapsed_seconds=spread(times),
         tool_calls=spread([float(r.tool_calls) for r in ran]),
         tokens=spread([float(total_tokens(r)) for r in ran]),
         cost=spread([float(c) for c in costs]),
@@ -92,7 +105,7 @@ def outcome_cis(records: Sequence[TrialRecord]) -> tuple[CI | None, CI | None]:
     outcomes = [r.status == "passed" for r in scored]
     scores = [r.score for r in scored if r.score is not None]
     return (
-        ci(bootstrap_pass_rate_ci(outcomes, seed=BOOTSTRAP_SEED)),
+        rate_ci(sum(outcomes), len(outcomes)),
         ci(bootstrap_ci(scores, seed=BOOTSTRAP_SEED)),
     )
 
@@ -165,7 +178,7 @@ def _outcome(values: Sequence[float | None]) -> OutcomeRate:
         k=sum(held),
         n=len(held),
         rate=round(sum(held) / len(held), 6),
-        ci=ci(bootstrap_pass_rate_ci(held, seed=BOOTSTRAP_SEED)),
+        ci=rate_ci(sum(held), len(held)),
     )
 
 

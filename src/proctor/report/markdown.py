@@ -41,7 +41,8 @@ def _process_table(suite: SuiteRecord) -> list[str]:
         "## Repeats, effort and process",
         "",
         "pass@k: at least one of k runs passes; pass^k: all k runs pass (k = scored trials). "
-        "Pass-rate intervals are 95% bootstrap CIs (seed 0). Effort columns are median (range).",
+        "Pass-rate intervals are 95% Wilson score intervals. Effort columns are median (range) "
+        "over the scored trials.",
         "",
         "| case | agent | condition | pass rate [95% CI] | pass@k | pass^k | elapsed s "
         "| tool calls | tokens | rules fired / tasks |",
@@ -92,8 +93,8 @@ def _outcomes(suite: SuiteRecord) -> list[str]:
         "## Outcome rates",
         "",
         "Over scored trials whose case names expected files (symbols for the symbol hit); "
-        "rates with 95% bootstrap CIs. Patch in area: every edited file is an expected one or "
-        "under its folder.",
+        "rates with 95% Wilson score intervals. Patch in area: every edited file is an expected "
+        "one or under its folder.",
         "",
         "| case | agent | condition | file hit | symbol hit | patch in area | wrong context | "
         "abandoned | search steps |",

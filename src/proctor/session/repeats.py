@@ -2,10 +2,12 @@
 manifest and ``proctor run --manifest`` executes it.
 
 The manifest lists the tasks (from a goal-label file, optionally only one goal shape), the
-conditions, and one run per pair: pair 1 runs the conditions in the order given, pair 2 in the
-reverse order, and so on, so that order is never confounded with condition. Each run writes an
-ordinary run folder under ``<out>/<results>`` labelled with its session label; ``proctor report``
-over all of them reads them as one sample set.
+conditions, and one run per pair, its conditions in the order of a row of a Williams square
+(:func:`williams_orders`): with two conditions, pair 1 runs them in the order given and pair 2 in
+the reverse order; with more, every condition takes every place, and follows every other one,
+equally often over a whole square of pairs, so that order is never confounded with condition.
+Each run writes an ordinary run folder under ``<out>/<results>`` labelled with its session label;
+``proctor report`` over all of them reads them as one sample set.
 """
 
 from __future__ import annotations
@@ -49,10 +51,11 @@ def plan_repeats(
         )
     if len(set(conditions)) != len(conditions) or len(conditions) < 2:
         raise ConfigError("--conditions: give two or more different conditions, comma-separated")
+    orders = williams_orders(conditions)
     runs = [
         ManifestRun(
             pair=pair,
-            order=conditions if pair % 2 else list(reversed(conditions)),
+            order=orders[(pair - 1) % len(orders)],
             results=f"pair-{pair}",
             session=f"{goal_shape or 'all'}-pair-{pair}",
         )
@@ -61,6 +64,28 @@ def plan_repeats(
     return RepeatManifest(
         goal_shape=goal_shape, conditions=conditions, tasks=tasks, pairs=pairs, runs=runs
     )
+
+
+def williams_orders(conditions: list[str]) -> list[list[str]]:
+    """The rows of a Williams square of the conditions, the first in the order given: each
+    condition in each place once per square, and right after each other condition once (an even
+    count of conditions: a square of as many rows) or twice (an odd count: the square and its
+    mirror, twice as many rows). Two conditions give their order and its reverse."""
+    k = len(conditions)
+    first = [0]
+    low, high = 1, k - 1
+    while len(first) < k:  # 0, 1, k-1, 2, k-2, …
+        first.append(low)
+        low += 1
+        if len(first) < k:
+            first.append(high)
+            high -= 1
+    rows = [[(place + shift) % k for place in first] for shift in range(k)]
+    if k % 2:
+        rows += [list(reversed(row)) for row in rows]
+    # Relabelled so that the first row is the order given (a relabelling keeps the balance).
+    label = {index: conditions[place] for place, index in enumerate(first)}
+    return [[label[i] for i in row] for row in rows]
 
 
 def read_manifest(path: Path) -> RepeatManifest:

@@ -13,7 +13,7 @@ from proctor.stats.bootstrap import (
     unpaired_bootstrap_delta_ci,
 )
 from proctor.stats.descriptive import mean, strict_median
-from proctor.stats.rates import stability
+from proctor.stats.rates import stability, wilson_delta_interval, wilson_paired_delta_interval
 
 __all__ = ["CaseVerdict", "Comparison", "Verdict", "classify_case", "compare_samples"]
 
@@ -66,6 +66,12 @@ def compare_samples(
 ) -> Comparison:
     """Compare `statistic` of treatment vs baseline; claim a change only if the delta CI excludes 0.
 
+    The mean of outcomes that are all 0 or 1 is a proportion: its delta gets a score interval
+    (Newcombe's: :func:`~proctor.stats.rates.wilson_paired_delta_interval` for pairs,
+    :func:`~proctor.stats.rates.wilson_delta_interval` otherwise), which widens with few
+    samples where a percentile bootstrap shrinks to a point (three pairs that all passed on
+    both sides would "prove" no drop at all). Other measures get a bootstrap CI.
+
     With fewer than `min_samples` on either side (including empty) the verdict is
     "insufficient-data" and `ci` is None. Raises ValueError for an unknown statistic,
     min_samples < 1, or unequal lengths when `paired`.
@@ -93,25 +99,56 @@ def compare_samples(
             "insufficient-data",
             f"{n_t} vs {n_b} samples: fewer than {min_samples} on one side, no claim.",
         )
-    delta_ci = paired_bootstrap_delta_ci if paired else unpaired_bootstrap_delta_ci
-    ci = delta_ci(
-        treatment,
-        baseline,
-        statistic=stat,
-        resamples=resamples,
-        confidence=confidence,
-        seed=seed,
-    )
+    if statistic == "mean" and _outcomes(treatment) and _outcomes(baseline):
+        ci = _proportion_delta_ci(treatment, baseline, paired, confidence)
+        what = "score interval of the proportions' delta"
+    else:
+        delta_ci = paired_bootstrap_delta_ci if paired else unpaired_bootstrap_delta_ci
+        ci = delta_ci(
+            treatment,
+            baseline,
+            statistic=stat,
+            resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+        what = f"CI of the {statistic} delta"
     if ci is None:  # cannot happen with samples on both sides; never claim without a CI
         raise ValueError("no confidence interval for non-empty samples")
     verdict = _verdict(ci, higher_is_better)
     direction = "higher" if higher_is_better else "lower"
     excludes = "includes" if verdict == "unchanged" else "excludes"
     note = (
-        f"{confidence:.0%} CI of the {statistic} delta [{ci.low:.4g}, {ci.high:.4g}] "
+        f"{confidence:.0%} {what} [{ci.low:.4g}, {ci.high:.4g}] "
         f"{excludes} 0 ({direction} is better): {verdict}."
     )
     return result(ci, verdict, note)
+
+
+def _outcomes(values: Sequence[float]) -> bool:
+    """Whether every value is an outcome, 0 or 1 (a pass, a hit)."""
+    return all(value == 0.0 or value == 1.0 for value in values)
+
+
+def _proportion_delta_ci(
+    treatment: Sequence[float], baseline: Sequence[float], paired: bool, confidence: float
+) -> Interval | None:
+    if paired:
+        pairs = list(zip(treatment, baseline, strict=True))
+        found = wilson_paired_delta_interval(
+            pairs.count((1.0, 1.0)),
+            pairs.count((1.0, 0.0)),
+            pairs.count((0.0, 1.0)),
+            pairs.count((0.0, 0.0)),
+            confidence=confidence,
+        )
+    else:
+        found = wilson_delta_interval(
+            (int(sum(treatment)), len(treatment)),
+            (int(sum(baseline)), len(baseline)),
+            confidence=confidence,
+        )
+    return None if found is None else Interval(found[0], found[1], confidence)
 
 
 def classify_case(

@@ -267,10 +267,16 @@ def test_gate_lower_bound_at_the_threshold_passes_despite_rounding() -> None:
         assert not ab_gate(records, "t", "b", 0.09).passed
 
 
-def test_gate_with_identical_sides_and_no_allowed_drop_passes() -> None:
+def test_three_identical_passing_pairs_cannot_rule_out_a_drop() -> None:
+    # Three pairs that all passed on both sides are consistent with a treatment that passes
+    # 44% of the time: the score interval says so, where a bootstrap of the pairs gave [0, 0]
+    # and passed a gate allowing no drop.
     records = [trial(c, r) for r in range(1, 4) for c in ("t", "b")]
     result = ab_gate(records, "t", "b", 0.0)
-    assert result.passed and result.ci_low == 0.0 and "within" in result.message
+    assert not result.passed and "beyond" in result.message
+    assert result.ci_low == pytest.approx(-0.5615, abs=1e-4)
+    assert result.ci_high == pytest.approx(0.5615, abs=1e-4)
+    assert ab_gate(records, "t", "b", 0.6).passed
 
 
 def test_public_names() -> None:

@@ -1,3 +1,5 @@
+import random
+
 from proctor.models.config import Gate
 from proctor.models.pricing import CostInfo
 from proctor.models.process import ProcessMetrics, RuleResult
@@ -184,3 +186,44 @@ def test_an_unevaluated_run_is_not_failed_by_its_ab_gate() -> None:
     gate = Gate(min_pass_rate=1.0, ab=ABGate(treatment="treat", baseline="base"))
     suite = aggregate(records, gate, run_id="r")
     assert suite.exit_code == 0 and suite.exit_reason.startswith("not evaluated")
+
+
+def test_pass_rate_intervals_are_wilson_and_never_a_point() -> None:
+    # 3 of 3 passed: the interval says the rate may be as low as 44%, not [100%, 100%].
+    records = [rec("c", "passed", 100, i) for i in range(1, 4)]
+    suite = aggregate(records, ALL_PASS, run_id="r")
+    for ci in (suite.groups[0].pass_rate_ci, suite.totals.pass_rate_ci):
+        assert ci is not None and (round(ci.low, 4), ci.high) == (0.4385, 1.0)
+
+
+def test_the_figures_do_not_depend_on_the_order_the_records_come_in() -> None:
+    # A run hands its records over in plan order (conditions rotating); `proctor report` reads
+    # them back in path order: both must give the same figures (a bootstrap picks by index).
+    rng = random.Random(0)
+    for _ in range(20):
+        records = [
+            rec(case, rng.choice(["passed", "failed"]), 1.0, repeat).model_copy(
+                update={"condition": condition}
+            )
+            for case in ("a", "b")
+            for repeat in range(1, 5)
+            for condition in ("x", "y")
+        ]
+        by_path = sorted(records, key=lambda r: (r.case, r.condition, r.repeat))
+        one = aggregate(records, ALL_PASS, run_id="r")
+        other = aggregate(by_path, ALL_PASS, run_id="r")
+        assert one.totals.model_dump() == other.totals.model_dump()
+
+
+def test_effort_spreads_leave_out_crashes_and_unknown_times() -> None:
+    records = []
+    for i, (status, calls) in enumerate([("passed", 3), ("passed", 3), ("agent-error", 9)], 1):
+        r = rec("c", status, 100 if status == "passed" else None, i)
+        r.tool_calls = calls
+        r.timings.agent_ms = 2000.0 if i == 1 else 0.0
+        records.append(r)
+    records[1].timings.total_ms = 0.0
+    g = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    assert (g.effort.tool_calls.n, g.effort.tool_calls.max) == (2, 3)  # the crash's 9 left out
+    # The second trial's time is unknown: left out, not counted as 0 s.
+    assert (g.effort.elapsed_seconds.n, g.effort.elapsed_seconds.min) == (1, 2.0)

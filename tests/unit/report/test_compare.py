@@ -145,7 +145,7 @@ def test_ab_markdown_of_an_empty_report_renders() -> None:
 def test_runs_markdown_prints_denominators_and_one_sided_groups() -> None:
     text = render_runs_markdown(compare_runs(BEFORE, AFTER))
     assert "| `c-improve` | scripted | default | 1/3 | 3/3 |" in text
-    assert "| pass rate | 10/13 (77%) | 9/13 (69%) | -8 pts |" in text
+    assert "| pass rate | 80% | 60% | -20 pts |" in text  # the mean of the groups' rates
     assert "fewer than 3 samples: no claim" in text
     assert "- `c-gone` / scripted / default (2 trials)" in text
     assert "- `c-new` / scripted / default (1 trial)" in text
@@ -155,3 +155,32 @@ def test_runs_markdown_prints_denominators_and_one_sided_groups() -> None:
 def test_runs_markdown_of_nothing_renders() -> None:
     text = render_runs_markdown(compare_runs([], []))
     assert "in both runs: 0" in text and text.count("None.") == 2
+
+
+def _trials(case: str, status: str, count: int) -> list[TrialRecord]:
+    return [
+        TrialRecord(case=case, agent="a", repeat=i, status=status, passed=status == "passed")
+        for i in range(1, count + 1)
+    ]
+
+
+def test_the_overall_pass_rate_is_not_moved_by_the_mix_of_cases() -> None:
+    # Simpson's paradox: an easy case that always passes and a hard one that always fails, run
+    # 10 and 4 times before, 4 and 10 times after. Pooled, the pass rate falls from 71% to
+    # 29%; no case changed, and the comparison must say so.
+    before = _trials("easy", "passed", 10) + _trials("hard", "failed", 4)
+    after = _trials("easy", "passed", 4) + _trials("hard", "failed", 10)
+    overall = compare_runs(before, after, min_samples=2).overall["passRate"]
+    assert (overall.baseline, overall.treatment, overall.delta) == (0.5, 0.5, 0.0)
+    assert overall.verdict == "unchanged"
+    assert (overall.n_treatment, overall.n_baseline) == (2, 2)  # the groups are the samples
+
+
+def test_an_excluded_trial_is_not_counted_as_an_error() -> None:
+    before = _trials("c", "passed", 3)
+    after = _trials("c", "passed", 3) + _trials("c", "skipped", 1)
+    (group,) = compare_runs(before, after).groups
+    assert (group.before_errors, group.after_errors) == (0, 0)
+    crashed = _trials("c", "agent-error", 1)
+    (group,) = compare_runs(before, after[:3] + crashed).groups
+    assert group.after_errors == 1

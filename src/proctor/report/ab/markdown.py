@@ -41,6 +41,10 @@ def _frac(passes: int, n: int) -> str:
     return f"{passes}/{n} ({100 * passes / n:.0f}%)" if n else "0/0"
 
 
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
 def _points(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:+.0f} pts"
 
@@ -79,14 +83,19 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 def _metric_rows(
     comparisons: dict[str, MetricComparison],
-    passes: tuple[tuple[int, int], tuple[int, int]],
+    passes: tuple[tuple[int, int], tuple[int, int]] | None,
     min_samples: int,
     baseline_first: bool = False,
 ) -> list[list[str]]:
+    """One row per metric; the pass rate's sides as passes of trials, or (``passes`` None: a
+    mean over groups) as percentages."""
     rows = []
     for name, c in comparisons.items():
         if name == "passRate":
-            sides = [_frac(*passes[0]), _frac(*passes[1])]
+            if passes is None:
+                sides = [_percent(c.treatment), _percent(c.baseline)]
+            else:
+                sides = [_frac(*passes[0]), _frac(*passes[1])]
             delta = _points(c.delta)
         else:
             sides, delta = [_num(c.treatment), _num(c.baseline)], _num(c.delta, True)
@@ -110,7 +119,8 @@ def render_ab_markdown(report: ABReport) -> str:
         "",
         f"- Pairs: {r.overall.pairs} complete, {len(r.incomplete)} incomplete "
         "(same case, agent and repeat under both conditions).",
-        f"- Deltas are treatment − baseline; CIs are 95% paired bootstrap, seed {r.seed}.",
+        "- Deltas are treatment − baseline; CIs are 95% paired: a score interval (Newcombe's) "
+        f"for pass rates and other rates, a bootstrap with seed {r.seed} for the rest.",
         f"- Claims need at least {n} samples on each side.",
         "",
         "## Overall",
@@ -210,16 +220,18 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"- Groups (case × agent × condition) in both runs: {len(c.groups)} ({counts}).",
         f"- Only in the baseline run: {len(c.only_in_baseline)}; "
         f"only in the candidate run: {len(c.only_in_candidate)}.",
-        f"- Deltas are candidate − baseline; CIs are 95% unpaired bootstrap, seed {c.seed}. "
-        f"Claims need at least {n} scored trials on each side.",
+        f"- Deltas are candidate − baseline; a group's CIs are 95% unpaired (a score interval "
+        f"for pass rates, a bootstrap with seed {c.seed} for the rest). Claims need at least "
+        f"{n} scored trials on each side.",
         "",
         "## Overall (groups in both runs)",
         "",
+        "Each group is one paired sample: its pass rate (or median) in each run, every group "
+        f"weighing the same, so the mix of cases cannot move the figures. Claims need {n} groups.",
+        "",
     ]
-    before = sum(g.before_passes for g in c.groups), sum(g.before_scored for g in c.groups)
-    after = sum(g.after_passes for g in c.groups), sum(g.after_scored for g in c.groups)
-    header = ["metric", "before (baseline)", "after (candidate)", "delta", "95% CI", "samples"]
-    rows = _metric_rows(c.overall, (after, before), n, baseline_first=True)
+    header = ["metric", "before (baseline)", "after (candidate)", "delta", "95% CI", "groups"]
+    rows = _metric_rows(c.overall, None, n, baseline_first=True)
     lines += _table([*header, "verdict"], rows)
     group_rows = [
         [

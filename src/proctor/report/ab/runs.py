@@ -10,11 +10,12 @@ The CLI reads the trials and calls these functions; the results are records (JSO
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import get_args
 
 from proctor.models.ab import (
     ABReport,
+    ABSide,
     CaseVerdict,
     MetricComparison,
     RunComparison,
@@ -26,7 +27,8 @@ from proctor.report.ab.analysis import analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair, too_few_conditions
 from proctor.report.ab.measures import is_scored, succeeded
 from proctor.report.ab.pairs import Cell, side_of
-from proctor.report.ab.sides import classify_outcomes, compare_sides
+from proctor.report.ab.sides import METRICS, classify_outcomes, compare_sides, metric_comparison
+from proctor.stats import compare_samples, mean, strict_median
 
 __all__ = ["compare_conditions", "compare_runs"]
 
@@ -96,14 +98,63 @@ def _run_group(
         labels=(after or before)[0].labels,
         before_scored=len(scored_before),
         before_passes=sum(map(succeeded, scored_before)),
-        before_errors=len(before) - len(scored_before),
+        before_errors=_errors(before),
         after_scored=len(scored_after),
         after_passes=sum(map(succeeded, scored_after)),
-        after_errors=len(after) - len(scored_after),
+        after_errors=_errors(after),
         classification=classification,
         note=note,
         comparisons=_unpaired(scored_after, scored_before, seed, min_samples),
     )
+
+
+def _errors(records: Sequence[TrialRecord]) -> int:
+    """The trials that ended in an error status: neither scored nor skipped (a trial a person
+    excluded with ``proctor annotate`` is skipped, not an error)."""
+    return sum(1 for r in records if not is_scored(r) and r.status != "skipped")
+
+
+def _by_group(
+    common: Sequence[GroupKey],
+    after: dict[GroupKey, list[TrialRecord]],
+    before: dict[GroupKey, list[TrialRecord]],
+    seed: int,
+    min_samples: int,
+) -> dict[str, MetricComparison]:
+    """The overall comparison, with each group (case × agent × condition) as one paired sample:
+    a metric's value in a group is its mean (a rate) or median over the group's scored trials,
+    and the groups' values are compared pair by pair. Pooling the trials instead would let the
+    mix of cases decide: with more trials of an easy case in one run and of a hard case in the
+    other, the pooled pass rate moves although no case changed."""
+    statistics = {"mean": mean, "median": strict_median}
+    result: dict[str, MetricComparison] = {}
+    for name, measure, higher_is_better, statistic in METRICS:
+        of = statistics[statistic]
+        pairs: list[tuple[float, float]] = []
+        for key in common:
+            ours, theirs = _measured(after[key], measure), _measured(before[key], measure)
+            if ours and theirs:
+                pairs.append((of(ours), of(theirs)))
+        comparison = compare_samples(
+            name,
+            [a for a, _ in pairs],
+            [b for _, b in pairs],
+            higher_is_better=higher_is_better,
+            statistic=statistic,
+            min_samples=min_samples,
+            seed=seed,
+            paired=True,
+        )
+        result[name] = metric_comparison(comparison)
+    return result
+
+
+def _measured(
+    records: Sequence[TrialRecord], measure: Callable[[ABSide], float | None]
+) -> list[float]:
+    """A measure of each scored trial that has it."""
+    values = (measure(side_of(r)) for r in records if is_scored(r))
+    return [v for v in values if v is not None]
 
 
 def _unpaired(
@@ -127,11 +178,14 @@ def compare_runs(
 ) -> RunComparison:
     """Per case × agent × condition: the baseline run (before) against the candidate (after).
 
-    Pass rates count passed / (passed + failed + timeout); other statuses are counted as errors
-    and left out. Deltas are after - before with unpaired bootstrap CIs; classification is
-    ``classify_case`` on the scored outcomes, "insufficient-data" below ``min_samples`` on a
-    side. Groups in one run only are listed, not compared. Two empty runs give no groups, zero
-    counts and "insufficient-data" overall comparisons. Raises ValueError if min_samples < 1.
+    Pass rates count passed / (passed + failed + timeout); error statuses are counted as errors
+    and left out (skipped trials, a person's exclusions among them, are neither). A group's
+    deltas are after - before with unpaired CIs; classification is ``classify_case`` on the
+    scored outcomes, "insufficient-data" below ``min_samples`` on a side. The overall
+    comparison takes each common group as one paired sample (see :func:`_by_group`), so it
+    needs ``min_samples`` groups. Groups in one run only are listed, not compared. Two empty
+    runs give no groups, zero counts and "insufficient-data" overall comparisons. Raises
+    ValueError if min_samples < 1.
     """
     if min_samples < 1:
         raise ValueError(f"min_samples must be >= 1, got {min_samples}")
@@ -148,10 +202,5 @@ def compare_runs(
         only_in_baseline=_only(set(before) - set(after), before),
         only_in_candidate=_only(set(after) - set(before), after),
         summary=summary,
-        overall=_unpaired(
-            [r for k in common for r in after[k] if is_scored(r)],
-            [r for k in common for r in before[k] if is_scored(r)],
-            seed,
-            min_samples,
-        ),
+        overall=_by_group(common, after, before, seed, min_samples),
     )
