@@ -162,7 +162,7 @@ def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: P
             {
                 "a.eval.py": "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval()\n"
             },
-            "a.eval.py: define_eval: give either 'test' or 'cases', not both or neither",
+            "a.eval.py:3: define_eval: give either 'test' or 'cases', not both or neither",
         ),
         (
             {
@@ -252,11 +252,14 @@ def test_exit_codes_errors_skips_and_timeouts(proctor: Run, tmp_path: Path) -> N
     root = project(tmp_path, files)
     result, out = run_json(proctor, root, tmp_path)
     by_id = {r["id"]: r for r in out["results"]}
-    assert result.code == 3, result.err  # errors, and no failed gate
+    assert result.code == 1, result.err  # a timeout is a failed case, as in suite.json
     assert by_id["ok"]["ok"] and by_id["bare"]["ok"]  # no explicit gate: a completed turn passes
     assert "RuntimeError: the test broke" in by_id["boom"]["error"]
     assert by_id["slow"]["status"] == "timeout" and by_id["slow"]["durationMs"] < 10_000
     assert by_id["skip"]["skipped"] and by_id["skip"]["ok"]
+    assert (out["failed"], out["errored"]) == (1, 1)  # the timeout failed; the raise errored
+    errors_only = run_json(proctor, root, tmp_path, "boom", "bare")
+    assert errors_only[0].code == 3  # an error status and no failed case
     # A failed gate outranks the errors: exit 1.
     (root / "evals" / "ok.eval.py").write_text(
         (root / "evals" / "ok.eval.py").read_text().replace('includes("one")', 'includes("nine")')
@@ -431,7 +434,7 @@ def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path
     result, out = run_json(proctor, project(tmp_path, files), tmp_path)
     (case,) = out["results"]
     assert case["status"] == "timeout" and case["durationMs"] < 15_000
-    assert result.code == 3
+    assert result.code == 1  # a timeout is a failed case
 
 
 @pytest.mark.parametrize(
@@ -617,16 +620,17 @@ def test_a_mistake_found_in_a_generated_case_names_the_eval_file(
             from proctor.evals import define_eval
             async def t(x):
                 await x.send("hi")
-            e = define_eval(test=t, judge="bogus", plan={"turns": [{"say": "x"}]})
+            e = define_eval(test=t, qna="```rules\\nnonsense\\n```", plan={"turns": [{"say": "x"}]})
         """
     }
     root = project(tmp_path, files)
     result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o"), "--no-stream")
     assert result.code == 2
-    assert f"{root / 'evals' / 'a.eval.py'} (its generated config.json): models: judge" in (
+    assert f"{root / 'evals' / 'a.eval.py'} (its generated qna.md): rules block, line 2" in (
         result.err
     )
     assert "evals-src" not in result.err
+    assert not (tmp_path / "o" / "evals-src").exists()  # nothing ran: no generated cases left
 
 
 def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
@@ -909,7 +913,9 @@ def test_an_agent_that_exits_in_a_turn_is_an_agent_error(proctor: Run, tmp_path:
         ["bare", "last", "mid"], "agent-error"
     )
     # A terminal session's exit code is known when it ends; the reason names it and the turn.
-    assert by_id["mid"]["reason"] == "agent exited with code 3 before its turn ended (turn 1 of 2)"
+    # The session ended with it, so the test's next send is refused, never sent.
+    assert by_id["mid"]["reason"] == "agent exited with code 3 before its turn ended (turn 1 of 1)"
+    assert "the agent exited in turn 1; there is no session to send to" in by_id["mid"]["error"]
     assert by_id["last"]["reason"] == (
         "agent exited with code 4 before its turn ended (turn 2 of 2)"
     )

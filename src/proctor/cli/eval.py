@@ -58,8 +58,9 @@ def command(
 ) -> int:
     """Run evals written as code: ID_OR_PREFIX selects an id and everything below it.
 
-    Exit codes: 0 every case passed or was skipped, 1 a gate failed, 2 configuration error or
-    nothing to run, 3 cases in an error status but no failed gate, 130 interrupted.
+    Exit codes: 0 every case passed or was skipped, 1 a case failed or timed out, 2
+    configuration error or nothing to run, 3 cases in an error status but none failed, 130
+    interrupted.
     """
     from proctor.session.evals import EvalRequest, listing, load_selection, run_evals
 
@@ -89,9 +90,9 @@ def command(
                 about = f"  {row['description']}" if row["description"] else ""
                 click.echo(f"{row['id']}{tags_text}{about}")
         return 0
-    subscribers = [] if no_stream else [EvalProgress(verbose)]
+    progress = EvalProgress(verbose)
     with _stdout_is_ours():
-        result = run_evals(request, subscribers)
+        result = run_evals(request, [] if no_stream else [progress], progress.name_runs)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:
@@ -124,6 +125,11 @@ class EvalProgress:
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
+        self.names: dict[tuple[str, int], str] = {}
+        """Each trial's eval id (``tools/order/3``) by case folder and repeat."""
+
+    def name_runs(self, names: dict[tuple[str, int], str]) -> None:
+        self.names = names
 
     def __call__(self, event: object) -> None:
         from proctor.execute.events import TrialFinished
@@ -133,7 +139,8 @@ class EvalProgress:
         r = event.record
         mark = {"passed": "✓", "failed": "✗", "skipped": "-"}.get(r.status, "!")
         tail = "" if r.status == "passed" else f"  {r.status}: {r.reason}"
-        click.echo(f"{mark} {r.case}#{r.repeat} ({r.timings.total_ms / 1000:.1f}s){tail}", err=True)
+        name = self.names.get((r.case, r.repeat), f"{r.case}#{r.repeat}")
+        click.echo(f"{mark} {name} ({r.timings.total_ms / 1000:.1f}s){tail}", err=True)
 
 
 def _print_summary(summary: dict[str, object], verbose: bool) -> None:

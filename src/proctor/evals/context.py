@@ -261,6 +261,12 @@ class TestContext(Gates):
         if not isinstance(message, str) or not message.strip():
             # The agent would wait for a message it never gets, until the case's timeout.
             raise ValueError(f"send({message!r}): the message is empty")
+        gone = self._exited_in()
+        if gone is not None:
+            raise RuntimeError(
+                f"send({message!r}): the agent exited in turn {gone}; there is no session to "
+                "send to"
+            )
         if not self._started:
             self._seed(talk.workspace, workspace_files, workspace_dir)
             self._seeded = snapshot(talk.workspace)
@@ -268,6 +274,14 @@ class TestContext(Gates):
                 talk.rebaseline()
         outcome = await asyncio.to_thread(self._send_sync, talk, message)
         return TurnResult(self, self._turns[-1]) if outcome is not None else self.turns[-1]
+
+    def _exited_in(self) -> int | None:
+        """The turn the agent's session ended in (its process exited), when a later send
+        cannot reach it: a terminal or ACP session is one process. A headless CLI starts a
+        process per turn and resumes the session, so it can be sent to again."""
+        if self._talk is None or self._talk.launch.mode == "headless":
+            return None
+        return next((s.index for s in self._turns if s.outcome.kind == "exited"), None)
 
     def _seed(
         self, workspace: Path, files: dict[str, str] | None, folder: str | Path | None

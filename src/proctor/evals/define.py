@@ -105,6 +105,18 @@ def _plan(plan: Any, where: str) -> dict[str, Any] | str | None:
 def _test(test: Any, where: str) -> TestFn:
     if not inspect.iscoroutinefunction(test):
         raise EvalDefinitionError(f"{where}: 'test' must be an async function: async def test(t)")
+    try:
+        signature = inspect.signature(test)
+    except (TypeError, ValueError):  # no signature to read (a builtin): the run will tell
+        return test  # type: ignore[no-any-return]
+    try:
+        signature.bind(None)  # it is called with one argument, the test context t
+    except TypeError:
+        name = getattr(test, "__name__", "test")
+        raise EvalDefinitionError(
+            f"{where}: 'test' is called with one argument, the test context: async def "
+            f"test(t), not async def {name}{signature}"
+        ) from None
     return test  # type: ignore[no-any-return]
 
 

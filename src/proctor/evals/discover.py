@@ -115,7 +115,7 @@ def _import(path: Path, root: Path) -> ModuleType:
         with contextlib.redirect_stdout(sys.stderr):
             spec.loader.exec_module(module)
     except EvalDefinitionError as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
+        raise ConfigError(f"{path}{_line_in(exc, path)}: {exc}") from exc
     except SystemExit as exc:
         # An eval file that exits while it is imported must not decide proctor's exit code.
         line = _line_in(exc, path)
@@ -123,7 +123,9 @@ def _import(path: Path, root: Path) -> ModuleType:
             f"{path}{line}: exited while it was imported (SystemExit: {exc.code!r}); an eval "
             "file defines evals, it does not run them"
         ) from exc
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # pytest.importorskip's Skipped is no Exception, say
         line = _line_in(exc, path)
         raise ConfigError(
             f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc})"
@@ -276,7 +278,11 @@ def select(
     known = [rid for point in points for rid in dict.fromkeys([point.id, *point.ids()])]
     for wanted in ids:
         if not any(_under(rid, wanted) for rid in known):
-            close = difflib.get_close_matches(wanted.rstrip("/"), known, n=3)
+            # Folders are ids to select by too: `bui` is close to `builds`.
+            near = {
+                "/".join(rid.split("/")[:n]) for rid in known for n in range(1, rid.count("/") + 2)
+            }
+            close = difflib.get_close_matches(wanted.rstrip("/"), sorted(near), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ConfigError(f"no eval has the id '{wanted}' or one below it{hint}")
     chosen = []

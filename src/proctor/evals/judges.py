@@ -83,7 +83,12 @@ class Judge:
         score = float(verdict["score"]) / 100
         handle = self._record(
             Assertion(
-                f"judge.{kind}", True, soft=True, score=score, message=str(verdict["rationale"])
+                f"judge.{kind}",
+                True,
+                soft=True,
+                score=score,
+                message=str(verdict["rationale"]),
+                needs_bar=True,
             )
         )
         return handle

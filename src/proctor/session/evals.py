@@ -11,9 +11,11 @@ from each trial's ``eval.json``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Sequence
+import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,14 +33,15 @@ from proctor.exit_codes import ExitCode
 from proctor.llm.refs import parse_ref
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_text_atomic
-from proctor.models.trial import TrialRecord
+from proctor.models.trial import ERROR_STATUSES, TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.aggregate import gate_failed
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.run import RunRequest, RunResult, run_session
 
-ERROR_STATUSES = frozenset({"eval-error", "agent-error", "infra-error", "timeout"})
+FAILED_STATUSES = frozenset({"failed", "timeout"})
+"""Scored and not passed: a case still running at its timeout failed, as in a case folder."""
 
 
 @dataclass(frozen=True)
@@ -130,13 +133,52 @@ def _write_case(
         )
     plan = _plan(point)
     if plan is not None:
+        plan = _for_iterations(plan, picked)
         write_text_atomic(folder / "plan.json", json.dumps(plan, indent=2) + "\n")
 
 
-def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> EvalRunResult:
+def _for_iterations(plan: dict[str, Any], picked: list[int]) -> dict[str, Any]:
+    """``plan`` with its variants in the order the picked iterations play them: repeat r of
+    the case runs iteration ``picked[r - 1]``, and an iteration plays the variant of its own
+    number (``a/3`` plays the third), whichever iterations run with it."""
+    if picked == list(range(1, len(picked) + 1)):
+        return plan
+    variants = plan.get("variants")
+    if isinstance(variants, list) and variants:
+        plan = {**plan, "variants": [variants[(i - 1) % len(variants)] for i in picked]}
+    conditions = plan.get("conditions")
+    if isinstance(conditions, dict):
+        plan = {
+            **plan,
+            "conditions": {
+                name: _for_iterations(one, picked) if isinstance(one, dict) else one
+                for name, one in conditions.items()
+            },
+        }
+    return plan
+
+
+def run_ids(chosen: list[tuple[EvalPoint, list[int]]]) -> dict[tuple[str, int], str]:
+    """The runnable id (``tools/order/3``) of each trial, by its case folder and repeat: the
+    repeats of a case run the picked iterations in order."""
+    return {
+        (point.case_name, repeat): point.ids()[iteration - 1]
+        for point, picked in chosen
+        for repeat, iteration in enumerate(picked, start=1)
+    }
+
+
+def run_evals(
+    request: EvalRequest,
+    subscribers: Sequence[Subscriber] = (),
+    on_selected: Callable[[dict[tuple[str, int], str]], None] | None = None,
+) -> EvalRunResult:
+    """Run the selected evals; ``on_selected`` gets :func:`run_ids` before any case runs."""
     project, chosen = load_selection(request)
     if not chosen:
         raise ConfigError(f"{request.dir / 'evals'}: no eval matched the ids and tags given")
+    if on_selected is not None:
+        on_selected(run_ids(chosen))
     config = project.config
     most = config.max_concurrency if config else None
     if most is None:
@@ -156,7 +198,7 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
     if request.judge_model:
         parse_ref(request.judge_model, "--judge-model")  # named as the flag, before any case
     for point, _ in chosen:
-        _check_point(point, request, config.agent if config else None)
+        _check_point(point, request, project)
     set_project_root(project.root)
     out = (request.out or Path("proctor-results")).resolve()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -170,7 +212,7 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
         raise ConfigError(f"--out {out}: cannot be created ({exc.strerror or exc})") from exc
     for point, picked in chosen:
         point_agent = request.agent or point.agent or agent or "scripted"
-        judge = point.judge or (config.judge if config else None) or request.judge_model
+        judge = _judge(point, request, project)[0]
         timeout_ms = _timeout_ms(point, request, project)
         _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
         CONVERSATIONS[conversation_key(source / point.case_name)] = conversation_for(
@@ -202,6 +244,7 @@ def run_evals(request: EvalRequest, subscribers: Sequence[Subscriber] = ()) -> E
             list(subscribers),
         )
     except ConfigError as exc:
+        _remove_unrun(source)  # nothing ran: leave no generated cases behind
         raise ConfigError(_named_by_eval_files(str(exc), source, chosen)) from exc
     finally:
         CONVERSATIONS.clear()  # a later run in this process drives its cases as written
@@ -222,14 +265,42 @@ def _named_by_eval_files(
     return message
 
 
-def _check_point(point: EvalPoint, request: EvalRequest, config_agent: str | None) -> None:
-    """What only a run would find wrong (an unknown agent, a bad plan), named by the eval file
-    before anything runs."""
+def _remove_unrun(source: Path) -> None:
+    shutil.rmtree(source, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        source.parent.rmdir()  # evals-src/, when no earlier run left cases in it
+
+
+def _config_file(project: EvalProject) -> str:
+    return str(project.config_file or project.root / "evals" / "evals.config.py")
+
+
+def _judge(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tuple[str | None, str]:
+    """The judge model of ``point`` and where it was given (for a message about it)."""
+    if point.judge:
+        return point.judge, point.where
+    if project.config and project.config.judge:
+        return project.config.judge, _config_file(project)
+    return request.judge_model, "--judge-model"
+
+
+def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -> None:
+    """What only a run would find wrong (an unknown agent or judge, a bad plan), named by
+    where it was given (the flag, the eval file or evals.config.py) before anything runs."""
+    config_agent = project.config.agent if project.config else None
     agent = request.agent or point.agent or config_agent or "scripted"
     if agent not in known_agent_ids({}) and spec_for(agent) is None:
         known = ", ".join(sorted(known_agent_ids({})))
-        where = "--agent" if request.agent else str(point.file)
+        if request.agent:
+            where = "--agent"
+        elif point.agent:
+            where = point.where
+        else:
+            where = f"{_config_file(project)}: agent"
         raise ConfigError(f"{where}: unknown agent '{agent}' (known: {known})")
+    judge, where = _judge(point, request, project)
+    if judge:
+        parse_ref(judge, where if where == "--judge-model" else f"{where}: judge")
     plan = _plan(point)
     if plan is not None:
         try:
@@ -239,9 +310,14 @@ def _check_point(point: EvalPoint, request: EvalRequest, config_agent: str | Non
 
 
 def exit_code_of(records: Sequence[TrialRecord]) -> int:
-    """1 when a gate failed, even in a case that then errored (its status is the error, but
-    the gate's failure stands); else 3 for any error status; else 0."""
-    if any(r.status == "failed" or gate_failed(r) for r in records):
+    """1 when a case failed or timed out, or a gate failed in a case that then errored (its
+    status is the error, but the gate's failure stands); else 3 for any error status; else 0.
+    A skipped case decides nothing, whatever its gates said before ``t.skip``. The same rule
+    as the run's aggregate (``suite.json``, ``proctor report``)."""
+    if any(
+        r.status in FAILED_STATUSES or (r.status in ERROR_STATUSES and gate_failed(r))
+        for r in records
+    ):
         return int(ExitCode.GATE_FAILED)
     if any(r.status in ERROR_STATUSES for r in records):
         return int(ExitCode.TRIAL_ERRORS)
@@ -291,7 +367,7 @@ def summarise(
             }
         )
     passed = sum(1 for r in results if r["status"] == "passed")
-    failed = sum(1 for r in results if r["status"] == "failed")
+    failed = sum(1 for r in results if r["status"] in FAILED_STATUSES)
     skipped_n = sum(1 for r in results if r["skipped"])
     return {
         "ok": exit_code_of(records) == 0,

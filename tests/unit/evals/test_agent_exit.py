@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 from proctor.drive.driver import SessionLog, TurnOutcome
@@ -45,13 +46,13 @@ class NoTranscript:
         return []
 
 
-def converse(tmp_path: Path, driver: Exits, test: Any) -> Talked:
+def converse(tmp_path: Path, driver: Exits, test: Any, mode: str = "headless") -> Talked:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     talk = Talk(
         driver,
         cast(Any, NoTranscript()),
-        cast(Any, None),
+        cast(Any, SimpleNamespace(mode=mode)),
         cast(Any, None),
         None,
         workspace,
@@ -184,3 +185,25 @@ def test_a_terminal_agent_that_exits_non_zero_is_an_agent_error_with_its_code(
         "agent-error",
         "agent exited with code 3 before its turn ended (turn 2 of 2)",
     )
+
+
+def test_a_send_after_the_session_s_agent_exited_names_the_turn_it_exited_in(
+    tmp_path: Path,
+) -> None:
+    """A terminal (or ACP) session is one process: once it exited, a send has nothing to
+    reach, and the error says where it went rather than blaming the turn sent next."""
+
+    async def test(t: Any) -> None:
+        (await t.send("one")).expect_exit()
+        await t.send("two")
+
+    driver = Exits([3, 0])
+    talked = converse(tmp_path, driver, test, mode="interactive")
+    assert talked.error is not None and talked.agent_error is None
+    assert "send('two'): the agent exited in turn 1; there is no session to send to" in (
+        talked.error
+    )
+    assert driver.log.turns == 1  # the second message was never sent
+    # The control: a headless CLI resumes the session in a new process, so the send runs.
+    again = Exits([3, 0])
+    assert converse(tmp_path, again, test).error is None and again.log.turns == 2

@@ -18,3 +18,24 @@ def test_a_time_limit_past_a_day_is_refused_in_the_unit_it_was_given() -> None:
 
 def test_a_day_is_accepted() -> None:
     assert define_eval(test=_test, timeout_ms=MAX_TIMEOUT_MS).timeout_ms == MAX_TIMEOUT_MS
+
+
+async def _no_context() -> None: ...
+
+
+async def _two(t: object, extra: object) -> None: ...
+
+
+async def _flexible(t: object, extra: object = None, *rest: object) -> None: ...
+
+
+@pytest.mark.parametrize("test", [_no_context, _two])
+def test_a_test_that_cannot_take_the_context_is_refused(test: object) -> None:
+    with pytest.raises(
+        EvalDefinitionError, match=r"'test' is called with one argument.*not async def"
+    ):
+        define_eval(test=test)  # type: ignore[arg-type]
+
+
+def test_a_test_that_takes_one_argument_is_accepted() -> None:
+    assert define_eval(test=_flexible).test is _flexible

@@ -181,3 +181,93 @@ def test_paths_inside_the_workspace_match_relative() -> None:
     assert InWorkspace(events).called_tool("edit", input={"file_path": "app.py"})
     assert InWorkspace(events).event("tool_call", {"input": {"file_path": "app.py"}})
     assert not Planted(events).called_tool("edit", input={"file_path": "app.py"})  # control
+
+
+def called(tool: str, kind: str, **inp: Any) -> list[Event]:
+    """A call whose input may have a ``name`` key (``call`` takes ``name`` itself)."""
+    return [ToolCall(id="1", name=tool, kind=kind, input=inp), ToolResult(id="1", output="ok")]  # type: ignore[arg-type]
+
+
+def skill_call(**inp: Any) -> list[Event]:
+    return called("Skill", "skill", **inp)
+
+
+def task_call(**inp: Any) -> list[Event]:
+    return called("Task", "subagent", **inp)
+
+
+@pytest.mark.parametrize(
+    ("gate", "good", "control"),
+    [
+        (
+            lambda g: g.loaded_skill("review"),
+            skill_call(skill="review"),
+            skill_call(skill="review-strict"),
+        ),
+        (
+            lambda g: g.loaded_skill("review"),
+            skill_call(skill="tools:review"),
+            skill_call(skill="preview"),
+        ),
+        (
+            lambda g: g.loaded_skill("review"),
+            [SkillEvent(name="tools:review")],
+            [SkillEvent(name="reviews")],
+        ),
+        (
+            lambda g: g.loaded_skill("review"),
+            skill_call(name="review"),
+            skill_call(path="skills/review"),
+        ),
+        (
+            lambda g: g.called_subagent("general"),
+            task_call(subagent_type="general"),
+            task_call(subagent_type="general-purpose"),
+        ),
+        (
+            lambda g: g.called_subagent("reviewer"),
+            [SubagentEvent(id="s", name="team:reviewer")],
+            [SubagentEvent(id="s", name="reviewer-2")],
+        ),
+        (
+            lambda g: g.called_subagent("explorer"),
+            call(1, "spawn_agent", "subagent", agent_type="explorer"),
+            task_call(description="the explorer", prompt="explorer"),  # named nowhere
+        ),
+    ],
+)
+def test_skills_and_subagents_match_by_whole_name_or_after_a_plugin_prefix(
+    gate: Any, good: list[Event], control: list[Event]
+) -> None:
+    assert gate(Planted(good))
+    assert not gate(Planted(control))
+
+
+@pytest.mark.parametrize("matcher", ["Write", True, 3, ["Write"]])
+def test_an_event_matcher_that_is_a_plain_value_is_refused(matcher: object) -> None:
+    g = Planted(RUN)
+    with pytest.raises(ValueError, match="a plain value matches no event"):
+        g.not_event("tool_call", matcher)
+    with pytest.raises(ValueError, match="a plain value matches no event"):
+        g.event_order([("tool_result", matcher)])
+    assert not g.not_event("tool_call", {"name": "Read"})  # control: a dict matcher can fail
+    assert not g.not_event("tool_call", lambda e: e.name == "Read")
+
+
+def test_an_event_order_entry_may_be_a_list_pair_and_a_bad_entry_is_refused() -> None:
+    g = Planted(RUN)
+    assert g.event_order(["user_message", ["tool_call", {"kind": "edit"}], ["skill"]])
+    assert not g.event_order([["skill"], ["tool_call", {"kind": "edit"}]])
+    for bad in (["tool_call", {}, 1], {"name": "Read"}, 5):
+        with pytest.raises(ValueError, match="expected an event type, a \\(type, matcher\\) pair"):
+            g.event_order([bad])  # type: ignore[list-item]
+
+
+def test_gate_without_a_bar_on_a_score_is_refused() -> None:
+    g = Planted([])
+    with pytest.raises(
+        ValueError, match=r"score\('quality'\)\.gate\(\): a score or judge needs a bar"
+    ):
+        g.score("quality", 0.0).gate()
+    assert not g.score("quality", 0.0).gate(0.5)  # control: with a bar it fails
+    assert g.check(1, 1).gate() and not g.check(1, 2).gate()  # a yes/no gate needs none

@@ -29,6 +29,8 @@ class Assertion:
     bar: float | None = None
     turn: int | None = None
     """The turn it was scoped to (1-based), when a turn's gate recorded it."""
+    needs_bar: bool = False
+    """Only a bar can fail it (``t.score``, a judge): it measures, and passes until given one."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,13 @@ class Handle:
         return self
 
     def gate(self, bar: float | None = None) -> Handle:
-        """Make it hard (it fails the case), with a score bar when given."""
+        """Make it hard (it fails the case), with a score bar when given. A score or a judge
+        needs the bar: without one it could not fail."""
+        if bar is None and self.assertion.needs_bar:
+            name = self.assertion.name
+            raise ValueError(
+                f"{name}.gate(): a score or judge needs a bar to fail below, such as "
+                ".gate(0.7) (a score of at least 0.7 passes)"
+            )
         self.assertion.soft = False
         return self.at_least(bar) if bar is not None else self

@@ -32,7 +32,7 @@ from proctor.evaluators.gates.matching import (
 )
 from proctor.models.trajectory import Event, EventType, SkillEvent, SubagentEvent
 
-EventMatcher = str | tuple[str, Any] | dict[str, Any]
+EventMatcher = str | tuple[str, Any] | list[Any] | dict[str, Any]
 
 
 class Gates:
@@ -173,19 +173,21 @@ class Gates:
         return self._gate("no_failed_actions()", not failed, f"failed calls: {names}")
 
     def loaded_skill(self, name: str) -> Handle:
+        """The skill ``name`` was loaded: its whole name, or the part after a plugin's
+        ``plugin:`` prefix (``review`` is ``tools:review``, never ``review-strict``)."""
         events = self._events()
-        ok = any(isinstance(e, SkillEvent) and e.name == name for e in events) or any(
-            v.call.kind == "skill"
-            and name in str(v.input.get("skill") or v.input.get("name") or v.input)
+        ok = any(isinstance(e, SkillEvent) and same_name(e.name, name) for e in events) or any(
+            v.call.kind == "skill" and same_name(_named_in(v.input, SKILL_KEYS), name)
             for v in calls_of(events)
         )
         return self._gate(f"loaded_skill({name!r})", ok, f"skill {name!r} was not loaded")
 
     def called_subagent(self, name: str, input: Any = None) -> Handle:
+        """A subagent ``name`` ran (its whole name, or after a ``plugin:`` prefix)."""
         events = self._events()
-        ok = any(isinstance(e, SubagentEvent) and e.name == name for e in events) or any(
+        ok = any(isinstance(e, SubagentEvent) and same_name(e.name, name) for e in events) or any(
             v.call.kind == "subagent"
-            and name in str(v.input.get("subagent_type") or v.input.get("name") or v.input)
+            and same_name(_named_in(v.input, SUBAGENT_KEYS), name)
             and value_matches(v.input, input)
             for v in calls_of(events)
         )
@@ -274,6 +276,7 @@ class Gates:
             raise ValueError(f"score({name!r}, nan): a score is a number from 0 to 1, not NaN")
         clipped = min(max(value, 0.0), 1.0)
         handle = self._gate(f"score({name!r})", True, score=clipped)
+        handle.assertion.needs_bar = True
         return handle.soft()
 
     def require_tool_call(
@@ -310,11 +313,40 @@ CALL_STATUSES = ("completed", "failed", "denied", "pending")
 """What a call's ``status`` can be (see :class:`~proctor.evaluators.gates.matching.CallView`)."""
 
 
+SKILL_KEYS = ("skill", "name")
+"""Where a skill tool's input names the skill (Claude Code ``Skill``, Gemini CLI
+``activate_skill``)."""
+SUBAGENT_KEYS = ("subagent_type", "agent_type", "name")
+"""Where a subagent tool's input names the subagent (Claude Code, Codex CLI, others)."""
+
+
+def same_name(actual: Any, name: str) -> bool:
+    """``actual`` is ``name``, or ``plugin:name`` (a plugin's skill or subagent)."""
+    if not isinstance(actual, str) or not actual:
+        return False
+    return actual == name or actual.endswith(":" + name)
+
+
+def _named_in(data: dict[str, Any], keys: Sequence[str]) -> Any:
+    return next((data[k] for k in keys if data.get(k)), None)
+
+
 def _known_type(type_: str, matcher: Any = None) -> None:
     """A misspelt type, or a misspelt key of a matcher, would match nothing, so ``not_event``
     could never fail: refuse them."""
     if type_ not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type_!r} (known: {', '.join(sorted(EVENT_TYPES))})")
+    if (
+        matcher is not None
+        and not isinstance(matcher, (dict, re.Pattern))
+        and not callable(matcher)
+    ):
+        # An event is a record, so a plain value equals no event and not_event could never fail.
+        keys = ", ".join(k for k in _event_keys(type_) if k not in ("ts", "sidechain", "type"))
+        raise ValueError(
+            f"{type_} matcher {matcher!r}: expected a dict of the event's keys ({keys}), a "
+            "compiled regex or a predicate; a plain value matches no event"
+        )
     if isinstance(matcher, dict):
         known = _event_keys(type_)
         for key in matcher:
@@ -335,12 +367,19 @@ def _event_keys(type_: str) -> tuple[str, ...]:
 
 
 def _as_pair(matcher: EventMatcher) -> tuple[str, Any]:
+    """An ``event_order`` entry as (type, matcher): a type, a ``(type, matcher)`` pair (a
+    list too), or a dict with ``type`` and the keys to match."""
     if isinstance(matcher, str):
         return matcher, None
-    if isinstance(matcher, tuple):
+    if isinstance(matcher, (tuple, list)) and len(matcher) in (1, 2):
         return matcher[0], matcher[1] if len(matcher) > 1 else None
-    rest = {k: v for k, v in matcher.items() if k != "type"}
-    return str(matcher["type"]), rest or None
+    if isinstance(matcher, dict) and "type" in matcher:
+        rest = {k: v for k, v in matcher.items() if k != "type"}
+        return str(matcher["type"]), rest or None
+    raise ValueError(
+        f"event_order entry {matcher!r}: expected an event type, a (type, matcher) pair or "
+        "a dict with 'type'"
+    )
 
 
 def _listed(found: Sequence[Finding], limit: int = 5) -> str:

@@ -1,0 +1,135 @@
+"""``proctor eval`` on what a selection runs (an iteration picked by its id plays its own
+variant; folders are suggested for a mistyped id; progress names iterations), on the exit code
+agreeing with the run's own ``suite.json``, and on mistakes named where they were written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_evals_cli import CONFIG, project, run_json
+
+Run = Any
+
+VARIANTS = """
+    from proctor.evals import define_eval
+    async def test(t):
+        await t.send("hi")
+        t.message_includes(f"variant {t.iteration}")
+    eval = define_eval(test=test, iterations=3, plan={"variants": [
+        [{"say": "variant 1"}], [{"say": "variant 2"}], [{"say": "variant 3"}]]})
+"""
+
+
+def test_an_iteration_picked_by_its_id_plays_its_own_variant(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": VARIANTS})
+    for picked in (["a/3"], ["a/2", "a/3"], ["a/3", "a/1"]):
+        result, out = run_json(proctor, root, tmp_path, *picked)
+        assert result.code == 0, out
+        assert sorted(r["id"] for r in out["results"]) == sorted(picked)
+    result, out = run_json(proctor, root, tmp_path)  # the control: all of them, as written
+    assert result.code == 0 and len(out["results"]) == 3
+
+
+def test_progress_names_the_iteration_that_ran(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": VARIANTS})
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "a/3")
+    assert result.code == 0, result.err
+    assert "✓ a/3 (" in result.err and "#" not in result.err
+
+
+def test_a_mistyped_id_is_told_the_folder_it_resembles(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"builds/api.eval.py": VARIANTS, "tools/x.eval.py": VARIANTS})
+    result = proctor("eval", "--dir", str(root), "--list", "bui")
+    assert result.code == 2
+    assert "no eval has the id 'bui' or one below it; did you mean builds?" in result.err
+
+
+def suite_exit(out: dict[str, Any]) -> int:
+    return int(json.loads((Path(out["runDir"]) / "suite.json").read_text())["exitCode"])
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        # A skip after a failed gate: skipped, and the exit code unchanged.
+        ('await t.send("hi")\n    t.check(1, 2)\n    t.skip("not today")', 0),
+        # Still running at its timeout: a failed case, as a case folder's timeout is.
+        ('await t.send("hi")\n    t.check(1, 1)\n    time.sleep(30)', 1),
+        ('await t.send("hi")\n    t.check(1, 2)', 1),  # the control: a failed gate
+        ('await t.send("hi")\n    raise RuntimeError("broke")', 3),  # an error status
+    ],
+)
+def test_the_exit_code_is_the_run_s_own(proctor: Run, tmp_path: Path, body: str, code: int) -> None:
+    source = (
+        "import time\nfrom proctor.evals import define_eval\nasync def test(t):\n    "
+        + body
+        + '\neval = define_eval(test=test, timeout_ms=1500, plan={"turns": [{"say": "x"}]})\n'
+    )
+    result, out = run_json(proctor, project(tmp_path, {"a.eval.py": source}), tmp_path)
+    assert result.code == code, out
+    assert suite_exit(out) == code
+    assert out["ok"] is (code == 0)
+
+
+@pytest.mark.parametrize(
+    ("config", "eval_args", "where"),
+    [
+        ("agent='nope'", "", "evals.config.py: agent: unknown agent 'nope'"),
+        ("judge='nojudge'", "", "evals.config.py: judge: expected 'provider/model'"),
+        ("judge='nope/x'", "", "evals.config.py: judge: unknown provider 'nope'"),
+        ("", "judge='bad', ", "a.eval.py:3: judge: expected 'provider/model'"),
+        ("", "agent='nope', ", "a.eval.py:3: unknown agent 'nope'"),
+    ],
+)
+def test_a_bad_agent_or_judge_names_the_file_it_came_from_and_leaves_nothing(
+    proctor: Run, tmp_path: Path, config: str, eval_args: str, where: str
+) -> None:
+    source = (
+        "from proctor.evals import define_eval\nasync def test(t): ...\n"
+        f"eval = define_eval({eval_args}test=test)\n"
+    )
+    settings = CONFIG.replace("max_concurrency=2", f"max_concurrency=2, {config}".rstrip(", "))
+    root = project(tmp_path, {"a.eval.py": source}, config=settings)
+    result, _ = run_json(proctor, root, tmp_path)
+    assert result.code == 2 and where in result.err, result.err
+    assert "Traceback" not in result.err
+    assert not (tmp_path / "out" / "evals-src").exists()
+
+
+def test_a_flag_s_judge_is_named_as_the_flag(proctor: Run, tmp_path: Path) -> None:
+    source = "from proctor.evals import define_eval\nasync def test(t): ...\neval = define_eval(test=test)\n"
+    root = project(tmp_path, {"a.eval.py": source})
+    result, _ = run_json(proctor, root, tmp_path, "--judge-model", "nojudge")
+    assert result.code == 2 and "--judge-model: expected 'provider/model'" in result.err
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (
+            # As pytest.importorskip raises: a BaseException, not an Exception (pytest's own
+            # would skip this test rather than fail it, so one of the same kind stands in).
+            "class Skipped(BaseException): ...\nraise Skipped('no module yaml')\n",
+            "a.eval.py:2: cannot be imported (Skipped: no module yaml)",
+        ),
+        (
+            "from proctor.evals import define_eval\nasync def test():\n    pass\n"
+            "eval = define_eval(test=test)\n",
+            "a.eval.py:4: define_eval: 'test' is called with one argument, the test context: "
+            "async def test(t), not async def test()",
+        ),
+    ],
+)
+def test_an_eval_file_that_cannot_define_an_eval_is_one_sentence(
+    proctor: Run, tmp_path: Path, source: str, said: str
+) -> None:
+    root = project(tmp_path, {"a.eval.py": source})
+    for args in (("--list",), ("--no-stream", "--out", str(tmp_path / "out"))):
+        result = proctor("eval", "--dir", str(root), *args)
+        assert result.code == 2 and said in result.err, result.err
+        assert "Traceback" not in result.err
+    assert not (tmp_path / "out").exists()  # nothing ran
