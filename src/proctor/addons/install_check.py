@@ -5,7 +5,8 @@ Two scratches, each ``home/`` + ``project/`` (see :class:`~.install_scratch.Scra
 
 - **fresh**: install into an empty home; every expected component must be where its agent
   loads it (the audit reads the home independently), nothing may land in the project unless
-  the expect file allows it, and installing again must leave both trees byte-identical;
+  the expect file allows it, and installing again must leave both trees byte-identical (the
+  CLIs' bookkeeping aside: :data:`~.install_scratch.DEFAULT_IGNORE`);
 - **user**: plant the user's own permission rule, instructions, setting and MCP server per
   agent (:mod:`.install_planted`), install, then uninstall: the user's state must survive both,
   and the uninstall must remove every file and key the install added.
@@ -182,7 +183,7 @@ def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckRepo
             message=(
                 f"installing again changed the scratch: {changes.describe()}"
                 if changes
-                else f"installing again left all {len(first)} paths byte-identical"
+                else f"installing again left all {len(first)} paths unchanged"
             ),
         )
     )

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from proctor.addons.install_planted import claude_state_servers
 from proctor.addons.install_scratch import file_digest
 from proctor.errors import ConfigError
 
@@ -144,8 +145,7 @@ def _identity(path: Path) -> str:
             return "dir"
         if path.name == ".claude.json":
             data = json.loads(path.read_text(encoding="utf-8"))
-            servers = data.get("mcpServers") if isinstance(data, dict) else None
-            return "mcp:" + json.dumps(servers, sort_keys=True)
+            return "mcp:" + json.dumps(claude_state_servers(data), sort_keys=True)
         return file_digest(path)
     except (OSError, ValueError):
         return "unreadable"

@@ -136,6 +136,28 @@ def lost_user_state(home: Path, planted: PlantedFile) -> list[str]:
     return lost
 
 
+def claude_state_servers(doc: Any) -> dict[str, Any]:
+    """The part of Claude Code's ``.claude.json`` that is configuration: ``mcpServers``, at the
+    top level and in each project's entry. Everything else there (``firstStartTime``,
+    ``machineID``, ``userID``, counters, migration flags) is the CLI's own bookkeeping, written
+    by any ``claude`` command, so it is never compared."""
+    if not isinstance(doc, dict):
+        return {}
+    out: dict[str, Any] = {}
+    if "mcpServers" in doc:
+        out["mcpServers"] = doc["mcpServers"]
+    projects = doc.get("projects")
+    if isinstance(projects, dict):
+        servers = {
+            key: {"mcpServers": entry["mcpServers"]}
+            for key, entry in projects.items()
+            if isinstance(entry, dict) and "mcpServers" in entry
+        }
+        if servers:
+            out["projects"] = servers
+    return out
+
+
 def value_at(doc: Any, path: tuple[str, ...]) -> Any:
     """The value at the key path, None when a key is missing (or the value is null)."""
     return _walk(doc, path)[1]

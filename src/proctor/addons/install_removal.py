@@ -1,6 +1,7 @@
 """Whether an uninstall removed what the install added: the scratch after the uninstall is
 compared with the scratch as planted before the install. A file the install added and the
-uninstall left is a failure, and so is a key left in one of the user's settings files; a
+uninstall left is a failure, and so is a key left in one of the user's settings files (in
+Claude Code's ``.claude.json``, only its MCP servers count: the rest is the CLI's bookkeeping); a
 folder left empty is only a note."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from proctor.addons.install_planted import (
+    claude_state_servers,
     has_key,
     leftover_keys,
     planted_files,
@@ -38,6 +40,8 @@ def removal_checks(
         doc = read_document(root / rel)
         if not isinstance(doc, dict):
             continue  # unreadable or gone: the uninstall-keeps-user check names it
+        if planted_file.rel == ".claude.json":
+            doc = claude_state_servers(doc)
         kept, before = pruned(doc), pruned(planted_file.content)
         # A key still there (a user's key the uninstall took away is uninstall-keeps-user's),
         # and one set to null counts as left unless the user's own key is what became null.

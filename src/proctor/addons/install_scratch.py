@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from proctor.addons.install_planted import claude_state_servers
 from proctor.errors import ConfigError
 from proctor.util.processes import run_captured
 from proctor.workspace.environment import agent_environment
@@ -84,10 +86,18 @@ DEFAULT_IGNORE = (
     "home/.claude/backups/*",
     "home/.claude/statsig/*",
     "home/.claude/shell-snapshots/*",
+    "home/.claude/telemetry/*",
+    "home/.claude/debug/*",
+    "home/.claude/mcp-needs-auth-cache.json",
     "home/.codex/log/*",
     "home/.codex/.tmp/*",
+    "home/.gemini/projects.json",
+    "home/.gemini/tmp/*",
+    "home/.gemini/history/*",
 )
-"""Caches and logs that package managers and the agent CLIs keep for themselves."""
+"""Caches, logs and bookkeeping that package managers and the agent CLIs keep for themselves
+(``claude mcp add`` writes telemetry, ``gemini mcp add`` registers the folder it ran in). Claude
+Code's ``.claude.json`` is compared by its MCP servers only (see :func:`snapshot`)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,7 @@ class Scratch:
 
     <root>/
       home/       HOME, XDG_*_HOME, CODEX_HOME=home/.codex, GEMINI_CLI_HOME=home
+        .codex/   made empty up front: Codex refuses a CODEX_HOME that does not exist
       project/    the command's working folder
     """
 
@@ -113,6 +124,7 @@ class Scratch:
     def create(cls, root: Path) -> Scratch:
         scratch = cls(root)
         scratch.home.mkdir(parents=True)
+        (scratch.home / ".codex").mkdir()
         scratch.project.mkdir()
         return scratch
 
@@ -243,11 +255,25 @@ def snapshot(root: Path, ignore: Sequence[str] = ()) -> Snapshot:
                 found[rel] = Entry("link", mode, os.readlink(path))
             elif stat.S_ISDIR(info.st_mode):
                 found[rel] = Entry("dir", mode)
+            elif stat.S_ISREG(info.st_mode) and name == ".claude.json":
+                found[rel] = Entry("file", mode, claude_state_digest(path))
             elif stat.S_ISREG(info.st_mode):
                 found[rel] = Entry("file", mode, file_digest(path))
             else:  # a pipe, socket or device: never opened (a FIFO would block the read)
                 found[rel] = Entry("special", mode, stat.filemode(info.st_mode)[0])
     return found
+
+
+def claude_state_digest(path: Path) -> str:
+    """What identifies Claude Code's ``.claude.json``: its MCP servers (top level and per
+    project), not the bookkeeping every ``claude`` command rewrites; the bytes when it does not
+    parse."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return file_digest(path)
+    servers = json.dumps(claude_state_servers(data), sort_keys=True)
+    return "mcp:" + hashlib.sha256(servers.encode()).hexdigest()
 
 
 def file_digest(path: Path) -> str:

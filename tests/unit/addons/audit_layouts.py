@@ -63,6 +63,8 @@ CLAUDE: dict[str, Layout] = {
                     "ask": ["Bash(git push:*)"],
                     "block": ["WebFetch"],
                     "defaultMode": "acceptEdits",
+                    "additionalDirectories": ["../docs"],  # a setting, not a rule list
+                    "disableBypassPermissionsMode": "disable",
                 },
             },
             "proj/.claude/settings.local.json": {"hooks": {"Stop": [hook("notify-send done")]}},
@@ -156,6 +158,76 @@ CLAUDE: dict[str, Layout] = {
             "proj/.mcp.json": [1, 2],
         },
         {("hook", "PreToolUse:Bash", "proj/.claude/settings.json", True)},
+    ),
+    "skill-front-matter": (
+        {
+            "home/.claude/skills/plain/SKILL.md": "Just a body, no front matter.\n",
+            "home/.claude/skills/nodesc/SKILL.md": "---\nname: nodesc\n---\nBody.\n",
+            "home/.claude/skills/blank/SKILL.md": "---\nname: b\ndescription:\n---\nBody.\n",
+            "home/.claude/skills/folded/SKILL.md": "---\ndescription: >\n  long\n---\nBody.\n",
+            "home/.claude/skills/badyaml/SKILL.md": "---\nname: [x\ndescription: : :\n---\nB\n",
+        },
+        {
+            ("skill", "plain", "home/.claude/skills/plain/SKILL.md", True),
+            ("skill", "nodesc", "home/.claude/skills/nodesc/SKILL.md", True),
+            ("skill", "blank", "home/.claude/skills/blank/SKILL.md", True),
+            ("skill", "folded", "home/.claude/skills/folded/SKILL.md", False),
+            ("skill", "badyaml", "home/.claude/skills/badyaml/SKILL.md", False),
+        },
+    ),
+    "plugin-manifest-hooks": (
+        {
+            CS: {"enabledPlugins": {"a@mkt": True, "b@mkt": True}},
+            "home/.claude/plugins/installed_plugins.json": {
+                "version": 2,
+                "plugins": {
+                    "a@mkt": [{"scope": "user", "installPath": "HOME/.claude/plugins/c/a"}],
+                    "b@mkt": [{"scope": "user", "installPath": "HOME/.claude/plugins/c/b"}],
+                },
+            },
+            "home/.claude/plugins/c/a/.claude-plugin/plugin.json": {
+                "name": "a",
+                "hooks": ["./custom/extra.json", "./hooks/hooks.json"],
+            },
+            "home/.claude/plugins/c/a/hooks/hooks.json": {"hooks": {"Stop": [hook("a-stop")]}},
+            "home/.claude/plugins/c/a/custom/extra.json": {
+                "hooks": {"SessionStart": [hook("a-start")]}
+            },
+            "home/.claude/plugins/c/b/.claude-plugin/plugin.json": {
+                "name": "b",
+                "hooks": {"PreToolUse": [hook("b-guard", "Bash")]},
+            },
+        },
+        {
+            ("plugin", "a@mkt", "home/.claude/plugins/installed_plugins.json", False),
+            ("plugin", "b@mkt", "home/.claude/plugins/installed_plugins.json", False),
+            ("hook", "Stop", "home/.claude/plugins/c/a/hooks/hooks.json", False),
+            ("hook", "SessionStart", "home/.claude/plugins/c/a/custom/extra.json", False),
+            (
+                "hook",
+                "PreToolUse:Bash",
+                "home/.claude/plugins/c/b/.claude-plugin/plugin.json",
+                False,
+            ),
+        },
+    ),
+    "hooks-switched-off-by-the-project": (
+        {
+            CS: {"hooks": {"SessionStart": [hook("echo user")]}},
+            "proj/.claude/settings.json": {"disableAllHooks": True},
+            "proj/.claude/settings.local.json": {"hooks": {"Stop": [hook("echo local")]}},
+        },
+        {
+            ("hook", "SessionStart", CS, True),
+            ("hook", "Stop", "proj/.claude/settings.local.json", True),
+        },
+    ),
+    "hooks-switched-on-again-locally": (
+        {
+            CS: {"disableAllHooks": True, "hooks": {"SessionStart": [hook("echo user")]}},
+            "proj/.claude/settings.local.json": {"disableAllHooks": False},
+        },
+        {("hook", "SessionStart", CS, False)},
     ),
 }
 

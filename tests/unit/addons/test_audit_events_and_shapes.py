@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from proctor.addons.audit import audit_agent
+from proctor.addons.audit import audit, audit_agent
+from proctor.addons.audit.render import describe
+from proctor.addons.audit.trial import trial_audit
 from proctor.addons.install_components import component_checks
 from proctor.addons.install_expect import AgentExpectation, ExpectedHook
 from proctor.models.audit import AgentAudit
@@ -138,3 +140,43 @@ def test_a_project_entry_with_mcp_servers_as_a_list_is_a_problem(tmp_path: Path)
     path = write(tmp_path / ".claude.json", {"projects": {str(project): {"mcpServers": ["x"]}}})
     result = audit_agent("claude-code", tmp_path, project)
     assert any(p.startswith(f"{path}: field 'projects.") for p in result.problems)
+
+
+@pytest.mark.parametrize(
+    ("agent", "file"),
+    [("claude-code", ".claude/settings.json"), ("gemini-cli", ".gemini/settings.json")],
+)
+def test_a_hook_handler_without_a_type_is_a_decoy(tmp_path: Path, agent: str, file: str) -> None:
+    event = "PreToolUse" if agent == "claude-code" else "BeforeTool"
+    untyped = {"hooks": [{"command": "guard.sh"}, {"type": "command", "command": "ok.sh"}]}
+    write(tmp_path / file, {"hooks": {event: [untyped]}})
+    result = audit_agent(agent, tmp_path, None)
+    hooks = {c.command: c.decoy for c in result.components if c.kind == "hook"}
+    assert hooks == {"guard.sh": "a hook handler needs a type", "ok.sh": None}
+
+
+def test_claude_code_reads_the_state_file_claude_config_dir_chooses(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    project.mkdir()
+    write(home / ".claude.json", {"mcpServers": {"in-home": {"command": "a"}}})
+    write(home / ".claude" / ".claude.json", {"mcpServers": {"in-config": {"command": "b"}}})
+    unset = audit(home, project, ["claude-code"]).agents[0]
+    assert [c.name for c in unset.components if c.kind == "mcp"] == ["in-home"]
+    moved = audit(home, project, ["claude-code"], claude_config_dir=home / ".claude").agents[0]
+    assert [c.name for c in moved.components if c.kind == "mcp"] == ["in-config"]
+    trial = trial_audit(home, project, "claude-code")  # proctor's trials set it
+    assert trial is not None
+    assert [c.name for c in trial.agents[0].components if c.kind == "mcp"] == ["in-config"]
+
+
+def test_a_claude_code_mcp_entry_with_a_url_and_no_type_is_a_decoy(tmp_path: Path) -> None:
+    table = {
+        "bare": {"url": "https://example.test/mcp"},
+        "typed": {"type": "http", "url": "https://example.test/mcp"},
+    }
+    write(tmp_path / ".claude.json", {"mcpServers": table})
+    result = audit_agent("claude-code", tmp_path, None)
+    mcp = {c.name: (c.decoy, c.transport) for c in result.components if c.kind == "mcp"}
+    assert mcp == {"bare": ("a url needs a type", None), "typed": (None, "http")}
+    bare = next(c for c in result.components if c.name == "bare")
+    assert describe(bare) == "bare https://example.test/mcp"

@@ -27,6 +27,7 @@ def written(text: str) -> list[tuple[str, float]]:
         ("used 12,345 tokens", [("12,345", 12345)]),
         ("1,234,567.5 units", [("1,234,567.5", 1234567.5)]),
         ("cost $1.20 then $12.40", [("$1.20", 1.2), ("$12.40", 12.4)]),
+        ("You spent US$15 so far, A$20 and C€30", [("$15", 15), ("$20", 20), ("€30", 30)]),
         ("45% and 45 % and 45 percent", [("45%", 45), ("45 %", 45), ("45 percent", 45)]),
         (
             "12k, 12.3k, 1.2M, 3B, 2bn",
@@ -197,3 +198,9 @@ def test_the_sentence_around_a_figure_is_found_near_it_as_from_the_start(text: s
     for figure in figures_in(text):
         got = sentence_around(text, figure.start, figure.end)
         assert got == _sentence_from_the_start(text, figure.start, figure.end)
+
+
+def test_a_currency_figure_after_a_country_prefix_is_checked() -> None:
+    (only,) = ungrounded_figures("You spent US$15 so far.", {"a": 1})
+    assert only.figure == "$15"
+    assert ungrounded_figures("You spent US$15 so far.", {"spent": 15}) == []

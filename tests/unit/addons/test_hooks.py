@@ -248,3 +248,41 @@ def test_hook_output_too_deep_or_too_long_to_parse_is_not_json() -> None:
     assert deep.decision == "silent"
     huge = '{"decision": "block", "n": ' + "1" * 5000 + "}"
     assert read_result("claude-code", "Stop", 0, huge, "").decision == "silent"
+
+
+def test_a_handler_without_a_type_is_an_error_not_a_hook(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    group = {"matcher": "Bash", "hooks": [{"command": "exit 2"}]}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
+    with pytest.raises(ConfigError, match=r"hooks\.PreToolUse\[0\]\.hooks\[0\]' has no 'type'"):
+        load_hooks(settings)
+    group["hooks"] = [{"type": "command", "command": "exit 2"}]
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
+    assert len(load_hooks(settings).hooks) == 1  # control: with its type, it runs
+
+
+@pytest.mark.parametrize("form", ["object", "path", "paths"])
+def test_hooks_a_plugins_manifest_declares_run_besides_hooks_json(
+    tmp_path: Path, form: str
+) -> None:
+    plugin = tmp_path / "plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / "hooks").mkdir()
+    table = {"SessionStart": [{"hooks": [{"type": "command", "command": "echo extra"}]}]}
+    (plugin / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo d"}]}]}})
+    )
+    (plugin / "extra.json").write_text(json.dumps({"hooks": table}))
+    declared = {"object": table, "path": "./extra.json", "paths": ["./extra.json"]}[form]
+    manifest = plugin / ".claude-plugin" / "plugin.json"
+    manifest.write_text(json.dumps({"name": "p", "hooks": declared}))
+    source = load_hooks(plugin)
+    assert sorted(h.command for h in source.hooks) == ["echo d", "echo extra"]
+    (plugin / "hooks" / "hooks.json").unlink()
+    assert [h.command for h in load_hooks(plugin).hooks] == ["echo extra"]
+    manifest.write_text(json.dumps({"name": "p", "hooks": ["./missing.json"]}))
+    with pytest.raises(ConfigError, match=r"field 'hooks' names \./missing\.json"):
+        load_hooks(plugin)
+    manifest.write_text(json.dumps({"name": "p"}))
+    with pytest.raises(ConfigError, match="no hooks/hooks.json and no 'hooks'"):
+        load_hooks(plugin)

@@ -15,6 +15,7 @@ from proctor.addons.install_expect import AgentExpectation, ExpectedHook, load_e
 from proctor.addons.install_planted import PLANTED, leftover_keys, lost_user_state, plant
 from proctor.addons.install_removal import removal_checks
 from proctor.addons.install_scratch import (
+    DEFAULT_IGNORE,
     Scratch,
     compare,
     expand,
@@ -170,8 +171,9 @@ def test_leftover_keys_ignore_empty_containers_and_name_the_rest() -> None:
     ("uninstalled", "left"),
     [
         ({"mcpServers": {"user-notes": None, "tidy": None}}, None),  # nulls its own key: left
-        ({"hooks": None}, "hooks"),
-        ({"hooks": {"PreToolUse": []}}, None),  # an empty container is no leftover
+        ({"projects": {"/p": {"mcpServers": {"tidy": None}}}}, "projects"),
+        ({"projects": {"/p": {"mcpServers": {}}}}, None),  # an empty container is no leftover
+        ({"hooks": None, "userID": "u"}, None),  # not MCP servers: the CLI's bookkeeping
         ({}, None),
     ],
 )
@@ -372,3 +374,48 @@ def test_null_python_names_repeats_and_unreadable_numbers_are_config_errors(
     assert message.startswith(f"--expect {path}") and "\n" not in message
     for word in words:
         assert word in message
+
+
+def test_codex_home_exists_in_the_scratch_before_the_install(tmp_path: Path) -> None:
+    scratch = Scratch.create(tmp_path / "s")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin"})
+    assert run_command('test -d "$CODEX_HOME"', scratch, env, 10, "--install").ok
+
+
+def test_the_clis_bookkeeping_is_no_change_but_their_mcp_servers_are(tmp_path: Path) -> None:
+    state = tmp_path / "home" / ".claude.json"
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    (tmp_path / "home" / ".gemini").mkdir()
+    state.write_text(json.dumps({"mcpServers": {"a": {"command": "a"}}}))
+    before = snapshot(tmp_path, DEFAULT_IGNORE)
+    bookkeeping = {"firstStartTime": "2026-01-01", "machineID": "m", "userID": "u"}
+    state.write_text(json.dumps({"mcpServers": {"a": {"command": "a"}}, **bookkeeping}))
+    for rel in (
+        "home/.claude/telemetry/1p_failed_events.x.json",
+        "home/.gemini/projects.json",
+        "home/.gemini/tmp/p/.project_root",
+        "home/.gemini/history/p/.project_root",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}")
+    assert not compare(before, snapshot(tmp_path, DEFAULT_IGNORE))
+    local = {"projects": {"/p": {"mcpServers": {"b": {"command": "b"}}}}}
+    state.write_text(json.dumps({"mcpServers": {"a": {"command": "a"}}, **local}))
+    assert compare(before, snapshot(tmp_path, DEFAULT_IGNORE)).changed == ["home/.claude.json"]
+
+
+def test_bookkeeping_claude_wrote_is_not_left_by_the_uninstall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    plant(home, ["claude-code"])
+    planted = snapshot(tmp_path)
+    path = home / ".claude.json"
+    doc = json.loads(path.read_text())
+    doc |= {"firstStartTime": "2026-01-01", "machineID": "m", "migrationVersion": 3}
+    doc["projects"] = {"/p": {"allowedTools": [], "mcpServers": {}}}
+    path.write_text(json.dumps(doc))
+    check, _ = removal_checks(planted, snapshot(tmp_path), tmp_path, ["claude-code"])
+    assert check.passed, check.message
+    doc["projects"]["/p"]["mcpServers"] = {"tidy": {"command": "t"}}
+    path.write_text(json.dumps(doc))
+    check, _ = removal_checks(planted, snapshot(tmp_path), tmp_path, ["claude-code"])
+    assert not check.passed and "left projects in .claude.json" in check.message

@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from proctor.addons.memory.dataset import load_dataset
-from proctor.addons.memory.report import MemoryEvalRecord, Thresholds, render_text, score_run
+from proctor.addons.memory.report import (
+    MemoryEvalRecord,
+    Scores,
+    Thresholds,
+    failures_of,
+    render_text,
+    score_run,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "addons" / "memory"
 DATASET = load_dataset(EXAMPLES / "dataset.json")
@@ -90,3 +97,10 @@ def test_the_record_round_trips_with_camel_case_keys() -> None:
     data = score(PERFECT).to_dict()
     assert data["schemaVersion"] >= 1 and "byLabel" in data and "knowledgeUpdate" in data["overall"]
     assert MemoryEvalRecord.model_validate(data) == score(PERFECT)
+
+
+def test_a_score_a_rounding_error_under_its_threshold_meets_it() -> None:
+    mean = (1 + 1 + 0.4) / 3  # 0.7999999999999999 in floating point
+    assert failures_of([], Scores(queries=3, recall=mean), Thresholds(min_recall=0.8)) == []
+    (failure,) = failures_of([], Scores(queries=3, recall=0.7999), Thresholds(min_recall=0.8))
+    assert failure.kind == "threshold"  # control: a real shortfall still fails

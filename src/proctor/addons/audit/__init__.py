@@ -38,10 +38,12 @@ def audit(
     agents: Sequence[str] | None = None,
     *,
     launch_args: Sequence[str] = (),
+    claude_config_dir: Path | None = None,
 ) -> AuditReport:
     """What each of ``agents`` (default: all three CLIs) would load from ``home`` and
     ``project``. ``launch_args`` is a session's command line, whose ``--plugin-dir`` and
-    ``--mcp-config`` paths Claude Code also loads. Raises KeyError for an unknown agent id."""
+    ``--mcp-config`` paths Claude Code also loads; ``claude_config_dir`` its
+    ``CLAUDE_CONFIG_DIR``, when set. Raises KeyError for an unknown agent id."""
     chosen = list(agents) if agents is not None else list(AGENT_IDS)
     unknown = [a for a in chosen if a not in AUDITORS]
     if unknown:
@@ -49,15 +51,19 @@ def audit(
     return AuditReport(
         home=str(home),
         project=str(project) if project is not None else None,
-        agents=[audit_agent(a, home, project, launch_args) for a in chosen],
+        agents=[audit_agent(a, home, project, launch_args, claude_config_dir) for a in chosen],
     )
 
 
 def audit_agent(
-    agent: str, home: Path, project: Path | None, launch_args: Sequence[str] = ()
+    agent: str,
+    home: Path,
+    project: Path | None,
+    launch_args: Sequence[str] = (),
+    claude_config_dir: Path | None = None,
 ) -> AgentAudit:
     """One agent's audit (``agent`` must be a key of :data:`AUDITORS`)."""
-    reader = Reader(home, project, launch_args)
+    reader = Reader(home, project, launch_args, claude_config_dir)
     AUDITORS[agent](reader)
     return AgentAudit(agent=agent, components=unique(reader.components), problems=reader.problems)
 

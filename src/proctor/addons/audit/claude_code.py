@@ -2,9 +2,10 @@
 
 User level: ``~/.claude/settings.json`` (hooks, ``permissions``, ``enabledPlugins``),
 ``~/.claude/skills/<name>/SKILL.md``, plugins recorded in
-``~/.claude/plugins/installed_plugins.json``, MCP servers in ``~/.claude.json`` (and in
-``~/.claude/.claude.json``, where ``CLAUDE_CONFIG_DIR=~/.claude`` puts it, as proctor's trials
-do), ``~/.claude/CLAUDE.md`` and ``~/.claude/rules/*.md``. Project level: ``.claude/settings.json``
+``~/.claude/plugins/installed_plugins.json``, MCP servers in ``~/.claude.json``,
+``~/.claude/CLAUDE.md`` and ``~/.claude/rules/*.md``. ``CLAUDE_CONFIG_DIR`` (proctor's trials set
+it to ``~/.claude``) takes the place of ``~/.claude`` and holds the ``.claude.json`` read instead
+of ``~/.claude.json``. Project level: ``.claude/settings.json``
 and ``.claude/settings.local.json``, ``.claude/skills/``, ``.mcp.json``, the project's entry in
 ``~/.claude.json``, ``CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/CLAUDE.md``, ``.claude/rules/``.
 A session may add plugin folders (``--plugin-dir``) and MCP files (``--mcp-config``).
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +31,23 @@ from proctor.addons.audit.reading import (
 )
 
 DECISIONS = ("allow", "deny", "ask")
+PERMISSION_SETTINGS = (
+    "additionalDirectories",
+    "defaultMode",
+    "disableBypassPermissionsMode",
+    "disableAutoMode",
+)
+"""Keys of ``permissions`` that hold settings rather than rules: known, so never decoys."""
+HOOKS_OFF = "hooks switched off (disableAllHooks)"
 FOREIGN = {
     "config.toml": "Codex",
     "AGENTS.md": "Codex",
     "GEMINI.md": "Gemini CLI",
     "gemini-extension.json": "Gemini CLI",
 }
+
+
+URL_NEEDS_TYPE = "a url needs a type"
 
 
 def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -45,12 +57,31 @@ def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
         return kind, url
     if isinstance(entry.get("command"), str):
         return "stdio", url
-    return ("http" if url else None), url
+    return None, url  # a url without a type: Claude Code refuses the entry
+
+
+def servers(
+    reader: Reader,
+    table: Any,
+    file: Path,
+    scope: str,
+    decoy_of: Callable[[str, dict[str, Any]], str | None] = lambda name, entry: None,
+) -> None:
+    """MCP servers as Claude Code reads them: an entry with a ``url`` and neither a ``type``
+    nor a ``command`` is refused (it guesses no transport)."""
+
+    def decoy(name: str, entry: dict[str, Any]) -> str | None:
+        url, command = entry.get("url"), entry.get("command")
+        if isinstance(url, str) and url and "type" not in entry and not isinstance(command, str):
+            return URL_NEEDS_TYPE
+        return decoy_of(name, entry)
+
+    mcp_servers(reader, table, file, scope, transport_of, decoy)
 
 
 def audit_claude_code(reader: Reader) -> None:
     home, project = reader.home, reader.project
-    config = home / ".claude"
+    config = reader.claude_config_dir or home / ".claude"
     settings = [(config / "settings.json", "user")]
     if project is not None:
         settings += [
@@ -59,32 +90,35 @@ def audit_claude_code(reader: Reader) -> None:
         ]
     enabled: dict[str, bool] = {}
     disabled_mcpjson: set[str] = set()
+    hooks_off = False
     for path, scope in settings:
         data = reader.json(path)
         if data is None:
             continue
         settings_file(reader, path, scope, data)
+        if isinstance(data.get("disableAllHooks"), bool):  # the most specific file decides
+            hooks_off = data["disableAllHooks"]
         for plugin, on in as_dict(data.get("enabledPlugins")).items():
             enabled[plugin] = on is True
         listed = reader.string_list(
             path, "disabledMcpjsonServers", data.get("disabledMcpjsonServers")
         )
         disabled_mcpjson |= set(listed or [])
-    skills(reader, config / "skills", "user")
+    skills(reader, config / "skills", "user", needs_description=True)
     installed_plugins(reader, config / "plugins" / "installed_plugins.json", enabled)
-    for state in (home / ".claude.json", config / ".claude.json"):
-        user_state(reader, state)
+    user_state(
+        reader, config / ".claude.json" if reader.claude_config_dir else home / ".claude.json"
+    )
     memory(reader, config, "user", ("CLAUDE.md",))
     foreign_files(reader, config, FOREIGN, "user")
     if project is not None:
-        skills(reader, project / ".claude" / "skills", "project")
+        skills(reader, project / ".claude" / "skills", "project", needs_description=True)
         mcp_json = project / ".mcp.json"
-        mcp_servers(
+        servers(
             reader,
             as_dict(reader.json(mcp_json)).get("mcpServers"),
             mcp_json,
             "project",
-            transport_of,
             lambda name, _: (
                 "disabled (disabledMcpjsonServers)" if name in disabled_mcpjson else None
             ),
@@ -93,12 +127,23 @@ def audit_claude_code(reader: Reader) -> None:
         memory(reader, project / ".claude", "project", ("CLAUDE.md",))
         foreign_files(reader, project / ".claude", FOREIGN, "project")
     session_args(reader, reader.launch_args)
+    if hooks_off:
+        switch_off_hooks(reader)
+
+
+def switch_off_hooks(reader: Reader) -> None:
+    """``disableAllHooks``, merged over the settings files like any setting, turns off every
+    hook, whichever file (user, project, plugin) declares it."""
+    for component in reader.components:
+        if component.kind == "hook" and component.decoy is None:
+            component.decoy = HOOKS_OFF
 
 
 def settings_file(reader: Reader, path: Path, scope: str, data: dict[str, Any]) -> None:
-    off = "hooks switched off (disableAllHooks)" if data.get("disableAllHooks") is True else None
-    hooks(reader, data.get("hooks"), path, scope, off, agent="claude-code")
+    hooks(reader, data.get("hooks"), path, scope, agent="claude-code")
     for decision, value in as_dict(data.get("permissions")).items():
+        if decision in PERMISSION_SETTINGS:
+            continue
         if decision in DECISIONS:
             rules = reader.string_list(path, f"permissions.{decision}", value) or []
         else:  # a list under a key Claude Code does not read: a decoy, whatever it holds
@@ -107,12 +152,11 @@ def settings_file(reader: Reader, path: Path, scope: str, data: dict[str, Any]) 
         for rule in rules:
             reader.add("permission", rule, path, scope=scope, decision=decision, decoy=decoy)
     # A common mistake: servers in settings.json, which Claude Code does not read for MCP.
-    mcp_servers(
+    servers(
         reader,
         data.get("mcpServers"),
         path,
         scope,
-        transport_of,
         lambda *_: "settings.json is not read for MCP servers (~/.claude.json, .mcp.json are)",
     )
 
@@ -121,16 +165,16 @@ def user_state(reader: Reader, path: Path) -> None:
     data = reader.json(path)
     if data is None:
         return
-    mcp_servers(reader, data.get("mcpServers"), path, "user", transport_of)
+    servers(reader, data.get("mcpServers"), path, "user")
     if reader.project is None:
         return
     projects = as_dict(data.get("projects"))
     keys = dict.fromkeys((str(reader.project), os.path.realpath(reader.project)))
     for key in keys:
         entry = as_dict(projects.get(key))
-        servers = entry.get("mcpServers")
-        if reader.shape(path, f"projects.{key}.mcpServers", servers, dict):
-            mcp_servers(reader, servers, path, "project", transport_of)
+        table = entry.get("mcpServers")
+        if reader.shape(path, f"projects.{key}.mcpServers", table, dict):
+            servers(reader, table, path, "project")
 
 
 def memory(reader: Reader, folder: Path, scope: str, names: Sequence[str]) -> None:
@@ -166,18 +210,39 @@ def installed_plugins(reader: Reader, path: Path, enabled: dict[str, bool]) -> N
 
 
 def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
-    """A plugin's skills (``plugin:skill``), ``hooks/hooks.json`` and MCP servers."""
-    skills(reader, folder / "skills", "plugin", prefix=f"{name}:")
+    """A plugin's skills (``plugin:skill``), hooks (``hooks/hooks.json`` and the manifest's
+    ``hooks``) and MCP servers (``.mcp.json`` and the manifest's ``mcpServers``)."""
+    skills(reader, folder / "skills", "plugin", prefix=f"{name}:", needs_description=True)
     hooks_file = folder / "hooks" / "hooks.json"
     table = as_dict(reader.json(hooks_file)).get("hooks")
     hooks(reader, table, hooks_file, "plugin", agent="claude-code")
+    manifest = folder / ".claude-plugin" / "plugin.json"
+    declared = as_dict(reader.json(manifest))
+    manifest_hooks(reader, folder, manifest, declared.get("hooks"))
     mcp_file = folder / ".mcp.json"
     data = as_dict(reader.json(mcp_file))
     table = data.get("mcpServers", data)
-    mcp_servers(reader, table, mcp_file, "plugin", transport_of)
-    manifest = folder / ".claude-plugin" / "plugin.json"
-    inline = as_dict(reader.json(manifest)).get("mcpServers")
-    mcp_servers(reader, inline, manifest, "plugin", transport_of)
+    servers(reader, table, mcp_file, "plugin")
+    servers(reader, declared.get("mcpServers"), manifest, "plugin")
+
+
+def manifest_hooks(reader: Reader, folder: Path, manifest: Path, declared: Any) -> None:
+    """The ``hooks`` of a plugin's manifest: an object of events, or a path or list of paths
+    (relative to the plugin) to files shaped like ``hooks/hooks.json``, which Claude Code runs
+    besides that file."""
+    if isinstance(declared, dict):
+        hooks(reader, declared, manifest, "plugin", agent="claude-code")
+        return
+    paths = [declared] if isinstance(declared, str) else declared
+    for rel in reader.string_list(manifest, "hooks", paths) or []:
+        file = folder / rel
+        if os.path.normpath(file) == os.path.normpath(folder / "hooks" / "hooks.json"):
+            continue  # read above
+        if not reader.is_file(file):
+            reader.problems.append(f"{manifest}: field 'hooks' names {rel}, which is not a file")
+            continue
+        table = as_dict(reader.json(file)).get("hooks")
+        hooks(reader, table, file, "plugin", agent="claude-code")
 
 
 def session_args(reader: Reader, args: Sequence[str]) -> None:
@@ -191,5 +256,5 @@ def session_args(reader: Reader, args: Sequence[str]) -> None:
             plugin_contents(reader, folder, str(name))
         elif flag == "--mcp-config":
             path = Path(value)
-            servers = as_dict(reader.json(path)).get("mcpServers")
-            mcp_servers(reader, servers, path, "user", transport_of)
+            table = as_dict(reader.json(path)).get("mcpServers")
+            servers(reader, table, path, "user")

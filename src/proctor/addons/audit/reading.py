@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import re
 import shlex
 import tomllib
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -22,7 +23,10 @@ from proctor.models.audit import AuditComponent, ComponentKind
 
 Scope = str
 NO_COMMAND = "matcher with no hook command behind it"
+NO_TYPE = "a hook handler needs a type"
 EMPTY_SKILL = "empty skill folder (no SKILL.md)"
+NO_FRONT_MATTER = "not offered to the model: SKILL.md has no front matter (only a /command)"
+NO_DESCRIPTION = "not offered to the model: no description in its front matter (only a /command)"
 NO_ENDPOINT = "MCP entry with no command or url"
 PATH_FLAGS = ("--plugin-dir", "--mcp-config")
 
@@ -36,11 +40,15 @@ class Reader:
     launch_args: Sequence[str] = ()
     """The session's command line; the paths its ``--plugin-dir`` and ``--mcp-config`` name are
     read even though they are outside the home and project."""
+    claude_config_dir: Path | None = None
+    """Claude Code's ``CLAUDE_CONFIG_DIR`` when the session sets it (proctor's trials set it to
+    ``<home>/.claude``); it moves ``~/.claude`` and ``~/.claude.json`` into it."""
     components: list[AuditComponent] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         roots = [self.home, *([self.project] if self.project else []), *self.named_paths()]
+        roots += [self.claude_config_dir] if self.claude_config_dir else []
         self._roots = [r.resolve() for r in roots]
 
     def allowed(self, path: Path) -> bool:
@@ -190,8 +198,13 @@ def skills(
     scope: Scope,
     disabled: Collection[str] = (),
     prefix: str = "",
+    *,
+    needs_description: bool = False,
 ) -> None:
-    """One skill per folder of ``root``: ``SKILL.md`` inside, or a decoy when it is missing."""
+    """One skill per folder of ``root``: ``SKILL.md`` inside, or a decoy when it is missing.
+    With ``needs_description`` (Claude Code), a ``SKILL.md`` whose front matter gives no
+    description is a decoy too: the agent offers it only as a ``/command``, never to the
+    model."""
     for folder in reader.subdirs(root):
         manifest = folder / "SKILL.md"
         name = prefix + folder.name
@@ -205,8 +218,32 @@ def skills(
             reader.add("skill", name, folder, scope=scope, decoy=EMPTY_SKILL)
         elif folder.name in disabled:
             reader.add("skill", name, manifest, scope=scope, decoy="disabled (skills.disabled)")
+        elif needs_description:
+            unoffered = undescribed_skill(reader.text(manifest) or "")
+            reader.add("skill", name, manifest, scope=scope, decoy=unoffered)
         else:
             reader.add("skill", name, manifest, scope=scope)
+
+
+def undescribed_skill(text: str) -> str | None:
+    """Why a ``SKILL.md`` is not offered to the model (no front matter, or none of its
+    top-level lines a non-empty ``description``), or None when it is. The front matter is read
+    line by line, not as YAML: a block Claude Code cannot parse still counts as described when a
+    ``description:`` line is there, as Claude Code still loads such a skill."""
+    lines = text.removeprefix("\ufeff").splitlines()
+    ends = [i for i, line in enumerate(lines[1:], 1) if line.rstrip() == "---"]
+    if not lines or lines[0].rstrip() != "---" or not ends:
+        return NO_FRONT_MATTER
+    block = lines[1 : ends[0]]
+    for index, line in enumerate(block):
+        match = re.match(r"description\s*:(.*)$", line)
+        if match is None:
+            continue
+        value = match.group(1).strip()
+        following = block[index + 1] if index + 1 < len(block) else ""
+        if value not in ("", "~", "null", "''", '""') or following[:1] in (" ", "\t"):
+            return None
+    return NO_DESCRIPTION
 
 
 def hooks(
@@ -237,8 +274,21 @@ def hooks(
             field = f"hooks.{event}[{index}].hooks"
             handlers = listed if reader.shape(file, field, listed, list) and listed else []
             handlers = [h for h in handlers if isinstance(h, dict)]
+            untyped = [h for h in handlers if h.get("type") is None]
             runnable = [h for h in handlers if runnable_hook(h)]
-            if not runnable:
+            for handler in untyped:  # the CLIs refuse such a handler: it never runs
+                command = handler.get("command")
+                reader.add(
+                    "hook",
+                    name,
+                    file,
+                    scope=scope,
+                    event=event,
+                    matcher=matcher,
+                    command=command if isinstance(command, str) else None,
+                    decoy=unknown or NO_TYPE,
+                )
+            if not runnable and not untyped:
                 reader.add(
                     "hook",
                     name,
@@ -299,8 +349,9 @@ def runnable_hook(handler: Mapping[str, Any]) -> bool:
 
 
 def hook_command(handler: Mapping[str, Any]) -> str | None:
-    """What a handler runs: its command line, its prompt, or the url an http hook posts to."""
-    kind = handler.get("type", "command")
+    """What a handler runs: its command line, its prompt, or the url an http hook posts to;
+    None for a handler without a ``type``, which the CLIs never run."""
+    kind = handler.get("type")
     key = {"command": "command", "http": "url"}.get(kind, "prompt") if isinstance(kind, str) else ""
     value = handler.get(key)
     return value if isinstance(value, str) else None

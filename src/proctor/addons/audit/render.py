@@ -22,7 +22,8 @@ def describe(c: AuditComponent) -> str:
         return f"{c.name}  → {c.command}" if c.command else c.name
     if c.kind == "mcp":
         target = c.command or c.url
-        return f"{c.name} ({c.transport}) {target}" if target else c.name
+        transport = f" ({c.transport})" if c.transport else ""
+        return f"{c.name}{transport} {target}" if target else c.name
     if c.kind == "permission":
         return f"{c.decision}: {c.name}"
     if c.kind == "plugin" and c.enabled is not None:

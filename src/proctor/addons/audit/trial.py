@@ -17,11 +17,14 @@ def trial_audit(
     home: Path, workspace: Path, agent: str, launch_args: Sequence[str] = ()
 ) -> AuditReport | None:
     """``agent``'s audit of the trial's scratch ``home`` and ``workspace`` (with the session's
-    command line); None for an agent with no audit (the scripted agent) or when it fails."""
+    command line); None for an agent with no audit (the scripted agent) or when it fails.
+    Claude Code's trials run with ``CLAUDE_CONFIG_DIR=<home>/.claude``."""
     if agent not in AUDITORS:
         return None
     try:
-        return audit(home, workspace, [agent], launch_args=launch_args)
+        return audit(
+            home, workspace, [agent], launch_args=launch_args, claude_config_dir=home / ".claude"
+        )
     except Exception:  # the audit is a record, never a reason for the trial to fail
         log.warning("the audit of %s's scratch home failed", agent, exc_info=True)
         return None

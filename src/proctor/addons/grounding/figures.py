@@ -5,8 +5,9 @@ What counts as a figure in a text (advice, or a string inside the signals):
 
 - integers and decimals, with thousands separators (``12,345`` is 12345), a sign when the minus
   stands alone (``-15``; the hyphen of ``2026-03-01`` or ``10-20`` is not a sign), a currency
-  mark (``$1.20``), a percentage (``45%``, ``45 percent``), a multiplier suffix (``12k``,
-  ``1.2M``, ``3B``, ``2bn``) and any other unit written straight after (``3x``, ``200ms``);
+  mark (``$1.20``, also after a country prefix: ``US$15``), a percentage (``45%``,
+  ``45 percent``), a multiplier suffix (``12k``, ``1.2M``, ``3B``, ``2bn``) and any other unit
+  written straight after (``3x``, ``200ms``);
 - not a figure: digits glued to a word before them (``sha256``, ``v12``, ``test_42``: names,
   not quantities) and dotted versions (``1.2.3``). Years, dates and clock times are figures like
   any other (``2026`` must be in the signals to be cited).
@@ -87,8 +88,8 @@ def _scan(text: str) -> Iterator[Figure]:
         negative = bool(match.group("sign"))
         if negative and _glued(text, match.start()):
             negative = False  # a hyphen inside a word or between numbers, not a minus
-        elif not negative and _glued(text, match.start()):
-            continue  # digits glued to a word: a name such as sha256 or v12
+        elif not negative and _glued(text, match.start("int")):
+            continue  # digits glued to a word: a name such as sha256 or v12 (not US$15)
         if match.group("exp") and _word_after(text, match.end()):
             continue  # 2e4512c: a short commit id, not 2 × 10^4512
         figure = _figure(text, match, negative)

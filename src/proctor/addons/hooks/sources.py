@@ -2,7 +2,9 @@
 
 Accepted, as each CLI reads them:
 
-- a **Claude Code plugin** folder: ``hooks/hooks.json``; ``${CLAUDE_PLUGIN_ROOT}`` in a command
+- a **Claude Code plugin** folder: ``hooks/hooks.json`` and the ``hooks`` of
+  ``.claude-plugin/plugin.json`` (an object of events, a path or a list of paths to files like
+  ``hooks/hooks.json``), all of which Claude Code runs; ``${CLAUDE_PLUGIN_ROOT}`` in a command
   is the folder (Claude Code substitutes it and also sets it in the environment);
 - a **Gemini CLI extension** folder (``gemini-extension.json``): ``hooks/hooks.json``, with
   ``${extensionPath}``, ``${workspacePath}``, ``${/}`` and ``${pathSeparator}`` substituted;
@@ -11,7 +13,8 @@ Accepted, as each CLI reads them:
 - a **Codex** ``config.toml`` with inline ``[[hooks.<Event>]]`` tables.
 
 All share one structure: event → matcher groups → handlers (``{type, command, timeout}``).
-Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are listed as skipped.
+Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are listed as skipped;
+a handler without ``type`` is an error, as the CLIs never run it.
 """
 
 from __future__ import annotations
@@ -59,10 +62,11 @@ def load_hooks(path: Path) -> HookSource:
     """Read the hooks of a plugin or extension folder or a settings file. Raises ConfigError."""
     if path.is_dir():
         manifest = path / "hooks" / "hooks.json"
-        kind = "gemini-extension" if (path / "gemini-extension.json").is_file() else "claude-plugin"
+        if not (path / "gemini-extension.json").is_file():
+            return _plugin_hooks(path)
         if not manifest.is_file():
-            raise ConfigError(f"{path}: no hooks/hooks.json in this {kind.replace('-', ' ')}")
-        return _from_data(manifest, _read_json(manifest), kind, path.resolve())
+            raise ConfigError(f"{path}: no hooks/hooks.json in this gemini extension")
+        return _from_data(manifest, _read_json(manifest), "gemini-extension", path.resolve())
     if not path.is_file():
         raise ConfigError(f"{path}: no such plugin folder or settings file")
     if path.suffix == ".toml":
@@ -74,6 +78,45 @@ def load_hooks(path: Path) -> HookSource:
             raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
         return _from_data(path, data, "settings", None)
     return _from_data(path, _read_json(path), "settings", None)
+
+
+def _plugin_hooks(folder: Path) -> HookSource:
+    """A Claude Code plugin's hooks: ``hooks/hooks.json`` plus those its manifest declares."""
+    default = folder / "hooks" / "hooks.json"
+    files: list[tuple[Path, Any]] = [(default, _read_json(default))] if default.is_file() else []
+    manifest = folder / ".claude-plugin" / "plugin.json"
+    data = _read_json(manifest) if manifest.is_file() else None
+    declared = data.get("hooks") if isinstance(data, dict) else None
+    if isinstance(declared, dict):
+        files.append((manifest, {"hooks": declared}))
+    elif declared is not None:
+        paths = [declared] if isinstance(declared, str) else declared
+        if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+            raise ConfigError(
+                f"{manifest}: field 'hooks' must be a path, a list of paths or an object of "
+                "event → matcher groups"
+            )
+        for rel in paths:
+            file = folder / rel
+            if file.resolve() == default.resolve():
+                continue  # hooks/hooks.json is read anyway
+            if not file.is_file():
+                raise ConfigError(f"{manifest}: field 'hooks' names {rel}, which is not a file")
+            files.append((file, _read_json(file)))
+    if not files:
+        raise ConfigError(
+            f"{folder}: no hooks/hooks.json and no 'hooks' in .claude-plugin/plugin.json in this "
+            "claude plugin"
+        )
+    sources = [
+        _from_data(file, content, "claude-plugin", folder.resolve()) for file, content in files
+    ]
+    return HookSource(
+        sources[0].path,
+        "claude-plugin",
+        tuple(h for s in sources for h in s.hooks),
+        tuple(k for s in sources for k in s.skipped),
+    )
 
 
 def _read_json(path: Path) -> Any:
@@ -138,8 +181,8 @@ def _handler(
 ) -> HookSpec | str:
     if not isinstance(handler, dict):
         raise ConfigError(f"{path}: field '{where}' must be an object")
-    htype = handler.get("type", "command")
-    if htype != "command":
+    htype = handler.get("type")
+    if htype is not None and htype != "command":
         return f"{event}: {htype}"
     command = handler.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -164,6 +207,11 @@ def _handler(
     background = handler.get("async", False)
     if not isinstance(background, bool):
         raise ConfigError(f"{path}: field '{where}.async' must be true or false")
+    if htype is None:  # Claude Code and Gemini CLI refuse such a handler and run nothing
+        raise ConfigError(
+            f"{path}: the hook at '{where}' has no 'type'; the CLI never runs it "
+            '(expected "type": "command")'
+        )
     if kind == "gemini-extension" and root is not None:
         command = hydrate_extension(command, root)
     return HookSpec(event, matcher, command, timeout, kind, root, condition, background)

@@ -127,6 +127,16 @@ CHECKS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+SCORE_TOLERANCE = 1e-9
+"""A mean of shares such as ``(1 + 1 + 0.4) / 3`` lands a rounding error away from the exact
+value (0.7999999999999999 for 0.8); a score that close to its threshold meets it."""
+
+
+def below(value: float, limit: float) -> bool:
+    """Whether a score falls short of its threshold by more than a rounding error."""
+    return value < limit - SCORE_TOLERANCE
+
+
 def failures_of(
     results: Sequence[QueryResult], overall: Scores, limits: Thresholds
 ) -> list[Failure]:
@@ -145,7 +155,7 @@ def failures_of(
             ))  # fmt: skip
     for field, limit_field, name in CHECKS:
         value, limit = getattr(overall, field), getattr(limits, limit_field)
-        if value is not None and value < limit:
+        if value is not None and below(value, limit):
             flag = "--" + limit_field.replace("_", "-")
             failures.append(Failure(
                 kind="threshold",
