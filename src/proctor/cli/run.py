@@ -467,11 +467,14 @@ def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
     from proctor.session.resume import resume_run
 
     warnings = CostWarnings(budget, spent=_spent_before(run_dir) if budget else 0.0)
-    result, ran = resume_run(run_dir, names, [make_display(False), warnings])
+    result, kept = resume_run(run_dir, names, [make_display(False), warnings])
     for name in names:
         click.echo(result.outputs[name], nl=False)
-    kept = result.suite.totals.n - ran
-    click.echo(f"proctor: resumed {result.paths.root}: {kept} kept, {ran} run now", err=True)
+    left = f", {result.left} left for another --resume" if result.left else ""
+    click.echo(
+        f"proctor: resumed {result.paths.root}: {kept} kept, {result.ended_now} run now{left}",
+        err=True,
+    )
     click.echo(f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}", err=True)
     return result.suite.exit_code
 

@@ -17,6 +17,15 @@ class Interrupted(BaseException):
     """Raised in a worker when the run is stopped (Ctrl-C or SIGTERM)."""
 
 
+INTERRUPTED_PREFIX = "interrupted:"
+"""How the reason of a trial that a stopped run cut short begins: ``--resume`` runs it again."""
+
+
+def was_interrupted(reason: str) -> bool:
+    """Whether a trial's reason says a stopped run cut it short."""
+    return reason.startswith(INTERRUPTED_PREFIX)
+
+
 @dataclass(frozen=True)
 class WorkerOptions:
     keep_workspace: bool = False

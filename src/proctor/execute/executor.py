@@ -33,7 +33,12 @@ from types import FrameType
 from typing import Any, Protocol
 
 from proctor.errors import ProctorError
-from proctor.execute.context import Interrupted, WorkerOptions, trial_marker
+from proctor.execute.context import (
+    INTERRUPTED_PREFIX,
+    Interrupted,
+    WorkerOptions,
+    trial_marker,
+)
 from proctor.execute.events import (
     RunFinished,
     RunStarted,
@@ -82,12 +87,17 @@ class RunOutcome:
     def records(self) -> list[TrialRecord]:
         return [TrialRecord.model_validate_json(zlib.decompress(data)) for data in self.kept]
 
-    def compact_records(self) -> list[TrialRecord]:
-        """The records as :func:`~proctor.models.compact.compact` stand-ins, each read back
-        and reduced in turn (for the aggregate and the reports of a large run)."""
-        return [
-            compact(TrialRecord.model_validate_json(zlib.decompress(data))) for data in self.kept
-        ]
+    def compact_records(
+        self, adjust: Callable[[TrialRecord], TrialRecord] | None = None
+    ) -> list[TrialRecord]:
+        """The records as :func:`~proctor.models.compact.compact` stand-ins, each read back,
+        passed through ``adjust`` (the run's annotations) and reduced in turn (for the
+        aggregate and the reports of a large run)."""
+        out = []
+        for data in self.kept:
+            record = TrialRecord.model_validate_json(zlib.decompress(data))
+            out.append(compact(adjust(record) if adjust is not None else record))
+        return out
 
 
 @contextmanager
@@ -256,10 +266,13 @@ def _stop_overrun(proc: BaseProcess, spec: TrialSpec, run: RunPaths, elapsed: fl
             pass
 
 
-def _collect(spec: TrialSpec, run: RunPaths, exitcode: int | None) -> TrialRecord:
-    """The record the worker wrote. When it wrote none, a "worker died" record is written in
-    its place; a record that is there but cannot be read (or that a newer proctor wrote) is
-    never overwritten: the run counts it as an infra-error saying why."""
+def _collect(
+    spec: TrialSpec, run: RunPaths, exitcode: int | None, lost: str | None = None
+) -> TrialRecord:
+    """The record the worker wrote. When it wrote none, a record saying why is written in its
+    place (``lost``, else "worker died"); a record that is there but cannot be read (or that a
+    newer proctor wrote) is never overwritten: the run counts it as an infra-error saying
+    why."""
     kill_marked(trial_marker(run, spec))
     path = run.trial(*spec.key).trial_json
     try:
@@ -267,7 +280,8 @@ def _collect(spec: TrialSpec, run: RunPaths, exitcode: int | None) -> TrialRecor
     except ProctorError as exc:
         if path.exists():
             return _lost_record(spec, f"trial.json is there but cannot be used: {exc}")
-        record = _lost_record(spec, f"worker process died (exit code {exitcode}) without a result")
+        reason = lost or f"worker process died (exit code {exitcode}) without a result"
+        record = _lost_record(spec, reason)
         write_record(path, record)
         return record
 
@@ -434,10 +448,20 @@ def _stop_workers(
         if spec.key in collected:
             continue
         proc.join(max(deadline - time.monotonic(), 0.1))
+        # Without a record of its own, the trial was cut short by the stop, not lost: it is
+        # recorded as interrupted, and so runs again on --resume.
+        lost = (
+            f"{INTERRUPTED_PREFIX} the run was stopped and the trial's worker died (exit code "
+            f"{proc.exitcode}) before it recorded the trial"
+        )
         if proc.is_alive():
             proc.kill()
             proc.join()
-        record = _collect(spec, run, proc.exitcode)
+            lost = (
+                f"{INTERRUPTED_PREFIX} the run was stopped and the trial's worker did not stop "
+                f"within {STOP_GRACE_SEC:g} s, so it was killed"
+            )
+        record = _collect(spec, run, proc.exitcode, lost)
         outcome.add(record)
         emit(subscribers, TrialFinished(record))
     running.clear()

@@ -18,7 +18,7 @@ from typing import Any
 from proctor.agents.protocol import Launch
 from proctor.evaluators.combiners import below_threshold
 from proctor.execute.collect import Collected, collect
-from proctor.execute.context import TrialContext, WorkerOptions
+from proctor.execute.context import TrialContext, WorkerOptions, was_interrupted
 from proctor.execute.driving import Driven, drive
 from proctor.execute.evaluate import Evaluated, evaluate
 from proctor.execute.prepare import Prepared, prepare
@@ -247,25 +247,27 @@ def run_trial(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOpti
         kill_descendants(os.getpid())
         verdict = done.verdict or failure_verdict(RuntimeError("the trial did not finish"))
         record = build_record(ctx, done, verdict, timings(done, started_at, ms_since(started)))
-        record.workspace = _finish_workspace(
-            ctx, keep=options.keep_workspace or record.status != "passed"
+        # An interrupted trial's workspace is not kept: --resume runs the trial again in a
+        # fresh one, and moving a large workspace out could outlast the stop's grace period.
+        keep = options.keep_workspace or record.status != "passed"
+        record.workspace = (
+            _keep_workspace(ctx) if keep and not was_interrupted(verdict.reason) else None
         )
         record.secrets_masked = scrub_tree(ctx.paths.root)
         write_record(ctx.paths.trial_json, record)
+        remove_tree(ctx.scratch)  # after the record: a stop that comes meanwhile loses nothing
         if masked:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     return record
 
 
-def _finish_workspace(ctx: TrialContext, keep: bool) -> str | None:
-    """Keep the final workspace in the trial folder when asked (or the trial did not pass);
-    remove the scratch folder either way."""
-    kept = None
-    if keep and ctx.workspace.exists():
-        try:
-            shutil.move(str(ctx.workspace), str(ctx.paths.workspace))
-            kept = ctx.paths.workspace.name
-        except OSError:
-            kept = None
-    remove_tree(ctx.scratch)
-    return kept
+def _keep_workspace(ctx: TrialContext) -> str | None:
+    """The final workspace moved into the trial folder; its name there (None when there is
+    none, or it could not be moved)."""
+    if not ctx.workspace.exists():
+        return None
+    try:
+        shutil.move(str(ctx.workspace), str(ctx.paths.workspace))
+    except OSError:
+        return None
+    return ctx.paths.workspace.name

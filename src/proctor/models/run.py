@@ -157,6 +157,14 @@ class ResolvedCaseRecord(CamelModel):
     fixture_digest: str | None = None
     """A folder fixture's files (paths, sizes and times) as one digest: ``--resume`` refuses a
     run whose fixture changed since."""
+    config_digest: str | None = None
+    """The case's whole configuration, environment values included, as one digest (the values
+    themselves are never recorded): ``--resume`` refuses a run whose configuration changed
+    since. Absent from the records of older proctors."""
+    files_digest: str | None = None
+    """Every file of the case folder outside its fixture (and of the plugin and skill folders it
+    provisions from elsewhere) as one digest: ``--resume`` refuses a run whose case files
+    changed since. Absent from the records of older proctors, and for a case of a tasks file."""
     conditions: dict[str, ResolvedCondition] = {}
     agent_model: str | None = None
     agent_effort: str | None = None

@@ -6,9 +6,12 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from proctor.models.case import Case
+from proctor.models.config import AgentProfile
 from proctor.models.plan import ResolvedCase, RunPlan
 from proctor.models.run import (
     MatrixCell,
@@ -39,20 +42,21 @@ def content_digest(case: Case) -> str:
     return digest.hexdigest()[:16]
 
 
-FIXTURE_ENTRIES = 20_000
-"""Entries of a folder fixture its digest takes in; past them, the rest is left out."""
+LEGACY_FIXTURE_ENTRIES = 20_000
+"""Entries of a folder fixture the digest of a proctor before ``configDigest`` took in: a
+resume of such a run compares the fixture as that proctor digested it."""
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})
 """Left out of a folder fixture's digest: a ``git status`` rewrites ``.git/index``."""
 
 
-def folder_digest(folder: Path) -> str:
+def folder_digest(folder: Path, limit: int | None = None) -> str:
     """A folder fixture as one digest: every entry's path, type, size and modification time
-    (links not followed, version-control folders left out), at most :data:`FIXTURE_ENTRIES`
-    of them. A resume compares it, so a file of the fixture edited in between is caught
-    without reading the files."""
+    (links not followed, version-control folders left out); with ``limit``, only the first
+    that many entries (as older proctors took it). A resume compares it, so a file of the
+    fixture edited in between is caught without reading the files."""
     digest = hashlib.sha256()
     stack, seen = [str(folder)], 0
-    while stack and seen < FIXTURE_ENTRIES:
+    while stack and (limit is None or seen < limit):
         current = stack.pop()
         try:
             with os.scandir(current) as listing:
@@ -62,7 +66,7 @@ def folder_digest(folder: Path) -> str:
             continue
         for entry in entries:
             seen += 1
-            if seen > FIXTURE_ENTRIES:
+            if limit is not None and seen > limit:
                 break
             try:
                 st = entry.stat(follow_symlinks=False)
@@ -79,16 +83,102 @@ def folder_digest(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def resolved_case(rc: ResolvedCase, digests: dict[str, str] | None = None) -> ResolvedCaseRecord:
+def config_digest(rc: ResolvedCase, profiles: Mapping[str, AgentProfile]) -> str:
+    """The case's whole configuration as one digest: its ``config.json`` as read (step
+    budgets, environment values, conditions and all), the environment after layering, and the
+    environment values of its agents' profiles. ``resolved.json`` records environment names
+    only (values may be secrets); a resume compares this digest, so a value changed in between
+    is caught without ever being written down."""
+    data = {
+        "config": rc.case.config.model_dump(mode="json"),
+        "env": rc.env,
+        "conditions": {name: c.model_dump(mode="json") for name, c in rc.conditions.items()},
+        "profiles": {a: profiles[a].env for a in rc.agents if a in profiles},
+    }
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+CONTENT_HASHED_BYTES = 1 << 20
+"""Files of a case up to this size are digested by their content; larger ones by their size
+and modification time, like a fixture's files."""
+
+
+def files_digest(rc: ResolvedCase) -> str | None:
+    """Every file of a case folder outside its fixture (scoring programs, rubrics, skills,
+    data), and of each plugin or skill folder it provisions from outside it, as one digest of
+    their paths and contents. None for a case of a tasks file (its folder holds other things:
+    the task's own fields are in the other digests)."""
+    case = rc.case
+    if not (case.path / "prompt.md").is_file():
+        return None
+    skip = {case.fixture.resolve()} if case.fixture is not None else set()
+    digest = hashlib.sha256()
+    _digest_files(case.path, case.path, skip, digest)
+    root = case.path.resolve()
+    provisions = [rc.provision, *(c.provision for c in rc.conditions.values() if c.provision)]
+    for provision in provisions:
+        for entry in (*provision.skills, *provision.plugins):
+            where = entry.field("path")
+            folder = (case.path / where).resolve() if isinstance(where, str) else None
+            if folder is not None and not folder.is_relative_to(root):
+                digest.update(f"{entry.name}: {where}\n".encode("utf-8", "surrogateescape"))
+                _digest_files(folder, folder, skip, digest)
+    return digest.hexdigest()[:16]
+
+
+def _digest_files(top: Path, path: Path, skip: set[Path], digest: Any) -> None:
+    rel = os.path.relpath(path, top).encode("utf-8", "surrogateescape")
+    try:
+        st = path.lstat()
+    except OSError:
+        digest.update(rel + b": missing\n")
+        return
+    if path.resolve() in skip:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        if path.name in VCS_FOLDERS and path != top:
+            return
+        try:
+            children = sorted(os.listdir(path))
+        except OSError:
+            digest.update(rel + b": unreadable\n")
+            return
+        digest.update(rel + b"/\n")
+        for name in children:
+            _digest_files(top, path / name, skip, digest)
+        return
+    if stat.S_ISLNK(st.st_mode):
+        digest.update(rel + b" -> " + os.readlink(path).encode("utf-8", "surrogateescape") + b"\n")
+        return
+    digest.update(rel + f"\0{st.st_mode:o}\0{st.st_size}\0".encode())
+    if st.st_size > CONTENT_HASHED_BYTES:
+        digest.update(f"{st.st_mtime_ns}\n".encode())
+        return
+    try:
+        digest.update(hashlib.sha256(path.read_bytes()).digest() + b"\n")
+    except OSError:
+        digest.update(b"unreadable\n")
+
+
+def resolved_case(
+    rc: ResolvedCase,
+    digests: dict[str, str] | None = None,
+    profiles: Mapping[str, AgentProfile] | None = None,
+    *,
+    legacy: bool = False,
+) -> ResolvedCaseRecord:
     """One case's record; ``digests`` keeps the folder fixtures' digests already taken for
-    other cases of the same plan (tasks often share a repository)."""
+    other cases of the same plan (tasks often share a repository). ``legacy``: the record as
+    a proctor before ``configDigest`` wrote it (for comparing with such a run's record)."""
     case = rc.case
     fixture_digest = None
     if case.fixture is not None and case.fixture_kind == "dir":
         known = digests if digests is not None else {}
         key = os.fspath(case.fixture)
         if key not in known:
-            known[key] = folder_digest(case.fixture)
+            limit = LEGACY_FIXTURE_ENTRIES if legacy else None
+            known[key] = folder_digest(case.fixture, limit)
         fixture_digest = known[key]
     return ResolvedCaseRecord(
         case=case.name,
@@ -114,6 +204,8 @@ def resolved_case(rc: ResolvedCase, digests: dict[str, str] | None = None) -> Re
         plan=case.plan is not None,
         content=content_digest(case),
         fixture_digest=fixture_digest,
+        config_digest=None if legacy else config_digest(rc, profiles or {}),
+        files_digest=None if legacy else files_digest(rc),
         conditions={
             name: ResolvedCondition(
                 provision=v.provision,
@@ -131,9 +223,12 @@ def resolved_case(rc: ResolvedCase, digests: dict[str, str] | None = None) -> Re
     )
 
 
-def resolved_record(plan: RunPlan, *, cluster_sized: bool = False) -> ResolvedRecord:
+def resolved_record(
+    plan: RunPlan, *, cluster_sized: bool = False, legacy: bool = False
+) -> ResolvedRecord:
     """``resolved.json`` of ``plan``; ``cluster_sized`` when the executor sizes the run's
-    concurrency itself (Ray without a concurrency of the user's)."""
+    concurrency itself (Ray without a concurrency of the user's); ``legacy``: the cases'
+    digests as a proctor before ``configDigest`` took them (see :func:`resolved_case`)."""
     digests: dict[str, str] = {}
     return ResolvedRecord(
         gate=plan.gate,
@@ -148,7 +243,9 @@ def resolved_record(plan: RunPlan, *, cluster_sized: bool = False) -> ResolvedRe
             for name, profile in plan.top.codingagents.items()
         },
         pricing=dict(plan.top.pricing),
-        cases=[resolved_case(rc, digests) for rc in plan.cases],
+        cases=[
+            resolved_case(rc, digests, plan.top.codingagents, legacy=legacy) for rc in plan.cases
+        ],
         matrix=[
             MatrixCell(case=t.case.name, agent=t.agent, condition=t.condition, repeat=t.repeat)
             for t in plan.trials

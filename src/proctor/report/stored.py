@@ -9,6 +9,7 @@ recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,13 +18,14 @@ from typing import Any
 from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
-from proctor.models.io import R, read_record, read_trial
+from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.aggregate import aggregate
+from proctor.util.masking import MASK
 
 
 @dataclass
@@ -70,6 +72,8 @@ class StoredRun:
         return self.manifest.trials_planned or None if self.manifest is not None else None
 
 
+TrialKey = tuple[str, str, str, int]
+
 UNREADABLE = "unreadable trial.json"
 """The start of the reason of a stand-in record for a trial.json that could not be read."""
 MISPLACED = "trial.json of trial"
@@ -95,23 +99,33 @@ def _lost(path: Path, reason: str) -> TrialRecord:
     )
 
 
-def load_records(run_dir: Path, notes: list[str] | None = None) -> list[TrialRecord]:
+def load_records(
+    run_dir: Path, notes: list[str] | None = None, planned: Sequence[TrialKey] | None = None
+) -> list[TrialRecord]:
     """Every stored trial of a run; ConfigError when the folder holds none. A trial.json that
-    cannot be read counts as an infra-error trial saying why (named by its folder); one whose
-    analysis sections (process metrics, rules) are malformed is read without them, with a note."""
-    return list(iter_records(run_dir, notes))
+    cannot be read, or that is not its folder's own (see :func:`iter_records`), counts as an
+    infra-error trial saying why (named by its folder); one whose analysis sections (process
+    metrics, rules) are malformed is read without them, with a note."""
+    return list(iter_records(run_dir, notes, planned))
 
 
-def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[TrialRecord]:
+def iter_records(
+    run_dir: Path,
+    notes: list[str] | None = None,
+    planned: Sequence[TrialKey] | None = None,
+) -> Iterator[TrialRecord]:
     """:func:`load_records` one record at a time, for a caller that never needs them all at
-    once (the findings ledger, over a run of many thousands of trials)."""
+    once (the findings ledger, over a run of many thousands of trials). A record that is not
+    its folder's own (moved or copied by hand: it names another trial, names the same trial
+    as a record read before it, or, given the ``planned`` cells, a trial the run never
+    planned) counts as an infra-error of its folder's trial, with a note naming the file."""
     notes = notes if notes is not None else []
     trial_files = RunPaths(run_dir).trial_jsons()
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
-    # Only the repeat is compared with the folder: the case, agent and condition a record holds
-    # may be masked (a forwarded value) or escaped (a name that is not UTF-8) on the way in.
+    cells = set(planned or ())
+    seen: dict[TrialKey, Path] = {}
     for path in trial_files:
         try:
             record, dropped = read_trial(path)
@@ -122,9 +136,49 @@ def iter_records(run_dir: Path, notes: list[str] | None = None) -> Iterator[Tria
         else:
             if dropped:
                 notes.append(f"{path}: malformed {', '.join(dropped)} left out")
-            if path.parent.name != str(record.repeat):  # a repeat copied by hand: counted twice
-                record = _lost(path, f"{MISPLACED} {trial_id(record)}, in another folder")
+            misplaced = _misplaced(path, record, seen, cells)
+            if misplaced is not None:
+                notes.append(
+                    f"{path}: the record of trial {trial_id(record)}, {misplaced}; counted as "
+                    "an infra-error of its folder's trial"
+                )
+                record = _lost(path, f"{MISPLACED} {trial_id(record)}, {misplaced}")
+            else:
+                seen[_key(record)] = path
         yield _annotated(record, marks)
+
+
+def _misplaced(
+    path: Path, record: TrialRecord, seen: Mapping[TrialKey, Path], planned: set[TrialKey]
+) -> str | None:
+    """Why ``record`` is not the record of the trial folder ``path`` is in, or None."""
+    folder = path.parent.parts[-4:]
+    named = (record.case, record.agent, record.condition, str(record.repeat))
+    if not all(_same_name(n, f) for n, f in zip(named, folder, strict=True)):
+        return "in another folder"
+    key = _key(record)
+    if key in seen:
+        return f"also in {seen[key]}"
+    from_folder = (*folder[:3], record.repeat)
+    if planned and key not in planned and from_folder not in planned:
+        return "which the run did not plan"
+    return None
+
+
+def _same_name(recorded: str, folder: str) -> bool:
+    """Whether a record's name is its folder's: as written, or as it reads once written
+    (a byte that is not UTF-8 escaped, a secret masked as ``***``)."""
+    shown = escape_surrogates(folder)
+    if recorded in (folder, shown):
+        return True
+    if MASK not in recorded:
+        return False
+    pattern = ".+".join(re.escape(part) for part in recorded.split(MASK))
+    return re.fullmatch(pattern, shown, flags=re.DOTALL) is not None
+
+
+def _key(record: TrialRecord) -> TrialKey:
+    return (record.case, record.agent, record.condition, record.repeat)
 
 
 def trial_id(record: TrialRecord) -> str:
@@ -158,6 +212,12 @@ def apply_annotations(
     ``excluded`` leaves the statistics (status ``skipped``); both keep the note."""
     marks = {a.trial: a for a in annotations.annotations}
     return [_annotated(record, marks) for record in records]
+
+
+def annotator(annotations: AnnotationsRecord) -> Callable[[TrialRecord], TrialRecord]:
+    """:func:`apply_annotations` for one record at a time."""
+    marks = {a.trial: a for a in annotations.annotations}
+    return lambda record: _annotated(record, marks)
 
 
 def _annotated(record: TrialRecord, marks: Mapping[str, TrialAnnotation]) -> TrialRecord:
@@ -196,23 +256,25 @@ def load_run(
     root = Path(run_dir)
     paths = RunPaths(root)
     notes: list[str] = []
-    if compact_records:
-        records = [compact(r) for r in iter_records(root, notes)]
-    else:
-        records = load_records(root, notes)
-    manifest = _optional(paths.run_json, RunManifest, notes)
-    suite = _optional(paths.suite_json, SuiteRecord, notes)
     resolved = None
     try:
         resolved = read_record(paths.resolved_json, ResolvedRecord)
     except SchemaVersionError:
         raise
     except ConfigError as exc:
-        if need_gate:
+        if need_gate and RunPaths(root).trial_jsons():
             raise ConfigError(
                 f"{exc}; it holds the run's gate: restore it, or give the gate with --config FILE"
             ) from exc
-        notes.append(f"{exc}; read without it")
+        if not need_gate:
+            notes.append(f"{exc}; read without it")
+    planned = StoredRun(paths, [], resolved=resolved).cells
+    if compact_records:
+        records = [compact(r) for r in iter_records(root, notes, planned)]
+    else:
+        records = load_records(root, notes, planned)
+    manifest = _optional(paths.run_json, RunManifest, notes)
+    suite = _optional(paths.suite_json, SuiteRecord, notes)
     return StoredRun(
         paths=paths,
         records=records,
@@ -327,9 +389,6 @@ def _offsets(records_per_run: list[list[TrialRecord]]) -> list[int]:
         offsets.append(offset)
         offset += max((r.repeat for r in records), default=0)
     return offsets
-
-
-TrialKey = tuple[str, str, str, int]
 
 
 def pooled_folders(runs: list[StoredRun]) -> dict[TrialKey, Path]:

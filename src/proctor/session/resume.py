@@ -9,7 +9,7 @@ other one (never started, cut off, or recorded as interrupted) is cleared, but f
 it already kept (``attempts/``, which still count), and runs again, after the worker a dead
 orchestrator left behind (found through the journal) and the trial's own processes are stopped
 and the temp file of any record a killed write cut off is removed. The aggregate and the
-reporters are written anew over all of them.
+reporters are written anew over all of them, with the run's annotations applied.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import ConfigError, ProctorError
-from proctor.execute.context import trial_marker
+from proctor.execute.context import trial_marker, was_interrupted
 from proctor.execute.events import Subscriber
 from proctor.execute.retry import clear_for_rerun
 from proctor.models.config import CliOverrides
@@ -36,14 +36,13 @@ from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.plan.checks import preflight
 from proctor.plan.records import resolved_record
+from proctor.report.stored import read_annotations
 from proctor.session import journal
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
 from proctor.util.processes import kill_marked
 
-INTERRUPTED = "interrupted:"
-"""How the reason of a trial that a stopped run cut short begins."""
 AGENT_FOLDERS = frozenset({"workspace", "transcript"})
 """Folders of a trial that hold the agent's own files, left as they are."""
 WORKER_GRACE_SEC = 30.0
@@ -117,10 +116,13 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
         stored = json.loads(paths.resolved_json.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{paths.resolved_json}: cannot be read ({exc})") from exc
-    now = resolved_record(plan).to_dict()
+    stored_cases = [c for c in stored.get("cases", []) if isinstance(c, dict)]
+    # A run of a proctor before configDigest: its fixture digests took the first entries only.
+    legacy = bool(stored_cases) and not any("configDigest" in c for c in stored_cases)
+    now = resolved_record(plan, legacy=legacy).to_dict()
     for record in (stored, now):
         record.pop("schemaVersion", None)
-    for key in ("content", "fixtureDigest"):
+    for key in ("content", "fixtureDigest", "configDigest", "filesDigest"):
         if not any(key in c for c in stored.get("cases", []) if isinstance(c, dict)):
             for case in now.get("cases", []):  # a run of a proctor that wrote no such digest
                 case.pop(key, None)
@@ -129,10 +131,23 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
         stored.pop("concurrency")
     changed = first_difference(_absolute(stored, cwd), _absolute(now, cwd))
     if changed:
+        where = changed.lstrip(".")
+        what = DIGESTS.get(where.rsplit(".", 1)[-1], "")
         raise ConfigError(
             f"--resume {paths.root}: the cases or the configuration changed since the run "
-            f"started (resolved.json differs at {changed.lstrip('.')}); start a new run instead"
+            f"started (resolved.json differs at {where}{what}); start a new run instead"
         )
+
+
+DIGESTS = {
+    "content": ": the prompt, plan.json, the answering rules or a zip fixture",
+    "fixtureDigest": ": a file of the folder fixture",
+    "configDigest": ": the case's config.json (a step budget, an environment value, a "
+    "condition) or an environment value of proctor.json",
+    "filesDigest": ": a file in the case folder outside its fixture (a scoring program, a "
+    "rubric, a skill or plugin)",
+}
+"""What each digest of ``resolved.json`` covers, for the refusal of a resume."""
 
 
 def finished_record(paths: RunPaths, spec: TrialSpec) -> TrialRecord | None:
@@ -145,7 +160,7 @@ def finished_record(paths: RunPaths, spec: TrialSpec) -> TrialRecord | None:
         record = read_record(path, TrialRecord)
     except ProctorError:
         return None
-    return None if record.reason.startswith(INTERRUPTED) else record
+    return None if was_interrupted(record.reason) else record
 
 
 def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
@@ -178,8 +193,9 @@ def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
 def resume_run(
     run_dir: Path, reporters: tuple[str, ...], subscribers: list[Subscriber]
 ) -> tuple[RunResult, int]:
-    """Finish the run in ``run_dir``; its result and how many trials ran now. Two resumes of
-    one run never run together: the run folder is locked for the whole resume."""
+    """Finish the run in ``run_dir``; its result and how many trials it kept as they were
+    (the result says how many ran now). Two resumes of one run never run together: the run
+    folder is locked for the whole resume."""
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
@@ -210,6 +226,9 @@ def _resume(
     paths: RunPaths, reporters: tuple[str, ...], subscribers: list[Subscriber]
 ) -> tuple[RunResult, int]:
     manifest, config = _read(paths)
+    # Its marks count in the aggregate written anew: one that cannot be read stops the resume
+    # rather than vanish from the result.
+    read_annotations(paths.root, strict=True)
     request = request_of(paths, manifest, config, reporters)
     running = journal.live_orchestrator(paths.journal)
     if running is not None:
@@ -237,4 +256,4 @@ def _resume(
     manifest.resumed_at.append(now_iso())
     journal.note(paths.journal, "run-resumed")
     result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers)
-    return result, len(todo)
+    return result, len(kept)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from proctor._version import __version__
 from proctor.errors import ConfigError
-from proctor.execute.context import WorkerOptions
+from proctor.execute.context import WorkerOptions, was_interrupted
 from proctor.execute.events import RunEvent, Subscriber, TrialStarted
 from proctor.execute.executor import EXECUTORS, RunOutcome
 from proctor.models.compact import compact
@@ -76,6 +76,11 @@ class RunResult:
     """Every trial's record, read back when :attr:`records` is first asked for."""
     outputs: dict[str, str] = field(default_factory=dict)
     """Reporter name → what it rendered (also written to its file in the run folder)."""
+    ended_now: int = 0
+    """Trials this call ran to their end (an interrupt cut none of them short)."""
+    left: int = 0
+    """Planned trials without an ended record: never started, or cut short by an interrupt
+    (what a ``--resume`` runs)."""
 
     @cached_property
     def records(self) -> list[TrialRecord]:
@@ -277,14 +282,18 @@ def _finish(
     started: float,
 ) -> RunResult:
     from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
+    from proctor.report.stored import annotator, read_annotations
 
     order = {spec.key: spec.index for spec in plan.trials}
 
     def ordered(records: list[TrialRecord]) -> list[TrialRecord]:
         return sorted(records, key=lambda r: order.get(_key(r), len(order)))
 
+    # People's marks (proctor annotate, before a resume) count as `proctor report` counts them.
+    annotate = annotator(read_annotations(paths.root))
+    kept = [annotate(record) for record in kept]
     # The aggregate and the reports read compact stand-ins, a fifth of the records' memory.
-    records = ordered([*map(compact, kept), *outcome.compact_records()])
+    records = ordered([*map(compact, kept), *outcome.compact_records(annotate)])
     suite = aggregate(
         records,
         plan.gate,
@@ -303,7 +312,15 @@ def _finish(
     manifest.interrupted = outcome.interrupted
     write_record(paths.run_json, manifest)
     journal.note(paths.journal, "run-finished")
-    return RunResult(paths, suite, lambda: ordered([*kept, *outcome.records]), outputs)
+    ended = sum(not was_interrupted(r.reason) for r in records)
+    return RunResult(
+        paths,
+        suite,
+        lambda: ordered([*kept, *map(annotate, outcome.records)]),
+        outputs,
+        ended_now=ended - len(kept),
+        left=len(plan.trials) - ended,
+    )
 
 
 def _key(record: TrialRecord) -> tuple[str, str, str, int]:

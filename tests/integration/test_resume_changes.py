@@ -1,0 +1,101 @@
+"""`proctor run --resume` refuses a case changed since the run started in a way that changes its
+results, wherever the change is: a file of the case folder (a scoring program), a value of its
+configuration (an environment value, a step budget), a skill it provisions from elsewhere, or a
+fixture file however many files the fixture holds. A run recorded by an older proctor, without
+the newer digests, still resumes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from proctor.plan import records
+from proctor.plan.records import folder_digest
+from tests.conftest import Run, write_case
+
+CONFIG = {
+    "repeats": 2,
+    "env": {"MODE": "strict"},
+    "evaluators": [
+        {"use": "external", "command": sys.executable, "args": ["score.py"], "scoreMetric": "ok"}
+    ],
+}
+SCORE = "import json\nprint(json.dumps({'values': [{'name': 'ok', 'value': 100}]}))\n"
+
+
+def started(proctor: Run, tmp_path: Path, src: dict[str, str] | None = None) -> tuple[Path, Path]:
+    """A finished run of one case with its second trial's record removed (left to resume)."""
+    cases = tmp_path / "cases"
+    case = write_case(cases, "c", config=CONFIG, plan={"turns": [{"say": "hi"}]}, src=src)
+    (case / "score.py").write_text(SCORE)
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    (run_dir / "trials/c/scripted/default/2/trial.json").unlink()
+    return case, run_dir
+
+
+def edit_config(case: Path, **changes: object) -> None:
+    config = json.loads((case / "config.json").read_text())
+    (case / "config.json").write_text(json.dumps({**config, **changes}))
+
+
+@pytest.mark.parametrize(
+    ("edit", "digest"),
+    [
+        ("scorer", "filesDigest"),
+        ("new-file", "filesDigest"),
+        ("env", "configDigest"),
+        ("max-tool-calls", "configDigest"),
+        ("none", None),
+    ],
+)
+def test_resume_refuses_a_case_whose_files_or_configuration_changed(
+    proctor: Run, tmp_path: Path, edit: str, digest: str | None
+) -> None:
+    case, run_dir = started(proctor, tmp_path)
+    if edit == "scorer":
+        (case / "score.py").write_text(SCORE.replace("100", "50"))
+    elif edit == "new-file":
+        (case / "evaluation.notes").write_text("x")
+    elif edit == "env":
+        edit_config(case, env={"MODE": "lenient"})
+    elif edit == "max-tool-calls":
+        edit_config(case, maxToolCalls=1)
+    resumed = proctor("run", "--resume", str(run_dir))
+    if digest is None:
+        assert resumed.code == 0 and "1 kept, 1 run now" in resumed.err, resumed.err
+        return
+    assert resumed.code == 2 and "changed since the run started" in resumed.err, resumed.err
+    assert f"cases[0].{digest}" in resumed.err and "Traceback" not in resumed.err
+    assert "lenient" not in (run_dir / "resolved.json").read_text()  # values are not recorded
+
+
+def test_resume_refuses_a_fixture_changed_past_its_first_twenty_thousand_entries(
+    proctor: Run, tmp_path: Path
+) -> None:
+    src = {f"d{i // 1000}/f{i}.txt": "" for i in range(20_050)}
+    _, run_dir = started(proctor, tmp_path, src=src)
+    (tmp_path / "cases/c/src/d0/f999.txt").write_text("edited")  # last in the walk
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 2 and "fixtureDigest" in resumed.err, resumed.err
+
+
+def test_a_run_of_an_older_proctor_resumes_on_what_it_recorded(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its record has no configDigest and its fixture digest took the first entries only."""
+    monkeypatch.setattr(records, "LEGACY_FIXTURE_ENTRIES", 3)
+    src = {f"f{i}.txt": "" for i in range(6)}
+    case, run_dir = started(proctor, tmp_path, src=src)
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    for entry in resolved["cases"]:
+        del entry["configDigest"], entry["filesDigest"]
+        entry["fixtureDigest"] = folder_digest(case / "src", limit=3)
+    (run_dir / "resolved.json").write_text(json.dumps(resolved))
+    (case / "score.py").write_text(SCORE + "# a comment\n")  # not covered then
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 0 and "1 kept, 1 run now" in resumed.err, resumed.err
