@@ -24,7 +24,8 @@ DEFAULT_PORT = 8765
     "--host",
     default="127.0.0.1",
     show_default=True,
-    help="Address to bind; anything but loopback exposes your results (a warning says so).",
+    help="Address to bind; anything but 127.0.0.1 or ::1 exposes your results (a warning says "
+    "so); on every address (0.0.0.0, ::) the playground runs nothing.",
 )
 @click.option("--no-open", is_flag=True, help="Do not open a browser; only print the URL.")
 @click.option(
@@ -54,13 +55,6 @@ def command(
     root, only = open_results(path)
     if source is not None and not source.is_dir():
         raise ConfigError(f"--source {source}: no such directory")
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(
-            f"proctor: warning: serving on {host}: anyone who can reach this address can read "
-            "these results; the playground only runs batches for pages served under that exact "
-            "address (never on a wildcard address such as 0.0.0.0)",
-            err=True,
-        )
     return serve(
         root,
         only=only,
@@ -71,4 +65,5 @@ def command(
         source=source.resolve() if source is not None else None,
         max_batches=max_batches,
         say=lambda text: click.echo(text),
+        warn=lambda text: click.echo(text, err=True),
     )

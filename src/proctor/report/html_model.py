@@ -122,8 +122,10 @@ def matrix(points: Sequence[TrialPoint], suite: SuiteRecord | None) -> list[Cell
                 stability=group.stability if group else _stability(passes, len(scored)),
                 mean_score=statistics.fmean(scores) if scores else None,
                 median_ms=_median(p.total_ms for p in members),
-                steps=_median(p.tool_calls for p in members),
-                tokens=_median(p.tokens for p in members),
+                # Over the scored trials, as the Markdown report's effort figures: a trial
+                # in an error status did little or nothing, and would drag them down.
+                steps=_median(p.tool_calls for p in scored),
+                tokens=_median(p.tokens for p in scored),
                 # A group whose every trial was skipped was not gated: no verdict to show.
                 gate_passed=group.gate_passed if group and not group.not_gated else None,
                 outcome=_outcome(passes, len(scored)),

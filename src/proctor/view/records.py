@@ -17,6 +17,7 @@ from proctor.paths import RunPaths
 from proctor.report.stored import apply_annotations, read_annotations
 from proctor.util.files import open_regular
 from proctor.util.processes import process_start
+from proctor.view.stored import suite_of
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,14 @@ def run_facts(run_dir: Path) -> RunFacts:
     problems: list[str] = []
     manifest = _optional(paths.run_json, RunManifest, problems)
     suite = _optional(paths.suite_json, SuiteRecord, problems)
+    if suite is not None:  # with the marks of `proctor annotate`, as `proctor report` reads it
+        suite = suite_of(run_dir) or suite
     live = manifest is not None and manifest.finished_at is None and _orchestrator_alive(paths)
+    if manifest is not None and manifest.finished_at is None and not live and suite is None:
+        problems.append(
+            "this run did not finish (the process that ran it is gone), so it has no exit "
+            f"code: `proctor run --resume {run_dir}` finishes it"
+        )
     return RunFacts(run_dir.name, manifest, suite, live, "; ".join(problems) or None)
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import signal
 import socket
 import sqlite3
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -28,22 +31,82 @@ def open_results(path: Path) -> tuple[Path, str | None]:
 
 
 def listen(host: str, port: int, fallback: bool) -> socket.socket:
-    """A bound, listening socket; a busy ``port`` is a ConfigError unless ``fallback``."""
+    """A bound, listening socket; an address this machine does not have is a ConfigError
+    naming ``--host``, a busy ``port`` one naming ``--port`` (unless ``fallback``)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as exc:  # IPv6 turned off on this machine
+        raise _bad_host(host, exc) from exc
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
-    except OSError as exc:
-        if not fallback:
-            sock.close()
-            raise ConfigError(
-                f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})"
-            ) from exc
-        sock.bind((host, 0))
+        _bind(sock, host, port, fallback)
+    except BaseException:
+        sock.close()
+        raise
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
+
+
+def _bind(sock: socket.socket, host: str, port: int, fallback: bool) -> None:
+    try:
+        sock.bind((host, port))
+        return
+    except OSError as exc:
+        if not _port_problem(exc):
+            raise _bad_host(host, exc) from exc
+        if not fallback:
+            raise ConfigError(
+                f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})"
+            ) from exc
+    except (UnicodeError, ValueError) as exc:  # a name no resolver takes (too long a label)
+        raise _bad_host(host, exc) from exc
+    try:
+        sock.bind((host, 0))
+    except OSError as exc:
+        raise _bad_host(host, exc) from exc
+
+
+def _port_problem(exc: OSError) -> bool:
+    """Whether binding failed because of the port (taken, or reserved), not the address."""
+    return not isinstance(exc, socket.gaierror) and exc.errno in (errno.EADDRINUSE, errno.EACCES)
+
+
+def _bad_host(host: str, exc: Exception) -> ConfigError:
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return ConfigError(
+        f"--host {host}: cannot listen on that address ({why}); give an address of this "
+        "machine, such as 127.0.0.1 (the default)"
+    )
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What the address a socket is bound to means for who may use the viewer."""
+
+    loopback: bool
+    """Bound to 127.0.0.1 or ::1: reachable from this machine only."""
+    wildcard: bool
+    """Bound to every address (0.0.0.0, ::, or a name for them such as 0 or ::0)."""
+
+
+def bound_address(sock: socket.socket) -> Bound:
+    """Decided from the address the socket is bound to, never from what ``--host`` said
+    (``0``, ``::0`` and ``0x0`` all bind every address)."""
+    address = str(sock.getsockname()[0]).split("%", 1)[0]
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:  # not an IP address: assume the widest, which changes nothing
+        return Bound(loopback=False, wildcard=True)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return Bound(loopback=ip in _LOOPBACK, wildcard=ip.is_unspecified)
+
+
+_LOOPBACK = (ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1"))
+"""The addresses ``localhost`` names; other loopback addresses (127.0.0.2) are served under
+their own address only."""
 
 
 class _Stopped(Exception):
@@ -65,6 +128,7 @@ def serve(
     source: Path | None,
     max_batches: int,
     say: Callable[[str], None],
+    warn: Callable[[str], None],
 ) -> int:
     import uvicorn
 
@@ -76,22 +140,29 @@ def serve(
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{bound}"
-    loopback = host in ("127.0.0.1", "localhost", "::1")
-    wildcard = host in ("0.0.0.0", "::", "")
+    where = bound_address(sock)
+    if not where.loopback:
+        warn(
+            f"proctor: warning: serving on {host}: anyone who can reach this address can read "
+            "these results; the playground only runs batches for pages served under that exact "
+            "address (never on a wildcard address such as 0.0.0.0)"
+        )
     # Bound to one address, only that address is served and may change state; bound to every
     # address, the names people use are unknown, so pages are served to any Host but the
     # playground runs nothing (a page from any origin could otherwise read the token).
-    if loopback:
-        origins: tuple[str, ...] = (base, f"http://localhost:{bound}", f"http://127.0.0.1:{bound}")
+    if where.wildcard:
+        origins: tuple[str, ...] = ()
+    elif where.loopback:
+        origins = (base, f"http://localhost:{bound}", f"http://127.0.0.1:{bound}")
     else:
-        origins = () if wildcard else (base,)
+        origins = (base,)
     settings = ViewSettings(
         results=root,
         only=only,
         source=source,
         max_batches=max_batches,
         origins=origins,
-        allow_changes=not wildcard,
+        allow_changes=not where.wildcard,
     )
     try:
         index = ResultsIndex(root, only=only)

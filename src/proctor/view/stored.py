@@ -1,4 +1,4 @@
-"""Records read from a run folder for a page, with the aggregate cached while its file is
+"""Records read from a run folder for a page, with the aggregate cached while its files are
 unchanged (the run page reads it on every visit)."""
 
 from __future__ import annotations
@@ -6,36 +6,60 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from proctor.errors import ConfigError, SchemaVersionError
+from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 from proctor.models.io import read_record, read_trial
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.report.stored import apply_annotations, read_annotations
+from proctor.report.stored import apply_annotations, read_annotations, recompute
 from proctor.util.files import open_regular
 
-_SUITES: dict[Path, tuple[tuple[int, int], SuiteRecord | None]] = {}
+Stamp = tuple[int, int]
+_SUITES: dict[Path, tuple[tuple[Stamp, Stamp | None], SuiteRecord | None]] = {}
 _LOCK = threading.Lock()
 
 
-def suite_of(run_dir: Path) -> SuiteRecord | None:
-    """The run's ``suite.json`` (None while the run is in progress, or when unreadable)."""
-    path = RunPaths(run_dir).suite_json
+def _stamp(path: Path) -> Stamp | None:
     try:
         stat = path.stat()
     except OSError:
         return None
-    stamp = (stat.st_mtime_ns, stat.st_size)
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def suite_of(run_dir: Path) -> SuiteRecord | None:
+    """The run's aggregate (None while the run is in progress, or when unreadable): its
+    ``suite.json``, or, when ``annotations.json`` was written after it (``proctor
+    annotate``), the aggregate recomputed from the trials with the marks applied, as
+    ``proctor report`` recomputes it. Cached while both files are unchanged."""
+    paths = RunPaths(run_dir)
+    written = _stamp(paths.suite_json)
+    if written is None:
+        return None
+    marks = _stamp(paths.annotations)
+    stamp = (written, marks)
     with _LOCK:
-        cached = _SUITES.get(path)
+        cached = _SUITES.get(paths.suite_json)
         if cached is not None and cached[0] == stamp:
             return cached[1]
     try:
-        suite: SuiteRecord | None = read_record(path, SuiteRecord)
+        suite: SuiteRecord | None = read_record(paths.suite_json, SuiteRecord)
     except (ConfigError, SchemaVersionError):
         suite = None
+    if suite is not None and marks is not None and marks[0] >= written[0]:
+        suite = _recomputed(run_dir) or suite
     with _LOCK:
-        _SUITES[path] = (stamp, suite)
+        _SUITES[paths.suite_json] = (stamp, suite)
+    return suite
+
+
+def _recomputed(run_dir: Path) -> SuiteRecord | None:
+    """The aggregate ``proctor report`` computes from the run's trials, annotations applied;
+    None when the run cannot be read that way (its ``suite.json`` is shown instead)."""
+    try:
+        _, suite = recompute(run_dir, compact_records=True)
+    except (ProctorError, OSError):
+        return None
     return suite
 
 

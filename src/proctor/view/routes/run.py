@@ -74,7 +74,11 @@ def run_context(request: Request) -> dict[str, Any] | None:
     if row is None or folder is None:
         return None
     chosen = chosen_filters(request, FILTERS)
-    points = points_of(index, name, chosen)
+    # The matrix and the figures are the chosen groups' whole: a status filter narrows the
+    # trials table only (pass rates and stability over the passed trials alone would lie).
+    points = points_of(index, name, {f: v for f, v in chosen.items() if f != "status"})
+    status = chosen.get("status")
+    listed = points if status is None else [p for p in points if p.status == status]
     suite = suite_of(folder)
     statuses = [
         r[0] for r in index.query("SELECT DISTINCT status FROM trials WHERE run = ?", (name,))
@@ -87,14 +91,15 @@ def run_context(request: Request) -> dict[str, Any] | None:
     def cell_url(cell: Cell) -> str:
         return group_url(cell.case, cell.agent, cell.condition)
 
-    page = max(1, int_param(request.query_params.get("tpage"), 1))
-    pages = max(1, -(-len(points) // TRIALS_PER_PAGE))
-    shown = points[(page - 1) * TRIALS_PER_PAGE : page * TRIALS_PER_PAGE]
+    pages = max(1, -(-len(listed) // TRIALS_PER_PAGE))
+    page = min(pages, max(1, int_param(request.query_params.get("tpage"), 1)))
+    shown = listed[(page - 1) * TRIALS_PER_PAGE : page * TRIALS_PER_PAGE]
     return dict(
         run=summary(row),
         problem=row["exit_reason"] if suite is None else None,
         suite=suite,
         points=points,
+        listed=len(listed),
         rows=shown,
         cells=matrix(points, suite),
         figures=figures(points, suite, group_url),

@@ -31,6 +31,8 @@ class RunSummary:
     passes: int
     errors: dict[str, int]
     exit_code: int | None
+    finished: bool
+    """Whether the run recorded its end (a run neither finished nor in progress was left)."""
     cost_usd: float | None
     wall_ms: float | None
     in_progress: bool
@@ -82,6 +84,7 @@ def summary(row: Any) -> RunSummary:
         passes=row["passes"],
         errors={s: n for s, n in sorted(counts.items()) if s in ERROR_STATUSES},
         exit_code=row["exit_code"],
+        finished=row["finished_at"] is not None,
         cost_usd=row["cost_usd"],
         wall_ms=row["wall_ms"],
         in_progress=bool(row["in_progress"]),

@@ -66,6 +66,17 @@ def trial_page(request: Request) -> Response:
         return not_found(request, f"trial {key} of run {run}")
     record, problem = trial_of(run_dir, folder)
     paths = TrialPaths(folder)
+    row = index.run_row(run)
+    # A trial of a run in progress has no record until it ends: that is no fault.
+    running = (
+        record is None
+        and not paths.trial_json.exists()
+        and not paths.trial_json.is_symlink()
+        and row is not None
+        and bool(row["in_progress"])
+    )
+    if running:
+        problem = "this trial is still running: its verdict is recorded when it ends"
     trajectory, questions = own(folder, paths.trajectory), own(folder, paths.questions)
     size = request.app.state.settings.page_size
     offsets = index.trajectory_offsets(run, key, trajectory)
@@ -85,6 +96,7 @@ def trial_page(request: Request) -> Response:
         key=key,
         record=record,
         problem=problem,
+        running=running,
         timeline=timeline,
         base=base,
         step_url=lambda n: f"{base}?step={n}#step-{n}",

@@ -1,0 +1,139 @@
+"""The Run page agrees with ``proctor report``: the marks of ``proctor annotate``, medians over
+the scored trials, a status filter that narrows only the trials table, and page numbers kept
+within the pages there are."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from proctor.models.io import write_record
+from proctor.models.trajectory import ModelUsage
+from proctor.paths import RunPaths
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import aggregate_of, trial_record, write_run
+from tests.conftest import Run
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
+
+
+def _page(results: Path, url: str) -> str:
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        response = client.get(url)
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def _matrix_row(page: str, case: str) -> str:
+    return re.search(rf'<tr class="outcome-\w+" data-case="{case}">(.*?)</tr>', page, re.S).group(1)  # type: ignore[union-attr]
+
+
+def _cells(row: str) -> list[str]:
+    return [
+        re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    ]
+
+
+def test_the_run_page_applies_the_marks_of_annotate_as_report_does(
+    proctor: Run, tmp_path: Path
+) -> None:
+    results = tmp_path / "results"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "proctor", "run", "--source", str(EXAMPLES)),
+            *("--case", "fix-a-bug", "--out", str(results)),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = results.glob("run-*")
+    before = _page(results, f"/runs/{run_dir.name}")
+    assert "Exit code <strong>0</strong>" in before  # control: the run passed its gate
+
+    mark = ("annotate", str(run_dir), "fix-a-bug/scripted/default/1", "--verdict", "failed")
+    assert proctor(*mark, "--note", "cheated").code == 0
+    report = proctor("report", str(run_dir), "--reporter", "json")
+    assert report.code == 1
+    page = _page(results, f"/runs/{run_dir.name}")
+    assert "Exit code <strong>1</strong>" in page
+    (group,) = json.loads(report.out)["groups"]
+    assert group["stability"] != "stable-pass" and not group["gatePassed"]  # control
+    cells = _cells(_matrix_row(page, "fix-a-bug"))
+    assert (cells[4], cells[-1]) == (group["stability"], "failed")  # stability and gate
+    assert "annotated failed: cheated" in page  # the trials table, as before
+    runs = _page(results, "/")  # the Runs page's exit code, from the index
+    row = re.search(rf"{run_dir.name}.*?</tr>", runs, re.S).group(0)  # type: ignore[union-attr]
+    assert ">1<" in row.replace(" ", "")
+
+
+def test_matrix_medians_leave_out_trials_in_an_error_status(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=2, cases=1, events_per_trial=0, suite=False)
+    records = []
+    for repeat, status, calls, tokens in ((1, "passed", 2, 144), (2, "infra-error", 0, 0)):
+        record = trial_record("case-000", "scripted", "default", repeat, status=status)
+        record = record.model_copy(
+            update={"tool_calls": calls, "usage": {"m": ModelUsage(input_tokens=tokens)}}
+        )
+        write_record(paths.trial("case-000", "scripted", "default", repeat).trial_json, record)
+        records.append(record)
+    write_record(paths.suite_json, aggregate_of(records, "run-a"))
+    cells = _cells(_matrix_row(_page(results, "/runs/run-a"), "case-000"))
+    steps, tokens = cells[7], cells[8]
+    assert (steps, tokens) == ("2", "144")
+
+
+def test_a_status_filter_narrows_the_trials_table_not_the_statistics(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    # passed, passed, failed, passed, timeout, agent-error: 3 of 5 scored trials passed
+    write_run(results, "run-a", trials=6, cases=1, events_per_trial=0)
+    whole = _cells(_matrix_row(_page(results, "/runs/run-a"), "case-000"))
+    page = _page(results, "/runs/run-a?status=passed")
+    assert _cells(_matrix_row(page, "case-000")) == whole
+    assert "(3/5)" in whole[3] and whole[4] == "flaky"
+    figures = json.loads(
+        re.search(r'id="figures-data">(.*?)</script>', page, re.S).group(1)  # type: ignore[union-attr]
+    )
+    assert len(figures["costSuccess"]) == 6  # every trial of the run
+    table = page[page.index('<section id="trials">') :]
+    assert table.count("/trials/case-000/") == 3 and "Trials (3 passed of 6)" in table
+    assert "agent-error" in page[: page.index('<section id="trials">')]  # error statuses stay
+
+
+def test_a_page_number_past_the_last_shows_the_last_page(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=150, cases=1, events_per_trial=0)
+    page = _page(results, "/runs/run-a?tpage=99")
+    assert "page 2 of 2" in page and "page 99" not in page
+    table = page[page.index('<section id="trials">') :]
+    assert table.count('<tr><td><a href="/runs/run-a/trials/') == 50
+    assert RunPaths(results / "run-a").suite_json.is_file()
+
+
+def test_a_run_left_unfinished_says_so_and_how_to_finish_it(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=2, cases=1, events_per_trial=0, finished=False)
+    paths.journal.unlink()  # no orchestrator on record: nothing runs it any more
+    page = _page(results, "/runs/run-a")
+    assert "did not finish" in page and f"proctor run --resume {results / 'run-a'}" in page
+    assert "did not finish" in _page(results, "/")
+
+
+def test_a_trial_without_its_record_in_a_live_run_is_still_running(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1, events_per_trial=0, finished=False)
+    started = paths.trial("case-000", "scripted", "default", 2)
+    started.root.mkdir(parents=True)
+    started.trajectory.write_text("")
+    page = _page(results, "/runs/run-a/trials/case-000/scripted/default/2")
+    assert "still running" in page and "no terminal yet" in page
+    assert "file not found" not in page and "headless" not in page
