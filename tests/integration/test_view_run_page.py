@@ -70,9 +70,6 @@ def test_the_run_page_applies_the_marks_of_annotate_as_report_does(
     cells = _cells(_matrix_row(page, "fix-a-bug"))
     assert (cells[4], cells[-1]) == (group["stability"], "failed")  # stability and gate
     assert "annotated failed: cheated" in page  # the trials table, as before
-    runs = _page(results, "/")  # the Runs page's exit code, from the index
-    row = re.search(rf"{run_dir.name}.*?</tr>", runs, re.S).group(0)  # type: ignore[union-attr]
-    assert ">1<" in row.replace(" ", "")
 
 
 def test_matrix_medians_leave_out_trials_in_an_error_status(tmp_path: Path) -> None:

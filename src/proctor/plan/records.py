@@ -127,7 +127,32 @@ def files_digest(rc: ResolvedCase) -> str | None:
     return digest.hexdigest()[:16]
 
 
+CACHE_NAMES = frozenset(
+    {"__pycache__", "node_modules", "proctor-results", "Thumbs.db", "desktop.ini"}
+)
+"""Entries of a case folder no person writes as part of the case: caches, and the results a
+run left there (``proctor run --source .`` inside a case)."""
+AGENT_FOLDERS = frozenset({".claude", ".codex", ".gemini", ".agents", ".mcp.json"})
+"""Hidden entries that are part of a case (agent settings a case may provision)."""
+
+
+def _not_the_case(path: Path, top: Path) -> bool:
+    """Whether an entry is left out of a case's digest: a cache or an editor's or the file
+    manager's leftover (``__pycache__``, ``*.pyc``, ``.DS_Store``, ``*.swp``, ``file~``), any
+    other hidden entry but agent settings (a scorer's ``.cache/``), and a results folder."""
+    name = path.name
+    if path == top:
+        return False
+    if name in CACHE_NAMES or name.endswith((".pyc", ".pyo", ".swp", ".swo", "~")):
+        return True
+    if name.startswith(".") and name not in AGENT_FOLDERS:
+        return True
+    return (path / "run.json").is_file() and (path / "trials").is_dir()  # a run's folder
+
+
 def _digest_files(top: Path, path: Path, skip: set[Path], digest: Any) -> None:
+    if _not_the_case(path, top):
+        return
     rel = os.path.relpath(path, top).encode("utf-8", "surrogateescape")
     try:
         st = path.lstat()

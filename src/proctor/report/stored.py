@@ -116,16 +116,15 @@ def iter_records(
 ) -> Iterator[TrialRecord]:
     """:func:`load_records` one record at a time, for a caller that never needs them all at
     once (the findings ledger, over a run of many thousands of trials). A record that is not
-    its folder's own (moved or copied by hand: it names another trial, names the same trial
-    as a record read before it, or, given the ``planned`` cells, a trial the run never
-    planned) counts as an infra-error of its folder's trial, with a note naming the file."""
+    its folder's own (moved or copied by hand: it names another trial, or, given the
+    ``planned`` cells, a trial the run never planned) counts as an infra-error of its folder's
+    trial, with a note naming the file."""
     notes = notes if notes is not None else []
     trial_files = RunPaths(run_dir).trial_jsons()
     if not trial_files:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
     cells = set(planned or ())
-    seen: dict[TrialKey, Path] = {}
     for path in trial_files:
         try:
             record, dropped = read_trial(path)
@@ -136,29 +135,25 @@ def iter_records(
         else:
             if dropped:
                 notes.append(f"{path}: malformed {', '.join(dropped)} left out")
-            misplaced = _misplaced(path, record, seen, cells)
+            misplaced = _misplaced(path, record, cells)
             if misplaced is not None:
                 notes.append(
                     f"{path}: the record of trial {trial_id(record)}, {misplaced}; counted as "
                     "an infra-error of its folder's trial"
                 )
                 record = _lost(path, f"{MISPLACED} {trial_id(record)}, {misplaced}")
-            else:
-                seen[_key(record)] = path
         yield _annotated(record, marks)
 
 
-def _misplaced(
-    path: Path, record: TrialRecord, seen: Mapping[TrialKey, Path], planned: set[TrialKey]
-) -> str | None:
-    """Why ``record`` is not the record of the trial folder ``path`` is in, or None."""
+def _misplaced(path: Path, record: TrialRecord, planned: set[TrialKey]) -> str | None:
+    """Why ``record`` is not the record of the trial folder ``path`` is in, or None. Each
+    folder holds one record, so a record that names its own folder duplicates no other (two
+    folders whose names read alike once a secret is masked are two trials)."""
     folder = path.parent.parts[-4:]
     named = (record.case, record.agent, record.condition, str(record.repeat))
     if not all(_same_name(n, f) for n, f in zip(named, folder, strict=True)):
         return "in another folder"
     key = _key(record)
-    if key in seen:
-        return f"also in {seen[key]}"
     from_folder = (*folder[:3], record.repeat)
     if planned and key not in planned and from_folder not in planned:
         return "which the run did not plan"

@@ -17,7 +17,6 @@ from proctor.paths import RunPaths
 from proctor.report.stored import apply_annotations, read_annotations
 from proctor.util.files import open_regular
 from proctor.util.processes import process_start
-from proctor.view.stored import suite_of
 
 
 @dataclass(frozen=True)
@@ -116,9 +115,10 @@ def run_facts(run_dir: Path) -> RunFacts:
     paths = RunPaths(run_dir)
     problems: list[str] = []
     manifest = _optional(paths.run_json, RunManifest, problems)
+    # As the run wrote it: the index is refreshed under its lock, and recomputing a run a
+    # person annotated (every trial read again) would hold every page for seconds. The run's
+    # own page shows the figures with the marks applied (see view.stored.suite_of).
     suite = _optional(paths.suite_json, SuiteRecord, problems)
-    if suite is not None:  # with the marks of `proctor annotate`, as `proctor report` reads it
-        suite = suite_of(run_dir) or suite
     live = manifest is not None and manifest.finished_at is None and _orchestrator_alive(paths)
     if manifest is not None and manifest.finished_at is None and not live and suite is None:
         problems.append(

@@ -59,3 +59,26 @@ def test_an_environment_value_changes_the_configuration_digest(tmp_path: Path) -
     assert digests(case, TopConfig(env={"TOKEN": "two"}))[0] != before
     profiles = {"codingagents": {"scripted": {"env": {"MODEL_URL": "http://a"}}}}
     assert digests(case, TopConfig.model_validate(profiles))[0] != before
+
+
+def test_caches_leftovers_and_results_in_a_case_folder_change_nothing(tmp_path: Path) -> None:
+    case = a_case(tmp_path)
+    (case.path / "score.py").write_text("print(100)")
+    (case.path / ".claude").mkdir()
+    (case.path / ".claude" / "settings.json").write_text("{}")
+    _, before = digests(case)
+    (case.path / ".DS_Store").write_bytes(b"\0")
+    (case.path / "__pycache__").mkdir()
+    (case.path / "__pycache__" / "score.cpython-311.pyc").write_bytes(b"\0")
+    (case.path / "score.py~").write_text("old")
+    (case.path / ".cache").mkdir()  # what a scorer run from the case folder writes
+    (case.path / ".cache" / "last-run.txt").write_text("1")
+    run = case.path / "proctor-results" / "run-1"
+    (run / "trials").mkdir(parents=True)
+    (run / "run.json").write_text("{}")
+    assert digests(case)[1] == before
+    (case.path / ".claude" / "settings.json").write_text('{"hooks": {}}')  # part of the case
+    assert digests(case)[1] != before
+    (case.path / ".claude" / "settings.json").write_text("{}")
+    (case.path / "score.py").write_text("print(50)")  # control: the scorer changed
+    assert digests(case)[1] != before
