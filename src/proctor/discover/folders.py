@@ -176,7 +176,9 @@ def discover_cases(
     if is_case_folder(source):
         _refuse_stray_marker(source)
     folders = (
-        [source]
+        # Named by its folder: `--source .` inside a case folder is that folder ("." has no
+        # name); any other path is kept as given.
+        [source if source.name not in ("", "..") else Path(os.path.abspath(source))]
         if is_case_folder(source)
         else sorted(p for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
     )

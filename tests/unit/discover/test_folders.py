@@ -28,6 +28,19 @@ def test_a_case_folder_given_directly_is_one_case(tmp_path: Path) -> None:
     assert [c.name for c in found.cases] == ["only"]
 
 
+def test_a_case_folder_given_as_dot_is_named_by_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `proctor run --source .` inside a case: "." has no name, and the trials were filed under
+    # an empty case name that resume and report could not read back.
+    folder = write_case(tmp_path, "here")
+    (folder / "sub").mkdir()
+    monkeypatch.chdir(folder)
+    for source in (Path("."), Path("../here/."), Path("sub/..")):
+        (case,) = discover_cases(source).cases
+        assert case.name == "here" and case.path.resolve() == folder.resolve()
+
+
 def test_unreadable_prompt_is_skipped_with_reason(tmp_path: Path) -> None:
     folder = write_case(tmp_path, "bin")
     (folder / "prompt.md").write_bytes(b"\xff\xfe\x00bad")
