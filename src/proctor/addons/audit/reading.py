@@ -15,6 +15,7 @@ import shlex
 import tomllib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -276,45 +277,19 @@ def hooks(
             handlers = [h for h in handlers if isinstance(h, dict)]
             untyped = [h for h in handlers if h.get("type") is None]
             runnable = [h for h in handlers if runnable_hook(h)]
+
+            add = partial(reader.add, "hook", name, file, scope=scope, event=event, matcher=matcher)
             for handler in untyped:  # the CLIs refuse such a handler: it never runs
                 command = handler.get("command")
-                reader.add(
-                    "hook",
-                    name,
-                    file,
-                    scope=scope,
-                    event=event,
-                    matcher=matcher,
-                    command=command if isinstance(command, str) else None,
-                    decoy=unknown or NO_TYPE,
-                )
+                add(command=command if isinstance(command, str) else None, decoy=unknown or NO_TYPE)
             if not runnable and not untyped:
-                reader.add(
-                    "hook",
-                    name,
-                    file,
-                    scope=scope,
-                    event=event,
-                    matcher=matcher,
-                    decoy=unknown or NO_COMMAND,
-                )
+                add(decoy=unknown or NO_COMMAND)
             for handler in runnable:
                 command = hook_command(handler)
-                decoy = (
-                    unknown
-                    or off
-                    or ("disabled (hooksConfig.disabled)" if command in disabled_commands else None)
+                disabled = (
+                    "disabled (hooksConfig.disabled)" if command in disabled_commands else None
                 )
-                reader.add(
-                    "hook",
-                    name,
-                    file,
-                    scope=scope,
-                    event=event,
-                    matcher=matcher,
-                    command=command,
-                    decoy=decoy,
-                )
+                add(command=command, decoy=unknown or off or disabled)
 
 
 AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
