@@ -197,7 +197,9 @@ def command(
             raise
         try:
             if any_response_shared(replayed):  # rare: a fork, a copy
-                unavailable += forks_measured_apart(replayed, pricing, filters.project, cache)
+                unavailable += forks_measured_apart(
+                    replayed, pricing, filters.project, cache, workers=workers
+                )
                 count_each_response_once(replayed, pricing)  # a response copied otherwise: once
         finally:  # the summaries (and the forks' measures) kept, Ctrl-C or not
             _save(cache, sessions)

@@ -14,12 +14,15 @@ copy and lines of its own), then of their start and of their path. Each session 
 first is measured again without the lines of those before it (told by their uuids). A session
 whose every line is theirs (a session file copied under another name) is no session of its
 own: it is listed unavailable, and its lines count in the session they came from.
+
+The families of a replay are read, and their forks measured again, on the replay's worker
+processes: every member's lines first, then every fork that needs a measure of its own.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
@@ -30,11 +33,14 @@ import msgspec
 from proctor.errors import ConfigError
 from proctor.history.cache import SummaryCache
 from proctor.history.record import SessionRecord, responses_of
-from proctor.history.replay import claude_parts, measure_session, read_summary
+from proctor.history.replay import SERIAL_BELOW, claude_parts, measure_session, read_summary
 from proctor.history.sources import Session
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
 from proctor.transcripts.lines import file_blocks
+from proctor.util.collection import collection_paused
+from proctor.util.cpus import usable_cpus
+from proctor.util.pool import forked_pool, start_worker
 
 
 class _Line(msgspec.Struct, gc=False):
@@ -61,29 +67,36 @@ def _lines(path: str) -> Iterator[_Line]:
         return
 
 
-def _uuids(path: str) -> set[str]:
-    return {line.uuid for line in _lines(path) if type(line.uuid) is str}
+Member = tuple[set[str], "float | None"]
+"""What a family's member is told by: the uuids of its lines, and the first time its file
+records (None when it records none that reads as a time)."""
 
 
-def _first_time(path: str) -> datetime | None:
-    """The time of the first record of the file that has one (a fork's is the moment it was
-    made: Claude Code records the prompt it was started with before the copy)."""
+def _member(path: str) -> Member:
+    """A session file's uuids and first time (a fork's first time is the moment it was made:
+    Claude Code records the prompt it was started with before the copy), in one read."""
+    uuids: set[str] = set()
+    first: str | None = None
     for line in _lines(path):
-        if type(line.timestamp) is str:
-            try:
-                return datetime.fromisoformat(line.timestamp)
-            except ValueError:
-                return None
-    return None
+        if type(line.uuid) is str:
+            uuids.add(line.uuid)
+        if first is None and type(line.timestamp) is str:
+            first = line.timestamp
+    when = None
+    if first is not None:
+        try:
+            when = datetime.fromisoformat(first).timestamp()
+        except ValueError:
+            when = None
+    return uuids, when
 
 
-def _order(record: SessionRecord, uuids: set[str]) -> tuple[bool, float, int, str, str]:
+def _order(record: SessionRecord, member: Member) -> tuple[bool, float, int, str, str]:
     """A family's order: the first time the file records (a fork's is when it was made), then
     the fewest lines (a fork holds all the lines it copied, and its own), then the start and
     the path."""
-    first = _first_time(record.path)
-    when = first.timestamp() if first is not None else 0.0
-    return first is None, when, len(uuids), record.started_at or "", record.path
+    uuids, when = member
+    return when is None, when or 0.0, len(uuids), record.started_at or "", record.path
 
 
 def _families(records: list[SessionRecord]) -> list[list[int]]:
@@ -125,13 +138,18 @@ def forks_measured_apart(
     pricing: PriceTable,
     project: Path | None = None,
     cache: SummaryCache | None = None,
+    *,
+    workers: int | None = None,
 ) -> list[Unavailable]:
     """Each fork in ``records`` measured again without what it copied (see the module
     docstring), in place; the sessions that are whole copies are taken out of ``records`` and
     returned as unavailable. ``project`` is the replay's project filter. With a ``cache``, a
-    family whose files are unchanged since an earlier replay is read from it."""
+    family whose files are unchanged since an earlier replay is read from it. The families'
+    files are read on ``workers`` processes (default: one per CPU it may use), in this one
+    when there are few."""
     gone: list[Unavailable] = []
     dropped: set[int] = set()
+    todo: list[tuple[list[int], dict[int, Session], str | None]] = []
     for family in _families(records):
         sessions = {i: Session(records[i].agent, records[i].path) for i in family}
         stamp = None
@@ -142,46 +160,95 @@ def forks_measured_apart(
                 found = {i: outcome for i, outcome in stored.items() if outcome is not None}
                 _apply(records, sessions, found, gone, dropped)
                 continue
-        outcomes = _outcomes(records, family, sessions, pricing, project)
-        _apply(records, sessions, outcomes, gone, dropped)
-        if cache is not None and stamp is not None:
-            kept = {i: o for i, o in outcomes.items() if isinstance(o, bytes)}
-            if len(kept) == len(outcomes):  # an unavailable member is looked at again
-                for i, outcome in kept.items():
-                    cache.put_fork(sessions[i], stamp, outcome)
+        todo.append((family, sessions, stamp))
+    if todo:
+        families = [family for family, _, _ in todo]
+        every = _outcomes(records, families, pricing, project, workers)
+        for (_, sessions, stamp), outcomes in zip(todo, every, strict=True):
+            _apply(records, sessions, outcomes, gone, dropped)
+            if cache is not None and stamp is not None:
+                kept = {i: o for i, o in outcomes.items() if isinstance(o, bytes)}
+                if len(kept) == len(outcomes):  # an unavailable member is looked at again
+                    for i, outcome in kept.items():
+                        cache.put_fork(sessions[i], stamp, outcome)
     if dropped:
         records[:] = [r for i, r in enumerate(records) if i not in dropped]
     return gone
 
 
+Measure = tuple[int, Session, frozenset[str]]
+"""A fork to measure again: its place in the records, its session, the uuids it copied."""
+
+
 def _outcomes(
     records: list[SessionRecord],
-    family: list[int],
-    sessions: dict[int, Session],
+    families: list[list[int]],
     pricing: PriceTable,
     project: Path | None,
-) -> dict[int, bytes | Unavailable]:
-    """What each member of a family is: a copy of the first (:data:`_COPY` and its path),
+    workers: int | None,
+) -> list[dict[int, bytes | Unavailable]]:
+    """What each member of each family is: a copy of the first (:data:`_COPY` and its path),
     a session that copied nothing (:data:`_OWN`), the summary of its own lines, or the reason
-    it could not be measured again."""
-    uuids = {i: _uuids(records[i].path) for i in family}
-    family = sorted(family, key=lambda i: _order(records[i], uuids[i]))
-    earlier: set[str] = set()
-    first = records[family[0]].path
-    outcomes: dict[int, bytes | Unavailable] = {}
-    for i in family:
-        own = uuids[i]
-        copied = own & earlier
-        earlier |= own
-        if not copied:
-            outcomes[i] = _OWN
-        elif copied == own:
-            outcomes[i] = _COPY + os.fsencode(first)
-        else:
-            measured = measure_session(sessions[i], project, pricing, frozenset(copied))
-            if measured is not None:  # None: of another project, which it was not
-                outcomes[i] = measured
-    return outcomes
+    it could not be measured again. Read on ``workers`` processes (see
+    :func:`forks_measured_apart`)."""
+    global _PROJECT, _PRICING
+    _PROJECT, _PRICING = project, pricing
+    members = sum(len(family) for family in families)
+    count = workers or usable_cpus()
+    if count == 1 or members < SERIAL_BELOW:
+        return _told(records, families, map)
+    with collection_paused(), forked_pool(count, start_worker) as pool:
+        # One file a task: a family's files are whole sessions, each worth a hand-over.
+        return _told(records, families, lambda f, xs: pool.imap(f, xs, 1))
+
+
+Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
+"""How the members are read and the forks measured: in this process (``map``) or on a pool."""
+
+
+def _told(
+    records: list[SessionRecord],
+    families: list[list[int]],
+    mapped: Mapper,
+) -> list[dict[int, bytes | Unavailable]]:
+    members = list(chain.from_iterable(families))
+    read = dict(zip(members, mapped(_member, [records[i].path for i in members]), strict=True))
+    every: list[dict[int, bytes | Unavailable]] = []
+    again: list[Measure] = []
+    for family in families:
+        family = sorted(family, key=lambda i: _order(records[i], read[i]))
+        earlier: set[str] = set()
+        first = records[family[0]].path
+        outcomes: dict[int, bytes | Unavailable] = {}
+        for i in family:
+            own = read[i][0]
+            copied = own & earlier
+            earlier |= own
+            if not copied:
+                outcomes[i] = _OWN
+            elif copied == own:
+                outcomes[i] = _COPY + os.fsencode(first)
+            else:
+                session = Session(records[i].agent, records[i].path)
+                again.append((i, session, frozenset(copied)))
+        every.append(outcomes)
+    measured = dict(zip((i for i, _, _ in again), mapped(_measure, again), strict=True))
+    for outcomes, family in zip(every, families, strict=True):
+        for i in family:
+            found = measured.get(i)
+            if found is not None:  # None: of another project, which it was not
+                outcomes[i] = found
+    return every
+
+
+# Set before the pool's workers are forked, so that only a fork's session crosses the pipe.
+_PROJECT: Path | None = None
+_PRICING = PriceTable()
+
+
+def _measure(job: Measure) -> bytes | Unavailable | None:
+    _, session, copied = job
+    return measure_session(session, _PROJECT, _PRICING, copied)
 
 
 def _apply(

@@ -13,7 +13,9 @@ id. Token totals are ccusage 20.0.24's daily report over the same folders.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +198,59 @@ def test_a_family_of_forks_is_read_from_the_cache_until_one_of_its_files_changes
         fh.write("\n")  # a member that changes: its family is measured again
     again, third = replayed()
     assert again == cold and third.fork_hits == 0
+
+
+_IDS = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?:msg|req|toolu)_\w+"
+)
+
+
+def _families(root: Path, count: int) -> dict[str, str]:
+    """``count`` copies of the recorded fork and its original under ``root``, each with ids of
+    its own (so each pair is a family of its own); each fork's path by its original's."""
+    folder = next((FIXTURES / "fork" / "projects").iterdir())
+
+    def renewed(text: str, copy: int) -> str:
+        def fresh(found: re.Match[str]) -> str:
+            if found[0][0].isalpha() and "_" in found[0]:
+                return f"{found[0]}_{copy}"
+            return str(uuid.uuid5(uuid.NAMESPACE_OID, f"{copy}:{found[0]}"))
+
+        return _IDS.sub(fresh, text)
+
+    pairs = {}
+    for copy in range(count):
+        target = root / "projects" / f"{folder.name}-{copy}"
+        target.mkdir(parents=True)
+        for file in folder.iterdir():
+            (target / renewed(file.name, copy)).write_text(renewed(file.read_text(), copy))
+        original = target / renewed(f"{ORIGINAL}.jsonl", copy)
+        pairs[str(original)] = str(target / renewed(f"{CASES['fork'][0]}.jsonl", copy))
+    return pairs
+
+
+def test_many_families_are_read_on_the_workers_as_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four families of two (eight files: enough to be read on the pool) give what one
+    process gives, and each fork counts its own work only."""
+    pairs = _families(tmp_path, 4)
+    pools: list[int] = []
+    forked = forks.forked_pool
+
+    def counted(processes: int, initializer: Any) -> Any:
+        pools.append(processes)
+        return forked(processes, initializer)
+
+    monkeypatch.setattr(forks, "forked_pool", counted)
+    on_pool = history(tmp_path, "--workers", "2")
+    assert pools == [2]  # the families were read on the workers
+    by_path = {s["path"]: s["steps"]["byKind"] for s in on_pool["sessions"]}
+    assert len(by_path) == 8 and on_pool["unavailable"] == []
+    for original, fork in pairs.items():
+        assert (by_path[original], by_path[fork]) == (CASES["fork"][1], {"shell": 1})
+    in_one = history(tmp_path, "--workers", "1")
+    assert pools == [2]  # one process: no pool
+    assert in_one == on_pool
+    usage = on_pool["total"]["usage"]["claude-opus-4-8"]
+    assert (usage["inputTokens"], usage["outputTokens"]) == tuple(4 * n for n in CASES["fork"][3])
