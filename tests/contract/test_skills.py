@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from proctor.scripted.server import ModelRequest, Reply, ScriptedModelServer, default_roles
 from tests.contract.conftest import ASSETS, require_cli
+from tests.contract.test_multi_turn import session
 
 READ_SKILL = {
     "codex": 'cat "$CODEX_HOME/skills/greet/SKILL.md"',
@@ -27,3 +31,67 @@ def test_skill_is_provisioned_and_read(run_cli: Callable[..., dict[str, Any]], a
     assert out["trial"]["status"] == "passed", out["trial"]["evaluators"]
     result = next(e for e in out["events"] if e["type"] == "tool_result")
     assert "exclamation mark" in result["output"], result["output"]
+
+
+UNDESCRIBED: dict[str, str] = {
+    "described": "---\nname: described\ndescription: Greets people warmly.\n---\n\nSay hello.\n",
+    "nodesc": "---\nname: nodesc\n---\n\nTidies the nodesc folder.\n\nNODESC-BODY: sort it.\n",
+    "nofm": "Tidies the nofm folder.\n\nNOFM-BODY: sort it.\n",
+}
+"""Three project skills: one with a description, one whose front matter has none, one with no
+front matter at all (the cases ``proctor audit`` judges; see ``addons/audit/reading.py``)."""
+CALL_UNDESCRIBED: dict[str, Any] = {
+    "turns": [
+        {"tool": "Skill", "input": {"skill": "nodesc"}},
+        {"tool": "Skill", "input": {"skill": "nofm"}},
+        {"say": "Done."},
+    ]
+}
+
+
+class Listener:
+    """A role that answers nothing and keeps every request: what the CLI sent the model."""
+
+    def __init__(self) -> None:
+        self.requests: list[ModelRequest] = []
+
+    def respond(self, request: ModelRequest) -> Reply | None:
+        self.requests.append(request)
+        return None
+
+
+def test_claude_code_offers_skills_without_a_description_to_the_model(tmp_path: Path) -> None:
+    """Claude Code 2.1.197 leaves a skill with no ``description`` (front matter without one, or
+    none at all) out of the ``skills`` of its ``system/init`` event, yet lists it to the model
+    (with its body's first paragraph as the description) and loads it when the model calls the
+    Skill tool. So the ``skills`` of ``system/init`` is no guide to what the model is offered;
+    the listing in the request is."""
+    require_cli("claude-code")
+    listener = Listener()
+    steps = CALL_UNDESCRIBED["turns"]
+    server = ScriptedModelServer(CALL_UNDESCRIBED, roles=[listener, *default_roles(steps)])
+    server.start()
+    driver = session("claude-code", "headless", tmp_path, server.base_url)
+    for name, text in UNDESCRIBED.items():
+        (tmp_path / "ws/.claude/skills" / name).mkdir(parents=True)
+        (tmp_path / "ws/.claude/skills" / name / "SKILL.md").write_text(text)
+    try:
+        assert driver.send("Tidy up.").kind == "turn-end", driver.log.failure
+    finally:
+        server.stop()
+
+    events = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    init = next(e for e in events if (e.get("type"), e.get("subtype")) == ("system", "init"))
+    assert {"described", "nodesc", "nofm"} <= set(init["slash_commands"])
+    assert "described" in init["skills"]
+    assert not {"nodesc", "nofm"} & set(init["skills"]), init["skills"]
+
+    first, last = listener.requests[0], listener.requests[-1]
+    listing = "\n".join(first.texts)
+    assert "The following skills are available for use with the Skill tool" in listing
+    assert "- described: Greets people warmly." in listing
+    assert "- nodesc: Tidies the nodesc folder." in listing
+    assert "- nofm: Tidies the nofm folder." in listing
+
+    loaded = "\n".join(last.texts)
+    assert "NODESC-BODY: sort it." in loaded and "NOFM-BODY: sort it." in loaded

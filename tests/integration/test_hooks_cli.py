@@ -503,3 +503,86 @@ def test_a_hook_timeout_of_nan_is_refused(proctor: Run, tmp_path: Path) -> None:
         "hooks", "test", str(hooks), "--cases", str(write(tmp_path / "c.json", [case]))
     )
     assert result.code == 2 and "timeout' must be a positive number" in result.err
+
+
+PROJECT_CHECK = """#!/bin/bash
+# A project's own hook script: records that it ran, then blocks any rm.
+echo ran >> "$CLAUDE_PROJECT_DIR/.claude/hooks/ran.log"
+if grep -q '"rm ' ; then echo "blocked by the project's check.sh" >&2; exit 2; fi
+"""
+
+
+def tree_state(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("settings_name", ["settings.json", "settings.local.json"])
+def test_a_projects_own_settings_find_their_scripts_through_claude_project_dir(
+    proctor: Run, tmp_path: Path, settings_name: str
+) -> None:
+    project = tmp_path / "repo"
+    check = write(project / ".claude" / "hooks" / "check.sh", PROJECT_CHECK)
+    check.chmod(0o755)
+    write(project / ".claude" / "worktrees" / "w1" / "big.txt", "a worktree's checkout")
+    source = settings(
+        project / ".claude" / settings_name,
+        "PreToolUse",
+        "Bash",
+        '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh',
+    )
+    case = {"event": "PreToolUse", "tool": "Bash"}
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            {**case, "id": "rm", "input": {"command": "rm -rf x"},
+             "expect": {"decision": "block", "outputIncludes": "project's check.sh"}},
+            {**case, "id": "ls", "input": {"command": "ls"}, "expect": {"silent": True}},
+        ],
+    )  # fmt: skip
+    before = tree_state(project)
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]
+    assert tree_state(project) == before  # the hook wrote its log in the scratch copy only
+    assert not (project / ".claude" / "hooks" / "ran.log").exists()
+
+
+def test_a_projects_settings_copy_leaves_out_worktrees(proctor: Run, tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    write(project / ".claude" / "worktrees" / "w1" / "big.txt", "a worktree's checkout")
+    write(project / ".claude" / "hooks" / "note.txt", "beside the settings")
+    look = "test -e .claude/hooks/note.txt && ! test -e .claude/worktrees && exit 2; exit 0"
+    source = settings(project / ".claude" / "settings.json", "Stop", "", look)
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 2}}])
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]
+
+
+def test_a_settings_file_outside_a_projects_claude_folder_copies_nothing(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    write(tmp_path / "home" / ".claude" / "hooks" / "note.txt", "the user's own")
+    user = settings(
+        tmp_path / "home" / ".claude" / "settings.json",
+        "Stop",
+        "",
+        "test -e .claude && exit 2; exit 0",
+    )
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 0}}])
+    code, report = run_json(proctor, str(user), "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]
+
+
+def test_a_project_folder_that_cannot_be_copied_is_one_sentence(
+    proctor: Run, tmp_path: Path
+) -> None:
+    project = tmp_path / "repo"
+    (project / ".claude" / "hooks").mkdir(parents=True)
+    os.mkfifo(project / ".claude" / "hooks" / "pipe")  # not a file a copy can read
+    source = settings(project / ".claude" / "settings.json", "Stop", "", "true")
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 0}}])
+    result = proctor("hooks", "test", str(source), "--cases", str(cases))
+    assert result.code == 2 and "Traceback" not in result.err
+    assert "cannot copy this folder into the scratch project" in result.err
+    assert str(project / ".claude") in result.err and "named pipe" in result.err
+    assert len(result.err.strip().splitlines()) == 1

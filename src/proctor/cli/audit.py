@@ -1,19 +1,39 @@
 """``proctor audit``: the skills, hooks, plugins, MCP servers, permission rules and instruction
 files each agent would load from a home and a project, with the file that defines each, and the
-decoys that look like components but would not load. It reports; it does not gate (exit 0)."""
+decoys that look like components but would not load. It reports; it does not gate (exit 0).
+
+Without ``--home`` it reads your own setup as the agents find it: ``CLAUDE_CONFIG_DIR``,
+``CODEX_HOME`` and ``GEMINI_CLI_HOME`` move their configuration as they move the agents'. With
+``--home`` the given folder is read with the default layout and the variables are ignored."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
+
+MOVED_BY = {
+    "CLAUDE_CONFIG_DIR": "claude-code",
+    "CODEX_HOME": "codex",
+    "GEMINI_CLI_HOME": "gemini-cli",
+}
+"""The variable that moves an agent's user configuration → that agent."""
+
+
+def moved_folders(env: Mapping[str, str]) -> dict[str, Path]:
+    """The folders the environment names for the agents' user configuration (unset or empty
+    variables left out)."""
+    return {variable: Path(env[variable]).absolute() for variable in MOVED_BY if env.get(variable)}
 
 
 @click.command("audit")
 @click.option(
     "--home",
     type=click.Path(path_type=Path),
-    help="The home folder to read (default: your own home).",
+    help="The home folder to read (default: your own home, with CLAUDE_CONFIG_DIR, CODEX_HOME "
+    "and GEMINI_CLI_HOME honoured as the agents honour them).",
 )
 @click.option(
     "--project",
@@ -36,6 +56,7 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
     from proctor.agents.spec import spec_for
     from proctor.errors import ConfigError
 
+    moved = moved_folders(os.environ) if home is None else {}
     home = home if home is not None else Path.home()
     project = project if project is not None else Path.cwd()
     for flag, folder in (("--home", home), ("--project", project)):
@@ -49,7 +70,21 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
                 f"--agent {name}: unknown agent; expected one of {', '.join(AGENT_IDS)}"
             )
         chosen.append(spec.id)
-    report = audit(home.absolute(), project.absolute(), list(dict.fromkeys(chosen)) or None)
+    chosen = list(dict.fromkeys(chosen)) or list(AGENT_IDS)
+    for variable, folder in moved.items():
+        if MOVED_BY[variable] in chosen and not folder.is_dir():
+            raise ConfigError(
+                f"the environment variable {variable} names {folder}: expected an existing "
+                f"folder (it tells {MOVED_BY[variable]} where its configuration is)"
+            )
+    report = audit(
+        home.absolute(),
+        project.absolute(),
+        chosen,
+        claude_config_dir=moved.get("CLAUDE_CONFIG_DIR"),
+        codex_home=moved.get("CODEX_HOME"),
+        gemini_cli_home=moved.get("GEMINI_CLI_HOME"),
+    )
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:

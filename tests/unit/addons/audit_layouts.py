@@ -159,6 +159,9 @@ CLAUDE: dict[str, Layout] = {
         },
         {("hook", "PreToolUse:Bash", "proj/.claude/settings.json", True)},
     ),
+    # Every SKILL.md loads, described or not: Claude Code 2.1.197 lists one without a
+    # description to the model by its body's first paragraph (measured by
+    # tests/contract/test_skills.py::test_claude_code_offers_skills_without_a_description_to_the_model).
     "skill-front-matter": (
         {
             "home/.claude/skills/plain/SKILL.md": "Just a body, no front matter.\n",
@@ -166,11 +169,13 @@ CLAUDE: dict[str, Layout] = {
             "home/.claude/skills/blank/SKILL.md": "---\nname: b\ndescription:\n---\nBody.\n",
             "home/.claude/skills/folded/SKILL.md": "---\ndescription: >\n  long\n---\nBody.\n",
             "home/.claude/skills/badyaml/SKILL.md": "---\nname: [x\ndescription: : :\n---\nB\n",
+            "home/.claude/skills/blankfile/SKILL.md": "",
         },
         {
-            ("skill", "plain", "home/.claude/skills/plain/SKILL.md", True),
-            ("skill", "nodesc", "home/.claude/skills/nodesc/SKILL.md", True),
-            ("skill", "blank", "home/.claude/skills/blank/SKILL.md", True),
+            ("skill", "plain", "home/.claude/skills/plain/SKILL.md", False),
+            ("skill", "nodesc", "home/.claude/skills/nodesc/SKILL.md", False),
+            ("skill", "blank", "home/.claude/skills/blank/SKILL.md", False),
+            ("skill", "blankfile", "home/.claude/skills/blankfile/SKILL.md", False),
             ("skill", "folded", "home/.claude/skills/folded/SKILL.md", False),
             ("skill", "badyaml", "home/.claude/skills/badyaml/SKILL.md", False),
         },

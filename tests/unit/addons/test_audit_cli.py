@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from proctor.addons.audit import audit
 from proctor.addons.audit.trial import trial_audit
 from proctor.models.audit import AuditReport
@@ -166,3 +168,72 @@ def test_json_nested_too_deeply_is_a_problem_not_a_traceback(tmp_path: Path) -> 
     (project / ".mcp.json").write_text("[" * 200_000 + "]" * 200_000)
     problems = audit(home, project, ["claude-code"]).agents[0].problems
     assert any("nested too deeply" in p for p in problems)
+
+
+def moved_setup(tmp_path: Path, monkeypatch: Any) -> dict[str, Path]:
+    """A home with nothing in it and, elsewhere, one MCP server per agent in the folder its
+    variable names; the variables set."""
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    proj.mkdir()
+    claude, codex, gemini = tmp_path / "claude-cfg", tmp_path / "codex-home", tmp_path / "gem"
+    (gemini / ".gemini").mkdir(parents=True)
+    codex.mkdir()
+    claude.mkdir()
+    (claude / ".claude.json").write_text('{"mcpServers": {"from-claude": {"command": "a"}}}')
+    (codex / "config.toml").write_text('[mcp_servers.from-codex]\ncommand = "b"\n')
+    (gemini / ".gemini" / "settings.json").write_text(
+        '{"mcpServers": {"from-gemini": {"command": "c"}}}'
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini))
+    return {"home": home, "proj": proj, "claude": claude, "codex": codex, "gemini": gemini}
+
+
+def servers_by_agent(out: str) -> dict[str, dict[str, str]]:
+    report = AuditReport.model_validate(json.loads(out))
+    return {
+        a.agent: {c.name: c.file for c in a.components if c.kind == "mcp"} for a in report.agents
+    }
+
+
+def test_the_cli_reads_where_the_agents_environment_variables_point(
+    tmp_path: Path, proctor: Callable[..., Any], monkeypatch: Any
+) -> None:
+    at = moved_setup(tmp_path, monkeypatch)
+    code, out, err = audit_cli(proctor, "--project", str(at["proj"]), "--json")
+    assert code == 0, err
+    found = servers_by_agent(out)
+    assert found["claude-code"] == {"from-claude": str(at["claude"] / ".claude.json")}
+    assert found["codex"] == {"from-codex": str(at["codex"] / "config.toml")}
+    assert found["gemini-cli"] == {"from-gemini": str(at["gemini"] / ".gemini" / "settings.json")}
+
+
+def test_an_explicit_home_is_read_with_the_default_layout(
+    tmp_path: Path, proctor: Callable[..., Any], monkeypatch: Any
+) -> None:
+    at = moved_setup(tmp_path, monkeypatch)
+    args = ("--home", str(at["home"]), "--project", str(at["proj"]), "--json")
+    code, out, err = audit_cli(proctor, *args)
+    assert code == 0, err
+    assert servers_by_agent(out) == {"claude-code": {}, "codex": {}, "gemini-cli": {}}
+
+
+@pytest.mark.parametrize(
+    ("variable", "agent"),
+    [("CLAUDE_CONFIG_DIR", "claude"), ("CODEX_HOME", "codex"), ("GEMINI_CLI_HOME", "gemini")],
+)
+def test_a_variable_naming_no_folder_is_one_sentence_and_exit_2(
+    tmp_path: Path, proctor: Callable[..., Any], monkeypatch: Any, variable: str, agent: str
+) -> None:
+    at = moved_setup(tmp_path, monkeypatch)
+    monkeypatch.setenv(variable, str(tmp_path / "nowhere"))
+    code, _, err = audit_cli(proctor, "--project", str(at["proj"]), "--agent", agent)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"the environment variable {variable} names {tmp_path / 'nowhere'}" in err
+    assert "expected an existing folder" in err
+    others = {"claude": "codex", "codex": "gemini", "gemini": "claude"}
+    code, _, err = audit_cli(proctor, "--project", str(at["proj"]), "--agent", others[agent])
+    assert code == 0, err  # another agent's variable is not read

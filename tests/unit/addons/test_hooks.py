@@ -286,3 +286,26 @@ def test_hooks_a_plugins_manifest_declares_run_besides_hooks_json(
     manifest.write_text(json.dumps({"name": "p"}))
     with pytest.raises(ConfigError, match="no hooks/hooks.json and no 'hooks'"):
         load_hooks(plugin)
+
+
+@pytest.mark.parametrize(
+    ("rel", "copied"),
+    [
+        ("repo/.claude/settings.json", "repo/.claude"),
+        ("repo/.claude/settings.local.json", "repo/.claude"),
+        ("repo/.gemini/settings.json", "repo/.gemini"),
+        ("repo/.gemini/settings.local.json", None),
+        ("repo/.codex/hooks.json", None),
+        ("repo/settings.json", None),
+        ("home/.claude/settings.json", None),
+    ],
+)
+def test_a_projects_own_settings_name_the_folder_each_case_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rel: str, copied: str | None
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    path = tmp_path / rel
+    path.parent.mkdir(parents=True)
+    path.write_text('{"hooks": {}}', encoding="utf-8")
+    expected = tmp_path / copied if copied else None
+    assert load_hooks(path).config_folder == expected

@@ -39,19 +39,27 @@ def audit(
     *,
     launch_args: Sequence[str] = (),
     claude_config_dir: Path | None = None,
+    codex_home: Path | None = None,
+    gemini_cli_home: Path | None = None,
 ) -> AuditReport:
     """What each of ``agents`` (default: all three CLIs) would load from ``home`` and
     ``project``. ``launch_args`` is a session's command line, whose ``--plugin-dir`` and
-    ``--mcp-config`` paths Claude Code also loads; ``claude_config_dir`` its
-    ``CLAUDE_CONFIG_DIR``, when set. Raises KeyError for an unknown agent id."""
+    ``--mcp-config`` paths Claude Code also loads; ``claude_config_dir``, ``codex_home`` and
+    ``gemini_cli_home`` are the values of ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` and
+    ``GEMINI_CLI_HOME``, when set. Raises KeyError for an unknown agent id."""
     chosen = list(agents) if agents is not None else list(AGENT_IDS)
     unknown = [a for a in chosen if a not in AUDITORS]
     if unknown:
         raise KeyError(unknown[0])
+    moved = {
+        "claude_config_dir": claude_config_dir,
+        "codex_home": codex_home,
+        "gemini_cli_home": gemini_cli_home,
+    }
     return AuditReport(
         home=str(home),
         project=str(project) if project is not None else None,
-        agents=[audit_agent(a, home, project, launch_args, claude_config_dir) for a in chosen],
+        agents=[audit_agent(a, home, project, launch_args, **moved) for a in chosen],
     )
 
 
@@ -61,9 +69,18 @@ def audit_agent(
     project: Path | None,
     launch_args: Sequence[str] = (),
     claude_config_dir: Path | None = None,
+    codex_home: Path | None = None,
+    gemini_cli_home: Path | None = None,
 ) -> AgentAudit:
     """One agent's audit (``agent`` must be a key of :data:`AUDITORS`)."""
-    reader = Reader(home, project, launch_args, claude_config_dir)
+    reader = Reader(
+        home,
+        project,
+        launch_args,
+        claude_config_dir=claude_config_dir,
+        codex_home=codex_home,
+        gemini_cli_home=gemini_cli_home,
+    )
     AUDITORS[agent](reader)
     return AgentAudit(agent=agent, components=unique(reader.components), problems=reader.problems)
 

@@ -104,7 +104,7 @@ def audit_claude_code(reader: Reader) -> None:
             path, "disabledMcpjsonServers", data.get("disabledMcpjsonServers")
         )
         disabled_mcpjson |= set(listed or [])
-    skills(reader, config / "skills", "user", needs_description=True)
+    skills(reader, config / "skills", "user")
     installed_plugins(reader, config / "plugins" / "installed_plugins.json", enabled)
     user_state(
         reader, config / ".claude.json" if reader.claude_config_dir else home / ".claude.json"
@@ -112,7 +112,7 @@ def audit_claude_code(reader: Reader) -> None:
     memory(reader, config, "user", ("CLAUDE.md",))
     foreign_files(reader, config, FOREIGN, "user")
     if project is not None:
-        skills(reader, project / ".claude" / "skills", "project", needs_description=True)
+        skills(reader, project / ".claude" / "skills", "project")
         mcp_json = project / ".mcp.json"
         servers(
             reader,
@@ -212,7 +212,7 @@ def installed_plugins(reader: Reader, path: Path, enabled: dict[str, bool]) -> N
 def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
     """A plugin's skills (``plugin:skill``), hooks (``hooks/hooks.json`` and the manifest's
     ``hooks``) and MCP servers (``.mcp.json`` and the manifest's ``mcpServers``)."""
-    skills(reader, folder / "skills", "plugin", prefix=f"{name}:", needs_description=True)
+    skills(reader, folder / "skills", "plugin", prefix=f"{name}:")
     hooks_file = folder / "hooks" / "hooks.json"
     table = as_dict(reader.json(hooks_file)).get("hooks")
     hooks(reader, table, hooks_file, "plugin", agent="claude-code")

@@ -1,11 +1,12 @@
 """What Codex CLI (0.171) would load from a home and a project.
 
-``CODEX_HOME`` is ``~/.codex``: ``config.toml`` (``[mcp_servers.<name>]`` with ``command`` and
-``args`` or ``url``, ``enabled = false`` to switch one off; ``notify``, the command run when a
-turn ends; a ``[hooks]`` table), ``hooks.json`` (``{"hooks": {event: [groups]}}``),
-``AGENTS.md`` (or ``AGENTS.override.md``, which then replaces it). User skills live in
-``~/.agents/skills`` (current builds) and ``$CODEX_HOME/skills`` (older ones; ``.system`` holds
-Codex's own). In the project: ``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills``.
+``CODEX_HOME`` (default ``~/.codex``) holds ``config.toml`` (``[mcp_servers.<name>]`` with
+``command`` and ``args`` or ``url``, ``enabled = false`` to switch one off; ``notify``, the
+command run when a turn ends; a ``[hooks]`` table), ``hooks.json``
+(``{"hooks": {event: [groups]}}``), ``AGENTS.md`` (or ``AGENTS.override.md``, which then
+replaces it). User skills live in ``~/.agents/skills`` (current builds) and
+``$CODEX_HOME/skills`` (older ones; ``.system`` holds Codex's own). In the project:
+``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def disabled(name: str, entry: dict[str, Any]) -> str | None:
 
 
 def audit_codex(reader: Reader) -> None:
-    codex_home = reader.home / ".codex"
+    codex_home = reader.codex_home or reader.home / ".codex"
     config_file = codex_home / "config.toml"
     config = reader.toml(config_file) or {}
     mcp_servers(reader, config.get("mcp_servers"), config_file, "user", transport_of, disabled)

@@ -10,6 +10,7 @@ project's ``.gemini/skills``, ``.agents/skills``. Extensions:
 ``extension-enablement.json`` has a last matching ``!path`` override for the project; an
 enabled extension brings its MCP servers, context file, skills and ``hooks/hooks.json``.
 Instructions: ``GEMINI.md`` (or ``context.fileName``) in ``~/.gemini`` and in the project.
+``GEMINI_CLI_HOME`` replaces the home (``~``) in every one of these user paths.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 def audit_gemini_cli(reader: Reader) -> None:
-    home, project = reader.home, reader.project
+    home, project = reader.gemini_cli_home or reader.home, reader.project
     gemini = home / ".gemini"
     files = [(gemini / "settings.json", "user")]
     if project is not None:

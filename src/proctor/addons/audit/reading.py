@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
-import re
 import shlex
 import tomllib
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -26,8 +25,6 @@ Scope = str
 NO_COMMAND = "matcher with no hook command behind it"
 NO_TYPE = "a hook handler needs a type"
 EMPTY_SKILL = "empty skill folder (no SKILL.md)"
-NO_FRONT_MATTER = "not offered to the model: SKILL.md has no front matter (only a /command)"
-NO_DESCRIPTION = "not offered to the model: no description in its front matter (only a /command)"
 NO_ENDPOINT = "MCP entry with no command or url"
 PATH_FLAGS = ("--plugin-dir", "--mcp-config")
 
@@ -44,12 +41,18 @@ class Reader:
     claude_config_dir: Path | None = None
     """Claude Code's ``CLAUDE_CONFIG_DIR`` when the session sets it (proctor's trials set it to
     ``<home>/.claude``); it moves ``~/.claude`` and ``~/.claude.json`` into it."""
+    codex_home: Path | None = None
+    """Codex's ``CODEX_HOME`` when set: it takes the place of ``~/.codex``."""
+    gemini_cli_home: Path | None = None
+    """Gemini CLI's ``GEMINI_CLI_HOME`` when set: the home whose ``.gemini`` and
+    ``.agents/skills`` Gemini CLI reads instead of ``~/.gemini`` and ``~/.agents/skills``."""
     components: list[AuditComponent] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         roots = [self.home, *([self.project] if self.project else []), *self.named_paths()]
-        roots += [self.claude_config_dir] if self.claude_config_dir else []
+        moved = (self.claude_config_dir, self.codex_home, self.gemini_cli_home)
+        roots += [folder for folder in moved if folder is not None]
         self._roots = [r.resolve() for r in roots]
 
     def allowed(self, path: Path) -> bool:
@@ -199,13 +202,15 @@ def skills(
     scope: Scope,
     disabled: Collection[str] = (),
     prefix: str = "",
-    *,
-    needs_description: bool = False,
 ) -> None:
     """One skill per folder of ``root``: ``SKILL.md`` inside, or a decoy when it is missing.
-    With ``needs_description`` (Claude Code), a ``SKILL.md`` whose front matter gives no
-    description is a decoy too: the agent offers it only as a ``/command``, never to the
-    model."""
+
+    A ``SKILL.md`` with no ``description`` (none in its front matter, no front matter, even an
+    empty file) is no decoy: Claude Code 2.1.197 leaves it out of the ``skills`` of its
+    ``system/init`` event, yet lists it to the model with its body's first paragraph as the
+    description and loads it when the model calls the Skill tool (measured by
+    ``tests/contract/test_skills.py::
+    test_claude_code_offers_skills_without_a_description_to_the_model``)."""
     for folder in reader.subdirs(root):
         manifest = folder / "SKILL.md"
         name = prefix + folder.name
@@ -219,32 +224,8 @@ def skills(
             reader.add("skill", name, folder, scope=scope, decoy=EMPTY_SKILL)
         elif folder.name in disabled:
             reader.add("skill", name, manifest, scope=scope, decoy="disabled (skills.disabled)")
-        elif needs_description:
-            unoffered = undescribed_skill(reader.text(manifest) or "")
-            reader.add("skill", name, manifest, scope=scope, decoy=unoffered)
         else:
             reader.add("skill", name, manifest, scope=scope)
-
-
-def undescribed_skill(text: str) -> str | None:
-    """Why a ``SKILL.md`` is not offered to the model (no front matter, or none of its
-    top-level lines a non-empty ``description``), or None when it is. The front matter is read
-    line by line, not as YAML: a block Claude Code cannot parse still counts as described when a
-    ``description:`` line is there, as Claude Code still loads such a skill."""
-    lines = text.removeprefix("\ufeff").splitlines()
-    ends = [i for i, line in enumerate(lines[1:], 1) if line.rstrip() == "---"]
-    if not lines or lines[0].rstrip() != "---" or not ends:
-        return NO_FRONT_MATTER
-    block = lines[1 : ends[0]]
-    for index, line in enumerate(block):
-        match = re.match(r"description\s*:(.*)$", line)
-        if match is None:
-            continue
-        value = match.group(1).strip()
-        following = block[index + 1] if index + 1 < len(block) else ""
-        if value not in ("", "~", "null", "''", '""') or following[:1] in (" ", "\t"):
-            return None
-    return NO_DESCRIPTION
 
 
 def hooks(

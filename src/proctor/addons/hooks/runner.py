@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
 from proctor.addons.hooks.inputs import Session, expand_command, hook_environment
 from proctor.addons.hooks.results import HookRunResult
-from proctor.addons.hooks.sources import HookSpec
+from proctor.addons.hooks.sources import WORKTREES, HookSpec
 from proctor.addons.hooks.verdict import Reading, read_result
+from proctor.errors import ConfigError
 from proctor.util.masking import mask
 from proctor.util.processes import run_captured
 from proctor.workspace.environment import agent_environment
@@ -97,6 +99,31 @@ def _not_run(hook: HookSpec, started: float, why: str) -> HookRunResult:
 
 def _keep(text: str) -> str:
     return text if len(text) <= OUTPUT_KEEP else text[: OUTPUT_KEEP - 1] + "…"
+
+
+def copy_config_folder(folder: Path, project: Path) -> None:
+    """Copy the project's ``folder`` (``.claude`` or ``.gemini``) into the scratch ``project``,
+    links followed, so hooks find the scripts beside their settings file; its ``worktrees``
+    are left out. Raises ConfigError when it cannot be read."""
+    try:
+        shutil.copytree(
+            folder,
+            project / folder.name,
+            ignore=lambda where, names: [WORKTREES] if Path(where) == folder else [],
+            ignore_dangling_symlinks=True,
+            dirs_exist_ok=True,
+        )
+    except shutil.Error as exc:  # one (source, copy, why) per file that failed
+        why = exc.args[0][0][2]  # names the file
+        raise ConfigError(
+            f"{folder}: cannot copy this folder into the scratch project for its hooks "
+            f"({why}); expected a folder of readable files"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(
+            f"{folder}: cannot copy this folder into the scratch project for its hooks "
+            f"({exc.strerror or exc}); expected a folder of readable files"
+        ) from exc
 
 
 def plant_files(project: Path, files: dict[str, int | str]) -> None:

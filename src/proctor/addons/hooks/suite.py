@@ -1,5 +1,7 @@
-"""``proctor hooks test`` as a library call: every case in a fresh scratch project and home,
-the matching hooks run on its planted input, the results checked against its expectations."""
+"""``proctor hooks test`` as a library call: every case in a fresh scratch project (with a copy
+of the project's ``.claude`` or ``.gemini`` folder when the hooks come from that project's
+settings) and home, the matching hooks run on its planted input, the results checked against
+its expectations."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 from proctor.addons.hooks.cases import HookCase, load_cases
 from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
 from proctor.addons.hooks.results import CaseResult, HookRunResult, HooksReport
-from proctor.addons.hooks.runner import plant_files, run_hook
+from proctor.addons.hooks.runner import copy_config_folder, plant_files, run_hook
 from proctor.addons.hooks.sources import HookSource, load_hooks
 from proctor.addons.hooks.transcript import write_transcript
 from proctor.addons.hooks.verdict import check, snippet, strongest
@@ -59,6 +61,8 @@ def run_case(hooks: HookSource, case: HookCase, root: Path, cap: float) -> CaseR
     project, home = root / "project", root / "home"
     project.mkdir(parents=True)
     home.mkdir()
+    if hooks.config_folder is not None:
+        copy_config_folder(hooks.config_folder, project)
     plant_files(project, case.files)
     session_id = str(uuid.uuid4())
     transcript = write_transcript(agent, home, project, session_id, case.history)
