@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from proctor.view import ViewSettings, build_app
-from proctor.view.synthetic import XSS, write_planted_run, write_run
+from proctor.view.synthetic import XSS, write_planted_run, write_run, write_trajectory_lines
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
 
@@ -135,6 +135,22 @@ def test_a_step_link_opens_the_page_holding_that_step(tmp_path: Path) -> None:
         assert "page 9 of 10" in step and 'id="step-200"' in step
         assert c.get(f"/runs/run-big/trials/{key}?page=10").text.count('class="event ') > 0
     assert paths.root.is_dir()
+
+
+def test_a_trajectory_rewritten_in_place_shows_its_new_events(tmp_path: Path) -> None:
+    paths = write_run(tmp_path, "run-r", trials=1, cases=1, events_per_trial=8)
+    key = "case-000/scripted/default/1"
+    trajectory = paths.trial("case-000", "scripted", "default", 1).trajectory
+    inode = trajectory.stat().st_ino
+    with TestClient(build_app(ViewSettings(results=tmp_path, page_size=4))) as c:
+        assert "page 1 of 2" in c.get(f"/runs/run-r/trials/{key}").text  # offsets scanned
+        write_trajectory_lines(trajectory, 12, text="rewritten")  # open("w"): same inode
+        assert trajectory.stat().st_ino == inode
+        last = c.get(f"/runs/run-r/trials/{key}?page=3").text
+    assert "page 3 of 3" in last
+    events = re.findall(r'class="event event-([a-z_]+)"', last)
+    assert events == ["user_message", "tool_call", "assistant_text"]  # events 9 to 12
+    assert "rewritten" in last and "message 8" not in last
 
 
 def test_files_are_plain_text_and_confined(client: TestClient, results: Path) -> None:

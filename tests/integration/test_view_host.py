@@ -22,9 +22,9 @@ from tests.integration.test_view_server import _project, post, raw_get
 
 
 @contextmanager
-def _viewer_on(host: str, tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen[str]]]:
+def _viewer_on(host: str, tmp_path: Path) -> Iterator[tuple[int, str]]:
     """``proctor view --host HOST`` over an empty results folder with a playground; yields the
-    port it printed."""
+    port it printed and the line that printed it."""
     results = tmp_path / "results"
     results.mkdir()
     process = subprocess.Popen(
@@ -43,11 +43,32 @@ def _viewer_on(host: str, tmp_path: Path) -> Iterator[tuple[int, subprocess.Pope
         line = process.stdout.readline()  # type: ignore[union-attr]
         match = re.search(r"http://\S+:(\d+)/", line)
         assert match, line
-        yield int(match.group(1)), process
+        yield int(match.group(1)), line
     finally:
         if process.poll() is None:
             process.terminate()
         process.communicate(timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("host", "local"),
+    [
+        ("0", "127.0.0.1"),
+        ("0.0.0.0", "127.0.0.1"),
+        ("::", "[::1]"),
+        ("::0", "[::1]"),
+        ("::ffff:0.0.0.0", "127.0.0.1"),  # an IPv6 socket taking IPv4 only
+    ],
+)
+def test_a_viewer_on_every_address_prints_a_url_that_opens_here(
+    tmp_path: Path, host: str, local: str
+) -> None:
+    if ":" in host and not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    with _viewer_on(host, tmp_path) as (port, line):
+        assert f" at http://{local}:{port}/ (listening on every interface;" in line, line
+        status, page = raw_get(f"http://{local}:{port}", "/", {"Host": f"{local}:{port}"})
+    assert status == 200 and "proctor" in page
 
 
 @pytest.mark.parametrize("host", ["0", "0.0.0.0"])

@@ -121,9 +121,10 @@ def matrix(points: Sequence[TrialPoint], suite: SuiteRecord | None) -> list[Cell
                 pass_rate=passes / len(scored) if scored else None,
                 stability=group.stability if group else _stability(passes, len(scored)),
                 mean_score=statistics.fmean(scores) if scores else None,
-                median_ms=_median(p.total_ms for p in members),
                 # Over the scored trials, as the Markdown report's effort figures: a trial
-                # in an error status did little or nothing, and would drag them down.
+                # in an error status did little or nothing, and would drag them down. A time
+                # of 0 was never measured: unknown, not instant.
+                median_ms=_median(p.total_ms for p in scored if p.total_ms > 0),
                 steps=_median(p.tool_calls for p in scored),
                 tokens=_median(p.tokens for p in scored),
                 # A group whose every trial was skipped was not gated: no verdict to show.

@@ -240,13 +240,15 @@ class ResultsIndex:
                     tool_calls=unpack(row["tool_calls"]),
                     scanned_to=row["scanned_to"],
                     identity=(row["inode"], row["device"]),
+                    fingerprint=row["fingerprint"] or b"",
                 )
-            before = None if known is None else (known.scanned_to, known.identity)
+            before = None if known is None else _scan_state(known)
             offsets = scan_offsets(path, known)
-            if before != (offsets.scanned_to, offsets.identity):
+            if before != _scan_state(offsets):
                 with self._tx() as db:
                     db.execute(
-                        "INSERT OR REPLACE INTO trajectories VALUES (?,?,?,?,?,?,?)",
+                        "INSERT OR REPLACE INTO trajectories (run, key, scanned_to, inode,"
+                        " device, starts, tool_calls, fingerprint) VALUES (?,?,?,?,?,?,?,?)",
                         (
                             run,
                             key,
@@ -255,6 +257,7 @@ class ResultsIndex:
                             offsets.identity[1],
                             pack(offsets.starts),
                             pack(offsets.tool_calls),
+                            offsets.fingerprint,
                         ),
                     )
             return offsets
@@ -268,6 +271,11 @@ class ResultsIndex:
     def run_row(self, name: str) -> sqlite3.Row | None:
         rows = self.query("SELECT * FROM runs WHERE name = ?", (name,))
         return rows[0] if rows else None
+
+
+def _scan_state(offsets: LineOffsets) -> tuple[object, ...]:
+    """What tells one scan of a trajectory from another (a changed one is written back)."""
+    return (offsets.scanned_to, offsets.identity, offsets.fingerprint)
 
 
 def _add_columns(db: sqlite3.Connection) -> None:

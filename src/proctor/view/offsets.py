@@ -2,19 +2,25 @@
 read by seeking, never by loading the file whole.
 
 A scan remembers where it stopped; a file that grew (a trial still running) is scanned on
-from there, a file that shrank or was replaced is scanned again from the start.
+from there, a file that shrank, was replaced or was rewritten in place is scanned again from
+the start.
 """
 
 from __future__ import annotations
 
+import os
 from array import array
 from dataclasses import dataclass, field
+from hashlib import blake2b
 from pathlib import Path
-from stat import S_ISREG
+from typing import BinaryIO
 
 from proctor.util.files import open_regular
 
 _CHUNK = 1 << 20
+_SAMPLE = 4096
+"""Bytes taken from the start of the file and from just before ``scanned_to`` for its
+fingerprint."""
 _TOOL_CALL_MARKS = (b'"type": "tool_call"', b'"type":"tool_call"')
 
 
@@ -30,6 +36,10 @@ class LineOffsets:
     scanned_to: int = 0
     identity: tuple[int, int] = (0, 0)
     """(inode, device) of the file scanned, to notice a replaced file."""
+    fingerprint: bytes = b""
+    """A digest of the first bytes of the file and of those just before ``scanned_to``, to
+    notice a file rewritten in place (same inode, truncated and written again): appending
+    leaves them as they were."""
 
     @property
     def lines(self) -> int:
@@ -39,41 +49,62 @@ class LineOffsets:
 def scan_offsets(path: Path, known: LineOffsets | None = None) -> LineOffsets:
     """The line offsets of ``path``, continuing ``known`` when the same file only grew."""
     try:
-        stat = path.stat()
-    except OSError:
+        fh = open_regular(path)
+    except OSError:  # missing, or a folder or a pipe where the file belongs: nothing to read
         return LineOffsets()
-    if not S_ISREG(stat.st_mode):  # a folder or a pipe where the file belongs: nothing to read
-        return LineOffsets()
-    identity = (stat.st_ino, stat.st_dev)
-    if known is None or known.identity != identity or stat.st_size < known.scanned_to:
-        known = LineOffsets(identity=identity)
-    if stat.st_size == known.scanned_to:
-        return known
-    with open_regular(path) as fh:
-        fh.seek(known.scanned_to)
-        position = known.scanned_to
-        pending = b""
-        while True:
-            chunk = fh.read(_CHUNK)
-            if not chunk:
-                break
-            data = pending + chunk
-            base = position - len(pending)
-            start = 0
-            while True:
-                end = data.find(b"\n", start)
-                if end < 0:
-                    break
-                line = data[start:end]
-                if line.strip():
-                    if any(mark in line for mark in _TOOL_CALL_MARKS):
-                        known.tool_calls.append(len(known.starts))
-                    known.starts.append(base + start)
-                start = end + 1
-            pending = data[start:]
-            position += len(chunk)
-    known.scanned_to = position - len(pending)
+    with fh:
+        stat = os.fstat(fh.fileno())
+        identity = (stat.st_ino, stat.st_dev)
+        if known is None or not _continues(fh, stat.st_size, identity, known):
+            known = LineOffsets(identity=identity)
+        if stat.st_size == known.scanned_to:
+            return known
+        _scan_on(fh, known)
+        known.fingerprint = _fingerprint(fh, known.scanned_to)
     return known
+
+
+def _continues(fh: BinaryIO, size: int, identity: tuple[int, int], known: LineOffsets) -> bool:
+    """Whether ``known`` is a scan of the start of this very file, which only grew since."""
+    if known.identity != identity or size < known.scanned_to:
+        return False
+    return known.scanned_to == 0 or _fingerprint(fh, known.scanned_to) == known.fingerprint
+
+
+def _fingerprint(fh: BinaryIO, scanned_to: int) -> bytes:
+    fh.seek(0)
+    head = fh.read(min(_SAMPLE, scanned_to))
+    tail_from = max(0, scanned_to - _SAMPLE)
+    fh.seek(tail_from)
+    tail = fh.read(scanned_to - tail_from)
+    return blake2b(head + b"\0" + tail, digest_size=16).digest()
+
+
+def _scan_on(fh: BinaryIO, known: LineOffsets) -> None:
+    """Extend ``known`` with the complete lines after ``known.scanned_to``."""
+    fh.seek(known.scanned_to)
+    position = known.scanned_to
+    pending = b""
+    while True:
+        chunk = fh.read(_CHUNK)
+        if not chunk:
+            break
+        data = pending + chunk
+        base = position - len(pending)
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            line = data[start:end]
+            if line.strip():
+                if any(mark in line for mark in _TOOL_CALL_MARKS):
+                    known.tool_calls.append(len(known.starts))
+                known.starts.append(base + start)
+            start = end + 1
+        pending = data[start:]
+        position += len(chunk)
+    known.scanned_to = position - len(pending)
 
 
 def read_lines(path: Path, offsets: LineOffsets, first: int, count: int) -> list[bytes]:

@@ -42,14 +42,14 @@ CREATE TABLE trials (
 CREATE INDEX trials_cell ON trials (run, case_name, agent, condition);
 CREATE TABLE trajectories (
   run TEXT, key TEXT, scanned_to INTEGER, inode INTEGER, device INTEGER, starts BLOB,
-  tool_calls BLOB, PRIMARY KEY (run, key)
+  tool_calls BLOB, fingerprint BLOB, PRIMARY KEY (run, key)
 );
 CREATE TABLE batches (
   id TEXT PRIMARY KEY, created TEXT, state TEXT, source TEXT, cases TEXT, run TEXT,
   exit_code INTEGER, message TEXT, finished TEXT, owner TEXT
 );
 """
-ADDED_COLUMNS = (("batches", "owner", "TEXT"),)
+ADDED_COLUMNS = (("batches", "owner", "TEXT"), ("trajectories", "fingerprint", "BLOB"))
 """Columns added since an index of this schema version was first made: added in place, so that
 an index in use by another viewer is never rebuilt under it."""
 

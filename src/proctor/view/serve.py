@@ -104,6 +104,17 @@ def bound_address(sock: socket.socket) -> Bound:
     return Bound(loopback=ip in _LOOPBACK, wildcard=ip.is_unspecified)
 
 
+def _loopback_of(sock: socket.socket) -> str:
+    """The address of this machine that reaches a socket bound to every address, as a URL
+    writes it: a wildcard (``0``, ``0.0.0.0``, ``::``) is no address a browser can open."""
+    if sock.family != socket.AF_INET6:
+        return "127.0.0.1"
+    address = str(sock.getsockname()[0]).split("%", 1)[0]
+    if ipaddress.IPv6Address(address).ipv4_mapped is not None:  # ``::ffff:0.0.0.0``: IPv4 only
+        return "127.0.0.1"
+    return "[::1]"
+
+
 _LOOPBACK = (ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1"))
 """The addresses ``localhost`` names; other loopback addresses (127.0.0.2) are served under
 their own address only."""
@@ -141,6 +152,10 @@ def serve(
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{bound}"
     where = bound_address(sock)
+    listening = ""
+    if where.wildcard:
+        base = f"http://{_loopback_of(sock)}:{bound}"
+        listening = "listening on every interface; "
     if not where.loopback:
         warn(
             f"proctor: warning: serving on {host}: anyone who can reach this address can read "
@@ -170,7 +185,7 @@ def serve(
         raise ConfigError(f"{root}: cannot keep the viewer's index there ({exc})") from exc
     app = build_app(settings, index)
     url = f"{base}/runs/{only}" if only else f"{base}/"
-    say(f"proctor: viewing {root} at {url} (Ctrl-C to stop)")
+    say(f"proctor: viewing {root} at {url} ({listening}Ctrl-C to stop)")
     if open_browser:
         import webbrowser
 

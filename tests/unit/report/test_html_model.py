@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from proctor.report.html_model import TrialPoint, figures, matrix
 from proctor.view.synthetic import aggregate_of, trial_record
 
@@ -43,8 +45,26 @@ def test_cells_count_scored_trials_and_colour_by_outcome() -> None:
     mixed = cells["mixed"]
     assert (mixed.passes, mixed.scored, mixed.errors, mixed.n) == (1, 2, 1, 4)
     assert mixed.pass_rate == 0.5 and mixed.outcome == "mixed" and mixed.stability == "flaky"
-    assert mixed.mean_score == 50 and mixed.median_ms == 2500 and mixed.gate_passed is None
+    # The time of the scored trials only: 1 s (passed) and 2 s (timeout), median 1.5 s; the
+    # agent error (3 s) and the skipped trial (4 s) are left out.
+    assert mixed.mean_score == 50 and mixed.median_ms == 1500 and mixed.gate_passed is None
     assert cells["no-data"].outcome == "none" and cells["no-data"].pass_rate is None
+
+
+def test_the_median_time_leaves_out_error_trials_and_unknown_times() -> None:
+    points = [
+        _point("c", "passed", 1, 100),  # 1 s
+        _point("c", "failed", 2, 0),  # 2 s
+        replace(_point("c", "passed", 3, 100), total_ms=0.0),  # never measured
+        _point("c", "infra-error", 9, None),  # 9 s of a crash
+        _point("c", "agent-error", 8, None),  # 8 s of a crash
+    ]
+    (cell,) = matrix(points, None)
+    # Of 1, 2, unknown, 9 and 8 s only 1 and 2 s count: median 1.5 s (over all five, 0, 1,
+    # 2, 8 and 9 s, it would be 2 s; over the three scored ones, 0, 1 and 2 s, 1 s).
+    assert cell.median_ms == 1500
+    (alone,) = matrix([points[3]], None)
+    assert alone.median_ms is None  # no scored trial with a known time: no median
 
 
 def test_the_aggregate_supplies_stability_and_the_gate() -> None:

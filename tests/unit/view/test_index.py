@@ -276,3 +276,27 @@ def test_a_viewer_of_a_run_with_a_long_name_keeps_its_index_beside_it(tmp_path: 
     single.refresh(force=True)
     assert single.run_row(long_run) is not None
     assert len(single.db_path.name.encode()) <= 255
+
+
+def test_a_trajectory_rewritten_in_place_is_scanned_again_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.jsonl"
+    path.write_bytes(b'{"type": "user_message", "text": "old"}\n' * 4)
+    first = ResultsIndex(tmp_path)
+    try:
+        assert first.trajectory_offsets(RUN, "k", path).lines == 4
+        with path.open("wb") as fh:  # the same inode, longer
+            fh.write(b'{"type": "tool_call", "id": "t"}\n' * 6)
+        rewritten = first.trajectory_offsets(RUN, "k", path)
+        assert rewritten.lines == 6 and list(rewritten.tool_calls) == list(range(6))
+        with path.open("wb") as fh:  # again, the same size: only the fingerprint tells
+            fh.write(b'{"type": "tool_call", "id": "u"}\n' * 6)
+        rewritten = first.trajectory_offsets(RUN, "k", path)
+    finally:
+        first.close()
+    later = ResultsIndex(tmp_path)  # another viewer reads the offsets the first one kept
+    try:
+        (row,) = later.query("SELECT fingerprint, scanned_to FROM trajectories")
+        assert (row["fingerprint"], row["scanned_to"]) == (rewritten.fingerprint, 6 * 33)
+        assert later.trajectory_offsets(RUN, "k", path).lines == 6
+    finally:
+        later.close()

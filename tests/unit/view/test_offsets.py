@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from proctor.view.offsets import pack, read_lines, scan_offsets, unpack
 
 CALL = b'{"type": "tool_call", "id": "t1", "name": "Bash"}\n'
@@ -63,3 +65,39 @@ def test_offsets_round_trip_through_bytes() -> None:
     values.extend([0, 10, 1 << 40])
     assert list(unpack(pack(values))) == [0, 10, 1 << 40]
     assert list(unpack(None)) == []
+
+
+def test_an_appended_file_is_scanned_on_from_where_the_scan_stopped(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(TEXT * 200)  # longer than the bytes a fingerprint samples
+    first = scan_offsets(path)
+    with path.open("ab") as fh:
+        fh.write(CALL * 3)
+    grown = scan_offsets(path, first)
+    assert grown is first  # continued, not started again
+    assert grown.lines == 203 and list(grown.tool_calls) == [200, 201, 202]
+    assert read_lines(path, grown, 199, 2) == [TEXT.strip(), CALL.strip()]
+    assert scan_offsets(path, grown) is grown  # unchanged: nothing to scan
+
+
+@pytest.mark.parametrize("size", ["same", "larger"])
+def test_a_file_rewritten_in_place_is_scanned_again(tmp_path: Path, size: str) -> None:
+    path = tmp_path / "t.jsonl"
+    old = TEXT * 5
+    path.write_bytes(old)
+    known = scan_offsets(path)
+    inode = path.stat().st_ino
+    if size == "same":  # other lines, other boundaries, the same length
+        filler = b'{"type": "assistant_text", "text": "'
+        new = CALL + filler + b"x" * (len(old) - len(CALL) - len(filler) - 3) + b'"}\n'
+        assert len(new) == len(old)
+    else:
+        new = CALL * 6
+    with path.open("wb") as fh:  # truncated and written again: the same inode
+        fh.write(new)
+    assert path.stat().st_ino == inode
+    again = scan_offsets(path, known)
+    expected = [line for line in new.split(b"\n") if line]
+    assert again.lines == len(expected)
+    assert list(again.tool_calls) == ([0] if size == "same" else list(range(6)))
+    assert read_lines(path, again, 0, 10) == expected
