@@ -213,3 +213,29 @@ def test_a_million_repeats_or_json_nested_too_deeply_is_one_sentence(
     (tmp_path / "cases" / "deep" / "config.json").write_text("[" * 100_000 + "]" * 100_000)
     deep = proctor("validate", "--source", str(tmp_path / "cases" / "deep"))
     assert deep.code == 2 and "nested too deeply" in deep.err and "Traceback" not in deep.err
+
+
+def test_a_missing_key_names_the_file_or_flag_that_chose_the_model(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "PROCTOR_ANTHROPIC_KEY",
+        "OPENAI_API_KEY",
+        "PROCTOR_OPENAI_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    folder = make_case("judged", plan={"turns": [{"say": "hi"}]})
+    top = tmp_path / "proctor.json"
+    top.write_text(json.dumps({"models": {"judge": "anthropic/claude-x"}}))
+    says = "the judge role (anthropic/claude-x) needs a key: set PROCTOR_ANTHROPIC_KEY"
+    result, out = run_cases(proctor, tmp_path, "--config", str(top))
+    assert result.code == 2 and not out.exists()
+    assert f"{top}: models: judge: {says}" in result.err
+    (folder / "config.json").write_text(json.dumps({"models": {"judge": "anthropic/claude-x"}}))
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code == 2 and f"{folder / 'config.json'}: models: judge: {says}" in result.err
+    result, _ = run_cases(proctor, tmp_path, "--judge-model", "anthropic/claude-x")
+    assert result.code == 2 and f"--judge-model: {says}" in result.err
+    assert len(result.err.strip().splitlines()) == 1

@@ -26,6 +26,26 @@ def was_interrupted(reason: str) -> bool:
     return reason.startswith(INTERRUPTED_PREFIX)
 
 
+def killed_at_stop(grace_sec: float) -> str:
+    """The reason an executor records for a trial whose worker (a local process or a Ray
+    task) had not stopped ``grace_sec`` after the run was stopped and was killed: interrupted,
+    so ``--resume`` runs it again."""
+    return (
+        f"{INTERRUPTED_PREFIX} the run was stopped and the trial's worker did not stop within "
+        f"{grace_sec:g} s, so it was killed"
+    )
+
+
+def ended_at_stop(how: str) -> str:
+    """The reason an executor records for a trial whose worker ended without recording it
+    after the run was stopped (``how``: ``died (exit code -15)``, ``was cancelled``): the
+    stop cut it short, so it is interrupted and ``--resume`` runs it again."""
+    return (
+        f"{INTERRUPTED_PREFIX} the run was stopped and the trial's worker {how} before it "
+        "recorded the trial"
+    )
+
+
 @dataclass(frozen=True)
 class WorkerOptions:
     keep_workspace: bool = False

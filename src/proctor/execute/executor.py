@@ -34,9 +34,10 @@ from typing import Any, Protocol
 
 from proctor.errors import ProctorError
 from proctor.execute.context import (
-    INTERRUPTED_PREFIX,
     Interrupted,
     WorkerOptions,
+    ended_at_stop,
+    killed_at_stop,
     trial_marker,
 )
 from proctor.execute.events import (
@@ -450,17 +451,11 @@ def _stop_workers(
         proc.join(max(deadline - time.monotonic(), 0.1))
         # Without a record of its own, the trial was cut short by the stop, not lost: it is
         # recorded as interrupted, and so runs again on --resume.
-        lost = (
-            f"{INTERRUPTED_PREFIX} the run was stopped and the trial's worker died (exit code "
-            f"{proc.exitcode}) before it recorded the trial"
-        )
+        lost = ended_at_stop(f"died (exit code {proc.exitcode})")
         if proc.is_alive():
             proc.kill()
             proc.join()
-            lost = (
-                f"{INTERRUPTED_PREFIX} the run was stopped and the trial's worker did not stop "
-                f"within {STOP_GRACE_SEC:g} s, so it was killed"
-            )
+            lost = killed_at_stop(STOP_GRACE_SEC)
         record = _collect(spec, run, proc.exitcode, lost)
         outcome.add(record)
         emit(subscribers, TrialFinished(record))

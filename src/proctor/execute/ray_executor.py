@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from proctor.errors import ConfigError, ProctorError
-from proctor.execute.context import WorkerOptions
+from proctor.execute.context import WorkerOptions, ended_at_stop, killed_at_stop
 from proctor.execute.events import RunFinished, RunStarted, Subscriber, TrialFinished, emit
 from proctor.execute.events import TrialStarted as Started
 from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome
@@ -57,7 +57,6 @@ LOST = (
 )
 """Ray errors (and their subclasses) that say the trial's node or worker went away, or the
 result with it, not that the trial failed."""
-INTERRUPTED = "interrupted: the run was stopped before this trial ended"
 
 
 class RayExecutor:
@@ -242,16 +241,19 @@ class _Loop:
             task.node.running -= 1
             del self.running[ref]
 
-    def _collect(self, ref: Any, task: _Task) -> TrialRecord | None:
+    def _collect(self, ref: Any, task: _Task, stopping: bool = False) -> TrialRecord | None:
         """The trial's record, written into the run folder; None when its node was lost and
-        it waits to run again."""
+        it waits to run again. Once the run is ``stopping``, a task that sent nothing back was
+        cut short by the stop: the trial is interrupted, as a local run records it."""
         spec, exceptions = task.spec, self.ray.exceptions
         trial = self.run_paths.trial(*spec.key)
         try:
             data = self.ray.get(ref)
         except exceptions.TaskCancelledError:
-            return self._written(spec, INTERRUPTED)
+            return self._written(spec, ended_at_stop("was cancelled"))
         except exceptions.RayError as exc:
+            if stopping:
+                return self._written(spec, ended_at_stop(f"failed ({type(exc).__name__})"))
             lost = tuple(getattr(exceptions, name) for name in LOST if hasattr(exceptions, name))
             if not isinstance(exc, lost):
                 first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
@@ -309,7 +311,8 @@ class _Loop:
 
     def _stop_tasks(self) -> None:
         """Cancel every running task (the trial records itself as interrupted), wait for them
-        a while, then force the rest and record them as interrupted here."""
+        a while, then force the rest and record them as interrupted here, with the reasons of
+        the local executor's stop."""
         refs = [ref for ref, task in self.running.items() if task.spec.key not in self.outcome.keys]
         if not refs:
             return
@@ -321,7 +324,7 @@ class _Loop:
         for ref in [*ready, *late]:
             task = self.running.pop(ref)
             if ref in ready:
-                record = self._collect(ref, task)
+                record = self._collect(ref, task, stopping=True)
             else:
-                record = self._written(task.spec, INTERRUPTED)
-            self._finish(task.spec, record or self._written(task.spec, INTERRUPTED))
+                record = self._written(task.spec, killed_at_stop(STOP_GRACE_SEC))
+            self._finish(task.spec, record or self._written(task.spec, ended_at_stop("ended")))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from proctor.errors import ConfigError
@@ -19,6 +19,9 @@ KEYLESS = ("scripted",)
 class ModelRef:
     provider: str
     model: str
+    where: str = field(default="", compare=False, repr=False)
+    """Where the reference was given (``proctor.json: models: judge``, ``--judge-model``), for
+    a message about it; not part of the reference's identity."""
 
     def __str__(self) -> str:
         return f"{self.provider}/{self.model}"
@@ -34,7 +37,7 @@ def parse_ref(value: str, where: str) -> ModelRef:
         raise ConfigError(
             f"{where}: unknown provider '{provider}' in {value!r} (known: {', '.join(PROVIDERS)})"
         )
-    return ModelRef(provider, model)
+    return ModelRef(provider, model, where)
 
 
 def base_url(provider: str, env: Mapping[str, str], dotenv: Mapping[str, str]) -> str | None:

@@ -66,13 +66,15 @@ class RoleSet:
 
 def role_refs(layers: Iterable[tuple[str, Mapping[str, str]]]) -> dict[str, ModelRef]:
     """Merge ``role → provider/model`` maps (later layers win); ``judge`` defaults to
-    ``workhorse``."""
+    ``workhorse``. Each layer is named by where it comes from (``proctor.json: models``), or
+    by a template with ``<role>`` in it (``--<role>-model``); each reference keeps that name."""
     refs: dict[str, ModelRef] = {}
     for where, mapping in layers:
         for role, value in mapping.items():
             if role not in ROLES:
                 raise ConfigError(f"{where}: unknown role '{role}' (known: {', '.join(ROLES)})")
-            refs[role] = parse_ref(value, f"{where}: {role}")
+            named = where.replace("<role>", role) if "<role>" in where else f"{where}: {role}"
+            refs[role] = parse_ref(value, named)
     if "judge" not in refs and "workhorse" in refs:
         refs["judge"] = refs["workhorse"]
     return refs
@@ -85,7 +87,8 @@ def build_roles(
     dotenv: Mapping[str, str],
 ) -> RoleSet:
     """Resolve keys and base URLs. A provider without a key is fine unless a needed role uses
-    it; then one sentence names the role, the model and the variables looked at."""
+    it; then one sentence names where the model was chosen, the role, the model and the
+    variables looked at."""
     install_log_masking()
     roles = RoleSet(refs=dict(refs), extra_refs=list(needed.values()))
     providers = {r.provider for r in refs.values()} | {r.provider for r in needed.values()}
@@ -97,8 +100,9 @@ def build_roles(
             continue
         for role, ref in needed.items():
             if ref.provider == provider:
+                chosen = f"{ref.where}: " if ref.where else ""
                 raise ConfigError(
-                    f"the {role} role ({ref}) needs a key: set {' or '.join(looked)} "
+                    f"{chosen}the {role} role ({ref}) needs a key: set {' or '.join(looked)} "
                     "(in the environment or in ./.env)"
                 )
     return roles

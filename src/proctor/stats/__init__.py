@@ -12,7 +12,14 @@ from proctor.stats.bootstrap import (
     paired_bootstrap_delta_ci,
     unpaired_bootstrap_delta_ci,
 )
-from proctor.stats.descriptive import Summary, mean, median, strict_median, summarize
+from proctor.stats.descriptive import (
+    Summary,
+    mean,
+    median,
+    statistic_named,
+    strict_median,
+    summarize,
+)
 from proctor.stats.rates import (
     Stability,
     pass_at_k,
@@ -44,6 +51,7 @@ __all__ = [
     "pass_hat_k_table",
     "pass_rate",
     "stability",
+    "statistic_named",
     "strict_median",
     "summarize",
     "unpaired_bootstrap_delta_ci",

@@ -8,11 +8,10 @@ from typing import Literal
 
 from proctor.stats.bootstrap import (
     Interval,
-    Statistic,
     paired_bootstrap_delta_ci,
     unpaired_bootstrap_delta_ci,
 )
-from proctor.stats.descriptive import mean, strict_median
+from proctor.stats.descriptive import statistic_named
 from proctor.stats.rates import stability, wilson_delta_interval, wilson_paired_delta_interval
 
 __all__ = ["CaseVerdict", "Comparison", "Verdict", "classify_case", "compare_samples"]
@@ -38,9 +37,6 @@ class Comparison:
     ci: Interval | None
     verdict: str
     note: str
-
-
-_STATISTICS: dict[str, Statistic] = {"mean": mean, "median": strict_median}
 
 
 def _verdict(ci: Interval, higher_is_better: bool) -> Verdict:
@@ -76,15 +72,13 @@ def compare_samples(
     "insufficient-data" and `ci` is None. Raises ValueError for an unknown statistic,
     min_samples < 1, or unequal lengths when `paired`.
     """
-    if statistic not in _STATISTICS:
-        raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
+    stat = statistic_named(statistic)
     if min_samples < 1:
         raise ValueError(f"min_samples must be >= 1, got {min_samples}")
     if paired and len(treatment) != len(baseline):
         raise ValueError(
             f"paired samples need equal lengths, got {len(treatment)} and {len(baseline)}"
         )
-    stat = _STATISTICS[statistic]
     t_value = stat(treatment) if treatment else None
     b_value = stat(baseline) if baseline else None
     delta = t_value - b_value if t_value is not None and b_value is not None else None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Summary", "mean", "median", "strict_median", "summarize"]
+__all__ = ["Summary", "mean", "median", "statistic_named", "strict_median", "summarize"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,21 @@ def strict_median(values: Sequence[float]) -> float:
     if result is None:
         raise ValueError("median of an empty sequence is undefined")
     return result
+
+
+def statistic_named(name: str) -> Callable[[Sequence[float]], float]:
+    """The statistic a metric is compared by, from its name: ``"mean"`` is `mean`, ``"median"``
+    is `strict_median` (both raise ValueError on empty input, so they can be bootstrapped).
+
+    Raises ValueError for any other name.
+
+        statistic_named("median")([3.0, 1.0, 2.0])  # 2.0
+    """
+    if name == "mean":
+        return mean
+    if name == "median":
+        return strict_median
+    raise ValueError(f"statistic must be 'mean' or 'median', got {name!r}")
 
 
 def summarize(values: Sequence[float]) -> Summary:

@@ -29,6 +29,7 @@ EXPECTED = {
     "Comparison",
     "compare_samples",
     "classify_case",
+    "statistic_named",
 }
 
 

@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from proctor.stats import Summary, mean, median, strict_median, summarize
+from proctor.stats import Summary, mean, median, statistic_named, strict_median, summarize
 
 
 def test_summarize_empty_is_all_none() -> None:
@@ -81,3 +81,20 @@ def test_mean_of_constant_list_is_exactly_that_constant() -> None:
 def test_mean_matches_statistics_mean() -> None:
     values = [0.3, 1.7, -2.25, 8.0, 1e-3]
     assert mean(values) == pytest.approx(statistics.mean(values))
+
+
+def test_statistic_named_is_the_one_table_of_comparison_statistics() -> None:
+    assert statistic_named("mean") is mean
+    assert statistic_named("median") is strict_median
+    with pytest.raises(ValueError, match="'mean' or 'median', got 'mode'"):
+        statistic_named("mode")
+    with pytest.raises(ValueError, match="empty"):
+        statistic_named("median")([])
+
+
+def test_compare_samples_and_compare_runs_share_statistic_named() -> None:
+    import proctor.report.ab.runs as runs
+    import proctor.stats.ab as ab
+
+    assert ab.statistic_named is runs.statistic_named is statistic_named
+    assert not hasattr(ab, "_STATISTICS")

@@ -28,7 +28,7 @@ from proctor.report.ab.choose import choose_pair, records_for_pair, too_few_cond
 from proctor.report.ab.measures import is_scored, succeeded
 from proctor.report.ab.pairs import Cell, side_of
 from proctor.report.ab.sides import METRICS, classify_outcomes, compare_sides, metric_comparison
-from proctor.stats import compare_samples, mean, strict_median
+from proctor.stats import compare_samples, statistic_named
 
 __all__ = ["compare_conditions", "compare_runs"]
 
@@ -126,10 +126,9 @@ def _by_group(
     and the groups' values are compared pair by pair. Pooling the trials instead would let the
     mix of cases decide: with more trials of an easy case in one run and of a hard case in the
     other, the pooled pass rate moves although no case changed."""
-    statistics = {"mean": mean, "median": strict_median}
     result: dict[str, MetricComparison] = {}
     for name, measure, higher_is_better, statistic in METRICS:
-        of = statistics[statistic]
+        of = statistic_named(statistic)
         pairs: list[tuple[float, float]] = []
         for key in common:
             ours, theirs = _measured(after[key], measure), _measured(before[key], measure)

@@ -1,0 +1,111 @@
+"""Stopping a Ray run: every trial the stop cuts short is recorded as interrupted with the local
+executor's reasons (shared in :mod:`proctor.execute.context`), so ``--resume`` runs it again,
+whatever its task did: cancelled, failed, lost its worker, or had to be killed after the grace.
+A fake Ray module stands in for the cluster, so this runs without the ``proctor[ray]`` extra."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.execute import ray_executor
+from proctor.execute.context import WorkerOptions, ended_at_stop, killed_at_stop, was_interrupted
+from proctor.execute.ray_cluster import Node
+from proctor.execute.ray_executor import _Loop, _Task
+from proctor.paths import RunPaths
+from proctor.session.resume import finished_record
+from tests.unit.execute.test_executor import spec
+
+
+class _RayError(Exception):
+    pass
+
+
+class _TaskCancelledError(_RayError):
+    pass
+
+
+class _WorkerCrashedError(_RayError):
+    pass
+
+
+class _Exceptions:
+    RayError = _RayError
+    TaskCancelledError = _TaskCancelledError
+    WorkerCrashedError = _WorkerCrashedError
+
+
+class _FakeRay:
+    """Tasks named by strings; ``answers`` maps those that end within the grace to the error
+    their ``get`` raises."""
+
+    exceptions = _Exceptions
+
+    def __init__(self, answers: dict[str, Exception]) -> None:
+        self.answers = answers
+        self.forced: list[str] = []
+
+    def remote(self, **_options: Any) -> Any:
+        return lambda function: function
+
+    def cancel(self, ref: str, force: bool = False) -> None:
+        if force:
+            self.forced.append(ref)
+
+    def wait(self, refs: list[str], num_returns: int, timeout: float) -> tuple[list, list]:
+        return [r for r in refs if r in self.answers], [r for r in refs if r not in self.answers]
+
+    def get(self, ref: str) -> bytes:
+        raise self.answers[ref]
+
+
+class _Cluster:
+    def refresh(self) -> None:
+        pass
+
+
+def test_every_trial_a_ray_stop_cuts_short_is_interrupted_as_in_a_local_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ray_executor, "STOP_GRACE_SEC", 0.5)
+    fake = _FakeRay(
+        {
+            "cancelled": _TaskCancelledError("cancelled"),
+            "failed": _RayError("the task raised"),
+            "crashed": _WorkerCrashedError("the worker died"),
+        }
+    )
+    run = RunPaths(tmp_path / "run")
+    loop = _Loop(fake, _Cluster(), run, WorkerOptions(), [])  # type: ignore[arg-type]
+    node = Node("n" * 16, "10.0.0.2", 2.0)
+    names = ("cancelled", "failed", "crashed", "late")
+    specs = {}
+    for index, name in enumerate(names):
+        specs[name] = spec(tmp_path).model_copy(update={"repeat": index + 1, "index": index})
+        loop.running[name] = _Task(specs[name], node)
+    loop._stop_tasks()
+    assert fake.forced == ["late"] and not loop.running and not loop.pending
+    reasons = {r.repeat: r.reason for r in loop.outcome.records}
+    assert reasons == {
+        1: ended_at_stop("was cancelled"),
+        2: ended_at_stop("failed (_RayError)"),
+        3: ended_at_stop("failed (_WorkerCrashedError)"),
+        4: killed_at_stop(0.5),
+    }
+    for record in loop.outcome.records:
+        assert record.status == "infra-error" and was_interrupted(record.reason)
+    for one in specs.values():
+        assert finished_record(run, one) is None  # what --resume runs again
+
+
+def test_the_stop_reasons_are_interruptions_that_say_what_happened() -> None:
+    assert killed_at_stop(10.0) == (
+        "interrupted: the run was stopped and the trial's worker did not stop within 10 s, "
+        "so it was killed"
+    )
+    assert ended_at_stop("died (exit code -15)") == (
+        "interrupted: the run was stopped and the trial's worker died (exit code -15) before "
+        "it recorded the trial"
+    )

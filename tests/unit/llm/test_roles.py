@@ -1,0 +1,65 @@
+"""Role references keep where they were chosen, so a missing key names the file (or flag) to
+fix, whichever layer won."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.llm.roles import build_roles, role_refs
+
+
+def _key_error(layers: list[tuple[str, dict[str, str]]]) -> str:
+    refs = role_refs(layers)
+    with pytest.raises(ConfigError) as caught:
+        build_roles(refs, dict(refs), {}, {})
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("layers", "where"),
+    [
+        (
+            [("proctor.json: models", {"judge": "anthropic/claude-x"})],
+            "proctor.json: models: judge",
+        ),
+        (
+            [
+                ("proctor.json: models", {"judge": "openai/gpt-x"}),
+                ("cases/a/config.json: models", {"judge": "anthropic/claude-x"}),
+            ],
+            "cases/a/config.json: models: judge",
+        ),
+        (
+            [
+                ("cases/a/config.json: models", {"judge": "openai/gpt-x"}),
+                ("--<role>-model", {"judge": "anthropic/claude-x"}),
+            ],
+            "--judge-model",
+        ),
+        (
+            [("proctor.json: models", {"workhorse": "anthropic/claude-x"})],
+            "proctor.json: models: workhorse",
+        ),
+    ],
+)
+def test_a_role_without_a_key_names_where_its_model_was_chosen(
+    layers: list[tuple[str, dict[str, str]]], where: str
+) -> None:
+    message = _key_error(layers)
+    assert message.startswith(f"{where}: the ")
+    assert "role (anthropic/claude-x) needs a key: set PROCTOR_ANTHROPIC_KEY" in message
+    assert "\n" not in message
+
+
+def test_a_bad_flag_value_is_named_as_the_flag() -> None:
+    with pytest.raises(ConfigError, match=r"^--fast-model: expected 'provider/model'"):
+        role_refs([("--<role>-model", {"fast": "claude"})])
+
+
+def test_where_a_reference_was_chosen_is_not_part_of_its_identity() -> None:
+    refs = role_refs(
+        [("a.json: models", {"fast": "openai/x"}), ("--<role>-model", {"judge": "openai/x"})]
+    )
+    assert refs["fast"] == refs["judge"] and str(refs["judge"]) == "openai/x"
+    assert len({refs["fast"], refs["judge"]}) == 1
