@@ -935,3 +935,38 @@ def test_an_agent_that_exits_in_a_turn_is_an_agent_error(proctor: Run, tmp_path:
     failed = by_id["not-exited"]
     assert failed["status"] == "failed" and failed["assertions"][0]["passed"] is False
     assert failed["assertions"][0]["message"] == "the turn ended: turn-end"
+
+
+@pytest.mark.parametrize("given", ["eval", "config", "flag"])
+def test_a_judge_without_a_key_names_where_it_was_given(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "PROCTOR_ANTHROPIC_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    chosen = 'judge="anthropic/claude-x", ' if given == "eval" else ""
+    body = f"""
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+            await t.judge.closed_qa("says hello")
+        eval = define_eval({chosen}plan={TURNS}, test=test)
+    """
+    config = CONFIG
+    if given == "config":
+        config = CONFIG.replace(
+            "max_concurrency=2", 'max_concurrency=2, judge="anthropic/claude-x"'
+        )
+    root = project(tmp_path, {"s.eval.py": body}, config=config)
+    flag = ["--judge-model", "anthropic/claude-x"] if given == "flag" else []
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), *flag)
+    says = "the judge role (anthropic/claude-x) needs a key: set PROCTOR_ANTHROPIC_KEY"
+    where = {
+        "eval": f"{root / 'evals' / 's.eval.py'}:6",  # the line of define_eval
+        "config": f"{root / 'evals' / 'evals.config.py'}",
+        "flag": "--judge-model",
+    }[given]
+    assert result.code == 2, result.err
+    named = f"{where}: judge: {says}" if given != "flag" else f"{where}: {says}"
+    assert named in result.err
+    assert "its generated" not in result.err

@@ -15,7 +15,7 @@ import contextlib
 import json
 import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -245,7 +245,8 @@ def run_evals(
         )
     except ConfigError as exc:
         _remove_unrun(source)  # nothing ran: leave no generated cases behind
-        raise ConfigError(_named_by_eval_files(str(exc), source, chosen)) from exc
+        judges = {point.case_name: _judge(point, request, project)[1] for point, _ in chosen}
+        raise ConfigError(_named_by_eval_files(str(exc), source, chosen, judges)) from exc
     finally:
         CONVERSATIONS.clear()  # a later run in this process drives its cases as written
     summary = summarise(run.paths, run.records, chosen)
@@ -254,11 +255,21 @@ def run_evals(
 
 
 def _named_by_eval_files(
-    message: str, source: Path, chosen: list[tuple[EvalPoint, list[int]]]
+    message: str,
+    source: Path,
+    chosen: list[tuple[EvalPoint, list[int]]],
+    judges: Mapping[str, str] | None = None,
 ) -> str:
     """``message`` with each generated case file it names (``…/evals-src/<stamp>/<case>/
-    config.json``) named as the eval file it came from: that is the file to mend."""
+    config.json``) named as the eval file it came from: that is the file to mend. The judge a
+    generated case names is named by where it was given (``judges``, by case: the eval file,
+    ``evals.config.py`` or ``--judge-model``)."""
     for point, _ in chosen:
+        where = (judges or {}).get(point.case_name)
+        if where is not None:
+            generated = f"{source / point.case_name / 'config.json'}: models: judge"
+            named = where if where == "--judge-model" else f"{where}: judge"
+            message = message.replace(generated, named)
         folder = re.escape(str(source / point.case_name))
         named = str(point.file).replace("\\", "\\\\")
         message = re.sub(folder + r"/([\w.]+)", named + r" (its generated \1)", message)
