@@ -546,6 +546,42 @@ def test_a_projects_own_settings_find_their_scripts_through_claude_project_dir(
     assert not (project / ".claude" / "hooks" / "ran.log").exists()
 
 
+CODEX_CHECK = """#!/bin/bash
+# A Codex project's hook script, called relative to the project: blocks any rm.
+echo ran >> .codex/hooks/ran.log
+if grep -q '"rm ' ; then echo "blocked by the project's check.sh" >&2; exit 2; fi
+"""
+
+
+@pytest.mark.parametrize("settings_name", ["hooks.json", "config.toml"])
+def test_a_codex_projects_own_hooks_find_their_scripts(
+    proctor: Run, tmp_path: Path, settings_name: str
+) -> None:
+    project = tmp_path / "repo"
+    write(project / ".codex" / "hooks" / "check.sh", CODEX_CHECK).chmod(0o755)
+    source = project / ".codex" / settings_name
+    if settings_name == "config.toml":
+        source.write_text(
+            '[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\n'
+            'type = "command"\ncommand = ".codex/hooks/check.sh"\n'
+        )
+    else:
+        settings(source, "PreToolUse", "Bash", ".codex/hooks/check.sh")
+    case = {"event": "PreToolUse", "tool": "Bash"}
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            {**case, "id": "rm", "input": {"command": "rm -rf x"},
+             "expect": {"decision": "block", "outputIncludes": "project's check.sh"}},
+            {**case, "id": "ls", "input": {"command": "ls"}, "expect": {"silent": True}},
+        ],
+    )  # fmt: skip
+    before = tree_state(project)
+    code, report = run_json(proctor, str(source), "--agent", "codex", "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]
+    assert tree_state(project) == before  # the hook wrote its log in the scratch copy only
+
+
 def test_a_projects_settings_copy_leaves_out_worktrees(proctor: Run, tmp_path: Path) -> None:
     project = tmp_path / "repo"
     write(project / ".claude" / "worktrees" / "w1" / "big.txt", "a worktree's checkout")

@@ -295,7 +295,10 @@ def test_hooks_a_plugins_manifest_declares_run_besides_hooks_json(
         ("repo/.claude/settings.local.json", "repo/.claude"),
         ("repo/.gemini/settings.json", "repo/.gemini"),
         ("repo/.gemini/settings.local.json", None),
-        ("repo/.codex/hooks.json", None),
+        ("repo/.codex/hooks.json", "repo/.codex"),
+        ("repo/.codex/config.toml", "repo/.codex"),
+        ("repo/.codex/settings.json", None),
+        ("home/.codex/hooks.json", None),
         ("repo/settings.json", None),
         ("home/.claude/settings.json", None),
     ],
@@ -306,6 +309,6 @@ def test_a_projects_own_settings_name_the_folder_each_case_copies(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     path = tmp_path / rel
     path.parent.mkdir(parents=True)
-    path.write_text('{"hooks": {}}', encoding="utf-8")
+    path.write_text("[hooks]\n" if path.suffix == ".toml" else '{"hooks": {}}', encoding="utf-8")
     expected = tmp_path / copied if copied else None
     assert load_hooks(path).config_folder == expected

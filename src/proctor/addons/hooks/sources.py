@@ -13,9 +13,10 @@ Accepted, as each CLI reads them:
 - a **Codex** ``config.toml`` with inline ``[[hooks.<Event>]]`` tables.
 
 A project's own settings file (``<project>/.claude/settings.json`` or ``settings.local.json``,
-``<project>/.gemini/settings.json``) names its folder as :attr:`HookSource.config_folder`: its
-commands call scripts beside it (``"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh``), so every
-scratch project receives a copy of that folder.
+``<project>/.gemini/settings.json``, ``<project>/.codex/hooks.json`` or ``config.toml``) names
+its folder as :attr:`HookSource.config_folder`: its commands call scripts beside it
+(``"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh``, ``.codex/hooks/check.sh``), so every scratch
+project receives a copy of that folder.
 
 All share one structure: event → matcher groups → handlers (``{type, command, timeout}``).
 Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are listed as skipped;
@@ -63,13 +64,15 @@ class HookSource:
     skipped: tuple[str, ...]
     """Handlers proctor cannot run (``event: type``), reported, never silently dropped."""
     config_folder: Path | None = None
-    """The project's ``.claude`` (or ``.gemini``) folder holding the settings file, copied into
-    each scratch project; None for a plugin, an extension or a file outside a project."""
+    """The project's ``.claude`` (``.gemini``, ``.codex``) folder holding the settings file,
+    copied into each scratch project; None for a plugin, an extension or a file outside a
+    project."""
 
 
 PROJECT_SETTINGS = {
     ".claude": ("settings.json", "settings.local.json"),
     ".gemini": ("settings.json",),
+    ".codex": ("hooks.json", "config.toml"),
 }
 """Project folder name → the settings files in it that a CLI reads for the project."""
 WORKTREES = "worktrees"
@@ -94,15 +97,16 @@ def load_hooks(path: Path) -> HookSource:
             raise ConfigError(f"{path}: not a readable TOML file ({exc})") from exc
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-        return _from_data(path, data, "settings", None)
-    source = _from_data(path, _read_json(path), "settings", None)
+        source = _from_data(path, data, "settings", None)
+    else:
+        source = _from_data(path, _read_json(path), "settings", None)
     return dataclasses.replace(source, config_folder=project_config_folder(path))
 
 
 def project_config_folder(settings: Path) -> Path | None:
-    """The ``.claude`` or ``.gemini`` folder of the project that ``settings`` belongs to, or
-    None when it is no project's settings file (the same names in the home folder are the
-    user's settings, whose folder also holds sessions and caches)."""
+    """The ``.claude``, ``.gemini`` or ``.codex`` folder of the project that ``settings``
+    belongs to, or None when it is no project's settings file (the same names in the home
+    folder are the user's settings, whose folder also holds sessions and caches)."""
     folder = settings.absolute().parent
     if settings.name not in PROJECT_SETTINGS.get(folder.name, ()):
         return None
