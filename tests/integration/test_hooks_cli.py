@@ -622,3 +622,81 @@ def test_a_project_folder_that_cannot_be_copied_is_one_sentence(
     assert "cannot copy this folder into the scratch project" in result.err
     assert str(project / ".claude") in result.err and "named pipe" in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+USER_CHECK = """#!/bin/sh
+echo "ran from $0" >> "$HOME/.claude/hooks/ran.log"
+echo "the user's own check.sh refuses" >&2
+exit 2
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "~/.claude/hooks/check.sh",
+        '"$HOME"/.claude/hooks/check.sh',
+        "${HOME}/.claude/hooks/check.sh",
+    ],
+)
+def test_user_settings_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    write(home / ".claude" / "hooks" / "check.sh", USER_CHECK).chmod(0o755)
+    write(home / ".claude" / "projects" / "-w" / "s.jsonl", "a session of the user's\n")
+    user = settings(home / ".claude" / "settings.json", "PreToolUse", "Bash", command)
+    cases = write(
+        tmp_path / "c.json",
+        [{"id": "a", "event": "PreToolUse", "tool": "Bash", "input": {"command": "ls"},
+          "expect": {"exitCode": 2, "outputIncludes": "user's own check.sh"}}],
+    )  # fmt: skip
+    before = tree_state(home)
+    code, report = run_json(proctor, str(user), "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]
+    assert report["homeCopies"] == [str(home / ".claude" / "hooks")]
+    assert tree_state(home) == before  # the log went into the scratch home's copy
+    text = proctor("hooks", "test", str(user), "--cases", str(cases))
+    assert f"note: copied into each scratch home for the hooks that name it: {home}" in text.out
+
+
+def test_user_settings_never_copy_credentials_or_sessions_a_hook_names(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    write(home / ".claude" / ".credentials.json", '{"token": "sk-ant-not-for-copies"}')
+    write(home / ".claude" / "projects" / "-w" / "s.jsonl", "{}\n")
+    look = (
+        "test -e ~/.claude/.credentials.json && exit 2; "
+        "test -e ~/.claude/projects/-w/s.jsonl && exit 2; exit 0"
+    )
+    user = settings(home / ".claude" / "settings.json", "Stop", "", look)
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 0}}])
+    code, report = run_json(proctor, str(user), "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]
+    assert report["homeCopies"] == []
+    assert report["homeWithheld"] == [
+        str(home / ".claude" / ".credentials.json"),
+        str(home / ".claude" / "projects"),
+    ]
+    text = proctor("hooks", "test", str(user), "--cases", str(cases))
+    assert "note: not copied (holds credentials or session records)" in text.out
+
+
+def test_codex_user_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    write(home / ".codex" / "hooks" / "check.sh", CODEX_CHECK).chmod(0o755)
+    user = settings(home / ".codex" / "hooks.json", "PreToolUse", "Bash", "~/.codex/hooks/check.sh")
+    cases = write(
+        tmp_path / "c.json",
+        [{"id": "rm", "event": "PreToolUse", "tool": "Bash", "input": {"command": "rm -rf x"},
+          "expect": {"decision": "block", "outputIncludes": "project's check.sh"}}],
+    )  # fmt: skip
+    code, report = run_json(proctor, str(user), "--agent", "codex", "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]

@@ -72,6 +72,13 @@ def test_command(
             click.echo(f"note: not run: {skipped}")
         else:
             click.echo(f"note: not run (proctor runs command hooks only): {skipped}")
+    for copied in report.home_copies:
+        click.echo(f"note: copied into each scratch home for the hooks that name it: {copied}")
+    for withheld in report.home_withheld:
+        click.echo(
+            f"note: not copied (holds credentials or session records), though a hook names it: "
+            f"{withheld}"
+        )
     summary = f"{report.passed} passed, {report.failed} failed"
     if report.errored:
         summary += f", {report.errored} could not run"

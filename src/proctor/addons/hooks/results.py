@@ -43,6 +43,10 @@ class HooksReport(CamelModel):
     skipped_handlers: list[str]
     """Handlers of a type proctor does not run (``http``, ``prompt``, ...), as ``event: type``."""
     results: list[CaseResult]
+    home_copies: list[str] = []
+    """Entries of the user's agent folder copied into each scratch home (user settings)."""
+    home_withheld: list[str] = []
+    """Entries the commands name that hold credentials or sessions, never copied."""
 
     @property
     def exit_code(self) -> int:

@@ -126,6 +126,30 @@ def copy_config_folder(folder: Path, project: Path) -> None:
         ) from exc
 
 
+def copy_home_entries(entries: tuple[Path, ...], home: Path) -> None:
+    """Copy each entry of the user's agent folder (``~/.claude/hooks``) to the same place in
+    the scratch ``home``, links followed. Raises ConfigError when one cannot be read."""
+    for entry in entries:
+        copy = home / entry.parent.name / entry.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if entry.is_dir():
+                shutil.copytree(entry, copy, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+            else:
+                shutil.copy2(entry, copy)
+        except shutil.Error as exc:
+            why = exc.args[0][0][2]
+            raise ConfigError(
+                f"{entry}: cannot copy this into the scratch home for the hooks that name it "
+                f"({why}); expected readable files"
+            ) from exc
+        except OSError as exc:
+            raise ConfigError(
+                f"{entry}: cannot copy this into the scratch home for the hooks that name it "
+                f"({exc.strerror or exc}); expected readable files"
+            ) from exc
+
+
 def plant_files(project: Path, files: dict[str, int | str]) -> None:
     """Create each planted file: text as given, or a size in bytes filled with numbered lines
     (so a hook can stat, count lines or read it)."""

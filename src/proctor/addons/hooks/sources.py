@@ -16,7 +16,10 @@ A project's own settings file (``<project>/.claude/settings.json`` or ``settings
 ``<project>/.gemini/settings.json``, ``<project>/.codex/hooks.json`` or ``config.toml``) names
 its folder as :attr:`HookSource.config_folder`: its commands call scripts beside it
 (``"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh``, ``.codex/hooks/check.sh``), so every scratch
-project receives a copy of that folder.
+project receives a copy of that folder. The user's own settings file (``~/.claude/settings.json``
+and the like) names, as :attr:`HookSource.home_entries`, the entries of its folder that its
+commands reach through the home (``~/.claude/hooks/check.sh``): each scratch home receives a
+copy of those, never of credentials or session records.
 
 All share one structure: event → matcher groups → handlers (``{type, command, timeout}``).
 Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are listed as skipped;
@@ -28,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +71,12 @@ class HookSource:
     """The project's ``.claude`` (``.gemini``, ``.codex``) folder holding the settings file,
     copied into each scratch project; None for a plugin, an extension or a file outside a
     project."""
+    home_entries: tuple[Path, ...] = ()
+    """Entries of the user's own ``~/.claude`` (``~/.gemini``, ``~/.codex``) folder that the
+    user settings file's commands name through the home (``~/.claude/hooks/check.sh``),
+    copied into each scratch home."""
+    home_withheld: tuple[Path, ...] = ()
+    """Entries so named that hold credentials or session records: never copied."""
 
 
 PROJECT_SETTINGS = {
@@ -76,6 +86,14 @@ PROJECT_SETTINGS = {
 }
 """Project folder name → the settings files in it that a CLI reads for the project."""
 WORKTREES = "worktrees"
+HOME_WITHHELD = {
+    ".claude": {".credentials.json", "projects", "todos", "shell-snapshots", "file-history"},
+    ".gemini": {"oauth_creds.json", "google_accounts.json", "tmp", "history"},
+    ".codex": {"auth.json", "sessions", "archived_sessions", "history.jsonl", "log"},
+}
+"""Entries of a user's agent folder that hold credentials or session records: a hook test
+never copies them into its scratch home, even when a command names them."""
+_HOME_NAMED = r"""(?:~|\$HOME\b|\$\{HOME\})["']?/%s/([^/\s'"`;|&()<>$]+)"""
 """Claude Code's checkouts for ``--worktree`` sessions inside ``.claude``: never copied."""
 
 
@@ -100,7 +118,11 @@ def load_hooks(path: Path) -> HookSource:
         source = _from_data(path, data, "settings", None)
     else:
         source = _from_data(path, _read_json(path), "settings", None)
-    return dataclasses.replace(source, config_folder=project_config_folder(path))
+    user_folder = user_config_folder(path)
+    if user_folder is None:
+        return dataclasses.replace(source, config_folder=project_config_folder(path))
+    named, withheld = home_entries_named(user_folder, source.hooks)
+    return dataclasses.replace(source, home_entries=named, home_withheld=withheld)
 
 
 def project_config_folder(settings: Path) -> Path | None:
@@ -113,6 +135,29 @@ def project_config_folder(settings: Path) -> Path | None:
     if folder.parent.resolve() == Path.home().resolve():
         return None
     return folder
+
+
+def user_config_folder(settings: Path) -> Path | None:
+    """The user's ``~/.claude`` (``~/.gemini``, ``~/.codex``) folder when ``settings`` is the
+    user's own settings file there, else None."""
+    folder = settings.absolute().parent
+    if settings.name not in PROJECT_SETTINGS.get(folder.name, ()):
+        return None
+    return folder if folder.parent.resolve() == Path.home().resolve() else None
+
+
+def home_entries_named(
+    folder: Path, hooks: tuple[HookSpec, ...]
+) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """The entries of ``folder`` (the user's agent folder) that ``hooks`` name through the
+    home (``~/.claude/hooks/…``, ``$HOME/.claude/…``, ``"${HOME}"/.claude/…``), as (copied,
+    withheld): an entry holding credentials or sessions is withheld, one that does not exist is
+    left out (the hook then fails as it would for the user)."""
+    pattern = re.compile(_HOME_NAMED % re.escape(folder.name))
+    names = sorted({m for hook in hooks for m in pattern.findall(hook.command)})
+    withheld = HOME_WITHHELD.get(folder.name, set())
+    kept = tuple(folder / n for n in names if n not in withheld and (folder / n).exists())
+    return kept, tuple(folder / n for n in names if n in withheld)
 
 
 def _plugin_hooks(folder: Path) -> HookSource:

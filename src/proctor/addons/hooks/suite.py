@@ -13,7 +13,12 @@ from pathlib import Path
 from proctor.addons.hooks.cases import HookCase, load_cases
 from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
 from proctor.addons.hooks.results import CaseResult, HookRunResult, HooksReport
-from proctor.addons.hooks.runner import copy_config_folder, plant_files, run_hook
+from proctor.addons.hooks.runner import (
+    copy_config_folder,
+    copy_home_entries,
+    plant_files,
+    run_hook,
+)
 from proctor.addons.hooks.sources import HookSource, load_hooks
 from proctor.addons.hooks.transcript import write_transcript
 from proctor.addons.hooks.verdict import check, snippet, strongest
@@ -51,6 +56,8 @@ def summarise(source: str, hooks: HookSource, results: Sequence[CaseResult]) -> 
         errored=errored,
         source=source,
         skipped_handlers=list(hooks.skipped),
+        home_copies=[str(p) for p in hooks.home_entries],
+        home_withheld=[str(p) for p in hooks.home_withheld],
         results=list(results),
     )
 
@@ -63,6 +70,7 @@ def run_case(hooks: HookSource, case: HookCase, root: Path, cap: float) -> CaseR
     home.mkdir()
     if hooks.config_folder is not None:
         copy_config_folder(hooks.config_folder, project)
+    copy_home_entries(hooks.home_entries, home)
     plant_files(project, case.files)
     session_id = str(uuid.uuid4())
     transcript = write_transcript(agent, home, project, session_id, case.history)
