@@ -360,10 +360,47 @@ def test_a_run_older_than_the_ledger_s_newest_run_reopens_nothing(
     if started.startswith("2000"):
         assert finding["state"] == "resolved" and finding["lastSeenRun"] == failing.name
         assert events(finding) == ["new", "resolved"]
-        assert f"{resumed.name} started before" in listed.err and "reopens" in listed.err
+        assert f"{resumed.name} started before" in listed.err
+        assert "1 of its 1 check(s) were held back, since a newer run had recorded them" in (
+            listed.err
+        )
     else:
         assert finding["state"] == "open" and finding["lastSeenRun"] == resumed.name
         assert events(finding) == ["new", "resolved", "reopened"]
+
+
+def test_a_run_overlapping_a_newer_one_proposes_the_checks_the_newer_run_did_not_record(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Run A starts, run B starts after it and finishes first, then A finishes: A's failure
+    of a check B did not run is proposed; its failure of the check B passed is held back."""
+    out = tmp_path / "out"
+    make_case("hello", config=CONFIG, plan=FAILING)
+    make_case("slow", config=CONFIG, plan=FAILING)
+    elsewhere = tmp_path / "elsewhere"
+    run_a = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(elsewhere))
+    assert run_a.code == 1, run_a.err
+    shutil.rmtree(tmp_path / "cases" / "slow")
+    run_b = run_with(proctor, make_case, tmp_path, PASSING)
+    assert findings(proctor, out, "--all") == []
+    (source,) = elsewhere.glob("run-*")
+    late = out / "run-20000101T000000Z-aaaaaa"  # started before B
+    shutil.copytree(source, late)
+    listed = proctor("findings", str(out), "--json", "--all")
+    assert listed.code == 0, listed.err
+    (finding,) = listed.json()["findings"]
+    assert (finding["case"], finding["state"]) == ("slow", "open")
+    assert finding["firstSeenRun"] == finding["lastCheckedRun"] == late.name
+    assert events(finding) == ["new"]
+    assert listed.json()["runs"] == [run_b.name, late.name]
+    assert (
+        f"{late.name} started before {run_b.name}, which the findings ledger holds: 1 of its "
+        "2 check(s) were held back, since a newer run had recorded them"
+    ) in listed.err
+    assert "its other checks were applied" in listed.err
+    assert f"| new | `{finding['id']}` | slow / scripted / default |" in (
+        proctor("report", str(late)).out
+    )
 
 
 def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(

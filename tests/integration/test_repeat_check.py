@@ -154,6 +154,7 @@ def test_only_real_agents_is_a_configuration_error(
         (("--repeat-check", "2", "--dry-run"), "use one or the other"),
         (("--repeat-check", "1"), "--repeat-check"),
         (("--repeat-check", "two"), "--repeat-check"),
+        (("--repeat-check", "101"), "'--repeat-check': 101 is not in the range 2<=x<=100"),
     ],
 )
 def test_bad_input_is_one_sentence_and_exit_2(

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("proctor")
 
+MAX_REPEAT_CHECK = 100
+"""The most repetitions ``--repeat-check`` runs: each is a whole run folder of the
+deterministic trials, and a difference shows up within a few."""
+
 
 @click.command("run")
 @source_option
@@ -164,9 +168,10 @@ log = logging.getLogger("proctor")
 @click.option(
     "--repeat-check",
     "repeat_check",
-    type=click.IntRange(min=2),
+    type=click.IntRange(min=2, max=MAX_REPEAT_CHECK),
     metavar="N",
-    help="Run the deterministic trials (scripted agent) N times; exit 1 if any result differs.",
+    help="Run the deterministic trials (scripted agent) N times (2 to 100); exit 1 if any "
+    "result differs.",
 )
 @click.option(
     "--recorded",

@@ -22,7 +22,8 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -35,7 +36,7 @@ from proctor.models.findings import (
     FindingEventKind,
     FindingsLedger,
 )
-from proctor.models.io import read_record, write_record
+from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import ResolvedRecord, RunManifest
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
@@ -185,20 +186,25 @@ def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
 
 
 def apply_run(
-    ledger: FindingsLedger, run_id: str, results: Iterable[CheckResult], *, late: bool = False
+    ledger: FindingsLedger,
+    run_id: str,
+    results: Iterable[CheckResult],
+    *,
+    held_back: Container[CheckKey] = frozenset(),
 ) -> FindingsLedger:
     """The ledger after run ``run_id`` (a new value; ``ledger`` is left as it was). A run the
-    ledger already holds changes nothing. A ``late`` run (one that started before a run the
-    ledger holds: a killed run resumed after newer runs) is evidence from the past: its
-    failures are counted, and it proposes, reopens or resolves nothing, since the newer runs
-    have said what became of each check since."""
+    ledger already holds changes nothing. A check in ``held_back`` is one a newer run has
+    already recorded (this run is late: a killed run resumed, or an overlapping one that
+    finished, after a run that started later): its failure is counted, and it proposes,
+    reopens or resolves nothing, since the newer run has said what became of it. The run's
+    other checks are applied as any run's are."""
     if run_id in ledger.runs:
         return ledger
     updated = ledger.model_copy(deep=True)
     by_id = {finding.id: finding for finding in updated.findings}
     for result in merge_checks(results):
         finding = by_id.get(finding_id(result.key))
-        if late:
+        if result.key in held_back:
             if finding is not None and result.failed:
                 finding.failures += 1
             continue
@@ -212,6 +218,24 @@ def apply_run(
             finding.last_checked_run = run_id
     updated.runs.append(run_id)
     return updated
+
+
+def recorded_since(ledger: FindingsLedger, start: str) -> set[CheckKey]:
+    """The checks of the ledger's findings that a run started after ``start`` (a start as a
+    run folder names it, ``20261201T120000Z``) failed, passed or moved."""
+    return {
+        CheckKey(f.case, f.agent, f.condition, f.check)
+        for f in ledger.findings
+        if any(
+            (started := _started(run)) is not None and started > start
+            for run in (
+                f.last_checked_run,
+                f.last_seen_run,
+                *(e.run_id for e in f.history),
+            )
+            if run is not None
+        )
+    }
 
 
 def dismiss(ledger: FindingsLedger, finding: str, reason: str, at: str) -> FindingsLedger:
@@ -282,14 +306,43 @@ def load_ledger(results_dir: Path) -> FindingsLedger:
     return read_record(path, FindingsLedger)
 
 
+STALE_TEMP_SEC = 60.0
+"""How old a temp file of the ledger must be for :func:`save_ledger` to take it for one a
+killed write left behind; a younger one may be another process's write in progress."""
+
+
 def save_ledger(results_dir: Path, ledger: FindingsLedger) -> None:
     """Write the ledger through a temp file and a rename, flushed to the disk: a crash, or a
-    power loss, leaves the previous one. A failed write is a ConfigError naming the file."""
+    power loss, leaves the previous one. A failed write is a ConfigError naming the file.
+    Under the ledger's lock, the ledger's temp files that killed writes left (older than
+    :data:`STALE_TEMP_SEC`) are removed first."""
     path = ledger_path(results_dir)
-    try:
-        write_record(path, ledger, durable=True)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from exc
+    with ledger_lock(results_dir):
+        remove_stale_temp_files(results_dir)
+        try:
+            write_record(path, ledger, durable=True)
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from exc
+
+
+def remove_stale_temp_files(results_dir: Path, now: float | None = None) -> list[Path]:
+    """Remove the ledger's temp files (``.findings.json.XXXXXXXX.tmp``) last written more than
+    :data:`STALE_TEMP_SEC` before ``now`` (default: the time now); the files removed. One that
+    cannot be removed is left for the next write."""
+    now = time.time() if now is None else now
+    removed = []
+    for candidate in results_dir.glob(f".{LEDGER_FILE}.*.tmp"):
+        named = PARTIAL_WRITE.fullmatch(candidate.name)
+        if named is None or named.group("name") != LEDGER_FILE:
+            continue
+        try:
+            if now - candidate.lstat().st_mtime <= STALE_TEMP_SEC:
+                continue
+            candidate.unlink()
+        except OSError:
+            continue
+        removed.append(candidate)
+    return removed
 
 
 @dataclass
@@ -424,27 +477,81 @@ def _started(run: str) -> str | None:
 def _update_ledger(results_dir: Path) -> LedgerUpdate:
     update = LedgerUpdate(load_ledger(results_dir))
     runs, update.notes = pending_runs(results_dir, update.ledger)
-    held = [(start, run) for run in update.ledger.runs if (start := _started(run)) is not None]
-    newest = max(held, default=None)
+    recorded: dict[str, frozenset[CheckKey] | None] = {}
     for root in runs:
         try:
             results = stored_run_checks(root)
         except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
-        start = _started(root.name)
-        late = start is not None and newest is not None and start < newest[0]
-        update.ledger = apply_run(update.ledger, root.name, results, late=late)
+        held_back, note = _late_checks(results_dir, update.ledger, root.name, results, recorded)
+        update.ledger = apply_run(update.ledger, root.name, results, held_back=held_back)
         save_ledger(results_dir, update.ledger)
         update.applied.append(root.name)
-        if late and newest is not None:
-            update.notes.append(
-                f"{root.name} started before {newest[1]}, which the findings ledger holds: "
-                "its failures are counted, and it proposes, reopens or resolves nothing"
-            )
-        elif start is not None and (newest is None or start > newest[0]):
-            newest = (start, root.name)
+        if note:
+            update.notes.append(note)
     return update
+
+
+def _late_checks(
+    results_dir: Path,
+    ledger: FindingsLedger,
+    run_id: str,
+    results: Sequence[CheckResult],
+    recorded: dict[str, frozenset[CheckKey] | None],
+) -> tuple[set[CheckKey], str | None]:
+    """The checks of run ``run_id`` that a newer run the ledger holds has already recorded
+    (by the ledger's findings, and by the newer runs' own folders, read once into
+    ``recorded``), and a note saying how many were held back; all of them when a newer run's
+    folder cannot be read."""
+    start = _started(run_id)
+    if start is None:
+        return set(), None
+    newer = sorted(
+        (started, run)
+        for run in ledger.runs
+        if (started := _started(run)) is not None and started > start
+    )
+    if not newer:
+        return set(), None
+    known = recorded_since(ledger, start)
+    unreadable = []
+    for _, run in newer:
+        if run not in recorded:
+            recorded[run] = _recorded_checks(results_dir / run)
+        checks = recorded[run]
+        if checks is None:
+            unreadable.append(run)
+        else:
+            known |= checks
+    keys = {result.key for result in results}
+    held_back = keys if unreadable else keys & known
+    if not held_back:
+        return held_back, None
+    newest = newer[-1][1]
+    why = (
+        f"{unreadable[0]}, which the findings ledger holds, cannot be read to tell which "
+        "checks it recorded"
+        if unreadable
+        else "a newer run had recorded them"
+    )
+    rest = "; its other checks were applied" if len(held_back) < len(keys) else ""
+    return held_back, (
+        f"{run_id} started before {newest}, which the findings ledger holds: "
+        f"{len(held_back)} of its {len(keys)} check(s) were held back, since {why} (their "
+        f"failures are counted; they propose, reopen or resolve nothing){rest}"
+    )
+
+
+def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
+    """The checks a stored run recorded, passing or failing; None when its folder is gone
+    or cannot be read."""
+    if not run_dir.is_dir():
+        return None
+    try:
+        return frozenset(result.key for result in stored_run_checks(run_dir))
+    except (SchemaVersionError, ConfigError):
+        return None
 
 
 def update_after_run(results_dir: Path) -> None:

@@ -392,9 +392,29 @@ def test_the_newest_run_is_told_by_its_start_not_by_when_it_was_applied() -> Non
 
     newer, older = "run-20260102T000000Z-bbbbbb", "run-20260101T000000Z-aaaaaa"
     ledger = apply_run(FindingsLedger(), newer, run_checks(FAIL))
-    ledger = apply_run(ledger, older, run_checks(FAIL), late=True)
+    ledger = apply_run(ledger, older, run_checks(FAIL), held_back={KEY})
     (finding,) = ledger.findings
     assert ledger.runs[-1] == older and latest_run(ledger) == newer
     assert finding.last_checked_run == newer and not _unchecked(finding, latest_run(ledger))
     assert _unchecked(finding, "run-20260103T000000Z-cccccc")  # the control: a newer run
     assert latest_run(FindingsLedger(runs=["by-hand", "other"])) == "other"  # undated: the last
+
+
+def test_a_late_run_holds_back_only_the_checks_a_newer_run_recorded() -> None:
+    """A run applied after a newer one: the check the newer run recorded is held back (its
+    failure counted, nothing proposed), its other failing check is proposed as any run's."""
+    from proctor.report.findings import recorded_since
+
+    other = CheckKey("other", "scripted", "default", "file-exists")
+    newer, older = "run-20260102T000000Z-bbbbbb", "run-20260101T000000Z-aaaaaa"
+    ledger = apply_run(FindingsLedger(), newer, run_checks(FAIL))
+    late = [CheckResult(KEY, failed=True, message="x"), CheckResult(other, failed=True)]
+    held_back = recorded_since(ledger, "20260101T000000Z") & {r.key for r in late}
+    assert held_back == {KEY}
+    assert recorded_since(ledger, "20260103T000000Z") == set()  # nothing newer than that
+    ledger = apply_run(ledger, older, late, held_back=held_back)
+    found = {f.case: f for f in ledger.findings}
+    assert (found["hello"].failures, found["hello"].first_seen_run) == (2, newer)
+    assert [e.event for e in found["hello"].history] == ["new"]
+    assert (found["other"].state, found["other"].first_seen_run) == ("open", older)
+    assert run_events(ledger, older) == [(found["other"], "new")]

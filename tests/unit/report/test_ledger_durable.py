@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,21 @@ def test_other_records_are_not_flushed(tmp_path: Path, monkeypatch: pytest.Monke
     kinds = _flushed(monkeypatch)
     write_record(tmp_path / "suite.json", FindingsLedger())
     assert kinds == []
+
+
+def test_a_temp_file_a_killed_write_left_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    """A write killed between its temp file and the rename leaves ``.findings.json.*.tmp``;
+    the next write removes it, but not a young one (another process may be writing it) nor
+    another record's."""
+    stale = tmp_path / ".findings.json.k2x9ab_q.tmp"
+    young = tmp_path / ".findings.json.a1b2c3d4.tmp"
+    other = tmp_path / ".suite.json.k2x9ab_q.tmp"
+    for path in (stale, young, other):
+        path.write_text('{"schemaVersion": 2, "ru')
+    an_hour_ago = time.time() - 3600
+    for path in (stale, other):
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    save_ledger(tmp_path, FindingsLedger())
+    assert not stale.exists()
+    assert young.exists() and other.exists()
+    assert load_ledger(tmp_path) == FindingsLedger()
