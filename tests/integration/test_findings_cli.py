@@ -422,7 +422,7 @@ def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
     (finding,) = findings(proctor, out)
     assert (finding["state"], finding["lastCheckedRun"]) == ("open", run1.name)
     table = proctor("findings", str(out))
-    assert "1 open finding was not checked by the latest run (run-" in table.out
+    assert "1 open finding was not checked by the latest run of its suite (run-" in table.out
     assert "`proctor findings dismiss ID --reason TEXT` closes one that is gone" in table.out
 
 
@@ -438,3 +438,48 @@ def test_an_open_finding_of_an_older_ledger_is_known_unchecked_by_its_last_failu
     make_case("hello-renamed", config=CONFIG, plan=PASSING)
     assert run_cases(proctor, tmp_path)[0].code == 0
     assert "1 open finding was not checked by the latest run" in proctor("findings", str(out)).out
+
+
+def test_two_suites_sharing_a_results_dir_keep_their_findings_apart(
+    proctor: Run, tmp_path: Path
+) -> None:
+    from tests.conftest import write_case
+
+    out = tmp_path / "out"
+
+    def run(suite: str, plan: dict[str, Any]) -> None:
+        write_case(tmp_path / suite, "hello", config=CONFIG, plan=plan)
+        result = proctor("run", "--source", str(tmp_path / suite), "--out", str(out))
+        assert result.code == (0 if plan is PASSING else 1), result.err
+
+    run("suite-a", FAILING)
+    run("suite-b", PASSING)  # the same case name in another suite resolves nothing of a's
+    (finding,) = findings(proctor, out)
+    assert (finding["id"], finding["suite"], finding["state"]) == (ID, "suite-a", "open")
+    assert "not checked by the latest run" not in proctor("findings", str(out)).out
+    run("suite-b", FAILING)  # b's own failure is a finding of its own, with an id of its own
+    found = {f["suite"]: f for f in findings(proctor, out)}
+    assert set(found) == {"suite-a", "suite-b"} and found["suite-b"]["id"] != ID
+    assert events(found["suite-a"]) == ["new"] and found["suite-a"]["failures"] == 1
+    table = proctor("findings", str(out)).out.splitlines()
+    assert table[0].split()[:3] == ["id", "state", "suite"]
+    run("suite-a", PASSING)
+    found = {f["suite"]: f for f in findings(proctor, out, "--all")}
+    assert (found["suite-a"]["state"], found["suite-b"]["state"]) == ("resolved", "open")
+    ledger = json.loads((out / "findings.json").read_text())
+    assert sorted(set(ledger["runSuites"].values())) == ["suite-a", "suite-b"]
+
+
+def test_a_finding_of_a_ledger_without_suites_is_taken_up_by_the_suite_that_checks_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    ledger = json.loads((out / "findings.json").read_text())
+    for finding in ledger["findings"]:
+        del finding["suite"]  # as a proctor that kept no suites wrote it
+    del ledger["runSuites"]
+    (out / "findings.json").write_text(json.dumps(ledger))
+    run_with(proctor, make_case, tmp_path, PASSING)
+    (finding,) = findings(proctor, out, "--all")
+    assert (finding["id"], finding["suite"], finding["state"]) == (ID, "cases", "resolved")

@@ -136,7 +136,6 @@ def _updated(folder: Path) -> FindingsLedger:
 
 
 def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> int:
-    from proctor.models.findings import FindingsLedger
     from proctor.models.io import model_to_json
 
     folder = _folder(results_dir)
@@ -146,23 +145,26 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         key=lambda f: _STATE_ORDER[f.state],
     )
     if as_json:
-        click.echo(model_to_json(FindingsLedger(runs=ledger.runs, findings=shown)), nl=False)
+        click.echo(model_to_json(ledger.model_copy(update={"findings": shown})), nl=False)
     elif shown:
         click.echo(render_table(shown))
         from proctor.report.findings import latest_run
 
-        latest = latest_run(ledger)
-        unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest)]
+        suites = {f.suite for f in ledger.findings} | set(ledger.run_suites.values())
+        latest = {suite: latest_run(ledger, suite) for suite in suites}
+        unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest[f.suite])]
         if unchecked:
+            runs = sorted({latest[f.suite] or "" for f in unchecked})
             count = (
                 "1 open finding was"
                 if len(unchecked) == 1
                 else f"{len(unchecked)} open findings were"
             )
             click.echo(
-                f"\n{count} not checked by the latest run ({latest}): a case renamed or "
-                "removed, or a part of the suite that run left out. Only a pass resolves a "
-                "finding; `proctor findings dismiss ID --reason TEXT` closes one that is gone."
+                f"\n{count} not checked by the latest run of its suite ({', '.join(runs)}): a "
+                "case renamed or removed, or a part of the suite that run left out. Only a pass "
+                "resolves a finding; `proctor findings dismiss ID --reason TEXT` closes one that "
+                "is gone."
             )
     else:
         which = "findings" if show_all else "open findings"
@@ -181,14 +183,16 @@ def _unchecked(finding: Finding, latest: str | None) -> bool:
 
 
 def render_table(findings: list[Finding]) -> str:
-    """Aligned columns: id, state, cell, check, first and last seen run, the last run that
-    checked it, failures; and why each dismissed finding was dismissed, when one is shown."""
+    """Aligned columns: id, state, the suite (when the findings are of more than one), cell,
+    check, first and last seen run, the last run that checked it, failures; and why each
+    dismissed finding was dismissed, when one is shown."""
     from proctor.report.findings import dismissal_reason
 
     dismissed = any(f.state == "dismissed" for f in findings)
+    suites = len({f.suite for f in findings}) > 1  # one suite's findings need no column
     header = (
-        "id", "state", "case / agent / condition", "check", "first seen", "last seen",
-        "last checked",
+        "id", "state", *(("suite",) if suites else ()), "case / agent / condition", "check",
+        "first seen", "last seen", "last checked",
     )  # fmt: skip
     rows: list[tuple[str, ...]] = [
         (*header, "failures", *(("why dismissed",) if dismissed else ()))
@@ -197,6 +201,7 @@ def render_table(findings: list[Finding]) -> str:
         (
             f.id,
             f.state,
+            *((f.suite or "–",) if suites else ()),
             f"{f.case} / {f.agent} / {f.condition}",
             f.check,
             f.first_seen_run,

@@ -50,7 +50,13 @@ class Finding(CamelModel):
     model_config = _REWRITTEN
 
     id: str = Field(min_length=1)
-    """First 10 hex digits of the SHA-256 of case, agent, condition and check joined by \\x1f."""
+    """First 10 hex digits of the SHA-256 of case, agent, condition and check joined by \\x1f;
+    when another suite's finding already has that id, of suite, case, agent, condition and
+    check. A finding keeps its id."""
+    suite: str | None = None
+    """The suite whose check it is: its source as ``proctor run --source`` gave it, relative to
+    the folder holding the results directory when under it (``suites/api``), else absolute.
+    None for a finding of a ledger written before proctor kept it, until a run takes it up."""
     case: str
     agent: str
     condition: str
@@ -81,6 +87,9 @@ class FindingsLedger(RecordModel):
 
     runs: list[str] = []
     """Run folder names applied, in the order they were applied (each is applied once)."""
+    run_suites: dict[str, str] = {}
+    """Run folder name → the suite it ran (see :attr:`Finding.suite`), for runs that name one:
+    two suites sharing a results directory keep their findings apart."""
     findings: list[Finding] = []
     """In the order they were first proposed."""
 

@@ -71,10 +71,28 @@ class CheckResult:
     message: str = ""
 
 
-def finding_id(key: CheckKey) -> str:
-    """The finding's stable id: the first 10 hex digits of the SHA-256 of the check's case,
-    agent, condition and check joined by ``\\x1f``."""
-    return hashlib.sha256("\x1f".join(key).encode("utf-8")).hexdigest()[:10]
+def finding_id(key: CheckKey, suite: str | None = None) -> str:
+    """The finding's id: the first 10 hex digits of the SHA-256 of the check's case, agent,
+    condition and check joined by ``\\x1f``; with ``suite``, the suite first. A finding keeps
+    the id it was proposed with (see :func:`apply_run`)."""
+    parts = key if suite is None else (suite, *key)
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:10]
+
+
+def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
+    """The suite a run ran, as findings name it: its ``--source`` made absolute against the
+    run's folder of origin, then relative to the folder holding ``results_dir`` when under it
+    (so a checkout moved whole, results and suites together, keeps its findings), else
+    absolute. None for a run that names no source."""
+    if not manifest.source:
+        return None
+    source = os.path.normpath(os.path.join(manifest.cwd or "", manifest.source))
+    home = os.path.dirname(os.path.abspath(results_dir))
+    if os.path.isabs(source):
+        inside = os.path.relpath(source, home)
+        if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+            return Path(inside).as_posix()
+    return Path(source).as_posix()
 
 
 # --- the checks of a run ------------------------------------------------------------------
@@ -150,10 +168,12 @@ def run_checks(
 # --- applying a run -----------------------------------------------------------------------
 
 
-def _new_finding(run_id: str, result: CheckResult) -> Finding:
+def _new_finding(run_id: str, result: CheckResult, suite: str | None, ids: set[str]) -> Finding:
     key = result.key
+    plain = finding_id(key)
     return Finding(
-        id=finding_id(key),
+        id=plain if plain not in ids else finding_id(key, suite or ""),
+        suite=suite,
         case=key.case,
         agent=key.agent,
         condition=key.condition,
@@ -190,6 +210,7 @@ def apply_run(
     run_id: str,
     results: Iterable[CheckResult],
     *,
+    suite: str | None = None,
     held_back: Container[CheckKey] = frozenset(),
 ) -> FindingsLedger:
     """The ledger after run ``run_id`` (a new value; ``ledger`` is left as it was). A run the
@@ -197,13 +218,24 @@ def apply_run(
     already recorded (this run is late: a killed run resumed, or an overlapping one that
     finished, after a run that started later): its failure is counted, and it proposes,
     reopens or resolves nothing, since the newer run has said what became of it. The run's
-    other checks are applied as any run's are."""
+    other checks are applied as any run's are.
+
+    Checks are the ``suite``'s: a finding of another suite sharing the results directory is
+    never moved. A finding that names no suite (proposed before proctor kept it) is taken up
+    by the first suite whose run checks it. A new finding's id is :func:`finding_id` of its
+    check, or, when another suite's finding already has that id, of its suite and check."""
     if run_id in ledger.runs:
         return ledger
     updated = ledger.model_copy(deep=True)
-    by_id = {finding.id: finding for finding in updated.findings}
+    ids = {finding.id for finding in updated.findings}
+    by_check = {(f.suite, f.case, f.agent, f.condition, f.check): f for f in updated.findings}
     for result in merge_checks(results):
-        finding = by_id.get(finding_id(result.key))
+        finding = by_check.get((suite, *result.key))
+        if finding is None and suite is not None:
+            finding = by_check.pop((None, *result.key), None)
+            if finding is not None:  # taken up by this suite
+                finding.suite = suite
+                by_check[(suite, *result.key)] = finding
         if result.key in held_back:
             if finding is not None and result.failed:
                 finding.failures += 1
@@ -211,22 +243,27 @@ def apply_run(
         if finding is not None:
             _step(finding, run_id, result)
         elif result.failed:
-            finding = _new_finding(run_id, result)
+            finding = _new_finding(run_id, result, suite, ids)
             updated.findings.append(finding)
-            by_id[finding.id] = finding
+            ids.add(finding.id)
+            by_check[(suite, *result.key)] = finding
         if finding is not None:
             finding.last_checked_run = run_id
     updated.runs.append(run_id)
+    if suite is not None:
+        updated.run_suites[run_id] = suite
     return updated
 
 
-def recorded_since(ledger: FindingsLedger, start: str) -> set[CheckKey]:
-    """The checks of the ledger's findings that a run started after ``start`` (a start as a
-    run folder names it, ``20261201T120000Z``) failed, passed or moved."""
+def recorded_since(ledger: FindingsLedger, start: str, suite: str | None = None) -> set[CheckKey]:
+    """The checks of the ``suite``'s findings (and of those naming no suite) that a run
+    started after ``start`` (a start as a run folder names it, ``20261201T120000Z``) failed,
+    passed or moved."""
     return {
         CheckKey(f.case, f.agent, f.condition, f.check)
         for f in ledger.findings
-        if any(
+        if f.suite in (None, suite)
+        and any(
             (started := _started(run)) is not None and started > start
             for run in (
                 f.last_checked_run,
@@ -356,12 +393,19 @@ class LedgerUpdate:
     """Runs that could not be applied, and why, one sentence each."""
 
 
-def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path], list[str]]:
-    """The finished run folders of ``results_dir`` the ledger does not hold, ordered by their
-    ``startedAt`` then name, and a note for each run folder whose ``run.json`` is unreadable. A
-    run still going (or killed) has no ``finishedAt`` yet and waits."""
+class PendingRun(NamedTuple):
+    root: Path
+    suite: str | None
+    """The suite it ran (see :func:`run_suite`)."""
+
+
+def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[PendingRun], list[str]]:
+    """The finished run folders of ``results_dir`` the ledger does not hold, with the suite
+    each ran, ordered by their ``startedAt`` then name, and a note for each run folder whose
+    ``run.json`` is unreadable. A run still going (or killed) has no ``finishedAt`` yet and
+    waits."""
     applied = set(ledger.runs)
-    found: list[tuple[str, str, Path]] = []
+    found: list[tuple[str, str, PendingRun]] = []
     notes: list[str] = []
     for root in sorted(results_dir.glob("run-*")):
         manifest_path = RunPaths(root).run_json
@@ -387,8 +431,9 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Path],
             # An interrupted run counts with the evidence it has, in its place in time: its
             # interrupted trials are errors, which never resolve a finding, and what a later
             # `--resume` adds to it is not applied (it would come after newer runs).
-            found.append((manifest.started_at, root.name, root))
-    return [root for _, _, root in sorted(found)], notes
+            suite = run_suite(manifest, results_dir)
+            found.append((manifest.started_at, root.name, PendingRun(root, suite)))
+    return [run for _, _, run in sorted(found)], notes
 
 
 def _utf8(name: str) -> bool:
@@ -459,14 +504,18 @@ _STARTED = re.compile(r"run-(\d{8}T\d{6}Z)-")
 """The start a run folder's name holds (``run-20261201T120000Z-abc123``, in UTC)."""
 
 
-def latest_run(ledger: FindingsLedger) -> str | None:
+def latest_run(ledger: FindingsLedger, suite: str | None = None) -> str | None:
     """The ledger's newest run by the start its folder is named by (a late run, applied after
     newer ones, is not it), of two that started in the same second the later applied; else
-    the last applied."""
-    if not ledger.runs:
+    the last applied. With a ``suite``, the newest of that suite's runs (and of runs applied
+    before proctor kept the suites)."""
+    runs = [
+        run for run in ledger.runs if suite is None or ledger.run_suites.get(run, suite) == suite
+    ]
+    if not runs:
         return None
-    dated = [(_started(run) or "", order, run) for order, run in enumerate(ledger.runs)]
-    return max(dated)[2] if any(started for started, _, _ in dated) else ledger.runs[-1]
+    dated = [(_started(run) or "", order, run) for order, run in enumerate(runs)]
+    return max(dated)[2] if any(started for started, _, _ in dated) else runs[-1]
 
 
 def _started(run: str) -> str | None:
@@ -478,14 +527,18 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
     update = LedgerUpdate(load_ledger(results_dir))
     runs, update.notes = pending_runs(results_dir, update.ledger)
     recorded: dict[str, frozenset[CheckKey] | None] = {}
-    for root in runs:
+    for root, suite in runs:
         try:
             results = stored_run_checks(root)
         except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
-        held_back, note = _late_checks(results_dir, update.ledger, root.name, results, recorded)
-        update.ledger = apply_run(update.ledger, root.name, results, held_back=held_back)
+        held_back, note = _late_checks(
+            results_dir, update.ledger, root.name, suite, results, recorded
+        )
+        update.ledger = apply_run(
+            update.ledger, root.name, results, suite=suite, held_back=held_back
+        )
         save_ledger(results_dir, update.ledger)
         update.applied.append(root.name)
         if note:
@@ -497,24 +550,28 @@ def _late_checks(
     results_dir: Path,
     ledger: FindingsLedger,
     run_id: str,
+    suite: str | None,
     results: Sequence[CheckResult],
     recorded: dict[str, frozenset[CheckKey] | None],
 ) -> tuple[set[CheckKey], str | None]:
-    """The checks of run ``run_id`` that a newer run the ledger holds has already recorded
-    (by the ledger's findings, and by the newer runs' own folders, read once into
-    ``recorded``), and a note saying how many were held back; all of them when a newer run's
-    folder cannot be read."""
+    """The checks of run ``run_id`` (of ``suite``) that a newer run of the same suite the
+    ledger holds has already recorded (by the ledger's findings, and by the newer runs' own
+    folders, read once into ``recorded``), and a note saying how many were held back; all of
+    them when a newer run's folder cannot be read. A newer run of another suite holds nothing
+    back; one applied before proctor kept the suites may be of any."""
     start = _started(run_id)
     if start is None:
         return set(), None
     newer = sorted(
         (started, run)
         for run in ledger.runs
-        if (started := _started(run)) is not None and started > start
+        if (started := _started(run)) is not None
+        and started > start
+        and ledger.run_suites.get(run, suite) == suite
     )
     if not newer:
         return set(), None
-    known = recorded_since(ledger, start)
+    known = recorded_since(ledger, start, suite)
     unreadable = []
     for _, run in newer:
         if run not in recorded:

@@ -418,3 +418,26 @@ def test_a_late_run_holds_back_only_the_checks_a_newer_run_recorded() -> None:
     assert [e.event for e in found["hello"].history] == ["new"]
     assert (found["other"].state, found["other"].first_seen_run) == ("open", older)
     assert run_events(ledger, older) == [(found["other"], "new")]
+
+
+@pytest.mark.parametrize(
+    ("cwd", "source", "out", "suite"),
+    [
+        ("/w/repo", "suites/api", "/w/repo/proctor-results", "suites/api"),
+        ("/w/repo/suites", "./api/", "/w/repo/proctor-results", "suites/api"),
+        ("/w/repo", "/w/repo/suites/api", "/w/repo/out", "suites/api"),
+        ("/w/repo", "../shared/api", "/w/repo/out", "/w/shared/api"),
+        ("/w/repo", "suites/api", "/var/results/out", "/w/repo/suites/api"),
+        ("/w/repo", None, "/w/repo/out", None),
+    ],
+)
+def test_a_runs_suite_is_its_source_relative_to_the_folder_holding_the_results(
+    cwd: str, source: str | None, out: str, suite: str | None
+) -> None:
+    from proctor.models.run import RunManifest
+    from proctor.report.findings import run_suite
+
+    manifest = RunManifest(
+        run_id="run-1", proctor_version="0", started_at="2026", source=source, cwd=cwd
+    )
+    assert run_suite(manifest, Path(out)) == suite
