@@ -380,3 +380,97 @@ def test_a_cache_folder_inside_a_history_is_not_used(
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(home.parent / "cache"))  # the control
     assert "no cache" not in proctor("history", "--home", str(home)).err
     assert (home.parent / "cache" / "history.sqlite3").is_file()
+
+
+def _refused(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
+    """Looking at anything under ``locked`` raises, and ``locked`` is not readable: what a
+    user who is not root meets when ``locked`` (or a folder above it) is chmod 000."""
+    for name in ("is_dir", "exists", "is_file"):
+        real = getattr(Path, name)
+
+        def probe(self: Path, *, _real=real) -> bool:  # type: ignore[no-untyped-def]
+            if self == locked or locked in self.parents:
+                raise PermissionError(13, "Permission denied", str(self))
+            return bool(_real(self))
+
+        monkeypatch.setattr(Path, name, probe)
+    real_access = os.access
+
+    def access(path: object, mode: int, **kwargs: object) -> bool:
+        if Path(os.fsdecode(path)) == locked:  # type: ignore[arg-type]
+            return False
+        return real_access(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "access", access)
+
+
+def test_a_history_folder_that_cannot_be_entered_is_listed_and_the_others_reported(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _refused(monkeypatch, home / ".codex")
+    result = proctor("history", "--home", str(home), "--no-cache", "--json", "--by", "agent")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert [g["key"] for g in report["groups"]] == ["claude-code", "gemini-cli"]
+    assert report["unavailable"] == [
+        {
+            "agent": "codex",
+            "path": str(home / ".codex"),
+            "reason": f"permission denied: {home / '.codex'}",
+        }
+    ]
+
+
+def test_a_path_that_cannot_be_read_is_listed_and_the_other_paths_read(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    _refused(monkeypatch, locked)
+    result = proctor("history", str(locked), str(home / ".claude"), "--no-cache", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert len(report["sessions"]) == 4
+    assert [(u["path"], u["reason"]) for u in report["unavailable"]] == [
+        (str(locked), f"permission denied: {locked}: its sessions are left out")
+    ]
+    alone = proctor("history", str(locked), "--no-cache")
+    assert alone.code == 2 and "Traceback" not in alone.err
+    assert f"nothing to replay ({locked}: permission denied: {locked}" in alone.err
+
+
+def test_mark_with_a_data_folder_that_cannot_be_entered_names_the_journal(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    journal = locked / "data" / "changes.jsonl"
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(journal.parent))
+    _refused(monkeypatch, locked)
+    real_mkdir = Path.mkdir
+
+    def mkdir(self: Path, *args: object, **kwargs: object) -> None:
+        if locked in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    result = proctor("mark", "enabled the guard")
+    assert result.code == 2 and "Traceback" not in result.err
+    assert result.err == (
+        f"proctor: error: {journal}: cannot write the change journal (permission denied: "
+        f"{journal.parent}); expected a file in a folder proctor can write (PROCTOR_DATA_DIR "
+        "names another folder)\n"
+    )
+
+
+def test_mark_with_a_folder_where_the_journal_belongs_says_so(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "data" / "changes.jsonl").mkdir(parents=True)
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    result = proctor("mark", "enabled the guard")
+    assert result.code == 2
+    assert f"{tmp_path / 'data' / 'changes.jsonl'}: cannot write the change journal (it is a " in (
+        result.err
+    )

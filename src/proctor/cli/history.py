@@ -16,7 +16,8 @@ HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
 
 
 @click.command("history")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+# (readable=False: a PATH that cannot be read is listed as unavailable, the others are read.)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, readable=False))
 @click.option(
     "--agent",
     "agents",
@@ -94,7 +95,7 @@ def command(
     from proctor.errors import ConfigError
     from proctor.history.cache import FILE_NAME, SummaryCache
     from proctor.history.changes import (
-        compare_change,
+        compare_changes,
         from_current,
         journal_path,
         parse_day,
@@ -234,7 +235,7 @@ def command(
                 "proctor: note: --since/--until also limit the tasks --changes compares",
                 err=True,
             )
-        comparisons = [compare_change(mark, ordered, marks) for mark in marks]
+        comparisons = compare_changes(marks, ordered)
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")
         elif not comparisons and elsewhere:

@@ -35,9 +35,10 @@ def command(text: str, project: Path | None, at: str | None) -> int:
     except OSError as exc:
         from proctor.errors import ConfigError
 
-        blocker = next((p for p in path.parents if p.is_file()), None)
-        why = f"{blocker} is a file, not a folder" if blocker else exc.strerror or str(exc)
-        raise ConfigError(f"{path}: cannot write the change journal ({why})") from exc
+        raise ConfigError(
+            f"{path}: cannot write the change journal ({_unwritable(path, exc)}); expected a "
+            "file in a folder proctor can write (PROCTOR_DATA_DIR names another folder)"
+        ) from exc
     click.echo(f"proctor: marked '{mark.text}' at {mark.at} for {mark.project} ({path})", err=True)
     from datetime import UTC, datetime, timedelta
 
@@ -54,3 +55,18 @@ def command(text: str, project: Path | None, at: str | None) -> int:
             err=True,
         )
     return 0
+
+
+def _unwritable(path: Path, exc: OSError) -> str:
+    """Why the journal ``path`` could not be written. Only ``os.path`` look-ups here: they
+    answer False, never raise, where a folder on the way cannot be entered."""
+    import os
+
+    blocker = next((p for p in path.parents if os.path.isfile(p)), None)
+    if blocker is not None:
+        return f"{blocker} is a file, not a folder"
+    if os.path.isdir(path):
+        return "it is a folder, not a file"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {exc.filename or path}"
+    return exc.strerror or str(exc)

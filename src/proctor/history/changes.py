@@ -9,6 +9,7 @@ a line that cannot be read is skipped and reported, never fatal.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -228,17 +229,86 @@ def compare_change(
     """The nearest :data:`SIDE` tasks before and after ``mark`` in its project (every
     project when the mark names none), by each task's start. ``marks``: the journal's other
     changes, named in a warning when one of them falls among these tasks."""
-    at = parse_time(mark.at, "change time")
-    tasks = [
-        s
+    return compare_changes([mark], sessions, marks)[0]
+
+
+def compare_changes(
+    marks: Sequence[ChangeMark],
+    sessions: Sequence[SessionRecord],
+    journal: Sequence[ChangeMark] | None = None,
+) -> list[ChangeComparison]:
+    """:func:`compare_change` of each of ``marks``, in their order, against the changes of
+    ``journal`` (``marks`` when not given). Each time is read once, and each project's tasks
+    are found once, however many changes it has."""
+    journal = marks if journal is None else journal
+    times: dict[int, datetime] = {}
+    for m in (*journal, *marks):
+        if id(m) not in times:
+            times[id(m)] = parse_time(m.at, "change time")
+    timed = sorted(((times[id(m)], m) for m in journal), key=lambda pair: pair[0])
+    moments = [when for when, _ in timed]
+    tasks_of: dict[str | None, tuple[list[datetime], list[SessionRecord]]] = {}
+    scope = _Scope()
+    out = []
+    for mark in marks:
+        at = times[id(mark)]
+        if mark.project not in tasks_of:
+            tasks_of[mark.project] = _tasks(sessions, mark.project)
+        starts, tasks = tasks_of[mark.project]
+        split = bisect.bisect_left(starts, at)
+        before, after = tasks[max(0, split - SIDE) : split], tasks[split : split + SIDE]
+        first = starts[split - len(before)] if before else at
+        last = starts[split + len(after) - 1] if after else at
+        # The other changes of its project marked between its first and its last task.
+        inside = timed[bisect.bisect_left(moments, first) : bisect.bisect_right(moments, last)]
+        others = [
+            (when, other)
+            for when, other in inside
+            if other is not mark and other != mark and scope.shared(mark, other)
+        ]
+        out.append(_comparison(mark, at, before, after, others))
+    return out
+
+
+def _tasks(
+    sessions: Sequence[SessionRecord], project: str | None
+) -> tuple[list[datetime], list[SessionRecord]]:
+    """The tasks of ``project`` (every project when None), in the order they started, and
+    their starts in UTC."""
+    dated = [
+        (start, s)
         for s in sessions
         if s.is_task
-        and _utc(s.started_at) is not None  # dated, in the range of dates in UTC
-        and (mark.project is None or same_project(s.project, Path(mark.project)))
+        and (start := _utc(s.started_at)) is not None  # in the range of dates in UTC
+        and (project is None or same_project(s.project, Path(project)))
     ]
-    tasks.sort(key=_start)  # in time order: starts carry each session's own UTC offset
-    before = [t for t in tasks if _start(t) < at][-SIDE:]
-    after = [t for t in tasks if _start(t) >= at][:SIDE]
+    dated.sort(key=lambda pair: pair[0])  # in time order: starts carry their own UTC offset
+    return [start for start, _ in dated], [s for _, s in dated]
+
+
+class _Scope:
+    """Whether two changes apply to the same tasks (one of them to every project), each
+    pair of projects compared once."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, str], bool] = {}
+
+    def shared(self, mark: ChangeMark, other: ChangeMark) -> bool:
+        if mark.project is None or other.project is None:
+            return True
+        pair = (other.project, mark.project)
+        if pair not in self.known:
+            self.known[pair] = same_project(other.project, Path(mark.project))
+        return self.known[pair]
+
+
+def _comparison(
+    mark: ChangeMark,
+    at: datetime,
+    before: Sequence[SessionRecord],
+    after: Sequence[SessionRecord],
+    others: Sequence[tuple[datetime, ChangeMark]],
+) -> ChangeComparison:
     comparable = len(before) >= MIN_SIDE and len(after) >= MIN_SIDE
     note = (
         UNCONTROLLED
@@ -253,39 +323,42 @@ def compare_change(
         comparable=comparable,
         delta=change_delta(before, after) if comparable else None,
         note=note,
-        warnings=_mixed_in(mark, at, before, after, marks),
+        warnings=_mixed_in(at, before, others),
     )
 
 
+NAMED = 2
+"""Other changes named in a comparison's warning; the rest are counted, so that each
+comparison says what it mixes in on one line, however many changes the journal holds."""
+
+
 def _mixed_in(
-    mark: ChangeMark,
-    at: datetime,
-    before: Sequence[SessionRecord],
-    after: Sequence[SessionRecord],
-    marks: Sequence[ChangeMark],
+    at: datetime, before: Sequence[SessionRecord], others: Sequence[tuple[datetime, ChangeMark]]
 ) -> list[str]:
-    """What else the comparison of ``mark`` takes in: another change of the same project
-    between its first and its last task (or at the same time), and tasks started before the
-    change that were still running when it was made."""
-    first = _start(before[0]) if before else at
-    last = _start(after[-1]) if after else at
+    """What else a comparison takes in: the ``others`` changes of the same project marked
+    between its first and its last task (or at the same time), in one warning, and tasks
+    started before the change that were still running when it was made."""
     warnings = []
-    for other in marks:
-        if other is mark or other == mark:
-            continue
-        if not (
-            other.project is None
-            or mark.project is None
-            or same_project(other.project, Path(mark.project))
-        ):
-            continue
-        when = parse_time(other.at, "change time")
-        if first <= when <= last:
-            where = "at the same time" if when == at else ("before" if when < at else "after")
-            warnings.append(
-                f"another change, '{other.text}' ({other.at}), falls among these tasks "
-                f"({where} this one): its effect counts in this comparison too"
-            )
+    if len(others) == 1:
+        (when, other), *_ = others
+        where = "at the same time" if when == at else ("before" if when < at else "after")
+        warnings.append(
+            f"another change, '{other.text}' ({other.at}), falls among these tasks "
+            f"({where} this one): its effect counts in this comparison too"
+        )
+    elif others:
+        sides = {
+            "before this one": sum(when < at for when, _ in others),
+            "at the same time": sum(when == at for when, _ in others),
+            "after it": sum(when > at for when, _ in others),
+        }
+        where = ", ".join(f"{n} {side}" for side, n in sides.items() if n)
+        named = ", ".join(f"'{other.text}' ({other.at})" for _, other in others[:NAMED])
+        rest = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
+        warnings.append(
+            f"{len(others)} other changes fall among these tasks ({where}): {named}{rest}; "
+            "their effects count in this comparison too"
+        )
     running = [t for t in before if (_utc(t.ended_at) or at) > at]
     if running:
         count = "1 task" if len(running) == 1 else f"{len(running)} tasks"
@@ -294,10 +367,6 @@ def _mixed_in(
             "told by its start)"
         )
     return warnings
-
-
-def _start(session: SessionRecord) -> datetime:
-    return parse_time(session.started_at or "", "session start")
 
 
 def _utc(text: str | None) -> datetime | None:

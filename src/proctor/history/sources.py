@@ -78,7 +78,8 @@ def history_folders(agent: str, home: Path | None, env: Mapping[str, str]) -> li
     Claude Code configuration folder per account, say), unless the whole value names a
     folder."""
     value = env.get("CLAUDE_CONFIG_DIR") or ""
-    if agent != "claude-code" or home is not None or "," not in value or Path(value).is_dir():
+    # (os.path.isdir: a value that cannot be looked at is split, and each part reported.)
+    if agent != "claude-code" or home is not None or "," not in value or os.path.isdir(value):
         return [history_folder(agent, home, env)]
     named = [part.strip() for part in value.split(",") if part.strip()]
     return [Path(part) for part in dict.fromkeys(named)] or [history_folder(agent, home, env)]
@@ -167,7 +168,13 @@ def agent_sessions(
             if not linked.first(os.path.join(tmp, project)):
                 continue
             chats = tmp / project / "chats"
-            if not chats.is_dir():
+            try:
+                if not chats.is_dir():
+                    continue
+            except OSError as exc:  # a project folder that cannot be entered (chmod 000)
+                if unreadable is not None:
+                    reason = f"{unreachable(exc, chats)}: its sessions are left out"
+                    unreadable.append(Unavailable(agent=agent, path=str(chats), reason=reason))
                 continue
             names = listed(chats, folders=False)
             for pattern in (".jsonl", ".json"):
@@ -322,14 +329,28 @@ def _note(
         unreadable.append(Unavailable(agent=agent, path=entry.path, reason=reason))
 
 
+def unreachable(exc: OSError, path: Path | str) -> str:
+    """Why a file or folder that could not be looked at is unavailable: ``permission
+    denied: PATH`` (a folder on the way that cannot be entered, chmod 000), else the
+    system's reason."""
+    where = exc.filename if isinstance(exc.filename, str) else os.fspath(path)
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {where}"
+    return f"cannot be read ({exc.strerror or exc}): {where}"
+
+
 def _missing_reason(agent: str, folder: Path) -> str | None:
+    """Why ``agent``'s history ``folder`` is not there to be read; None when it is."""
     wanted = {"claude-code": "projects", "codex": "sessions", "gemini-cli": "tmp"}[agent]
-    if not folder.is_dir():
-        return f"no history folder {folder}"
-    if agent == "codex" and (folder / "archived_sessions").is_dir():
-        return None
-    if not (folder / wanted).is_dir():
-        return f"{folder} has no {wanted}/ folder: {agent} has recorded no session here"
+    try:
+        if not folder.is_dir():
+            return f"no history folder {folder}"
+        if agent == "codex" and (folder / "archived_sessions").is_dir():
+            return None
+        if not (folder / wanted).is_dir():
+            return f"{folder} has no {wanted}/ folder: {agent} has recorded no session here"
+    except OSError as exc:  # the folder, or one above it, cannot be entered
+        return unreachable(exc, folder)
     return None
 
 
@@ -343,10 +364,17 @@ def find_sessions(
     for agent in agents:
         for folder in history_folders(agent, home, env):
             reason = _missing_reason(agent, folder)
+            if reason is None:
+                # Each folder on its own: one that fails as it is listed loses no other's.
+                unreadable: list[Unavailable] = []
+                try:
+                    found = list(agent_sessions(agent, folder, unreadable))
+                except OSError as exc:
+                    found, reason = [], f"{unreachable(exc, folder)}: its sessions are left out"
+                unavailable += unreadable
+                sessions += found
             if reason is not None:
                 unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
-                continue
-            sessions.extend(agent_sessions(agent, folder, unavailable))
     return threads_folded(each_once(sessions)), unavailable
 
 
@@ -365,24 +393,13 @@ def sessions_under(
     # A session named twice (overlapping folders, a link) is replayed once.
     seen: set[tuple[int, int] | str] = set()
     for path in paths:
-        if not path.exists():
-            unavailable.append(Unavailable(path=str(path), reason="no such file or folder"))
-            continue
-        if not path.is_file() and not path.is_dir():
-            reason = "not a regular file or a folder (a named pipe, a device): not read"
+        # Each path on its own: one that cannot be looked at loses none of the others.
+        try:
+            found = _sessions_given(path, wanted, unavailable)
+        except OSError as exc:
+            found = []
+            reason = f"{unreachable(exc, path)}: its sessions are left out"
             unavailable.append(Unavailable(path=str(path), reason=reason))
-            continue
-        if path.is_file() and (_is_part(path) or gemini_subagent(first_record(path))):
-            reason = "a subagent or side file: it is read with its main session (give that one)"
-            unavailable.append(Unavailable(path=str(path), reason=reason))
-            continue
-        unreadable: list[Unavailable] = []
-        found = [s for s in _sessions_in(path, unreadable) if s.agent in wanted]
-        unavailable += unreadable
-        if not found and not (path.is_file() and unreadable):
-            unavailable.append(
-                Unavailable(path=str(path), reason="no session transcript of the agents asked for")
-            )
         if len(paths) == 1:  # one folder lists each file once: no path to resolve
             sessions.extend(found)
             continue
@@ -392,6 +409,30 @@ def sessions_under(
                 seen.add(identity)
                 sessions.append(session)
     return threads_folded(each_once(sessions)), unavailable
+
+
+def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]) -> list[Session]:
+    """The sessions of ``wanted`` agents in one ``PATH`` given by the user; why it holds none
+    is added to ``unavailable``. An OSError when the path itself cannot be looked at."""
+    if not path.exists():
+        unavailable.append(Unavailable(path=str(path), reason="no such file or folder"))
+        return []
+    if not path.is_file() and not path.is_dir():
+        reason = "not a regular file or a folder (a named pipe, a device): not read"
+        unavailable.append(Unavailable(path=str(path), reason=reason))
+        return []
+    if path.is_file() and (_is_part(path) or gemini_subagent(first_record(path))):
+        reason = "a subagent or side file: it is read with its main session (give that one)"
+        unavailable.append(Unavailable(path=str(path), reason=reason))
+        return []
+    unreadable: list[Unavailable] = []
+    found = [s for s in _sessions_in(path, unreadable) if s.agent in wanted]
+    unavailable += unreadable
+    if not found and not (path.is_file() and unreadable):
+        unavailable.append(
+            Unavailable(path=str(path), reason="no session transcript of the agents asked for")
+        )
+    return found
 
 
 def threads_folded(sessions: list[Session]) -> list[Session]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 
@@ -88,6 +89,21 @@ def week_of(session: SessionRecord) -> str:
     return f"{year}-W{week:02d}"
 
 
+def project_key(project: str | None) -> str:
+    """The folder a session ran in as ``--by project`` groups it: the same folder named with
+    a trailing ``/``, ``..`` or through a link is one project, as ``--project`` matches it
+    (:func:`~proctor.history.projects.same_project`). A Gemini CLI project known by its hash
+    stays as it is."""
+    if not project:
+        return "unknown project"
+    if not os.path.isabs(project):
+        return project
+    try:
+        return os.path.realpath(project)
+    except ValueError:  # a NUL in the name: no folder has it
+        return project
+
+
 GROUP_KEYS: dict[str, Callable[[SessionRecord], str]] = {
     "project": lambda s: s.project or "unknown project",
     "week": week_of,
@@ -112,8 +128,12 @@ def history_report(
     groups: list[GroupSummary] = []
     if by is not None:
         keyed: dict[str, list[SessionRecord]] = {}
+        same: dict[str, str] = {}  # each project's folder resolved once, not per session
         for session in ordered:
-            keyed.setdefault(GROUP_KEYS[by](session), []).append(session)
+            key = GROUP_KEYS[by](session)
+            if by == "project":
+                key = same.get(key) or same.setdefault(key, project_key(session.project))
+            keyed.setdefault(key, []).append(session)
         groups = [summarise(key, keyed[key], pricing) for key in sorted(keyed)]
     return HistoryReport(
         by=by,

@@ -4,7 +4,7 @@
 its models (each check, each loop, every context figure). A history replay keeps a dozen
 numbers of each of its thousands of sessions, most of a few steps, where building those models
 cost more than reading the steps. :func:`step_figures` gives the same numbers from the same
-per-step rules (:func:`~proctor.metrics.trace.is_code_edit`,
+per-step rules (:func:`~proctor.metrics.trace.changes_code`,
 :func:`~proctor.metrics.steps.check_outcome`, :func:`~proctor.metrics.loops.edit_key`, …);
 ``tests/unit/metrics/test_figures.py`` holds it to :func:`metrics_of_steps` on every session
 of the fixtures and on thousands of random steps.
@@ -27,6 +27,7 @@ from proctor.metrics.trace import (
     READ_KINDS,
     SEARCH_KINDS,
     Step,
+    changes_code,
     is_code_edit,
     normalise_command,
     seconds_since,
@@ -39,9 +40,9 @@ class StepFigures(msgspec.Struct, gc=False):
     """A session's figures, as :class:`~proctor.models.history.SessionSummary` holds them."""
 
     is_task: bool
-    """An edit or write changed code (see :func:`~proctor.metrics.trace.is_code_edit`)."""
+    """An edit or write changed code (see :func:`~proctor.metrics.trace.changes_code`)."""
     verified: bool | None
-    """A passing check ran after the last code edit; None when the session is not a task."""
+    """A passing check ran after the last edit that changed code; None when not a task."""
     by_kind: dict[str, int]
     """Tool calls per kind, in the order each kind first came."""
     reads: int
@@ -68,7 +69,7 @@ def step_figures(
     step's index its place), the first timestamp being ``start``, with no expected files."""
     config = config or DEFAULT_METRICS_CONFIG
     by_kind: dict[str, int] = {}
-    first = last = None  # the first and last code edits
+    first = last = None  # the first code edit attempted, the last that changed code
     looking = 0  # reads and searches before the first code edit
     checks: list[tuple[int, str]] = []
     failing: dict[str, int] = {}
@@ -82,9 +83,10 @@ def step_figures(
             key = edit_key(step)
             edit_counts[key] = edit_counts.get(key, 0) + 1
             if is_code_edit(step):
-                last = step
-                if first is None:
+                if first is None:  # orientation ends at the first attempt
                     first = step
+                if changes_code(step):
+                    last = step
             continue
         if first is None and kind in LOOKING_KINDS:
             looking += 1
@@ -112,7 +114,7 @@ def step_figures(
         fired = task_rules_fired(verified, reads_before, failed, loops, config)
     proxy = frozenset(edited)
     return StepFigures(
-        is_task=first is not None,
+        is_task=last is not None,
         verified=verified,
         by_kind=by_kind,
         reads=sum(by_kind.get(k, 0) for k in READ_KINDS),

@@ -9,15 +9,16 @@ from proctor.metrics import steps as step_metrics
 from proctor.metrics.context import context_metrics
 from proctor.metrics.effort import effort
 from proctor.metrics.loops import find_loops
-from proctor.metrics.trace import Step, build_steps, is_code_edit, trial_start
+from proctor.metrics.trace import Step, build_steps, changes_code, trial_start
 from proctor.models.pricing import PriceTable
 from proctor.models.process import DEFAULT_METRICS_CONFIG, Effort, MetricsConfig, ProcessMetrics
 from proctor.models.trajectory import Event
 
 
 def changed_code(steps: Sequence[Step]) -> bool:
-    """True when an edit or write touched a file that is not documentation (or named none)."""
-    return any(is_code_edit(step) for step in steps)
+    """True when an edit or write touched a file that is not documentation (or named none)
+    and was neither rejected nor failed (see :func:`~proctor.metrics.trace.changes_code`)."""
+    return any(changes_code(step) for step in steps)
 
 
 def compute_process_metrics(

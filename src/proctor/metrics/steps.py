@@ -12,6 +12,7 @@ from proctor.metrics.trace import (
     READ_KINDS,
     SEARCH_KINDS,
     Step,
+    changes_code,
     is_code_edit,
     normalise_command,
     seconds_since,
@@ -67,23 +68,26 @@ def count_steps(steps: Sequence[Step], checks: Sequence[CheckRun]) -> StepCounts
 
 
 def first_edit(steps: Sequence[Step]) -> Step | None:
-    """The first edit or write that changes code (see :func:`is_code_edit`); None when none."""
+    """The first attempt at an edit or write of code (see :func:`is_code_edit`), whether it
+    succeeded or not: where orientation ends. None when none."""
     return next((s for s in steps if is_code_edit(s)), None)
 
 
 def last_edit(steps: Sequence[Step]) -> Step | None:
-    """The last edit or write that changes code (see :func:`is_code_edit`); None when none."""
-    return next((s for s in reversed(steps) if is_code_edit(s)), None)
+    """The last edit or write that changed code (see :func:`changes_code`): neither rejected
+    nor failed. None when none."""
+    return next((s for s in reversed(steps) if changes_code(s)), None)
 
 
 def orientation(steps: Sequence[Step], start: datetime | None) -> Orientation:
-    """Reads and searches, tool calls and seconds before the first edit that changes code.
+    """Reads and searches, tool calls and seconds before the first attempt at a code edit.
 
-    Editing notes first is still orientation. All None when no edit changes code; the seconds
-    are None when that edit or every event lacks a timestamp.
+    Editing notes first is still orientation; an attempt that was rejected or failed ends it
+    all the same (the agent had decided where to change code). All None when no edit changed
+    code (not a task); the seconds are None when that edit or every event lacks a timestamp.
     """
     edit = first_edit(steps)
-    if edit is None:
+    if edit is None or last_edit(steps) is None:
         return Orientation()
     before = steps[: edit.index]
     return Orientation(
@@ -94,10 +98,11 @@ def orientation(steps: Sequence[Step], start: datetime | None) -> Orientation:
 
 
 def verified(steps: Sequence[Step], checks: Sequence[CheckRun]) -> bool | None:
-    """True when a check with outcome ``pass`` ran after the last edit that changes code.
+    """True when a check with outcome ``pass`` ran after the last edit that changed code.
 
-    Editing documentation afterwards needs no new check. None when no edit changes code (not
-    applicable). An ``unknown`` outcome is never a pass.
+    Editing documentation afterwards, or an edit that was rejected or failed, needs no new
+    check. None when no edit changed code (not applicable). An ``unknown`` outcome is never a
+    pass.
     """
     edit = last_edit(steps)
     if edit is None:

@@ -114,10 +114,25 @@ def is_code_edit(step: Step) -> bool:
     """An edit or write touching a file that is not documentation, or naming no file.
 
     Editing only ``CHANGELOG.md`` or notes does not change code: such an edit neither makes a
-    trial a task nor needs a check after it.
+    trial a task nor needs a check after it. A code edit may still have failed or been
+    denied: :func:`changes_code` says whether it changed code.
     """
     return step.kind in EDIT_KINDS and (
         not step.files or any(not f.lower().endswith(DOC_SUFFIXES) for f in step.files)
+    )
+
+
+def changes_code(step: Step) -> bool:
+    """A code edit (:func:`is_code_edit`) whose result is not a failure or a denial: one that
+    changed code. An edit without a result counts (a transcript cut short may have lost it).
+
+    Only such an edit makes a trial a task and needs a check after it; a rejected or failed
+    edit changed nothing.
+    """
+    return (
+        is_code_edit(step)
+        and step.outcome != "fail"
+        and (step.result is None or not step.result.denied)
     )
 
 

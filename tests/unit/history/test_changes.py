@@ -16,6 +16,7 @@ from proctor.history.changes import (
     UNCONTROLLED,
     add_mark,
     compare_change,
+    compare_changes,
     journal_path,
     mark_for,
     parse_time,
@@ -401,14 +402,65 @@ def test_another_change_among_the_tasks_is_named() -> None:
     later = ChangeMark(text="much later", project=PROJECT, at="2026-11-29T00:00:00+00:00")
     marks = [CHANGE, inside, same_time, elsewhere, later]
     result = compare_change(CHANGE, [*before, *after], marks)
-    assert result.warnings == [
+    assert result.warnings == [  # one warning for both, in time order
+        "2 other changes fall among these tasks (1 at the same time, 1 after it): "
+        "'model bumped' (2026-11-15T00:00:00+00:00), 'prompt edited' "
+        "(2026-11-21T00:00:00+00:00); their effects count in this comparison too",
+    ]
+    assert "| note: 2 other changes fall among these tasks" in render_changes([result])
+    assert compare_change(CHANGE, [*before, *after]).warnings == []  # the control: none given
+    one = compare_change(CHANGE, [*before, *after], [CHANGE, inside, elsewhere, later])
+    assert one.warnings == [
         "another change, 'prompt edited' (2026-11-21T00:00:00+00:00), falls among these tasks "
         "(after this one): its effect counts in this comparison too",
-        "another change, 'model bumped' (2026-11-15T00:00:00+00:00), falls among these tasks "
-        "(at the same time this one): its effect counts in this comparison too",
     ]
-    assert "| note: another change, 'prompt edited'" in render_changes([result])
-    assert compare_change(CHANGE, [*before, *after]).warnings == []  # the control: none given
+
+
+def test_the_changes_output_grows_with_the_number_of_marks_not_its_square() -> None:
+    tasks = [task(day, 60, 2, True) for day in range(1, 29)]
+
+    def changes(count: int) -> tuple[str, list[str]]:
+        # Every mark between the first task and the last, each among the others' tasks.
+        marks = [
+            ChangeMark(
+                text=f"change {i}",
+                project=PROJECT,
+                at=f"2026-11-14T{i // 60:02d}:{i % 60:02d}:00+00:00",
+            )
+            for i in range(count)
+        ]
+        compared = compare_changes(marks, tasks)
+        return render_changes(compared), [w for c in compared for w in c.warnings]
+
+    text, warnings = changes(50)
+    assert len(warnings) == 50  # one per comparison, naming two and counting the rest
+    assert warnings[0] == (
+        "49 other changes fall among these tasks (49 after it): 'change 1' "
+        "(2026-11-14T00:01:00+00:00), 'change 2' (2026-11-14T00:02:00+00:00) and 47 more; "
+        "their effects count in this comparison too"
+    )
+    assert sum("other changes fall among" in line for line in text.splitlines()) == 50
+    small, _ = changes(10)
+    assert len(text) < 6 * len(small)  # linear: five times the marks, about five times the text
+
+
+def test_each_mark_s_time_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import proctor.history.changes as changes_module
+
+    read: list[str] = []
+    real = changes_module.parse_time
+
+    def parse_time(text: str, what: str, *, local: bool = False) -> object:
+        read.append(text) if what == "change time" else None
+        return real(text, what, local=local)
+
+    monkeypatch.setattr(changes_module, "parse_time", parse_time)
+    marks = [
+        ChangeMark(text=f"change {day}", project=PROJECT, at=f"2026-11-{day:02d}T12:00:00+00:00")
+        for day in range(1, 29)
+    ]
+    compare_changes(marks, [task(day, 60, 2, True) for day in range(1, 29)])
+    assert sorted(read) == sorted(m.at for m in marks)
 
 
 def test_a_task_still_running_at_the_change_is_noted() -> None:

@@ -4,6 +4,7 @@ controls that must break the figures."""
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
@@ -30,7 +31,7 @@ from proctor.models.history import GroupSummary, HistoryReport, SessionSummary, 
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ModelUsage
 from proctor.util.pool import forked_pool, start_worker
-from tests.unit.history.planted import PROJECT_A, PROJECT_B, plant
+from tests.unit.history.planted import PROJECT_A, PROJECT_B, ClaudeSession, plant, project_folder
 
 PRICES = PriceTable(prices={"claude-test-1": ModelPrice(input_per1_m=1.0, output_per1_m=10.0)})
 
@@ -110,6 +111,49 @@ def test_groups_per_project_week_and_agent(home: Path) -> None:
     ]
     by_agent = history_report(sessions, [], PRICES, "agent").groups
     assert [(g.key, g.sessions) for g in by_agent] == [("claude-code", 4)]
+
+
+def test_one_project_named_with_a_trailing_slash_or_through_a_link_is_one_group(
+    home: Path, tmp_path: Path
+) -> None:
+    trail = tmp_path / "w" / "trail"
+    trail.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(trail)
+    s1, s2, s3, s4 = replayed(home)
+    named = [f"{trail}/", str(trail), str(tmp_path / "link"), f"{tmp_path}/w/../w/trail"]
+    sessions = [
+        msgspec.structs.replace(s, project=p) for s, p in zip((s1, s2, s3, s4), named, strict=True)
+    ]
+    by_project = history_report(sessions, [], PRICES, "project").groups
+    assert [(g.key, g.sessions, g.tasks) for g in by_project] == [(str(trail), 4, 2)]
+    gemini = [msgspec.structs.replace(s, project="gemini:ab12") for s in (s1, s2)]
+    unknown = [msgspec.structs.replace(s, project=None) for s in (s3, s4)]
+    keys = [g.key for g in history_report([*gemini, *unknown], [], PRICES, "project").groups]
+    assert keys == ["gemini:ab12", "unknown project"]
+
+
+def test_a_session_whose_only_code_edit_was_rejected_or_failed_is_no_task(tmp_path: Path) -> None:
+    rejected = ClaudeSession("dddddddd-0000-4000-8000-000000000001", PROJECT_A, "2026-11-05")
+    rejected.user("10:00:00", "Change x.")
+    rejected.tool("10:01:00", "Edit", {"file_path": f"{PROJECT_A}/x.py", "old_string": "a"})
+    refusal = json.loads(rejected.lines.pop())  # its result, as Claude Code writes a rejection
+    refusal["message"]["content"][0]["content"] = (
+        "The user doesn't want to proceed with this tool use."
+    )
+    refusal["toolUseResult"] = "User rejected tool use"
+    rejected.raw(json.dumps(refusal))
+    failed = ClaudeSession("dddddddd-0000-4000-8000-000000000002", PROJECT_A, "2026-11-05")
+    failed.user("11:00:00", "Change y.")
+    failed.tool("11:01:00", "Edit", {"file_path": f"{PROJECT_A}/y.py", "old_string": "z"}, True)
+    failed.tool("11:02:00", "Bash", {"command": "pytest"})
+    for session in (rejected, failed):
+        session.write(
+            project_folder(tmp_path / ".claude", PROJECT_A) / f"{session.session_id}.jsonl"
+        )
+    sessions = replayed(tmp_path)
+    assert [(s.is_task, s.verified, s.rules_fired) for s in sessions] == [(False, None, [])] * 2
+    total = history_report(sessions, [], PRICES).total
+    assert (total.sessions, total.tasks, total.non_tasks) == (2, 0, 2)
 
 
 def test_filters_by_project_and_dates(home: Path) -> None:

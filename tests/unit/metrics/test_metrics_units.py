@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from metrics_fixtures import call, result, shell
 
@@ -19,6 +21,7 @@ from proctor.metrics.context import (
     symbol_hit,
 )
 from proctor.metrics.effort import cost, effort, elapsed_seconds, tokens_by_model
+from proctor.metrics.figures import step_figures
 from proctor.metrics.loops import find_loops
 from proctor.metrics.steps import count_steps, find_checks, orientation, rework, verified
 from proctor.metrics.trace import (
@@ -275,6 +278,56 @@ def test_documentation_only_trial_has_no_orientation_or_verification() -> None:
     metrics = compute_process_metrics(_write("README.md"))
     assert metrics.verified is None
     assert metrics.orientation.steps_before_first_edit is None
+
+
+def _rejected(path: str) -> list[Event]:
+    """An edit of ``path`` the user rejected: the tool never ran."""
+    return [call(path, "edit", files=[path]), result(path, False, denied=True)]
+
+
+def _failed(path: str) -> list[Event]:
+    """An edit of ``path`` that failed (its old text was not found): the file is unchanged."""
+    return [call(path, "edit", files=[path]), result(path, True, output="not found")]
+
+
+@pytest.mark.parametrize("attempt", [_rejected, _failed], ids=["rejected", "failed"])
+def test_a_trial_whose_only_code_edit_was_rejected_or_failed_is_no_task(attempt: Any) -> None:
+    events = [call("r1", "read", files=["calc.py"]), *attempt("calc.py")]
+    metrics = compute_process_metrics(events)
+    assert (metrics.is_task, metrics.verified) == (False, None)
+    assert metrics.orientation.steps_before_first_edit is None
+    assert not any(r.applicable for r in evaluate_rules(metrics, MetricsConfig()))
+    figures = step_figures(build_steps(events), None)
+    assert (figures.is_task, figures.verified, figures.rules_fired) == (False, None, [])
+    assert figures.steps_before_first_edit is None
+
+
+def test_control_an_edit_whose_result_is_missing_changed_code() -> None:
+    events = [call("r1", "read", files=["calc.py"]), call("e1", "edit", files=["calc.py"])]
+    metrics = compute_process_metrics(events)  # a transcript cut short lost the result
+    assert (metrics.is_task, metrics.verified) == (True, False)
+    assert step_figures(build_steps(events), None).is_task is True
+
+
+@pytest.mark.parametrize("attempt", [_rejected, _failed], ids=["rejected", "failed"])
+def test_a_failed_last_edit_needs_no_check_after_it(attempt: Any) -> None:
+    events = [*_write("calc.py"), shell("t", "pytest"), result("t"), *attempt("util.py")]
+    metrics = compute_process_metrics(events)
+    assert (metrics.is_task, metrics.verified) == (True, True)
+    assert step_figures(build_steps(events), None).verified is True
+
+
+def test_orientation_ends_at_the_first_code_edit_attempted_even_a_failed_one() -> None:
+    events = [
+        call("r1", "read", files=["calc.py"]),
+        *_failed("calc.py"),
+        call("r2", "read", files=["calc.py"]),
+        *_write("calc.py"),
+    ]
+    got = compute_process_metrics(events).orientation
+    assert (got.reads_before_first_edit, got.steps_before_first_edit) == (1, 1)
+    figures = step_figures(build_steps(events), None)
+    assert (figures.reads_before_first_edit, figures.steps_before_first_edit) == (1, 1)
 
 
 def test_blank_expected_symbols_are_ignored() -> None:

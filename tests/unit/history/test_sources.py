@@ -1,0 +1,132 @@
+"""Where sessions are listed from: a history folder or a PATH that cannot be looked at is
+unavailable with its reason, and every other one is still read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from proctor.history import sources as sources_module
+from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.models.history import Unavailable
+from tests.unit.history.planted import plant
+
+
+def refuse_under(monkeypatch: pytest.MonkeyPatch, locked: Path, *names: str) -> None:
+    """``Path.is_dir``, ``exists`` and ``is_file`` of anything under ``locked`` raise, as they
+    do for a user who is not root when ``locked`` (or a folder above) is chmod 000."""
+    for name in names or ("is_dir", "exists", "is_file"):
+        real = getattr(Path, name)
+
+        def probe(self: Path, *, _real=real) -> bool:  # type: ignore[no-untyped-def]
+            if self == locked or locked in self.parents:
+                raise PermissionError(13, "Permission denied", str(self))
+            return bool(_real(self))
+
+        monkeypatch.setattr(Path, name, probe)
+
+
+def test_a_history_folder_that_cannot_be_entered_is_unavailable_and_the_others_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    plant(home / ".claude")
+    (home / ".codex" / "sessions").mkdir(parents=True)
+    refuse_under(monkeypatch, home / ".codex", "is_dir")
+    sessions, unavailable = find_sessions(["claude-code", "codex"], home, {})
+    assert len(sessions) == 4  # Claude Code's are read all the same
+    assert [(u.agent, u.path) for u in unavailable] == [("codex", str(home / ".codex"))]
+    assert unavailable[0].reason == f"permission denied: {home / '.codex'}"
+
+
+def test_control_the_same_history_entered_is_read(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    plant(home / ".claude")
+    (home / ".codex" / "sessions").mkdir(parents=True)
+    sessions, unavailable = find_sessions(["claude-code", "codex"], home, {})
+    assert len(sessions) == 4 and unavailable == []
+
+
+def test_a_gemini_project_folder_that_cannot_be_entered_is_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmp = tmp_path / "home" / ".gemini" / "tmp"
+    for project in ("locked", "open"):
+        (tmp / project / "chats").mkdir(parents=True)
+        (tmp / project / "chats" / "session-2026-12-01T10-00-aaaa.jsonl").write_text("{}\n")
+    refuse_under(monkeypatch, tmp / "locked", "is_dir")
+    sessions, unavailable = find_sessions(["gemini-cli"], tmp_path / "home", {})
+    assert [s.path.parent.parent.name for s in sessions] == ["open"]
+    assert [u.path for u in unavailable] == [str(tmp / "locked" / "chats")]
+    assert unavailable[0].reason.startswith("permission denied: ")
+
+
+def test_one_of_several_config_folders_failing_as_it_is_listed_loses_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    plant(first)
+    plant(second)
+    real = sources_module.agent_sessions
+
+    def failing(agent: str, folder: Path, unreadable: object = None) -> Iterator[Session]:
+        for session in real(agent, folder, unreadable):  # type: ignore[arg-type]
+            if folder == first:
+                raise OSError(5, "Input/output error", session.file)
+            yield session
+
+    monkeypatch.setattr(sources_module, "agent_sessions", failing)
+    env = {"CLAUDE_CONFIG_DIR": f"{first},{second}"}
+    sessions, unavailable = find_sessions(["claude-code"], None, env)
+    assert len(sessions) == 4 and all(second in s.path.parents for s in sessions)
+    assert [u.path for u in unavailable] == [str(first)]
+    assert "cannot be read (Input/output error)" in unavailable[0].reason
+
+
+def test_a_path_that_cannot_be_looked_at_is_unavailable_and_the_other_paths_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plant(tmp_path / "good" / ".claude")
+    locked = tmp_path / "locked"
+    (locked / "inner").mkdir(parents=True)
+    refuse_under(monkeypatch, locked)
+    paths = [locked / "inner", tmp_path / "good" / ".claude", locked]
+    sessions, unavailable = sessions_under(paths, ["claude-code"])
+    assert len(sessions) == 4
+    assert [u.path for u in unavailable] == [str(locked / "inner"), str(locked)]
+    for gone in unavailable:
+        assert gone.reason == f"permission denied: {gone.path}: its sessions are left out"
+
+
+def test_a_path_whose_history_layout_cannot_be_looked_at_loses_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plant(tmp_path / "good")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    # The folder itself can be looked at, not what is in it (chmod 000 on ``locked``).
+    real = Path.is_dir
+
+    def is_dir(self: Path) -> bool:
+        if locked in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "is_dir", is_dir)
+    sessions, unavailable = sessions_under([locked, tmp_path / "good"], ["claude-code"])
+    assert len(sessions) == 4
+    assert unavailable == [
+        Unavailable(
+            path=str(locked),
+            reason=f"permission denied: {locked / 'projects'}: its sessions are left out",
+        )
+    ]
+
+
+def test_control_a_config_folder_whose_name_holds_a_comma_is_one_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "a,b"
+    plant(folder)
+    sessions, unavailable = find_sessions(["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(folder)})
+    assert len(sessions) == 4 and unavailable == []
