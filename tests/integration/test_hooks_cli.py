@@ -700,3 +700,66 @@ def test_codex_user_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
     )  # fmt: skip
     code, report = run_json(proctor, str(user), "--agent", "codex", "--cases", str(cases))
     assert code == 0, [r["message"] for r in report["results"]]
+
+
+def test_user_settings_hooks_naming_dot_entries_copy_no_credentials(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    write(home / ".claude" / ".credentials.json", '{"token": "sk-ant-not-for-copies"}')
+    write(home / ".claude" / "hooks" / ".credentials.json", '{"token": "nested"}')
+    write(home / ".claude" / "hooks" / "check.sh", "exit 0\n")
+    write(home / ".gemini" / ".env", "GEMINI_API_KEY=not-for-copies\n")
+    write(home / ".ssh" / "id_rsa", "PRIVATE KEY\n")
+    look = (
+        "cat ~/.claude/./.credentials.json ~/.claude/../.ssh/id_rsa ~/.claude/../.gemini/.env "
+        "~/.claude/hooks/.credentials.json 2>/dev/null; test -e ~/.claude/hooks/check.sh"
+    )
+    user = settings(home / ".claude" / "settings.json", "Stop", "", look)
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 0}}])
+    result = proctor("hooks", "test", str(user), "--cases", str(cases), "--json")
+    assert result.code == 0, result.out
+    assert "not-for-copies" not in result.out and "PRIVATE" not in result.out
+    assert "nested" not in result.out  # a credentials file inside a copied folder stays out
+    report = json.loads(result.out)
+    assert report["homeCopies"] == [str(home / ".claude" / "hooks")]
+    assert str(home / ".claude") in report["homeWithheld"]  # `.` names the folder itself
+    assert not list((tmp_path / "scratch").rglob("id_rsa"))
+
+
+def test_gemini_user_settings_never_copy_the_env_file_a_hook_names(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
+    write(home / ".gemini" / ".env", "GEMINI_API_KEY=not-for-copies\n")
+    hook = '. ~/.gemini/.env 2>/dev/null; echo "key=$GEMINI_API_KEY" >&2'
+    user = write(
+        home / ".gemini" / "settings.json",
+        {"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": hook}]}]}},
+    )
+    cases = write(
+        tmp_path / "c.json",
+        [{"id": "a", "agent": "gemini-cli", "event": "AfterAgent", "prompt": "hi",
+          "expect": {"exitCode": 0}}],
+    )  # fmt: skip
+    code, report = run_json(proctor, str(user), "--cases", str(cases))
+    assert "not-for-copies" not in json.dumps(report)
+    assert report["homeWithheld"] == [str(home / ".gemini" / ".env")], code
+
+
+def test_a_user_hook_naming_its_folder_without_an_entry_gets_a_note(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    write(home / ".claude" / "hooks" / "check.sh", "exit 0\n")
+    user = settings(
+        home / ".claude" / "settings.json", "Stop", "", "cd ~/.claude && sh hooks/check.sh"
+    )
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 1}}])
+    text = proctor("hooks", "test", str(user), "--cases", str(cases))
+    assert "note: names your agent folder, but nothing of it was copied" in text.out
+    assert "cd ~/.claude && sh hooks/check.sh (no entry named)" in text.out

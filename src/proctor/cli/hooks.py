@@ -79,6 +79,11 @@ def test_command(
             f"note: not copied (holds credentials or session records), though a hook names it: "
             f"{withheld}"
         )
+    for command in report.home_unresolved:
+        click.echo(
+            "note: names your agent folder, but nothing of it was copied into the scratch "
+            f"home: {command}; name each file the hook needs by its path (~/.claude/hooks/x.sh)"
+        )
     summary = f"{report.passed} passed, {report.failed} failed"
     if report.errored:
         summary += f", {report.errored} could not run"

@@ -47,6 +47,8 @@ class HooksReport(CamelModel):
     """Entries of the user's agent folder copied into each scratch home (user settings)."""
     home_withheld: list[str] = []
     """Entries the commands name that hold credentials or sessions, never copied."""
+    home_unresolved: list[str] = []
+    """Commands that name the user's agent folder where no entry to copy could be told."""
 
     @property
     def exit_code(self) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from proctor.addons.hooks.inputs import Session, expand_command, hook_environment
 from proctor.addons.hooks.results import HookRunResult
-from proctor.addons.hooks.sources import WORKTREES, HookSpec
+from proctor.addons.hooks.sources import SECRET_FILES, WORKTREES, HookSpec
 from proctor.addons.hooks.verdict import Reading, read_result
 from proctor.errors import ConfigError
 from proctor.util.masking import mask
@@ -128,13 +128,20 @@ def copy_config_folder(folder: Path, project: Path) -> None:
 
 def copy_home_entries(entries: tuple[Path, ...], home: Path) -> None:
     """Copy each entry of the user's agent folder (``~/.claude/hooks``) to the same place in
-    the scratch ``home``, links followed. Raises ConfigError when one cannot be read."""
+    the scratch ``home``, links followed, files that hold credentials (:data:`SECRET_FILES`)
+    left out at any depth. Raises ConfigError when one cannot be read."""
     for entry in entries:
         copy = home / entry.parent.name / entry.name
         copy.parent.mkdir(parents=True, exist_ok=True)
         try:
             if entry.is_dir():
-                shutil.copytree(entry, copy, ignore_dangling_symlinks=True, dirs_exist_ok=True)
+                shutil.copytree(
+                    entry,
+                    copy,
+                    ignore=lambda _, names: [n for n in names if n in SECRET_FILES],
+                    ignore_dangling_symlinks=True,
+                    dirs_exist_ok=True,
+                )
             else:
                 shutil.copy2(entry, copy)
         except shutil.Error as exc:

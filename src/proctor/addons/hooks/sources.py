@@ -77,6 +77,8 @@ class HookSource:
     copied into each scratch home."""
     home_withheld: tuple[Path, ...] = ()
     """Entries so named that hold credentials or session records: never copied."""
+    home_unresolved: tuple[str, ...] = ()
+    """Commands naming the user's agent folder where no entry to copy could be told."""
 
 
 PROJECT_SETTINGS = {
@@ -86,15 +88,24 @@ PROJECT_SETTINGS = {
 }
 """Project folder name → the settings files in it that a CLI reads for the project."""
 WORKTREES = "worktrees"
-HOME_WITHHELD = {
-    ".claude": {".credentials.json", "projects", "todos", "shell-snapshots", "file-history"},
-    ".gemini": {"oauth_creds.json", "google_accounts.json", "tmp", "history"},
-    ".codex": {"auth.json", "sessions", "archived_sessions", "history.jsonl", "log"},
-}
-"""Entries of a user's agent folder that hold credentials or session records: a hook test
-never copies them into its scratch home, even when a command names them."""
-_HOME_NAMED = r"""(?:~|\$HOME\b|\$\{HOME\})["']?/%s/([^/\s'"`;|&()<>$]+)"""
 """Claude Code's checkouts for ``--worktree`` sessions inside ``.claude``: never copied."""
+SECRET_FILES = frozenset(
+    {".credentials.json", "auth.json", "oauth_creds.json", "google_accounts.json", ".env"}
+)
+"""File names that hold credentials: never copied into a scratch home, at any depth."""
+HOME_WITHHELD = {
+    ".claude": {
+        "projects", "todos", "shell-snapshots", "file-history", "history.jsonl", "session-env",
+        "ide", "statsig", "telemetry", "debug", "backups",
+    },
+    ".gemini": {"tmp", "history", "installation_id", "user_id"},
+    ".codex": {"sessions", "archived_sessions", "history.jsonl", "log"},
+}  # fmt: skip
+"""Entries of a user's agent folder that hold session records or the CLI's own bookkeeping,
+besides :data:`SECRET_FILES`: a hook test never copies them into its scratch home, even when
+a command names them."""
+_THROUGH_HOME = r"""(?:~|\$HOME\b|\$\{HOME\})["']?/%s"""
+_HOME_ENTRY = _THROUGH_HOME + r"""/([^/\s'"`;|&()<>$*?\[\]\\]+)"""
 
 
 def load_hooks(path: Path) -> HookSource:
@@ -121,8 +132,13 @@ def load_hooks(path: Path) -> HookSource:
     user_folder = user_config_folder(path)
     if user_folder is None:
         return dataclasses.replace(source, config_folder=project_config_folder(path))
-    named, withheld = home_entries_named(user_folder, source.hooks)
-    return dataclasses.replace(source, home_entries=named, home_withheld=withheld)
+    named = home_entries_named(user_folder, source.hooks)
+    return dataclasses.replace(
+        source,
+        home_entries=named.copied,
+        home_withheld=named.withheld,
+        home_unresolved=named.unresolved,
+    )
 
 
 def project_config_folder(settings: Path) -> Path | None:
@@ -146,18 +162,48 @@ def user_config_folder(settings: Path) -> Path | None:
     return folder if folder.parent.resolve() == Path.home().resolve() else None
 
 
-def home_entries_named(
-    folder: Path, hooks: tuple[HookSpec, ...]
-) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+@dataclass(frozen=True)
+class HomeEntries:
+    """What the hooks of a user's settings file name of its folder (``~/.claude``)."""
+
+    copied: tuple[Path, ...] = ()
+    withheld: tuple[Path, ...] = ()
+    """Named, but holding credentials or session records."""
+    unresolved: tuple[str, ...] = ()
+    """Commands naming the folder where no entry to copy could be told, each with why."""
+
+
+def home_entries_named(folder: Path, hooks: tuple[HookSpec, ...]) -> HomeEntries:
     """The entries of ``folder`` (the user's agent folder) that ``hooks`` name through the
-    home (``~/.claude/hooks/…``, ``$HOME/.claude/…``, ``"${HOME}"/.claude/…``), as (copied,
-    withheld): an entry holding credentials or sessions is withheld, one that does not exist is
-    left out (the hook then fails as it would for the user)."""
-    pattern = re.compile(_HOME_NAMED % re.escape(folder.name))
-    names = sorted({m for hook in hooks for m in pattern.findall(hook.command)})
-    withheld = HOME_WITHHELD.get(folder.name, set())
-    kept = tuple(folder / n for n in names if n not in withheld and (folder / n).exists())
-    return kept, tuple(folder / n for n in names if n in withheld)
+    home (``~/.claude/hooks/…``, ``$HOME/.claude/…``, ``"${HOME}"/.claude/…``). An entry
+    holding credentials or sessions is withheld, and so is one that is not a plain child of
+    the folder (``.``, ``..``, a link to the folder or above it). A command that names the
+    folder but no entry that exists (``cd ~/.claude && …``, a path with a space) is
+    unresolved: the hook then fails as it would without the file."""
+    names: set[str] = set()
+    unresolved: list[str] = []
+    through = re.compile(_THROUGH_HOME % re.escape(folder.name) + r"""(?=[/\s'"`;|&)]|$)""")
+    entry = re.compile(_HOME_ENTRY % re.escape(folder.name))
+    for hook in hooks:
+        named = set(entry.findall(hook.command))
+        found = {n for n in named if n in (".", "..") or os.path.lexists(folder / n)}
+        names |= found
+        if through.search(hook.command) and not found:
+            why = f"no entry {', '.join(sorted(named))} in it" if named else "no entry named"
+            unresolved.append(f"{hook.command} ({why})")
+    withheld = HOME_WITHHELD.get(folder.name, set()) | SECRET_FILES
+    home = folder.resolve()
+    kept: list[Path] = []
+    refused: list[Path] = []
+    for name in sorted(names):
+        path = folder / name
+        target = path.resolve()
+        inside = target.parent == home or not home.is_relative_to(target)
+        if name in (".", "..") or name in withheld or not inside:
+            refused.append(path)
+        else:
+            kept.append(path)
+    return HomeEntries(tuple(kept), tuple(refused), tuple(unresolved))
 
 
 def _plugin_hooks(folder: Path) -> HookSource:

@@ -58,6 +58,7 @@ def summarise(source: str, hooks: HookSource, results: Sequence[CaseResult]) -> 
         skipped_handlers=list(hooks.skipped),
         home_copies=[str(p) for p in hooks.home_entries],
         home_withheld=[str(p) for p in hooks.home_withheld],
+        home_unresolved=list(hooks.home_unresolved),
         results=list(results),
     )
 
