@@ -96,7 +96,7 @@ def test_a_check_fails_passes_fails_again_and_is_dismissed(
         "3         known flake"
     )
     ledger = json.loads((out / "findings.json").read_text())
-    assert ledger["schemaVersion"] == 2 and len(ledger["runs"]) == 4
+    assert ledger["schemaVersion"] == 3 and len(ledger["runs"]) == 4
     assert len(ledger["findings"]) == 1, "never proposed twice"
 
 
@@ -474,12 +474,55 @@ def test_a_finding_of_a_ledger_without_suites_is_taken_up_by_the_suite_that_chec
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    run_with(proctor, make_case, tmp_path, FAILING)
-    ledger = json.loads((out / "findings.json").read_text())
-    for finding in ledger["findings"]:
-        del finding["suite"]  # as a proctor that kept no suites wrote it
-    del ledger["runSuites"]
-    (out / "findings.json").write_text(json.dumps(ledger))
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    strip_suites(out)
+    shutil.rmtree(first)  # the run is gone: nothing tells its suite but a run that checks it
     run_with(proctor, make_case, tmp_path, PASSING)
     (finding,) = findings(proctor, out, "--all")
     assert (finding["id"], finding["suite"], finding["state"]) == (ID, "cases", "resolved")
+
+
+def strip_suites(out: Path) -> None:
+    """Make ``out``'s ledger one that a proctor keeping no suites wrote."""
+    ledger = json.loads((out / "findings.json").read_text())
+    for finding in ledger["findings"]:
+        del finding["suite"]
+    del ledger["runSuites"]
+    ledger["schemaVersion"] = 2
+    (out / "findings.json").write_text(json.dumps(ledger))
+
+
+def test_an_older_ledgers_findings_get_their_suite_from_the_run_that_saw_them(
+    proctor: Run, tmp_path: Path
+) -> None:
+    from tests.conftest import write_case
+
+    out = tmp_path / "out"
+
+    def run(suite: str, plan: dict[str, Any]) -> None:
+        write_case(tmp_path / suite, "hello", config=CONFIG, plan=plan)
+        result = proctor("run", "--source", str(tmp_path / suite), "--out", str(out))
+        assert result.code == (0 if plan is PASSING else 1), result.err
+
+    run("suite-b", FAILING)
+    strip_suites(out)
+    run("suite-a", PASSING)  # another suite's pass: b's finding is read as b's, and stays open
+    (finding,) = findings(proctor, out)
+    assert (finding["id"], finding["suite"], finding["state"]) == (ID, "suite-b", "open")
+    assert json.loads((out / "findings.json").read_text())["schemaVersion"] == 3
+
+
+def test_one_suite_reached_through_a_link_is_one_suite(proctor: Run, tmp_path: Path) -> None:
+    from tests.conftest import write_case
+
+    real = tmp_path / "real"
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    write_case(real / "suites" / "api", "hello", config=CONFIG, plan=FAILING)
+    failed = proctor("run", "--source", str(real / "suites" / "api"), "--out", str(real / "out"))
+    assert failed.code == 1, failed.err
+    write_case(real / "suites" / "api", "hello", config=CONFIG, plan=PASSING)
+    source = str(real / "suites" / "api")  # the results reached through the link this time
+    passed = proctor("run", "--source", source, "--out", str(tmp_path / "link" / "out"))
+    assert passed.code == 0, passed.err
+    (finding,) = findings(proctor, real / "out", "--all")
+    assert (finding["suite"], finding["state"]) == ("suites/api", "resolved")

@@ -9,7 +9,7 @@ fails again, dismissed by a person. ``docs/findings.md`` describes the states an
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -81,9 +81,14 @@ class Finding(CamelModel):
 
 
 class FindingsLedger(RecordModel):
-    """``findings.json`` in a results directory: every finding, and the runs applied to it."""
+    """``findings.json`` in a results directory: every finding, and the runs applied to it.
+
+    Schema 3 added the suites (``suite``, ``runSuites``); a schema 2 ledger reads as one
+    whose findings and runs name none."""
 
     model_config = _REWRITTEN
+    current_schema_version: ClassVar[int] = 3
+    schema_version: int = 3
 
     runs: list[str] = []
     """Run folder names applied, in the order they were applied (each is applied once)."""

@@ -81,17 +81,20 @@ def finding_id(key: CheckKey, suite: str | None = None) -> str:
 
 def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
     """The suite a run ran, as findings name it: its ``--source`` made absolute against the
-    run's folder of origin, then relative to the folder holding ``results_dir`` when under it
-    (so a checkout moved whole, results and suites together, keeps its findings), else
-    absolute. None for a run that names no source."""
+    run's folder of origin, links resolved, then relative to the folder holding
+    ``results_dir`` (links resolved) when under it (so a checkout moved whole, results and
+    suites together, keeps its findings), else absolute. None for a run that names no
+    source."""
     if not manifest.source:
         return None
-    source = os.path.normpath(os.path.join(manifest.cwd or "", manifest.source))
-    home = os.path.dirname(os.path.abspath(results_dir))
-    if os.path.isabs(source):
-        inside = os.path.relpath(source, home)
-        if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
-            return Path(inside).as_posix()
+    source = os.path.join(manifest.cwd or "", manifest.source)
+    if not os.path.isabs(source):  # a run that did not record where it ran
+        return Path(os.path.normpath(source)).as_posix()
+    source = os.path.realpath(source)  # one suite, however its path was spelt
+    home = os.path.dirname(os.path.realpath(results_dir))
+    inside = os.path.relpath(source, home)
+    if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+        return Path(inside).as_posix()
     return Path(source).as_posix()
 
 
@@ -523,8 +526,39 @@ def _started(run: str) -> str | None:
     return named.group(1) if named is not None else None
 
 
+def known_suites(results_dir: Path, ledger: FindingsLedger) -> FindingsLedger:
+    """``ledger`` with the suites of what an older proctor applied filled in where the run
+    folders still tell them: each run it holds without one, from the run's ``run.json``; each
+    finding without one, from the run it was last (else first) seen in. The same value when
+    nothing was learnt."""
+    learnt: dict[str, str] = {}
+    for run in ledger.runs:
+        if run in ledger.run_suites:
+            continue
+        try:
+            manifest = read_record(RunPaths(results_dir / run).run_json, RunManifest)
+        except (ConfigError, SchemaVersionError, OSError):
+            continue  # gone or unreadable: its findings wait for a run to take them up
+        suite = run_suite(manifest, results_dir)
+        if suite is not None:
+            learnt[run] = suite
+    if not learnt:
+        return ledger
+    updated = ledger.model_copy(deep=True)
+    updated.run_suites.update(learnt)
+    for finding in updated.findings:
+        if finding.suite is None:
+            runs = (finding.last_seen_run, finding.first_seen_run)
+            finding.suite = next((learnt[r] for r in runs if r in learnt), None)
+    return updated
+
+
 def _update_ledger(results_dir: Path) -> LedgerUpdate:
     update = LedgerUpdate(load_ledger(results_dir))
+    known = known_suites(results_dir, update.ledger)
+    if known is not update.ledger:
+        update.ledger = known
+        save_ledger(results_dir, known)
     runs, update.notes = pending_runs(results_dir, update.ledger)
     recorded: dict[str, frozenset[CheckKey] | None] = {}
     for root, suite in runs:
