@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import jsonschema
@@ -382,85 +383,99 @@ def test_a_cache_folder_inside_a_history_is_not_used(
     assert (home.parent / "cache" / "history.sqlite3").is_file()
 
 
-def _refused(monkeypatch: pytest.MonkeyPatch, locked: Path) -> None:
-    """Looking at anything under ``locked`` raises, and ``locked`` is not readable: what a
-    user who is not root meets when ``locked`` (or a folder above it) is chmod 000."""
-    for name in ("is_dir", "exists", "is_file"):
-        real = getattr(Path, name)
+UNPRIVILEGED = ("--bounding-set=-dac_override,-dac_read_search,-fowner",
+                "--inh-caps=-dac_override,-dac_read_search,-fowner")  # fmt: skip
 
-        def probe(self: Path, *, _real=real) -> bool:  # type: ignore[no-untyped-def]
-            if self == locked or locked in self.parents:
-                raise PermissionError(13, "Permission denied", str(self))
-            return bool(_real(self))
 
-        monkeypatch.setattr(Path, name, probe)
-    real_access = os.access
+def as_user(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``proctor ARGS`` in a process that folder permissions bind: root without the
+    capabilities that override them (``setpriv``), else the user as is."""
+    command = [sys.executable, "-m", "proctor", *args]
+    if os.geteuid() == 0:
+        command = ["setpriv", *UNPRIVILEGED, *command]
+    return subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, **(env or {})}, check=False
+    )
 
-    def access(path: object, mode: int, **kwargs: object) -> bool:
-        if Path(os.fsdecode(path)) == locked:  # type: ignore[arg-type]
-            return False
-        return real_access(path, mode, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(os, "access", access)
+@pytest.fixture
+def shut(tmp_path: Path) -> Iterator[Callable[[Path], Path]]:
+    """Shut folders (chmod 000) for the test, opened again afterwards; skips where the
+    permissions would not bind (root without ``setpriv``)."""
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("root without setpriv: folder permissions would not bind")
+    closed: list[Path] = []
+
+    def close(folder: Path) -> Path:
+        folder.chmod(0)
+        closed.append(folder)
+        return folder
+
+    yield close
+    for folder in closed:
+        folder.chmod(0o755)
 
 
 def test_a_history_folder_that_cannot_be_entered_is_listed_and_the_others_reported(
-    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, shut: Callable[[Path], Path]
 ) -> None:
-    _refused(monkeypatch, home / ".codex")
-    result = proctor("history", "--home", str(home), "--no-cache", "--json", "--by", "agent")
-    assert result.code == 0, result.err
-    report = json.loads(result.out)
+    shut(home / ".codex")
+    result = as_user("history", "--home", str(home), "--no-cache", "--json", "--by", "agent")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
     assert [g["key"] for g in report["groups"]] == ["claude-code", "gemini-cli"]
     assert report["unavailable"] == [
         {
             "agent": "codex",
             "path": str(home / ".codex"),
-            "reason": f"permission denied: {home / '.codex'}",
+            "reason": f"permission denied: {home / '.codex'}",  # the folder shut, no child
         }
     ]
 
 
 def test_a_path_that_cannot_be_read_is_listed_and_the_other_paths_read(
-    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, tmp_path: Path, shut: Callable[[Path], Path]
 ) -> None:
     locked = tmp_path / "locked"
-    locked.mkdir()
-    _refused(monkeypatch, locked)
-    result = proctor("history", str(locked), str(home / ".claude"), "--no-cache", "--json")
-    assert result.code == 0, result.err
-    report = json.loads(result.out)
+    (locked / "projects").mkdir(parents=True)
+    shut(locked)
+    result = as_user("history", str(locked), str(home / ".claude"), "--no-cache", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
     assert len(report["sessions"]) == 4
     assert [(u["path"], u["reason"]) for u in report["unavailable"]] == [
         (str(locked), f"permission denied: {locked}: its sessions are left out")
     ]
-    alone = proctor("history", str(locked), "--no-cache")
-    assert alone.code == 2 and "Traceback" not in alone.err
-    assert f"nothing to replay ({locked}: permission denied: {locked}" in alone.err
+    alone = as_user("history", str(locked), "--no-cache")
+    assert alone.returncode == 2 and "Traceback" not in alone.stderr
+    assert f"nothing to replay ({locked}: permission denied: {locked}:" in alone.stderr
 
 
-def test_mark_with_a_data_folder_that_cannot_be_entered_names_the_journal(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("mode", [0, 0o555], ids=["shut", "read-only"])
+def test_mark_with_a_data_folder_that_cannot_be_entered_names_the_folder(
+    tmp_path: Path, shut: Callable[[Path], Path], mode: int
 ) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
     journal = locked / "data" / "changes.jsonl"
-    monkeypatch.setenv("PROCTOR_DATA_DIR", str(journal.parent))
-    _refused(monkeypatch, locked)
-    real_mkdir = Path.mkdir
+    shut(locked).chmod(mode)
+    result = as_user("mark", "enabled the guard", env={"PROCTOR_DATA_DIR": str(journal.parent)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    why = f"permission denied: {locked}" + ("" if mode == 0 else " cannot be written in")
+    assert result.stderr == (
+        f"proctor: error: {journal}: cannot write the change journal ({why}); expected a "
+        "file in a folder proctor can write (PROCTOR_DATA_DIR names another folder)\n"
+    )
 
-    def mkdir(self: Path, *args: object, **kwargs: object) -> None:
-        if locked in self.parents:
-            raise PermissionError(13, "Permission denied", str(self))
-        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "mkdir", mkdir)
-    result = proctor("mark", "enabled the guard")
-    assert result.code == 2 and "Traceback" not in result.err
-    assert result.err == (
-        f"proctor: error: {journal}: cannot write the change journal (permission denied: "
-        f"{journal.parent}); expected a file in a folder proctor can write (PROCTOR_DATA_DIR "
-        "names another folder)\n"
+def test_mark_with_a_dangling_link_for_a_journal_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "changes.jsonl").symlink_to(tmp_path / "gone" / "changes.jsonl")
+    result = as_user("mark", "enabled the guard", env={"PROCTOR_DATA_DIR": str(data)})
+    assert result.returncode == 2
+    assert f"(it is a link to {tmp_path / 'gone' / 'changes.jsonl'}, which cannot be " in (
+        result.stderr
     )
 
 

@@ -62,11 +62,21 @@ def _unwritable(path: Path, exc: OSError) -> str:
     answer False, never raise, where a folder on the way cannot be entered."""
     import os
 
+    from proctor.history.sources import shut_folder
+
     blocker = next((p for p in path.parents if os.path.isfile(p)), None)
     if blocker is not None:
         return f"{blocker} is a file, not a folder"
     if os.path.isdir(path):
         return "it is a folder, not a file"
+    if os.path.islink(path) and not os.path.exists(path):
+        return f"it is a link to {os.readlink(path)}, which cannot be reached"
     if isinstance(exc, PermissionError):
-        return f"permission denied: {exc.filename or path}"
+        where = str(exc.filename or path)
+        shut = shut_folder(where)
+        if shut != where or os.path.lexists(where):
+            return f"permission denied: {shut}"
+        # Not there, and nothing on the way shut: the folder it would go in is not writable.
+        folder = next((str(p) for p in Path(where).parents if os.path.lexists(p)), where)
+        return f"permission denied: {folder} cannot be written in"
     return exc.strerror or str(exc)

@@ -331,12 +331,27 @@ def _note(
 
 def unreachable(exc: OSError, path: Path | str) -> str:
     """Why a file or folder that could not be looked at is unavailable: ``permission
-    denied: PATH`` (a folder on the way that cannot be entered, chmod 000), else the
-    system's reason."""
+    denied: FOLDER`` naming the outermost folder on the way that cannot be entered (chmod
+    000), else the system's reason."""
     where = exc.filename if isinstance(exc.filename, str) else os.fspath(path)
     if isinstance(exc, PermissionError):
-        return f"permission denied: {where}"
+        return f"permission denied: {shut_folder(where)}"
     return f"cannot be read ({exc.strerror or exc}): {where}"
+
+
+def shut_folder(path: str) -> str:
+    """The outermost folder on the way to ``path`` (``path`` included) that cannot be
+    entered; ``path`` itself when none is found. A look-up under a folder without search
+    permission fails on the child, not on the folder the user shut."""
+    named = Path(path)
+    for folder in [*reversed(named.parents), named]:
+        try:
+            os.stat(os.path.join(folder, "."))
+        except PermissionError:
+            return os.fspath(folder)
+        except OSError:  # not a folder, or gone: nothing further to enter
+            break
+    return path
 
 
 def _missing_reason(agent: str, folder: Path) -> str | None:

@@ -90,7 +90,8 @@ def week_of(session: SessionRecord) -> str:
 
 
 def project_key(project: str | None) -> str:
-    """The folder a session ran in as ``--by project`` groups it: the same folder named with
+    """The folder a session ran in as ``--by project`` groups it (the row is named as the
+    group's first session recorded it): the same folder named with
     a trailing ``/``, ``..`` or through a link is one project, as ``--project`` matches it
     (:func:`~proctor.history.projects.same_project`). A Gemini CLI project known by its hash
     stays as it is."""
@@ -129,10 +130,12 @@ def history_report(
     if by is not None:
         keyed: dict[str, list[SessionRecord]] = {}
         same: dict[str, str] = {}  # each project's folder resolved once, not per session
+        shown: dict[str, str] = {}  # a project's row is named as its first session recorded it
         for session in ordered:
             key = GROUP_KEYS[by](session)
             if by == "project":
-                key = same.get(key) or same.setdefault(key, project_key(session.project))
+                folder = same.get(key) or same.setdefault(key, project_key(session.project))
+                key = shown.setdefault(folder, os.path.normpath(key) if folder != key else key)
             keyed.setdefault(key, []).append(session)
         groups = [summarise(key, keyed[key], pricing) for key in sorted(keyed)]
     return HistoryReport(
@@ -204,7 +207,8 @@ def render_history(report: HistoryReport) -> str:
         f"- Sessions: {total.sessions} ({_count(total.tasks, 'task')}, {total.non_tasks} "
         "without a code change)",
         (
-            f"- Verified: {_share(total)} of tasks ran a passing check after their last code edit"
+            f"- Verified: {_share(total)} of tasks ran a passing check after the last edit "
+            "that changed code"
             if total.tasks
             else "- Verified: – (no task)"
         ),

@@ -13,19 +13,18 @@ from proctor.metrics.trace import (
     normalise_paths,
     seconds_since,
     step_texts,
+    took_effect,
 )
 from proctor.models.process import ContextBasis, ContextMetrics
-
-
-def _union(steps: Sequence[Step], kinds: frozenset[str]) -> list[str]:
-    return list(dict.fromkeys(f for s in steps if s.kind in kinds for f in s.files))
 
 
 def context_basis(
     steps: Sequence[Step], expected_files: Sequence[str], workspace: str | None
 ) -> tuple[ContextBasis, frozenset[str]]:
-    """The expected files; else the edited files as a proxy; else basis ``none`` and no files."""
-    return _basis(expected_files, workspace, _union(steps, EDIT_KINDS))
+    """The expected files; else the edited files (of the edits that took effect) as a proxy;
+    else basis ``none`` and no files."""
+    edited = (f for s in steps if s.kind in EDIT_KINDS and took_effect(s) for f in s.files)
+    return _basis(expected_files, workspace, dict.fromkeys(edited))
 
 
 def _basis(
@@ -108,7 +107,7 @@ def context_metrics(
     for step in steps:
         if step.kind in READ_KINDS:
             read.update(dict.fromkeys(step.files))
-        elif step.kind in EDIT_KINDS:
+        elif step.kind in EDIT_KINDS and took_effect(step):  # a failed edit changed nothing
             edited.update(dict.fromkeys(step.files))
     basis, expected = _basis(expected_files, workspace, edited)
     common = {

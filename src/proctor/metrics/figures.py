@@ -32,6 +32,7 @@ from proctor.metrics.trace import (
     normalise_command,
     seconds_since,
     shell_command,
+    took_effect,
 )
 from proctor.models.process import DEFAULT_METRICS_CONFIG, MetricsConfig
 
@@ -79,7 +80,8 @@ def step_figures(
         kind = step.kind
         by_kind[kind] = by_kind.get(kind, 0) + 1
         if kind in EDIT_KINDS:
-            edited.update(dict.fromkeys(step.files))
+            if took_effect(step):  # a failed or rejected edit changed no file
+                edited.update(dict.fromkeys(step.files))
             key = edit_key(step)
             edit_counts[key] = edit_counts.get(key, 0) + 1
             if is_code_edit(step):

@@ -33,9 +33,9 @@ def _unverified(metrics: ProcessMetrics) -> RuleResult:
         value=metrics.verified,
         threshold=None,
         message=(
-            "edited code and no passing check ran after the last edit"
+            "edited code and no passing check ran after the last edit that changed it"
             if fired
-            else "a passing check ran after the last edit"
+            else "a passing check ran after the last edit that changed code"
         ),
     )
 
@@ -55,7 +55,7 @@ def evaluate_rules(
                 fired=False,
                 value=None,
                 threshold=None,
-                message="not a task: the trial made no edit",
+                message="not a task: the trial changed no code",
                 applicable=False,
             )
             for rule in RULE_NAMES

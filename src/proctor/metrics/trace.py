@@ -122,18 +122,18 @@ def is_code_edit(step: Step) -> bool:
     )
 
 
-def changes_code(step: Step) -> bool:
-    """A code edit (:func:`is_code_edit`) whose result is not a failure or a denial: one that
-    changed code. An edit without a result counts (a transcript cut short may have lost it).
+def took_effect(step: Step) -> bool:
+    """The call's result is neither a failure nor a denial (one without a result counts: a
+    transcript cut short may have lost it). A rejected or failed edit changed nothing."""
+    return step.outcome != "fail" and (step.result is None or not step.result.denied)
 
-    Only such an edit makes a trial a task and needs a check after it; a rejected or failed
-    edit changed nothing.
+
+def changes_code(step: Step) -> bool:
+    """A code edit (:func:`is_code_edit`) that took effect (:func:`took_effect`): one that
+    changed code. Only such an edit makes a trial a task and needs a check after it; its files
+    (and those of documentation edits that took effect) are the edited files.
     """
-    return (
-        is_code_edit(step)
-        and step.outcome != "fail"
-        and (step.result is None or not step.result.denied)
-    )
+    return is_code_edit(step) and took_effect(step)
 
 
 def _posix(path: str) -> str:

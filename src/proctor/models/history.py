@@ -32,9 +32,10 @@ class SessionSummary(CamelModel):
     ended_at: str | None = None
     duration_seconds: float | None = None
     is_task: bool = False
-    """The session changed code (an edit or write of a file that is not documentation)."""
+    """The session changed code (an edit or write of a file that is not documentation, neither
+    rejected nor failed)."""
     verified: bool | None = None
-    """A passing check ran after the last code edit; None when the session is not a task."""
+    """A passing check ran after the last edit that changed code; None when not a task."""
     steps: StepCounts = Field(default_factory=StepCounts)
     orientation: Orientation = Field(default_factory=Orientation)
     checks: int = 0

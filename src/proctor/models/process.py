@@ -129,7 +129,7 @@ class CheckRun(MetricsModel):
 
 
 class Orientation(MetricsModel):
-    """What happened before the first edit; all None when the trial made no edit."""
+    """What happened before the first edit; all None when the trial changed no code."""
 
     reads_before_first_edit: int | None = None
     steps_before_first_edit: int | None = None
@@ -186,7 +186,7 @@ class ProcessMetrics(MetricsModel):
     """Every process metric of one trial."""
 
     is_task: bool = False
-    """The trial changed code: at least one edit or write call."""
+    """The trial changed code: an edit or write of code that was neither rejected nor failed."""
     steps: StepCounts = Field(default_factory=StepCounts)
     checks: list[CheckRun] = []
     orientation: Orientation = Field(default_factory=Orientation)
@@ -209,4 +209,4 @@ class RuleResult(MetricsModel):
     threshold: int | float | None = None
     message: str = ""
     applicable: bool = True
-    """False for a trial that made no edit; such a rule never fires."""
+    """False for a trial that changed no code; such a rule never fires."""

@@ -126,6 +126,9 @@ def test_one_project_named_with_a_trailing_slash_or_through_a_link_is_one_group(
     ]
     by_project = history_report(sessions, [], PRICES, "project").groups
     assert [(g.key, g.sessions, g.tasks) for g in by_project] == [(str(trail), 4, 2)]
+    linked = [msgspec.structs.replace(s, project=str(tmp_path / "link")) for s in (s1, s2)]
+    keys = [g.key for g in history_report(linked, [], PRICES, "project").groups]
+    assert keys == [str(tmp_path / "link")], "named as recorded, not as the link points today"
     gemini = [msgspec.structs.replace(s, project="gemini:ab12") for s in (s1, s2)]
     unknown = [msgspec.structs.replace(s, project=None) for s in (s3, s4)]
     keys = [g.key for g in history_report([*gemini, *unknown], [], PRICES, "project").groups]

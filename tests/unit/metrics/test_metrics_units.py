@@ -302,6 +302,20 @@ def test_a_trial_whose_only_code_edit_was_rejected_or_failed_is_no_task(attempt:
     assert figures.steps_before_first_edit is None
 
 
+@pytest.mark.parametrize("attempt", [_rejected, _failed], ids=["rejected", "failed"])
+def test_a_file_whose_edit_was_rejected_or_failed_is_not_an_edited_file(attempt: Any) -> None:
+    events = [call("r1", "read", files=["calc.py"]), *_write("calc.py"), *attempt("util.py")]
+    context = compute_process_metrics(events).context
+    assert (context.basis, context.edited_files) == ("edited-proxy", ["calc.py"])
+    assert context.auc_cov == 1.0  # the one file it changed was read first
+    assert context_basis(build_steps(events), [], None) == (
+        "edited-proxy",
+        frozenset({"calc.py"}),
+    )
+    figures = step_figures(build_steps(events), None)
+    assert (figures.edited_files, figures.auc_cov) == (["calc.py"], 1.0)
+
+
 def test_control_an_edit_whose_result_is_missing_changed_code() -> None:
     events = [call("r1", "read", files=["calc.py"]), call("e1", "edit", files=["calc.py"])]
     metrics = compute_process_metrics(events)  # a transcript cut short lost the result
