@@ -682,7 +682,7 @@ def test_user_settings_never_copy_credentials_or_sessions_a_hook_names(
         str(home / ".claude" / "projects"),
     ]
     text = proctor("hooks", "test", str(user), "--cases", str(cases))
-    assert "note: not copied (holds credentials or session records)" in text.out
+    assert "note: not copied (it holds credentials or session records" in text.out
 
 
 def test_codex_user_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
@@ -714,7 +714,8 @@ def test_user_settings_hooks_naming_dot_entries_copy_no_credentials(
     write(home / ".ssh" / "id_rsa", "PRIVATE KEY\n")
     look = (
         "cat ~/.claude/./.credentials.json ~/.claude/../.ssh/id_rsa ~/.claude/../.gemini/.env "
-        "~/.claude/hooks/.credentials.json 2>/dev/null; test -e ~/.claude/hooks/check.sh"
+        "~/.claude/hooks/.credentials.json 2>/dev/null; ls -aR ~ >&2; "
+        "test -e ~/.claude/hooks/check.sh"
     )
     user = settings(home / ".claude" / "settings.json", "Stop", "", look)
     cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 0}}])
@@ -725,7 +726,8 @@ def test_user_settings_hooks_naming_dot_entries_copy_no_credentials(
     report = json.loads(result.out)
     assert report["homeCopies"] == [str(home / ".claude" / "hooks")]
     assert str(home / ".claude") in report["homeWithheld"]  # `.` names the folder itself
-    assert not list((tmp_path / "scratch").rglob("id_rsa"))
+    listing = report["results"][0]["hooks"][0]["stderr"]  # what the scratch home held
+    assert "check.sh" in listing and "id_rsa" not in listing and ".env" not in listing
 
 
 def test_gemini_user_settings_never_copy_the_env_file_a_hook_names(
@@ -763,3 +765,60 @@ def test_a_user_hook_naming_its_folder_without_an_entry_gets_a_note(
     text = proctor("hooks", "test", str(user), "--cases", str(cases))
     assert "note: names your agent folder, but nothing of it was copied" in text.out
     assert "cd ~/.claude && sh hooks/check.sh (no entry named)" in text.out
+
+
+def test_links_in_the_users_folder_never_bring_credentials_or_sessions(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    claude = home / ".claude"
+    write(claude / ".credentials.json", '{"token": "sk-ant-SECRET1"}')
+    write(claude / "projects" / "p1" / "s.jsonl", '{"session": "RECORD"}\n')
+    write(home / ".ssh" / "id_rsa", "PRIVATEKEY\n")
+    write(home / "dotfiles" / "shared" / "lib.sh", "echo from the shared lib\n")
+    write(claude / "hooks" / "check.sh", ". ~/.claude/hooks/lib/lib.sh\n")
+    (claude / "creds").symlink_to(".credentials.json")
+    (claude / "proj").symlink_to("projects")
+    (claude / "sshlink").symlink_to(home / ".ssh")
+    (claude / "loop").symlink_to("loop")
+    (claude / "hooks" / "c2").symlink_to(claude / ".credentials.json")
+    (claude / "hooks" / "lib").symlink_to("../../dotfiles/shared")  # relative, good
+    (claude / "hooks" / "gone").symlink_to("nowhere")
+    look = (
+        "cat ~/.claude/creds ~/.claude/hooks/c2 ~/.claude/proj/p1/s.jsonl "
+        "~/.claude/sshlink/id_rsa ~/.claude/loop 2>/dev/null; sh ~/.claude/hooks/check.sh"
+    )
+    user = settings(claude / "settings.json", "Stop", "", look)
+    cases = write(
+        tmp_path / "c.json",
+        [{"id": "a", "event": "Stop", "expect": {"outputIncludes": "from the shared lib"}}],
+    )
+    result = proctor("hooks", "test", str(user), "--cases", str(cases), "--json")
+    assert result.code == 0, result.out + result.err
+    for secret in ("SECRET1", "RECORD", "PRIVATEKEY"):
+        assert secret not in result.out
+    report = json.loads(result.out)
+    assert report["homeCopies"] == [str(claude / "hooks")]
+    assert sorted(report["homeWithheld"]) == [
+        str(claude / name) for name in ("creds", "loop", "proj", "sshlink")
+    ]
+
+
+def test_a_projects_relative_link_is_copied_and_a_dangling_one_left_out(
+    proctor: Run, tmp_path: Path
+) -> None:
+    project = tmp_path / "repo"
+    write(project / "tools" / "lib.sh", 'echo "from the project lib"\n')
+    (project / ".claude" / "hooks").mkdir(parents=True)
+    (project / ".claude" / "hooks" / "lib").symlink_to("../../tools")
+    (project / ".claude" / "hooks" / "gone").symlink_to("nowhere")
+    source = settings(
+        project / ".claude" / "settings.json", "Stop", "", "sh .claude/hooks/lib/lib.sh"
+    )
+    cases = write(
+        tmp_path / "c.json",
+        [{"id": "a", "event": "Stop", "expect": {"outputIncludes": "from the project lib"}}],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 0, [r["message"] for r in report["results"]]

@@ -76,7 +76,8 @@ def test_command(
         click.echo(f"note: copied into each scratch home for the hooks that name it: {copied}")
     for withheld in report.home_withheld:
         click.echo(
-            f"note: not copied (holds credentials or session records), though a hook names it: "
+            "note: not copied (it holds credentials or session records, leads to them or above "
+            f"its folder, or leads nowhere), though a hook names it: "
             f"{withheld}"
         )
     for command in report.home_unresolved:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from proctor.addons.hooks.inputs import Session, expand_command, hook_environment
 from proctor.addons.hooks.results import HookRunResult
-from proctor.addons.hooks.sources import SECRET_FILES, WORKTREES, HookSpec
+from proctor.addons.hooks.sources import WORKTREES, HookSpec, kept_from_scratch
 from proctor.addons.hooks.verdict import Reading, read_result
 from proctor.errors import ConfigError
 from proctor.util.masking import mask
@@ -109,8 +109,10 @@ def copy_config_folder(folder: Path, project: Path) -> None:
         shutil.copytree(
             folder,
             project / folder.name,
-            ignore=lambda where, names: [WORKTREES] if Path(where) == folder else [],
-            ignore_dangling_symlinks=True,
+            ignore=lambda where, names: [
+                *([WORKTREES] if Path(where) == folder else []),
+                *_dangling(where, names),
+            ],
             dirs_exist_ok=True,
         )
     except shutil.Error as exc:  # one (source, copy, why) per file that failed
@@ -126,10 +128,22 @@ def copy_config_folder(folder: Path, project: Path) -> None:
         ) from exc
 
 
+def _dangling(where: str, names: list[str]) -> list[str]:
+    """The links among ``names`` (in folder ``where``) that lead nowhere: left out of a copy.
+    Each is followed from its own folder (``copytree``'s own check follows a relative link
+    from the current folder, and drops good ones)."""
+    return [
+        n
+        for n in names
+        if os.path.islink(os.path.join(where, n)) and not os.path.exists(os.path.join(where, n))
+    ]
+
+
 def copy_home_entries(entries: tuple[Path, ...], home: Path) -> None:
     """Copy each entry of the user's agent folder (``~/.claude/hooks``) to the same place in
-    the scratch ``home``, links followed, files that hold credentials (:data:`SECRET_FILES`)
-    left out at any depth. Raises ConfigError when one cannot be read."""
+    the scratch ``home``, links followed, what holds credentials or session records left out
+    at any depth, however reached (:func:`~proctor.addons.hooks.sources.kept_from_scratch`).
+    Raises ConfigError when one cannot be read."""
     for entry in entries:
         copy = home / entry.parent.name / entry.name
         copy.parent.mkdir(parents=True, exist_ok=True)
@@ -138,8 +152,9 @@ def copy_home_entries(entries: tuple[Path, ...], home: Path) -> None:
                 shutil.copytree(
                     entry,
                     copy,
-                    ignore=lambda _, names: [n for n in names if n in SECRET_FILES],
-                    ignore_dangling_symlinks=True,
+                    ignore=lambda where, names, folder=entry.parent: [
+                        n for n in names if kept_from_scratch(os.path.join(where, n), folder)
+                    ],
                     dirs_exist_ok=True,
                 )
             else:

@@ -90,9 +90,15 @@ PROJECT_SETTINGS = {
 WORKTREES = "worktrees"
 """Claude Code's checkouts for ``--worktree`` sessions inside ``.claude``: never copied."""
 SECRET_FILES = frozenset(
-    {".credentials.json", "auth.json", "oauth_creds.json", "google_accounts.json", ".env"}
-)
-"""File names that hold credentials: never copied into a scratch home, at any depth."""
+    {
+        ".credentials.json", "auth.json", "oauth_creds.json", "google_accounts.json", ".env",
+        ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+    }
+)  # fmt: skip
+"""File names that hold credentials: never copied into a scratch home, at any depth, nor
+reached through a link."""
+SECRET_FOLDERS = frozenset({".ssh", ".gnupg", ".aws", ".azure", ".kube", ".password-store"})
+"""Folders of a home that hold keys: nothing in them is copied into a scratch home."""
 HOME_WITHHELD = {
     ".claude": {
         "projects", "todos", "shell-snapshots", "file-history", "history.jsonl", "session-env",
@@ -192,18 +198,37 @@ def home_entries_named(folder: Path, hooks: tuple[HookSpec, ...]) -> HomeEntries
             why = f"no entry {', '.join(sorted(named))} in it" if named else "no entry named"
             unresolved.append(f"{hook.command} ({why})")
     withheld = HOME_WITHHELD.get(folder.name, set()) | SECRET_FILES
-    home = folder.resolve()
     kept: list[Path] = []
     refused: list[Path] = []
     for name in sorted(names):
         path = folder / name
-        target = path.resolve()
-        inside = target.parent == home or not home.is_relative_to(target)
-        if name in (".", "..") or name in withheld or not inside:
+        if name in (".", "..") or name in withheld or kept_from_scratch(path, folder):
             refused.append(path)
         else:
             kept.append(path)
     return HomeEntries(tuple(kept), tuple(refused), tuple(unresolved))
+
+
+def kept_from_scratch(path: Path | str, folder: Path) -> bool:
+    """Whether ``path`` (in the user's agent ``folder``), followed through its links, is
+    something no scratch home receives: a credential file (:data:`SECRET_FILES`), anything in
+    a folder of keys (:data:`SECRET_FOLDERS`) or in an agent folder's session records
+    (:data:`HOME_WITHHELD`), the agent folder itself or a folder above it, or nothing at all
+    (a dangling link, a loop)."""
+    real = Path(os.path.realpath(path))
+    if not real.exists():
+        return True
+    if real.name in SECRET_FILES or not SECRET_FOLDERS.isdisjoint(real.parts):
+        return True
+    top = Path(os.path.realpath(folder))
+    if top.is_relative_to(real):
+        return True
+    home = folder.parent
+    return any(
+        real.is_relative_to(os.path.realpath(home / agent / entry))
+        for agent, entries in HOME_WITHHELD.items()
+        for entry in entries
+    )
 
 
 def _plugin_hooks(folder: Path) -> HookSource:
