@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeCase, Run, run_cases
+from tests.conftest import MakeCase, Run, run_cases, write_case
 
 CONFIG = {
     "agents": ["scripted"],
@@ -440,17 +440,21 @@ def test_an_open_finding_of_an_older_ledger_is_known_unchecked_by_its_last_failu
     assert "1 open finding was not checked by the latest run" in proctor("findings", str(out)).out
 
 
+def run_suite(proctor: Run, suite: Path, out: Path, plan: dict[str, Any]) -> None:
+    """``proctor run`` of the suite ``suite`` (its case ``hello`` playing ``plan``) into
+    ``out``."""
+    write_case(suite, "hello", config=CONFIG, plan=plan)
+    result = proctor("run", "--source", str(suite), "--out", str(out))
+    assert result.code == (0 if plan is PASSING else 1), result.err
+
+
 def test_two_suites_sharing_a_results_dir_keep_their_findings_apart(
     proctor: Run, tmp_path: Path
 ) -> None:
-    from tests.conftest import write_case
-
     out = tmp_path / "out"
 
     def run(suite: str, plan: dict[str, Any]) -> None:
-        write_case(tmp_path / suite, "hello", config=CONFIG, plan=plan)
-        result = proctor("run", "--source", str(tmp_path / suite), "--out", str(out))
-        assert result.code == (0 if plan is PASSING else 1), result.err
+        run_suite(proctor, tmp_path / suite, out, plan)
 
     run("suite-a", FAILING)
     run("suite-b", PASSING)  # the same case name in another suite resolves nothing of a's
@@ -495,14 +499,10 @@ def strip_suites(out: Path) -> None:
 def test_an_older_ledgers_findings_get_their_suite_from_the_run_that_saw_them(
     proctor: Run, tmp_path: Path
 ) -> None:
-    from tests.conftest import write_case
-
     out = tmp_path / "out"
 
     def run(suite: str, plan: dict[str, Any]) -> None:
-        write_case(tmp_path / suite, "hello", config=CONFIG, plan=plan)
-        result = proctor("run", "--source", str(tmp_path / suite), "--out", str(out))
-        assert result.code == (0 if plan is PASSING else 1), result.err
+        run_suite(proctor, tmp_path / suite, out, plan)
 
     run("suite-b", FAILING)
     strip_suites(out)
@@ -513,8 +513,6 @@ def test_an_older_ledgers_findings_get_their_suite_from_the_run_that_saw_them(
 
 
 def test_one_suite_reached_through_a_link_is_one_suite(proctor: Run, tmp_path: Path) -> None:
-    from tests.conftest import write_case
-
     real = tmp_path / "real"
     (tmp_path / "link").symlink_to(real, target_is_directory=True)
     write_case(real / "suites" / "api", "hello", config=CONFIG, plan=FAILING)
