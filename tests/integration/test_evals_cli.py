@@ -970,3 +970,25 @@ def test_a_judge_without_a_key_names_where_it_was_given(
     named = f"{where}: judge: {says}" if given != "flag" else f"{where}: {says}"
     assert named in result.err
     assert "its generated" not in result.err
+
+
+def test_a_finding_of_one_eval_run_is_resolved_by_the_next(proctor: Run, tmp_path: Path) -> None:
+    def run(expected: str) -> None:
+        files = {
+            "ok.eval.py": f"""
+                from proctor.evals import define_eval
+                async def test(t):
+                    await t.send("hi")
+                    t.message_includes("{expected}")
+                eval = define_eval(plan={TURNS}, test=test)
+            """
+        }
+        result, _ = run_json(proctor, project(tmp_path, files), tmp_path)
+        assert result.code == (0 if expected == "one" else 1), result.err
+
+    run("nowhere")
+    run("one")  # each eval run writes its cases to a folder of its own: still one suite
+    listed = proctor("findings", str(tmp_path / "out"), "--json", "--all")
+    found = listed.json()["findings"]
+    assert [f["state"] for f in found] == ["resolved"], found
+    assert {f["suite"] for f in found} == {"out/evals-src"}

@@ -79,11 +79,17 @@ def finding_id(key: CheckKey, suite: str | None = None) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:10]
 
 
+EVALS_SOURCE = "evals-src"
+"""The folder of a results directory where ``proctor eval`` writes each run's generated cases
+(``evals-src/<timestamp>``): its runs are one suite, ``<results>/evals-src``."""
+
+
 def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
     """The suite a run ran, as findings name it: its ``--source`` made absolute against the
     run's folder of origin, links resolved, then relative to the folder holding
     ``results_dir`` (links resolved) when under it (so a checkout moved whole, results and
-    suites together, keeps its findings), else absolute. None for a run that names no
+    suites together, keeps its findings), else absolute. The runs of ``proctor eval`` into
+    ``results_dir`` are one suite (:data:`EVALS_SOURCE`). None for a run that names no
     source."""
     if not manifest.source:
         return None
@@ -91,7 +97,11 @@ def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
     if not os.path.isabs(source):  # a run that did not record where it ran
         return Path(os.path.normpath(source)).as_posix()
     source = os.path.realpath(source)  # one suite, however its path was spelt
-    home = os.path.dirname(os.path.realpath(results_dir))
+    results = os.path.realpath(results_dir)
+    generated = os.path.dirname(source)
+    if os.path.basename(generated) == EVALS_SOURCE and os.path.dirname(generated) == results:
+        source = generated  # `proctor eval` writes each run's cases to a folder of their own
+    home = os.path.dirname(results)
     inside = os.path.relpath(source, home)
     if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
         return Path(inside).as_posix()
