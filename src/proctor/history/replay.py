@@ -221,6 +221,10 @@ def _measure(
         reason = "empty" if coverage.lines == 0 else f"no {session.agent} record in it"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     events = trajectory.events
+    if not events and not trajectory.stamps and not trajectory.started:
+        # A title alone (older releases write such files beside a session): nothing ran.
+        reason = "no message in it, a title alone"
+        return Unavailable(agent=session.agent, path=session.file, reason=reason)
     # The events a reader for a measure built as objects have their times in .stamps.
     stamps: list[str | None] = [e.get("ts") for e in events if type(e) is dict]
     stamps.extend(trajectory.stamps or ())

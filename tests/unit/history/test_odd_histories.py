@@ -153,13 +153,19 @@ def test_an_empty_file_or_one_of_another_format_in_a_history_folder_is_unavailab
     project.mkdir()
     (project / "junk.jsonl").write_bytes(os.urandom(2000).replace(b"\n", b"x"))
     (project / "empty.jsonl").write_bytes(b"")
+    title = '{"type":"summary","summary":"Fix the parser","leafUuid":"u-1"}\n'
+    (project / "title.jsonl").write_text(title)  # what older releases leave beside a session
     sessions, _ = find_sessions(
         ["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
     )
     results = replayed(sessions)
     assert sum(isinstance(r, SessionRecord) for r in results) == 4  # the planted ones only
     reasons = sorted((Path(r.path).name, r.reason) for r in results if isinstance(r, Unavailable))
-    assert reasons == [("empty.jsonl", "empty"), ("junk.jsonl", "no claude-code record in it")]
+    assert reasons == [
+        ("empty.jsonl", "empty"),
+        ("junk.jsonl", "no claude-code record in it"),
+        ("title.jsonl", "no message in it, a title alone"),
+    ]
 
 
 def test_a_model_whose_name_holds_a_colon_is_priced() -> None:
