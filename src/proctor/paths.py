@@ -182,3 +182,28 @@ def current_folder() -> Path | None:
         return Path.cwd()
     except FileNotFoundError:
         return None
+
+
+GENERATED_SOURCES = ("evals-src", "inline")
+"""Folders of a results directory where proctor writes each run's generated cases
+(``proctor eval``: ``evals-src/<timestamp>``; ``proctor run --prompt``: ``inline/<timestamp>``):
+the runs of each are one suite, named by the folder."""
+
+
+def suite_of(source: str | Path, results_dir: Path) -> str:
+    """The name of the suite at ``source`` (an absolute path) whose runs go to
+    ``results_dir``: links resolved, relative to the folder holding ``results_dir`` when under
+    it (``suites/api``: a checkout moved whole, results and suites together, keeps it), else
+    absolute; the cases proctor generates for each run (:data:`GENERATED_SOURCES`) are one
+    suite, named by their folder (``evals-src``)."""
+    source = os.path.realpath(source)  # one suite, however its path was spelt
+    results = os.path.realpath(results_dir)
+    generated = os.path.dirname(source)
+    kind = os.path.basename(generated)
+    if kind in GENERATED_SOURCES and os.path.dirname(generated) == results:
+        return kind
+    home = os.path.dirname(results)
+    inside = os.path.relpath(source, home)
+    if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+        return Path(inside).as_posix()
+    return Path(source).as_posix()

@@ -973,22 +973,30 @@ def test_a_judge_without_a_key_names_where_it_was_given(
 
 
 def test_a_finding_of_one_eval_run_is_resolved_by_the_next(proctor: Run, tmp_path: Path) -> None:
-    def run(expected: str) -> None:
+    def run(said: str, first: str = "") -> dict[str, Any]:
+        plan = {"turns": [{"say": said}]}
         files = {
             "ok.eval.py": f"""
                 from proctor.evals import define_eval
                 async def test(t):
                     await t.send("hi")
-                    t.message_includes("{expected}")
-                eval = define_eval(plan={TURNS}, test=test)
+                    {first or "pass"}
+                    t.message_includes("one")
+                eval = define_eval(plan={plan!r}, test=test)
             """
         }
         result, _ = run_json(proctor, project(tmp_path, files), tmp_path)
-        assert result.code == (0 if expected == "one" else 1), result.err
+        assert result.code == (0 if said == "one" else 1), result.err
+        listed = proctor("findings", str(tmp_path / "out"), "--json", "--all")
+        (finding,) = listed.json()["findings"]
+        return dict(finding)
 
-    run("nowhere")
-    run("one")  # each eval run writes its cases to a folder of its own: still one suite
-    listed = proctor("findings", str(tmp_path / "out"), "--json", "--all")
-    found = listed.json()["findings"]
-    assert [f["state"] for f in found] == ["resolved"], found
-    assert {f["suite"] for f in found} == {"out/evals-src"}
+    failed = run("zero")
+    assert failed["check"] == "eval: message_includes('one')", failed["check"]
+    assert failed["suite"] == "evals-src"
+    # An assertion added before it: the same check, still failing, not a new finding.
+    again = run("zero", first='t.message_includes("ze")')
+    assert (again["id"], again["state"], again["failures"]) == (failed["id"], "open", 2)
+    # Each eval run writes its cases to a folder of its own: still one suite.
+    fixed = run("one")
+    assert (fixed["id"], fixed["state"]) == (failed["id"], "resolved")

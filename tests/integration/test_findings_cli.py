@@ -524,3 +524,16 @@ def test_one_suite_reached_through_a_link_is_one_suite(proctor: Run, tmp_path: P
     assert passed.code == 0, passed.err
     (finding,) = findings(proctor, real / "out", "--all")
     assert (finding["suite"], finding["state"]) == ("suites/api", "resolved")
+
+
+def test_a_ledger_rebuilt_after_the_checkout_moved_names_its_suites_as_before(
+    proctor: Run, tmp_path: Path
+) -> None:
+    before = tmp_path / "before"
+    run_suite(proctor, before / "suites" / "api", before / "results", FAILING)
+    after = tmp_path / "after"
+    before.rename(after)  # the whole checkout moved, its results with it
+    (after / "results" / "findings.json").unlink()  # and the ledger started over
+    run_suite(proctor, after / "suites" / "api", after / "results", FAILING)
+    (finding,) = findings(proctor, after / "results")
+    assert (finding["suite"], finding["failures"]) == ("suites/api", 2)

@@ -84,3 +84,17 @@ def test_inline_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
     qna = proctor("run", "--prompt", "x", "--qna", str(rules), "--out", out)
     assert qna.code == 2 and f"--qna {rules}: rules block" in qna.err
     assert "inline/" not in named.err + qna.err  # never the file proctor wrote
+
+
+def test_a_failure_of_one_inline_run_is_resolved_by_the_next(proctor: Run, tmp_path: Path) -> None:
+    src = tmp_path / "project"
+    src.mkdir()
+    checks = tmp_path / "checks.json"
+    checks.write_text(json.dumps([{"use": "file-exists", "must": ["a.txt"], "gate": True}]))
+    out = tmp_path / "out"
+    args = ["--prompt", "Check a.txt.", "--src", str(src), "--eval", str(checks), "--evaluate"]
+    assert proctor("run", *args, "--out", str(out)).code == 1  # no a.txt yet
+    (src / "a.txt").write_text("a\n")
+    assert proctor("run", *args, "--out", str(out)).code == 0
+    listed = proctor("findings", str(out), "--json", "--all").json()["findings"]
+    assert [(f["suite"], f["state"]) for f in listed] == [("inline", "resolved")]

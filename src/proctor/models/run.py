@@ -55,6 +55,10 @@ class RunManifest(RecordModel):
     repetition: int | None = None
     """Which repetition of ``proctor run --repeat-check`` the run is (1 to N); the findings
     ledger applies the first only."""
+    suite: str | None = None
+    """The suite the run ran, as the findings ledger names it (the source, relative to the
+    folder holding the results directory when under it; see ``docs/findings.md``), recorded
+    at the start so that a ledger rebuilt after the folders moved names it the same."""
 
 
 JournalEvent = Literal[

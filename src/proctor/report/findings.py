@@ -39,7 +39,7 @@ from proctor.models.findings import (
 from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import ResolvedRecord, RunManifest
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths
+from proctor.paths import RunPaths, suite_of
 from proctor.report.stored import iter_records
 from proctor.util.text import table_cell
 
@@ -79,33 +79,19 @@ def finding_id(key: CheckKey, suite: str | None = None) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:10]
 
 
-EVALS_SOURCE = "evals-src"
-"""The folder of a results directory where ``proctor eval`` writes each run's generated cases
-(``evals-src/<timestamp>``): its runs are one suite, ``<results>/evals-src``."""
-
-
 def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
-    """The suite a run ran, as findings name it: its ``--source`` made absolute against the
-    run's folder of origin, links resolved, then relative to the folder holding
-    ``results_dir`` (links resolved) when under it (so a checkout moved whole, results and
-    suites together, keeps its findings), else absolute. The runs of ``proctor eval`` into
-    ``results_dir`` are one suite (:data:`EVALS_SOURCE`). None for a run that names no
-    source."""
+    """The suite a run ran, as findings name it: the one its ``run.json`` recorded (see
+    :func:`suite_of`), else, for a run of an older proctor, its ``--source`` made absolute
+    against the folder it ran in and named by :func:`suite_of` now. None for a run that names
+    no source."""
+    if manifest.suite:
+        return manifest.suite
     if not manifest.source:
         return None
     source = os.path.join(manifest.cwd or "", manifest.source)
     if not os.path.isabs(source):  # a run that did not record where it ran
         return Path(os.path.normpath(source)).as_posix()
-    source = os.path.realpath(source)  # one suite, however its path was spelt
-    results = os.path.realpath(results_dir)
-    generated = os.path.dirname(source)
-    if os.path.basename(generated) == EVALS_SOURCE and os.path.dirname(generated) == results:
-        source = generated  # `proctor eval` writes each run's cases to a folder of their own
-    home = os.path.dirname(results)
-    inside = os.path.relpath(source, home)
-    if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
-        return Path(inside).as_posix()
-    return Path(source).as_posix()
+    return suite_of(source, results_dir)
 
 
 # --- the checks of a run ------------------------------------------------------------------
@@ -117,13 +103,18 @@ Labels = Sequence[tuple[str, str | None]]
 
 def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
     """The check name of each of ``record``'s evaluator results: the label the case gave that
-    evaluator (``labels[i]``, when its ``use`` matches), else its ``use``; a name that repeats
-    within the trial gets ``#2``, ``#3``, … from its second occurrence on."""
+    evaluator (``labels[i]``, when its ``use`` matches), else, for an assertion of an eval
+    written as code, ``eval: `` and the assertion (``eval: message_includes('one')``), else
+    its ``use``; a name that repeats within the trial gets ``#2``, ``#3``, … from its second
+    occurrence on."""
     names: list[str] = []
     seen: dict[str, int] = {}
     for index, result in enumerate(record.evaluators):
         use, label = labels[index] if index < len(labels) else (result.use, None)
         name = label if label and use == result.use else result.use
+        asserted = result.details.get("name") if result.use == "eval" else None
+        if name == "eval" and isinstance(asserted, str) and asserted:
+            name = f"eval: {asserted}"  # by what it asserts, not by its place in the test
         seen[name] = seen.get(name, 0) + 1
         names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
     return names
@@ -639,8 +630,9 @@ def _late_checks(
     rest = "; its other checks were applied" if len(held_back) < len(keys) else ""
     return held_back, (
         f"{run_id} started before {newest}, which the findings ledger holds: "
-        f"{len(held_back)} of its {len(keys)} check(s) were held back, since {why} (their "
-        f"failures are counted; they propose, reopen or resolve nothing){rest}"
+        f"{len(held_back)} of its {len(keys)} check(s) were held back, since {why} (a failure "
+        f"of a finding already listed adds to its failures; they propose, reopen or resolve "
+        f"nothing){rest}"
     )
 
 

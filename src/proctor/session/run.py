@@ -27,7 +27,7 @@ from proctor.models.io import write_json, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths
+from proctor.paths import RunPaths, suite_of
 from proctor.plan.checks import check_out_outside_cases, check_writable, preflight
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
@@ -133,6 +133,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         trials_planned=len(plan.trials),
         session_label=request.session_label,
         repetition=request.repetition,
+        suite=suite_of((request.cwd or Path.cwd()) / request.source, paths.root.parent),
     )
     # run.json last: a folder that has it has every record a resume reads.
     write_json(paths.config_json, config_record(plan))
