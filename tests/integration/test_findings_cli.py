@@ -422,7 +422,9 @@ def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
     (finding,) = findings(proctor, out)
     assert (finding["state"], finding["lastCheckedRun"]) == ("open", run1.name)
     table = proctor("findings", str(out))
-    assert "1 open finding was not checked by the latest run of its suite (run-" in table.out
+    assert f"1 open finding ({ID}) was not checked by the latest run of its suite (run-" in (
+        table.out
+    )
     assert "`proctor findings dismiss ID --reason TEXT` closes one that is gone" in table.out
 
 
@@ -437,7 +439,9 @@ def test_an_open_finding_of_an_older_ledger_is_known_unchecked_by_its_last_failu
     shutil.rmtree(tmp_path / "cases" / "hello")
     make_case("hello-renamed", config=CONFIG, plan=PASSING)
     assert run_cases(proctor, tmp_path)[0].code == 0
-    assert "1 open finding was not checked by the latest run" in proctor("findings", str(out)).out
+    assert f"1 open finding ({ID}) was not checked by the latest run" in (
+        proctor("findings", str(out)).out
+    )
 
 
 def run_suite(proctor: Run, suite: Path, out: Path, plan: dict[str, Any]) -> None:
@@ -537,3 +541,18 @@ def test_a_ledger_rebuilt_after_the_checkout_moved_names_its_suites_as_before(
     run_suite(proctor, after / "suites" / "api", after / "results", FAILING)
     (finding,) = findings(proctor, after / "results")
     assert (finding["suite"], finding["failures"]) == ("suites/api", 2)
+
+
+def test_a_resume_of_a_run_the_ledger_holds_says_what_it_adds_is_not_applied(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    run_dir = run_with(proctor, make_case, tmp_path, FAILING)
+    assert "resume added" not in caplog.text  # control: a run of its own is applied
+    (run_dir / "trials" / "hello" / "scripted" / "default" / "1" / "trial.json").unlink()
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        again = proctor("run", "--resume", str(run_dir))  # the trial cut short, run now
+    assert again.code == 1, again.err
+    assert (
+        f"the findings ledger took {run_dir.name} in as it was when it first finished; what "
+        "this resume added is not applied to it"
+    ) in caplog.text

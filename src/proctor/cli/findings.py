@@ -155,10 +155,12 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest[f.suite])]
         if unchecked:
             runs = sorted({latest[f.suite] or "" for f in unchecked})
+            ids = ", ".join(f.id for f in unchecked[:10])
+            ids += f" and {len(unchecked) - 10} more" if len(unchecked) > 10 else ""
             count = (
-                "1 open finding was"
+                f"1 open finding ({ids}) was"
                 if len(unchecked) == 1
-                else f"{len(unchecked)} open findings were"
+                else f"{len(unchecked)} open findings ({ids}) were"
             )
             click.echo(
                 f"\n{count} not checked by the latest run of its suite ({', '.join(runs)}): a "

@@ -647,9 +647,11 @@ def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
         return None
 
 
-def update_after_run(results_dir: Path) -> None:
-    """:func:`update_ledger` at the end of ``proctor run``: never raises, so a ledger problem
-    never changes the run's outcome; it is logged as a warning and the ledger left as it was."""
+def update_after_run(results_dir: Path, run_id: str | None = None) -> None:
+    """:func:`update_ledger` at the end of ``proctor run`` (of run ``run_id``): never raises,
+    so a ledger problem never changes the run's outcome; it is logged as a warning and the
+    ledger left as it was. A resumed run the ledger already held gets a note: what the resume
+    added is not applied."""
     try:
         update = update_ledger(results_dir)
     except Exception as exc:
@@ -657,3 +659,9 @@ def update_after_run(results_dir: Path) -> None:
         return
     for note in update.notes:
         log.warning("proctor: warning: %s", note)
+    if run_id is not None and run_id in update.ledger.runs and run_id not in update.applied:
+        log.warning(
+            "proctor: note: the findings ledger took %s in as it was when it first finished; "
+            "what this resume added is not applied to it (see docs/findings.md)",
+            run_id,
+        )

@@ -269,7 +269,7 @@ def execute_and_finish(
     # update was cut short is applied by the next one.
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
 
-    update_after_run(paths.root.parent)
+    update_after_run(paths.root.parent, paths.root.name)
     return result
 
 
