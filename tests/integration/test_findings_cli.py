@@ -556,3 +556,18 @@ def test_a_resume_of_a_run_the_ledger_holds_says_what_it_adds_is_not_applied(
         f"the findings ledger took {run_dir.name} in as it was when it first finished; what "
         "this resume added is not applied to it"
     ) in caplog.text
+
+
+def test_a_run_says_what_it_did_to_the_findings(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    out = tmp_path / "out"
+    told = "proctor: findings: "
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        run_with(proctor, make_case, tmp_path, FAILING)
+        assert f"{told}1 new (`proctor findings {out}` lists them)" in caplog.text
+        caplog.clear()
+        run_with(proctor, make_case, tmp_path, FAILING)
+        assert told not in caplog.text  # control: the same failure again is nothing new
+        run_with(proctor, make_case, tmp_path, PASSING)
+        assert f"{told}1 resolved" in caplog.text

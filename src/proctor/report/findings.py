@@ -23,6 +23,7 @@ import os
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -659,6 +660,13 @@ def update_after_run(results_dir: Path, run_id: str | None = None) -> None:
         return
     for note in update.notes:
         log.warning("proctor: warning: %s", note)
+    if run_id is not None and run_id in update.applied:
+        told = Counter(event for _, event in run_events(update.ledger, run_id))
+        if told:
+            said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e])
+            log.warning(
+                "proctor: findings: %s (`proctor findings %s` lists them)", said, results_dir
+            )
     if run_id is not None and run_id in update.ledger.runs and run_id not in update.applied:
         log.warning(
             "proctor: note: the findings ledger took %s in as it was when it first finished; "
