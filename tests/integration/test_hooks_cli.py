@@ -624,6 +624,16 @@ def test_a_project_folder_that_cannot_be_copied_is_one_sentence(
     assert len(result.err.strip().splitlines()) == 1
 
 
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user's home of the test's own (``HOME``; no ``CODEX_HOME`` or ``GEMINI_CLI_HOME``
+    elsewhere)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
+    return tmp_path / "home"
+
+
 USER_CHECK = """#!/bin/sh
 echo "ran from $0" >> "$HOME/.claude/hooks/ran.log"
 echo "the user's own check.sh refuses" >&2
@@ -640,10 +650,8 @@ exit 2
     ],
 )
 def test_user_settings_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+    proctor: Run, tmp_path: Path, home: Path, command: str
 ) -> None:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
     write(home / ".claude" / "hooks" / "check.sh", USER_CHECK).chmod(0o755)
     write(home / ".claude" / "projects" / "-w" / "s.jsonl", "a session of the user's\n")
     user = settings(home / ".claude" / "settings.json", "PreToolUse", "Bash", command)
@@ -662,10 +670,8 @@ def test_user_settings_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
 
 
 def test_user_settings_never_copy_credentials_or_sessions_a_hook_names(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, tmp_path: Path, home: Path
 ) -> None:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
     write(home / ".claude" / ".credentials.json", '{"token": "sk-ant-not-for-copies"}')
     write(home / ".claude" / "projects" / "-w" / "s.jsonl", "{}\n")
     look = (
@@ -686,11 +692,8 @@ def test_user_settings_never_copy_credentials_or_sessions_a_hook_names(
 
 
 def test_codex_user_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, tmp_path: Path, home: Path
 ) -> None:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
     write(home / ".codex" / "hooks" / "check.sh", CODEX_CHECK).chmod(0o755)
     user = settings(home / ".codex" / "hooks.json", "PreToolUse", "Bash", "~/.codex/hooks/check.sh")
     cases = write(
@@ -703,10 +706,8 @@ def test_codex_user_hooks_find_their_scripts_in_a_copy_of_the_home_folder(
 
 
 def test_user_settings_hooks_naming_dot_entries_copy_no_credentials(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, tmp_path: Path, home: Path
 ) -> None:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
     write(home / ".claude" / ".credentials.json", '{"token": "sk-ant-not-for-copies"}')
     write(home / ".claude" / "hooks" / ".credentials.json", '{"token": "nested"}')
     write(home / ".claude" / "hooks" / "check.sh", "exit 0\n")
@@ -731,11 +732,8 @@ def test_user_settings_hooks_naming_dot_entries_copy_no_credentials(
 
 
 def test_gemini_user_settings_never_copy_the_env_file_a_hook_names(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, tmp_path: Path, home: Path
 ) -> None:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
     write(home / ".gemini" / ".env", "GEMINI_API_KEY=not-for-copies\n")
     hook = '. ~/.gemini/.env 2>/dev/null; echo "key=$GEMINI_API_KEY" >&2'
     user = write(
@@ -753,10 +751,8 @@ def test_gemini_user_settings_never_copy_the_env_file_a_hook_names(
 
 
 def test_a_user_hook_naming_its_folder_without_an_entry_gets_a_note(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, tmp_path: Path, home: Path
 ) -> None:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
     write(home / ".claude" / "hooks" / "check.sh", "exit 0\n")
     user = settings(
         home / ".claude" / "settings.json", "Stop", "", "cd ~/.claude && sh hooks/check.sh"
@@ -768,10 +764,8 @@ def test_a_user_hook_naming_its_folder_without_an_entry_gets_a_note(
 
 
 def test_links_in_the_users_folder_never_bring_credentials_or_sessions(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, tmp_path: Path, home: Path
 ) -> None:
-    home = tmp_path / "home"
-    monkeypatch.setenv("HOME", str(home))
     claude = home / ".claude"
     write(claude / ".credentials.json", '{"token": "sk-ant-SECRET1"}')
     write(claude / "projects" / "p1" / "s.jsonl", '{"session": "RECORD"}\n')
