@@ -457,21 +457,22 @@ def test_two_suites_sharing_a_results_dir_keep_their_findings_apart(
 ) -> None:
     out = tmp_path / "out"
 
-    def run(suite: str, plan: dict[str, Any]) -> None:
-        run_suite(proctor, tmp_path / suite, out, plan)
-
-    run("suite-a", FAILING)
-    run("suite-b", PASSING)  # the same case name in another suite resolves nothing of a's
+    run_suite(proctor, tmp_path / "suite-a", out, FAILING)
+    run_suite(
+        proctor, tmp_path / "suite-b", out, PASSING
+    )  # the same case name in another suite resolves nothing of a's
     (finding,) = findings(proctor, out)
     assert (finding["id"], finding["suite"], finding["state"]) == (ID, "suite-a", "open")
     assert "not checked by the latest run" not in proctor("findings", str(out)).out
-    run("suite-b", FAILING)  # b's own failure is a finding of its own, with an id of its own
+    run_suite(
+        proctor, tmp_path / "suite-b", out, FAILING
+    )  # b's own failure is a finding of its own, with an id of its own
     found = {f["suite"]: f for f in findings(proctor, out)}
     assert set(found) == {"suite-a", "suite-b"} and found["suite-b"]["id"] != ID
     assert events(found["suite-a"]) == ["new"] and found["suite-a"]["failures"] == 1
     table = proctor("findings", str(out)).out.splitlines()
     assert table[0].split()[:3] == ["id", "state", "suite"]
-    run("suite-a", PASSING)
+    run_suite(proctor, tmp_path / "suite-a", out, PASSING)
     found = {f["suite"]: f for f in findings(proctor, out, "--all")}
     assert (found["suite-a"]["state"], found["suite-b"]["state"]) == ("resolved", "open")
     ledger = json.loads((out / "findings.json").read_text())
@@ -505,12 +506,11 @@ def test_an_older_ledgers_findings_get_their_suite_from_the_run_that_saw_them(
 ) -> None:
     out = tmp_path / "out"
 
-    def run(suite: str, plan: dict[str, Any]) -> None:
-        run_suite(proctor, tmp_path / suite, out, plan)
-
-    run("suite-b", FAILING)
+    run_suite(proctor, tmp_path / "suite-b", out, FAILING)
     strip_suites(out)
-    run("suite-a", PASSING)  # another suite's pass: b's finding is read as b's, and stays open
+    run_suite(
+        proctor, tmp_path / "suite-a", out, PASSING
+    )  # another suite's pass: b's finding is read as b's, and stays open
     (finding,) = findings(proctor, out)
     assert (finding["id"], finding["suite"], finding["state"]) == (ID, "suite-b", "open")
     assert json.loads((out / "findings.json").read_text())["schemaVersion"] == 3
