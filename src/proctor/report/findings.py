@@ -1,10 +1,10 @@
 """The findings ledger: failing checks tracked across the runs of a results directory.
 
 A *check* is one evaluator of one case × agent × condition, or one task rule of it. Over the
-repeats of a run a check fails, passes or is unknown (:func:`run_checks`); applying the run to
-the ledger (:func:`apply_run`) proposes a finding for a new failure, resolves one whose check
-passed, reopens one that fails again, and leaves dismissed ones alone until their check has
-passed and failed again. Applying is idempotent: the ledger lists the runs it holds.
+repeats of a run a check fails, passes or is unknown (:mod:`proctor.report.checks`); applying
+the run to the ledger (:func:`apply_run`) proposes a finding for a new failure, resolves one
+whose check passed, reopens one that fails again, and leaves dismissed ones alone until their
+check has passed and failed again. Applying is idempotent: the ledger lists the runs it holds.
 
     ledger = apply_run(load_ledger(out), "run-20261201T120000Z-abc123", run_checks(records))
     run_events(ledger, "run-20261201T120000Z-abc123")   # [(finding, "new"), ...]
@@ -38,38 +38,15 @@ from proctor.models.findings import (
     FindingsLedger,
 )
 from proctor.models.io import PARTIAL_WRITE, read_record, write_record
-from proctor.models.run import ResolvedRecord, RunManifest
-from proctor.models.trial import TrialRecord
+from proctor.models.run import RunManifest
 from proctor.paths import RunPaths, suite_of
-from proctor.report.stored import iter_records
+from proctor.report.checks import CheckKey, CheckResult, merge_checks, stored_run_checks
 from proctor.util.text import table_cell
 
 log = logging.getLogger("proctor")
 
 LEDGER_FILE = "findings.json"
 """The ledger's file name, directly in the results directory (beside the ``run-…`` folders)."""
-
-EVIDENCE_STATUSES = frozenset({"passed", "failed"})
-"""Trial statuses whose evaluator results and rules count as evidence. A timeout, an error or
-a skip says nothing about a check: it never opens, resolves or reopens a finding."""
-
-
-class CheckKey(NamedTuple):
-    case: str
-    agent: str
-    condition: str
-    check: str
-    """The evaluator's label (else its ``use``; ``#2``, ``#3`` for a repeated one), or
-    ``rule:<name>``."""
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """A check's outcome in one run: failed in some scored trial, or passed in all of them."""
-
-    key: CheckKey
-    failed: bool
-    message: str = ""
 
 
 def finding_id(key: CheckKey, suite: str | None = None) -> str:
@@ -93,81 +70,6 @@ def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
     if not os.path.isabs(source):  # a run that did not record where it ran
         return Path(os.path.normpath(source)).as_posix()
     return suite_of(source, results_dir)
-
-
-# --- the checks of a run ------------------------------------------------------------------
-
-
-Labels = Sequence[tuple[str, str | None]]
-"""A case's evaluators in order, as ``(use, label)``, from the run's ``resolved.json``."""
-
-
-def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
-    """The check name of each of ``record``'s evaluator results: the label the case gave that
-    evaluator (``labels[i]``, when its ``use`` matches), else, for an assertion of an eval
-    written as code, ``eval: `` and the assertion (``eval: message_includes('one')``), else
-    its ``use``; a name that repeats within the trial gets ``#2``, ``#3``, … from its second
-    occurrence on."""
-    names: list[str] = []
-    seen: dict[str, int] = {}
-    for index, result in enumerate(record.evaluators):
-        use, label = labels[index] if index < len(labels) else (result.use, None)
-        name = label if label and use == result.use else result.use
-        asserted = result.details.get("name") if result.use == "eval" else None
-        if name == "eval" and isinstance(asserted, str) and asserted:
-            name = f"eval: {asserted}"  # by what it asserts, not by its place in the test
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return names
-
-
-def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
-    """What one trial says about its checks: nothing unless its status is evidence (see
-    :data:`EVIDENCE_STATUSES`); an evaluator that errored and a rule that did not apply say
-    nothing either."""
-    if record.status not in EVIDENCE_STATUSES:
-        return []
-    cell = (record.case, record.agent, record.condition)
-    results = [
-        CheckResult(CheckKey(*cell, name), not result.passed, result.message)
-        for name, result in zip(evaluator_checks(record, labels), record.evaluators, strict=True)
-        if not result.error
-    ]
-    results += [
-        CheckResult(CheckKey(*cell, f"rule:{rule.rule}"), rule.fired, rule.message)
-        for rule in record.rules
-        if rule.applicable
-    ]
-    return results
-
-
-def case_labels(resolved: ResolvedRecord | None) -> dict[str, list[tuple[str, str | None]]]:
-    """Each case's evaluators as ``(use, label)``, in order, from a run's ``resolved.json``."""
-    if resolved is None:
-        return {}
-    return {c.case: [(e.use, e.label) for e in c.evaluators] for c in resolved.cases}
-
-
-def merge_checks(results: Iterable[CheckResult]) -> list[CheckResult]:
-    """One result per check, in order of first appearance: failed when any result failed
-    (with the first failure's message), else passed."""
-    merged: dict[CheckKey, CheckResult] = {}
-    for result in results:
-        before = merged.get(result.key)
-        if before is None or (result.failed and not before.failed):
-            merged[result.key] = result
-    return list(merged.values())
-
-
-def run_checks(
-    records: Iterable[TrialRecord], resolved: ResolvedRecord | None = None
-) -> list[CheckResult]:
-    """Every check a run has evidence about, over all its repeats (see :func:`merge_checks`).
-    A check with no evidence in the run is absent: unknown, it changes nothing."""
-    labels = case_labels(resolved)
-    return merge_checks(
-        result for record in records for result in trial_checks(record, labels.get(record.case, []))
-    )
 
 
 # --- applying a run -----------------------------------------------------------------------
@@ -447,19 +349,6 @@ def _utf8(name: str) -> bool:
     except UnicodeEncodeError:  # a file name's bytes that are not UTF-8 (surrogate escapes)
         return False
     return True
-
-
-def stored_run_checks(run_dir: Path) -> list[CheckResult]:
-    """The checks of a stored run folder (none when it holds no trial)."""
-    paths = RunPaths(run_dir)
-    if not paths.trial_jsons():
-        return []
-    # Without its labels a check would be named by its `use`, and a finding already open would
-    # be proposed again under that name: a run whose resolved.json is damaged or gone (every
-    # proctor writes one, before run.json) raises, and is not applied.
-    resolved = read_record(paths.resolved_json, ResolvedRecord)
-    # One record at a time: a run of many thousands of trials is never held whole here.
-    return run_checks(iter_records(run_dir), resolved)
 
 
 _LOCKED = threading.local()

@@ -15,6 +15,7 @@ from proctor.models.findings import Finding, FindingsLedger
 from proctor.models.process import RuleResult
 from proctor.models.run import ResolvedCaseRecord, ResolvedEvaluator, ResolvedRecord
 from proctor.models.trial import EvaluatorResult, TrialRecord
+from proctor.report.checks import run_checks
 from proctor.report.findings import (
     CheckKey,
     CheckResult,
@@ -24,7 +25,6 @@ from proctor.report.findings import (
     finding_id,
     load_ledger,
     render_run_events,
-    run_checks,
     run_events,
     save_ledger,
 )

@@ -1,0 +1,126 @@
+"""The checks of a run, as the findings ledger (:mod:`proctor.report.findings`) reads them.
+
+A *check* is one evaluator of one case × agent × condition, or one task rule of it. Over the
+repeats of a run a check fails, passes or is unknown: :func:`run_checks` merges what each
+scored trial says of it; :func:`stored_run_checks` reads a stored run folder's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from proctor.models.io import read_record
+from proctor.models.run import ResolvedRecord
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.report.stored import iter_records
+
+EVIDENCE_STATUSES = frozenset({"passed", "failed"})
+"""Trial statuses whose evaluator results and rules count as evidence. A timeout, an error or
+a skip says nothing about a check: it never opens, resolves or reopens a finding."""
+
+
+class CheckKey(NamedTuple):
+    case: str
+    agent: str
+    condition: str
+    check: str
+    """The evaluator's label (else its ``use``; ``#2``, ``#3`` for a repeated one), or
+    ``rule:<name>``."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A check's outcome in one run: failed in some scored trial, or passed in all of them."""
+
+    key: CheckKey
+    failed: bool
+    message: str = ""
+
+
+Labels = Sequence[tuple[str, str | None]]
+"""A case's evaluators in order, as ``(use, label)``, from the run's ``resolved.json``."""
+
+
+def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
+    """The check name of each of ``record``'s evaluator results: the label the case gave that
+    evaluator (``labels[i]``, when its ``use`` matches), else, for an assertion of an eval
+    written as code, ``eval: `` and the assertion (``eval: message_includes('one')``), else
+    its ``use``; a name that repeats within the trial gets ``#2``, ``#3``, … from its second
+    occurrence on."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for index, result in enumerate(record.evaluators):
+        use, label = labels[index] if index < len(labels) else (result.use, None)
+        name = label if label and use == result.use else result.use
+        asserted = result.details.get("name") if result.use == "eval" else None
+        if name == "eval" and isinstance(asserted, str) and asserted:
+            name = f"eval: {asserted}"  # by what it asserts, not by its place in the test
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return names
+
+
+def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
+    """What one trial says about its checks: nothing unless its status is evidence (see
+    :data:`EVIDENCE_STATUSES`); an evaluator that errored and a rule that did not apply say
+    nothing either."""
+    if record.status not in EVIDENCE_STATUSES:
+        return []
+    cell = (record.case, record.agent, record.condition)
+    results = [
+        CheckResult(CheckKey(*cell, name), not result.passed, result.message)
+        for name, result in zip(evaluator_checks(record, labels), record.evaluators, strict=True)
+        if not result.error
+    ]
+    results += [
+        CheckResult(CheckKey(*cell, f"rule:{rule.rule}"), rule.fired, rule.message)
+        for rule in record.rules
+        if rule.applicable
+    ]
+    return results
+
+
+def case_labels(resolved: ResolvedRecord | None) -> dict[str, list[tuple[str, str | None]]]:
+    """Each case's evaluators as ``(use, label)``, in order, from a run's ``resolved.json``."""
+    if resolved is None:
+        return {}
+    return {c.case: [(e.use, e.label) for e in c.evaluators] for c in resolved.cases}
+
+
+def merge_checks(results: Iterable[CheckResult]) -> list[CheckResult]:
+    """One result per check, in order of first appearance: failed when any result failed
+    (with the first failure's message), else passed."""
+    merged: dict[CheckKey, CheckResult] = {}
+    for result in results:
+        before = merged.get(result.key)
+        if before is None or (result.failed and not before.failed):
+            merged[result.key] = result
+    return list(merged.values())
+
+
+def run_checks(
+    records: Iterable[TrialRecord], resolved: ResolvedRecord | None = None
+) -> list[CheckResult]:
+    """Every check a run has evidence about, over all its repeats (see :func:`merge_checks`).
+    A check with no evidence in the run is absent: unknown, it changes nothing."""
+    labels = case_labels(resolved)
+    return merge_checks(
+        result for record in records for result in trial_checks(record, labels.get(record.case, []))
+    )
+
+
+def stored_run_checks(run_dir: Path) -> list[CheckResult]:
+    """The checks of a stored run folder (none when it holds no trial)."""
+    paths = RunPaths(run_dir)
+    if not paths.trial_jsons():
+        return []
+    # Without its labels a check would be named by its `use`, and a finding already open would
+    # be proposed again under that name: a run whose resolved.json is damaged or gone (every
+    # proctor writes one, before run.json) raises, and is not applied.
+    resolved = read_record(paths.resolved_json, ResolvedRecord)
+    # One record at a time: a run of many thousands of trials is never held whole here.
+    return run_checks(iter_records(run_dir), resolved)
