@@ -197,16 +197,10 @@ def home_entries_named(folder: Path, hooks: tuple[HookSpec, ...]) -> HomeEntries
         if through.search(hook.command) and not found:
             why = f"no entry {', '.join(sorted(named))} in it" if named else "no entry named"
             unresolved.append(f"{hook.command} ({why})")
-    withheld = HOME_WITHHELD.get(folder.name, set()) | SECRET_FILES
-    kept: list[Path] = []
-    refused: list[Path] = []
-    for name in sorted(names):
-        path = folder / name
-        if name in (".", "..") or name in withheld or kept_from_scratch(path, folder):
-            refused.append(path)
-        else:
-            kept.append(path)
-    return HomeEntries(tuple(kept), tuple(refused), tuple(unresolved))
+    paths = [folder / name for name in sorted(names)]  # `.` and `..` lead to the folder or above
+    refused = tuple(p for p in paths if kept_from_scratch(p, folder))
+    kept = tuple(p for p in paths if p not in refused)
+    return HomeEntries(kept, refused, tuple(unresolved))
 
 
 def kept_from_scratch(path: Path | str, folder: Path) -> bool:
