@@ -9,6 +9,7 @@ import logging
 import shutil
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -204,17 +205,61 @@ def test_runs_of_an_older_proctor_are_tracked_and_unfinished_runs_wait(
     assert again.json() == ledger, "applying is idempotent"
 
 
-def test_report_adds_findings_only_to_the_markdown(
+def run_reporting(proctor: Run, make_case: MakeCase, tmp_path: Path, plan: dict[str, Any]) -> Path:
+    """:func:`run_with`, asking for the JUnit report too."""
+    make_case("hello", config=CONFIG, plan=plan)
+    before = set((tmp_path / "out").glob("run-*"))
+    result, out = run_cases(proctor, tmp_path, "--reporter", "junit")
+    assert result.code == (0 if plan is PASSING else 1), result.err
+    (run_dir,) = set(out.glob("run-*")) - before
+    return run_dir
+
+
+def junit_findings(xml: str) -> dict[str, str]:
+    """The ``finding <id>`` properties of a JUnit report's testsuites."""
+    root = ElementTree.fromstring(xml.encode())
+    return {
+        prop.get("name", ""): prop.get("value", "")
+        for prop in root.iter("property")
+        if prop.get("name", "").startswith("finding ")
+    }
+
+
+def test_every_report_of_a_run_says_what_it_did_to_the_findings(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
-    run1 = run_with(proctor, make_case, tmp_path, FAILING)
+    run1 = run_reporting(proctor, make_case, tmp_path, FAILING)
+    new = {"event": "new", "id": ID, "case": "hello", "agent": "scripted"}
+    new |= {"condition": "default", "check": "file-exists"}
+    # The run's own files, written again once the ledger took the run in.
+    assert json.loads((run1 / "suite.json").read_text())["findings"] == [new]
+    assert (
+        f"| new | `{ID}` | hello / scripted / default | file-exists |"
+        in (run1 / "suite.md").read_text()
+    )
+    assert junit_findings((run1 / "junit.xml").read_text()) == {f"finding {ID}": "new: file-exists"}
+    # `proctor report` reads them from the ledger, in each format.
     as_json = proctor("report", str(run1), "--reporter", "json")
-    assert as_json.code == 1
-    assert as_json.json()["runId"] == run1.name, "JSON output stays JSON"
-    # With several reporters, the section follows the Markdown report, before the next one.
+    assert as_json.code == 1 and as_json.json()["findings"] == [new]
+    junit = proctor("report", str(run1), "--reporter", "junit")
+    assert junit_findings(junit.out) == {f"finding {ID}": "new: file-exists"}
+    # With several reporters, the section is the Markdown report's, before the next one.
     both = proctor("report", str(run1), "--reporter", "markdown,junit")
-    section, junit = both.out.index(f"| new | `{ID}` |"), both.out.index("<?xml")
-    assert both.code == 1 and section < junit
+    section, xml = both.out.index(f"| new | `{ID}` |"), both.out.index("<?xml")
+    assert both.code == 1 and section < xml
+    # Control: the same failure again is nothing new, and every report says so.
+    run2 = run_reporting(proctor, make_case, tmp_path, FAILING)
+    assert json.loads((run2 / "suite.json").read_text())["findings"] == []
+    assert "No new, reopened or resolved findings" in (run2 / "suite.md").read_text()
+    assert junit_findings((run2 / "junit.xml").read_text()) == {}
+    run3 = run_reporting(proctor, make_case, tmp_path, PASSING)
+    resolved = proctor("report", str(run3), "--reporter", "json").json()["findings"]
+    assert resolved == [new | {"event": "resolved"}]
+    # A run the ledger does not hold says nothing of findings (not "none").
+    (tmp_path / "out" / "findings.json").unlink()
+    shutil.copytree(run3, tmp_path / "elsewhere" / run3.name)
+    alone = proctor("report", str(tmp_path / "elsewhere" / run3.name), "--reporter", "json")
+    assert alone.json()["findings"] is None
 
 
 def test_a_crash_between_two_runs_keeps_the_first(

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from proctor.cli.options import label_options, relabeller, reporter_option
+
+if TYPE_CHECKING:
+    from proctor.models.suite import SuiteRecord
 
 
 @click.command("report")
@@ -51,8 +55,8 @@ def command(
     Several RUN_DIRs are read as one sample set: every trial of every run, their repeats
     numbered on from one run to the next, under the first run's gate (or --config's).
 
-    With the Markdown report, also list the run's new, reopened and resolved findings when the
-    ledger of its results directory holds the run.
+    The Markdown, JSON and JUnit reports also list the run's new, reopened and resolved
+    findings when the ledger of its results directory holds the run.
     """
     from proctor.errors import ConfigError
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
@@ -82,6 +86,7 @@ def command(
         records = run.records
         for note in run.notes:
             click.echo(f"proctor: note: {note}", err=True)
+        suite = _with_findings(suite, run_dir)
     if goal_shape is not None:  # before anything is printed or written
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
         if goal_shape not in shapes:
@@ -103,22 +108,19 @@ def command(
         if name == "markdown" and (repeated or goal_shape):  # after the report it belongs to
             rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
             click.echo("\n" + render_repeated_markdown(rows), nl=False)
-        if name == "markdown" and len(run_dirs) == 1:  # so is the run's findings section
-            _echo_findings(run_dirs[0])
     return suite.exit_code
 
 
-def _echo_findings(run_dir: Path) -> None:
-    """The run's findings events, when the ledger of its results directory holds the run."""
+def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
+    """The run's aggregate with what it did to the findings ledger of its results directory,
+    when the ledger holds the run."""
     from proctor.errors import ConfigError, SchemaVersionError
-    from proctor.report.findings import load_ledger, render_run_events
+    from proctor.report.findings import load_ledger, run_changes
 
     root = run_dir.resolve()
     try:
         ledger = load_ledger(root.parent)
     except (ConfigError, SchemaVersionError) as exc:
         click.echo(f"proctor: note: {exc}; findings not shown", err=True)
-        return
-    section = render_run_events(ledger, root.name)
-    if section is not None:
-        click.echo("\n" + section, nl=False)
+        return suite
+    return suite.model_copy(update={"findings": run_changes(ledger, root.name)})

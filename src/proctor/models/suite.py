@@ -3,6 +3,8 @@ analysis and the repeated-run view)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from proctor.models.ab import ABGateResult, ABReport
@@ -213,6 +215,20 @@ class RepeatedRow(CamelModel):
     first_relevant_stability: float | None
 
 
+class FindingChange(CamelModel):
+    """A finding of the results directory's ledger that the run proposed (``new``), reopened
+    or resolved (see docs/findings.md)."""
+
+    event: Literal["new", "reopened", "resolved"]
+    id: str
+    """The finding's id, as ``proctor findings`` and ``proctor findings dismiss`` name it."""
+    case: str
+    agent: str
+    condition: str
+    check: str
+    """The evaluator's label (else its ``use``), or ``rule:<name>`` for a task rule."""
+
+
 class SuiteRecord(RecordModel):
     run_id: str
     exit_code: int
@@ -228,3 +244,8 @@ class SuiteRecord(RecordModel):
     """The A/B gate's result, when the gate has an ``ab`` entry."""
     repeated: list[RepeatedRow] = []
     """Repeated-run view: per case × agent × condition spreads and first-file stability."""
+    findings: list[FindingChange] | None = None
+    """What the run did to the findings ledger of its results directory: each finding it
+    proposed, reopened or resolved (none: an empty list). None when the ledger does not hold
+    the run: ``proctor run`` writes the reports before it updates the ledger, then writes them
+    again with this; ``proctor report`` reads it from the ledger."""

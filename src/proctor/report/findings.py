@@ -39,9 +39,10 @@ from proctor.models.findings import (
 )
 from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import RunManifest
+from proctor.models.suite import FindingChange
 from proctor.paths import RunPaths, suite_of
 from proctor.report.checks import CheckKey, CheckResult, merge_checks, stored_run_checks
-from proctor.util.text import table_cell
+from proctor.report.markdown import render_findings
 
 log = logging.getLogger("proctor")
 
@@ -214,24 +215,30 @@ def run_events(ledger: FindingsLedger, run_id: str) -> list[tuple[Finding, Findi
     ]
 
 
+def run_changes(ledger: FindingsLedger, run_id: str) -> list[FindingChange] | None:
+    """The findings run ``run_id`` proposed, reopened or resolved, as its reports show them
+    (:attr:`~proctor.models.suite.SuiteRecord.findings`); None when the ledger does not hold
+    the run."""
+    if run_id not in ledger.runs:
+        return None
+    return [
+        FindingChange(
+            event=event,
+            id=finding.id,
+            case=finding.case,
+            agent=finding.agent,
+            condition=finding.condition,
+            check=finding.check,
+        )
+        for finding, event in run_events(ledger, run_id)
+    ]
+
+
 def render_run_events(ledger: FindingsLedger, run_id: str) -> str | None:
     """A Markdown section of run ``run_id``'s findings events; None when the ledger does not
     hold the run."""
-    if run_id not in ledger.runs:
-        return None
-    events = run_events(ledger, run_id)
-    if not events:
-        return "## Findings\n\nNo new, reopened or resolved findings in this run.\n"
-    lines = [
-        "## Findings",
-        "",
-        "| event | finding | case / agent / condition | check |",
-        "|---|---|---|---|",
-    ]
-    for finding, event in events:
-        cell = table_cell(f"{finding.case} / {finding.agent} / {finding.condition}")
-        lines.append(f"| {event} | `{finding.id}` | {cell} | {table_cell(finding.check)} |")
-    return "\n".join(lines) + "\n"
+    changes = run_changes(ledger, run_id)
+    return None if changes is None else render_findings(changes)
 
 
 # --- the ledger on disk -------------------------------------------------------------------
@@ -537,28 +544,30 @@ def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
         return None
 
 
-def update_after_run(results_dir: Path, run_id: str | None = None) -> None:
+def update_after_run(results_dir: Path, run_id: str | None = None) -> list[FindingChange] | None:
     """:func:`update_ledger` at the end of ``proctor run`` (of run ``run_id``): never raises,
     so a ledger problem never changes the run's outcome; it is logged as a warning and the
     ledger left as it was. A resumed run the ledger already held gets a note: what the resume
-    added is not applied."""
+    added is not applied. What the ledger holds of run ``run_id`` is returned (see
+    :func:`run_changes`); None when it holds nothing of it."""
     try:
         update = update_ledger(results_dir)
     except Exception as exc:
         log.warning("proctor: warning: findings ledger not updated: %s", exc)
-        return
+        return None
     for note in update.notes:
         log.warning("proctor: warning: %s", note)
-    if run_id is not None and run_id in update.applied:
-        told = Counter(event for _, event in run_events(update.ledger, run_id))
-        if told:
-            said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e])
-            log.warning(
-                "proctor: findings: %s (`proctor findings %s` lists them)", said, results_dir
-            )
-    if run_id is not None and run_id in update.ledger.runs and run_id not in update.applied:
+    if run_id is None:
+        return None
+    changes = run_changes(update.ledger, run_id)
+    if changes and run_id in update.applied:
+        told: Counter[str] = Counter(change.event for change in changes)
+        said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e])
+        log.warning("proctor: findings: %s (`proctor findings %s` lists them)", said, results_dir)
+    if changes is not None and run_id not in update.applied:
         log.warning(
             "proctor: note: the findings ledger took %s in as it was when it first finished; "
             "what this resume added is not applied to it (see docs/findings.md)",
             run_id,
         )
+    return changes

@@ -4,7 +4,9 @@ agent × condition, one ``testcase`` per trial.
 A testcase's ``classname`` is ``<case>.<agent>.<condition>`` and its ``name`` ``repeat <n>``,
 the same in every run of the same matrix. A failed trial (``failed``, ``timeout``) carries a
 ``failure``, a trial in an error status an ``error``, a skipped one ``skipped``, each with the
-reason; the score and key figures are ``property`` elements of the testcase.
+reason; the score and key figures are ``property`` elements of the testcase. A testsuite's
+properties hold its group's figures and each finding of the group the run proposed, reopened
+or resolved (``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
 """
 
 from __future__ import annotations
@@ -98,19 +100,23 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     """The run as a JUnit XML document (UTF-8, with its declaration)."""
     root = ET.Element("testsuites", {"name": f"proctor {suite.run_id}", **_tallies(records)})
     stats = {(g.case, g.agent, g.condition): g for g in suite.groups}
+    changes: dict[tuple[str, str, str], dict[str, object]] = {}
+    for change in suite.findings or ():
+        where = changes.setdefault((change.case, change.agent, change.condition), {})
+        where[f"finding {change.id}"] = f"{change.event}: {change.check}"
     for key, trials in group_records(records).items():
         element = ET.SubElement(root, "testsuite", {"name": "/".join(key), **_tallies(trials)})
         group = stats.get(key)
+        figures: dict[str, object] = {}
         if group is not None:
-            _properties(
-                element,
-                {
-                    "passRate": group.pass_rate,
-                    "scored": group.scored,
-                    "meanScore": group.mean_score,
-                    "gatePassed": group.gate_passed,
-                },
-            )
+            figures = {
+                "passRate": group.pass_rate,
+                "scored": group.scored,
+                "meanScore": group.mean_score,
+                "gatePassed": group.gate_passed,
+            }
+        if figures or key in changes:
+            _properties(element, {**figures, **changes.get(key, {})})
         for record in trials:
             _testcase(element, record)
     for node in root.iter():

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from proctor.exit_codes import meaning
-from proctor.models.suite import CI, OutcomeRate, Spread, SuiteRecord, SuiteTotals
+from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.util.text import table_cell as _md
@@ -259,6 +259,25 @@ def render_markdown(
         ]
     lines += _outcomes(suite)
     lines += _by_source(suite.totals)
+    text = "\n".join(lines) + "\n"
+    if suite.findings is not None:
+        text += "\n" + render_findings(suite.findings)
+    return text
+
+
+def render_findings(changes: Sequence[FindingChange]) -> str:
+    """The Markdown section of the findings a run proposed, reopened or resolved."""
+    if not changes:
+        return "## Findings\n\nNo new, reopened or resolved findings in this run.\n"
+    lines = [
+        "## Findings",
+        "",
+        "| event | finding | case / agent / condition | check |",
+        "|---|---|---|---|",
+    ]
+    for change in changes:
+        cell = _md(f"{change.case} / {change.agent} / {change.condition}")
+        lines.append(f"| {change.event} | `{change.id}` | {cell} | {_md(change.check)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -81,6 +81,8 @@ class RunResult:
     left: int = 0
     """Planned trials without an ended record: never started, or cut short by an interrupt
     (what a ``--resume`` runs)."""
+    report_records: list[TrialRecord] = field(default_factory=list, repr=False)
+    """The compact records the reports were rendered from."""
 
     @cached_property
     def records(self) -> list[TrialRecord]:
@@ -172,6 +174,10 @@ class LoadReportingEarly:
             self.loaded = True
             for module in REPORTING:
                 importlib.import_module(module)
+
+
+SHOW_FINDINGS = ("json", "markdown", "junit")
+"""The reporters that show what a run did to the findings ledger."""
 
 
 def write_reports(
@@ -268,8 +274,17 @@ def execute_and_finish(
     # Not held: it may wait for another process's lock on the ledger, and a run whose ledger
     # update was cut short is applied by the next one.
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
+    from proctor.report.reporters import render_into
 
-    update_after_run(paths.root.parent, paths.root.name)
+    changes = update_after_run(paths.root.parent, paths.root.name)
+    if changes is not None:
+        # The reports that show findings, again with what the run did to the ledger (which
+        # takes a run in once its records are closed, after its reports were written).
+        result.suite = result.suite.model_copy(update={"findings": changes})
+        shown = [name for name in result.outputs if name in SHOW_FINDINGS]
+        result.outputs.update(render_into(paths.root, result.suite, result.report_records, shown))
+    if request.repetition is None:  # a repetition of --repeat-check: its own summary instead
+        append_step_summary(result.outputs["markdown"])
     return result
 
 
@@ -305,9 +320,7 @@ def _finish(
         wall_ms=ms_since(started),
         cells=[spec.key for spec in plan.trials],
     )
-    outputs = write_reports(
-        paths, suite, records, request.reporters, step_summary=request.repetition is None
-    )
+    outputs = write_reports(paths, suite, records, request.reporters, step_summary=False)
     manifest.finished_at = now_iso()
     manifest.trials_finished = len(records)
     manifest.interrupted = outcome.interrupted
@@ -321,6 +334,7 @@ def _finish(
         outputs,
         ended_now=ended - len(kept),
         left=len(plan.trials) - ended,
+        report_records=records,
     )
 
 
