@@ -444,10 +444,32 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
     found = [s for s in _sessions_in(path, unreadable) if s.agent in wanted]
     unavailable += unreadable
     if not found and not (path.is_file() and unreadable):
-        unavailable.append(
-            Unavailable(path=str(path), reason="no session transcript of the agents asked for")
-        )
+        reason = "no session transcript of the agents asked for"
+        if path.is_dir() and _parts_only(path):
+            reason = (
+                "holds subagent or side files only: they are read with their main session "
+                "(give the folder that holds it)"
+            )
+        unavailable.append(Unavailable(path=str(path), reason=reason))
     return found
+
+
+def _parts_only(folder: Path, look: int = 100) -> bool:
+    """Whether the first ``look`` transcript files in ``folder`` (a folder that gave no
+    session) are all subagent or side files, such as a Gemini CLI chat's subagent folder or a
+    Claude Code session's ``subagents/``."""
+    seen = 0
+    for root, _, names in os.walk(folder):
+        for name in names:
+            if not name.endswith((".jsonl", ".json")):
+                continue
+            file = os.path.join(root, name)
+            if not (_is_part(file) or gemini_subagent(first_record(Path(file)))):
+                return False
+            seen += 1
+            if seen >= look:
+                return True
+    return seen > 0
 
 
 def threads_folded(sessions: list[Session]) -> list[Session]:

@@ -538,6 +538,25 @@ def test_a_gemini_subagent_chat_in_a_folder_of_any_name_is_read_with_its_session
     assert len(sessions_under([main.parent], ("gemini-cli",))[0]) == 1
 
 
+def test_a_folder_of_subagent_chats_given_alone_says_to_give_its_session_s_folder(
+    tmp_path: Path,
+) -> None:
+    chats = tmp_path / "chats"
+    shutil.copytree(GEMINI_SUBAGENT / "chats", chats)
+    (folder,) = (p for p in chats.iterdir() if p.is_dir())
+    sessions, unavailable = sessions_under([folder], ("gemini-cli",))
+    assert sessions == []
+    assert unavailable[0].reason.startswith("holds subagent or side files only"), unavailable
+    # The controls: the folder that holds the session is read, and a folder holding a file of
+    # another kind says only that it holds no session.
+    assert len(sessions_under([chats], ("gemini-cli",))[0]) == 1
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.jsonl").write_text('{"a": 1}\n')
+    (gone,) = sessions_under([other], ("gemini-cli",))[1]
+    assert gone.reason == "no session transcript of the agents asked for"
+
+
 def test_a_json_document_with_messages_is_a_gemini_chat_only_with_its_header(
     tmp_path: Path,
 ) -> None:
