@@ -383,6 +383,18 @@ def test_a_cache_folder_inside_a_history_is_not_used(
     assert (home.parent / "cache" / "history.sqlite3").is_file()
 
 
+def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = next((home / ".claude" / "projects").glob("*/*.jsonl"))
+    before = fingerprint(home)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(session.parent))
+    result = proctor("history", str(session))
+    assert result.code == 0 and "Sessions: 1" in result.out
+    assert "no cache is kept" in result.err
+    assert fingerprint(home) == before
+
+
 UNPRIVILEGED = ("--bounding-set=-dac_override,-dac_read_search,-fowner",
                 "--inh-caps=-dac_override,-dac_read_search,-fowner")  # fmt: skip
 

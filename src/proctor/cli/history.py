@@ -164,7 +164,8 @@ def command(
     cache = None
     if not no_cache:
         cache_file = cache_folder(os.environ) / FILE_NAME
-        read = paths or [
+        # A session file given alone: the folder holding it is a history folder too.
+        read = [path if path.is_dir() else path.parent for path in paths] or [
             folder for agent in chosen for folder in history_folders(agent, home, os.environ)
         ]
         inside = next((root for root in read if _within(cache_file, root)), None)
