@@ -216,14 +216,18 @@ def _measure(
     if _is_claude(session):
         project = trajectory.cwd
     coverage = trajectory.coverage
+    events = trajectory.events
     known = coverage.lines - coverage.unparsed_lines - sum(coverage.unknown_record_types.values())
-    if known <= 0:  # an empty file, or one of another format under the CLI's folder
+    # (A Gemini CLI chat of the older releases is one line: a message of an unknown type
+    # among the others leaves it none known, but its other messages were read.)
+    if known <= 0 and not trajectory.usage and all(_other(event) for event in events):
+        # An empty file, or one of another format under the CLI's folder.
         reason = "empty" if coverage.lines == 0 else f"no {session.agent} record in it"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
-    events = trajectory.events
     if not events and not trajectory.stamps and not trajectory.started:
-        # A title alone (older releases write such files beside a session): nothing ran.
-        reason = "no message in it, a title alone"
+        # A title alone (older Claude Code releases write such files beside a session), or a
+        # chat without a message: nothing ran.
+        reason = "no message in it" + (", a title alone" if _is_claude(session) else "")
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     # The events a reader for a measure built as objects have their times in .stamps.
     stamps: list[str | None] = [e.get("ts") for e in events if type(e) is dict]
@@ -530,6 +534,11 @@ def _ids_fit(ids: object) -> bool:
     """Whether a cache row's digests have the shape a replay writes (a damaged or edited row
     is replayed instead)."""
     return type(ids) is list and all(type(i) is int for i in ids)
+
+
+def _other(event: object) -> bool:
+    """Whether an event stands for a record the parser did not read (unparsed, or unknown)."""
+    return type(event) is dict and event.get("type") == "other"
 
 
 def _is_claude(session: Session) -> bool:

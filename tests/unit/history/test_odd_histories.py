@@ -618,6 +618,43 @@ def test_an_old_gemini_chat_beside_the_jsonl_its_resume_wrote_is_read_once(tmp_p
     assert [Path(s.file).name for s in sessions] == [old.name + "l"]
 
 
+def test_an_old_gemini_chat_is_measured_with_a_message_of_an_unknown_type_among_its_own(
+    tmp_path: Path,
+) -> None:
+    chat = next(GEMINI.glob("chats/session-*.jsonl"))
+    records = []
+    for line in chat.read_text().splitlines():
+        with contextlib.suppress(ValueError):  # the fixture holds a broken line
+            records.append(json.loads(line))
+    header = records[0]
+    messages = [r for r in records if isinstance(r.get("id"), str)]
+    chats = tmp_path / "proj" / "chats"
+    chats.mkdir(parents=True)
+    whole = chats / "session-whole.json"
+    whole.write_text(json.dumps({**header, "messages": messages}))
+    (control,) = replayed([Session("gemini-cli", whole)])
+    assert isinstance(control, SessionRecord) and control.unknown_records == 0
+    compressed = {"id": "c1", "timestamp": header["startTime"], "type": "compression"}
+    odd = chats / "session-odd.json"
+    odd.write_text(json.dumps({**header, "messages": [*messages, compressed]}))
+    (record,) = replayed([Session("gemini-cli", odd)])
+    assert isinstance(record, SessionRecord), record
+    assert record.unknown_records == 1
+    assert (record.steps, record.usage) == (control.steps, control.usage)
+    # A chat cut short as it was written, and another program's JSON, say what they are.
+    cut = chats / "session-cut.json"
+    cut.write_text(json.dumps({**header, "messages": messages}, indent=2)[:300])
+    request = chats / "session-request.json"
+    request.write_text('{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}')
+    cut_short, other = replayed([Session("gemini-cli", cut), Session("gemini-cli", request)])
+    assert isinstance(cut_short, Unavailable) and "not a whole JSON document" in cut_short.reason
+    assert isinstance(other, Unavailable) and "not a Gemini CLI chat" in other.reason
+    no_message = chats / "session-none.json"
+    no_message.write_text(json.dumps({**header, "messages": []}))
+    (empty,) = replayed([Session("gemini-cli", no_message)])
+    assert isinstance(empty, Unavailable) and empty.reason == "no message in it"
+
+
 LEGACY_ROLLOUT = (
     '{"id":"bbbbbbbb-0000-4000-8000-000000000001","timestamp":"2025-08-01T10:00:00.000Z",'
     '"instructions":null}\n'

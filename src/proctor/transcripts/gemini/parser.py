@@ -537,7 +537,19 @@ def _read(
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
     document = decode_line(whole) if whole is not None else None
     if isinstance(document, dict):
+        if "sessionId" not in document and "projectHash" not in document:
+            raise ConfigError(
+                f"{path}: not a Gemini CLI chat (its messages have no sessionId or "
+                "projectHash beside them: another program's JSON)"
+            )
         messages = document.get("messages")
         lines = _Lines(lines=[json.dumps({"$set": {"messages": messages}}).encode()])
         return _parse(lines, cwd, sink, on_start, document)
-    return _parse(_Lines(path=path), cwd, sink, on_start)
+    builder = _parse(_Lines(path=path), cwd, sink, on_start)
+    coverage = builder.coverage
+    if whole is not None and 0 < coverage.lines == coverage.unparsed_lines:
+        raise ConfigError(
+            f"{path}: not a whole JSON document (a chat of the older releases, cut short "
+            "while it was written?)"
+        )
+    return builder
