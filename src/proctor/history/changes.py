@@ -43,10 +43,22 @@ UNCONTROLLED = (
 
 
 def journal_path(env: Mapping[str, str]) -> Path:
-    if env.get("PROCTOR_DATA_DIR"):
-        return Path(env["PROCTOR_DATA_DIR"]) / JOURNAL
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
-    return Path(base) / "proctor" / JOURNAL
+    """The change journal: ``$PROCTOR_DATA_DIR/changes.jsonl``, else under
+    ``$XDG_DATA_HOME/proctor``, else ``~/.local/share/proctor``. A relative
+    ``PROCTOR_DATA_DIR`` is a ConfigError (each folder proctor runs in would have a journal of
+    its own); a relative ``XDG_DATA_HOME`` is ignored, as the XDG specification says."""
+    given = env.get("PROCTOR_DATA_DIR")
+    if given:
+        if not os.path.isabs(given):
+            raise ConfigError(
+                f"PROCTOR_DATA_DIR {given!r} is not a full path: each folder proctor runs in "
+                "would have a change journal of its own (give it as /…)"
+            )
+        return Path(given) / JOURNAL
+    xdg = env.get("XDG_DATA_HOME")
+    home = Path(env.get("HOME") or Path.home())
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else home / ".local" / "share"
+    return base / "proctor" / JOURNAL
 
 
 def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
@@ -115,6 +127,11 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
     try:
         data = read_regular(path)
     except FileNotFoundError:
+        if os.path.islink(path):  # a journal moved away, its link left: not "no change"
+            raise ConfigError(
+                f"{path}: the change journal is a link to {os.readlink(path)}, which cannot "
+                "be reached"
+            ) from None
         return [], []
     except OSError as exc:  # a folder, a file in the way: a journal that is not there
         raise ConfigError(f"{path}: the change journal cannot be read ({_why(exc)})") from exc
@@ -144,7 +161,18 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
                     f"its project {mark.project!r} is not a full path (a relative one would "
                     "name another folder from each folder history runs in)"
                 )
-            marks.append((parse_time(mark.at, "at"), mark))
+            if mark.project is not None and not _folder_name(mark.project):
+                raise ValueError(
+                    f"its project {mark.project!r} names no folder (a NUL byte, or a lone "
+                    "surrogate that is no byte of a name)"
+                )
+            moment = parse_time(mark.at, "at")
+            if "project" not in record:  # null is every project; no key is likely a slip
+                notes.append(
+                    f"{path}:{number}: no project: the change is taken for every project "
+                    '(write "project": null to say so, or the folder it was made in)'
+                )
+            marks.append((moment, mark))
         except ValidationError as exc:  # the field and what it should be, in one sentence
             detail = describe_validation_error("", exc, ChangeMark).removeprefix(": ")
             notes.append(f"{path}:{number}: skipped, not a change mark ({detail})")
@@ -153,6 +181,16 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
     # In time order, whatever offset each mark was written with.
     marks.sort(key=lambda pair: pair[0])
     return [mark for _, mark in marks], notes
+
+
+def _folder_name(project: str) -> bool:
+    """Whether ``project`` can name a folder (no NUL byte, no lone surrogate outside the
+    escaped bytes of a name that is not UTF-8)."""
+    try:
+        os.fsencode(project)
+    except UnicodeError:
+        return False
+    return "\x00" not in project
 
 
 def _why(exc: OSError) -> str:
@@ -469,7 +507,7 @@ def _with_ci(
 
 
 def now_utc() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def from_current(path: Path, cwd: Path | None, what: str) -> Path:
@@ -492,7 +530,7 @@ def mark_for(text: str, project: Path | None, at: str | None, cwd: Path | None) 
     if not text.strip():
         raise ConfigError("the change needs a description (TEXT is empty)")
     moment = (
-        parse_time(at, "--at", local=True).isoformat(timespec="seconds")
+        parse_time(at, "--at", local=True).isoformat()  # to the microsecond given
         if at is not None
         else now_utc()
     )

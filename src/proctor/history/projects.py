@@ -80,15 +80,28 @@ def same_project(project: str | None, wanted: Path) -> bool:
     name that is not UTF-8 matches as a summary keeps it, its bytes escaped (``caf\\xe9``)."""
     if project is None:
         return False
-    resolved = os.path.realpath(wanted)
+    resolved = _real(wanted)
     if project.startswith("gemini:"):
         named = project.removeprefix("gemini:")
-        raw = resolved.encode("utf-8", "surrogateescape")  # the name's own bytes
+        try:
+            raw = resolved.encode("utf-8", "surrogateescape")  # the name's own bytes
+        except UnicodeError:  # a lone surrogate: no folder's name
+            return named in _names(str(wanted))
         shown = raw.decode("utf-8", "replace").encode()  # as Node decodes the name: U+FFFD
         digests = {hashlib.sha256(raw).hexdigest(), hashlib.sha256(shown).hexdigest()}
         return named in digests or named in _names(str(wanted))
     names = {*_names(str(wanted)), *_names(resolved)}
-    return project in names or os.path.realpath(project) == resolved
+    return project in names or _real(project) == resolved
+
+
+def _real(path: str | Path) -> str:
+    """``path`` with its links resolved; as it is when it can name no folder (a NUL byte in a
+    session's recorded folder or a journal's line, a lone surrogate): it then matches only a
+    name written the same."""
+    try:
+        return os.path.realpath(path)
+    except (ValueError, UnicodeError):
+        return os.fspath(path)
 
 
 def _names(path: str) -> tuple[str, str]:

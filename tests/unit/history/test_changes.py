@@ -544,3 +544,59 @@ def test_a_session_dated_out_of_the_range_of_dates_is_left_out_not_fatal() -> No
     )
     result = compare_change(CHANGE, [year_one, task(2, 60, 2, True)])
     assert result.before.tasks == 1
+
+
+def test_a_journal_line_whose_project_names_no_folder_is_skipped_with_a_note(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "changes.jsonl"
+    line = '{"schemaVersion":2,"text":"t","project":%s,"at":"2026-11-10T05:00:00+00:00"}\n'
+    path.write_text(
+        line % '"/work/a\\u0000x"' + line % '"/work/\\ud800"' + line % '"/work/caf\\udce9"'
+    )
+    marks, notes = read_marks(path)
+    assert [m.project for m in marks] == ["/work/caf\udce9"]  # the control: a name's bytes
+    assert len(notes) == 2 and all("names no folder" in note for note in notes)
+
+
+def test_a_recorded_folder_that_names_no_folder_matches_its_own_name_only() -> None:
+    assert not same_project("/work/a\x00x", Path("/work/a"))
+    assert same_project("/work/a\x00x", Path("/work/a\x00x"))
+    assert not same_project("/work/\ud800", Path("/work"))
+    assert same_project(PROJECT, Path(PROJECT))  # the control
+
+
+def test_a_journal_line_without_a_project_is_every_project_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    path.write_text(
+        '{"schemaVersion":2,"text":"a","at":"2026-11-10T05:00:00+00:00"}\n'
+        '{"schemaVersion":2,"text":"b","project":null,"at":"2026-11-11T05:00:00+00:00"}\n'
+    )
+    marks, notes = read_marks(path)
+    assert [(m.text, m.project) for m in marks] == [("a", None), ("b", None)]
+    assert len(notes) == 1 and notes[0].startswith(f"{path}:1: no project")
+
+
+def test_a_journal_linked_to_a_place_that_is_gone_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "changes.jsonl"
+    path.symlink_to(tmp_path / "moved" / "changes.jsonl")
+    with pytest.raises(ConfigError, match="is a link to .*, which cannot be reached"):
+        read_marks(path)
+
+
+def test_a_relative_data_folder_names_no_journal(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="PROCTOR_DATA_DIR 'rel' is not a full path"):
+        journal_path({"PROCTOR_DATA_DIR": "rel"})
+    # A relative XDG_DATA_HOME is ignored, as the XDG specification says.
+    assert journal_path({"XDG_DATA_HOME": "x", "HOME": "/h"}) == Path(
+        "/h/.local/share/proctor/changes.jsonl"
+    )
+
+
+def test_a_mark_keeps_the_fraction_of_a_second_it_was_given(tmp_path: Path) -> None:
+    mark = mark_for("x", tmp_path, "2026-11-04T10:00:00.700Z", tmp_path)
+    assert mark.at == "2026-11-04T10:00:00.700000+00:00"
+    early = msgspec.structs.replace(task(4, 60, 3, True), started_at="2026-11-04T10:00:00.300Z")
+    comparison = compare_change(mark.model_copy(update={"project": PROJECT}), [early])
+    assert comparison.before.tasks == 1 and comparison.after.tasks == 0
+    assert mark_for("x", tmp_path, "2026-11-04T10:00:00Z", tmp_path).at.endswith("00+00:00")
