@@ -219,27 +219,37 @@ _ID_NAME = re.compile(
 (``rollout-<time>-<thread id>.jsonl``), a Claude Code session's (``<id>.jsonl``)."""
 
 
+_GEMINI_NAME = re.compile(r"session-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-[0-9a-f]{8}\.jsonl?")
+"""A Gemini CLI chat's name: the minute it started and the first 8 hex digits of its session
+id, as good as the id to tell it from the other chats."""
+
+
 def each_once(sessions: list[Session]) -> list[Session]:
     """``sessions`` with each copy of a session file left out: the same name, which holds the
-    session's id (see :data:`_ID_NAME`), of the same agent, in another folder (a backup or a
-    snapshot given beside the history, a conversation copied into another project folder to
-    go on there, a rollout kept in both ``sessions/`` and ``archived_sessions/``). The session
-    is read once, from the larger copy (a session file only grows), the first listed when
-    they are the same size, at the place of the first listed. A Gemini CLI chat of the older
-    releases (``session-….json``) beside the ``session-….jsonl`` that resuming it wrote (a
-    copy of its messages, then the new turns; the ``.json`` is left in place) is read from the
-    ``.jsonl`` only."""
+    session's id (see :data:`_ID_NAME`, :data:`_GEMINI_NAME`), of the same agent, in another
+    folder (a backup or a snapshot given beside the history, a conversation copied into
+    another project folder to go on there, a rollout kept in both ``sessions/`` and
+    ``archived_sessions/``, a Gemini CLI chat kept in both the folder named by its project's
+    hash and the one named after the project). The session is read once, from the larger copy
+    (a session file only grows), the first listed when they are the same size, at the place of
+    the first listed. A Gemini CLI chat of the older releases (``session-….json``) beside the
+    ``session-….jsonl`` that resuming it wrote (a copy of its messages, then the new turns;
+    the ``.json`` is left in place), or with that ``.jsonl`` in another folder given, is read
+    from the ``.jsonl`` only."""
     first: dict[tuple[str, str], int] = {}
     out: list[Session] = []
-    migrated = {s.file for s in sessions if s.agent == "gemini-cli" and s.file.endswith(".jsonl")}
+    gemini = [s.file for s in sessions if s.agent == "gemini-cli" and s.file.endswith(".jsonl")]
+    migrated = {*gemini, *(n for n in map(os.path.basename, gemini) if _GEMINI_NAME.fullmatch(n))}
     for session in sessions:
-        if session.agent == "gemini-cli":
-            if session.file + "l" not in migrated:
-                out.append(session)
-            continue
         name = os.path.basename(session.file)
+        if session.agent == "gemini-cli":
+            if session.file + "l" in migrated or name + "l" in migrated:
+                continue  # read from the .jsonl its resume wrote
+            named = _GEMINI_NAME.fullmatch(name)
+        else:
+            named = _ID_NAME.fullmatch(name)
         at = first.setdefault((session.agent, name), len(out))
-        if at == len(out) or not _ID_NAME.fullmatch(name):
+        if at == len(out) or not named:
             out.append(session)
         elif _size(session.file) > _size(out[at].file):
             out[at] = session

@@ -655,6 +655,30 @@ def test_an_old_gemini_chat_is_measured_with_a_message_of_an_unknown_type_among_
     assert isinstance(empty, Unavailable) and empty.reason == "no message in it"
 
 
+def test_a_gemini_chat_copied_into_another_folder_is_read_once(tmp_path: Path) -> None:
+    chat = next(GEMINI.glob("chats/session-*.jsonl"))
+    hashed = tmp_path / "home" / ".gemini" / "tmp" / ("ab" * 32) / "chats"
+    named = tmp_path / "home" / ".gemini" / "tmp" / "proj" / "chats"
+    backup = tmp_path / "backup"
+    for folder in (hashed, named, backup):
+        folder.mkdir(parents=True)
+    shutil.copy(chat, named / chat.name)
+    shutil.copy(chat, hashed / chat.name)  # the same chat kept under its project's hash too
+    shutil.copy(chat, backup / chat.name)
+    sessions, _ = find_sessions(["gemini-cli"], tmp_path / "home", {})
+    assert len(sessions) == 1
+    sessions, _ = sessions_under([backup, named], ("gemini-cli",))
+    assert len(sessions) == 1
+    # An older chat's .json backed up, whose resume wrote the .jsonl in the history: once.
+    (backup / chat.name).rename(backup / chat.name.removesuffix("l"))
+    sessions, _ = sessions_under([backup, named], ("gemini-cli",))
+    assert [s.file for s in sessions] == [str(named / chat.name)]
+    # The control: another chat of another name in the backup is a session of its own.
+    shutil.copy(chat, backup / chat.name.replace("-", "_"))
+    sessions, _ = sessions_under([backup, named], ("gemini-cli",))
+    assert len(sessions) == 2
+
+
 LEGACY_ROLLOUT = (
     '{"id":"bbbbbbbb-0000-4000-8000-000000000001","timestamp":"2025-08-01T10:00:00.000Z",'
     '"instructions":null}\n'
