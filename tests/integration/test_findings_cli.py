@@ -616,3 +616,26 @@ def test_a_run_says_what_it_did_to_the_findings(
         assert told not in caplog.text  # control: the same failure again is nothing new
         run_with(proctor, make_case, tmp_path, PASSING)
         assert f"{told}1 resolved" in caplog.text
+
+
+def test_a_run_whose_ledger_update_another_process_made_first_still_says_what_it_did(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from proctor.report import findings as ledger_module
+
+    real = ledger_module.update_ledger
+
+    def raced(results_dir: Path) -> ledger_module.LedgerUpdate:
+        real(results_dir)  # `proctor findings`, or another run, reaches the ledger first
+        return real(results_dir)
+
+    monkeypatch.setattr(ledger_module, "update_ledger", raced)
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        run_dir = run_with(proctor, make_case, tmp_path, FAILING)
+    assert "proctor: findings: 1 new" in caplog.text
+    assert "resume" not in caplog.text
+    assert json.loads((run_dir / "suite.json").read_text())["findings"][0]["event"] == "new"

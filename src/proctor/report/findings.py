@@ -544,12 +544,14 @@ def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
         return None
 
 
-def update_after_run(results_dir: Path, run_id: str | None = None) -> list[FindingChange] | None:
+def update_after_run(
+    results_dir: Path, run_id: str | None = None, *, resumed: bool = False
+) -> list[FindingChange] | None:
     """:func:`update_ledger` at the end of ``proctor run`` (of run ``run_id``): never raises,
     so a ledger problem never changes the run's outcome; it is logged as a warning and the
-    ledger left as it was. A resumed run the ledger already held gets a note: what the resume
-    added is not applied. What the ledger holds of run ``run_id`` is returned (see
-    :func:`run_changes`); None when it holds nothing of it."""
+    ledger left as it was. A resumed run (``resumed``) the ledger already held gets a note:
+    what the resume added is not applied. What the ledger holds of run ``run_id`` is returned
+    (see :func:`run_changes`); None when it holds nothing of it."""
     try:
         update = update_ledger(results_dir)
     except Exception as exc:
@@ -560,14 +562,16 @@ def update_after_run(results_dir: Path, run_id: str | None = None) -> list[Findi
     if run_id is None:
         return None
     changes = run_changes(update.ledger, run_id)
-    if changes and run_id in update.applied:
-        told: Counter[str] = Counter(change.event for change in changes)
-        said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e])
-        log.warning("proctor: findings: %s (`proctor findings %s` lists them)", said, results_dir)
-    if changes is not None and run_id not in update.applied:
+    if changes is None:
+        return None
+    if resumed and run_id not in update.applied:
         log.warning(
             "proctor: note: the findings ledger took %s in as it was when it first finished; "
             "what this resume added is not applied to it (see docs/findings.md)",
             run_id,
         )
+    elif changes:  # applied now: here, or by a process that reached the ledger first
+        told: Counter[str] = Counter(change.event for change in changes)
+        said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e])
+        log.warning("proctor: findings: %s (`proctor findings %s` lists them)", said, results_dir)
     return changes

@@ -255,5 +255,7 @@ def _resume(
         clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
     manifest.resumed_at.append(now_iso())
     journal.note(paths.journal, "run-resumed")
-    result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers)
+    result = execute_and_finish(
+        plan, request, paths, manifest, todo, kept, subscribers, resumed=True
+    )
     return result, len(kept)

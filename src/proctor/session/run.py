@@ -250,10 +250,12 @@ def execute_and_finish(
     trials: list[TrialSpec],
     kept: list[TrialRecord],
     subscribers: list[Subscriber],
+    *,
+    resumed: bool = False,
 ) -> RunResult:
     """Run ``trials`` into the run folder, then aggregate them with the ``kept`` records (of
-    trials that finished before a resume), render the reporters, close the manifest and the
-    journal, and update the findings ledger."""
+    trials that finished before a resume: ``resumed``), render the reporters, close the
+    manifest and the journal, and update the findings ledger."""
     started = time.monotonic()
     factory = EXECUTORS[request.executor]
     executor = factory(request.executor_address) if request.executor_address else factory()
@@ -276,7 +278,7 @@ def execute_and_finish(
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
     from proctor.report.reporters import render_into
 
-    changes = update_after_run(paths.root.parent, paths.root.name)
+    changes = update_after_run(paths.root.parent, paths.root.name, resumed=resumed)
     if changes is not None:
         # The reports that show findings, again with what the run did to the ledger (which
         # takes a run in once its records are closed, after its reports were written).
