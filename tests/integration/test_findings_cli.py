@@ -473,6 +473,23 @@ def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
     assert "`proctor findings dismiss ID --reason TEXT` closes one that is gone" in table.out
 
 
+def test_an_open_finding_whose_case_errored_is_not_said_to_be_gone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    make_case("hello", config={**CONFIG, "setup": ["false"]}, plan=PASSING)
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code != 0, result.err  # an infra-error: no evidence
+    (finding,) = findings(proctor, out)
+    assert finding["state"] == "open"
+    table = proctor("findings", str(out)).out
+    assert f"1 open finding ({ID}) was left without a result by the latest run of its suite" in (
+        table
+    )
+    assert "closes one that is gone" not in table
+
+
 def test_an_open_finding_of_an_older_ledger_is_known_unchecked_by_its_last_failure(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

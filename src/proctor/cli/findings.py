@@ -153,25 +153,56 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         suites = {f.suite for f in ledger.findings} | set(ledger.run_suites.values())
         latest = {suite: latest_run(ledger, suite) for suite in suites}
         unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest[f.suite])]
-        if unchecked:
-            runs = sorted({latest[f.suite] or "" for f in unchecked})
-            ids = ", ".join(f.id for f in unchecked[:10])
-            ids += f" and {len(unchecked) - 10} more" if len(unchecked) > 10 else ""
-            count = (
-                f"1 open finding ({ids}) was"
-                if len(unchecked) == 1
-                else f"{len(unchecked)} open findings ({ids}) were"
-            )
+        # A case the latest run ran, whose trials errored or were not evaluated: no evidence.
+        ran = [f for f in unchecked if _ran_in(folder, latest[f.suite], f)]
+        gone = [f for f in unchecked if f not in ran]
+        if ran:
             click.echo(
-                f"\n{count} not checked by the latest run of its suite ({', '.join(runs)}): a "
-                "case renamed or removed, or a part of the suite that run left out. Only a pass "
-                "resolves a finding; `proctor findings dismiss ID --reason TEXT` closes one that "
-                "is gone."
+                f"\n{_counted(ran)} left without a result by the latest run of {_their(ran)} "
+                f"suite ({_runs(ran, latest)}): the case ran, but its trials ended in an error "
+                "status or were not evaluated, which is no evidence either way. A finding stays "
+                "open until a run checks it."
+            )
+        if gone:
+            click.echo(
+                f"\n{_counted(gone)} not checked by the latest run of {_their(gone)} suite "
+                f"({_runs(gone, latest)}): a case renamed or removed, or a part of the suite that "
+                "run left out. Only a pass resolves a finding; `proctor findings dismiss ID "
+                "--reason TEXT` closes one that is gone."
             )
     else:
         which = "findings" if show_all else "open findings"
         click.echo(f"no {which} in {folder} ({len(ledger.runs)} run(s) applied)")
     return 0
+
+
+def _counted(findings: list[Finding]) -> str:
+    """``1 open finding (ID) was`` or ``N open findings (ID, …) were``, the first ten named."""
+    ids = ", ".join(f.id for f in findings[:10])
+    ids += f" and {len(findings) - 10} more" if len(findings) > 10 else ""
+    if len(findings) == 1:
+        return f"1 open finding ({ids}) was"
+    return f"{len(findings)} open findings ({ids}) were"
+
+
+def _their(findings: list[Finding]) -> str:
+    return "its" if len(findings) == 1 else "their"
+
+
+def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
+    return ", ".join(sorted({latest[f.suite] or "" for f in findings}))
+
+
+def _ran_in(folder: Path, run: str | None, finding: Finding) -> bool:
+    """Whether run ``run`` of the results directory ``folder`` has trials of the finding's
+    case × agent × condition (which gave its check no result)."""
+    if run is None:
+        return False
+    trials = folder / run / "trials" / finding.case / finding.agent / finding.condition
+    try:
+        return trials.is_dir()
+    except (OSError, ValueError):  # a name that is no folder's
+        return False
 
 
 def _unchecked(finding: Finding, latest: str | None) -> bool:
