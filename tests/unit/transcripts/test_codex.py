@@ -230,10 +230,34 @@ def test_exit_codes_from_text_and_unknown_outcomes() -> None:
     assert results(t.events) == {
         "a": (True, False),
         "b": (True, False),
-        "c": (None, False),
         "d": (False, False),
-    }
+    }, "a command still running when the rollout ends has no result"
     assert next(e.output for e in t.events if isinstance(e, ToolResult) and e.id == "d") == "x\n"
+
+
+def test_a_long_command_and_its_polls_are_one_step_whose_result_is_its_exit() -> None:
+    running = "Chunk ID: 1\nWall time: 10 seconds\nProcess running with session ID 5\nOutput:\n"
+    lines = [
+        call("t", cmd="pytest -q"),
+        output("t", running),
+        call("p1", name="write_stdin", session_id=5, chars="", yield_time_ms=30000),
+        output("p1", running + "collected 3 items\n"),
+        call("p2", name="write_stdin", session_id=5, chars=""),
+        output("p2", "Chunk ID: 1\nProcess exited with code 0\nOutput:\n3 passed\n"),
+        call("f", cmd="make lint"),
+        output("f", "Process running with session ID 6\nOutput:\n"),
+        call("p3", name="write_stdin", session_id="6", chars=""),
+        output("p3", "Process exited with code 2\nOutput:\nlint failed\n"),
+        # The control: a write to a session no command of this rollout started is a step.
+        call("p4", name="write_stdin", session_id=9, chars="y\n"),
+        output("p4", "Process exited with code 0\nOutput:\n"),
+    ]
+    t = parse_codex_lines(lines)
+    calls = [e.id for e in t.events if e.type == "tool_call"]
+    assert calls == ["t", "f", "p4"]
+    assert results(t.events) == {"t": (False, False), "f": (True, False), "p4": (False, False)}
+    output_of = {e.id: e.output for e in t.events if isinstance(e, ToolResult)}
+    assert "3 passed" in output_of["t"]
 
 
 def test_user_abort_is_a_denial() -> None:

@@ -45,13 +45,18 @@ What the rollout says of a call after writing it (its status, that it was an MCP
 mirror repeats an item) is read first, in a quick pass (:mod:`.facts`); the parse then writes
 each event in its final form, into the shared builder, and can stream.
 
-Not done: unified-exec ``write_stdin`` polls are not folded into their command.
+* **Unified exec.** A command that outlives its first wait (``exec_command`` answering
+  "Process running with session ID N") is one step: the ``write_stdin`` calls to session N
+  that poll it or type into it give no event of their own, and the command's result is the
+  output that says the process exited (its exit code, its time), given under the command's
+  ``call_id``. A command whose exit the rollout never records has no result.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -137,6 +142,10 @@ def _status_after(
     return is_error, denied
 
 
+_RUNNING = re.compile(r"Process running with session ID (\d+)")
+"""Unified exec: a command still running after its first wait, and its session."""
+
+
 class _Parser:
     def __init__(self, facts: CodexFacts, builder: TrajectoryBuilder) -> None:
         self.facts = facts
@@ -155,6 +164,10 @@ class _Parser:
         """The copy of a parent thread's history being read, if any."""
         self.inherited_from: str | None = None
         """The parent thread, until the first copied line has said so."""
+        self.running: dict[str, str] = {}
+        """Unified exec: the command still running in each session (its ``call_id``)."""
+        self.polls: dict[str, str] = {}
+        """Unified exec: each ``write_stdin`` call, and the command it polls or types into."""
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -328,6 +341,11 @@ class _Parser:
         namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
         kind = codex_kind(name, namespace)
         call_id = self.call_id(item)
+        if name == "write_stdin" and not namespace:
+            command = self.running.get(str(arguments.get("session_id")))
+            if command is not None:  # a poll of a running command: the same step
+                self.polls[call_id] = command
+                return
         files = self.files_of(name, kind, arguments)
         if kind == "shell" and self.is_shell_patch(arguments):
             kind = "edit"
@@ -380,6 +398,17 @@ class _Parser:
         text, code = _unwrap_output(item.get("output"))
         if code is None:
             code = _exit_code(text)
+        polled = self.polls.pop(call_id, None)
+        if polled is not None:  # a poll's answer: the command's result once it exited
+            if code is None:
+                return
+            self.running = {k: v for k, v in self.running.items() if v != polled}
+            call_id = polled
+        elif code is None:
+            running = _RUNNING.search(text.partition("Output:")[0])
+            if running is not None:  # the command goes on: its result is a later poll's
+                self.running[running.group(1)] = call_id
+                return
         is_error: bool | None = None if code is None else code != 0
         before, after = self.facts.status_at(call_id, self.line)
         is_error, denied = _status_before(_is_denial(text), is_error, before)
