@@ -12,6 +12,7 @@ import msgspec
 
 from proctor.models.process import CheckOutcome
 from proctor.models.trajectory import Event, ToolCall, ToolResult
+from proctor.util.shellwords import looking_kind
 
 READ_KINDS = frozenset({"read"})
 SEARCH_KINDS = frozenset({"search"})
@@ -231,13 +232,16 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
     for i, call in enumerate(calls):  # positional: a history replay builds millions of steps
         result = results.get(i)
         files = normalise_paths(call.files, workspace)
-        steps.append(Step(i, call, result, files, outcome(result), call.kind or "other"))
+        kind = call.kind or "other"
+        if kind == "shell" and call.input:  # a command that reads or searches is that
+            kind = looking_kind(call.input.get("command", call.input.get("cmd"))) or kind
+        steps.append(Step(i, call, result, files, outcome(result), kind))
     return steps
 
 
 def shell_command(step: Step) -> str | None:
     """The command of a shell call (``input["command"]``, or ``cmd``; a list is space-joined)."""
-    if step.kind != "shell" or not step.call.input:
+    if step.call.kind != "shell" or not step.call.input:
         return None
     raw = step.call.input.get("command", step.call.input.get("cmd"))
     if isinstance(raw, str):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import functools
 import os
-import shlex
 from typing import Any
 
 from proctor.models.trajectory import ToolKind
+from proctor.util.shellwords import READERS, simple_argv
 
 CLAUDE_KINDS: dict[str, ToolKind] = {
     "Bash": "shell",
@@ -185,11 +185,6 @@ def patch_files(patch: str, cwd: str | None) -> list[str]:
     return list(dict.fromkeys(files))
 
 
-SHELL_WRAPPERS = ("bash", "/bin/bash", "/usr/bin/bash", "sh", "/bin/sh", "zsh", "/bin/zsh")
-SHELL_META = frozenset("|;&<>`$()")
-READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
-
-
 SEARCH_VALUE_OPTIONS = frozenset(
     [
         "-A",
@@ -240,20 +235,8 @@ def shell_files(command: Any, cwd: str | None) -> list[str]:
     Deliberately cheap and conservative: commands with pipes, redirections, chaining or
     substitutions give ``[]``. A ``bash -lc '<cmd>'`` wrapper is looked through.
     """
-    if isinstance(command, list) and all(isinstance(a, str) for a in command):
-        argv = list(command)
-        if len(argv) == 3 and argv[0] in SHELL_WRAPPERS and argv[1] in ("-lc", "-c"):
-            return shell_files(argv[2], cwd)
-    elif isinstance(command, str):
-        if any(ch in SHELL_META for ch in command):
-            return []
-        try:
-            argv = shlex.split(command)
-        except ValueError:
-            return []
-    else:
-        return []
-    if not argv:
+    argv = simple_argv(command)
+    if argv is None:
         return []
     program, args = os.path.basename(argv[0]), argv[1:]
     if program == "sed":

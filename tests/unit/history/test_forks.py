@@ -32,13 +32,13 @@ CASES = {
     # folder: (fork's id, each session's steps, the fork's start, ccusage's input and output)
     "fork": (
         "1571a6e9-95f5-44e4-b9c6-8a529d954bcc",
-        {"read": 1, "edit": 1, "shell": 1},
+        {"read": 2, "edit": 1},  # the Bash call is a read: cat notes.txt
         "2026-12-03T16:04:15.383000+00:00",
         (115_774, 87),
     ),
     "fork-of-resumed": (
         "973392a8-0ec5-47ac-bcb9-4a4ab8289528",
-        {"read": 1, "edit": 1, "shell": 2},
+        {"read": 2, "edit": 1, "shell": 1},
         "2026-12-03T16:04:46.369000+00:00",
         (154_863, 109),
     ),
@@ -75,7 +75,7 @@ def test_control_a_fork_measured_alone_counts_its_copy_again(
     monkeypatch.setattr(forks, "forks_measured_apart", lambda *args, **kwargs: [])
     fork = CASES["fork"][0]
     report = history(FIXTURES / "fork")
-    assert steps(report)[fork] == {"read": 1, "edit": 1, "shell": 2}
+    assert steps(report)[fork] == {"read": 2, "edit": 1, "shell": 1}
     assert steps(report)[fork] != {"shell": 1}
 
 

@@ -1,0 +1,66 @@
+"""Simple shell commands told apart by what they do: reading a file, searching or listing.
+
+An agent that reads through its shell (``cat src/app.py``, ``sed -n '1,80p' src/app.py``,
+``rg -n total src``; Codex CLI does all its reading so) orients as one that calls a read or a
+search tool. Only a command that is obviously that is recognised: one program, no pipe,
+redirection, chaining or substitution, looked through a ``bash -lc '<cmd>'`` wrapper.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import Any
+
+SHELL_WRAPPERS = ("bash", "/bin/bash", "/usr/bin/bash", "sh", "/bin/sh", "zsh", "/bin/zsh")
+SHELL_META = frozenset("|;&<>`$()")
+READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
+"""Programs that read the files they name (``sed -n`` too, see :func:`looking_kind`)."""
+SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "tree", "fd", "fdfind"})
+"""Programs that search files for a pattern or list folders (``find`` and ``git grep`` too)."""
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls"})
+"""``find`` actions that do more than list."""
+_GIT_SEARCHES = frozenset({"grep", "ls-files"})
+_FIRST_WORDS = READERS | SEARCHERS | {"sed", "find", "git", *SHELL_WRAPPERS}
+
+
+def simple_argv(command: Any) -> list[str] | None:
+    """The words of a simple command (a string, or an argv list; ``bash -lc '<cmd>'`` looked
+    through); None for a command with a pipe, redirection, chaining or substitution, or one
+    that does not split."""
+    if isinstance(command, list) and all(isinstance(a, str) for a in command):
+        if len(command) == 3 and command[0] in SHELL_WRAPPERS and command[1] in ("-lc", "-c"):
+            return simple_argv(command[2])
+        return list(command) or None
+    if not isinstance(command, str) or any(ch in SHELL_META for ch in command):
+        return None
+    try:
+        return shlex.split(command) or None
+    except ValueError:
+        return None
+
+
+def looking_kind(command: Any) -> str | None:
+    """``read`` for a simple command that reads files (``cat``, ``head``, ``sed -n`` …),
+    ``search`` for one that searches or lists them (``rg``, ``grep``, ``ls``, ``find``, ``git
+    grep`` …); None for any other command."""
+    if isinstance(command, str):  # most commands are none of these: told by their first word
+        first = command.lstrip().split(None, 1)
+        if not first or os.path.basename(first[0]) not in _FIRST_WORDS:
+            return None
+    argv = simple_argv(command)
+    if argv is None:
+        return None
+    program, args = os.path.basename(argv[0]), argv[1:]
+    if program in READERS:
+        return "read"
+    if program == "sed":
+        edits = any(a.startswith("-i") or a.startswith("--in-place") for a in args)
+        return "read" if args[:1] == ["-n"] and not edits else None
+    if program in SEARCHERS:
+        return "search"
+    if program == "find":
+        return None if _FIND_ACTIONS.intersection(args) else "search"
+    if program == "git" and args[:1] and args[0] in _GIT_SEARCHES:
+        return "search"
+    return None

@@ -1,0 +1,51 @@
+"""Simple shell commands told apart: reading, searching or listing, or anything else."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.util.shellwords import looking_kind, simple_argv
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("cat src/app.py", "read"),
+        ("sed -n '1,80p' src/app.py", "read"),
+        ("head -n 20 README.md", "read"),
+        ("/usr/bin/nl -ba src/app.py", "read"),
+        (["bash", "-lc", "cat src/app.py"], "read"),
+        (["cat", "src/app.py"], "read"),
+        ("rg -n total src", "search"),
+        ("grep -R 'def total' .", "search"),
+        ("ls -la src", "search"),
+        ("find . -name '*.py'", "search"),
+        ("git grep total", "search"),
+        ("git ls-files", "search"),
+        (["bash", "-lc", "rg total"], "search"),
+        # The controls: what writes, runs or chains is none of these.
+        ("sed -i 's/a/b/' src/app.py", None),
+        ("sed 's/a/b/' src/app.py", None),
+        ("cat a.py > b.py", None),
+        ("cat a.py | wc -l", None),
+        ("cd src && cat app.py", None),
+        ("find . -name '*.pyc' -delete", None),
+        ("git commit -m x", None),
+        ("pytest -q", None),
+        ("python3 -m unittest", None),
+        (["bash", "-lc", "pytest -q"], None),
+        ("", None),
+        ([], None),
+        (None, None),
+        ("cat 'unclosed", None),
+    ],
+)
+def test_a_command_is_a_read_a_search_or_neither(command: object, kind: str | None) -> None:
+    assert looking_kind(command) == kind
+
+
+def test_a_simple_command_splits_and_a_compound_one_does_not() -> None:
+    assert simple_argv("sed -n '1,9p' a.py") == ["sed", "-n", "1,9p", "a.py"]
+    assert simple_argv(["sh", "-c", "cat a.py"]) == ["cat", "a.py"]
+    assert simple_argv("cat a.py; rm a.py") is None
+    assert simple_argv("echo $(cat a.py)") is None
