@@ -12,7 +12,7 @@ import click
 @click.argument("text")
 @click.option(
     "--project",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=click.Path(path_type=str, file_okay=False),
     help="The folder the change applies to (default: the current folder).",
 )
 @click.option(
@@ -21,20 +21,22 @@ import click
     help="When the change took effect (default: now), e.g. 2026-11-30 or 2026-11-30T14:00; "
     "without a zone, on this machine's clock.",
 )
-def command(text: str, project: Path | None, at: str | None) -> int:
+def command(text: str, project: str | None, at: str | None) -> int:
     """Record a change (a plugin enabled, a prompt edited) in the local change journal."""
     import os
 
+    from proctor.errors import ConfigError
     from proctor.history.changes import add_mark, journal_path, mark_for
     from proctor.paths import current_folder
 
-    mark = mark_for(text, project, at, current_folder())
+    if project is not None and not project.strip():  # an unset variable: not the current folder
+        raise ConfigError("--project is empty: name the folder the change applies to")
+    folder = Path(project) if project is not None else None
+    mark = mark_for(text, folder, at, current_folder())
     path = journal_path(os.environ)
     try:
         add_mark(path, mark)
     except OSError as exc:
-        from proctor.errors import ConfigError
-
         raise ConfigError(
             f"{path}: cannot write the change journal ({_unwritable(path, exc)}); expected a "
             "file in a folder proctor can write (PROCTOR_DATA_DIR names another folder)"

@@ -600,3 +600,14 @@ def test_a_mark_keeps_the_fraction_of_a_second_it_was_given(tmp_path: Path) -> N
     comparison = compare_change(mark.model_copy(update={"project": PROJECT}), [early])
     assert comparison.before.tasks == 1 and comparison.after.tasks == 0
     assert mark_for("x", tmp_path, "2026-11-04T10:00:00Z", tmp_path).at.endswith("00+00:00")
+
+
+def test_an_empty_project_is_refused_not_taken_for_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    code, text = _run(["mark", "x", "--project", ""], capsys)
+    assert code == 2 and "--project is empty" in text
+    assert not (tmp_path / "data" / "changes.jsonl").exists()
+    code, _ = _run(["mark", "x", "--project", str(tmp_path)], capsys)
+    assert code == 0 and (tmp_path / "data" / "changes.jsonl").exists()  # the control
