@@ -369,6 +369,8 @@ def _missing_reason(agent: str, folder: Path) -> str | None:
     wanted = {"claude-code": "projects", "codex": "sessions", "gemini-cli": "tmp"}[agent]
     try:
         if not folder.is_dir():
+            if folder.exists():  # a file (or a pipe) where the CLI keeps its folder
+                return f"{folder} is not a folder: {agent} keeps no history there"
             return f"no history folder {folder}"
         if agent == "codex" and (folder / "archived_sessions").is_dir():
             return None

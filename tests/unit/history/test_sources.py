@@ -130,3 +130,14 @@ def test_control_a_config_folder_whose_name_holds_a_comma_is_one_folder(tmp_path
     plant(folder)
     sessions, unavailable = find_sessions(["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(folder)})
     assert len(sessions) == 4 and unavailable == []
+
+
+def test_a_file_where_a_cli_keeps_its_history_folder_is_said_to_be_one(tmp_path: Path) -> None:
+    (tmp_path / ".gemini").write_text("not a folder")
+    _, unavailable = find_sessions(["gemini-cli", "codex"], tmp_path, {})
+    reasons = {u.agent: u.reason for u in unavailable}
+    assert (
+        reasons["gemini-cli"]
+        == f"{tmp_path}/.gemini is not a folder: gemini-cli keeps no history there"
+    )
+    assert reasons["codex"] == f"no history folder {tmp_path}/.codex"  # the control: none there
