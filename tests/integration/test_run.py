@@ -179,7 +179,8 @@ def test_failing_setup_is_infra_error_and_setup_output_is_kept(
     _result, out = run_cases(proctor, tmp_path)
     trial_dir = single_run_dir(out) / "trials/s/scripted/default/1"
     trial = json.loads((trial_dir / "trial.json").read_text())
-    assert trial["status"] == "infra-error" and "setup line 2 `exit 7` exited 7" in trial["reason"]
+    assert trial["status"] == "infra-error"
+    assert trial["reason"].endswith("setup line 2 `exit 7` exited 7 (it wrote nothing)")
     assert "preparing" in (trial_dir / "stdout.log").read_text()
 
 

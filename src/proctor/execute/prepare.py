@@ -63,7 +63,9 @@ def shell_lines(
             err.write(f"# {phase}[{i}]: {line}\n{result.stderr}")
         if fatal and (result.returncode != 0 or result.timed_out):
             how = "timed out" if result.timed_out else f"exited {result.returncode}"
-            raise WorkspaceError(f"{phase} line {i + 1} `{line}` {how}: {result.tail[-300:]}")
+            said = result.tail[-300:].strip()
+            detail = f": {said}" if said else " (it wrote nothing)"
+            raise WorkspaceError(f"{phase} line {i + 1} `{line}` {how}{detail}")
 
 
 def prepare(ctx: TrialContext) -> Prepared:

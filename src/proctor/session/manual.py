@@ -140,7 +140,9 @@ def prepare_session(
         done = run_captured(argv, cwd=workspace, env=env, timeout=SETUP_TIMEOUT_SEC)
         if done.returncode != 0 or done.timed_out:
             how = "timed out" if done.timed_out else f"exited {done.returncode}"
-            raise ConfigError(f"setup line `{line}` {how}: {done.tail[-300:]}")
+            said = done.tail[-300:].strip()
+            detail = f": {said}" if said else " (it wrote nothing)"
+            raise ConfigError(f"setup line `{line}` {how}{detail}")
     left = _provision(spec, workspace, configure_mcp)
     shutil.copytree(workspace, root / "before", symlinks=True)
     prompt = root / "prompt.md"
