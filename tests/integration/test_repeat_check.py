@@ -123,6 +123,22 @@ def test_control_a_check_that_never_compares_passes_the_counting_suite(
     assert result.code == 0
 
 
+def test_an_external_program_whose_confidence_changes_fails_the_check(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    counting_case(make_case, tmp_path)
+    script = tmp_path / "cases" / "counted" / "count.sh"
+    # The same value every time, with a confidence that counts the runs.
+    script.write_text(
+        COUNTER.replace('\\"value\\": $((n * 10))', '\\"value\\": 50, \\"confidenceLevel\\": $n')
+    )
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "2", "--json")
+    assert result.code == 1, result.err
+    first = result.json()["firstDifference"]
+    assert first["path"] == "evaluators[0] (external).levels.count.confidenceLevel"
+    assert (first["first"], first["other"]) == (1.0, 2.0)
+
+
 def test_a_real_agent_is_left_out_and_listed(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
@@ -362,7 +378,7 @@ def test_a_re_evaluation_gives_the_evaluators_the_trial_s_files(
 
 
 def test_a_profile_of_the_scripted_agent_is_not_re_evaluated_as_well(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
+    proctor: Run, make_case: MakeCase, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     deterministic_case(make_case, agents=["myscript"])
     config = tmp_path / "proctor.json"
@@ -379,6 +395,8 @@ def test_a_profile_of_the_scripted_agent_is_not_re_evaluated_as_well(
     assert check["recordedTrials"] == 0 and check["identical"]
     reasons = {e["reason"] for e in check["excludedTrials"]}
     assert reasons == {"not re-evaluated: a scripted trial, which the repeat check runs itself"}
+    # --recorded was asked for and gave nothing: said, though the scripted trials were compared.
+    assert f"--recorded {stored}: no trial of it could be re-evaluated" in caplog.text
 
 
 def test_an_unreadable_stored_trial_is_listed_and_none_left_says_why(

@@ -13,6 +13,7 @@ must be identical, floats included. docs/repeat-check.md describes it for users.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -30,6 +31,8 @@ from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.trial import TrialRecord
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
+
+log = logging.getLogger("proctor")
 
 REAL_AGENT = "not deterministic: a real agent"
 MODEL_BACKED = "model-backed: its result comes from a model"
@@ -145,6 +148,13 @@ def comparable_values(
         values[f"{name}.error"] = result.error
         for metric in sorted(result.metrics):
             values[f"{name}.metrics.{metric}"] = result.metrics[metric]
+        # The confidence and perplexity levels an external program gives beside its values:
+        # its output, as its values are (the rest of ``details`` is free text and paths).
+        levels = result.details.get("levels")
+        if isinstance(levels, dict):
+            for metric, given in sorted(levels.items()):
+                for key, level in sorted(given.items()) if isinstance(given, dict) else ():
+                    values[f"{name}.levels.{metric}.{key}"] = level
     if record.process is not None:
         process = record.process.to_dict()
         for excluded in EXCLUDED_PROCESS_FIELDS:
@@ -384,6 +394,14 @@ def repeat_plan(
                 if recorded is not None
                 else " (--recorded RUN_DIR re-evaluates a stored run's trials)"
             )
+        )
+    if recorded is not None and not again:  # asked for, and nothing of it re-evaluated
+        log.warning(
+            "proctor: note: --recorded %s: no trial of it could be re-evaluated%s; the %s "
+            "agent's trials are repeated alone",
+            recorded,
+            _why_not(left),
+            SCRIPTED.id,
         )
     backed = model_backed_uses()
     cases = {rc.name: rc for rc in [*part.cases, *(t.spec.case for t in again)]}
