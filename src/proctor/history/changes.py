@@ -304,8 +304,39 @@ def compare_changes(
             for when, other in inside
             if other is not mark and other != mark and scope.shared(mark, other)
         ]
-        out.append(_comparison(mark, at, before, after, others))
+        comparison = _comparison(mark, at, before, after, others)
+        twins = sum(other == mark for other in journal)
+        if twins > 1:  # marked again as it was (a command run twice): one change
+            comparison.warnings.append(
+                f"the journal holds this change {twins} times (the same text, project and "
+                "time): each shows the same comparison"
+            )
+        if mark.project is not None and not tasks:
+            comparison.warnings.append(_nowhere(mark.project, sessions))
+        out.append(comparison)
     return out
+
+
+def _nowhere(project: str, sessions: Sequence[SessionRecord]) -> str:
+    """Why a change has no task: no task of the history ran in its folder; the folders nearby
+    that tasks ran in (a subfolder, or the folder above), when there are some."""
+    inside = project.rstrip("/") + "/"
+    near = sorted(
+        {
+            s.project
+            for s in sessions
+            if s.is_task
+            and s.project
+            and (s.project.startswith(inside) or project.startswith(s.project.rstrip("/") + "/"))
+        }
+    )
+    said = f"no task of this history ran in {project}"
+    if not near:
+        return said
+    named = ", ".join(near[:NAMED]) + (
+        f" and {len(near) - NAMED} more" if len(near) > NAMED else ""
+    )
+    return f"{said}; tasks ran in {named} (a change counts the tasks of its own folder only)"
 
 
 def _tasks(

@@ -208,7 +208,7 @@ def test_a_time_out_of_range_in_utc_is_a_sentence(text: str) -> None:
 
 def test_a_pipe_or_a_line_break_in_a_change_stays_in_its_cell() -> None:
     mark = ChangeMark(text="a | b\nc", project=PROJECT, at="2026-11-15T00:00:00+00:00")
-    table = render_changes([compare_change(mark, [])])
+    table = render_changes([compare_change(mark, [task(10, 60, 3, True)])])
     rows = [line for line in table.splitlines() if line.startswith("| a")]
     assert len(rows) == 3  # before, after, and the note: the line break made no row of its own
     assert all(len(re.findall(r"(?<!\\)\|", line)) == 9 for line in rows)  # 8 cells each
@@ -611,3 +611,32 @@ def test_an_empty_project_is_refused_not_taken_for_the_current_folder(
     assert not (tmp_path / "data" / "changes.jsonl").exists()
     code, _ = _run(["mark", "x", "--project", str(tmp_path)], capsys)
     assert code == 0 and (tmp_path / "data" / "changes.jsonl").exists()  # the control
+
+
+def test_a_change_of_a_folder_no_task_ran_in_names_the_folders_nearby() -> None:
+    tasks = [task(day, 60, 3, True, project=f"{PROJECT}/sub") for day in (10, 11, 20, 21)]
+    tasks.append(task(12, 60, 3, True, project="/elsewhere"))
+    (comparison,) = compare_changes([CHANGE], tasks)
+    assert comparison.warnings == [
+        f"no task of this history ran in {PROJECT}; tasks ran in {PROJECT}/sub (a change "
+        "counts the tasks of its own folder only)"
+    ]
+    sub = CHANGE.model_copy(update={"project": f"{PROJECT}/sub"})
+    (control,) = compare_changes([sub], tasks)
+    assert control.warnings == [] and control.before.tasks == 2
+    alone = CHANGE.model_copy(update={"project": "/nowhere"})
+    (nothing,) = compare_changes([alone], tasks)
+    assert nothing.warnings == ["no task of this history ran in /nowhere"]
+
+
+def test_a_change_marked_twice_alike_says_so() -> None:
+    tasks = [task(day, 60, 3, True) for day in (10, 11, 12, 20, 21, 22)]
+    twin = CHANGE.model_copy()
+    first, second = compare_changes([CHANGE, twin], tasks)
+    assert first == second
+    assert first.warnings == [
+        "the journal holds this change 2 times (the same text, project and time): each shows "
+        "the same comparison"
+    ]
+    (control,) = compare_changes([CHANGE], tasks)
+    assert control.warnings == []
