@@ -206,10 +206,10 @@ def test_runs_of_an_older_proctor_are_tracked_and_unfinished_runs_wait(
 
 
 def run_reporting(proctor: Run, make_case: MakeCase, tmp_path: Path, plan: dict[str, Any]) -> Path:
-    """:func:`run_with`, asking for the JUnit report too."""
+    """:func:`run_with`, asking for the JUnit and HTML reports too."""
     make_case("hello", config=CONFIG, plan=plan)
     before = set((tmp_path / "out").glob("run-*"))
-    result, out = run_cases(proctor, tmp_path, "--reporter", "junit")
+    result, out = run_cases(proctor, tmp_path, "--reporter", "junit,html")
     assert result.code == (0 if plan is PASSING else 1), result.err
     (run_dir,) = set(out.glob("run-*")) - before
     return run_dir
@@ -238,6 +238,8 @@ def test_every_report_of_a_run_says_what_it_did_to_the_findings(
         in (run1 / "suite.md").read_text()
     )
     assert junit_findings((run1 / "junit.xml").read_text()) == {f"finding {ID}": "new: file-exists"}
+    page = (run1 / "report.html").read_text()
+    assert '<section id="findings">' in page and f"<code>{ID}</code>" in page
     # `proctor report` reads them from the ledger, in each format.
     as_json = proctor("report", str(run1), "--reporter", "json")
     assert as_json.code == 1 and as_json.json()["findings"] == [new]
@@ -252,6 +254,7 @@ def test_every_report_of_a_run_says_what_it_did_to_the_findings(
     assert json.loads((run2 / "suite.json").read_text())["findings"] == []
     assert "No new, reopened or resolved findings" in (run2 / "suite.md").read_text()
     assert junit_findings((run2 / "junit.xml").read_text()) == {}
+    assert "No new, reopened or resolved findings" in (run2 / "report.html").read_text()
     run3 = run_reporting(proctor, make_case, tmp_path, PASSING)
     resolved = proctor("report", str(run3), "--reporter", "json").json()["findings"]
     assert resolved == [new | {"event": "resolved"}]
@@ -260,6 +263,8 @@ def test_every_report_of_a_run_says_what_it_did_to_the_findings(
     shutil.copytree(run3, tmp_path / "elsewhere" / run3.name)
     alone = proctor("report", str(tmp_path / "elsewhere" / run3.name), "--reporter", "json")
     assert alone.json()["findings"] is None
+    page = proctor("report", str(tmp_path / "elsewhere" / run3.name), "--reporter", "html").out
+    assert '<section id="findings">' not in page
 
 
 def test_a_crash_between_two_runs_keeps_the_first(

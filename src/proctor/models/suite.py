@@ -247,5 +247,6 @@ class SuiteRecord(RecordModel):
     findings: list[FindingChange] | None = None
     """What the run did to the findings ledger of its results directory: each finding it
     proposed, reopened or resolved (none: an empty list). None when the ledger does not hold
-    the run: ``proctor run`` writes the reports before it updates the ledger, then writes them
-    again with this; ``proctor report`` reads it from the ledger."""
+    the run, or the report pools several runs. ``proctor run`` writes its reports, updates the
+    ledger, then writes the reports that show this again; ``proctor report`` reads it from the
+    ledger."""

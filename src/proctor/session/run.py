@@ -176,7 +176,7 @@ class LoadReportingEarly:
                 importlib.import_module(module)
 
 
-SHOW_FINDINGS = ("json", "markdown", "junit")
+SHOW_FINDINGS = ("json", "markdown", "junit", "html")
 """The reporters that show what a run did to the findings ledger."""
 
 
@@ -279,12 +279,16 @@ def execute_and_finish(
     from proctor.report.reporters import render_into
 
     changes = update_after_run(paths.root.parent, paths.root.name, resumed=resumed)
+    again = []
     if changes is not None:
         # The reports that show findings, again with what the run did to the ledger (which
         # takes a run in once its records are closed, after its reports were written).
         result.suite = result.suite.model_copy(update={"findings": changes})
-        shown = [name for name in result.outputs if name in SHOW_FINDINGS]
-        result.outputs.update(render_into(paths.root, result.suite, result.report_records, shown))
+        again = [name for name in result.outputs if name in SHOW_FINDINGS]
+    if "html" in request.reporters:  # rendered once, now: the costliest, and it shows them too
+        again.append("html")
+    if again:
+        result.outputs.update(render_into(paths.root, result.suite, result.report_records, again))
     if request.repetition is None:  # a repetition of --repeat-check: its own summary instead
         append_step_summary(result.outputs["markdown"])
     return result
@@ -322,7 +326,8 @@ def _finish(
         wall_ms=ms_since(started),
         cells=[spec.key for spec in plan.trials],
     )
-    outputs = write_reports(paths, suite, records, request.reporters, step_summary=False)
+    now = tuple(name for name in request.reporters if name != "html")  # html: after the ledger
+    outputs = write_reports(paths, suite, records, now, step_summary=False)
     manifest.finished_at = now_iso()
     manifest.trials_finished = len(records)
     manifest.interrupted = outcome.interrupted
