@@ -121,6 +121,10 @@ def test_bad_dismissals_and_folders_are_one_sentence(
     assert a_file.code == 2 and "notes.txt: not a results directory (a file)" in a_file.err
     a_run = proctor("findings", str(run1))
     assert a_run.code == 2 and "a run folder" in a_run.err
+    unknown_option = proctor("findings", str(out), "--bogus")
+    assert unknown_option.code == 2 and "No such option '--bogus'" in unknown_option.err
+    assert "proctor findings [OPTIONS] [RESULTS_DIR]" in unknown_option.err
+    assert "findings list" not in unknown_option.err  # the hidden subcommand is never named
     assert findings(proctor, out)[0]["state"] == "open", "nothing was dismissed"
 
 

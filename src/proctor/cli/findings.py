@@ -33,6 +33,19 @@ class _FindingsGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+class _ListContext(click.Context):
+    """The hidden ``list`` subcommand's context: its usage, and the hint of its errors, are
+    the group's own (``proctor findings [OPTIONS] [RESULTS_DIR]``), never ``findings list``."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else "proctor findings"
+
+
+class _ListCommand(click.Command):
+    context_class = _ListContext
+
+
 _results_dir = click.argument(
     "results_dir",
     required=False,
@@ -60,7 +73,7 @@ def command(ctx: click.Context, as_json: bool, show_all: bool) -> int:
     return list_findings(None, as_json, show_all)
 
 
-@command.command("list", hidden=True)
+@command.command("list", hidden=True, cls=_ListCommand)
 @_results_dir
 @_json
 @_all
