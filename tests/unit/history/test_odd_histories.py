@@ -11,6 +11,7 @@ import sqlite3
 import threading
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -594,16 +595,22 @@ def test_a_gemini_chat_whose_subagent_folder_cannot_be_listed_is_unavailable(
     assert f"its subagent folder {subfolder} cannot be listed (Permission denied)" in result.reason
 
 
-def test_an_old_gemini_chat_beside_the_jsonl_its_resume_wrote_is_read_once(tmp_path: Path) -> None:
-    """Resuming a chat of the releases that wrote one JSON document, Gemini CLI writes its
-    messages again into ``<name>.jsonl`` and goes on there, leaving the ``.json`` in place."""
+def gemini_chat_records() -> tuple[Path, dict[str, Any], list[dict[str, Any]]]:
+    """The fixture's Gemini CLI chat: its file, its header and its messages (each with an
+    id), its broken line left out."""
     chat = next(GEMINI.glob("chats/session-*.jsonl"))
     records = []
     for line in chat.read_text().splitlines():
         with contextlib.suppress(ValueError):  # the fixture holds a broken line
             records.append(json.loads(line))
-    header = records[0]
-    messages = {r["id"]: r for r in records if isinstance(r.get("id"), str)}
+    return chat, records[0], [r for r in records if isinstance(r.get("id"), str)]
+
+
+def test_an_old_gemini_chat_beside_the_jsonl_its_resume_wrote_is_read_once(tmp_path: Path) -> None:
+    """Resuming a chat of the releases that wrote one JSON document, Gemini CLI writes its
+    messages again into ``<name>.jsonl`` and goes on there, leaving the ``.json`` in place."""
+    chat, header, listed = gemini_chat_records()
+    messages = {r["id"]: r for r in listed}
     chats = tmp_path / "home" / ".gemini" / "tmp" / "proj" / "chats"
     chats.mkdir(parents=True)
     old = chats / chat.name.replace(".jsonl", ".json")
@@ -621,13 +628,7 @@ def test_an_old_gemini_chat_beside_the_jsonl_its_resume_wrote_is_read_once(tmp_p
 def test_an_old_gemini_chat_is_measured_with_a_message_of_an_unknown_type_among_its_own(
     tmp_path: Path,
 ) -> None:
-    chat = next(GEMINI.glob("chats/session-*.jsonl"))
-    records = []
-    for line in chat.read_text().splitlines():
-        with contextlib.suppress(ValueError):  # the fixture holds a broken line
-            records.append(json.loads(line))
-    header = records[0]
-    messages = [r for r in records if isinstance(r.get("id"), str)]
+    _, header, messages = gemini_chat_records()
     chats = tmp_path / "proj" / "chats"
     chats.mkdir(parents=True)
     whole = chats / "session-whole.json"
