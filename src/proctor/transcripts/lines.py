@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -123,4 +124,15 @@ def head_cwd(record: dict[str, Any], claude: bool) -> tuple[bool, str | None]:
     if record.get("type") == "session_meta" and isinstance(payload, dict):
         cwd = payload.get("cwd")
         return True, cwd if isinstance(cwd, str) else None
+    if record.get("type") == "message" and record.get("role") == "user":
+        # A rollout of the releases before the envelope: its header names no folder, the
+        # environment it gave the model does (``<environment_context><cwd>…</cwd>``).
+        for block in record.get("content") or ():
+            text = block.get("text") if isinstance(block, dict) else None
+            found = _ENVIRONMENT_CWD.search(text) if isinstance(text, str) else None
+            if found is not None:
+                return True, found.group(1).strip()
     return False, None
+
+
+_ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)

@@ -714,6 +714,23 @@ def test_a_codex_rollout_of_the_releases_before_the_envelope_is_dated_by_its_hea
     assert list(replay(sessions, window, PriceTable(), workers=1)) != []
 
 
+def test_a_codex_rollout_before_the_envelope_is_in_the_folder_its_environment_names(
+    tmp_path: Path,
+) -> None:
+    environment = (
+        '{"type":"message","role":"user","content":[{"type":"input_text","text":'
+        '"<environment_context>\\n<cwd>/work/app</cwd>\\n</environment_context>"}]}\n'
+    )
+    header, rest = LEGACY_ROLLOUT.split("\n", 1)
+    rollout = tmp_path / "rollout-2025-08-01T10-00-00-bbbbbbbb-0000-4000-8000-000000000001.jsonl"
+    rollout.write_text(header + "\n" + environment + rest)
+    (summary,) = replayed([Session("codex", rollout)])
+    assert isinstance(summary, SessionRecord) and summary.project == "/work/app"
+    rollout.write_text(LEGACY_ROLLOUT)  # the control: without it, no folder is known
+    (summary,) = replayed([Session("codex", rollout)])
+    assert isinstance(summary, SessionRecord) and summary.project is None
+
+
 def test_claude_config_dir_may_list_several_folders_as_ccusage_reads_it(tmp_path: Path) -> None:
     plant(tmp_path / "one")
     one = {"CLAUDE_CONFIG_DIR": str(tmp_path / "one")}
