@@ -497,6 +497,13 @@ def test_an_open_finding_whose_case_errored_is_not_said_to_be_gone(
         table
     )
     assert "closes one that is gone" not in table
+    # The control: the case ran and passed, its evaluator relabelled: that check is gone.
+    relabelled = [{"use": "file-exists", "label": "greeting", "must": ["hello.txt"], "gate": True}]
+    make_case("hello", config={**CONFIG, "evaluators": relabelled}, plan=PASSING)
+    assert run_cases(proctor, tmp_path)[0].code == 0
+    table = proctor("findings", str(out)).out
+    assert f"1 open finding ({ID}) was not checked by the latest run" in table
+    assert "closes one that is gone" in table and "left without a result" not in table
 
 
 def test_an_open_finding_of_an_older_ledger_is_known_unchecked_by_its_last_failure(

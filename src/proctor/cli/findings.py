@@ -7,6 +7,7 @@ one. Both first apply the runs of the directory that the ledger does not hold ye
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -172,9 +173,9 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         if ran:
             click.echo(
                 f"\n{_counted(ran)} left without a result by the latest run of {_their(ran)} "
-                f"suite ({_runs(ran, latest)}): the case ran, but its trials ended in an error "
-                "status or were not evaluated, which is no evidence either way. A finding stays "
-                "open until a run checks it."
+                f"suite ({_runs(ran, latest)}): the case ran, but its trials ended in a status "
+                "that records no check (an error, a timeout, a skip), which is no evidence "
+                "either way. A finding stays open until a run checks it."
             )
         if gone:
             click.echo(
@@ -207,15 +208,25 @@ def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
 
 
 def _ran_in(folder: Path, run: str | None, finding: Finding) -> bool:
-    """Whether run ``run`` of the results directory ``folder`` has trials of the finding's
-    case × agent × condition (which gave its check no result)."""
+    """Whether run ``run`` of the results directory ``folder`` ran the finding's case ×
+    agent × condition without evidence: it has trials of it, and each ended in a status that
+    says nothing of a check (an error, a timeout, a skip). A trial that passed or failed did
+    record its checks: the finding's is then gone (renamed, relabelled, left out)."""
+    import json
+
+    from proctor.report.checks import EVIDENCE_STATUSES
+
     if run is None:
         return False
     trials = folder / run / "trials" / finding.case / finding.agent / finding.condition
+    statuses = []
     try:
-        return trials.is_dir()
+        for record in trials.glob("*/trial.json"):
+            with contextlib.suppress(OSError, ValueError):
+                statuses.append(json.loads(record.read_bytes()).get("status"))
     except (OSError, ValueError):  # a name that is no folder's
         return False
+    return bool(statuses) and not EVIDENCE_STATUSES.intersection(statuses)
 
 
 def _unchecked(finding: Finding, latest: str | None) -> bool:
