@@ -672,3 +672,23 @@ def test_a_run_whose_ledger_update_another_process_made_first_still_says_what_it
     assert "proctor: findings: 1 new" in caplog.text
     assert "resume" not in caplog.text
     assert json.loads((run_dir / "suite.json").read_text())["findings"][0]["event"] == "new"
+
+
+def test_a_ctrl_c_while_the_ledger_waits_keeps_the_run_s_reports(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.report import findings as ledger_module
+
+    def interrupted(results_dir: Path) -> ledger_module.LedgerUpdate:
+        raise KeyboardInterrupt  # Ctrl-C while another process holds the ledger's lock
+
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setattr(ledger_module, "update_ledger", interrupted)
+    make_case("hello", config=CONFIG, plan=FAILING)
+    result, out = run_cases(proctor, tmp_path, "--reporter", "html")
+    assert result.code == 130, result.err
+    (run_dir,) = out.glob("run-*")
+    assert (run_dir / "report.html").is_file()
+    assert "# proctor run" in summary.read_text()
+    assert json.loads((run_dir / "suite.json").read_text())["findings"] is None

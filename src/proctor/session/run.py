@@ -38,7 +38,7 @@ from proctor.util.files import remove_tree
 from proctor.util.signals import stop_signals_held
 
 if TYPE_CHECKING:
-    from proctor.models.suite import SuiteRecord
+    from proctor.models.suite import FindingChange, SuiteRecord
 
 REPORTING = ("proctor.report.aggregate", "proctor.report.reporters")
 """The stage after the trials: the parent imports it once the first trial is running (see
@@ -276,13 +276,27 @@ def execute_and_finish(
     # Not held: it may wait for another process's lock on the ledger, and a run whose ledger
     # update was cut short is applied by the next one.
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
+
+    changes = None
+    try:
+        changes = update_after_run(paths.root.parent, paths.root.name, resumed=resumed)
+    finally:  # Ctrl-C while the ledger waited: the run's reports are written all the same
+        with stop_signals_held():
+            _report_findings(request, paths, result, changes)
+    return result
+
+
+def _report_findings(
+    request: RunRequest, paths: RunPaths, result: RunResult, changes: list[FindingChange] | None
+) -> None:
+    """The reports that show findings written again with what the run did to the ledger
+    (``changes``; None when the ledger does not hold the run), the HTML report written, and
+    the Markdown report appended to the CI's job summary."""
     from proctor.report.reporters import render_into
 
-    changes = update_after_run(paths.root.parent, paths.root.name, resumed=resumed)
     again = []
     if changes is not None:
-        # The reports that show findings, again with what the run did to the ledger (which
-        # takes a run in once its records are closed, after its reports were written).
+        # The ledger takes a run in once its records are closed, after its reports were written.
         result.suite = result.suite.model_copy(update={"findings": changes})
         again = [name for name in result.outputs if name in SHOW_FINDINGS]
     if "html" in request.reporters:  # rendered once, now: the costliest, and it shows them too
@@ -291,7 +305,6 @@ def execute_and_finish(
         result.outputs.update(render_into(paths.root, result.suite, result.report_records, again))
     if request.repetition is None:  # a repetition of --repeat-check: its own summary instead
         append_step_summary(result.outputs["markdown"])
-    return result
 
 
 def _finish(
