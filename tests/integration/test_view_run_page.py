@@ -58,6 +58,7 @@ def test_the_run_page_applies_the_marks_of_annotate_as_report_does(
     (run_dir,) = results.glob("run-*")
     before = _page(results, f"/runs/{run_dir.name}")
     assert "Exit code <strong>0</strong>" in before  # control: the run passed its gate
+    assert '<section id="findings">' in before  # the ledger took the run in
 
     mark = ("annotate", str(run_dir), "fix-a-bug/scripted/default/1", "--verdict", "failed")
     assert proctor(*mark, "--note", "cheated").code == 0
@@ -70,6 +71,7 @@ def test_the_run_page_applies_the_marks_of_annotate_as_report_does(
     cells = _cells(_matrix_row(page, "fix-a-bug"))
     assert (cells[4], cells[-1]) == (group["stability"], "failed")  # stability and gate
     assert "annotated failed: cheated" in page  # the trials table, as before
+    assert '<section id="findings">' in page  # the marks change nothing the ledger holds
 
 
 def test_matrix_medians_leave_out_trials_in_an_error_status(tmp_path: Path) -> None:

@@ -47,7 +47,9 @@ def suite_of(run_dir: Path) -> SuiteRecord | None:
     except (ConfigError, SchemaVersionError):
         suite = None
     if suite is not None and marks is not None and marks[0] >= written[0]:
-        suite = _recomputed(run_dir) or suite
+        recomputed = _recomputed(run_dir)
+        if recomputed is not None:  # the marks change no finding: the ledger took the run as run
+            suite = recomputed.model_copy(update={"findings": suite.findings})
     with _LOCK:
         _SUITES[paths.suite_json] = (stamp, suite)
     return suite
