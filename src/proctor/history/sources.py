@@ -230,10 +230,10 @@ def each_once(sessions: list[Session]) -> list[Session]:
     folder (a backup or a snapshot given beside the history, a conversation copied into
     another project folder to go on there, a rollout kept in both ``sessions/`` and
     ``archived_sessions/``, a Gemini CLI chat kept in both the folder named by its project's
-    hash and the one named after the project). The session is read once, from the larger copy
-    (a session file only grows), the first listed when they are the same size, at the place of
-    the first listed. A Gemini CLI chat of the older releases (``session-….json``) beside the
-    ``session-….jsonl`` that resuming it wrote (a copy of its messages, then the new turns;
+    hash and the one named after the project). The session is read once, from the copy
+    :func:`_copy_rank` puts first (the larger), the first listed when they rank alike, at the
+    place of the first listed. A Gemini CLI chat of the older releases (``session-….json``)
+    beside the ``session-….jsonl`` that resuming it wrote (a copy of its messages, then the new turns;
     the ``.json`` is left in place), or with that ``.jsonl`` in another folder given, is read
     from the ``.jsonl`` only."""
     first: dict[tuple[str, str], int] = {}
@@ -251,9 +251,19 @@ def each_once(sessions: list[Session]) -> list[Session]:
         at = first.setdefault((session.agent, name), len(out))
         if at == len(out) or not named:
             out.append(session)
-        elif _size(session.file) > _size(out[at].file):
+        elif _copy_rank(session) > _copy_rank(out[at]):
             out[at] = session
     return out
+
+
+def _copy_rank(session: Session) -> tuple[int, bool]:
+    """Which copy of a session to read: the larger (a session file only grows); of two the
+    same size, a Gemini CLI chat in a folder that names its project (``.project_root``) over
+    one in the folder named by the project's hash, which knows the project by its hash only."""
+    rooted = session.agent == "gemini-cli" and os.path.isfile(
+        os.path.join(os.path.dirname(os.path.dirname(session.file)), ".project_root")
+    )
+    return _size(session.file), rooted
 
 
 def _size(file: str) -> int:

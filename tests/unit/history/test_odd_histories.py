@@ -664,10 +664,14 @@ def test_a_gemini_chat_copied_into_another_folder_is_read_once(tmp_path: Path) -
     for folder in (hashed, named, backup):
         folder.mkdir(parents=True)
     shutil.copy(chat, named / chat.name)
+    (named.parent / ".project_root").write_text("/ws/proj")
     shutil.copy(chat, hashed / chat.name)  # the same chat kept under its project's hash too
     shutil.copy(chat, backup / chat.name)
     sessions, _ = find_sessions(["gemini-cli"], tmp_path / "home", {})
-    assert len(sessions) == 1
+    # Read from the folder that names its project (the hash folder is listed first).
+    assert [s.file for s in sessions] == [str(named / chat.name)]
+    (record,) = replayed(sessions)
+    assert isinstance(record, SessionRecord) and record.project == "/ws/proj"
     sessions, _ = sessions_under([backup, named], ("gemini-cli",))
     assert len(sessions) == 1
     # An older chat's .json backed up, whose resume wrote the .jsonl in the history: once.
