@@ -233,9 +233,9 @@ def each_once(sessions: list[Session]) -> list[Session]:
     hash and the one named after the project). The session is read once, from the copy
     :func:`_copy_rank` puts first (the larger), the first listed when they rank alike, at the
     place of the first listed. A Gemini CLI chat of the older releases (``session-….json``)
-    beside the ``session-….jsonl`` that resuming it wrote (a copy of its messages, then the new turns;
-    the ``.json`` is left in place), or with that ``.jsonl`` in another folder given, is read
-    from the ``.jsonl`` only."""
+    beside the ``session-….jsonl`` that resuming it wrote (a copy of its messages, then the
+    new turns; the ``.json`` is left in place), or with that ``.jsonl`` in another folder
+    given, is read from the ``.jsonl`` only."""
     first: dict[tuple[str, str], int] = {}
     out: list[Session] = []
     gemini = [s.file for s in sessions if s.agent == "gemini-cli" and s.file.endswith(".jsonl")]
