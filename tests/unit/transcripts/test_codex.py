@@ -260,6 +260,30 @@ def test_a_long_command_and_its_polls_are_one_step_whose_result_is_its_exit() ->
     assert "3 passed" in output_of["t"]
 
 
+def test_a_long_command_s_structured_status_or_its_abort_is_its_result() -> None:
+    running = "Chunk ID: 1\nWall time: 10 seconds\nProcess running with session ID 5\nOutput:\n"
+    ended = line("event_msg", {"type": "exec_command_end", "call_id": "t", "exit_code": 1})
+    t = parse_codex_lines([call("t", cmd="pytest -q"), output("t", running), ended])
+    assert results(t.events) == {"t": (True, False)}  # no poll said so: the status does
+    polled = [
+        call("t", cmd="pytest -q"),
+        output("t", running),
+        call("p", name="write_stdin", session_id=5, chars=""),
+        ended,
+        output("p", "Process exited with code 1\nOutput:\nF\n"),
+    ]
+    t = parse_codex_lines(polled)
+    assert [e.id for e in t.events if e.type == "tool_result"] == ["t"]  # one result
+    assert results(t.events) == {"t": (True, False)}
+    aborted = [
+        call("t", cmd="pytest"),
+        output("t", running),
+        call("p", name="write_stdin", session_id=5, chars="\x03"),
+        output("p", "aborted by user"),
+    ]
+    assert results(parse_codex_lines(aborted).events) == {"t": (False, True)}
+
+
 def test_user_abort_is_a_denial() -> None:
     lines = [call("a", cmd="rm -rf x"), output("a", "Wall time: 6.3 seconds\naborted by user")]
     assert results(parse_codex_lines(lines).events) == {"a": (False, True)}

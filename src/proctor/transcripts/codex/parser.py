@@ -48,8 +48,10 @@ each event in its final form, into the shared builder, and can stream.
 * **Unified exec.** A command that outlives its first wait (``exec_command`` answering
   "Process running with session ID N") is one step: the ``write_stdin`` calls to session N
   that poll it or type into it give no event of their own, and the command's result is the
-  output that says the process exited (its exit code, its time), given under the command's
-  ``call_id``. A command whose exit the rollout never records has no result.
+  output that says the process exited (its exit code, its time) or that the user aborted it,
+  given under the command's ``call_id``; a structured status of the command, when the rollout
+  has one, gives its result at its first answer instead. A command whose end the rollout
+  never records has no result.
 """
 
 from __future__ import annotations
@@ -146,6 +148,11 @@ _RUNNING = re.compile(r"Process running with session ID (\d+)")
 """Unified exec: a command still running after its first wait, and its session."""
 
 
+def _settled(before: Status | None, after: list[Status]) -> bool:
+    """Whether a call's structured statuses say how it ended (failed or not, or declined)."""
+    return any(s[1] is not None or s[2] for s in (*([before] if before else []), *after))
+
+
 class _Parser:
     def __init__(self, facts: CodexFacts, builder: TrajectoryBuilder) -> None:
         self.facts = facts
@@ -168,6 +175,8 @@ class _Parser:
         """Unified exec: the command still running in each session (its ``call_id``)."""
         self.polls: dict[str, str] = {}
         """Unified exec: each ``write_stdin`` call, and the command it polls or types into."""
+        self.settled: set[str] = set()
+        """Unified exec: the running commands whose result their structured status gave."""
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -400,15 +409,19 @@ class _Parser:
             code = _exit_code(text)
         polled = self.polls.pop(call_id, None)
         if polled is not None:  # a poll's answer: the command's result once it exited
-            if code is None:
+            if code is None and not _is_denial(text):  # still running
                 return
             self.running = {k: v for k, v in self.running.items() if v != polled}
+            if polled in self.settled:  # its structured status gave its result already
+                return
             call_id = polled
         elif code is None:
             running = _RUNNING.search(text.partition("Output:")[0])
-            if running is not None:  # the command goes on: its result is a later poll's
+            if running is not None:  # the command goes on
                 self.running[running.group(1)] = call_id
-                return
+                if not _settled(*self.facts.status_at(call_id, self.line)):
+                    return  # its result is a later poll's
+                self.settled.add(call_id)  # its outcome is the rollout's structured status
         is_error: bool | None = None if code is None else code != 0
         before, after = self.facts.status_at(call_id, self.line)
         is_error, denied = _status_before(_is_denial(text), is_error, before)
