@@ -393,6 +393,12 @@ def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
     assert result.code == 0 and "Sessions: 1" in result.out
     assert "no cache is kept" in result.err
     assert fingerprint(home) == before
+    # The control: a cache in a folder below one that holds the file is not where it reads
+    # (a session file kept in the home folder, the cache in ~/.cache).
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(session.parent / "cache"))
+    result = proctor("history", str(session))
+    assert result.code == 0 and "no cache" not in result.err
+    assert (session.parent / "cache" / "history.sqlite3").is_file()
 
 
 UNPRIVILEGED = ("--bounding-set=-dac_override,-dac_read_search,-fowner",

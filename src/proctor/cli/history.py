@@ -164,11 +164,10 @@ def command(
     cache = None
     if not no_cache:
         cache_file = cache_folder(os.environ) / FILE_NAME
-        # A session file given alone: the folder holding it is a history folder too.
-        read = [path if path.is_dir() else path.parent for path in paths] or [
+        read = paths or [
             folder for agent in chosen for folder in history_folders(agent, home, os.environ)
         ]
-        inside = next((root for root in read if _within(cache_file, root)), None)
+        inside = next((root for root in read if _reads(cache_file, root)), None)
         if inside is None:
             cache = SummaryCache(cache_file, pricing)
         else:  # a replay never writes into a history folder
@@ -258,6 +257,19 @@ def command(
     else:
         click.echo(render_history(report), nl=False)
     return 0
+
+
+def _reads(cache_file: Path, given: Path) -> bool:
+    """Whether the cache would be written where the replay of ``given`` reads: inside a folder
+    given, or, for a session file given alone, in the folder that holds it (a history folder)
+    or in its subagents' folder beside it (``<session>/``). A folder above is not read: a
+    session file in the home folder leaves ``~/.cache`` out."""
+    if given.is_dir():
+        return _within(cache_file, given)
+    folder = cache_file.parent
+    return os.path.realpath(folder) == os.path.realpath(given.parent) or _within(
+        cache_file, given.with_suffix("")
+    )
 
 
 def _within(path: Path, folder: Path) -> bool:
