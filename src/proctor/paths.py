@@ -184,6 +184,8 @@ def current_folder() -> Path | None:
         return None
 
 
+LEDGER_FILE = "findings.json"
+"""The findings ledger of a results directory, beside its run folders (docs/findings.md)."""
 GENERATED_SOURCES = ("evals-src", "inline")
 """Folders of a results directory where proctor writes each run's generated cases
 (``proctor eval``: ``evals-src/<timestamp>``; ``proctor run --prompt``: ``inline/<timestamp>``):

@@ -692,3 +692,29 @@ def test_a_ctrl_c_while_the_ledger_waits_keeps_the_run_s_reports(
     assert (run_dir / "report.html").is_file()
     assert "# proctor run" in summary.read_text()
     assert json.loads((run_dir / "suite.json").read_text())["findings"] is None
+
+
+def test_a_resume_the_ledger_did_not_hold_before_is_applied_whoever_applies_it(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from proctor.report import findings as ledger_module
+
+    run_dir = run_with(proctor, make_case, tmp_path, FAILING)
+    (tmp_path / "out" / "findings.json").unlink()  # as after a first attempt killed mid-run
+    (run_dir / "trials" / "hello" / "scripted" / "default" / "1" / "trial.json").unlink()
+    real = ledger_module.update_ledger
+
+    def raced(results_dir: Path) -> ledger_module.LedgerUpdate:
+        real(results_dir)  # `proctor findings` reaches the ledger first
+        return real(results_dir)
+
+    monkeypatch.setattr(ledger_module, "update_ledger", raced)
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 1, again.err
+    assert "resume added is not applied" not in caplog.text
+    assert "proctor: findings: 1 new" in caplog.text

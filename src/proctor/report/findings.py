@@ -40,14 +40,11 @@ from proctor.models.findings import (
 from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import RunManifest
 from proctor.models.suite import FindingChange
-from proctor.paths import RunPaths, suite_of
+from proctor.paths import LEDGER_FILE, RunPaths, suite_of
 from proctor.report.checks import CheckKey, CheckResult, merge_checks, stored_run_checks
 from proctor.report.markdown import render_findings
 
 log = logging.getLogger("proctor")
-
-LEDGER_FILE = "findings.json"
-"""The ledger's file name, directly in the results directory (beside the ``run-…`` folders)."""
 
 
 def finding_id(key: CheckKey, suite: str | None = None) -> str:
@@ -545,12 +542,12 @@ def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
 
 
 def update_after_run(
-    results_dir: Path, run_id: str | None = None, *, resumed: bool = False
+    results_dir: Path, run_id: str | None = None, *, held: bool = False
 ) -> list[FindingChange] | None:
     """:func:`update_ledger` at the end of ``proctor run`` (of run ``run_id``): never raises,
     so a ledger problem never changes the run's outcome; it is logged as a warning and the
-    ledger left as it was. A resumed run (``resumed``) the ledger already held gets a note:
-    what the resume added is not applied. What the ledger holds of run ``run_id`` is returned
+    ledger left as it was. A resumed run the ledger held before the resume (``held``) gets a
+    note: what the resume added is not applied. What the ledger holds of run ``run_id`` is returned
     (see :func:`run_changes`); None when it holds nothing of it."""
     try:
         update = update_ledger(results_dir)
@@ -564,7 +561,7 @@ def update_after_run(
     changes = run_changes(update.ledger, run_id)
     if changes is None:
         return None
-    if resumed and run_id not in update.applied:
+    if held and run_id not in update.applied:
         log.warning(
             "proctor: note: the findings ledger took %s in as it was when it first finished; "
             "what this resume added is not applied to it (see docs/findings.md)",

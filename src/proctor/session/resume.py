@@ -15,6 +15,7 @@ reporters are written anew over all of them, with the run's annotations applied.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import signal
 import tempfile
@@ -33,7 +34,7 @@ from proctor.models.io import read_record, remove_partial_writes
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths
+from proctor.paths import LEDGER_FILE, RunPaths
 from proctor.plan.checks import preflight
 from proctor.plan.records import resolved_record
 from proctor.report.stored import read_annotations
@@ -255,7 +256,17 @@ def _resume(
         clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
     manifest.resumed_at.append(now_iso())
     journal.note(paths.journal, "run-resumed")
-    result = execute_and_finish(
-        plan, request, paths, manifest, todo, kept, subscribers, resumed=True
-    )
+    held = _ledger_holds(paths.root.parent, paths.root.name)
+    result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers, held=held)
     return result, len(kept)
+
+
+def _ledger_holds(results_dir: Path, run_id: str) -> bool:
+    """Whether the findings ledger of ``results_dir`` took the run in before this resume (as
+    it stood when it first finished). Read plainly: the ledger's own module is loaded once
+    the trials are done."""
+    try:
+        runs = json.loads((results_dir / LEDGER_FILE).read_bytes()).get("runs")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(runs, list) and run_id in runs

@@ -251,11 +251,12 @@ def execute_and_finish(
     kept: list[TrialRecord],
     subscribers: list[Subscriber],
     *,
-    resumed: bool = False,
+    held: bool = False,
 ) -> RunResult:
     """Run ``trials`` into the run folder, then aggregate them with the ``kept`` records (of
-    trials that finished before a resume: ``resumed``), render the reporters, close the
-    manifest and the journal, and update the findings ledger."""
+    trials that finished before a resume), render the reporters, close the manifest and the
+    journal, and update the findings ledger (``held``: it took the run in before this
+    resume)."""
     started = time.monotonic()
     factory = EXECUTORS[request.executor]
     executor = factory(request.executor_address) if request.executor_address else factory()
@@ -279,7 +280,7 @@ def execute_and_finish(
 
     changes = None
     try:
-        changes = update_after_run(paths.root.parent, paths.root.name, resumed=resumed)
+        changes = update_after_run(paths.root.parent, paths.root.name, held=held)
     finally:  # Ctrl-C while the ledger waited: the run's reports are written all the same
         with stop_signals_held():
             _report_findings(request, paths, result, changes)
