@@ -70,7 +70,10 @@ def test_a_forked_session_counts_only_its_own_steps_times_and_tokens(tmp_path: P
     by_kind = {s["sessionId"]: s["steps"]["byKind"] for s in report["sessions"]}
     original = next(s for s in report["sessions"] if s["steps"]["byKind"].get("write"))
     fork = next(s for s in report["sessions"] if s is not original)
-    assert by_kind == {original["sessionId"]: {"write": 1}, fork["sessionId"]: {"shell": 1}}
+    assert by_kind == {
+        original["sessionId"]: {"write": 1},
+        fork["sessionId"]: {"read": 1},
+    }  # cat one.py
     assert original["isTask"] and not fork["isTask"]
     assert fork["startedAt"] > original["endedAt"]  # not when the copy's first line was
 

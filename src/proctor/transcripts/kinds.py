@@ -93,6 +93,16 @@ def touched_files(tool_input: dict[str, Any], cwd: str | None) -> list[str]:
     return files if len(files) < 2 else list(dict.fromkeys(files))
 
 
+def claude_call_files(kind: str, tool_input: dict[str, Any], cwd: str | None) -> list[str]:
+    """The files a Claude Code call touched: those its input names, or, for a shell command
+    that only reads or searches (``cat src/app.py``), those the command names (see
+    :func:`shell_files`), as the other CLIs' readers give them."""
+    if kind == "shell":
+        command = tool_input.get("command")
+        return shell_files(command, cwd) if type(command) is str else []
+    return touched_files(tool_input, cwd)
+
+
 CODEX_KINDS: dict[str, ToolKind] = {
     "exec_command": "shell",
     "shell": "shell",

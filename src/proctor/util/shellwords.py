@@ -9,6 +9,7 @@ redirection, chaining or substitution, looked through a ``bash -lc '<cmd>'`` wra
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from typing import Any
 
@@ -18,8 +19,12 @@ READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
 """Programs that read the files they name (``sed -n`` too, see :func:`looking_kind`)."""
 SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "tree", "fd", "fdfind"})
 """Programs that search files for a pattern or list folders (``find`` and ``git grep`` too)."""
-_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls"})
-"""``find`` actions that do more than list."""
+_FIND_ACTIONS = ("-exec", "-ok", "-delete", "-fprint", "-fls")
+"""``find`` actions that do more than list (``-execdir``, ``-fprintf`` … begin so)."""
+_FD_ACTIONS = frozenset({"-x", "-X", "--exec", "--exec-batch"})
+"""``fd`` options that run a command on what it finds."""
+_SED_PRINT = re.compile(r"(?:\d+|\$|/[^/]*/)(?:,(?:\d+|\$|/[^/]*/))?p")
+"""A ``sed -n`` script that prints lines and does nothing else (``1,80p``, ``/def/,/end/p``)."""
 _GIT_SEARCHES = frozenset({"grep", "ls-files"})
 _FIRST_WORDS = READERS | SEARCHERS | {"sed", "find", "git", *SHELL_WRAPPERS}
 
@@ -35,9 +40,12 @@ def simple_argv(command: Any) -> list[str] | None:
     if not isinstance(command, str) or any(ch in SHELL_META for ch in command):
         return None
     try:
-        return shlex.split(command) or None
+        argv = shlex.split(command)
     except ValueError:
         return None
+    if len(argv) == 3 and argv[0] in SHELL_WRAPPERS and argv[1] in ("-lc", "-c"):
+        return simple_argv(argv[2])  # bash -lc 'cat src/app.py', written as one string
+    return argv or None
 
 
 def looking_kind(command: Any) -> str | None:
@@ -54,13 +62,15 @@ def looking_kind(command: Any) -> str | None:
     program, args = os.path.basename(argv[0]), argv[1:]
     if program in READERS:
         return "read"
-    if program == "sed":
-        edits = any(a.startswith("-i") or a.startswith("--in-place") for a in args)
-        return "read" if args[:1] == ["-n"] and not edits else None
+    if program == "sed":  # sed -n '1,80p' FILE: a print of lines, nothing written
+        prints = len(args) >= 2 and args[0] == "-n" and _SED_PRINT.fullmatch(args[1].strip())
+        return "read" if prints else None
+    if program in ("fd", "fdfind") and _FD_ACTIONS.intersection(args):
+        return None
     if program in SEARCHERS:
         return "search"
     if program == "find":
-        return None if _FIND_ACTIONS.intersection(args) else "search"
+        return None if any(a.startswith(_FIND_ACTIONS) for a in args) else "search"
     if program == "git" and args[:1] and args[0] in _GIT_SEARCHES:
         return "search"
     return None

@@ -51,7 +51,7 @@ from proctor.transcripts.claude.parser import (
     plain_of,
     response_digest,
 )
-from proctor.transcripts.kinds import claude_kind, question_of, touched_files
+from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
 from proctor.transcripts.lines import decode_line, file_blocks
 
 # The records as a measure reads them. A field the line does not have is None, as the full
@@ -323,7 +323,7 @@ class _MeasureParser(_Parser):
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:
         tool_input = block.input if type(block.input) is dict else {}
-        files = touched_files(tool_input, cwd)
+        files = claude_call_files(kind, tool_input, cwd)
         self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files))  # type: ignore[arg-type]
         if kind == "question":  # its result is the answer, which the full parser reads
             self.questions[str(block.id)] = question_of(tool_input)[0]

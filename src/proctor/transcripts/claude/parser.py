@@ -43,7 +43,7 @@ from proctor.transcripts.builder import (
     token_count,
 )
 from proctor.transcripts.claude.usage import UsageDedup
-from proctor.transcripts.kinds import claude_kind, question_of, touched_files
+from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
 from proctor.transcripts.lines import (
     decode_line,
     fast_loads,
@@ -338,7 +338,7 @@ class _Parser:
             "name": name,
             "kind": kind,
             "input": tool_input,
-            "files": touched_files(tool_input, cwd),
+            "files": claude_call_files(kind, tool_input, cwd),
         }
         if side:
             call["sidechain"] = True
