@@ -48,14 +48,22 @@ def simple_argv(command: Any) -> list[str] | None:
     return argv or None
 
 
+def may_look(command: Any) -> bool:
+    """Whether a command may read or search (see :func:`looking_kind`), told by its first word
+    alone: most commands an agent runs are none of these, and splitting each costs more than
+    the rest of its measure."""
+    if not isinstance(command, str):
+        return True
+    first = command.lstrip().split(None, 1)
+    return bool(first) and os.path.basename(first[0]) in _FIRST_WORDS
+
+
 def looking_kind(command: Any) -> str | None:
     """``read`` for a simple command that reads files (``cat``, ``head``, ``sed -n`` …),
     ``search`` for one that searches or lists them (``rg``, ``grep``, ``ls``, ``find``, ``git
     grep`` …); None for any other command."""
-    if isinstance(command, str):  # most commands are none of these: told by their first word
-        first = command.lstrip().split(None, 1)
-        if not first or os.path.basename(first[0]) not in _FIRST_WORDS:
-            return None
+    if not may_look(command):
+        return None
     argv = simple_argv(command)
     if argv is None:
         return None
