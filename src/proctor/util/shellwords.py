@@ -14,15 +14,29 @@ import shlex
 from typing import Any
 
 SHELL_WRAPPERS = ("bash", "/bin/bash", "/usr/bin/bash", "sh", "/bin/sh", "zsh", "/bin/zsh")
-SHELL_META = frozenset("|;&<>`$()")
+SHELL_META = frozenset("|;&<>`$()#\n\r")
+"""What makes a command more than one program with its words: a pipe, chaining, a redirection,
+a substitution, a comment, a second line."""
 READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
 """Programs that read the files they name (``sed -n`` too, see :func:`looking_kind`)."""
 SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "tree", "fd", "fdfind"})
 """Programs that search files for a pattern or list folders (``find`` and ``git grep`` too)."""
 _FIND_ACTIONS = ("-exec", "-ok", "-delete", "-fprint", "-fls")
 """``find`` actions that do more than list (``-execdir``, ``-fprintf`` … begin so)."""
-_FD_ACTIONS = frozenset({"-x", "-X", "--exec", "--exec-batch"})
-"""``fd`` options that run a command on what it finds."""
+_RUNS_OR_WRITES = {
+    "fd": ("-x", "-X", "--exec"),
+    "fdfind": ("-x", "-X", "--exec"),
+    "rg": ("--pre",),
+    "ag": ("--pager",),
+    "git": ("-O", "--open-files-in-pager"),
+    "tree": ("-o",),
+    "less": ("+",),
+    "more": ("+",),
+    "tail": ("-f", "-F", "--follow"),
+}
+"""Options (by how they begin) with which a reading or searching program runs a command,
+writes a file, or never ends (``fd -x rm``, ``rg --pre ./x``, ``tree -o out``,
+``less '+!cmd'``, ``tail -f``)."""
 _SED_PRINT = re.compile(r"(?:\d+|\$|/[^/]*/)(?:,(?:\d+|\$|/[^/]*/))?p")
 """A ``sed -n`` script that prints lines and does nothing else (``1,80p``, ``/def/,/end/p``)."""
 _GIT_SEARCHES = frozenset({"grep", "ls-files"})
@@ -68,13 +82,14 @@ def looking_kind(command: Any) -> str | None:
     if argv is None:
         return None
     program, args = os.path.basename(argv[0]), argv[1:]
+    if any(a.startswith(_RUNS_OR_WRITES.get(program, ())) for a in args):
+        return None
     if program in READERS:
         return "read"
     if program == "sed":  # sed -n '1,80p' FILE: a print of lines, nothing written
         prints = len(args) >= 2 and args[0] == "-n" and _SED_PRINT.fullmatch(args[1].strip())
-        return "read" if prints else None
-    if program in ("fd", "fdfind") and _FD_ACTIONS.intersection(args):
-        return None
+        edits = any(a.startswith(("-i", "--in-place")) for a in args)
+        return "read" if prints and not edits else None
     if program in SEARCHERS:
         return "search"
     if program == "find":

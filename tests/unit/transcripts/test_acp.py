@@ -74,6 +74,16 @@ def test_control_the_denial_comes_from_the_answer_in_the_log(tmp_path: Path) -> 
     assert results(parse_acp_log(tampered))[1] == (True, None)
 
 
+def test_a_shell_read_names_its_file_as_the_native_reader_does(tmp_path: Path) -> None:
+    log = tmp_path / "acp.jsonl"
+    log.write_text(CLAUDE.read_text().replace("rm notes.txt", "cat notes.txt"))
+    calls = [e for e in parse_acp_log(log).events if e.type == "tool_call" and e.name == "Bash"]
+    assert [c.files for c in calls] == [["notes.txt"]]
+    # The control: the command that writes names no file read.
+    original = [e for e in parse_acp_log(CLAUDE).events if e.type == "tool_call"]
+    assert [c.files or [] for c in original if c.name == "Bash"] == [[]]
+
+
 def test_gemini_session_usage_kinds_and_a_denial_never_reported_again() -> None:
     t = parse_acp_log(GEMINI)
     assert [(c.name, c.kind) for c in t.tool_calls()] == [
