@@ -497,6 +497,14 @@ def test_an_open_finding_whose_case_errored_is_not_said_to_be_gone(
         table
     )
     assert "closes one that is gone" not in table
+    # A passing trial excluded by `proctor annotate` is no evidence either, as the ledger reads it.
+    latest = run_with(proctor, make_case, tmp_path, PASSING)
+    marked = ("annotate", str(latest), "hello/scripted/default/1", "--verdict", "excluded")
+    assert proctor(*marked, "--note", "flaky host").code == 0
+    (out / "findings.json").unlink()  # the ledger rebuilt from the runs as they now read
+    (finding,) = findings(proctor, out)
+    assert finding["state"] == "open"
+    assert "left without a result" in proctor("findings", str(out)).out
     # The control: the case ran and passed, its evaluator relabelled: that check is gone.
     relabelled = [{"use": "file-exists", "label": "greeting", "must": ["hello.txt"], "gate": True}]
     make_case("hello", config={**CONFIG, "evaluators": relabelled}, plan=PASSING)

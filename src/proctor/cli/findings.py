@@ -210,20 +210,29 @@ def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
 def _ran_in(folder: Path, run: str | None, finding: Finding) -> bool:
     """Whether run ``run`` of the results directory ``folder`` ran the finding's case ×
     agent × condition without evidence: it has trials of it, and each ended in a status that
-    says nothing of a check (an error, a timeout, a skip). A trial that passed or failed did
-    record its checks: the finding's is then gone (renamed, relabelled, left out)."""
+    says nothing of a check (an error, a timeout, a skip, an exclusion by ``proctor
+    annotate``), as the ledger reads them. A trial that passed or failed did record its
+    checks: the finding's is then gone (renamed, relabelled, left out)."""
     import json
 
     from proctor.report.checks import EVIDENCE_STATUSES
+    from proctor.report.stored import read_annotations
 
     if run is None:
         return False
-    trials = folder / run / "trials" / finding.case / finding.agent / finding.condition
+    cell = (finding.case, finding.agent, finding.condition)
+    trials = folder.joinpath(run, "trials", *cell)
     statuses = []
     try:
+        marks = {a.trial: a.verdict for a in read_annotations(folder / run).annotations}
         for record in trials.glob("*/trial.json"):
             with contextlib.suppress(OSError, ValueError):
-                statuses.append(json.loads(record.read_bytes()).get("status"))
+                status = json.loads(record.read_bytes()).get("status")
+                marked = marks.get("/".join((*cell, record.parent.name)))
+                # As the ledger reads an annotated trial (see report.stored.annotator).
+                statuses.append(
+                    {"failed": "failed", "excluded": "skipped"}.get(marked or "", status)
+                )
     except (OSError, ValueError):  # a name that is no folder's
         return False
     return bool(statuses) and not EVIDENCE_STATUSES.intersection(statuses)
