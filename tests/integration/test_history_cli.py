@@ -19,6 +19,9 @@ from tests.conftest import Run
 from tests.unit.history.planted import PROJECT_A, plant
 
 CORPUS = Path(__file__).parents[1] / "corpus"
+GEMINI_CHAT = next(
+    (Path(__file__).parents[1] / "fixtures/transcripts/gemini-subagent").glob("**/session-*.jsonl")
+)
 
 
 def fingerprint(root: Path) -> dict[str, str]:
@@ -384,15 +387,25 @@ def test_a_cache_folder_inside_a_history_is_not_used(
 
 
 def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
-    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session = next((home / ".claude" / "projects").glob("*/*.jsonl"))
     before = fingerprint(home)
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(session.parent))
     result = proctor("history", str(session))
     assert result.code == 0 and "Sessions: 1" in result.out
-    assert "no cache is kept" in result.err
+    assert f"would be inside {session.parent}, the folder of {session.name}" in result.err
     assert fingerprint(home) == before
+    # A Gemini CLI chat's subagent chats are in a folder named by its session id.
+    chats = tmp_path / "gemini" / "chats"
+    chat = chats / GEMINI_CHAT.name
+    chats.mkdir(parents=True)
+    shutil.copy(GEMINI_CHAT, chat)
+    session_id = json.loads(GEMINI_CHAT.read_text().splitlines()[0])["sessionId"]
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(chats / session_id / "cache"))
+    result = proctor("history", str(chat))
+    assert result.code == 0 and f"{chats / session_id}, the subagents' folder" in result.err
+    assert not (chats / session_id).exists()
     # The control: a cache in a folder below one that holds the file is not where it reads
     # (a session file kept in the home folder, the cache in ~/.cache).
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(session.parent / "cache"))

@@ -167,13 +167,13 @@ def command(
         read = paths or [
             folder for agent in chosen for folder in history_folders(agent, home, os.environ)
         ]
-        inside = next((root for root in read if _reads(cache_file, root)), None)
+        inside = next((where for root in read if (where := _reads(cache_file, root))), None)
         if inside is None:
             cache = SummaryCache(cache_file, pricing)
         else:  # a replay never writes into a history folder
             click.echo(
-                f"proctor: note: the history cache {cache_file} would be inside {inside}, "
-                "which is read: no cache is kept (set PROCTOR_CACHE_DIR elsewhere)",
+                f"proctor: note: the history cache {cache_file} would be inside {inside}: "
+                "no cache is kept (set PROCTOR_CACHE_DIR elsewhere)",
                 err=True,
             )
     replayed: list[SessionRecord] = []
@@ -259,17 +259,24 @@ def command(
     return 0
 
 
-def _reads(cache_file: Path, given: Path) -> bool:
-    """Whether the cache would be written where the replay of ``given`` reads: inside a folder
-    given, or, for a session file given alone, in the folder that holds it (a history folder)
-    or in its subagents' folder beside it (``<session>/``). A folder above is not read: a
-    session file in the home folder leaves ``~/.cache`` out."""
+def _reads(cache_file: Path, given: Path) -> str | None:
+    """Where the cache would be written that the replay of ``given`` reads (said as the note
+    names it), or None: inside a folder given; for a session file given alone, in the folder
+    that holds it (a history folder) or in its subagents' folder (a Claude Code session's
+    ``<session>/``, a Gemini CLI chat's ``<session id>/`` beside it). A folder above is not
+    read: a session file in the home folder leaves ``~/.cache`` alone."""
     if given.is_dir():
-        return _within(cache_file, given)
-    folder = cache_file.parent
-    return os.path.realpath(folder) == os.path.realpath(given.parent) or _within(
-        cache_file, given.with_suffix("")
-    )
+        return f"{given}, which is read" if _within(cache_file, given) else None
+    if os.path.realpath(cache_file.parent) == os.path.realpath(given.parent):
+        return f"{given.parent}, the folder of {given.name}, which is read"
+    from proctor.util.native_paths import first_record
+
+    session_id = first_record(given).get("sessionId")
+    parts = [given.with_suffix("")]
+    if isinstance(session_id, str) and session_id and "/" not in session_id:
+        parts.append(given.parent / session_id)  # a Gemini CLI chat's subagent chats
+    found = next((part for part in parts if _within(cache_file, part)), None)
+    return None if found is None else f"{found}, the subagents' folder of {given.name}"
 
 
 def _within(path: Path, folder: Path) -> bool:
