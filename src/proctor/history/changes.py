@@ -10,6 +10,7 @@ a line that cannot be read is skipped and reported, never fatal.
 from __future__ import annotations
 
 import bisect
+import errno
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -111,6 +112,9 @@ def add_mark(path: Path, mark: ChangeMark) -> None:
     """Append ``mark`` to the journal in one write (the folder is created if needed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = (mark.model_dump_json(by_alias=True) + "\n").encode()
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        # A named pipe or a device where the journal belongs: opened, it would block or fail.
+        raise OSError(errno.EINVAL, "not a regular file (a named pipe, a device)", str(path))
     with open(path, "a+b") as fh:
         # A journal edited by hand may have lost its last newline: the mark would be glued
         # onto the last line, and both skipped. (Two marks at once may each add one: a blank

@@ -640,3 +640,15 @@ def test_a_change_marked_twice_alike_says_so() -> None:
     ]
     (control,) = compare_changes([CHANGE], tasks)
     assert control.warnings == []
+
+
+def test_a_named_pipe_where_the_journal_belongs_is_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    os.mkfifo(data / "changes.jsonl")
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(data))
+    code, text = _run(["mark", "x", "--project", str(tmp_path)], capsys)
+    assert code == 2 and "not a regular file (a named pipe, a device)" in text
+    assert "seekable" not in text
