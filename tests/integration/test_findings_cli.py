@@ -659,6 +659,20 @@ def test_a_run_says_what_it_did_to_the_findings(
         assert f"{told}1 resolved" in caplog.text
 
 
+def another_process_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each ledger update of this process made just after another process's (`proctor
+    findings`, a run beside it), which applied the runs first."""
+    from proctor.report import findings as ledger_module
+
+    real = ledger_module.update_ledger
+
+    def raced(results_dir: Path) -> ledger_module.LedgerUpdate:
+        real(results_dir)  # the other process
+        return real(results_dir)
+
+    monkeypatch.setattr(ledger_module, "update_ledger", raced)
+
+
 def test_a_run_whose_ledger_update_another_process_made_first_still_says_what_it_did(
     proctor: Run,
     make_case: MakeCase,
@@ -666,15 +680,7 @@ def test_a_run_whose_ledger_update_another_process_made_first_still_says_what_it
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from proctor.report import findings as ledger_module
-
-    real = ledger_module.update_ledger
-
-    def raced(results_dir: Path) -> ledger_module.LedgerUpdate:
-        real(results_dir)  # `proctor findings`, or another run, reaches the ledger first
-        return real(results_dir)
-
-    monkeypatch.setattr(ledger_module, "update_ledger", raced)
+    another_process_first(monkeypatch)
     with caplog.at_level(logging.WARNING, logger="proctor"):
         run_dir = run_with(proctor, make_case, tmp_path, FAILING)
     assert "proctor: findings: 1 new" in caplog.text
@@ -709,18 +715,10 @@ def test_a_resume_the_ledger_did_not_hold_before_is_applied_whoever_applies_it(
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from proctor.report import findings as ledger_module
-
     run_dir = run_with(proctor, make_case, tmp_path, FAILING)
     (tmp_path / "out" / "findings.json").unlink()  # as after a first attempt killed mid-run
     (run_dir / "trials" / "hello" / "scripted" / "default" / "1" / "trial.json").unlink()
-    real = ledger_module.update_ledger
-
-    def raced(results_dir: Path) -> ledger_module.LedgerUpdate:
-        real(results_dir)  # `proctor findings` reaches the ledger first
-        return real(results_dir)
-
-    monkeypatch.setattr(ledger_module, "update_ledger", raced)
+    another_process_first(monkeypatch)
     with caplog.at_level(logging.WARNING, logger="proctor"):
         again = proctor("run", "--resume", str(run_dir))
     assert again.code == 1, again.err
