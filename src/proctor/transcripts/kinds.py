@@ -249,8 +249,8 @@ def shell_files(command: Any, cwd: str | None) -> list[str]:
     if argv is None:
         return []
     program, args = os.path.basename(argv[0]), argv[1:]
-    if program == "sed":
-        if len(args) >= 3 and args[0] == "-n":
+    if program == "sed":  # sed -n SCRIPT FILE…, with no other option (-e, -i: see shellwords)
+        if len(args) >= 3 and args[0] == "-n" and not any(a.startswith("-") for a in args[2:]):
             operands = args[2:]
         else:
             return []

@@ -14,29 +14,30 @@ import shlex
 from typing import Any
 
 SHELL_WRAPPERS = ("bash", "/bin/bash", "/usr/bin/bash", "sh", "/bin/sh", "zsh", "/bin/zsh")
-SHELL_META = frozenset("|;&<>`$()#\n\r")
+SHELL_META = frozenset("|;&<>`$()\n\r")
 """What makes a command more than one program with its words: a pipe, chaining, a redirection,
-a substitution, a comment, a second line."""
+a substitution, a second line (a comment too: see :func:`_comments`)."""
 READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
 """Programs that read the files they name (``sed -n`` too, see :func:`looking_kind`)."""
 SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "tree", "fd", "fdfind"})
 """Programs that search files for a pattern or list folders (``find`` and ``git grep`` too)."""
 _FIND_ACTIONS = ("-exec", "-ok", "-delete", "-fprint", "-fls")
 """``find`` actions that do more than list (``-execdir``, ``-fprintf`` … begin so)."""
-_RUNS_OR_WRITES = {
-    "fd": ("-x", "-X", "--exec"),
-    "fdfind": ("-x", "-X", "--exec"),
-    "rg": ("--pre",),
-    "ag": ("--pager",),
-    "git": ("-O", "--open-files-in-pager"),
-    "tree": ("-o",),
-    "less": ("+",),
-    "more": ("+",),
-    "tail": ("-f", "-F", "--follow"),
+_RUNS_OR_WRITES: dict[str, tuple[str, str]] = {
+    # program: (short flags, alone or in a cluster; long options, by the prefix the shortest
+    # abbreviation its parser takes begins with)
+    "fd": ("xX", "--exec"),
+    "fdfind": ("xX", "--exec"),
+    "rg": ("", "--pre"),
+    "ag": ("", "--pag"),
+    "ack": ("", "--pag"),
+    "git": ("O", "--op"),
+    "tree": ("o", ""),
+    "tail": ("fF", "--f"),
 }
-"""Options (by how they begin) with which a reading or searching program runs a command,
-writes a file, or never ends (``fd -x rm``, ``rg --pre ./x``, ``tree -o out``,
-``less '+!cmd'``, ``tail -f``)."""
+"""Options with which a reading or searching program runs a command, writes a file, or never
+ends (``fd -x rm``, ``rg --pre ./x``, ``git grep -O``, ``tree -o out``, ``tail -f``, ``tail
+-qf``, ``tail --fo``); ``less +cmd`` runs its command too."""
 _SED_PRINT = re.compile(r"(?:\d+|\$|/[^/]*/)(?:,(?:\d+|\$|/[^/]*/))?p")
 """A ``sed -n`` script that prints lines and does nothing else (``1,80p``, ``/def/,/end/p``)."""
 _GIT_SEARCHES = frozenset({"grep", "ls-files"})
@@ -52,6 +53,8 @@ def simple_argv(command: Any) -> list[str] | None:
             return simple_argv(command[2])
         return list(command) or None
     if not isinstance(command, str) or any(ch in SHELL_META for ch in command):
+        return None
+    if "#" in command and _comments(command):
         return None
     try:
         argv = shlex.split(command)
@@ -72,6 +75,40 @@ def may_look(command: Any) -> bool:
     return bool(first) and os.path.basename(first[0]) in _FIRST_WORDS
 
 
+def _comments(command: str) -> bool:
+    """Whether ``command`` holds a comment: a ``#`` that begins a word, outside quotes (as
+    the shell reads it: ``grep '#include'`` and ``cat notes#1.md`` hold none)."""
+    quote = None
+    escaped = False
+    for i, ch in enumerate(command):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote is not None:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or command[i - 1].isspace()):
+            return True
+    return False
+
+
+def _runs_or_writes(program: str, args: list[str]) -> bool:
+    """Whether an option of ``args`` makes ``program`` run a command, write a file or never
+    end (see :data:`_RUNS_OR_WRITES`)."""
+    if program == "less":
+        return any(a.startswith("+") for a in args)
+    short, long = _RUNS_OR_WRITES.get(program, ("", ""))
+    for arg in args:
+        if arg.startswith("--"):
+            if long and arg.startswith(long):
+                return True
+        elif arg.startswith("-") and short and any(flag in short for flag in arg[1:]):
+            return True
+    return False
+
+
 def looking_kind(command: Any) -> str | None:
     """``read`` for a simple command that reads files (``cat``, ``head``, ``sed -n`` …),
     ``search`` for one that searches or lists them (``rg``, ``grep``, ``ls``, ``find``, ``git
@@ -82,14 +119,15 @@ def looking_kind(command: Any) -> str | None:
     if argv is None:
         return None
     program, args = os.path.basename(argv[0]), argv[1:]
-    if any(a.startswith(_RUNS_OR_WRITES.get(program, ())) for a in args):
+    if _runs_or_writes(program, args):
         return None
     if program in READERS:
         return "read"
     if program == "sed":  # sed -n '1,80p' FILE: a print of lines, nothing written
         prints = len(args) >= 2 and args[0] == "-n" and _SED_PRINT.fullmatch(args[1].strip())
-        edits = any(a.startswith(("-i", "--in-place")) for a in args)
-        return "read" if prints and not edits else None
+        # Any other option (-i, -e 'w out', --expression=…, -f script) may write or run.
+        others = any(a.startswith("-") for a in args[2:])
+        return "read" if prints and not others else None
     if program in SEARCHERS:
         return "search"
     if program == "find":
