@@ -514,6 +514,29 @@ def test_an_open_finding_whose_case_errored_is_not_said_to_be_gone(
     assert "closes one that is gone" in table and "left without a result" not in table
 
 
+@pytest.mark.parametrize("damage", ["annotated failed", "a list", "cut"])
+def test_a_case_whose_latest_trial_records_no_check_is_left_without_a_result(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, damage: str
+) -> None:
+    """As the ledger reads the run: an errored trial annotated failed ran no evaluator; a
+    trial.json that is not a record is an infra-error. None is a renamed check."""
+    out = tmp_path / "out"
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    make_case("hello", config={**CONFIG, "setup": ["false"]}, plan=PASSING)
+    run_cases(proctor, tmp_path)
+    (latest,) = set(out.glob("run-*")) - {first}
+    trial = latest / "trials" / "hello" / "scripted" / "default" / "1" / "trial.json"
+    if damage == "annotated failed":
+        marked = ("annotate", str(latest), "hello/scripted/default/1", "--verdict", "failed")
+        assert proctor(*marked, "--note", "broken host").code == 0
+    else:
+        trial.write_text("[]" if damage == "a list" else "{")
+    (out / "findings.json").unlink()  # the ledger rebuilt from the runs as they now read
+    listed = proctor("findings", str(out))
+    assert listed.code == 0, listed.err
+    assert f"1 open finding ({ID}) was left without a result" in listed.out
+
+
 def test_an_open_finding_of_an_older_ledger_is_known_unchecked_by_its_last_failure(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

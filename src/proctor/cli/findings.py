@@ -7,7 +7,6 @@ one. Both first apply the runs of the directory that the ledger does not hold ye
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -167,8 +166,9 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         suites = {f.suite for f in ledger.findings} | set(ledger.run_suites.values())
         latest = {suite: latest_run(ledger, suite) for suite in suites}
         unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest[f.suite])]
-        # A case the latest run ran, whose trials errored or were not evaluated: no evidence.
-        ran = [f for f in unchecked if _ran_in(folder, latest[f.suite], f)]
+        # A case the latest run ran, whose trials recorded no check (an error, a skip…).
+        checked: dict[str, set[tuple[str, str, str]] | None] = {}
+        ran = [f for f in unchecked if _ran_in(folder, latest[f.suite], f, checked)]
         gone = [f for f in unchecked if f not in ran]
         if ran:
             click.echo(
@@ -207,35 +207,36 @@ def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
     return ", ".join(sorted({latest[f.suite] or "" for f in findings}))
 
 
-def _ran_in(folder: Path, run: str | None, finding: Finding) -> bool:
+def _ran_in(
+    folder: Path,
+    run: str | None,
+    finding: Finding,
+    checked: dict[str, set[tuple[str, str, str]] | None],
+) -> bool:
     """Whether run ``run`` of the results directory ``folder`` ran the finding's case ×
-    agent × condition without evidence: it has trials of it, and each ended in a status that
+    agent × condition without recording any of its checks: each trial ended in a status that
     says nothing of a check (an error, a timeout, a skip, an exclusion by ``proctor
-    annotate``), as the ledger reads them. A trial that passed or failed did record its
-    checks: the finding's is then gone (renamed, relabelled, left out)."""
-    import json
-
-    from proctor.report.checks import EVIDENCE_STATUSES
-    from proctor.report.stored import read_annotations
+    annotate``, a record that does not read), as the ledger reads the run. A case that
+    recorded other checks lost the finding's (renamed, relabelled, left out): it is gone.
+    ``checked``: the cells with a check, of each run read so far."""
+    from proctor.errors import ProctorError
+    from proctor.report.checks import stored_run_checks
 
     if run is None:
         return False
     cell = (finding.case, finding.agent, finding.condition)
-    trials = folder.joinpath(run, "trials", *cell)
-    statuses = []
     try:
-        marks = {a.trial: a.verdict for a in read_annotations(folder / run).annotations}
-        for record in trials.glob("*/trial.json"):
-            with contextlib.suppress(OSError, ValueError):
-                status = json.loads(record.read_bytes()).get("status")
-                marked = marks.get("/".join((*cell, record.parent.name)))
-                # As the ledger reads an annotated trial (see report.stored.annotator).
-                statuses.append(
-                    {"failed": "failed", "excluded": "skipped"}.get(marked or "", status)
-                )
+        if not folder.joinpath(run, "trials", *cell).is_dir():
+            return False
     except (OSError, ValueError):  # a name that is no folder's
         return False
-    return bool(statuses) and not EVIDENCE_STATUSES.intersection(statuses)
+    if run not in checked:
+        try:
+            checked[run] = {result.key[:3] for result in stored_run_checks(folder / run)}
+        except (ProctorError, OSError):  # not read: the ledger has not taken it in either
+            checked[run] = None
+    cells = checked[run]
+    return cells is not None and cell not in cells
 
 
 def _unchecked(finding: Finding, latest: str | None) -> bool:
