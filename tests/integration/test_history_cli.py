@@ -406,6 +406,17 @@ def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
     result = proctor("history", str(chat))
     assert result.code == 0 and f"{chats / session_id}, the subagents' folder" in result.err
     assert not (chats / session_id).exists()
+    # And those of its subagents' subagents, in a folder named by the subagent's own id.
+    source = GEMINI_CHAT.parent
+    shutil.copytree(source / session_id, chats / session_id)
+    (subagent,) = (chats / session_id).glob("*.jsonl")
+    nested = chats / subagent.stem
+    nested.mkdir()
+    shutil.copy(subagent, nested / "nested.jsonl")
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(nested))
+    result = proctor("history", str(chat))
+    assert result.code == 0 and f"{nested}, the subagents' folder" in result.err
+    assert not (nested / "history.sqlite3").exists()
     # The control: a cache in a folder below one that holds the file is not where it reads
     # (a session file kept in the home folder, the cache in ~/.cache).
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(session.parent / "cache"))

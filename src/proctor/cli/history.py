@@ -269,12 +269,14 @@ def _reads(cache_file: Path, given: Path) -> str | None:
         return f"{given}, which is read" if _within(cache_file, given) else None
     if os.path.realpath(cache_file.parent) == os.path.realpath(given.parent):
         return f"{given.parent}, the folder of {given.name}, which is read"
-    from proctor.util.native_paths import first_record
+    from proctor.util.native_paths import first_record, gemini_subagent_chats
 
     session_id = first_record(given).get("sessionId")
     parts = [given.with_suffix("")]
     if isinstance(session_id, str) and session_id and "/" not in session_id:
-        parts.append(given.parent / session_id)  # a Gemini CLI chat's subagent chats
+        # A Gemini CLI chat's subagent chats, and those of its subagents' subagents.
+        parts.append(given.parent / session_id)
+        parts += sorted({chat.parent for chat in gemini_subagent_chats(given)})
     found = next((part for part in parts if _within(cache_file, part)), None)
     return None if found is None else f"{found}, the subagents' folder of {given.name}"
 
