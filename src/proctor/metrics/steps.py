@@ -26,13 +26,15 @@ def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutco
 
     ``unknown`` when the line's status need not be the check's: the check pipes into another
     command (``pytest | tail -3``) without ``pipefail``, or another command runs after it
-    whatever it returned (``pytest; echo done``, ``pytest || true``). ``cd app && pytest`` and
+    whatever it returned (``pytest; echo done``, ``pytest || true``), or it was started in the
+    background (Claude Code's ``run_in_background``: the call returns as soon as it started,
+    and how the check ended is in a later poll's output). ``cd app && pytest`` and
     ``pytest && echo ok`` keep the check's outcome.
     """
     checks = check_commands(config, command)
     if not checks:
         return None
-    if any(c.masked for c in checks):
+    if any(c.masked for c in checks) or (step.call.input or {}).get("run_in_background") is True:
         return "unknown"
     return step.outcome
 
