@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from proctor.models.trajectory import ToolKind
-from proctor.util.shellwords import READERS, may_look, simple_argv
+from proctor.util.shellwords import READERS, looking_kind, simple_argv
 
 CLAUDE_KINDS: dict[str, ToolKind] = {
     "Bash": "shell",
@@ -245,7 +245,8 @@ def shell_files(command: Any, cwd: str | None) -> list[str]:
     Deliberately cheap and conservative: commands with pipes, redirections, chaining or
     substitutions give ``[]``. A ``bash -lc '<cmd>'`` wrapper is looked through.
     """
-    argv = simple_argv(command) if may_look(command) else None
+    # Only a command that reads or searches and does nothing else (not tail -f, not sed -i).
+    argv = simple_argv(command) if looking_kind(command) is not None else None
     if argv is None:
         return []
     program, args = os.path.basename(argv[0]), argv[1:]

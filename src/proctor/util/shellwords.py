@@ -15,25 +15,26 @@ from typing import Any
 
 SHELL_WRAPPERS = ("bash", "/bin/bash", "/usr/bin/bash", "sh", "/bin/sh", "zsh", "/bin/zsh")
 SHELL_META = frozenset("|;&<>`$()\n\r")
-"""What makes a command more than one program with its words: a pipe, chaining, a redirection,
-a substitution, a second line (a comment too: see :func:`_comments`)."""
+"""What makes a command more than one program with its words, outside quotes: a pipe,
+chaining, a redirection, a substitution, a second line (a comment too: see
+:func:`_compound`)."""
 READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "wc"})
 """Programs that read the files they name (``sed -n`` too, see :func:`looking_kind`)."""
 SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "tree", "fd", "fdfind"})
 """Programs that search files for a pattern or list folders (``find`` and ``git grep`` too)."""
 _FIND_ACTIONS = ("-exec", "-ok", "-delete", "-fprint", "-fls")
 """``find`` actions that do more than list (``-execdir``, ``-fprintf`` … begin so)."""
-_RUNS_OR_WRITES: dict[str, tuple[str, str]] = {
-    # program: (short flags, alone or in a cluster; long options, by the prefix the shortest
-    # abbreviation its parser takes begins with)
-    "fd": ("xX", "--exec"),
-    "fdfind": ("xX", "--exec"),
-    "rg": ("", "--pre"),
-    "ag": ("", "--pag"),
-    "ack": ("", "--pag"),
-    "git": ("O", "--op"),
-    "tree": ("o", ""),
-    "tail": ("fF", "--f"),
+_RUNS_OR_WRITES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    # program: (its short flags, alone or in a cluster; its long options, each with the
+    # shortest abbreviation its parser takes: the name itself where it takes none)
+    "fd": ("xX", (("--exec", "--exec"), ("--exec-batch", "--exec-batch"))),
+    "fdfind": ("xX", (("--exec", "--exec"), ("--exec-batch", "--exec-batch"))),
+    "rg": ("", (("--pre", "--pre"),)),
+    "ag": ("", (("--pager", "--pag"),)),
+    "ack": ("", (("--pager", "--pag"),)),
+    "git": ("O", (("--open-files-in-pager", "--op"),)),
+    "tree": ("o", ()),
+    "tail": ("fF", (("--follow", "--f"),)),
 }
 """Options with which a reading or searching program runs a command, writes a file, or never
 ends (``fd -x rm``, ``rg --pre ./x``, ``git grep -O``, ``tree -o out``, ``tail -f``, ``tail
@@ -52,9 +53,7 @@ def simple_argv(command: Any) -> list[str] | None:
         if len(command) == 3 and command[0] in SHELL_WRAPPERS and command[1] in ("-lc", "-c"):
             return simple_argv(command[2])
         return list(command) or None
-    if not isinstance(command, str) or any(ch in SHELL_META for ch in command):
-        return None
-    if "#" in command and _comments(command):
+    if not isinstance(command, str) or _compound(command):
         return None
     try:
         argv = shlex.split(command)
@@ -75,9 +74,11 @@ def may_look(command: Any) -> bool:
     return bool(first) and os.path.basename(first[0]) in _FIRST_WORDS
 
 
-def _comments(command: str) -> bool:
-    """Whether ``command`` holds a comment: a ``#`` that begins a word, outside quotes (as
-    the shell reads it: ``grep '#include'`` and ``cat notes#1.md`` hold none)."""
+def _compound(command: str) -> bool:
+    """Whether ``command`` is more than one program with its words, as the shell reads it: a
+    character of :data:`SHELL_META` outside quotes, a ``$`` or a backquote inside double
+    quotes (an expansion), or a comment (a ``#`` that begins a word). Inside single quotes
+    everything is a word's (``grep 'a|b' src``, ``sed -n '10,$p' f``, ``grep '#include'``)."""
     quote = None
     escaped = False
     for i, ch in enumerate(command):
@@ -85,11 +86,15 @@ def _comments(command: str) -> bool:
             escaped = False
         elif ch == "\\" and quote != "'":
             escaped = True
-        elif quote is not None:
-            quote = None if ch == quote else quote
+        elif quote == "'":
+            quote = None if ch == "'" else quote
+        elif quote == '"':
+            if ch in "$`":
+                return True
+            quote = None if ch == '"' else quote
         elif ch in "'\"":
             quote = ch
-        elif ch == "#" and (i == 0 or command[i - 1].isspace()):
+        elif ch in SHELL_META or (ch == "#" and (i == 0 or command[i - 1].isspace())):
             return True
     return False
 
@@ -99,10 +104,11 @@ def _runs_or_writes(program: str, args: list[str]) -> bool:
     end (see :data:`_RUNS_OR_WRITES`)."""
     if program == "less":
         return any(a.startswith("+") for a in args)
-    short, long = _RUNS_OR_WRITES.get(program, ("", ""))
+    short, long = _RUNS_OR_WRITES.get(program, ("", ()))
     for arg in args:
         if arg.startswith("--"):
-            if long and arg.startswith(long):
+            name = arg.split("=", 1)[0]  # --pre=./x; --pretty is another option
+            if any(name.startswith(least) and full.startswith(name) for full, least in long):
                 return True
         elif arg.startswith("-") and short and any(flag in short for flag in arg[1:]):
             return True

@@ -162,6 +162,8 @@ def test_parse_prints_half_an_emoji_escaped(tmp_path: Path, as_json: bool) -> No
         ("cat -n a.py", ["a.py"]),
         ("sed -n '1,9p' a.py", ["a.py"]),
         ("sed -n 1p -e 'w x.out' a.py", []),  # a second script: no plain read
+        ("tail -f app.log", []),  # never ends: no read
+        ("grep -n 'a|b' a.py", ["a.py"]),
     ],
 )
 def test_option_values_are_not_taken_for_file_names(command: str, files: list[str]) -> None:
