@@ -219,7 +219,8 @@ def render_history(report: HistoryReport) -> str:
         f"- Loops: {_count(total.loops, 'loop')} in {_count(total.tasks_with_loops, 'task')}",
         "- Rules broken: "
         + (", ".join(f"{rule} {n}/{total.tasks}" for rule, n in total.rule_counts.items()) or "–"),
-        f"- Context (proxy gold: the files each session edited): AUC-Cov "
+        f"- Context (proxy gold of AUC-Cov: the files each session edited; redundancy needs "
+        f"none): AUC-Cov "
         f"{_spread_text(total.auc_cov_proxy, 2)}, redundancy "
         f"{_spread_text(total.redundancy_proxy, 2)}",
     ]

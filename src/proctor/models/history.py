@@ -108,7 +108,8 @@ class HistoryReport(RecordModel):
     sessions: list[SessionSummary] = []
     unavailable: list[Unavailable] = []
     proxy_note: str = (
-        "auc_cov_proxy and redundancy_proxy use the files each session edited as a proxy gold"
+        "aucCovProxy uses the files each session edited as a proxy gold; redundancyProxy (the "
+        "share of reads that only re-read) needs no gold"
     )
 
 
