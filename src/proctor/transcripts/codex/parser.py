@@ -45,20 +45,14 @@ What the rollout says of a call after writing it (its status, that it was an MCP
 mirror repeats an item) is read first, in a quick pass (:mod:`.facts`); the parse then writes
 each event in its final form, into the shared builder, and can stream.
 
-* **Unified exec.** A command that outlives its first wait (``exec_command`` answering
-  "Process running with session ID N") is one step: the ``write_stdin`` calls to session N
-  that poll it or type into it give no event of their own, and the command's result is the
-  output that says the process exited (its exit code, its time) or that the user aborted it,
-  given under the command's ``call_id``; a structured status of the command, when the rollout
-  has one, gives its result at its first answer instead. A command whose end the rollout
-  never records has no result.
+* **Unified exec.** A command that outlives its first wait and its ``write_stdin`` polls are
+  one step (see :mod:`.unified_exec`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -91,6 +85,7 @@ from proctor.transcripts.codex.shapes import (
     _unwrap_output,
     spawned_by,
 )
+from proctor.transcripts.codex.unified_exec import UnifiedExec
 from proctor.transcripts.codex.usage import CodexUsage
 from proctor.transcripts.kinds import (
     codex_kind,
@@ -144,15 +139,6 @@ def _status_after(
     return is_error, denied
 
 
-_RUNNING = re.compile(r"Process running with session ID (\d+)")
-"""Unified exec: a command still running after its first wait, and its session."""
-
-
-def _settled(before: Status | None, after: list[Status]) -> bool:
-    """Whether a call's structured statuses say how it ended (failed or not, or declined)."""
-    return any(s[1] is not None or s[2] for s in (*([before] if before else []), *after))
-
-
 class _Parser:
     def __init__(self, facts: CodexFacts, builder: TrajectoryBuilder) -> None:
         self.facts = facts
@@ -171,12 +157,7 @@ class _Parser:
         """The copy of a parent thread's history being read, if any."""
         self.inherited_from: str | None = None
         """The parent thread, until the first copied line has said so."""
-        self.running: dict[str, str] = {}
-        """Unified exec: the command still running in each session (its ``call_id``)."""
-        self.polls: dict[str, str] = {}
-        """Unified exec: each ``write_stdin`` call, and the command it polls or types into."""
-        self.settled: set[str] = set()
-        """Unified exec: the running commands whose result their structured status gave."""
+        self.unified_exec = UnifiedExec()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -350,11 +331,8 @@ class _Parser:
         namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
         kind = codex_kind(name, namespace)
         call_id = self.call_id(item)
-        if name == "write_stdin" and not namespace:
-            command = self.running.get(str(arguments.get("session_id")))
-            if command is not None:  # a poll of a running command: the same step
-                self.polls[call_id] = command
-                return
+        if not namespace and self.unified_exec.folds(call_id, name, arguments):
+            return  # a poll of a running command: the same step
         files = self.files_of(name, kind, arguments)
         if kind == "shell" and self.is_shell_patch(arguments):
             kind = "edit"
@@ -407,21 +385,12 @@ class _Parser:
         text, code = _unwrap_output(item.get("output"))
         if code is None:
             code = _exit_code(text)
-        polled = self.polls.pop(call_id, None)
-        if polled is not None:  # a poll's answer: the command's result once it exited
-            if code is None and not _is_denial(text):  # still running
-                return
-            self.running = {k: v for k, v in self.running.items() if v != polled}
-            if polled in self.settled:  # its structured status gave its result already
-                return
-            call_id = polled
-        elif code is None:
-            running = _RUNNING.search(text.partition("Output:")[0])
-            if running is not None:  # the command goes on
-                self.running[running.group(1)] = call_id
-                if not _settled(*self.facts.status_at(call_id, self.line)):
-                    return  # its result is a later poll's
-                self.settled.add(call_id)  # its outcome is the rollout's structured status
+        answered = self.unified_exec.result_of(
+            call_id, text, code, lambda call: self.facts.status_at(call, self.line)
+        )
+        if answered is None:  # a command still running, or a poll of it
+            return
+        call_id = answered
         is_error: bool | None = None if code is None else code != 0
         before, after = self.facts.status_at(call_id, self.line)
         is_error, denied = _status_before(_is_denial(text), is_error, before)
