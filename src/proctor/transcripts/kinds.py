@@ -250,11 +250,8 @@ def shell_files(command: Any, cwd: str | None) -> list[str]:
     if argv is None:
         return []
     program, args = os.path.basename(argv[0]), argv[1:]
-    if program == "sed":  # sed -n SCRIPT FILE…, with no other option (-e, -i: see shellwords)
-        if len(args) >= 3 and args[0] == "-n" and not any(a.startswith("-") for a in args[2:]):
-            operands = args[2:]
-        else:
-            return []
+    if program == "sed":  # sed -n SCRIPT FILE…, as looking_kind let it through
+        operands = args[2:]
     elif program in ("grep", "rg"):
         operands = _operands(args, SEARCH_VALUE_OPTIONS)
         if not any(a in PATTERN_OPTIONS for a in args):

@@ -64,7 +64,7 @@ def simple_argv(command: Any) -> list[str] | None:
     return argv or None
 
 
-def may_look(command: Any) -> bool:
+def _may_look(command: Any) -> bool:
     """Whether a command may read or search (see :func:`looking_kind`), told by its first word
     alone: most commands an agent runs are none of these, and splitting each costs more than
     the rest of its measure."""
@@ -119,7 +119,7 @@ def looking_kind(command: Any) -> str | None:
     """``read`` for a simple command that reads files (``cat``, ``head``, ``sed -n`` …),
     ``search`` for one that searches or lists them (``rg``, ``grep``, ``ls``, ``find``, ``git
     grep`` …); None for any other command."""
-    if not may_look(command):
+    if not _may_look(command):
         return None
     argv = simple_argv(command)
     if argv is None:
