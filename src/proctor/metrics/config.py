@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import re
+import shlex
 from functools import lru_cache
 
+from proctor.metrics.runners import run_by_runner
 from proctor.metrics.shell import ShellCommand, split_commands
 from proctor.models.process import MetricsConfig
 
@@ -25,7 +27,16 @@ def _check_commands(patterns: tuple[str, ...], line: str) -> tuple[ShellCommand,
     # Sessions run the same few check lines again and again (``pytest -q``, ``npm test``): the
     # shell scan of a line is done once per process. ShellCommand is frozen, so sharing is safe.
     compiled = _compiled(patterns)
-    return tuple(c for c in split_commands(line) if any(p.search(c.text) for p in compiled))
+    return tuple(c for c in split_commands(line) if _matches(compiled, c))
+
+
+def _matches(compiled: tuple[re.Pattern[str], ...], command: ShellCommand) -> bool:
+    """Whether a pattern matches the command, or the command its runners run (``timeout -s
+    KILL 60 pytest`` runs ``pytest``; see :mod:`proctor.metrics.runners`)."""
+    if any(p.search(command.text) for p in compiled):
+        return True
+    run = run_by_runner(command.words)
+    return run is not None and any(p.search(shlex.join(run)) for p in compiled)
 
 
 def is_check(config: MetricsConfig, line: str) -> bool:

@@ -22,24 +22,31 @@ _PREFIXES = (
     r"|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|npx|bunx|(?:pnpm|yarn)\s+exec|bundle\s+exec)\s+)*"
 )
 _PATH = r"(?:\S*/)?"
+_PYTHON_OPTIONS = r"(?:\s+-(?:[WX]\s*\S+|[bBdEiIOPqsSuv]+))*"
+"""The interpreter's own options before ``-m`` (``python -X dev -W error -m pytest``)."""
+_MAKE_VALUED = r"(?:-[CfIoW]|--(?:directory|file|makefile|include-dir|old-file|new-file|what-if))"
+"""Options of ``make`` whose value is the next word (``make -C app test``: ``app`` is no
+target)."""
 _END = r"(?=$|[\s;&|)`'\"])"
 
 #: Tools recognised as checks (tests, builds, linters, type checkers), one regex each.
 DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"pytest|py\.test",
-    r"python[\d.]*\s+-m\s+(?:pytest|unittest|mypy|flake8|pylint|tox|nox)",
-    r"python[\d.]*\s+manage\.py\s+test",
-    r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?",
-    r"cargo\s+(?:test|build|check|clippy|nextest)",
-    r"go\s+(?:test|build|vet)",
-    r"make\s+(?:test|tests|check|lint|build)",
+    rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox)",
+    rf"python[\d.]*{_PYTHON_OPTIONS}\s+manage\.py\s+test",
+    r"(?:npm|pnpm|yarn|bun)(?:\s+-\S+(?:\s+[^-\s]\S*)?)*(?:\s+workspace\s+\S+)?"
+    r"\s+(?:run\s+)?(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?",
+    r"cargo(?:\s+[+-]\S+)*\s+(?:test|build|check|clippy|nextest)",
+    r"go(?:\s+-C\s*\S+)?\s+(?:test|build|vet)",
+    rf"make(?:\s+(?:{_MAKE_VALUED}\s+\S+|(?!{_MAKE_VALUED}\s)\S+))*?"
+    r"\s+(?:test|tests|check|lint|build)",
     r"tox|nox",
     r"ruff\s+(?:check|format\s+--check)",
     r"mypy|pyright|flake8|pylint",
     r"black\s+--check",
     r"eslint|tsc|jest|vitest|mocha|prettier\s+--check",
     r"mvnw?\s+(?:-\S+\s+)*(?:test|verify|package|compile|install)",
-    r"gradlew?\s+(?:-\S+\s+)*(?:test|build|check)",
+    r"gradlew?\s+(?:-\S+\s+)*(?:[\w-]*:)*(?:test|build|check)\w*",
     r"dotnet\s+(?:test|build)",
     r"rspec|phpunit|ctest|golangci-lint",
 )

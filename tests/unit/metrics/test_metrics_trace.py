@@ -162,6 +162,35 @@ CHECKS = [
     "/bin/bash -lc pytest -q",
     "bash -o pipefail -c 'pytest -q | tail'",
     "python3 -m unittest 2>&1 | tail -3",
+    # Runners given options, stepped over by their own grammar.
+    "timeout -s KILL 60 pytest",
+    "timeout --signal=KILL -k 5 60s pytest -q",
+    "env -u VIRTUAL_ENV pytest",
+    "env -i PATH=/usr/bin FOO=1 pytest",
+    "uv run --with pytest-xdist pytest -n 4",
+    "uv run --frozen pytest",
+    "nice -n 10 make test",
+    "sudo -u bob -E pytest",
+    "time -p cargo test",
+    "poetry run -- pytest",
+    "npx -y jest",
+    "FOO=1 timeout -k 5 60 env BAR=2 pytest",
+    "docker compose exec web pytest",
+    "docker compose run --rm -e X=1 web python -m pytest",
+    "docker exec -it app npm test",
+    # A tool's own options before its subcommand or target.
+    "make -C app test",
+    "make -j4 check",
+    "make VERBOSE=1 clean test",
+    "pnpm --filter web test",
+    "npm --prefix app run test",
+    "yarn workspace web test",
+    "pnpm -r run build",
+    "cargo +nightly test",
+    "go -C app test ./...",
+    "python -X dev -W error -m pytest",
+    "python3 -u -mpytest",
+    "./gradlew :app:testDebugUnitTest",
 ]
 NOT_CHECKS = [
     "",
@@ -181,6 +210,17 @@ NOT_CHECKS = [
     "git commit -m 'fix\npytest passes'",
     "echo 'unbalanced | pytest",
     "echo ok # ; pytest",
+    # A runner's or a tool's option values are not the command or the target.
+    "make -C test install",
+    "make -f test.mk",
+    "timeout 60",
+    "timeout -s KILL 60",
+    "env -u X",
+    "npm -g install typescript",
+    "uv run --with pytest python x.py",
+    "docker exec app echo pytest",
+    "docker exec app",
+    "env 'pytest; rm'",
 ]
 
 
