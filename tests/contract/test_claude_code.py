@@ -238,3 +238,31 @@ def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path
     out = run_cli(AGENT, {"turns": [{"shell": "echo hi"}, {"say": "ok"}]}, config=config)
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     assert sorted(p.name for p in marks.iterdir()) == ["pre-bash", "session-start"]
+
+
+@pytest.mark.parametrize(("exit_code", "outcome"), [(0, "pass"), (3, "fail")])
+def test_a_check_run_in_the_background_has_the_outcome_its_notification_gives(
+    run_cli: Callable[..., dict[str, Any]], exit_code: int, outcome: str
+) -> None:
+    """The CLI answers a background ``Bash`` call at once and records how the command ended in
+    a task notification later; the check's outcome is the notification's."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"write": {"path": "app.py", "content": "X = 1\n"}},
+            {
+                "tool": "Bash",
+                "input": {"command": "make test", "run_in_background": True, "description": "t"},
+            },
+            {"shell": "sleep 4"},  # the command ends, and is notified, during this one
+            {"say": "Done."},
+        ]
+    }
+    src = {"Makefile": f"test:\n\t@sleep 1; exit {exit_code}\n"}
+    out = run_cli(AGENT, plan, src=src)
+    process = out["trial"]["process"]
+    assert [c["outcome"] for c in process["checks"]] == [outcome]
+    assert process["verified"] is (outcome == "pass")
+    results = [e for e in out["events"] if e["type"] == "tool_result"]
+    ended = [e for e in results if str(e.get("output")).startswith('Background command "t"')]
+    assert len(ended) == 1 and ended[0]["isError"] is (outcome == "fail")

@@ -102,6 +102,9 @@ class Step(msgspec.Struct, gc=False):
     outcome: CheckOutcome
     kind: str
     """The call's kind (``other`` when it has none): read by every metric, so kept here."""
+    settled: bool = False
+    """Whether the result is a later one that says how a call run in the background ended
+    (Claude Code's task notification), not the answer that it started."""
 
 
 def outcome(result: ResultView | None) -> CheckOutcome:
@@ -213,6 +216,9 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
     # before a result came, in ``hidden`` (most calls have an id of their own).
     latest: dict[str, int] = {}
     hidden: dict[str, list[int]] = {}
+    # The calls run in the background that were answered (that they started) and may be again.
+    started: dict[str, int] = {}
+    settled: set[int] = set()
     for item in items:
         if item.type == "tool_call":
             key = item.id
@@ -228,6 +234,12 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
             below = hidden.get(key)
             if below:
                 latest[key] = below.pop()
+            elif _in_background(calls[index]):
+                started[key] = index
+        elif key is not None and (began := started.pop(key, -1)) >= 0:
+            # A call run in the background, answered again when it ended: that is its result.
+            results[began] = item  # type: ignore[assignment]
+            settled.add(began)
     steps = []
     for i, call in enumerate(calls):  # positional: a history replay builds millions of steps
         result = results.get(i)
@@ -235,8 +247,17 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
         kind = call.kind or "other"
         if kind == "shell" and call.input:  # a command that reads or searches is that
             kind = looking_kind(call.input.get("command", call.input.get("cmd"))) or kind
-        steps.append(Step(i, call, result, files, outcome(result), kind))
+        if i in settled:
+            steps.append(Step(i, call, result, files, outcome(result), kind, True))
+        else:
+            steps.append(Step(i, call, result, files, outcome(result), kind))
     return steps
+
+
+def _in_background(call: CallView) -> bool:
+    """Whether a call ran in the background (Claude Code's ``run_in_background``)."""
+    given = call.input
+    return given is not None and given.get("run_in_background") is True
 
 
 def shell_command(step: Step) -> str | None:

@@ -210,6 +210,23 @@ def _result(tool_id: Any = "t9", **extra: Any) -> str:
     return _line(type="user", uuid="u9", message={"content": [block]}, **extra)
 
 
+def _notice(status: str, tool_id: str | None = "t9") -> str:
+    """A task notification's text, as Claude Code 2.1.197 writes it."""
+    named = f"<tool-use-id>{tool_id}</tool-use-id>\n" if tool_id else ""
+    return (
+        f"<task-notification>\n<task-id>b9</task-id>\n{named}<status>{status}</status>\n"
+        f'<summary>Background command "t" {status}</summary>\n</task-notification>'
+    )
+
+
+def _queued(prompt: Any) -> str:
+    attachment = {"type": "queued_command", "prompt": prompt, "commandMode": "task-notification"}
+    return _line(type="attachment", uuid="x8", attachment=attachment)
+
+
+_BACKGROUND = _call("Bash", {"command": "pytest", "run_in_background": True})
+
+
 # One line of each shape a reader for a measure decides on, added to a real session: each one
 # read the fast way must measure as the full parse measures it, and each one of another shape
 # must go to the full parser.
@@ -462,6 +479,21 @@ SHAPES = {
     "attachment null": [_line(type="attachment", uuid="x9", attachment=None)],
     "attachment a list": [_line(type="attachment", uuid="x9", attachment=["hook_x"])],
     "no attachment": [_line(type="attachment", uuid="x9")],
+    "background check notified": [_BACKGROUND, _result(), _queued(_notice("failed"))],
+    "background check notified in a user's line": [
+        _BACKGROUND,
+        _result(),
+        _line(type="user", uuid="u8", message={"content": _notice("completed")}),
+    ],
+    "background check stopped": [_BACKGROUND, _result(), _queued(_notice("killed"))],
+    "notification naming no call": [_queued(_notice("completed", None))],
+    "notification of a call not in the background": [
+        _call("Bash", {"command": "pytest"}),
+        _result(),
+        _queued(_notice("failed")),
+    ],
+    "queued prompt": [_queued("and the docs too")],
+    "queued prompt a number": [_queued(5)],
     "not UTF-8": ['{"type": "user", "uuid": "u9", "x": "\xff"}'],
     "not ASCII": [_line(type="user", uuid="u9", message={"content": "café ☕"}), "\u00a0"],
     "not an object": ["[1, 2]", "5", '"text"'],
@@ -583,3 +615,28 @@ def test_a_subagent_files_lines_are_a_sidechains_without_saying_so(
     fast, full = _both(main, monkeypatch)
     assert isinstance(fast, bytes) and fast == full
     assert json.loads(fast.split(b"\x00")[0])["usage"]["claude-test-1"]["outputTokens"] == 5
+
+
+@pytest.mark.parametrize(
+    ("shape", "outcome"),
+    [
+        ("background check notified", "fail"),
+        ("background check notified in a user's line", "pass"),
+        ("background check stopped", "unknown"),
+        ("notification of a call not in the background", "pass"),
+    ],
+)
+def test_a_background_check_ends_as_its_notification_says(
+    shape: str, outcome: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    main, _ = _copy(SESSIONS[1], tmp_path)
+    block = {"type": "tool_use", "id": "t7", "name": "Edit", "input": {"file_path": "/w/a.py"}}
+    edit = _line(type="assistant", uuid="a7", message={"id": "m7", "content": [block]})
+    added = [edit, _result("t7"), *SHAPES[shape]]
+    main.write_bytes(main.read_bytes() + "\n".join(added).encode() + b"\n")
+    fast = _measure(main, parse_claude_for_measure, monkeypatch)
+    assert isinstance(fast, bytes)
+    summary = json.loads(fast.split(b"\x00")[0])
+    # An edit of code, then the check: the session's last call.
+    assert summary["failedChecks"] == (1 if outcome == "fail" else 0)
+    assert summary["verified"] is (outcome == "pass")

@@ -17,10 +17,10 @@ measure, but:
 
 Every line whose record is not in the common shape is handed to the full parser's own code,
 record by record: a field of another type than the full parse makes into a conforming event,
-an API error, a compaction, a question's answer that is not text, a subagent call whose label
-is not text, a system line other than a turn's end, an invoked skill's attachment or a hook's
-with a field of another type, a record type of its own, a line held back for its parent, a
-line that is not a JSON object or not UTF-8.
+an API error, a compaction, a task's notification, a question's answer that is not text, a
+subagent call whose label is not text, a system line other than a turn's end, an invoked
+skill's attachment or a hook's with a field of another type, a record type of its own, a line
+held back for its parent, a line that is not a JSON object or not UTF-8.
 So the two readers give the same measure of every session:
 ``tests/unit/transcripts/test_measure.py`` compares them on every Claude Code session of the
 fixtures, on one line of each shape decided here, and on hundreds of damaged copies of the
@@ -43,6 +43,7 @@ from proctor.transcripts.builder import (
     MeasuredResult,
     PlainTrajectory,
 )
+from proctor.transcripts.claude.background import NOTIFICATION
 from proctor.transcripts.claude.parser import (
     BOOKKEEPING,
     USER_REJECTED,
@@ -111,6 +112,7 @@ class _Attachment(msgspec.Struct, gc=False):
     command: Any = None
     exitCode: Any = None
     toolUseID: Any = None
+    prompt: Any = None
 
 
 class _Record(msgspec.Struct, gc=False):
@@ -334,6 +336,8 @@ class _MeasureParser(_Parser):
             return None
         content = message.content
         if type(content) is str:
+            if content.lstrip().startswith(NOTIFICATION):
+                return None  # a task's end: its call's later result, the full parser's
             return not record.isMeta  # a message, or a command the CLI ran itself
         if type(content) is not list:
             return False
@@ -370,14 +374,19 @@ class _MeasureParser(_Parser):
     def fast_attachment(self, record: _Record, ts: str | None) -> bool | None:
         """An attachment that gives no event (a skill listing, a file the CLI read in, a
         reminder): nothing to do; a hook's, whose event conforms to its model: its time. Any
-        other (an invoked skill's, a hook's with a field of another type) is the full
-        parser's."""
+        other (an invoked skill's, a hook's with a field of another type, a task's
+        notification) is the full parser's."""
         attachment = record.attachment
         if attachment is None:
             return False
         kind = attachment.type
         if type(kind) is not str or kind == "invoked_skills":
             return None
+        if kind == "queued_command":  # a task's end is its call's later result: the full parser's
+            prompt = attachment.prompt
+            return (
+                None if type(prompt) is str and prompt.lstrip().startswith(NOTIFICATION) else False
+            )
         if kind.startswith("hook_"):  # the full parser's event, when its model reads it as is
             event = hook_event(msgspec.structs.asdict(attachment), kind, ts)
             return True if event_conforms(event) else None

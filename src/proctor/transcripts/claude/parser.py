@@ -42,6 +42,7 @@ from proctor.transcripts.builder import (
     ev,
     token_count,
 )
+from proctor.transcripts.claude.background import NOTIFICATION, notified_result
 from proctor.transcripts.claude.usage import UsageDedup
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
 from proctor.transcripts.lines import (
@@ -245,7 +246,9 @@ class _Parser:
             self.out(ev(type="compaction", ts=ts, text=_text_of(content)[:RAW_CAP]))
             return
         if isinstance(content, str):
-            if not record.get("isMeta"):
+            if content.lstrip().startswith(NOTIFICATION):  # written by the CLI, not typed
+                self.notification(content, ts)
+            elif not record.get("isMeta"):
                 self.typed(content, ts)
             return
         if not isinstance(content, list):
@@ -417,6 +420,15 @@ class _Parser:
             for skill in att.get("skills") or []:
                 if isinstance(skill, dict):
                     self.out(ev(type="skill", ts=ts, name=skill.get("name")))
+        elif atype == "queued_command":  # a prompt sent while a turn ran, or a task's end
+            self.notification(att.get("prompt"), ts)
+
+    def notification(self, text: Any, ts: Any) -> None:
+        """A task notification: the later result of the call that started the task, when it
+        says how the task ended (see :mod:`proctor.transcripts.claude.background`)."""
+        result = notified_result(text, ts)
+        if result is not None:
+            self.out(result if ts is not None else ev(**result))
 
     def finish(self) -> Trajectory:
         """Everything after the last line: held-back records, subagent files no call named,
