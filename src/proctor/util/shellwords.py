@@ -42,6 +42,10 @@ ends (``fd -x rm``, ``rg --pre ./x``, ``git grep -O``, ``tree -o out``, ``tail -
 _SED_PRINT = re.compile(r"(?:\d+|\$|/[^/]*/)(?:,(?:\d+|\$|/[^/]*/))?p")
 """A ``sed -n`` script that prints lines and does nothing else (``1,80p``, ``/def/,/end/p``)."""
 _GIT_SEARCHES = frozenset({"grep", "ls-files"})
+_QUOTING = re.compile(r"['\"\\]")
+"""A quote or a backslash: a command without one splits at its blanks (as ``shlex`` would,
+at a twentieth of the cost)."""
+_WORD = re.compile(r"[^ \t\r\n]+")
 _FIRST_WORDS = READERS | SEARCHERS | {"sed", "find", "git", *SHELL_WRAPPERS}
 
 
@@ -55,10 +59,13 @@ def simple_argv(command: Any) -> list[str] | None:
         return list(command) or None
     if not isinstance(command, str) or _compound(command):
         return None
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return None
+    if _QUOTING.search(command) is None:  # the shell's words are the runs of other characters
+        argv = _WORD.findall(command)
+    else:
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return None
     if len(argv) == 3 and argv[0] in SHELL_WRAPPERS and argv[1] in ("-lc", "-c"):
         return simple_argv(argv[2])  # bash -lc 'cat src/app.py', written as one string
     return argv or None
