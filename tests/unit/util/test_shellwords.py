@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+import shlex
+
 import pytest
 
-from proctor.util.shellwords import looking_kind, simple_argv
+from proctor.util.shellwords import _compound, looking_kind, simple_argv
 
 
 @pytest.mark.parametrize(
@@ -101,3 +104,20 @@ def test_a_simple_command_splits_and_a_compound_one_does_not() -> None:
     assert simple_argv(["sh", "-c", "cat a.py"]) == ["cat", "a.py"]
     assert simple_argv("cat a.py; rm a.py") is None
     assert simple_argv("echo $(cat a.py)") is None
+
+
+def test_a_command_without_quotes_splits_as_shlex_splits_it() -> None:
+    """The split without shlex (no quote, no backslash) gives shlex's words: blanks are a
+    space, a tab or a line's end; anything else, a no-break space or a ``#`` inside a word
+    included, belongs to a word."""
+    rng = random.Random(7)
+    alphabet = "ab -./ \t\u00a0#=*~0"
+    compared = 0
+    for _ in range(20_000):
+        command = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        argv = simple_argv(command)
+        if _compound(command) or (argv is not None and argv[:1] == ["sh"]):
+            continue
+        assert argv == (shlex.split(command) or None), repr(command)
+        compared += 1
+    assert compared > 10_000
