@@ -731,6 +731,27 @@ def test_a_ctrl_c_while_the_ledger_waits_keeps_the_run_s_reports(
     assert json.loads((run_dir / "suite.json").read_text())["findings"] is None
 
 
+def test_a_ctrl_c_after_the_ledger_took_the_run_in_keeps_what_it_did_in_the_reports(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.report import findings as ledger_module
+
+    real = ledger_module.update_ledger
+
+    def saved_then_interrupted(results_dir: Path) -> ledger_module.LedgerUpdate:
+        real(results_dir)
+        raise KeyboardInterrupt  # Ctrl-C just after the ledger was saved
+
+    monkeypatch.setattr(ledger_module, "update_ledger", saved_then_interrupted)
+    make_case("hello", config=CONFIG, plan=FAILING)
+    result, out = run_cases(proctor, tmp_path, "--reporter", "html")
+    assert result.code == 130, result.err
+    (run_dir,) = out.glob("run-*")
+    findings = json.loads((run_dir / "suite.json").read_text())["findings"]
+    assert [f["event"] for f in findings] == ["new"]
+    assert "Findings" in (run_dir / "report.html").read_text()
+
+
 def test_a_resume_the_ledger_did_not_hold_before_is_applied_whoever_applies_it(
     proctor: Run,
     make_case: MakeCase,

@@ -283,8 +283,21 @@ def execute_and_finish(
         changes = update_after_run(paths.root.parent, paths.root.name, held=held)
     finally:  # Ctrl-C while the ledger waited: the run's reports are written all the same
         with stop_signals_held():
+            if changes is None:  # a Ctrl-C after the ledger took the run in: what it holds
+                changes = _held_changes(paths)
             _report_findings(request, paths, result, changes)
     return result
+
+
+def _held_changes(paths: RunPaths) -> list[FindingChange] | None:
+    """What the findings ledger holds of the run, read as it stands (None when it holds
+    nothing of it, or cannot be read)."""
+    from proctor.report.findings import load_ledger, run_changes
+
+    try:
+        return run_changes(load_ledger(paths.root.parent), paths.root.name)
+    except Exception:  # the ledger's own update said why, if it failed
+        return None
 
 
 def _report_findings(
