@@ -84,6 +84,20 @@ def test_a_shell_read_names_its_file_as_the_native_reader_does(tmp_path: Path) -
     assert [c.files or [] for c in original if c.name == "Bash"] == [[]]
 
 
+@pytest.mark.parametrize("key", ["dir_path", "directory", "workdir"])
+def test_a_shell_read_in_a_folder_of_its_own_names_the_folder_s_file(
+    tmp_path: Path, key: str
+) -> None:
+    """Gemini CLI's ``dir_path`` (and Codex's ``workdir``) say where the command ran: its
+    relative operands are that folder's files, as the native readers join them."""
+    log = tmp_path / "acp.jsonl"
+    given = '"rawInput":{"command":"rm notes.txt","description":"rm notes.txt"}'
+    ran_in = f'"rawInput":{{"command":"cat notes.txt","{key}":"docs"}}'
+    log.write_text(CLAUDE.read_text().replace(given, ran_in))
+    calls = [e for e in parse_acp_log(log).events if e.type == "tool_call" and e.name == "Bash"]
+    assert [c.files for c in calls] == [["docs/notes.txt"]]
+
+
 def test_gemini_session_usage_kinds_and_a_denial_never_reported_again() -> None:
     t = parse_acp_log(GEMINI)
     assert [(c.name, c.kind) for c in t.tool_calls()] == [

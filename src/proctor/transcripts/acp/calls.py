@@ -18,7 +18,7 @@ from typing import Any
 
 from proctor.models.trajectory import ToolKind
 from proctor.transcripts.builder import EventDict, ev
-from proctor.transcripts.kinds import claude_kind, relativise, shell_files
+from proctor.transcripts.kinds import claude_kind, relativise, shell_files_in, shell_folder
 
 ACP_KINDS: dict[str, ToolKind] = {
     "execute": "shell",
@@ -124,7 +124,8 @@ class OpenCall:
         paths += [d.get("path") for d in self.diffs()]
         unique = dict.fromkeys(relativise(p, cwd) for p in paths if isinstance(p, str) and p)
         if not unique and self.proctor_kind() == "shell":  # cat notes.txt: as a CLI's reader
-            return shell_files(self.input().get("command"), cwd)
+            given = self.input()
+            return shell_files_in(given.get("command"), shell_folder(given), cwd)
         return list(unique)
 
     def output(self) -> str | None:

@@ -52,7 +52,6 @@ each event in its final form, into the shared builder, and can stream.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -91,8 +90,7 @@ from proctor.transcripts.kinds import (
     codex_kind,
     patch_files,
     question_of,
-    relativise,
-    shell_files,
+    shell_files_in,
     touched_files,
 )
 from proctor.transcripts.lines import decode_line, file_lines, line_text, nonblank
@@ -369,15 +367,9 @@ class _Parser:
             if self.is_shell_patch(arguments):
                 text = " ".join(command) if isinstance(command, list) else str(command)
                 return patch_files(text, self.cwd)
-            files = shell_files(command, None)
             workdir = arguments.get("workdir") or arguments.get("working_directory")
             base = workdir if isinstance(workdir, str) and workdir else self.cwd
-            return [
-                relativise(os.path.join(base, f) if base else f, self.cwd)
-                if not os.path.isabs(f)
-                else relativise(f, self.cwd)
-                for f in files
-            ]
+            return shell_files_in(command, base, self.cwd)
         return touched_files(arguments, self.cwd)
 
     def tool_output(self, item: dict[str, Any]) -> None:

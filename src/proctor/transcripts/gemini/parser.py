@@ -58,7 +58,7 @@ from proctor.transcripts.kinds import (
     gemini_kind,
     question_of,
     relativise,
-    shell_files,
+    shell_files_in,
     touched_files,
 )
 from proctor.transcripts.lines import decode_line, line_text
@@ -398,10 +398,7 @@ class _Events:
     def files_of(self, kind: str, args: dict[str, Any]) -> list[str]:
         if kind == "shell":
             directory = args.get("dir_path") or args.get("directory")
-            files = shell_files(args.get("command"), None)
-            base = directory.rstrip("/") if isinstance(directory, str) and directory else None
-            joined = [f"{base}/{f}" if base and not f.startswith("/") else f for f in files]
-            return [relativise(f, self.cwd) for f in joined]
+            return shell_files_in(args.get("command"), directory, self.cwd)
         files = touched_files(args, self.cwd)
         for key in ("dir_path", "paths"):
             value = args.get(key)
