@@ -5,8 +5,11 @@ name (``forwardEnv``, whose values are then masked in everything the trial write
 
 - provider and harness settings: names starting with ``ANTHROPIC_``, ``OPENAI_``, ``GEMINI_``,
   ``GOOGLE_``, ``PROCTOR_``, ``CLAUDE_``, ``CODEX_``, ``AWS_``, ``AZURE_``;
-- credentials by their look: names ending in ``_KEY``, ``_TOKEN`` or ``_PAT``, or containing
-  ``SECRET``, ``PASSWORD``, ``PASSWD`` or ``CREDENTIAL``;
+- credentials by their name: names ending in ``_KEY``, ``_TOKEN``, ``_PAT``, ``_KEY_ID``,
+  ``_DSN`` or ``_AUTH``, or containing ``SECRET``, ``PASSWORD``, ``PASSWD``, ``CREDENTIAL``,
+  ``APIKEY``, ``API_KEY``, ``ACCESS_KEY``, ``PRIVATE_KEY``, ``WEBHOOK`` or ``COOKIE``;
+- credentials by their value: a URL with a password in it (``postgres://app:pw@db/app`` in
+  ``DATABASE_URL``);
 - the user's SSH and GPG agents (``SSH_AUTH_SOCK``, ``GPG_AGENT_INFO``).
 
 ``HOME`` points at the trial's scratch home so that nothing the agent does lands in the user's
@@ -15,6 +18,7 @@ real home.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -29,8 +33,13 @@ DENY_PREFIXES = (
     "AWS_",
     "AZURE_",
 )
-DENY_SUFFIXES = ("_KEY", "_TOKEN", "_PAT")
-DENY_PARTS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+DENY_SUFFIXES = ("_KEY", "_TOKEN", "_PAT", "_KEY_ID", "_DSN", "_AUTH")
+DENY_PARTS = (
+    *("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY", "API_KEY", "ACCESS_KEY"),
+    *("PRIVATE_KEY", "WEBHOOK", "COOKIE"),
+)
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:[^/?#@\s]+@")
+"""A URL whose user part holds a password (``scheme://user:password@host``)."""
 DENY_NAMES = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO"})
 #: Variables that would point the agent's tools back at the user's own configuration.
 ALWAYS_REPLACED = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
@@ -46,6 +55,11 @@ def is_denied(name: str) -> bool:
     )
 
 
+def holds_password(value: str) -> bool:
+    """Whether a variable's value is, or holds, a URL with a password in it."""
+    return "://" in value and _URL_PASSWORD.search(value) is not None
+
+
 def agent_environment(
     parent: Mapping[str, str],
     *,
@@ -55,7 +69,9 @@ def agent_environment(
 ) -> dict[str, str]:
     """The filtered environment with ``HOME`` (and XDG dirs) inside the scratch home."""
     allowed = set(forward)
-    env = {k: v for k, v in parent.items() if not is_denied(k) or k in allowed}
+    env = {
+        k: v for k, v in parent.items() if k in allowed or not (is_denied(k) or holds_password(v))
+    }
     for name in ALWAYS_REPLACED:
         env.pop(name, None)
     env["HOME"] = str(home)
