@@ -103,8 +103,8 @@ class Step(msgspec.Struct, gc=False):
     kind: str
     """The call's kind (``other`` when it has none): read by every metric, so kept here."""
     settled: bool = False
-    """Whether the result is a later one that says how a call run in the background ended
-    (Claude Code's task notification), not the answer that it started."""
+    """Whether the result is a later one that says how a call ended whose first result did
+    not (Claude Code's task notification of a command run in the background)."""
 
 
 def outcome(result: ResultView | None) -> CheckOutcome:
@@ -216,7 +216,8 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
     # before a result came, in ``hidden`` (most calls have an id of their own).
     latest: dict[str, int] = {}
     hidden: dict[str, list[int]] = {}
-    # The calls run in the background that were answered (that they started) and may be again.
+    # The calls whose result did not say whether they failed (a command that went on in the
+    # background): a later result of theirs says how they ended.
     started: dict[str, int] = {}
     settled: set[int] = set()
     for item in items:
@@ -234,10 +235,10 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
             below = hidden.get(key)
             if below:
                 latest[key] = below.pop()
-            elif _in_background(calls[index]):
+            elif item.is_error is None and not item.denied:  # type: ignore[union-attr]
                 started[key] = index
         elif key is not None and (began := started.pop(key, -1)) >= 0:
-            # A call run in the background, answered again when it ended: that is its result.
+            # A call answered again when it ended (a task notification): that is its result.
             results[began] = item  # type: ignore[assignment]
             settled.add(began)
     steps = []
@@ -252,12 +253,6 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
         else:
             steps.append(Step(i, call, result, files, outcome(result), kind))
     return steps
-
-
-def _in_background(call: CallView) -> bool:
-    """Whether a call ran in the background (Claude Code's ``run_in_background``)."""
-    given = call.input
-    return given is not None and given.get("run_in_background") is True
 
 
 def shell_command(step: Step) -> str | None:

@@ -306,7 +306,8 @@ class MeasuredResult(msgspec.Struct, gc=False):
     measure of a history reads."""
 
     id: str | None
-    is_error: bool
+    is_error: bool | None
+    """None when the result does not say (a command that goes on in the background)."""
     denied: bool
     type: ClassVar[str] = "tool_result"
     output: ClassVar[None] = None

@@ -225,6 +225,8 @@ def _queued(prompt: Any) -> str:
 
 
 _BACKGROUND = _call("Bash", {"command": "pytest", "run_in_background": True})
+_GOES_ON = _result(toolUseResult={"stdout": "", "stderr": "", "backgroundTaskId": "b9"})
+"""The background call's first result: the command goes on as task b9."""
 
 
 # One line of each shape a reader for a measure decides on, added to a real session: each one
@@ -479,13 +481,47 @@ SHAPES = {
     "attachment null": [_line(type="attachment", uuid="x9", attachment=None)],
     "attachment a list": [_line(type="attachment", uuid="x9", attachment=["hook_x"])],
     "no attachment": [_line(type="attachment", uuid="x9")],
-    "background check notified": [_BACKGROUND, _result(), _queued(_notice("failed"))],
+    "background check notified": [_BACKGROUND, _GOES_ON, _queued(_notice("failed"))],
     "background check notified in a user's line": [
         _BACKGROUND,
-        _result(),
+        _GOES_ON,
         _line(type="user", uuid="u8", message={"content": _notice("completed")}),
     ],
-    "background check stopped": [_BACKGROUND, _result(), _queued(_notice("killed"))],
+    "background check stopped": [_BACKGROUND, _GOES_ON, _queued(_notice("killed"))],
+    "background check never notified": [_BACKGROUND, _GOES_ON],
+    "check the user sent to the background": [
+        _call("Bash", {"command": "pytest"}),
+        _result(toolUseResult={"backgroundTaskId": "b9", "backgroundedByUser": True}),
+        _queued(_notice("failed")),
+    ],
+    "notification before the first result": [
+        _BACKGROUND,
+        _queued(_notice("failed")),
+        _GOES_ON,
+    ],
+    "background check denied, then a notification": [
+        _BACKGROUND,
+        _result(toolUseResult="User rejected tool use", toolDenialKind="user"),
+        _queued(_notice("completed")),
+    ],
+    "notifications of two calls in one line": [
+        _BACKGROUND,
+        _GOES_ON,
+        _line(
+            type="user",
+            uuid="u8",
+            message={"content": _notice("completed", "t0") + "\n" + _notice("failed")},
+        ),
+    ],
+    "notification quoting another's fields": [
+        _BACKGROUND,
+        _GOES_ON,
+        _queued(
+            _notice("completed").replace(
+                "</summary>", "</summary>\n<result>says <status>failed</status></result>"
+            )
+        ),
+    ],
     "notification naming no call": [_queued(_notice("completed", None))],
     "notification of a call not in the background": [
         _call("Bash", {"command": "pytest"}),
@@ -623,6 +659,14 @@ def test_a_subagent_files_lines_are_a_sidechains_without_saying_so(
         ("background check notified", "fail"),
         ("background check notified in a user's line", "pass"),
         ("background check stopped", "unknown"),
+        ("background check never notified", "unknown"),
+        ("check the user sent to the background", "fail"),
+        # Never a pass: the notification is taken for the first result, and the background
+        # flag keeps a first result from settling a check.
+        ("notification before the first result", "unknown"),
+        ("background check denied, then a notification", "unknown"),
+        ("notifications of two calls in one line", "fail"),
+        ("notification quoting another's fields", "pass"),
         ("notification of a call not in the background", "pass"),
     ],
 )

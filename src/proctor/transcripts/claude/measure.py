@@ -96,11 +96,12 @@ class _Message(msgspec.Struct, gc=False):
 
 
 class _Structured(msgspec.Struct, gc=False):
-    """A tool result's ``toolUseResult`` object: only the subagent it names, and the answers
-    to a question, are read."""
+    """A tool result's ``toolUseResult`` object: only the subagent it names, the answers to a
+    question, and the task a command goes on in the background as, are read."""
 
     agentId: Any = None
     answers: Any = None
+    backgroundTaskId: Any = None
 
 
 class _Attachment(msgspec.Struct, gc=False):
@@ -359,7 +360,11 @@ class _MeasureParser(_Parser):
                     agent = structured.agentId
                     if isinstance(agent, str) and agent in self.subagents:
                         self.subagent(agent)  # its events go just before this result
-                failed = bool(block.is_error) and not denied
+                failed: bool | None = bool(block.is_error) and not denied
+                if failed is False and not denied and type(structured) is _Structured:
+                    task = structured.backgroundTaskId
+                    if type(task) is str and task:  # goes on in the background: see parser
+                        failed = None
                 self.pending.append(MeasuredResult(block.tool_use_id, failed, denied))  # type: ignore[arg-type]
         return True
 

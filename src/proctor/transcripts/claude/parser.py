@@ -42,7 +42,11 @@ from proctor.transcripts.builder import (
     ev,
     token_count,
 )
-from proctor.transcripts.claude.background import NOTIFICATION, notified_result
+from proctor.transcripts.claude.background import (
+    NOTIFICATION,
+    notified_results,
+    started_in_background,
+)
 from proctor.transcripts.claude.usage import UsageDedup
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
 from proctor.transcripts.lines import (
@@ -269,12 +273,15 @@ class _Parser:
                     if isinstance(agent, str) and agent in self.subagents:
                         # The subagent's events go just before the result of the call that ran it.
                         self.subagent(agent)
+                failed: bool | None = bool(block.get("is_error")) and not denied
+                if started_in_background(structured, failed, denied):
+                    failed = None  # how it ends is a later result's: its task notification
                 result = {
                     "type": "tool_result",
                     "ts": ts,
                     "id": tool_id,
                     "output": output[:OUTPUT_CAP],
-                    "isError": bool(block.get("is_error")) and not denied,
+                    "isError": failed,
                     "denied": denied,
                 }
                 self.out(result if ts is not None and tool_id is not None else ev(**result))
@@ -424,10 +431,9 @@ class _Parser:
             self.notification(att.get("prompt"), ts)
 
     def notification(self, text: Any, ts: Any) -> None:
-        """A task notification: the later result of the call that started the task, when it
-        says how the task ended (see :mod:`proctor.transcripts.claude.background`)."""
-        result = notified_result(text, ts)
-        if result is not None:
+        """Task notifications: each the later result of the call that started the task, when
+        it says how the task ended (see :mod:`proctor.transcripts.claude.background`)."""
+        for result in notified_results(text, ts):
             self.out(result if ts is not None else ev(**result))
 
     def finish(self) -> Trajectory:
