@@ -31,9 +31,14 @@ def _check_commands(patterns: tuple[str, ...], line: str) -> tuple[ShellCommand,
 
 
 def _matches(compiled: tuple[re.Pattern[str], ...], command: ShellCommand) -> bool:
-    """Whether a pattern matches the command, or the command its runners run (``timeout -s
-    KILL 60 pytest`` runs ``pytest``; see :mod:`proctor.metrics.runners`)."""
+    """Whether a pattern matches the command as written, its words with their quotes gone,
+    or the command its runners run (``timeout -s KILL 60 pytest`` runs ``pytest``; see
+    :mod:`proctor.metrics.runners`)."""
     if any(p.search(command.text) for p in compiled):
+        return True
+    # Its words as the shell reads them, quotes gone (``make "test"``), then past its runners.
+    words = shlex.join(command.words)
+    if words != command.text and any(p.search(words) for p in compiled):
         return True
     run = run_by_runner(command.words)
     return run is not None and any(p.search(shlex.join(run)) for p in compiled)

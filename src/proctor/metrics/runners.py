@@ -37,6 +37,8 @@ def _runner(valued: str = "", positional: int = 0, assignments: bool = False) ->
 
 
 _DOCKER_EXEC = "-e --env --env-file -u --user -w --workdir --detach-keys"
+_COMPOSE = " -f --file --profile --project-name --project-directory --env-file --ansi --progress"
+"""``docker compose``'s own options (before ``run`` or ``exec``) that take a value."""
 _COMPOSE_RUN = (
     f"{_DOCKER_EXEC} --entrypoint --name -l --label -p --publish -v --volume --pull"
     " --cap-add --cap-drop"
@@ -45,7 +47,8 @@ _UV_VALUED = (
     "--with --with-editable --with-requirements -p --python --project --directory --package"
     " --extra --group --only-group --no-group --env-file -i --index --default-index"
     " --index-url --extra-index-url -f --find-links --config-file --cache-dir"
-    " --python-preference --color"
+    " --python-preference --color --upgrade-package -P --refresh-package --reinstall-package"
+    " --no-build-package --no-binary-package --only-binary --no-binary"
 )
 
 _RUNNERS: dict[tuple[str, ...], _Runner] = {
@@ -67,10 +70,10 @@ _RUNNERS: dict[tuple[str, ...], _Runner] = {
     ("yarn", "exec"): _runner(),
     ("bundle", "exec"): _runner(),
     ("docker", "exec"): _runner(_DOCKER_EXEC, positional=1),
-    ("docker", "compose", "exec"): _runner(_DOCKER_EXEC + " --index", positional=1),
-    ("docker", "compose", "run"): _runner(_COMPOSE_RUN, positional=1),
-    ("docker-compose", "exec"): _runner(_DOCKER_EXEC + " --index", positional=1),
-    ("docker-compose", "run"): _runner(_COMPOSE_RUN, positional=1),
+    ("docker", "compose", "exec"): _runner(_DOCKER_EXEC + " --index" + _COMPOSE, positional=1),
+    ("docker", "compose", "run"): _runner(_COMPOSE_RUN + _COMPOSE, positional=1),
+    ("docker-compose", "exec"): _runner(_DOCKER_EXEC + " --index" + _COMPOSE, positional=1),
+    ("docker-compose", "run"): _runner(_COMPOSE_RUN + _COMPOSE, positional=1),
 }
 _FIRST_WORDS = frozenset(name[0] for name in _RUNNERS)
 _SUBCOMMANDS: dict[str, list[tuple[str, ...]]] = {}
@@ -79,16 +82,37 @@ for _name in _RUNNERS:
 
 
 def _named(words: Sequence[str], at: int) -> tuple[_Runner, int] | None:
-    """The runner named at ``words[at]`` (with its subcommand words), and where its own words
-    start; None when no runner is named there."""
+    """The runner named at ``words[at]`` (with its subcommand words, options allowed before
+    each: ``uv --directory app run``, ``docker compose -f ci.yml run``), and where its own
+    words start; None when no runner is named there."""
     first = posixpath.basename(words[at])
     if first not in _FIRST_WORDS:
         return None
     for name in _SUBCOMMANDS[first]:
-        end = at + len(name)
-        if tuple(words[at + 1 : end]) == name[1:]:
-            return _RUNNERS[name], end
+        runner, end = _RUNNERS[name], at + 1
+        for part in name[1:]:
+            while end < len(words) and words[end] != part and _is_option(words[end]):
+                end += 2 if _takes_value(runner, words[end]) else 1
+            if end >= len(words) or words[end] != part:
+                break
+            end += 1
+        else:
+            return runner, end
     return None
+
+
+def _is_option(word: str) -> bool:
+    return word.startswith("-") and word not in ("-", "--")
+
+
+def _takes_value(runner: _Runner, word: str) -> bool:
+    """Whether an option takes the next word as its value: one the runner is known to take
+    so, or a cluster of flags that ends in one (``sudo -iu ci``, ``docker exec -itu root``)."""
+    if word in runner.valued:
+        return True
+    return (
+        len(word) > 2 and word[1] != "-" and word[1:].isalpha() and f"-{word[-1]}" in runner.valued
+    )
 
 
 def _after(runner: _Runner, words: Sequence[str], at: int) -> int | None:
@@ -102,7 +126,7 @@ def _after(runner: _Runner, words: Sequence[str], at: int) -> int | None:
         if runner.assignments and _ASSIGNMENT.match(word):
             at += 1
         elif word.startswith("-") and word != "-":
-            at += 2 if word in runner.valued else 1
+            at += 2 if _takes_value(runner, word) else 1
         else:
             break
     at += runner.positional

@@ -11,8 +11,13 @@ import posixpath
 import re
 from dataclasses import dataclass, replace
 
+from proctor.metrics.runners import run_by_runner
+
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
-_OPERATORS = ("&&", "||", "|&", ";;", "$(", "|", ";", "&", "\n", "(", ")", "`")
+_OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "\n", "(", ")")
+_SUBSTITUTIONS = ("$(", "`")
+"""What opens a command substitution: part of the word it stands in (``make -j$(nproc)
+test`` is one command), its commands run too."""
 _PIPES = frozenset({"|", "|&"})
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _SCRIPT_FLAG = re.compile(r"-\w*c\w*")
@@ -48,8 +53,37 @@ def _operator(line: str, i: int) -> str | None:
     return op
 
 
-def _scan(line: str) -> list[ShellCommand]:
-    """The top-level commands of a line, in order; empty commands are dropped."""
+def _substitution_close(line: str, i: int) -> int:
+    """Where the command substitution opened at ``line[i]`` (``$(`` or a backquote) closes:
+    the index of its closing ``)`` or backquote, quotes and nested parentheses skipped; the
+    line's length when it is never closed."""
+    if line[i] == "`":
+        j = i + 1
+        while j < len(line) and line[j] != "`":
+            j += 2 if line[j] == "\\" else 1
+        return min(j, len(line))
+    depth, quote, j = 1, "", i + 2
+    while j < len(line):
+        ch = line[j]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch == "\\":
+            j += 1
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return len(line)
+
+
+def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
+    """The top-level commands of a line, in order; empty commands are dropped. The scripts of
+    its command substitutions are added to ``inner``."""
     commands: list[ShellCommand] = []
     words: list[str] = []
     word: str | None = None
@@ -66,6 +100,13 @@ def _scan(line: str) -> list[ShellCommand]:
             else:
                 word = f"{word}{ch}"
             i += 1
+            continue
+        if line.startswith(_SUBSTITUTIONS, i):  # part of a word: its commands run too
+            close = _substitution_close(line, i)
+            if inner is not None:
+                inner.append(line[i + (1 if ch == "`" else 2) : close])
+            word = f"{word or ''}{line[i : close + 1]}"
+            i = close + 1
             continue
         op = _operator(line, i)
         if (op is not None or ch.isspace()) and word is not None:
@@ -110,8 +151,13 @@ def _script(words: tuple[str, ...]) -> str | None:
     return None
 
 
+_DEEPEST = 8
+"""How many ``sh -c`` scripts and substitutions deep commands are looked for: a line nested
+deeper by hand or by a generator costs no more than that."""
+
+
 def split_commands(
-    line: str, *, outer_masked: bool = False, pipefail: bool | None = None
+    line: str, *, outer_masked: bool = False, pipefail: bool | None = None, depth: int = 0
 ) -> list[ShellCommand]:
     """Every command a shell line runs, in order, including those of ``sh -c '...'`` scripts.
 
@@ -120,7 +166,8 @@ def split_commands(
     ``sh`` is. A command is masked unless every operator from it to the end of its line is
     ``&&`` (or a pipe, with ``pipefail`` on): only then does its failure fail the line.
     """
-    top = _scan(line)
+    substituted: list[str] = []
+    top = _scan(line, substituted)
     if pipefail is None:
         pipefail = sets_pipefail(top)
     commands: list[ShellCommand] = []
@@ -128,12 +175,17 @@ def split_commands(
         later = [c.then for c in top[index:] if c.then is not None]
         masked = outer_masked or any(op != "&&" and not (op in _PIPES and pipefail) for op in later)
         commands.append(replace(command, masked=masked))
-        script = _script(command.words)
-        if script is not None:
+        # ``sh -c SCRIPT``, behind runners too (``timeout 60 bash -c 'pytest -q'``).
+        script = _script(run_by_runner(command.words) or command.words)
+        if script is not None and depth < _DEEPEST:
             commands += [
                 replace(inner, piped=inner.piped or command.piped)
-                for inner in split_commands(script, outer_masked=masked, pipefail=pipefail)
+                for inner in split_commands(
+                    script, outer_masked=masked, pipefail=pipefail, depth=depth + 1
+                )
             ]
+    for script in substituted if depth < _DEEPEST else ():  # its status is never the line's
+        commands += split_commands(script, outer_masked=True, pipefail=pipefail, depth=depth + 1)
     return commands
 
 

@@ -27,6 +27,17 @@ _PYTHON_OPTIONS = r"(?:\s+-(?:[WX]\s*\S+|[bBdEiIOPqsSuv]+))*"
 _MAKE_VALUED = r"(?:-[CfIoW]|--(?:directory|file|makefile|include-dir|old-file|new-file|what-if))"
 """Options of ``make`` whose value is the next word (``make -C app test``: ``app`` is no
 target)."""
+_MAKE_FLAGS = "bBdeiknpqrRsStvw"
+_MAKE_DRY = (
+    rf"(?![^\n]*?\s(?:-[{_MAKE_FLAGS}]*[nqt][{_MAKE_FLAGS}]*"
+    r"|--(?:dry-run|just-print|recon|question|touch))(?:\s|$))"
+)
+"""Not a ``make`` that only says what it would do (``-n``, ``-q``, ``-t``, ``--dry-run`` …)."""
+_NODE_VALUED = r"(?:-[wCF]|--(?:workspace|prefix|dir|filter|cwd))"
+"""Options of ``npm``, ``pnpm``, ``yarn`` and ``bun`` whose value is the next word (``npm -w
+test install``: ``test`` is no script)."""
+_NODE_OPTIONS = rf"(?:\s+(?:{_NODE_VALUED}\s+\S+|(?!{_NODE_VALUED}(?:\s|$))-\S+))*"
+_CARGO_VALUED = r"(?:--(?:manifest-path|color|config|target-dir)|-Z)"
 _END = r"(?=$|[\s;&|)`'\"])"
 
 #: Tools recognised as checks (tests, builds, linters, type checkers), one regex each.
@@ -34,11 +45,12 @@ DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"pytest|py\.test",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox)",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+manage\.py\s+test",
-    r"(?:npm|pnpm|yarn|bun)(?:\s+-\S+(?:\s+[^-\s]\S*)?)*(?:\s+workspace\s+\S+)?"
-    r"\s+(?:run\s+)?(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?",
-    r"cargo(?:\s+[+-]\S+)*\s+(?:test|build|check|clippy|nextest)",
+    rf"(?:npm|pnpm|yarn|bun){_NODE_OPTIONS}(?:\s+workspace\s+\S+)?\s+(?:run{_NODE_OPTIONS}\s+)?"
+    r"(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?",
+    rf"cargo(?:\s+(?:{_CARGO_VALUED}\s+\S+|(?!{_CARGO_VALUED}\s)[+-]\S+))*"
+    r"\s+(?:test|build|check|clippy|nextest)",
     r"go(?:\s+-C\s*\S+)?\s+(?:test|build|vet)",
-    rf"make(?:\s+(?:{_MAKE_VALUED}\s+\S+|(?!{_MAKE_VALUED}\s)\S+))*?"
+    rf"make{_MAKE_DRY}(?:\s+(?:{_MAKE_VALUED}\s+\S+|(?!{_MAKE_VALUED}\s)\S+))*?"
     r"\s+(?:test|tests|check|lint|build)",
     r"tox|nox",
     r"ruff\s+(?:check|format\s+--check)",
@@ -46,7 +58,7 @@ DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"black\s+--check",
     r"eslint|tsc|jest|vitest|mocha|prettier\s+--check",
     r"mvnw?\s+(?:-\S+\s+)*(?:test|verify|package|compile|install)",
-    r"gradlew?\s+(?:-\S+\s+)*(?:[\w-]*:)*(?:test|build|check)\w*",
+    r"gradlew?\s+(?:-\S+\s+)*(?:[\w-]*:)*(?:test|build(?!Environment)|check)\w*",
     r"dotnet\s+(?:test|build)",
     r"rspec|phpunit|ctest|golangci-lint",
 )

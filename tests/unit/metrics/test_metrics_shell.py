@@ -30,7 +30,14 @@ def texts(line: str) -> list[tuple[str, bool]]:
         ("echo a\\;b", [("echo a\\;b", False)]),
         ("echo x # ; pytest\nmypy", [("echo x # ; pytest", False), ("mypy", False)]),
         ("(cd app && pytest)", [("cd app", False), ("pytest", False)]),
-        ("echo $(pytest) `mypy`", [("echo", False), ("pytest", False), ("mypy", False)]),
+        # A substitution is part of its word; its commands come after the line's.
+        (
+            "echo $(pytest) `mypy`",
+            [("echo $(pytest) `mypy`", False), ("pytest", False), ("mypy", False)],
+        ),
+        ("make -j$(nproc) test", [("make -j$(nproc) test", False), ("nproc", False)]),
+        ("x $(a ')' b) y", [("x $(a ')' b) y", False), ("a ')' b", False)]),
+        ("x $(unclosed", [("x $(unclosed", False), ("unclosed", False)]),
     ],
 )
 def test_split_commands(line: str, want: list[tuple[str, bool]]) -> None:
@@ -67,3 +74,15 @@ def test_split_commands_enters_sh_c_scripts() -> None:
 )
 def test_sets_pipefail(line: str, want: bool) -> None:
     assert sets_pipefail(split_commands(line)) is want
+
+
+def test_a_substitution_s_commands_are_masked_and_its_line_s_are_not() -> None:
+    outer, inner = split_commands("pytest $(git ls-files tests)")
+    assert (outer.words, outer.masked) == (("pytest", "$(git ls-files tests)"), False)
+    assert (inner.text, inner.masked) == ("git ls-files tests", True)
+
+
+def test_nesting_is_followed_to_a_depth_and_no_further() -> None:
+    deep = "$(" * 50 + "pytest" + ")" * 50
+    assert len(split_commands(deep)) == 9  # the line, then eight substitutions deep
+    assert [c.text for c in split_commands("timeout 60 bash -c 'pytest -q'")][1:] == ["pytest -q"]

@@ -191,6 +191,30 @@ CHECKS = [
     "python -X dev -W error -m pytest",
     "python3 -u -mpytest",
     "./gradlew :app:testDebugUnitTest",
+    "npm run -w web test",
+    "cargo --manifest-path x/Cargo.toml test",
+    "cargo --color always build",
+    # A runner's own options before its subcommand, and flags clustered with a valued one.
+    "sudo -iu ci pytest",
+    "docker exec -itu root app pytest",
+    "uv --directory app run pytest",
+    "poetry -C app run pytest",
+    "docker compose -f ci.yml run --rm web pytest",
+    "docker compose --profile test run web pytest",
+    "pnpm --filter web exec vitest",
+    # A substitution is part of its word; a script behind a runner is opened.
+    "make -j$(nproc) test",
+    "make -j $(nproc) test",
+    "make -j`nproc` test",
+    "pytest $(git diff --name-only)",
+    "timeout 60 bash -c 'pytest -q'",
+    'sudo -u ci sh -c "pytest -q"',
+    "docker compose exec web sh -c 'cd /app && pytest'",
+    "docker exec -it app bash -lc 'npm test'",
+    # Quotes are the shell's, not the words'.
+    'make "test"',
+    'npm run "test"',
+    "'pytest' -q",
 ]
 NOT_CHECKS = [
     "",
@@ -221,6 +245,24 @@ NOT_CHECKS = [
     "docker exec app echo pytest",
     "docker exec app",
     "env 'pytest; rm'",
+    "npm -w test install",
+    "npm --workspace test install lodash",
+    "npm --prefix build install",
+    "npm -w build ci",
+    "pnpm -C build install",
+    "pnpm --filter test-utils add lodash",
+    "yarn --cwd test add jest",
+    "bun --cwd test install",
+    # A make that only says what it would do.
+    "make -n test",
+    "make --dry-run build",
+    "make --just-print test",
+    "make -q check",
+    "make -kn check",
+    "uv run --upgrade-package pytest python x.py",
+    "./gradlew buildEnvironment",
+    "docker compose up -d",
+    "poetry -C run install",
 ]
 
 
