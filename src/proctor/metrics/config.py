@@ -11,6 +11,9 @@ from proctor.metrics.runners import run_by_runner
 from proctor.metrics.shell import ShellCommand, split_commands
 from proctor.models.process import MetricsConfig
 
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
+"""A command substitution within a word (one level deep)."""
+
 
 @lru_cache(maxsize=64)
 def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
@@ -36,8 +39,9 @@ def _matches(compiled: tuple[re.Pattern[str], ...], command: ShellCommand) -> bo
     :mod:`proctor.metrics.runners`)."""
     if any(p.search(command.text) for p in compiled):
         return True
-    # Its words as the shell reads them, quotes gone (``make "test"``), then past its runners.
-    words = shlex.join(command.words)
+    # Its words as the shell reads them, quotes gone (``make "test"``) and a substitution a
+    # word of its own (``$(pnpm bin)/vitest``), then past its runners.
+    words = shlex.join(_SUBSTITUTION.sub("_", word) for word in command.words)
     if words != command.text and any(p.search(words) for p in compiled):
         return True
     run = run_by_runner(command.words)

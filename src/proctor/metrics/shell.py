@@ -10,6 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from proctor.metrics.runners import run_by_runner
 
@@ -55,20 +56,21 @@ def _operator(line: str, i: int) -> str | None:
 
 def _substitution_close(line: str, i: int) -> int:
     """Where the command substitution opened at ``line[i]`` (``$(`` or a backquote) closes:
-    the index of its closing ``)`` or backquote, quotes and nested parentheses skipped; the
-    line's length when it is never closed."""
+    the index of its closing ``)`` or backquote, quotes, escapes and nested parentheses
+    skipped. One never closed ends with its line (a heredoc's text may hold a lone
+    backquote): the index of the next newline, or the text's length."""
+    j = i + 1
     if line[i] == "`":
-        j = i + 1
         while j < len(line) and line[j] != "`":
             j += 2 if line[j] == "\\" else 1
-        return min(j, len(line))
+        return j if j < len(line) else _line_end(line, i)
     depth, quote, j = 1, "", i + 2
     while j < len(line):
         ch = line[j]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch == "\\":
+        if ch == "\\" and quote != "'":
             j += 1
+        elif quote:
+            quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
         elif ch == "(":
@@ -78,7 +80,22 @@ def _substitution_close(line: str, i: int) -> int:
             if depth == 0:
                 return j
         j += 1
-    return len(line)
+    return _line_end(line, i)
+
+
+def _substituted(line: str, i: int, word: str, inner: list[str] | None) -> tuple[str, int]:
+    """The word with the substitution opened at ``line[i]`` added, and where the scan goes
+    on; its script is added to ``inner``."""
+    close = _substitution_close(line, i)
+    if inner is not None:
+        inner.append(line[i + (1 if line[i] == "`" else 2) : close])
+    end = close + 1 if close < len(line) and line[close] in ")`" else close  # unclosed: its line
+    return word + line[i:end], end
+
+
+def _line_end(line: str, i: int) -> int:
+    end = line.find("\n", i)
+    return end if end >= 0 else len(line)
 
 
 def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
@@ -91,6 +108,9 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
     start = i = 0
     while i < len(line):
         ch = line[i]
+        if quote == '"' and line.startswith(_SUBSTITUTIONS, i):  # "$(pytest)" runs it too
+            word, i = _substituted(line, i, word or "", inner)
+            continue
         if quote:
             if ch == quote:
                 quote = ""
@@ -102,11 +122,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
             i += 1
             continue
         if line.startswith(_SUBSTITUTIONS, i):  # part of a word: its commands run too
-            close = _substitution_close(line, i)
-            if inner is not None:
-                inner.append(line[i + (1 if ch == "`" else 2) : close])
-            word = f"{word or ''}{line[i : close + 1]}"
-            i = close + 1
+            word, i = _substituted(line, i, word or "", inner)
             continue
         op = _operator(line, i)
         if (op is not None or ch.isspace()) and word is not None:
@@ -161,19 +177,27 @@ def split_commands(
 ) -> list[ShellCommand]:
     """Every command a shell line runs, in order, including those of ``sh -c '...'`` scripts.
 
-    Commands end at ``&&``, ``||``, ``;``, ``|``, ``&``, a newline, ``(``, ``)``, ``$(`` or a
-    backtick outside quotes. A command inside ``sh -c`` counts as piped (and masked) when the
-    ``sh`` is. A command is masked unless every operator from it to the end of its line is
-    ``&&`` (or a pipe, with ``pipefail`` on): only then does its failure fail the line.
+    Commands end at ``&&``, ``||``, ``;``, ``|``, ``&``, a newline, ``(`` or ``)`` outside
+    quotes. A command substitution (``$(…)``, backquotes) is part of its word; its commands
+    follow the line's, masked. A command inside ``sh -c`` (also behind a runner) counts as
+    piped (and masked) when the ``sh`` is, and its script may turn ``pipefail`` on for itself.
+    A command is masked unless every operator from it to the end of its line is ``&&`` (or a
+    pipe, with ``pipefail`` on): only then does its failure fail the line.
     """
     substituted: list[str] = []
     top = _scan(line, substituted)
     if pipefail is None:
         pipefail = sets_pipefail(top)
+    # Whether an operator from each command on masks its status, from the last one back.
+    masks = [outer_masked] * (len(top) + 1)
+    for index in range(len(top) - 1, -1, -1):
+        op = top[index].then
+        masks[index] = masks[index + 1] or (
+            op is not None and op != "&&" and not (op in _PIPES and pipefail)
+        )
     commands: list[ShellCommand] = []
     for index, command in enumerate(top):
-        later = [c.then for c in top[index:] if c.then is not None]
-        masked = outer_masked or any(op != "&&" and not (op in _PIPES and pipefail) for op in later)
+        masked = masks[index]
         commands.append(replace(command, masked=masked))
         # ``sh -c SCRIPT``, behind runners too (``timeout 60 bash -c 'pytest -q'``).
         script = _script(run_by_runner(command.words) or command.words)
@@ -181,7 +205,7 @@ def split_commands(
             commands += [
                 replace(inner, piped=inner.piped or command.piped)
                 for inner in split_commands(
-                    script, outer_masked=masked, pipefail=pipefail, depth=depth + 1
+                    script, outer_masked=masked, pipefail=pipefail or None, depth=depth + 1
                 )
             ]
     for script in substituted if depth < _DEEPEST else ():  # its status is never the line's
@@ -195,11 +219,11 @@ def sets_pipefail(commands: list[ShellCommand]) -> bool:
     With ``pipefail`` a pipeline fails when any of its commands fails, so the exit status of
     ``pytest | tail`` is again that of the tests.
     """
-    return any(
-        (c.words[0] == "set" or posixpath.basename(c.words[0]) in _SHELLS)
-        and any(
+    for command in commands:
+        words = run_by_runner(command.words) or command.words  # timeout 60 bash -o pipefail -c
+        if (words[0] == "set" or posixpath.basename(words[0]) in _SHELLS) and any(
             _PIPEFAIL_FLAG.fullmatch(flag) and value == "pipefail"
-            for flag, value in zip(c.words, c.words[1:], strict=False)
-        )
-        for c in commands
-    )
+            for flag, value in pairwise(words)
+        ):
+            return True
+    return False

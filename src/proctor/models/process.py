@@ -29,14 +29,31 @@ _MAKE_VALUED = r"(?:-[CfIoW]|--(?:directory|file|makefile|include-dir|old-file|n
 target)."""
 _MAKE_FLAGS = "bBdeiknpqrRsStvw"
 _MAKE_DRY = (
-    rf"(?![^\n]*?\s(?:-[{_MAKE_FLAGS}]*[nqt][{_MAKE_FLAGS}]*"
+    rf"(?!(?:\s+[^\s'\"=]+)*?\s+(?:-[{_MAKE_FLAGS}]*[nqt][{_MAKE_FLAGS}]*"
     r"|--(?:dry-run|just-print|recon|question|touch))(?:\s|$))"
 )
-"""Not a ``make`` that only says what it would do (``-n``, ``-q``, ``-t``, ``--dry-run`` …)."""
-_NODE_VALUED = r"(?:-[wCF]|--(?:workspace|prefix|dir|filter|cwd))"
-"""Options of ``npm``, ``pnpm``, ``yarn`` and ``bun`` whose value is the next word (``npm -w
-test install``: ``test`` is no script)."""
-_NODE_OPTIONS = rf"(?:\s+(?:{_NODE_VALUED}\s+\S+|(?!{_NODE_VALUED}(?:\s|$))-\S+))*"
+"""Not a ``make`` that only says what it would do (``-n``, ``-q``, ``-t``, ``--dry-run`` …),
+told by make's own words: those before the first quoted word or variable (``make test
+ARGS="-x -q"`` runs the tests)."""
+_NODE_VALUED = (
+    r"-[CF]|--(?:prefix|dir|filter|cwd|loglevel|registry|cache|userconfig|reporter"
+    r"|workspace-concurrency|mutex|network-concurrency)"
+)
+"""Options of ``npm``, ``pnpm``, ``yarn`` and ``bun`` whose value is the next word (``npm
+--prefix test install``: ``test`` is no script); npm's ``-w`` and ``--workspace`` too (pnpm's
+``-w`` is a flag)."""
+
+
+def _node_options(valued: str) -> str:
+    """The options of a Node package manager before its script: each known valued one with
+    its value; any other, maybe with one (``npm --foo silent test``)."""
+    known = f"(?:{valued})"
+    return rf"(?:\s+(?:{known}\s+\S+|(?!{known}(?:\s|$))-\S+(?:\s+[^-\s]\S*)?))*"
+
+
+_NPM_OPTIONS = _node_options(_NODE_VALUED + r"|-w|--workspace")
+_NODE_OPTIONS = _node_options(_NODE_VALUED)
+_SCRIPTS = r"(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?"
 _CARGO_VALUED = r"(?:--(?:manifest-path|color|config|target-dir)|-Z)"
 _END = r"(?=$|[\s;&|)`'\"])"
 
@@ -45,8 +62,9 @@ DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"pytest|py\.test",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox)",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+manage\.py\s+test",
-    rf"(?:npm|pnpm|yarn|bun){_NODE_OPTIONS}(?:\s+workspace\s+\S+)?\s+(?:run{_NODE_OPTIONS}\s+)?"
-    r"(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?",
+    rf"npm{_NPM_OPTIONS}\s+(?:run{_NPM_OPTIONS}\s+)?{_SCRIPTS}",
+    rf"(?:pnpm|yarn|bun){_NODE_OPTIONS}(?:\s+workspace\s+\S+)?\s+(?:run{_NODE_OPTIONS}\s+)?"
+    rf"{_SCRIPTS}",
     rf"cargo(?:\s+(?:{_CARGO_VALUED}\s+\S+|(?!{_CARGO_VALUED}\s)[+-]\S+))*"
     r"\s+(?:test|build|check|clippy|nextest)",
     r"go(?:\s+-C\s*\S+)?\s+(?:test|build|vet)",

@@ -38,6 +38,18 @@ def texts(line: str) -> list[tuple[str, bool]]:
         ("make -j$(nproc) test", [("make -j$(nproc) test", False), ("nproc", False)]),
         ("x $(a ')' b) y", [("x $(a ')' b) y", False), ("a ')' b", False)]),
         ("x $(unclosed", [("x $(unclosed", False), ("unclosed", False)]),
+        # An escaped quote inside a substitution's double quotes ends nothing.
+        (
+            'N=$(grep -c "\\"t\\"" p.json) && npm test',
+            [
+                ('N=$(grep -c "\\"t\\"" p.json)', False),
+                ("npm test", False),
+                ('grep -c "\\"t\\"" p.json', False),
+            ],
+        ),
+        # A substitution never closed ends with its line (a heredoc's text).
+        ("echo `x\nmake test", [("echo `x", False), ("make test", False), ("x", False)]),
+        ('echo "$(pytest -q)"', [('echo "$(pytest -q)"', False), ("pytest -q", False)]),
     ],
 )
 def test_split_commands(line: str, want: list[tuple[str, bool]]) -> None:
@@ -86,3 +98,16 @@ def test_nesting_is_followed_to_a_depth_and_no_further() -> None:
     deep = "$(" * 50 + "pytest" + ")" * 50
     assert len(split_commands(deep)) == 9  # the line, then eight substitutions deep
     assert [c.text for c in split_commands("timeout 60 bash -c 'pytest -q'")][1:] == ["pytest -q"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "timeout 60 bash -o pipefail -c 'pytest | tail -3'",
+        "bash -c 'set -o pipefail; pytest | tail -3'",
+        'set -o pipefail; N=$(grep -c "\\"t\\"" p.json) && pytest | tail -3',
+    ],
+)
+def test_pipefail_is_read_behind_runners_and_in_scripts(line: str) -> None:
+    (pytest_command,) = [c for c in split_commands(line) if c.words[0] == "pytest"]
+    assert not pytest_command.masked

@@ -215,6 +215,19 @@ CHECKS = [
     'make "test"',
     'npm run "test"',
     "'pytest' -q",
+    "$(pnpm bin)/vitest run",
+    "`npm bin`/jest",
+    # A make's variables are not its options.
+    'make test ARGS="-x -q -v"',
+    "make test PYTEST_ARGS='-x -q -vv'",
+    'make check CFLAGS="-O2 -n -g"',
+    # An option a package manager is not known to take may have a value.
+    "npm --loglevel silent test",
+    "npm run --loglevel silent test",
+    "npm --registry http://localhost:4873 test",
+    "pnpm -r --workspace-concurrency 1 test",
+    "yarn --mutex network test",
+    "pnpm -w test",  # pnpm's -w is --workspace-root, a flag
 ]
 NOT_CHECKS = [
     "",
