@@ -76,6 +76,9 @@ _RUNNERS: dict[tuple[str, ...], _Runner] = {
     ("docker-compose", "run"): _runner(_COMPOSE_RUN + _COMPOSE, positional=1),
 }
 _FIRST_WORDS = frozenset(name[0] for name in _RUNNERS)
+_KEYWORDS = frozenset({"if", "then", "elif", "else", "do", "while", "until", "{"})
+"""Shell words that begin a command's place in a compound command (``if pytest; then``): the
+command after them is what runs. (``!`` is not one: it turns the command's status round.)"""
 _SUBCOMMANDS: dict[str, list[tuple[str, ...]]] = {}
 for _name in _RUNNERS:
     _SUBCOMMANDS.setdefault(_name[0], []).append(_name)
@@ -135,10 +138,11 @@ def _after(runner: _Runner, words: Sequence[str], at: int) -> int | None:
 
 def run_by_runner(words: Sequence[str]) -> tuple[str, ...] | None:
     """The words of the command that a command's runners run, with the ``NAME=VALUE`` words
-    before each left out too; None when it starts with neither, or when they run nothing."""
+    and the shell's keywords (``if``, ``then``, ``do`` …) before each left out too; None when
+    it starts with none of these, or when they run nothing."""
     at = 0
     while True:
-        while at < len(words) and _ASSIGNMENT.match(words[at]):
+        while at < len(words) and (_ASSIGNMENT.match(words[at]) or words[at] in _KEYWORDS):
             at += 1
         named = _named(words, at) if at < len(words) else None
         if named is None:

@@ -20,6 +20,9 @@ _SUBSTITUTIONS = ("$(", "`")
 """What opens a command substitution: part of the word it stands in (``make -j$(nproc)
 test`` is one command), its commands run too."""
 _PIPES = frozenset({"|", "|&"})
+_KEEPS = frozenset({None, "&&", ")"})
+"""What may follow a command whose status is the line's: ``&&``, the end of a subshell
+(``(cd app && pytest)``), or nothing."""
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _SCRIPT_FLAG = re.compile(r"-\w*c\w*")
 _OPTION_WITH_ARG = re.compile(r"[-+]\w*o")
@@ -132,6 +135,9 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
             if words:
                 text = line[start:i].strip()
                 commands.append(ShellCommand(text, tuple(words), op in _PIPES, op))
+            elif commands and commands[-1].then == ")" and op != "(":
+                # After a subshell: what follows it follows its last command (``(pytest) ||``).
+                commands[-1] = replace(commands[-1], piped=op in _PIPES, then=op)
             words = []
             i += len(op)
             start = i
@@ -181,8 +187,9 @@ def split_commands(
     quotes. A command substitution (``$(…)``, backquotes) is part of its word; its commands
     follow the line's, masked. A command inside ``sh -c`` (also behind a runner) counts as
     piped (and masked) when the ``sh`` is, and its script may turn ``pipefail`` on for itself.
-    A command is masked unless every operator from it to the end of its line is ``&&`` (or a
-    pipe, with ``pipefail`` on): only then does its failure fail the line.
+    A command is masked unless every operator from it to the end of its line is ``&&``, the
+    end of a subshell, or a pipe with ``pipefail`` on: only then does its failure fail the
+    line.
     """
     substituted: list[str] = []
     top = _scan(line, substituted)
@@ -192,9 +199,7 @@ def split_commands(
     masks = [outer_masked] * (len(top) + 1)
     for index in range(len(top) - 1, -1, -1):
         op = top[index].then
-        masks[index] = masks[index + 1] or (
-            op is not None and op != "&&" and not (op in _PIPES and pipefail)
-        )
+        masks[index] = masks[index + 1] or (op not in _KEEPS and not (op in _PIPES and pipefail))
     commands: list[ShellCommand] = []
     for index, command in enumerate(top):
         masked = masks[index]

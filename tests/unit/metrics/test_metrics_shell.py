@@ -111,3 +111,21 @@ def test_nesting_is_followed_to_a_depth_and_no_further() -> None:
 def test_pipefail_is_read_behind_runners_and_in_scripts(line: str) -> None:
     (pytest_command,) = [c for c in split_commands(line) if c.words[0] == "pytest"]
     assert not pytest_command.masked
+
+
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        ("(cd app && pytest)", False),  # a subshell's status is its last command's
+        ("((pytest))", False),
+        ("(cd a && pytest) && echo ok", False),
+        ("(pytest) || true", True),  # what follows the subshell follows its last command
+        ("(pytest); echo done", True),
+        ("(pytest) | tail", True),
+        ("set -o pipefail; (pytest) | tail", False),
+        ("if pytest -q; then echo ok; fi", True),
+    ],
+)
+def test_a_subshell_keeps_its_last_command_s_status(line: str, masked: bool) -> None:
+    (check,) = [c for c in split_commands(line) if "pytest" in c.words]
+    assert check.masked is masked

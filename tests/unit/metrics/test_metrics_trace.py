@@ -228,6 +228,10 @@ CHECKS = [
     "pnpm -r --workspace-concurrency 1 test",
     "yarn --mutex network test",
     "pnpm -w test",  # pnpm's -w is --workspace-root, a flag
+    # The shell's keywords are stepped over.
+    "if pytest -q; then echo ok; fi",
+    "until make check; do sleep 1; done",
+    "{ pytest; }",
 ]
 NOT_CHECKS = [
     "",
