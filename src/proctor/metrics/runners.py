@@ -6,7 +6,8 @@ A runner given options, ``env -u VIRTUAL_ENV pytest`` or ``uv run --with pytest-
 4``, is stepped over here, word by word, by each runner's own grammar: which of its options take
 a value, and how many words follow its options before the command (``timeout``'s duration, the
 container of ``docker exec``). An option a runner is not known to take is read as a flag, so an
-unknown option with a value leaves the command unread (no check), never a wrong one.
+unknown option with a value usually leaves the command unread (no check); only when that value
+is itself a tool's name is it taken for the command.
 
 The words are read, never matched by a regex, so a long line costs its length and no more.
 """

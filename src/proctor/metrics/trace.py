@@ -248,10 +248,7 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
         kind = call.kind or "other"
         if kind == "shell" and call.input:  # a command that reads or searches is that
             kind = looking_kind(call.input.get("command", call.input.get("cmd"))) or kind
-        if i in settled:
-            steps.append(Step(i, call, result, files, outcome(result), kind, True))
-        else:
-            steps.append(Step(i, call, result, files, outcome(result), kind))
+        steps.append(Step(i, call, result, files, outcome(result), kind, i in settled))
     return steps
 
 

@@ -33,14 +33,11 @@ ENDED = {"completed": False, "failed": True}
 was stopped, ``killed``, ended neither way)."""
 
 
-def started_in_background(structured: Any, is_error: Any, denied: bool) -> bool:
+def started_in_background(task: Any, is_error: Any, denied: bool) -> bool:
     """Whether a ``Bash`` result only says that its command goes on in the background (its
-    ``toolUseResult`` names the task: ``run_in_background``, or the user's Ctrl-B): then it
-    does not say whether the command failed, and its ``isError`` is null."""
-    if not isinstance(structured, dict) or is_error or denied:
-        return False
-    task = structured.get("backgroundTaskId")
-    return isinstance(task, str) and bool(task)
+    ``toolUseResult`` names the task, ``task``: ``run_in_background``, or the user's Ctrl-B):
+    then it does not say whether the command failed, and its ``isError`` is null."""
+    return not is_error and not denied and isinstance(task, str) and bool(task)
 
 
 def notified_results(text: Any, ts: Any) -> list[dict[str, Any]]:

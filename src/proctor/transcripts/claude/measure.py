@@ -43,7 +43,7 @@ from proctor.transcripts.builder import (
     MeasuredResult,
     PlainTrajectory,
 )
-from proctor.transcripts.claude.background import NOTIFICATION
+from proctor.transcripts.claude.background import NOTIFICATION, started_in_background
 from proctor.transcripts.claude.parser import (
     BOOKKEEPING,
     USER_REJECTED,
@@ -361,10 +361,9 @@ class _MeasureParser(_Parser):
                     if isinstance(agent, str) and agent in self.subagents:
                         self.subagent(agent)  # its events go just before this result
                 failed: bool | None = bool(block.is_error) and not denied
-                if failed is False and not denied and type(structured) is _Structured:
-                    task = structured.backgroundTaskId
-                    if type(task) is str and task:  # goes on in the background: see parser
-                        failed = None
+                task = structured.backgroundTaskId if type(structured) is _Structured else None
+                if started_in_background(task, failed, denied):
+                    failed = None  # how it ends is a later result's: its task notification
                 self.pending.append(MeasuredResult(block.tool_use_id, failed, denied))  # type: ignore[arg-type]
         return True
 

@@ -274,7 +274,8 @@ class _Parser:
                         # The subagent's events go just before the result of the call that ran it.
                         self.subagent(agent)
                 failed: bool | None = bool(block.get("is_error")) and not denied
-                if started_in_background(structured, failed, denied):
+                task = structured.get("backgroundTaskId") if isinstance(structured, dict) else None
+                if started_in_background(task, failed, denied):
                     failed = None  # how it ends is a later result's: its task notification
                 result = {
                     "type": "tool_result",

@@ -91,6 +91,7 @@ from proctor.transcripts.kinds import (
     patch_files,
     question_of,
     shell_files_in,
+    shell_folder,
     touched_files,
 )
 from proctor.transcripts.lines import decode_line, file_lines, line_text, nonblank
@@ -367,8 +368,8 @@ class _Parser:
             if self.is_shell_patch(arguments):
                 text = " ".join(command) if isinstance(command, list) else str(command)
                 return patch_files(text, self.cwd)
-            workdir = arguments.get("workdir") or arguments.get("working_directory")
-            base = workdir if isinstance(workdir, str) and workdir else self.cwd
+            workdir = shell_folder(arguments)
+            base = workdir if isinstance(workdir, str) else self.cwd
             return shell_files_in(command, base, self.cwd)
         return touched_files(arguments, self.cwd)
 

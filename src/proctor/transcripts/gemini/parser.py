@@ -59,6 +59,7 @@ from proctor.transcripts.kinds import (
     question_of,
     relativise,
     shell_files_in,
+    shell_folder,
     touched_files,
 )
 from proctor.transcripts.lines import decode_line, line_text
@@ -397,8 +398,7 @@ class _Events:
 
     def files_of(self, kind: str, args: dict[str, Any]) -> list[str]:
         if kind == "shell":
-            directory = args.get("dir_path") or args.get("directory")
-            return shell_files_in(args.get("command"), directory, self.cwd)
+            return shell_files_in(args.get("command"), shell_folder(args), self.cwd)
         files = touched_files(args, self.cwd)
         for key in ("dir_path", "paths"):
             value = args.get(key)
