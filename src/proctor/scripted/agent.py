@@ -31,6 +31,7 @@ from typing import Any
 if not __package__:  # run as a file (``python -I -S agent.py``): find proctor's own tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from proctor.scripted import AGENT_VERSION as VERSION
+from proctor.scripted.plan import filled_input
 from proctor.util.clock import now_iso
 from proctor.util.native_paths import claude_transcript
 
@@ -115,6 +116,8 @@ class Transcript:
         self.fh = open(path, "a", encoding="utf-8")  # noqa: SIM115
         self.parent: str | None = None
         self.context_chars = 0
+        self.results: list[str] = []
+        """The texts of the tool results so far (what a ``tool`` step's ``fromResults`` reads)."""
         self.messages = 0
         self.prompt_id = ""
 
@@ -183,6 +186,7 @@ class Transcript:
         self, tool_id: str, content: str, is_error: bool, structured: Any, source: str
     ) -> None:
         self.context_chars += len(content)
+        self.results.append(content)
         self._line(
             {
                 "type": "user",
@@ -397,7 +401,7 @@ class Agent:
         self._show(f"Write({spec['path']})", f"Wrote {len(spec['content'].splitlines())} lines")
 
     def do_tool(self, step: dict[str, Any]) -> None:
-        tool_id, source = self._tool(step["tool"], step.get("input", {}))
+        tool_id, source = self._tool(step["tool"], filled_input(step, self.t.results))
         output = str(step.get("output", "ok"))
         is_error = bool(step.get("isError", False))
         self.t.tool_result(tool_id, output, is_error, output, source)

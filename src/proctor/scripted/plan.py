@@ -12,6 +12,8 @@ gives one plan per A/B condition. Steps:
 ``{"write": {"path", "content"}}``        create or overwrite a file
 ``{"ask": QUESTION, "options": [...]}``   ask the user and wait for the answer
 ``{"tool": NAME, "input": {...}, "output": TEXT, "isError": BOOL}``  a raw tool call, recorded as is
+``{"tool": NAME, "input": {...}, "fromResults": {FIELD: REGEX}}``  with input fields taken from
+                                          earlier tool results (see :func:`filled_input`)
 ``{"sleep": SECONDS}``                    pause
 ``{"endTurn": true}``                     end this turn and wait for the next user message
 ``{"exit": CODE}``                        exit immediately with CODE (a crash)
@@ -32,6 +34,8 @@ This module uses the standard library only: the scripted agent imports nothing e
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Sequence
 from typing import Any
 
 ACTIONS: dict[str, set[str]] = {
@@ -42,7 +46,7 @@ ACTIONS: dict[str, set[str]] = {
     "edit": set(),
     "write": set(),
     "ask": {"options"},
-    "tool": {"input", "output", "isError"},
+    "tool": {"input", "output", "isError", "fromResults"},
     "sleep": set(),
     "endTurn": set(),
     "exit": set(),
@@ -124,6 +128,8 @@ def validate_step(step: Any, where: str) -> None:
         )
     if action == "tool" and "input" in step:
         _require(isinstance(step["input"], dict), where, "'input' must be an object")
+    if action == "tool" and "fromResults" in step:
+        _validate_from_results(step["fromResults"], where)
     if action == "tool" and "isError" in step:
         _require(isinstance(step["isError"], bool), where, "'isError' must be true or false")
     if action == "sleep":
@@ -146,6 +152,39 @@ def validate_step(step: Any, where: str) -> None:
             where,
             f"'timeoutSec' must be a number of seconds above 0, at most {MAX_SECONDS}",
         )
+
+
+def _validate_from_results(spec: Any, where: str) -> None:
+    _require(
+        isinstance(spec, dict) and len(spec) > 0,
+        where,
+        "'fromResults' must be an object of input field → regular expression",
+    )
+    for field, pattern in spec.items():
+        here = f"{where}: fromResults.{field}"
+        _require(isinstance(pattern, str), here, "expected a regular expression (a string)")
+        try:
+            groups = re.compile(pattern).groups
+        except re.error as exc:
+            raise PlanError(f"{here}: not a regular expression ({exc})") from None
+        _require(groups >= 1, here, "the expression needs a group: its first is the value")
+
+
+def filled_input(step: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
+    """A ``tool`` step's input with its ``fromResults`` fields filled in: each field takes the
+    first group of its expression's first match in the latest of ``results`` (the texts of
+    the tool results so far, oldest first) that it matches. A field no result matches keeps
+    the input's own value (or stays out). This lets a plan name what only a run tells, such
+    as the id of a task a command started in the background."""
+    tool_input = dict(step.get("input", {}))
+    for field, pattern in (step.get("fromResults") or {}).items():
+        compiled = re.compile(pattern)
+        for text in reversed(results):
+            match = compiled.search(text)
+            if match is not None and match.group(1) is not None:
+                tool_input[field] = match.group(1)
+                break
+    return tool_input
 
 
 HARNESS_ROLES = ("judge", "workhorse", "fast")

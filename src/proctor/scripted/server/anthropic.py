@@ -69,6 +69,13 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
         system=system,
         texts=tuple(texts),
         schema=_schema(body),
+        results=tuple(
+            text_of(block.get("content"))
+            for m in messages
+            if m.get("role") == "user" and isinstance(m.get("content"), list)
+            for block in m["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ),
     )
 
 

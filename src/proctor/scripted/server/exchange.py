@@ -92,6 +92,9 @@ class ModelRequest:
     system: str = ""
     texts: tuple[str, ...] = ()
     schema: dict[str, Any] | None = None
+    results: tuple[str, ...] = ()
+    """The texts of the tool results in the conversation, oldest first (what a plan's
+    ``fromResults`` reads)."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -69,7 +70,21 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
         system=system,
         texts=tuple(texts),
         schema=_schema(body),
+        results=tuple(
+            _response_text(part["functionResponse"])
+            for c in contents
+            for part in c.get("parts") or []
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+        ),
     )
+
+
+def _response_text(response: dict[str, Any]) -> str:
+    """A function response's text: its ``output`` when that is text, else its JSON."""
+    body = response.get("response")
+    if isinstance(body, dict) and isinstance(body.get("output"), str):
+        return str(body["output"])
+    return json.dumps(body, ensure_ascii=False)
 
 
 def _chunk(

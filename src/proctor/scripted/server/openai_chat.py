@@ -73,6 +73,7 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
         system=system,
         texts=tuple(texts),
         schema=_schema(body),
+        results=tuple(text_of(m.get("content")) for m in messages if m.get("role") == "tool"),
     )
 
 

@@ -108,6 +108,7 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
         system=system,
         texts=tuple(texts),
         schema=_schema(body),
+        results=tuple(text_of(i.get("output")) for i in items if i.get("type") in OUTPUT_ITEMS),
     )
 
 

@@ -112,7 +112,7 @@ class PlanRole:
             return Reply((NOTHING_LEFT,), played={"segment": segment + 1, "exhausted": True})
         options = chunks(self.steps, cuts[segment], ask_tool)
         chunk = options[min(calls, len(options) - 1)]
-        ctx = Context(request.tools, workspace_cwd(request.texts))
+        ctx = Context(request.tools, workspace_cwd(request.texts), request.results)
         call = None if chunk.step is None else tool_call(chunk.step, ctx)
         search = None if searched_last(request.turns) else search_for(call, request.tools)
         if search is not None and call is not None:

@@ -8,10 +8,11 @@ offered it falls back to a shell command through the offered shell tool.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proctor.scripted.plan import filled_input
 from proctor.scripted.server import patches
 from proctor.scripted.server.exchange import ToolCall, ToolSpec
 from proctor.scripted.server.workspace import resolve
@@ -33,6 +34,8 @@ class Context:
 
     tools: Mapping[str, ToolSpec]
     cwd: str | None
+    results: Sequence[str] = ()
+    """The texts of the conversation's tool results, oldest first."""
 
     def offered(self, names: tuple[str, ...]) -> ToolSpec | None:
         return next((self.tools[n] for n in names if n in self.tools), None)
@@ -149,7 +152,7 @@ def ask_text(step: dict[str, Any]) -> str:
 
 
 def _raw(step: dict[str, Any], ctx: Context) -> ToolCall:
-    name, args = step["tool"], dict(step.get("input", {}))
+    name, args = step["tool"], filled_input(step, ctx.results)
     spec = ctx.tools.get(name)
     if spec is not None and spec.kind == "custom" and isinstance(args.get("input"), str):
         return ToolCall(name, args, kind="custom")
