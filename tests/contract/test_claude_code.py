@@ -266,3 +266,46 @@ def test_a_check_run_in_the_background_has_the_outcome_its_notification_gives(
     results = [e for e in out["events"] if e["type"] == "tool_result"]
     ended = [e for e in results if str(e.get("output")).startswith('Background command "t"')]
     assert len(ended) == 1 and ended[0]["isError"] is (outcome == "fail")
+
+
+@pytest.mark.parametrize(("exit_code", "outcome"), [(0, "pass"), (3, "fail")])
+def test_a_background_check_read_by_task_output_has_the_outcome_the_read_gives(
+    run_cli: Callable[..., dict[str, Any]], exit_code: int, outcome: str
+) -> None:
+    """The model waits for a background command with ``TaskOutput`` (the task's id taken from
+    the first result); the read that finds it ended settles the check, before the CLI's own
+    notification of the same end."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"write": {"path": "app.py", "content": "X = 1\n"}},
+            {
+                "tool": "Bash",
+                "input": {"command": "make test", "run_in_background": True, "description": "t"},
+            },
+            {
+                "tool": "TaskOutput",
+                "input": {"block": True, "timeout": 30000},
+                "fromResults": {"task_id": r"in background with ID: (\w+)"},
+            },
+            {"say": "Done."},
+        ]
+    }
+    src = {"Makefile": f"test:\n\t@sleep 1; exit {exit_code}\n"}
+    out = run_cli(AGENT, plan, src=src)
+    process = out["trial"]["process"]
+    assert [c["outcome"] for c in process["checks"]] == [outcome]
+    assert process["verified"] is (outcome == "pass")
+    calls = {e["id"]: e["name"] for e in out["events"] if e["type"] == "tool_call"}
+    assert sorted(calls.values()) == ["Bash", "TaskOutput", "Write"]
+    bash = next(i for i, name in calls.items() if name == "Bash")
+    later = [
+        e
+        for e in out["events"]
+        if e["type"] == "tool_result" and e["id"] == bash and e.get("isError") is not None
+    ]
+    # The read's (its summary unquoted) comes first; the notification's may follow.
+    code = 2 if exit_code else 0  # make's own status for a failed recipe
+    status = "failed" if exit_code else "completed"
+    assert later[0]["output"] == f"Background command {status} with exit code {code}"
+    assert later[0]["isError"] is (outcome == "fail")

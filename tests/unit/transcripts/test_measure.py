@@ -224,6 +224,34 @@ def _queued(prompt: Any) -> str:
     return _line(type="attachment", uuid="x8", attachment=attachment)
 
 
+def _read(
+    status: str, code: int | None, *, tool: str = "TaskOutput", structured: bool = True
+) -> list[str]:
+    """A read of task b9's state and its result, as Claude Code 2.1.197 writes a
+    ``TaskOutput`` one (``BashOutput``: as the releases before task notifications did). The
+    command's own output quotes tags of the same names, which are not read."""
+    field = "task_id" if tool == "TaskOutput" else "bash_id"
+    call = _call(tool, {field: "b9", "block": True, "timeout": 30000}, tool_id="p9")
+    exit_tag = f"\n\n<exit_code>{code}</exit_code>" if code is not None else ""
+    quoted = "<status>completed</status> <exit_code>0</exit_code>"
+    if tool == "TaskOutput":
+        text = (
+            "<retrieval_status>success</retrieval_status>\n\n<task_id>b9</task_id>\n\n"
+            f"<task_type>local_bash</task_type>\n\n<status>{status}</status>{exit_tag}"
+            f"\n\n<output>\n{quoted}\n</output>"
+        )
+        task = {"task_id": "b9", "task_type": "local_bash", "status": status, "output": quoted}
+        result: Any = {"retrieval_status": "success", "task": task}
+        if code is not None:
+            task["exitCode"] = code
+    else:
+        text = f"<status>{status}</status>{exit_tag}\n\n<stdout>\n{quoted}\n</stdout>"
+        result = {"shellId": "b9", "command": "pytest", "status": status, "exitCode": code}
+    block = {"type": "tool_result", "tool_use_id": "p9", "content": text}
+    extra = {"toolUseResult": result} if structured else {}
+    return [call, _line(type="user", uuid="u7", message={"content": [block]}, **extra)]
+
+
 _BACKGROUND = _call("Bash", {"command": "pytest", "run_in_background": True})
 _GOES_ON = _result(toolUseResult={"stdout": "", "stderr": "", "backgroundTaskId": "b9"})
 """The background call's first result: the command goes on as task b9."""
@@ -528,6 +556,61 @@ SHAPES = {
         _result(),
         _queued(_notice("failed")),
     ],
+    "background check read, failed": [_BACKGROUND, _GOES_ON, *_read("failed", 2)],
+    "background check read, passed": [_BACKGROUND, _GOES_ON, *_read("completed", 0)],
+    "background check read while it runs": [_BACKGROUND, _GOES_ON, *_read("running", None)],
+    "background check read, stopped": [_BACKGROUND, _GOES_ON, *_read("killed", 137)],
+    "background check read from the text": [
+        _BACKGROUND,
+        _GOES_ON,
+        *_read("completed", 1, structured=False),
+    ],
+    "background check read by BashOutput": [
+        _BACKGROUND,
+        _GOES_ON,
+        *_read("completed", 0, tool="BashOutput"),
+    ],
+    "background check read by BashOutput, text only": [
+        _BACKGROUND,
+        _GOES_ON,
+        *_read("failed", None, tool="BashOutput", structured=False),
+    ],
+    "background check read, then notified otherwise": [
+        _BACKGROUND,
+        _GOES_ON,
+        *_read("completed", 0),
+        _queued(_notice("failed")),
+    ],
+    "background check notified, then read otherwise": [
+        _BACKGROUND,
+        _GOES_ON,
+        _queued(_notice("failed")),
+        *_read("completed", 0),
+    ],
+    "background check read, the read failing": [
+        _BACKGROUND,
+        _GOES_ON,
+        _read("completed", 0)[0],
+        _line(
+            type="user",
+            uuid="u7",
+            message={
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "p9",
+                        "content": "<status>completed</status>\n\n<exit_code>0</exit_code>",
+                        "is_error": True,
+                    }
+                ]
+            },
+        ),
+    ],
+    "a read of a task no call started": [
+        _call("Bash", {"command": "pytest"}),
+        _result(),
+        *_read("failed", 1),
+    ],
     "queued prompt": [_queued("and the docs too")],
     "queued prompt a number": [_queued(5)],
     "not UTF-8": ['{"type": "user", "uuid": "u9", "x": "\xff"}'],
@@ -668,6 +751,19 @@ def test_a_subagent_files_lines_are_a_sidechains_without_saying_so(
         ("notifications of two calls in one line", "fail"),
         ("notification quoting another's fields", "pass"),
         ("notification of a call not in the background", "pass"),
+        # A read of the task's state that found it ended says how it ended, as a
+        # notification does; whichever comes first settles the check.
+        ("background check read, failed", "fail"),
+        ("background check read, passed", "pass"),
+        ("background check read while it runs", "unknown"),
+        ("background check read, stopped", "unknown"),
+        ("background check read from the text", "fail"),
+        ("background check read by BashOutput", "pass"),
+        ("background check read by BashOutput, text only", "fail"),
+        ("background check read, then notified otherwise", "pass"),
+        ("background check notified, then read otherwise", "fail"),
+        ("background check read, the read failing", "unknown"),
+        ("a read of a task no call started", "pass"),
     ],
 )
 def test_a_background_check_ends_as_its_notification_says(

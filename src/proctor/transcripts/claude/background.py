@@ -18,6 +18,27 @@ The call's first result, that the command started, does not say whether it faile
 ``isError`` is null); the notification is the call's later result (see
 :func:`proctor.metrics.trace.paired`): a check started in the background has the outcome its
 command ended with. A user line may hold several notifications.
+
+The model may also read the task's state itself: ``TaskOutput`` (``{"task_id": …, "block":
+true}``), or ``BashOutput`` (``{"bash_id": …}``) in the releases before task notifications.
+A read that finds the command ended says so at the head of its result, and in its
+``toolUseResult``::
+
+    <retrieval_status>success</retrieval_status>
+
+    <task_id>bp5y3phg0</task_id>
+
+    <task_type>local_bash</task_type>
+
+    <status>failed</status>
+
+    <exit_code>2</exit_code>
+
+    <output>…</output>
+
+(``BashOutput``: ``<status>completed</status>``, ``<exit_code>0</exit_code>``, ``<stdout>…``).
+Such a read is a later result of the call that started the task too
+(:func:`polled_result`); whichever of the read and the notification comes first settles it.
 """
 
 from __future__ import annotations
@@ -38,6 +59,49 @@ def started_in_background(task: Any, is_error: Any, denied: bool) -> bool:
     ``toolUseResult`` names the task, ``task``: ``run_in_background``, or the user's Ctrl-B):
     then it does not say whether the command failed, and its ``isError`` is null."""
     return not is_error and not denied and isinstance(task, str) and bool(task)
+
+
+POLLS = {"TaskOutput": "task_id", "BashOutput": "bash_id"}
+"""The tools that read a background task's state, and the input field naming the task."""
+_HEAD_END = re.compile(r"<(?:output|stdout|stderr)>")
+_STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
+_EXIT = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
+
+
+def polled_task(name: Any, tool_input: Any) -> str | None:
+    """The task a ``TaskOutput`` or ``BashOutput`` call reads (None for any other call)."""
+    field = POLLS.get(name) if type(name) is str else None
+    if field is None or not isinstance(tool_input, dict):
+        return None
+    task = tool_input.get(field) or tool_input.get("shell_id") or tool_input.get("task_id")
+    return task if isinstance(task, str) and task else None
+
+
+def polled_result(call_id: str, text: Any, structured: Any, ts: Any) -> dict[str, Any] | None:
+    """The result event a read of a task's state gives the call that started the task, when
+    it found the task ended (None while it runs, or when it was stopped): its exit code says
+    whether it failed, else its status. The ``toolUseResult`` is read first; the result's
+    text, up to the command's own output, when that has neither."""
+    task = structured.get("task") if isinstance(structured, dict) else None
+    fields = task if isinstance(task, dict) else structured
+    status = fields.get("status") if isinstance(fields, dict) else None
+    code = fields.get("exitCode") if isinstance(fields, dict) else None
+    if not isinstance(status, str) and isinstance(text, str):
+        head = text[: m.start()] if (m := _HEAD_END.search(text)) else text
+        found, exit_found = _STATUS.search(head), _EXIT.search(head)
+        status = found.group(1) if found else None
+        code = int(exit_found.group(1)) if exit_found else None
+    if not isinstance(status, str) or status not in ENDED:
+        return None
+    if type(code) is int:
+        failed = code != 0
+        summary = f"Background command {status} with exit code {code}"
+    else:
+        failed = ENDED[status]
+        summary = f"Background command {status}"
+    event = {"type": "tool_result", "ts": ts, "id": call_id, "output": summary}
+    event.update(isError=failed, denied=False)
+    return event
 
 
 def notified_results(text: Any, ts: Any) -> list[dict[str, Any]]:

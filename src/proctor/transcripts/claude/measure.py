@@ -17,10 +17,10 @@ measure, but:
 
 Every line whose record is not in the common shape is handed to the full parser's own code,
 record by record: a field of another type than the full parse makes into a conforming event,
-an API error, a compaction, a task's notification, a question's answer that is not text, a
-subagent call whose label is not text, a system line other than a turn's end, an invoked
-skill's attachment or a hook's with a field of another type, a record type of its own, a line
-held back for its parent, a line that is not a JSON object or not UTF-8.
+an API error, a compaction, a task's notification or a read of its state, a question's answer
+that is not text, a subagent call whose label is not text, a system line other than a turn's
+end, an invoked skill's attachment or a hook's with a field of another type, a record type of
+its own, a line held back for its parent, a line that is not a JSON object or not UTF-8.
 So the two readers give the same measure of every session:
 ``tests/unit/transcripts/test_measure.py`` compares them on every Claude Code session of the
 fixtures, on one line of each shape decided here, and on hundreds of damaged copies of the
@@ -43,7 +43,12 @@ from proctor.transcripts.builder import (
     MeasuredResult,
     PlainTrajectory,
 )
-from proctor.transcripts.claude.background import NOTIFICATION, started_in_background
+from proctor.transcripts.claude.background import (
+    NOTIFICATION,
+    POLLS,
+    polled_task,
+    started_in_background,
+)
 from proctor.transcripts.claude.parser import (
     BOOKKEEPING,
     USER_REJECTED,
@@ -330,6 +335,10 @@ class _MeasureParser(_Parser):
         self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files))  # type: ignore[arg-type]
         if kind == "question":  # its result is the answer, which the full parser reads
             self.questions[str(block.id)] = question_of(tool_input)[0]
+        elif block.name in POLLS and block.id is not None:  # its result is the full parser's
+            task = polled_task(block.name, tool_input)
+            if task is not None:
+                self.polls[block.id] = task
 
     def fast_user(self, record: _Record, ts: str | None) -> bool | None:
         message = record.message
@@ -342,12 +351,14 @@ class _MeasureParser(_Parser):
             return not record.isMeta  # a message, or a command the CLI ran itself
         if type(content) is not list:
             return False
-        questions = self.questions
+        questions, polls = self.questions, self.polls
         structured = record.toolUseResult
         results = False
         for block in content:
             if block.type == "tool_result":
                 if questions and block.tool_use_id in questions and not _plain_answer(record):
+                    return None
+                if polls and block.tool_use_id in polls:  # a read of a background task
                     return None
                 results = True
         if not results:
@@ -364,6 +375,8 @@ class _MeasureParser(_Parser):
                 task = structured.backgroundTaskId if type(structured) is _Structured else None
                 if started_in_background(task, failed, denied):
                     failed = None  # how it ends is a later result's: its task notification
+                    if block.tool_use_id is not None:
+                        self.tasks[task] = block.tool_use_id  # type: ignore[index]
                 self.pending.append(MeasuredResult(block.tool_use_id, failed, denied))  # type: ignore[arg-type]
         return True
 

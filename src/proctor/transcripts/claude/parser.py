@@ -45,6 +45,8 @@ from proctor.transcripts.builder import (
 from proctor.transcripts.claude.background import (
     NOTIFICATION,
     notified_results,
+    polled_result,
+    polled_task,
     started_in_background,
 )
 from proctor.transcripts.claude.usage import UsageDedup
@@ -141,6 +143,10 @@ class _Parser:
         """Each counted response's ids as their digest (:func:`response_digest`), when asked for
         (history replay)."""
         self.questions: dict[str, str] = {}
+        self.tasks: dict[str, str] = {}
+        """The call that started each background task, by the task's id."""
+        self.polls: dict[str, str] = {}
+        """The task each ``TaskOutput``/``BashOutput`` call reads, by the call's id."""
         self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
         """Subagent files not parsed yet, by agent id."""
         # The methods as functions (called with the parser): bound methods would hold the
@@ -277,6 +283,8 @@ class _Parser:
                 task = structured.get("backgroundTaskId") if isinstance(structured, dict) else None
                 if started_in_background(task, failed, denied):
                     failed = None  # how it ends is a later result's: its task notification
+                    if isinstance(tool_id, str) and isinstance(task, str):
+                        self.tasks[task] = tool_id
                 result = {
                     "type": "tool_result",
                     "ts": ts,
@@ -286,6 +294,8 @@ class _Parser:
                     "denied": denied,
                 }
                 self.out(result if ts is not None and tool_id is not None else ev(**result))
+                if isinstance(tool_id, str) and tool_id in self.polls and not failed and not denied:
+                    self.polled(tool_id, output, structured, ts)
                 if tool_id in self.questions:
                     answers = (structured or {}) if not denied else {}
                     text = None
@@ -298,6 +308,17 @@ class _Parser:
                     self.out(ev(type="turn_end", ts=ts, text="aborted (interrupted by user)"))
                 else:
                     self.typed(text, ts)
+
+    def polled(self, poll_id: str, text: str, structured: Any, ts: Any) -> None:
+        """A read of a background task's state (see
+        :mod:`proctor.transcripts.claude.background`): when it found the task ended, the later
+        result of the call that started it (once)."""
+        task = self.polls.pop(poll_id)
+        started = self.tasks.get(task)
+        result = polled_result(started, text, structured, ts) if started else None
+        if result is not None:
+            del self.tasks[task]
+            self.out(result if ts is not None else ev(**result))
 
     def typed(self, text: str, ts: Any) -> None:
         """A user line's text: a message, or a command the CLI ran itself (``LOCAL_COMMAND``)."""
@@ -354,6 +375,8 @@ class _Parser:
         if side:
             call["sidechain"] = True
         self.out(call if ts is not None and tool_id is not None else ev(**call))
+        if isinstance(tool_id, str) and (task := polled_task(name, tool_input)) is not None:
+            self.polls[tool_id] = task
         if kind == "question":
             text, options = question_of(tool_input)
             self.questions[str(tool_id)] = text
