@@ -228,3 +228,37 @@ def test_a_subagents_chat_is_read_with_the_trial(run_cli: Callable[..., dict[str
         assert model not in (trial["usageCheck"] or {}).get("differences", {}), trial["usageCheck"]
     kept = sorted(p.name for p in (out["dir"] / "transcript").glob("*.jsonl"))
     assert len(kept) == 2, kept
+
+
+@pytest.mark.parametrize(("listed", "outcome"), [(True, "fail"), (False, "unknown")])
+def test_a_check_moved_to_the_background_ends_as_a_process_listing_says(
+    run_cli: Callable[..., dict[str, Any]], listed: bool, outcome: str
+) -> None:
+    """``run_shell_command`` with ``is_background`` answers at once with success; the chat
+    records no end of its own, so the check has no outcome unless the model lists the
+    background processes after the command ended (``EXITED … (Exit Code: 2)``)."""
+    require_cli(AGENT)
+    turns: list[dict[str, Any]] = [
+        {"write": {"path": "app.py", "content": "X = 1\n"}},
+        {
+            "tool": "run_shell_command",
+            "input": {"command": "make test", "is_background": True, "description": "t"},
+        },
+        {"shell": "sleep 3"},  # the command ends during this one
+    ]
+    if listed:
+        turns.append({"tool": "list_background_processes", "input": {}})
+    out = run_cli(AGENT, {"turns": [*turns, {"say": "Done."}]}, src=FAILING_MAKE)
+    process = out["trial"]["process"]
+    assert [c["outcome"] for c in process["checks"]] == [outcome]
+    assert process["verified"] is False
+    shell = next(e["id"] for e in out["events"] if e.get("name") == "run_shell_command")
+    results = [e for e in out["events"] if e["type"] == "tool_result" and e["id"] == shell]
+    assert "Command moved to background" in results[0]["output"]
+    assert results[0].get("isError") is None
+    assert [e["output"] for e in results[1:]] == (
+        ["Background command exited with exit code 2"] if listed else []
+    )
+
+
+FAILING_MAKE = {"Makefile": "test:\n\t@sleep 1; exit 3\n"}

@@ -27,17 +27,21 @@ def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutco
     ``unknown`` when the line's status need not be the check's: the check pipes into another
     command (``pytest | tail -3``) without ``pipefail``, or another command runs after it
     whatever it returned (``pytest; echo done``, ``pytest || true``), or it was started in the
-    background (Claude Code's ``run_in_background``: the call returns as soon as it started)
-    and the session never recorded how it ended (its task notification, which is the call's
-    result when it came: see :attr:`~proctor.metrics.trace.Step.settled`). ``cd app &&
-    pytest`` and ``pytest && echo ok`` keep the check's outcome.
+    background (Claude Code's ``run_in_background``, Gemini CLI's ``is_background``: the call
+    returns as soon as it started) and the session never recorded how it ended (a later result
+    of the call, such as Claude Code's task notification: see
+    :attr:`~proctor.metrics.trace.Step.settled`). ``cd app && pytest`` and ``pytest && echo
+    ok`` keep the check's outcome.
     """
     checks = check_commands(config, command)
     if not checks:
         return None
     if any(c.masked for c in checks):
         return "unknown"
-    if not step.settled and (step.call.input or {}).get("run_in_background") is True:
+    given = step.call.input or {}
+    if not step.settled and (
+        given.get("run_in_background") is True or given.get("is_background") is True
+    ):
         return "unknown"
     return step.outcome
 

@@ -386,3 +386,25 @@ def test_process_metrics_without_effort_leave_only_effort_out() -> None:
     assert full.effort.tokens["m"].input_tokens == 10 and full.effort.tool_calls == 1
     assert bare.effort == Effort()
     assert bare.model_dump(exclude={"effort"}) == full.model_dump(exclude={"effort"})
+
+
+@pytest.mark.parametrize(
+    ("flags", "want"),
+    [
+        ({}, "pass"),
+        ({"run_in_background": True}, "unknown"),  # Claude Code
+        ({"is_background": True}, "unknown"),  # Gemini CLI (read over ACP too)
+        ({"is_background": "true"}, "pass"),  # not the tool's flag: a string
+    ],
+)
+def test_a_check_started_in_the_background_and_never_settled_is_unknown(
+    flags: dict[str, Any], want: str
+) -> None:
+    """The first result of a command started in the background says it started; an agent
+    whose reader leaves that result a success (ACP) still gives the check no outcome."""
+    events = [
+        *_write("calc.py"),
+        call("t", "shell", input={"command": "pytest", **flags}),
+        result("t", False),
+    ]
+    assert [c.outcome for c in compute_process_metrics(events).checks] == [want]

@@ -399,3 +399,57 @@ def test_a_history_list_keeps_its_own_order_around_the_recorded_messages() -> No
         ("user_message", "two"),
         ("user_message", "three"),
     ]
+
+
+def _shell_call(cid: str, output: str, name: str = "run_shell_command", **args: Any) -> dict:
+    response = {"functionResponse": {"id": cid, "name": name, "response": {"output": output}}}
+    return {
+        "id": cid,
+        "name": name,
+        "args": {"command": "make test", **args} if name == "run_shell_command" else args,
+        "result": [response],
+        "status": "success",
+        "timestamp": "2026-01-01T00:00:01Z",
+    }
+
+
+MOVED = "<untrusted_context>\nCommand moved to background (PID: 4760). Output hidden.\n</untrusted_context>"
+
+
+@pytest.mark.parametrize(
+    ("listing", "settled"),
+    [
+        ("- [PID 4760] EXITED: `make test` (Exit Code: 2)", (True, "exited with exit code 2")),
+        ("- [PID 9] EXITED: `ls` (Exit Code: 1)\n- [PID 4760] EXITED: `make test` (Exit Code: 0)",
+         (False, "exited with exit code 0")),
+        ("- [PID 4760] RUNNING: `make test`", None),
+        ("- [PID 4760] KILLED: `make test` (Signal: SIGTERM)", None),
+        ("- [PID 476] EXITED: `make test` (Exit Code: 2)", None),  # another process
+        ("No background processes found.", None),
+    ],
+)  # fmt: skip
+def test_a_command_moved_to_the_background_ends_as_a_process_listing_says(
+    listing: str, settled: tuple[bool, str] | None
+) -> None:
+    """Gemini CLI 0.61.0's own texts: the first result says nothing of how the command ends
+    (``isError`` null); a later ``list_background_processes`` line with its exit code does."""
+    calls = [
+        _shell_call("s1", MOVED, is_background=True),
+        _shell_call("l1", listing, name="list_background_processes"),
+        _shell_call("l2", listing, name="list_background_processes"),  # said once only
+    ]
+    t = parse_gemini_lines([json.dumps(HEADER), gemini("g1", toolCalls=calls)])
+    results = [(e.id, e.is_error, e.output) for e in t.events if isinstance(e, ToolResult)]
+    assert results[0] == ("s1", None, MOVED)
+    later = [(failed, text) for i, failed, text in results[1:] if i == "s1"]
+    assert later == ([(settled[0], f"Background command {settled[1]}")] if settled else [])
+
+
+def test_only_a_result_that_starts_so_is_a_command_moved_to_the_background() -> None:
+    quoted = "Output: Command moved to background (PID: 4760).\nExit Code: 1"
+    calls = [
+        _shell_call("s1", quoted),
+        _shell_call("s2", "Command moved to background (PID: 7). Output hidden."),
+    ]
+    t = parse_gemini_lines([json.dumps(HEADER), gemini("g1", toolCalls=calls)])
+    assert [e.is_error for e in t.events if isinstance(e, ToolResult)] == [True, None]

@@ -19,9 +19,10 @@ A ``gemini`` message gives ``thinking`` (from ``thoughts``), ``assistant_text``,
 time, then each call's ``tool_result`` at the entry's own ``timestamp``, which is when the call
 completed (the call and its result share the entry; a call still pending has no result).
 ``isError`` is ``status == "error"``, or a shell output whose ``Exit Code:`` is not 0 (the
-status stays ``success`` then). ``cancelled`` (the user refused) and policy refusals are
-denials. ``error`` messages are ``api_error``; ``info`` and ``warning`` are known ``other``
-events.
+status stays ``success`` then); null for a command moved to the background, whose end a later
+process listing may tell (see :mod:`proctor.transcripts.gemini.background`). ``cancelled`` (the
+user refused) and policy refusals are denials. ``error`` messages are ``api_error``; ``info``
+and ``warning`` are known ``other`` events.
 
 Tokens: Gemini's ``input`` (promptTokenCount) includes ``cached`` and excludes ``tool``
 (toolUsePromptTokenCount); ``output`` (candidates) excludes ``thoughts``. So ``inputTokens =
@@ -54,6 +55,7 @@ from proctor.transcripts.builder import (
     merge_subagents,
     token_count,
 )
+from proctor.transcripts.gemini.background import LISTING, listed_ends, moved_to_background
 from proctor.transcripts.kinds import (
     gemini_kind,
     question_of,
@@ -287,6 +289,8 @@ class _Events:
         self.builder = builder
         self.cwd = cwd
         self.calls = 0
+        self.background: dict[str, str] = {}
+        """The call that started each background process, by the process id."""
 
     def add(self, event_type: str, ts: str | None, **fields: Any) -> None:
         self.builder.add(ev(type=event_type, ts=ts, **fields))
@@ -375,8 +379,12 @@ class _Events:
         denied = status == "cancelled" or (
             status == "error" and any(marker in lowered for marker in DENIAL_MARKERS)
         )
-        is_error = status == "error" and not denied
-        if not denied and kind == "shell":
+        is_error: bool | None = status == "error" and not denied
+        pid = moved_to_background(output) if kind == "shell" and status == "success" else None
+        if pid is not None:  # how it ends is a later result's (see .background)
+            is_error = None
+            self.background[pid] = call_id
+        elif not denied and kind == "shell":
             # The shell tool's trailer comes last; an earlier "Exit Code:" is the command's output.
             codes = EXIT_CODE.findall(output)
             if codes and int(codes[-1]) != 0:
@@ -389,6 +397,11 @@ class _Events:
             isError=is_error,
             denied=denied,
         )
+        if self.background and status == "success" and call.get("name") == LISTING:
+            for started, summary, failed in listed_ends(output, self.background):
+                self.add(
+                    "tool_result", ts, id=started, output=summary, isError=failed, denied=False
+                )
         if kind == "question" and status == "success":
             self.add("answer", ts, id=call_id, text=output[:TEXT_CAP])
 
