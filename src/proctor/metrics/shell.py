@@ -2,7 +2,9 @@
 
 ``cd app && uv run pytest -q | tail -3`` runs three commands; ``echo "done && make test"`` runs
 one. The scan is shell-like (single and double quotes, backslash escapes, ``#`` comments) and
-tolerant: an unbalanced quote runs to the end of the line instead of raising.
+tolerant: an unbalanced quote runs to the end of the line instead of raising. A heredoc's
+body (``cat > run.sh <<'EOF'`` … ``EOF``) is text, not commands, unless a shell reads it as
+its script (``bash <<EOF``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from proctor.metrics.runners import run_by_runner
+from proctor.metrics.runners import negates, run_by_runner, runner_detaches
 
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
 _OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "\n", "(", ")")
@@ -23,7 +25,11 @@ _PIPES = frozenset({"|", "|&"})
 _KEEPS = frozenset({None, "&&", ")"})
 """What may follow a command whose status is the line's: ``&&``, the end of a subshell
 (``(cd app && pytest)``), or nothing."""
+_ENDS = frozenset({";", "\n"})
+"""What ends a command and masks it only when another command follows (``pytest;``)."""
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_STDIN_FLAG = re.compile(r"-\w*s\w*")
+_REDIRECTION = re.compile(r"\d*(?:[<>]{1,2}|&>>?)&?")
 _SCRIPT_FLAG = re.compile(r"-\w*c\w*")
 _OPTION_WITH_ARG = re.compile(r"[-+]\w*o")
 _PIPEFAIL_FLAG = re.compile(r"-\w*o")
@@ -46,7 +52,26 @@ class ShellCommand:
     """The operator that ends the command (``&&``, ``;``, ``|``, ...); None for the last."""
     masked: bool = False
     """The line's exit status may not be this command's: a later command runs whatever this
-    one returned (after ``;``, ``||``, ``&``, a newline, or ``|`` without ``pipefail``)."""
+    one returned (after ``;``, ``||``, ``&``, a newline, or ``|`` without ``pipefail``), a
+    ``!`` turns it round, or a runner leaves it running on its own (``docker exec -d``)."""
+    heredoc: str | None = None
+    """The body of the heredoc it reads on its standard input (``bash <<EOF``), if any."""
+
+
+@dataclass(frozen=True)
+class _Heredoc:
+    """A heredoc opened by ``<<`` or ``<<-``, its body still to be read after the newline."""
+
+    command: int
+    """The index its command will have among the line's commands."""
+    delimiter: str
+    strip_tabs: bool
+    """``<<-``: leading tabs of the body's lines, the closing one's too, are not its text."""
+    quoted: bool
+    """Its delimiter was quoted (``<<'EOF'``): the body is not expanded, so no substitution
+    in it runs."""
+    stdin: bool
+    """It feeds the command's standard input (not ``3<<EOF``)."""
 
 
 def _operator(line: str, i: int) -> str | None:
@@ -101,6 +126,89 @@ def _line_end(line: str, i: int) -> int:
     return end if end >= 0 else len(line)
 
 
+def _delimiter(line: str, i: int) -> tuple[str, bool, int]:
+    """The delimiter word starting at ``line[i]`` with its quotes removed, whether any part of
+    it was quoted, and where it ends."""
+    word, quoted, quote = "", False, ""
+    while i < len(line):
+        ch = line[i]
+        if quote and ch == quote:
+            quote = ""
+        elif quote:
+            word += ch
+        elif ch in "'\"":
+            quote, quoted = ch, True
+        elif ch == "\\":
+            word, quoted = word + line[i + 1 : i + 2], True
+            i += 1
+        elif ch.isspace() or ch in ";&|()<>":
+            break
+        else:
+            word += ch
+        i += 1
+    return word, quoted, i
+
+
+def _heredoc(line: str, i: int, command: int, fd: str | None) -> tuple[_Heredoc | None, int]:
+    """The heredoc whose ``<<`` is at ``line[i]`` (``fd`` is a number written just before it,
+    ``3<<EOF``), and where the scan goes on; None when no delimiter follows."""
+    strip_tabs = line.startswith("<<-", i)
+    j = i + (3 if strip_tabs else 2)
+    while j < len(line) and line[j] in " \t":
+        j += 1
+    delimiter, quoted, end = _delimiter(line, j)
+    if not delimiter and not quoted:
+        return None, j
+    stdin = fd in (None, "0")
+    return _Heredoc(command, delimiter, strip_tabs, quoted, stdin), end
+
+
+def _body_end(line: str, i: int, heredoc: _Heredoc) -> tuple[int, int]:
+    """Where the body starting at ``line[i]`` ends, and where the line goes on after its
+    closing delimiter line; a body never closed runs to the end of the text."""
+    while i < len(line):
+        end = _line_end(line, i)
+        text = line[i:end].lstrip("\t") if heredoc.strip_tabs else line[i:end]
+        if text == heredoc.delimiter:
+            return i, min(end + 1, len(line))
+        i = end + 1
+    return len(line), len(line)
+
+
+def _read_heredocs(
+    line: str,
+    i: int,
+    heredocs: list[_Heredoc],
+    commands: list[ShellCommand],
+    inner: list[str] | None,
+) -> int:
+    """Read the bodies of the heredocs opened on the line that ended at ``line[i]``, one after
+    the other: each is given to its command, and an expanded one's substitutions are added to
+    ``inner``. Where the line goes on after the last one."""
+    for heredoc in heredocs:
+        end, i_next = _body_end(line, i, heredoc)
+        body = line[i:end]
+        if not heredoc.quoted:
+            _add_substitutions(body, inner)
+        if heredoc.stdin and heredoc.command < len(commands):
+            commands[heredoc.command] = replace(commands[heredoc.command], heredoc=body)
+        i = i_next
+    return i
+
+
+def _add_substitutions(text: str, inner: list[str] | None) -> None:
+    """Add the scripts of the command substitutions in an expanded heredoc's body to
+    ``inner``; its quotes are text."""
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text.startswith(_SUBSTITUTIONS, i):
+            i = _substituted(text, i, "", inner)[1]
+        else:
+            i += 1
+
+
 def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
     """The top-level commands of a line, in order; empty commands are dropped. The scripts of
     its command substitutions are added to ``inner``."""
@@ -108,6 +216,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
     words: list[str] = []
     word: str | None = None
     quote = ""
+    heredocs: list[_Heredoc] = []
     start = i = 0
     while i < len(line):
         ch = line[i]
@@ -127,6 +236,17 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
         if line.startswith(_SUBSTITUTIONS, i):  # part of a word: its commands run too
             word, i = _substituted(line, i, word or "", inner)
             continue
+        if line.startswith("<<<", i):  # a here-string: its word is a word
+            word, i = f"{word or ''}<<<", i + 3
+            continue
+        if line.startswith("<<", i):
+            fd = word if word is not None and word.isdigit() else None
+            if word is not None and fd is None:
+                words.append(word)
+            heredoc, i = _heredoc(line, i, len(commands), fd)
+            heredocs += [heredoc] if heredoc is not None else []
+            word = None
+            continue
         op = _operator(line, i)
         if (op is not None or ch.isspace()) and word is not None:
             words.append(word)
@@ -140,6 +260,9 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
                 commands[-1] = replace(commands[-1], piped=op in _PIPES, then=op)
             words = []
             i += len(op)
+            if op == "\n" and heredocs:
+                i = _read_heredocs(line, i, heredocs, commands, inner)
+                heredocs = []
             start = i
         elif ch == "#" and word is None:
             end = line.find("\n", i)
@@ -173,6 +296,69 @@ def _script(words: tuple[str, ...]) -> str | None:
     return None
 
 
+def _reads_stdin(words: tuple[str, ...]) -> bool:
+    """Whether a shell reads its script from its standard input: no ``-c`` and no script
+    file, or ``-s`` (``bash``, ``sh -e``, ``bash -s -- arg``, ``bash > log``)."""
+    if not words or posixpath.basename(words[0]) not in _SHELLS:
+        return False
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if _REDIRECTION.match(word):  # ``> log`` takes the next word; ``>log``, ``2>&1`` not
+            i += 2 if _REDIRECTION.fullmatch(word) else 1
+        elif word in ("-", "--"):
+            return i + 1 == len(words)  # a word after it names the script's file
+        elif not word.startswith(("-", "+")) or _SCRIPT_FLAG.fullmatch(word):
+            return False  # the script's file, or ``-c SCRIPT``
+        elif _STDIN_FLAG.fullmatch(word):
+            return True  # what follows is the script's arguments
+        else:
+            i += 2 if _OPTION_WITH_ARG.fullmatch(word) else 1
+    return True
+
+
+def _negations(top: list[ShellCommand]) -> list[bool]:
+    """Which commands a ``!`` turns the status of round: every command of a pipeline that
+    starts with one (``! pytest``, ``if ! cat x | pytest``). After a ``!`` before a subshell
+    (``! (cd app && pytest)``) every later command of the line, as where the subshell ends is
+    not kept."""
+    negated: list[bool] = []
+    pipeline = after_subshell = False
+    for index, command in enumerate(top):
+        if index == 0 or top[index - 1].then not in _PIPES:
+            pipeline = negates(command.words)
+        negated.append(pipeline or after_subshell)
+        after_subshell = after_subshell or (pipeline and command.then == "(")
+    return negated
+
+
+def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: bool) -> list[bool]:
+    """Whether each command's status may not be the line's: an operator from it to the end of
+    the line masks it, a ``!`` turns it round, or a runner leaves it running on its own."""
+    masks = [outer_masked] * (len(top) + 1)
+    for index in range(len(top) - 1, -1, -1):
+        op = top[index].then
+        keeps = (
+            op in _KEEPS or (op in _ENDS and index == len(top) - 1) or (op in _PIPES and pipefail)
+        )
+        masks[index] = masks[index + 1] or not keeps
+    negated = _negations(top)
+    return [
+        masks[index] or negated[index] or runner_detaches(command.words)
+        for index, command in enumerate(top)
+    ]
+
+
+def _inner_script(command: ShellCommand) -> str | None:
+    """The script a command has a shell run: ``sh -c SCRIPT``, or the heredoc a shell reads
+    on its standard input (``bash <<EOF``), behind runners too (``timeout 60 bash -c``)."""
+    words = run_by_runner(command.words) or command.words
+    script = _script(words)
+    if script is None and command.heredoc is not None and _reads_stdin(words):
+        return command.heredoc
+    return script
+
+
 _DEEPEST = 8
 """How many ``sh -c`` scripts and substitutions deep commands are looked for: a line nested
 deeper by hand or by a generator costs no more than that."""
@@ -188,24 +374,19 @@ def split_commands(
     follow the line's, masked. A command inside ``sh -c`` (also behind a runner) counts as
     piped (and masked) when the ``sh`` is, and its script may turn ``pipefail`` on for itself.
     A command is masked unless every operator from it to the end of its line is ``&&``, the
-    end of a subshell, or a pipe with ``pipefail`` on: only then does its failure fail the
-    line.
+    end of a subshell, a pipe with ``pipefail`` on, or a ``;`` or newline with no command
+    after it: only then does its failure fail the line. A command that a ``!`` turns round, or
+    that a runner leaves running on its own (``docker exec -d``), is masked too. A heredoc
+    fed to a shell (``bash <<EOF``) is read as its script.
     """
     substituted: list[str] = []
     top = _scan(line, substituted)
     if pipefail is None:
         pipefail = sets_pipefail(top)
-    # Whether an operator from each command on masks its status, from the last one back.
-    masks = [outer_masked] * (len(top) + 1)
-    for index in range(len(top) - 1, -1, -1):
-        op = top[index].then
-        masks[index] = masks[index + 1] or (op not in _KEEPS and not (op in _PIPES and pipefail))
     commands: list[ShellCommand] = []
-    for index, command in enumerate(top):
-        masked = masks[index]
+    for command, masked in zip(top, _masks(top, outer_masked, pipefail), strict=True):
         commands.append(replace(command, masked=masked))
-        # ``sh -c SCRIPT``, behind runners too (``timeout 60 bash -c 'pytest -q'``).
-        script = _script(run_by_runner(command.words) or command.words)
+        script = _inner_script(command)
         if script is not None and depth < _DEEPEST:
             commands += [
                 replace(inner, piped=inner.piped or command.piped)

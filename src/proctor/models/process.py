@@ -29,12 +29,12 @@ _MAKE_VALUED = r"(?:-[CfIoW]|--(?:directory|file|makefile|include-dir|old-file|n
 target)."""
 _MAKE_FLAGS = "bBdeiknpqrRsStvw"
 _MAKE_DRY = (
-    rf"(?!(?:\s+[^\s'\"=]+)*?\s+(?:-[{_MAKE_FLAGS}]*[nqt][{_MAKE_FLAGS}]*"
+    rf"(?!(?:\s+[^\s'\"]+)*?\s+(?:-[{_MAKE_FLAGS}]*[nqt][{_MAKE_FLAGS}]*"
     r"|--(?:dry-run|just-print|recon|question|touch))(?:\s|$))"
 )
 """Not a ``make`` that only says what it would do (``-n``, ``-q``, ``-t``, ``--dry-run`` …),
-told by make's own words: those before the first quoted word or variable (``make test
-ARGS="-x -q"`` runs the tests)."""
+told by make's own words, variables too (``make V=1 -n test``), up to the first quoted word
+(``make test ARGS="-x -q"`` runs the tests: the ``-q`` is the variable's)."""
 _NODE_VALUED = (
     r"-[CF]|--(?:prefix|dir|filter|cwd|loglevel|registry|cache|userconfig|reporter"
     r"|workspace-concurrency|mutex|network-concurrency)"

@@ -129,3 +129,136 @@ def test_pipefail_is_read_behind_runners_and_in_scripts(line: str) -> None:
 def test_a_subshell_keeps_its_last_command_s_status(line: str, masked: bool) -> None:
     (check,) = [c for c in split_commands(line) if "pytest" in c.words]
     assert check.masked is masked
+
+
+def masked_by_text(line: str) -> list[tuple[str, bool]]:
+    return [(c.text, c.masked) for c in split_commands(line)]
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        # A heredoc's body is text; the commands after its closing line are read.
+        ("cat > run.sh <<'EOF'\npytest -q\nEOF", [("cat > run.sh <<'EOF'", False)]),
+        (
+            "cat > run.sh <<'EOF'\npytest -q\nEOF\nbash run.sh && make test",
+            [("cat > run.sh <<'EOF'", True), ("bash run.sh", False), ("make test", False)],
+        ),
+        ("cat <<EOF > x.txt\npytest\nEOF\n", [("cat <<EOF > x.txt", False)]),
+        ('cat<<"EOF"\npytest\nEOF', [('cat<<"EOF"', False)]),
+        ("cat <<\\EOF\npytest\nEOF", [("cat <<\\EOF", False)]),
+        ("cat <<E'O'F\npytest\nEOF", [("cat <<E'O'F", False)]),
+        ("python - <<EOF\nimport pytest\nEOF", [("python - <<EOF", False)]),
+        # <<- strips the tabs before the closing delimiter; a space does not.
+        ("cat <<-EOF\n\tpytest\n\tEOF\nmypy", [("cat <<-EOF", True), ("mypy", False)]),
+        ("cat <<EOF\n\tEOF\npytest\nEOF\nmypy", [("cat <<EOF", True), ("mypy", False)]),
+        ("cat <<-EOF\n pytest\n EOF\nmypy", [("cat <<-EOF", False)]),
+        # A heredoc never closed runs to the end of the text.
+        ("cat <<EOF\npytest\nmake test", [("cat <<EOF", False)]),
+        # Two heredocs on a line: their bodies follow one another.
+        (
+            "diff - /dev/fd/3 <<A 3<<B\npytest\nA\nmypy\nB\nmake test",
+            [("diff - /dev/fd/3 <<A 3<<B", True), ("make test", False)],
+        ),
+        # The rest of the heredoc's line is read before its body.
+        (
+            "cat <<EOF | grep -q x && pytest\nbody\nEOF",
+            [("cat <<EOF", True), ("grep -q x", False), ("pytest", False)],
+        ),
+        # A here-string is a word, not a heredoc.
+        ("cat <<< x\npytest", [("cat <<< x", True), ("pytest", False)]),
+        # An expanded body's substitutions run; a quoted one's do not.
+        (
+            "cat <<EOF\n$(pytest) `mypy`\nEOF",
+            [("cat <<EOF", False), ("pytest", True), ("mypy", True)],
+        ),
+        ("cat <<'EOF'\n$(pytest)\nEOF", [("cat <<'EOF'", False)]),
+    ],
+)
+def test_a_heredoc_s_body_is_not_commands(line: str, want: list[tuple[str, bool]]) -> None:
+    assert masked_by_text(line) == want
+
+
+@pytest.mark.parametrize(
+    ("line", "script"),
+    [
+        ("bash <<EOF\npytest -q\nEOF", "pytest -q"),
+        ("sh <<'EOF'\ncd app && pytest\nEOF", "pytest"),
+        ("bash -e <<-EOF\n\tpytest\n\tEOF", "\tpytest"),
+        ("bash -s -- -x <<EOF\npytest\nEOF", "pytest"),
+        ("bash -o pipefail > log 2>&1 <<EOF\npytest\nEOF", "pytest"),
+        ("docker exec -i app bash <<EOF\npytest -q\nEOF", "pytest -q"),
+        ("timeout 60 bash - <<EOF\npytest\nEOF", "pytest"),
+    ],
+)
+def test_a_heredoc_fed_to_a_shell_is_its_script(line: str, script: str) -> None:
+    commands = split_commands(line)
+    assert script.strip() in [c.text for c in commands[1:]]
+    assert not any(c.masked for c in commands)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "bash run.sh <<EOF\npytest\nEOF",  # the script is the file; the heredoc is its input
+        "bash -c 'cat' <<EOF\npytest\nEOF",
+        "bash 3<<EOF\npytest\nEOF",  # not its standard input
+        "python3 <<EOF\npytest\nEOF",
+    ],
+)
+def test_a_heredoc_fed_to_anything_else_is_not_run(line: str) -> None:
+    assert "pytest" not in [c.text for c in split_commands(line)]
+
+
+def test_a_heredoc_fed_to_a_shell_keeps_the_shell_s_masking() -> None:
+    line = "bash <<EOF | tail -3\npytest\nEOF"
+    (check,) = [c for c in split_commands(line) if c.text == "pytest"]
+    assert check.piped and check.masked
+
+
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        ("! pytest", True),
+        ("if ! pytest -q; then exit 1; fi", True),
+        ("! cat list | pytest", True),  # a ! turns its whole pipeline round
+        ("set -o pipefail; ! pytest | tail", True),
+        ("! (cd app && pytest)", True),
+        ("pytest && ! grep -q FAILED log", False),  # the ! is another pipeline's
+        ("! grep -q x log; pytest", False),
+        ("echo ! && pytest", False),
+    ],
+)
+def test_a_bang_masks_the_pipeline_it_turns_round(line: str, masked: bool) -> None:
+    (check,) = [c for c in split_commands(line) if "pytest" in c.words]
+    assert check.masked is masked
+
+
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        ("docker exec -d app pytest", True),
+        ("docker exec -dit app sh -c 'pytest'", True),
+        ("docker exec -it app pytest", False),
+    ],
+)
+def test_a_detached_command_is_masked(line: str, masked: bool) -> None:
+    assert all(c.masked is masked for c in split_commands(line))
+
+
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        ("pytest -q\n", False),
+        ("pytest;", False),
+        ("pytest -q\n# done\n", False),
+        ("pytest;\n", False),
+        ("pytest; # done", False),
+        ("pytest; echo done", True),
+        ("pytest\necho done", True),
+        ("pytest &", True),
+    ],
+)
+def test_a_separator_with_no_command_after_it_masks_nothing(line: str, masked: bool) -> None:
+    (check,) = [c for c in split_commands(line) if c.words[0] == "pytest"]
+    assert check.masked is masked

@@ -221,6 +221,8 @@ CHECKS = [
     'make test ARGS="-x -q -v"',
     "make test PYTEST_ARGS='-x -q -vv'",
     'make check CFLAGS="-O2 -n -g"',
+    "make V=1 test CFLAGS='-n'",
+    "make V=1 ARGS=-n test",  # the variable's value, not make's option
     # An option a package manager is not known to take may have a value.
     "npm --loglevel silent test",
     "npm run --loglevel silent test",
@@ -276,6 +278,12 @@ NOT_CHECKS = [
     "make --just-print test",
     "make -q check",
     "make -kn check",
+    "make VERBOSE=1 -n test",  # after a variable too
+    "make -C app V=1 --dry-run test",
+    "make V=1 --just-print test",
+    "make V=1 J=$(nproc) --recon build",
+    "make V=1 -q check",
+    "make V=1 --question lint",
     "uv run --upgrade-package pytest python x.py",
     "./gradlew buildEnvironment",
     "docker compose up -d",

@@ -1,0 +1,94 @@
+"""Unit tests of check outcomes whose status the tool result does not give: a detached
+container command, a ``!``, a heredoc, and lines that end with a separator."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from metrics_fixtures import result, shell
+
+from proctor.metrics import MetricsConfig
+from proctor.metrics.config import check_commands
+from proctor.metrics.steps import find_checks
+from proctor.metrics.trace import build_steps
+
+
+def outcomes(command: str, is_error: bool) -> list[str]:
+    steps = build_steps([shell("c", command), result("c", is_error)])
+    return [check.outcome for check in find_checks(steps, MetricsConfig())]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker exec -d app pytest",
+        "docker exec --detach app pytest",
+        "docker exec -dit app pytest",
+        "docker compose run -d web pytest",
+        "docker compose exec --detach web sh -c 'pytest -q'",
+        "docker-compose run -d web make test",
+        "docker --context ci exec -d app pytest",
+        "sudo -b pytest",
+    ],
+)
+@pytest.mark.parametrize("is_error", [False, True])
+def test_a_detached_check_is_a_check_of_unknown_outcome(command: str, is_error: bool) -> None:
+    assert outcomes(command, is_error) == ["unknown"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["docker exec -it app pytest", "docker --context ci exec app pytest", "env -S 'pytest -q'"],
+)
+def test_control_an_attached_check_keeps_its_outcome(command: str) -> None:
+    assert outcomes(command, True) == ["fail"]
+    assert outcomes(command, False) == ["pass"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["! pytest", "if ! pytest -q; then exit 1; fi", "! (cd app && make test)", "! cat x | pytest"],
+)
+@pytest.mark.parametrize("is_error", [False, True])
+def test_a_check_a_bang_turns_round_has_an_unknown_outcome(command: str, is_error: bool) -> None:
+    assert outcomes(command, is_error) == ["unknown"]
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("cat > run.sh <<'EOF'\npytest -q\nEOF", []),
+        ("cat > run.sh <<'EOF'\npytest -q\nEOF\nbash run.sh && make test", ["fail"]),
+        ("bash <<EOF\npytest -q\nEOF", ["fail"]),
+        ("python - <<EOF\nimport subprocess; subprocess.run(['pytest'])\nEOF", []),
+        ("pytest -q\n", ["fail"]),
+        ("pytest;", ["fail"]),
+        ("pytest\necho done", ["unknown"]),
+    ],
+)
+def test_heredocs_and_separators_at_the_end(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cat <<EOF\n" * 10_000 + "pytest",
+        "cat <<A <<B <<C " * 3_400 + "\nx" * 10_000,
+        "cat <<EOF\n" + "$(x) " * 10_000 + "\nEOF",
+        "env " + "-S x " * 10_000 + "pytest",
+        "env -S '" + "env -S " * 5_000 + "pytest'",
+        "docker " + "--context x " * 5_000 + "exec app pytest",
+        "docker exec " + "-dit " * 10_000 + "app pytest",
+        "! pytest | " * 5_000,
+        "bash " + "-e " * 10_000 + "<<EOF\npytest\nEOF",
+        "make " + "V=1 " * 10_000 + "test",
+        "make " + "-C a " * 5_000 + "-n test",
+    ],
+    ids=lambda line: line[:12],
+)
+def test_adversarial_10_000_word_lines_are_read_in_linear_time(line: str) -> None:
+    started = time.perf_counter()
+    check_commands(MetricsConfig(), line)
+    assert time.perf_counter() - started < 3  # about 0.3 s; a quadratic one takes tens of seconds
