@@ -82,18 +82,23 @@ def _operator(line: str, i: int) -> str | None:
     return op
 
 
-def _substitution_close(line: str, i: int) -> int:
+def _substitution_close(line: str, i: int, budget: list[int]) -> int:
     """Where the command substitution opened at ``line[i]`` (``$(`` or a backquote) closes:
     the index of its closing ``)`` or backquote, quotes, escapes and nested parentheses
     skipped. One never closed ends with its line (a heredoc's text may hold a lone
-    backquote): the index of the next newline, or the text's length."""
-    j = i + 1
+    backquote): the index of the next newline, or the text's length.
+
+    ``budget`` is what is left of the characters the line's scans may look at (see
+    :data:`_LOOK_AHEAD`); one that runs out ends with its line too, so that a text of
+    thousands of unclosed substitutions, each looking to its end, costs its length."""
+    j, stop = i + 1, min(len(line), i + max(budget[0], 0))
     if line[i] == "`":
-        while j < len(line) and line[j] != "`":
+        while j < stop and line[j] != "`":
             j += 2 if line[j] == "\\" else 1
-        return j if j < len(line) else _line_end(line, i)
+        budget[0] -= j - i
+        return j if j < stop else _line_end(line, i)
     depth, quote, j = 1, "", i + 2
-    while j < len(line):
+    while j < stop:
         ch = line[j]
         if ch == "\\" and quote != "'":
             j += 1
@@ -106,15 +111,26 @@ def _substitution_close(line: str, i: int) -> int:
         elif ch == ")":
             depth -= 1
             if depth == 0:
+                budget[0] -= j - i
                 return j
         j += 1
+    budget[0] -= j - i
     return _line_end(line, i)
 
 
-def _substituted(line: str, i: int, word: str, inner: list[str] | None) -> tuple[str, int]:
+_LOOK_AHEAD = 4
+"""The characters a line's substitution scans may look at, all told, per character of the
+line (and :data:`_LOOK_AHEAD_LEAST` more): a line's own substitutions look at it a few times
+at most."""
+_LOOK_AHEAD_LEAST = 65_536
+
+
+def _substituted(
+    line: str, i: int, word: str, inner: list[str] | None, budget: list[int]
+) -> tuple[str, int]:
     """The word with the substitution opened at ``line[i]`` added, and where the scan goes
     on; its script is added to ``inner``."""
-    close = _substitution_close(line, i)
+    close = _substitution_close(line, i, budget)
     if inner is not None:
         inner.append(line[i + (1 if line[i] == "`" else 2) : close])
     end = close + 1 if close < len(line) and line[close] in ")`" else close  # unclosed: its line
@@ -181,6 +197,7 @@ def _read_heredocs(
     heredocs: list[_Heredoc],
     commands: list[ShellCommand],
     inner: list[str] | None,
+    budget: list[int],
 ) -> int:
     """Read the bodies of the heredocs opened on the line that ended at ``line[i]``, one after
     the other: each is given to its command, and an expanded one's substitutions are added to
@@ -189,14 +206,14 @@ def _read_heredocs(
         end, i_next = _body_end(line, i, heredoc)
         body = line[i:end]
         if not heredoc.quoted:
-            _add_substitutions(body, inner)
+            _add_substitutions(body, inner, budget)
         if heredoc.stdin and heredoc.command < len(commands):
             commands[heredoc.command] = replace(commands[heredoc.command], heredoc=body)
         i = i_next
     return i
 
 
-def _add_substitutions(text: str, inner: list[str] | None) -> None:
+def _add_substitutions(text: str, inner: list[str] | None, budget: list[int]) -> None:
     """Add the scripts of the command substitutions in an expanded heredoc's body to
     ``inner``; its quotes are text."""
     i = 0
@@ -204,7 +221,7 @@ def _add_substitutions(text: str, inner: list[str] | None) -> None:
         if text[i] == "\\":
             i += 2
         elif text.startswith(_SUBSTITUTIONS, i):
-            i = _substituted(text, i, "", inner)[1]
+            i = _substituted(text, i, "", inner, budget)[1]
         else:
             i += 1
 
@@ -217,11 +234,12 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
     word: str | None = None
     quote = ""
     heredocs: list[_Heredoc] = []
+    budget = [_LOOK_AHEAD * len(line) + _LOOK_AHEAD_LEAST]
     start = i = 0
     while i < len(line):
         ch = line[i]
         if quote == '"' and line.startswith(_SUBSTITUTIONS, i):  # "$(pytest)" runs it too
-            word, i = _substituted(line, i, word or "", inner)
+            word, i = _substituted(line, i, word or "", inner, budget)
             continue
         if quote:
             if ch == quote:
@@ -234,7 +252,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
             i += 1
             continue
         if line.startswith(_SUBSTITUTIONS, i):  # part of a word: its commands run too
-            word, i = _substituted(line, i, word or "", inner)
+            word, i = _substituted(line, i, word or "", inner, budget)
             continue
         if line.startswith("<<<", i):  # a here-string: its word is a word
             word, i = f"{word or ''}<<<", i + 3
@@ -261,7 +279,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
             words = []
             i += len(op)
             if op == "\n" and heredocs:
-                i = _read_heredocs(line, i, heredocs, commands, inner)
+                i = _read_heredocs(line, i, heredocs, commands, inner, budget)
                 heredocs = []
             start = i
         elif ch == "#" and word is None:

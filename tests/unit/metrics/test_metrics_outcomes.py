@@ -85,6 +85,9 @@ def test_heredocs_and_separators_at_the_end(command: str, want: list[str]) -> No
         "bash " + "-e " * 10_000 + "<<EOF\npytest\nEOF",
         "make " + "V=1 " * 10_000 + "test",
         "make " + "-C a " * 5_000 + "-n test",
+        "$(\n" * 10_000 + "pytest",  # each substitution unclosed: it looked to the text's end
+        "`\n" * 10_000 + "pytest",
+        "pytest $(" * 10_000,
     ],
     ids=lambda line: line[:12],
 )
