@@ -26,10 +26,11 @@ def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutco
 
     ``unknown`` when the line's status need not be the check's: the check pipes into another
     command (``pytest | tail -3``) without ``pipefail``, or another command runs after it
-    whatever it returned (``pytest; echo done``, ``pytest || true``), or it was started in the
-    background (Claude Code's ``run_in_background``, Gemini CLI's ``is_background``: the call
-    returns as soon as it started) and the session never recorded how it ended (a later result
-    of the call, such as Claude Code's task notification: see
+    whatever it returned (``pytest; echo done``, ``pytest || true``), or a ``!`` turns its
+    status round, or its runner leaves it running on its own (``docker exec -d``), or it was
+    started in the background (Claude Code's ``run_in_background``, Gemini CLI's
+    ``is_background``: the call returns as soon as it started) and the session never recorded
+    how it ended (a later result of the call, such as Claude Code's task notification: see
     :attr:`~proctor.metrics.trace.Step.settled`). ``cd app && pytest`` and ``pytest && echo
     ok`` keep the check's outcome.
     """
