@@ -262,3 +262,32 @@ def test_a_check_moved_to_the_background_ends_as_a_process_listing_says(
 
 
 FAILING_MAKE = {"Makefile": "test:\n\t@sleep 1; exit 3\n"}
+
+
+def test_a_background_check_killed_by_a_signal_has_no_outcome(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """In the terminal UI a process killed by a signal is listed ``(Exit Code: 0) (Signal:
+    15)``: that says nothing of how the tests went."""
+    require_cli(AGENT)
+    turns: list[dict[str, Any]] = [
+        {"write": {"path": "app.py", "content": "X = 1\n"}},
+        {
+            "tool": "run_shell_command",
+            "input": {"command": "make test", "is_background": True, "description": "t"},
+        },
+        {"shell": "sleep 3"},
+        {"tool": "list_background_processes", "input": {}},
+        {"say": "Done."},
+    ]
+    src = {"Makefile": "test:\n\t@sleep 1; kill -TERM 0\n"}
+    out = run_cli(AGENT, {"turns": turns}, src=src, mode="interactive")
+    listing = next(
+        e["output"]
+        for e in out["events"]
+        if e["type"] == "tool_result" and e["id"].startswith("list_background_processes")
+    )
+    assert "(Signal: 15)" in listing
+    process = out["trial"]["process"]
+    assert [c["outcome"] for c in process["checks"]] == ["unknown"]
+    assert process["verified"] is False

@@ -423,6 +423,11 @@ MOVED = "<untrusted_context>\nCommand moved to background (PID: 4760). Output hi
         ("- [PID 9] EXITED: `ls` (Exit Code: 1)\n- [PID 4760] EXITED: `make test` (Exit Code: 0)",
          (False, "exited with exit code 0")),
         ("- [PID 4760] RUNNING: `make test`", None),
+        # The terminal UI's pseudo-terminal reports a process it killed with code 0.
+        ("- [PID 4760] EXITED: `make test` (Exit Code: 0) (Signal: 15)", None),
+        ("- [PID 4760] EXITED: `make \\\n  test` (Exit Code: 1)\n- [PID 5] RUNNING: `x`",
+         (True, "exited with exit code 1")),  # a command of two lines
+        ("- [PID 4760] EXITED: `make test` (Exit Code: " + "9" * 5000 + ")", None),
         ("- [PID 4760] KILLED: `make test` (Signal: SIGTERM)", None),
         ("- [PID 476] EXITED: `make test` (Exit Code: 2)", None),  # another process
         ("No background processes found.", None),
@@ -453,3 +458,17 @@ def test_only_a_result_that_starts_so_is_a_command_moved_to_the_background() -> 
     ]
     t = parse_gemini_lines([json.dumps(HEADER), gemini("g1", toolCalls=calls)])
     assert [e.is_error for e in t.events if isinstance(e, ToolResult)] == [True, None]
+
+
+def test_an_exit_code_of_thousands_of_digits_loses_nothing() -> None:
+    """``int`` refuses a text of more than 4,300 digits: such a code must not cost the
+    message its other calls."""
+    calls = [
+        _shell_call("s1", "Output: x\nExit Code: " + "9" * 5000),
+        _shell_call("s2", "Output: ok"),
+    ]
+    t = parse_gemini_lines([json.dumps(HEADER), gemini("g1", toolCalls=calls)])
+    assert [(e.id, e.is_error) for e in t.events if isinstance(e, ToolResult)] == [
+        ("s1", True),
+        ("s2", False),
+    ]

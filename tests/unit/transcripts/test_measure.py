@@ -17,7 +17,9 @@ import pytest
 from proctor.history import replay
 from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
-from proctor.transcripts.claude import parse_claude_session_plain
+from proctor.models.trajectory import ToolResult
+from proctor.transcripts.claude import parse_claude_session, parse_claude_session_plain
+from proctor.transcripts.claude.background import polled_result
 from proctor.transcripts.claude.measure import parse_claude_for_measure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -780,3 +782,24 @@ def test_a_background_check_ends_as_its_notification_says(
     # An edit of code, then the check: the session's last call.
     assert summary["failedChecks"] == (1 if outcome == "fail" else 0)
     assert summary["verified"] is (outcome == "pass")
+
+
+def test_a_background_call_has_one_later_result_whichever_tells_its_end_first(
+    tmp_path: Path,
+) -> None:
+    """A notification and a read of the same end: the trajectory holds the first only (the
+    measure takes the first anyway)."""
+    for told in ([_queued(_notice("failed")), *_read("completed", 0)],
+                 [*_read("failed", 2), _queued(_notice("completed"))]):  # fmt: skip
+        main = tmp_path / "s.jsonl"
+        main.write_text("\n".join([_BACKGROUND, _GOES_ON, *told]) + "\n")
+        events = parse_claude_session(main).events
+        later = [e for e in events if isinstance(e, ToolResult) and e.id == "t9"][1:]
+        assert [e.is_error for e in later] == [True]
+
+
+def test_an_exit_code_of_thousands_of_digits_is_read_by_the_status() -> None:
+    text = "<status>failed</status>\n\n<exit_code>" + "9" * 5000 + "</exit_code>"
+    result = polled_result("t9", text, None, "2026-01-01T00:00:00Z")
+    assert result is not None and result["isError"] is True
+    assert result["output"] == "Background command failed"

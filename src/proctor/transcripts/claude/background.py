@@ -65,7 +65,7 @@ POLLS = {"TaskOutput": "task_id", "BashOutput": "bash_id"}
 """The tools that read a background task's state, and the input field naming the task."""
 _HEAD_END = re.compile(r"<(?:output|stdout|stderr)>")
 _STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
-_EXIT = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
+_EXIT = re.compile(r"<exit_code>\s*(-?\d{1,12})\s*</exit_code>")
 
 
 def polled_task(name: Any, tool_input: Any) -> str | None:
@@ -95,7 +95,7 @@ def polled_result(call_id: str, text: Any, structured: Any, ts: Any) -> dict[str
         return None
     if type(code) is int:
         failed = code != 0
-        summary = f"Background command {status} with exit code {code}"
+        summary = f"Background command {'failed' if failed else 'completed'} with exit code {code}"
     else:
         failed = ENDED[status]
         summary = f"Background command {status}"

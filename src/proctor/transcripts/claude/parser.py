@@ -147,6 +147,8 @@ class _Parser:
         """The call that started each background task, by the task's id."""
         self.polls: dict[str, str] = {}
         """The task each ``TaskOutput``/``BashOutput`` call reads, by the call's id."""
+        self.ended: set[str] = set()
+        """The calls given a later result (how their background command ended)."""
         self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
         """Subagent files not parsed yet, by agent id."""
         # The methods as functions (called with the parser): bound methods would hold the
@@ -318,6 +320,13 @@ class _Parser:
         result = polled_result(started, text, structured, ts) if started else None
         if result is not None:
             del self.tasks[task]
+            self.later(result, ts)
+
+    def later(self, result: dict[str, Any], ts: Any) -> None:
+        """A call's later result (how its background command ended), unless it has one: a read
+        and a notification of the same end give it one."""
+        if result["id"] not in self.ended:
+            self.ended.add(result["id"])
             self.out(result if ts is not None else ev(**result))
 
     def typed(self, text: str, ts: Any) -> None:
@@ -458,7 +467,7 @@ class _Parser:
         """Task notifications: each the later result of the call that started the task, when
         it says how the task ended (see :mod:`proctor.transcripts.claude.background`)."""
         for result in notified_results(text, ts):
-            self.out(result if ts is not None else ev(**result))
+            self.later(result, ts)
 
     def finish(self) -> Trajectory:
         """Everything after the last line: held-back records, subagent files no call named,

@@ -14,7 +14,9 @@ say whether the command failed: its ``isError`` is null. The chat records no end
 
 A line with an exit code is the later result of the call that started that process (see
 :func:`proctor.metrics.trace.paired`): 0 a pass, any other code a failure. A process still
-running, or ended by a signal, says nothing.
+running, or ended by a signal, says nothing: ``(Exit Code: 0) (Signal: 15)`` is how the
+terminal UI's pseudo-terminal reports a process it killed. A command of several lines spans
+as many lines of the listing.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import re
 
 MOVED = re.compile(r"\A\s*(?:<untrusted_context>\s*)?Command moved to background \(PID: (\d+)\)")
 LISTING = "list_background_processes"
-_LISTED = re.compile(r"^- \[PID (\d+)\] (\w+): .*\(Exit Code: (-?\d+)\)", re.M)
+_LISTED = re.compile(r"^- \[PID (\d+)\] (\w+): (.*?)(?=\n- \[PID |\Z)", re.M | re.S)
+_ENDED = re.compile(r"\(Exit Code: (-?\d{1,12})\)\s*\Z")
+"""The end of a listed process that exited: its code, with no ``(Signal: …)`` after it."""
 
 
 def moved_to_background(output: str) -> str | None:
@@ -38,9 +42,11 @@ def listed_ends(output: str, started: dict[str, str]) -> list[tuple[str, str, bo
     and whether it failed. Those are taken out of ``started`` (a later listing says nothing
     more of them)."""
     ends = []
-    for pid, status, code in _LISTED.findall(output):
-        call_id = started.pop(pid, None)
-        if call_id is not None:
-            summary = f"Background command {status.lower()} with exit code {code}"
-            ends.append((call_id, summary, int(code) != 0))
+    for pid, status, rest in _LISTED.findall(output):
+        ended = _ENDED.search(rest)
+        if ended is None or pid not in started:
+            continue
+        code = ended.group(1)
+        summary = f"Background command {status.lower()} with exit code {code}"
+        ends.append((started.pop(pid), summary, int(code) != 0))
     return ends

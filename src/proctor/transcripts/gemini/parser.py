@@ -69,7 +69,7 @@ from proctor.util.files import open_regular, read_regular
 
 OUTPUT_CAP = 20_000
 TEXT_CAP = 2000
-EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)", re.M)
+EXIT_CODE = re.compile(r"^Exit Code: (-?\d{1,12})", re.M)
 DENIAL_MARKERS = (
     "denied by policy",
     "user did not allow tool call",
