@@ -241,3 +241,40 @@ def test_a_spawned_subagents_thread_is_read_with_the_trial(
     assert trial["usageCheck"]["ok"] is True, trial["usageCheck"]
     kept = sorted(p.name for p in (out["dir"] / "transcript").glob("rollout-*.jsonl"))
     assert len(kept) == 2, kept
+
+
+def test_a_check_polled_with_write_stdin_has_the_outcome_its_exit_gives(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """A check that outlives its first wait is polled with ``write_stdin`` to the session
+    Codex named (a plan's ``fromResults``, taken as a number: Codex refuses a string); the
+    poll that says the process exited gives the check its outcome."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"write": {"path": "app.py", "content": "X = 1\n"}},
+            {"tool": "exec_command", "input": {"cmd": "make test", "yield_time_ms": 250}},
+            {
+                "tool": "write_stdin",
+                "input": {"session_id": 0, "chars": "", "yield_time_ms": 10000},
+                "fromResults": {"session_id": r"Process running with session ID (\d+)"},
+            },
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(AGENT, plan, src={"Makefile": "test:\n\t@sleep 2; exit 3\n"})
+    polls = [e for e in out["events"] if e["type"] == "tool_call" and e["name"] == "write_stdin"]
+    assert polls == []  # a poll is part of its command's step
+    items = [
+        json.loads(line).get("payload") or {}
+        for line in (out["dir"] / "raw-transcript.jsonl").read_text().splitlines()
+    ]
+    (poll,) = [i for i in items if i.get("name") == "write_stdin"]
+    assert isinstance(json.loads(poll["arguments"])["session_id"], int)
+    (answer,) = [
+        i["output"] for i in items if i.get("call_id") == poll["call_id"] and "output" in i
+    ]
+    assert "Process exited with code 2" in answer  # Codex took the poll
+    process = out["trial"]["process"]
+    assert [c["outcome"] for c in process["checks"]] == ["fail"]
+    assert process["verified"] is False

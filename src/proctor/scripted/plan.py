@@ -171,20 +171,38 @@ def _validate_from_results(spec: Any, where: str) -> None:
 
 
 def filled_input(step: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
-    """A ``tool`` step's input with its ``fromResults`` fields filled in: each field takes the
-    first group of its expression's first match in the latest of ``results`` (the texts of
-    the tool results so far, oldest first) that it matches. A field no result matches keeps
-    the input's own value (or stays out). This lets a plan name what only a run tells, such
-    as the id of a task a command started in the background."""
+    """A ``tool`` step's input with its ``fromResults`` fields filled in: each field (a
+    top-level key of the input) takes the first group of its expression's first match in the
+    latest of ``results`` (the texts of the tool results so far, oldest first) that gives it
+    one. A field whose ``input`` value is a number takes the match as a number (Codex's
+    ``write_stdin`` wants its ``session_id`` so). An empty group, or text that is not a
+    number where one is wanted, is no value; a field no result gives one keeps the input's
+    own value (or stays out). This lets a plan name what only a run tells, such as the id of
+    a task a command started in the background."""
     tool_input = dict(step.get("input", {}))
     for field, pattern in (step.get("fromResults") or {}).items():
-        compiled = re.compile(pattern)
+        compiled, default = re.compile(pattern), tool_input.get(field)
         for text in reversed(results):
             match = compiled.search(text)
-            if match is not None and match.group(1) is not None:
-                tool_input[field] = match.group(1)
+            value = _typed(match.group(1), default) if match is not None else None
+            if value is not None:
+                tool_input[field] = value
                 break
     return tool_input
+
+
+def _typed(text: str | None, default: Any) -> Any:
+    """A matched value as the type of the field's own value (text, or a number); None for
+    no value."""
+    if not text:
+        return None
+    if isinstance(default, bool) or not isinstance(default, int | float):
+        return text
+    try:
+        number = int(text) if isinstance(default, int) else float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 HARNESS_ROLES = ("judge", "workhorse", "fast")

@@ -57,6 +57,21 @@ def test_the_latest_result_that_matches_gives_the_value() -> None:
     assert STEP["input"] == {"task_id": "unknown", "block": True}  # the plan is left as it was
 
 
+def test_a_number_field_takes_the_match_as_a_number_and_an_empty_match_is_no_value() -> None:
+    """Codex's ``write_stdin`` wants its ``session_id`` as a number: a string is refused."""
+    poll = {"tool": "write_stdin", "input": {"session_id": 0, "chars": ""}}
+    poll["fromResults"] = {"session_id": r"session ID (\w+)"}
+    results = ["Process running with session ID 42541", "Process running with session ID x7"]
+    # The latest result's value is not a number: the one before gives it.
+    assert filled_input(poll, results) == {"session_id": 42541, "chars": ""}
+    ratio = {"tool": "X", "input": {"r": 0.5}, "fromResults": {"r": r"r=(\S+)"}}
+    assert filled_input(ratio, ["r=2.5", "r=inf"]) == {"r": 2.5}
+    kept = {"tool": "X", "input": {"id": "keep"}, "fromResults": {"id": r"ID: (\d*)"}}
+    assert filled_input(kept, ["with ID: bp5y"]) == {"id": "keep"}
+    flag = {"tool": "X", "input": {"on": True}, "fromResults": {"on": r"on=(\w+)"}}
+    assert filled_input(flag, ["on=yes"]) == {"on": "yes"}  # a flag is not a number
+
+
 def test_each_dialect_gives_its_tool_results_in_order() -> None:
     claude = anthropic.parse(
         {
