@@ -240,29 +240,36 @@ def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path
     assert sorted(p.name for p in marks.iterdir()) == ["pre-bash", "session-start"]
 
 
+BACKGROUND_CHECK = {
+    "tool": "Bash",
+    "input": {"command": "make test", "run_in_background": True, "description": "t"},
+}
+
+
+def _background_check(
+    run_cli: Callable[..., dict[str, Any]], exit_code: int, outcome: str, then: dict[str, Any]
+) -> dict[str, Any]:
+    """A trial that edits code, starts ``make test`` (ending with ``exit_code``) in the
+    background, then plays ``then``: its check has ``outcome``."""
+    require_cli(AGENT)
+    write = {"write": {"path": "app.py", "content": "X = 1\n"}}
+    plan = {"turns": [write, BACKGROUND_CHECK, then, {"say": "Done."}]}
+    src = {"Makefile": f"test:\n\t@sleep 1; exit {exit_code}\n"}
+    out = run_cli(AGENT, plan, src=src)
+    process = out["trial"]["process"]
+    assert [c["outcome"] for c in process["checks"]] == [outcome]
+    assert process["verified"] is (outcome == "pass")
+    return out
+
+
 @pytest.mark.parametrize(("exit_code", "outcome"), [(0, "pass"), (3, "fail")])
 def test_a_check_run_in_the_background_has_the_outcome_its_notification_gives(
     run_cli: Callable[..., dict[str, Any]], exit_code: int, outcome: str
 ) -> None:
     """The CLI answers a background ``Bash`` call at once and records how the command ended in
     a task notification later; the check's outcome is the notification's."""
-    require_cli(AGENT)
-    plan = {
-        "turns": [
-            {"write": {"path": "app.py", "content": "X = 1\n"}},
-            {
-                "tool": "Bash",
-                "input": {"command": "make test", "run_in_background": True, "description": "t"},
-            },
-            {"shell": "sleep 4"},  # the command ends, and is notified, during this one
-            {"say": "Done."},
-        ]
-    }
-    src = {"Makefile": f"test:\n\t@sleep 1; exit {exit_code}\n"}
-    out = run_cli(AGENT, plan, src=src)
-    process = out["trial"]["process"]
-    assert [c["outcome"] for c in process["checks"]] == [outcome]
-    assert process["verified"] is (outcome == "pass")
+    # The command ends, and is notified, during the sleep.
+    out = _background_check(run_cli, exit_code, outcome, {"shell": "sleep 4"})
     results = [e for e in out["events"] if e["type"] == "tool_result"]
     ended = [e for e in results if str(e.get("output")).startswith('Background command "t"')]
     assert len(ended) == 1 and ended[0]["isError"] is (outcome == "fail")
@@ -275,27 +282,12 @@ def test_a_background_check_read_by_task_output_has_the_outcome_the_read_gives(
     """The model waits for a background command with ``TaskOutput`` (the task's id taken from
     the first result); the read that finds it ended settles the check, before the CLI's own
     notification of the same end."""
-    require_cli(AGENT)
-    plan = {
-        "turns": [
-            {"write": {"path": "app.py", "content": "X = 1\n"}},
-            {
-                "tool": "Bash",
-                "input": {"command": "make test", "run_in_background": True, "description": "t"},
-            },
-            {
-                "tool": "TaskOutput",
-                "input": {"block": True, "timeout": 30000},
-                "fromResults": {"task_id": r"in background with ID: (\w+)"},
-            },
-            {"say": "Done."},
-        ]
+    read = {
+        "tool": "TaskOutput",
+        "input": {"block": True, "timeout": 30000},
+        "fromResults": {"task_id": r"in background with ID: (\w+)"},
     }
-    src = {"Makefile": f"test:\n\t@sleep 1; exit {exit_code}\n"}
-    out = run_cli(AGENT, plan, src=src)
-    process = out["trial"]["process"]
-    assert [c["outcome"] for c in process["checks"]] == [outcome]
-    assert process["verified"] is (outcome == "pass")
+    out = _background_check(run_cli, exit_code, outcome, read)
     calls = {e["id"]: e["name"] for e in out["events"] if e["type"] == "tool_call"}
     assert sorted(calls.values()) == ["Bash", "TaskOutput", "Write"]
     bash = next(i for i, name in calls.items() if name == "Bash")
@@ -304,8 +296,9 @@ def test_a_background_check_read_by_task_output_has_the_outcome_the_read_gives(
         for e in out["events"]
         if e["type"] == "tool_result" and e["id"] == bash and e.get("isError") is not None
     ]
-    # The read's (its summary unquoted) comes first; the notification's may follow.
+    # The read's comes first, and is the call's only later result (the notification of the
+    # same end gives none).
     code = 2 if exit_code else 0  # make's own status for a failed recipe
     status = "failed" if exit_code else "completed"
-    assert later[0]["output"] == f"Background command {status} with exit code {code}"
+    assert [e["output"] for e in later] == [f"Background command {status} with exit code {code}"]
     assert later[0]["isError"] is (outcome == "fail")
