@@ -84,8 +84,9 @@ def _operator(line: str, i: int) -> str | None:
 
 def _substitution_close(line: str, i: int, budget: list[int]) -> int:
     """Where the command substitution opened at ``line[i]`` (``$(`` or a backquote) closes:
-    the index of its closing ``)`` or backquote, quotes, escapes and nested parentheses
-    skipped. One never closed ends with its line (a heredoc's text may hold a lone
+    the index of its closing ``)`` or backquote, quotes, escapes, nested parentheses and the
+    bodies of heredocs (``$(cat <<'EOF'`` … ``EOF`` ``)``, whose text may hold a lone ``'``
+    or ``)``) skipped. One never closed ends with its line (a heredoc's text may hold a lone
     backquote): the index of the next newline, or the text's length.
 
     ``budget`` is what is left of the characters the line's scans may look at (see
@@ -98,6 +99,7 @@ def _substitution_close(line: str, i: int, budget: list[int]) -> int:
         budget[0] -= j - i
         return j if j < stop else _line_end(line, i)
     depth, quote, j = 1, "", i + 2
+    heredocs: list[_Heredoc] = []  # opened on the line being read: their bodies are text
     while j < stop:
         ch = line[j]
         if ch == "\\" and quote != "'":
@@ -106,6 +108,19 @@ def _substitution_close(line: str, i: int, budget: list[int]) -> int:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
+        elif ch == "<" and line.startswith("<<", j):  # git commit -m "$(cat <<'EOF' … EOF )"
+            if line.startswith("<<<", j):
+                j += 3
+                continue
+            heredoc, j = _heredoc(line, j, 0, None)
+            heredocs += [heredoc] if heredoc is not None else []
+            continue
+        elif ch == "\n" and heredocs:
+            j += 1
+            for heredoc in heredocs:
+                j = _body_end(line, j, heredoc)[1]
+            heredocs = []
+            continue
         elif ch == "(":
             depth += 1
         elif ch == ")":
@@ -185,7 +200,7 @@ def _body_end(line: str, i: int, heredoc: _Heredoc) -> tuple[int, int]:
     while i < len(line):
         end = _line_end(line, i)
         text = line[i:end].lstrip("\t") if heredoc.strip_tabs else line[i:end]
-        if text == heredoc.delimiter:
+        if text.removesuffix("\r") == heredoc.delimiter:  # a CRLF text's lines end in \r
             return i, min(end + 1, len(line))
         i = end + 1
     return len(line), len(line)

@@ -71,6 +71,29 @@ def test_heredocs_and_separators_at_the_end(command: str, want: list[str]) -> No
     assert outcomes(command, True) == want
 
 
+COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
+"""Claude Code's way of writing a commit message: a heredoc inside a substitution."""
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        (COMMIT.format('Add CI step\n\nIt\'s now "npm ci && npm test"'), []),
+        (COMMIT.format('Fix parser\n\n1) Run "cd app && make test" before pushing'), []),
+        (COMMIT.format("Don't break `npm test`"), []),
+        ("pytest -q && git add -A && " + COMMIT.format("- Don't crash\n- Ran `pytest -q`"), ["fail"]),
+        ("MSG=$(cat <<'EOF'\nDon't panic\nEOF\n)\ngit commit -m \"$MSG\" && pytest -q", ["fail"]),
+        ("BODY=$(cat <<'EOF'\nIt's fixed :)\nEOF\n)\npytest -q", ["fail"]),
+        ("x=$(cat <<EOF\n$(pytest -q)\nEOF\n)", ["unknown"]),  # an unquoted body's substitution
+        ("cat > f <<'EOF'\r\nx\r\nEOF\r\npytest -q\r\n", ["fail"]),  # CRLF lines
+    ],
+)  # fmt: skip
+def test_a_heredoc_inside_a_substitution_is_text(command: str, want: list[str]) -> None:
+    """Its body's quotes and parentheses are text: they neither close the substitution nor
+    open a quote that hides the rest of the line."""
+    assert outcomes(command, True) == want
+
+
 @pytest.mark.parametrize(
     "line",
     [
