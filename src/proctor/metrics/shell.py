@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
+from proctor.metrics.errexit import failure_ends_line, shell_errexit
 from proctor.metrics.runners import negates, run_by_runner, runner_detaches
 
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
@@ -56,6 +57,9 @@ class ShellCommand:
     ``!`` turns it round, or a runner leaves it running on its own (``docker exec -d``)."""
     heredoc: str | None = None
     """The body of the heredoc it reads on its standard input (``bash <<EOF``), if any."""
+    nested: bool = False
+    """It runs in a subshell (``(cd app && pytest)``): its ``set -e`` or ``exit`` ends that
+    subshell only."""
 
 
 @dataclass(frozen=True)
@@ -250,6 +254,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
     quote = ""
     heredocs: list[_Heredoc] = []
     budget = [_LOOK_AHEAD * len(line) + _LOOK_AHEAD_LEAST]
+    depth = 0  # of subshells
     start = i = 0
     while i < len(line):
         ch = line[i]
@@ -287,10 +292,12 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
         if op is not None:
             if words:
                 text = line[start:i].strip()
-                commands.append(ShellCommand(text, tuple(words), op in _PIPES, op))
+                command = ShellCommand(text, tuple(words), op in _PIPES, op, nested=depth > 0)
+                commands.append(command)
             elif commands and commands[-1].then == ")" and op != "(":
                 # After a subshell: what follows it follows its last command (``(pytest) ||``).
                 commands[-1] = replace(commands[-1], piped=op in _PIPES, then=op)
+            depth = depth + 1 if op == "(" else max(depth - 1, 0) if op == ")" else depth
             words = []
             i += len(op)
             if op == "\n" and heredocs:
@@ -313,7 +320,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
     if word is not None:
         words.append(word)
     if words:
-        commands.append(ShellCommand(line[start:].strip(), tuple(words), False))
+        commands.append(ShellCommand(line[start:].strip(), tuple(words), False, nested=depth > 0))
     return commands
 
 
@@ -365,9 +372,13 @@ def _negations(top: list[ShellCommand]) -> list[bool]:
     return negated
 
 
-def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: bool) -> list[bool]:
+def _masks(
+    top: list[ShellCommand], outer_masked: bool, pipefail: bool, errexit: bool
+) -> list[bool]:
     """Whether each command's status may not be the line's: an operator from it to the end of
-    the line masks it, a ``!`` turns it round, or a runner leaves it running on its own."""
+    the line masks it (unless its failure ends the line: ``set -e``, ``|| exit 1``, see
+    :mod:`~proctor.metrics.errexit`), a ``!`` turns it round, or a runner leaves it running
+    on its own."""
     masks = [outer_masked] * (len(top) + 1)
     for index in range(len(top) - 1, -1, -1):
         op = top[index].then
@@ -376,8 +387,11 @@ def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: bool) -> list[
         )
         masks[index] = masks[index + 1] or not keeps
     negated = _negations(top)
+    ends = failure_ends_line(top, negated, errexit, pipefail)
     return [
-        masks[index] or negated[index] or runner_detaches(command.words)
+        (outer_masked if ends[index] else masks[index])
+        or negated[index]
+        or runner_detaches(command.words)
         for index, command in enumerate(top)
     ]
 
@@ -398,7 +412,12 @@ deeper by hand or by a generator costs no more than that."""
 
 
 def split_commands(
-    line: str, *, outer_masked: bool = False, pipefail: bool | None = None, depth: int = 0
+    line: str,
+    *,
+    outer_masked: bool = False,
+    pipefail: bool | None = None,
+    errexit: bool = False,
+    depth: int = 0,
 ) -> list[ShellCommand]:
     """Every command a shell line runs, in order, including those of ``sh -c '...'`` scripts.
 
@@ -408,23 +427,30 @@ def split_commands(
     piped (and masked) when the ``sh`` is, and its script may turn ``pipefail`` on for itself.
     A command is masked unless every operator from it to the end of its line is ``&&``, the
     end of a subshell, a pipe with ``pipefail`` on, or a ``;`` or newline with no command
-    after it: only then does its failure fail the line. A command that a ``!`` turns round, or
-    that a runner leaves running on its own (``docker exec -d``), is masked too. A heredoc
-    fed to a shell (``bash <<EOF``) is read as its script.
+    after it: only then does its failure fail the line; or unless its failure ends the line
+    (``set -e``, ``|| exit 1``; ``errexit``: the line starts under ``set -e``). A command
+    that a ``!`` turns round, or that a runner leaves running on its own (``docker exec
+    -d``), is masked too. A heredoc fed to a shell (``bash <<EOF``) is read as its script.
     """
     substituted: list[str] = []
     top = _scan(line, substituted)
     if pipefail is None:
         pipefail = sets_pipefail(top)
     commands: list[ShellCommand] = []
-    for command, masked in zip(top, _masks(top, outer_masked, pipefail), strict=True):
+    masks = _masks(top, outer_masked, pipefail, errexit)
+    for command, masked in zip(top, masks, strict=True):
         commands.append(replace(command, masked=masked))
         script = _inner_script(command)
         if script is not None and depth < _DEEPEST:
+            shell = shell_errexit(run_by_runner(command.words) or command.words)
             commands += [
                 replace(inner, piped=inner.piped or command.piped)
                 for inner in split_commands(
-                    script, outer_masked=masked, pipefail=pipefail or None, depth=depth + 1
+                    script,
+                    outer_masked=masked,
+                    pipefail=pipefail or None,
+                    errexit=shell,
+                    depth=depth + 1,
                 )
             ]
     for script in substituted if depth < _DEEPEST else ():  # its status is never the line's

@@ -71,6 +71,41 @@ def test_heredocs_and_separators_at_the_end(command: str, want: list[str]) -> No
     assert outcomes(command, True) == want
 
 
+@pytest.mark.parametrize(
+    ("command", "known"),
+    [
+        ("set -euo pipefail\ncd app\npytest -q\necho 'All tests passed'", True),
+        ("set -e; pytest; make lint", True),
+        ("set -o errexit\npytest\necho done", True),
+        ("set -eo pipefail\npytest | tail -3\necho", True),
+        ("bash -e -c 'pytest; echo done'", True),
+        ("bash -e <<EOF\npytest -q\necho ok\nEOF", True),
+        ("(cd app); set -e; pytest; echo", True),
+        ("pytest -q || exit 1; echo done", True),
+        ("pytest -q || exit; echo done", True),
+        ("pytest || exit $?; echo", True),
+        # The shell does not exit: these stay as their operators say.
+        ("set -e; pytest && echo ok; echo done", False),  # not the list's last command
+        ("set -e; if pytest; then echo; fi", False),  # a condition
+        ("set -e; ! pytest; echo", False),
+        ("set -e; set +e; pytest; echo", False),
+        ("set -e\npytest | tail -3\necho", False),  # no pipefail
+        ("(set -e; pytest; echo) || true", False),  # it ends the subshell only
+        ("(set -e); pytest; echo", False),
+        ("set -e; pytest || echo failed; echo", False),
+        ("set -e; pytest & echo", False),
+        ("bash -c 'pytest; echo done'", False),
+        ("pytest -q || exit 0", False),
+        ("set -- -e; pytest; echo", False),
+    ],
+)
+def test_a_check_whose_failure_ends_the_line_keeps_its_outcome(command: str, known: bool) -> None:
+    """Under ``set -e``, or followed by ``|| exit 1``, a failing check ends the line with
+    its failure: the ``;`` after it hides nothing."""
+    want = (["fail"], ["pass"]) if known else (["unknown"], ["unknown"])
+    assert (outcomes(command, True), outcomes(command, False)) == want
+
+
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
 """Claude Code's way of writing a commit message: a heredoc inside a substitution."""
 
