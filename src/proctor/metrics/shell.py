@@ -418,6 +418,7 @@ def split_commands(
     pipefail: bool | None = None,
     errexit: bool = False,
     depth: int = 0,
+    _reading: list[int] | None = None,
 ) -> list[ShellCommand]:
     """Every command a shell line runs, in order, including those of ``sh -c '...'`` scripts.
 
@@ -431,7 +432,12 @@ def split_commands(
     (``set -e``, ``|| exit 1``; ``errexit``: the line starts under ``set -e``). A command
     that a ``!`` turns round, or that a runner leaves running on its own (``docker exec
     -d``), is masked too. A heredoc fed to a shell (``bash <<EOF``) is read as its script.
+
+    The scripts read, all told, are a few times the line's length at most (see
+    :data:`_READ_AGAIN`): a script nested in a substitution nested in a script is read at
+    each level, and a line nested deep by hand would otherwise cost twice as much per level.
     """
+    reading = [_READ_AGAIN * len(line) + _LOOK_AHEAD_LEAST] if _reading is None else _reading
     substituted: list[str] = []
     top = _scan(line, substituted)
     if pipefail is None:
@@ -441,7 +447,7 @@ def split_commands(
     for command, masked in zip(top, masks, strict=True):
         commands.append(replace(command, masked=masked))
         script = _inner_script(command)
-        if script is not None and depth < _DEEPEST:
+        if script is not None and _read_again(script, depth, reading):
             shell = shell_errexit(run_by_runner(command.words) or command.words)
             commands += [
                 replace(inner, piped=inner.piped or command.piped)
@@ -451,11 +457,28 @@ def split_commands(
                     pipefail=pipefail or None,
                     errexit=shell,
                     depth=depth + 1,
+                    _reading=reading,
                 )
             ]
-    for script in substituted if depth < _DEEPEST else ():  # its status is never the line's
-        commands += split_commands(script, outer_masked=True, pipefail=pipefail, depth=depth + 1)
+    for script in substituted:  # its status is never the line's
+        if _read_again(script, depth, reading):
+            commands += split_commands(
+                script, outer_masked=True, pipefail=pipefail, depth=depth + 1, _reading=reading
+            )
     return commands
+
+
+_READ_AGAIN = 4
+"""The characters of scripts a line's reading may read again, all told, per character of the
+line (and :data:`_LOOK_AHEAD_LEAST` more)."""
+
+
+def _read_again(script: str, depth: int, reading: list[int]) -> bool:
+    """Whether a script of the line is read (taking its length from what may be read)."""
+    if depth >= _DEEPEST or reading[0] < len(script):
+        return False
+    reading[0] -= len(script)
+    return True
 
 
 def sets_pipefail(commands: list[ShellCommand]) -> bool:

@@ -3,6 +3,7 @@ container command, a ``!``, a heredoc, and lines that end with a separator."""
 
 from __future__ import annotations
 
+import functools
 import time
 
 import pytest
@@ -146,6 +147,7 @@ def test_a_heredoc_inside_a_substitution_is_text(command: str, want: list[str]) 
         "$(\n" * 10_000 + "pytest",  # each substitution unclosed: it looked to the text's end
         "`\n" * 10_000 + "pytest",
         "pytest $(" * 10_000,
+        functools.reduce(lambda line, _: f'sh -c "$({line})"', range(6), "x" * 60_000),
     ],
     ids=lambda line: line[:12],
 )
