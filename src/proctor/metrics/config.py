@@ -30,7 +30,24 @@ def _check_commands(patterns: tuple[str, ...], line: str) -> tuple[ShellCommand,
     # Sessions run the same few check lines again and again (``pytest -q``, ``npm test``): the
     # shell scan of a line is done once per process. ShellCommand is frozen, so sharing is safe.
     compiled = _compiled(patterns)
-    return tuple(c for c in split_commands(line) if _matches(compiled, c))
+    return tuple(
+        c for c in split_commands(line) if _matches(compiled, c) and not _only_tells(c.words)
+    )
+
+
+_TELLS = frozenset({"--version", "--help"})
+"""Options with which a tool only prints its version or its help (``pytest --version``)."""
+
+
+def _only_tells(words: tuple[str, ...]) -> bool:
+    """Whether a command only prints a tool's version or help: it ran no check (its words
+    before a ``--``, past which the words are the tool's script's)."""
+    for word in words:
+        if word == "--":
+            return False
+        if word in _TELLS:
+            return True
+    return False
 
 
 def _matches(compiled: tuple[re.Pattern[str], ...], command: ShellCommand) -> bool:

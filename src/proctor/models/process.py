@@ -59,18 +59,21 @@ _END = r"(?=$|[\s;&|)`'\"])"
 
 #: Tools recognised as checks (tests, builds, linters, type checkers), one regex each.
 DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
-    r"pytest|py\.test",
+    r"(?:pytest|py\.test)(?!(?:\s+[^\s'\"]+)*?\s+(?:--collect-only|--co|--fixtures|--markers"
+    r"|--fixtures-per-test)(?:\s|$))",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox)",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+manage\.py\s+test",
-    rf"npm{_NPM_OPTIONS}\s+(?:run{_NPM_OPTIONS}\s+)?{_SCRIPTS}",
+    rf"npm{_NPM_OPTIONS}\s+(?:(?:run{_NPM_OPTIONS}\s+)?{_SCRIPTS}|t|tst)",
     rf"(?:pnpm|yarn|bun){_NODE_OPTIONS}(?:\s+workspace\s+\S+)?\s+(?:run{_NODE_OPTIONS}\s+)?"
     rf"{_SCRIPTS}",
     rf"cargo(?:\s+(?:{_CARGO_VALUED}\s+\S+|(?!{_CARGO_VALUED}\s)[+-]\S+))*"
     r"\s+(?:test|build|check|clippy|nextest)",
     r"go(?:\s+-C\s*\S+)?\s+(?:test|build|vet)",
     rf"make{_MAKE_DRY}(?:\s+(?:{_MAKE_VALUED}\s+\S+|(?!{_MAKE_VALUED}\s)\S+))*?"
-    r"\s+(?:test|tests|check|lint|build)",
+    r"\s+(?:(?:test|tests|check)(?:[-_:][\w:-]*)?|lint|build)",
     r"tox|nox",
+    r"hatch\s+test",
+    r"coverage\s+run(?:\s+-\S+)*\s+(?:-m\s*(?:pytest|unittest)|manage\.py\s+test)",
     r"ruff\s+(?:check|format\s+--check)",
     r"mypy|pyright|flake8|pylint",
     r"black\s+--check",

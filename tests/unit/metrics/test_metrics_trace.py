@@ -131,6 +131,16 @@ def test_shell_command() -> None:
 
 CHECKS = [
     "pytest",
+    "pytest -k collect-only",  # a test's name, not the option
+    "coverage run -m pytest",
+    "coverage run --source=src -m pytest -q",
+    "npm t",
+    "npm tst",
+    "hatch test",
+    "make test-unit",
+    "make tests_integration",
+    "make check:all",
+    "npm test -- --help",  # past ``--`` the words are the script's
     "pytest -q tests/test_a.py",
     ".venv/bin/pytest -x",
     "python -m pytest",
@@ -237,6 +247,17 @@ CHECKS = [
 ]
 NOT_CHECKS = [
     "",
+    "pytest --version",
+    "pytest --collect-only -q",
+    "pytest -q --co",
+    "pytest --fixtures",
+    "mypy --version",
+    "eslint --help",
+    "uv run pytest --version",
+    "coverage report",
+    "npm run t",
+    "make lint-fix",
+    "make testing",
     "pip install pytest",
     "cat pytest.ini",
     "grep -r mypy .",
