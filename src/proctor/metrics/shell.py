@@ -396,14 +396,29 @@ def _masks(
     ]
 
 
-def _inner_script(command: ShellCommand) -> str | None:
-    """The script a command has a shell run: ``sh -c SCRIPT``, or the heredoc a shell reads
-    on its standard input (``bash <<EOF``), behind runners too (``timeout 60 bash -c``)."""
+def _inner_script(command: ShellCommand, before: ShellCommand | None) -> str | None:
+    """The script a command has a shell run: ``sh -c SCRIPT``, or what a shell reads on its
+    standard input as its script: a heredoc (``bash <<EOF``), a here-string (``bash <<<
+    'pytest -q'``), or what the command ``before`` it pipes into it, a ``cat`` of a heredoc
+    or an ``echo`` (``cat <<EOF | bash``, ``echo 'pytest -q' | sh``); behind runners too
+    (``timeout 60 bash -c``)."""
     words = run_by_runner(command.words) or command.words
     script = _script(words)
-    if script is None and command.heredoc is not None and _reads_stdin(words):
-        return command.heredoc
-    return script
+    if script is not None:
+        return script
+    if "<<<" in words[:-1]:
+        at = words.index("<<<")
+        return words[at + 1] if _reads_stdin((*words[:at], *words[at + 2 :])) else None
+    if command.heredoc is not None:
+        return command.heredoc if _reads_stdin(words) else None
+    if before is None or before.then not in _PIPES or not _reads_stdin(words):
+        return None
+    if before.words in (("cat",), ("cat", "-")) and before.heredoc is not None:
+        return before.heredoc
+    if before.words[0] == "echo" and len(before.words) > 1:
+        said = before.words[1:]
+        return " ".join(said[1:] if said[0] in ("-e", "-E") else said) or None
+    return None
 
 
 _DEEPEST = 8
@@ -444,9 +459,9 @@ def split_commands(
         pipefail = sets_pipefail(top)
     commands: list[ShellCommand] = []
     masks = _masks(top, outer_masked, pipefail, errexit)
-    for command, masked in zip(top, masks, strict=True):
+    for index, (command, masked) in enumerate(zip(top, masks, strict=True)):
         commands.append(replace(command, masked=masked))
-        script = _inner_script(command)
+        script = _inner_script(command, top[index - 1] if index else None)
         if script is not None and _read_again(script, depth, reading):
             shell = shell_errexit(run_by_runner(command.words) or command.words)
             commands += [

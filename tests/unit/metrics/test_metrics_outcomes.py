@@ -107,6 +107,26 @@ def test_a_check_whose_failure_ends_the_line_keeps_its_outcome(command: str, kno
     assert (outcomes(command, True), outcomes(command, False)) == want
 
 
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("cat <<EOF | bash\npytest -q\nEOF", ["fail"]),
+        ("echo 'pytest -q' | bash", ["fail"]),
+        ("echo -e 'make test' | sh", ["fail"]),
+        ("echo 'pytest -q' | bash -s -- x", ["fail"]),
+        ("bash <<< 'pytest -q'", ["fail"]),
+        ("echo 'pytest -q; echo done' | bash", ["unknown"]),
+        # Not a shell reading its script from what is piped in.
+        ("cat <<EOF | python\npytest\nEOF", []),
+        ("echo pytest | xargs", []),
+        ("cat f | bash", []),
+        ("echo 'pytest -q' | bash script.sh", []),
+    ],
+)
+def test_a_script_piped_or_given_to_a_shell_is_read(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
 """Claude Code's way of writing a commit message: a heredoc inside a substitution."""
 
