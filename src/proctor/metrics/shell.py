@@ -187,6 +187,8 @@ def _delimiter(line: str, i: int) -> tuple[str, bool, int]:
 def _heredoc(line: str, i: int, command: int, fd: str | None) -> tuple[_Heredoc | None, int]:
     """The heredoc whose ``<<`` is at ``line[i]`` (``fd`` is a number written just before it,
     ``3<<EOF``), and where the scan goes on; None when no delimiter follows."""
+    if _arithmetic(line, i):
+        return None, i + 2
     strip_tabs = line.startswith("<<-", i)
     j = i + (3 if strip_tabs else 2)
     while j < len(line) and line[j] in " \t":
@@ -196,6 +198,13 @@ def _heredoc(line: str, i: int, command: int, fd: str | None) -> tuple[_Heredoc 
         return None, j
     stdin = fd in (None, "0")
     return _Heredoc(command, delimiter, strip_tabs, quoted, stdin), end
+
+
+def _arithmetic(line: str, i: int) -> bool:
+    """Whether the ``<<`` at ``line[i]`` is a shift in arithmetic (``(( i << 2 ))``, ``$[1 <<
+    2]``), not a heredoc: its line goes on to a ``))``, or an ``$[`` opens before it."""
+    start, end = line.rfind("\n", 0, i) + 1, _line_end(line, i)
+    return line.find("))", i, end) >= 0 or line.find("$[", start, i) >= 0
 
 
 def _body_end(line: str, i: int, heredoc: _Heredoc) -> tuple[int, int]:
@@ -382,9 +391,8 @@ def _masks(
     masks = [outer_masked] * (len(top) + 1)
     for index in range(len(top) - 1, -1, -1):
         op = top[index].then
-        keeps = (
-            op in _KEEPS or (op in _ENDS and index == len(top) - 1) or (op in _PIPES and pipefail)
-        )
+        last = index == len(top) - 1 or top[index + 1].words == ("}",)  # { pytest; }
+        keeps = op in _KEEPS or (op in _ENDS and last) or (op in _PIPES and pipefail)
         masks[index] = masks[index + 1] or not keeps
     negated = _negations(top)
     ends = failure_ends_line(top, negated, errexit, pipefail)

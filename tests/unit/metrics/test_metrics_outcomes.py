@@ -127,6 +127,23 @@ def test_a_script_piped_or_given_to_a_shell_is_read(command: str, want: list[str
     assert outcomes(command, True) == want
 
 
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("(( i << 2 ))\npytest -q", ["fail"]),  # a shift, not a heredoc
+        ("if (( 1 << 2 > 3 )); then echo; fi\npytest -q", ["fail"]),
+        ("echo $[1<<2]\npytest", ["fail"]),
+        ("x=$((1 << 2))\npytest -q", ["fail"]),
+        ("{ pytest; }", ["fail"]),  # a group's status is its last command's
+        ("{ cd app; pytest; }", ["fail"]),
+        ("{ pytest; } || true", ["unknown"]),
+        ("{ pytest; echo; }", ["unknown"]),
+    ],
+)
+def test_shifts_and_groups(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
 """Claude Code's way of writing a commit message: a heredoc inside a substitution."""
 
