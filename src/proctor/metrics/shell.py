@@ -448,7 +448,8 @@ def split_commands(
     Commands end at ``&&``, ``||``, ``;``, ``|``, ``&``, a newline, ``(`` or ``)`` outside
     quotes. A command substitution (``$(…)``, backquotes) is part of its word; its commands
     follow the line's, masked. A command inside ``sh -c`` (also behind a runner) counts as
-    piped (and masked) when the ``sh`` is, and its script may turn ``pipefail`` on for itself.
+    piped (and masked) when the ``sh`` is; its script has ``pipefail`` when the shell is
+    started with it or the script turns it on (a shell does not take its parent's).
     A command is masked unless every operator from it to the end of its line is ``&&``, the
     end of a subshell, a pipe with ``pipefail`` on, or a ``;`` or newline with no command
     after it: only then does its failure fail the line; or unless its failure ends the line
@@ -477,7 +478,7 @@ def split_commands(
                 for inner in split_commands(
                     script,
                     outer_masked=masked,
-                    pipefail=pipefail or None,
+                    pipefail=shell_pipefail(command.words) or None,
                     errexit=shell,
                     depth=depth + 1,
                     _reading=reading,
@@ -505,16 +506,23 @@ def _read_again(script: str, depth: int, reading: list[int]) -> bool:
 
 
 def sets_pipefail(commands: list[ShellCommand]) -> bool:
-    """Whether a ``set`` or ``sh`` command turns on ``pipefail`` (``set -euo pipefail``).
+    """Whether a ``set`` command of the line turns on ``pipefail`` (``set -euo pipefail``).
 
     With ``pipefail`` a pipeline fails when any of its commands fails, so the exit status of
-    ``pytest | tail`` is again that of the tests.
+    ``pytest | tail`` is again that of the tests. A shell started with it (``bash -o pipefail
+    -c``) has it for its own script only (see :func:`shell_pipefail`).
     """
-    for command in commands:
-        words = run_by_runner(command.words) or command.words  # timeout 60 bash -o pipefail -c
-        if (words[0] == "set" or posixpath.basename(words[0]) in _SHELLS) and any(
-            _PIPEFAIL_FLAG.fullmatch(flag) and value == "pipefail"
-            for flag, value in pairwise(words)
-        ):
-            return True
-    return False
+    return any(command.words[0] == "set" and _names_pipefail(command.words) for command in commands)
+
+
+def shell_pipefail(words: tuple[str, ...]) -> bool:
+    """Whether a shell is started with ``pipefail`` on (``bash -o pipefail -c``, behind runners
+    too: ``timeout 60 bash -o pipefail -c``): its script runs under it."""
+    words = run_by_runner(words) or words
+    return posixpath.basename(words[0]) in _SHELLS and _names_pipefail(words)
+
+
+def _names_pipefail(words: tuple[str, ...]) -> bool:
+    return any(
+        _PIPEFAIL_FLAG.fullmatch(flag) and value == "pipefail" for flag, value in pairwise(words)
+    )

@@ -144,6 +144,20 @@ def test_shifts_and_groups(command: str, want: list[str]) -> None:
     assert outcomes(command, True) == want
 
 
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("bash -o pipefail -c 'pytest | tail'", ["fail"]),
+        ("timeout 60 bash -o pipefail -c 'pytest | tail'", ["fail"]),
+        ("bash -o pipefail -c 'make build' && pytest | tail", ["unknown"]),  # its own only
+        ("set -o pipefail; bash -c 'pytest | tail'", ["unknown"]),  # not its parent's
+        ("set -o pipefail; x=$(pytest | tail); echo", ["unknown"]),
+    ],
+)
+def test_a_shell_has_the_pipefail_it_is_started_with(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
 """Claude Code's way of writing a commit message: a heredoc inside a substitution."""
 

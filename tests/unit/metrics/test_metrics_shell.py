@@ -79,7 +79,7 @@ def test_split_commands_enters_sh_c_scripts() -> None:
         ("pytest | tail", False),
         ("set -o pipefail; pytest | tail", True),
         ("set -euo pipefail\npytest | tail", True),
-        ("bash -o pipefail -c 'pytest | tail'", True),
+        ("bash -o pipefail -c 'pytest | tail'", False),  # the child's, not the line's
         ("set +o pipefail; pytest | tail", False),
         ("echo 'set -o pipefail'; pytest | tail", False),
     ],
