@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -253,14 +254,17 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
 
 
 def shell_command(step: Step) -> str | None:
-    """The command of a shell call (``input["command"]``, or ``cmd``; a list is space-joined)."""
+    """The command of a shell call (``input["command"]``, or ``cmd``). A list is an argv
+    (Codex's ``["bash", "-lc", "cd app && pytest"]``): its words are quoted where the shell
+    would read them otherwise, so that ``["git", "commit", "-m", "x; make test"]`` runs no
+    ``make``."""
     if step.call.kind != "shell" or not step.call.input:
         return None
     raw = step.call.input.get("command", step.call.input.get("cmd"))
     if isinstance(raw, str):
         return raw
     if isinstance(raw, list) and all(isinstance(part, str) for part in raw):
-        return " ".join(raw)
+        return shlex.join(raw)
     return None
 
 

@@ -206,3 +206,18 @@ def test_adversarial_10_000_word_lines_are_read_in_linear_time(line: str) -> Non
     started = time.perf_counter()
     check_commands(MetricsConfig(), line)
     assert time.perf_counter() - started < 3  # about 0.3 s; a quadratic one takes tens of seconds
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        (["git", "commit", "-m", "x; make test"], []),  # the message is one word
+        (["bash", "-lc", "cd app && pytest -q"], [("bash -lc 'cd app && pytest -q'", "fail")]),
+        (["bash", "-lc", "pytest | tail -3"], [("bash -lc 'pytest | tail -3'", "unknown")]),
+        (["pytest", "-q"], [("pytest -q", "fail")]),
+    ],
+)
+def test_an_argv_is_read_word_by_word(argv: list[str], want: list[tuple[str, str]]) -> None:
+    """Codex's older ``shell`` tool takes an argv: its words are not split again."""
+    steps = build_steps([shell("c", argv), result("c", True)])
+    assert [(c.command, c.outcome) for c in find_checks(steps, MetricsConfig())] == want
