@@ -302,3 +302,25 @@ def test_a_background_check_read_by_task_output_has_the_outcome_the_read_gives(
     status = "failed" if exit_code else "completed"
     assert [e["output"] for e in later] == [f"Background command {status} with exit code {code}"]
     assert later[0]["isError"] is (outcome == "fail")
+
+
+def test_set_e_is_inert_in_claude_code_so_a_check_before_a_later_command_stays_unknown(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """Claude Code runs each command inside an ``eval`` in an ``&&`` list, where bash ignores
+    ``set -e``: a failing ``make test`` followed by ``echo done`` leaves the line a success,
+    which is why proctor does not read ``set -e``. ``|| exit 1`` still ends the line."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"write": {"path": "app.py", "content": "X = 1\n"}},
+            {"shell": "set -e; make test; echo done"},
+            {"shell": "make test || exit 1; echo done"},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(AGENT, plan, src={"Makefile": "test:\n\t@exit 3\n"})
+    results = [e for e in out["events"] if e["type"] == "tool_result"][1:]
+    assert [e["isError"] for e in results] == [False, True]
+    checks = out["trial"]["process"]["checks"]
+    assert [c["outcome"] for c in checks] == ["unknown", "fail"]

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from proctor.metrics.errexit import failure_ends_line, shell_errexit
+from proctor.metrics.errexit import failure_ends_line
 from proctor.metrics.runners import negates, run_by_runner, runner_detaches
 
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
@@ -381,11 +381,9 @@ def _negations(top: list[ShellCommand]) -> list[bool]:
     return negated
 
 
-def _masks(
-    top: list[ShellCommand], outer_masked: bool, pipefail: bool, errexit: bool
-) -> list[bool]:
+def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: bool) -> list[bool]:
     """Whether each command's status may not be the line's: an operator from it to the end of
-    the line masks it (unless its failure ends the line: ``set -e``, ``|| exit 1``, see
+    the line masks it (unless its failure ends the line: ``|| exit 1``, see
     :mod:`~proctor.metrics.errexit`), a ``!`` turns it round, or a runner leaves it running
     on its own."""
     masks = [outer_masked] * (len(top) + 1)
@@ -395,7 +393,7 @@ def _masks(
         keeps = op in _KEEPS or (op in _ENDS and last) or (op in _PIPES and pipefail)
         masks[index] = masks[index + 1] or not keeps
     negated = _negations(top)
-    ends = failure_ends_line(top, negated, errexit, pipefail)
+    ends = failure_ends_line(top, negated, pipefail)
     return [
         (outer_masked if ends[index] else masks[index])
         or negated[index]
@@ -439,7 +437,6 @@ def split_commands(
     *,
     outer_masked: bool = False,
     pipefail: bool | None = None,
-    errexit: bool = False,
     depth: int = 0,
     _reading: list[int] | None = None,
 ) -> list[ShellCommand]:
@@ -453,7 +450,7 @@ def split_commands(
     A command is masked unless every operator from it to the end of its line is ``&&``, the
     end of a subshell, a pipe with ``pipefail`` on, or a ``;`` or newline with no command
     after it: only then does its failure fail the line; or unless its failure ends the line
-    (``set -e``, ``|| exit 1``; ``errexit``: the line starts under ``set -e``). A command
+    (``|| exit 1``). A command
     that a ``!`` turns round, or that a runner leaves running on its own (``docker exec
     -d``), is masked too. A heredoc fed to a shell (``bash <<EOF``) is read as its script.
 
@@ -467,19 +464,17 @@ def split_commands(
     if pipefail is None:
         pipefail = sets_pipefail(top)
     commands: list[ShellCommand] = []
-    masks = _masks(top, outer_masked, pipefail, errexit)
+    masks = _masks(top, outer_masked, pipefail)
     for index, (command, masked) in enumerate(zip(top, masks, strict=True)):
         commands.append(replace(command, masked=masked))
         script = _inner_script(command, top[index - 1] if index else None)
         if script is not None and _read_again(script, depth, reading):
-            shell = shell_errexit(run_by_runner(command.words) or command.words)
             commands += [
                 replace(inner, piped=inner.piped or command.piped)
                 for inner in split_commands(
                     script,
                     outer_masked=masked,
                     pipefail=shell_pipefail(command.words) or None,
-                    errexit=shell,
                     depth=depth + 1,
                     _reading=reading,
                 )

@@ -75,87 +75,28 @@ def test_heredocs_and_separators_at_the_end(command: str, want: list[str]) -> No
 @pytest.mark.parametrize(
     ("command", "known"),
     [
-        ("set -euo pipefail\ncd app\npytest -q\necho 'All tests passed'", True),
-        ("set -e; pytest; make lint", True),
-        ("set -o errexit\npytest\necho done", True),
-        ("set -eo pipefail\npytest | tail -3\necho", True),
-        ("bash -e -c 'pytest; echo done'", True),
-        ("bash -e <<EOF\npytest -q\necho ok\nEOF", True),
-        ("(cd app); set -e; pytest; echo", True),
         ("pytest -q || exit 1; echo done", True),
         ("pytest -q || exit; echo done", True),
         ("pytest || exit $?; echo", True),
-        # The shell does not exit: these stay as their operators say.
-        ("set -e; pytest && echo ok; echo done", False),  # not the list's last command
-        ("set -e; if pytest; then echo; fi", False),  # a condition
-        ("set -e; ! pytest; echo", False),
-        ("set -e; set +e; pytest; echo", False),
-        ("set -e\npytest | tail -3\necho", False),  # no pipefail
-        ("(set -e; pytest; echo) || true", False),  # it ends the subshell only
-        ("(set -e); pytest; echo", False),
-        ("set -e; pytest || echo failed; echo", False),
-        ("set -e; pytest & echo", False),
-        ("bash -c 'pytest; echo done'", False),
+        ("set -o pipefail; pytest | tail -3 || exit 1; echo", True),
         ("pytest -q || exit 0", False),
-        ("set -- -e; pytest; echo", False),
+        ("! pytest || exit 1; echo", False),
+        ("pytest | tail -3 || exit 1; echo", False),  # no pipefail: the tail's status
+        # The exit ends a part of the line only.
+        ("(pytest || exit 1); echo", False),
+        ("{ pytest || exit 1; echo x; } 2>&1 | tail -5", False),
+        ("for d in a b; do pytest || exit 1; done | tee log", False),
+        ("f() { pytest || exit 1; }; echo defined", False),
+        # set -e is not read: Claude Code runs the line in an eval where bash ignores it.
+        ("set -euo pipefail\ncd app\npytest -q\necho 'All tests passed'", False),
+        ("bash -e -c 'pytest; echo done'", False),
     ],
 )
 def test_a_check_whose_failure_ends_the_line_keeps_its_outcome(command: str, known: bool) -> None:
-    """Under ``set -e``, or followed by ``|| exit 1``, a failing check ends the line with
-    its failure: the ``;`` after it hides nothing."""
+    """Followed by ``|| exit 1``, a failing check ends the line with its failure: the ``;``
+    after it hides nothing."""
     want = (["fail"], ["pass"]) if known else (["unknown"], ["unknown"])
     assert (outcomes(command, True), outcomes(command, False)) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("cat <<EOF | bash\npytest -q\nEOF", ["fail"]),
-        ("echo 'pytest -q' | bash", ["fail"]),
-        ("echo -e 'make test' | sh", ["fail"]),
-        ("echo 'pytest -q' | bash -s -- x", ["fail"]),
-        ("bash <<< 'pytest -q'", ["fail"]),
-        ("echo 'pytest -q; echo done' | bash", ["unknown"]),
-        # Not a shell reading its script from what is piped in.
-        ("cat <<EOF | python\npytest\nEOF", []),
-        ("echo pytest | xargs", []),
-        ("cat f | bash", []),
-        ("echo 'pytest -q' | bash script.sh", []),
-    ],
-)
-def test_a_script_piped_or_given_to_a_shell_is_read(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("(( i << 2 ))\npytest -q", ["fail"]),  # a shift, not a heredoc
-        ("if (( 1 << 2 > 3 )); then echo; fi\npytest -q", ["fail"]),
-        ("echo $[1<<2]\npytest", ["fail"]),
-        ("x=$((1 << 2))\npytest -q", ["fail"]),
-        ("{ pytest; }", ["fail"]),  # a group's status is its last command's
-        ("{ cd app; pytest; }", ["fail"]),
-        ("{ pytest; } || true", ["unknown"]),
-        ("{ pytest; echo; }", ["unknown"]),
-    ],
-)
-def test_shifts_and_groups(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("bash -o pipefail -c 'pytest | tail'", ["fail"]),
-        ("timeout 60 bash -o pipefail -c 'pytest | tail'", ["fail"]),
-        ("bash -o pipefail -c 'make build' && pytest | tail", ["unknown"]),  # its own only
-        ("set -o pipefail; bash -c 'pytest | tail'", ["unknown"]),  # not its parent's
-        ("set -o pipefail; x=$(pytest | tail); echo", ["unknown"]),
-    ],
-)
-def test_a_shell_has_the_pipefail_it_is_started_with(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
 
 
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
