@@ -113,8 +113,8 @@ def _substitution_close(line: str, i: int, budget: list[int]) -> int:
         elif ch in "'\"":
             quote = ch
         elif ch == "<" and line.startswith("<<", j):  # git commit -m "$(cat <<'EOF' … EOF )"
-            if line.startswith("<<<", j):
-                j += 3
+            if line.startswith("<<<", j) or depth >= 2:  # a here-string, or $(( 1 << 2 ))
+                j += 3 if line.startswith("<<<", j) else 2
                 continue
             heredoc, j = _heredoc(line, j, 0, None)
             heredocs += [heredoc] if heredoc is not None else []
@@ -187,8 +187,6 @@ def _delimiter(line: str, i: int) -> tuple[str, bool, int]:
 def _heredoc(line: str, i: int, command: int, fd: str | None) -> tuple[_Heredoc | None, int]:
     """The heredoc whose ``<<`` is at ``line[i]`` (``fd`` is a number written just before it,
     ``3<<EOF``), and where the scan goes on; None when no delimiter follows."""
-    if _arithmetic(line, i):
-        return None, i + 2
     strip_tabs = line.startswith("<<-", i)
     j = i + (3 if strip_tabs else 2)
     while j < len(line) and line[j] in " \t":
@@ -198,13 +196,6 @@ def _heredoc(line: str, i: int, command: int, fd: str | None) -> tuple[_Heredoc 
         return None, j
     stdin = fd in (None, "0")
     return _Heredoc(command, delimiter, strip_tabs, quoted, stdin), end
-
-
-def _arithmetic(line: str, i: int) -> bool:
-    """Whether the ``<<`` at ``line[i]`` is a shift in arithmetic (``(( i << 2 ))``, ``$[1 <<
-    2]``), not a heredoc: its line goes on to a ``))``, or an ``$[`` opens before it."""
-    start, end = line.rfind("\n", 0, i) + 1, _line_end(line, i)
-    return line.find("))", i, end) >= 0 or line.find("$[", start, i) >= 0
 
 
 def _body_end(line: str, i: int, heredoc: _Heredoc) -> tuple[int, int]:
@@ -285,6 +276,9 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
             continue
         if line.startswith("<<<", i):  # a here-string: its word is a word
             word, i = f"{word or ''}<<<", i + 3
+            continue
+        if line.startswith("<<", i) and depth >= 2:  # in (( … )): a shift, (( i << 2 ))
+            word, i = f"{word or ''}<<", i + 2
             continue
         if line.startswith("<<", i):
             fd = word if word is not None and word.isdigit() else None

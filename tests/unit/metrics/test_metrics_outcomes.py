@@ -99,6 +99,62 @@ def test_a_check_whose_failure_ends_the_line_keeps_its_outcome(command: str, kno
     assert (outcomes(command, True), outcomes(command, False)) == want
 
 
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("cat <<EOF | bash\npytest -q\nEOF", ["fail"]),
+        ("echo 'pytest -q' | bash", ["fail"]),
+        ("echo -e 'make test' | sh", ["fail"]),
+        ("echo 'pytest -q' | bash -s -- x", ["fail"]),
+        ("bash <<< 'pytest -q'", ["fail"]),
+        ("echo 'pytest -q; echo done' | bash", ["unknown"]),
+        # Not a shell reading its script from what is piped in.
+        ("cat <<EOF | python\npytest\nEOF", []),
+        ("echo pytest | xargs", []),
+        ("cat f | bash", []),
+        ("echo 'pytest -q' | bash script.sh", []),
+    ],
+)
+def test_a_script_piped_or_given_to_a_shell_is_read(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("(( i << 2 ))\npytest -q", ["fail"]),  # a shift, not a heredoc
+        ("if (( 1 << 2 > 3 )); then echo; fi\npytest -q", ["fail"]),
+        ("cat <<EOF > t.sh; echo $((1+2))\npytest -q\nEOF", []),  # a heredoc all the same
+        ("(cat <<EOF\npytest\nEOF\n)", []),  # in a subshell too
+        ("x=$((1 << 2))\npytest -q", ["fail"]),
+        ("{ pytest; }", ["fail"]),  # a group's status is its last command's
+        ("{ cd app; pytest; }", ["fail"]),
+        ("{ pytest; } || true", ["unknown"]),
+        ("{ pytest; echo; }", ["unknown"]),
+    ],
+)
+def test_shifts_and_groups(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("bash -o pipefail -c 'pytest | tail'", ["fail"]),
+        ("timeout 60 bash -o pipefail -c 'pytest | tail'", ["fail"]),
+        ("bash -o pipefail -c 'make build' && pytest | tail", ["unknown"]),  # its own only
+        ("set -o pipefail; bash -c 'pytest | tail'", ["unknown"]),  # not its parent's
+        ("set -o pipefail; x=$(pytest | tail); echo", ["unknown"]),
+    ],
+)
+def test_a_shell_has_the_pipefail_it_is_started_with(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
+COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
+"""Claude Code's way of writing a commit message: a heredoc inside a substitution."""
+
+
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
 """Claude Code's way of writing a commit message: a heredoc inside a substitution."""
 
@@ -140,6 +196,8 @@ def test_a_heredoc_inside_a_substitution_is_text(command: str, want: list[str]) 
         "`\n" * 10_000 + "pytest",
         "pytest $(" * 10_000,
         functools.reduce(lambda line, _: f'sh -c "$({line})"', range(6), "x" * 60_000),
+        "$(<<E<<E<<E " * 5_000,  # heredocs opened in substitutions, none closed
+        '$(<<"" ' * 8_000,
     ],
     ids=lambda line: line[:12],
 )
