@@ -35,14 +35,16 @@ def _check_commands(patterns: tuple[str, ...], line: str) -> tuple[ShellCommand,
     )
 
 
-_TELLS = frozenset({"--version", "--help"})
-"""Options with which a tool only prints its version or its help (``pytest --version``)."""
+_TELLS = frozenset({"--version", "--help", "-h", "--init", "--listTests", "--showConfig"})
+"""Options with which a tool only prints its version, its help or its setup, or writes a
+starting one (``pytest --version``, ``pytest -h``, ``tsc --init``, ``jest --listTests``)."""
 
 
 def _only_tells(words: tuple[str, ...]) -> bool:
-    """Whether a command only prints a tool's version or help: it ran no check (its words
-    before a ``--``, past which the words are the tool's script's)."""
-    for word in words:
+    """Whether a command only prints a tool's version, help or setup: it ran no check (the
+    words past its runners, ``sudo -h host pytest`` runs ``pytest``; before a ``--``, past
+    which the words are the tool's script's)."""
+    for word in run_by_runner(words) or words:
         if word == "--":
             return False
         if word in _TELLS:

@@ -20,6 +20,9 @@ from proctor.metrics.runners import negates, run_by_runner, runner_detaches
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
 _OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "\n", "(", ")")
 _SUBSTITUTIONS = ("$(", "`")
+_PROCESS_SUBSTITUTIONS = ("<(", ">(")
+"""``<(pytest)``, ``>(tee log)``: their commands run beside the line, whose status is never
+theirs (read as a command substitution's)."""
 """What opens a command substitution: part of the word it stands in (``make -j$(nproc)
 test`` is one command), its commands run too."""
 _PIPES = frozenset({"|", "|&"})
@@ -272,6 +275,9 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
             i += 1
             continue
         if line.startswith(_SUBSTITUTIONS, i):  # part of a word: its commands run too
+            word, i = _substituted(line, i, word or "", inner, budget)
+            continue
+        if line.startswith(_PROCESS_SUBSTITUTIONS, i):  # tee log < <(pytest): never the line's
             word, i = _substituted(line, i, word or "", inner, budget)
             continue
         if line.startswith("<<<", i):  # a here-string: its word is a word

@@ -151,6 +151,20 @@ def test_a_shell_has_the_pipefail_it_is_started_with(command: str, want: list[st
     assert outcomes(command, True) == want
 
 
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("tee log < <(pytest)", ["unknown"]),  # its status is tee's
+        ("diff <(pytest -q) expected.txt", ["unknown"]),
+        ("pytest > >(tee out.log) 2>&1", ["fail"]),
+        ("cat <(echo hi) && pytest", ["fail"]),
+        ("echo '<(pytest)'", []),
+    ],
+)
+def test_a_process_substitution_runs_beside_the_line(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
 """Claude Code's way of writing a commit message: a heredoc inside a substitution."""
 

@@ -141,6 +141,7 @@ CHECKS = [
     "make tests_integration",
     "make check:all",
     "npm test -- --help",  # past ``--`` the words are the script's
+    "sudo -h ci-host pytest",  # sudo's own -h takes a host
     "pytest -q tests/test_a.py",
     ".venv/bin/pytest -x",
     "python -m pytest",
@@ -248,6 +249,10 @@ CHECKS = [
 NOT_CHECKS = [
     "",
     "pytest --version",
+    "pytest -h",
+    "tsc --init",
+    "jest --listTests",
+    "go test -h",
     "pytest --collect-only -q",
     "pytest -q --co",
     "pytest --fixtures",
