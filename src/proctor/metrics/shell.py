@@ -394,12 +394,37 @@ def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: bool) -> list[
         masks[index] = masks[index + 1] or not keeps
     negated = _negations(top)
     ends = failure_ends_line(top, negated, pipefail)
+    defined = _function_bodies(top)
     return [
         (outer_masked if ends[index] else masks[index])
         or negated[index]
+        or defined[index]
         or runner_detaches(command.words)
         for index, command in enumerate(top)
     ]
+
+
+def _function_bodies(top: list[ShellCommand]) -> list[bool]:
+    """Which commands are a function's body (``run() { cd app; pytest; }``, ``function run {
+    …; }``): they run when it is called, if ever, and the line's status is not theirs."""
+    inside = [False] * len(top)
+    depth, named = 0, False  # the braces of the function being defined; its name was read
+    for index, command in enumerate(top):
+        words = command.words
+        if depth == 0 and not named:
+            keyword = words[:1] == ("function",) and len(words) > 1
+            parens = command.then == "(" and index + 1 < len(top)
+            if not keyword and not (parens and top[index + 1].words[:1] == ("{",)):
+                continue
+            inside[index] = True
+            depth = words.count("{") - words.count("}")
+            named = depth <= 0  # its body is still to come (``f() {``, ``function f``)
+            depth = max(depth, 0)
+            continue
+        inside[index] = True
+        named = False
+        depth = max(depth + words.count("{") - words.count("}"), 0)
+    return inside
 
 
 def _inner_script(command: ShellCommand, before: ShellCommand | None) -> str | None:

@@ -165,6 +165,23 @@ def test_a_process_substitution_runs_beside_the_line(command: str, want: list[st
     assert outcomes(command, True) == want
 
 
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("run() {\n  cd app\n  pytest -q\n}", ["unknown"]),  # defined, never called
+        ("f() { pytest; }; f", ["unknown"]),
+        ("f()\n{\n pytest\n}", ["unknown"]),
+        ("f() { pytest || exit 1; }; echo defined", ["unknown"]),
+        ("f() { echo; }; pytest", ["fail"]),
+        ("function t\n{\n echo\n}\npytest -q", ["fail"]),
+        ("f() { { echo; }; }; pytest -x", ["fail"]),
+    ],
+)
+def test_a_function_s_body_is_not_the_line_s(command: str, want: list[str]) -> None:
+    """A function's body runs when it is called, if ever: its checks have no outcome."""
+    assert outcomes(command, True) == want
+
+
 COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
 """Claude Code's way of writing a commit message: a heredoc inside a substitution."""
 
