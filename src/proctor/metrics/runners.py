@@ -95,6 +95,11 @@ _RUNNERS: dict[tuple[str, ...], _Runner] = {
         detach="-b --background",
     ),
     ("nohup",): _runner(),
+    ("exec",): _runner("-a"),
+    ("xargs",): _runner(
+        "-n --max-args -I -i --replace -P --max-procs -d --delimiter -L --max-lines -s"
+        " --max-chars -E -e --eof -a --arg-file"
+    ),
     ("npx",): _runner("-p --package -w --workspace"),
     ("bunx",): _runner("-p --package"),
     ("uv", "run"): _runner(_UV_VALUED),

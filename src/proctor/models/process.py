@@ -19,7 +19,7 @@ RULE_NAMES: tuple[str, ...] = ("unverified", "long-orientation", "rework", "loop
 
 _PREFIXES = (
     r"(?:(?:env|time|nice|sudo|timeout\s+\S+|[A-Za-z_]\w*=\S*"
-    r"|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|npx|bunx|(?:pnpm|yarn)\s+exec|bundle\s+exec)\s+)*"
+    r"|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|npx|bunx|(?:pnpm|yarn)(?:\s+exec)?|bundle\s+exec)\s+)*"
 )
 _PATH = r"(?:\S*/)?"
 _PYTHON_OPTIONS = r"(?:\s+-(?:[WX]\s*\S+|[bBdEiIOPqsSuv]+))*"
@@ -61,7 +61,8 @@ _END = r"(?=$|[\s;&|)`'\"])"
 DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"(?:pytest|py\.test)(?!(?:\s+[^\s'\"]+)*?\s+(?:--collect-only|--co|--fixtures|--markers"
     r"|--fixtures-per-test)(?:\s|$))",
-    rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox)",
+    rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox"
+    r"|coverage\s+run(?:\s+-\S+)*\s+-m\s*(?:pytest|unittest))",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+manage\.py\s+test",
     rf"npm{_NPM_OPTIONS}\s+(?:(?:run{_NPM_OPTIONS}\s+)?{_SCRIPTS}|t|tst)",
     rf"(?:pnpm|yarn|bun){_NODE_OPTIONS}(?:\s+workspace\s+\S+)?\s+(?:run{_NODE_OPTIONS}\s+)?"
@@ -77,8 +78,8 @@ DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"ruff\s+(?:check|format\s+--check)",
     r"mypy|pyright|flake8|pylint",
     r"black\s+--check",
-    r"eslint|tsc|jest|vitest|mocha|prettier\s+--check",
-    r"mvnw?\s+(?:-\S+\s+)*(?:test|verify|package|compile|install)",
+    r"eslint|tsc|jest|vitest|mocha|prettier\s+--check|playwright\s+test",
+    r"mvnw?(?:\s+\S+)*?\s+(?:test|verify|package|compile|install)",
     r"gradlew?\s+(?:-\S+\s+)*(?:[\w-]*:)*(?:test|build(?!Environment)|check)\w*",
     r"dotnet\s+(?:test|build)",
     r"rspec|phpunit|ctest|golangci-lint",

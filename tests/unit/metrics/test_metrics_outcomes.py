@@ -229,6 +229,9 @@ def test_a_heredoc_inside_a_substitution_is_text(command: str, want: list[str]) 
         functools.reduce(lambda line, _: f'sh -c "$({line})"', range(6), "x" * 60_000),
         "$(<<E<<E<<E " * 5_000,  # heredocs opened in substitutions, none closed
         '$(<<"" ' * 8_000,
+        "mvn " + "-x " * 10_000 + "y",
+        "yarn " * 10_000 + "jest",
+        "xargs " * 10_000 + "pytest",
     ],
     ids=lambda line: line[:12],
 )
