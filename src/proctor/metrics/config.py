@@ -35,7 +35,9 @@ def _check_commands(patterns: tuple[str, ...], line: str) -> tuple[ShellCommand,
     )
 
 
-_TELLS = frozenset({"--version", "--help", "-h", "--init", "--listTests", "--showConfig"})
+_TELLS = frozenset(
+    {"--version", "--help", "-h", "--init", "--listTests", "--showConfig", "--list", "--list-tests"}
+)
 """Options with which a tool only prints its version, its help or its setup, or writes a
 starting one (``pytest --version``, ``pytest -h``, ``tsc --init``, ``jest --listTests``)."""
 

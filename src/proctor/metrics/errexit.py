@@ -1,8 +1,10 @@
 """Checks whose failure ends a shell line with that failure, whatever follows them.
 
-A check followed by ``|| exit 1`` (or a bare ``exit``, or ``exit $?``: any status but 0)
-ends the line with a failure when it fails: ``pytest -q || exit 1; echo done`` fails when the
-tests fail, so the ``;`` after it hides nothing.
+A check followed by ``|| exit 1`` (or a bare ``exit``, or ``exit $?``: any status but 0; or
+a group that ends so, ``|| { echo failed; exit 1; }``) ends the line with a failure when it
+fails: ``pytest -q || exit 1; echo done`` fails when the tests fail, so the ``;`` after it
+hides nothing. An ``exit`` piped or sent to the background runs in a subshell of its own and
+ends nothing (``pytest || exit 1 | tee log``).
 
 Only a flat line is read so: inside a subshell, a group or loop in a pipeline, or a function,
 the ``exit`` ends that part only (``{ pytest || exit 1; echo; } | tail``), so a line with a
@@ -20,6 +22,8 @@ from typing import Protocol
 
 _LAST_STATUS = frozenset({"$?", '"$?"', "${?}"})
 _PIPES = frozenset({"|", "|&"})
+_DETACHING = frozenset({"|", "|&", "&"})
+"""What runs the command before it in a subshell of its own."""
 _COMPOUND = frozenset(
     {"{", "}", "for", "while", "until", "do", "done", "select", "case", "esac", "function"}
 )
@@ -58,19 +62,47 @@ def _flat(commands: Sequence[Command]) -> bool:
     )
 
 
+def _exit_after(commands: Sequence[Command], at: int) -> int | None:
+    """Where the ``exit`` that ``commands[at]`` starts ends, when it ends the line with a
+    failure: ``exit 1`` itself, or a group ``{ echo failed; exit 1; }`` whose last command it
+    is (the index of its ``}``); None otherwise. Piped or sent to the background, it runs in
+    a subshell and ends nothing (``exit 1 | tee log``)."""
+    words = commands[at].words
+    if _exits_failing(words):
+        end = at
+    elif words[:1] == ("{",):
+        end = next((j for j in range(at, len(commands)) if commands[j].words == ("}",)), -1)
+        body = commands[end - 1].words[1:] if end - 1 == at else commands[end - 1].words
+        if (
+            end <= at
+            or not _exits_failing(body)
+            or any(
+                "{" in c.words[1:] or (j > at and c.words[:1] == ("{",))
+                for j, c in enumerate(commands[at:end], start=at)
+            )
+        ):
+            return None
+    else:
+        return None
+    return end if commands[end].then not in _DETACHING else None
+
+
 def failure_ends_line(
-    commands: Sequence[Command], negated: Sequence[bool], pipefail: bool
+    commands: Sequence[Command], negated: Sequence[bool], pipefail: Sequence[bool]
 ) -> list[bool]:
     """For each command of a line, whether its failure ends the line with a failure (it is
-    followed by ``|| exit 1``; with ``pipefail``, a pipeline's commands as its last).
-    ``negated``: whether a ``!`` turns each round."""
+    followed by ``|| exit 1`` or ``|| { …; exit 1; }``; with ``pipefail`` on where it runs,
+    a pipeline's commands as its last). ``negated``: whether a ``!`` turns each round."""
     ends = [False] * len(commands)
-    if not _flat(commands):
-        return ends
+    groups: set[int] = set()  # the commands of the ``|| { …; exit 1; }`` groups
     for index, command in enumerate(commands[:-1]):
-        follows = command.then == "||" and _exits_failing(commands[index + 1].words)
-        ends[index] = follows and not negated[index]
+        end = _exit_after(commands, index + 1) if command.then == "||" else None
+        if end is not None:
+            ends[index] = not negated[index]
+            groups.update(range(index + 1, end + 1))
+    if not _flat([c for i, c in enumerate(commands) if i not in groups]):
+        return [False] * len(commands)
     for index in range(len(commands) - 2, -1, -1):  # a pipeline ends as its last command
-        if commands[index].then in _PIPES and pipefail and ends[index + 1]:
+        if commands[index].then in _PIPES and pipefail[index] and ends[index + 1]:
             ends[index] = not negated[index]
     return ends

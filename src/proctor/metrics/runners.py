@@ -25,7 +25,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
 
@@ -43,6 +43,8 @@ class _Runner:
     """Its flags that leave the command running on its own (``docker exec -d``)."""
     split: frozenset[str] = field(default_factory=frozenset)
     """Its options whose value is split into words, read in its place (``env -S``)."""
+    may_skip: bool = False
+    """It may run the command not at all and still succeed (``xargs`` given no input)."""
 
 
 def _runner(
@@ -85,6 +87,16 @@ _UV_VALUED = (
     " --no-build-package --no-binary-package --only-binary --no-binary"
 )
 
+_XARGS = replace(
+    _runner(
+        "-n --max-args -I --replace -P --max-procs -d --delimiter -L --max-lines -s --max-chars"
+        " -E --eof -a --arg-file"
+    ),
+    may_skip=True,
+)
+"""``xargs`` runs its command once per batch of its input's words: none at all for an empty
+input with ``-r`` or ``-I`` (and by default on BSD and macOS), succeeding all the same."""
+
 _RUNNERS: dict[tuple[str, ...], _Runner] = {
     ("env",): _runner("-u --unset -C --chdir", assignments=True, split="-S --split-string"),
     ("timeout",): _runner("-s --signal -k --kill-after", positional=1),
@@ -96,10 +108,7 @@ _RUNNERS: dict[tuple[str, ...], _Runner] = {
     ),
     ("nohup",): _runner(),
     ("exec",): _runner("-a"),
-    ("xargs",): _runner(
-        "-n --max-args -I -i --replace -P --max-procs -d --delimiter -L --max-lines -s"
-        " --max-chars -E -e --eof -a --arg-file"
-    ),
+    ("xargs",): _XARGS,
     ("npx",): _runner("-p --package -w --workspace"),
     ("bunx",): _runner("-p --package"),
     ("uv", "run"): _runner(_UV_VALUED),
@@ -251,6 +260,7 @@ def _read(words: Sequence[str]) -> _Reading:
         if named is None:
             return reading
         runner, reading.at = named
+        reading.detached = reading.detached or runner.may_skip
         _read_options(runner, reading)
 
 
@@ -269,8 +279,9 @@ def run_by_runner(words: Sequence[str]) -> tuple[str, ...] | None:
 
 def runner_detaches(words: Sequence[str]) -> bool:
     """Whether a runner of the command leaves what it runs on its own (``docker exec -d app
-    pytest``, ``docker compose run --detach web pytest``, ``sudo -b pytest``): the command's
-    status is then the runner's, which says nothing of the command's."""
+    pytest``, ``docker compose run --detach web pytest``, ``sudo -b pytest``), or may run it
+    not at all (``xargs``): the command's status is then the runner's, which says nothing of
+    the command's."""
     return _read(words).detached
 
 

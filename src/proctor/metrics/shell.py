@@ -116,7 +116,7 @@ def _substitution_close(line: str, i: int, budget: list[int]) -> int:
         elif ch in "'\"":
             quote = ch
         elif ch == "<" and line.startswith("<<", j):  # git commit -m "$(cat <<'EOF' … EOF )"
-            if line.startswith("<<<", j) or depth >= 2:  # a here-string, or $(( 1 << 2 ))
+            if line.startswith("<<<", j) or line.startswith("$((", i):  # $(( 1 << 2 ))
                 j += 3 if line.startswith("<<<", j) else 2
                 continue
             heredoc, j = _heredoc(line, j, 0, None)
@@ -201,6 +201,13 @@ def _heredoc(line: str, i: int, command: int, fd: str | None) -> tuple[_Heredoc 
     return _Heredoc(command, delimiter, strip_tabs, quoted, stdin), end
 
 
+def _in_brackets(line: str, start: int, i: int) -> bool:
+    """Whether the ``<<`` at ``line[i]`` is in a ``$[ … ]`` (the old arithmetic), looked for
+    in the command from ``start`` on, a few hundred characters back at most."""
+    start = max(start, i - 256)
+    return line.rfind("$[", start, i) > line.rfind("]", start, i)
+
+
 def _body_end(line: str, i: int, heredoc: _Heredoc) -> tuple[int, int]:
     """Where the body starting at ``line[i]`` ends, and where the line goes on after its
     closing delimiter line; a body never closed runs to the end of the text."""
@@ -257,7 +264,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
     quote = ""
     heredocs: list[_Heredoc] = []
     budget = [_LOOK_AHEAD * len(line) + _LOOK_AHEAD_LEAST]
-    depth = 0  # of subshells
+    depth = arithmetic = 0  # subshells, and (( … )) commands, open
     start = i = 0
     while i < len(line):
         ch = line[i]
@@ -283,7 +290,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
         if line.startswith("<<<", i):  # a here-string: its word is a word
             word, i = f"{word or ''}<<<", i + 3
             continue
-        if line.startswith("<<", i) and depth >= 2:  # in (( … )): a shift, (( i << 2 ))
+        if line.startswith("<<", i) and (arithmetic or _in_brackets(line, start, i)):
             word, i = f"{word or ''}<<", i + 2
             continue
         if line.startswith("<<", i):
@@ -307,6 +314,10 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
                 # After a subshell: what follows it follows its last command (``(pytest) ||``).
                 commands[-1] = replace(commands[-1], piped=op in _PIPES, then=op)
             depth = depth + 1 if op == "(" else max(depth - 1, 0) if op == ")" else depth
+            if op == "(" and line.startswith("((", i) and line[i - 1 : i] != "(":
+                arithmetic += 1  # (( i << 2 )): a shift, not a heredoc
+            elif op == ")" and arithmetic and line.startswith("))", i):
+                arithmetic -= 1
             words = []
             i += len(op)
             if op == "\n" and heredocs:
@@ -381,16 +392,16 @@ def _negations(top: list[ShellCommand]) -> list[bool]:
     return negated
 
 
-def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: bool) -> list[bool]:
+def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: list[bool]) -> list[bool]:
     """Whether each command's status may not be the line's: an operator from it to the end of
     the line masks it (unless its failure ends the line: ``|| exit 1``, see
     :mod:`~proctor.metrics.errexit`), a ``!`` turns it round, or a runner leaves it running
-    on its own."""
+    on its own. ``pipefail``: whether it is on where each command runs."""
     masks = [outer_masked] * (len(top) + 1)
     for index in range(len(top) - 1, -1, -1):
         op = top[index].then
         last = index == len(top) - 1 or top[index + 1].words == ("}",)  # { pytest; }
-        keeps = op in _KEEPS or (op in _ENDS and last) or (op in _PIPES and pipefail)
+        keeps = op in _KEEPS or (op in _ENDS and last) or (op in _PIPES and pipefail[index])
         masks[index] = masks[index + 1] or not keeps
     negated = _negations(top)
     ends = failure_ends_line(top, negated, pipefail)
@@ -486,10 +497,9 @@ def split_commands(
     reading = [_READ_AGAIN * len(line) + _LOOK_AHEAD_LEAST] if _reading is None else _reading
     substituted: list[str] = []
     top = _scan(line, substituted)
-    if pipefail is None:
-        pipefail = sets_pipefail(top)
+    states = pipefail_states(top, bool(pipefail))
     commands: list[ShellCommand] = []
-    masks = _masks(top, outer_masked, pipefail)
+    masks = _masks(top, outer_masked, states)
     for index, (command, masked) in enumerate(zip(top, masks, strict=True)):
         commands.append(replace(command, masked=masked))
         script = _inner_script(command, top[index - 1] if index else None)
@@ -507,7 +517,7 @@ def split_commands(
     for script in substituted:  # its status is never the line's
         if _read_again(script, depth, reading):
             commands += split_commands(
-                script, outer_masked=True, pipefail=pipefail, depth=depth + 1, _reading=reading
+                script, outer_masked=True, pipefail=states[-1], depth=depth + 1, _reading=reading
             )
     return commands
 
@@ -533,6 +543,30 @@ def sets_pipefail(commands: list[ShellCommand]) -> bool:
     -c``) has it for its own script only (see :func:`shell_pipefail`).
     """
     return any(command.words[0] == "set" and _names_pipefail(command.words) for command in commands)
+
+
+def pipefail_states(commands: list[ShellCommand], on: bool) -> list[bool]:
+    """Whether ``pipefail`` is on where each command of a line runs (``on``: at its start, as
+    a shell started with it has it). A ``set -o pipefail`` or ``set +o pipefail`` changes it
+    for what follows when it runs in the line's own shell and surely runs: not in a subshell,
+    a pipeline or the background, and not after an ``&&`` or ``||`` (``false && set -o
+    pipefail``)."""
+    states = []
+    for index, command in enumerate(commands):
+        states.append(on)
+        words = command.words
+        before = commands[index - 1].then if index else None
+        if (
+            words[0] == "set"
+            and not command.nested
+            and before in (None, ";", "\n")
+            and command.then not in ("|", "|&", "&")
+        ):
+            if _names_pipefail(words):
+                on = True
+            elif any(f[:1] == "+" and "o" in f and v == "pipefail" for f, v in pairwise(words)):
+                on = False
+    return states
 
 
 def shell_pipefail(words: tuple[str, ...]) -> bool:

@@ -56,13 +56,21 @@ _NODE_OPTIONS = _node_options(_NODE_VALUED)
 _SCRIPTS = r"(?:test|build|lint|check|typecheck|type-check)(?:[:-][\w:-]*)?"
 _CARGO_VALUED = r"(?:--(?:manifest-path|color|config|target-dir)|-Z)"
 _END = r"(?=$|[\s;&|)`'\"])"
+_MVN_VALUED = r"(?:-(?:P|pl|f|s|gs|rf|T|b|l|t|e?D)|--(?:activate-profiles|projects|file|settings"
+_MVN_VALUED += r"|global-settings|resume-from|threads|builder|log-file|toolchains))"
+"""Options of ``mvn`` whose value is the next word (``mvn -P test run``: ``test`` is a
+profile); the words before the goal are words, not comments, redirections or quotes."""
+_COVERAGE_OPTIONS = (
+    r"(?:\s+--(?:rcfile|source|data-file|context|include|omit)(?:=|\s+)\S+|\s+-\S+)*"
+)
+"""``coverage run``'s options, those with a value too (``--rcfile .coveragerc``)."""
 
 #: Tools recognised as checks (tests, builds, linters, type checkers), one regex each.
 DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"(?:pytest|py\.test)(?!(?:\s+[^\s'\"]+)*?\s+(?:--collect-only|--co|--fixtures|--markers"
     r"|--fixtures-per-test)(?:\s|$))",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox"
-    r"|coverage\s+run(?:\s+-\S+)*\s+-m\s*(?:pytest|unittest))",
+    rf"|coverage\s+run{_COVERAGE_OPTIONS}\s+-m\s*(?:pytest|unittest))",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+manage\.py\s+test",
     rf"npm{_NPM_OPTIONS}\s+(?:(?:run{_NPM_OPTIONS}\s+)?{_SCRIPTS}|t|tst)",
     rf"(?:pnpm|yarn|bun){_NODE_OPTIONS}(?:\s+workspace\s+\S+)?\s+(?:run{_NODE_OPTIONS}\s+)?"
@@ -74,12 +82,13 @@ DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"\s+(?:(?:test|tests|check)(?:[-_:][\w:-]*)?|lint|build)",
     r"tox|nox",
     r"hatch\s+test",
-    r"coverage\s+run(?:\s+-\S+)*\s+(?:-m\s*(?:pytest|unittest)|manage\.py\s+test)",
+    rf"coverage\s+run{_COVERAGE_OPTIONS}\s+(?:-m\s*(?:pytest|unittest)|manage\.py\s+test)",
     r"ruff\s+(?:check|format\s+--check)",
     r"mypy|pyright|flake8|pylint",
     r"black\s+--check",
     r"eslint|tsc|jest|vitest|mocha|prettier\s+--check|playwright\s+test",
-    r"mvnw?(?:\s+\S+)*?\s+(?:test|verify|package|compile|install)",
+    rf"mvnw?(?:\s+(?:{_MVN_VALUED}\s+[^\s#'\"<>|]+|(?!{_MVN_VALUED}\s)[^\s#'\"<>|]+))*?"
+    r"\s+(?:test|verify|package|compile|install)",
     r"gradlew?\s+(?:-\S+\s+)*(?:[\w-]*:)*(?:test|build(?!Environment)|check)\w*",
     r"dotnet\s+(?:test|build)",
     r"rspec|phpunit|ctest|golangci-lint",

@@ -80,6 +80,14 @@ def test_heredocs_and_separators_at_the_end(command: str, want: list[str]) -> No
         ("pytest || exit $?; echo", True),
         ("set -o pipefail; pytest | tail -3 || exit 1; echo", True),
         ("pytest -q || exit 0", False),
+        ("pytest -q || { echo 'Tests failed'; exit 1; }; echo done", True),
+        ("pytest -q || { echo failed; }; echo done", False),
+        ("pytest -q || { echo x; exit 1; } | cat", False),
+        # Piped or sent to the background, the exit runs in a subshell and ends nothing.
+        ("pytest -q || exit 1 | tee -a log.txt", False),
+        ("pytest -q || exit 1 2>&1 | tail -5", False),
+        ("pytest -q || exit 1 & wait; echo done", False),
+        ("pytest -q || exit 1 |& cat", False),
         ("! pytest || exit 1; echo", False),
         ("pytest | tail -3 || exit 1; echo", False),  # no pipefail: the tail's status
         # The exit ends a part of the line only.
@@ -179,6 +187,46 @@ def test_a_process_substitution_runs_beside_the_line(command: str, want: list[st
 )
 def test_a_function_s_body_is_not_the_line_s(command: str, want: list[str]) -> None:
     """A function's body runs when it is called, if ever: its checks have no outcome."""
+    assert outcomes(command, True) == want
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("set -o pipefail; pytest -q | tail -3", ["fail"]),
+        ("set -o pipefail && pytest | tail", ["fail"]),
+        # pipefail is on only after a set that surely ran in the line's own shell.
+        ("pytest -q | tail -3 || exit 1; set -o pipefail; echo done", ["unknown"]),
+        ("set -o pipefail; set +o pipefail; pytest -q | tail -3", ["unknown"]),
+        ("false && set -o pipefail; pytest -q | tail -3", ["unknown"]),
+        ("(set -o pipefail); pytest | tail", ["unknown"]),
+        ("set -o pipefail | cat; pytest | tail", ["unknown"]),
+    ],
+)
+def test_pipefail_is_on_where_a_set_that_ran_turned_it_on(command: str, want: list[str]) -> None:
+    assert outcomes(command, True) == want
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["true | xargs -r pytest", "find tests -name '*.py' | xargs pytest", "xargs -I{} pytest {}"],
+)
+def test_a_check_xargs_runs_is_masked(command: str) -> None:
+    """Given no input, xargs may run nothing and succeed."""
+    assert outcomes(command, True) == ["unknown"]
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("( (cat > run.sh <<'EOF'\npytest -q\nEOF\n) )", []),  # subshells, not (( ))
+        ("(cd app && (cd . && cat > run.sh <<'EOF'\npytest -q\nEOF\n)) && make test", ["fail"]),
+        ('x="$(cd . && (cat <<\'EOF\'\n"\nEOF\n))"; pytest -q', ["fail"]),
+        ("echo $[1 << 2]\npytest -q", ["fail"]),
+        ("for ((i=0;i<2;i++)); do cat <<EOF\npytest\nEOF\ndone", []),
+    ],
+)
+def test_arithmetic_is_told_from_nested_subshells(command: str, want: list[str]) -> None:
     assert outcomes(command, True) == want
 
 
