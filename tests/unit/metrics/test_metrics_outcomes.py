@@ -56,9 +56,12 @@ def test_a_check_a_bang_turns_round_has_an_unknown_outcome(command: str, is_erro
     assert outcomes(command, is_error) == ["unknown"]
 
 
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
+COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
+"""Claude Code's way of writing a commit message: a heredoc inside a substitution."""
+
+
+LINES: dict[str, list[tuple[str, list[str]]]] = {
+    "heredocs_and_separators_at_the_end": [
         ("cat > run.sh <<'EOF'\npytest -q\nEOF", []),
         ("cat > run.sh <<'EOF'\npytest -q\nEOF\nbash run.sh && make test", ["fail"]),
         ("bash <<EOF\npytest -q\nEOF", ["fail"]),
@@ -67,8 +70,99 @@ def test_a_check_a_bang_turns_round_has_an_unknown_outcome(command: str, is_erro
         ("pytest;", ["fail"]),
         ("pytest\necho done", ["unknown"]),
     ],
+    "a_script_piped_or_given_to_a_shell_is_read": [
+        ("cat <<EOF | bash\npytest -q\nEOF", ["fail"]),
+        ("echo 'pytest -q' | bash", ["fail"]),
+        ("echo -e 'make test' | sh", ["fail"]),
+        ("echo 'pytest -q' | bash -s -- x", ["fail"]),
+        ("bash <<< 'pytest -q'", ["fail"]),
+        ("echo 'pytest -q; echo done' | bash", ["unknown"]),
+        # Not a shell reading its script from what is piped in.
+        ("cat <<EOF | python\npytest\nEOF", []),
+        ("echo pytest | xargs", []),
+        ("cat f | bash", []),
+        ("echo 'pytest -q' | bash script.sh", []),
+    ],
+    "shifts_and_groups": [
+        ("(( i << 2 ))\npytest -q", ["fail"]),  # a shift, not a heredoc
+        ("if (( 1 << 2 > 3 )); then echo; fi\npytest -q", ["fail"]),
+        ("cat <<EOF > t.sh; echo $((1+2))\npytest -q\nEOF", []),  # a heredoc all the same
+        ("(cat <<EOF\npytest\nEOF\n)", []),  # in a subshell too
+        ("x=$((1 << 2))\npytest -q", ["fail"]),
+        ("{ pytest; }", ["fail"]),  # a group's status is its last command's
+        ("{ cd app; pytest; }", ["fail"]),
+        ("{ pytest; } || true", ["unknown"]),
+        ("{ pytest; echo; }", ["unknown"]),
+    ],
+    "a_shell_has_the_pipefail_it_is_started_with": [
+        ("bash -o pipefail -c 'pytest | tail'", ["fail"]),
+        ("timeout 60 bash -o pipefail -c 'pytest | tail'", ["fail"]),
+        ("bash -o pipefail -c 'make build' && pytest | tail", ["unknown"]),  # its own only
+        ("set -o pipefail; bash -c 'pytest | tail'", ["unknown"]),  # not its parent's
+        ("set -o pipefail; x=$(pytest | tail); echo", ["unknown"]),
+    ],
+    "a_process_substitution_runs_beside_the_line": [
+        ("tee log < <(pytest)", ["unknown"]),  # its status is tee's
+        ("diff <(pytest -q) expected.txt", ["unknown"]),
+        ("pytest > >(tee out.log) 2>&1", ["fail"]),
+        ("cat <(echo hi) && pytest", ["fail"]),
+        ("echo '<(pytest)'", []),
+    ],
+    # A function's body runs when it is called, if ever: its checks have no outcome.
+    "a_function_s_body_is_not_the_line_s": [
+        ("run() {\n  cd app\n  pytest -q\n}", ["unknown"]),  # defined, never called
+        ("f() { pytest; }; f", ["unknown"]),
+        ("f()\n{\n pytest\n}", ["unknown"]),
+        ("f() { pytest || exit 1; }; echo defined", ["unknown"]),
+        ("f() { echo; }; pytest", ["fail"]),
+        ("function t\n{\n echo\n}\npytest -q", ["fail"]),
+        ("f() { { echo; }; }; pytest -x", ["fail"]),
+    ],
+    "pipefail_is_on_where_a_set_that_ran_turned_it_on": [
+        ("set -o pipefail; pytest -q | tail -3", ["fail"]),
+        ("set -o pipefail && pytest | tail", ["fail"]),
+        # pipefail is on only after a set that surely ran in the line's own shell.
+        ("pytest -q | tail -3 || exit 1; set -o pipefail; echo done", ["unknown"]),
+        ("set -o pipefail; set +o pipefail; pytest -q | tail -3", ["unknown"]),
+        ("false && set -o pipefail; pytest -q | tail -3", ["unknown"]),
+        ("(set -o pipefail); pytest | tail", ["unknown"]),
+        ("set -o pipefail | cat; pytest | tail", ["unknown"]),
+    ],
+    "arithmetic_is_told_from_nested_subshells": [
+        ("( (cat > run.sh <<'EOF'\npytest -q\nEOF\n) )", []),  # subshells, not (( ))
+        ("(cd app && (cd . && cat > run.sh <<'EOF'\npytest -q\nEOF\n)) && make test", ["fail"]),
+        ('x="$(cd . && (cat <<\'EOF\'\n"\nEOF\n))"; pytest -q', ["fail"]),
+        ("echo $[1 << 2]\npytest -q", ["fail"]),
+        ("for ((i=0;i<2;i++)); do cat <<EOF\npytest\nEOF\ndone", []),
+    ],
+    # Its body's quotes and parentheses are text: they neither close the substitution nor
+    # open a quote that hides the rest of the line.
+    "a_heredoc_inside_a_substitution_is_text": [
+        (COMMIT.format('Add CI step\n\nIt\'s now "npm ci && npm test"'), []),
+        (COMMIT.format('Fix parser\n\n1) Run "cd app && make test" before pushing'), []),
+        (COMMIT.format("Don't break `npm test`"), []),
+        (
+            "pytest -q && git add -A && " + COMMIT.format("- Don't crash\n- Ran `pytest -q`"),
+            ["fail"],
+        ),
+        ("MSG=$(cat <<'EOF'\nDon't panic\nEOF\n)\ngit commit -m \"$MSG\" && pytest -q", ["fail"]),
+        ("BODY=$(cat <<'EOF'\nIt's fixed :)\nEOF\n)\npytest -q", ["fail"]),
+        ("x=$(cat <<EOF\n$(pytest -q)\nEOF\n)", ["unknown"]),  # an unquoted body's substitution
+        ("cat > f <<'EOF'\r\nx\r\nEOF\r\npytest -q\r\n", ["fail"]),  # CRLF lines
+    ],
+}
+"""Lines and the outcomes of the checks each runs when its step fails, by what they show."""
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        pytest.param(c, w, id=f"{group}-{n}")
+        for group, cases in LINES.items()
+        for n, (c, w) in enumerate(cases)
+    ],
 )
-def test_heredocs_and_separators_at_the_end(command: str, want: list[str]) -> None:
+def test_a_line_s_checks_have_their_outcomes(command: str, want: list[str]) -> None:
     assert outcomes(command, True) == want
 
 
@@ -108,153 +202,12 @@ def test_a_check_whose_failure_ends_the_line_keeps_its_outcome(command: str, kno
 
 
 @pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("cat <<EOF | bash\npytest -q\nEOF", ["fail"]),
-        ("echo 'pytest -q' | bash", ["fail"]),
-        ("echo -e 'make test' | sh", ["fail"]),
-        ("echo 'pytest -q' | bash -s -- x", ["fail"]),
-        ("bash <<< 'pytest -q'", ["fail"]),
-        ("echo 'pytest -q; echo done' | bash", ["unknown"]),
-        # Not a shell reading its script from what is piped in.
-        ("cat <<EOF | python\npytest\nEOF", []),
-        ("echo pytest | xargs", []),
-        ("cat f | bash", []),
-        ("echo 'pytest -q' | bash script.sh", []),
-    ],
-)
-def test_a_script_piped_or_given_to_a_shell_is_read(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("(( i << 2 ))\npytest -q", ["fail"]),  # a shift, not a heredoc
-        ("if (( 1 << 2 > 3 )); then echo; fi\npytest -q", ["fail"]),
-        ("cat <<EOF > t.sh; echo $((1+2))\npytest -q\nEOF", []),  # a heredoc all the same
-        ("(cat <<EOF\npytest\nEOF\n)", []),  # in a subshell too
-        ("x=$((1 << 2))\npytest -q", ["fail"]),
-        ("{ pytest; }", ["fail"]),  # a group's status is its last command's
-        ("{ cd app; pytest; }", ["fail"]),
-        ("{ pytest; } || true", ["unknown"]),
-        ("{ pytest; echo; }", ["unknown"]),
-    ],
-)
-def test_shifts_and_groups(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("bash -o pipefail -c 'pytest | tail'", ["fail"]),
-        ("timeout 60 bash -o pipefail -c 'pytest | tail'", ["fail"]),
-        ("bash -o pipefail -c 'make build' && pytest | tail", ["unknown"]),  # its own only
-        ("set -o pipefail; bash -c 'pytest | tail'", ["unknown"]),  # not its parent's
-        ("set -o pipefail; x=$(pytest | tail); echo", ["unknown"]),
-    ],
-)
-def test_a_shell_has_the_pipefail_it_is_started_with(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("tee log < <(pytest)", ["unknown"]),  # its status is tee's
-        ("diff <(pytest -q) expected.txt", ["unknown"]),
-        ("pytest > >(tee out.log) 2>&1", ["fail"]),
-        ("cat <(echo hi) && pytest", ["fail"]),
-        ("echo '<(pytest)'", []),
-    ],
-)
-def test_a_process_substitution_runs_beside_the_line(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("run() {\n  cd app\n  pytest -q\n}", ["unknown"]),  # defined, never called
-        ("f() { pytest; }; f", ["unknown"]),
-        ("f()\n{\n pytest\n}", ["unknown"]),
-        ("f() { pytest || exit 1; }; echo defined", ["unknown"]),
-        ("f() { echo; }; pytest", ["fail"]),
-        ("function t\n{\n echo\n}\npytest -q", ["fail"]),
-        ("f() { { echo; }; }; pytest -x", ["fail"]),
-    ],
-)
-def test_a_function_s_body_is_not_the_line_s(command: str, want: list[str]) -> None:
-    """A function's body runs when it is called, if ever: its checks have no outcome."""
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("set -o pipefail; pytest -q | tail -3", ["fail"]),
-        ("set -o pipefail && pytest | tail", ["fail"]),
-        # pipefail is on only after a set that surely ran in the line's own shell.
-        ("pytest -q | tail -3 || exit 1; set -o pipefail; echo done", ["unknown"]),
-        ("set -o pipefail; set +o pipefail; pytest -q | tail -3", ["unknown"]),
-        ("false && set -o pipefail; pytest -q | tail -3", ["unknown"]),
-        ("(set -o pipefail); pytest | tail", ["unknown"]),
-        ("set -o pipefail | cat; pytest | tail", ["unknown"]),
-    ],
-)
-def test_pipefail_is_on_where_a_set_that_ran_turned_it_on(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-@pytest.mark.parametrize(
     "command",
     ["true | xargs -r pytest", "find tests -name '*.py' | xargs pytest", "xargs -I{} pytest {}"],
 )
 def test_a_check_xargs_runs_is_masked(command: str) -> None:
     """Given no input, xargs may run nothing and succeed."""
     assert outcomes(command, True) == ["unknown"]
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("( (cat > run.sh <<'EOF'\npytest -q\nEOF\n) )", []),  # subshells, not (( ))
-        ("(cd app && (cd . && cat > run.sh <<'EOF'\npytest -q\nEOF\n)) && make test", ["fail"]),
-        ('x="$(cd . && (cat <<\'EOF\'\n"\nEOF\n))"; pytest -q', ["fail"]),
-        ("echo $[1 << 2]\npytest -q", ["fail"]),
-        ("for ((i=0;i<2;i++)); do cat <<EOF\npytest\nEOF\ndone", []),
-    ],
-)
-def test_arithmetic_is_told_from_nested_subshells(command: str, want: list[str]) -> None:
-    assert outcomes(command, True) == want
-
-
-COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
-"""Claude Code's way of writing a commit message: a heredoc inside a substitution."""
-
-
-COMMIT = "git commit -m \"$(cat <<'EOF'\n{}\nEOF\n)\""
-"""Claude Code's way of writing a commit message: a heredoc inside a substitution."""
-
-
-@pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        (COMMIT.format('Add CI step\n\nIt\'s now "npm ci && npm test"'), []),
-        (COMMIT.format('Fix parser\n\n1) Run "cd app && make test" before pushing'), []),
-        (COMMIT.format("Don't break `npm test`"), []),
-        ("pytest -q && git add -A && " + COMMIT.format("- Don't crash\n- Ran `pytest -q`"), ["fail"]),
-        ("MSG=$(cat <<'EOF'\nDon't panic\nEOF\n)\ngit commit -m \"$MSG\" && pytest -q", ["fail"]),
-        ("BODY=$(cat <<'EOF'\nIt's fixed :)\nEOF\n)\npytest -q", ["fail"]),
-        ("x=$(cat <<EOF\n$(pytest -q)\nEOF\n)", ["unknown"]),  # an unquoted body's substitution
-        ("cat > f <<'EOF'\r\nx\r\nEOF\r\npytest -q\r\n", ["fail"]),  # CRLF lines
-    ],
-)  # fmt: skip
-def test_a_heredoc_inside_a_substitution_is_text(command: str, want: list[str]) -> None:
-    """Its body's quotes and parentheses are text: they neither close the substitution nor
-    open a quote that hides the rest of the line."""
-    assert outcomes(command, True) == want
 
 
 @pytest.mark.parametrize(
