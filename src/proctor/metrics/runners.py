@@ -25,7 +25,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
 
@@ -53,6 +53,7 @@ def _runner(
     assignments: bool = False,
     detach: str = "",
     split: str = "",
+    may_skip: bool = False,
 ) -> _Runner:
     return _Runner(
         frozenset(valued.split()),
@@ -60,6 +61,7 @@ def _runner(
         assignments,
         frozenset(detach.split()),
         frozenset(split.split()),
+        may_skip,
     )
 
 
@@ -87,11 +89,9 @@ _UV_VALUED = (
     " --no-build-package --no-binary-package --only-binary --no-binary"
 )
 
-_XARGS = replace(
-    _runner(
-        "-n --max-args -I --replace -P --max-procs -d --delimiter -L --max-lines -s --max-chars"
-        " -E --eof -a --arg-file"
-    ),
+_XARGS = _runner(
+    "-n --max-args -I --replace -P --max-procs -d --delimiter -L --max-lines -s --max-chars"
+    " -E --eof -a --arg-file",
     may_skip=True,
 )
 """``xargs`` runs its command once per batch of its input's words: none at all for an empty

@@ -14,17 +14,17 @@ import re
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from proctor.metrics.errexit import failure_ends_line
+from proctor.metrics.exits import failure_ends_line
 from proctor.metrics.runners import negates, run_by_runner, runner_detaches
 
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
 _OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "\n", "(", ")")
 _SUBSTITUTIONS = ("$(", "`")
-_PROCESS_SUBSTITUTIONS = ("<(", ">(")
-"""``<(pytest)``, ``>(tee log)``: their commands run beside the line, whose status is never
-theirs (read as a command substitution's)."""
 """What opens a command substitution: part of the word it stands in (``make -j$(nproc)
 test`` is one command), its commands run too."""
+_OPENS = (*_SUBSTITUTIONS, "<(", ">(")
+"""A command substitution, or a process substitution (``<(pytest)``, ``>(tee log)``), whose
+commands run beside the line and whose status is never the line's: read alike."""
 _PIPES = frozenset({"|", "|&"})
 _KEEPS = frozenset({None, "&&", ")"})
 """What may follow a command whose status is the line's: ``&&``, the end of a subshell
@@ -61,8 +61,7 @@ class ShellCommand:
     heredoc: str | None = None
     """The body of the heredoc it reads on its standard input (``bash <<EOF``), if any."""
     nested: bool = False
-    """It runs in a subshell (``(cd app && pytest)``): its ``set -e`` or ``exit`` ends that
-    subshell only."""
+    """It runs in a subshell (``(cd app && pytest)``): its ``exit`` ends that subshell only."""
 
 
 @dataclass(frozen=True)
@@ -281,10 +280,7 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
                 word = f"{word}{ch}"
             i += 1
             continue
-        if line.startswith(_SUBSTITUTIONS, i):  # part of a word: its commands run too
-            word, i = _substituted(line, i, word or "", inner, budget)
-            continue
-        if line.startswith(_PROCESS_SUBSTITUTIONS, i):  # tee log < <(pytest): never the line's
+        if line.startswith(_OPENS, i):  # part of a word: its commands run too
             word, i = _substituted(line, i, word or "", inner, budget)
             continue
         if line.startswith("<<<", i):  # a here-string: its word is a word
@@ -395,7 +391,7 @@ def _negations(top: list[ShellCommand]) -> list[bool]:
 def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: list[bool]) -> list[bool]:
     """Whether each command's status may not be the line's: an operator from it to the end of
     the line masks it (unless its failure ends the line: ``|| exit 1``, see
-    :mod:`~proctor.metrics.errexit`), a ``!`` turns it round, or a runner leaves it running
+    :mod:`~proctor.metrics.exits`), a ``!`` turns it round, or a runner leaves it running
     on its own. ``pipefail``: whether it is on where each command runs."""
     masks = [outer_masked] * (len(top) + 1)
     for index in range(len(top) - 1, -1, -1):
@@ -472,7 +468,7 @@ def split_commands(
     line: str,
     *,
     outer_masked: bool = False,
-    pipefail: bool | None = None,
+    pipefail: bool = False,
     depth: int = 0,
     _reading: list[int] | None = None,
 ) -> list[ShellCommand]:
@@ -486,9 +482,10 @@ def split_commands(
     A command is masked unless every operator from it to the end of its line is ``&&``, the
     end of a subshell, a pipe with ``pipefail`` on, or a ``;`` or newline with no command
     after it: only then does its failure fail the line; or unless its failure ends the line
-    (``|| exit 1``). A command
-    that a ``!`` turns round, or that a runner leaves running on its own (``docker exec
-    -d``), is masked too. A heredoc fed to a shell (``bash <<EOF``) is read as its script.
+    (``|| exit 1``). A command that a ``!`` turns round, or that a runner leaves running on
+    its own (``docker exec -d``), is masked too. A heredoc fed to a shell (``bash <<EOF``) is
+    read as its script. ``pipefail``: whether the line starts with it on (a shell started
+    with it, ``bash -o pipefail -c``).
 
     The scripts read, all told, are a few times the line's length at most (see
     :data:`_READ_AGAIN`): a script nested in a substitution nested in a script is read at
@@ -497,7 +494,7 @@ def split_commands(
     reading = [_READ_AGAIN * len(line) + _LOOK_AHEAD_LEAST] if _reading is None else _reading
     substituted: list[str] = []
     top = _scan(line, substituted)
-    states = pipefail_states(top, bool(pipefail))
+    states = pipefail_states(top, pipefail)
     commands: list[ShellCommand] = []
     masks = _masks(top, outer_masked, states)
     for index, (command, masked) in enumerate(zip(top, masks, strict=True)):
@@ -509,7 +506,7 @@ def split_commands(
                 for inner in split_commands(
                     script,
                     outer_masked=masked,
-                    pipefail=shell_pipefail(command.words) or None,
+                    pipefail=shell_pipefail(command.words),
                     depth=depth + 1,
                     _reading=reading,
                 )
