@@ -6,9 +6,12 @@ fails: ``pytest -q || exit 1; echo done`` fails when the tests fail, so the ``;`
 hides nothing. An ``exit`` piped or sent to the background runs in a subshell of its own and
 ends nothing (``pytest || exit 1 | tee log``).
 
-Only a flat line is read so: inside a subshell, a group or loop in a pipeline, or a function,
-the ``exit`` ends that part only (``{ pytest || exit 1; echo; } | tail``), so a line with a
-subshell, a ``{ … }`` group, a loop, a ``case`` or a function is left as its operators say.
+The ``exit`` must run in the line's own shell: inside a subshell, a group or loop in a
+pipeline, or a function, it ends that part only (``(pytest || exit 1); echo``, ``{ pytest ||
+exit 1; echo; } | tail``), so an ``exit`` in a subshell ends nothing, and a line with a ``{ …
+}`` group, a loop, a ``case`` or a function is left as its operators say. A subshell before
+the ``||`` ends with its last command's status: ``(cd app && pytest) || exit 1; echo done``
+ends the line when the tests fail.
 
 ``set -e`` is not read. Claude Code runs each command inside an ``eval`` that is not the last
 of an ``&&`` list, where bash ignores ``errexit``: ``set -e; false; echo done`` prints
@@ -52,11 +55,10 @@ def _exits_failing(words: Sequence[str]) -> bool:
 
 
 def _flat(commands: Sequence[Command]) -> bool:
-    """Whether no command of the line is in a subshell, a group, a loop, a ``case`` or a
-    function (``f() {``)."""
+    """Whether no command of the line is in a group, a loop, a ``case`` or a function
+    (``f() {``)."""
     return not any(
-        command.nested
-        or (command.words and command.words[0] in _COMPOUND)
+        (command.words and command.words[0] in _COMPOUND)
         or any(word.endswith("()") for word in command.words)
         for command in commands
     )
@@ -65,9 +67,11 @@ def _flat(commands: Sequence[Command]) -> bool:
 def _exit_after(commands: Sequence[Command], at: int) -> int | None:
     """Where the ``exit`` that ``commands[at]`` starts ends, when it ends the line with a
     failure: ``exit 1`` itself, or a group ``{ echo failed; exit 1; }`` whose last command it
-    is (the index of its ``}``); None otherwise. Piped or sent to the background, it runs in
-    a subshell and ends nothing (``exit 1 | tee log``)."""
+    is (the index of its ``}``); None otherwise. Piped or sent to the background, or in a
+    subshell, it ends nothing (``exit 1 | tee log``, ``(exit 1)``)."""
     words = commands[at].words
+    if commands[at].nested:  # it ends its subshell only: ``pytest || (exit 1)``
+        return None
     if _exits_failing(words):
         end = at
     elif words[:1] == ("{",):
@@ -77,7 +81,7 @@ def _exit_after(commands: Sequence[Command], at: int) -> int | None:
             end <= at
             or not _exits_failing(body)
             or any(
-                "{" in c.words[1:] or (j > at and c.words[:1] == ("{",))
+                "{" in c.words[1:] or (j > at and c.words[:1] == ("{",)) or c.nested
                 for j, c in enumerate(commands[at:end], start=at)
             )
         ):

@@ -184,8 +184,19 @@ def test_a_line_s_checks_have_their_outcomes(command: str, want: list[str]) -> N
         ("pytest -q || exit 1 |& cat", False),
         ("! pytest || exit 1; echo", False),
         ("pytest | tail -3 || exit 1; echo", False),  # no pipefail: the tail's status
-        # The exit ends a part of the line only.
+        # A subshell ends with its last command's status; an exit in one ends it only.
+        ("(cd app && pytest) || exit 1; echo done", True),
+        ("(pytest) || exit 1\necho done", True),
+        ("(cd app; pytest -q) || exit 1; echo", True),
+        ("(cd app; make build) && (cd app && pytest -q) || exit 1; echo", False),  # the build
+        ("set -o pipefail; (cd app && pytest | tail -3) || exit 1; echo", True),
+        ("(cd app && pytest) || { echo 'Tests failed'; exit 1; }; echo done", True),
+        ("(pytest; echo x) || exit 1; echo", False),
         ("(pytest || exit 1); echo", False),
+        ("pytest || (exit 1); echo", False),
+        ("(pytest || exit 1) | tee log", False),
+        ("pytest || { echo x; (exit 1); }; echo", False),
+        ("(pytest || { echo x; exit 1; }); echo", False),
         ("{ pytest || exit 1; echo x; } 2>&1 | tail -5", False),
         ("for d in a b; do pytest || exit 1; done | tee log", False),
         ("f() { pytest || exit 1; }; echo defined", False),
