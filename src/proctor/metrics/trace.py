@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -24,6 +25,16 @@ LOOKING_KINDS = READ_KINDS | SEARCH_KINDS
 
 #: Files whose edits alone do not change code (see :func:`is_code_edit`).
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc")
+DOC_NAMES = frozenset(
+    {"authors", "changelog", "changes", "contributors", "copying", "licence", "license"}
+    | {"news", "notes", "notice", "readme", "todo"}
+)
+"""Documentation without a suffix (``LICENSE``, ``AUTHORS``), by its name in lower case."""
+_BUILD_TEXT = re.compile(
+    r"cmakelists\.txt|(?:.*[-_.])?(?:requirements|constraints)(?:[-_.].*)?\.txt"
+)
+"""Text files that are a build's or an environment's input (``CMakeLists.txt``,
+``requirements-dev.txt``, ``constraints.txt``): code, not documentation."""
 
 
 class CallView(Protocol):
@@ -122,9 +133,18 @@ def is_code_edit(step: Step) -> bool:
     trial a task nor needs a check after it. A code edit may still have failed or been
     denied: :func:`changes_code` says whether it changed code.
     """
-    return step.kind in EDIT_KINDS and (
-        not step.files or any(not f.lower().endswith(DOC_SUFFIXES) for f in step.files)
-    )
+    return step.kind in EDIT_KINDS and (not step.files or not all(map(is_doc, step.files)))
+
+
+@functools.lru_cache(maxsize=4096)
+def is_doc(path: str) -> bool:
+    """Whether a file is documentation: its suffix is one of :data:`DOC_SUFFIXES` (but for a
+    build's or an environment's text input, ``CMakeLists.txt``, ``requirements.txt``), or it
+    has none and its name is one of :data:`DOC_NAMES` (``LICENSE``)."""
+    name = path.rpartition("/")[2].lower()
+    if name.endswith(DOC_SUFFIXES):
+        return not _BUILD_TEXT.fullmatch(name)
+    return name in DOC_NAMES
 
 
 def took_effect(step: Step) -> bool:

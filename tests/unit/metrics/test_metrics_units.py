@@ -258,6 +258,34 @@ def test_documentation_edits_after_a_passing_check_need_no_new_check() -> None:
     assert not any(r.fired for r in evaluate_rules(metrics, MetricsConfig()))
 
 
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [
+        ("CHANGELOG.md", False),
+        ("docs/notes.txt", False),
+        ("LICENSE", False),
+        ("pkg/AUTHORS", False),
+        ("CMakeLists.txt", True),
+        ("requirements.txt", True),
+        ("requirements-dev.txt", True),
+        ("deps/dev-requirements.txt", True),
+        ("constraints.txt", True),
+        ("Makefile", True),
+        ("Dockerfile", True),
+        ("src/license.py", True),
+    ],
+)
+def test_an_edit_after_the_check_needs_a_new_one_unless_it_is_documentation(
+    path: str, code: bool
+) -> None:
+    """A build's or an environment's text input (``CMakeLists.txt``, ``requirements.txt``) is
+    code; documentation without a suffix (``LICENSE``) is not."""
+    events = [*_write("calc.py"), shell("t", "pytest"), result("t"), *_write(path)]
+    assert compute_process_metrics(events).verified is (not code)
+    only = compute_process_metrics(_write(path))
+    assert only.is_task is code
+
+
 def test_a_code_edit_after_the_check_still_needs_one() -> None:
     events = [*_write("calc.py"), shell("t", "pytest"), result("t"), *_write("util.py")]
     assert compute_process_metrics(events).verified is False
