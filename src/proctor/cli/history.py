@@ -102,6 +102,7 @@ def command(
         read_marks,
         render_changes,
     )
+    from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
     from proctor.history.forks import forks_measured_apart
     from proctor.history.projects import same_project
@@ -204,6 +205,8 @@ def command(
                 count_each_response_once(replayed, pricing)  # a response copied otherwise: once
         finally:  # the summaries (and the forks' measures) kept, Ctrl-C or not
             _save(cache, sessions)
+        replayed, copied = each_session_once(replayed)  # a Codex or Gemini CLI file's copy
+        unavailable += copied
         # What the replay found unavailable, in the order of its files (the workers finish
         # in no particular order), after what the listing found.
         unavailable[listed:] = sorted(unavailable[listed:], key=lambda u: (u.path, u.reason))

@@ -6,6 +6,11 @@ the same name of the same agent in another folder is a copy (a backup given besi
 a conversation copied into another project folder to go on there, a rollout kept in both
 ``sessions/`` and ``archived_sessions/``, a Gemini CLI chat kept under both its project's hash
 and its name).
+
+A copy under another name (``rollout-… (1).jsonl``, a backup renamed ``….backup.jsonl``) is
+told once it is read: a Codex rollout and a Gemini CLI chat each hold their session's id, which
+no other session's file holds (a resumed session goes on in its own file; a fork or a subagent
+has an id of its own). See :func:`each_session_once`.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from proctor.history.record import SessionRecord
     from proctor.history.sources import Session
+    from proctor.models.history import Unavailable
 
 
 _ID_NAME = re.compile(
@@ -77,3 +84,54 @@ def _size(file: str) -> int:
         return os.stat(file).st_size
     except OSError:
         return -1
+
+
+_BY_ID = ("codex", "gemini-cli")
+"""The agents whose session files are told apart by the session id they hold. (A Claude
+Code session's copies and forks are told by the responses they share: see
+:mod:`proctor.history.forks`.)"""
+
+
+def each_session_once(
+    records: list[SessionRecord],
+) -> tuple[list[SessionRecord], list[Unavailable]]:
+    """``records`` with each Codex or Gemini CLI session read from two files (the same agent
+    and session id) kept once, from the larger file (a session file only grows; of two the
+    same size, the one named as the CLI names it, then the first path), and each other file
+    listed unavailable as a copy of it."""
+    from proctor.models.history import Unavailable
+
+    groups: dict[tuple[str, str], list[SessionRecord]] = {}
+    for record in records:
+        if record.agent in _BY_ID and record.session_id:
+            groups.setdefault((record.agent, record.session_id), []).append(record)
+    copies: dict[int, str] = {}
+    for group in groups.values():
+        if len(group) > 1:
+            kept, *others = sorted(group, key=_original_first)
+            copies.update((id(other), kept.path) for other in others)
+    if not copies:
+        return records, []
+    gone = [
+        Unavailable(
+            agent=record.agent,
+            path=record.path,
+            reason=f"a copy of the session in {copies[id(record)]} (the same session id), "
+            "counted there",
+        )
+        for record in records
+        if id(record) in copies
+    ]
+    return [record for record in records if id(record) not in copies], gone
+
+
+_ROLLOUT_NAME = re.compile(
+    r"rollout-[0-9T-]+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl"
+)
+"""A Codex rollout's name as Codex writes it (``rollout-<time>-<thread id>.jsonl``)."""
+
+
+def _original_first(record: SessionRecord) -> tuple[int, bool, str]:
+    name = os.path.basename(record.path)
+    named = (_GEMINI_NAME if record.agent == "gemini-cli" else _ROLLOUT_NAME).fullmatch(name)
+    return -_size(record.path), named is None, record.path

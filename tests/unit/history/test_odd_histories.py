@@ -755,3 +755,41 @@ def test_claude_config_dir_may_list_several_folders_as_ccusage_reads_it(tmp_path
     plant(comma)
     named, _ = find_sessions(["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(comma)})
     assert len(named) == len(everything)
+
+
+CORPUS = Path(__file__).parents[2] / "corpus"
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_codex_or_gemini_session_copied_under_another_name_is_counted_once(
+    tmp_path: Path, cached: bool
+) -> None:
+    """A sync conflict's ``… (1).jsonl`` holds the same session id: it is listed as a copy,
+    its tokens counted once, from the file named as the CLI names it."""
+    home = tmp_path / "home"
+    rollout = home / ".codex" / "sessions" / "2026" / "12" / "01"
+    rollout /= "rollout-2026-12-01T14-30-50-01a23203-f8c7-7fb3-b9cd-fc8c29877a31.jsonl"
+    chat = home / ".gemini" / "tmp" / "ws" / "chats" / "session-2026-12-01T14-30-75a4b4a3.jsonl"
+    sources = {
+        rollout: CORPUS / "codex-0.171.0-basic.transcript.jsonl",
+        chat: CORPUS / "gemini-cli-0.61.0-basic.transcript.jsonl",
+    }
+    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["history", "--home", str(home), "--agent", "codex", "--agent", "gemini-cli", "--json"]
+    args += [] if cached else ["--no-cache"]
+    for target, source in sources.items():
+        target.parent.mkdir(parents=True)
+        shutil.copy(source, target)
+    alone = json.loads(CliRunner().invoke(cli, args, env=env).output)
+    copies = {t.with_name(f"{t.stem} (1).jsonl") for t in sources}
+    for target in sources:
+        shutil.copy(target, target.with_name(f"{target.stem} (1).jsonl"))
+    for _ in range(1 + cached):  # the second run reads the summaries from the cache
+        result = CliRunner().invoke(cli, args, env=env)
+        assert result.exit_code == 0, result.output
+        got = json.loads(result.output)
+        assert got["total"]["sessions"] == alone["total"]["sessions"] == 2
+        assert got["total"]["usage"] == alone["total"]["usage"]
+        assert {s["path"] for s in got["sessions"]} == {str(t) for t in sources}
+        gone = [u for u in got["unavailable"] if "a copy of the session" in u["reason"]]
+        assert {u["path"] for u in gone} == {str(c) for c in copies}
