@@ -386,6 +386,23 @@ def test_a_cache_folder_inside_a_history_is_not_used(
     assert (home.parent / "cache" / "history.sqlite3").is_file()
 
 
+@pytest.mark.parametrize("given", [False, True])
+def test_a_cache_folder_inside_another_agent_s_history_is_not_used(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch, given: bool
+) -> None:
+    """Not even when this replay reads another agent's history only, or a folder given
+    (the agents' folders are then those the environment names)."""
+    before = fingerprint(home)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(home / ".codex" / "proctor-cache"))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    args = [str(home / ".claude")] if given else ["--home", str(home)]
+    result = proctor("history", *args, "--agent", "claude-code")
+    assert result.code == 0 and "Sessions: 4" in result.out
+    assert f"would be inside {home / '.codex'}" in result.err
+    assert not (home / ".codex" / "proctor-cache").exists()
+    assert fingerprint(home) == before
+
+
 def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
     proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

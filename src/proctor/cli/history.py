@@ -165,8 +165,10 @@ def command(
     cache = None
     if not no_cache:
         cache_file = cache_folder(os.environ) / FILE_NAME
-        read = paths or [
-            folder for agent in chosen for folder in history_folders(agent, home, os.environ)
+        # Never into a history folder: those given, and every agent's, read now or not.
+        read = [
+            *paths,
+            *(f for agent in HISTORY_AGENTS for f in history_folders(agent, home, os.environ)),
         ]
         inside = next((where for root in read if (where := _reads(cache_file, root))), None)
         if inside is None:
