@@ -66,15 +66,16 @@ def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
 
 def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
     """What one trial says about its checks: nothing unless its status is evidence (see
-    :data:`EVIDENCE_STATUSES`); an evaluator that errored and a rule that did not apply say
-    nothing either."""
+    :data:`EVIDENCE_STATUSES`); an evaluator that errored, a result the verdict leaves out
+    (``counted: false``: a soft assertion of an eval written as code, an external program's
+    metrics without a score) and a rule that did not apply say nothing either."""
     if record.status not in EVIDENCE_STATUSES:
         return []
     cell = (record.case, record.agent, record.condition)
     results = [
         CheckResult(CheckKey(*cell, name), not result.passed, result.message)
         for name, result in zip(evaluator_checks(record, labels), record.evaluators, strict=True)
-        if not result.error
+        if not result.error and result.counted
     ]
     results += [
         CheckResult(CheckKey(*cell, f"rule:{rule.rule}"), rule.fired, rule.message)

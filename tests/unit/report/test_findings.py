@@ -241,6 +241,26 @@ def test_a_check_fails_when_any_repeat_fails_and_passes_when_all_pass() -> None:
     assert run_checks(NO_EVIDENCE) == [], "nothing is known from errors, skips or timeouts"
 
 
+def test_a_result_the_verdict_leaves_out_is_no_check() -> None:
+    """A soft assertion of an eval written as code (``.soft()``), or an external program's
+    metrics without a score, is recorded with ``counted: false``: it never opens a finding."""
+    record = trial("passed", True)
+    soft = EvaluatorResult(
+        use="eval",
+        passed=False,
+        score=0,
+        counted=False,
+        details={"name": "used_no_tools()"},
+        message="the agent used tools",
+    )
+    record.evaluators.append(soft)
+    assert [(r.key.check, r.failed) for r in run_checks([record])] == [("file-exists", False)]
+    record.evaluators[-1] = soft.model_copy(update={"counted": True})  # the control
+    assert ("eval: used_no_tools()", True) in [
+        (r.key.check, r.failed) for r in run_checks([record])
+    ]
+
+
 def test_a_finding_per_rule_and_inapplicable_rules_say_nothing() -> None:
     rules = [
         RuleResult(rule="unverified", fired=True, message="edited without running anything"),
