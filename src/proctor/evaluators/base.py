@@ -32,6 +32,9 @@ from proctor.paths import TrialPaths
 from proctor.util.processes import Outcome, run_captured
 
 COMMON_KEYS = {"use", "gate", "weight", "label"}
+RESERVED_LABELS = ("rule:", "eval:")
+"""How the findings ledger names a task rule's check and an eval's assertion: no label may
+start so (see :func:`proctor.report.checks.evaluator_checks`)."""
 
 
 class EvaluatorParams(UserModel):
@@ -139,6 +142,21 @@ def parse_evaluator_specs(
         label = entry.get("label")
         if label is not None and not isinstance(label, str):
             raise ConfigError(f"{where}: field '{loc}.label': expected a string, got {label!r}")
+        if label and label.startswith(RESERVED_LABELS):
+            raise ConfigError(
+                f"{where}: field '{loc}.label': {label!r}: a label starting 'rule:' or "
+                "'eval:' would share its name with a task rule's check or an eval's assertion "
+                "in the findings ledger; choose another label"
+            )
+        name = label or use
+        before = [(e.get("label") or e.get("use"), bool(e.get("label"))) for e in entries[:i]]
+        if any(name == other and (label or labelled) for other, labelled in before):
+            field = "label" if label else "use"
+            raise ConfigError(
+                f"{where}: field '{loc}.{field}': {name!r} names an evaluator before it too "
+                "(a label, or an unlabelled evaluator's use); a label names one evaluator's "
+                "check, in the findings ledger and the reports: give one another label"
+            )
         cls = known[use]
         raw = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
         try:

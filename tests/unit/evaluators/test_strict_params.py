@@ -116,3 +116,34 @@ def test_an_external_env_of_any_name_the_system_holds_reaches_the_program(
     )
     assert not result.error, result.message
     assert result.passed and result.score == 100.0
+
+
+TRUE = {"use": "command", "run": "true"}
+EXISTS = {"use": "file-exists", "must": ["a.txt"]}
+
+
+@pytest.mark.parametrize(
+    ("entries", "expected"),
+    [
+        ([{**TRUE, "label": "rule:unverified"}], "evaluators[0].label': 'rule:unverified': a"),
+        ([{**TRUE, "label": "eval: used_no_tools()"}], "evaluators[0].label': 'eval: used_no"),
+        ([EXISTS, {**TRUE, "label": "file-exists"}], "evaluators[1].label': 'file-exists' names"),
+        ([{**TRUE, "label": "file-exists"}, EXISTS], "evaluators[1].use': 'file-exists' names"),
+        ([{**TRUE, "label": "tests"}, {**TRUE, "label": "tests"}], "[1].label': 'tests' names"),
+    ],
+)
+def test_a_label_that_would_name_another_check_is_refused(
+    entries: list[dict[str, Any]], expected: str
+) -> None:
+    """A check's name in the findings ledger is its label: one that a task rule's check, an
+    eval's assertion or another evaluator of the case has too would merge two checks."""
+    with pytest.raises(ConfigError, match="^config.json: field '") as caught:
+        parse_evaluator_specs(entries, "config.json")
+    assert expected in str(caught.value)
+
+
+def test_labels_of_their_own_and_repeated_uses_are_kept() -> None:
+    """The controls: a repeated use without labels is numbered (``command#2``)."""
+    entries = [EXISTS, {**EXISTS, "must": ["b.txt"]}, TRUE, {**TRUE, "label": "rules"}, TRUE]
+    specs = parse_evaluator_specs(entries, "config.json")
+    assert [s.label for s in specs] == [None, None, None, "rules", None]
