@@ -482,6 +482,29 @@ def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
     assert "`proctor findings dismiss ID --reason TEXT` closes one that is gone" in table.out
 
 
+def test_an_open_finding_an_interrupted_run_never_reached_is_not_said_to_be_gone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The latest run was stopped before it ran the case (then resumed, which the ledger does
+    not apply): the finding is unchecked, not gone, and no dismissal is suggested."""
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    latest = run_with(proctor, make_case, tmp_path, FAILING)
+    shutil.rmtree(latest / "trials" / "hello")  # never reached
+    manifest = json.loads((latest / "run.json").read_text())
+    (out / "findings.json").unlink()  # the ledger rebuilt from the runs as they now read
+    table = proctor("findings", str(out)).out
+    assert "closes one that is gone" in table  # the control: a run that was not cut short
+    for resumed, said in ((False, "them. A finding"), (True, "them, then resumed (what a")):
+        manifest.update(interrupted=True, resumedAt=["2026-12-04T12:00:00Z"] if resumed else [])
+        (latest / "run.json").write_text(json.dumps(manifest))
+        (out / "findings.json").unlink()
+        table = proctor("findings", str(out)).out
+        assert f"1 open finding ({ID}) was not checked by the latest run of its suite" in table
+        assert f"{latest.name}), which was interrupted before it checked {said}" in table
+        assert "closes one that is gone" not in table
+
+
 def test_an_open_finding_whose_case_errored_is_not_said_to_be_gone(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

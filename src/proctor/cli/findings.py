@@ -169,13 +169,32 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         # A case the latest run ran, whose trials recorded no check (an error, a skip…).
         checked: dict[str, set[tuple[str, str, str]] | None] = {}
         ran = [f for f in unchecked if _ran_in(folder, latest[f.suite], f, checked)]
-        gone = [f for f in unchecked if f not in ran]
+        cut = {run: _cut_short(folder, run) for run in set(latest.values()) if run is not None}
+        stopped = [
+            f
+            for f in unchecked
+            if f not in ran and f.case in cut.get(latest[f.suite] or "", ("", frozenset()))[1]
+        ]
+        gone = [f for f in unchecked if f not in ran and f not in stopped]
         if ran:
             click.echo(
                 f"\n{_counted(ran)} left without a result by the latest run of {_their(ran)} "
                 f"suite ({_runs(ran, latest)}): the case ran, but its trials ended in a status "
                 "that records no check (an error, a timeout, a skip), which is no evidence "
                 "either way. A finding stays open until a run checks it."
+            )
+        if stopped:
+            resumed = any(cut[r][0] == "resumed" for f in stopped if (r := latest[f.suite]))
+            click.echo(
+                f"\n{_counted(stopped)} not checked by the latest run of {_their(stopped)} "
+                f"suite ({_runs(stopped, latest)}), which was interrupted before it checked "
+                + (
+                    "them, then resumed (what a `--resume` adds to a run is not applied to the "
+                    "findings ledger)"
+                    if resumed
+                    else "them"
+                )
+                + ". A finding stays open until a run checks it: run the suite again."
             )
         if gone:
             click.echo(
@@ -237,6 +256,27 @@ def _ran_in(
             checked[run] = None
     cells = checked[run]
     return cells is not None and cell not in cells
+
+
+def _cut_short(folder: Path, run: str) -> tuple[str, frozenset[str]]:
+    """How run ``run`` was cut short, ``resumed`` (interrupted, then resumed) or
+    ``interrupted`` (as its ``run.json`` says), with the cases it was to run (its
+    ``resolved.json``'s); ``""`` and none when it was not, or a file cannot be read."""
+    from proctor.errors import ProctorError
+    from proctor.models.io import read_record
+    from proctor.models.run import ResolvedRecord, RunManifest
+    from proctor.paths import RunPaths
+
+    paths = RunPaths(folder / run)
+    try:
+        manifest = read_record(paths.run_json, RunManifest)
+        how = "resumed" if manifest.resumed_at else "interrupted" if manifest.interrupted else ""
+        if not how:
+            return "", frozenset()
+        resolved = read_record(paths.resolved_json, ResolvedRecord)
+    except (ProctorError, OSError, ValueError):
+        return "", frozenset()
+    return how, frozenset(case.case for case in resolved.cases)
 
 
 def _unchecked(finding: Finding, latest: str | None) -> bool:
