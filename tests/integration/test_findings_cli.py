@@ -332,9 +332,37 @@ def test_a_finding_listed_twice_is_refused(proctor: Run, tmp_path: Path) -> None
     out.mkdir()
     one = {"id": "a", "case": "c", "agent": "a", "condition": "d", "check": "x",
            "firstSeenRun": "r", "lastSeenRun": "r"}  # fmt: skip
-    (out / "findings.json").write_text(json.dumps({"schemaVersion": 2, "findings": [one, one]}))
+    ledger = {"schemaVersion": 2, "runs": ["r"], "findings": [one, one]}
+    (out / "findings.json").write_text(json.dumps(ledger))
     listed = proctor("findings", str(out))
     assert listed.code == 2 and "field 'findings': finding 'a' is listed twice" in listed.err
+
+
+@pytest.mark.parametrize(
+    ("runs", "said"),
+    [
+        ([], f"field 'findings': finding '{ID}' names run 'r', which 'runs' (the runs"),
+        (["r", "r"], "field 'runs': run 'r' is listed twice (each run is applied once)"),
+    ],
+)
+def test_a_ledger_whose_runs_do_not_hold_its_findings_runs_is_refused(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, runs: list[str], said: str
+) -> None:
+    """A run left out of ``runs`` would be applied again, its failures counted twice."""
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    run_with(proctor, make_case, tmp_path, FAILING)
+    (finding,) = findings(proctor, out)
+    assert finding["failures"] == 2  # the control
+    path = out / "findings.json"
+    ledger = json.loads(path.read_text())
+    one = {**ledger["findings"][0], "firstSeenRun": "r", "lastSeenRun": "r"}
+    one.update(lastCheckedRun="r", history=[{"event": "new", "runId": "r"}])
+    edited = json.dumps({**ledger, "runs": runs, "findings": [one]})
+    path.write_text(edited)
+    listed = proctor("findings", str(out))
+    assert listed.code == 2 and said in listed.err, listed.err
+    assert path.read_text() == edited  # left as it is
 
 
 @pytest.mark.parametrize("damage", ["cut", "gone"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import ClassVar, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from proctor.models.base import CamelModel, RecordModel
 
@@ -105,4 +105,29 @@ class FindingsLedger(RecordModel):
         twice = sorted(i for i, n in counts.items() if n > 1)
         if twice:
             raise ValueError(f"finding {twice[0]!r} is listed twice")
+        return findings
+
+    @field_validator("runs")
+    @classmethod
+    def _each_run_once(cls, runs: list[str]) -> list[str]:
+        twice = sorted(run for run, n in Counter(runs).items() if n > 1)
+        if twice:
+            raise ValueError(f"run {twice[0]!r} is listed twice (each run is applied once)")
+        return runs
+
+    @field_validator("findings")
+    @classmethod
+    def _runs_applied(cls, findings: list[Finding], info: ValidationInfo) -> list[Finding]:
+        """A finding names only runs applied: a ledger whose ``runs`` lost some would apply
+        them again, counting their failures twice."""
+        applied = set(info.data.get("runs", ()))
+        for finding in findings:
+            named = [finding.first_seen_run, finding.last_seen_run, finding.last_checked_run]
+            named += [event.run_id for event in finding.history]
+            missing = next((run for run in named if run is not None and run not in applied), None)
+            if missing is not None:
+                raise ValueError(
+                    f"finding {finding.id!r} names run {missing!r}, which 'runs' (the runs "
+                    "applied) does not list"
+                )
         return findings

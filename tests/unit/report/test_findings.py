@@ -381,7 +381,9 @@ def test_two_dismissals_at_once_both_stand(tmp_path: Path, monkeypatch: pytest.M
             first_seen_run="r", last_seen_run="r",
         )  # fmt: skip
 
-    module.save_ledger(tmp_path, FindingsLedger(findings=[finding("a1"), finding("b2")]))
+    module.save_ledger(
+        tmp_path, FindingsLedger(runs=["r"], findings=[finding("a1"), finding("b2")])
+    )
     real_save = module.save_ledger
 
     def slow_save(folder: Path, ledger: FindingsLedger) -> None:
