@@ -128,6 +128,24 @@ def test_bad_dismissals_and_folders_are_one_sentence(
     assert findings(proctor, out)[0]["state"] == "open", "nothing was dismissed"
 
 
+def test_a_dismissal_may_name_its_folder_first_and_its_reason_is_shown_not_obeyed(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    twice = proctor("findings", str(out), "dismiss", ID, "--reason", "x", "--dir", str(out))
+    assert twice.code == 2 and "the results directory is given twice" in twice.err
+    assert findings(proctor, out)[0]["state"] == "open"  # the control: nothing dismissed
+    reason = "flaky \x1b[31mhost"
+    done = proctor("findings", str(out), "dismiss", ID, "--reason", reason)
+    assert done.code == 0, done.err
+    assert done.out == f"dismissed {ID}: flaky \\x1b[31mhost\n"
+    (finding,) = findings(proctor, out, "--all")
+    assert (finding["state"], finding["history"][-1]["reason"]) == ("dismissed", reason)
+    table = proctor("findings", str(out), "--all").out
+    assert "\x1b" not in table and "flaky \\x1b[31mhost" in table
+
+
 def test_a_crash_while_writing_the_ledger_keeps_the_previous_one(
     proctor: Run,
     make_case: MakeCase,

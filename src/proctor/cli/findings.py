@@ -28,6 +28,14 @@ class _FindingsGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         # The hidden `list` is reached only this way: a folder named "list" is a folder.
+        if args[1:2] == ["dismiss"] and not args[0].startswith("-"):
+            # ``proctor findings out dismiss ID --reason TEXT``: the folder is the --dir.
+            if any(arg == "--dir" or arg.startswith("--dir=") for arg in args[2:]):
+                raise click.UsageError(
+                    f"the results directory is given twice: {args[0]!r} before `dismiss`, "
+                    "and --dir after it"
+                )
+            return "dismiss", self.commands["dismiss"], [*args[2:], "--dir", args[0]]
         if args and not args[0].startswith("-") and args[0] != "dismiss":
             return "list", self.commands["list"], args
         return super().resolve_command(ctx, args)
@@ -59,7 +67,7 @@ _all = click.option("--all", "show_all", is_flag=True, help="Also list resolved 
     "findings",
     cls=_FindingsGroup,
     invoke_without_command=True,
-    subcommand_metavar="[RESULTS_DIR] | dismiss ID --reason TEXT",
+    subcommand_metavar="[RESULTS_DIR] | [RESULTS_DIR] dismiss ID --reason TEXT",
 )
 @_json
 @_all
@@ -115,8 +123,14 @@ def dismiss_command(finding_id: str, reason: str, results_dir: Path | None) -> i
                 f"(`proctor findings {folder} --all` lists them)"
             )
         save_ledger(folder, dismiss(ledger, finding_id, reason, now_iso()))
-    click.echo(f"dismissed {finding_id}: {reason.strip()}")
+    click.echo(f"dismissed {finding_id}: {_printable(reason.strip())}")
     return 0
+
+
+def _printable(text: str) -> str:
+    """``text`` with its control characters escaped (``\\x1b``): a reason typed with a
+    terminal's escape sequence in it is shown, never obeyed."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in text)
 
 
 def _folder(results_dir: Path | None) -> Path:
@@ -315,7 +329,7 @@ def render_table(findings: list[Finding]) -> str:
             f.last_seen_run,
             f.last_checked_run or "–",
             str(f.failures),
-            *((" ".join((dismissal_reason(f) or "").split()),) if dismissed else ()),
+            *((_printable(" ".join((dismissal_reason(f) or "").split())),) if dismissed else ()),
         )
         for f in findings
     ]
