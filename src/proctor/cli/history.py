@@ -105,7 +105,7 @@ def command(
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
     from proctor.history.forks import forks_measured_apart
-    from proctor.history.projects import same_project
+    from proctor.history.projects import same_project, unreadable_project_roots
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
     from proctor.history.sources import find_sessions, history_folders, sessions_under
@@ -162,6 +162,8 @@ def command(
             raise ConfigError(f"nothing to replay ({reasons})")
     else:
         sessions, unavailable = find_sessions(chosen, home, os.environ)
+    for note in unreadable_project_roots(sessions):
+        click.echo(f"proctor: note: {note}", err=True)
     cache = None
     if not no_cache:
         cache_file = cache_folder(os.environ) / FILE_NAME

@@ -66,6 +66,26 @@ def _gemini_project(path: Path) -> str | None:
     return f"gemini:{project_hash}" if isinstance(project_hash, str) else None
 
 
+def unreadable_project_roots(sessions: list[Session]) -> list[str]:
+    """A note for each Gemini CLI project folder of ``sessions`` whose ``.project_root`` is
+    there but cannot be read: its chats are then known by their project's hash only (a
+    ``--project`` naming the folder leaves them out, and they are a row of their own)."""
+    notes = []
+    folders = {s.path.parent.parent for s in sessions if s.agent == "gemini-cli"}
+    for folder in sorted(folders):
+        marker = folder / ".project_root"
+        if not os.path.lexists(marker):
+            continue
+        try:
+            read_regular(marker)
+        except OSError as exc:
+            notes.append(
+                f"{escape_surrogates(str(marker))} cannot be read ({exc.strerror or exc}): the "
+                "chats of its project are known by the project's hash (gemini:…)"
+            )
+    return notes
+
+
 def json_header(path: Path) -> dict[str, object] | None:
     """A JSON file's top object (a Gemini CLI chat of the releases that wrote one)."""
     try:

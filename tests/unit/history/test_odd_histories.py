@@ -59,6 +59,30 @@ def test_a_named_pipe_where_gemini_keeps_the_project_folder_does_not_block(
     assert isinstance(summary, SessionRecord) and summary.project.startswith("gemini:")
 
 
+@pytest.mark.parametrize("odd", ["pipe", "folder", None])
+def test_a_project_root_that_cannot_be_read_is_a_note(tmp_path: Path, odd: str | None) -> None:
+    """Its chats are then known by their project's hash only: the replay says why."""
+    home = tmp_path / "home"
+    shutil.copytree(GEMINI, home / ".gemini" / "tmp" / "proj")
+    marker = home / ".gemini" / "tmp" / "proj" / ".project_root"
+    marker.unlink(missing_ok=True)
+    if odd == "pipe":
+        os.mkfifo(marker)
+    elif odd == "folder":
+        marker.mkdir()
+    else:  # the control: a readable one
+        marker.write_text(str(tmp_path / "project"))
+    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["history", "--home", str(home), "--agent", "gemini-cli", "--json"]
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 0, result.output
+    noted = f"proctor: note: {marker} cannot be read (" in result.stderr
+    assert noted is (odd is not None), result.stderr
+    assert "the chats of its project are known by the project's hash" in result.stderr or not odd
+    (session,) = json.loads(result.stdout)["sessions"]
+    assert session["project"].startswith("gemini:") is (odd is not None)
+
+
 def test_a_whole_json_chat_written_on_one_line_is_read_as_one_document(tmp_path: Path) -> None:
     document = {
         "sessionId": "s1",
