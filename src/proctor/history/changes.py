@@ -220,6 +220,7 @@ def side_figures(tasks: Sequence[SessionRecord]) -> SideFigures:
     verified = sum(1 for t in tasks if t.verified)
     return SideFigures(
         tasks=len(tasks),
+        timed_tasks=len(seconds),
         median_seconds=strict_median(seconds) if seconds else None,
         median_seconds_ci=_ci(seconds, strict_median),
         median_steps=strict_median(steps) if steps else None,
@@ -473,7 +474,8 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
         for name, side in (("before", item.before), ("after", item.after)):
             lines.append(
                 f"| {text} | {project} | {item.change.at} | {name} | {side.tasks} | "
-                f"{_with_ci(side.median_seconds, side.median_seconds_ci, time=True)} | "
+                f"{_with_ci(side.median_seconds, side.median_seconds_ci, time=True)}"
+                f"{_timed(side.timed_tasks, side.tasks)} | "
                 f"{_with_ci(side.median_steps, side.median_steps_ci)} | "
                 f"{_with_ci(side.share_verified, side.share_verified_ci, percent=True)} |"
             )
@@ -508,6 +510,11 @@ def _signed(
 
 def _sign(value: float) -> str:
     return "−" if value < 0 else "+"
+
+
+def _timed(timed: int, tasks: int) -> str:
+    """`` (2 of 6 timed)`` when the median time is over fewer tasks than the side holds."""
+    return f" ({timed} of {tasks} timed)" if timed < tasks else ""
 
 
 def _signed_time(seconds: float) -> str:

@@ -185,11 +185,14 @@ def _spread_text(value: Spread, digits: int = 0) -> str:
     return f"{_num(value.median, digits)} ({_num(value.min, digits)}–{_num(value.max, digits)})"
 
 
-def _time_spread(value: Spread) -> str:
+def _time_spread(value: Spread, tasks: int) -> str:
+    """The median time and its range, and over how many of the ``tasks`` when some have no
+    duration (a session without times at both ends)."""
+    timed = f"{value.n} of {tasks} tasks timed" if value.n < tasks else ""
     if value.median is None:
-        return "–"
+        return f"– ({timed})" if timed else "–"
     low, high = duration_text(value.min), duration_text(value.max)
-    return f"{duration_text(value.median)} ({low}–{high})"
+    return f"{duration_text(value.median)} ({low}–{high}{'; ' + timed if timed else ''})"
 
 
 def _share(group: GroupSummary) -> str:
@@ -212,7 +215,7 @@ def render_history(report: HistoryReport) -> str:
             if total.tasks
             else "- Verified: – (no task)"
         ),
-        f"- Median time: {_time_spread(total.duration_seconds)}; median steps: "
+        f"- Median time: {_time_spread(total.duration_seconds, total.tasks)}; median steps: "
         f"{_spread_text(total.steps)} tool calls (ranges in brackets, over tasks)",
         f"- Median orientation: {_spread_text(total.orientation_reads)} reads and searches "
         "before the first edit",
@@ -244,7 +247,7 @@ def render_history(report: HistoryReport) -> str:
         for group in report.groups:
             lines.append(
                 f"| {table_cell(group.key)} | {group.sessions} | {group.tasks} | "
-                f"{_share(group)} | {_time_spread(group.duration_seconds)} | "
+                f"{_share(group)} | {_time_spread(group.duration_seconds, group.tasks)} | "
                 f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
                 f"{group.loops} | {table_cell(_dollars(group))} |"
             )

@@ -129,6 +129,8 @@ class SideFigures(CamelModel):
     verified with Wilson's score interval; no interval with fewer than three tasks."""
 
     tasks: int = 0
+    timed_tasks: int = 0
+    """The tasks with a duration (both ends dated), which the median time is taken over."""
     median_seconds: float | None = None
     median_seconds_ci: tuple[float, float] | None = None
     median_steps: float | None = None

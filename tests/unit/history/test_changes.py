@@ -652,3 +652,29 @@ def test_a_named_pipe_where_the_journal_belongs_is_one_sentence(
     code, text = _run(["mark", "x", "--project", str(tmp_path)], capsys)
     assert code == 2 and "not a regular file (a named pipe, a device)" in text
     assert "seekable" not in text
+
+
+def test_a_side_says_over_how_many_of_its_tasks_the_median_time_is() -> None:
+    """Sessions without a time at both ends have no duration: the median is theirs only."""
+    before = [task(1, 100, 3, True), task(2, 200, 4, True), task(3, 300, 5, True)]
+    after = [task(20, 5, 1, True), task(21, 7, 1, True), task(22, 9, 1, True)]
+    after[1].duration_seconds = after[2].duration_seconds = None
+    result = compare_change(CHANGE, [*before, *after])
+    assert (result.before.tasks, result.before.timed_tasks) == (3, 3)
+    assert (result.after.tasks, result.after.timed_tasks, result.after.median_seconds) == (3, 1, 5)
+    table = render_changes([result])
+    assert table.count(" timed)") == 1 and "| after | 3 | 5.0 s (1 of 3 timed) |" in table
+
+
+def test_the_summary_says_over_how_many_tasks_the_median_time_is() -> None:
+    from proctor.history.summary import history_report, render_history
+    from proctor.models.pricing import PriceTable
+
+    timed = [task(1, 100, 3, True), task(2, 300, 5, True)]
+    undated = task(3, 0, 4, False)
+    undated.duration_seconds = None
+    text = render_history(history_report([*timed, undated], [], PriceTable(), "project"))
+    assert "- Median time: 3m 20s (1m 40s–5m 00s; 2 of 3 tasks timed); median steps" in text
+    assert "| 3m 20s (1m 40s–5m 00s; 2 of 3 tasks timed) |" in text
+    control = render_history(history_report(timed, [], PriceTable()))
+    assert "timed" not in control
