@@ -28,7 +28,10 @@ HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
 @click.option(
     "--home",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Read DIR/.claude, DIR/.codex and DIR/.gemini instead of the usual places.",
+    help=(
+        "Read DIR/.claude, DIR/.codex and DIR/.gemini instead of the usual places (a DIR "
+        "that is not a folder is a usage error, exit 2)."
+    ),
 )
 @click.option(
     "--project",
@@ -82,8 +85,9 @@ def command(
     Reads each CLI's sessions where it keeps them (honouring CLAUDE_CONFIG_DIR, CODEX_HOME and
     GEMINI_CLI_HOME), or the folders and files given as PATHS. A session is a task when it
     changed code. Never writes into a history folder. Exits 0 whenever it could read what it
-    was asked to read (a history that is not there is listed as unavailable); 2 when none of
-    the PATHS holds a session, or an option is malformed.
+    was asked to read (an agent's history that is not there is listed as unavailable); 2 when
+    none of the PATHS holds a session, or an option is malformed (a --home that is not a
+    folder).
 
     Summaries of unchanged sessions are read from proctor's cache folder
     ($PROCTOR_CACHE_DIR, else $XDG_CACHE_HOME/proctor, else ~/.cache/proctor) unless
