@@ -253,7 +253,8 @@ def change_delta(before: Sequence[SessionRecord], after: Sequence[SessionRecord]
     steps = medians(lambda t: float(t.steps.tool_calls))
     verified_after = sum(1 for t in after if t.verified)
     verified_before = sum(1 for t in before if t.verified)
-    share = verified_after / len(after) - verified_before / len(before)
+    # Rounded past a float's noise: 0.6 - 0.65 is -0.05, not -0.050000000000000044.
+    share = round(verified_after / len(after) - verified_before / len(before), 12)
     return ChangeDelta(
         median_seconds=seconds[0] if seconds else None,
         median_seconds_ci=(seconds[1], seconds[2]) if seconds and len(seconds) == 3 else None,

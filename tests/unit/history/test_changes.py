@@ -678,3 +678,12 @@ def test_the_summary_says_over_how_many_tasks_the_median_time_is() -> None:
     assert "| 3m 20s (1m 40s–5m 00s; 2 of 3 tasks timed) |" in text
     control = render_history(history_report(timed, [], PriceTable()))
     assert "timed" not in control
+
+
+def test_the_difference_of_shares_has_no_float_noise() -> None:
+    before = [task(d, 100, 3, d <= 6) for d in range(1, 11)]  # 6 of 10 verified
+    after = [task(20 + d, 100, 3, d <= 7) for d in range(1, 11)]  # 7 of 10
+    result = compare_change(CHANGE, [*before, *after])
+    assert result.delta is not None
+    assert (result.before.share_verified, result.after.share_verified) == (0.6, 0.7)
+    assert result.delta.share_verified == 0.1  # 0.7 - 0.6 is 0.09999999999999998 in floats
