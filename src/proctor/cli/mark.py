@@ -50,7 +50,9 @@ def command(text: str, project: str | None, at: str | None) -> int:
             "then (--at backdates a change; without a zone, a time is on this machine's clock)",
             err=True,
         )
-    if mark.project is not None and not os.path.isdir(mark.project):
+    # The folder itself, not the mark's name of it (a name that is not UTF-8 is kept escaped).
+    named = folder if folder is not None else current_folder()
+    if mark.project is not None and (named is None or not os.path.isdir(named)):
         click.echo(
             f"proctor: note: {mark.project} is not a folder here; the mark is kept, and "
             "counts the sessions that ran in that folder",

@@ -285,6 +285,20 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
     return int(ended.value.code or 0), out + err
 
 
+def test_a_folder_whose_name_is_not_utf8_is_a_folder_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9")
+    os.mkdir(odd)
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(odd)
+    for args in (["mark", "x"], ["mark", "y", "--project", odd]):
+        code, text = _run(args, capsys)
+        assert code == 0 and "not a folder here" not in text, text
+    code, text = _run(["mark", "z", "--project", str(tmp_path / "gone")], capsys)
+    assert code == 0 and "is not a folder here" in text  # the control
+
+
 def test_a_mark_from_a_folder_deleted_meanwhile_needs_its_project_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
