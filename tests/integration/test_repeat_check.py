@@ -282,6 +282,8 @@ def test_recorded_trials_of_a_real_agent_are_re_evaluated(
     check = result.json()
     assert check["recorded"] == str(stored) and check["recordedTrials"] == 3
     assert (check["trialsCompared"], check["evaluatorsCompared"]) == (3, 7)
+    # Compared from the stored run, a planned claude-code trial is not also excluded.
+    assert [e for e in check["excludedTrials"] if "a real agent" in e["reason"]] == []
     assert check["runs"] == [{"repetition": n, "folder": None, "exitCode": 0} for n in (1, 2, 3)]
     first = check["firstDifference"]
     assert first["trial"] == "counted/claude-code/default/1"
@@ -312,6 +314,11 @@ def test_recorded_trials_that_cannot_be_re_evaluated_are_listed(
     assert nothing.code == 2 and "no trial of --recorded" in nothing.err
     alone, _ = run_cases(proctor, tmp_path, "--recorded", str(stored))
     assert alone.code == 2 and "give it too" in alone.err
+    results, _ = recheck(proctor, tmp_path, stored.parent, 2)  # the results directory
+    assert results.code == 2
+    assert f"--recorded {stored.parent}: a results directory; name one of its run folders" in (
+        results.err
+    )
 
 
 def test_control_a_re_evaluation_that_reads_the_stored_results_finds_nothing(

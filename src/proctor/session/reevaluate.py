@@ -60,6 +60,12 @@ def recorded_trials(plan: RunPlan, run_dir: Path) -> tuple[list[RecordedTrial], 
     suite by its case, agent and condition."""
     if not run_dir.is_dir():
         raise ConfigError(f"--recorded {run_dir}: no such folder")
+    runs = sorted(run_dir.glob("run-*/run.json"))
+    if not (run_dir / "run.json").is_file() and runs:
+        raise ConfigError(
+            f"--recorded {run_dir}: a results directory; name one of its run folders "
+            f"(the newest: {runs[-1].parent})"
+        )
     specs: dict[tuple[str, str, str], TrialSpec] = {}
     for planned in plan.trials:
         specs.setdefault((planned.case.name, planned.agent, planned.condition), planned)

@@ -383,7 +383,15 @@ def repeat_plan(
     if recorded is not None:
         found, not_again = recorded_trials(plan, recorded)
         again, left = found, [Exclusion(item.what, item.reason) for item in not_again]
-        excluded_trials += left
+        # A real agent's planned trial whose recorded trials are re-evaluated is compared:
+        # not excluded.
+        covered = {(t.spec.case.name, t.spec.agent, t.spec.condition) for t in again}
+        compared = {
+            "/".join(str(part) for part in spec.key)
+            for spec in plan.trials
+            if (spec.case.name, spec.agent, spec.condition) in covered
+        }
+        excluded_trials = [e for e in excluded_trials if e.what not in compared] + left
     if not part.trials and not again:
         agents = ", ".join(sorted({t.agent for t in plan.trials}))
         raise ConfigError(
