@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.models.config import DEFAULT_OUT
+from proctor.util.text import controls_escaped
 
 if TYPE_CHECKING:
     from proctor.models.findings import Finding, FindingsLedger
@@ -123,14 +124,8 @@ def dismiss_command(finding_id: str, reason: str, results_dir: Path | None) -> i
                 f"(`proctor findings {folder} --all` lists them)"
             )
         save_ledger(folder, dismiss(ledger, finding_id, reason, now_iso()))
-    click.echo(f"dismissed {finding_id}: {_printable(reason.strip())}")
+    click.echo(f"dismissed {finding_id}: {controls_escaped(reason.strip())}")
     return 0
-
-
-def _printable(text: str) -> str:
-    """``text`` with its control characters escaped (``\\x1b``): a reason typed with a
-    terminal's escape sequence in it is shown, never obeyed."""
-    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in text)
 
 
 def _folder(results_dir: Path | None) -> Path:
@@ -329,7 +324,11 @@ def render_table(findings: list[Finding]) -> str:
             f.last_seen_run,
             f.last_checked_run or "–",
             str(f.failures),
-            *((_printable(" ".join((dismissal_reason(f) or "").split())),) if dismissed else ()),
+            *(
+                (controls_escaped(" ".join((dismissal_reason(f) or "").split())),)
+                if dismissed
+                else ()
+            ),
         )
         for f in findings
     ]

@@ -9,7 +9,6 @@ terminal control characters made visible), so a transcript cannot inject markup.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -21,18 +20,16 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.util.masking import mask
+from proctor.util.text import controls_escaped
 
 TEMPLATES = Path(__file__).with_name("html_templates")
 ASSETS = Path(__file__).with_name("html_assets")
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def clean_text(value: object) -> str:
     """Text of agent output ready to be escaped into a page: registered secrets masked and
     control characters (terminal escapes among them) shown as ``\\x1b``-style escapes."""
-    text = mask("" if value is None else str(value))
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return controls_escaped(mask("" if value is None else str(value)))
 
 
 def _pretty(value: Any) -> str:

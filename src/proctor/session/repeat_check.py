@@ -210,14 +210,17 @@ def compare_repetitions(
     return Comparison(len(first), evaluators, list(excluded.values()), differences)
 
 
-def deterministic_part(plan: RunPlan) -> tuple[RunPlan, list[Exclusion]]:
-    """The plan's trials of the scripted agent, and the other trials as exclusions."""
+def deterministic_part(
+    plan: RunPlan, compared: frozenset[tuple[str, str, str]] = frozenset()
+) -> tuple[RunPlan, list[Exclusion]]:
+    """The plan's trials of the scripted agent, and the other trials as exclusions, but for
+    those ``compared`` through recorded trials of their case, agent and condition."""
     kept: list[TrialSpec] = []
     excluded: list[Exclusion] = []
     for spec in plan.trials:
         if (spec.profile.agent or spec.agent) == SCRIPTED.id:
             kept.append(spec)
-        else:
+        elif spec.key[:3] not in compared:
             what = "/".join(str(part) for part in spec.key)
             excluded.append(Exclusion(what, REAL_AGENT))
     names = {spec.case.name for spec in kept}
@@ -377,21 +380,15 @@ def repeat_plan(
     planned."""
     if repetitions < 2:
         raise ConfigError(f"--repeat-check {repetitions}: at least 2 repetitions are needed")
-    part, excluded_trials = deterministic_part(plan)
     again: list[RecordedTrial] = []
     left: list[Exclusion] = []
     if recorded is not None:
         found, not_again = recorded_trials(plan, recorded)
         again, left = found, [Exclusion(item.what, item.reason) for item in not_again]
-        # A real agent's planned trial whose recorded trials are re-evaluated is compared:
-        # not excluded.
-        covered = {(t.spec.case.name, t.spec.agent, t.spec.condition) for t in again}
-        compared = {
-            "/".join(str(part) for part in spec.key)
-            for spec in plan.trials
-            if (spec.case.name, spec.agent, spec.condition) in covered
-        }
-        excluded_trials = [e for e in excluded_trials if e.what not in compared] + left
+    # A real agent's planned trial whose recorded trials are re-evaluated is compared.
+    compared = frozenset(t.spec.key[:3] for t in again)
+    part, excluded_trials = deterministic_part(plan, compared)
+    excluded_trials += left
     if not part.trials and not again:
         agents = ", ".join(sorted({t.agent for t in plan.trials}))
         raise ConfigError(

@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 import codecs
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def controls_escaped(text: str) -> str:
+    """``text`` with its control characters but tab and newline shown as ``\\x1b``-style
+    escapes: a terminal's escape sequence in it is shown, never obeyed."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def table_cell(text: str) -> str:
