@@ -97,7 +97,7 @@ def test_a_check_fails_passes_fails_again_and_is_dismissed(
         "3         known flake"
     )
     ledger = json.loads((out / "findings.json").read_text())
-    assert ledger["schemaVersion"] == 3 and len(ledger["runs"]) == 4
+    assert ledger["schemaVersion"] == 4 and len(ledger["runs"]) == 4
     assert len(ledger["findings"]) == 1, "never proposed twice"
 
 
@@ -531,8 +531,9 @@ def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
 def test_an_open_finding_an_interrupted_run_never_reached_is_not_said_to_be_gone(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
-    """The latest run was stopped before it ran the case (then resumed, which the ledger does
-    not apply): the finding is unchecked, not gone, and no dismissal is suggested."""
+    """The latest run was stopped before it ran the case (then resumed, by a ledger that took
+    the run in before it kept what a resume adds): the finding is unchecked, not gone, and no
+    dismissal is suggested."""
     out = tmp_path / "out"
     run_with(proctor, make_case, tmp_path, FAILING)
     latest = run_with(proctor, make_case, tmp_path, FAILING)
@@ -541,10 +542,19 @@ def test_an_open_finding_an_interrupted_run_never_reached_is_not_said_to_be_gone
     (out / "findings.json").unlink()  # the ledger rebuilt from the runs as they now read
     table = proctor("findings", str(out)).out
     assert "closes one that is gone" in table  # the control: a run that was not cut short
-    for resumed, said in ((False, "them. A finding"), (True, "them, then resumed (what a")):
+    cases = (
+        (False, "them. A finding stays open until a run checks it: `proctor run --resume"),
+        (True, "them, then resumed (the findings ledger took that run in before it kept"),
+    )
+    for resumed, said in cases:
         manifest.update(interrupted=True, resumedAt=["2026-12-04T12:00:00Z"] if resumed else [])
         (latest / "run.json").write_text(json.dumps(manifest))
         (out / "findings.json").unlink()
+        proctor("findings", str(out))
+        if resumed:  # as an older proctor wrote it: no run kept as interrupted
+            ledger = json.loads((out / "findings.json").read_text())
+            ledger.update(schemaVersion=3, interruptedRuns={})
+            (out / "findings.json").write_text(json.dumps(ledger))
         table = proctor("findings", str(out)).out
         assert f"1 open finding ({ID}) was not checked by the latest run of its suite" in table
         assert f"{latest.name}), which was interrupted before it checked {said}" in table
@@ -691,7 +701,7 @@ def test_an_older_ledgers_findings_get_their_suite_from_the_run_that_saw_them(
     )  # another suite's pass: b's finding is read as b's, and stays open
     (finding,) = findings(proctor, out)
     assert (finding["id"], finding["suite"], finding["state"]) == (ID, "suite-b", "open")
-    assert json.loads((out / "findings.json").read_text())["schemaVersion"] == 3
+    assert json.loads((out / "findings.json").read_text())["schemaVersion"] == 4
 
 
 def test_one_suite_reached_through_a_link_is_one_suite(proctor: Run, tmp_path: Path) -> None:

@@ -178,7 +178,11 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         # A case the latest run ran, whose trials recorded no check (an error, a skip…).
         checked: dict[str, set[tuple[str, str, str]] | None] = {}
         ran = [f for f in unchecked if _ran_in(folder, latest[f.suite], f, checked)]
-        cut = {run: _cut_short(folder, run) for run in set(latest.values()) if run is not None}
+        cut = {
+            run: _cut_short(folder, run, run in ledger.interrupted_runs)
+            for run in set(latest.values())
+            if run is not None
+        }
         stopped = [
             f
             for f in unchecked
@@ -198,12 +202,13 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
                 f"\n{_counted(stopped)} not checked by the latest run of {_their(stopped)} "
                 f"suite ({_runs(stopped, latest)}), which was interrupted before it checked "
                 + (
-                    "them, then resumed (what a `--resume` adds to a run is not applied to the "
-                    "findings ledger)"
+                    "them, then resumed (the findings ledger took that run in before it kept "
+                    "what a `--resume` adds). A finding stays open until a run checks it: run "
+                    "the suite again."
                     if resumed
-                    else "them"
+                    else "them. A finding stays open until a run checks it: `proctor run "
+                    "--resume RUN_DIR` finishes that run, or run the suite again."
                 )
-                + ". A finding stays open until a run checks it: run the suite again."
             )
         if gone:
             click.echo(
@@ -267,10 +272,12 @@ def _ran_in(
     return cells is not None and cell not in cells
 
 
-def _cut_short(folder: Path, run: str) -> tuple[str, frozenset[str]]:
-    """How run ``run`` was cut short, ``resumed`` (interrupted, then resumed) or
-    ``interrupted`` (as its ``run.json`` says), with the cases it was to run (its
-    ``resolved.json``'s); ``""`` and none when it was not, or a file cannot be read."""
+def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]:
+    """How run ``run`` was cut short, ``resumed`` (interrupted, then resumed, and the ledger
+    does not keep it as interrupted: what the resume added is not applied) or ``interrupted``
+    (as its ``run.json`` says), with the cases it was to run (its ``resolved.json``'s); ``""``
+    and none when it was not, or a file cannot be read. ``kept``: the ledger keeps the run as
+    interrupted, so that what a resume adds is applied."""
     from proctor.errors import ProctorError
     from proctor.models.io import read_record
     from proctor.models.run import ResolvedRecord, RunManifest
@@ -279,7 +286,13 @@ def _cut_short(folder: Path, run: str) -> tuple[str, frozenset[str]]:
     paths = RunPaths(folder / run)
     try:
         manifest = read_record(paths.run_json, RunManifest)
-        how = "resumed" if manifest.resumed_at else "interrupted" if manifest.interrupted else ""
+        how = (
+            "resumed"
+            if manifest.resumed_at and not kept
+            else "interrupted"
+            if manifest.interrupted
+            else ""
+        )
         if not how:
             return "", frozenset()
         resolved = read_record(paths.resolved_json, ResolvedRecord)

@@ -84,17 +84,22 @@ class FindingsLedger(RecordModel):
     """``findings.json`` in a results directory: every finding, and the runs applied to it.
 
     Schema 3 added the suites (``suite``, ``runSuites``); a schema 2 ledger reads as one
-    whose findings and runs name none."""
+    whose findings and runs name none. Schema 4 added ``interruptedRuns``; a schema 3 ledger
+    reads as one that holds none (a resume of a run it took in is not applied)."""
 
     model_config = _REWRITTEN
-    current_schema_version: ClassVar[int] = 3
-    schema_version: int = 3
+    current_schema_version: ClassVar[int] = 4
+    schema_version: int = 4
 
     runs: list[str] = []
     """Run folder names applied, in the order they were applied (each is applied once)."""
     run_suites: dict[str, str] = {}
     """Run folder name → the suite it ran (see :attr:`Finding.suite`), for runs that name one:
     two suites sharing a results directory keep their findings apart."""
+    interrupted_runs: dict[str, str] = {}
+    """Run folder name → the run's ``finishedAt`` as the ledger last read it, for runs taken in
+    while interrupted: when a ``proctor run --resume`` has finished one again (another
+    ``finishedAt``), the checks of the trials that started after that time are added."""
     findings: list[Finding] = []
     """In the order they were first proposed."""
 
@@ -113,6 +118,18 @@ class FindingsLedger(RecordModel):
         twice = sorted(run for run, n in Counter(runs).items() if n > 1)
         if twice:
             raise ValueError(f"run {twice[0]!r} is listed twice (each run is applied once)")
+        return runs
+
+    @field_validator("interrupted_runs")
+    @classmethod
+    def _interrupted_applied(cls, runs: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        applied = set(info.data.get("runs", ()))
+        missing = sorted(run for run in runs if run not in applied)
+        if missing:
+            raise ValueError(
+                f"run {missing[0]!r} is listed interrupted, but 'runs' (the runs applied) does "
+                "not list it"
+            )
         return runs
 
     @field_validator("findings")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -125,3 +126,37 @@ def stored_run_checks(run_dir: Path) -> list[CheckResult]:
     resolved = read_record(paths.resolved_json, ResolvedRecord)
     # One record at a time: a run of many thousands of trials is never held whole here.
     return run_checks(iter_records(run_dir), resolved)
+
+
+def stored_run_checks_since(
+    run_dir: Path, since: str
+) -> tuple[list[CheckResult], list[CheckResult]]:
+    """The checks of a stored run folder in two parts: those of its trials that started by
+    ``since`` (an ISO-8601 time: when an interrupted run first finished), and those of its
+    trials that started after it (run by a ``--resume``). A trial whose start is not recorded,
+    or does not read as a time, is of the first part; so is every trial when ``since`` does not
+    read as one."""
+    paths = RunPaths(run_dir)
+    if not paths.trial_jsons():
+        return [], []
+    resolved = read_record(paths.resolved_json, ResolvedRecord)
+    labels = case_labels(resolved)
+    cut = _instant(since)
+    before: list[CheckResult] = []
+    after: list[CheckResult] = []
+    for record in iter_records(run_dir):
+        start = _instant(record.timings.started_at)
+        later = cut is not None and start is not None and start > cut
+        (after if later else before).extend(trial_checks(record, labels.get(record.case, [])))
+    return merge_checks(before), merge_checks(after)
+
+
+def _instant(text: str | None) -> datetime | None:
+    """An ISO-8601 time with its offset; None when it is absent or has none."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None

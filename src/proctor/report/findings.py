@@ -9,50 +9,45 @@ check has passed and failed again. Applying is idempotent: the ledger lists the 
     ledger = apply_run(load_ledger(out), "run-20261201T120000Z-abc123", run_checks(records))
     run_events(ledger, "run-20261201T120000Z-abc123")   # [(finding, "new"), ...]
 
-The pure functions take and return values; :func:`update_ledger` reads the runs not yet
-applied from disk and rewrites ``findings.json`` atomically after each one.
+The pure functions (:mod:`proctor.report.ledger_steps`) take and return values;
+:func:`update_ledger` reads the runs not yet applied, and what a ``--resume`` added to a run
+taken in while interrupted, from disk and rewrites ``findings.json`` atomically after each.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import logging
 import os
-import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from proctor.errors import ConfigError, SchemaVersionError
-from proctor.models.findings import (
-    RUN_EVENTS,
-    Finding,
-    FindingEvent,
-    FindingEventKind,
-    FindingsLedger,
-)
+from proctor.models.findings import RUN_EVENTS, Finding, FindingEventKind, FindingsLedger
 from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import RunManifest
 from proctor.models.suite import FindingChange
 from proctor.paths import LEDGER_FILE, RunPaths, suite_of
-from proctor.report.checks import CheckKey, CheckResult, merge_checks, stored_run_checks
+from proctor.report.checks import (
+    CheckKey,
+    CheckResult,
+    stored_run_checks,
+    stored_run_checks_since,
+)
+from proctor.report.ledger_steps import _started, apply_resume, apply_run, recorded_since
+from proctor.report.ledger_steps import dismiss as dismiss
+from proctor.report.ledger_steps import dismissal_reason as dismissal_reason
+from proctor.report.ledger_steps import finding_id as finding_id
+from proctor.report.ledger_steps import latest_run as latest_run
 from proctor.report.markdown import render_findings
 
 log = logging.getLogger("proctor")
-
-
-def finding_id(key: CheckKey, suite: str | None = None) -> str:
-    """The finding's id: the first 10 hex digits of the SHA-256 of the check's case, agent,
-    condition and check joined by ``\\x1f``; with ``suite``, the suite first. A finding keeps
-    the id it was proposed with (see :func:`apply_run`)."""
-    parts = key if suite is None else (suite, *key)
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:10]
 
 
 def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
@@ -68,138 +63,6 @@ def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
     if not os.path.isabs(source):  # a run that did not record where it ran
         return Path(os.path.normpath(source)).as_posix()
     return suite_of(source, results_dir)
-
-
-# --- applying a run -----------------------------------------------------------------------
-
-
-def _new_finding(run_id: str, result: CheckResult, suite: str | None, ids: set[str]) -> Finding:
-    key = result.key
-    plain = finding_id(key)
-    return Finding(
-        id=plain if plain not in ids else finding_id(key, suite or ""),
-        suite=suite,
-        case=key.case,
-        agent=key.agent,
-        condition=key.condition,
-        check=key.check,
-        first_seen_run=run_id,
-        last_seen_run=run_id,
-        message=result.message,
-        history=[FindingEvent(event="new", run_id=run_id)],
-    )
-
-
-def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
-    """Move an existing finding by one run's outcome of its check."""
-    if result.failed:
-        finding.failures += 1
-        finding.last_seen_run = run_id
-        finding.message = result.message
-        if finding.state == "resolved" or (
-            finding.state == "dismissed" and finding.passed_since_dismissal
-        ):
-            finding.state = "open"
-            finding.passed_since_dismissal = False
-            finding.history.append(FindingEvent(event="reopened", run_id=run_id))
-    elif finding.state == "open":
-        finding.state = "resolved"
-        finding.history.append(FindingEvent(event="resolved", run_id=run_id))
-    elif finding.state == "dismissed" and not finding.passed_since_dismissal:
-        finding.passed_since_dismissal = True
-        finding.history.append(FindingEvent(event="passed", run_id=run_id))
-
-
-def apply_run(
-    ledger: FindingsLedger,
-    run_id: str,
-    results: Iterable[CheckResult],
-    *,
-    suite: str | None = None,
-    held_back: Container[CheckKey] = frozenset(),
-) -> FindingsLedger:
-    """The ledger after run ``run_id`` (a new value; ``ledger`` is left as it was). A run the
-    ledger already holds changes nothing. A check in ``held_back`` is one a newer run has
-    already recorded (this run is late: a killed run resumed, or an overlapping one that
-    finished, after a run that started later): its failure is counted, and it proposes,
-    reopens or resolves nothing, since the newer run has said what became of it. The run's
-    other checks are applied as any run's are.
-
-    Checks are the ``suite``'s: a finding of another suite sharing the results directory is
-    never moved. A finding that names no suite (proposed before proctor kept it) is taken up
-    by the first suite whose run checks it. A new finding's id is :func:`finding_id` of its
-    check, or, when another suite's finding already has that id, of its suite and check."""
-    if run_id in ledger.runs:
-        return ledger
-    updated = ledger.model_copy(deep=True)
-    ids = {finding.id for finding in updated.findings}
-    by_check = {(f.suite, f.case, f.agent, f.condition, f.check): f for f in updated.findings}
-    for result in merge_checks(results):
-        finding = by_check.get((suite, *result.key))
-        if finding is None and suite is not None:
-            finding = by_check.pop((None, *result.key), None)
-            if finding is not None:  # taken up by this suite
-                finding.suite = suite
-                by_check[(suite, *result.key)] = finding
-        if result.key in held_back:
-            if finding is not None and result.failed:
-                finding.failures += 1
-            continue
-        if finding is not None:
-            _step(finding, run_id, result)
-        elif result.failed:
-            finding = _new_finding(run_id, result, suite, ids)
-            updated.findings.append(finding)
-            ids.add(finding.id)
-            by_check[(suite, *result.key)] = finding
-        if finding is not None:
-            finding.last_checked_run = run_id
-    updated.runs.append(run_id)
-    if suite is not None:
-        updated.run_suites[run_id] = suite
-    return updated
-
-
-def recorded_since(ledger: FindingsLedger, start: str, suite: str | None = None) -> set[CheckKey]:
-    """The checks of the ``suite``'s findings (and of those naming no suite) that a run
-    started after ``start`` (a start as a run folder names it, ``20261201T120000Z``) failed,
-    passed or moved."""
-    return {
-        CheckKey(f.case, f.agent, f.condition, f.check)
-        for f in ledger.findings
-        if f.suite in (None, suite)
-        and any(
-            (started := _started(run)) is not None and started > start
-            for run in (
-                f.last_checked_run,
-                f.last_seen_run,
-                *(e.run_id for e in f.history),
-            )
-            if run is not None
-        )
-    }
-
-
-def dismiss(ledger: FindingsLedger, finding: str, reason: str, at: str) -> FindingsLedger:
-    """The ledger with finding ``finding`` dismissed for ``reason`` at ``at`` (a new value).
-    Dismissing again replaces the reason and starts the dismissal over."""
-    if not reason.strip():
-        raise ConfigError("--reason: say why the finding is dismissed (an empty reason)")
-    updated = ledger.model_copy(deep=True)
-    target = next((f for f in updated.findings if f.id == finding), None)
-    if target is None:
-        raise ConfigError(f"no finding '{finding}' in the ledger")
-    target.state = "dismissed"
-    target.passed_since_dismissal = False
-    target.history.append(FindingEvent(event="dismissed", at=at, reason=reason.strip()))
-    return updated
-
-
-def dismissal_reason(finding: Finding) -> str | None:
-    """Why a dismissed finding was dismissed (the latest dismissal)."""
-    if finding.state != "dismissed":
-        return None
-    return next((e.reason for e in reversed(finding.history) if e.event == "dismissed"), None)
 
 
 def run_events(ledger: FindingsLedger, run_id: str) -> list[tuple[Finding, FindingEventKind]]:
@@ -299,7 +162,7 @@ class LedgerUpdate:
 
     ledger: FindingsLedger
     applied: list[str] = field(default_factory=list)
-    """Runs applied by this update, in order."""
+    """Runs applied by this update, in order (then the runs whose resume it applied)."""
     notes: list[str] = field(default_factory=list)
     """Runs that could not be applied, and why, one sentence each."""
 
@@ -308,6 +171,8 @@ class PendingRun(NamedTuple):
     root: Path
     suite: str | None
     """The suite it ran (see :func:`run_suite`)."""
+    interrupted_at: str | None = None
+    """Its ``finishedAt`` when it was interrupted (a ``--resume`` may add to it later)."""
 
 
 def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[PendingRun], list[str]]:
@@ -340,10 +205,11 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Pendin
             continue
         if manifest.finished_at is not None:
             # An interrupted run counts with the evidence it has, in its place in time: its
-            # interrupted trials are errors, which never resolve a finding, and what a later
-            # `--resume` adds to it is not applied (it would come after newer runs).
+            # interrupted trials are errors, which never resolve a finding. What a later
+            # `--resume` adds to it is applied then (see :func:`resumed_runs`).
             suite = run_suite(manifest, results_dir)
-            found.append((manifest.started_at, root.name, PendingRun(root, suite)))
+            cut = manifest.finished_at if manifest.interrupted else None
+            found.append((manifest.started_at, root.name, PendingRun(root, suite, cut)))
     return [run for _, _, run in sorted(found)], notes
 
 
@@ -398,29 +264,6 @@ def update_ledger(results_dir: Path) -> LedgerUpdate:
         return _update_ledger(results_dir)
 
 
-_STARTED = re.compile(r"run-(\d{8}T\d{6}Z)-")
-"""The start a run folder's name holds (``run-20261201T120000Z-abc123``, in UTC)."""
-
-
-def latest_run(ledger: FindingsLedger, suite: str | None = None) -> str | None:
-    """The ledger's newest run by the start its folder is named by (a late run, applied after
-    newer ones, is not it), of two that started in the same second the later applied; else
-    the last applied. With a ``suite``, the newest of that suite's runs (and of runs applied
-    before proctor kept the suites)."""
-    runs = [
-        run for run in ledger.runs if suite is None or ledger.run_suites.get(run, suite) == suite
-    ]
-    if not runs:
-        return None
-    dated = [(_started(run) or "", order, run) for order, run in enumerate(runs)]
-    return max(dated)[2] if any(started for started, _, _ in dated) else runs[-1]
-
-
-def _started(run: str) -> str | None:
-    named = _STARTED.match(run)
-    return named.group(1) if named is not None else None
-
-
 def known_suites(results_dir: Path, ledger: FindingsLedger) -> FindingsLedger:
     """``ledger`` with the suites of what an older proctor applied filled in where the run
     folders still tell them: each run it holds without one, from the run's ``run.json``; each
@@ -456,7 +299,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
         save_ledger(results_dir, known)
     runs, update.notes = pending_runs(results_dir, update.ledger)
     recorded: dict[str, frozenset[CheckKey] | None] = {}
-    for root, suite in runs:
+    for root, suite, interrupted_at in runs:
         try:
             results = stored_run_checks(root)
         except (SchemaVersionError, ConfigError) as exc:
@@ -466,13 +309,73 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
             results_dir, update.ledger, root.name, suite, results, recorded
         )
         update.ledger = apply_run(
-            update.ledger, root.name, results, suite=suite, held_back=held_back
+            update.ledger,
+            root.name,
+            results,
+            suite=suite,
+            held_back=held_back,
+            interrupted_at=interrupted_at,
         )
         save_ledger(results_dir, update.ledger)
         update.applied.append(root.name)
         if note:
             update.notes.append(note)
+    for resumed in resumed_runs(results_dir, update.ledger, update.notes):
+        name = resumed.root.name
+        try:
+            taken, added = stored_run_checks_since(
+                resumed.root, update.ledger.interrupted_runs[name]
+            )
+        except (SchemaVersionError, ConfigError) as exc:
+            update.notes.append(f"{exc}; what a resume added to {name} is not applied yet")
+            continue
+        held_back, note = _late_checks(
+            results_dir, update.ledger, name, resumed.suite, added, recorded
+        )
+        update.ledger = apply_resume(
+            update.ledger,
+            name,
+            taken,
+            added,
+            finished_at=resumed.finished_at,
+            suite=resumed.suite,
+            held_back=held_back,
+        )
+        save_ledger(results_dir, update.ledger)
+        update.applied.append(name)
+        if note:
+            update.notes.append(note)
     return update
+
+
+class ResumedRun(NamedTuple):
+    root: Path
+    suite: str | None
+    finished_at: str
+    """Its ``finishedAt`` now (after the resume)."""
+
+
+def resumed_runs(results_dir: Path, ledger: FindingsLedger, notes: list[str]) -> list[ResumedRun]:
+    """The runs the ledger took in while interrupted that a ``--resume`` has finished since
+    (their ``finishedAt`` is another than the ledger read): what it added is to be applied.
+    A run still being resumed keeps its ``finishedAt`` until the resume ends, and waits. One
+    whose ``run.json`` cannot be read gets a note and waits; one whose folder is gone is left
+    out."""
+    found: list[ResumedRun] = []
+    for run, taken_at in ledger.interrupted_runs.items():
+        manifest_path = RunPaths(results_dir / run).run_json
+        if not manifest_path.exists():
+            continue
+        try:
+            manifest = read_record(manifest_path, RunManifest)
+        except (ConfigError, SchemaVersionError) as exc:
+            notes.append(f"{exc}; what a resume added to {run} is not applied yet")
+            continue
+        if manifest.finished_at is None or manifest.finished_at == taken_at:
+            continue
+        suite = ledger.run_suites.get(run)
+        found.append(ResumedRun(results_dir / run, suite, manifest.finished_at))
+    return found
 
 
 def _late_checks(
@@ -546,8 +449,9 @@ def update_after_run(
 ) -> list[FindingChange] | None:
     """:func:`update_ledger` at the end of ``proctor run`` (of run ``run_id``): never raises,
     so a ledger problem never changes the run's outcome; it is logged as a warning and the
-    ledger left as it was. A resumed run the ledger held before the resume (``held``) gets a
-    note: what the resume added is not applied. What the ledger holds of run ``run_id`` is returned
+    ledger left as it was. A resumed run the ledger held before the resume without keeping it
+    as interrupted (``held``: taken in by an older proctor, or taken in finished) gets a note:
+    what the resume added is not applied. What the ledger holds of run ``run_id`` is returned
     (see :func:`run_changes`); None when it holds nothing of it."""
     try:
         update = update_ledger(results_dir)

@@ -263,10 +263,17 @@ def _resume(
 
 def _ledger_holds(results_dir: Path, run_id: str) -> bool:
     """Whether the findings ledger of ``results_dir`` took the run in before this resume (as
-    it stood when it first finished). Read plainly: the ledger's own module is loaded once
-    the trials are done."""
+    it stood when it first finished) without keeping it as interrupted, so that what this
+    resume adds is not applied to it: a run it keeps as interrupted takes the resume's checks
+    (see docs/findings.md). Read plainly: the ledger's own module is loaded once the trials
+    are done."""
     try:
-        runs = json.loads((results_dir / LEDGER_FILE).read_bytes()).get("runs")
+        ledger = json.loads((results_dir / LEDGER_FILE).read_bytes())
+        runs, kept = ledger.get("runs"), ledger.get("interruptedRuns") or {}
     except (OSError, ValueError, AttributeError):
         return False
-    return isinstance(runs, list) and run_id in runs
+    return (
+        isinstance(runs, list)
+        and run_id in runs
+        and not (isinstance(kept, dict) and run_id in kept)
+    )

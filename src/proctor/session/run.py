@@ -256,7 +256,7 @@ def execute_and_finish(
     """Run ``trials`` into the run folder, then aggregate them with the ``kept`` records (of
     trials that finished before a resume), render the reporters, close the manifest and the
     journal, and update the findings ledger (``held``: it took the run in before this
-    resume)."""
+    resume, without keeping it as interrupted, so that what the resume adds is not applied)."""
     started = time.monotonic()
     factory = EXECUTORS[request.executor]
     executor = factory(request.executor_address) if request.executor_address else factory()

@@ -1,0 +1,226 @@
+"""Applying runs to the findings ledger: the pure steps, on values.
+
+A run's checks (:mod:`proctor.report.checks`) move the findings of its suite: a new failure is
+proposed (:func:`apply_run`), a pass resolves, a failure after a resolution reopens, and a
+dismissed finding stays dismissed until its check has passed and failed again. A run taken in
+while interrupted takes the checks a later ``--resume`` adds (:func:`apply_resume`).
+:mod:`proctor.report.findings` reads the runs from disk and keeps the ledger there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Container, Iterable
+
+from proctor.errors import ConfigError
+from proctor.models.findings import Finding, FindingEvent, FindingsLedger
+from proctor.report.checks import CheckKey, CheckResult, merge_checks
+
+
+def finding_id(key: CheckKey, suite: str | None = None) -> str:
+    """The finding's id: the first 10 hex digits of the SHA-256 of the check's case, agent,
+    condition and check joined by ``\\x1f``; with ``suite``, the suite first. A finding keeps
+    the id it was proposed with (see :func:`apply_run`)."""
+    parts = key if suite is None else (suite, *key)
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:10]
+
+
+def _new_finding(run_id: str, result: CheckResult, suite: str | None, ids: set[str]) -> Finding:
+    key = result.key
+    plain = finding_id(key)
+    return Finding(
+        id=plain if plain not in ids else finding_id(key, suite or ""),
+        suite=suite,
+        case=key.case,
+        agent=key.agent,
+        condition=key.condition,
+        check=key.check,
+        first_seen_run=run_id,
+        last_seen_run=run_id,
+        message=result.message,
+        history=[FindingEvent(event="new", run_id=run_id)],
+    )
+
+
+def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
+    """Move an existing finding by one run's outcome of its check."""
+    if result.failed:
+        finding.failures += 1
+        finding.last_seen_run = run_id
+        finding.message = result.message
+        if finding.state == "resolved" or (
+            finding.state == "dismissed" and finding.passed_since_dismissal
+        ):
+            finding.state = "open"
+            finding.passed_since_dismissal = False
+            finding.history.append(FindingEvent(event="reopened", run_id=run_id))
+    elif finding.state == "open":
+        finding.state = "resolved"
+        finding.history.append(FindingEvent(event="resolved", run_id=run_id))
+    elif finding.state == "dismissed" and not finding.passed_since_dismissal:
+        finding.passed_since_dismissal = True
+        finding.history.append(FindingEvent(event="passed", run_id=run_id))
+
+
+def apply_run(
+    ledger: FindingsLedger,
+    run_id: str,
+    results: Iterable[CheckResult],
+    *,
+    suite: str | None = None,
+    held_back: Container[CheckKey] = frozenset(),
+    interrupted_at: str | None = None,
+) -> FindingsLedger:
+    """The ledger after run ``run_id`` (a new value; ``ledger`` is left as it was). A run the
+    ledger already holds changes nothing. A check in ``held_back`` is one a newer run has
+    already recorded (this run is late: a killed run resumed, or an overlapping one that
+    finished, after a run that started later): its failure is counted, and it proposes,
+    reopens or resolves nothing, since the newer run has said what became of it. The run's
+    other checks are applied as any run's are. ``interrupted_at``: the run's ``finishedAt``,
+    when it was interrupted; the ledger keeps it, so that what a later ``--resume`` adds is
+    applied (:func:`apply_resume`).
+
+    Checks are the ``suite``'s: a finding of another suite sharing the results directory is
+    never moved. A finding that names no suite (proposed before proctor kept it) is taken up
+    by the first suite whose run checks it. A new finding's id is :func:`finding_id` of its
+    check, or, when another suite's finding already has that id, of its suite and check."""
+    if run_id in ledger.runs:
+        return ledger
+    updated = ledger.model_copy(deep=True)
+    _apply_checks(updated, run_id, merge_checks(results), suite, held_back)
+    updated.runs.append(run_id)
+    if suite is not None:
+        updated.run_suites[run_id] = suite
+    if interrupted_at is not None:
+        updated.interrupted_runs[run_id] = interrupted_at
+    return updated
+
+
+def apply_resume(
+    ledger: FindingsLedger,
+    run_id: str,
+    taken: Iterable[CheckResult],
+    added: Iterable[CheckResult],
+    *,
+    finished_at: str,
+    suite: str | None = None,
+    held_back: Container[CheckKey] = frozenset(),
+) -> FindingsLedger:
+    """The ledger after a ``--resume`` of run ``run_id``, which it took in while interrupted
+    (a new value): ``taken`` are the run's checks as the ledger read them, ``added`` those of
+    the trials the resume ran, and ``finished_at`` the run's ``finishedAt`` now. The run's
+    outcome of each check is over all its trials: a check ``taken`` failed is counted already;
+    one it passed moves its finding only when an added trial fails it (the run then failed
+    it); a check it did not record is applied as any run's is (``held_back`` as in
+    :func:`apply_run`). A run the ledger does not keep as interrupted, or read at that
+    ``finishedAt`` already, changes nothing."""
+    if ledger.interrupted_runs.get(run_id, finished_at) == finished_at:
+        return ledger
+    before = {result.key: result.failed for result in merge_checks(taken)}
+    fresh = [
+        result
+        for result in merge_checks(added)
+        if result.key not in before or (result.failed and not before[result.key])
+    ]
+    updated = ledger.model_copy(deep=True)
+    _apply_checks(updated, run_id, fresh, suite, held_back)
+    updated.interrupted_runs[run_id] = finished_at
+    return updated
+
+
+def _apply_checks(
+    ledger: FindingsLedger,
+    run_id: str,
+    results: Iterable[CheckResult],
+    suite: str | None,
+    held_back: Container[CheckKey],
+) -> None:
+    """Move ``ledger``'s findings (in place) by run ``run_id``'s outcome of each check."""
+    ids = {finding.id for finding in ledger.findings}
+    by_check = {(f.suite, f.case, f.agent, f.condition, f.check): f for f in ledger.findings}
+    for result in results:
+        finding = by_check.get((suite, *result.key))
+        if finding is None and suite is not None:
+            finding = by_check.pop((None, *result.key), None)
+            if finding is not None:  # taken up by this suite
+                finding.suite = suite
+                by_check[(suite, *result.key)] = finding
+        if result.key in held_back:
+            if finding is not None and result.failed:
+                finding.failures += 1
+            continue
+        if finding is not None:
+            _step(finding, run_id, result)
+        elif result.failed:
+            finding = _new_finding(run_id, result, suite, ids)
+            ledger.findings.append(finding)
+            ids.add(finding.id)
+            by_check[(suite, *result.key)] = finding
+        if finding is not None:
+            finding.last_checked_run = run_id
+
+
+def recorded_since(ledger: FindingsLedger, start: str, suite: str | None = None) -> set[CheckKey]:
+    """The checks of the ``suite``'s findings (and of those naming no suite) that a run
+    started after ``start`` (a start as a run folder names it, ``20261201T120000Z``) failed,
+    passed or moved."""
+    return {
+        CheckKey(f.case, f.agent, f.condition, f.check)
+        for f in ledger.findings
+        if f.suite in (None, suite)
+        and any(
+            (started := _started(run)) is not None and started > start
+            for run in (
+                f.last_checked_run,
+                f.last_seen_run,
+                *(e.run_id for e in f.history),
+            )
+            if run is not None
+        )
+    }
+
+
+def dismiss(ledger: FindingsLedger, finding: str, reason: str, at: str) -> FindingsLedger:
+    """The ledger with finding ``finding`` dismissed for ``reason`` at ``at`` (a new value).
+    Dismissing again replaces the reason and starts the dismissal over."""
+    if not reason.strip():
+        raise ConfigError("--reason: say why the finding is dismissed (an empty reason)")
+    updated = ledger.model_copy(deep=True)
+    target = next((f for f in updated.findings if f.id == finding), None)
+    if target is None:
+        raise ConfigError(f"no finding '{finding}' in the ledger")
+    target.state = "dismissed"
+    target.passed_since_dismissal = False
+    target.history.append(FindingEvent(event="dismissed", at=at, reason=reason.strip()))
+    return updated
+
+
+def dismissal_reason(finding: Finding) -> str | None:
+    """Why a dismissed finding was dismissed (the latest dismissal)."""
+    if finding.state != "dismissed":
+        return None
+    return next((e.reason for e in reversed(finding.history) if e.event == "dismissed"), None)
+
+
+_STARTED = re.compile(r"run-(\d{8}T\d{6}Z)-")
+"""The start a run folder's name holds (``run-20261201T120000Z-abc123``, in UTC)."""
+
+
+def latest_run(ledger: FindingsLedger, suite: str | None = None) -> str | None:
+    """The ledger's newest run by the start its folder is named by (a late run, applied after
+    newer ones, is not it), of two that started in the same second the later applied; else
+    the last applied. With a ``suite``, the newest of that suite's runs (and of runs applied
+    before proctor kept the suites)."""
+    runs = [
+        run for run in ledger.runs if suite is None or ledger.run_suites.get(run, suite) == suite
+    ]
+    if not runs:
+        return None
+    dated = [(_started(run) or "", order, run) for order, run in enumerate(runs)]
+    return max(dated)[2] if any(started for started, _, _ in dated) else runs[-1]
+
+
+def _started(run: str) -> str | None:
+    named = _STARTED.match(run)
+    return named.group(1) if named is not None else None
