@@ -126,7 +126,11 @@ def load_task_file(
                 raise ConfigError(str(exc)) from exc
         evaluators = parse_evaluator_specs(task.evaluators, where, path.parent)
         evaluators += parse_evaluator_specs(
-            task.success_criteria, f"{where}: successCriteria", path.parent, start=len(evaluators)
+            task.success_criteria,
+            f"{where}: successCriteria",
+            path.parent,
+            start=len(evaluators),
+            earlier=task.evaluators,
         )
         fields = set(CaseConfig.model_fields)
         config = CaseConfig.model_validate(

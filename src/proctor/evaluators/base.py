@@ -109,11 +109,17 @@ def get_evaluator(name: str) -> Evaluator:
 
 
 def parse_evaluator_specs(
-    entries: list[dict[str, Any]], where: str, case_dir: Path | None = None, start: int = 0
+    entries: list[dict[str, Any]],
+    where: str,
+    case_dir: Path | None = None,
+    start: int = 0,
+    earlier: Sequence[dict[str, Any]] = (),
 ) -> list[EvaluatorSpec]:
     """Validate evaluator entries against the registry (and, given the case folder, the files
     they name); raise ConfigError naming the field. Entries are numbered from ``start`` (a
-    second list of the same case continues the first's numbers, so their logs stay apart)."""
+    second list of the same case continues the first's numbers, so their logs stay apart);
+    ``earlier``: that first list's entries, whose names a label of this one may not take
+    either."""
     known = registry()
     specs = []
     for i, entry in enumerate(entries):
@@ -149,7 +155,9 @@ def parse_evaluator_specs(
                 "in the findings ledger; choose another label"
             )
         name = label or use
-        before = [(e.get("label") or e.get("use"), bool(e.get("label"))) for e in entries[:i]]
+        before = [
+            (e.get("label") or e.get("use"), bool(e.get("label"))) for e in (*earlier, *entries[:i])
+        ]
         if any(name == other and (label or labelled) for other, labelled in before):
             field = "label" if label else "use"
             raise ConfigError(

@@ -227,3 +227,32 @@ def test_evaluators_and_success_criteria_are_numbered_as_one_list(tmp_path: Path
     path = _one_task(tmp_path, {"evaluators": [first], "successCriteria": [first, first]})
     (case,) = discover_cases(path).cases
     assert [e.index for e in case.evaluators] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("evaluators", "criteria", "refused"),
+    [
+        ([{"use": "command", "run": "true", "label": "tests"}], [{"label": "tests"}], "label"),
+        ([{"use": "command", "run": "true"}], [{"label": "command"}], "label"),
+        ([{"use": "command", "run": "true", "label": "command"}], [{}], "use"),
+        ([{"use": "command", "run": "true"}], [{}], None),  # the control: two of one use
+    ],
+)
+def test_a_success_criterion_may_not_take_the_name_of_an_evaluator_before_it(
+    tmp_path: Path,
+    evaluators: list[dict[str, object]],
+    criteria: list[dict[str, object]],
+    refused: str | None,
+) -> None:
+    """The two lists are one case's checks: a label shared across them would merge two
+    checks into one finding, as within one list."""
+    criteria = [{"use": "command", "run": "false", **c} for c in criteria]
+    path = _one_task(tmp_path, {"evaluators": evaluators, "successCriteria": criteria})
+    if refused is None:
+        (case,) = discover_cases(path).cases
+        assert len(case.evaluators) == 2
+        return
+    with pytest.raises(ConfigError) as info:
+        discover_cases(path)
+    said = f"successCriteria: field 'evaluators[0].{refused}'"
+    assert said in str(info.value) and "names an evaluator before it too" in str(info.value)
