@@ -16,7 +16,7 @@ import gc
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from itertools import chain
 from multiprocessing.pool import Pool
 from pathlib import Path
@@ -248,8 +248,8 @@ def _measure(
         "path": session.file,
         "sessionId": trajectory.session_id,
         "project": project,
-        "startedAt": started.isoformat() if started else None,
-        "endedAt": ended.isoformat() if ended else None,
+        "startedAt": _utc_text(started),
+        "endedAt": _utc_text(ended),
         "durationSeconds": (ended - started).total_seconds() if started and ended else None,
         "isTask": figures.is_task,
         "verified": figures.verified,
@@ -296,6 +296,19 @@ def _measure(
     ids = [row[0] for row in trajectory.responses]
     rows = [row[1:] for row in trajectory.responses]
     return blob + RESPONSES + orjson.dumps(ids) + RESPONSES + orjson.dumps(rows)
+
+
+def _utc_text(moment: datetime | None) -> str | None:
+    """A time in UTC (``…+00:00``), as the sessions written in another offset are shown too;
+    one that has no UTC time (a damaged clock's year 1, east of UTC) in its own offset."""
+    if moment is None:
+        return None
+    if moment.utcoffset():
+        try:
+            moment = moment.astimezone(UTC)
+        except (OverflowError, ValueError):
+            pass
+    return moment.isoformat()
 
 
 def read_summary(session: Session, blob: bytes) -> SessionRecord | Unavailable:

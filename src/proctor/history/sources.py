@@ -323,7 +323,10 @@ def _missing_reason(agent: str, folder: Path) -> str | None:
             return f"no history folder {folder}"
         if agent == "codex" and (folder / "archived_sessions").is_dir():
             return None
-        if not (folder / wanted).is_dir():
+        inner = folder / wanted
+        if not inner.is_dir():
+            if inner.exists():  # a file where the CLI keeps its sessions
+                return f"{inner} is not a folder: {agent} keeps no session there"
             return f"{folder} has no {wanted}/ folder: {agent} has recorded no session here"
     except OSError as exc:  # the folder, or one above it, cannot be entered
         return unreachable(exc, folder)

@@ -86,7 +86,7 @@ def week_of(session: SessionRecord) -> str:
     if start is None:
         return "undated"
     year, week, _ = start.isocalendar()
-    return f"{year}-W{week:02d}"
+    return f"{year:04d}-W{week:02d}"  # ISO 8601: a year of four digits (a damaged clock's 1)
 
 
 def project_key(project: str | None) -> str:

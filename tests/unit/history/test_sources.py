@@ -141,3 +141,18 @@ def test_a_file_where_a_cli_keeps_its_history_folder_is_said_to_be_one(tmp_path:
         == f"{tmp_path}/.gemini is not a folder: gemini-cli keeps no history there"
     )
     assert reasons["codex"] == f"no history folder {tmp_path}/.codex"  # the control: none there
+
+
+def test_a_file_where_a_cli_keeps_its_sessions_folder_is_said_to_be_one(tmp_path: Path) -> None:
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "sessions").write_text("not a folder")
+    (tmp_path / ".claude").mkdir()  # the control: no projects/ folder at all
+    _, unavailable = find_sessions(["codex", "claude-code"], tmp_path, {})
+    reasons = {u.agent: u.reason for u in unavailable}
+    assert (
+        reasons["codex"]
+        == f"{tmp_path}/.codex/sessions is not a folder: codex keeps no session there"
+    )
+    assert reasons["claude-code"] == (
+        f"{tmp_path}/.claude has no projects/ folder: claude-code has recorded no session here"
+    )

@@ -1,0 +1,53 @@
+"""Times as a user's history may hold them: in another offset than UTC, or from a damaged
+clock. A replay shows every time in UTC, so that two sessions' times compare as text."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from proctor.history.record import SessionRecord
+from proctor.history.replay import Filters, replay
+from proctor.history.sources import sessions_under
+from proctor.history.summary import week_of
+from proctor.models.pricing import PriceTable
+
+ROOT = Path(__file__).resolve().parents[3]
+CODEX = ROOT / "tests/fixtures/transcripts/codex"
+ROLLOUT = "rollout-2026-11-29T10-00-00-019ad3f0-5c1e-7a02-9c4b-3e1f00000001.jsonl"
+
+
+def measured(rollout: Path) -> SessionRecord:
+    sessions, _ = sessions_under([rollout], ("codex",))
+    (record,) = replay(sessions, Filters(), PriceTable(), workers=1)
+    assert isinstance(record, SessionRecord)
+    return record
+
+
+@pytest.mark.parametrize("offset", ["+01:00", "-05:30"])
+def test_a_session_written_in_another_offset_is_shown_in_utc(tmp_path: Path, offset: str) -> None:
+    zone = datetime.fromisoformat(f"2026-01-01T00:00:00{offset}").tzinfo
+
+    def local(found: re.Match[str]) -> str:  # the same instant, written in that offset
+        moment = datetime.fromisoformat(found[1]).astimezone(zone)
+        return '"' + moment.isoformat(timespec="milliseconds") + '"'
+
+    text = (CODEX / ROLLOUT).read_text()
+    shifted, count = re.subn(r'"(2026-11-29T[\d:.]+Z)"', local, text)
+    assert count > 2 and offset in shifted
+    (tmp_path / ROLLOUT).write_text(shifted)
+    record = measured(tmp_path / ROLLOUT)
+    original = measured(CODEX / ROLLOUT)  # the control: as the CLI wrote it, in UTC
+    assert record.started_at == original.started_at == "2026-11-29T10:00:04.148000+00:00"
+    assert record.ended_at == original.ended_at
+    assert record.duration_seconds == original.duration_seconds
+
+
+def test_a_week_of_a_damaged_clock_s_year_one_has_four_digits() -> None:
+    record = SessionRecord(agent="codex", path="x", started_at="0001-01-03T12:00:00+00:00")
+    assert week_of(record) == "0001-W01"
+    dated = SessionRecord(agent="codex", path="x", started_at="2026-11-29T12:00:00+00:00")
+    assert week_of(dated) == "2026-W48"
