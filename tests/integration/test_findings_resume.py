@@ -21,7 +21,7 @@ def two_cases(root: Path) -> Path:
     cases = root / "cases"
     config = {"timeoutSec": 60, "evaluators": [{"use": "file-exists", "must": ["a.txt"]}]}
     write_case(cases, "fast", config=config, plan=MISSING)
-    slow = {"turns": [{"shell": "sleep 2"}, {"say": "Nothing to do."}]}
+    slow = {"turns": [{"shell": "sleep 5"}, {"say": "Nothing to do."}]}
     write_case(cases, "slow", config=config, plan=slow)
     return cases
 
