@@ -543,15 +543,16 @@ def test_an_open_finding_an_interrupted_run_never_reached_is_not_said_to_be_gone
     table = proctor("findings", str(out)).out
     assert "closes one that is gone" in table  # the control: a run that was not cut short
     cases = (
-        (False, "them. A finding stays open until a run checks it: `proctor run --resume"),
-        (True, "them, then resumed (the findings ledger took that run in before it kept"),
+        (False, False, "them. A finding stays open until a run checks it: `proctor run --resume"),
+        (False, True, "them (the findings ledger took that run in before it kept what a"),
+        (True, True, "them, then resumed (the findings ledger took that run in before it kept"),
     )
-    for resumed, said in cases:
+    for resumed, older, said in cases:
         manifest.update(interrupted=True, resumedAt=["2026-12-04T12:00:00Z"] if resumed else [])
         (latest / "run.json").write_text(json.dumps(manifest))
         (out / "findings.json").unlink()
         proctor("findings", str(out))
-        if resumed:  # as an older proctor wrote it: no run kept as interrupted
+        if older:  # as an older proctor wrote it: no run kept as interrupted
             ledger = json.loads((out / "findings.json").read_text())
             ledger.update(schemaVersion=3, interruptedRuns={})
             (out / "findings.json").write_text(json.dumps(ledger))

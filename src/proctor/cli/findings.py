@@ -197,15 +197,16 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
                 "either way. A finding stays open until a run checks it."
             )
         if stopped:
-            resumed = any(cut[r][0] == "resumed" for f in stopped if (r := latest[f.suite]))
+            hows = {cut[r][0] for f in stopped if (r := latest[f.suite])}
+            then = ", then resumed" if "resumed" in hows else ""
             click.echo(
                 f"\n{_counted(stopped)} not checked by the latest run of {_their(stopped)} "
                 f"suite ({_runs(stopped, latest)}), which was interrupted before it checked "
                 + (
-                    "them, then resumed (the findings ledger took that run in before it kept "
-                    "what a `--resume` adds). A finding stays open until a run checks it: run "
-                    "the suite again."
-                    if resumed
+                    f"them{then} (the findings ledger took that run in before it kept what a "
+                    "`--resume` adds). A finding stays open until a run checks it: run the "
+                    "suite again."
+                    if hows & {"resumed", "unkept"}
                     else "them. A finding stays open until a run checks it: `proctor run "
                     "--resume RUN_DIR` finishes that run, or run the suite again."
                 )
@@ -250,11 +251,9 @@ def _ran_in(
     agent × condition without recording any of its checks: each trial ended in a status that
     says nothing of a check (an error, a timeout, a skip, an exclusion by ``proctor
     annotate``, a record that does not read), as the ledger reads the run. A case that
-    recorded other checks lost the finding's (renamed, relabelled, left out): it is gone.
-    ``checked``: the cells with a check, of each run read so far."""
-    from proctor.errors import ProctorError
-    from proctor.report.checks import stored_run_checks
-
+    recorded other checks lost the finding's (renamed, relabelled, left out): it is gone. One
+    whose trials a stop cut short is not said to have run (the run did not get to check it).
+    ``checked``: the cells with a check or a trial cut short, of each run read so far."""
     if run is None:
         return False
     cell = (finding.case, finding.agent, finding.condition)
@@ -264,20 +263,42 @@ def _ran_in(
     except (OSError, ValueError):  # a name that is no folder's
         return False
     if run not in checked:
-        try:
-            checked[run] = {result.key[:3] for result in stored_run_checks(folder / run)}
-        except (ProctorError, OSError):  # not read: the ledger has not taken it in either
-            checked[run] = None
+        checked[run] = _cells_told(folder / run)
     cells = checked[run]
     return cells is not None and cell not in cells
 
 
+def _cells_told(run_dir: Path) -> set[tuple[str, str, str]] | None:
+    """The cells of a stored run that recorded a check, or that have a trial a stop cut
+    short; None when the run does not read (the ledger has not taken it in either)."""
+    from proctor.errors import ProctorError
+    from proctor.execute.context import was_interrupted
+    from proctor.models.io import read_record
+    from proctor.models.run import ResolvedRecord
+    from proctor.paths import RunPaths
+    from proctor.report.checks import case_labels, trial_checks
+    from proctor.report.stored import iter_records
+
+    paths = RunPaths(run_dir)
+    try:
+        if not paths.trial_jsons():
+            return set()
+        labels = case_labels(read_record(paths.resolved_json, ResolvedRecord))
+        return {
+            (record.case, record.agent, record.condition)
+            for record in iter_records(run_dir)
+            if was_interrupted(record.reason) or trial_checks(record, labels.get(record.case, []))
+        }
+    except (ProctorError, OSError):
+        return None
+
+
 def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]:
-    """How run ``run`` was cut short, ``resumed`` (interrupted, then resumed, and the ledger
-    does not keep it as interrupted: what the resume added is not applied) or ``interrupted``
-    (as its ``run.json`` says), with the cases it was to run (its ``resolved.json``'s); ``""``
-    and none when it was not, or a file cannot be read. ``kept``: the ledger keeps the run as
-    interrupted, so that what a resume adds is applied."""
+    """How run ``run`` was cut short, with the cases it was to run (its ``resolved.json``'s):
+    ``interrupted`` (its ``run.json`` says so, and the ledger keeps it as interrupted: what a
+    resume adds is applied, ``kept``), ``unkept`` (interrupted, and a ledger of an older
+    proctor took it in: a resume would not be applied) or ``resumed`` (that, then resumed);
+    ``""`` and none when it was not, or a file cannot be read."""
     from proctor.errors import ProctorError
     from proctor.models.io import read_record
     from proctor.models.run import ResolvedRecord, RunManifest
@@ -286,13 +307,12 @@ def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]
     paths = RunPaths(folder / run)
     try:
         manifest = read_record(paths.run_json, RunManifest)
-        how = (
-            "resumed"
-            if manifest.resumed_at and not kept
-            else "interrupted"
-            if manifest.interrupted
-            else ""
-        )
+        if kept:
+            how = "interrupted" if manifest.interrupted else ""
+        elif manifest.resumed_at:
+            how = "resumed"
+        else:
+            how = "unkept" if manifest.interrupted else ""
         if not how:
             return "", frozenset()
         resolved = read_record(paths.resolved_json, ResolvedRecord)

@@ -9,9 +9,9 @@ fails again, dismissed by a person. ``docs/findings.md`` describes the states an
 from __future__ import annotations
 
 from collections import Counter
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Self
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from proctor.models.base import CamelModel, RecordModel
 
@@ -80,6 +80,19 @@ class Finding(CamelModel):
     history: list[FindingEvent] = []
 
 
+class InterruptedRun(CamelModel):
+    """A run the ledger took in while interrupted, as it stands in the ledger."""
+
+    model_config = _REWRITTEN
+
+    finished_at: str = Field(min_length=1)
+    """The run's ``finishedAt`` as the ledger last read it: the trials that started after it
+    are a ``--resume``'s."""
+    failed: list[str] = []
+    """The findings whose check the run has failed so far (counted in their ``failures``): a
+    resumed trial's failure of one is not counted again."""
+
+
 class FindingsLedger(RecordModel):
     """``findings.json`` in a results directory: every finding, and the runs applied to it.
 
@@ -96,10 +109,10 @@ class FindingsLedger(RecordModel):
     run_suites: dict[str, str] = {}
     """Run folder name → the suite it ran (see :attr:`Finding.suite`), for runs that name one:
     two suites sharing a results directory keep their findings apart."""
-    interrupted_runs: dict[str, str] = {}
-    """Run folder name → the run's ``finishedAt`` as the ledger last read it, for runs taken in
-    while interrupted: when a ``proctor run --resume`` has finished one again (another
-    ``finishedAt``), the checks of the trials that started after that time are added."""
+    interrupted_runs: dict[str, InterruptedRun] = {}
+    """Run folder name → what the ledger holds of it, for runs taken in while interrupted:
+    when a ``proctor run --resume`` has finished one again (another ``finishedAt``), the checks
+    of the trials that started after the time it was read are added."""
     findings: list[Finding] = []
     """In the order they were first proposed."""
 
@@ -122,7 +135,9 @@ class FindingsLedger(RecordModel):
 
     @field_validator("interrupted_runs")
     @classmethod
-    def _interrupted_applied(cls, runs: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+    def _interrupted_applied(
+        cls, runs: dict[str, InterruptedRun], info: ValidationInfo
+    ) -> dict[str, InterruptedRun]:
         applied = set(info.data.get("runs", ()))
         missing = sorted(run for run in runs if run not in applied)
         if missing:
@@ -148,3 +163,16 @@ class FindingsLedger(RecordModel):
                     "applied) does not list"
                 )
         return findings
+
+    @model_validator(mode="after")
+    def _failed_listed(self) -> Self:
+        """An interrupted run's failures name findings the ledger lists."""
+        ids = {finding.id for finding in self.findings}
+        for run, held in self.interrupted_runs.items():
+            unknown = next((i for i in held.failed if i not in ids), None)
+            if unknown is not None:
+                raise ValueError(
+                    f"interrupted run {run!r} names finding {unknown!r}, which 'findings' does "
+                    "not list"
+                )
+        return self

@@ -40,7 +40,13 @@ from proctor.report.checks import (
     stored_run_checks,
     stored_run_checks_since,
 )
-from proctor.report.ledger_steps import _started, apply_resume, apply_run, recorded_since
+from proctor.report.ledger_steps import (
+    _started,
+    apply_resume,
+    apply_run,
+    recorded_since,
+    resume_checks,
+)
 from proctor.report.ledger_steps import dismiss as dismiss
 from proctor.report.ledger_steps import dismissal_reason as dismissal_reason
 from proctor.report.ledger_steps import finding_id as finding_id
@@ -301,7 +307,10 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
     recorded: dict[str, frozenset[CheckKey] | None] = {}
     for root, suite, interrupted_at in runs:
         try:
-            results = stored_run_checks(root)
+            if interrupted_at is None:
+                results = stored_run_checks(root)
+            else:  # as it was when it stopped: a resume may be running trials in it now
+                results = stored_run_checks_since(root, interrupted_at)[0]
         except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
@@ -322,21 +331,20 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
             update.notes.append(note)
     for resumed in resumed_runs(results_dir, update.ledger, update.notes):
         name = resumed.root.name
+        read_at = update.ledger.interrupted_runs[name].finished_at
         try:
-            taken, added = stored_run_checks_since(
-                resumed.root, update.ledger.interrupted_runs[name]
-            )
+            added = stored_run_checks_since(resumed.root, read_at)[1]
         except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; what a resume added to {name} is not applied yet")
             continue
+        fresh = resume_checks(update.ledger, name, added, resumed.suite)
         held_back, note = _late_checks(
-            results_dir, update.ledger, name, resumed.suite, added, recorded
+            results_dir, update.ledger, name, resumed.suite, fresh, recorded
         )
         update.ledger = apply_resume(
             update.ledger,
             name,
-            taken,
-            added,
+            fresh,
             finished_at=resumed.finished_at,
             suite=resumed.suite,
             held_back=held_back,
@@ -362,7 +370,7 @@ def resumed_runs(results_dir: Path, ledger: FindingsLedger, notes: list[str]) ->
     whose ``run.json`` cannot be read gets a note and waits; one whose folder is gone is left
     out."""
     found: list[ResumedRun] = []
-    for run, taken_at in ledger.interrupted_runs.items():
+    for run, held in ledger.interrupted_runs.items():
         manifest_path = RunPaths(results_dir / run).run_json
         if not manifest_path.exists():
             continue
@@ -371,7 +379,7 @@ def resumed_runs(results_dir: Path, ledger: FindingsLedger, notes: list[str]) ->
         except (ConfigError, SchemaVersionError) as exc:
             notes.append(f"{exc}; what a resume added to {run} is not applied yet")
             continue
-        if manifest.finished_at is None or manifest.finished_at == taken_at:
+        if manifest.finished_at is None or manifest.finished_at == held.finished_at:
             continue
         suite = ledger.run_suites.get(run)
         found.append(ResumedRun(results_dir / run, suite, manifest.finished_at))

@@ -14,7 +14,7 @@ import re
 from collections.abc import Container, Iterable
 
 from proctor.errors import ConfigError
-from proctor.models.findings import Finding, FindingEvent, FindingsLedger
+from proctor.models.findings import Finding, FindingEvent, FindingsLedger, InterruptedRun
 from proctor.report.checks import CheckKey, CheckResult, merge_checks
 
 
@@ -44,8 +44,17 @@ def _new_finding(run_id: str, result: CheckResult, suite: str | None, ids: set[s
 
 
 def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
-    """Move an existing finding by one run's outcome of its check."""
+    """Move an existing finding by one run's outcome of its check. A failure of a check the
+    same run has passed (a trial a ``--resume`` ran fails it) takes that pass back: the run,
+    over all its trials, failed the check."""
     if result.failed:
+        last = finding.history[-1] if finding.history else None
+        if last is not None and last.run_id == run_id and last.event in ("resolved", "passed"):
+            finding.history.pop()
+            if last.event == "resolved":
+                finding.state = "open"
+            else:
+                finding.passed_since_dismissal = False
         finding.failures += 1
         finding.last_seen_run = run_id
         finding.message = result.message
@@ -88,19 +97,37 @@ def apply_run(
     if run_id in ledger.runs:
         return ledger
     updated = ledger.model_copy(deep=True)
-    _apply_checks(updated, run_id, merge_checks(results), suite, held_back)
+    failed = _apply_checks(updated, run_id, merge_checks(results), suite, held_back)
     updated.runs.append(run_id)
     if suite is not None:
         updated.run_suites[run_id] = suite
     if interrupted_at is not None:
-        updated.interrupted_runs[run_id] = interrupted_at
+        updated.interrupted_runs[run_id] = InterruptedRun(
+            finished_at=interrupted_at, failed=sorted(failed)
+        )
     return updated
+
+
+def resume_checks(
+    ledger: FindingsLedger, run_id: str, added: Iterable[CheckResult], suite: str | None = None
+) -> list[CheckResult]:
+    """The checks of the trials a ``--resume`` of run ``run_id`` ran that are still to be
+    applied (see :func:`apply_resume`): all but those of checks the run has failed already
+    (their findings count the run once, and a pass of another repeat does not undo the run's
+    failure)."""
+    held = ledger.interrupted_runs.get(run_id)
+    counted = set(held.failed) if held is not None else set()
+    by_check = {(f.suite, f.case, f.agent, f.condition, f.check): f.id for f in ledger.findings}
+    return [
+        result
+        for result in merge_checks(added)
+        if (by_check.get((suite, *result.key)) or by_check.get((None, *result.key))) not in counted
+    ]
 
 
 def apply_resume(
     ledger: FindingsLedger,
     run_id: str,
-    taken: Iterable[CheckResult],
     added: Iterable[CheckResult],
     *,
     finished_at: str,
@@ -108,24 +135,27 @@ def apply_resume(
     held_back: Container[CheckKey] = frozenset(),
 ) -> FindingsLedger:
     """The ledger after a ``--resume`` of run ``run_id``, which it took in while interrupted
-    (a new value): ``taken`` are the run's checks as the ledger read them, ``added`` those of
-    the trials the resume ran, and ``finished_at`` the run's ``finishedAt`` now. The run's
-    outcome of each check is over all its trials: a check ``taken`` failed is counted already;
-    one it passed moves its finding only when an added trial fails it (the run then failed
-    it); a check it did not record is applied as any run's is (``held_back`` as in
-    :func:`apply_run`). A run the ledger does not keep as interrupted, or read at that
-    ``finishedAt`` already, changes nothing."""
-    if ledger.interrupted_runs.get(run_id, finished_at) == finished_at:
+    (a new value): ``added`` are the checks of the trials the resume ran, ``finished_at`` the
+    run's ``finishedAt`` now. The run's outcome of each check is over all its trials:
+
+    - a check the run has failed already is counted (its finding lists the run once);
+    - a check it has passed moves its finding only when an added trial fails it: the run then
+      failed it, and the pass is taken back (a finding it resolved is open again, one
+      dismissed stays dismissed, as if the run had failed it from the start);
+    - a check it had not recorded is applied as any run's is (``held_back`` as in
+      :func:`apply_run`).
+
+    A run the ledger does not keep as interrupted, or read at that ``finishedAt`` already,
+    changes nothing."""
+    held = ledger.interrupted_runs.get(run_id)
+    if held is None or held.finished_at == finished_at:
         return ledger
-    before = {result.key: result.failed for result in merge_checks(taken)}
-    fresh = [
-        result
-        for result in merge_checks(added)
-        if result.key not in before or (result.failed and not before[result.key])
-    ]
     updated = ledger.model_copy(deep=True)
-    _apply_checks(updated, run_id, fresh, suite, held_back)
-    updated.interrupted_runs[run_id] = finished_at
+    fresh = resume_checks(updated, run_id, added, suite)
+    failed = _apply_checks(updated, run_id, fresh, suite, held_back)
+    updated.interrupted_runs[run_id] = InterruptedRun(
+        finished_at=finished_at, failed=sorted(set(held.failed) | failed)
+    )
     return updated
 
 
@@ -135,8 +165,10 @@ def _apply_checks(
     results: Iterable[CheckResult],
     suite: str | None,
     held_back: Container[CheckKey],
-) -> None:
-    """Move ``ledger``'s findings (in place) by run ``run_id``'s outcome of each check."""
+) -> set[str]:
+    """Move ``ledger``'s findings (in place) by run ``run_id``'s outcome of each check; the
+    ids of the findings whose failures it counted."""
+    failed: set[str] = set()
     ids = {finding.id for finding in ledger.findings}
     by_check = {(f.suite, f.case, f.agent, f.condition, f.check): f for f in ledger.findings}
     for result in results:
@@ -149,6 +181,7 @@ def _apply_checks(
         if result.key in held_back:
             if finding is not None and result.failed:
                 finding.failures += 1
+                failed.add(finding.id)
             continue
         if finding is not None:
             _step(finding, run_id, result)
@@ -159,6 +192,9 @@ def _apply_checks(
             by_check[(suite, *result.key)] = finding
         if finding is not None:
             finding.last_checked_run = run_id
+            if result.failed:
+                failed.add(finding.id)
+    return failed
 
 
 def recorded_since(ledger: FindingsLedger, start: str, suite: str | None = None) -> set[CheckKey]:
