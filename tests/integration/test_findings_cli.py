@@ -547,6 +547,10 @@ def test_an_open_finding_an_interrupted_run_never_reached_is_not_said_to_be_gone
         (False, True, "them (the findings ledger took that run in before it kept what a"),
         (True, True, "them, then resumed (the findings ledger took that run in before it kept"),
     )
+    killed = dict(manifest, interrupted=False, resumedAt=["2026-12-04T12:00:00Z"])
+    (latest / "run.json").write_text(json.dumps(killed))  # killed, then resumed: finished
+    (out / "findings.json").unlink()
+    assert "closes one that is gone" in proctor("findings", str(out)).out
     for resumed, older, said in cases:
         manifest.update(interrupted=True, resumedAt=["2026-12-04T12:00:00Z"] if resumed else [])
         (latest / "run.json").write_text(json.dumps(manifest))
@@ -745,6 +749,16 @@ def test_a_resume_of_a_run_the_ledger_holds_says_what_it_adds_is_not_applied(
         f"the findings ledger took {run_dir.name} in as it was when it first finished; what "
         "this resume added is not applied to it"
     ) in caplog.text
+
+
+def test_a_resume_with_nothing_left_to_run_says_nothing_of_the_ledger(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    run_dir = run_with(proctor, make_case, tmp_path, FAILING)
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        again = proctor("run", "--resume", str(run_dir))  # every trial finished: none to run
+    assert again.code == 1, again.err
+    assert "not applied" not in caplog.text
 
 
 def test_a_run_says_what_it_did_to_the_findings(

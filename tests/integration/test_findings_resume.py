@@ -138,7 +138,7 @@ def test_a_finding_whose_trial_a_ctrl_c_cut_short_is_said_not_checked_with_the_r
 ) -> None:
     cases, out = tmp_path / "cases", tmp_path / "out"
     write_case(cases, "fast", config=CONFIG, plan=MISSING)
-    write_case(cases, "slow", config=CONFIG, plan=pausing(3))
+    write_case(cases, "slow", config=CONFIG, plan=pausing(4))
     first = proctor("run", "--source", str(cases), "--out", str(out))
     assert first.code == 1, first.err  # both fail: two findings
     before = set(out.glob("run-*"))
@@ -148,7 +148,11 @@ def test_a_finding_whose_trial_a_ctrl_c_cut_short_is_said_not_checked_with_the_r
         assert time.monotonic() < deadline and run.poll() is None
         time.sleep(0.05)
     (latest,) = set(out.glob("run-*")) - before
-    wait_for(run, latest, "trials/fast/*/*/1/trial.json")  # while `slow` sleeps
+    wait_for(run, latest, "trials/fast/*/*/1/trial.json")
+    while not list(latest.glob("trials/slow/*/*/1")):  # `slow` started: it sleeps
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    time.sleep(0.5)
     os.killpg(run.pid, signal.SIGINT)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130, err

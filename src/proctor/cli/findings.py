@@ -167,7 +167,13 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         key=lambda f: _STATE_ORDER[f.state],
     )
     if as_json:
-        click.echo(model_to_json(ledger.model_copy(update={"findings": shown})), nl=False)
+        ids = {f.id for f in shown}
+        held = {  # what the interrupted runs failed, of the findings shown
+            run: kept.model_copy(update={"failed": [i for i in kept.failed if i in ids]})
+            for run, kept in ledger.interrupted_runs.items()
+        }
+        update = {"findings": shown, "interrupted_runs": held}
+        click.echo(model_to_json(ledger.model_copy(update=update)), nl=False)
     elif shown:
         click.echo(render_table(shown))
         from proctor.report.findings import latest_run
@@ -176,8 +182,9 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         latest = {suite: latest_run(ledger, suite) for suite in suites}
         unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest[f.suite])]
         # A case the latest run ran, whose trials recorded no check (an error, a skip…).
-        checked: dict[str, set[tuple[str, str, str]] | None] = {}
-        ran = [f for f in unchecked if _ran_in(folder, latest[f.suite], f, checked)]
+        told: dict[str, Cells | None] = {}
+        cells = {f.id: _cell_in(folder, latest[f.suite], f, told) for f in unchecked}
+        ran = [f for f in unchecked if cells[f.id] == "ran"]
         cut = {
             run: _cut_short(folder, run, run in ledger.interrupted_runs)
             for run in set(latest.values())
@@ -186,7 +193,8 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         stopped = [
             f
             for f in unchecked
-            if f not in ran and f.case in cut.get(latest[f.suite] or "", ("", frozenset()))[1]
+            if cells[f.id] in ("cut", "absent")
+            and f.case in cut.get(latest[f.suite] or "", ("", frozenset()))[1]
         ]
         gone = [f for f in unchecked if f not in ran and f not in stopped]
         if ran:
@@ -241,35 +249,37 @@ def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
     return ", ".join(sorted({latest[f.suite] or "" for f in findings}))
 
 
-def _ran_in(
-    folder: Path,
-    run: str | None,
-    finding: Finding,
-    checked: dict[str, set[tuple[str, str, str]] | None],
-) -> bool:
-    """Whether run ``run`` of the results directory ``folder`` ran the finding's case ×
-    agent × condition without recording any of its checks: each trial ended in a status that
-    says nothing of a check (an error, a timeout, a skip, an exclusion by ``proctor
-    annotate``, a record that does not read), as the ledger reads the run. A case that
-    recorded other checks lost the finding's (renamed, relabelled, left out): it is gone. One
-    whose trials a stop cut short is not said to have run (the run did not get to check it).
-    ``checked``: the cells with a check or a trial cut short, of each run read so far."""
+Cells = tuple[set[tuple[str, str, str]], set[tuple[str, str, str]]]
+"""A stored run's cells that recorded a check, and those with a trial a stop cut short."""
+
+
+def _cell_in(folder: Path, run: str | None, finding: Finding, told: dict[str, Cells | None]) -> str:
+    """What run ``run`` of the results directory ``folder`` did with the finding's case ×
+    agent × condition: ``checked`` (it recorded a check of the cell: the finding's is gone,
+    renamed, relabelled or left out), ``cut`` (a stop cut a trial of it short), ``ran`` (it
+    ran the cell without recording any check: each trial ended in a status that says nothing
+    of one, an error, a timeout, a skip, an exclusion by ``proctor annotate``, a record that
+    does not read, as the ledger reads the run) or ``absent`` (no trial of it, or the run does
+    not read). ``told``: each run's cells, read once."""
     if run is None:
-        return False
+        return "absent"
     cell = (finding.case, finding.agent, finding.condition)
     try:
         if not folder.joinpath(run, "trials", *cell).is_dir():
-            return False
+            return "absent"
     except (OSError, ValueError):  # a name that is no folder's
-        return False
-    if run not in checked:
-        checked[run] = _cells_told(folder / run)
-    cells = checked[run]
-    return cells is not None and cell not in cells
+        return "absent"
+    if run not in told:
+        told[run] = _cells_told(folder / run)
+    cells = told[run]
+    if cells is None:
+        return "absent"
+    checked, cut = cells
+    return "checked" if cell in checked else "cut" if cell in cut else "ran"
 
 
-def _cells_told(run_dir: Path) -> set[tuple[str, str, str]] | None:
-    """The cells of a stored run that recorded a check, or that have a trial a stop cut
+def _cells_told(run_dir: Path) -> Cells | None:
+    """The cells of a stored run that recorded a check, and those with a trial a stop cut
     short; None when the run does not read (the ledger has not taken it in either)."""
     from proctor.errors import ProctorError
     from proctor.execute.context import was_interrupted
@@ -280,25 +290,30 @@ def _cells_told(run_dir: Path) -> set[tuple[str, str, str]] | None:
     from proctor.report.stored import iter_records
 
     paths = RunPaths(run_dir)
+    checked: set[tuple[str, str, str]] = set()
+    cut: set[tuple[str, str, str]] = set()
     try:
         if not paths.trial_jsons():
-            return set()
+            return checked, cut
         labels = case_labels(read_record(paths.resolved_json, ResolvedRecord))
-        return {
-            (record.case, record.agent, record.condition)
-            for record in iter_records(run_dir)
-            if was_interrupted(record.reason) or trial_checks(record, labels.get(record.case, []))
-        }
+        for record in iter_records(run_dir):
+            cell = (record.case, record.agent, record.condition)
+            if trial_checks(record, labels.get(record.case, [])):
+                checked.add(cell)
+            elif was_interrupted(record.reason):
+                cut.add(cell)
     except (ProctorError, OSError):
         return None
+    return checked, cut
 
 
 def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]:
     """How run ``run`` was cut short, with the cases it was to run (its ``resolved.json``'s):
     ``interrupted`` (its ``run.json`` says so, and the ledger keeps it as interrupted: what a
     resume adds is applied, ``kept``), ``unkept`` (interrupted, and a ledger of an older
-    proctor took it in: a resume would not be applied) or ``resumed`` (that, then resumed);
-    ``""`` and none when it was not, or a file cannot be read."""
+    proctor took it in: a resume would not be applied) or ``resumed`` (that, then resumed, and
+    stopped again); ``""`` and none when it was not cut short (a resume that finished it
+    reached every case), or a file cannot be read."""
     from proctor.errors import ProctorError
     from proctor.models.io import read_record
     from proctor.models.run import ResolvedRecord, RunManifest
@@ -307,12 +322,12 @@ def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]
     paths = RunPaths(folder / run)
     try:
         manifest = read_record(paths.run_json, RunManifest)
-        if kept:
-            how = "interrupted" if manifest.interrupted else ""
-        elif manifest.resumed_at:
-            how = "resumed"
+        if not manifest.interrupted:  # (a resume that finished left no case unreached)
+            how = ""
+        elif kept:
+            how = "interrupted"
         else:
-            how = "unkept" if manifest.interrupted else ""
+            how = "resumed" if manifest.resumed_at else "unkept"
         if not how:
             return "", frozenset()
         resolved = read_record(paths.resolved_json, ResolvedRecord)

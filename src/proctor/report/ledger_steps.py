@@ -48,13 +48,7 @@ def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
     same run has passed (a trial a ``--resume`` ran fails it) takes that pass back: the run,
     over all its trials, failed the check."""
     if result.failed:
-        last = finding.history[-1] if finding.history else None
-        if last is not None and last.run_id == run_id and last.event in ("resolved", "passed"):
-            finding.history.pop()
-            if last.event == "resolved":
-                finding.state = "open"
-            else:
-                finding.passed_since_dismissal = False
+        _take_back(finding, run_id)
         finding.failures += 1
         finding.last_seen_run = run_id
         finding.message = result.message
@@ -70,6 +64,26 @@ def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
     elif finding.state == "dismissed" and not finding.passed_since_dismissal:
         finding.passed_since_dismissal = True
         finding.history.append(FindingEvent(event="passed", run_id=run_id))
+
+
+def _take_back(finding: Finding, run_id: str) -> None:
+    """Take back the pass of run ``run_id`` that moved ``finding`` (its ``resolved`` or
+    ``passed`` event), now that a trial a ``--resume`` ran shows the run failed the check. When
+    nothing has moved the finding since, it is as before that pass (open, or dismissed without
+    a pass); otherwise (a newer run, a dismissal) the event goes, and the state stays as what
+    came after made it."""
+    for at in range(len(finding.history) - 1, -1, -1):
+        event = finding.history[at]
+        if event.run_id == run_id and event.event in ("resolved", "passed"):
+            break
+    else:
+        return
+    del finding.history[at]
+    if at == len(finding.history):  # it was the last event
+        if event.event == "resolved":
+            finding.state = "open"
+        else:
+            finding.passed_since_dismissal = False
 
 
 def apply_run(
@@ -180,6 +194,7 @@ def _apply_checks(
                 by_check[(suite, *result.key)] = finding
         if result.key in held_back:
             if finding is not None and result.failed:
+                _take_back(finding, run_id)  # a resumed run's pass of it, if any
                 finding.failures += 1
                 failed.add(finding.id)
             continue

@@ -256,7 +256,7 @@ def _resume(
         clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
     manifest.resumed_at.append(now_iso())
     journal.note(paths.journal, "run-resumed")
-    held = _ledger_holds(paths.root.parent, paths.root.name)
+    held = bool(todo) and _ledger_holds(paths.root.parent, paths.root.name)
     result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers, held=held)
     return result, len(kept)
 

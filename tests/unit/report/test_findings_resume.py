@@ -20,7 +20,7 @@ from proctor.models.run import (
 from proctor.models.trial import EvaluatorResult, Timings, TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.checks import CheckKey, CheckResult, stored_run_checks_since
-from proctor.report.findings import load_ledger, update_ledger
+from proctor.report.findings import load_ledger, run_events, update_ledger
 from proctor.report.ledger_steps import apply_resume, apply_run, dismiss, resume_checks
 
 RUN = "run-20261201T120000Z-aaaaaa"
@@ -115,6 +115,20 @@ def test_a_dismissed_finding_the_run_passed_then_failed_stays_dismissed() -> Non
     # The control: the same within one run that was never cut short.
     whole = apply_run(dismissed, RUN, [passes("a"), fails("a")])
     assert whole.findings == after.findings
+
+
+def test_a_pass_the_run_made_is_taken_back_after_a_newer_run_or_a_dismissal() -> None:
+    earlier = apply_run(FindingsLedger(), EARLIER, [fails("a")])
+    ledger = taken_in(passes("a"), ledger=earlier)
+    newer = "run-20261201T130000Z-cccccc"
+    failing = apply_run(ledger, newer, [fails("a")])  # reopened by the newer run
+    after = apply_resume(failing, RUN, [fails("a")], finished_at=DONE, held_back={key("a")})
+    assert state(after, "a") == ("open", 3, [("new", EARLIER), ("reopened", newer)])
+    fid = ledger.findings[0].id
+    dismissed = dismiss(ledger, fid, "flaky", "2026-12-01T12:30:00Z")
+    after = apply_resume(dismissed, RUN, [fails("a")], finished_at=DONE)
+    assert state(after, "a") == ("dismissed", 2, [("new", EARLIER), ("dismissed", None)])
+    assert run_events(after, RUN) == []  # the run's report no longer says it resolved it
 
 
 def test_a_resume_is_applied_once_and_one_cut_short_again_adds_again() -> None:

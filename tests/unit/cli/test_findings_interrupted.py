@@ -1,0 +1,66 @@
+"""`proctor findings` over interrupted runs: which findings a stop left unchecked, and the
+JSON of the findings shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from proctor.cli.main import cli
+from proctor.models.findings import FindingsLedger
+from proctor.models.trial import EvaluatorResult, TrialRecord
+from proctor.report.findings import save_ledger
+from proctor.report.ledger_steps import dismiss
+from tests.unit.report.test_findings_resume import CUT, EARLIER, RUN, record, stored
+
+INTERRUPTED = "interrupted: the run was stopped before this trial ended"
+
+
+def findings(out: Path, *args: str) -> str:
+    result = CliRunner().invoke(cli, ["findings", str(out), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_a_stop_leaves_unchecked_what_it_cut_short_and_a_renamed_check_is_gone(
+    tmp_path: Path,
+) -> None:
+    stored(
+        tmp_path / EARLIER,
+        *(record(case, False, "2026-11-30T12:00:01Z") for case in "abc"),
+        finished="2026-11-30T12:01:00Z",
+    )
+    renamed = TrialRecord(
+        case="b",
+        agent="scripted",
+        repeat=1,
+        status="failed",
+        evaluators=[EvaluatorResult(use="command", passed=False, score=0)],
+    )
+    cut = TrialRecord(
+        case="c", agent="scripted", repeat=1, status="infra-error", reason=INTERRUPTED
+    )
+    stored(tmp_path / RUN, record("a", False, "2026-12-01T12:00:01Z"), renamed, cut, finished=CUT)
+    # `a` checked; `b` recorded another check (its `file-exists` is gone); `c` cut short.
+    table = findings(tmp_path)
+    ids = {line.split()[2]: line.split()[0] for line in table.splitlines()[1:4]}
+    assert f"1 open finding ({ids['c']}) was not checked by the latest run" in table
+    assert "which was interrupted before it checked them" in table
+    assert f"1 open finding ({ids['b']}) was not checked" in table
+    assert "a case renamed or removed" in table
+
+
+def test_the_json_of_the_findings_shown_is_a_ledger_that_reads(tmp_path: Path) -> None:
+    stored(tmp_path / RUN, record("a", False, "2026-12-01T12:00:01Z"), finished=CUT)
+    findings(tmp_path)  # taken in, kept as interrupted
+    from proctor.report.findings import load_ledger
+
+    ledger = load_ledger(tmp_path)
+    (finding,) = ledger.findings
+    assert ledger.interrupted_runs[RUN].failed == [finding.id]
+    save_ledger(tmp_path, dismiss(ledger, finding.id, "flaky", "2026-12-01T13:00:00Z"))
+    shown = FindingsLedger.model_validate_json(findings(tmp_path, "--json"))
+    assert shown.findings == [] and shown.interrupted_runs[RUN].failed == []
+    every = FindingsLedger.model_validate_json(findings(tmp_path, "--json", "--all"))
+    assert every.interrupted_runs[RUN].failed == [finding.id]  # the control: all shown
