@@ -200,10 +200,8 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Pendin
                 "findings ledger"
             )
             continue
-        try:
-            manifest = read_record(manifest_path, RunManifest)
-        except (ConfigError, SchemaVersionError) as exc:
-            notes.append(f"{exc}; the run is not applied to the findings ledger")
+        manifest = _manifest(manifest_path, notes, "the run is not applied to the findings ledger")
+        if manifest is None:
             continue
         if manifest.repetition is not None and manifest.repetition > 1:
             # The same runs of the same trials again: applied once, through the first, so
@@ -217,6 +215,15 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Pendin
             cut = manifest.finished_at if manifest.interrupted else None
             found.append((manifest.started_at, root.name, PendingRun(root, suite, cut)))
     return [run for _, _, run in sorted(found)], notes
+
+
+def _manifest(path: Path, notes: list[str], then: str) -> RunManifest | None:
+    """A run's ``run.json``; None, with a note saying why and ``then``, when it does not read."""
+    try:
+        return read_record(path, RunManifest)
+    except (ConfigError, SchemaVersionError) as exc:
+        notes.append(f"{exc}; {then}")
+        return None
 
 
 def _utf8(name: str) -> bool:
@@ -374,10 +381,10 @@ def resumed_runs(results_dir: Path, ledger: FindingsLedger, notes: list[str]) ->
         manifest_path = RunPaths(results_dir / run).run_json
         if not manifest_path.exists():
             continue
-        try:
-            manifest = read_record(manifest_path, RunManifest)
-        except (ConfigError, SchemaVersionError) as exc:
-            notes.append(f"{exc}; what a resume added to {run} is not applied yet")
+        manifest = _manifest(
+            manifest_path, notes, f"what a resume added to {run} is not applied yet"
+        )
+        if manifest is None:
             continue
         if manifest.finished_at is None or manifest.finished_at == held.finished_at:
             continue
