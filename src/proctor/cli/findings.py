@@ -283,22 +283,14 @@ def _cells_told(run_dir: Path) -> Cells | None:
     short; None when the run does not read (the ledger has not taken it in either)."""
     from proctor.errors import ProctorError
     from proctor.execute.context import was_interrupted
-    from proctor.models.io import read_record
-    from proctor.models.run import ResolvedRecord
-    from proctor.paths import RunPaths
-    from proctor.report.checks import case_labels, trial_checks
-    from proctor.report.stored import iter_records
+    from proctor.report.checks import stored_trial_checks
 
-    paths = RunPaths(run_dir)
     checked: set[tuple[str, str, str]] = set()
     cut: set[tuple[str, str, str]] = set()
     try:
-        if not paths.trial_jsons():
-            return checked, cut
-        labels = case_labels(read_record(paths.resolved_json, ResolvedRecord))
-        for record in iter_records(run_dir):
+        for record, results in stored_trial_checks(run_dir):
             cell = (record.case, record.agent, record.condition)
-            if trial_checks(record, labels.get(record.case, [])):
+            if results:
                 checked.add(cell)
             elif was_interrupted(record.reason):
                 cut.add(cell)

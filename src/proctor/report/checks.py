@@ -7,7 +7,7 @@ scored trial says of it; :func:`stored_run_checks` reads a stored run folder's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -115,17 +115,24 @@ def run_checks(
     )
 
 
-def stored_run_checks(run_dir: Path) -> list[CheckResult]:
-    """The checks of a stored run folder (none when it holds no trial)."""
+def stored_trial_checks(run_dir: Path) -> Iterator[tuple[TrialRecord, list[CheckResult]]]:
+    """Each trial of a stored run folder with what it says of its checks (see
+    :func:`trial_checks`), one record at a time: a run of many thousands of trials is never
+    held whole. Nothing when the folder holds no trial."""
     paths = RunPaths(run_dir)
     if not paths.trial_jsons():
-        return []
+        return
     # Without its labels a check would be named by its `use`, and a finding already open would
     # be proposed again under that name: a run whose resolved.json is damaged or gone (every
     # proctor writes one, before run.json) raises, and is not applied.
-    resolved = read_record(paths.resolved_json, ResolvedRecord)
-    # One record at a time: a run of many thousands of trials is never held whole here.
-    return run_checks(iter_records(run_dir), resolved)
+    labels = case_labels(read_record(paths.resolved_json, ResolvedRecord))
+    for record in iter_records(run_dir):
+        yield record, trial_checks(record, labels.get(record.case, []))
+
+
+def stored_run_checks(run_dir: Path) -> list[CheckResult]:
+    """The checks of a stored run folder (none when it holds no trial)."""
+    return merge_checks(result for _, results in stored_trial_checks(run_dir) for result in results)
 
 
 def stored_run_checks_since(
@@ -136,18 +143,13 @@ def stored_run_checks_since(
     trials that started after it (run by a ``--resume``). A trial whose start is not recorded,
     or does not read as a time, is of the first part; so is every trial when ``since`` does not
     read as one."""
-    paths = RunPaths(run_dir)
-    if not paths.trial_jsons():
-        return [], []
-    resolved = read_record(paths.resolved_json, ResolvedRecord)
-    labels = case_labels(resolved)
     cut = _instant(since)
     before: list[CheckResult] = []
     after: list[CheckResult] = []
-    for record in iter_records(run_dir):
+    for record, results in stored_trial_checks(run_dir):
         start = _instant(record.timings.started_at)
         later = cut is not None and start is not None and start > cut
-        (after if later else before).extend(trial_checks(record, labels.get(record.case, [])))
+        (after if later else before).extend(results)
     return merge_checks(before), merge_checks(after)
 
 
