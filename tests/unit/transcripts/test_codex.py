@@ -702,3 +702,13 @@ def test_a_fork_whose_history_stays_in_its_parent_copies_nothing() -> None:
     t = parse_codex_rollout(FORKS / "exec-fork.jsonl")
     assert prompts(t.events) == ["Continue in the fork."] and inherited(t.events) == []
     assert sum(u.responses for u in t.usage.values()) >= 1
+
+
+def test_a_call_written_again_is_one_call() -> None:
+    """A call line written twice (a copy, a sync, a hand edit: Codex gives each call its own
+    id) is one call; calls without an id stay apart (the control)."""
+    bare = line("response_item", {"type": "function_call", "name": "exec_command"})
+    lines = [call("t", cmd="pytest -q"), call("t", cmd="pytest -q"), output("t", "ok")]
+    lines += [bare, bare, call("u", cmd="ls"), output("u", "a.py")]
+    calls = [e.id for e in parse_codex_lines(lines).events if e.type == "tool_call"]
+    assert calls == ["t", "codex-call-1", "codex-call-2", "u"]

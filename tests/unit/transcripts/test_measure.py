@@ -5,6 +5,7 @@ them (fields of other types, fields and lines gone, lines moved, bytes that are 
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import random
 import shutil
@@ -93,6 +94,27 @@ def test_a_forks_copied_lines_are_left_out_alike(
     whole, _ = _both(path, monkeypatch)
     assert isinstance(fast, bytes) and fast == full
     assert inherited and fast != whole  # the control: the copy made a difference
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.parent.name + "/" + p.name[:12])
+def test_a_line_written_again_counts_once(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each line written twice in place, then the whole file once more (a sync's or a hand
+    edit's copies: Claude Code writes a uuid once a session) measures as the file does, for
+    both readers: no call, result or step counts twice."""
+    lines = [line for line in path.read_bytes().splitlines() if line.strip()]
+    (tmp_path / "once").mkdir()
+    (tmp_path / "twice").mkdir()
+    (tmp_path / "once" / path.name).write_bytes(path.read_bytes())
+    twice = tmp_path / "twice" / path.name
+    twice.write_bytes(b"\n".join([x for line in lines for x in (line, line)] + lines) + b"\n")
+    once, _ = _both(tmp_path / "once" / path.name, monkeypatch)
+    fast, full = _both(twice, monkeypatch)
+    assert isinstance(once, bytes)
+    assert fast == full == once.replace(b"/once/", b"/twice/")
+    tools = json.loads(once.split(replay.RESPONSES)[0])["steps"]["toolCalls"]
+    assert tools > 0  # the control: a session with calls, which a repeat would count again
 
 
 def _paths(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
@@ -196,8 +218,15 @@ def test_damaged_copies_measure_alike(
     assert checked > 100  # most copies still measure (a control on the damage itself)
 
 
+_LINES = itertools.count()
+
+
 def _line(**record: Any) -> str:
+    """A record as a line. A uuid it is given is made its own (the shapes name one uuid for
+    each kind of line, and a line whose uuid was written already counts for nothing)."""
     base = {"sessionId": "s", "cwd": "/w", "timestamp": "2026-01-01T00:00:05Z"}
+    if isinstance(record.get("uuid"), str):
+        record["uuid"] += f"-{next(_LINES)}"
     return json.dumps({**base, **record})
 
 

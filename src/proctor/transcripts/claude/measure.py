@@ -248,6 +248,9 @@ class _MeasureParser(_Parser):
                 if looking and record.cwd is not None and not builder.sidechain:
                     self.cwd, self.looking = record.cwd, False
                     looking = False
+                uid = record.uuid
+                if uid is not None and hash(uid) in seen:
+                    continue  # a line written again: counted once (see _Parser.process)
                 parent = record.parentUuid
                 if parent is not None and hash(parent) not in seen:
                     # Held back until its parent comes, then processed by the full parser.
@@ -266,7 +269,6 @@ class _MeasureParser(_Parser):
                         looking = self.looking
                     elif told and ts is not None:
                         stamps[ts] = None
-                uid = record.uuid
                 if uid is not None:
                     seen.add(hash(uid))
                     if waiting and uid in waiting:

@@ -199,10 +199,14 @@ class _Parser:
         self.process(record)
 
     def process(self, record: dict[str, Any]) -> None:
+        uid = record.get("uuid")
+        if isinstance(uid, str) and hash(uid) in self.seen_uuids:
+            # A line written again (Claude Code writes each uuid once a session; a copy, a
+            # sync or a hand edit may repeat one): its calls and results count once.
+            return
         builder = self.builder
         if builder.version is None or builder.session_id is None:
             builder.ids(record.get("sessionId"), record.get("version"))
-        uid = record.get("uuid")
         if not (self.inherited and isinstance(uid, str) and uid in self.inherited):
             self.handle(record)
         self.processed(uid)

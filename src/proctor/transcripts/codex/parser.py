@@ -97,6 +97,8 @@ from proctor.transcripts.kinds import (
 from proctor.transcripts.lines import decode_line, file_lines, line_text, nonblank
 
 UNSUPPORTED_CALL = "unsupported call: "
+_SYNTHETIC = "codex-call-"
+"""The start of the id given to a call that has none."""
 STATUS_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
 
 
@@ -150,6 +152,8 @@ class _Parser:
         self.usage = CodexUsage(builder)
         self.turn_errors: set[str] = set()
         self.synthetic_ids = 0
+        self.calls: set[str] = set()
+        """The ids of the calls read (Codex gives each call its own)."""
         self.thread_id: str | None = None
         """The id of the rollout's own (first) ``session_meta``."""
         self.copy = CopiedHistory()
@@ -323,13 +327,17 @@ class _Parser:
         if isinstance(value, str) and value:
             return value
         self.synthetic_ids += 1
-        return f"codex-call-{self.synthetic_ids}"
+        return f"{_SYNTHETIC}{self.synthetic_ids}"
 
     def tool_call(self, item: dict[str, Any], arguments: dict[str, Any]) -> None:
         name = str(item.get("name") or "")
         namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
         kind = codex_kind(name, namespace)
         call_id = self.call_id(item)
+        if call_id in self.calls:
+            return  # a line written again (a copy, a sync, a hand edit): one call, one step
+        if not call_id.startswith(_SYNTHETIC):
+            self.calls.add(call_id)
         if not namespace and self.unified_exec.folds(call_id, name, arguments):
             return  # a poll of a running command: the same step
         files = self.files_of(name, kind, arguments)
