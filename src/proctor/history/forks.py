@@ -99,6 +99,24 @@ def _order(record: SessionRecord, member: Member) -> tuple[bool, float, int, str
     return when is None, when or 0.0, len(uuids), record.started_at or "", record.path
 
 
+def _in_order(
+    records: list[SessionRecord], family: list[int], read: dict[int, Member]
+) -> list[int]:
+    """A family's members in the order they are measured (see :func:`_order`). Copies of one
+    session (the same session id in their lines: a fork's lines carry one of their own) go
+    together, at the place of the first of them, and the one with the most lines first: a
+    copy taken before the session went on holds fewer lines than the session, all of them
+    its."""
+    place = {i: _order(records[i], read[i]) for i in family}
+    copies: dict[str, list[int]] = {}
+    for i in family:
+        copies.setdefault(records[i].session_id or f"\0{i}", []).append(i)
+    groups = sorted(copies.values(), key=lambda group: min(place[i] for i in group))
+    return [
+        i for group in groups for i in sorted(group, key=lambda i: (-len(read[i][0]), place[i]))
+    ]
+
+
 def _families(records: list[SessionRecord]) -> list[list[int]]:
     """The Claude Code sessions that share a response, as lists of their places in ``records``
     (families of one left out)."""
@@ -216,7 +234,7 @@ def _told(
     every: list[dict[int, bytes | Unavailable]] = []
     again: list[Measure] = []
     for family in families:
-        family = sorted(family, key=lambda i: _order(records[i], read[i]))
+        family = _in_order(records, family, read)
         earlier: set[str] = set()
         first = records[family[0]].path
         outcomes: dict[int, bytes | Unavailable] = {}

@@ -85,6 +85,21 @@ def _copy(case: str, tmp_path: Path) -> Path:
     return home
 
 
+def _goes_on(session: Path, count: int) -> None:
+    """The session goes on: its last answer ``count`` times more, under new uuids and ids,
+    later."""
+    lines = session.read_text().splitlines()
+    answer = json.loads(next(line for line in reversed(lines) if '"type":"assistant"' in line))
+    went_on = []
+    for number in range(count):
+        answer["uuid"] = f"aaaaaaaa-0000-4000-8000-{number:012d}"
+        answer["timestamp"] = f"2026-12-03T17:00:0{number}.000Z"
+        answer["message"]["id"] = f"msg_later_{number}"
+        went_on.append(json.dumps(answer))
+        answer["parentUuid"] = answer["uuid"]
+    session.write_text("\n".join(lines + went_on) + "\n")
+
+
 def test_the_fork_is_told_by_when_its_file_starts_not_by_its_name(tmp_path: Path) -> None:
     """The fork renamed to sort first, and the original gone on after the fork with more
     lines than the fork holds: the first time each file records still tells them apart."""
@@ -94,18 +109,8 @@ def test_the_fork_is_told_by_when_its_file_starts_not_by_its_name(tmp_path: Path
     renamed = folder / "00000000-0000-4000-8000-000000000000.jsonl"
     (folder / f"{fork_id}.jsonl").rename(renamed)
     original = folder / f"{ORIGINAL}.jsonl"
-    lines = original.read_text().splitlines()
-    # The original goes on: its last answer eight times more, under new uuids and ids, later.
-    answer = json.loads(next(line for line in reversed(lines) if '"type":"assistant"' in line))
-    went_on = []
-    for number in range(8):
-        answer["uuid"] = f"aaaaaaaa-0000-4000-8000-{number:012d}"
-        answer["timestamp"] = f"2026-12-03T17:00:0{number}.000Z"
-        answer["message"]["id"] = f"msg_later_{number}"
-        went_on.append(json.dumps(answer))
-        answer["parentUuid"] = answer["uuid"]
-    original.write_text("\n".join(lines + went_on) + "\n")
-    assert len(lines) + len(went_on) > len(renamed.read_text().splitlines())
+    _goes_on(original, 8)
+    assert len(original.read_text().splitlines()) > len(renamed.read_text().splitlines())
     report = history(home)
     by_id = {s["path"]: s for s in report["sessions"]}
     assert by_id[str(renamed)]["steps"]["byKind"] == {"shell": 1}
@@ -126,6 +131,28 @@ def test_a_session_file_copied_under_another_name_is_a_copy_not_a_session(
     ]
     usage = report["total"]["usage"]["claude-opus-4-8"]
     assert (usage["inputTokens"], usage["outputTokens"]) == CASES["fork"][3]
+
+
+@pytest.mark.parametrize(
+    "name", ["00000000-0000-4000-8000-000000000000", "ffffffff-ffff-4fff-8fff-ffffffffffff"]
+)
+def test_a_copy_taken_before_the_session_went_on_is_the_copy(name: str, tmp_path: Path) -> None:
+    """A backup of a session file under another name, then the session went on: the copy
+    holds fewer lines, all the session's, with the session's id in them; it is the copy, and
+    the session keeps its own start and steps (whichever name sorts first)."""
+    home = _copy("fork", tmp_path)
+    folder = next((home / "projects").iterdir())
+    original = folder / f"{ORIGINAL}.jsonl"
+    copy = folder / f"{name}.jsonl"
+    shutil.copy(original, copy)
+    _goes_on(original, 1)
+    report = history(home)
+    assert [(u["path"], u["reason"]) for u in report["unavailable"]] == [
+        (str(copy), f"a copy of the lines of {original}: counted there")
+    ]
+    by_path = {s["path"]: s for s in report["sessions"]}
+    assert by_path[str(original)]["steps"]["byKind"] == CASES["fork"][1]
+    assert by_path[str(original)]["startedAt"] == "2026-12-03T16:04:04.531000+00:00"
 
 
 def test_a_fork_started_in_the_window_is_kept_by_since(tmp_path: Path) -> None:
