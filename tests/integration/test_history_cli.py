@@ -159,7 +159,7 @@ def test_parse_of_a_folder_of_sessions_says_it_shows_one(proctor: Run, home: Pat
     folder = home / ".claude" / "projects" / PROJECT_A.replace("/", "-")
     result = proctor("parse", str(folder))
     assert result.code == 0
-    assert f"{folder} holds 2 sessions; this is the newest" in result.err
+    assert f"{folder} holds 2 session files; this is the newest" in result.err
     assert "proctor history" in result.err
     single = proctor("parse", str(next(folder.glob("*.jsonl"))))
     assert "holds" not in single.err  # control: one file, nothing to say

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from proctor.agents.spec import agent_names
+from proctor.errors import ProctorError
 from proctor.exit_codes import ExitCode
 from proctor.models.io import escape_surrogates
 from proctor.models.trajectory import (
@@ -65,15 +66,14 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
         sessions = _sessions_under(path, agent) if path.is_dir() else []
         if not sessions:
             raise
-        from proctor.util.native_paths import newest_file
-
-        agents = {s.file: s.agent for s in sessions}
-        file = newest_file(Path(s.file) for s in sessions) or Path(sessions[-1].file)
-        fmt = agents[str(file)]
+        file, fmt = _newest(sessions)
         _note_other_sessions(path, file, len(sessions))
     else:
         if path.is_dir():
-            _note_other_sessions(path, file, len(_sessions_under(path, None)))
+            sessions = _sessions_under(path, agent)
+            if sessions:  # the newest as proctor history lists them (a thread is a part)
+                file, fmt = _newest(sessions)
+            _note_other_sessions(path, file, len(sessions))
     try:
         if as_json:
             sys.stdout.flush()
@@ -98,11 +98,45 @@ def _sessions_under(folder: Path, agent: str | None) -> list[Session]:
     return sessions_under([folder], tuple(a for a in wanted if a in HISTORY_AGENTS))[0]
 
 
+def _newest(sessions: list[Session]) -> tuple[Path, str]:
+    """The newest of ``sessions`` (a main session, not a subagent's thread) that holds a
+    message, and its format; the newest of them all when none does."""
+    from proctor.util.native_paths import newest_file
+
+    agents = {s.file: s.agent for s in sessions}
+    left = [Path(s.file) for s in sessions]
+    while left:
+        file = newest_file(left)
+        if file is None:
+            break
+        if agents[str(file)] != "claude-code" or _holds_a_message(file):
+            return file, agents[str(file)]
+        left.remove(file)
+    file = newest_file(Path(s.file) for s in sessions) or Path(sessions[-1].file)
+    return file, agents[str(file)]
+
+
+def _holds_a_message(file: Path) -> bool:
+    """Whether a Claude Code session file holds a message (older releases write files that
+    hold a title alone beside a session)."""
+    from proctor.transcripts.lines import file_lines
+    from proctor.util.jsonl import decode_object
+
+    try:
+        for line in file_lines(file):
+            if b'"type"' in line and (record := decode_object(line)) is not None:
+                if record.get("type") in ("user", "assistant"):
+                    return True
+    except ProctorError:  # no longer readable: its parse says so
+        return True
+    return False
+
+
 def _note_other_sessions(folder: Path, shown: Path, count: int) -> None:
     """A folder of many sessions: say which one is shown, and what reads them all."""
     if count > 1:
         click.echo(
-            f"proctor: note: {folder} holds {count} sessions; this is the newest, "
+            f"proctor: note: {folder} holds {count} session files; this is the newest, "
             f"{shown} (`proctor history {folder}` summarises them all)",
             err=True,
         )

@@ -115,3 +115,34 @@ def test_a_codex_rollout_is_read_with_its_subagents_threads(tmp_path: Path) -> N
     child = home / "rollout-2026-12-02T18-46-40-01a23814-8d8e-7be2-860f-be0579516593.jsonl"
     alone = run(str(child))  # a subagent's rollout given on its own: its own thread only
     assert [bool(e.get("sidechain")) for e in alone["events"]] == [False] * len(alone["events"])
+
+
+def test_a_folder_shows_its_newest_session_as_history_lists_them(tmp_path: Path) -> None:
+    """The newest file that is a session: not a subagent's thread (its session is), not a file
+    that holds a title alone (older Claude Code releases wrote them beside a session)."""
+    import os
+
+    home = tmp_path / ".codex" / "sessions" / "2026" / "12" / "02"
+    home.mkdir(parents=True)
+    for rollout in (FIXTURES / "codex" / "threads" / "spawn").glob("rollout-*.jsonl"):
+        (home / rollout.name).write_bytes(rollout.read_bytes())
+    parent = home / "rollout-2026-12-02T18-46-40-01a23814-8c07-7ed2-a026-1df397406950.jsonl"
+    child = home / "rollout-2026-12-02T18-46-40-01a23814-8d8e-7be2-860f-be0579516593.jsonl"
+    os.utime(parent, (1_000_000_000, 1_000_000_000))  # the thread is the newest file
+    result = CliRunner().invoke(command, [str(tmp_path / ".codex")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(str(parent)) and str(child) not in result.stdout
+    project = tmp_path / ".claude" / "projects" / "-w"
+    project.mkdir(parents=True)
+    session = project / CLAUDE.name
+    session.write_bytes(CLAUDE.read_bytes())
+    os.utime(session, (1_000_000_000, 1_000_000_000))
+    title = project / "d0000000-0000-4000-8000-0000000000aa.jsonl"
+    title.write_text('{"type":"summary","summary":"Fix a bug","leafUuid":"x"}\n')
+    result = CliRunner().invoke(command, [str(project)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(str(session))
+    assert f"{project} holds 2 session files; this is the newest, {session}" in result.stderr
+    title.write_text('{"type":"summary","summary":"Fix a bug","leafUuid":"x"}\n' * 2)
+    alone = CliRunner().invoke(command, [str(title)])  # the control: named, it is shown
+    assert alone.exit_code == 0 and alone.stdout.startswith(str(title))
