@@ -124,9 +124,9 @@ def _holds_a_message(file: Path) -> bool:
 
     try:
         for line in file_lines(file):
-            if b'"type"' in line and (record := decode_object(line)) is not None:
-                if record.get("type") in ("user", "assistant"):
-                    return True
+            record = decode_object(line) if b'"type"' in line else None
+            if record is not None and record.get("type") in ("user", "assistant"):
+                return True
     except ProctorError:  # no longer readable: its parse says so
         return True
     return False
