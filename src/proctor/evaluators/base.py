@@ -108,6 +108,35 @@ def get_evaluator(name: str) -> Evaluator:
     return registry()[name]()
 
 
+def _check_names(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """The names the findings ledger gives the evaluators' checks (see
+    :func:`proctor.report.checks.evaluator_checks`): a label, else the ``use``; a name used
+    again gets ``#2``, ``#3``, … from its second time on."""
+    seen: dict[str, int] = {}
+    names = []
+    for entry in entries:
+        name = str(entry.get("label") or entry.get("use"))
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return names
+
+
+def _numbered_clash(loc: str, use: str, label: str | None, name: str) -> str:
+    """What is wrong when a label takes the check name the ledger numbers a repeated
+    evaluator by (``command#2``), said at whichever of the two comes second."""
+    of, _, number = name.rpartition("#")
+    if label:
+        told = f"field '{loc}.label': {label!r} is the check name of {of!r} evaluator number"
+        told += f" {number} before it (an evaluator used again unlabelled is numbered)"
+    else:
+        told = f"field '{loc}.use': as {use!r} evaluator number {number}, its check name is "
+        told += f"{name!r}, which a label before it takes too"
+    return (
+        f"{told}; a label names one evaluator's check, in the findings ledger and the "
+        "reports: give the label another name"
+    )
+
+
 def parse_evaluator_specs(
     entries: list[dict[str, Any]],
     where: str,
@@ -165,6 +194,9 @@ def parse_evaluator_specs(
                 "(a label, or an unlabelled evaluator's use); a label names one evaluator's "
                 "check, in the findings ledger and the reports: give one another label"
             )
+        numbered = _check_names([*earlier, *entries[: i + 1]])
+        if numbered[-1] in numbered[:-1]:
+            raise ConfigError(f"{where}: {_numbered_clash(loc, use, label, numbered[-1])}")
         cls = known[use]
         raw = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
         try:

@@ -130,6 +130,10 @@ EXISTS = {"use": "file-exists", "must": ["a.txt"]}
         ([EXISTS, {**TRUE, "label": "file-exists"}], "evaluators[1].label': 'file-exists' names"),
         ([{**TRUE, "label": "file-exists"}, EXISTS], "evaluators[1].use': 'file-exists' names"),
         ([{**TRUE, "label": "tests"}, {**TRUE, "label": "tests"}], "[1].label': 'tests' names"),
+        # A label that takes the number the ledger gives a use repeated without one.
+        ([TRUE, TRUE, {**TRUE, "label": "command#2"}], "[2].label': 'command#2' is the check"),
+        ([{**TRUE, "label": "command#2"}, TRUE, TRUE], "[2].use': as 'command' evaluator number"),
+        ([TRUE, TRUE, TRUE, {**TRUE, "label": "command#3"}], "'command#3' is the check name"),
     ],
 )
 def test_a_label_that_would_name_another_check_is_refused(
@@ -147,3 +151,9 @@ def test_labels_of_their_own_and_repeated_uses_are_kept() -> None:
     entries = [EXISTS, {**EXISTS, "must": ["b.txt"]}, TRUE, {**TRUE, "label": "rules"}, TRUE]
     specs = parse_evaluator_specs(entries, "config.json")
     assert [s.label for s in specs] == [None, None, None, "rules", None]
+    numbered = [TRUE, TRUE, {**TRUE, "label": "command#3"}]  # no third unlabelled command
+    assert [s.label for s in parse_evaluator_specs(numbered, "config.json")] == [
+        None,
+        None,
+        "command#3",
+    ]
