@@ -124,6 +124,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         threshold=spec.case.pass_threshold,
         timeout_sec=spec.case.timeout_sec,
         evaluated=spec.case.evaluated,
+        labels=[e.label for e in spec.case.evaluators],
     )
     done.verdict = within_budget(done.verdict, spec, done.collected.trajectory, log.stopped)
 

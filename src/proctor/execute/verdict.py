@@ -8,6 +8,7 @@ eval-error > passed/failed. An exception that ends a trial early gets its status
 from __future__ import annotations
 
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from proctor.drive.driver import TurnOutcome
@@ -61,14 +62,34 @@ def failure_verdict(exc: BaseException) -> Verdict:
 
 
 def verdict_reason(
-    passed: bool, score: float, threshold: float, results: list[EvaluatorResult]
+    passed: bool,
+    score: float,
+    threshold: float,
+    results: list[EvaluatorResult],
+    *,
+    combiner: str = "gated-mean",
+    labels: Sequence[str | None] = (),
 ) -> str:
-    failed_gates = [r for r in results if r.gate and not r.passed]
+    """Why a trial passed or failed, by its ``combiner``; each evaluator named by its label
+    (``labels``: the case's evaluators' in order, one per result), else its ``use``."""
+    named = len(labels) == len(results)
+
+    def told(index: int, result: EvaluatorResult) -> str:
+        return f"{(labels[index] if named else None) or result.use}: {result.message}"
+
+    failed_gates = [told(i, r) for i, r in enumerate(results) if r.gate and not r.passed]
     if failed_gates:
-        return "gate failed: " + "; ".join(f"{r.use}: {r.message}" for r in failed_gates)
+        return "gate failed: " + "; ".join(failed_gates)
+    failing = [told(i, r) for i, r in enumerate(results) if not r.passed and r.counted]
+    if combiner == "all-pass":
+        counted = sum(r.counted and not r.error for r in results)
+        if passed:
+            return f"every evaluator passed ({counted} of {counted})"
+        return f"not every evaluator passed ({len(failing)} of {counted} failed: " + (
+            "; ".join(failing) + ")"
+        )
     if passed:
         return f"score {score:g} >= {threshold:g}"
-    failing = [f"{r.use}: {r.message}" for r in results if not r.passed]
     return f"score {score:g} < {threshold:g}" + (" (" + "; ".join(failing) + ")" if failing else "")
 
 
@@ -96,6 +117,7 @@ def decide(
     threshold: float,
     timeout_sec: float,
     evaluated: bool = True,
+    labels: Sequence[str | None] = (),
 ) -> Verdict:
     """The verdict of a trial whose phases all ran. A trial the run did not evaluate
     (``evaluated`` False) that ended normally is ``skipped``: recorded, not scored."""
@@ -119,7 +141,7 @@ def decide(
     if outcome.kind == "unanswered" and outcome.question is not None:
         reason = f"unanswered question: {outcome.question.text}"
         return Verdict("failed", False, below_threshold(score, threshold), reason)
-    reason = verdict_reason(passed, score, threshold, results)
+    reason = verdict_reason(passed, score, threshold, results, combiner=combiner, labels=labels)
     return Verdict("passed" if passed else "failed", passed, score, reason)
 
 

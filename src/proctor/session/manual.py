@@ -299,7 +299,14 @@ def record_session(
         status, reason = "eval-error", "; ".join(f"{r.use}: {r.message}" for r in errored)
     else:
         status = "passed" if passed else "failed"
-        reason = verdict_reason(passed, score, spec.case.pass_threshold, results)
+        reason = verdict_reason(
+            passed,
+            score,
+            spec.case.pass_threshold,
+            results,
+            combiner=spec.case.combiner,
+            labels=[e.label for e in spec.case.evaluators],
+        )
     record = TrialRecord(
         case=spec.case.name,
         agent=agent,

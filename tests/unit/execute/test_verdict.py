@@ -88,3 +88,32 @@ def test_an_unanswered_question_fails_even_with_passing_evaluators() -> None:
     status, passed, score, reason = verdict("unanswered", None, [result(True)])
     assert (status, passed, score) == ("failed", False, 59.0)
     assert reason == "unanswered question: Which?"
+
+
+def _reason(combiner: str, results: list[EvaluatorResult], labels: list[str | None]) -> str:
+    v = decide(
+        TurnOutcome("turn-end"),
+        0,
+        None,
+        results,
+        combiner=combiner,
+        threshold=60,
+        timeout_sec=5,
+        labels=labels,
+    )
+    return v.reason
+
+
+def test_the_reason_is_the_combiners_and_names_evaluators_by_label() -> None:
+    """All-pass fails a trial whose score is above the threshold: its reason says why (not a
+    comparison of the score that is false); a labelled evaluator is named by its label."""
+    results = [result(True), result(True), result(False)]
+    told = _reason("all-pass", results, [None, "b", "tests"])
+    assert told == "not every evaluator passed (1 of 3 failed: tests: m)"
+    assert _reason("all-pass", results[:2], [None, "b"]) == "every evaluator passed (2 of 2)"
+    # The control: the gated mean passes 66.7 against 60, by its score.
+    assert _reason("gated-mean", results, [None, "b", "tests"]) == "score 66.6667 >= 60"
+    below = _reason("gated-mean", [result(False), result(True), result(False)], [None, "b", None])
+    assert below == "score 33.3333 < 60 (x: m; x: m)"
+    gate = _reason("all-pass", [result(False, gate=True)], ["unit tests"])
+    assert gate == "gate failed: unit tests: m"
