@@ -20,17 +20,35 @@ of an ``&&`` list, where bash ignores ``errexit``: ``set -e; false; echo done`` 
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from typing import Protocol
 
-_LAST_STATUS = frozenset({"$?", '"$?"', "${?}"})
+LAST_STATUS = "\x00status"
+"""A ``$?`` (or ``${?}``) the line's own shell expands, as a word of the line holds it (see
+:func:`proctor.metrics.shell.split_commands`): one quoted ``'$?'`` stays as it is written."""
 _PIPES = frozenset({"|", "|&"})
+_AND_OR = frozenset({"&&", "||"})
 _DETACHING = frozenset({"|", "|&", "&"})
 """What runs the command before it in a subshell of its own."""
 _COMPOUND = frozenset(
     {"{", "}", "for", "while", "until", "do", "done", "select", "case", "esac", "function"}
 )
 """First words of a command that is part of a group, a loop, a ``case`` or a function."""
+
+
+_DRAINS = frozenset(
+    {"tail", "tee", "cat", "sort", "uniq", "wc", "cut", "tr", "nl", "fold", "expand", "rev"}
+)
+"""Commands that read all their input and then succeed: piped into under ``pipefail``
+(``pytest | tail -5``), they leave the status the check's. A filter that may fail or stop
+reading early does not (``grep`` that finds nothing exits 1; ``head`` closes the pipe, and a
+check still writing dies of it)."""
+
+
+def drains(words: Sequence[str]) -> bool:
+    """Whether a command piped into reads all it is given and succeeds (see :data:`_DRAINS`)."""
+    return bool(words) and posixpath.basename(words[0]) in _DRAINS
 
 
 class Command(Protocol):
@@ -45,21 +63,25 @@ class Command(Protocol):
     def nested(self) -> bool: ...
 
 
-def _exits_failing(words: Sequence[str]) -> bool:
-    """Whether a command is ``exit`` with a failing status, or with the last command's."""
+def _exits_failing(words: Sequence[str], status: bool = True) -> bool:
+    """Whether a command is ``exit`` with a failing status, or with the last command's when
+    that is the one that failed (``status``: ``pytest || exit $?``, not ``pytest || { echo
+    failed; exit $?; }``, where it is the ``echo``'s)."""
     if not words or words[0] != "exit":
         return False
-    if len(words) == 1 or words[1] in _LAST_STATUS:
-        return True
+    if len(words) == 1 or words[1] == LAST_STATUS:
+        return status
     return words[1].lstrip("-").isdigit() and int(words[1][:12]) % 256 != 0
 
 
 def _flat(commands: Sequence[Command]) -> bool:
-    """Whether no command of the line is in a group, a loop, a ``case`` or a function
-    (``f() {``)."""
+    """Whether no command of the line is in a group, a loop, a ``case``, a function (``f()
+    {``), or an ``if`` piped or sent to the background (``if …; then pytest || exit 1; fi |
+    tail``: it runs in a subshell of its own, which the ``exit`` ends)."""
     return not any(
         (command.words and command.words[0] in _COMPOUND)
         or any(word.endswith("()") for word in command.words)
+        or (command.words[:1] == ("fi",) and command.then in _DETACHING)
         for command in commands
     )
 
@@ -76,10 +98,11 @@ def _exit_after(commands: Sequence[Command], at: int) -> int | None:
         end = at
     elif words[:1] == ("{",):
         end = next((j for j in range(at, len(commands)) if commands[j].words == ("}",)), -1)
-        body = commands[end - 1].words[1:] if end - 1 == at else commands[end - 1].words
+        alone = end - 1 == at  # ``{ exit $?; }``: the status is still the failed one's
+        body = commands[end - 1].words[1:] if alone else commands[end - 1].words
         if (
             end <= at
-            or not _exits_failing(body)
+            or not _exits_failing(body, alone)
             or any(
                 "{" in c.words[1:] or (j > at and c.words[:1] == ("{",)) or c.nested
                 for j, c in enumerate(commands[at:end], start=at)
@@ -88,7 +111,12 @@ def _exit_after(commands: Sequence[Command], at: int) -> int | None:
             return None
     else:
         return None
-    return end if commands[end].then not in _DETACHING else None
+    if commands[end].then in _DETACHING:
+        return None
+    last = end  # the and-or list it is part of: ``pytest || exit 1 && echo ok &`` runs apart
+    while commands[last].then in _AND_OR and last + 1 < len(commands):
+        last += 1
+    return end if commands[last].then != "&" else None
 
 
 def failure_ends_line(
@@ -107,6 +135,11 @@ def failure_ends_line(
     if not _flat([c for i, c in enumerate(commands) if i not in groups]):
         return [False] * len(commands)
     for index in range(len(commands) - 2, -1, -1):  # a pipeline ends as its last command
-        if commands[index].then in _PIPES and pipefail[index] and ends[index + 1]:
+        if (
+            commands[index].then in _PIPES
+            and pipefail[index]
+            and ends[index + 1]
+            and drains(commands[index + 1].words)
+        ):
             ends[index] = not negated[index]
     return ends

@@ -288,9 +288,13 @@ def runner_detaches(words: Sequence[str]) -> bool:
 def negates(words: Sequence[str]) -> bool:
     """Whether a ``!`` before the command turns its pipeline's status round (``! pytest``,
     ``if ! make check; then``)."""
+    timed = False  # ``time ! pytest``, ``time -p ! pytest``: the ``!`` is the pipeline's
     for word in words:
         if word == _NOT:
             return True
+        if word == "time" or (timed and word == "-p"):
+            timed = True
+            continue
         if not _stepped(word):
             return False
     return False

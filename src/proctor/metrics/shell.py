@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from proctor.metrics.exits import failure_ends_line
+from proctor.metrics.exits import LAST_STATUS, drains, failure_ends_line
 from proctor.metrics.runners import negates, run_by_runner, runner_detaches
 
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
@@ -38,6 +38,11 @@ _SCRIPT_FLAG = re.compile(r"-\w*c\w*")
 _OPTION_WITH_ARG = re.compile(r"[-+]\w*o")
 _PIPEFAIL_FLAG = re.compile(r"-\w*o")
 _DOUBLE_QUOTE_ESCAPES = '$`"\\\n'
+_STATUSES = ("${?}", "$?")
+"""The last command's status, as a word spells it."""
+_OUTER = "\x00outer-status"
+"""What an expanded ``$?`` is in a script another shell reads (``bash -c "pytest || exit
+$?"``): the status the outer shell had when it expanded it, no status of the script's."""
 
 
 @dataclass(frozen=True)
@@ -235,10 +240,31 @@ def _read_heredocs(
         body = line[i:end]
         if not heredoc.quoted:
             _add_substitutions(body, inner, budget)
+            body = _expanded_statuses(body)
         if heredoc.stdin and heredoc.command < len(commands):
             commands[heredoc.command] = replace(commands[heredoc.command], heredoc=body)
         i = i_next
     return i
+
+
+def _expanded_statuses(body: str) -> str:
+    """An expanded heredoc's body as the shell that expands it hands it on: each ``$?`` in it
+    the status it stands for, the outer shell's; a backslash before ``$``, a backquote or a
+    backslash taken out (``\\$?`` is the script's own status), and before a newline, the
+    two."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and body[i + 1 : i + 2] in ("$", "`", "\\", "\n"):
+            out.append(body[i + 1] if body[i + 1] != "\n" else "")
+            i += 2
+        elif body.startswith(_STATUSES, i):
+            out.append(_OUTER)
+            i += 4 if body.startswith("${?}", i) else 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
 
 
 def _add_substitutions(text: str, inner: list[str] | None, budget: list[int]) -> None:
@@ -269,6 +295,11 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
         ch = line[i]
         if quote == '"' and line.startswith(_SUBSTITUTIONS, i):  # "$(pytest)" runs it too
             word, i = _substituted(line, i, word or "", inner, budget)
+            continue
+        if ch == "$" and quote != "'" and line.startswith(_STATUSES, i):
+            # Expanded by this shell: its own last status (see exits.LAST_STATUS).
+            word = f"{word or ''}{LAST_STATUS}"
+            i += 4 if line.startswith("${?}", i) else 2
             continue
         if quote:
             if ch == quote:
@@ -309,6 +340,9 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
             elif commands and commands[-1].then == ")" and op != "(":
                 # After a subshell: what follows it follows its last command (``(pytest) ||``).
                 commands[-1] = replace(commands[-1], piped=op in _PIPES, then=op)
+            elif op == ")" and depth and commands and commands[-1].then in _ENDS:
+                # ``(cd app; pytest;)``: the subshell ends with its last command all the same.
+                commands[-1] = replace(commands[-1], piped=False, then=op)
             depth = depth + 1 if op == "(" else max(depth - 1, 0) if op == ")" else depth
             if op == "(" and line.startswith("((", i) and line[i - 1 : i] != "(":
                 arithmetic += 1  # (( i << 2 )): a shift, not a heredoc
@@ -397,7 +431,8 @@ def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: list[bool]) ->
     for index in range(len(top) - 1, -1, -1):
         op = top[index].then
         last = index == len(top) - 1 or top[index + 1].words == ("}",)  # { pytest; }
-        keeps = op in _KEEPS or (op in _ENDS and last) or (op in _PIPES and pipefail[index])
+        piped = op in _PIPES and pipefail[index] and drains(top[index + 1].words)
+        keeps = op in _KEEPS or (op in _ENDS and last) or piped
         masks[index] = masks[index + 1] or not keeps
     negated = _negations(top)
     ends = failure_ends_line(top, negated, pipefail)
@@ -435,6 +470,14 @@ def _function_bodies(top: list[ShellCommand]) -> list[bool]:
 
 
 def _inner_script(command: ShellCommand, before: ShellCommand | None) -> str | None:
+    """As :func:`_script_read`, with each ``$?`` the outer shell expanded in it written as
+    the outer shell's status (a script's own ``$?`` is one the outer shell left as it is:
+    quoted ``'…$?'``, or escaped ``\\$?``)."""
+    script = _script_read(command, before)
+    return script.replace(LAST_STATUS, _OUTER) if script is not None else None
+
+
+def _script_read(command: ShellCommand, before: ShellCommand | None) -> str | None:
     """The script a command has a shell run: ``sh -c SCRIPT``, or what a shell reads on its
     standard input as its script: a heredoc (``bash <<EOF``), a here-string (``bash <<<
     'pytest -q'``), or what the command ``before`` it pipes into it, a ``cat`` of a heredoc
@@ -505,7 +548,7 @@ def split_commands(
                 replace(inner, piped=inner.piped or command.piped)
                 for inner in split_commands(
                     script,
-                    outer_masked=masked,
+                    outer_masked=masked or _unsure_sh(command.words, script),
                     pipefail=shell_pipefail(command.words),
                     depth=depth + 1,
                     _reading=reading,
@@ -564,6 +607,15 @@ def pipefail_states(commands: list[ShellCommand], on: bool) -> list[bool]:
             elif any(f[:1] == "+" and "o" in f and v == "pipefail" for f, v in pairwise(words)):
                 on = False
     return states
+
+
+def _unsure_sh(words: tuple[str, ...], script: str) -> bool:
+    """Whether what ``sh`` makes of a script depends on the system: where ``sh`` is dash
+    (Debian, Ubuntu) ``set -o pipefail`` stops the script before its checks run, and ``&>``
+    sends a command to the background; where it is bash, neither does."""
+    words = run_by_runner(words) or words
+    named = posixpath.basename(words[0]) in ("sh", "dash")
+    return named and ("pipefail" in script or "&>" in script or _names_pipefail(words))
 
 
 def shell_pipefail(words: tuple[str, ...]) -> bool:
