@@ -29,6 +29,8 @@ LAST_STATUS = "\x00status"
 :func:`proctor.metrics.shell.split_commands`): one quoted ``'$?'`` stays as it is written."""
 _PIPES = frozenset({"|", "|&"})
 _AND_OR = frozenset({"&&", "||"})
+_STEPS = frozenset({";", "\n", "&&"})
+"""What may come between the commands of a subshell that ends with its ``exit``."""
 _DETACHING = frozenset({"|", "|&", "&"})
 """What runs the command before it in a subshell of its own."""
 _COMPOUND = frozenset(
@@ -92,8 +94,8 @@ def _exit_after(commands: Sequence[Command], at: int) -> int | None:
     is (the index of its ``}``); None otherwise. Piped or sent to the background, or in a
     subshell, it ends nothing (``exit 1 | tee log``, ``(exit 1)``)."""
     words = commands[at].words
-    if commands[at].nested:  # it ends its subshell only: ``pytest || (exit 1)``
-        return None
+    if commands[at].nested:  # it ends its subshell only: ``pytest || (exit 1); echo``
+        return _last_subshell(commands, at)
     if _exits_failing(words):
         end = at
     elif words[:1] == ("{",):
@@ -119,6 +121,19 @@ def _exit_after(commands: Sequence[Command], at: int) -> int | None:
     return end if commands[last].then != "&" else None
 
 
+def _last_subshell(commands: Sequence[Command], at: int) -> int | None:
+    """Where a subshell that ``commands[at]`` opens right after the ``||`` ends, when it is
+    the rest of the line and ends with a failing ``exit`` (``pytest || (echo failed; exit
+    1)``): its status is the line's. None otherwise."""
+    last = len(commands) - 1
+    if at == 0 or commands[at - 1].nested or commands[last].then != ")":
+        return None
+    inside = commands[at:last]
+    if not all(c.nested and c.then in _STEPS for c in inside) or not commands[last].nested:
+        return None
+    return last if _exits_failing(commands[last].words, at == last) else None
+
+
 def failure_ends_line(
     commands: Sequence[Command], negated: Sequence[bool], pipefail: Sequence[bool]
 ) -> list[bool]:
@@ -128,7 +143,10 @@ def failure_ends_line(
     ends = [False] * len(commands)
     groups: set[int] = set()  # the commands of the ``|| { …; exit 1; }`` groups
     for index, command in enumerate(commands[:-1]):
-        end = _exit_after(commands, index + 1) if command.then == "||" else None
+        after = index  # past the ``&&`` commands its failure skips: ``pytest && echo ok ||``
+        while commands[after].then == "&&" and after + 2 < len(commands):
+            after += 1
+        end = _exit_after(commands, after + 1) if commands[after].then == "||" else None
         if end is not None:
             ends[index] = not negated[index]
             groups.update(range(index + 1, end + 1))

@@ -430,7 +430,7 @@ def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: list[bool]) ->
     masks = [outer_masked] * (len(top) + 1)
     for index in range(len(top) - 1, -1, -1):
         op = top[index].then
-        last = index == len(top) - 1 or top[index + 1].words == ("}",)  # { pytest; }
+        last = index == len(top) - 1 or top[index + 1].words[:1] == ("}",)  # { pytest; }
         piped = op in _PIPES and pipefail[index] and drains(top[index + 1].words)
         keeps = op in _KEEPS or (op in _ENDS and last) or piped
         masks[index] = masks[index + 1] or not keeps

@@ -188,7 +188,9 @@ def test_a_line_s_checks_have_their_outcomes(command: str, want: list[str]) -> N
         ("(cd app && pytest) || exit 1; echo done", True),
         ("(pytest) || exit 1\necho done", True),
         ("(cd app; pytest -q) || exit 1; echo", True),
-        ("(cd app; make build) && (cd app && pytest -q) || exit 1; echo", False),  # the build
+        # A failed build skips the tests, to the exit: each check's failure ends the line.
+        ("(cd app; make build) && (cd app && pytest -q) || exit 1; echo", True),
+        ("(cd app; make build); (cd app && pytest -q) || exit 1; echo", False),  # the build
         ("set -o pipefail; (cd app && pytest | tail -3) || exit 1; echo", True),
         ("(cd app && pytest) || { echo 'Tests failed'; exit 1; }; echo done", True),
         ("(pytest; echo x) || exit 1; echo", False),

@@ -35,6 +35,12 @@ KNOWN = [
     "set -o pipefail; pytest -q 2>&1 | tail -5",
     "set -o pipefail; pytest 2>&1 | tee log | tail -5",
     "sh -c 'cd app && pytest -q'",
+    "pytest -q && echo ok || exit 1; echo done",  # a failure skips the && commands
+    "pytest -q && echo PASS || { echo FAIL; exit 1; }; echo done",
+    'pytest -q || (echo "tests failed"; exit 1)',  # the subshell's status is the line's
+    "pytest > log 2>&1 || (tail -20 log; exit 1)",
+    "pytest || (exit $?)",
+    "{ cd app; pytest; } > log 2>&1",
 ]
 MASKED = [
     "pytest || { echo failed; exit $?; }",  # $? is the echo's
@@ -49,6 +55,10 @@ MASKED = [
     "(\n cd app\n pytest\n) &",
     "time ! pytest -q",
     'set -o pipefail; pytest -q 2>&1 | grep -E "FAILED|ERROR"',  # grep finds nothing: 1
+    "pytest -q && echo ok || echo failed",
+    "pytest || (echo failed; exit 1); echo done",
+    "pytest || (echo failed; exit $?)",
+    "(pytest || echo failed; exit 1)",
 ]
 SH = ["sh -c 'cd app && pytest -q &>/dev/null'", "sh -c 'set -o pipefail; pytest | tail -3'"]
 """Lines whose status depends on what ``sh`` is (dash on Debian): masked everywhere."""
