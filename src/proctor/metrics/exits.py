@@ -142,7 +142,7 @@ def failure_ends_line(
     a pipeline's commands as its last). ``negated``: whether a ``!`` turns each round."""
     ends = [False] * len(commands)
     groups: set[int] = set()  # the commands of the ``|| { …; exit 1; }`` groups
-    for index, command in enumerate(commands[:-1]):
+    for index in range(len(commands) - 1):
         after = index  # past the ``&&`` commands its failure skips: ``pytest && echo ok ||``
         while commands[after].then == "&&" and after + 2 < len(commands):
             after += 1
