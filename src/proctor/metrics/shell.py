@@ -12,9 +12,10 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
-from itertools import pairwise
 
 from proctor.metrics.exits import LAST_STATUS, drains, failure_ends_line
+from proctor.metrics.pipefail import SHELLS as _SHELLS
+from proctor.metrics.pipefail import pipefail_states, shell_pipefail, unsure_sh
 from proctor.metrics.runners import negates, run_by_runner, runner_detaches
 
 #: Operators that end a command, longest first so that ``&&`` wins over ``&``.
@@ -31,12 +32,10 @@ _KEEPS = frozenset({None, "&&", ")"})
 (``(cd app && pytest)``), or nothing."""
 _ENDS = frozenset({";", "\n"})
 """What ends a command and masks it only when another command follows (``pytest;``)."""
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _STDIN_FLAG = re.compile(r"-\w*s\w*")
 _REDIRECTION = re.compile(r"\d*(?:[<>]{1,2}|&>>?)&?")
 _SCRIPT_FLAG = re.compile(r"-\w*c\w*")
 _OPTION_WITH_ARG = re.compile(r"[-+]\w*o")
-_PIPEFAIL_FLAG = re.compile(r"-\w*o")
 _DOUBLE_QUOTE_ESCAPES = '$`"\\\n'
 _STATUSES = ("${?}", "$?")
 """The last command's status, as a word spells it."""
@@ -548,7 +547,7 @@ def split_commands(
                 replace(inner, piped=inner.piped or command.piped)
                 for inner in split_commands(
                     script,
-                    outer_masked=masked or _unsure_sh(command.words, script),
+                    outer_masked=masked or unsure_sh(command.words, script),
                     pipefail=shell_pipefail(command.words),
                     depth=depth + 1,
                     _reading=reading,
@@ -573,59 +572,3 @@ def _read_again(script: str, depth: int, reading: list[int]) -> bool:
         return False
     reading[0] -= len(script)
     return True
-
-
-def sets_pipefail(commands: list[ShellCommand]) -> bool:
-    """Whether a ``set`` command of the line turns on ``pipefail`` (``set -euo pipefail``).
-
-    With ``pipefail`` a pipeline fails when any of its commands fails, so the exit status of
-    ``pytest | tail`` is again that of the tests. A shell started with it (``bash -o pipefail
-    -c``) has it for its own script only (see :func:`shell_pipefail`).
-    """
-    return any(command.words[0] == "set" and _names_pipefail(command.words) for command in commands)
-
-
-def pipefail_states(commands: list[ShellCommand], on: bool) -> list[bool]:
-    """Whether ``pipefail`` is on where each command of a line runs (``on``: at its start, as
-    a shell started with it has it). A ``set -o pipefail`` or ``set +o pipefail`` changes it
-    for what follows when it runs in the line's own shell and surely runs: not in a subshell,
-    a pipeline or the background, and not after an ``&&`` or ``||`` (``false && set -o
-    pipefail``)."""
-    states = []
-    for index, command in enumerate(commands):
-        states.append(on)
-        words = command.words
-        before = commands[index - 1].then if index else None
-        if (
-            words[0] == "set"
-            and not command.nested
-            and before in (None, ";", "\n")
-            and command.then not in ("|", "|&", "&")
-        ):
-            if _names_pipefail(words):
-                on = True
-            elif any(f[:1] == "+" and "o" in f and v == "pipefail" for f, v in pairwise(words)):
-                on = False
-    return states
-
-
-def _unsure_sh(words: tuple[str, ...], script: str) -> bool:
-    """Whether what ``sh`` makes of a script depends on the system: where ``sh`` is dash
-    (Debian, Ubuntu) ``set -o pipefail`` stops the script before its checks run, and ``&>``
-    sends a command to the background; where it is bash, neither does."""
-    words = run_by_runner(words) or words
-    named = posixpath.basename(words[0]) in ("sh", "dash")
-    return named and ("pipefail" in script or "&>" in script or _names_pipefail(words))
-
-
-def shell_pipefail(words: tuple[str, ...]) -> bool:
-    """Whether a shell is started with ``pipefail`` on (``bash -o pipefail -c``, behind runners
-    too: ``timeout 60 bash -o pipefail -c``): its script runs under it."""
-    words = run_by_runner(words) or words
-    return posixpath.basename(words[0]) in _SHELLS and _names_pipefail(words)
-
-
-def _names_pipefail(words: tuple[str, ...]) -> bool:
-    return any(
-        _PIPEFAIL_FLAG.fullmatch(flag) and value == "pipefail" for flag, value in pairwise(words)
-    )

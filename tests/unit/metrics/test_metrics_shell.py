@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.metrics.shell import sets_pipefail, split_commands
+from proctor.metrics.pipefail import sets_pipefail
+from proctor.metrics.shell import split_commands
 
 
 def texts(line: str) -> list[tuple[str, bool]]:
