@@ -111,6 +111,10 @@ def test_project_filter_and_markdown(proctor: Run, home: Path) -> None:
     assert result.code == 0
     assert "Sessions: 2 (2 tasks, 0 without a code change)" in result.out
     assert "| 2026-W45 | 2 | 2 | 1/2 (50%) |" in result.out
+    empty = proctor("history", "--home", str(home), "--project", "")  # an unset variable
+    assert empty.code == 2 and "--project is empty" in empty.err and not empty.out
+    here = proctor("history", "--home", str(home), "--project", ".")  # the control
+    assert here.code == 0, here.err
 
 
 def test_mark_then_changes(

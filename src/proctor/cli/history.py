@@ -33,11 +33,7 @@ HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
         "that is not a folder is a usage error, exit 2)."
     ),
 )
-@click.option(
-    "--project",
-    type=click.Path(path_type=Path),
-    help="Only sessions that ran in this folder.",
-)
+@click.option("--project", "project_text", help="Only sessions that ran in this folder.")
 @click.option("--since", help="Only sessions that started on or after this date (YYYY-MM-DD).")
 @click.option("--until", help="Only sessions that started on or before this date (YYYY-MM-DD).")
 @click.option(
@@ -70,7 +66,7 @@ def command(
     paths: tuple[Path, ...],
     agents: tuple[str, ...],
     home: Path | None,
-    project: Path | None,
+    project_text: str | None,
     since: str | None,
     until: str | None,
     by: str | None,
@@ -122,8 +118,11 @@ def command(
 
     chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
     cwd = current_folder()  # None in a folder deleted meanwhile: it holds no proctor.json
-    if project is not None:
-        project = from_current(project, cwd, f"--project {project}")
+    if project_text is not None and not project_text.strip():  # an unset variable
+        raise ConfigError("--project is empty: name the folder whose sessions to read")
+    project = None
+    if project_text is not None:
+        project = from_current(Path(project_text), cwd, f"--project {project_text}")
     filters = Filters(
         project=project,
         since=parse_day(since, "--since") if since is not None else None,
