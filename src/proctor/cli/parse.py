@@ -105,14 +105,13 @@ def _newest(sessions: list[Session]) -> tuple[Path, str]:
 
     agents = {s.file: s.agent for s in sessions}
     left = [Path(s.file) for s in sessions]
-    while left:
-        file = newest_file(left)
-        if file is None:
-            break
+    newest = None
+    while (file := newest_file(left)) is not None:
         if agents[str(file)] != "claude-code" or _holds_a_message(file):
             return file, agents[str(file)]
+        newest = newest or file
         left.remove(file)
-    file = newest_file(Path(s.file) for s in sessions) or Path(sessions[-1].file)
+    file = newest or Path(sessions[-1].file)
     return file, agents[str(file)]
 
 

@@ -24,6 +24,7 @@ from proctor.models.base import UserModel
 from proctor.models.case import EvaluatorSpec
 from proctor.models.config import ProgramText as ProgramText  # evaluators' program text
 from proctor.models.errors_format import describe_validation_error
+from proctor.models.findings import numbered_checks
 from proctor.models.io import write_record
 from proctor.models.logs import EvaluatorLog
 from proctor.models.trajectory import Trajectory
@@ -108,19 +109,6 @@ def get_evaluator(name: str) -> Evaluator:
     return registry()[name]()
 
 
-def _check_names(entries: Sequence[dict[str, Any]]) -> list[str]:
-    """The names the findings ledger gives the evaluators' checks (see
-    :func:`proctor.report.checks.evaluator_checks`): a label, else the ``use``; a name used
-    again gets ``#2``, ``#3``, … from its second time on."""
-    seen: dict[str, int] = {}
-    names = []
-    for entry in entries:
-        name = str(entry.get("label") or entry.get("use"))
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return names
-
-
 def _numbered_clash(loc: str, use: str, label: str | None, name: str) -> str:
     """What is wrong when a label takes the check name the ledger numbers a repeated
     evaluator by (``command#2``), said at whichever of the two comes second."""
@@ -194,7 +182,9 @@ def parse_evaluator_specs(
                 "(a label, or an unlabelled evaluator's use); a label names one evaluator's "
                 "check, in the findings ledger and the reports: give one another label"
             )
-        numbered = _check_names([*earlier, *entries[: i + 1]])
+        numbered = numbered_checks(
+            [str(e.get("label") or e.get("use")) for e in (*earlier, *entries[: i + 1])]
+        )
         if numbered[-1] in numbered[:-1]:
             raise ConfigError(f"{where}: {_numbered_clash(loc, use, label, numbered[-1])}")
         cls = known[use]

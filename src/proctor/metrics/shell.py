@@ -37,11 +37,14 @@ _REDIRECTION = re.compile(r"\d*(?:[<>]{1,2}|&>>?)&?")
 _SCRIPT_FLAG = re.compile(r"-\w*c\w*")
 _OPTION_WITH_ARG = re.compile(r"[-+]\w*o")
 _DOUBLE_QUOTE_ESCAPES = '$`"\\\n'
-_STATUSES = ("${?}", "$?")
-"""The last command's status, as a word spells it."""
 _OUTER = "\x00outer-status"
 """What an expanded ``$?`` is in a script another shell reads (``bash -c "pytest || exit
 $?"``): the status the outer shell had when it expanded it, no status of the script's."""
+
+
+def _status_length(text: str, i: int) -> int:
+    """The length of the ``$?`` or ``${?}`` at ``text[i]``; 0 when there is none."""
+    return 4 if text.startswith("${?}", i) else 2 if text.startswith("$?", i) else 0
 
 
 @dataclass(frozen=True)
@@ -257,9 +260,9 @@ def _expanded_statuses(body: str) -> str:
         if body[i] == "\\" and body[i + 1 : i + 2] in ("$", "`", "\\", "\n"):
             out.append(body[i + 1] if body[i + 1] != "\n" else "")
             i += 2
-        elif body.startswith(_STATUSES, i):
+        elif length := _status_length(body, i):
             out.append(_OUTER)
-            i += 4 if body.startswith("${?}", i) else 2
+            i += length
         else:
             out.append(body[i])
             i += 1
@@ -295,10 +298,10 @@ def _scan(line: str, inner: list[str] | None = None) -> list[ShellCommand]:
         if quote == '"' and line.startswith(_SUBSTITUTIONS, i):  # "$(pytest)" runs it too
             word, i = _substituted(line, i, word or "", inner, budget)
             continue
-        if ch == "$" and quote != "'" and line.startswith(_STATUSES, i):
+        if ch == "$" and quote != "'" and (length := _status_length(line, i)):
             # Expanded by this shell: its own last status (see exits.LAST_STATUS).
             word = f"{word or ''}{LAST_STATUS}"
-            i += 4 if line.startswith("${?}", i) else 2
+            i += length
             continue
         if quote:
             if ch == quote:

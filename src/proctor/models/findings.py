@@ -30,6 +30,17 @@ RUN_EVENTS: tuple[FindingEventKind, ...] = ("new", "reopened", "resolved")
 """The events a run reports."""
 
 
+def numbered_checks(names: list[str]) -> list[str]:
+    """A case's evaluators' check names as the ledger keeps them: a name that repeats gets
+    ``#2``, ``#3``, … from its second time on (``command``, ``command#2``)."""
+    seen: Counter[str] = Counter()
+    numbered = []
+    for name in names:
+        seen[name] += 1
+        numbered.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return numbered
+
+
 class FindingEvent(CamelModel):
     """One entry of a finding's history."""
 

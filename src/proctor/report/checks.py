@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from proctor.models.findings import numbered_checks
 from proctor.models.io import read_record
 from proctor.models.run import ResolvedRecord
 from proctor.models.trial import TrialRecord
@@ -53,16 +54,14 @@ def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
     its ``use``; a name that repeats within the trial gets ``#2``, ``#3``, … from its second
     occurrence on."""
     names: list[str] = []
-    seen: dict[str, int] = {}
     for index, result in enumerate(record.evaluators):
         use, label = labels[index] if index < len(labels) else (result.use, None)
         name = label if label and use == result.use else result.use
         asserted = result.details.get("name") if result.use == "eval" else None
         if name == "eval" and isinstance(asserted, str) and asserted:
             name = f"eval: {asserted}"  # by what it asserts, not by its place in the test
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return names
+        names.append(name)
+    return numbered_checks(names)
 
 
 def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
