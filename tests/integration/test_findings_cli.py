@@ -144,6 +144,25 @@ def test_a_dismissal_may_name_its_folder_first_and_its_reason_is_shown_not_obeye
     assert (finding["state"], finding["history"][-1]["reason"]) == ("dismissed", reason)
     table = proctor("findings", str(out), "--all").out
     assert "\x1b" not in table and "flaky \\x1b[31mhost" in table
+    # A unique prefix in upper case names the finding; a reason of two lines shows as one.
+    again = proctor("findings", str(out), "dismiss", ID[:6].upper(), "--reason", "flaky\nhost")
+    assert again.code == 0, again.err
+    assert again.out == f"dismissed {ID}: flaky host\n"
+    assert findings(proctor, out, "--all")[0]["history"][-1]["reason"] == "flaky\nhost"
+
+
+def test_a_dismissed_finding_that_passed_since_says_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    assert proctor("findings", "dismiss", ID, "--reason", "flaky", "--dir", str(out)).code == 0
+    rows = proctor("findings", str(out), "--all").out.splitlines()
+    assert rows[1].split()[:2] == [ID, "dismissed"] and "passed since" not in rows[1]
+    run_with(proctor, make_case, tmp_path, PASSING)
+    rows = proctor("findings", str(out), "--all").out.splitlines()
+    assert rows[1].startswith(f"{ID}  dismissed, passed since  hello / scripted / default")
+    assert findings(proctor, out, "--all")[0]["passedSinceDismissal"] is True
 
 
 def test_a_crash_while_writing_the_ledger_keeps_the_previous_one(

@@ -118,14 +118,52 @@ def dismiss_command(finding_id: str, reason: str, results_dir: Path | None) -> i
     folder = _folder(results_dir)
     with ledger_lock(folder):  # another dismissal at the same time waits its turn
         ledger = _updated(folder)
-        if all(f.id != finding_id for f in ledger.findings):
+        try:
+            finding_id = finding_named(ledger, finding_id)
+        except ValueError as exc:
             raise ConfigError(
-                f"{ledger_path(folder)}: no finding '{finding_id}' "
-                f"(`proctor findings {folder} --all` lists them)"
-            )
+                f"{ledger_path(folder)}: {exc} (`proctor findings {folder} --all` lists them)"
+            ) from None
         save_ledger(folder, dismiss(ledger, finding_id, reason, now_iso()))
-    click.echo(f"dismissed {finding_id}: {controls_escaped(reason.strip())}")
+    click.echo(f"dismissed {finding_id}: {one_line(reason)}")
     return 0
+
+
+ID_PREFIX_LEAST = 4
+"""The fewest leading hex digits of an id that name its finding (as git takes a commit's)."""
+
+
+def finding_named(ledger: FindingsLedger, given: str) -> str:
+    """The id of the one finding of ``ledger`` that ``given`` names: its whole id, or at least
+    :data:`ID_PREFIX_LEAST` of its first digits, in either case. ValueError (a sentence) when
+    none or several do."""
+    wanted = given.strip().lower()
+    ids = [f.id for f in ledger.findings]
+    if wanted in ids:
+        return wanted
+    if len(wanted) >= ID_PREFIX_LEAST:
+        matches = [i for i in ids if i.startswith(wanted)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            shown = ", ".join(matches[:10]) + (" …" if len(matches) > 10 else "")
+            raise ValueError(
+                f"'{controls_escaped(given)}' names {len(matches)} findings ({shown}): give "
+                "more of the id"
+            )
+    elif wanted and any(i.startswith(wanted) for i in ids):
+        raise ValueError(
+            f"'{controls_escaped(given)}' is too short to name a finding: give at least "
+            f"{ID_PREFIX_LEAST} digits of its id"
+        )
+    raise ValueError(f"no finding '{controls_escaped(given)}'")
+
+
+def one_line(reason: str) -> str:
+    """A dismissal's reason as one line is shown: its runs of white space (line breaks too)
+    as one space, and its control characters escaped (a terminal's escape sequence in it is
+    shown, never obeyed)."""
+    return controls_escaped(" ".join(reason.split()))
 
 
 def _folder(results_dir: Path | None) -> Path:
@@ -338,6 +376,14 @@ def _unchecked(finding: Finding, latest: str | None) -> bool:
     return latest is not None and checked is not None and checked != latest
 
 
+def _state(finding: Finding) -> str:
+    """A finding's state as the table shows it: a dismissed finding whose check has passed
+    since says so (its next failure reopens it)."""
+    if finding.state == "dismissed" and finding.passed_since_dismissal:
+        return "dismissed, passed since"
+    return finding.state
+
+
 def render_table(findings: list[Finding]) -> str:
     """Aligned columns: id, state, the suite (when the findings are of more than one), cell,
     check, first and last seen run, the last run that checked it, failures; and why each
@@ -356,7 +402,7 @@ def render_table(findings: list[Finding]) -> str:
     rows += [
         (
             f.id,
-            f.state,
+            _state(f),
             *((f.suite or "–",) if suites else ()),
             f"{f.case} / {f.agent} / {f.condition}",
             f.check,
@@ -364,11 +410,7 @@ def render_table(findings: list[Finding]) -> str:
             f.last_seen_run,
             f.last_checked_run or "–",
             str(f.failures),
-            *(
-                (controls_escaped(" ".join((dismissal_reason(f) or "").split())),)
-                if dismissed
-                else ()
-            ),
+            *((one_line(dismissal_reason(f) or ""),) if dismissed else ()),
         )
         for f in findings
     ]

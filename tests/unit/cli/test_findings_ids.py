@@ -1,0 +1,72 @@
+"""Which finding an id given to ``proctor findings dismiss`` names: the whole id, or a unique
+prefix of at least four digits in either case; several or none is a sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.cli.findings import finding_named, one_line
+from proctor.models.findings import Finding, FindingsLedger
+
+
+def ledger(*ids: str) -> FindingsLedger:
+    findings = [
+        Finding(
+            id=i,
+            case=f"c{n}",
+            agent="scripted",
+            condition="default",
+            check="command",
+            first_seen_run="run-1",
+            last_seen_run="run-1",
+        )
+        for n, i in enumerate(ids)
+    ]
+    return FindingsLedger(runs=["run-1"], findings=findings)
+
+
+LEDGER = ledger("4ade1b6124", "4adf000000", "9c0ffee123")
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ("4ade1b6124", "4ade1b6124"),
+        ("4ADE1B6124", "4ade1b6124"),
+        (" 4ade1b6124\n", "4ade1b6124"),
+        ("4ade", "4ade1b6124"),
+        ("9C0F", "9c0ffee123"),
+        ("4adf0", "4adf000000"),
+    ],
+)
+def test_an_id_or_a_unique_prefix_names_its_finding(given: str, named: str) -> None:
+    assert finding_named(LEDGER, given) == named
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("4ad", "too short to name a finding: give at least 4 digits"),
+        ("4ad0", "no finding '4ad0'"),
+        ("ffff", "no finding 'ffff'"),
+        ("", "no finding ''"),
+        ("4ade1b61245", "no finding '4ade1b61245'"),  # longer than any id
+        ("no\x1b[31m", "no finding 'no\\x1b[31m'"),
+    ],
+)
+def test_an_id_that_names_no_finding_is_a_sentence(given: str, said: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        finding_named(LEDGER, given)
+    assert said in str(raised.value)
+
+
+def test_a_prefix_of_several_findings_names_them_all_and_none_is_taken() -> None:
+    with pytest.raises(ValueError) as raised:
+        finding_named(ledger("4ade1b6124", "4ade200000", "4ade300000"), "4ADE")
+    assert str(raised.value) == (
+        "'4ADE' names 3 findings (4ade1b6124, 4ade200000, 4ade300000): give more of the id"
+    )
+
+
+def test_a_reason_is_shown_on_one_line_with_its_controls_escaped() -> None:
+    assert one_line("  flaky\nhost\r\n\tagain \x1b[31m ") == "flaky host again \\x1b[31m"
