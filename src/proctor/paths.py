@@ -165,6 +165,16 @@ class TrialPaths:
         return self.evaluators_dir / f"{index}-{use}.json"
 
 
+def newest_run_in(folder: Path) -> Path | None:
+    """The newest run folder (by the start its name holds) of a results directory ``folder``;
+    None when ``folder`` is a run folder itself, or holds none: what a command given a
+    results directory where it wants a run names in its sentence."""
+    if (folder / "run.json").is_file():
+        return None
+    runs = sorted(folder.glob("run-*/run.json"))
+    return runs[-1].parent if runs else None
+
+
 def cache_folder(env: Mapping[str, str]) -> Path:
     """proctor's own cache folder (the history cache, the credentials lock):
     ``$PROCTOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``."""

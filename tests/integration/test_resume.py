@@ -133,6 +133,12 @@ def test_resume_refuses_a_changed_suite_and_extra_options(
     changed = proctor("run", "--resume", str(run_dir))
     assert changed.code == 2 and "changed since the run started" in changed.err
     assert "Traceback" not in changed.err
+    results = proctor("run", "--resume", str(tmp_path / "out"))
+    assert results.code == 2 and "Traceback" not in results.err
+    assert f"--resume {tmp_path / 'out'}: a results directory; name the run folder to resume" in (
+        results.err
+    )
+    assert f"(the newest: {run_dir})" in results.err
     missing = proctor("run", "--resume", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such run folder" in missing.err
     (run_dir / "run.json").unlink()  # as a kill before the run wrote it leaves the folder

@@ -25,7 +25,7 @@ from proctor.models.io import read_trajectory
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import EvaluatorResult, TrialRecord
-from proctor.paths import RunPaths, TrialPaths
+from proctor.paths import RunPaths, TrialPaths, newest_run_in
 from proctor.report.stored import is_stand_in, iter_records
 from proctor.session.manual import evaluate_on
 
@@ -60,11 +60,11 @@ def recorded_trials(plan: RunPlan, run_dir: Path) -> tuple[list[RecordedTrial], 
     suite by its case, agent and condition."""
     if not run_dir.is_dir():
         raise ConfigError(f"--recorded {run_dir}: no such folder")
-    runs = sorted(run_dir.glob("run-*/run.json"))
-    if not (run_dir / "run.json").is_file() and runs:
+    newest = newest_run_in(run_dir)
+    if newest is not None:
         raise ConfigError(
             f"--recorded {run_dir}: a results directory; name one of its run folders "
-            f"(the newest: {runs[-1].parent})"
+            f"(the newest: {newest})"
         )
     specs: dict[tuple[str, str, str], TrialSpec] = {}
     for planned in plan.trials:

@@ -34,7 +34,7 @@ from proctor.models.io import read_record, remove_partial_writes
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
-from proctor.paths import LEDGER_FILE, RunPaths
+from proctor.paths import LEDGER_FILE, RunPaths, newest_run_in
 from proctor.plan.checks import preflight
 from proctor.plan.records import resolved_record
 from proctor.report.stored import read_annotations
@@ -53,6 +53,12 @@ WORKER_GRACE_SEC = 30.0
 def _read(paths: RunPaths) -> tuple[RunManifest, ConfigRecord]:
     if not paths.root.is_dir():
         raise ConfigError(f"--resume {paths.root}: no such run folder")
+    newest = newest_run_in(paths.root)
+    if newest is not None:
+        raise ConfigError(
+            f"--resume {paths.root}: a results directory; name the run folder to resume "
+            f"(the newest: {newest})"
+        )
     if not paths.run_json.is_file():
         raise ConfigError(
             f"--resume {paths.root}: not a run folder (no run.json), or a run stopped before "
