@@ -253,8 +253,11 @@ def change_delta(before: Sequence[SessionRecord], after: Sequence[SessionRecord]
     steps = medians(lambda t: float(t.steps.tool_calls))
     verified_after = sum(1 for t in after if t.verified)
     verified_before = sum(1 for t in before if t.verified)
-    # Rounded past a float's noise: 0.6 - 0.65 is -0.05, not -0.050000000000000044.
-    share = round(verified_after / len(after) - verified_before / len(before), 12)
+    # The exact difference, rounded once (as each side's share is): 0.6 - 0.65 is -0.05, not
+    # the -0.050000000000000044 that subtracting the two rounded shares gives.
+    share = (verified_after * len(before) - verified_before * len(after)) / (
+        len(after) * len(before)
+    )
     return ChangeDelta(
         median_seconds=seconds[0] if seconds else None,
         median_seconds_ci=(seconds[1], seconds[2]) if seconds and len(seconds) == 3 else None,

@@ -15,6 +15,7 @@ from proctor.history.changes import (
     MIN_SIDE,
     UNCONTROLLED,
     add_mark,
+    change_delta,
     compare_change,
     compare_changes,
     journal_path,
@@ -76,7 +77,7 @@ def test_three_tasks_a_side_are_compared() -> None:
     delta = result.delta
     assert delta is not None
     assert (delta.median_seconds, delta.median_steps) == (-140, -2)
-    assert delta.share_verified == pytest.approx(1 / 3)
+    assert delta.share_verified == 1 / 3  # the float each side's share is, never rounded
     assert delta.median_seconds_ci is not None and delta.share_verified_ci is not None
     assert delta.share_verified_ci[0] < 0 < delta.share_verified_ci[1]  # 3 a side: no claim
     assert "| after − before | | −2m 20s [" in table and "| +33 pp [" in table
@@ -85,6 +86,16 @@ def test_three_tasks_a_side_are_compared() -> None:
         "2026-11-20T10:00:00+00:00",
     )
     assert result.after.last_start == "2026-11-22T10:00:00+00:00" and not result.warnings
+
+
+def test_the_share_verified_delta_is_the_exact_difference_rounded_once() -> None:
+    """6 of 10 after, 13 of 20 before: -0.05, where subtracting the two shares gives
+    -0.050000000000000044."""
+    before = [task(1 + i % 9, 60, 3, i < 13) for i in range(20)]
+    after = [task(20 + i % 9, 60, 3, i < 6) for i in range(10)]
+    delta = change_delta(before, after)
+    assert delta.share_verified == -0.05
+    assert 6 / 10 - 13 / 20 != -0.05  # the control: the naive difference is off
 
 
 def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:
