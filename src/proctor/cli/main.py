@@ -109,6 +109,20 @@ def error(message: str) -> None:
     click.echo(f"proctor: error: {message}", err=True)
 
 
+def usage_sentence(exc: click.UsageError) -> str:
+    """A usage error as one sentence: what is wrong, then the command's usage line and where
+    its help is (Click's own three lines, ``Usage:``, ``Try …``, ``Error: …``, turned round)."""
+    message = exc.format_message().strip().removesuffix(".")
+    ctx = exc.ctx
+    if ctx is None:
+        return message
+    usage = ctx.get_usage().strip().removeprefix("Usage:").strip()
+    usage = " ".join(usage.split())
+    names = ctx.help_option_names
+    help_option = "--help" if "--help" in names or not names else names[0]
+    return f"{message} (usage: {usage}; `{ctx.command_path} {help_option}` says more)"
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: every user-fixable error becomes one sentence and exit code 2."""
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
@@ -124,8 +138,14 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Abort:
         error("interrupted")
         sys.exit(ExitCode.INTERRUPTED)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()  # the command's help, as asked for by giving nothing
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        error(usage_sentence(exc))
+        sys.exit(ExitCode.CONFIG_ERROR)
     except click.ClickException as exc:
-        exc.show()
+        error(exc.format_message())
         sys.exit(exc.exit_code if exc.exit_code != 1 else int(ExitCode.CONFIG_ERROR))
     except (ConfigError, SchemaVersionError) as exc:
         error(str(exc))

@@ -39,3 +39,50 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
         entry.main(["--version"])
     assert stopped.value.code == entry.INTERRUPTED == ExitCode.INTERRUPTED
     assert capsys.readouterr().err == "proctor: error: interrupted\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "sentence"),
+    [
+        (
+            ["history", "--bogus"],
+            "proctor: error: No such option '--bogus' (usage: proctor history [OPTIONS] "
+            "[PATHS]...; `proctor history --help` says more)\n",
+        ),
+        (
+            ["findings", "dismiss", "4ade"],
+            "proctor: error: Missing option '--reason' (usage: proctor findings dismiss "
+            "[OPTIONS] ID; `proctor findings dismiss --help` says more)\n",
+        ),
+        (
+            ["history", "--by", "day"],
+            "proctor: error: Invalid value for '--by': 'day' is not one of 'project', 'week', "
+            "'agent' (usage: proctor history [OPTIONS] [PATHS]...; `proctor history --help` "
+            "says more)\n",
+        ),
+        (
+            ["histroy"],
+            "proctor: error: No such command 'histroy' (usage: proctor [OPTIONS] COMMAND "
+            "[ARGS]...; `proctor --help` says more)\n",
+        ),
+    ],
+)
+def test_a_usage_error_is_one_sentence_with_the_usage_and_exit_2(
+    argv: list[str], sentence: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from proctor.cli.main import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", sentence)
+
+
+def test_no_command_at_all_shows_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    from proctor.cli.main import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main([])
+    assert stopped.value.code == 2
+    assert "Commands:" in capsys.readouterr().err
