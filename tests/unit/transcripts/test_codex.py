@@ -450,6 +450,36 @@ def test_a_call_of_a_tool_codex_does_not_have_is_an_error() -> None:
     assert results(parse_codex_lines(lines).events) == {"x1": (True, False)}
 
 
+def test_a_patch_codex_refused_is_a_failed_edit_that_changed_no_code() -> None:
+    """Codex 0.171 answers a patch whose lines are not in the file with this text alone: no
+    exit code, no ``item_completed``. A session whose only edit it is is no task."""
+    from proctor.metrics.figures import step_figures
+    from proctor.metrics.trace import build_steps
+
+    body = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return zzz\n+    return a + b\n"
+    refused = "apply_patch verification failed: Failed to find expected lines in /w/calc.py:\n"
+    lines = [
+        line("response_item", {"type": "custom_tool_call", "status": "completed",
+                               "call_id": "p1", "name": "apply_patch",
+                               "input": body + "*** End Patch"}),
+        line("response_item", {"type": "custom_tool_call_output", "call_id": "p1",
+                               "output": refused + "    return zzz"}),
+        line("response_item", {"type": "custom_tool_call", "status": "completed",
+                               "call_id": "p2", "name": "apply_patch",
+                               "input": body.replace("zzz", "a - b") + "*** End Patch"}),
+        line("response_item", {"type": "custom_tool_call_output", "call_id": "p2",
+                               "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\n"
+                               "Success. Updated the following files:\nM calc.py\n"}),
+    ]  # fmt: skip
+    events = parse_codex_lines(lines[:2]).events
+    assert results(events) == {"p1": (True, False)}
+    assert not step_figures(build_steps(events, "/w"), None).is_task
+    # The control: the same session with a patch that applied is a task.
+    both = parse_codex_lines(lines).events
+    assert results(both) == {"p1": (True, False), "p2": (False, False)}
+    assert step_figures(build_steps(both, "/w"), None).is_task
+
+
 def test_a_refusal_quoted_in_a_command_output_is_no_denial() -> None:
     quoted = "Exit code: 0\nOutput:\nRejected by user: the old deploy\n"
     lines = [call("c1", command=["cat", "notes.txt"]), output("c1", quoted)]

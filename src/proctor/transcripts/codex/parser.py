@@ -97,6 +97,9 @@ from proctor.transcripts.kinds import (
 from proctor.transcripts.lines import decode_line, file_lines, line_text, nonblank
 
 UNSUPPORTED_CALL = "unsupported call: "
+PATCH_REFUSED = "apply_patch verification failed"
+"""How Codex answers a patch it could not apply (lines it expected are not in the file, a
+body it cannot read): no exit code, no status item, and no file changed."""
 _SYNTHETIC = "codex-call-"
 """The start of the id given to a call that has none."""
 STATUS_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
@@ -398,8 +401,8 @@ class _Parser:
         question = call_id in self.questions
         if question and not denied and "unavailable" in text[:200].lower():
             is_error = True
-        if is_error is None and text.startswith(UNSUPPORTED_CALL):
-            is_error = True  # Codex's answer to a call of a tool it does not have
+        if is_error is None and text.startswith((UNSUPPORTED_CALL, PATCH_REFUSED)):
+            is_error = True  # a call of a tool Codex does not have, or a patch it refused
         is_error, denied = _status_after(denied, is_error, after)
         self.add(
             "tool_result", id=call_id, output=text[:OUTPUT_CAP], isError=is_error, denied=denied
