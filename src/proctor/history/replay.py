@@ -29,7 +29,7 @@ from proctor.history.projects import same_project, session_project
 from proctor.history.record import SessionRecord, local_start, records_of, set_responses
 from proctor.history.sources import Session
 from proctor.metrics.figures import step_figures
-from proctor.metrics.trace import plain_steps, time_span
+from proctor.metrics.trace import event_stamps, plain_steps, time_span
 from proctor.models.history import Unavailable
 from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, dollars
@@ -230,7 +230,7 @@ def _measure(
         reason = "no message in it" + (", a title alone" if _is_claude(session) else "")
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     # The events a reader for a measure built as objects have their times in .stamps.
-    stamps: list[str | None] = [e.get("ts") for e in events if type(e) is dict]
+    stamps = event_stamps(e for e in events if type(e) is dict)
     stamps.extend(trajectory.stamps or ())
     started, ended = time_span(stamps)
     if started is None and trajectory.started:  # events without times: dated by the header

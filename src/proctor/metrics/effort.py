@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from proctor.metrics.trace import parse_ts
+from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import Effort
 from proctor.models.trajectory import Event, ModelUsage, Usage, sum_usage
@@ -13,9 +13,10 @@ UNKNOWN_MODEL = "unknown"
 
 
 def elapsed_seconds(events: Sequence[Event]) -> float | None:
-    """Seconds from the earliest to the latest timestamp; None without timestamps, 0.0 with one."""
-    stamps = [t for t in (parse_ts(e.ts) for e in events) if t is not None]
-    return (max(stamps) - min(stamps)).total_seconds() if stamps else None
+    """Seconds from the earliest to the latest time of the events (see
+    :func:`~proctor.metrics.trace.event_stamps`); None without times, 0.0 with one."""
+    start, end = time_span(event_stamps(events))
+    return (end - start).total_seconds() if start and end else None
 
 
 def tokens_by_model(events: Sequence[Event]) -> dict[str, ModelUsage]:

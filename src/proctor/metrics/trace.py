@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import msgspec
 
 from proctor.models.process import CheckOutcome
-from proctor.models.trajectory import Event, ToolCall, ToolResult
+from proctor.models.trajectory import HARNESS_MESSAGE, Event, ToolCall, ToolResult
 from proctor.util.shellwords import looking_kind
 
 READ_KINDS = frozenset({"read"})
@@ -325,9 +325,24 @@ def parse_ts(ts: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def event_stamps(events: Iterable[Any]) -> list[str | None]:
+    """The times a session's span is read from: each event's (a model, or a dict of a plain
+    parse) but the context a CLI writes into the session when it opens (see
+    :data:`~proctor.models.trajectory.HARNESS_MESSAGE`), which may be long before the first
+    prompt."""
+    stamps: list[str | None] = []
+    for event in events:
+        if type(event) is dict:
+            if event.get("recordType") != HARNESS_MESSAGE:  # only an `other` event has one
+                stamps.append(event.get("ts"))
+        elif getattr(event, "record_type", None) != HARNESS_MESSAGE:
+            stamps.append(event.ts)
+    return stamps
+
+
 def trial_start(events: Sequence[Event]) -> datetime | None:
-    """The earliest timestamp of any event; None when no event has one."""
-    return time_span(e.ts for e in events)[0]
+    """The earliest time of the events (see :func:`event_stamps`); None when none has one."""
+    return time_span(event_stamps(events))[0]
 
 
 def time_span(stamps: Iterable[str | None]) -> tuple[datetime | None, datetime | None]:

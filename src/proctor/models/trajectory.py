@@ -160,6 +160,12 @@ class TurnEnd(EventBase):
     text: str | None = None
 
 
+HARNESS_MESSAGE = "harness-message"
+"""The record type of an ``other`` event that holds the context a CLI writes into its session
+itself (Gemini CLI's ``<session_context>``, Codex's ``<environment_context>``). It is written
+when the CLI opens, which may be long before the first prompt, so its time starts nothing."""
+
+
 class OtherEvent(EventBase):
     type: Literal["other"] = "other"
     record_type: str | None = None

@@ -41,7 +41,8 @@ def test_a_session_written_in_another_offset_is_shown_in_utc(tmp_path: Path, off
     (tmp_path / ROLLOUT).write_text(shifted)
     record = measured(tmp_path / ROLLOUT)
     original = measured(CODEX / ROLLOUT)  # the control: as the CLI wrote it, in UTC
-    assert record.started_at == original.started_at == "2026-11-29T10:00:04.148000+00:00"
+    # (Its first prompt's time: the developer and environment messages before it are context.)
+    assert record.started_at == original.started_at == "2026-11-29T10:00:07.259000+00:00"
     assert record.ended_at == original.ended_at
     assert record.duration_seconds == original.duration_seconds
 
@@ -51,3 +52,27 @@ def test_a_week_of_a_damaged_clock_s_year_one_has_four_digits() -> None:
     assert week_of(record) == "0001-W01"
     dated = SessionRecord(agent="codex", path="x", started_at="2026-11-29T12:00:00+00:00")
     assert week_of(dated) == "2026-W48"
+
+
+OPENED_EARLY = ROOT / (
+    "tests/fixtures/transcripts/gemini/opened-early/session-2026-12-04T20-20-37772f96.jsonl"
+)
+"""An interactive Gemini CLI 0.61 session: opened at 20:20:47.869, when it wrote its header
+and its ``<session_context>`` message, and given its prompt at 20:21:05.606."""
+
+
+def test_a_session_starts_at_its_first_prompt_not_when_the_cli_wrote_its_context() -> None:
+    from proctor.metrics.trace import trial_start
+    from proctor.transcripts.gemini import parse_gemini_chat
+
+    sessions, _ = sessions_under([OPENED_EARLY], ("gemini-cli",))
+    (record,) = replay(sessions, Filters(), PriceTable(), workers=1)
+    assert isinstance(record, SessionRecord)
+    assert record.started_at == "2026-12-04T20:21:05.606000+00:00"
+    assert record.ended_at == "2026-12-04T20:21:06.257000+00:00"
+    assert record.duration_seconds == pytest.approx(0.651)
+    assert record.orientation.seconds_to_first_edit == pytest.approx(0.152)
+    # A trial's start is read so too; the control: the context's time is in the chat.
+    events = parse_gemini_chat(OPENED_EARLY).events
+    assert trial_start(events) == datetime.fromisoformat("2026-12-04T20:21:05.606+00:00")
+    assert min(e.ts or "~" for e in events) == "2026-12-04T20:20:47.869Z"

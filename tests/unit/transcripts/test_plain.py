@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from proctor.metrics.process import compute_process_metrics, metrics_of_steps
-from proctor.metrics.trace import plain_steps, time_span
+from proctor.metrics.trace import event_stamps, plain_steps, time_span
 from proctor.models import trajectory as model
 from proctor.models.trajectory import EVENT_ADAPTER, event_conforms, event_json
 from proctor.transcripts import builder as builder_module
@@ -65,7 +65,7 @@ def assert_same(full: Any, plain: PlainTrajectory, workspace: str | None = None)
     assert (full.coverage, full.usage) == (plain.coverage, plain.usage)
     assert (full.session_id, full.agent_version) == (plain.session_id, plain.agent_version)
     reference = compute_process_metrics(full.events, workspace=workspace, with_effort=False)
-    start, _ = time_span(e.get("ts") for e in plain.events)
+    start, _ = time_span(event_stamps(plain.events))
     measured = metrics_of_steps(plain_steps(plain.events, workspace), start, workspace=workspace)
     assert measured == reference
 

@@ -56,7 +56,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from proctor.models.trajectory import Trajectory
+from proctor.models.trajectory import HARNESS_MESSAGE, Trajectory
 from proctor.transcripts.builder import (
     EventSink,
     PlainTrajectory,
@@ -311,7 +311,7 @@ class _Parser:
         elif role == "user" and not text.lstrip().startswith(HARNESS_PREFIXES):
             self.add("user_message", text=text)
         else:
-            self.add("other", recordType="harness-message", text=text[:TEXT_CAP])
+            self.add("other", recordType=HARNESS_MESSAGE, text=text[:TEXT_CAP])
 
     def function_call(self, item: dict[str, Any]) -> None:
         raw = item.get("arguments")

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import ConfigError
-from proctor.models.trajectory import Trajectory
+from proctor.models.trajectory import HARNESS_MESSAGE, Trajectory
 from proctor.transcripts.builder import (
     EventSink,
     PlainTrajectory,
@@ -303,7 +303,7 @@ class _Events:
             if not text.strip():
                 return  # a user record that only carries function responses
             if text.lstrip().startswith(HARNESS_PREFIXES):
-                self.add("other", ts, recordType="harness-message", text=text)
+                self.add("other", ts, recordType=HARNESS_MESSAGE, text=text)
             else:
                 self.add("user_message", ts, text=text)
         elif mtype == "error":
