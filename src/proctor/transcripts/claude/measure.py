@@ -199,6 +199,14 @@ def _plain_special(block: _Block, kind: str) -> bool:
     return label is None or type(label) is str
 
 
+def _names_subagent(structured: object, subagents: dict[str, Path]) -> bool:
+    """Whether a result's ``toolUseResult`` names a subagent file still to place."""
+    if type(structured) is not _Structured:
+        return False
+    agent = structured.agentId
+    return type(agent) is str and agent in subagents
+
+
 def _plain_answer(record: _Record) -> bool:
     """Whether the answer event a question's result also gives conforms to its model, so that
     its time is all a measure needs of it: its text is the first answer when that is a string,
@@ -220,6 +228,10 @@ class _MeasureParser(_Parser):
     def __init__(self, subagents: Sequence[Path], inherited: frozenset[str]) -> None:
         super().__init__(None, subagents, inherited=inherited)
         self.stamps: dict[str, None] = {}
+        self.agent_calls: set[str] = set()
+        """The ``Agent`` calls made while a subagent file was still to place: a result of one
+        that names no subagent in its ``toolUseResult`` is the full parser's, which finds the
+        subagent named in its text (see :meth:`_Parser.named_subagent`)."""
 
     def feed_file(self, path: str | Path) -> None:
         # One loop per file, with what every line needs at hand: a session is millions of them.
@@ -337,6 +349,8 @@ class _MeasureParser(_Parser):
         self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files))  # type: ignore[arg-type]
         if kind == "question":  # its result is the answer, which the full parser reads
             self.questions[str(block.id)] = question_of(tool_input)[0]
+        elif kind == "subagent" and self.subagents and block.id is not None:
+            self.agent_calls.add(block.id)
         elif block.name in POLLS and block.id is not None:  # its result is the full parser's
             task = polled_task(block.name, tool_input)
             if task is not None:
@@ -362,6 +376,12 @@ class _MeasureParser(_Parser):
                     return None
                 if polls and block.tool_use_id in polls:  # a read of a background task
                     return None
+                if (
+                    self.agent_calls
+                    and block.tool_use_id in self.agent_calls
+                    and not _names_subagent(structured, self.subagents)
+                ):
+                    return None  # the subagent it ran may be named in its text
                 results = True
         if not results:
             # A message, a command the CLI ran, or an interrupted turn.

@@ -22,6 +22,7 @@ usage rows go through the shared :class:`~proctor.transcripts.builder.Trajectory
 
 from __future__ import annotations
 
+import re
 import sys
 import zlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -83,6 +84,8 @@ BOOKKEEPING = frozenset(
 )
 OUTPUT_CAP = 20_000
 USER_REJECTED = "User rejected tool use"
+_NAMED_AGENT = re.compile(r"\bagentId: ([\w-]+)")
+"""How an ``Agent`` call's result names the subagent that ran (its file is ``agent-<id>``)."""
 """The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
 ``toolDenialKind`` then): a denial, not a failed call."""
 INTERRUPTED = "[Request interrupted by user"
@@ -254,6 +257,14 @@ class _Parser:
         finally:
             builder.sidechain, self.waiting = outer, outer_waiting
 
+    def named_subagent(self, output: str) -> str | None:
+        """The subagent file that a result's text names (``agentId: <id> (use SendMessage
+        …``): a subagent's own file holds no ``toolUseResult`` for a call that succeeded, so
+        a subagent that another started is found by its result's text."""
+        if "agentId: " not in output:
+            return None
+        return next((a for a in _NAMED_AGENT.findall(output) if a in self.subagents), None)
+
     def user(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
         message = record.get("message") or {}
@@ -280,11 +291,12 @@ class _Parser:
                 tool_id = block.get("tool_use_id")
                 output = _text_of(block.get("content"))
                 structured = record.get("toolUseResult")
-                if isinstance(structured, dict):
-                    agent = structured.get("agentId")
-                    if isinstance(agent, str) and agent in self.subagents:
-                        # The subagent's events go just before the result of the call that ran it.
-                        self.subagent(agent)
+                agent = structured.get("agentId") if isinstance(structured, dict) else None
+                if self.subagents and not (isinstance(agent, str) and agent in self.subagents):
+                    agent = self.named_subagent(output)
+                if isinstance(agent, str) and agent in self.subagents:
+                    # The subagent's events go just before the result of the call that ran it.
+                    self.subagent(agent)
                 failed: bool | None = bool(block.get("is_error")) and not denied
                 task = structured.get("backgroundTaskId") if isinstance(structured, dict) else None
                 if started_in_background(task, failed, denied):
@@ -539,7 +551,8 @@ def parse_claude_session(
     """Parse a session file plus its subagent files into one trajectory.
 
     Subagent events carry ``sidechain=True`` and sit just before the result of the tool call
-    that ran them (``toolUseResult.agentId``); a file whose caller is not found goes last.
+    that ran them (``toolUseResult.agentId``, or the ``agentId: …`` its result's text names);
+    a file whose caller is not found goes last.
 
     With a ``sink``, events are handed to it in order as the files are read (holding back at
     most :data:`WINDOW` of them) and the trajectory returned has no events, only usage,
