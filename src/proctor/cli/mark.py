@@ -66,6 +66,7 @@ def _unwritable(path: Path, exc: OSError) -> str:
     answer False, never raise, where a folder on the way cannot be entered."""
     import os
 
+    from proctor.history.changes import dangling_link
     from proctor.history.sources import shut_folder
 
     blocker = next((p for p in path.parents if os.path.isfile(p)), None)
@@ -73,8 +74,9 @@ def _unwritable(path: Path, exc: OSError) -> str:
         return f"{blocker} is a file, not a folder"
     if os.path.isdir(path):
         return "it is a folder, not a file"
-    if os.path.islink(path) and not os.path.exists(path):
-        return f"it is a link to {os.readlink(path)}, which cannot be reached"
+    gone = dangling_link(path)
+    if gone is not None:
+        return f"it {gone}"
     if isinstance(exc, PermissionError):
         where = str(exc.filename or path)
         shut = shut_folder(where)

@@ -126,16 +126,25 @@ def add_mark(path: Path, mark: ChangeMark) -> None:
         fh.write(line)
 
 
+def dangling_link(path: Path) -> str | None:
+    """Where the way to ``path`` is a link to a place that cannot be reached (the journal's
+    own, or a folder's on the way: a data folder on a disk not mounted), as the end of a
+    sentence about it; None when no link on the way is broken."""
+    for place in (path, *path.parents):
+        if os.path.islink(place) and not os.path.exists(place):
+            what = "is" if place == path else f"lies in {place}, which is"
+            return f"{what} a link to {os.readlink(place)}, which cannot be reached"
+    return None
+
+
 def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
     """Every mark in the journal, oldest first, and a note per line that could not be read."""
     try:
         data = read_regular(path)
     except FileNotFoundError:
-        if os.path.islink(path):  # a journal moved away, its link left: not "no change"
-            raise ConfigError(
-                f"{path}: the change journal is a link to {os.readlink(path)}, which cannot "
-                "be reached"
-            ) from None
+        gone = dangling_link(path)
+        if gone is not None:  # a journal or its folder moved away, a link left: not "no change"
+            raise ConfigError(f"{path}: the change journal {gone}") from None
         return [], []
     except OSError as exc:  # a folder, a file in the way: a journal that is not there
         raise ConfigError(f"{path}: the change journal cannot be read ({_why(exc)})") from exc
@@ -304,10 +313,14 @@ def compare_changes(
         starts, tasks = tasks_of[mark.project]
         split = bisect.bisect_left(starts, at)
         before, after = tasks[max(0, split - SIDE) : split], tasks[split : split + SIDE]
-        first = starts[split - len(before)] if before else at
-        last = starts[split + len(after) - 1] if after else at
-        # The other changes of its project marked between its first and its last task.
-        inside = timed[bisect.bisect_left(moments, first) : bisect.bisect_right(moments, last)]
+        # The other changes of its project marked between its first and its last task (some
+        # of these tasks before them, some after), or at the same time as it.
+        held = range(0)
+        if before or after:
+            first, last = starts[split - len(before)], starts[split + len(after) - 1]
+            held = range(bisect.bisect_left(moments, first), bisect.bisect_right(moments, last))
+        same = range(bisect.bisect_left(moments, at), bisect.bisect_right(moments, at))
+        inside = [timed[i] for i in sorted({*held, *same})]
         others = [
             (when, other)
             for when, other in inside
@@ -419,7 +432,7 @@ def _mixed_in(
     warnings = []
     if len(others) == 1:
         (when, other), *_ = others
-        where = "at the same time" if when == at else ("before" if when < at else "after")
+        where = "at the same time as" if when == at else ("before" if when < at else "after")
         warnings.append(
             f"another change, '{other.text}' ({other.at}), falls among these tasks "
             f"({where} this one): its effect counts in this comparison too"

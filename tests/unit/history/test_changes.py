@@ -441,6 +441,29 @@ def test_another_change_among_the_tasks_is_named() -> None:
     ]
 
 
+def test_a_change_after_every_task_of_a_comparison_falls_among_none_of_them() -> None:
+    """Marked today and again tomorrow, with no task since: the first change is after every
+    task the second's comparison holds, so its effect counts in none of them."""
+    tasks = [task(day, 60, 2, True) for day in (1, 2, 3)]
+    first = ChangeMark(text="first", project=PROJECT, at="2026-11-06T10:00:00+00:00")
+    second = ChangeMark(text="second", project=PROJECT, at="2026-11-07T10:00:00+00:00")
+    early = ChangeMark(text="early", project=PROJECT, at="2026-11-02T10:00:00+00:00")
+    assert compare_change(second, tasks, [first, second]).warnings == []
+    assert compare_change(first, tasks, [first, second]).warnings == []
+    # The control: a change between two of its tasks is named.
+    assert compare_change(second, tasks, [early, second]).warnings == [
+        "another change, 'early' (2026-11-02T10:00:00+00:00), falls among these tasks "
+        "(before this one): its effect counts in this comparison too"
+    ]
+    # One at the same time as it is named, whatever its tasks.
+    twin = ChangeMark(text="twin", project=PROJECT, at=second.at)
+    assert compare_change(second, tasks, [second, twin]).warnings == [
+        "another change, 'twin' (2026-11-07T10:00:00+00:00), falls among these tasks "
+        "(at the same time as this one): its effect counts in this comparison too"
+    ]
+    assert compare_change(second, [], [second, twin]).warnings[0].startswith("another change")
+
+
 def test_the_changes_output_grows_with_the_number_of_marks_not_its_square() -> None:
     tasks = [task(day, 60, 2, True) for day in range(1, 29)]
 
@@ -607,6 +630,27 @@ def test_a_journal_linked_to_a_place_that_is_gone_is_an_error(tmp_path: Path) ->
     path.symlink_to(tmp_path / "moved" / "changes.jsonl")
     with pytest.raises(ConfigError, match="is a link to .*, which cannot be reached"):
         read_marks(path)
+
+
+def test_a_data_folder_linked_to_a_place_that_is_gone_is_an_error_never_no_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A data folder on a disk that is not mounted: no mark is read as "no change", and a
+    mark says why it cannot be written (not "File exists")."""
+    data = tmp_path / "data"
+    data.symlink_to(tmp_path / "unmounted" / "proctor")
+    path = data / "changes.jsonl"
+    gone = f"lies in {data}, which is a link to {tmp_path / 'unmounted' / 'proctor'}, which"
+    with pytest.raises(ConfigError, match=f"the change journal {re.escape(gone)} cannot be"):
+        read_marks(path)
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(data))
+    with pytest.raises(SystemExit) as stopped:
+        main(["mark", "plugin enabled", "--project", str(tmp_path)])
+    assert stopped.value.code == 2
+    assert f"cannot write the change journal (it {gone} cannot be reached)" in (
+        capsys.readouterr().err
+    )
+    assert read_marks(tmp_path / "elsewhere" / "changes.jsonl") == ([], [])  # the control
 
 
 def test_a_relative_data_folder_names_no_journal(tmp_path: Path) -> None:
