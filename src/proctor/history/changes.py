@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import errno
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -158,10 +159,16 @@ def read_marks(path: Path) -> tuple[list[ChangeMark], list[str]]:
             record = decode_object(raw.decode("utf-8-sig" if number == 1 else "utf-8"))
             if record is None:
                 raise ValueError("not a JSON object")
-            version = record.get("schemaVersion")
-            if version != ChangeMark.current_schema_version:
+            if "schemaVersion" not in record:
                 raise ValueError(
-                    f"schemaVersion {version!r}, where this proctor writes "
+                    f"no schemaVersion, where this proctor writes "
+                    f"{ChangeMark.current_schema_version}"
+                )
+            version = record["schemaVersion"]
+            if type(version) is not int or version != ChangeMark.current_schema_version:
+                shown = json.dumps(version, default=repr)  # as the file spells it: true, "2"
+                raise ValueError(
+                    f"schemaVersion {shown}, where this proctor writes "
                     f"{ChangeMark.current_schema_version}"
                 )
             mark = ChangeMark.model_validate(record)

@@ -231,10 +231,23 @@ def test_a_mark_of_another_schema_version_is_skipped_with_a_note(tmp_path: Path)
         '{"schemaVersion":99,"text":"new","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
         '{"text":"none","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
         '{"schemaVersion":2,"text":"ok","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
+        '{"schemaVersion":"2","text":"text","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
+        '{"schemaVersion":true,"text":"bool","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
+        '{"schemaVersion":null,"text":"null","project":"/w","at":"2026-11-10T05:00:00+00:00"}\n'
     )
     marks, notes = read_marks(path)
     assert [m.text for m in marks] == ["ok"]
-    assert "schemaVersion 99" in notes[0] and "schemaVersion None" in notes[1]
+    # Each version as the file spells it (JSON), a missing one said so.
+    assert [note.split("not a change mark (", 1)[1] for note in notes] == [
+        f"{version}, where this proctor writes 2)"
+        for version in (
+            "schemaVersion 99",
+            "no schemaVersion",
+            'schemaVersion "2"',
+            "schemaVersion true",
+            "schemaVersion null",
+        )
+    ]
 
 
 def test_since_and_until_name_days_on_the_machine_s_clock(monkeypatch: pytest.MonkeyPatch) -> None:
