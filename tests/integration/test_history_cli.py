@@ -106,7 +106,9 @@ def test_a_plain_folder_and_its_errors(proctor: Run, home: Path, tmp_path: Path)
     assert far_mark.code == 2 and "out of the range of dates" in far_mark.err
 
 
-def test_project_filter_and_markdown(proctor: Run, home: Path) -> None:
+def test_project_filter_and_markdown(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = proctor("history", "--home", str(home), "--project", PROJECT_A, "--by", "week")
     assert result.code == 0
     assert "Sessions: 2 (2 tasks, 0 without a code change)" in result.out
@@ -115,6 +117,10 @@ def test_project_filter_and_markdown(proctor: Run, home: Path) -> None:
     assert empty.code == 2 and "--project is empty" in empty.err and not empty.out
     here = proctor("history", "--home", str(home), "--project", ".")  # the control
     assert here.code == 0, here.err
+    # `--project=~/projA`: the `~` no shell expands is the home folder.
+    monkeypatch.setenv("HOME", "/work")
+    tilde = proctor("history", "--home", str(home), "--project=~/projA", "--by", "week")
+    assert tilde.code == 0 and tilde.out == result.out
 
 
 def test_mark_then_changes(

@@ -122,7 +122,10 @@ def command(
         raise ConfigError("--project is empty: name the folder whose sessions to read")
     project = None
     if project_text is not None:
-        project = from_current(Path(project_text), cwd, f"--project {project_text}")
+        # `--project=~/app` reaches proctor as written (a shell expands `~` only at a word's
+        # start).
+        given = Path(os.path.expanduser(project_text))
+        project = from_current(given, cwd, f"--project {project_text}")
     filters = Filters(
         project=project,
         since=parse_day(since, "--since") if since is not None else None,

@@ -31,7 +31,8 @@ def command(text: str, project: str | None, at: str | None) -> int:
 
     if project is not None and not project.strip():  # an unset variable: not the current folder
         raise ConfigError("--project is empty: name the folder the change applies to")
-    folder = Path(project) if project is not None else None
+    # `--project=~/app` reaches proctor as written (a shell expands `~` only at a word's start).
+    folder = Path(os.path.expanduser(project)) if project is not None else None
     mark = mark_for(text, folder, at, current_folder())
     path = journal_path(os.environ)
     try:

@@ -695,6 +695,18 @@ def test_an_empty_project_is_refused_not_taken_for_the_current_folder(
     assert code == 0 and (tmp_path / "data" / "changes.jsonl").exists()  # the control
 
 
+def test_a_project_given_with_a_tilde_the_shell_left_is_in_the_home_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "app").mkdir()
+    code, text = _run(["mark", "x", "--project=~/app"], capsys)  # no shell expands this `~`
+    assert code == 0, text
+    (mark,), _ = read_marks(tmp_path / "data" / "changes.jsonl")
+    assert mark.project == str(tmp_path / "app") and "not a folder" not in text
+
+
 def test_a_change_of_a_folder_no_task_ran_in_names_the_folders_nearby() -> None:
     tasks = [task(day, 60, 3, True, project=f"{PROJECT}/sub") for day in (10, 11, 20, 21)]
     tasks.append(task(12, 60, 3, True, project="/elsewhere"))
