@@ -311,6 +311,7 @@ def compare_changes(
     timed = sorted(((times[id(m)], m) for m in journal), key=lambda pair: pair[0])
     moments = [when for when, _ in timed]
     tasks_of: dict[str | None, tuple[list[datetime], list[SessionRecord]]] = {}
+    figures: dict[tuple[str | None, int], _Figures] = {}
     scope = _Scope()
     out = []
     for mark in marks:
@@ -333,7 +334,10 @@ def compare_changes(
             for when, other in inside
             if other is not mark and other != mark and scope.shared(mark, other)
         ]
-        comparison = _comparison(mark, at, before, after, others)
+        key = (mark.project, split)  # changes with the same tasks on each side share figures
+        if key not in figures:
+            figures[key] = _figures(before, after)
+        comparison = _comparison(mark, figures[key], _mixed_in(at, before, others))
         twins = sum(other == mark for other in journal)
         if twins > 1:  # marked again as it was (a command run twice): one change
             comparison.warnings.append(
@@ -400,13 +404,12 @@ class _Scope:
         return self.known[pair]
 
 
-def _comparison(
-    mark: ChangeMark,
-    at: datetime,
-    before: Sequence[SessionRecord],
-    after: Sequence[SessionRecord],
-    others: Sequence[tuple[datetime, ChangeMark]],
-) -> ChangeComparison:
+_Figures = tuple[SideFigures, SideFigures, "ChangeDelta | None", str]
+"""What a comparison says of its tasks: each side's figures, the difference when it compares
+them, and its note."""
+
+
+def _figures(before: Sequence[SessionRecord], after: Sequence[SessionRecord]) -> _Figures:
     comparable = len(before) >= MIN_SIDE and len(after) >= MIN_SIDE
     note = (
         UNCONTROLLED
@@ -414,14 +417,20 @@ def _comparison(
         else f"too few tasks to compare: {len(before)} before and {len(after)} after "
         f"(at least {MIN_SIDE} on each side)"
     )
+    delta = change_delta(before, after) if comparable else None
+    return side_figures(before), side_figures(after), delta, note
+
+
+def _comparison(mark: ChangeMark, figures: _Figures, warnings: list[str]) -> ChangeComparison:
+    before, after, delta, note = figures
     return ChangeComparison(
         change=mark,
-        before=side_figures(before),
-        after=side_figures(after),
-        comparable=comparable,
-        delta=change_delta(before, after) if comparable else None,
+        before=before.model_copy(deep=True),  # each comparison its own (a caller may edit one)
+        after=after.model_copy(deep=True),
+        comparable=delta is not None,
+        delta=delta.model_copy(deep=True) if delta is not None else None,
         note=note,
-        warnings=_mixed_in(at, before, others),
+        warnings=warnings,
     )
 
 

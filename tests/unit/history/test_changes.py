@@ -477,6 +477,31 @@ def test_a_change_after_every_task_of_a_comparison_falls_among_none_of_them() ->
     assert compare_change(second, [], [second, twin]).warnings[0].startswith("another change")
 
 
+def test_changes_with_the_same_tasks_on_each_side_share_their_figures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fifty changes marked between the same two tasks: the sides' figures and intervals are
+    worked out once, and each comparison still holds its own copy."""
+    from proctor.history import changes
+
+    tasks = [task(day, 60 * day, day, day % 2 == 0) for day in range(1, 29)]
+    marks = [
+        ChangeMark(
+            text=f"change {i}", project=PROJECT, at=f"2026-11-14T{i // 60:02d}:{i % 60:02d}Z"
+        )
+        for i in range(50)
+    ]
+    alone = [compare_change(m, tasks, marks) for m in marks[:2]]  # the control, one at a time
+    worked: list[int] = []
+    real = changes.side_figures
+    monkeypatch.setattr(changes, "side_figures", lambda t: worked.append(len(t)) or real(t))
+    compared = compare_changes(marks, tasks)
+    assert worked == [10, 10]  # one window of ten a side, for all fifty
+    assert compared[:2] == alone
+    compared[0].before.tasks = 99  # a caller's edit of one leaves the others as they were
+    assert compared[1].before.tasks == 10
+
+
 def test_the_changes_output_grows_with_the_number_of_marks_not_its_square() -> None:
     tasks = [task(day, 60, 2, True) for day in range(1, 29)]
 
