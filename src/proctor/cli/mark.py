@@ -26,7 +26,7 @@ def command(text: str, project: str | None, at: str | None) -> int:
     import os
 
     from proctor.errors import ConfigError
-    from proctor.history.changes import add_mark, journal_path, mark_for
+    from proctor.history.changes import add_mark, clock_gap, journal_path, mark_for
     from proctor.paths import current_folder
 
     if project is not None and not project.strip():  # an unset variable: not the current folder
@@ -43,6 +43,9 @@ def command(text: str, project: str | None, at: str | None) -> int:
             "file in a folder proctor can write (PROCTOR_DATA_DIR names another folder)"
         ) from exc
     click.echo(f"proctor: marked '{mark.text}' at {mark.at} for {mark.project} ({path})", err=True)
+    gap = clock_gap(at) if at is not None else None
+    if gap is not None:
+        click.echo(f"proctor: note: {gap}", err=True)
     from datetime import UTC, datetime, timedelta
 
     if datetime.fromisoformat(mark.at) > datetime.now(UTC) + timedelta(minutes=1):

@@ -93,6 +93,35 @@ def _iso(text: str) -> datetime:
     return datetime.fromisoformat(stripped)
 
 
+def clock_gap(text: str) -> str | None:
+    """What is odd about a time without a zone on this machine's clock: one the clock skips
+    (the hour it goes forward) or passes twice (the hour it goes back), as a sentence; None
+    for any other time, and for a time with a zone or a date alone."""
+    try:
+        moment = _iso(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is not None or len(text.strip()) <= len("2026-11-30"):
+        return None
+    try:
+        first = moment.replace(fold=0).astimezone(UTC)
+        second = moment.replace(fold=1).astimezone(UTC)
+    except (OverflowError, ValueError, OSError):
+        return None
+    if first == second:
+        return None
+    back = first.astimezone().replace(tzinfo=None)
+    if back != moment.replace(fold=0):  # a time the clock skips: no UTC time reads back as it
+        return (
+            f"{text} does not exist on this machine's clock (it goes forward then); "
+            f"taken as {first.isoformat()}"
+        )
+    return (
+        f"{text} happens twice on this machine's clock (it goes back then); taken as the "
+        f"first, {first.isoformat()} (give an offset to name the other)"
+    )
+
+
 def parse_day(text: str, what: str) -> date:
     """The day ``--since``/``--until`` name, on the machine's clock (the days sessions are
     kept by): a date as it is; a time without a zone, its date; a time with one, the local

@@ -732,6 +732,29 @@ def test_a_project_given_with_a_tilde_the_shell_left_is_in_the_home_folder(
     assert mark.project == str(tmp_path / "app") and "not a folder" not in text
 
 
+def test_a_local_time_the_clock_skips_or_passes_twice_is_noted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+        skipped = ["mark", "x", "--project", str(tmp_path), "--at", "2026-03-29T02:30"]
+        code, text = _run(skipped, capsys)
+        assert code == 0 and "proctor: note: 2026-03-29T02:30 does not exist on this" in text
+        code, text = _run([*skipped[:-1], "2026-10-25T02:30"], capsys)
+        assert code == 0 and "2026-10-25T02:30 happens twice on this machine's clock" in text
+        assert "taken as the first, 2026-10-25T00:30:00+00:00" in text
+        for plain in ("2026-10-25T04:30", "2026-10-25T02:30+02:00", "2026-03-29"):  # controls
+            code, text = _run([*skipped[:-1], plain], capsys)
+            assert code == 0 and "note:" not in text, text
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_a_change_of_a_folder_no_task_ran_in_names_the_folders_nearby() -> None:
     tasks = [task(day, 60, 3, True, project=f"{PROJECT}/sub") for day in (10, 11, 20, 21)]
     tasks.append(task(12, 60, 3, True, project="/elsewhere"))
