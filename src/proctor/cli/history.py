@@ -279,7 +279,7 @@ def _reads(cache_file: Path, given: Path) -> str | None:
     ``<session>/``, a Gemini CLI chat's ``<session id>/`` beside it). A folder above is not
     read: a session file in the home folder leaves ``~/.cache`` alone."""
     if given.is_dir():
-        return f"{given}, which is read" if _within(cache_file, given) else None
+        return f"{given}, which is read" if within(cache_file, given) else None
     if os.path.realpath(cache_file.parent) == os.path.realpath(given.parent):
         return f"{given.parent}, the folder of {given.name}, which is read"
     from proctor.util.native_paths import first_record, gemini_subagent_chats
@@ -290,11 +290,12 @@ def _reads(cache_file: Path, given: Path) -> str | None:
         # A Gemini CLI chat's subagent chats, and those of its subagents' subagents.
         parts.append(given.parent / session_id)
         parts += sorted({chat.parent for chat in gemini_subagent_chats(given)})
-    found = next((part for part in parts if _within(cache_file, part)), None)
+    found = next((part for part in parts if within(cache_file, part)), None)
     return None if found is None else f"{found}, the subagents' folder of {given.name}"
 
 
-def _within(path: Path, folder: Path) -> bool:
+def within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or inside it, links resolved."""
     real, root = os.path.realpath(path), os.path.realpath(folder)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 

@@ -35,6 +35,18 @@ def command(text: str, project: str | None, at: str | None) -> int:
     folder = Path(os.path.expanduser(project)) if project is not None else None
     mark = mark_for(text, folder, at, current_folder())
     path = journal_path(os.environ)
+    from proctor.cli.history import HISTORY_AGENTS, within
+    from proctor.history.sources import history_folders
+
+    for agent in HISTORY_AGENTS:  # never into a history folder, which a replay reads
+        inside = next(
+            (f for f in history_folders(agent, None, os.environ) if within(path, f)), None
+        )
+        if inside is not None:
+            raise ConfigError(
+                f"{path}: the change journal would be inside {inside}, a history folder "
+                f"`proctor history` reads; set PROCTOR_DATA_DIR to another folder"
+            )
     try:
         add_mark(path, mark)
     except OSError as exc:

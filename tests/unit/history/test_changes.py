@@ -691,6 +691,21 @@ def test_a_data_folder_linked_to_a_place_that_is_gone_is_an_error_never_no_chang
     assert read_marks(tmp_path / "elsewhere" / "changes.jsonl") == ([], [])  # the control
 
 
+def test_mark_never_writes_its_journal_into_a_history_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude = tmp_path / ".claude"
+    (claude / "projects").mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(claude / "projects" / "proctor"))
+    code, text = _run(["mark", "x", "--project", str(tmp_path)], capsys)
+    assert code == 2 and f"would be inside {claude}, a history folder" in text
+    assert not (claude / "projects" / "proctor").exists()
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))  # the control
+    code, text = _run(["mark", "x", "--project", str(tmp_path)], capsys)
+    assert code == 0 and (tmp_path / "data" / "changes.jsonl").is_file()
+
+
 def test_a_relative_data_folder_names_no_journal(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="PROCTOR_DATA_DIR 'rel' is not a full path"):
         journal_path({"PROCTOR_DATA_DIR": "rel"})
