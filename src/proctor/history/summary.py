@@ -237,6 +237,8 @@ def render_history(report: HistoryReport) -> str:
                 f"{'unpriced' if dollars is None else f'${dollars:.4f}'} |"
             )
         lines.append(f"\nCost: {_dollars(total)}")
+        if total.unpriced_models:
+            lines.append(PRICES_HINT)
     if report.by is not None:
         lines += [
             "",
@@ -258,6 +260,12 @@ def render_history(report: HistoryReport) -> str:
         lines.append(f"- {who}{_one_line(missing.path)}: {_one_line(missing.reason)}")
     # A name that is not UTF-8 shows its bytes as the JSON report does (caf\xe9).
     return escape_surrogates("\n".join(lines) + "\n")
+
+
+PRICES_HINT = (
+    "(A model's price, dollars per million tokens, comes from `pricing` in ./proctor.json or "
+    "the file --config names: see docs/metrics.md.)"
+)
 
 
 def _count(number: int, noun: str) -> str:

@@ -212,7 +212,13 @@ def test_the_markdown_summary_states_the_proxy_and_the_figures(home: Path) -> No
     assert "Median time: 5m 30s (5m 00s–6m 00s)" in text and "4.5 (4–5)" in text
     assert "| claude-test-1 | 1,500 | 150 |" in text and "| claude-helper-1 | 1,000 | 100 |" in text
     assert "proxy gold" in text
-    assert "$0.0030 (unpriced: claude-helper-1)" in text
+    assert "$0.0030 (unpriced: claude-helper-1)\n(A model's price, dollars per million" in text
+    every = render_history(history_report(replayed(home), [], PriceTable(), "project"))
+    priced = PriceTable(prices={**PRICES.prices, "claude-helper-1": PRICES.prices["claude-test-1"]})
+    assert "(A model's price" in every  # no model priced
+    assert "(A model's price" not in render_history(  # every model priced: no hint
+        history_report(replayed(home), [], priced, "project")
+    )
 
 
 def test_the_markdown_summary_keeps_each_row_on_its_line_and_counts_in_words(
