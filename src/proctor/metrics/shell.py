@@ -31,6 +31,8 @@ _KEEPS = frozenset({None, "&&", ")"})
 """What may follow a command whose status is the line's: ``&&``, the end of a subshell
 (``(cd app && pytest)``), or nothing."""
 _ENDS = frozenset({";", "\n"})
+_EXITS_WITH_IT = frozenset({("exit",), ("exit", LAST_STATUS)})
+"""An ``exit`` with the status of the command before it."""
 """What ends a command and masks it only when another command follows (``pytest;``)."""
 _STDIN_FLAG = re.compile(r"-\w*s\w*")
 _REDIRECTION = re.compile(r"\d*(?:[<>]{1,2}|&>>?)&?")
@@ -434,7 +436,9 @@ def _masks(top: list[ShellCommand], outer_masked: bool, pipefail: list[bool]) ->
         op = top[index].then
         last = index == len(top) - 1 or top[index + 1].words[:1] == ("}",)  # { pytest; }
         piped = op in _PIPES and pipefail[index] and drains(top[index + 1].words)
-        keeps = op in _KEEPS or (op in _ENDS and last) or piped
+        # ``pytest; exit $?`` (or a bare ``exit``): the line ends with the command's status.
+        exits = op in _ENDS and not last and top[index + 1].words in _EXITS_WITH_IT
+        keeps = op in _KEEPS or (op in _ENDS and last) or piped or exits
         masks[index] = masks[index + 1] or not keeps
     negated = _negations(top)
     ends = failure_ends_line(top, negated, pipefail)

@@ -41,6 +41,11 @@ KNOWN = [
     "pytest > log 2>&1 || (tail -20 log; exit 1)",
     "pytest || (exit $?)",
     "{ cd app; pytest; } > log 2>&1",
+    "pytest -q; exit $?",  # the exit takes the check's status
+    "cd app; pytest -q\nexit",
+    "(cd app && pytest); exit $?",
+    "{ pytest; exit $?; }",
+    "bash -c 'pytest -q; exit $?'",
 ]
 MASKED = [
     "pytest || { echo failed; exit $?; }",  # $? is the echo's
@@ -59,6 +64,10 @@ MASKED = [
     "pytest || (echo failed; exit 1); echo done",
     "pytest || (echo failed; exit $?)",
     "(pytest || echo failed; exit 1)",
+    "pytest; echo done; exit $?",  # the echo's status
+    "pytest; exit $? | cat",  # a piped exit ends its own subshell
+    "pytest; exit $? &",
+    "pytest; exit 0",
 ]
 SH = ["sh -c 'cd app && pytest -q &>/dev/null'", "sh -c 'set -o pipefail; pytest | tail -3'"]
 """Lines whose status depends on what ``sh`` is (dash on Debian): masked everywhere."""
