@@ -284,6 +284,57 @@ def test_a_long_command_s_structured_status_or_its_abort_is_its_result() -> None
     assert results(parse_codex_lines(aborted).events) == {"t": (False, True)}
 
 
+def command_item(call_id: str, status: str, code: int, output: str) -> dict[str, Any]:
+    item = {"type": "CommandExecution", "id": call_id, "status": status, "exit_code": code}
+    return {"type": "item_completed", "item": {**item, "aggregated_output": output}}
+
+
+def test_a_polled_command_ends_when_codex_says_so_with_its_output() -> None:
+    """Codex 0.171 writes the command's ``item_completed`` when it ends, just before the
+    poll's answer: the result is at that time, with the output the command wrote (not the
+    first answer's "still running")."""
+    running = "Chunk ID: 1\nWall time: 1.0 seconds\nProcess running with session ID 5\n"
+    lines = [
+        call("t", cmd="sleep 4 && python3 -m unittest"),
+        line("response_item", {"type": "function_call_output", "call_id": "t",
+                               "output": running}, ts="2026-01-01T00:00:01.000Z"),
+        call("p", name="write_stdin", session_id=5, chars=""),
+        line("event_msg", command_item("t", "failed", 1, "FAIL: test_add\n"),
+             ts="2026-01-01T00:00:04.000Z"),
+        line("response_item", {"type": "function_call_output", "call_id": "p",
+                               "output": "Process exited with code 1\nOutput:\nFAIL\n"},
+             ts="2026-01-01T00:00:04.005Z"),
+    ]  # fmt: skip
+    (result,) = [e for e in parse_codex_lines(lines).events if isinstance(e, ToolResult)]
+    assert (result.id, result.is_error, result.output) == ("t", True, "FAIL: test_add\n")
+    assert result.ts == "2026-01-01T00:00:04.000Z"
+    # Never polled to its end: the status still gives its result.
+    alone = [*lines[:2], lines[3]]
+    (result,) = [e for e in parse_codex_lines(alone).events if isinstance(e, ToolResult)]
+    assert (result.id, result.is_error) == ("t", True)
+
+
+def test_a_command_codex_killed_when_it_exited_has_no_outcome() -> None:
+    """Still running when its turn ended, the command is killed as Codex exits: status
+    ``failed``, exit code -1, no output. The tests never finished: no failure."""
+    running = "Chunk ID: 1\nWall time: 1.0 seconds\nProcess running with session ID 7\n"
+    lines = [
+        call("t", cmd="sleep 3 && python3 -m unittest"),
+        output("t", running),
+        line("event_msg", {"type": "task_complete", "duration_ms": 817}),
+        line("event_msg", command_item("t", "failed", -1, "")),
+    ]
+    events = parse_codex_lines(lines).events
+    assert results(events) == {}
+    # The control: a command that ran to its failure is one.
+    failed = [*lines[:3], line("event_msg", command_item("t", "failed", 1, "FAIL\n"))]
+    assert results(parse_codex_lines(failed).events) == {"t": (True, False)}
+    ended = line("event_msg", {"type": "exec_command_end", "call_id": "t", "exit_code": -1})
+    assert results(parse_codex_lines([*lines[:3], ended]).events) == {}
+    said = [call("k", cmd="pytest"), output("k", "Process exited with code -1\nOutput:\n")]
+    assert results(parse_codex_lines(said).events) == {"k": (None, False)}
+
+
 def test_user_abort_is_a_denial() -> None:
     lines = [call("a", cmd="rm -rf x"), output("a", "Wall time: 6.3 seconds\naborted by user")]
     assert results(parse_codex_lines(lines).events) == {"a": (False, True)}

@@ -74,7 +74,9 @@ def _item_completed(facts: CodexFacts, line: int, item: Any) -> None:
     if itype == "CommandExecution":
         code = item.get("exit_code")
         failed: bool | None = code != 0 if isinstance(code, int) else None
-        if status == "failed":
+        if isinstance(code, int) and code < 0:
+            failed = None  # killed before it ended (Codex exiting): how it went is unknown
+        elif status == "failed":
             failed = True
         elif status == "completed" and failed is None:
             failed = False
@@ -108,9 +110,8 @@ def _event_msg(facts: CodexFacts, line: int, payload: dict[str, Any]) -> None:
         _item_completed(facts, line, payload.get("item"))
     elif etype == "exec_command_end":
         code = payload.get("exit_code")
-        _status(
-            facts, line, payload.get("call_id"), code != 0 if isinstance(code, int) else None, False
-        )
+        failed = code != 0 if isinstance(code, int) and code >= 0 else None  # -1: killed
+        _status(facts, line, payload.get("call_id"), failed, False)
     elif etype == "patch_apply_end":
         success = payload.get("success")
         _status(

@@ -394,8 +394,13 @@ class _Parser:
         )
         if answered is None:  # a command still running, or a poll of it
             return
-        call_id = answered
-        is_error: bool | None = None if code is None else code != 0
+        self.result(answered, text, code)
+
+    def result(self, call_id: str, text: str, code: int | None) -> None:
+        """Call ``call_id``'s result: its output ``text`` and the exit code ``code`` it states
+        (a negative one, a process killed before it ended, says nothing), then the structured
+        statuses of the call."""
+        is_error: bool | None = None if code is None or code < 0 else code != 0
         before, after = self.facts.status_at(call_id, self.line)
         is_error, denied = _status_before(_is_denial(text), is_error, before)
         question = call_id in self.questions
@@ -462,10 +467,18 @@ class _Parser:
         elif etype == "item_completed":
             item = payload.get("item")
             itype = item.get("type") if isinstance(item, dict) else None
+            if (
+                isinstance(item, dict)
+                and itype == "CommandExecution"
+                and self.unified_exec.ends(item.get("id"))
+            ):
+                self.command_ended(item.get("id"), item)
             known = ("CommandExecution", "FileChange", "McpToolCall")
             if isinstance(item, dict) and itype not in known and itype not in QUIET_ITEMS:
                 self.unknown(f"event_msg/item_completed/{itype}", item)
         elif etype in STATUS_EVENTS:
+            if etype == "exec_command_end" and self.unified_exec.ends(payload.get("call_id")):
+                self.command_ended(payload.get("call_id"), payload)
             return  # read by the first pass (see .facts)
         elif etype == "user_message":
             self.mirror("user", "user_message", str(payload.get("message", "")))
@@ -477,6 +490,16 @@ class _Parser:
             return
         else:
             self.unknown(f"event_msg/{etype}", payload)
+
+    def command_ended(self, call_id: Any, status: dict[str, Any]) -> None:
+        """The result of a running command, given by the structured status Codex wrote when it
+        ended (see :mod:`.unified_exec`): the output it wrote, and its exit code."""
+        output = status.get("aggregated_output")
+        if not isinstance(output, str):
+            output = status.get("formatted_output")
+        code = status.get("exit_code")
+        text = output if isinstance(output, str) else ""
+        self.result(str(call_id), text, code if type(code) is int else None)
 
     def quiet(self, etype: str) -> bool:
         """Event messages that carry nothing the trajectory needs (or mirror something it has)."""

@@ -6,9 +6,11 @@ to session N, until one answers that the process exited. The command and its pol
 step: the polls give no event of their own, and the command's result is the poll's answer that
 says the process exited (its exit code) or that the user aborted it, given under the command's
 ``call_id``. A structured status of the command (``exec_command_end``, ``item_completed``),
-when the rollout has one, gives its result at its first answer instead. A command whose end the
-rollout never records has no result; a ``write_stdin`` to a session no command of the rollout
-started is a step of its own.
+which Codex writes when the command ends (just before that poll's answer), gives its result
+there instead: at the time the command ended, with the output it wrote, whether or not a poll
+asked. A command whose end the rollout never records has no result, nor does one Codex killed
+when it exited (exit code -1: how it would have gone is unknown); a ``write_stdin`` to a session
+no command of the rollout started is a step of its own.
 """
 
 from __future__ import annotations
@@ -42,7 +44,12 @@ class UnifiedExec:
         self.polls: dict[str, str] = {}
         """Each ``write_stdin`` call, and the command it polls or types into."""
         self.settled: set[str] = set()
-        """The running commands whose result their structured status gave."""
+        """The running commands whose result their structured status gave at their first
+        answer (a status written before it)."""
+        self.ending: set[str] = set()
+        """The running commands whose structured status, written later, gives their result."""
+        self.ended: set[str] = set()
+        """Those of :attr:`ending` whose status has given it."""
 
     def folds(self, call_id: str, name: str, arguments: dict[str, Any]) -> bool:
         """Whether the call ``call_id`` polls (or types into) a running command: then it is
@@ -64,12 +71,26 @@ class UnifiedExec:
             if code is None and not _is_denial(text):  # still running
                 return None
             self.running = {k: v for k, v in self.running.items() if v != polled}
-            return None if polled in self.settled else polled
+            self.ending.discard(polled)  # (its status, if still to come, gives nothing)
+            return None if polled in self.settled or polled in self.ended else polled
         if code is None:
             running = _RUNNING.search(text.partition("Output:")[0])
             if running is not None:  # the command goes on
                 self.running[running.group(1)] = call_id
-                if not _settled(*statuses(call_id)):
-                    return None  # its result is a later poll's
-                self.settled.add(call_id)  # its outcome is the rollout's structured status
+                before, after = statuses(call_id)
+                if before is not None and _settled(before, []):
+                    self.settled.add(call_id)  # its outcome is the status already written
+                    return call_id
+                if _settled(None, after):
+                    self.ending.add(call_id)  # its result is its status's, when it ended
+                return None  # or a later poll's
         return call_id
+
+    def ends(self, call_id: Any) -> bool:
+        """Whether a structured status of call ``call_id`` (read at its line) gives the result
+        of a running command: once, and only when no poll's answer gave it first."""
+        if call_id not in self.ending:
+            return False
+        self.ending.discard(call_id)
+        self.ended.add(call_id)
+        return True
