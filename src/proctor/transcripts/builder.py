@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import operator
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -370,17 +370,39 @@ def merge_subagents(
                 main.coverage.unknown_record_types.get(record_type, 0) + count
             )
     if len(runs) > 1:
-        merged = heapq.merge(*map(_timed, runs), key=operator.itemgetter(0))
-        main.pending = [event for _, event in merged]
+        main.pending = in_time_order(runs)
     main.sink, main.on_start = sink, on_start
     return main
 
 
-def _timed(run: list[EventDict]) -> Iterable[tuple[str, EventDict]]:
-    """A transcript's events with the times they sort by (ISO 8601 in UTC): an event without
-    a time takes the time of the one before it."""
+def in_time_order(runs: Sequence[Sequence[Any]]) -> list[Any]:
+    """The events of several transcripts (or parts of one), each in its own order, merged in
+    time order; at the same time, those of an earlier run first."""
+    timed = [_timed(run, first=number == 0) for number, run in enumerate(runs)]
+    merged = heapq.merge(*timed, key=operator.itemgetter(0))
+    return [event for _, event in merged]
+
+
+_AFTER_ALL = "\uffff"
+"""Sorts after every time."""
+
+
+def time_of(event: Any) -> str | None:
+    """An event's time (a dict's, or a reader for a measure's call's); None when it has none."""
+    ts = event.get("ts") if type(event) is dict else getattr(event, "ts", None)
+    return ts if isinstance(ts, str) else None
+
+
+def _timed(run: Sequence[Any], *, first: bool = True) -> Iterable[tuple[str, Any]]:
+    """A transcript's events (dicts, or a reader for a measure's calls and results) with the
+    times they sort by (ISO 8601 in UTC): an event without a time takes the time of the one
+    before it; before the first with one, the start (the ``first`` run's, the main
+    transcript's) or the time of the run's first event that has one (another's: a file of a
+    subagent with no time at all goes last)."""
     last = ""
+    if not first:
+        last = next((ts for e in run if (ts := time_of(e)) is not None), _AFTER_ALL)
     for event in run:
-        ts = event.get("ts")
-        last = ts if isinstance(ts, str) else last
+        ts = time_of(event)
+        last = ts if ts is not None else last
         yield last, event

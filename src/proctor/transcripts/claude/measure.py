@@ -54,6 +54,7 @@ from proctor.transcripts.claude.parser import (
     USER_REJECTED,
     _Parser,
     hook_event,
+    launched,
     plain_of,
     response_digest,
 )
@@ -107,6 +108,8 @@ class _Structured(msgspec.Struct, gc=False):
     agentId: Any = None
     answers: Any = None
     backgroundTaskId: Any = None
+    isAsync: Any = None
+    status: Any = None
 
 
 class _Attachment(msgspec.Struct, gc=False):
@@ -391,8 +394,12 @@ class _MeasureParser(_Parser):
             if block.type == "tool_result":
                 if type(structured) is _Structured:
                     agent = structured.agentId
-                    if isinstance(agent, str) and agent in self.subagents:
-                        self.subagent(agent)  # its events go just before this result
+                    if (
+                        isinstance(agent, str)
+                        and agent in self.subagents
+                        and not launched(structured)
+                    ):
+                        self.place(agent, ts)  # its events go just before this result
                 failed: bool | None = bool(block.is_error) and not denied
                 task = structured.backgroundTaskId if type(structured) is _Structured else None
                 if started_in_background(task, failed, denied):

@@ -22,6 +22,7 @@ usage rows go through the shared :class:`~proctor.transcripts.builder.Trajectory
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 import zlib
@@ -41,6 +42,8 @@ from proctor.transcripts.builder import (
     TrajectoryBuilder,
     UsageRow,
     ev,
+    in_time_order,
+    time_of,
     token_count,
 )
 from proctor.transcripts.claude.background import (
@@ -154,6 +157,14 @@ class _Parser:
         """The calls given a later result (how their background command ended)."""
         self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
         """Subagent files not parsed yet, by agent id."""
+        self.held_sink: EventSink | None = None
+        """The sink, held back while a session with subagent files is parsed: a subagent
+        that ran in the background is merged by time at the end (see :meth:`close`)."""
+        if self.subagents and sink is not None:
+            self.held_sink, self.builder.sink = sink, None
+        self.resumed: list[list[Any]] = []
+        """The events of subagents that went on after the result of the call that ran them
+        (resumed by a ``SendMessage``), merged by time at the end (see :meth:`place`)."""
         # The methods as functions (called with the parser): bound methods would hold the
         # parser in a reference cycle, and a replay's thousands of parsers, each with its
         # session's records, would then wait for the collector instead of going at once.
@@ -257,6 +268,22 @@ class _Parser:
         finally:
             builder.sidechain, self.waiting = outer, outer_waiting
 
+    def place(self, agent: str, ts: Any) -> None:
+        """Subagent file ``agent`` parsed here, just before the result (at time ``ts``) of the
+        call that ran it; its events after that time (it was resumed later, by a
+        ``SendMessage``) are merged by time at the end."""
+        start = len(self.pending)
+        self.subagent(agent)
+        if not isinstance(ts, str):
+            return
+        pending = self.pending
+        cut = next(
+            (i for i in range(start, len(pending)) if (t := time_of(pending[i])) and t > ts), None
+        )
+        if cut is not None:
+            self.resumed.append(pending[cut:])
+            del pending[cut:]
+
     def named_subagent(self, output: str) -> str | None:
         """The subagent file that a result's text names (``agentId: <id> (use SendMessage
         …``): a subagent's own file holds no ``toolUseResult`` for a call that succeeded, so
@@ -294,9 +321,10 @@ class _Parser:
                 agent = structured.get("agentId") if isinstance(structured, dict) else None
                 if self.subagents and not (isinstance(agent, str) and agent in self.subagents):
                     agent = self.named_subagent(output)
-                if isinstance(agent, str) and agent in self.subagents:
-                    # The subagent's events go just before the result of the call that ran it.
-                    self.subagent(agent)
+                if isinstance(agent, str) and agent in self.subagents and not launched(structured):
+                    # The subagent's events go just before the result of the call that ran it
+                    # (one launched in the background goes on after it: merged by time).
+                    self.place(agent, ts)
                 failed: bool | None = bool(block.get("is_error")) and not denied
                 task = structured.get("backgroundTaskId") if isinstance(structured, dict) else None
                 if started_in_background(task, failed, denied):
@@ -494,8 +522,17 @@ class _Parser:
         """The records held back and the subagent files no call named, parsed: the builder,
         ready to finish."""
         self.flush_waiting()
+        starts = []
         while self.subagents:  # a nested one may be parsed (and removed) by its caller
+            starts.append(len(self.pending))
             self.subagent(next(iter(self.subagents)))
+        if starts or self.resumed:  # each in time order among the session's events
+            bounds = [0, *starts, len(self.pending)]
+            runs = [self.pending[a:b] for a, b in itertools.pairwise(bounds)]
+            self.pending[:] = in_time_order([*runs, *self.resumed])
+            self.resumed = []
+        if self.held_sink is not None:
+            self.builder.sink, self.held_sink = self.held_sink, None
         self.builder.coverage.lines = self.lines
         return self.builder
 
@@ -536,6 +573,18 @@ def response_digest(message_id: str, request_id: Any) -> int:
     return zlib.crc32(message_id.encode()) << 32 | zlib.crc32(request)
 
 
+def launched(structured: Any) -> bool:
+    """Whether an ``Agent`` call's result says the subagent was launched in the background
+    (``run_in_background``: "Async agent launched"): it works on after that result, beside the
+    session, so its file's events are merged by time at the end, as a subagent file that no
+    call names is."""
+    if isinstance(structured, dict):
+        return structured.get("isAsync") is True or structured.get("status") == "async_launched"
+    return getattr(structured, "isAsync", None) is True or (
+        getattr(structured, "status", None) == "async_launched"
+    )
+
+
 def subagent_id(path: Path) -> str:
     """``abc`` for ``agent-abc.jsonl``."""
     stem = path.name.removesuffix(".jsonl")
@@ -551,14 +600,16 @@ def parse_claude_session(
     """Parse a session file plus its subagent files into one trajectory.
 
     Subagent events carry ``sidechain=True`` and sit just before the result of the tool call
-    that ran them (``toolUseResult.agentId``, or the ``agentId: …`` its result's text names);
-    a file whose caller is not found goes last.
+    that ran them (``toolUseResult.agentId``, or the ``agentId: …`` its result's text names).
+    A subagent launched in the background, the events of one resumed after that result (by a
+    ``SendMessage``), and a file whose caller is not found are merged in time order.
 
     With a ``sink``, events are handed to it in order as the files are read (holding back at
-    most :data:`WINDOW` of them) and the trajectory returned has no events, only usage,
-    coverage and ids: memory then grows with the number of records and responses (their ids),
-    never with the size of what they say. ``on_start`` is called just before the first event
-    is handed on (the session id and version are known by then).
+    most :data:`WINDOW` of them; all of them, for a session with subagent files, until the
+    end) and the trajectory returned has no events, only usage, coverage and ids: memory then
+    grows with the number of records and responses (their ids), never with the size of what
+    they say. ``on_start`` is called just before the first event is handed on (the session
+    id and version are known by then).
     """
     parser = _Parser(sink, subagents, on_start)
     parser.feed_file(main)
