@@ -177,6 +177,28 @@ def test_unknown_types_and_bad_lines_are_counted_not_dropped() -> None:
     assert t.usage == {}
 
 
+def test_the_cli_s_filler_reply_after_a_command_is_no_api_error() -> None:
+    """Claude Code writes a ``<synthetic>`` "No response requested." after ``/compact`` (and a
+    compaction that failed): the model was asked nothing, nothing failed."""
+
+    def synthetic(text: str, **fields: object) -> str:
+        content = [{"type": "text", "text": text}]
+        message = {"id": "m", "model": "<synthetic>", "content": content}
+        return line(type="assistant", message=message, **fields)
+
+    t = parse_claude_lines([synthetic("No response requested.")])
+    assert [(e.type, getattr(e, "record_type", None)) for e in t.events] == [
+        ("other", "synthetic-reply")
+    ]
+    assert t.coverage.unknown_record_types == {}
+    # The controls: an API error, and the same text on a line the CLI marks as one.
+    assert [e.type for e in parse_claude_lines([synthetic("API Error: 529")]).events] == [
+        "api_error"
+    ]
+    marked = synthetic("No response requested.", isApiErrorMessage=True)
+    assert [e.type for e in parse_claude_lines([marked]).events] == ["api_error"]
+
+
 def test_hooks_questions_turn_end_and_compaction() -> None:
     lines = [
         line(

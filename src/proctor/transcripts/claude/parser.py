@@ -87,6 +87,9 @@ BOOKKEEPING = frozenset(
 )
 OUTPUT_CAP = 20_000
 USER_REJECTED = "User rejected tool use"
+NO_RESPONSE = "No response requested."
+"""The ``<synthetic>`` reply Claude Code writes after a command that asks the model nothing
+(``/compact``, a compaction that failed): not an API error."""
 _NAMED_AGENT = re.compile(r"\bagentId: ([\w-]+)")
 """How an ``Agent`` call's result names the subagent that ran (its file is ``agent-<id>``)."""
 """The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
@@ -386,7 +389,12 @@ class _Parser:
         model = message.get("model")
         content = message.get("content") or []
         if model == "<synthetic>" or record.get("isApiErrorMessage"):
-            self.out(ev(type="api_error", ts=ts, text=_text_of(content)[:RAW_CAP]))
+            text = _text_of(content)
+            if text.strip() == NO_RESPONSE and not record.get("isApiErrorMessage"):
+                # The CLI's filler after a command that asks the model nothing: no error.
+                self.out(ev(type="other", ts=ts, recordType="synthetic-reply", text=text))
+                return
+            self.out(ev(type="api_error", ts=ts, text=text[:RAW_CAP]))
             return
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
