@@ -69,6 +69,9 @@ def test_no_instruction_file_above_the_workspace_or_in_the_home_is_read(
     plant(home, PLANTED)
     outer = tmp_path / "above"  # every folder above the workspace is at or below this one
     plant(outer, PLANTED)
+    # A repository above the workspace (a temporary folder inside one): Codex and Gemini CLI
+    # read instruction files from a project root (a folder with `.git`) down.
+    (outer / ".git").mkdir()
     (outer / "tmp").mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setattr(tempfile, "tempdir", str(outer / "tmp"))

@@ -107,6 +107,9 @@ def codex_config(ctx: LaunchContext, model: str | None) -> dict[str, Any]:
         "approval_policy": approval,
         "sandbox_mode": sandbox,
         "check_for_update_on_startup": False,
+        # The workspace is the project root: with a `.git` in a folder above it (a temporary
+        # folder inside a repository), Codex would read every AGENTS.md from there down.
+        "project_root_markers": [],
     }
     if ctx.agent_effort:
         config["model_reasoning_effort"] = ctx.agent_effort

@@ -127,6 +127,10 @@ def settings_for(ctx: LaunchContext, gemini_dir: Path) -> dict[str, Any]:
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        # The workspace is where GEMINI.md is looked for upwards: with a `.git` in a folder
+        # above it (a temporary folder inside a repository), every GEMINI.md from there down
+        # would be read.
+        "context": {"memoryBoundaryMarkers": []},
     }
     if ctx.max_turns:
         settings["model"] = {"maxSessionTurns": ctx.max_turns}
