@@ -389,12 +389,12 @@ class _Parser:
         model = message.get("model")
         content = message.get("content") or []
         if model == "<synthetic>" or record.get("isApiErrorMessage"):
-            text = _text_of(content)
-            if text.strip() == NO_RESPONSE and not record.get("isApiErrorMessage"):
+            said = _text_of(content)
+            if said.strip() == NO_RESPONSE and not record.get("isApiErrorMessage"):
                 # The CLI's filler after a command that asks the model nothing: no error.
-                self.out(ev(type="other", ts=ts, recordType="synthetic-reply", text=text))
+                self.out(ev(type="other", ts=ts, recordType="synthetic-reply", text=said))
                 return
-            self.out(ev(type="api_error", ts=ts, text=text[:RAW_CAP]))
+            self.out(ev(type="api_error", ts=ts, text=said[:RAW_CAP]))
             return
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
