@@ -137,8 +137,10 @@ def finding_named(ledger: FindingsLedger, given: str) -> str:
     """The id of the one finding of ``ledger`` that ``given`` names: its whole id, or at least
     :data:`ID_PREFIX_LEAST` of its first digits, in either case. ValueError (a sentence) when
     none or several do."""
-    wanted = given.strip().lower()
     ids = [f.id for f in ledger.findings]
+    if given.strip() in ids:  # as written (an id edited by hand may hold capitals)
+        return given.strip()
+    wanted = given.strip().lower()
     if wanted in ids:
         return wanted
     if len(wanted) >= ID_PREFIX_LEAST:

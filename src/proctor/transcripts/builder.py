@@ -18,6 +18,7 @@ import operator
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import msgspec
@@ -309,6 +310,9 @@ class MeasuredResult(msgspec.Struct, gc=False):
     is_error: bool | None
     """None when the result does not say (a command that goes on in the background)."""
     denied: bool
+    ts: str | None = None
+    """The result line's time: where a session's subagents are merged by time, the result
+    sits at it, as the full parse's event does."""
     type: ClassVar[str] = "tool_result"
     output: ClassVar[None] = None
 
@@ -388,9 +392,28 @@ _AFTER_ALL = "\uffff"
 
 
 def time_of(event: Any) -> str | None:
-    """An event's time (a dict's, or a reader for a measure's call's); None when it has none."""
+    """An event's time as it sorts (see :func:`time_key`): a dict's, or a reader for a
+    measure's call's or result's; None when it has none, or one that does not read."""
     ts = event.get("ts") if type(event) is dict else getattr(event, "ts", None)
-    return ts if isinstance(ts, str) else None
+    return time_key(ts) if isinstance(ts, str) else None
+
+
+def time_key(ts: str) -> str | None:
+    """A time as text that sorts as the time does: a CLI's own form (UTC, milliseconds,
+    ``2026-12-04T21:00:02.947Z``) as it is, any other (another offset, another precision)
+    written so; None for text that is no time."""
+    if len(ts) == 24 and ts[-1] == "Z" and ts[19] == ".":
+        return ts
+    try:
+        moment = datetime.fromisoformat(ts[:-1] + "+00:00" if ts[-1:] in "Zz" else ts)
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        try:
+            moment = moment.astimezone(UTC)
+        except (OverflowError, ValueError):
+            return None
+    return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 def _timed(run: Sequence[Any], *, first: bool = True) -> Iterable[tuple[str, Any]]:

@@ -60,6 +60,10 @@ def test_an_id_that_names_no_finding_is_a_sentence(given: str, said: str) -> Non
     assert said in str(raised.value)
 
 
+def test_an_id_edited_by_hand_with_capitals_is_named_as_written() -> None:
+    assert finding_named(ledger("ABCDEF0123", "abcdef9999"), "ABCDEF0123") == "ABCDEF0123"
+
+
 def test_a_prefix_of_several_findings_names_them_all_and_none_is_taken() -> None:
     with pytest.raises(ValueError) as raised:
         finding_named(ledger("4ade1b6124", "4ade200000", "4ade300000"), "4ADE")

@@ -314,6 +314,31 @@ def test_a_polled_command_ends_when_codex_says_so_with_its_output() -> None:
     assert (result.id, result.is_error) == ("t", True)
 
 
+def test_the_status_that_ends_a_running_command_gives_its_verdict() -> None:
+    running = "Chunk ID: 1\nWall time: 1.0 seconds\nProcess running with session ID 5\n"
+
+    def ended(item: dict[str, Any]) -> list[str]:
+        done = {"type": "item_completed", "item": {"type": "CommandExecution", "id": "t", **item}}
+        return [call("t", cmd="make test"), output("t", running), line("event_msg", done)]
+
+    assert results(parse_codex_lines(ended({"status": "failed"})).events) == {"t": (True, False)}
+    declined = ended({"status": "declined"})
+    assert results(parse_codex_lines(declined).events) == {"t": (False, True)}
+    said = ended({"status": "failed", "exit_code": 0})  # its status says failed: failed
+    assert results(parse_codex_lines(said).events) == {"t": (True, False)}
+    # An id that is no string is no call's: the line is read, nothing breaks.
+    odd = [call("t", cmd="make"), output("t", running)]
+    odd.append(
+        line(
+            "event_msg",
+            {"type": "item_completed", "item": {"type": "CommandExecution", "id": ["t"]}},
+        )
+    )
+    odd.append(line("event_msg", {"type": "exec_command_end", "call_id": {"t": 1}, "exit_code": 1}))
+    parsed = parse_codex_lines(odd)
+    assert results(parsed.events) == {} and not parsed.coverage.unknown_record_types
+
+
 def test_a_command_codex_killed_when_it_exited_has_no_outcome() -> None:
     """Still running when its turn ended, the command is killed as Codex exits: status
     ``failed``, exit code -1, no output. The tests never finished: no failure."""
@@ -333,6 +358,8 @@ def test_a_command_codex_killed_when_it_exited_has_no_outcome() -> None:
     assert results(parse_codex_lines([*lines[:3], ended]).events) == {}
     said = [call("k", cmd="pytest"), output("k", "Process exited with code -1\nOutput:\n")]
     assert results(parse_codex_lines(said).events) == {"k": (None, False)}
+    crashed = [call("k", cmd="pytest"), output("k", "Process exited with code -11\nOutput:\n")]
+    assert results(parse_codex_lines(crashed).events) == {"k": (True, False)}  # its own code
 
 
 def test_user_abort_is_a_denial() -> None:

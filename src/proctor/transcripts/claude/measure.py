@@ -54,7 +54,6 @@ from proctor.transcripts.claude.parser import (
     USER_REJECTED,
     _Parser,
     hook_event,
-    launched,
     plain_of,
     response_digest,
 )
@@ -231,10 +230,6 @@ class _MeasureParser(_Parser):
     def __init__(self, subagents: Sequence[Path], inherited: frozenset[str]) -> None:
         super().__init__(None, subagents, inherited=inherited)
         self.stamps: dict[str, None] = {}
-        self.agent_calls: set[str] = set()
-        """The ``Agent`` calls made while a subagent file was still to place: a result of one
-        that names no subagent in its ``toolUseResult`` is the full parser's, which finds the
-        subagent named in its text (see :meth:`_Parser.named_subagent`)."""
 
     def feed_file(self, path: str | Path) -> None:
         # One loop per file, with what every line needs at hand: a session is millions of them.
@@ -381,6 +376,7 @@ class _MeasureParser(_Parser):
                     return None
                 if (
                     self.agent_calls
+                    and type(block.tool_use_id) is str
                     and block.tool_use_id in self.agent_calls
                     and not _names_subagent(structured, self.subagents)
                 ):
@@ -394,19 +390,15 @@ class _MeasureParser(_Parser):
             if block.type == "tool_result":
                 if type(structured) is _Structured:
                     agent = structured.agentId
-                    if (
-                        isinstance(agent, str)
-                        and agent in self.subagents
-                        and not launched(structured)
-                    ):
-                        self.place(agent, ts)  # its events go just before this result
+                    if isinstance(agent, str) and agent in self.subagents:
+                        self.placed(agent, structured, ts)  # just before this result
                 failed: bool | None = bool(block.is_error) and not denied
                 task = structured.backgroundTaskId if type(structured) is _Structured else None
                 if started_in_background(task, failed, denied):
                     failed = None  # how it ends is a later result's: its task notification
                     if block.tool_use_id is not None:
                         self.tasks[task] = block.tool_use_id  # type: ignore[index]
-                self.pending.append(MeasuredResult(block.tool_use_id, failed, denied))  # type: ignore[arg-type]
+                self.pending.append(MeasuredResult(block.tool_use_id, failed, denied, ts))  # type: ignore[arg-type]
         return True
 
     def fast_system(self, record: _Record, ts: str | None) -> bool | None:

@@ -43,6 +43,7 @@ from proctor.transcripts.builder import (
     UsageRow,
     ev,
     in_time_order,
+    time_key,
     time_of,
     token_count,
 )
@@ -165,6 +166,11 @@ class _Parser:
         that ran in the background is merged by time at the end (see :meth:`close`)."""
         if self.subagents and sink is not None:
             self.held_sink, self.builder.sink = sink, None
+        self.agent_calls: set[str] = set()
+        """The ``Agent`` calls made while a subagent file was still to place: only a result of
+        one is read for the subagent its text names (see :meth:`named_subagent`)."""
+        self.launched: set[str] = set()
+        """The subagents launched in the background: merged by time, never placed."""
         self.resumed: list[list[Any]] = []
         """The events of subagents that went on after the result of the call that ran them
         (resumed by a ``SendMessage``), merged by time at the end (see :meth:`place`)."""
@@ -271,17 +277,24 @@ class _Parser:
         finally:
             builder.sidechain, self.waiting = outer, outer_waiting
 
-    def place(self, agent: str, ts: Any) -> None:
-        """Subagent file ``agent`` parsed here, just before the result (at time ``ts``) of the
-        call that ran it; its events after that time (it was resumed later, by a
-        ``SendMessage``) are merged by time at the end."""
-        start = len(self.pending)
-        self.subagent(agent)
-        if not isinstance(ts, str):
+    def placed(self, agent: str, structured: Any, ts: Any) -> None:
+        """Subagent file ``agent``, which the result (at time ``ts``) of the call that ran it
+        names, parsed just before that result; its events after that time (it was resumed
+        later, by a ``SendMessage``) are merged by time at the end. One launched in the
+        background (see :func:`launched`) is merged by time at the end, whole."""
+        if agent in self.launched or launched(structured):
+            self.launched.add(agent)
             return
         pending = self.pending
+        start = len(pending)
+        at = time_key(ts) if isinstance(ts, str) else None
+        if at is None:  # a result without a time: the last time before it
+            at = next((t for e in reversed(pending[-WINDOW:]) if (t := time_of(e))), None)
+        self.subagent(agent)
+        if at is None:
+            return
         cut = next(
-            (i for i in range(start, len(pending)) if (t := time_of(pending[i])) and t > ts), None
+            (i for i in range(start, len(pending)) if (t := time_of(pending[i])) and t > at), None
         )
         if cut is not None:
             self.resumed.append(pending[cut:])
@@ -293,7 +306,8 @@ class _Parser:
         a subagent that another started is found by its result's text."""
         if "agentId: " not in output:
             return None
-        return next((a for a in _NAMED_AGENT.findall(output) if a in self.subagents), None)
+        found = _NAMED_AGENT.findall(output)
+        return next((a for a in found if a in self.subagents and a not in self.launched), None)
 
     def user(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
@@ -322,12 +336,17 @@ class _Parser:
                 output = _text_of(block.get("content"))
                 structured = record.get("toolUseResult")
                 agent = structured.get("agentId") if isinstance(structured, dict) else None
-                if self.subagents and not (isinstance(agent, str) and agent in self.subagents):
+                if (
+                    self.agent_calls
+                    and isinstance(tool_id, str)
+                    and tool_id in self.agent_calls
+                    and not (isinstance(agent, str) and agent in self.subagents)
+                ):
                     agent = self.named_subagent(output)
-                if isinstance(agent, str) and agent in self.subagents and not launched(structured):
+                if isinstance(agent, str) and agent in self.subagents:
                     # The subagent's events go just before the result of the call that ran it
                     # (one launched in the background goes on after it: merged by time).
-                    self.place(agent, ts)
+                    self.placed(agent, structured, ts)
                 failed: bool | None = bool(block.get("is_error")) and not denied
                 task = structured.get("backgroundTaskId") if isinstance(structured, dict) else None
                 if started_in_background(task, failed, denied):
@@ -448,6 +467,8 @@ class _Parser:
         elif kind == "subagent":
             label = tool_input.get("subagent_type") or tool_input.get("description")
             self.out(ev(type="subagent", ts=ts, id=tool_id, name=label))
+            if self.subagents and isinstance(tool_id, str):
+                self.agent_calls.add(tool_id)
 
     def count_usage(
         self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any

@@ -62,6 +62,12 @@ class CodexFacts:
         return False
 
 
+KILLED = -1
+"""The exit code Codex gives a command it killed before it ended (as it exits): how the
+command would have gone is unknown. Any other code, negative ones too (a crash), is the
+command's own."""
+
+
 def _status(facts: CodexFacts, line: int, call_id: Any, failed: bool | None, denied: bool) -> None:
     if isinstance(call_id, str):
         facts.statuses.setdefault(call_id, []).append((line, failed, denied))
@@ -74,7 +80,7 @@ def _item_completed(facts: CodexFacts, line: int, item: Any) -> None:
     if itype == "CommandExecution":
         code = item.get("exit_code")
         failed: bool | None = code != 0 if isinstance(code, int) else None
-        if isinstance(code, int) and code < 0:
+        if code == KILLED:
             failed = None  # killed before it ended (Codex exiting): how it went is unknown
         elif status == "failed":
             failed = True
@@ -110,7 +116,7 @@ def _event_msg(facts: CodexFacts, line: int, payload: dict[str, Any]) -> None:
         _item_completed(facts, line, payload.get("item"))
     elif etype == "exec_command_end":
         code = payload.get("exit_code")
-        failed = code != 0 if isinstance(code, int) and code >= 0 else None  # -1: killed
+        failed = code != 0 if isinstance(code, int) and code != KILLED else None
         _status(facts, line, payload.get("call_id"), failed, False)
     elif etype == "patch_apply_end":
         success = payload.get("success")

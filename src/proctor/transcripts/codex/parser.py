@@ -66,7 +66,7 @@ from proctor.transcripts.builder import (
     merge_subagents,
 )
 from proctor.transcripts.codex.copies import CopiedHistory, paginated
-from proctor.transcripts.codex.facts import CodexFacts, Status, read_facts
+from proctor.transcripts.codex.facts import KILLED, CodexFacts, Status, read_facts
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
     OUTPUT_CAP,
@@ -396,12 +396,16 @@ class _Parser:
             return
         self.result(answered, text, code)
 
-    def result(self, call_id: str, text: str, code: int | None) -> None:
+    def result(self, call_id: str, text: str, code: int | None, here: bool = False) -> None:
         """Call ``call_id``'s result: its output ``text`` and the exit code ``code`` it states
-        (a negative one, a process killed before it ended, says nothing), then the structured
-        statuses of the call."""
-        is_error: bool | None = None if code is None or code < 0 else code != 0
+        (:data:`~.facts.KILLED`, a process killed before it ended, says nothing), then the
+        structured statuses of the call (``here``: the one of the line being read too, which
+        gives it)."""
+        is_error: bool | None = None if code is None or code == KILLED else code != 0
         before, after = self.facts.status_at(call_id, self.line)
+        if here:  # the status this line holds is the latest before any after it
+            own = [s for s in self.facts.statuses.get(call_id, ()) if s[0] == self.line]
+            before = own[-1] if own else before
         is_error, denied = _status_before(_is_denial(text), is_error, before)
         question = call_id in self.questions
         if question and not denied and "unavailable" in text[:200].lower():
@@ -499,7 +503,7 @@ class _Parser:
             output = status.get("formatted_output")
         code = status.get("exit_code")
         text = output if isinstance(output, str) else ""
-        self.result(str(call_id), text, code if type(code) is int else None)
+        self.result(str(call_id), text, code if type(code) is int else None, here=True)
 
     def quiet(self, etype: str) -> bool:
         """Event messages that carry nothing the trajectory needs (or mirror something it has)."""

@@ -89,7 +89,7 @@ class UnifiedExec:
     def ends(self, call_id: Any) -> bool:
         """Whether a structured status of call ``call_id`` (read at its line) gives the result
         of a running command: once, and only when no poll's answer gave it first."""
-        if call_id not in self.ending:
+        if type(call_id) is not str or call_id not in self.ending:
             return False
         self.ending.discard(call_id)
         self.ended.add(call_id)
