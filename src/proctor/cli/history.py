@@ -94,17 +94,11 @@ def command(
     from proctor.cli.progress import ReplayProgress
     from proctor.errors import ConfigError
     from proctor.history.cache import FILE_NAME, SummaryCache
-    from proctor.history.changes import (
-        compare_changes,
-        from_current,
-        journal_path,
-        parse_day,
-        read_marks,
-        render_changes,
-    )
+    from proctor.history.changes import compare_changes, render_changes
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
     from proctor.history.forks import forks_measured_apart
+    from proctor.history.journal import from_current, journal_path, parse_day, read_marks
     from proctor.history.projects import same_project, unreadable_project_roots
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay

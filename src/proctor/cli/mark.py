@@ -26,7 +26,7 @@ def command(text: str, project: str | None, at: str | None) -> int:
     import os
 
     from proctor.errors import ConfigError
-    from proctor.history.changes import add_mark, clock_gap, journal_path, mark_for
+    from proctor.history.journal import add_mark, clock_gap, journal_path, mark_for
     from proctor.paths import current_folder
 
     if project is not None and not project.strip():  # an unset variable: not the current folder
@@ -82,7 +82,7 @@ def _unwritable(path: Path, exc: OSError) -> str:
     answer False, never raise, where a folder on the way cannot be entered."""
     import os
 
-    from proctor.history.changes import dangling_link
+    from proctor.history.journal import dangling_link
     from proctor.history.sources import shut_folder
 
     blocker = next((p for p in path.parents if os.path.isfile(p)), None)

@@ -14,16 +14,12 @@ from proctor.errors import ConfigError
 from proctor.history.changes import (
     MIN_SIDE,
     UNCONTROLLED,
-    add_mark,
     change_delta,
     compare_change,
     compare_changes,
-    journal_path,
-    mark_for,
-    parse_time,
-    read_marks,
     render_changes,
 )
+from proctor.history.journal import add_mark, journal_path, mark_for, parse_time, read_marks
 from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord, StepsRecord
 from proctor.models.history import ChangeMark
@@ -254,7 +250,7 @@ def test_since_and_until_name_days_on_the_machine_s_clock(monkeypatch: pytest.Mo
     import time
     from datetime import date
 
-    from proctor.history.changes import parse_day
+    from proctor.history.journal import parse_day
 
     monkeypatch.setenv("TZ", "America/Los_Angeles")
     time.tzset()

@@ -6,8 +6,8 @@ from proctor.transcripts.claude.parser import (
     parse_claude_session,
     parse_claude_session_plain,
     parse_claude_transcript,
-    subagent_id,
 )
+from proctor.transcripts.claude.subagents import subagent_id
 from proctor.transcripts.claude.usage import UsageDedup, claude_usage_totals
 
 __all__ = [

@@ -49,12 +49,11 @@ from proctor.transcripts.claude.background import (
     polled_task,
     started_in_background,
 )
-from proctor.transcripts.claude.parser import (
+from proctor.transcripts.claude.parser import _Parser, plain_of
+from proctor.transcripts.claude.records import (
     BOOKKEEPING,
     USER_REJECTED,
-    _Parser,
     hook_event,
-    plain_of,
     response_digest,
 )
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of

@@ -22,10 +22,7 @@ usage rows go through the shared :class:`~proctor.transcripts.builder.Trajectory
 
 from __future__ import annotations
 
-import itertools
-import re
 import sys
-import zlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,9 +39,6 @@ from proctor.transcripts.builder import (
     TrajectoryBuilder,
     UsageRow,
     ev,
-    in_time_order,
-    time_key,
-    time_of,
     token_count,
 )
 from proctor.transcripts.claude.background import (
@@ -53,6 +47,24 @@ from proctor.transcripts.claude.background import (
     polled_result,
     polled_task,
     started_in_background,
+)
+from proctor.transcripts.claude.records import (
+    BOOKKEEPING,
+    INTERRUPTED,
+    LOCAL_COMMAND,
+    NO_RESPONSE,
+    OUTPUT_CAP,
+    USER_REJECTED,
+    hook_event,
+    response_digest,
+)
+from proctor.transcripts.claude.subagents import (
+    cut_after,
+    launched,
+    merge_by_time,
+    named_in,
+    placing_time,
+    subagent_id,
 )
 from proctor.transcripts.claude.usage import UsageDedup
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
@@ -63,48 +75,6 @@ from proctor.transcripts.lines import (
     head_cwd,
     line_text,
 )
-
-BOOKKEEPING = frozenset(
-    {
-        "summary",
-        "queue-operation",
-        "file-history-snapshot",
-        "file-history-delta",
-        "custom-title",
-        "ai-title",
-        "agent-name",
-        "tag",
-        "last-prompt",
-        "mode",
-        "permission-mode",
-        "agent-setting",
-        "pr-link",
-        "worktree-state",
-        "relocated",
-        "bridge-session",
-        "atis-latch",
-        "progress",
-    }
-)
-OUTPUT_CAP = 20_000
-USER_REJECTED = "User rejected tool use"
-NO_RESPONSE = "No response requested."
-"""The ``<synthetic>`` reply Claude Code writes after a command that asks the model nothing
-(``/compact``, a compaction that failed): not an API error."""
-_NAMED_AGENT = re.compile(r"\bagentId: ([\w-]+)")
-"""How an ``Agent`` call's result names the subagent that ran (its file is ``agent-<id>``)."""
-"""The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
-``toolDenialKind`` then): a denial, not a failed call."""
-INTERRUPTED = "[Request interrupted by user"
-LOCAL_COMMAND = (
-    "<command-name>",
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-)
-"""How a user line written for a command the CLI ran itself begins (``/exit``, ``/model``,
-``/clear`` and their output): housekeeping, never sent to the model. A command that expands into
-a prompt (a custom command, a skill) begins with ``<command-message>`` and stays a message."""
 
 
 def _text_of(content: Any) -> str:
@@ -279,35 +249,21 @@ class _Parser:
 
     def placed(self, agent: str, structured: Any, ts: Any) -> None:
         """Subagent file ``agent``, which the result (at time ``ts``) of the call that ran it
-        names, parsed just before that result; its events after that time (it was resumed
-        later, by a ``SendMessage``) are merged by time at the end. One launched in the
-        background (see :func:`launched`) is merged by time at the end, whole."""
+        names, parsed just before that result (see :mod:`.subagents`); its events after that
+        time are merged by time at the end, and all of one launched in the background."""
         if agent in self.launched or launched(structured):
             self.launched.add(agent)
             return
-        pending = self.pending
-        start = len(pending)
-        at = time_key(ts) if isinstance(ts, str) else None
-        if at is None:  # a result without a time: the last time before it
-            at = next((t for e in reversed(pending[-WINDOW:]) if (t := time_of(e))), None)
+        start = len(self.pending)
+        at = placing_time(ts, self.pending)
         self.subagent(agent)
-        if at is None:
-            return
-        cut = next(
-            (i for i in range(start, len(pending)) if (t := time_of(pending[i])) and t > at), None
-        )
-        if cut is not None:
-            self.resumed.append(pending[cut:])
-            del pending[cut:]
+        later = cut_after(self.pending, start, at) if at is not None else None
+        if later:
+            self.resumed.append(later)
 
     def named_subagent(self, output: str) -> str | None:
-        """The subagent file that a result's text names (``agentId: <id> (use SendMessage
-        …``): a subagent's own file holds no ``toolUseResult`` for a call that succeeded, so
-        a subagent that another started is found by its result's text."""
-        if "agentId: " not in output:
-            return None
-        found = _NAMED_AGENT.findall(output)
-        return next((a for a in found if a in self.subagents and a not in self.launched), None)
+        """The subagent file that a result's text names (see :func:`.subagents.named_in`)."""
+        return named_in(output, self.subagents, self.launched)
 
     def user(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
@@ -556,9 +512,7 @@ class _Parser:
             starts.append(len(self.pending))
             self.subagent(next(iter(self.subagents)))
         if starts or self.resumed:  # each in time order among the session's events
-            bounds = [0, *starts, len(self.pending)]
-            runs = [self.pending[a:b] for a, b in itertools.pairwise(bounds)]
-            self.pending[:] = in_time_order([*runs, *self.resumed])
+            merge_by_time(self.pending, starts, self.resumed)
             self.resumed = []
         if self.held_sink is not None:
             self.builder.sink, self.held_sink = self.held_sink, None
@@ -578,46 +532,6 @@ def parse_claude_lines(lines: Iterable[str | bytes]) -> Trajectory:
 def parse_claude_transcript(path: Path) -> Trajectory:
     """Parse one Claude Code session file (JSONL), streaming it line by line."""
     return parse_claude_session(path, ())
-
-
-def hook_event(att: dict[str, Any], atype: str, ts: Any) -> EventDict:
-    """The event of a hook's attachment ``att`` (of type ``atype``, ``hook_…``)."""
-    return ev(
-        type="hook",
-        ts=ts,
-        name=att.get("hookName"),
-        hookEvent=att.get("hookEvent"),
-        command=att.get("command"),
-        exitCode=att.get("exitCode"),
-        id=att.get("toolUseID"),
-        isError=atype != "hook_success" or None,
-    )
-
-
-def response_digest(message_id: str, request_id: Any) -> int:
-    """A response's ids as a 64-bit number that is the same in every process (``hash`` is
-    not): what a history compares across session files."""
-    request = request_id.encode() if isinstance(request_id, str) else b""
-    # Two CRC-32s: C-fast, and 64 bits in all (a response's ids are random).
-    return zlib.crc32(message_id.encode()) << 32 | zlib.crc32(request)
-
-
-def launched(structured: Any) -> bool:
-    """Whether an ``Agent`` call's result says the subagent was launched in the background
-    (``run_in_background``: "Async agent launched"): it works on after that result, beside the
-    session, so its file's events are merged by time at the end, as a subagent file that no
-    call names is."""
-    if isinstance(structured, dict):
-        return structured.get("isAsync") is True or structured.get("status") == "async_launched"
-    return getattr(structured, "isAsync", None) is True or (
-        getattr(structured, "status", None) == "async_launched"
-    )
-
-
-def subagent_id(path: Path) -> str:
-    """``abc`` for ``agent-abc.jsonl``."""
-    stem = path.name.removesuffix(".jsonl")
-    return stem.removeprefix("agent-")
 
 
 def parse_claude_session(

@@ -167,3 +167,29 @@ def read_facts(lines: Iterable[str | bytes]) -> CodexFacts:
         except MALFORMED:
             continue  # the parse counts it
     return facts
+
+
+def status_before(
+    denied: bool, is_error: bool | None, before: Status | None
+) -> tuple[bool | None, bool]:
+    """(isError, denied) of a result when its output is read: the last status before the
+    output line decides, with the output's own exit code and refusal text."""
+    if not denied and before is not None:
+        denied = before[2]
+        if not denied and before[1] is not None:
+            is_error = before[1]
+    return (False if denied else is_error), denied
+
+
+def status_after(
+    denied: bool, is_error: bool | None, after: list[Status]
+) -> tuple[bool | None, bool]:
+    """Each status after the output line can still deny the call or settle its outcome."""
+    for _line, failed, declined in after:
+        if denied:
+            break
+        if declined:
+            denied, is_error = True, False
+        elif failed is not None:
+            is_error = failed
+    return is_error, denied

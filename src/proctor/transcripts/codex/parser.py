@@ -66,7 +66,13 @@ from proctor.transcripts.builder import (
     merge_subagents,
 )
 from proctor.transcripts.codex.copies import CopiedHistory, paginated
-from proctor.transcripts.codex.facts import KILLED, CodexFacts, Status, read_facts
+from proctor.transcripts.codex.facts import (
+    KILLED,
+    CodexFacts,
+    read_facts,
+    status_after,
+    status_before,
+)
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
     OUTPUT_CAP,
@@ -115,32 +121,6 @@ def _parent_thread(meta: dict[str, Any]) -> str | None:
     return (
         _text(meta.get("forked_from_id")) or _text(meta.get("parent_thread_id")) or spawned_by(meta)
     )
-
-
-def _status_before(
-    denied: bool, is_error: bool | None, before: Status | None
-) -> tuple[bool | None, bool]:
-    """(isError, denied) of a result when its output is read: the last status before the
-    output line decides, with the output's own exit code and refusal text."""
-    if not denied and before is not None:
-        denied = before[2]
-        if not denied and before[1] is not None:
-            is_error = before[1]
-    return (False if denied else is_error), denied
-
-
-def _status_after(
-    denied: bool, is_error: bool | None, after: list[Status]
-) -> tuple[bool | None, bool]:
-    """Each status after the output line can still deny the call or settle its outcome."""
-    for _line, failed, declined in after:
-        if denied:
-            break
-        if declined:
-            denied, is_error = True, False
-        elif failed is not None:
-            is_error = failed
-    return is_error, denied
 
 
 class _Parser:
@@ -406,13 +386,13 @@ class _Parser:
         if here:  # the status this line holds is the latest before any after it
             own = [s for s in self.facts.statuses.get(call_id, ()) if s[0] == self.line]
             before = own[-1] if own else before
-        is_error, denied = _status_before(_is_denial(text), is_error, before)
+        is_error, denied = status_before(_is_denial(text), is_error, before)
         question = call_id in self.questions
         if question and not denied and "unavailable" in text[:200].lower():
             is_error = True
         if is_error is None and text.startswith((UNSUPPORTED_CALL, PATCH_REFUSED)):
             is_error = True  # a call of a tool Codex does not have, or a patch it refused
-        is_error, denied = _status_after(denied, is_error, after)
+        is_error, denied = status_after(denied, is_error, after)
         self.add(
             "tool_result", id=call_id, output=text[:OUTPUT_CAP], isError=is_error, denied=denied
         )

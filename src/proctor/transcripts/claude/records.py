@@ -1,0 +1,72 @@
+"""What the lines of a Claude Code session say beyond their shape: the record types that are
+bookkeeping (no event, never unknown), and the texts the CLI writes itself (a refusal, an
+interruption, a command it ran, its filler reply); a hook's event, and a response's digest."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from proctor.transcripts.builder import EventDict, ev
+
+BOOKKEEPING = frozenset(
+    {
+        "summary",
+        "queue-operation",
+        "file-history-snapshot",
+        "file-history-delta",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "tag",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "agent-setting",
+        "pr-link",
+        "worktree-state",
+        "relocated",
+        "bridge-session",
+        "atis-latch",
+        "progress",
+    }
+)
+OUTPUT_CAP = 20_000
+USER_REJECTED = "User rejected tool use"
+"""The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
+``toolDenialKind`` then): a denial, not a failed call."""
+NO_RESPONSE = "No response requested."
+"""The ``<synthetic>`` reply Claude Code writes after a command that asks the model nothing
+(``/compact``, a compaction that failed): not an API error."""
+INTERRUPTED = "[Request interrupted by user"
+LOCAL_COMMAND = (
+    "<command-name>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+)
+"""How a user line written for a command the CLI ran itself begins (``/exit``, ``/model``,
+``/clear`` and their output): housekeeping, never sent to the model. A command that expands into
+a prompt (a custom command, a skill) begins with ``<command-message>`` and stays a message."""
+
+
+def hook_event(att: dict[str, Any], atype: str, ts: Any) -> EventDict:
+    """The event of a hook's attachment ``att`` (of type ``atype``, ``hook_…``)."""
+    return ev(
+        type="hook",
+        ts=ts,
+        name=att.get("hookName"),
+        hookEvent=att.get("hookEvent"),
+        command=att.get("command"),
+        exitCode=att.get("exitCode"),
+        id=att.get("toolUseID"),
+        isError=atype != "hook_success" or None,
+    )
+
+
+def response_digest(message_id: str, request_id: Any) -> int:
+    """A response's ids as a 64-bit number that is the same in every process (``hash`` is
+    not): what a history compares across session files."""
+    request = request_id.encode() if isinstance(request_id, str) else b""
+    # Two CRC-32s: C-fast, and 64 bits in all (a response's ids are random).
+    return zlib.crc32(message_id.encode()) << 32 | zlib.crc32(request)
