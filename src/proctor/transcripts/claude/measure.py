@@ -200,12 +200,12 @@ def _plain_special(block: _Block, kind: str) -> bool:
     return label is None or type(label) is str
 
 
-def _names_subagent(structured: object, subagents: dict[str, Path]) -> bool:
-    """Whether a result's ``toolUseResult`` names a subagent file still to place."""
+def _named_subagent(structured: object, subagents: dict[str, Path]) -> str | None:
+    """The subagent file still to place that a result's ``toolUseResult`` names, if any."""
     if type(structured) is not _Structured:
-        return False
+        return None
     agent = structured.agentId
-    return type(agent) is str and agent in subagents
+    return agent if type(agent) is str and agent in subagents else None
 
 
 def _plain_answer(record: _Record) -> bool:
@@ -377,7 +377,7 @@ class _MeasureParser(_Parser):
                     self.agent_calls
                     and type(block.tool_use_id) is str
                     and block.tool_use_id in self.agent_calls
-                    and not _names_subagent(structured, self.subagents)
+                    and _named_subagent(structured, self.subagents) is None
                 ):
                     return None  # the subagent it ran may be named in its text
                 results = True
@@ -387,10 +387,9 @@ class _MeasureParser(_Parser):
         denied = record.toolDenialKind is not None or structured == USER_REJECTED
         for block in content:
             if block.type == "tool_result":
-                if type(structured) is _Structured:
-                    agent = structured.agentId
-                    if isinstance(agent, str) and agent in self.subagents:
-                        self.placed(agent, structured, ts)  # just before this result
+                agent = _named_subagent(structured, self.subagents)
+                if agent is not None:
+                    self.placed(agent, structured, ts)  # its events go just before this result
                 failed: bool | None = bool(block.is_error) and not denied
                 task = structured.backgroundTaskId if type(structured) is _Structured else None
                 if started_in_background(task, failed, denied):

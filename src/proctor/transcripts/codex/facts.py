@@ -44,10 +44,13 @@ class CodexFacts:
     item_texts: Counter[int] = field(default_factory=Counter)
     """How many response items hold each (role, text)."""
 
-    def status_at(self, call_id: str, line: int) -> tuple[Status | None, list[Status]]:
-        """(the last status before ``line``, the statuses after it, in order)."""
+    def status_at(
+        self, call_id: str, line: int, *, held: bool = False
+    ) -> tuple[Status | None, list[Status]]:
+        """(the last status before ``line``, the statuses after it, in order); ``held``: the
+        status ``line`` itself holds counts as before it."""
         seen = self.statuses.get(call_id, [])
-        before = [s for s in seen if s[0] < line]
+        before = [s for s in seen if s[0] < line or (held and s[0] == line)]
         return (before[-1] if before else None), [s for s in seen if s[0] > line]
 
     def is_mcp(self, call_id: str, line: int) -> bool:

@@ -382,10 +382,7 @@ class _Parser:
         structured statuses of the call (``here``: the one of the line being read too, which
         gives it)."""
         is_error: bool | None = None if code is None or code == KILLED else code != 0
-        before, after = self.facts.status_at(call_id, self.line)
-        if here:  # the status this line holds is the latest before any after it
-            own = [s for s in self.facts.statuses.get(call_id, ()) if s[0] == self.line]
-            before = own[-1] if own else before
+        before, after = self.facts.status_at(call_id, self.line, held=here)
         is_error, denied = status_before(_is_denial(text), is_error, before)
         question = call_id in self.questions
         if question and not denied and "unavailable" in text[:200].lower():
