@@ -17,6 +17,7 @@ from proctor.models.run import ConfigRecord, ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import load_run
+from proctor.stats.descriptive import without_noise
 from tests.conftest import CliResult
 
 V1 = Path(__file__).parents[1] / "fixtures" / "results-v1"
@@ -35,9 +36,23 @@ def _expected(name: str) -> dict[str, Any]:
     return {**EXPECTED[name], **CHANGED.get(name, {})}
 
 
+def _noiseless(value: Any) -> Any:
+    """Every float as shown today: to twelve significant digits (an interval's bound that
+    release wrote as -0.10200000000000001 is -0.102 now, see ``stats.without_noise``)."""
+    if isinstance(value, float):
+        return without_noise(value)
+    if isinstance(value, dict):
+        return {k: _noiseless(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_noiseless(v) for v in value]
+    return value
+
+
 def _as_then(now: dict[str, Any], then: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``now`` with only the comparisons the old release made (later ones are added, the old
-    ones must not change), and ``then``; the pass rate's interval left out of both."""
+    ones must not change), and ``then`` without float noise; the pass rate's interval left
+    out of both."""
+    then = _noiseless(then)
     if "comparisons" in now and "comparisons" in then:
         kept = {k: v for k, v in now["comparisons"].items() if k in then["comparisons"]}
         now, then = {**now, "comparisons": kept}, {**then, "comparisons": dict(then["comparisons"])}

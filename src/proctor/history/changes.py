@@ -15,7 +15,7 @@ from proctor.history.journal import parse_time
 from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord
 from proctor.models.history import ChangeComparison, ChangeDelta, ChangeMark, SideFigures
-from proctor.util.text import duration_text, table_cell
+from proctor.util.text import duration_text, fixed, table_cell
 
 if TYPE_CHECKING:
     from proctor.stats.bootstrap import Statistic
@@ -41,7 +41,7 @@ def side_figures(tasks: Sequence[SessionRecord]) -> SideFigures:
     """The figures of one side's tasks (in the order they started). Intervals need at least
     :data:`MIN_SIDE` values: fewer give the figure alone, as an A/B does (docs/ab.md)."""
     # The statistics imported here: a replay without --changes never needs them.
-    from proctor.stats.descriptive import strict_median
+    from proctor.stats.descriptive import strict_median, without_noise
     from proctor.stats.rates import wilson_interval
 
     seconds = [t.duration_seconds for t in tasks if t.duration_seconds is not None]
@@ -50,7 +50,7 @@ def side_figures(tasks: Sequence[SessionRecord]) -> SideFigures:
     return SideFigures(
         tasks=len(tasks),
         timed_tasks=len(seconds),
-        median_seconds=strict_median(seconds) if seconds else None,
+        median_seconds=without_noise(strict_median(seconds)) if seconds else None,
         median_seconds_ci=_ci(seconds, strict_median),
         median_steps=strict_median(steps) if steps else None,
         median_steps_ci=_ci(steps, strict_median),
@@ -66,7 +66,7 @@ def change_delta(before: Sequence[SessionRecord], after: Sequence[SessionRecord]
     """After minus before: the medians' difference with an unpaired bootstrap interval, the
     share verified's with Newcombe's score interval (see :class:`ChangeDelta`)."""
     from proctor.stats.bootstrap import unpaired_bootstrap_delta_ci
-    from proctor.stats.descriptive import strict_median
+    from proctor.stats.descriptive import strict_median, without_noise
     from proctor.stats.rates import wilson_delta_interval
 
     def medians(values: Callable[[SessionRecord], float | None]) -> tuple[float, ...] | None:
@@ -75,7 +75,7 @@ def change_delta(before: Sequence[SessionRecord], after: Sequence[SessionRecord]
         if len(ours) < MIN_SIDE or len(theirs) < MIN_SIDE:
             return None
         ci = unpaired_bootstrap_delta_ci(ours, theirs, statistic=strict_median)
-        point = strict_median(ours) - strict_median(theirs)
+        point = without_noise(strict_median(ours) - strict_median(theirs))
         return (point,) if ci is None else (point, ci.low, ci.high)
 
     seconds = medians(lambda t: t.duration_seconds)
@@ -329,7 +329,7 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
         if delta is not None:
             lines.append(
                 f"| {text} | {project} | | after − before | | "
-                f"{_signed(delta.median_seconds, delta.median_seconds_ci, _signed_time)} | "
+                f"{_signed_seconds(delta, item)} | "
                 f"{_signed(delta.median_steps, delta.median_steps_ci, _signed_steps)} | "
                 f"{_signed(delta.share_verified, delta.share_verified_ci, _signed_points)} |"
             )
@@ -354,6 +354,15 @@ def _signed(
     return shown(value) if ci is None else f"{shown(value)} [{shown(ci[0])} to {shown(ci[1])}]"
 
 
+def _signed_seconds(delta: ChangeDelta, item: ChangeComparison) -> str:
+    """The median times' difference, or why there is none though the tasks are compared:
+    fewer than :data:`MIN_SIDE` of a side's tasks have a time at both ends."""
+    if delta.median_seconds is not None:
+        return _signed(delta.median_seconds, delta.median_seconds_ci, _signed_time)
+    timed = min(item.before.timed_tasks, item.after.timed_tasks)
+    return f"– (not compared: {timed} timed on a side, at least {MIN_SIDE} needed)"
+
+
 def _sign(value: float) -> str:
     return "−" if value < 0 else "+"
 
@@ -368,11 +377,11 @@ def _signed_time(seconds: float) -> str:
 
 
 def _signed_steps(steps: float) -> str:
-    return f"{_sign(steps)}{abs(steps):.1f}"
+    return f"{_sign(steps)}{fixed(abs(steps), 1)}"
 
 
 def _signed_points(share: float) -> str:
-    return f"{_sign(share)}{abs(share) * 100:.0f} pp"
+    return f"{_sign(share)}{fixed(abs(share) * 100)} pp"
 
 
 def _with_ci(
@@ -388,7 +397,7 @@ def _with_ci(
         text = duration_text(value)
         return text if ci is None else f"{text} [{duration_text(ci[0])}–{duration_text(ci[1])}]"
     scale, unit, digits = (100, "%", 0) if percent else (1, "", 1)
-    text = f"{value * scale:.{digits}f}{unit}"
+    text = f"{fixed(value * scale, digits)}{unit}"
     if ci is not None:
-        text += f" [{ci[0] * scale:.{digits}f}–{ci[1] * scale:.{digits}f}{unit}]"
+        text += f" [{fixed(ci[0] * scale, digits)}–{fixed(ci[1] * scale, digits)}{unit}]"
     return text

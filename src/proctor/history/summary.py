@@ -16,14 +16,16 @@ from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
-from proctor.util.text import duration_text, table_cell
+from proctor.stats.descriptive import without_noise
+from proctor.util.text import dollars_text, duration_text, fixed, table_cell
 
 
 def spread(values: Iterable[float | int | None]) -> Spread:
     known = [float(v) for v in values if v is not None]
     if not known:
         return Spread()
-    return Spread(n=len(known), median=statistics.median(known), min=min(known), max=max(known))
+    middle = without_noise(statistics.median(known))  # 150.15, not 150.14999999999998
+    return Spread(n=len(known), median=middle, min=min(known), max=max(known))
 
 
 def summarise(key: str, sessions: Sequence[SessionRecord], pricing: PriceTable) -> GroupSummary:
@@ -175,8 +177,8 @@ def _num(value: float | None, digits: int = 0) -> str:
     if value is None:
         return "–"
     if digits == 0 and value != int(value):
-        return f"{value:.1f}"
-    return f"{value:.{digits}f}"
+        return fixed(value, 1)
+    return fixed(value, digits)
 
 
 def _spread_text(value: Spread, digits: int = 0) -> str:
@@ -198,7 +200,7 @@ def _time_spread(value: Spread, tasks: int) -> str:
 def _share(group: GroupSummary) -> str:
     if group.share_verified is None:
         return "–"
-    return f"{group.verified}/{group.tasks} ({100 * group.share_verified:.0f}%)"
+    return f"{group.verified}/{group.tasks} ({fixed(100 * group.share_verified)}%)"
 
 
 def render_history(report: HistoryReport) -> str:
@@ -234,7 +236,7 @@ def render_history(report: HistoryReport) -> str:
             lines.append(
                 f"| {table_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
                 f"{used.cache_read_tokens:,} | {used.cache_write_tokens:,} | "
-                f"{'unpriced' if dollars is None else f'${dollars:.4f}'} |"
+                f"{'unpriced' if dollars is None else dollars_text(dollars)} |"
             )
         lines.append(f"\nCost: {_dollars(total)}")
         if total.unpriced_models:
@@ -279,7 +281,7 @@ def _one_line(text: str) -> str:
 
 
 def _dollars(group: GroupSummary) -> str:
-    text = "–" if group.cost_usd is None else f"${group.cost_usd:.4f}"
+    text = "–" if group.cost_usd is None else dollars_text(group.cost_usd)
     if group.unpriced_models:
         text += f" (unpriced: {', '.join(group.unpriced_models)})"
     return text

@@ -7,7 +7,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from proctor.stats.descriptive import mean
+from proctor.stats.descriptive import mean, without_noise
 
 __all__ = [
     "Interval",
@@ -49,7 +49,8 @@ def _quantile_sorted(ordered: Sequence[float], q: float) -> float:
     if fraction == 0.0 or below + 1 >= len(ordered):
         return float(ordered[below])
     low, high = ordered[below], ordered[below + 1]
-    return float(min(max(low + (high - low) * fraction, low), high))
+    # Without the noise of the position's own rounding (1999 x 0.025 is not 49.975 in binary).
+    return without_noise(min(max(low + (high - low) * fraction, low), high))
 
 
 def _constant(values: Sequence[float]) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -18,6 +19,22 @@ def table_cell(text: str) -> str:
     """``text`` safe inside a Markdown table cell: a ``|`` would start a new cell and a line
     break would end the row."""
     return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+
+def fixed(value: float, digits: int = 0) -> str:
+    """``value`` with ``digits`` decimals, a half rounded up as people round it: 0.01755 is
+    0.0176 and 12.5 is 13 (a format rounds the float's binary value half to even, and shows
+    0.0175 and 12)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return str(value)
+    exact = Decimal(repr(value)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{exact:.{digits}f}"
+
+
+def dollars_text(value: float) -> str:
+    """A cost to the hundredth of a cent; a cost too small to show as one is said to be."""
+    text = fixed(value, 4)
+    return "<$0.0001" if value > 0 and text == "0.0000" else f"${text}"
 
 
 def duration_text(seconds: float | None) -> str:

@@ -94,6 +94,18 @@ def test_the_share_verified_delta_is_the_exact_difference_rounded_once() -> None
     assert 6 / 10 - 13 / 20 != -0.05  # the control: the naive difference is off
 
 
+def test_the_median_differences_and_their_intervals_show_no_float_noise() -> None:
+    """12.345 s after, 10.2 s before: +2.145 s, where the floats' subtraction gives
+    2.1450000000000014; steps whose interval bound is interpolated between two medians'
+    differences read -11.5375, not -11.537499999999934."""
+    before = [task(1 + i, 10.2, n, True) for i, n in enumerate([39, 1, 31, 17])]
+    after = [task(20 + i, 12.345, n, True) for i, n in enumerate([38, 35, 9, 24, 39, 31])]
+    delta = change_delta(before, after)
+    assert 12.345 - 10.2 != 2.145  # the control: the plain difference is off
+    assert delta.median_seconds == 2.145
+    assert delta.median_steps_ci == (-11.5375, 32.0)
+
+
 def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:
     result = compare_change(
         CHANGE, [task(1, 100, 3, True), task(2, 200, 4, True), task(20, 5, 1, True)]
@@ -817,6 +829,11 @@ def test_a_side_says_over_how_many_of_its_tasks_the_median_time_is() -> None:
     assert (result.after.tasks, result.after.timed_tasks, result.after.median_seconds) == (3, 1, 5)
     table = render_changes([result])
     assert table.count(" timed)") == 1 and "| after | 3 | 5.0 s (1 of 3 timed) |" in table
+    # Compared (three tasks a side), but not their times: the difference says why it is blank.
+    assert result.comparable and result.delta is not None and result.delta.median_seconds is None
+    assert "| after − before | | – (not compared: 1 timed on a side, at least 3 needed) |" in (
+        table
+    )
 
 
 def test_the_summary_says_over_how_many_tasks_the_median_time_is() -> None:
@@ -840,3 +857,15 @@ def test_the_difference_of_shares_has_no_float_noise() -> None:
     assert result.delta is not None
     assert (result.before.share_verified, result.after.share_verified) == (0.6, 0.7)
     assert result.delta.share_verified == 0.1  # 0.7 - 0.6 is 0.09999999999999998 in floats
+
+
+def test_halves_are_rounded_up_as_people_round_them() -> None:
+    """3 of 8 and 1 of 8 verified show as 38% and 13% (a format rounds 12.5 to the even 12);
+    a step median of 2.25 steps' difference shows as 2.3."""
+    before = [task(d, 100, 3, d <= 1) for d in range(1, 9)]  # 1 of 8
+    after = [task(20 + d, 100, 3, d <= 3) for d in range(1, 9)]  # 3 of 8
+    table = render_changes([compare_change(CHANGE, [*before, *after])])
+    assert "| before | 8 | 1m 40s [1m 40s–1m 40s] | 3.0 [3.0–3.0] | 13% [" in table
+    assert "| after | 8 | 1m 40s [1m 40s–1m 40s] | 3.0 [3.0–3.0] | 38% [" in table
+    assert "| +25 pp [" in table
+    assert f"{12.5:.0f}" == "12"  # the control: what a format gives

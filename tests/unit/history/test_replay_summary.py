@@ -372,3 +372,47 @@ def test_control_sizes_put_back_in_another_order_are_caught(
     monkeypatch.setattr(replay_module, "chain", Reordered)
     with forked_pool(2, start_worker) as pool:
         assert [job[0] for job in largest_first(jobs, pool, 2)] != [3, 2, 1, 0]
+
+
+def test_figures_are_shown_as_people_round_them() -> None:
+    """A median of 100.1 s and 200.2 s is 150.15 (not 150.14999999999998); 3 of 8 verified is
+    38% and a cost of 0.01755 $ is $0.0176 (halves rounded up, where a format rounds a float's
+    binary value half to even: 12% for 1 of 8, $0.0175); a cost under a hundredth of a cent
+    says so instead of $0.0000."""
+    from proctor.history.record import StepsRecord, UsageRecord
+
+    def session(day: int, seconds: float, verified: bool, model: str) -> SessionRecord:
+        return SessionRecord(
+            agent="claude-code",
+            path=f"/h/{day}.jsonl",
+            project="/work/p",
+            started_at=f"2026-11-{day:02d}T10:00:00+00:00",
+            duration_seconds=seconds,
+            is_task=True,
+            verified=verified,
+            steps=StepsRecord(tool_calls=3),
+            usage={model: UsageRecord(input_tokens=1000, responses=1)},
+        )
+
+    prices = PriceTable(
+        prices={
+            "claude-dear-1": ModelPrice(input_per1_m=17.55),  # 1,000 tokens: 0.01755 $
+            "claude-cheap-1": ModelPrice(input_per1_m=0.03),  # 1,000 tokens: 0.00003 $
+        }
+    )
+    two = [session(1, 100.1, True, "claude-dear-1"), session(2, 200.2, False, "claude-dear-1")]
+    assert 100.1 + (200.2 - 100.1) / 2 != 150.15  # the control: the float's own median
+    report = history_report(two, [], prices)
+    assert report.total.duration_seconds.median == 150.15
+    text = render_history(report)
+    assert "| claude-dear-1 | 2,000 | 0 | 0 | 0 | $0.0351 |" in text
+    one = render_history(history_report(two[:1], [], prices))
+    assert "| claude-dear-1 | 1,000 | 0 | 0 | 0 | $0.0176 |" in one and f"{0.01755:.4f}" == "0.0175"
+    eight = [session(d, 60, d <= 3, "claude-cheap-1") for d in range(1, 9)]
+    text = render_history(history_report(eight, [], prices))
+    assert "3/8 (38%)" in text and "| claude-cheap-1 | 8,000 | 0 | 0 | 0 | $0.0002 |" in text
+    tiny = render_history(history_report(eight[:1], [], prices))
+    assert "| claude-cheap-1 | 1,000 | 0 | 0 | 0 | <$0.0001 |" in tiny and "$0.0000" not in tiny
+    assert "1/8 (13%)" in render_history(
+        history_report([session(d, 60, d == 1, "claude-cheap-1") for d in range(1, 9)], [], prices)
+    )
