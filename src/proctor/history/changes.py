@@ -150,7 +150,8 @@ def compare_changes(
         key = (mark.project, split)  # changes with the same tasks on each side share figures
         if key not in figures:
             figures[key] = _figures(before, after)
-        comparison = _comparison(mark, figures[key], _mixed_in(at, before, others))
+        warnings = _mixed_in(at, before, others) + _tied(starts, split)
+        comparison = _comparison(mark, figures[key], warnings)
         twins = sum(other == mark for other in journal)
         if twins > 1:  # marked again as it was (a command run twice): one change
             comparison.warnings.append(
@@ -197,7 +198,9 @@ def _tasks(
         and (start := _utc(s.started_at)) is not None  # in the range of dates in UTC
         and (project is None or same_project(s.project, Path(project)))
     ]
-    dated.sort(key=lambda pair: pair[0])  # in time order: starts carry their own UTC offset
+    # In time order (starts carry their own UTC offset); those that started at the same time
+    # by their file's path, whatever order the replay gave them in.
+    dated.sort(key=lambda pair: (pair[0], pair[1].path))
     return [start for start, _ in dated], [s for _, s in dated]
 
 
@@ -285,6 +288,31 @@ def _mixed_in(
         warnings.append(
             f"{count} before the change was still running when it was made (a task's side is "
             "told by its start)"
+        )
+    return warnings
+
+
+def _tied(starts: Sequence[datetime], split: int) -> list[str]:
+    """A warning for each side whose :data:`SIDE` places were cut through tasks that started
+    at the same time: which of them were taken was told by their session file's path."""
+    warnings = []
+    first_out, last_in = split - SIDE - 1, split + SIDE - 1  # the nearest left out, each side
+    for side, taken, left in (
+        ("before", first_out + 1, first_out),
+        ("after", last_in, last_in + 1),
+    ):
+        if left < 0 or left >= len(starts) or starts[left] != starts[taken]:
+            continue
+        moment = starts[taken]
+        if side == "before":
+            out = taken - bisect.bisect_left(starts, moment)
+        else:
+            out = bisect.bisect_right(starts, moment) - left
+        tasks = "1 more task" if out == 1 else f"{out} more tasks"
+        warnings.append(
+            f"{tasks} started at the same time as the farthest one taken {side} the change "
+            f"({moment.isoformat()}) and {'was' if out == 1 else 'were'} left out: the "
+            f"{SIDE} places went by their session files' paths"
         )
     return warnings
 

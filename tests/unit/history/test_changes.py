@@ -869,3 +869,43 @@ def test_halves_are_rounded_up_as_people_round_them() -> None:
     assert "| after | 8 | 1m 40s [1m 40s–1m 40s] | 3.0 [3.0–3.0] | 38% [" in table
     assert "| +25 pp [" in table
     assert f"{12.5:.0f}" == "12"  # the control: what a format gives
+
+
+def test_tasks_tied_at_the_cut_are_taken_by_path_and_the_output_says_so() -> None:
+    """Twelve tasks started at one instant before the change compete for ten places: the
+    first ten by their file's path are taken, whatever order the replay gave them in, and a
+    warning says that two were left out; a cut between two times says nothing."""
+
+    def at(path: str, day: int, hour: int = 10) -> SessionRecord:
+        record = task(day, 60, 3, True)
+        record.path, record.started_at = path, f"2026-11-{day:02d}T{hour:02d}:00:00+00:00"
+        return record
+
+    tied = [at(f"/h/tied-{n:02d}.jsonl", 5) for n in range(12)]
+    after = [at(f"/h/after-{n:02d}.jsonl", 20, hour) for n, hour in enumerate(range(1, 13))]
+    older = at("/h/older.jsonl", 1)
+    forward = compare_change(CHANGE, [older, *tied, *after])
+    backward = compare_change(CHANGE, [*after[::-1], *tied[::-1], older])
+    assert forward == backward  # the same picks in any order
+    # The ten nearest are the last ten of the tied ones in start-then-path order.
+    assert forward.before.sessions == [t.path for t in tied[2:]]
+    assert forward.warnings == [
+        "2 more tasks started at the same time as the farthest one taken before the change "
+        "(2026-11-05T10:00:00+00:00) and were left out: the 10 places went by their session "
+        "files' paths"
+    ]
+    # After the change the twelve differ in time: the ten nearest, no warning.
+    assert forward.after.sessions == [t.path for t in after[:10]]
+    control = compare_change(CHANGE, [older, *tied[:10], *after])
+    assert control.warnings == []
+    one_more = compare_change(CHANGE, [*tied[:11], *after])
+    assert one_more.warnings[0].startswith("1 more task started at the same time")
+    assert "was left out" in one_more.warnings[0]
+    same_after = [at(f"/h/late-{n:02d}.jsonl", 21) for n in range(13)]
+    late = compare_change(CHANGE, [*tied[:3], *same_after])
+    assert late.after.sessions == [t.path for t in same_after[:10]]
+    assert late.warnings == [
+        "3 more tasks started at the same time as the farthest one taken after the change "
+        "(2026-11-21T10:00:00+00:00) and were left out: the 10 places went by their session "
+        "files' paths"
+    ]
