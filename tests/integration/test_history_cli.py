@@ -156,6 +156,17 @@ def test_mark_then_changes(
     assert [c["change"]["text"] for c in both] == ["enabled the guard", "elsewhere"]
     only = proctor("history", "--home", str(home), "--changes", "--json", "--project", PROJECT_A)
     assert [c["change"]["text"] for c in json.loads(only.out)] == ["enabled the guard"]
+    # Options that leave the project's tasks out are named, not blamed on the history.
+    kept = json.loads(
+        proctor(
+            "history", "--home", str(home), "--changes", "--json", "--agent", "codex",
+            "--agent", "codex", "--since", "2026-11-01",
+        ).out
+    )  # fmt: skip
+    assert kept[0]["warnings"] == [
+        f"no task --agent codex --since 2026-11-01 keeps ran in {PROJECT_A}"
+    ]
+    assert both[0]["warnings"] == []  # the control: unfiltered, it has tasks
     gone = proctor("history", "--home", str(tmp_path / "data"), "--changes")
     assert gone.code == 0 and "proctor: note: unavailable: claude-code" in gone.err
     assert proctor("mark", "later", "--at", "tomorrow").code == 2

@@ -242,7 +242,10 @@ def command(
                 "proctor: note: --since/--until also limit the tasks --changes compares",
                 err=True,
             )
-        comparisons = compare_changes(marks, ordered)
+        limits = [f"--agent {a}" for a in dict.fromkeys(agents)]
+        limits += [f"--since {since}"] if since is not None else []
+        limits += [f"--until {until}"] if until is not None else []
+        comparisons = compare_changes(marks, ordered, limited_by=" ".join(limits))
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")
         elif not comparisons and elsewhere:

@@ -112,10 +112,12 @@ def compare_changes(
     marks: Sequence[ChangeMark],
     sessions: Sequence[SessionRecord],
     journal: Sequence[ChangeMark] | None = None,
+    limited_by: str = "",
 ) -> list[ChangeComparison]:
     """:func:`compare_change` of each of ``marks``, in their order, against the changes of
     ``journal`` (``marks`` when not given). Each time is read once, and each project's tasks
-    are found once, however many changes it has."""
+    are found once, however many changes it has. ``limited_by``: the options that left
+    ``sessions`` out of a history (``--since 2026-11-01``), named when a change finds no task."""
     journal = marks if journal is None else journal
     times: dict[int, datetime] = {}
     for m in (*journal, *marks):
@@ -159,14 +161,15 @@ def compare_changes(
                 "time): each shows the same comparison"
             )
         if mark.project is not None and not tasks:
-            comparison.warnings.append(_nowhere(mark.project, sessions))
+            comparison.warnings.append(_nowhere(mark.project, sessions, limited_by))
         out.append(comparison)
     return out
 
 
-def _nowhere(project: str, sessions: Sequence[SessionRecord]) -> str:
-    """Why a change has no task: no task of the history ran in its folder; the folders nearby
-    that tasks ran in (a subfolder, or the folder above), when there are some."""
+def _nowhere(project: str, sessions: Sequence[SessionRecord], limited_by: str = "") -> str:
+    """Why a change has no task: no task of the history (of the sessions the options named by
+    ``limited_by`` kept) ran in its folder; the folders nearby that tasks ran in (a subfolder,
+    or the folder above), when there are some."""
     inside = project.rstrip("/") + "/"
     near = sorted(
         {
@@ -177,7 +180,8 @@ def _nowhere(project: str, sessions: Sequence[SessionRecord]) -> str:
             and (s.project.startswith(inside) or project.startswith(s.project.rstrip("/") + "/"))
         }
     )
-    said = f"no task of this history ran in {project}"
+    of = f"no task {limited_by} keeps" if limited_by else "no task of this history"
+    said = f"{of} ran in {project}"
     if not near:
         return said
     named = ", ".join(near[:NAMED]) + (
