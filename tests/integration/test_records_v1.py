@@ -17,7 +17,7 @@ from proctor.models.run import ConfigRecord, ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import load_run
-from proctor.stats.descriptive import without_noise
+from proctor.util.text import without_noise
 from tests.conftest import CliResult
 
 V1 = Path(__file__).parents[1] / "fixtures" / "results-v1"
@@ -38,7 +38,7 @@ def _expected(name: str) -> dict[str, Any]:
 
 def _noiseless(value: Any) -> Any:
     """Every float as shown today: to twelve significant digits (an interval's bound that
-    release wrote as -0.10200000000000001 is -0.102 now, see ``stats.without_noise``)."""
+    release wrote as -0.10200000000000001 is -0.102 now, see ``util.text.without_noise``)."""
     if isinstance(value, float):
         return without_noise(value)
     if isinstance(value, dict):

@@ -15,7 +15,7 @@ from proctor.history.journal import parse_time
 from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord
 from proctor.models.history import ChangeComparison, ChangeDelta, ChangeMark, SideFigures
-from proctor.util.text import duration_text, fixed, table_cell
+from proctor.util.text import duration_text, fixed, table_cell, without_noise
 
 if TYPE_CHECKING:
     from proctor.stats.bootstrap import Statistic
@@ -41,7 +41,7 @@ def side_figures(tasks: Sequence[SessionRecord]) -> SideFigures:
     """The figures of one side's tasks (in the order they started). Intervals need at least
     :data:`MIN_SIDE` values: fewer give the figure alone, as an A/B does (docs/ab.md)."""
     # The statistics imported here: a replay without --changes never needs them.
-    from proctor.stats.descriptive import strict_median, without_noise
+    from proctor.stats.descriptive import strict_median
     from proctor.stats.rates import wilson_interval
 
     seconds = [t.duration_seconds for t in tasks if t.duration_seconds is not None]
@@ -66,7 +66,7 @@ def change_delta(before: Sequence[SessionRecord], after: Sequence[SessionRecord]
     """After minus before: the medians' difference with an unpaired bootstrap interval, the
     share verified's with Newcombe's score interval (see :class:`ChangeDelta`)."""
     from proctor.stats.bootstrap import unpaired_bootstrap_delta_ci
-    from proctor.stats.descriptive import strict_median, without_noise
+    from proctor.stats.descriptive import strict_median
     from proctor.stats.rates import wilson_delta_interval
 
     def medians(values: Callable[[SessionRecord], float | None]) -> tuple[float, ...] | None:

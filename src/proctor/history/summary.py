@@ -16,8 +16,7 @@ from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
-from proctor.stats.descriptive import without_noise
-from proctor.util.text import dollars_text, duration_text, fixed, table_cell
+from proctor.util.text import dollars_text, duration_text, fixed, table_cell, without_noise
 
 
 def spread(values: Iterable[float | int | None]) -> Spread:

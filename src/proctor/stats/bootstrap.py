@@ -7,7 +7,8 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from proctor.stats.descriptive import mean, without_noise
+from proctor.stats.descriptive import mean
+from proctor.util.text import without_noise
 
 __all__ = [
     "Interval",

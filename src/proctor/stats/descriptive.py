@@ -14,7 +14,6 @@ __all__ = [
     "statistic_named",
     "strict_median",
     "summarize",
-    "without_noise",
 ]
 
 
@@ -59,13 +58,6 @@ def strict_median(values: Sequence[float]) -> float:
     if result is None:
         raise ValueError("median of an empty sequence is undefined")
     return result
-
-
-def without_noise(value: float) -> float:
-    """A computed figure to twelve significant digits: the last bits a float's own rounding
-    leaves (2.9875000000000007 for 2.9875, 2.1450000000000014 for 12.345 - 10.2) are not
-    shown as if they were measured."""
-    return float(f"{value:.12g}")
 
 
 def statistic_named(name: str) -> Callable[[Sequence[float]], float]:

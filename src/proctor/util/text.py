@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from decimal import ROUND_HALF_UP, Decimal
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -21,10 +20,19 @@ def table_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
+def without_noise(value: float) -> float:
+    """A computed figure to twelve significant digits: the last bits a float's own rounding
+    leaves (2.9875000000000007 for 2.9875, 2.1450000000000014 for 12.345 - 10.2) are not
+    shown as if they were measured."""
+    return float(f"{value:.12g}")
+
+
 def fixed(value: float, digits: int = 0) -> str:
     """``value`` with ``digits`` decimals, a half rounded up as people round it: 0.01755 is
     0.0176 and 12.5 is 13 (a format rounds the float's binary value half to even, and shows
     0.0175 and 12)."""
+    from decimal import ROUND_HALF_UP, Decimal  # loaded by the first figure shown
+
     if value != value or value in (float("inf"), float("-inf")):
         return str(value)
     exact = Decimal(repr(value)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
