@@ -993,10 +993,33 @@ def test_a_finding_of_one_eval_run_is_resolved_by_the_next(proctor: Run, tmp_pat
 
     failed = run("zero")
     assert failed["check"] == "eval: message_includes('one')", failed["check"]
-    assert failed["suite"] == "evals-src"
+    assert failed["suite"] == "proj/evals"  # the project's evals folder, by the results' folder
     # An assertion added before it: the same check, still failing, not a new finding.
     again = run("zero", first='t.message_includes("ze")')
     assert (again["id"], again["state"], again["failures"]) == (failed["id"], "open", 2)
     # Each eval run writes its cases to a folder of its own: still one suite.
     fixed = run("one")
     assert (fixed["id"], fixed["state"]) == (failed["id"], "resolved")
+    # Another project run into the same results directory is another suite: its failure of
+    # a check of the same name is a finding of its own, and resolves nothing of this one's.
+    other = tmp_path / "other"
+    shutil.copytree(tmp_path / "proj", other)
+    (other / "evals" / "ok.eval.py").write_text(
+        (other / "evals" / "ok.eval.py").read_text().replace("'zero'", "'one'")
+    )
+    result = proctor(
+        "eval", "--dir", str(other), "--out", str(tmp_path / "out"), "--json", "--no-stream"
+    )
+    assert result.code == 0, result.err
+    both = proctor("findings", str(tmp_path / "out"), "--json", "--all").json()["findings"]
+    assert [(f["suite"], f["state"]) for f in both] == [("proj/evals", "resolved")]
+    (other / "evals" / "ok.eval.py").write_text(
+        (other / "evals" / "ok.eval.py").read_text().replace("'one'", "'zero'")
+    )
+    result = proctor(
+        "eval", "--dir", str(other), "--out", str(tmp_path / "out"), "--json", "--no-stream"
+    )
+    assert result.code == 1, result.err
+    both = proctor("findings", str(tmp_path / "out"), "--json", "--all").json()["findings"]
+    states = sorted((f["suite"], f["state"]) for f in both)
+    assert states == [("other/evals", "open"), ("proj/evals", "resolved")]

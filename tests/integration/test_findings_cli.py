@@ -691,6 +691,29 @@ def test_two_suites_sharing_a_results_dir_keep_their_findings_apart(
     assert sorted(set(ledger["runSuites"].values())) == ["suite-a", "suite-b"]
 
 
+def test_one_case_run_by_its_folder_checks_the_findings_of_its_suite(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--source suite/hello` (a fix checked on the one case) is a run of the suite that holds
+    the case: its failure is the same finding, never a second one, and its pass resolves it;
+    `--source .` inside the case folder alike."""
+    out, suite = tmp_path / "out", tmp_path / "suite"
+    run_suite(proctor, suite, out, FAILING)
+    write_case(suite, "other", config=CONFIG, plan=PASSING)
+    alone = proctor("run", "--source", str(suite / "hello"), "--out", str(out))
+    assert alone.code == 1, alone.err
+    (finding,) = findings(proctor, out)
+    assert (finding["id"], finding["suite"], finding["failures"]) == (ID, "suite", 2)
+    write_case(suite, "hello", config=CONFIG, plan=PASSING)
+    monkeypatch.chdir(suite / "hello")
+    inside = proctor("run", "--source", ".", "--out", str(out))
+    assert inside.code == 0, inside.err
+    (finding,) = findings(proctor, out, "--all")
+    assert (finding["id"], finding["state"]) == (ID, "resolved")
+    runs = json.loads((out / "findings.json").read_text())["runSuites"]
+    assert set(runs.values()) == {"suite"} and len(runs) == 3
+
+
 def test_a_finding_of_a_ledger_without_suites_is_taken_up_by_the_suite_that_checks_it(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
@@ -792,7 +815,8 @@ def test_a_run_says_what_it_did_to_the_findings(
         run_with(proctor, make_case, tmp_path, FAILING)
         assert told not in caplog.text  # control: the same failure again is nothing new
         run_with(proctor, make_case, tmp_path, PASSING)
-        assert f"{told}1 resolved" in caplog.text
+        # Only open findings are listed without --all: the command to see a resolved one.
+        assert f"{told}1 resolved (`proctor findings {out} --all` lists them)" in caplog.text
 
 
 def another_process_first(monkeypatch: pytest.MonkeyPatch) -> None:

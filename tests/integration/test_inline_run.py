@@ -4,6 +4,7 @@ only when asked."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.conftest import Run, single_run_dir
@@ -97,4 +98,18 @@ def test_a_failure_of_one_inline_run_is_resolved_by_the_next(proctor: Run, tmp_p
     (src / "a.txt").write_text("a\n")
     assert proctor("run", *args, "--out", str(out)).code == 0
     listed = proctor("findings", str(out), "--json", "--all").json()["findings"]
-    assert [(f["suite"], f["state"]) for f in listed] == [("inline", "resolved")]
+    ((suite, state),) = [(f["suite"], f["state"]) for f in listed]
+    assert re.fullmatch(r"inline/[0-9a-f]{10}", suite) and state == "resolved"
+    # Another prompt is another inline suite: its pass resolves nothing of the first one's,
+    # and its failure of a check of the same name is a finding of its own.
+    (src / "a.txt").unlink()
+    assert proctor("run", *args, "--out", str(out)).code == 1  # the first reopened
+    other = ["--prompt", "Something else.", *args[2:]]
+    (src / "a.txt").write_text("a\n")
+    assert proctor("run", *other, "--out", str(out)).code == 0
+    listed = proctor("findings", str(out), "--json", "--all").json()["findings"]
+    assert [(f["suite"], f["state"]) for f in listed] == [(suite, "open")]
+    (src / "a.txt").unlink()
+    assert proctor("run", *other, "--out", str(out)).code == 1
+    listed = proctor("findings", str(out), "--json", "--all").json()["findings"]
+    assert len({f["suite"] for f in listed}) == 2 and all(f["state"] == "open" for f in listed)

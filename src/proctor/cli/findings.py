@@ -141,10 +141,11 @@ def finding_named(ledger: FindingsLedger, given: str) -> str:
     if given.strip() in ids:  # as written (an id edited by hand may hold capitals)
         return given.strip()
     wanted = given.strip().lower()
-    if wanted in ids:
-        return wanted
+    whole = [i for i in ids if i.lower() == wanted]  # an id edited by hand, named in lower case
+    if len(whole) == 1:
+        return whole[0]
     if len(wanted) >= ID_PREFIX_LEAST:
-        matches = [i for i in ids if i.startswith(wanted)]
+        matches = [i for i in ids if i.lower().startswith(wanted)]
         if len(matches) == 1:
             return matches[0]
         if matches:
@@ -153,7 +154,7 @@ def finding_named(ledger: FindingsLedger, given: str) -> str:
                 f"'{controls_escaped(given)}' names {len(matches)} findings ({shown}): give "
                 "more of the id"
             )
-    elif wanted and any(i.startswith(wanted) for i in ids):
+    elif wanted and any(i.lower().startswith(wanted) for i in ids):
         raise ValueError(
             f"'{controls_escaped(given)}' is too short to name a finding: give at least "
             f"{ID_PREFIX_LEAST} digits of its id"

@@ -283,9 +283,13 @@ def command(
     names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
     if as_json and "json" not in names:
         names.append("json")
+    suite = None
     if prompt is not None:
+        from proctor.session.inline import inline_suite
+
         source, evaluate = _inline(prompt, qna, eval_file, src, evaluate, source, out, config)
         overrides = overrides.model_copy(update={"evaluate": evaluate})
+        suite = inline_suite(source)
     elif any(v is not None for v in (qna, eval_file, src)):
         raise ConfigError("--qna, --eval and --src describe an inline case: give --prompt too")
     if manifest is not None:
@@ -320,6 +324,7 @@ def command(
         executor=executor,
         executor_address=ray_address,
         argv=("proctor", *sys.argv[1:]),
+        suite=suite,
     )
     try:
         plan = plan_run(request)

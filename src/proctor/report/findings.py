@@ -489,5 +489,9 @@ def update_after_run(
     elif changes:  # applied now: here, or by a process that reached the ledger first
         told: Counter[str] = Counter(change.event for change in changes)
         said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e])
-        log.warning("proctor: findings: %s (`proctor findings %s` lists them)", said, results_dir)
+        # A resolved finding is listed with the closed ones only (--all).
+        every = " --all" if told["resolved"] else ""
+        log.warning(
+            "proctor: findings: %s (`proctor findings %s%s` lists them)", said, results_dir, every
+        )
     return changes

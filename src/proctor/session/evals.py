@@ -34,7 +34,7 @@ from proctor.llm.refs import parse_ref
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_text_atomic
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
-from proctor.paths import RunPaths
+from proctor.paths import RunPaths, suite_of
 from proctor.report.aggregate import gate_failed
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
@@ -239,7 +239,13 @@ def run_evals(
     try:
         run = run_session(
             RunRequest(
-                source=source, overrides=overrides, reporters=tuple(reporters), argv=request.argv
+                source=source,
+                overrides=overrides,
+                reporters=tuple(reporters),
+                argv=request.argv,
+                # The project's evals folder: two projects run into one results directory
+                # are two suites, whatever their cases are called.
+                suite=suite_of(project.root / "evals", out),
             ),
             list(subscribers),
         )

@@ -7,10 +7,15 @@ or file given, ``qna.md`` from ``--qna``, ``src`` linking to ``--src`` (a folder
 only), and ``config.json`` with the evaluators of ``--eval`` (a JSON list of evaluators or an
 object with ``evaluators``), or the ``llm-judge`` evaluator over ``--eval``'s rubric when it is
 Markdown. Nothing is evaluated unless ``--evaluate`` is given with evaluators or a rubric.
+
+The findings of inline runs belong to the suite of their case (:func:`inline_suite`): runs of
+the same prompt, answers, evaluators and source are one suite, and a different prompt is
+another, whose checks never resolve the first one's findings.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from datetime import UTC, datetime
@@ -87,3 +92,21 @@ def inline_case(
     config = {"description": "an inline run (proctor run --prompt)", "evaluators": evaluators}
     write_text_atomic(case / "config.json", json.dumps(config, indent=2) + "\n")
     return source, bool(evaluators)
+
+
+def inline_suite(source: Path) -> str:
+    """The suite of the inline case written under ``source``: ``inline/`` and a digest of
+    what the case is (its prompt, answers, rubric and evaluators, and the folder or zip its
+    ``src`` links to), the same for every run of the same case."""
+    case = source / CASE_NAME
+    digest = hashlib.sha256()
+    for item in sorted(case.iterdir()):
+        if item.is_symlink():  # src: the folder or zip it names (its files may change)
+            content = os.readlink(item).encode("utf-8", "surrogateescape")
+        elif item.is_file():
+            content = item.read_bytes()
+        else:
+            continue
+        name = item.name.encode("utf-8", "surrogateescape")
+        digest.update(b"%d:%s%d:%s" % (len(name), name, len(content), content))
+    return f"inline/{digest.hexdigest()[:10]}"

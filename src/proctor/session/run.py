@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proctor._version import __version__
+from proctor.discover.folders import is_case_folder
 from proctor.errors import ConfigError
 from proctor.execute.context import WorkerOptions, was_interrupted
 from proctor.execute.events import RunEvent, Subscriber, TrialStarted
@@ -64,6 +65,9 @@ class RunRequest:
     """The run's label in a repeat manifest, recorded in ``run.json``."""
     repetition: int | None = None
     """Which repetition of ``--repeat-check`` this run is (1 to N), recorded in ``run.json``."""
+    suite: str | None = None
+    """The suite the run's findings belong to, when proctor generated its cases (an inline
+    case, an eval project's); None: named by ``source`` (see :func:`run_suite_name`)."""
 
 
 @dataclass
@@ -135,7 +139,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         trials_planned=len(plan.trials),
         session_label=request.session_label,
         repetition=request.repetition,
-        suite=suite_of((request.cwd or Path.cwd()) / request.source, paths.root.parent),
+        suite=run_suite_name(request, paths.root.parent),
     )
     # run.json last: a folder that has it has every record a resume reads.
     write_json(paths.config_json, config_record(plan))
@@ -144,6 +148,19 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
     )
     write_record(paths.run_json, manifest)
     return manifest
+
+
+def run_suite_name(request: RunRequest, results_dir: Path) -> str:
+    """The suite a run's findings belong to: the one ``request`` names, else its source's
+    (see :func:`~proctor.paths.suite_of`). A source that is one case folder names the folder
+    that holds it, the suite a run of every case there names too: one case run alone (to
+    check a fix) checks the same findings."""
+    if request.suite is not None:
+        return request.suite
+    source = (request.cwd or Path.cwd()) / request.source
+    if source.is_dir() and is_case_folder(source):
+        source = Path(os.path.realpath(source)).parent  # `--source .` inside it, too
+    return suite_of(source, results_dir)
 
 
 def config_record(plan: RunPlan) -> dict[str, Any]:

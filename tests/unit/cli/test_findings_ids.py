@@ -64,6 +64,14 @@ def test_an_id_edited_by_hand_with_capitals_is_named_as_written() -> None:
     assert finding_named(ledger("ABCDEF0123", "abcdef9999"), "ABCDEF0123") == "ABCDEF0123"
 
 
+def test_an_id_edited_by_hand_with_capitals_is_named_in_either_case() -> None:
+    """Whole or by a prefix, letters and all, as the docs say of every id."""
+    held = ledger("57018AA8F3", "4ade1b6124")
+    assert finding_named(held, "57018aa8f3") == "57018AA8F3"
+    assert finding_named(held, "57018a") == "57018AA8F3"
+    assert finding_named(held, "4ADE1B") == "4ade1b6124"
+
+
 def test_a_prefix_of_several_findings_names_them_all_and_none_is_taken() -> None:
     with pytest.raises(ValueError) as raised:
         finding_named(ledger("4ade1b6124", "4ade200000", "4ade300000"), "4ADE")
