@@ -165,6 +165,40 @@ def test_a_dismissed_finding_that_passed_since_says_so(
     assert findings(proctor, out, "--all")[0]["passedSinceDismissal"] is True
 
 
+def test_a_dismissal_asked_for_as_json_prints_the_finding_as_json(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    after = proctor("findings", "dismiss", ID, "--reason", "flaky", "--dir", str(out), "--json")
+    assert after.code == 0, after.err
+    finding = json.loads(after.out)
+    assert (finding["id"], finding["state"], finding["history"][-1]["reason"]) == (
+        ID, "dismissed", "flaky",
+    )  # fmt: skip
+    before = proctor("findings", "--json", str(out), "dismiss", ID, "--reason", "again")
+    assert before.code == 0 and json.loads(before.out)["history"][-1]["reason"] == "again"
+    listing = proctor("findings", "--all", "dismiss", ID, "--reason", "x", "--dir", str(out))
+    assert listing.code == 2 and "`dismiss` takes no --all" in listing.err
+
+
+def test_a_check_label_with_line_breaks_and_escapes_is_shown_on_one_line_not_obeyed(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    label = "fl\nag \x1b[31mRED"
+    evaluator = {"use": "file-exists", "must": ["hello.txt"], "gate": True, "label": label}
+    make_case("hello", config={**CONFIG, "evaluators": [evaluator]}, plan=FAILING)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 1, result.err
+    (finding,) = findings(proctor, out)
+    assert finding["check"] == label  # kept as written
+    rows = proctor("findings", str(out)).out.splitlines()
+    assert len(rows) == 2 and rows[1].split("  ")[3:4] == ["fl ag \\x1b[31mRED"], rows
+    (run_dir,) = out.glob("run-*")
+    section = (run_dir / "suite.md").read_text().split("## Findings")[1]
+    assert "| fl ag \\x1b[31mRED |" in section and "\x1b" not in section
+
+
 def test_a_crash_while_writing_the_ledger_keeps_the_previous_one(
     proctor: Run,
     make_case: MakeCase,

@@ -109,11 +109,21 @@ def list_command(
     default=None,
     help="The results directory (default ./proctor-results).",
 )
-def dismiss_command(finding_id: str, reason: str, results_dir: Path | None) -> int:
+@click.option("--json", "as_json", is_flag=True, help="Print the dismissed finding as JSON.")
+@click.pass_context
+def dismiss_command(
+    ctx: click.Context, finding_id: str, reason: str, results_dir: Path | None, as_json: bool
+) -> int:
     """Dismiss finding ID: it stays dismissed until its check passes and then fails again."""
     from proctor.errors import ConfigError
+    from proctor.models.io import model_to_json
     from proctor.report.findings import dismiss, ledger_lock, ledger_path, save_ledger
     from proctor.util.clock import now_iso
+
+    parent = ctx.parent.params if ctx.parent is not None else {}
+    if parent.get("show_all"):
+        raise click.UsageError("--all lists findings: `dismiss` takes no --all")
+    as_json = as_json or bool(parent.get("as_json"))  # `proctor findings --json dismiss …`
 
     folder = _folder(results_dir)
     with ledger_lock(folder):  # another dismissal at the same time waits its turn
@@ -124,8 +134,13 @@ def dismiss_command(finding_id: str, reason: str, results_dir: Path | None) -> i
             raise ConfigError(
                 f"{ledger_path(folder)}: {exc} (`proctor findings {folder} --all` lists them)"
             ) from None
-        save_ledger(folder, dismiss(ledger, finding_id, reason, now_iso()))
-    click.echo(f"dismissed {finding_id}: {one_line(reason)}")
+        updated = dismiss(ledger, finding_id, reason, now_iso())
+        save_ledger(folder, updated)
+    if as_json:
+        (finding,) = [f for f in updated.findings if f.id == finding_id]
+        click.echo(model_to_json(finding), nl=False)
+    else:
+        click.echo(f"dismissed {finding_id}: {one_line(reason)}")
     return 0
 
 
@@ -407,8 +422,8 @@ def render_table(findings: list[Finding]) -> str:
             f.id,
             _state(f),
             *((f.suite or "–",) if suites else ()),
-            f"{f.case} / {f.agent} / {f.condition}",
-            f.check,
+            one_line(f"{f.case} / {f.agent} / {f.condition}"),
+            one_line(f.check),
             f.first_seen_run,
             f.last_seen_run,
             f.last_checked_run or "–",

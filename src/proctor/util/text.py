@@ -16,8 +16,10 @@ def controls_escaped(text: str) -> str:
 
 def table_cell(text: str) -> str:
     """``text`` safe inside a Markdown table cell: a ``|`` would start a new cell and a line
-    break would end the row."""
-    return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    break would end the row; its other control characters escaped (see
+    :func:`controls_escaped`), since a Markdown report is also read in a terminal."""
+    one_row = text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return controls_escaped(one_row)
 
 
 def without_noise(value: float) -> float:
