@@ -127,6 +127,10 @@ def test_outcome_gates_and_the_reply() -> None:
 def test_check_score_and_handles() -> None:
     g = Planted([])
     assert g.check([1, 2], [1, 2]) and not g.check({"a": 1}, {"a": 2})
+    # Named by its expectation, or by the name given (one that stays when the value changes).
+    assert [a.name for a in g.recorded[-2:]] == ["check(equals [1, 2])", "check(equals {'a': 2})"]
+    assert not g.check("/tmp/a/x", "/tmp/b/x", name="the path")
+    assert g.recorded[-1].name == "check('the path')"
     soft = g.score("style", 0.4)
     assert soft and soft.assertion.soft  # soft until given a bar
     assert not g.score("style", 0.4).gate(0.5)  # below the bar: a failed hard gate

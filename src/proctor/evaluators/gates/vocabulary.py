@@ -263,10 +263,14 @@ class Gates:
 
     # -- values ----------------------------------------------------------------------------
 
-    def check(self, value: Any, expectation: Any) -> Handle:
+    def check(self, value: Any, expectation: Any, *, name: str | None = None) -> Handle:
+        """``value`` against ``expectation``; the gate is named by the expectation
+        (``check(equals 'hello')``), or by ``name`` when given (``check('greeting')``): the
+        name its finding keeps when the expected value changes from run to run."""
         exp = as_expectation(expectation)
         outcome = exp(value)
-        return self._gate(f"check({exp.label})", outcome.passed, outcome.message, outcome.score)
+        shown = exp.label if name is None else repr(name)
+        return self._gate(f"check({shown})", outcome.passed, outcome.message, outcome.score)
 
     def score(self, name: str, value: float) -> Handle:
         """A 0-1 measure, soft (recorded, never failing) until given a bar with ``.gate(x)``
