@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -278,6 +279,25 @@ def test_runs_of_an_older_proctor_are_tracked_and_unfinished_runs_wait(
     assert all(f["state"] == "open" for f in ledger["findings"])
     again = proctor("findings", "--all", "--json", str(out))
     assert again.json() == ledger, "applying is idempotent"
+    # The run that waits is named, with what finishes it: no proctor runs it (killed).
+    assert (
+        f"proctor: note: {unfinished.name} has not finished, and no proctor is running it (it "
+        f"was killed): `proctor run --resume {unfinished}` finishes it, and its checks count "
+        "then"
+    ) in listed.err
+    # One whose orchestrator is alive (this process, here) is still running.
+    from proctor.models.run import JournalEntry
+    from proctor.session.journal import append
+    from proctor.util.processes import process_start
+
+    alive = JournalEntry(
+        event="run-started", time="2026-12-01T14:00:00Z", pid=os.getpid(),
+        pid_start=process_start(os.getpid()),
+    )  # fmt: skip
+    append(unfinished / "journal.jsonl", alive)
+    running = proctor("findings", str(out))
+    assert f"{unfinished.name} is still running: its checks count when it finishes" in (running.err)
+    assert "was killed" not in running.err
 
 
 def run_reporting(proctor: Run, make_case: MakeCase, tmp_path: Path, plan: dict[str, Any]) -> Path:

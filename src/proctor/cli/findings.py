@@ -208,9 +208,40 @@ def _updated(folder: Path) -> FindingsLedger:
     from proctor.report.findings import update_ledger
 
     update = update_ledger(folder)
-    for note in update.notes:
+    for note in [*update.notes, *_unfinished(folder, update.ledger)]:
         click.echo(f"proctor: note: {note}", err=True)
     return update.ledger
+
+
+def _unfinished(folder: Path, ledger: FindingsLedger) -> list[str]:
+    """A note for each run of ``folder`` the ledger waits for, since it has not finished:
+    one still running, or one stopped before it could say so (killed), which waits for a
+    ``--resume`` (a run that was interrupted says so, and is taken in as it stands)."""
+    from proctor.errors import ConfigError, SchemaVersionError
+    from proctor.models.io import read_record
+    from proctor.models.run import RunManifest
+    from proctor.paths import RunPaths
+    from proctor.session.journal import live_orchestrator
+
+    notes = []
+    for root in sorted(folder.glob("run-*")):
+        if root.name in ledger.runs or not root.is_dir():
+            continue
+        paths = RunPaths(root)
+        try:
+            manifest = read_record(paths.run_json, RunManifest)
+        except (ConfigError, SchemaVersionError, OSError):
+            continue  # none yet (a run starting), or one the update named as unreadable
+        if manifest.finished_at is not None or (manifest.repetition or 1) > 1:
+            continue
+        if live_orchestrator(paths.journal) is not None:
+            notes.append(f"{root.name} is still running: its checks count when it finishes")
+        else:
+            notes.append(
+                f"{root.name} has not finished, and no proctor is running it (it was killed): "
+                f"`proctor run --resume {root}` finishes it, and its checks count then"
+            )
+    return notes
 
 
 def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> int:
@@ -263,15 +294,16 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         if stopped:
             hows = {cut[r][0] for f in stopped if (r := latest[f.suite])}
             then = ", then resumed" if "resumed" in hows else ""
+            them = "it" if len(stopped) == 1 else "them"
             click.echo(
                 f"\n{_counted(stopped)} not checked by the latest run of {_their(stopped)} "
                 f"suite ({_runs(stopped, latest)}), which was interrupted before it checked "
                 + (
-                    f"them{then} (the findings ledger took that run in before it kept what a "
+                    f"{them}{then} (the findings ledger took that run in before it kept what a "
                     "`--resume` adds). A finding stays open until a run checks it: run the "
                     "suite again."
                     if hows & {"resumed", "unkept"}
-                    else "them. A finding stays open until a run checks it: `proctor run "
+                    else f"{them}. A finding stays open until a run checks it: `proctor run "
                     "--resume RUN_DIR` finishes that run, or run the suite again."
                 )
             )
