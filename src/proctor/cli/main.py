@@ -109,10 +109,20 @@ def error(message: str) -> None:
     click.echo(f"proctor: error: {message}", err=True)
 
 
+_CLICK_WORDS = (
+    ("is not a valid integer range", "is not a whole number"),
+    ("is not a valid float range", "is not a number"),
+    ("is not a valid integer", "is not a whole number"),
+    ("is not a valid float", "is not a number"),
+)
+
+
 def usage_sentence(exc: click.UsageError) -> str:
     """A usage error as one sentence: what is wrong, then the command's usage line and where
     its help is (Click's own three lines, ``Usage:``, ``Try …``, ``Error: …``, turned round)."""
     message = exc.format_message().strip().removesuffix(".")
+    for said, meant in _CLICK_WORDS:  # Click's names of its types, in words people use
+        message = message.replace(said, meant)
     ctx = exc.ctx
     if ctx is None:
         return message

@@ -55,7 +55,7 @@ def command(
     Several RUN_DIRs are read as one sample set: every trial of every run, their repeats
     numbered on from one run to the next, under the first run's gate (or --config's).
 
-    The Markdown, JSON and JUnit reports also list the run's new, reopened and resolved
+    The Markdown, JSON, JUnit and HTML reports also list the run's new, reopened and resolved
     findings when the ledger of its results directory holds the run.
     """
     from proctor.errors import ConfigError

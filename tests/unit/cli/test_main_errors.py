@@ -61,6 +61,17 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
             "says more)\n",
         ),
         (
+            ["run", "--repeat-check", "abc"],
+            "proctor: error: Invalid value for '--repeat-check': 'abc' is not a whole number "
+            "(usage: proctor run [OPTIONS]; `proctor run --help` says more)\n",
+        ),
+        (
+            ["history", "--workers", "two"],
+            "proctor: error: Invalid value for '--workers': 'two' is not a whole number "
+            "(usage: proctor history [OPTIONS] [PATHS]...; `proctor history --help` says "
+            "more)\n",
+        ),
+        (
             ["histroy"],
             "proctor: error: No such command 'histroy' (usage: proctor [OPTIONS] COMMAND "
             "[ARGS]...; `proctor --help` says more)\n",
