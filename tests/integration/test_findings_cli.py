@@ -616,9 +616,9 @@ def test_an_open_finding_an_interrupted_run_never_reached_is_not_said_to_be_gone
     table = proctor("findings", str(out)).out
     assert "closes one that is gone" in table  # the control: a run that was not cut short
     cases = (
-        (False, False, "them. A finding stays open until a run checks it: `proctor run --resume"),
-        (False, True, "them (the findings ledger took that run in before it kept what a"),
-        (True, True, "them, then resumed (the findings ledger took that run in before it kept"),
+        (False, False, "it. A finding stays open until a run checks it: `proctor run --resume"),
+        (False, True, "it (the findings ledger took that run in before it kept what a"),
+        (True, True, "it, then resumed (the findings ledger took that run in before it kept"),
     )
     killed = dict(manifest, interrupted=False, resumedAt=["2026-12-04T12:00:00Z"])
     (latest / "run.json").write_text(json.dumps(killed))  # killed, then resumed: finished
