@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from proctor.history.sources import Session
 
 HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
+MAX_WORKERS = 256
+"""The most processes ``--workers`` starts (each is a fork of this one)."""
 
 
 @click.command("history")
@@ -53,8 +55,9 @@ HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
-    help="Parse on N processes (default: one per CPU proctor may use).",
+    type=click.IntRange(min=1, max=MAX_WORKERS),
+    help=f"Parse on N processes, 1 to {MAX_WORKERS} (default: one per CPU proctor may use; "
+    "never more than there are sessions).",
 )
 @click.option(
     "--no-cache",

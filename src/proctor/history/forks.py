@@ -212,8 +212,8 @@ def _outcomes(
     global _PROJECT, _PRICING
     _PROJECT, _PRICING = project, pricing
     members = sum(len(family) for family in families)
-    count = workers or usable_cpus()
-    if count == 1 or members < SERIAL_BELOW:
+    count = min(workers or usable_cpus(), members)  # never more workers than files
+    if count <= 1 or members < SERIAL_BELOW:
         return _told(records, families, map)
     with collection_paused(), forked_pool(count, start_worker) as pool:
         # One file a task: a family's files are whole sessions, each worth a hand-over.

@@ -449,8 +449,8 @@ def replay(
             del hits, stored
         todo = [session for _, session, _ in jobs]
         stamper = cache.stamper if cache is not None else None
-        count = workers or usable_cpus()
-        if count == 1 or len(jobs) < SERIAL_BELOW:
+        count = min(workers or usable_cpus(), len(jobs))  # never more workers than sessions
+        if count <= 1 or len(jobs) < SERIAL_BELOW:
             results: Iterable[Measured] = (
                 _measure_job(job, filters.project, pricing, stamper) for job in jobs
             )

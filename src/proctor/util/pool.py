@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.pool import Pool
@@ -30,17 +32,54 @@ def forked_pool(processes: int, initializer: Callable[[], None]) -> Iterator[Poo
         pool = multiprocessing.get_context("fork").Pool(
             processes=processes, initializer=initializer
         )
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-    try:
-        yield pool
     except BaseException:
-        pool.terminate()
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         raise
-    else:
+    try:
+        # A SIGTERM held meanwhile is handled here, where it stops the pool like any other.
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        yield pool
         pool.close()
-    finally:
-        pool.join()
+        pool.join()  # a signal may come while the workers finish, too
+    except BaseException:
+        stop_pool(pool)
+        raise
+
+
+STOP_WAIT_SEC = 5.0
+"""How long a pool's own end may take before its workers are killed instead (it takes
+milliseconds, unless a worker died holding the lock of the pool's task queue)."""
+
+
+def stop_pool(pool: Pool, wait: float | None = None) -> None:
+    """End ``pool`` at once: its own ``terminate``, given ``wait`` seconds (default
+    :data:`STOP_WAIT_SEC`).
+
+    A worker killed from outside while it waited for work (a SIGTERM or SIGKILL sent to the
+    whole process group: ``timeout``, systemd, ``docker stop``) dies holding the lock of the
+    task queue, and ``terminate`` then waits for that lock forever. Past ``wait``, every
+    worker is killed, and the pool's threads, left waiting on that lock, are left to the
+    process's end (they are daemon threads, and the pool's exit hook has been used up)."""
+    wait = STOP_WAIT_SEC if wait is None else wait
+    ended = threading.Thread(target=_terminate, args=(pool,), name="pool-stop", daemon=True)
+    ended.start()
+    ended.join(wait)
+    if not ended.is_alive():
+        return
+    workers = list(getattr(pool, "_pool", ()))  # the pool keeps its processes there alone
+    for worker in workers:
+        if worker.pid is not None and worker.exitcode is None:
+            try:
+                os.kill(worker.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    for worker in workers:
+        worker.join(wait)
+
+
+def _terminate(pool: Pool) -> None:
+    pool.terminate()
+    pool.join()
 
 
 def start_worker() -> None:

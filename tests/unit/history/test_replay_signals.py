@@ -75,6 +75,8 @@ def late_second() -> None:
 
 replay_module._start_worker = late_second
 replay_module.SERIAL_BELOW = 1
+from proctor.util import pool as pool_module
+pool_module.STOP_WAIT_SEC = 3600  # the workers end by the pool's own SIGTERM, never killed
 import contextlib
 if sys.argv[1] == "terminate":  # the pool's usual end, for the control
     @contextlib.contextmanager
@@ -84,7 +86,6 @@ if sys.argv[1] == "terminate":  # the pool's usual end, for the control
     replay_module.forked_pool = terminated
 if sys.argv[1] == "unheld":  # workers forked with SIGTERM as the parent has it, for the control
     import types
-    from proctor.util import pool as pool_module
     unblocked = {**vars(signal), "pthread_sigmask": lambda how, mask: set()}
     pool_module.signal = types.SimpleNamespace(**unblocked)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as an interrupted run leaves the parent
@@ -143,3 +144,60 @@ def test_a_replay_stopped_before_a_worker_started_ends_that_worker_too() -> None
 
 def test_control_workers_forked_with_sigterm_ignored_miss_the_pool_s_sigterm() -> None:
     assert replay_with_a_late_worker("unheld", timeout=8, stopped=True) is None
+
+
+KILLED_WORKERS = """
+import os, signal, sys, time
+from proctor.util import pool as pool_module
+from proctor.util.pool import forked_pool, start_worker
+
+pool_module.STOP_WAIT_SEC = 1.0
+if sys.argv[1] == "terminate":  # the pool's own end alone, for the control
+    pool_module.stop_pool = lambda pool, wait=None: (pool.terminate(), pool.join())
+try:
+    with forked_pool(2, start_worker) as pool:
+        assert pool.map(abs, [-1, -2]) == [1, 2]
+        time.sleep(0.3)  # both idle: one holds the task queue's lock while it waits for work
+        for worker in list(pool._pool):  # as a SIGTERM to the whole process group does
+            os.kill(worker.pid, signal.SIGKILL)
+        time.sleep(0.5)  # the pool starts two others in their place
+        raise KeyboardInterrupt  # the parent's own share of the signal
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def stop_after_killed_workers(end: str, timeout: float) -> str | None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WORKERS, end],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None
+    assert proc.returncode == 0, out
+    return out
+
+
+def test_a_pool_whose_workers_were_killed_from_outside_still_ends() -> None:
+    """`timeout`, systemd or `docker stop` signal the whole process group: a worker that dies
+    waiting for work holds the task queue's lock for good, and the pool's own terminate waits
+    for it; the pool's end is bounded, its workers killed."""
+    assert stop_after_killed_workers("stop", timeout=60) == "stopped\n"
+
+
+def test_control_the_pool_s_own_terminate_waits_forever_after_killed_workers() -> None:
+    assert stop_after_killed_workers("terminate", timeout=8) is None
