@@ -32,8 +32,9 @@ import msgspec
 
 from proctor.errors import ConfigError
 from proctor.history.cache import SummaryCache
+from proctor.history.parts import claude_parts
 from proctor.history.record import SessionRecord, responses_of
-from proctor.history.replay import SERIAL_BELOW, claude_parts, measure_session, read_summary
+from proctor.history.replay import SERIAL_BELOW, measure_session, read_summary
 from proctor.history.sources import Session
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable

@@ -25,6 +25,7 @@ import orjson
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
+from proctor.history.parts import claude_parts, forget_listings, gemini_parts, parts_for_stamp
 from proctor.history.projects import same_project, session_project
 from proctor.history.record import SessionRecord, local_start, records_of, set_responses
 from proctor.history.sources import Session
@@ -37,7 +38,6 @@ from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
 from proctor.util.cpus import usable_cpus
-from proctor.util.native_paths import first_record, gemini_subagent_chats
 from proctor.util.pool import forked_pool, start_worker
 
 RESPONSES = b"\x00"
@@ -70,80 +70,6 @@ class Filters:
         return (self.since is None or day >= self.since) and (
             self.until is None or day <= self.until
         )
-
-
-@functools.lru_cache(maxsize=1024)
-def _legacy_subagents(project_folder: str) -> dict[str, list[Path]]:
-    """Subagent files an older Claude Code wrote beside the sessions (``agent-*.jsonl``), by
-    the session id they name; read once per project folder, not once per session."""
-    found: dict[str, list[Path]] = {}
-    for path in _agent_files(Path(project_folder)):
-        session_id = first_record(path).get("sessionId")
-        if isinstance(session_id, str):
-            found.setdefault(session_id, []).append(path)
-    return found
-
-
-@functools.lru_cache(maxsize=1024)
-def _subfolders(project_folder: str) -> frozenset[str]:
-    """The folders in a Claude Code project folder (named by the sessions that have subagent
-    files): listed once, so that a session without one costs no look-up of its own."""
-    try:
-        with os.scandir(project_folder) as entries:
-            return frozenset(e.name for e in entries if e.is_dir())
-    except OSError:
-        return frozenset()
-
-
-def _agent_files(folder: Path) -> list[Path]:
-    """The subagent files in ``folder``; none when it is not there. A folder that is there
-    but cannot be listed is an OSError naming it: the session would be measured without its
-    subagents' steps and tokens, so it is reported unavailable instead."""
-    try:
-        with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.name.startswith("agent-") and e.is_file()]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as exc:
-        raise OSError(
-            f"its subagent folder {folder} cannot be listed ({exc.strerror or exc})"
-        ) from exc
-    return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
-
-
-def _parts_for_stamp(session: Session) -> list[Path]:
-    """The parts a session's stamp names: its subagents' files (a Codex session's threads
-    were found with it; a Gemini CLI chat's subagent chats are looked up). None when a Claude
-    Code session's or a Gemini CLI chat's subagent folder cannot be listed (its measure then
-    reports it unavailable, and nothing is kept of it)."""
-    if not _is_claude(session) and session.agent != "gemini-cli":
-        return [Path(part) for part in session.parts]
-    try:
-        if session.agent == "gemini-cli":
-            return gemini_parts(session.path)
-        return claude_parts(session.file)
-    except OSError:
-        return []
-
-
-def gemini_parts(main: Path) -> list[Path]:
-    """The subagent chats of the Gemini CLI chat ``main`` (see
-    :func:`proctor.util.native_paths.gemini_subagent_chats`), its folder listed once per
-    replay."""
-    return gemini_subagent_chats(main, _subfolders(os.path.dirname(main)), strict=True)
-
-
-def claude_parts(main: str | Path) -> list[Path]:
-    """The subagent files of the Claude Code session ``main`` (see
-    :func:`proctor.util.native_paths.claude_subagent_files`, which this matches). The folder
-    listings behind it are read once per replay."""
-    folder, name = os.path.split(main)
-    session_id = name.removesuffix(".jsonl")
-    if session_id in _subfolders(folder):
-        found = _agent_files(Path(folder, session_id, "subagents"))
-        if found:
-            return found
-    return _legacy_subagents(folder).get(session_id, [])
 
 
 def _parse(
@@ -375,7 +301,7 @@ def _measure_job(
     if stamp is None and stamper is not None:
         # Taken before the session is read: a session that grows meanwhile is read again next
         # time, never left with a summary older than its stamp.
-        stamp = stamper.stamp(session, _parts_for_stamp(session))
+        stamp = stamper.stamp(session, parts_for_stamp(session))
     return index, measure_session(session, project, pricing), stamp
 
 
@@ -414,9 +340,7 @@ def replay(
     is read from it, and the sessions replayed now are added to it. Closing the generator
     early stops the workers."""
     global _PROJECT, _PRICING, _STAMPER
-    # Folder listings are kept for one replay only: the history may have grown since the last.
-    _subfolders.cache_clear()
-    _legacy_subagents.cache_clear()
+    forget_listings()  # listings are kept for one replay only
     jobs: list[Job] = []
     with collection_paused():
         if cache is None:
@@ -428,7 +352,7 @@ def replay(
                 if not cache.has(session):  # new: stamped where it is measured
                     jobs.append((len(jobs), session, None))
                     continue
-                parts = _parts_for_stamp(session)
+                parts = parts_for_stamp(session)
                 stamp = cache.stamp(session, parts)
                 found = cache.get(session, stamp, parts)
                 if found is None:

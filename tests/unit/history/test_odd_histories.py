@@ -817,3 +817,24 @@ def test_a_codex_or_gemini_session_copied_under_another_name_is_counted_once(
         assert {s["path"] for s in got["sessions"]} == {str(t) for t in sources}
         gone = [u for u in got["unavailable"] if "a copy of the session" in u["reason"]]
         assert {u["path"] for u in gone} == {str(c) for c in copies}
+
+
+@pytest.mark.parametrize("looped", ["zzz.jsonl", "zzz"])
+def test_a_link_in_a_loop_beside_sessions_leaves_the_others_their_subagents(
+    tmp_path: Path, looped: str
+) -> None:
+    """A link pointing at itself in a project folder (named like a session, or like a folder)
+    cannot be told a file or a folder: it is left out, and S2 keeps its subagent's tokens."""
+    home = tmp_path / "home"
+    files = plant(home / ".claude")
+    folder = files["S2"].parent
+    control = {
+        s.session_id: s
+        for s in replayed(find_sessions(["claude-code"], home, {})[0])
+        if isinstance(s, SessionRecord)
+    }
+    assert "claude-helper-1" in control["22222222-2222-4222-8222-222222222222"].usage
+    os.symlink(looped, folder / looped)
+    sessions, unavailable = find_sessions(["claude-code"], home, {})
+    measured = {s.session_id: s for s in replayed(sessions) if isinstance(s, SessionRecord)}
+    assert measured == control

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from proctor.history import replay
+from proctor.history.parts import forget_listings
 from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ToolResult
@@ -55,8 +56,7 @@ def _measure(
         "_parse",
         lambda session, _project, copied: reader(session.path, replay.claude_parts(path), copied),
     )
-    replay._subfolders.cache_clear()
-    replay._legacy_subagents.cache_clear()
+    forget_listings()
     return replay.measure_session(Session("claude-code", path), None, PriceTable(), inherited)
 
 

@@ -1,0 +1,114 @@
+"""Where the parts of a recorded session are: a Claude Code session's subagent files, a Gemini
+CLI chat's subagents' chats, and the files a session's cache stamp names. Each folder is listed
+once per replay (the listings are cleared when a replay starts)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from proctor.history.sources import Session
+from proctor.util.native_paths import first_record, gemini_subagent_chats
+
+__all__ = ["claude_parts", "forget_listings", "gemini_parts", "parts_for_stamp"]
+
+
+@functools.lru_cache(maxsize=1024)
+def legacy_subagents(project_folder: str) -> dict[str, list[Path]]:
+    """Subagent files an older Claude Code wrote beside the sessions (``agent-*.jsonl``), by
+    the session id they name; read once per project folder, not once per session."""
+    found: dict[str, list[Path]] = {}
+    for path in _agent_files(Path(project_folder)):
+        session_id = first_record(path).get("sessionId")
+        if isinstance(session_id, str):
+            found.setdefault(session_id, []).append(path)
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def subfolders(project_folder: str) -> frozenset[str]:
+    """The folders in a Claude Code project folder (named by the sessions that have subagent
+    files): listed once, so that a session without one costs no look-up of its own."""
+    try:
+        with os.scandir(project_folder) as entries:
+            return frozenset(e.name for e in entries if _is_folder(e))
+    except OSError:
+        return frozenset()
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """Whether a listed entry is a folder, its link followed; False for one whose type cannot
+    be told (a link in a loop): it is listed as unavailable where it is a session, and the
+    folder's other entries keep their subagents."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _agent_files(folder: Path) -> list[Path]:
+    """The subagent files in ``folder``; none when it is not there. A folder that is there
+    but cannot be listed is an OSError naming it: the session would be measured without its
+    subagents' steps and tokens, so it is reported unavailable instead."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.name.startswith("agent-") and _is_file(e)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise OSError(
+            f"its subagent folder {folder} cannot be listed ({exc.strerror or exc})"
+        ) from exc
+    return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether a listed entry is a regular file, its link followed (False when that cannot be
+    told: a subagent file that is a link in a loop is left out, its session still read)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def parts_for_stamp(session: Session) -> list[Path]:
+    """The parts a session's stamp names: its subagents' files (a Codex session's threads
+    were found with it; a Gemini CLI chat's subagent chats are looked up). None when a Claude
+    Code session's or a Gemini CLI chat's subagent folder cannot be listed (its measure then
+    reports it unavailable, and nothing is kept of it)."""
+    if session.agent not in ("claude-code", "gemini-cli"):
+        return [Path(part) for part in session.parts]
+    try:
+        if session.agent == "gemini-cli":
+            return gemini_parts(session.path)
+        return claude_parts(session.file)
+    except OSError:
+        return []
+
+
+def gemini_parts(main: Path) -> list[Path]:
+    """The subagent chats of the Gemini CLI chat ``main`` (see
+    :func:`proctor.util.native_paths.gemini_subagent_chats`), its folder listed once per
+    replay."""
+    return gemini_subagent_chats(main, subfolders(os.path.dirname(main)), strict=True)
+
+
+def claude_parts(main: str | Path) -> list[Path]:
+    """The subagent files of the Claude Code session ``main`` (see
+    :func:`proctor.util.native_paths.claude_subagent_files`, which this matches). The folder
+    listings behind it are read once per replay."""
+    folder, name = os.path.split(main)
+    session_id = name.removesuffix(".jsonl")
+    if session_id in subfolders(folder):
+        found = _agent_files(Path(folder, session_id, "subagents"))
+        if found:
+            return found
+    return legacy_subagents(folder).get(session_id, [])
+
+
+def forget_listings() -> None:
+    """Forget the folder listings: a replay starts with none (the history may have grown
+    since the last)."""
+    subfolders.cache_clear()
+    legacy_subagents.cache_clear()
