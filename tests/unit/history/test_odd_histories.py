@@ -838,3 +838,7 @@ def test_a_link_in_a_loop_beside_sessions_leaves_the_others_their_subagents(
     sessions, unavailable = find_sessions(["claude-code"], home, {})
     measured = {s.session_id: s for s in replayed(sessions) if isinstance(s, SessionRecord)}
     assert measured == control
+    # The link itself is named as left out, with the reason.
+    assert [(u.path, u.reason) for u in unavailable] == [
+        (str(folder / looped), "cannot be read (Too many levels of symbolic links): left out")
+    ]
