@@ -569,3 +569,22 @@ def test_mark_with_a_folder_where_the_journal_belongs_says_so(
     assert f"{tmp_path / 'data' / 'changes.jsonl'}: cannot write the change journal (it is a " in (
         result.err
     )
+
+
+@pytest.mark.parametrize("odd", [False, True])
+def test_a_copied_session_in_a_folder_whose_name_is_not_utf8_counts_once(
+    proctor: Run, home: Path, tmp_path: Path, odd: bool
+) -> None:
+    """The copy is read again by its file to be told a copy: the file the session is, not its
+    name as the JSON escapes it (bk\\xe9)."""
+    name = b"bk\xe9" if odd else b"bk"
+    folder = Path(os.fsdecode(os.fsencode(tmp_path) + b"/" + name))
+    shutil.copytree(home / ".claude" / "projects" / "-work-projA", folder)
+    session = "22222222-2222-4222-8222-222222222222"
+    shutil.copy(folder / f"{session}.jsonl", folder / "22222222-copy.jsonl")
+    result = proctor("history", str(folder), "--json", "--no-cache")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert (report["total"]["sessions"], report["total"]["tasks"]) == (2, 2)
+    (copy,) = report["unavailable"]
+    assert copy["path"].endswith("/22222222-copy.jsonl") and "copy" in copy["reason"]

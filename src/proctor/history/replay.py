@@ -425,6 +425,8 @@ def _checked_in(
         if summary is None:
             yield _unread(session)
             continue
+        if summary.path != session.file:  # a name that is not UTF-8, escaped in the JSON
+            summary.path = session.file  # the file itself (a fork's reading opens it again)
         if cache is not None and stamp is not None:
             cache.put(session, stamp, blob)
         if filters.keeps(summary):
