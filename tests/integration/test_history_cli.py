@@ -588,3 +588,24 @@ def test_a_copied_session_in_a_folder_whose_name_is_not_utf8_counts_once(
     assert (report["total"]["sessions"], report["total"]["tasks"]) == (2, 2)
     (copy,) = report["unavailable"]
     assert copy["path"].endswith("/22222222-copy.jsonl") and "copy" in copy["reason"]
+
+
+def test_a_name_too_long_or_a_link_in_a_loop_is_one_sentence(
+    proctor: Run, home: Path, tmp_path: Path
+) -> None:
+    long = tmp_path / ("a" * 300)
+    parsed = proctor("parse", f"{long}.jsonl")
+    assert parsed.code == 2 and parsed.err.endswith(": cannot be read (File name too long)\n")
+    for extra in ((), ("--changes",)):
+        result = proctor("history", "--home", str(home), "--project", str(long), *extra)
+        assert (result.code, result.err) == (
+            2, f"proctor: error: --project {long}: File name too long\n",
+        )  # fmt: skip
+    loop = tmp_path / "loop"
+    loop.symlink_to("loop")
+    looped = proctor("parse", str(loop))
+    assert (looped.code, looped.err) == (
+        2, f"proctor: error: {loop}: cannot be read (Too many levels of symbolic links)\n",
+    )  # fmt: skip
+    gone = proctor("parse", str(tmp_path / "gone.jsonl"))  # the control: a missing file
+    assert gone.err == f"proctor: error: {tmp_path / 'gone.jsonl'}: no such file or folder\n"

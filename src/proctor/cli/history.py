@@ -128,8 +128,15 @@ def command(
         since=parse_day(since, "--since") if since is not None else None,
         until=parse_day(until, "--until") if until is not None else None,
     )
-    if project is not None and project.exists() and not project.is_dir():
-        raise ConfigError(f"--project {project}: a file; a project is the folder a session ran in")
+    if project is not None:
+        try:
+            is_file = project.exists() and not project.is_dir()
+        except OSError as exc:  # a name too long for the system: no session ran there
+            raise ConfigError(f"--project {project}: {exc.strerror or exc}") from None
+        if is_file:
+            raise ConfigError(
+                f"--project {project}: a file; a project is the folder a session ran in"
+            )
     if filters.since and filters.until and filters.since > filters.until:
         raise ConfigError(
             f"--since {since} is after --until {until}: no session can start in that window"

@@ -63,7 +63,7 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     except ConfigError:
         # A folder of folders of sessions (~/.claude/projects, a backup of several CLIs'
         # histories): the newest session found under it, as for a project folder.
-        sessions = _sessions_under(path, agent) if path.is_dir() else []
+        sessions = _sessions_under(path, agent) if _is_folder(path) else []
         if not sessions:
             raise
         file, fmt = _newest(sessions)
@@ -285,3 +285,12 @@ def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
         f"unknown record types: {unknown or 'none'}",
     ]
     return out
+
+
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder; False for one that cannot be looked at (a name too long
+    for the system), whose reason the error being raised gives."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False

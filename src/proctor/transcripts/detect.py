@@ -8,6 +8,7 @@ parsed together with the subagent files beside it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -138,8 +139,12 @@ LOCATORS: dict[str, Callable[[Path], Path | None]] = {
 
 
 def _check(path: Path) -> None:
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file or folder")
+    try:
+        os.stat(path)  # the reason it cannot be read: missing, a name too long, a link loop
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file or folder") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     if not path.is_dir() and not path.is_file():
         raise ConfigError(f"{path}: not a regular file or folder")
 
