@@ -458,8 +458,23 @@ def _each_read(blobs: list[bytes], *, trusted: bool = False) -> list[SessionReco
             elif len(part) == 2:
                 out.append(None)  # digests without rows: a damaged row
                 continue
+            if not trusted and summary is not None and not _times_fit(summary):
+                out.append(None)  # a time edited by hand: replayed
+                continue
             out.append(summary)
     return out
+
+
+def _times_fit(summary: SessionRecord) -> bool:
+    """Whether a cache row's times read as times, as a replay writes them (a row edited by
+    hand is replayed instead: its dates pick its day and week)."""
+    try:
+        for moment in (summary.started_at, summary.ended_at):
+            if moment is not None:
+                datetime.fromisoformat(moment)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _loaded(tail: bytes) -> object:

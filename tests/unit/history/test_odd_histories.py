@@ -119,6 +119,30 @@ def test_a_damaged_cache_row_is_replayed_and_written_again(tmp_path: Path) -> No
     assert kinds == {"blob"}
 
 
+def test_a_cache_row_whose_time_was_edited_by_hand_is_replayed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    plant(home / ".claude")
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    db = tmp_path / "history.sqlite3"
+    cache = SummaryCache(db, PriceTable())
+    first = replayed(sessions, cache)
+    cache.save(s.file for s in sessions)
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "UPDATE summaries SET summary = CAST(REPLACE(CAST(summary AS TEXT), "
+            '\'"startedAt":"\', \'"startedAt":"garbage\') AS BLOB)'
+        )
+        edited = [bytes(r[0]) for r in connection.execute("SELECT summary FROM summaries")]
+    assert edited and all(b'"startedAt":"garbage' in row for row in edited)
+    cache = SummaryCache(db, PriceTable())
+    again = replayed(sessions, cache)
+    key = lambda s: s.session_id  # noqa: E731
+    assert sorted(again, key=key) == sorted(first, key=key)  # type: ignore[arg-type]
+    # A --since (or --by week) over them reads each start as a time.
+    since = Filters(since=date(2026, 1, 1))
+    assert len(list(replay(sessions, since, PriceTable(), workers=1, cache=cache))) == len(first)
+
+
 def test_a_cache_of_another_layout_is_rebuilt_with_a_note(tmp_path: Path) -> None:
     db = tmp_path / "history.sqlite3"
     with sqlite3.connect(db) as connection:
