@@ -58,9 +58,11 @@ def _gemini_project(path: Path) -> str | None:
     marker = path.parent.parent / ".project_root"
     try:
         # A regular file only: a named pipe there would block the replay.
-        return read_regular(marker).decode("utf-8", "surrogateescape").strip() or None
+        named = read_regular(marker).decode("utf-8", "surrogateescape").strip()
     except OSError:
-        pass
+        named = ""
+    if named:  # an empty one names no folder: the project's hash, as without it
+        return named
     header = next(head_records(path), None) if path.suffix == ".jsonl" else json_header(path)
     project_hash = header.get("projectHash") if header else None
     return f"gemini:{project_hash}" if isinstance(project_hash, str) else None

@@ -83,6 +83,23 @@ def test_a_project_root_that_cannot_be_read_is_a_note(tmp_path: Path, odd: str |
     assert session["project"].startswith("gemini:") is (odd is not None)
 
 
+@pytest.mark.parametrize("written", ["", "  \n"])
+def test_an_empty_project_root_leaves_the_chats_known_by_their_project_s_hash(
+    tmp_path: Path, written: str
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(GEMINI, home / ".gemini" / "tmp" / "proj")
+    marker = home / ".gemini" / "tmp" / "proj" / ".project_root"
+    marker.unlink(missing_ok=True)
+    marker.write_text(written)
+    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["history", "--home", str(home), "--agent", "gemini-cli", "--json"]
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 0, result.output
+    (session,) = json.loads(result.stdout)["sessions"]
+    assert session["project"].startswith("gemini:"), session["project"]
+
+
 def test_a_whole_json_chat_written_on_one_line_is_read_as_one_document(tmp_path: Path) -> None:
     document = {
         "sessionId": "s1",
