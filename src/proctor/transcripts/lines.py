@@ -31,6 +31,10 @@ def decode_line(line: str | bytes) -> Any:
     except ValueError:
         pass
     try:  # the stdlib also accepts lone surrogates (an emoji cut in half), orjson does not
+        if isinstance(line, bytes):
+            # UTF-8 only (a BOM left out), as every CLI writes: given bytes, the stdlib would
+            # guess UTF-16 or UTF-32 from their zeros, and read a line of another file's.
+            line = line.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "surrogatepass")
         return json.loads(line)
     except (ValueError, RecursionError):  # nested deeper than either reads
         return None

@@ -208,7 +208,11 @@ def test_a_project_folder_whose_name_is_not_utf8_is_replayed(tmp_path: Path) -> 
     results = replayed(sessions)
     assert not [r for r in results if isinstance(r, Unavailable)]
     (moved,) = [r for r in results if isinstance(r, SessionRecord) and "caf" in r.path]
-    assert moved.path.endswith("-work-caf\\xe9/" + files["S1"].name)
+    # The file itself (read again when it is a fork's); its JSON shows it escaped.
+    assert moved.path == os.fsdecode(odd + b"/" + os.fsencode(files["S1"].name))
+    from proctor.history.record import records_json
+
+    assert "-work-caf\\\\xe9/" + files["S1"].name in records_json([moved]).decode()
 
 
 def test_an_empty_file_or_one_of_another_format_in_a_history_folder_is_unavailable(
@@ -883,3 +887,27 @@ def test_a_link_in_a_loop_beside_sessions_leaves_the_others_their_subagents(
     assert [(u.path, u.reason) for u in unavailable] == [
         (str(folder / looped), "cannot be read (Too many levels of symbolic links): left out")
     ]
+
+
+def test_a_session_written_in_utf16_is_no_session_and_one_with_a_bom_reads_whole(
+    tmp_path: Path,
+) -> None:
+    """The CLIs write UTF-8: a file in UTF-16 (re-saved by an editor) holds no record they
+    wrote, and is unavailable, saying so; the stdlib's guess read its first line alone, and
+    counted a session of no step. A UTF-8 file that starts with a BOM reads as it is."""
+    home = tmp_path / "home"
+    files = plant(home / ".claude")
+    text = files["S1"].read_text(encoding="utf-8")
+    control = {
+        s.session_id: s
+        for s in replayed(find_sessions(["claude-code"], home, {})[0])
+        if isinstance(s, SessionRecord)
+    }
+    files["S1"].write_bytes(text.encode("utf-16"))
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    found = replayed(sessions)
+    (gone,) = [u for u in found if isinstance(u, Unavailable)]
+    assert (gone.path, gone.reason) == (str(files["S1"]), "no claude-code record in it")
+    files["S1"].write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    whole = {s.session_id: s for s in replayed(sessions) if isinstance(s, SessionRecord)}
+    assert whole == control
