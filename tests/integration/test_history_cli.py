@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -609,3 +610,27 @@ def test_a_name_too_long_or_a_link_in_a_loop_is_one_sentence(
     )  # fmt: skip
     gone = proctor("parse", str(tmp_path / "gone.jsonl"))  # the control: a missing file
     assert gone.err == f"proctor: error: {tmp_path / 'gone.jsonl'}: no such file or folder\n"
+
+
+def test_parse_says_when_a_session_s_subagents_cannot_be_listed(
+    proctor: Run, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    session = (
+        home
+        / ".claude"
+        / "projects"
+        / "-work-projA"
+        / ("22222222-2222-4222-8222-222222222222.jsonl")
+    )
+    subagents = session.parent / session.stem / "subagents"
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        assert proctor("parse", str(session)).code == 0
+        assert "cannot be listed" not in caplog.text  # the control: listed, counted
+        shutil.rmtree(subagents)
+        subagents.symlink_to("subagents")  # a link in a loop: it cannot be listed
+        result = proctor("parse", str(session))
+    assert result.code == 0, result.err
+    assert (
+        f"proctor: warning: {session}: its subagent folder {subagents} cannot be listed (Too "
+        "many levels of symbolic links): its subagents' steps and tokens are not counted"
+    ) in caplog.text

@@ -8,6 +8,7 @@ parsed together with the subagent files beside it.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from proctor.util.native_paths import (
     gemini_chat,
     gemini_subagent_chats,
     newest_file,
+    unlisted_subagents,
 )
 
 FORMATS = ("claude-code", "codex", "gemini-cli", "acp")
@@ -206,6 +208,13 @@ def _parse_claude(
 ) -> Trajectory:
     from proctor.transcripts.claude import parse_claude_session
 
+    problem = unlisted_subagents(path)
+    if problem is not None:  # read without them, and said (history lists it as unavailable)
+        logging.getLogger("proctor").warning(
+            "proctor: warning: %s: %s: its subagents' steps and tokens are not counted",
+            path,
+            problem,
+        )
     return parse_claude_session(path, claude_subagent_files(path), sink, on_start)
 
 

@@ -81,6 +81,19 @@ def first_record(path: Path) -> dict[str, object]:
     return {}
 
 
+def unlisted_subagents(main: Path) -> str | None:
+    """Why the subagent folder of the Claude Code session ``main`` cannot be listed, when it
+    is there and cannot be (:func:`claude_subagent_files` then finds none in it); else None."""
+    folder = main.parent / main.name.removesuffix(".jsonl") / "subagents"
+    try:
+        with os.scandir(folder):
+            return None
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"its subagent folder {folder} cannot be listed ({exc.strerror or exc})"
+
+
 def claude_subagent_files(main: Path) -> list[Path]:
     """Subagent transcripts of the session whose main file is ``main``, sorted by name."""
     session_id = main.name.removesuffix(".jsonl")
