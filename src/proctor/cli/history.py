@@ -113,6 +113,8 @@ def command(
     from proctor.paths import cache_folder, current_folder
     from proctor.util.collection import collection_paused
 
+    if home is not None and not home.is_dir():  # a device (/dev/null): Click lets it by
+        raise click.BadParameter(f"{home} is not a folder", param_hint="'--home'")
     chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
     cwd = current_folder()  # None in a folder deleted meanwhile: it holds no proctor.json
     if project_text is not None and not project_text.strip():  # an unset variable

@@ -72,6 +72,11 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
             "more)\n",
         ),
         (
+            ["history", "--home", "/dev/null"],
+            "proctor: error: Invalid value for '--home': /dev/null is not a folder (usage: "
+            "proctor history [OPTIONS] [PATHS]...; `proctor history --help` says more)\n",
+        ),
+        (
             ["histroy"],
             "proctor: error: No such command 'histroy' (usage: proctor [OPTIONS] COMMAND "
             "[ARGS]...; `proctor --help` says more)\n",
