@@ -150,6 +150,11 @@ def _measure(
         # An empty file, or one of another format under the CLI's folder.
         reason = "empty" if coverage.lines == 0 else f"no {session.agent} record in it"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
+    if not trajectory.usage and all(_other(event) for event in events):
+        other = _written_by_another(session)
+        if other is not None:  # a Gemini CLI chat copied into Claude Code's folder, say
+            reason = f"a {other} session, not one of {session.agent}'s: left out"
+            return Unavailable(agent=session.agent, path=session.file, reason=reason)
     if not events and not trajectory.stamps and not trajectory.started:
         # A title alone (older Claude Code releases write such files beside a session), or a
         # chat without a message: nothing ran.
@@ -222,6 +227,16 @@ def _measure(
     ids = [row[0] for row in trajectory.responses]
     rows = [row[1:] for row in trajectory.responses]
     return blob + RESPONSES + orjson.dumps(ids) + RESPONSES + orjson.dumps(rows)
+
+
+def _written_by_another(session: Session) -> str | None:
+    """The other CLI that wrote a session file in which its own agent's reader found no
+    event, when its first records tell one (the files of a history folder are taken to be
+    its CLI's, unread, and another's records may partly read as its own)."""
+    from proctor.history.sniff import sniff
+
+    found = sniff(session.file)
+    return found if found is not None and found != session.agent else None
 
 
 def _utc_text(moment: datetime | None) -> str | None:

@@ -911,3 +911,22 @@ def test_a_session_written_in_utf16_is_no_session_and_one_with_a_bom_reads_whole
     files["S1"].write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
     whole = {s.session_id: s for s in replayed(sessions) if isinstance(s, SessionRecord)}
     assert whole == control
+
+
+def test_another_cli_s_session_in_claude_code_s_folder_is_named_as_such(tmp_path: Path) -> None:
+    """A Gemini CLI chat copied among Claude Code's sessions partly reads as Claude Code's
+    (its `user` lines): no event of it is, and it is left out, saying whose it is, instead of
+    a session of no step."""
+    home = tmp_path / "home"
+    files = plant(home / ".claude")
+    folder = files["S1"].parent
+    shutil.copy(CORPUS / "gemini-cli-0.61.0-basic.transcript.jsonl", folder / "gemini.jsonl")
+    shutil.copy(CODEX_ROLLOUT, folder / "codex.jsonl")
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    found = replayed(sessions)
+    gone = sorted((Path(u.path).name, u.reason) for u in found if isinstance(u, Unavailable))
+    assert gone == [
+        ("codex.jsonl", "no claude-code record in it"),
+        ("gemini.jsonl", "a gemini-cli session, not one of claude-code's: left out"),
+    ]
+    assert len([s for s in found if isinstance(s, SessionRecord)]) == 4
