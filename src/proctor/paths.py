@@ -177,11 +177,13 @@ def newest_run_in(folder: Path) -> Path | None:
 
 def cache_folder(env: Mapping[str, str]) -> Path:
     """proctor's own cache folder (the history cache, the credentials lock):
-    ``$PROCTOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``."""
+    ``$PROCTOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``. A
+    relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says."""
     if env.get("PROCTOR_CACHE_DIR"):
         return Path(env["PROCTOR_CACHE_DIR"])
-    if env.get("XDG_CACHE_HOME"):
-        return Path(env["XDG_CACHE_HOME"]) / "proctor"
+    xdg = env.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "proctor"
     return Path(env.get("HOME") or Path.home()) / ".cache" / "proctor"
 
 

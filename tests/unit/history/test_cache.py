@@ -327,3 +327,14 @@ def test_another_historys_rows_are_kept_without_a_look_and_a_gone_folders_are_fo
     assert str(other / "kept.jsonl") in paths  # left until a replay lists its folder
     assert str(elsewhere / "gone.jsonl") not in paths
     assert not [p for p in looked if p.endswith(("kept.jsonl", "gone.jsonl"))]
+
+
+def test_the_cache_folder_follows_the_environment_and_a_relative_xdg_home_is_ignored() -> None:
+    from proctor.paths import cache_folder
+
+    home = {"HOME": "/home/u"}
+    assert cache_folder(home) == Path("/home/u/.cache/proctor")
+    assert cache_folder({**home, "XDG_CACHE_HOME": "/var/c"}) == Path("/var/c/proctor")
+    # Relative: ignored, as the XDG specification says (it would move with the folder run in).
+    assert cache_folder({**home, "XDG_CACHE_HOME": "c"}) == Path("/home/u/.cache/proctor")
+    assert cache_folder({**home, "PROCTOR_CACHE_DIR": "/p"}) == Path("/p")
