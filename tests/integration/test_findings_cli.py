@@ -768,6 +768,25 @@ def test_one_case_run_by_its_folder_checks_the_findings_of_its_suite(
     assert set(runs.values()) == {"suite"} and len(runs) == 3
 
 
+def test_a_finding_an_earlier_release_kept_under_its_case_s_folder_is_taken_up(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """An earlier release named a run of `--source suite/hello` the suite `suite/hello`; a
+    run of the case now is one of `suite`, and takes that finding up: its pass resolves it."""
+    out, suite = tmp_path / "out", tmp_path / "suite"
+    run_suite(proctor, suite, out, FAILING)
+    ledger_file = out / "findings.json"
+    ledger = json.loads(ledger_file.read_text())
+    ledger["findings"][0]["suite"] = "suite/hello"  # as that release wrote it
+    ledger["runSuites"] = dict.fromkeys(ledger["runSuites"], "suite/hello")
+    ledger_file.write_text(json.dumps(ledger))
+    write_case(suite, "hello", config=CONFIG, plan=PASSING)
+    alone = proctor("run", "--source", str(suite / "hello"), "--out", str(out))
+    assert alone.code == 0, alone.err
+    (finding,) = findings(proctor, out, "--all")
+    assert (finding["id"], finding["suite"], finding["state"]) == (ID, "suite", "resolved")
+
+
 def test_a_finding_of_a_ledger_without_suites_is_taken_up_by_the_suite_that_checks_it(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -608,6 +608,11 @@ def test_a_name_too_long_or_a_link_in_a_loop_is_one_sentence(
     assert (looped.code, looped.err) == (
         2, f"proctor: error: {loop}: cannot be read (Too many levels of symbolic links)\n",
     )  # fmt: skip
+    replayed = proctor("history", str(loop))
+    assert replayed.code == 2 and replayed.err == (
+        f"proctor: error: nothing to replay ({loop}: cannot be read (Too many levels of "
+        "symbolic links))\n"
+    )
     gone = proctor("parse", str(tmp_path / "gone.jsonl"))  # the control: a missing file
     assert gone.err == f"proctor: error: {tmp_path / 'gone.jsonl'}: no such file or folder\n"
 

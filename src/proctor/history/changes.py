@@ -75,7 +75,10 @@ def change_delta(before: Sequence[SessionRecord], after: Sequence[SessionRecord]
         if len(ours) < MIN_SIDE or len(theirs) < MIN_SIDE:
             return None
         ci = unpaired_bootstrap_delta_ci(ours, theirs, statistic=strict_median)
-        point = without_noise(strict_median(ours) - strict_median(theirs))
+        # Each median as shown, then their difference: two medians shown alike differ by 0.
+        point = without_noise(
+            without_noise(strict_median(ours)) - without_noise(strict_median(theirs))
+        )
         return (point,) if ci is None else (point, ci.low, ci.high)
 
     seconds = medians(lambda t: t.duration_seconds)

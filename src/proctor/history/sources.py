@@ -393,8 +393,16 @@ def sessions_under(
 def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]) -> list[Session]:
     """The sessions of ``wanted`` agents in one ``PATH`` given by the user; why it holds none
     is added to ``unavailable``. An OSError when the path itself cannot be looked at."""
-    if not path.exists():
+    try:
+        os.stat(path)
+    except FileNotFoundError:
         unavailable.append(Unavailable(path=str(path), reason="no such file or folder"))
+        return []
+    except OSError as exc:
+        if isinstance(exc, PermissionError):  # the caller names the folder that is shut
+            raise
+        reason = f"cannot be read ({exc.strerror or exc})"  # a link in a loop, a long name
+        unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
     if not path.is_file() and not path.is_dir():
         reason = "not a regular file or a folder (a named pipe, a device): not read"

@@ -10,6 +10,7 @@ while interrupted takes the checks a later ``--resume`` adds (:func:`apply_resum
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from collections.abc import Container, Iterable
 
@@ -188,10 +189,15 @@ def _apply_checks(
     for result in results:
         finding = by_check.get((suite, *result.key))
         if finding is None and suite is not None:
-            finding = by_check.pop((None, *result.key), None)
-            if finding is not None:  # taken up by this suite
-                finding.suite = suite
-                by_check[(suite, *result.key)] = finding
+            # Taken up by this suite: one of a ledger written before suites were kept, or
+            # one an earlier release kept under the folder of its case run alone (`--source
+            # suite/hello` was the suite `suite/hello`; it is a run of `suite` now).
+            for earlier in (None, posixpath.normpath(f"{suite}/{result.key.case}")):
+                finding = by_check.pop((earlier, *result.key), None)
+                if finding is not None:
+                    finding.suite = suite
+                    by_check[(suite, *result.key)] = finding
+                    break
         if result.key in held_back:
             if finding is not None and result.failed:
                 _take_back(finding, run_id)  # a resumed run's pass of it, if any

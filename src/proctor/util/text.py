@@ -33,12 +33,15 @@ def fixed(value: float, digits: int = 0) -> str:
     """``value`` with ``digits`` decimals, a half rounded up as people round it: 0.01755 is
     0.0176 and 12.5 is 13 (a format rounds the float's binary value half to even, and shows
     0.0175 and 12)."""
-    from decimal import ROUND_HALF_UP, Decimal  # loaded by the first figure shown
+    from decimal import ROUND_HALF_UP, Context, Decimal  # loaded by the first figure shown
 
     if value != value or value in (float("inf"), float("-inf")):
         return str(value)
-    exact = Decimal(repr(value)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
-    return f"{exact:.{digits}f}"
+    exact = Decimal(repr(value))
+    # Room for every digit the result has (a float reaches 309 before its point).
+    room = Context(prec=max(28, exact.adjusted() + digits + 2))
+    shown = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=room)
+    return f"{shown:.{digits}f}"
 
 
 def dollars_text(value: float) -> str:

@@ -106,6 +106,16 @@ def test_the_median_differences_and_their_intervals_show_no_float_noise() -> Non
     assert delta.median_steps_ci == (-11.5375, 32.0)
 
 
+def test_two_medians_shown_alike_differ_by_nothing() -> None:
+    """268.3 s on each side (the floats' medians 268.29999999999995 and 268.3): the
+    difference is 0, not 5.7e-14, which the table showed as +0.0 s (or −0.0 s)."""
+    before = [task(1 + i, s, 3, True) for i, s in enumerate([100, 209.7, 326.9, 500])]
+    after = [task(20 + i, s, 3, True) for i, s in enumerate([50, 193.4, 343.2, 600])]
+    delta = change_delta(before, after)
+    assert (209.7 + 326.9) / 2 != (193.4 + 343.2) / 2  # the control: the floats differ
+    assert delta.median_seconds == 0.0
+
+
 def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:
     result = compare_change(
         CHANGE, [task(1, 100, 3, True), task(2, 200, 4, True), task(20, 5, 1, True)]
