@@ -1004,22 +1004,18 @@ def test_a_finding_of_one_eval_run_is_resolved_by_the_next(proctor: Run, tmp_pat
     # a check of the same name is a finding of its own, and resolves nothing of this one's.
     other = tmp_path / "other"
     shutil.copytree(tmp_path / "proj", other)
-    (other / "evals" / "ok.eval.py").write_text(
-        (other / "evals" / "ok.eval.py").read_text().replace("'zero'", "'one'")
-    )
-    result = proctor(
-        "eval", "--dir", str(other), "--out", str(tmp_path / "out"), "--json", "--no-stream"
-    )
-    assert result.code == 0, result.err
-    both = proctor("findings", str(tmp_path / "out"), "--json", "--all").json()["findings"]
-    assert [(f["suite"], f["state"]) for f in both] == [("proj/evals", "resolved")]
-    (other / "evals" / "ok.eval.py").write_text(
-        (other / "evals" / "ok.eval.py").read_text().replace("'one'", "'zero'")
-    )
-    result = proctor(
-        "eval", "--dir", str(other), "--out", str(tmp_path / "out"), "--json", "--no-stream"
-    )
-    assert result.code == 1, result.err
-    both = proctor("findings", str(tmp_path / "out"), "--json", "--all").json()["findings"]
-    states = sorted((f["suite"], f["state"]) for f in both)
+
+    def run_other(said: str) -> list[tuple[str, str]]:
+        """The other project run with its agent saying ``said``; every finding's state."""
+        test = other / "evals" / "ok.eval.py"
+        test.write_text(re.sub(r"'say': '\w+'", f"'say': '{said}'", test.read_text()))
+        result = proctor(
+            "eval", "--dir", str(other), "--out", str(tmp_path / "out"), "--json", "--no-stream"
+        )
+        assert result.code == (0 if said == "one" else 1), result.err
+        listed = proctor("findings", str(tmp_path / "out"), "--json", "--all").json()
+        return sorted((f["suite"], f["state"]) for f in listed["findings"])
+
+    assert run_other("one") == [("proj/evals", "resolved")]
+    states = run_other("zero")
     assert states == [("other/evals", "open"), ("proj/evals", "resolved")]

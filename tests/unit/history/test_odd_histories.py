@@ -41,13 +41,29 @@ def replayed(sessions: list[Session], cache: SummaryCache | None = None) -> list
     return list(replay(sessions, Filters(), PriceTable(), workers=1, cache=cache))
 
 
-def test_a_named_pipe_where_gemini_keeps_the_project_folder_does_not_block(
-    tmp_path: Path,
-) -> None:
+def gemini_home(tmp_path: Path) -> tuple[Path, Path]:
+    """A home holding one Gemini CLI project without its ``.project_root``, and that file's
+    path."""
     home = tmp_path / "home"
     shutil.copytree(GEMINI, home / ".gemini" / "tmp" / "proj")
     marker = home / ".gemini" / "tmp" / "proj" / ".project_root"
     marker.unlink(missing_ok=True)
+    return home, marker
+
+
+def gemini_history(home: Path, tmp_path: Path) -> Any:
+    """`proctor history --json` of the Gemini CLI sessions of ``home``, which exits 0."""
+    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["history", "--home", str(home), "--agent", "gemini-cli", "--json"]
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_a_named_pipe_where_gemini_keeps_the_project_folder_does_not_block(
+    tmp_path: Path,
+) -> None:
+    home, marker = gemini_home(tmp_path)
     os.mkfifo(marker)
     sessions, _ = find_sessions(["gemini-cli"], home, {})
     found: list[object] = []
@@ -62,20 +78,14 @@ def test_a_named_pipe_where_gemini_keeps_the_project_folder_does_not_block(
 @pytest.mark.parametrize("odd", ["pipe", "folder", None])
 def test_a_project_root_that_cannot_be_read_is_a_note(tmp_path: Path, odd: str | None) -> None:
     """Its chats are then known by their project's hash only: the replay says why."""
-    home = tmp_path / "home"
-    shutil.copytree(GEMINI, home / ".gemini" / "tmp" / "proj")
-    marker = home / ".gemini" / "tmp" / "proj" / ".project_root"
-    marker.unlink(missing_ok=True)
+    home, marker = gemini_home(tmp_path)
     if odd == "pipe":
         os.mkfifo(marker)
     elif odd == "folder":
         marker.mkdir()
     else:  # the control: a readable one
         marker.write_text(str(tmp_path / "project"))
-    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
-    args = ["history", "--home", str(home), "--agent", "gemini-cli", "--json"]
-    result = CliRunner().invoke(cli, args, env=env)
-    assert result.exit_code == 0, result.output
+    result = gemini_history(home, tmp_path)
     noted = f"proctor: note: {marker} cannot be read (" in result.stderr
     assert noted is (odd is not None), result.stderr
     assert "the chats of its project are known by the project's hash" in result.stderr or not odd
@@ -87,15 +97,9 @@ def test_a_project_root_that_cannot_be_read_is_a_note(tmp_path: Path, odd: str |
 def test_an_empty_project_root_leaves_the_chats_known_by_their_project_s_hash(
     tmp_path: Path, written: str
 ) -> None:
-    home = tmp_path / "home"
-    shutil.copytree(GEMINI, home / ".gemini" / "tmp" / "proj")
-    marker = home / ".gemini" / "tmp" / "proj" / ".project_root"
-    marker.unlink(missing_ok=True)
+    home, marker = gemini_home(tmp_path)
     marker.write_text(written)
-    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
-    args = ["history", "--home", str(home), "--agent", "gemini-cli", "--json"]
-    result = CliRunner().invoke(cli, args, env=env)
-    assert result.exit_code == 0, result.output
+    result = gemini_history(home, tmp_path)
     (session,) = json.loads(result.stdout)["sessions"]
     assert session["project"].startswith("gemini:"), session["project"]
 
@@ -116,7 +120,9 @@ def test_a_whole_json_chat_written_on_one_line_is_read_as_one_document(tmp_path:
     assert parse_gemini_chat(one_line).events == parse_gemini_chat(indented).events != []
 
 
-def test_a_damaged_cache_row_is_replayed_and_written_again(tmp_path: Path) -> None:
+def cached_history(tmp_path: Path) -> tuple[list[Session], Path, list[object]]:
+    """The planted sessions, replayed once into a cache: the sessions, the cache's file, and
+    what the replay gave."""
     home = tmp_path / "home"
     plant(home / ".claude")
     sessions, _ = find_sessions(["claude-code"], home, {})
@@ -124,6 +130,11 @@ def test_a_damaged_cache_row_is_replayed_and_written_again(tmp_path: Path) -> No
     cache = SummaryCache(db, PriceTable())
     first = replayed(sessions, cache)
     cache.save(s.file for s in sessions)
+    return sessions, db, first
+
+
+def test_a_damaged_cache_row_is_replayed_and_written_again(tmp_path: Path) -> None:
+    sessions, db, first = cached_history(tmp_path)
     with sqlite3.connect(db) as connection:  # every summary stored as text, not bytes
         connection.execute("UPDATE summaries SET summary = CAST(summary AS TEXT)")
     cache = SummaryCache(db, PriceTable())
@@ -137,13 +148,7 @@ def test_a_damaged_cache_row_is_replayed_and_written_again(tmp_path: Path) -> No
 
 
 def test_a_cache_row_whose_time_was_edited_by_hand_is_replayed(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    plant(home / ".claude")
-    sessions, _ = find_sessions(["claude-code"], home, {})
-    db = tmp_path / "history.sqlite3"
-    cache = SummaryCache(db, PriceTable())
-    first = replayed(sessions, cache)
-    cache.save(s.file for s in sessions)
+    sessions, db, first = cached_history(tmp_path)
     with sqlite3.connect(db) as connection:
         connection.execute(
             "UPDATE summaries SET summary = CAST(REPLACE(CAST(summary AS TEXT), "

@@ -104,6 +104,12 @@ def replay_with_a_late_worker(end: str, timeout: float, *, stopped: bool = False
     """The output of a replay whose second worker starts after the first did all the work,
     in a process that ignores SIGTERM (``stopped``: the replay stopped after its first
     results); None when it was still running after ``timeout``."""
+    return run_script(LATE_WORKER, [end, "stopped" if stopped else "whole"], timeout)
+
+
+def run_script(script: str, args: list[str], timeout: float) -> str | None:
+    """The output of ``script`` run by Python in a session of its own (its workers are
+    killed with it); None when it was still running after ``timeout``."""
     import os
     import subprocess
     import sys
@@ -111,12 +117,12 @@ def replay_with_a_late_worker(end: str, timeout: float, *, stopped: bool = False
 
     root = Path(__file__).resolve().parents[3]
     proc = subprocess.Popen(
-        [sys.executable, "-c", LATE_WORKER, end, "stopped" if stopped else "whole"],
+        [sys.executable, "-c", script, *args],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        start_new_session=True,  # its workers are killed with it
+        start_new_session=True,
     )
     try:
         out, _ = proc.communicate(timeout=timeout)
@@ -168,28 +174,7 @@ except KeyboardInterrupt:
 
 
 def stop_after_killed_workers(end: str, timeout: float) -> str | None:
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[3]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", KILLED_WORKERS, end],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return None
-    assert proc.returncode == 0, out
-    return out
+    return run_script(KILLED_WORKERS, [end], timeout)
 
 
 def test_a_pool_whose_workers_were_killed_from_outside_still_ends() -> None:
