@@ -139,6 +139,8 @@ def command(
             raise ConfigError(
                 f"--project {project}: a file; a project is the folder a session ran in"
             )
+    # The date options as given, for the notes that name what left sessions out.
+    window = [f"--{name} {day}" for name, day in (("since", since), ("until", until)) if day]
     if filters.since and filters.until and filters.since > filters.until:
         raise ConfigError(
             f"--since {since} is after --until {until}: no session can start in that window"
@@ -230,8 +232,7 @@ def command(
             replayed = [record for record in replayed if filters.keeps(record)]
         if not replayed and sessions and filters != Filters():
             asked = [f"--project {project}"] if project is not None else []
-            asked += [f"--since {since}"] if since is not None else []
-            asked += [f"--until {until}"] if until is not None else []
+            asked += window
             click.echo(
                 f"proctor: note: none of the {len(sessions)} sessions listed passes "
                 f"{' '.join(asked)}",
@@ -254,9 +255,7 @@ def command(
                 "proctor: note: --since/--until also limit the tasks --changes compares",
                 err=True,
             )
-        limits = [f"--agent {a}" for a in dict.fromkeys(agents)]
-        limits += [f"--since {since}"] if since is not None else []
-        limits += [f"--until {until}"] if until is not None else []
+        limits = [f"--agent {a}" for a in dict.fromkeys(agents)] + window
         comparisons = compare_changes(marks, ordered, limited_by=" ".join(limits))
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")

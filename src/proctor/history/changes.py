@@ -303,10 +303,10 @@ def _tied(starts: Sequence[datetime], split: int) -> list[str]:
     """A warning for each side whose :data:`SIDE` places were cut through tasks that started
     at the same time: which of them were taken was told by their session file's path."""
     warnings = []
-    first_out, last_in = split - SIDE - 1, split + SIDE - 1  # the nearest left out, each side
+    # Each side's farthest task taken, and the nearest one left out beyond it.
     for side, taken, left in (
-        ("before", first_out + 1, first_out),
-        ("after", last_in, last_in + 1),
+        ("before", split - SIDE, split - SIDE - 1),
+        ("after", split + SIDE - 1, split + SIDE),
     ):
         if left < 0 or left >= len(starts) or starts[left] != starts[taken]:
             continue

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from proctor.history.sources import Session
-from proctor.util.native_paths import first_record, gemini_subagent_chats
+from proctor.util.native_paths import first_record, gemini_subagent_chats, unlisted
 
 __all__ = ["claude_parts", "forget_listings", "gemini_parts", "parts_for_stamp"]
 
@@ -32,17 +32,17 @@ def subfolders(project_folder: str) -> frozenset[str]:
     files): listed once, so that a session without one costs no look-up of its own."""
     try:
         with os.scandir(project_folder) as entries:
-            return frozenset(e.name for e in entries if _is_folder(e))
+            return frozenset(e.name for e in entries if _is(e, folder=True))
     except OSError:
         return frozenset()
 
 
-def _is_folder(entry: os.DirEntry[str]) -> bool:
-    """Whether a listed entry is a folder, its link followed; False for one whose type cannot
-    be told (a link in a loop): it is listed as unavailable where it is a session, and the
-    folder's other entries keep their subagents."""
+def _is(entry: os.DirEntry[str], folder: bool) -> bool:
+    """Whether a listed entry is a folder (or a regular file), its link followed; False for
+    one whose type cannot be told (a link in a loop): it is listed as unavailable where it is
+    a session, and the folder's other entries keep their subagents."""
     try:
-        return entry.is_dir()
+        return entry.is_dir() if folder else entry.is_file()
     except OSError:
         return False
 
@@ -53,23 +53,14 @@ def _agent_files(folder: Path) -> list[Path]:
     subagents' steps and tokens, so it is reported unavailable instead."""
     try:
         with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.name.startswith("agent-") and _is_file(e)]
+            names = [
+                e.name for e in entries if e.name.startswith("agent-") and _is(e, folder=False)
+            ]
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
-        raise OSError(
-            f"its subagent folder {folder} cannot be listed ({exc.strerror or exc})"
-        ) from exc
+        raise OSError(unlisted(folder, exc)) from exc
     return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    """Whether a listed entry is a regular file, its link followed (False when that cannot be
-    told: a subagent file that is a link in a loop is left out, its session still read)."""
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
 
 
 def parts_for_stamp(session: Session) -> list[Path]:

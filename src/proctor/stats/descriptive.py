@@ -7,14 +7,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = [
-    "Summary",
-    "mean",
-    "median",
-    "statistic_named",
-    "strict_median",
-    "summarize",
-]
+__all__ = ["Summary", "mean", "median", "statistic_named", "strict_median", "summarize"]
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,12 @@ def unlisted_subagents(main: Path) -> str | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        return f"its subagent folder {folder} cannot be listed ({exc.strerror or exc})"
+        return unlisted(folder, exc)
+
+
+def unlisted(folder: Path, exc: OSError) -> str:
+    """Why a session is short of its subagents: their folder cannot be listed."""
+    return f"its subagent folder {folder} cannot be listed ({exc.strerror or exc})"
 
 
 def claude_subagent_files(main: Path) -> list[Path]:
@@ -140,10 +145,7 @@ def gemini_subagent_chats(
                 chats = [e.name for e in entries if e.name.endswith(".jsonl") and e.is_file()]
         except OSError as exc:
             if strict and not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
-                raise OSError(
-                    f"its subagent folder {folder / started_by} cannot be listed "
-                    f"({exc.strerror or exc})"
-                ) from exc
+                raise OSError(unlisted(folder / started_by, exc)) from exc
             continue
         for name in chats:
             found.append(folder / started_by / name)
