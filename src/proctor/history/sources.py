@@ -269,11 +269,17 @@ def _is(
         try:
             dangling = entry.is_symlink() and not os.path.exists(entry.path)
             target = os.readlink(entry.path) if dangling else ""
+            special = not dangling and not entry.is_dir()
         except OSError:  # gone meanwhile
-            dangling = False
+            dangling = special = False
         if dangling:
             _note(entry, f"a link to {target}, which is not there: left out", unreadable, agent)
+        elif special:  # named like a session, but never opened: reading it could block
+            _note(entry, SPECIAL, unreadable, agent)
     return found
+
+
+SPECIAL = "not a regular file (a named pipe, a device): left out, never opened"
 
 
 def _note(

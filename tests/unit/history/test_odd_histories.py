@@ -476,6 +476,37 @@ def test_a_named_pipe_given_as_a_path_is_named_as_such_and_never_opened(tmp_path
     ]
 
 
+SPECIAL = "not a regular file (a named pipe, a device): left out, never opened"
+
+
+def test_a_named_pipe_named_like_a_session_is_named_for_its_own_agent(tmp_path: Path) -> None:
+    """A pipe (or a device) where a CLI keeps its sessions is listed as unavailable under
+    that CLI, never opened (reading it would block), and the rest of its folder is read."""
+    files = plant(tmp_path / "home" / ".claude")
+    pipes = {"claude-code": files["S1"].parent / "p.jsonl"}
+    (files["S1"].parent / "folder.jsonl").mkdir()  # a folder so named: not a session
+    day = tmp_path / "home" / ".codex" / "sessions" / "2026" / "12" / "01"
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "h" / "chats"
+    pipes["codex"] = day / "rollout-1.jsonl"
+    pipes["gemini-cli"] = chats / "session-1.json"
+    for pipe in pipes.values():
+        pipe.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(pipe)
+    sessions, unavailable = find_sessions(list(pipes), tmp_path / "home", {})
+    assert len(sessions) == 4
+    assert [(u.agent, u.path, u.reason) for u in unavailable] == [
+        (agent, str(pipe), SPECIAL) for agent, pipe in pipes.items()
+    ]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    shutil.copy(files["S2"], plain)
+    os.mkfifo(plain / "x.jsonl")
+    os.mkfifo(plain / "notes.txt")  # not named like a session: not a word about it
+    sessions, unavailable = sessions_under((plain,), ("claude-code",))
+    assert [Path(s.file).name for s in sessions] == [files["S2"].name]
+    assert [(u.path, u.reason) for u in unavailable] == [(str(plain / "x.jsonl"), SPECIAL)]
+
+
 def test_a_name_that_is_not_utf8_reads_alike_in_an_error_and_in_a_report(tmp_path: Path) -> None:
     """The terminal shows an undecodable byte as the records keep it (``caf\\xe9``)."""
     import subprocess
