@@ -111,6 +111,11 @@ class Stamper:
         return "|".join(stamps)
 
 
+READ_WAIT = 2.0
+"""Seconds a replay waits for a cache another process holds before it replays without it (a
+replay's own write lasts a fraction of that)."""
+
+
 class SummaryCache:
     """The summaries of earlier replays, read once when opened; new ones are written by
     :meth:`save` in one transaction."""
@@ -126,12 +131,21 @@ class SummaryCache:
         self._fresh_forks: list[tuple[str, str, bytes]] = []
         self.hits = 0
         self.fork_hits = 0
+        self._locked = False
         try:
             self._stored, self._forks = self._read()
+        except sqlite3.OperationalError as exc:
+            # Held by another process (a replay writing, a browser of the file): waited for
+            # a moment, then left alone, so the replay never waits on it twice.
+            self._locked = "locked" in str(exc)
+            self.notes.append(
+                f"the history cache {path} could not be read ({exc}); replaying"
+                + (", and this replay's summaries are not kept" if self._locked else "")
+            )
         except (sqlite3.Error, OSError) as exc:
             self.notes.append(f"the history cache {path} could not be read ({exc}); replaying")
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, timeout: float = 10) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -139,7 +153,7 @@ class SummaryCache:
             # Summaries name the user's projects and files: the owner's alone, as a new one is.
             with contextlib.suppress(OSError):
                 os.chmod(self.path, 0o600)
-        connection = sqlite3.connect(self.path, timeout=10)
+        connection = sqlite3.connect(self.path, timeout=timeout)
         try:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS summaries (path TEXT PRIMARY KEY, agent TEXT NOT NULL,"
@@ -159,7 +173,7 @@ class SummaryCache:
         if not self.path.exists():
             return {}, {}
         try:
-            connection = self._connect()
+            connection = self._connect(timeout=READ_WAIT)
         except sqlite3.OperationalError:
             raise  # locked, or not allowed: left as it is
         except sqlite3.DatabaseError:
@@ -254,7 +268,7 @@ class SummaryCache:
                 there[folder] = os.path.isdir(folder)
             if not there[folder]:
                 gone.append((key,))
-        if not self._fresh and not self._fresh_forks and not gone:
+        if self._locked or (not self._fresh and not self._fresh_forks and not gone):
             return
         try:
             connection = self._connect()

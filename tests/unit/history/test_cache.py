@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from datetime import date
 from pathlib import Path
 
@@ -204,6 +205,33 @@ def test_a_cache_that_cannot_be_written_is_a_note(
     assert len(summaries) == 4
     assert any("could not be written" in note for note in cache.notes)
     assert blocker.read_text() == "a file where the cache folder would go\n"
+
+
+def test_a_cache_another_process_holds_is_waited_for_once_and_left_alone(
+    primed: tuple[Path, dict[str, Path], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, files, db = primed
+    before = db.read_bytes()
+    monkeypatch.setattr(cache_module, "READ_WAIT", 0.2)
+    with open(files["S1"], "a") as fh:  # a session to measure again: a row to write
+        fh.write("\n")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        started = time.monotonic()
+        summaries, cache = replayed(home, db)
+        waited = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert len(summaries) == 4 and cache.hits == 0
+    assert waited < 5  # never the 10 s of a second wait, at the save
+    assert cache.notes == [
+        f"the history cache {db} could not be read (database is locked); replaying, "
+        "and this replay's summaries are not kept"
+    ]
+    assert db.read_bytes() == before
+    assert replayed(home, db)[1].hits == 3  # free again: read, and the grown session replayed
 
 
 def test_a_cache_path_that_is_a_folder_is_a_note(
