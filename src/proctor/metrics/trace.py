@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import msgspec
 
 from proctor.models.process import CheckOutcome
-from proctor.models.trajectory import HARNESS_MESSAGE, Event, ToolCall, ToolResult
+from proctor.models.trajectory import UNTIMED, Event, ToolCall, ToolResult
 from proctor.util.shellwords import looking_kind
 
 READ_KINDS = frozenset({"read"})
@@ -329,13 +329,14 @@ def event_stamps(events: Iterable[Any]) -> list[str | None]:
     """The times a session's span is read from: each event's (a model, or a dict of a plain
     parse) but the context a CLI writes into the session when it opens (see
     :data:`~proctor.models.trajectory.HARNESS_MESSAGE`), which may be long before the first
-    prompt."""
+    prompt, and the commands the CLI ran itself (see
+    :data:`~proctor.models.trajectory.COMMAND_RECORD`)."""
     stamps: list[str | None] = []
     for event in events:
         if type(event) is dict:
-            if event.get("recordType") != HARNESS_MESSAGE:  # only an `other` event has one
+            if event.get("recordType") not in UNTIMED:  # only an `other` event has one
                 stamps.append(event.get("ts"))
-        elif getattr(event, "record_type", None) != HARNESS_MESSAGE:
+        elif getattr(event, "record_type", None) not in UNTIMED:
             stamps.append(event.ts)
     return stamps
 

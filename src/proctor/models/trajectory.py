@@ -165,6 +165,14 @@ HARNESS_MESSAGE = "harness-message"
 itself (Gemini CLI's ``<session_context>``, Codex's ``<environment_context>``). It is written
 when the CLI opens, which may be long before the first prompt, so its time starts nothing."""
 
+COMMAND_RECORD = "local_command"
+"""The record type of an ``other`` event for a command the CLI ran itself (Claude Code's
+``/exit``, ``/model``, ``/clear`` and their output): housekeeping, never sent to the model. An
+``/exit`` typed the morning after ends no task, so its time ends nothing either."""
+
+UNTIMED = frozenset({HARNESS_MESSAGE, COMMAND_RECORD})
+"""The record types of the ``other`` events whose times are not a session's span."""
+
 
 class OtherEvent(EventBase):
     type: Literal["other"] = "other"

@@ -3,6 +3,7 @@ clock. A replay shows every time in UTC, so that two sessions' times compare as 
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -76,3 +77,36 @@ def test_a_session_starts_at_its_first_prompt_not_when_the_cli_wrote_its_context
     events = parse_gemini_chat(OPENED_EARLY).events
     assert trial_start(events) == datetime.fromisoformat("2026-12-04T20:21:05.606+00:00")
     assert min(e.ts or "~" for e in events) == "2026-12-04T20:20:47.869Z"
+
+
+def test_a_command_the_cli_ran_itself_hours_later_ends_no_session(tmp_path: Path) -> None:
+    """An ``/exit`` typed the morning after (as a user line of either shape, or as the system
+    line of newer releases) is housekeeping: the session ends at its last message."""
+    from proctor.transcripts.claude.parser import parse_claude_session_plain
+    from tests.unit.history.planted import ClaudeSession
+
+    session = ClaudeSession("55555555-5555-4555-8555-555555555555", "/work/p", "2026-11-02")
+    session.user("10:00:00", "Fix a.")
+    session.tool("10:01:00", "Edit", {"file_path": "/work/p/a.py", "old_string": "x"})
+    session.say("10:05:00", "Done.")
+    quiet = tmp_path / "quiet" / "s.jsonl"
+    session.write(quiet)
+    session.user("22:00:00", "<command-name>/exit</command-name>\n<command-args></command-args>")
+    exit_text = {"type": "text", "text": "<local-command-stdout>Bye!</local-command-stdout>"}
+    session._record("user", "22:00:01", {"role": "user", "content": [exit_text]})
+    system = {"type": "system", "subtype": "local_command", "content": "<command-name>/exit"}
+    session.raw(json.dumps({**system, "timestamp": "2026-11-02T22:00:02.000Z", "uuid": "u-9"}))
+    exited = tmp_path / "exited" / "s.jsonl"
+    session.write(exited)
+    records = []
+    for path in (quiet, exited):
+        sessions, _ = sessions_under([path], ("claude-code",))
+        (record,) = replay(sessions, Filters(), PriceTable(), workers=1)
+        assert isinstance(record, SessionRecord)
+        records.append(record)
+    assert records[1].ended_at == records[0].ended_at == "2026-11-02T10:05:00+00:00"
+    assert records[1].duration_seconds == 300
+    # The commands are still events of the session: only their times are not its span.
+    events = parse_claude_session_plain(exited).events
+    commands = [e for e in events if e.get("recordType") == "local_command"]
+    assert [e["ts"][11:19] for e in commands] == ["22:00:00", "22:00:01", "22:00:02"]

@@ -52,6 +52,7 @@ from proctor.transcripts.claude.background import (
 from proctor.transcripts.claude.parser import _Parser, plain_of
 from proctor.transcripts.claude.records import (
     BOOKKEEPING,
+    LOCAL_COMMAND,
     USER_REJECTED,
     hook_event,
     response_digest,
@@ -152,6 +153,8 @@ _OTHER: Any = object()
 """A record type no method here reads."""
 _META: Any = object()
 """A Codex ``session_meta`` record: another agent's, read by the full parser."""
+_THE_PARSERS = (NOTIFICATION, *LOCAL_COMMAND)
+"""How the text of a user line the full parser reads begins."""
 _EXACT = 2**53
 """The largest integer a ``turn_end`` event's ``durationMs`` (a float) holds exactly."""
 
@@ -359,9 +362,11 @@ class _MeasureParser(_Parser):
             return None
         content = message.content
         if type(content) is str:
-            if content.lstrip().startswith(NOTIFICATION):
-                return None  # a task's end: its call's later result, the full parser's
-            return not record.isMeta  # a message, or a command the CLI ran itself
+            if content.lstrip().startswith(_THE_PARSERS):
+                # A task's end (its call's later result), or a command the CLI ran itself
+                # (an event whose time is not the span's): the full parser's.
+                return None
+            return not record.isMeta  # a message
         if type(content) is not list:
             return False
         questions, polls = self.questions, self.polls
@@ -382,8 +387,11 @@ class _MeasureParser(_Parser):
                     return None  # the subagent it ran may be named in its text
                 results = True
         if not results:
-            # A message, a command the CLI ran, or an interrupted turn.
-            return not record.isMeta and any(block.type == "text" for block in content)
+            # A message, or an interrupted turn; a command the CLI ran is the full parser's.
+            texts = [block.text for block in content if block.type == "text"]
+            if any(text.lstrip().startswith(LOCAL_COMMAND) for text in texts):
+                return None
+            return not record.isMeta and bool(texts)
         denied = record.toolDenialKind is not None or structured == USER_REJECTED
         for block in content:
             if block.type == "tool_result":

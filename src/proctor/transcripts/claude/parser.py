@@ -27,7 +27,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from proctor.models.trajectory import Trajectory
+from proctor.models.trajectory import COMMAND_RECORD, Trajectory
 from proctor.transcripts.builder import (
     MALFORMED,
     RAW_CAP,
@@ -354,7 +354,7 @@ class _Parser:
     def typed(self, text: str, ts: Any) -> None:
         """A user line's text: a message, or a command the CLI ran itself (``LOCAL_COMMAND``)."""
         if text.lstrip().startswith(LOCAL_COMMAND):
-            self.out(ev(type="other", ts=ts, recordType="local_command", text=text[:RAW_CAP]))
+            self.out(ev(type="other", ts=ts, recordType=COMMAND_RECORD, text=text[:RAW_CAP]))
         else:
             self.out(ev(type="user_message", ts=ts, text=text))
 
@@ -473,7 +473,7 @@ class _Parser:
         elif subtype == "local_command":  # newer CLIs: the same housekeeping as a system line
             content = record.get("content")
             text = content[:RAW_CAP] if isinstance(content, str) else None
-            self.out(ev(type="other", ts=ts, recordType="local_command", text=text))
+            self.out(ev(type="other", ts=ts, recordType=COMMAND_RECORD, text=text))
         elif subtype == "stop_hook_summary":
             for info in record.get("hookInfos") or []:
                 command = info.get("command") if isinstance(info, dict) else None
