@@ -300,6 +300,30 @@ def test_runs_of_an_older_proctor_are_tracked_and_unfinished_runs_wait(
     assert "was killed" not in running.err
 
 
+def test_a_run_whose_manifest_is_written_already_names_the_proctor_running_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read the moment its run.json is there, a run starting is running, never killed."""
+    from proctor.cli.findings import _unfinished
+    from proctor.models.findings import FindingsLedger
+    from proctor.session import run as run_module
+
+    seen: list[list[str]] = []
+    write = run_module.write_record
+
+    def watched(path: Path, record: Any) -> None:
+        write(path, record)
+        if path.name == "run.json" and not seen:
+            seen.append(_unfinished(path.parent.parent, FindingsLedger()))
+
+    monkeypatch.setattr(run_module, "write_record", watched)
+    make_case("hello", config=CONFIG, plan=PASSING)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    (run_dir,) = out.glob("run-*")
+    assert seen == [[f"{run_dir.name} is still running: its checks count when it finishes"]]
+
+
 def run_reporting(proctor: Run, make_case: MakeCase, tmp_path: Path, plan: dict[str, Any]) -> Path:
     """:func:`run_with`, asking for the JUnit and HTML reports too."""
     make_case("hello", config=CONFIG, plan=plan)

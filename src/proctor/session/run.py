@@ -240,8 +240,10 @@ def run_plan(
     preflight(plan.trials)
     with stop_signals_held():  # a run folder with its records, or none
         paths = new_run_paths(plan.out)
-        manifest = _start(paths, plan, request)
+        # The journal's first line before run.json: a run folder that has its manifest names
+        # the proctor running it, so no reader takes a run starting for one killed.
         journal.note(paths.journal, "run-started")
+        manifest = _start(paths, plan, request)
     try:
         return execute_and_finish(plan, request, paths, manifest, plan.trials, [], subscribers)
     except ConfigError:
