@@ -110,3 +110,29 @@ def test_a_command_the_cli_ran_itself_hours_later_ends_no_session(tmp_path: Path
     events = parse_claude_session_plain(exited).events
     commands = [e for e in events if e.get("recordType") == "local_command"]
     assert [e["ts"][11:19] for e in commands] == ["22:00:00", "22:00:01", "22:00:02"]
+
+
+def test_a_time_written_as_a_number_loses_its_time_not_its_line(tmp_path: Path) -> None:
+    """A Claude Code line whose ``timestamp`` is a number (an export's epoch) keeps its call:
+    the session is still a verified task, and the time is counted as malformed."""
+    from proctor.transcripts.claude.parser import parse_claude_session_plain
+    from tests.unit.history.planted import ClaudeSession
+
+    session = ClaudeSession("66666666-6666-4666-8666-666666666666", "/work/p", "2026-11-02")
+    session.user("10:00:00", "Fix a.")
+    session.tool("10:01:00", "Edit", {"file_path": "/work/p/a.py", "old_string": "x"})
+    session.tool("10:02:00", "Bash", {"command": "pytest"})
+    session.say("10:03:00", "Done.")
+    lines = [json.loads(line) for line in session.lines]
+    lines[1]["timestamp"] = 1762077660000  # the edit's call
+    session.lines = [json.dumps(line) for line in lines]
+    path = tmp_path / "p" / "s.jsonl"
+    session.write(path)
+    sessions, _ = sessions_under([path], ("claude-code",))
+    (record,) = replay(sessions, Filters(), PriceTable(), workers=1)
+    assert isinstance(record, SessionRecord)
+    assert (record.is_task, record.verified, record.steps.edits) == (True, True, 1)
+    assert record.unknown_records == 1
+    assert record.orientation.seconds_to_first_edit is None  # the edit has no time
+    coverage = parse_claude_session_plain(path).coverage
+    assert coverage.unknown_record_types == {"malformed/timestamp": 1}

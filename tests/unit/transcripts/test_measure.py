@@ -647,6 +647,34 @@ SHAPES = {
     "not UTF-8": ['{"type": "user", "uuid": "u9", "x": "\xff"}'],
     "not ASCII": [_line(type="user", uuid="u9", message={"content": "café ☕"}), "\u00a0"],
     "not an object": ["[1, 2]", "5", '"text"'],
+    "local command typed": [
+        _line(type="user", uuid="u9", message={"content": "  <command-name>/exit</command-name>"})
+    ],
+    "local command output": [
+        _line(
+            type="user",
+            uuid="u9",
+            message={"content": [{"type": "text", "text": "<local-command-stdout>Bye"}]},
+        )
+    ],
+    "local command caveat (meta)": [
+        _line(type="user", uuid="u9", isMeta=True, message={"content": "<local-command-caveat>x"})
+    ],
+    "local command system line": [
+        _line(type="system", subtype="local_command", uuid="s9", content="<command-name>/model")
+    ],
+    "local command late": [
+        _line(
+            type="user",
+            uuid="u9",
+            timestamp="2027-01-01T00:00:00Z",
+            message={"content": "<command-name>/exit</command-name>"},
+        )
+    ],
+    "a time that is a number": [
+        _call("Edit", {"file_path": "/w/a.py", "old_string": "a"}, timestamp=1762077660000),
+        _result(),
+    ],
 }
 
 

@@ -110,7 +110,7 @@ MALFORMED = [
     ),
     # A duration given as text: the schema converts it.
     claude_line(type="system", subtype="turn_duration", durationMs="1500", uuid="s1"),
-    # A timestamp that is a number: the event does not validate, its time is not counted.
+    # A timestamp that is a number: the time is malformed, the message is kept without it.
     json.dumps(
         {"type": "user", "uuid": "u9", "timestamp": 12, "message": {"content": "typed at 12"}}
     ),
@@ -148,8 +148,10 @@ def test_planted_malformed_fields_read_the_same_both_ways(tmp_path: Path) -> Non
     assert malformed == {
         "malformed/assistant_text": 1,
         "malformed/tool_call": 1,
-        "malformed/user_message": 1,
+        "malformed/timestamp": 1,
     }
+    (typed,) = [e for e in plain.events if e.get("text") == "typed at 12"]
+    assert typed.get("ts") is None
     (duration,) = [e for e in plain.events if e["type"] == "turn_end"]
     assert duration["durationMs"] == 1500.0  # converted as the schema converts it
 

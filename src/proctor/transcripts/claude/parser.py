@@ -210,6 +210,13 @@ class _Parser:
         if not isinstance(kind, str | None):  # an object or a list: an unknown type, named
             kind = str(kind)
         handler = self.handlers.get(kind)  # type: ignore[arg-type]
+        stamp = record.get("timestamp")
+        if stamp is not None and type(stamp) is not str:
+            # A time that is not text (an export's epoch number): the line's events are kept,
+            # without a time, and the time is counted as malformed.
+            problem = TypeError(f"a timestamp that is not text: {stamp!r}"[:200])
+            self.builder.malformed("timestamp", problem, stamp)
+            record = {**record, "timestamp": None}
         if handler is not None:
             try:  # what builder.guarded does, without its call: this runs for every line
                 handler(self, record)
