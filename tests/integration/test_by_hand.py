@@ -174,3 +174,36 @@ def test_record_keeps_the_workspace_as_the_session_left_it_and_takes_a_relative_
     )  # fmt: skip
     assert check.code == 0, check.err
     assert check.json()["identical"]
+
+
+def test_a_recording_names_the_proctor_recording_it_until_it_finishes(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While its evaluators run, a recording is running, never a run that was killed."""
+    from proctor.cli.findings import _unfinished
+    from proctor.models.findings import FindingsLedger
+    from proctor.session import manual
+    from proctor.session.journal import read
+
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(CASE), "--agent", "claude-code", "--out", str(out))
+    session = json.loads(prepared.out)
+    workspace = Path(session["workingDirectory"])
+    prompt = Path(session["promptFile"]).read_text().strip()
+    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
+    seen: list[list[str]] = []
+    write = manual.write_record
+
+    def watched(path: Path, record: object) -> None:
+        write(path, record)  # type: ignore[arg-type]
+        if path.name == "run.json" and not seen:
+            seen.append(_unfinished(path.parent.parent, FindingsLedger()))
+
+    monkeypatch.setattr(manual, "write_record", watched)
+    recorded = proctor("record", str(CASE), "--workspace", str(workspace), "--out", str(out))
+    assert recorded.code == 0, recorded.err
+    (run_dir,) = out.glob("run-*")
+    assert seen == [[f"{run_dir.name} is still running: its checks count when it finishes"]]
+    assert [e.event for e in read(run_dir / "journal.jsonl")] == ["run-started", "run-finished"]

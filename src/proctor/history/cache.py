@@ -111,9 +111,10 @@ class Stamper:
         return "|".join(stamps)
 
 
-READ_WAIT = 2.0
-"""Seconds a replay waits for a cache another process holds before it replays without it (a
-replay's own write lasts a fraction of that)."""
+WAIT = 2.0
+"""Seconds a replay waits for a cache another process holds, to read it (then it replays
+without it, and keeps nothing) or to write it (then its summaries are not kept): a replay's
+own write lasts a fraction of that."""
 
 
 class SummaryCache:
@@ -145,7 +146,7 @@ class SummaryCache:
         except (sqlite3.Error, OSError) as exc:
             self.notes.append(f"the history cache {path} could not be read ({exc}); replaying")
 
-    def _connect(self, timeout: float = 10) -> sqlite3.Connection:
+    def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -153,7 +154,7 @@ class SummaryCache:
             # Summaries name the user's projects and files: the owner's alone, as a new one is.
             with contextlib.suppress(OSError):
                 os.chmod(self.path, 0o600)
-        connection = sqlite3.connect(self.path, timeout=timeout)
+        connection = sqlite3.connect(self.path, timeout=WAIT)
         try:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS summaries (path TEXT PRIMARY KEY, agent TEXT NOT NULL,"
@@ -173,7 +174,7 @@ class SummaryCache:
         if not self.path.exists():
             return {}, {}
         try:
-            connection = self._connect(timeout=READ_WAIT)
+            connection = self._connect()
         except sqlite3.OperationalError:
             raise  # locked, or not allowed: left as it is
         except sqlite3.DatabaseError:

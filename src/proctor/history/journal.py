@@ -127,7 +127,9 @@ def add_mark(path: Path, mark: ChangeMark) -> None:
     line = (mark.model_dump_json(by_alias=True) + "\n").encode()
     if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
         # A named pipe or a device where the journal belongs: opened, it would block or fail.
-        raise OSError(errno.EINVAL, "not a regular file (a named pipe, a device)", str(path))
+        raise OSError(
+            errno.EINVAL, "not a regular file (a named pipe, a socket, a device)", str(path)
+        )
     with open(path, "a+b") as fh:
         # A journal edited by hand may have lost its last newline: the mark would be glued
         # onto the last line, and both skipped. (Two marks at once may each add one: a blank

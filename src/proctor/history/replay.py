@@ -161,8 +161,7 @@ def _measure(
         reason = "no message in it" + (", a title alone" if _is_claude(session) else "")
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     # The events a reader for a measure built as objects have their times in .stamps.
-    stamps = event_stamps(e for e in events if type(e) is dict)
-    stamps.extend(trajectory.stamps or ())
+    stamps = event_stamps((e for e in events if type(e) is dict), trajectory.stamps or ())
     started, ended = time_span(stamps)
     if started is None and trajectory.started:  # events without times: dated by the header
         started, _ = time_span([trajectory.started])

@@ -279,7 +279,7 @@ def _is(
     return found
 
 
-SPECIAL = "not a regular file (a named pipe, a device): left out, never opened"
+SPECIAL = "not a regular file (a named pipe, a socket, a device): left out, never opened"
 
 
 def _note(
@@ -411,7 +411,7 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
     if not path.is_file() and not path.is_dir():
-        reason = "not a regular file or a folder (a named pipe, a device): not read"
+        reason = "not a regular file or a folder (a named pipe, a socket, a device): not read"
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
     if path.is_file() and (_is_part(path) or gemini_subagent(first_record(path))):

@@ -325,19 +325,25 @@ def parse_ts(ts: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def event_stamps(events: Iterable[Any]) -> list[str | None]:
+def event_stamps(events: Iterable[Any], counted: Iterable[str] = ()) -> list[str | None]:
     """The times a session's span is read from: each event's (a model, or a dict of a plain
     parse) but the context a CLI writes into the session when it opens (see
     :data:`~proctor.models.trajectory.HARNESS_MESSAGE`), which may be long before the first
     prompt, and the commands the CLI ran itself (see
-    :data:`~proctor.models.trajectory.COMMAND_RECORD`)."""
-    stamps: list[str | None] = []
+    :data:`~proctor.models.trajectory.COMMAND_RECORD`); with ``counted``, times known to be
+    of other events (a reader for a measure's). A session of nothing else (``/model``, then
+    ``/exit``) is dated by those."""
+    stamps: list[str | None] = list(counted)
+    untimed: list[str | None] = []
     for event in events:
         if type(event) is dict:
-            if event.get("recordType") not in UNTIMED:  # only an `other` event has one
-                stamps.append(event.get("ts"))
-        elif getattr(event, "record_type", None) not in UNTIMED:
-            stamps.append(event.ts)
+            # (Only an `other` event has a record type.)
+            (untimed if event.get("recordType") in UNTIMED else stamps).append(event.get("ts"))
+        else:
+            kind = getattr(event, "record_type", None)
+            (untimed if kind in UNTIMED else stamps).append(event.ts)
+    if untimed and not any(stamps):
+        return untimed
     return stamps
 
 

@@ -50,6 +50,7 @@ from proctor.models.trial import EvaluatorResult, Timings, TranscriptInfo, Trial
 from proctor.paths import TrialPaths
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
+from proctor.session import journal
 from proctor.session.run import config_record, new_run_paths, write_reports
 from proctor.transcripts.detect import PARSERS, session_file
 from proctor.util.clock import now_iso
@@ -251,6 +252,9 @@ def record_session(
     found = transcript or find_transcript(agent, workspace)
     file, fmt = session_file(found)
     paths = new_run_paths(out)
+    # Named in the journal before run.json is written, as a run is: a reader never takes the
+    # recording, while its evaluators run, for a run that was killed.
+    journal.note(paths.journal, "run-started")
     manifest = RunManifest(
         run_id=paths.root.name,
         proctor_version=_version(),
@@ -364,6 +368,7 @@ def record_session(
     manifest.finished_at = now_iso()
     manifest.trials_finished = 1
     write_record(paths.run_json, manifest)
+    journal.note(paths.journal, "run-finished")
     return paths.root, record, outputs, suite.exit_code
 
 

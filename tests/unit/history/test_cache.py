@@ -212,7 +212,7 @@ def test_a_cache_another_process_holds_is_waited_for_once_and_left_alone(
 ) -> None:
     home, files, db = primed
     before = db.read_bytes()
-    monkeypatch.setattr(cache_module, "READ_WAIT", 0.2)
+    monkeypatch.setattr(cache_module, "WAIT", 0.2)
     with open(files["S1"], "a") as fh:  # a session to measure again: a row to write
         fh.write("\n")
     holder = sqlite3.connect(db, isolation_level=None)
@@ -232,6 +232,33 @@ def test_a_cache_another_process_holds_is_waited_for_once_and_left_alone(
     ]
     assert db.read_bytes() == before
     assert replayed(home, db)[1].hits == 3  # free again: read, and the grown session replayed
+
+
+def test_a_cache_another_process_takes_during_the_replay_is_waited_for_briefly(
+    primed: tuple[Path, dict[str, Path], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Free when read, held when the summaries are to be written (a database browser with an
+    edit pending): the save waits as briefly as the read, then keeps nothing."""
+    home, files, db = primed
+    monkeypatch.setattr(cache_module, "WAIT", 0.2)
+    with open(files["S1"], "a") as fh:
+        fh.write("\n")
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    cache = SummaryCache(db, PRICES)
+    assert len(list(replay(sessions, Filters(), PRICES, workers=1, cache=cache))) == 4
+    before = db.read_bytes()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # a write pending: others may read, none may write
+    try:
+        started = time.monotonic()
+        cache.save(s.file for s in sessions)
+        waited = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert waited < 5  # not the 10 s of SQLite's usual wait
+    assert cache.notes == [f"the history cache {db} could not be written (database is locked)"]
+    assert db.read_bytes() == before
 
 
 def test_a_cache_path_that_is_a_folder_is_a_note(

@@ -825,7 +825,7 @@ def test_a_named_pipe_where_the_journal_belongs_is_one_sentence(
     os.mkfifo(data / "changes.jsonl")
     monkeypatch.setenv("PROCTOR_DATA_DIR", str(data))
     code, text = _run(["mark", "x", "--project", str(tmp_path)], capsys)
-    assert code == 2 and "not a regular file (a named pipe, a device)" in text
+    assert code == 2 and "not a regular file (a named pipe, a socket, a device)" in text
     assert "seekable" not in text
 
 

@@ -472,11 +472,11 @@ def test_a_named_pipe_given_as_a_path_is_named_as_such_and_never_opened(tmp_path
     sessions, unavailable = sessions_under((pipe, files["S1"]), ("claude-code",))
     assert [s.file for s in sessions] == [str(files["S1"])]
     assert [(u.path, u.reason) for u in unavailable] == [
-        (str(pipe), "not a regular file or a folder (a named pipe, a device): not read")
+        (str(pipe), "not a regular file or a folder (a named pipe, a socket, a device): not read")
     ]
 
 
-SPECIAL = "not a regular file (a named pipe, a device): left out, never opened"
+SPECIAL = "not a regular file (a named pipe, a socket, a device): left out, never opened"
 
 
 def test_a_named_pipe_named_like_a_session_is_named_for_its_own_agent(tmp_path: Path) -> None:

@@ -106,6 +106,15 @@ def test_a_command_the_cli_ran_itself_hours_later_ends_no_session(tmp_path: Path
         records.append(record)
     assert records[1].ended_at == records[0].ended_at == "2026-11-02T10:05:00+00:00"
     assert records[1].duration_seconds == 300
+    # A session of nothing but commands is dated by them (for --since and --by week).
+    only = ClaudeSession("77777777-7777-4777-8777-777777777777", "/work/p", "2026-11-03")
+    only.user("08:00:00", "<command-name>/model</command-name>")
+    only.user("08:10:00", "<command-name>/exit</command-name>")
+    only.write(tmp_path / "only" / "s.jsonl")
+    sessions, _ = sessions_under([tmp_path / "only" / "s.jsonl"], ("claude-code",))
+    (alone,) = replay(sessions, Filters(), PriceTable(), workers=1)
+    assert isinstance(alone, SessionRecord) and not alone.is_task
+    assert (alone.started_at, alone.duration_seconds) == ("2026-11-03T08:00:00+00:00", 600)
     # The commands are still events of the session: only their times are not its span.
     events = parse_claude_session_plain(exited).events
     commands = [e for e in events if e.get("recordType") == "local_command"]
