@@ -237,15 +237,25 @@ def test_an_unusable_cache_is_a_note_and_the_report_is_whole(
 
 
 def test_a_named_pipe_among_the_sessions_is_passed_over(home: Path) -> None:
-    """A pipe named like a session would block whoever opened it; the replay leaves it."""
+    """A pipe named like a session would block whoever opened it; the replay leaves it, and
+    names it under the CLI whose folder holds it."""
     before = json.loads(_history_json(home))
     project = next((home / ".claude" / "projects").iterdir())
-    os.mkfifo(project / "0000-pipe.jsonl")
-    os.mkfifo(project / "agent-pipe.jsonl")
-    os.mkfifo(home / ".codex" / "sessions" / "2026" / "12" / "01" / "rollout-pipe.jsonl")
     chats = next((home / ".gemini" / "tmp").iterdir()) / "chats"
-    os.mkfifo(chats / "session-pipe.json")
+    pipes = [
+        ("claude-code", project / "0000-pipe.jsonl"),
+        ("claude-code", project / "agent-pipe.jsonl"),
+        ("codex", home / ".codex" / "sessions" / "2026" / "12" / "01" / "rollout-pipe.jsonl"),
+        ("gemini-cli", chats / "session-pipe.json"),
+    ]
+    for _, pipe in pipes:
+        os.mkfifo(pipe)
     after = json.loads(_history_json(home))
+    reason = "not a regular file (a named pipe, a socket, a device): left out, never opened"
+    assert after.pop("unavailable") == [
+        {"agent": agent, "path": str(pipe), "reason": reason} for agent, pipe in pipes
+    ]
+    assert before.pop("unavailable") == []
     assert after == before
 
 

@@ -12,9 +12,10 @@ from typing import Any, Protocol
 
 import msgspec
 
+from proctor.metrics.writes import written_files
 from proctor.models.process import CheckOutcome
 from proctor.models.trajectory import UNTIMED, Event, ToolCall, ToolResult
-from proctor.util.shellwords import looking_kind
+from proctor.util.shellwords import looking_kind, shell_folder
 
 READ_KINDS = frozenset({"read"})
 SEARCH_KINDS = frozenset({"search"})
@@ -267,10 +268,26 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
         result = results.get(i)
         files = normalise_paths(call.files, workspace)
         kind = call.kind or "other"
-        if kind == "shell" and call.input:  # a command that reads or searches is that
-            kind = looking_kind(call.input.get("command", call.input.get("cmd"))) or kind
+        if kind == "shell" and call.input:  # a command that reads, searches or writes is that
+            command = call.input.get("command", call.input.get("cmd"))
+            kind = looking_kind(command) or kind
+            if kind == "shell" and (written := written_files(command)) is not None:
+                kind, files = _written_step(written, call.input, workspace)
         steps.append(Step(i, call, result, files, outcome(result), kind, i in settled))
     return steps
+
+
+def _written_step(
+    written: tuple[tuple[str, ...], bool], tool_input: dict[str, Any], workspace: str | None
+) -> tuple[str, tuple[str, ...]]:
+    """The kind and files of a shell call that only writes files (see
+    :func:`~proctor.metrics.writes.written_files`): an edit of files it changes in place, a
+    write of files it writes whole; its files joined to the folder it ran in."""
+    files, in_place = written
+    folder = shell_folder(tool_input)
+    if isinstance(folder, str):
+        files = tuple(posixpath.join(folder, file) for file in files)
+    return ("edit" if in_place else "write"), normalise_paths(list(files), workspace)
 
 
 def shell_command(step: Step) -> str | None:
@@ -278,8 +295,8 @@ def shell_command(step: Step) -> str | None:
     (Codex's ``["bash", "-lc", "cd app && pytest"]``): its words are quoted where the shell
     would read them otherwise, so that ``["git", "commit", "-m", "x; make test"]`` runs no
     ``make``."""
-    if step.call.kind != "shell" or not step.call.input:
-        return None
+    if step.call.kind != "shell" or not step.call.input or step.kind in EDIT_KINDS:
+        return None  # (a shell call that only writes files is an edit)
     raw = step.call.input.get("command", step.call.input.get("cmd"))
     if isinstance(raw, str):
         return raw

@@ -239,11 +239,6 @@ def _operands(args: list[str], with_values: frozenset[str]) -> list[str]:
     return operands
 
 
-SHELL_FOLDER_KEYS = ("workdir", "working_directory", "dir_path", "directory")
-"""Where a shell call's input names the folder its command ran in (Codex's ``workdir``,
-Gemini CLI's ``dir_path`` or ``directory``)."""
-
-
 def shell_files_in(command: Any, folder: Any, cwd: str | None) -> list[str]:
     """:func:`shell_files` of a command run in ``folder`` (absolute, or relative to ``cwd``;
     None or empty for ``cwd`` itself): its relative operands are the folder's files."""
@@ -252,12 +247,6 @@ def shell_files_in(command: Any, folder: Any, cwd: str | None) -> list[str]:
         relativise(os.path.join(base, f) if base and not os.path.isabs(f) else f, cwd)
         for f in shell_files(command, None)
     ]
-
-
-def shell_folder(tool_input: dict[str, Any]) -> Any:
-    """The folder a shell call's input says its command ran in (see
-    :data:`SHELL_FOLDER_KEYS`); None when it names none."""
-    return next((tool_input[k] for k in SHELL_FOLDER_KEYS if tool_input.get(k)), None)
 
 
 def shell_files(command: Any, cwd: str | None) -> list[str]:

@@ -49,6 +49,17 @@ _WORD = re.compile(r"[^ \t\r\n]+")
 _FIRST_WORDS = READERS | SEARCHERS | {"sed", "find", "git", *SHELL_WRAPPERS}
 
 
+SHELL_FOLDER_KEYS = ("workdir", "working_directory", "dir_path", "directory")
+"""Where a shell call's input names the folder its command ran in (Codex's ``workdir``,
+Gemini CLI's ``dir_path`` or ``directory``)."""
+
+
+def shell_folder(tool_input: dict[str, Any]) -> Any:
+    """The folder a shell call's input says its command ran in (see
+    :data:`SHELL_FOLDER_KEYS`); None when it names none."""
+    return next((tool_input[k] for k in SHELL_FOLDER_KEYS if tool_input.get(k)), None)
+
+
 def simple_argv(command: Any) -> list[str] | None:
     """The words of a simple command (a string, or an argv list; ``bash -lc '<cmd>'`` looked
     through); None for a command with a pipe, redirection, chaining or substitution, or one

@@ -69,10 +69,11 @@ def test_a_subagents_thread_is_part_of_the_session_that_spawned_it(tmp_path: Pat
     ):
         (u,) = summary.usage.values()
         assert (u.input_tokens, u.output_tokens, u.responses) == own_tokens(parent, child)
-        # The parent ran a command, searched for the tool and spawned; the subagent ran the
-        # command and tried to spawn one of its own.
+        # The parent wrote a file with its shell (`echo parent > parent.txt`), searched for
+        # the tool and spawned; the subagent wrote its file so and tried to spawn one of its
+        # own.
         assert summary.steps.tool_calls == 5
-        assert summary.steps.by_kind == {"shell": 2, "other": 1, "subagent": 2}
+        assert summary.steps.by_kind == {"write": 2, "other": 1, "subagent": 2}
     assert own_tokens(FORK_PARENT, FORK_CHILD) == (63395, 61, 6)  # the copy not counted again
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from proctor.models.trajectory import ToolKind
 from proctor.transcripts.builder import EventDict, ev
-from proctor.transcripts.kinds import claude_kind, relativise, shell_files_in, shell_folder
+from proctor.transcripts.kinds import claude_kind, relativise, shell_files_in
+from proctor.util.shellwords import shell_folder
 
 ACP_KINDS: dict[str, ToolKind] = {
     "execute": "shell",

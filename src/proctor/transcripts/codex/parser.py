@@ -97,10 +97,10 @@ from proctor.transcripts.kinds import (
     patch_files,
     question_of,
     shell_files_in,
-    shell_folder,
     touched_files,
 )
 from proctor.transcripts.lines import decode_line, file_lines, line_text, nonblank
+from proctor.util.shellwords import shell_folder
 
 UNSUPPORTED_CALL = "unsupported call: "
 PATCH_REFUSED = "apply_patch verification failed"

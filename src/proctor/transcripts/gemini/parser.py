@@ -61,11 +61,11 @@ from proctor.transcripts.kinds import (
     question_of,
     relativise,
     shell_files_in,
-    shell_folder,
     touched_files,
 )
 from proctor.transcripts.lines import decode_line, line_text
 from proctor.util.files import open_regular, read_regular
+from proctor.util.shellwords import shell_folder
 
 OUTPUT_CAP = 20_000
 TEXT_CAP = 2000
