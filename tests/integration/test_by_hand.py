@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,15 +34,27 @@ def drive_by_hand(workspace: Path, prompt: str, config_dir: Path, steps: Path) -
     )
 
 
-def test_prepare_a_session_by_hand_record_it_and_report(
+def prepared_and_driven(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[dict[str, Any], Path]:
+    """``proctor prepare`` of the case into ``results/``, then its session driven by hand:
+    what prepare printed, and the results folder."""
     config_dir = tmp_path / "home" / ".claude"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
     out = tmp_path / "results"
     prepared = proctor("prepare", str(CASE), "--agent", "claude-code", "--out", str(out))
     assert prepared.code == 0, prepared.err
     session = json.loads(prepared.out)
+    workspace = Path(session["workingDirectory"])
+    prompt = Path(session["promptFile"]).read_text().strip()
+    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
+    return session, out
+
+
+def test_prepare_a_session_by_hand_record_it_and_report(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
     workspace = Path(session["workingDirectory"])
     assert workspace.is_absolute() and (workspace / "a.txt").read_text() == "a\n"
     prompt = Path(session["promptFile"]).read_text().strip()
@@ -51,8 +64,6 @@ def test_prepare_a_session_by_hand_record_it_and_report(
         step.startswith("proctor record") or "proctor record" in step
         for step in session["nextSteps"]
     )
-
-    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
     assert (workspace / "b.txt").read_text() == "b\n"
 
     recorded = proctor(
@@ -185,14 +196,8 @@ def test_a_recording_names_the_proctor_recording_it_until_it_finishes(
     from proctor.session import manual
     from proctor.session.journal import read
 
-    config_dir = tmp_path / "home" / ".claude"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
-    out = tmp_path / "results"
-    prepared = proctor("prepare", str(CASE), "--agent", "claude-code", "--out", str(out))
-    session = json.loads(prepared.out)
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
     workspace = Path(session["workingDirectory"])
-    prompt = Path(session["promptFile"]).read_text().strip()
-    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
     seen: list[list[str]] = []
     write = manual.write_record
 

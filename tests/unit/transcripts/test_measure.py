@@ -230,6 +230,12 @@ def _line(**record: Any) -> str:
     return json.dumps({**base, **record})
 
 
+def _text_line(text: str, **extra: Any) -> str:
+    """A user line whose content is one text block."""
+    content = [{"type": "text", "text": text}]
+    return _line(type="user", uuid="u9", message={"content": content}, **extra)
+
+
 def _call(name: str, tool_input: Any, tool_id: Any = "t9", **extra: Any) -> str:
     block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
     message = {"id": "m9", "model": "claude-x", "content": [block], "usage": {"input_tokens": 5}}
@@ -446,21 +452,8 @@ SHAPES = {
         ),
     ],
     "meta text": [_line(type="user", uuid="u9", isMeta=True, message={"content": "caveat"})],
-    "meta text block": [
-        _line(
-            type="user",
-            uuid="u9",
-            isMeta=True,
-            message={"content": [{"type": "text", "text": "caveat"}]},
-        ),
-    ],
-    "interrupted": [
-        _line(
-            type="user",
-            uuid="u9",
-            message={"content": [{"type": "text", "text": "[Request interrupted by user]"}]},
-        ),
-    ],
+    "meta text block": [_text_line("caveat", isMeta=True)],
+    "interrupted": [_text_line("[Request interrupted by user]")],
     "compact summary": [
         _line(type="user", uuid="u9", isCompactSummary=True, message={"content": "summary"}),
     ],
@@ -650,13 +643,7 @@ SHAPES = {
     "local command typed": [
         _line(type="user", uuid="u9", message={"content": "  <command-name>/exit</command-name>"})
     ],
-    "local command output": [
-        _line(
-            type="user",
-            uuid="u9",
-            message={"content": [{"type": "text", "text": "<local-command-stdout>Bye"}]},
-        )
-    ],
+    "local command output": [_text_line("<local-command-stdout>Bye")],
     "local command caveat (meta)": [
         _line(type="user", uuid="u9", isMeta=True, message={"content": "<local-command-caveat>x"})
     ],
