@@ -7,164 +7,271 @@ as an edit tool's call is: :func:`written_files` names them.
 
 Only a line that obviously does nothing else is one: every command on it is a writer
 (``cat``, ``printf``, ``echo`` with their output sent to a file, ``tee`` fed by a heredoc or a
-here-string, ``sed -i``), a ``cd`` or a ``mkdir`` on the way, or a shell that runs such a
-script (``bash -lc '…'``). A pipe, any other program (a test run, ``python3 - <<'EOF'`` whose
-script writes, a ``cp``), a target the shell would expand (``$HOME/x``, ``~/x``) or a
-redirection the words do not show plainly leaves the line a shell command, as before.
+here-string, ``sed -i``), a command that changes nothing a check would look at (``cd``,
+``mkdir``, ``chmod``, ``ls``, ``pwd``, ``true``, a ``cat``, ``echo`` or ``printf`` that only
+prints), or a shell that runs such a script and nothing after it (``bash -lc '…'``). A pipe,
+a subshell, a substitution, any other program (a test run, ``python3 - <<'EOF'`` whose script
+writes, a ``cp``), or a target the shell would expand (``$HOME/x``, ``~/x``, ``f{1,2}.py``)
+leaves the line a shell command.
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 
-from proctor.metrics.shell import split_commands
+from proctor.metrics.shell import ShellCommand, split_commands
 
-_WRITERS = frozenset({"cat", "printf", "echo"})
-"""Programs whose output, sent to a file, is the file's text."""
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-_ON_THE_WAY = frozenset({"cd", "mkdir"})
-_REDIRECTION = re.compile(r"(\d*|&)(<<<|<<|<>|<|>>|>\||>)(&?)(.*)", re.DOTALL)
-"""A redirection, as a word of the command begins: its descriptor, its operator, a ``&`` that
-makes it a copy of another descriptor (``2>&1``, ``>&2``), then its target when written
-without a space."""
-_PLAIN_OUTPUT = re.compile(r"(?:^|[\s;&|(])(?:1|&)?(?:>>|>\||>)(?!&)")
-"""A redirection of the standard output in a command's text, outside a quoted word: a ``>`` in
-quotes (``echo '>b'``) is text, not a redirection."""
+_WRITERS = frozenset({"cat", "printf", "echo"})
+"""Programs whose output, sent to a file, is the file's text (and that only print without)."""
+_HARMLESS = frozenset({"mkdir", "chmod", "ls", "pwd", "true"})
+"""Programs a line that writes files may run on the way, changing nothing a check reads."""
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-_SED_ARGUMENTS = frozenset({"-e", "-f", "-l", "--expression", "--file", "--line-length"})
-"""``sed`` options whose value is the next word."""
-_TEE_FLAGS = re.compile(r"-[aip]+|--append|--ignore-interrupts|-p|--output-error(=.*)?")
-
-
-def written_files(command: object) -> tuple[tuple[str, ...], bool] | None:
-    """The files a shell line writes when writing them is all it does (see the module's
-    docstring), each as the line names it, joined to the folders its ``cd``s entered; and
-    whether any of them is changed in place rather than written whole (``>>``, ``tee -a``,
-    ``sed -i``). None for any other line."""
-    if isinstance(command, list) and all(isinstance(word, str) for word in command):
-        if len(command) == 3 and command[0] in _SHELLS and command[1] in ("-c", "-lc"):
-            command = command[2]
-        else:
-            return None
-    if not isinstance(command, str) or not _may_write(command):
-        return None
-    folder = ""
-    files: dict[str, None] = {}
-    in_place = False
-    for part in split_commands(command):
-        words = part.words
-        program = posixpath.basename(words[0])
-        if part.piped:
-            return None
-        if program in _SHELLS and any(word in ("-c", "-lc") for word in words[1:]):
-            continue  # its script's commands follow it
-        if program in _ON_THE_WAY:
-            if program == "cd":
-                if len(words) != 2 or not _plain(words[1]):
-                    return None  # cd alone, cd -, cd ~: no telling where
-                folder = posixpath.join(folder, words[1])
-            continue
-        found = _written(program, words[1:], part.heredoc is not None, part.text)
-        if found is None:
-            return None
-        targets, appended = found
-        in_place = in_place or appended
-        files.update(dict.fromkeys(posixpath.join(folder, target) for target in targets))
-    return (tuple(files), in_place) if files else None
-
-
+_OPERATOR = re.compile(r"&>>|&>|>>|>\||>&|>|<<<|<<-|<<|<>|<&|<")
+_OUTPUTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+_UNSURE = frozenset("$~*?[{`")
+"""A target with one of these is the shell's to expand (``$HOME/x``, ``~/x``, ``f{1,2}.py``)."""
 _FIRST = re.compile(
-    r"\s*(?:(?:/\S*/)?(?:ba|z|da|k)?sh\s+-l?c\s+[\"']?\s*)?(?:cd|mkdir|cat|printf|echo|tee|sed)\s"
+    r"\s*(?:(?:/\S*/)?(?:ba|z|da|k)?sh\s+-l?c\s+(?:[\"']\s*)?)?"
+    r"(?:/\S*/)?(?:cd|mkdir|cat|printf|echo|tee|sed)\s"
 )
 """How a line that only writes files begins: with one of the programs it may run, in a
 shell's script or not."""
+_SED_FLAGS = frozenset("nErsuz")
+"""``sed`` short options that take no value."""
+
+Written = tuple[tuple[str, ...], bool]
 
 
-def _may_write(command: str) -> bool:
-    """A cheap look: whether the line may write a file so. Most lines (a test run, a read)
-    give no ``>``, ``tee`` or ``sed``, or begin with another program."""
-    return (">" in command or "tee" in command or "sed" in command) and bool(_FIRST.match(command))
+def written_files(command: object) -> Written | None:
+    """The files a shell line writes when writing them is all it does (see the module's
+    docstring), each as the line names it, joined to the folders its ``cd``s entered; and
+    whether any of them is changed in place rather than written whole (``>>`` alone,
+    ``tee -a``, ``sed -i``). None for any other line. A command may be an argv list
+    (``["bash", "-lc", "…"]``)."""
+    if isinstance(command, list) and all(isinstance(word, str) for word in command):
+        wrapped = len(command) == 3 and posixpath.basename(command[0]) in _SHELLS
+        if not wrapped or command[1] not in ("-c", "-lc"):
+            return None
+        command = command[2]
+    return _written_line(command) if isinstance(command, str) else None
 
 
-def _plain(word: str) -> bool:
-    """A path the shell takes as it stands (no ``$``, ``~``, glob or ``-``)."""
-    return bool(word) and not word.startswith(("-", "~")) and not any(c in word for c in "$*?[`")
-
-
-def _written(
-    program: str, args: tuple[str, ...], fed: bool, text: str
-) -> tuple[list[str], bool] | None:
-    """The files one command writes, and whether it changes them in place; None when it is
-    not a writer, or writes somewhere the words do not show plainly. ``fed``: a heredoc is
-    its standard input."""
-    if program == "sed":
-        return _sed_files(args)
-    targets: list[str] = []
-    appended = False
-    rest: list[str] = []
-    words = iter(args)
-    for word in words:
-        found = _REDIRECTION.fullmatch(word)
+@functools.lru_cache(maxsize=4096)
+def _written_line(line: str) -> Written | None:
+    # Sessions run the same lines again and again: each is read once per process.
+    if not (">" in line or "tee" in line or "sed" in line) or not _FIRST.match(line):
+        return None  # the common line, a test run or a read, at a glance
+    folder = ""
+    whole: dict[str, None] = {}
+    in_place: dict[str, None] = {}
+    for part in split_commands(line):
+        found = _command_writes(part)
         if found is None:
-            rest.append(word)
+            return None
+        if found == "script":
+            continue  # a shell's script: its commands follow
+        if isinstance(found, str):  # a cd
+            folder = posixpath.join(folder, found)
             continue
-        descriptor, operator, copy, target = found.groups()
-        if operator == "<<<":  # a here-string: its text (this word's, or the next) feeds it
-            fed = True
-            if not target:
-                next(words, None)
-            continue
-        if not target and not copy:
-            target = next(words, "")
-        if copy or operator in ("<", "<>", "<<") or descriptor not in ("", "1", "&"):
-            continue  # an input, a copy of a descriptor (2>&1), the standard error
+        written, changed = found
+        whole.update(dict.fromkeys(posixpath.join(folder, file) for file in written))
+        in_place.update(dict.fromkeys(posixpath.join(folder, file) for file in changed))
+    files = {**whole, **in_place}
+    return (tuple(files), bool(in_place.keys() - whole.keys())) if files else None
+
+
+def _command_writes(part: ShellCommand) -> tuple[list[str], list[str]] | str | None:
+    """What one command of the line does: the files it writes whole and those it changes in
+    place; ``"script"`` for a shell that runs the rest; the folder a ``cd`` enters; None for
+    a command that does anything else."""
+    if part.piped or part.nested:
+        return None
+    tokens = _tokens(part.text)
+    if tokens is None or not tokens[0]:
+        return None
+    words, redirections, fed = tokens
+    fed = fed or part.heredoc is not None
+    program, args = posixpath.basename(words[0]), words[1:]
+    targets: list[str] = []
+    appended: list[str] = []
+    for descriptor, operator, target in redirections:
+        if operator not in _OUTPUTS or descriptor not in ("", "1", "&"):
+            continue  # an input, or the standard error
+        if operator == ">&" and (target.isdigit() or target == "-"):
+            continue  # a copy of a descriptor (>&2): no file
         if not _plain(target):
             return None
         if target not in _NOT_FILES:
-            targets.append(target)
-        appended = appended or operator == ">>"
-    if targets and len(_PLAIN_OUTPUT.findall(text)) < len(targets):
-        return None  # a ">" the words show came from inside quotes
+            (appended if operator in (">>", "&>>") else targets).append(target)
+    if program in _SHELLS:
+        script = args[:1] in (["-c"], ["-lc"]) and part.then is None
+        return "script" if script and not targets and not appended else None
+    if program == "cd":
+        return args[0] if len(args) == 1 and _plain(args[0]) and not targets else None
+    if program in _HARMLESS:
+        return ([], []) if not targets and not appended else None
     if program in _WRITERS:
-        return (targets, appended) if targets else None
+        return targets, appended
     if program == "tee" and fed:  # fed by a heredoc or a here-string: no pipe needed
-        named = [word for word in rest if not _TEE_FLAGS.fullmatch(word)]
-        if not named or not all(map(_plain, named)):
+        named = _tee_files(args)
+        if named is None:
             return None
-        appended = appended or any(word in ("-a", "--append") for word in rest)
-        return [*named, *targets], appended
+        files, append = named
+        return ([], files + appended) if append else (files + targets, appended)
+    if program == "sed" and not targets and not appended:
+        edited = _sed_files(args)
+        return ([], edited) if edited is not None else None
     return None
 
 
-def _sed_files(args: tuple[str, ...]) -> tuple[list[str], bool] | None:
-    """The files ``sed -i`` edits in place (each operand after its script); None for a
-    ``sed`` that does not edit in place, or writes elsewhere (``w file`` in a script is not
-    looked for: such a script is rare, and its file is named in the script)."""
-    in_place = False
-    script_given = False
+def _tokens(text: str) -> tuple[list[str], list[tuple[str, str, str]], bool] | None:
+    """A command's words, its redirections (descriptor, operator, target) and whether a
+    here-string feeds it, read from its text as the shell reads them: a ``>`` in quotes is
+    text. None for a text with a substitution, or that does not read (a quote left open)."""
+    words: list[str] = []
+    redirections: list[tuple[str, str, str]] = []
+    fed = False
+    word: str | None = None
+    waiting: tuple[str, str] | None = None  # a redirection whose target comes next
+
+    def done() -> None:
+        nonlocal word, waiting
+        if word is None:
+            return
+        if waiting is not None:
+            redirections.append((*waiting, word))
+            waiting = None
+        else:
+            words.append(word)
+        word = None
+
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in " \t\n":
+            done()
+            i += 1
+        elif ch == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            word, i = (word or "") + text[i + 1 : end], end + 1
+        elif ch == '"':
+            quoted, i = _double_quoted(text, i + 1)
+            if quoted is None:
+                return None
+            word = (word or "") + quoted
+        elif ch == "\\":
+            word, i = (word or "") + text[i + 1 : i + 2], i + 2
+        elif ch == "`" or text.startswith(("$(", "<(", ">("), i):
+            return None  # a command runs here too
+        elif ch in "<>" or text.startswith("&>", i):
+            operator = _OPERATOR.match(text, i)
+            assert operator is not None  # every character that starts one starts a match
+            descriptor = ""
+            if word is not None and word.isdigit():  # 2>err: the descriptor it redirects
+                descriptor, word = word, None
+            done()
+            if waiting is not None:
+                return None
+            op = operator.group()
+            fed = fed or op == "<<<"
+            waiting = ("&" if op.startswith("&") else descriptor, op)
+            i = operator.end()
+        elif ch in ";&|()":
+            return None  # an operator the line's split left in: not a plain command
+        else:
+            word, i = (word or "") + ch, i + 1
+    done()
+    return (words, redirections, fed) if waiting is None else None
+
+
+def _double_quoted(text: str, i: int) -> tuple[str | None, int]:
+    """The text of a double-quoted word from ``text[i]`` (just past its quote) and where it
+    ends; None for one that is left open or substitutes a command."""
+    out: list[str] = []
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            return "".join(out), i + 1
+        if ch == "`" or text.startswith("$(", i):
+            return None, i
+        if ch == "\\" and text[i + 1 : i + 2] in ('"', "\\", "$", "`", "\n"):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return None, i
+
+
+def _plain(word: str) -> bool:
+    """A path the shell takes as it stands: not blank, no option, nothing it expands."""
+    return bool(word) and not word.startswith("-") and not any(c in _UNSURE for c in word)
+
+
+def _tee_files(args: list[str]) -> tuple[list[str], bool] | None:
+    """The files ``tee`` writes, and whether it appends (``-a``); None for a word it would
+    not take as a plain file."""
+    files: list[str] = []
+    append, options = False, True
+    for word in args:
+        if options and word == "--":
+            options = False
+        elif options and word.startswith("--"):
+            if not word.startswith(("--append", "--ignore-interrupts", "--output-error")):
+                return None
+            append = append or word == "--append"
+        elif options and word.startswith("-") and len(word) > 1:
+            if set(word[1:]) - set("aip"):
+                return None
+            append = append or "a" in word
+        elif _plain(word):
+            files.append(word)
+        else:
+            return None
+    return (files, append) if files else None
+
+
+def _sed_files(args: list[str]) -> list[str] | None:
+    """The files ``sed -i`` edits in place (the operands after its script); None for a
+    ``sed`` that does not edit in place, or whose options it does not know."""
+    in_place = script_given = False
     operands: list[str] = []
     words = iter(args)
     for word in words:
-        if word.startswith("--in-place") or (
-            word.startswith("-") and not word.startswith("--") and "i" in word[1:2]
-        ):
-            in_place = True  # -i, -i.bak, --in-place=.bak
-        elif word in _SED_ARGUMENTS:
-            script_given = script_given or word in ("-e", "--expression", "-f", "--file")
-            next(words, None)
-        elif word.startswith(("--expression=", "--file=")):
-            script_given = True
+        if word == "--":
+            operands += list(words)
+        elif word.startswith("--"):
+            name, _, value = word.partition("=")
+            if name == "--in-place":
+                in_place = True
+            elif name in ("--expression", "--file"):
+                script_given = True
+                if not value:
+                    next(words, None)
+            elif name == "--line-length" and not value:
+                next(words, None)
         elif word.startswith("-") and len(word) > 1:
-            if "i" in word[1:] and not word.startswith("--"):
-                in_place = True  # a cluster: -Ei, -ni
-            elif word.startswith("-") and word[1:] in ("s", "E", "r", "n", "z", "u"):
-                continue
-        elif any(c in word for c in "<>"):
-            return None
+            for at, flag in enumerate(word[1:], start=1):
+                if flag == "i":  # the rest of the word is a backup's suffix
+                    in_place = True
+                    break
+                if flag in "efl":  # its value: the rest of the word, or the next word
+                    script_given = script_given or flag in "ef"
+                    if at == len(word) - 1:
+                        next(words, None)
+                    break
+                if flag not in _SED_FLAGS:
+                    return None
         else:
             operands.append(word)
+    if in_place and not script_given and operands[:1] == [""]:
+        operands = operands[1:]  # sed -i '' (BSD and macOS): the '' is the backup's suffix
     files = operands if script_given else operands[1:]
     if not in_place or not files or not all(map(_plain, files)):
         return None
-    return files, True
+    return files

@@ -307,8 +307,9 @@ class Playground:
 
 
 def _started_by(run_dir: Path, pid: int) -> bool:
-    """Whether the run's journal says process ``pid`` started it."""
+    """Whether the run's journal says process ``pid`` started it, and its records are written
+    (a run names its process in the journal just before its ``run.json``)."""
     started = next(
         (e for e in run_entries(run_dir / "journal.jsonl") if e.event == "run-started"), None
     )
-    return started is not None and started.pid == pid
+    return started is not None and started.pid == pid and (run_dir / "run.json").is_file()

@@ -120,6 +120,11 @@ COMMANDS: list[Any] = [
     ["pytest", "-x"],
     "cd app && cargo build",
     5,
+    # Lines that only write files: edits (see proctor.metrics.writes).
+    "cat > a.py <<'EOF'\nx = 1\nEOF",
+    "echo done >> notes.md",
+    "sed -i 's/a/b/' /ws/a.py",
+    ["bash", "-lc", "printf x > b.py"],
 ]
 EDITS: list[dict[str, Any]] = [
     {"file_path": "a.py", "old_string": "x", "new_string": "y"},

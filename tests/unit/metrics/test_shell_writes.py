@@ -22,7 +22,25 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     ("mkdir -p pkg && cat > pkg/__init__.py <<'EOF'\nEOF", (("pkg/__init__.py",), False)),
     ("cat > /abs/a.py <<'EOF'\nEOF", (("/abs/a.py",), False)),
     ("cat < in.txt > out.py", (("out.py",), False)),
-    ("echo a > x.py && echo b >> x.py", (("x.py",), True)),
+    ("echo a > x.py && echo b >> x.py", (("x.py",), False)),  # written whole, then added to
+    ("echo b >> x.py", (("x.py",), True)),
+    ("echo hi>a.txt", (("a.txt",), False)),
+    ("echo '>b' > x.py", (("x.py",), False)),
+    # A ">" in quotes is text (the review's cases).
+    ("echo '> if x > 0' > notes.md", (("notes.md",), False)),
+    ("printf '> Note: a > b\\n' >> README.md", (("README.md",), True)),
+    ("echo '>>> 2 > 1' > doc.py", (("doc.py",), False)),
+    ("sed -i 's/-> int/-> str/' f.py", (("f.py",), True)),
+    ("sed -i 's|old|new|' f.py", (("f.py",), True)),
+    ("sed -i 's/a/b/' f.py 2>/dev/null", (("f.py",), True)),
+    ("sed -i '' 's/foo/bar/' src/app.py", (("src/app.py",), True)),  # macOS: '' a suffix
+    ("sed -i -e's/a/b/' f.py", (("f.py",), True)),
+    ("tee -- f.py <<'E'\nx\nE", (("f.py",), False)),
+    ("tee f.py >& /dev/null <<'E'\nx\nE", (("f.py",), False)),
+    ("cat > run.sh <<'EOF'\nx\nEOF\nchmod +x run.sh", (("run.sh",), False)),
+    ("cat > f.py <<'EOF'\nx\nEOF\necho done", (("f.py",), False)),
+    ("/bin/echo x > f.py", (("f.py",), False)),
+    (["/bin/bash", "-lc", "cat > a.py <<'EOF'\nx\nEOF"], (("a.py",), False)),
     ('echo "a > b" > x.py', (("x.py",), False)),
     ("echo x > a.py 2>&1", (("a.py",), False)),
     ("echo x &> a.log", (("a.log",), False)),
@@ -35,12 +53,21 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     ("bash -lc \"cat > a.py <<'EOF'\nx\nEOF\"", (("a.py",), False)),
     (["bash", "-lc", "cat > a.py <<'EOF'\nx\nEOF"], (("a.py",), False)),
     # Not a line that only writes files: a shell command, as before.
-    ("echo hi>a.txt", None),  # a redirection inside a word: not told from text
     ("sed -n '1,5p' x.py", None),
     ("tee a.py", None),  # fed by nothing
     ("printf '%s\\n' a > f.py; pytest", None),
     ("echo '>b'", None),
-    ("echo '>b' > x.py", None),
+    ('echo "a >" ">" b.py', None),  # prints: writes no file
+    ("sed -e's/a/i/' f.py g.py", None),  # prints: -e's/a/i/' is its script
+    ("sed -i '' a.py", None),  # a.py is the script: no file
+    ("echo 0 > z.py && (cd sub && echo 1 > x.py) && echo 2 > y.py", None),  # a subshell
+    ("bash -c 'cd sub' && echo x > f.py", None),
+    ("echo x > conf.py && bash scripts/test.sh -c ci", None),  # a script run: maybe a check
+    ("echo x > f{1,2}.py", None),
+    ("echo $(pytest) > out.txt", None),
+    ("cat > f.py <<'EOF'\nx\nEOF\npython f.py", None),
+    ("cat > f.py << EOF\n$(date)\nEOF", None),
+    ("bash -c " + " " * 8000 + ">", None),  # read in linear time
     ("echo x >&2", None),
     ("echo x > /dev/null", None),
     ("cat a.py | tee b.py", None),
@@ -108,6 +135,16 @@ def test_three_identical_writes_through_the_shell_are_an_edit_loop() -> None:
     metrics = compute_process_metrics(events)
     assert [loop.kind for loop in metrics.loop_details] == ["edit"]
     assert step_figures(build_steps(events), None).loops == 1
+
+
+def test_only_files_in_the_workspace_count() -> None:
+    """A scratch file in /tmp is no edit of the project: the call stays a shell step."""
+    for line in ("cat > /tmp/repro.py <<'EOF'\nx\nEOF", "echo x > ../other/a.py"):
+        (step,) = build_steps([shell("w", line), result("w")], "/ws")
+        assert (step.kind, step.files) == ("shell", ())
+    mixed = "cat > /tmp/repro.py <<'EOF'\nx\nEOF\ncat > /ws/a.py <<'EOF'\ny\nEOF"
+    (step,) = build_steps([shell("w", mixed), result("w")], "/ws")
+    assert (step.kind, step.files) == ("write", ("a.py",))
 
 
 def test_control_without_writes_the_session_is_no_task(monkeypatch: pytest.MonkeyPatch) -> None:

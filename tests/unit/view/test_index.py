@@ -300,3 +300,17 @@ def test_a_trajectory_rewritten_in_place_is_scanned_again_and_kept(tmp_path: Pat
         assert later.trajectory_offsets(RUN, "k", path).lines == 6
     finally:
         later.close()
+
+
+def test_a_batch_takes_a_run_once_its_records_are_written(tmp_path: Path) -> None:
+    """A run names its process in the journal just before its run.json: the playground ties
+    a batch to the run only once both are there."""
+    from proctor.session.journal import append
+    from proctor.view.playground import _started_by
+
+    run = tmp_path / "run-20261205T000000Z-abcdef"
+    run.mkdir()
+    append(run / "journal.jsonl", JournalEntry(event="run-started", time="t", pid=4242))
+    assert not _started_by(run, 4242)  # the journal alone: the run is still starting
+    (run / "run.json").write_text("{}")
+    assert _started_by(run, 4242) and not _started_by(run, 4343)
