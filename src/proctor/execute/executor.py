@@ -59,6 +59,7 @@ from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.util.processes import become_subreaper, kill_marked, load_prctl, stop_with_parent
+from proctor.util.signals import first_stop_only
 
 STOP_GRACE_SEC = 10.0
 
@@ -372,61 +373,66 @@ def _run_workers(
     with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
         scratch_root = Path(tmp)
         emit(subscribers, RunStarted(len(trials), scratch=tmp))
-        try:
-            while pending or running:
-                while pending and len(running) < concurrency and not stop_requested():
-                    taken = throttle.take(pending, time.monotonic())
-                    if taken is None:
-                        break  # every waiting trial's provider is at its limit for now
-                    spec = taken
-                    tries = attempts.count(spec.index)
-                    # A fresh scratch folder per attempt: a worker that died left its own behind.
-                    scratch = scratch_root / (f"{spec.index}.{tries}" if tries else str(spec.index))
-                    proc = ctx.Process(
-                        target=_worker, args=(spec, run, scratch, options, os.getpid())
-                    )
-                    with _signals_held():  # an interrupt comes after the worker is known
-                        proc.start()
-                        running[proc.sentinel] = (proc, spec)
-                        began[proc.sentinel] = time.monotonic()
-                        throttle.started(spec, time.monotonic())
-                        emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
-                if stop_requested() and not running:
-                    outcome.interrupted = True
-                    break
-                timeout = throttle.wait(pending, time.monotonic(), 0.5) if pending else 0.5
-                if running:
-                    ready = multiprocessing.connection.wait(list(running), timeout=timeout)
-                else:
-                    time.sleep(timeout)  # nothing runs: wait for a provider to allow a start
-                    ready = []
-                now = time.monotonic()
-                for key, (worker, overrun) in running.items():
-                    start = began.get(key)
-                    if start is not None and now > overrun_deadline(overrun, start):
-                        del began[key]  # stopped once; collected when its worker is gone
-                        _stop_overrun(worker, overrun, run, now - start)
-                for sentinel in ready:
-                    assert isinstance(sentinel, int)
-                    done, spec = running[sentinel]
-                    done.join()
-                    began.pop(sentinel, None)
-                    record = _collect(spec, run, done.exitcode)
-                    throttle.finished(spec, record, time.monotonic())
-                    if attempts.settle(spec.index, record, run.trial(*spec.key)):
+        # A second Ctrl-C or SIGTERM, a moment after the first, is swallowed: the stop the
+        # first began (below) is never cut short.
+        with first_stop_only():
+            try:
+                while pending or running:
+                    while pending and len(running) < concurrency and not stop_requested():
+                        taken = throttle.take(pending, time.monotonic())
+                        if taken is None:
+                            break  # every waiting trial's provider is at its limit for now
+                        spec = taken
+                        tries = attempts.count(spec.index)
+                        # A fresh scratch folder per attempt: a dead worker left its own behind.
+                        scratch = scratch_root / (
+                            f"{spec.index}.{tries}" if tries else str(spec.index)
+                        )
+                        proc = ctx.Process(
+                            target=_worker, args=(spec, run, scratch, options, os.getpid())
+                        )
+                        with _signals_held():  # an interrupt comes after the worker is known
+                            proc.start()
+                            running[proc.sentinel] = (proc, spec)
+                            began[proc.sentinel] = time.monotonic()
+                            throttle.started(spec, time.monotonic())
+                            emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
+                    if stop_requested() and not running:
+                        outcome.interrupted = True
+                        break
+                    timeout = throttle.wait(pending, time.monotonic(), 0.5) if pending else 0.5
+                    if running:
+                        ready = multiprocessing.connection.wait(list(running), timeout=timeout)
+                    else:
+                        time.sleep(timeout)  # nothing runs: wait for a provider to allow a start
+                        ready = []
+                    now = time.monotonic()
+                    for key, (worker, overrun) in running.items():
+                        start = began.get(key)
+                        if start is not None and now > overrun_deadline(overrun, start):
+                            del began[key]  # stopped once; collected when its worker is gone
+                            _stop_overrun(worker, overrun, run, now - start)
+                    for sentinel in ready:
+                        assert isinstance(sentinel, int)
+                        done, spec = running[sentinel]
+                        done.join()
+                        began.pop(sentinel, None)
+                        record = _collect(spec, run, done.exitcode)
+                        throttle.finished(spec, record, time.monotonic())
+                        if attempts.settle(spec.index, record, run.trial(*spec.key)):
+                            del running[sentinel]
+                            pending.append(spec)  # again, after the trials still waiting
+                            continue
+                        outcome.add(record)
+                        # Only now: an interrupt before this line leaves it to _stop_workers.
                         del running[sentinel]
-                        pending.append(spec)  # again, after the trials still waiting
-                        continue
-                    outcome.add(record)
-                    # Only now: an interrupt before this line leaves it to _stop_workers.
-                    del running[sentinel]
-                    emit(subscribers, TrialFinished(record))
-        except KeyboardInterrupt:
-            outcome.interrupted = True
-            # Further Ctrl-C or SIGTERM must not break the clean stop; the caller restores them.
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            _stop_workers(running, run, outcome, subscribers)
+                        emit(subscribers, TrialFinished(record))
+            except KeyboardInterrupt:
+                outcome.interrupted = True
+                # Further Ctrl-C or SIGTERM must not break the clean stop; the caller restores them.
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                _stop_workers(running, run, outcome, subscribers)
     emit(subscribers, RunFinished(outcome.count, outcome.interrupted))
     return outcome
 

@@ -41,6 +41,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord, TrialStatus
 from proctor.paths import RunPaths
+from proctor.util.signals import first_stop_only
 
 log = logging.getLogger("proctor")
 
@@ -181,23 +182,24 @@ class _Loop:
     ) -> RunOutcome:
         self.pending.extend(trials)
         emit(self.subscribers, RunStarted(len(trials)))
-        try:
-            while self.pending or self.running:
-                if self.pending:
-                    self.cluster.look_for_new(time.monotonic())
-                most = concurrency or self.cluster.capacity()
-                while self.pending and len(self.running) < most and not stop_requested():
-                    if not self._start_one():
+        with first_stop_only():  # a second signal never cuts the stop short
+            try:
+                while self.pending or self.running:
+                    if self.pending:
+                        self.cluster.look_for_new(time.monotonic())
+                    most = concurrency or self.cluster.capacity()
+                    while self.pending and len(self.running) < most and not stop_requested():
+                        if not self._start_one():
+                            break
+                    if stop_requested() and not self.running:
+                        self.outcome.interrupted = True
                         break
-                if stop_requested() and not self.running:
-                    self.outcome.interrupted = True
-                    break
-                self._wait_and_collect()
-        except KeyboardInterrupt:
-            self.outcome.interrupted = True
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            self._stop_tasks()
+                    self._wait_and_collect()
+            except KeyboardInterrupt:
+                self.outcome.interrupted = True
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                self._stop_tasks()
         emit(self.subscribers, RunFinished(self.outcome.count, self.outcome.interrupted))
         return self.outcome
 

@@ -43,6 +43,40 @@ def stop_signals_held() -> Iterator[None]:
             _deliver(came[0], previous[came[0]])
 
 
+@contextmanager
+def first_stop_only() -> Iterator[None]:
+    """Within the block, the first Ctrl-C or SIGTERM raises KeyboardInterrupt, and any that
+    follows is swallowed until the block ends: a second Ctrl-C a moment after the first (a key
+    pressed twice, a signal sent to a whole process group) must not cut short the clean stop
+    the first one began, before its handler can ignore them. A signal ignored when the block
+    begins (a shell's background job starts with Ctrl-C ignored) stays ignored. Without a
+    stop, the handlers in force before are put back when the block ends; a stop that set its
+    own (``SIG_IGN``) keeps them. From another thread than the main one, the block runs as it
+    is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired = False
+
+    def first(signum: int, _frame: FrameType | None) -> None:
+        nonlocal fired
+        if fired:
+            return
+        fired = True
+        raise KeyboardInterrupt
+
+    previous: dict[signal.Signals, Any] = {}
+    try:
+        for number in STOP_SIGNALS:
+            handler = signal.getsignal(number)
+            if handler is not signal.SIG_IGN:  # one ignored from the start stays ignored
+                previous[number] = handler
+                signal.signal(number, first)
+        yield
+    finally:
+        _restore([(n, h) for n, h in previous.items() if signal.getsignal(n) is first])
+
+
 def _restore(handlers: list[tuple[signal.Signals, Any]]) -> None:
     """Put each handler back, every one of them even if a signal lands between two (and its
     handler raises)."""

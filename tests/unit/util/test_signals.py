@@ -77,3 +77,49 @@ def test_a_signal_between_two_swaps_leaves_no_handler_held(
         pass
     monkeypatch.setattr(signal, "signal", real)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def _second_signal_while_stopping(sig: signal.Signals) -> list[str]:
+    """The first signal interrupts; a second comes while the stop runs, before the stop could
+    set its handlers aside. What the stop got through."""
+    done: list[str] = []
+    try:
+        os.kill(os.getpid(), sig)
+        time.sleep(0.05)
+        done.append("not interrupted")
+    except KeyboardInterrupt:
+        os.kill(os.getpid(), signal.SIGINT)  # pressed again, a moment later
+        time.sleep(0.05)  # a handler would have run by now
+        done.append("the stop went on")
+    return done
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_only_the_first_stop_signal_interrupts(sig: signal.Signals) -> None:
+    from proctor.util.signals import first_stop_only
+
+    before = signal.getsignal(signal.SIGTERM)
+    with first_stop_only():
+        assert _second_signal_while_stopping(sig) == ["the stop went on"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    assert signal.getsignal(signal.SIGTERM) == before
+    with first_stop_only():  # each block has its first signal
+        assert _second_signal_while_stopping(signal.SIGINT) == ["the stop went on"]
+
+
+def test_control_without_it_a_second_ctrl_c_cuts_the_stop_short() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        _second_signal_while_stopping(signal.SIGINT)
+
+
+def test_a_signal_ignored_before_stays_ignored() -> None:
+    from proctor.util.signals import first_stop_only
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with first_stop_only():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
