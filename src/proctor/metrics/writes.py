@@ -71,8 +71,6 @@ def _written_line(line: str) -> Written | None:
         found = _command_writes(part)
         if found is None:
             return None
-        if found == "script":
-            continue  # a shell's script: its commands follow
         if isinstance(found, str):  # a cd
             folder = posixpath.join(folder, found)
             continue
@@ -85,8 +83,8 @@ def _written_line(line: str) -> Written | None:
 
 def _command_writes(part: ShellCommand) -> tuple[list[str], list[str]] | str | None:
     """What one command of the line does: the files it writes whole and those it changes in
-    place; ``"script"`` for a shell that runs the rest; the folder a ``cd`` enters; None for
-    a command that does anything else."""
+    place (none for a shell whose script, the rest of the line, is read on); the folder a
+    ``cd`` enters; None for a command that does anything else."""
     if part.piped or part.nested:
         return None
     tokens = _tokens(part.text)
@@ -108,7 +106,7 @@ def _command_writes(part: ShellCommand) -> tuple[list[str], list[str]] | str | N
             (appended if operator in (">>", "&>>") else targets).append(target)
     if program in _SHELLS:
         script = args[:1] in (["-c"], ["-lc"]) and part.then is None
-        return "script" if script and not targets and not appended else None
+        return ([], []) if script and not targets and not appended else None
     if program == "cd":
         return args[0] if len(args) == 1 and _plain(args[0]) and not targets else None
     if program in _HARMLESS:

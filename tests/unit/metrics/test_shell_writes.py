@@ -19,6 +19,7 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     (HEREDOC, (("calc.py",), False)),
     ("cat <<EOF >a.py\nx\nEOF\n", (("a.py",), False)),
     ("cd app && cat >> src/x.py << 'PY'\nprint(1)\nPY", (("app/src/x.py",), True)),
+    ("cd script && cat > f.py <<'EOF'\nEOF", (("script/f.py",), False)),
     ("mkdir -p pkg && cat > pkg/__init__.py <<'EOF'\nEOF", (("pkg/__init__.py",), False)),
     ("cat > /abs/a.py <<'EOF'\nEOF", (("/abs/a.py",), False)),
     ("cat < in.txt > out.py", (("out.py",), False)),
