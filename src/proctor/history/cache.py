@@ -135,16 +135,14 @@ class SummaryCache:
         self._locked = False
         try:
             self._stored, self._forks = self._read()
-        except sqlite3.OperationalError as exc:
-            # Held by another process (a replay writing, a browser of the file): waited for
-            # a moment, then left alone, so the replay never waits on it twice.
-            self._locked = "locked" in str(exc)
+        except (sqlite3.Error, OSError) as exc:
+            # One held by another process (a replay writing, a browser of the file) was
+            # waited for a moment, and is left alone: the replay never waits on it twice.
+            self._locked = isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
             self.notes.append(
                 f"the history cache {path} could not be read ({exc}); replaying"
                 + (", and this replay's summaries are not kept" if self._locked else "")
             )
-        except (sqlite3.Error, OSError) as exc:
-            self.notes.append(f"the history cache {path} could not be read ({exc}); replaying")
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)

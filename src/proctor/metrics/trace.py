@@ -271,22 +271,23 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
         if kind == "shell" and call.input:  # a command that reads, searches or writes is that
             command = call.input.get("command", call.input.get("cmd"))
             kind = looking_kind(command) or kind
-            written = written_files(command) if kind == "shell" else None
-            as_edit = _written_step(written, call.input, workspace) if written else None
-            if as_edit is not None:
+            if kind == "shell" and (as_edit := _written_step(command, call.input, workspace)):
                 kind, files = as_edit
         steps.append(Step(i, call, result, files, outcome(result), kind, i in settled))
     return steps
 
 
 def _written_step(
-    written: tuple[tuple[str, ...], bool], tool_input: dict[str, Any], workspace: str | None
+    command: Any, tool_input: dict[str, Any], workspace: str | None
 ) -> tuple[str, tuple[str, ...]] | None:
     """The kind and files of a shell call that only writes files (see
     :func:`~proctor.metrics.writes.written_files`): an edit of files it changes in place, a
     write of files it writes whole; its files joined to the folder it ran in. Only files in
-    the workspace count: a scratch file in ``/tmp`` is no edit of the project (None when
-    every file written is elsewhere)."""
+    the workspace count: a scratch file in ``/tmp`` is no edit of the project. None for any
+    other call, and one whose every file written is elsewhere."""
+    written = written_files(command)
+    if written is None:
+        return None
     files, in_place = written
     folder = shell_folder(tool_input)
     if isinstance(folder, str):

@@ -21,9 +21,9 @@ import functools
 import posixpath
 import re
 
+from proctor.metrics.pipefail import SHELLS as _SHELLS
 from proctor.metrics.shell import ShellCommand, split_commands
 
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _WRITERS = frozenset({"cat", "printf", "echo"})
 """Programs whose output, sent to a file, is the file's text (and that only print without)."""
 _HARMLESS = frozenset({"mkdir", "chmod", "ls", "pwd", "true"})
