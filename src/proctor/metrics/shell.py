@@ -69,6 +69,9 @@ class ShellCommand:
     ``!`` turns it round, or a runner leaves it running on its own (``docker exec -d``)."""
     heredoc: str | None = None
     """The body of the heredoc it reads on its standard input (``bash <<EOF``), if any."""
+    expanded: bool = False
+    """That body is the shell's to expand (its delimiter was not quoted): a ``$`` in it is
+    a variable's value, not the text."""
     nested: bool = False
     """It runs in a subshell (``(cd app && pytest)``): its ``exit`` ends that subshell only."""
 
@@ -246,7 +249,9 @@ def _read_heredocs(
             _add_substitutions(body, inner, budget)
             body = _expanded_statuses(body)
         if heredoc.stdin and heredoc.command < len(commands):
-            commands[heredoc.command] = replace(commands[heredoc.command], heredoc=body)
+            commands[heredoc.command] = replace(
+                commands[heredoc.command], heredoc=body, expanded=not heredoc.quoted
+            )
         i = i_next
     return i
 

@@ -10,9 +10,11 @@ Only a line that obviously does nothing else is one: every command on it is a wr
 here-string, ``sed -i``), a command that changes nothing a check would look at (``cd``,
 ``mkdir``, ``chmod``, ``ls``, ``pwd``, ``true``, a ``cat``, ``echo`` or ``printf`` that only
 prints), or a shell that runs such a script and nothing after it (``bash -lc '…'``). A pipe,
-a subshell, a substitution, any other program (a test run, ``python3 - <<'EOF'`` whose script
-writes, a ``cp``), or a target the shell would expand (``$HOME/x``, ``~/x``, ``f{1,2}.py``)
-leaves the line a shell command.
+a subshell, a substitution, any other program (a test run, a ``cp``), or a target the shell
+would expand (``$HOME/x``, ``~/x``, ``f{1,2}.py``) leaves the line a shell command.
+
+A Python script fed to the interpreter (``python3 - <<'PY'``, ``python3 -c '…'``) is a
+writer too when all it does is write files it names (see :mod:`proctor.metrics.scripts`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import posixpath
 import re
 
 from proctor.metrics.pipefail import SHELLS as _SHELLS
+from proctor.metrics.scripts import script_writes
 from proctor.metrics.shell import ShellCommand, split_commands
 
 _WRITERS = frozenset({"cat", "printf", "echo"})
@@ -35,10 +38,13 @@ _UNSURE = frozenset("$~*?[{`")
 """A target with one of these is the shell's to expand (``$HOME/x``, ``~/x``, ``f{1,2}.py``)."""
 _FIRST = re.compile(
     r"\s*(?:(?:/\S*/)?(?:ba|z|da|k)?sh\s+-l?c\s+(?:[\"']\s*)?)?"
-    r"(?:/\S*/)?(?:cd|mkdir|cat|printf|echo|tee|sed)\s"
+    r"(?:/\S*/)?(?:cd|mkdir|cat|printf|echo|tee|sed|python[0-9.]*)\s"
 )
 """How a line that only writes files begins: with one of the programs it may run, in a
 shell's script or not."""
+_PYTHON = re.compile(r"python(?:3(?:\.[0-9]+)?)?")
+_PYTHON_FLAGS = frozenset({"-u", "-B", "-E", "-I", "-s", "-S", "-q"})
+"""Interpreter options that take no value and change nothing its script writes."""
 _SED_FLAGS = frozenset("nErsuz")
 """``sed`` short options that take no value."""
 
@@ -62,7 +68,9 @@ def written_files(command: object) -> Written | None:
 @functools.lru_cache(maxsize=4096)
 def _written_line(line: str) -> Written | None:
     # Sessions run the same lines again and again: each is read once per process.
-    if not (">" in line or "tee" in line or "sed" in line) or not _FIRST.match(line):
+    if not (">" in line or "tee" in line or "sed" in line or "python" in line):
+        return None
+    if not _FIRST.match(line):
         return None  # the common line, a test run or a read, at a glance
     folder = ""
     whole: dict[str, None] = {}
@@ -119,6 +127,12 @@ def _command_writes(part: ShellCommand) -> tuple[list[str], list[str]] | str | N
             return None
         files, append = named
         return ([], files + appended) if append else (files + targets, appended)
+    if _PYTHON.fullmatch(program):
+        source = _python_script(args, part.heredoc, part.expanded)
+        written = script_writes(source) if source is not None else None
+        if written is None:
+            return None
+        return written[0] + targets, written[1] + appended
     if program == "sed" and not targets and not appended:
         edited = _sed_files(args)
         return ([], edited) if edited is not None else None
@@ -209,6 +223,21 @@ def _double_quoted(text: str, i: int) -> tuple[str | None, int]:
 def _plain(word: str) -> bool:
     """A path the shell takes as it stands: not blank, no option, nothing it expands."""
     return bool(word) and not word.startswith("-") and not any(c in _UNSURE for c in word)
+
+
+def _python_script(args: list[str], heredoc: str | None, expanded: bool) -> str | None:
+    """The script an interpreter runs: a heredoc's (``python3 - <<'PY'``) or the text of
+    ``-c``; None for a script file, arguments after the script, or a script the shell would
+    expand (a ``$`` or a backquote in an expanded heredoc, or after ``-c``)."""
+    while args and args[0] in _PYTHON_FLAGS:
+        args = args[1:]
+    if args in ([], ["-"]) and heredoc is not None:
+        script, literal = heredoc, not expanded
+    elif len(args) == 2 and args[0] == "-c" and heredoc is None:
+        script, literal = args[1], False  # (its quotes are gone: a "$" may have expanded)
+    else:
+        return None
+    return script if literal or not ("$" in script or "`" in script) else None
 
 
 def _tee_files(args: list[str]) -> tuple[list[str], bool] | None:

@@ -1,0 +1,321 @@
+"""Python scripts that only write files: ``python3 - <<'PY'`` as an agent's editor.
+
+Where its patch tool cannot take an edit, an agent often edits with a short Python script
+fed to the interpreter::
+
+    python3 - <<'PY'
+    from pathlib import Path
+    path = Path("src/app.py")
+    text = path.read_text()
+    path.write_text(text.replace("old", "new"))
+    PY
+
+Such a script is an edit of the files it writes, as an edit tool's call is, when writing
+them is all it does and each file is named where it is written. :func:`script_writes` reads
+the script's syntax, never runs it, and answers only for a script that:
+
+- imports nothing but modules that change nothing by themselves (``pathlib``, ``re``,
+  ``json``, ``textwrap``…, and of ``os`` only its paths, ``makedirs`` and ``getcwd``), and
+  calls no ``exec``, ``eval``, ``compile``, ``getattr`` or ``__import__``;
+- writes each file by ``open(PATH, "w")`` (any mode that writes), ``PATH.open("w")``,
+  ``PATH.write_text(…)``, ``PATH.write_bytes(…)`` or ``PATH.touch()``, where ``PATH`` is
+  text, ``Path(…)``, ``os.path.join(…)``, a join with ``/`` or ``+`` of such, or a name given
+  one such value once (or a ``for`` over a written list of them);
+- moves, renames and deletes no path (``unlink``, ``rename``, ``replace``, ``rmdir`` on a
+  path).
+
+Any other script (one that runs a program, deletes, or writes where a name computed at run
+time points) is no edit: the call stays a shell command. A file the script also reads, or
+appends to, is changed in place; one it only writes is written whole.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections.abc import Iterator
+
+_MODULES = frozenset(
+    {
+        "pathlib",
+        "re",
+        "json",
+        "textwrap",
+        "io",
+        "codecs",
+        "string",
+        "collections",
+        "itertools",
+        "functools",
+        "difflib",
+        "typing",
+        "sys",
+        "math",
+        "fnmatch",
+        "glob",
+        "__future__",
+    }
+)
+"""Modules a script that only writes files may use: none of them changes anything itself."""
+_OS = frozenset({"path", "getcwd", "makedirs", "sep", "linesep", "environ", "getenv", "listdir"})
+"""What of ``os`` such a script may use (``os.system``, ``os.remove``… are more than writing)."""
+_FORBIDDEN = frozenset(
+    {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "getattr", "setattr"}
+)
+"""Builtins that run or reach code the script's text does not name."""
+_PATHS = frozenset({"Path", "PurePath", "PosixPath", "PurePosixPath"})
+_OPENERS = frozenset({"open", "io.open", "codecs.open"})
+_MOVES = frozenset({"unlink", "rename", "replace", "rmdir", "symlink_to", "hardlink_to"})
+"""Methods of a path that move or delete it: a script calling them does more than write."""
+_READS = frozenset({"read_text", "read_bytes"})
+_WRITES = frozenset({"write_text", "write_bytes", "touch"})
+_MOST = 64
+"""The most values a name may stand for (a ``for`` over a written list)."""
+_DEEPEST = 16
+"""The most names followed to the text they stand for (``a = b``, ``b = c``…)."""
+_LONGEST = 200_000
+"""The longest script read: a longer one is no quick edit."""
+
+
+class _Unsure(Exception):
+    """The script does more than write files, or writes where its text does not say."""
+
+
+def script_writes(source: str) -> tuple[list[str], list[str]] | None:
+    """The files a Python script writes whole and those it changes in place, each as the
+    script names it, when writing them is all it does (see the module's docstring); None
+    for any other script, and one that writes nothing."""
+    if len(source) > _LONGEST or "\x00" in source:
+        return None
+    try:
+        tree = ast.parse(source)
+        return _Script(tree).writes()
+    except (SyntaxError, ValueError, RecursionError, MemoryError, _Unsure):
+        return None
+
+
+class _Script:
+    def __init__(self, tree: ast.Module) -> None:
+        self.nodes = list(ast.walk(tree))
+        # Each name's value where one is followed: ("one", value) for ``name = value``,
+        # ("each", values) for ``for name in values``; and how often each name is given one.
+        self.values: dict[str, tuple[str, ast.expr]] = {}
+        self.bound: dict[str, int] = {}
+        followed: set[int] = set()  # the targets of those, not counted again as names
+        for node in self.nodes:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target: ast.expr = node.targets[0]
+                how, value = "one", node.value
+            elif isinstance(node, ast.For):
+                target, how, value = node.target, "each", node.iter
+            else:
+                continue
+            if isinstance(target, ast.Name):
+                followed.add(id(target))
+                self.values[target.id] = (how, value)
+                self.bound[target.id] = self.bound.get(target.id, 0) + 1
+        for node in self.nodes:
+            if id(node) not in followed:
+                for name in _bound_names(node):
+                    self.bound[name] = self.bound.get(name, 0) + 1
+
+    def writes(self) -> tuple[list[str], list[str]] | None:
+        whole: dict[str, None] = {}
+        changed: dict[str, None] = {}
+        read: set[str] = set()
+        for node in self.nodes:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                _check_import(node)
+            elif isinstance(node, ast.Attribute) and _dotted(node.value) == "os":
+                if node.attr not in _OS:
+                    raise _Unsure
+            elif isinstance(node, ast.Name) and node.id in _FORBIDDEN:
+                raise _Unsure
+            elif isinstance(node, ast.Call):
+                found = self._call(node)
+                if found is not None:
+                    files, mode = found
+                    target = {"w": whole, "a": changed, "r": None}[mode]
+                    if target is None:
+                        read.update(files)
+                    else:
+                        target.update(dict.fromkeys(files))
+        if not whole and not changed:
+            return None
+        in_place = {**changed, **{file: None for file in whole if file in read}}
+        return [file for file in whole if file not in in_place], list(in_place)
+
+    def _call(self, node: ast.Call) -> tuple[tuple[str, ...], str] | None:
+        """The files a call opens and how ("w" written whole, "a" changed in place, "r"
+        read); None for a call that opens none."""
+        name = _dotted(node.func)
+        if name in _OPENERS:
+            if not node.args:
+                raise _Unsure
+            mode = _mode(node.args[1] if len(node.args) > 1 else _keyword(node, "mode"))
+            if mode == "r":
+                paths = self._maybe_paths(node.args[0])
+                return (paths, mode) if paths is not None else None
+            return self._paths(node.args[0]), mode
+        if not isinstance(node.func, ast.Attribute):
+            return None
+        method, receiver = node.func.attr, node.func.value
+        if method == "open":
+            paths = self._maybe_paths(receiver)
+            mode = _mode(node.args[0] if node.args else _keyword(node, "mode"))
+            if paths is None:
+                if mode != "r":
+                    raise _Unsure  # a write through something it cannot name
+                return None
+            return paths, mode
+        if method in _WRITES:
+            return self._paths(receiver), "w"
+        if method in _READS:
+            paths = self._maybe_paths(receiver)
+            return (paths, "r") if paths is not None else None
+        if method in _MOVES and (method != "replace" or self._is_path(receiver)):
+            raise _Unsure  # (text's replace is the common one, and changes no file)
+        return None
+
+    def _paths(self, node: ast.expr) -> tuple[str, ...]:
+        paths = self._maybe_paths(node)
+        if paths is None:
+            raise _Unsure
+        return paths
+
+    def _maybe_paths(self, node: ast.expr, depth: int = 0) -> tuple[str, ...] | None:
+        """The paths an expression stands for, when its text says; None when it does not."""
+        if depth > _DEEPEST:
+            return None
+        if isinstance(node, ast.Constant):
+            return (node.value,) if isinstance(node.value, str) and node.value else None
+        if isinstance(node, ast.Name):
+            return self._named(node.id, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+            left = self._maybe_paths(node.left, depth + 1)
+            right = self._maybe_paths(node.right, depth + 1)
+            if left is None or right is None or len(left) * len(right) > _MOST:
+                return None
+            if isinstance(node.op, ast.Add):
+                return tuple(a + b for a in left for b in right)
+            return tuple(posixpath.join(a, b) for a in left for b in right)
+        if isinstance(node, ast.Call) and not node.keywords:
+            name = _dotted(node.func)
+            if name is not None and name.rpartition(".")[2] in _PATHS | {"join"}:
+                if name.endswith("join") and name not in ("os.path.join", "posixpath.join"):
+                    return None
+                if not node.args:
+                    return (".",) if name.rpartition(".")[2] in _PATHS else None
+                return self._joined(node.args, depth)
+        if isinstance(node, ast.Attribute) and node.attr == "parent":
+            paths = self._maybe_paths(node.value, depth + 1)
+            return tuple(posixpath.dirname(p) or "." for p in paths) if paths else None
+        return None
+
+    def _named(self, name: str, depth: int) -> tuple[str, ...] | None:
+        """The paths a name stands for: its one value's, or with a ``for``, each value's of
+        the written list it walks (or of the list a name given once stands for)."""
+        if self.bound.get(name) != 1 or name not in self.values:
+            return None
+        how, value = self.values[name]
+        if how == "one":
+            return self._maybe_paths(value, depth + 1)
+        if isinstance(value, ast.Name) and self.bound.get(value.id) == 1:
+            value = self.values.get(value.id, ("", value))[1]
+        if not isinstance(value, ast.List | ast.Tuple):
+            return None
+        found: list[str] = []
+        for element in value.elts:
+            paths = self._maybe_paths(element, depth + 1)
+            if paths is None:
+                return None
+            found += paths
+        return tuple(found) if 0 < len(found) <= _MOST else None
+
+    def _joined(self, parts: list[ast.expr], depth: int) -> tuple[str, ...] | None:
+        """The paths of parts joined (``Path("a", "b")``, ``os.path.join("a", "b")``)."""
+        joined: tuple[str, ...] = ("",)
+        for part in parts:
+            paths = self._maybe_paths(part, depth + 1)
+            if paths is None or len(joined) * len(paths) > _MOST:
+                return None
+            joined = tuple(posixpath.join(a, b) for a in joined for b in paths)
+        return joined
+
+    def _is_path(self, node: ast.expr, depth: int = 0) -> bool:
+        """Whether an expression is a path object (``Path(…)``, a join with ``/``, a name
+        given one once), rather than text, whose ``replace`` is text's."""
+        if depth > _DEEPEST:
+            return False
+        if isinstance(node, ast.Call):
+            name = _dotted(node.func)
+            return name is not None and name.rpartition(".")[2] in _PATHS
+        if isinstance(node, ast.BinOp):
+            return isinstance(node.op, ast.Div)
+        if isinstance(node, ast.Attribute):
+            return node.attr == "parent"
+        if isinstance(node, ast.Name) and self.bound.get(node.id) == 1:
+            how, value = self.values.get(node.id, ("", node))
+            return how == "one" and self._is_path(value, depth + 1)
+        return False
+
+
+def _bound_names(node: ast.AST) -> Iterator[str]:
+    """The names a node gives a value to, each as often as it counts: a parameter, a global
+    or a nonlocal twice, for each may hold any value."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+        yield node.id
+    elif isinstance(node, ast.arg):
+        yield from (node.arg, node.arg)
+    elif isinstance(node, ast.alias):
+        yield (node.asname or node.name).partition(".")[0]
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        yield node.name
+    elif isinstance(node, ast.Global | ast.Nonlocal):
+        for name in node.names:
+            yield from (name, name)
+
+
+def _check_import(node: ast.Import | ast.ImportFrom) -> None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name not in _MODULES and alias.name not in ("os", "os.path"):
+                raise _Unsure
+            if alias.name == "os" and alias.asname:
+                raise _Unsure  # os under another name: its uses are not seen as os's
+        return
+    module = node.module or ""
+    if node.level or (module not in _MODULES and module not in ("os", "os.path")):
+        raise _Unsure
+    if module == "os" and any(alias.name not in _OS for alias in node.names):
+        raise _Unsure
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """A name as written (``os.path.join``); None for an expression that is not one."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _keyword(node: ast.Call, name: str) -> ast.expr | None:
+    return next((kw.value for kw in node.keywords if kw.arg == name), None)
+
+
+def _mode(node: ast.expr | None) -> str:
+    """How a mode opens its file: "w" written whole, "a" changed in place, "r" read."""
+    if node is None:
+        return "r"
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+        raise _Unsure
+    mode = node.value
+    if "w" in mode or "x" in mode:
+        return "w"
+    if "a" in mode or "+" in mode:
+        return "a"
+    return "r"

@@ -1,0 +1,193 @@
+"""Python scripts fed to the interpreter that only write files are edits of those files
+(``proctor.metrics.scripts``, through ``proctor.metrics.writes``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from metrics_fixtures import call, result, shell
+
+from proctor.metrics import scripts
+from proctor.metrics.figures import step_figures
+from proctor.metrics.process import compute_process_metrics
+from proctor.metrics.trace import build_steps
+from proctor.metrics.writes import written_files
+
+
+def py(body: str, head: str = "python3 -") -> str:
+    return f"{head} <<'PY'\n{body}\nPY"
+
+
+REPLACE = py(
+    "from pathlib import Path\n"
+    'path = Path("src/app.py")\n'
+    "text = path.read_text()\n"
+    'text = text.replace("return a - b", "return a + b")\n'
+    "path.write_text(text)"
+)
+"""The commonest shape: a file read, its text changed, written back (an edit in place)."""
+
+CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
+    (REPLACE, (("src/app.py",), True)),
+    (py("open('notes.md', 'w').write('hi')", "python -"), (("notes.md",), False)),
+    (py("open('new.py', 'x').write('')"), (("new.py",), False)),
+    (py("open('log.txt', mode='a').write('x')"), (("log.txt",), True)),
+    (
+        py(
+            "with open('a.py') as f:\n    s = f.read()\nwith open('a.py', 'w') as f:\n    f.write(s)"
+        ),
+        (("a.py",), True),
+    ),
+    (
+        py("import re\np = 'a.py'\ns = re.sub('x', 'y', open(p).read())\nopen(p, 'w').write(s)"),
+        (("a.py",), True),
+    ),
+    (py("open('a.py', 'r+').write('x')"), (("a.py",), True)),
+    (py("import json\njson.dump({}, open('cfg.json', 'w'))"), (("cfg.json",), False)),
+    (py("from pathlib import Path\nPath('a.py').touch()"), (("a.py",), False)),
+    (py("from pathlib import Path\nPath('a.py').open('w').write('x')"), (("a.py",), False)),
+    # Paths joined with / and +, Path(a, b), os.path.join, .parent, a for over a list.
+    (
+        py(
+            "from pathlib import Path\nroot = Path('src')\n(root / 'pkg' / '__init__.py').write_text('')"
+        ),
+        (("src/pkg/__init__.py",), False),
+    ),
+    (py("from pathlib import Path\nPath('src', 'b.py').write_bytes(b'')"), (("src/b.py",), False)),
+    (py("d = 'src/'\nopen(d + 'c.py', 'w').write('')"), (("src/c.py",), False)),
+    (
+        py(
+            "import os\nfor n in ['a.py', 'b.py']:\n    open(os.path.join('src', n), 'a').write('x')"
+        ),
+        (("src/a.py", "src/b.py"), True),
+    ),
+    (
+        py(
+            "from pathlib import Path\nfiles = ('a.py', 'b.py')\nfor f in files:\n    Path(f).write_text('')"
+        ),
+        (("a.py", "b.py"), False),
+    ),
+    (
+        py("import os\nos.makedirs('pkg', exist_ok=True)\nopen('pkg/m.py', 'w').write('')"),
+        (("pkg/m.py",), False),
+    ),
+    (
+        py(
+            "from pathlib import Path\np = Path('pkg/m.py')\np.parent.mkdir(parents=True)\np.write_text('')"
+        ),
+        (("pkg/m.py",), False),
+    ),
+    (
+        py("from pathlib import Path\ns = 'abc'.replace('a', 'b')\nPath('a.py').write_text(s)"),
+        (("a.py",), False),
+    ),
+    # How the script reaches the interpreter.
+    (py("open('a.py', 'w')", "python3"), (("a.py",), False)),  # its standard input
+    (py("open('a.py', 'w').write('$HOME')"), (("a.py",), False)),  # quoted: no expansion
+    (py("open('a.py', 'w')", "python3 -u -"), (("a.py",), False)),
+    (py("open('a.py', 'w')", "/usr/bin/python3.12 -"), (("a.py",), False)),
+    (py("open('a.py', 'w')", "cd app && python3 -"), (("app/a.py",), False)),
+    ("python3 -c \"open('x.txt', 'w').write('1')\"", (("x.txt",), False)),
+    (["bash", "-lc", REPLACE], (("src/app.py",), True)),
+    (py("open('a.py', 'w')") + "\necho done", (("a.py",), False)),
+    # More than writing, or writing where the text does not say: a shell command.
+    (py("import subprocess\nsubprocess.run(['pytest'])\nopen('a.py', 'w')"), None),
+    (py("import os\nos.system('make')\nopen('a.py', 'w')"), None),
+    (py("import os as o\no.remove('x')\nopen('a.py', 'w')"), None),
+    (py("from os import remove\nremove('x')\nopen('a.py', 'w')"), None),
+    (py("import shutil\nshutil.copy('a', 'b')"), None),
+    (py("from . import x\nopen('a.py', 'w')"), None),
+    (py("import sys\np = sys.argv[1]\nopen(p, 'w').write('1')"), None),
+    (py("n = 'a'\nopen(f'{n}.py', 'w')"), None),
+    (py("p = 'a.py'\np = 'b.py'\nopen(p, 'w')"), None),  # given twice: which is unknown
+    (py("def w(p):\n    open(p, 'w')\nw('a.py')"), None),
+    (py("p = 'a.py'\ndef w(p):\n    open(p, 'w')\nw('b.py')"), None),
+    (py("from pathlib import Path\nPath('old.py').rename('new.py')"), None),
+    (py("from pathlib import Path\nPath('a.py').write_text('')\nPath('b.py').unlink()"), None),
+    (py("from pathlib import Path\np = Path('a.py')\np.write_text('')\np.replace('b.py')"), None),
+    (py("from pathlib import Path\ngetattr(Path('a.py'), 'unlink')()\nopen('b', 'w')"), None),
+    (py("exec('import os')\nopen('a.py', 'w')"), None),
+    (py("__import__('os').remove('a')\nopen('a.py', 'w')"), None),
+    (py("m = 'w'\nopen('a.py', m)"), None),  # a mode not written where it opens
+    (py("import glob\nfor f in glob.glob('*.py'):\n    open(f, 'a').write('')"), None),
+    (py("print(open('a.py').read())"), None),  # writes nothing
+    (py("open('a.py', 'w'"), None),  # not Python
+    ("python3 - <<PY\nopen('$HOME/x', 'w')\nPY", None),  # the shell expands it
+    ("python3 - <<PY\nopen('a.py', 'w').write(`date`)\nPY", None),
+    ("python3 -c \"open('a.py', 'w')\" extra", None),
+    ("python3 script.py", None),
+    ("python3 -m pytest -q", None),
+    ("python3 -W error - <<'PY'\nopen('a.py', 'w')\nPY", None),  # an option it does not know
+    (py("open('a.py', 'w')") + "\npytest -q", None),
+    ("python3 - <<'PY' | tail\nopen('a.py', 'w')\nPY", None),
+    (py("open('a.py', 'w')", "python3 - > out.txt"), (("a.py", "out.txt"), False)),
+    ("python3 - <<'PY'\n" + "(" * 500 + "1" + ")" * 500 + "\nPY", None),  # nested past reading
+    ("python3 - <<'PY'\nx = 1\x00\nPY", None),
+]
+
+
+@pytest.mark.parametrize(("command", "want"), CASES)
+def test_the_files_a_python_script_only_writes(command: Any, want: Any) -> None:
+    assert written_files(command) == want
+
+
+def _session(line: str, workdir: str = "/ws") -> list[Any]:
+    """A read, ``line`` run through Codex's shell, then a passing test run."""
+    return [
+        call("r", "read", files=["src/app.py"]),
+        result("r"),
+        call("w", "shell", input={"command": ["bash", "-lc", line], "workdir": workdir}),
+        result("w"),
+        shell("t", "python3 -m pytest -q"),
+        result("t"),
+    ]
+
+
+def test_a_file_edited_by_a_python_script_makes_a_verified_task() -> None:
+    events = _session(REPLACE)
+    metrics = compute_process_metrics(events, workspace="/ws")
+    assert metrics.steps.by_kind == {"read": 1, "edit": 1, "shell": 1}
+    assert metrics.is_task and metrics.verified
+    assert metrics.orientation.reads_before_first_edit == 1
+    figures = step_figures(build_steps(events, "/ws"), None)
+    assert (figures.is_task, figures.verified, figures.edited_files) == (
+        True,
+        True,
+        ["src/app.py"],
+    )
+
+
+def test_a_python_script_writing_outside_the_workspace_stays_a_shell_step() -> None:
+    (step,) = build_steps([shell("w", py("open('/tmp/scratch.py', 'w')")), result("w")], "/ws")
+    assert (step.kind, step.files) == ("shell", ())
+
+
+def test_a_python_script_that_runs_a_program_is_no_edit() -> None:
+    line = py("import subprocess\nsubprocess.run(['pytest'])\nopen('src/app.py', 'w')")
+    metrics = compute_process_metrics(_session(line), workspace="/ws")
+    assert not metrics.is_task and metrics.steps.by_kind == {"read": 1, "shell": 2}
+
+
+def test_control_without_script_writes_the_session_is_no_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import proctor.metrics.writes as writes
+
+    writes._written_line.cache_clear()
+    monkeypatch.setattr(writes, "script_writes", lambda source: None)
+    try:
+        assert not step_figures(build_steps(_session(REPLACE), "/ws"), None).is_task
+    finally:
+        writes._written_line.cache_clear()
+    assert scripts.script_writes("open('a.py', 'w')") == (["a.py"], [])
+
+
+def test_the_scripted_models_shell_edits_are_edits() -> None:
+    """The scripted model's Codex edits that its patch tool cannot take run through the shell
+    (see docs/scripted-model.md): they are edits of their file as the patch would be."""
+    from proctor.scripted.server.patches import edit_command, write_command
+
+    old, new = "return a - b", 'return f"{a}" + "$b"'  # a replacement the shell never expands
+    assert written_files(edit_command("src/calc.py", old, new, False)) == (("src/calc.py",), True)
+    assert written_files(write_command("pkg/new.py", "x = 1")) == (("pkg/new.py",), False)
