@@ -180,7 +180,10 @@ def _measure(
         "project": project,
         "startedAt": _utc_text(started),
         "endedAt": _utc_text(ended),
-        "durationSeconds": (ended - started).total_seconds() if started and ended else None,
+        # One time at both ends is no span: how long the session took is not known.
+        "durationSeconds": (
+            (ended - started).total_seconds() if started and ended and started != ended else None
+        ),
         "isTask": figures.is_task,
         "verified": figures.verified,
         "steps": {

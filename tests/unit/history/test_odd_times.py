@@ -145,3 +145,32 @@ def test_a_time_written_as_a_number_loses_its_time_not_its_line(tmp_path: Path) 
     assert record.orientation.seconds_to_first_edit is None  # the edit has no time
     coverage = parse_claude_session_plain(path).coverage
     assert coverage.unknown_record_types == {"malformed/timestamp": 1}
+
+
+def test_a_session_whose_lines_carry_one_time_has_no_duration(tmp_path: Path) -> None:
+    """A time at both ends is no span: the task's duration is not known, so it is left out of
+    the median time rather than counted as a task done in no time."""
+    from proctor.history.summary import summarise
+    from tests.unit.history.planted import ClaudeSession
+
+    def record(times: list[str]) -> SessionRecord:
+        session = ClaudeSession(
+            "88888888-8888-4888-8888-88888888888" + str(len(times)), "/w", "2026-11-02"
+        )
+        session.user(times[0], "Fix a.")
+        session.tool(times[1], "Edit", {"file_path": "/w/a.py", "old_string": "x"})
+        session.say(times[2], "Done.")
+        path = tmp_path / str(len(set(times))) / "s.jsonl"
+        session.write(path)
+        sessions, _ = sessions_under([path], ("claude-code",))
+        (found,) = replay(sessions, Filters(), PriceTable(), workers=1)
+        assert isinstance(found, SessionRecord) and found.is_task
+        return found
+
+    one = record(["10:00:00"] * 3)
+    assert (one.started_at, one.ended_at) == ("2026-11-02T10:00:00+00:00",) * 2
+    assert one.duration_seconds is None
+    timed = record(["10:00:00", "10:00:00", "10:02:00"])  # the control: two times, a span
+    assert timed.duration_seconds == 120
+    spread = summarise("all", [one, timed], PriceTable()).duration_seconds
+    assert spread is not None and (spread.n, spread.median) == (1, 120)
