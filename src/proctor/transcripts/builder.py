@@ -150,6 +150,17 @@ class TrajectoryBuilder:
         """A record whose fields have types the parser did not expect: counted, kept raw."""
         self.unknown(f"malformed/{record_type}", raw, ts, str(exc)[:200])
 
+    def check_counts(self, usage: dict[str, Any], keys: tuple[str, ...], ts: Any = None) -> None:
+        """Count a response's usage whose token counts are not all counts (a string, a
+        negative or absurd number: see :func:`token_count`) as ``malformed/usage``: such a
+        count adds nothing to the totals, and the record says so."""
+        for key in keys:
+            value = usage.get(key)
+            if value is not None and value != 0 and not token_count(value):
+                problem = ValueError(f"{key} is not a token count: {value!r}"[:200])
+                self.malformed("usage", problem, None, ts)  # (a number JSON cannot hold)
+                return
+
     def guarded(self, handle: Callable[[dict[str, Any]], None], record: dict[str, Any]) -> None:
         """``handle(record)``; a record whose fields have types the parser did not expect is
         counted and kept (:meth:`malformed`), never fatal."""

@@ -191,7 +191,8 @@ def test_a_token_count_that_is_no_count_is_zero_and_the_record_stays_writable(
     bad: object,
 ) -> None:
     """Absurd, negative, non-finite or non-numeric counts count 0: the totals stay sound and
-    the trajectory stays writable as JSON (orjson refuses integers past 64 bits)."""
+    the trajectory stays writable as JSON (orjson refuses integers past 64 bits). Each is
+    counted as a malformed usage, so that the record says its tokens are short."""
     from proctor.models.io import model_to_json
 
     t = parse_claude_lines(
@@ -200,8 +201,33 @@ def test_a_token_count_that_is_no_count_is_zero_and_the_record_stays_writable(
     usage = t.usage["claude-x"]
     assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (0, 7, 3)
     json.loads(model_to_json(t))
+    noted = {} if bad is None else {"malformed/usage": 1}  # (a count left out is none)
+    assert t.coverage.unknown_record_types == noted
 
 
 def test_control_a_whole_count_and_an_integral_float_are_kept() -> None:
     t = parse_claude_lines([_claude_usage({"input_tokens": 12, "output_tokens": 4.0})])
     assert (t.usage["claude-x"].input_tokens, t.usage["claude-x"].output_tokens) == (12, 4)
+    t = parse_claude_lines([_claude_usage({"input_tokens": 0, "output_tokens": 0.0})])
+    assert t.coverage.unknown_record_types == {}
+
+
+@pytest.mark.parametrize("bad", [-5, "12", 10**30, True])
+def test_a_codex_or_gemini_token_count_that_is_no_count_is_noted(bad: object) -> None:
+    """As for Claude Code: the count adds 0, the rest of the response counts, and the record
+    says one usage was malformed. A whole count is the control."""
+    for value, noted in ((bad, {"malformed/usage": 1}), (40, {})):
+        usage = {"input_tokens": 100, "output_tokens": value}
+        t = parse_codex_lines([codex("token_usage_record", {"response_id": "r", "usage": usage})])
+        assert t.usage["unknown"].input_tokens == 100
+        assert t.coverage.unknown_record_types == noted
+        last = {"info": {"last_token_usage": usage}, "type": "token_count"}
+        t = parse_codex_lines([codex("event_msg", last)])
+        assert t.usage["unknown"].input_tokens == 100
+        assert t.coverage.unknown_record_types == noted
+        header = {"sessionId": "g", "projectHash": "h", "startTime": "2026-01-01T00:00:00Z"}
+        tokens = {"input": 10, "output": value, "cached": 4}
+        message = {"id": "g1", "type": "gemini", "content": "hi", "model": "gm", "tokens": tokens}
+        t = parse_gemini_lines([json.dumps(header), json.dumps(message)])
+        assert (t.usage["gm"].input_tokens, t.usage["gm"].cache_read_tokens) == (6, 4)
+        assert t.coverage.unknown_record_types == noted

@@ -54,6 +54,7 @@ from proctor.transcripts.claude.records import (
     LOCAL_COMMAND,
     NO_RESPONSE,
     OUTPUT_CAP,
+    USAGE_COUNTS,
     USER_REJECTED,
     hook_event,
     response_digest,
@@ -436,13 +437,9 @@ class _Parser:
     def count_usage(
         self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
     ) -> None:
-        row = (
-            sys.intern(str(message.get("model"))),
-            token_count(usage.get("input_tokens")),
-            token_count(usage.get("output_tokens")),
-            token_count(usage.get("cache_read_input_tokens")),
-            token_count(usage.get("cache_creation_input_tokens")),
-        )
+        inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
+        row = (sys.intern(str(message.get("model"))), inp, out, read, write)
+        self.builder.check_counts(usage, USAGE_COUNTS, ts)
         final = message.get("stop_reason") is not None
         side = bool(record.get("isSidechain"))
         key = self.counted(str(message.get("id")), record.get("requestId"), final, side, row)

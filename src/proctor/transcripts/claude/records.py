@@ -31,6 +31,13 @@ BOOKKEEPING = frozenset(
         "progress",
     }
 )
+USAGE_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+"""A response's token counts, as its ``usage`` names them: input, output, cache read, write."""
 OUTPUT_CAP = 20_000
 USER_REJECTED = "User rejected tool use"
 """The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no

@@ -20,6 +20,8 @@ from proctor.transcripts.builder import TrajectoryBuilder, UsageRow, token_count
 from proctor.transcripts.codex.shapes import normalise_usage
 
 FIELDS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
+"""The token counts of an OpenAI usage object that a response's usage row is made of."""
 
 
 class CodexUsage:
@@ -58,6 +60,8 @@ class CodexUsage:
         usage = payload.get("usage")
         named = payload.get("model")
         named = named if isinstance(named, str) and named else model
+        if isinstance(usage, dict):
+            self.builder.check_counts(usage, COUNTS, ts)
         if isinstance(usage, dict) and self._count(usage, named, ts):
             self.from_records += 1
             self.record_since_count = True
@@ -79,6 +83,8 @@ class CodexUsage:
             self.repeats += 1
             return
         self.previous_fingerprint = fingerprint
+        if last is not None:
+            self.builder.check_counts(last, COUNTS, ts)
         delta = last
         if delta is None and total is not None:
             before = self.previous_total or {}
