@@ -304,12 +304,13 @@ def test_a_background_check_read_by_task_output_has_the_outcome_the_read_gives(
     assert later[0]["isError"] is (outcome == "fail")
 
 
-def test_set_e_is_inert_in_claude_code_so_a_check_before_a_later_command_stays_unknown(
+def test_set_e_is_inert_in_claude_code_so_a_check_before_a_later_command_is_masked(
     run_cli: Callable[..., dict[str, Any]],
 ) -> None:
     """Claude Code runs each command inside an ``eval`` in an ``&&`` list, where bash ignores
     ``set -e``: a failing ``make test`` followed by ``echo done`` leaves the line a success,
-    which is why proctor does not read ``set -e``. ``|| exit 1`` still ends the line."""
+    which is why proctor does not read ``set -e``. The check's status is hidden, and make's
+    own error line in the output says how it went. ``|| exit 1`` still ends the line."""
     require_cli(AGENT)
     plan = {
         "turns": [
@@ -322,5 +323,6 @@ def test_set_e_is_inert_in_claude_code_so_a_check_before_a_later_command_stays_u
     out = run_cli(AGENT, plan, src={"Makefile": "test:\n\t@exit 3\n"})
     results = [e for e in out["events"] if e["type"] == "tool_result"][1:]
     assert [e["isError"] for e in results] == [False, True]
+    assert "make: *** [Makefile:2: test] Error 3" in results[0]["output"]
     checks = out["trial"]["process"]["checks"]
-    assert [c["outcome"] for c in checks] == ["unknown", "fail"]
+    assert [c["outcome"] for c in checks] == ["fail", "fail"]

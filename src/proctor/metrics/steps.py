@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import posixpath
 from collections.abc import Sequence
 from datetime import datetime
 
 from proctor.metrics.config import check_commands
+from proctor.metrics.shell import ShellCommand, split_commands
+from proctor.metrics.summaries import summary_outcome
 from proctor.metrics.trace import (
     EDIT_KINDS,
     LOOKING_KINDS,
@@ -19,32 +23,70 @@ from proctor.metrics.trace import (
     shell_command,
 )
 from proctor.models.process import CheckOutcome, CheckRun, MetricsConfig, Orientation, StepCounts
+from proctor.models.trajectory import OUTPUT_CAP
 
 
 def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutcome | None:
     """The outcome of a check, or None when the shell command runs no check.
 
-    ``unknown`` when the line's status need not be the check's: the check pipes into another
-    command (``pytest | tail -3``) without ``pipefail``, or another command runs after it
-    whatever it returned (``pytest; echo done``, ``pytest || true``), or a ``!`` turns its
-    status round, or its runner leaves it running on its own (``docker exec -d``), or it was
+    The result's status, unless the line's status need not be the check's (it is *masked*):
+    the check pipes into another command (``pytest | tail -3``) without ``pipefail``, or
+    another command runs after it whatever it returned (``pytest; echo done``, ``pytest ||
+    true``), or a ``!`` turns its status round, or its runner leaves it running on its own
+    (``docker exec -d``). Then the check's runner's closing summary in the output says how it
+    went (see :func:`summary_from_output`), and without one it is ``unknown``. ``cd app &&
+    pytest`` and ``pytest && echo ok`` keep the check's outcome. ``unknown`` too when it was
     started in the background (Claude Code's ``run_in_background``, Gemini CLI's
-    ``is_background``: the call returns as soon as it started) and the session never recorded
-    how it ended (a later result of the call, such as Claude Code's task notification: see
-    :attr:`~proctor.metrics.trace.Step.settled`). ``cd app && pytest`` and ``pytest && echo
-    ok`` keep the check's outcome.
+    ``is_background``: the call returns as soon as it started) and the session never
+    recorded how it ended (a later result of the call, such as Claude Code's task
+    notification: see :attr:`~proctor.metrics.trace.Step.settled`).
     """
     checks = check_commands(config, command)
     if not checks:
         return None
-    if any(c.masked for c in checks):
-        return "unknown"
     given = step.call.input or {}
     if not step.settled and (
         given.get("run_in_background") is True or given.get("is_background") is True
     ):
         return "unknown"
+    if any(c.masked for c in checks):
+        return summary_from_output(step, command, checks)
     return step.outcome
+
+
+def summary_from_output(step: Step, command: str, checks: Sequence[ShellCommand]) -> CheckOutcome:
+    """The outcome the closing summary of a masked check's runner states in the call's output
+    (see :func:`~proctor.metrics.summaries.summary_outcome`): only for a line with one check
+    whose call ran and gave an output. A pass is read only where the output's end is shown:
+    the check pipes into nothing but ``tail``, ``tee`` or ``cat``, and the trajectory kept the
+    whole output (a ``| head`` or ``| grep`` may leave out a later part's failure)."""
+    result = step.result
+    if len(checks) != 1 or result is None or result.denied or not result.output:
+        return "unknown"
+    output = result.output
+    end_shown = len(output) < OUTPUT_CAP and _end_shown(command, checks[0])
+    return summary_outcome(output, end_shown=end_shown) or "unknown"
+
+
+_SHOW_THE_END = frozenset({"tail", "tee", "cat"})
+"""Commands that pass on the end of what they are given (``tail -n 20`` shows the last lines)."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _end_shown(line: str, check: ShellCommand) -> bool:
+    """Whether the end of the check's output reaches the call's output: every command it pipes
+    into is one that passes the end on."""
+    commands = split_commands(line)
+    at = next((i for i, c in enumerate(commands) if c == check), None)
+    if at is None:
+        return False
+    while commands[at].then in ("|", "|&"):
+        at += 1
+        if at == len(commands) or not commands[at].words:
+            return False
+        if posixpath.basename(commands[at].words[0]) not in _SHOW_THE_END:
+            return False
+    return True
 
 
 def find_checks(steps: Sequence[Step], config: MetricsConfig) -> list[CheckRun]:

@@ -41,6 +41,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
 TRAJECTORY_SCHEMA_VERSION = 2
+OUTPUT_CAP = 20_000
+"""The most characters of a tool result's output a trajectory keeps: its first ones. A longer
+output is cut there, so its end (a test runner's closing summary) is not in it."""
 
 ToolKind = Literal[
     "shell",

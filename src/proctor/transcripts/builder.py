@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from proctor.models.trajectory import (
     EVENT_ADAPTER,
+    OUTPUT_CAP,
     Event,
     ModelUsage,
     ParseCoverage,
@@ -314,8 +315,9 @@ class MeasuredCall(msgspec.Struct, gc=False):
 
 
 class MeasuredResult(msgspec.Struct, gc=False):
-    """A tool result as a reader for a measure builds it: without its output, which no
-    measure of a history reads."""
+    """A tool result as a reader for a measure builds it. Its output is kept as the line's
+    JSON holds it, and read only if a measure asks for it: a masked check's runner summary
+    (see :mod:`proctor.metrics.summaries`) is the one measure of a history that reads one."""
 
     id: str | None
     is_error: bool | None
@@ -324,8 +326,35 @@ class MeasuredResult(msgspec.Struct, gc=False):
     ts: str | None = None
     """The result line's time: where a session's subagents are merged by time, the result
     sits at it, as the full parse's event does."""
+    content: msgspec.Raw | None = None
+    """The result's ``content`` as its line's JSON holds it (empty: none)."""
     type: ClassVar[str] = "tool_result"
-    output: ClassVar[None] = None
+
+    @property
+    def output(self) -> str | None:
+        """The output as the full parse's event holds it (see :func:`result_text`)."""
+        if not self.content:
+            return None
+        try:
+            return result_text(msgspec.json.decode(self.content))[:OUTPUT_CAP]
+        except (msgspec.DecodeError, RecursionError):  # (the line decoded: so does its part)
+            return None
+
+
+def result_text(content: Any) -> str:
+    """The text of a tool result's ``content`` as Claude's messages give it: a string, or the
+    text blocks of a list joined by newlines (an image is no text)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return ""
 
 
 @dataclass

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from proctor.models.trajectory import ToolKind
+from proctor.models.trajectory import OUTPUT_CAP, ToolKind
 from proctor.transcripts.builder import EventDict, ev
 from proctor.transcripts.kinds import claude_kind, relativise, shell_files_in
 from proctor.util.shellwords import shell_folder
@@ -31,7 +31,6 @@ ACP_KINDS: dict[str, ToolKind] = {
     "fetch": "web",
 }
 FINAL = ("completed", "failed")
-OUTPUT_CAP = 20_000
 PREFIXED_ID = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*)__")
 """A call id that starts with the tool's name (Gemini CLI: ``run_shell_command__…``)."""
 

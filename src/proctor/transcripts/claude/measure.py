@@ -90,6 +90,8 @@ class _Block(msgspec.Struct, gc=False):
     input: Any = None
     tool_use_id: str | None = None
     is_error: Any = None
+    content: msgspec.Raw = msgspec.Raw(b"")
+    """A result's content, as its line holds it (read only if a measure asks)."""
 
 
 class _Message(msgspec.Struct, gc=False):
@@ -404,7 +406,9 @@ class _MeasureParser(_Parser):
                     failed = None  # how it ends is a later result's: its task notification
                     if block.tool_use_id is not None:
                         self.tasks[task] = block.tool_use_id  # type: ignore[index]
-                self.pending.append(MeasuredResult(block.tool_use_id, failed, denied, ts))  # type: ignore[arg-type]
+                # Its output, as the line holds it: read only if a measure asks (a check's).
+                result = MeasuredResult(block.tool_use_id, failed, denied, ts, block.content)
+                self.pending.append(result)  # type: ignore[arg-type]
         return True
 
     def fast_system(self, record: _Record, ts: str | None) -> bool | None:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from proctor.models.trajectory import COMMAND_RECORD, Trajectory
+from proctor.models.trajectory import COMMAND_RECORD, OUTPUT_CAP, Trajectory
 from proctor.transcripts.builder import (
     MALFORMED,
     RAW_CAP,
@@ -39,6 +39,7 @@ from proctor.transcripts.builder import (
     TrajectoryBuilder,
     UsageRow,
     ev,
+    result_text,
     token_count,
 )
 from proctor.transcripts.claude.background import (
@@ -53,7 +54,6 @@ from proctor.transcripts.claude.records import (
     INTERRUPTED,
     LOCAL_COMMAND,
     NO_RESPONSE,
-    OUTPUT_CAP,
     USAGE_COUNTS,
     USER_REJECTED,
     hook_event,
@@ -76,20 +76,6 @@ from proctor.transcripts.lines import (
     head_cwd,
     line_text,
 )
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            elif isinstance(block, str):
-                parts.append(block)
-        return "\n".join(parts)
-    return ""
 
 
 class _Parser:
@@ -278,7 +264,7 @@ class _Parser:
         message = record.get("message") or {}
         content = message.get("content")
         if record.get("isCompactSummary"):
-            self.out(ev(type="compaction", ts=ts, text=_text_of(content)[:RAW_CAP]))
+            self.out(ev(type="compaction", ts=ts, text=result_text(content)[:RAW_CAP]))
             return
         if isinstance(content, str):
             if content.lstrip().startswith(NOTIFICATION):  # written by the CLI, not typed
@@ -297,7 +283,7 @@ class _Parser:
             btype = block.get("type")
             if btype == "tool_result":
                 tool_id = block.get("tool_use_id")
-                output = _text_of(block.get("content"))
+                output = result_text(block.get("content"))
                 structured = record.get("toolUseResult")
                 agent = structured.get("agentId") if isinstance(structured, dict) else None
                 if (
@@ -372,7 +358,7 @@ class _Parser:
         model = message.get("model")
         content = message.get("content") or []
         if model == "<synthetic>" or record.get("isApiErrorMessage"):
-            said = _text_of(content)
+            said = result_text(content)
             if said.strip() == NO_RESPONSE and not record.get("isApiErrorMessage"):
                 # The CLI's filler after a command that asks the model nothing: no error.
                 self.out(ev(type="other", ts=ts, recordType="synthetic-reply", text=said))

@@ -38,7 +38,6 @@ USAGE_COUNTS = (
     "cache_creation_input_tokens",
 )
 """A response's token counts, as its ``usage`` names them: input, output, cache read, write."""
-OUTPUT_CAP = 20_000
 USER_REJECTED = "User rejected tool use"
 """The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
 ``toolDenialKind`` then): a denial, not a failed call."""

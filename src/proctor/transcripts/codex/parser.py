@@ -56,7 +56,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from proctor.models.trajectory import HARNESS_MESSAGE, Trajectory
+from proctor.models.trajectory import HARNESS_MESSAGE, OUTPUT_CAP, Trajectory
 from proctor.transcripts.builder import (
     EventSink,
     PlainTrajectory,
@@ -75,7 +75,6 @@ from proctor.transcripts.codex.facts import (
 )
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
-    OUTPUT_CAP,
     QUIET_EVENT_PREFIXES,
     QUIET_EVENT_SUFFIXES,
     QUIET_EVENTS,

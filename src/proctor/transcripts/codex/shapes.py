@@ -14,7 +14,6 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-OUTPUT_CAP = 20_000
 TEXT_CAP = 2000
 HARNESS_PREFIXES = (
     "<environment_context>",

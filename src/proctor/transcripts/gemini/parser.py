@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import ConfigError
-from proctor.models.trajectory import HARNESS_MESSAGE, Trajectory
+from proctor.models.trajectory import HARNESS_MESSAGE, OUTPUT_CAP, Trajectory
 from proctor.transcripts.builder import (
     EventSink,
     PlainTrajectory,
@@ -67,7 +67,6 @@ from proctor.transcripts.lines import decode_line, line_text
 from proctor.util.files import open_regular, read_regular
 from proctor.util.shellwords import shell_folder
 
-OUTPUT_CAP = 20_000
 TEXT_CAP = 2000
 EXIT_CODE = re.compile(r"^Exit Code: (-?\d{1,12})", re.M)
 DENIAL_MARKERS = (

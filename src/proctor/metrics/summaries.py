@@ -1,0 +1,143 @@
+"""What a test runner's own closing summary says, for a check whose line hides its status.
+
+``pytest -q 2>&1 | tail -3`` exits with ``tail``'s status, and ``pytest; echo done`` with
+``echo``'s: the line's status is not the check's (it is *masked*, see
+:mod:`proctor.metrics.shell`). The runner's summary in the call's output still says how the
+check went: ``1 failed, 2 passed in 0.12s``. :func:`summary_outcome` reads it.
+
+Only the closing lines of well-known runners count, each read whole (colours taken out):
+
+- a failure: pytest's ``N failed`` or ``N error(s)`` (``= 1 failed, 2 passed in 0.1s =``),
+  ``no tests ran``, an interrupted run or a coverage floor not reached; unittest's ``FAILED
+  (failures=1)`` or ``NO TESTS RAN`` after its ``Ran N tests``; jest's or vitest's ``Tests:``
+  and ``Test Suites:``/``Test Files`` with a failed count, jest's ``No tests found``; mocha's
+  ``N failing``; node's ``# fail N`` (N > 0); cargo's ``test result: FAILED`` and ``error:
+  test failed``; go's ``FAIL`` (jest's and vitest's ``FAIL file``), pytest's ``FAILED
+  file::test``; rspec's ``N examples, M failures`` (M > 0); phpunit's
+  ``FAILURES!``/``ERRORS!``; dotnet's ``Failed!``; Maven's ``BUILD FAILURE``; Gradle's ``BUILD
+  FAILED``; mypy's ``Found N errors``; ruff's and tsc's ``Found N errors``; make's ``***
+  … Error N``; npm's ``npm ERR!``/``npm error``;
+- a pass: the same summaries without a failure (``3 passed in 0.1s``, ``OK``, ``Tests: 3
+  passed, 3 total``, ``test result: ok.``, go's ``ok  pkg``, ``BUILD SUCCESS``, mypy's
+  ``Success: no issues found``, ruff's ``All checks passed!``…).
+
+A failure anywhere wins: a run of several parts failed when one did. A pass needs the end of
+the output: where the line cuts it (``| head``, ``| grep``), or the trajectory kept only its
+first part (:data:`~proctor.models.trajectory.OUTPUT_CAP`), the parts after what is shown
+may have failed, so only a failure is read there.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proctor.models.process import CheckOutcome
+
+_COLOUR = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_COUNT = re.compile(r"(\d+) (\w+)")
+
+_PYTEST = re.compile(r"=*\s*((?:\d+ [a-z ]+?(?:, )?)+) in [\d.]+s(?: \([^)]*\))?\s*=*")
+"""pytest's closing line: ``== 1 failed, 2 passed in 0.12s ==`` (``-q``: without the ``=``)."""
+_PYTEST_FAILED = frozenset({"failed", "error", "errors", "subtests failed"})
+_PYTEST_RAN = frozenset({"passed", "skipped", "xfailed", "xpassed", "subtests passed"})
+_PYTEST_WORDS = _PYTEST_FAILED | _PYTEST_RAN | {"deselected", "warning", "warnings", "rerun"}
+
+_FAILS = re.compile(
+    r"=*\s*no tests ran in [\d.]+s\s*=*"  # pytest (exits 5)
+    r"|!+ (?:KeyboardInterrupt|Interrupted: .*) !+"  # pytest, stopped
+    r"|(?:FAIL )?Required test coverage of .* not reached.*"  # pytest-cov's floor
+    r"|No tests found, exiting with code 1.*"  # jest
+    r"|\s*\d+ failing"  # mocha
+    r"|test result: FAILED\..*|error: test failed, to rerun pass .*"  # cargo
+    r"|error: \d+ targets? failed:?"  # cargo --no-fail-fast
+    r"|FAIL(?:\s+\S+.*)?|--- FAIL: .*"  # go test (and jest's, vitest's failed files)
+    r"|FAILED \S+::.*"  # pytest's short summary
+    r"|(?:FAILURES|ERRORS)!"  # phpunit
+    r"|Failed!\s+- Failed:.*"  # dotnet test
+    r"|(?:\[\w+\] )?BUILD (?:FAILURE|FAILED)\b.*"  # Maven, Gradle
+    r"|Found [1-9]\d* errors?\b.*"  # mypy, ruff, tsc
+    r"|make(?:\[\d+\])?: \*\*\* .*Error \d+.*"  # make
+    r"|npm (?:ERR!|error) .*"  # npm
+)
+"""Closing lines that say the run failed, whatever else the output says."""
+_PASSES = re.compile(
+    r"\s*\d+ passing \(.*\)"  # mocha
+    r"|test result: ok\..*"  # cargo
+    r"|ok\s+\S+\s+(?:[\d.]+s|\(cached\)).*"  # go test: ok  example.com/pkg  0.01s
+    r"|OK \(\d+ tests?, \d+ assertions?\)"  # phpunit
+    r"|Passed!\s+- Failed:\s+0,.*"  # dotnet test
+    r"|(?:\[\w+\] )?BUILD SUCCESS(?:FUL)?\b.*"  # Maven, Gradle
+    r"|Success: no issues found.*"  # mypy
+    r"|All checks passed!"  # ruff
+)
+"""Closing lines that say the run passed, when nothing says it failed."""
+_TALLIES = re.compile(
+    r"(?:Tests:|Test Suites:)\s+(.*\d+ total)"  # jest: Tests: 1 failed, 2 passed, 3 total
+    r"|\s*(?:Test Files|Tests)\s+((?:\d+ \w+(?: \| )?)+) \(\d+\)"  # vitest: 1 failed | 2 passed (3)
+    r"|# (pass|fail) (\d+)"  # node --test
+    r"|\d+ examples?, (\d+) failures?.*"  # rspec
+)
+"""Tallies whose failed count says which: more than none failed, or none did."""
+_UNITTEST_RAN = re.compile(r"Ran \d+ tests? in [\d.]+s")
+_UNITTEST_ENDS = re.compile(r"(OK)(?: \(.*\))?|(FAILED) \(.*\)|(NO TESTS RAN)")
+
+
+def summary_outcome(output: str | None, *, end_shown: bool = True) -> CheckOutcome | None:
+    """How a check went as its runner's closing summary in ``output`` says (see the module's
+    docstring): ``fail`` when a summary says a failure, ``pass`` when one says a pass, none
+    says a failure and ``end_shown`` (the output's end is in it), else None."""
+    if not output:
+        return None
+    passed = failed = False
+    ran = False  # unittest's "Ran N tests" seen: its OK or FAILED is next
+    for raw in _COLOUR.sub("", output).splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        said = _said(line, ran)
+        ran = bool(_UNITTEST_RAN.fullmatch(line)) or (ran and said is None)
+        if said == "fail":
+            failed = True
+        elif said == "pass":
+            passed = True
+    if failed:
+        return "fail"
+    return "pass" if passed and end_shown else None
+
+
+def _said(line: str, ran: bool) -> CheckOutcome | None:
+    """What one line of output says: a failure, a pass, or nothing."""
+    if ran and (end := _UNITTEST_ENDS.fullmatch(line)):
+        return "pass" if end[1] else "fail"
+    if _FAILS.fullmatch(line):
+        return "fail"
+    if found := _PYTEST.fullmatch(line):
+        return _pytest(found[1])
+    if _PASSES.fullmatch(line):
+        return "pass"
+    if tally := _TALLIES.fullmatch(line):
+        return _tally(tally)
+    return None
+
+
+def _pytest(counts: str) -> CheckOutcome | None:
+    words = {word: int(n) for n, word in (part.split(" ", 1) for part in counts.split(", "))}
+    if not words.keys() <= _PYTEST_WORDS:
+        return None  # some other line ending in a time
+    if any(words.get(word) for word in _PYTEST_FAILED):
+        return "fail"
+    return "pass" if any(words.get(word) for word in _PYTEST_RAN) else None
+
+
+def _tally(found: re.Match[str]) -> CheckOutcome | None:
+    jest, vitest, node, node_count, rspec = found.groups()
+    if node is not None:
+        if node == "fail":
+            return "fail" if int(node_count) else None
+        return "pass" if int(node_count) else None
+    if rspec is not None:
+        return "fail" if int(rspec) else "pass"
+    counts = {word: int(n) for n, word in _COUNT.findall(jest or vitest)}
+    if counts.get("failed"):
+        return "fail"
+    return "pass" if counts.get("passed") else None
