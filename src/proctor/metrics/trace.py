@@ -53,6 +53,8 @@ class CallView(Protocol):
     def input(self) -> dict[str, Any] | None: ...
     @property
     def files(self) -> list[str] | None: ...
+    @property
+    def cwd(self) -> str | None: ...
 
 
 class ResultView(Protocol):
@@ -75,7 +77,7 @@ class PlainCall:
     """A tool call read from its ``trajectory.jsonl`` object (one the schema reads as it
     stands: see :func:`~proctor.models.trajectory.event_conforms`)."""
 
-    __slots__ = ("files", "id", "input", "kind", "ts")
+    __slots__ = ("cwd", "files", "id", "input", "kind", "ts")
     type = "tool_call"
 
     def __init__(self, event: dict[str, Any]) -> None:
@@ -85,6 +87,7 @@ class PlainCall:
         self.kind: str | None = get("kind")
         self.input: dict[str, Any] | None = get("input")
         self.files: list[str] | None = get("files")
+        self.cwd: str | None = get("cwd")
 
 
 class PlainResult:
@@ -271,25 +274,27 @@ def paired(items: Iterable[CallView | ResultView], workspace: str | None) -> lis
         if kind == "shell" and call.input:  # a command that reads, searches or writes is that
             command = call.input.get("command", call.input.get("cmd"))
             kind = looking_kind(command) or kind
-            if kind == "shell" and (as_edit := _written_step(command, call.input, workspace)):
+            as_edit = _written_step(command, call, workspace) if kind == "shell" else None
+            if as_edit:
                 kind, files = as_edit
         steps.append(Step(i, call, result, files, outcome(result), kind, i in settled))
     return steps
 
 
 def _written_step(
-    command: Any, tool_input: dict[str, Any], workspace: str | None
+    command: Any, call: CallView, workspace: str | None
 ) -> tuple[str, tuple[str, ...]] | None:
     """The kind and files of a shell call that only writes files (see
     :func:`~proctor.metrics.writes.written_files`): an edit of files it changes in place, a
-    write of files it writes whole; its files joined to the folder it ran in. Only files in
+    write of files it writes whole; its files joined to the folder it ran in (its input's, or
+    the transcript's: :attr:`~proctor.models.trajectory.ToolCall.cwd`). Only files in
     the workspace count: a scratch file in ``/tmp`` is no edit of the project. None for any
     other call, and one whose every file written is elsewhere."""
     written = written_files(command)
     if written is None:
         return None
     files, in_place = written
-    folder = shell_folder(tool_input)
+    folder = shell_folder(call.input or {}) or call.cwd
     if isinstance(folder, str):
         files = tuple(posixpath.join(folder, file) for file in files)
     inside = tuple(

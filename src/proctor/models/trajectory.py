@@ -90,6 +90,10 @@ class ToolCall(EventBase):
     kind: ToolKind | None = None
     input: dict[str, Any] | None = None
     files: list[str] | None = None
+    cwd: str | None = None
+    """The folder a shell call ran in, where the transcript says so and the call's input does
+    not, and it is not the session's own folder: Claude Code's shell keeps a ``cd`` from one
+    call to the next, and its line records the folder."""
 
 
 class ToolResult(EventBase):

@@ -311,6 +311,8 @@ class MeasuredCall(msgspec.Struct, gc=False):
     kind: str
     input: dict[str, Any]
     files: list[str]
+    cwd: str | None = None
+    """The folder a shell call ran in, when it is not the session's (see ToolCall.cwd)."""
     type: ClassVar[str] = "tool_call"
 
 

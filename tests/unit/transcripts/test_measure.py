@@ -847,3 +847,31 @@ def test_an_exit_code_of_thousands_of_digits_is_read_by_the_status() -> None:
     result = polled_result("t9", text, None, "2026-01-01T00:00:00Z")
     assert result is not None and result["isError"] is True
     assert result["output"] == "Background command failed"
+
+
+def test_a_shell_write_after_a_cd_lands_in_the_folder_claude_code_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's shell keeps a ``cd`` from one call to the next, and each line records the
+    folder (checked against the pinned CLI): a relative write is in that folder, for both
+    readers. The call's event names the folder only where it is not the session's own."""
+    from tests.unit.history.planted import ClaudeSession
+
+    session = ClaudeSession("99999999-2222-4333-8444-555555555555", "/w", "2026-11-03")
+    session.user("10:00:00", "Fix it.")
+    session.tool("10:00:01", "Bash", {"command": "mkdir -p sub && cd sub && pwd"})
+    session.cwd = "/w/sub"  # the lines after the cd
+    session.tool("10:00:02", "Bash", {"command": "cat > f.py <<'EOF'\nx = 1\nEOF"})
+    session.tool("10:00:03", "Bash", {"command": "python3 -m pytest -q"})
+    main = tmp_path / "s.jsonl"
+    session.write(main)
+    fast, full = _both(main, monkeypatch)
+    assert isinstance(fast, bytes) and fast == full
+    summary = json.loads(fast.split(b"\x00")[0])
+    assert (summary["editedFiles"], summary["isTask"], summary["verified"]) == (
+        ["sub/f.py"],
+        True,
+        True,
+    )
+    calls = [e for e in parse_claude_session(main).events if e.type == "tool_call"]
+    assert [getattr(call, "cwd", None) for call in calls] == [None, "/w/sub", "/w/sub"]

@@ -402,6 +402,8 @@ class _Parser:
             "input": tool_input,
             "files": claude_call_files(kind, tool_input, cwd),
         }
+        if kind == "shell" and cwd != self.cwd and isinstance(cwd, str) and cwd:
+            call["cwd"] = cwd  # a cd of an earlier call (see ToolCall.cwd)
         if side:
             call["sidechain"] = True
         self.out(call if ts is not None and tool_id is not None else ev(**call))
