@@ -28,3 +28,8 @@ def test_edit_lands_through_the_cli_edit_tool(
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     kinds = [e["kind"] for e in out["events"] if e["type"] == "tool_call"]
     assert "edit" in kinds or (agent == "codex" and "shell" in kinds)
+    # Codex's patch tool takes whole lines only: the scripted model edits through its shell
+    # with a python3 script, which the process metrics count as the edit it is.
+    process = out["trial"]["process"]
+    assert process["isTask"] is True
+    assert process["steps"]["byKind"].get("edit") == 1, process["steps"]
