@@ -33,3 +33,30 @@ def test_edit_lands_through_the_cli_edit_tool(
     process = out["trial"]["process"]
     assert process["isTask"] is True
     assert process["steps"]["byKind"].get("edit") == 1, process["steps"]
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini-cli"])
+@pytest.mark.parametrize(("code", "outcome"), [("a + b", "pass"), ("a - b", "fail")])
+def test_a_check_piped_into_tail_takes_the_runners_summary(
+    run_cli: Callable[..., dict[str, Any]], agent: str, code: str, outcome: str
+) -> None:
+    """``python3 -m unittest 2>&1 | tail -3`` exits with tail's status on every CLI: the check's
+    outcome is what unittest's closing lines say, as each CLI records its output."""
+    require_cli(agent)
+    test = (
+        "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"
+    )
+    plan = {
+        "turns": [
+            {"write": {"path": "calc.py", "content": f"def add(a, b):\n    return {code}\n"}},
+            {"shell": "python3 -m unittest 2>&1 | tail -3"},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(agent, plan, src={"test_calc.py": test})
+    results = [e for e in out["events"] if e["type"] == "tool_result"]
+    assert not results[-1].get("isError"), results[-1]  # tail's status: a success either way
+    process = out["trial"]["process"]
+    assert [c["outcome"] for c in process["checks"]] == [outcome]
+    assert process["verified"] is (outcome == "pass")

@@ -78,6 +78,8 @@ _TALLIES = re.compile(
     r"|\d+ examples?, (\d+) failures?.*"  # rspec
 )
 """Tallies whose failed count says which: more than none failed, or none did."""
+_GEMINI = "Output: "
+"""How Gemini CLI's shell result begins: the output's first line follows it."""
 _UNITTEST_RAN = re.compile(r"Ran \d+ tests? in [\d.]+s")
 _UNITTEST_ENDS = re.compile(r"(OK)(?: \(.*\))?|(FAILED) \(.*\)|(NO TESTS RAN)")
 
@@ -91,7 +93,7 @@ def summary_outcome(output: str | None, *, end_shown: bool = True) -> CheckOutco
     passed = failed = False
     ran = False  # unittest's "Ran N tests" seen: its OK or FAILED is next
     for raw in _COLOUR.sub("", output).splitlines():
-        line = raw.strip()
+        line = raw.strip().removeprefix(_GEMINI)
         if not line:
             continue
         said = _said(line, ran)

@@ -36,6 +36,7 @@ SUMMARIES: list[tuple[str, str | None]] = [
     ("Ran 3 tests in 0.001s\n\nFAILED (failures=1, errors=1)", "fail"),
     ("Ran 0 tests in 0.000s\n\nNO TESTS RAN", "fail"),
     ("OK", None),  # no "Ran N tests" before it: any program's OK
+    ("<untrusted_context>\nOutput: Ran 1 test in 0.000s\n\nOK\nProcess Group PGID: 1", "pass"),
     # jest, vitest, mocha, node --test
     ("Test Suites: 1 passed, 1 total\nTests:       3 passed, 3 total", "pass"),
     ("Test Suites: 1 failed, 1 total\nTests:       1 failed, 2 passed, 3 total", "fail"),
