@@ -5,21 +5,11 @@
 :mod:`proctor.metrics.shell`). The runner's summary in the call's output still says how the
 check went: ``1 failed, 2 passed in 0.12s``. :func:`summary_outcome` reads it.
 
-Only the closing lines of well-known runners count, each read whole (colours taken out):
-
-- a failure: pytest's ``N failed`` or ``N error(s)`` (``= 1 failed, 2 passed in 0.1s =``),
-  ``no tests ran``, an interrupted run or a coverage floor not reached; unittest's ``FAILED
-  (failures=1)`` or ``NO TESTS RAN`` after its ``Ran N tests``; jest's or vitest's ``Tests:``
-  and ``Test Suites:``/``Test Files`` with a failed count, jest's ``No tests found``; mocha's
-  ``N failing``; node's ``# fail N`` (N > 0); cargo's ``test result: FAILED`` and ``error:
-  test failed``; go's ``FAIL`` (jest's and vitest's ``FAIL file``), pytest's ``FAILED
-  file::test``; rspec's ``N examples, M failures`` (M > 0); phpunit's
-  ``FAILURES!``/``ERRORS!``; dotnet's ``Failed!``; Maven's ``BUILD FAILURE``; Gradle's ``BUILD
-  FAILED``; mypy's ``Found N errors``; ruff's and tsc's ``Found N errors``; make's ``***
-  … Error N``; npm's ``npm ERR!``/``npm error``;
-- a pass: the same summaries without a failure (``3 passed in 0.1s``, ``OK``, ``Tests: 3
-  passed, 3 total``, ``test result: ok.``, go's ``ok  pkg``, ``BUILD SUCCESS``, mypy's
-  ``Success: no issues found``, ruff's ``All checks passed!``…).
+Only the closing lines of well-known runners count, each read whole (colour codes taken out):
+pytest, unittest, jest, vitest, mocha, node's test runner, cargo, go, rspec, phpunit, dotnet,
+Maven, Gradle, mypy, ruff, black, tsc, make and npm (docs/metrics.md, **Runner summaries**,
+lists each line read). They were checked against the real tools' outputs, whole and cut by
+``tail``.
 
 A failure anywhere wins: a run of several parts failed when one did. A pass needs the end of
 the output: where the line cuts it (``| head``, ``| grep``), or the trajectory kept only its
@@ -33,7 +23,8 @@ import re
 
 from proctor.models.process import CheckOutcome
 
-_COLOUR = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_COLOUR = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|\([A-Z0-9])")
+"""A terminal's colour and character set codes (``ESC[32m``, ``ESC(B``)."""
 _COUNT = re.compile(r"(\d+) (\w+)")
 
 _PYTEST = re.compile(r"=*\s*((?:\d+ [a-z ]+?(?:, )?)+) in [\d.]+s(?: \([^)]*\))?\s*=*")
@@ -46,7 +37,8 @@ _FAILS = re.compile(
     r"=*\s*no tests ran in [\d.]+s\s*=*"  # pytest (exits 5)
     r"|!+ (?:KeyboardInterrupt|Interrupted: .*) !+"  # pytest, stopped
     r"|(?:FAIL )?Required test coverage of .* not reached.*"  # pytest-cov's floor
-    r"|No tests found, exiting with code 1.*"  # jest
+    r"|No tests? (?:files )?found, exiting with code 1.*"  # jest, vitest
+    r"|Error: No test files found.*"  # mocha
     r"|\s*\d+ failing"  # mocha
     r"|test result: FAILED\..*|error: test failed, to rerun pass .*"  # cargo
     r"|error: \d+ targets? failed:?"  # cargo --no-fail-fast
@@ -55,8 +47,10 @@ _FAILS = re.compile(
     r"|(?:FAILURES|ERRORS)!"  # phpunit
     r"|Failed!\s+- Failed:.*"  # dotnet test
     r"|(?:\[\w+\] )?BUILD (?:FAILURE|FAILED)\b.*"  # Maven, Gradle
-    r"|Found [1-9]\d* errors?\b.*"  # mypy, ruff, tsc
-    r"|make(?:\[\d+\])?: \*\*\* .*Error \d+.*"  # make
+    r"|Found [1-9]\d* errors?\b(?!.* 0 remaining\)).*"  # mypy, ruff (not all fixed), tsc
+    r"|\S+\(\d+,\d+\): error TS\d+:.*"  # tsc without --pretty
+    r"|\d+ files? would be reformatted.*"  # ruff format --check, black --check
+    r"|make(?:\[\d+\])?: \*\*\* .*(?:Error \d+|Stop\.).*"  # make
     r"|npm (?:ERR!|error) .*"  # npm
 )
 """Closing lines that say the run failed, whatever else the output says."""
@@ -69,12 +63,14 @@ _PASSES = re.compile(
     r"|(?:\[\w+\] )?BUILD SUCCESS(?:FUL)?\b.*"  # Maven, Gradle
     r"|Success: no issues found.*"  # mypy
     r"|All checks passed!"  # ruff
+    r"|Found \d+ errors? \(\d+ fixed, 0 remaining\)\."  # ruff --fix, every one fixed
+    r"|\d+ files? (?:already formatted|would be left unchanged)\.?"  # ruff format, black
 )
 """Closing lines that say the run passed, when nothing says it failed."""
 _TALLIES = re.compile(
     r"(?:Tests:|Test Suites:)\s+(.*\d+ total)"  # jest: Tests: 1 failed, 2 passed, 3 total
     r"|\s*(?:Test Files|Tests)\s+((?:\d+ \w+(?: \| )?)+) \(\d+\)"  # vitest: 1 failed | 2 passed (3)
-    r"|# (pass|fail) (\d+)"  # node --test
+    r"|[#ℹ] (pass|fail) (\d+)"  # node --test (its TAP and spec reporters)
     r"|\d+ examples?, (\d+) failures?.*"  # rspec
 )
 """Tallies whose failed count says which: more than none failed, or none did."""
@@ -92,11 +88,17 @@ def summary_outcome(output: str | None, *, end_shown: bool = True) -> CheckOutco
         return None
     passed = failed = False
     ran = False  # unittest's "Ran N tests" seen: its OK or FAILED is next
+    first = True
     for raw in _COLOUR.sub("", output).splitlines():
         line = raw.strip().removeprefix(_GEMINI)
         if not line:
             continue
         said = _said(line, ran)
+        if said == "pass" and first and _PYTEST.fullmatch(line):
+            # pytest's count line alone (``| tail -1``): a coverage floor's failure, which
+            # pytest-cov writes just above it, is cut.
+            said = None
+        first = False
         ran = bool(_UNITTEST_RAN.fullmatch(line)) or (ran and said is None)
         if said == "fail":
             failed = True
@@ -128,7 +130,9 @@ def _pytest(counts: str) -> CheckOutcome | None:
         return None  # some other line ending in a time
     if any(words.get(word) for word in _PYTEST_FAILED):
         return "fail"
-    return "pass" if any(words.get(word) for word in _PYTEST_RAN) else None
+    if any(words.get(word) for word in _PYTEST_RAN):
+        return "pass"
+    return "fail" if words.get("deselected") else None  # all deselected: ran none (exits 5)
 
 
 def _tally(found: re.Match[str]) -> CheckOutcome | None:

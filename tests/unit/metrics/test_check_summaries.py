@@ -16,8 +16,9 @@ from proctor.models.trajectory import OUTPUT_CAP
 SUMMARIES: list[tuple[str, str | None]] = [
     # pytest
     ("....\n3 passed in 0.12s", "pass"),
-    ("===== 3 passed, 1 warning in 1.02s =====", "pass"),
-    ("\x1b[32m===== 2 passed, 1 skipped in 0.50s =====\x1b[0m", "pass"),
+    ("...\n===== 3 passed, 1 warning in 1.02s =====", "pass"),
+    ("..s\n\x1b[32m===== 2 passed, 1 skipped in 0.50s =====\x1b[0m", "pass"),
+    ("3 passed in 0.12s", None),  # the count line alone (| tail -1): a floor above it is cut
     ("..F\n===== 1 failed, 2 passed in 0.12s =====", "fail"),
     ("FAILED tests/test_a.py::test_x - assert 1 == 2\n1 failed, 2 passed in 0.1s", "fail"),
     ("==== 1 error in 0.20s ====", "fail"),
@@ -28,8 +29,12 @@ SUMMARIES: list[tuple[str, str | None]] = [
         "FAIL Required test coverage of 90% not reached. Total coverage: 80.00%\n3 passed in 1s",
         "fail",
     ),
-    ("==== 3 passed in 62.00s (0:01:02) ====", "pass"),
-    ("==== 2 deselected in 0.01s ====", None),  # ran nothing (pytest exits 5): not said
+    ("...\n==== 3 passed in 62.00s (0:01:02) ====", "pass"),
+    ("==== 2 deselected in 0.01s ====", "fail"),  # ran nothing: pytest exits 5
+    (
+        "TOTAL 5 3 40%\nFAIL Required test coverage of 100% not reached.\n== 1 passed in 0.02s ==",
+        "fail",
+    ),
     # unittest, Django
     ("...\n----------\nRan 3 tests in 0.001s\n\nOK", "pass"),
     ("Ran 3 tests in 0.001s\n\nOK (skipped=1)", "pass"),
@@ -42,15 +47,21 @@ SUMMARIES: list[tuple[str, str | None]] = [
     ("Test Suites: 1 failed, 1 total\nTests:       1 failed, 2 passed, 3 total", "fail"),
     ("FAIL src/a.test.js\n  ● adds", "fail"),
     ("No tests found, exiting with code 1", "fail"),
+    ("\x1b[31mNo test files found, exiting with code 1\x1b[39m\ninclude: **/*.test.ts", "fail"),
+    ('Error: No test files found: "test"', "fail"),  # mocha
     ("  Test Files  2 passed (2)\n       Tests  5 passed (5)", "pass"),
     ("  Test Files  1 failed | 1 passed (2)\n       Tests  1 failed | 4 passed (5)", "fail"),
     ("  3 passing (12ms)", "pass"),
     ("  3 passing (12ms)\n  1 failing", "fail"),
     ("# tests 3\n# pass 3\n# fail 0", "pass"),
     ("# tests 3\n# pass 2\n# fail 1", "fail"),
+    ("ℹ tests 2\nℹ pass 2\nℹ fail 0\nℹ cancelled 0", "pass"),  # node 24's spec reporter
+    ("ℹ tests 2\nℹ pass 1\nℹ fail 1\n✖ failing tests:", "fail"),
     # cargo, go, rspec, phpunit, dotnet, Maven, Gradle
     ("test result: ok. 3 passed; 0 failed; 0 ignored", "pass"),
     ("test result: FAILED. 2 passed; 1 failed; 0 ignored", "fail"),
+    ("test result: \x1b[32mok\x1b(B\x1b[m. 1 passed; 0 failed", "pass"),  # libtest's colours
+    ("test result: \x1b[31mFAILED\x1b(B\x1b[m. 1 passed; 1 failed", "fail"),
     ("error: test failed, to rerun pass `--lib`", "fail"),
     ("ok  \texample.com/app\t0.012s\nok  \texample.com/app/db\t(cached)", "pass"),
     ("--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/app\t0.01s\nFAIL", "fail"),
@@ -69,8 +80,15 @@ SUMMARIES: list[tuple[str, str | None]] = [
     ("src/a.py:3: error: bad\nFound 1 error in 1 file (checked 12 source files)", "fail"),
     ("All checks passed!", "pass"),
     ("Found 3 errors.", "fail"),
+    ("Found 1 error (1 fixed, 0 remaining).", "pass"),  # ruff --fix fixed every one
+    ("Found 2 errors (1 fixed, 1 remaining).", "fail"),
+    ("a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.", "fail"),
+    ("1 file would be reformatted, 3 files already formatted", "fail"),
+    ("4 files already formatted", "pass"),
+    ("All done!\n1 file would be left unchanged.", "pass"),
     ("Found 0 errors. Watching for file changes.", None),
     ("All checks passed!\nmake: *** [Makefile:5: check] Error 1", "fail"),
+    ("make: *** No rule to make target 'nope'.  Stop.", "fail"),
     ("npm ERR! Test failed.  See above for more details.", "fail"),
     ("npm error Lifecycle script `test` failed with error:", "fail"),
     # Nothing a runner closes with.
