@@ -33,8 +33,9 @@ def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutco
     the check pipes into another command (``pytest | tail -3``) without ``pipefail``, or
     another command runs after it whatever it returned (``pytest; echo done``, ``pytest ||
     true``), or a ``!`` turns its status round, or its runner leaves it running on its own
-    (``docker exec -d``). Then the check's runner's closing summary in the output says how it
-    went (see :func:`summary_from_output`), and without one it is ``unknown``. ``cd app &&
+    (``docker exec -d``). Then, as where the result does not say its status, the check's
+    runner's closing summary in the output says how it went (see
+    :func:`summary_from_output`), and without one it is ``unknown``. ``cd app &&
     pytest`` and ``pytest && echo ok`` keep the check's outcome. ``unknown`` too when it was
     started in the background (Claude Code's ``run_in_background``, Gemini CLI's
     ``is_background``: the call returns as soon as it started) and the session never
@@ -49,7 +50,8 @@ def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutco
         given.get("run_in_background") is True or given.get("is_background") is True
     ):
         return "unknown"
-    if any(c.masked for c in checks):
+    if any(c.masked for c in checks) or step.outcome == "unknown":
+        # Its status is hidden, or the transcript does not say it (a result without one).
         return summary_from_output(step, command, checks)
     return step.outcome
 

@@ -110,7 +110,7 @@ def test_without_the_outputs_end_only_a_failure_is_read() -> None:
     assert summary_outcome("1 failed in 0.1s", end_shown=False) == "fail"
 
 
-def _checked(line: str, output: str, *, is_error: bool = False, **input: Any) -> Any:
+def _checked(line: str, output: str, *, is_error: bool | None = False, **input: Any) -> Any:
     """The check of a session that edits a file, then runs ``line``."""
     events = [
         call("e", "edit", files=["app.py"]),
@@ -156,6 +156,14 @@ def test_a_check_whose_status_is_its_own_keeps_it() -> None:
     """The summary is read only where the status is hidden: a failed status wins."""
     assert _checked("pytest -q", PASSED, is_error=True) == ("fail", False)
     assert _checked("pytest -q", "", is_error=False) == ("pass", True)
+
+
+def test_a_result_that_does_not_say_its_status_takes_the_summary() -> None:
+    """A result without a status (``isError`` null: an older Codex output without its exit
+    code) is read as a masked check's is; a denied call never ran."""
+    assert _checked("pytest -q", PASSED, is_error=None) == ("pass", True)
+    assert _checked("pytest -q", FAILED, is_error=None) == ("fail", False)
+    assert _checked("pytest -q", "Wall time: 1s", is_error=None)[0] == "unknown"
 
 
 def test_a_summary_past_what_the_trajectory_kept_is_not_a_pass() -> None:
