@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from metrics_fixtures import call, result, shell
+from test_script_writes import REPLACE
 
 from proctor.metrics import writes
 from proctor.metrics.figures import step_figures
@@ -101,19 +102,24 @@ def _session(first: Any, *, write_fails: bool = False) -> list[Any]:
     ]
 
 
-def test_a_code_file_written_through_the_shell_makes_a_verified_task() -> None:
-    events = _session(HEREDOC)
+@pytest.mark.parametrize(
+    ("line", "kind", "edited"),
+    [
+        (HEREDOC, "write", "app/calc.py"),
+        (REPLACE, "edit", "app/src/app.py"),  # a python3 script (test_script_writes)
+    ],
+)
+def test_a_code_file_written_through_the_shell_makes_a_verified_task(
+    line: str, kind: str, edited: str
+) -> None:
+    events = _session(line)
     metrics = compute_process_metrics(events, workspace="/ws")
-    assert metrics.steps.by_kind == {"read": 1, "write": 1, "shell": 1}
+    assert metrics.steps.by_kind == {"read": 1, kind: 1, "shell": 1}
     assert metrics.is_task and metrics.verified
     assert metrics.orientation.reads_before_first_edit == 1
     assert metrics.steps.checks == 1
     figures = step_figures(build_steps(events, "/ws"), None)
-    assert (figures.is_task, figures.verified, figures.edited_files) == (
-        True,
-        True,
-        ["app/calc.py"],
-    )
+    assert (figures.is_task, figures.verified, figures.edited_files) == (True, True, [edited])
 
 
 def test_a_write_through_the_shell_that_failed_or_wrote_notes_changed_no_code() -> None:
