@@ -6,6 +6,7 @@ import functools
 import posixpath
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import pairwise
 
 from proctor.metrics.config import check_commands
 from proctor.metrics.shell import ShellCommand, split_commands
@@ -60,8 +61,9 @@ def summary_from_output(step: Step, command: str, checks: Sequence[ShellCommand]
     """The outcome the closing summary of a masked check's runner states in the call's output
     (see :func:`~proctor.metrics.summaries.summary_outcome`): only for a line with one check
     whose call ran and gave an output. A pass is read only where the output's end is shown:
-    the check pipes into nothing but ``tail``, ``tee`` or ``cat``, and the trajectory kept the
-    whole output (a ``| head`` or ``| grep`` may leave out a later part's failure)."""
+    every command the line pipes into after the check is ``tail``, ``tee`` or ``cat``, and the
+    trajectory kept the whole output (a ``| head`` or ``| grep`` may leave out a later part's
+    failure)."""
     result = step.result
     if len(checks) != 1 or result is None or result.denied or not result.output:
         return "unknown"
@@ -76,17 +78,18 @@ _SHOW_THE_END = frozenset({"tail", "tee", "cat"})
 
 @functools.lru_cache(maxsize=1024)
 def _end_shown(line: str, check: ShellCommand) -> bool:
-    """Whether the end of the check's output reaches the call's output: every command it pipes
-    into is one that passes the end on."""
+    """Whether the end of the check's output reaches the call's output: every command the line
+    pipes into after the check passes the end on (``pytest | tail -3; echo done``). A pipe
+    after it anywhere counts, for the check may be inside what is piped (``{ make test; } |
+    head``, ``(pytest; echo done) | head``, a loop piped into ``head``)."""
     commands = split_commands(line)
     at = next((i for i, c in enumerate(commands) if c == check), None)
     if at is None:
         return False
-    while commands[at].then in ("|", "|&"):
-        at += 1
-        if at == len(commands) or not commands[at].words:
-            return False
-        if posixpath.basename(commands[at].words[0]) not in _SHOW_THE_END:
+    for before, command in pairwise(commands[at:]):
+        if before.then in ("|", "|&") and (
+            not command.words or posixpath.basename(command.words[0]) not in _SHOW_THE_END
+        ):
             return False
     return True
 

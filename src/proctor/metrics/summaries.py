@@ -27,7 +27,9 @@ _COLOUR = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|\([A-Z0-9])")
 """A terminal's colour and character set codes (``ESC[32m``, ``ESC(B``)."""
 _COUNT = re.compile(r"(\d+) (\w+)")
 
-_PYTEST = re.compile(r"=*\s*((?:\d+ [a-z ]+?(?:, )?)+) in [\d.]+s(?: \([^)]*\))?\s*=*")
+_PYTEST = re.compile(
+    r"=*\s*((?:\d+ [a-z]+(?: [a-z]+)?, )*\d+ [a-z]+(?: [a-z]+)?) in [\d.]+s(?: \([^)]*\))?\s*=*"
+)
 """pytest's closing line: ``== 1 failed, 2 passed in 0.12s ==`` (``-q``: without the ``=``)."""
 _PYTEST_FAILED = frozenset({"failed", "error", "errors", "subtests failed"})
 _PYTEST_RAN = frozenset({"passed", "skipped", "xfailed", "xpassed", "subtests passed"})
@@ -68,14 +70,20 @@ _PASSES = re.compile(
 )
 """Closing lines that say the run passed, when nothing says it failed."""
 _TALLIES = re.compile(
-    r"(?:Tests:|Test Suites:)\s+(.*\d+ total)"  # jest: Tests: 1 failed, 2 passed, 3 total
-    r"|\s*(?:Test Files|Tests)\s+((?:\d+ \w+(?: \| )?)+) \(\d+\)"  # vitest: 1 failed | 2 passed (3)
+    r"(?:Tests:|Test Suites:)\s+((?:\d+ [a-z]+, )*\d+ total)"  # jest: 1 failed, 2 passed, 3 total
+    # vitest: 1 failed | 1 passed (2)
+    r"|(?:Test Files|Tests)\s+((?:\d+ [a-z]+ \| )*\d+ [a-z]+) \(\d+\)"
     r"|[#ℹ] (pass|fail) (\d+)"  # node --test (its TAP and spec reporters)
     r"|\d+ examples?, (\d+) failures?.*"  # rspec
 )
 """Tallies whose failed count says which: more than none failed, or none did."""
 _GEMINI = "Output: "
 """How Gemini CLI's shell result begins: the output's first line follows it."""
+_HEADER = re.compile(
+    r"<untrusted_context>|Output:|Exit code: -?\d+|Process exited with code -?\d+"
+    r"|(?:Wall time|Chunk ID|Original token count|Command|Directory): .*"
+)
+"""Lines a CLI writes before a command's output (Codex's, Gemini CLI's): not the output's."""
 _UNITTEST_RAN = re.compile(r"Ran \d+ tests? in [\d.]+s")
 _UNITTEST_ENDS = re.compile(r"(OK)(?: \(.*\))?|(FAILED) \(.*\)|(NO TESTS RAN)")
 
@@ -92,6 +100,8 @@ def summary_outcome(output: str | None, *, end_shown: bool = True) -> CheckOutco
     for raw in _COLOUR.sub("", output).splitlines():
         line = raw.strip().removeprefix(_GEMINI)
         if not line:
+            continue
+        if first and _HEADER.fullmatch(line):
             continue
         said = _said(line, ran)
         if said == "pass" and first and _PYTEST.fullmatch(line):

@@ -19,6 +19,12 @@ SUMMARIES: list[tuple[str, str | None]] = [
     ("...\n===== 3 passed, 1 warning in 1.02s =====", "pass"),
     ("..s\n\x1b[32m===== 2 passed, 1 skipped in 0.50s =====\x1b[0m", "pass"),
     ("3 passed in 0.12s", None),  # the count line alone (| tail -1): a floor above it is cut
+    ("<untrusted_context>\nOutput: 3 passed in 0.1s\nProcess Group PGID: 9", None),  # Gemini's
+    ("Exit code: 0\nWall time: 1 seconds\nOutput:\n3 passed in 0.1s\n", None),  # Codex's
+    (
+        "Chunk ID: c3\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n3 passed in 1s",
+        None,
+    ),
     ("..F\n===== 1 failed, 2 passed in 0.12s =====", "fail"),
     ("FAILED tests/test_a.py::test_x - assert 1 == 2\n1 failed, 2 passed in 0.1s", "fail"),
     ("==== 1 error in 0.20s ====", "fail"),
@@ -141,6 +147,10 @@ FAILED = "..F\n1 failed, 2 passed in 0.12s"
         ("pytest -q 2>&1 | head -20", PASSED, "unknown"),
         ("pytest -q 2>&1 | head -20", FAILED, "fail"),
         ("pytest -q 2>&1 | grep passed", PASSED, "unknown"),
+        ("{ pytest -q; } | head -3", PASSED, "unknown"),  # the check inside what is piped
+        ("(pytest -q; echo done) | head -3", PASSED, "unknown"),
+        ("for d in a b; do pytest -q $d; done | head -3", PASSED, "unknown"),
+        ("if true; then pytest -q; fi | head -3", PASSED, "unknown"),
         # No summary, or two checks whose statuses are both hidden: unknown as before.
         ("pytest -q 2>&1 | tail -3", "collecting ...", "unknown"),
         ("make build; pytest -q | tail -1", PASSED, "unknown"),
