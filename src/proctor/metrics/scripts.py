@@ -15,12 +15,14 @@ them is all it does and each file is named where it is written. :func:`script_wr
 the script's syntax, never runs it, and answers only for a script that:
 
 - imports nothing but modules that change nothing by themselves (``pathlib``, ``re``,
-  ``json``, ``textwrap``…, and of ``os`` only its paths, ``makedirs`` and ``getcwd``), and
-  calls no ``exec``, ``eval``, ``compile``, ``getattr`` or ``__import__``;
+  ``json``, ``textwrap``…, and of ``os`` only its paths, ``makedirs`` and ``getcwd``),
+  reaches no other module through them (``glob.os``, ``sys.modules``) and no
+  double-underscore name, and uses no ``exec``, ``eval``, ``compile``, ``getattr`` or
+  ``__import__``, nor hands an opener or a mover on uncalled (``o = open``);
 - writes each file by ``open(PATH, "w")`` (any mode that writes), ``PATH.open("w")``,
   ``PATH.write_text(…)``, ``PATH.write_bytes(…)`` or ``PATH.touch()``, where ``PATH`` is
-  text, ``Path(…)``, ``os.path.join(…)``, a join with ``/`` or ``+`` of such, or a name given
-  one such value once (or a ``for`` over a written list of them);
+  text, pathlib's ``Path(…)``, ``os.path.join(…)``, a join with ``/`` or ``+`` of such, or a
+  name given one such value once (or a ``for`` over a written list no method changes);
 - moves, renames and deletes no path (``unlink``, ``rename``, ``replace``, ``rmdir`` on a
   path).
 
@@ -60,14 +62,24 @@ _MODULES = frozenset(
 _OS = frozenset({"path", "getcwd", "makedirs", "sep", "linesep", "environ", "getenv", "listdir"})
 """What of ``os`` such a script may use (``os.system``, ``os.remove``… are more than writing)."""
 _FORBIDDEN = frozenset(
-    {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "getattr", "setattr"}
+    {"exec", "eval", "compile", "globals", "locals", "vars", "getattr", "setattr", "delattr"}
+    | {"get_type_hints", "FileIO", "open_code", "fdopen", "import_module", "breakpoint"}
 )
-"""Builtins that run or reach code the script's text does not name."""
+"""Names that run or reach code the script's text does not name, or open files past
+``open``: a script using one, as a name or an attribute, is no quick edit."""
+_REACHES = frozenset({"os", "sys", "modules", "builtins", "subprocess", "shutil", "system"})
+"""Attributes that reach another module through an allowed one (``glob.os``, ``sys.modules``)."""
+_DUNDERS = frozenset({"__name__", "__file__", "__doc__"})
+"""The double-underscore names such a script may read; any other reaches past its text."""
 _PATHS = frozenset({"Path", "PurePath", "PosixPath", "PurePosixPath"})
 _OPENERS = frozenset({"open", "io.open", "codecs.open"})
 _MOVES = frozenset({"unlink", "rename", "replace", "rmdir", "symlink_to", "hardlink_to"})
 """Methods of a path that move or delete it: a script calling them does more than write."""
 _READS = frozenset({"read_text", "read_bytes"})
+_PATH_METHODS = frozenset(
+    {"with_name", "with_suffix", "with_stem", "resolve", "absolute", "expanduser", "joinpath"}
+)
+"""Methods of a path that give a path."""
 _WRITES = frozenset({"write_text", "write_bytes", "touch"})
 _MOST = 64
 """The most values a name may stand for (a ``for`` over a written list)."""
@@ -75,6 +87,8 @@ _DEEPEST = 16
 """The most names followed to the text they stand for (``a = b``, ``b = c``…)."""
 _LONGEST = 200_000
 """The longest script read: a longer one is no quick edit."""
+_LONGEST_PATH = 4096
+"""The longest path followed (joins of joins grow fast)."""
 
 
 class _Unsure(Exception):
@@ -118,19 +132,42 @@ class _Script:
             if id(node) not in followed:
                 for name in _bound_names(node):
                     self.bound[name] = self.bound.get(name, 0) + 1
+        # The module each imported name stands for (``from pathlib import Path``: pathlib);
+        # the names whose value a method may change (``files.append(…)``); what is called.
+        self.imported: dict[str, str] = {}
+        self.mutated: set[str] = set()
+        self.called: set[int] = set()
+        for node in self.nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self.imported[alias.asname or alias.name.partition(".")[0]] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    self.imported[alias.asname or alias.name] = node.module or ""
+            elif isinstance(node, ast.Attribute | ast.Subscript):
+                if isinstance(node.value, ast.Name):
+                    self.mutated.add(node.value.id)
+            elif isinstance(node, ast.Call):
+                self.called.add(id(node.func))
+        self.memo: dict[int, tuple[str, ...] | None] = {}
 
     def writes(self) -> tuple[list[str], list[str]] | None:
         whole: dict[str, None] = {}
         changed: dict[str, None] = {}
         read: set[str] = set()
+        if self.bound.get("open") != (1 if "open" in self.imported else None):
+            raise _Unsure  # open given another value: what it opens is not known
         for node in self.nodes:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 _check_import(node)
-            elif isinstance(node, ast.Attribute) and _dotted(node.value) == "os":
-                if node.attr not in _OS:
+            elif isinstance(node, ast.Attribute):
+                self._check_attribute(node)
+            elif isinstance(node, ast.Name):
+                reaches = node.id.startswith("__") and node.id not in _DUNDERS
+                if node.id in _FORBIDDEN or reaches:
                     raise _Unsure
-            elif isinstance(node, ast.Name) and node.id in _FORBIDDEN:
-                raise _Unsure
+                if node.id == "open" and id(node) not in self.called:
+                    raise _Unsure  # open handed on (o = open): its calls are not seen
             elif isinstance(node, ast.Call):
                 found = self._call(node)
                 if found is not None:
@@ -140,17 +177,37 @@ class _Script:
                         read.update(files)
                     else:
                         target.update(dict.fromkeys(files))
+        whole = {posixpath.normpath(file): None for file in whole}
+        changed = {posixpath.normpath(file): None for file in changed}
+        read = {posixpath.normpath(file) for file in read}
         if not whole and not changed:
             return None
         in_place = {**changed, **{file: None for file in whole if file in read}}
         return [file for file in whole if file not in in_place], list(in_place)
 
+    def _check_attribute(self, node: ast.Attribute) -> None:
+        """Refuse an attribute that reaches past the script's text: one of ``os`` but its
+        paths (``os.system``), a module through another (``glob.os``, ``sys.modules``), a
+        double-underscore one, or a method that opens, writes or moves handed on uncalled
+        (``map(Path.unlink, …)``)."""
+        if _dotted(node.value) == "os" and node.attr not in _OS:
+            raise _Unsure
+        if node.attr in _REACHES | _FORBIDDEN and _dotted(node) not in ("os.path", "os.sep"):
+            raise _Unsure
+        if node.attr.startswith("__") and node.attr not in _DUNDERS:
+            raise _Unsure
+        if node.attr in _WRITES | _MOVES | {"open"} and id(node) not in self.called:
+            raise _Unsure
+
     def _call(self, node: ast.Call) -> tuple[tuple[str, ...], str] | None:
         """The files a call opens and how ("w" written whole, "a" changed in place, "r"
         read); None for a call that opens none."""
         name = _dotted(node.func)
+        unpacked = any(isinstance(arg, ast.Starred) for arg in node.args) or any(
+            keyword.arg is None for keyword in node.keywords
+        )
         if name in _OPENERS:
-            if not node.args:
+            if not node.args or unpacked:
                 raise _Unsure
             mode = _mode(node.args[1] if len(node.args) > 1 else _keyword(node, "mode"))
             if mode == "r":
@@ -160,6 +217,8 @@ class _Script:
         if not isinstance(node.func, ast.Attribute):
             return None
         method, receiver = node.func.attr, node.func.value
+        if unpacked and method in _WRITES | _MOVES | {"open"}:
+            raise _Unsure
         if method == "open":
             paths = self._maybe_paths(receiver)
             mode = _mode(node.args[0] if node.args else _keyword(node, "mode"))
@@ -173,8 +232,11 @@ class _Script:
         if method in _READS:
             paths = self._maybe_paths(receiver)
             return (paths, "r") if paths is not None else None
-        if method in _MOVES and (method != "replace" or self._is_path(receiver)):
-            raise _Unsure  # (text's replace is the common one, and changes no file)
+        if method == "replace":  # text's replace (two or three arguments) changes no file
+            if len(node.args) < 2 or self._is_path(receiver) or self._path_class(receiver):
+                raise _Unsure
+        elif method in _MOVES:
+            raise _Unsure
         return None
 
     def _paths(self, node: ast.expr) -> tuple[str, ...]:
@@ -187,6 +249,14 @@ class _Script:
         """The paths an expression stands for, when its text says; None when it does not."""
         if depth > _DEEPEST:
             return None
+        key = id(node)
+        if key not in self.memo:
+            paths = self._paths_of(node, depth)
+            too_long = paths is not None and any(len(path) > _LONGEST_PATH for path in paths)
+            self.memo[key] = None if too_long else paths
+        return self.memo[key]
+
+    def _paths_of(self, node: ast.expr, depth: int) -> tuple[str, ...] | None:
         if isinstance(node, ast.Constant):
             return (node.value,) if isinstance(node.value, str) and node.value else None
         if isinstance(node, ast.Name):
@@ -200,12 +270,9 @@ class _Script:
                 return tuple(a + b for a in left for b in right)
             return tuple(posixpath.join(a, b) for a in left for b in right)
         if isinstance(node, ast.Call) and not node.keywords:
-            name = _dotted(node.func)
-            if name is not None and name.rpartition(".")[2] in _PATHS | {"join"}:
-                if name.endswith("join") and name not in ("os.path.join", "posixpath.join"):
-                    return None
-                if not node.args:
-                    return (".",) if name.rpartition(".")[2] in _PATHS else None
+            if self._path_class(node.func):
+                return self._joined(node.args, depth) if node.args else (".",)
+            if _dotted(node.func) == "os.path.join" and self._module("os") and node.args:
                 return self._joined(node.args, depth)
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             paths = self._maybe_paths(node.value, depth + 1)
@@ -220,8 +287,13 @@ class _Script:
         how, value = self.values[name]
         if how == "one":
             return self._maybe_paths(value, depth + 1)
-        if isinstance(value, ast.Name) and self.bound.get(value.id) == 1:
-            value = self.values.get(value.id, ("", value))[1]
+        if isinstance(value, ast.Name):  # a list given once, and never changed
+            listed = self.values.get(value.id)
+            if self.bound.get(value.id) != 1 or listed is None or listed[0] != "one":
+                return None
+            if value.id in self.mutated:
+                return None
+            value = listed[1]
         if not isinstance(value, ast.List | ast.Tuple):
             return None
         found: list[str] = []
@@ -248,16 +320,43 @@ class _Script:
         if depth > _DEEPEST:
             return False
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
-            return name is not None and name.rpartition(".")[2] in _PATHS
+            if self._path_class(node.func):
+                return True
+            method = node.func  # a path's method that gives a path (with_name, resolve…)
+            return (
+                isinstance(method, ast.Attribute)
+                and method.attr in _PATH_METHODS
+                and self._is_path(method.value, depth + 1)
+            )
         if isinstance(node, ast.BinOp):
             return isinstance(node.op, ast.Div)
         if isinstance(node, ast.Attribute):
             return node.attr == "parent"
         if isinstance(node, ast.Name) and self.bound.get(node.id) == 1:
             how, value = self.values.get(node.id, ("", node))
+            if how == "each":  # any element a path
+                return not isinstance(value, ast.List | ast.Tuple) or any(
+                    self._is_path(element, depth + 1) for element in value.elts
+                )
             return how == "one" and self._is_path(value, depth + 1)
         return False
+
+    def _module(self, name: str) -> bool:
+        """Whether a name is the module of that name, imported once and given no other value."""
+        return self.imported.get(name) == name and self.bound.get(name) == 1
+
+    def _path_class(self, node: ast.expr) -> bool:
+        """Whether an expression is pathlib's ``Path`` (or a pure or POSIX one): imported from
+        pathlib and given no other value, or named through the module (``pathlib.Path``)."""
+        name = _dotted(node)
+        if name is None:
+            return False
+        module, _, last = name.rpartition(".")
+        if last not in _PATHS:
+            return False
+        if not module:
+            return self.imported.get(name) == "pathlib" and self.bound.get(name) == 1
+        return module == "pathlib" and self._module("pathlib")
 
 
 def _bound_names(node: ast.AST) -> Iterator[str]:
@@ -274,6 +373,10 @@ def _bound_names(node: ast.AST) -> Iterator[str]:
     elif isinstance(node, ast.Global | ast.Nonlocal):
         for name in node.names:
             yield from (name, name)
+    elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+        yield from (node.name, node.name)  # a case's capture: any value matched
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        yield from (node.rest, node.rest)
 
 
 def _check_import(node: ast.Import | ast.ImportFrom) -> None:
@@ -289,6 +392,8 @@ def _check_import(node: ast.Import | ast.ImportFrom) -> None:
         raise _Unsure
     if module == "os" and any(alias.name not in _OS for alias in node.names):
         raise _Unsure
+    if any(alias.name in _REACHES | _FORBIDDEN or alias.name == "*" for alias in node.names):
+        raise _Unsure  # a module through another (from glob import os), or all its names
 
 
 def _dotted(node: ast.expr) -> str | None:

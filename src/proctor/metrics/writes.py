@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+import shlex
 
 from proctor.metrics.pipefail import SHELLS as _SHELLS
 from proctor.metrics.scripts import script_writes
@@ -56,12 +57,15 @@ def written_files(command: object) -> Written | None:
     docstring), each as the line names it, joined to the folders its ``cd``s entered; and
     whether any of them is changed in place rather than written whole (``>>`` alone,
     ``tee -a``, ``sed -i``). None for any other line. A command may be an argv list
-    (``["bash", "-lc", "…"]``)."""
-    if isinstance(command, list) and all(isinstance(word, str) for word in command):
+    (``["bash", "-lc", "…"]``, ``["sed", "-i", "…", "f.py"]``): its words as they are."""
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
         wrapped = len(command) == 3 and posixpath.basename(command[0]) in _SHELLS
-        if not wrapped or command[1] not in ("-c", "-lc"):
-            return None
-        command = command[2]
+        if wrapped and command[1] in ("-c", "-lc"):
+            command = command[2]
+        elif posixpath.basename(command[0]) in _SHELLS:
+            return None  # a shell given a script file, or options: not read
+        else:
+            command = shlex.join(command)
     return _written_line(command) if isinstance(command, str) else None
 
 
@@ -114,7 +118,11 @@ def _command_writes(part: ShellCommand) -> tuple[list[str], list[str]] | str | N
             (appended if operator in (">>", "&>>") else targets).append(target)
     if program in _SHELLS:
         script = args[:1] in (["-c"], ["-lc"]) and part.then is None
-        return ([], []) if script and not targets and not appended else None
+        # A "$" in a script in double quotes is this shell's to expand, before the script's
+        # own quotes are read (bash -lc "python3 - <<'PY' … $TARGET …"): what it writes is
+        # not what the text says.
+        expands = '"' in part.text and "$" in part.text
+        return ([], []) if script and not targets and not appended and not expands else None
     if program == "cd":
         return args[0] if len(args) == 1 and _plain(args[0]) and not targets else None
     if program in _HARMLESS:

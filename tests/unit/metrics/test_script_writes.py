@@ -111,6 +111,59 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     (py("__import__('os').remove('a')\nopen('a.py', 'w')"), None),
     (py("m = 'w'\nopen('a.py', m)"), None),  # a mode not written where it opens
     (py("import glob\nfor f in glob.glob('*.py'):\n    open(f, 'a').write('')"), None),
+    # Reaching past the text (from a review: each of these ran a program, wrote elsewhere,
+    # or moved a file, while also writing a.py).
+    (py("import glob\nglob.os.system('make')\nopen('a.py', 'w')"), None),
+    (py("import os\nos.path.os.system('make')\nopen('a.py', 'w')"), None),
+    (py("from fnmatch import os as o\no.remove('b')\nopen('a.py', 'w')"), None),
+    (py("import sys\nsys.modules['os'].system('make')\nopen('a.py', 'w')"), None),
+    (py("__builtins__.exec('1')\nopen('a.py', 'w')"), None),
+    (py("().__class__.__base__.__subclasses__()\nopen('a.py', 'w')"), None),
+    (py("import typing\ntyping.get_type_hints(int)\nopen('a.py', 'w')"), None),
+    (py("import sys\no = open\no(sys.argv[0], 'w')\nopen('a.py', 'w')"), None),
+    (py("import sys\nopen(sys.argv[0], **{'mode': 'w'})\nopen('a.py', 'w')"), None),
+    (
+        py(
+            "import sys\nfiles = ['a.py']\nfiles.append(sys.argv[0])\nfor f in files:\n    open(f, 'w')"
+        ),
+        None,
+    ),
+    (py("import sys\np = 'a.py'\nmatch sys.argv[0]:\n    case p: pass\nopen(p, 'w')"), None),
+    (py("from pathlib import Path\nlist(map(Path.unlink, []))\nPath('a.py').write_text('')"), None),
+    (
+        py(
+            "from pathlib import Path\nPath('a').with_name('a').replace('b')\nPath('c').write_text('')"
+        ),
+        None,
+    ),
+    (
+        py(
+            "from pathlib import Path\nfor p in [Path('a')]:\n    p.replace('b')\nPath('c').write_text('')"
+        ),
+        None,
+    ),
+    (py("from pathlib import Path\nPath.replace(Path('a'), 'b')\nPath('c').write_text('')"), None),
+    (py("import io, sys\nio.FileIO(sys.argv[0], 'w')\nopen('a.py', 'w')"), None),
+    (py("for xs in ['ab']:\n    for f in xs:\n        open(f, 'w')"), None),  # f is 'a', then 'b'
+    (
+        py(
+            "import sys\nfrom pathlib import Path as P\ndef Path(_):\n    return P(sys.argv[0])\nPath('a.py').write_text('')"
+        ),
+        None,
+    ),
+    ("bash -lc \"python3 - <<'PY'\nopen('$T', 'w')\nPY\"", None),  # the outer shell expands $T
+    (
+        py(
+            "import os\n"
+            + "".join(
+                f"a{i + 1} = os.path.join({', '.join([f'a{i}'] * 10)})\n" for i in range(7)
+            ).replace("a0", "'x'")
+            + "open(a7, 'w')"
+        ),
+        None,
+    ),  # a path past reading
+    (py("t = open('./a.py').read()\nopen('a.py', 'w').write(t)"), (("a.py",), True)),  # one file
+    (["python3", "-c", "open('a.py', 'w').write('x')"], (("a.py",), False)),  # an argv
     (py("print(open('a.py').read())"), None),  # writes nothing
     (py("open('a.py', 'w'"), None),  # not Python
     ("python3 - <<PY\nopen('$HOME/x', 'w')\nPY", None),  # the shell expands it
