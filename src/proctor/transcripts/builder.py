@@ -123,6 +123,7 @@ class TrajectoryBuilder:
         self._usage_events: dict[Hashable, EventDict] = {}
         self._open_usage: deque[tuple[int, Hashable]] = deque()
         self._responses = 0
+        self._malformed_usage: set[Hashable] = set()
 
     # -- events -----------------------------------------------------------------------------
 
@@ -151,13 +152,24 @@ class TrajectoryBuilder:
         """A record whose fields have types the parser did not expect: counted, kept raw."""
         self.unknown(f"malformed/{record_type}", raw, ts, str(exc)[:200])
 
-    def check_counts(self, usage: dict[str, Any], keys: tuple[str, ...], ts: Any = None) -> None:
+    def check_counts(
+        self,
+        usage: dict[str, Any],
+        keys: tuple[str, ...],
+        ts: Any = None,
+        response: Hashable | None = None,
+    ) -> None:
         """Count a response's usage whose token counts are not all counts (a string, a
         negative or absurd number: see :func:`token_count`) as ``malformed/usage``: such a
-        count adds nothing to the totals, and the record says so."""
+        count adds nothing to the totals, and the record says so. Once per ``response`` (the
+        lines of one Claude Code response repeat its usage)."""
         for key in keys:
             value = usage.get(key)
             if value is not None and value != 0 and not token_count(value):
+                if response is not None:
+                    if response in self._malformed_usage:
+                        return
+                    self._malformed_usage.add(response)
                 problem = ValueError(f"{key} is not a token count: {value!r}"[:200])
                 self.malformed("usage", problem, None, ts)  # (a number JSON cannot hold)
                 return

@@ -231,3 +231,18 @@ def test_a_codex_or_gemini_token_count_that_is_no_count_is_noted(bad: object) ->
         t = parse_gemini_lines([json.dumps(header), json.dumps(message)])
         assert (t.usage["gm"].input_tokens, t.usage["gm"].cache_read_tokens) == (6, 4)
         assert t.coverage.unknown_record_types == noted
+
+
+def test_a_malformed_count_is_noted_once_per_response() -> None:
+    """Claude Code writes a response's usage on each of its lines (one per content block): the
+    response is counted once, and so is its malformed count. Two responses, two notes."""
+    lines = []
+    for i in range(3):  # three lines of response m1
+        line = json.loads(_claude_usage({"input_tokens": 3, "output_tokens": "7"}))
+        line["uuid"] = f"a1-{i}"
+        lines.append(json.dumps(line))
+    other = json.loads(_claude_usage({"input_tokens": 3, "output_tokens": "7"}))
+    other["message"]["id"], other["uuid"] = "m2", "a2"
+    t = parse_claude_lines([*lines, json.dumps(other)])
+    assert t.usage["claude-x"].responses == 2
+    assert t.coverage.unknown_record_types == {"malformed/usage": 2}

@@ -875,3 +875,38 @@ def test_a_shell_write_after_a_cd_lands_in_the_folder_claude_code_records(
     )
     calls = [e for e in parse_claude_session(main).events if e.type == "tool_call"]
     assert [getattr(call, "cwd", None) for call in calls] == [None, "/w/sub", "/w/sub"]
+
+
+def test_the_fast_reader_keeps_a_shell_results_output_and_no_other(tmp_path: Path) -> None:
+    """A shell's output is kept for a check's summary, as a copy; the rest of the file is let
+    go as it is read (a view of each block would keep the whole file in memory)."""
+    import tracemalloc
+
+    from tests.unit.history.planted import MODEL, ClaudeSession
+
+    session = ClaudeSession("99999999-3333-4333-8444-555555555555", "/w", "2026-11-03")
+    session.user("10:00:00", "Fix it.")
+    blob = "x" * 20_000
+    for i in range(1500):  # 30 MB of file reads
+        tool = {
+            "type": "tool_use",
+            "id": f"toolu_{i}",
+            "name": "Read",
+            "input": {"file_path": "/w/a.py"},
+        }
+        session._assistant("10:00:01", [tool], MODEL, 100)
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": blob}
+        session._record("user", "10:00:02", {"role": "user", "content": [result]})
+    session.tool("10:00:03", "Bash", {"command": "pytest -q | tail -1"})
+    main = tmp_path / "s.jsonl"
+    session.write(main)
+    tracemalloc.start()
+    try:
+        plain = parse_claude_for_measure(main)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert main.stat().st_size > 30_000_000
+    assert peak < 12_000_000, peak  # a few blocks at a time, not the file
+    results = [e for e in plain.events if getattr(e, "type", None) == "tool_result"]
+    assert [r.output for r in results[-2:]] == [None, "ok"]  # a Read's output is not kept

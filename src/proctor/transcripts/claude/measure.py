@@ -348,7 +348,10 @@ class _MeasureParser(_Parser):
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:
         tool_input = block.input if type(block.input) is dict else {}
         files = claude_call_files(kind, tool_input, cwd)
-        moved = cwd if kind == "shell" and cwd != self.cwd and cwd else None  # (ToolCall.cwd)
+        moved = None
+        if kind == "shell":
+            self.shells.add(block.id)
+            moved = cwd if cwd != self.cwd and cwd else None  # (ToolCall.cwd)
         self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files, moved))  # type: ignore[arg-type]
         if kind == "question":  # its result is the answer, which the full parser reads
             self.questions[str(block.id)] = question_of(tool_input)[0]
@@ -407,8 +410,10 @@ class _MeasureParser(_Parser):
                     failed = None  # how it ends is a later result's: its task notification
                     if block.tool_use_id is not None:
                         self.tasks[task] = block.tool_use_id  # type: ignore[index]
-                # Its output, as the line holds it: read only if a measure asks (a check's).
-                result = MeasuredResult(block.tool_use_id, failed, denied, ts, block.content)
+                # A shell's output, as the line holds it: read only if a measure asks (a
+                # check's summary). A copy, so that the file's blocks are not kept with it.
+                kept = block.content.copy() if block.tool_use_id in self.shells else None
+                result = MeasuredResult(block.tool_use_id, failed, denied, ts, kept)
                 self.pending.append(result)  # type: ignore[arg-type]
         return True
 

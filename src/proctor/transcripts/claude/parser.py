@@ -124,6 +124,7 @@ class _Parser:
         if self.subagents and sink is not None:
             self.held_sink, self.builder.sink = sink, None
         self.agent_calls: set[str] = set()
+        self.shells: set[Any] = set()  # shell calls' ids: a measure keeps their results' output
         """The ``Agent`` calls made while a subagent file was still to place: only a result of
         one is read for the subagent its text names (see :meth:`named_subagent`)."""
         self.launched: set[str] = set()
@@ -402,8 +403,10 @@ class _Parser:
             "input": tool_input,
             "files": claude_call_files(kind, tool_input, cwd),
         }
-        if kind == "shell" and cwd != self.cwd and isinstance(cwd, str) and cwd:
-            call["cwd"] = cwd  # a cd of an earlier call (see ToolCall.cwd)
+        if kind == "shell":
+            self.shells.add(tool_id)
+            if cwd != self.cwd and isinstance(cwd, str) and cwd:
+                call["cwd"] = cwd  # a cd of an earlier call (see ToolCall.cwd)
         if side:
             call["sidechain"] = True
         self.out(call if ts is not None and tool_id is not None else ev(**call))
@@ -427,7 +430,7 @@ class _Parser:
     ) -> None:
         inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
         row = (sys.intern(str(message.get("model"))), inp, out, read, write)
-        self.builder.check_counts(usage, USAGE_COUNTS, ts)
+        self.builder.check_counts(usage, USAGE_COUNTS, ts, str(message.get("id")))
         final = message.get("stop_reason") is not None
         side = bool(record.get("isSidechain"))
         key = self.counted(str(message.get("id")), record.get("requestId"), final, side, row)

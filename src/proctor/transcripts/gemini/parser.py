@@ -331,7 +331,8 @@ class _Events:
         tokens = record.get("tokens")
         if isinstance(tokens, dict):
             inputs, outputs, cached = gemini_usage(tokens)
-            self.builder.check_counts(tokens, ("input", "output", "cached", "thoughts", "tool"), ts)
+            counts = ("input", "output", "cached", "thoughts", "tool")
+            self.builder.check_counts(tokens, counts, ts, str(record.get("id")))
             self.builder.usage((model or "unknown", inputs, outputs, cached, 0), ts)
         for call, call_id in zip(calls, ids, strict=True):
             self.tool_result(call, call_id, ts)
