@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import pairwise
@@ -60,10 +61,9 @@ def check_outcome(step: Step, command: str, config: MetricsConfig) -> CheckOutco
 def summary_from_output(step: Step, command: str, checks: Sequence[ShellCommand]) -> CheckOutcome:
     """The outcome the closing summary of a masked check's runner states in the call's output
     (see :func:`~proctor.metrics.summaries.summary_outcome`): only for a line with one check
-    whose call ran and gave an output. A pass is read only where the output's end is shown:
-    every command the line pipes into after the check is ``tail``, ``tee`` or ``cat``, and the
-    trajectory kept the whole output (a ``| head`` or ``| grep`` may leave out a later part's
-    failure)."""
+    whose call ran and gave an output. A pass is read only where the output's end is the end
+    of the whole run (see :func:`_end_shown`: no ``| head`` or ``| grep``, which may leave out
+    a later part's failure) and the trajectory kept the whole output."""
     result = step.result
     if len(checks) != 1 or result is None or result.denied or not result.output:
         return "unknown"
@@ -74,24 +74,29 @@ def summary_from_output(step: Step, command: str, checks: Sequence[ShellCommand]
 
 _SHOW_THE_END = frozenset({"tail", "tee", "cat"})
 """Commands that pass on the end of what they are given (``tail -n 20`` shows the last lines)."""
+_REPEATS = frozenset({"for", "while", "until", "do", "xargs", "parallel"})
+"""Commands that run a check more than once: the end shown is the last run's only."""
+_TO_A_FILE = re.compile(r"(?:^|\s)[1&]?>>?(?!&)")
+"""A redirection of a command's output to a file (``> log``, ``&> log``; not ``2>&1``)."""
 
 
 @functools.lru_cache(maxsize=1024)
 def _end_shown(line: str, check: ShellCommand) -> bool:
-    """Whether the end of the check's output reaches the call's output: every command the line
-    pipes into after the check passes the end on (``pytest | tail -3; echo done``). A pipe
-    after it anywhere counts, for the check may be inside what is piped (``{ make test; } |
-    head``, ``(pytest; echo done) | head``, a loop piped into ``head``)."""
-    commands = split_commands(line)
-    at = next((i for i, c in enumerate(commands) if c == check), None)
-    if at is None:
+    """Whether the end of the check's output is the end of the call's output, all of it: the
+    line pipes nothing anywhere into a command other than ``tail``, ``tee`` or ``cat`` (the
+    check may be inside what is piped: ``{ make test; } | head``, ``bash -c 'pytest' |
+    head``), substitutes no process (``head <(pytest)``), sends no check's output to a file
+    (``pytest > log; head log``), and runs nothing in a loop or through ``xargs`` (the end is
+    the last run's: ``for t in …; do pytest $t; done | tail``)."""
+    if "<(" in line or ">(" in line or _TO_A_FILE.search(check.text):
         return False
-    for before, command in pairwise(commands[at:]):
-        if before.then in ("|", "|&") and (
-            not command.words or posixpath.basename(command.words[0]) not in _SHOW_THE_END
-        ):
+    commands = split_commands(line)
+    for before, command in pairwise(commands):
+        if not command.words:
             return False
-    return True
+        if before.then in ("|", "|&") and posixpath.basename(command.words[0]) not in _SHOW_THE_END:
+            return False
+    return not any(command.words and command.words[0] in _REPEATS for command in commands)
 
 
 def find_checks(steps: Sequence[Step], config: MetricsConfig) -> list[CheckRun]:

@@ -42,9 +42,9 @@ _FAILS = re.compile(
     r"|No tests? (?:files )?found, exiting with code 1.*"  # jest, vitest
     r"|Error: No test files found.*"  # mocha
     r"|\s*\d+ failing"  # mocha
-    r"|test result: FAILED\..*|error: test failed, to rerun pass .*"  # cargo
+    r"|test result: FAILED\..*|error: (?:doc)?test failed, to rerun pass .*"  # cargo
     r"|error: \d+ targets? failed:?"  # cargo --no-fail-fast
-    r"|FAIL(?:\s+\S+.*)?|--- FAIL: .*"  # go test (and jest's, vitest's failed files)
+    r"|FAIL(?:\s+\S*[./]\S*(?:\s.*)?)?|--- FAIL: .*"  # go test; jest's, vitest's failed files
     r"|FAILED \S+::.*"  # pytest's short summary
     r"|(?:FAILURES|ERRORS)!"  # phpunit
     r"|Failed!\s+- Failed:.*"  # dotnet test
@@ -54,14 +54,15 @@ _FAILS = re.compile(
     r"|\d+ files? would be reformatted.*"  # ruff format --check, black --check
     r"|make(?:\[\d+\])?: \*\*\* .*(?:Error \d+|Stop\.).*"  # make
     r"|npm (?:ERR!|error) .*"  # npm
+    r"|Jest: .* coverage threshold .* not met.*"  # jest's coverage floor
+    r"|ERROR: Coverage for .* does not meet .*threshold.*|Errors\s+\d+ errors?.*"  # vitest
+    r"|\S+: FAIL code \d+.*|evaluation failed :\(.*"  # tox
 )
 """Closing lines that say the run failed, whatever else the output says."""
 _PASSES = re.compile(
     r"\s*\d+ passing \(.*\)"  # mocha
     r"|test result: ok\..*"  # cargo
-    r"|ok\s+\S+\s+(?:[\d.]+s|\(cached\)).*"  # go test: ok  example.com/pkg  0.01s
     r"|OK \(\d+ tests?, \d+ assertions?\)"  # phpunit
-    r"|Passed!\s+- Failed:\s+0,.*"  # dotnet test
     r"|(?:\[\w+\] )?BUILD SUCCESS(?:FUL)?\b.*"  # Maven, Gradle
     r"|Success: no issues found.*"  # mypy
     r"|All checks passed!"  # ruff
@@ -74,14 +75,16 @@ _TALLIES = re.compile(
     # vitest: 1 failed | 1 passed (2)
     r"|(?:Test Files|Tests)\s+((?:\d+ [a-z]+ \| )*\d+ [a-z]+) \(\d+\)"
     r"|[#ℹ] (pass|fail) (\d+)"  # node --test (its TAP and spec reporters)
-    r"|\d+ examples?, (\d+) failures?.*"  # rspec
+    r"|\d+ examples?, (\d+) failures?(?!.* errors? occurred).*"  # rspec (not outside examples)
+    r"|\d+ examples?, \d+ failures?, (\d+) errors? occurred outside of examples"
 )
 """Tallies whose failed count says which: more than none failed, or none did."""
 _GEMINI = "Output: "
 """How Gemini CLI's shell result begins: the output's first line follows it."""
 _HEADER = re.compile(
     r"<untrusted_context>|Output:|Exit code: -?\d+|Process exited with code -?\d+"
-    r"|(?:Wall time|Chunk ID|Original token count|Command|Directory): .*"
+    r"|(?:Wall time|Chunk ID|Original token count|Command|Directory|Total output lines): .*"
+    r"|Warning: truncated output.*"
 )
 """Lines a CLI writes before a command's output (Codex's, Gemini CLI's): not the output's."""
 _UNITTEST_RAN = re.compile(r"Ran \d+ tests? in [\d.]+s")
@@ -146,7 +149,9 @@ def _pytest(counts: str) -> CheckOutcome | None:
 
 
 def _tally(found: re.Match[str]) -> CheckOutcome | None:
-    jest, vitest, node, node_count, rspec = found.groups()
+    jest, vitest, node, node_count, rspec, rspec_errors = found.groups()
+    if rspec_errors is not None:
+        return "fail" if int(rspec_errors) else None
     if node is not None:
         if node == "fail":
             return "fail" if int(node_count) else None

@@ -69,13 +69,24 @@ SUMMARIES: list[tuple[str, str | None]] = [
     ("test result: \x1b[32mok\x1b(B\x1b[m. 1 passed; 0 failed", "pass"),  # libtest's colours
     ("test result: \x1b[31mFAILED\x1b(B\x1b[m. 1 passed; 1 failed", "fail"),
     ("error: test failed, to rerun pass `--lib`", "fail"),
-    ("ok  \texample.com/app\t0.012s\nok  \texample.com/app/db\t(cached)", "pass"),
+    # go's and dotnet's lines are each a package's or a project's: no run's summary to pass
+    ("ok  \texample.com/app\t0.012s\nok  \texample.com/app/db\t(cached)", None),
     ("--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/app\t0.01s\nFAIL", "fail"),
     ("3 examples, 0 failures", "pass"),
     ("3 examples, 1 failure", "fail"),
+    ("0 examples, 0 failures, 1 error occurred outside of examples", "fail"),
+    (
+        'Tests:  3 passed, 3 total\nJest: "global" coverage threshold for lines (90%) not met: 50%',
+        "fail",
+    ),
+    (" Test Files  1 passed (1)\n      Tests  3 passed (3)\n     Errors  1 error", "fail"),
+    ("ERROR: Coverage for lines (50%) does not meet global threshold (90%)", "fail"),
+    ("...\n3 passed in 0.1s\npy312: FAIL code 1 (2.00 seconds)", "fail"),  # tox
+    ("error: doctest failed, to rerun pass `--doc`", "fail"),
+    ("FAIL fast mode enabled\nTests:       3 passed, 3 total", "pass"),  # a test's own print
     ("OK (3 tests, 5 assertions)", "pass"),
     ("FAILURES!\nTests: 3, Assertions: 3, Failures: 1.", "fail"),
-    ("Passed!  - Failed:     0, Passed:     3, Skipped:     0, Total:     3", "pass"),
+    ("Passed!  - Failed:     0, Passed:     3, Skipped:     0, Total:     3", None),
     ("Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3", "fail"),
     ("[INFO] BUILD SUCCESS", "pass"),
     ("[INFO] BUILD FAILURE", "fail"),
@@ -151,6 +162,15 @@ FAILED = "..F\n1 failed, 2 passed in 0.12s"
         ("(pytest -q; echo done) | head -3", PASSED, "unknown"),
         ("for d in a b; do pytest -q $d; done | head -3", PASSED, "unknown"),
         ("if true; then pytest -q; fi | head -3", PASSED, "unknown"),
+        ("bash -lc 'pytest -q' | head -5", PASSED, "unknown"),  # a check in an inner shell
+        ('echo "$(pytest -q)" | head -3', PASSED, "unknown"),
+        ("head -40 <(pytest -q 2>&1)", PASSED, "unknown"),
+        ("pytest -q > log 2>&1; head -40 log", PASSED, "unknown"),  # the output in a file
+        ("for t in a b; do pytest -q $t; done | tail -3", PASSED, "unknown"),  # the last run's
+        ("ls tests | xargs -n1 pytest -q | tail -2", PASSED, "unknown"),
+        ("for t in a b; do pytest -q $t; done | tail -3", FAILED, "fail"),
+        ("time pytest -q 2>&1 | tail -3", PASSED, "pass"),
+        ("pytest -q |& tee log | tail -3", PASSED, "pass"),
         # No summary, or two checks whose statuses are both hidden: unknown as before.
         ("pytest -q 2>&1 | tail -3", "collecting ...", "unknown"),
         ("make build; pytest -q | tail -1", PASSED, "unknown"),
