@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections.abc import Iterator
 
 _MODULES = frozenset(
@@ -64,10 +65,14 @@ _OS = frozenset({"path", "getcwd", "makedirs", "sep", "linesep", "environ", "get
 _FORBIDDEN = frozenset(
     {"exec", "eval", "compile", "globals", "locals", "vars", "getattr", "setattr", "delattr"}
     | {"get_type_hints", "FileIO", "open_code", "fdopen", "import_module", "breakpoint"}
+    | {"attrgetter", "methodcaller", "Formatter", "ForwardRef", "help", "type", "super"}
 )
 """Names that run or reach code the script's text does not name, or open files past
 ``open``: a script using one, as a name or an attribute, is no quick edit."""
-_REACHES = frozenset({"os", "sys", "modules", "builtins", "subprocess", "shutil", "system"})
+_REACHES = frozenset(
+    {"os", "sys", "modules", "builtins", "subprocess", "shutil", "system", "io", "codecs"}
+    | {"pathlib", "operator", "importlib", "typing", "string", "functools"}
+)
 """Attributes that reach another module through an allowed one (``glob.os``, ``sys.modules``)."""
 _DUNDERS = frozenset({"__name__", "__file__", "__doc__"})
 """The double-underscore names such a script may read; any other reaches past its text."""
@@ -116,18 +121,26 @@ class _Script:
         self.values: dict[str, tuple[str, ast.expr]] = {}
         self.bound: dict[str, int] = {}
         followed: set[int] = set()  # the targets of those, not counted again as names
+        # Every value each name is given where it is followed, with the statement giving it.
+        self.bindings: dict[str, list[tuple[str, ast.expr, ast.stmt]]] = {}
         for node in self.nodes:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target: ast.expr = node.targets[0]
-                how, value = "one", node.value
-            elif isinstance(node, ast.For):
-                target, how, value = node.target, "each", node.iter
-            else:
+            if not isinstance(node, ast.Assign | ast.AnnAssign | ast.For):
                 continue
-            if isinstance(target, ast.Name):
+            for target, how, value in _followed(node):
                 followed.add(id(target))
                 self.values[target.id] = (how, value)
+                self.bindings.setdefault(target.id, []).append((how, value, node))
                 self.bound[target.id] = self.bound.get(target.id, 0) + 1
+        # Statements run once, in order (the module's own), and what runs later, if ever (a
+        # function's or a class's body, a lambda's).
+        self.top = {id(statement) for statement in tree.body}
+        self.deferred: set[int] = set()
+        for node in self.nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.deferred.update(id(inner) for part in node.body for inner in ast.walk(part))
+            elif isinstance(node, ast.Lambda):
+                self.deferred.update(id(inner) for inner in ast.walk(node.body))
+        iterated = {id(node.iter) for node in self.nodes if isinstance(node, ast.For)}
         for node in self.nodes:
             if id(node) not in followed:
                 for name in _bound_names(node):
@@ -135,7 +148,7 @@ class _Script:
         # The module each imported name stands for (``from pathlib import Path``: pathlib);
         # the names whose value a method may change (``files.append(…)``); what is called.
         self.imported: dict[str, str] = {}
-        self.mutated: set[str] = set()
+        self.used: set[str] = set()  # names read other than as a for's list
         self.called: set[int] = set()
         for node in self.nodes:
             if isinstance(node, ast.Import):
@@ -144,9 +157,9 @@ class _Script:
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     self.imported[alias.asname or alias.name] = node.module or ""
-            elif isinstance(node, ast.Attribute | ast.Subscript):
-                if isinstance(node.value, ast.Name):
-                    self.mutated.add(node.value.id)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if id(node) not in iterated:  # (a list handed on, g = files, may change)
+                    self.used.add(node.id)
             elif isinstance(node, ast.Call):
                 self.called.add(id(node.func))
         self.memo: dict[int, tuple[str, ...] | None] = {}
@@ -169,6 +182,8 @@ class _Script:
                 if node.id == "open" and id(node) not in self.called:
                     raise _Unsure  # open handed on (o = open): its calls are not seen
             elif isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Call | ast.Subscript):
+                    raise _Unsure  # a callable made or looked up while it runs
                 found = self._call(node)
                 if found is not None:
                     files, mode = found
@@ -194,8 +209,14 @@ class _Script:
             raise _Unsure
         if node.attr in _REACHES | _FORBIDDEN and _dotted(node) not in ("os.path", "os.sep"):
             raise _Unsure
-        if node.attr.startswith("__") and node.attr not in _DUNDERS:
-            raise _Unsure
+        if node.attr.startswith("_") and node.attr not in _DUNDERS:
+            raise _Unsure  # a private or double-underscore one (sys._getframe, __class__)
+        if node.attr.startswith(("gi_", "cr_", "ag_", "f_", "tb_", "co_")):
+            raise _Unsure  # a frame's or a generator's insides (their builtins, globals)
+        if _dotted(node) in ("sys.path", "sys.meta_path", "sys.path_hooks"):
+            raise _Unsure  # where imports are looked for
+        if node.attr in ("format", "format_map") and not _plain_format(node.value):
+            raise _Unsure  # a format that reaches attributes ("{0.__init__}".format(x))
         if node.attr in _WRITES | _MOVES | {"open"} and id(node) not in self.called:
             raise _Unsure
 
@@ -260,7 +281,20 @@ class _Script:
         if isinstance(node, ast.Constant):
             return (node.value,) if isinstance(node.value, str) and node.value else None
         if isinstance(node, ast.Name):
-            return self._named(node.id, depth)
+            return self._named(node, depth)
+        if isinstance(node, ast.JoinedStr):  # f"src/{name}.py", its names' values known
+            joined: tuple[str, ...] = ("",)
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    if part.conversion != -1 or part.format_spec is not None:
+                        return None
+                    paths = self._maybe_paths(part.value, depth + 1)
+                else:
+                    paths = self._maybe_paths(part, depth + 1)
+                if paths is None or len(joined) * len(paths) > _MOST:
+                    return None
+                joined = tuple(a + b for a in joined for b in paths)
+            return joined
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
             left = self._maybe_paths(node.left, depth + 1)
             right = self._maybe_paths(node.right, depth + 1)
@@ -274,24 +308,58 @@ class _Script:
                 return self._joined(node.args, depth) if node.args else (".",)
             if _dotted(node.func) == "os.path.join" and self._module("os") and node.args:
                 return self._joined(node.args, depth)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_METHODS:
+                return self._path_method(node.func.attr, node.func.value, node.args, depth)
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             paths = self._maybe_paths(node.value, depth + 1)
             return tuple(posixpath.dirname(p) or "." for p in paths) if paths else None
         return None
 
-    def _named(self, name: str, depth: int) -> tuple[str, ...] | None:
-        """The paths a name stands for: its one value's, or with a ``for``, each value's of
-        the written list it walks (or of the list a name given once stands for)."""
-        if self.bound.get(name) != 1 or name not in self.values:
+    def _path_method(
+        self, method: str, receiver: ast.expr, args: list[ast.expr], depth: int
+    ) -> tuple[str, ...] | None:
+        """The paths a path's method gives (``root.joinpath("a.py")``, ``p.with_suffix(".py")``)."""
+        if not self._is_path(receiver):
             return None
+        paths = self._maybe_paths(receiver, depth + 1)
+        if paths is None or method in ("resolve", "absolute", "expanduser"):
+            return None  # (a folder the script runs in, or a home: not in its text)
+        if method == "joinpath":
+            return self._joined([receiver, *args], depth) if args else paths
+        if len(args) != 1:
+            return None
+        given = self._maybe_paths(args[0], depth + 1)
+        if given is None or len(given) != 1:
+            return None
+        part = given[0]
+        named: list[str] = []
+        for path in paths:
+            folder, (stem, suffix) = posixpath.split(path)[0], posixpath.splitext(path)
+            stem = posixpath.basename(stem)
+            if method == "with_name":
+                named.append(posixpath.join(folder, part))
+            elif method == "with_suffix":
+                named.append(posixpath.join(folder, stem + part))
+            else:  # with_stem
+                named.append(posixpath.join(folder, part + suffix))
+        return tuple(named)
+
+    def _named(self, node: ast.Name, depth: int) -> tuple[str, ...] | None:
+        """The paths a name stands for: its one value's, or with a ``for``, each value's of
+        the written list it walks (or of the list a name given once stands for). A name the
+        module's own statements give several values stands, where it is read, for the last
+        one given before (``p = Path("a.py")`` … ``p = Path("b.py")``)."""
+        name = node.id
+        if self.bound.get(name) != 1 or name not in self.values:
+            return self._last_given(node, depth)
         how, value = self.values[name]
         if how == "one":
             return self._maybe_paths(value, depth + 1)
-        if isinstance(value, ast.Name):  # a list given once, and never changed
+        if isinstance(value, ast.Name):  # a list given once, never changed nor handed on
             listed = self.values.get(value.id)
             if self.bound.get(value.id) != 1 or listed is None or listed[0] != "one":
                 return None
-            if value.id in self.mutated:
+            if value.id in self.used:
                 return None
             value = listed[1]
         if not isinstance(value, ast.List | ast.Tuple):
@@ -303,6 +371,24 @@ class _Script:
                 return None
             found += paths
         return tuple(found) if 0 < len(found) <= _MOST else None
+
+    def _last_given(self, node: ast.Name, depth: int) -> tuple[str, ...] | None:
+        """The paths of the value a name was last given before it is read, where the module's
+        own statements give it every value it has and it is read where they run."""
+        given = self.bindings.get(node.id, [])
+        if len(given) != self.bound.get(node.id) or id(node) in self.deferred:
+            return None
+        if not all(how == "one" and id(statement) in self.top for how, _, statement in given):
+            return None
+        at = (node.lineno, node.col_offset)
+        before = [
+            (statement.end_lineno or 0, statement.end_col_offset or 0, value)
+            for _, value, statement in given
+            if (statement.end_lineno or 0, statement.end_col_offset or 0) <= at
+        ]
+        if not before:
+            return None
+        return self._maybe_paths(max(before, key=lambda found: found[:2])[2], depth + 1)
 
     def _joined(self, parts: list[ast.expr], depth: int) -> tuple[str, ...] | None:
         """The paths of parts joined (``Path("a", "b")``, ``os.path.join("a", "b")``)."""
@@ -342,8 +428,10 @@ class _Script:
         return False
 
     def _module(self, name: str) -> bool:
-        """Whether a name is the module of that name, imported once and given no other value."""
-        return self.imported.get(name) == name and self.bound.get(name) == 1
+        """Whether a name is the module of that name (``import os``, ``import os.path``),
+        imported once and given no other value."""
+        imported = self.imported.get(name, "")
+        return imported.partition(".")[0] == name and self.bound.get(name) == 1
 
     def _path_class(self, node: ast.expr) -> bool:
         """Whether an expression is pathlib's ``Path`` (or a pure or POSIX one): imported from
@@ -357,6 +445,61 @@ class _Script:
         if not module:
             return self.imported.get(name) == "pathlib" and self.bound.get(name) == 1
         return module == "pathlib" and self._module("pathlib")
+
+
+def _followed(
+    node: ast.Assign | ast.AnnAssign | ast.For,
+) -> Iterator[tuple[ast.Name, str, ast.expr]]:
+    """The names a node gives a value the script's text says, each with how ("one" value, or
+    "each" of a list a ``for`` walks) and the value: ``p = …``, ``p: Path = …``, ``a, b = x,
+    y``, ``for f in [...]``, ``for path, old, new in [(…), (…)]``, ``for name in {…}`` or
+    ``for name, (old, new) in {…}.items()`` (the dictionary's keys)."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name):
+            yield target, "one", value
+        elif (
+            isinstance(target, ast.Tuple | ast.List)
+            and isinstance(value, ast.Tuple | ast.List)
+            and len(target.elts) == len(value.elts)
+        ):
+            for name, part in zip(target.elts, value.elts, strict=True):
+                if isinstance(name, ast.Name):
+                    yield name, "one", part
+    elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+        yield node.target, "one", node.value
+    elif isinstance(node, ast.For):
+        target, values = node.target, node.iter
+        items = values.func if isinstance(values, ast.Call) and not values.args else None
+        if (
+            isinstance(items, ast.Attribute)
+            and items.attr == "items"
+            and isinstance(items.value, ast.Dict)
+            and isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+        ):
+            target, values = target.elts[0], _keys(items.value)
+        if isinstance(values, ast.Dict):
+            values = _keys(values)
+        if isinstance(target, ast.Name):
+            yield target, "each", values
+        elif isinstance(target, ast.Tuple) and isinstance(values, ast.List | ast.Tuple):
+            rows = values.elts
+            width = len(target.elts)
+            if all(
+                isinstance(row, ast.Tuple | ast.List) and len(row.elts) == width for row in rows
+            ):
+                for at, name in enumerate(target.elts):
+                    if isinstance(name, ast.Name):
+                        column = [row.elts[at] for row in rows]  # type: ignore[attr-defined]
+                        yield name, "each", ast.List(elts=column, ctx=ast.Load())
+
+
+def _keys(mapping: ast.Dict) -> ast.expr:
+    """A dictionary's keys as a list (one that unpacks another, ``**d``, as no list)."""
+    if any(key is None for key in mapping.keys):
+        return ast.Constant(value=None)
+    return ast.List(elts=[key for key in mapping.keys if key is not None], ctx=ast.Load())
 
 
 def _bound_names(node: ast.AST) -> Iterator[str]:
@@ -373,6 +516,8 @@ def _bound_names(node: ast.AST) -> Iterator[str]:
     elif isinstance(node, ast.Global | ast.Nonlocal):
         for name in node.names:
             yield from (name, name)
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        yield from (node.name, node.name)  # the exception caught: any value
     elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
         yield from (node.name, node.name)  # a case's capture: any value matched
     elif isinstance(node, ast.MatchMapping) and node.rest:
@@ -384,16 +529,16 @@ def _check_import(node: ast.Import | ast.ImportFrom) -> None:
         for alias in node.names:
             if alias.name not in _MODULES and alias.name not in ("os", "os.path"):
                 raise _Unsure
-            if alias.name == "os" and alias.asname:
-                raise _Unsure  # os under another name: its uses are not seen as os's
+            if alias.asname:
+                raise _Unsure  # a module under another name: its uses are not seen as its
         return
     module = node.module or ""
     if node.level or (module not in _MODULES and module not in ("os", "os.path")):
         raise _Unsure
     if module == "os" and any(alias.name not in _OS for alias in node.names):
         raise _Unsure
-    if any(alias.name in _REACHES | _FORBIDDEN or alias.name == "*" for alias in node.names):
-        raise _Unsure  # a module through another (from glob import os), or all its names
+    if any(alias.name in _REACHES | _FORBIDDEN | {"*", "open"} for alias in node.names):
+        raise _Unsure  # a module through another (from glob import os), all its names, an opener
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -406,6 +551,13 @@ def _dotted(node: ast.expr) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _plain_format(node: ast.expr) -> bool:
+    """Whether a format string's fields name no attribute or item (``"{0.x}"``, ``"{0[k]}"``)."""
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+        return False
+    return not re.search(r"\{[^{}]*[.\[]", node.value)
 
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:

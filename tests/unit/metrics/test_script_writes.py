@@ -99,8 +99,10 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     (py("import shutil\nshutil.copy('a', 'b')"), None),
     (py("from . import x\nopen('a.py', 'w')"), None),
     (py("import sys\np = sys.argv[1]\nopen(p, 'w').write('1')"), None),
-    (py("n = 'a'\nopen(f'{n}.py', 'w')"), None),
-    (py("p = 'a.py'\np = 'b.py'\nopen(p, 'w')"), None),  # given twice: which is unknown
+    (py("n = 'a'\nopen(f'{n}.py', 'w')"), (("a.py",), False)),  # an f-string of known names
+    (py("import sys\nopen(f'{sys.argv[1]}.py', 'w')"), None),
+    (py("p = 'a.py'\np = 'b.py'\nopen(p, 'w')"), (("b.py",), False)),  # the last given before
+    (py("p = 'a.py'\nif x:\n    p = 'b.py'\nopen(p, 'w')"), None),  # given where it may not run
     (py("def w(p):\n    open(p, 'w')\nw('a.py')"), None),
     (py("p = 'a.py'\ndef w(p):\n    open(p, 'w')\nw('b.py')"), None),
     (py("from pathlib import Path\nPath('old.py').rename('new.py')"), None),
@@ -164,6 +166,62 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     ),  # a path past reading
     (py("t = open('./a.py').read()\nopen('a.py', 'w').write(t)"), (("a.py",), True)),  # one file
     (["python3", "-c", "open('a.py', 'w').write('x')"], (("a.py",), False)),  # an argv
+    # Ordinary edit scripts (from a second review): a name given again, tuples, loops over
+    # rows, an annotation, import os.path, a path's methods, an f-string.
+    (
+        py(
+            "from pathlib import Path\np = Path('a.py')\np.write_text(p.read_text())\np = Path('b.py')\np.write_text(p.read_text())"
+        ),
+        (("a.py", "b.py"), True),
+    ),
+    (py("src, dst = 'a.py', 'b.py'\nopen(dst, 'w').write(open(src).read())"), (("b.py",), False)),
+    (
+        py(
+            "from pathlib import Path\nfor path, old, new in [('a.py', 'x', 'y'), ('b.py', 'u', 'v')]:\n    p = Path(path)\n    p.write_text(p.read_text().replace(old, new))"
+        ),
+        (("a.py", "b.py"), True),
+    ),  # p takes each row's path
+    (
+        py(
+            "for path, old, new in [('a.py', 'x', 'y'), ('b.py', 'u', 'v')]:\n    open(path, 'a').write(new)"
+        ),
+        (("a.py", "b.py"), True),
+    ),
+    (
+        py("for name, (old, new) in {'a.py': ('x', 'y')}.items():\n    open(name, 'w').write(new)"),
+        (("a.py",), False),
+    ),
+    (py("from pathlib import Path\np: Path = Path('a.py')\np.write_text('')"), (("a.py",), False)),
+    (py("import os.path\nopen(os.path.join('src', 'app.py'), 'w')"), (("src/app.py",), False)),
+    (
+        py("from pathlib import Path\nroot = Path('src')\nroot.joinpath('b.py').write_text('')"),
+        (("src/b.py",), False),
+    ),
+    (
+        py("from pathlib import Path\np = Path('src/a.py')\np.with_suffix('.pyi').write_text('')"),
+        (("src/a.pyi",), False),
+    ),
+    (
+        py("from pathlib import Path\np = Path('src/a.py')\np.with_name('b.py').write_text('')"),
+        (("src/b.py",), False),
+    ),
+    # Reaching past the text (a second review).
+    (py("(i for i in ()).gi_frame.f_builtins['exec']('1')\nopen('a.py', 'w')"), None),
+    (py("import sys\nsys._getframe()\nopen('a.py', 'w')"), None),
+    (py("import typing\ntyping.operator.attrgetter('os')(typing)\nopen('a.py', 'w')"), None),
+    (py("import pathlib\npathlib.io.open('/etc/x', 'w')\nopen('a.py', 'w')"), None),
+    (py("from io import open as o\no('x', 'w')\nopen('a.py', 'w')"), None),
+    (py("import io as i\ni.open('x', 'w')\nopen('a.py', 'w')"), None),
+    (py("type(open('a.py', 'w').buffer.raw)('x', 'w')"), None),
+    (py("p = 'a.py'\ntry:\n    pass\nexcept Exception as p:\n    pass\nopen(p, 'w')"), None),
+    (
+        py(
+            "import sys\nfiles = ['a.py']\ng = files\ng.append(sys.argv[1])\nfor f in files:\n    open(f, 'w')"
+        ),
+        None,
+    ),
+    (py("import os\n'{0.__init__.__globals__}'.format(os.path)\nopen('a.py', 'w')"), None),
+    (py("import sys\nsys.path.insert(0, '/x')\nopen('a.py', 'w')"), None),
     (py("print(open('a.py').read())"), None),  # writes nothing
     (py("open('a.py', 'w'"), None),  # not Python
     ("python3 - <<PY\nopen('$HOME/x', 'w')\nPY", None),  # the shell expands it
