@@ -36,7 +36,8 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Iterator
+
+from proctor.metrics.pynames import bound_names, followed_bindings, parameter_values
 
 _MODULES = frozenset(
     {
@@ -126,11 +127,17 @@ class _Script:
         for node in self.nodes:
             if not isinstance(node, ast.Assign | ast.AnnAssign | ast.For):
                 continue
-            for target, how, value in _followed(node):
+            for target, how, value in followed_bindings(node):
                 followed.add(id(target))
                 self.values[target.id] = (how, value)
                 self.bindings.setdefault(target.id, []).append((how, value, node))
                 self.bound[target.id] = self.bound.get(target.id, 0) + 1
+        # A helper's parameters (``def patch(path, old, new)``), where every call of it says
+        # each one: each stands for the values its calls give it.
+        for argument, given in parameter_values(self.nodes):
+            followed.add(id(argument))
+            self.values[argument.arg] = ("each", given)
+            self.bound[argument.arg] = self.bound.get(argument.arg, 0) + 1
         # Statements run once, in order (the module's own), and what runs later, if ever (a
         # function's or a class's body, a lambda's).
         self.top = {id(statement) for statement in tree.body}
@@ -143,7 +150,7 @@ class _Script:
         iterated = {id(node.iter) for node in self.nodes if isinstance(node, ast.For)}
         for node in self.nodes:
             if id(node) not in followed:
-                for name in _bound_names(node):
+                for name in bound_names(node):
                     self.bound[name] = self.bound.get(name, 0) + 1
         # The module each imported name stands for (``from pathlib import Path``: pathlib);
         # the names whose value a method may change (``files.append(…)``); what is called.
@@ -445,83 +452,6 @@ class _Script:
         if not module:
             return self.imported.get(name) == "pathlib" and self.bound.get(name) == 1
         return module == "pathlib" and self._module("pathlib")
-
-
-def _followed(
-    node: ast.Assign | ast.AnnAssign | ast.For,
-) -> Iterator[tuple[ast.Name, str, ast.expr]]:
-    """The names a node gives a value the script's text says, each with how ("one" value, or
-    "each" of a list a ``for`` walks) and the value: ``p = …``, ``p: Path = …``, ``a, b = x,
-    y``, ``for f in [...]``, ``for path, old, new in [(…), (…)]``, ``for name in {…}`` or
-    ``for name, (old, new) in {…}.items()`` (the dictionary's keys)."""
-    if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        target, value = node.targets[0], node.value
-        if isinstance(target, ast.Name):
-            yield target, "one", value
-        elif (
-            isinstance(target, ast.Tuple | ast.List)
-            and isinstance(value, ast.Tuple | ast.List)
-            and len(target.elts) == len(value.elts)
-        ):
-            for name, part in zip(target.elts, value.elts, strict=True):
-                if isinstance(name, ast.Name):
-                    yield name, "one", part
-    elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
-        yield node.target, "one", node.value
-    elif isinstance(node, ast.For):
-        target, values = node.target, node.iter
-        items = values.func if isinstance(values, ast.Call) and not values.args else None
-        if (
-            isinstance(items, ast.Attribute)
-            and items.attr == "items"
-            and isinstance(items.value, ast.Dict)
-            and isinstance(target, ast.Tuple)
-            and len(target.elts) == 2
-        ):
-            target, values = target.elts[0], _keys(items.value)
-        if isinstance(values, ast.Dict):
-            values = _keys(values)
-        if isinstance(target, ast.Name):
-            yield target, "each", values
-        elif isinstance(target, ast.Tuple) and isinstance(values, ast.List | ast.Tuple):
-            rows = values.elts
-            width = len(target.elts)
-            if all(
-                isinstance(row, ast.Tuple | ast.List) and len(row.elts) == width for row in rows
-            ):
-                for at, name in enumerate(target.elts):
-                    if isinstance(name, ast.Name):
-                        column = [row.elts[at] for row in rows]  # type: ignore[attr-defined]
-                        yield name, "each", ast.List(elts=column, ctx=ast.Load())
-
-
-def _keys(mapping: ast.Dict) -> ast.expr:
-    """A dictionary's keys as a list (one that unpacks another, ``**d``, as no list)."""
-    if any(key is None for key in mapping.keys):
-        return ast.Constant(value=None)
-    return ast.List(elts=[key for key in mapping.keys if key is not None], ctx=ast.Load())
-
-
-def _bound_names(node: ast.AST) -> Iterator[str]:
-    """The names a node gives a value to, each as often as it counts: a parameter, a global
-    or a nonlocal twice, for each may hold any value."""
-    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-        yield node.id
-    elif isinstance(node, ast.arg):
-        yield from (node.arg, node.arg)
-    elif isinstance(node, ast.alias):
-        yield (node.asname or node.name).partition(".")[0]
-    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        yield node.name
-    elif isinstance(node, ast.Global | ast.Nonlocal):
-        for name in node.names:
-            yield from (name, name)
-    elif isinstance(node, ast.ExceptHandler) and node.name:
-        yield from (node.name, node.name)  # the exception caught: any value
-    elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
-        yield from (node.name, node.name)  # a case's capture: any value matched
-    elif isinstance(node, ast.MatchMapping) and node.rest:
-        yield from (node.rest, node.rest)
 
 
 def _check_import(node: ast.Import | ast.ImportFrom) -> None:

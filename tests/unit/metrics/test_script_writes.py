@@ -103,7 +103,17 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     (py("import sys\nopen(f'{sys.argv[1]}.py', 'w')"), None),
     (py("p = 'a.py'\np = 'b.py'\nopen(p, 'w')"), (("b.py",), False)),  # the last given before
     (py("p = 'a.py'\nif x:\n    p = 'b.py'\nopen(p, 'w')"), None),  # given where it may not run
-    (py("def w(p):\n    open(p, 'w')\nw('a.py')"), None),
+    (py("def w(p):\n    open(p, 'w')\nw('a.py')"), (("a.py",), False)),  # a helper's parameter
+    (
+        py(
+            "from pathlib import Path\ndef patch(path, old, new):\n    p = Path(path)\n    p.write_text(p.read_text().replace(old, new))\npatch('a.py', 'x', 'y')\npatch(new='v', old='u', path='b.py')"
+        ),
+        (("a.py", "b.py"), True),
+    ),  # by place or by name, every call's
+    (py("import sys\ndef w(p):\n    open(p, 'w')\nw('a.py')\nw(sys.argv[1])"), None),
+    (py("def w(p):\n    open(p, 'w')\nw('a.py')\nf = w\nf('b')"), None),  # handed on
+    (py("def w(p):\n    open(p, 'w')\nw(*['a.py'])"), None),
+    (py("def w(p='a.py'):\n    open(p, 'w')\nw()"), None),  # a default: not followed
     (py("p = 'a.py'\ndef w(p):\n    open(p, 'w')\nw('b.py')"), None),
     (py("from pathlib import Path\nPath('old.py').rename('new.py')"), None),
     (py("from pathlib import Path\nPath('a.py').write_text('')\nPath('b.py').unlink()"), None),
