@@ -13,7 +13,8 @@ def followed_bindings(
     """The names a node gives a value the script's text says, each with how ("one" value, or
     "each" of a list a ``for`` walks) and the value: ``p = …``, ``p: Path = …``, ``a, b = x,
     y``, ``for f in [...]``, ``for path, old, new in [(…), (…)]``, ``for name in {…}`` or
-    ``for name, (old, new) in {…}.items()`` (the dictionary's keys)."""
+    ``for name, (old, new) in {…}.items()`` (the dictionary's keys; of ``edits.items()``, the
+    name ``edits``, whose dictionary is looked up where it is read)."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         target, value = node.targets[0], node.value
         if isinstance(target, ast.Name):
@@ -33,12 +34,14 @@ def followed_bindings(
         items = values.func if isinstance(values, ast.Call) and not values.args else None
         if (
             isinstance(items, ast.Attribute)
-            and items.attr == "items"
-            and isinstance(items.value, ast.Dict)
-            and isinstance(target, ast.Tuple)
-            and len(target.elts) == 2
+            and items.attr in ("items", "keys")
+            and isinstance(items.value, ast.Dict | ast.Name)
+            and (items.attr == "keys" or (isinstance(target, ast.Tuple) and len(target.elts) == 2))
         ):
-            target, values = target.elts[0], _keys(items.value)
+            if isinstance(target, ast.Tuple):
+                target = target.elts[0]
+            # A dictionary written here: its keys; one a name stands for: the name, read on.
+            values = _keys(items.value) if isinstance(items.value, ast.Dict) else items.value
         if isinstance(values, ast.Dict):
             values = _keys(values)
         if isinstance(target, ast.Name):

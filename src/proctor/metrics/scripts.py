@@ -148,6 +148,11 @@ class _Script:
             elif isinstance(node, ast.Lambda):
                 self.deferred.update(id(inner) for inner in ast.walk(node.body))
         iterated = {id(node.iter) for node in self.nodes if isinstance(node, ast.For)}
+        for node in self.nodes:  # a dictionary walked by its keys: for name in edits.items()
+            if isinstance(node, ast.For) and isinstance(node.iter, ast.Call):
+                method = node.iter.func
+                if isinstance(method, ast.Attribute) and method.attr in ("items", "keys"):
+                    iterated.add(id(method.value))
         for node in self.nodes:
             if id(node) not in followed:
                 for name in bound_names(node):
@@ -369,6 +374,8 @@ class _Script:
             if value.id in self.used:
                 return None
             value = listed[1]
+        if isinstance(value, ast.Dict) and all(key is not None for key in value.keys):
+            value = ast.List(elts=[key for key in value.keys if key is not None], ctx=ast.Load())
         if not isinstance(value, ast.List | ast.Tuple):
             return None
         found: list[str] = []

@@ -215,6 +215,19 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
         py("from pathlib import Path\np = Path('src/a.py')\np.with_name('b.py').write_text('')"),
         (("src/b.py",), False),
     ),
+    (
+        py(
+            "edits = {'a.py': ('x', 'y'), 'b.py': ('u', 'v')}\nfor name, (old, new) in edits.items():\n    open(name, 'a').write(new)"
+        ),
+        (("a.py", "b.py"), True),
+    ),  # a dictionary a name stands for
+    (py("edits = {'a.py': 1}\nfor name in edits:\n    open(name, 'w')"), (("a.py",), False)),
+    (
+        py(
+            "import sys\nedits = {'a.py': 1}\nedits[sys.argv[1]] = 2\nfor name in edits.keys():\n    open(name, 'w')"
+        ),
+        None,
+    ),
     # Reaching past the text (a second review).
     (py("(i for i in ()).gi_frame.f_builtins['exec']('1')\nopen('a.py', 'w')"), None),
     (py("import sys\nsys._getframe()\nopen('a.py', 'w')"), None),
