@@ -124,9 +124,10 @@ class _Parser:
         if self.subagents and sink is not None:
             self.held_sink, self.builder.sink = sink, None
         self.agent_calls: set[str] = set()
-        self.shells: set[Any] = set()  # shell calls' ids: a measure keeps their results' output
         """The ``Agent`` calls made while a subagent file was still to place: only a result of
         one is read for the subagent its text names (see :meth:`named_subagent`)."""
+        self.shells: set[Any] = set()
+        """The shell calls' ids: a reader for a measure keeps their results' output."""
         self.launched: set[str] = set()
         """The subagents launched in the background: merged by time, never placed."""
         self.resumed: list[list[Any]] = []
@@ -403,10 +404,8 @@ class _Parser:
             "input": tool_input,
             "files": claude_call_files(kind, tool_input, cwd),
         }
-        if kind == "shell":
-            self.shells.add(tool_id)
-            if cwd != self.cwd and isinstance(cwd, str) and cwd:
-                call["cwd"] = cwd  # a cd of an earlier call (see ToolCall.cwd)
+        if kind == "shell" and (folder := self.shell_call(tool_id, cwd)) is not None:
+            call["cwd"] = folder
         if side:
             call["sidechain"] = True
         self.out(call if ts is not None and tool_id is not None else ev(**call))
@@ -424,6 +423,12 @@ class _Parser:
             self.out(ev(type="subagent", ts=ts, id=tool_id, name=label))
             if self.subagents and isinstance(tool_id, str):
                 self.agent_calls.add(tool_id)
+
+    def shell_call(self, tool_id: Any, cwd: Any) -> str | None:
+        """Note a shell call; the folder its line records when that is not the session's own
+        (a ``cd`` of an earlier call: see ToolCall.cwd), else None."""
+        self.shells.add(tool_id)
+        return cwd if cwd != self.cwd and isinstance(cwd, str) and cwd else None
 
     def count_usage(
         self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any

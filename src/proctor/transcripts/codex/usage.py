@@ -62,9 +62,9 @@ class CodexUsage:
         named = named if isinstance(named, str) and named else model
         if isinstance(usage, dict):
             self.builder.check_counts(usage, COUNTS, ts)
-        if isinstance(usage, dict) and self._count(usage, named, ts):
-            self.from_records += 1
-            self.record_since_count = True
+            if self._count(usage, named, ts):
+                self.from_records += 1
+                self.record_since_count = True
 
     def token_count(self, payload: dict[str, Any], model: str, ts: str | None) -> None:
         """An ``event_msg/token_count`` line."""

@@ -68,6 +68,8 @@ from proctor.util.files import open_regular, read_regular
 from proctor.util.shellwords import shell_folder
 
 TEXT_CAP = 2000
+TOKEN_COUNTS = ("input", "output", "cached", "thoughts", "tool")
+"""The token counts of a ``gemini`` message's ``tokens``."""
 EXIT_CODE = re.compile(r"^Exit Code: (-?\d{1,12})", re.M)
 DENIAL_MARKERS = (
     "denied by policy",
@@ -331,8 +333,7 @@ class _Events:
         tokens = record.get("tokens")
         if isinstance(tokens, dict):
             inputs, outputs, cached = gemini_usage(tokens)
-            counts = ("input", "output", "cached", "thoughts", "tool")
-            self.builder.check_counts(tokens, counts, ts, str(record.get("id")))
+            self.builder.check_counts(tokens, TOKEN_COUNTS, ts, str(record.get("id")))
             self.builder.usage((model or "unknown", inputs, outputs, cached, 0), ts)
         for call, call_id in zip(calls, ids, strict=True):
             self.tool_result(call, call_id, ts)
