@@ -360,6 +360,7 @@ def history_and_ccusage(corpus: Path, tmp: Path, ccusage: Path | None) -> dict[s
             "seconds": statistics.median(times[label]),
             "sessions": report["total"]["sessions"],
             "usage": report["total"]["usage"],
+            "costUsd": report["total"]["costUsd"],
         }
     if ccusage is not None:
         totals = json.loads(outputs["ccusage"])["totals"]
@@ -443,6 +444,9 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     theirs = {k: cc["totals"][k] for k in ours}
     print(f"ccusage token totals: {theirs}")
     print(f"equal to ccusage: {theirs == ours}")
+    dollars, their_dollars = history["cold"]["costUsd"], cc["totals"].get("totalCost")
+    same = None not in (dollars, their_dollars) and abs(dollars - their_dollars) < 1e-6
+    print(f"dollars: proctor history {dollars}, ccusage {their_dollars}, equal: {same}")
     print(
         "wall-time ratio proctor/ccusage (whole process each): "
         f"full streamed {full['wall'] / cc['seconds']:.2f}, "

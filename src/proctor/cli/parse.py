@@ -28,6 +28,7 @@ from proctor.models.trajectory import (
     TurnEnd,
     Usage,
 )
+from proctor.util.text import cache_write_text
 
 if TYPE_CHECKING:
     from proctor.history.sources import Session
@@ -244,6 +245,7 @@ def describe(event: Event) -> str:
         return (
             f"{side}{event.model} in={event.input_tokens} out={event.output_tokens} "
             f"cache_read={event.cache_read_tokens} cache_write={event.cache_write_tokens}"
+            + (f" (1h={event.cache_write_1h_tokens})" if event.cache_write_1h_tokens else "")
         )
     if isinstance(event, TurnEnd):
         took = f"{event.duration_ms:.0f} ms" if event.duration_ms is not None else ""
@@ -267,7 +269,8 @@ def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
     for model, usage in sorted(trajectory.usage.items()):
         out.append(
             f"  {model}: input {usage.input_tokens}, output {usage.output_tokens}, "
-            f"cache read {usage.cache_read_tokens}, cache write {usage.cache_write_tokens} "
+            f"cache read {usage.cache_read_tokens}, cache write "
+            f"{cache_write_text(usage.cache_write_tokens, usage.cache_write_1h_tokens, '')} "
             f"({usage.responses} responses)"
         )
     if check is not None:

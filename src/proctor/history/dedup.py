@@ -24,7 +24,7 @@ from proctor.transcripts.builder import UsageRow, usage_by_model
 
 def _better(row: Response, kept: tuple[bool, int]) -> bool:
     """Whether ``row`` wins over the kept line (its sidechain flag and total)."""
-    side, total = row[1], sum(row[3:])
+    side, total = row[1], sum(row[3:7])  # (the hour's writes are a part of the writes)
     kept_side, kept_total = kept
     if kept_side != side:
         return kept_side  # a main-session line wins over a sidechain's
@@ -68,10 +68,10 @@ def _count_once(sessions: Sequence[SessionRecord], pricing: PriceTable) -> None:
             digest = row[0]
             kept = winner.get(digest)
             if kept is None or (kept[0] != index and _better(row, (kept[1], kept[2]))):
-                winner[digest] = (index, row[1], sum(row[3:]))
+                winner[digest] = (index, row[1], sum(row[3:7]))
     for index, (session, responses) in enumerate(involved):
         kept_rows: list[UsageRow] = [
-            (row[2], row[3], row[4], row[5], row[6])
+            (row[2], row[3], row[4], row[5], row[6], row[7])
             for row in responses
             if winner[row[0]][0] == index
         ]

@@ -35,6 +35,7 @@ class UsageRecord(msgspec.Struct, rename="camel", forbid_unknown_fields=True, gc
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     responses: int = 0
+    cache_write_1h_tokens: int = msgspec.field(default=0, name="cacheWrite1hTokens")
 
 
 class StepsRecord(msgspec.Struct, rename="camel", forbid_unknown_fields=True, gc=False):
@@ -86,8 +87,9 @@ class SessionRecord(msgspec.Struct, rename="camel", forbid_unknown_fields=True, 
     unknown_records: int = 0
 
 
-Response = tuple[int, bool, str, int, int, int, int]
-"""A response a session counted: its digest, sidechain flag, model and four token counts."""
+Response = tuple[int, bool, str, int, int, int, int, int]
+"""A response a session counted: its digest, sidechain flag, model, four token counts and the
+part of its cache write kept for an hour."""
 
 _read_many = msgspec.json.Decoder(list[SessionRecord]).decode
 _read_one = msgspec.json.Decoder(SessionRecord).decode
@@ -142,6 +144,7 @@ def usage_records(usage: dict[str, ModelUsage]) -> dict[str, UsageRecord]:
             used.cache_read_tokens,
             used.cache_write_tokens,
             used.responses,
+            used.cache_write_1h_tokens,
         )
         for model, used in usage.items()
     }

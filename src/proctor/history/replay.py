@@ -213,6 +213,7 @@ def _measure(
                 "cacheReadTokens": used.cache_read_tokens,
                 "cacheWriteTokens": used.cache_write_tokens,
                 "responses": used.responses,
+                "cacheWrite1hTokens": used.cache_write_1h_tokens,
             }
             for model, used in trajectory.usage.items()
         },

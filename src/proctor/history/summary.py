@@ -12,11 +12,19 @@ from pydantic_core import PydanticSerializationError
 from proctor.history.record import SessionRecord, UsageRecord, local_start, records_json
 from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
 from proctor.models.io import dump_json, escape_surrogates
+from proctor.models.list_prices import LIST_PRICES_AS_OF
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
-from proctor.util.text import dollars_text, duration_text, fixed, table_cell, without_noise
+from proctor.util.text import (
+    cache_write_text,
+    dollars_text,
+    duration_text,
+    fixed,
+    table_cell,
+    without_noise,
+)
 
 
 def spread(values: Iterable[float | int | None]) -> Spread:
@@ -234,12 +242,12 @@ def render_history(report: HistoryReport) -> str:
             dollars = total.cost_by_model.get(model)
             lines.append(
                 f"| {table_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
-                f"{used.cache_read_tokens:,} | {used.cache_write_tokens:,} | "
+                f"{used.cache_read_tokens:,} | "
+                f"{cache_write_text(used.cache_write_tokens, used.cache_write_1h_tokens)} | "
                 f"{'unpriced' if dollars is None else dollars_text(dollars)} |"
             )
         lines.append(f"\nCost: {_dollars(total)}")
-        if total.unpriced_models:
-            lines.append(PRICES_HINT)
+        lines.append(PRICES_HINT)
     if report.by is not None:
         lines += [
             "",
@@ -265,7 +273,8 @@ def render_history(report: HistoryReport) -> str:
 
 PRICES_HINT = (
     "(A model's price, dollars per million tokens, comes from `pricing` in ./proctor.json or "
-    "the file --config names: see docs/metrics.md.)"
+    f"the file --config names, else from its maker's list price as of {LIST_PRICES_AS_OF}: see "
+    "docs/metrics.md.)"
 )
 
 

@@ -30,6 +30,7 @@ def tokens_by_model(events: Sequence[Event]) -> dict[str, ModelUsage]:
                 cache_read_tokens=event.cache_read_tokens or 0,
                 cache_write_tokens=event.cache_write_tokens or 0,
                 responses=1,
+                cache_write_1h_tokens=event.cache_write_1h_tokens or 0,
             ),
         )
         for event in events

@@ -1,19 +1,24 @@
 """Dollars from tokens: the one place prices are looked up and added.
 
-**The rule for unknown prices.** A model's price comes from the configuration's ``pricing``
-table, under its ``provider/model`` key or its bare model name; proctor's own scripted agent and
-scripted model (``scripted``, ``scripted/…``) cost nothing. A model with no price has an unknown
-cost, which is ``None``, never ``0``; any sum that includes an unknown cost is unknown too, and
-the models without a price are listed beside it (``unpriced``) so a user knows what to add.
+**Where a price comes from.** A model's price comes from the configuration's ``pricing``
+table, under its ``provider/model`` key or its bare model name; else from the list prices
+proctor ships (:mod:`proctor.models.list_prices`); proctor's own scripted agent and scripted
+model (``scripted``, ``scripted/…``) cost nothing.
+
+**The rule for unknown prices.** A model with no price has an unknown cost, which is ``None``,
+never ``0``; any sum that includes an unknown cost is unknown too, and the models without a
+price are listed beside it (``unpriced``) so a user knows what to add.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from proctor.models.base import CamelModel, UserModel
+from proctor.models.list_prices import LIST_PRICES, list_name
 from proctor.models.trajectory import ModelUsage
 
 PER_TOKENS = 1_000_000
@@ -27,9 +32,28 @@ class ModelPrice(UserModel):
     output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
     cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
     cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
+    cache_write1h_per1_m: float | None = Field(default=None, ge=0, alias="cacheWrite1hPer1M")
+
+
+def _list_price(values: tuple[float, float, float, float, float]) -> ModelPrice:
+    inp, out, read, write, write_1h = values
+    return ModelPrice(
+        input_per1_m=inp,
+        output_per1_m=out,
+        cache_read_per1_m=read,
+        cache_write_per1_m=write,
+        cache_write1h_per1_m=write_1h,
+    )
 
 
 FREE = ModelPrice()
+_LISTED = {name: _list_price(values) for name, values in LIST_PRICES.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _listed(model: str) -> ModelPrice | None:
+    """``model``'s list price (looked up once per name: a history asks for each session's)."""
+    return _LISTED.get(list_name(model))
 
 
 class CostInfo(CamelModel):
@@ -45,7 +69,8 @@ class CostInfo(CamelModel):
 
 
 class PriceTable(BaseModel):
-    """Prices per million tokens, keyed as the configuration's ``pricing`` map."""
+    """Prices per million tokens, keyed as the configuration's ``pricing`` map; a model the
+    map does not name takes its list price."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -67,18 +92,24 @@ class PriceTable(BaseModel):
         if model == "scripted" or model.startswith("scripted/"):
             return FREE
         found = self.prices.get(model)
-        if found is None:
+        if found is None and self.prices:
             bare = {key.split("/", 1)[-1]: price for key, price in self.prices.items()}
             found = bare.get(model.split("/", 1)[-1])
-        return found
+        return found if found is not None else _listed(model)
 
 
 def dollars(usage: ModelUsage, price: ModelPrice) -> float:
+    """The tokens' dollars; cache writes for an hour at their own price when it has one."""
+    hour = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
+    hour_price = price.cache_write1h_per1_m
+    if hour_price is None:
+        hour_price = price.cache_write_per1_m
     return (
         usage.input_tokens * price.input_per1_m
         + usage.output_tokens * price.output_per1_m
         + usage.cache_read_tokens * price.cache_read_per1_m
-        + usage.cache_write_tokens * price.cache_write_per1_m
+        + (usage.cache_write_tokens - hour) * price.cache_write_per1_m
+        + hour * hour_price
     ) / PER_TOKENS
 
 

@@ -113,6 +113,8 @@ class Usage(EventBase):
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
+    cache_write_1h_tokens: int | None = Field(default=None, alias="cacheWrite1hTokens")
+    """The part of ``cache_write_tokens`` kept for an hour (absent when none is)."""
 
 
 class QuestionEvent(EventBase):
@@ -340,6 +342,9 @@ class ModelUsage(BaseModel):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     responses: int = 0
+    cache_write_1h_tokens: int = Field(default=0, alias="cacheWrite1hTokens")
+    """The part of ``cache_write_tokens`` written to a cache kept for an hour (Claude Code's
+    ``ephemeral_1h_input_tokens``), which costs more than one kept for five minutes."""
 
     def add(self, other: ModelUsage) -> None:
         self.input_tokens += other.input_tokens
@@ -347,6 +352,7 @@ class ModelUsage(BaseModel):
         self.cache_read_tokens += other.cache_read_tokens
         self.cache_write_tokens += other.cache_write_tokens
         self.responses += other.responses
+        self.cache_write_1h_tokens += other.cache_write_1h_tokens
 
     @property
     def total_tokens(self) -> int:
@@ -391,6 +397,7 @@ class TokenCounts(Protocol):
     cache_read_tokens: int
     cache_write_tokens: int
     responses: int
+    cache_write_1h_tokens: int
 
 
 def sum_usage(rows: Iterable[tuple[str, TokenCounts]]) -> dict[str, ModelUsage]:
@@ -400,12 +407,13 @@ def sum_usage(rows: Iterable[tuple[str, TokenCounts]]) -> dict[str, ModelUsage]:
     for model, usage in rows:
         acc = sums.get(model)
         if acc is None:
-            acc = sums[model] = [0, 0, 0, 0, 0]
+            acc = sums[model] = [0, 0, 0, 0, 0, 0]
         acc[0] += usage.input_tokens
         acc[1] += usage.output_tokens
         acc[2] += usage.cache_read_tokens
         acc[3] += usage.cache_write_tokens
         acc[4] += usage.responses
+        acc[5] += usage.cache_write_1h_tokens
     return {
         model: ModelUsage(
             input_tokens=a[0],
@@ -413,6 +421,7 @@ def sum_usage(rows: Iterable[tuple[str, TokenCounts]]) -> dict[str, ModelUsage]:
             cache_read_tokens=a[2],
             cache_write_tokens=a[3],
             responses=a[4],
+            cache_write_1h_tokens=a[5],
         )
         for model, a in sums.items()
     }

@@ -10,6 +10,7 @@ from proctor.exit_codes import meaning
 from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
+from proctor.util.text import cache_write_text
 from proctor.util.text import table_cell as _md
 
 
@@ -127,7 +128,8 @@ def _by_source(t: SuiteTotals) -> list[str]:
         dollars = "n/a" if row.cost_usd is None else f"{row.cost_usd:.4f}"
         out.append(
             f"| {_md(row.source)} | {_md(row.model)} | {u.input_tokens} | {u.output_tokens} | "
-            f"{u.cache_read_tokens} | {u.cache_write_tokens} | {dollars} |"
+            f"{u.cache_read_tokens} | "
+            f"{cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens, '')} | {dollars} |"
         )
     st = t.source_times
     models = ", ".join(f"{m} {_secs(ms)}" for m, ms in st.harness_model_ms.items()) or "none"
@@ -213,7 +215,8 @@ def render_markdown(
             "- Tokens: "
             + "; ".join(
                 f"{m}: in {u.input_tokens}, out {u.output_tokens}, cache read "
-                f"{u.cache_read_tokens}, cache write {u.cache_write_tokens}"
+                f"{u.cache_read_tokens}, cache write "
+                f"{cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens, '')}"
                 for m, u in sorted(t.usage.items())
             )
         )

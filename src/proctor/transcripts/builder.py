@@ -45,11 +45,12 @@ RAW_CAP = 2000
 MALFORMED = (TypeError, KeyError, ValueError, AttributeError, IndexError)
 """What a record with fields of unexpected types raises inside a parser (pydantic's
 ValidationError is a ValueError): the record is counted as malformed, never fatal."""
-UsageRow = tuple[str, int, int, int, int]
-ResponseRow = tuple[int, bool, str, int, int, int, int]
+UsageRow = tuple[str, int, int, int, int, int]
+"""(model, input, output, cache read, cache write, the part of the cache write kept for an
+hour) of one model response."""
+ResponseRow = tuple[int, bool, str, int, int, int, int, int]
 """A response counted: the digest of its ids, whether a sidechain line gave it, and its
-:data:`UsageRow` (model, input, output, cache read, cache write)."""
-"""(model, input, output, cache read, cache write) of one model response."""
+:data:`UsageRow`."""
 
 
 MAX_TOKENS = 2**53
@@ -84,13 +85,14 @@ def usage_by_model(rows: Iterable[UsageRow]) -> dict[str, ModelUsage]:
         group.append(row)
     usage = {}
     for model, group in grouped.items():
-        _, inp, out, read, write = zip(*group, strict=True)
+        _, inp, out, read, write, hour = zip(*group, strict=True)
         usage[model] = ModelUsage(
             input_tokens=sum(inp),
             output_tokens=sum(out),
             cache_read_tokens=sum(read),
             cache_write_tokens=sum(write),
             responses=len(group),
+            cache_write_1h_tokens=sum(hour),
         )
     return usage
 
@@ -193,7 +195,7 @@ class TrajectoryBuilder:
         if key is None:
             self._responses += 1
             key = ("response", self._responses)
-        model, inp, out, read, write = row
+        model, inp, out, read, write, hour = row
         tokens: EventDict = {
             "model": model,
             "inputTokens": inp,
@@ -201,6 +203,8 @@ class TrajectoryBuilder:
             "cacheReadTokens": read,
             "cacheWriteTokens": write,
         }
+        if hour:  # Claude Code's cache writes kept for an hour
+            tokens["cacheWrite1hTokens"] = hour
         if key not in self.usage_rows:
             event = (
                 {"type": "usage", "ts": ts, **tokens}

@@ -50,6 +50,15 @@ def dollars_text(value: float) -> str:
     return "<$0.0001" if value > 0 and text == "0.0000" else f"${text}"
 
 
+def cache_write_text(written: int, for_an_hour: int, thousands: str = ",") -> str:
+    """Tokens written to a cache, with the part kept for an hour when there is one:
+    ``12,000 (8,000 for 1 h)``."""
+    text = f"{written:,}".replace(",", thousands)
+    if for_an_hour:
+        text += f" ({f'{for_an_hour:,}'.replace(',', thousands)} for 1 h)"
+    return text
+
+
 def duration_text(seconds: float | None) -> str:
     """A time as people read it, rounded to the last unit shown: ``42.5 s``, ``5m 30s``,
     ``2h 05m``, ``3d 04h``."""

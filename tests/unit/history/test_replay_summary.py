@@ -28,6 +28,7 @@ from proctor.history.sources import Session, find_sessions, sessions_under
 from proctor.history.summary import history_report, render_history, summarise
 from proctor.models.config import ModelPrice
 from proctor.models.history import GroupSummary, HistoryReport, SessionSummary, Unavailable
+from proctor.models.list_prices import LIST_PRICES_AS_OF
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ModelUsage
 from proctor.util.pool import forked_pool, start_worker
@@ -216,9 +217,9 @@ def test_the_markdown_summary_states_the_proxy_and_the_figures(home: Path) -> No
     every = render_history(history_report(replayed(home), [], PriceTable(), "project"))
     priced = PriceTable(prices={**PRICES.prices, "claude-helper-1": PRICES.prices["claude-test-1"]})
     assert "(A model's price" in every  # no model priced
-    assert "(A model's price" not in render_history(  # every model priced: no hint
-        history_report(replayed(home), [], priced, "project")
-    )
+    # Every model priced: where the prices come from is still said (list prices or yours).
+    text = render_history(history_report(replayed(home), [], priced, "project"))
+    assert f"else from its maker's list price as of {LIST_PRICES_AS_OF}" in text
 
 
 def test_the_markdown_summary_keeps_each_row_on_its_line_and_counts_in_words(

@@ -35,6 +35,7 @@ def test_json_has_events_usage_coverage_and_format() -> None:
         "cacheReadTokens": 41728,
         "cacheWriteTokens": 0,
         "responses": 5,
+        "cacheWrite1hTokens": 0,
     }
     assert data["coverage"]["unknownRecordTypes"] == {
         "event_msg/hologram_started": 1,

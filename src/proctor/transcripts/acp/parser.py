@@ -247,7 +247,8 @@ class AcpParse:
                     (str(model), counts.get("input_tokens"), counts.get("output_tokens"), 0, 0)
                 )
         for model, inp, out, read, write in rows:
-            self.b.usage((model, int(inp or 0), int(out or 0), int(read or 0), int(write or 0)), ts)
+            row = (model, int(inp or 0), int(out or 0), int(read or 0), int(write or 0), 0)
+            self.b.usage(row, ts)
 
 
 def parse_acp_log(

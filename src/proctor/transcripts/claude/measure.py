@@ -55,6 +55,7 @@ from proctor.transcripts.claude.records import (
     LOCAL_COMMAND,
     USER_REJECTED,
     hook_event,
+    hour_writes,
     response_digest,
 )
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
@@ -79,6 +80,7 @@ class _Usage(msgspec.Struct, gc=False):
     output_tokens: _Tokens = None
     cache_read_input_tokens: _Tokens = None
     cache_creation_input_tokens: _Tokens = None
+    cache_creation: Any = None
 
 
 class _Block(msgspec.Struct, gc=False):
@@ -342,7 +344,8 @@ class _MeasureParser(_Parser):
             if new and self.ids is not None:
                 self.ids[key] = response_digest(message_id, request_id)
             if keep:  # the row only: its usage event is left out
-                self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write)
+                hour = hour_writes(usage.cache_creation, write) if usage.cache_creation else 0
+                self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write, hour)
         return True
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:

@@ -57,6 +57,7 @@ from proctor.transcripts.claude.records import (
     USAGE_COUNTS,
     USER_REJECTED,
     hook_event,
+    hour_writes,
     response_digest,
 )
 from proctor.transcripts.claude.subagents import (
@@ -434,7 +435,8 @@ class _Parser:
         self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
     ) -> None:
         inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
-        row = (sys.intern(str(message.get("model"))), inp, out, read, write)
+        hour = hour_writes(usage.get("cache_creation"), write)
+        row = (sys.intern(str(message.get("model"))), inp, out, read, write, hour)
         self.builder.check_counts(usage, USAGE_COUNTS, ts, str(message.get("id")))
         final = message.get("stop_reason") is not None
         side = bool(record.get("isSidechain"))
@@ -451,7 +453,7 @@ class _Parser:
         file of the session): the key of the response whose usage row it sets, or None when
         another line of the response counts instead. ``side``: the line says it is a
         sidechain's (a subagent file's lines are)."""
-        _, inp, out, read, write = row
+        _, inp, out, read, write, _ = row
         side = side or self.builder.sidechain
         total = inp + out + read + write
         key, keep, new = self.dedup.offer(message_id, request_id, final, total, side)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from proctor.transcripts.builder import EventDict, ev
+from proctor.transcripts.builder import EventDict, ev, token_count
 
 BOOKKEEPING = frozenset(
     {
@@ -38,6 +38,18 @@ USAGE_COUNTS = (
     "cache_creation_input_tokens",
 )
 """A response's token counts, as its ``usage`` names them: input, output, cache read, write."""
+HOUR_WRITES = "ephemeral_1h_input_tokens"
+"""The part of a response's cache write kept for an hour, in its ``usage.cache_creation``."""
+
+
+def hour_writes(creation: Any, write: int) -> int:
+    """The tokens of a cache write of ``write`` tokens kept for an hour, as a usage's
+    ``cache_creation`` states them (at most ``write``; 0 when it states none)."""
+    if type(creation) is not dict:
+        return 0
+    return min(token_count(creation.get(HOUR_WRITES)), write)
+
+
 USER_REJECTED = "User rejected tool use"
 """The ``toolUseResult`` of a call the user refused in the TUI (2.1.197 writes no
 ``toolDenialKind`` then): a denial, not a failed call."""

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import ModelUsage
-from proctor.transcripts.builder import usage_by_model
+from proctor.transcripts.builder import UsageRow, usage_by_model
+from proctor.transcripts.claude.records import hour_writes
 from proctor.transcripts.lines import decode_line
 
 UsageKey = int
@@ -98,7 +99,7 @@ def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
     the number of distinct model responses, not with file size.
     """
     dedup = UsageDedup()
-    kept: dict[UsageKey, tuple[str, int, int, int, int]] = {}
+    kept: dict[UsageKey, UsageRow] = {}
     for index, path in enumerate(paths):
         for line in _lines_with_usage(path):
             record = decode_line(line)
@@ -119,11 +120,13 @@ def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
                 str(message.get("id")), record.get("requestId"), final, _usage_total(usage), side
             )
             if keep:
+                write = int(usage.get("cache_creation_input_tokens") or 0)
                 kept[key] = (
                     sys.intern(str(model)),
                     int(usage.get("input_tokens") or 0),
                     int(usage.get("output_tokens") or 0),
                     int(usage.get("cache_read_input_tokens") or 0),
-                    int(usage.get("cache_creation_input_tokens") or 0),
+                    write,
+                    hour_writes(usage.get("cache_creation"), write),
                 )
     return usage_by_model(kept.values())

@@ -44,9 +44,9 @@ class CodexUsage:
         inp, out, read, write = normalise_usage(usage)
         if not (inp or out or read or write):
             return False
-        row: UsageRow = (model, inp, out, read, write)
+        row: UsageRow = (model, inp, out, read, write, 0)
         self.builder.usage(row, ts)
-        for field, value in zip(FIELDS, row[1:], strict=True):
+        for field, value in zip(FIELDS, row[1:5], strict=True):
             self.computed[field] += value
         return True
 

@@ -334,7 +334,7 @@ class _Events:
         if isinstance(tokens, dict):
             inputs, outputs, cached = gemini_usage(tokens)
             self.builder.check_counts(tokens, TOKEN_COUNTS, ts, str(record.get("id")))
-            self.builder.usage((model or "unknown", inputs, outputs, cached, 0), ts)
+            self.builder.usage((model or "unknown", inputs, outputs, cached, 0, 0), ts)
         for call, call_id in zip(calls, ids, strict=True):
             self.tool_result(call, call_id, ts)
 

@@ -1,0 +1,128 @@
+"""The list prices proctor ships: each model maker's published price per million tokens, for
+the models the coding-agent CLIs use, as of :data:`LIST_PRICES_AS_OF`.
+
+A model priced in the configuration's ``pricing`` table takes that price; every other model
+takes its list price here, by its own id or a form of it a provider writes (see
+:func:`list_name`); a model in neither has no price (an unknown cost, never 0).
+
+What a list price leaves out (set ``pricing`` for the model where these matter):
+
+* **long-context rates.** A whole response whose prompt is over 200,000 tokens costs more on
+  Claude Sonnet 4 and 4.5 (with the 1M-token window, a beta that ended on 2026-04-30) and on
+  Gemini 2.5 Pro, 3 Pro and 3.1 Pro; over 272,000 tokens on GPT-5.4, 5.5 and 5.6. Such a
+  response is priced here at the base rate.
+* **a provider's own rates**: batch and flex discounts, fast modes, Claude's US-only
+  inference (1.1 times), Bedrock's regional endpoints (their ids, ``us.anthropic.…``, have no
+  list price here), contracts.
+* **a price that was about to change**: GPT-5.6 Sol's was an offer "at least through November
+  21, 2026"; it has none here.
+
+The sources: Anthropic's https://platform.claude.com/docs/en/about-claude/pricing (as of
+2026-08-22), OpenAI's https://developers.openai.com/api/docs/pricing and
+https://developers.openai.com/api/docs/guides/prompt-caching, and Google's
+https://ai.google.dev/gemini-api/docs/pricing (as of October 2026). Prices of models since
+retired are the last ones listed: their sessions stay in people's histories.
+"""
+
+from __future__ import annotations
+
+import re
+
+LIST_PRICES_AS_OF = "2026-10-07"
+"""The day of the latest page read (Anthropic's was read as of 2026-08-22, Google's and
+OpenAI's as of October 2026)."""
+
+Price = tuple[float, float, float, float, float]
+"""Dollars per million tokens: input, output, cache read, cache write for five minutes, cache
+write for an hour (as :class:`~proctor.models.pricing.ModelPrice` names them)."""
+
+
+def _claude(input_: float, output: float) -> Price:
+    """Anthropic's prices follow from the input's: a cache read costs a tenth of the input, a
+    cache write for five minutes 1.25 times the input, one for an hour twice the input."""
+    return (input_, output, round(input_ / 10, 6), input_ * 1.25, input_ * 2)
+
+
+def _cached(input_: float, output: float, cached: float) -> Price:
+    """OpenAI's (to GPT-5.5) and Google's: cached input at its own price; caching costs nothing
+    to write (a token a CLI counts as written to a cache is priced as input)."""
+    return (input_, output, cached, input_, input_)
+
+
+def _written(input_: float, output: float, cached: float) -> Price:
+    """OpenAI's from GPT-5.6: a cache write costs 1.25 times the input."""
+    return (input_, output, cached, input_ * 1.25, input_ * 1.25)
+
+
+LIST_PRICES: dict[str, Price] = {
+    # Anthropic
+    "claude-opus-5-5": (4, 20, 0.2, 5, 8),
+    "claude-opus-5": _claude(5, 25),
+    "claude-sonnet-5": _claude(2, 10),
+    "claude-fable-5-1": (10, 50, 0.25, 12.5, 20),
+    "claude-fable-5": _claude(10, 50),
+    "claude-opus-4-8": _claude(5, 25),
+    "claude-opus-4-7": _claude(5, 25),
+    "claude-opus-4-6": _claude(5, 25),
+    "claude-opus-4-5": _claude(5, 25),
+    "claude-opus-4-1": _claude(15, 75),
+    "claude-opus-4": _claude(15, 75),
+    "claude-sonnet-4-6": _claude(3, 15),
+    "claude-sonnet-4-5": _claude(3, 15),
+    "claude-sonnet-4": _claude(3, 15),
+    "claude-3-7-sonnet": _claude(3, 15),
+    "claude-3-5-sonnet": _claude(3, 15),
+    "claude-haiku-4-5": _claude(1, 5),
+    "claude-3-5-haiku": _claude(0.8, 4),
+    "claude-3-haiku": (0.25, 1.25, 0.03, 0.3, 0.5),
+    "claude-3-opus": _claude(15, 75),
+    # OpenAI
+    "gpt-5.6-terra": _written(2, 12, 0.2),
+    "gpt-5.6-luna": _written(0.2, 1.2, 0.02),
+    "gpt-5.5": _cached(5, 30, 0.5),
+    "gpt-5.4": _cached(2.5, 15, 0.25),
+    "gpt-5.4-mini": _cached(0.75, 4.5, 0.075),
+    "gpt-5.4-nano": _cached(0.2, 1.25, 0.02),
+    "gpt-5.3-codex": _cached(1.75, 14, 0.175),
+    "gpt-5.2": _cached(1.75, 14, 0.175),
+    "gpt-5.2-codex": _cached(1.75, 14, 0.175),
+    "gpt-5.1": _cached(1.25, 10, 0.125),
+    "gpt-5.1-codex": _cached(1.25, 10, 0.125),
+    "gpt-5.1-codex-max": _cached(1.25, 10, 0.125),
+    "gpt-5.1-codex-mini": _cached(0.25, 2, 0.025),
+    "gpt-5": _cached(1.25, 10, 0.125),
+    "gpt-5-codex": _cached(1.25, 10, 0.125),
+    "gpt-5-mini": _cached(0.25, 2, 0.025),
+    "gpt-5-nano": _cached(0.05, 0.4, 0.005),
+    "o3": _cached(2, 8, 0.5),
+    "o4-mini": _cached(1.1, 4.4, 0.275),
+    "gpt-4.1": _cached(2, 8, 0.5),
+    # Google
+    "gemini-3.1-pro-preview": _cached(2, 12, 0.2),
+    "gemini-3-pro-preview": _cached(2, 12, 0.2),
+    "gemini-3-flash-preview": _cached(0.5, 3, 0.05),
+    "gemini-2.5-pro": _cached(1.25, 10, 0.125),
+    "gemini-2.5-flash": _cached(0.3, 2.5, 0.03),
+    "gemini-2.5-flash-lite": _cached(0.1, 0.4, 0.01),
+}
+"""Dollars per million tokens, by the model's id without a date."""
+
+_BEDROCK = re.compile(r"(?:global\.)?anthropic\.(claude-[a-z0-9.-]+?)(?:-v\d+(?::\d+)?)?")
+_VERTEX = re.compile(r"(claude-[a-z0-9.-]+)@\d{8}")
+_DATED = re.compile(r"(.+?)(?:-\d{8}|-\d{4}-\d{2}-\d{2})")
+
+
+def list_name(model: str) -> str:
+    """The id :data:`LIST_PRICES` keys ``model`` by: without a provider's prefix
+    (``anthropic/``, ``models/``), Bedrock's and Vertex AI's forms of a Claude id
+    (``anthropic.claude-sonnet-4-5-20250929-v1:0``, ``claude-sonnet-4-5@20250929``), a date
+    (``-20250929``, ``-2025-08-07``) or Claude Code's ``[1m]``; a Claude version written with
+    a dot (``claude-sonnet-4.5``) is written with a dash."""
+    name = model.strip().lower().rsplit("/", 1)[-1].removesuffix("[1m]")
+    if (found := _BEDROCK.fullmatch(name)) or (found := _VERTEX.fullmatch(name)):
+        name = found.group(1)
+    if found := _DATED.fullmatch(name):
+        name = found.group(1)
+    if name.startswith("claude-"):
+        name = name.replace(".", "-")
+    return name
