@@ -13,7 +13,7 @@ What a list price leaves out (set ``pricing`` for the model where these matter):
   response is priced here at the base rate.
 * **a provider's own rates**: batch and flex discounts, fast modes, Claude's US-only
   inference (1.1 times), Bedrock's regional endpoints (their ids, ``us.anthropic.…``, have no
-  list price here), contracts.
+  list price here; Vertex AI's ids do not name their region), contracts.
 * **a price that was about to change**: GPT-5.6 Sol's was an offer "at least through November
   21, 2026"; it has none here.
 
@@ -39,7 +39,8 @@ write for an hour (as :class:`~proctor.models.pricing.ModelPrice` names them).""
 
 def _claude(input_: float, output: float) -> Price:
     """Anthropic's prices follow from the input's: a cache read costs a tenth of the input, a
-    cache write for five minutes 1.25 times the input, one for an hour twice the input."""
+    cache write for five minutes 1.25 times the input, one for an hour twice the input (the
+    models whose page says otherwise are written out)."""
     return (input_, output, round(input_ / 10, 6), input_ * 1.25, input_ * 2)
 
 

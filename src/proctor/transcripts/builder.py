@@ -221,6 +221,7 @@ class TrajectoryBuilder:
         else:
             held = self._usage_events.get(key)
             if held is not None:
+                held.pop("cacheWrite1hTokens", None)  # a better line without an hour's writes
                 held.update(tokens)
         self.usage_rows[key] = row
 

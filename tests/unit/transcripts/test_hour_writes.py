@@ -120,3 +120,48 @@ def test_control_without_the_split_every_write_costs_the_five_minutes_rate(
         costs.append(orjson.loads(blob.split(b"\x00", 1)[0])["costUsd"])
     # (each cost rounded to the millionth of a dollar)
     assert costs[1] - costs[0] == pytest.approx(HOUR * (10 - 6.25) / 1_000_000, abs=2e-6)
+
+
+@pytest.mark.parametrize("damaged", [50.5, True, "50", [[50]], 1e20, -5, "x", [], 7.0])
+def test_a_damaged_hour_count_is_noted_and_the_readers_agree(tmp_path: Path, damaged: Any) -> None:
+    creation = damaged if damaged in ("x", []) else {"ephemeral_1h_input_tokens": damaged}
+    path = tmp_path / "s-1.jsonl"
+    path.write_text(_line(0, _usage(100, creation)) + "\n")
+    full = parse_claude_session(path)
+    fast = parse_claude_for_measure(path)
+    assert full.usage == fast.usage == claude_usage_totals(path)
+    counted = full.usage[MODEL].cache_write_1h_tokens
+    if damaged == 7.0:  # a whole number written as a float is a count
+        assert counted == 7 and full.coverage.unknown_record_types == {}
+    else:
+        assert counted == 0
+        assert full.coverage.unknown_record_types == {"malformed/usage": 1}
+        assert fast.coverage.unknown_record_types == {"malformed/usage": 1}
+
+
+def test_a_better_line_without_an_hours_writes_leaves_none_in_the_event(tmp_path: Path) -> None:
+    first = json.loads(_line(0, _usage(500, {"ephemeral_1h_input_tokens": 500})))
+    first["message"]["stop_reason"] = None  # a line of the response before its last
+    final = json.loads(_line(0, _usage(500, {"ephemeral_5m_input_tokens": 500})))
+    final["uuid"] = "a-final"  # the response's last line (same message and request ids)
+    path = tmp_path / "s-1.jsonl"
+    lines = [json.dumps(line, separators=(",", ":")) for line in (first, final)]
+    path.write_text("\n".join(lines) + "\n")
+    trajectory = parse_claude_session(path)
+    assert trajectory.usage[MODEL].cache_write_1h_tokens == 0
+    (event,) = [e for e in trajectory.events if e.type == "usage"]
+    assert event.cache_write_1h_tokens is None  # not the first line's 500
+
+
+def test_the_token_totals_count_as_the_parsers_do(tmp_path: Path) -> None:
+    usage = _usage(-100, {"ephemeral_1h_input_tokens": 50})
+    usage["input_tokens"] = "12"
+    path = tmp_path / "s-1.jsonl"
+    path.write_text(_line(0, usage) + "\n")
+    totals = claude_usage_totals(path)[MODEL]
+    assert totals == parse_claude_session(path).usage[MODEL]
+    assert (totals.input_tokens, totals.cache_write_tokens, totals.cache_write_1h_tokens) == (
+        0,
+        0,
+        0,
+    )

@@ -55,7 +55,6 @@ from proctor.transcripts.claude.records import (
     LOCAL_COMMAND,
     USER_REJECTED,
     hook_event,
-    hour_writes,
     response_digest,
 )
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
@@ -75,12 +74,16 @@ _Tokens = Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKENS)] | None
 which it counts 0, is the full parser's)."""
 
 
+class _Creation(msgspec.Struct, gc=False):
+    ephemeral_1h_input_tokens: _Tokens = None
+
+
 class _Usage(msgspec.Struct, gc=False):
     input_tokens: _Tokens = None
     output_tokens: _Tokens = None
     cache_read_input_tokens: _Tokens = None
     cache_creation_input_tokens: _Tokens = None
-    cache_creation: Any = None
+    cache_creation: _Creation | None = None
 
 
 class _Block(msgspec.Struct, gc=False):
@@ -344,7 +347,8 @@ class _MeasureParser(_Parser):
             if new and self.ids is not None:
                 self.ids[key] = response_digest(message_id, request_id)
             if keep:  # the row only: its usage event is left out
-                hour = hour_writes(usage.cache_creation, write) if usage.cache_creation else 0
+                creation = usage.cache_creation
+                hour = min(creation.ephemeral_1h_input_tokens or 0, write) if creation else 0
                 self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write, hour)
         return True
 

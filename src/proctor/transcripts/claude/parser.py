@@ -57,6 +57,7 @@ from proctor.transcripts.claude.records import (
     USAGE_COUNTS,
     USER_REJECTED,
     hook_event,
+    hour_counts,
     hour_writes,
     response_digest,
 )
@@ -438,6 +439,8 @@ class _Parser:
         hour = hour_writes(usage.get("cache_creation"), write)
         row = (sys.intern(str(message.get("model"))), inp, out, read, write, hour)
         self.builder.check_counts(usage, USAGE_COUNTS, ts, str(message.get("id")))
+        if (creation := usage.get("cache_creation")) is not None:  # the hour's writes too
+            self.builder.check_counts(*hour_counts(creation), ts, str(message.get("id")))
         final = message.get("stop_reason") is not None
         side = bool(record.get("isSidechain"))
         key = self.counted(str(message.get("id")), record.get("requestId"), final, side, row)

@@ -42,6 +42,14 @@ HOUR_WRITES = "ephemeral_1h_input_tokens"
 """The part of a response's cache write kept for an hour, in its ``usage.cache_creation``."""
 
 
+def hour_counts(creation: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """What :meth:`~proctor.transcripts.builder.TrajectoryBuilder.check_counts` checks of a
+    usage's ``cache_creation``: its hour's writes, or itself when it is not an object."""
+    if type(creation) is dict:
+        return creation, (HOUR_WRITES,)
+    return {"cache_creation": creation}, ("cache_creation",)
+
+
 def hour_writes(creation: Any, write: int) -> int:
     """The tokens of a cache write of ``write`` tokens kept for an hour, as a usage's
     ``cache_creation`` states them (at most ``write``; 0 when it states none)."""

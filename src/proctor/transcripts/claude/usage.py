@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import ModelUsage
-from proctor.transcripts.builder import UsageRow, usage_by_model
-from proctor.transcripts.claude.records import hour_writes
+from proctor.transcripts.builder import UsageRow, token_count, usage_by_model
+from proctor.transcripts.claude.records import USAGE_COUNTS, hour_writes
 from proctor.transcripts.lines import decode_line
 
 UsageKey = int
@@ -24,12 +24,7 @@ UsageKey = int
 
 
 def _usage_total(usage: dict[str, Any]) -> int:
-    return (
-        int(usage.get("input_tokens") or 0)
-        + int(usage.get("output_tokens") or 0)
-        + int(usage.get("cache_creation_input_tokens") or 0)
-        + int(usage.get("cache_read_input_tokens") or 0)
-    )
+    return sum(map(token_count, map(usage.get, USAGE_COUNTS)))
 
 
 class UsageDedup:
@@ -119,14 +114,8 @@ def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
             key, keep, _ = dedup.offer(
                 str(message.get("id")), record.get("requestId"), final, _usage_total(usage), side
             )
-            if keep:
-                write = int(usage.get("cache_creation_input_tokens") or 0)
-                kept[key] = (
-                    sys.intern(str(model)),
-                    int(usage.get("input_tokens") or 0),
-                    int(usage.get("output_tokens") or 0),
-                    int(usage.get("cache_read_input_tokens") or 0),
-                    write,
-                    hour_writes(usage.get("cache_creation"), write),
-                )
+            if keep:  # counted as the parsers count them (token_count)
+                inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
+                hour = hour_writes(usage.get("cache_creation"), write)
+                kept[key] = (sys.intern(str(model)), inp, out, read, write, hour)
     return usage_by_model(kept.values())
