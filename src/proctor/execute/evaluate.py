@@ -11,6 +11,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared
 from proctor.llm.roles import RoleSet
+from proctor.metrics.effort import responses
 from proctor.models.case import EvaluatorSpec
 from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.trajectory import ModelUsage, sum_usage
@@ -92,7 +93,9 @@ def evaluate(
     results = run_evaluators(ctx, prepared, collected, driven)
     usage, calls = harness_usage(prepared.roles)
     if ctx.spec.collect_cost:
-        cost = price_usage({**collected.trajectory.usage, **usage}, ctx.spec.pricing)
+        trajectory = collected.trajectory
+        given_by = responses(trajectory.events)  # (the harness's calls: at the base rates)
+        cost = price_usage({**trajectory.usage, **usage}, ctx.spec.pricing, given_by)
     else:
         cost = CostInfo(collected=False)
     return Evaluated(results, usage, calls, cost)

@@ -18,7 +18,6 @@ import orjson
 from proctor.history.record import Response, SessionRecord, responses_of, usage_records
 from proctor.history.replay import session_cost
 from proctor.models.pricing import PriceTable
-from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import UsageRow, usage_by_model
 
 
@@ -76,7 +75,7 @@ def _count_once(sessions: Sequence[SessionRecord], pricing: PriceTable) -> None:
             if winner[row[0]][0] == index
         ]
         if len(kept_rows) != len(responses):
-            _reprice(session, usage_by_model(kept_rows), pricing)
+            _reprice(session, kept_rows, pricing)
 
 
 def _responses(ids: list[int], rows: bytes | None) -> list[Response]:
@@ -84,6 +83,8 @@ def _responses(ids: list[int], rows: bytes | None) -> list[Response]:
     return [(digest, *row) for digest, row in zip(ids, orjson.loads(rows or b"[]"), strict=True)]
 
 
-def _reprice(session: SessionRecord, usage: dict[str, ModelUsage], pricing: PriceTable) -> None:
+def _reprice(session: SessionRecord, rows: list[UsageRow], pricing: PriceTable) -> None:
+    usage = usage_by_model(rows)
     session.usage = usage_records(usage)
-    session.cost_usd, session.unpriced_models = session_cost(usage, pricing)
+    cost = session_cost(usage, pricing, rows)
+    session.cost_by_model, session.cost_usd, session.unpriced_models = cost

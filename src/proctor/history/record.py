@@ -82,6 +82,7 @@ class SessionRecord(msgspec.Struct, rename="camel", forbid_unknown_fields=True, 
     redundancy_proxy: float | None = None
     auc_cov_proxy: float | None = None
     usage: dict[str, UsageRecord] = {}
+    cost_by_model: dict[str, float | None] = {}
     cost_usd: float | None = None
     unpriced_models: list[str] = []
     unknown_records: int = 0

@@ -33,7 +33,7 @@ from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import event_stamps, plain_steps, time_span
 from proctor.models.history import Unavailable
 from proctor.models.io import dump_json
-from proctor.models.pricing import PriceTable, dollars
+from proctor.models.pricing import PriceTable, ResponseTokens, dollars_by_model
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
@@ -168,7 +168,7 @@ def _measure(
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
     figures = step_figures(plain_steps(events, workspace), started)
-    cost_usd, unpriced = session_cost(trajectory.usage, pricing)
+    by_model, cost_usd, unpriced = session_cost(trajectory.usage, pricing, trajectory.usage_rows)
     # The summary's JSON written from its figures as they stand: each value is of its field's
     # type already, and the parent validates every summary it reads back. Building the
     # models of a trial's metrics, then the summary's, then its JSON, cost a short session
@@ -217,6 +217,7 @@ def _measure(
             }
             for model, used in trajectory.usage.items()
         },
+        "costByModel": by_model,
         "costUsd": cost_usd,
         "unpricedModels": unpriced,
         "unknownRecords": sum(coverage.unknown_record_types.values()) + coverage.unparsed_lines,
@@ -268,19 +269,17 @@ def _unread(session: Session) -> Unavailable:
 
 
 def session_cost(
-    usage: dict[str, ModelUsage], pricing: PriceTable
-) -> tuple[float | None, list[str]]:
-    """A session's dollars over its priced models (None when none is priced), and the models
-    without a price."""
-    priced: list[float] = []
-    unpriced: list[str] = []
-    for model, used in usage.items():
-        price = pricing.price_of(model)
-        if price is None:
-            unpriced.append(model)
-        else:  # rounded as :func:`~proctor.models.pricing.price_usage` rounds each model's
-            priced.append(round(dollars(used, price), 6))
-    return (round(sum(priced), 6) if priced else None), unpriced
+    usage: dict[str, ModelUsage],
+    pricing: PriceTable,
+    responses: Iterable[ResponseTokens] | None = None,
+) -> tuple[dict[str, float | None], float | None, list[str]]:
+    """A session's dollars per model (None for a model without a price), their sum over the
+    priced models (None when none is priced), and the models without a price. With the
+    ``responses`` that gave ``usage``, a long prompt's response costs its model's
+    long-context rates."""
+    by_model, unpriced = dollars_by_model(usage, pricing, responses)  # (no CostInfo model)
+    priced = [dollars for dollars in by_model.values() if dollars is not None]
+    return by_model, (round(sum(priced), 6) if priced else None), unpriced
 
 
 # The pool's workers are forked with these set, so that only the session crosses the pipe.

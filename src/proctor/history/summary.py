@@ -48,8 +48,10 @@ def summarise(key: str, sessions: Sequence[SessionRecord], pricing: PriceTable) 
     redundancy: list[float | None] = []
     used: list[tuple[str, UsageRecord]] = []
     tasks = verified = loops = with_loops = 0
+    dollars: dict[str, float] = {}
     for session in sessions:
         used += session.usage.items()
+        _add_dollars(dollars, session, pricing)
         if not session.is_task:
             continue
         tasks += 1
@@ -64,8 +66,11 @@ def summarise(key: str, sessions: Sequence[SessionRecord], pricing: PriceTable) 
         for rule in session.rules_fired:
             rule_counts[rule] = rule_counts.get(rule, 0) + 1
     usage = sum_usage(used)
-    cost = price_usage(usage, pricing)
-    priced = [v for v in cost.by_model.values() if v is not None]
+    unpriced = [model for model in usage if pricing.price_of(model) is None]
+    by_model = {
+        model: None if model in unpriced else round(dollars.get(model, 0.0), 6) for model in usage
+    }
+    priced = [v for v in by_model.values() if v is not None]
     return GroupSummary(
         key=key,
         sessions=len(sessions),
@@ -82,10 +87,25 @@ def summarise(key: str, sessions: Sequence[SessionRecord], pricing: PriceTable) 
         auc_cov_proxy=spread(auc),
         redundancy_proxy=spread(redundancy),
         usage=usage,
-        cost_by_model=cost.by_model,
+        cost_by_model=by_model,
         cost_usd=round(sum(priced), 6) if priced else None,
-        unpriced_models=cost.unpriced,
+        unpriced_models=unpriced,
     )
+
+
+def _add_dollars(sums: dict[str, float], session: SessionRecord, pricing: PriceTable) -> None:
+    """A session's dollars per model added to ``sums``: a group's are its sessions' (each
+    long prompt's response priced at its rates, which the group's summed tokens no longer
+    tell). A model a session's record holds no dollars for (a record an older proctor wrote)
+    is priced by its tokens."""
+    for model, spent in session.cost_by_model.items():
+        if spent is not None:
+            sums[model] = sums.get(model, 0.0) + spent
+    if len(session.cost_by_model) != len(session.usage):
+        missing = [(m, u) for m, u in session.usage.items() if m not in session.cost_by_model]
+        for model, spent in price_usage(sum_usage(missing), pricing).by_model.items():
+            if spent is not None:
+                sums[model] = sums.get(model, 0.0) + spent
 
 
 def week_of(session: SessionRecord) -> str:

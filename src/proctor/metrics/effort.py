@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from proctor.metrics.trace import event_stamps, time_span
-from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.pricing import PriceTable, ResponseTokens, price_usage
 from proctor.models.process import Effort
 from proctor.models.trajectory import Event, ModelUsage, Usage, sum_usage
 
@@ -17,6 +17,23 @@ def elapsed_seconds(events: Sequence[Event]) -> float | None:
     :func:`~proctor.metrics.trace.event_stamps`); None without times, 0.0 with one."""
     start, end = time_span(event_stamps(events))
     return (end - start).total_seconds() if start and end else None
+
+
+def responses(events: Iterable[Event]) -> list[ResponseTokens]:
+    """Each usage event's tokens (one model response's), named as :func:`tokens_by_model`
+    names its model: what prices a long prompt's response at its model's long-context rates."""
+    return [
+        (
+            event.model or UNKNOWN_MODEL,
+            event.input_tokens or 0,
+            event.output_tokens or 0,
+            event.cache_read_tokens or 0,
+            event.cache_write_tokens or 0,
+            event.cache_write_1h_tokens or 0,
+        )
+        for event in events
+        if isinstance(event, Usage)
+    ]
 
 
 def tokens_by_model(events: Sequence[Event]) -> dict[str, ModelUsage]:
@@ -38,10 +55,15 @@ def tokens_by_model(events: Sequence[Event]) -> dict[str, ModelUsage]:
     )
 
 
-def cost(usage: Mapping[str, ModelUsage], pricing: PriceTable | None) -> float | None:
+def cost(
+    usage: Mapping[str, ModelUsage],
+    pricing: PriceTable | None,
+    given_by: Iterable[ResponseTokens] | None = None,
+) -> float | None:
     """Dollars for the tokens used, by :mod:`proctor.models.pricing`'s rule: None when a model
-    used has no price (or no table is given), 0.0 when no model was used."""
-    return price_usage(usage, pricing or PriceTable()).total_usd
+    used has no price, 0.0 when no model was used; with the responses that gave ``usage``
+    (``given_by``), a long prompt's at its model's long-context rates."""
+    return price_usage(usage, pricing or PriceTable(), given_by).total_usd
 
 
 def effort(events: Sequence[Event], tool_calls: int, pricing: PriceTable | None = None) -> Effort:
@@ -54,5 +76,5 @@ def effort(events: Sequence[Event], tool_calls: int, pricing: PriceTable | None 
         elapsed_seconds=elapsed_seconds(events),
         tool_calls=tool_calls,
         tokens=usage,
-        cost=cost(usage, pricing),
+        cost=cost(usage, pricing, responses(events)),
     )

@@ -48,6 +48,9 @@ class SessionSummary(CamelModel):
     redundancy_proxy: float | None = None
     auc_cov_proxy: float | None = None
     usage: dict[str, ModelUsage] = {}
+    cost_by_model: dict[str, float | None] = {}
+    """Each model's dollars (None when it has no price), its long prompts' responses at the
+    model's long-context rates."""
     cost_usd: float | None = None
     """Dollars over the priced models (None when no model used is priced)."""
     unpriced_models: list[str] = []
@@ -59,7 +62,7 @@ class SessionSummary(CamelModel):
     response_rows: bytes | None = Field(default=None, exclude=True)
     """Those responses' rows as JSON (sidechain, model, tokens), read only when another
     session holds one of them too."""
-    responses: list[tuple[int, bool, str, int, int, int, int]] | None = Field(
+    responses: list[tuple[int, bool, str, int, int, int, int, int]] | None = Field(
         default=None, exclude=True
     )
     """The rows read (digest first), for the sessions that share a response."""

@@ -5,17 +5,20 @@ A model priced in the configuration's ``pricing`` table takes that price; every 
 takes its list price here, by its own id or a form of it a provider writes (see
 :func:`list_name`); a model in neither has no price (an unknown cost, never 0).
 
+**Long prompts.** A whole response whose prompt is over 200,000 tokens costs more on Claude
+Sonnet 4 and 4.5 (with the 1M-token window, a beta that ended on 2026-04-30) and on Gemini 2.5
+Pro, 3 Pro and 3.1 Pro; over 272,000 tokens on GPT-5.4, 5.5 and 5.6 (:data:`LONG_CONTEXT`).
+Such a response is priced at those rates where its own tokens are known (a history's
+sessions, a trial's usage events).
+
 What a list price leaves out (set ``pricing`` for the model where these matter):
 
-* **long-context rates.** A whole response whose prompt is over 200,000 tokens costs more on
-  Claude Sonnet 4 and 4.5 (with the 1M-token window, a beta that ended on 2026-04-30) and on
-  Gemini 2.5 Pro, 3 Pro and 3.1 Pro; over 272,000 tokens on GPT-5.4, 5.5 and 5.6. Such a
-  response is priced here at the base rate.
 * **a provider's own rates**: batch and flex discounts, fast modes, Claude's US-only
   inference (1.1 times), Bedrock's regional endpoints (their ids, ``us.anthropic.…``, have no
   list price here; Vertex AI's ids do not name their region), contracts.
-* **a price that was about to change**: GPT-5.6 Sol's was an offer "at least through November
-  21, 2026"; it has none here.
+* **rates as they were**: each model is priced at its rates of that date (Claude Opus 4.6 and
+  Sonnet 4.6 also charged more for long prompts before 2026-03-14); GPT-5.6 Sol's price was an
+  offer "at least through November 21, 2026", so it has none here.
 
 The sources: Anthropic's https://platform.claude.com/docs/en/about-claude/pricing (as of
 2026-08-22), OpenAI's https://developers.openai.com/api/docs/pricing and
@@ -107,6 +110,20 @@ LIST_PRICES: dict[str, Price] = {
     "gemini-2.5-flash-lite": _cached(0.1, 0.4, 0.01),
 }
 """Dollars per million tokens, by the model's id without a date."""
+
+LONG_CONTEXT: dict[str, tuple[int, Price]] = {
+    "claude-sonnet-4-5": (200_000, (6, 22.5, 0.6, 7.5, 12)),
+    "claude-sonnet-4": (200_000, (6, 22.5, 0.6, 7.5, 12)),
+    "gpt-5.6-terra": (272_000, (4, 18, 0.4, 5, 5)),
+    "gpt-5.6-luna": (272_000, (0.4, 1.8, 0.04, 0.5, 0.5)),
+    "gpt-5.5": (272_000, (10, 45, 1, 10, 10)),
+    "gpt-5.4": (272_000, (5, 22.5, 0.5, 5, 5)),
+    "gemini-3.1-pro-preview": (200_000, (4, 18, 0.4, 4, 4)),
+    "gemini-3-pro-preview": (200_000, (4, 18, 0.4, 4, 4)),
+    "gemini-2.5-pro": (200_000, (2.5, 15, 0.25, 2.5, 2.5)),
+}
+"""The models whose response costs other rates when its prompt (input, cache reads and cache
+writes) is over a number of tokens: that number, and the rates of all the response's tokens."""
 
 _BEDROCK = re.compile(r"(?:global\.)?anthropic\.(claude-[a-z0-9.-]+?)(?:-v\d+(?::\d+)?)?")
 _VERTEX = re.compile(r"(claude-[a-z0-9.-]+)@\d{8}")

@@ -18,10 +18,27 @@ from collections.abc import Iterable, Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from proctor.models.base import CamelModel, UserModel
-from proctor.models.list_prices import LIST_PRICES, list_name
+from proctor.models.list_prices import LIST_PRICES, LONG_CONTEXT, list_name
 from proctor.models.trajectory import ModelUsage
 
 PER_TOKENS = 1_000_000
+
+
+ResponseTokens = tuple[str, int, int, int, int, int]
+"""One model response's tokens: (model, input, output, cache read, cache write, the part of
+the cache write kept for an hour)."""
+
+
+# The rates of a long prompt: a response whose prompt (input, cache reads and cache writes)
+# is over ``overPromptTokens`` costs these rates for all its tokens. No docstring: it would
+# change the published schema.
+class LongContextPrice(UserModel):
+    over_prompt_tokens: int = Field(gt=0, alias="overPromptTokens")
+    input_per1_m: float = Field(default=0.0, ge=0, alias="inputPer1M")
+    output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
+    cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
+    cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
+    cache_write1h_per1_m: float | None = Field(default=None, ge=0, alias="cacheWrite1hPer1M")
 
 
 # A model's dollars per million tokens, as the configuration's ``pricing`` map holds them
@@ -33,21 +50,36 @@ class ModelPrice(UserModel):
     cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
     cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
     cache_write1h_per1_m: float | None = Field(default=None, ge=0, alias="cacheWrite1hPer1M")
+    long_context: LongContextPrice | None = Field(default=None, alias="longContext")
 
 
-def _list_price(values: tuple[float, float, float, float, float]) -> ModelPrice:
+Rates = ModelPrice | LongContextPrice
+
+
+def _list_price(name: str, values: tuple[float, float, float, float, float]) -> ModelPrice:
     inp, out, read, write, write_1h = values
+    long = LONG_CONTEXT.get(name)
     return ModelPrice(
         input_per1_m=inp,
         output_per1_m=out,
         cache_read_per1_m=read,
         cache_write_per1_m=write,
         cache_write1h_per1_m=write_1h,
+        long_context=None
+        if long is None
+        else LongContextPrice(
+            over_prompt_tokens=long[0],
+            input_per1_m=long[1][0],
+            output_per1_m=long[1][1],
+            cache_read_per1_m=long[1][2],
+            cache_write_per1_m=long[1][3],
+            cache_write1h_per1_m=long[1][4],
+        ),
     )
 
 
 FREE = ModelPrice()
-_LISTED = {name: _list_price(values) for name, values in LIST_PRICES.items()}
+_LISTED = {name: _list_price(name, values) for name, values in LIST_PRICES.items()}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -98,8 +130,9 @@ class PriceTable(BaseModel):
         return found if found is not None else _listed(model)
 
 
-def dollars(usage: ModelUsage, price: ModelPrice) -> float:
-    """The tokens' dollars; cache writes for an hour at their own price when it has one."""
+def dollars(usage: ModelUsage, price: Rates) -> float:
+    """The tokens' dollars at ``price``'s rates (a long prompt's rates are not applied here:
+    see :func:`model_dollars`); cache writes for an hour at their own rate when it has one."""
     hour = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
     hour_price = price.cache_write1h_per1_m
     if hour_price is None:
@@ -123,16 +156,89 @@ def total(values: Iterable[float | None]) -> float | None:
     return round(out, 6)
 
 
-def price_usage(usage: Mapping[str, ModelUsage], table: PriceTable) -> CostInfo:
-    """Dollars per model and in total, by the rule above."""
-    cost = CostInfo(by_model={}, unpriced=[])  # given: a default would be deep-copied
+def model_dollars(used: ModelUsage, price: ModelPrice, long: ModelUsage | None = None) -> float:
+    """A model's dollars, rounded to the millionth: ``long``, the part of ``used`` its long
+    prompts gave (see :func:`long_prompts`), at the price's long-context rates, the rest at
+    its own."""
+    if long is None or price.long_context is None:
+        return round(dollars(used, price), 6)
+    rest = ModelUsage(
+        input_tokens=used.input_tokens - long.input_tokens,
+        output_tokens=used.output_tokens - long.output_tokens,
+        cache_read_tokens=used.cache_read_tokens - long.cache_read_tokens,
+        cache_write_tokens=used.cache_write_tokens - long.cache_write_tokens,
+        cache_write_1h_tokens=used.cache_write_1h_tokens - long.cache_write_1h_tokens,
+    )
+    return round(dollars(rest, price) + dollars(long, price.long_context), 6)
+
+
+def long_prompts(
+    responses: Iterable[ResponseTokens], models: Iterable[str], table: PriceTable
+) -> dict[str, ModelUsage]:
+    """Per model of ``models`` whose price has long-context rates, the tokens of its responses
+    whose prompt (input, cache reads and cache writes) was over the rates' threshold: the
+    whole response costs those rates. Empty, without a look at the responses, when no model
+    has such rates (the common case)."""
+    over: dict[str, int] = {}
+    for model in models:
+        price = table.price_of(model)
+        if price is not None and price.long_context is not None:
+            over[model] = price.long_context.over_prompt_tokens
+    if not over:
+        return {}
+    sums: dict[str, list[int]] = {}
+    for model, inp, out, read, write, hour in responses:
+        limit = over.get(model)
+        if limit is not None and inp + read + write > limit:
+            acc = sums.setdefault(model, [0, 0, 0, 0, 0, 0])
+            acc[0] += inp
+            acc[1] += out
+            acc[2] += read
+            acc[3] += write
+            acc[4] += min(hour, write)
+            acc[5] += 1
+    return {
+        model: ModelUsage(
+            input_tokens=a[0],
+            output_tokens=a[1],
+            cache_read_tokens=a[2],
+            cache_write_tokens=a[3],
+            cache_write_1h_tokens=a[4],
+            responses=a[5],
+        )
+        for model, a in sums.items()
+    }
+
+
+def dollars_by_model(
+    usage: Mapping[str, ModelUsage],
+    table: PriceTable,
+    responses: Iterable[ResponseTokens] | None = None,
+) -> tuple[dict[str, float | None], list[str]]:
+    """Each model's dollars (None without a price) and the models without a price; with the
+    ``responses`` that gave ``usage``, a long prompt's response at its model's long-context
+    rates (without them, every response at the base rates)."""
+    long = long_prompts(responses, usage, table) if responses is not None else {}
+    by_model: dict[str, float | None] = {}
+    unpriced: list[str] = []
     for model, used in usage.items():
         price = table.price_of(model)
-        cost.by_model[model] = None if price is None else round(dollars(used, price), 6)
         if price is None:
-            cost.unpriced.append(model)
-    cost.total_usd = total(cost.by_model.values())
-    return cost
+            by_model[model] = None
+            unpriced.append(model)
+        else:
+            by_model[model] = model_dollars(used, price, long.get(model))
+    return by_model, unpriced
+
+
+def price_usage(
+    usage: Mapping[str, ModelUsage],
+    table: PriceTable,
+    responses: Iterable[ResponseTokens] | None = None,
+) -> CostInfo:
+    """Dollars per model and in total, by the rule above (see :func:`dollars_by_model`)."""
+    by_model, unpriced = dollars_by_model(usage, table, responses)
+    return CostInfo(total_usd=total(by_model.values()), by_model=by_model, unpriced=unpriced)
 
 
 def merge_costs(costs: Iterable[CostInfo]) -> tuple[float | None, list[str]]:

@@ -288,6 +288,7 @@ class TrajectoryBuilder:
             session_id=self.session_id,
             agent_version=self.version,
             started=self.started,
+            usage_rows=list(self.usage_rows.values()),
         )
 
     def _valid(self, event: EventDict) -> Event:
@@ -404,6 +405,9 @@ class PlainTrajectory:
     """Each model response counted, by a digest of its ids that stays the same from process
     to process (Claude Code): a history counts a response one session copied from another
     once (see :mod:`proctor.history.dedup`)."""
+    usage_rows: list[UsageRow] | None = None
+    """Each model response's tokens (what ``usage`` sums): a long prompt's response is priced
+    at its model's long-context rates."""
 
 
 def merge_subagents(

@@ -323,18 +323,20 @@ def test_a_session_s_cost_is_over_its_priced_models() -> None:
         "claude-helper-1": ModelUsage(input_tokens=5),
     }
     # 2 M input tokens at 1 $ per million, 0.3 M output tokens at 10 $: 2 + 3 dollars.
-    assert session_cost(usage, PRICES) == (5.0, ["claude-helper-1"])
+    by_model = {"claude-test-1": 5.0, "claude-helper-1": None}
+    assert session_cost(usage, PRICES) == (by_model, 5.0, ["claude-helper-1"])
     assert session_cost({"claude-helper-1": usage["claude-helper-1"]}, PRICES) == (
+        {"claude-helper-1": None},
         None,
         ["claude-helper-1"],
     )
-    assert session_cost({}, PRICES) == (None, [])
+    assert session_cost({}, PRICES) == ({}, None, [])
     # Each model's dollars kept to six places, as a trial's cost keeps them: 3e-7 $ is 0, and
     # two of them are 0 (not 6e-7 $, which is 1e-6 to six places).
     price = ModelPrice(input_per1_m=0.3)
     cheap = PriceTable(prices={"claude-test-1": price, "claude-helper-1": price})
     one = ModelUsage(input_tokens=1)
-    assert session_cost({"claude-test-1": one, "claude-helper-1": one}, cheap) == (0.0, [])
+    assert session_cost({"claude-test-1": one, "claude-helper-1": one}, cheap)[1:] == (0.0, [])
 
 
 def test_the_largest_sessions_start_first_their_sizes_taken_on_the_pool_when_many(
