@@ -7,7 +7,9 @@ cache writes for five minutes and for an hour, every prompt under 200,000 tokens
 pinned ccusage, installed as :mod:`parse_bench` installs it) over it, and prints each model's
 dollars by both, and whether they agree to the millionth of a dollar. Nothing is asserted:
 the two price lists are each their own (ccusage's is a snapshot of LiteLLM's and models.dev's
-data); a model one of them has no price for is shown as such.
+data); a model one of them has no price for is shown as such. Then the same for the
+recorded Codex and Gemini CLI sessions of ``tests/corpus``, laid out as those CLIs keep
+them (``ccusage codex daily``, ``ccusage gemini daily``).
 
 Usage: ``python bench/price_check.py [--keep DIR] [--ccusage-prefix DIR]``.
 """
@@ -104,6 +106,41 @@ def ccusage_costs(root: Path, binary: Path) -> dict[str, float | None]:
     return costs
 
 
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "corpus"
+
+
+def other_clis(root: Path, binary: Path | None) -> list[tuple[str, float | None, float | None]]:
+    """The recorded Codex and Gemini CLI sessions of ``tests/corpus`` (the pinned CLIs' own
+    files) laid out as each CLI keeps them, and each agent's total dollars by both tools."""
+    codex = root / "codex" / "sessions" / "2026" / "12" / "01"
+    gemini = root / "gemini" / "tmp" / "corpus" / "chats"
+    codex.mkdir(parents=True)
+    gemini.mkdir(parents=True)
+    for number, path in enumerate(sorted(CORPUS.glob("codex-*.transcript.jsonl"))):
+        name = f"rollout-2026-12-01T10-00-0{number}-{uuid.uuid5(uuid.NAMESPACE_URL, path.name)}"
+        (codex / f"{name}.jsonl").write_bytes(path.read_bytes())
+    for number, path in enumerate(sorted(CORPUS.glob("gemini-cli-*.transcript.jsonl"))):
+        (gemini / f"session-2026-12-01T10-0{number}-corpus.jsonl").write_bytes(path.read_bytes())
+    proctor = Path(sys.executable).with_name("proctor")
+    rows: list[tuple[str, float | None, float | None]] = []
+    for agent, folder, command, variable in (
+        ("codex", root / "codex", "codex", "CODEX_HOME"),
+        ("gemini-cli", root / "gemini", "gemini", "GEMINI_DATA_DIR"),
+    ):
+        argv = [str(proctor), "history", str(folder), "--agent", agent, "--json", "--no-cache"]
+        out = subprocess.run(argv, capture_output=True, check=True, text=True, cwd=root).stdout
+        ours: float | None = json.loads(out)["total"]["costUsd"]
+        theirs: float | None = None
+        if binary is not None:
+            env = {**os.environ, variable: str(folder)}
+            argv = [str(binary), command, "daily", "--json", "--offline"]
+            done = subprocess.run(argv, capture_output=True, text=True, env=env)
+            totals = json.loads(done.stdout)["totals"] if done.returncode == 0 else {}
+            theirs = totals.get("totalCost", totals.get("costUSD"))
+        rows.append((agent, ours, theirs))
+    return rows
+
+
 def _shown(value: float | None) -> str:
     return "unpriced" if value is None else f"${value:.6f}"
 
@@ -120,6 +157,7 @@ def main() -> int:
         ours = proctor_costs(root)
         binary = ccusage_binary(args.ccusage_prefix)
         theirs = ccusage_costs(root, binary) if binary is not None else {}
+        others = other_clis(Path(tmp) / "other-clis", binary)
     print(f"proctor's list prices as of {LIST_PRICES_AS_OF}; ccusage {CCUSAGE_VERSION} --offline")
     print(f"{'model':<22} {'proctor':>12} {'ccusage':>12}  agree")
     agree = 0
@@ -131,6 +169,11 @@ def main() -> int:
     if binary is None:
         print("(ccusage could not be installed from the npm registry: its column is empty)")
     print(f"{agree} of {len(models)} models priced alike")
+    print("\nthe pinned CLIs' recorded sessions (tests/corpus), each agent's total:")
+    for agent, mine, other in others:
+        # (proctor rounds each session's dollars to the millionth, ccusage only the total)
+        same = mine is not None and other is not None and abs(mine - other) < 1e-5
+        print(f"{agent:<22} {_shown(mine):>12} {_shown(other):>12}  {'yes' if same else 'NO'}")
     return 0
 
 

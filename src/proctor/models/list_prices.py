@@ -17,8 +17,9 @@ What a list price leaves out (set ``pricing`` for the model where these matter):
   inference (1.1 times), Bedrock's regional endpoints (their ids, ``us.anthropic.…``, have no
   list price here; Vertex AI's ids do not name their region), contracts.
 * **rates as they were**: each model is priced at its rates of that date (Claude Opus 4.6 and
-  Sonnet 4.6 also charged more for long prompts before 2026-03-14); GPT-5.6 Sol's price was an
-  offer "at least through November 21, 2026", so it has none here.
+  Sonnet 4.6 also charged more for long prompts before 2026-03-14; Gemini 3.8 Flash's is an
+  offer through 2026-12-31, $1.50 and $7.50 after it); GPT-5.6 Sol's price was an offer "at
+  least through November 21, 2026", so it has none here.
 
 The sources: Anthropic's https://platform.claude.com/docs/en/about-claude/pricing (as of
 2026-08-22), OpenAI's https://developers.openai.com/api/docs/pricing and
@@ -101,7 +102,10 @@ LIST_PRICES: dict[str, Price] = {
     "o3": _cached(2, 8, 0.5),
     "o4-mini": _cached(1.1, 4.4, 0.275),
     "gpt-4.1": _cached(2, 8, 0.5),
-    # Google
+    # Google (Gemini 3.8 Flash: an offer through 2026-12-31, then $1.50 and $7.50)
+    "gemini-3.8-flash": _cached(0.75, 3.75, 0.075),
+    "gemini-3.5-flash": _cached(1.5, 9, 0.15),
+    "gemini-3.5-flash-lite": _cached(0.3, 2.5, 0.03),
     "gemini-3.1-pro-preview": _cached(2, 12, 0.2),
     "gemini-3-pro-preview": _cached(2, 12, 0.2),
     "gemini-3-flash-preview": _cached(0.5, 3, 0.05),
