@@ -18,7 +18,8 @@ import orjson
 from proctor.history.record import Response, SessionRecord, responses_of, usage_records
 from proctor.history.replay import session_cost
 from proctor.models.pricing import PriceTable
-from proctor.transcripts.builder import UsageRow, usage_by_model
+from proctor.models.trajectory import usage_by_model
+from proctor.transcripts.builder import UsageRow
 
 
 def _better(row: Response, kept: tuple[bool, int]) -> bool:

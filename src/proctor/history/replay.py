@@ -33,8 +33,8 @@ from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import event_stamps, plain_steps, time_span
 from proctor.models.history import Unavailable
 from proctor.models.io import dump_json
-from proctor.models.pricing import PriceTable, ResponseTokens, dollars_by_model
-from proctor.models.trajectory import ModelUsage
+from proctor.models.pricing import PriceTable, dollars_by_model
+from proctor.models.trajectory import ModelUsage, ResponseTokens
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.collection import collection_paused
 from proctor.util.cpus import usable_cpus

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from proctor.metrics.trace import event_stamps, time_span
-from proctor.models.pricing import PriceTable, ResponseTokens, price_usage
+from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import Effort
-from proctor.models.trajectory import Event, ModelUsage, Usage, sum_usage
+from proctor.models.trajectory import Event, ModelUsage, ResponseTokens, Usage, sum_usage
 
 UNKNOWN_MODEL = "unknown"
 

@@ -19,14 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proctor.models.base import CamelModel, UserModel
 from proctor.models.list_prices import LIST_PRICES, LONG_CONTEXT, list_name
-from proctor.models.trajectory import ModelUsage
+from proctor.models.trajectory import ModelUsage, ResponseTokens, usage_by_model
 
 PER_TOKENS = 1_000_000
-
-
-ResponseTokens = tuple[str, int, int, int, int, int]
-"""One model response's tokens: (model, input, output, cache read, cache write, the part of
-the cache write kept for an hour)."""
 
 
 # The rates of a long prompt: a response whose prompt (input, cache reads and cache writes)
@@ -186,28 +181,16 @@ def long_prompts(
             over[model] = price.long_context.over_prompt_tokens
     if not over:
         return {}
-    sums: dict[str, list[int]] = {}
-    for model, inp, out, read, write, hour in responses:
-        limit = over.get(model)
-        if limit is not None and inp + read + write > limit:
-            acc = sums.setdefault(model, [0, 0, 0, 0, 0, 0])
-            acc[0] += inp
-            acc[1] += out
-            acc[2] += read
-            acc[3] += write
-            acc[4] += min(hour, write)
-            acc[5] += 1
-    return {
-        model: ModelUsage(
-            input_tokens=a[0],
-            output_tokens=a[1],
-            cache_read_tokens=a[2],
-            cache_write_tokens=a[3],
-            cache_write_1h_tokens=a[4],
-            responses=a[5],
-        )
-        for model, a in sums.items()
-    }
+    return usage_by_model(
+        row
+        for row in responses
+        if (limit := over.get(row[0])) is not None and prompt_tokens(row) > limit
+    )
+
+
+def prompt_tokens(row: ResponseTokens) -> int:
+    """A response's prompt: its input, cache reads and cache writes."""
+    return row[1] + row[3] + row[4]
 
 
 def dollars_by_model(

@@ -30,8 +30,10 @@ from proctor.models.trajectory import (
     Event,
     ModelUsage,
     ParseCoverage,
+    ResponseTokens,
     Trajectory,
     event_conforms,
+    usage_by_model,
 )
 
 EventDict = dict[str, Any]
@@ -45,7 +47,7 @@ RAW_CAP = 2000
 MALFORMED = (TypeError, KeyError, ValueError, AttributeError, IndexError)
 """What a record with fields of unexpected types raises inside a parser (pydantic's
 ValidationError is a ValueError): the record is counted as malformed, never fatal."""
-UsageRow = tuple[str, int, int, int, int, int]
+UsageRow = ResponseTokens
 """(model, input, output, cache read, cache write, the part of the cache write kept for an
 hour) of one model response."""
 ResponseRow = tuple[int, bool, str, int, int, int, int, int]
@@ -71,30 +73,6 @@ def token_count(value: Any) -> int:
 def ev(**fields: Any) -> EventDict:
     """An event from keyword fields (already camelCase), without the empty ones."""
     return {k: v for k, v in fields.items() if v is not None}
-
-
-def usage_by_model(rows: Iterable[UsageRow]) -> dict[str, ModelUsage]:
-    """Sum usage rows per model, one row per response."""
-    # Rows grouped, then each column summed in C: a session has hundreds of responses, where
-    # adding each number in Python cost more than the rest of its count.
-    grouped: dict[str, list[UsageRow]] = {}
-    for row in rows:
-        group = grouped.get(row[0])
-        if group is None:
-            group = grouped[row[0]] = []
-        group.append(row)
-    usage = {}
-    for model, group in grouped.items():
-        _, inp, out, read, write, hour = zip(*group, strict=True)
-        usage[model] = ModelUsage(
-            input_tokens=sum(inp),
-            output_tokens=sum(out),
-            cache_read_tokens=sum(read),
-            cache_write_tokens=sum(write),
-            responses=len(group),
-            cache_write_1h_tokens=sum(hour),
-        )
-    return usage
 
 
 class TrajectoryBuilder:

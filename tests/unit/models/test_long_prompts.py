@@ -16,14 +16,8 @@ from proctor.history.sources import Session
 from proctor.history.summary import summarise
 from proctor.metrics.effort import effort
 from proctor.models.config import ModelPrice
-from proctor.models.pricing import (
-    LongContextPrice,
-    PriceTable,
-    ResponseTokens,
-    long_prompts,
-    price_usage,
-)
-from proctor.models.trajectory import ModelUsage, Usage
+from proctor.models.pricing import LongContextPrice, PriceTable, long_prompts, price_usage
+from proctor.models.trajectory import ModelUsage, ResponseTokens, Usage
 
 M = 1_000_000
 

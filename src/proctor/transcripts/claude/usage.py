@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from proctor.models.trajectory import ModelUsage
-from proctor.transcripts.builder import UsageRow, token_count, usage_by_model
+from proctor.models.trajectory import ModelUsage, usage_by_model
+from proctor.transcripts.builder import UsageRow, token_count
 from proctor.transcripts.claude.records import USAGE_COUNTS, hour_writes
 from proctor.transcripts.lines import decode_line
 
