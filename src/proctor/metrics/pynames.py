@@ -66,15 +66,16 @@ def _keys(mapping: ast.Dict) -> ast.expr:
 
 
 def parameter_values(nodes: list[ast.AST]) -> Iterator[tuple[ast.arg, ast.List]]:
-    """The parameters of each plain function (positional ones, no defaults, no decorator)
-    whose name is only ever called, by calls that give every parameter a value, plainly
-    (no ``*args``, no ``**kwargs``), each with the list of the values its calls give it."""
+    """The parameters of each plain function (positional ones, no decorator, defaults only
+    constants) whose name is only ever called, by calls that give every parameter a value
+    (or leave it its default), plainly (no ``*args``, no ``**kwargs``), each with the list of
+    the values its calls give it."""
     functions = {
         node.name: node
         for node in nodes
         if isinstance(node, ast.FunctionDef)
         and not node.decorator_list
-        and not node.args.defaults
+        and all(isinstance(default, ast.Constant) for default in node.args.defaults)
         and not node.args.vararg
         and not node.args.kwarg
         and not node.args.kwonlyargs
@@ -96,8 +97,9 @@ def parameter_values(nodes: list[ast.AST]) -> Iterator[tuple[ast.arg, ast.List]]
             continue  # defined twice, handed on, or never called
         parameters = [*function.args.posonlyargs, *function.args.args]
         columns: list[list[ast.expr]] = [[] for _ in parameters]
+        defaults = function.args.defaults  # the last parameters'
         for call in calls[name]:
-            given = _given(call, parameters)
+            given = _given(call, parameters, defaults)
             if given is None:
                 break
             for column, value in zip(columns, given, strict=True):
@@ -107,9 +109,12 @@ def parameter_values(nodes: list[ast.AST]) -> Iterator[tuple[ast.arg, ast.List]]
                 yield parameter, ast.List(elts=column, ctx=ast.Load())
 
 
-def _given(call: ast.Call, parameters: list[ast.arg]) -> list[ast.expr] | None:
-    """The value a call gives each parameter, by place or by name; None for a call that
-    unpacks its arguments, or does not give each parameter one value."""
+def _given(
+    call: ast.Call, parameters: list[ast.arg], defaults: list[ast.expr]
+) -> list[ast.expr] | None:
+    """The value a call gives each parameter, by place or by name, else its default (a
+    constant); None for a call that unpacks its arguments, or does not give each parameter
+    without a default one value."""
     if any(isinstance(arg, ast.Starred) for arg in call.args) or len(call.args) > len(parameters):
         return None
     given: list[ast.expr | None] = [*call.args, *[None] * (len(parameters) - len(call.args))]
@@ -118,6 +123,10 @@ def _given(call: ast.Call, parameters: list[ast.arg]) -> list[ast.expr] | None:
         if keyword.arg not in names or given[names.index(keyword.arg)] is not None:
             return None
         given[names.index(keyword.arg)] = keyword.value
+    first_default = len(parameters) - len(defaults)
+    for place in range(first_default, len(parameters)):
+        if given[place] is None:
+            given[place] = defaults[place - first_default]
     return None if any(value is None for value in given) else given  # type: ignore[return-value]
 
 

@@ -113,7 +113,22 @@ CASES: list[tuple[Any, tuple[tuple[str, ...], bool] | None]] = [
     (py("import sys\ndef w(p):\n    open(p, 'w')\nw('a.py')\nw(sys.argv[1])"), None),
     (py("def w(p):\n    open(p, 'w')\nw('a.py')\nf = w\nf('b')"), None),  # handed on
     (py("def w(p):\n    open(p, 'w')\nw(*['a.py'])"), None),
-    (py("def w(p='a.py'):\n    open(p, 'w')\nw()"), None),  # a default: not followed
+    (py("def w(p='a.py'):\n    open(p, 'w')\nw()"), (("a.py",), False)),  # a default
+    (py("def w(p, mode='w'):\n    open(p, mode)\nw('a.py')"), None),  # a mode where it opens
+    (
+        py("def w(p, text=''):\n    open(p, 'w').write(text)\nw('a.py')\nw('b.py', text='x')"),
+        (("a.py", "b.py"), False),
+    ),
+    (
+        py("def fix(p='a.py'):\n    s = open(p).read()\n    open(p, 'w').write(s)\nfix()"),
+        (("a.py",), True),
+    ),
+    (py("q = 'a.py'\ndef w(p=q):\n    open(p, 'w')\nw()"), None),  # a default not a constant
+    (
+        py("def w(p, e=None):\n    open(p, 'w')\nw('a.py')\nw('b.py', e=1)"),
+        (("a.py", "b.py"), False),
+    ),
+    (py("def w(p='a.py'):\n    open(p, 'w')\nw()\nw(p=q)"), None),  # one call's unknown value
     (py("p = 'a.py'\ndef w(p):\n    open(p, 'w')\nw('b.py')"), None),
     (py("from pathlib import Path\nPath('old.py').rename('new.py')"), None),
     (py("from pathlib import Path\nPath('a.py').write_text('')\nPath('b.py').unlink()"), None),
