@@ -94,7 +94,10 @@ def evaluate(
     usage, calls = harness_usage(prepared.roles)
     if ctx.spec.collect_cost:
         trajectory = collected.trajectory
-        given_by = responses(trajectory.events)  # (the harness's calls: at the base rates)
+        given_by = responses(trajectory.events) + [
+            (f"{call.role}:{call.model}", call.input_tokens, call.output_tokens, 0, 0, 0)
+            for call in calls
+        ]
         cost = price_usage({**trajectory.usage, **usage}, ctx.spec.pricing, given_by)
     else:
         cost = CostInfo(collected=False)

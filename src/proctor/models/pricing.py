@@ -25,14 +25,14 @@ PER_TOKENS = 1_000_000
 
 
 # The rates of a long prompt: a response whose prompt (input, cache reads and cache writes)
-# is over ``overPromptTokens`` costs these rates for all its tokens. No docstring: it would
-# change the published schema.
+# is over ``overPromptTokens`` costs these rates for all its tokens; a rate not given is the
+# model's own. No docstring: it would change the published schema.
 class LongContextPrice(UserModel):
     over_prompt_tokens: int = Field(gt=0, alias="overPromptTokens")
-    input_per1_m: float = Field(default=0.0, ge=0, alias="inputPer1M")
-    output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
-    cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
-    cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
+    input_per1_m: float | None = Field(default=None, ge=0, alias="inputPer1M")
+    output_per1_m: float | None = Field(default=None, ge=0, alias="outputPer1M")
+    cache_read_per1_m: float | None = Field(default=None, ge=0, alias="cacheReadPer1M")
+    cache_write_per1_m: float | None = Field(default=None, ge=0, alias="cacheWritePer1M")
     cache_write1h_per1_m: float | None = Field(default=None, ge=0, alias="cacheWrite1hPer1M")
 
 
@@ -48,7 +48,24 @@ class ModelPrice(UserModel):
     long_context: LongContextPrice | None = Field(default=None, alias="longContext")
 
 
-Rates = ModelPrice | LongContextPrice
+def long_rates(price: ModelPrice) -> ModelPrice | None:
+    """The rates of ``price``'s long prompts, each one not given its own rate (a cache write
+    for an hour: the rate a cache write for an hour costs without a long prompt)."""
+    long = price.long_context
+    if long is None:
+        return None
+    hour = _either(price.cache_write1h_per1_m, price.cache_write_per1_m)
+    return ModelPrice(
+        input_per1_m=_either(long.input_per1_m, price.input_per1_m),
+        output_per1_m=_either(long.output_per1_m, price.output_per1_m),
+        cache_read_per1_m=_either(long.cache_read_per1_m, price.cache_read_per1_m),
+        cache_write_per1_m=_either(long.cache_write_per1_m, price.cache_write_per1_m),
+        cache_write1h_per1_m=_either(long.cache_write1h_per1_m, hour),
+    )
+
+
+def _either(given: float | None, otherwise: float) -> float:
+    return otherwise if given is None else given
 
 
 def _list_price(name: str, values: tuple[float, float, float, float, float]) -> ModelPrice:
@@ -125,7 +142,7 @@ class PriceTable(BaseModel):
         return found if found is not None else _listed(model)
 
 
-def dollars(usage: ModelUsage, price: Rates) -> float:
+def dollars(usage: ModelUsage, price: ModelPrice) -> float:
     """The tokens' dollars at ``price``'s rates (a long prompt's rates are not applied here:
     see :func:`model_dollars`); cache writes for an hour at their own rate when it has one."""
     hour = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
@@ -155,16 +172,17 @@ def model_dollars(used: ModelUsage, price: ModelPrice, long: ModelUsage | None =
     """A model's dollars, rounded to the millionth: ``long``, the part of ``used`` its long
     prompts gave (see :func:`long_prompts`), at the price's long-context rates, the rest at
     its own."""
-    if long is None or price.long_context is None:
+    rates = long_rates(price) if long is not None else None
+    if long is None or rates is None:
         return round(dollars(used, price), 6)
-    rest = ModelUsage(
-        input_tokens=used.input_tokens - long.input_tokens,
-        output_tokens=used.output_tokens - long.output_tokens,
-        cache_read_tokens=used.cache_read_tokens - long.cache_read_tokens,
-        cache_write_tokens=used.cache_write_tokens - long.cache_write_tokens,
-        cache_write_1h_tokens=used.cache_write_1h_tokens - long.cache_write_1h_tokens,
+    rest = ModelUsage(  # (never below 0: a part that is not within the whole is all of it)
+        input_tokens=max(used.input_tokens - long.input_tokens, 0),
+        output_tokens=max(used.output_tokens - long.output_tokens, 0),
+        cache_read_tokens=max(used.cache_read_tokens - long.cache_read_tokens, 0),
+        cache_write_tokens=max(used.cache_write_tokens - long.cache_write_tokens, 0),
+        cache_write_1h_tokens=max(used.cache_write_1h_tokens - long.cache_write_1h_tokens, 0),
     )
-    return round(dollars(rest, price) + dollars(long, price.long_context), 6)
+    return round(dollars(rest, price) + dollars(long, rates), 6)
 
 
 def long_prompts(

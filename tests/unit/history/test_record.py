@@ -57,7 +57,17 @@ FULL = SessionSummary(
     edited_files=["a.py", "b.py"],
     redundancy_proxy=0.25,
     auc_cov_proxy=0.875,
-    usage={"m-1": ModelUsage(input_tokens=10, output_tokens=2, responses=1), "m-2": ModelUsage()},
+    usage={
+        "m-1": ModelUsage(
+            input_tokens=10,
+            output_tokens=2,
+            responses=1,
+            cache_write_tokens=4,
+            cache_write_1h_tokens=3,
+        ),
+        "m-2": ModelUsage(),
+    },
+    cost_by_model={"m-1": 0.000125, "m-2": None, "m-3": 1e-7},
     cost_usd=0.000125,
     unpriced_models=["m-2"],
     unknown_records=3,

@@ -79,14 +79,43 @@ def test_a_model_without_long_rates_never_looks_at_its_responses() -> None:
 
 def test_a_configured_price_may_have_long_rates_of_its_own() -> None:
     price = ModelPrice.model_validate(
-        {"inputPer1M": 1, "longContext": {"overPromptTokens": 1000, "inputPer1M": 3}}
+        {
+            "inputPer1M": 1,
+            "outputPer1M": 10,
+            "cacheReadPer1M": 0.1,
+            "longContext": {"overPromptTokens": 1000, "inputPer1M": 3},
+        }
     )
     assert price.long_context == LongContextPrice(over_prompt_tokens=1000, input_per1_m=3)
     table = PriceTable(prices={"mine": price})
-    rows: list[ResponseTokens] = [("mine", 2000, 0, 0, 0, 0), ("mine", 500, 0, 0, 0, 0)]
-    assert price_usage(_usage(rows), table, rows).total_usd == (2000 * 3 + 500) / M
+    rows: list[ResponseTokens] = [("mine", 2000, M, M, 0, 0), ("mine", 500, 0, 0, 0, 0)]
+    # A long rate not given is the model's own: the long response's output and reads cost
+    # $10 and $0.10 per million, not nothing.
+    expected = (2000 * 3 + M * 10 + M * 0.1 + 500) / M
+    assert price_usage(_usage(rows), table, rows).total_usd == pytest.approx(expected)
     with pytest.raises(ValueError, match="overPromptTokens"):
         ModelPrice.model_validate({"longContext": {"inputPer1M": 3}})
+
+
+def test_a_configured_price_replaces_the_list_price_whole() -> None:
+    # Gemini 2.5 Pro's own base rates, written in proctor.json without its long rates.
+    mine = ModelPrice(input_per1_m=1.25, output_per1_m=10, cache_read_per1_m=0.125)
+    rows: list[ResponseTokens] = [("gemini-2.5-pro", 300_000, 0, 0, 0, 0)]
+    listed = price_usage(_usage(rows), PriceTable(), rows).total_usd
+    configured = price_usage(_usage(rows), PriceTable(prices={"gemini-2.5-pro": mine}), rows)
+    assert listed == 0.75 and configured.total_usd == 0.375
+
+
+def test_a_harness_roles_long_prompt_costs_the_long_rates() -> None:
+    key = "judge:google/gemini-2.5-pro"
+    rows: list[ResponseTokens] = [(key, 300_000, 0, 0, 0, 0)]
+    assert price_usage(_usage(rows), PriceTable(), rows).total_usd == 0.75
+
+
+def test_control_a_long_part_larger_than_the_whole_never_costs_less_than_it() -> None:
+    usage = {"gemini-2.5-pro": ModelUsage(input_tokens=100_000)}
+    rows: list[ResponseTokens] = [("gemini-2.5-pro", 300_000, 0, 0, 0, 0)]
+    assert price_usage(usage, PriceTable(), rows).total_usd == 0.75  # (not 0.5)
 
 
 def test_a_trials_effort_prices_its_usage_events_long_prompts() -> None:
