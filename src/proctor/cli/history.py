@@ -51,7 +51,8 @@ MAX_WORKERS = 256
 @click.option(
     "--config",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Take model prices from this proctor.json's `pricing` (default: ./proctor.json).",
+    help="Take model prices from this proctor.json's `pricing` (default: ./proctor.json); "
+    "other models take the list prices proctor ships.",
 )
 @click.option(
     "--workers",
@@ -159,8 +160,8 @@ def command(
         # ./proctor.json of the folder it runs in: only its prices were to be read, and a
         # replay reads what it can.
         click.echo(
-            f"proctor: note: {exc}; its prices are not used (models the defaults do not "
-            "price are shown unpriced)",
+            f"proctor: note: {exc}; its prices are not used (models are priced at the list "
+            "prices proctor ships, or shown unpriced)",
             err=True,
         )
     if paths and home is not None:

@@ -27,13 +27,31 @@ PER_TOKENS = 1_000_000
 # The rates of a long prompt: a response whose prompt (input, cache reads and cache writes)
 # is over ``overPromptTokens`` costs these rates for all its tokens; a rate not given is the
 # model's own. No docstring: it would change the published schema.
+_OWN = "null or left out: the model's own rate"
+
+
 class LongContextPrice(UserModel):
-    over_prompt_tokens: int = Field(gt=0, alias="overPromptTokens")
-    input_per1_m: float | None = Field(default=None, ge=0, alias="inputPer1M")
-    output_per1_m: float | None = Field(default=None, ge=0, alias="outputPer1M")
-    cache_read_per1_m: float | None = Field(default=None, ge=0, alias="cacheReadPer1M")
-    cache_write_per1_m: float | None = Field(default=None, ge=0, alias="cacheWritePer1M")
-    cache_write1h_per1_m: float | None = Field(default=None, ge=0, alias="cacheWrite1hPer1M")
+    over_prompt_tokens: int = Field(
+        gt=0,
+        alias="overPromptTokens",
+        description="a response whose prompt (input, cache reads and writes) is over this "
+        "many tokens costs these rates for all its tokens",
+    )
+    input_per1_m: float | None = Field(default=None, ge=0, alias="inputPer1M", description=_OWN)
+    output_per1_m: float | None = Field(default=None, ge=0, alias="outputPer1M", description=_OWN)
+    cache_read_per1_m: float | None = Field(
+        default=None, ge=0, alias="cacheReadPer1M", description=_OWN
+    )
+    cache_write_per1_m: float | None = Field(
+        default=None, ge=0, alias="cacheWritePer1M", description=_OWN
+    )
+    cache_write1h_per1_m: float | None = Field(
+        default=None,
+        ge=0,
+        alias="cacheWrite1hPer1M",
+        description="null or left out: this price's cacheWritePer1M if given, else the "
+        "model's own rate for an hour's write",
+    )
 
 
 # A model's dollars per million tokens, as the configuration's ``pricing`` map holds them
@@ -44,8 +62,18 @@ class ModelPrice(UserModel):
     output_per1_m: float = Field(default=0.0, ge=0, alias="outputPer1M")
     cache_read_per1_m: float = Field(default=0.0, ge=0, alias="cacheReadPer1M")
     cache_write_per1_m: float = Field(default=0.0, ge=0, alias="cacheWritePer1M")
-    cache_write1h_per1_m: float | None = Field(default=None, ge=0, alias="cacheWrite1hPer1M")
-    long_context: LongContextPrice | None = Field(default=None, alias="longContext")
+    cache_write1h_per1_m: float | None = Field(
+        default=None,
+        ge=0,
+        alias="cacheWrite1hPer1M",
+        description="a cache write kept for an hour; null or left out: cacheWritePer1M",
+    )
+    long_context: LongContextPrice | None = Field(
+        default=None,
+        alias="longContext",
+        description="the rates of a long prompt's responses (left out, for a model with a list "
+        "price: the list's; null: none)",
+    )
 
 
 def long_rates(price: ModelPrice) -> ModelPrice | None:
@@ -55,6 +83,8 @@ def long_rates(price: ModelPrice) -> ModelPrice | None:
     if long is None:
         return None
     hour = _either(price.cache_write1h_per1_m, price.cache_write_per1_m)
+    if long.cache_write_per1_m is not None:  # without an hour's rate, the write's own
+        hour = long.cache_write_per1_m
     return ModelPrice(
         input_per1_m=_either(long.input_per1_m, price.input_per1_m),
         output_per1_m=_either(long.output_per1_m, price.output_per1_m),
@@ -135,11 +165,38 @@ class PriceTable(BaseModel):
     def _lookup(self, model: str) -> ModelPrice | None:
         if model == "scripted" or model.startswith("scripted/"):
             return FREE
+        listed = _listed(model)
+        if not self.prices:
+            return listed
         found = self.prices.get(model)
-        if found is None and self.prices:
+        if found is None:
             bare = {key.split("/", 1)[-1]: price for key, price in self.prices.items()}
             found = bare.get(model.split("/", 1)[-1])
-        return found if found is not None else _listed(model)
+        if found is None:  # as the list finds a model: without its date, `[1m]`, provider…
+            found = self._by_list_name.get(list_name(model))
+        if found is None or listed is None:
+            return found if found is not None else listed
+        return _over(listed, found)
+
+    @functools.cached_property
+    def _by_list_name(self) -> dict[str, ModelPrice]:
+        """The configured prices by the name the list finds a model by (the first key of a
+        name, as written, wins)."""
+        named: dict[str, ModelPrice] = {}
+        for key, price in self.prices.items():
+            named.setdefault(list_name(key), price)
+        return named
+
+
+def _over(listed: ModelPrice, given: ModelPrice) -> ModelPrice:
+    """A configured price over a model's list price: the rates it gives (its long-context
+    rates too), the list's for the others."""
+    if given.model_fields_set >= set(ModelPrice.model_fields):
+        return given
+    update = {name: getattr(given, name) for name in given.model_fields_set}
+    if "cache_write_per1_m" in update and "cache_write1h_per1_m" not in update:
+        update["cache_write1h_per1_m"] = None  # a write for an hour: the write's rate given
+    return listed.model_copy(update=update)
 
 
 def dollars(usage: ModelUsage, price: ModelPrice) -> float:

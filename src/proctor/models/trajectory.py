@@ -342,7 +342,11 @@ class ModelUsage(BaseModel):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     responses: int = 0
-    cache_write_1h_tokens: int = Field(default=0, alias="cacheWrite1hTokens")
+    cache_write_1h_tokens: int = Field(
+        default=0,
+        alias="cacheWrite1hTokens",
+        description="the part of cacheWriteTokens written to a cache kept for an hour",
+    )
     """The part of ``cache_write_tokens`` written to a cache kept for an hour (Claude Code's
     ``ephemeral_1h_input_tokens``), which costs more than one kept for five minutes."""
 

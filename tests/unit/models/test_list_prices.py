@@ -99,14 +99,34 @@ def test_control_a_model_without_a_list_price_stays_unpriced(model: str) -> None
     assert cost.total_usd is None and cost.unpriced == [model]
 
 
-def test_a_configured_price_wins_over_the_list() -> None:
-    mine = ModelPrice(input_per1_m=1.0, output_per1_m=2.0)
+def test_a_configured_price_wins_over_the_list_for_the_rates_it_gives() -> None:
+    mine = ModelPrice.model_validate({"inputPer1M": 1.0, "outputPer1M": 2.0})
     for key in ("claude-opus-4-8", "anthropic/claude-opus-4-8"):
         table = PriceTable(prices={key: mine})
-        assert _each("claude-opus-4-8", table) == (1.0, 2.0, 0.0, 0.0, 0.0)
+        # The rates it leaves out are the list's (cache reads and writes here), not free.
+        assert _each("claude-opus-4-8", table) == (1.0, 2.0, 0.5, 6.25, 10.0)
+    every = ModelPrice.model_validate(
+        {"inputPer1M": 1, "outputPer1M": 2, "cacheReadPer1M": 0, "cacheWritePer1M": 0}
+    )
+    table = PriceTable(prices={"claude-opus-4-8": every})
+    assert _each("claude-opus-4-8", table) == (1.0, 2.0, 0.0, 0.0, 0.0)  # 0 as given
     # A model the configuration does not name keeps its list price beside it.
     table = PriceTable(prices={"anthropic/claude-opus-4-8": mine})
     assert _each("claude-haiku-4-5", table) == _each("claude-haiku-4-5")
+    # A model with no list price: the rates it leaves out cost nothing, as before.
+    assert _each("my-model", PriceTable(prices={"my-model": mine})) == (1.0, 2.0, 0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["claude-sonnet-4-5-20250929", "claude-sonnet-4-5[1m]", "anthropic/claude-sonnet-4-5"],
+)
+def test_a_configured_key_finds_the_ids_the_list_would(written: str) -> None:
+    table = PriceTable(prices={"claude-sonnet-4-5": ModelPrice.model_validate({"inputPer1M": 1})})
+    assert _each(written, table)[0] == 1.0  # not the list's $3
+    # Control: another model's key is never taken for it.
+    other = PriceTable(prices={"claude-sonnet-4": ModelPrice.model_validate({"inputPer1M": 1})})
+    assert _each(written, other)[0] == 3.0
 
 
 def test_cache_writes_for_an_hour_cost_their_own_price() -> None:

@@ -97,13 +97,29 @@ def test_a_configured_price_may_have_long_rates_of_its_own() -> None:
         ModelPrice.model_validate({"longContext": {"inputPer1M": 3}})
 
 
-def test_a_configured_price_replaces_the_list_price_whole() -> None:
+def test_a_configured_price_keeps_the_lists_long_rates_unless_it_gives_its_own() -> None:
     # Gemini 2.5 Pro's own base rates, written in proctor.json without its long rates.
-    mine = ModelPrice(input_per1_m=1.25, output_per1_m=10, cache_read_per1_m=0.125)
+    mine = ModelPrice.model_validate({"inputPer1M": 1.25, "outputPer1M": 10})
     rows: list[ResponseTokens] = [("gemini-2.5-pro", 300_000, 0, 0, 0, 0)]
     listed = price_usage(_usage(rows), PriceTable(), rows).total_usd
     configured = price_usage(_usage(rows), PriceTable(prices={"gemini-2.5-pro": mine}), rows)
-    assert listed == 0.75 and configured.total_usd == 0.375
+    assert listed == configured.total_usd == 0.75
+    flat = ModelPrice.model_validate({"inputPer1M": 1.25, "longContext": None})
+    configured = price_usage(_usage(rows), PriceTable(prices={"gemini-2.5-pro": flat}), rows)
+    assert configured.total_usd == 0.375  # none given: none
+
+
+def test_a_long_write_for_an_hour_without_its_rate_costs_the_long_writes() -> None:
+    price = ModelPrice.model_validate(
+        {
+            "cacheWritePer1M": 3.75,
+            "cacheWrite1hPer1M": 6,
+            "longContext": {"overPromptTokens": 10, "cacheWritePer1M": 7.5},
+        }
+    )
+    rows: list[ResponseTokens] = [("mine", 0, 0, 0, M, M)]
+    table = PriceTable(prices={"mine": price})
+    assert price_usage(_usage(rows), table, rows).total_usd == 7.5  # (not the base's $6)
 
 
 def test_a_harness_roles_long_prompt_costs_the_long_rates() -> None:

@@ -122,9 +122,16 @@ def test_control_without_the_split_every_write_costs_the_five_minutes_rate(
     assert costs[1] - costs[0] == pytest.approx(HOUR * (10 - 6.25) / 1_000_000, abs=2e-6)
 
 
-@pytest.mark.parametrize("damaged", [50.5, True, "50", [[50]], 1e20, -5, "x", [], 7.0])
+@pytest.mark.parametrize(
+    "damaged", [50.5, True, "50", [[50]], 1e20, -5, "x", [], 7.0, ("whole", 5), ("whole", 0)]
+)
 def test_a_damaged_hour_count_is_noted_and_the_readers_agree(tmp_path: Path, damaged: Any) -> None:
-    creation = damaged if damaged in ("x", []) else {"ephemeral_1h_input_tokens": damaged}
+    if isinstance(damaged, tuple):  # a cache_creation that is not an object, even a number
+        creation, damaged = damaged[1], "whole"
+    elif damaged in ("x", []):
+        creation = damaged
+    else:
+        creation = {"ephemeral_1h_input_tokens": damaged}
     path = tmp_path / "s-1.jsonl"
     path.write_text(_line(0, _usage(100, creation)) + "\n")
     full = parse_claude_session(path)

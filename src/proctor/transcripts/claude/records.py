@@ -47,7 +47,8 @@ def hour_counts(creation: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
     usage's ``cache_creation``: its hour's writes, or itself when it is not an object."""
     if type(creation) is dict:
         return creation, (HOUR_WRITES,)
-    return {"cache_creation": creation}, ("cache_creation",)
+    # Not an object, even a number: noted (as text, which is never a count).
+    return {"cache_creation": repr(creation)[:100]}, ("cache_creation",)
 
 
 def hour_writes(creation: Any, write: int) -> int:
