@@ -13,7 +13,7 @@ from proctor.history.record import SessionRecord, UsageRecord, local_start, reco
 from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
 from proctor.models.io import dump_json, escape_surrogates
 from proctor.models.list_prices import LIST_PRICES_AS_OF
-from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.pricing import PriceTable, dollars_by_model
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
@@ -103,7 +103,7 @@ def _add_dollars(sums: dict[str, float], session: SessionRecord, pricing: PriceT
             sums[model] = sums.get(model, 0.0) + spent
     if len(session.cost_by_model) != len(session.usage):
         missing = [(m, u) for m, u in session.usage.items() if m not in session.cost_by_model]
-        for model, spent in price_usage(sum_usage(missing), pricing).by_model.items():
+        for model, spent in dollars_by_model(sum_usage(missing), pricing)[0].items():
             if spent is not None:
                 sums[model] = sums.get(model, 0.0) + spent
 

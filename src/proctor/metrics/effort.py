@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import Effort
-from proctor.models.trajectory import Event, ModelUsage, ResponseTokens, Usage, sum_usage
+from proctor.models.trajectory import Event, ModelUsage, ResponseTokens, Usage, usage_by_model
 
 UNKNOWN_MODEL = "unknown"
 
@@ -38,21 +38,7 @@ def responses(events: Iterable[Event]) -> list[ResponseTokens]:
 
 def tokens_by_model(events: Sequence[Event]) -> dict[str, ModelUsage]:
     """Usage events summed per model (``unknown`` if unnamed), missing counts 0. Empty: ``{}``."""
-    return sum_usage(
-        (
-            event.model or UNKNOWN_MODEL,
-            ModelUsage(
-                input_tokens=event.input_tokens or 0,
-                output_tokens=event.output_tokens or 0,
-                cache_read_tokens=event.cache_read_tokens or 0,
-                cache_write_tokens=event.cache_write_tokens or 0,
-                responses=1,
-                cache_write_1h_tokens=event.cache_write_1h_tokens or 0,
-            ),
-        )
-        for event in events
-        if isinstance(event, Usage)
-    )
+    return usage_by_model(responses(events))
 
 
 def cost(
@@ -71,10 +57,11 @@ def effort(events: Sequence[Event], tool_calls: int, pricing: PriceTable | None 
 
     Empty events: None, the given ``tool_calls``, ``{}``, and 0.0 cost.
     """
-    usage = tokens_by_model(events)
+    rows = responses(events)
+    usage = usage_by_model(rows)
     return Effort(
         elapsed_seconds=elapsed_seconds(events),
         tool_calls=tool_calls,
         tokens=usage,
-        cost=cost(usage, pricing, responses(events)),
+        cost=cost(usage, pricing, rows),
     )

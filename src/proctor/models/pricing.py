@@ -1,9 +1,10 @@
 """Dollars from tokens: the one place prices are looked up and added.
 
 **Where a price comes from.** A model's price comes from the configuration's ``pricing``
-table, under its ``provider/model`` key or its bare model name; else from the list prices
-proctor ships (:mod:`proctor.models.list_prices`); proctor's own scripted agent and scripted
-model (``scripted``, ``scripted/…``) cost nothing.
+table, under its ``provider/model`` key, its bare model name, or the name the list finds it by;
+else from the list prices proctor ships (:mod:`proctor.models.list_prices`). A configured
+price of a listed model takes the list's rates for those it does not give. proctor's own
+scripted agent and scripted model (``scripted``, ``scripted/…``) cost nothing.
 
 **The rule for unknown prices.** A model with no price has an unknown cost, which is ``None``,
 never ``0``; any sum that includes an unknown cost is unknown too, and the models without a
@@ -24,12 +25,12 @@ from proctor.models.trajectory import ModelUsage, ResponseTokens, usage_by_model
 PER_TOKENS = 1_000_000
 
 
-# The rates of a long prompt: a response whose prompt (input, cache reads and cache writes)
-# is over ``overPromptTokens`` costs these rates for all its tokens; a rate not given is the
-# model's own. No docstring: it would change the published schema.
 _OWN = "null or left out: the model's own rate"
 
 
+# The rates of a long prompt: a response whose prompt (input, cache reads and cache writes)
+# is over ``overPromptTokens`` costs these rates for all its tokens; a rate not given is the
+# model's own. No docstring: it would change the published schema.
 class LongContextPrice(UserModel):
     over_prompt_tokens: int = Field(
         gt=0,
@@ -203,9 +204,7 @@ def dollars(usage: ModelUsage, price: ModelPrice) -> float:
     """The tokens' dollars at ``price``'s rates (a long prompt's rates are not applied here:
     see :func:`model_dollars`); cache writes for an hour at their own rate when it has one."""
     hour = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
-    hour_price = price.cache_write1h_per1_m
-    if hour_price is None:
-        hour_price = price.cache_write_per1_m
+    hour_price = _either(price.cache_write1h_per1_m, price.cache_write_per1_m)
     return (
         usage.input_tokens * price.input_per1_m
         + usage.output_tokens * price.output_per1_m
