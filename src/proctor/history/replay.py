@@ -282,10 +282,12 @@ def session_cost(
     return by_model, (round(sum(priced), 6) if priced else None), unpriced
 
 
-# The pool's workers are forked with these set, so that only the session crosses the pipe.
+# The pool's workers are forked with these set, so that only a session's place in ``_JOBS``
+# crosses the pipe.
 _PROJECT: Path | None = None
 _PRICING = PriceTable()
 _STAMPER: Stamper | None = None
+_JOBS: list[Job] = []
 
 
 _COLLECT_AFTER = 50_000
@@ -329,11 +331,13 @@ def _measure_in_worker(job: Job) -> Measured:
     return measured
 
 
-def _measure_chunk(jobs: list[Job]) -> list[Measured]:
-    """A chunk of sessions measured in a worker: its results cross the pipe, and reach the
-    parent's loop, as one item (the pool's own chunks hand each result on by itself, and
-    tens of thousands of hand-overs between the parent's threads cost more than the pipe)."""
-    return [_measure_in_worker(job) for job in jobs]
+def _measure_chunk(places: list[int]) -> list[Measured]:
+    """A chunk of sessions measured in a worker, given by their places in ``_JOBS`` (the
+    worker has the list from its fork: pickling each session to send it cost the parent and
+    the workers 30 ms on 12,000 sessions). Its results cross the pipe, and reach the parent's
+    loop, as one item (the pool's own chunks hand each result on by itself, and tens of
+    thousands of hand-overs between the parent's threads cost more than the pipe)."""
+    return [_measure_in_worker(_JOBS[place]) for place in places]
 
 
 _BATCH = 2_000
@@ -356,7 +360,7 @@ def replay(
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
     is read from it, and the sessions replayed now are added to it. Closing the generator
     early stops the workers."""
-    global _PROJECT, _PRICING, _STAMPER
+    global _PROJECT, _PRICING, _STAMPER, _JOBS
     forget_listings()  # listings are kept for one replay only
     jobs: list[Job] = []
     with collection_paused():
@@ -397,18 +401,23 @@ def replay(
             )
             yield from _gathered(results, todo, filters, cache, _BATCH)
             return
-        _PROJECT, _PRICING, _STAMPER = filters.project, pricing, stamper
-        with forked_pool(count, _start_worker) as pool:
-            jobs = largest_first(jobs, pool, count)
-            # Chunks amortise the pipe over small sessions; sixty-four per worker keep the load
-            # even to the end (the last chunk of one worker is all the other may wait for).
-            size = max(1, len(jobs) // (count * 64))
-            chunks = [jobs[start : start + size] for start in range(0, len(jobs), size)]
-            results = chain.from_iterable(pool.imap_unordered(_measure_chunk, chunks))
-            # Summaries are read back while the workers go on: a batch left for the end
-            # would be read back after the last session, with every worker done.
-            batch = min(_BATCH, max(_BATCH_LEAST, len(jobs) // 32))
-            yield from _gathered(results, todo, filters, cache, batch)
+        _PROJECT, _PRICING, _STAMPER, _JOBS = filters.project, pricing, stamper, jobs
+        try:
+            with forked_pool(count, _start_worker) as pool:
+                # A job's index is its place in ``_JOBS``.
+                places = [job[0] for job in largest_first(jobs, pool, count)]
+                # Chunks amortise the pipe over small sessions; sixty-four per worker keep the
+                # load even to the end (the last chunk of one worker is all the other may wait
+                # for).
+                size = max(1, len(places) // (count * 64))
+                chunks = [places[start : start + size] for start in range(0, len(places), size)]
+                results = chain.from_iterable(pool.imap_unordered(_measure_chunk, chunks))
+                # Summaries are read back while the workers go on: a batch left for the end
+                # would be read back after the last session, with every worker done.
+                batch = min(_BATCH, max(_BATCH_LEAST, len(jobs) // 32))
+                yield from _gathered(results, todo, filters, cache, batch)
+        finally:
+            _JOBS = []
 
 
 def _gathered(
