@@ -17,15 +17,18 @@ median of 3 runs:
   cold (``--no-cache``) and warm (summaries of unchanged sessions read from the cache), over
   its ``projects/`` folder given as a PATH (a plain folder) cold, and
   ``ccusage claude daily --json --offline`` over the corpus when ccusage can be installed from
-  the npm registry (into ``--ccusage-prefix``), all taken in turns; ccusage's token
-  totals must equal proctor's.
+  the npm registry (into ``--ccusage-prefix``), all taken in turns, seven rounds (median and
+  fastest wall time, and the CPU time each spent); ccusage's token totals must equal
+  proctor's.
 
 ``--jobs N`` (default: the CPU count) adds the corpus runs again with N worker processes, each
 parsing its share of the sessions (the way trials are parsed, one process each).
 
-That corpus is 20,000 short sessions (ten-odd lines each): the most sessions a 200 MB history
-can hold, where what each session costs counts most. A real history is few long sessions: one
-user's 236 MB was 237 sessions and 1,315 subagent files (see the peers reference). So the
+That corpus is about 12,000 short sessions (ten-odd lines each, a few thousand subagent files
+among them; 12,425 sessions and 15,975 files from today's fixtures): the most sessions a 200 MB
+history can hold, where what each session costs counts most. A real history is few long
+sessions: one user's 236 MB was 237 sessions and 1,315 subagent files (see the peers
+reference). So the
 ``proctor history`` and ccusage runs are taken again over a second history of the same size
 built of long sessions: each is ``--long-per-session`` (default 80) fixture sessions one after
 another, about 700 KB, with their subagent files.
@@ -36,7 +39,8 @@ would otherwise compile its modules again, and the start-up it is timed with wou
 compiler's (about 40 ms a run here).
 
 Usage: ``.venv/bin/python bench/parse_bench.py [--size-mb 200] [--jobs N] [--keep DIR]
-[--keep-long DIR] [--long-per-session N] [--no-ccusage]``.
+[--keep-long DIR] [--long-per-session N] [--no-ccusage] [--history-only]``
+(``--history-only``: the history runs and ccusage's alone, on both histories).
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ ID = re.compile(
 CCUSAGE_VERSION = "20.0.24"
 """20.0.26 (the newest at the time of writing) has no linux-x64 native package on the registry."""
 RUNS = 3
+HISTORY_ROUNDS = 7
+"""Rounds of the history runs and ccusage, taken in turns: their times spread more than the
+parses' (ccusage's most of all, see :func:`history_table`)."""
 HISTORY_RUNS = (("cold", "--no-cache"), ("warm", "cached"), ("folder", "projects/ --no-cache"))
 """The ``proctor history`` runs: over the history folder cold and warm, and over its
 ``projects/`` folder given as a PATH (a plain folder, each file's format told from its first
@@ -343,13 +350,17 @@ def history_and_ccusage(corpus: Path, tmp: Path, ccusage: Path | None) -> dict[s
         }
         cc_argv = ["node", str(ccusage), "claude", "daily", "--json", "--offline"]
         commands["ccusage"] = (cc_argv, cc_env)
-    times: dict[str, list[float]] = {label: [] for label in commands}
+    runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label in commands}
     outputs: dict[str, str] = {}
-    for _ in range(RUNS):
+    for _ in range(HISTORY_ROUNDS):
         for label, (command, command_env) in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             proc = subprocess.run(command, capture_output=True, text=True, env=command_env)
-            times[label].append(time.perf_counter() - start)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+            runs[label].append((wall, user, system))
             if proc.returncode != 0:
                 raise SystemExit(f"{label} exited {proc.returncode}: {proc.stderr[-300:]}")
             outputs[label] = proc.stdout
@@ -357,15 +368,59 @@ def history_and_ccusage(corpus: Path, tmp: Path, ccusage: Path | None) -> dict[s
     for label, _ in HISTORY_RUNS:
         report = json.loads(outputs[label])
         figures[label] = {
-            "seconds": statistics.median(times[label]),
+            **_timing(runs[label]),
             "sessions": report["total"]["sessions"],
             "usage": report["total"]["usage"],
             "costUsd": report["total"]["costUsd"],
         }
     if ccusage is not None:
         totals = json.loads(outputs["ccusage"])["totals"]
-        figures["ccusage"] = {"seconds": statistics.median(times["ccusage"]), "totals": totals}
+        figures["ccusage"] = {**_timing(runs["ccusage"]), "totals": totals}
     return figures
+
+
+def _timing(runs: list[tuple[float, float, float]]) -> dict[str, Any]:
+    """A command's runs: the median and the fastest wall time, the median CPU times (user and
+    system, the command's whole process tree) and every run's wall time."""
+    return {
+        "seconds": statistics.median(run[0] for run in runs),
+        "fastest": min(run[0] for run in runs),
+        "user": statistics.median(run[1] for run in runs),
+        "system": statistics.median(run[2] for run in runs),
+        "walls": [run[0] for run in runs],
+    }
+
+
+def history_table(history: dict[str, Any]) -> None:
+    """The history runs and ccusage's, taken in turns: median and fastest wall time, median CPU
+    time, each run's wall time, and the ratios to ccusage's median and fastest.
+
+    ccusage 20's time spreads in two: on Linux, where transparent huge pages are on for the
+    memory a program asks for them (``madvise``, the usual setting), its allocator asks, and
+    the kernel then clears each 2 MB page it hands over; a run that gets them spends about a
+    second of system time doing so (seen with ``perf``), one that does not gets ordinary
+    pages. Which one a run gets is the machine's state; both are shown."""
+    theirs = history.get("ccusage")
+    print(f"\nin turns, {HISTORY_ROUNDS} rounds (wall: median, fastest; CPU: median user + system)")
+    print(f"{'command':<38} {'median':>7} {'fastest':>8} {'user':>6} {'system':>7}  runs")
+    labels = [(kind, f"proctor history {label}") for kind, label in HISTORY_RUNS]
+    if theirs is not None:
+        labels.append(("ccusage", f"ccusage {CCUSAGE_VERSION} daily"))
+    for kind, label in labels:
+        run = history[kind]
+        walls = " ".join(f"{wall:.2f}" for wall in run["walls"])
+        print(
+            f"{label:<38} {run['seconds']:7.2f} {run['fastest']:8.2f} {run['user']:6.2f} "
+            f"{run['system']:7.2f}  {walls}"
+        )
+    if theirs is None:
+        return
+    for kind, label in HISTORY_RUNS:
+        run = history[kind]
+        print(
+            f"proctor history {label} / ccusage: median {run['seconds'] / theirs['seconds']:.2f}, "
+            f"fastest {run['fastest'] / theirs['fastest']:.2f}"
+        )
 
 
 def proctor_totals(usage: dict[str, dict[str, int]]) -> dict[str, int]:
@@ -444,6 +499,7 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     theirs = {k: cc["totals"][k] for k in ours}
     print(f"ccusage token totals: {theirs}")
     print(f"equal to ccusage: {theirs == ours}")
+    history_table({**history, "ccusage": cc})
     dollars, their_dollars = history["cold"]["costUsd"], cc["totals"].get("totalCost")
     same = None not in (dollars, their_dollars) and abs(dollars - their_dollars) < 1e-6
     print(f"dollars: proctor history {dollars}, ccusage {their_dollars}, equal: {same}")
@@ -458,10 +514,18 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     )
 
 
-def report_history(sessions: int, files: int, size: int, history: dict[str, Any], cc: Any) -> None:
-    """The history runs over the long-session corpus: cold, warm and ccusage, and the totals."""
+def report_history(
+    sessions: int,
+    files: int,
+    size: int,
+    history: dict[str, Any],
+    cc: Any,
+    title: str = "long sessions",
+) -> None:
+    """The history runs over one history (the long-session one, or the corpus with
+    ``--history-only``): cold, warm and ccusage, and the totals."""
     mb = size / 1e6
-    print(f"\nlong sessions: {sessions} sessions, {files} files, {mb:.1f} MB (Claude Code format)")
+    print(f"\n{title}: {sessions} sessions, {files} files, {mb:.1f} MB (Claude Code format)")
     print(f"{'run':<44} {'seconds':>8} {'MB/s':>8}")
     for kind, label in HISTORY_RUNS:
         seconds = history[kind]["seconds"]
@@ -477,6 +541,7 @@ def report_history(sessions: int, files: int, size: int, history: dict[str, Any]
     )
     ours = proctor_totals(history["cold"]["usage"])
     print(f"equal to ccusage: {ours == {k: theirs['totals'][k] for k in ours}}")
+    history_table(history)
     print(
         "wall-time ratio proctor/ccusage: "
         f"history cold {history['cold']['seconds'] / theirs['seconds']:.2f}, "
@@ -499,6 +564,11 @@ def main() -> None:
         help="fixture sessions per session of the long-session history (0: skip it)",
     )
     parser.add_argument("--keep-long", type=Path, help="build the long-session history here")
+    parser.add_argument(
+        "--history-only",
+        action="store_true",
+        help="time only proctor history and ccusage (not the parses of the corpus)",
+    )
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -519,8 +589,13 @@ def main() -> None:
         if not args.no_ccusage:
             binary = ccusage_binary(args.ccusage_prefix)
             cc = "could not be installed from npm"
-        runs = measure(sessions, size, tmp, args.jobs, binary)
-        report(sessions, size, runs, runs["history"].get("ccusage", cc))
+        if args.history_only:
+            files = sum(len(session) for session in sessions)
+            history = history_and_ccusage(sessions[0][0].parents[2], tmp, binary)
+            report_history(len(sessions), files, size, history, cc, "short sessions")
+        else:
+            runs = measure(sessions, size, tmp, args.jobs, binary)
+            report(sessions, size, runs, runs["history"].get("ccusage", cc))
         if args.long_per_session > 0:
             long_root = args.keep_long or tmp / "long"
             print(f"\nbuilding a {args.size_mb:.0f} MB history of long sessions in {long_root} …")
