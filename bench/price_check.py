@@ -1,8 +1,10 @@
 """The dollars ``proctor history`` gives each Claude model of its list, beside ccusage's.
 
 Writes a small Claude Code history (``--keep DIR`` keeps it): one session per Claude model
-proctor ships a list price for, three responses each, with input, output, cache reads and
-cache writes for five minutes and for an hour, every prompt under 200,000 tokens. Then runs
+proctor ships a list price for (a fast mode's, ``claude-opus-4-8-fast``, as Claude Code writes
+it: the model's id, and ``usage.speed`` "fast"), three responses each, with input, output,
+cache reads and cache writes for five minutes and for an hour, every prompt under 200,000
+tokens. Then runs
 ``proctor history DIR --json`` and ``ccusage claude daily --json --offline --breakdown`` (the
 pinned ccusage, installed as :mod:`parse_bench` installs it) over it, and prints each model's
 dollars by both, and whether they agree to the millionth of a dollar. Nothing is asserted:
@@ -29,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from parse_bench import CCUSAGE_VERSION, ccusage_binary
 
-from proctor.models.list_prices import LIST_PRICES, LIST_PRICES_AS_OF
+from proctor.models.list_prices import FAST, LIST_PRICES, LIST_PRICES_AS_OF
 
 RESPONSES = [
     # input, output, cache read, 5-minute writes, 1-hour writes
@@ -40,7 +42,10 @@ RESPONSES = [
 
 
 def _line(session: str, number: int, model: str, counts: tuple[int, ...]) -> str:
+    """One response of ``model``; a fast mode's (``claude-opus-4-8-fast``) is written as
+    Claude Code writes it: the model's own id, and ``usage.speed`` "fast"."""
     inp, out, read, five, hour = counts
+    base = model.removesuffix(FAST)
     record = {
         "parentUuid": None,
         "isSidechain": False,
@@ -55,7 +60,7 @@ def _line(session: str, number: int, model: str, counts: tuple[int, ...]) -> str
             "id": f"msg_{session}_{number}",
             "type": "message",
             "role": "assistant",
-            "model": model,
+            "model": base,
             "content": [{"type": "text", "text": "ok"}],
             "stop_reason": "end_turn",
             "usage": {
@@ -67,6 +72,7 @@ def _line(session: str, number: int, model: str, counts: tuple[int, ...]) -> str
                     "ephemeral_1h_input_tokens": hour,
                 },
                 "output_tokens": out,
+                **({"speed": "fast"} if base != model else {}),
             },
         },
     }

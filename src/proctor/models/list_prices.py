@@ -11,9 +11,17 @@ Pro, 3 Pro and 3.1 Pro; over 272,000 tokens on GPT-5.4, 5.5 and 5.6 (:data:`LONG
 Such a response is priced at those rates where its own tokens are known (a history's
 sessions, a trial's usage events).
 
+**Fast mode.** A Claude response served in Anthropic's fast mode (its ``usage.speed`` is
+``"fast"``) counts for the model with ``-fast`` after its name (``claude-opus-4-8-fast``, as
+ccusage names it), at that mode's rates: Opus 5 and 4.8 $10 and $50, Opus 4.6 $30 and $150
+($60 and $225 for a prompt over 200,000 tokens), the usual cache multiples on top. The other
+models' fast modes (Opus 5.5's, Fable 5.2's, Opus 4.7's before it was removed) have no rates
+on the pages read, so they have no list price.
+
 What a list price leaves out (set ``pricing`` for the model where these matter):
 
-* **a provider's own rates**: batch and flex discounts, fast modes, Claude's US-only
+* **a provider's own rates**: batch and flex discounts, OpenAI's fast mode (priority
+  processing), Claude's US-only
   inference (1.1 times), Bedrock's regional endpoints (their ids, ``us.anthropic.…``, have no
   list price here; Vertex AI's ids do not name their region), contracts.
 * **rates as they were**: each model is priced at its rates of that date (Claude Opus 4.6 and
@@ -22,7 +30,9 @@ What a list price leaves out (set ``pricing`` for the model where these matter):
   least through November 21, 2026", so it has none here.
 
 The sources: Anthropic's https://platform.claude.com/docs/en/about-claude/pricing (as of
-2026-08-22), OpenAI's https://developers.openai.com/api/docs/pricing and
+2026-08-22; Opus 4.6's fast mode from its fast mode page,
+https://platform.claude.com/docs/en/build-with-claude/fast-mode, while that mode ran),
+OpenAI's https://developers.openai.com/api/docs/pricing and
 https://developers.openai.com/api/docs/guides/prompt-caching, and Google's
 https://ai.google.dev/gemini-api/docs/pricing (as of October 2026). Prices of models since
 retired are the last ones listed: their sessions stay in people's histories.
@@ -69,6 +79,10 @@ LIST_PRICES: dict[str, Price] = {
     "claude-opus-4-8": _claude(5, 25),
     "claude-opus-4-7": _claude(5, 25),
     "claude-opus-4-6": _claude(5, 25),
+    # Fast mode (``usage.speed`` "fast": the model's tokens counted apart, see list_name)
+    "claude-opus-5-fast": _claude(10, 50),
+    "claude-opus-4-8-fast": _claude(10, 50),
+    "claude-opus-4-6-fast": _claude(30, 150),
     "claude-opus-4-5": _claude(5, 25),
     "claude-opus-4-1": _claude(15, 75),
     "claude-opus-4": _claude(15, 75),
@@ -116,6 +130,7 @@ LIST_PRICES: dict[str, Price] = {
 """Dollars per million tokens, by the model's id without a date."""
 
 LONG_CONTEXT: dict[str, tuple[int, Price]] = {
+    "claude-opus-4-6-fast": (200_000, _claude(60, 225)),
     "claude-sonnet-4-5": (200_000, (6, 22.5, 0.6, 7.5, 12)),
     "claude-sonnet-4": (200_000, (6, 22.5, 0.6, 7.5, 12)),
     "gpt-5.6-terra": (272_000, (4, 18, 0.4, 5, 5)),
@@ -129,6 +144,11 @@ LONG_CONTEXT: dict[str, tuple[int, Price]] = {
 """The models whose response costs other rates when its prompt (input, cache reads and cache
 writes) is over a number of tokens: that number, and the rates of all the response's tokens."""
 
+FAST = "-fast"
+"""After the model of a Claude response served in fast mode, as the Claude Code readers name it
+(:func:`proctor.transcripts.claude.records.speed_model`); it stays after the name the list
+finds (``claude-opus-4-8-20260101-fast`` is ``claude-opus-4-8-fast``)."""
+
 _BEDROCK = re.compile(r"(?:global\.)?anthropic\.(claude-[a-z0-9.-]+?)(?:-v\d+(?::\d+)?)?")
 _VERTEX = re.compile(r"(claude-[a-z0-9.-]+)@\d{8}")
 _DATED = re.compile(r"(.+?)(?:-\d{8}|-\d{4}-\d{2}-\d{2})")
@@ -139,12 +159,15 @@ def list_name(model: str) -> str:
     (``anthropic/``, ``models/``), Bedrock's and Vertex AI's forms of a Claude id
     (``anthropic.claude-sonnet-4-5-20250929-v1:0``, ``claude-sonnet-4-5@20250929``), a date
     (``-20250929``, ``-2025-08-07``) or Claude Code's ``[1m]``; a Claude version written with
-    a dot (``claude-sonnet-4.5``) is written with a dash."""
-    name = model.strip().lower().rsplit("/", 1)[-1].removesuffix("[1m]")
+    a dot (``claude-sonnet-4.5``) is written with a dash. A fast mode's ``-fast`` stays at the
+    end: its rates are its own."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    fast = name.endswith(FAST)
+    name = name.removesuffix(FAST).removesuffix("[1m]")
     if (found := _BEDROCK.fullmatch(name)) or (found := _VERTEX.fullmatch(name)):
         name = found.group(1)
     if found := _DATED.fullmatch(name):
         name = found.group(1)
     if name.startswith("claude-"):
         name = name.replace(".", "-")
-    return name
+    return name + FAST if fast else name

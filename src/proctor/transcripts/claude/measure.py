@@ -56,6 +56,7 @@ from proctor.transcripts.claude.records import (
     USER_REJECTED,
     hook_event,
     response_digest,
+    speed_model,
 )
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
 from proctor.transcripts.lines import decode_line, file_blocks
@@ -84,6 +85,7 @@ class _Usage(msgspec.Struct, gc=False):
     cache_read_input_tokens: _Tokens = None
     cache_creation_input_tokens: _Tokens = None
     cache_creation: _Creation | None = None
+    speed: Any = None
 
 
 class _Block(msgspec.Struct, gc=False):
@@ -349,7 +351,8 @@ class _MeasureParser(_Parser):
             if keep:  # the row only: its usage event is left out
                 creation = usage.cache_creation
                 hour = min(creation.ephemeral_1h_input_tokens or 0, write) if creation else 0
-                self.builder.usage_rows[key] = (sys.intern(model), inp, out, read, write, hour)
+                name = sys.intern(speed_model(model, usage.speed))
+                self.builder.usage_rows[key] = (name, inp, out, read, write, hour)
         return True
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:

@@ -60,6 +60,7 @@ from proctor.transcripts.claude.records import (
     hour_counts,
     hour_writes,
     response_digest,
+    speed_model,
 )
 from proctor.transcripts.claude.subagents import (
     cut_after,
@@ -437,7 +438,8 @@ class _Parser:
     ) -> None:
         inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
         hour = hour_writes(usage.get("cache_creation"), write)
-        row = (sys.intern(str(message.get("model"))), inp, out, read, write, hour)
+        model = speed_model(str(message.get("model")), usage.get("speed"))
+        row = (sys.intern(model), inp, out, read, write, hour)
         self.builder.check_counts(usage, USAGE_COUNTS, ts, str(message.get("id")))
         if (creation := usage.get("cache_creation")) is not None:  # the hour's writes too
             self.builder.check_counts(*hour_counts(creation), ts, str(message.get("id")))

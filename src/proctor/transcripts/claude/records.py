@@ -7,6 +7,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+from proctor.models.list_prices import FAST
 from proctor.transcripts.builder import EventDict, ev, token_count
 
 BOOKKEEPING = frozenset(
@@ -40,6 +41,14 @@ USAGE_COUNTS = (
 """A response's token counts, as its ``usage`` names them: input, output, cache read, write."""
 HOUR_WRITES = "ephemeral_1h_input_tokens"
 """The part of a response's cache write kept for an hour, in its ``usage.cache_creation``."""
+
+
+def speed_model(model: str, speed: Any) -> str:
+    """The model a response's tokens count for: ``model``, with
+    :data:`~proctor.models.list_prices.FAST` after it when the response's ``usage.speed`` is
+    ``"fast"``: a response served in Anthropic's fast mode costs its own rates, so its tokens
+    are counted and priced apart (``claude-opus-4-8-fast``), as ccusage names them."""
+    return model + FAST if speed == "fast" else model
 
 
 def hour_counts(creation: Any) -> tuple[dict[str, Any], tuple[str, ...]]:

@@ -1,0 +1,182 @@
+"""A Claude response served in Anthropic's fast mode (``usage.speed`` is ``"fast"``) costs that
+mode's rates: every reader of Claude Code's sessions counts its tokens for the model with
+``-fast`` after its name (as ccusage names it), and the list prices that model at the mode's
+rates, the cache multiples on top."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from proctor.history.replay import measure_session
+from proctor.history.sources import Session
+from proctor.models.list_prices import LIST_PRICES, list_name
+from proctor.models.pricing import PriceTable, price_usage
+from proctor.models.trajectory import ModelUsage
+from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
+from proctor.transcripts.claude.measure import parse_claude_for_measure
+
+
+def _line(number: int, model: str, speed: Any, prompt: int = 1000) -> str:
+    usage: dict[str, Any] = {
+        "input_tokens": prompt,
+        "output_tokens": 200,
+        "cache_read_input_tokens": 3000,
+        "cache_creation_input_tokens": 400,
+        "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 300},
+    }
+    if speed is not None:
+        usage["speed"] = speed
+    record = {
+        "type": "assistant",
+        "uuid": f"a{number}",
+        "parentUuid": None,
+        "sessionId": "s-1",
+        "cwd": "/w",
+        "timestamp": f"2026-11-02T10:00:{number:02d}.000Z",
+        "requestId": f"req_{number}",
+        "message": {
+            "id": f"msg_{number}",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": "ok"}],
+            "stop_reason": "end_turn",
+            "usage": usage,
+        },
+    }
+    return json.dumps(record, separators=(",", ":"))
+
+
+SESSION = [
+    ("claude-opus-4-8", "fast"),
+    ("claude-opus-4-8", "standard"),
+    ("claude-opus-4-8", None),  # an older release: no speed
+    ("claude-opus-4-8", "fast"),
+    ("claude-opus-4-8[1m]", "fast"),
+    ("claude-opus-5", "fast"),
+    ("claude-opus-4-6", "fast"),
+    ("claude-opus-5-5", "fast"),  # its fast mode has no list price
+    ("claude-opus-4-8", 1),  # not a speed: the standard rates
+]
+
+
+def _session(tmp_path: Path, lines: list[str] | None = None) -> Path:
+    path = tmp_path / "s-1.jsonl"
+    body = lines or [_line(i, model, speed) for i, (model, speed) in enumerate(SESSION)]
+    path.write_text("\n".join(body) + "\n")
+    return path
+
+
+def _summary(path: Path, pricing: PriceTable | None = None) -> dict[str, Any]:
+    blob = measure_session(Session("claude-code", path), None, pricing or PriceTable())
+    assert isinstance(blob, bytes)
+    summary: dict[str, Any] = orjson.loads(blob.split(b"\x00", 1)[0])
+    return summary
+
+
+def test_every_reader_counts_a_fast_response_for_the_fast_model(tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    full = parse_claude_session(path).usage
+    assert sorted(full) == [
+        "claude-opus-4-6-fast",
+        "claude-opus-4-8",
+        "claude-opus-4-8-fast",
+        "claude-opus-4-8[1m]-fast",
+        "claude-opus-5-5-fast",
+        "claude-opus-5-fast",
+    ]
+    assert full["claude-opus-4-8-fast"].responses == 2
+    assert full["claude-opus-4-8"].responses == 3
+    assert claude_usage_totals(path) == full
+    assert parse_claude_for_measure(path).usage == full
+    assert set(_summary(path)["usage"]) == set(full)
+
+
+def test_fast_rates_with_the_cache_multiples_on_top(tmp_path: Path) -> None:
+    summary = _summary(_session(tmp_path))
+
+    # Per response: 1,000 input, 200 output, 3,000 cache reads, 100 written for five minutes
+    # and 300 for an hour; per million, at input i and output o: i, o, i/10, 1.25 i, 2 i.
+    def response(i: float, o: float) -> float:
+        return (1000 * i + 200 * o + 3000 * i / 10 + 100 * 1.25 * i + 300 * 2 * i) / 1e6
+
+    by_model = summary["costByModel"]
+    assert by_model["claude-opus-4-8-fast"] == pytest.approx(2 * response(10, 50))
+    assert by_model["claude-opus-4-8[1m]-fast"] == pytest.approx(response(10, 50))
+    assert by_model["claude-opus-5-fast"] == pytest.approx(response(10, 50))
+    assert by_model["claude-opus-4-6-fast"] == pytest.approx(response(30, 150))
+    assert by_model["claude-opus-4-8"] == pytest.approx(3 * response(5, 25))
+    assert by_model["claude-opus-5-5-fast"] is None
+    assert summary["unpricedModels"] == ["claude-opus-5-5-fast"]
+
+
+def test_control_without_the_speed_every_response_costs_the_standard_rates(
+    tmp_path: Path,
+) -> None:
+    lines = [_line(i, "claude-opus-4-8", None) for i in range(2)]
+    fast = [_line(i, "claude-opus-4-8", "fast") for i in range(2)]
+    standard = _summary(_session(tmp_path, lines))
+    (tmp_path / "fast").mkdir()
+    quick = _summary(_session(tmp_path / "fast", fast))
+    assert list(standard["usage"]) == ["claude-opus-4-8"]
+    assert quick["costUsd"] == pytest.approx(2 * standard["costUsd"])
+
+
+def test_opus_4_6_fast_over_200k_tokens_costs_its_long_rates(tmp_path: Path) -> None:
+    # Prompt: input + cache reads + cache writes; over 200,000 tokens, strictly.
+    over = 200_000 - 3000 - 400 + 1
+    lines = [_line(0, "claude-opus-4-6", "fast", over), _line(1, "claude-opus-4-6", "fast", 1000)]
+    summary = _summary(_session(tmp_path, lines))
+    long = (over * 60 + 200 * 225 + 3000 * 6 + 100 * 75 + 300 * 120) / 1e6
+    short = (1000 * 30 + 200 * 150 + 3000 * 3 + 100 * 37.5 + 300 * 60) / 1e6
+    assert summary["costByModel"]["claude-opus-4-6-fast"] == pytest.approx(long + short)
+
+
+def test_a_configured_fast_price_wins_and_the_standard_one_stays_apart(tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    prices = {
+        "claude-opus-4-8": {"inputPer1M": 1, "outputPer1M": 1},
+        "claude-opus-5-5-fast": {"inputPer1M": 8, "outputPer1M": 40},
+    }
+    summary = _summary(path, PriceTable.model_validate({"prices": prices}))
+    by_model = summary["costByModel"]
+    assert by_model["claude-opus-4-8"] == pytest.approx(
+        3 * (1000 * 1 + 200 * 1 + 3000 * 0.5 + 100 * 6.25 + 300 * 10) / 1e6
+    )
+    # The configured standard price leaves the fast model at its list price.
+    assert by_model["claude-opus-4-8-fast"] == pytest.approx(
+        2 * (1000 * 10 + 200 * 50 + 3000 * 1 + 100 * 12.5 + 300 * 20) / 1e6
+    )
+    # A fast model without a list price takes the price configured for it (what it leaves
+    # out costs nothing, as for any model off the list).
+    assert by_model["claude-opus-5-5-fast"] == pytest.approx((1000 * 8 + 200 * 40) / 1e6)
+    assert summary["unpricedModels"] == []
+
+
+@pytest.mark.parametrize(
+    ("model", "name"),
+    [
+        ("claude-opus-4-8-fast", "claude-opus-4-8-fast"),
+        ("claude-opus-4-8-20260101-fast", "claude-opus-4-8-fast"),
+        ("claude-opus-4-8[1m]-fast", "claude-opus-4-8-fast"),
+        ("anthropic/claude-opus-4.8-fast", "claude-opus-4-8-fast"),
+        ("claude-opus-4-8", "claude-opus-4-8"),
+    ],
+)
+def test_the_list_finds_a_fast_model_by_its_forms(model: str, name: str) -> None:
+    assert list_name(model) == name
+    assert name in LIST_PRICES
+
+
+def test_a_trials_usage_prices_the_fast_model_apart() -> None:
+    usage = {
+        "claude-opus-4-8": ModelUsage(input_tokens=1_000_000),
+        "claude-opus-4-8-fast": ModelUsage(input_tokens=1_000_000),
+    }
+    cost = price_usage(usage, PriceTable())
+    assert cost.total_usd == pytest.approx(5 + 10)
+    assert cost.by_model == {"claude-opus-4-8": 5, "claude-opus-4-8-fast": 10}
