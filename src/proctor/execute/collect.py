@@ -16,7 +16,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared, shell_lines
 from proctor.metrics import compute_process_metrics, evaluate_rules
-from proctor.metrics.effort import responses, tokens_by_model
+from proctor.metrics.effort import responses, spent_on, tokens_by_model
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
 from proctor.models.io import write_jsonl, write_text_atomic, write_trajectory
@@ -199,7 +199,12 @@ def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
         usage_check=usage_check(_reported_part(trajectory, prepared.adapter), log.reported_usage)
         if log.reported_usage
         else None,
-        cost=price_usage(trajectory.usage, ctx.spec.pricing, responses(trajectory.events)),
+        cost=price_usage(
+            trajectory.usage,
+            ctx.spec.pricing,
+            responses(trajectory.events),
+            spent_on(trajectory.events),
+        ),
         process=process,
         rules=rules,
     )

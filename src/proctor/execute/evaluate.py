@@ -11,7 +11,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared
 from proctor.llm.roles import RoleSet
-from proctor.metrics.effort import responses
+from proctor.metrics.effort import responses, spent_on
 from proctor.models.case import EvaluatorSpec
 from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.trajectory import ModelUsage, sum_usage
@@ -98,7 +98,8 @@ def evaluate(
             (f"{call.role}:{call.model}", call.input_tokens, call.output_tokens, 0, 0, 0)
             for call in calls
         ]
-        cost = price_usage({**trajectory.usage, **usage}, ctx.spec.pricing, given_by)
+        day = spent_on(trajectory.events)
+        cost = price_usage({**trajectory.usage, **usage}, ctx.spec.pricing, given_by, day)
     else:
         cost = CostInfo(collected=False)
     return Evaluated(results, usage, calls, cost)

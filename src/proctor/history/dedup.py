@@ -15,11 +15,17 @@ from itertools import chain
 
 import orjson
 
-from proctor.history.record import Response, SessionRecord, responses_of, usage_records
+from proctor.history.record import (
+    Response,
+    SessionRecord,
+    responses_of,
+    usage_records,
+)
 from proctor.history.replay import session_cost
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import usage_by_model
 from proctor.transcripts.builder import UsageRow
+from proctor.util.clock import utc_day
 
 
 def _better(row: Response, kept: tuple[bool, int]) -> bool:
@@ -87,5 +93,5 @@ def _responses(ids: list[int], rows: bytes | None) -> list[Response]:
 def _reprice(session: SessionRecord, rows: list[UsageRow], pricing: PriceTable) -> None:
     usage = usage_by_model(rows)
     session.usage = usage_records(usage)
-    cost = session_cost(usage, pricing, rows)
+    cost = session_cost(usage, pricing, rows, utc_day(session.started_at))
     session.cost_by_model, session.cost_usd, session.unpriced_models = cost

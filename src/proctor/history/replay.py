@@ -27,7 +27,12 @@ from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.parts import claude_parts, forget_listings, gemini_parts, parts_for_stamp
 from proctor.history.projects import same_project, session_project
-from proctor.history.record import SessionRecord, local_start, records_of, set_responses
+from proctor.history.record import (
+    SessionRecord,
+    local_start,
+    records_of,
+    set_responses,
+)
 from proctor.history.sources import Session
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import event_stamps, plain_steps, time_span
@@ -36,6 +41,7 @@ from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, dollars_by_model
 from proctor.models.trajectory import ModelUsage, ResponseTokens
 from proctor.transcripts.builder import PlainTrajectory
+from proctor.util.clock import utc_day
 from proctor.util.collection import collection_paused
 from proctor.util.cpus import usable_cpus
 from proctor.util.pool import forked_pool, start_worker
@@ -168,7 +174,9 @@ def _measure(
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
     figures = step_figures(plain_steps(events, workspace), started)
-    by_model, cost_usd, unpriced = session_cost(trajectory.usage, pricing, trajectory.usage_rows)
+    by_model, cost_usd, unpriced = session_cost(
+        trajectory.usage, pricing, trajectory.usage_rows, utc_day(started)
+    )
     # The summary's JSON written from its figures as they stand: each value is of its field's
     # type already, and the parent validates every summary it reads back. Building the
     # models of a trial's metrics, then the summary's, then its JSON, cost a short session
@@ -272,12 +280,14 @@ def session_cost(
     usage: dict[str, ModelUsage],
     pricing: PriceTable,
     responses: Iterable[ResponseTokens] | None = None,
+    day: date | None = None,
 ) -> tuple[dict[str, float | None], float | None, list[str]]:
     """A session's dollars per model (None for a model without a price), their sum over the
     priced models (None when none is priced), and the models without a price. With the
     ``responses`` that gave ``usage``, a long prompt's response costs its model's
-    long-context rates."""
-    by_model, unpriced = dollars_by_model(usage, pricing, responses)  # (no CostInfo model)
+    long-context rates; ``day``, the day the session started, picks a list price that changes
+    on a day."""
+    by_model, unpriced = dollars_by_model(usage, pricing, responses, day)  # (no CostInfo model)
     priced = [dollars for dollars in by_model.values() if dollars is not None]
     return by_model, (round(sum(priced), 6) if priced else None), unpriced
 

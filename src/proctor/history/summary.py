@@ -9,7 +9,12 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 from pydantic_core import PydanticSerializationError
 
-from proctor.history.record import SessionRecord, UsageRecord, local_start, records_json
+from proctor.history.record import (
+    SessionRecord,
+    UsageRecord,
+    local_start,
+    records_json,
+)
 from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
 from proctor.models.io import dump_json, escape_surrogates
 from proctor.models.list_prices import LIST_PRICES_AS_OF
@@ -17,6 +22,7 @@ from proctor.models.pricing import PriceTable, dollars_by_model
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
+from proctor.util.clock import utc_day
 from proctor.util.text import (
     cache_write_text,
     dollars_text,
@@ -103,7 +109,8 @@ def _add_dollars(sums: dict[str, float], session: SessionRecord, pricing: PriceT
             sums[model] = sums.get(model, 0.0) + spent
     if len(session.cost_by_model) != len(session.usage):
         missing = [(m, u) for m, u in session.usage.items() if m not in session.cost_by_model]
-        for model, spent in dollars_by_model(sum_usage(missing), pricing)[0].items():
+        day = utc_day(session.started_at)
+        for model, spent in dollars_by_model(sum_usage(missing), pricing, day=day)[0].items():
             if spent is not None:
                 sums[model] = sums.get(model, 0.0) + spent
 

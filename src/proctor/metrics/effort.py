@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 
-from proctor.metrics.trace import event_stamps, time_span
+from proctor.metrics.trace import event_stamps, time_span, trial_start
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.process import Effort
 from proctor.models.trajectory import Event, ModelUsage, ResponseTokens, Usage, usage_by_model
+from proctor.util.clock import utc_day
 
 UNKNOWN_MODEL = "unknown"
 
@@ -45,11 +47,19 @@ def cost(
     usage: Mapping[str, ModelUsage],
     pricing: PriceTable | None,
     given_by: Iterable[ResponseTokens] | None = None,
+    day: date | None = None,
 ) -> float | None:
     """Dollars for the tokens used, by :mod:`proctor.models.pricing`'s rule: None when a model
     used has no price, 0.0 when no model was used; with the responses that gave ``usage``
-    (``given_by``), a long prompt's at its model's long-context rates."""
-    return price_usage(usage, pricing or PriceTable(), given_by).total_usd
+    (``given_by``), a long prompt's at its model's long-context rates; on ``day`` (see
+    :func:`spent_on`)."""
+    return price_usage(usage, pricing or PriceTable(), given_by, day).total_usd
+
+
+def spent_on(events: Sequence[Event]) -> date | None:
+    """The day a trial's tokens are priced on (a list price may change on a day): the day,
+    in UTC, of its earliest time; None without times."""
+    return utc_day(trial_start(events))
 
 
 def effort(events: Sequence[Event], tool_calls: int, pricing: PriceTable | None = None) -> Effort:
@@ -63,5 +73,5 @@ def effort(events: Sequence[Event], tool_calls: int, pricing: PriceTable | None 
         elapsed_seconds=elapsed_seconds(events),
         tool_calls=tool_calls,
         tokens=usage,
-        cost=cost(usage, pricing, rows),
+        cost=cost(usage, pricing, rows, spent_on(events)),
     )

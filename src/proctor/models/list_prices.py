@@ -21,13 +21,15 @@ on the pages read, so they have no list price.
 What a list price leaves out (set ``pricing`` for the model where these matter):
 
 * **a provider's own rates**: batch and flex discounts, OpenAI's fast mode (priority
-  processing), Claude's US-only
-  inference (1.1 times), Bedrock's regional endpoints (their ids, ``us.anthropic.…``, have no
-  list price here; Vertex AI's ids do not name their region), contracts.
-* **rates as they were**: each model is priced at its rates of that date (Claude Opus 4.6 and
-  Sonnet 4.6 also charged more for long prompts before 2026-03-14; Gemini 3.8 Flash's is an
-  offer through 2026-12-31, $1.50 and $7.50 after it); GPT-5.6 Sol's price was an offer "at
-  least through November 21, 2026", so it has none here.
+  processing), Claude's US-only inference (1.1 times), Bedrock's regional endpoints (their
+  ids, ``us.anthropic.…``, have no list price here; Vertex AI's ids do not name their
+  region), contracts.
+* **rates as they were**: a response is priced at this list's rates whatever its day, but for
+  the changes a page gives the day of (:data:`LIST_CHANGES`: Gemini 3.8 Flash's price is an
+  offer through 2026-12-31, $1.50 and $7.50 from 2027-01-01), which apply by the day the
+  session or trial started. Claude Opus 4.6 and Sonnet 4.6 also charged more for long prompts
+  before 2026-03-14, at rates the pages read no longer give. GPT-5.6 Sol's price was an offer
+  "at least through November 21, 2026", so it has none here.
 
 The sources: Anthropic's https://platform.claude.com/docs/en/about-claude/pricing (as of
 2026-08-22; Opus 4.6's fast mode from its fast mode page,
@@ -41,6 +43,7 @@ retired are the last ones listed: their sessions stay in people's histories.
 from __future__ import annotations
 
 import re
+from datetime import date
 
 LIST_PRICES_AS_OF = "2026-10-07"
 """The day of the latest page read (Anthropic's was read as of 2026-08-22, Google's and
@@ -128,6 +131,15 @@ LIST_PRICES: dict[str, Price] = {
     "gemini-2.5-flash-lite": _cached(0.1, 0.4, 0.01),
 }
 """Dollars per million tokens, by the model's id without a date."""
+
+LIST_CHANGES: dict[str, tuple[tuple[date, Price, tuple[int, Price] | None], ...]] = {
+    # The offer's end: the input and output the page gives; cached input at a tenth of the
+    # input, as Google's other 3.x Flash models.
+    "gemini-3.8-flash": ((date(2027, 1, 1), _cached(1.5, 7.5, 0.15), None),),
+}
+"""The models whose list price changes on a day the page gives: from that day (in UTC), that
+price and those long-context rates, the days in order. Before the first, and for a response
+whose day is not known, :data:`LIST_PRICES` and :data:`LONG_CONTEXT` hold."""
 
 LONG_CONTEXT: dict[str, tuple[int, Price]] = {
     "claude-opus-4-6-fast": (200_000, _claude(60, 225)),

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from proctor.models.base import CamelModel, UserModel
-from proctor.models.list_prices import LIST_PRICES, LONG_CONTEXT, list_name
+from proctor.models.list_prices import LIST_CHANGES, LIST_PRICES, LONG_CONTEXT, Price, list_name
 from proctor.models.trajectory import ModelUsage, ResponseTokens, usage_by_model
 
 PER_TOKENS = 1_000_000
@@ -99,9 +100,10 @@ def _either(given: float | None, otherwise: float) -> float:
     return otherwise if given is None else given
 
 
-def _list_price(name: str, values: tuple[float, float, float, float, float]) -> ModelPrice:
+def _list_price(
+    values: tuple[float, float, float, float, float], long: tuple[int, Price] | None
+) -> ModelPrice:
     inp, out, read, write, write_1h = values
-    long = LONG_CONTEXT.get(name)
     return ModelPrice(
         input_per1_m=inp,
         output_per1_m=out,
@@ -122,13 +124,34 @@ def _list_price(name: str, values: tuple[float, float, float, float, float]) -> 
 
 
 FREE = ModelPrice()
-_LISTED = {name: _list_price(name, values) for name, values in LIST_PRICES.items()}
+_LISTED = {
+    name: _list_price(values, LONG_CONTEXT.get(name)) for name, values in LIST_PRICES.items()
+}
 
 
 @functools.lru_cache(maxsize=4096)
-def _listed(model: str) -> ModelPrice | None:
-    """``model``'s list price (looked up once per name: a history asks for each session's)."""
-    return _LISTED.get(list_name(model))
+def _list_key(model: str) -> str:
+    """The name the list finds ``model`` by (found once per name: a history asks for each
+    session's)."""
+    return list_name(model)
+
+
+def _listed(model: str, day: date | None = None) -> ModelPrice | None:
+    """``model``'s list price on ``day`` (None: the list's own day, see
+    :data:`~proctor.models.list_prices.LIST_CHANGES`)."""
+    name = _list_key(model)
+    if day is not None and name in LIST_CHANGES:
+        return _changed(name, day)
+    return _LISTED.get(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _changed(name: str, day: date) -> ModelPrice | None:
+    price = _LISTED.get(name)
+    for first, values, long in LIST_CHANGES[name]:
+        if day >= first:
+            price = _list_price(values, long)
+    return price
 
 
 class CostInfo(CamelModel):
@@ -151,22 +174,23 @@ class PriceTable(BaseModel):
 
     prices: dict[str, ModelPrice] = {}
 
-    def price_of(self, model: str) -> ModelPrice | None:
-        """The price of ``model`` (``provider/model``, a bare name, or ``role:provider/model``);
-        None when it has none."""
+    def price_of(self, model: str, day: date | None = None) -> ModelPrice | None:
+        """The price of ``model`` (``provider/model``, a bare name, or ``role:provider/model``)
+        for a response of ``day`` (a list price that changes on a day: see
+        :data:`~proctor.models.list_prices.LIST_CHANGES`); None when it has none."""
         # The name as written first: a model's own name may hold a ':' (gpt-oss:20b,
         # a Bedrock id ending in ':0'); then without a role's prefix.
         names = (model, model.split(":", 1)[1]) if ":" in model else (model,)
         for name in names:
-            found = self._lookup(name)
+            found = self._lookup(name, day)
             if found is not None:
                 return found
         return None
 
-    def _lookup(self, model: str) -> ModelPrice | None:
+    def _lookup(self, model: str, day: date | None) -> ModelPrice | None:
         if model == "scripted" or model.startswith("scripted/"):
             return FREE
-        listed = _listed(model)
+        listed = _listed(model, day)
         if not self.prices:
             return listed
         found = self.prices.get(model)
@@ -242,7 +266,10 @@ def model_dollars(used: ModelUsage, price: ModelPrice, long: ModelUsage | None =
 
 
 def long_prompts(
-    responses: Iterable[ResponseTokens], models: Iterable[str], table: PriceTable
+    responses: Iterable[ResponseTokens],
+    models: Iterable[str],
+    table: PriceTable,
+    day: date | None = None,
 ) -> dict[str, ModelUsage]:
     """Per model of ``models`` whose price has long-context rates, the tokens of its responses
     whose prompt (input, cache reads and cache writes) was over the rates' threshold: the
@@ -250,7 +277,7 @@ def long_prompts(
     has such rates (the common case)."""
     over: dict[str, int] = {}
     for model in models:
-        price = table.price_of(model)
+        price = table.price_of(model, day)
         if price is not None and price.long_context is not None:
             over[model] = price.long_context.over_prompt_tokens
     if not over:
@@ -271,15 +298,17 @@ def dollars_by_model(
     usage: Mapping[str, ModelUsage],
     table: PriceTable,
     responses: Iterable[ResponseTokens] | None = None,
+    day: date | None = None,
 ) -> tuple[dict[str, float | None], list[str]]:
     """Each model's dollars (None without a price) and the models without a price; with the
     ``responses`` that gave ``usage``, a long prompt's response at its model's long-context
-    rates (without them, every response at the base rates)."""
-    long = long_prompts(responses, usage, table) if responses is not None else {}
+    rates (without them, every response at the base rates). ``day``: when the tokens were
+    spent (the session's or trial's start), for a list price that changes on a day."""
+    long = long_prompts(responses, usage, table, day) if responses is not None else {}
     by_model: dict[str, float | None] = {}
     unpriced: list[str] = []
     for model, used in usage.items():
-        price = table.price_of(model)
+        price = table.price_of(model, day)
         if price is None:
             by_model[model] = None
             unpriced.append(model)
@@ -292,9 +321,10 @@ def price_usage(
     usage: Mapping[str, ModelUsage],
     table: PriceTable,
     responses: Iterable[ResponseTokens] | None = None,
+    day: date | None = None,
 ) -> CostInfo:
     """Dollars per model and in total, by the rule above (see :func:`dollars_by_model`)."""
-    by_model, unpriced = dollars_by_model(usage, table, responses)
+    by_model, unpriced = dollars_by_model(usage, table, responses, day)
     return CostInfo(total_usd=total(by_model.values()), by_model=by_model, unpriced=unpriced)
 
 

@@ -38,7 +38,7 @@ from proctor.history.projects import same_project, session_project
 from proctor.history.sources import find_sessions
 from proctor.llm.roles import roles_from
 from proctor.llm.secrets import environment, load_dotenv
-from proctor.metrics.effort import responses
+from proctor.metrics.effort import responses, spent_on
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
 from proctor.models.config import CliOverrides
@@ -326,7 +326,12 @@ def record_session(
         evaluators=results,
         timings=Timings(),
         usage=trajectory.usage,
-        cost=price_usage(trajectory.usage, spec.pricing, responses(trajectory.events)),
+        cost=price_usage(
+            trajectory.usage,
+            spec.pricing,
+            responses(trajectory.events),
+            spent_on(trajectory.events),
+        ),
         transcript=TranscriptInfo(
             format=fmt,
             source=str(file),

@@ -4,14 +4,18 @@ as ccusage counts it: in the session that had it first, the fork keeping only it
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from proctor.history import dedup
 from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import find_sessions
+from proctor.models import pricing
+from proctor.models.list_prices import LIST_CHANGES, list_name
 from proctor.models.pricing import PriceTable
 from tests.unit.history.planted import PROJECT_A, ClaudeSession, project_folder
 
@@ -79,3 +83,23 @@ def test_the_history_command_counts_a_copied_response_once(tmp_path: Path) -> No
         assert result.exit_code == 0, result.output
         usage = json.loads(result.output)["total"]["usage"]
         assert sum(u["inputTokens"] for u in usage.values()) == 600
+
+
+def test_a_repriced_fork_is_priced_on_its_own_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Once measured, the planted model (unpriced) is given a list price from the day the fork
+    # started (2026-11-02, the day of the lines it copied): the fork, repriced once the copies
+    # are left out, costs that price for its own response; the parent, not repriced, keeps
+    # what it was measured with.
+    found = summaries(history(tmp_path))
+    assert found[FORK].started_at is not None and found[FORK].started_at.startswith("2026-11-02")
+    name = list_name(next(iter(found[FORK].usage)))
+    monkeypatch.setitem(LIST_CHANGES, name, ((date(2026, 11, 2), (1000, 0, 0, 0, 0), None),))
+    pricing._changed.cache_clear()
+    try:
+        dedup.count_each_response_once(list(found.values()), PriceTable())
+    finally:
+        pricing._changed.cache_clear()
+    assert found[FORK].cost_usd == pytest.approx(300 * 1000 / 1e6)
+    assert found[PARENT].cost_usd is None and found[PARENT].unpriced_models == [name]
