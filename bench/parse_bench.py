@@ -4,7 +4,7 @@ Builds a corpus of at least ``--size-mb`` (default 200) MB by replicating every 
 session under ``tests/fixtures/`` (main file plus subagent files) with fresh session, line,
 message, request and tool ids, laid out as ``<corpus>/projects/<project>/<session>.jsonl`` so
 that ccusage can read it (``CLAUDE_CONFIG_DIR=<corpus>``). Then, each in a fresh subprocess,
-median of 3 runs:
+median of 3 runs (the history runs: of seven rounds, see below):
 
 * ``full``: :func:`parse_claude_session` of every session streamed into a trajectory JSONL
   file (the way ``proctor parse --json`` reads: events handed on as they are parsed);
@@ -31,7 +31,7 @@ sessions: one user's 236 MB was 237 sessions and 1,315 subagent files (see the p
 reference). So the
 ``proctor history`` and ccusage runs are taken again over a second history of the same size
 built of long sessions: each is ``--long-per-session`` (default 80) fixture sessions one after
-another, about 700 KB, with their subagent files.
+another, about 1.3 MB with their subagent files.
 
 proctor's own modules are byte-compiled first, as an installed proctor's are: with
 ``PYTHONDONTWRITEBYTECODE`` set (many container images set it), each ``proctor history`` run
@@ -478,7 +478,8 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
     print(f"\ncorpus: {len(sessions)} sessions, {files} files, {mb:.1f} MB (Claude Code format)")
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, baseline RSS after import "
-        f"{baseline_rss():.0f} MB; median of {RUNS} runs, each in a fresh process\n"
+        f"{baseline_rss():.0f} MB; median of {RUNS} runs (of {HISTORY_ROUNDS} for the history "
+        "runs and ccusage), each in a fresh process\n"
     )
     print(f"{'run':<44} {'seconds':>8} {'MB/s':>8} {'peak RSS MB':>12}")
     for label, seconds, size_mb, peak in rows:
@@ -494,6 +495,7 @@ def report(sessions: list[list[Path]], size: int, runs: dict[str, Any], cc: Any)
         equal = proctor_totals(history[kind]["usage"]) == ours
         print(f"proctor history ({kind}) totals equal: {equal}")
     if not isinstance(cc, dict):
+        history_table(history)
         print(f"ccusage: {cc}")
         return
     theirs = {k: cc["totals"][k] for k in ours}
@@ -529,9 +531,10 @@ def report_history(
     print(f"{'run':<44} {'seconds':>8} {'MB/s':>8}")
     for kind, label in HISTORY_RUNS:
         seconds = history[kind]["seconds"]
-        title = f"proctor history {label}, {history[kind]['sessions']} sessions"
-        print(f"{title:<44} {seconds:8.2f} {mb / seconds:8.1f}")
+        run = f"proctor history {label}, {history[kind]['sessions']} sessions"
+        print(f"{run:<44} {seconds:8.2f} {mb / seconds:8.1f}")
     if "ccusage" not in history:
+        history_table(history)
         print(f"ccusage: {cc}")
         return
     theirs = history["ccusage"]

@@ -20,6 +20,7 @@ from proctor.metrics.effort import responses, spent_on, tokens_by_model
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
 from proctor.models.io import write_jsonl, write_text_atomic, write_trajectory
+from proctor.models.list_prices import FAST
 from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.process import ProcessMetrics, RuleResult
 from proctor.models.trajectory import (
@@ -29,6 +30,7 @@ from proctor.models.trajectory import (
     ModelUsage,
     QuestionEvent,
     Trajectory,
+    sum_usage,
 )
 from proctor.models.trial import QuestionRecord, TokenCounts, TranscriptInfo, UsageCheck
 from proctor.workspace.diff import workspace_diff
@@ -61,6 +63,7 @@ def usage_check(parsed: dict[str, ModelUsage], reported: dict[str, dict[str, int
     ``modelUsage``, Codex's ``turn.completed``, Gemini CLI's ``stats``); differences are
     recorded, never corrected."""
     theirs = {model: TokenCounts.model_validate(row) for model, row in reported.items()}
+    parsed = _as_reported(parsed, theirs)
     differences: dict[str, dict[str, int]] = {}
     for model in sorted(set(parsed) | set(theirs)):
         ours = parsed.get(model, ModelUsage())
@@ -73,6 +76,24 @@ def usage_check(parsed: dict[str, ModelUsage], reported: dict[str, dict[str, int
         if diff:
             differences[model] = diff
     return UsageCheck(reported=theirs, differences=differences, ok=not differences)
+
+
+def _as_reported(
+    parsed: dict[str, ModelUsage], reported: dict[str, TokenCounts]
+) -> dict[str, ModelUsage]:
+    """The transcript's counts under the names the CLI reports them by: a Claude response
+    served in fast mode counts for ``…-fast`` (see
+    :func:`~proctor.transcripts.claude.records.speed_model`), the CLI's own totals may count it
+    for the model itself."""
+    if not any(model.endswith(FAST) and model not in reported for model in parsed):
+        return parsed
+    return sum_usage(
+        (
+            model.removesuffix(FAST) if model.endswith(FAST) and model not in reported else model,
+            used,
+        )
+        for model, used in parsed.items()
+    )
 
 
 def _says(event: Event, text: str) -> bool:

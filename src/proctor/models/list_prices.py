@@ -7,14 +7,16 @@ takes its list price here, by its own id or a form of it a provider writes (see
 
 **Long prompts.** A whole response whose prompt is over 200,000 tokens costs more on Claude
 Sonnet 4 and 4.5 (with the 1M-token window, a beta that ended on 2026-04-30) and on Gemini 2.5
-Pro, 3 Pro and 3.1 Pro; over 272,000 tokens on GPT-5.4, 5.5 and 5.6 (:data:`LONG_CONTEXT`).
+Pro, 3 Pro and 3.1 Pro, and on Claude Opus 4.6's fast mode; over 272,000 tokens on GPT-5.4,
+5.5 and 5.6 (:data:`LONG_CONTEXT`).
 Such a response is priced at those rates where its own tokens are known (a history's
 sessions, a trial's usage events).
 
 **Fast mode.** A Claude response served in Anthropic's fast mode (its ``usage.speed`` is
 ``"fast"``) counts for the model with ``-fast`` after its name (``claude-opus-4-8-fast``, as
 ccusage names it), at that mode's rates: Opus 5 and 4.8 $10 and $50, Opus 4.6 $30 and $150
-($60 and $225 for a prompt over 200,000 tokens), the usual cache multiples on top. The other
+($60 and $225 for a prompt over 200,000 tokens, as its page gave them while that mode ran),
+the usual cache multiples on top. The other
 models' fast modes (Opus 5.5's, Fable 5.2's, Opus 4.7's before it was removed) have no rates
 on the pages read, so they have no list price.
 
@@ -173,9 +175,10 @@ def list_name(model: str) -> str:
     (``-20250929``, ``-2025-08-07``) or Claude Code's ``[1m]``; a Claude version written with
     a dot (``claude-sonnet-4.5``) is written with a dash. A fast mode's ``-fast`` stays at the
     end: its rates are its own."""
-    name = model.strip().lower().rsplit("/", 1)[-1]
-    fast = name.endswith(FAST)
-    name = name.removesuffix(FAST).removesuffix("[1m]")
+    name = model.strip().lower().rsplit("/", 1)[-1].removesuffix("[1m]")
+    fast = name.endswith(FAST) and "claude-" in name
+    if fast:
+        name = name.removesuffix(FAST).removesuffix("[1m]")
     if (found := _BEDROCK.fullmatch(name)) or (found := _VERTEX.fullmatch(name)):
         name = found.group(1)
     if found := _DATED.fullmatch(name):

@@ -163,6 +163,8 @@ def test_a_configured_fast_price_wins_and_the_standard_one_stays_apart(tmp_path:
         ("claude-opus-4-8-fast", "claude-opus-4-8-fast"),
         ("claude-opus-4-8-20260101-fast", "claude-opus-4-8-fast"),
         ("claude-opus-4-8[1m]-fast", "claude-opus-4-8-fast"),
+        ("claude-opus-4-8-20260101-fast[1m]", "claude-opus-4-8-fast"),
+        ("anthropic.claude-opus-4-8-v1:0-fast", "claude-opus-4-8-fast"),
         ("anthropic/claude-opus-4.8-fast", "claude-opus-4-8-fast"),
         ("claude-opus-4-8", "claude-opus-4-8"),
     ],
@@ -180,3 +182,32 @@ def test_a_trials_usage_prices_the_fast_model_apart() -> None:
     cost = price_usage(usage, PriceTable())
     assert cost.total_usd == pytest.approx(5 + 10)
     assert cost.by_model == {"claude-opus-4-8": 5, "claude-opus-4-8-fast": 10}
+
+
+def test_the_usage_check_counts_a_fast_mode_as_the_cli_reports_it() -> None:
+    from proctor.execute.collect import usage_check
+
+    parsed = {
+        "claude-opus-4-8": ModelUsage(input_tokens=10, output_tokens=2, responses=1),
+        "claude-opus-4-8-fast": ModelUsage(input_tokens=30, output_tokens=4, responses=1),
+    }
+    # Claude Code's modelUsage names the model itself: the fast responses count there.
+    reported = {"claude-opus-4-8": {"inputTokens": 40, "outputTokens": 6}}
+    assert usage_check(parsed, reported).ok
+    # A report that names the fast mode apart is compared name for name.
+    apart = {
+        "claude-opus-4-8": {"inputTokens": 10, "outputTokens": 2},
+        "claude-opus-4-8-fast": {"inputTokens": 30, "outputTokens": 4},
+    }
+    assert usage_check(parsed, apart).ok
+    # Control: a report short of the fast responses' tokens still differs.
+    short = {"claude-opus-4-8": {"inputTokens": 10, "outputTokens": 2}}
+    check = usage_check(parsed, short)
+    assert not check.ok
+    assert check.differences == {"claude-opus-4-8": {"inputTokens": -30, "outputTokens": -4}}
+
+
+def test_a_fast_suffix_on_another_makers_id_is_not_a_claude_fast_mode() -> None:
+    # (OpenAI's fast mode is not in its ids: such a name keeps its date, and has no price.)
+    assert list_name("gpt-5-2025-08-07-fast") == "gpt-5-2025-08-07-fast"
+    assert PriceTable().price_of("gpt-5-2025-08-07-fast") is None
