@@ -16,7 +16,7 @@ import gc
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from itertools import chain
 from multiprocessing.pool import Pool
 from pathlib import Path
@@ -41,7 +41,7 @@ from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, dollars_by_model
 from proctor.models.trajectory import ModelUsage, ResponseTokens
 from proctor.transcripts.builder import PlainTrajectory
-from proctor.util.clock import utc_day
+from proctor.util.clock import in_utc, utc_day
 from proctor.util.collection import collection_paused
 from proctor.util.cpus import usable_cpus
 from proctor.util.pool import forked_pool, start_worker
@@ -252,16 +252,9 @@ def _written_by_another(session: Session) -> str | None:
 
 
 def _utc_text(moment: datetime | None) -> str | None:
-    """A time in UTC (``…+00:00``), as the sessions written in another offset are shown too;
-    one that has no UTC time (a damaged clock's year 1, east of UTC) in its own offset."""
-    if moment is None:
-        return None
-    if moment.utcoffset():
-        try:
-            moment = moment.astimezone(UTC)
-        except (OverflowError, ValueError):
-            pass
-    return moment.isoformat()
+    """A time in UTC (``…+00:00``), as the sessions written in another offset are shown too
+    (see :func:`~proctor.util.clock.in_utc`)."""
+    return None if moment is None else in_utc(moment).isoformat()
 
 
 def read_summary(session: Session, blob: bytes) -> SessionRecord | Unavailable:

@@ -16,20 +16,23 @@ def ms_since(start: float) -> float:
     return round((time.monotonic() - start) * 1000, 3)
 
 
+def in_utc(moment: datetime) -> datetime:
+    """``moment`` in UTC; in its own offset when it has no UTC time (a damaged clock's year 1,
+    east of UTC). A time without an offset is left as it is."""
+    if moment.utcoffset():
+        try:
+            return moment.astimezone(UTC)
+        except (OverflowError, ValueError):
+            pass
+    return moment
+
+
 def utc_day(moment: datetime | str | None) -> date | None:
-    """The day of ``moment`` (a time, or its ISO text) in UTC, the day a list price is taken
-    on; the day in its own offset when it has no UTC day (a damaged clock's year 1); None
-    when there is no time, or its text is not one."""
+    """The day of ``moment`` (a time, or its ISO text) in UTC (see :func:`in_utc`), the day a
+    list price is taken on; None when there is no time, or its text is not one."""
     if isinstance(moment, str):
         try:
             moment = datetime.fromisoformat(moment)
         except ValueError:
             return None
-    if moment is None:
-        return None
-    if moment.utcoffset():
-        try:
-            moment = moment.astimezone(UTC)
-        except (OverflowError, ValueError):
-            pass
-    return moment.date()
+    return None if moment is None else in_utc(moment).date()

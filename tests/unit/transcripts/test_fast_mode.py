@@ -5,7 +5,6 @@ rates, the cache multiples on top."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
 from proctor.transcripts.claude.measure import parse_claude_for_measure
+from tests.unit.transcripts.test_hour_writes import _line as assistant_line
 
 
 def _line(number: int, model: str, speed: Any, prompt: int = 1000) -> str:
@@ -31,24 +31,7 @@ def _line(number: int, model: str, speed: Any, prompt: int = 1000) -> str:
     }
     if speed is not None:
         usage["speed"] = speed
-    record = {
-        "type": "assistant",
-        "uuid": f"a{number}",
-        "parentUuid": None,
-        "sessionId": "s-1",
-        "cwd": "/w",
-        "timestamp": f"2026-11-02T10:00:{number:02d}.000Z",
-        "requestId": f"req_{number}",
-        "message": {
-            "id": f"msg_{number}",
-            "role": "assistant",
-            "model": model,
-            "content": [{"type": "text", "text": "ok"}],
-            "stop_reason": "end_turn",
-            "usage": usage,
-        },
-    }
-    return json.dumps(record, separators=(",", ":"))
+    return assistant_line(number, usage, model)
 
 
 SESSION = [
