@@ -512,6 +512,10 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     folders = [os.fspath(path)]
     while folders:  # the folder's tree, links to folders not followed
         folder = folders.pop()
+        # Every file of the folder is a part when the folder's name or its parent's says so
+        # (see _is_part), told once for the folder.
+        above, name = os.path.split(folder)
+        parts = name == "tool-results" or os.path.basename(above) == "chats"
         try:
             device = os.stat(folder).st_dev
             with os.scandir(folder) as entries:
@@ -519,19 +523,20 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
                     if entry.is_dir(follow_symlinks=False):
                         folders.append(entry.path)
                     elif entry.name.endswith((".jsonl", ".json")) and _is(entry, False, unreadable):
+                        if parts or _part_name(entry.name):
+                            continue
                         link = entry.is_symlink()
                         files.append((entry.path, None if link else (device, entry.inode())))
         except OSError as exc:
             reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
             unreadable.append(Unavailable(path=str(exc.filename or folder), reason=reason))
-    # In the order of their paths (as Path objects sort); names, not objects: a plain folder of
+    # In the order of their paths (as Path objects sort: part by part, which the text does
+    # with each separator made the lowest character); names, not objects: a plain folder of
     # 20,000 sessions spent a third of a second making and comparing paths.
-    files.sort(key=lambda f: f[0].split(os.sep))
+    files.sort(key=lambda f: f[0].replace(os.sep, "\0"))
     candidates: list[str] = []
     inodes: set[tuple[int, int]] = set()
     for file, inode in files:
-        if _is_part(file):
-            continue
         if inode is None:  # a link to a session in this folder: listed on its own
             if os.path.realpath(file).startswith(inside + os.sep):
                 continue
@@ -563,7 +568,10 @@ def _looks_like(agent: str, folder: Path) -> bool:
 def _is_part(file: str | Path) -> bool:
     """A subagent file, a side file or a Gemini CLI subagent chat: read with its session."""
     *_, grandparent, parent, name = ["", "", *os.fspath(file).rsplit(os.sep, 3)]
-    if name.startswith("agent-") or name.endswith(".meta.json"):
-        return True
-    # tool-results/… (a subagent file is agent-*.jsonl, above); chats/<parent session>/<chat>
-    return parent == "tool-results" or grandparent == "chats"
+    # tool-results/… (a subagent file is agent-*.jsonl, below); chats/<parent session>/<chat>
+    return _part_name(name) or parent == "tool-results" or grandparent == "chats"
+
+
+def _part_name(name: str) -> bool:
+    """A subagent's file or a side file, by its name."""
+    return name.startswith("agent-") or name.endswith(".meta.json")

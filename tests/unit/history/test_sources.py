@@ -156,3 +156,20 @@ def test_a_file_where_a_cli_keeps_its_sessions_folder_is_said_to_be_one(tmp_path
     assert reasons["claude-code"] == (
         f"{tmp_path}/.claude has no projects/ folder: claude-code has recorded no session here"
     )
+
+
+def test_a_plain_folders_sessions_come_in_the_order_their_paths_sort(tmp_path: Path) -> None:
+    # Part by part, as Path objects sort: "a/z" before "a-b" ("a" is a prefix of "a-b"),
+    # where the names as text would put "a-b" first ("-" sorts before "/").
+    line = '{"type":"user","sessionId":"s","cwd":"/w","message":{"role":"user","content":"hi"}}\n'
+    names = ["a/z.jsonl", "a-b.jsonl", "a.b/c.jsonl", "a/b/c.jsonl", "A.jsonl", "a b.jsonl"]
+    # Parts, read with their sessions, are left out wherever they sort.
+    parts = ["a/agent-1.jsonl", "x/tool-results/t.json", "chats/p/sub.json", "a/s.meta.json"]
+    for name in names + parts:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(line)
+    sessions, unavailable = sessions_under([tmp_path], ["claude-code"])
+    assert unavailable == []
+    found = [Path(s.file).relative_to(tmp_path) for s in sessions]
+    assert found == sorted(Path(name) for name in names)
+    assert [str(p) for p in found] != sorted(names)  # (the text's order differs)
