@@ -15,12 +15,7 @@ from itertools import chain
 
 import orjson
 
-from proctor.history.record import (
-    Response,
-    SessionRecord,
-    responses_of,
-    usage_records,
-)
+from proctor.history.record import Response, SessionRecord, responses_of, usage_records
 from proctor.history.replay import session_cost
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import usage_by_model

@@ -9,12 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 from pydantic_core import PydanticSerializationError
 
-from proctor.history.record import (
-    SessionRecord,
-    UsageRecord,
-    local_start,
-    records_json,
-)
+from proctor.history.record import SessionRecord, UsageRecord, local_start, records_json
 from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
 from proctor.models.io import dump_json, escape_surrogates
 from proctor.models.list_prices import LIST_PRICES_AS_OF
