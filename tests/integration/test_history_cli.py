@@ -56,6 +56,7 @@ def test_history_reads_all_three_clis_and_writes_nothing(proctor: Run, home: Pat
     result = proctor("history", "--home", str(home), "--json", "--by", "agent")
     assert result.code == 0, result.err
     assert fingerprint(home) == before
+    assert result.out.endswith("}\n") and not result.out.endswith("\n\n")  # one line's end
     report = json.loads(result.out)
     assert [(g["key"], g["sessions"]) for g in report["groups"]] == [
         ("claude-code", 4),

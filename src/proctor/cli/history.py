@@ -272,10 +272,11 @@ def command(
         text = history_json(report, ordered)
         out = getattr(sys.stdout, "buffer", None)
         if out is None:  # a stream of text only
-            sys.stdout.write(text.decode())
+            sys.stdout.write(text.decode() + "\n")
         else:  # JSON is UTF-8: the bytes as they are, not decoded and encoded again
             sys.stdout.flush()
             out.write(text)
+            out.write(b"\n")
     else:
         click.echo(render_history(report), nl=False)
     return 0

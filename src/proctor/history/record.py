@@ -168,18 +168,28 @@ def responses_of(record: SessionRecord) -> tuple[list[int] | None, bytes | None]
 def records_json(records: Iterable[SessionRecord]) -> bytes:
     """A JSON array of the records, each as the model writes it (compact). A record holding a
     lone surrogate (a file name that is not UTF-8) is written with it escaped."""
+    buffer = bytearray()
+    write_records(records, buffer)
+    return bytes(buffer)
+
+
+def write_records(records: Iterable[SessionRecord], buffer: bytearray) -> None:
+    """:func:`records_json` written at the end of ``buffer``: a history's sessions are many
+    megabytes, written where the report's text is made rather than copied into it."""
     items = list(records)
+    start = len(buffer)
     try:
-        return _encoder.encode(items)
+        _encoder.encode_into(items, buffer, -1)
+        return
     except UnicodeEncodeError:
-        pass
+        del buffer[start:]
     parts = []
     for record in items:
         try:
             parts.append(_encoder.encode(record))
         except UnicodeEncodeError:
             parts.append(dump_json(msgspec.to_builtins(record), indent=False).rstrip().encode())
-    return b"[" + b",".join(parts) + b"]"
+    buffer += b"[" + b",".join(parts) + b"]"
 
 
 def local_start(session: SessionRecord) -> datetime | None:

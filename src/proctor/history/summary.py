@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 from pydantic_core import PydanticSerializationError
 
-from proctor.history.record import SessionRecord, UsageRecord, local_start, records_json
+from proctor.history.record import SessionRecord, UsageRecord, local_start, write_records
 from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
 from proctor.models.io import dump_json, escape_surrogates
 from proctor.models.list_prices import LIST_PRICES_AS_OF
@@ -183,13 +183,19 @@ _HEAD = {"schema_version", "by", "total", "groups"}
 
 def history_json(report: HistoryReport, sessions: Sequence[SessionRecord]) -> bytes:
     """``proctor history --json``: the report with ``sessions`` (in that order) in it, as
-    indented JSON text in UTF-8 (a newline at the end), exactly as the model would write it
-    holding them as models. The sessions are written from their records: tens of thousands
-    of models would be most of the time a big history takes to report."""
+    indented JSON text in UTF-8, exactly as the model would write it holding them as models,
+    without the newline after it (which the caller writes: the text of a big history is tens
+    of megabytes, not copied again for one byte). The sessions are written from their
+    records: tens of thousands of models would be most of the time a big history takes to
+    report."""
     fields = set(HistoryReport.model_fields) - {"sessions"}
     head, tail = _part(report, _HEAD), _part(report, fields - _HEAD)
-    text = b"".join((head[:-1], b',"sessions":', records_json(sessions), b",", tail[1:]))
-    return msgspec.json.format(text, indent=2) + b"\n"
+    text = bytearray(head[:-1])
+    text += b',"sessions":'
+    write_records(sessions, text)
+    text += b","
+    text += tail[1:]
+    return msgspec.json.format(text, indent=2)
 
 
 def _part(report: HistoryReport, fields: set[str]) -> bytes:

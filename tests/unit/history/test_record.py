@@ -22,6 +22,7 @@ from proctor.history.record import (
     records_of,
     responses_of,
     to_summary,
+    write_records,
 )
 from proctor.history.replay import RESPONSES, Filters, measure_session, replay
 from proctor.history.sources import sessions_under
@@ -192,7 +193,7 @@ def test_the_report_is_written_as_the_model_would_write_it() -> None:
         report = history_report(records, gone, PRICES, by)  # type: ignore[arg-type]
         assert report.sessions == []
         models = report.model_copy(update={"sessions": [to_summary(r) for r in records]})
-        assert history_json(report, records) == model_to_json(models).encode()
+        assert history_json(report, records) + b"\n" == model_to_json(models).encode()
 
 
 def test_control_a_report_with_its_sessions_out_of_order_is_caught() -> None:
@@ -201,7 +202,7 @@ def test_control_a_report_with_its_sessions_out_of_order_is_caught() -> None:
     records = in_order(r for r in found if isinstance(r, SessionRecord))
     report = history_report(records, [], PRICES)
     models = report.model_copy(update={"sessions": [to_summary(r) for r in records]})
-    assert history_json(report, records[::-1]) != model_to_json(models).encode()
+    assert history_json(report, records[::-1]) + b"\n" != model_to_json(models).encode()
 
 
 def test_a_name_that_is_not_utf8_is_written_escaped_as_the_model_writes_it() -> None:
@@ -215,6 +216,11 @@ def test_a_name_that_is_not_utf8_is_written_escaped_as_the_model_writes_it() -> 
             "project": "/w/caf\\xe9",
         },
     ]
+    # Written after what a buffer holds, as the report's text is made: nothing of the first
+    # try (which stops at the name it cannot encode) left in it.
+    buffer = bytearray(b'{"sessions":')
+    write_records([plain, record], buffer)
+    assert bytes(buffer) == b'{"sessions":' + records_json([plain, record])
     gone = [Unavailable(agent="codex", path="/h/caf\udce9.jsonl", reason="empty")]
     report = history_report([record], gone, PRICES, "project")
     models = report.model_copy(update={"sessions": [to_summary(record)]})
