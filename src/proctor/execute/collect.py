@@ -20,7 +20,7 @@ from proctor.metrics.effort import responses, spent_on, tokens_by_model
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
 from proctor.models.io import write_jsonl, write_text_atomic, write_trajectory
-from proctor.models.list_prices import FAST
+from proctor.models.list_prices import FAST, US_ONLY
 from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.process import ProcessMetrics, RuleResult
 from proctor.models.trajectory import (
@@ -82,18 +82,19 @@ def _as_reported(
     parsed: dict[str, ModelUsage], reported: dict[str, TokenCounts]
 ) -> dict[str, ModelUsage]:
     """The transcript's counts under the names the CLI reports them by: a Claude response
-    served in fast mode counts for ``…-fast`` (see
-    :func:`~proctor.transcripts.claude.records.speed_model`), the CLI's own totals may count it
-    for the model itself."""
-    if not any(model.endswith(FAST) and model not in reported for model in parsed):
+    served in fast mode counts for ``…-fast``, one whose inference ran in the US only for
+    ``…-us`` (see :func:`~proctor.transcripts.claude.records.usage_model`); the CLI's own
+    totals may count them for the model itself."""
+
+    def named(model: str) -> str:
+        for suffix in (US_ONLY, FAST):  # the outer one first: claude-opus-4-8-fast-us
+            if model not in reported and model.endswith(suffix):
+                model = model.removesuffix(suffix)
+        return model
+
+    if all(named(model) == model for model in parsed):
         return parsed
-    return sum_usage(
-        (
-            model.removesuffix(FAST) if model.endswith(FAST) and model not in reported else model,
-            used,
-        )
-        for model, used in parsed.items()
-    )
+    return sum_usage((named(model), used) for model, used in parsed.items())
 
 
 def _says(event: Event, text: str) -> bool:

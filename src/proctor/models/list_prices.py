@@ -160,8 +160,17 @@ writes) is over a number of tokens: that number, and the rates of all the respon
 
 FAST = "-fast"
 """After the model of a Claude response served in fast mode, as the Claude Code readers name it
-(:func:`proctor.transcripts.claude.records.speed_model`); it stays after the name the list
+(:func:`proctor.transcripts.claude.records.usage_model`); it stays after the name the list
 finds (``claude-opus-4-8-20260101-fast`` is ``claude-opus-4-8-fast``)."""
+US_ONLY = "-us"
+"""After the model of a Claude response whose inference ran in the US only (its
+``usage.inference_geo`` is ``"us"``), after :data:`FAST` when both apply
+(``claude-opus-4-8-fast-us``); it stays after the name the list finds, as :data:`FAST` does."""
+US_ONLY_RATE = 1.1
+"""How many times its model's rates a US-only response costs, every kind of token (input,
+output, cache reads and writes, a long prompt's rates too) and on top of fast mode: Anthropic's
+data residency pricing, for Claude 4.6 and later models (the earlier ones refuse the
+parameter)."""
 
 _BEDROCK = re.compile(r"(?:global\.)?anthropic\.(claude-[a-z0-9.-]+?)(?:-v\d+(?::\d+)?)?")
 _VERTEX = re.compile(r"(claude-[a-z0-9.-]+)@\d{8}")
@@ -173,9 +182,12 @@ def list_name(model: str) -> str:
     (``anthropic/``, ``models/``), Bedrock's and Vertex AI's forms of a Claude id
     (``anthropic.claude-sonnet-4-5-20250929-v1:0``, ``claude-sonnet-4-5@20250929``), a date
     (``-20250929``, ``-2025-08-07``) or Claude Code's ``[1m]``; a Claude version written with
-    a dot (``claude-sonnet-4.5``) is written with a dash. A fast mode's ``-fast`` stays at the
-    end: its rates are its own."""
+    a dot (``claude-sonnet-4.5``) is written with a dash. A fast mode's ``-fast`` and a US-only
+    response's ``-us`` stay at the end: their rates are their own."""
     name = model.strip().lower().rsplit("/", 1)[-1].removesuffix("[1m]")
+    us_only = name.endswith(US_ONLY) and "claude-" in name
+    if us_only:
+        name = name.removesuffix(US_ONLY).removesuffix("[1m]")
     fast = name.endswith(FAST) and "claude-" in name
     if fast:
         name = name.removesuffix(FAST).removesuffix("[1m]")
@@ -185,4 +197,4 @@ def list_name(model: str) -> str:
         name = found.group(1)
     if name.startswith("claude-"):
         name = name.replace(".", "-")
-    return name + FAST if fast else name
+    return name + (FAST if fast else "") + (US_ONLY if us_only else "")

@@ -3,8 +3,10 @@
 **Where a price comes from.** A model's price comes from the configuration's ``pricing``
 table, under its ``provider/model`` key, its bare model name, or the name the list finds it by;
 else from the list prices proctor ships (:mod:`proctor.models.list_prices`). A configured
-price of a listed model takes the list's rates for those it does not give. proctor's own
-scripted agent and scripted model (``scripted``, ``scripted/…``) cost nothing.
+price of a listed model takes the list's rates for those it does not give. A Claude model's
+US-only responses (``…-us``) without a price of their own cost their model's price
+:data:`~proctor.models.list_prices.US_ONLY_RATE` times over. proctor's own scripted agent and
+scripted model (``scripted``, ``scripted/…``) cost nothing.
 
 **The rule for unknown prices.** A model with no price has an unknown cost, which is ``None``,
 never ``0``; any sum that includes an unknown cost is unknown too, and the models without a
@@ -16,11 +18,20 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from datetime import date
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from proctor.models.base import CamelModel, UserModel
-from proctor.models.list_prices import LIST_CHANGES, LIST_PRICES, LONG_CONTEXT, Price, list_name
+from proctor.models.list_prices import (
+    LIST_CHANGES,
+    LIST_PRICES,
+    LONG_CONTEXT,
+    US_ONLY,
+    US_ONLY_RATE,
+    Price,
+    list_name,
+)
 from proctor.models.trajectory import ModelUsage, ResponseTokens, usage_by_model
 
 PER_TOKENS = 1_000_000
@@ -191,17 +202,23 @@ class PriceTable(BaseModel):
         if model == "scripted" or model.startswith("scripted/"):
             return FREE
         listed = _listed(model, day)
-        if not self.prices:
-            return listed
+        found = self._configured(model) if self.prices else None
+        if found is None and listed is None and _us_only(model):
+            # No price of its own: its model's, configured or listed, times the US rate.
+            base = self._lookup(model.removesuffix(US_ONLY), day)
+            return None if base is None else us_only_rates(base)
+        if found is None or listed is None:
+            return found if found is not None else listed
+        return _over(listed, found)
+
+    def _configured(self, model: str) -> ModelPrice | None:
         found = self.prices.get(model)
         if found is None:
             bare = {key.split("/", 1)[-1]: price for key, price in self.prices.items()}
             found = bare.get(model.split("/", 1)[-1])
         if found is None:  # as the list finds a model: without its date, `[1m]`, provider…
             found = self._by_list_name.get(list_name(model))
-        if found is None or listed is None:
-            return found if found is not None else listed
-        return _over(listed, found)
+        return found
 
     @functools.cached_property
     def _by_list_name(self) -> dict[str, ModelPrice]:
@@ -211,6 +228,31 @@ class PriceTable(BaseModel):
         for key, price in self.prices.items():
             named.setdefault(list_name(key), price)
         return named
+
+
+def _us_only(model: str) -> bool:
+    """Whether ``model`` names a Claude model's US-only responses (see
+    :data:`~proctor.models.list_prices.US_ONLY`)."""
+    return model.endswith(US_ONLY) and "claude-" in model.lower()
+
+
+def us_only_rates(price: ModelPrice) -> ModelPrice:
+    """``price`` with every rate :data:`~proctor.models.list_prices.US_ONLY_RATE` times over,
+    a long prompt's rates too (a rate left to another stays left to it)."""
+
+    def times(rate: float | None) -> float | None:
+        return None if rate is None else round(rate * US_ONLY_RATE, 9)
+
+    rates = ("input_per1_m", "output_per1_m", "cache_read_per1_m", "cache_write_per1_m")
+    update: dict[str, Any] = {name: times(getattr(price, name)) for name in rates}
+    update["cache_write1h_per1_m"] = times(price.cache_write1h_per1_m)
+    long = price.long_context
+    if long is not None:
+        long_update = {
+            name: times(getattr(long, name)) for name in (*rates, "cache_write1h_per1_m")
+        }
+        update["long_context"] = long.model_copy(update=long_update)
+    return price.model_copy(update=update)
 
 
 def _over(listed: ModelPrice, given: ModelPrice) -> ModelPrice:

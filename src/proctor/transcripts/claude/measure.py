@@ -56,7 +56,7 @@ from proctor.transcripts.claude.records import (
     USER_REJECTED,
     hook_event,
     response_digest,
-    speed_model,
+    usage_model,
 )
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
 from proctor.transcripts.lines import decode_line, file_blocks
@@ -86,6 +86,7 @@ class _Usage(msgspec.Struct, gc=False):
     cache_creation_input_tokens: _Tokens = None
     cache_creation: _Creation | None = None
     speed: Any = None
+    inference_geo: Any = None
 
 
 class _Block(msgspec.Struct, gc=False):
@@ -351,7 +352,7 @@ class _MeasureParser(_Parser):
             if keep:  # the row only: its usage event is left out
                 creation = usage.cache_creation
                 hour = min(creation.ephemeral_1h_input_tokens or 0, write) if creation else 0
-                name = sys.intern(speed_model(model, usage.speed))
+                name = sys.intern(usage_model(model, usage.speed, usage.inference_geo))
                 self.builder.usage_rows[key] = (name, inp, out, read, write, hour)
         return True
 

@@ -60,7 +60,7 @@ from proctor.transcripts.claude.records import (
     hour_counts,
     hour_writes,
     response_digest,
-    speed_model,
+    usage_model,
 )
 from proctor.transcripts.claude.subagents import (
     cut_after,
@@ -438,7 +438,8 @@ class _Parser:
     ) -> None:
         inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
         hour = hour_writes(usage.get("cache_creation"), write)
-        model = speed_model(str(message.get("model")), usage.get("speed"))
+        speed, geo = usage.get("speed"), usage.get("inference_geo")
+        model = usage_model(str(message.get("model")), speed, geo)
         row = (sys.intern(model), inp, out, read, write, hour)
         self.builder.check_counts(usage, USAGE_COUNTS, ts, str(message.get("id")))
         if (creation := usage.get("cache_creation")) is not None:  # the hour's writes too

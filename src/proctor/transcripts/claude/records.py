@@ -7,7 +7,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from proctor.models.list_prices import FAST
+from proctor.models.list_prices import FAST, US_ONLY
 from proctor.transcripts.builder import EventDict, ev, token_count
 
 BOOKKEEPING = frozenset(
@@ -43,12 +43,17 @@ HOUR_WRITES = "ephemeral_1h_input_tokens"
 """The part of a response's cache write kept for an hour, in its ``usage.cache_creation``."""
 
 
-def speed_model(model: str, speed: Any) -> str:
+def usage_model(model: str, speed: Any, geo: Any) -> str:
     """The model a response's tokens count for: ``model``, with
     :data:`~proctor.models.list_prices.FAST` after it when the response's ``usage.speed`` is
-    ``"fast"``: a response served in Anthropic's fast mode costs its own rates, so its tokens
-    are counted and priced apart (``claude-opus-4-8-fast``), as ccusage names them."""
-    return model + FAST if speed == "fast" else model
+    ``"fast"``, then :data:`~proctor.models.list_prices.US_ONLY` when its
+    ``usage.inference_geo`` is ``"us"``. A response served in Anthropic's fast mode, or by
+    inference kept in the US, costs its own rates, so its tokens are counted and priced apart
+    (``claude-opus-4-8-fast`` as ccusage names it, ``claude-opus-4-8-us``, which ccusage
+    counts and prices as the model itself)."""
+    if speed == "fast":
+        model += FAST
+    return model + US_ONLY if geo == "us" else model
 
 
 def hour_counts(creation: Any) -> tuple[dict[str, Any], tuple[str, ...]]:

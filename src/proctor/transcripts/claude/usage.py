@@ -16,7 +16,7 @@ from typing import Any
 
 from proctor.models.trajectory import ModelUsage, usage_by_model
 from proctor.transcripts.builder import UsageRow, token_count
-from proctor.transcripts.claude.records import USAGE_COUNTS, hour_writes, speed_model
+from proctor.transcripts.claude.records import USAGE_COUNTS, hour_writes, usage_model
 from proctor.transcripts.lines import decode_line
 
 UsageKey = int
@@ -117,6 +117,6 @@ def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
             if keep:  # counted as the parsers count them (token_count)
                 inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
                 hour = hour_writes(usage.get("cache_creation"), write)
-                name = speed_model(str(model), usage.get("speed"))
+                name = usage_model(str(model), usage.get("speed"), usage.get("inference_geo"))
                 kept[key] = (sys.intern(name), inp, out, read, write, hour)
     return usage_by_model(kept.values())
