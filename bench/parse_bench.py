@@ -15,7 +15,7 @@ median of 3 runs (the history runs: of seven rounds, see below):
   show how peak memory grows (or not) with file size;
 * ``proctor history`` over the corpus (every session replayed and measured, in parallel),
   cold (``--no-cache``) and warm (summaries of unchanged sessions read from the cache), over
-  its ``projects/`` folder given as a PATH (a plain folder) cold, and
+  its ``projects/`` folder given as a PATH (read as Claude Code's) cold, and
   ``ccusage claude daily --json --offline`` over the corpus when ccusage can be installed from
   the npm registry (into ``--ccusage-prefix``), all taken in turns, seven rounds (median and
   fastest wall time, and the CPU time each spent); ccusage's token totals must equal
@@ -72,8 +72,8 @@ HISTORY_ROUNDS = 7
 parses' (ccusage's most of all, see :func:`history_table`)."""
 HISTORY_RUNS = (("cold", "--no-cache"), ("warm", "cached"), ("folder", "projects/ --no-cache"))
 """The ``proctor history`` runs: over the history folder cold and warm, and over its
-``projects/`` folder given as a PATH (a plain folder, each file's format told from its first
-bytes), cold."""
+``projects/`` folder given as a PATH (read as Claude Code's, its files laid out as Claude Code
+lays them out), cold."""
 
 
 def claude_sessions() -> list[list[Path]]:
@@ -335,7 +335,7 @@ def history_and_ccusage(corpus: Path, tmp: Path, ccusage: Path | None) -> dict[s
     argv = [str(proctor), "history", str(corpus), "--agent", "claude-code", "--json"]
     env = {**os.environ, "PROCTOR_CACHE_DIR": str(tmp / "proctor-cache")}
     subprocess.run(argv, capture_output=True, check=True, env=env)  # fills the cache
-    # The projects folder given as a PATH: a plain folder, every file's format told from it.
+    # The projects folder given as a PATH (read as Claude Code's: see proctor.history.sniff).
     folder = [str(proctor), "history", str(corpus / "projects"), "--agent", "claude-code"]
     commands = {
         "cold": ([*argv, "--no-cache"], env),

@@ -1,9 +1,12 @@
 """Which CLI wrote a file given by the user: told from its first records, on one process per
-CPU for a folder of many files. A Gemini CLI subagent's chat is no session of its own."""
+CPU for a folder of many files, or, for a folder whose every file lies where one CLI keeps its
+sessions and is named as it names them, from that. A Gemini CLI subagent's chat is no session
+of its own."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from proctor.history.projects import head_records, json_header
@@ -103,3 +106,27 @@ def told_all(files: list[str]) -> list[tuple[str | None, str | None]]:
 
 def _told_chunk(files: list[str]) -> list[tuple[str | None, str | None]]:
     return [told(file) for file in files]
+
+
+_CLAUDE_SESSION = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl")
+"""A Claude Code session's file name: its session id."""
+
+
+def laid_out(folder: str, files: list[str]) -> str | None:
+    """The CLI whose folder of sessions the plain folder ``folder`` is, when every one of its
+    session ``files`` (its main files, under it) lies where that CLI keeps its sessions and is
+    named as it names them: Claude Code's ``projects/`` (``<project>/<session id>.jsonl``) or a
+    project folder in it (``<session id>.jsonl``), Codex's ``sessions/`` (``rollout-….jsonl``
+    at any depth). Such files are that CLI's, as in its history folder, without their first
+    bytes read (a tenth of a second for 12,000 sessions); None for any other folder, whose
+    files are told apart by :func:`told_all`."""
+    if not files:
+        return None
+    names = [os.path.basename(file) for file in files]
+    if all(name.startswith("rollout-") and name.endswith(".jsonl") for name in names):
+        return "codex"
+    start = len(folder) + 1
+    depths = {file.count(os.sep, start) for file in files}
+    if (depths == {0} or depths == {1}) and all(map(_CLAUDE_SESSION.fullmatch, names)):
+        return "claude-code"
+    return None

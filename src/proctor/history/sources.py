@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.history.copies import each_once
-from proctor.history.sniff import gemini_subagent, told, told_all
+from proctor.history.sniff import gemini_subagent, laid_out, told, told_all
 from proctor.models.history import Unavailable
 from proctor.util.native_paths import first_record
 
@@ -545,6 +545,10 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
         else:
             inodes.add(inode)
         candidates.append(file)
+    agent = laid_out(os.fspath(path), candidates)
+    if agent is not None:  # a CLI's folder of sessions, ~/.claude/projects say
+        yield from (Session(agent, file) for file in candidates)
+        return
     for file, (agent, gone) in zip(candidates, told_all(candidates), strict=True):
         if gone is not None:
             unreadable.append(Unavailable(path=file, reason=gone))

@@ -387,15 +387,16 @@ def test_a_session_whose_subagent_folder_cannot_be_listed_is_unavailable(
 def test_an_unreadable_file_or_folder_in_a_path_is_listed_unavailable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = tmp_path / "sessions"
+    folder = tmp_path / "copied"
     (folder / "closed").mkdir(parents=True)
     rollout = next((ROOT / "tests" / "corpus").glob("codex-*.transcript.jsonl"))
-    shutil.copy(rollout, folder / "rollout-a.jsonl")
-    shutil.copy(rollout, folder / "rollout-b.jsonl")
+    # (Names that are not a rollout's: the files' first bytes tell their format.)
+    shutil.copy(rollout, folder / "a.jsonl")
+    shutil.copy(rollout, folder / "b.jsonl")
     real_open, real_scandir = os.open, os.scandir
 
     def no_b(path: object, *args: object, **kwargs: object) -> int:
-        if str(path).endswith("rollout-b.jsonl"):
+        if str(path).endswith("b.jsonl"):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
 
@@ -407,11 +408,11 @@ def test_an_unreadable_file_or_folder_in_a_path_is_listed_unavailable(
     monkeypatch.setattr(os, "open", no_b)
     monkeypatch.setattr(os, "scandir", no_closed)
     found, unavailable = sessions_under([folder], ["codex"])
-    assert [s.path.name for s in found] == ["rollout-a.jsonl"]
+    assert [s.path.name for s in found] == ["a.jsonl"]
     reasons = {Path(u.path).name: u.reason for u in unavailable}
-    assert reasons["rollout-b.jsonl"].startswith("cannot be read (Permission denied")
+    assert reasons["b.jsonl"].startswith("cannot be read (Permission denied")
     assert reasons["closed"].startswith("cannot be listed (Permission denied")
-    single, alone = sessions_under([folder / "rollout-b.jsonl"], ["codex"])
+    single, alone = sessions_under([folder / "b.jsonl"], ["codex"])
     assert single == [] and [u.reason for u in alone] == ["cannot be read (Permission denied)"]
 
 

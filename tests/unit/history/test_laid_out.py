@@ -1,0 +1,126 @@
+"""A plain folder given as a PATH whose every session file lies where one CLI keeps its sessions,
+named as it names them (``~/.claude/projects``, a project folder in it, ``~/.codex/sessions``),
+is read as that CLI's, as its history folder is, without each file's first bytes read to tell
+its format; any other folder's files are told apart by their first bytes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from proctor.history import sources as sources_module
+from proctor.history.replay import Filters, replay
+from proctor.history.sniff import laid_out, told_all
+from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.models.history import Unavailable
+from proctor.models.pricing import PriceTable
+from tests.unit.history.planted import plant
+
+ROOT = Path(__file__).resolve().parents[3]
+ROLLOUT = next((ROOT / "tests" / "corpus").glob("codex-*.transcript.jsonl"))
+ID = "0c8a4a2e-3f6e-4d7e-9a55-2f1b6c1d9e01"
+
+
+def _unsniffed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(files: list[str]) -> list[tuple[str | None, str | None]]:
+        raise AssertionError(f"the first bytes of {len(files)} files were read")
+
+    monkeypatch.setattr(sources_module, "told_all", refuse)
+
+
+def _replayed(sessions: list[Session]) -> list[object]:
+    return list(replay(sessions, Filters(), PriceTable(), workers=1))
+
+
+def test_a_projects_folder_is_read_as_claude_codes_without_a_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plant(tmp_path / ".claude")
+    projects = tmp_path / ".claude" / "projects"
+    home, _ = find_sessions(["claude-code"], tmp_path, {})
+    sniffed = told_all([s.file for s in home])
+    assert {agent for agent, _ in sniffed} == {"claude-code"}  # what a read would tell
+    _unsniffed(monkeypatch)
+    given, unavailable = sessions_under([projects], ["claude-code"])
+    assert unavailable == [] and given == home  # as the history folder lists them
+    folder = Path(home[0].file).parent  # a project folder given: its sessions
+    alone, _ = sessions_under([folder], ["claude-code"])
+    assert [s.file for s in alone] == [s.file for s in home if s.path.parent == folder]
+    assert all(s.agent == "claude-code" for s in alone)
+
+
+def test_a_codex_sessions_folder_is_read_as_codexs_without_a_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    for hour in ("10", "11"):
+        shutil.copy(ROLLOUT, day / f"rollout-2026-12-01T{hour}-00-00-{ID}.jsonl")
+    _unsniffed(monkeypatch)
+    found, unavailable = sessions_under([tmp_path / "sessions"], ["codex"])
+    assert unavailable == [] and [s.agent for s in found] == ["codex", "codex"]
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        "-w/notes.jsonl",  # not named as a session
+        f"{ID}.jsonl",  # beside the project folders, not in one
+        f"-w/deeper/{ID}.jsonl",  # below a project folder
+        f"-w/{ID.upper()}.jsonl",  # a session id is lower case
+    ],
+)
+def test_control_one_file_out_of_place_has_every_file_read(tmp_path: Path, odd: str) -> None:
+    projects = tmp_path / "projects"
+    (projects / "-w").mkdir(parents=True)
+    shutil.copy(ROLLOUT, projects / "-w" / f"{ID.replace('0c8a', '1c8a')}.jsonl")
+    (projects / odd).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROLLOUT, projects / odd)
+    files = sorted(str(p) for p in projects.rglob("*.jsonl"))
+    assert laid_out(str(projects), files) is None
+    found, _ = sessions_under([projects], ["codex", "claude-code"])
+    # Read, each file is the Codex rollout it is.
+    assert len(found) == 2 and {s.agent for s in found} == {"codex"}
+
+
+def test_another_clis_file_laid_out_as_a_claude_session_is_never_used_as_one(
+    tmp_path: Path,
+) -> None:
+    projects = tmp_path / "projects"
+    (projects / "-w").mkdir(parents=True)
+    shutil.copy(ROLLOUT, projects / "-w" / f"{ID}.jsonl")
+    (projects / "-w" / f"{ID.replace('0c8a', '2c8a')}.jsonl").write_text("")
+    found, _ = sessions_under([projects], ["claude-code"])
+    assert [s.agent for s in found] == ["claude-code", "claude-code"]
+    results = _replayed(found)
+    assert all(isinstance(r, Unavailable) for r in results)
+    reasons = sorted(r.reason for r in results if isinstance(r, Unavailable))
+    # As in the history folder: an empty file, and a Codex rollout left out, never measured
+    # as Claude Code's.
+    assert reasons == ["empty", "no claude-code record in it"]
+
+
+def test_a_laid_out_file_that_cannot_be_read_is_unavailable_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name in ("a", "b"):
+        shutil.copy(ROLLOUT, folder / f"rollout-2026-12-01T10-00-00-{name}.jsonl")
+    real_open = os.open
+
+    def no_b(path: object, *args: object, **kwargs: object) -> int:
+        if str(path).endswith("-b.jsonl"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", no_b)
+    found, unavailable = sessions_under([folder], ["codex"])
+    assert len(found) == 2 and unavailable == []  # not read while listed
+    gone = [r for r in _replayed(found) if isinstance(r, Unavailable)]
+    assert [(Path(u.path).name, u.reason) for u in gone] == [
+        ("rollout-2026-12-01T10-00-00-b.jsonl", "cannot be read (Permission denied)")
+    ]
