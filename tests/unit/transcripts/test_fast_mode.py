@@ -8,30 +8,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
-from proctor.history.replay import measure_session
-from proctor.history.sources import Session
 from proctor.models.list_prices import LIST_PRICES, list_name
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.trajectory import ModelUsage
-from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
-from proctor.transcripts.claude.measure import parse_claude_for_measure
-from tests.unit.transcripts.test_hour_writes import _line as assistant_line
+from tests.unit.transcripts.usage_session import (
+    measured,
+    read_alike,
+    response_dollars,
+    session_file,
+    usage_line,
+)
 
 
 def _line(number: int, model: str, speed: Any, prompt: int = 1000) -> str:
-    usage: dict[str, Any] = {
-        "input_tokens": prompt,
-        "output_tokens": 200,
-        "cache_read_input_tokens": 3000,
-        "cache_creation_input_tokens": 400,
-        "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 300},
-    }
-    if speed is not None:
-        usage["speed"] = speed
-    return assistant_line(number, usage, model)
+    return usage_line(number, model, prompt, speed=speed)
 
 
 SESSION = [
@@ -48,22 +40,15 @@ SESSION = [
 
 
 def _session(tmp_path: Path, lines: list[str] | None = None) -> Path:
-    path = tmp_path / "s-1.jsonl"
     body = lines or [_line(i, model, speed) for i, (model, speed) in enumerate(SESSION)]
-    path.write_text("\n".join(body) + "\n")
-    return path
+    return session_file(tmp_path, body)
 
 
-def _summary(path: Path, pricing: PriceTable | None = None) -> dict[str, Any]:
-    blob = measure_session(Session("claude-code", path), None, pricing or PriceTable())
-    assert isinstance(blob, bytes)
-    summary: dict[str, Any] = orjson.loads(blob.split(b"\x00", 1)[0])
-    return summary
+_summary = measured
 
 
 def test_every_reader_counts_a_fast_response_for_the_fast_model(tmp_path: Path) -> None:
-    path = _session(tmp_path)
-    full = parse_claude_session(path).usage
+    full = read_alike(_session(tmp_path))
     assert sorted(full) == [
         "claude-opus-4-6-fast",
         "claude-opus-4-8",
@@ -74,18 +59,11 @@ def test_every_reader_counts_a_fast_response_for_the_fast_model(tmp_path: Path) 
     ]
     assert full["claude-opus-4-8-fast"].responses == 2
     assert full["claude-opus-4-8"].responses == 3
-    assert claude_usage_totals(path) == full
-    assert parse_claude_for_measure(path).usage == full
-    assert set(_summary(path)["usage"]) == set(full)
 
 
 def test_fast_rates_with_the_cache_multiples_on_top(tmp_path: Path) -> None:
     summary = _summary(_session(tmp_path))
-
-    # Per response: 1,000 input, 200 output, 3,000 cache reads, 100 written for five minutes
-    # and 300 for an hour; per million, at input i and output o: i, o, i/10, 1.25 i, 2 i.
-    def response(i: float, o: float) -> float:
-        return (1000 * i + 200 * o + 3000 * i / 10 + 100 * 1.25 * i + 300 * 2 * i) / 1e6
+    response = response_dollars
 
     by_model = summary["costByModel"]
     assert by_model["claude-opus-4-8-fast"] == pytest.approx(2 * response(10, 50))

@@ -9,32 +9,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
-from proctor.history.replay import measure_session
-from proctor.history.sources import Session
 from proctor.models.list_prices import LIST_PRICES, list_name
 from proctor.models.pricing import PriceTable, price_usage
 from proctor.models.trajectory import ModelUsage
-from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
-from proctor.transcripts.claude.measure import parse_claude_for_measure
-from tests.unit.transcripts.test_hour_writes import _line as assistant_line
+from tests.unit.transcripts.usage_session import (
+    measured,
+    read_alike,
+    response_dollars,
+    session_file,
+    usage_line,
+)
 
 
-def _line(number: int, model: str, geo: Any, speed: Any = None, prompt: int = 1000) -> str:
-    usage: dict[str, Any] = {
-        "input_tokens": prompt,
-        "output_tokens": 200,
-        "cache_read_input_tokens": 3000,
-        "cache_creation_input_tokens": 400,
-        "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 300},
-    }
-    if geo is not None:
-        usage["inference_geo"] = geo
-    if speed is not None:
-        usage["speed"] = speed
-    return assistant_line(number, usage, model)
+def _line(number: int, model: str, geo: Any, speed: Any = None) -> str:
+    return usage_line(number, model, inference_geo=geo, speed=speed)
 
 
 SESSION = [
@@ -51,28 +41,15 @@ SESSION = [
 
 
 def _session(tmp_path: Path, lines: list[str] | None = None) -> Path:
-    path = tmp_path / "s-1.jsonl"
-    body = lines or [_line(i, *row) for i, row in enumerate(SESSION)]
-    path.write_text("\n".join(body) + "\n")
-    return path
+    return session_file(tmp_path, lines or [_line(i, *row) for i, row in enumerate(SESSION)])
 
 
-def _summary(path: Path, pricing: PriceTable | None = None) -> dict[str, Any]:
-    blob = measure_session(Session("claude-code", path), None, pricing or PriceTable())
-    assert isinstance(blob, bytes)
-    summary: dict[str, Any] = orjson.loads(blob.split(b"\x00", 1)[0])
-    return summary
-
-
-# Per response: 1,000 input, 200 output, 3,000 cache reads, 100 written for five minutes and
-# 300 for an hour; per million, at input i and output o: i, o, i/10, 1.25 i, 2 i.
-def _response(i: float, o: float, times: float = 1.0) -> float:
-    return times * (1000 * i + 200 * o + 3000 * i / 10 + 100 * 1.25 * i + 300 * 2 * i) / 1e6
+_summary = measured
+_response = response_dollars
 
 
 def test_every_reader_counts_a_us_only_response_for_the_us_only_model(tmp_path: Path) -> None:
-    path = _session(tmp_path)
-    full = parse_claude_session(path).usage
+    full = read_alike(_session(tmp_path))
     assert sorted(full) == [
         "claude-opus-4-8",
         "claude-opus-4-8-fast-us",
@@ -82,9 +59,6 @@ def test_every_reader_counts_a_us_only_response_for_the_us_only_model(tmp_path: 
     ]
     assert full["claude-opus-4-8-us"].responses == 2
     assert full["claude-opus-4-8"].responses == 4
-    assert claude_usage_totals(path) == full
-    assert parse_claude_for_measure(path).usage == full
-    assert set(_summary(path)["usage"]) == set(full)
 
 
 def test_us_only_rates_are_its_models_times_one_point_one(tmp_path: Path) -> None:
