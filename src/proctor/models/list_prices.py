@@ -169,8 +169,22 @@ US_ONLY = "-us"
 US_ONLY_RATE = 1.1
 """How many times its model's rates a US-only response costs, every kind of token (input,
 output, cache reads and writes, a long prompt's rates too) and on top of fast mode: Anthropic's
-data residency pricing, for Claude 4.6 and later models (the earlier ones refuse the
-parameter)."""
+data residency pricing, for Claude 4.6 and later models (:func:`us_only_priced`)."""
+US_ONLY_FROM = (4, 6)
+"""The first Claude version whose US-only responses cost :data:`US_ONLY_RATE` times its rates:
+the earlier models refuse the parameter, and "always use standard pricing"."""
+_VERSION = re.compile(r"claude-(?:[a-z]+-)?(\d+)(?:-(\d+))?(?=-|$)")
+
+
+def us_only_priced(model: str) -> bool:
+    """Whether the US-only responses of the Claude model ``model`` cost more than its others
+    (its version is :data:`US_ONLY_FROM` or later; a name whose version cannot be read is
+    taken for a later model's)."""
+    found = _VERSION.match(list_name(model))
+    if found is None:
+        return True
+    return (int(found.group(1)), int(found.group(2) or 0)) >= US_ONLY_FROM
+
 
 _BEDROCK = re.compile(r"(?:global\.)?anthropic\.(claude-[a-z0-9.-]+?)(?:-v\d+(?::\d+)?)?")
 _VERTEX = re.compile(r"(claude-[a-z0-9.-]+)@\d{8}")

@@ -31,6 +31,7 @@ from proctor.models.list_prices import (
     US_ONLY_RATE,
     Price,
     list_name,
+    us_only_priced,
 )
 from proctor.models.trajectory import ModelUsage, ResponseTokens, usage_by_model
 
@@ -201,15 +202,27 @@ class PriceTable(BaseModel):
     def _lookup(self, model: str, day: date | None) -> ModelPrice | None:
         if model == "scripted" or model.startswith("scripted/"):
             return FREE
+        if _us_only(model):
+            return self._us_only_price(model, day)
         listed = _listed(model, day)
         found = self._configured(model) if self.prices else None
-        if found is None and listed is None and _us_only(model):
-            # No price of its own: its model's, configured or listed, times the US rate.
-            base = self._lookup(model.removesuffix(US_ONLY), day)
-            return None if base is None else us_only_rates(base)
         if found is None or listed is None:
             return found if found is not None else listed
         return _over(listed, found)
+
+    def _us_only_price(self, model: str, day: date | None) -> ModelPrice | None:
+        """A Claude model's US-only responses: its model's price, configured or listed,
+        :data:`~proctor.models.list_prices.US_ONLY_RATE` times over (an earlier model than
+        Claude 4.6: as it is), under the rates a price configured for the US-only name gives,
+        as a configured price lies over a list price."""
+        found = self._configured(model) if self.prices else None
+        name = model[: -len(US_ONLY)]
+        base = None if _us_only(name) else self._lookup(name, day)  # (…-us-us: no model's)
+        if base is not None and us_only_priced(name):
+            base = us_only_rates(base)
+        if found is None or base is None:
+            return found if found is not None else base
+        return _over(base, found)
 
     def _configured(self, model: str) -> ModelPrice | None:
         found = self.prices.get(model)
@@ -232,8 +245,9 @@ class PriceTable(BaseModel):
 
 def _us_only(model: str) -> bool:
     """Whether ``model`` names a Claude model's US-only responses (see
-    :data:`~proctor.models.list_prices.US_ONLY`)."""
-    return model.endswith(US_ONLY) and "claude-" in model.lower()
+    :data:`~proctor.models.list_prices.US_ONLY`): a Claude id (as the list finds it) ending
+    with it."""
+    return model.lower().endswith(US_ONLY) and _list_key(model).startswith("claude-")
 
 
 def us_only_rates(price: ModelPrice) -> ModelPrice:

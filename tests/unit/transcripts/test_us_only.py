@@ -100,7 +100,9 @@ def test_a_long_prompts_rates_are_multiplied_too() -> None:
     assert price.long_context.cache_read_per1_m is None  # left to the model's own, as given
 
 
-def test_a_configured_price_reaches_the_us_only_form_unless_it_has_its_own(tmp_path: Path) -> None:
+def test_a_configured_price_reaches_the_us_only_form_and_one_of_its_own_lies_over_it(
+    tmp_path: Path,
+) -> None:
     path = _session(tmp_path)
     prices = {
         "claude-opus-4-8": {"inputPer1M": 1, "outputPer1M": 1},
@@ -113,8 +115,10 @@ def test_a_configured_price_reaches_the_us_only_form_unless_it_has_its_own(tmp_p
     configured = (1000 * 1 + 200 * 1 + 3000 * 0.5 + 100 * 6.25 + 300 * 10) / 1e6
     assert by_model["claude-opus-4-8"] == pytest.approx(4 * configured)
     assert by_model["claude-opus-4-8-us"] == pytest.approx(2 * 1.1 * configured)
-    # A price configured for the US-only form is taken as it is.
-    assert by_model["claude-sonnet-4-6-us"] == pytest.approx((1000 * 8 + 200 * 40) / 1e6)
+    # A price configured for the US-only form gives its rates; the others are its model's
+    # list rates 1.1 times over (cache reads $0.30, writes $3.75 and for an hour $6).
+    own = 1000 * 8 + 200 * 40 + 1.1 * (3000 * 0.3 + 100 * 3.75 + 300 * 6)
+    assert by_model["claude-sonnet-4-6-us"] == pytest.approx(own / 1e6, abs=1e-6)
     # A model off the list, priced by the configuration: its US-only form too.
     assert by_model["claude-opus-9-us"] == pytest.approx(1.1 * (1000 * 2 + 200 * 3) / 1e6)
     assert summary["unpricedModels"] == []
@@ -178,3 +182,43 @@ def test_the_usage_check_counts_a_us_only_response_as_the_cli_reports_it() -> No
     check = usage_check(parsed, short)
     assert not check.ok
     assert check.differences == {"claude-opus-4-8": {"inputTokens": -30, "outputTokens": -4}}
+
+
+@pytest.mark.parametrize(
+    ("model", "rate"),
+    [
+        ("claude-opus-4-6", 1.1),
+        ("claude-sonnet-4-6", 1.1),
+        ("claude-opus-5", 1.1),
+        ("claude-opus-4-8-fast", 1.1),
+        ("claude-haiku-4-5", 1.0),  # before Claude 4.6: the parameter is refused, and
+        ("claude-opus-4-1", 1.0),  # such a model "always uses standard pricing"
+        ("claude-sonnet-4-20250514", 1.0),
+        ("claude-3-5-haiku", 1.0),
+    ],
+)
+def test_only_claude_4_6_and_later_cost_more_in_the_us(model: str, rate: float) -> None:
+    table = PriceTable()
+    base, us = table.price_of(model), table.price_of(model + "-us")
+    assert base is not None and us is not None
+    assert us.input_per1_m == pytest.approx(rate * base.input_per1_m)
+    assert us.output_per1_m == pytest.approx(rate * base.output_per1_m)
+    assert us.cache_read_per1_m == pytest.approx(rate * base.cache_read_per1_m)
+
+
+def test_odd_names_are_no_us_only_model_or_none_priced_twice() -> None:
+    table = PriceTable()
+    base = table.price_of("claude-opus-4-8")
+    assert base is not None
+    upper = table.price_of("claude-opus-4-8-US")  # as the list reads names: lower case
+    assert upper is not None and upper.input_per1_m == pytest.approx(5.5)
+    assert table.price_of("claude-opus-4-8-us-us") is None  # not 1.21 times over
+    proxy = PriceTable.model_validate({"prices": {"my-claude-proxy": {"inputPer1M": 2}}})
+    assert proxy.price_of("my-claude-proxy-us") is None  # not a Claude id
+
+
+def test_the_usage_check_folds_claude_names_only() -> None:
+    from proctor.execute.collect import usage_check
+
+    parsed = {"gemini-x-us": ModelUsage(input_tokens=5, responses=1)}
+    assert not usage_check(parsed, {"gemini-x": {"inputTokens": 5}}).ok
