@@ -108,25 +108,37 @@ def _told_chunk(files: list[str]) -> list[tuple[str | None, str | None]]:
     return [told(file) for file in files]
 
 
-_CLAUDE_SESSION = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl")
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_CLAUDE_SESSION = re.compile(_UUID + r"\.jsonl")
 """A Claude Code session's file name: its session id."""
+_CLAUDE_PROJECT = re.compile(r"-.*|[A-Za-z]--.*")
+"""A Claude Code project folder's name: the folder the sessions ran in, each character but a
+letter or digit written as ``-`` (``/home/me/app`` is ``-home-me-app``, ``C:\\app``
+``C--app``)."""
+_ROLLOUT = re.compile(r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + _UUID + r"\.jsonl")
+"""A Codex rollout's file name: when it started, and its thread's id."""
 
 
 def laid_out(folder: str, files: list[str]) -> str | None:
     """The CLI whose folder of sessions the plain folder ``folder`` is, when every one of its
     session ``files`` (its main files, under it) lies where that CLI keeps its sessions and is
-    named as it names them: Claude Code's ``projects/`` (``<project>/<session id>.jsonl``) or a
-    project folder in it (``<session id>.jsonl``), Codex's ``sessions/`` (``rollout-….jsonl``
-    at any depth). Such files are that CLI's, as in its history folder, without their first
-    bytes read (a tenth of a second for 12,000 sessions); None for any other folder, whose
-    files are told apart by :func:`told_all`."""
+    named as it names them: Claude Code's ``projects/`` (``<project>/<session id>.jsonl``, each
+    project folder named after the folder its sessions ran in) or one project folder of it,
+    Codex's ``sessions/`` (``rollout-<time>-<thread id>.jsonl`` at any depth). Such files are
+    that CLI's, as in its history folder, without their first bytes read (a tenth of a second
+    for 12,000 sessions); None for any other folder (a folder of session files saved under
+    their ids, say), whose files are told apart by :func:`told_all`."""
     if not files:
         return None
     names = [os.path.basename(file) for file in files]
-    if all(name.startswith("rollout-") and name.endswith(".jsonl") for name in names):
+    if all(map(_ROLLOUT.fullmatch, names)):
         return "codex"
+    if not all(map(_CLAUDE_SESSION.fullmatch, names)):
+        return None
     start = len(folder) + 1
-    depths = {file.count(os.sep, start) for file in files}
-    if (depths == {0} or depths == {1}) and all(map(_CLAUDE_SESSION.fullmatch, names)):
+    if all(file.find(os.sep, start) < 0 for file in files):  # a project folder
+        return "claude-code" if _CLAUDE_PROJECT.fullmatch(os.path.basename(folder)) else None
+    projects = {os.path.dirname(file)[start:] for file in files}
+    if all(os.sep not in name and _CLAUDE_PROJECT.fullmatch(name) for name in projects):
         return "claude-code"
     return None

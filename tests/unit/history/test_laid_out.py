@@ -59,9 +59,10 @@ def test_a_codex_sessions_folder_is_read_as_codexs_without_a_read(
     day.mkdir(parents=True)
     for hour in ("10", "11"):
         shutil.copy(ROLLOUT, day / f"rollout-2026-12-01T{hour}-00-00-{ID}.jsonl")
+    shutil.copy(ROLLOUT, tmp_path / "sessions" / f"rollout-2026-11-30T09-00-00-{ID}.jsonl")
     _unsniffed(monkeypatch)
     found, unavailable = sessions_under([tmp_path / "sessions"], ["codex"])
-    assert unavailable == [] and [s.agent for s in found] == ["codex", "codex"]
+    assert unavailable == [] and [s.agent for s in found] == ["codex"] * 3
 
 
 @pytest.mark.parametrize(
@@ -71,6 +72,7 @@ def test_a_codex_sessions_folder_is_read_as_codexs_without_a_read(
         f"{ID}.jsonl",  # beside the project folders, not in one
         f"-w/deeper/{ID}.jsonl",  # below a project folder
         f"-w/{ID.upper()}.jsonl",  # a session id is lower case
+        f"w/{ID.replace('0c8a', '3c8a')}.jsonl",  # a folder not named after a project's
     ],
 )
 def test_control_one_file_out_of_place_has_every_file_read(tmp_path: Path, odd: str) -> None:
@@ -108,12 +110,12 @@ def test_a_laid_out_file_that_cannot_be_read_is_unavailable_with_the_reason(
 ) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()
-    for name in ("a", "b"):
-        shutil.copy(ROLLOUT, folder / f"rollout-2026-12-01T10-00-00-{name}.jsonl")
+    for hour in ("10", "11"):
+        shutil.copy(ROLLOUT, folder / f"rollout-2026-12-01T{hour}-00-00-{ID}.jsonl")
     real_open = os.open
 
     def no_b(path: object, *args: object, **kwargs: object) -> int:
-        if str(path).endswith("-b.jsonl"):
+        if "T11-" in str(path):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
 
@@ -122,5 +124,26 @@ def test_a_laid_out_file_that_cannot_be_read_is_unavailable_with_the_reason(
     assert len(found) == 2 and unavailable == []  # not read while listed
     gone = [r for r in _replayed(found) if isinstance(r, Unavailable)]
     assert [(Path(u.path).name, u.reason) for u in gone] == [
-        ("rollout-2026-12-01T10-00-00-b.jsonl", "cannot be read (Permission denied)")
+        (f"rollout-2026-12-01T11-00-00-{ID}.jsonl", "cannot be read (Permission denied)")
     ]
+
+
+def test_control_sessions_saved_under_their_ids_in_a_folder_of_ones_own_are_read(
+    tmp_path: Path,
+) -> None:
+    # Codex's and Gemini CLI's session ids are UUIDs too: a folder of sessions saved under
+    # their ids, Claude Code's among them, is no Claude Code project folder.
+    claude = next((ROOT / "tests" / "corpus").glob("claude-code-*.transcript.jsonl"))
+    for folder in (tmp_path / "saved", tmp_path / "by-project" / "app"):
+        folder.mkdir(parents=True)
+        shutil.copy(claude, folder / f"{ID}.jsonl")
+        shutil.copy(ROLLOUT, folder / f"{ID.replace('0c8a', '4c8a')}.jsonl")
+    for given in (tmp_path / "saved", tmp_path / "by-project"):
+        found, _ = sessions_under([given], ["claude-code", "codex"])
+        assert sorted(s.agent for s in found) == ["claude-code", "codex"]
+    # A Codex rollout alone, under its thread id, is Codex's.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(ROLLOUT, alone / f"{ID}.jsonl")
+    found, _ = sessions_under([alone], ["codex"])
+    assert [s.agent for s in found] == ["codex"]
