@@ -20,7 +20,7 @@ from proctor.metrics.effort import responses, spent_on, tokens_by_model
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
 from proctor.models.io import write_jsonl, write_text_atomic, write_trajectory
-from proctor.models.list_prices import FAST, US_ONLY, list_name
+from proctor.models.list_prices import CLAUDE_SUFFIXES, list_name
 from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.process import ProcessMetrics, RuleResult
 from proctor.models.trajectory import (
@@ -89,7 +89,7 @@ def _as_reported(
     def named(model: str) -> str:
         if not list_name(model).startswith("claude-"):
             return model
-        for suffix in (US_ONLY, FAST):  # the outer one first: claude-opus-4-8-fast-us
+        for suffix in CLAUDE_SUFFIXES:  # the outer one first: claude-opus-4-8-fast-us
             if model not in reported and model.endswith(suffix):
                 model = model.removesuffix(suffix)
         return model

@@ -166,6 +166,8 @@ US_ONLY = "-us"
 """After the model of a Claude response whose inference ran in the US only (its
 ``usage.inference_geo`` is ``"us"``), after :data:`FAST` when both apply
 (``claude-opus-4-8-fast-us``); it stays after the name the list finds, as :data:`FAST` does."""
+CLAUDE_SUFFIXES = (US_ONLY, FAST)
+"""What the Claude Code readers write after a model's name, the outer one first."""
 US_ONLY_RATE = 1.1
 """How many times its model's rates a US-only response costs, every kind of token (input,
 output, cache reads and writes, a long prompt's rates too) and on top of fast mode: Anthropic's
@@ -199,16 +201,14 @@ def list_name(model: str) -> str:
     a dot (``claude-sonnet-4.5``) is written with a dash. A fast mode's ``-fast`` and a US-only
     response's ``-us`` stay at the end: their rates are their own."""
     name = model.strip().lower().rsplit("/", 1)[-1].removesuffix("[1m]")
-    us_only = name.endswith(US_ONLY) and "claude-" in name
-    if us_only:
-        name = name.removesuffix(US_ONLY).removesuffix("[1m]")
-    fast = name.endswith(FAST) and "claude-" in name
-    if fast:
-        name = name.removesuffix(FAST).removesuffix("[1m]")
+    kept = ""
+    for suffix in CLAUDE_SUFFIXES:
+        if name.endswith(suffix) and "claude-" in name:
+            name, kept = name.removesuffix(suffix).removesuffix("[1m]"), suffix + kept
     if (found := _BEDROCK.fullmatch(name)) or (found := _VERTEX.fullmatch(name)):
         name = found.group(1)
     if found := _DATED.fullmatch(name):
         name = found.group(1)
     if name.startswith("claude-"):
         name = name.replace(".", "-")
-    return name + (FAST if fast else "") + (US_ONLY if us_only else "")
+    return name + kept

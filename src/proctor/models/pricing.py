@@ -257,16 +257,22 @@ def us_only_rates(price: ModelPrice) -> ModelPrice:
     def times(rate: float | None) -> float | None:
         return None if rate is None else round(rate * US_ONLY_RATE, 9)
 
-    rates = ("input_per1_m", "output_per1_m", "cache_read_per1_m", "cache_write_per1_m")
-    update: dict[str, Any] = {name: times(getattr(price, name)) for name in rates}
-    update["cache_write1h_per1_m"] = times(price.cache_write1h_per1_m)
+    update: dict[str, Any] = {name: times(getattr(price, name)) for name in _RATES}
     long = price.long_context
     if long is not None:
-        long_update = {
-            name: times(getattr(long, name)) for name in (*rates, "cache_write1h_per1_m")
-        }
-        update["long_context"] = long.model_copy(update=long_update)
+        long_rates = {name: times(getattr(long, name)) for name in _RATES}
+        update["long_context"] = long.model_copy(update=long_rates)
     return price.model_copy(update=update)
+
+
+_RATES = (
+    "input_per1_m",
+    "output_per1_m",
+    "cache_read_per1_m",
+    "cache_write_per1_m",
+    "cache_write1h_per1_m",
+)
+"""The rates of a price (and of a long prompt's)."""
 
 
 def _over(listed: ModelPrice, given: ModelPrice) -> ModelPrice:
