@@ -115,6 +115,18 @@ def test_project_filter_and_markdown(
     assert result.code == 0
     assert "Sessions: 2 (2 tasks, 0 without a code change)" in result.out
     assert "| 2026-W45 | 2 | 2 | 1/2 (50%) |" in result.out
+    monkeypatch.setenv("TZ", "UTC")
+    by_day = proctor("history", "--home", str(home), "--project", PROJECT_A, "--by", "day")
+    assert by_day.code == 0 and "| day | sessions |" in by_day.out
+    assert "| 2026-11-02 | 1 | 1 | 1/1 (100%) |" in by_day.out
+    assert "| 2026-11-03 | 1 | 1 | 0/1 (0%) |" in by_day.out
+    by_month = proctor(
+        "history", "--home", str(home), "--agent", "claude-code", "--by", "month", "--json"
+    )
+    groups = json.loads(by_month.out)["groups"]
+    assert json.loads(by_month.out)["by"] == "month"
+    assert [(g["key"], g["sessions"], g["tasks"]) for g in groups] == [("2026-11", 4, 2)]
+    monkeypatch.delenv("TZ")
     empty = proctor("history", "--home", str(home), "--project", "")  # an unset variable
     assert empty.code == 2 and "--project is empty" in empty.err and not empty.out
     here = proctor("history", "--home", str(home), "--project", ".")  # the control

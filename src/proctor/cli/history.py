@@ -40,8 +40,9 @@ MAX_WORKERS = 256
 @click.option("--until", help="Only sessions that started on or before this date (YYYY-MM-DD).")
 @click.option(
     "--by",
-    type=click.Choice(["project", "week", "agent"]),
-    help="Add a table with a row per project, per ISO week or per agent.",
+    type=click.Choice(["project", "day", "week", "month", "agent"]),
+    help="Add a table with a row per project, per day, per ISO week, per month or per agent "
+    "(days, weeks and months of the local time zone).",
 )
 @click.option(
     "--changes",

@@ -1,4 +1,5 @@
-"""The summary of replayed sessions: all of them, and a row per project, week or agent."""
+"""The summary of replayed sessions: all of them, and a row per project, day, week, month or
+agent."""
 
 from __future__ import annotations
 
@@ -120,6 +121,20 @@ def week_of(session: SessionRecord) -> str:
     return f"{year:04d}-W{week:02d}"  # ISO 8601: a year of four digits (a damaged clock's 1)
 
 
+def day_of(session: SessionRecord) -> str:
+    """The day the session started on, in the local time zone (``2026-11-29``), or
+    ``undated``: the day ``--since`` keeps it by."""
+    start = local_start(session)
+    return "undated" if start is None else f"{start.year:04d}-{start.month:02d}-{start.day:02d}"
+
+
+def month_of(session: SessionRecord) -> str:
+    """The month the session started in, in the local time zone (``2026-11``), or
+    ``undated``."""
+    start = local_start(session)
+    return "undated" if start is None else f"{start.year:04d}-{start.month:02d}"
+
+
 def project_key(project: str | None) -> str:
     """The folder a session ran in as ``--by project`` groups it (the row is named as the
     group's first session recorded it): the same folder named with
@@ -138,7 +153,9 @@ def project_key(project: str | None) -> str:
 
 GROUP_KEYS: dict[str, Callable[[SessionRecord], str]] = {
     "project": lambda s: s.project or "unknown project",
+    "day": day_of,
     "week": week_of,
+    "month": month_of,
     "agent": lambda s: s.agent,
 }
 

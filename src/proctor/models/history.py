@@ -1,9 +1,9 @@
 """``proctor history --json``: the user's own recorded sessions as measurements.
 
-One :class:`SessionSummary` per session read, :class:`GroupSummary` rows per project, week or
-agent, and the whole :class:`HistoryReport`. The context figures use the files a session edited
-as a *proxy* gold (a real task's expected files are unknown): they say how directly the agent
-reached what it ended up changing, not whether that was the right place.
+One :class:`SessionSummary` per session read, :class:`GroupSummary` rows per project, day,
+week, month or agent, and the whole :class:`HistoryReport`. The context figures use the files
+a session edited as a *proxy* gold (a real task's expected files are unknown): they say how
+directly the agent reached what it ended up changing, not whether that was the right place.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from proctor.models.process import Orientation, StepCounts
 from proctor.models.spread import Spread
 from proctor.models.trajectory import ModelUsage
 
-GroupBy = Literal["project", "week", "agent"]
+GroupBy = Literal["project", "day", "week", "month", "agent"]
 
 
 class SessionSummary(CamelModel):
@@ -69,7 +69,7 @@ class SessionSummary(CamelModel):
 
 
 class GroupSummary(CamelModel):
-    """The summary of some sessions (all of them, or one project, week or agent)."""
+    """The summary of some sessions (all of them, or one project, day, week, month or agent)."""
 
     key: str
     sessions: int = 0

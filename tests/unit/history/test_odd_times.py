@@ -13,7 +13,7 @@ import pytest
 from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
 from proctor.history.sources import sessions_under
-from proctor.history.summary import week_of
+from proctor.history.summary import day_of, month_of, week_of
 from proctor.models.pricing import PriceTable
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -53,6 +53,31 @@ def test_a_week_of_a_damaged_clock_s_year_one_has_four_digits() -> None:
     assert week_of(record) == "0001-W01"
     dated = SessionRecord(agent="codex", path="x", started_at="2026-11-29T12:00:00+00:00")
     assert week_of(dated) == "2026-W48"
+    assert (day_of(record), month_of(record)) == ("0001-01-03", "0001-01")
+
+
+def test_a_day_and_month_are_those_of_the_local_clock_and_undated_without_a_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    late = SessionRecord(agent="codex", path="x", started_at="2026-11-30T12:00:00+00:00")
+    monkeypatch.setenv("TZ", "XXX-14")  # UTC+14: already the first of December
+    time.tzset()
+    try:
+        assert (day_of(late), month_of(late)) == ("2026-12-01", "2026-12")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        assert (day_of(late), month_of(late)) == ("2026-11-30", "2026-11")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    undated = SessionRecord(agent="codex", path="x")
+    assert (day_of(undated), month_of(undated), week_of(undated)) == ("undated",) * 3
 
 
 OPENED_EARLY = ROOT / (

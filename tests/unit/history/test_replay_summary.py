@@ -280,6 +280,13 @@ def test_dates_and_weeks_are_those_of_the_local_clock(home: Path, utc_plus_14: N
     assert sorted(s.session_id[:2] for s in window if s.session_id) == ["11", "22"]
     by_week = history_report(replayed(home), [], PRICES, "week").groups
     assert [(g.key, g.sessions) for g in by_week] == [("2026-W45", 2), ("2026-W46", 2)]
+    # S1 and S2 on one day there; S3 and S4, at noon UTC, on the next days.
+    by_day = history_report(replayed(home), [], PRICES, "day").groups
+    assert [(g.key, g.sessions, g.tasks) for g in by_day] == [
+        ("2026-11-03", 2, 2),
+        ("2026-11-11", 1, 0),
+        ("2026-11-12", 1, 0),
+    ]
 
 
 def test_control_in_utc_the_same_window_holds_one_session(
@@ -295,6 +302,32 @@ def test_control_in_utc_the_same_window_holds_one_session(
         monkeypatch.undo()
         time.tzset()
     assert [s.session_id[:2] for s in window if s.session_id] == ["22"]
+
+
+def test_groups_per_day_and_month_in_utc(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        sessions = replayed(home)
+        by_day = history_report(sessions, [], PRICES, "day").groups
+        by_month = history_report(sessions, [], PRICES, "month").groups
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert [(g.key, g.sessions, g.tasks, g.verified) for g in by_day] == [
+        ("2026-11-02", 1, 1, 1),
+        ("2026-11-03", 1, 1, 0),
+        ("2026-11-10", 1, 0, 0),
+        ("2026-11-11", 1, 0, 0),
+    ]
+    assert [(g.key, g.sessions, g.tasks) for g in by_month] == [("2026-11", 4, 2)]
+    # Each group's tokens are its sessions' own: the days add up to the whole.
+    total = history_report(sessions, [], PRICES).total
+    assert sum(g.usage["claude-test-1"].input_tokens for g in by_day) == (
+        total.usage["claude-test-1"].input_tokens
+    )
 
 
 def test_a_worker_writes_every_field_of_the_summary_as_pydantic_would(home: Path) -> None:
