@@ -9,9 +9,12 @@ tokens. Then runs
 pinned ccusage, installed as :mod:`parse_bench` installs it) over it, and prints each model's
 dollars by both, and whether they agree to the millionth of a dollar. Nothing is asserted:
 the two price lists are each their own (ccusage's is a snapshot of LiteLLM's and models.dev's
-data); a model one of them has no price for is shown as such. Then the same for the
-recorded Codex and Gemini CLI sessions of ``tests/corpus``, laid out as those CLIs keep
-them (``ccusage codex daily``, ``ccusage gemini daily``).
+data); a model one of them has no price for is shown as such. Then a session of US-only
+inference (``usage.inference_geo`` "us"), which proctor prices at 1.1 times the model's rates
+and ccusage as the model itself (it does not read the field), with ccusage's dollars times 1.1
+beside proctor's. Then the same for the recorded Codex and Gemini CLI sessions of
+``tests/corpus``, laid out as those CLIs keep them (``ccusage codex daily``, ``ccusage gemini
+daily``).
 
 Usage: ``python bench/price_check.py [--keep DIR] [--ccusage-prefix DIR]``.
 """
@@ -31,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from parse_bench import CCUSAGE_VERSION, ccusage_binary
 
-from proctor.models.list_prices import FAST, LIST_PRICES, LIST_PRICES_AS_OF
+from proctor.models.list_prices import FAST, LIST_PRICES, LIST_PRICES_AS_OF, US_ONLY, US_ONLY_RATE
 
 RESPONSES = [
     # input, output, cache read, 5-minute writes, 1-hour writes
@@ -42,10 +45,13 @@ RESPONSES = [
 
 
 def _line(session: str, number: int, model: str, counts: tuple[int, ...]) -> str:
-    """One response of ``model``; a fast mode's (``claude-opus-4-8-fast``) is written as
-    Claude Code writes it: the model's own id, and ``usage.speed`` "fast"."""
+    """One response of ``model``; a fast mode's (``claude-opus-4-8-fast``) or a US-only one's
+    (``claude-opus-4-8-us``) is written as Claude Code writes it: the model's own id, and
+    ``usage.speed`` "fast" or ``usage.inference_geo`` "us"."""
     inp, out, read, five, hour = counts
-    base = model.removesuffix(FAST)
+    geo = model.endswith(US_ONLY)
+    fast = model.removesuffix(US_ONLY)
+    base = fast.removesuffix(FAST)
     record = {
         "parentUuid": None,
         "isSidechain": False,
@@ -72,7 +78,8 @@ def _line(session: str, number: int, model: str, counts: tuple[int, ...]) -> str
                     "ephemeral_1h_input_tokens": hour,
                 },
                 "output_tokens": out,
-                **({"speed": "fast"} if base != model else {}),
+                **({"speed": "fast"} if base != fast else {}),
+                **({"inference_geo": "us"} if geo else {}),
             },
         },
     }
@@ -87,6 +94,10 @@ def write_history(root: Path, models: list[str]) -> None:
         session = str(uuid.uuid5(uuid.NAMESPACE_URL, model))
         lines = [_line(session, i, model, counts) for i, counts in enumerate(RESPONSES)]
         (project / f"{session}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+US_ONLY_MODEL = "claude-opus-4-8"
+"""The model of the US-only session."""
 
 
 def proctor_costs(root: Path) -> dict[str, float | None]:
@@ -163,6 +174,10 @@ def main() -> int:
         ours = proctor_costs(root)
         binary = ccusage_binary(args.ccusage_prefix)
         theirs = ccusage_costs(root, binary) if binary is not None else {}
+        us_root = Path(tmp) / "us-only"
+        write_history(us_root, [US_ONLY_MODEL + US_ONLY])
+        us_ours = proctor_costs(us_root).get(US_ONLY_MODEL + US_ONLY)
+        us_theirs = ccusage_costs(us_root, binary).get(US_ONLY_MODEL) if binary else None
         others = other_clis(Path(tmp) / "other-clis", binary)
     print(f"proctor's list prices as of {LIST_PRICES_AS_OF}; ccusage {CCUSAGE_VERSION} --offline")
     print(f"{'model':<22} {'proctor':>12} {'ccusage':>12}  agree")
@@ -175,6 +190,13 @@ def main() -> int:
     if binary is None:
         print("(ccusage could not be installed from the npm registry: its column is empty)")
     print(f"{agree} of {len(models)} models priced alike")
+    print(
+        f"\nUS-only inference (ccusage prices it as {US_ONLY_MODEL}; its dollars x{US_ONLY_RATE}):"
+    )
+    expected = None if us_theirs is None else us_theirs * US_ONLY_RATE
+    same = us_ours is not None and expected is not None and abs(us_ours - expected) < 1e-6
+    name = US_ONLY_MODEL + US_ONLY
+    print(f"{name:<22} {_shown(us_ours):>12} {_shown(expected):>12}  {'yes' if same else 'NO'}")
     print("\nthe pinned CLIs' recorded sessions (tests/corpus), each agent's total:")
     for agent, mine, other in others:
         # (proctor rounds each session's dollars to the millionth, ccusage only the total)
