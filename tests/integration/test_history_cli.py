@@ -97,6 +97,10 @@ def test_a_plain_folder_and_its_errors(proctor: Run, home: Path, tmp_path: Path)
         "history", "--home", str(home), "--since", "2026-11-05", "--until", "2026-11-01"
     )
     assert window.code == 2 and "--since 2026-11-05 is after --until 2026-11-01" in window.err
+    back = proctor("history", "--home", str(home), "--since", "9999999d")
+    assert back.code == 2 and "--since '9999999d': out of the range of dates" in back.err
+    today = proctor("history", "--home", str(home), "--agent", "claude-code", "--until", "today")
+    assert today.code == 0 and "Sessions: 4 (2 tasks" in today.out  # planted in 2026-11
     far = proctor("history", "--home", str(home), "--since", "0001-01-01T00:00+01:00")
     assert far.code == 2 and "out of the range of dates" in far.err and "Traceback" not in far.err
     a_file = proctor("history", "--home", str(home), "--project", str(tmp_path / "notes.txt"))

@@ -36,8 +36,15 @@ MAX_WORKERS = 256
     ),
 )
 @click.option("--project", "project_text", help="Only sessions that ran in this folder.")
-@click.option("--since", help="Only sessions that started on or after this date (YYYY-MM-DD).")
-@click.option("--until", help="Only sessions that started on or before this date (YYYY-MM-DD).")
+@click.option(
+    "--since",
+    help="Only sessions that started on or after this day: YYYY-MM-DD, today, yesterday, "
+    "or days or weeks back (7d, 2w).",
+)
+@click.option(
+    "--until",
+    help="Only sessions that started on or before this day (as --since takes it).",
+)
 @click.option(
     "--by",
     type=click.Choice(["project", "day", "week", "month", "agent"]),

@@ -11,8 +11,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -105,15 +106,32 @@ def clock_gap(text: str) -> str | None:
     )
 
 
-def parse_day(text: str, what: str) -> date:
+_AGO = re.compile(r"(\d{1,7})([dw])")
+"""``7d``, ``2w``: that many days or weeks before today."""
+_NAMED_DAYS = {"today": 0, "yesterday": 1}
+
+
+def parse_day(text: str, what: str, today: date | None = None) -> date:
     """The day ``--since``/``--until`` name, on the machine's clock (the days sessions are
     kept by): a date as it is; a time without a zone, its date; a time with one, the local
-    day of that moment."""
+    day of that moment; ``today``, ``yesterday``, ``7d`` (seven days before today) or ``2w``
+    (two weeks before today), counted back from ``today`` (default: the machine's)."""
+    back = _NAMED_DAYS.get(text.strip().lower())
+    ago = _AGO.fullmatch(text.strip().lower())
+    if back is not None or ago is not None:
+        days = back if back is not None else int(ago[1]) * (7 if ago[2] == "w" else 1)  # type: ignore[index]
+        try:
+            return (today or datetime.now().date()) - timedelta(days=days)
+        except OverflowError:
+            raise ConfigError(
+                f"{what} {text!r}: out of the range of dates (years 1 to 9999)"
+            ) from None
     try:
         moment = _iso(text)
     except ValueError:
         raise ConfigError(
-            f"{what} {text!r}: expected a date like 2026-11-30 (or a time like 2026-11-30T14:00)"
+            f"{what} {text!r}: expected a date like 2026-11-30, a time like 2026-11-30T14:00, "
+            "today, yesterday, or days or weeks back like 7d or 2w"
         ) from None
     try:
         return moment.date() if moment.tzinfo is None else moment.astimezone().date()

@@ -287,6 +287,25 @@ def test_since_and_until_name_days_on_the_machine_s_clock(monkeypatch: pytest.Mo
         time.tzset()
 
 
+def test_since_and_until_take_days_back_from_today() -> None:
+    from datetime import date
+
+    from proctor.history.journal import parse_day
+
+    today = date(2026, 12, 5)
+    assert parse_day("today", "--since", today) == today
+    assert parse_day("Yesterday", "--since", today) == date(2026, 12, 4)
+    assert parse_day("7d", "--since", today) == date(2026, 11, 28)
+    assert parse_day("0d", "--until", today) == today
+    assert parse_day("2w", "--since", today) == date(2026, 11, 21)
+    assert parse_day("7d", "--since") == date.today() - (date(2026, 12, 5) - date(2026, 11, 28))
+    with pytest.raises(ConfigError, match="--since '9999999d': out of the range of dates"):
+        parse_day("9999999d", "--since", today)
+    for wrong in ("7", "d", "-7d", "7 days", "7h", "tomorrow"):
+        with pytest.raises(ConfigError, match="expected a date like 2026-11-30.* like 7d or 2w"):
+            parse_day(wrong, "--since", today)
+
+
 def test_an_empty_mark_time_is_refused_not_read_as_now(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--at ''"):
         mark_for("x", None, "", tmp_path)
