@@ -102,8 +102,10 @@ class Stamper:
 
     def stamp(self, session: Session, parts: Iterable[Path]) -> str:
         """What the summary of ``session`` depends on, read from its files' metadata only:
-        the namespace, then the size and time of the main file and of each part by name."""
-        stamps = [self.namespace, _file_stamp(session.file)]
+        the namespace, the agent it is read as (a file read as one CLI's session, given as a
+        PATH, is never served to a listing of another CLI's folder that holds it), then the
+        size and time of the main file and of each part by name."""
+        stamps = [self.namespace, session.agent, _file_stamp(session.file)]
         stamps += [f"{part.name}={_file_stamp(str(part))}" for part in parts]
         if session.agent == "gemini-cli":
             marker = session.path.parent.parent / ".project_root"

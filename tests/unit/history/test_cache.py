@@ -393,3 +393,35 @@ def test_the_cache_folder_follows_the_environment_and_a_relative_xdg_home_is_ign
     # Relative: ignored, as the XDG specification says (it would move with the folder run in).
     assert cache_folder({**home, "XDG_CACHE_HOME": "c"}) == Path("/home/u/.cache/proctor")
     assert cache_folder({**home, "PROCTOR_CACHE_DIR": "/p"}) == Path("/p")
+
+
+def test_a_file_read_as_another_cli_s_session_is_not_served_to_a_listing_of_this_one(
+    planted: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    # A Codex rollout among Claude Code's sessions, replayed once as a PATH (read as Codex's).
+    from proctor.history.sources import sessions_under
+
+    home, files = planted
+    rollout = next((Path(__file__).parents[3] / "tests" / "corpus").glob("codex-*.jsonl"))
+    odd = files["S1"].parent / "c0000000-0000-4000-8000-000000000009.jsonl"
+    odd.write_bytes(rollout.read_bytes())
+    db = tmp_path / FILE_NAME
+    given, _ = sessions_under([odd], ["claude-code", "codex", "gemini-cli"])
+    assert [s.agent for s in given] == ["codex"]
+    cache = SummaryCache(db, PRICES)
+    as_given = list(replay(given, Filters(), PRICES, workers=1, cache=cache))
+    cache.save(s.file for s in given)
+    assert [getattr(s, "agent", None) for s in as_given] == ["codex"]
+    # Claude Code's history read with the cache is what it is without: the file is not a
+    # Claude Code session there.
+    sessions, _ = find_sessions(["claude-code"], home, {})
+    cache = SummaryCache(db, PRICES)
+    with_cache = list(replay(sessions, Filters(), PRICES, workers=1, cache=cache))
+    without = list(replay(sessions, Filters(), PRICES, workers=1))
+    assert sorted(map(repr, with_cache)) == sorted(map(repr, without))
+    assert not any(getattr(s, "agent", None) == "codex" for s in with_cache)
+    assert any(isinstance(s, Unavailable) and s.path == str(odd) for s in with_cache)
+    # Read as Codex's again, it is served from the cache.
+    cache = SummaryCache(db, PRICES)
+    again = list(replay(given, Filters(), PRICES, workers=1, cache=cache))
+    assert cache.hits == 1 and [getattr(s, "agent", None) for s in again] == ["codex"]
