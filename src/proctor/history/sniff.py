@@ -22,7 +22,7 @@ unless they are longer (the rest is then read line by line)."""
 def sniff(path: str | Path, head: bytes | None = None) -> str | None:
     """The CLI that wrote the session file ``path``, or None when it is not a main session.
     ``head``: the file's first bytes, when the caller has read them."""
-    from proctor.transcripts.detect import classify_record
+    from proctor.transcripts.detect import classify_record, headless_output
 
     if os.fspath(path).endswith(".json"):  # a Gemini CLI chat of the releases that wrote one
         document = json_header(Path(path))
@@ -37,6 +37,8 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
             if text.strip():
                 seen += 1
                 record = decode_line(text)
+                if isinstance(record, dict) and headless_output(record) is not None:
+                    return None  # a CLI's headless output: no session
                 found = classify_record(record) if isinstance(record, dict) else None
                 if found is not None:
                     return found if _main_chat(found, record) else None
@@ -45,6 +47,8 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
         else:
             return None
     for record in head_records(Path(path)):
+        if headless_output(record) is not None:
+            return None
         found = classify_record(record)
         if found is not None:
             return found if _main_chat(found, record) else None
@@ -54,13 +58,31 @@ def sniff(path: str | Path, head: bytes | None = None) -> str | None:
 def _main_chat(agent: str, record: dict[str, object]) -> bool:
     """Whether a file whose first telling record is ``record`` is a main session: a Gemini CLI
     subagent's chat (its header says ``"kind": "subagent"``) is read with the chat that
-    started it, wherever its folder is and whatever it is named."""
-    return agent != "gemini-cli" or not gemini_subagent(record)
+    started it, and a Claude Code subagent's file (its lines are a sidechain of an agent)
+    with its session, wherever its folder is and whatever it is named."""
+    if agent == "gemini-cli":
+        return not gemini_subagent(record)
+    return agent != "claude-code" or not claude_subagent(record)
 
 
 def gemini_subagent(record: dict[str, object]) -> bool:
     """Whether ``record`` is the header of a Gemini CLI subagent's chat."""
     return record.get("kind") == "subagent" and "projectHash" in record
+
+
+def claude_subagent(record: dict[str, object]) -> bool:
+    """Whether ``record`` is the first line of a Claude Code subagent's file: a sidechain
+    line of a session, naming its agent (a session's own file starts with its own line)."""
+    return (
+        record.get("isSidechain") is True
+        and isinstance(record.get("agentId"), str)
+        and "sessionId" in record
+    )
+
+
+def subagent_header(record: dict[str, object]) -> bool:
+    """Whether ``record`` starts a subagent's file or chat, of Claude Code or Gemini CLI."""
+    return gemini_subagent(record) or claude_subagent(record)
 
 
 def _gemini_main(document: dict[str, object]) -> bool:
@@ -76,12 +98,26 @@ def _gemini_main(document: dict[str, object]) -> bool:
 
 
 def told(file: str | Path) -> tuple[str | None, str | None]:
-    """The CLI that wrote ``file`` (see :func:`sniff`), or the reason it cannot be read."""
+    """The CLI that wrote ``file`` (see :func:`sniff`), or the reason it cannot be read or is
+    no session (a CLI's headless output)."""
     try:
         head = read_head(file, SNIFF_BYTES)
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
-    return sniff(file, head), None
+    agent = sniff(file, head)
+    if agent is None:
+        from proctor.transcripts.detect import CLI_NAMES, headless_output
+
+        first = head.lstrip().partition(b"\n")[0]
+        record = decode_line(first) if first else None
+        made = headless_output(record) if isinstance(record, dict) else None
+        if made is not None:
+            name = CLI_NAMES[made]
+            return None, (
+                f"{name}'s headless output, not a session transcript: the session it ran is "
+                f"in {name}'s history folder (read there)"
+            )
+    return agent, None
 
 
 PARALLEL_SNIFF_FROM = 2_000

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.history.copies import each_once
-from proctor.history.sniff import gemini_subagent, laid_out, told, told_all
+from proctor.history.sniff import laid_out, subagent_header, told, told_all
 from proctor.models.history import Unavailable
 from proctor.util.native_paths import first_record
 
@@ -414,7 +414,7 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         reason = "not a regular file or a folder (a named pipe, a socket, a device): not read"
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
-    if path.is_file() and (_is_part(path) or gemini_subagent(first_record(path))):
+    if path.is_file() and (_is_part(path) or subagent_header(first_record(path))):
         reason = "a subagent or side file: it is read with its main session (give that one)"
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
@@ -442,7 +442,7 @@ def _parts_only(folder: Path, look: int = 100) -> bool:
             if not name.endswith((".jsonl", ".json")):
                 continue
             file = os.path.join(root, name)
-            if not (_is_part(file) or gemini_subagent(first_record(Path(file)))):
+            if not (_is_part(file) or subagent_header(first_record(Path(file)))):
                 return False
             seen += 1
             if seen >= look:

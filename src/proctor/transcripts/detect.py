@@ -21,6 +21,7 @@ from proctor.util.jsonl import decode_object
 from proctor.util.native_paths import (
     claude_subagent_files,
     codex_rollout,
+    first_record,
     gemini_chat,
     gemini_subagent_chats,
     newest_file,
@@ -61,6 +62,28 @@ GEMINI_MESSAGES = frozenset({"user", "gemini", "info", "error", "warning"})
 SNIFF_LINES = 20
 
 
+CLI_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
+_HEADLESS_CLAUDE = frozenset({"system", "assistant", "user", "result", "stream_event"})
+
+
+def headless_output(record: dict[str, Any]) -> str | None:
+    """The CLI whose headless output ``record`` is a line of, or None: what ``claude -p
+    --output-format stream-json`` (or ``json``), ``gemini --output-format stream-json`` (or
+    ``json``) or ``codex exec --json`` print, which is not the session's transcript (a Claude
+    Code line of it names its session as ``session_id``, a transcript's as ``sessionId``)."""
+    rtype = record.get("type")
+    if isinstance(record.get("session_id"), str) and "sessionId" not in record:
+        if rtype in _HEADLESS_CLAUDE:
+            return "claude-code"
+        if rtype == "init" and "model" in record:
+            return "gemini-cli"
+    if rtype is None and "response" in record and "stats" in record:
+        return "gemini-cli"
+    if isinstance(rtype, str) and rtype.startswith(("thread.", "turn.", "item.")):
+        return "codex"
+    return None
+
+
 def classify_record(record: dict[str, Any]) -> str | None:
     """The format one decoded record belongs to, or None when it says nothing."""
     if record.get("from") in ("client", "agent") and ("message" in record or "text" in record):
@@ -70,8 +93,10 @@ def classify_record(record: dict[str, Any]) -> str | None:
         rtype = None  # a list or an object here is no record type of any format
     if "payload" in record and rtype in CODEX_RECORDS:
         return "codex"
-    if "record_type" in record or (rtype in CODEX_LEGACY_ITEMS and "role" in record):
+    if "record_type" in record:
         return "codex"
+    if rtype in CODEX_LEGACY_ITEMS and "role" in record and isinstance(record.get("content"), list):
+        return "codex"  # a bare message item (its parts in a list; a chat log's is text)
     if "projectHash" in record or "$set" in record or "$rewindTo" in record:
         return "gemini-cli"
     if rtype in CLAUDE_RECORDS and ("uuid" in record or "message" in record):
@@ -96,6 +121,8 @@ def _sniff_file(path: Path) -> str | None:
             seen += 1
             record = decode_object(line)
             if record is not None:
+                if headless_output(record) is not None:
+                    return None  # a CLI's headless output (see _sniff)
                 found = classify_record(record)
                 if found:
                     return found
@@ -187,6 +214,13 @@ def _sniff(path: Path) -> str:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
     if found is None:
+        made = headless_output(first_record(path))
+        if made is not None:
+            raise ConfigError(
+                f"{path}: {CLI_NAMES[made]}'s headless output, not a session transcript: parse "
+                f"the session it ran, in {CLI_NAMES[made]}'s history folder (pass --agent to "
+                "force a reading)"
+            )
         raise ConfigError(
             f"{path}: not a Claude Code, Codex or Gemini CLI transcript, nor an ACP session log "
             "(pass --agent to force one)"
