@@ -452,6 +452,28 @@ def test_a_cache_folder_inside_another_agent_s_history_is_not_used(
     assert fingerprint(home) == before
 
 
+@pytest.mark.parametrize("cli", [".codex", ".gemini"])
+def test_a_cache_folder_inside_the_user_s_own_history_is_not_used_under_home(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: str
+) -> None:
+    """--home names the histories read; the user's own (HOME's) stay out of bounds, whether
+    they exist or not."""
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(user / cli / "proctor-cache"))
+    result = proctor("history", "--home", str(home), "--agent", "claude-code")
+    assert result.code == 0 and "Sessions: 4" in result.out
+    name = {".codex": "Codex", ".gemini": "Gemini CLI"}[cli]
+    assert f"would be inside {user / cli}, {name}'s history folder: no cache" in result.err
+    assert not (user / cli).exists()
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(user / "cache"))  # the control
+    kept = proctor("history", "--home", str(home), "--agent", "claude-code")
+    assert kept.code == 0 and "would be inside" not in kept.err and (user / "cache").is_dir()
+
+
 def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
     proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

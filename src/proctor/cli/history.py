@@ -120,6 +120,7 @@ def command(
     from proctor.models.io import model_to_json
     from proctor.models.pricing import PriceTable
     from proctor.paths import cache_folder, current_folder
+    from proctor.transcripts.detect import CLI_NAMES
     from proctor.util.collection import collection_paused
 
     if home is not None and not home.is_dir():  # a device (/dev/null): Click lets it by
@@ -190,12 +191,19 @@ def command(
     cache = None
     if not no_cache:
         cache_file = cache_folder(os.environ) / FILE_NAME
-        # Never into a history folder: those given, and every agent's, read now or not.
-        read = [
-            *paths,
-            *(f for agent in HISTORY_AGENTS for f in history_folders(agent, home, os.environ)),
-        ]
-        inside = next((where for root in read if (where := _reads(cache_file, root))), None)
+        # Never into a history folder: those given, and every agent's, read now or not
+        # (under --home, and the user's own).
+        inside = next((where for root in paths if (where := _reads(cache_file, root))), None)
+        homes = [home, None] if home is not None else [None]
+        folders = (
+            (agent, folder)
+            for agent in HISTORY_AGENTS
+            for where in homes
+            for folder in history_folders(agent, where, os.environ)
+        )
+        for agent, folder in folders:
+            if inside is None and within(cache_file, folder):
+                inside = f"{folder}, {CLI_NAMES[agent]}'s history folder"
         if inside is None:
             cache = SummaryCache(cache_file, pricing)
         else:  # a replay never writes into a history folder
