@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError
 from proctor.history.journal import parse_time
-from proctor.history.projects import same_project
+from proctor.history.projects import project_key, same_project
 from proctor.history.record import SessionRecord
 from proctor.models.history import ChangeComparison, ChangeDelta, ChangeMark, SideFigures
 from proctor.util.text import duration_text, fixed, table_cell, without_noise
@@ -127,6 +127,13 @@ def compare_changes(
         if id(m) not in times:
             times[id(m)] = parse_time(m.at, "change time")
     timed = sorted(((times[id(m)], m) for m in journal), key=lambda pair: pair[0])
+
+    def alike(one: ChangeMark, other: ChangeMark) -> bool:
+        """The same change: its text, project and time (however the time is written)."""
+        return (one.text, one.project) == (other.text, other.project) and times[id(one)] == (
+            times[id(other)]
+        )
+
     moments = [when for when, _ in timed]
     tasks_of: dict[str | None, tuple[list[datetime], list[SessionRecord]]] = {}
     figures: dict[tuple[str | None, int], _Figures] = {}
@@ -150,14 +157,14 @@ def compare_changes(
         others = [
             (when, other)
             for when, other in inside
-            if other is not mark and other != mark and scope.shared(mark, other)
+            if other is not mark and not alike(other, mark) and scope.shared(mark, other)
         ]
         key = (mark.project, split)  # changes with the same tasks on each side share figures
         if key not in figures:
             figures[key] = _figures(before, after)
         warnings = _mixed_in(at, before, others) + _tied(starts, split)
-        comparison = _comparison(mark, figures[key], warnings)
-        twins = sum(other == mark for other in journal)
+        comparison = _comparison(mark, at, figures[key], warnings)
+        twins = sum(alike(other, mark) for other in journal)
         if twins > 1:  # marked again as it was (a command run twice): one change
             comparison.warnings.append(
                 f"the journal holds this change {twins} times (the same text, project and "
@@ -174,7 +181,7 @@ def _nowhere(project: str, sessions: Sequence[SessionRecord], limited_by: str = 
     ``limited_by`` kept) ran in its folder; the folders nearby that tasks ran in (a subfolder,
     or the folder above), when there are some."""
     inside = project.rstrip("/") + "/"
-    near = sorted(
+    spellings = sorted(
         {
             s.project
             for s in sessions
@@ -183,6 +190,12 @@ def _nowhere(project: str, sessions: Sequence[SessionRecord], limited_by: str = 
             and (s.project.startswith(inside) or project.startswith(s.project.rstrip("/") + "/"))
         }
     )
+    # Each folder once, however its sessions named it (a trailing `/`, through a link), as
+    # `--by project` groups it: named as its first spelling, without the trailing `/`.
+    folders: dict[str, str] = {}
+    for name in spellings:
+        folders.setdefault(project_key(name), name.rstrip("/") or name)
+    near = sorted(folders.values())
     of = f"no task {limited_by} keeps" if limited_by else "no task of this history"
     said = f"{of} ran in {project}"
     if not near:
@@ -244,10 +257,12 @@ def _figures(before: Sequence[SessionRecord], after: Sequence[SessionRecord]) ->
     return side_figures(before), side_figures(after), delta, note
 
 
-def _comparison(mark: ChangeMark, figures: _Figures, warnings: list[str]) -> ChangeComparison:
+def _comparison(
+    mark: ChangeMark, at: datetime, figures: _Figures, warnings: list[str]
+) -> ChangeComparison:
     before, after, delta, note = figures
     return ChangeComparison(
-        change=mark,
+        change=mark.model_copy(update={"at": at.isoformat()}),  # in UTC, however written
         before=before.model_copy(deep=True),  # each comparison its own (a caller may edit one)
         after=after.model_copy(deep=True),
         comparable=delta is not None,
@@ -273,7 +288,7 @@ def _mixed_in(
         (when, other), *_ = others
         where = "at the same time as" if when == at else ("before" if when < at else "after")
         warnings.append(
-            f"another change, '{other.text}' ({other.at}), falls among these tasks "
+            f"another change, '{other.text}' ({when.isoformat()}), falls among these tasks "
             f"({where} this one): its effect counts in this comparison too"
         )
     elif others:
@@ -283,7 +298,7 @@ def _mixed_in(
             "after it": sum(when > at for when, _ in others),
         }
         where = ", ".join(f"{n} {side}" for side, n in sides.items() if n)
-        named = ", ".join(f"'{other.text}' ({other.at})" for _, other in others[:NAMED])
+        named = ", ".join(f"'{other.text}' ({when.isoformat()})" for when, other in others[:NAMED])
         rest = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
         warnings.append(
             f"{len(others)} other changes fall among these tasks ({where}): {named}{rest}; "

@@ -97,6 +97,21 @@ def json_header(path: Path) -> dict[str, object] | None:
     return document if isinstance(document, dict) else None
 
 
+def project_key(project: str | None) -> str:
+    """The folder a session ran in as ``--by project`` groups it (the row is named as the
+    group's first session recorded it): the same folder named with
+    a trailing ``/``, ``..`` or through a link is one project, as ``--project`` matches it
+    (:func:`same_project`). A Gemini CLI project known by its hash stays as it is."""
+    if not project:
+        return "unknown project"
+    if not os.path.isabs(project):
+        return project
+    try:
+        return os.path.realpath(project)
+    except ValueError:  # a NUL in the name: no folder has it
+        return project
+
+
 def same_project(project: str | None, wanted: Path) -> bool:
     """Whether a session's project is the folder ``wanted`` (Gemini CLI's by its hash). A
     name that is not UTF-8 matches as a summary keeps it, its bytes escaped (``caf\\xe9``)."""

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 from pydantic_core import PydanticSerializationError
 
+from proctor.history.projects import project_key
 from proctor.history.record import SessionRecord, UsageRecord, local_start, write_records
 from proctor.models.history import GroupBy, GroupSummary, HistoryReport, Unavailable
 from proctor.models.io import dump_json, escape_surrogates
@@ -133,22 +134,6 @@ def month_of(session: SessionRecord) -> str:
     ``undated``."""
     start = local_start(session)
     return "undated" if start is None else f"{start.year:04d}-{start.month:02d}"
-
-
-def project_key(project: str | None) -> str:
-    """The folder a session ran in as ``--by project`` groups it (the row is named as the
-    group's first session recorded it): the same folder named with
-    a trailing ``/``, ``..`` or through a link is one project, as ``--project`` matches it
-    (:func:`~proctor.history.projects.same_project`). A Gemini CLI project known by its hash
-    stays as it is."""
-    if not project:
-        return "unknown project"
-    if not os.path.isabs(project):
-        return project
-    try:
-        return os.path.realpath(project)
-    except ValueError:  # a NUL in the name: no folder has it
-        return project
 
 
 GROUP_KEYS: dict[str, Callable[[SessionRecord], str]] = {

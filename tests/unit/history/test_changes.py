@@ -823,6 +823,20 @@ def test_a_change_of_a_folder_no_task_ran_in_names_the_folders_nearby() -> None:
     assert nothing.warnings == ["no task of this history ran in /nowhere"]
 
 
+def test_a_folder_nearby_is_named_once_however_its_sessions_named_it(tmp_path: Path) -> None:
+    app = tmp_path / "ws" / "app"
+    app.mkdir(parents=True)
+    (tmp_path / "ws" / "applink").symlink_to(app)
+    spellings = [str(app), f"{app}/", str(tmp_path / "ws" / "applink"), f"{tmp_path}/ws/lib"]
+    tasks = [task(10 + n, 60, 3, True, project=p) for n, p in enumerate(spellings)]
+    parent = CHANGE.model_copy(update={"project": str(tmp_path / "ws")})
+    (comparison,) = compare_changes([parent], tasks)
+    assert comparison.warnings == [
+        f"no task of this history ran in {tmp_path}/ws; tasks ran in {app}, {tmp_path}/ws/lib "
+        "(a change counts the tasks of its own folder only)"
+    ]
+
+
 def test_a_change_marked_twice_alike_says_so() -> None:
     tasks = [task(day, 60, 3, True) for day in (10, 11, 12, 20, 21, 22)]
     twin = CHANGE.model_copy()
@@ -834,6 +848,26 @@ def test_a_change_marked_twice_alike_says_so() -> None:
     ]
     (control,) = compare_changes([CHANGE], tasks)
     assert control.warnings == []
+
+
+@pytest.mark.parametrize("written", ["2026-11-15T00:00:00Z", "2026-11-15T01:00+01:00"])
+def test_a_change_marked_twice_at_one_time_written_two_ways_is_alike(written: str) -> None:
+    tasks = [task(day, 60, 3, True) for day in (10, 11, 12, 20, 21, 22)]
+    twin = CHANGE.model_copy(update={"at": written})
+    first, second = compare_changes([CHANGE, twin], tasks)
+    assert first == second  # the change's time shown in UTC, however it was written
+    assert first.change.at == second.change.at == "2026-11-15T00:00:00+00:00"
+    assert first.warnings == [
+        "the journal holds this change 2 times (the same text, project and time): each shows "
+        "the same comparison"
+    ]
+    later = CHANGE.model_copy(update={"at": "2026-11-15T00:00:01Z"})  # the control
+    (one, _) = compare_changes([CHANGE, later], tasks)
+    assert "holds this change" not in " ".join(one.warnings)
+    assert (
+        "another change, 'enabled the guard plugin' (2026-11-15T00:00:01+00:00)"
+        in (one.warnings[0])
+    )
 
 
 def test_a_named_pipe_where_the_journal_belongs_is_one_sentence(
