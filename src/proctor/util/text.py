@@ -60,20 +60,33 @@ def cache_write_text(written: int, for_an_hour: int, thousands: str = ",") -> st
 
 
 def duration_text(seconds: float | None) -> str:
-    """A time as people read it, rounded to the last unit shown: ``42.5 s``, ``5m 30s``,
-    ``2h 05m``, ``3d 04h``."""
+    """A time as people read it, rounded to the last unit shown, a half up (as :func:`fixed`
+    rounds): ``42.5 s``, ``5m 30s``, ``2h 05m``, ``3d 04h``; 2.25 s is ``2.3 s`` and 48.5
+    hours ``2d 01h``."""
     if seconds is None:
         return "–"
-    if round(seconds, 1) < 60:
-        return f"{seconds:.1f} s"
-    whole = round(seconds)
+    tenths = fixed(seconds, 1)
+    if float(tenths) < 60:
+        return f"{tenths} s"
+    whole = _whole(seconds, 1)
     if whole < 3600:
         return f"{whole // 60}m {whole % 60:02d}s"
-    minutes = round(seconds / 60)
+    minutes = _whole(seconds, 60)
     if minutes < 24 * 60:
         return f"{minutes // 60}h {minutes % 60:02d}m"
-    hours = round(seconds / 3600)
+    hours = _whole(seconds, 3600)
     return f"{hours // 24}d {hours % 24:02d}h"
+
+
+def _whole(seconds: float, unit: int) -> int:
+    """``seconds`` in whole ``unit`` seconds, a half rounded up (divided exactly: 174,600
+    seconds are 48.5 hours, never a hair below)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise ValueError(f"not a time: {seconds}")
+    exact = Decimal(repr(seconds)) / unit
+    return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def surrogate_shown(code: int) -> str:

@@ -25,6 +25,14 @@ from proctor.util.text import duration_text
         (86_399, "1d 00h"),
         (86_400 + 4 * 3600 + 59, "1d 04h"),
         (187_013.9, "2d 04h"),  # 51.95 hours
+        # A half is rounded up at every unit (a format rounds half to even, or below a half
+        # when the binary value is below it).
+        (2.25, "2.3 s"),
+        (0.35, "0.4 s"),
+        (90.5, "1m 31s"),
+        (92.5, "1m 33s"),
+        (5_430, "1h 31m"),  # 90.5 minutes
+        (174_600, "2d 01h"),  # 48.5 hours
     ],
 )
 def test_a_time_reads_in_the_largest_units_that_fit(seconds: float | None, text: str) -> None:
