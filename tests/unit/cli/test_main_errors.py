@@ -55,10 +55,10 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
             "[OPTIONS] ID; `proctor findings dismiss --help` says more)\n",
         ),
         (
-            ["history", "--by", "day"],
-            "proctor: error: Invalid value for '--by': 'day' is not one of 'project', 'week', "
-            "'agent' (usage: proctor history [OPTIONS] [PATHS]...; `proctor history --help` "
-            "says more)\n",
+            ["history", "--by", "year"],
+            "proctor: error: Invalid value for '--by': 'year' is not one of 'project', 'day', "
+            "'week', 'month', 'agent' (usage: proctor history [OPTIONS] [PATHS]...; `proctor "
+            "history --help` says more)\n",
         ),
         (
             ["run", "--repeat-check", "abc"],
