@@ -67,12 +67,19 @@ def _step(finding: Finding, run_id: str, result: CheckResult) -> None:
         finding.history.append(FindingEvent(event="passed", run_id=run_id))
 
 
-def _take_back(finding: Finding, run_id: str) -> None:
+def _take_back(finding: Finding, run_id: str, newer: str | None = None) -> None:
     """Take back the pass of run ``run_id`` that moved ``finding`` (its ``resolved`` or
-    ``passed`` event), now that a trial a ``--resume`` ran shows the run failed the check. When
-    nothing has moved the finding since, it is as before that pass (open, or dismissed without
-    a pass); otherwise (a newer run, a dismissal) the event goes, and the state stays as what
-    came after made it."""
+    ``passed`` event), now that a trial a ``--resume`` ran shows the run failed the check, as
+    if the run had failed it from the start. ``newer``: the newer run that checked it since
+    (the check is held back from the resume), if any.
+
+    - Nothing has moved the finding since: a newer run that passed the check moves it as the
+      run's pass did (the event is that run's); with none, it is as before that pass (open,
+      or dismissed without a pass).
+    - A newer run's failure reopened what the pass had moved: that failure moves nothing
+      either (the run had failed it already), so the reopening goes too.
+    - Otherwise (a dismissal since) the event goes, and the state stays as what came after
+      made it."""
     for at in range(len(finding.history) - 1, -1, -1):
         event = finding.history[at]
         if event.run_id == run_id and event.event in ("resolved", "passed"):
@@ -80,11 +87,21 @@ def _take_back(finding: Finding, run_id: str) -> None:
     else:
         return
     del finding.history[at]
-    if at == len(finding.history):  # it was the last event
-        if event.event == "resolved":
-            finding.state = "open"
-        else:
-            finding.passed_since_dismissal = False
+    if at < len(finding.history):
+        after = finding.history[at]
+        if after.event != "reopened" or after.run_id in (None, run_id):
+            return
+        del finding.history[at]  # the newer run's failure reopened nothing
+        if at < len(finding.history):
+            return
+        newer = None  # that newer run failed the check: nothing passed it since
+    if newer is not None and finding.last_seen_run != newer:
+        finding.history.append(FindingEvent(event=event.event, run_id=newer))
+    elif event.event == "resolved":
+        finding.state = "open"
+    else:
+        finding.state = "dismissed"
+        finding.passed_since_dismissal = False
 
 
 def apply_run(
@@ -200,7 +217,11 @@ def _apply_checks(
                     break
         if result.key in held_back:
             if finding is not None and result.failed:
-                _take_back(finding, run_id)  # a resumed run's pass of it, if any
+                # A resumed run's pass of it, if any; the newer run that checked it since
+                # says what became of it.
+                checked = finding.last_checked_run
+                newer = checked if checked is not None and _later(checked, run_id) else None
+                _take_back(finding, run_id, newer)
                 finding.failures += 1
                 failed.add(finding.id)
             continue
@@ -281,3 +302,9 @@ def latest_run(ledger: FindingsLedger, suite: str | None = None) -> str | None:
 def _started(run: str) -> str | None:
     named = _STARTED.match(run)
     return named.group(1) if named is not None else None
+
+
+def _later(run: str, than: str) -> bool:
+    """Whether ``run`` started after ``than``, by the starts their folders are named by."""
+    started, other = _started(run), _started(than)
+    return started is not None and other is not None and started > other

@@ -123,12 +123,47 @@ def test_a_pass_the_run_made_is_taken_back_after_a_newer_run_or_a_dismissal() ->
     newer = "run-20261201T130000Z-cccccc"
     failing = apply_run(ledger, newer, [fails("a")])  # reopened by the newer run
     after = apply_resume(failing, RUN, [fails("a")], finished_at=DONE, held_back={key("a")})
-    assert state(after, "a") == ("open", 3, [("new", EARLIER), ("reopened", newer)])
+    # As if the run had failed it from the start: nothing resolved it, nothing reopened it.
+    assert state(after, "a") == ("open", 3, [("new", EARLIER)])
     fid = ledger.findings[0].id
     dismissed = dismiss(ledger, fid, "flaky", "2026-12-01T12:30:00Z")
     after = apply_resume(dismissed, RUN, [fails("a")], finished_at=DONE)
     assert state(after, "a") == ("dismissed", 2, [("new", EARLIER), ("dismissed", None)])
     assert run_events(after, RUN) == []  # the run's report no longer says it resolved it
+
+
+def test_a_pass_the_run_made_is_a_newer_passing_run_s_once_taken_back() -> None:
+    # The newer run passed the check too: as if the run had failed it from the start, the
+    # newer run resolved it (it was the newer run's pass that did, not the run's).
+    earlier = apply_run(FindingsLedger(), EARLIER, [fails("a")])
+    ledger = taken_in(passes("a"), ledger=earlier)
+    newer = "run-20261201T130000Z-cccccc"
+    passing = apply_run(ledger, newer, [passes("a")])
+    assert state(passing, "a") == ("resolved", 1, [("new", EARLIER), ("resolved", RUN)])
+    after = apply_resume(passing, RUN, [fails("a")], finished_at=DONE, held_back={key("a")})
+    assert state(after, "a") == ("resolved", 2, [("new", EARLIER), ("resolved", newer)])
+    assert after.findings[0].last_checked_run == newer
+    assert run_events(after, RUN) == []
+    # Dismissed first: the newer run's pass is the pass since the dismissal.
+    fid = earlier.findings[0].id
+    dismissed = dismiss(earlier, fid, "flaky", "2026-12-01T11:00:00Z")
+    passed = apply_run(taken_in(passes("a"), ledger=dismissed), newer, [passes("a")])
+    after = apply_resume(passed, RUN, [fails("a")], finished_at=DONE, held_back={key("a")})
+    (finding,) = after.findings
+    assert (finding.state, finding.passed_since_dismissal) == ("dismissed", True)
+    assert [(e.event, e.run_id) for e in finding.history][-1] == ("passed", newer)
+    # A newer run that failed it after the pass: its reopening goes with the pass (the run
+    # had failed it already), and a dismissed finding stays dismissed without a pass.
+    failing = apply_run(taken_in(passes("a"), ledger=dismissed), newer, [fails("a")])
+    assert state(failing, "a")[0] == "open"
+    after = apply_resume(failing, RUN, [fails("a")], finished_at=DONE, held_back={key("a")})
+    (finding,) = after.findings
+    assert (finding.state, finding.passed_since_dismissal, finding.failures) == (
+        "dismissed",
+        False,
+        3,
+    )
+    assert [e.event for e in finding.history] == ["new", "dismissed"]
 
 
 def test_a_resume_is_applied_once_and_one_cut_short_again_adds_again() -> None:
