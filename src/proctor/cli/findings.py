@@ -270,7 +270,8 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest[f.suite])]
         # A case the latest run ran, whose trials recorded no check (an error, a skip…).
         told: dict[str, Cells | None] = {}
-        cells = {f.id: _cell_in(folder, latest[f.suite], f, told) for f in unchecked}
+        cuts = {run: kept.finished_at for run, kept in ledger.interrupted_runs.items()}
+        cells = {f.id: _cell_in(folder, latest[f.suite], f, told, cuts) for f in unchecked}
         ran = [f for f in unchecked if cells[f.id] == "ran"]
         cut = {
             run: _cut_short(folder, run, run in ledger.interrupted_runs)
@@ -337,18 +338,27 @@ def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
     return ", ".join(sorted({latest[f.suite] or "" for f in findings}))
 
 
-Cells = tuple[set[tuple[str, str, str]], set[tuple[str, str, str]]]
-"""A stored run's cells that recorded a check, and those with a trial a stop cut short."""
+Cells = tuple[set[tuple[str, str, str]], set[tuple[str, str, str]], set[tuple[str, str, str]]]
+"""A stored run's cells that recorded a check, those with a trial a stop cut short (or not
+taken in yet), and those with any trial recorded."""
 
 
-def _cell_in(folder: Path, run: str | None, finding: Finding, told: dict[str, Cells | None]) -> str:
+def _cell_in(
+    folder: Path,
+    run: str | None,
+    finding: Finding,
+    told: dict[str, Cells | None],
+    cuts: dict[str, str],
+) -> str:
     """What run ``run`` of the results directory ``folder`` did with the finding's case ×
     agent × condition: ``checked`` (it recorded a check of the cell: the finding's is gone,
-    renamed, relabelled or left out), ``cut`` (a stop cut a trial of it short), ``ran`` (it
-    ran the cell without recording any check: each trial ended in a status that says nothing
-    of one, an error, a timeout, a skip, an exclusion by ``proctor annotate``, a record that
-    does not read, as the ledger reads the run) or ``absent`` (no trial of it, or the run does
-    not read). ``told``: each run's cells, read once."""
+    renamed, relabelled or left out), ``cut`` (a stop cut a trial of it short, or the ledger
+    has not taken its trials in yet: a ``--resume`` ran them after the time the ledger read
+    the interrupted run at, ``cuts``, and is running or was stopped), ``ran`` (it ran the
+    cell without recording any check: each trial ended in a status that says nothing of one,
+    an error, a timeout, a skip, an exclusion by ``proctor annotate``, a record that does not
+    read, as the ledger reads the run) or ``absent`` (no trial of it, or the run does not
+    read). ``told``: each run's cells, read once."""
     if run is None:
         return "absent"
     cell = (finding.case, finding.agent, finding.condition)
@@ -358,33 +368,45 @@ def _cell_in(folder: Path, run: str | None, finding: Finding, told: dict[str, Ce
     except (OSError, ValueError):  # a name that is no folder's
         return "absent"
     if run not in told:
-        told[run] = _cells_told(folder / run)
+        told[run] = _cells_told(folder / run, cuts.get(run))
     cells = told[run]
     if cells is None:
         return "absent"
-    checked, cut = cells
-    return "checked" if cell in checked else "cut" if cell in cut else "ran"
+    checked, cut, recorded = cells
+    if cell in checked:
+        return "checked"
+    if cell in cut:
+        return "cut"
+    # No trial of it recorded: one is running (a resume's), or a stop killed it mid-way.
+    return "ran" if cell in recorded else "absent"
 
 
-def _cells_told(run_dir: Path) -> Cells | None:
+def _cells_told(run_dir: Path, since: str | None) -> Cells | None:
     """The cells of a stored run that recorded a check, and those with a trial a stop cut
-    short; None when the run does not read (the ledger has not taken it in either)."""
+    short or that started after ``since`` (when the ledger read the run, interrupted: a
+    resume's trial, which the ledger takes in when the resume finishes); None when the run
+    does not read (the ledger has not taken it in either)."""
     from proctor.errors import ProctorError
     from proctor.execute.context import was_interrupted
-    from proctor.report.checks import stored_trial_checks
+    from proctor.report.checks import started_after, started_instant, stored_trial_checks
 
     checked: set[tuple[str, str, str]] = set()
     cut: set[tuple[str, str, str]] = set()
+    recorded: set[tuple[str, str, str]] = set()
+    read_at = started_instant(since)
     try:
         for record, results in stored_trial_checks(run_dir):
             cell = (record.case, record.agent, record.condition)
-            if results:
+            recorded.add(cell)
+            if started_after(record, read_at):
+                cut.add(cell)
+            elif results:
                 checked.add(cell)
             elif was_interrupted(record.reason):
                 cut.add(cell)
     except (ProctorError, OSError):
         return None
-    return checked, cut
+    return checked, cut, recorded
 
 
 def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]:

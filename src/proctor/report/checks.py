@@ -142,17 +142,22 @@ def stored_run_checks_since(
     trials that started after it (run by a ``--resume``). A trial whose start is not recorded,
     or does not read as a time, is of the first part; so is every trial when ``since`` does not
     read as one."""
-    cut = _instant(since)
+    cut = started_instant(since)
     before: list[CheckResult] = []
     after: list[CheckResult] = []
     for record, results in stored_trial_checks(run_dir):
-        start = _instant(record.timings.started_at)
-        later = cut is not None and start is not None and start > cut
-        (after if later else before).extend(results)
+        (after if started_after(record, cut) else before).extend(results)
     return merge_checks(before), merge_checks(after)
 
 
-def _instant(text: str | None) -> datetime | None:
+def started_after(record: TrialRecord, cut: datetime | None) -> bool:
+    """Whether a trial started after ``cut`` (a resume's, when ``cut`` is when its run first
+    finished); False when either is not known."""
+    start = started_instant(record.timings.started_at)
+    return cut is not None and start is not None and start > cut
+
+
+def started_instant(text: str | None) -> datetime | None:
     """An ISO-8601 time with its offset; None when it is absent or has none."""
     if text is None:
         return None

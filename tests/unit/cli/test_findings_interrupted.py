@@ -12,7 +12,7 @@ from proctor.models.findings import FindingsLedger
 from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.report.findings import save_ledger
 from proctor.report.ledger_steps import dismiss
-from tests.unit.report.test_findings_resume import CUT, EARLIER, RUN, record, stored
+from tests.unit.report.test_findings_resume import CUT, DONE, EARLIER, RUN, record, stored
 
 INTERRUPTED = "interrupted: the run was stopped before this trial ended"
 
@@ -64,3 +64,31 @@ def test_the_json_of_the_findings_shown_is_a_ledger_that_reads(tmp_path: Path) -
     assert shown.findings == [] and shown.interrupted_runs[RUN].failed == []
     every = FindingsLedger.model_validate_json(findings(tmp_path, "--json", "--all"))
     assert every.interrupted_runs[RUN].failed == [finding.id]  # the control: all shown
+
+
+def test_a_resume_s_trials_not_taken_in_yet_are_not_called_gone(tmp_path: Path) -> None:
+    """While a `--resume` runs (or after it was killed), its trials are the ledger's only once
+    it finishes: the findings of the cases it reached were not checked by an interrupted run,
+    not renamed, and a trial still running ended in no status."""
+    from proctor.paths import RunPaths
+
+    stored(
+        tmp_path / EARLIER,
+        *(record(case, False, "2026-11-30T12:00:01Z") for case in "abc"),
+        finished="2026-11-30T12:01:00Z",
+    )
+    stored(tmp_path / RUN, record("a", False, "2026-12-01T12:00:01Z"), finished=CUT)
+    findings(tmp_path)  # the run taken in as interrupted at CUT
+    # The resume: b's trial has passed (after CUT), c's is running (its folder, no record).
+    resumed = record("b", True, "2026-12-01T12:06:00Z")
+    stored(tmp_path / RUN, record("a", False, "2026-12-01T12:00:01Z"), resumed, finished=CUT)
+    RunPaths(tmp_path / RUN).trial("c", "scripted", "default", 1).trial_json.parent.mkdir(
+        parents=True
+    )
+    table = findings(tmp_path)
+    assert "renamed or removed" not in table and "records no check" not in table
+    assert "2 open findings (" in table and "which was interrupted before it checked them" in table
+    # The control: once the ledger takes the resume in (the run finished), b is resolved.
+    stored(tmp_path / RUN, record("a", False, "2026-12-01T12:00:01Z"), resumed, finished=DONE)
+    done = findings(tmp_path)
+    assert " b " not in done.split("\n\n")[0]
