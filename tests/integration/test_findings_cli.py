@@ -181,6 +181,12 @@ def test_a_dismissal_asked_for_as_json_prints_the_finding_as_json(
     assert before.code == 0 and json.loads(before.out)["history"][-1]["reason"] == "again"
     listing = proctor("findings", "--all", "dismiss", ID, "--reason", "x", "--dir", str(out))
     assert listing.code == 2 and "`dismiss` takes no --all" in listing.err
+    # The group's flags between the folder and `dismiss`, as after it.
+    between = proctor("findings", str(out), "--json", "dismiss", ID, "--reason", "third")
+    assert between.code == 0, between.err
+    assert json.loads(between.out)["history"][-1]["reason"] == "third"
+    every = proctor("findings", str(out), "--all", "dismiss", ID, "--reason", "x")
+    assert every.code == 2 and "`dismiss` takes no --all" in every.err
 
 
 def test_a_check_label_with_line_breaks_and_escapes_is_shown_on_one_line_not_obeyed(

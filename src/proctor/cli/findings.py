@@ -7,6 +7,7 @@ one. Both first apply the runs of the directory that the ledger does not hold ye
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,14 +30,20 @@ class _FindingsGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         # The hidden `list` is reached only this way: a folder named "list" is a folder.
-        if args[1:2] == ["dismiss"] and not args[0].startswith("-"):
+        # (The group's own flags may stand between the folder and `dismiss`.)
+        flags = list(itertools.takewhile(lambda arg: arg in ("--json", "--all"), args[1:]))
+        at = 1 + len(flags)
+        if args[at : at + 1] == ["dismiss"] and not args[0].startswith("-"):
             # ``proctor findings out dismiss ID --reason TEXT``: the folder is the --dir.
-            if any(arg == "--dir" or arg.startswith("--dir=") for arg in args[2:]):
+            if any(arg == "--dir" or arg.startswith("--dir=") for arg in args[at + 1 :]):
                 raise click.UsageError(
                     f"the results directory is given twice: {args[0]!r} before `dismiss`, "
                     "and --dir after it"
                 )
-            return "dismiss", self.commands["dismiss"], [*args[2:], "--dir", args[0]]
+            if "--all" in flags:
+                raise click.UsageError("--all lists findings: `dismiss` takes no --all")
+            given = [*args[at + 1 :], "--dir", args[0], *dict.fromkeys(flags)]
+            return "dismiss", self.commands["dismiss"], given
         if args and not args[0].startswith("-") and args[0] != "dismiss":
             return "list", self.commands["list"], args
         return super().resolve_command(ctx, args)

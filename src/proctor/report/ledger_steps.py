@@ -270,7 +270,7 @@ def dismiss(ledger: FindingsLedger, finding: str, reason: str, at: str) -> Findi
         raise ConfigError(f"no finding '{finding}' in the ledger")
     target.state = "dismissed"
     target.passed_since_dismissal = False
-    target.history.append(FindingEvent(event="dismissed", at=at, reason=reason.strip()))
+    target.history.append(FindingEvent(event="dismissed", at=at, reason=reason))
     return updated
 
 

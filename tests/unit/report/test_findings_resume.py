@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from proctor.errors import ConfigError
 from proctor.models.findings import FindingsLedger
 from proctor.models.io import write_record
 from proctor.models.run import (
@@ -309,3 +310,12 @@ def test_a_ledger_whose_interrupted_runs_do_not_read_is_refused(
     )
     with pytest.raises(Exception, match="findings.json"):
         load_ledger(tmp_path)
+
+
+def test_a_dismissal_s_reason_is_kept_as_written() -> None:
+    earlier = apply_run(FindingsLedger(), EARLIER, [fails("a")])
+    reason = "  indented\n  second line\n"
+    dismissed = dismiss(earlier, earlier.findings[0].id, reason, "2026-12-01T11:00:00Z")
+    assert dismissed.findings[0].history[-1].reason == reason
+    with pytest.raises(ConfigError, match="an empty reason"):  # the control: blank is none
+        dismiss(earlier, earlier.findings[0].id, " \n ", "2026-12-01T11:00:00Z")
