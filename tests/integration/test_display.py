@@ -60,6 +60,18 @@ def test_plain_progress_prints_one_line_per_trial() -> None:
     ]
 
 
+def test_plain_progress_shows_a_label_s_line_break_and_escape_sequence_on_one_line() -> None:
+    stream = io.StringIO()
+    display = PlainProgress(stream)
+    reason = "gate 'fl\nag \x1b[31mRED' failed"
+    odd = TrialRecord(case="c", agent="a", repeat=1, status="failed", score=0, reason=reason)
+    for event in (RunStarted(1), TrialFinished(odd)):
+        display(event)  # type: ignore[arg-type]
+    lines = stream.getvalue().splitlines()
+    assert lines[1] == "[1/1] failed c/a/default/1 (score 0): gate 'fl ag \\x1b[31mRED' failed"
+    assert "\x1b" not in stream.getvalue()
+
+
 def test_bar_progress_counts_outcomes() -> None:
     display = BarProgress()
     display.progress.console.file = io.StringIO()

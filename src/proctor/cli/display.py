@@ -6,6 +6,7 @@ import sys
 from typing import TextIO
 
 from proctor.execute.events import RunEvent, RunFinished, RunStarted, TrialFinished, TrialStarted
+from proctor.util.text import one_line
 
 
 class PlainProgress:
@@ -25,9 +26,11 @@ class PlainProgress:
             r = event.record
             score = f" (score {r.score:g})" if r.score is not None else ""
             reason = f": {r.reason}" if r.status != "passed" else ""
+            # One line, whatever a case name or a check's label holds (a line break, a
+            # terminal's escape sequence): shown, never obeyed.
+            trial = one_line(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}")
             print(
-                f"[{self.done}/{self.total}] {r.status} "
-                f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}",
+                f"[{self.done}/{self.total}] {r.status} {trial}",
                 file=self.stream,
                 flush=True,
             )

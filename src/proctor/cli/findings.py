@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.models.config import DEFAULT_OUT
-from proctor.util.text import controls_escaped
+from proctor.util.text import controls_escaped, one_line
 
 if TYPE_CHECKING:
     from proctor.models.findings import Finding, FindingsLedger
@@ -182,13 +182,6 @@ def finding_named(ledger: FindingsLedger, given: str) -> str:
             f"{ID_PREFIX_LEAST} digits of its id"
         )
     raise ValueError(f"no finding '{controls_escaped(given)}'")
-
-
-def one_line(reason: str) -> str:
-    """A dismissal's reason as one line is shown: its runs of white space (line breaks too)
-    as one space, and its control characters escaped (a terminal's escape sequence in it is
-    shown, never obeyed)."""
-    return controls_escaped(" ".join(reason.split()))
 
 
 def _folder(results_dir: Path | None) -> Path:

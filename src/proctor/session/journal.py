@@ -13,7 +13,10 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from pydantic_core import PydanticSerializationError
+
 from proctor.execute.events import RunEvent, RunStarted, TrialFinished, TrialStarted
+from proctor.models.io import dump_json
 from proctor.models.run import JournalEntry, JournalEvent
 from proctor.util.clock import now_iso
 from proctor.util.jsonl import decode_object
@@ -23,7 +26,11 @@ TrialKey = tuple[str, str, str, int]
 
 
 def append(path: Path, entry: JournalEntry) -> None:
-    line = (entry.model_dump_json(by_alias=True, exclude_none=True) + "\n").encode()
+    try:
+        line = (entry.model_dump_json(by_alias=True, exclude_none=True) + "\n").encode()
+    except PydanticSerializationError:  # a case folder's name that is not UTF-8: escaped
+        fields = entry.model_dump(mode="json", by_alias=True, exclude_none=True)
+        line = dump_json(fields, indent=False).encode()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line)

@@ -14,6 +14,13 @@ def controls_escaped(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+def one_line(text: str) -> str:
+    """``text`` as one line is shown on a terminal: its runs of white space (line breaks too)
+    as one space, and its control characters escaped (a terminal's escape sequence in it is
+    shown, never obeyed)."""
+    return controls_escaped(" ".join(text.split()))
+
+
 def table_cell(text: str) -> str:
     """``text`` safe inside a Markdown table cell: a ``|`` would start a new cell and a line
     break would end the row; its other control characters escaped (see

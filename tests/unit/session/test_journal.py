@@ -1,0 +1,28 @@
+"""The run journal keeps a line for every trial, whatever its case folder is named."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from proctor.execute.events import TrialStarted
+from proctor.session.journal import Journal, live_workers, read
+from proctor.util.processes import process_start
+
+
+def test_a_case_folder_named_in_bytes_that_are_not_utf8_keeps_its_trial_lines(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    odd = os.fsdecode(b"bad\xffname")  # as Python names such a folder: a lone surrogate
+    pid = os.getpid()
+    for case in (odd, "after"):
+        journal(TrialStarted(case=case, agent="scripted", condition="default", repeat=1, pid=pid))
+    entries = list(read(path))
+    assert [e.case for e in entries] == ["bad\\xffname", "after"]  # the byte shown escaped
+    assert process_start(pid) is not None
+    assert set(live_workers(path)) == {
+        ("bad\\xffname", "scripted", "default", 1),
+        ("after", "scripted", "default", 1),
+    }
