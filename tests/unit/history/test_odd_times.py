@@ -56,23 +56,20 @@ def test_a_week_of_a_damaged_clock_s_year_one_has_four_digits() -> None:
     assert (day_of(record), month_of(record)) == ("0001-01-03", "0001-01")
 
 
+@pytest.mark.parametrize(
+    ("zone", "day", "month"),
+    [("XXX-14", "2026-12-01", "2026-12"), ("UTC", "2026-11-30", "2026-11")],  # UTC+14, UTC
+)
 def test_a_day_and_month_are_those_of_the_local_clock_and_undated_without_a_start(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, zone: str, day: str, month: str
 ) -> None:
     import time
 
     late = SessionRecord(agent="codex", path="x", started_at="2026-11-30T12:00:00+00:00")
-    monkeypatch.setenv("TZ", "XXX-14")  # UTC+14: already the first of December
+    monkeypatch.setenv("TZ", zone)
     time.tzset()
     try:
-        assert (day_of(late), month_of(late)) == ("2026-12-01", "2026-12")
-    finally:
-        monkeypatch.undo()
-        time.tzset()
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    try:
-        assert (day_of(late), month_of(late)) == ("2026-11-30", "2026-11")
+        assert (day_of(late), month_of(late)) == (day, month)
     finally:
         monkeypatch.undo()
         time.tzset()
