@@ -13,6 +13,7 @@ from proctor.history.projects import head_records, json_header
 from proctor.transcripts.lines import HEADER_LINES, decode_line
 from proctor.util.cpus import usable_cpus
 from proctor.util.files import read_head
+from proctor.util.native_paths import first_record
 
 SNIFF_BYTES = 16 * 1024
 """The first bytes of a file given by the user read to tell its format: its first records,
@@ -98,26 +99,27 @@ def _gemini_main(document: dict[str, object]) -> bool:
 
 
 def told(file: str | Path) -> tuple[str | None, str | None]:
-    """The CLI that wrote ``file`` (see :func:`sniff`), or the reason it cannot be read or is
-    no session (a CLI's headless output)."""
+    """The CLI that wrote ``file`` (see :func:`sniff`), or the reason it cannot be read."""
     try:
         head = read_head(file, SNIFF_BYTES)
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
-    agent = sniff(file, head)
-    if agent is None:
-        from proctor.transcripts.detect import CLI_NAMES, headless_output
+    return sniff(file, head), None
 
-        first = head.lstrip().partition(b"\n")[0]
-        record = decode_line(first) if first else None
-        made = headless_output(record) if isinstance(record, dict) else None
-        if made is not None:
-            name = CLI_NAMES[made]
-            return None, (
-                f"{name}'s headless output, not a session transcript: the session it ran is "
-                f"in {name}'s history folder (read there)"
-            )
-    return agent, None
+
+def headless_reason(file: str | Path) -> str | None:
+    """Why ``file`` is no session when it is a CLI's headless output (what ``claude -p
+    --output-format stream-json`` prints, say), told from its first line; else None."""
+    from proctor.transcripts.detect import CLI_NAMES, headless_output
+
+    made = headless_output(first_record(Path(file)))
+    if made is None:
+        return None
+    name = CLI_NAMES[made]
+    return (
+        f"{name}'s headless output, not a session transcript: the session it ran is in "
+        f"{name}'s history folder (read there)"
+    )
 
 
 PARALLEL_SNIFF_FROM = 2_000

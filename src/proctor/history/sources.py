@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.history.copies import each_once
-from proctor.history.sniff import laid_out, subagent_header, told, told_all
+from proctor.history.sniff import headless_reason, laid_out, subagent_header, told, told_all
 from proctor.models.history import Unavailable
 from proctor.util.native_paths import first_record
 
@@ -558,8 +558,11 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
 
 def _sniffed(file: str | Path, unreadable: list[Unavailable]) -> str | None:
     """:func:`~proctor.history.sniff.sniff` of a file given by the user, its first bytes read
-    once; one that cannot be opened is noted."""
+    once; one that cannot be opened is noted, and so is a CLI's headless output (in a folder,
+    such a file is passed over as any file that is no session is)."""
     agent, reason = told(file)
+    if agent is None and reason is None:  # no session: a CLI's headless output says why
+        reason = headless_reason(file)
     if reason is not None:
         unreadable.append(Unavailable(path=str(file), reason=reason))
     return agent

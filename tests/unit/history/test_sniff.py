@@ -103,11 +103,8 @@ def test_a_big_plain_folder_is_told_on_several_processes_as_on_one(
     assert parallel == serial
     sessions, unavailable = serial  # type: ignore[misc]
     assert {agent for agent, _ in sessions} == {"claude-code", "codex", "gemini-cli"}
-    reasons = sorted(reason.split("'s headless")[0] for _, reason in unavailable)
-    # Each CLI's headless outputs (the corpus's reports) are no sessions: said, not counted.
-    assert reasons == ["Claude Code"] * 3 + ["Codex"] * 3 + ["Gemini CLI"] * 3 + [
-        "cannot be read (Permission denied)"
-    ]
+    assert [reason for _, reason in unavailable] == ["cannot be read (Permission denied)"]
+    # Each CLI's headless outputs (the corpus's reports) are no sessions: passed over.
     assert len(sessions) == len(list((ROOT / "tests" / "corpus").glob("*.transcript.jsonl")))
 
 
