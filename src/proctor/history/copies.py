@@ -64,9 +64,34 @@ def each_once(sessions: list[Session]) -> list[Session]:
         at = first.setdefault((session.agent, name), len(out))
         if at == len(out) or not named:
             out.append(session)
-        elif _copy_rank(session) > _copy_rank(out[at]):
-            out[at] = session
+            continue
+        kept, other = (
+            (session, out[at])
+            if _copy_rank(session) > _copy_rank(out[at])
+            else (
+                out[at],
+                session,
+            )
+        )
+        if session.agent == "gemini-cli":
+            _subagents_kept(kept, other)
+        out[at] = kept
     return out
+
+
+def _subagents_kept(kept: Session, other: Session) -> None:
+    """A Gemini CLI chat read from one copy (``kept``) with the subagent chats beside the
+    other, when only that one has them (a chat kept under its project's hash with its
+    subagents' folder, and under the project's name without): a subagent's steps and tokens
+    are its session's, wherever the copy read lies."""
+    from pathlib import Path
+
+    from proctor.util.native_paths import gemini_subagent_chats
+
+    if kept.parts or gemini_subagent_chats(Path(kept.file)):
+        return
+    found = other.parts or tuple(map(str, gemini_subagent_chats(Path(other.file))))
+    kept.parts = tuple(found)
 
 
 def _copy_rank(session: Session) -> tuple[int, bool]:
@@ -132,6 +157,12 @@ _ROLLOUT_NAME = re.compile(
 
 
 def _original_first(record: SessionRecord) -> tuple[int, bool, str]:
-    name = os.path.basename(record.path)
-    named = (_GEMINI_NAME if record.agent == "gemini-cli" else _ROLLOUT_NAME).fullmatch(name)
-    return -_size(record.path), named is None, record.path
+    return copy_first(record.path, record.agent)
+
+
+def copy_first(path: str, agent: str = "codex") -> tuple[int, bool, str]:
+    """The order in which copies of one session file are kept: the larger first (a session
+    file only grows), then the one named as the CLI names it, then the first path."""
+    name = os.path.basename(path)
+    named = (_GEMINI_NAME if agent == "gemini-cli" else _ROLLOUT_NAME).fullmatch(name)
+    return -_size(path), named is None, path

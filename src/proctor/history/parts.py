@@ -68,7 +68,7 @@ def parts_for_stamp(session: Session) -> list[Path]:
     were found with it; a Gemini CLI chat's subagent chats are looked up). None when a Claude
     Code session's or a Gemini CLI chat's subagent folder cannot be listed (its measure then
     reports it unavailable, and nothing is kept of it)."""
-    if session.agent not in ("claude-code", "gemini-cli"):
+    if session.agent == "codex" or session.parts:  # (a Gemini CLI chat's, found listing it)
         return [Path(part) for part in session.parts]
     try:
         if session.agent == "gemini-cli":

@@ -85,7 +85,9 @@ def _parse(
         # With the threads of the subagents it spawned (found when the history was listed).
         return read(session.path, session.parts)
     cwd = project if project and not project.startswith("gemini:") else None
-    return read(session.path, cwd, gemini_parts(session.path))
+    # (A chat's subagents found beside another copy of it, when listed: see copies.)
+    parts = [Path(part) for part in session.parts] or gemini_parts(session.path)
+    return read(session.path, cwd, parts)
 
 
 @functools.cache

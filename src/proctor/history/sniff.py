@@ -98,13 +98,28 @@ def _gemini_main(document: dict[str, object]) -> bool:
     )
 
 
+STRAY_SUBAGENT = (
+    "a subagent's file outside its session's folder (a Claude Code session's "
+    "<session>/subagents/, a Gemini CLI chat's chats/<session id>/): no session of its own; "
+    "its steps and tokens count only where its session's folder holds it"
+)
+
+
 def told(file: str | Path) -> tuple[str | None, str | None]:
-    """The CLI that wrote ``file`` (see :func:`sniff`), or the reason it cannot be read."""
+    """The CLI that wrote ``file`` (see :func:`sniff`), or the reason it cannot be read, or
+    is a subagent's file that lies where no session of it is read (a plain folder's files
+    are main sessions; a subagent's are read from its session's folder)."""
     try:
         head = read_head(file, SNIFF_BYTES)
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
-    return sniff(file, head), None
+    agent = sniff(file, head)
+    if agent is None:
+        first = head.lstrip().partition(b"\n")[0]
+        record = decode_line(first) if first else None
+        if isinstance(record, dict) and subagent_header(record):
+            return None, STRAY_SUBAGENT
+    return agent, None
 
 
 def headless_reason(file: str | Path) -> str | None:

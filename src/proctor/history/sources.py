@@ -21,23 +21,34 @@ files of any of the three formats. Nothing here writes anything.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.history.copies import each_once
-from proctor.history.sniff import headless_reason, laid_out, subagent_header, told, told_all
+from proctor.history.sniff import (
+    STRAY_SUBAGENT,
+    headless_reason,
+    laid_out,
+    subagent_header,
+    told,
+    told_all,
+)
+from proctor.history.threads import threads_folded
 from proctor.models.history import Unavailable
 from proctor.util.native_paths import first_record
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
+_SESSION_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class Session:
     """A session file to replay, and the CLI that wrote it. ``file`` is its path as text, what
     a replay read from the cache needs; ``path`` is made from it when first asked for (a
     history of 20,000 sessions spent a sixth of a second building paths it never used).
-    ``parts`` are the rollouts of the subagent threads a Codex session spawned (a Claude Code
-    session's subagent files are found where it is measured)."""
+    ``parts`` are the rollouts of the subagent threads a Codex session spawned, or a Gemini
+    CLI chat's subagent chats found beside another copy of it (a Claude Code session's
+    subagent files, and a chat's own subagent chats, are found where it is measured)."""
 
     __slots__ = ("_path", "agent", "file", "parts")
 
@@ -360,7 +371,7 @@ def find_sessions(
                 sessions += found
             if reason is not None:
                 unavailable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
-    return threads_folded(each_once(sessions)), unavailable
+    return threads_folded(each_once(sessions), unavailable), unavailable
 
 
 def sessions_under(
@@ -393,7 +404,7 @@ def sessions_under(
             if identity not in seen:
                 seen.add(identity)
                 sessions.append(session)
-    return threads_folded(each_once(sessions)), unavailable
+    return threads_folded(each_once(sessions), unavailable), unavailable
 
 
 def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]) -> list[Session]:
@@ -448,46 +459,6 @@ def _parts_only(folder: Path, look: int = 100) -> bool:
             if seen >= look:
                 return True
     return seen > 0
-
-
-def threads_folded(sessions: list[Session]) -> list[Session]:
-    """``sessions`` with each Codex subagent's thread (a rollout whose header says the thread
-    that spawned it) made a part of the session it was spawned in, when that session is
-    among them: a subagent's work is its session's, as a Claude Code subagent's is. A thread
-    whose session is not among them stays a session of its own."""
-    rollouts = [s.file for s in sessions if s.agent == "codex"]
-    if not rollouts:  # the Codex reader is not even imported
-        return sessions
-    from proctor.transcripts.codex.threads import spawners, thread_of
-
-    # Each subagent's rollout: the thread that spawned it (told from the rollout's first bytes).
-    spawner = spawners(rollouts)
-    if not spawner:
-        return sessions
-    by_thread = {thread_of(s.file): s for s in sessions if s.agent == "codex"}
-
-    def root(session: Session) -> Session:
-        seen = {session.file}
-        while session.file in spawner:
-            parent = by_thread.get(spawner[session.file])
-            if parent is None or parent.file in seen:
-                break  # spawned in a session not replayed (or a loop): the top one found
-            seen.add(parent.file)
-            session = parent
-        return session
-
-    parts: dict[str, list[str]] = {}
-    kept: list[Session] = []
-    for session in sessions:
-        top = root(session) if session.file in spawner else session
-        if top is session:
-            kept.append(session)
-        else:
-            parts.setdefault(top.file, []).append(session.file)
-    for session in kept:
-        if session.file in parts:
-            session.parts = tuple(sorted(parts[session.file]))
-    return kept
 
 
 def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]:
@@ -549,11 +520,26 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     if agent is not None:  # a CLI's folder of sessions, ~/.claude/projects say
         yield from (Session(agent, file) for file in candidates)
         return
-    for file, (agent, gone) in zip(candidates, told_all(candidates), strict=True):
+    told = list(zip(candidates, told_all(candidates), strict=True))
+    # A Gemini CLI subagent's chat lies in a folder named by the session that started it,
+    # beside that session's chat, wherever the two were copied: it is read with it.
+    chats = {os.path.dirname(file) for file, (agent, _) in told if agent == "gemini-cli"}
+    for file, (agent, gone) in told:
+        if gone == STRAY_SUBAGENT and _beside_a_chat(file, chats):
+            continue
         if gone is not None:
             unreadable.append(Unavailable(path=file, reason=gone))
         elif agent is not None:
             yield Session(agent, file)
+
+
+def _beside_a_chat(file: str, chats: set[str]) -> bool:
+    """Whether a subagent's chat lies where a Gemini CLI chat's are read from: in a folder
+    named by a session id, beside one of the chats listed (``chats``: their folders)."""
+    folder = os.path.dirname(file)
+    return os.path.dirname(folder) in chats and bool(
+        _SESSION_ID.fullmatch(os.path.basename(folder))
+    )
 
 
 def _sniffed(file: str | Path, unreadable: list[Unavailable]) -> str | None:

@@ -147,10 +147,35 @@ def gemini_subagent_chats(
             if strict and not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
                 raise OSError(unlisted(folder / started_by, exc)) from exc
             continue
-        for name in chats:
-            found.append(folder / started_by / name)
-            todo.append(name.removesuffix(".jsonl"))
+        for path in _each_chat_once([folder / started_by / name for name in chats]):
+            found.append(path)
+            todo.append(path.name.removesuffix(".jsonl"))
     return sorted(found, key=lambda p: p.name)
+
+
+_CHAT_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl")
+"""A subagent's chat as Gemini CLI names it: its session id."""
+
+
+def _each_chat_once(chats: list[Path]) -> list[Path]:
+    """The subagent chats of one folder, a chat kept under two names (a sync conflict's
+    ``<id> (1).jsonl``) read once: of those that hold one session id, the larger (a chat only
+    grows), then the one named as Gemini CLI names it, then the first name."""
+    if len(chats) < 2:
+        return chats
+    by_id: dict[object, list[Path]] = {}
+    for chat in chats:
+        session_id = first_record(chat).get("sessionId")
+        by_id.setdefault(session_id if isinstance(session_id, str) else chat, []).append(chat)
+    return [min(same, key=_chat_first) for same in by_id.values()]
+
+
+def _chat_first(chat: Path) -> tuple[int, bool, str]:
+    try:
+        size = chat.stat().st_size
+    except OSError:
+        size = -1
+    return -size, _CHAT_NAME.fullmatch(chat.name) is None, chat.name
 
 
 def claude_session_files(config_dir: Path | str, cwd: Path | str, session_id: str) -> list[Path]:

@@ -14,6 +14,7 @@ import pytest
 
 from proctor.errors import ConfigError
 from proctor.history.replay import Filters, replay
+from proctor.history.sniff import STRAY_SUBAGENT
 from proctor.history.sources import sessions_under
 from proctor.models.history import SessionSummary, Unavailable
 from proctor.models.pricing import PriceTable
@@ -50,7 +51,8 @@ def test_a_subagent_file_under_another_name_is_read_with_its_session_only(
     measured, unavailable = _replayed(tmp_path)
     assert [s.session_id for s in measured] == [SESSION]
     assert measured[0].steps == alone[0].steps and measured[0].usage == alone[0].usage
-    assert unavailable == []  # in a folder: left out, as a subagent's file there is
+    # In a folder: no session, and said (a copy of the file its session's folder holds).
+    assert [(u.path, u.reason) for u in unavailable] == [(str(renamed), STRAY_SUBAGENT)]
     given, why = sessions_under([renamed], AGENTS)
     assert given == []
     assert [u.reason for u in why] == [
