@@ -755,6 +755,12 @@ def test_an_old_gemini_chat_is_measured_with_a_message_of_an_unknown_type_among_
     request.write_text('{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}')
     cut_short, other = replayed([Session("gemini-cli", cut), Session("gemini-cli", request)])
     assert isinstance(cut_short, Unavailable) and "not a whole JSON document" in cut_short.reason
+    # A chat of lines whose header line was cut short says that, not a whole document.
+    lines = chats / "session-2026-12-01T14-30-75a4b4a3.jsonl"
+    lines.write_text(json.dumps(header)[:60])
+    (cut_line,) = replayed([Session("gemini-cli", lines)])
+    assert isinstance(cut_line, Unavailable)
+    assert cut_line.reason.startswith("its first line, the chat's header, is not whole JSON")
     assert isinstance(other, Unavailable) and "not a Gemini CLI chat" in other.reason
     no_message = chats / "session-none.json"
     no_message.write_text(json.dumps({**header, "messages": []}))

@@ -560,6 +560,11 @@ def _read(
     builder = _parse(_Lines(path=path), cwd, sink, on_start)
     coverage = builder.coverage
     if whole is not None and 0 < coverage.lines == coverage.unparsed_lines:
+        if str(path).endswith(".jsonl"):  # a chat of lines, its header line cut
+            raise ConfigError(
+                f"{path}: its first line, the chat's header, is not whole JSON and no line "
+                "after it is (cut short while it was written?)"
+            )
         raise ConfigError(
             f"{path}: not a whole JSON document (a chat of the older releases, cut short "
             "while it was written?)"
