@@ -242,3 +242,21 @@ def test_a_lone_surrogate_in_a_record_is_printed_escaped(
     assert len(codes) == 1 and codes != {2}
     html = proctor("report", str(run_dir), "--reporter", "html")
     assert "\\ud83d" in html.out
+
+
+def test_a_gate_evaluator_failed_in_an_error_trial_is_said_as_that_not_as_a_failed_gate(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    # Repeat 1 passes the gate; repeat 2 crashes, and its gate evaluator then fails.
+    gate = {"use": "file-exists", "must": ["ok.txt"], "gate": True}
+    plan = {"variants": [[{"write": {"path": "ok.txt", "content": "x"}}], [{"exit": 3}]]}
+    make_case("c", config={"repeats": 2, "evaluators": [gate]}, plan=plan)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 1, result.err  # exit 1, as documented
+    suite = json.loads((single_run_dir(out) / "suite.json").read_text())
+    assert suite["groups"][0]["gatePassed"] is True  # its gate over its scored trials
+    assert suite["exitReason"] == (
+        "a gate evaluator failed in a trial that then ended in an error status, in 1 "
+        "group(s): c/scripted/default"
+    )
+    assert "gate failed for" not in suite["exitReason"]

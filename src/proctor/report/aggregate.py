@@ -165,6 +165,12 @@ def gate_failed(record: TrialRecord) -> bool:
     return any(e.gate and not e.passed and not e.error for e in record.evaluators)
 
 
+def _named(groups: Sequence[GroupStats]) -> str:
+    """The first five groups by name, and how many more."""
+    names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in groups[:5])
+    return names + (f" and {len(groups) - 5} more" if len(groups) > 5 else "")
+
+
 def exit_code_for(
     groups: Sequence[GroupStats],
     records: Sequence[TrialRecord],
@@ -193,15 +199,21 @@ def exit_code_for(
     # A gate evaluator that judged and failed stands even when its trial then ended in an
     # error status (an eval's test that raised after a failed gate): exit 1, as the command's.
     seen = {(g.case, g.agent, g.condition) for g in failed}
+    in_errors: list[GroupStats] = []
     for r in records:
         key = (r.case, r.agent, r.condition)
         if key not in seen and r.status in ERROR_STATUSES and gate_failed(r):
             seen.add(key)
-            failed += [g for g in groups if (g.case, g.agent, g.condition) == key]
-    if failed:
-        names = ", ".join(f"{g.case}/{g.agent}/{g.condition}" for g in failed[:5])
-        more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
-        return ExitCode.GATE_FAILED, f"gate failed for {len(failed)} group(s): {names}{more}"
+            in_errors += [g for g in groups if (g.case, g.agent, g.condition) == key]
+    if failed or in_errors:
+        said = [f"gate failed for {len(failed)} group(s): {_named(failed)}"] if failed else []
+        if in_errors:
+            # Its gate, over its scored trials, may have passed: said as what it is.
+            said.append(
+                f"a gate evaluator failed in a trial that then ended in an error status, in "
+                f"{len(in_errors)} group(s): {_named(in_errors)}"
+            )
+        return ExitCode.GATE_FAILED, "; ".join(said)
     errors = [r for r in records if r.status in ERROR_STATUSES]
     if errors:
         reason = f"{len(errors)} trial(s) in an error status; no scored group failed its gate"
