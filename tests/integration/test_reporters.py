@@ -260,3 +260,22 @@ def test_a_gate_evaluator_failed_in_an_error_trial_is_said_as_that_not_as_a_fail
         "group(s): c/scripted/default"
     )
     assert "gate failed for" not in suite["exitReason"]
+
+
+def test_what_the_agent_wrote_in_a_reason_is_shown_in_the_markdown_never_obeyed(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    # An unanswered question's text is the trial's reason: a terminal's title and clear-screen
+    # sequences in it, and a line break.
+    question = "Proceed?\n \x1b]0;pwned\x07\x1b[2J\x1b[31mRED"
+    make_case("q", plan={"turns": [{"ask": question, "options": ["Yes", "No"]}]})
+    result, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    record = json.loads((run_dir / "trials/q/scripted/default/1/trial.json").read_text())
+    assert "\x1b]0;pwned" in record["reason"]  # kept as written in the record
+    markdown = (run_dir / "suite.md").read_text()
+    for shown in (markdown, result.out, result.err):
+        assert "\x1b" not in shown and "\x07" not in shown
+    assert "\\x1b]0;pwned\\x07\\x1b[2J\\x1b[31mRED" in markdown
+    reported = proctor("report", str(run_dir))
+    assert "\x1b" not in reported.out and "\\x1b]0;pwned" in reported.out

@@ -12,6 +12,7 @@ import click
 
 from proctor.cli.options import FiniteRange, config_option, reporter_option, source_option
 from proctor.models.base import MAX_TIMEOUT_SEC
+from proctor.util.text import one_line
 
 if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
@@ -333,7 +334,10 @@ def command(
             raise
         raise ConfigError(_named_by_options(str(exc), source, eval_file, qna)) from exc
     for skipped in plan.skipped:
-        click.echo(f"proctor: skipped case '{skipped.name}': {skipped.reason}", err=True)
+        click.echo(
+            f"proctor: skipped case '{one_line(skipped.name)}': {one_line(skipped.reason)}",
+            err=True,
+        )
     if not plan.trials:
         raise ConfigError(f"--source {source}: nothing runnable (no case matched)")
     if dry_run:
@@ -350,7 +354,7 @@ def command(
         click.echo(result.outputs[name], nl=False)
     click.echo(f"proctor: results in {result.paths.root}", err=True)
     click.echo(
-        f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}",
+        f"proctor: exit {result.suite.exit_code}: {one_line(result.suite.exit_reason)}",
         err=True,
     )
     return result.suite.exit_code
@@ -485,7 +489,9 @@ def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
         f"proctor: resumed {result.paths.root}: {kept} kept, {result.ended_now} run now{left}",
         err=True,
     )
-    click.echo(f"proctor: exit {result.suite.exit_code}: {result.suite.exit_reason}", err=True)
+    click.echo(
+        f"proctor: exit {result.suite.exit_code}: {one_line(result.suite.exit_reason)}", err=True
+    )
     return result.suite.exit_code
 
 

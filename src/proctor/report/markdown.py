@@ -10,7 +10,7 @@ from proctor.exit_codes import meaning
 from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
-from proctor.util.text import cache_write_text
+from proctor.util.text import cache_write_text, one_line
 from proctor.util.text import table_cell as _md
 
 
@@ -158,7 +158,8 @@ def render_markdown(
     lines = [
         f"# proctor run {suite.run_id}",
         "",
-        f"**Exit code {suite.exit_code}**{f' ({means})' if means else ''}: {suite.exit_reason}.",
+        f"**Exit code {suite.exit_code}**{f' ({means})' if means else ''}: "
+        f"{one_line(suite.exit_reason)}.",
         "",
         f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
         f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "
@@ -249,10 +250,12 @@ def render_markdown(
         lines += ["", "## Trials that did not pass", ""]
         for r in sorted(notable, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
             where = _where(r, folders)
-            lines.append(f"- `{where}` **{r.status}**: {r.reason}")
+            # A reason quotes what the agent wrote (a question, a check's output): shown on
+            # one line, a terminal's escape sequence in it shown, never obeyed.
+            lines.append(f"- `{one_line(where)}` **{r.status}**: {one_line(r.reason or '')}")
     if suite.skipped_cases:
         lines += ["", "## Skipped case folders", ""]
-        lines += [f"- `{s.case}`: {s.reason}" for s in suite.skipped_cases]
+        lines += [f"- `{one_line(s.case)}`: {one_line(s.reason)}" for s in suite.skipped_cases]
     errors = sum(v for k, v in t.status_counts.items() if k in ERROR_STATUSES)
     if errors:
         lines += [
