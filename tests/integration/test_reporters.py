@@ -279,3 +279,18 @@ def test_what_the_agent_wrote_in_a_reason_is_shown_in_the_markdown_never_obeyed(
     assert "\\x1b]0;pwned\\x07\\x1b[2J\\x1b[31mRED" in markdown
     reported = proctor("report", str(run_dir))
     assert "\x1b" not in reported.out and "\\x1b]0;pwned" in reported.out
+
+
+def test_a_median_of_two_trials_tool_calls_reads_as_the_json_holds_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    shells = [{"shell": "true"}] * 3
+    make_case("m", config={"repeats": 2}, plan={"variants": [shells, shells[:2]]})
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    run_dir = single_run_dir(out)
+    suite = json.loads((run_dir / "suite.json").read_text())
+    assert suite["groups"][0]["effort"]["toolCalls"]["median"] == 2.5
+    process = (run_dir / "suite.md").read_text().split("## Repeats, effort and process")[1]
+    (row,) = [line for line in process.splitlines() if line.startswith("| m |")]
+    assert "| 2.5 (2–3) |" in row

@@ -10,7 +10,7 @@ from proctor.exit_codes import meaning
 from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
-from proctor.util.text import cache_write_text, one_line
+from proctor.util.text import cache_write_text, one_line, spread_text
 from proctor.util.text import table_cell as _md
 
 
@@ -33,7 +33,7 @@ def _ci(ci: CI | None) -> str:
 def _spread(s: Spread, digits: int = 1, scale: float = 1.0) -> str:
     if s.median is None or s.min is None or s.max is None:
         return "n/a"
-    return f"{s.median * scale:.{digits}f} ({s.min * scale:.{digits}f}–{s.max * scale:.{digits}f})"
+    return spread_text(s.median * scale, s.min * scale, s.max * scale, digits)
 
 
 def _process_table(suite: SuiteRecord) -> list[str]:

@@ -24,7 +24,7 @@ from proctor.report.ab.measures import (
     total_tokens,
 )
 from proctor.stats import summarize
-from proctor.util.text import table_cell
+from proctor.util.text import spread_text, table_cell
 
 __all__ = ["render_repeated_markdown", "repeated_runs"]
 
@@ -83,7 +83,7 @@ def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
     def cell(s: RepeatedSpread, digits: int) -> str:
         if s.median is None or s.min is None or s.max is None:
             return "n/a"
-        return f"{s.median:.{digits}f} ({s.min:.{digits}f}–{s.max:.{digits}f})"
+        return spread_text(s.median, s.min, s.max, digits)
 
     lines = [
         "## Repeated runs",

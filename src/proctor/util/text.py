@@ -51,6 +51,14 @@ def fixed(value: float, digits: int = 0) -> str:
     return f"{shown:.{digits}f}"
 
 
+def spread_text(median: float, low: float, high: float, digits: int = 1) -> str:
+    """``median (low–high)``, each rounded to ``digits`` decimals, a half up (see
+    :func:`fixed`); a median of whole counts that falls between two of them (an even number
+    of trials) keeps its half: ``2.5 (2–3)``, as the JSON holds it."""
+    middle = fixed(median, 1 if digits == 0 and median != int(median) else digits)
+    return f"{middle} ({fixed(low, digits)}–{fixed(high, digits)})"
+
+
 def dollars_text(value: float) -> str:
     """A cost to the hundredth of a cent; a cost too small to show as one is said to be."""
     text = fixed(value, 4)

@@ -37,3 +37,20 @@ from proctor.util.text import duration_text
 )
 def test_a_time_reads_in_the_largest_units_that_fit(seconds: float | None, text: str) -> None:
     assert duration_text(seconds) == text
+
+
+@pytest.mark.parametrize(
+    ("median", "low", "high", "digits", "text"),
+    [
+        (2.5, 2, 3, 0, "2.5 (2–3)"),  # a median of whole counts between two: its half kept
+        (140.5, 94, 187, 0, "140.5 (94–187)"),
+        (2, 1, 4, 0, "2 (1–4)"),
+        (0.125, 0.005, 1.0, 2, "0.13 (0.01–1.00)"),  # halves up (a format: 0.12, 0.01)
+    ],
+)
+def test_a_spread_reads_as_the_json_holds_it(
+    median: float, low: float, high: float, digits: int, text: str
+) -> None:
+    from proctor.util.text import spread_text
+
+    assert spread_text(median, low, high, digits) == text
