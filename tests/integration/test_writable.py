@@ -79,6 +79,20 @@ def test_a_results_directory_inside_a_fixture_is_refused(
     assert inside.code == 0, inside.err
 
 
+def test_a_results_directory_where_a_case_without_a_fixture_would_keep_one_is_refused(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A case folder without `src/`: results written there would become its fixture."""
+    make_case("c", plan={"turns": [{"say": "hi"}]})
+    cases = tmp_path / "cases"
+    run = proctor("run", "--source", str(cases), "--out", str(cases / "c" / "src" / "res"))
+    assert run.code == 2 and f"inside {cases / 'c' / 'src'}, where case 'c' keeps" in run.err
+    assert not (cases / "c" / "src").exists()
+    # The control: beside it, in the case folder, the run goes on.
+    beside = proctor("run", "--source", str(cases), "--out", str(cases / "c" / "res"))
+    assert beside.code == 0, beside.err
+
+
 def test_numbers_no_clock_or_timer_holds_are_refused_by_validate(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -108,11 +108,21 @@ def writable_problem(folder: Path, what: str) -> str | None:
 
 
 def check_out_outside_cases(out: Path, cases: Iterable[ResolvedCase], what: str = "--out") -> None:
-    """The results directory is not inside a case's fixture (``src/``): every trial's workspace
-    is a copy of it, so the next trials would find the earlier runs' results in theirs. A
-    ConfigError (exit 2) naming the fixture, and the directory as ``what``."""
+    """The results directory is not inside a case's fixture (``src/``), nor where a case folder
+    without one would keep it: every trial's workspace is a copy of it, so the next trials
+    would find the earlier runs' results in theirs. A ConfigError (exit 2) naming the fixture,
+    and the directory as ``what``."""
     where = Path(os.path.realpath(out))  # realpath: a symlink loop leads nowhere, no traceback
     for rc in cases:
+        if rc.case.fixture is None and (rc.case.path / "prompt.md").is_file():
+            # A case folder without a fixture: results written to its `src/` would make one.
+            fixture = Path(os.path.realpath(rc.case.path / "src"))
+            if where == fixture or fixture in where.parents:
+                raise ConfigError(
+                    f"{what} {out}: inside {rc.case.path / 'src'}, where case '{rc.name}' keeps "
+                    "its fixture: the results would become the fixture every later trial's "
+                    "workspace is a copy of; choose a folder outside it"
+                )
         if rc.case.fixture is None or rc.case.fixture_kind != "dir":
             continue
         fixture = Path(os.path.realpath(rc.case.fixture))
