@@ -366,3 +366,30 @@ def test_control_a_command_that_expands_into_a_prompt_stays_a_message() -> None:
         ]
     ).events
     assert [e.type for e in events] == ["user_message"] * 3
+
+
+def test_a_prompt_typed_while_a_turn_ran_is_a_user_message() -> None:
+    # Claude Code 2.1.1xx writes it only as a queued command, its text a string or blocks.
+    def queued(prompt: Any, mode: str) -> str:
+        attachment = {"type": "queued_command", "prompt": prompt, "commandMode": mode}
+        return line(type="attachment", timestamp="2026-01-01T00:00:02.000Z", attachment=attachment)
+
+    lines = [
+        line(type="user", message={"role": "user", "content": "refactor a.py"}),
+        queued("actually, only rename it", "prompt"),
+        queued([{"type": "text", "text": "and keep the tests"}], "prompt"),
+        queued("ls", "bash"),  # the control: not a message typed to the model
+    ]
+    said = [e.text for e in parse_claude_lines(lines).events if e.type == "user_message"]
+    assert said == ["refactor a.py", "actually, only rename it", "and keep the tests"]
+
+
+def test_a_hook_that_added_context_or_a_message_is_no_error() -> None:
+    def hook(kind: str) -> str:
+        attachment = {"type": kind, "hookName": "SessionStart:startup", "hookEvent": "SessionStart"}
+        return line(type="attachment", timestamp="2026-01-01T00:00:02.000Z", attachment=attachment)
+
+    kinds = ["hook_success", "hook_additional_context", "hook_system_message"]
+    errors = ["hook_non_blocking_error", "hook_blocking_error", "hook_cancelled"]
+    events = [e for e in parse_claude_lines([hook(k) for k in kinds + errors]).events]
+    assert [bool(getattr(e, "is_error", None)) for e in events] == [False] * 3 + [True] * 3

@@ -256,8 +256,8 @@ def _notice(status: str, tool_id: str | None = "t9") -> str:
     )
 
 
-def _queued(prompt: Any) -> str:
-    attachment = {"type": "queued_command", "prompt": prompt, "commandMode": "task-notification"}
+def _queued(prompt: Any, mode: str = "task-notification") -> str:
+    attachment = {"type": "queued_command", "prompt": prompt, "commandMode": mode}
     return _line(type="attachment", uuid="x8", attachment=attachment)
 
 
@@ -539,6 +539,16 @@ SHAPES = {
         _GOES_ON,
         _line(type="user", uuid="u8", message={"content": _notice("completed")}),
     ],
+    "background check notified in text blocks": [
+        _BACKGROUND,
+        _GOES_ON,
+        _text_line(_notice("completed")),
+    ],
+    "background check notified in a queued command's text blocks": [
+        _BACKGROUND,
+        _GOES_ON,
+        _queued([{"type": "text", "text": _notice("completed")}]),
+    ],
     "background check stopped": [_BACKGROUND, _GOES_ON, _queued(_notice("killed"))],
     "background check never notified": [_BACKGROUND, _GOES_ON],
     "check the user sent to the background": [
@@ -637,6 +647,10 @@ SHAPES = {
     ],
     "queued prompt": [_queued("and the docs too")],
     "queued prompt a number": [_queued(5)],
+    "prompt typed while a turn ran": [_queued("and the docs too", mode="prompt")],
+    "prompt typed while a turn ran, in text blocks": [
+        _queued([{"type": "text", "text": "and the docs"}], mode="prompt")
+    ],
     "not UTF-8": ['{"type": "user", "uuid": "u9", "x": "\xff"}'],
     "not ASCII": [_line(type="user", uuid="u9", message={"content": "café ☕"}), "\u00a0"],
     "not an object": ["[1, 2]", "5", '"text"'],
@@ -795,6 +809,8 @@ def test_a_subagent_files_lines_are_a_sidechains_without_saying_so(
         ("notification before the first result", "unknown"),
         ("background check denied, then a notification", "unknown"),
         ("notifications of two calls in one line", "fail"),
+        ("background check notified in text blocks", "pass"),
+        ("background check notified in a queued command's text blocks", "pass"),
         ("notification quoting another's fields", "pass"),
         ("notification of a call not in the background", "pass"),
         # A read of the task's state that found it ended says how it ended, as a

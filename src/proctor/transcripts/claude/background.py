@@ -104,12 +104,28 @@ def polled_result(call_id: str, text: Any, structured: Any, ts: Any) -> dict[str
     return event
 
 
+def prompt_text(prompt: Any) -> str | None:
+    """A queued command's or a user line's text, written as a string or as a list of text
+    blocks (both are written); None for anything else."""
+    if type(prompt) is str:
+        return prompt
+    if type(prompt) is not list:
+        return None
+    texts = [
+        block["text"]
+        for block in prompt
+        if type(block) is dict and block.get("type") == "text" and type(block.get("text")) is str
+    ]
+    return "\n".join(texts) if texts else None
+
+
 def notified_results(text: Any, ts: Any) -> list[dict[str, Any]]:
-    """The result events the task notifications in ``text`` give their calls: one per
-    notification that names its call and says how the task ended (none for a task stopped by
-    the user or the model). A notification's own fields are its first ones (a subagent's
-    result quoted in it may hold tags of the same names)."""
-    if type(text) is not str or NOTIFICATION not in text:
+    """The result events the task notifications in ``text`` (a string, or a list of text
+    blocks) give their calls: one per notification that names its call and says how the task
+    ended (none for a task stopped by the user or the model). A notification's own fields are
+    its first ones (a subagent's result quoted in it may hold tags of the same names)."""
+    text = prompt_text(text)
+    if text is None or NOTIFICATION not in text:
         return []
     events = []
     for block in _BLOCK.findall(text):

@@ -403,8 +403,8 @@ class _MeasureParser(_Parser):
         if not results:
             # A message, or an interrupted turn; a command the CLI ran is the full parser's.
             texts = [block.text for block in content if block.type == "text"]
-            if any(text.lstrip().startswith(LOCAL_COMMAND) for text in texts):
-                return None
+            if any(text.lstrip().startswith(_THE_PARSERS) for text in texts):
+                return None  # a task's notification in text blocks, a command the CLI ran
             return not record.isMeta and bool(texts)
         denied = record.toolDenialKind is not None or structured == USER_REJECTED
         for block in content:
@@ -444,11 +444,8 @@ class _MeasureParser(_Parser):
         kind = attachment.type
         if type(kind) is not str or kind == "invoked_skills":
             return None
-        if kind == "queued_command":  # a task's end is its call's later result: the full parser's
-            prompt = attachment.prompt
-            return (
-                None if type(prompt) is str and prompt.lstrip().startswith(NOTIFICATION) else False
-            )
+        if kind == "queued_command":  # a task's end (its call's later result), or a prompt
+            return None  # typed while a turn ran (a message): the full parser's
         if kind.startswith("hook_"):  # the full parser's event, when its model reads it as is
             event = hook_event(msgspec.structs.asdict(attachment), kind, ts)
             return True if event_conforms(event) else None

@@ -47,6 +47,7 @@ from proctor.transcripts.claude.background import (
     notified_results,
     polled_result,
     polled_task,
+    prompt_text,
     started_in_background,
 )
 from proctor.transcripts.claude.records import (
@@ -72,13 +73,7 @@ from proctor.transcripts.claude.subagents import (
 )
 from proctor.transcripts.claude.usage import UsageDedup
 from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
-from proctor.transcripts.lines import (
-    decode_line,
-    fast_loads,
-    file_lines,
-    head_cwd,
-    line_text,
-)
+from proctor.transcripts.lines import decode_line, fast_loads, file_lines, head_cwd, line_text
 
 
 class _Parser:
@@ -140,12 +135,9 @@ class _Parser:
         # parser in a reference cycle, and a replay's thousands of parsers, each with its
         # session's records, would then wait for the collector instead of going at once.
         kind = type(self)
-        self.handlers: dict[str, Callable[[_Parser, dict[str, Any]], None]] = {
-            "assistant": kind.assistant,
-            "user": kind.user,
-            "system": kind.system,
-            "attachment": kind.attachment,
-        }
+        self.handlers: dict[str, Callable[[_Parser, dict[str, Any]], None]] = dict(
+            assistant=kind.assistant, user=kind.user, system=kind.system, attachment=kind.attachment
+        )
 
     def unknown(self, record_type: str, raw: Any) -> None:
         self.builder.unknown(record_type, raw)
@@ -272,9 +264,7 @@ class _Parser:
             self.out(ev(type="compaction", ts=ts, text=result_text(content)[:RAW_CAP]))
             return
         if isinstance(content, str):
-            if content.lstrip().startswith(NOTIFICATION):  # written by the CLI, not typed
-                self.notification(content, ts)
-            elif not record.get("isMeta"):
+            if not record.get("isMeta") or content.lstrip().startswith(NOTIFICATION):
                 self.typed(content, ts)
             return
         if not isinstance(content, list):
@@ -351,8 +341,11 @@ class _Parser:
             self.out(result if ts is not None else ev(**result))
 
     def typed(self, text: str, ts: Any) -> None:
-        """A user line's text: a message, or a command the CLI ran itself (``LOCAL_COMMAND``)."""
-        if text.lstrip().startswith(LOCAL_COMMAND):
+        """A user line's text: a message, a command the CLI ran itself (``LOCAL_COMMAND``), or
+        a task's notification (written by the CLI, as a string or as text blocks)."""
+        if text.lstrip().startswith(NOTIFICATION):
+            self.queued(text, None, ts)
+        elif text.lstrip().startswith(LOCAL_COMMAND):
             self.out(ev(type="other", ts=ts, recordType=COMMAND_RECORD, text=text[:RAW_CAP]))
         else:
             self.out(ev(type="user_message", ts=ts, text=text))
@@ -497,12 +490,14 @@ class _Parser:
             for skill in att.get("skills") or []:
                 if isinstance(skill, dict):
                     self.out(ev(type="skill", ts=ts, name=skill.get("name")))
-        elif atype == "queued_command":  # a prompt sent while a turn ran, or a task's end
-            self.notification(att.get("prompt"), ts)
+        elif atype == "queued_command":  # a task's end, or a prompt typed while a turn ran
+            self.queued(prompt_text(att.get("prompt")), att.get("commandMode"), ts)
 
-    def notification(self, text: Any, ts: Any) -> None:
-        """Task notifications: each the later result of the call that started the task, when
-        it says how the task ended (see :mod:`proctor.transcripts.claude.background`)."""
+    def queued(self, text: str | None, mode: Any, ts: Any) -> None:
+        """Task notifications, each the later result of the call that started the task when it
+        says how the task ended (see :mod:`.background`), or a prompt typed while a turn ran."""
+        if text and mode == "prompt" and NOTIFICATION not in text:
+            self.typed(text, ts)
         for result in notified_results(text, ts):
             self.later(result, ts)
 

@@ -101,8 +101,14 @@ def hook_event(att: dict[str, Any], atype: str, ts: Any) -> EventDict:
         command=att.get("command"),
         exitCode=att.get("exitCode"),
         id=att.get("toolUseID"),
-        isError=atype != "hook_success" or None,
+        isError=atype not in HOOK_FINE or None,
     )
+
+
+HOOK_FINE = frozenset({"hook_success", "hook_additional_context", "hook_system_message"})
+"""Hook attachments of a hook that ran without an error (it succeeded, added context, or
+showed the user a message); the others (a non-blocking or blocking error, a cancelled hook)
+are errors."""
 
 
 def response_digest(message_id: str, request_id: Any) -> int:
