@@ -15,9 +15,14 @@ from proctor.addons.hooks.sources import HookSpec, load_hooks
 from proctor.addons.hooks.verdict import check, read_result, strongest
 from proctor.errors import ConfigError
 
-CONTEXT = json.dumps({"hookSpecificOutput": {"additionalContext": "slow down"}})
+PRE = {"hookEventName": "PreToolUse"}
+CONTEXT = json.dumps({"hookSpecificOutput": {**PRE, "additionalContext": "slow down"}})
 DENY = json.dumps(
-    {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}
+    {"hookSpecificOutput": {**PRE, "permissionDecision": "deny", "permissionDecisionReason": "no"}}
+)
+UNNAMED_DENY = json.dumps({"hookSpecificOutput": {"permissionDecision": "deny"}})
+OTHER_EVENT_DENY = json.dumps(
+    {"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny"}}
 )
 
 
@@ -38,9 +43,23 @@ def test_public_names() -> None:
             "claude-code",
             "PreToolUse",
             0,
-            '{"hookSpecificOutput": {"permissionDecision": "ask"}}',
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}',
             "",
             "ask",
+        ),
+        # Claude Code refuses an output that names no event or another one, or a decision it
+        # does not know: the hook's error, and the tool runs (Codex reads the first as is).
+        ("claude-code", "PreToolUse", 0, UNNAMED_DENY, "", "error"),
+        ("codex", "PreToolUse", 0, UNNAMED_DENY, "", "deny"),
+        ("claude-code", "PreToolUse", 0, OTHER_EVENT_DENY, "", "error"),
+        ("claude-code", "PreToolUse", 0, '{"decision": "deny"}', "", "error"),
+        (
+            "claude-code",
+            "PreToolUse",
+            0,
+            json.dumps({"hookSpecificOutput": {**PRE, "permissionDecision": "maybe"}}),
+            "",
+            "error",
         ),
         ("claude-code", "PreToolUse", 0, '{"decision": "block", "reason": "x"}', "", "deny"),
         ("claude-code", "PostToolUse", 0, '{"decision": "block", "reason": "x"}', "", "block"),

@@ -71,6 +71,10 @@ def read_claude(agent: str, event: str, code: int, stdout: str, stderr: str) -> 
         return Reading("silent", "")
     specific = data.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
+    if agent == "claude-code":
+        refused = _claude_refuses(data, specific, event)
+        if refused is not None:
+            return Reading("error", refused)
     permission = specific.get("permissionDecision")
     codex_pre = agent == "codex" and event == "PreToolUse"
     if codex_pre and (permission in CODEX_PRE_UNSUPPORTED or data.get("continue") is False):
@@ -90,6 +94,29 @@ def read_claude(agent: str, event: str, code: int, stdout: str, stderr: str) -> 
     if decision == "approve" and event == "PreToolUse":
         return Reading("allow", reason)
     return _context(data, specific)
+
+
+def _claude_refuses(data: dict[str, Any], specific: dict[str, Any], event: str) -> str | None:
+    """Why Claude Code 2.1.197 refuses a hook's JSON output (it reports the hook's error and
+    goes on: a guard written so denies nothing), or None: a ``decision`` other than
+    ``approve`` or ``block``; a ``hookSpecificOutput`` whose ``hookEventName`` is not the
+    event's (its ``permissionDecision`` is read only under ``"PreToolUse"``); a
+    ``permissionDecision`` it does not know."""
+    decision = data.get("decision")
+    if decision and decision not in ("approve", "block"):
+        return f"Unknown hook decision type: {decision}. Valid types are: approve, block"
+    if not data.get("hookSpecificOutput"):
+        return None
+    named = specific.get("hookEventName")
+    if named != event:
+        return f"Hook returned incorrect event name: expected '{event}' but got '{named}'"
+    permission = specific.get("permissionDecision")
+    if event == "PreToolUse" and permission and permission not in ("allow", "deny", "ask", "defer"):
+        return (
+            f"Unknown hook permissionDecision type: {permission}. Valid types are: allow, deny, "
+            "ask, defer"
+        )
+    return None
 
 
 def _context(data: dict[str, Any], specific: dict[str, Any], context: bool = True) -> Reading:
