@@ -180,3 +180,59 @@ def test_a_claude_code_mcp_entry_with_a_url_and_no_type_is_a_decoy(tmp_path: Pat
     assert mcp == {"bare": ("a url needs a type", None), "typed": (None, "http")}
     bare = next(c for c in result.components if c.name == "bare")
     assert describe(bare) == "bare https://example.test/mcp"
+
+
+def test_gemini_s_disabled_lists_join_across_files_and_name_a_hook_by_its_name(
+    tmp_path: Path,
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    named = {"type": "command", "name": "guard", "command": "guard.sh"}
+    write(
+        home / ".gemini" / "settings.json",
+        {
+            "skills": {"disabled": ["alpha"]},
+            "hooksConfig": {"disabled": ["guard"]},
+            "hooks": {"BeforeTool": [{"hooks": [named]}, hook("plain.sh")]},
+        },
+    )
+    write(project / ".gemini" / "settings.json", {"skills": {"disabled": ["beta"]}})
+    for name in ("alpha", "beta", "gamma"):
+        write(home / ".gemini" / "skills" / name / "SKILL.md", f"---\nname: {name}\n---\n")
+    result = audit_agent("gemini-cli", home, project)
+    assert loaded(result, "skill") == ["gamma"]  # the user's and the project's lists, joined
+    hooks = {c.command: c.decoy for c in result.components if c.kind == "hook"}
+    assert hooks == {"guard.sh": "disabled (hooksConfig.disabled)", "plain.sh": None}
+
+
+def test_of_mcp_servers_of_one_name_only_the_winning_scope_s_loads(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    project.mkdir()
+    projects = {str(project): {"mcpServers": {"shared": {"command": "local"}}}}
+    write(
+        home / ".claude.json",
+        {
+            "mcpServers": {"shared": {"command": "user"}, "own": {"command": "u"}},
+            "projects": projects,
+        },
+    )
+    write(project / ".mcp.json", {"mcpServers": {"shared": {"command": "project"}}})
+    claude = audit_agent("claude-code", home, project)
+    servers = [(c.command, c.decoy) for c in claude.components if c.kind == "mcp"]
+    shadowed = f"shadowed by the server of the same name in {home / '.claude.json'}"
+    assert sorted(servers) == [
+        ("local", None),  # the project's own entry in ~/.claude.json wins
+        ("project", shadowed),
+        ("u", None),
+        ("user", shadowed),
+    ]
+    write(home / ".gemini" / "settings.json", {"mcpServers": {"g": {"command": "user-g"}}})
+    write(project / ".gemini" / "settings.json", {"mcpServers": {"g": {"command": "proj-g"}}})
+    gemini = audit_agent("gemini-cli", home, project)
+    servers = [(c.command, c.decoy) for c in gemini.components if c.kind == "mcp"]
+    assert servers == [
+        (
+            "user-g",
+            f"shadowed by the server of the same name in {project / '.gemini/settings.json'}",
+        ),
+        ("proj-g", None),
+    ]

@@ -227,6 +227,24 @@ def test_hooks_a_cli_has_switched_off_are_not_run(
     assert len(load_hooks(settings).hooks) == 1  # control: switched on, it runs
 
 
+@pytest.mark.parametrize("named_by", ["guard", "guard.sh"])
+def test_a_gemini_hook_hooks_config_disabled_names_is_not_run(
+    tmp_path: Path, named_by: str
+) -> None:
+    # Gemini CLI names a hook by its name, else by its command.
+    named = {"type": "command", "name": "guard", "command": "guard.sh"}
+    other = {"type": "command", "command": "other.sh"}
+    settings = tmp_path / "settings.json"
+    table = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [named, other]}]}
+    settings.write_text(json.dumps({"hooksConfig": {"disabled": [named_by]}, "hooks": table}))
+    source = load_hooks(settings)
+    if named_by == "guard":
+        assert [h.command for h in source.hooks] == ["other.sh"]
+        assert source.skipped == ("BeforeTool: guard.sh (disabled: hooksConfig.disabled)",)
+    else:  # a named hook is not disabled by its command: both run
+        assert [h.command for h in source.hooks] == ["guard.sh", "other.sh"]
+
+
 @pytest.mark.parametrize(
     ("rule", "tool", "tool_input", "matches"),
     [

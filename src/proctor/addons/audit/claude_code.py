@@ -26,9 +26,11 @@ from proctor.addons.audit.reading import (
     hooks,
     instructions,
     mcp_servers,
+    shadow_same_names,
     skills,
     strings,
 )
+from proctor.models.audit import AuditComponent
 
 DECISIONS = ("allow", "deny", "ask")
 PERMISSION_SETTINGS = (
@@ -127,8 +129,17 @@ def audit_claude_code(reader: Reader) -> None:
         memory(reader, project / ".claude", "project", ("CLAUDE.md",))
         foreign_files(reader, project / ".claude", FOREIGN, "project")
     session_args(reader, reader.launch_args)
+    shadow_same_names(reader, _mcp_rank)
     if hooks_off:
         switch_off_hooks(reader)
+
+
+def _mcp_rank(server: AuditComponent) -> int | None:
+    """Which of Claude Code's servers of one name wins: the project's own entry in
+    ``~/.claude.json`` (local scope), then ``.mcp.json`` (project scope), then the user's."""
+    if server.file.endswith(".claude.json"):
+        return 0 if server.scope == "project" else 2
+    return 1 if server.file.endswith(".mcp.json") else None
 
 
 def switch_off_hooks(reader: Reader) -> None:

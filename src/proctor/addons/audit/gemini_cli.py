@@ -27,6 +27,7 @@ from proctor.addons.audit.reading import (
     hooks,
     instructions,
     mcp_servers,
+    shadow_same_names,
     skills,
     strings,
 )
@@ -80,7 +81,14 @@ def audit_gemini_cli(reader: Reader) -> None:
             if malformed and (key, field) == ("mcp", "allowed"):
                 malformed_allowed.append(path)
         for key in ("mcp", "hooksConfig", "skills", "context"):
-            merged[key] = {**as_dict(merged.get(key)), **as_dict(data.get(key))}
+            earlier = as_dict(merged.get(key))
+            merged[key] = {**earlier, **as_dict(data.get(key))}
+            if key in ("hooksConfig", "skills"):  # their `disabled` lists are each file's, joined
+                both = [
+                    *strings(earlier.get("disabled")),
+                    *strings(as_dict(data.get(key)).get("disabled")),
+                ]
+                merged[key]["disabled"] = list(dict.fromkeys(both))
     mcp = as_dict(merged.get("mcp"))
     allowed, excluded = mcp.get("allowed"), set(strings(mcp.get("excluded")))
 
@@ -106,6 +114,8 @@ def audit_gemini_cli(reader: Reader) -> None:
         for key, decision in (("allowed", "allow"), ("exclude", "deny")):
             for rule in strings(tools.get(key)):
                 reader.add("permission", rule, path, scope=scope, decision=decision)
+    # A project's server replaces the user's of the same name (mcpServers merge shallowly).
+    shadow_same_names(reader, lambda c: {"project": 0, "user": 1}.get(c.scope))
     context_names = context_files(as_dict(merged.get("context")).get("fileName"))
     skills(reader, gemini / "skills", "user", disabled_skills)
     skills(reader, home / ".agents" / "skills", "user", disabled_skills)

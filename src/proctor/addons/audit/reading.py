@@ -267,9 +267,10 @@ def hooks(
                 add(decoy=unknown or NO_COMMAND)
             for handler in runnable:
                 command = hook_command(handler)
-                disabled = (
-                    "disabled (hooksConfig.disabled)" if command in disabled_commands else None
-                )
+                # Gemini CLI names a hook by its name, else its command (hooksConfig.disabled).
+                named = handler.get("name")
+                key = named if isinstance(named, str) and named else command
+                disabled = "disabled (hooksConfig.disabled)" if key in disabled_commands else None
                 add(command=command, decoy=unknown or off or disabled)
 
 
@@ -311,6 +312,19 @@ def hook_command(handler: Mapping[str, Any]) -> str | None:
     key = {"command": "command", "http": "url"}.get(kind, "prompt") if isinstance(kind, str) else ""
     value = handler.get(key)
     return value if isinstance(value, str) else None
+
+
+def shadow_same_names(reader: Reader, rank: Callable[[AuditComponent], int | None]) -> None:
+    """Of the MCP servers the agent would load that share a name, the one of the lowest
+    ``rank`` (the scope that wins) is loaded and the others are decoys shadowed by it; a
+    server ``rank`` gives None (a plugin's, an extension's) is left as it is."""
+    servers = [c for c in reader.components if c.kind == "mcp" and c.decoy is None]
+    ranked = [(order, c) for c in servers if (order := rank(c)) is not None]
+    winner: dict[str, AuditComponent] = {}
+    for _, component in sorted(ranked, key=lambda pair: pair[0]):
+        first = winner.setdefault(component.name, component)
+        if first is not component:
+            component.decoy = f"shadowed by the server of the same name in {first.file}"
 
 
 def mcp_servers(

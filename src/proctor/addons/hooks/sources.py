@@ -280,6 +280,7 @@ def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSourc
         raise ConfigError(f"{path}: field 'hooks' must be an object of event → matcher groups")
     specs: list[HookSpec] = []
     skipped: list[str] = []
+    disabled = _disabled_hooks(data)
     for event, groups in hooks.items():
         if event in ("enabled", "disabled") and not isinstance(groups, list):
             continue  # Gemini CLI's older on/off switch inside ``hooks``
@@ -294,15 +295,30 @@ def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSourc
                 raise ConfigError(f"{path}: field '{where}.matcher' must be a string")
             for m, handler in enumerate(group["hooks"]):
                 spec = _handler(path, f"{where}.hooks[{m}]", handler, event, matcher, kind, root)
-                if isinstance(spec, HookSpec):
-                    specs.append(spec)
-                else:
+                if not isinstance(spec, HookSpec):
                     skipped.append(spec)
+                elif disabled and _hook_key(handler) in disabled:
+                    skipped.append(f"{event}: {spec.command} (disabled: hooksConfig.disabled)")
+                else:
+                    specs.append(spec)
     off = _switched_off(data)
     if off is not None:  # the CLI would run none of them: neither does the test
         skipped += [f"{s.event}: {s.command} (switched off: {off})" for s in specs]
         specs = []
     return HookSource(path, kind, tuple(specs), tuple(skipped))
+
+
+def _disabled_hooks(data: Any) -> set[str]:
+    """The hooks Gemini CLI's ``hooksConfig.disabled`` switches off, by name or command."""
+    config = data.get("hooksConfig") if isinstance(data, dict) else None
+    listed = config.get("disabled") if isinstance(config, dict) else None
+    return {item for item in listed if isinstance(item, str)} if isinstance(listed, list) else set()
+
+
+def _hook_key(handler: dict[str, Any]) -> Any:
+    """What Gemini CLI's ``hooksConfig.disabled`` names a hook by: its name, else its
+    command."""
+    return handler.get("name") or handler.get("command")
 
 
 def _switched_off(data: Any) -> str | None:
