@@ -81,6 +81,10 @@ def test_jsonl_dataset(tmp_path: Path) -> None:
          "field 'notes[0].supersedes': 'zzz' is not another note of project 'p'"),
         ({"notes": [{"id": "a", "project": "p/../x", "text": "t"}]},
          "field 'notes[0].project'"),
+        # A query's project names files too (the server's storage, through the adapter).
+        ({"queries": [{"id": "q", "project": "../../escaped", "query": "x",
+                       "labels": ["abstention"]}]},
+         "field 'queries[0].project'"),
         ({"notes": [{"id": "a", "project": "p", "text": "t"},
                     {"id": "a", "project": "p", "text": "u"}]},
          "field 'notes[1].id': duplicate note id 'a'"),

@@ -25,6 +25,13 @@ LABELS: tuple[Label, ...] = ("extraction", "multi-note", "knowledge-update", "ab
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
+def _safe_project(value: str) -> str:
+    """A project's name: it names the server's files (``{project}`` in the adapter)."""
+    if not _NAME.match(value):
+        raise ValueError("expected letters, digits, '.', '_' or '-' (it names files)")
+    return value
+
+
 class Note(UserModel):
     """One memory: seeded into ``project``; ``supersedes`` names older notes it replaces."""
 
@@ -40,10 +47,8 @@ class Note(UserModel):
 
     @field_validator("project")
     @classmethod
-    def _safe_project(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("expected letters, digits, '.', '_' or '-' (it names files)")
-        return value
+    def _safe(cls, value: str) -> str:
+        return _safe_project(value)
 
 
 class Query(UserModel):
@@ -55,6 +60,11 @@ class Query(UserModel):
     query: str = Field(min_length=1)
     relevant: dict[str, int] = {}
     labels: list[Label] = Field(min_length=1)
+
+    @field_validator("project")
+    @classmethod
+    def _safe(cls, value: str) -> str:
+        return _safe_project(value)
 
     @field_validator("relevant", mode="before")
     @classmethod
