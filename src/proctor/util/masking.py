@@ -16,16 +16,23 @@ from pathlib import Path
 MASK = "***"
 MIN_SECRET_CHARS = 6
 """Shorter values are not secrets worth masking (and masking them would garble ordinary text)."""
+MIN_NAMED_CHARS = 4
+"""The fewest characters of a value the user named a secret that is masked."""
 _SECRETS: set[str] = set()
 
 
-def register_secret(value: str) -> None:
+def register_secret(value: str, *, named: bool = False) -> None:
     """Remember ``value`` as a secret of this process (its forked workers inherit it).
 
     A value of lowercase letters only is a placeholder, never a key (a local server's
     ``OPENAI_API_KEY=ollama``): masked, it would turn an ordinary word into ``***`` in every
-    record, page and link. Every provider's key holds digits, capitals or punctuation."""
-    if len(value) >= MIN_SECRET_CHARS and not (value.isalpha() and value.islower()):
+    record, page and link. Every provider's key holds digits, capitals or punctuation. A value
+    the user ``named`` a secret (``--env NAME``) is one whatever its letters, from
+    :data:`MIN_NAMED_CHARS` characters (a shorter one would hide figures and words)."""
+    if named:
+        if len(value) >= MIN_NAMED_CHARS:
+            _SECRETS.add(value)
+    elif len(value) >= MIN_SECRET_CHARS and not (value.isalpha() and value.islower()):
         _SECRETS.add(value)
 
 

@@ -65,6 +65,28 @@ def test_a_forwarded_variable_reaches_the_advisor_and_is_masked_in_the_advice(
     assert result.advice == "key=***"
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("correcthorsebatterystaple", "key=***"),  # lowercase letters: named, so masked
+        ("Ab1x9", "key=***"),  # short, but named
+        ("abc", "key=abc"),  # the control: too short to mask without hiding figures
+    ],
+)
+def test_a_value_named_with_env_is_masked_whatever_its_letters(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    settings = AdvisorSettings(
+        command='printf "key=%s" "$MY_TOKEN"',
+        parent_env={**PARENT_ENV, "MY_TOKEN": value},
+        cwd=tmp_path,
+        forward=("MY_TOKEN",),
+    )
+    file = checkpoints()
+    (result,) = check_grounding(file, select_all(file), settings).results
+    assert result.advice == shown
+
+
 def test_grounded_advice_passes_and_an_invented_figure_fails_on_the_same_checkpoint(
     tmp_path: Path,
 ) -> None:

@@ -80,7 +80,7 @@ def check_grounding(
     """Run the advisor on each selected checkpoint and check every figure of its advice."""
     for name in settings.forward:
         if name in settings.parent_env:
-            register_secret(settings.parent_env[name])
+            register_secret(settings.parent_env[name], named=True)
     with tempfile.TemporaryDirectory(prefix="proctor-grounding-") as scratch:
         env = agent_environment(settings.parent_env, home=Path(scratch), forward=settings.forward)
         results = [
