@@ -58,10 +58,18 @@ SAME_FOLDER = re.compile(r"/(?:\.?/)+")
 """``//`` and ``/./`` in a path: the same folder as ``/``."""
 
 
+UP_AGAIN = re.compile(r"/(?!\.\.?(?:/|$))[^/\s;|&()]+/\.\.(?=/|[\s;|&)]|$)")
+"""A folder then ``..``: the folder above it (``/home/me/sub/..`` is ``/home/me``)."""
+
+
 def _plain_paths(text: str) -> str:
     """A command as the shell would join its paths: quotes and backslashes gone, ``//`` and
-    ``/./`` read as ``/`` (``'/home/me'/.claude`` and ``/home/me//.claude`` name one folder)."""
-    return SAME_FOLDER.sub("/", QUOTES.sub("", text))
+    ``/./`` read as ``/``, a folder then ``..`` as the folder above (``'/home/me'/.claude``,
+    ``/home/me//.claude`` and ``/home/me/sub/../.claude`` name one folder)."""
+    text = SAME_FOLDER.sub("/", QUOTES.sub("", text))
+    while (shorter := UP_AGAIN.sub("", text)) != text:
+        text = shorter
+    return text
 
 
 def real_homes() -> list[Path]:

@@ -215,10 +215,13 @@ def test_the_guard_refuses_commands_aimed_at_the_real_home(tmp_path: Path) -> No
     guard.refuse_real_home("HOME={home} ./install.sh", [real], "--install")
     guard.refuse_real_home("echo a~b && cp x {home}/.claude/", [real], "--install")  # no home
     guard.refuse_real_home(f"echo '{real}' '.claude'", [real], "--install")  # two words
+    guard.refuse_real_home(f"ls {real}/sub/../other/.x", [real], "--install")  # not the home's
     for bad in (
         f"HOME={real} ./install.sh",
         f"cp x {real}//.claude/settings.json",  # the same folder, written otherwise
         f"cp x {real}/./.claude/settings.json",
+        f"ls {real}/sub/../.claude",  # a folder and `..` again
+        f"cp x {real}/a/b/../../.claude.json",
         f"cp x '{real}'/.claude/settings.json",
         f'cp x "{real}/".claude/settings.json',
         f"cp x {real}/\\.claude/settings.json",
