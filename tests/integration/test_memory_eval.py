@@ -115,6 +115,14 @@ def test_a_url_is_spoken_to_over_streamable_http(proctor: Run, http_server: str)
     assert result.json()["server"] == http_server
     again = evaluate(proctor, http_server)  # fresh projects: a second run sees no first-run notes
     assert again.code == 0, again.err
+    # Credentials in the URL are sent, never shown: the server ignores them.
+    keyed = http_server.replace("http://", "http://me:pa55word@") + "?api_key=sk-abc123"
+    masked = evaluate(proctor, keyed)
+    assert masked.code == 0, masked.err
+    assert masked.json()["server"] == http_server.replace("http://", "http://me:***@") + (
+        "?api_key=***"
+    )
+    assert "pa55word" not in masked.out + masked.err and "sk-abc123" not in masked.out
 
 
 def test_a_server_that_cannot_start_is_exit_3(proctor: Run, tmp_path: Path) -> None:

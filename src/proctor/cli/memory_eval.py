@@ -133,7 +133,7 @@ def command(
         score_run,
     )
     from proctor.errors import ConfigError
-    from proctor.util.masking import mask
+    from proctor.util.masking import credentials_masked
 
     target = server_target(server, server_args)
     if target.is_url and adapter is None:
@@ -147,14 +147,14 @@ def command(
     try:
         returned = collect_results(target, mapping, data, k, timeout)
     except MemoryServerError as exc:
-        click.echo(f"proctor: error: {mask(str(exc))}", err=True)
+        click.echo(f"proctor: error: {credentials_masked(str(exc))}", err=True)
         return SERVER_ERROR
     record = score_run(
         data,
         returned,
         k=k,
         thresholds=Thresholds(**minimums),
-        server=mask(target.describe()),
+        server=credentials_masked(target.describe()),
         dataset_name=str(dataset),
         adapter_name=str(adapter) if adapter else "built-in knowledge-graph",
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -47,6 +48,31 @@ def mask(text: str) -> str:
         if secret in text:
             text = text.replace(secret, MASK)
     return text
+
+
+_SECRET_WORD = r"(?:\w+[-_.])*(?:api_?key|key|token|secret|password|passwd|pwd|auth|credentials?)"
+"""A name whose last part says it holds a credential (``api-key``, ``GITHUB_TOKEN``,
+``client_secret``; not ``keyboard``, ``tokens`` or ``key-file``)."""
+_CREDENTIALS = (
+    # A URL's password: https://user:***@host
+    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@", re.IGNORECASE), r"\1***@"),
+    # A query parameter named like a secret: ?api_key=***
+    (re.compile(rf"([?&]{_SECRET_WORD}=)[^&\s#'\"]+", re.IGNORECASE), r"\1***"),
+    # An option named like one, and its value: --token *** or --api-key=***
+    (re.compile(rf"((?<!\S)--?{_SECRET_WORD}(?:=|\s+))(?!-)[^\s'\"]+", re.IGNORECASE), r"\1***"),
+    # A variable named like one: GITHUB_TOKEN=***
+    (re.compile(rf"(\b{_SECRET_WORD}=)[^\s'\"&]+", re.IGNORECASE), r"\1***"),
+)
+
+
+def credentials_masked(text: str) -> str:
+    """``text`` (a command line, a URL) with what looks like a credential in it masked: a
+    URL's password, a query parameter, an option or a variable whose name says key, token,
+    secret or password; and every registered secret (see :func:`mask`). For what proctor
+    shows and records of a user's configuration, whose secrets it was never told."""
+    for pattern, replacement in _CREDENTIALS:
+        text = pattern.sub(replacement, text)
+    return mask(text)
 
 
 class MaskingFilter(logging.Filter):

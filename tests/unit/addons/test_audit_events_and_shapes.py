@@ -236,3 +236,18 @@ def test_of_mcp_servers_of_one_name_only_the_winning_scope_s_loads(tmp_path: Pat
         ),
         ("proj-g", None),
     ]
+
+
+def test_a_credential_in_a_server_s_command_or_url_is_never_shown(tmp_path: Path) -> None:
+    servers = {
+        "gh": {"command": "npx", "args": ["gh-server", "--token", "ghp_abc123secret"]},
+        "remote": {"type": "http", "url": "https://me:pa55word@example.test/mcp?api_key=sk-1"},
+    }
+    write(tmp_path / ".claude.json", {"mcpServers": servers})
+    result = audit_agent("claude-code", tmp_path, None)
+    shown = {c.name: c.command or c.url for c in result.components if c.kind == "mcp"}
+    assert shown == {
+        "gh": "npx gh-server --token ***",
+        "remote": "https://me:***@example.test/mcp?api_key=***",
+    }
+    assert "ghp_abc123secret" not in result.model_dump_json()

@@ -146,3 +146,22 @@ def test_a_lowercase_word_is_a_placeholder_not_a_key(monkeypatch: pytest.MonkeyP
     )
     masking.register_secret("sk-ollama-1")  # the control: a key-shaped value is masked
     assert masking.mask("key sk-ollama-1 here") == "key *** here"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("http://user:s3cret@127.0.0.1:8765/mcp?api_key=sk-ab&x=1", "http://user:***@127.0.0.1:8765/mcp?api_key=***&x=1"),
+        ("npx server --token ghp_abc123 --port 8080", "npx server --token *** --port 8080"),
+        ("srv --api-key=sk-1 --verbose", "srv --api-key=*** --verbose"),
+        ("GITHUB_TOKEN=ghp_x node s.js", "GITHUB_TOKEN=*** node s.js"),
+        ("https://h/mcp?access_token=abc&page=2", "https://h/mcp?access_token=***&page=2"),
+        # The controls: names that only hold such a word are left as they are.
+        ("node s.js --keyboard-layout us --tokens 5 --key-file /x", "node s.js --keyboard-layout us --tokens 5 --key-file /x"),
+        ("https://example.com/mcp", "https://example.com/mcp"),
+    ],
+)  # fmt: skip
+def test_a_credential_in_a_command_line_or_url_is_masked(text: str, shown: str) -> None:
+    from proctor.util.masking import credentials_masked
+
+    assert credentials_masked(text) == shown
