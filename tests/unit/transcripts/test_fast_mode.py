@@ -172,3 +172,25 @@ def test_a_fast_suffix_on_another_makers_id_is_not_a_claude_fast_mode() -> None:
     # (OpenAI's fast mode is not in its ids: such a name keeps its date, and has no price.)
     assert list_name("gpt-5-2025-08-07-fast") == "gpt-5-2025-08-07-fast"
     assert PriceTable().price_of("gpt-5-2025-08-07-fast") is None
+
+
+def test_of_two_lines_of_a_response_alike_but_for_its_speed_the_one_with_it_counts(
+    tmp_path: Path,
+) -> None:
+    """ccusage's rule: the response is then named as its speed says (its model's -fast)."""
+    import json
+
+    first = json.loads(_line(0, "claude-opus-4-8", None))
+    second = json.loads(_line(0, "claude-opus-4-8", "fast"))
+    second["uuid"] = "a0-again"
+    lines = [json.dumps(first), json.dumps(second)]
+    assert list(read_alike(_session(tmp_path, lines))) == ["claude-opus-4-8-fast"]
+    # The control: the other way round, the line with the speed came first and stays.
+    (tmp_path / "s-1.jsonl").unlink()
+    assert list(read_alike(_session(tmp_path, lines[::-1]))) == ["claude-opus-4-8-fast"]
+    # A larger total still wins over a speed.
+    bigger = json.loads(_line(0, "claude-opus-4-8", None, prompt=5000))
+    bigger["uuid"] = "a0-bigger"
+    (tmp_path / "s-1.jsonl").unlink()
+    three = [json.dumps(second), json.dumps(bigger)]
+    assert list(read_alike(_session(tmp_path, three))) == ["claude-opus-4-8"]

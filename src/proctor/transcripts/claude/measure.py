@@ -344,9 +344,8 @@ class _MeasureParser(_Parser):
             message_id, request_id = str(message.id), record.requestId
             side = bool(record.isSidechain) or self.builder.sidechain
             final = message.stop_reason is not None
-            key, keep, new = self.dedup.offer(
-                message_id, request_id, final, inp + out + read + write, side
-            )
+            total, speed = inp + out + read + write, usage.speed is not None
+            key, keep, new = self.dedup.offer(message_id, request_id, final, total, side, speed)
             if new and self.ids is not None:
                 self.ids[key] = response_digest(message_id, request_id)
             if keep:  # the row only: its usage event is left out

@@ -439,14 +439,15 @@ class _Parser:
             self.builder.check_counts(*hour_counts(creation), ts, str(message.get("id")))
         final = message.get("stop_reason") is not None
         side = bool(record.get("isSidechain"))
-        key = self.counted(str(message.get("id")), record.get("requestId"), final, side, row)
+        ids = (str(message.get("id")), record.get("requestId"))
+        key = self.counted(*ids, final, side, row, speed is not None)
         if key is not None:
             # A better line for a response already counted takes its row; its event keeps its
             # first place (and, once a streaming parse has handed it on, its first numbers).
             self.builder.usage(row, ts, key)
 
     def counted(
-        self, message_id: str, request_id: Any, final: bool, side: bool, row: UsageRow
+        self, message_id: str, request_id: Any, final: bool, side: bool, row: UsageRow, speed: bool
     ) -> Hashable | None:
         """One line of a model response offered to the count (ccusage's rules, across every
         file of the session): the key of the response whose usage row it sets, or None when
@@ -455,7 +456,7 @@ class _Parser:
         _, inp, out, read, write, _ = row
         side = side or self.builder.sidechain
         total = inp + out + read + write
-        key, keep, new = self.dedup.offer(message_id, request_id, final, total, side)
+        key, keep, new = self.dedup.offer(message_id, request_id, final, total, side, speed)
         if new and self.ids is not None:
             self.ids[key] = response_digest(message_id, request_id)
         return key if keep else None

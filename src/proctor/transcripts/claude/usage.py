@@ -37,15 +37,23 @@ class UsageDedup:
     """
 
     def __init__(self) -> None:
-        self.state: dict[UsageKey, tuple[bool, int, bool]] = {}
+        self.state: dict[UsageKey, tuple[bool, int, bool, bool]] = {}
         self.first_key: dict[int, UsageKey] = {}
         self.alias: dict[UsageKey, UsageKey] = {}
 
     def offer(
-        self, message_id: str, request_id: str | None, final: bool, total: int, side: bool
+        self,
+        message_id: str,
+        request_id: str | None,
+        final: bool,
+        total: int,
+        side: bool,
+        speed: bool = False,
     ) -> tuple[UsageKey, bool, bool]:
         """(key, keep, is_new) for a line of a response: has it a ``stop_reason``, its total,
-        is it a sidechain. ``key`` names the response the line belongs to."""
+        is it a sidechain, has its usage a ``speed``. ``key`` names the response the line
+        belongs to. Of two lines alike but for ``speed``, the one with it counts (ccusage's
+        rule: the response's model is then named as its speed says)."""
         state = self.state
         exact = hash((message_id, request_id))
         key = self.alias.get(exact, exact) if self.alias else exact
@@ -54,7 +62,7 @@ class UsageDedup:
             message = hash(message_id)
             other = self.first_key.get(message)
             if other is None:  # a new response: the common case
-                state[exact] = (final, total, side)
+                state[exact] = (final, total, side, speed)
                 self.first_key[message] = exact
                 return exact, True, True
             if side or state[other][2]:
@@ -63,17 +71,18 @@ class UsageDedup:
                 key, existing = other, state[other]
                 self.alias[exact] = other
         if existing is not None:
-            was_final, was_total, was_side = existing
+            was_final, was_total, was_side, had_speed = existing
             if side and not was_side:
                 return key, False, False
             better = (
                 (was_side and not side)
                 or (not was_final and final)
                 or (final == was_final and total > was_total)
+                or (final == was_final and total == was_total and speed and not had_speed)
             )
             if not better:
                 return key, False, False
-        state[key] = (final, total, side)
+        state[key] = (final, total, side, speed)
         self.first_key.setdefault(hash(message_id), key)
         return key, True, existing is None
 
@@ -111,9 +120,9 @@ def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
                 continue
             side = index > 0 or bool(record.get("isSidechain"))
             final = message.get("stop_reason") is not None
-            key, keep, _ = dedup.offer(
-                str(message.get("id")), record.get("requestId"), final, _usage_total(usage), side
-            )
+            ids = (str(message.get("id")), record.get("requestId"))
+            speed = usage.get("speed") is not None
+            key, keep, _ = dedup.offer(*ids, final, _usage_total(usage), side, speed)
             if keep:  # counted as the parsers count them (token_count)
                 inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
                 hour = hour_writes(usage.get("cache_creation"), write)
