@@ -19,7 +19,7 @@ def legacy_subagents(project_folder: str) -> dict[str, list[Path]]:
     """Subagent files an older Claude Code wrote beside the sessions (``agent-*.jsonl``), by
     the session id they name; read once per project folder, not once per session."""
     found: dict[str, list[Path]] = {}
-    for path in _agent_files(Path(project_folder)):
+    for path in _agent_files(Path(project_folder), workflows=False):
         session_id = first_record(path).get("sessionId")
         if isinstance(session_id, str):
             found.setdefault(session_id, []).append(path)
@@ -47,20 +47,36 @@ def _is(entry: os.DirEntry[str], folder: bool) -> bool:
         return False
 
 
-def _agent_files(folder: Path) -> list[Path]:
-    """The subagent files in ``folder``; none when it is not there. A folder that is there
-    but cannot be listed is an OSError naming it: the session would be measured without its
-    subagents' steps and tokens, so it is reported unavailable instead."""
+def _agent_files(folder: Path, workflows: bool = True) -> list[Path]:
+    """The subagent files in ``folder`` (with ``workflows``, and in its ``workflows/<run>/``
+    folders); none when it is not there. A folder that is there but cannot be listed is an
+    OSError naming it: the session would be measured without its subagents' steps and
+    tokens, so it is reported unavailable instead."""
     try:
         with os.scandir(folder) as entries:
-            names = [
-                e.name for e in entries if e.name.startswith("agent-") and _is(e, folder=False)
-            ]
+            listed = list(entries)
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
         raise OSError(unlisted(folder, exc)) from exc
-    return [folder / n for n in sorted(names) if n.endswith(".jsonl")]
+    names = [e.name for e in listed if e.name.startswith("agent-") and _is(e, folder=False)]
+    found = [folder / n for n in names if n.endswith(".jsonl")]
+    if workflows and any(e.name == "workflows" and _is(e, folder=True) for e in listed):
+        # A workflow's agents write theirs a folder deeper (workflows/<run>/), each read once.
+        seen = {path.name for path in found}
+        for run in sorted(_subfolders(folder / "workflows")):
+            deeper = _agent_files(run, workflows=False)
+            found += [path for path in deeper if path.name not in seen]
+            seen.update(path.name for path in deeper)
+    return sorted(found)
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as entries:
+            return [Path(e.path) for e in entries if _is(e, folder=True)]
+    except OSError as exc:
+        raise OSError(unlisted(folder, exc)) from exc
 
 
 def parts_for_stamp(session: Session) -> list[Path]:

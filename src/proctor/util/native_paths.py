@@ -102,12 +102,16 @@ def unlisted(folder: Path, exc: OSError) -> str:
 def claude_subagent_files(main: Path) -> list[Path]:
     """Subagent transcripts of the session whose main file is ``main``, sorted by name."""
     session_id = main.name.removesuffix(".jsonl")
-    # Regular files only: a named pipe would block whoever read it.
-    nested = sorted(
-        p for p in (main.parent / session_id / "subagents").glob("agent-*.jsonl") if p.is_file()
-    )
+    folder = main.parent / session_id / "subagents"
+    # Regular files only: a named pipe would block whoever read it. A workflow's agents write
+    # theirs a folder deeper (subagents/workflows/<run>/), each read once.
+    nested = [p for p in folder.glob("agent-*.jsonl") if p.is_file()]
+    names = {p.name for p in nested}
+    nested += [
+        p for p in folder.glob("workflows/*/agent-*.jsonl") if p.is_file() and p.name not in names
+    ]
     if nested:
-        return nested
+        return sorted(nested)
     siblings = sorted(p for p in main.parent.glob("agent-*.jsonl") if p.is_file())
     return [p for p in siblings if first_record(p).get("sessionId") == session_id]
 

@@ -112,3 +112,34 @@ def test_a_gemini_subagent_chat_where_no_session_reads_it_is_said(tmp_path: Path
     sessions, listed = sessions_under([tmp_path], ["gemini-cli"])
     ((session,), unavailable) = _replayed(sessions, listed)  # type: ignore[arg-type]
     assert unavailable == [] and "gemini-3-flash-preview" in session.usage
+
+
+NESTED = ROOT / "tests/fixtures/transcripts/claude/nested/-tmp-proctor-vhux1ro4-0-workspace"
+NESTED_ID = "2e315b70-a4cd-4086-8c5c-33ece1bf7bd1"
+
+
+def test_a_workflow_s_agents_files_a_folder_deeper_are_read_with_their_session(
+    tmp_path: Path,
+) -> None:
+    from proctor.transcripts.claude import parse_claude_session
+    from proctor.util.native_paths import claude_subagent_files
+
+    project = tmp_path / ".claude" / "projects" / "-w"
+    shutil.copytree(NESTED, project)
+    ((flat,), _) = _home(tmp_path, "claude-code")
+    subagents = project / NESTED_ID / "subagents"
+    run = subagents / "workflows" / "wf_abc-123"
+    run.mkdir(parents=True)
+    for agent in subagents.glob("agent-*.jsonl"):
+        agent.rename(run / agent.name)
+    (run / "journal.jsonl").write_text('{"type":"started","key":"k","agentId":"a"}\n')
+    ((session,), unavailable) = _home(tmp_path, "claude-code")
+    assert unavailable == []
+    assert _responses(session) == _responses(flat) and session.steps == flat.steps
+    main = project / f"{NESTED_ID}.jsonl"
+    found = claude_subagent_files(main)
+    assert found and all(path.parent == run for path in found)
+    whole = parse_claude_session(main, found)
+    assert {m: u.responses for m, u in whole.usage.items()} == {
+        m: u.responses for m, u in flat.usage.items()
+    }
