@@ -290,3 +290,62 @@ def test_an_agent_that_swaps_its_workspace_out_fails_and_nothing_outside_is_touc
     diff = next((tmp_path / "out").glob("run-*/trials/swap/*/*/1/workspace.diff")).read_text()
     assert diff.startswith(f"Workspace replaced: the agent left {left}")
     assert "deleted file" in diff
+
+
+def test_a_key_of_the_environment_or_dotenv_no_trial_was_lent_is_masked_everywhere(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The scripted agent is lent no key; a key in the environment or ./.env that reaches a
+    prompt, a transcript, a check's output or a reason is masked in every file and report."""
+    env_key, dotenv_key = "sk-ant-api03-PLANTEDenvAAAA1111", "sk-proj-PLANTEDdotenvBBBB2222"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", env_key)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={dotenv_key}\n")
+    check = {"use": "command", "label": "leaks", "run": "cat out.txt; exit 1"}
+    make_case(
+        "leaky",
+        prompt=f"Use {env_key} and {dotenv_key}.",
+        config={"evaluators": [check]},
+        plan={"turns": [{"shell": f"echo {env_key} {dotenv_key} > out.txt; cat out.txt"}]},
+    )
+    result, out = run_cases(proctor, tmp_path, "--keep-workspace")
+    run_dir = single_run_dir(out)
+    report = proctor("report", str(run_dir), "--reporter", "html,json,junit,markdown", "--write")
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == "report.html" for p in written)
+    for key in (env_key, dotenv_key):
+        for path in written:
+            assert key not in path.read_text(errors="replace"), f"{key} in {path}"
+        assert key not in result.out + result.err + report.out + report.err
+    assert "***" in (run_dir / "trials/leaky/scripted/default/1/trajectory.jsonl").read_text()
+
+
+def test_an_mcp_server_s_token_is_not_written_into_resolved_json_and_resume_still_matches(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    server = {
+        "name": "tiny",
+        "command": "python3",
+        "args": ["server.py", "--api-key", "mcpPLANTEDarg0000", "--url=https://u:pw9@h/x"],
+        "env": {"TINY_TOKEN": "mcpenvPLANTED3434"},
+    }
+    make_case("c", config={"provision": {"mcps": [server]}})
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    run_dir = single_run_dir(out)
+    text = (run_dir / "resolved.json").read_text()
+    for secret in ("mcpPLANTEDarg0000", "mcpenvPLANTED3434", "pw9"):
+        assert secret not in text
+    (case,) = json.loads(text)["cases"]
+    assert case["provision"]["mcps"][0]["args"] == [
+        "server.py", "--api-key", "***", "--url=https://u:***@h/x",
+    ]  # fmt: skip
+    assert case["provision"]["mcps"][0]["env"] == {"TINY_TOKEN": "***"}
+    resumed = proctor("run", "--resume", str(run_dir))  # the records still match the plan
+    assert resumed.code == 0 and "1 kept" in resumed.err, resumed.err
+    # The control: a changed token is a changed configuration.
+    server["env"] = {"TINY_TOKEN": "another-token-5656"}
+    make_case("c", config={"provision": {"mcps": [server]}})
+    changed = proctor("run", "--resume", str(run_dir))
+    assert changed.code == 2 and "changed since the run started" in changed.err

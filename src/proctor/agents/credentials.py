@@ -296,3 +296,25 @@ def _secret_strings(node: Any, name: str) -> list[str]:
     if isinstance(node, str) and len(node) >= 16 and any(p in lowered for p in SECRET_FIELDS):
         return [node]
     return []
+
+
+def register_user_keys(folder: Path | None = None) -> None:
+    """Register for masking every key the user's environment and ``.env`` (in ``folder``,
+    default the current one) hold, the providers' and the agents' (``ANTHROPIC_API_KEY``,
+    ``GEMINI_API_KEY``, ``CLAUDE_CODE_OAUTH_TOKEN``, ``CODEX_API_KEY``, ``PROCTOR_*_KEY``, …),
+    whether or not any trial is lent one: each is masked in every file proctor writes, on
+    every page it serves and in what it prints. Called by the process that writes a run's
+    records, before its workers start (they inherit what it registered)."""
+    from proctor.llm.refs import PROVIDERS
+    from proctor.llm.secrets import key_variables, load_dotenv
+
+    try:
+        dotenv = load_dotenv(folder)
+    except OSError:  # the current folder was deleted meanwhile: it holds no .env
+        dotenv = {}
+    names = {name for kind in KINDS.values() for name in kind.keys}
+    names |= {name for provider in PROVIDERS for name in key_variables(provider)}
+    for name in sorted(names):
+        for found in (os.environ.get(name), dotenv.get(name)):
+            if found:
+                register_secret(found)

@@ -6,6 +6,7 @@ import sys
 from typing import TextIO
 
 from proctor.execute.events import RunEvent, RunFinished, RunStarted, TrialFinished, TrialStarted
+from proctor.util.masking import mask
 from proctor.util.text import one_line
 
 
@@ -28,7 +29,7 @@ class PlainProgress:
             reason = f": {r.reason}" if r.status != "passed" else ""
             # One line, whatever a case name or a check's label holds (a line break, a
             # terminal's escape sequence): shown, never obeyed.
-            trial = one_line(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}")
+            trial = mask(one_line(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}"))
             print(
                 f"[{self.done}/{self.total}] {r.status} {trial}",
                 file=self.stream,

@@ -62,7 +62,11 @@ def command(
     configuration error or nothing to run, 3 cases in an error status but none failed, 130
     interrupted.
     """
+    from proctor.agents.credentials import register_user_keys
     from proctor.session.evals import EvalRequest, listing, load_selection, run_evals
+
+    # Every key of the environment and ./.env is masked in what this run writes and prints.
+    register_user_keys()
 
     request = EvalRequest(
         dir=root,

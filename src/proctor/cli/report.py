@@ -58,10 +58,14 @@ def command(
     The Markdown, JSON, JUnit and HTML reports also list the run's new, reopened and resolved
     findings when the ledger of its results directory holds the run.
     """
+    from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, render_into, reporter_names
     from proctor.report.stored import check_distinct, pooled_folders, recompute, recompute_many
+
+    # Every key of the environment and ./.env is masked in the reports written and printed.
+    register_user_keys()
 
     names = reporter_names(reporters or ["markdown"])
     if (repeated or goal_shape) and "markdown" not in names:

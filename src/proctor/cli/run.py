@@ -12,6 +12,7 @@ import click
 
 from proctor.cli.options import FiniteRange, config_option, reporter_option, source_option
 from proctor.models.base import MAX_TIMEOUT_SEC
+from proctor.util.masking import mask
 from proctor.util.text import one_line
 
 if TYPE_CHECKING:
@@ -236,8 +237,12 @@ def command(
     file into the run folder (suite.md and suite.json always, junit.xml when asked). With
     --repeat-check N it prints the repeat check's summary instead (docs/repeat-check.md).
     """
+    from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
+
+    # Every key of the environment and ./.env is masked in what this run writes and prints.
+    register_user_keys()
     from proctor.models.config import CliOverrides
     from proctor.report.reporters import reporter_names
     from proctor.session import RunRequest, plan_run, run_plan
@@ -354,7 +359,7 @@ def command(
         click.echo(result.outputs[name], nl=False)
     click.echo(f"proctor: results in {result.paths.root}", err=True)
     click.echo(
-        f"proctor: exit {result.suite.exit_code}: {one_line(result.suite.exit_reason)}",
+        f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
         err=True,
     )
     return result.suite.exit_code
@@ -490,7 +495,8 @@ def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
         err=True,
     )
     click.echo(
-        f"proctor: exit {result.suite.exit_code}: {one_line(result.suite.exit_reason)}", err=True
+        f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
+        err=True,
     )
     return result.suite.exit_code
 

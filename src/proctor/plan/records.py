@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.models.case import Case
-from proctor.models.config import AgentProfile
+from proctor.models.config import AgentProfile, McpEntry, Provision
 from proctor.models.plan import ResolvedCase, RunPlan
 from proctor.models.run import (
     MatrixCell,
@@ -22,6 +22,7 @@ from proctor.models.run import (
     ResolvedRecord,
     SkippedCaseRecord,
 )
+from proctor.util.masking import arguments_masked, credentials_masked
 
 
 def content_digest(case: Case) -> str:
@@ -220,7 +221,7 @@ def resolved_case(
             )
             for s in rc.evaluators
         ],
-        provision=rc.provision,
+        provision=recorded_provision(rc.provision),
         setup=rc.setup,
         teardown=rc.teardown,
         env=sorted(rc.env),
@@ -233,7 +234,7 @@ def resolved_case(
         files_digest=None if legacy else files_digest(rc),
         conditions={
             name: ResolvedCondition(
-                provision=v.provision,
+                provision=recorded_provision(v.provision) if v.provision else v.provision,
                 agent_model=v.agent_model,
                 agent_effort=v.agent_effort,
                 prompt_prefix=v.prompt_prefix,
@@ -281,3 +282,24 @@ def resolved_record(
         skip_evaluators=list(plan.overrides.skip_evaluators),
         collect_cost=plan.overrides.collect_cost,
     )
+
+
+def recorded_provision(provision: Provision) -> Provision:
+    """What ``resolved.json`` keeps of a case's add-ons: MCP servers with their ``env`` and
+    ``headers`` values left out (``***``: they hold tokens), and a credential in a command's
+    arguments or a URL masked (``--token ***``, ``https://me:***@…``), as every registered
+    key is. The configuration's digest keeps what they were, for ``--resume``."""
+    if not provision.mcps:
+        return provision
+    mcps = []
+    for entry in provision.mcps:
+        extra = dict(entry.model_extra or {})
+        for key in ("env", "headers"):
+            if isinstance(extra.get(key), dict):
+                extra[key] = dict.fromkeys(extra[key], "***")
+        if isinstance(extra.get("args"), list):
+            extra["args"] = arguments_masked(extra["args"])
+        if isinstance(extra.get("url"), str):
+            extra["url"] = credentials_masked(extra["url"])
+        mcps.append(McpEntry.model_validate({"name": entry.name, **extra}))
+    return provision.model_copy(update={"mcps": mcps})

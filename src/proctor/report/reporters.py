@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError
 from proctor.models.io import model_to_json, write_text_atomic
+from proctor.util.masking import mask
 
 if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
@@ -113,6 +114,7 @@ def render_into(
     outputs: dict[str, str] = {}
     for name in dict.fromkeys(names):
         reporter = REPORTERS[name]
-        outputs[name] = reporter.render(suite, records, run_dir=folder)
+        # Masked as written (every registered key): the text printed is the file's.
+        outputs[name] = mask(reporter.render(suite, records, run_dir=folder))
         write_text_atomic(folder / reporter.file_name, outputs[name])
     return outputs

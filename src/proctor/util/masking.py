@@ -13,6 +13,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Any
 
 MASK = "***"
 MIN_SECRET_CHARS = 6
@@ -63,6 +64,24 @@ _CREDENTIALS = (
     # A variable named like one: GITHUB_TOKEN=***
     (re.compile(rf"(\b{_SECRET_WORD}=)[^\s'\"&]+", re.IGNORECASE), r"\1***"),
 )
+
+
+_SECRET_FLAG = re.compile(rf"--?{_SECRET_WORD}", re.IGNORECASE)
+
+
+def arguments_masked(args: list[Any]) -> list[Any]:
+    """A command's arguments with what looks like a credential masked (see
+    :func:`credentials_masked`), the value after an option named like one (``--token``,
+    ``--api-key``) too."""
+    out: list[Any] = []
+    after_flag = False
+    for arg in args:
+        if isinstance(arg, str) and after_flag and not arg.startswith("-"):
+            out.append(MASK)
+        else:
+            out.append(credentials_masked(arg) if isinstance(arg, str) else arg)
+        after_flag = isinstance(arg, str) and bool(_SECRET_FLAG.fullmatch(arg))
+    return out
 
 
 def credentials_masked(text: str) -> str:

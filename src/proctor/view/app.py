@@ -6,8 +6,6 @@ page under :mod:`proctor.view.routes`, static files from the package, strict hea
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -60,24 +58,6 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def register_keys(source: Path | None) -> None:
-    """Register every key the user's environment (and ``.env``) holds, the providers' and the
-    agents' (``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``, ``CLAUDE_CODE_OAUTH_TOKEN``,
-    ``CODEX_API_KEY``, ``PROCTOR_*_KEY``, …): each is masked on every page and file served."""
-    from proctor.agents.credentials import KINDS
-    from proctor.llm.refs import PROVIDERS
-    from proctor.llm.secrets import key_variables, load_dotenv
-    from proctor.util.masking import register_secret
-
-    dotenv = load_dotenv(source)
-    names = {name for kind in KINDS.values() for name in kind.keys}
-    names |= {name for provider in PROVIDERS for name in key_variables(provider)}
-    for name in sorted(names):
-        for found in (os.environ.get(name), dotenv.get(name)):
-            if found:
-                register_secret(found)
-
-
 class ViewerApp(Starlette):
     """Starlette with :class:`SecurityHeaders` outside everything, its error middleware too:
     a 500 carries the same headers (and the same Host check) as any other response."""
@@ -90,9 +70,10 @@ class ViewerApp(Starlette):
 
 def build_app(settings: ViewSettings, index: ResultsIndex | None = None) -> Starlette:
     """The viewer over ``settings.results`` (its index is opened, or built, here)."""
+    from proctor.agents.credentials import register_user_keys
     from proctor.view.playground import Playground
 
-    register_keys(settings.source)
+    register_user_keys(settings.source)
     index = index or ResultsIndex(settings.results, only=settings.only)
     index.refresh(force=True)
     app = ViewerApp(routes=ROUTES)

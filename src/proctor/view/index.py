@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from proctor.paths import RunPaths
+from proctor.util.masking import mask
 from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
 from proctor.view.records import TrialRow, folder_key, read_trial_rows, run_facts, signature
 from proctor.view.schema import (
@@ -305,9 +306,16 @@ SQLITE_INT = 2**63
 
 
 def fitted(values: tuple[object, ...]) -> tuple[object, ...]:
-    """The row with every integer SQLite cannot hold made a float."""
+    """The row with every integer SQLite cannot hold made a float, and every registered key
+    masked in its text (the index is a file on disk: a record written before its key was
+    registered, a reason quoting it, keeps it out)."""
     return tuple(
-        float(v) if type(v) is int and not -SQLITE_INT <= v < SQLITE_INT else v for v in values
+        float(v)
+        if type(v) is int and not -SQLITE_INT <= v < SQLITE_INT
+        else mask(v)
+        if type(v) is str
+        else v
+        for v in values
     )
 
 

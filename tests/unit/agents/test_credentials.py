@@ -6,6 +6,8 @@ import json
 import stat
 from pathlib import Path
 
+import pytest
+
 from proctor.agents.credentials import (
     KINDS,
     LentFile,
@@ -199,3 +201,28 @@ def test_a_login_the_user_removed_meanwhile_is_not_brought_back(tmp_path: Path) 
     notes = give_back(lent, tmp_path / "lock")
     assert not user.exists()
     assert "was not updated" in notes[0]
+
+
+def test_the_key_fragment_claude_code_approves_is_in_its_seed_and_masked_elsewhere(
+    tmp_path: Path,
+) -> None:
+    from proctor.agents.claude_code.adapter import seed_home
+
+    key = "sk-ant-api03-SEEDfragmentTEST-9876543210abcdefXYZ"
+    seed_home(tmp_path / "home", tmp_path / "home" / ".claude", tmp_path / "ws", key)
+    state = json.loads((tmp_path / "home" / ".claude.json").read_text())
+    assert state["customApiKeyResponses"]["approved"] == [key[-20:]]  # as Claude Code reads it
+    assert mask(f"approved: {key[-20:]}") == "approved: ***"  # masked where it shows up
+
+
+def test_user_keys_of_the_environment_and_dotenv_are_registered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.agents.credentials import register_user_keys
+
+    monkeypatch.setenv("GEMINI_API_KEY", "AIzaREGISTEREDenvKEY1234")
+    (tmp_path / ".env").write_text("CODEX_API_KEY=sk-REGISTEREDdotenv-5678\nOTHER=plain-value-9\n")
+    register_user_keys(tmp_path)
+    assert mask("AIzaREGISTEREDenvKEY1234 sk-REGISTEREDdotenv-5678 plain-value-9") == (
+        "*** *** plain-value-9"
+    )

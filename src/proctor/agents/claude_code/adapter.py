@@ -34,6 +34,7 @@ from proctor.agents.spec import CLAUDE_CODE
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.claude.asks import pending_ask
+from proctor.util.masking import register_secret
 from proctor.util.native_paths import claude_session_files, claude_transcript
 
 SCRIPTED_KEY = "sk-ant-proctor-scripted-0000"
@@ -101,7 +102,10 @@ def seed_home(home: Path, config_dir: Path, workspace: Path, api_key: str | None
         "autoUpdates": False,
     }
     if api_key:
+        # Claude Code approves a key by its last 20 characters: the scratch home holds them
+        # (written as they are), and they are masked wherever they show up as the key is.
         state["customApiKeyResponses"] = {"approved": [api_key[-20:]], "rejected": []}
+        register_secret(api_key[-20:])
     write_json(home / ".claude.json", state)
     write_json(config_dir / ".claude.json", state)
 
