@@ -136,3 +136,28 @@ def test_a_trial_without_its_record_in_a_live_run_is_still_running(tmp_path: Pat
     page = _page(results, "/runs/run-a/trials/case-000/scripted/default/2")
     assert "still running" in page and "no terminal yet" in page
     assert "file not found" not in page and "headless" not in page
+
+
+def test_a_trial_s_process_figures_and_rules_read_as_words_not_python_values(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "proctor", "run", "--source", str(EXAMPLES)),
+            *("--case", "fix-a-bug", "--out", str(results)),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = results.glob("run-*")
+    (trial,) = [p for p in (run_dir / "trials" / "fix-a-bug").glob("*/*/*") if p.is_dir()][:1]
+    record = json.loads((trial / "trial.json").read_text())
+    assert record["process"] is not None and record["rules"]  # the control: figures to show
+    key = "/".join(trial.relative_to(run_dir / "trials").parts)
+    page = _page(results, f"/runs/{run_dir.name}/trials/{key}")
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)
+    assert not {"None", "True", "False"} & {c.strip() for c in cells}

@@ -122,6 +122,25 @@ def test_a_viewer_on_every_address_runs_no_batch(results: Path, tmp_path: Path) 
     assert answer.status_code == 400  # past the checks: an unknown suite
 
 
+def test_a_batch_needs_the_page_s_own_origin_not_only_the_token(
+    results: Path, tmp_path: Path
+) -> None:
+    settings = ViewSettings(results=results, source=tmp_path)
+    body = {"suite": "nope", "cases": []}
+    with TestClient(build_app(settings)) as client:
+        token = {"x-proctor-token": settings.token}
+        bare = client.post("/api/batches", json=body, headers=token)
+        foreign = client.post("/api/batches", json=body, headers={**token, "origin": "http://x"})
+        fetched = client.post(
+            "/api/batches", json=body, headers={**token, "sec-fetch-site": "same-origin"}
+        )
+        own = client.post(
+            "/api/batches", json=body, headers={**token, "origin": "http://testserver"}
+        )
+    assert (bare.status_code, foreign.status_code) == (403, 403)
+    assert (fetched.status_code, own.status_code) == (400, 400)  # past the checks
+
+
 @pytest.mark.parametrize("query", ["page=%C2%B2", "step=%C2%B2", "page=-1", "step=1e3"])
 def test_odd_numbers_in_a_query_are_ignored(results: Path, query: str) -> None:
     with TestClient(build_app(ViewSettings(results=results))) as client:
@@ -155,3 +174,42 @@ def test_a_run_whose_orchestrator_is_another_process_is_not_live(results: Path) 
         runs = {r["run"]: r for r in client.get("/api/runs").json()}
         assert runs["run-20261201T000002Z-open"]["inProgress"] is False
     assert json.loads(paths.run_json.read_text())["finishedAt"] is None
+
+
+def test_a_page_number_of_any_length_past_the_last_shows_the_last() -> None:
+    from proctor.view.templating import int_param
+
+    assert int_param("99999999999999999999999", 1) == 10**9 - 1  # then clamped to the last
+    assert int_param("999", 1) == 999
+    assert int_param("-5", 1) == 1 and int_param("²", 1) == 1  # the controls: no number
+
+
+def test_a_key_a_record_holds_from_before_it_was_registered_stays_out_of_the_index(
+    tmp_path: Path,
+) -> None:
+    from proctor.util.masking import register_secret
+
+    key = "sk-ant-INDEXED-0123456789abc"
+    out = tmp_path / "results"
+    write_planted_run(out, RUN, payload=f"failed: {key}")  # written raw: not registered yet
+    assert key in (out / RUN / "trials" / TRIAL / "trial.json").read_text()
+    register_secret(key)
+    with TestClient(build_app(ViewSettings(results=out))) as client:
+        page = client.get(f"/runs/{RUN}")
+    assert page.status_code == 200 and key not in page.text
+    stored = b"".join(p.read_bytes() for p in out.glob(".proctor-view*") if p.is_file())
+    assert stored and key.encode() not in stored
+
+
+def test_a_trial_page_shows_figures_as_words_and_links_only_to_what_is_there(
+    results: Path,
+) -> None:
+    raw = trial_dir(results) / "raw-transcript.jsonl"
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        with_raw = client.get(f"/runs/{RUN}/trials/{TRIAL}").text
+        raw.unlink(missing_ok=True)
+        without = client.get(f"/runs/{RUN}/trials/{TRIAL}").text
+    assert '<link rel="icon"' in with_raw  # no request for a /favicon.ico that is not there
+    assert '/raw">raw transcript' not in without  # a trial without one links to none
+    if raw.name in {p.name for p in trial_dir(results).iterdir()} or '/raw">raw' in with_raw:
+        assert '/raw">raw transcript' in with_raw  # the control: one that has it links to it

@@ -5,13 +5,21 @@ from __future__ import annotations
 import codecs
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Control characters but tab and newline, and the marks and overrides that reorder text
+shown from right to left (a line written one way that reads another)."""
 
 
 def controls_escaped(text: str) -> str:
     """``text`` with its control characters but tab and newline shown as ``\\x1b``-style
-    escapes: a terminal's escape sequence in it is shown, never obeyed."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    escapes (a direction override as ``\\u202e``): a terminal's escape sequence in it is
+    shown, never obeyed, and no text reads in another order than it was written."""
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def one_line(text: str) -> str:

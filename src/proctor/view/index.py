@@ -306,16 +306,9 @@ SQLITE_INT = 2**63
 
 
 def fitted(values: tuple[object, ...]) -> tuple[object, ...]:
-    """The row with every integer SQLite cannot hold made a float, and every registered key
-    masked in its text (the index is a file on disk: a record written before its key was
-    registered, a reason quoting it, keeps it out)."""
+    """The row with every integer SQLite cannot hold made a float."""
     return tuple(
-        float(v)
-        if type(v) is int and not -SQLITE_INT <= v < SQLITE_INT
-        else mask(v)
-        if type(v) is str
-        else v
-        for v in values
+        float(v) if type(v) is int and not -SQLITE_INT <= v < SQLITE_INT else v for v in values
     )
 
 
@@ -330,7 +323,9 @@ def _trial_values(row: TrialRow, stamp: str) -> tuple[object, ...]:
         row.status,
         None if row.passed is None else int(row.passed),
         row.score,
-        row.reason,
+        # The index is a file on disk: a reason that quotes a key (a record written before the
+        # key was registered) keeps it out. Names stay as they are: pages are found by them.
+        mask(row.reason) if isinstance(row.reason, str) else row.reason,
         row.total_ms,
         row.agent_ms,
         row.harness_ms,

@@ -81,12 +81,19 @@ def run_values(
         totals["passes"] or 0,
         json.dumps(counts),
         suite.exit_code if suite is not None else None,
-        suite.exit_reason if suite is not None else facts.problem,
+        _masked(suite.exit_reason if suite is not None else facts.problem),
         None if totals["unpriced"] else totals["cost"],
         wall,
         int(facts.in_progress),
         sig,
     )
+
+
+def _masked(text: str | None) -> str | None:
+    """A reason as the index keeps it: every registered key masked (the index is a file)."""
+    from proctor.util.masking import mask
+
+    return None if text is None else mask(text)
 
 
 def _ms_between(start: str, end: str) -> float | None:

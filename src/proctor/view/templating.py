@@ -46,8 +46,9 @@ string of thousands of digits would be refused by ``int`` itself)."""
 
 
 def int_param(value: str | None, default: int) -> int:
-    """A query parameter as a whole number (ASCII digits, at most :data:`MAX_DIGITS`), else
-    ``default``."""
-    if value is None or not value.isascii() or not value.isdecimal() or len(value) > MAX_DIGITS:
+    """A query parameter as a whole number (ASCII digits), else ``default``; a number of more
+    than :data:`MAX_DIGITS` digits is the largest of that many (past any last page or step,
+    which it then shows)."""
+    if value is None or not value.isascii() or not value.isdecimal():
         return default
-    return int(value)
+    return int(value) if len(value) <= MAX_DIGITS else 10**MAX_DIGITS - 1

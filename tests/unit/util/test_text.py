@@ -54,3 +54,13 @@ def test_a_spread_reads_as_the_json_holds_it(
     from proctor.util.text import spread_text
 
     assert spread_text(median, low, high, digits) == text
+
+
+def test_a_direction_override_is_shown_not_obeyed() -> None:
+    from proctor.util.text import controls_escaped, one_line, table_cell
+
+    text = "ok \u202eRTL override\u2066 and \x1b[31m red\tkept"
+    shown = "ok \\u202eRTL override\\u2066 and \\x1b[31m red\tkept"
+    assert controls_escaped(text) == shown
+    assert "\u202e" not in one_line(text) and "\u202e" not in table_cell(text)
+    assert controls_escaped("日本語 🎉 é") == "日本語 🎉 é"  # the control: text of any script stays

@@ -16,10 +16,12 @@ from proctor.view.templating import MaskedJSONResponse, render
 
 
 def allowed_origin(request: Request) -> bool:
-    """The request's Origin (when a browser sent one) is the viewer's own address."""
+    """The request's Origin is the viewer's own address (a request without one is allowed
+    only when the browser says it is the page's own, ``Sec-Fetch-Site: same-origin``: a
+    browser sends an Origin with every POST, and a request with neither is no page's)."""
     origin = request.headers.get("origin")
     if origin is None:
-        return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+        return request.headers.get("sec-fetch-site") == "same-origin"
     settings = request.app.state.settings
     own = settings.origins or (f"{request.url.scheme}://{request.headers.get('host', '')}",)
     return origin in own

@@ -89,9 +89,12 @@ def trial_page(request: Request) -> Response:
     diff, diff_cut = read_head(own(folder, paths.workspace_diff), DIFF_LIMIT)
     screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT)
     base = f"/runs/{quote(run)}/trials/{quote(key)}"
+    raw_name = (record.transcript.raw if record else None) or paths.raw_transcript.name
+    raw = inside(folder, raw_name)
     return render(
         request,
         "trial.html",
+        has_raw=raw is not None and raw.is_file(),  # a trial cut short may have none
         run=run,
         key=key,
         record=record,
