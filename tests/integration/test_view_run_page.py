@@ -127,6 +127,19 @@ def test_a_run_left_unfinished_says_so_and_how_to_finish_it(tmp_path: Path) -> N
     assert "did not finish" in _page(results, "/")
 
 
+def test_a_run_stopped_before_it_finished_says_how_to_finish_it(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=2, cases=1, events_per_trial=0)
+    suite = json.loads(paths.suite_json.read_text())
+    paths.suite_json.write_text(json.dumps({**suite, "interrupted": True, "exitCode": 130}))
+    paths.journal.unlink()  # nothing runs it any more
+    page = _page(results, "/runs/run-a")
+    assert "interrupted before it finished" in page
+    assert f"proctor run --resume {results / 'run-a'}" in page
+    paths.suite_json.write_text(json.dumps(suite))  # the control: a finished run says nothing
+    assert "--resume" not in _page(results, "/runs/run-a")
+
+
 def test_a_trial_without_its_record_in_a_live_run_is_still_running(tmp_path: Path) -> None:
     results = tmp_path / "results"
     paths = write_run(results, "run-a", trials=1, cases=1, events_per_trial=0, finished=False)

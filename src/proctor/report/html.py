@@ -47,7 +47,21 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     )
     env.filters["clean"] = clean_text
     env.filters["pretty"] = _pretty
+    env.filters["some_ks"] = some_ks
     return env
+
+
+_SHOWN_KS = frozenset({1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000})
+
+
+def some_ks(ks: Any) -> list[str]:
+    """The ``k`` of pass@k and pass^k a table shows: 1, 2, 3, 5, 10, 20, 50, … and the
+    largest (a group of 120 repeats would otherwise need 240 columns; the JSON keeps every
+    one)."""
+    keys = [str(k) for k in ks]
+    numbers = [int(k) for k in keys if k.isdecimal()]
+    largest = max(numbers, default=0)
+    return [k for k in keys if not k.isdecimal() or int(k) in _SHOWN_KS or int(k) == largest]
 
 
 @cache

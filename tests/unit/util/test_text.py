@@ -64,3 +64,12 @@ def test_a_direction_override_is_shown_not_obeyed() -> None:
     assert controls_escaped(text) == shown
     assert "\u202e" not in one_line(text) and "\u202e" not in table_cell(text)
     assert controls_escaped("日本語 🎉 é") == "日本語 🎉 é"  # the control: text of any script stays
+
+
+def test_a_pass_at_k_table_shows_some_ks_and_the_largest() -> None:
+    from proctor.report.html import some_ks
+
+    assert some_ks([str(k) for k in range(1, 121)]) == [
+        "1", "2", "3", "5", "10", "20", "50", "100", "120",
+    ]  # fmt: skip
+    assert some_ks(["1", "2", "3", "4"]) == ["1", "2", "3", "4"]  # a few: every one

@@ -94,9 +94,17 @@ def run_context(request: Request) -> dict[str, Any] | None:
     pages = max(1, -(-len(listed) // TRIALS_PER_PAGE))
     page = min(pages, max(1, int_param(request.query_params.get("tpage"), 1)))
     shown = listed[(page - 1) * TRIALS_PER_PAGE : page * TRIALS_PER_PAGE]
+    problem = row["exit_reason"] if suite is None else None
+    if suite is not None and suite.interrupted and not row["in_progress"]:
+        # Stopped (Ctrl-C, a SIGTERM) before every trial ran: a resume finishes it.
+        left = f" ({row['trials']} of {row['planned']} trials ran)" if row["planned"] else ""
+        problem = (
+            f"this run was interrupted before it finished{left}: `proctor run --resume "
+            f"{folder}` finishes it"
+        )
     return dict(
         run=summary(row),
-        problem=row["exit_reason"] if suite is None else None,
+        problem=problem,
         suite=suite,
         points=points,
         listed=len(listed),
