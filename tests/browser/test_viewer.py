@@ -174,6 +174,15 @@ def test_the_playground_follows_a_batch_running_when_it_opens(page: Any, server:
     try:
         page.goto(f"{base}/playground")
         assert page.get_attribute("#batch-status", "data-state") == "running"
+        # Another one asked for meanwhile is refused, and the page keeps saying why while it
+        # follows the running one (its poll comes every second).
+        page.check("input[name=case][value=fix-a-bug]")
+        page.click("#start-batch")
+        page.wait_for_function(
+            "document.getElementById('batch-status').textContent.includes('still running')"
+        )
+        page.wait_for_timeout(1600)
+        assert "batch followed is still running" in page.inner_text("#batch-status")
         with db:
             db.execute(
                 "UPDATE batches SET state = 'finished', message = 'every check passed' "

@@ -29,8 +29,11 @@
   var form = document.getElementById("playground-form");
   if (!form) { return; }
   var status = document.getElementById("batch-status");
+  // Why the last "run" was refused (a batch still running, say): kept beside the state that
+  // a batch followed meanwhile shows, never overwritten by it.
+  var refused = "";
   function show(batch) {
-    status.textContent = batch.state + (batch.message ? ": " + batch.message : "");
+    status.textContent = batch.state + (batch.message ? ": " + batch.message : "") + (refused ? " (" + refused + ")" : "");
     status.setAttribute("data-state", batch.state);
     var link = document.getElementById("batch-run");
     if (batch.runUrl) { link.href = batch.runUrl; link.textContent = batch.run; }
@@ -71,8 +74,8 @@
       body: JSON.stringify({ suite: suite, cases: cases })
     }).then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
       .then(function (res) {
-        if (res.status !== 202) { status.textContent = res.body.error || ("refused: " + res.status); status.setAttribute("data-state", "refused"); return; }
-        show(res.body); poll(res.body.id);
+        if (res.status !== 202) { refused = res.body.error || ("refused: " + res.status); status.textContent = refused; status.setAttribute("data-state", "refused"); return; }
+        refused = ""; show(res.body); poll(res.body.id);
       });
   });
 }());
