@@ -40,9 +40,9 @@ def _cells(row: str) -> list[str]:
     ]
 
 
-def test_the_run_page_applies_the_marks_of_annotate_as_report_does(
-    proctor: Run, tmp_path: Path
-) -> None:
+def _fix_a_bug_run(tmp_path: Path) -> tuple[Path, Path]:
+    """The example suite's fix-a-bug case run by a proctor of its own: the results folder
+    and the run folder."""
     results = tmp_path / "results"
     done = subprocess.run(
         [
@@ -56,6 +56,13 @@ def test_the_run_page_applies_the_marks_of_annotate_as_report_does(
     )
     assert done.returncode == 0, done.stderr
     (run_dir,) = results.glob("run-*")
+    return results, run_dir
+
+
+def test_the_run_page_applies_the_marks_of_annotate_as_report_does(
+    proctor: Run, tmp_path: Path
+) -> None:
+    results, run_dir = _fix_a_bug_run(tmp_path)
     before = _page(results, f"/runs/{run_dir.name}")
     assert "Exit code <strong>0</strong>" in before  # control: the run passed its gate
     assert '<section id="findings">' in before  # the ledger took the run in
@@ -154,19 +161,7 @@ def test_a_trial_without_its_record_in_a_live_run_is_still_running(tmp_path: Pat
 def test_a_trial_s_process_figures_and_rules_read_as_words_not_python_values(
     tmp_path: Path,
 ) -> None:
-    results = tmp_path / "results"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "proctor", "run", "--source", str(EXAMPLES)),
-            *("--case", "fix-a-bug", "--out", str(results)),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(tmp_path / "home")},
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    (run_dir,) = results.glob("run-*")
+    results, run_dir = _fix_a_bug_run(tmp_path)
     (trial,) = [p for p in (run_dir / "trials" / "fix-a-bug").glob("*/*/*") if p.is_dir()][:1]
     record = json.loads((trial / "trial.json").read_text())
     assert record["process"] is not None and record["rules"]  # the control: figures to show
