@@ -207,3 +207,63 @@ def test_a_condition_named_twice_runs_once(
     )  # fmt: skip
     assert ran.code == 0, ran.err
     assert json.loads(ran.out)["totals"]["n"] == 1
+
+
+def _planned(proctor: Run, tmp_path: Path, pairs: int) -> Path:
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    planned = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--pairs", str(pairs),
+        "--output", str(manifest), "--force",
+    )  # fmt: skip
+    assert planned.code == 0, planned.err
+    return manifest
+
+
+def test_a_manifest_s_a_b_gate_is_judged_over_every_pair_not_each_pair_alone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("t1", config=AB, plan=PLAN)
+    manifest = _planned(proctor, tmp_path, 10)
+    gate = {"ab": {"treatment": "treatment", "baseline": "baseline", "maxPassRateDrop": 0.3}}
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"minPassRate": 0, **gate}}))
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(out), "--config", str(config),
+    )  # fmt: skip
+    assert ran.code == 0, ran.err  # ten all-passing pairs: well within the allowed drop
+    assert "10 run(s), read as one sample set: exit 0" in ran.err
+    # The control: one pair alone is too few to pass that gate.
+    (one,) = (out / "pair-1").glob("run-*")
+    assert proctor("report", str(one)).code == 1
+
+
+def test_a_hand_edited_manifest_is_checked_before_any_run(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("t1", config=AB, plan=PLAN)
+    manifest = _planned(proctor, tmp_path, 2)
+    good = json.loads(manifest.read_text())
+    edits = {
+        "no run": ({"runs": []}, "field 'runs'"),
+        "an empty order": ({"order": []}, "runs[0].order: expected each of the conditions"),
+        "a condition twice": ({"order": ["baseline", "baseline"]}, "runs[0].order"),
+        "a folder outside": ({"results": "../escaped"}, "runs[0].results: expected a folder"),
+        "a pair twice": ({"pair": 2}, "runs[1]: pair 2 or folder"),
+    }
+    for what, (change, said) in edits.items():
+        data = json.loads(json.dumps(good))
+        if "runs" in change:
+            data.update(change)
+        else:
+            data["runs"][0].update(change)
+        manifest.write_text(json.dumps(data))
+        ran = proctor(
+            "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+            "--out", str(tmp_path / "out"),
+        )  # fmt: skip
+        assert ran.code == 2 and said in ran.err and "Traceback" not in ran.err, what
+        assert not (tmp_path / "out").exists() and not (tmp_path / "escaped").exists(), what

@@ -349,3 +349,33 @@ def test_an_mcp_server_s_token_is_not_written_into_resolved_json_and_resume_stil
     make_case("c", config={"provision": {"mcps": [server]}})
     changed = proctor("run", "--resume", str(run_dir))
     assert changed.code == 2 and "changed since the run started" in changed.err
+
+
+def test_a_resume_compares_the_servers_proctor_json_provisions_and_reads_older_records(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    def top(token: str) -> Path:
+        config = tmp_path / "proctor.json"
+        server = {"name": "tiny", "command": "srv", "env": {"TINY_TOKEN": token}}
+        config.write_text(json.dumps({"provision": {"mcps": [server]}}))
+        return config
+
+    make_case("c")
+    result, out = run_cases(proctor, tmp_path, "--config", str(top("first-token-1234")))
+    assert result.code == 0, result.err
+    run_dir = single_run_dir(out)
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    assert resolved["cases"][0]["provisionDigest"]
+    top("other-token-5678")  # the same proctor.json, its server's token changed
+    changed = proctor("run", "--resume", str(run_dir))
+    assert changed.code == 2 and "provisionDigest" in changed.err, changed.err
+    top("first-token-1234")
+    same = proctor("run", "--resume", str(run_dir))
+    assert same.code == 0, same.err
+    # A run an older proctor recorded: the server's values whole, and no such digest.
+    for case in resolved["cases"]:
+        case["provision"]["mcps"][0]["env"] = {"TINY_TOKEN": "first-token-1234"}
+        case.pop("provisionDigest")
+    (run_dir / "resolved.json").write_text(json.dumps(resolved))
+    older = proctor("run", "--resume", str(run_dir))
+    assert older.code == 0, older.err

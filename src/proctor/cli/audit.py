@@ -51,7 +51,7 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
     """List, per agent, what it would load from HOME and PROJECT, each with its file."""
     import json
 
-    from proctor.addons.audit import AGENT_IDS, audit
+    from proctor.addons.audit import AGENT_IDS, audit, shown
     from proctor.addons.audit.render import render_text
     from proctor.agents.spec import spec_for
     from proctor.errors import ConfigError
@@ -85,6 +85,7 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
         codex_home=moved.get("CODEX_HOME"),
         gemini_cli_home=moved.get("GEMINI_CLI_HOME"),
     )
+    report = shown(report)  # a credential in a command line or URL is printed masked
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:

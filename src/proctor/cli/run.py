@@ -413,7 +413,8 @@ def _manifest(
     executor: str = "local",
     ray_address: str | None = None,
 ) -> int:
-    """``--manifest FILE``: each run of the manifest in turn; the worst exit code."""
+    """``--manifest FILE``: each run of the manifest in turn; the exit code of them all read
+    as one sample set."""
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
     from proctor.exit_codes import ExitCode
@@ -423,6 +424,7 @@ def _manifest(
     plan_of = read_manifest(path)
     base = Path(overrides.out or "proctor-results")
     codes: list[int] = []
+    run_dirs: list[Path] = []
     for entry in plan_of.runs:
         click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
         run_overrides = overrides.model_copy(
@@ -456,13 +458,22 @@ def _manifest(
         result = run_plan(plan, request, [make_display(False), CostWarnings(budget)])
         click.echo(f"proctor: results in {result.paths.root}", err=True)
         codes.append(result.suite.exit_code)
+        run_dirs.append(result.paths.root)
         if result.suite.exit_code == ExitCode.INTERRUPTED:
             left = len(plan_of.runs) - len(codes)
             click.echo(f"proctor: interrupted; {left} run(s) of {path} not started", err=True)
             return int(ExitCode.INTERRUPTED)
-    worst = max(codes, key=lambda c: (c != 0, c))
-    click.echo(f"proctor: {len(codes)} run(s); exit {worst}", err=True)
-    return worst
+    # The gate is the whole manifest's: its runs read as one sample set (every complete pair,
+    # as `proctor report` reads them), never each pair's alone.
+    from proctor.report.stored import recompute_many
+
+    _, _, pooled = recompute_many(run_dirs, config)
+    click.echo(
+        f"proctor: {len(codes)} run(s), read as one sample set: exit {pooled.exit_code}: "
+        f"{mask(one_line(pooled.exit_reason))} (`proctor report` of the run folders shows it)",
+        err=True,
+    )
+    return int(pooled.exit_code)
 
 
 def _spent_before(run_dir: Path) -> float:

@@ -62,6 +62,8 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
         msg = "expected " + msg[len("Input should be ") :]
     elif msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
+        if not loc:  # a check of the whole document, which names its fields itself
+            return f"{where}: {msg}"
         if isinstance(value, dict | list) or list(err["loc"])[-1:] == ["[key]"]:  # says it all
             return f"{where}: field '{loc}': {msg}"
     return f"{where}: field '{loc}': {msg}, got {got}"

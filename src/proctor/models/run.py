@@ -3,9 +3,10 @@ given, and the configuration after defaults and layering with the matrix it expa
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from proctor.models.base import CamelModel, RecordModel
 from proctor.models.config import CliOverrides, Gate, Provision, TopConfig
@@ -165,6 +166,10 @@ class ResolvedCaseRecord(CamelModel):
     """The case's whole configuration, environment values included, as one digest (the values
     themselves are never recorded): ``--resume`` refuses a run whose configuration changed
     since. Absent from the records of older proctors."""
+    provision_digest: str | None = None
+    """The add-ons it provisions (its own and its conditions'), with the MCP servers'
+    environment values, headers and credentials ``provision`` shows as ``***``, as one digest:
+    ``--resume`` refuses a run whose servers changed since. None when nothing is masked there."""
     files_digest: str | None = None
     """Every file of the case folder outside its fixture (and of the plugin and skill folders it
     provisions from elsewhere) as one digest: ``--resume`` refuses a run whose case files
@@ -242,4 +247,28 @@ class RepeatManifest(RecordModel):
     conditions: list[str] = Field(min_length=2)
     tasks: list[str] = Field(min_length=1)
     pairs: int = Field(ge=1)
-    runs: list[ManifestRun] = []
+    runs: list[ManifestRun] = Field(default=[], min_length=1)
+
+    @model_validator(mode="after")
+    def _each_run_a_pair(self) -> RepeatManifest:
+        """Each run is one pair of every condition (in its own order), under its own folder
+        inside the results directory."""
+        pairs: set[int] = set()
+        folders: set[str] = set()
+        for n, run in enumerate(self.runs):
+            if sorted(run.order) != sorted(self.conditions):
+                raise ValueError(
+                    f"runs[{n}].order: expected each of the conditions {self.conditions} once, "
+                    f"got {run.order}"
+                )
+            parts = PurePosixPath(run.results).parts
+            if not parts or run.results.startswith(("/", "\\")) or ".." in parts:
+                raise ValueError(
+                    f"runs[{n}].results: expected a folder inside the results directory "
+                    f"(relative, without '..'), got {run.results!r}"
+                )
+            if run.pair in pairs or run.results in folders:
+                raise ValueError(f"runs[{n}]: pair {run.pair} or folder {run.results!r} twice")
+            pairs.add(run.pair)
+            folders.add(run.results)
+        return self

@@ -232,6 +232,7 @@ def resolved_case(
         fixture_digest=fixture_digest,
         config_digest=None if legacy else config_digest(rc, profiles or {}),
         files_digest=None if legacy else files_digest(rc),
+        provision_digest=None if legacy else provision_digest(rc),
         conditions={
             name: ResolvedCondition(
                 provision=recorded_provision(v.provision) if v.provision else v.provision,
@@ -282,6 +283,19 @@ def resolved_record(
         skip_evaluators=list(plan.overrides.skip_evaluators),
         collect_cost=plan.overrides.collect_cost,
     )
+
+
+def provision_digest(rc: ResolvedCase) -> str | None:
+    """The case's add-ons as provisioned (their own and their conditions'), as one digest,
+    when ``resolved.json`` shows any of them masked (see :func:`recorded_provision`): the
+    values it leaves out are compared by a resume this way; None otherwise."""
+    provisions = {"": rc.provision}
+    provisions |= {name: c.provision for name, c in rc.conditions.items() if c.provision}
+    if all(recorded_provision(p) == p for p in provisions.values()):
+        return None
+    data = {name: p.model_dump(mode="json") for name, p in provisions.items()}
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def recorded_provision(provision: Provision) -> Provision:

@@ -129,7 +129,10 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
     now = resolved_record(plan, legacy=legacy).to_dict()
     for record in (stored, now):
         record.pop("schemaVersion", None)
-    for key in ("content", "fixtureDigest", "configDigest", "filesDigest"):
+    # A run of a proctor that wrote its MCP servers' values whole: read as one writes them now.
+    for case in stored_cases:
+        _provisions_as_recorded(case)
+    for key in ("content", "fixtureDigest", "configDigest", "filesDigest", "provisionDigest"):
         if not any(key in c for c in stored.get("cases", []) if isinstance(c, dict)):
             for case in now.get("cases", []):  # a run of a proctor that wrote no such digest
                 case.pop(key, None)
@@ -146,6 +149,27 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
         )
 
 
+def _provisions_as_recorded(case: dict[str, Any]) -> None:
+    """A stored case's provisions (its own and its conditions') as ``resolved.json`` records
+    them now (see :func:`~proctor.plan.records.recorded_provision`); one that does not read
+    is left as it is (the comparison names it)."""
+    from pydantic import ValidationError
+
+    from proctor.models.config import Provision
+    from proctor.plan.records import recorded_provision
+
+    holders = [case, *(c for c in (case.get("conditions") or {}).values() if isinstance(c, dict))]
+    for holder in holders:
+        stored = holder.get("provision")
+        if not isinstance(stored, dict):
+            continue
+        try:
+            provision = Provision.model_validate(stored)
+        except ValidationError:
+            continue
+        holder["provision"] = recorded_provision(provision).model_dump(mode="json", by_alias=True)
+
+
 DIGESTS = {
     "content": ": the prompt, plan.json, the answering rules or a zip fixture",
     "fixtureDigest": ": a file of the folder fixture",
@@ -153,6 +177,7 @@ DIGESTS = {
     "condition) or an environment value of proctor.json",
     "filesDigest": ": a file in the case folder outside its fixture (a scoring program, a "
     "rubric, a skill or plugin)",
+    "provisionDigest": ": an MCP server's environment value, header or credential",
 }
 """What each digest of ``resolved.json`` covers, for the refusal of a resume."""
 

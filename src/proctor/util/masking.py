@@ -44,16 +44,27 @@ def longest_secret() -> int:
 
 
 def mask(text: str) -> str:
-    """``text`` with every registered secret replaced by ``***``."""
-    for secret in _SECRETS:
+    """``text`` with every registered secret replaced by ``***``, the longest first (a secret
+    that is part of another, such as the tail of a key Claude Code approves by, never leaves
+    the rest of the longer one in the clear)."""
+    for secret in _by_length():
         if secret in text:
             text = text.replace(secret, MASK)
     return text
 
 
-_SECRET_WORD = r"(?:\w+[-_.])*(?:api_?key|key|token|secret|password|passwd|pwd|auth|credentials?)"
+def _by_length() -> list[str]:
+    return sorted(_SECRETS, key=len, reverse=True)
+
+
+_SECRET_WORD = (
+    r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name
+    r"(?:api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|token|secret|password"
+    r"|passwd|pwd)"
+)
 """A name whose last part says it holds a credential (``api-key``, ``GITHUB_TOKEN``,
-``client_secret``; not ``keyboard``, ``tokens`` or ``key-file``)."""
+``client_secret``; not ``keyboard``, ``tokens``, ``key-file`` or a bare ``--key``, which is as
+often a file)."""
 _CREDENTIALS = (
     # A URL's password: https://user:***@host
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@", re.IGNORECASE), r"\1***@"),
@@ -118,7 +129,7 @@ def scrub_tree(root: Path) -> list[str]:
     """
     if not _SECRETS or not root.is_dir():
         return []
-    needles = [s.encode() for s in _SECRETS]
+    needles = [s.encode() for s in _by_length()]
     touched: list[str] = []
     pending: list[tuple[str, ...]] = [()]
     with _Folders(root) as folders:

@@ -244,10 +244,18 @@ def test_a_credential_in_a_server_s_command_or_url_is_never_shown(tmp_path: Path
         "remote": {"type": "http", "url": "https://me:pa55word@example.test/mcp?api_key=sk-1"},
     }
     write(tmp_path / ".claude.json", {"mcpServers": servers})
-    result = audit_agent("claude-code", tmp_path, None)
-    shown = {c.name: c.command or c.url for c in result.components if c.kind == "mcp"}
-    assert shown == {
+    from proctor.addons.audit import shown
+
+    report = shown(audit(tmp_path, None, ["claude-code"]))
+    (result,) = report.agents
+    printed = {c.name: c.command or c.url for c in result.components if c.kind == "mcp"}
+    assert printed == {
         "gh": "npx gh-server --token ***",
         "remote": "https://me:***@example.test/mcp?api_key=***",
     }
-    assert "ghp_abc123secret" not in result.model_dump_json()
+    assert "ghp_abc123secret" not in report.model_dump_json()
+    # The audit as read keeps the commands whole: a check compares them as the user wrote them.
+    raw = audit_agent("claude-code", tmp_path, None)
+    assert any("ghp_abc123secret" in (c.command or "") for c in raw.components)
+    trial = trial_audit(tmp_path, tmp_path, "claude-code")  # what a trial records
+    assert trial is not None and "ghp_abc123secret" not in trial.model_dump_json()

@@ -165,3 +165,34 @@ def test_a_credential_in_a_command_line_or_url_is_masked(text: str, shown: str) 
     from proctor.util.masking import credentials_masked
 
     assert credentials_masked(text) == shown
+
+
+def test_a_secret_that_is_part_of_another_never_leaves_the_rest_in_the_clear() -> None:
+    from proctor.util.masking import mask, register_secret
+
+    key = "sk-ant-api03-PARTOFkey-0123456789abcdefghijKLMNOP"
+    register_secret(key[-20:])  # the tail Claude Code approves a key by, registered first
+    register_secret(key)
+    assert mask(f"key={key}") == "key=***"
+    assert mask(f"tail={key[-20:]}") == "tail=***"
+
+
+def test_a_credential_pattern_takes_no_time_on_a_name_of_many_parts() -> None:
+    """A name of many `_`-joined parts once took exponential time to match; an alarm stops
+    the test long before a hang would end."""
+    import signal
+
+    from proctor.util.masking import credentials_masked
+
+    def hang(*_: object) -> None:
+        raise TimeoutError("the credential pattern backtracks")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(10)
+    try:
+        for text in ("a_" * 60 + "b", "echo " + "_" * 80, "--" + "x-" * 60 + "token abc"):
+            credentials_masked(text)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert credentials_masked("--" + "x-" * 3 + "token abc") == "--x-x-x-token ***"

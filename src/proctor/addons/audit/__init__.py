@@ -29,7 +29,7 @@ AUDITORS: dict[str, Callable[[Reader], None]] = {
 """Agent id → the function that fills a :class:`Reader` with what that agent would load."""
 AGENT_IDS = tuple(AUDITORS)
 
-__all__ = ["AGENT_IDS", "AUDITORS", "audit", "audit_agent"]
+__all__ = ["AGENT_IDS", "AUDITORS", "audit", "audit_agent", "shown"]
 
 
 def audit(
@@ -95,3 +95,19 @@ def unique(components: list[AuditComponent]) -> list[AuditComponent]:
             seen.add(key)
             out.append(c)
     return out
+
+
+def shown(report: AuditReport) -> AuditReport:
+    """The audit as it is printed and recorded: a credential in a command line or URL (a
+    URL's password, ``--token …``, an ``api_key`` parameter) masked (see
+    :func:`~proctor.util.masking.credentials_masked`). Checks compare the audit as read."""
+    from proctor.util.masking import credentials_masked
+
+    shown_report = report.model_copy(deep=True)
+    for agent in shown_report.agents:
+        for component in agent.components:
+            if component.command is not None:
+                component.command = credentials_masked(component.command)
+            if component.url is not None:
+                component.url = credentials_masked(component.url)
+    return shown_report

@@ -20,7 +20,6 @@ from typing import Any
 
 from proctor.addons.hooks.cases import EVENTS
 from proctor.models.audit import AuditComponent, ComponentKind
-from proctor.util.masking import credentials_masked
 
 Scope = str
 NO_COMMAND = "matcher with no hook command behind it"
@@ -156,11 +155,6 @@ class Reader:
         return data
 
     def add(self, kind: ComponentKind, name: str, file: Path, **fields: Any) -> None:
-        # A command line or URL may carry a credential (`--token …`, `https://u:p@…`): the
-        # audit is printed and kept in each trial's record, never with it.
-        for key in ("command", "url"):
-            if isinstance(fields.get(key), str):
-                fields[key] = credentials_masked(fields[key])
         self.components.append(AuditComponent(kind=kind, name=name, file=str(file), **fields))
 
     def subdirs(self, root: Path) -> list[Path]:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from proctor.addons.audit import AUDITORS, audit
+from proctor.addons.audit import AUDITORS, audit, shown
 from proctor.models.audit import AuditReport
 
 log = logging.getLogger(__name__)
@@ -22,8 +22,14 @@ def trial_audit(
     if agent not in AUDITORS:
         return None
     try:
-        return audit(
-            home, workspace, [agent], launch_args=launch_args, claude_config_dir=home / ".claude"
+        return shown(
+            audit(
+                home,
+                workspace,
+                [agent],
+                launch_args=launch_args,
+                claude_config_dir=home / ".claude",
+            )
         )
     except Exception:  # the audit is a record, never a reason for the trial to fail
         log.warning("the audit of %s's scratch home failed", agent, exc_info=True)
