@@ -247,3 +247,23 @@ def test_repeats_neither_side_ran_are_listed_by_report_and_compare(
     suite = json.loads((run / "suite.json").read_text())
     assert [(i["repeat"], i["reason"]) for i in suite["ab"]["incomplete"]] == [(2, reason)]
     assert reported.code == 130, reported.err  # fewer trials than planned: stopped short
+
+
+def test_runs_read_together_leave_out_a_case_that_never_planned_both_conditions(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    both = {"conditions": {"baseline": {}, "treatment": {}}, "repeats": 2}
+    make_case("c1", config=both, plan={"turns": [{"say": "hi"}]})
+    make_case("c2", config={"conditions": {"baseline": {}}, "repeats": 2})
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+        assert result.code == 0, result.err
+        runs.append(str(single_run_dir(out)))
+    one = json.loads(proctor("compare", runs[0], "--treatment", "treatment", "--json").out)
+    together = json.loads(proctor("compare", *runs, "--treatment", "treatment", "--json").out)
+    assert one["incomplete"] == [] and together["incomplete"] == []  # c2 is no pair
+    assert [c["case"] for c in together["cases"]] == ["c1"]
+    pooled = json.loads(proctor("report", *runs, "--reporter", "json").out)
+    assert pooled["ab"]["incomplete"] == []

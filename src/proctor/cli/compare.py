@@ -81,15 +81,15 @@ def command(
         return markdown.rstrip("\n") + f"\n\nAnnotated by hand: {len(marks)} trial(s): {listed}\n"
 
     if len(runs) != 2 or treatment or baseline:
-        from proctor.report.stored import pooled
+        from proctor.report.stored import pooled, pooled_planned
 
         check_distinct(runs)  # pooled: a run given twice would count twice
 
-        records = (
-            pooled([load_records(run) for run in runs]) if len(runs) > 1 else load_records(runs[0])
-        )
-        # One run: the repeats it planned and never started are listed as incomplete too.
-        cells = planned_cells(runs[0]) if len(runs) == 1 else []
+        per_run = [load_records(run) for run in runs]
+        records = pooled(per_run) if len(runs) > 1 else per_run[0]
+        # The runs' matrix: a case that never planned both conditions is no pair, and the
+        # repeats planned and never started are listed as incomplete too.
+        cells = pooled_planned(runs, per_run) if len(runs) > 1 else planned_cells(runs[0])
         report = compare_conditions(
             records, treatment, baseline, seed, min_samples=min_samples, planned=cells
         )

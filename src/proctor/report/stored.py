@@ -386,6 +386,20 @@ def _offsets(records_per_run: list[list[TrialRecord]]) -> list[int]:
     return offsets
 
 
+def pooled_planned(
+    run_dirs: Sequence[Path], records_per_run: list[list[TrialRecord]]
+) -> list[tuple[str, str, str, int]]:
+    """The trials the runs planned, numbered as :func:`pooled` numbers their records (a
+    repeat a run planned past the last one it recorded has no place among the others, and is
+    left out): which cases planned which conditions is known of runs read together too."""
+    cells: list[tuple[str, str, str, int]] = []
+    offsets = _offsets(records_per_run)
+    for run_dir, records, offset in zip(run_dirs, records_per_run, offsets, strict=True):
+        last = max((r.repeat for r in records), default=0)
+        cells += [(c, a, k, offset + n) for c, a, k, n in planned_cells(run_dir) if n <= last]
+    return cells
+
+
 def pooled_folders(runs: list[StoredRun]) -> dict[TrialKey, Path]:
     """The folder of each pooled trial (case, agent, condition and its shifted repeat, as
     :func:`pooled` numbers it), for reports that show a trial's own files."""
@@ -418,6 +432,7 @@ def recompute_many(
         run_id="+".join(run.paths.root.name for run in runs),
         interrupted=any(run.stopped_short for run in runs),
         planned=sum(run.planned or 0 for run in runs) or None,
+        cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
     )
     return runs, records, suite
 
