@@ -144,8 +144,9 @@ def ab_gate(
 ) -> ABGateResult:
     """Fail when the CI's lower bound of the paired pass-rate delta is below -max_pass_rate_drop.
 
-    The CI is the same seeded paired bootstrap as ``analyse_ab``'s overall pass rate, computed
-    even for one pair (a point interval). A lower bound exactly at the threshold passes. With no
+    The CI is the paired interval of ``analyse_ab``'s overall pass rate (Newcombe's score
+    interval for paired proportions), computed even for one pair. A lower bound exactly at the
+    threshold passes. With no
     complete pair the gate fails and says why. Raises ValueError unless
     0 <= max_pass_rate_drop <= 1, or when treatment == baseline.
     """
@@ -187,7 +188,7 @@ def ab_gate(
     message = (
         f"pass-rate delta {rate.delta or 0.0:+.3f} over {plural(len(pairs), 'complete pair')}, "
         f"{rate.confidence or 0.0:.0%} CI [{low:+.3f}, {high:+.3f}]; the lower bound is "
-        f"{'within' if passed else 'beyond'} the allowed drop of {max_pass_rate_drop:.3g}: "
+        f"{'within' if passed else 'beyond'} the allowed drop of {max_pass_rate_drop:g}: "
         f"{'passed' if passed else 'failed'}."
     )
     if incomplete:
