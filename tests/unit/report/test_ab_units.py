@@ -303,3 +303,10 @@ def test_small_figures_keep_their_digits_and_sign(value: float, shown: str) -> N
     from proctor.report.ab.markdown import _num
 
     assert _num(value) == shown and _num(value) not in ("0.0", "-0.0")
+
+
+def test_the_gate_says_the_allowed_drop_as_it_was_given() -> None:
+    records = [trial(c, r) for r in range(1, 4) for c in ("t", "b")]
+    message = ab_gate(records, "t", "b", 0.3195).message
+    assert "the allowed drop of 0.3195" in message  # not 0.32, which the bound may equal
+    assert "the allowed drop of 0.1:" in ab_gate(records, "t", "b", 0.1).message
