@@ -59,16 +59,17 @@ def _agent_files(folder: Path, workflows: bool = True) -> list[Path]:
         return []
     except OSError as exc:
         raise OSError(unlisted(folder, exc)) from exc
-    names = [e.name for e in listed if e.name.startswith("agent-") and _is(e, folder=False)]
+    names = sorted(e.name for e in listed if e.name.startswith("agent-") and _is(e, folder=False))
     found = [folder / n for n in names if n.endswith(".jsonl")]
-    if workflows and any(e.name == "workflows" and _is(e, folder=True) for e in listed):
-        # A workflow's agents write theirs a folder deeper (workflows/<run>/), each read once.
+    if workflows and any(e.name == "workflows" for e in listed):
+        # A workflow's agents write theirs a folder deeper (workflows/<run>/), each read once
+        # (after the others, as the paths sort).
         seen = {path.name for path in found}
-        for run in sorted(_subfolders(folder / "workflows")):
+        for run in sorted(_subfolders(folder / "workflows"), key=str):
             deeper = _agent_files(run, workflows=False)
             found += [path for path in deeper if path.name not in seen]
             seen.update(path.name for path in deeper)
-    return sorted(found)
+    return found
 
 
 def _subfolders(folder: Path) -> list[Path]:
