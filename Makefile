@@ -60,6 +60,7 @@ check: $(TEST_STAMP)
 bench: $(STAMP) agents
 	$(BIN)/python bench/run_bench.py
 	$(BIN)/python bench/parse_bench.py
+	$(BIN)/python bench/instructions.py
 	$(BIN)/python bench/price_check.py
 	$(BIN)/python bench/workspace_bench.py
 	$(BIN)/python bench/view_bench.py
