@@ -240,12 +240,12 @@ def command(
     from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
-
-    # Every key of the environment and ./.env is masked in what this run writes and prints.
-    register_user_keys()
     from proctor.models.config import CliOverrides
     from proctor.report.reporters import reporter_names
     from proctor.session import RunRequest, plan_run, run_plan
+
+    # Every key of the environment and ./.env is masked in what this run writes and prints.
+    register_user_keys()
 
     _check_executor(executor, ray_address, resume)
     if repeat_check is not None and dry_run:

@@ -65,14 +65,10 @@ def each_once(sessions: list[Session]) -> list[Session]:
         if at == len(out) or not named:
             out.append(session)
             continue
-        kept, other = (
-            (session, out[at])
-            if _copy_rank(session) > _copy_rank(out[at])
-            else (
-                out[at],
-                session,
-            )
-        )
+        if _copy_rank(session) > _copy_rank(out[at]):
+            kept, other = session, out[at]
+        else:
+            kept, other = out[at], session
         if session.agent == "gemini-cli":
             _subagents_kept(kept, other)
         out[at] = kept

@@ -13,7 +13,7 @@ from proctor.history.projects import head_records, json_header
 from proctor.transcripts.lines import HEADER_LINES, decode_line
 from proctor.util.cpus import usable_cpus
 from proctor.util.files import read_head
-from proctor.util.native_paths import first_record
+from proctor.util.native_paths import UUID, first_record
 
 SNIFF_BYTES = 16 * 1024
 """The first bytes of a file given by the user read to tell its format: its first records,
@@ -161,14 +161,13 @@ def _told_chunk(files: list[str]) -> list[tuple[str | None, str | None]]:
     return [told(file) for file in files]
 
 
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_CLAUDE_SESSION = re.compile(_UUID + r"\.jsonl")
+_CLAUDE_SESSION = re.compile(UUID + r"\.jsonl")
 """A Claude Code session's file name: its session id."""
 _CLAUDE_PROJECT = re.compile(r"-.*|[A-Za-z]--.*")
 """A Claude Code project folder's name: the folder the sessions ran in, each character but a
 letter or digit written as ``-`` (``/home/me/app`` is ``-home-me-app``, ``C:\\app``
 ``C--app``)."""
-_ROLLOUT = re.compile(r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + _UUID + r"\.jsonl")
+_ROLLOUT = re.compile(r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + UUID + r"\.jsonl")
 """A Codex rollout's file name: when it started, and its thread's id."""
 
 

@@ -36,10 +36,10 @@ from proctor.history.sniff import (
 )
 from proctor.history.threads import threads_folded
 from proctor.models.history import Unavailable
-from proctor.util.native_paths import first_record
+from proctor.util.native_paths import UUID, first_record
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
-_SESSION_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_SESSION_ID = re.compile(UUID)
 
 
 class Session:

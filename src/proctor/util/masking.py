@@ -97,9 +97,9 @@ def arguments_masked(args: list[Any]) -> list[Any]:
 
 def credentials_masked(text: str) -> str:
     """``text`` (a command line, a URL) with what looks like a credential in it masked: a
-    URL's password, a query parameter, an option or a variable whose name says key, token,
-    secret or password; and every registered secret (see :func:`mask`). For what proctor
-    shows and records of a user's configuration, whose secrets it was never told."""
+    URL's password, a query parameter, an option or a variable whose name ends in an API key,
+    a token, a secret or a password; and every registered secret (see :func:`mask`). For what
+    proctor shows and records of a user's configuration, whose secrets it was never told."""
     for pattern, replacement in _CREDENTIALS:
         text = pattern.sub(replacement, text)
     return mask(text)

@@ -157,7 +157,9 @@ def gemini_subagent_chats(
     return sorted(found, key=lambda p: p.name)
 
 
-_CHAT_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl")
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+"""A session's or thread's id as the CLIs write it into file and folder names."""
+_CHAT_NAME = re.compile(UUID + r"\.jsonl")
 """A subagent's chat as Gemini CLI names it: its session id."""
 
 
