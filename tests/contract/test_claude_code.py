@@ -167,6 +167,13 @@ def test_token_totals_match_the_cli_own_report(run_cli: Callable[..., dict[str, 
     out = run_cli(AGENT, BASIC, config=BASIC_CONFIG)
     check = out["trial"]["usageCheck"]
     assert check["ok"], check["differences"]
+    # The scripted model names its responses after the model Claude Code asked for (one with
+    # a list price), yet nothing was spent: the trial costs nothing.
+    cost, usage = out["trial"]["cost"], out["trial"]["usage"]
+    assert usage and all(not model.startswith("scripted") for model in usage), usage
+    assert cost["totalUsd"] == 0.0, cost
+    assert set(cost["byModel"]) == set(usage) and not cost["unpriced"], cost
+    assert out["trial"]["process"]["effort"]["cost"] == 0.0
 
 
 @pytest.mark.parametrize(

@@ -140,7 +140,7 @@ def process_metrics(
         expected_symbols=config.expected_symbols,
         config=spec.metrics,
         workspace=workspace,
-        pricing=spec.pricing,
+        pricing=spec.agent_pricing,
     )
     if config.expected_traces:
         steps = build_steps(trajectory.events, workspace)
@@ -225,7 +225,7 @@ def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
         else None,
         cost=price_usage(
             trajectory.usage,
-            ctx.spec.pricing,
+            ctx.spec.agent_pricing,
             responses(trajectory.events),
             spent_on(trajectory.events),
         ),

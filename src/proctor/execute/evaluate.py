@@ -13,7 +13,7 @@ from proctor.execute.prepare import Prepared
 from proctor.llm.roles import RoleSet
 from proctor.metrics.effort import responses, spent_on
 from proctor.models.case import EvaluatorSpec
-from proctor.models.pricing import CostInfo, price_usage
+from proctor.models.pricing import CostInfo, price_usage, total
 from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import EvaluatorResult, HarnessCall
 
@@ -94,12 +94,20 @@ def evaluate(
     usage, calls = harness_usage(prepared.roles)
     if ctx.spec.collect_cost:
         trajectory = collected.trajectory
-        given_by = responses(trajectory.events) + [
+        day = spent_on(trajectory.events)
+        # The agent's responses at the agent's prices (none on the scripted model), the
+        # harness's roles at the run's.
+        agent = price_usage(
+            trajectory.usage, ctx.spec.agent_pricing, responses(trajectory.events), day
+        )
+        rows = [
             (f"{call.role}:{call.model}", call.input_tokens, call.output_tokens, 0, 0, 0)
             for call in calls
         ]
-        day = spent_on(trajectory.events)
-        cost = price_usage({**trajectory.usage, **usage}, ctx.spec.pricing, given_by, day)
+        roles = price_usage(usage, ctx.spec.pricing, rows, day)
+        by_model = {**agent.by_model, **roles.by_model}
+        unpriced = [model for model, dollars in by_model.items() if dollars is None]
+        cost = CostInfo(total_usd=total(by_model.values()), by_model=by_model, unpriced=unpriced)
     else:
         cost = CostInfo(collected=False)
     return Evaluated(results, usage, calls, cost)

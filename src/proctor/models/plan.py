@@ -13,7 +13,7 @@ from pydantic import Field
 
 from proctor.models.case import Case, EvaluatorSpec, FrozenModel, SkippedCase
 from proctor.models.config import AgentProfile, CliOverrides, Condition, Gate, Provision, TopConfig
-from proctor.models.pricing import PriceTable
+from proctor.models.pricing import SCRIPTED_PRICES, PriceTable
 from proctor.models.process import MetricsConfig
 
 Mode = Literal["headless", "interactive"]
@@ -87,6 +87,13 @@ class TrialSpec(FrozenModel):
     @property
     def key(self) -> tuple[str, str, str, int]:
         return (self.case.name, self.agent, self.condition, self.repeat)
+
+    @property
+    def agent_pricing(self) -> PriceTable:
+        """The prices of the agent's own responses: none on the scripted model, whose
+        responses name the model the agent asked for (a real CLI's default, with its list
+        price), although not a token was spent."""
+        return SCRIPTED_PRICES if self.backend == "scripted" else self.pricing
 
 
 class RunPlan(FrozenModel):

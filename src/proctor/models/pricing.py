@@ -327,6 +327,18 @@ def model_dollars(used: ModelUsage, price: ModelPrice, long: ModelUsage | None =
     return round(dollars(rest, price) + dollars(long, rates), 6)
 
 
+class _EveryModelFree(PriceTable):
+    """Every model at no cost: the prices of an agent whose responses came from proctor's
+    scripted model server, which names them after the model the agent asked for."""
+
+    def price_of(self, model: str, day: date | None = None) -> ModelPrice | None:
+        return FREE
+
+
+SCRIPTED_PRICES: PriceTable = _EveryModelFree()
+"""The prices of an agent's responses on the scripted model (``--model scripted``)."""
+
+
 def long_prompts(
     responses: Iterable[ResponseTokens],
     models: Iterable[str],

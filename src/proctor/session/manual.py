@@ -281,7 +281,7 @@ def record_session(
         expected_symbols=cfg.expected_symbols,
         config=spec.metrics,
         workspace=str(workspace),
-        pricing=spec.pricing,
+        pricing=spec.agent_pricing,
     )
     before = workspace.parent / "before"
     if before.is_dir():
@@ -328,7 +328,7 @@ def record_session(
         usage=trajectory.usage,
         cost=price_usage(
             trajectory.usage,
-            spec.pricing,
+            spec.agent_pricing,
             responses(trajectory.events),
             spent_on(trajectory.events),
         ),

@@ -147,7 +147,7 @@ def _reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
         expected_symbols=config.expected_symbols,
         config=spec.metrics,
         workspace=str(workspace),
-        pricing=spec.pricing,
+        pricing=spec.agent_pricing,
     )
     status, passed, score = _verdict(stored, spec, results)
     return stored.model_copy(
