@@ -891,6 +891,14 @@ def test_an_agent_that_exits_in_a_turn_is_an_agent_error(proctor: Run, tmp_path:
                 await t.send("hi")
             eval = define_eval(plan={CRASH_PLAN}, test=test)
         """,
+        # Its assertions fail by the crash itself: they decide nothing (exit 3, not 1).
+        "gated.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                (await t.send("hi")).expect_ok()
+                t.message_includes("nothing of the kind")
+            eval = define_eval(plan={CRASH_PLAN}, test=test)
+        """,
         "expected.eval.py": f"""
             from proctor.evals import define_eval
             async def test(t):
@@ -906,12 +914,13 @@ def test_an_agent_that_exits_in_a_turn_is_an_agent_error(proctor: Run, tmp_path:
             eval = define_eval(plan={"turns": [{"say": "one"}]}, test=test)
         """,
     })  # fmt: skip
-    result, out = run_json(proctor, root, tmp_path, "mid", "last", "bare")
+    result, out = run_json(proctor, root, tmp_path, "mid", "last", "bare", "gated")
     assert result.code == 3, result.err  # errors, and no failed gate
     by_id = {r["id"]: r for r in out["results"]}
     assert {i: r["status"] for i, r in by_id.items()} == dict.fromkeys(
-        ["bare", "last", "mid"], "agent-error"
+        ["bare", "gated", "last", "mid"], "agent-error"
     )
+    assert [a["passed"] for a in by_id["gated"]["assertions"]] == [False, False]
     # A terminal session's exit code is known when it ends; the reason names it and the turn.
     # The session ended with it, so the test's next send is refused, never sent.
     assert by_id["mid"]["reason"] == "agent exited with code 3 before its turn ended (turn 1 of 1)"
@@ -924,7 +933,7 @@ def test_an_agent_that_exits_in_a_turn_is_an_agent_error(proctor: Run, tmp_path:
     )
     assert trial["status"] == "agent-error" and trial["exitCode"] == 3
     suite = json.loads((Path(out["runDir"]) / "suite.json").read_text())
-    assert suite["exitCode"] == 3 and suite["totals"]["statusCounts"] == {"agent-error": 3}
+    assert suite["exitCode"] == 3 and suite["totals"]["statusCounts"] == {"agent-error": 4}
 
     result, out = run_json(proctor, root, tmp_path, "expected", "not-exited")
     assert result.code == 1, result.err

@@ -113,6 +113,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
             turns_done=talked.turns_done,
             timeout_sec=spec.case.timeout_sec,
             agent_error=talked.agent_error,
+            threshold=spec.case.pass_threshold,
         )
         return
     done.verdict = decide(

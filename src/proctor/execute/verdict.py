@@ -156,12 +156,15 @@ def talked_verdict(
     turns_done: int,
     timeout_sec: float,
     agent_error: str | None = None,
+    threshold: float = 60.0,
 ) -> Verdict:
     """The verdict of a trial an eval written as code drove: its gates decide, not how the
     agent's last turn ended (a turn the test expected to park is its business). An agent that
     failed in a turn (``agent_error``: it exited, in any turn, without the test declaring that
     exit expected) is ``agent-error``, as in every trial; the test's own error is
-    ``eval-error``; running out of time, ``timeout``; ``t.skip``, ``skipped``."""
+    ``eval-error``; running out of time, ``timeout``; ``t.skip``, ``skipped``. The score is
+    the mean of the assertions' scores (a soft one's as it scored); a failed trial's is capped
+    just below ``threshold``, the case's pass threshold, as any failed trial's is."""
     unknown_code = "agent exited before its turn ended"  # a terminal session's, known at its end
     if agent_error is not None and unknown_code in agent_error and outcome.kind == "exited":
         if exit_code == 0 and failure is None:
@@ -193,5 +196,5 @@ def talked_verdict(
     score = round(sum(scored) / len(scored), 4) if scored else 0.0
     if failed:
         reason = "gate failed: " + "; ".join(r.message for r in failed[:5])
-        return Verdict("failed", False, min(score, 99.0), reason)
+        return Verdict("failed", False, below_threshold(score, threshold), reason)
     return Verdict("passed", True, score, f"{len(hard)} gate(s) passed")

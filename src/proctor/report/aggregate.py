@@ -161,8 +161,15 @@ def metric_rollup(records: Iterable[TrialRecord]) -> dict[str, Spread]:
 
 
 def gate_failed(record: TrialRecord) -> bool:
-    """A gate evaluator of the trial judged, and failed (whatever the trial's status)."""
-    return any(e.gate and not e.passed and not e.error for e in record.evaluators)
+    """A gate evaluator of the trial judged, and failed, and so decides the exit code whatever
+    the trial's status (a gate that failed in a trial that then ended in an error). An eval's
+    agent that crashed is ``agent-error`` whatever its test's assertions said (a
+    ``turn.expect_ok()`` fails by the crash itself): those decide nothing."""
+    crashed = record.status == "agent-error"
+    return any(
+        e.gate and not e.passed and not e.error and not (crashed and e.use == "eval")
+        for e in record.evaluators
+    )
 
 
 def _named(groups: Sequence[GroupStats]) -> str:
