@@ -29,7 +29,12 @@ if TYPE_CHECKING:
     from proctor.models.run import ConfigRecord, ResolvedRecord, RunManifest
     from proctor.models.suite import GroupStats, SuiteRecord
     from proctor.models.trajectory import Event, ModelUsage, Trajectory
-    from proctor.models.trial import EvaluatorResult, QuestionRecord, TrialRecord
+    from proctor.models.trial import (
+        EvalResultRecord,
+        EvaluatorResult,
+        QuestionRecord,
+        TrialRecord,
+    )
     from proctor.report.stored import StoredRun
     from proctor.session.run import RunResult
 
@@ -46,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "SchemaVersionError": "proctor.errors",
     "TrialRecord": "proctor.models.trial",
     "EvaluatorResult": "proctor.models.trial",
+    "EvalResultRecord": "proctor.models.trial",
     "QuestionRecord": "proctor.models.trial",
     "SuiteRecord": "proctor.models.suite",
     "GroupStats": "proctor.models.suite",
@@ -77,6 +83,7 @@ __all__ = [
     "CaseConfig",
     "ConfigError",
     "ConfigRecord",
+    "EvalResultRecord",
     "EvaluatorResult",
     "EvaluatorSpec",
     "Event",

@@ -17,6 +17,9 @@ from typing import Any
 
 import pytest
 
+from proctor.models.base import SCHEMA_VERSION
+from proctor.models.io import read_record
+from proctor.models.trial import EvalResultRecord
 from tests.conftest import CliResult, write_case
 
 ROOT = Path(__file__).parents[2]
@@ -106,6 +109,10 @@ def test_the_example_project_runs_every_gate_family(proctor: Run, tmp_path: Path
     )
     assert len(trials) == 10 and trials.count("tools.order") == 3
     assert proctor("report", str(run_dir)).code == 1
+    # Beside each trial.json, its eval.json: a record of its own, with its schema version.
+    kept = read_record(next(run_dir.glob("trials/tools.order/*/*/2/eval.json")), EvalResultRecord)
+    assert kept.schema_version == SCHEMA_VERSION and kept.id == "tools/order/2"
+    assert kept.iteration == 2 and kept.logs == ["iteration 2 of 3"]
 
 
 def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: Path) -> None:

@@ -5,14 +5,12 @@ results (one per assertion), its metrics and logs."""
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from proctor.drive.driver import TurnOutcome
 from proctor.drive.talk import Talk, Talked
@@ -21,7 +19,13 @@ from proctor.evals.define import TestFn
 from proctor.evals.judges import JudgeError
 from proctor.evaluators.gates.assertions import Assertion, RequireFailed, Skipped
 from proctor.evaluators.gates.matching import calls_of
-from proctor.models.trial import EvaluatorResult
+from proctor.models.io import write_record
+from proctor.models.trial import (
+    EvalAssertionRecord,
+    EvalResultRecord,
+    EvalToolCall,
+    EvaluatorResult,
+)
 
 EVAL_RESULT = "eval.json"
 """Beside ``trial.json``: the case's assertions, logs, metrics and inputs as the test saw them."""
@@ -170,17 +174,19 @@ def _test_line(error: BaseException) -> traceback.FrameSummary:
 def _write_eval_json(
     talk: Talk, t: TestContext, case: EvalCaseRun, skipped: str | None, error: str | None
 ) -> None:
-    data: dict[str, Any] = {
-        "id": case.run_id(talk.repeat),
-        "iteration": case.iteration(talk.repeat),
-        "assertions": [a.to_json() for a in t.recorded.assertions],
-        "logs": t.recorded.logs,
-        "metrics": t.recorded.metrics,
-        "inputs": t.inputs,
-        "toolCalls": [{"toolName": c.name, "isError": c.is_error} for c in calls_of(t.events)],
-        "turnOutcomes": [turn.outcome for turn in t.turns],
-        "skipped": skipped,
-        "error": error,
-        "finalText": t.reply,
-    }
-    (talk.trial_dir / EVAL_RESULT).write_text(json.dumps(data, indent=2, default=str) + "\n")
+    record = EvalResultRecord(
+        id=case.run_id(talk.repeat),
+        iteration=case.iteration(talk.repeat),
+        assertions=[EvalAssertionRecord(**a.to_json()) for a in t.recorded.assertions],
+        logs=t.recorded.logs,
+        metrics=t.recorded.metrics,
+        inputs=t.inputs,
+        tool_calls=[
+            EvalToolCall(tool_name=c.name, is_error=c.is_error) for c in calls_of(t.events)
+        ],
+        turn_outcomes=[turn.outcome for turn in t.turns],
+        skipped=skipped,
+        error=error,
+        final_text=t.reply,
+    )
+    write_record(talk.trial_dir / EVAL_RESULT, record)

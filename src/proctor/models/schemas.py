@@ -27,10 +27,11 @@ from proctor.models.run import (
 )
 from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import EVENT_ADAPTER
-from proctor.models.trial import QuestionRecord, TrialRecord
+from proctor.models.trial import EvalResultRecord, QuestionRecord, TrialRecord
 
 SCHEMAS: dict[str, tuple[type[BaseModel] | TypeAdapter[Any], str]] = {
     "trial": (TrialRecord, "trial.json: one trial's status, verdict, timings and usage"),
+    "eval": (EvalResultRecord, "eval.json: an eval's assertions, logs, metrics and inputs"),
     "suite": (SuiteRecord, "suite.json: per-group statistics, gate result and exit code"),
     "run": (RunManifest, "run.json: the run manifest"),
     "config": (ConfigRecord, "config.json: the configuration as given"),

@@ -245,3 +245,41 @@ class QuestionRecord(RecordModel):
     input_tokens: int = 0
     output_tokens: int = 0
     reason: str = ""
+
+
+class EvalAssertionRecord(CamelModel):
+    """One assertion of an eval's test, as ``eval.json`` keeps it."""
+
+    name: str
+    passed: bool
+    soft: bool = False
+    score: float | None = None
+    """0–1 for a gate that measures something; None for a plain yes or no."""
+    message: str = ""
+
+
+class EvalToolCall(CamelModel):
+    tool_name: str
+    is_error: bool = False
+
+
+class EvalResultRecord(RecordModel):
+    """``eval.json``, beside an eval's ``trial.json``: the case's assertions, logs, metrics and
+    inputs as its test saw them."""
+
+    id: str
+    iteration: int
+    assertions: list[EvalAssertionRecord] = []
+    logs: list[str] = []
+    metrics: dict[str, float] = {}
+    inputs: list[str] = []
+    """The messages the test sent, in order."""
+    tool_calls: list[EvalToolCall] = []
+    turn_outcomes: list[str] = []
+    """How each turn ended: ``turn-end``, ``exited``, ``unanswered``, ``timeout``…"""
+    skipped: str | None = None
+    """``t.skip``'s reason."""
+    error: str | None = None
+    """What the test raised, with its line in the eval file."""
+    final_text: str = ""
+    """The agent's last reply."""

@@ -65,6 +65,7 @@ def test_public_surface() -> None:
         "CaseConfig",
         "ConfigError",
         "ConfigRecord",
+        "EvalResultRecord",
         "EvaluatorResult",
         "EvaluatorSpec",
         "Event",
