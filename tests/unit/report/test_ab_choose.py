@@ -83,7 +83,7 @@ def test_a_named_condition_is_filled_in(
         (["baseline"], "baseline", None, "fewer than two conditions"),
         (["a", "b"], "c", None, "'c' is not in this run (conditions: a, b)"),
         (["a", "b"], None, "c", "'c' is not in this run"),
-        (["a", "b"], "a", "a", "both 'a'"),
+        (["a", "b"], "a", "a", "both 'a': give two of the run's conditions (a, b)"),
     ],
 )
 def test_a_bad_name_is_refused_with_a_sentence(

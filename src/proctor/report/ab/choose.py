@@ -88,7 +88,10 @@ def choose_pair(
         if name is not None and name not in names:
             raise ConfigError(f"condition {name!r} is not in this run (conditions: {listed}).")
     if treatment is not None and treatment == baseline:
-        raise ConfigError(f"--treatment and --baseline are both {treatment!r}.")
+        raise ConfigError(
+            f"--treatment and --baseline are both {treatment!r}: give two of the run's "
+            f"conditions ({listed})."
+        )
     baseline = baseline or _baseline_of(c for c in names if c != treatment)
     treatment = treatment or next((c for c in names if c != baseline), None)
     if treatment is None or baseline is None:
