@@ -48,6 +48,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["clean"] = clean_text
     env.filters["pretty"] = _pretty
     env.filters["some_ks"] = some_ks
+    env.filters["every_k"] = every_k
     return env
 
 
@@ -62,6 +63,14 @@ def some_ks(ks: Any) -> list[str]:
     numbers = [int(k) for k in keys if k.isdecimal()]
     largest = max(numbers, default=0)
     return [k for k in keys if not k.isdecimal() or int(k) in _SHOWN_KS or int(k) == largest]
+
+
+def every_k(groups: Any, table: str) -> list[str]:
+    """Every ``k`` of the groups' ``table`` (``pass_at_k`` or ``pass_hat_k``), in order: a group
+    of five repeats has its pass@5 shown beside groups of one (the suite's mean table stops
+    at the fewest repeats)."""
+    ks = {str(k) for group in groups for k in getattr(group, table)}
+    return sorted(ks, key=lambda k: (not k.isdecimal(), int(k) if k.isdecimal() else 0, k))
 
 
 @cache

@@ -64,3 +64,22 @@ def test_html_is_a_registered_reporter_writing_report_html(tmp_path: Path) -> No
     outputs = render_into(tmp_path, aggregate_of(records, "run-x"), records, ["html"])
     assert REPORTERS["html"].file_name == "report.html"
     assert (tmp_path / "report.html").read_text() == outputs["html"]
+
+
+def test_the_pass_at_k_table_shows_each_groups_largest_k() -> None:
+    """A group of five repeats beside a group of one: its pass@5 and pass^5 are shown (the
+    suite's mean table stops at the fewest repeats, k = 1)."""
+    records = [trial_record("five", "scripted", "default", n) for n in range(1, 6)]
+    records[0] = trial_record("five", "scripted", "default", 1, status="failed")
+    records.append(trial_record("one", "scripted", "default", 1))
+    suite = aggregate_of(records, "run-k")
+    assert list(suite.totals.pass_at_k) == ["1"]
+    html = render_html(suite, records)
+    table = html[html.index('id="passk"') : html.index("</table>", html.index('id="passk"'))]
+    heads = re.findall(r"<th[^>]*>(pass[@^]\d+)</th>", table)
+    ks = (1, 2, 3, 5)  # (and 4 left out, as in every table: see some_ks)
+    assert heads == [*(f"pass@{k}" for k in ks), *(f"pass^{k}" for k in ks)]
+    five = table[table.index("five · ") : table.index("</tr>", table.index("five · "))]
+    assert re.findall(r'<td class="num">([^<]*)</td>', five) == [
+        "0.80", "1.00", "1.00", "1.00", "0.80", "0.60", "0.40", "0.00",
+    ]  # fmt: skip
