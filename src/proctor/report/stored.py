@@ -79,12 +79,17 @@ UNREADABLE = "unreadable trial.json"
 MISPLACED = "trial.json of trial"
 """The start of the reason of a stand-in record for a trial.json found in another trial's
 folder."""
+MISSING = "no trial.json"
+"""The start of the reason of a stand-in record for a trial a finished run planned and whose
+record is not in its folder."""
 
 
 def is_stand_in(record: TrialRecord) -> bool:
     """Whether ``record`` stands in for a trial.json that could not be used (see
     :func:`iter_records`), not a trial's own record."""
-    return record.status == "infra-error" and record.reason.startswith((UNREADABLE, MISPLACED))
+    return record.status == "infra-error" and record.reason.startswith(
+        (UNREADABLE, MISPLACED, MISSING)
+    )
 
 
 def _lost(path: Path, reason: str) -> TrialRecord:
@@ -269,6 +274,9 @@ def load_run(
     else:
         records = load_records(root, notes, planned)
     manifest = _optional(paths.run_json, RunManifest, notes)
+    if manifest is not None and manifest.finished_at is not None and not manifest.interrupted:
+        lost = _missing(paths, planned, records, notes)
+        records += [compact(r) for r in lost] if compact_records else lost
     suite = _optional(paths.suite_json, SuiteRecord, notes)
     return StoredRun(
         paths=paths,
@@ -278,6 +286,31 @@ def load_run(
         suite=suite,
         notes=notes,
     )
+
+
+def _missing(
+    paths: RunPaths, planned: Sequence[TrialKey], records: Sequence[TrialRecord], notes: list[str]
+) -> list[TrialRecord]:
+    """A stand-in infra-error record for each trial a finished run planned whose trial.json
+    is not in its folder (removed by hand): a run that finished is not one that was stopped,
+    and a trial taken out of it must not leave the rest to pass without it."""
+    found = {_key(r) for r in records}
+    lost = [cell for cell in planned if cell not in found]
+    for case, agent, condition, repeat in lost:
+        folder = paths.trial(case, agent, condition, repeat).root
+        notes.append(f"{folder}: no trial.json, in a run that finished; counted as an infra-error")
+    reason = f"{MISSING}: the run finished, and this trial's record is not in its folder"
+    return [
+        TrialRecord(
+            case=case,
+            agent=agent,
+            condition=condition,
+            repeat=repeat,
+            status="infra-error",
+            reason=reason,
+        )
+        for case, agent, condition, repeat in lost
+    ]
 
 
 def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:

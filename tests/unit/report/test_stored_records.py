@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+from proctor.exit_codes import ExitCode
 from proctor.models.io import write_record
 from proctor.models.run import AnnotationsRecord
 from proctor.models.trial import TrialAnnotation
 from proctor.paths import RunPaths
-from proctor.report.stored import iter_records, load_records
+from proctor.report.stored import is_stand_in, iter_records, load_records, load_run, recompute
 
 EXAMPLE_RUN = Path(__file__).resolve().parents[2] / "fixtures" / "results-v1" / "example-suite"
 
@@ -76,3 +78,26 @@ def test_a_trial_folder_copied_by_hand_is_not_counted_twice(tmp_path: Path) -> N
     assert copy.status == "infra-error"
     assert "trial.json of trial fix-a-bug/scripted/default/1, in another folder" in copy.reason
     assert records[("fix-a-bug", 1)].status != "infra-error"  # the original counts as before
+
+
+def test_a_trial_removed_from_a_finished_run_is_an_infra_error_not_an_interruption(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE_RUN, run)
+    shutil.rmtree(run / "trials" / "fix-a-bug" / "scripted" / "default" / "1")
+    stored = load_run(run)
+    (lost,) = [r for r in stored.records if (r.case, r.repeat) == ("fix-a-bug", 1)]
+    assert lost.status == "infra-error" and lost.reason.startswith("no trial.json: the run")
+    assert is_stand_in(lost) and not stored.stopped_short
+    assert any("no trial.json, in a run that finished" in note for note in stored.notes)
+    _, suite = recompute(run)
+    assert suite.exit_code != ExitCode.INTERRUPTED and suite.totals.status_counts["infra-error"]
+    # A run that was stopped is read as before: its trials not run are not errors.
+    manifest = run / "run.json"
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**data, "interrupted": True}))
+    stopped = load_run(run)
+    assert stopped.stopped_short and all(
+        r.case != "fix-a-bug" or r.repeat != 1 for r in stopped.records
+    )
