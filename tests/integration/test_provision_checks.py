@@ -185,6 +185,16 @@ def test_a_profile_naming_no_adapter_is_blamed_not_the_case(
             assert result.code == 2, result.err
             assert f"{config}: field 'codingagents.mine.agent': unknown agent 'nope'" in result.err
             assert "cases/a/config.json" not in result.err
+    # A new id with no agent at all: the field is required, not a KeyError.
+    config.write_text(json.dumps({"codingagents": {"mine": {}}, "agents": ["mine"]}))
+    for argv in (("validate",), ("run", "--dry-run"), ("run", "--agent", "mine", "--dry-run")):
+        result = proctor(*argv, "--source", str(tmp_path / "cases"), "--config", str(config))
+        assert result.code == 2 and "Traceback" not in result.err, result.err
+        assert f"{config}: field 'codingagents.mine.agent' is required" in result.err
+    # A built-in agent's own settings need none.
+    config.write_text(json.dumps({"codingagents": {"scripted": {"mode": "headless"}}}))
+    fine = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
+    assert fine.code == 0, fine.err
     config.write_text(json.dumps({"codingagents": {"mine": {"agent": "scripted"}}}))
     fine = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
     assert fine.code == 0, fine.err  # control

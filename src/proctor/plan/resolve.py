@@ -122,11 +122,21 @@ def _check_limits(top: TopConfig, where: str) -> None:
 def _check_profiles(top: TopConfig, where: str) -> None:
     """A profile's ``agent`` names one of proctor's adapters: otherwise the profile names no
     agent, and a case using it would be blamed for an unknown agent."""
-    from proctor.agents.spec import SPECS
+    from proctor.agents.spec import ACP_PRESETS, SPECS
 
     builtin = sorted(spec.id for spec in SPECS)
     for name, profile in top.codingagents.items():
-        if profile.transport == "acp" or profile.agent is None or profile.agent in builtin:
+        if profile.transport == "acp":
+            continue
+        if profile.agent is None:
+            if name in builtin or name in ACP_PRESETS:  # a built-in agent's own settings
+                continue
+            raise ConfigError(
+                f"{where}: field 'codingagents.{name}.agent' is required: '{name}' is not one "
+                f"of proctor's agents, so its profile names the one it runs (known: "
+                f"{', '.join(builtin)})"
+            )
+        if profile.agent in builtin:
             continue
         raise ConfigError(
             f"{where}: field 'codingagents.{name}.agent': unknown agent '{profile.agent}' "
