@@ -372,6 +372,10 @@ def test_a_plan_file_next_to_the_eval_and_fixtures_from_the_root(
     assert (
         root / "data" / "ws" / "seed.txt"
     ).read_text() == "seed\n"  # the source is never written
+    (root / "evals" / "sub" / "plan.json").write_bytes(b"\xff\xfe{}")  # not UTF-8
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"))
+    assert result.code == 2 and "Traceback" not in result.err, result.err
+    assert "plan 'plan.json' cannot be read as JSON" in result.err
 
 
 def test_a_link_in_workspace_dir_never_lets_the_agent_write_the_source(

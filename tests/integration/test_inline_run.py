@@ -85,6 +85,19 @@ def test_inline_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
     qna = proctor("run", "--prompt", "x", "--qna", str(rules), "--out", out)
     assert qna.code == 2 and f"--qna {rules}: rules block" in qna.err
     assert "inline/" not in named.err + qna.err  # never the file proctor wrote
+    binary = tmp_path / "binary.md"
+    binary.write_bytes(b"\xff\xfe rules")
+    for option in ("--qna", "--eval"):
+        unread = proctor("run", "--prompt", "x", option, str(binary), "--out", out)
+        assert unread.code == 2 and f"{option} {binary}: not UTF-8 text" in unread.err
+        assert "Traceback" not in unread.err
+    for name in ("./nonexist.md", "notes.txt", str(tmp_path / "gone")):
+        missing = proctor("run", "--prompt", name, "--out", out)
+        assert missing.code == 2 and f"--prompt {name}: no such file" in missing.err
+    sentence = proctor("run", "--prompt", "fix notes.txt", "--dry-run", "--out", out)
+    assert sentence.code == 0, sentence.err  # a sentence naming a file is a prompt
+    # Refused runs, and a dry run, leave no case behind.
+    assert not (tmp_path / "out" / "inline").exists()
 
 
 def test_a_failure_of_one_inline_run_is_resolved_by_the_next(proctor: Run, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -337,6 +338,7 @@ def command(
     except ConfigError as exc:
         if prompt is None:
             raise
+        _forget_inline(source)  # refused: the case never ran, and is not kept
         raise ConfigError(_named_by_options(str(exc), source, eval_file, qna)) from exc
     for skipped in plan.skipped:
         click.echo(
@@ -350,6 +352,8 @@ def command(
         from proctor.session.run import cluster_sized
 
         click.echo(render_dry_run(plan, cluster_sized=cluster_sized(plan, request)))
+        if prompt is not None:
+            _forget_inline(source)
         return 0
     budget = budget_usd or plan.top.budget_usd
     if repeat_check is not None:
@@ -384,10 +388,23 @@ def _inline(
         raise ConfigError("--prompt makes the case: drop --source")
     top, _ = load_top_config(config, Path.cwd())
     results = out or Path(top.out or "proctor-results")
+    if evaluate and eval_file is None:
+        raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
     folder, has_evaluators = inline_case(results, prompt, qna=qna, eval_file=eval_file, src=src)
     if evaluate and not has_evaluators:
+        _forget_inline(folder)
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
     return folder, bool(evaluate)
+
+
+def _forget_inline(source: Path) -> None:
+    """Remove an inline case proctor wrote for a run that did not run it (refused, or a dry
+    run), and its ``inline/`` folder when nothing else is left there."""
+    from proctor.util.files import remove_tree
+
+    remove_tree(source)
+    with contextlib.suppress(OSError):
+        source.parent.rmdir()  # only when empty
 
 
 def _named_by_options(message: str, source: Path, eval_file: Path | None, qna: Path | None) -> str:

@@ -80,6 +80,8 @@ class LlmJudge:
             rubric = rubric_path.read_text(encoding="utf-8")
         except OSError as exc:
             return error_result(spec, f"cannot read the rubric {rubric_path}: {exc.strerror}")
+        except UnicodeDecodeError as exc:
+            return error_result(spec, f"the rubric {rubric_path} is not UTF-8 text ({exc})")
         if ctx.roles is None or not (params.model or ctx.roles.has("judge")):
             return error_result(spec, "no judge model configured (models.judge or --judge-model)")
         ref = parse_ref(params.model, "llm-judge model") if params.model else None

@@ -163,6 +163,8 @@ def read_trajectory(path: Path) -> list[Event]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc})") from exc
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

@@ -92,7 +92,7 @@ def _plan(point: EvalPoint) -> dict[str, Any] | None:
     path = (point.file.parent / point.plan).resolve()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # (UnicodeDecodeError and JSONDecodeError too)
         raise ConfigError(
             f"{point.file}: plan {point.plan!r} cannot be read as JSON ({exc})"
         ) from exc
@@ -345,7 +345,7 @@ def eval_json(paths: RunPaths, record: TrialRecord) -> dict[str, Any]:
     folder = paths.trial(record.case, record.agent, record.condition, record.repeat).root
     try:
         data = json.loads((folder / EVAL_RESULT).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # (UnicodeDecodeError and JSONDecodeError too)
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -29,26 +29,50 @@ CASE_NAME = "inline"
 RUBRIC = "evaluation.md"
 
 
+_FILE_ENDINGS = (".md", ".markdown", ".txt")
+
+
 def _text(value: str) -> str:
-    """The file's text when ``value`` names a file, else ``value`` itself."""
+    """The file's text when ``value`` names a file, else ``value`` itself. A value that can
+    only be a file's name (one word ending in ``.md`` or ``.txt``, or starting with ``./``,
+    ``../``, ``~/`` or ``/``) and names none is refused: a mistyped name would otherwise be
+    the prompt, and an agent would be asked to act on it."""
     path = Path(value)
     try:
         if path.is_file():
-            return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+            return _read(path, "--prompt")
+    except OSError as exc:
         raise ConfigError(f"--prompt {value}: cannot be read ({exc})") from exc
+    word = value.strip()
+    if word and not any(c.isspace() for c in word):
+        looks = word.lower().endswith(_FILE_ENDINGS) or word.startswith(("./", "../", "~/", "/"))
+        if looks:
+            raise ConfigError(
+                f"--prompt {value}: no such file (a prompt given as text is taken as it is, "
+                "but this one can only be a file's name)"
+            )
     return value
 
 
-def _evaluators(eval_file: Path, case: Path) -> list[dict[str, Any]]:
+def _read(path: Path, option: str) -> str:
+    """A file's text, or one sentence naming the option and the file (exit 2)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{option} {path}: not UTF-8 text ({exc})") from exc
+    except OSError as exc:
+        raise ConfigError(f"{option} {path}: cannot be read ({exc})") from exc
+
+
+def _evaluators(eval_file: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """The evaluators ``--eval`` gives, and the rubric's text when it is Markdown."""
     if not eval_file.is_file():
         raise ConfigError(f"--eval {eval_file}: no such file")
-    if eval_file.suffix.lower() in (".md", ".markdown", ".txt"):
-        write_text_atomic(case / RUBRIC, eval_file.read_text(encoding="utf-8"))
-        return [{"use": "llm-judge", "rubric": RUBRIC}]
+    if eval_file.suffix.lower() in _FILE_ENDINGS:
+        return [{"use": "llm-judge", "rubric": RUBRIC}], _read(eval_file, "--eval")
     try:
-        data = json.loads(eval_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(_read(eval_file, "--eval"))
+    except json.JSONDecodeError as exc:
         raise ConfigError(f"--eval {eval_file}: not a readable JSON file ({exc})") from exc
     entries = data.get("evaluators") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -56,7 +80,7 @@ def _evaluators(eval_file: Path, case: Path) -> list[dict[str, Any]]:
             f"--eval {eval_file}: expected a list of evaluators, or an object with "
             "'evaluators', or a Markdown rubric"
         )
-    return entries
+    return entries, None
 
 
 def inline_case(
@@ -68,27 +92,33 @@ def inline_case(
     src: Path | None = None,
 ) -> tuple[Path, bool]:
     """Write the inline case; the folder to run as ``--source`` and whether it has anything to
-    evaluate with."""
+    evaluate with. Every option is read and checked before anything is written: a refused
+    run leaves no case folder behind."""
     text = _text(prompt).strip()
     if not text:
         raise ConfigError("--prompt: the prompt is empty")
+    answers = None
+    if qna is not None:
+        if not qna.is_file():
+            raise ConfigError(f"--qna {qna}: no such file")
+        answers = _read(qna, "--qna")
+    if src is not None:
+        if not src.exists():
+            raise ConfigError(f"--src {src}: no such folder or zip")
+        if src.is_file() and src.suffix.lower() != ".zip":
+            raise ConfigError(f"--src {src}: expected a folder or a .zip file")
+    evaluators, rubric = _evaluators(eval_file) if eval_file is not None else ([], None)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     source = out / "inline" / stamp
     case = source / CASE_NAME
     case.mkdir(parents=True)
     write_text_atomic(case / "prompt.md", text + "\n")
-    if qna is not None:
-        if not qna.is_file():
-            raise ConfigError(f"--qna {qna}: no such file")
-        write_text_atomic(case / "qna.md", qna.read_text(encoding="utf-8"))
+    if answers is not None:
+        write_text_atomic(case / "qna.md", answers)
     if src is not None:
-        if not src.exists():
-            raise ConfigError(f"--src {src}: no such folder or zip")
-        link = case / ("src.zip" if src.is_file() else "src")
-        if src.is_file() and src.suffix.lower() != ".zip":
-            raise ConfigError(f"--src {src}: expected a folder or a .zip file")
-        os.symlink(src.resolve(), link)
-    evaluators = _evaluators(eval_file, case) if eval_file is not None else []
+        os.symlink(src.resolve(), case / ("src.zip" if src.is_file() else "src"))
+    if rubric is not None:
+        write_text_atomic(case / RUBRIC, rubric)
     config = {"description": "an inline run (proctor run --prompt)", "evaluators": evaluators}
     write_text_atomic(case / "config.json", json.dumps(config, indent=2) + "\n")
     return source, bool(evaluators)

@@ -190,11 +190,13 @@ def find_transcript(agent: str, workspace: Path) -> Path:
 
 def _json_report(value: str) -> dict[str, Any]:
     path = Path(value)
-    text = path.read_text(encoding="utf-8") if path.is_file() else value
     try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else value
         data = json.loads(text)
-    except ValueError as exc:
+    except ValueError as exc:  # (UnicodeDecodeError too)
         raise ConfigError(f"--result-json: not a JSON object ({exc})") from exc
+    except OSError as exc:
+        raise ConfigError(f"--result-json {value}: cannot be read ({exc})") from exc
     if not isinstance(data, dict):
         raise ConfigError("--result-json: expected a JSON object")
     return data

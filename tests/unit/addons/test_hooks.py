@@ -201,6 +201,9 @@ def test_codex_config_toml_and_skipped_handlers(tmp_path: Path) -> None:
     config.write_text("[hooks\n")
     with pytest.raises(ConfigError, match="not a readable TOML file"):
         load_hooks(config)
+    config.write_bytes(b"\xff\xfe{}")  # not UTF-8: a sentence too, not a traceback
+    with pytest.raises(ConfigError, match="not a readable TOML file"):
+        load_hooks(config)
 
 
 @pytest.mark.parametrize(

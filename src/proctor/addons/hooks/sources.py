@@ -128,7 +128,7 @@ def load_hooks(path: Path) -> HookSource:
     if path.suffix == ".toml":
         try:
             data = parse_toml_text(path.read_text(encoding="utf-8"), path)
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not a readable TOML file ({exc})") from exc
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
