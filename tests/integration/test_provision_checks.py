@@ -249,3 +249,28 @@ def test_a_missing_key_names_the_file_or_flag_that_chose_the_model(
     result, _ = run_cases(proctor, tmp_path, "--judge-model", "anthropic/claude-x")
     assert result.code == 2 and f"--judge-model: {says}" in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_a_missing_add_on_is_blamed_on_the_file_that_names_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    config.write_text(
+        json.dumps({"provision": {"skills": [{"name": "x", "path": "/nonexistent"}]}})
+    )
+    cases = str(tmp_path / "cases")
+    result = proctor("validate", "--source", cases, "--config", str(config))
+    assert result.code == 2, result.err
+    assert f"{config} (for case a): field 'provision.skills[0].path'" in result.err
+    assert "config.json" not in result.err
+    # The case's own entry of that name replaces it: the case's file is then the one named.
+    make_case(
+        "a",
+        config={"provision": {"skills": [{"name": "x", "path": "gone"}]}},
+        plan={"turns": [{"say": "hi"}]},
+    )
+    result = proctor("validate", "--source", cases, "--config", str(config))
+    assert (
+        result.code == 2 and "cases/a/config.json: field 'provision.skills[0].path'" in result.err
+    )

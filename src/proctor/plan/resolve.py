@@ -38,7 +38,11 @@ from proctor.plan.roles import resolve_roles
 DEFAULT_CONDITION = "default"
 
 
-def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
+def resolve_case(
+    case: Case, top: TopConfig, cli: CliOverrides, top_where: str = "proctor.json"
+) -> ResolvedCase:
+    """One case's settings, layered: ``--flags`` over its ``config.json`` over the top-level
+    configuration (``top_where`` names that file in an error about a field of its own)."""
     cfg = case.config
     where = str(case.path / "config.json")
     agents = cli.agents or cfg.agents or top.agents or list(DEFAULT_AGENTS)
@@ -69,7 +73,7 @@ def resolve_case(case: Case, top: TopConfig, cli: CliOverrides) -> ResolvedCase:
                 f"{', '.join(missing)}"
             )
     provision = (top.provision or Provision()).merged_with(cfg.provision)
-    check_provision(provision, case.path, where)
+    _check_provisions(top.provision, cfg.provision, case.path, top_where, where)
     for name, variant in conditions.items():
         if variant.provision is not None:
             check_provision(variant.provision, case.path, f"{where}: conditions.{name}")
@@ -117,6 +121,25 @@ def _check_limits(top: TopConfig, where: str) -> None:
             raise ConfigError(
                 f"{where}: field 'limits.{name}': not a provider (known: {providers})"
             )
+
+
+def _check_provisions(
+    top: Provision | None, own: Provision | None, case_dir: Path, top_where: str, where: str
+) -> None:
+    """The case's own add-ons checked under its ``config.json``'s name, and the top-level
+    configuration's that it does not replace (entries merge by name) under that file's."""
+    if own is not None:
+        check_provision(own, case_dir, where)
+    if top is None:
+        return
+    own = own or Provision()
+    kept = Provision(
+        mcps=[e for e in top.mcps if e.name not in {o.name for o in own.mcps}],
+        plugins=[e for e in top.plugins if e.name not in {o.name for o in own.plugins}],
+        skills=[e for e in top.skills if e.name not in {o.name for o in own.skills}],
+        hooks=[e for e in top.hooks if e.name not in {o.name for o in own.hooks}],
+    )
+    check_provision(kept, case_dir, f"{top_where} (for case {case_dir.name})")
 
 
 def _check_profiles(top: TopConfig, where: str) -> None:
@@ -300,7 +323,7 @@ def build_plan(
     resolved = []
     for case in chosen:
         try:
-            rc = resolve_case(case, top, cli)
+            rc = resolve_case(case, top, cli, str(config_path or "proctor.json"))
             if problems is not None:
                 _trials([rc], top, cli, config_path, cwd)  # what the matrix would check
             resolved.append(rc)
