@@ -77,11 +77,24 @@ class RunPaths:
         """Every stored trial.json of the run, in a stable order. Only what lies in the run's
         own folders: a link (a folder or the file) is not followed, so no record from
         elsewhere is read as one of the run's."""
+        found = [folder / "trial.json" for folder in self._trial_folders()]
+        return sorted(path for path in found if path.is_file() and not path.is_symlink())
+
+    def unusable_trial_jsons(self) -> list[Path]:
+        """Each trial.json of the run that is there but is no file of the run's own to read: a
+        folder, a link, a device. A reader counts each as a damaged trial, never as none."""
+        found = [folder / "trial.json" for folder in self._trial_folders()]
+        return sorted(
+            path
+            for path in found
+            if os.path.lexists(path) and (path.is_symlink() or not path.is_file())
+        )
+
+    def _trial_folders(self) -> list[Path]:
         level = [self.trials_dir]
         for _ in range(4):  # case / agent / condition / repeat
             level = [entry for folder in level for entry in _subfolders(folder)]
-        found = [folder / "trial.json" for folder in level]
-        return sorted(path for path in found if path.is_file() and not path.is_symlink())
+        return level
 
 
 def _subfolders(folder: Path) -> list[Path]:

@@ -125,11 +125,16 @@ def iter_records(
     ``planned`` cells, a trial the run never planned) counts as an infra-error of its folder's
     trial, with a note naming the file."""
     notes = notes if notes is not None else []
-    trial_files = RunPaths(run_dir).trial_jsons()
-    if not trial_files:
+    paths = RunPaths(run_dir)
+    trial_files, unusable = paths.trial_jsons(), paths.unusable_trial_jsons()
+    if not trial_files and not unusable:
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
     cells = set(planned or ())
+    for path in unusable:
+        kind = "a link" if path.is_symlink() else "a folder" if path.is_dir() else "not a file"
+        notes.append(f"{path}: {kind}, not a record; counted as an infra-error")
+        yield _annotated(_lost(path, f"{UNREADABLE}: {kind}, not a file of the run's own"), marks)
     for path in trial_files:
         try:
             record, dropped = read_trial(path)

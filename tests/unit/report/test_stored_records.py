@@ -101,3 +101,23 @@ def test_a_trial_removed_from_a_finished_run_is_an_infra_error_not_an_interrupti
     assert stopped.stopped_short and all(
         r.case != "fix-a-bug" or r.repeat != 1 for r in stopped.records
     )
+
+
+def test_a_trial_json_that_is_a_folder_or_a_link_is_a_damaged_trial(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE_RUN, run)
+    folder = run / "trials" / "fix-a-bug" / "scripted" / "default" / "1" / "trial.json"
+    folder.unlink()
+    folder.mkdir()
+    linked = run / "trials" / "fix-a-bug" / "scripted" / "default" / "2" / "trial.json"
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(linked.read_bytes())
+    linked.unlink()
+    linked.symlink_to(elsewhere)
+    notes: list[str] = []
+    records = {(r.case, r.repeat): r for r in load_records(run, notes)}
+    assert records[("fix-a-bug", 1)].status == "infra-error"
+    assert "a folder" in records[("fix-a-bug", 1)].reason
+    assert records[("fix-a-bug", 2)].status == "infra-error"
+    assert "a link" in records[("fix-a-bug", 2)].reason
+    assert len(notes) == 2 and all(is_stand_in(records[("fix-a-bug", n)]) for n in (1, 2))
