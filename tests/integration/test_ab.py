@@ -239,6 +239,8 @@ def test_repeats_neither_side_ran_are_listed_by_report_and_compare(
         for path in sorted((run / "trials" / "x" / "scripted" / side / "2").rglob("*"))[::-1]:
             path.rmdir() if path.is_dir() else path.unlink()
         (run / "trials" / "x" / "scripted" / side / "2").rmdir()
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
     reason = "neither side ran (the run stopped before this repeat)"
     compared = proctor("compare", str(run), "--json")
     assert compared.code == 0, compared.err

@@ -423,7 +423,8 @@ def test_a_zip_fixture_is_extracted_once_and_each_trial_diffs_against_it(
             {"say": "Done."},
         ]
     }
-    config = {"timeoutSec": 30, "repeats": 3, "evaluators": [{"use": "file-exists"}]}
+    evaluators = [{"use": "file-exists", "must": ["app.py"]}]
+    config = {"timeoutSec": 30, "repeats": 3, "evaluators": evaluators}
     case = make_case("zipped", config=config, plan=plan)
     with zipfile.ZipFile(case / "src.zip", "w") as zf:
         zf.writestr("repo/app.py", "def f():\n    return 1\n")

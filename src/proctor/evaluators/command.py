@@ -29,7 +29,8 @@ from proctor.models.trial import EvaluatorResult
 
 class CommandParams(EvaluatorParams):
     run: ProgramText = Field(min_length=1)
-    expect_exit: int = 0
+    expect_exit: int = Field(default=0, ge=0, le=255)
+    """The exit code that passes: a program's own, from 0 to 255."""
     timeout_sec: float = Field(default=300.0, gt=0, le=MAX_TIMEOUT_SEC)
     copy_in: list[str] = []
     """Case-folder paths copied into the workspace (same relative path) before the run."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from proctor.evaluators.base import (
     EvaluationContext,
@@ -33,6 +33,15 @@ class FileExistsParams(EvaluatorParams):
                     "(give a relative glob such as 'src/*.py')"
                 )
         return patterns
+
+    @model_validator(mode="after")
+    def _checks_something(self) -> FileExistsParams:
+        if not self.must and not self.must_not:
+            raise ValueError(
+                "give 'must' or 'mustNot' (a list of globs): without either it checks nothing, "
+                "and would always pass"
+            )
+        return self
 
 
 @register

@@ -48,6 +48,22 @@ def refused(entry: dict[str, Any]) -> str:
             "field 'evaluators[0].expectExit': expected an integer, got 1.0",
         ),
         (
+            {"use": "command", "run": "true", "expectExit": 256},
+            "field 'evaluators[0].expectExit': expected less than or equal to 255, got 256",
+        ),
+        (
+            {"use": "command", "run": "true", "expectExit": -1},
+            "field 'evaluators[0].expectExit': expected greater than or equal to 0, got -1",
+        ),
+        (
+            {"use": "file-exists"},
+            "field 'evaluators[0]': give 'must' or 'mustNot' (a list of globs): without either",
+        ),
+        (
+            {"use": "file-exists", "must": [], "mustNot": []},
+            "field 'evaluators[0]': give 'must' or 'mustNot'",
+        ),
+        (
             {"use": "trajectory-check", "toolPattern": "Bash", "min": "1"},
             "field 'evaluators[0].min': expected an integer, got the string \"1\"",
         ),
