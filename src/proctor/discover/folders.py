@@ -132,6 +132,20 @@ def load_case(folder: Path) -> Case:
 
 def _fixture(folder: Path) -> tuple[Path | None, Any]:
     zipped, tree = folder / "src.zip", folder / "src"
+    if zipped.is_file() and tree.is_dir():
+        raise ConfigError(
+            f"{folder}: both src/ and src.zip: give the starting files once (remove one)"
+        )
+    for name, path, wanted in (("src", tree, "a folder"), ("src.zip", zipped, "a zip file")):
+        if os.path.lexists(path) and not (path.is_file() if name == "src.zip" else path.is_dir()):
+            what = (
+                "a folder"
+                if path.is_dir()
+                else "a link to nothing"
+                if not path.exists()
+                else "a file"
+            )
+            raise ConfigError(f"{path}: {what}, where the case expects {wanted}")
     if zipped.is_file():
         try:
             check_zip(zipped)

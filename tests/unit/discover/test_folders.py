@@ -179,3 +179,23 @@ def test_a_whole_case_folder_with_a_case_shaped_fixture_inside_stays_one_case(
     (inner / "prompt.md").write_text("x")
     (inner / "config.json").write_text("{}")
     assert [c.name for c in discover_cases(tmp_path).cases] == [tmp_path.name]
+
+
+def test_a_src_that_is_not_a_folder_or_beside_a_src_zip_is_a_sentence(tmp_path: Path) -> None:
+    folder = write_case(tmp_path, "x", config={})
+    (folder / "src").write_text("hi\n")
+    with pytest.raises(ConfigError, match="src: a file, where the case expects a folder"):
+        discover_cases(tmp_path)
+    (folder / "src").unlink()
+    (folder / "src").symlink_to(tmp_path / "gone")
+    with pytest.raises(ConfigError, match="src: a link to nothing, where the case expects"):
+        discover_cases(tmp_path)
+    (folder / "src").unlink()
+    (folder / "src").mkdir()
+    (folder / "src" / "a.txt").write_text("a\n")
+    with zipfile.ZipFile(folder / "src.zip", "w") as zf:
+        zf.writestr("a.txt", "b\n")
+    with pytest.raises(ConfigError, match="both src/ and src.zip"):
+        discover_cases(tmp_path)
+    (folder / "src.zip").unlink()
+    assert [c.name for c in discover_cases(tmp_path).cases] == ["x"]  # control
