@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Annotated, Any, Literal, NoReturn, TypeVar
+from typing import Annotated, Any, Literal, NoReturn, TypeVar, get_args
 
 from pydantic import (
     AfterValidator,
@@ -23,6 +24,7 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
+from proctor.errors import ConfigError
 from proctor.models.base import AtMostADay, UserModel
 from proctor.models.pricing import ModelPrice as ModelPrice  # its home; named here too
 from proctor.models.process import MetricsConfig
@@ -340,10 +342,24 @@ class Expectations(UserModel):
     framework: str | None = None
     language: str | None = None
     bucket: str | None = None
-    goal_shape: Literal["single_goal", "weak_multi_goal", "strong_multi_goal"] | None = None
+    goal_shape: GoalShape | None = None
 
 
 DEFAULT_GATE = Gate(min_pass_rate=1.0)
+
+
+GoalShape = Literal["single_goal", "weak_multi_goal", "strong_multi_goal"]
+GOAL_SHAPES: tuple[str, ...] = get_args(GoalShape)
+
+
+def check_goal_labels(labels: Mapping[str, str], option: str = "--goal-labels") -> None:
+    """Each task's goal shape one of :data:`GOAL_SHAPES`, or a ConfigError naming the task."""
+    for task, shape in labels.items():
+        if shape not in GOAL_SHAPES:
+            raise ConfigError(
+                f"{option}: task '{task}' has goal shape {shape!r}; expected one of "
+                f"{', '.join(GOAL_SHAPES)}"
+            )
 
 
 class CaseConfig(Expectations):

@@ -13,10 +13,9 @@ Each run writes an ordinary run folder under ``<out>/<results>`` labelled with i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import get_args
 
 from proctor.errors import ConfigError
-from proctor.models.config import SAFE_NAME, CaseConfig
+from proctor.models.config import GOAL_SHAPES, SAFE_NAME, check_goal_labels
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
 
@@ -24,15 +23,9 @@ from proctor.models.run import ManifestRun, RepeatManifest
 def plan_repeats(
     goal_labels: dict[str, str], goal_shape: str | None, pairs: int, conditions: list[str]
 ) -> RepeatManifest:
-    known = get_args(get_args(CaseConfig.model_fields["goal_shape"].annotation)[0])
-    if goal_shape is not None and goal_shape not in known:
-        raise ConfigError(f"--goal-shape {goal_shape}: expected one of {', '.join(known)}")
-    for task, shape in goal_labels.items():
-        if shape not in known:
-            raise ConfigError(
-                f"--goal-labels: task '{task}' has goal shape {shape!r}; expected one of "
-                f"{', '.join(known)}"
-            )
+    if goal_shape is not None and goal_shape not in GOAL_SHAPES:
+        raise ConfigError(f"--goal-shape {goal_shape}: expected one of {', '.join(GOAL_SHAPES)}")
+    check_goal_labels(goal_labels)
     for condition in conditions:
         if not SAFE_NAME.fullmatch(condition):
             raise ConfigError(
