@@ -274,3 +274,15 @@ def test_a_missing_add_on_is_blamed_on_the_file_that_names_it(
     assert (
         result.code == 2 and "cases/a/config.json: field 'provision.skills[0].path'" in result.err
     )
+
+
+@pytest.mark.parametrize("option", ["--agent-model", "--agent-effort"])
+def test_an_agent_flag_naming_an_unknown_agent_is_refused(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, option: str
+) -> None:
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    cases = str(tmp_path / "cases")
+    result = proctor("run", "--source", cases, option, "nope=x", "--dry-run")
+    assert result.code == 2 and f"{option} nope=…: unknown agent 'nope'" in result.err
+    fine = proctor("run", "--source", cases, option, "scripted=high", "--dry-run")
+    assert fine.code == 0, fine.err  # control

@@ -142,6 +142,22 @@ def _check_provisions(
     check_provision(kept, case_dir, f"{top_where} (for case {case_dir.name})")
 
 
+def _check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
+    """``--agent-model ID=…`` and ``--agent-effort ID=…`` name agents proctor knows: a typo
+    would otherwise never apply, and the run would go on with the default."""
+    known = known_agent_ids(top.codingagents)
+    for option, given in (
+        ("--agent-model", cli.agent_models),
+        ("--agent-effort", cli.agent_efforts),
+    ):
+        for agent in given:
+            if agent not in known:
+                raise ConfigError(
+                    f"{option} {agent}=…: unknown agent '{agent}' (known: "
+                    f"{', '.join(sorted(known))})"
+                )
+
+
 def _check_profiles(top: TopConfig, where: str) -> None:
     """A profile's ``agent`` names one of proctor's adapters: otherwise the profile names no
     agent, and a case using it would be blamed for an unknown agent."""
@@ -320,6 +336,7 @@ def build_plan(
     _check_evaluator_names(chosen, cli)
     _check_limits(top, str(config_path or "proctor.json"))
     _check_profiles(top, str(config_path or "proctor.json"))
+    _check_agent_flags(top, cli)
     resolved = []
     for case in chosen:
         try:
