@@ -81,6 +81,13 @@ def test_manifest_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
     empty.write_text("{}")
     nothing = proctor("plan-repeats", "--goal-labels", str(empty), "--output", str(tmp_path / "m"))
     assert nothing.code == 2 and "--goal-labels: the file names no task" in nothing.err
+    for pairs in ("0", "1001"):
+        many = proctor(
+            "plan-repeats", "--goal-labels", str(labels), "--pairs", pairs,
+            "--output", str(tmp_path / "m.json"),
+        )  # fmt: skip
+        assert many.code == 2 and "'--pairs': " + pairs in many.err
+    assert not (tmp_path / "m.json").exists()
 
 
 def test_an_existing_output_file_is_kept_unless_forced(proctor: Run, tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from proctor.models.base import MAX_PAIRS
+
 
 @click.command("plan-repeats")
 @click.option(
@@ -15,7 +17,13 @@ import click
     help="The tasks: a label file, task id → goal shape (JSON, or 'id,shape' lines).",
 )
 @click.option("--goal-shape", help="Only the tasks of this goal shape (default: all of them).")
-@click.option("--pairs", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--pairs",
+    type=click.IntRange(min=1, max=MAX_PAIRS),
+    default=3,
+    show_default=True,
+    help=f"Pairs of runs, 1 to {MAX_PAIRS} (each pair runs every condition once).",
+)
 @click.option(
     "--conditions",
     default="baseline,treatment",

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from proctor.models.base import CamelModel, RecordModel
+from proctor.models.base import MAX_PAIRS, CamelModel, RecordModel
 from proctor.models.config import CliOverrides, Gate, Provision, TopConfig
 from proctor.models.pricing import ModelPrice
 from proctor.models.trial import TrialAnnotation
@@ -246,7 +246,7 @@ class RepeatManifest(RecordModel):
     goal_shape: str | None = None
     conditions: list[str] = Field(min_length=2)
     tasks: list[str] = Field(min_length=1)
-    pairs: int = Field(ge=1)
+    pairs: int = Field(ge=1, le=MAX_PAIRS)
     runs: list[ManifestRun] = Field(default=[], min_length=1)
 
     @model_validator(mode="after")
