@@ -16,11 +16,11 @@ from pydantic.alias_generators import to_camel
 SCHEMA_VERSION = 2
 
 MAX_TIMEOUT_SEC = 86_400.0
-MAX_PAIRS = 1000
-"""The most pairs a repeat manifest plans (``plan-repeats --pairs``): each pair is a run."""
 """The longest time limit or pause a user's configuration takes (a day): a larger one is a
 typo, and one past what a clock holds (``1e300``) crashed or hung a run instead of failing
 validation."""
+MAX_PAIRS = 1000
+"""The most pairs a repeat manifest plans (``plan-repeats --pairs``): each pair is a run."""
 OWN_RECORD = "proctor-record"
 """Validation context key set when proctor reads back a record it wrote (see
 :func:`proctor.models.io.read_record`): limits added since it was written do not apply."""
