@@ -70,7 +70,7 @@ def load_case(folder: Path) -> Case:
     config: CaseConfig | None = None
     evaluators: list[Any] = []
     try:
-        raw = parse_json_text(read_text(config_path), config_path)
+        raw = parse_json_text(read_text(config_path), config_path, unique=True)
         if not isinstance(raw, dict):
             raise ConfigError(f"{config_path}: expected a JSON object at the top level")
         try:
@@ -105,7 +105,7 @@ def load_case(folder: Path) -> Case:
     if (folder / "plan.json").is_file():
         plan_path = folder / "plan.json"
         try:
-            plan = parse_json_text(read_optional(plan_path), plan_path)
+            plan = parse_json_text(read_optional(plan_path), plan_path, unique=True)
             validate_plan(plan, str(plan_path))
         except PlanError as exc:
             found.append(str(exc))

@@ -94,7 +94,7 @@ def load_task_file(
     """The tasks of a task file as cases. With ``beside_cases`` (a JSON file found among a
     suite's case folders), a file that is not shaped as tasks at all raises
     :class:`~proctor.discover.files.Unreadable`, and the file is skipped with that reason."""
-    data = read_json_file(path)
+    data = read_json_file(path, unique=True)
     if beside_cases and isinstance(data, dict) and not any(k in data for k in TASK_KEYS):
         raise Unreadable(
             "not a task file (a JSON object with none of the keys "

@@ -21,10 +21,32 @@ TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
 """What a user file holding an integer of more digits than Python converts is told."""
 
 
-def parse_json_text(text: str, path: Path) -> Any:
-    """Parse a user-written JSON text; a syntax error is a ConfigError naming line and column."""
+class _TwiceGiven(Exception):
+    """A key given twice in one JSON object."""
+
+
+def _one_of_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _TwiceGiven(key)
+        found[key] = value
+    return found
+
+
+def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
+    """Parse a user-written JSON text; a syntax error is a ConfigError naming line and column.
+    With ``unique`` (a file written for proctor), a key given twice in one object is one too:
+    JSON keeps the last silently, and the first would never apply. Files another program
+    reads as well (an agent CLI's settings) leave ``unique`` off, to read as that program
+    does."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_one_of_each) if unique else json.loads(text)
+    except _TwiceGiven as exc:
+        raise ConfigError(
+            f"{path}: key {exc.args[0]!r} is given twice in one object; keep one (JSON would "
+            "take the last and ignore the first)"
+        ) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -49,15 +71,16 @@ def parse_toml_text(text: str, path: Path) -> Any:
         raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
 
 
-def read_json_file(path: Path) -> Any:
-    """Parse a user-written JSON file; unreadable or malformed is a ConfigError."""
+def read_json_file(path: Path, *, unique: bool = False) -> Any:
+    """Parse a user-written JSON file; unreadable or malformed is a ConfigError (``unique``:
+    see :func:`parse_json_text`)."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-    return parse_json_text(text, path)
+    return parse_json_text(text, path, unique=unique)
 
 
 def top_config_path(path: Path | None, cwd: Path) -> Path | None:
@@ -87,7 +110,7 @@ def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | Non
     found = top_config_path(path, cwd)
     if found is None:
         return TopConfig(), None
-    raw = read_json_file(found)
+    raw = read_json_file(found, unique=True)
     if not isinstance(raw, dict):
         raise ConfigError(f"{found}: expected a JSON object at the top level")
     try:

@@ -199,3 +199,23 @@ def test_a_src_that_is_not_a_folder_or_beside_a_src_zip_is_a_sentence(tmp_path: 
         discover_cases(tmp_path)
     (folder / "src.zip").unlink()
     assert [c.name for c in discover_cases(tmp_path).cases] == ["x"]  # control
+
+
+@pytest.mark.parametrize("name", ["config.json", "plan.json"])
+def test_a_key_given_twice_is_a_sentence_not_the_last_one_silently(
+    tmp_path: Path, name: str
+) -> None:
+    folder = write_case(tmp_path, "x", config={}, plan={"turns": []})
+    twice = '{"turns": [], "turns": [{"say": "hi"}]}' if name == "plan.json" else None
+    (folder / name).write_text(twice or '{"repeats": 1, "timeoutSec": 5, "repeats": 3}')
+    key = "turns" if name == "plan.json" else "repeats"
+    with pytest.raises(ConfigError, match=f"{name}: key '{key}' is given twice in one object"):
+        discover_cases(tmp_path)
+
+
+def test_the_top_level_configuration_refuses_a_key_given_twice(tmp_path: Path) -> None:
+    from proctor.models.loading import load_top_config
+
+    (tmp_path / "proctor.json").write_text('{"gate": {"minPassRate": 1, "minPassRate": 0.5}}')
+    with pytest.raises(ConfigError, match="key 'minPassRate' is given twice"):
+        load_top_config(None, tmp_path)

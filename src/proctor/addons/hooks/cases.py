@@ -266,7 +266,7 @@ def load_cases(path: Path, default_agent: str = "claude-code") -> list[HookCase]
         raise ConfigError(f"{path}: cannot read the cases file ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    data: Any = parse_json_text(text, path)
+    data: Any = parse_json_text(text, path, unique=True)
     wrapped = {"cases": data} if isinstance(data, list) else data
     if not isinstance(wrapped, dict):
         raise ConfigError(f"{path}: expected an object with 'cases' (a list of cases)")

@@ -106,7 +106,7 @@ class Dataset(UserModel):
 
 def load_dataset(path: Path) -> Dataset:
     """Read and check a dataset file; every mistake is a ConfigError naming file and field."""
-    data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path)
+    data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path, unique=True)
     try:
         dataset = Dataset.model_validate(data)
     except ValidationError as exc:
@@ -124,7 +124,7 @@ def _read_jsonl(path: Path) -> dict[str, list[Any]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        item = parse_json_text(line, Path(f"{path}:{number}"))
+        item = parse_json_text(line, Path(f"{path}:{number}"), unique=True)
         if not isinstance(item, Mapping):
             raise ConfigError(f"{path}: line {number}: expected a JSON object")
         out["queries" if "query" in item else "notes"].append(item)
