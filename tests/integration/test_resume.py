@@ -273,6 +273,25 @@ def test_two_resumes_of_one_run_never_run_together(proctor: Run, tmp_path: Path)
     check_complete(run_dir)
 
 
+@pytest.mark.parametrize("through", ["dotdot", "link"])
+def test_a_source_and_config_given_through_dotdot_or_a_link_resume(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, through: str
+) -> None:
+    suite(tmp_path)
+    (tmp_path / "pc.json").write_text("{}")
+    (tmp_path / "link").symlink_to(tmp_path / "cases")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    source = "../cases" if through == "dotdot" else "../link"
+    first = proctor("run", "--source", source, "--config", "../pc.json", "--out", "../out")
+    assert first.code == 0, first.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    (run_dir / "trials/slow/scripted/default/2/trial.json").unlink()
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0, again.err
+    assert f"{TRIALS - 1} kept, 1 run now" in again.err
+
+
 def test_a_relative_run_folder_and_source_root_resume_from_anywhere(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

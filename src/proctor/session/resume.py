@@ -105,14 +105,14 @@ PATH_KEYS = frozenset({"path", "fixture", "configFile"})
 
 
 def _absolute(value: Any, cwd: Path, key: str = "") -> Any:
-    """``value`` with its relative paths made absolute against ``cwd``: a run planned from
-    another folder names the same files differently."""
+    """``value`` with its paths made absolute against ``cwd`` and resolved: a run planned from
+    another folder, or through ``..`` or a link, names the same files differently."""
     if isinstance(value, dict):
         return {k: _absolute(v, cwd, k) for k, v in value.items()}
     if isinstance(value, list):
         return [_absolute(v, cwd, key) for v in value]
-    if key in PATH_KEYS and isinstance(value, str) and value and not Path(value).is_absolute():
-        return str((cwd / value).resolve())
+    if key in PATH_KEYS and isinstance(value, str) and value:
+        return str((cwd / value).resolve())  # (an absolute value stays where it is)
     return value
 
 
