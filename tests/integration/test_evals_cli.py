@@ -19,6 +19,7 @@ import pytest
 
 from proctor.models.base import SCHEMA_VERSION
 from proctor.models.io import read_record
+from proctor.models.run import RunManifest
 from proctor.models.trial import EvalResultRecord
 from tests.conftest import CliResult, write_case
 
@@ -1039,3 +1040,24 @@ def test_a_finding_of_one_eval_run_is_resolved_by_the_next(proctor: Run, tmp_pat
     assert run_other("one") == [("proj/evals", "resolved")]
     states = run_other("zero")
     assert states == [("other/evals", "open"), ("proj/evals", "resolved")]
+
+
+def test_an_eval_run_is_not_resumed_as_a_folder_of_cases(proctor: Run, tmp_path: Path) -> None:
+    """`run --resume` would replay the generated cases without their test code (every
+    assertion gone, a failing eval passed): refused, and no advice points there."""
+    root = project(tmp_path, {"a.eval.py": f"""
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+            t.check(1, 2)
+        eval = define_eval(plan={TURNS}, test=test)
+    """})  # fmt: skip
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 1, result.err
+    run_dir = Path(out["runDir"])
+    manifest = json.loads((run_dir / "run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**manifest, "finishedAt": None}))  # killed
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 2 and "a run of `proctor eval`" in resumed.err, resumed.err
+    stored = read_record(run_dir / "run.json", RunManifest)
+    assert stored.by_eval and "`proctor eval` again" in stored.finish_hint(run_dir)

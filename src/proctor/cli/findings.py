@@ -239,7 +239,7 @@ def _unfinished(folder: Path, ledger: FindingsLedger) -> list[str]:
         else:
             notes.append(
                 f"{root.name} has not finished, and no proctor is running it (it was killed): "
-                f"`proctor run --resume {root}` finishes it, and its checks count then"
+                f"{manifest.finish_hint(root)}, and its checks count then"
             )
     return notes
 

@@ -3,7 +3,7 @@ given, and the configuration after defaults and layering with the matrix it expa
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import PurePath, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -60,6 +60,21 @@ class RunManifest(RecordModel):
     """The suite the run ran, as the findings ledger names it (the source, relative to the
     folder holding the results directory when under it; see ``docs/findings.md``), recorded
     at the start so that a ledger rebuilt after the folders moved names it the same."""
+
+    @property
+    def by_eval(self) -> bool:
+        """A run of ``proctor eval``: its cases are tests written as code, which only ``proctor
+        eval`` runs (``run --resume`` cannot)."""
+        if len(self.argv) > 1 and self.argv[1] == "eval":
+            return True
+        # (Its cases are written to <out>/evals-src/<timestamp>/, whoever started it.)
+        return self.source is not None and PurePath(self.source).parent.name == "evals-src"
+
+    def finish_hint(self, root: object) -> str:
+        """How a person finishes this run when it stopped short."""
+        if self.by_eval:
+            return "`proctor eval` again runs its cases anew (an eval run cannot be resumed)"
+        return f"`proctor run --resume {root}` finishes it"
 
 
 JournalEvent = Literal[

@@ -64,7 +64,14 @@ def _read(paths: RunPaths) -> tuple[RunManifest, ConfigRecord]:
             f"--resume {paths.root}: not a run folder (no run.json), or a run stopped before "
             "it started any trial; start a new run instead"
         )
-    return read_record(paths.run_json, RunManifest), read_record(paths.config_json, ConfigRecord)
+    manifest = read_record(paths.run_json, RunManifest)
+    if manifest.by_eval:
+        raise ConfigError(
+            f"--resume {paths.root}: a run of `proctor eval`, whose tests are code that a "
+            "resume cannot run; run `proctor eval` again (the cases this run finished stay "
+            "in its folder)"
+        )
+    return manifest, read_record(paths.config_json, ConfigRecord)
 
 
 def request_of(

@@ -107,3 +107,14 @@ def test_the_ab_record_and_the_statistics_name_the_same_case_verdicts() -> None:
     from proctor.stats.ab import CaseVerdict as Computed
 
     assert get_args(Recorded) == get_args(Computed)
+
+
+def test_a_run_says_how_to_finish_it_by_the_command_that_ran_it() -> None:
+    from proctor.models.run import RunManifest
+
+    ran = RunManifest(run_id="r", proctor_version="0", started_at="t", argv=["proctor", "run"])
+    assert ran.finish_hint("R") == "`proctor run --resume R` finishes it" and not ran.by_eval
+    evaled = ran.model_copy(update={"argv": ["proctor", "eval", "--dir", "."]})
+    assert evaled.by_eval and "`proctor eval` again" in evaled.finish_hint("R")
+    written = ran.model_copy(update={"argv": ["python"], "source": "/o/evals-src/2026"})
+    assert written.by_eval  # its cases are an eval's, whoever started it

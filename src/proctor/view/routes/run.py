@@ -4,6 +4,7 @@ the figures of one run, and its trials (filtered and paged)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -11,6 +12,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from proctor.errors import ProctorError
+from proctor.models.io import read_record
+from proctor.models.run import RunManifest
+from proctor.paths import RunPaths
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
@@ -64,6 +69,14 @@ def run_page(request: Request) -> Response:
     return render(request, "run.html", **context)
 
 
+def _manifest_of(folder: Path) -> RunManifest | None:
+    """The run's ``run.json``, or None when it does not read."""
+    try:
+        return read_record(RunPaths(folder).run_json, RunManifest)
+    except (ProctorError, OSError):
+        return None
+
+
 def run_context(request: Request) -> dict[str, Any] | None:
     """What the run page (and its live fragment) shows; None for an unknown run."""
     index: ResultsIndex = request.app.state.index
@@ -98,10 +111,11 @@ def run_context(request: Request) -> dict[str, Any] | None:
     if suite is not None and suite.interrupted and not row["in_progress"]:
         # Stopped (Ctrl-C, a SIGTERM) before every trial ran: a resume finishes it.
         left = f" ({row['trials']} of {row['planned']} trials ran)" if row["planned"] else ""
-        problem = (
-            f"this run was interrupted before it finished{left}: `proctor run --resume "
-            f"{folder}` finishes it"
-        )
+        hint = f"`proctor run --resume {folder}` finishes it"
+        manifest = _manifest_of(folder)
+        if manifest is not None:
+            hint = manifest.finish_hint(folder)
+        problem = f"this run was interrupted before it finished{left}: {hint}"
     return dict(
         run=summary(row),
         problem=problem,
