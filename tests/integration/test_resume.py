@@ -394,3 +394,35 @@ def test_resume_refuses_a_case_whose_folder_fixture_changed(
     else:
         assert resumed.code == 2 and "changed since the run started" in resumed.err, resumed.err
         assert "fixtureDigest" in resumed.err
+
+
+def test_a_resume_writes_the_run_s_own_reporters_and_lists_itself_at_once(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = suite(tmp_path, pause=0)
+    out = str(tmp_path / "out")
+    first = proctor("run", "--source", str(cases), "--reporter", "markdown,junit", "--out", out)
+    assert first.code == 0, first.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["reporters"] == ["markdown", "junit"]
+    # As a killed run leaves it: two trials without a record, a stale junit.xml.
+    for n in (3, 4):
+        (run_dir / f"trials/slow/scripted/default/{n}/trial.json").unlink()
+    (run_dir / "junit.xml").write_text("<testsuites tests='6'/>")
+    (run_dir / "run.json").write_text(json.dumps({**manifest, "finishedAt": None}))
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0, again.err
+    assert f'tests="{TRIALS}"' in (run_dir / "junit.xml").read_text()
+    assert again.out.startswith("# proctor run")  # printed as the run printed it
+    # A resume stopped before its end is listed in run.json all the same.
+    import proctor.session.resume as resume
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    (run_dir / "trials/slow/scripted/default/5/trial.json").unlink()
+    monkeypatch.setattr(resume, "execute_and_finish", stopped)
+    assert proctor("run", "--resume", str(run_dir)).code == 130
+    resumed = json.loads((run_dir / "run.json").read_text())["resumedAt"]
+    assert len(resumed) == 2, resumed

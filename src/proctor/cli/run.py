@@ -322,7 +322,8 @@ def command(
                 "--resume takes the run's own cases and configuration: give it alone (with "
                 "--reporter or --json at most)"
             )
-        return _resume(resume, tuple(names), budget_usd)
+        # None given: the run's own reporters, as it recorded them.
+        return _resume(resume, tuple(names) if reporters or as_json else (), budget_usd)
     request = RunRequest(
         source=source,
         config=config,
@@ -515,7 +516,7 @@ def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
 
     warnings = CostWarnings(budget, spent=_spent_before(run_dir) if budget else 0.0)
     result, kept = resume_run(run_dir, names, [make_display(False), warnings])
-    for name in names:
+    for name in names or result.reporters:
         click.echo(result.outputs[name], nl=False)
     left = f", {result.left} left for another --resume" if result.left else ""
     click.echo(

@@ -51,6 +51,9 @@ class RunManifest(RecordModel):
     interrupted: bool = False
     resumed_at: list[str] = []
     """When ``proctor run --resume`` took the run up again, each time."""
+    reporters: list[str] = []
+    """The reporters the run wrote and printed (``--reporter``, ``--json``): a ``--resume``
+    given none writes the same again."""
     session_label: str | None = None
     """The run's label in a repeat manifest (``proctor run --manifest``)."""
     repetition: int | None = None

@@ -30,7 +30,7 @@ from proctor.execute.context import trial_marker, was_interrupted
 from proctor.execute.events import Subscriber
 from proctor.execute.retry import clear_for_rerun
 from proctor.models.config import CliOverrides
-from proctor.models.io import read_record, remove_partial_writes
+from proctor.models.io import read_record, remove_partial_writes, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
@@ -265,6 +265,8 @@ def _resume(
     paths: RunPaths, reporters: tuple[str, ...], subscribers: list[Subscriber]
 ) -> tuple[RunResult, int]:
     manifest, config = _read(paths)
+    # None given: the run's own (a run of an older proctor recorded none: Markdown).
+    reporters = reporters or tuple(manifest.reporters) or ("markdown",)
     # Its marks count in the aggregate written anew: one that cannot be read stops the resume
     # rather than vanish from the result.
     read_annotations(paths.root, strict=True)
@@ -293,6 +295,8 @@ def _resume(
         todo.append(spec)
         clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
     manifest.resumed_at.append(now_iso())
+    manifest.reporters = list(reporters)
+    write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed too
     journal.note(paths.journal, "run-resumed")
     held = bool(todo) and _ledger_holds(paths.root.parent, paths.root.name)
     result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers, held=held)

@@ -87,6 +87,8 @@ class RunResult:
     (what a ``--resume`` runs)."""
     report_records: list[TrialRecord] = field(default_factory=list, repr=False)
     """The compact records the reports were rendered from."""
+    reporters: tuple[str, ...] = ()
+    """The reporters the run printed, in order (a resume given none: the run's own)."""
 
     @cached_property
     def records(self) -> list[TrialRecord]:
@@ -139,6 +141,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         trials_planned=len(plan.trials),
         session_label=request.session_label,
         repetition=request.repetition,
+        reporters=list(request.reporters),
         suite=run_suite_name(request, paths.root.parent),
     )
     # run.json last: a folder that has it has every record a resume reads.
@@ -388,6 +391,7 @@ def _finish(
         ended_now=ended - len(kept),
         left=len(plan.trials) - ended,
         report_records=records,
+        reporters=tuple(request.reporters),
     )
 
 
