@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import reporter_option
+from proctor.util.masking import mask
 
 
 @click.command("eval")
@@ -167,7 +168,7 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
             for line in r["logs"]:
                 click.echo(f"    log: {line}")
             if r["finalText"]:
-                click.echo(f"    reply: {str(r['finalText'])[:200]}")
+                click.echo(f"    reply: {mask(str(r['finalText']))[:200]}")
     click.echo(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} skipped, "
         f"{summary['errored']} errored  ({summary['runDir']})"

@@ -128,7 +128,9 @@ def describe_agent_failure(text: str) -> str:
     """``<what failed>: <the agent's own words>`` for a trial's reason; an authentication
     failure also says what to do about it."""
     kind = kind_of_text(text)
-    said = f"{LABELS[kind]}: {text.strip()[:AGENT_TEXT_CHARS]}"
+    # Masked before it is cut: a key the message quotes, cut in two, is no longer the key
+    # the masker knows, and its first part would be kept.
+    said = f"{LABELS[kind]}: {mask(text.strip())[:AGENT_TEXT_CHARS]}"
     return f"{said} ({AUTH_FIX})" if kind == "auth" else said
 
 

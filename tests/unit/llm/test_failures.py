@@ -78,3 +78,13 @@ def test_classify_error_keeps_only_the_start_of_a_long_message() -> None:
     assert classify_error("  overloaded " + "x" * 400) == "provider overloaded: overloaded " + (
         "x" * 289
     )
+
+
+def test_a_key_the_message_quotes_where_it_is_cut_leaves_no_part_of_it() -> None:
+    from proctor.util.masking import register_secret
+
+    key = "sk-ant-api03-PLANTEDkey0123456789abcdefXYZ"
+    register_secret(key)
+    # The key straddles the 300th character: cut first, its first 30 characters were kept.
+    said = classify_error("API Error: 401 " + "p" * 255 + " " + key + " end")
+    assert "sk-ant-api03" not in said and "PLANTED" not in said

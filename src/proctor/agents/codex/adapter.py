@@ -33,6 +33,7 @@ from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
 from proctor.transcripts.codex.threads import subagent_threads
+from proctor.util.masking import mask
 from proctor.util.native_paths import codex_rollout
 
 MIGRATION_DIALOG = "Use existing model"
@@ -147,7 +148,7 @@ class Codex(RealCli[CodexSession]):
             detail = (failed or {}).get("error", {}).get("message") or errors[-1].get("message", "")
             error = describe_agent_failure(str(detail) or "turn failed")
         elif not stdout:
-            error = f"agent error: no events on stdout ({stderr[-400:].strip()[:200]})"
+            error = f"agent error: no events on stdout ({mask(stderr)[-400:].strip()[:200]})"
         model = launch.state.model
         reported = reported_usage(stdout, model) if model else None
         return HeadlessReport(

@@ -26,6 +26,7 @@ from proctor.models.trajectory import Trajectory
 from proctor.transcripts.acp.calls import FINAL, OpenCall
 from proctor.transcripts.builder import EventSink, StartHook, TrajectoryBuilder, ev
 from proctor.transcripts.lines import decode_line, file_lines, line_text
+from proctor.util.masking import mask
 
 FORMAT = "acp"
 QUIET_UPDATES = frozenset(
@@ -85,7 +86,7 @@ class AcpParse:
     def record(self, record: dict[str, Any]) -> None:
         ts, message = record.get("ts"), record.get("message")
         if not isinstance(message, dict):
-            self.b.unknown("text", record, ts, str(record.get("text", ""))[:2000])
+            self.b.unknown("text", record, ts, mask(str(record.get("text", "")))[:2000])
             return
         method = message.get("method")
         if record.get("from") == "client":
