@@ -379,3 +379,54 @@ def test_a_resume_compares_the_servers_proctor_json_provisions_and_reads_older_r
     (run_dir / "resolved.json").write_text(json.dumps(resolved))
     older = proctor("run", "--resume", str(run_dir))
     assert older.code == 0, older.err
+
+
+def test_config_json_keeps_no_value_of_the_configuration_s_credentials(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """config.json keeps the configuration as given, its environment values and add-on
+    credentials as resolved.json keeps them: ***."""
+    secrets = {
+        "url": "URLpass777",
+        "query": "QKEYsecret888",
+        "header": "HDRsecretTOKEN999",
+        "arg": "ARGtokSECRET111",
+        "mcp env": "MCPENVsecret222",
+        "profile env": "tok-PROFILEsecret12345",
+        "env": "ENVpw-ABCDEF123",
+        "condition env": "CONDsecret-4444",
+    }
+    top = {
+        "provision": {
+            "mcps": [
+                {
+                    "name": "docs",
+                    "url": f"https://user:{secrets['url']}@mcp.example.com/x?api_key="
+                    + secrets["query"],
+                    "headers": {"Authorization": f"Bearer {secrets['header']}"},
+                },
+                {
+                    "name": "local",
+                    "command": "node",
+                    "args": ["s.js", "--token", secrets["arg"]],
+                    "env": {"GH_TOKEN": secrets["mcp env"]},
+                },
+            ]
+        },
+        "codingagents": {"scripted": {"env": {"ANTHROPIC_AUTH_TOKEN": secrets["profile env"]}}},
+        "env": {"DB_PASSWORD": secrets["env"]},
+        "conditions": {"default": {"env": {"COND": secrets["condition env"]}}},
+    }
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps(top))
+    make_case("c")
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 0, result.err
+    run_dir = single_run_dir(out)
+    for name in ("config.json", "resolved.json"):
+        text = (run_dir / name).read_text()
+        for what, secret in secrets.items():
+            assert secret not in text, f"the {what} in {name}"
+    kept = json.loads((run_dir / "config.json").read_text())["config"]
+    assert kept["env"] == {"DB_PASSWORD": "***"}  # the names stay, to show what was set
+    assert kept["provision"]["mcps"][1]["args"] == ["s.js", "--token", "***"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -298,6 +299,46 @@ def provision_digest(rc: ResolvedCase) -> str | None:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+def recorded_configuration(data: dict[str, Any]) -> dict[str, Any]:
+    """The top-level configuration as ``config.json`` keeps it (``data``: its JSON, as the
+    user set it): every environment value (the configuration's, a profile's, a condition's)
+    ``***``, and its add-ons as :func:`recorded_provision` keeps them; they hold tokens, and
+    the digests of ``resolved.json`` keep what they were."""
+    data = copy.deepcopy(data)
+
+    def hidden(part: Any) -> None:
+        if not isinstance(part, dict):
+            return
+        if isinstance(part.get("env"), dict):
+            part["env"] = dict.fromkeys(part["env"], "***")
+        provision = part.get("provision")
+        if isinstance(provision, dict) and isinstance(provision.get("mcps"), list):
+            provision["mcps"] = [_mcp_as_recorded(m) for m in provision["mcps"]]
+
+    hidden(data)
+    for key in ("codingagents", "conditions"):
+        if isinstance(data.get(key), dict):
+            for part in data[key].values():
+                hidden(part)
+    return data
+
+
+def _mcp_as_recorded(extra: Any) -> Any:
+    """An MCP server's entry with its ``env`` and ``headers`` values ``***`` and the
+    credentials in its arguments and URL masked."""
+    if not isinstance(extra, dict):
+        return extra
+    extra = dict(extra)
+    for key in ("env", "headers"):
+        if isinstance(extra.get(key), dict):
+            extra[key] = dict.fromkeys(extra[key], "***")
+    if isinstance(extra.get("args"), list):
+        extra["args"] = arguments_masked(extra["args"])
+    if isinstance(extra.get("url"), str):
+        extra["url"] = credentials_masked(extra["url"])
+    return extra
+
+
 def recorded_provision(provision: Provision) -> Provision:
     """What ``resolved.json`` keeps of a case's add-ons: MCP servers with their ``env`` and
     ``headers`` values left out (``***``: they hold tokens), and a credential in a command's
@@ -305,15 +346,8 @@ def recorded_provision(provision: Provision) -> Provision:
     key is. The configuration's digest keeps what they were, for ``--resume``."""
     if not provision.mcps:
         return provision
-    mcps = []
-    for entry in provision.mcps:
-        extra = dict(entry.model_extra or {})
-        for key in ("env", "headers"):
-            if isinstance(extra.get(key), dict):
-                extra[key] = dict.fromkeys(extra[key], "***")
-        if isinstance(extra.get("args"), list):
-            extra["args"] = arguments_masked(extra["args"])
-        if isinstance(extra.get("url"), str):
-            extra["url"] = credentials_masked(extra["url"])
-        mcps.append(McpEntry.model_validate({"name": entry.name, **extra}))
+    mcps = [
+        McpEntry.model_validate({"name": e.name, **_mcp_as_recorded(dict(e.model_extra or {}))})
+        for e in provision.mcps
+    ]
     return provision.model_copy(update={"mcps": mcps})

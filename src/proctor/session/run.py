@@ -30,7 +30,7 @@ from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseR
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, suite_of
 from proctor.plan.checks import check_out_outside_cases, check_writable, preflight
-from proctor.plan.records import resolved_record
+from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.journal import Journal
@@ -172,7 +172,10 @@ def config_record(plan: RunPlan) -> dict[str, Any]:
     return {
         "schemaVersion": ConfigRecord.current_schema_version,
         "configFile": str(plan.config_path) if plan.config_path else None,
-        "config": plan.top.model_dump(mode="json", by_alias=True, exclude_unset=True),
+        # Environment values and add-on credentials as resolved.json keeps them: ***.
+        "config": recorded_configuration(
+            plan.top.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        ),
         "cli": plan.overrides.model_dump(mode="json", by_alias=True, exclude_defaults=True),
     }
 
