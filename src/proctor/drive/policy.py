@@ -19,6 +19,7 @@ from proctor.errors import ProctorError
 from proctor.llm.failures import ProviderError
 from proctor.llm.roles import RoleSet
 from proctor.models.case import QnaRule
+from proctor.util.masking import mask
 
 ANSWER_SYSTEM = (
     "A coding agent working on a task has stopped to ask its user something. You answer for "
@@ -69,7 +70,7 @@ class AnswerPolicy:
         client = self.roles.client("workhorse")
         user = (
             f"# The user's policy (qna.md)\n\n{self.prose or '(none given)'}\n\n"
-            f"# The task\n\n{self.task}\n\n# The agent's screen (end)\n\n{screen[-2000:]}\n\n"
+            f"# The task\n\n{self.task}\n\n# The agent's screen (end)\n\n{mask(screen)[-2000:]}\n\n"
             f"# The question\n\n{question}\n\nOptions: {json.dumps(options)}\n"
         )
         started = time.monotonic()

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from proctor.llm.failures import ProviderError, excerpt
 from proctor.llm.refs import ModelRef
+from proctor.util.masking import mask
 
 MAX_ATTEMPTS = 4
 BACKOFF_BASE_SEC = 0.5
@@ -63,6 +64,9 @@ class ModelClient:
     def complete(
         self, system: str, user: str, *, max_tokens: int = 1024, logprobs: bool = False
     ) -> Completion:
+        # No registered secret leaves the machine in a prompt (a key the agent printed, in the
+        # material a judge reads or the screen an answering model sees).
+        system, user = mask(system), mask(user)
         started = time.monotonic()
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
@@ -85,7 +89,9 @@ class ModelClient:
                     )
                     raise
                 delay = min(BACKOFF_CAP_SEC, BACKOFF_BASE_SEC * 2 ** (attempt - 1))
-                self.sleep(delay * (0.5 + random.random() / 2))
+                delay *= 0.5 + random.random() / 2
+                # The provider's own Retry-After, when longer (a 429 that names its wait).
+                self.sleep(max(delay, exc.retry_after or 0.0))
                 continue
             result.latency_ms = (time.monotonic() - started) * 1000
             result.attempts = attempt

@@ -20,6 +20,7 @@ agent      agent error                  anything else an agent printed
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import sys
 from typing import Literal
@@ -81,10 +82,18 @@ _QUOTA_PHRASES = ("insufficient_quota", "credit balance", "quota", "billing")
 class ProviderError(ProctorError):
     """A model call failed for good; ``kind`` is a :data:`FailureKind`."""
 
-    def __init__(self, kind: FailureKind, message: str, status: int | None = None) -> None:
+    def __init__(
+        self,
+        kind: FailureKind,
+        message: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind: FailureKind = kind
         self.status = status
+        self.retry_after = retry_after
+        """Seconds the provider asked to wait before another try (its ``Retry-After``)."""
 
     @property
     def retryable(self) -> bool:
@@ -177,4 +186,28 @@ def provider_error(exc: BaseException) -> ProviderError:
     if kind == "network":
         return ProviderError(kind, f"{LABELS[kind]}: {excerpt(str(exc))}", None)
     body = excerpt(str(getattr(exc, "body", "") or exc))
-    return ProviderError(kind, f"{LABELS[kind]} ({status}): {body}", status)
+    return ProviderError(kind, f"{LABELS[kind]} ({status}): {body}", status, retry_after(exc))
+
+
+RETRY_AFTER_CAP_SEC = 60.0
+"""The longest wait a provider's ``Retry-After`` gets: a longer one is waited this long."""
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds an SDK error's response asks to wait (``Retry-After``, in seconds; a date
+    is not read), at most :data:`RETRY_AFTER_CAP_SEC`; None without one."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        value = headers.get("retry-after")
+    except Exception:  # a stand-in response without a mapping of headers
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, RETRY_AFTER_CAP_SEC)

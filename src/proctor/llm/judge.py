@@ -21,6 +21,7 @@ from typing import Any
 
 from proctor.models.trajectory import Event
 from proctor.util.globbing import glob_workspace
+from proctor.util.masking import mask
 
 RESULT_EXCERPT = 400
 LINE_CAP = 2_000
@@ -80,9 +81,9 @@ def distil(events: list[Event]) -> list[Line]:
         elif e.type == "tool_call":
             step += 1
             result = results.get(e.id) if e.id else None
-            args = json.dumps(e.input or {}, ensure_ascii=False)[:RESULT_EXCERPT]
+            args = mask(json.dumps(e.input or {}, ensure_ascii=False))[:RESULT_EXCERPT]
             failing = bool(result and result.is_error)
-            out = (result.output or "")[:RESULT_EXCERPT] if result else "(no result)"
+            out = mask(result.output or "")[:RESULT_EXCERPT] if result else "(no result)"
             flag = " [FAILED]" if failing else " [DENIED]" if result and result.denied else ""
             lines.append(Line(f"TOOL #{step} {e.name} {args}{flag}\n  -> {out}", failing))
         elif e.type == "question":
@@ -91,7 +92,8 @@ def distil(events: list[Event]) -> list[Line]:
             lines.append(Line(f"ANSWERED ({e.policy or 'user'}): {e.text}"))
         elif e.type == "api_error":
             lines.append(Line(f"API ERROR: {e.text}", True))
-    return [Line(_capped(x.text), x.failing) for x in lines]
+    # Masked before any cut: a key cut in two is no longer one the masker knows.
+    return [Line(_capped(mask(x.text)), x.failing) for x in lines]
 
 
 def collect_artifacts(workspace: Path, globs: list[str]) -> list[tuple[str, str]]:
@@ -102,7 +104,7 @@ def collect_artifacts(workspace: Path, globs: list[str]) -> list[tuple[str, str]
         for name in glob_workspace(workspace, pattern):
             path = workspace / name
             if path.is_file():
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = mask(path.read_text(encoding="utf-8", errors="replace"))
                 if len(text) > ARTIFACT_CAP:
                     text = text[:ARTIFACT_CAP] + f"\n[... {len(text) - ARTIFACT_CAP} chars cut]"
                 out.append((path.relative_to(workspace).as_posix(), text))
@@ -170,6 +172,7 @@ def build_material(
             f"{budget_chars}"
         )
     truncation: dict[str, Any] = {}
+    diff = mask(diff)
     if len(diff) > DIFF_CAP:
         truncation["diffCharsCut"] = len(diff) - DIFF_CAP
         diff = diff[:DIFF_CAP] + "\n[... diff cut ...]\n"

@@ -90,3 +90,38 @@ def test_control_a_class_named_like_the_sdks_is_not_taken_for_it() -> None:
 def test_the_excerpt_stays_bounded() -> None:
     error = provider_error(status_error(anthropic, 500, "x" * 100_000))
     assert error.kind == "server" and len(str(error)) < BODY_EXCERPT + 50
+
+
+@pytest.mark.parametrize("sdk", [anthropic, openai])
+def test_a_rate_limit_s_retry_after_is_waited(sdk: object) -> None:
+    from proctor.llm.client import Completion, ModelClient
+    from proctor.llm.failures import RETRY_AFTER_CAP_SEC
+    from proctor.llm.refs import ModelRef
+
+    def limited(seconds: str) -> Exception:
+        cls = getattr(sdk, "RateLimitError")
+        response = httpx.Response(429, request=REQUEST, headers={"retry-after": seconds})
+        error: Exception = cls("rate limited", response=response, body="rate limited")
+        return error
+
+    assert provider_error(limited("5")).retry_after == 5.0
+    assert provider_error(limited("9999")).retry_after == RETRY_AFTER_CAP_SEC
+    assert provider_error(limited("Wed, 21 Oct 2015 07:28:00 GMT")).retry_after is None
+    assert provider_error(status_error(sdk, 500, "x")).retry_after is None
+
+    class Once:
+        prompts: list[str] = []
+
+        def complete(self, system: str, user: str, **_: object) -> Completion:
+            self.prompts.append(user)
+            if len(self.prompts) == 1:
+                raise provider_error(limited("5"))
+            return Completion("ok", "m")
+
+    waits: list[float] = []
+    provider = Once()
+    client = ModelClient("judge", ModelRef("anthropic", "m"), provider, sleep=waits.append)
+    assert client.complete("s", f"the agent printed {KEY}").text == "ok"
+    assert waits and waits[0] >= 5.0  # not the 0.25-0.5 s of the first backoff
+    # No registered secret leaves the machine in a prompt.
+    assert all(KEY not in p and "***" in p for p in provider.prompts)
