@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from proctor.errors import ConfigError
+from proctor.util.masking import credentials_masked
 
 ROLES = ("fast", "workhorse", "judge")
 PROVIDERS = ("anthropic", "openai", "scripted")
@@ -51,7 +52,8 @@ def base_url(provider: str, env: Mapping[str, str], dotenv: Mapping[str, str]) -
             if value:
                 problem = url_problem(value)
                 if problem:
-                    raise ConfigError(f"{name}: expected an http(s) URL ({problem}), got {value!r}")
+                    shown = credentials_masked(value)  # a proxy's password, a query key
+                    raise ConfigError(f"{name}: expected an http(s) URL ({problem}), got {shown!r}")
                 return value.rstrip("/")
     return None
 

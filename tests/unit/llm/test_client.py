@@ -99,7 +99,7 @@ def test_a_rate_limit_s_retry_after_is_waited(sdk: object) -> None:
     from proctor.llm.refs import ModelRef
 
     def limited(seconds: str) -> Exception:
-        cls = getattr(sdk, "RateLimitError")
+        cls = getattr(sdk, CLASSES[429])
         response = httpx.Response(429, request=REQUEST, headers={"retry-after": seconds})
         error: Exception = cls("rate limited", response=response, body="rate limited")
         return error

@@ -43,3 +43,9 @@ def test_a_bad_base_url_is_a_config_error_naming_the_variable(value: str) -> Non
 )
 def test_a_good_base_url_is_kept(value: str, expected: str) -> None:
     assert base_url("openai", {}, {"PROCTOR_BASE_URL": value}) == expected
+
+
+def test_a_bad_base_url_s_password_is_not_shown() -> None:
+    with pytest.raises(ConfigError) as info:
+        base_url("anthropic", {"ANTHROPIC_BASE_URL": "http://me:PROXYpw123@127.0.0.1:99999"}, {})
+    assert "PROXYpw123" not in str(info.value) and "me:***@" in str(info.value)
