@@ -11,6 +11,7 @@ record's ``attempts``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from proctor.errors import ProctorError
@@ -22,9 +23,12 @@ from proctor.util.files import remove_tree
 
 ATTEMPTS = "attempts"
 RETRYABLE_STATUSES = frozenset({"agent-error", "infra-error"})
-TRANSIENT_LABELS = tuple(f"{LABELS[kind]}:" for kind in sorted(RETRYABLE))
+TRANSIENT_KINDS = tuple(LABELS[kind] for kind in sorted(RETRYABLE))
+TRANSIENT_LABELS = tuple(f"{label}:" for label in TRANSIENT_KINDS)
 """Reasons that start like this name a transient provider failure ("rate limited: …")."""
 CRASHES = ("worker process died",)
+ANSWERING_FAILED = re.compile(r"answering model \S+ failed: ")
+"""How the reason of a trial whose answering model failed begins (then the failure's label)."""
 
 
 def is_transient(record: TrialRecord) -> bool:
@@ -34,6 +38,10 @@ def is_transient(record: TrialRecord) -> bool:
     reason = record.reason
     if reason.startswith(TRANSIENT_LABELS) or reason.startswith(CRASHES):
         return True
+    answering = ANSWERING_FAILED.match(reason)  # proctor's answering model's own failure
+    if answering is not None:  # "… failed: provider overloaded (529): …"
+        failure = reason[answering.end() :]
+        return any(failure.startswith((f"{label}:", f"{label} (")) for label in TRANSIENT_KINDS)
     if reason.startswith("API error:") and has_status(reason, r"5\d\d"):
         return True
     steps = record.process.steps.tool_calls if record.process is not None else 0

@@ -77,6 +77,24 @@ AUTH_FIX = (
     '"credentials": "none" (docs/agents.md#credentials)'
 )
 _QUOTA_PHRASES = ("insufficient_quota", "credit balance", "quota", "billing")
+_NETWORK_PHRASES = (
+    "unable to connect",
+    "failedtoopensocket",
+    "econnrefused",
+    "econnreset",
+    "enotfound",
+    "etimedout",
+    "eai_again",
+    "connection refused",
+    "connection reset",
+    "fetch failed",
+    "socket hang up",
+    "getaddrinfo",
+    "could not resolve host",
+    "network is unreachable",
+)
+"""How an agent CLI says it could not reach its provider at all (Claude Code's "Unable to
+connect to API (FailedToOpenSocket)", Node's error codes): no reply, so no status."""
 
 
 class ProviderError(ProctorError):
@@ -128,6 +146,8 @@ def kind_of_text(text: str) -> FailureKind:
         return "rate-limit"
     if has_status(text, "529") or "overloaded" in lowered:
         return "overloaded"
+    if any(p in lowered for p in _NETWORK_PHRASES):
+        return "network"
     if "api error" in lowered or has_status(text, r"[45]\d\d"):
         return "request"
     return "agent"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from proctor.execute.retry import clear_for_rerun, earlier_attempts, is_transient, keep_attempt
+from proctor.llm.failures import describe_agent_failure
 from proctor.models.io import write_record
 from proctor.models.process import ProcessMetrics, StepCounts
 from proctor.models.trajectory import ModelUsage
@@ -36,6 +37,25 @@ def record(status: str, reason: str, **extra: object) -> TrialRecord:
         ("timeout", "agent did not finish within 1s", False),
         ("eval-error", "provider overloaded: the judge", False),
         ("passed", "score 100 >= 60", False),
+        # proctor's answering model failed: its failure's label decides.
+        (
+            "infra-error",
+            "answering model anthropic/claude-x failed: provider overloaded (529): Overloaded",
+            True,
+        ),
+        ("infra-error", "answering model openai/gpt-x failed: rate limited (429): slow", True),
+        (
+            "infra-error",
+            "answering model anthropic/claude-x failed: authentication failed (401): no",
+            False,
+        ),
+        # An agent that could not reach its provider at all: a network error.
+        (
+            "agent-error",
+            describe_agent_failure("API Error: Unable to connect to API (FailedToOpenSocket)"),
+            True,
+        ),
+        ("agent-error", describe_agent_failure("TypeError: fetch failed ECONNREFUSED"), True),
     ],
 )
 def test_only_transient_errors_run_again(status: str, reason: str, again: bool) -> None:
