@@ -53,6 +53,9 @@ class CredentialKind:
     """The folder under the home otherwise (and under the scratch home, always)."""
     fix: str
     """What the user does when there is neither."""
+    routes: tuple[str, ...] = ()
+    """Variables that say where the key goes (a gateway's base URL): lent with it when set, so
+    a key made for a gateway never goes to the provider's own host instead."""
 
 
 KINDS: dict[str, CredentialKind] = {
@@ -66,6 +69,7 @@ KINDS: dict[str, CredentialKind] = {
             ".claude",
             "set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`), or "
             "log in once with `claude` (/login)",
+            ("ANTHROPIC_BASE_URL",),
         ),
         CredentialKind(
             "codex",
@@ -74,6 +78,7 @@ KINDS: dict[str, CredentialKind] = {
             "CODEX_HOME",
             ".codex",
             "set OPENAI_API_KEY, or log in once with `codex login`",
+            ("OPENAI_BASE_URL",),
         ),
         CredentialKind(
             "gemini-cli",
@@ -82,6 +87,7 @@ KINDS: dict[str, CredentialKind] = {
             None,
             ".gemini",
             "set GEMINI_API_KEY, or log in once with `gemini` (Login with Google)",
+            ("GOOGLE_GEMINI_BASE_URL",),
         ),
     )
 }
@@ -97,6 +103,8 @@ class Credentials:
     keys: dict[str, str] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
     """The user's login files (the originals; :func:`install` copies them)."""
+    routes: dict[str, str] = field(default_factory=dict)
+    """Where the keys go, as the user's environment says (see :attr:`CredentialKind.routes`)."""
 
     @property
     def empty(self) -> bool:
@@ -120,7 +128,8 @@ def find(agent: str, env: Mapping[str, str]) -> Credentials:
     keys = {name: env[name] for name in kind.keys if env.get(name)}
     folder = user_folder(kind, env)
     files = [folder / name for name in kind.files if (folder / name).is_file()]
-    return Credentials(agent, keys, files)
+    routes = {name: env[name] for name in kind.routes if env.get(name)} if keys else {}
+    return Credentials(agent, keys, files, routes)
 
 
 def lends(profile: AgentProfile, on_scripted_model: bool) -> bool:

@@ -45,7 +45,9 @@ class Prepared:
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: ``env`` and the key variables lent to the agent only."""
         # What the profile, the case or the condition set wins over what is lent.
-        return {**self.credentials.keys, **self.env} if self.credentials else self.env
+        if self.credentials is None:
+            return self.env
+        return {**self.credentials.keys, **self.credentials.routes, **self.env}
 
 
 def shell_lines(

@@ -44,6 +44,21 @@ def test_keys_and_login_files_of_each_agent(tmp_path: Path) -> None:
     assert find("scripted", env).empty
 
 
+def test_a_key_goes_where_the_user_sends_it(tmp_path: Path) -> None:
+    """A gateway's base URL is lent with the key it is for: the key never goes to the
+    provider's own host instead (the variable is deny-listed, as every ANTHROPIC_ one is)."""
+    env = {
+        "HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "sk-gateway-123456",
+        "ANTHROPIC_BASE_URL": "https://gateway.example/anthropic",
+        "OPENAI_BASE_URL": "https://gateway.example/openai",  # no OpenAI key: not lent
+    }
+    claude = find("claude-code", env)
+    assert claude.routes == {"ANTHROPIC_BASE_URL": "https://gateway.example/anthropic"}
+    assert find("codex", env).routes == {}
+    assert find("claude-code", {**env, "ANTHROPIC_API_KEY": ""}).routes == {}
+
+
 def test_a_moved_config_folder_is_where_the_login_is(tmp_path: Path) -> None:
     moved = tmp_path / "claude-config"
     login(moved, ".credentials.json", {"claudeAiOauth": {"accessToken": "x" * 20}})
