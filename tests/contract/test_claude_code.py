@@ -335,3 +335,17 @@ def test_set_e_is_inert_in_claude_code_so_a_check_before_a_later_command_is_mask
     assert re.search(r"make(\[\d+\])?: \*\*\* \[Makefile:2: test\] Error 3", results[0]["output"])
     checks = out["trial"]["process"]["checks"]
     assert [c["outcome"] for c in checks] == ["fail", "fail"]
+
+
+def test_nothing_of_a_trial_is_left_in_the_user_s_temp_folder(
+    run_cli: Callable[..., dict[str, Any]], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code keeps each shell command's output under $TMPDIR/claude-<uid>/…: the trial's
+    TMPDIR is inside its scratch, which goes with it."""
+    require_cli(AGENT)
+    own = tmp_path / "user-tmp"
+    own.mkdir()
+    monkeypatch.setenv("TMPDIR", str(own))
+    out = run_cli(AGENT, BASIC, config=BASIC_CONFIG)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    assert sorted(p.name for p in own.rglob("*")) == []

@@ -89,6 +89,12 @@ def prepare(ctx: TrialContext) -> Prepared:
         extra={**spec.case.env, **spec.profile.env, **spec.variant.env},
     )
     env[MARKER_VARIABLE] = ctx.marker
+    # Temp files of everything the trial runs (a CLI's task outputs, a test's temp folders)
+    # go inside its scratch, and go with it: nothing of a trial outlives it in the user's
+    # own temp folder.
+    temp = ctx.scratch / "tmp"
+    temp.mkdir(exist_ok=True)
+    env["TMPDIR"] = str(temp)
     shell_lines(ctx, env, "setup", spec.case.setup)
     credentials = None  # lent after the setup lines: they never see the login
     if lends(spec.profile, on_scripted_model=spec.backend == "scripted"):
