@@ -184,6 +184,13 @@ def test_resume_refuses_a_run_that_is_still_going(tmp_path: Path) -> None:
             proctor_argv("run", "--resume", str(run_dir)), capture_output=True, text=True
         )
         assert resumed.returncode == 2 and "the run is still going" in resumed.stderr
+        while not list(run_dir.glob("trials/*/*/*/*/trial.json")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        reported = subprocess.run(
+            proctor_argv("report", str(run_dir)), capture_output=True, text=True
+        )
+        assert "is still running (process" in reported.stderr, reported.stderr
+        assert "--resume" not in reported.stderr
     finally:
         orchestrator.wait(timeout=60)
     check_complete(run_dir)  # the live run was left alone and finished
@@ -426,3 +433,17 @@ def test_a_resume_writes_the_run_s_own_reporters_and_lists_itself_at_once(
     assert proctor("run", "--resume", str(run_dir)).code == 130
     resumed = json.loads((run_dir / "run.json").read_text())["resumedAt"]
     assert len(resumed) == 2, resumed
+
+
+def test_report_on_a_stopped_run_says_how_to_finish_it(proctor: Run, tmp_path: Path) -> None:
+    cases = suite(tmp_path, pause=0)
+    assert proctor("run", "--source", str(cases), "--out", str(tmp_path / "out")).code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
+    (run_dir / "trials/slow/scripted/default/4/trial.json").unlink()
+    report = proctor("report", str(run_dir))
+    assert report.code == 130
+    assert f"stopped before every trial ran: `proctor run --resume {run_dir}`" in report.err
+    (run_dir / "run.json").write_text(json.dumps(manifest))  # finished: no such note
+    assert "--resume" not in proctor("report", str(run_dir)).err

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -88,7 +88,7 @@ def command(
         # Compact records: `report` only aggregates and renders them (a fifth of the memory).
         run, suite = recompute(run_dir, config, labels, compact_records=True)
         records = run.records
-        for note in run.notes:
+        for note in [*run.notes, *_stopped_short(run)]:
             click.echo(f"proctor: note: {note}", err=True)
         suite = _with_findings(suite, run_dir)
     if goal_shape is not None:  # before anything is printed or written
@@ -128,3 +128,22 @@ def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
         click.echo(f"proctor: note: {exc}; findings not shown", err=True)
         return suite
     return suite.model_copy(update={"findings": run_changes(ledger, root.name)})
+
+
+def _stopped_short(run: Any) -> list[str]:
+    """What a person reading a run that has not finished should know: it is still running
+    (its figures are those of the trials so far), or it stopped, and how to finish it."""
+    from proctor.session.journal import live_orchestrator
+
+    if not run.stopped_short or run.manifest is None:
+        return []
+    name = run.paths.root
+    running = live_orchestrator(run.paths.journal)
+    if running is not None:
+        return [
+            f"{name} is still running (process {running}): these are the figures of the "
+            "trials so far, not its result"
+        ]
+    if run.manifest.finished_at is not None and not run.manifest.interrupted:
+        return []  # finished, its missing trials counted as errors (noted above)
+    return [f"{name} stopped before every trial ran: {run.manifest.finish_hint(name)}"]

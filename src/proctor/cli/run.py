@@ -367,6 +367,8 @@ def command(
         f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
         err=True,
     )
+    if result.left:
+        click.echo(f"proctor: `proctor run --resume {result.paths.root}` finishes it", err=True)
     return result.suite.exit_code
 
 
