@@ -274,3 +274,36 @@ def test_a_hand_edited_manifest_is_checked_before_any_run(
         )  # fmt: skip
         assert ran.code == 2 and said in ran.err and "Traceback" not in ran.err, what
         assert not (tmp_path / "out").exists() and not (tmp_path / "escaped").exists(), what
+
+
+def test_a_manifest_run_again_keeps_finished_pairs_and_resumes_the_cut_one(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("t1", config=AB, plan=PLAN)
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    planned = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--pairs", "3", "--output", str(manifest)
+    )
+    assert planned.code == 0, planned.err
+    out = tmp_path / "out"
+    argv = ("run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"))
+    assert proctor(*argv, "--out", str(out)).code == 0
+    (first,) = (out / "pair-1").glob("run-*")
+    (second,) = (out / "pair-2").glob("run-*")
+    # As an interrupt leaves them: pair 2 cut short, pair 3 never started.
+    record = json.loads((second / "run.json").read_text())
+    (second / "run.json").write_text(json.dumps({**record, "interrupted": True}))
+    (next(second.glob("trials/t1/*/treatment/1")) / "trial.json").unlink()
+    for path in sorted((out / "pair-3").rglob("*"), reverse=True):
+        path.rmdir() if path.is_dir() else path.unlink()
+    again = proctor(*argv, "--out", str(out))
+    assert again.code == 0, again.err
+    assert "pair-1: finished before, kept" in again.err
+    assert f"pair-2: resuming {second}" in again.err
+    assert [len(list((out / f"pair-{n}").glob("run-*"))) for n in (1, 2, 3)] == [1, 1, 1]
+    (third,) = (out / "pair-3").glob("run-*")
+    pooled = proctor("report", str(first), str(second), str(third), "--reporter", "json")
+    assert pooled.code == 0, pooled.err
+    assert json.loads(pooled.out)["totals"]["n"] == 6  # 1 task × 2 conditions × 3 pairs

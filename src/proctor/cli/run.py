@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
     from proctor.models.config import CliOverrides
     from proctor.models.plan import RunPlan
+    from proctor.models.run import ManifestRun
     from proctor.session import RunRequest
 
 log = logging.getLogger("proctor")
@@ -446,6 +447,23 @@ def _manifest(
     codes: list[int] = []
     run_dirs: list[Path] = []
     for entry in plan_of.runs:
+        # Run again after an interrupt: a pair that finished is kept, the one cut short is
+        # resumed, and only the others run (a pair run twice would count twice).
+        earlier = _manifest_run(base / entry.results, entry.session)
+        if earlier is not None and earlier[1]:
+            click.echo(f"proctor: {entry.session}: finished before, kept ({earlier[0]})", err=True)
+            run_dirs.append(earlier[0])
+            continue
+        if earlier is not None:
+            click.echo(f"proctor: {entry.session}: resuming {earlier[0]}", err=True)
+            from proctor.session.resume import resume_run
+
+            resumed, _ = resume_run(earlier[0], names, [make_display(False), CostWarnings(budget)])
+            codes.append(resumed.suite.exit_code)
+            run_dirs.append(resumed.paths.root)
+            if resumed.suite.exit_code == ExitCode.INTERRUPTED:
+                return _manifest_interrupted(path, plan_of.runs, entry)
+            continue
         click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
         run_overrides = overrides.model_copy(
             update={
@@ -480,9 +498,7 @@ def _manifest(
         codes.append(result.suite.exit_code)
         run_dirs.append(result.paths.root)
         if result.suite.exit_code == ExitCode.INTERRUPTED:
-            left = len(plan_of.runs) - len(codes)
-            click.echo(f"proctor: interrupted; {left} run(s) of {path} not started", err=True)
-            return int(ExitCode.INTERRUPTED)
+            return _manifest_interrupted(path, plan_of.runs, entry)
     # The gate is the whole manifest's: its runs read as one sample set (every complete pair,
     # as `proctor report` reads them), never each pair's alone.
     from proctor.report.stored import recompute_many
@@ -494,6 +510,36 @@ def _manifest(
         err=True,
     )
     return int(pooled.exit_code)
+
+
+def _manifest_run(folder: Path, session: str) -> tuple[Path, bool] | None:
+    """The run of a manifest's pair an earlier ``--manifest`` left in its results folder
+    (the newest one labelled with the pair's session), and whether it finished."""
+    from proctor.errors import ProctorError
+    from proctor.models.io import read_record
+    from proctor.models.run import RunManifest
+
+    for manifest_file in sorted(folder.glob("run-*/run.json"), reverse=True):
+        try:
+            manifest = read_record(manifest_file, RunManifest)
+        except (ProctorError, OSError):
+            continue
+        if manifest.session_label == session:
+            done = manifest.finished_at is not None and not manifest.interrupted
+            return manifest_file.parent, done
+    return None
+
+
+def _manifest_interrupted(path: Path, runs: list[ManifestRun], stopped: ManifestRun) -> int:
+    from proctor.exit_codes import ExitCode
+
+    left = len(runs) - runs.index(stopped) - 1
+    click.echo(
+        f"proctor: interrupted; {left} run(s) of {path} not started: the same command again "
+        "keeps the pairs that finished, resumes the one cut short and runs the others",
+        err=True,
+    )
+    return int(ExitCode.INTERRUPTED)
 
 
 def _spent_before(run_dir: Path) -> float:
