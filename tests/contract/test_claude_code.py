@@ -349,3 +349,19 @@ def test_nothing_of_a_trial_is_left_in_the_user_s_temp_folder(
     out = run_cli(AGENT, BASIC, config=BASIC_CONFIG)
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     assert sorted(p.name for p in own.rglob("*")) == []
+
+
+def test_a_rate_limit_that_outlasts_the_trial_is_the_provider_s_failure_not_a_timeout(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """Claude Code retries a 429 for minutes; when the time runs out meanwhile, the trial is
+    an agent-error naming the rate limit (which --retry-errors retries), not a timeout counted
+    as a failed trial."""
+    require_cli(AGENT)
+    errors = {str(i): {"status": 429, "message": "rate limited"} for i in range(60)}
+    plan = {"turns": [{"say": "never reached"}], "errors": errors}
+    out = run_cli(AGENT, plan, config={"timeoutSec": 8})
+    trial = out["trial"]
+    assert trial["status"] == "agent-error", trial["reason"]
+    assert trial["reason"].startswith("rate limited: API Error: 429"), trial["reason"]
+    assert "still retrying when it was stopped" in trial["reason"]

@@ -79,6 +79,12 @@ class AgentAdapter(Generic[S]):
         """What one headless turn's JSON events (stdout) and stderr say: failure, usage."""
         return HeadlessReport()
 
+    def provider_failing(self, stdout: list[dict[str, Any]]) -> str | None:
+        """A headless turn stopped by its time limit: the provider's failure the CLI was still
+        retrying when it stopped (a rate limit, an outage), as the CLI says it; None when its
+        events tell none."""
+        return None
+
     def state(self, terminal: Terminal, launch: Launch[S]) -> AgentState:
         """What the terminal shows: starting, ready (with turns done), working, or a question."""
         raise AgentError(f"agent '{self.name}' has no terminal UI")

@@ -18,6 +18,7 @@ from proctor.agents.base import AgentAdapter
 from proctor.agents.protocol import Launch
 from proctor.drive.budget import BudgetWatch
 from proctor.drive.driver import SessionLog, TurnOutcome
+from proctor.llm.failures import describe_agent_failure
 from proctor.util.jsonl import decode_object
 from proctor.util.processes import kill_group
 
@@ -140,15 +141,16 @@ class HeadlessDriver:
         )
         self.log.exit_code = run.exit_code
         if run.kind == "timeout":
+            # A provider that kept failing until the time ran out is the trial's failure
+            # (agent-error, named), not a slow agent's timeout.
+            failing = self.adapter.provider_failing(self._events(out_at)[-1:])
+            if failing is not None:
+                self.log.failure = describe_agent_failure(failing)
             return TurnOutcome("timeout")
         if run.kind == "stopped" and self.watch is not None:
             self.log.stopped = self.watch.stopped
             return TurnOutcome("over-budget", elapsed_ms=run.elapsed_ms)
-        events = [
-            record
-            for line in _read_from(self.stdout, out_at).splitlines()
-            if (record := decode_object(line)) is not None
-        ]
+        events = self._events(out_at)
         stderr = _read_from(self.stderr, err_at).decode("utf-8", "replace")
         report = self.adapter.headless_report(self.launch, events, stderr)
         if report.usage_is_cumulative and report.reported_usage:
@@ -158,6 +160,14 @@ class HeadlessDriver:
         if run.exit_code == 0 and report.error is None:
             return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms)
         return TurnOutcome("exited", elapsed_ms=run.elapsed_ms)
+
+    def _events(self, out_at: int) -> list[dict[str, Any]]:
+        """This turn's JSON events on stdout."""
+        return [
+            record
+            for line in _read_from(self.stdout, out_at).splitlines()
+            if (record := decode_object(line)) is not None
+        ]
 
     def _add_usage(self, usage: dict[str, dict[str, int]], cost: float | None) -> None:
         for model, counts in usage.items():

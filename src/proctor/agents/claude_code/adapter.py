@@ -248,6 +248,9 @@ class ClaudeCode(RealCli[ClaudeSession]):
             reported_usage=reported_usage(results) or None,
         )
 
+    def provider_failing(self, stdout: list[dict[str, Any]]) -> str | None:
+        return _still_retrying(stdout)
+
     def annotate(self, trajectory: Trajectory, launch: Launch[ClaudeSession]) -> None:
         """Headless runs list permission denials only in the result event: mark those results
         as denials (not tool errors)."""
@@ -324,3 +327,17 @@ class ClaudeCode(RealCli[ClaudeSession]):
         if launch.transcript is None:
             return []
         return claude_session_files(launch.state.config_dir, launch.cwd, launch.transcript.stem)
+
+
+def _still_retrying(stdout: list[dict[str, Any]]) -> str | None:
+    """What the provider answered, when Claude Code was still retrying a failed request when
+    it stopped (its last event a ``system``/``api_retry``): a rate limit or an outage that
+    outlasts the trial's time is the provider's failure, named as such, not the agent's."""
+    last = stdout[-1] if stdout else None
+    if not last or last.get("type") != "system" or last.get("subtype") != "api_retry":
+        return None
+    status, error = last.get("error_status"), last.get("error")
+    retrying = f"still retrying when it was stopped, attempt {last.get('attempt')}"
+    if status is None:  # no reply at all
+        return f"API Error: Unable to connect ({error or 'connection error'}; {retrying})"
+    return f"API Error: {status} {error or ''} ({retrying})"
