@@ -368,6 +368,11 @@ def test_an_answering_model_that_fails_is_an_infra_error_not_a_failed_trial(
     assert trial["status"] == "infra-error", trial["reason"]
     assert trial["reason"].startswith("answering model scripted/workhorse failed")
     assert result.code == 2  # every trial ended in infra-error
+    # What the agent did until it asked is kept: its transcript, tokens and question.
+    folder = single_run_dir(out) / "trials/ask/scripted/default/1"
+    assert trial["usage"] and trial["transcript"]["events"] > 0, trial
+    assert trial["harnessCalls"] and not trial["harnessCalls"][0]["ok"]
+    assert (folder / "trajectory.jsonl").is_file()
 
 
 def test_agent_model_from_the_profile_and_the_command_line_reach_the_agent(

@@ -20,7 +20,7 @@ from proctor.drive.budget import BudgetWatch, StepBudget
 from proctor.drive.driver import Driver, SessionLog, TurnOutcome
 from proctor.drive.followups import converse
 from proctor.drive.headless import HeadlessDriver
-from proctor.drive.policy import AnswerPolicy
+from proctor.drive.policy import AnsweringFailed, AnswerPolicy
 from proctor.drive.talk import Conversation, Talk, Talked
 from proctor.drive.terminal_driver import TerminalDriver
 from proctor.execute.context import TrialContext
@@ -49,6 +49,9 @@ class Driven:
     launch: Launch[Any]
     talked: Talked | None = None
     """What a registered conversation recorded (see :data:`CONVERSATIONS`)."""
+    answering_failed: AnsweringFailed | None = None
+    """proctor's answering model failed while the agent waited on a question: the trial is
+    proctor's failure (``infra-error``), and what the agent did until then is still kept."""
 
     @property
     def question_turns(self) -> int:
@@ -150,16 +153,22 @@ def drive(
         driver = open_driver(ctx, prepared, launch, deadline, policy)
         conversation = CONVERSATIONS.get(conversation_key(ctx.spec.case.case.path))
         talked = None
+        failed = None
         if conversation is None:
-            outcome = converse(
-                driver,
-                trial_prompt(ctx.spec),
-                adapter=prepared.adapter,
-                launch=launch,
-                policy=policy,
-                roles=prepared.roles,
-                follow_ups=ctx.spec.case.case.config.follow_ups,
-            )
+            try:
+                outcome = converse(
+                    driver,
+                    trial_prompt(ctx.spec),
+                    adapter=prepared.adapter,
+                    launch=launch,
+                    policy=policy,
+                    roles=prepared.roles,
+                    follow_ups=ctx.spec.case.case.config.follow_ups,
+                )
+            except AnsweringFailed as exc:
+                # The agent waits on a question nobody answered: ended as an unanswered one
+                # is, so that its transcript and tokens are collected as in any trial.
+                failed, outcome = exc, TurnOutcome("unanswered")
         else:
             talk = Talk(
                 driver,
@@ -179,4 +188,4 @@ def drive(
     finally:
         if server is not None:
             server.stop()
-    return Driven(outcome, driver.log, launch, talked)
+    return Driven(outcome, driver.log, launch, talked, failed)

@@ -100,6 +100,9 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
     done.evaluated = evaluate(ctx, done.prepared, done.collected, done.driven)
     done.times["evaluate"] = ms_since(t)
     spec, log = ctx.spec, done.driven.log
+    if done.driven.answering_failed is not None:
+        done.verdict = failure_verdict(done.driven.answering_failed)
+        return
     talked = done.driven.talked
     if talked is not None:  # an eval written as code: its assertions are the evaluation
         done.evaluated.results.extend(talked.results)
