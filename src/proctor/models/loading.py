@@ -74,13 +74,19 @@ def parse_toml_text(text: str, path: Path) -> Any:
 def read_json_file(path: Path, *, unique: bool = False) -> Any:
     """Parse a user-written JSON file; unreadable or malformed is a ConfigError (``unique``:
     see :func:`parse_json_text`)."""
+    return parse_json_text(read_text_file(path), path, unique=unique)
+
+
+def read_text_file(path: Path, named: str | None = None) -> str:
+    """A user-written text file; one that cannot be read, or is not UTF-8, is a ConfigError
+    naming it (as ``named`` says, ``--qna FILE`` say; else by its path)."""
+    name = named or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+        raise ConfigError(f"{name}: not UTF-8 text ({exc.reason})") from exc
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-    return parse_json_text(text, path, unique=unique)
+        raise ConfigError(f"{name}: cannot be read ({exc.strerror or exc})") from exc
 
 
 def top_config_path(path: Path | None, cwd: Path) -> Path | None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from proctor.errors import ConfigError
 from proctor.models.io import write_text_atomic
+from proctor.models.loading import read_text_file
 
 CASE_NAME = "inline"
 RUBRIC = "evaluation.md"
@@ -56,12 +57,7 @@ def _text(value: str) -> str:
 
 def _read(path: Path, option: str) -> str:
     """A file's text, or one sentence naming the option and the file (exit 2)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{option} {path}: not UTF-8 text ({exc})") from exc
-    except OSError as exc:
-        raise ConfigError(f"{option} {path}: cannot be read ({exc})") from exc
+    return read_text_file(path, f"{option} {path}")
 
 
 def _evaluators(eval_file: Path) -> tuple[list[dict[str, Any]], str | None]:
