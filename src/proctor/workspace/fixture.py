@@ -228,8 +228,26 @@ def _copy_tree(src: Path, dest: Path, stats: FileStats | None = None) -> None:
         )
         if done.returncode == 0:
             return
+        said = done.stderr.decode("utf-8", "replace")
+        if any(full in said for full in _NO_ROOM):  # another copy would only fail again
+            _empty(dest)
+            first = said.strip().splitlines()[0] if said.strip() else "cp failed"
+            raise WorkspaceError(f"the fixture could not be copied into the workspace: {first}")
         _empty(dest)
-    shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+    try:
+        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+    except shutil.Error as exc:
+        # One sentence, not the thousands of errors a full disk gives, one per file.
+        errors = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+        first = errors[0][-1] if errors and isinstance(errors[0], tuple) else str(exc)[:300]
+        raise WorkspaceError(
+            f"the fixture could not be copied into the workspace ({len(errors) or 1} file(s) "
+            f"failed; the first: {first})"
+        ) from None
+
+
+_NO_ROOM = ("No space left on device", "Disk quota exceeded")
+"""What ``cp`` says when the workspace's file system is full."""
 
 
 def _empty(folder: Path) -> None:
