@@ -476,3 +476,37 @@ def test_the_scripted_edit_keeps_crlf_and_fails_a_file_that_is_not_text(
     ]
     assert [r.get("isError", False) for r in results] == [False, True]
     assert "not UTF-8" in str(results[1])
+
+
+def test_a_trial_whose_record_cannot_be_written_leaves_no_scratch_and_no_traceback(
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A results disk that fills up (or turns read-only) mid-run: the trial's scratch still
+    goes, and its worker says so in one line."""
+    import errno
+
+    import proctor.execute.trial as trial_module
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temp))
+    written = trial_module.write_record
+
+    def full(path: Path, record: object, **kwargs: object) -> None:
+        if path.name == "trial.json":
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        written(path, record, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trial_module, "write_record", full)
+    make_case("a", plan={"turns": [{"write": {"path": "x.txt", "content": "x\n"}}]})
+    from proctor.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out")])
+    err = capfd.readouterr().err  # the workers' own stderr too
+    assert "was not recorded" in err and "No space left on device" in err, err
+    assert "Traceback" not in err
+    assert [p.name for p in temp.iterdir()] == [], list(temp.rglob("*"))[:5]

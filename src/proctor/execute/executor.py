@@ -217,6 +217,11 @@ def _worker(
         run_trial(spec, run, scratch, options)
     except Interrupted:
         pass  # arrived after trial.json was written
+    except OSError as exc:  # its record could not be written: one line, not a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        key = "/".join(map(str, spec.key))
+        sys.stderr.write(f"proctor: trial {key} was not recorded: {where}{exc.strerror or exc}\n")
+        os._exit(1)
     os._exit(0)
 
 

@@ -258,11 +258,15 @@ def run_trial(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOpti
         record.workspace = (
             _keep_workspace(ctx) if keep and not was_interrupted(verdict.reason) else None
         )
-        record.secrets_masked = scrub_tree(ctx.paths.root)
-        write_record(ctx.paths.trial_json, record)
-        remove_tree(ctx.scratch)  # after the record: a stop that comes meanwhile loses nothing
-        if masked:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        try:
+            record.secrets_masked = scrub_tree(ctx.paths.root)
+            write_record(ctx.paths.trial_json, record)
+        finally:
+            # After the record (a stop that comes meanwhile loses nothing); and when the
+            # record cannot be written (a full or read-only disk), the scratch still goes.
+            remove_tree(ctx.scratch)
+            if masked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     return record
 
 

@@ -76,6 +76,11 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
                 fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None and exc.errno is not None:  # a write to the open file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc  # named: said so
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
