@@ -324,3 +324,21 @@ def test_a_run_started_after_the_last_refresh_opens_at_once(tmp_path: Path) -> N
         assert page.status_code == 200 and 'id="run-progress"' in page.text
         assert c.get(f"/fragments/runs/{fresh.root.name}").status_code == 200
         assert c.get("/runs/run-20261202T000002Z-none").status_code == 404  # the control
+
+
+def test_a_raw_transcript_line_of_megabytes_is_shown_cut_with_the_whole_file_linked(
+    tmp_path: Path,
+) -> None:
+    from proctor.paths import TrialPaths
+
+    write_run(tmp_path, "run-raw", trials=1, cases=1, events_per_trial=3)
+    folder = tmp_path / "run-raw/trials/case-000/scripted/default/1"
+    raw = TrialPaths(folder).raw_transcript
+    raw.write_text('{"type":"user"}\n{"output":"' + "x" * 3_000_000 + '"}\n{"type":"end"}\n')
+    key = "case-000/scripted/default/1"
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
+        page = c.get(f"/runs/run-raw/trials/{key}/raw")
+        assert page.status_code == 200 and len(page.text) < 100_000
+        assert "more bytes" in page.text and "&#34;type&#34;:&#34;end&#34;" in page.text
+        whole = re.search(r'href="([^"]+)">the whole file', page.text)
+        assert whole and c.get(whole.group(1)).status_code == 200
