@@ -58,6 +58,8 @@ LOST = (
 )
 """Ray errors (and their subclasses) that say the trial's node or worker went away, or the
 result with it, not that the trial failed."""
+NODE_GONE = frozenset({"NodeDiedError", "TaskUnschedulableError", "LocalRayletDiedError"})
+"""Of :data:`LOST`, the errors that say the node itself is gone (not one of its workers)."""
 
 
 class RayExecutor:
@@ -278,6 +280,10 @@ class _Loop:
     def _lost(self, task: _Task, error: str) -> TrialRecord | None:
         spec = task.spec
         self.cluster.refresh()
+        if error in NODE_GONE:
+            # Ray's list of live nodes lags a node's death by seconds: a trial sent again
+            # meanwhile would be pinned to the dead node, and lose it a second time.
+            task.node.alive = False
         self.throttle.finished(spec, driver_record(spec, "infra-error", error), time.monotonic())
         lost = self.losses[spec.index] = self.losses.get(spec.index, 0) + 1
         if lost > NODE_LOSSES:

@@ -109,3 +109,18 @@ def test_the_stop_reasons_are_interruptions_that_say_what_happened() -> None:
         "interrupted: the run was stopped and the trial's worker died (exit code -15) before "
         "it recorded the trial"
     )
+
+
+@pytest.mark.parametrize(
+    ("error", "alive"),
+    [("NodeDiedError", False), ("TaskUnschedulableError", False), ("WorkerCrashedError", True)],
+)
+def test_a_trial_that_lost_its_node_is_not_sent_back_to_it(
+    tmp_path: Path, error: str, alive: bool
+) -> None:
+    """Ray's list of live nodes lags a node's death: the node a trial lost is taken out at
+    once, or the trial would be pinned to it again (a worker that crashed leaves it in)."""
+    loop = _Loop(_FakeRay({}), _Cluster(), RunPaths(tmp_path / "run"), WorkerOptions(), [])  # type: ignore[arg-type]
+    node = Node("n" * 16, "10.0.0.2", 2.0)
+    assert loop._lost(_Task(spec(tmp_path), node), error) is None  # it runs again
+    assert node.alive is alive and len(loop.pending) == 1
