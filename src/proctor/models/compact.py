@@ -132,3 +132,14 @@ def compact(record: TrialRecord) -> TrialRecord:
 
 def is_compact(record: object) -> bool:
     return isinstance(record, Compact)
+
+
+def with_repeat(record: TrialRecord, repeat: int) -> TrialRecord:
+    """A copy of a compact stand-in with another ``repeat`` (runs pooled into one sample set
+    number their repeats on), the rest shared with ``record``."""
+    kind: Any = type(record)
+    out = object.__new__(kind)
+    for name in kind.__slots__:
+        setattr(out, name, getattr(record, name))
+    out.repeat = repeat
+    return cast(TrialRecord, out)

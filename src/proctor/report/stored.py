@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.errors import ConfigError, ProctorError, SchemaVersionError
-from proctor.models.compact import compact
+from proctor.models.compact import compact, is_compact, with_repeat
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.loading import load_top_config
@@ -411,7 +411,12 @@ def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
     trials of one repeat stay together and A/B pairs form within a run as they did."""
     out: list[TrialRecord] = []
     for records, offset in zip(records_per_run, _offsets(records_per_run), strict=True):
-        out += [r.model_copy(update={"repeat": offset + r.repeat}) for r in records]
+        out += [
+            with_repeat(r, offset + r.repeat)
+            if is_compact(r)
+            else r.model_copy(update={"repeat": offset + r.repeat})
+            for r in records
+        ]
     return out
 
 

@@ -85,3 +85,13 @@ def test_stand_ins_take_a_fraction_of_the_memory() -> None:
     full = held(TrialRecord.model_validate_json)
     small = held(lambda d: compact(TrialRecord.model_validate_json(d)))
     assert small < full / 3, (small, full)
+
+
+def test_a_stand_in_shifted_to_another_repeat_is_a_copy() -> None:
+    from proctor.models.compact import with_repeat
+
+    record = TrialRecord(case="c", agent="a", repeat=2, status="passed", reason="ok", score=90.0)
+    stand_in = compact(record)
+    shifted = with_repeat(stand_in, 7)
+    assert (shifted.repeat, stand_in.repeat) == (7, 2)
+    assert (shifted.case, shifted.score, shifted.status) == ("c", 90.0, "passed")
