@@ -505,12 +505,25 @@ def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
     result = proctor("history", str(chat))
     assert result.code == 0 and f"{nested}, the subagents' folder" in result.err
     assert not (nested / "history.sqlite3").exists()
-    # The control: a cache in a folder below one that holds the file is not where it reads
-    # (a session file kept in the home folder, the cache in ~/.cache).
+    # Below a session's project folder, where Claude Code keeps it, the cache would be in
+    # the history too; and above a CLI's projects/ folder given, in the CLI's own folder.
+    before = fingerprint(home)
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(session.parent / "cache"))
     result = proctor("history", str(session))
+    assert f"{session.parent}, the history folder of {session.name}" in result.err
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(home / ".claude"))
+    result = proctor("history", str(home / ".claude" / "projects"))
+    assert f"{home / '.claude'}, the folder of the history projects/ given" in result.err
+    assert result.code == 0 and fingerprint(home) == before
+    # The control: a cache in a folder below one that merely holds the file is not where it
+    # reads (a session file kept in the home folder, the cache in ~/.cache).
+    kept = tmp_path / "user-home"
+    kept.mkdir()
+    shutil.copy(session, kept / session.name)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(kept / "cache"))
+    result = proctor("history", str(kept / session.name))
     assert result.code == 0 and "no cache" not in result.err
-    assert (session.parent / "cache" / "history.sqlite3").is_file()
+    assert (kept / "cache" / "history.sqlite3").is_file()
 
 
 UNPRIVILEGED = ("--bounding-set=-dac_override,-dac_read_search,-fowner",

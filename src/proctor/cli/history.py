@@ -305,7 +305,13 @@ def _reads(cache_file: Path, given: Path) -> str | None:
     ``<session>/``, a Gemini CLI chat's ``<session id>/`` beside it). A folder above is not
     read: a session file in the home folder leaves ``~/.cache`` alone."""
     if given.is_dir():
-        return f"{given}, which is read" if within(cache_file, given) else None
+        if within(cache_file, given):
+            return f"{given}, which is read"
+        # A CLI's own layout folder given (Claude Code's projects/, Codex's sessions/, Gemini
+        # CLI's tmp/): the CLI's folder above it is a history folder too.
+        if given.name in LAYOUT_FOLDERS and within(cache_file, given.parent):
+            return f"{given.parent}, the folder of the history {given.name}/ given"
+        return None
     if os.path.realpath(cache_file.parent) == os.path.realpath(given.parent):
         return f"{given.parent}, the folder of {given.name}, which is read"
     from proctor.util.native_paths import first_record, gemini_subagent_chats
@@ -317,7 +323,27 @@ def _reads(cache_file: Path, given: Path) -> str | None:
         parts.append(given.parent / session_id)
         parts += sorted({chat.parent for chat in gemini_subagent_chats(given)})
     found = next((part for part in parts if within(cache_file, part)), None)
-    return None if found is None else f"{found}, the subagents' folder of {given.name}"
+    if found is not None:
+        return f"{found}, the subagents' folder of {given.name}"
+    if _laid_out(given) and within(cache_file, given.parent):
+        return f"{given.parent}, the history folder of {given.name}"
+    return None
+
+
+LAYOUT_FOLDERS = frozenset({"projects", "sessions", "tmp"})
+"""The folders under a CLI's own folder that hold its sessions."""
+
+
+def _laid_out(session_file: Path) -> bool:
+    """Whether a session file lies where its CLI keeps sessions (a Claude Code project folder
+    under ``projects/``, a Codex day folder under ``sessions/``, a Gemini CLI ``chats/``):
+    its folder is then a history folder as a whole, not one that merely holds it."""
+    folders = session_file.parent.parts
+    return (
+        (len(folders) > 1 and folders[-2] == "projects")
+        or "sessions" in folders[-4:]
+        or folders[-1:] == ("chats",)
+    )
 
 
 def within(path: Path, folder: Path) -> bool:
