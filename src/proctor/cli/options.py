@@ -56,23 +56,20 @@ def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
     """The function that applies the label files, or None without any."""
     if buckets is None and goal_labels is None:
         return None
-    from proctor.models.config import check_goal_labels
     from proctor.report.stored import read_label_file, relabel
 
     by_bucket = read_label_file(buckets, "--buckets") if buckets else None
     by_shape = read_label_file(goal_labels, "--goal-labels") if goal_labels else None
-    if by_shape is not None:
-        check_goal_labels(by_shape)
 
     def relabelled(records: Any) -> Any:
+        # A label file may name more tasks than a run has (the whole goals.csv of a suite
+        # read pair by pair): said only when it names none of the run's, a wrong file.
         tasks = {record.case for record in records}
         for option, labels in (("--buckets", by_bucket), ("--goal-labels", by_shape)):
-            unknown = sorted(set(labels or ()) - tasks)
-            if unknown:
-                more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+            if labels and tasks and not set(labels) & tasks:
                 click.echo(
-                    f"proctor: note: {option}: no trial of task(s) "
-                    f"{', '.join(repr(t) for t in unknown[:5])}{more}; a typo?",
+                    f"proctor: note: {option}: the file names none of the run's tasks "
+                    f"({', '.join(sorted(tasks)[:5])}{', …' if len(tasks) > 5 else ''})",
                     err=True,
                 )
         return relabel(records, by_bucket, by_shape)
