@@ -510,3 +510,21 @@ def test_a_trial_whose_record_cannot_be_written_leaves_no_scratch_and_no_traceba
     assert "was not recorded" in err and "No space left on device" in err, err
     assert "Traceback" not in err
     assert [p.name for p in temp.iterdir()] == [], list(temp.rglob("*"))[:5]
+
+
+def test_a_trial_s_temp_folder_is_its_own_unless_its_env_names_one(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    plan = {"turns": [{"shell": "echo $TMPDIR > tmpdir.txt"}, {"say": "done"}]}
+    make_case("own", plan=plan)
+    make_case("set", plan=plan, config={"env": {"TMPDIR": str(mine)}})
+    _, out = run_cases(proctor, tmp_path, "--keep-workspace")
+    run_dir = single_run_dir(out)
+    said = {
+        case: (run_dir / f"trials/{case}/scripted/default/1/workspace/tmpdir.txt").read_text()
+        for case in ("own", "set")
+    }
+    assert said["own"].strip().endswith("/tmp") and "proctor-" in said["own"]
+    assert said["set"].strip() == str(mine)

@@ -94,7 +94,9 @@ def prepare(ctx: TrialContext) -> Prepared:
     # own temp folder.
     temp = ctx.scratch / "tmp"
     temp.mkdir(exist_ok=True)
-    env["TMPDIR"] = str(temp)
+    given = {**spec.case.env, **spec.profile.env, **spec.variant.env}
+    if "TMPDIR" not in given:  # what the case, profile or condition sets wins, as ever
+        env["TMPDIR"] = str(temp)
     shell_lines(ctx, env, "setup", spec.case.setup)
     credentials = None  # lent after the setup lines: they never see the login
     if lends(spec.profile, on_scripted_model=spec.backend == "scripted"):
