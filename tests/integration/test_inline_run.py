@@ -96,6 +96,8 @@ def test_inline_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
         assert missing.code == 2 and f"--prompt {name}: no such file" in missing.err
     sentence = proctor("run", "--prompt", "fix notes.txt", "--dry-run", "--out", out)
     assert sentence.code == 0, sentence.err  # a sentence naming a file is a prompt
+    command = proctor("run", "--prompt", "/init", "--dry-run", "--out", out)
+    assert command.code == 0, command.err  # a slash command is a prompt
     # Refused runs, and a dry run, leave no case behind.
     assert not (tmp_path / "out" / "inline").exists()
 

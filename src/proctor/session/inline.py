@@ -35,9 +35,10 @@ _FILE_ENDINGS = (".md", ".markdown", ".txt")
 
 def _text(value: str) -> str:
     """The file's text when ``value`` names a file, else ``value`` itself. A value that can
-    only be a file's name (one word ending in ``.md`` or ``.txt``, or starting with ``./``,
-    ``../``, ``~/`` or ``/``) and names none is refused: a mistyped name would otherwise be
-    the prompt, and an agent would be asked to act on it."""
+    only be a file's name (one word ending in ``.md`` or ``.txt``, starting with ``./``,
+    ``../`` or ``~/``, or a path of several folders, ``/a/b``) and names none is refused: a
+    mistyped name would otherwise be the prompt, and an agent would be asked to act on it. A
+    slash command (``/init``) is a prompt."""
     path = Path(value)
     try:
         if path.is_file():
@@ -46,8 +47,11 @@ def _text(value: str) -> str:
         raise ConfigError(f"--prompt {value}: cannot be read ({exc})") from exc
     word = value.strip()
     if word and not any(c.isspace() for c in word):
-        looks = word.lower().endswith(_FILE_ENDINGS) or word.startswith(("./", "../", "~/", "/"))
-        if looks:
+        # ("/init", "/my-skill": a CLI's slash command, a prompt of one word.)
+        path_like = word.startswith(("./", "../", "~/")) or (
+            word.startswith("/") and "/" in word[1:]
+        )
+        if word.lower().endswith(_FILE_ENDINGS) or path_like:
             raise ConfigError(
                 f"--prompt {value}: no such file (a prompt given as text is taken as it is, "
                 "but this one can only be a file's name)"
