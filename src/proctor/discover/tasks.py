@@ -94,13 +94,17 @@ def load_task_file(
     """The tasks of a task file as cases. With ``beside_cases`` (a JSON file found among a
     suite's case folders), a file that is not shaped as tasks at all raises
     :class:`~proctor.discover.files.Unreadable`, and the file is skipped with that reason."""
-    data = read_json_file(path, unique=True)
+    # Read as JSON keeps it first: a file beside the cases that is not a task file (a
+    # package.json, which npm reads keeping a key's last value) is skipped, however it is
+    # written; only a task file must give each key once.
+    data = read_json_file(path)
     if beside_cases and isinstance(data, dict) and not any(k in data for k in TASK_KEYS):
         raise Unreadable(
             "not a task file (a JSON object with none of the keys "
             + ", ".join(f"'{k}'" for k in TASK_KEYS)
             + ")"
         )
+    data = read_json_file(path, unique=True)
     cases = []
     seen: set[str] = set()
     for i, raw in enumerate(_tasks_in(data, str(path))):

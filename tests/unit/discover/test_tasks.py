@@ -75,6 +75,14 @@ def test_a_json_file_beside_the_cases_that_is_no_task_file_is_skipped_with_the_r
     # Given on its own, the same file is an error: the user asked for it as tasks.
     with pytest.raises(ConfigError, match="package.json: tasks\\[0\\]: field 'id' is required"):
         discover_cases(src / "package.json")
+    # Another program's file may give a key twice (npm keeps the last): still skipped.
+    (src / "package.json").write_text('{"name": "x", "version": "1", "name": "y"}')
+    (skipped,) = discover_cases(src).skipped
+    assert skipped.reason.startswith("not a task file")
+    # A task file must give each key once.
+    (src / "a.json").write_text('{"id": "t1", "prompt": "p", "prompt": "q"}')
+    with pytest.raises(ConfigError, match="key 'prompt' is given twice"):
+        discover_cases(src)
 
 
 def test_control_a_task_file_with_a_slip_beside_the_cases_is_an_error_not_skipped(
