@@ -307,3 +307,8 @@ def test_a_manifest_run_again_keeps_finished_pairs_and_resumes_the_cut_one(
     pooled = proctor("report", str(first), str(second), str(third), "--reporter", "json")
     assert pooled.code == 0, pooled.err
     assert json.loads(pooled.out)["totals"]["n"] == 6  # 1 task × 2 conditions × 3 pairs
+    assert "3 run(s), read as one sample set" in again.err  # the kept pairs count too
+    # The same --out for another plan (here another option): no pair of it is taken as run.
+    other = proctor(*argv, "--out", str(out), "--timeout", "99")
+    assert other.code == 2 and "of another plan (" in other.err, other.err
+    assert [len(list((out / f"pair-{n}").glob("run-*"))) for n in (1, 2, 3)] == [1, 1, 1]

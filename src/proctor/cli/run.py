@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -447,24 +448,6 @@ def _manifest(
     codes: list[int] = []
     run_dirs: list[Path] = []
     for entry in plan_of.runs:
-        # Run again after an interrupt: a pair that finished is kept, the one cut short is
-        # resumed, and only the others run (a pair run twice would count twice).
-        earlier = _manifest_run(base / entry.results, entry.session)
-        if earlier is not None and earlier[1]:
-            click.echo(f"proctor: {entry.session}: finished before, kept ({earlier[0]})", err=True)
-            run_dirs.append(earlier[0])
-            continue
-        if earlier is not None:
-            click.echo(f"proctor: {entry.session}: resuming {earlier[0]}", err=True)
-            from proctor.session.resume import resume_run
-
-            resumed, _ = resume_run(earlier[0], names, [make_display(False), CostWarnings(budget)])
-            codes.append(resumed.suite.exit_code)
-            run_dirs.append(resumed.paths.root)
-            if resumed.suite.exit_code == ExitCode.INTERRUPTED:
-                return _manifest_interrupted(path, plan_of.runs, entry)
-            continue
-        click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
         run_overrides = overrides.model_copy(
             update={
                 "cases": list(plan_of.tasks),
@@ -474,6 +457,26 @@ def _manifest(
                 "out": str(base / entry.results),
             }
         )
+        # Run again after an interrupt: a pair that finished is kept, the one cut short is
+        # resumed, and only the others run (a pair run twice would count twice). A run there
+        # of another plan (another manifest, agent or option) is no run of this one.
+        earlier = _manifest_run(base / entry.results, entry.session, run_overrides, source)
+        if earlier is not None and earlier[1]:
+            click.echo(f"proctor: {entry.session}: finished before, kept ({earlier[0]})", err=True)
+            run_dirs.append(earlier[0])
+            continue
+        if earlier is not None:
+            here = " on this machine, as --resume runs" if executor != "local" else ""
+            click.echo(f"proctor: {entry.session}: resuming {earlier[0]}{here}", err=True)
+            from proctor.session.resume import resume_run
+
+            resumed, _ = resume_run(earlier[0], names, [make_display(False), CostWarnings(budget)])
+            codes.append(resumed.suite.exit_code)
+            run_dirs.append(resumed.paths.root)
+            if resumed.suite.exit_code == ExitCode.INTERRUPTED:
+                return _manifest_interrupted(path, plan_of.runs, entry)
+            continue
+        click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
         request = RunRequest(
             source=source,
             config=config,
@@ -505,28 +508,45 @@ def _manifest(
 
     _, _, pooled = recompute_many(run_dirs, config)
     click.echo(
-        f"proctor: {len(codes)} run(s), read as one sample set: exit {pooled.exit_code}: "
+        f"proctor: {len(run_dirs)} run(s), read as one sample set: exit {pooled.exit_code}: "
         f"{mask(one_line(pooled.exit_reason))} (`proctor report` of the run folders shows it)",
         err=True,
     )
     return int(pooled.exit_code)
 
 
-def _manifest_run(folder: Path, session: str) -> tuple[Path, bool] | None:
+def _manifest_run(
+    folder: Path, session: str, overrides: CliOverrides, source: Path
+) -> tuple[Path, bool] | None:
     """The run of a manifest's pair an earlier ``--manifest`` left in its results folder
-    (the newest one labelled with the pair's session), and whether it finished."""
-    from proctor.errors import ProctorError
+    (the newest one labelled with the pair's session), and whether it finished; a
+    ConfigError when that run is of another plan than ``overrides`` and ``source`` make."""
+    from proctor.errors import ConfigError, ProctorError
     from proctor.models.io import read_record
-    from proctor.models.run import RunManifest
+    from proctor.models.run import ConfigRecord, RunManifest
+    from proctor.session.resume import first_difference
 
     for manifest_file in sorted(folder.glob("run-*/run.json"), reverse=True):
         try:
             manifest = read_record(manifest_file, RunManifest)
+            recorded = read_record(manifest_file.with_name("config.json"), ConfigRecord)
         except (ProctorError, OSError):
             continue
-        if manifest.session_label == session:
-            done = manifest.finished_at is not None and not manifest.interrupted
-            return manifest_file.parent, done
+        if manifest.session_label != session:
+            continue
+        now = overrides.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        then = recorded.cli.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        changed = first_difference(then, now)
+        ran_from = Path(manifest.cwd or ".") / (manifest.source or ".")
+        if changed is None and os.path.realpath(ran_from) != os.path.realpath(source):
+            changed = "the source"
+        if changed is not None:
+            raise ConfigError(
+                f"{manifest_file.parent}: a run of pair {session} of another plan ({changed} "
+                "differs): give another --out, or move that run away"
+            )
+        done = manifest.finished_at is not None and not manifest.interrupted
+        return manifest_file.parent, done
     return None
 
 
