@@ -88,6 +88,46 @@ def test_public_names() -> None:
         ("gemini-cli", "BeforeTool", 1, "", "warn", "error"),
         ("gemini-cli", "BeforeTool", 2, "", "blocked", "block"),
         ("gemini-cli", "BeforeTool", 2, "", "", "error"),
+        # Claude Code 2.1.197, as its trials showed: an output of the wrong types is its
+        # hook's error (the tool runs); a JSON string is plain text; a blocking decision
+        # stands over a later allow; continue:false on PreToolUse runs the tool, then stops.
+        (
+            "claude-code",
+            "PreToolUse",
+            0,
+            json.dumps(
+                {
+                    "hookSpecificOutput": {
+                        **PRE,
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": 123,
+                    }
+                }
+            ),
+            "",
+            "error",
+        ),
+        ("claude-code", "PreToolUse", 0, DENY[:-1] + ', "continue": "false"}', "", "error"),
+        ("claude-code", "PreToolUse", 0, json.dumps(DENY), "", "silent"),
+        (
+            "claude-code",
+            "PreToolUse",
+            0,
+            json.dumps(
+                {
+                    "decision": "block",
+                    "reason": "top",
+                    "hookSpecificOutput": {**PRE, "permissionDecision": "allow"},
+                }
+            ),
+            "",
+            "deny",
+        ),
+        ("claude-code", "PreToolUse", 0, '{"continue": false, "stopReason": "s"}', "", "stop"),
+        # Gemini CLI 0.61: JSON that is no object is dropped (the tool runs), whatever the code.
+        ("gemini-cli", "BeforeTool", 2, "[]", "", "silent"),
+        ("gemini-cli", "BeforeTool", 0, "5", "", "silent"),
+        ("gemini-cli", "BeforeTool", 0, json.dumps(json.dumps({"decision": "deny"})), "", "deny"),
     ],
 )
 def test_results_read_as_the_cli_reads_them(
@@ -130,6 +170,9 @@ def spec(event: str, matcher: str) -> HookSpec:
         ("claude-code", "Read|Bash", "ReadX", False),  # plain names match exactly
         ("claude-code", "Rea", "Read", False),
         ("claude-code", "mcp__.*", "mcp__mem__find", True),  # anything else is a regex
+        ("claude-code", "Bash, Write", "Write", True),  # a list, as Claude Code 2.1.197 reads it
+        ("claude-code", "Bash,Write", "Bash", True),
+        ("claude-code", "Bash, Write", "Edit", False),
         ("gemini-cli", "read_", "read_file", True),  # Gemini: always a regex search
         ("gemini-cli", "run_shell_command", "read_file", False),
     ],

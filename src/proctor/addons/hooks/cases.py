@@ -22,8 +22,8 @@ from proctor.models.base import UserModel
 from proctor.models.errors_format import EXPECTED_TYPE, describe_validation_error, format_loc
 from proctor.models.loading import parse_json_text
 
-Decision = Literal["allow", "deny", "ask", "block", "nudge", "error", "silent"]
-DECISIONS: tuple[str, ...] = ("allow", "deny", "ask", "block", "nudge", "error", "silent")
+Decision = Literal["allow", "deny", "ask", "block", "stop", "nudge", "error", "silent"]
+DECISIONS: tuple[str, ...] = ("allow", "deny", "ask", "block", "stop", "nudge", "error", "silent")
 AGENTS = ("claude-code", "codex", "gemini-cli")
 
 EVENTS: dict[str, frozenset[str]] = {

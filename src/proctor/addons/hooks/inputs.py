@@ -32,6 +32,17 @@ from proctor.addons.hooks.sources import HookSpec
 
 PATH_KEYS = ("file_path", "path", "notebook_path")
 CLAUDE_SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_|]+")
+CLAUDE_LIST_MATCHER = re.compile(r"[a-zA-Z0-9_|, -]+")
+"""On :data:`CLAUDE_LIST_EVENTS`, Claude Code 2.1.197 reads such a matcher as a list of names
+split on ``|`` or ``,`` (``"Bash, Write"``), not as a regular expression."""
+CLAUDE_LIST_EVENTS = frozenset(
+    {
+        *("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"),
+        *("PermissionDenied", "UserPromptExpansion", "SessionStart", "SessionEnd", "Setup"),
+        *("PreCompact", "PostCompact", "Notification", "SubagentStart", "SubagentStop"),
+        *("Elicitation", "ElicitationResult", "ConfigChange", "InstructionsLoaded"),
+    }
+)
 GEMINI_TRIGGER_EVENTS = frozenset({"SessionStart", "SessionEnd", "PreCompress"})
 
 
@@ -80,8 +91,10 @@ def _matcher_matches(agent: str, hook: HookSpec, case: HookCase) -> bool:
         return True  # events without a matcher ignore it
     if agent == "gemini-cli":
         return _regex_search(matcher, subject) if case.event in TOOL_EVENTS else matcher == subject
+    if case.event in CLAUDE_LIST_EVENTS and CLAUDE_LIST_MATCHER.fullmatch(matcher):
+        return subject in [part.strip() for part in re.split(r"[|,]", matcher) if part.strip()]
     if CLAUDE_SIMPLE_MATCHER.fullmatch(matcher):
-        return subject in [part.strip() for part in matcher.split("|")]
+        return subject in [part.strip() for part in matcher.split("|") if part.strip()]
     return _regex_search(matcher, subject)
 
 

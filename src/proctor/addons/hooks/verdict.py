@@ -7,6 +7,8 @@ Decisions, strongest first (several hooks on one event: the strongest wins):
 - ``deny``: ``hookSpecificOutput.permissionDecision: "deny"`` (Claude Code, Codex), or
   Gemini CLI's ``decision: "deny"``/``"block"`` on ``BeforeTool``;
 - ``ask``: ``permissionDecision: "ask"`` (or ``"defer"``), Gemini's ``decision: "ask"``;
+- ``stop``: ``continue: false`` on a Claude Code ``PreToolUse``: the tool runs, then the
+  session ends;
 - ``allow``: ``permissionDecision: "allow"``, Gemini's ``decision: "allow"``;
 - ``nudge``: context or a message added without blocking (``additionalContext``,
   ``systemMessage``; Gemini CLI reads ``additionalContext`` on ``AfterTool``, ``BeforeAgent``
@@ -27,7 +29,7 @@ from typing import Any
 
 from proctor.addons.hooks.cases import Expect
 
-RANK = ("block", "deny", "ask", "allow", "nudge", "error", "silent")
+RANK = ("block", "deny", "ask", "stop", "allow", "nudge", "error", "silent")
 CLAUDE_CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})
 CODEX_PRE_UNSUPPORTED = {"allow", "ask"}
 GEMINI_CONTEXT_EVENTS = frozenset({"AfterTool", "BeforeAgent", "SessionStart"})
@@ -42,16 +44,32 @@ class Reading:
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
+    """A Claude Code hook's JSON output: only text that starts with ``{`` is read as JSON
+    ("Hook output does not start with {, treating as plain text")."""
     text = text.strip()
-    if not text.startswith(("{", '"')):
+    if not text.startswith("{"):
         return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, an integer too long, nested too deeply
+        return None
+    return value if isinstance(value, dict) else None
+
+
+_NOT_AN_OBJECT: Any = object()
+"""Gemini CLI's reading of valid JSON that is no object (``[]``, ``5``): the output dropped."""
+
+
+def _gemini_json(text: str) -> Any:
+    """Gemini CLI's reading of a hook's output: a JSON object (a JSON string holding one is
+    read once more), :data:`_NOT_AN_OBJECT` for other JSON, None for text that is not JSON."""
     try:
         value = json.loads(text)
         if isinstance(value, str):
             value = json.loads(value)
-    except (ValueError, RecursionError):  # not JSON, an integer too long, nested too deeply
+    except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict) else None
+    return value if isinstance(value, dict) else _NOT_AN_OBJECT
 
 
 def _text(value: Any) -> str:
@@ -81,8 +99,15 @@ def read_claude(agent: str, event: str, code: int, stdout: str, stderr: str) -> 
         what = f"permissionDecision:{permission}" if permission else "continue:false"
         return Reading("error", f"Codex does not support {what} in PreToolUse")
     if data.get("continue") is False:
-        return Reading("block", _text(data.get("stopReason")) or _text(data.get("reason")))
+        stop = _text(data.get("stopReason")) or _text(data.get("reason"))
+        if agent == "claude-code" and event == "PreToolUse":
+            # Claude Code runs the tool, then ends the session: nothing was blocked.
+            return Reading("stop", stop)
+        return Reading("block", stop)
     reason = _text(specific.get("permissionDecisionReason")) or _text(data.get("reason"))
+    if agent == "claude-code" and data.get("decision") == "block":
+        # Its blocking error stands whatever permissionDecision says after it.
+        return Reading("deny" if event == "PreToolUse" else "block", _text(data.get("reason")))
     if permission in ("deny", "ask", "allow", "defer"):
         return Reading("ask" if permission == "defer" else str(permission), reason)
     behavior = specific.get("decision")
@@ -105,6 +130,9 @@ def _claude_refuses(data: dict[str, Any], specific: dict[str, Any], event: str) 
     decision = data.get("decision")
     if decision and decision not in ("approve", "block"):
         return f"Unknown hook decision type: {decision}. Valid types are: approve, block"
+    mistyped = _mistyped(data, specific)
+    if mistyped is not None:
+        return f"Hook JSON output validation failed: {mistyped}"
     if not data.get("hookSpecificOutput"):
         return None
     named = specific.get("hookEventName")
@@ -119,6 +147,34 @@ def _claude_refuses(data: dict[str, Any], specific: dict[str, Any], event: str) 
     return None
 
 
+_TYPES: dict[str, type] = {
+    "continue": bool,
+    "suppressOutput": bool,
+    "stopReason": str,
+    "reason": str,
+    "systemMessage": str,
+}
+_SPECIFIC_TYPES: dict[str, type] = {
+    "permissionDecisionReason": str,
+    "additionalContext": str,
+    "updatedInput": dict,
+}
+
+
+def _mistyped(data: dict[str, Any], specific: dict[str, Any]) -> str | None:
+    """The first field of a Claude Code hook's output whose value is not of the type its
+    schema gives (``"continue": "false"``, a number as ``permissionDecisionReason``)."""
+    for fields, where, values in (
+        (_TYPES, "", data),
+        (_SPECIFIC_TYPES, "hookSpecificOutput.", specific),
+    ):
+        for name, kind in fields.items():
+            value = values.get(name)
+            if value is not None and type(value) is not kind:
+                return f"{where}{name} is not a {'boolean' if kind is bool else kind.__name__}"
+    return None
+
+
 def _context(data: dict[str, Any], specific: dict[str, Any], context: bool = True) -> Reading:
     added = _text(specific.get("additionalContext")) if context else ""
     parts = [added, _text(data.get("systemMessage"))]
@@ -130,7 +186,9 @@ def read_gemini(event: str, code: int, stdout: str, stderr: str) -> Reading:
     """Gemini CLI 0.61.0's reading: stdout (or else stderr) parsed as JSON; plain text is a
     system message at exit 0, a warning at exit 1 and a denial at any other code."""
     text = stdout.strip() or stderr.strip()
-    data = _json_object(text)
+    data = _gemini_json(text)
+    if data is _NOT_AN_OBJECT:  # valid JSON, but no object: dropped, the tool runs
+        return Reading("silent", "")
     if data is None:
         if not text:
             return Reading("silent", "") if code == 0 else Reading("error", f"exit code {code}")
