@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -339,6 +340,22 @@ def test_a_raw_transcript_line_of_megabytes_is_shown_cut_with_the_whole_file_lin
     with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
         page = c.get(f"/runs/run-raw/trials/{key}/raw")
         assert page.status_code == 200 and len(page.text) < 100_000
-        assert "more bytes" in page.text and "&#34;type&#34;:&#34;end&#34;" in page.text
+        assert "more bytes not shown" in page.text and "&#34;type&#34;:&#34;end&#34;" in page.text
         whole = re.search(r'href="([^"]+)">the whole file', page.text)
         assert whole and c.get(whole.group(1)).status_code == 200
+
+
+def test_a_trajectory_line_of_megabytes_written_by_hand_is_shown_cut(tmp_path: Path) -> None:
+    """proctor caps its trajectory lines; one written by another hand (30 MB of a tool's
+    output) is shown as its first 20,000 bytes, not a page of 30 MB."""
+    paths = write_run(tmp_path, "run-huge", trials=1, cases=1, events_per_trial=3)
+    key = "case-000/scripted/default/1"
+    trajectory = tmp_path / "run-huge/trials" / key / "trajectory.jsonl"
+    huge = {"type": "tool_result", "id": "x", "output": "Z" * 3_000_000}
+    with trajectory.open("a") as fh:
+        fh.write(json.dumps(huge) + "\n")
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
+        page = c.get(f"/runs/run-huge/trials/{key}")
+        assert page.status_code == 200 and len(page.text) < 200_000
+        assert "more bytes not shown" in page.text
+    assert paths

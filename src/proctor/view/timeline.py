@@ -81,6 +81,9 @@ def build_steps(lines: list[bytes], first: int, calls_before: int) -> list[Step]
     previous_ts: datetime | None = None
     tool_index = calls_before
     for number, line in enumerate(lines, start=first):
+        if len(line) > LINE_SHOWN:  # not proctor's (its lines are capped): shown cut, as text
+            steps.append(Step(number, None, raw=shown_line(line)))
+            continue
         try:
             event: Event | None = EVENT_ADAPTER.validate_json(line)
         except ValidationError:
@@ -108,6 +111,20 @@ def build_steps(lines: list[bytes], first: int, calls_before: int) -> list[Step]
                 calls[event.id] = step
         steps.append(step)
     return steps
+
+
+LINE_SHOWN = 20_000
+"""The most of one line a page shows: proctor's trajectory lines are shorter, so a longer one
+was written by another hand (a 30 MB tool output made a page of 30 MB that took a minute)."""
+
+
+def shown_line(line: bytes) -> str:
+    """A line as a page shows it: its first :data:`LINE_SHOWN` bytes, and how much more
+    there is."""
+    if len(line) <= LINE_SHOWN:
+        return line.decode("utf-8", errors="replace")
+    head = line[:LINE_SHOWN].decode("utf-8", errors="ignore")
+    return f"{head} … [{len(line) - LINE_SHOWN:,} more bytes not shown]"
 
 
 def _time(value: str | None) -> datetime | None:

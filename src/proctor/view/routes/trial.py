@@ -19,14 +19,11 @@ from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
 from proctor.view.stored import read_head, trial_of
 from proctor.view.templating import int_param, not_found, render
-from proctor.view.timeline import page_of_step, timeline_page
+from proctor.view.timeline import page_of_step, shown_line, timeline_page
 
 DIFF_LIMIT = 512 * 1024
 SCREEN_LIMIT = 256 * 1024
 RAW_PAGE = 100
-RAW_LINE_CHARS = 20_000
-"""The most of one line a raw-transcript page shows (a shell step that printed 30 MB is one
-line); the whole file is a link away."""
 
 
 def _key(request: Request) -> str:
@@ -131,7 +128,7 @@ def raw_page(request: Request) -> Response:
     pages = max(1, -(-offsets.lines // RAW_PAGE))
     page = min(max(1, int_param(request.query_params.get("page"), 1)), pages)
     first = (page - 1) * RAW_PAGE
-    lines = [_shown(b) for b in read_lines(path, offsets, first, RAW_PAGE)]
+    lines = [shown_line(b) for b in read_lines(path, offsets, first, RAW_PAGE)]
     return render(
         request,
         "raw.html",
@@ -144,15 +141,6 @@ def raw_page(request: Request) -> Response:
         base=f"/runs/{quote(run)}/trials/{quote(key)}",
         whole=f"/runs/{quote(run)}/files/trials/{quote(key)}/{quote(name)}",
     )
-
-
-def _shown(line: bytes) -> str:
-    """A raw line as a page shows it: its first :data:`RAW_LINE_CHARS` characters, and how
-    much more there is."""
-    if len(line) <= RAW_LINE_CHARS:
-        return line.decode("utf-8", errors="replace")
-    head = line[:RAW_LINE_CHARS].decode("utf-8", errors="ignore")
-    return f"{head} … [{len(line) - RAW_LINE_CHARS:,} more bytes: the whole file is linked above]"
 
 
 _TRIAL = "/runs/{run}/trials/{case}/{agent}/{condition}/{repeat}"
