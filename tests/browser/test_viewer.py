@@ -130,6 +130,10 @@ def test_a_run_in_progress_grows_without_a_reload(page: Any, server: Server) -> 
         fh.write(json.dumps(entry.model_dump(mode="json", by_alias=True)) + "\n")
     page.locator("table.trials tr").nth(2).wait_for(timeout=15000)  # polled, no reload
     assert page.evaluate("window.__stamp") == "same page"
+    # The figures were drawn again on the new canvases, and the old charts went with them.
+    charts = page.evaluate("Object.keys(Chart.instances).length")
+    canvases = page.evaluate("document.querySelectorAll('canvas').length")
+    assert charts == canvases, (charts, canvases)
 
 
 def test_playground_batch_runs_and_links_its_trials(page: Any, server: Server) -> None:
