@@ -198,3 +198,19 @@ def test_the_playground_follows_a_batch_running_when_it_opens(page: Any, server:
         with db:
             db.execute("DELETE FROM batches WHERE id = 'followed'")
         db.close()
+
+
+def test_pages_keep_to_a_phone_s_width(browser: Any, server: Server) -> None:
+    """At 375 px a wide table scrolls in its own box: the page itself never scrolls sideways."""
+    base, results = server
+    run = _real_run(results)
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    try:
+        page = context.new_page()
+        trial = f"/runs/{run}/trials/fix-a-bug/scripted/default/1"
+        for url in ("/", f"/runs/{run}", trial, "/playground"):
+            page.goto(base + url)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 376, (url, width)
+    finally:
+        context.close()
