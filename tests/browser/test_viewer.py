@@ -134,6 +134,16 @@ def test_a_run_in_progress_grows_without_a_reload(page: Any, server: Server) -> 
     charts = page.evaluate("Object.keys(Chart.instances).length")
     canvases = page.evaluate("document.querySelectorAll('canvas').length")
     assert charts == canvases, (charts, canvases)
+    # A filter being chosen is not reset by the next refresh, nor its focus dropped.
+    page.focus("form.filters select[name=status]")
+    page.select_option("form.filters select[name=status]", "failed")
+    record = trial_record("case-000", "scripted", "default", 3, status="passed")
+    write_record(paths.trial("case-000", "scripted", "default", 3).trial_json, record)
+    with paths.journal.open("a") as fh:
+        fh.write(json.dumps(entry.model_dump(mode="json", by_alias=True)) + "\n")
+    page.wait_for_timeout(4500)  # two refreshes' time
+    assert page.eval_on_selector("form.filters select[name=status]", "e => e.value") == "failed"
+    assert page.evaluate("document.activeElement.name") == "status"
 
 
 def test_playground_batch_runs_and_links_its_trials(page: Any, server: Server) -> None:

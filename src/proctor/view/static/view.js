@@ -4,6 +4,20 @@
   "use strict";
   var token = (document.querySelector('meta[name="proctor-token"]') || {}).content || "";
 
+  // Whether a person is choosing filters in the region: its form has the focus, or a choice
+  // not yet applied. A refresh then waits: it would reset the choice and drop the focus.
+  function editing(region) {
+    var active = document.activeElement;
+    if (active && region.contains(active) && active.closest("form")) { return true; }
+    return Array.prototype.some.call(region.querySelectorAll("form select, form input"), function (el) {
+      if (el.tagName === "SELECT") {  // (with no option marked, the first one is the default)
+        var marked = Array.prototype.filter.call(el.options, function (o) { return o.defaultSelected; });
+        var first = marked.length ? marked[0] : el.options[0];
+        return first !== undefined && el.value !== first.value;
+      }
+      return el.type === "checkbox" || el.type === "radio" ? el.checked !== el.defaultChecked : el.value !== el.defaultValue;
+    });
+  }
   function follow(region) {
     var url = region.getAttribute("data-live");
     var last = null;
@@ -12,6 +26,7 @@
         return r.ok ? r.text() : null;
       }).then(function (html) {
         if (html === null) { return; }
+        if (html !== last && editing(region)) { window.setTimeout(tick, 2000); return; }
         if (html !== last) {
           last = html;
           region.innerHTML = html;  // rendered and escaped by the server
