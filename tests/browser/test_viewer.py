@@ -160,8 +160,10 @@ def test_playground_batch_runs_and_links_its_trials(page: Any, server: Server) -
         state, text = status.get_attribute("data-state"), status.inner_text()
         progress = page.inner_text("#batch-progress")
         raise AssertionError(f"batch state {state!r}: {text!r} ({progress!r})") from exc
-    page.wait_for_selector("#batches a")
-    # The page reloads once the batch is done: the latest batch's state is still shown.
+    page.wait_for_selector("#batches a")  # the list of batches brought up to date in place
+    page.wait_for_timeout(1500)  # (it reloaded once: the trials' links went)
+    assert page.locator("#batch-trials a").count() >= 1, page.inner_html("#batch-trials")
+    # Opened again, the latest batch's state is still shown.
     page.goto(f"{base}/playground")
     assert page.get_attribute("#batch-status", "data-state") == "finished"
     assert page.inner_text("#batch-status").startswith("finished")

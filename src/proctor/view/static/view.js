@@ -66,11 +66,24 @@
       list.appendChild(item);
     });
   }
+  // The list of batches, as the server renders it, brought up to date in place: a reload
+  // would drop the finished batch's trials that show() listed, each linked.
+  function refreshBatches() {
+    var list = document.getElementById("batches");
+    if (!list) { return; }
+    fetch(window.location.href, { credentials: "same-origin" }).then(function (r) {
+      return r.ok ? r.text() : null;
+    }).then(function (html) {
+      if (html === null) { return; }
+      var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("batches");
+      if (fresh) { list.innerHTML = fresh.innerHTML; }  // rendered and escaped by the server
+    });
+  }
   function poll(id) {
     fetch("/api/batches/" + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (batch) {
       show(batch);
       if (batch.state === "queued" || batch.state === "running") { window.setTimeout(function () { poll(id); }, 1000); }
-      else { var list = document.getElementById("batches"); if (list) { window.setTimeout(function () { window.location.reload(); }, 500); } }
+      else { refreshBatches(); }
     });
   }
   // The latest batch, as the page was served: still running (the page was opened or reloaded
@@ -79,8 +92,11 @@
   if ((current === "queued" || current === "running") && status.getAttribute("data-batch")) {
     poll(status.getAttribute("data-batch"));
   }
+  var sent = 0;  // submissions made, and the last one refused: a refusal of a later click
+  var refusedAt = 0;  // stays shown when an earlier click's batch is accepted after it
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+    var mine = ++sent;
     var cases = Array.prototype.map.call(form.querySelectorAll('input[name="case"]:checked'), function (i) { return i.value; });
     var suite = form.querySelector('[name="suite"]').value;
     fetch("/api/batches", {
@@ -89,8 +105,9 @@
       body: JSON.stringify({ suite: suite, cases: cases })
     }).then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
       .then(function (res) {
-        if (res.status !== 202) { refused = res.body.error || ("refused: " + res.status); status.textContent = refused; status.setAttribute("data-state", "refused"); return; }
-        refused = ""; show(res.body); poll(res.body.id);
+        if (res.status !== 202) { refusedAt = mine; refused = res.body.error || ("refused: " + res.status); status.textContent = refused; status.setAttribute("data-state", "refused"); return; }
+        if (refusedAt < mine) { refused = ""; }
+        show(res.body); poll(res.body.id);
       });
   });
 }());
