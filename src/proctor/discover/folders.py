@@ -157,14 +157,21 @@ def _fixture(folder: Path) -> tuple[Path | None, Any]:
         return zipped, "zip"
     if tree.is_dir():
         inside = os.path.realpath(tree)
-        for item in tree.rglob("*"):
-            if item.is_symlink():
+        # A folder that cannot be listed (a fixture of a whole file system's /proc) is passed
+        # over here: the copy says what it cannot read.
+        for where, dirs, files in os.walk(tree):
+            for name in [*dirs, *files]:
+                item = Path(where, name)
+                try:  # (a name past the system's path limit, deep in the tree)
+                    if not item.is_symlink():
+                        continue
+                    link = os.readlink(item)
+                except OSError:
+                    continue
                 # realpath, not resolve(): a symlink loop leads nowhere rather than raising.
-                target = Path(os.path.realpath(item.parent / os.readlink(item)))
+                target = Path(os.path.realpath(item.parent / link))
                 if not target.is_relative_to(inside):
-                    raise ConfigError(
-                        f"unsafe src/: {item} points outside the fixture ({os.readlink(item)})"
-                    )
+                    raise ConfigError(f"unsafe src/: {item} points outside the fixture ({link})")
         return tree, "dir"
     return None, None
 
