@@ -219,3 +219,22 @@ def test_the_top_level_configuration_refuses_a_key_given_twice(tmp_path: Path) -
     (tmp_path / "proctor.json").write_text('{"gate": {"minPassRate": 1, "minPassRate": 0.5}}')
     with pytest.raises(ConfigError, match="key 'minPassRate' is given twice"):
         load_top_config(None, tmp_path)
+
+
+def test_a_fixture_entry_that_cannot_be_named_is_passed_over_by_the_link_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    folder = write_case(tmp_path, "x", config={})
+    (folder / "src" / "deep").mkdir(parents=True)
+    (folder / "src" / "deep" / "f.txt").write_text("x\n")
+    real = Path.is_symlink
+
+    def too_long(self: Path) -> bool:
+        if self.name == "f.txt":
+            raise OSError(errno.ENAMETOOLONG, "File name too long", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "is_symlink", too_long)
+    assert [c.name for c in discover_cases(tmp_path).cases] == ["x"]
