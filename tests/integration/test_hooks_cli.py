@@ -816,3 +816,45 @@ def test_a_projects_relative_link_is_copied_and_a_dangling_one_left_out(
     )
     code, report = run_json(proctor, str(source), "--cases", str(cases))
     assert code == 0, [r["message"] for r in report["results"]]
+
+
+REWRITER = """
+event = json.load(sys.stdin)
+command = event["tool_input"]["command"]
+if event.get("hook_event_name") == "BeforeTool":
+    print(json.dumps({"hookSpecificOutput": {"tool_input": {"command": command + " --dry-run"}}}))
+else:
+    out = {"hookEventName": "PreToolUse", "updatedInput": {"command": command + " --dry-run"}}
+    print(json.dumps({"hookSpecificOutput": out}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("agent", "event", "tool"),
+    [("claude-code", "PreToolUse", "Bash"), ("gemini-cli", "BeforeTool", "run_shell_command")],
+)
+def test_a_hook_that_rewrites_the_tool_s_input_is_seen_and_checked(
+    proctor: Run, tmp_path: Path, agent: str, event: str, tool: str
+) -> None:
+    """The CLI runs the rewritten call: the result shows the rewrite, and `updatedInput` in a
+    case's expectations checks it."""
+    source = settings(tmp_path / "settings.json", event, tool, script(tmp_path / "r.py", REWRITER))
+
+    def case(case_id: str, expect: dict[str, Any]) -> dict[str, Any]:
+        return {"id": case_id, "agent": agent, "event": event, "tool": tool,
+                "input": {"command": "make deploy"}, "expect": expect}  # fmt: skip
+
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            case("rewritten", {"updatedInput": {"command": "make deploy --dry-run"}}),
+            case("not-so", {"updatedInput": {"command": "make deploy"}}),
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    results = by_id(report)
+    assert results["rewritten"]["ok"], results["rewritten"]
+    assert results["rewritten"]["updatedInput"] == {"command": "make deploy --dry-run"}
+    assert results["rewritten"]["hooks"][0]["updatedInput"] == {"command": "make deploy --dry-run"}
+    assert not results["not-so"]["ok"] and code == 1
+    assert "rewritten input's command" in results["not-so"]["message"]

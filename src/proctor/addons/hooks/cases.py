@@ -124,14 +124,19 @@ class Expect(UserModel):
     output_includes: str | list[str] | None = None
     output_matches: str | None = None
     silent: bool | None = None
+    updated_input: dict[str, Any] | None = None
+    """Fields the hooks' rewrite of the tool's input must hold (``updatedInput`` in Claude
+    Code, ``tool_input`` in Gemini CLI), each equal; the others are not compared."""
 
-    @field_validator("decision", "exit_code", "output_includes", "output_matches", "silent")
+    @field_validator(
+        "decision", "exit_code", "output_includes", "output_matches", "silent", "updated_input"
+    )
     @classmethod
     def _not_vacuous(cls, value: Any) -> Any:
         """A field given must check something: ``null``, ``[]`` or ``""`` would always pass."""
         if value is None:
             raise ValueError("null checks nothing (give a value or leave the field out)")
-        if value == [] or value == "":
+        if value == [] or value == "" or value == {}:
             raise ValueError("an empty value checks nothing (give a value or leave the field out)")
         if isinstance(value, list) and "" in value:
             raise ValueError("an empty string checks nothing (every output includes it)")
@@ -151,7 +156,8 @@ class Expect(UserModel):
     def _something(self) -> Expect:
         if not self.model_fields_set:
             raise ValueError(
-                "give at least one of decision, exitCode, outputIncludes, outputMatches, silent"
+                "give at least one of decision, exitCode, outputIncludes, outputMatches, silent, "
+                "updatedInput"
             )
         return self
 

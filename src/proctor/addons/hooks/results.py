@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from proctor.models.base import CamelModel
 
 
@@ -17,6 +19,8 @@ class HookRunResult(CamelModel):
     duration_ms: int
     error: str | None = None
     """Why the hook could not be run at all (timeout, program not found)."""
+    updated_input: dict[str, Any] | None = None
+    """The tool's input as the hook rewrote it (the tool runs with it)."""
 
 
 class CaseResult(CamelModel):
@@ -32,6 +36,8 @@ class CaseResult(CamelModel):
     """Why the case failed, or what the hooks said when it passed."""
     errored: bool = False
     """A hook could not be run, so the case proves nothing either way."""
+    updated_input: dict[str, Any] | None = None
+    """The tool's input as the hooks left it, when one rewrote it (the last rewrite)."""
 
 
 class HooksReport(CamelModel):

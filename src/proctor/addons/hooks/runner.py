@@ -81,6 +81,7 @@ def run_hook(
         stderr=_keep(stderr),
         duration_ms=round((time.monotonic() - started) * 1000),
         error=error,
+        updated_input=None if error else reading.updated_input,
     )
 
 

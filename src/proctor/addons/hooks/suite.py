@@ -88,7 +88,9 @@ def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
     exit_code = next((c for c in codes if c != 0), 0) if codes else None
     said = [r.message for r in runs if r.message]
     output = "\n".join([*said, *(r.stdout for r in runs), *(r.stderr for r in runs)])
-    problems = check(case.expect, decision, exit_code, output, ran=bool(runs))
+    rewrites = [r.updated_input for r in runs if r.updated_input is not None]
+    updated = rewrites[-1] if rewrites and decision not in ("block", "deny") else None
+    problems = check(case.expect, decision, exit_code, output, ran=bool(runs), updated=updated)
     broken = [r.error for r in runs if r.error]
     expects_silence = case.expect.silent is True or case.expect.decision == "silent"
     if not runs and not expects_silence:
@@ -112,4 +114,5 @@ def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
         exit_code=exit_code,
         message=message,
         errored=bool(broken),
+        updated_input=updated,
     )

@@ -41,6 +41,8 @@ is dropped, so a guard that only adds context there says nothing."""
 class Reading:
     decision: str
     message: str
+    updated_input: dict[str, Any] | None = None
+    """The tool's input as the hook rewrote it, when it did (and the tool still runs)."""
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -217,8 +219,33 @@ def read_gemini(event: str, code: int, stdout: str, stderr: str) -> Reading:
 
 def read_result(agent: str, event: str, code: int, stdout: str, stderr: str) -> Reading:
     if agent == "gemini-cli":
-        return read_gemini(event, code, stdout, stderr)
-    return read_claude(agent, event, code, stdout, stderr)
+        reading = read_gemini(event, code, stdout, stderr)
+    else:
+        reading = read_claude(agent, event, code, stdout, stderr)
+    if reading.decision in ("block", "deny", "error"):  # the tool does not run, or the output
+        return reading  # was refused whole
+    updated = _rewritten_input(agent, event, code, stdout, stderr)
+    if updated is None:
+        return reading
+    message = reading.message or "rewrote the tool's input"
+    return Reading(reading.decision, message, updated)
+
+
+def _rewritten_input(
+    agent: str, event: str, code: int, stdout: str, stderr: str
+) -> dict[str, Any] | None:
+    """The tool's input a hook rewrote before the tool runs: Claude Code's
+    ``hookSpecificOutput.updatedInput`` on ``PreToolUse``, Gemini CLI's
+    ``hookSpecificOutput.tool_input`` on ``BeforeTool``."""
+    if agent == "claude-code" and event == "PreToolUse" and code == 0:
+        data, key = _json_object(stdout), "updatedInput"
+    elif agent == "gemini-cli" and event == "BeforeTool":
+        data, key = _gemini_json(stdout.strip() or stderr.strip()), "tool_input"
+    else:
+        return None
+    specific = data.get("hookSpecificOutput") if isinstance(data, dict) else None
+    value = specific.get(key) if isinstance(specific, dict) else None
+    return value if isinstance(value, dict) else None
 
 
 def strongest(decisions: Sequence[str]) -> str:
@@ -226,11 +253,27 @@ def strongest(decisions: Sequence[str]) -> str:
 
 
 def check(
-    expect: Expect, decision: str, exit_code: int | None, output: str, ran: bool = True
+    expect: Expect,
+    decision: str,
+    exit_code: int | None,
+    output: str,
+    ran: bool = True,
+    updated: dict[str, Any] | None = None,
 ) -> list[str]:
     """Why the case fails (empty when every expectation holds); ``ran``: whether any hook
-    was run (an exit code of None then means none finished)."""
+    was run (an exit code of None then means none finished); ``updated``: the tool's input as
+    the hooks rewrote it."""
     problems = []
+    if expect.updated_input is not None:
+        if updated is None:
+            problems.append("expected the tool's input rewritten, but no hook rewrote it")
+        else:
+            for key, value in expect.updated_input.items():
+                if updated.get(key) != value:
+                    problems.append(
+                        f"expected the rewritten input's {key} {value!r}, got "
+                        f"{snippet(repr(updated.get(key)))}"
+                    )
     if expect.decision is not None and decision != expect.decision:
         problems.append(f"expected decision {expect.decision}, got {decision}")
     if expect.silent is not None and (decision == "silent") != expect.silent:
