@@ -29,6 +29,7 @@ from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
 from proctor.execute.events import Subscriber
 from proctor.execute.retry import clear_for_rerun
+from proctor.models.compact import compact
 from proctor.models.config import CliOverrides
 from proctor.models.io import read_record, remove_partial_writes, write_record
 from proctor.models.plan import RunPlan, TrialSpec
@@ -37,7 +38,7 @@ from proctor.models.trial import TrialRecord
 from proctor.paths import LEDGER_FILE, RunPaths, newest_run_in
 from proctor.plan.checks import preflight
 from proctor.plan.records import resolved_record
-from proctor.report.stored import read_annotations
+from proctor.report.stored import annotator, read_annotations
 from proctor.session import journal
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run
 from proctor.util.clock import now_iso
@@ -269,7 +270,7 @@ def _resume(
     reporters = reporters or tuple(manifest.reporters) or ("markdown",)
     # Its marks count in the aggregate written anew: one that cannot be read stops the resume
     # rather than vanish from the result.
-    read_annotations(paths.root, strict=True)
+    annotate = annotator(read_annotations(paths.root, strict=True))
     request = request_of(paths, manifest, config, reporters)
     running = journal.live_orchestrator(paths.journal)
     if running is not None:
@@ -290,7 +291,9 @@ def _resume(
     for spec in plan.trials:
         record = finished_record(paths, spec)
         if record is not None:
-            kept.append(record)
+            # Annotated, then held as a compact stand-in: a resume of a run of 20,000 trials
+            # held every record whole (680 MB).
+            kept.append(compact(annotate(record)))
             continue
         todo.append(spec)
         clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay

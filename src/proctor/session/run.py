@@ -22,9 +22,9 @@ from proctor.errors import ConfigError
 from proctor.execute.context import WorkerOptions, was_interrupted
 from proctor.execute.events import RunEvent, Subscriber, TrialStarted
 from proctor.execute.executor import EXECUTORS, RunOutcome
-from proctor.models.compact import compact
+from proctor.models.compact import compact, is_compact
 from proctor.models.config import CliOverrides
-from proctor.models.io import write_json, write_record
+from proctor.models.io import read_record, write_json, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
@@ -346,6 +346,17 @@ def _report_findings(
         append_step_summary(result.outputs["markdown"])
 
 
+def _whole(
+    paths: RunPaths, kept: list[TrialRecord], annotate: Callable[[TrialRecord], TrialRecord]
+) -> list[TrialRecord]:
+    """The kept records as models: those held as compact stand-ins read again from their
+    ``trial.json`` (only when a caller asks for every record)."""
+    return [
+        annotate(read_record(paths.trial(*_key(r)).trial_json, TrialRecord)) if is_compact(r) else r
+        for r in kept
+    ]
+
+
 def _finish(
     plan: RunPlan,
     request: RunRequest,
@@ -364,10 +375,13 @@ def _finish(
         return sorted(records, key=lambda r: order.get(_key(r), len(order)))
 
     # People's marks (proctor annotate, before a resume) count as `proctor report` counts them.
+    # (A record kept as a compact stand-in was annotated when it was read: see resume.)
     annotate = annotator(read_annotations(paths.root))
-    kept = [annotate(record) for record in kept]
+    kept = [record if is_compact(record) else annotate(record) for record in kept]
     # The aggregate and the reports read compact stand-ins, a fifth of the records' memory.
-    records = ordered([*map(compact, kept), *outcome.compact_records(annotate)])
+    records = ordered(
+        [*(r if is_compact(r) else compact(r) for r in kept), *outcome.compact_records(annotate)]
+    )
     suite = aggregate(
         records,
         plan.gate,
@@ -389,7 +403,7 @@ def _finish(
     return RunResult(
         paths,
         suite,
-        lambda: ordered([*kept, *map(annotate, outcome.records)]),
+        lambda: ordered([*_whole(paths, kept, annotate), *map(annotate, outcome.records)]),
         outputs,
         ended_now=ended - len(kept),
         left=len(plan.trials) - ended,
