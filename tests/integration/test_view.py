@@ -357,5 +357,30 @@ def test_a_trajectory_line_of_megabytes_written_by_hand_is_shown_cut(tmp_path: P
     with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
         page = c.get(f"/runs/run-huge/trials/{key}")
         assert page.status_code == 200 and len(page.text) < 200_000
-        assert "more bytes not shown" in page.text
+        assert "more characters not shown" in page.text
     assert paths
+
+
+def test_proctor_s_own_long_lines_stay_events_with_their_steps_counted() -> None:
+    """A tool output cut at the parsers' cap, or a file written whole, makes a line longer than
+    a page shows: it stays an event beside its call, cut for the page, and the calls after it
+    keep their step numbers (the metrics' links point at them)."""
+    from proctor.models.trajectory import OUTPUT_CAP, ToolCall, ToolResult
+    from proctor.view.timeline import build_steps
+
+    out = ("é" * 3000 + "line\n" * 4000)[:OUTPUT_CAP]
+    events = [
+        ToolCall(id="c1", name="Bash", kind="shell", input={"command": "pytest"}),
+        ToolResult(id="c1", output=out, is_error=False),
+        ToolCall(id="c2", name="Write", kind="write", input={"content": "x = 1\n" * 40_000}),
+        ToolCall(id="c3", name="Bash", kind="shell", input={"command": "ls"}),
+    ]
+    lines = [e.model_dump_json(by_alias=True, exclude_none=True).encode() for e in events]
+    assert len(lines[1]) > 20_000 and len(lines[2]) > 20_000
+    steps = build_steps(lines, 0, 0)
+    assert [(s.number, s.kind, s.tool_index) for s in steps] == [
+        (0, "tool_call", 0), (2, "tool_call", 1), (3, "tool_call", 2),
+    ]  # fmt: skip
+    assert steps[0].result is not None and steps[0].result.output == out  # under the cut
+    written = steps[1].event.input["content"]  # type: ignore[union-attr]
+    assert written.endswith("more characters not shown]") and len(written) < 21_000

@@ -81,14 +81,13 @@ def build_steps(lines: list[bytes], first: int, calls_before: int) -> list[Step]
     previous_ts: datetime | None = None
     tool_index = calls_before
     for number, line in enumerate(lines, start=first):
-        if len(line) > LINE_SHOWN:  # not proctor's (its lines are capped): shown cut, as text
-            steps.append(Step(number, None, raw=shown_line(line)))
-            continue
         try:
             event: Event | None = EVENT_ADAPTER.validate_json(line)
         except ValidationError:
-            steps.append(Step(number, None, raw=line.decode("utf-8", errors="replace")))
+            steps.append(Step(number, None, raw=shown_line(line)))
             continue
+        if event is not None and len(line) > LINE_SHOWN:  # its long texts shown cut
+            event = _shortened(event)
         ts = _time(event.ts) if event is not None else None
         delta = (ts - previous_ts).total_seconds() * 1000 if ts and previous_ts else None
         previous_ts = ts or previous_ts
@@ -114,8 +113,30 @@ def build_steps(lines: list[bytes], first: int, calls_before: int) -> list[Step]
 
 
 LINE_SHOWN = 20_000
-"""The most of one line a page shows: proctor's trajectory lines are shorter, so a longer one
-was written by another hand (a 30 MB tool output made a page of 30 MB that took a minute)."""
+"""The most of one text a page shows, and of a line shown as it is: a 30 MB tool output made a
+page of 30 MB that took a minute (the whole file is a link away)."""
+
+
+def _cut(text: str) -> str:
+    if len(text) <= LINE_SHOWN:
+        return text
+    return f"{text[:LINE_SHOWN]} … [{len(text) - LINE_SHOWN:,} more characters not shown]"
+
+
+def _shortened(event: Event) -> Event:
+    """The event with its long texts cut for the page: a message's or result's text, and the
+    strings of a tool call's input (a file written whole)."""
+    update: dict[str, object] = {}
+    for name in ("text", "output"):
+        value = getattr(event, name, None)
+        if isinstance(value, str) and len(value) > LINE_SHOWN:
+            update[name] = _cut(value)
+    given = getattr(event, "input", None)
+    if isinstance(given, dict):
+        cut = {k: _cut(v) if isinstance(v, str) else v for k, v in given.items()}
+        if cut != given:
+            update["input"] = cut
+    return event.model_copy(update=update) if update else event
 
 
 def shown_line(line: bytes) -> str:
