@@ -308,6 +308,9 @@ def test_a_manifest_run_again_keeps_finished_pairs_and_resumes_the_cut_one(
     assert pooled.code == 0, pooled.err
     assert json.loads(pooled.out)["totals"]["n"] == 6  # 1 task × 2 conditions × 3 pairs
     assert "3 run(s), read as one sample set" in again.err  # the kept pairs count too
+    # The same folder named otherwise, or another concurrency: the same plan.
+    same = proctor(*argv, "--out", str(out.resolve()), "--concurrency", "2")
+    assert same.code == 0 and "pair-1: finished before, kept" in same.err, same.err
     # The same --out for another plan (here another option): no pair of it is taken as run.
     other = proctor(*argv, "--out", str(out), "--timeout", "99")
     assert other.code == 2 and "of another plan (" in other.err, other.err

@@ -534,9 +534,15 @@ def _manifest_run(
             continue
         if manifest.session_label != session:
             continue
+        # What makes the plan: not where the results go (the run was found there), nor how
+        # many trials run at once or the budget's warning.
+        aside = {"out", "concurrency", "budgetUsd"}
         now = overrides.model_dump(mode="json", by_alias=True, exclude_defaults=True)
         then = recorded.cli.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-        changed = first_difference(then, now)
+        changed = first_difference(
+            {k: v for k, v in then.items() if k not in aside},
+            {k: v for k, v in now.items() if k not in aside},
+        )
         ran_from = Path(manifest.cwd or ".") / (manifest.source or ".")
         if changed is None and os.path.realpath(ran_from) != os.path.realpath(source):
             changed = "the source"
