@@ -515,6 +515,14 @@ def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
     result = proctor("history", str(home / ".claude" / "projects"))
     assert f"{home / '.claude'}, the folder of the history projects/ given" in result.err
     assert result.code == 0 and fingerprint(home) == before
+    # A folder of that name elsewhere is no CLI's: the folder above it is not read.
+    mine = tmp_path / "me"
+    (mine / "sessions").mkdir(parents=True)
+    shutil.copy(session, mine / "sessions" / session.name)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(mine / ".cache" / "proctor"))
+    result = proctor("history", str(mine / "sessions"))
+    assert result.code == 0 and "no cache" not in result.err, result.err
+    assert (mine / ".cache" / "proctor" / "history.sqlite3").is_file()
     # The control: a cache in a folder below one that merely holds the file is not where it
     # reads (a session file kept in the home folder, the cache in ~/.cache).
     kept = tmp_path / "user-home"

@@ -309,7 +309,7 @@ def _reads(cache_file: Path, given: Path) -> str | None:
             return f"{given}, which is read"
         # A CLI's own layout folder given (Claude Code's projects/, Codex's sessions/, Gemini
         # CLI's tmp/): the CLI's folder above it is a history folder too.
-        if given.name in LAYOUT_FOLDERS and within(cache_file, given.parent):
+        if _cli_folder_above(given) and within(cache_file, given.parent):
             return f"{given.parent}, the folder of the history {given.name}/ given"
         return None
     if os.path.realpath(cache_file.parent) == os.path.realpath(given.parent):
@@ -330,8 +330,25 @@ def _reads(cache_file: Path, given: Path) -> str | None:
     return None
 
 
-LAYOUT_FOLDERS = frozenset({"projects", "sessions", "tmp"})
-"""The folders under a CLI's own folder that hold its sessions."""
+CLI_FOLDER_MARKS = {
+    "projects": ("settings.json", ".credentials.json", "history.jsonl", "plugins"),
+    "sessions": ("config.toml", "auth.json", "history.jsonl"),
+    "tmp": ("settings.json", "oauth_creds.json", "google_accounts.json"),
+}
+"""Files a Claude Code, Codex or Gemini CLI folder holds beside its projects/, sessions/ or
+tmp/: a folder of that name elsewhere (``~/sessions``, ``/tmp``) is no CLI's."""
+
+
+def _cli_folder_above(given: Path) -> bool:
+    """Whether ``given`` is a CLI's own folder of sessions, the CLI's folder above it (named
+    ``.claude``, ``.codex`` or ``.gemini``, or holding what such a folder holds)."""
+    marks = CLI_FOLDER_MARKS.get(given.name)
+    if marks is None:
+        return False
+    above = given.parent
+    if above.name in (".claude", ".codex", ".gemini"):
+        return True
+    return any((above / mark).exists() for mark in marks)
 
 
 def _laid_out(session_file: Path) -> bool:
