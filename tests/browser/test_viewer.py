@@ -50,7 +50,12 @@ def test_runs_to_run_to_trial_to_compare(page: Any, server: Server) -> None:
     page.wait_for_selector("table.matrix")
     assert page.locator("table.matrix tr[data-case]").count() == 4  # find-the-bug has 2 conditions
     # The charts' scripts end the page: the matrix is there before they have run.
-    page.wait_for_function("() => document.getElementById('fig-scores').chart !== undefined")
+    drawn = "() => document.getElementById('fig-scores').chart !== undefined"
+    for _ in range(150):  # (polled here: wait_for_function's own polls break the page's CSP)
+        if page.evaluate(drawn):
+            break
+        page.wait_for_timeout(100)
+    assert page.evaluate(drawn), "the figures were never drawn"
     _shot(page, "run")
     page.locator("#figures").screenshot(path=str(SHOTS / "figures.png"))
 
@@ -194,9 +199,9 @@ def test_the_playground_follows_a_batch_running_when_it_opens(page: Any, server:
         # follows the running one (its poll comes every second).
         page.check("input[name=case][value=fix-a-bug]")
         page.click("#start-batch")
-        page.wait_for_function(
-            "document.getElementById('batch-status').textContent.includes('still running')"
-        )
+        # (A locator, not wait_for_function: its later polls evaluate a string in the page,
+        # which the viewer's Content-Security-Policy forbids.)
+        page.locator("#batch-status", has_text="still running").wait_for(timeout=15000)
         page.wait_for_timeout(1600)
         assert "batch followed is still running" in page.inner_text("#batch-status")
         with db:
