@@ -1,5 +1,4 @@
-"""SIGTERM (a CI cancel, ``timeout``, a process manager) and SIGHUP (a closed terminal) stop any
-command the way Ctrl-C does."""
+"""SIGTERM (a CI cancel, ``timeout``, a process manager) stops any command the way Ctrl-C does."""
 
 from __future__ import annotations
 
@@ -30,7 +29,6 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _interrupt)
-    _hangup_as_terminate()
     hook = sys.unraisablehook
     sys.unraisablehook = _lost_interrupt
     try:
@@ -39,21 +37,6 @@ def terminate_as_interrupt() -> Iterator[None]:
         sys.unraisablehook = hook
         if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
             signal.signal(signal.SIGTERM, previous)
-
-
-def _hangup_as_terminate() -> None:
-    """SIGHUP (the terminal or the ssh session closed) stops the command as SIGTERM does, in
-    this process and in every process it forks (each sends itself SIGTERM, which its own
-    handler then takes as it would the signal sent to the whole group): finished trials kept,
-    the rest recorded as interrupted, the aggregate written, exit 130. By default it killed
-    the command outright and left its trials' processes behind. A command started with
-    SIGHUP ignored (``nohup``) keeps ignoring it."""
-    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
-        signal.signal(signal.SIGHUP, _terminate_self)
-
-
-def _terminate_self(signum: int, frame: object) -> None:
-    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _lost_interrupt(unraisable: Any) -> None:
