@@ -1,0 +1,161 @@
+"""``proctor run --manifest FILE``: the runs of a repeat manifest, one per pair, in turn; run
+again after an interrupt, the pairs that finished are kept and the one cut short resumed."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from proctor.util.masking import mask
+from proctor.util.text import one_line
+
+if TYPE_CHECKING:
+    from proctor.models.config import CliOverrides
+    from proctor.models.run import ManifestRun
+
+
+def run_manifest(
+    path: Path,
+    source: Path,
+    config: Path | None,
+    overrides: CliOverrides,
+    names: tuple[str, ...],
+    budget: float | None,
+    executor: str = "local",
+    ray_address: str | None = None,
+) -> int:
+    """``--manifest FILE``: each run of the manifest in turn; the exit code of them all read
+    as one sample set."""
+    from proctor.cli.display import CostWarnings, make_display
+    from proctor.errors import ConfigError
+    from proctor.exit_codes import ExitCode
+    from proctor.session import RunRequest, plan_run, run_plan
+    from proctor.session.repeats import read_manifest
+
+    plan_of = read_manifest(path)
+    base = Path(overrides.out or "proctor-results")
+    codes: list[int] = []
+    run_dirs: list[Path] = []
+    for entry in plan_of.runs:
+        run_overrides = overrides.model_copy(
+            update={
+                "cases": list(plan_of.tasks),
+                "conditions": list(entry.order),
+                "first_condition": entry.order[0],
+                "repeats": 1,
+                "out": str(base / entry.results),
+            }
+        )
+        # Run again after an interrupt: a pair that finished is kept, the one cut short is
+        # resumed, and only the others run (a pair run twice would count twice). A run there
+        # of another plan (another manifest, agent or option) is no run of this one.
+        earlier = _manifest_run(base / entry.results, entry.session, run_overrides, source)
+        if earlier is not None and earlier[1]:
+            click.echo(f"proctor: {entry.session}: finished before, kept ({earlier[0]})", err=True)
+            run_dirs.append(earlier[0])
+            continue
+        if earlier is not None:
+            here = " on this machine, as --resume runs" if executor != "local" else ""
+            click.echo(f"proctor: {entry.session}: resuming {earlier[0]}{here}", err=True)
+            from proctor.session.resume import resume_run
+
+            resumed, _ = resume_run(earlier[0], names, [make_display(False), CostWarnings(budget)])
+            codes.append(resumed.suite.exit_code)
+            run_dirs.append(resumed.paths.root)
+            if resumed.suite.exit_code == ExitCode.INTERRUPTED:
+                return _manifest_interrupted(path, plan_of.runs, entry)
+            continue
+        click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
+        request = RunRequest(
+            source=source,
+            config=config,
+            overrides=run_overrides,
+            reporters=names,
+            executor=executor,
+            executor_address=ray_address,
+            argv=("proctor", *sys.argv[1:]),
+            session_label=entry.session,
+        )
+        try:
+            plan = plan_run(request)
+        except ConfigError as exc:
+            text = str(exc)
+            if text.startswith("--case "):  # the cases are the manifest's tasks
+                raise ConfigError(f"{path}: tasks {text.removeprefix('--case ')}") from exc
+            raise
+        if not plan.trials:
+            raise ConfigError(f"{path}: none of its tasks is a case under {source}")
+        result = run_plan(plan, request, [make_display(False), CostWarnings(budget)])
+        click.echo(f"proctor: results in {result.paths.root}", err=True)
+        codes.append(result.suite.exit_code)
+        run_dirs.append(result.paths.root)
+        if result.suite.exit_code == ExitCode.INTERRUPTED:
+            return _manifest_interrupted(path, plan_of.runs, entry)
+    # The gate is the whole manifest's: its runs read as one sample set (every complete pair,
+    # as `proctor report` reads them), never each pair's alone.
+    from proctor.report.stored import recompute_many
+
+    _, _, pooled = recompute_many(run_dirs, config)
+    click.echo(
+        f"proctor: {len(run_dirs)} run(s), read as one sample set: exit {pooled.exit_code}: "
+        f"{mask(one_line(pooled.exit_reason))} (`proctor report` of the run folders shows it)",
+        err=True,
+    )
+    return int(pooled.exit_code)
+
+
+def _manifest_run(
+    folder: Path, session: str, overrides: CliOverrides, source: Path
+) -> tuple[Path, bool] | None:
+    """The run of a manifest's pair an earlier ``--manifest`` left in its results folder
+    (the newest one labelled with the pair's session), and whether it finished; a
+    ConfigError when that run is of another plan than ``overrides`` and ``source`` make."""
+    from proctor.errors import ConfigError, ProctorError
+    from proctor.models.io import read_record
+    from proctor.models.run import ConfigRecord, RunManifest
+    from proctor.session.resume import first_difference
+
+    for manifest_file in sorted(folder.glob("run-*/run.json"), reverse=True):
+        try:
+            manifest = read_record(manifest_file, RunManifest)
+            recorded = read_record(manifest_file.with_name("config.json"), ConfigRecord)
+        except (ProctorError, OSError):
+            continue
+        if manifest.session_label != session:
+            continue
+        # What makes the plan: not where the results go (the run was found there), nor how
+        # many trials run at once or the budget's warning.
+        aside = {"out", "concurrency", "budgetUsd"}
+        now = overrides.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        then = recorded.cli.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        changed = first_difference(
+            {k: v for k, v in then.items() if k not in aside},
+            {k: v for k, v in now.items() if k not in aside},
+        )
+        ran_from = Path(manifest.cwd or ".") / (manifest.source or ".")
+        if changed is None and os.path.realpath(ran_from) != os.path.realpath(source):
+            changed = "the source"
+        if changed is not None:
+            raise ConfigError(
+                f"{manifest_file.parent}: a run of pair {session} of another plan ({changed} "
+                "differs): give another --out, or move that run away"
+            )
+        done = manifest.finished_at is not None and not manifest.interrupted
+        return manifest_file.parent, done
+    return None
+
+
+def _manifest_interrupted(path: Path, runs: list[ManifestRun], stopped: ManifestRun) -> int:
+    from proctor.exit_codes import ExitCode
+
+    left = len(runs) - runs.index(stopped) - 1
+    click.echo(
+        f"proctor: interrupted; {left} run(s) of {path} not started: the same command again "
+        "keeps the pairs that finished, resumes the one cut short and runs the others",
+        err=True,
+    )
+    return int(ExitCode.INTERRUPTED)
