@@ -585,6 +585,11 @@ SHAPES = {
         ),
     ],
     "notification naming no call": [_queued(_notice("completed", None))],
+    "notification as a meta line after spaces": [
+        _BACKGROUND,
+        _GOES_ON,
+        _line(type="user", uuid="u8", isMeta=True, message={"content": "\n " + _notice("failed")}),
+    ],
     "notification of a call not in the background": [
         _call("Bash", {"command": "pytest"}),
         _result(),
@@ -742,6 +747,82 @@ def test_the_common_lines_are_read_the_fast_way(monkeypatch: pytest.MonkeyPatch)
             "system/informational",
             "system/None",
         }, kinds
+
+
+def _subagent_results(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A session of subagent calls whose results name the subagent that ran in their text
+    only (no ``toolUseResult.agentId``), each subagent's file beside it, and the shapes the
+    text takes: a string, text blocks, the name escaped in the JSON, the name in a block that
+    is no text (it names none), content that is null or missing, a name no file has. Then a
+    task's notification, typed and as a meta line."""
+    sid = "22222222-2222-4333-8444-555555555555"
+    agents = tmp_path / sid / "subagents"
+    agents.mkdir(parents=True)
+    texts: list[Any] = [
+        "Done.\nagentId: a1 (for resuming)",
+        [{"type": "text", "text": "Done."}, {"type": "text", "text": "agentId: a2"}],
+        "Done.\nagent\\u0049d: a3",
+        [{"type": "image", "source": "agentId: a4"}, {"type": "text", "text": "Done."}],
+        None,
+        "agentId: nobody",
+    ]
+    lines = []
+    for n, text in enumerate(texts, 1):
+        edit = {"file_path": f"/w/sub{n}.py", "old_string": "a", "new_string": "b"}
+        at = f"2026-01-01T00:0{n}:"
+        (agents / f"agent-a{n}.jsonl").write_text(
+            # Earlier than any line of the session: merged by time, it would come first.
+            _call("Edit", edit, tool_id=f"e{n}", timestamp="2026-01-01T00:00:01Z", isSidechain=True)
+            + "\n"
+        )
+        lines.append(_call("Agent", {"description": "look"}, tool_id=f"t{n}", timestamp=at + "00Z"))
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": f"t{n}"}
+        if text is not None:
+            block["content"] = text
+        result = _line(type="user", uuid="u9", timestamp=at + "20Z", message={"content": [block]})
+        lines.append(result)
+    lines[5] = lines[5].replace("agent\\\\u0049d", "agent\\u0049d")  # escaped in the JSON
+    lines += [
+        _BACKGROUND,
+        _GOES_ON,
+        _line(type="user", uuid="u8", message={"content": _notice("failed")}),
+    ]
+    main = tmp_path / f"{sid}.jsonl"
+    main.write_text("\n".join(lines) + "\n")
+    return main, lines
+
+
+def test_subagents_named_in_their_results_text_are_read_the_fast_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A subagent's result that names it in its text alone, and a task's notification, are
+    read by the reader for a measure itself (they are thousands of lines of a long history)
+    and measure as the full parse measures them: each subagent placed before its result."""
+    from proctor.transcripts.claude.measure import _MeasureParser
+
+    main, _ = _subagent_results(tmp_path)
+    handed: list[Any] = []
+    full_handle = _MeasureParser.handle
+
+    def counted(self: Any, record: Any) -> None:
+        handed.append(record)
+        full_handle(self, record)
+
+    monkeypatch.setattr(_MeasureParser, "handle", counted)
+    fast, full = _both(main, monkeypatch)
+    assert isinstance(fast, bytes) and fast == full
+    assert handed == []
+    summary = json.loads(fast.split(b"\x00")[0])
+    assert summary["steps"]["edits"] == 6 and summary["failedChecks"] == 1
+    plain = parse_claude_for_measure(main, replay.claude_parts(main))
+    order = [getattr(e, "id", None) for e in plain.events]
+    # Each named subagent's edit just before its call's result.
+    results = [i for i, e in enumerate(plain.events) if type(e).__name__ == "MeasuredResult"]
+    at = {getattr(plain.events[i], "id", None): i for i in results}
+    for n in (1, 2, 3):
+        assert at[f"t{n}"] - 1 == order.index(f"e{n}"), order
+    for n in (4, 5, 6):  # named by none: merged by time, before the first call
+        assert order.index(f"e{n}") < order.index("t1"), order
 
 
 @pytest.mark.parametrize("newline_at_end", [True, False])

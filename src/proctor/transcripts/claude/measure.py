@@ -17,10 +17,13 @@ measure, but:
 
 Every line whose record is not in the common shape is handed to the full parser's own code,
 record by record: a field of another type than the full parse makes into a conforming event,
-an API error, a compaction, a task's notification or a read of its state, a question's answer
-that is not text, a subagent call whose label is not text, a system line other than a turn's
-end, an invoked skill's attachment or a hook's with a field of another type, a record type of
-its own, a line held back for its parent, a line that is not a JSON object or not UTF-8.
+an API error, a compaction, a task's notification queued or in text blocks, a read of a task's
+state, a question's answer that is not text, a subagent call whose label is not text, a system
+line other than a turn's end, an invoked skill's attachment or a hook's with a field of another
+type, a record type of its own, a line held back for its parent, a line that is not a JSON
+object or not UTF-8. (A task's notification typed as the line's text, and a subagent's result
+that names it in its text only, are read here with the full parser's own methods: a long
+history holds thousands of them, and handing their lines on cost a tenth of its measure.)
 So the two readers give the same measure of every session:
 ``tests/unit/transcripts/test_measure.py`` compares them on every Claude Code session of the
 fixtures, on one line of each shape decided here, and on hundreds of damaged copies of the
@@ -42,6 +45,7 @@ from proctor.transcripts.builder import (
     MeasuredCall,
     MeasuredResult,
     PlainTrajectory,
+    result_text,
 )
 from proctor.transcripts.claude.background import (
     NOTIFICATION,
@@ -165,6 +169,9 @@ _META: Any = object()
 """A Codex ``session_meta`` record: another agent's, read by the full parser."""
 _THE_PARSERS = (NOTIFICATION, *LOCAL_COMMAND)
 """How the text of a user line the full parser reads begins."""
+_NAMING = b"agentId: "
+"""How a subagent call's result's text names the subagent (see
+:func:`~proctor.transcripts.claude.subagents.named_in`)."""
 _EXACT = 2**53
 """The largest integer a ``turn_end`` event's ``durationMs`` (a float) holds exactly."""
 
@@ -219,6 +226,23 @@ def _named_subagent(structured: object, subagents: dict[str, Path]) -> str | Non
         return None
     agent = structured.agentId
     return agent if type(agent) is str and agent in subagents else None
+
+
+def _result_text(content: msgspec.Raw) -> str | None:
+    """The text of a tool result's ``content`` as its line holds it (see
+    :func:`~proctor.transcripts.builder.result_text`); "" when it has none, and None when it
+    does not read the way the full parser reads its line (which then reads it).
+    A subagent is named by ``agentId: `` in the text: content without those bytes, and
+    without an escape that could spell them, names none, and is not decoded."""
+    raw = bytes(content)
+    if not raw:
+        return ""
+    if _NAMING not in raw and b"\\u" not in raw:
+        return ""
+    value = decode_line(raw)
+    if value is None and raw != b"null":
+        return None
+    return result_text(value)
 
 
 def _plain_answer(record: _Record) -> bool:
@@ -375,9 +399,15 @@ class _MeasureParser(_Parser):
             return None
         content = message.content
         if type(content) is str:
-            if content.lstrip().startswith(_THE_PARSERS):
-                # A task's end (its call's later result), or a command the CLI ran itself
-                # (an event whose time is not the span's): the full parser's.
+            said = content.lstrip()
+            if said.startswith(NOTIFICATION):
+                # A task's end: its call's later result, an event with its own time (the full
+                # parser's own reading of the text).
+                self.queued(content, None, ts)
+                return False
+            if said.startswith(LOCAL_COMMAND):
+                # A command the CLI ran itself (an event whose time is not the span's): the
+                # full parser's.
                 return None
             return not record.isMeta  # a message
         if type(content) is not list:
@@ -385,7 +415,8 @@ class _MeasureParser(_Parser):
         questions, polls = self.questions, self.polls
         structured = record.toolUseResult
         results = False
-        for block in content:
+        texts_of: dict[int, str] | None = None
+        for index, block in enumerate(content):
             if block.type == "tool_result":
                 if questions and block.tool_use_id in questions and not _plain_answer(record):
                     return None
@@ -397,7 +428,13 @@ class _MeasureParser(_Parser):
                     and block.tool_use_id in self.agent_calls
                     and _named_subagent(structured, self.subagents) is None
                 ):
-                    return None  # the subagent it ran may be named in its text
+                    # The subagent it ran may be named in its text: read now, looked up below
+                    # (an earlier result of the line may place a subagent first).
+                    text = _result_text(block.content)
+                    if text is None:
+                        return None
+                    texts_of = texts_of or {}
+                    texts_of[index] = text
                 results = True
         if not results:
             # A message, or an interrupted turn; a command the CLI ran is the full parser's.
@@ -406,9 +443,11 @@ class _MeasureParser(_Parser):
                 return None  # a task's notification in text blocks, a command the CLI ran
             return not record.isMeta and bool(texts)
         denied = record.toolDenialKind is not None or structured == USER_REJECTED
-        for block in content:
+        for index, block in enumerate(content):
             if block.type == "tool_result":
                 agent = _named_subagent(structured, self.subagents)
+                if agent is None and texts_of and index in texts_of:
+                    agent = self.named_subagent(texts_of[index])
                 if agent is not None:
                     self.placed(agent, structured, ts)  # its events go just before this result
                 failed: bool | None = bool(block.is_error) and not denied
