@@ -39,6 +39,7 @@ from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.clock import in_utc, utc_day
 from proctor.util.collection import collection_paused
 from proctor.util.cpus import usable_cpus
+from proctor.util.memory import keep_freed_memory
 from proctor.util.pool import forked_pool, start_worker
 
 RESPONSES = b"\x00"
@@ -305,6 +306,7 @@ def _start_worker() -> None:
     # a cycle.
     gc.freeze()
     gc.disable()
+    keep_freed_memory()  # a block of lines read is a buffer of a megabyte, freed and again
     start_worker()
 
 

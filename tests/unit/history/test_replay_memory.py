@@ -108,3 +108,24 @@ def test_a_worker_collects_between_sessions_once_enough_has_built_up(
     assert left[-1]() is not None, "a few objects left: no collection yet"
     replay._measure_in_worker(replay._COLLECT_AFTER)  # type: ignore[arg-type]  # 2 each
     assert left[0]() is None and left[-1]() is None, "enough built up: collected"
+
+
+def test_each_worker_keeps_the_memory_it_frees(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A worker's allocator is told to keep what it frees (see proctor.util.memory): each
+    worker, forked from this process, says so in a file of its own."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+
+    def kept() -> bool:
+        (marks / str(os.getpid())).touch()
+        return True
+
+    monkeypatch.setattr(replay, "keep_freed_memory", kept)
+    sessions, _ = sessions_under((FIXTURES / "claude", CORPUS), ("claude-code",))
+    assert len(sessions) >= replay.SERIAL_BELOW
+    results = list(replay.replay(sessions, replay.Filters(), PriceTable(), workers=2))
+    assert len(results) == len(sessions)
+    assert len(list(marks.iterdir())) == 2
+    assert not (marks / str(os.getpid())).exists()  # this process's own allocator is left be
