@@ -295,8 +295,10 @@ class _MeasureParser(_Parser):
                     self.cwd, self.looking = record.cwd, False
                     looking = False
                 uid = record.uuid
-                if uid is not None and hash(uid) in seen:
-                    continue  # a line written again: counted once (see _Parser.process)
+                if uid is not None:
+                    mark = hash(uid)
+                    if mark in seen:
+                        continue  # a line written again: counted once (see _Parser.process)
                 parent = record.parentUuid
                 if parent is not None and hash(parent) not in seen:
                     # Held back until its parent comes, then processed by the full parser.
@@ -316,7 +318,7 @@ class _MeasureParser(_Parser):
                     elif told and ts is not None:
                         stamps[ts] = None
                 if uid is not None:
-                    seen.add(hash(uid))
+                    seen.add(mark)
                     if waiting and uid in waiting:
                         for child in waiting.pop(uid):
                             self.process(child)
@@ -365,7 +367,9 @@ class _MeasureParser(_Parser):
             # most of a long session's lines, and each carries the usage of its response.
             inp, out = usage.input_tokens or 0, usage.output_tokens or 0
             read, write = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
-            message_id, request_id = str(message.id), record.requestId
+            message_id, request_id = message.id, record.requestId
+            if type(message_id) is not str:
+                message_id = str(message_id)
             side = bool(record.isSidechain) or self.builder.sidechain
             final = message.stop_reason is not None
             total, speed = inp + out + read + write, usage.speed is not None
@@ -375,7 +379,8 @@ class _MeasureParser(_Parser):
             if keep:  # the row only: its usage event is left out
                 creation = usage.cache_creation
                 hour = min(creation.ephemeral_1h_input_tokens or 0, write) if creation else 0
-                name = sys.intern(usage_model(model, usage.speed, usage.inference_geo))
+                speed, geo = usage.speed, usage.inference_geo
+                name = sys.intern(model if speed is geo is None else usage_model(model, speed, geo))
                 self.builder.usage_rows[key] = (name, inp, out, read, write, hour)
         return True
 
