@@ -36,6 +36,16 @@ def test_two_runs_are_one_sample_set(proctor: Run, make_case: MakeCase, tmp_path
     shutil.copytree(runs[0], copy)  # the same run in another folder
     copied = proctor("report", runs[0], copy, "--reporter", "json")
     assert copied.code == 2 and f"the same run is given twice (also as {runs[0]})" in copied.err
+    (Path(copy) / "run.json").unlink()  # no run id left to tell it by: its trials tell it
+    unnamed = proctor("report", runs[0], copy, "--reporter", "json")
+    assert unnamed.code == 2, unnamed.err
+    assert f"{copy}: trial fix/scripted/default/" in unnamed.err
+    assert f"is also in {runs[0]}" in unnamed.err and "the same run is given twice" in unnamed.err
+    compared = proctor("compare", runs[0], copy, runs[1], "--json")
+    assert compared.code == 2 and "the same run is given twice" in compared.err
+    alone = proctor("report", copy, runs[1], "--reporter", "json")  # the control: two runs
+    assert alone.code == 0, alone.err
+    assert json.loads(alone.out)["totals"]["n"] == 4
 
 
 def test_compare_pools_runs_into_one_ab_sample(

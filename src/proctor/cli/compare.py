@@ -87,11 +87,12 @@ def command(
         return markdown.rstrip("\n") + f"\n\nAnnotated by hand: {len(marks)} trial(s): {listed}\n"
 
     if len(runs) != 2 or treatment or baseline:
-        from proctor.report.stored import pooled, pooled_planned
+        from proctor.report.stored import check_no_trial_twice, pooled, pooled_planned
 
         check_distinct(runs)  # pooled: a run given twice would count twice
 
         per_run = [load_records(run) for run in runs]
+        check_no_trial_twice(runs, per_run)
         records = pooled(per_run) if len(runs) > 1 else per_run[0]
         # The runs' matrix: a case that never planned both conditions is no pair, and the
         # repeats planned and never started are listed as incomplete too.

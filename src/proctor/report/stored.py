@@ -398,6 +398,29 @@ def check_distinct(run_dirs: Sequence[Path]) -> None:
             seen[key] = run_dir
 
 
+def check_no_trial_twice(run_dirs: Sequence[Path], per_run: Sequence[list[TrialRecord]]) -> None:
+    """No trial read in two of the runs: a copy of a run folder whose ``run.json`` is gone
+    (renamed, edited, or left out of a copy) is the same run, told by its trials, which
+    carry the times they took to the microsecond. A ConfigError (exit 2) naming both."""
+    seen: dict[tuple[Any, ...], Path] = {}
+    for run_dir, records in zip(run_dirs, per_run, strict=True):
+        mine: set[tuple[Any, ...]] = set()
+        for record in records:
+            timings = record.timings
+            if not timings.total_ms:  # a trial that never ran: nothing tells it apart
+                continue
+            mark = (*_key(record), timings.total_ms, timings.agent_ms, record.session_id)
+            other = seen.get(mark)
+            if other is not None:
+                raise ConfigError(
+                    f"{run_dir}: trial {trial_id(record)} is also in {other} (the same trial, "
+                    "to the microsecond of its time): the same run is given twice; give each "
+                    "run once, or its trials would count twice"
+                )
+            mine.add(mark)
+        seen.update(dict.fromkeys(mine, run_dir))
+
+
 def _run_id(run_dir: Path) -> str | None:
     try:
         return read_record(RunPaths(run_dir).run_json, RunManifest).run_id
@@ -461,6 +484,7 @@ def recompute_many(
     """Several runs read back and aggregated as one sample set (see :func:`pooled`), with the
     gate of ``config``, else the first run's (a note says when the runs' gates differ)."""
     runs = [load_run(Path(d), need_gate=config is None and i == 0) for i, d in enumerate(run_dirs)]
+    check_no_trial_twice(run_dirs, [run.records for run in runs])
     records = pooled([run.records for run in runs])
     if labels is not None:
         records = labels(records)
