@@ -173,6 +173,17 @@ def spec(event: str, matcher: str) -> HookSpec:
         ("claude-code", "Bash, Write", "Write", True),  # a list, as Claude Code 2.1.197 reads it
         ("claude-code", "Bash,Write", "Bash", True),
         ("claude-code", "Bash, Write", "Edit", False),
+        # A tool named as Claude Code 2.1.197 once named it is the tool: `Task` is `Agent`,
+        # `BashOutput` is `TaskOutput`; a regex matches a tool through its earlier names.
+        ("claude-code", "Task", "Agent", True),
+        ("claude-code", "Read|Task", "Agent", True),
+        ("claude-code", "Write, KillShell", "TaskStop", True),
+        ("claude-code", "Task", "TaskOutput", False),
+        ("claude-code", "^Task$", "Agent", True),
+        ("claude-code", "^Bash", "TaskOutput", True),
+        ("claude-code", "^Bash", "Agent", False),
+        ("claude-code", "Agent", "Task", False),  # the CLI sends the tool's name now
+        ("codex", "Task", "Agent", False),  # Codex knows no such names
         ("gemini-cli", "read_", "read_file", True),  # Gemini: always a regex search
         ("gemini-cli", "run_shell_command", "read_file", False),
     ],

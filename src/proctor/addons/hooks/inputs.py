@@ -44,6 +44,24 @@ CLAUDE_LIST_EVENTS = frozenset(
     }
 )
 GEMINI_TRIGGER_EVENTS = frozenset({"SessionStart", "SessionEnd", "PreCompress"})
+CLAUDE_LEGACY_TOOLS = {
+    "Task": "Agent",
+    "KillShell": "TaskStop",
+    "KillBash": "TaskStop",
+    "AgentOutputTool": "TaskOutput",
+    "BashOutputTool": "TaskOutput",
+    "AgentOutput": "TaskOutput",
+    "BashOutput": "TaskOutput",
+    "ListPeers": "ListAgents",
+    "Brief": "SendUserMessage",
+    "ListMcpResources": "ListMcpResourcesTool",
+    "ReadMcpResource": "ReadMcpResourceTool",
+    "ReadMcpResourceDir": "ReadMcpResourceDirTool",
+}
+"""Tools Claude Code 2.1.197 renamed: an earlier name → the tool's name now. A matcher that
+names a tool by its earlier name (``"Task"``) matches the tool (``Agent``), and a regular
+expression matches a tool when it matches one of the tool's earlier names (``"^Bash"``
+matches ``TaskOutput``, once ``BashOutput``)."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +109,22 @@ def _matcher_matches(agent: str, hook: HookSpec, case: HookCase) -> bool:
         return True  # events without a matcher ignore it
     if agent == "gemini-cli":
         return _regex_search(matcher, subject) if case.event in TOOL_EVENTS else matcher == subject
+    claude = agent == "claude-code"
+    names: list[str] | None = None
     if case.event in CLAUDE_LIST_EVENTS and CLAUDE_LIST_MATCHER.fullmatch(matcher):
-        return subject in [part.strip() for part in re.split(r"[|,]", matcher) if part.strip()]
-    if CLAUDE_SIMPLE_MATCHER.fullmatch(matcher):
-        return subject in [part.strip() for part in matcher.split("|") if part.strip()]
-    return _regex_search(matcher, subject)
+        names = [part.strip() for part in re.split(r"[|,]", matcher) if part.strip()]
+    elif CLAUDE_SIMPLE_MATCHER.fullmatch(matcher):
+        names = [part.strip() for part in matcher.split("|") if part.strip()]
+    if names is not None:
+        if claude:  # a tool named as it was once named is the tool
+            names = [CLAUDE_LEGACY_TOOLS.get(name, name) for name in names]
+        return subject in names
+    if _regex_search(matcher, subject):
+        return True
+    if claude and case.event in TOOL_EVENTS:
+        earlier = [old for old, now in CLAUDE_LEGACY_TOOLS.items() if now == subject]
+        return any(_regex_search(matcher, name) for name in earlier)
+    return False
 
 
 def _absolute_paths(tool_input: dict[str, Any], project: Path) -> dict[str, Any]:
