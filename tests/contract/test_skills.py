@@ -95,3 +95,47 @@ def test_claude_code_offers_skills_without_a_description_to_the_model(tmp_path: 
 
     loaded = "\n".join(last.texts)
     assert "NODESC-BODY: sort it." in loaded and "NOFM-BODY: sort it." in loaded
+
+
+LINKED_SKILL_HOMES = {
+    "claude-code": ".claude/skills",  # the trial's CLAUDE_CONFIG_DIR is <home>/.claude
+    "codex": ".agents/skills",
+    "gemini-cli": ".gemini/skills",
+}
+
+
+@pytest.mark.parametrize("agent", sorted(LINKED_SKILL_HOMES))
+def test_a_skill_linked_in_from_outside_the_home_is_offered_to_the_model(
+    agent: str, tmp_path: Path
+) -> None:
+    """An installer that links its skill's folder into the skills folder (``ln -s
+    ~/src/greet ~/.claude/skills/greet``) instead of copying it: each CLI follows the link and
+    offers the skill to the model, as it offers one copied in. So ``proctor audit`` lists
+    such a skill as loaded, not as a decoy."""
+    require_cli(agent)
+    listener = Listener()
+    plan: dict[str, Any] = {"turns": [{"say": "Done."}]}
+    server = ScriptedModelServer(plan, roles=[listener, *default_roles(plan["turns"])])
+    server.start()
+    driver = session(agent, "headless", tmp_path, server.base_url)
+    skills = tmp_path / "home" / LINKED_SKILL_HOMES[agent]
+    skills.mkdir(parents=True, exist_ok=True)
+    outside = tmp_path / "checkout" / "linked"
+    outside.mkdir(parents=True)
+    description = "Greets people in the LINKEDSKILL way."
+    (outside / "SKILL.md").write_text(
+        f"---\nname: linked\ndescription: {description}\n---\n\nSay hello.\n"
+    )
+    (skills / "linked").symlink_to(outside, target_is_directory=True)
+    (skills / "copied").mkdir()
+    (skills / "copied" / "SKILL.md").write_text(
+        "---\nname: copied\ndescription: Greets people in the COPIEDSKILL way.\n---\n\nHi.\n"
+    )
+    try:
+        assert driver.send("Say hello.").kind == "turn-end", driver.log.failure
+    finally:
+        server.stop()
+    # (Gemini CLI asks its router model first: every request is read.)
+    offered = "\n".join(text for request in listener.requests for text in request.texts)
+    assert "COPIEDSKILL" in offered  # the control: where this CLI looks for skills
+    assert "LINKEDSKILL" in offered

@@ -303,3 +303,28 @@ def test_a_hook_written_under_another_agents_event_fails_present(
     present = [c for c in report["checks"] if c["name"] == "present"]  # type: ignore[attr-defined]
     assert len(present) == 1 and not present[0]["passed"]
     assert "BeforeTool" in present[0]["message"]
+
+
+def test_an_installer_that_links_its_skill_in_passes_present(proctor: Run, tmp_path: Path) -> None:
+    """``ln -s CHECKOUT/skills/greet ~/.claude/skills/greet``: Claude Code follows the link and
+    loads the skill (tests/contract/test_skills.py), so the skill is present; uninstalling
+    removes the link and leaves the checkout alone."""
+    checkout = tmp_path / "checkout" / "greet"
+    checkout.mkdir(parents=True)
+    (checkout / "SKILL.md").write_text("---\nname: greet\ndescription: Greets.\n---\n\nHi.\n")
+    skills = '"$HOME/.claude/skills"'
+    install = f"mkdir -p {skills} && ln -sfn {shlex.quote(str(checkout))} {skills}/greet"
+    uninstall = f"rm -f {skills}/greet"
+    expect = tmp_path / "expect.json"
+    expect.write_text(json.dumps({"claude-code": {"skills": ["greet"]}, "project": []}))
+    code, report = check(
+        proctor,
+        *("--install", install, "--uninstall", uninstall, "--expect", str(expect)),
+        *("--agent", "claude-code"),
+    )
+    assert (code, failed(report)) == (0, set()), report
+    assert (checkout / "SKILL.md").is_file()
+    missing = tmp_path / "expect-other.json"
+    missing.write_text(json.dumps({"claude-code": {"skills": ["other"]}, "project": []}))
+    code, report = check(proctor, "--install", install, "--expect", str(missing))
+    assert ("present", "claude-code") in failed(report)  # the control: present still checks

@@ -45,6 +45,10 @@ class AuditComponent(CamelModel):
     decision: str | None = None
     """Permission rules: ``allow``, ``deny`` or ``ask``."""
     decoy: str | None = None
+    linked_to: str | None = None
+    """Skills: where the skill's folder (or the skills folder holding it) leads, when it is a
+    link out of the home and project (an installer that links its checkout in): the agent
+    follows the link and loads the skill; the audit reads nothing there."""
 
 
 class AgentAudit(CamelModel):

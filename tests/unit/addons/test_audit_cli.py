@@ -97,11 +97,37 @@ def test_nothing_outside_home_and_project_is_read(tmp_path: Path) -> None:
     os.symlink(outside / "evil", home / ".claude" / "skills" / "evil")
     os.symlink(outside / "settings.json", home / ".claude" / "settings.json")
     result = audit(home, None, ["claude-code"]).agents[0]
-    assert [c for c in result.components if c.kind == "hook"] == []
-    assert all(c.decoy for c in result.components)  # nothing loaded from outside
-    assert any("leads outside" in p for p in result.problems)
+    assert [c for c in result.components if c.kind == "hook"] == []  # the linked file: unread
+    assert any("settings.json: leads outside" in p for p in result.problems)
+    # A skill folder linked in is loaded (each CLI follows the link: see
+    # tests/contract/test_skills.py); only its SKILL.md's presence is looked at.
     (skill,) = [c for c in result.components if c.kind == "skill"]
-    assert skill.decoy is not None and skill.decoy.startswith("leads outside the home")
+    assert skill.decoy is None and skill.name == "evil"
+    assert skill.file == str(home / ".claude" / "skills" / "evil" / "SKILL.md")
+    assert skill.linked_to == str((outside / "evil").resolve())
+
+
+def test_a_linked_skills_folder_is_listed_and_its_empty_skills_are_decoys(tmp_path: Path) -> None:
+    """A skills folder that is itself a link (to a folder of dotfiles): its skills are listed
+    as loaded, each with where it leads; one without SKILL.md there is a decoy, and a link
+    that leads nowhere lists nothing."""
+    dotfiles = tmp_path / "dotfiles" / "skills"
+    (dotfiles / "tidy").mkdir(parents=True)
+    (dotfiles / "tidy" / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\n")
+    (dotfiles / "empty").mkdir()
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    os.symlink(dotfiles, home / ".claude" / "skills")
+    result = audit(home, None, ["claude-code"]).agents[0]
+    skills = {c.name: c for c in result.components if c.kind == "skill"}
+    assert set(skills) == {"tidy", "empty"}
+    assert skills["tidy"].decoy is None
+    assert skills["tidy"].linked_to == str((dotfiles / "tidy").resolve())
+    assert skills["empty"].decoy == "empty skill folder (no SKILL.md)"
+    (home / ".claude" / "skills").unlink()
+    os.symlink(tmp_path / "gone", home / ".claude" / "skills")
+    result = audit(home, None, ["claude-code"]).agents[0]
+    assert [c for c in result.components if c.kind == "skill"] == []
 
 
 def test_an_empty_home_is_cheap(tmp_path: Path) -> None:

@@ -157,10 +157,18 @@ class Reader:
     def add(self, kind: ComponentKind, name: str, file: Path, **fields: Any) -> None:
         self.components.append(AuditComponent(kind=kind, name=name, file=str(file), **fields))
 
-    def subdirs(self, root: Path) -> list[Path]:
-        if not self.is_dir(root):
+    def subdirs(self, root: Path, *, linked: bool = False) -> list[Path]:
+        """The folders in ``root`` (hidden ones left out). With ``linked``, a ``root`` that
+        leads out of the home and project is listed too (names only): the agents follow a
+        linked skills folder."""
+        if not (root.is_dir() if linked else self.is_dir(root)):
             return []
-        return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+        try:
+            entries = list(root.iterdir())
+        except OSError as exc:
+            self.problems.append(f"{root}: cannot be listed ({exc.strerror or exc})")
+            return []
+        return sorted(p for p in entries if _is_dir(p) and not p.name.startswith("."))
 
 
 _SETTINGS: dict[str, type] = {
@@ -188,6 +196,13 @@ SHAPES: dict[str, dict[str, type]] = {
 """The fields of the agents' configuration files the audit reads, and the shape each must have."""
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a link in a loop
+        return False
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -211,15 +226,17 @@ def skills(
     description and loads it when the model calls the Skill tool (measured by
     ``tests/contract/test_skills.py::
     test_claude_code_offers_skills_without_a_description_to_the_model``)."""
-    for folder in reader.subdirs(root):
+    for folder in reader.subdirs(root, linked=True):
         manifest = folder / "SKILL.md"
         name = prefix + folder.name
         if not reader.is_file(manifest) and manifest.is_file():
-            # Linked in from outside (an add-on's checkout): nothing outside the home and the
-            # project is read or counted, and the reason says so (it is no empty folder).
-            outside = f"leads outside the home and project ({folder.resolve()}); not read"
-            reader.problems.append(f"{folder}: {outside}")
-            reader.add("skill", name, folder, scope=scope, decoy=outside)
+            # Linked in from outside (an add-on's checkout, a folder of dotfiles): each CLI
+            # follows the link and loads the skill (measured by tests/contract/test_skills.py::
+            # test_a_skill_linked_in_from_outside_the_home_is_offered_to_the_model). Only its
+            # SKILL.md's presence is looked at there; nothing of it is read.
+            target = str(folder.resolve())
+            decoy = "disabled (skills.disabled)" if folder.name in disabled else None
+            reader.add("skill", name, manifest, scope=scope, decoy=decoy, linked_to=target)
         elif not reader.is_file(manifest):
             reader.add("skill", name, folder, scope=scope, decoy=EMPTY_SKILL)
         elif folder.name in disabled:

@@ -41,7 +41,8 @@ def render_agent(agent: AgentAudit) -> list[str]:
         lines.append(f"  {title}:")
         for c in rows:
             scope = "" if c.scope == "user" else f" [{c.scope}]"
-            lines.append(f"    {describe(c)}{scope}  ({c.file})")
+            linked = f" -> {c.linked_to}" if c.linked_to else ""
+            lines.append(f"    {describe(c)}{scope}  ({c.file}{linked})")
             if c.decoy:
                 lines.append(f"      DECOY: {c.decoy}")
     for problem in agent.problems:
