@@ -61,8 +61,10 @@ def run(
     trials and each reporter's output. Keyword arguments are the ``proctor run`` options
     (``options`` takes the rest by their field names in :class:`CliOverrides`, e.g.
     ``agent_models={"claude-code": "opus"}``; ``executor="ray"`` with ``ray_address`` runs
-    the trials on a Ray cluster, see docs/scale.md). Raises :class:`proctor.errors.ConfigError` for
-    a configuration the user can fix, as the CLI reports with exit code 2."""
+    the trials on a Ray cluster, see docs/scale.md). Every key of the environment and of
+    ``./.env`` is masked in what the run writes and returns, as with the CLI. Raises
+    :class:`proctor.errors.ConfigError` for a configuration the user can fix, as the CLI reports
+    with exit code 2."""
     try:
         overrides = CliOverrides(
             agents=list(agents),
@@ -80,6 +82,11 @@ def run(
         )
     except ValidationError as exc:  # a keyword of the wrong type or out of range
         raise ConfigError(_keyword_problem(exc)) from exc
+    from proctor.agents.credentials import register_user_keys
+
+    # As `proctor run` does: every key of the environment and ./.env is masked in the run's
+    # records and reports, whether or not a trial is lent it.
+    register_user_keys()
     request = RunRequest(
         source=Path(source),
         config=Path(config) if config is not None else None,

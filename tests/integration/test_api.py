@@ -3,8 +3,12 @@ as the CLI does."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +58,41 @@ def test_parse_transcript_forces_a_format_by_agent_id() -> None:
     fixture = ROOT / "tests/fixtures/transcripts/codex"
     trajectory = proctor.parse_transcript(next(fixture.glob("rollout-2026-*.jsonl")), agent="codex")
     assert trajectory.format == "codex" and trajectory.usage
+
+
+_LEAKY_RUN = """
+import json, sys
+import proctor
+result = proctor.run("cases", out="out", reporters=["json", "markdown"])
+print(json.dumps([result.exit_code, [r.reason for r in result.records]]))
+"""
+
+
+def test_run_masks_every_key_of_the_environment_and_dotenv(tmp_path: Path) -> None:
+    """As `proctor run` (tests/integration/test_safety.py): the scripted agent is lent no key,
+    and a key of the environment or ./.env that it prints is masked in every file the run
+    writes and in what it returns. In a process of its own: a key registered for masking by an
+    earlier test in this one would hide a run that registers none."""
+    env_key, dotenv_key = "sk-ant-api03-APIPLANTEDenv1111", "sk-proj-APIPLANTEDdotenv2222"
+    case = tmp_path / "cases" / "leaky"
+    case.mkdir(parents=True)
+    (case / "prompt.md").write_text(f"Use {env_key} and {dotenv_key}.\n")
+    check = {"use": "command", "label": "leaks", "run": "cat out.txt; exit 1"}
+    (case / "config.json").write_text(json.dumps({"evaluators": [check]}))
+    shell = f"echo {env_key} {dotenv_key} > out.txt; cat out.txt"
+    (case / "plan.json").write_text(json.dumps({"turns": [{"shell": shell}]}))
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={dotenv_key}\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    env |= {"ANTHROPIC_API_KEY": env_key, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", _LEAKY_RUN], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    code, reasons = json.loads(done.stdout.splitlines()[-1])
+    assert code == 1 and reasons
+    written = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert any(p.name == "trajectory.jsonl" for p in written)
+    for key in (env_key, dotenv_key):
+        assert key not in done.stdout + done.stderr
+        for path in written:
+            assert key not in path.read_text(errors="replace"), f"{key} in {path}"
