@@ -129,7 +129,9 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         scores=scores,
         stability=stability(passes, len(scored)),
         gate_passed=bool(scored) and all(c.passed for c in checks),
-        not_gated=not scored and all(r.status == "skipped" and not _excluded(r) for r in records),
+        # Every trial skipped (an eval's t.skip, not evaluated, or left out by a person with
+        # annotate --verdict excluded): no gate to pass.
+        not_gated=not scored and all(r.status == "skipped" for r in records),
         gate_checks=checks,
         time=_time(records),
         usage=_usage(records),
@@ -154,6 +156,8 @@ def metric_rollup(records: Iterable[TrialRecord]) -> dict[str, Spread]:
     """Each metric name the evaluators reported → the median and range of its values."""
     values: dict[str, list[float]] = {}
     for record in records:
+        if _excluded(record):  # left out of the statistics by a person
+            continue
         for result in record.evaluators:
             for name, value in result.metrics.items():
                 values.setdefault(name, []).append(value)
@@ -191,18 +195,9 @@ def exit_code_for(
     nothing_scored = unevaluated and not any(g.scored for g in groups)
     if ab_gate_result is not None and not ab_gate_result.passed and not nothing_scored:
         return ExitCode.GATE_FAILED, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
-    by_key = group_records(records)
+    # A group with no scored trial fails no gate: errors are exit 3 (below); trials skipped
+    # (an eval's t.skip, not evaluated, every one left out by a person) are not gated.
     failed = [g for g in groups if g.scored and not g.gate_passed]
-    # A group with no scored trial does not pass its gate when a person left every one of its
-    # trials out (annotate --verdict excluded): there is nothing to pass with. Errors (exit 3
-    # below), trials not evaluated, and an eval's own t.skip are not a failed gate.
-    failed += [
-        g
-        for g in groups
-        if not g.scored
-        and (trials := by_key.get((g.case, g.agent, g.condition), []))
-        and all(_excluded(r) for r in trials)
-    ]
     # A gate evaluator that judged and failed stands even when its trial then ended in an
     # error status (an eval's test that raised after a failed gate): exit 1, as the command's.
     seen = {(g.case, g.agent, g.condition) for g in failed}

@@ -81,12 +81,15 @@ def effort_stats(records: Sequence[TrialRecord]) -> EffortStats:
 
 
 def rule_counts(records: Sequence[TrialRecord]) -> tuple[int, dict[str, int]]:
-    """(trials that were tasks, how many of them fired each rule)."""
+    """(trials that were tasks, how many of them fired each rule); a trial a person excluded
+    (``annotate --verdict excluded``) is left out."""
     counts = dict.fromkeys(RULE_NAMES, 0)
     tasks = 0
     for r in records:
         if not r.process or not r.process.is_task:
             continue
+        if r.annotation is not None and r.annotation.verdict == "excluded":
+            continue  # left out of the statistics by a person
         tasks += 1
         for rule in r.rules:
             if rule.fired:

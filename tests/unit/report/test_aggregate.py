@@ -3,7 +3,7 @@ import random
 from proctor.models.config import Gate
 from proctor.models.pricing import CostInfo
 from proctor.models.process import ProcessMetrics, RuleResult
-from proctor.models.trial import NOT_EVALUATED, TrialAnnotation, TrialRecord
+from proctor.models.trial import NOT_EVALUATED, EvaluatorResult, TrialAnnotation, TrialRecord
 from proctor.report.aggregate import aggregate
 
 
@@ -151,15 +151,50 @@ def excluded(record: TrialRecord) -> TrialRecord:
     return record
 
 
-def test_a_group_whose_every_trial_was_left_out_does_not_pass_its_gate() -> None:
-    # Every trial of c excluded by hand (status skipped): nothing to pass with.
+def test_a_group_whose_every_trial_was_left_out_is_not_gated() -> None:
+    # Every trial of c excluded by hand (status skipped): no gate to pass, as any group whose
+    # every trial was skipped.
     records = [
         excluded(rec("c", "skipped", None)),
         excluded(rec("c", "skipped", None, 2)),
         rec("d", "passed", 100),
     ]
     suite = aggregate(records, ALL_PASS, run_id="r")
-    assert suite.exit_code == 1 and "c/a/default" in suite.exit_reason
+    assert suite.exit_code == 0, suite.exit_reason
+    assert [g.not_gated for g in suite.groups] == [True, False]
+
+
+def test_excluding_the_crashed_trial_leaves_no_error_behind() -> None:
+    """A crash a person left out (annotate --verdict excluded) no longer decides the exit
+    code: the run passes if the rest does (it was exit 3 before; never exit 1)."""
+    crashed = rec("c", "agent-error", None)
+    assert aggregate([crashed, rec("d", "passed", 100)], ALL_PASS, run_id="r").exit_code == 3
+    left_out = excluded(rec("c", "skipped", None))
+    assert aggregate([left_out, rec("d", "passed", 100)], ALL_PASS, run_id="r").exit_code == 0
+
+
+def test_a_trial_left_out_counts_in_no_rule_nor_metric() -> None:
+    """excluded leaves a trial out of the statistics: its task rules and its evaluators'
+    metrics too (the pass rate and the effort columns already)."""
+
+    def task(repeat: int, fired: bool, metric: float) -> TrialRecord:
+        record = rec("c", "passed", 100, repeat)
+        record.process = ProcessMetrics(is_task=True)
+        record.rules = [RuleResult(rule="unverified", fired=fired)]
+        record.evaluators = [
+            EvaluatorResult(use="command", passed=True, score=100, metrics={"lines": metric})
+        ]
+        return record
+
+    records = [task(1, False, 1.0), task(2, False, 2.0), task(3, True, 90.0)]
+    whole = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    assert (whole.tasks, whole.rule_counts["unverified"]) == (3, 1)
+    assert whole.metrics["lines"].max == 90.0
+    records[2] = excluded(records[2])
+    records[2].status = "skipped"
+    kept = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    assert (kept.tasks, kept.rule_counts["unverified"]) == (2, 0)
+    assert kept.metrics["lines"].max == 2.0
 
 
 def test_control_a_group_an_eval_skipped_is_no_failed_gate() -> None:
