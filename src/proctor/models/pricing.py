@@ -403,7 +403,14 @@ def price_usage(
 
 
 def merge_costs(costs: Iterable[CostInfo]) -> tuple[float | None, list[str]]:
-    """(the total over several costs, by the rule above; the models without a price)."""
+    """(the total over several costs, by the rule above; the models without a price). A cost
+    that names no model at all (a trial that never reached its agent: a setup that failed, a
+    trial interrupted before it started) spent nothing that was recorded: it adds 0, and
+    leaves the others' total known. A cost not collected (``--no-collect-cost``) is unknown."""
     costs = list(costs)
     unpriced = sorted({m for c in costs for m in c.unpriced})
-    return total(c.total_usd for c in costs), unpriced
+    return total(0.0 if _nothing_spent(c) else c.total_usd for c in costs), unpriced
+
+
+def _nothing_spent(cost: CostInfo) -> bool:
+    return cost.collected and cost.total_usd is None and not cost.by_model and not cost.unpriced

@@ -132,6 +132,19 @@ def test_a_run_cost_is_unknown_when_a_model_has_no_price() -> None:
     assert suite.totals.cost_usd is None and suite.totals.unpriced_models == ["x"]
 
 
+def test_a_trial_that_never_reached_its_agent_leaves_the_run_cost_known() -> None:
+    """A setup that failed (infra-error) or a trial interrupted before its agent ran has a cost
+    that names no model: it spent nothing recorded, and the run's total stays known."""
+    priced = rec("c", "passed", 100, 1)
+    priced.cost = CostInfo(total_usd=1.5, by_model={"m": 1.5})
+    never = rec("c", "infra-error", None, 2)  # its default CostInfo: no model, no total
+    suite = aggregate([priced, never], ALL_PASS, run_id="r")
+    assert suite.totals.cost_usd == 1.5 and suite.groups[0].cost_usd == 1.5
+    uncollected = rec("c", "passed", 100, 3)
+    uncollected.cost = CostInfo(collected=False)  # --no-collect-cost: unknown, as before
+    assert aggregate([priced, uncollected], ALL_PASS, run_id="r").totals.cost_usd is None
+
+
 def test_ab_gate_on_a_run_missing_a_condition_fails_without_raising() -> None:
     from proctor.models.config import ABGate
 
