@@ -124,3 +124,29 @@ def test_a_case_whose_name_is_escaped_in_its_record_is_read_as_its_own(
     reported = proctor("report", str(run), "--reporter", "json")
     assert reported.code == 0, reported.out[-400:]
     assert json.loads(reported.out)["totals"]["statusCounts"] == {"passed": 1}
+
+
+def test_a_run_read_through_a_link_or_renamed_keeps_its_run_id(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The run id comes from run.json, not from the folder's name: `latest` (a link), or a
+    copy renamed by a CI artifact download, reports the run it holds."""
+    make_case("fix", plan={"turns": [{"say": "hi"}]})
+    assert (
+        proctor("run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "o")).code == 0
+    )
+    (run,) = (tmp_path / "o").glob("run-*")
+    latest = tmp_path / "o" / "latest"
+    latest.symlink_to(run.name)
+    renamed = tmp_path / "o" / "artifact"
+    shutil.copytree(run, renamed)
+    for folder in (latest, renamed):
+        report = proctor("report", str(folder), "--reporter", "json")
+        assert report.code == 0, report.err
+        assert json.loads(report.out)["runId"] == run.name
+        junit = proctor("report", str(folder), "--reporter", "junit")
+        assert f'<testsuites name="proctor {run.name}"' in junit.out
+    (renamed / "run.json").unlink()  # the control: with no run.json, the folder's name
+    assert json.loads(proctor("report", str(renamed), "--reporter", "json").out)["runId"] == (
+        "artifact"
+    )

@@ -127,6 +127,7 @@ def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
     except (ConfigError, SchemaVersionError) as exc:
         click.echo(f"proctor: note: {exc}; findings not shown", err=True)
         return suite
+    # The ledger holds each run by its folder's name (as `findings` reads the folders).
     return suite.model_copy(update={"findings": run_changes(ledger, root.name)})
 
 

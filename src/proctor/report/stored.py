@@ -367,7 +367,7 @@ def recompute(
     suite = aggregate(
         run.records,
         gate,
-        run_id=root.name,
+        run_id=run_name(run),
         skipped_cases=run.suite.skipped_cases if run.suite is not None else [],
         interrupted=run.stopped_short,
         planned=run.planned,
@@ -375,6 +375,13 @@ def recompute(
         cells=run.cells,
     )
     return run, suite
+
+
+def run_name(run: StoredRun) -> str:
+    """The run's id as its ``run.json`` records it (a folder renamed, copied, or reached
+    through a link such as ``latest`` keeps it), else its folder's name."""
+    manifest = run.manifest
+    return manifest.run_id if manifest is not None and manifest.run_id else run.paths.root.name
 
 
 def check_distinct(run_dirs: Sequence[Path]) -> None:
@@ -496,7 +503,7 @@ def recompute_many(
     suite = aggregate(
         records,
         gate,
-        run_id="+".join(run.paths.root.name for run in runs),
+        run_id="+".join(run_name(run) for run in runs),
         interrupted=any(run.stopped_short for run in runs),
         planned=sum(run.planned or 0 for run in runs) or None,
         cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
