@@ -4,6 +4,7 @@ with a JUnit library, and the Markdown summary appended to GitHub's step summary
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -82,8 +83,12 @@ def test_report_renders_any_registered_reporter_and_refuses_others(
     _, out = run_cases(proctor, tmp_path)
     run_dir = single_run_dir(out)
     assert not (run_dir / "junit.xml").exists(), "only when asked"
+    # One document on stdout: the Markdown report when it is named, else the first named.
     both = proctor("report", str(run_dir), "--reporter", "junit,markdown")
-    assert both.out.startswith("<?xml") and "# proctor run" in both.out and both.code == 1
+    assert both.out.startswith("# proctor run") and "<?xml" not in both.out and both.code == 1
+    assert "printed the markdown report only; --write writes junit" in both.err
+    first = proctor("report", str(run_dir), "--reporter", "junit,json")
+    assert first.out.startswith("<?xml") and '"runId"' not in first.out
     unknown = proctor("report", str(run_dir), "--reporter", "pdf")
     assert unknown.code == 2
     assert "unknown reporter(s) pdf (known: html, json, junit, markdown)" in unknown.err
@@ -294,3 +299,19 @@ def test_a_median_of_two_trials_tool_calls_reads_as_the_json_holds_it(
     process = (run_dir / "suite.md").read_text().split("## Repeats, effort and process")[1]
     (row,) = [line for line in process.splitlines() if line.startswith("| m |")]
     assert "| 2.5 (2–3) |" in row
+
+
+def test_run_prints_one_document_and_writes_every_reporter(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`run --json --reporter junit`: stdout is the JSON alone (a script parses it), and
+    junit.xml is written; `--reporter markdown,junit` prints the Markdown report alone."""
+    suite(make_case)
+    result, out = run_cases(proctor, tmp_path, "--json", "--reporter", "junit")
+    run_dir = single_run_dir(out)
+    assert json.loads(result.out)["runId"] == run_dir.name
+    assert (run_dir / "junit.xml").read_text().startswith("<?xml")
+    shutil.rmtree(out)
+    result, out = run_cases(proctor, tmp_path, "--reporter", "markdown,junit")
+    assert result.out.startswith("# proctor run") and "<?xml" not in result.out
+    assert (single_run_dir(out) / "junit.xml").is_file()

@@ -98,7 +98,7 @@ def record_command(
     """Record a session a person drove in --workspace as a trial of CASE: its transcript, the
     case's evaluators on the workspace, process metrics and rules, in a new run folder that
     `report` and `compare` read like any other. Exits like `proctor run`."""
-    from proctor.report.reporters import reporter_names
+    from proctor.report.reporters import printed, reporter_names
     from proctor.session.manual import record_session
 
     names = reporter_names(reporters or ["markdown"])
@@ -116,7 +116,6 @@ def record_command(
         reporters=tuple(names),
         keep_workspace=keep_workspace,
     )
-    for name in names:
-        click.echo(outputs[name], nl=False)
+    click.echo(outputs[printed(names)], nl=False)  # one document; the others are files
     click.echo(f"proctor: recorded in {run_dir}", err=True)
     return code

@@ -61,7 +61,7 @@ def command(
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
-    from proctor.report.reporters import REPORTERS, render_into, reporter_names
+    from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
     from proctor.report.stored import check_distinct, pooled_folders, recompute, recompute_many
 
     # Every key of the environment and ./.env is masked in the reports written and printed.
@@ -99,7 +99,17 @@ def command(
                 f"(shapes: {', '.join(shapes) or 'none; --goal-labels FILE sets them'})"
             )
     written = render_into(run_dirs[0], suite, records, [*names, "json"]) if write else {}
-    for name in names:
+    # One document on stdout (JSON after JUnit XML reads as neither); with --write every
+    # reporter named is a file in the run folder too.
+    shown = printed(names)
+    if not write and len(names) > 1:
+        others = ", ".join(name for name in names if name != shown)
+        click.echo(
+            f"proctor: note: printed the {shown} report only; --write writes {others} into "
+            "the run folder",
+            err=True,
+        )
+    for name in [shown]:
         if name in written:
             text = written[name]
         elif len(run_dirs) == 1:

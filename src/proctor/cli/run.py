@@ -233,15 +233,16 @@ def command(
 ) -> int:
     """Run every case under --source on its agents and gate on the results.
 
-    Prints the chosen reporters' output (default: the Markdown report) and writes each one's
-    file into the run folder (suite.md and suite.json always, junit.xml when asked). With
+    Writes each chosen reporter's file into the run folder (suite.md and suite.json always,
+    junit.xml when asked) and prints one report: JSON with --json, else the Markdown report
+    when it is chosen (the default), else the first chosen. With
     --repeat-check N it prints the repeat check's summary instead (docs/repeat-check.md).
     """
     from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
-    from proctor.report.reporters import reporter_names
+    from proctor.report.reporters import printed, reporter_names
     from proctor.session import RunRequest, plan_run, run_plan
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
@@ -324,7 +325,7 @@ def command(
                 "--reporter or --json at most)"
             )
         # None given: the run's own reporters, as it recorded them.
-        return _resume(resume, tuple(names) if reporters or as_json else (), budget_usd)
+        return _resume(resume, tuple(names) if reporters or as_json else (), budget_usd, as_json)
     request = RunRequest(
         source=source,
         config=config,
@@ -361,8 +362,8 @@ def command(
     if repeat_check is not None:
         return _repeat_check(plan, request, repeat_check, recorded, mirror, budget, as_json)
     result = run_plan(plan, request, [make_display(mirror), CostWarnings(budget)])
-    for name in names:
-        click.echo(result.outputs[name], nl=False)
+    # One document on stdout; each reporter named writes its file into the run folder.
+    click.echo(result.outputs[printed(names, as_json)], nl=False)
     click.echo(f"proctor: results in {result.paths.root}", err=True)
     click.echo(
         f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
@@ -439,15 +440,17 @@ def _spent_before(run_dir: Path) -> float:
     return spent
 
 
-def _resume(run_dir: Path, names: tuple[str, ...], budget: float | None) -> int:
+def _resume(
+    run_dir: Path, names: tuple[str, ...], budget: float | None, as_json: bool = False
+) -> int:
     """``--resume RUN_DIR``: the run's unfinished trials, then its aggregate written anew."""
     from proctor.cli.display import CostWarnings, make_display
+    from proctor.report.reporters import printed
     from proctor.session.resume import resume_run
 
     warnings = CostWarnings(budget, spent=_spent_before(run_dir) if budget else 0.0)
     result, kept = resume_run(run_dir, names, [make_display(False), warnings])
-    for name in names or result.reporters:
-        click.echo(result.outputs[name], nl=False)
+    click.echo(result.outputs[printed(names or result.reporters, as_json)], nl=False)
     left = f", {result.left} left for another --resume" if result.left else ""
     click.echo(
         f"proctor: resumed {result.paths.root}: {kept} kept, {result.ended_now} run now{left}",

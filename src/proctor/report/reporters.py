@@ -106,6 +106,15 @@ def reporter_names(values: Iterable[str]) -> list[str]:
     return names
 
 
+def printed(names: Sequence[str], as_json: bool = False) -> str:
+    """The one reporter whose output goes to stdout, of the ``names`` chosen: JSON with
+    ``--json``, else the Markdown report when it is among them, else the first named. One
+    document on stdout, whatever else is written (JSON after JUnit XML reads as neither)."""
+    if as_json:
+        return "json"
+    return "markdown" if "markdown" in names or not names else names[0]
+
+
 def render_into(
     folder: Path, suite: SuiteRecord, records: Sequence[TrialRecord], names: Iterable[str]
 ) -> dict[str, str]:
