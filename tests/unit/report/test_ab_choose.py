@@ -91,3 +91,23 @@ def test_a_bad_name_is_refused_with_a_sentence(
 ) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         choose_pair(together(*conditions), treatment, baseline)
+
+
+def test_conditions_of_different_cases_make_no_comparison() -> None:
+    """`compare` on a run whose cases each ran one condition (find-the-bug under with-skill,
+    fix-a-bug under default): no pair can form, and the report said nothing was incomplete.
+    It is refused (exit 2), naming each condition's cases; a case planned under both counts
+    (its missing trials are incomplete pairs)."""
+    from proctor.report.ab.runs import compare_conditions
+
+    apart = [rec("find", "with-skill"), rec("fix", "default")]
+    for named in ((None, None), ("with-skill", "default")):
+        with pytest.raises(ConfigError) as refused:
+            compare_conditions(apart, *named)
+        assert "no case ran under both 'with-skill' and 'default'" in str(refused.value)
+        assert "(with-skill: find; default: fix)" in str(refused.value)
+    planned = [("find", "a", "with-skill", 1), ("find", "a", "default", 1)]
+    report = compare_conditions(apart, "with-skill", "default", planned=planned)
+    assert len(report.incomplete) == 1  # the control: planned under both, one side missing
+    together_ = [rec("find", "with-skill"), rec("find", "default")]
+    assert compare_conditions(together_).treatment == "with-skill"

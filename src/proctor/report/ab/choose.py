@@ -6,7 +6,8 @@ more conditions, its baseline is ``baseline`` if it ran, else ``default``, else 
 sorted order, and its treatment the first other condition in sorted order; the pair most cases
 share wins (ties: sorted order). Only when no case ran under two conditions, and only if the
 caller allows it (``proctor compare`` does, the suite's aggregate does not), are conditions that
-never ran together paired.
+never ran together chosen: :func:`~proctor.report.ab.runs.compare_conditions` then refuses them
+unless a case planned both, naming each one's cases.
 """
 
 from __future__ import annotations

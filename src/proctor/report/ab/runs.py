@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import get_args
 
+from proctor.errors import ConfigError
 from proctor.models.ab import (
     ABReport,
     ABSide,
@@ -53,12 +54,40 @@ def compare_conditions(
     pair = choose_pair(records, treatment, baseline)
     if pair is None:
         raise too_few_conditions(records)
+    planned = list(planned)
+    _check_paired(records, planned, *pair)
     return analyse_ab(
         records_for_pair(records, *pair),
         *pair,
         seed=seed,
         min_samples=min_samples,
         planned=planned,
+    )
+
+
+def _check_paired(
+    records: Sequence[TrialRecord], planned: Sequence[Cell], treatment: str, baseline: str
+) -> None:
+    """A ConfigError (exit 2) when no case × agent ran, or was planned, under both conditions:
+    a paired comparison pairs one case's trials under two conditions, and two conditions of
+    different cases make no pair (the report would say nothing was incomplete)."""
+    under: dict[str, set[tuple[str, str]]] = {treatment: set(), baseline: set()}
+    for case, agent, condition in [*((r.case, r.agent, r.condition) for r in records),
+                                   *((c[0], c[1], c[2]) for c in planned)]:  # fmt: skip
+        if condition in under:
+            under[condition].add((case, agent))
+    if under[treatment] & under[baseline]:
+        return
+
+    def cases(condition: str) -> str:
+        names = sorted({case for case, _ in under[condition]})
+        return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+    raise ConfigError(
+        f"no case ran under both {treatment!r} and {baseline!r} ({treatment}: "
+        f"{cases(treatment) or 'none'}; {baseline}: {cases(baseline) or 'none'}): an A/B "
+        "comparison pairs each case's trials under the two conditions; run cases that define "
+        "both, under both"
     )
 
 
