@@ -375,7 +375,9 @@ def _run_workers(
     attempts = Attempts(options.retry_errors)
     throttle = Throttle(options.limits)
     outcome = RunOutcome()
-    with tempfile.TemporaryDirectory(prefix="proctor-") as tmp:
+    scratch_folder = tempfile.TemporaryDirectory(prefix="proctor-")
+    try:
+        tmp = scratch_folder.name
         scratch_root = Path(tmp)
         emit(subscribers, RunStarted(len(trials), scratch=tmp))
         # A second Ctrl-C or SIGTERM, a moment after the first, is swallowed: the stop the
@@ -438,8 +440,40 @@ def _run_workers(
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 _stop_workers(running, run, outcome, subscribers)
-    emit(subscribers, RunFinished(outcome.count, outcome.interrupted))
+    except BaseException:
+        scratch_folder.cleanup()
+        raise
+    _wind_up(scratch_folder, outcome, subscribers)
     return outcome
+
+
+def _wind_up(
+    scratch: tempfile.TemporaryDirectory[str], outcome: RunOutcome, subscribers: list[Subscriber]
+) -> None:
+    """Every trial ended: the scratch folder removed (what the agents left there may take a
+    while) and the run's end told. A Ctrl-C or SIGTERM that lands meanwhile stops nothing
+    (every record is whole): the run ends as interrupted, its aggregate written, exit 130;
+    further ones are ignored, as in a stop (the caller restores them). Raised from here, it
+    left the run without its aggregate, looking killed, and the scratch folder behind."""
+    came: list[int] = []
+    swapped = threading.current_thread() is threading.main_thread()
+    previous = {number: signal.getsignal(number) for number in HELD_SIGNALS} if swapped else {}
+    for number, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(number, lambda signum, _frame: came.append(signum))
+    try:
+        scratch.cleanup()
+        if came:
+            outcome.interrupted = True
+        emit(subscribers, RunFinished(outcome.count, outcome.interrupted))
+    finally:
+        if came:
+            outcome.interrupted = True
+            for number in previous:
+                signal.signal(number, signal.SIG_IGN)
+        else:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
 
 
 def _stop_workers(

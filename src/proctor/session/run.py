@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from proctor._version import __version__
 from proctor.discover.folders import is_case_folder
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import WorkerOptions, was_interrupted
 from proctor.execute.events import RunEvent, Subscriber, TrialStarted
 from proctor.execute.executor import EXECUTORS, RunOutcome
@@ -285,18 +285,23 @@ def execute_and_finish(
     started = time.monotonic()
     factory = EXECUTORS[request.executor]
     executor = factory(request.executor_address) if request.executor_address else factory()
-    outcome = executor.run(
-        trials,
-        paths,
-        concurrency=None if cluster_sized(plan, request) else plan.concurrency,
-        options=WorkerOptions(
-            keep_workspace=plan.overrides.keep_workspace,
-            mirror=plan.overrides.mirror,
-            retry_errors=plan.overrides.retry_errors,
-            limits=plan.top.limits,
-        ),
-        subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
-    )
+    try:
+        outcome = executor.run(
+            trials,
+            paths,
+            concurrency=None if cluster_sized(plan, request) else plan.concurrency,
+            options=WorkerOptions(
+                keep_workspace=plan.overrides.keep_workspace,
+                mirror=plan.overrides.mirror,
+                retry_errors=plan.overrides.retry_errors,
+                limits=plan.top.limits,
+            ),
+            subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
+        )
+    except KeyboardInterrupt:
+        # A Ctrl-C or SIGTERM the executor's own stop did not take (the instant between its
+        # end and the hold below): the trials that ended are read back from their records.
+        outcome = _read_back(trials, paths)
     with stop_signals_held():  # the trials are done: the aggregate is written, whole
         result = _finish(plan, request, paths, manifest, kept, outcome, started)
     # Not held: it may wait for another process's lock on the ledger, and a run whose ledger
@@ -312,6 +317,28 @@ def execute_and_finish(
                 changes = _held_changes(paths)
             _report_findings(request, paths, result, changes)
     return result
+
+
+def _read_back(trials: list[TrialSpec], paths: RunPaths) -> RunOutcome:
+    """The run stopped as the executor returned: each trial's record as written (a trial
+    without one runs again on --resume), the run interrupted, and further stops ignored while
+    it is written (as after any stop; the command restores them)."""
+    import signal
+    import threading
+
+    from proctor.models.io import read_trial
+
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_IGN)
+    outcome = RunOutcome(interrupted=True)
+    for spec in trials:
+        try:
+            record, _ = read_trial(paths.trial(*spec.key).trial_json)
+        except (OSError, ValueError, ProctorError):  # none (never started), or unreadable
+            continue
+        outcome.add(record)
+    return outcome
 
 
 def _held_changes(paths: RunPaths) -> list[FindingChange] | None:
