@@ -49,6 +49,13 @@ def test_evaluate_with_evaluators_and_a_starting_folder(proctor: Run, tmp_path: 
     # Control: the same without --evaluate runs nothing of the evaluators.
     plain = proctor("run", *args[:-1], "--out", str(tmp_path / "plain"))
     assert plain.code == 0 and "Not evaluated: 1 trial(s)" in plain.out
+    # Said on stderr, as a CI job would otherwise pass green unscored; not with --no-evaluate.
+    assert (
+        f"note: --eval {checks} is not run: an inline case is evaluated only with --evaluate"
+        in (plain.err)
+    )
+    asked = proctor("run", *args[:-1], "--no-evaluate", "--out", str(tmp_path / "asked"))
+    assert asked.code == 0 and "is not run" not in asked.err
 
 
 def test_a_markdown_rubric_becomes_the_judge(proctor: Run, tmp_path: Path) -> None:

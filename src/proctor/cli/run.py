@@ -399,6 +399,13 @@ def _inline(
     if evaluate and not has_evaluators:
         _forget_inline(folder)
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
+    if eval_file is not None and evaluate is None:
+        # An inline run is evaluated only when asked: said, as a CI job would pass green.
+        click.echo(
+            f"proctor: note: --eval {eval_file} is not run: an inline case is evaluated only "
+            "with --evaluate (the trial is recorded, not scored)",
+            err=True,
+        )
     return folder, bool(evaluate)
 
 

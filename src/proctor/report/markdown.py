@@ -174,8 +174,8 @@ def render_markdown(
     if unevaluated:
         lines.append(
             f"- Not evaluated: {unevaluated} trial(s) ran and were recorded without evaluation "
-            "(--no-evaluate, or --only-evaluator/--skip-evaluator left out every evaluator of "
-            "their case); they are not scored"
+            "(--no-evaluate, --only-evaluator/--skip-evaluator left out every evaluator of "
+            "their case, or an inline run without --evaluate); they are not scored"
         )
     if any(not r.cost.collected for r in records):
         lines.append("- Cost: not collected (--no-collect-cost)")
