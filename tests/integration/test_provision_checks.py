@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeCase, Run, run_cases, write_case
+from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir, write_case
 
 
 def _skill_case(root: Path, name: str) -> Path:
@@ -108,12 +108,35 @@ def test_files_an_evaluator_needs_are_checked_before_any_trial(
     cases = [
         ({"use": "llm-judge", "rubric": "missing.md"}, "the rubric missing.md is not in the case"),
         ({"use": "external", "command": "./nope.py"}, "program './nope.py' is neither on PATH"),
+        (
+            {"use": "external", "command": "python3", "args": ["-u", "score.py", "--x"]},
+            "script 'score.py' (run by 'python3', in the case folder) is not in the case folder",
+        ),
         ({"use": "hook-transcript-check", "pluginManifest": "p/hooks.json"}, "is not a file"),
     ]
     for entry, message in cases:
         make_case("x", config={"evaluators": [entry]}, plan={"turns": [{"say": "hi"}]})
         result = proctor("validate", "--source", str(tmp_path / "cases"))
         assert result.code == 2 and message in result.err, (entry, result.err)
+    # The controls: a script that is there, code given inline, a module: no problem.
+    (tmp_path / "cases" / "x" / "score.py").write_text("print(1)\n")
+    for args in (["score.py"], ["-c", "print(1)"], ["-m", "json.tool"]):
+        entry = {"use": "external", "command": "python3", "args": args}
+        make_case("x", config={"evaluators": [entry]}, plan={"turns": [{"say": "hi"}]})
+        result = proctor("validate", "--source", str(tmp_path / "cases"))
+        assert result.code == 0, (args, result.err)
+
+
+def test_an_external_program_that_fails_says_why_in_the_reason(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The program's last line of error output is in the trial's reason, not only its log."""
+    check = {"use": "external", "command": "sh", "args": ["-c", "echo 'no such table' >&2; exit 3"]}
+    make_case("x", config={"evaluators": [check]}, plan={"turns": [{"say": "hi"}]})
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 3, result.err  # an eval-error
+    trial = load_trial(single_run_dir(out), "x")
+    assert "'sh' exited 3: no such table" in trial["reason"], trial["reason"]
 
 
 def test_an_unreadable_optional_file_stops_the_run(

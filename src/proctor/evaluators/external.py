@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar
@@ -45,9 +46,44 @@ class ExternalParams(EvaluatorParams):
     """Set for the program only: names without ``=`` or NUL, values without NUL."""
 
     def case_problem(self, case_dir: Path) -> str | None:
-        if shutil.which(self.command) or (case_dir / self.command).exists():
+        if not (shutil.which(self.command) or (case_dir / self.command).exists()):
+            return f"program '{self.command}' is neither on PATH nor in the case folder {case_dir}"
+        script = _script_of(self.command, self.args)
+        if script is not None and not (case_dir / script).exists():
+            return (
+                f"script '{script}' (run by '{self.command}', in the case folder) is not in "
+                f"the case folder {case_dir}"
+            )
+        return None
+
+
+_INTERPRETER = re.compile(
+    r"(python|pypy)[0-9.]*|node|nodejs|deno|bun|tsx|ts-node|bash|sh|zsh|ruby|perl"
+)
+_SCRIPT = re.compile(r".+\.(py|js|mjs|cjs|ts|sh|bash|rb|pl)")
+_INLINE_CODE = frozenset({"-c", "-m", "-e", "--eval", "-p", "--print", "-r", "eval", "run", "x"})
+"""An interpreter's options after which no script file follows (code or a module given)."""
+
+
+def _script_of(command: str, args: list[str]) -> str | None:
+    """The script a known interpreter is given to run (``python3 score.py``: ``score.py``), as
+    a relative path with a script's extension; None for anything else (``python3 -m pkg``, an
+    absolute path, a program that is no interpreter)."""
+    if not _INTERPRETER.fullmatch(Path(command).name):
+        return None
+    for arg in args:
+        if arg in _INLINE_CODE:
             return None
-        return f"program '{self.command}' is neither on PATH nor in the case folder {case_dir}"
+        if arg.startswith("-"):
+            continue
+        return arg if _SCRIPT.fullmatch(arg) and not Path(arg).is_absolute() else None
+    return None
+
+
+def _last_line(text: str) -> str:
+    """The last line of a program's output that says something, cut to 200 characters."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
 
 
 def _level(value: Any) -> float | None:
@@ -139,9 +175,12 @@ class External:
         if outcome.timed_out:
             return error_result(spec, f"timed out after {params.timeout_sec:g}s", log=rel)
         if outcome.returncode != 0:
+            # Its last line of error output in the reason (python3's "can't open file …"):
+            # the whole tail is in the details and the log.
+            said = _last_line(outcome.stderr) or _last_line(outcome.stdout)
             return error_result(
                 spec,
-                f"'{params.command}' exited {outcome.returncode}",
+                f"'{params.command}' exited {outcome.returncode}" + (f": {said}" if said else ""),
                 log=rel,
                 outputTail=outcome.tail,
             )
