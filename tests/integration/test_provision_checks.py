@@ -287,6 +287,17 @@ def test_a_missing_add_on_is_blamed_on_the_file_that_names_it(
     assert result.code == 2, result.err
     assert f"{config} (for case a): field 'provision.skills[0].path'" in result.err
     assert "config.json" not in result.err
+    # So is a condition's, named by the file that defines the condition; a relative path is
+    # read from the case's folder, and the sentence says so.
+    shared = {"skills": [{"name": "x", "path": "skills/x"}]}
+    config.write_text(json.dumps({"conditions": {"base": {}, "with": {"provision": shared}}}))
+    result = proctor("validate", "--source", cases, "--config", str(config))
+    assert result.code == 2, result.err
+    assert f"{config} (for case a): conditions.with: field 'provision.skills[0].path'" in (
+        result.err
+    )
+    assert "a relative path is read from the case's folder, in proctor.json too" in result.err
+    assert "config.json" not in result.err
     # The case's own entry of that name replaces it: the case's file is then the one named.
     make_case(
         "a",

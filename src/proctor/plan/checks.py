@@ -30,7 +30,17 @@ def check_provision(provision: Provision, case_dir: Path, where: str) -> None:
             path = Path(raw).expanduser()
             path = path if path.is_absolute() else case_dir / path
             if not path.exists():
-                raise ConfigError(f"{where}: field '{field_name}': {path} does not exist")
+                # A relative path is read from the case's folder, wherever it is written
+                # (proctor.json too): said, for a file shared by every case.
+                hint = (
+                    ""
+                    if Path(raw).expanduser().is_absolute()
+                    else (
+                        " (a relative path is read from the case's folder, in proctor.json too; "
+                        "give an absolute path for one shared by every case)"
+                    )
+                )
+                raise ConfigError(f"{where}: field '{field_name}': {path} does not exist{hint}")
             if path.is_file() and path.suffix == ".zip":
                 try:  # checked as a src.zip is, before any trial extracts it
                     check_zip(path)

@@ -76,7 +76,13 @@ def resolve_case(
     _check_provisions(top.provision, cfg.provision, case.path, top_where, where)
     for name, variant in conditions.items():
         if variant.provision is not None:
-            check_provision(variant.provision, case.path, f"{where}: conditions.{name}")
+            # Named by the file that defines the condition (the case's own wins).
+            defined = (
+                where
+                if name in (cfg.conditions or {})
+                else f"{top_where} (for case {case.path.name})"
+            )
+            check_provision(variant.provision, case.path, f"{defined}: conditions.{name}")
     evaluators = chosen_evaluators(case.evaluators, cli)
     return ResolvedCase(
         case=case,
