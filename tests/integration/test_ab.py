@@ -187,6 +187,15 @@ def test_condition_filter_and_first_condition(proctor: Any, tmp_path: Path) -> N
         unknown.code == 2
         and "no case has that condition (conditions: baseline, with-map)" in unknown.err
     )
+    # A first condition the case has, left out by --condition, is said as such.
+    left_out = ("--condition", "baseline", "--first-condition", "with-map", "--dry-run")
+    refused = proctor("run", "--source", str(cases), *left_out)
+    assert refused.code == 2
+    assert "--first-condition with-map: that condition is left out by --condition baseline" in (
+        refused.err
+    )
+    typo = proctor("run", "--source", str(cases), "--first-condition", "nope", "--dry-run")
+    assert typo.code == 2 and "--first-condition nope: no case has that condition" in typo.err
 
 
 def test_the_default_ab_pair_is_two_conditions_that_ran_together(

@@ -100,3 +100,11 @@ def test_cost_warnings_once_per_model_and_once_for_the_budget() -> None:
     assert len(lines) == 2
     assert "no price for model 'free'" in lines[0]
     assert "passed the budget of $1.00; the run goes on" in lines[1]
+    # A budget under a cent is shown to its digits, not as $0.00.
+    small = io.StringIO()
+    warn = CostWarnings(budget_usd=0.0001, stream=small)
+    record = TrialRecord(
+        case="c", agent="a", repeat=1, status="passed", cost=CostInfo(by_model={"m": 0.00345})
+    )
+    warn(TrialFinished(record))
+    assert "estimated cost $0.0034 passed the budget of $0.0001" in small.getvalue()

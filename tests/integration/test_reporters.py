@@ -115,6 +115,11 @@ def test_the_markdown_summary_is_appended_to_the_github_step_summary(
     monkeypatch.delenv("GITHUB_STEP_SUMMARY")
     run_cases(proctor, tmp_path)
     assert summary.read_text() == text, "control: without the variable nothing is appended"
+    # A summary that cannot be written (a folder) stops nothing, and is said.
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    assert f"$GITHUB_STEP_SUMMARY {tmp_path} cannot be written" in result.err
 
 
 def test_report_of_a_run_killed_midway_says_it_stopped_short(

@@ -244,6 +244,15 @@ def test_dry_run_runs_nothing(proctor: Run, make_case: MakeCase, tmp_path: Path)
     assert "3 trial(s) in 1 case(s); nothing was run." in result.out
     assert '"matrix"' in result.out and '"concurrency": 2' in result.out
     assert not out.exists()
+    # Refused as the run would be: results inside a case's fixture.
+    folder = make_case("b", plan={"turns": []})
+    (folder / "src").mkdir()
+    inside = folder / "src" / "results"
+    refused = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(inside), "--dry-run")
+    assert refused.code == 2 and "inside the fixture" in refused.err, refused.err
+    assert not inside.exists()
+    told = proctor("run", "--source", str(tmp_path / "cases"), "--dry-run", "--json")
+    assert told.code == 0 and "--json applies to a run" in told.err
 
 
 def test_a_dry_run_shows_the_concurrency_a_ray_cluster_sizes_as_null(

@@ -132,8 +132,14 @@ class CostWarnings:
         if self.budget is not None and self.spent > self.budget and not self.warned_budget:
             self.warned_budget = True
             print(
-                f"proctor: warning: estimated cost ${self.spent:.2f} passed the budget of "
-                f"${self.budget:.2f}; the run goes on",
+                f"proctor: warning: estimated cost {_dollars(self.spent)} passed the budget of "
+                f"{_dollars(self.budget)}; the run goes on",
                 file=self.stream,
                 flush=True,
             )
+
+
+def _dollars(amount: float) -> str:
+    """Dollars to the cent, or to the significant digits of an amount under a cent (a budget
+    of $0.0001 is not "$0.00")."""
+    return f"${amount:.2f}" if amount >= 0.01 or amount == 0 else f"${amount:.2g}"

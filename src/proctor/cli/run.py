@@ -351,9 +351,21 @@ def command(
     if not plan.trials:
         raise ConfigError(f"--source {source}: nothing runnable (no case matched)")
     if dry_run:
+        from proctor.plan.checks import check_out_outside_cases
         from proctor.plan.render import render_dry_run
         from proctor.session.run import cluster_sized
 
+        try:  # refused as the run itself would be
+            check_out_outside_cases(plan.out, plan.cases)
+        except ConfigError:
+            if prompt is not None:
+                _forget_inline(source)
+            raise
+        if as_json:
+            click.echo(
+                "proctor: note: --dry-run prints the plan as text; --json applies to a run",
+                err=True,
+            )
         click.echo(render_dry_run(plan, cluster_sized=cluster_sized(plan, request)))
         if prompt is not None:
             _forget_inline(source)

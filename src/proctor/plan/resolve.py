@@ -256,6 +256,11 @@ def _check_conditions(
     if cli.first_condition is not None and not any(
         cli.first_condition in rc.conditions for rc in resolved
     ):
+        if cli.conditions and cli.first_condition in defined:
+            raise ConfigError(
+                f"--first-condition {cli.first_condition}: that condition is left out by "
+                f"--condition {' --condition '.join(cli.conditions)}"
+            )
         raise ConfigError(f"--first-condition {cli.first_condition}: no case has that condition")
     gate = top.gate or DEFAULT_GATE
     if gate.ab is None or not resolved:

@@ -230,8 +230,13 @@ def append_step_summary(markdown: str) -> None:
         try:
             with open(summary, "a", encoding="utf-8") as fh:
                 fh.write(markdown + "\n")
-        except OSError:
-            pass  # the CI's summary is a courtesy; the results are in the run folder
+        except OSError as exc:  # a courtesy: the results are in the run folder; said
+            why = exc.strerror or str(exc)
+            print(
+                f"proctor: note: ${STEP_SUMMARY} {summary} cannot be written ({why}); the "
+                "report is in the run folder",
+                file=sys.stderr,
+            )
 
 
 def run_plan(
