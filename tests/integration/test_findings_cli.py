@@ -456,6 +456,16 @@ def test_a_finding_listed_twice_is_refused(proctor: Run, tmp_path: Path) -> None
     (out / "findings.json").write_text(json.dumps(ledger))
     listed = proctor("findings", str(out))
     assert listed.code == 2 and "field 'findings': finding 'a' is listed twice" in listed.err
+    # The same check under another id: one of the two would stay open for good.
+    other = {**one, "id": "abcdef0123"}
+    ledger["findings"] = [one, other]
+    (out / "findings.json").write_text(json.dumps(ledger))
+    listed = proctor("findings", str(out))
+    assert listed.code == 2
+    assert "findings 'a' and 'abcdef0123' are the same check (c / a / d / x)" in listed.err
+    ledger["findings"] = [one, {**other, "check": "y"}]  # the control: two checks
+    (out / "findings.json").write_text(json.dumps(ledger))
+    assert proctor("findings", str(out)).code == 0
 
 
 @pytest.mark.parametrize(

@@ -165,11 +165,17 @@ def test_mark_then_changes(
     jsonschema.validate(json.loads(result.out), schema)  # the published schema
     assert (comparison["before"]["tasks"], comparison["after"]["tasks"]) == (1, 1)
     assert comparison["comparable"] is False
+    # Not made, and still labelled as what it would be: an uncontrolled comparison.
+    assert comparison["note"].startswith("too few tasks to compare: 1 before and 1 after")
+    assert "uncontrolled comparison" in comparison["note"]
     text = proctor("history", "--home", str(home), "--changes").out
     assert "Uncontrolled comparison" in text and "too few tasks" in text
     assert f"| enabled the guard | {PROJECT_A} |" in text
     other = proctor("mark", "elsewhere", "--project", str(tmp_path), "--at", "2026-11-03T00:00")
     assert other.code == 0, other.err
+    broken = proctor("mark", "two\nlines\x1b[31m", "--project", str(tmp_path))
+    assert broken.code == 0 and "marked 'two lines\\x1b[31m' at" in broken.err, broken.err
+    journal.write_text("\n".join(journal.read_text().splitlines()[:2]) + "\n")  # taken back
     both = json.loads(proctor("history", "--home", str(home), "--changes", "--json").out)
     assert [c["change"]["text"] for c in both] == ["enabled the guard", "elsewhere"]
     only = proctor("history", "--home", str(home), "--changes", "--json", "--project", PROJECT_A)

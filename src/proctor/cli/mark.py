@@ -54,7 +54,11 @@ def command(text: str, project: str | None, at: str | None) -> int:
             f"{path}: cannot write the change journal ({_unwritable(path, exc)}); expected a "
             "file in a folder proctor can write (PROCTOR_DATA_DIR names another folder)"
         ) from exc
-    click.echo(f"proctor: marked '{mark.text}' at {mark.at} for {mark.project} ({path})", err=True)
+    # On one line, whatever the text holds (a line break, a terminal's control codes).
+    from proctor.util.text import one_line
+
+    said = one_line(mark.text)
+    click.echo(f"proctor: marked '{said}' at {mark.at} for {mark.project} ({path})", err=True)
     gap = clock_gap(at) if at is not None else None
     if gap is not None:
         click.echo(f"proctor: note: {gap}", err=True)

@@ -247,11 +247,12 @@ them, and its note."""
 
 def _figures(before: Sequence[SessionRecord], after: Sequence[SessionRecord]) -> _Figures:
     comparable = len(before) >= MIN_SIDE and len(after) >= MIN_SIDE
+    # The label stays on every entry, a comparison made or not (its figures are shown).
     note = (
         UNCONTROLLED
         if comparable
         else f"too few tasks to compare: {len(before)} before and {len(after)} after "
-        f"(at least {MIN_SIDE} on each side)"
+        f"(at least {MIN_SIDE} on each side); {UNCONTROLLED}"
     )
     delta = change_delta(before, after) if comparable else None
     return side_figures(before), side_figures(after), delta, note
@@ -383,8 +384,9 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
                 f"{_signed(delta.median_steps, delta.median_steps_ci, _signed_steps)} | "
                 f"{_signed(delta.share_verified, delta.share_verified_ci, _signed_points)} |"
             )
-        if not item.comparable:
-            lines.append(f"| {text} | {project} | | | {item.note} | | | |")
+        if not item.comparable:  # (the label is the table's, above)
+            said = item.note.removesuffix(f"; {UNCONTROLLED}")
+            lines.append(f"| {text} | {project} | | | {said} | | | |")
         for warning in item.warnings:
             lines.append(f"| {text} | {project} | | | {table_cell('note: ' + warning)} | | | |")
     lines += [

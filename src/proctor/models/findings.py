@@ -134,6 +134,17 @@ class FindingsLedger(RecordModel):
         twice = sorted(i for i, n in counts.items() if n > 1)
         if twice:
             raise ValueError(f"finding {twice[0]!r} is listed twice")
+        # One finding per check: the same check under two ids (a hand edit) would leave one
+        # of them open for good, never checked again.
+        seen: dict[tuple[str | None, str, str, str, str], str] = {}
+        for finding in findings:
+            key = (finding.suite, finding.case, finding.agent, finding.condition, finding.check)
+            if key in seen:
+                raise ValueError(
+                    f"findings {seen[key]!r} and {finding.id!r} are the same check "
+                    f"({finding.case} / {finding.agent} / {finding.condition} / {finding.check})"
+                )
+            seen[key] = finding.id
         return findings
 
     @field_validator("runs")

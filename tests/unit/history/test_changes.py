@@ -123,7 +123,8 @@ def test_two_tasks_on_a_side_are_shown_but_not_compared() -> None:
     assert not result.comparable
     assert (
         result.note
-        == f"too few tasks to compare: 2 before and 1 after (at least {MIN_SIDE} on each side)"
+        == f"too few tasks to compare: 2 before and 1 after (at least {MIN_SIDE} on each side); "
+        + UNCONTROLLED
     )
     assert result.before.tasks == 2 and result.after.median_seconds == 5
     # Fewer than three tasks: the figures alone, no interval and no difference (as an A/B).
