@@ -205,6 +205,8 @@ def discover_cases(
     )
     found = Discovery()
     for folder in folders:
+        if not is_case_folder(folder) and holds_results(folder):
+            continue  # proctor's own results (`--source .` in a case folder writes them there)
         try:
             found.cases.append(load_case(folder))
         except Unreadable as exc:
@@ -228,6 +230,18 @@ def discover_cases(
                         raise
                     problems.append(str(exc))
     return _unique(found, source)
+
+
+def holds_results(folder: Path) -> bool:
+    """Whether ``folder`` is a results directory of proctor's: a findings ledger, or a run
+    folder (``run-…`` with its ``run.json``) in it. Not a case, and never listed as one that
+    was skipped."""
+    try:
+        if (folder / "findings.json").is_file():
+            return True
+        return any((run / "run.json").is_file() for run in folder.glob("run-*"))
+    except OSError:
+        return False
 
 
 def _refuse_stray_marker(source: Path) -> None:

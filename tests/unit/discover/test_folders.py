@@ -22,6 +22,22 @@ def test_every_subfolder_is_a_case_and_incomplete_ones_are_skipped(tmp_path: Pat
     ]
 
 
+def test_a_results_directory_among_the_cases_is_no_case(tmp_path: Path) -> None:
+    """`proctor run --source .` from a folder of cases writes `./proctor-results` there: later
+    runs neither run it nor list it as a skipped case. A folder that only looks alike (no
+    run.json in its run folder) is still listed."""
+    write_case(tmp_path, "a")
+    run = tmp_path / "proctor-results" / "run-20261205T000000Z-abcdef"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text("{}")
+    (tmp_path / "ledger-only").mkdir()
+    (tmp_path / "ledger-only" / "findings.json").write_text("{}")
+    (tmp_path / "look-alike" / "run-x").mkdir(parents=True)
+    found = discover_cases(tmp_path)
+    assert [c.name for c in found.cases] == ["a"]
+    assert [s.name for s in found.skipped] == ["look-alike"]
+
+
 def test_a_case_folder_given_directly_is_one_case(tmp_path: Path) -> None:
     folder = write_case(tmp_path, "only")
     found = discover_cases(folder)
