@@ -120,11 +120,19 @@ def test_files_an_evaluator_needs_are_checked_before_any_trial(
         assert result.code == 2 and message in result.err, (entry, result.err)
     # The controls: a script that is there, code given inline, a module: no problem.
     (tmp_path / "cases" / "x" / "score.py").write_text("print(1)\n")
-    for args in (["score.py"], ["-c", "print(1)"], ["-m", "json.tool"]):
-        entry = {"use": "external", "command": "python3", "args": args}
+    for command, args in (
+        ("python3", ["score.py"]),
+        ("python3", ["-c", "print(1)"]),
+        ("python3", ["-m", "json.tool"]),
+        ("bash", ["-lc", "python3 gone.py"]),  # a shell's command line, not a script file
+        ("sh", ["-ec", "cd tests && ./run.sh"]),
+        ("node", ["--test"]),
+        ("python3", ["-u", "sub dir/x.py"]),  # a name with a space: not told apart, let be
+    ):
+        entry = {"use": "external", "command": command, "args": args}
         make_case("x", config={"evaluators": [entry]}, plan={"turns": [{"say": "hi"}]})
         result = proctor("validate", "--source", str(tmp_path / "cases"))
-        assert result.code == 0, (args, result.err)
+        assert result.code == 0, (command, args, result.err)
 
 
 def test_an_external_program_that_fails_says_why_in_the_reason(

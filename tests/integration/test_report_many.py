@@ -30,6 +30,11 @@ def test_two_runs_are_one_sample_set(proctor: Run, make_case: MakeCase, tmp_path
     assert "| fix | scripted | default | - | 4 | 4/4 |" in repeated.out
     refused = proctor("report", *runs, "--write")
     assert refused.code == 2 and "give one RUN_DIR" in refused.err
+    # Several reporters over several runs: one is printed, and the note says how to get the
+    # other (--write is for one run).
+    two = proctor("report", *runs, "--reporter", "json,junit")
+    assert two.code == 0 and json.loads(two.out)["totals"]["n"] == 4
+    assert "printed the json report only; give --reporter junit to print another" in two.err
     twice = proctor("report", runs[0], runs[1], runs[0] + "/", "--reporter", "json")
     assert twice.code == 2 and "the same run is given twice" in twice.err
     copy = str(tmp_path / "copy-of-first")

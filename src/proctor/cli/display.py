@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import TextIO
 
@@ -142,4 +143,7 @@ class CostWarnings:
 def _dollars(amount: float) -> str:
     """Dollars to the cent, or to the significant digits of an amount under a cent (a budget
     of $0.0001 is not "$0.00")."""
-    return f"${amount:.2f}" if amount >= 0.01 or amount == 0 else f"${amount:.2g}"
+    if amount >= 0.01 or amount <= 0:
+        return f"${amount:.2f}"
+    digits = 1 - math.floor(math.log10(amount))  # two significant digits, never an exponent
+    return f"${amount:.{digits}f}".rstrip("0")

@@ -103,12 +103,13 @@ def command(
     # reporter named is a file in the run folder too.
     shown = printed(names)
     if not write and len(names) > 1:
-        others = ", ".join(name for name in names if name != shown)
-        click.echo(
-            f"proctor: note: printed the {shown} report only; --write writes {others} into "
-            "the run folder",
-            err=True,
+        others = [name for name in names if name != shown]
+        how = (
+            f"--write writes {', '.join(others)} into the run folder"
+            if len(run_dirs) == 1
+            else "give --reporter " + " or --reporter ".join(others) + " to print another"
         )
+        click.echo(f"proctor: note: printed the {shown} report only; {how}", err=True)
     for name in [shown]:
         if name in written:
             text = written[name]

@@ -61,8 +61,11 @@ _INTERPRETER = re.compile(
     r"(python|pypy)[0-9.]*|node|nodejs|deno|bun|tsx|ts-node|bash|sh|zsh|ruby|perl"
 )
 _SCRIPT = re.compile(r".+\.(py|js|mjs|cjs|ts|sh|bash|rb|pl)")
-_INLINE_CODE = frozenset({"-c", "-m", "-e", "--eval", "-p", "--print", "-r", "eval", "run", "x"})
-"""An interpreter's options after which no script file follows (code or a module given)."""
+_INLINE_CODE = frozenset({"--eval", "--print", "--command", "eval", "run", "x"})
+"""An interpreter's long options and subcommands after which no script file follows."""
+_INLINE_FLAGS = frozenset("cemprs")
+"""Short options (alone or in a cluster: ``-lc``, ``-ec``) that give code, a module, or read
+the program from elsewhere: no script file follows."""
 
 
 def _script_of(command: str, args: list[str]) -> str | None:
@@ -75,8 +78,11 @@ def _script_of(command: str, args: list[str]) -> str | None:
         if arg in _INLINE_CODE:
             return None
         if arg.startswith("-"):
+            if not arg.startswith("--") and _INLINE_FLAGS & set(arg[1:]):
+                return None
             continue
-        return arg if _SCRIPT.fullmatch(arg) and not Path(arg).is_absolute() else None
+        script = _SCRIPT.fullmatch(arg) and not any(c.isspace() for c in arg)
+        return arg if script and not Path(arg).is_absolute() else None
     return None
 
 

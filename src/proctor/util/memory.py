@@ -8,7 +8,8 @@ _TOP_PAD = -2
 """glibc's ``mallopt`` parameters (``malloc.h``)."""
 
 MMAP_FROM = 64 << 20
-"""Allocations smaller than this come from the heap, not a mapping of their own."""
+"""Allocations smaller than this come from the heap, not a mapping of their own (glibc before
+2.35 refuses more than 32 MiB on a 64-bit machine: the others are set all the same)."""
 TRIM_FROM = 256 << 20
 """Free memory at the heap's top is given back to the system past this much only."""
 TOP_PAD = 16 << 20
@@ -34,4 +35,6 @@ def keep_freed_memory() -> bool:
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     settings = ((_MMAP_THRESHOLD, MMAP_FROM), (_TRIM_THRESHOLD, TRIM_FROM), (_TOP_PAD, TOP_PAD))
-    return all(mallopt(parameter, value) == 1 for parameter, value in settings)
+    # Each set on its own: one a C library refuses leaves the others in force.
+    done = [mallopt(parameter, value) == 1 for parameter, value in settings]
+    return all(done)

@@ -1007,3 +1007,42 @@ def test_the_fast_reader_keeps_a_shell_results_output_and_no_other(tmp_path: Pat
     assert peak < 12_000_000, peak  # a few blocks at a time, not the file
     results = [e for e in plain.events if getattr(e, "type", None) == "tool_result"]
     assert [r.output for r in results[-2:]] == [None, "ok"]  # a Read's output is not kept
+
+
+def test_one_line_placing_a_subagent_then_naming_another_in_its_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two Agent results in one user line: the line's `toolUseResult.agentId` names X, which
+    the first result places; the second's text names Y. The full parser reads the second's
+    text once X is placed, and places Y there; so does the reader for a measure."""
+    sid = "33333333-2222-4333-8444-555555555555"
+    agents = tmp_path / sid / "subagents"
+    agents.mkdir(parents=True)
+    for name in ("X", "Y"):
+        edit = {"file_path": f"/w/{name}.py", "old_string": "a", "new_string": "b"}
+        early = "2026-01-01T00:00:01Z"  # before every line: merged by time, it would be first
+        call = _call("Edit", edit, tool_id=f"e-{name}", timestamp=early, isSidechain=True)
+        (agents / f"agent-{name}.jsonl").write_text(call + "\n")
+    blocks = [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": "agentId: Y"},
+    ]
+    lines = [
+        _call("Agent", {"description": "a"}, tool_id="t1", timestamp="2026-01-01T00:01:00Z"),
+        _call("Agent", {"description": "b"}, tool_id="t2", timestamp="2026-01-01T00:01:01Z"),
+        _line(
+            type="user",
+            uuid="u9",
+            timestamp="2026-01-01T00:02:00Z",
+            message={"content": blocks},
+            toolUseResult={"agentId": "X"},
+        ),
+    ]
+    main = tmp_path / f"{sid}.jsonl"
+    main.write_text("\n".join(lines) + "\n")
+    fast, full = _both(main, monkeypatch)
+    assert isinstance(fast, bytes) and fast == full
+    plain = parse_claude_for_measure(main, replay.claude_parts(main))
+    order = [getattr(e, "id", None) for e in plain.events]
+    assert order.index("e-Y") > order.index("t2") - 2 and order.index("e-Y") > order.index("e-X")
+    assert order[0] == "t1", order  # neither merged by time (both would come first)

@@ -431,10 +431,10 @@ class _MeasureParser(_Parser):
                     self.agent_calls
                     and type(block.tool_use_id) is str
                     and block.tool_use_id in self.agent_calls
-                    and _named_subagent(structured, self.subagents) is None
                 ):
                     # The subagent it ran may be named in its text: read now, looked up below
-                    # (an earlier result of the line may place a subagent first).
+                    # as the full parser looks (when the line's agentId names no subagent still
+                    # to place: an earlier result of the line may have placed it).
                     text = _result_text(block.content)
                     if text is None:
                         return None
