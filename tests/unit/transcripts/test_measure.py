@@ -717,9 +717,8 @@ def test_lines_after_blank_ones_are_found_in_their_block(
     assert fast == full
 
 
-def test_the_common_lines_are_read_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A control on every test above: a reader that handed every line to the full parser
-    would pass them all."""
+def _handed_to_the_full_parser(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The records the reader for a measure hands to the full parser's own code, from now on."""
     from proctor.transcripts.claude.measure import _MeasureParser
 
     handed: list[Any] = []
@@ -730,6 +729,13 @@ def test_the_common_lines_are_read_the_fast_way(monkeypatch: pytest.MonkeyPatch)
         full_handle(self, record)
 
     monkeypatch.setattr(_MeasureParser, "handle", counted)
+    return handed
+
+
+def test_the_common_lines_are_read_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A control on every test above: a reader that handed every line to the full parser
+    would pass them all."""
+    handed = _handed_to_the_full_parser(monkeypatch)
     for path in SESSIONS:
         lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]
         handed.clear()
@@ -798,17 +804,8 @@ def test_subagents_named_in_their_results_text_are_read_the_fast_way(
     """A subagent's result that names it in its text alone, and a task's notification, are
     read by the reader for a measure itself (they are thousands of lines of a long history)
     and measure as the full parse measures them: each subagent placed before its result."""
-    from proctor.transcripts.claude.measure import _MeasureParser
-
     main, _ = _subagent_results(tmp_path)
-    handed: list[Any] = []
-    full_handle = _MeasureParser.handle
-
-    def counted(self: Any, record: Any) -> None:
-        handed.append(record)
-        full_handle(self, record)
-
-    monkeypatch.setattr(_MeasureParser, "handle", counted)
+    handed = _handed_to_the_full_parser(monkeypatch)
     fast, full = _both(main, monkeypatch)
     assert isinstance(fast, bytes) and fast == full
     assert handed == []
