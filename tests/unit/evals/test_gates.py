@@ -275,3 +275,21 @@ def test_gate_without_a_bar_on_a_score_is_refused() -> None:
         g.score("quality", 0.0).gate()
     assert not g.score("quality", 0.0).gate(0.5)  # control: with a bar it fails
     assert g.check(1, 1).gate() and not g.check(1, 2).gate()  # a yes/no gate needs none
+
+
+def test_a_codex_patch_names_its_file_as_an_edit_does() -> None:
+    """Codex CLI edits with apply_patch, whose input is the patch text: the first file the
+    patch edits is matched as `file_path`, so `called_tool("edit", input={"file_path": …})`
+    holds on Codex as on the agents with an edit tool (measured on a pinned Codex's rollout)."""
+    from pathlib import Path
+
+    import proctor
+
+    rollout = Path(__file__).parents[2] / "corpus" / "codex-0.171.0-basic.transcript.jsonl"
+    events = proctor.parse_transcript(rollout, agent="codex").events
+    assert Planted(events).called_tool("edit", input={"file_path": "notes.txt"})
+    assert Planted(events).called_tool("edit", input={"file_path": re.compile(r"notes\.txt$")})
+    assert not Planted(events).called_tool("edit", input={"file_path": "other.txt"})  # control
+    # An input that names its file keeps it: nothing is added over it.
+    named = call(1, "Edit", "edit", file_path="app.py")
+    assert not Planted(named).called_tool("edit", input={"file_path": "notes.txt"})

@@ -88,6 +88,10 @@ def describe(matcher: Any) -> str:
     return json.dumps(matcher, default=str)
 
 
+_FILE_KEYS = frozenset({"file_path", "path", "filePath", "notebook_path", "absolute_path"})
+"""The keys an edit's input names its file by, on the agents that have an edit tool."""
+
+
 @dataclass(frozen=True)
 class CallView:
     """A tool call with its result, when it has one."""
@@ -101,7 +105,14 @@ class CallView:
 
     @property
     def input(self) -> dict[str, Any]:
-        return self.call.input or {}
+        """The call's input; a patch's (Codex CLI's ``apply_patch``, whose input is the patch
+        text) also gives the first file it edits as ``file_path``, as an edit's input names it
+        on the other agents: one eval's ``input={"file_path": …}`` holds on every agent."""
+        data = self.call.input or {}
+        files = self.call.files
+        if self.call.kind == "edit" and files and _FILE_KEYS.isdisjoint(data):
+            return {**data, "file_path": files[0]}
+        return data
 
     @property
     def output(self) -> str | None:
