@@ -173,6 +173,12 @@ def test_mark_then_changes(
     assert f"| enabled the guard | {PROJECT_A} |" in text
     other = proctor("mark", "elsewhere", "--project", str(tmp_path), "--at", "2026-11-03T00:00")
     assert other.code == 0, other.err
+    fine = proctor(
+        "mark", "fine", "--project", str(tmp_path), "--at", "2026-11-15T10:00:00.123456789"
+    )
+    assert fine.code == 0 and "digits past the sixth of its fraction are dropped" in fine.err
+    assert ".123456" in journal.read_text().splitlines()[-1]
+    journal.write_text("\n".join(journal.read_text().splitlines()[:2]) + "\n")  # taken back
     broken = proctor("mark", "two\nlines\x1b[31m", "--project", str(tmp_path))
     assert broken.code == 0 and "marked 'two lines\\x1b[31m' at" in broken.err, broken.err
     journal.write_text("\n".join(journal.read_text().splitlines()[:2]) + "\n")  # taken back

@@ -62,6 +62,14 @@ def command(text: str, project: str | None, at: str | None) -> int:
     gap = clock_gap(at) if at is not None else None
     if gap is not None:
         click.echo(f"proctor: note: {gap}", err=True)
+    import re
+
+    if at is not None and re.search(r"[.,]\d{7,}", at):
+        click.echo(
+            f"proctor: note: --at {at}: the journal keeps a time to the microsecond; the "
+            "digits past the sixth of its fraction are dropped",
+            err=True,
+        )
     from datetime import UTC, datetime, timedelta
 
     if datetime.fromisoformat(mark.at) > datetime.now(UTC) + timedelta(minutes=1):
