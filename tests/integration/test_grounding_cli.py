@@ -7,6 +7,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import Run
 
@@ -68,6 +69,41 @@ def test_live_with_nothing_eligible_fails_because_it_cannot_pass_without_running
     )
     assert as_json.code == 1 and as_json.json()["checked"] == 0
     assert any("cannot pass without running" in note for note in as_json.json()["notes"])
+
+
+def test_without_live_nothing_eligible_or_nothing_said_does_not_pass(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Every checkpoint run (no --live), none of whose signals holds a figure: nothing was
+    checked, so it fails as --live does. An advisor that prints nothing on every eligible
+    checkpoint (broken, silently) fails too; one that says something passes (the control)."""
+    none = tmp_path / "none.jsonl"
+    none.write_text('{"id": "a", "signals": {"phase": "reading"}}\n')
+    result = proctor("grounding", "--advisor", "echo hi", "--checkpoints", str(none), "--json")
+    assert result.code == 1 and result.json()["checked"] == 1
+    assert any("cannot pass without running" in n for n in result.json()["notes"])
+    text = proctor("grounding", "--advisor", "echo hi", "--checkpoints", str(none))
+    assert text.code == 1 and "FAIL: no checkpoint whose signals hold a figure ran" in text.out
+    silent = proctor("grounding", "--advisor", "true", "--checkpoints", CHECKPOINTS, "--json")
+    assert silent.code == 1 and silent.json()["failed"] == 0
+    assert any("printed nothing" in n for n in silent.json()["notes"])
+    said = proctor("grounding", "--advisor", "echo hi", "--checkpoints", CHECKPOINTS, "--json")
+    assert said.code == 0, said.out
+
+
+def test_a_forwarded_value_is_checked_as_a_figure_and_shown_masked(
+    proctor: Run, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """--env MYV forwards a value that is masked in the report; a figure equal to it in the
+    advice is still checked (it was masked first, and never checked), and shown masked."""
+    monkeypatch.setenv("MYV", "12345")
+    args = ("grounding", "--advisor", "echo 'cut 12345 tokens'", "--checkpoints", CHECKPOINTS)
+    result = proctor(*args, "--env", "MYV", "--json")
+    assert result.code == 1, result.out
+    report = result.json()
+    ungrounded = [u for r in report["results"] for u in r["ungrounded"]]
+    assert ungrounded and all(u["figure"] == "***" and u["value"] is None for u in ungrounded)
+    assert "12345" not in result.out + result.err
 
 
 def test_the_text_report_names_each_ungrounded_figure_and_its_sentence(proctor: Run) -> None:

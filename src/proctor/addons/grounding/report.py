@@ -8,12 +8,13 @@ from .runner import NOTHING_RAN, CheckpointResult, GroundingReport
 
 
 def exit_code(report: GroundingReport) -> ExitCode:
-    """1 when a figure was ungrounded or nothing ran, 3 when the advisor errored, else 0."""
+    """1 when a figure was ungrounded or nothing was checked (no checkpoint holding a figure
+    ran, or the advisor said nothing on any), 3 when the advisor errored, else 0."""
     if report.failed or not report.checked:
         return ExitCode.GATE_FAILED
     if report.errors:
         return ExitCode.TRIAL_ERRORS
-    return ExitCode.OK
+    return ExitCode.OK if report.ok else ExitCode.GATE_FAILED
 
 
 def render_text(report: GroundingReport) -> str:
@@ -23,7 +24,7 @@ def render_text(report: GroundingReport) -> str:
         "  rule: every figure of 10 or more in the advice must appear in the signals given",
     ]
     lines += [f"  note: {note}" for note in report.notes if note != NOTHING_RAN]
-    if not report.checked:
+    if not report.checked or NOTHING_RAN in report.notes:
         lines.append(f"FAIL: {NOTHING_RAN}")
     for result in report.results:
         lines += _result_lines(result)

@@ -21,7 +21,7 @@ from proctor.util.masking import mask, register_secret
 from proctor.util.processes import run_captured
 from proctor.workspace.environment import agent_environment
 
-from .checkpoints import Checkpoint, CheckpointFile, Selection, has_waste
+from .checkpoints import Checkpoint, CheckpointFile, Selection, has_waste, is_eligible
 from .figures import CHECKED_FROM, ungrounded_figures
 
 NOT_JUDGED = (
@@ -32,15 +32,20 @@ NOT_JUDGED = (
     "whether the advice follows from the signals or addresses the waste they show",
 )
 NOTHING_RAN = (
-    "no checkpoint ran, and a grounding check cannot pass without running the advisor on at "
-    "least one checkpoint whose signals hold a figure"
+    "no checkpoint whose signals hold a figure ran, and a grounding check cannot pass without "
+    "running the advisor on at least one"
+)
+SAID_NOTHING = (
+    "the advisor printed nothing on any checkpoint whose signals hold a figure: nothing was "
+    "checked, and an advisor that says nothing (a broken one, silently) does not pass"
 )
 ERROR_TAIL_CHARS = 300
 
 
 class UngroundedFigure(CamelModel):
     figure: str
-    value: float
+    value: float | None
+    """None when the figure is a forwarded variable's value (``--env``), shown masked."""
     text: str
 
 
@@ -87,20 +92,35 @@ def check_grounding(
             _check_one(checkpoint, has_waste(checkpoint, file.waste_thresholds), settings, env)
             for checkpoint in selection.checkpoints
         ]
-    return summarise(results, selection.notes)
+    eligible = [r for r, c in zip(results, selection.checkpoints, strict=True) if is_eligible(c)]
+    return summarise(results, selection.notes, eligible=eligible)
 
 
-def summarise(results: list[CheckpointResult], notes: Iterable[str]) -> GroundingReport:
+def summarise(
+    results: list[CheckpointResult],
+    notes: Iterable[str],
+    *,
+    eligible: list[CheckpointResult] | None = None,
+) -> GroundingReport:
+    """The report of the checkpoints run. It passes only when the advisor ran on at least one
+    checkpoint whose signals hold a figure (``eligible``: those results; default all) and said
+    something there: advice of no figure about signals of none checks nothing, and an advisor
+    that printed nothing anywhere (broken, silently) passes nothing."""
     failed = sum(1 for r in results if r.ungrounded)
     errors = sum(1 for r in results if r.error is not None)
+    eligible = results if eligible is None else eligible
+    said = [r for r in eligible if r.error is None and r.advice]
+    extra = [] if eligible else [NOTHING_RAN]
+    if eligible and not said and not errors:
+        extra.append(SAID_NOTHING)
     return GroundingReport(
-        ok=bool(results) and failed == 0 and errors == 0,
+        ok=bool(said) and failed == 0 and errors == 0,
         checked=len(results),
         failed=failed,
         errors=errors,
         results=results,
         not_judged=list(NOT_JUDGED),
-        notes=[*notes, *([] if results else [NOTHING_RAN])],
+        notes=[*notes, *extra],
     )
 
 
@@ -118,16 +138,23 @@ def _check_one(
         )
     except OSError as exc:
         return _error(checkpoint, waste, f"the advisor could not be started ({exc})")
-    advice = mask(outcome.stdout.strip())
+    said = outcome.stdout.strip()
+    advice = mask(said)
     if outcome.timed_out:
         return _error(checkpoint, waste, f"the advisor ran past {settings.timeout:g}s", advice)
     if outcome.returncode != 0:
         tail = mask(outcome.stderr.strip())[-ERROR_TAIL_CHARS:]
         detail = f": {tail}" if tail else ""
         return _error(checkpoint, waste, f"the advisor exited {outcome.returncode}{detail}", advice)
+    # Checked as the advisor said it, shown masked: a figure that is a forwarded key's value
+    # is checked like any other (masked first, it was never checked).
     ungrounded = [
-        UngroundedFigure(figure=u.figure, value=u.value, text=u.text)
-        for u in ungrounded_figures(advice, checkpoint.signals)
+        UngroundedFigure(
+            figure=mask(u.figure),
+            value=u.value if mask(u.figure) == u.figure else None,
+            text=mask(u.text),
+        )
+        for u in ungrounded_figures(said, checkpoint.signals)
     ]
     return CheckpointResult(
         id=checkpoint.id, waste=waste, ok=not ungrounded, ungrounded=ungrounded, advice=advice
