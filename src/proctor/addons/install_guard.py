@@ -98,6 +98,13 @@ def refuse_real_home(command: str, homes: Iterable[Path], option: str) -> None:
             raise ConfigError(
                 f"{option}: the command names {found[0]} in your real home; use {{home}}"
             )
+        # The home itself (`cd /home/me && … .claude`, `H=/home/me; … $H/.claude`): its
+        # hidden folders are a step away, written as no path of the home names them.
+        itself = re.search(r"(?<![\w./-])" + re.escape(root) + r"/?(?=$|[\s;|&)`])", plain)
+        if itself:
+            raise ConfigError(
+                f"{option}: the command names your real home {root} itself; use {{home}}"
+            )
     other = OTHER_HOME.search(command)
     if other:
         raise ConfigError(f"{option}: the command names a home by user ({other[0]}); use {{home}}")

@@ -214,7 +214,8 @@ def test_the_guard_refuses_commands_aimed_at_the_real_home(tmp_path: Path) -> No
     guard.refuse_real_home(f"python3 {real}/src/addon/install.py", [real], "--install")
     guard.refuse_real_home("HOME={home} ./install.sh", [real], "--install")
     guard.refuse_real_home("echo a~b && cp x {home}/.claude/", [real], "--install")  # no home
-    guard.refuse_real_home(f"echo '{real}' '.claude'", [real], "--install")  # two words
+    guard.refuse_real_home(f"echo '{real}/docs' '.claude'", [real], "--install")  # two words
+    guard.refuse_real_home(f"cp x {real}2/a && cd {real}/src", [real], "--install")  # not it
     guard.refuse_real_home(f"ls {real}/sub/../other/.x", [real], "--install")  # not the home's
     for bad in (
         f"HOME={real} ./install.sh",
@@ -233,6 +234,11 @@ def test_the_guard_refuses_commands_aimed_at_the_real_home(tmp_path: Path) -> No
         f"cp x {real}/.config/gemini.json",
         "cp x ~root/.claude/settings.json",
         "cp x $(getent passwd me | cut -d: -f6)/.claude.json",
+        # The home itself: its hidden folders a step away (cd into it, or a variable).
+        f"cd {real} && mkdir -p .claude/skills/evil",
+        f"H={real}; echo > $H/.claude/x",
+        f"cd '{real}/' && cp x .claude.json",
+        f"(cd {real}) && true",
     ):
         with pytest.raises(ConfigError, match="--install: the command"):
             guard.refuse_real_home(bad, [real], "--install")
