@@ -232,3 +232,27 @@ def test_a_server_that_never_answers_is_named_with_the_time_it_had(proctor: Run)
         result.err
     )
     assert "TimeoutError" not in result.err
+
+
+def test_env_passes_a_variable_to_the_server_masked(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that needs a key (an embedding service's) gets nothing of the environment but
+    PATH and the like: `--env NAME` passes it, masked in the output. A name not set, or
+    `--env` with a URL, is an error (exit 2)."""
+    wrapper = tmp_path / "needs_key.py"
+    wrapper.write_text(
+        "import os, runpy, sys\n"
+        "if os.environ.get('EMBED_KEY') != 'k-PLANTED-1234567':\n"
+        "    sys.exit('EMBED_KEY is missing')\n"
+        f"sys.argv = [{SERVER!r}]\n"
+        f"runpy.run_path({SERVER!r}, run_name='__main__')\n"
+    )
+    monkeypatch.setenv("EMBED_KEY", "k-PLANTED-1234567")
+    without = evaluate(proctor, sys.executable, str(wrapper))
+    assert without.code == 3, without.err  # the control: not passed by default
+    passed = evaluate(proctor, sys.executable, str(wrapper), extra=("--env", "EMBED_KEY"))
+    assert passed.code == 0, passed.err
+    assert "k-PLANTED-1234567" not in passed.out + passed.err
+    unset = evaluate(proctor, sys.executable, str(wrapper), extra=("--env", "NOT_SET_HERE"))
+    assert unset.code == 2 and "--env NOT_SET_HERE: not set" in unset.err

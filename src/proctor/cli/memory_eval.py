@@ -91,6 +91,15 @@ class McpCommand(click.Command):
     "mapping of @modelcontextprotocol/server-memory).",
 )
 @click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option(
+    "--env",
+    "forward",
+    multiple=True,
+    metavar="NAME",
+    help="Pass this environment variable to a server started by command (an embedding "
+    "service's key, say; repeatable; its value is masked in the output). Nothing else of "
+    "the environment reaches the server but PATH and the like.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the full record as JSON.")
 @click.option(
     "--timeout",
@@ -111,6 +120,7 @@ def command(
     dataset: Path,
     adapter: Path | None,
     k: int,
+    forward: tuple[str, ...],
     as_json: bool,
     timeout: float,
     **minimums: float,
@@ -144,8 +154,9 @@ def command(
         )
     data = load_dataset(dataset)
     mapping = load_adapter(adapter)
+    passed = _forwarded(forward, target.is_url)
     try:
-        returned = collect_results(target, mapping, data, k, timeout)
+        returned = collect_results(target, mapping, data, k, timeout, passed)
     except MemoryServerError as exc:
         click.echo(f"proctor: error: {credentials_masked(str(exc))}", err=True)
         return SERVER_ERROR
@@ -163,6 +174,24 @@ def command(
     else:
         click.echo(render_text(record))
     return record.exit_code
+
+
+def _forwarded(names: tuple[str, ...], is_url: bool) -> dict[str, str]:
+    """``--env`` names and their values, registered for masking; a name the environment does
+    not hold, or given with a server at a URL (proctor starts no process for it), is an
+    error."""
+    from proctor.errors import ConfigError
+    from proctor.util.masking import register_secret
+
+    if names and is_url:
+        raise ConfigError("--env passes variables to a server proctor starts; --mcp is a URL")
+    passed: dict[str, str] = {}
+    for name in names:
+        if name not in os.environ:
+            raise ConfigError(f"--env {name}: not set in this environment")
+        passed[name] = os.environ[name]
+        register_secret(passed[name], named=True)
+    return passed
 
 
 def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,9 +98,16 @@ def seeding_order(notes: list[Note]) -> list[Note]:
 
 
 def collect_results(
-    target: ServerTarget, adapter: Adapter, dataset: Dataset, k: int, timeout: float
+    target: ServerTarget,
+    adapter: Adapter,
+    dataset: Dataset,
+    k: int,
+    timeout: float,
+    forward: Mapping[str, str] | None = None,
 ) -> dict[str, list[str]]:
-    """Seed every project, ask every query; query id → returned note ids, in server order."""
+    """Seed every project, ask every query; query id → returned note ids, in server order.
+    ``forward``: variables a server started by command is given besides its scratch ones
+    (``--env``)."""
     if adapter.scope.mode == "process" and target.is_url:
         raise ConfigError(
             "adapter field 'scope.mode': 'process' starts one server per project, which needs "
@@ -108,7 +115,7 @@ def collect_results(
         )
     with tempfile.TemporaryDirectory(prefix="proctor-memory-") as folder:
         scratch = Scratch(Path(folder), secrets.token_hex(4))
-        run = _Run(target, adapter, dataset, k, timeout, scratch)
+        run = _Run(target, adapter, dataset, k, timeout, scratch, dict(forward or {}))
         try:
             return anyio.run(run.all)
         except BaseException as exc:
@@ -146,9 +153,10 @@ class _Run:
     k: int
     timeout: float
     scratch: Scratch
+    forward: dict[str, str]
 
     async def all(self) -> dict[str, list[str]]:
-        env = {} if self.target.is_url else self.scratch.environment()
+        env = {} if self.target.is_url else self.forward | self.scratch.environment()
         results: dict[str, list[str]] = {}
         if self.adapter.scope.mode == "argument":
             rendered = render(self.adapter.scope.env, {"scratch": str(self.scratch.root)})
