@@ -183,7 +183,7 @@ def test_tail_copies_what_it_reads(tmp_path: Path) -> None:
         ("on-request", ("on-request", "workspace-write")),
         ("never", ("never", "danger-full-access")),
         ("read-only", ("never", "read-only")),
-        ("untrusted/read-only", ("untrusted", "read-only")),
+        ("on-request/read-only", ("on-request", "read-only")),
         ("workspace-write, on-failure", ("on-failure", "workspace-write")),
     ],
 )
@@ -196,3 +196,11 @@ def test_permission_modes_choose_approval_and_sandbox(
 def test_unknown_permission_mode_names_the_choices() -> None:
     with pytest.raises(AgentError, match="on-request"):
         interactive_permissions("acceptEdits")
+
+
+@pytest.mark.parametrize("mode", ["untrusted", "untrusted/workspace-write"])
+def test_the_untrusted_policy_codex_retired_is_refused_with_its_reason(mode: str) -> None:
+    """Codex 0.171.0's terminal UI refuses `approval_policy = "untrusted"` ("is no longer
+    supported; remove this setting"), and headless drops it: refused before the run."""
+    with pytest.raises(AgentError, match="no longer supports the 'untrusted' approval policy"):
+        interactive_permissions(mode)

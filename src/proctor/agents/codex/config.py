@@ -4,7 +4,8 @@ The config keeps the run off the network except for its model endpoint: no updat
 plugin sync, no analytics, no daemon, no tooltips. Permissions: headless runs use
 ``approval_policy = "never"`` and the profile's ``permissionMode`` as the sandbox mode (default
 ``danger-full-access``). In the TUI, ``permissionMode`` may name an approval policy
-(``untrusted``, ``on-failure``, ``on-request``, ``never``), a sandbox mode, both
+(``on-failure``, ``on-request``, ``never``; ``untrusted`` is refused, as Codex 0.171.0 no
+longer has it), a sandbox mode, both
 (``on-request/workspace-write``), or ``yolo``; see :func:`interactive_permissions`.
 """
 
@@ -27,6 +28,9 @@ from proctor.errors import AgentError
 SCRIPTED_MODEL = "gpt-5.5"
 KEY_VARIABLE = "CODEX_SCRIPTED_API_KEY"
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
+RETIRED_POLICIES = ("untrusted",)
+"""Approval policies the pinned Codex (0.171.0) refuses in its configuration ("approval_policy =
+"untrusted" is no longer supported"): named as such rather than run into an agent error."""
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 FULL_ACCESS = ("never", "danger-full-access")
 MCP_STARTUP_WAIT_MS = 30_000
@@ -51,6 +55,12 @@ def interactive_permissions(mode: str | None) -> tuple[str, str]:
             f"agent 'codex': permissionMode {mode!r} is not an approval policy "
             f"({', '.join(APPROVAL_POLICIES)}), a sandbox mode ({', '.join(SANDBOX_MODES)}), "
             "POLICY/SANDBOX or 'yolo'"
+        )
+    if approval in RETIRED_POLICIES:
+        raise AgentError(
+            f"agent 'codex': permissionMode {mode!r}: Codex 0.171.0 no longer supports the "
+            f"'{approval}' approval policy (its terminal UI refuses to start, and headless it "
+            "is dropped); use 'on-request', which asks before commands"
         )
     if approval is None:
         return "never", sandbox or "danger-full-access"
