@@ -52,3 +52,33 @@ def test_a_session_within_its_budget_runs_to_the_end(
     out = run_cli(agent, SLOW, qna=ALLOW, config={**CHECK, "maxToolCalls": 5})
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
     assert "five.txt" in (out["dir"] / "workspace.diff").read_text()
+
+
+FOUR = {
+    "turns": [
+        {"shell": "echo one > one.txt"},
+        {"shell": "echo two > two.txt"},
+        {"shell": "echo three > three.txt"},
+        {"shell": "echo four > four.txt"},
+        {"say": "Done."},
+    ]
+}
+
+
+@pytest.mark.parametrize("mode", ["headless", "interactive"])
+def test_gemini_cli_stopping_at_its_own_turn_limit_is_over_budget(
+    mode: str, run_cli: Callable[..., dict[str, Any]]
+) -> None:
+    """Gemini CLI enforces maxTurns itself (maxSessionTurns): headless it exits 53
+    (FatalTurnLimitedError), in its terminal UI it says so and stops the turn. Either way the
+    trial is over budget (it was an agent error, or passed), and no follow-up is sent into the
+    stopped session (one was, and the trial waited for its whole timeout)."""
+    require_cli("gemini-cli")
+    config = {**CHECK, "maxTurns": 2, "followUps": ["next", "more"], "timeoutSec": 60}
+    out = run_cli("gemini-cli", FOUR, mode=mode, qna=ALLOW, config=config)
+    trial = out["trial"]
+    assert trial["status"] == "failed", trial["reason"]
+    assert "the agent stopped at its turn limit (maxTurns 2)" in trial["reason"]
+    assert trial["timings"]["totalMs"] < 45_000  # no follow-up waited out the timeout
+    said = [e["text"] for e in out["events"] if e["type"] == "user_message"]
+    assert "more" not in said

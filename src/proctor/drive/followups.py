@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from proctor.agents.base import AgentAdapter
+from proctor.agents.gemini_cli import said_turn_limit
 from proctor.agents.protocol import Launch, Question
 from proctor.drive.driver import Driver, TurnOutcome
 from proctor.drive.policy import AnswerPolicy, classify_turn_end, split_options
@@ -53,11 +54,19 @@ def converse(
     outcome = driver.start()
     if outcome.kind != "turn-end":
         return outcome
-    for text in [message, *follow_ups]:
+    for number, text in enumerate([message, *follow_ups]):
         if outcome.kind != "turn-end":
             break
+        if number and _stopped_at_turn_limit(adapter, launch):
+            break  # the CLI ended the session itself (maxTurns): it takes no further prompt
         outcome = _turn(driver, text, adapter=adapter, launch=launch, policy=policy, roles=roles)
     return outcome
+
+
+def _stopped_at_turn_limit(adapter: AgentAdapter[Any], launch: Launch[Any]) -> bool:
+    """Whether the agent's transcript says it stopped the session at its turn limit."""
+    files = adapter.transcript_files(launch)
+    return bool(files) and said_turn_limit(adapter.parse(files[0]).events)
 
 
 def _turn(

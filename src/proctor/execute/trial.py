@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proctor.agents.gemini_cli import said_turn_limit
 from proctor.agents.protocol import Launch
 from proctor.evaluators.combiners import below_threshold
 from proctor.execute.collect import Collected, collect
@@ -168,7 +169,9 @@ def within_budget(
     turns = sum(u.responses for u in trajectory.usage.values())
     if spec.max_turns is not None and turns > spec.max_turns and not stopped:
         over.append(f"{turns} model turns > maxTurns {spec.max_turns}")
-    if spec.max_turns is not None and "max_turns" in verdict.reason:
+    if spec.max_turns is not None and (
+        "max_turns" in verdict.reason or said_turn_limit(trajectory.events, verdict.reason)
+    ):  # Claude Code's error_max_turns; Gemini CLI's maxSessionTurns
         over.append(f"the agent stopped at its turn limit (maxTurns {spec.max_turns})")
     if not over or verdict.status in ("infra-error", "timeout"):
         return verdict

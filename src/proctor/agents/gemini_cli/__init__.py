@@ -7,6 +7,7 @@ from proctor.agents.gemini_cli.adapter import (
     GeminiSession,
     approval_args,
     reported_usage,
+    said_turn_limit,
 )
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "GeminiSession",
     "approval_args",
     "reported_usage",
+    "said_turn_limit",
 ]

@@ -13,6 +13,7 @@ policy.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,23 @@ def reported_usage(stats: Any) -> dict[str, dict[str, int]] | None:
             "cacheWriteTokens": 0,
         }
     return reported or None
+
+
+TURN_LIMIT_SAID = "reached the maximum number of turns"
+"""What Gemini CLI 0.61 writes (an ``info`` message of its chat; headless, its
+``FatalTurnLimitedError``, exit 53) when the session reaches ``maxSessionTurns``: it stops
+there, the turn cut short, and takes no further prompt."""
+
+
+def said_turn_limit(events: Iterable[Any], reason: str = "") -> bool:
+    """Whether Gemini CLI stopped the session at its turn limit (``maxTurns``), as its chat's
+    events or the trial's reason say."""
+    if TURN_LIMIT_SAID in reason or "FatalTurnLimitedError" in reason:
+        return True
+    return any(
+        getattr(e, "type", None) == "other" and TURN_LIMIT_SAID in (getattr(e, "text", "") or "")
+        for e in events
+    )
 
 
 def approval_args(mode: str | None) -> list[str]:
