@@ -303,6 +303,22 @@ def test_a_hook_written_under_another_agents_event_fails_present(
     present = [c for c in report["checks"] if c["name"] == "present"]  # type: ignore[attr-defined]
     assert len(present) == 1 and not present[0]["passed"]
     assert "BeforeTool" in present[0]["message"]
+    # The installer wrote nothing, or the right BeforeTool: the expect file's own event is
+    # named with its near valid one all the same.
+    for written in (
+        "{}",
+        '{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "g.sh"}]}]}}',
+    ):
+        script.write_text(
+            "import os, pathlib\n"
+            "p = pathlib.Path(os.environ['HOME'], '.gemini', 'settings.json')\n"
+            "p.parent.mkdir(parents=True, exist_ok=True)\n"
+            f"p.write_text({written!r})\n"
+        )
+        code, report = check(proctor, "--install", f"{PYTHON} {script}", "--expect", str(expect))
+        (present,) = [c for c in report["checks"] if c["name"] == "present"]  # type: ignore[attr-defined]
+        assert code == 1 and "the expect file's event PreToolUse" in present["message"]
+        assert "did you mean 'BeforeTool'?" in present["message"], present["message"]
 
 
 def test_an_installer_that_links_its_skill_in_passes_present(proctor: Run, tmp_path: Path) -> None:

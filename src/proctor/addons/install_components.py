@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 
+from proctor.addons.audit.reading import unknown_event
 from proctor.addons.install_expect import AgentExpectation, ExpectedHook
 from proctor.models.audit import AgentAudit, AuditComponent
 from proctor.models.install_check import InstallCheck
@@ -26,7 +27,11 @@ def component_checks(
             checks.append(verdict(agent, f"{kind} '{name}'", candidates, components, kind))
     for hook in expected.hooks:
         candidates = [c for c in components if c.kind == "hook" and hook_matches(hook, c, expand)]
-        checks.append(verdict(agent, hook.describe(), candidates, components, "hook"))
+        check = verdict(agent, hook.describe(), candidates, components, "hook")
+        never = unknown_event(agent, hook.event)
+        if not check.passed and never is not None:  # the expect file's own event: said
+            check.message += f"; the expect file's event {hook.event} {never}"
+        checks.append(check)
     return checks
 
 
