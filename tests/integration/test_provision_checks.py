@@ -193,12 +193,17 @@ def test_a_permission_mode_the_cli_does_not_have_is_a_config_error(
 ) -> None:
     make_case("a", config={"agents": ["gemini-cli"]}, plan={"turns": [{"say": "hi"}]})
     config = tmp_path / "proctor.json"
-    for agent in ("gemini-cli", "codex"):
+    for agent in ("gemini-cli", "codex", "claude-code"):
         config.write_text(json.dumps({"codingagents": {agent: {"permissionMode": "sometimes"}}}))
         (tmp_path / "cases/a/config.json").write_text(json.dumps({"agents": [agent]}))
         result = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
         assert result.code == 2, (agent, result.err)
         assert f"codingagents.{agent}: agent '{agent}': permissionMode 'sometimes'" in result.err
+    # Claude Code's own values pass (the control), every one its 2.1.197 takes.
+    for mode in ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan"):
+        config.write_text(json.dumps({"codingagents": {"claude-code": {"permissionMode": mode}}}))
+        result = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
+        assert result.code == 0, (mode, result.err)
 
 
 def test_a_profile_naming_no_adapter_is_blamed_not_the_case(

@@ -31,7 +31,9 @@ from proctor.agents.protocol import (
 )
 from proctor.agents.provisioning import hook_groups, materialise_addon, mcp_server_config
 from proctor.agents.spec import CLAUDE_CODE
+from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
+from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.claude.asks import pending_ask
 from proctor.util.masking import register_secret
@@ -39,6 +41,8 @@ from proctor.util.native_paths import claude_session_files, claude_transcript
 
 SCRIPTED_KEY = "sk-ant-proctor-scripted-0000"
 DEFAULT_PERMISSION_MODE = "bypassPermissions"
+PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
+"""The ``--permission-mode`` values Claude Code 2.1.197 takes (its binary's choices)."""
 STOP_LOG = "claude-stop-hook.jsonl"
 ECHO_WAIT_SEC = 10.0
 CLOSE_WAIT_SEC = 5.0
@@ -135,6 +139,16 @@ def reported_usage(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 @register
 class ClaudeCode(RealCli[ClaudeSession]):
     spec = CLAUDE_CODE
+
+    def check_profile(self, profile: AgentProfile) -> None:
+        """A ``permissionMode`` must be one Claude Code has (raises AgentError): the CLI would
+        refuse it only once a trial starts."""
+        mode = profile.permission_mode
+        if mode is not None and mode not in PERMISSION_MODES:
+            raise AgentError(
+                f"agent 'claude-code': permissionMode {mode!r} is not one of Claude Code's "
+                f"({', '.join(PERMISSION_MODES)})"
+            )
 
     def prepare(self, ctx: LaunchContext) -> Launch[ClaudeSession]:
         binary = self.binary(ctx.profile)
