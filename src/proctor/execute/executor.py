@@ -458,9 +458,10 @@ def _wind_up(
     came: list[int] = []
     swapped = threading.current_thread() is threading.main_thread()
     previous = {number: signal.getsignal(number) for number in HELD_SIGNALS} if swapped else {}
-    for number, handler in previous.items():
-        if handler is not signal.SIG_IGN:
-            signal.signal(number, lambda signum, _frame: came.append(signum))
+    # A handler set outside Python (None) cannot be put back: left as it is.
+    previous = {n: h for n, h in previous.items() if h is not None and h is not signal.SIG_IGN}
+    for number in previous:
+        signal.signal(number, lambda signum, _frame: came.append(signum))
     try:
         scratch.cleanup()
         if came:
