@@ -90,6 +90,13 @@ def test_jsonl_dataset(tmp_path: Path) -> None:
          "field 'notes[1].id': duplicate note id 'a'"),
         ({"notes": [{"id": "a", "project": "p", "text": "t", "tags": []}]},
          "unknown key 'notes[0].tags'"),
+        # An id twice in a list: a typo, or a note counted (or superseded) twice.
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["old", "old"],
+                       "labels": ["extraction"]}]},
+         "'old' is listed twice"),
+        ({"notes": [{"id": "old", "project": "p", "text": "t"},
+                    {"id": "new", "project": "p", "text": "u", "supersedes": ["old", "old"]}]},
+         "'old' is listed twice"),
         ({"notes": [{"id": "a", "project": "p", "text": "t", "supersedes": ["b"]},
                     {"id": "b", "project": "p", "text": "u", "supersedes": ["a"]}],
           "queries": [{"id": "q", "project": "p", "query": "x", "labels": ["abstention"]}]},

@@ -104,3 +104,17 @@ def test_a_score_a_rounding_error_under_its_threshold_meets_it() -> None:
     assert failures_of([], Scores(queries=3, recall=mean), Thresholds(min_recall=0.8)) == []
     (failure,) = failures_of([], Scores(queries=3, recall=0.7999), Thresholds(min_recall=0.8))
     assert failure.kind == "threshold"  # control: a real shortfall still fails
+
+
+def test_the_text_report_shows_a_few_never_seeded_ids_per_query() -> None:
+    """A server returning thousands of ids it was never given: the text report names ten per
+    query and how many more (the JSON record lists them all)."""
+    returned = {**PERFECT, "no-kubernetes": [f"ghost-{i}" for i in range(25)]}
+    record = score(returned)
+    line = next(x for x in render_text(record).splitlines() if x.startswith("query no-kub"))
+    assert "ghost-9," not in line and "ghost-9 and 15 more (--json lists them)" in line
+    assert "ghost-10" not in line
+    (query,) = [q for q in record.queries if q.id == "no-kubernetes"]
+    assert len(query.unknown) == 25
+    few = score({**PERFECT, "no-kubernetes": ["ghost-1", "ghost-2"]})  # the control: all shown
+    assert "ghost-1, ghost-2\n" in render_text(few) + "\n"

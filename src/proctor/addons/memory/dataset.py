@@ -25,6 +25,14 @@ LABELS: tuple[Label, ...] = ("extraction", "multi-note", "knowledge-update", "ab
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
+def _each_once(ids: list[str]) -> list[str]:
+    """A list of note ids without repeats (a repeat is a typo, or a note counted twice)."""
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"'{twice[0]}' is listed twice")
+    return ids
+
+
 def _safe_project(value: str) -> str:
     """A project's name: it names the server's files (``{project}`` in the adapter)."""
     if not _NAME.match(value):
@@ -44,6 +52,11 @@ class Note(UserModel):
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @field_validator("supersedes")
+    @classmethod
+    def _each_once(cls, value: list[str]) -> list[str]:
+        return _each_once(value)
 
     @field_validator("project")
     @classmethod
@@ -69,7 +82,10 @@ class Query(UserModel):
     @field_validator("relevant", mode="before")
     @classmethod
     def _list_is_grade_one(cls, value: Any) -> Any:
-        return dict.fromkeys(value, 1) if isinstance(value, list) else value
+        if isinstance(value, list):
+            _each_once([v for v in value if isinstance(v, str)])
+            return dict.fromkeys(value, 1)
+        return value
 
     @field_validator("relevant")
     @classmethod

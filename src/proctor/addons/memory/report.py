@@ -202,6 +202,10 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+UNKNOWN_SHOWN = 10
+"""Never-seeded ids shown per query in the text report (a server may return thousands)."""
+
+
 def render_text(record: MemoryEvalRecord) -> str:
     """The report for people: one row per label and overall, then unknown ids and failures."""
     head = ["", "queries", "recall", "precision", "MRR", "nDCG", "abstain", "update"]
@@ -216,9 +220,10 @@ def render_text(record: MemoryEvalRecord) -> str:
     ]
     for r in record.queries:
         if r.unknown:
-            lines.append(
-                f"query {r.id}: never-seeded results scored irrelevant: {', '.join(r.unknown)}"
-            )
+            shown = ", ".join(r.unknown[:UNKNOWN_SHOWN])
+            more = len(r.unknown) - UNKNOWN_SHOWN
+            shown += f" and {more} more (--json lists them)" if more > 0 else ""
+            lines.append(f"query {r.id}: never-seeded results scored irrelevant: {shown}")
     lines += [f"FAIL {f.message}" for f in record.failures]
     lines.append("passed" if record.passed else f"failed ({len(record.failures)} failure(s))")
     return "\n".join(lines)
