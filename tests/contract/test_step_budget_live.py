@@ -82,3 +82,31 @@ def test_gemini_cli_stopping_at_its_own_turn_limit_is_over_budget(
     assert trial["timings"]["totalMs"] < 45_000  # no follow-up waited out the timeout
     said = [e["text"] for e in out["events"] if e["type"] == "user_message"]
     assert "more" not in said
+
+
+LATER = {
+    "turns": [
+        {"shell": "sleep 1 && echo one > one.txt"},
+        {"say": "One done."},
+        {"endTurn": True},
+        {"shell": "sleep 1 && echo two > two.txt"},
+        {"shell": "sleep 1 && echo three > three.txt"},
+        {"shell": "sleep 1 && echo four > four.txt"},
+        {"say": "Done."},
+    ]
+}
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini-cli"])
+def test_a_stop_in_a_later_turn_leaves_no_usage_check_of_incomplete_totals(
+    agent: str, run_cli: Callable[..., dict[str, Any]]
+) -> None:
+    """The budget runs out in the second turn: the CLI reported the first turn's tokens, never
+    the stopped one's, so its totals are short of the transcript's. No usage check is made of
+    them (it reported a mismatch of negative differences)."""
+    require_cli(agent)
+    config = {**CHECK, "maxToolCalls": 2, "followUps": ["Go on."]}
+    out = run_cli(agent, LATER, qna=ALLOW, config=config)
+    trial = out["trial"]
+    assert trial["status"] == "failed" and "proctor stopped the agent" in trial["reason"]
+    assert trial.get("usageCheck") is None, trial.get("usageCheck")

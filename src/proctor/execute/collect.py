@@ -220,8 +220,10 @@ def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
     return Collected(
         trajectory=trajectory,
         transcript=info,
+        # Not when proctor stopped the agent mid-turn (its step budget): the CLI never reported
+        # the stopped turn's tokens, and the check would compare incomplete totals.
         usage_check=usage_check(_reported_part(trajectory, prepared.adapter), log.reported_usage)
-        if log.reported_usage
+        if log.reported_usage and log.stopped is None
         else None,
         cost=price_usage(
             trajectory.usage,
