@@ -110,19 +110,18 @@ def command(
             else "give --reporter " + " or --reporter ".join(others) + " to print another"
         )
         click.echo(f"proctor: note: printed the {shown} report only; {how}", err=True)
-    for name in [shown]:
-        if name in written:
-            text = written[name]
-        elif len(run_dirs) == 1:
-            text = REPORTERS[name].render(suite, records, run_dir=run_dirs[0])
-        elif name in ("html", "markdown"):  # each trial's folder, in the run it came from
-            text = REPORTERS[name].render(suite, records, folders=pooled_folders(runs))
-        else:
-            text = REPORTERS[name].render(suite, records)
-        click.echo(text, nl=False)
-        if name == "markdown" and (repeated or goal_shape):  # after the report it belongs to
-            rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
-            click.echo("\n" + render_repeated_markdown(rows), nl=False)
+    if shown in written:
+        text = written[shown]
+    elif len(run_dirs) == 1:
+        text = REPORTERS[shown].render(suite, records, run_dir=run_dirs[0])
+    elif shown in ("html", "markdown"):  # each trial's folder, in the run it came from
+        text = REPORTERS[shown].render(suite, records, folders=pooled_folders(runs))
+    else:
+        text = REPORTERS[shown].render(suite, records)
+    click.echo(text, nl=False)
+    if shown == "markdown" and (repeated or goal_shape):  # after the report it belongs to
+        rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
+        click.echo("\n" + render_repeated_markdown(rows), nl=False)
     return suite.exit_code
 
 

@@ -25,6 +25,7 @@ from proctor.models.case import Case, SkippedCase
 from proctor.models.config import CaseConfig
 from proctor.models.errors_format import describe_validation_errors
 from proctor.models.loading import parse_json_text
+from proctor.paths import LEDGER_FILE, newest_run_in
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.workspace.archive import ZipFixtureError, check_zip
 
@@ -237,9 +238,7 @@ def holds_results(folder: Path) -> bool:
     folder (``run-…`` with its ``run.json``) in it. Not a case, and never listed as one that
     was skipped."""
     try:
-        if (folder / "findings.json").is_file():
-            return True
-        return any((run / "run.json").is_file() for run in folder.glob("run-*"))
+        return (folder / LEDGER_FILE).is_file() or newest_run_in(folder) is not None
     except OSError:
         return False
 

@@ -59,7 +59,7 @@ from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.util.processes import become_subreaper, kill_marked, load_prctl, stop_with_parent
-from proctor.util.signals import first_stop_only
+from proctor.util.signals import first_stop_only, ignore_stops
 
 STOP_GRACE_SEC = 10.0
 
@@ -437,8 +437,7 @@ def _run_workers(
             except KeyboardInterrupt:
                 outcome.interrupted = True
                 # Further Ctrl-C or SIGTERM must not break the clean stop; the caller restores them.
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                ignore_stops()
                 _stop_workers(running, run, outcome, subscribers)
     except BaseException:
         scratch_folder.cleanup()

@@ -36,7 +36,7 @@ from proctor.session import journal
 from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
-from proctor.util.signals import stop_signals_held
+from proctor.util.signals import ignore_stops, stop_signals_held
 
 if TYPE_CHECKING:
     from proctor.models.suite import FindingChange, SuiteRecord
@@ -328,14 +328,9 @@ def _read_back(trials: list[TrialSpec], paths: RunPaths) -> RunOutcome:
     """The run stopped as the executor returned: each trial's record as written (a trial
     without one runs again on --resume), the run interrupted, and further stops ignored while
     it is written (as after any stop; the command restores them)."""
-    import signal
-    import threading
-
     from proctor.models.io import read_trial
 
-    if threading.current_thread() is threading.main_thread():
-        for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, signal.SIG_IGN)
+    ignore_stops()
     outcome = RunOutcome(interrupted=True)
     for spec in trials:
         try:

@@ -77,6 +77,15 @@ def first_stop_only() -> Iterator[None]:
         _restore([(n, h) for n, h in previous.items() if signal.getsignal(n) is first])
 
 
+def ignore_stops() -> None:
+    """Ignore Ctrl-C and SIGTERM from now on, as a run that is stopping does (a second one
+    must not cut its clean stop short; the command restores them). From another thread than
+    the main one, nothing is changed."""
+    if threading.current_thread() is threading.main_thread():
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+
+
 def _restore(handlers: list[tuple[signal.Signals, Any]]) -> None:
     """Put each handler back, every one of them even if a signal lands between two (and its
     handler raises)."""
