@@ -65,15 +65,31 @@ _SECRET_WORD = (
 """A name whose last part says it holds a credential (``api-key``, ``GITHUB_TOKEN``,
 ``client_secret``; not ``keyboard``, ``tokens``, ``key-file`` or a bare ``--key``, which is as
 often a file)."""
+_TRAILING = r"[);,]*"
+"""What may close a value in a command line or code (``f(--token abc);``): kept in the clear."""
 _CREDENTIALS = (
     # A URL's password: https://user:***@host
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@", re.IGNORECASE), r"\1***@"),
     # A query parameter named like a secret: ?api_key=***
-    (re.compile(rf"([?&]{_SECRET_WORD}=)[^&\s#'\"]+", re.IGNORECASE), r"\1***"),
+    (
+        re.compile(
+            rf"([?&]{_SECRET_WORD}=)[^&\s#'\"]+?(?={_TRAILING}(?![^&\s#'\"]))", re.IGNORECASE
+        ),
+        r"\1***",
+    ),
     # An option named like one, and its value: --token *** or --api-key=***
-    (re.compile(rf"((?<!\S)--?{_SECRET_WORD}(?:=|\s+))(?!-)[^\s'\"]+", re.IGNORECASE), r"\1***"),
+    (
+        re.compile(
+            rf"((?<!\S)--?{_SECRET_WORD}(?:=|\s+))(?!-)[^\s'\"]+?(?={_TRAILING}(?![^\s'\"]))",
+            re.IGNORECASE,
+        ),
+        r"\1***",
+    ),
     # A variable named like one: GITHUB_TOKEN=***
-    (re.compile(rf"(\b{_SECRET_WORD}=)[^\s'\"&]+", re.IGNORECASE), r"\1***"),
+    (
+        re.compile(rf"(\b{_SECRET_WORD}=)[^\s'\"&]+?(?={_TRAILING}(?![^\s'\"&]))", re.IGNORECASE),
+        r"\1***",
+    ),
 )
 
 

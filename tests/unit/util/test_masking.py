@@ -156,6 +156,12 @@ def test_a_lowercase_word_is_a_placeholder_not_a_key(monkeypatch: pytest.MonkeyP
         ("srv --api-key=sk-1 --verbose", "srv --api-key=*** --verbose"),
         ("GITHUB_TOKEN=ghp_x node s.js", "GITHUB_TOKEN=*** node s.js"),
         ("https://h/mcp?access_token=abc&page=2", "https://h/mcp?access_token=***&page=2"),
+        # What closes the value in code or a shell line stays: only the value is masked.
+        ('run("srv --token ghp_abc123");', 'run("srv --token ***");'),
+        ("spawn(--api-key=sk-1);", "spawn(--api-key=***);"),
+        ("fetch(https://h/x?api_key=sk-ab), next", "fetch(https://h/x?api_key=***), next"),
+        ("export GITHUB_TOKEN=ghp_x; node s.js", "export GITHUB_TOKEN=***; node s.js"),
+        ("--token ab);cd", "--token ***"),  # inside the value: masked with it
         # The controls: names that only hold such a word are left as they are.
         ("node s.js --keyboard-layout us --tokens 5 --key-file /x", "node s.js --keyboard-layout us --tokens 5 --key-file /x"),
         ("https://example.com/mcp", "https://example.com/mcp"),
