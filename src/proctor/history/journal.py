@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -61,11 +61,26 @@ def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
     try:
         if moment.tzinfo is None and not local:
             return moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC)  # a naive time is taken as local time
+        return _in_utc(moment)  # a naive time is taken as local time
     except (OverflowError, ValueError, OSError):  # 0001-01-01T00:00+01:00 is before year 1
         raise ConfigError(
             f"{what} {text!r}: out of the range of dates (years 1 to 9999, in UTC)"
         ) from None
+
+
+def _in_utc(moment: datetime) -> datetime:
+    """``moment`` in UTC, a naive one read on the machine's clock. Python reads the clock a
+    day either side of the time, which fails within a day of year 1 or 9999; there the
+    clock's offset two days inward is taken (so near those edges a zone keeps its earliest
+    or its latest rule)."""
+    try:
+        return moment.astimezone(UTC)
+    except (OverflowError, ValueError, OSError):
+        if moment.tzinfo is not None or moment.year not in (1, 9999):
+            raise
+    inward = moment + timedelta(days=2 if moment.year == 1 else -2)
+    offset = inward.astimezone().utcoffset() or timedelta(0)
+    return moment.replace(tzinfo=timezone(offset)).astimezone(UTC)
 
 
 def _iso(text: str) -> datetime:

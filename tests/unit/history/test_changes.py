@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -234,6 +235,50 @@ def test_one_undecodable_or_out_of_range_line_skips_that_line_only(tmp_path: Pat
 def test_a_time_out_of_range_in_utc_is_a_sentence(text: str) -> None:
     with pytest.raises(ConfigError, match="out of the range of dates"):
         parse_time(text, "--since")
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
+    """Set the machine's time zone for the test (and put it back)."""
+    import time
+
+    def set_zone(zone: str) -> None:
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+
+    yield set_zone
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize(
+    ("zone", "text", "utc"),
+    [
+        ("UTC", "0001-01-01", "0001-01-01T00:00:00+00:00"),
+        ("UTC", "9999-12-31T23:30", "9999-12-31T23:30:00+00:00"),
+        ("America/New_York", "0001-01-01", "0001-01-01T04:56:02+00:00"),  # its earliest rule
+        ("Europe/Paris", "9999-12-31T23:30", "9999-12-31T22:30:00+00:00"),
+    ],
+)
+def test_a_local_time_at_the_edge_of_the_dates_is_read_when_utc_holds_it(
+    clock: Callable[[str], None], zone: str, text: str, utc: str
+) -> None:
+    """Python reads a naive time's offset a day either side of it: within a day of year 1 or
+    9999 that failed, and ``mark --at 0001-01-01`` was refused even on a UTC clock."""
+    clock(zone)
+    assert parse_time(text, "--at", local=True).isoformat() == utc
+
+
+@pytest.mark.parametrize(
+    ("zone", "text"),
+    [("Europe/Paris", "0001-01-01"), ("America/New_York", "9999-12-31T23:30")],
+)
+def test_a_local_time_utc_cannot_hold_is_still_a_sentence(
+    clock: Callable[[str], None], zone: str, text: str
+) -> None:
+    clock(zone)
+    with pytest.raises(ConfigError, match="out of the range of dates"):
+        parse_time(text, "--at", local=True)
 
 
 def test_a_pipe_or_a_line_break_in_a_change_stays_in_its_cell() -> None:
