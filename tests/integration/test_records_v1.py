@@ -30,6 +30,10 @@ RUNS = {"example-suite": [], "ab-gate": ["--config", str(V1 / "ab-gate-proctor.j
 CHANGED = {"ab-gate": {"reportExit": 1, "exitCode": 1, "abGatePassed": False}}
 RESCORED = ("ciLow", "ciHigh", "note")
 """The fields of a pass-rate comparison its new interval changes (checked apart)."""
+# And a measure's comparison (time, tokens, …) over fewer than 6 pairs that vary makes no
+# claim now: three pairs of timing jitter were "improved" by 0.1 s (even three pairs one way
+# is p = 0.25 by the sign test).
+WITHDRAWN = {"verdict": "insufficient-data", "ciLow": None, "ciHigh": None, "confidence": None}
 
 
 def _expected(name: str) -> dict[str, Any]:
@@ -56,6 +60,12 @@ def _as_then(now: dict[str, Any], then: dict[str, Any]) -> tuple[dict[str, Any],
     if "comparisons" in now and "comparisons" in then:
         kept = {k: v for k, v in now["comparisons"].items() if k in then["comparisons"]}
         now, then = {**now, "comparisons": kept}, {**then, "comparisons": dict(then["comparisons"])}
+        for metric, old in then["comparisons"].items():
+            new = now["comparisons"].get(metric, {})
+            varied = old.get("ciLow") != old.get("ciHigh")
+            if metric != "passRate" and varied and new.get("nTreatment", 6) < 6:
+                assert {k: new.get(k) for k in WITHDRAWN} == WITHDRAWN, (metric, new)
+                then["comparisons"][metric] = {**old, **WITHDRAWN, "note": new.get("note")}
         for side in (now, then):
             rate = side["comparisons"].get("passRate")
             if rate is not None:

@@ -1,4 +1,10 @@
-"""Seeded percentile-bootstrap confidence intervals, for one sample and for deltas."""
+"""Seeded percentile-bootstrap confidence intervals, for one sample and for deltas.
+
+A delta's interval is Hesterberg's *expanded* percentile interval: its tails are taken at
+``Φ(−√(n/(n−1)) · t₍₁₋α/₂, n−1₎)`` rather than at α/2, n the smaller side's size (or the
+pairs'), which widens it at small n as a t interval widens; the plain percentile interval
+covers the true delta far less often than it says with a handful of samples (three to eight).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from proctor.stats.descriptive import mean
 from proctor.util.text import without_noise
@@ -62,9 +69,11 @@ def _constant(values: Sequence[float]) -> bool:
     return all(value == first for value in values)
 
 
-def _percentile_interval(estimates: list[float], confidence: float) -> Interval:
+def _percentile_interval(
+    estimates: list[float], confidence: float, tail: float | None = None
+) -> Interval:
     estimates.sort()
-    tail = (1.0 - confidence) / 2.0
+    tail = (1.0 - confidence) / 2.0 if tail is None else tail
     return Interval(
         low=_quantile_sorted(estimates, tail),
         high=_quantile_sorted(estimates, 1.0 - tail),
@@ -150,7 +159,7 @@ def paired_bootstrap_delta_ci(
         estimates.append(
             statistic([treatment[i] for i in picks]) - statistic([baseline[i] for i in picks])
         )
-    return _percentile_interval(estimates, confidence)
+    return _percentile_interval(estimates, confidence, expanded_tail(n, confidence))
 
 
 def unpaired_bootstrap_delta_ci(
@@ -178,4 +187,69 @@ def unpaired_bootstrap_delta_ci(
         statistic(rng.choices(treatment, k=n_t)) - statistic(rng.choices(baseline, k=n_b))
         for _ in range(resamples)
     ]
-    return _percentile_interval(estimates, confidence)
+    return _percentile_interval(estimates, confidence, expanded_tail(min(n_t, n_b), confidence))
+
+
+def expanded_tail(n: int, confidence: float) -> float:
+    """The share of resampled estimates left out at each end of an expanded percentile
+    interval of ``n`` samples (see the module docstring); the plain (1 − confidence) / 2
+    from two samples down, where there is no t distribution to take it from."""
+    tail = (1.0 - confidence) / 2.0
+    if n < 2:
+        return tail
+    widened = math.sqrt(n / (n - 1)) * t_quantile(1.0 - tail, n - 1)
+    return NormalDist().cdf(-widened)
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The ``p`` quantile (0.5 ≤ p < 1) of Student's t distribution with ``df`` degrees of
+    freedom, found by bisection on its distribution function."""
+    low, high = 0.0, 1.0
+    while _t_cdf(high, df) < p:
+        high *= 2.0
+    for _ in range(200):
+        middle = (low + high) / 2.0
+        if _t_cdf(middle, df) < p:
+            low = middle
+        else:
+            high = middle
+        if high - low <= 1e-12 * high:
+            break
+    return (low + high) / 2.0
+
+
+def _t_cdf(t: float, df: int) -> float:
+    """Student's t distribution function at ``t`` ≥ 0: 1 − I_x(df/2, 1/2) / 2 with
+    x = df / (df + t²), I the regularized incomplete beta function."""
+    return 1.0 - 0.5 * _incomplete_beta(df / (df + t * t), df / 2.0, 0.5)
+
+
+def _incomplete_beta(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction
+    (evaluated with the modified Lentz method; on the side where it converges fast)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x > (a + 1.0) / (a + b + 2.0):
+        return 1.0 - _incomplete_beta(1.0 - x, b, a)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 500):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return math.exp(log_front) * fraction / a
