@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from junitparser import JUnitXml
+
 from tests.conftest import MakeCase, Run, run_cases, single_run_dir, write_case
 
 PLANS = {
@@ -154,6 +156,23 @@ def test_ab_gate_fails_when_the_treatment_drops(proctor: Any, tmp_path: Path) ->
         "json",
     )
     assert again.code == 0 and again.json()["abGate"]["passed"] is True
+    # JUnit tells a CI's test view what the exit code tells: the A/B gate is a test of its own.
+    for config, code, passed in ((top, 1, False), (lenient, 0, True)):
+        junit = proctor(
+            "report",
+            str(single_run_dir(tmp_path / "out")),
+            "--config",
+            str(config),
+            "--reporter",
+            "junit",
+        )
+        assert junit.code == code
+        (gates,) = [s for s in JUnitXml.fromstring(junit.out) if s.name == "gates"]
+        (gate,) = gates
+        assert gate.name.startswith("A/B ") and gate.is_passed is passed
+        assert gates.failures == (0 if passed else 1)
+        whole = JUnitXml.fromstring(junit.out)
+        assert whole.failures == sum(suite.failures for suite in whole)  # counted at the top
 
 
 def test_condition_filter_and_first_condition(proctor: Any, tmp_path: Path) -> None:

@@ -42,7 +42,10 @@ def test_run_junit_has_a_suite_per_group_and_a_case_per_trial(
         "bad/scripted/default",
         "crash/scripted/default",
         "good/scripted/default",
+        "gates",  # the failed gate, as a failed test of its own
     }
+    (gate,) = suites["gates"]
+    assert (gate.classname, gate.name, gate.is_passed) == ("gates", "bad/scripted/default", False)
     good = list(suites["good/scripted/default"])
     assert [(c.classname, c.name, c.is_passed) for c in good] == [
         ("good.scripted.default", "repeat 1", True),

@@ -7,6 +7,12 @@ the same in every run of the same matrix. A failed trial (``failed``, ``timeout`
 reason; the score and key figures are ``property`` elements of the testcase. A testsuite's
 properties hold its group's figures and each finding of the group the run proposed, reopened
 or resolved (``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
+
+A gate that failed fails the file too, whatever its trials did (a cost gate over trials that
+all passed, the A/B gate): a last ``testsuite`` named ``gates`` holds a testcase for the A/B
+gate when the run has one (classname ``gates``, name ``A/B <treatment> vs <baseline>``, passed
+or failed) and one failed testcase for each group whose gate failed over its scored trials
+(name ``<case>/<agent>/<condition>``), as the exit code counts a failed gate.
 """
 
 from __future__ import annotations
@@ -96,6 +102,41 @@ def _tallies(trials: Sequence[TrialRecord]) -> dict[str, str]:
     }
 
 
+def _gates(root: ET.Element, suite: SuiteRecord) -> None:
+    """The ``gates`` testsuite (see the module docstring), when there is a gate to show."""
+    cases: list[tuple[str, str | None]] = []  # (name, failure message)
+    scored = any(group.scored for group in suite.groups)
+    if suite.ab_gate is not None:
+        ab = suite.ab_gate
+        failed_ab = not ab.passed and scored  # nothing scored: said by the trials' errors
+        cases.append((f"A/B {ab.treatment} vs {ab.baseline}", ab.message if failed_ab else None))
+    for group in suite.groups:
+        if group.gate_passed or not group.scored:  # no scored trial: its errors say it all
+            continue
+        failed = [c.message or f"{c.name} {c.threshold}" for c in group.gate_checks if not c.passed]
+        name = f"{group.case}/{group.agent}/{group.condition}"
+        cases.append((name, "; ".join(failed) or "the group's gate failed"))
+    if not cases:
+        return
+    failures = sum(message is not None for _, message in cases)
+    element = ET.SubElement(
+        root,
+        "testsuite",
+        name="gates",
+        tests=str(len(cases)),
+        failures=str(failures),
+        errors="0",
+        skipped="0",
+        time="0.000",
+    )
+    for name, message in cases:
+        case = ET.SubElement(element, "testcase", classname="gates", name=name, time="0.000")
+        if message is not None:
+            ET.SubElement(case, "failure", message=message, type="gate").text = message
+    for tally, added in (("tests", len(cases)), ("failures", failures)):
+        root.set(tally, str(int(root.get(tally, "0")) + added))
+
+
 def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     """The run as a JUnit XML document (UTF-8, with its declaration)."""
     root = ET.Element("testsuites", {"name": f"proctor {suite.run_id}", **_tallies(records)})
@@ -119,6 +160,7 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             _properties(element, {**figures, **changes.get(key, {})})
         for record in trials:
             _testcase(element, record)
+    _gates(root, suite)
     for node in root.iter():
         node.text = _xml_text(node.text)
         node.attrib = {k: _xml_text(v) or "" for k, v in node.attrib.items()}
