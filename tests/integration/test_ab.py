@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -300,3 +301,23 @@ def test_runs_read_together_leave_out_a_case_that_never_planned_both_conditions(
     assert [c["case"] for c in together["cases"]] == ["c1"]
     pooled = json.loads(proctor("report", *runs, "--reporter", "json").out)
     assert pooled["ab"]["incomplete"] == []
+
+
+def test_the_ab_markdown_prints_every_rate_with_its_denominator(
+    proctor: Any, tmp_path: Path
+) -> None:
+    """The outcome rates as the pass rate: counts of trials and points ("3/3 (100%) | +0
+    pts"), not "1 | 1 | +0 | [-0.6, +0.6]"."""
+    examples = Path(__file__).parents[2] / "examples" / "cases"
+    out = str(tmp_path / "out")
+    run = proctor("run", "--source", str(examples), "--case", "find-the-bug", "--out", out)
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in run.out.splitlines()
+        if line.startswith("| ") and "Rate |" in line.split("|", 2)[1] + "|"
+    }
+    assert {"fileHitRate", "wrongContextRate"} <= set(rows), run.out
+    for row in rows.values():
+        cells = [cell.strip() for cell in row.split("|")[1:-1]]
+        assert re.fullmatch(r"\d+/\d+ \(\d+%\)", cells[1]), row
+        assert cells[3].endswith("pts") and cells[4].endswith("pts"), row

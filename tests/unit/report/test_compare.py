@@ -137,6 +137,15 @@ def test_ab_markdown_lists_incomplete_pairs_with_reasons() -> None:
     assert "| `fix-add` | scripted | 3/3 | 2/3 | 1 |" in text
 
 
+def test_ab_markdown_says_why_a_measure_over_few_pairs_makes_no_claim() -> None:
+    """Three pairs are enough samples, too few for a bootstrap's claim: the verdict says so,
+    not "fewer than 3 samples", which would be untrue."""
+    text = render_ab_markdown(analyse_ab(fixture("06_error_side"), "with-plugin", "baseline"))
+    assert "| median elapsed (s) | 12 | 16 | -4 | no CI | n=3 | 3 pairs: too few for a claim |" in (
+        text
+    )
+
+
 def test_ab_markdown_of_an_empty_report_renders() -> None:
     text = render_ab_markdown(analyse_ab([], "t", "b"))
     assert "0 complete, 0 incomplete" in text and "| pass rate | 0/0 | 0/0 |" in text

@@ -50,17 +50,33 @@ def _points(value: float | None) -> str:
 
 
 def _claim(c: MetricComparison, min_samples: int) -> str:
-    if c.verdict == "insufficient-data":
+    if c.verdict != "insufficient-data":
+        return c.verdict
+    if min(c.n_treatment, c.n_baseline) < min_samples:
         return f"fewer than {min_samples} samples: no claim"
-    return c.verdict
+    # Enough samples, too few for a bootstrap's claim: "5 pairs: too few for a claim (…)".
+    return c.note.split(" (", 1)[0].rstrip(":.")
+
+
+def _is_rate(metric: str) -> bool:
+    """A rate's values are 0 or 1 (a pass, a hit): shown in percent and points."""
+    return metric.endswith("Rate")
 
 
 def _ci(c: MetricComparison) -> str:
     if c.ci_low is None or c.ci_high is None:
         return "no CI"
-    if c.metric == "passRate":
+    if _is_rate(c.metric):
         return f"[{100 * c.ci_low:+.0f}, {100 * c.ci_high:+.0f}] pts"
     return f"[{_num(c.ci_low, True)}, {_num(c.ci_high, True)}]"
+
+
+def _rate_side(share: float | None, n: int, of_trials: bool) -> str:
+    """A rate's side: its count of ``n`` ("2/3 (67%)") when it is a share of trials, else (a
+    mean over groups) in percent."""
+    if share is None:
+        return "n/a"
+    return _frac(round(share * n), n) if of_trials else _percent(share)
 
 
 def _rate_delta(c: MetricComparison) -> str:
@@ -91,11 +107,14 @@ def _metric_rows(
     mean over groups) as percentages."""
     rows = []
     for name, c in comparisons.items():
-        if name == "passRate":
-            if passes is None:
-                sides = [_percent(c.treatment), _percent(c.baseline)]
-            else:
-                sides = [_frac(*passes[0]), _frac(*passes[1])]
+        if name == "passRate" and passes is not None:
+            sides, delta = [_frac(*passes[0]), _frac(*passes[1])], _points(c.delta)
+        elif _is_rate(name):
+            of_trials = passes is not None
+            sides = [
+                _rate_side(c.treatment, c.n_treatment, of_trials),
+                _rate_side(c.baseline, c.n_baseline, of_trials),
+            ]
             delta = _points(c.delta)
         else:
             sides, delta = [_num(c.treatment), _num(c.baseline)], _num(c.delta, True)
@@ -120,8 +139,10 @@ def render_ab_markdown(report: ABReport) -> str:
         f"- Pairs: {r.overall.pairs} complete, {len(r.incomplete)} incomplete "
         "(same case, agent and repeat under both conditions).",
         "- Deltas are treatment − baseline; CIs are 95% paired: a score interval (Newcombe's) "
-        f"for pass rates and other rates, a bootstrap with seed {r.seed} for the rest.",
-        f"- Claims need at least {n} samples on each side.",
+        f"for pass rates and other rates, an expanded bootstrap with seed {r.seed} for the "
+        "rest.",
+        f"- Claims need at least {n} samples on each side, and a measure that varies from pair "
+        "to pair at least 6 pairs.",
         "",
         "## Overall",
         "",
@@ -221,8 +242,9 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"- Only in the baseline run: {len(c.only_in_baseline)}; "
         f"only in the candidate run: {len(c.only_in_candidate)}.",
         f"- Deltas are candidate − baseline; a group's CIs are 95% unpaired (a score interval "
-        f"for pass rates, a bootstrap with seed {c.seed} for the rest). Claims need at least "
-        f"{n} scored trials on each side.",
+        f"for pass rates, an expanded bootstrap with seed {c.seed} for the rest). Claims need "
+        f"at least {n} scored trials on each side (4 for a median that varies), and over the "
+        "groups 6 groups for a figure that varies.",
         "",
         "## Overall (groups in both runs)",
         "",
