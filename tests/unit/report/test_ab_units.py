@@ -55,6 +55,21 @@ def test_elapsed_prefers_process_then_agent_ms_then_none() -> None:
     assert elapsed_seconds(trial()) is None
 
 
+def test_a_timed_out_trial_took_at_least_its_agent_time() -> None:
+    """Its events stop at the last one written (one event: 0 s); the agent worked on until
+    the time limit stopped it at 4 s. A trial that finished keeps its events' span."""
+    timed_out = trial(
+        status="timeout", process={"effort": {"elapsedSeconds": 0.0}}, timings={"agentMs": 4001}
+    )
+    assert elapsed_seconds(timed_out) == 4.001
+    longer = trial(
+        status="timeout", process={"effort": {"elapsedSeconds": 5.0}}, timings={"agentMs": 4001}
+    )
+    assert elapsed_seconds(longer) == 5.0
+    finished = trial(process={"effort": {"elapsedSeconds": 0.0}}, timings={"agentMs": 4001})
+    assert elapsed_seconds(finished) == 0.0
+
+
 def test_tool_calls_prefer_process_steps_then_record() -> None:
     assert tool_calls(trial(process={"steps": {"toolCalls": 4}}, toolCalls=7)) == 4
     assert tool_calls(trial(toolCalls=7)) == 7, "no process metrics: the record's count"

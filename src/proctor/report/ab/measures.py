@@ -42,14 +42,19 @@ def succeeded(record: TrialRecord) -> bool:
 
 
 def elapsed_seconds(record: TrialRecord) -> float | None:
-    """``process.effort.elapsedSeconds``, else ``timings.agentMs / 1000``.
+    """``process.effort.elapsedSeconds``, else ``timings.agentMs / 1000``; for a trial that
+    timed out, at least its agent time: its events stop at the last one written, but the
+    agent worked on until the time limit stopped it (a single event made it 0 s, the
+    fastest of its group).
 
     None when neither is known: no process metrics and an agent time of 0 (never measured).
     """
     value = record.process.effort.elapsed_seconds if record.process else None
+    agent_ms = record.timings.agent_ms
+    if record.status == "timeout" and agent_ms > 0:
+        return max(value or 0.0, agent_ms / 1000)
     if value is not None:
         return value
-    agent_ms = record.timings.agent_ms
     return agent_ms / 1000 if agent_ms > 0 else None
 
 
