@@ -136,6 +136,44 @@ def test_record_without_a_session_says_what_to_do(
     assert looked.code == 2 and "looking for case 'typo' under" in looked.err
 
 
+def test_record_files_the_session_under_what_it_was_prepared_for(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session prepared for one condition or agent, recorded under another, would count in
+    the wrong side of an A/B: refused. Left out, they are the prepared ones."""
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
+    workspace = Path(session["workingDirectory"])
+    base = ["record", str(CASE), "--workspace", str(workspace), "--out", str(out)]
+    wrong = proctor(*base, "--condition", "with-skill")
+    assert wrong.code == 2
+    assert "--condition with-skill: the session was prepared with --condition default" in (
+        wrong.err
+    )
+    other = proctor(*base, "--agent", "codex")
+    assert other.code == 2 and "prepared with --agent claude-code" in other.err
+    assert not list(out.glob("run-*")), "nothing recorded"
+    (tmp_path / "other-case").mkdir()
+    shutil.copytree(CASE, tmp_path / "other-case" / "add-c")
+    renamed = proctor("record", str(tmp_path / "other-case" / "add-c"), *base[2:])
+    assert renamed.code == 2 and "prepared for case add-b" in renamed.err
+    recorded = proctor(*base)  # condition and agent as prepared
+    assert recorded.code == 0, recorded.err
+    assert [p.name for p in out.glob("run-*/trials/add-b/*/*")] == ["default"]
+    assert [p.name for p in out.glob("run-*/trials/add-b/*")] == ["claude-code"]
+    # The same session recorded again, or its run copied without run.json: pooled, it would
+    # count twice (a recorded trial has no times to tell it by; its session id does).
+    (first,) = out.glob("run-*")
+    again = proctor(*base, "--out", str(tmp_path / "again"))
+    assert again.code == 0, again.err
+    (second,) = (tmp_path / "again").glob("run-*")
+    twice = proctor("report", str(first), str(second))
+    assert twice.code == 2 and "recorded in both" in twice.err, twice.err
+    copy = tmp_path / "copy"
+    shutil.copytree(first, copy)
+    (copy / "run.json").unlink()
+    assert proctor("report", str(first), str(copy)).code == 2
+
+
 LEAVES_A_FILE = {"use": "command", "run": "echo line >> log.txt; test $(wc -l < log.txt) -eq 1"}
 READS_THE_TRAJECTORY = """#!/usr/bin/env python3
 import json, sys

@@ -57,7 +57,10 @@ def prepare_command(
 
 @click.command("record")
 @click.argument("case")
-@click.option("--condition", default="default", show_default=True, help="The condition it ran.")
+@click.option(
+    "--condition",
+    help="The condition it ran (default: the one it was prepared with, else default).",
+)
 @click.option(
     "--workspace",
     type=click.Path(path_type=Path, file_okay=False),
@@ -70,7 +73,10 @@ def prepare_command(
     help="The agent's transcript (default: found in its history for --workspace).",
 )
 @click.option("--result-json", help="The agent's own final JSON report (text or a file).")
-@click.option("--agent", default="claude-code", show_default=True, help="The person's agent.")
+@click.option(
+    "--agent",
+    help="The person's agent (default: the one it was prepared for, else claude-code).",
+)
 @click.option("--model", help="The model the agent used, when known.")
 @click.option(
     "--keep-workspace",
@@ -83,11 +89,11 @@ def prepare_command(
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results directory.")
 def record_command(
     case: str,
-    condition: str,
+    condition: str | None,
     workspace: Path,
     transcript: Path | None,
     result_json: str | None,
-    agent: str,
+    agent: str | None,
     model: str | None,
     keep_workspace: bool,
     source: Path,

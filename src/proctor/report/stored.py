@@ -408,21 +408,27 @@ def check_distinct(run_dirs: Sequence[Path]) -> None:
 def check_no_trial_twice(run_dirs: Sequence[Path], per_run: Sequence[list[TrialRecord]]) -> None:
     """No trial read in two of the runs: a copy of a run folder whose ``run.json`` is gone
     (renamed, edited, or left out of a copy) is the same run, told by its trials, which
-    carry the times they took to the microsecond. A ConfigError (exit 2) naming both."""
+    carry the times they took to the microsecond; a session a person drove, recorded twice,
+    is told by its agent's session id. A ConfigError (exit 2) naming both."""
     seen: dict[tuple[Any, ...], Path] = {}
     for run_dir, records in zip(run_dirs, per_run, strict=True):
         mine: set[tuple[Any, ...]] = set()
         for record in records:
             timings = record.timings
-            if not timings.total_ms:  # a trial that never ran: nothing tells it apart
-                continue
+            if not timings.total_ms and record.session_id is None:
+                continue  # a trial that never ran: nothing tells it apart
+            # (A recorded session has no times, and its agent's session id tells it.)
             mark = (*_key(record), timings.total_ms, timings.agent_ms, record.session_id)
             other = seen.get(mark)
             if other is not None:
+                same = (
+                    "the same trial, to the microsecond of its time"
+                    if timings.total_ms
+                    else f"the same session, {record.session_id}, recorded in both"
+                )
                 raise ConfigError(
-                    f"{run_dir}: trial {trial_id(record)} is also in {other} (the same trial, "
-                    "to the microsecond of its time): the same run is given twice; give each "
-                    "run once, or its trials would count twice"
+                    f"{run_dir}: trial {trial_id(record)} is also in {other} ({same}): the same "
+                    "run is given twice; give each run once, or its trials would count twice"
                 )
             mine.add(mark)
         seen.update(dict.fromkeys(mine, run_dir))

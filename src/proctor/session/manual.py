@@ -229,14 +229,50 @@ def evaluate_on(
     return [evaluated(entry, context) for entry in spec.case.evaluators]
 
 
+def prepared_session(workspace: Path) -> dict[str, Any] | None:
+    """What ``prepare`` wrote beside ``workspace`` (``session.json``): the case, condition
+    and agent the session was prepared for; None for a workspace ``prepare`` did not make."""
+    path = workspace.parent / SESSION_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc})") from None
+    try:
+        session = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(session, dict):
+        raise ConfigError(f"{path}: expected the JSON object `proctor prepare` writes")
+    return session
+
+
+def _as_prepared(
+    flag: str, given: str | None, prepared: dict[str, Any] | None, key: str, default: str
+) -> str:
+    """The value ``record`` uses for ``flag``: the one given, which must be the one the session
+    was prepared with (a session filed under another condition or agent would count in the
+    wrong side of an A/B); else the prepared one; else ``default``."""
+    wanted = prepared.get(key) if prepared is not None else None
+    if not isinstance(wanted, str):
+        return given or default
+    if given is not None and given != wanted:
+        raise ConfigError(
+            f"{flag} {given}: the session was prepared with {flag} {wanted} (its "
+            f"session.json); record it with {flag} {wanted}, or prepare a session for {given}"
+        )
+    return wanted
+
+
 def record_session(
     case: str,
-    condition: str,
+    condition: str | None,
     *,
     workspace: Path,
     source: Path,
     config: Path | None,
-    agent: str,
+    agent: str | None,
     out: Path,
     transcript: Path | None,
     result_json: str | None,
@@ -249,9 +285,17 @@ def record_session(
     trial's (what ``run --repeat-check --recorded`` re-evaluates)."""
     if not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace}: no such folder")
+    prepared = prepared_session(workspace)
+    condition = _as_prepared("--condition", condition, prepared, "condition", "default")
+    agent = _as_prepared("--agent", agent, prepared, "agent", "claude-code")
     # Absolute: evaluators run from the case folder, and are given the trial's paths.
     out = Path(os.path.abspath(out))
     plan, spec = plan_one(case, condition, source, config, agent)
+    if prepared is not None and prepared.get("name") not in (None, spec.case.name):
+        raise ConfigError(
+            f"{case}: the session in {workspace} was prepared for case {prepared['name']} "
+            f"({workspace.parent / SESSION_FILE}); record it as that case"
+        )
     found = transcript or find_transcript(agent, workspace)
     file, fmt = session_file(found)
     paths = new_run_paths(out)
