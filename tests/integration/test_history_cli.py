@@ -596,6 +596,42 @@ def test_a_history_folder_that_cannot_be_entered_is_listed_and_the_others_report
     ]
 
 
+@pytest.mark.parametrize("shut_home", [False, True], ids=["folder-above-shut", "home-shut"])
+def test_a_home_that_cannot_be_entered_lists_each_history_as_unavailable(
+    home: Path, tmp_path: Path, shut: Callable[[Path], Path], shut_home: bool
+) -> None:
+    """--home behind a folder proctor may not enter is read as the environment's folders are
+    (each agent's history unavailable, the outermost shut folder named, exit 0), never said
+    to be missing."""
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    inner = outer / "home"
+    shutil.copytree(home, inner)
+    closed = shut(inner if shut_home else outer)
+    result = as_user("history", "--home", str(inner), "--no-cache", "--json")
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)["unavailable"]
+    assert [(u["agent"], u["path"], u["reason"]) for u in listed] == [
+        (agent, str(inner / folder), f"permission denied: {closed}")
+        for agent, folder in (
+            ("claude-code", ".claude"),
+            ("codex", ".codex"),
+            ("gemini-cli", ".gemini"),
+        )
+    ]
+
+
+def test_a_home_that_is_not_a_folder_is_one_true_sentence(proctor: Run, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    for given, why in (
+        (tmp_path / "a-file", f"{tmp_path / 'a-file'} is not a folder"),
+        (tmp_path / "gone", f"{tmp_path / 'gone'}: no such folder"),
+        (tmp_path / "a-file" / "home", f"{tmp_path / 'a-file' / 'home'}: no such folder"),
+    ):
+        result = proctor("history", "--home", str(given), "--no-cache")
+        assert result.code == 2 and f"Invalid value for '--home': {why} (" in result.err
+
+
 def test_a_path_that_cannot_be_read_is_listed_and_the_other_paths_read(
     home: Path, tmp_path: Path, shut: Callable[[Path], Path]
 ) -> None:

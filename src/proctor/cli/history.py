@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,10 +30,12 @@ MAX_WORKERS = 256
 )
 @click.option(
     "--home",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    # (checked in the command: a DIR behind a folder proctor may not enter is read as far
+    # as it can be, each agent's history listed as unavailable, not refused as missing.)
+    type=click.Path(path_type=Path, readable=False),
     help=(
         "Read DIR/.claude, DIR/.codex and DIR/.gemini instead of the usual places (a DIR "
-        "that is not a folder is a usage error, exit 2)."
+        "that is not there, or not a folder, is a usage error, exit 2)."
     ),
 )
 @click.option("--project", "project_text", help="Only sessions that ran in this folder.")
@@ -123,8 +126,8 @@ def command(
     from proctor.transcripts.detect import CLI_NAMES
     from proctor.util.collection import collection_paused
 
-    if home is not None and not home.is_dir():  # a device (/dev/null): Click lets it by
-        raise click.BadParameter(f"{home} is not a folder", param_hint="'--home'")
+    if home is not None:
+        _check_home(home)
     chosen = tuple(dict.fromkeys(agents)) or HISTORY_AGENTS  # --agent x --agent x: once
     cwd = current_folder()  # None in a folder deleted meanwhile: it holds no proctor.json
     if project_text is not None and not project_text.strip():  # an unset variable
@@ -296,6 +299,24 @@ def command(
     else:
         click.echo(render_history(report), nl=False)
     return 0
+
+
+def _check_home(home: Path) -> None:
+    """A usage error for a ``--home`` that is not there or is not a folder (a typo more
+    likely than an empty history). One that cannot be looked at (no permission on it or on a
+    folder above it) is let by: each agent's history under it is then listed as unavailable,
+    "permission denied: FOLDER", as a history folder named by the environment is."""
+    try:
+        found = os.stat(home)
+    except PermissionError:
+        return
+    except (FileNotFoundError, NotADirectoryError):  # not there, or below a file
+        raise click.BadParameter(f"{home}: no such folder", param_hint="'--home'") from None
+    except OSError as exc:  # a link in a loop, a name too long
+        why = f"{home}: cannot be read ({exc.strerror or exc})"
+        raise click.BadParameter(why, param_hint="'--home'") from None
+    if not stat.S_ISDIR(found.st_mode):  # a file, a device (/dev/null)
+        raise click.BadParameter(f"{home} is not a folder", param_hint="'--home'")
 
 
 def _reads(cache_file: Path, given: Path) -> str | None:
