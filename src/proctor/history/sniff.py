@@ -169,6 +169,9 @@ letter or digit written as ``-`` (``/home/me/app`` is ``-home-me-app``, ``C:\\ap
 ``C--app``)."""
 _ROLLOUT = re.compile(r"rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-" + UUID + r"\.jsonl")
 """A Codex rollout's file name: when it started, and its thread's id."""
+_GEMINI_CHAT = re.compile(r"session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9a-f]{8}\.jsonl?")
+"""A Gemini CLI chat's file name: the minute it started, and its session id's first 8 hex
+digits (``.json`` for a chat of the older releases)."""
 
 
 def laid_out(folder: str, files: list[str]) -> str | None:
@@ -176,15 +179,22 @@ def laid_out(folder: str, files: list[str]) -> str | None:
     session ``files`` (its main files, under it) lies where that CLI keeps its sessions and is
     named as it names them: Claude Code's ``projects/`` (``<project>/<session id>.jsonl``, each
     project folder named after the folder its sessions ran in) or one project folder of it,
-    Codex's ``sessions/`` (``rollout-<time>-<thread id>.jsonl`` at any depth). Such files are
-    that CLI's, as in its history folder, without their first bytes read (a tenth of a second
-    for 12,000 sessions); None for any other folder (a folder of session files saved under
+    Codex's ``sessions/`` (``rollout-<time>-<thread id>.jsonl`` at any depth), Gemini CLI's
+    ``tmp/``, a project folder in it or its ``chats/`` (``chats/session-<minute>-<id>.jsonl``
+    or ``.json``). Such files are that CLI's, as in its history folder, without their first
+    bytes read (a tenth of a second for 12,000 sessions): one that is empty, cut short or
+    another CLI's is then unavailable with the reason, as it is there, not passed over as a
+    file that is no session. None for any other folder (a folder of session files saved under
     their ids, say), whose files are told apart by :func:`told_all`."""
     if not files:
         return None
     names = [os.path.basename(file) for file in files]
     if all(map(_ROLLOUT.fullmatch, names)):
         return "codex"
+    if all(map(_GEMINI_CHAT.fullmatch, names)) and all(
+        os.path.basename(os.path.dirname(file)) == "chats" for file in files
+    ):
+        return "gemini-cli"
     if not all(map(_CLAUDE_SESSION.fullmatch, names)):
         return None
     start = len(folder) + 1

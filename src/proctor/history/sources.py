@@ -465,7 +465,12 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     """The sessions of a file or folder given by the user; what cannot be read or listed is
     added to ``unreadable``, with the reason, never left out without a word."""
     if path.is_file():
+        noted = len(unreadable)
         agent = _sniffed(path, unreadable)
+        if agent is None and len(unreadable) == noted:
+            # Named and placed as its CLI keeps sessions (an empty file, a chat cut short):
+            # that CLI's, for the replay to say why it is none, as in a folder of them.
+            agent = laid_out(os.fspath(path.parent), [os.fspath(path)])
         if agent is not None:
             yield Session(agent, path)
         return

@@ -1,7 +1,9 @@
 """A plain folder given as a PATH whose every session file lies where one CLI keeps its sessions,
-named as it names them (``~/.claude/projects``, a project folder in it, ``~/.codex/sessions``),
-is read as that CLI's, as its history folder is, without each file's first bytes read to tell
-its format; any other folder's files are told apart by their first bytes."""
+named as it names them (``~/.claude/projects``, a project folder in it, ``~/.codex/sessions``,
+``~/.gemini/tmp`` or a folder below it), is read as that CLI's, as its history folder is, without
+each file's first bytes read to tell its format; any other folder's files are told apart by their
+first bytes. A file given alone that is no session of any format, but is named and placed as
+one CLI keeps its sessions, is that CLI's, for the replay to say why it is none."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 from proctor.history import sources as sources_module
 from proctor.history.replay import Filters, replay
 from proctor.history.sniff import laid_out, told_all
-from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.history.sources import AGENTS, Session, find_sessions, sessions_under
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
 from tests.unit.history.planted import plant
@@ -147,3 +149,59 @@ def test_control_sessions_saved_under_their_ids_in_a_folder_of_ones_own_are_read
     shutil.copy(ROLLOUT, alone / f"{ID}.jsonl")
     found, _ = sessions_under([alone], ["codex"])
     assert [s.agent for s in found] == ["codex"]
+
+
+GEMINI = next((ROOT / "tests" / "corpus").glob("gemini-cli-*.transcript.jsonl"))
+EMPTY_CHAT = "session-2026-12-04T10-00-eeee0001.jsonl"
+CUT_CHAT = "session-2026-12-04T15-00-eeee0006.json"
+CUT_SHORT = (
+    "not a whole JSON document (a chat of the older releases, cut short while it was written?)"
+)
+
+
+def _gemini_history(root: Path) -> Path:
+    """A Gemini CLI ``tmp/`` with a good chat, an empty one and one cut short as it was
+    written; its ``chats/`` folder."""
+    chats = root / ".gemini" / "tmp" / "p" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(GEMINI, chats / "session-2026-12-04T09-00-aaaa0001.jsonl")
+    (chats / EMPTY_CHAT).write_bytes(b"")
+    (chats / CUT_CHAT).write_text(
+        '{"sessionId":"eeee0006-x","projectHash":"ab","messages":[{"id":"u1"'
+    )
+    return chats
+
+
+@pytest.mark.parametrize("below", ["tmp", "tmp/p", "tmp/p/chats"])
+def test_a_gemini_folder_below_its_history_folder_says_which_chats_are_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, below: str
+) -> None:
+    chats = _gemini_history(tmp_path)
+    home, _ = find_sessions(["gemini-cli"], tmp_path, {})
+    _unsniffed(monkeypatch)
+    found, unavailable = sessions_under([tmp_path / ".gemini" / below], ["gemini-cli"])
+    assert unavailable == [] and sorted(found, key=str) == sorted(home, key=str)
+    gone = sorted(
+        (Path(u.path).name, u.reason) for u in _replayed(found) if isinstance(u, Unavailable)
+    )
+    assert gone == [(EMPTY_CHAT, "empty"), (CUT_CHAT, CUT_SHORT)]
+    assert laid_out(str(chats), [str(chats / "notes.jsonl")]) is None  # not named as a chat
+
+
+def test_a_damaged_chat_given_alone_in_its_chats_folder_says_why(tmp_path: Path) -> None:
+    chats = _gemini_history(tmp_path)
+    for name, reason in ((CUT_CHAT, CUT_SHORT), (EMPTY_CHAT, "empty")):
+        found, unavailable = sessions_under([chats / name], ["gemini-cli"])
+        assert unavailable == [] and found == [Session("gemini-cli", chats / name)]
+        assert [(u.path, u.reason) for u in _replayed(found)] == [(str(chats / name), reason)]
+    # So is an empty Codex rollout, named as Codex names its rollouts.
+    rollout = tmp_path / f"rollout-2026-12-01T10-00-00-{ID}.jsonl"
+    rollout.write_bytes(b"")
+    found, _ = sessions_under([rollout], AGENTS)
+    assert [(u.agent, u.reason) for u in _replayed(found)] == [("codex", "empty")]
+    # The control: an empty file elsewhere, named as no CLI names its sessions, is none.
+    (tmp_path / "notes.jsonl").write_bytes(b"")
+    found, unavailable = sessions_under([tmp_path / "notes.jsonl"], AGENTS)
+    assert found == [] and [u.reason for u in unavailable] == [
+        "no session transcript of the agents asked for"
+    ]
