@@ -546,6 +546,53 @@ def test_a_cache_folder_beside_a_session_file_given_alone_is_not_used(
     assert (kept / "cache" / "history.sqlite3").is_file()
 
 
+@pytest.mark.parametrize(
+    ("given", "cache", "cli"),
+    [
+        (".codex/sessions/2026/12/01", ".codex/sessions/cache", ".codex"),  # a day
+        (".gemini/tmp/project1", ".gemini/cache", ".gemini"),  # a project
+        (".gemini/tmp/project1/chats/CHAT", ".gemini/tmp/cache", ".gemini"),  # a chat alone
+        (".claude/projects/-work-projA", ".claude/cache", ".claude"),  # a project folder
+        ("codex-home/archived_sessions/2026", "codex-home/cache", "codex-home"),  # marked
+    ],
+)
+def test_a_cache_folder_inside_the_cli_folder_above_a_path_given_is_not_used(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch, given: str, cache: str, cli: str
+) -> None:
+    """A PATH below a CLI's projects/, sessions/, archived_sessions/ or tmp/ (a project, a
+    day, a chat) lies in the CLI's folder: the cache is never written there."""
+    codex = home / "codex-home"
+    shutil.copytree(home / ".codex" / "sessions", codex / "archived_sessions")
+    (codex / "config.toml").write_text("")  # what tells a Codex folder of another name
+    chat = next((home / ".gemini" / "tmp" / "project1" / "chats").glob("*.jsonl"))
+    path = home / given.replace("CHAT", chat.name)
+    before = fingerprint(home)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(home / cache))
+    result = proctor("history", str(path))
+    assert result.code == 0 and "Sessions: " in result.out, result.err
+    assert f"would be inside {home / cli}, the history folder that holds {path}: no cache" in (
+        result.err
+    )
+    assert fingerprint(home) == before and not (home / cache).exists()
+    # The control: the same cache beside the CLI's folder is kept.
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(home / "cache"))
+    kept = proctor("history", str(path))
+    assert kept.code == 0 and "no cache" not in kept.err
+    assert (home / "cache" / "history.sqlite3").is_file()
+
+
+def test_control_a_cache_beside_a_folder_named_as_a_cli_s_but_no_cli_s_is_kept(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    day = tmp_path / "me" / "sessions" / "2026" / "12" / "01"  # ~/sessions: no CLI's
+    shutil.copytree(home / ".codex" / "sessions" / "2026" / "12" / "01", day)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "me" / ".cache" / "proctor"))
+    for given in (day, next(day.glob("*.jsonl"))):
+        result = proctor("history", str(given))
+        assert result.code == 0 and "no cache" not in result.err, result.err
+    assert (tmp_path / "me" / ".cache" / "proctor" / "history.sqlite3").is_file()
+
+
 UNPRIVILEGED = ("--bounding-set=-dac_override,-dac_read_search,-fowner",
                 "--inh-caps=-dac_override,-dac_read_search,-fowner")  # fmt: skip
 
@@ -648,6 +695,24 @@ def test_a_path_that_cannot_be_read_is_listed_and_the_other_paths_read(
     alone = as_user("history", str(locked), "--no-cache")
     assert alone.returncode == 2 and "Traceback" not in alone.stderr
     assert f"nothing to replay ({locked}: permission denied: {locked}:" in alone.stderr
+
+
+def test_a_path_behind_a_shut_folder_is_listed_with_the_cache_kept(
+    home: Path, tmp_path: Path, shut: Callable[[Path], Path]
+) -> None:
+    """Where the cache would lie is told of a PATH proctor may not look at too (it was an
+    error that stopped the replay)."""
+    locked = tmp_path / "locked"
+    (locked / "in").mkdir(parents=True)
+    shut(locked)
+    result = as_user("history", str(locked / "in"), str(home / ".claude"), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert len(report["sessions"]) == 4
+    assert [(u["path"], u["reason"]) for u in report["unavailable"]] == [
+        (str(locked / "in"), f"permission denied: {locked}: its sessions are left out")
+    ]
+    assert (Path(os.environ["PROCTOR_CACHE_DIR"]) / "history.sqlite3").is_file()
 
 
 @pytest.mark.parametrize("mode", [0, 0o555], ids=["shut", "read-only"])

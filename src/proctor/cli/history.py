@@ -323,16 +323,26 @@ def _reads(cache_file: Path, given: Path) -> str | None:
     """Where the cache would be written that the replay of ``given`` reads (said as the note
     names it), or None: inside a folder given; for a session file given alone, in the folder
     that holds it (a history folder) or in its subagents' folder (a Claude Code session's
-    ``<session>/``, a Gemini CLI chat's ``<session id>/`` beside it). A folder above is not
+    ``<session>/``, a Gemini CLI chat's ``<session id>/`` beside it); inside the CLI's folder
+    that holds what is given (see :func:`_cli_folder_holding`). Any other folder above is not
     read: a session file in the home folder leaves ``~/.cache`` alone."""
-    if given.is_dir():
-        if within(cache_file, given):
-            return f"{given}, which is read"
-        # A CLI's own layout folder given (Claude Code's projects/, Codex's sessions/, Gemini
-        # CLI's tmp/): the CLI's folder above it is a history folder too.
-        if _cli_folder_above(given) and within(cache_file, given.parent):
-            return f"{given.parent}, the folder of the history {given.name}/ given"
+    if within(cache_file, given):
+        return f"{given}, which is read"
+    # (os.path.isdir: a PATH behind a folder proctor may not enter is no folder it reads.)
+    found = None if os.path.isdir(given) else _file_reads(cache_file, given)
+    if found is not None:
+        return found
+    cli = _cli_folder_holding(given)
+    if cli is None or not within(cache_file, cli):
         return None
+    if cli == given.parent and given.name in CLI_FOLDER_MARKS:  # its projects/ or sessions/
+        return f"{cli}, the folder of the history {given.name}/ given"
+    return f"{cli}, the history folder that holds {given}"
+
+
+def _file_reads(cache_file: Path, given: Path) -> str | None:
+    """Where the cache would be written that the replay of the file ``given`` reads, in its
+    folder or its subagents' (see :func:`_reads`), or None."""
     if os.path.realpath(cache_file.parent) == os.path.realpath(given.parent):
         return f"{given.parent}, the folder of {given.name}, which is read"
     from proctor.util.native_paths import first_record, gemini_subagent_chats
@@ -354,10 +364,20 @@ def _reads(cache_file: Path, given: Path) -> str | None:
 CLI_FOLDER_MARKS = {
     "projects": ("settings.json", ".credentials.json", "history.jsonl", "plugins"),
     "sessions": ("config.toml", "auth.json", "history.jsonl"),
+    "archived_sessions": ("config.toml", "auth.json", "history.jsonl"),
     "tmp": ("settings.json", "oauth_creds.json", "google_accounts.json"),
 }
-"""Files a Claude Code, Codex or Gemini CLI folder holds beside its projects/, sessions/ or
-tmp/: a folder of that name elsewhere (``~/sessions``, ``/tmp``) is no CLI's."""
+"""Files a Claude Code, Codex or Gemini CLI folder holds beside its projects/, sessions/
+(archived_sessions/) or tmp/: a folder of that name elsewhere (``~/sessions``, ``/tmp``) is no
+CLI's."""
+
+CLI_FOLDERS = (".claude", ".codex", ".gemini")
+"""The names of the CLIs' own folders (``~/.claude``, …)."""
+
+DEEPEST = 5
+"""The most folders a CLI keeps between its folder of sessions and a session's file, or a
+subagent's: Codex's year, month and day; Gemini CLI's project, ``chats/`` and a subagent's
+folder; Claude Code's project, session, ``subagents/``, ``workflows/`` and a run's."""
 
 
 def _cli_folder_above(given: Path) -> bool:
@@ -367,9 +387,26 @@ def _cli_folder_above(given: Path) -> bool:
     if marks is None:
         return False
     above = given.parent
-    if above.name in (".claude", ".codex", ".gemini"):
+    if above.name in CLI_FOLDERS:
         return True
-    return any((above / mark).exists() for mark in marks)
+    # (os.path.exists: a folder proctor may not enter holds nothing it can tell.)
+    return any(os.path.exists(above / mark) for mark in marks)
+
+
+def _cli_folder_holding(given: Path) -> Path | None:
+    """The CLI's folder that holds ``given`` (a folder or a file given as a PATH, as written
+    and with its links resolved): the folder above a CLI's ``projects/``, ``sessions/``,
+    ``archived_sessions/`` or ``tmp/`` that ``given`` is, or lies in (a project, a day, a
+    ``chats/`` folder, a session's file), or a ``.claude``, ``.codex`` or ``.gemini`` folder
+    that holds it; None when there is none (within :data:`DEEPEST` folders above)."""
+    for path in dict.fromkeys((Path(os.path.abspath(given)), Path(os.path.realpath(given)))):
+        # The PATH, the folders between, the CLI's folder of sessions and the CLI's folder.
+        for folder in [path, *path.parents][: DEEPEST + 3]:
+            if folder.name in CLI_FOLDERS:
+                return folder
+            if _cli_folder_above(folder):
+                return folder.parent
+    return None
 
 
 def _laid_out(session_file: Path) -> bool:
@@ -380,6 +417,7 @@ def _laid_out(session_file: Path) -> bool:
     return (
         (len(folders) > 1 and folders[-2] == "projects")
         or "sessions" in folders[-4:]
+        or "archived_sessions" in folders[-4:]
         or folders[-1:] == ("chats",)
     )
 
