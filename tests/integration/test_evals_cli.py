@@ -666,6 +666,7 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
             "status": 't.called_tool("shell", status="failure", count=0)',
             "order": 't.tool_order("write")',
             "key": 't.not_event("tool_result", {"is_error": True})',
+            "range": 't.score("quality", 40).gate(0.8)',
         }.items()
     }
     root = project(tmp_path, files)
@@ -680,6 +681,8 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
         "status": "status='failure': expected one of completed, failed, denied, pending",
         "order": "tool_order('write'): give a list of tool names",
         "key": "tool_result events have no key 'is_error'",
+        # Clamped to 1, a score of 40 (of 100) passed its bar, and eval.json kept 1.0.
+        "range": "ValueError: score('quality', 40): a score is a number from 0 to 1 (0.4, not 40)",
     }.items():
         record = by_id[name]
         assert record["status"] == "eval-error", record

@@ -159,6 +159,38 @@ def test_an_mcp_tool_matches_as_server_slash_tool_on_every_agent(name: str) -> N
     assert not g.called_tool("notes/list") and not g.called_tool("other/search")
 
 
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (40, r"score\('quality', 40\): a score is a number from 0 to 1 \(0\.4, not 40\)"),
+        (-3, r"score\('quality', -3\): a score is a number from 0 to 1; a value outside"),
+        (1.5, r"score\('quality', 1\.5\): a score is a number from 0 to 1; a value"),
+        (float("inf"), r"score\('quality', inf\): a score is a number from 0 to 1; a value"),
+        ("0.5", r"score\('quality', '0\.5'\): a score is a number from 0 to 1$"),
+        (None, r"score\('quality', None\): a score is a number from 0 to 1$"),
+        (float("nan"), r"score\('quality', nan\): a score is a number from 0 to 1, not NaN"),
+    ],
+)
+def test_a_score_outside_0_to_1_is_refused_not_clamped(value: object, said: str) -> None:
+    # Clamped, 40 (meant as 40 of 100) was 1.0 and passed .gate(0.8).
+    g = Planted([])
+    with pytest.raises(ValueError, match=said):
+        g.score("quality", value)  # type: ignore[arg-type]
+    assert g.recorded == []
+
+
+def test_control_scores_from_0_to_1_are_kept() -> None:
+    g = Planted([])
+    assert [g.score("s", v).assertion.score for v in (0, 0.4, 1, 1 + 1e-15, -1e-15)] == [
+        0.0,
+        0.4,
+        1.0,
+        1.0,  # a rounding error past an end is that end
+        0.0,
+    ]
+    assert not g.score("s", 0.4).gate(0.8) and g.score("s", 0.9).gate(0.8)
+
+
 def test_a_bar_makes_a_soft_score_count() -> None:
     g = Planted([])
     low = g.score("brevity", 0.3).at_least(0.5)

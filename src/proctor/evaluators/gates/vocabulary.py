@@ -4,6 +4,7 @@ turn's result (that turn only). Each gate records a named :class:`Assertion` and
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import math
@@ -274,12 +275,11 @@ class Gates:
 
     def score(self, name: str, value: float) -> Handle:
         """A 0-1 measure, soft (recorded, never failing) until given a bar with ``.gate(x)``
-        or ``.at_least(x)``."""
-        value = float(value)
-        if math.isnan(value):
-            raise ValueError(f"score({name!r}, nan): a score is a number from 0 to 1, not NaN")
-        clipped = min(max(value, 0.0), 1.0)
-        handle = self._gate(f"score({name!r})", True, score=clipped)
+        or ``.at_least(x)``. A value outside 0-1 is refused, never clamped: 40 meant as 40 of
+        100 would be 1 and pass every bar. A rounding error past an end (1.0000000000000002)
+        is that end."""
+        number = _score_number(name, value)
+        handle = self._gate(f"score({name!r})", True, score=number)
         handle.assertion.needs_bar = True
         return handle.soft()
 
@@ -329,6 +329,32 @@ def same_name(actual: Any, name: str) -> bool:
     if not isinstance(actual, str) or not actual:
         return False
     return actual == name or actual.endswith(":" + name)
+
+
+SCORE_SLACK = 1e-9
+"""How far past 0 or 1 a score may be and still be that end: a sum of float shares can land a
+rounding error past it."""
+
+
+def _score_number(name: str, value: Any) -> float:
+    """``value`` as a score from 0 to 1; a ValueError with a sentence when it is not one."""
+    number = None
+    if not isinstance(value, (bool, str, bytes)):  # float("0.7") would take a text
+        with contextlib.suppress(TypeError, ValueError):
+            number = float(value)
+    if number is None:
+        raise ValueError(f"score({name!r}, {value!r}): a score is a number from 0 to 1")
+    if math.isnan(number):
+        raise ValueError(f"score({name!r}, nan): a score is a number from 0 to 1, not NaN")
+    if not -SCORE_SLACK <= number <= 1 + SCORE_SLACK:
+        # 40 meant as 40 of 100 would be clamped to 1 and pass every bar.
+        whole = number.is_integer() and 1 < number <= 100
+        hint = f" ({number / 100:g}, not {number:g})" if whole else ""
+        raise ValueError(
+            f"score({name!r}, {value!r}): a score is a number from 0 to 1{hint}; a value "
+            "outside it is refused, not clamped"
+        )
+    return min(max(number, 0.0), 1.0)
 
 
 def _named_in(data: dict[str, Any], keys: Sequence[str]) -> Any:
