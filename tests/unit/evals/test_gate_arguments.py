@@ -34,3 +34,11 @@ def test_a_bar_out_of_range_is_refused(bar: object) -> None:
     handle = Handle(Assertion("x", False))
     with pytest.raises(ValueError, match="a bar is a score above 0 and at most 1"):
         handle.at_least(bar)  # type: ignore[arg-type]
+
+
+def test_a_bar_given_to_gate_is_refused_as_gate() -> None:
+    handle = Handle(Assertion("x", False))
+    with pytest.raises(ValueError, match=r"^gate\(70\): a bar is a score above 0 and at most 1"):
+        handle.gate(70)
+    with pytest.raises(ValueError, match=r"^at_least\(70\): "):
+        handle.at_least(70)

@@ -66,9 +66,13 @@ class Handle:
     def at_least(self, bar: float) -> Handle:
         """Pass only with a score of at least ``bar`` (0-1). A bar makes a soft score or judge
         count: below it the case fails (call ``.soft()`` after it to keep it a record only)."""
+        return self._bar(bar, "at_least")
+
+    def _bar(self, bar: float, method: str) -> Handle:
+        """``at_least(bar)``, a refused bar named as the ``method`` the test called."""
         if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 < bar <= 1:
             # 70 is a slip for 0.7, and a bar of 0 would pass everything, a failed gate too.
-            raise ValueError(f"at_least({bar!r}): a bar is a score above 0 and at most 1 (0.7)")
+            raise ValueError(f"{method}({bar!r}): a bar is a score above 0 and at most 1 (0.7)")
         a = self.assertion
         a.bar = bar
         a.soft = False
@@ -88,4 +92,4 @@ class Handle:
                 ".gate(0.7) (a score of at least 0.7 passes)"
             )
         self.assertion.soft = False
-        return self.at_least(bar) if bar is not None else self
+        return self._bar(bar, "gate") if bar is not None else self
