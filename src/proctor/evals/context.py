@@ -175,6 +175,20 @@ def _symlink_loop(root: Path) -> Path | None:
     return None
 
 
+def _dangling(folder: str, names: list[str]) -> list[str]:
+    """The links among ``names`` (in ``folder``) that lead nowhere (or to themselves), each
+    followed from its own folder: left out of a copy that copies links as what they point to.
+    The path is resolved first: a copy that went through a link to a folder above it reaches
+    a path the system would refuse to follow (ELOOP), and the loop is then named, not left
+    out."""
+    return [
+        name
+        for name in names
+        if os.path.islink(os.path.join(folder, name))
+        and not os.path.exists(os.path.realpath(os.path.join(folder, name)))
+    ]
+
+
 @dataclass
 class Recorded:
     assertions: list[Assertion] = field(default_factory=list)
@@ -291,15 +305,12 @@ class TestContext(Gates):
             if not source.is_dir():
                 raise RuntimeError(f"workspace_dir {source}: not a folder")
             # Links are copied as what they point to: a link kept as a link would let the
-            # agent write through it into the source (or anywhere else).
+            # agent write through it into the source (or anywhere else). A link that leads
+            # nowhere is left out, followed from its own folder: copytree's own check
+            # (ignore_dangling_symlinks) follows a relative link from the current folder, and
+            # left out good ones.
             try:
-                shutil.copytree(
-                    source,
-                    workspace,
-                    dirs_exist_ok=True,
-                    symlinks=False,
-                    ignore_dangling_symlinks=True,
-                )
+                shutil.copytree(source, workspace, dirs_exist_ok=True, ignore=_dangling)
             except (shutil.Error, OSError):
                 # A link copied as what it points to is copied inside itself until the system
                 # refuses (ELOOP), naming a path of forty "loop/" in a row: name the link. The
