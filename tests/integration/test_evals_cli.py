@@ -5,6 +5,7 @@ case as a trial that ``proctor report`` reads."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -499,6 +500,35 @@ def test_json_stays_json_with_verbose_and_logs(proctor: Run, tmp_path: Path) -> 
     )
     out = json.loads(result.out)
     assert out["results"][0]["logs"] == ["a line for people"]
+
+
+def test_a_key_in_a_streamed_log_line_is_masked(tmp_path: Path) -> None:
+    """--verbose prints each t.log line on stderr as the worker logs it: a key in it is masked
+    there as in eval.json and the summary (it used to be printed in the clear)."""
+    key = "sk-ant-test-abcdef1234567890"
+    files = {
+        "l.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("go")
+                t.log("log has {key}")
+            eval = define_eval(plan={{"turns": [{{"say": "x"}}]}}, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "ANTHROPIC_API_KEY": key, "HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", "eval", "--dir", str(root), "--verbose"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "] log has ***" in done.stderr  # the streamed line, masked
+    assert key not in done.stderr + done.stdout
 
 
 def test_runnable_ids_stay_unique_across_iterations(proctor: Run, tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from proctor.models.trial import (
     EvalToolCall,
     EvaluatorResult,
 )
+from proctor.util.masking import mask
 
 EVAL_RESULT = "eval.json"
 """Beside ``trial.json``: the case's assertions, logs, metrics and inputs as the test saw them."""
@@ -78,9 +79,7 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             iteration=case.iteration(talk.repeat),
             iterations=case.iterations,
             judge_model=case.judge,
-            on_log=(lambda m: print(f"  [{case.run_id(talk.repeat)}] {m}", file=sys.stderr))
-            if case.verbose
-            else None,
+            on_log=(lambda m: _stream_log(case.run_id(talk.repeat), m)) if case.verbose else None,
         )
         left = max(talk.deadline - time.monotonic(), 0.01)
         # What the test prints goes to stderr: stdout is proctor's (its --json). This runs in
@@ -117,6 +116,12 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         )
 
     return converse
+
+
+def _stream_log(run_id: str, message: str) -> None:
+    """A ``t.log`` line on stderr as it is logged (``--verbose``), every key masked as in
+    the files the run writes."""
+    print(f"  [{run_id}] {mask(message)}", file=sys.stderr)
 
 
 def run_with_watchdog(test: TestFn, t: TestContext, seconds: float) -> BaseException | None:
