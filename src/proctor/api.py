@@ -40,10 +40,10 @@ def run(
     source: str | Path = ".",
     *,
     config: str | Path | None = None,
-    agents: Sequence[str] = (),
-    cases: Sequence[str] = (),
-    tags: Sequence[str] = (),
-    conditions: Sequence[str] = (),
+    agents: str | Sequence[str] = (),
+    cases: str | Sequence[str] = (),
+    tags: str | Sequence[str] = (),
+    conditions: str | Sequence[str] = (),
     repeats: int | None = None,
     concurrency: int | None = None,
     timeout: float | None = None,
@@ -51,7 +51,7 @@ def run(
     mode: Literal["headless", "interactive"] | None = None,
     model: Literal["provider", "scripted"] | None = None,
     keep_workspace: bool = False,
-    reporters: Iterable[str] = ("markdown",),
+    reporters: str | Iterable[str] = ("markdown",),
     subscribers: Iterable[Subscriber] = (),
     executor: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
@@ -61,16 +61,17 @@ def run(
     trials and each reporter's output. Keyword arguments are the ``proctor run`` options
     (``options`` takes the rest by their field names in :class:`CliOverrides`, e.g.
     ``agent_models={"claude-code": "opus"}``; ``executor="ray"`` with ``ray_address`` runs
-    the trials on a Ray cluster, see docs/scale.md). Every key of the environment and of
-    ``./.env`` is masked in what the run writes and returns, as with the CLI. Raises
-    :class:`proctor.errors.ConfigError` for a configuration the user can fix, as the CLI reports
-    with exit code 2."""
+    the trials on a Ray cluster, see docs/scale.md). ``agents``, ``cases``, ``tags``,
+    ``conditions`` and ``reporters`` take a list of names, or one name as a string. Every
+    key of the environment and of ``./.env`` is masked in what the run writes and returns, as
+    with the CLI. Raises :class:`proctor.errors.ConfigError` for a configuration the user can
+    fix, as the CLI reports with exit code 2."""
     try:
         overrides = CliOverrides(
-            agents=list(agents),
-            cases=list(cases),
-            tags=list(tags),
-            conditions=list(conditions),
+            agents=_names(agents, "agents"),
+            cases=_names(cases, "cases"),
+            tags=_names(tags, "tags"),
+            conditions=_names(conditions, "conditions"),
             repeats=repeats,
             concurrency=concurrency,
             timeout_sec=timeout,
@@ -91,7 +92,7 @@ def run(
         source=Path(source),
         config=Path(config) if config is not None else None,
         overrides=overrides,
-        reporters=tuple(reporter_names(reporters)),
+        reporters=tuple(reporter_names(_names(reporters, "reporters"))),
         executor=executor,
         executor_address=ray_address,
         argv=("proctor.run",),
@@ -116,6 +117,20 @@ def parse_transcript(path: str | Path, agent: str | None = None) -> Trajectory:
     session folder; ``agent`` (an agent id such as ``codex``) forces the format."""
     fmt = format_for_agent(agent) if agent is not None else None
     return parse_any(Path(path).expanduser(), fmt)
+
+
+def _names(value: str | Iterable[str], keyword: str) -> list[str]:
+    """The names a list argument of :func:`run` gives: a string is one name (``cases="fix"``
+    is ``["fix"]``, where a string read as a list was its letters)."""
+    if isinstance(value, str):
+        return [value]
+    try:
+        return list(value)
+    except TypeError:
+        raise ConfigError(
+            f"proctor.run(): argument '{keyword}': expected a name or a list of names, got "
+            f"{value!r}"
+        ) from None
 
 
 _KEYWORD_OF = {"timeout_sec": "timeout"}

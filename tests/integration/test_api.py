@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import proctor
+from proctor.session.run import RunRequest
 
 ROOT = Path(__file__).parents[2]
 
@@ -63,6 +64,7 @@ def test_parse_transcript_forces_a_format_by_agent_id() -> None:
 _LEAKY_RUN = """
 import json, sys
 import proctor
+from proctor.session.run import RunRequest
 result = proctor.run("cases", out="out", reporters=["json", "markdown"])
 print(json.dumps([result.exit_code, [r.reason for r in result.records]]))
 """
@@ -96,3 +98,27 @@ def test_run_masks_every_key_of_the_environment_and_dotenv(tmp_path: Path) -> No
         assert key not in done.stdout + done.stderr
         for path in written:
             assert key not in path.read_text(errors="replace"), f"{key} in {path}"
+
+
+def test_one_name_as_a_string_is_a_list_of_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cases="fix-a-bug" was read as its letters (`--case f, i, x, …: no case matches`)."""
+    result = proctor.run(
+        ROOT / "examples" / "cases", cases="fix-a-bug", out=tmp_path / "out", reporters="junit"
+    )
+    assert result.exit_code == 0 and {r.case for r in result.records} == {"fix-a-bug"}
+    assert sorted(result.outputs) == ["json", "junit", "markdown"]  # json and markdown always
+    seen: list[RunRequest] = []  # what the other keywords become, without a run
+    monkeypatch.setattr("proctor.api.run_session", lambda request, subs: seen.append(request))
+    proctor.run(tmp_path, agents="scripted", tags="ab", conditions="baseline", reporters="json")
+    (request,) = seen
+    overrides = request.overrides
+    assert (overrides.agents, overrides.tags, overrides.conditions) == (
+        ["scripted"],
+        ["ab"],
+        ["baseline"],
+    )
+    assert request.reporters == ("json",)
+    with pytest.raises(proctor.ConfigError, match="argument 'cases': expected a name or a list"):
+        proctor.run(tmp_path, cases=5)  # type: ignore[arg-type]
