@@ -209,10 +209,22 @@ def hidden_reads(
         seen: set[str] = set()
         for path in _mentioned(view):
             why = classify_read(path, globs, scope)
-            if why and path not in seen:
-                seen.add(path)
-                found.append(Finding(path, f"read {why}", view.name))
+            shown = _named(path, scope)
+            if why and shown not in seen:
+                seen.add(shown)
+                found.append(Finding(shown, f"read {why}", view.name))
     return found
+
+
+def _named(path: str, scope: ReadScope) -> str:
+    """``path`` as a finding names it: relative to the workspace when it is in it, however the
+    call spelt it, so one read a call names twice (its absolute ``file_path`` and its relative
+    ``files`` entry) is one finding; a path out of the workspace, in full."""
+    path = path.strip()
+    if not scope.workspace:
+        return path
+    full = posixpath.normpath(posixpath.join(scope.workspace, path))
+    return _rel(full, scope.workspace) if _under(full, scope.workspace) else full
 
 
 HEADISH = re.compile(r"^(?:(?:HEAD|@)(?:[~^]\d*)*(?::.*)?|:.*|[0-9a-f]{7,40}(?:[~^]\d*)*(?::.*)?)$")
