@@ -698,6 +698,8 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
             "key": 't.not_event("tool_result", {"is_error": True})',
             "range": 't.score("quality", 40).gate(0.8)',
             "bar": "t.succeeded().gate(70)",
+            "number": "await t.send(123)",
+            "includes": "t.message_includes(5)",
         }.items()
     }
     root = project(tmp_path, files)
@@ -715,6 +717,8 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
         # Clamped to 1, a score of 40 (of 100) passed its bar, and eval.json kept 1.0.
         "range": "ValueError: score('quality', 40): a score is a number from 0 to 1 (0.4, not 40)",
         "bar": "ValueError: gate(70): a bar is a score above 0 and at most 1",
+        "number": "ValueError: send(123): the message is a string, the text of the user's turn",
+        "includes": "ValueError: message_includes(5): expected a text or a compiled regex",
     }.items():
         record = by_id[name]
         assert record["status"] == "eval-error", record

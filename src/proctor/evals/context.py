@@ -272,7 +272,12 @@ class TestContext(Gates):
         talk = self._talk
         if talk is None:
             raise RuntimeError("this context has no session")
-        if not isinstance(message, str) or not message.strip():
+        if not isinstance(message, str):
+            raise ValueError(
+                f"send({message!r}): the message is a string, the text of the user's turn "
+                f"(got {type(message).__name__})"
+            )
+        if not message.strip():
             # The agent would wait for a message it never gets, until the case's timeout.
             raise ValueError(f"send({message!r}): the message is empty")
         gone = self._exited_in()

@@ -124,6 +124,13 @@ def test_outcome_gates_and_the_reply() -> None:
     assert not g.message_includes("broke") and not g.message_includes(re.compile("^bug"))
 
 
+def test_message_includes_takes_a_text_or_a_regex() -> None:
+    g = Planted([], reply="5 files changed")
+    with pytest.raises(ValueError, match=r"^message_includes\(5\): expected a text or a compiled"):
+        g.message_includes(5)  # type: ignore[arg-type]
+    assert g.message_includes("5")  # control
+
+
 def test_check_score_and_handles() -> None:
     g = Planted([])
     assert g.check([1, 2], [1, 2]) and not g.check({"a": 1}, {"a": 2})

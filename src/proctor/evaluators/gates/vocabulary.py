@@ -93,6 +93,11 @@ class Gates:
         reply = self._reply()
         if isinstance(expected, re.Pattern):
             ok, shown = expected.search(reply) is not None, f"/{expected.pattern}/"
+        elif not isinstance(expected, str):
+            raise ValueError(
+                f"message_includes({expected!r}): expected a text or a compiled regex "
+                f"(re.compile(...)), got {type(expected).__name__}"
+            )
         else:
             ok, shown = expected in reply, repr(expected)
         return self._gate(f"message_includes({shown})", ok, f"the reply does not include {shown}")
