@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from proctor.evaluators.gates.vocabulary import CALL_STATUSES
 from tests.conftest import Run
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "evals.md"
@@ -22,3 +23,9 @@ def test_the_first_example_runs_as_written(proctor: Run, tmp_path: Path) -> None
     result = proctor("eval", "--dir", str(tmp_path), "--out", str(tmp_path / "out"))
     assert result.code == 0, result.out + result.err
     assert "1 passed, 0 failed" in result.out + result.err
+
+
+def test_the_called_tool_row_names_every_status_it_accepts() -> None:
+    row = next(line for line in DOC.read_text().splitlines() if line.startswith("| `called_tool("))
+    said = re.findall(r'`(?:status=)?"(\w+)"`', row)
+    assert said == list(CALL_STATUSES), row  # pending was accepted, and named only when refused
