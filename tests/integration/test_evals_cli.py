@@ -380,6 +380,33 @@ def test_a_plan_file_next_to_the_eval_and_fixtures_from_the_root(
     assert "plan 'plan.json' cannot be read as JSON" in result.err
 
 
+@pytest.mark.parametrize(
+    ("cases", "expected"),
+    [
+        # The file's plan, played by a case: the line of define_eval(...).
+        ("[case(id='c', test=t)], plan={'turns': [{'bogus': 1}]}", "a.eval.py:3: plan of a/c"),
+        # A case's own plan: the line of its case(...).
+        (
+            "[case(id='ok', test=t),\n    case(id='c', test=t, plan={'turns': [{'bogus': 1}]})]",
+            "a.eval.py:4: plan of a/c",
+        ),
+        (
+            "[case(id='c', test=t, plan='missing.json')]",
+            "a.eval.py:3: plan 'missing.json': no such file",
+        ),
+    ],
+)
+def test_a_bad_plan_names_the_file_and_the_line_that_gave_it(
+    proctor: Run, tmp_path: Path, cases: str, expected: str
+) -> None:
+    head = "from proctor.evals import case, define_eval\nasync def t(x): ...\n"
+    body = f"{head}e = define_eval(cases={cases})\n"
+    root = project(tmp_path, {"a.eval.py": body})
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--no-stream")
+    assert result.code == 2, result.err
+    assert expected in result.err and "Traceback" not in result.err, result.err
+
+
 def test_a_link_in_workspace_dir_never_lets_the_agent_write_the_source(
     proctor: Run, tmp_path: Path
 ) -> None:
@@ -460,7 +487,11 @@ def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path
         ),
         ("def t(x): ...\ne = define_eval(test=t)", CONFIG, "'test' must be an async function"),
         ("e = define_eval(agent='nope-agent', test=t)", CONFIG, "unknown agent 'nope-agent'"),
-        ("e = define_eval(plan={'turns': [{'dance': 1}]}, test=t)", CONFIG, "a.eval.py: plan of a"),
+        (
+            "e = define_eval(plan={'turns': [{'dance': 1}]}, test=t)",
+            CONFIG,
+            "a.eval.py:3: plan of a",
+        ),
         (
             "e = define_eval(test=t)",
             CONFIG.replace(")", ", reporters='junit')"),

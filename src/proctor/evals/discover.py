@@ -53,11 +53,20 @@ class EvalPoint:
     line: int | None = None
     """The line of ``file`` that defines it (its ``case(...)``, else its ``define_eval(...)``),
     when known."""
+    plan_line: int | None = None
+    """The line of ``file`` that gives its ``plan`` (the ``case(...)`` or the
+    ``define_eval(...)`` it comes from), when known."""
 
     @property
     def where(self) -> str:
         """``file:line`` (or the file alone) for messages that name the eval."""
         return f"{self.file}:{self.line}" if self.line else str(self.file)
+
+    @property
+    def plan_where(self) -> str:
+        """``file:line`` of its ``plan=`` (or the file alone) for messages about the plan."""
+        line = self.plan_line or self.line
+        return f"{self.file}:{line}" if line else str(self.file)
 
     def ids(self) -> list[str]:
         """The runnable ids: the id itself, or one per iteration."""
@@ -187,6 +196,7 @@ def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]
                 d.judge,
                 d.qna,
                 _line(d.origin, path),
+                _line(d.origin, path),
             )
         ]
     return [
@@ -203,6 +213,7 @@ def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]
             c.judge or d.judge,
             c.qna if c.qna is not None else d.qna,
             _line(c.origin, path) or _line(d.origin, path),
+            _line(c.origin if c.plan is not None else d.origin, path),
         )
         for c in d.cases
     ]

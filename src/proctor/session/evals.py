@@ -92,12 +92,17 @@ def _plan(point: EvalPoint) -> dict[str, Any] | None:
     path = (point.file.parent / point.plan).resolve()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(
+            f"{point.plan_where}: plan {point.plan!r}: no such file ({path}); a plan path is "
+            "relative to the eval file"
+        ) from exc
     except (OSError, ValueError) as exc:  # (UnicodeDecodeError and JSONDecodeError too)
         raise ConfigError(
-            f"{point.file}: plan {point.plan!r} cannot be read as JSON ({exc})"
+            f"{point.plan_where}: plan {point.plan!r} cannot be read as JSON ({exc})"
         ) from exc
     if not isinstance(data, dict):
-        raise ConfigError(f"{point.file}: plan {point.plan!r} is not a JSON object")
+        raise ConfigError(f"{point.plan_where}: plan {point.plan!r} is not a JSON object")
     return data
 
 
@@ -323,7 +328,7 @@ def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -
         try:
             validate_plan(plan, f"plan of {point.id}")
         except PlanError as exc:
-            raise ConfigError(f"{point.file}: {exc}") from exc
+            raise ConfigError(f"{point.plan_where}: {exc}") from exc
 
 
 def exit_code_of(records: Sequence[TrialRecord]) -> int:
