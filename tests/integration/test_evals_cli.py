@@ -5,6 +5,7 @@ case as a trial that ``proctor report`` reads."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -560,6 +561,28 @@ def test_a_key_in_a_streamed_log_line_is_masked(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "] log has ***" in done.stderr  # the streamed line, masked
     assert key not in done.stderr + done.stdout
+
+
+def test_no_stream_keeps_the_findings_note_off_stderr_too(
+    proctor: Run, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """--no-stream keeps stderr quiet: it printed `proctor: findings: 1 new (…)` all the same."""
+    files = {
+        "f.eval.py": """
+            from proctor.evals import define_eval
+            async def test(t):
+                await t.send("go")
+                t.message_includes("one")
+            eval = define_eval(plan={"turns": [{"say": "two"}]}, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    with caplog.at_level(logging.WARNING, logger="proctor"):
+        quiet = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "q"), "--no-stream")
+        assert quiet.code == 1 and "findings" not in quiet.err + caplog.text
+        told = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "t"))
+        assert told.code == 1 and "proctor: findings: 1 new" in caplog.text  # control
+    assert json.loads((tmp_path / "q" / "findings.json").read_text())["findings"]  # kept
 
 
 def test_runnable_ids_stay_unique_across_iterations(proctor: Run, tmp_path: Path) -> None:

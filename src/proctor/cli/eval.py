@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -28,7 +29,11 @@ from proctor.util.masking import mask
 @click.option("--tag", "tags", multiple=True, help="Run the evals with this tag (repeatable).")
 @click.option("--list", "list_only", is_flag=True, help="Print the ids; run nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
-@click.option("--no-stream", is_flag=True, help="Keep stderr quiet while the evals run.")
+@click.option(
+    "--no-stream",
+    is_flag=True,
+    help="Keep stderr quiet: no progress, t.log lines or findings note (warnings still print).",
+)
 @click.option("--verbose", is_flag=True, help="Print t.log lines and reply snippets.")
 @click.option(
     "--timeout-ms",
@@ -96,7 +101,7 @@ def command(
                 click.echo(f"{row['id']}{tags_text}{about}")
         return 0
     progress = EvalProgress(verbose)
-    with _stdout_is_ours():
+    with _stdout_is_ours(), _notes_kept_quiet(no_stream):
         result = run_evals(request, [] if no_stream else [progress], progress.name_runs)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
@@ -123,6 +128,32 @@ def _stdout_is_ours() -> Iterator[None]:
         sys.stdout.flush()
         os.dup2(saved, 1)
         os.close(saved)
+
+
+FINDINGS_NOTE = "proctor: findings:"
+"""How the note on what a run did to the findings ledger starts (``proctor run`` prints it)."""
+
+
+class _NoFindingsNote(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(FINDINGS_NOTE)
+
+
+@contextlib.contextmanager
+def _notes_kept_quiet(quiet: bool) -> Iterator[None]:
+    """With ``--no-stream``, the note on what the run did to the findings ledger is not printed
+    either: stderr stays quiet but for warnings, errors and what the evals print themselves.
+    (``--json`` and the results directory say what ran; ``proctor findings`` lists the rest.)"""
+    if not quiet:
+        yield
+        return
+    note = _NoFindingsNote()
+    logger = logging.getLogger("proctor")
+    logger.addFilter(note)
+    try:
+        yield
+    finally:
+        logger.removeFilter(note)
 
 
 class EvalProgress:
