@@ -213,3 +213,42 @@ def test_a_trial_page_shows_figures_as_words_and_links_only_to_what_is_there(
     assert '/raw">raw transcript' not in without  # a trial without one links to none
     if raw.name in {p.name for p in trial_dir(results).iterdir()} or '/raw">raw' in with_raw:
         assert '/raw">raw transcript' in with_raw  # the control: one that has it links to it
+
+
+def test_a_key_where_a_page_cuts_or_a_terminal_wraps_is_never_shown_in_part(
+    results: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The viewer cuts a long event text, a long raw line, a diff and a terminal, and a
+    terminal wraps its lines: a key registered when the viewer starts (the records were
+    written without it) falls across each, and no part of it shows."""
+    from proctor.util import masking
+    from proctor.view.routes.trial import DIFF_LIMIT, SCREEN_LIMIT
+    from proctor.view.timeline import LINE_SHOWN
+
+    key = "sk-ant-api03-LEAKTESTKEY0123456789abcdef"
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    folder = trial_dir(results)
+    say = {"type": "assistant_text", "text": "x" * (LINE_SHOWN - 20) + key}
+    (folder / "trajectory.jsonl").write_text(json.dumps(say) + "\n")
+    (folder / "raw-transcript.jsonl").write_text("x" * (LINE_SHOWN - 20) + key + "\n")
+    (folder / "workspace.diff").write_text("+" + "d" * (DIFF_LIMIT - 21) + key + "\n")
+    screen = ("s" * 150 + key[:10] + "\n" + key[10:] + "\n") * 2
+    (folder / "screen.log").write_text(
+        "s" * (SCREEN_LIMIT - len(screen) - 20) + "\n" + key + "\n" + screen
+    )
+    trial = f"/runs/{RUN}/trials/{TRIAL}"
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        answers = {
+            url: client.get(url)
+            for url in (trial, f"{trial}/raw", f"/runs/{RUN}/files/trials/{TRIAL}/screen.log")
+        }
+    for url, answer in answers.items():
+        assert answer.status_code == 200, url
+        assert not any(key[: n + 1] in answer.text for n in range(12, len(key))), url
+        assert not any(key[n:] in answer.text for n in range(0, len(key) - 12)), url
+    page = answers[trial].text
+    assert "more characters not shown" in page and "Cut:" in page
+    assert answers[f"/runs/{RUN}/files/trials/{TRIAL}/screen.log"].text.endswith(
+        ("s" * 150 + "***\n\n") * 2
+    )

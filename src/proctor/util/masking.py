@@ -57,6 +57,12 @@ def _by_length() -> list[str]:
     return sorted(_SECRETS, key=len, reverse=True)
 
 
+def registered_secrets() -> list[str]:
+    """The registered secrets, the longest first: for a reader that must not cut one in two
+    before masking, or that masks one split over lines (the viewer)."""
+    return _by_length()
+
+
 _SECRET_WORD = (
     r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name
     r"(?:api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|token|secret|password"

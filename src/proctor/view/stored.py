@@ -12,7 +12,6 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import apply_annotations, read_annotations, recompute
-from proctor.util.files import open_regular
 
 Stamp = tuple[int, int]
 _SUITES: dict[Path, tuple[tuple[Stamp, Stamp | None], SuiteRecord | None]] = {}
@@ -78,13 +77,3 @@ def trial_of(run_dir: Path, trial_dir: Path) -> tuple[TrialRecord | None, str | 
     except SchemaVersionError as exc:
         return record, str(exc)
     return apply_annotations([record], annotations)[0], None
-
-
-def read_head(path: Path, limit: int) -> tuple[str | None, bool]:
-    """The first ``limit`` bytes of a text file (None when absent), and whether it is longer."""
-    try:
-        with open_regular(path) as fh:
-            data = fh.read(limit + 1)
-    except OSError:
-        return None, False
-    return data[:limit].decode("utf-8", errors="replace"), len(data) > limit

@@ -18,6 +18,7 @@ from proctor.models.trajectory import (
     ToolResult,
     Usage,
 )
+from proctor.view.cutting import clear_cut, cut_line
 from proctor.view.offsets import LineOffsets, read_lines
 
 
@@ -118,9 +119,12 @@ page of 30 MB that took a minute (the whole file is a link away)."""
 
 
 def _cut(text: str) -> str:
+    """The text's first :data:`LINE_SHOWN` characters, or fewer so as not to cut a registered
+    secret in two (the page masks whole secrets), and how much more there is."""
     if len(text) <= LINE_SHOWN:
         return text
-    return f"{text[:LINE_SHOWN]} … [{len(text) - LINE_SHOWN:,} more characters not shown]"
+    at = clear_cut(text, LINE_SHOWN)
+    return f"{text[:at]} … [{len(text) - at:,} more characters not shown]"
 
 
 def _shortened(event: Event) -> Event:
@@ -140,12 +144,12 @@ def _shortened(event: Event) -> Event:
 
 
 def shown_line(line: bytes) -> str:
-    """A line as a page shows it: its first :data:`LINE_SHOWN` bytes, and how much more
-    there is."""
+    """A line as a page shows it: its first :data:`LINE_SHOWN` bytes (or fewer so as not to
+    cut a registered secret in two), and how much more there is."""
     if len(line) <= LINE_SHOWN:
         return line.decode("utf-8", errors="replace")
-    head = line[:LINE_SHOWN].decode("utf-8", errors="ignore")
-    return f"{head} … [{len(line) - LINE_SHOWN:,} more bytes not shown]"
+    head, more = cut_line(line, LINE_SHOWN)
+    return f"{head} … [{more:,} more bytes not shown]"
 
 
 def _time(value: str | None) -> datetime | None:

@@ -10,28 +10,34 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from proctor.util.masking import longest_secret, mask
+from proctor.util.masking import mask
 from proctor.view.confine import inside, run_folder
+from proctor.view.cutting import mask_wrapped, reach
 from proctor.view.index import ResultsIndex
 from proctor.view.templating import not_found
 
 _CHUNK = 1 << 20
+SCREEN_LOG = "screen.log"
+"""A trial's terminal screen, whose lines wrap at the terminal's width."""
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
     """The file masked piece by piece. Each piece keeps back as many characters as the longest
     secret could straddle into the next one, and UTF-8 is decoded across the pieces, so a key
-    or a character split by a piece boundary is still seen whole."""
+    or a character split by a piece boundary is still seen whole. A terminal's screen
+    (``screen.log``) wraps its lines, so there a key split by a line break is masked too."""
+    wrapped = path.name == SCREEN_LOG
+    masked = mask_wrapped if wrapped else mask
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     carry = ""
     with path.open("rb") as fh:
         while chunk := fh.read(_CHUNK):
-            text = mask(carry + decoder.decode(chunk))
-            keep = min(len(text), longest_secret())
+            text = masked(carry + decoder.decode(chunk))
+            keep = min(len(text), reach(wrapped=wrapped))
             carry = text[len(text) - keep :] if keep else ""
             if len(text) > keep:
                 yield text[: len(text) - keep].encode("utf-8")
-    tail = mask(carry + decoder.decode(b"", final=True))
+    tail = masked(carry + decoder.decode(b"", final=True))
     if tail:
         yield tail.encode("utf-8")
 

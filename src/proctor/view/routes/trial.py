@@ -14,10 +14,11 @@ from starlette.routing import Route
 from proctor.paths import TrialPaths
 from proctor.report.html import clean_text
 from proctor.view.confine import inside, run_folder, trial_folder
+from proctor.view.cutting import mask_wrapped, read_head
 from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
-from proctor.view.stored import read_head, trial_of
+from proctor.view.stored import trial_of
 from proctor.view.templating import int_param, not_found, render
 from proctor.view.timeline import page_of_step, shown_line, timeline_page
 
@@ -87,7 +88,8 @@ def trial_page(request: Request) -> Response:
         page = int_param(request.query_params.get("page"), 1)
     timeline = timeline_page(trajectory, offsets, page, size)
     diff, diff_cut = read_head(own(folder, paths.workspace_diff), DIFF_LIMIT)
-    screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT)
+    # A terminal wraps its lines: a key may be split over two of them.
+    screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT, wrapped=True)
     base = f"/runs/{quote(run)}/trials/{quote(key)}"
     raw_name = (record.transcript.raw if record else None) or paths.raw_transcript.name
     raw = inside(folder, raw_name)
@@ -106,7 +108,7 @@ def trial_page(request: Request) -> Response:
         questions=questions_of(questions),
         diff=highlight_diff(diff) if diff else None,
         diff_cut=diff_cut,
-        screen=screen,
+        screen=None if screen is None else mask_wrapped(screen),
         screen_cut=screen_cut,
         files=trial_files(folder),
         file_base=f"/runs/{quote(run)}/files/trials/{quote(key)}",

@@ -1,0 +1,107 @@
+"""Text cut for a page without cutting a registered secret in two.
+
+Masking replaces whole secrets only, so a cut through one would leave its first part in the
+clear. Every cut the viewer makes (a long event text, a long raw line, the head of a diff or
+of a terminal) stops at the start of a secret it would split instead. A terminal's screen
+(``screen.log``) wraps its lines at the terminal's width, so there a secret may also be split
+by a line break: :func:`mask_wrapped` masks it so, and a cut never splits it either.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from proctor.util.files import open_regular
+from proctor.util.masking import MASK, registered_secrets
+
+_BREAK = r"(?:\r?\n)?"
+"""What may stand between two characters of a secret on a screen: a line break (the line
+wrapped there)."""
+_UTF8_MOST = 4
+"""The most bytes one character takes in UTF-8."""
+
+
+@lru_cache(maxsize=16)
+def _patterns(secrets: tuple[str, ...], wrapped: bool) -> tuple[re.Pattern[str], ...]:
+    """A pattern per secret, the longest first; ``wrapped``: a line break allowed between any
+    two of its characters."""
+    between = _BREAK if wrapped else ""
+    return tuple(re.compile(between.join(re.escape(c) for c in s)) for s in secrets)
+
+
+@lru_cache(maxsize=16)
+def _finders(secrets: tuple[str, ...], wrapped: bool) -> tuple[re.Pattern[str], ...]:
+    """The patterns of :func:`_patterns` as lookaheads, so that every place a secret starts is
+    found, occurrences that overlap included."""
+    return tuple(re.compile(f"(?=({p.pattern}))") for p in _patterns(secrets, wrapped))
+
+
+def reach(*, wrapped: bool = False) -> int:
+    """The most characters a registered secret spans in a text: its length, or on a screen
+    with a line break after each character, about three times that (0 with none)."""
+    longest = max(map(len, registered_secrets()), default=0)
+    return 3 * longest if wrapped else longest
+
+
+def clear_cut(text: str, at: int, *, wrapped: bool = False) -> int:
+    """Where to cut ``text`` to show at most ``at`` characters: ``at``, or the start of a
+    registered secret that would be cut in two there (and so on back, should another span
+    that place). ``text`` must go on past ``at`` by :func:`reach` characters (or to its end)
+    for a secret there to be seen whole."""
+    secrets = tuple(registered_secrets())
+    if not secrets or at >= len(text):
+        return min(at, len(text))
+    span = reach(wrapped=wrapped)
+    finders = _finders(secrets, wrapped)
+    moved = True
+    while moved and at > 0:
+        moved = False
+        start = max(0, at - span)
+        window = text[start : at + span]
+        for finder in finders:
+            for found in finder.finditer(window):
+                if start + found.start() < at < start + found.end(1):
+                    at, moved = start + found.start(), True
+                    break
+            if moved:
+                break
+    return at
+
+
+def mask_wrapped(text: str) -> str:
+    """``text`` (a terminal's screen) with every registered secret masked, one that a line
+    wraps too; the mask keeps the line breaks the secret spanned, so the lines stay lines."""
+    for pattern in _patterns(tuple(registered_secrets()), True):
+        text = pattern.sub(lambda m: MASK + "".join(re.findall(r"\r?\n", m.group())), text)
+    return text
+
+
+def read_head(path: Path, limit: int, *, wrapped: bool = False) -> tuple[str | None, bool]:
+    """The first ``limit`` bytes of a text file (None when absent), and whether it is longer.
+    A registered secret the limit would cut in two is left out whole (see :func:`clear_cut`;
+    ``wrapped``: the file is a screen, whose lines a secret may span)."""
+    margin = _UTF8_MOST * reach(wrapped=wrapped)
+    try:
+        with open_regular(path) as fh:
+            data = fh.read(limit + 1 + margin)
+    except OSError:
+        return None, False
+    if len(data) <= limit:
+        return data.decode("utf-8", errors="replace"), False
+    # The head as bytes cut it (a character split at the end is one replacement character,
+    # as it is one character of the whole), then moved back off any secret it splits.
+    shown = len(data[:limit].decode("utf-8", errors="replace"))
+    text = data.decode("utf-8", errors="replace")
+    return text[: clear_cut(text, shown, wrapped=wrapped)], True
+
+
+def cut_line(line: bytes, limit: int) -> tuple[str, int]:
+    """A line of bytes shown as at most its first ``limit`` bytes (a character split at the
+    cut left out, and a registered secret the cut would split left out whole), and how many
+    bytes are not shown."""
+    head = line[:limit].decode("utf-8", errors="ignore")
+    text = line[: limit + _UTF8_MOST * reach()].decode("utf-8", errors="ignore")
+    at = clear_cut(text, len(head))
+    return text[:at], len(line) - limit + len(head[at:].encode())
