@@ -189,13 +189,13 @@ class ResultsIndex:
             for key in set(known) - set(stamps):
                 db.execute("DELETE FROM trials WHERE run = ? AND key = ?", (name, key))
             db.executemany(
-                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [fitted(_trial_values(row, stamps.get(row.key, ""))) for row in rows],
             )
             totals = db.execute(
                 "SELECT count(*) n, sum(status IN ('passed','failed','timeout')) scored, "
-                "sum(status = 'passed') passes, sum(cost_usd) cost, "
-                "sum(cost_usd IS NULL) unpriced FROM trials WHERE run = ?",
+                "sum(status = 'passed') passes, sum(spent_usd) cost, "
+                "sum(spent_usd IS NULL) unpriced FROM trials WHERE run = ?",
                 (name,),
             ).fetchone()
             counts = dict(
@@ -286,7 +286,10 @@ def _add_columns(db: sqlite3.Connection) -> None:
             try:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             except sqlite3.OperationalError:  # another viewer added it meanwhile
-                pass
+                continue
+            if table == "trials":  # the rows made before it are read again, to fill it
+                db.execute("UPDATE trials SET stamp = ''")
+                db.execute("UPDATE runs SET signature = ''")
 
 
 def _stamp(path: Path) -> str:
@@ -334,4 +337,5 @@ def _trial_values(row: TrialRow, stamp: str) -> tuple[object, ...]:
         row.cost_usd,
         json.dumps(list(row.tags)),
         stamp,
+        row.spent_usd,
     )

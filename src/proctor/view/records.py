@@ -14,6 +14,7 @@ from proctor.models.run import JournalEntry, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.paths import RunPaths
+from proctor.report.effort import cost_rollup
 from proctor.report.stored import apply_annotations, read_annotations
 from proctor.util.files import open_regular
 from proctor.util.processes import process_start
@@ -39,6 +40,9 @@ class TrialRow:
     tokens: int
     cost_usd: float | None
     tags: tuple[str, ...]
+    spent_usd: float | None = None
+    """The trial's share of its run's cost, as ``proctor report`` sums it (retried attempts
+    included; 0 for a trial that never reached its agent); None when it is unknown."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ def trial_row(run: str, record: TrialRecord) -> TrialRow:
         tokens=tokens,
         cost_usd=record.cost.total_usd,
         tags=tuple(record.tags),
+        spent_usd=cost_rollup([record])[0],
     )
 
 

@@ -37,7 +37,7 @@ CREATE TABLE trials (
   run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
   status TEXT, passed INTEGER, score REAL, reason TEXT, total_ms REAL, agent_ms REAL,
   harness_ms REAL, tool_calls INTEGER, tokens INTEGER, cost_usd REAL, tags TEXT, stamp TEXT,
-  PRIMARY KEY (run, key)
+  spent_usd REAL, PRIMARY KEY (run, key)
 );
 CREATE INDEX trials_cell ON trials (run, case_name, agent, condition);
 CREATE TABLE trajectories (
@@ -49,9 +49,14 @@ CREATE TABLE batches (
   exit_code INTEGER, message TEXT, finished TEXT, owner TEXT
 );
 """
-ADDED_COLUMNS = (("batches", "owner", "TEXT"), ("trajectories", "fingerprint", "BLOB"))
+ADDED_COLUMNS = (
+    ("batches", "owner", "TEXT"),
+    ("trajectories", "fingerprint", "BLOB"),
+    ("trials", "spent_usd", "REAL"),
+)
 """Columns added since an index of this schema version was first made: added in place, so that
-an index in use by another viewer is never rebuilt under it."""
+an index in use by another viewer is never rebuilt under it (a column added to ``trials``
+has every run read again, to fill it)."""
 
 
 def run_values(
@@ -82,7 +87,9 @@ def run_values(
         json.dumps(counts),
         suite.exit_code if suite is not None else None,
         _masked(suite.exit_reason if suite is not None else facts.problem),
-        None if totals["unpriced"] else totals["cost"],
+        # As `proctor report` sums it: a trial's share is unknown only when a model it used has
+        # no price (or its run priced nothing); a trial that never reached its agent adds 0.
+        None if totals["unpriced"] else round(totals["cost"] or 0.0, 6),
         wall,
         int(facts.in_progress),
         sig,

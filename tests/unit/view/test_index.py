@@ -314,3 +314,64 @@ def test_a_batch_takes_a_run_once_its_records_are_written(tmp_path: Path) -> Non
     assert not _started_by(run, 4242)  # the journal alone: the run is still starting
     (run / "run.json").write_text("{}")
     assert _started_by(run, 4242) and not _started_by(run, 4343)
+
+
+@pytest.mark.parametrize(
+    ("costs", "total"),
+    [
+        ([1.25, 1.25, "setup-failed"], 2.5),  # a trial that never reached its agent adds 0
+        (["setup-failed"] * 3, 0.0),
+        ([1.25, "unpriced", "setup-failed"], None),  # a model without a price: unknown
+        (["not-collected"] * 3, None),  # --no-collect-cost: unknown
+    ],
+)
+def test_a_run_s_cost_is_summed_as_report_sums_it(
+    tmp_path: Path, costs: list[float | str], total: float | None
+) -> None:
+    from proctor.models.pricing import CostInfo
+    from proctor.report.effort import cost_rollup
+    from proctor.report.stored import load_run
+
+    paths = write_run(tmp_path, RUN, trials=3, cases=1)
+    for repeat, cost in enumerate(costs, start=1):
+        trial = paths.trial("case-000", "scripted", "default", repeat).trial_json
+        record = read_record(trial, type(trial_record("c", "a", "d", 1)))
+        if cost == "unpriced":
+            info = CostInfo(by_model={"mystery-1": None}, unpriced=["mystery-1"])
+        elif cost == "not-collected":
+            info = CostInfo(collected=False)
+        elif cost == "setup-failed":
+            info = CostInfo()  # no model named: nothing was spent
+        else:
+            info = CostInfo(total_usd=cost, by_model={"claude-sonnet-4": cost})
+        write_record(trial, record.model_copy(update={"cost": info}))
+    report_total, _ = cost_rollup(load_run(paths.root, need_gate=False).records)
+    assert report_total == total  # the report's rule, which the index must follow
+    index = ResultsIndex(tmp_path)
+    try:
+        index.refresh(force=True)
+        row = index.run_row(RUN)
+        assert row is not None and row["cost_usd"] == total
+    finally:
+        index.close()
+
+
+def test_an_index_made_before_trials_had_a_share_of_cost_reads_them_again(
+    tmp_path: Path,
+) -> None:
+    write_run(tmp_path, RUN, trials=3, cases=1)
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    index.close()
+    db = sqlite3.connect(tmp_path / INDEX_FILE)  # as an older viewer left it
+    db.execute("ALTER TABLE trials DROP COLUMN spent_usd")
+    db.execute("UPDATE runs SET cost_usd = NULL")
+    db.commit()
+    db.close()
+    index = ResultsIndex(tmp_path)
+    try:
+        index.refresh(force=True)
+        row = index.run_row(RUN)
+        assert row is not None and row["cost_usd"] == 0.0
+    finally:
+        index.close()
