@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from proctor.models.io import write_record
@@ -169,3 +171,44 @@ def test_a_trial_s_process_figures_and_rules_read_as_words_not_python_values(
     page = _page(results, f"/runs/{run_dir.name}/trials/{key}")
     cells = re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)
     assert not {"None", "True", "False"} & {c.strip() for c in cells}
+
+
+@pytest.mark.parametrize("removed", ["trial.json", "folder"])
+def test_a_trial_removed_from_a_finished_run_counts_as_report_counts_it(
+    proctor: Run, tmp_path: Path, removed: str
+) -> None:
+    results = tmp_path / "results"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "proctor", "run", "--source", str(EXAMPLES)),
+            *("--case", "fix-a-bug", "--repeats", "3", "--out", str(results)),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = results.glob("run-*")
+    key = "fix-a-bug/scripted/default/2"
+    trial = run_dir / "trials" / key
+    if removed == "folder":
+        shutil.rmtree(trial)
+    else:
+        (trial / "trial.json").unlink()
+    report = proctor("report", str(run_dir), "--reporter", "json")
+    counted = json.loads(report.out)
+    assert report.code == 3 and counted["totals"]["statusCounts"]["infra-error"] == 1
+    assert counted["totals"]["n"] == 3
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        (listed,) = client.get("/api/runs").json()
+        runs, page = client.get("/").text, client.get(f"/runs/{run_dir.name}").text
+        trial_page = client.get(f"/runs/{run_dir.name}/trials/{key}")
+    assert listed["trials"] == 3 and listed["passes"] == 2
+    assert "infra-error 1" in runs and 'data-field="trials">3</td>' in runs
+    assert "3 of 3 trials" in page and "Exit code <strong>3</strong>" in page
+    assert f">{key}</a></td><td><span" in page and "no trial.json" in page  # the errors
+    if removed == "folder":
+        assert trial_page.status_code == 404 and "counts as an infra-error" in trial_page.text
+    else:
+        assert trial_page.status_code == 200 and "trial.json" in trial_page.text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,9 +279,8 @@ def load_run(
     else:
         records = load_records(root, notes, planned)
     manifest = _optional(paths.run_json, RunManifest, notes)
-    if manifest is not None and manifest.finished_at is not None and not manifest.interrupted:
-        lost = _missing(paths, planned, records, notes)
-        records += [compact(r) for r in lost] if compact_records else lost
+    lost = missing_records(paths, manifest, {_key(r) for r in records}, planned, notes)
+    records += [compact(r) for r in lost] if compact_records else lost
     suite = _optional(paths.suite_json, SuiteRecord, notes)
     return StoredRun(
         paths=paths,
@@ -293,13 +292,23 @@ def load_run(
     )
 
 
-def _missing(
-    paths: RunPaths, planned: Sequence[TrialKey], records: Sequence[TrialRecord], notes: list[str]
+def missing_records(
+    paths: RunPaths,
+    manifest: RunManifest | None,
+    found: Collection[TrialKey],
+    planned: Sequence[TrialKey] | None = None,
+    notes: list[str] | None = None,
 ) -> list[TrialRecord]:
-    """A stand-in infra-error record for each trial a finished run planned whose trial.json
-    is not in its folder (removed by hand): a run that finished is not one that was stopped,
-    and a trial taken out of it must not leave the rest to pass without it."""
-    found = {_key(r) for r in records}
+    """A stand-in infra-error record for each trial a finished run planned (``planned``, else
+    read from its ``resolved.json``) that is not among the ``found`` records, its trial.json
+    not in its folder (removed by hand): a run that finished is not one that was stopped,
+    and a trial taken out of it must not leave the rest to pass without it. None for a run
+    that did not finish, or was interrupted."""
+    if manifest is None or manifest.finished_at is None or manifest.interrupted:
+        return []
+    if planned is None:
+        planned = planned_cells(paths.root)
+    notes = notes if notes is not None else []
     lost = [cell for cell in planned if cell not in found]
     for case, agent, condition, repeat in lost:
         folder = paths.trial(case, agent, condition, repeat).root

@@ -21,7 +21,15 @@ from pathlib import Path
 from proctor.paths import RunPaths
 from proctor.util.masking import mask
 from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
-from proctor.view.records import TrialRow, folder_key, read_trial_rows, run_facts, signature
+from proctor.view.records import (
+    MISSING_STAMP,
+    TrialRow,
+    folder_key,
+    missing_rows,
+    read_trial_rows,
+    run_facts,
+    signature,
+)
 from proctor.view.schema import (
     ADDED_COLUMNS,
     INDEX_FILE,
@@ -186,11 +194,20 @@ class ResultsIndex:
         rows = read_trial_rows(run_dir, stale)
         facts = run_facts(run_dir)
         with self._tx() as db:
-            for key in set(known) - set(stamps):
+            for key in set(known) - set(stamps):  # a trial missing before is looked for again
                 db.execute("DELETE FROM trials WHERE run = ? AND key = ?", (name, key))
             db.executemany(
                 "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [fitted(_trial_values(row, stamps.get(row.key, ""))) for row in rows],
+            )
+            found = db.execute(
+                "SELECT case_name, agent, condition, repeat FROM trials WHERE run = ?", (name,)
+            ).fetchall()
+            cells = {(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in found}
+            lost = missing_rows(run_dir, facts, cells, set(stamps))
+            db.executemany(
+                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [fitted(_trial_values(row, MISSING_STAMP)) for row in lost],
             )
             totals = db.execute(
                 "SELECT count(*) n, sum(status IN ('passed','failed','timeout')) scored, "

@@ -15,7 +15,12 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.effort import cost_rollup
-from proctor.report.stored import apply_annotations, read_annotations
+from proctor.report.stored import (
+    TrialKey,
+    apply_annotations,
+    missing_records,
+    read_annotations,
+)
 from proctor.util.files import open_regular
 from proctor.util.processes import process_start
 
@@ -109,6 +114,21 @@ def read_trial_rows(run_dir: Path, paths: list[Path]) -> list[TrialRow]:
         replace(trial_row(run_dir.name, record), key=folder_key(run_dir, path))
         for path, record in zip(paths, records, strict=True)
     ]
+
+
+MISSING_STAMP = "missing"
+"""The stamp of a trial's row that stands in for a record missing from a finished run."""
+
+
+def missing_rows(
+    run_dir: Path, facts: RunFacts, found: set[TrialKey], keys: set[str]
+) -> list[TrialRow]:
+    """An infra-error row for each trial a finished run planned whose record is not among
+    ``found`` (case, agent, condition, repeat), as ``proctor report`` counts it; a folder
+    with a record of its own (one of ``keys``) is never replaced by one."""
+    lost = missing_records(RunPaths(run_dir), facts.manifest, found)
+    rows = [trial_row(run_dir.name, record) for record in lost]
+    return [row for row in rows if row.key not in keys]
 
 
 def folder_key(run_dir: Path, trial_json: Path) -> str:

@@ -14,7 +14,7 @@ from proctor.paths import RunPaths
 from proctor.report.stored import apply_annotations, read_annotations, recompute
 
 Stamp = tuple[int, int]
-_SUITES: dict[Path, tuple[tuple[Stamp, Stamp | None], SuiteRecord | None]] = {}
+_SUITES: dict[Path, tuple[tuple[Stamp, Stamp | None, int], SuiteRecord | None]] = {}
 _LOCK = threading.Lock()
 
 
@@ -26,17 +26,19 @@ def _stamp(path: Path) -> Stamp | None:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def suite_of(run_dir: Path) -> SuiteRecord | None:
+def suite_of(run_dir: Path, *, missing: int = 0) -> SuiteRecord | None:
     """The run's aggregate (None while the run is in progress, or when unreadable): its
     ``suite.json``, or, when ``annotations.json`` was written after it (``proctor
-    annotate``), the aggregate recomputed from the trials with the marks applied, as
-    ``proctor report`` recomputes it. Cached while both files are unchanged."""
+    annotate``) or ``missing`` trials of the finished run have no record any more, the
+    aggregate recomputed from the trials with the marks applied and each missing trial an
+    infra-error, as ``proctor report`` recomputes it. Cached while both files and the number
+    missing are unchanged."""
     paths = RunPaths(run_dir)
     written = _stamp(paths.suite_json)
     if written is None:
         return None
     marks = _stamp(paths.annotations)
-    stamp = (written, marks)
+    stamp = (written, marks, missing)
     with _LOCK:
         cached = _SUITES.get(paths.suite_json)
         if cached is not None and cached[0] == stamp:
@@ -45,7 +47,7 @@ def suite_of(run_dir: Path) -> SuiteRecord | None:
         suite: SuiteRecord | None = read_record(paths.suite_json, SuiteRecord)
     except (ConfigError, SchemaVersionError):
         suite = None
-    if suite is not None and marks is not None and marks[0] >= written[0]:
+    if suite is not None and (missing or (marks is not None and marks[0] >= written[0])):
         recomputed = _recomputed(run_dir)
         if recomputed is not None:  # the marks change no finding: the ledger took the run as run
             suite = recomputed.model_copy(update={"findings": suite.findings})

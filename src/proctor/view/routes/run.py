@@ -19,6 +19,7 @@ from proctor.paths import RunPaths
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
+from proctor.view.records import MISSING_STAMP
 from proctor.view.routes.runs import chosen_filters, summary
 from proctor.view.stored import suite_of
 from proctor.view.templating import int_param, not_found, render
@@ -92,7 +93,10 @@ def run_context(request: Request) -> dict[str, Any] | None:
     points = points_of(index, name, {f: v for f, v in chosen.items() if f != "status"})
     status = chosen.get("status")
     listed = points if status is None else [p for p in points if p.status == status]
-    suite = suite_of(folder)
+    missing = index.query(
+        "SELECT count(*) FROM trials WHERE run = ? AND stamp = ?", (name, MISSING_STAMP)
+    )[0][0]
+    suite = suite_of(folder, missing=missing)
     statuses = [
         r[0] for r in index.query("SELECT DISTINCT status FROM trials WHERE run = ?", (name,))
     ]

@@ -18,6 +18,7 @@ from proctor.view.cutting import mask_wrapped, read_head
 from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
+from proctor.view.records import MISSING_STAMP
 from proctor.view.stored import trial_of
 from proctor.view.templating import int_param, not_found, render
 from proctor.view.timeline import page_of_step, shown_line, timeline_page
@@ -59,12 +60,26 @@ def trial_files(folder: Path) -> list[str]:
     return names
 
 
+def _no_trial(request: Request, index: ResultsIndex, run: str, key: str) -> Response:
+    """A 404 for a trial with no folder; for one the finished run planned, it says why the
+    run counts it as an infra-error."""
+    what = f"trial {key} of run {run}"
+    rows = index.query(
+        "SELECT reason FROM trials WHERE run = ? AND key = ? AND stamp = ?",
+        (run, key, MISSING_STAMP),
+    )
+    if not rows:
+        return not_found(request, what)
+    message = f"{what} has no folder, and counts as an infra-error ({rows[0][0]})"
+    return render(request, "error.html", status_code=404, message=message)
+
+
 def trial_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     run, key = request.path_params["run"], _key(request)
     run_dir, folder = run_folder(index, run), trial_folder(index, run, key)
     if run_dir is None or folder is None:
-        return not_found(request, f"trial {key} of run {run}")
+        return _no_trial(request, index, run, key)
     record, problem = trial_of(run_dir, folder)
     paths = TrialPaths(folder)
     row = index.run_row(run)
