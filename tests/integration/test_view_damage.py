@@ -82,3 +82,28 @@ def test_records_linked_in_from_elsewhere_are_not_the_folder_s_own(tmp_path: Pat
             assert status in (200, 404), path
             assert "OUTSIDE-TRIAL-REASON" not in text and "run-linked" not in text, path
             assert "linked-case" not in text or path.endswith("linked-case"), path
+
+
+def test_runs_whose_run_json_is_damaged_sort_by_the_time_in_their_name(tmp_path: Path) -> None:
+    """A run.json that does not read gives no start time: the run sorts by the time its
+    folder's name holds, and a name with none sorts last (not first, as 'run-…' after
+    '2026-…' did)."""
+    from starlette.testclient import TestClient
+
+    from proctor.view import ViewSettings, build_app
+
+    results = tmp_path / "results"
+    write_run(results, "run-20261201T000000Z-good", trials=1, cases=1)  # started 2026-12-01
+    names = {
+        "newer": "run-20261202T000000Z-damaged",
+        "older": "run-20261130T000000Z-damaged",
+        "timeless": "run-damaged-no-time",
+    }
+    for name in names.values():
+        write_run(results, name, trials=1, cases=1)
+        (results / name / "run.json").write_text("{not json")
+    order = [names["newer"], "run-20261201T000000Z-good", names["older"], names["timeless"]]
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        runs, compare = client.get("/").text, client.get("/compare").text
+    assert sorted(order, key=lambda n: runs.index(f'data-run="{n}"')) == order
+    assert sorted(order, key=lambda n: compare.index(f"<option>{n}</option>")) == order

@@ -17,6 +17,7 @@ from proctor.report.ab.runs import compare_conditions, compare_runs
 from proctor.report.stored import load_records
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
+from proctor.view.routes.runs import newest_first
 from proctor.view.templating import render
 
 
@@ -24,10 +25,7 @@ def compare_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     index.refresh()
     q = request.query_params
-    names = [
-        r["name"]
-        for r in index.query("SELECT name FROM runs ORDER BY coalesce(started_at, name) DESC")
-    ]
+    names = [r["name"] for r in newest_first(index.query("SELECT name, started_at FROM runs"))]
     context: dict[str, Any] = {"names": names, "q": q, "runs_cmp": None, "ab": None, "error": None}
     try:
         if q.get("a") and q.get("b"):

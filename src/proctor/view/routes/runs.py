@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -62,12 +64,43 @@ def summaries(index: ResultsIndex, chosen: dict[str, str]) -> list[RunSummary]:
                 "OR r.cases LIKE ? ESCAPE '\\')"
             )
             params += [f"%{escaped}%"] * 3
-    rows = index.query(
-        f"SELECT * FROM runs r WHERE {' AND '.join(where)} "
-        "ORDER BY coalesce(r.started_at, r.name) DESC",
-        tuple(params),
-    )
-    return [summary(row) for row in rows]
+    rows = index.query(f"SELECT * FROM runs r WHERE {' AND '.join(where)}", tuple(params))
+    return [summary(row) for row in newest_first(rows)]
+
+
+_NAMED_TIME = re.compile(r"run-(\d{8}T\d{6})Z")
+"""The time a run folder's name starts with (``run-20261201T120000Z-abc123``)."""
+
+
+def started(row: Any) -> datetime | None:
+    """When a run started: as its ``run.json`` says, else as its folder's name says (a
+    damaged ``run.json``), else None."""
+    if row["started_at"]:
+        try:
+            moment = datetime.fromisoformat(row["started_at"].replace("Z", "+00:00"))
+        except ValueError:
+            moment = None
+        if moment is not None:
+            return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    named = _NAMED_TIME.match(row["name"])
+    if named is None:
+        return None
+    try:
+        return datetime.strptime(named.group(1), "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+    except ValueError:  # digits that are no date
+        return None
+
+
+def newest_first(rows: list[Any]) -> list[Any]:
+    """The runs' rows, the latest start first; a run whose start is known nowhere comes last
+    (by name, the latest first)."""
+    by_name = sorted(rows, key=lambda row: row["name"], reverse=True)
+    when = {row["name"]: started(row) for row in rows}
+    return sorted(by_name, key=lambda row: (when[row["name"]] is None, _negated(when[row["name"]])))
+
+
+def _negated(moment: datetime | None) -> float:
+    return 0.0 if moment is None else -moment.timestamp()
 
 
 def summary(row: Any) -> RunSummary:
