@@ -163,6 +163,22 @@ def test_trial_links_are_quoted_and_a_new_run_s_url_works_at_once(
         assert client.get(f"/runs/{RUN}/trials/case%20%231/scripted/default/1").status_code == 200
 
 
+def test_a_case_folder_named_with_a_backslash_has_its_pages(results: Path) -> None:
+    """A backslash is a character of a name on this system (proctor runs and reports such a
+    case): its Trial, raw and file pages answer, and a backslash leads nowhere else."""
+    os.rename(results / RUN / "trials" / "case-000", results / RUN / "trials" / "back\\slash")
+    trial = f"/runs/{RUN}/trials/back%5Cslash/scripted/default/1"
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        assert trial in client.get(f"/runs/{RUN}").text
+        for url in (
+            trial,
+            f"{trial}/raw",
+            f"/runs/{RUN}/files/trials/back%5Cslash/scripted/default/1/screen.log",
+        ):
+            assert client.get(url).status_code == 200, url
+        assert client.get(f"/runs/{RUN}/files/trials%5C..%5C..%5Crun.json").status_code == 404
+
+
 def test_a_run_whose_orchestrator_is_another_process_is_not_live(results: Path) -> None:
     paths = write_run(results, "run-20261201T000002Z-open", trials=1, cases=1, finished=False)
     with TestClient(build_app(ViewSettings(results=results))) as client:

@@ -1,6 +1,7 @@
 """Paths from requests, confined to the results directory: a run must be one the index
 knows, and a file must resolve (symlinks followed) to a place inside its run folder. ``..``,
-absolute paths and symlinks leading out are refused."""
+absolute paths and symlinks leading out are refused. A backslash is an ordinary character of
+a name here (a case folder may be named ``back\\slash``), never a separator."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from proctor.view.index import ResultsIndex
 def inside(base: Path, relative: str) -> Path | None:
     """``base / relative`` when it stays inside ``base`` once resolved, else None."""
     parts = PurePosixPath(relative).parts
-    if not relative or relative.startswith(("/", "\\")) or any(p in ("..", "") for p in parts):
+    if not relative or relative.startswith("/") or any(p in ("..", "") for p in parts):
         return None
-    if "\x00" in relative or "\\" in relative:
+    if "\x00" in relative:
         return None
     try:
         root = base.resolve(strict=True)

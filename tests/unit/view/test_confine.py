@@ -27,6 +27,15 @@ def test_a_file_inside_is_served(root: Path) -> None:
     assert inside(root, "run/in-link") == (root / "run" / "ok.txt").resolve()
 
 
+def test_a_backslash_is_a_character_of_a_name_not_a_way_out(root: Path) -> None:
+    (root / "run" / "back\\slash").mkdir()
+    (root / "run" / "back\\slash" / "f.txt").write_text("a case folder named so")
+    found = inside(root, "run/back\\slash/f.txt")
+    assert found == (root / "run" / "back\\slash" / "f.txt").resolve()
+    assert inside(root, "run\\..\\..\\secret.txt") is None
+    assert inside(root, "\\..\\secret.txt") is None
+
+
 @pytest.mark.parametrize(
     "relative",
     [
