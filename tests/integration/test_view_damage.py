@@ -106,4 +106,4 @@ def test_runs_whose_run_json_is_damaged_sort_by_the_time_in_their_name(tmp_path:
     with TestClient(build_app(ViewSettings(results=results))) as client:
         runs, compare = client.get("/").text, client.get("/compare").text
     assert sorted(order, key=lambda n: runs.index(f'data-run="{n}"')) == order
-    assert sorted(order, key=lambda n: compare.index(f"<option>{n}</option>")) == order
+    assert sorted(order, key=lambda n: compare.index(f'<option value="{n}">')) == order

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from starlette.testclient import TestClient
@@ -268,3 +269,42 @@ def test_a_key_where_a_page_cuts_or_a_terminal_wraps_is_never_shown_in_part(
     assert answers[f"/runs/{RUN}/files/trials/{TRIAL}/screen.log"].text.endswith(
         ("s" * 150 + "***\n\n") * 2
     )
+
+
+def test_case_names_and_tags_show_their_control_and_bidi_characters_escaped(
+    tmp_path: Path,
+) -> None:
+    """A case folder (and so a case name) or a tag may hold a terminal escape or a mark that
+    reorders text: every page shows them as ``\\x1b`` and ``\\u202e``, as it shows agent
+    output (attribute values and links keep the name itself, to find it by)."""
+    import re
+    import shutil
+
+    from proctor.models.io import read_trial, write_record
+
+    out = tmp_path / "results"
+    case = "esc\x1b[31mred\u202etxt.exe"
+    runs = ["run-20261201T000000Z-a", "run-20261201T000001Z-b"]
+    for run in runs:
+        paths = write_run(out, run, trials=2, cases=1)
+        old = paths.trials_dir / "case-000"
+        for folder in sorted(old.glob("*/*/*")):
+            record, _ = read_trial(folder / "trial.json")
+            record = record.model_copy(update={"case": case, "tags": ["t\u202eag"]})
+            trial = paths.trial(case, record.agent, record.condition, record.repeat)
+            write_record(trial.trial_json, record)
+            shutil.copy(folder / "trajectory.jsonl", trial.trajectory)
+            (trial.root / "raw-transcript.jsonl").write_text("{}\n")
+        shutil.rmtree(old)
+    trial = f"/runs/{runs[0]}/trials/{quote(case)}/scripted/default/1"
+    urls = ["/", f"/runs/{runs[0]}", trial, f"{trial}/raw", f"/compare?a={runs[0]}&b={runs[1]}"]
+    with TestClient(build_app(ViewSettings(results=out))) as client:
+        pages = {url: client.get(url) for url in urls}
+    for url, page in pages.items():
+        assert page.status_code == 200, url
+        shown = re.sub(r'="[^"]*"', "", page.text)  # the text, not the attribute values
+        assert "\x1b" not in shown and "\u202e" not in shown, url
+        assert "esc\\x1b[31mred\\u202etxt.exe" in shown or url == "/", url
+    assert ">t\\u202eag</option>" in pages["/"].text
+    assert "esc\\x1b[31mred\\u202etxt.exe</option>" in pages["/"].text
+    assert f'<option value="{runs[0]}"' in pages[urls[-1]].text  # compare still names it
