@@ -158,6 +158,21 @@ def test_a_trial_without_its_record_in_a_live_run_is_still_running(tmp_path: Pat
     page = _page(results, "/runs/run-a/trials/case-000/scripted/default/2")
     assert "still running" in page and "no terminal yet" in page
     assert "file not found" not in page and "headless" not in page
+    assert "no diff yet" in page and "no change" not in page
+
+
+def test_a_trial_without_a_workspace_diff_says_none_was_recorded_not_no_change(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1)
+    url = "/runs/run-a/trials/case-000/scripted/default/1"
+    diff = paths.trial("case-000", "scripted", "default", 1).workspace_diff
+    page = _page(results, url)  # none written (a setup that failed writes none)
+    assert "no diff recorded" in page and "no change" not in page
+    diff.write_text("")  # the agent changed nothing
+    page = _page(results, url)
+    assert "no change" in page and "no diff recorded" not in page
 
 
 def test_a_trial_s_process_figures_and_rules_read_as_words_not_python_values(

@@ -123,6 +123,7 @@ def trial_page(request: Request) -> Response:
         questions=questions_of(questions),
         diff=highlight_diff(diff) if diff else None,
         diff_cut=diff_cut,
+        diff_recorded=diff is not None,  # an empty diff is no change; none is no record
         screen=None if screen is None else mask_wrapped(screen),
         screen_cut=screen_cut,
         files=trial_files(folder),
