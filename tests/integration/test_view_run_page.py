@@ -227,3 +227,17 @@ def test_a_trial_removed_from_a_finished_run_counts_as_report_counts_it(
         assert trial_page.status_code == 404 and "counts as an infra-error" in trial_page.text
     else:
         assert trial_page.status_code == 200 and "trial.json" in trial_page.text
+
+
+def test_every_figure_has_an_accessible_name_and_a_text_alternative(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=6, cases=2)
+    page = _page(results, "/runs/run-a")
+    canvases = re.findall(r"<canvas [^>]*>", page)
+    assert len(canvases) == 5
+    for canvas in canvases:
+        assert 'role="img"' in canvas and re.search(r'aria-label="[^"]{20,}"', canvas), canvas
+        described = re.search(r'aria-describedby="([^"]+)"', canvas)
+        assert described, canvas
+        text = re.search(rf'id="{described.group(1)}">(.*?)</p>', page)
+        assert text and "table" in text.group(1), canvas
