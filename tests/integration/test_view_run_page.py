@@ -188,7 +188,7 @@ def test_a_trial_s_process_figures_and_rules_read_as_words_not_python_values(
     assert not {"None", "True", "False"} & {c.strip() for c in cells}
 
 
-@pytest.mark.parametrize("removed", ["trial.json", "folder"])
+@pytest.mark.parametrize("removed", ["trial.json", "folder", "damaged"])
 def test_a_trial_removed_from_a_finished_run_counts_as_report_counts_it(
     proctor: Run, tmp_path: Path, removed: str
 ) -> None:
@@ -209,6 +209,8 @@ def test_a_trial_removed_from_a_finished_run_counts_as_report_counts_it(
     trial = run_dir / "trials" / key
     if removed == "folder":
         shutil.rmtree(trial)
+    elif removed == "damaged":
+        (trial / "trial.json").write_text("{not json")
     else:
         (trial / "trial.json").unlink()
     report = proctor("report", str(run_dir), "--reporter", "json")
@@ -222,7 +224,8 @@ def test_a_trial_removed_from_a_finished_run_counts_as_report_counts_it(
     assert listed["trials"] == 3 and listed["passes"] == 2
     assert "infra-error 1" in runs and 'data-field="trials">3</td>' in runs
     assert "3 of 3 trials" in page and "Exit code <strong>3</strong>" in page
-    assert f">{key}</a></td><td><span" in page and "no trial.json" in page  # the errors
+    assert f">{key}</a></td><td><span" in page  # the errors
+    assert ("unreadable trial.json" if removed == "damaged" else "no trial.json") in page
     if removed == "folder":
         assert trial_page.status_code == 404 and "counts as an infra-error" in trial_page.text
     else:

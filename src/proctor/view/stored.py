@@ -29,10 +29,10 @@ def _stamp(path: Path) -> Stamp | None:
 def suite_of(run_dir: Path, *, missing: int = 0) -> SuiteRecord | None:
     """The run's aggregate (None while the run is in progress, or when unreadable): its
     ``suite.json``, or, when ``annotations.json`` was written after it (``proctor
-    annotate``) or ``missing`` trials of the finished run have no record any more, the
-    aggregate recomputed from the trials with the marks applied and each missing trial an
-    infra-error, as ``proctor report`` recomputes it. Cached while both files and the number
-    missing are unchanged."""
+    annotate``) or ``missing`` trials have no record it can read (gone from the finished
+    run, or a trial.json that does not read), the aggregate recomputed from the trials with
+    the marks applied and each such trial an infra-error, as ``proctor report`` recomputes
+    it. Cached while both files and the number missing are unchanged."""
     paths = RunPaths(run_dir)
     written = _stamp(paths.suite_json)
     if written is None:

@@ -17,6 +17,7 @@ from proctor.models.io import read_record
 from proctor.models.run import RunManifest
 from proctor.paths import RunPaths
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
+from proctor.report.stored import UNREADABLE
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.records import MISSING_STAMP
@@ -63,6 +64,15 @@ def points_of(index: ResultsIndex, run: str, chosen: dict[str, str]) -> list[Tri
     ]
 
 
+def _stand_ins(index: ResultsIndex, run: str) -> int:
+    """How many of the run's trials have no record it can read (missing from a finished run,
+    or a trial.json that does not read): each is an infra-error its suite.json did not count."""
+    rows = index.query(
+        "SELECT stamp, reason FROM trials WHERE run = ? AND status = 'infra-error'", (run,)
+    )
+    return sum(r["stamp"] == MISSING_STAMP or r["reason"].startswith(UNREADABLE) for r in rows)
+
+
 def run_page(request: Request) -> Response:
     context = run_context(request)
     if context is None:
@@ -93,10 +103,7 @@ def run_context(request: Request) -> dict[str, Any] | None:
     points = points_of(index, name, {f: v for f, v in chosen.items() if f != "status"})
     status = chosen.get("status")
     listed = points if status is None else [p for p in points if p.status == status]
-    missing = index.query(
-        "SELECT count(*) FROM trials WHERE run = ? AND stamp = ?", (name, MISSING_STAMP)
-    )[0][0]
-    suite = suite_of(folder, missing=missing)
+    suite = suite_of(folder, missing=_stand_ins(index, name))
     statuses = [
         r[0] for r in index.query("SELECT DISTINCT status FROM trials WHERE run = ?", (name,))
     ]
