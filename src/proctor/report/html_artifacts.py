@@ -12,6 +12,7 @@ from typing import Any
 
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
+from proctor.util.cutting import clear_cut, mask_wrapped, read_head
 
 MAX_STEPS = 200
 """Trajectory lines shown per trial; the rest are counted."""
@@ -51,17 +52,23 @@ def _own(folder: Path, name: str) -> Path | None:
     return None
 
 
-def _head(path: Path | None, limit: int = MAX_FILE) -> tuple[str | None, bool]:
+def _head(
+    path: Path | None, limit: int = MAX_FILE, *, wrapped: bool = False
+) -> tuple[str | None, bool]:
+    """The head of a file, never cutting a registered secret in two (its first part would
+    stay in the clear once the rest is masked); ``wrapped``: a terminal's screen, where a
+    line break may split a secret, which is masked so too."""
     if path is None:
         return None, False
-    with path.open("rb") as fh:
-        data = fh.read(limit + 1)
-    return data[:limit].decode("utf-8", errors="replace"), len(data) > limit
+    text, cut = read_head(path, limit, wrapped=wrapped)
+    return (mask_wrapped(text) if wrapped and text is not None else text), cut
 
 
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= MAX_FIELD else text[:MAX_FIELD] + f"… ({len(text)} characters)"
+    if len(text) <= MAX_FIELD:
+        return text
+    return text[: clear_cut(text, MAX_FIELD)] + f"… ({len(text)} characters)"
 
 
 def _steps(path: Path | None) -> tuple[list[Step], int]:
@@ -111,5 +118,5 @@ def folder_artifacts(root: Path) -> Artifacts:
         return Artifacts()
     steps, more = _steps(_own(root, "trajectory.jsonl"))
     diff, diff_cut = _head(_own(root, "workspace.diff"))
-    screen, screen_cut = _head(_own(root, "screen.log"))
+    screen, screen_cut = _head(_own(root, "screen.log"), wrapped=True)
     return Artifacts(steps, more, diff, diff_cut, screen, screen_cut)

@@ -18,7 +18,7 @@ from proctor.models.trajectory import (
     ToolResult,
     Usage,
 )
-from proctor.view.cutting import clear_cut, cut_line
+from proctor.util.cutting import clear_cut, cut_line
 from proctor.view.offsets import LineOffsets, read_lines
 
 

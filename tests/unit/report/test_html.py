@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import jinja2
+import pytest
 
 from proctor.report.html import TEMPLATES, clean_text, render_html, template_environment
 from proctor.report.reporters import REPORTERS, render_into
@@ -83,3 +84,30 @@ def test_the_pass_at_k_table_shows_each_groups_largest_k() -> None:
     assert re.findall(r'<td class="num">([^<]*)</td>', five) == [
         "0.80", "1.00", "1.00", "1.00", "0.80", "0.60", "0.40", "0.00",
     ]  # fmt: skip
+
+
+def test_a_key_where_the_html_report_cuts_or_a_terminal_wraps_is_never_shown_in_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report shows the head of a trial's diff and terminal, and the start of a long tool
+    input: a key registered when the report is made (the files were written without it)
+    that falls across the cut, or that the terminal wrapped, shows no part of itself."""
+    import json as json_module
+
+    from proctor.report.html import clean_text
+    from proctor.report.html_artifacts import MAX_FIELD, MAX_FILE, folder_artifacts
+    from proctor.util import masking
+
+    key = "sk-ant-api03-LEAKTESTKEY0123456789abcdef"
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(key)
+    (tmp_path / "workspace.diff").write_text("+" + "d" * (MAX_FILE - 21) + key + "\n")
+    (tmp_path / "screen.log").write_text(("s" * 150 + key[:10] + "\n" + key[10:] + "\n") * 2)
+    call = {"type": "tool_call", "name": "Bash", "input": {"command": "x" * (MAX_FIELD - 30) + key}}
+    (tmp_path / "trajectory.jsonl").write_text(json_module.dumps(call) + "\n")
+    art = folder_artifacts(tmp_path)
+    shown = [clean_text(art.diff), clean_text(art.screen), *(clean_text(s.body) for s in art.steps)]
+    for text in shown:
+        assert not any(key[: n + 1] in text for n in range(12, len(key))), text[-200:]
+        assert not any(key[n:] in text for n in range(0, len(key) - 12)), text[-200:]
+    assert art.diff_cut and "***" in clean_text(art.screen)

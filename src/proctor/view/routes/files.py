@@ -10,9 +10,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from proctor.util.cutting import mask_wrapped, reach
 from proctor.util.masking import mask
 from proctor.view.confine import inside, run_folder
-from proctor.view.cutting import mask_wrapped, reach
 from proctor.view.index import ResultsIndex
 from proctor.view.templating import not_found
 

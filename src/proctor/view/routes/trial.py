@@ -13,8 +13,8 @@ from starlette.routing import Route
 
 from proctor.paths import TrialPaths
 from proctor.report.html import clean_text
+from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
-from proctor.view.cutting import mask_wrapped, read_head
 from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from proctor.util import masking
+from proctor.util.cutting import clear_cut, mask_wrapped, read_head
 from proctor.util.masking import mask, register_secret
-from proctor.view.cutting import clear_cut, mask_wrapped, read_head
 from proctor.view.timeline import LINE_SHOWN, _cut, shown_line
 
 KEY = "sk-ant-api03-LEAKTESTKEY0123456789abcdef"
