@@ -233,6 +233,20 @@ def test_a_suite_on_ray_gives_the_records_and_layout_of_a_local_run(
     assert not list((tmp_path / "ray").rglob("*.incoming-*"))  # no staging folder left
 
 
+def test_a_relative_source_runs_on_nodes_started_in_other_folders(
+    proctor: Run, cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node started with ``ray start`` runs its tasks from a folder of its own: the cases
+    named relative to the driver's folder were "not readable at the driver's path" there."""
+    monkeypatch.chdir(EXAMPLES.parent)
+    on_ray = proctor(
+        "run", "--source", EXAMPLES.name, "--case", "fix-a-bug", "--repeats", "1",
+        "--out", str(tmp_path / "ray"), "--executor", "ray", "--ray-address", cluster.address,
+    )  # fmt: skip
+    assert on_ray.code == 0, on_ray.err
+    assert json.loads((one_run(tmp_path / "ray") / "run.json").read_text())["source"] == "cases"
+
+
 def test_control_a_node_that_sends_files_back_incompletely_breaks_the_layout(
     proctor: Run, cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -118,10 +118,16 @@ def new_run_paths(out: Path) -> RunPaths:
 
 
 def plan_run(request: RunRequest) -> RunPlan:
-    """Discover the cases and expand the matrix (nothing runs)."""
-    return load_run_plan(
-        request.source, request.config, request.overrides, request.cwd or Path.cwd()
-    )
+    """Discover the cases and expand the matrix (nothing runs). On Ray, the source and the
+    configuration are taken by their whole paths: a node runs its trials from a folder of its
+    own, where a path relative to the driver's folder names nothing (the nodes hold the cases
+    at the driver's paths, docs/scale.md)."""
+    cwd = request.cwd or Path.cwd()
+    source, config = request.source, request.config
+    if request.executor == "ray":
+        source = Path(os.path.abspath(cwd / source))
+        config = Path(os.path.abspath(cwd / config)) if config is not None else None
+    return load_run_plan(source, config, request.overrides, cwd)
 
 
 def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
