@@ -83,6 +83,7 @@ def run(
         )
     except ValidationError as exc:  # a keyword of the wrong type or out of range
         raise ConfigError(_keyword_problem(exc)) from exc
+    _check_executor(executor, ray_address)
     from proctor.agents.credentials import register_user_keys
 
     # As `proctor run` does: every key of the environment and ./.env is masked in the run's
@@ -98,6 +99,24 @@ def run(
         argv=("proctor.run",),
     )
     return run_session(request, list(subscribers))
+
+
+def _check_executor(executor: object, ray_address: str | None) -> None:
+    """As ``proctor run`` checks ``--executor`` and ``--ray-address``, before a run folder is
+    made: a ConfigError with a sentence, never a KeyError from the executors' table."""
+    from proctor.execute.executor import EXECUTORS
+
+    if not isinstance(executor, str) or executor not in EXECUTORS:
+        known = ", ".join(repr(name) for name in EXECUTORS)
+        raise ConfigError(f"proctor.run(): executor={executor!r}: expected one of {known}")
+    if ray_address is not None and executor != "ray":
+        raise ConfigError("proctor.run(): ray_address names a Ray cluster: give executor='ray' too")
+    if executor == "ray":
+        from proctor.execute.ray_cluster import import_ray
+        from proctor.execute.ray_executor import check_reachable
+
+        import_ray()
+        check_reachable(ray_address)
 
 
 def load_run(path: str | Path) -> StoredRun:

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ import proctor
 from proctor.session.run import RunRequest
 
 ROOT = Path(__file__).parents[2]
+EXAMPLES = ROOT / "examples" / "cases"
 
 
 def test_the_worked_example_in_the_docs_runs(
@@ -53,6 +55,26 @@ def test_a_configuration_error_raises_the_cli_sentence(tmp_path: Path) -> None:
         proctor.run(tmp_path, repeats=2.5)
     with pytest.raises(proctor.ConfigError, match="'repeat'; did you mean 'repeats'"):
         proctor.run(tmp_path, repeat=3)
+
+
+@pytest.mark.parametrize(
+    ("executor", "address", "said"),
+    [
+        ("bogus", None, "executor='bogus': expected one of 'local', 'ray'"),
+        (None, None, "executor=None: expected one of"),
+        ("RAY", None, "executor='RAY'"),
+        ("local", "127.0.0.1:1", "ray_address names a Ray cluster: give executor='ray' too"),
+    ],
+)
+def test_a_bad_executor_is_a_sentence_and_makes_no_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: Any, address: Any, said: str
+) -> None:
+    """It raised a KeyError (or a TypeError) after making a run folder that stayed behind,
+    unfinished."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(proctor.ConfigError, match=re.escape(said)):
+        proctor.run(EXAMPLES, executor=executor, ray_address=address)
+    assert not list(tmp_path.rglob("run-*"))
 
 
 def test_parse_transcript_forces_a_format_by_agent_id() -> None:
