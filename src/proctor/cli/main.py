@@ -10,6 +10,7 @@ import importlib
 import io
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -133,6 +134,24 @@ def usage_sentence(exc: click.UsageError) -> str:
     return f"{message} (usage: {usage}; `{ctx.command_path} {help_option}` says more)"
 
 
+def _command_context(argv: Sequence[str]) -> click.Context | None:
+    """The context of the command ``argv`` names (``proctor findings dismiss …``: dismiss's),
+    for a usage error Click raised without one; None when it names none."""
+    try:
+        ctx = cli.make_context("proctor", [], resilient_parsing=True)
+        for word in argv:
+            group = ctx.command
+            if word.startswith("-") or not isinstance(group, click.Group):
+                continue
+            command = group.get_command(ctx, word)
+            if command is None:
+                break
+            ctx = command.make_context(word, [], parent=ctx, resilient_parsing=True)
+    except (click.ClickException, click.exceptions.Exit):
+        return None
+    return ctx
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: every user-fixable error becomes one sentence and exit code 2."""
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
@@ -152,6 +171,8 @@ def main(argv: list[str] | None = None) -> Any:
         exc.show()  # the command's help, as asked for by giving nothing
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
+        if exc.ctx is None:  # Click's parser names no command ("requires an argument")
+            exc.ctx = _command_context(sys.argv[1:] if argv is None else argv)
         error(usage_sentence(exc))
         sys.exit(ExitCode.CONFIG_ERROR)
     except click.ClickException as exc:

@@ -81,6 +81,16 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
             "proctor: error: No such command 'histroy' (usage: proctor [OPTIONS] COMMAND "
             "[ARGS]...; `proctor --help` says more)\n",
         ),
+        (  # Click's parser raises this one without naming the command
+            ["run", "--executor"],
+            "proctor: error: Option '--executor' requires an argument (usage: proctor run "
+            "[OPTIONS]; `proctor run --help` says more)\n",
+        ),
+        (
+            ["findings", "dismiss", "x", "--reason"],
+            "proctor: error: Option '--reason' requires an argument (usage: proctor findings "
+            "dismiss [OPTIONS] ID; `proctor findings dismiss --help` says more)\n",
+        ),
     ],
 )
 def test_a_usage_error_is_one_sentence_with_the_usage_and_exit_2(
