@@ -63,11 +63,12 @@ def registered_secrets() -> list[str]:
     return _by_length()
 
 
-_SECRET_WORD = (
-    r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name
-    r"(?:api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|token|secret|password"
-    r"|passwd|pwd)"
+_PARTS = r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name
+_CREDENTIAL_NAMES = (
+    r"api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|token|secret|password"
+    r"|passwd|pwd"
 )
+_SECRET_WORD = rf"{_PARTS}(?:{_CREDENTIAL_NAMES})"
 """A name whose last part says it holds a credential (``api-key``, ``GITHUB_TOKEN``,
 ``client_secret``; not ``keyboard``, ``tokens``, ``key-file`` or a bare ``--key``, which is as
 often a file)."""
@@ -76,10 +77,13 @@ _TRAILING = r"[);,]*"
 _CREDENTIALS = (
     # A URL's password: https://user:***@host
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@", re.IGNORECASE), r"\1***@"),
-    # A query parameter named like a secret: ?api_key=***
+    # A query parameter named like a secret: ?api_key=***, and a bare ?key=*** (Google's
+    # APIs take their key so; an option --key is as often a file, and stays)
     (
         re.compile(
-            rf"([?&]{_SECRET_WORD}=)[^&\s#'\"]+?(?={_TRAILING}(?![^&\s#'\"]))", re.IGNORECASE
+            rf"([?&]{_PARTS}(?:{_CREDENTIAL_NAMES}|key|sig|signature)=)[^&\s#'\"]+?"
+            rf"(?={_TRAILING}(?![^&\s#'\"]))",
+            re.IGNORECASE,
         ),
         r"\1***",
     ),

@@ -156,6 +156,10 @@ def test_a_lowercase_word_is_a_placeholder_not_a_key(monkeypatch: pytest.MonkeyP
         ("srv --api-key=sk-1 --verbose", "srv --api-key=*** --verbose"),
         ("GITHUB_TOKEN=ghp_x node s.js", "GITHUB_TOKEN=*** node s.js"),
         ("https://h/mcp?access_token=abc&page=2", "https://h/mcp?access_token=***&page=2"),
+        ("http://127.0.0.1:9/mcp?key=ZZurl-1&x=1", "http://127.0.0.1:9/mcp?key=***&x=1"),
+        ("https://g/v1beta/models?alt=sse&key=AIzaX", "https://g/v1beta/models?alt=sse&key=***"),
+        ("https://s3/o?X-Amz-Signature=ab12&a=1", "https://s3/o?X-Amz-Signature=***&a=1"),
+        ("https://h/?monkey=banana", "https://h/?monkey=banana"),  # a word ending in key
         # What closes the value in code or a shell line stays: only the value is masked.
         ('run("srv --token ghp_abc123");', 'run("srv --token ***");'),
         ("spawn(--api-key=sk-1);", "spawn(--api-key=***);"),
