@@ -250,3 +250,26 @@ def test_a_recording_names_the_proctor_recording_it_until_it_finishes(
     (run_dir,) = out.glob("run-*")
     assert seen == [[f"{run_dir.name} is still running: its checks count when it finishes"]]
     assert [e.event for e in read(run_dir / "journal.jsonl")] == ["run-started", "run-finished"]
+
+
+def test_record_masks_every_key_of_the_environment_not_only_its_agent_s(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Claude Code session whose workspace holds the person's OpenAI key: masked in every
+    file of the recording, as in a run (only the recorded agent's own keys were)."""
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    key = "sk-proj-RECORDEDLEAK0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
+    workspace = Path(session["workingDirectory"])
+    (workspace / "notes.txt").write_text(f"OPENAI_API_KEY={key}\n")
+    recorded = proctor(
+        "record", str(CASE), "--workspace", str(workspace), "--out", str(out), "--keep-workspace"
+    )
+    assert recorded.code == 0, recorded.err
+    (run_dir,) = out.glob("run-*")
+    files = [p for p in run_dir.rglob("*") if p.is_file()]
+    assert any("notes.txt" in p.read_text(errors="replace") for p in files)  # it was recorded
+    assert not [p for p in files if key.encode() in p.read_bytes()]

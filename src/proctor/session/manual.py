@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.agents.credentials import find as find_credentials
+from proctor.agents.credentials import register_user_keys
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.discover.folders import discover_cases
 from proctor.errors import ConfigError
@@ -400,10 +401,12 @@ def record_session(
         record.self_report = _json_report(result_json)
     elif cfg.self_report:
         record.self_report, record.self_report_missing = self_report(trajectory)
-    # The person's own keys may be anywhere in their transcript: masked like a trial's.
+    # The person's own keys may be anywhere in their transcript or workspace: masked like a
+    # run's, every key of the environment and ./.env (not only the recorded agent's own).
     lent = find_credentials(agent, os.environ)
     for value in lent.keys.values():
         register_secret(value)
+    register_user_keys()
     record.secrets_masked = scrub_tree(trial.root)
     shutil.rmtree(trial.root / ".evaluator-home", ignore_errors=True)
     write_record(trial.trial_json, record)
