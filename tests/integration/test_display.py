@@ -35,6 +35,56 @@ def test_mirror_streams_the_agent_terminal(tmp_path: Path) -> None:
     assert b"scripted agent" in proc.stdout
 
 
+def test_the_mirror_masks_every_key_the_agent_shows(tmp_path: Path) -> None:
+    """The mirrored terminal is printed as it comes, with every registered key masked (the
+    files were; the live stream was not)."""
+    import os
+
+    key = "sk-ant-api03-MIRRORLEAK0123456789abcdef"
+    write_case(  # the key in a file of the workspace: the plan itself is masked
+        tmp_path / "cases",
+        "m",
+        plan={"turns": [{"shell": "echo the key is $(cat k.txt) here"}]},
+        src={"k.txt": key},
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "proctor",
+            "run",
+            "--mirror",
+            "--source",
+            str(tmp_path / "cases"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "ANTHROPIC_API_KEY": key},
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"the key is *** here" in proc.stdout.replace(b"\r\n", b" ").replace(b"\n", b" ")
+    assert key[:12].encode() not in proc.stdout
+
+
+def test_a_stream_mask_holds_back_only_what_could_begin_a_key() -> None:
+    from proctor.util import masking
+
+    saved = set(masking._SECRETS)
+    masking._SECRETS.clear()
+    try:
+        masking.register_secret("sk-SPLITKEY-123")
+        stream = masking.StreamMask()
+        chunks = [b"a sk-SPL", b"ITKEY-1", b"23 b sk", b"-x end"]
+        out = b"".join(stream.feed(c) for c in chunks) + stream.flush()
+        assert out == b"a *** b sk-x end"
+        assert stream.feed(b"plain text") == b"plain text"  # nothing held without a start
+    finally:
+        masking._SECRETS.clear()
+        masking._SECRETS.update(saved)
+
+
 def _events() -> list[object]:
     ok = TrialRecord(case="c", agent="a", repeat=1, status="passed", score=100)
     bad = TrialRecord(case="c", agent="a", repeat=2, status="timeout", score=0, reason="slow")

@@ -18,6 +18,7 @@ from typing import BinaryIO
 import pyte
 from ptyprocess import PtyProcess
 
+from proctor.util.masking import StreamMask
 from proctor.util.processes import kill_group
 
 ROWS, COLS = 50, 160
@@ -53,6 +54,7 @@ class PtySession:
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
         self.mirror = mirror
+        self.mirrored = StreamMask()
         self.proc = PtyProcess.spawn(
             list(argv), cwd=str(cwd), env=dict(env), dimensions=(rows, cols)
         )
@@ -86,8 +88,8 @@ class PtySession:
                 return False
             self.raw += chunk
             self.stream.feed(chunk)
-            if self.mirror is not None:
-                self.mirror.write(chunk)
+            if self.mirror is not None:  # live, with every registered key masked
+                self.mirror.write(self.mirrored.feed(chunk))
                 self.mirror.flush()
             ready, _, _ = select.select([fd], [], [], 0)
         return True
@@ -155,7 +157,7 @@ class PtySession:
         modes back (bracketed paste off, cursor shown) whatever the agent left set."""
         if self.mirror is not None:
             try:
-                self.mirror.write(b"\x1b[?2004l\x1b[?25h\x1b[0m\r\n")
+                self.mirror.write(self.mirrored.flush() + b"\x1b[?2004l\x1b[?25h\x1b[0m\r\n")
                 self.mirror.flush()
             except (OSError, ValueError):
                 pass

@@ -63,6 +63,34 @@ def registered_secrets() -> list[str]:
     return _by_length()
 
 
+class StreamMask:
+    """The bytes of a stream with every registered secret masked, passed on as they come (a
+    terminal mirrored live): the last bytes of a chunk that could begin a secret are held back
+    until the next chunk shows whether they do, or until :meth:`flush` at the end."""
+
+    def __init__(self) -> None:
+        self.held = b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        """What of ``self.held + chunk`` can be passed on now, masked."""
+        data = self.held + chunk
+        needles = [secret.encode() for secret in _by_length()]
+        for needle in needles:
+            data = data.replace(needle, MASK.encode())
+        start = max(0, len(data) - max(map(len, needles), default=1) + 1)
+        cut = next(
+            (i for i in range(start, len(data)) if any(n.startswith(data[i:]) for n in needles)),
+            len(data),
+        )
+        self.held = data[cut:]
+        return data[:cut]
+
+    def flush(self) -> bytes:
+        """The bytes held back (the stream ended: they begin no secret)."""
+        held, self.held = self.held, b""
+        return held
+
+
 _PARTS = r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name
 _CREDENTIAL_NAMES = (
     r"api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|token|secret|password"
