@@ -158,3 +158,30 @@ def test_cost_warnings_once_per_model_and_once_for_the_budget() -> None:
     )
     warn(TrialFinished(record))
     assert "estimated cost $0.0034 passed the budget of $0.0001" in small.getvalue()
+
+
+def test_a_key_the_terminal_wraps_is_masked_in_the_screen_the_trial_keeps(tmp_path: Path) -> None:
+    """The scripted agent's terminal is 160 columns: a line that puts a key across its edge
+    left the key in screen.log split over two lines, which masking whole keys never found."""
+    import os
+
+    key = "sk-ant-api03-WRAPLEAK0123456789abcdefgh"
+    write_case(
+        tmp_path / "cases",
+        "w",
+        plan={"turns": [{"shell": "cat k.txt"}]},
+        src={"k.txt": "p" * 150 + key + "\n"},
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "proctor", "run", "--source", str(tmp_path / "cases"), "--out",
+         str(tmp_path / "out")],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "ANTHROPIC_API_KEY": key},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr.decode()
+    (screen,) = (tmp_path / "out").glob("run-*/trials/w/*/*/*/screen.log")
+    text = screen.read_text()
+    assert "pppp" in text and "***" in text
+    joined = text.replace("\n", "")
+    assert not any(key[n : n + 12] in joined for n in range(len(key) - 11)), text[-400:]

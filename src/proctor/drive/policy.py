@@ -19,7 +19,7 @@ from proctor.errors import ProctorError
 from proctor.llm.failures import ProviderError
 from proctor.llm.roles import RoleSet
 from proctor.models.case import QnaRule
-from proctor.util.masking import mask
+from proctor.util.cutting import mask_wrapped
 
 ANSWER_SYSTEM = (
     "A coding agent working on a task has stopped to ask its user something. You answer for "
@@ -68,9 +68,10 @@ class AnswerPolicy:
         if self.roles is None or not self.roles.has("workhorse"):
             return PolicyAnswer(Answer(None, "abort"), reason="no rule matched and no model")
         client = self.roles.client("workhorse")
+        shown = mask_wrapped(screen)[-2000:]  # every key masked, one a line wrapped too
         user = (
             f"# The user's policy (qna.md)\n\n{self.prose or '(none given)'}\n\n"
-            f"# The task\n\n{self.task}\n\n# The agent's screen (end)\n\n{mask(screen)[-2000:]}\n\n"
+            f"# The task\n\n{self.task}\n\n# The agent's screen (end)\n\n{shown}\n\n"
             f"# The question\n\n{question}\n\nOptions: {json.dumps(options)}\n"
         )
         started = time.monotonic()

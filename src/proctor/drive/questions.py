@@ -8,6 +8,7 @@ from typing import Literal
 from proctor.agents.protocol import Question
 from proctor.drive.policy import AnswerPolicy, PolicyAnswer
 from proctor.models.trial import QuestionRecord
+from proctor.util.cutting import mask_wrapped
 
 Where = Literal["mid-turn", "turn-end"]
 
@@ -19,14 +20,16 @@ def question_record(
     where: Where = "turn-end",
     screen: str = "",
 ) -> QuestionRecord:
-    """One line of ``questions.jsonl``: the question and how the policy answered it."""
+    """One line of ``questions.jsonl``: the question and how the policy answered it. Each
+    text read from the screen has every registered key masked, one the terminal wrapped over
+    two lines too (the file's own masking finds whole keys only)."""
     return QuestionRecord(
-        question=question.text,
-        options=question.options,
+        question=mask_wrapped(question.text),
+        options=[mask_wrapped(option) for option in question.options],
         answer=decided.answer.text,
         policy=decided.answer.policy,
         rule=decided.answer.rule,
-        screen=screen,
+        screen=mask_wrapped(screen),
         latency_ms=round(latency_ms, 3),
         where=where,
         model=decided.model,

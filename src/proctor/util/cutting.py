@@ -16,9 +16,14 @@ from pathlib import Path
 from proctor.util.files import open_regular
 from proctor.util.masking import MASK, registered_secrets
 
-_BREAK = r"(?:\r?\n)?"
+_EDGE = "[ \t\u2502\u2503\u2551]"
+"""What a terminal UI draws at the edge of a wrapped line: blanks, a box's vertical line."""
+_EDGE_MOST = 4
+_INDENT_MOST = 8
+_BREAK = f"(?:{_EDGE}{{0,{_EDGE_MOST}}}\\r?\\n{_EDGE}{{0,{_INDENT_MOST}}})?"
 """What may stand between two characters of a secret on a screen: a line break (the line
-wrapped there)."""
+wrapped there), with the blanks or box edge a UI draws before it and the indent it draws
+after it (Codex CLI indents a wrapped line by two spaces)."""
 _UTF8_MOST = 4
 """The most bytes one character takes in UTF-8."""
 
@@ -40,9 +45,10 @@ def _finders(secrets: tuple[str, ...], wrapped: bool) -> tuple[re.Pattern[str], 
 
 def reach(*, wrapped: bool = False) -> int:
     """The most characters a registered secret spans in a text: its length, or on a screen
-    with a line break after each character, about three times that (0 with none)."""
+    with a line break (and its edges) after each character, that many times more (0 with
+    none)."""
     longest = max(map(len, registered_secrets()), default=0)
-    return 3 * longest if wrapped else longest
+    return (3 + _EDGE_MOST + _INDENT_MOST) * longest if wrapped else longest
 
 
 def clear_cut(text: str, at: int, *, wrapped: bool = False) -> int:

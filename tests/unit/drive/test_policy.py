@@ -78,3 +78,29 @@ def test_model_replies_are_read_strictly(
 ) -> None:
     action, text, _ = _parse_reply(reply, options)
     assert (action, text) == expected
+
+
+def test_a_question_record_masks_a_key_the_terminal_wrapped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """questions.jsonl keeps the question, its options and the screen as read from the
+    terminal: a key wrapped over two lines there is masked (the file's own masking finds
+    whole keys only)."""
+    from proctor.agents.protocol import Question
+    from proctor.drive.answering import Answer
+    from proctor.drive.policy import PolicyAnswer
+    from proctor.drive.questions import question_record
+    from proctor.util import masking
+
+    key = "sk-ant-api03-QUESTIONLEAK0123456789ab"
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(key)
+    wrapped = key[:20] + "\n  " + key[20:]
+    record = question_record(
+        Question(f"Use {wrapped}?", [f"yes, {wrapped}", "no"]),
+        PolicyAnswer(Answer("no", "rule")),
+        1.0,
+        screen=f"> Use {wrapped}?\n",
+    )
+    text = record.model_dump_json()
+    assert key[:14] not in text and key[-14:] not in text and "***" in text

@@ -77,3 +77,25 @@ def test_a_cut_inside_overlapping_secrets_goes_back_to_the_first() -> None:
     text = "..ABCDEF-123-GHIJKL.."
     assert clear_cut(text, 15) == 2
     assert clear_cut(text, 2) == 2 and clear_cut(text, 100) == len(text)
+
+
+@pytest.mark.parametrize(
+    "screen",
+    [
+        "x sk-ant-api03-\n  WRAPPEDKEY0123456789abcdef end\n",  # Codex CLI indents a wrapped line
+        "│ x sk-ant-api03-WRAPP │\n│ EDKEY0123456789abcdef │\n",  # a box's edges
+        "p" * 150 + "sk-ant-api03-WRAP\nPEDKEY0123456789abcdef\n",  # a bare wrap
+    ],
+)
+def test_a_key_a_terminal_ui_wrapped_with_its_edges_is_masked(
+    monkeypatch: pytest.MonkeyPatch, screen: str
+) -> None:
+    from proctor.util import masking
+    from proctor.util.cutting import mask_wrapped
+
+    key = "sk-ant-api03-WRAPPEDKEY0123456789abcdef"
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(key)
+    shown = mask_wrapped(screen)
+    assert "***" in shown and "WRAP" not in shown and "0123456789" not in shown, shown
+    assert shown.count("\n") == screen.count("\n")  # the lines stay lines
