@@ -184,6 +184,24 @@ def test_failing_setup_is_infra_error_and_setup_output_is_kept(
     assert "preparing" in (trial_dir / "stdout.log").read_text()
 
 
+def test_a_failing_setup_line_s_output_is_masked_before_it_is_cut(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reason keeps the last 300 characters of the line's output: cut first, a key that
+    straddled the cut kept its end in the clear in trial.json."""
+    from proctor.util import masking
+
+    key = "sk-ant-api03-SETUPLEAK0123456789abcdef"
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    line = "cat k.txt; printf 'x%.0s' $(seq 290); exit 3"  # (setup lines are lent no key)
+    make_case("s", config={"setup": [line]}, plan={"turns": []}, src={"k.txt": key})
+    _result, out = run_cases(proctor, tmp_path)
+    trial = (single_run_dir(out) / "trials/s/scripted/default/1/trial.json").read_text()
+    assert "exited 3" in trial and "xxxx" in trial
+    assert key[-10:] not in trial
+
+
 def test_layering_top_config_case_and_cli(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -36,7 +36,7 @@ from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.claude.asks import pending_ask
-from proctor.util.masking import register_secret
+from proctor.util.masking import mask, register_secret
 from proctor.util.native_paths import claude_session_files, claude_transcript
 
 SCRIPTED_KEY = "sk-ant-proctor-scripted-0000"
@@ -247,7 +247,7 @@ class ClaudeCode(RealCli[ClaudeSession]):
         results = [e for e in stdout if e.get("type") == "result"]
         result = results[-1] if results else None
         if result is None:
-            message = stderr[-400:].strip() or "no result event on stdout"
+            message = mask(stderr)[-400:].strip() or "no result event on stdout"
             return HeadlessReport(error=describe_agent_failure(message))
         for denial in result.get("permission_denials") or []:
             if isinstance(denial, dict) and denial.get("tool_use_id"):

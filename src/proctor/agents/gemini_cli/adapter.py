@@ -35,6 +35,7 @@ from proctor.agents.spec import GEMINI_CLI
 from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
+from proctor.util.masking import mask
 from proctor.util.native_paths import gemini_chat, gemini_subagent_chats
 
 CHAT_COPY = "gemini-chat-copy.jsonl"
@@ -246,7 +247,7 @@ class GeminiCli(RealCli[GeminiSession]):
             launch.state.session_id = session
         error = None
         if result is None or result.get("status") == "error" or result.get("error"):
-            detail = (result or {}).get("error") or stderr[-400:]
+            detail = (result or {}).get("error") or mask(stderr)[-400:]
             error = describe_agent_failure(str(detail) or "no result event on stdout")
         return HeadlessReport(
             error=error,
