@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 from typing import Any
@@ -192,15 +193,72 @@ def scrub_tree(root: Path) -> list[str]:
             try:
                 fd = folders.open(parts)
                 with os.scandir(fd) as listing:
-                    entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in listing]
+                    entries = [
+                        (e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in listing
+                    ]
             except OSError:
                 continue  # gone, or not a folder any more
-            for name, is_dir in sorted(entries, reverse=True):
+            for found, is_dir, is_link in sorted(entries, reverse=True):
+                name = _masked_name(fd, found)
+                if name != found:
+                    touched.append("/".join((*parts, name)))
                 if is_dir:
                     pending.append((*parts, name))
-                elif _scrub_file(fd, name, needles):
+                elif _masked_link(fd, name) if is_link else _scrub_file(fd, name, needles):
                     touched.append("/".join((*parts, name)))
-    return sorted(touched)
+    return sorted(set(touched))
+
+
+def _masked_name(folder: int, name: str) -> str:
+    """``name`` in the open folder renamed with every registered secret masked (a file the
+    agent named after a key); the name it has now. One whose masked name is taken gets a
+    number; one that cannot be renamed is removed (the key must not stay on disk)."""
+    masked = mask(name)
+    if masked == name:
+        return name
+    candidate, number = masked, 1
+    while _exists(folder, candidate):
+        number += 1
+        candidate = f"{masked}.{number}"
+    try:
+        os.rename(name, candidate, src_dir_fd=folder, dst_dir_fd=folder)
+    except OSError:
+        _remove(folder, name)
+        logging.getLogger("proctor").warning("a name holding a secret was removed: %s", masked)
+        return candidate
+    return candidate
+
+
+def _exists(folder: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
+
+
+def _remove(folder: int, name: str) -> None:
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+            shutil.rmtree(name, dir_fd=folder)
+        else:
+            os.unlink(name, dir_fd=folder)
+
+
+def _masked_link(folder: int, name: str) -> bool:
+    """Whether ``name`` is a symlink whose target held a secret, now pointing at the target
+    masked (it is never followed)."""
+    try:
+        target = os.readlink(name, dir_fd=folder)
+    except OSError:
+        return False  # no link
+    masked = mask(target)
+    if masked == target:
+        return False
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=folder)
+        os.symlink(masked, name, dir_fd=folder)
+    return True
 
 
 class _Folders:

@@ -206,3 +206,25 @@ def test_a_credential_pattern_takes_no_time_on_a_name_of_many_parts() -> None:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert credentials_masked("--" + "x-" * 3 + "token abc") == "--x-x-x-token ***"
+
+
+def test_a_name_or_a_link_holding_a_key_is_masked_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Masking read the files' contents only: a file or folder the agent named after a key,
+    or a link pointing at one, kept it on disk."""
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    key = "sk-ant-api03-NAMELEAK0123456789"
+    masking.register_secret(key)
+    (tmp_path / f"file-{key}.txt").write_text("plain")
+    (tmp_path / "file-***.txt").write_text("taken")  # the masked name is taken: numbered
+    (tmp_path / f"dir-{key}").mkdir()
+    (tmp_path / f"dir-{key}" / "inner.txt").write_text(f"holds {key}")
+    (tmp_path / "link").symlink_to(f"/nowhere/{key}")
+    touched = masking.scrub_tree(tmp_path)
+    names = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert not [n for n in names if key in n], names
+    assert "file-***.txt.2" in names and (tmp_path / "file-***.txt").read_text() == "taken"
+    assert (tmp_path / "dir-***" / "inner.txt").read_text() == "holds ***"
+    assert os.readlink(tmp_path / "link") == "/nowhere/***"
+    assert {"file-***.txt.2", "dir-***", "dir-***/inner.txt", "link"} <= set(touched)
