@@ -93,14 +93,24 @@ def touched_files(tool_input: dict[str, Any], cwd: str | None) -> list[str]:
     return files if len(files) < 2 else list(dict.fromkeys(files))
 
 
-def claude_call_files(kind: str, tool_input: dict[str, Any], cwd: str | None) -> list[str]:
+def claude_call_files(
+    kind: str, tool_input: dict[str, Any], cwd: str | None, root: str | None = None
+) -> list[str]:
     """The files a Claude Code call touched: those its input names, or, for a shell command
     that only reads or searches (``cat src/app.py``), those the command names (see
-    :func:`shell_files`), as the other CLIs' readers give them."""
+    :func:`shell_files`), as the other CLIs' readers give them; relative to ``root``, the
+    session's folder, where they lie under it. ``cwd`` is the folder the call's line records
+    (the shell's, after a ``cd`` of an earlier call), where a command's relative operands
+    lie; ``root`` None: that folder is the session's."""
+    if root is None or cwd is None or cwd == root:
+        if kind == "shell":
+            command = tool_input.get("command")
+            return shell_files(command, cwd) if type(command) is str else []
+        return touched_files(tool_input, cwd)
     if kind == "shell":
         command = tool_input.get("command")
-        return shell_files(command, cwd) if type(command) is str else []
-    return touched_files(tool_input, cwd)
+        return shell_files_in(command, cwd, root) if type(command) is str else []
+    return touched_files(tool_input, root)
 
 
 CODEX_KINDS: dict[str, ToolKind] = {

@@ -1043,3 +1043,37 @@ def test_one_line_placing_a_subagent_then_naming_another_in_its_text(
     order = [getattr(e, "id", None) for e in plain.events]
     assert order.index("e-Y") > order.index("t2") - 2 and order.index("e-Y") > order.index("e-X")
     assert order[0] == "t1", order  # neither merged by time (both would come first)
+
+
+def test_after_a_cd_a_claude_session_s_files_are_named_from_its_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code writes each line with the shell's folder (``cwd``), which a ``cd`` of an
+    earlier call moves: a Read of /w/src/calc.py on a line of /w/src was named calc.py, and
+    `cat calc.py` run there too, so one file had two names (and the context figures were
+    wrong). Both readers name it src/calc.py, as Codex CLI's and Gemini CLI's do."""
+    lines = [
+        _line(type="user", uuid="u0", message={"content": "fix it"}),
+        _call("Bash", {"command": "cd src"}, "t1"),
+        _result("t1"),
+        _call("Read", {"file_path": "/w/src/calc.py"}, "t2", cwd="/w/src"),
+        _result("t2", cwd="/w/src"),
+        _call("Bash", {"command": "cat calc.py"}, "t3", cwd="/w/src"),
+        _result("t3", cwd="/w/src"),
+        _call(
+            "Edit",
+            {"file_path": "/w/src/calc.py", "old_string": "a", "new_string": "b"},
+            "t4",
+            cwd="/w/src",
+        ),
+        _result("t4", cwd="/w/src"),
+        _call("Read", {"file_path": "/elsewhere/x.py"}, "t5", cwd="/w/src"),
+        _result("t5", cwd="/w/src"),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    trajectory = parse_claude_session(path)
+    files = [e.files for e in trajectory.events if e.type == "tool_call"]
+    assert files == [[], ["src/calc.py"], ["src/calc.py"], ["src/calc.py"], ["/elsewhere/x.py"]]
+    fast, full = _both(path, monkeypatch)
+    assert isinstance(fast, bytes) and fast == full

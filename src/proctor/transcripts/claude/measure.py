@@ -386,7 +386,7 @@ class _MeasureParser(_Parser):
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:
         tool_input = block.input if type(block.input) is dict else {}
-        files = claude_call_files(kind, tool_input, cwd)
+        files = claude_call_files(kind, tool_input, cwd, self.cwd)
         moved = self.shell_call(block.id, cwd) if kind == "shell" else None
         self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files, moved))  # type: ignore[arg-type]
         if kind == "question":  # its result is the answer, which the full parser reads

@@ -398,7 +398,7 @@ class _Parser:
             "name": name,
             "kind": kind,
             "input": tool_input,
-            "files": claude_call_files(kind, tool_input, cwd),
+            "files": claude_call_files(kind, tool_input, cwd, self.cwd),
         }
         if kind == "shell" and (folder := self.shell_call(tool_id, cwd)) is not None:
             call["cwd"] = folder
