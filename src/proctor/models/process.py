@@ -65,12 +65,17 @@ _COVERAGE_OPTIONS = (
 )
 """``coverage run``'s options, those with a value too (``--rcfile .coveragerc``)."""
 
+_RUNS_TESTS = (
+    r"(?!(?:\s+[^\s'\"]+)*?\s+(?:--collect-only|--co|--fixtures|--markers|--fixtures-per-test)"
+    r"(?:\s|$))"
+)
+"""After ``pytest``: none of the options that list tests, fixtures or markers and run none."""
+
 #: Tools recognised as checks (tests, builds, linters, type checkers), one regex each.
 DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
-    r"(?:pytest|py\.test)(?!(?:\s+[^\s'\"]+)*?\s+(?:--collect-only|--co|--fixtures|--markers"
-    r"|--fixtures-per-test)(?:\s|$))",
-    rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest|unittest|mypy|flake8|pylint|tox|nox"
-    rf"|coverage\s+run{_COVERAGE_OPTIONS}\s+-m\s*(?:pytest|unittest))",
+    rf"(?:pytest|py\.test){_RUNS_TESTS}",
+    rf"python[\d.]*{_PYTHON_OPTIONS}\s+-m\s*(?:pytest{_RUNS_TESTS}|unittest|mypy|flake8|pylint"
+    rf"|tox|nox|coverage\s+run{_COVERAGE_OPTIONS}\s+-m\s*(?:pytest{_RUNS_TESTS}|unittest))",
     rf"python[\d.]*{_PYTHON_OPTIONS}\s+manage\.py\s+test",
     rf"npm{_NPM_OPTIONS}\s+(?:(?:run{_NPM_OPTIONS}\s+)?{_SCRIPTS}|t|tst)",
     rf"(?:pnpm|yarn|bun){_NODE_OPTIONS}(?:\s+workspace\s+\S+)?\s+(?:run{_NODE_OPTIONS}\s+)?"
@@ -82,7 +87,8 @@ DEFAULT_CHECK_TOOLS: tuple[str, ...] = (
     r"\s+(?:(?:test|tests|check)(?:[-_:][\w:-]*)?|lint|build)",
     r"tox|nox",
     r"hatch\s+test",
-    rf"coverage\s+run{_COVERAGE_OPTIONS}\s+(?:-m\s*(?:pytest|unittest)|manage\.py\s+test)",
+    rf"coverage\s+run{_COVERAGE_OPTIONS}\s+(?:-m\s*(?:pytest{_RUNS_TESTS}|unittest)"
+    r"|manage\.py\s+test)",
     r"ruff\s+(?:check|format\s+--check)",
     r"mypy|pyright|flake8|pylint",
     r"black\s+--check",

@@ -268,6 +268,10 @@ NOT_CHECKS = [
     "pytest --collect-only -q",
     "pytest -q --co",
     "pytest --fixtures",
+    "python3 -m pytest --collect-only -q",  # run by the interpreter: it runs no test either
+    "python -m pytest tests --co",
+    "coverage run -m pytest --markers",
+    "python -m coverage run -m pytest --collect-only",
     "mypy --version",
     "eslint --help",
     "uv run pytest --version",
