@@ -367,6 +367,17 @@ def test_user_abort_is_a_denial() -> None:
     assert results(parse_codex_lines(lines).events) == {"a": (False, True)}
 
 
+def test_a_patch_the_sandbox_refused_is_a_denial() -> None:
+    """Codex 0.171 in a read-only sandbox answers an apply_patch so: nothing was written, and
+    the trial is no task (it was read as a patch whose outcome is unknown, an edit)."""
+    said = (
+        "patch rejected: writing is blocked by read-only sandbox; rejected by user approval "
+        "settings"
+    )
+    lines = [call("p", cmd="apply_patch"), output("p", said)]
+    assert results(parse_codex_lines(lines).events) == {"p": (False, True)}
+
+
 def test_api_errors_turn_ends_and_aborts() -> None:
     t = parse_codex_rollout(ROLLOUT_0171)
     assert [e.duration_ms for e in t.events if e.type == "turn_end"] == [4200, 150]

@@ -26,7 +26,12 @@ HARNESS_PREFIXES = (
     "<skill>",
     "<subagent_notification>",
 )
-DENIAL_MARKERS = ("approval policy is never; reject command", "aborted by user", "rejected by user")
+DENIAL_MARKERS = (
+    "approval policy is never; reject command",
+    "aborted by user",
+    "rejected by user",
+    "patch rejected:",  # a patch the sandbox or the approval settings refused (0.171)
+)
 EXIT_PATTERNS = (
     re.compile(r"^Process exited with code (-?\d+)", re.M),
     re.compile(r"^Exit code: (-?\d+)", re.M),
