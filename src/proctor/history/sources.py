@@ -432,6 +432,8 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
     unreadable: list[Unavailable] = []
     found = [s for s in _sessions_in(path, unreadable) if s.agent in wanted]
     unavailable += unreadable
+    if path.is_file():  # a Codex rollout given alone: with its subagents' threads, as parse
+        _with_threads(found)
     if not found and not (path.is_file() and unreadable):
         reason = "no session transcript of the agents asked for"
         if path.is_dir() and _parts_only(path):
@@ -441,6 +443,18 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
             )
         unavailable.append(Unavailable(path=str(path), reason=reason))
     return found
+
+
+def _with_threads(sessions: list[Session]) -> None:
+    """Give each Codex session among ``sessions`` (a rollout given alone) the threads of the
+    subagents it spawned, found where ``proctor parse`` finds them (its Codex home's
+    ``sessions/``, or its own folder): a history of the folder folds them in, and a history
+    of the file alone must measure the same session."""
+    for session in sessions:
+        if session.agent == "codex" and not session.parts:
+            from proctor.transcripts.codex.threads import subagent_threads
+
+            session.parts = tuple(str(thread) for thread in subagent_threads(Path(session.file)))
 
 
 def _parts_only(folder: Path, look: int = 100) -> bool:

@@ -61,6 +61,24 @@ def test_a_codex_subagent_rollout_kept_under_a_second_name_counts_once(tmp_path:
     ]
 
 
+def test_a_codex_rollout_given_alone_is_measured_with_its_subagents_threads(
+    tmp_path: Path,
+) -> None:
+    """``proctor history FILE`` of a rollout that spawned a subagent: its thread is read, as
+    ``parse FILE`` and a history of the folder read it (it measured 44,224 input tokens in 4
+    responses, of 63,104 in 6)."""
+    day = tmp_path / ".codex" / "sessions" / "2026" / "12" / "02"
+    day.mkdir(parents=True)
+    for rollout in SPAWN.glob("*.jsonl"):
+        shutil.copy(rollout, day)
+    (main,) = [p for p in day.glob("*.jsonl") if not p.name.startswith(SUBAGENT_ROLLOUT)]
+    sessions, listed = sessions_under([main], ["codex"])
+    ((alone,), none) = _replayed(sessions, listed)  # type: ignore[arg-type]
+    ((folder,), _) = _home(tmp_path, "codex")
+    assert none == [] and _responses(alone) == _responses(folder) == {"gpt-5.5": (63_104, 6)}
+    assert alone.steps.tool_calls == folder.steps.tool_calls
+
+
 def _gemini_home(tmp_path: Path) -> Path:
     tmp = tmp_path / ".gemini" / "tmp"
     tmp.mkdir(parents=True)
