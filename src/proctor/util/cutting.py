@@ -2,7 +2,10 @@
 
 Masking replaces whole secrets only, so a cut through one would leave its first part in the
 clear. Every cut the viewer makes (a long event text, a long raw line, the head of a diff or
-of a terminal) stops at the start of a secret it would split instead. A terminal's screen
+of a terminal) stops at the start of a secret it would split instead. A text kept in a record
+or printed (a program's last line of output, the tail of its output, a shortened label) is
+masked whole first and cut after: :func:`masked_head`, :func:`masked_tail`,
+:func:`masked_short` and :func:`output_tail`. A terminal's screen
 (``screen.log``) wraps its lines at the terminal's width, so there a secret may also be split
 by a line break: :func:`mask_wrapped` masks it so, and a cut never splits it either.
 """
@@ -14,7 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from proctor.util.files import open_regular
-from proctor.util.masking import MASK, registered_secrets
+from proctor.util.masking import MASK, mask, registered_secrets
+from proctor.util.processes import TAIL_CHARS, Outcome
 
 _EDGE = "[ \t\u2502\u2503\u2551]"
 """What a terminal UI draws at the edge of a wrapped line: blanks, a box's vertical line."""
@@ -111,3 +115,29 @@ def cut_line(line: bytes, limit: int) -> tuple[str, int]:
     text = line[: limit + _UTF8_MOST * reach()].decode("utf-8", errors="ignore")
     at = clear_cut(text, len(head))
     return text[:at], len(line) - limit + len(head[at:].encode())
+
+
+def masked_head(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text`` with every registered secret masked: masked
+    whole before the cut, so no first part of a key survives it."""
+    return mask(text)[: max(limit, 0)]
+
+
+def masked_tail(text: str, limit: int) -> str:
+    """The last ``limit`` characters of ``text`` with every registered secret masked: masked
+    whole before the cut, so no last part of a key survives it."""
+    return mask(text)[-limit:] if limit > 0 else ""
+
+
+def masked_short(text: str, limit: int, mark: str = "…") -> str:
+    """``text`` with every registered secret masked, then shortened to ``limit`` characters
+    (``mark`` the last of them) when longer."""
+    masked = mask(text)
+    return masked if len(masked) <= limit else masked[: max(limit - len(mark), 0)] + mark
+
+
+def output_tail(outcome: Outcome, limit: int = TAIL_CHARS) -> str:
+    """The last ``limit`` characters of a program's output (its standard output, then its
+    error output), every registered secret masked before the cut."""
+    out, err = outcome.stdout, outcome.stderr
+    return masked_tail((out + ("\n" if out and err else "") + err).strip(), limit)

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from proctor.util import masking
-from proctor.util.cutting import clear_cut, mask_wrapped, read_head
+from proctor.util.cutting import (
+    clear_cut,
+    mask_wrapped,
+    masked_head,
+    masked_short,
+    masked_tail,
+    read_head,
+)
 from proctor.util.masking import mask, register_secret
 from proctor.view.timeline import LINE_SHOWN, _cut, shown_line
 
@@ -99,3 +106,18 @@ def test_a_key_a_terminal_ui_wrapped_with_its_edges_is_masked(
     shown = mask_wrapped(screen)
     assert "***" in shown and "WRAP" not in shown and "0123456789" not in shown, shown
     assert shown.count("\n") == screen.count("\n")  # the lines stay lines
+
+
+@pytest.mark.parametrize("at", [1, 10, len(KEY) - 1, len(KEY) + 5])
+def test_a_head_tail_or_short_form_is_masked_whole_before_the_cut(at: int) -> None:
+    text = "x" * at + KEY + "y" * at
+    for shown in (
+        masked_head(text, at + 10),
+        masked_tail(text, at + 10),
+        masked_short(text, at + 10),
+    ):
+        assert not _shows_part_of_the_key(shown) and KEY[-9:] not in shown, shown
+    assert masked_head(text, at + 3) == "x" * at + "***"
+    assert masked_tail(text, at + 3) == "***" + "y" * at
+    assert masked_short(text, at + 2) == "x" * at + "*…"
+    assert masked_tail(text, 0) == masked_head(text, 0) == ""
