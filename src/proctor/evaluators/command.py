@@ -25,6 +25,7 @@ from proctor.evaluators.base import (
 from proctor.evaluators.copy_in import CopyInError, copy_in, copy_in_problem, relative_entry
 from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
+from proctor.util.cutting import output_tail
 
 
 class CommandParams(EvaluatorParams):
@@ -83,6 +84,6 @@ class Command:
             metrics={"exit_code": float(outcome.returncode)},
             log=rel,
             exitCode=outcome.returncode,
-            outputTail=outcome.tail,
+            outputTail=output_tail(outcome),
             **extra,
         )

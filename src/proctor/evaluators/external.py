@@ -34,6 +34,8 @@ from proctor.evaluators.base import (
 from proctor.models.case import EvaluatorSpec
 from proctor.models.config import ProcessEnvVars
 from proctor.models.trial import EvaluatorResult
+from proctor.util.cutting import output_tail
+from proctor.util.masking import mask
 
 
 class ExternalParams(EvaluatorParams):
@@ -87,8 +89,10 @@ def _script_of(command: str, args: list[str]) -> str | None:
 
 
 def _last_line(text: str) -> str:
-    """The last line of a program's output that says something, cut to 200 characters."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    """The last line of a program's output that says something, cut to 200 characters after
+    every registered secret in the output is masked (a key the cut would split shows no
+    part)."""
+    lines = [line.strip() for line in mask(text).splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
 
 
@@ -188,7 +192,7 @@ class External:
                 spec,
                 f"'{params.command}' exited {outcome.returncode}" + (f": {said}" if said else ""),
                 log=rel,
-                outputTail=outcome.tail,
+                outputTail=output_tail(outcome),
             )
         try:
             metrics, levels = parse_values(outcome.stdout)

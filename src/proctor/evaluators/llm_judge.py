@@ -32,6 +32,7 @@ from proctor.llm.judge import (
 from proctor.llm.refs import parse_ref
 from proctor.models.case import EvaluatorSpec
 from proctor.models.trial import EvaluatorResult
+from proctor.util.cutting import masked_head
 
 RETRY_NOTE = (
     "\n\nYour previous reply could not be used ({problem}). Reply with the JSON object only."
@@ -113,7 +114,7 @@ class LlmJudge:
                 break
             except ValueError as exc:
                 problem = str(exc)
-                details[f"malformedReply{attempt}"] = reply.text[:500]
+                details[f"malformedReply{attempt}"] = masked_head(reply.text, 500)
                 user = material.prompt + RETRY_NOTE.format(problem=problem)
         if verdict is None:
             return error_result(spec, f"judge reply unusable after one retry: {problem}", **details)
