@@ -2,12 +2,14 @@
 
 Masking replaces whole secrets only, so a cut through one would leave its first part in the
 clear. Every cut the viewer makes (a long event text, a long raw line, the head of a diff or
-of a terminal) stops at the start of a secret it would split instead. A text kept in a record
-or printed (a program's last line of output, the tail of its output, a shortened label) is
-masked whole first and cut after: :func:`masked_head`, :func:`masked_tail`,
-:func:`masked_short` and :func:`output_tail`. A terminal's screen
+of a terminal) stops at the start of a secret it would split instead. A terminal's screen
 (``screen.log``) wraps its lines at the terminal's width, so there a secret may also be split
 by a line break: :func:`mask_wrapped` masks it so, and a cut never splits it either.
+
+A text kept in a record or printed (a program's last line of output, the tail of its output,
+a shortened label) is masked whole first and cut after: :func:`masked_head`,
+:func:`masked_tail`, :func:`masked_short` and :func:`output_tail`. A record printed as JSON is
+masked string by string (:func:`masked_data`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from proctor.util.files import open_regular
 from proctor.util.masking import MASK, mask, registered_secrets
@@ -141,3 +144,16 @@ def output_tail(outcome: Outcome, limit: int = TAIL_CHARS) -> str:
     error output), every registered secret masked before the cut."""
     out, err = outcome.stdout, outcome.stderr
     return masked_tail((out + ("\n" if out and err else "") + err).strip(), limit)
+
+
+def masked_data(value: Any) -> Any:
+    """A JSON-like value (dicts, lists, strings, numbers) with every registered secret masked
+    in each string of it, the keys of a dict too: for a record printed as JSON, whose escapes
+    could otherwise hide a key from a mask of the printed text."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {masked_data(k): masked_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [masked_data(v) for v in value]
+    return value

@@ -11,6 +11,7 @@ from proctor.util import masking
 from proctor.util.cutting import (
     clear_cut,
     mask_wrapped,
+    masked_data,
     masked_head,
     masked_short,
     masked_tail,
@@ -121,3 +122,8 @@ def test_a_head_tail_or_short_form_is_masked_whole_before_the_cut(at: int) -> No
     assert masked_tail(text, at + 3) == "***" + "y" * at
     assert masked_short(text, at + 2) == "x" * at + "*…"
     assert masked_tail(text, 0) == masked_head(text, 0) == ""
+
+
+def test_a_record_printed_as_json_is_masked_in_every_string_and_key() -> None:
+    record = {"a": [f"x{KEY}", 3, None, {KEY: (KEY, 1.5)}], "b": True}
+    assert masked_data(record) == {"a": ["x***", 3, None, {"***": ["***", 1.5]}], "b": True}
