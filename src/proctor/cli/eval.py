@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import reporter_option
+from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
 
 
@@ -93,18 +94,18 @@ def command(
             project, chosen = load_selection(request)
         rows = listing(project, chosen)
         if as_json:
-            click.echo(json.dumps(rows, indent=2))
+            click.echo(json.dumps(masked_data(rows), indent=2))
         else:
             for row in rows:
                 tags_text = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
                 about = f"  {row['description']}" if row["description"] else ""
-                click.echo(f"{row['id']}{tags_text}{about}")
+                click.echo(mask(f"{row['id']}{tags_text}{about}"))
         return 0
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
         result = run_evals(request, [] if no_stream else [progress], progress.name_runs)
     if as_json:
-        click.echo(json.dumps(result.summary, indent=2))
+        click.echo(json.dumps(masked_data(result.summary), indent=2))
     else:
         _print_summary(result.summary, verbose)
     return result.exit_code
@@ -176,10 +177,13 @@ class EvalProgress:
         mark = {"passed": "✓", "failed": "✗", "skipped": "-"}.get(r.status, "!")
         tail = "" if r.status == "passed" else f"  {r.status}: {r.reason}"
         name = self.names.get((r.case, r.repeat), f"{r.case}#{r.repeat}")
-        click.echo(f"{mark} {name} ({r.timings.total_ms / 1000:.1f}s){tail}", err=True)
+        click.echo(mask(f"{mark} {name} ({r.timings.total_ms / 1000:.1f}s){tail}"), err=True)
 
 
 def _print_summary(summary: dict[str, object], verbose: bool) -> None:
+    """The results, a case a few lines, every registered key masked (an eval's description,
+    its assertions' names and messages and its logs are the eval's own text)."""
+    summary = masked_data(summary)
     results = summary["results"]
     assert isinstance(results, list)
     for r in results:
@@ -199,7 +203,7 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
             for line in r["logs"]:
                 click.echo(f"    log: {line}")
             if r["finalText"]:
-                click.echo(f"    reply: {mask(str(r['finalText']))[:200]}")
+                click.echo(f"    reply: {masked_head(str(r['finalText']), 200)}")
     click.echo(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} skipped, "
         f"{summary['errored']} errored  ({summary['runDir']})"

@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proctor.util.cutting import masked_short
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -31,8 +33,9 @@ class Expectation:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``value`` as Python writes it, every registered secret masked before it is shortened
+    to ``limit`` characters (a key the cut would split shows no part of it)."""
+    return masked_short(repr(value), limit)
 
 
 def normalized_similarity(a: str, b: str) -> float:
