@@ -157,3 +157,18 @@ def masked_data(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [masked_data(v) for v in value]
     return value
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where registered secrets occur in ``text``: ``(start, end)`` ranges in order, those
+    that overlap or touch merged into one. For a reader that must treat every part of a
+    secret as the secret (a run of digits inside a token is no figure of its own)."""
+    finders = _finders(tuple(registered_secrets()), False)
+    found = sorted((m.start(), m.end(1)) for finder in finders for m in finder.finditer(text))
+    merged: list[tuple[int, int]] = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged

@@ -16,6 +16,7 @@ from proctor.util.cutting import (
     masked_short,
     masked_tail,
     read_head,
+    secret_spans,
 )
 from proctor.util.masking import mask, register_secret
 from proctor.view.timeline import LINE_SHOWN, _cut, shown_line
@@ -127,3 +128,11 @@ def test_a_head_tail_or_short_form_is_masked_whole_before_the_cut(at: int) -> No
 def test_a_record_printed_as_json_is_masked_in_every_string_and_key() -> None:
     record = {"a": [f"x{KEY}", 3, None, {KEY: (KEY, 1.5)}], "b": True}
     assert masked_data(record) == {"a": ["x***", 3, None, {"***": ["***", 1.5]}], "b": True}
+
+
+def test_secret_spans_are_every_place_a_secret_occurs_overlaps_merged() -> None:
+    register_secret("ABCDEF-1")
+    text = f"x {KEY} y {KEY[:20]} ABCDEF-1ABCDEF-1 z"
+    start = text.index("ABCDEF-1")
+    assert secret_spans(text) == [(2, 2 + len(KEY)), (start, start + 16)]
+    assert secret_spans("nothing here") == []
