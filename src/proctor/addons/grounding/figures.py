@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pydantic import JsonValue
+
+from proctor.util.masking import MASK
 
 #: Figures smaller than this (in absolute value) are not checked.
 CHECKED_FROM = 10.0
@@ -41,6 +43,8 @@ _TOKEN = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _TEXT_LIMIT = 240
+Span = tuple[int, int]
+"""A range of a text, ``(start, end)``."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,8 @@ class Ungrounded:
     figure: str
     value: float
     text: str
+    hidden: bool = False
+    """Whether the figure as written holds a hidden range (a forwarded value), shown ``***``."""
 
 
 def figures_in(text: str) -> list[Figure]:
@@ -172,16 +178,41 @@ def _close(target: float, value: float, tolerance: float) -> bool:
     return math.isfinite(value) and abs(target - value) <= tolerance + slack
 
 
-def ungrounded_figures(advice: str, signals: JsonValue) -> list[Ungrounded]:
-    """The figures of ``advice`` of 10 or more that match no figure of ``signals``."""
+def ungrounded_figures(
+    advice: str, signals: JsonValue, hidden: Sequence[Span] = ()
+) -> list[Ungrounded]:
+    """The figures of ``advice`` of 10 or more that match no figure of ``signals``.
+
+    ``hidden``: ranges of the advice never shown (registered secrets, in order, apart). A
+    figure within one, or partly in one, is part of the secret (the digit runs of a token),
+    not a figure the advice cites: it is left out (see :func:`hidden_figures`). A figure that
+    holds hidden ranges whole (a forwarded value cited as a number) is checked like any other,
+    and shown with them as ``***``, as is its sentence."""
     known = signal_figures(signals)
     return [
         Ungrounded(
-            _short(figure.written), figure.value, sentence_around(advice, figure.start, figure.end)
+            _short(_shown(advice, figure.start, figure.end, hidden).strip()),
+            figure.value,
+            sentence_around(advice, figure.start, figure.end, hidden),
+            hidden=any(figure.start <= a and b <= figure.end for a, b in hidden),
         )
         for figure in figures_in(advice)
-        if figure.checked and not is_grounded(figure, known)
+        if figure.checked and not _in_hidden(figure, hidden) and not is_grounded(figure, known)
     ]
+
+
+def hidden_figures(advice: str, hidden: Sequence[Span]) -> int:
+    """How many figures of 10 or more in ``advice`` lie within or partly in a hidden range:
+    parts of a secret, left out of :func:`ungrounded_figures`."""
+    return sum(1 for f in figures_in(advice) if f.checked and _in_hidden(f, hidden))
+
+
+def _in_hidden(figure: Figure, hidden: Sequence[Span]) -> bool:
+    """Whether ``figure`` overlaps a hidden range it does not hold whole."""
+    return any(
+        a < figure.end and figure.start < b and not (figure.start <= a and b <= figure.end)
+        for a, b in hidden
+    )
 
 
 def _short(written: str) -> str:
@@ -189,8 +220,30 @@ def _short(written: str) -> str:
     return written if len(written) <= 40 else f"{written[:18]}…{written[-18:]}"
 
 
-def sentence_around(text: str, start: int, end: int) -> str:
-    """The sentence (or line) of ``text`` holding ``text[start:end]``, shortened if long."""
+def _outside(position: int, hidden: Sequence[Span], *, right: bool) -> int:
+    """``position`` moved off any hidden range it falls inside: to the range's end (``right``,
+    a cut after the text) or its start, so that the range is shown whole, as ``***``."""
+    for a, b in hidden:
+        if a < position < b:
+            return b if right else a
+    return position
+
+
+def _shown(text: str, start: int, end: int, hidden: Sequence[Span]) -> str:
+    """``text[start:end]`` with each hidden range in it written ``***`` (the cut points must
+    not fall inside one: see :func:`_outside`)."""
+    parts: list[str] = []
+    at = start
+    for a, b in hidden:
+        if start <= a and b <= end:
+            parts += [text[at:a], MASK]
+            at = b
+    return "".join(parts) + text[at:end]
+
+
+def sentence_around(text: str, start: int, end: int, hidden: Sequence[Span] = ()) -> str:
+    """The sentence (or line) of ``text`` holding ``text[start:end]``, shortened if long;
+    each ``hidden`` range shown as ``***``, whole (a cut never falls inside one)."""
     # Sentence ends are looked for near the figure only: a sentence past this reach is
     # shortened below anyway, and scanning from the start for every figure was quadratic.
     reach = _TEXT_LIMIT + 200
@@ -200,8 +253,11 @@ def sentence_around(text: str, start: int, end: int) -> str:
         left = boundary.end()
     following = _SENTENCE_END.search(text, end, end + reach)
     right = following.end() if following else min(len(text), end + reach)
-    sentence = " ".join(text[left:right].split())
+    left, right = _outside(left, hidden, right=False), _outside(right, hidden, right=True)
+    sentence = " ".join(_shown(text, left, right, hidden).split())
     if len(sentence) <= _TEXT_LIMIT:
         return sentence
-    middle = " ".join(text[max(left, start - 100) : min(right, end + 100)].split())
+    first = _outside(max(left, start - 100), hidden, right=False)
+    last = _outside(min(right, end + 100), hidden, right=True)
+    middle = " ".join(_shown(text, first, last, hidden).split())
     return f"... {middle} ..."

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.models.base import CamelModel
+from proctor.util.cutting import secret_spans
 from proctor.util.masking import mask, register_secret
 from proctor.util.processes import run_captured
 from proctor.workspace.environment import agent_environment
 
 from .checkpoints import Checkpoint, CheckpointFile, Selection, has_waste, is_eligible
-from .figures import CHECKED_FROM, ungrounded_figures
+from .figures import CHECKED_FROM, hidden_figures, ungrounded_figures
 
 NOT_JUDGED = (
     "whether the advice is good, true or useful",
@@ -88,12 +89,15 @@ def check_grounding(
             register_secret(settings.parent_env[name], named=True)
     with tempfile.TemporaryDirectory(prefix="proctor-grounding-") as scratch:
         env = agent_environment(settings.parent_env, home=Path(scratch), forward=settings.forward)
+        notes: list[str] = []
         results = [
-            _check_one(checkpoint, has_waste(checkpoint, file.waste_thresholds), settings, env)
+            _check_one(
+                checkpoint, has_waste(checkpoint, file.waste_thresholds), settings, env, notes
+            )
             for checkpoint in selection.checkpoints
         ]
     eligible = [r for r, c in zip(results, selection.checkpoints, strict=True) if is_eligible(c)]
-    return summarise(results, selection.notes, eligible=eligible)
+    return summarise(results, [*selection.notes, *notes], eligible=eligible)
 
 
 def summarise(
@@ -125,8 +129,14 @@ def summarise(
 
 
 def _check_one(
-    checkpoint: Checkpoint, waste: bool, settings: AdvisorSettings, env: dict[str, str]
+    checkpoint: Checkpoint,
+    waste: bool,
+    settings: AdvisorSettings,
+    env: dict[str, str],
+    notes: list[str],
 ) -> CheckpointResult:
+    """The advisor's advice on one checkpoint and its ungrounded figures; a note appended to
+    ``notes`` when figures within a masked value were left out."""
     signals = json.dumps(checkpoint.signals)
     try:
         outcome = run_captured(
@@ -147,15 +157,23 @@ def _check_one(
         detail = f": {tail}" if tail else ""
         return _error(checkpoint, waste, f"the advisor exited {outcome.returncode}{detail}", advice)
     # Checked as the advisor said it, shown masked: a figure that is a forwarded key's value
-    # is checked like any other (masked first, it was never checked).
+    # is checked like any other (masked first, it was never checked). A figure inside a key
+    # (the digit runs of a token) is part of the key, not a figure: left out, never shown.
+    secrets = secret_spans(said)
     ungrounded = [
         UngroundedFigure(
             figure=mask(u.figure),
-            value=u.value if mask(u.figure) == u.figure else None,
+            value=None if u.hidden or mask(u.figure) != u.figure else u.value,
             text=mask(u.text),
         )
-        for u in ungrounded_figures(said, checkpoint.signals)
+        for u in ungrounded_figures(said, checkpoint.signals, secrets)
     ]
+    left_out = hidden_figures(said, secrets)
+    if left_out:
+        notes.append(
+            f"{checkpoint.id}: {left_out} figure(s) within a masked value of the advice left "
+            "out (part of a secret, not figures it cites)"
+        )
     return CheckpointResult(
         id=checkpoint.id, waste=waste, ok=not ungrounded, ungrounded=ungrounded, advice=advice
     )
