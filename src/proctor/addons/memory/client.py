@@ -25,6 +25,7 @@ from mcp_types import CallToolResult, TextContent
 
 from proctor.addons.memory.adapter import ResultMapping, follow
 from proctor.errors import ProctorError
+from proctor.util.cutting import masked_head
 
 
 class MemoryServerError(ProctorError):
@@ -66,7 +67,7 @@ class MemorySession:
             raise MemoryServerError(f"tool '{tool}' failed ({what}): {exc}{self._tail()}") from exc
         if result.is_error:
             raise MemoryServerError(
-                f"tool '{tool}' returned an error ({what}): {_text(result)[:300]}"
+                f"tool '{tool}' returned an error ({what}): {masked_head(_text(result), 300)}"
             )
         return result
 
@@ -128,7 +129,7 @@ class _StrayStdout(logging.Handler):
         line: Any = None
         with contextlib.suppress(Exception):  # a pydantic ValidationError names the line
             line = error.errors()[0].get("input")  # type: ignore[union-attr]
-        shown = f" ({str(line)[:80]!r})" if line is not None else ""
+        shown = f" ({masked_head(str(line), 80)!r})" if line is not None else ""
         sentence = (
             f"the memory server wrote a line to stdout that is not JSON-RPC{shown}; stdout "
             "carries the protocol, a server logs to stderr"
@@ -198,7 +199,8 @@ def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise MemoryServerError(f"the text result of {what} is not JSON: {text[:120]!r}") from exc
+        shown = masked_head(text, 120)
+        raise MemoryServerError(f"the text result of {what} is not JSON: {shown!r}") from exc
 
 
 def _text(result: CallToolResult) -> str:
