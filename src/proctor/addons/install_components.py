@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from proctor.addons.audit.reading import unknown_event
 from proctor.addons.install_expect import AgentExpectation, ExpectedHook
+from proctor.addons.shown import command_masked
 from proctor.models.audit import AgentAudit, AuditComponent
 from proctor.models.install_check import InstallCheck
 
@@ -72,7 +73,7 @@ def verdict(
 def describe(component: AuditComponent) -> str:
     text = component.name
     if component.kind == "hook" and component.command:
-        text += f" running {component.command!r}"
+        text += f" running {command_masked(component.command)!r}"
     text += f" in {component.file}"
     return text + (f" (decoy: {component.decoy})" if component.decoy else "")
 

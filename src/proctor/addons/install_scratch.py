@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from proctor.addons.install_planted import claude_state_servers
+from proctor.addons.shown import command_masked
 from proctor.errors import ConfigError
+from proctor.util.cutting import output_tail
+from proctor.util.masking import mask
 from proctor.util.processes import run_captured
 from proctor.workspace.environment import agent_environment
 
@@ -168,6 +171,7 @@ class Run:
     returncode: int
     timed_out: bool
     tail: str
+    """The end of its output, every registered key masked."""
     seconds: float
 
     @property
@@ -198,11 +202,12 @@ def run_command(
     if outcome.returncode in NOT_STARTED and not outcome.timed_out:
         program = unstartable_program(command, scratch.project, env)
         if program is not None:
-            detail = outcome.stderr.strip().splitlines()[-1:] or ["command not found"]
-            raise ConfigError(f"{option}: the command {command!r} cannot be started ({detail[0]})")
-    return Run(
-        command, outcome.returncode, outcome.timed_out, outcome.tail, time.monotonic() - started
-    )
+            detail = mask(outcome.stderr).strip().splitlines()[-1:] or ["command not found"]
+            shown = command_masked(command)
+            raise ConfigError(f"{option}: the command {shown!r} cannot be started ({detail[0]})")
+    # The tail masked before it is cut: a key the cut would split shows no part of it.
+    tail = output_tail(outcome)
+    return Run(command, outcome.returncode, outcome.timed_out, tail, time.monotonic() - started)
 
 
 def unstartable_program(command: str, cwd: Path, env: Mapping[str, str]) -> str | None:

@@ -80,10 +80,18 @@ def check_install(
     """
     import json
 
+    from proctor.addons.audit import shown
     from proctor.addons.install_check import InstallOptions, check_install
     from proctor.addons.install_expect import load_expectation
     from proctor.agents.cli_base import agents_dirs
+    from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
+    from proctor.util.cutting import masked_data
+    from proctor.util.masking import mask
+
+    # Every key of the environment and ./.env is masked in what this prints: an installer's
+    # output, and a key it wrote into a configuration the audit lists.
+    register_user_keys()
 
     if not install.strip():
         raise ConfigError("--install: the command is empty")
@@ -111,12 +119,14 @@ def check_install(
         extra_path=[b for b in bins if b.is_dir()],
     )
     report = check_install(options)
+    if report.installed is not None:  # a credential in a command line or URL masked
+        report = report.model_copy(update={"installed": shown(report.installed)})
     if keep is not None:
         click.echo(f"proctor: scratch kept under {keep}", err=True)
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        click.echo(json.dumps(masked_data(report.to_dict()), indent=2))
     else:
-        click.echo(render(report))
+        click.echo(mask(render(report)))
     return 0 if report.ok else 1
 
 

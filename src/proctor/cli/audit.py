@@ -53,8 +53,15 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
 
     from proctor.addons.audit import AGENT_IDS, audit, shown
     from proctor.addons.audit.render import render_text
+    from proctor.agents.credentials import register_user_keys
     from proctor.agents.spec import spec_for
     from proctor.errors import ConfigError
+    from proctor.util.cutting import masked_data
+    from proctor.util.masking import mask
+
+    # Every key of the environment and ./.env is masked in what this prints (a hook that
+    # sends one in a header, an MCP server given one as an argument).
+    register_user_keys()
 
     moved = moved_folders(os.environ) if home is None else {}
     home = home if home is not None else Path.home()
@@ -87,7 +94,7 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
     )
     report = shown(report)  # a credential in a command line or URL is printed masked
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        click.echo(json.dumps(masked_data(report.to_dict()), indent=2))
     else:
-        click.echo(render_text(report), nl=False)
+        click.echo(mask(render_text(report)), nl=False)
     return 0

@@ -76,8 +76,14 @@ def command(
         select_all,
         select_live,
     )
+    from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
+    from proctor.util.cutting import masked_data
+    from proctor.util.masking import mask
 
+    # Every key of the environment and ./.env is masked in what this prints, as the values
+    # forwarded with --env are.
+    register_user_keys()
     if not checkpoints.exists():
         raise ConfigError(f"{checkpoints}: the checkpoints file (--checkpoints) does not exist")
     if not advisor.strip():
@@ -90,9 +96,9 @@ def command(
     settings = AdvisorSettings(command=advisor, timeout=timeout, forward=forward)
     report = check_grounding(file, selection, settings)
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        click.echo(json.dumps(masked_data(report.to_dict()), indent=2))
     else:
-        click.echo(render_text(report), nl=False)
+        click.echo(mask(render_text(report)), nl=False)
     if as_json and not report.checked:
         click.echo(f"proctor: {NOTHING_RAN}", err=True)
     return int(exit_code(report))

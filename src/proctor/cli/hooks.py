@@ -54,12 +54,17 @@ def test_command(
 
     from proctor.addons.hooks import run_hook_tests
     from proctor.addons.hooks.cases import check_default_agent
+    from proctor.agents.credentials import register_user_keys
 
+    # Every key of the environment and ./.env is masked in what this prints: a case's input,
+    # what a hook read on stdin and wrote back.
+    register_user_keys()
     agent = check_default_agent(agent)
-    report = run_hook_tests(plugin_or_settings, cases_file, agent=agent, timeout_cap=timeout_cap)
+    run = run_hook_tests(plugin_or_settings, cases_file, agent=agent, timeout_cap=timeout_cap)
+    report = run.shown()
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
-        return report.exit_code
+        return run.exit_code
     for result in report.results:
         status = "PASS" if result.ok else "ERROR" if result.errored else "FAIL"
         subject = f"{result.event} {result.tool}" if result.tool else result.event
@@ -89,4 +94,4 @@ def test_command(
     if report.errored:
         summary += f", {report.errored} could not run"
     click.echo(summary)
-    return report.exit_code
+    return run.exit_code

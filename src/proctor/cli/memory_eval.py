@@ -142,9 +142,15 @@ def command(
         render_text,
         score_run,
     )
+    from proctor.addons.shown import command_masked
+    from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
-    from proctor.util.masking import credentials_masked
+    from proctor.util.cutting import masked_data
+    from proctor.util.masking import mask
 
+    # Every key of the environment and ./.env is masked in what this prints, as the values
+    # forwarded with --env are.
+    register_user_keys()
     target = server_target(server, server_args)
     if target.is_url and adapter is None:
         raise ConfigError(
@@ -158,21 +164,21 @@ def command(
     try:
         returned = collect_results(target, mapping, data, k, timeout, passed)
     except MemoryServerError as exc:
-        click.echo(f"proctor: error: {credentials_masked(str(exc))}", err=True)
+        click.echo(f"proctor: error: {command_masked(str(exc))}", err=True)
         return SERVER_ERROR
     record = score_run(
         data,
         returned,
         k=k,
         thresholds=Thresholds(**minimums),
-        server=credentials_masked(target.describe()),
+        server=command_masked(target.describe()),
         dataset_name=str(dataset),
         adapter_name=str(adapter) if adapter else "built-in knowledge-graph",
     )
     if as_json:
-        click.echo(json.dumps(record.to_dict(), indent=2))
+        click.echo(json.dumps(masked_data(record.to_dict()), indent=2))
     else:
-        click.echo(render_text(record))
+        click.echo(mask(render_text(record)))
     return record.exit_code
 
 

@@ -99,15 +99,16 @@ def unique(components: list[AuditComponent]) -> list[AuditComponent]:
 
 def shown(report: AuditReport) -> AuditReport:
     """The audit as it is printed and recorded: a credential in a command line or URL (a
-    URL's password, ``--token …``, an ``api_key`` parameter) masked (see
-    :func:`~proctor.util.masking.credentials_masked`). Checks compare the audit as read."""
-    from proctor.util.masking import credentials_masked
+    URL's password, ``--token …``, an ``api_key`` parameter, an ``Authorization`` or
+    ``x-api-key`` header's value, a ``Bearer`` token, a registered key) masked (see
+    :func:`~proctor.addons.shown.command_masked`). Checks compare the audit as read."""
+    from proctor.addons.shown import command_masked
 
     shown_report = report.model_copy(deep=True)
     for agent in shown_report.agents:
         for component in agent.components:
             if component.command is not None:
-                component.command = credentials_masked(component.command)
+                component.command = command_masked(component.command)
             if component.url is not None:
-                component.url = credentials_masked(component.url)
+                component.url = command_masked(component.url)
     return shown_report

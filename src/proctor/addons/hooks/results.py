@@ -56,6 +56,21 @@ class HooksReport(CamelModel):
     home_unresolved: list[str] = []
     """Commands that name the user's agent folder where no entry to copy could be told."""
 
+    def shown(self) -> HooksReport:
+        """The report as ``hooks test`` prints it: a credential in a hook's command line (an
+        ``Authorization`` header's value, a ``Bearer`` token, ``--token …``) masked, and every
+        registered key anywhere in it (see :func:`~proctor.addons.shown.command_masked`)."""
+        from proctor.addons.shown import command_masked
+        from proctor.util.cutting import masked_data
+
+        report = HooksReport.model_validate(masked_data(self.to_dict()))
+        for result in report.results:
+            for hook in result.hooks:
+                hook.command = command_masked(hook.command)
+        report.skipped_handlers = [command_masked(s) for s in report.skipped_handlers]
+        report.home_unresolved = [command_masked(c) for c in report.home_unresolved]
+        return report
+
     @property
     def exit_code(self) -> int:
         """0 all passed, 1 a case failed, 3 a hook could not be run and no case failed."""

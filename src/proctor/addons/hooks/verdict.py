@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.addons.hooks.cases import Expect
+from proctor.util.cutting import masked_short
+from proctor.util.masking import mask
 
 RANK = ("block", "deny", "ask", "stop", "allow", "nudge", "error", "silent")
 CLAUDE_CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})
@@ -295,5 +297,6 @@ def check(
 
 
 def snippet(text: str, limit: int = 120) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """``text`` on one line, every registered key masked before it is shortened to ``limit``
+    characters."""
+    return masked_short(" ".join(mask(text).split()), limit)
