@@ -107,7 +107,11 @@ def cli() -> None:
 
 
 def error(message: str) -> None:
-    click.echo(f"proctor: error: {message}", err=True)
+    """The one sentence of an error, every registered key masked (a value the user's file
+    holds may be one)."""
+    from proctor.util.masking import mask
+
+    click.echo(f"proctor: error: {mask(message)}", err=True)
 
 
 _CLICK_WORDS = (

@@ -112,3 +112,20 @@ def test_no_command_at_all_shows_the_help(capsys: pytest.CaptureFixture[str]) ->
         main([])
     assert stopped.value.code == 2
     assert "Commands:" in capsys.readouterr().err
+
+
+def test_an_error_sentence_masks_every_registered_key(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sentence quoting the user's value (a key pasted where a path belongs) is printed
+    with the key masked, as everything else proctor prints."""
+    from proctor.cli.main import main
+    from proctor.util import masking
+
+    key = "sk-ant-api03-ERRORLEAK0123456789abcdef"
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(key)
+    with pytest.raises(SystemExit):
+        main(["report", f"/nowhere/{key}"])
+    err = capsys.readouterr().err
+    assert "proctor: error:" in err and "***" in err and key[:14] not in err
