@@ -133,6 +133,21 @@ def test_files_an_evaluator_needs_are_checked_before_any_trial(
         make_case("x", config={"evaluators": [entry]}, plan={"turns": [{"say": "hi"}]})
         result = proctor("validate", "--source", str(tmp_path / "cases"))
         assert result.code == 0, (command, args, result.err)
+    # A program of the case folder that cannot be run: a forgotten chmod +x, a folder.
+    make_case("x", config={"evaluators": [{"use": "external", "command": "./score.sh"}]},
+              plan={"turns": [{"say": "hi"}]})  # fmt: skip
+    script = tmp_path / "cases" / "x" / "score.sh"
+    script.write_text("#!/bin/sh\necho '{}'\n")
+    script.chmod(0o644)
+    result = proctor("validate", "--source", str(tmp_path / "cases"))
+    assert result.code == 2 and "'./score.sh' in the case folder" in result.err
+    assert "is not executable" in result.err and "chmod +x ./score.sh" in result.err
+    script.chmod(0o755)  # the control
+    assert proctor("validate", "--source", str(tmp_path / "cases")).code == 0
+    script.unlink()
+    script.mkdir()
+    folder = proctor("validate", "--source", str(tmp_path / "cases"))
+    assert folder.code == 2 and "is a folder" in folder.err
 
 
 def test_an_external_program_that_fails_says_why_in_the_reason(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 from pathlib import Path
@@ -48,8 +49,19 @@ class ExternalParams(EvaluatorParams):
     """Set for the program only: names without ``=`` or NUL, values without NUL."""
 
     def case_problem(self, case_dir: Path) -> str | None:
-        if not (shutil.which(self.command) or (case_dir / self.command).exists()):
+        local = case_dir / self.command
+        on_path = shutil.which(self.command)
+        if not (on_path or local.exists()):
             return f"program '{self.command}' is neither on PATH nor in the case folder {case_dir}"
+        if not on_path and local.is_dir():
+            return f"program '{self.command}' in the case folder {case_dir} is a folder"
+        if not on_path and not os.access(local, os.X_OK):
+            # (A forgotten chmod +x: every trial would be an eval-error.)
+            return (
+                f"program '{self.command}' in the case folder {case_dir} is not executable: "
+                f"make it so (chmod +x {self.command}), or give its interpreter as the command "
+                f'("command": "bash", "args": ["{self.command}"])'
+            )
         script = _script_of(self.command, self.args)
         if script is not None and not (case_dir / script).exists():
             return (
