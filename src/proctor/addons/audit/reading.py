@@ -69,10 +69,21 @@ class Reader:
         return [Path(v) for f, v in itertools.pairwise(args) if f in PATH_FLAGS]
 
     def is_file(self, path: Path) -> bool:
-        return path.is_file() and self.allowed(path)
+        return self.looked_at(path, "is_file") and self.allowed(path)
 
     def is_dir(self, path: Path) -> bool:
-        return path.is_dir() and self.allowed(path)
+        return self.looked_at(path, "is_dir") and self.allowed(path)
+
+    def looked_at(self, path: Path, test: str) -> bool:
+        """``path.is_file()`` or ``path.is_dir()``; False with a problem when a folder on its
+        way cannot be entered (an audit never fails on a file it cannot read)."""
+        try:
+            return bool(getattr(path, test)())
+        except OSError as exc:
+            problem = f"{path}: cannot be read ({exc.strerror or exc})"
+            if problem not in self.problems:  # (a skill's SKILL.md is looked at twice)
+                self.problems.append(problem)
+            return False
 
     def text(self, path: Path) -> str | None:
         """The file's text, or None when it is absent, outside or unreadable (a problem)."""
@@ -161,7 +172,7 @@ class Reader:
         """The folders in ``root`` (hidden ones left out). With ``linked``, a ``root`` that
         leads out of the home and project is listed too (names only): the agents follow a
         linked skills folder."""
-        if not (root.is_dir() if linked else self.is_dir(root)):
+        if not (self.looked_at(root, "is_dir") if linked else self.is_dir(root)):
             return []
         try:
             entries = list(root.iterdir())
@@ -229,7 +240,7 @@ def skills(
     for folder in reader.subdirs(root, linked=True):
         manifest = folder / "SKILL.md"
         name = prefix + folder.name
-        if not reader.is_file(manifest) and manifest.is_file():
+        if not reader.is_file(manifest) and reader.looked_at(manifest, "is_file"):
             # Linked in from outside (an add-on's checkout, a folder of dotfiles): each CLI
             # follows the link and loads the skill (measured by tests/contract/test_skills.py::
             # test_a_skill_linked_in_from_outside_the_home_is_offered_to_the_model). Only its
