@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,23 +14,20 @@ from proctor.models.trial import TrialRecord
 from tests.conftest import write_case
 
 
-def test_mirror_streams_the_agent_terminal(tmp_path: Path) -> None:
-    write_case(tmp_path / "cases", "m", plan={"turns": [{"say": "visible on the mirror"}]})
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "proctor",
-            "run",
-            "--mirror",
-            "--source",
-            str(tmp_path / "cases"),
-            "--out",
-            str(tmp_path / "out"),
-        ],
+def run_cases(tmp_path: Path, *options: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    """``proctor run`` of ``tmp_path/cases`` in a process of its own, with ``env`` added."""
+    return subprocess.run(
+        [sys.executable, "-m", "proctor", "run", *options, "--source", str(tmp_path / "cases"),
+         "--out", str(tmp_path / "out")],
         capture_output=True,
         timeout=60,
-    )
+        env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_mirror_streams_the_agent_terminal(tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "m", plan={"turns": [{"say": "visible on the mirror"}]})
+    proc = run_cases(tmp_path, "--mirror")
     assert proc.returncode == 0, proc.stderr.decode()
     assert b"visible on the mirror" in proc.stdout
     assert b"scripted agent" in proc.stdout
@@ -38,8 +36,6 @@ def test_mirror_streams_the_agent_terminal(tmp_path: Path) -> None:
 def test_the_mirror_masks_every_key_the_agent_shows(tmp_path: Path) -> None:
     """The mirrored terminal is printed as it comes, with every registered key masked (the
     files were; the live stream was not)."""
-    import os
-
     key = "sk-ant-api03-MIRRORLEAK0123456789abcdef"
     write_case(  # the key in a file of the workspace: the plan itself is masked
         tmp_path / "cases",
@@ -47,22 +43,7 @@ def test_the_mirror_masks_every_key_the_agent_shows(tmp_path: Path) -> None:
         plan={"turns": [{"shell": "echo the key is $(cat k.txt) here"}]},
         src={"k.txt": key},
     )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "proctor",
-            "run",
-            "--mirror",
-            "--source",
-            str(tmp_path / "cases"),
-            "--out",
-            str(tmp_path / "out"),
-        ],
-        capture_output=True,
-        timeout=60,
-        env={**os.environ, "ANTHROPIC_API_KEY": key},
-    )
+    proc = run_cases(tmp_path, "--mirror", ANTHROPIC_API_KEY=key)
     assert proc.returncode == 0, proc.stderr.decode()
     assert b"the key is *** here" in proc.stdout.replace(b"\r\n", b" ").replace(b"\n", b" ")
     assert key[:12].encode() not in proc.stdout
@@ -163,8 +144,6 @@ def test_cost_warnings_once_per_model_and_once_for_the_budget() -> None:
 def test_a_key_the_terminal_wraps_is_masked_in_the_screen_the_trial_keeps(tmp_path: Path) -> None:
     """The scripted agent's terminal is 160 columns: a line that puts a key across its edge
     left the key in screen.log split over two lines, which masking whole keys never found."""
-    import os
-
     key = "sk-ant-api03-WRAPLEAK0123456789abcdefgh"
     write_case(
         tmp_path / "cases",
@@ -172,13 +151,7 @@ def test_a_key_the_terminal_wraps_is_masked_in_the_screen_the_trial_keeps(tmp_pa
         plan={"turns": [{"shell": "cat k.txt"}]},
         src={"k.txt": "p" * 150 + key + "\n"},
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "proctor", "run", "--source", str(tmp_path / "cases"), "--out",
-         str(tmp_path / "out")],
-        capture_output=True,
-        timeout=60,
-        env={**os.environ, "ANTHROPIC_API_KEY": key},
-    )  # fmt: skip
+    proc = run_cases(tmp_path, ANTHROPIC_API_KEY=key)
     assert proc.returncode == 0, proc.stderr.decode()
     (screen,) = (tmp_path / "out").glob("run-*/trials/w/*/*/*/screen.log")
     text = screen.read_text()
