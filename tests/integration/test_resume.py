@@ -447,3 +447,58 @@ def test_report_on_a_stopped_run_says_how_to_finish_it(proctor: Run, tmp_path: P
     assert f"stopped before every trial ran: `proctor run --resume {run_dir}`" in report.err
     (run_dir / "run.json").write_text(json.dumps(manifest))  # finished: no such note
     assert "--resume" not in proctor("report", str(run_dir)).err
+
+
+def test_a_resume_under_another_tmpdir_removes_the_dead_run_s_scratch(tmp_path: Path) -> None:
+    """The scratch folders of a run killed whole (orchestrator, workers and agents) are in its
+    own TMPDIR: a resume started with another one removes them all the same, and nothing the
+    journal names that is not that run's scratch."""
+    first_tmp, resume_tmp = tmp_path / "tmp-first", tmp_path / "tmp-resume"
+    first_tmp.mkdir()
+    resume_tmp.mkdir()
+    out = tmp_path / "out"
+    orchestrator = subprocess.Popen(
+        proctor_argv("run", "--source", str(suite(tmp_path, pause=1)), "--out", str(out)),
+        env={**os.environ, "TMPDIR": str(first_tmp)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while b'"trial-started"' not in b"".join(
+            p.read_bytes() for p in out.glob("run-*/journal.jsonl")
+        ):
+            assert time.monotonic() < deadline and orchestrator.poll() is None, "no trial started"
+            time.sleep(0.02)
+    finally:
+        os.killpg(orchestrator.pid, signal.SIGKILL)  # as `kill -9 -- -PGID`: nothing cleans up
+        orchestrator.wait()
+    (run_dir,) = out.glob("run-*")
+    (scratch,) = first_tmp.glob("proctor-*")
+    assert any(scratch.iterdir())
+    # What a journal may also name: folders that are not this run's scratch, which stay.
+    unmarked, other_run = first_tmp / "proctor-unmarked", first_tmp / "proctor-other"
+    for folder in (unmarked, other_run):
+        (folder / "1" / "workspace").mkdir(parents=True)
+    (other_run / ".proctor-run").write_text("run-20250101T000000Z-abcdef\n")
+    link = first_tmp / "proctor-link"
+    link.symlink_to(scratch)
+    with (run_dir / "journal.jsonl").open("a") as journal:
+        for folder in (unmarked, other_run, link, tmp_path):
+            line = {"event": "trials-started", "time": "2025-01-01T00:00:00.000Z"}
+            journal.write(json.dumps({**line, "scratch": str(folder)}) + "\n")
+    resumed = subprocess.run(
+        proctor_argv("run", "--resume", str(run_dir)),
+        env={**os.environ, "TMPDIR": str(resume_tmp)},
+        capture_output=True,
+        text=True,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    check_complete(run_dir)
+    assert not scratch.exists(), "the dead run's scratch folder is left in its TMPDIR"
+    assert sorted(p.name for p in first_tmp.iterdir()) == [
+        "proctor-link", "proctor-other", "proctor-unmarked"
+    ]  # fmt: skip
+    assert (unmarked / "1" / "workspace").is_dir() and (other_run / "1" / "workspace").is_dir()
+    assert list(resume_tmp.iterdir()) == []  # the resume's own scratch, gone at its end

@@ -62,6 +62,10 @@ from proctor.util.processes import become_subreaper, kill_marked, load_prctl, st
 from proctor.util.signals import first_stop_only, ignore_stops
 
 STOP_GRACE_SEC = 10.0
+SCRATCH_MARK = ".proctor-run"
+"""In a run's scratch folder: the name of the run folder it serves, written as the folder is
+made, so that ``--resume`` removes the folder a dead run left (wherever ``TMPDIR`` put it) only
+once the folder itself shows it is that run's."""
 
 
 @dataclass
@@ -379,6 +383,7 @@ def _run_workers(
     try:
         tmp = scratch_folder.name
         scratch_root = Path(tmp)
+        (scratch_root / SCRATCH_MARK).write_text(run.root.name + "\n", encoding="utf-8")
         emit(subscribers, RunStarted(len(trials), scratch=tmp))
         # A second Ctrl-C or SIGTERM, a moment after the first, is swallowed: the stop the
         # first began (below) is never cut short.

@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from typing import Any
 from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
 from proctor.execute.events import Subscriber
+from proctor.execute.executor import SCRATCH_MARK
 from proctor.execute.retry import clear_for_rerun
 from proctor.models.compact import compact
 from proctor.models.config import CliOverrides
@@ -203,9 +205,11 @@ def finished_record(paths: RunPaths, spec: TrialSpec) -> TrialRecord | None:
     return None if was_interrupted(record.reason) else record
 
 
-def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
+def stop_left_behind(paths: RunPaths, specs: list[TrialSpec], run_id: str | None = None) -> None:
     """Stop the workers a dead orchestrator left running (they record their trial as
-    interrupted), then every process that still carries an unfinished trial's marker."""
+    interrupted), then every process that still carries an unfinished trial's marker, then
+    remove the scratch folders the journal names that are the run's (see :func:`run_scratch`;
+    ``run_id``: the run's name in ``run.json``, when its folder was renamed since)."""
     workers = journal.live_workers(paths.journal)
     for pid in workers.values():
         try:
@@ -223,11 +227,35 @@ def stop_left_behind(paths: RunPaths, specs: list[TrialSpec]) -> None:
             pass
     for spec in specs:
         kill_marked(trial_marker(paths, spec))
-    temporary = Path(tempfile.gettempdir()).resolve()
+    names = {paths.root.name, run_id or paths.root.name}
     for folder in journal.scratch_folders(paths.journal):
-        # Only what proctor made, where it makes it: a journal is not trusted with other paths.
-        if folder.name.startswith("proctor-") and folder.resolve().parent == temporary:
+        if run_scratch(folder, names):
             remove_tree(folder)
+
+
+def run_scratch(folder: Path, run_names: set[str]) -> bool:
+    """Whether ``folder``, named by a run's journal, is a scratch folder of that run: a folder
+    (not a link) of this user's that proctor named, holding the mark that names the run (see
+    :data:`~proctor.execute.executor.SCRATCH_MARK`), wherever the run's ``TMPDIR`` put it. A
+    journal is not trusted with other paths. A folder without a mark (a run of a proctor
+    before it) counts only where proctor makes them now, in this temp folder."""
+    if not folder.is_absolute() or not folder.name.startswith("proctor-"):
+        return False
+    try:
+        found = folder.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
+        return False
+    mark = folder / SCRATCH_MARK
+    try:
+        if not os.path.lexists(mark):
+            return folder.resolve().parent == Path(tempfile.gettempdir()).resolve()
+        if not stat.S_ISREG(mark.lstat().st_mode):
+            return False
+        return mark.read_text(encoding="utf-8").strip() in run_names
+    except (OSError, ValueError, RuntimeError):  # unreadable, not text, a loop of links
+        return False
 
 
 def resume_run(
@@ -283,7 +311,7 @@ def _resume(
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     if unfinished:
         preflight(unfinished)
-    stop_left_behind(paths, list(plan.trials))
+    stop_left_behind(paths, list(plan.trials), manifest.run_id)
     # A record the dead run was writing when it was killed is written again, whole.
     remove_partial_writes(paths.root, skip=AGENT_FOLDERS)
     kept: list[TrialRecord] = []
