@@ -72,3 +72,60 @@ def test_an_interrupted_resume_counts_what_it_kept_and_left(proctor: Run, tmp_pa
     assert counts, err
     kept, ran, left = map(int, counts.groups())
     assert kept == 2 and 0 < ran < TRIALS - kept and kept + ran + left == TRIALS, err
+
+
+def _stretches(run_dir: Path) -> list[float]:
+    """The seconds of each stretch that ran the run, as its journal dates them: from each
+    run-started or run-resumed line to the last line before the next."""
+    from datetime import datetime
+
+    spans: list[list[datetime]] = []
+    for line in (run_dir / "journal.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        moment = datetime.fromisoformat(entry["time"].replace("Z", "+00:00"))
+        if entry["event"] in ("run-started", "run-resumed"):
+            spans.append([moment, moment])
+        else:
+            spans[-1][1] = moment
+    return [(end - start).total_seconds() for start, end in spans]
+
+
+def test_a_resume_counts_the_wall_time_of_the_run_before_it(proctor: Run, tmp_path: Path) -> None:
+    """``wallMs`` adds up every stretch that ran the run: a resume of a finished run (a copy)
+    keeps its time, and one of a killed run adds its own to the killed run's."""
+    run_dir = finished_run(proctor, tmp_path)
+    first = json.loads((run_dir / "suite.json").read_text())["totals"]["wallMs"]
+    assert first > 1000  # eight trials of 0.3 s, two at a time
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS} kept, 0 run now" in again.err, again.err
+    kept = json.loads((run_dir / "suite.json").read_text())["totals"]["wallMs"]
+    # The journal's dates bracket the first wall time (to their millisecond).
+    assert first - 2 <= kept < first + 2000, (first, kept)
+
+    out = tmp_path / "killed"
+    orchestrator = subprocess.Popen(
+        proctor_argv("run", "--source", str(suite(tmp_path / "k", pause=1)), "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while (
+            b"".join(p.read_bytes() for p in out.glob("run-*/journal.jsonl")).count(
+                b'"trial-finished"'
+            )
+            < 2
+        ):
+            assert time.monotonic() < deadline and orchestrator.poll() is None
+            time.sleep(0.02)
+    finally:
+        os.killpg(orchestrator.pid, signal.SIGKILL)
+        orchestrator.wait()
+    (killed,) = out.glob("run-*")
+    resumed = proctor("run", "--resume", str(killed))
+    assert resumed.code == 0, resumed.err
+    wall = json.loads((killed / "suite.json").read_text())["totals"]["wallMs"]
+    before, now = _stretches(killed)
+    assert before > 1  # two trials of a second ran before the kill
+    assert (before + now) * 1000 - 300 <= wall <= (before + now) * 1000 + 2, (before, now, wall)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 from pydantic_core import PydanticSerializationError
@@ -99,6 +100,26 @@ class Journal:
              "condition": condition, "repeat": repeat, **facts}
         )  # fmt: skip
         append(self.path, entry)
+
+
+def earlier_wall_ms(path: Path) -> float:
+    """The wall-clock time, in milliseconds, of the stretches that ran the run before the
+    current one (which begins at the last ``run-started`` or ``run-resumed`` line): each from
+    its own such line to its last line, its ``run-finished`` or, for an orchestrator that was
+    killed, the last line it wrote."""
+    stretches: list[list[datetime]] = []
+    for entry in read(path):
+        try:
+            moment = datetime.fromisoformat(entry.time.replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        if entry.event in ("run-started", "run-resumed"):
+            stretches.append([moment, moment])
+        elif stretches:
+            stretches[-1][1] = max(stretches[-1][1], moment)
+    # (A clock set back between two lines counts nothing, never less than nothing.)
+    spans = [max((end - start).total_seconds(), 0.0) for start, end in stretches[:-1]]
+    return round(sum(spans) * 1000, 3)
 
 
 def scratch_folders(path: Path) -> list[Path]:

@@ -294,6 +294,8 @@ def execute_and_finish(
     journal, and update the findings ledger (``held``: it took the run in before this
     resume, without keeping it as interrupted, so that what the resume adds is not applied)."""
     started = time.monotonic()
+    # A resumed run's wall time counts the stretches that ran it before this one too.
+    before_ms = journal.earlier_wall_ms(paths.journal)
     factory = EXECUTORS[request.executor]
     executor = factory(request.executor_address) if request.executor_address else factory()
     try:
@@ -314,7 +316,7 @@ def execute_and_finish(
         # end and the hold below): the trials that ended are read back from their records.
         outcome = _read_back(trials, paths)
     with stop_signals_held():  # the trials are done: the aggregate is written, whole
-        result = _finish(plan, request, paths, manifest, kept, outcome, started)
+        result = _finish(plan, request, paths, manifest, kept, outcome, started, before_ms)
     # Not held: it may wait for another process's lock on the ledger, and a run whose ledger
     # update was cut short is applied by the next one.
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
@@ -398,6 +400,7 @@ def _finish(
     kept: list[TrialRecord],
     outcome: RunOutcome,
     started: float,
+    before_ms: float = 0.0,
 ) -> RunResult:
     from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
     from proctor.report.stored import annotator, read_annotations
@@ -422,7 +425,7 @@ def _finish(
         skipped_cases=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
         interrupted=outcome.interrupted,
         planned=len(plan.trials),
-        wall_ms=ms_since(started),
+        wall_ms=round(before_ms + ms_since(started), 3),
         cells=[spec.key for spec in plan.trials],
     )
     now = tuple(name for name in request.reporters if name != "html")  # html: after the ledger
