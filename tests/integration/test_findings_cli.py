@@ -8,6 +8,8 @@ import json
 import logging
 import os
 import shutil
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -960,9 +962,28 @@ def test_a_run_whose_ledger_update_another_process_made_first_still_says_what_it
     assert json.loads((run_dir / "suite.json").read_text())["findings"][0]["event"] == "new"
 
 
+@pytest.fixture
+def stop_handlers() -> Iterator[None]:
+    """The stop signals' handlers given back (a stop leaves them ignored, as the command
+    restores them)."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+
+
 def test_a_ctrl_c_while_the_ledger_waits_keeps_the_run_s_reports(
-    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop_handlers: None,
 ) -> None:
+    """The run is written whole when the ledger is updated: Ctrl-C cuts that update short
+    (the next run applies it), and the run ends as its files say (it exited 130 while
+    suite.json said 1, printing nothing)."""
     from proctor.report import findings as ledger_module
 
     def interrupted(results_dir: Path) -> ledger_module.LedgerUpdate:
@@ -973,15 +994,22 @@ def test_a_ctrl_c_while_the_ledger_waits_keeps_the_run_s_reports(
     monkeypatch.setattr(ledger_module, "update_ledger", interrupted)
     make_case("hello", config=CONFIG, plan=FAILING)
     result, out = run_cases(proctor, tmp_path, "--reporter", "html")
-    assert result.code == 130, result.err
+    assert result.code == 1, result.err
     (run_dir,) = out.glob("run-*")
     assert (run_dir / "report.html").is_file()
     assert "# proctor run" in summary.read_text()
-    assert json.loads((run_dir / "suite.json").read_text())["findings"] is None
+    suite = json.loads((run_dir / "suite.json").read_text())
+    assert suite["findings"] is None and suite["exitCode"] == 1 and not suite["interrupted"]
+    assert "findings ledger's update was cut short" in result.err
+    assert f"results in {run_dir}" in result.err and "<html" in result.out
 
 
 def test_a_ctrl_c_after_the_ledger_took_the_run_in_keeps_what_it_did_in_the_reports(
-    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop_handlers: None,
 ) -> None:
     from proctor.report import findings as ledger_module
 
@@ -994,7 +1022,7 @@ def test_a_ctrl_c_after_the_ledger_took_the_run_in_keeps_what_it_did_in_the_repo
     monkeypatch.setattr(ledger_module, "update_ledger", saved_then_interrupted)
     make_case("hello", config=CONFIG, plan=FAILING)
     result, out = run_cases(proctor, tmp_path, "--reporter", "html")
-    assert result.code == 130, result.err
+    assert result.code == 1, result.err
     (run_dir,) = out.glob("run-*")
     findings = json.loads((run_dir / "suite.json").read_text())["findings"]
     assert [f["event"] for f in findings] == ["new"]

@@ -11,8 +11,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 CASES = 400
 """Far more trials than a run can finish in the moment before its interrupt, even on a machine
@@ -101,11 +104,24 @@ def test_a_run_started_with_ctrl_c_ignored_runs_on_and_so_do_its_trials(tmp_path
     assert sorted(r["status"] for r in records) == ["passed"] * 4
 
 
+@pytest.fixture
+def handlers() -> Iterator[None]:
+    """The stop signals' handlers given back (a stop leaves them ignored, as the command
+    restores them)."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+
+
 def test_an_interrupt_while_the_aggregate_is_written_leaves_it_whole(
-    tmp_path: Path, monkeypatch: Any, make_case: Any, proctor: Any
+    tmp_path: Path, monkeypatch: Any, make_case: Any, proctor: Any, handlers: None
 ) -> None:
     """Ctrl-C after the trials, while the run's aggregate and reports are written: they are
-    written whole, and the interrupt is delivered after (exit 130)."""
+    written whole, then again as interrupted, so that they say what the exit code says (130;
+    they said 0 before)."""
     from proctor.report import aggregate as aggregate_module
 
     make_case("hello", config={"agents": ["scripted"]}, plan={"turns": [{"say": "done"}]})
@@ -123,4 +139,7 @@ def test_an_interrupt_while_the_aggregate_is_written_leaves_it_whole(
     (run_dir,) = out.glob("run-*")
     manifest = json.loads((run_dir / "run.json").read_text())
     assert manifest["finishedAt"] is not None and manifest["trialsFinished"] == 1
-    assert json.loads((run_dir / "suite.json").read_text())["totals"]["n"] == 1
+    assert manifest["interrupted"]
+    suite = json.loads((run_dir / "suite.json").read_text())
+    assert suite["totals"]["n"] == 1 and suite["exitCode"] == 130 and suite["interrupted"]
+    assert f"results in {run_dir}" in result.err and "exit 130: interrupted" in result.err

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+import signal
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -502,13 +503,29 @@ def test_ctrl_c_at_a_repetition_s_start_still_reports_what_finished(
     assert "repeat check: interrupted after 1 of 3 repetitions finished" in result.err
 
 
+@pytest.fixture
+def stop_handlers() -> Iterator[None]:
+    """The stop signals' handlers given back (a stop leaves them ignored, as the command
+    restores them)."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+
+
 def test_ctrl_c_while_a_repetition_s_reports_are_written_keeps_that_repetition(
-    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop_handlers: None,
 ) -> None:
-    """The interrupt is held until the repetition's run is written whole, then lands: that
-    repetition finished, and is compared before the check stops."""
+    """The interrupt lands while the repetition's run is written: every trial of it had
+    ended, so it is written whole (saying interrupted), finished, and compared before the
+    check stops."""
     import os
-    import signal
 
     from proctor.session import run as run_module
 

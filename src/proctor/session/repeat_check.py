@@ -423,6 +423,7 @@ def repeat_plan(
         for number in range(1, repetitions + 1):
             records: list[TrialRecord] = []
             folder, exit_code = None, 0
+            ended: tuple[list[TrialRecord], int] | None = None
             earlier = set(part.out.glob("run-*")) if part.trials else set()
             try:
                 if part.trials:
@@ -430,6 +431,9 @@ def repeat_plan(
                     folder, exit_code = result.paths.root, result.exit_code
                     records = list(result.records)
                     if result.suite.interrupted:
+                        # Stopped once every trial had ended (as its aggregate was written):
+                        # the run says interrupted, and the repetition finished all the same.
+                        ended = None if result.left else (records, exit_code)
                         raise KeyboardInterrupt
                 records += [
                     reevaluate(trial, Path(scratch, str(index)))
@@ -442,7 +446,9 @@ def repeat_plan(
                 if folder is None and part.trials:  # its run folder, if it was made
                     made = sorted(set(part.out.glob("run-*")) - earlier)
                     folder = made[-1] if made else None
-                kept = _finished_run(folder) if folder is not None and not again else None
+                kept = None
+                if folder is not None and not again:
+                    kept = ended or _finished_run(folder)
                 if kept is None:
                     check.runs.append(Repetition(number, folder, exit_code, finished=False))
                     break
@@ -470,8 +476,7 @@ def repeat_plan(
 
 def _finished_run(folder: Path) -> tuple[list[TrialRecord], int] | None:
     """The records and exit code of the run in ``folder`` when it was written whole and not
-    interrupted (an interrupt held until its aggregate was written lands after it); else
-    None."""
+    interrupted; else None."""
     from proctor.report.stored import load_run
 
     try:

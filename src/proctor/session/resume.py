@@ -21,7 +21,7 @@ import signal
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from proctor.plan.records import resolved_record
 from proctor.report.stored import annotator, read_annotations
 from proctor.session import journal
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run
+from proctor.session.stops import HeldStops
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
 from proctor.util.processes import kill_marked
@@ -314,6 +315,30 @@ def _resume(
     stop_left_behind(paths, list(plan.trials), manifest.run_id)
     # A record the dead run was writing when it was killed is written again, whole.
     remove_partial_writes(paths.root, skip=AGENT_FOLDERS)
+    # From the first trial cleared on, a stop is noted until execute_and_finish acts on it:
+    # the resume then ends before it runs a trial, the aggregate written anew as interrupted
+    # (raised here, it left the old aggregate counting trials that were cleared).
+    stops = HeldStops().hold()
+    try:
+        kept, todo = _sorted_out(paths, plan, annotate)
+        manifest.resumed_at.append(now_iso())
+        manifest.reporters = list(reporters)
+        write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed
+        journal.note(paths.journal, "run-resumed")
+        held = bool(todo) and _ledger_holds(paths.root.parent, paths.root.name)
+        result = execute_and_finish(
+            plan, request, paths, manifest, todo, kept, subscribers, held=held, stops=stops
+        )
+    finally:
+        stops.release()  # (released at the start of execute_and_finish, unless it failed first)
+    return result, len(kept)
+
+
+def _sorted_out(
+    paths: RunPaths, plan: RunPlan, annotate: Callable[[TrialRecord], TrialRecord]
+) -> tuple[list[TrialRecord], list[TrialSpec]]:
+    """The records of the trials that finished, kept, and the trials to run again, cleared
+    (but for their earlier attempts)."""
     kept: list[TrialRecord] = []
     todo: list[TrialSpec] = []
     for spec in plan.trials:
@@ -325,13 +350,7 @@ def _resume(
             continue
         todo.append(spec)
         clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
-    manifest.resumed_at.append(now_iso())
-    manifest.reporters = list(reporters)
-    write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed too
-    journal.note(paths.journal, "run-resumed")
-    held = bool(todo) and _ledger_holds(paths.root.parent, paths.root.name)
-    result = execute_and_finish(plan, request, paths, manifest, todo, kept, subscribers, held=held)
-    return result, len(kept)
+    return kept, todo
 
 
 def _ledger_holds(results_dir: Path, run_id: str) -> bool:

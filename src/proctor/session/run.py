@@ -34,9 +34,10 @@ from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.journal import Journal
+from proctor.session.stops import HeldStops
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
-from proctor.util.signals import ignore_stops, stop_signals_held
+from proctor.util.signals import ignore_stops
 
 if TYPE_CHECKING:
     from proctor.models.suite import FindingChange, SuiteRecord
@@ -255,20 +256,31 @@ def run_plan(
     check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
     preflight(plan.trials)
-    with stop_signals_held():  # a run folder with its records, or none
+    # A run folder with its records, or none; and from the folder on, a stop is noted until
+    # execute_and_finish acts on it: the run then ends before its first trial, its aggregate
+    # written as interrupted (raised here, it left a folder with neither aggregate nor end).
+    stops = HeldStops().hold()
+    try:
         paths = new_run_paths(plan.out)
         # The journal's first line before run.json: a run folder that has its manifest names
         # the proctor running it, so no reader takes a run starting for one killed.
         journal.note(paths.journal, "run-started")
         manifest = _start(paths, plan, request)
+    except BaseException:
+        stops.release()
+        raise
     try:
-        return execute_and_finish(plan, request, paths, manifest, plan.trials, [], subscribers)
+        return execute_and_finish(
+            plan, request, paths, manifest, plan.trials, [], subscribers, stops=stops
+        )
     except ConfigError:
         # Refused before any trial (a Ray cluster that cannot be joined, no node able to run
         # the trials): the run folder holds only what this call wrote, and goes with it.
         if not any(paths.root.glob("trials/*")):
             remove_tree(paths.root)
         raise
+    finally:
+        stops.release()  # (released at the start of execute_and_finish, unless it failed first)
 
 
 def cluster_sized(plan: RunPlan, request: RunRequest) -> bool:
@@ -288,17 +300,26 @@ def execute_and_finish(
     subscribers: list[Subscriber],
     *,
     held: bool = False,
+    stops: HeldStops | None = None,
 ) -> RunResult:
     """Run ``trials`` into the run folder, then aggregate them with the ``kept`` records (of
     trials that finished before a resume), render the reporters, close the manifest and the
     journal, and update the findings ledger (``held``: it took the run in before this
-    resume, without keeping it as interrupted, so that what the resume adds is not applied)."""
+    resume, without keeping it as interrupted, so that what the resume adds is not applied).
+
+    A stop (Ctrl-C or SIGTERM) that ``stops`` noted since the run folder was made (or the
+    resume began) ends the run before its first trial; one from then until the aggregate is
+    written ends it as interrupted, the aggregate saying so; one after that cuts short only
+    the ledger's update (the next run applies it), and the run ends as its files say."""
     started = time.monotonic()
     # A resumed run's wall time counts the stretches that ran it before this one too.
     before_ms = journal.earlier_wall_ms(paths.journal)
-    factory = EXECUTORS[request.executor]
-    executor = factory(request.executor_address) if request.executor_address else factory()
+    late = HeldStops()
     try:
+        if stops is not None:
+            stops.release()  # a stop noted since the run folder was made is raised here
+        factory = EXECUTORS[request.executor]
+        executor = factory(request.executor_address) if request.executor_address else factory()
         outcome = executor.run(
             trials,
             paths,
@@ -311,25 +332,61 @@ def execute_and_finish(
             ),
             subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
         )
+        late.hold()  # the trials are done: a stop is noted until the aggregate is written
     except KeyboardInterrupt:
-        # A Ctrl-C or SIGTERM the executor's own stop did not take (the instant between its
-        # end and the hold below): the trials that ended are read back from their records.
+        # A Ctrl-C or SIGTERM the executor's own stop did not take (before it began, or the
+        # instant after its end): the trials that ended are read back from their records.
+        late.ignore()
         outcome = _read_back(trials, paths)
-    with stop_signals_held():  # the trials are done: the aggregate is written, whole
+    try:
+        outcome.interrupted = outcome.interrupted or bool(late.came)
         result = _finish(plan, request, paths, manifest, kept, outcome, started, before_ms)
-    # Not held: it may wait for another process's lock on the ledger, and a run whose ledger
-    # update was cut short is applied by the next one.
+        if late.came and not outcome.interrupted:
+            # It came while the aggregate was written: written again, as interrupted, so that
+            # the run's files and its exit code (130) agree.
+            outcome.interrupted = True
+            result = _finish(plan, request, paths, manifest, kept, outcome, started, before_ms)
+    except BaseException:
+        late.release()
+        raise
+    _update_ledger(request, paths, result, late, held=held)
+    return result
+
+
+def _update_ledger(
+    request: RunRequest, paths: RunPaths, result: RunResult, late: HeldStops, *, held: bool
+) -> None:
+    """The findings ledger updated with the run (its aggregate written, ``late`` still noting
+    stops), and the reports that show findings written again with what it did."""
     from proctor.report.findings import update_after_run  # never raises: see docs/findings.md
 
     changes = None
     try:
+        if result.suite.interrupted:
+            late.ignore()  # as after any stop (the command restores them)
+        else:
+            late.release()  # a stop noted since the aggregate was written is raised here
+        # Not held: it may wait for another process's lock on the ledger, and a run whose
+        # ledger update was cut short is applied by the next one.
         changes = update_after_run(paths.root.parent, paths.root.name, held=held)
-    finally:  # Ctrl-C while the ledger waited: the run's reports are written all the same
-        with stop_signals_held():
-            if changes is None:  # a Ctrl-C after the ledger took the run in: what it holds
-                changes = _held_changes(paths)
-            _report_findings(request, paths, result, changes)
-    return result
+    except KeyboardInterrupt:
+        ignore_stops()  # the run is written whole: it ends as its files say, and is told so
+        print(
+            "proctor: note: stopped once every trial had ended: the run's results stand; the "
+            f"findings ledger's update was cut short (the next run in {paths.root.parent} "
+            "applies it)",
+            file=sys.stderr,
+        )
+    final = HeldStops().hold()  # the run's reports are written all the same, whole
+    try:
+        if changes is None:  # a Ctrl-C after the ledger took the run in: what it holds
+            changes = _held_changes(paths)
+        _report_findings(request, paths, result, changes)
+    finally:
+        try:
+            final.release()
+        except KeyboardInterrupt:  # changes nothing now: the run ends as its files say
+            ignore_stops()
 
 
 def _read_back(trials: list[TrialSpec], paths: RunPaths) -> RunOutcome:
