@@ -201,6 +201,15 @@ def records(run_dir: Path) -> dict[str, tuple[Any, ...]]:
     return out
 
 
+def tokens(run_dir: Path) -> dict[str, Any]:
+    """Each trial's token counts (a scripted agent's follow the length of the paths it names)."""
+    out = {}
+    for path in sorted((run_dir / "trials").glob("*/*/*/*/trial.json")):
+        t = json.loads(path.read_text())
+        out[f"{t['case']}/{t['agent']}/{t['condition']}/{t['repeat']}"] = t["usage"]
+    return out
+
+
 def layout(run_dir: Path) -> set[str]:
     return {str(p.relative_to(run_dir)) for p in (run_dir / "trials").rglob("*")}
 
@@ -216,9 +225,17 @@ SUITE += ("--case", "flaky-fix", "--case", "ask-a-question", "--concurrency", "2
 
 
 def test_a_suite_on_ray_gives_the_records_and_layout_of_a_local_run(
-    proctor: Run, cluster: LocalCluster, tmp_path: Path
+    proctor: Run, cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Token counts too: a trial's scratch folder on a node has the shape of a local run's
+    (``<TMPDIR>/proctor-XXXXXXXX/<trial>``), here under temporary folders of one length
+    (the scripted agent's counts followed ``proctor-ray-XXXXXXXX/scratch`` before)."""
+    local_tmp = cluster.base / "locl-tmp"  # as long as the head node's, head-tmp
+    local_tmp.mkdir(exist_ok=True)
+    assert len(str(local_tmp)) == len(cluster.env("head", clis=True)["TMPDIR"])
+    monkeypatch.setattr(tempfile, "tempdir", str(local_tmp))
     local = proctor("run", *SUITE, "--out", str(tmp_path / "local"))
+    monkeypatch.undo()
     on_ray = proctor(
         "run", *SUITE, "--out", str(tmp_path / "ray"), "--executor", "ray",
         "--ray-address", cluster.address,
@@ -227,6 +244,8 @@ def test_a_suite_on_ray_gives_the_records_and_layout_of_a_local_run(
     local_dir, ray_dir = one_run(tmp_path / "local"), one_run(tmp_path / "ray")
     assert records(ray_dir) == records(local_dir)
     assert len(records(ray_dir)) == 7
+    assert tokens(ray_dir) == tokens(local_dir)
+    assert all(usage for usage in tokens(ray_dir).values())
     assert layout(ray_dir) == layout(local_dir)
     suite = json.loads((ray_dir / "suite.json").read_text())
     assert suite["totals"]["n"] == 7 and suite["exitCode"] == 1
@@ -352,7 +371,7 @@ def when_a_trial_runs(
     def watch() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if list(scratch.glob("proctor-ray-*/scratch")):
+            if list(scratch.glob("proctor-*/[0-9]*")):  # a trial's scratch folder
                 action()
                 done.set()
                 return
@@ -427,7 +446,7 @@ def test_ctrl_c_cancels_the_running_trials_and_records_them_as_interrupted(
     )  # fmt: skip
     deadline = time.monotonic() + 60
     scratch = [cluster.base / f"{node}-tmp" for node in ("head", "bare")]
-    while sum(len(list(s.glob("proctor-ray-*/scratch"))) for s in scratch) < 2:
+    while sum(len(list(s.glob("proctor-*/[0-9]*"))) for s in scratch) < 2:
         assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
         time.sleep(0.1)
     time.sleep(1)

@@ -229,6 +229,14 @@ def _worker(
     os._exit(0)
 
 
+def scratch_name(spec: TrialSpec, tries: int) -> str:
+    """The name of a trial's folder in its run's scratch folder, for its attempt after
+    ``tries`` earlier ones: a fresh one per attempt (a dead worker left its own behind). A Ray
+    node names it the same, so that a trial's paths have the same shape there as here (a
+    scripted agent counts the tokens of the paths it names)."""
+    return f"{spec.index}.{tries}" if tries else str(spec.index)
+
+
 def _lost_record(spec: TrialSpec, reason: str) -> TrialRecord:
     return TrialRecord(
         case=spec.case.name,
@@ -396,10 +404,7 @@ def _run_workers(
                             break  # every waiting trial's provider is at its limit for now
                         spec = taken
                         tries = attempts.count(spec.index)
-                        # A fresh scratch folder per attempt: a dead worker left its own behind.
-                        scratch = scratch_root / (
-                            f"{spec.index}.{tries}" if tries else str(spec.index)
-                        )
+                        scratch = scratch_root / scratch_name(spec, tries)
                         proc = ctx.Process(
                             target=_worker, args=(spec, run, scratch, options, os.getpid())
                         )

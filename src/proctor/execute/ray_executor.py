@@ -32,7 +32,7 @@ from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import WorkerOptions, ended_at_stop, killed_at_stop
 from proctor.execute.events import RunFinished, RunStarted, Subscriber, TrialFinished, emit
 from proctor.execute.events import TrialStarted as Started
-from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome
+from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome, scratch_name
 from proctor.execute.limits import Throttle
 from proctor.execute.ray_cluster import Cluster, Node, import_ray, scheduled_on
 from proctor.execute.ray_node import run_on_node, unpack_trial
@@ -215,7 +215,10 @@ class _Loop:
         if spec is None:
             return False  # every waiting trial's provider is at its limit for now
         ref = self.remote.options(scheduling_strategy=scheduled_on(node)).remote(
-            spec.model_dump_json(), self.run_paths.root.name, self.options.keep_workspace
+            spec.model_dump_json(),
+            self.run_paths.root.name,
+            self.options.keep_workspace,
+            scratch_name(spec, self.attempts.count(spec.index)),
         )
         node.running += 1
         self.running[ref] = _Task(spec, node)

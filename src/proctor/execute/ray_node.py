@@ -85,9 +85,13 @@ def needs_of(trials: Sequence[TrialSpec]) -> NodeNeeds:
     return NodeNeeds(__version__, python_version(), tuple(agents.values()), tuple(sorted(folders)))
 
 
-FOLDER_PREFIX = "proctor-ray-"
+FOLDER_PREFIX = "proctor-"
+"""A trial's temporary folder on a node is named as a local run's scratch folder is, so that the
+trial's paths are as long as in a local run (see :func:`run_on_node`); a node of an older
+proctor named it ``proctor-ray-*``, which the sweep below takes up too."""
 OWNER_FILE = ".owner"
-"""In a trial's temporary folder on a node: the pid and start time of the process running it."""
+"""In a trial's temporary folder on a node: the pid and start time of the process running it
+(a local run's scratch folder never has one)."""
 
 
 def sweep_stale_folders(root: Path) -> list[Path]:
@@ -166,8 +170,14 @@ def _interruptible() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def run_on_node(spec_json: str, run_name: str, keep_workspace: bool) -> bytes:
-    """Run on a node: one trial, start to finish; its folder as an uncompressed tar archive."""
+def run_on_node(
+    spec_json: str, run_name: str, keep_workspace: bool, scratch: str = "scratch"
+) -> bytes:
+    """Run on a node: one trial, start to finish; its folder as an uncompressed tar archive.
+    Its workspace and home are in ``<TMPDIR>/proctor-XXXXXXXX/<scratch>``, the shape of a local
+    run's (``scratch``: the name the driver gives it, a local run's name for the trial and
+    attempt), so that a node whose temporary folder is as long as the driver's gives the trial
+    the same paths' lengths, and a scripted agent the same token counts, as a local run."""
     spec = TrialSpec.model_validate_json(spec_json)
     with tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX) as tmp:
         pid = os.getpid()
@@ -176,7 +186,7 @@ def run_on_node(spec_json: str, run_name: str, keep_workspace: bool) -> bytes:
         options = WorkerOptions(keep_workspace=keep_workspace)
         try:
             with _interruptible():
-                run_trial(spec, run, Path(tmp) / "scratch", options)
+                run_trial(spec, run, Path(tmp) / scratch, options)
         except Interrupted:
             pass  # arrived after trial.json was written
         return pack(run.trial(*spec.key).root)

@@ -106,16 +106,21 @@ def test_trial_folders_of_a_gone_process_are_swept_and_others_kept(tmp_path: Pat
         "proctor-ray-dead": f"{finished.pid}:{process_start(me)}",  # that pid, gone (or reused)
         "proctor-ray-live": f"{me}:{process_start(me)}",
         "proctor-ray-reused": f"{me}:1",  # this pid, but another process's start
+        "proctor-x1y2z3w4": f"{finished.pid}:{process_start(me)}",  # named as now, gone
     }
     for name, owner in owners.items():
         (tmp_path / name / "scratch").mkdir(parents=True)
         (tmp_path / name / OWNER_FILE).write_text(owner + "\n")
     (tmp_path / "proctor-ray-unowned" / "scratch").mkdir(parents=True)
+    (tmp_path / "proctor-localrun" / "3" / "workspace").mkdir(parents=True)  # a local run's
+    (tmp_path / "proctor-localrun" / ".proctor-run").write_text("run-20250101T000000Z-abcdef\n")
     (tmp_path / "someone-else").mkdir()
     removed = sweep_stale_folders(tmp_path)
-    assert sorted(p.name for p in removed) == ["proctor-ray-dead", "proctor-ray-reused"]
+    assert sorted(p.name for p in removed) == [
+        "proctor-ray-dead", "proctor-ray-reused", "proctor-x1y2z3w4"
+    ]  # fmt: skip
     left = sorted(p.name for p in tmp_path.iterdir())
-    assert left == ["proctor-ray-live", "proctor-ray-unowned", "someone-else"]
+    assert left == ["proctor-localrun", "proctor-ray-live", "proctor-ray-unowned", "someone-else"]
 
 
 def test_a_socket_path_too_long_for_ray_is_one_sentence_with_the_fix() -> None:
