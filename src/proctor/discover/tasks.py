@@ -46,6 +46,8 @@ def _tasks_in(data: Any, where: str) -> list[Any]:
 def _relative_part(value: str, field: str, where: str) -> Path:
     """A label or subpath as a relative path; blank, absolute and ``..`` are refused because
     each would name something other than a folder below ``--source-root``."""
+    if "\0" in value:
+        raise ConfigError(f"{where}: field '{field}': a path cannot hold a NUL character")
     part = Path(value)
     if not value.strip() or part.is_absolute() or ".." in part.parts:
         raise ConfigError(

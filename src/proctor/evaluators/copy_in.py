@@ -17,6 +17,8 @@ class CopyInError(Exception):
 
 def relative_entry(entry: str) -> str:
     """``entry`` when it names a path inside the case folder, else ValueError."""
+    if "\0" in entry:
+        raise ValueError("a path cannot hold a NUL character")
     path = PurePosixPath(entry.replace("\\", "/").rstrip("/"))
     if not entry.strip() or path.is_absolute() or ".." in path.parts or str(path) == ".":
         raise ValueError(

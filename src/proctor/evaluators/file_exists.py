@@ -14,6 +14,7 @@ from proctor.evaluators.base import (
     scored_result,
 )
 from proctor.models.case import EvaluatorSpec
+from proctor.models.config import no_nul_path
 from proctor.models.trial import EvaluatorResult
 from proctor.util.globbing import glob_workspace
 
@@ -26,6 +27,7 @@ class FileExistsParams(EvaluatorParams):
     @classmethod
     def _file_patterns(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
+            no_nul_path(pattern)
             path = Path(pattern)
             if not pattern.strip() or path.is_absolute() or ".." in path.parts or pattern == ".":
                 raise ValueError(

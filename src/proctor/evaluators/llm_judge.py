@@ -31,6 +31,7 @@ from proctor.llm.judge import (
 )
 from proctor.llm.refs import parse_ref
 from proctor.models.case import EvaluatorSpec
+from proctor.models.config import PathText
 from proctor.models.trial import EvaluatorResult
 from proctor.util.cutting import masked_head
 
@@ -40,8 +41,8 @@ RETRY_NOTE = (
 
 
 class JudgeParams(EvaluatorParams):
-    rubric: str = "evaluation.md"
-    artifacts: list[str] = []
+    rubric: PathText = "evaluation.md"
+    artifacts: list[PathText] = []
     pass_threshold: float = Field(default=60.0, ge=0, le=100)
     model: str | None = None
     max_input_chars: int = Field(default=120_000, ge=1_000)

@@ -106,8 +106,11 @@ class AddonEntry(ProvisionEntry):
 
     @model_validator(mode="after")
     def _has_path(self) -> AddonEntry:
-        if not _is_text(self.field("path")):
+        path = self.field("path")
+        if not _is_text(path):
             self._refuse("path", "is required (a folder or .zip, relative to the case)")
+        if "\0" in path:
+            self._refuse("path", "cannot hold a NUL character (no file's name can)")
         return self
 
 
@@ -133,6 +136,9 @@ class McpEntry(ProvisionEntry):
             isinstance(args, list) and all(isinstance(a, str) for a in args)
         ):
             self._refuse("args", 'must be a list of strings, such as ["server.py"]')
+        for key, text in (("command", command), *(("args", a) for a in args or [])):
+            if "\0" in text:  # it would stop the server from starting, in every trial
+                self._refuse(key, "cannot hold a NUL character")
         if self.field("env") is not None and not _is_text_map(self.field("env")):
             self._refuse("env", 'must be an object of strings, such as {"KEY": "value"}')
         if self.field("headers") is not None:
@@ -278,6 +284,18 @@ ProgramText = Annotated[str, AfterValidator(_no_nul)]
 """Text handed to a program as its name, an argument or a shell line: no NUL character."""
 
 
+def no_nul_path(value: str) -> str:
+    """A path: no file system names a file with a NUL character in it (a path holding one
+    made proctor stop with a traceback where it looked it up)."""
+    if "\0" in value:
+        raise ValueError("a path cannot hold a NUL character")
+    return value
+
+
+PathText = Annotated[str, AfterValidator(no_nul_path)]
+"""A path a user gives (a folder, a file of the case): no NUL character."""
+
+
 ProcessEnvVars = dict[
     Annotated[str, AfterValidator(_process_env_name)], Annotated[str, AfterValidator(_env_value)]
 ]
@@ -291,8 +309,8 @@ class Condition(UserModel):
 
     provision: Provision | None = None
     env: EnvVars = {}
-    agent_model: str | None = None
-    agent_effort: str | None = None
+    agent_model: ProgramText | None = None
+    agent_effort: ProgramText | None = None
     prompt_prefix: str | None = None
     max_turns: PositiveInt | None = None
     """The step budget of this condition's trials (over the case's): model turns…"""
@@ -310,6 +328,7 @@ def _workspace_path(value: str) -> str:
     """A path relative to the workspace; anything else could never match a file the agent
     touched, so it would count as missed in every trial."""
     _not_blank(value)
+    no_nul_path(value)
     path = PurePosixPath(value.replace("\\", "/"))
     if path.is_absolute() or PureWindowsPath(value).is_absolute() or ".." in path.parts:
         raise ValueError("must be a path relative to the workspace, without '..'")
@@ -389,8 +408,8 @@ class CaseConfig(Expectations):
     env: EnvVars = {}
     description: str | None = None
     conditions: dict[FolderName, Condition] | None = None
-    agent_model: str | None = None
-    agent_effort: str | None = None
+    agent_model: ProgramText | None = None
+    agent_effort: ProgramText | None = None
     mode: Literal["headless", "interactive"] | None = None
     models: dict[str, str] = {}
     """Harness roles for this case: ``fast``, ``workhorse``, ``judge`` → ``provider/model``."""
@@ -411,8 +430,8 @@ class AgentProfile(UserModel):
     backend: Literal["provider", "scripted"] | None = None
     """``scripted``: run on proctor's scripted model server (zero tokens); else the provider."""
     permission_mode: str | None = None
-    agent_model: str | None = None
-    agent_effort: str | None = None
+    agent_model: ProgramText | None = None
+    agent_effort: ProgramText | None = None
     version: str | None = None
     """The CLI version this profile expects; a different one makes every trial an infra-error."""
     args: list[ProgramText] = []
@@ -466,7 +485,7 @@ class TopConfig(UserModel):
     teardown: list[ProgramText] = []
     gate: Gate | None = None
     concurrency: PositiveInt | None = None
-    out: str | None = None
+    out: PathText | None = None
     pricing: dict[str, ModelPrice] = {}
     limits: dict[str, ProviderLimit] = {}
     """Per provider (``anthropic``, ``openai``, ``google``; ``scripted`` for the scripted
@@ -500,7 +519,7 @@ class CliOverrides(UserModel):
     repeats: Repeats | None = None
     concurrency: PositiveInt | None = None
     timeout_sec: TimeoutSec | None = None
-    out: str | None = None
+    out: PathText | None = None
     keep_workspace: bool = False
     mirror: bool = False
     retry_errors: NonNegativeInt = 0
@@ -516,7 +535,7 @@ class CliOverrides(UserModel):
     max_trials: NonNegativeInt | None = None
     conditions: list[str] = []
     first_condition: str | None = None
-    source_root: str | None = None
+    source_root: PathText | None = None
     mode: Literal["headless", "interactive"] | None = None
     model: Literal["provider", "scripted"] | None = None
     agent_models: dict[str, str] = {}
