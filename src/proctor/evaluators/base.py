@@ -8,7 +8,6 @@ An evaluator entry in a case's ``config.json`` is ``{"use": NAME, "gate": bool, 
 from __future__ import annotations
 
 import importlib
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from proctor.models.base import MAX_TIMEOUT_SEC as MAX_TIMEOUT_SEC  # evaluators
 from proctor.models.base import UserModel
 from proctor.models.case import EvaluatorSpec
 from proctor.models.config import ProgramText as ProgramText  # evaluators' program text
-from proctor.models.errors_format import describe_validation_error
+from proctor.models.errors_format import describe_validation_error, json_text
 from proctor.models.findings import numbered_checks
 from proctor.models.io import write_record
 from proctor.models.logs import EvaluatorLog
@@ -33,6 +32,9 @@ from proctor.paths import TrialPaths
 from proctor.util.processes import Outcome, run_captured
 
 COMMON_KEYS = {"use", "gate", "weight", "label"}
+MAX_WEIGHT = 1_000_000.0
+"""The largest evaluator ``weight``: weights only count relative to each other, and a huge
+one (``1e307``) overflowed the weighted mean to NaN, crashing every trial."""
 RESERVED_LABELS = ("rule:", "eval:")
 """How the findings ledger names a task rule's check and an eval's assertion: no label may
 start so (see :func:`proctor.report.checks.evaluator_checks`)."""
@@ -157,10 +159,11 @@ def parse_evaluator_specs(
         if (
             isinstance(weight, bool)
             or not isinstance(weight, int | float)
-            or not 0 <= weight < math.inf
+            or not 0 <= weight <= MAX_WEIGHT
         ):
             raise ConfigError(
-                f"{where}: field '{loc}.weight': expected a finite number >= 0, got {weight!r}"
+                f"{where}: field '{loc}.weight': expected a number from 0 to {MAX_WEIGHT:.0f} "
+                f"(weights count relative to each other), got {json_text(weight)}"
             )
         label = entry.get("label")
         if label is not None and not isinstance(label, str):

@@ -150,6 +150,17 @@ def _container_item(annotation: Any) -> Any:
     return None
 
 
+def json_text(value: Any, limit: int = 60) -> str:
+    """``value`` as JSON writes it (``true``, ``null``, ``"a\\u0000b"``, ``1e+307``), cut to
+    ``limit`` characters; a lone surrogate stays an escape, so the sentence can be printed."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:  # a structure that holds itself: not from a JSON file
+        text = str(value)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     if isinstance(value, dict):

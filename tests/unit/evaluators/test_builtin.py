@@ -42,7 +42,10 @@ def test_file_exists_patterns_stay_inside_the_workspace(tmp_path: Path, pattern:
     [
         ({"use": "trajectory-check", "toolPattern": "Bash", "min": 3, "max": 1}, "below min"),
         ({"use": "trajectory-check", "toolPattern": {}}, "at least one agent"),
-        ({"use": "command", "run": "true", "weight": 1e999}, "finite number"),
+        ({"use": "command", "run": "true", "weight": 1e999}, "from 0 to 1000000"),
+        # 1e307 is finite, but 100 times it is not: every trial's weighted mean was NaN.
+        ({"use": "command", "run": "true", "weight": 1e307}, r"from 0 to 1000000 .*got 1e\+307"),
+        ({"use": "command", "run": "true", "weight": -1}, "from 0 to 1000000"),
     ],
 )
 def test_entries_that_could_never_work_are_config_errors(

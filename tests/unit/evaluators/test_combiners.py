@@ -25,3 +25,12 @@ def test_no_evaluators_passes() -> None:
 
 def test_all_pass() -> None:
     assert all_pass([r(True, 0), r(False, 100)], 60) == (False, 50.0)
+
+
+def test_the_largest_weight_validation_takes_keeps_the_mean_a_number() -> None:
+    """The weight's cap (``MAX_WEIGHT``) leaves the weighted mean finite, however many
+    evaluators carry it."""
+    from proctor.evaluators.base import MAX_WEIGHT
+
+    results = [r(True, 100, weight=MAX_WEIGHT)] * 1000 + [r(False, 0, weight=MAX_WEIGHT)] * 1000
+    assert gated_mean(results, 60) == (False, 50.0)
