@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from proctor.errors import ConfigError, DiscoveryError
-from proctor.models.errors_format import describe_validation_error
+from proctor.models.errors_format import describe_validation_error, format_loc
 
 if TYPE_CHECKING:
     from proctor.models.config import TopConfig
@@ -41,7 +41,11 @@ def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
     reads as well (an agent CLI's settings) leave ``unique`` off, to read as that program
     does."""
     try:
-        return json.loads(text, object_pairs_hook=_one_of_each) if unique else json.loads(text)
+        if not unique:
+            return json.loads(text)
+        data = json.loads(text, object_pairs_hook=_one_of_each)
+        _refuse_surrogates(data, path, [])
+        return data
     except _TwiceGiven as exc:
         raise ConfigError(
             f"{path}: key {exc.args[0]!r} is given twice in one object; keep one (JSON would "
@@ -55,6 +59,37 @@ def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
         raise ConfigError(f"{path}: JSON nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts (4300)
         raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
+
+
+def _refuse_surrogates(value: Any, path: Path, loc: list[int | str]) -> None:
+    """A string holding a lone surrogate escape (``"\\ud800"``: half of a pair, which JSON
+    reads but no UTF-8 text can hold) is a ConfigError naming its field: passed on to an
+    agent, a program or a file, it failed every trial with a misleading error."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _encodable(key):
+                where = f"a key of field '{format_loc(loc)}'" if loc else "a key"
+                raise ConfigError(f"{path}: {where} {_SURROGATE}")
+            _refuse_surrogates(item, path, [*loc, key])
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _refuse_surrogates(item, path, [*loc, i])
+    elif isinstance(value, str) and not _encodable(value):
+        raise ConfigError(f"{path}: field '{format_loc(loc)}' {_SURROGATE}")
+
+
+_SURROGATE = (
+    "holds a lone surrogate escape (such as \\ud800), which is not a character and cannot be "
+    "written as UTF-8: write the character itself, or both escapes of its pair"
+)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse_toml_text(text: str, path: Path) -> Any:
