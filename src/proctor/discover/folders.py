@@ -4,8 +4,8 @@ A case folder holds ``prompt.md`` and ``config.json`` (required) and optionally 
 ``src/`` (the fixture), ``qna.md`` (question policy), ``evaluation.md`` (judge rubric) and
 ``plan.json`` (the scripted agent's plan). A folder missing a required file, or with one that
 cannot be read, is skipped with a reason; a file that is present but wrong (malformed JSON, an
-unknown key, an unknown evaluator, an unsafe, unreadable or oversized ``src.zip``) is a
-:class:`ConfigError`.
+unknown key, an unknown evaluator, an unsafe, unreadable or oversized ``src.zip``, a ``src/``
+with a folder or file that cannot be read) is a :class:`ConfigError`.
 """
 
 from __future__ import annotations
@@ -157,24 +157,49 @@ def _fixture(folder: Path) -> tuple[Path | None, Any]:
             raise ConfigError(f"{lead} src.zip: {said if zipped.is_symlink() else exc}") from exc
         return zipped, "zip"
     if tree.is_dir():
-        inside = os.path.realpath(tree)
-        # A folder that cannot be listed (a fixture of a whole file system's /proc) is passed
-        # over here: the copy says what it cannot read.
-        for where, dirs, files in os.walk(tree):
-            for name in [*dirs, *files]:
-                item = Path(where, name)
-                try:  # (a name past the system's path limit, deep in the tree)
-                    if not item.is_symlink():
-                        continue
-                    link = os.readlink(item)
-                except OSError:
-                    continue
-                # realpath, not resolve(): a symlink loop leads nowhere rather than raising.
-                target = Path(os.path.realpath(item.parent / link))
-                if not target.is_relative_to(inside):
-                    raise ConfigError(f"unsafe src/: {item} points outside the fixture ({link})")
+        _check_tree(tree)
         return tree, "dir"
     return None, None
+
+
+def _check_tree(tree: Path) -> None:
+    """A folder fixture holds no link leading out of it, and every folder and file in it can
+    be read: every trial's workspace is a copy of it, so one that cannot be read would fail
+    every trial (and made ``run`` stop, after making its run folder, naming a file that is not
+    there). A name the system cannot handle (past its path limit, deep in the tree) is passed
+    over here."""
+    inside = os.path.realpath(tree)
+    unreadable: list[OSError] = []
+    for where, dirs, files in os.walk(tree, onerror=unreadable.append):
+        if unreadable:
+            break
+        for name in [*dirs, *files]:
+            item = Path(where, name)
+            try:
+                if not item.is_symlink():
+                    if name in files and not os.access(item, os.R_OK):
+                        unreadable.append(PermissionError(13, "Permission denied", str(item)))
+                        break
+                    continue
+                link = os.readlink(item)
+            except OSError:
+                continue
+            # realpath, not resolve(): a symlink loop leads nowhere rather than raising.
+            target = Path(os.path.realpath(item.parent / link))
+            if not target.is_relative_to(inside):
+                raise ConfigError(f"unsafe src/: {item} points outside the fixture ({link})")
+    if unreadable:
+        exc = unreadable[0]
+        why = exc.strerror or str(exc)
+        if Path(str(exc.filename)) == tree:
+            raise ConfigError(
+                f"{tree}: the fixture folder cannot be read ({why}); every trial's workspace is "
+                "a copy of it, so every trial would fail: make it readable"
+            )
+        raise ConfigError(
+            f"{exc.filename}: cannot be read ({why}); it is part of the fixture {tree}, which "
+            "every trial's workspace is a copy of, so every trial would fail: make it readable"
+        )
 
 
 TOP_LEVEL_CONFIG = "proctor.json"
