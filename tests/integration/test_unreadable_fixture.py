@@ -75,3 +75,12 @@ def test_a_file_of_the_fixture_that_cannot_be_read_is_named(
     )
     assert f"part of the fixture {case / 'src'}" in result.stderr
 
+
+def test_a_folder_outside_the_fixture_that_cannot_be_read_does_not_stop_the_run(
+    tmp_path: Path, shut: list[Path]
+) -> None:
+    case = write_case(tmp_path / "cases", "u", src={"calc.py": "x = 1\n"})
+    (case / "notes").mkdir()
+    close(shut, case / "notes")
+    result = as_user("run", "--source", str(case), "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr

@@ -149,7 +149,10 @@ def _not_the_case(path: Path, top: Path) -> bool:
         return True
     if name.startswith(".") and name not in AGENT_FOLDERS:
         return True
-    return (path / "run.json").is_file() and (path / "trials").is_dir()  # a run's folder
+    try:
+        return (path / "run.json").is_file() and (path / "trials").is_dir()  # a run's folder
+    except OSError:  # a folder that cannot be entered: digested as unreadable
+        return False
 
 
 def _digest_files(top: Path, path: Path, skip: set[Path], digest: Any) -> None:
