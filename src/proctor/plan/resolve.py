@@ -49,7 +49,10 @@ def resolve_case(
     known = known_agent_ids(top.codingagents)
     for i, agent in enumerate(agents):
         if agent not in known:
-            source = "--agent" if cli.agents else f"{where}: field 'agents[{i}]'"
+            # Named where the list was written: a flag, the case's config.json, or the
+            # top-level configuration that every case without a list of its own takes.
+            holder = "--agent" if cli.agents else where if cfg.agents else top_where
+            source = holder if cli.agents else f"{holder}: field 'agents[{i}]'"
             raise ConfigError(
                 f"{source}: unknown agent '{agent}' (known: {', '.join(sorted(known))})"
             )

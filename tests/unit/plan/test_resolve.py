@@ -62,6 +62,17 @@ def test_unknown_agents_and_combiners_name_the_field() -> None:
         resolve_case(case(combiner="median"), TopConfig(), CliOverrides())
 
 
+def test_an_unknown_agent_of_the_top_level_configuration_is_blamed_on_that_file() -> None:
+    """A case without a list of its own takes proctor.json's: the typo is there, not in the
+    case's config.json."""
+    top = TopConfig(agents=["scriptd"])
+    with pytest.raises(ConfigError) as info:
+        resolve_case(case(), top, CliOverrides(), "/work/ag.json")
+    assert str(info.value).startswith("/work/ag.json: field 'agents[0]': unknown agent 'scriptd'")
+    with pytest.raises(ConfigError, match=r"^/cases/c/config.json: field 'agents\[0\]'"):
+        resolve_case(case(agents=["nope"]), top, CliOverrides(), "/work/ag.json")
+
+
 @pytest.mark.parametrize(
     ("repeat", "first", "expected"),
     [
