@@ -361,7 +361,8 @@ def build_plan(
         except ConfigError as exc:
             if problems is None:
                 raise
-            problems.append(str(exc))
+            if str(exc) not in problems:  # proctor.json's, found again by each case taking it
+                problems.append(str(exc))
     defined: set[str] = set()
     for case in chosen:
         defined |= set(top.conditions or {}) | set(case.config.conditions or {})

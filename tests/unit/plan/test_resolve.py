@@ -143,3 +143,19 @@ def test_the_resolved_record_leaves_secret_values_out() -> None:
     text = record.model_dump_json()
     assert "s3cret" not in text and '"v"' not in text
     assert record.cases[0].env == ["TOKEN"] and record.codingagents["scripted"].env == ["KEY"]
+
+
+def test_validate_reports_a_top_level_problem_every_case_meets_once(tmp_path: Path) -> None:
+    problems: list[str] = []
+    build_plan(
+        Discovery(cases=[case("a", tmp_path), case("b", tmp_path)]),
+        TopConfig(agents=["scriptd"]),
+        CliOverrides(),
+        config_path=tmp_path / "ag.json",
+        cwd=tmp_path,
+        problems=problems,
+    )
+    assert problems == [
+        f"{tmp_path / 'ag.json'}: field 'agents[0]': unknown agent 'scriptd' (known: acp, "
+        "acp:claude, acp:gemini, claude-code, codex, gemini-cli, scripted)"
+    ]
