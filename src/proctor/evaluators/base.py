@@ -56,6 +56,11 @@ class EvaluatorParams(UserModel):
         the case is loaded so that it fails before any trial; None when nothing is missing."""
         return None
 
+    def agent_problem(self, agent: str) -> str | None:
+        """Why these parameters cannot judge a trial of ``agent`` (a pattern given per agent,
+        none for it), checked for each agent a run plans before any trial; None when they can."""
+        return None
+
 
 @dataclass
 class EvaluationContext:

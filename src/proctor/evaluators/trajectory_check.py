@@ -58,6 +58,22 @@ class TrajectoryCheckParams(EvaluatorParams):
             raise ValueError(f"max ({self.max}) is below min ({self.min}): no count can pass")
         return self
 
+    def pattern_for(self, agent: str) -> str | None:
+        """The pattern of ``agent``'s tool calls: the one pattern, else its entry in the
+        map, else the map's ``*``; None when the map has neither."""
+        if isinstance(self.tool_pattern, str):
+            return self.tool_pattern
+        return self.tool_pattern.get(agent, self.tool_pattern.get("*"))
+
+    def agent_problem(self, agent: str) -> str | None:
+        if self.pattern_for(agent) is not None:
+            return None
+        named = ", ".join(sorted(self.tool_pattern))
+        return (
+            f"toolPattern gives no pattern for agent '{agent}', which the run plans (it names "
+            f"{named}): every trial of it would fail; add an entry for '{agent}', or one for '*'"
+        )
+
 
 def input_texts(tool_input: dict[str, Any] | None) -> list[str]:
     """What ``inputPattern`` is searched in: every string value of the input (at any depth, as
@@ -86,10 +102,7 @@ class TrajectoryCheck:
 
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
         params = TrajectoryCheckParams.of(spec)
-        if isinstance(params.tool_pattern, str):
-            pattern: str | None = params.tool_pattern
-        else:
-            pattern = params.tool_pattern.get(ctx.agent, params.tool_pattern.get("*"))
+        pattern = params.pattern_for(ctx.agent)
         if pattern is None:
             return scored_result(
                 spec,

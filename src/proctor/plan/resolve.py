@@ -13,6 +13,7 @@ from pathlib import Path
 from proctor.agents.base import known_agent_ids, profile_for
 from proctor.discover.folders import Discovery, discover_cases
 from proctor.errors import ConfigError
+from proctor.evaluators.base import registry
 from proctor.evaluators.combiners import COMBINERS
 from proctor.models.case import Case, EvaluatorSpec
 from proctor.models.config import (
@@ -87,6 +88,7 @@ def resolve_case(
             )
             check_provision(variant.provision, case.path, f"{defined}: conditions.{name}")
     evaluators = chosen_evaluators(case.evaluators, cli)
+    _check_evaluators_per_agent(evaluators, list(dict.fromkeys(agents)), where)
     return ResolvedCase(
         case=case,
         agents=list(dict.fromkeys(agents)),
@@ -104,6 +106,19 @@ def resolve_case(
         agent_model=cfg.agent_model,
         agent_effort=cfg.agent_effort,
     )
+
+
+def _check_evaluators_per_agent(
+    evaluators: list[EvaluatorSpec], agents: list[str], where: str
+) -> None:
+    """Each evaluator can judge a trial of each agent the case runs (a ``trajectory-check``
+    whose map of patterns names the agent, or ``*``): otherwise every such trial would fail."""
+    for spec in evaluators:
+        params = registry()[spec.use].Params.of(spec)
+        for agent in agents:
+            problem = params.agent_problem(agent)
+            if problem:
+                raise ConfigError(f"{where}: field 'evaluators[{spec.index}]': {problem}")
 
 
 def _named(spec: EvaluatorSpec, names: list[str]) -> bool:

@@ -159,3 +159,23 @@ def test_validate_reports_a_top_level_problem_every_case_meets_once(tmp_path: Pa
         f"{tmp_path / 'ag.json'}: field 'agents[0]': unknown agent 'scriptd' (known: acp, "
         "acp:claude, acp:gemini, claude-code, codex, gemini-cli, scripted)"
     ]
+
+
+def test_a_trajectory_check_without_a_pattern_for_a_planned_agent_is_refused() -> None:
+    """Every trial of that agent would fail ("no toolPattern given for agent …"): a
+    configuration error before any trial, for the agents the run plans."""
+    from proctor.evaluators.base import parse_evaluator_specs
+
+    entry = {"use": "trajectory-check", "toolPattern": {"claude-code": "Bash"}}
+    specs = parse_evaluator_specs([{"use": "command", "run": "true"}, entry], "c/config.json")
+    only_claude = case().model_copy(update={"evaluators": specs})
+    with pytest.raises(ConfigError) as info:
+        resolve_case(only_claude, TopConfig(), CliOverrides())
+    assert str(info.value).startswith(
+        "/cases/c/config.json: field 'evaluators[1]': toolPattern gives no pattern for agent "
+        "'scripted', which the run plans (it names claude-code)"
+    )
+    resolve_case(only_claude, TopConfig(), CliOverrides(agents=["claude-code"]))
+    starred = {"use": "trajectory-check", "toolPattern": {"claude-code": "Bash", "*": "shell"}}
+    every = case().model_copy(update={"evaluators": parse_evaluator_specs([starred], "c")})
+    resolve_case(every, TopConfig(), CliOverrides())
