@@ -54,8 +54,19 @@ class JudgeParams(EvaluatorParams):
                 f"the rubric {self.rubric} is outside the case folder {case_dir}: name a file "
                 "in it (what it holds is sent to the judge model)"
             )
-        if not (case_dir / self.rubric).is_file():
+        path = case_dir / self.rubric
+        if path.is_dir():
+            return (
+                f"the rubric {self.rubric} is a folder in the case folder {case_dir}: name a file"
+            )
+        if not path.is_file():
             return f"the rubric {self.rubric} is not in the case folder {case_dir}"
+        try:  # read as every trial's judge reads it: one it cannot would fail them all
+            path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            return f"the rubric {path} is not UTF-8 text ({exc.reason})"
+        except OSError as exc:
+            return f"the rubric {path} cannot be read ({exc.strerror or exc})"
         return None
 
 
