@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from proctor.plan import checks
 from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir, write_case
 
 
@@ -204,8 +205,10 @@ def test_every_model_a_run_may_call_needs_its_key_before_any_trial(
 
 
 def test_a_permission_mode_the_cli_does_not_have_is_a_config_error(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Whether the CLI is installed and can authenticate is checked too, and is another test's.
+    monkeypatch.setattr(checks, "preflight_problems", lambda trials: [])
     make_case("a", config={"agents": ["gemini-cli"]}, plan={"turns": [{"say": "hi"}]})
     config = tmp_path / "proctor.json"
     for agent in ("gemini-cli", "codex", "claude-code"):

@@ -19,14 +19,19 @@ from proctor.cli.options import config_option, source_option
     help="Where task files' repository labels are resolved (read only).",
 )
 def command(source: Path, config: Path | None, source_root: Path | None) -> int:
-    """List runnable and skipped cases and validate every configuration.
+    """List runnable and skipped cases and validate every configuration, and check the agent
+    CLIs the planned trials run (installed, at the pinned version, with credentials) as run does.
 
     Every problem of every case is reported in one pass. Exits 0 when everything is valid and
     something is runnable, 2 otherwise.
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
-    from proctor.plan.checks import check_out_outside_cases, writable_problem
+    from proctor.plan.checks import (
+        check_out_outside_cases,
+        preflight_problems,
+        writable_problem,
+    )
     from proctor.plan.resolve import load_run_plan
 
     overrides = CliOverrides(source_root=str(source_root) if source_root else None)
@@ -43,6 +48,9 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
         check_out_outside_cases(plan.out, plan.cases, what="the results directory")
     except ConfigError as exc:
         problems.append(str(exc))
+    # The agent CLIs, as run checks them before any trial: installed (where the profile's
+    # binary, .agents or PATH has them), at the pinned version, with credentials to lend.
+    problems.extend(preflight_problems(plan.trials))
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:

@@ -80,6 +80,13 @@ def preflight(trials: Iterable[TrialSpec]) -> None:
     """Every agent CLI the trials will run is installed, at the version its profile pins, and
     can authenticate when it talks to a real provider (a key or a login is there to lend it);
     one sentence per agent that cannot, naming the fix (a ConfigError, exit 2)."""
+    problems = preflight_problems(trials)
+    if problems:
+        raise ConfigError("; ".join(problems))
+
+
+def preflight_problems(trials: Iterable[TrialSpec]) -> list[str]:
+    """What :func:`preflight` finds, one sentence per agent (``validate`` lists each)."""
     problems: dict[str, str] = {}
     checked: set[tuple[str, str]] = set()
     for spec in trials:
@@ -93,8 +100,7 @@ def preflight(trials: Iterable[TrialSpec]) -> None:
             problem = credentials_problem(adapter.name, spec.profile, os.environ)
         if problem:
             problems[spec.agent] = problem
-    if problems:
-        raise ConfigError("; ".join(problems.values()))
+    return list(problems.values())
 
 
 def writable_problem(folder: Path, what: str) -> str | None:

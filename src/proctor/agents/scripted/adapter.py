@@ -8,6 +8,7 @@ turns are done, ``scripted · question · K`` while question K waits, ``scripted
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,17 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
 
     def version(self, profile: AgentProfile) -> str | None:
         return AGENT_VERSION
+
+    def preflight(self, profile: AgentProfile) -> str | None:
+        """A ``binary`` given (the Python that runs the scripted agent's program) is a program
+        that can be run: otherwise every trial would fail to start it."""
+        if not profile.binary or shutil.which(str(Path(profile.binary).expanduser())):
+            return None
+        return (
+            f"agent '{self.name}': the binary its profile gives, {profile.binary}, is not a "
+            "program that can be run (it is the Python interpreter that runs the scripted "
+            "agent's program): give the path of one, or leave binary out to use proctor's own"
+        )
 
     def prepare(self, ctx: LaunchContext) -> Launch[ScriptedSession]:
         plan = plan_for_condition(ctx.plan or {"turns": []}, ctx.condition) or {"turns": []}

@@ -1,0 +1,50 @@
+"""``validate`` checks the agent CLIs the planned trials run, as ``run`` does before any trial
+(it skipped that check: a missing CLI passed validate, then run refused); and a ``binary`` the
+scripted agent's profile gives that cannot be run stops the run before any trial (every trial
+was an infra-error: ``FileNotFoundError``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from proctor.agents.scripted.adapter import ScriptedAgent
+from proctor.models.config import AgentProfile
+from tests.conftest import Run, write_case
+
+MISSING = "agent 'scripted': the binary its profile gives, /nonexistent/bin, is not a program"
+
+
+def test_the_scripted_agents_binary_is_checked_before_any_trial(
+    proctor: Run, tmp_path: Path
+) -> None:
+    write_case(tmp_path / "cases", "x", plan={"turns": [{"say": "hi"}]})
+    top = tmp_path / "bin.json"
+    top.write_text(json.dumps({"codingagents": {"scripted": {"binary": "/nonexistent/bin"}}}))
+    out = tmp_path / "out"
+    args = ("--source", str(tmp_path / "cases"), "--config", str(top))
+    result = proctor("run", *args, "--out", str(out))
+    assert result.code == 2 and MISSING in result.err, result.err
+    assert not out.exists()
+    result = proctor("validate", *args)
+    assert result.code == 2 and MISSING in result.err, result.err
+
+
+def test_control_the_scripted_agent_runs_under_a_binary_that_is_there() -> None:
+    agent = ScriptedAgent()
+    assert agent.preflight(AgentProfile(binary=sys.executable)) is None
+    assert agent.preflight(AgentProfile(binary=Path(sys.executable).name)) is None  # on PATH
+    assert agent.preflight(AgentProfile()) is None
+
+
+def test_validate_refuses_an_agent_cli_that_run_would(proctor: Run, tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "x", config={"agents": ["claude-code"]})
+    top = tmp_path / "cc.json"
+    top.write_text(json.dumps({"codingagents": {"claude-code": {"binary": "/nonexistent/c"}}}))
+    args = ("--source", str(tmp_path / "cases"), "--config", str(top))
+    validated = proctor("validate", *args)
+    ran = proctor("run", *args, "--out", str(tmp_path / "out"))
+    said = "agent 'claude-code': the 'claude' CLI was not found"
+    assert ran.code == 2 and said in ran.err, ran.err
+    assert validated.code == 2 and said in validated.err, validated.out + validated.err
