@@ -28,7 +28,8 @@ one repeats). A reply is ``{"text": STR}``, ``{"json": VALUE}`` (sent as JSON te
 ``"errors"`` makes the scripted model fail chosen agent requests, to exercise how failures are
 classified: ``{"0": {"status": 401, "message": "invalid x-api-key"}}`` fails the first request.
 
-This module uses the standard library only: the scripted agent imports nothing else.
+This module uses the standard library and proctor.util only: the scripted agent imports nothing
+else.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ import math
 import re
 from collections.abc import Sequence
 from typing import Any
+
+from proctor.util.text import unknown_keys
 
 ACTIONS: dict[str, set[str]] = {
     "say": set(),
@@ -91,7 +94,11 @@ def validate_step(step: Any, where: str) -> None:
     )
     action = actions[0]
     extra = set(step) - {action} - ACTIONS[action]
-    _require(not extra, where, f"unknown key(s) {sorted(extra)} for action '{action}'")
+    _require(
+        not extra,
+        where,
+        f"{unknown_keys(extra, {action, *ACTIONS[action]})}, for action '{action}'",
+    )
     value = step[action]
     if action in ("say", "shell", "read", "search", "ask", "tool"):
         _require(isinstance(value, str) and value != "", where, f"'{action}' must be a string")
@@ -208,6 +215,10 @@ def _typed(text: str | None, default: Any) -> Any:
 HARNESS_ROLES = ("judge", "workhorse", "fast")
 
 
+REPLY_KEYS = {"text", "json", "status", "message", "body", "logprobs"}
+"""The keys of one scripted reply of a harness role."""
+
+
 def validate_roles(roles: Any, where: str) -> None:
     _require(isinstance(roles, dict), where, "expected an object of role → list of replies")
     for role, replies in roles.items():
@@ -220,8 +231,8 @@ def validate_roles(roles: Any, where: str) -> None:
             _require(isinstance(reply, dict), here, "expected an object")
             kinds = [k for k in ("text", "json", "status") if k in reply]
             _require(len(kinds) == 1, here, "give exactly one of 'text', 'json' or 'status'")
-            extra = set(reply) - {"text", "json", "status", "message", "body", "logprobs"}
-            _require(not extra, here, f"unknown key(s) {sorted(extra)}")
+            extra = set(reply) - REPLY_KEYS
+            _require(not extra, here, unknown_keys(extra, REPLY_KEYS))
             if "text" in reply:
                 _require(isinstance(reply["text"], str), here, "'text' must be a string")
             if "status" in reply:
@@ -276,7 +287,7 @@ def validate_plan(data: Any, where: str = "plan.json") -> None:
         return
     keys = {"turns", "variants", "model"}
     extra = set(data) - keys
-    _require(not extra, where, f"unknown key(s) {sorted(extra)} (known: model, turns, variants)")
+    _require(not extra, where, unknown_keys(extra, keys | {"conditions", "errors", "roles"}))
     has_turns, has_variants = "turns" in data, "variants" in data
     _require(has_turns != has_variants, where, "give exactly one of 'turns' or 'variants'")
     if "model" in data:

@@ -1,9 +1,11 @@
-"""Small text helpers shared by the Markdown writers."""
+"""Small text helpers shared by the Markdown writers and the checks of what users write."""
 
 from __future__ import annotations
 
 import codecs
+import difflib
 import re
+from collections.abc import Iterable
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """Control characters but tab and newline, and the marks and overrides that reorder text
@@ -136,3 +138,15 @@ SHOWN = "proctor-shown"
 written as :func:`surrogate_shown` writes it (a name reads the same on the terminal as in a
 record), any other character the stream cannot encode as ``backslashreplace`` writes it."""
 codecs.register_error(SHOWN, _shown)
+
+
+def unknown_keys(extra: Iterable[str], known: Iterable[str]) -> str:
+    """The sentence for keys a user wrote that are not among ``known``, naming the nearest
+    known key when one is close: ``unknown key 'statsu' (did you mean 'status'? known keys:
+    count, input, output, status)``."""
+    wrong, names = sorted(extra), sorted(known)
+    near = [m for key in wrong for m in difflib.get_close_matches(key, names, n=1)]
+    hint = f"did you mean '{near[0]}'? " if near else ""
+    listed = ", ".join(f"'{key}'" for key in wrong)
+    plural = "s" if len(wrong) > 1 else ""
+    return f"unknown key{plural} {listed} ({hint}known keys: {', '.join(names)})"

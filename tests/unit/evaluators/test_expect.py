@@ -141,7 +141,11 @@ def test_no_hidden_reads_defaults_to_the_copied_in_paths(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("check", "expected"),
     [
-        ({"calledTol": "shell"}, "field 'evaluators[0].checks[1]': unknown check 'calledTol'"),
+        (
+            {"calledTol": "shell"},
+            "field 'evaluators[0].checks[1]': unknown check 'calledTol' (did you mean "
+            "'calledTool'? known: ",
+        ),
         ({"calledTool": "shell", "status": "done"}, "'status' expects one of completed"),
         ({"maxToolCalls": -1}, "'maxToolCalls' expects a whole number >= 0"),
         ({"noFailedActions": False}, "'noFailedActions' expects true"),
@@ -151,7 +155,15 @@ def test_no_hidden_reads_defaults_to_the_copied_in_paths(tmp_path: Path) -> None
         ({"noHiddenReads": {}}, "'noHiddenReads' expects true or"),
         ({"toolOrder": []}, "'toolOrder' expects a non-empty list"),
         ({"notCalledTool": "web", "maxToolCalls": 2}, "expected exactly one check key"),
-        ({"notCalledTool": "web", "count": 2}, "unknown key(s) ['count'] for check"),
+        (
+            {"notCalledTool": "web", "count": 2},
+            "unknown key 'count' (known keys: notCalledTool), for check 'notCalledTool'",
+        ),
+        (  # a near miss is named
+            {"calledTool": "shell", "statsu": "completed"},
+            "unknown key 'statsu' (did you mean 'status'? known keys: calledTool, count, input, "
+            "output, status), for check 'calledTool'",
+        ),
         ("calledTool", "expected an object with one check key"),
     ],
 )

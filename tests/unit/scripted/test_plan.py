@@ -21,6 +21,20 @@ def test_variants_cycle_by_repeat() -> None:
         ({"turns": [{"ask": "q", "options": "Yes"}]}, "'options' must be a list"),
         ({"variants": []}, "non-empty list"),
         ({"turns": [], "extra": 1}, "unknown key"),
+        (  # a near miss is named, at the top and in a step
+            {"turn": []},
+            r"plan.json: unknown key 'turn' \(did you mean 'turns'\? known keys: conditions, "
+            r"errors, model, roles, turns, variants\)",
+        ),
+        (
+            {"turns": [{"shell": "ls", "timeoutsec": 3}]},
+            r"turns\[0\]: unknown key 'timeoutsec' \(did you mean 'timeoutSec'\? known keys: "
+            r"shell, timeoutSec\), for action 'shell'",
+        ),
+        (
+            {"roles": {"judge": [{"text": "x", "mesage": "y"}]}},
+            r"unknown key 'mesage' \(did you mean 'message'\?",
+        ),
     ],
 )
 def test_invalid_plans_are_rejected(plan: object, match: str) -> None:

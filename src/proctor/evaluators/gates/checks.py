@@ -5,6 +5,7 @@ method that evals written as code use. A malformed check raises ValueError with 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from proctor.evaluators.gates.assertions import Handle
 from proctor.evaluators.gates.patches import check_globs
 from proctor.evaluators.gates.vocabulary import Gates
 from proctor.models.trajectory import EventType
+from proctor.util.text import unknown_keys
 
 STATUSES = ("completed", "failed", "denied", "pending")
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
@@ -182,15 +184,18 @@ def parse_check(entry: Any, hidden_globs: list[str] | None = None) -> Check:
     keys = [k for k in entry if k in KNOWN]
     if len(keys) != 1:
         unknown = [k for k in entry if k not in KNOWN and not _option(k, entry)]
+        near = difflib.get_close_matches(unknown[0], KNOWN, n=1) if unknown else []
+        hint = f"did you mean '{near[0]}'? " if near else ""
         raise ValueError(
-            f"unknown check {unknown[0]!r} (known: {', '.join(KNOWN)})"
+            f"unknown check {unknown[0]!r} ({hint}known: {', '.join(KNOWN)})"
             if unknown and not keys
             else f"expected exactly one check key, got {sorted(keys) or sorted(entry)}"
         )
     key = keys[0]
     extra = set(entry) - {key} - WITH_OPTIONS.get(key, set())
     if extra:
-        raise ValueError(f"unknown key(s) {sorted(extra)} for check '{key}'")
+        known = {key, *WITH_OPTIONS.get(key, set())}
+        raise ValueError(f"{unknown_keys(extra, known)}, for check '{key}'")
     if key == "calledTool":
         return Check(key, _called_tool(entry))
     if key == "calledSubagent":
