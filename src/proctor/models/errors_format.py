@@ -53,7 +53,7 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
             known = f" ({hint}known keys: {', '.join(names)})"
         return f"{where}: unknown key '{loc}'{known}"
     if kind == "missing":
-        return f"{where}: field '{loc}' is required but missing"
+        return f"{where}: field '{loc}' is required but missing{_given_instead(err, value)}"
     if kind in EXPECTED_TYPE:  # "repeats": "3" - the JSON type is wrong: say both types
         return f"{where}: field '{loc}': expected {EXPECTED_TYPE[kind]}, got {_json_kind(value)}"
     got = _short(value)
@@ -67,6 +67,16 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
         if isinstance(value, dict | list) or list(err["loc"])[-1:] == ["[key]"]:  # says it all
             return f"{where}: field '{loc}': {msg}"
     return f"{where}: field '{loc}': {msg}, got {got}"
+
+
+def _given_instead(err: Any, value: Any) -> str:
+    """For a required key that is missing: the key given beside it that is close to its name
+    (``checkpoint`` for ``checkpoints``), said as the likely slip; else nothing."""
+    name = err["loc"][-1] if err["loc"] else None
+    if not isinstance(name, str) or not isinstance(value, dict):
+        return ""
+    near = difflib.get_close_matches(name, [k for k in value if isinstance(k, str)], n=1)
+    return f" ('{near[0]}' is given: did you mean '{name}'?)" if near and near[0] != name else ""
 
 
 EXPECTED_TYPE = {

@@ -312,3 +312,20 @@ def test_a_number_of_thousands_of_digits_is_one_sentence() -> None:
 
     with pytest.raises(ConfigError, match=r"c.json: a number has more than 4300 digits"):
         parse_json_text('{"repeats": ' + "9" * 5000 + "}", Path("c.json"))
+
+
+def test_a_required_key_given_under_a_near_name_is_said_to_be_the_slip() -> None:
+    """``{"checkpoint": []}`` where ``checkpoints`` is required: the message points at the key
+    given, not only at the one missing."""
+    from proctor.addons.grounding.checkpoints import CheckpointFile
+
+    with pytest.raises(ValidationError) as info:
+        CheckpointFile.model_validate({"checkpoint": []})
+    assert describe_validation_error("cp.json", info.value, CheckpointFile) == (
+        "cp.json: field 'checkpoints' is required but missing ('checkpoint' is given: did you "
+        "mean 'checkpoints'?)"
+    )
+    with pytest.raises(ValidationError) as info:
+        CheckpointFile.model_validate({"other": []})
+    message = describe_validation_error("cp.json", info.value, CheckpointFile)
+    assert message == "cp.json: field 'checkpoints' is required but missing"
