@@ -111,6 +111,23 @@ def test_prepare_a_session_by_hand_record_it_and_report(
     assert (found["recordedTrials"], found["trialsCompared"], found["identical"]) == (1, 1, True)
 
 
+def test_record_of_a_file_that_is_no_transcript_offers_no_agent_to_force(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """``record`` reads the transcript it is given as what it is: "pass --agent to force one"
+    was said even to a command given --agent, which forces nothing there."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"hello": 1}\n')
+    args = ("--workspace", str(workspace), "--transcript", str(bad), "--out", str(tmp_path / "o"))
+    result = proctor("record", str(CASE), *args, "--agent", "claude-code")
+    assert result.code == 2, result.err
+    assert f"{bad}: not a Claude Code, Codex or Gemini CLI transcript" in result.err
+    assert "--agent" not in result.err
+    assert not (tmp_path / "o").exists()
+
+
 def test_record_without_a_session_says_what_to_do(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

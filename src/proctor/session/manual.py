@@ -298,7 +298,7 @@ def record_session(
             f"({workspace.parent / SESSION_FILE}); record it as that case"
         )
     found = transcript or find_transcript(agent, workspace)
-    file, fmt = session_file(found)
+    file, fmt = session_file(found, forcible=False)  # a recording reads what it is given
     paths = new_run_paths(out)
     # Named in the journal before run.json is written, as a run is: a reader never takes the
     # recording, while its evaluators run, for a run that was killed.

@@ -178,11 +178,13 @@ def _check(path: Path) -> None:
         raise ConfigError(f"{path}: not a regular file or folder")
 
 
-def session_file(path: Path, fmt: str | None = None) -> tuple[Path, str]:
-    """The transcript file a path names (a folder: the session file inside it) and its format."""
+def session_file(path: Path, fmt: str | None = None, *, forcible: bool = True) -> tuple[Path, str]:
+    """The transcript file a path names (a folder: the session file inside it) and its format.
+    ``forcible``: the command reads a file of another format as ``--agent`` says, and a file
+    of no known format is told so (``record`` never forces one)."""
     _check(path)
     if path.is_file():
-        found = fmt or _sniff(path)
+        found = fmt or _sniff(path, forcible)
         return path, found
     if fmt:
         located = LOCATORS[fmt](path)
@@ -208,7 +210,7 @@ def _modified(path: Path) -> int:
         return 0
 
 
-def _sniff(path: Path) -> str:
+def _sniff(path: Path, forcible: bool = True) -> str:
     try:
         found = _sniff_file(path)
     except OSError as exc:
@@ -218,12 +220,12 @@ def _sniff(path: Path) -> str:
         if made is not None:
             raise ConfigError(
                 f"{path}: {CLI_NAMES[made]}'s headless output, not a session transcript: parse "
-                f"the session it ran, in {CLI_NAMES[made]}'s history folder (pass --agent to "
-                "force a reading)"
+                f"the session it ran, in {CLI_NAMES[made]}'s history folder"
+                + (" (pass --agent to force a reading)" if forcible else "")
             )
         raise ConfigError(
-            f"{path}: not a Claude Code, Codex or Gemini CLI transcript, nor an ACP session log "
-            "(pass --agent to force one)"
+            f"{path}: not a Claude Code, Codex or Gemini CLI transcript, nor an ACP session log"
+            + (" (pass --agent to force one)" if forcible else "")
         )
     return found
 
