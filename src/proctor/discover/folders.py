@@ -61,6 +61,8 @@ def load_case(folder: Path) -> Case:
     """Load one case folder. Raises Unreadable (skip) or ConfigError (stop): with more than one
     problem, a :class:`CaseProblems` naming each (``validate`` lists them all in one pass)."""
     for name in REQUIRED:
+        if (folder / name).is_dir():
+            raise Unreadable(f"{name} is a folder, where the case expects a file")
         if not (folder / name).is_file():
             raise Unreadable(f"missing required file {name}")
     prompt = read_text(folder / "prompt.md")
@@ -86,6 +88,8 @@ def load_case(folder: Path) -> Case:
     except ConfigError as exc:
         found.append(str(exc))
     for name in OPTIONAL_FILES:
+        if name == "src.zip":  # the fixture's own check says it (once)
+            continue
         if (folder / name).is_dir():  # read as absent, its content would be ignored silently
             found.append(f"{folder / name}: a folder, where the case expects a file")
     fixture, kind = None, None

@@ -141,8 +141,21 @@ def test_unsafe_src_zip_is_a_config_error(tmp_path: Path) -> None:
 def test_a_folder_where_a_case_file_belongs_is_a_sentence(tmp_path: Path, name: str) -> None:
     folder = write_case(tmp_path, "x", config={})
     (folder / name).mkdir()
-    with pytest.raises(ConfigError, match="a folder, where the case expects a file"):
+    with pytest.raises(ConfigError, match="a folder, where the case expects a (zip )?file"):
         discover_cases(tmp_path)
+    problems: list[str] = []
+    discover_cases(tmp_path, problems=problems)
+    assert len(problems) == 1, problems  # said once (a src.zip folder was said twice)
+
+
+def test_a_required_file_that_is_a_folder_is_said_to_be_one(tmp_path: Path) -> None:
+    folder = write_case(tmp_path, "x", config={})
+    (folder / "prompt.md").unlink()
+    (folder / "prompt.md").mkdir()
+    found = discover_cases(tmp_path)
+    assert [(s.name, s.reason) for s in found.skipped] == [
+        ("x", "prompt.md is a folder, where the case expects a file")
+    ]
 
 
 def test_a_proctor_json_folder_is_a_sentence(tmp_path: Path) -> None:
