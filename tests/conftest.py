@@ -155,3 +155,15 @@ def viewer_process(results: Path, *args: str) -> Iterator[tuple[str, subprocess.
         if process.poll() is None:
             process.terminate()
         process.communicate(timeout=60)
+
+
+@pytest.fixture
+def stop_handlers() -> Iterator[None]:
+    """The stop signals' handlers given back (a stop leaves them ignored, as the command
+    restores them)."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)

@@ -8,8 +8,6 @@ import json
 import logging
 import os
 import shutil
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -960,18 +958,6 @@ def test_a_run_whose_ledger_update_another_process_made_first_still_says_what_it
     assert "proctor: findings: 1 new" in caplog.text
     assert "resume" not in caplog.text
     assert json.loads((run_dir / "suite.json").read_text())["findings"][0]["event"] == "new"
-
-
-@pytest.fixture
-def stop_handlers() -> Iterator[None]:
-    """The stop signals' handlers given back (a stop leaves them ignored, as the command
-    restores them)."""
-    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for number, handler in saved.items():
-            signal.signal(number, handler)
 
 
 def test_a_ctrl_c_while_the_ledger_waits_keeps_the_run_s_reports(

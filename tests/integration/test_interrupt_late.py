@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +17,8 @@ from proctor.execute import executor
 from tests.conftest import MakeCase, Run
 
 
-@pytest.fixture
-def handlers() -> Iterator[None]:
-    """The stop signals' handlers given back (a stop leaves them ignored, as the command
-    restores them)."""
-    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for number, handler in saved.items():
-            signal.signal(number, handler)
-
-
 def test_a_stop_as_the_executor_returns_reads_the_records_back(
-    make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, handlers: None
+    make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop_handlers: None
 ) -> None:
     make_case("one", plan={"turns": [{"say": "hi"}]})
     make_case("two", plan={"turns": [{"say": "hi"}]})
@@ -77,7 +64,7 @@ def test_a_stop_as_the_run_folder_is_made_ends_the_run_with_its_aggregate(
     make_case: MakeCase,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    handlers: None,
+    stop_handlers: None,
     number: int,
 ) -> None:
     """Before, the run stopped with "proctor: error: interrupted" and a folder without
@@ -108,7 +95,7 @@ def test_a_stop_while_a_resume_clears_its_trials_ends_it_with_its_aggregate(
     make_case: MakeCase,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    handlers: None,
+    stop_handlers: None,
 ) -> None:
     from proctor.session import resume
 
@@ -131,7 +118,7 @@ def test_a_stop_while_the_findings_ledger_is_updated_leaves_the_run_as_written(
     make_case: MakeCase,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    handlers: None,
+    stop_handlers: None,
 ) -> None:
     """Every trial ended and the aggregate is written: the stop cuts the ledger's update
     short (the next run applies it), and the run ends as its files say. Before, it exited 130
@@ -167,7 +154,7 @@ def test_a_stop_while_the_reports_show_the_findings_leaves_the_run_as_written(
     make_case: MakeCase,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    handlers: None,
+    stop_handlers: None,
 ) -> None:
     from proctor.session import run as session_run
 

@@ -11,11 +11,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 CASES = 400
 """Far more trials than a run can finish in the moment before its interrupt, even on a machine
@@ -104,20 +101,8 @@ def test_a_run_started_with_ctrl_c_ignored_runs_on_and_so_do_its_trials(tmp_path
     assert sorted(r["status"] for r in records) == ["passed"] * 4
 
 
-@pytest.fixture
-def handlers() -> Iterator[None]:
-    """The stop signals' handlers given back (a stop leaves them ignored, as the command
-    restores them)."""
-    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for number, handler in saved.items():
-            signal.signal(number, handler)
-
-
 def test_an_interrupt_while_the_aggregate_is_written_leaves_it_whole(
-    tmp_path: Path, monkeypatch: Any, make_case: Any, proctor: Any, handlers: None
+    tmp_path: Path, monkeypatch: Any, make_case: Any, proctor: Any, stop_handlers: None
 ) -> None:
     """Ctrl-C after the trials, while the run's aggregate and reports are written: they are
     written whole, then again as interrupted, so that they say what the exit code says (130;

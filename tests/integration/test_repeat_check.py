@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -501,18 +501,6 @@ def test_ctrl_c_at_a_repetition_s_start_still_reports_what_finished(
     assert check["interrupted"] and [r["repetition"] for r in check["runs"]] == [1, 2]
     assert check["runs"][1]["folder"] is None
     assert "repeat check: interrupted after 1 of 3 repetitions finished" in result.err
-
-
-@pytest.fixture
-def stop_handlers() -> Iterator[None]:
-    """The stop signals' handlers given back (a stop leaves them ignored, as the command
-    restores them)."""
-    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for number, handler in saved.items():
-            signal.signal(number, handler)
 
 
 def test_ctrl_c_while_a_repetition_s_reports_are_written_keeps_that_repetition(

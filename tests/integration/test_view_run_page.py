@@ -42,14 +42,14 @@ def _cells(row: str) -> list[str]:
     ]
 
 
-def _fix_a_bug_run(tmp_path: Path) -> tuple[Path, Path]:
-    """The example suite's fix-a-bug case run by a proctor of its own: the results folder
-    and the run folder."""
+def _fix_a_bug_run(tmp_path: Path, *options: str) -> tuple[Path, Path]:
+    """The example suite's fix-a-bug case run by a proctor of its own (with ``options``):
+    the results folder and the run folder."""
     results = tmp_path / "results"
     done = subprocess.run(
         [
             *(sys.executable, "-m", "proctor", "run", "--source", str(EXAMPLES)),
-            *("--case", "fix-a-bug", "--out", str(results)),
+            *("--case", "fix-a-bug", *options, "--out", str(results)),
         ],
         capture_output=True,
         text=True,
@@ -192,19 +192,7 @@ def test_a_trial_s_process_figures_and_rules_read_as_words_not_python_values(
 def test_a_trial_removed_from_a_finished_run_counts_as_report_counts_it(
     proctor: Run, tmp_path: Path, removed: str
 ) -> None:
-    results = tmp_path / "results"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "proctor", "run", "--source", str(EXAMPLES)),
-            *("--case", "fix-a-bug", "--repeats", "3", "--out", str(results)),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(tmp_path / "home")},
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    (run_dir,) = results.glob("run-*")
+    results, run_dir = _fix_a_bug_run(tmp_path, "--repeats", "3")
     key = "fix-a-bug/scripted/default/2"
     trial = run_dir / "trials" / key
     if removed == "folder":

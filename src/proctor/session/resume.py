@@ -43,10 +43,10 @@ from proctor.plan.records import resolved_record
 from proctor.report.stored import annotator, read_annotations
 from proctor.session import journal
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run
-from proctor.session.stops import HeldStops
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
 from proctor.util.processes import kill_marked
+from proctor.util.signals import HeldStops
 
 AGENT_FOLDERS = frozenset({"workspace", "transcript"})
 """Folders of a trial that hold the agent's own files, left as they are."""

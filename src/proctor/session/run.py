@@ -34,10 +34,9 @@ from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.journal import Journal
-from proctor.session.stops import HeldStops
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
-from proctor.util.signals import ignore_stops
+from proctor.util.signals import HeldStops, ignore_stops
 
 if TYPE_CHECKING:
     from proctor.models.suite import FindingChange, SuiteRecord
