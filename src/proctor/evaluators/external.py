@@ -33,7 +33,7 @@ from proctor.evaluators.base import (
     scored_result,
 )
 from proctor.models.case import EvaluatorSpec
-from proctor.models.config import ProcessEnvVars
+from proctor.models.config import NonBlank, ProcessEnvVars
 from proctor.models.trial import EvaluatorResult
 from proctor.util.cutting import output_tail
 from proctor.util.masking import mask
@@ -43,7 +43,7 @@ class ExternalParams(EvaluatorParams):
     command: ProgramText = Field(min_length=1)
     args: list[ProgramText] = []
     timeout_sec: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_SEC)
-    score_metric: str | None = None
+    score_metric: NonBlank | None = None
     pass_threshold: float = Field(default=60.0, ge=0, le=100)
     env: ProcessEnvVars = {}
     """Set for the program only: names without ``=`` or NUL, values without NUL."""

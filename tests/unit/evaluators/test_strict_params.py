@@ -103,6 +103,13 @@ def test_a_nul_in_the_external_program_or_its_arguments_is_refused() -> None:
     )
 
 
+@pytest.mark.parametrize("name", ["", "   "])
+def test_a_blank_score_metric_is_refused(name: str) -> None:
+    # (Accepted, it would name no value the program prints: every trial an eval-error.)
+    message = refused({"use": "external", "command": PY, "scoreMetric": name})
+    assert "field 'evaluators[0].scoreMetric'" in message
+
+
 def test_a_nul_in_a_command_evaluator_s_line_is_refused() -> None:
     assert "field 'evaluators[0].run': cannot hold a NUL character" in refused(
         {"use": "command", "run": "pytest -q\0"}
