@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import types
 import typing
 from collections.abc import Sequence
@@ -57,6 +58,8 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
     if kind in EXPECTED_TYPE:  # "repeats": "3" - the JSON type is wrong: say both types
         return f"{where}: field '{loc}': expected {EXPECTED_TYPE[kind]}, got {_json_kind(value)}"
     got = _short(value)
+    if kind in LENGTH_LIMITS:  # pydantic's "String should have at least 1 character", said anew
+        return f"{where}: field '{loc}': {_length(kind, err.get('ctx') or {}, value)}"
     msg = err["msg"]
     if msg.startswith("Input should be "):
         msg = "expected " + msg[len("Input should be ") :]
@@ -95,6 +98,33 @@ EXPECTED_TYPE = {
     "model_attributes_type": "an object",
 }
 """What a field of the wrong JSON type expected, in JSON's words, by pydantic error type."""
+
+
+LENGTH_LIMITS = ("string_too_short", "string_too_long", "too_short", "too_long")
+"""Pydantic's error types for a string, list or object of too few or too many items."""
+
+
+def _length(kind: str, ctx: dict[str, Any], value: Any) -> str:
+    """What a value of the wrong length expected, and what it had, in JSON's words."""
+    text = kind.startswith("string")
+    one, many = (
+        ("character", "characters")
+        if text
+        else ("entry", "entries")
+        if isinstance(value, dict)
+        else ("item", "items")
+    )
+    if kind.endswith("short"):
+        least = int(ctx.get("min_length", 1))
+        if least == 1:
+            if text:
+                return "expected a non-empty string, got an empty one"
+            return f"expected at least one {one}, got none"
+        bound = f"at least {least}"
+    else:
+        bound = f"at most {int(ctx.get('max_length', 0))}"
+    had = len(value) if isinstance(value, str | list | dict) else ctx.get("actual_length")
+    return f"expected {bound} {many}, got {had}"
 
 
 def _json_kind(value: Any) -> str:
@@ -172,9 +202,12 @@ def json_text(value: Any, limit: int = 60) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    """``value`` as a message shows it: as JSON writes it (``true``, ``null``, ``"x"``), an
+    object or a list by its kind."""
     if isinstance(value, dict):
-        text = "an object"
-    elif isinstance(value, list):
-        text = "a list"
-    return text if len(text) <= 60 else text[:57] + "..."
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # what 1e400 reads as: inf (JSON has no word for it)
+    return json_text(value)

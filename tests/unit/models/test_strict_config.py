@@ -329,3 +329,45 @@ def test_a_required_key_given_under_a_near_name_is_said_to_be_the_slip() -> None
         CheckpointFile.model_validate({"other": []})
     message = describe_validation_error("cp.json", info.value, CheckpointFile)
     assert message == "cp.json: field 'checkpoints' is required but missing"
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "expected"),
+    [
+        (
+            TopConfig,
+            {"codingagents": {"claude-code": {"credentials": None}}},
+            "field 'codingagents.claude-code.credentials': expected 'forward' or 'none', got null",
+        ),
+        (
+            CaseConfig,
+            {"mode": True},
+            "field 'mode': expected 'headless' or 'interactive', got true",
+        ),
+        (CaseConfig, {"agents": []}, "field 'agents': expected at least one item, got none"),
+        (
+            CaseConfig,
+            {"mode": "x"},
+            "field 'mode': expected 'headless' or 'interactive', got \"x\"",
+        ),
+        (
+            TopConfig,
+            {"gate": {"ab": {"treatment": "", "baseline": "b"}}},
+            "field 'gate.ab.treatment': expected a non-empty string, got an empty one",
+        ),
+        (
+            TopConfig,
+            {"out": "a\0b"},
+            "field 'out': a path cannot hold a NUL character, got \"a\\u0000b\"",
+        ),
+    ],
+)
+def test_a_message_spells_values_as_json_in_proctors_words(
+    model: Any, config: dict[str, Any], expected: str
+) -> None:
+    """``got null``, not ``got None``; pydantic's "List should have at least 1 item after
+    validation, not 0" and "String should have at least 1 character" said as proctor says."""
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(config)
+    message = describe_validation_error("f.json", info.value, model)
+    assert message == f"f.json: {expected}"
