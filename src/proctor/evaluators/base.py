@@ -159,7 +159,9 @@ def parse_evaluator_specs(
             )
         gate = entry.get("gate", False)
         if not isinstance(gate, bool):
-            raise ConfigError(f"{where}: field '{loc}.gate': expected true or false, got {gate!r}")
+            raise ConfigError(
+                f"{where}: field '{loc}.gate': expected true or false, got {json_text(gate)}"
+            )
         weight = entry.get("weight", 1.0)
         if (
             isinstance(weight, bool)
@@ -172,7 +174,9 @@ def parse_evaluator_specs(
             )
         label = entry.get("label")
         if label is not None and not isinstance(label, str):
-            raise ConfigError(f"{where}: field '{loc}.label': expected a string, got {label!r}")
+            raise ConfigError(
+                f"{where}: field '{loc}.label': expected a string, got {json_text(label)}"
+            )
         if label and label.startswith(RESERVED_LABELS):
             raise ConfigError(
                 f"{where}: field '{loc}.label': {label!r}: a label starting 'rule:' or "

@@ -222,7 +222,11 @@ REPLY_KEYS = {"text", "json", "status", "message", "body", "logprobs"}
 def validate_roles(roles: Any, where: str) -> None:
     _require(isinstance(roles, dict), where, "expected an object of role → list of replies")
     for role, replies in roles.items():
-        _require(role in HARNESS_ROLES, f"{where}.{role}", f"unknown role (known: {HARNESS_ROLES})")
+        _require(
+            role in HARNESS_ROLES,
+            f"{where}.{role}",
+            f"unknown role (known: {', '.join(HARNESS_ROLES)})",
+        )
         _require(
             isinstance(replies, list) and len(replies) > 0, f"{where}.{role}", "expected replies"
         )

@@ -46,6 +46,8 @@ def test_file_exists_patterns_stay_inside_the_workspace(tmp_path: Path, pattern:
         # 1e307 is finite, but 100 times it is not: every trial's weighted mean was NaN.
         ({"use": "command", "run": "true", "weight": 1e307}, r"from 0 to 1000000 .*got 1e\+307"),
         ({"use": "command", "run": "true", "weight": -1}, "from 0 to 1000000"),
+        ({"use": "command", "run": "true", "gate": None}, "expected true or false, got null"),
+        ({"use": "command", "run": "true", "label": True}, "expected a string, got true"),
     ],
 )
 def test_entries_that_could_never_work_are_config_errors(

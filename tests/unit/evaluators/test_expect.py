@@ -165,6 +165,20 @@ def test_no_hidden_reads_defaults_to_the_copied_in_paths(tmp_path: Path) -> None
             "output, status), for check 'calledTool'",
         ),
         ("calledTool", "expected an object with one check key"),
+        (  # said in JSON: null, true, {"allowEdits": true}, and a near miss named
+            {"noHiddenReads": None},
+            "'noHiddenReads' expects true or {\"globs\": […]}, got null",
+        ),
+        ({"calledTool": "shell", "status": True}, "completed, failed, denied, pending, got true"),
+        (
+            {"noTestTampering": {"allowEdit": True}},
+            "unknown key 'allowEdit' (did you mean 'allowEdits'? known keys: allowEdits, globs), "
+            "for 'noTestTampering'",
+        ),
+        (
+            {"noTestTampering": {"allowEdits": 1}},
+            "'noTestTampering.allowEdits' expects true or false, got 1",
+        ),
     ],
 )
 def test_a_bad_check_is_one_sentence_naming_config_json_and_the_index(

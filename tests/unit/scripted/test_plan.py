@@ -32,6 +32,10 @@ def test_variants_cycle_by_repeat() -> None:
             r"shell, timeoutSec\), for action 'shell'",
         ),
         (
+            {"roles": {"judg": [{"text": "x"}]}},
+            r"roles.judg: unknown role \(known: judge, workhorse, fast\)",
+        ),
+        (
             {"roles": {"judge": [{"text": "x", "mesage": "y"}]}},
             r"unknown key 'mesage' \(did you mean 'message'\?",
         ),

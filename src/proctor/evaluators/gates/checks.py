@@ -14,6 +14,7 @@ from typing import Any, get_args
 from proctor.evaluators.gates.assertions import Handle
 from proctor.evaluators.gates.patches import check_globs
 from proctor.evaluators.gates.vocabulary import Gates
+from proctor.models.errors_format import json_text
 from proctor.models.trajectory import EventType
 from proctor.util.text import unknown_keys
 
@@ -31,13 +32,13 @@ class Check:
 
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"'{what}' expects a non-empty text, got {value!r}")
+        raise ValueError(f"'{what}' expects a non-empty text, got {json_text(value)}")
     return value
 
 
 def _count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"'{what}' expects a whole number >= 0, got {value!r}")
+        raise ValueError(f"'{what}' expects a whole number >= 0, got {json_text(value)}")
     return value
 
 
@@ -74,7 +75,7 @@ def _called_tool(entry: dict[str, Any]) -> Callable[[Gates], Handle]:
     count = _count(entry["count"], "count") if "count" in entry else None
     status = entry.get("status")
     if status is not None and status not in STATUSES:
-        raise ValueError(f"'status' expects one of {', '.join(STATUSES)}, got {status!r}")
+        raise ValueError(f"'status' expects one of {', '.join(STATUSES)}, got {json_text(status)}")
     return lambda g: g.called_tool(name, tool_input, output, count, status)
 
 
@@ -83,10 +84,12 @@ def _event(entry: dict[str, Any], key: str) -> Callable[[Gates], Handle]:
     if isinstance(spec, str):
         spec = {"type": spec}
     if not isinstance(spec, dict) or not set(spec) <= {"type", "match"}:
-        raise ValueError(f'\'{key}\' expects {{"type": …, "match": {{…}}}}, got {spec!r}')
+        raise ValueError(f'\'{key}\' expects {{"type": …, "match": {{…}}}}, got {json_text(spec)}')
     type_ = spec.get("type")
     if type_ not in EVENT_TYPES:
-        raise ValueError(f"'{key}.type' expects one of {', '.join(EVENT_TYPES)}, got {type_!r}")
+        raise ValueError(
+            f"'{key}.type' expects one of {', '.join(EVENT_TYPES)}, got {json_text(type_)}"
+        )
     found = matcher(spec["match"], f"{key}.match") if "match" in spec else None
     if found is not None and not isinstance(found, dict | re.Pattern):
         raise ValueError(f"'{key}.match' expects an object of fields, or {{\"regex\": …}}")
@@ -98,15 +101,20 @@ def _event(entry: dict[str, Any], key: str) -> Callable[[Gates], Handle]:
 def _tampering(value: Any) -> Callable[[Gates], Handle]:
     if value is True:
         return lambda g: g.no_test_tampering()
-    if not isinstance(value, dict) or not set(value) <= {"globs", "allowEdits"}:
+    if isinstance(value, dict) and not set(value) <= {"globs", "allowEdits"}:
+        extra = set(value) - {"globs", "allowEdits"}
+        raise ValueError(f"{unknown_keys(extra, {'globs', 'allowEdits'})}, for 'noTestTampering'")
+    if not isinstance(value, dict):
         raise ValueError(
             '\'noTestTampering\' expects true or {"globs": […], "allowEdits": true}, '
-            f"got {value!r}"
+            f"got {json_text(value)}"
         )
     globs = _globs(value["globs"], "noTestTampering") if "globs" in value else None
     allow = value.get("allowEdits", False)
     if not isinstance(allow, bool):
-        raise ValueError(f"'noTestTampering.allowEdits' expects true or false, got {allow!r}")
+        raise ValueError(
+            f"'noTestTampering.allowEdits' expects true or false, got {json_text(allow)}"
+        )
     return lambda g: g.no_test_tampering(globs, allow_edits=allow)
 
 
@@ -114,14 +122,18 @@ def _hidden(value: Any, default_globs: list[str]) -> Callable[[Gates], Handle]:
     if value is True:
         return lambda g: g.no_hidden_reads(default_globs)
     if not isinstance(value, dict) or set(value) != {"globs"}:
-        raise ValueError(f"'noHiddenReads' expects true or {{\"globs\": […]}}, got {value!r}")
+        raise ValueError(
+            f"'noHiddenReads' expects true or {{\"globs\": […]}}, got {json_text(value)}"
+        )
     globs = _globs(value["globs"], "noHiddenReads")
     return lambda g: g.no_hidden_reads(globs)
 
 
 def _tool_order(value: Any) -> Callable[[Gates], Handle]:
     if not isinstance(value, list) or not value:
-        raise ValueError(f"'toolOrder' expects a non-empty list of tool names, got {value!r}")
+        raise ValueError(
+            f"'toolOrder' expects a non-empty list of tool names, got {json_text(value)}"
+        )
     names = [_text(v, "toolOrder[]") for v in value]
     return lambda g: g.tool_order(names)
 
@@ -129,7 +141,9 @@ def _tool_order(value: Any) -> Callable[[Gates], Handle]:
 def _message(value: Any) -> Callable[[Gates], Handle]:
     found = matcher(value, "messageIncludes")
     if not isinstance(found, str | re.Pattern) or found == "":
-        raise ValueError(f"'messageIncludes' expects a text or {{\"regex\": …}}, got {value!r}")
+        raise ValueError(
+            f"'messageIncludes' expects a text or {{\"regex\": …}}, got {json_text(value)}"
+        )
     return lambda g: g.message_includes(found)
 
 
