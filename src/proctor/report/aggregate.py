@@ -30,6 +30,7 @@ from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, SCORED_STATUSES, TrialRecord
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair
+from proctor.report.ab.measures import excluded_by_hand
 from proctor.report.ab.pairs import Cell
 from proctor.report.effort import (
     cost_rollup,
@@ -97,11 +98,6 @@ def gate_checks(gate: Gate, rate: float | None, scores: ScoreStats, n: int) -> l
     return checks
 
 
-def _excluded(record: TrialRecord) -> bool:
-    """Left out by a person (``annotate --verdict excluded``)."""
-    return record.annotation is not None and record.annotation.verdict == "excluded"
-
-
 def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
     first = records[0]
     counts = Counter(r.status for r in records)
@@ -156,7 +152,7 @@ def metric_rollup(records: Iterable[TrialRecord]) -> dict[str, Spread]:
     """Each metric name the evaluators reported → the median and range of its values."""
     values: dict[str, list[float]] = {}
     for record in records:
-        if _excluded(record):  # left out of the statistics by a person
+        if excluded_by_hand(record):  # left out of the statistics by a person
             continue
         for result in record.evaluators:
             for name, value in result.metrics.items():

@@ -20,6 +20,7 @@ from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.report.ab.measures import (
     abandoned,
     elapsed_seconds,
+    excluded_by_hand,
     file_hit,
     patch_in_area,
     search_steps,
@@ -88,7 +89,7 @@ def rule_counts(records: Sequence[TrialRecord]) -> tuple[int, dict[str, int]]:
     for r in records:
         if not r.process or not r.process.is_task:
             continue
-        if r.annotation is not None and r.annotation.verdict == "excluded":
+        if excluded_by_hand(r):
             continue  # left out of the statistics by a person
         tasks += 1
         for rule in r.rules:

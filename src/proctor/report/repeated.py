@@ -2,7 +2,8 @@
 
 Statistics use the scored trials (passed, failed, timeout); trials in an error status or
 skipped are counted in ``errors`` and left out, since their time and tokens describe a crash,
-not the agent's work.
+not the agent's work. A trial a person left out (``annotate --verdict excluded``) counts in
+neither: it is no error of the run.
 
     for row in repeated_runs(records, goal_shape="fix", min_samples=3):
         row.elapsed_seconds.median, row.first_relevant_stability
@@ -17,6 +18,7 @@ from proctor.models.suite import RepeatedRow, RepeatedSpread
 from proctor.models.trial import TrialRecord
 from proctor.report.ab.measures import (
     elapsed_seconds,
+    excluded_by_hand,
     first_relevant_file,
     is_scored,
     succeeded,
@@ -46,7 +48,7 @@ def _row(key: tuple[str, str, str], trials: Sequence[TrialRecord]) -> RepeatedRo
         condition=key[2],
         goal_shape=trials[0].labels.goal_shape,
         samples=len(scored),
-        errors=len(trials) - len(scored),
+        errors=sum(1 for t in trials if not is_scored(t) and not excluded_by_hand(t)),
         passes=sum(map(succeeded, scored)),
         elapsed_seconds=spread_of(elapsed),
         tool_calls=spread_of([float(tool_calls(t)) for t in scored]),

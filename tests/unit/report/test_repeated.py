@@ -8,11 +8,13 @@ from unittest import mock
 
 import pytest
 
+from proctor.models.run import AnnotationsRecord
 from proctor.models.suite import RepeatedRow
 from proctor.models.suite import RepeatedSpread as Spread
-from proctor.models.trial import TrialRecord
+from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.report import repeated
 from proctor.report.repeated import repeated_runs, spread_of
+from proctor.report.stored import apply_annotations
 from proctor.stats import Summary, summarize
 from tests.unit.report.test_ab_fixtures import load, mismatches, records_of
 
@@ -132,3 +134,16 @@ def test_spread_of_nothing_is_all_none() -> None:
 def test_row_json_uses_camel_case() -> None:
     data = repeated_runs(RECORDS)[0].to_dict()
     assert {"goalShape", "elapsedSeconds", "toolCalls", "firstRelevantStability"} <= set(data)
+
+
+def test_a_trial_a_person_excluded_is_neither_a_sample_nor_an_error() -> None:
+    def t(repeat: int, status: str) -> TrialRecord:
+        record = {"case": "c", "agent": "a", "repeat": repeat, "status": status}
+        return TrialRecord.model_validate(record)
+
+    marks = AnnotationsRecord(
+        annotations=[TrialAnnotation(trial="c/a/default/2", verdict="excluded", note="x", at="")]
+    )
+    trials = apply_annotations([t(1, "passed"), t(2, "failed"), t(3, "infra-error")], marks)
+    (row,) = repeated_runs(trials)
+    assert (row.samples, row.errors, row.passes) == (1, 1, 1)

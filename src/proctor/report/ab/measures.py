@@ -36,6 +36,12 @@ def is_scored(record: TrialRecord) -> bool:
     return record.status in SCORED_STATUSES
 
 
+def excluded_by_hand(record: TrialRecord) -> bool:
+    """Left out of the statistics by a person (``annotate --verdict excluded``): neither a
+    sample nor an error."""
+    return record.annotation is not None and record.annotation.verdict == "excluded"
+
+
 def succeeded(record: TrialRecord) -> bool:
     """Success is the status ``passed``; every other status (timeout included) is not."""
     return record.status == "passed"
