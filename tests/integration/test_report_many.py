@@ -155,3 +155,29 @@ def test_a_run_read_through_a_link_or_renamed_keeps_its_run_id(
     assert json.loads(proctor("report", str(renamed), "--reporter", "json").out)["runId"] == (
         "artifact"
     )
+
+
+def test_a_run_stopped_before_its_first_trial_ended_is_reported_as_such(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    # As a stop just after the run folder was made leaves it: no trial record.
+    shutil.rmtree(run / "trials")
+    manifest = json.loads((run / "run.json").read_text())
+    manifest.update(interrupted=True, trialsFinished=0)
+    (run / "run.json").write_text(json.dumps(manifest))
+    reported = proctor("report", str(run), "--reporter", "json")
+    assert reported.code == 130, reported.err  # as the run itself exited
+    assert "is this a run folder" not in reported.err
+    assert f"`proctor run --resume {run}` finishes it" in reported.err
+    assert json.loads(reported.out)["totals"]["n"] == 0
+    # Comparing a run of no trials has nothing to compare: said so, not "no run folder".
+    compared = proctor("compare", str(run))
+    assert compared.code == 2
+    assert "stopped before its first trial ended" in compared.err, compared.err
+    # Control: a folder that is no run's is still refused as such.
+    (run / "run.json").unlink()
+    assert "is this a run folder?" in proctor("report", str(run)).err

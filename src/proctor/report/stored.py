@@ -105,29 +105,44 @@ def _lost(path: Path, reason: str) -> TrialRecord:
 
 
 def load_records(
-    run_dir: Path, notes: list[str] | None = None, planned: Sequence[TrialKey] | None = None
+    run_dir: Path,
+    notes: list[str] | None = None,
+    planned: Sequence[TrialKey] | None = None,
+    *,
+    none_is_empty: bool = False,
 ) -> list[TrialRecord]:
     """Every stored trial of a run; ConfigError when the folder holds none. A trial.json that
     cannot be read, or that is not its folder's own (see :func:`iter_records`), counts as an
     infra-error trial saying why (named by its folder); one whose analysis sections (process
     metrics, rules) are malformed is read without them, with a note."""
-    return list(iter_records(run_dir, notes, planned))
+    return list(iter_records(run_dir, notes, planned, none_is_empty=none_is_empty))
 
 
 def iter_records(
     run_dir: Path,
     notes: list[str] | None = None,
     planned: Sequence[TrialKey] | None = None,
+    *,
+    none_is_empty: bool = False,
 ) -> Iterator[TrialRecord]:
     """:func:`load_records` one record at a time, for a caller that never needs them all at
     once (the findings ledger, over a run of many thousands of trials). A record that is not
     its folder's own (moved or copied by hand: it names another trial, or, given the
     ``planned`` cells, a trial the run never planned) counts as an infra-error of its folder's
-    trial, with a note naming the file."""
+    trial, with a note naming the file. A run folder (its run.json and resolved.json there)
+    without any trial record (stopped before its first trial ended) is a ConfigError saying
+    so, or, with ``none_is_empty``, no record."""
     notes = notes if notes is not None else []
     paths = RunPaths(run_dir)
     trial_files, unusable = paths.trial_jsons(), paths.unusable_trial_jsons()
     if not trial_files and not unusable:
+        if paths.run_json.is_file() and paths.resolved_json.is_file():
+            if none_is_empty:
+                return
+            raise ConfigError(
+                f"{run_dir}: no trial of this run has a record: it was stopped before its "
+                f"first trial ended (`proctor run --resume {run_dir}` runs them)"
+            )
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
     cells = set(planned or ())
@@ -275,9 +290,9 @@ def load_run(
             notes.append(f"{exc}; read without it")
     planned = StoredRun(paths, [], resolved=resolved).cells
     if compact_records:
-        records = [compact(r) for r in iter_records(root, notes, planned)]
+        records = [compact(r) for r in iter_records(root, notes, planned, none_is_empty=True)]
     else:
-        records = load_records(root, notes, planned)
+        records = load_records(root, notes, planned, none_is_empty=True)
     manifest = _optional(paths.run_json, RunManifest, notes)
     lost = missing_records(paths, manifest, {_key(r) for r in records}, planned, notes)
     records += [compact(r) for r in lost] if compact_records else lost
