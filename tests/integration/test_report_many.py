@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeCase, Run
+from tests.conftest import MakeCase, Run, write_case
 
 
 def test_two_runs_are_one_sample_set(proctor: Run, make_case: MakeCase, tmp_path: Path) -> None:
@@ -181,3 +181,25 @@ def test_a_run_stopped_before_its_first_trial_ended_is_reported_as_such(
     # Control: a folder that is no run's is still refused as such.
     (run / "run.json").unlink()
     assert "is this a run folder?" in proctor("report", str(run)).err
+
+
+def test_a_baseline_run_and_a_run_of_the_change_compare_case_by_case(
+    proctor: Run, tmp_path: Path
+) -> None:
+    runs = []
+    for condition in ("baseline", "with-plugin"):
+        source = tmp_path / condition
+        write_case(source, "fix", config={"conditions": {condition: {}}, "repeats": 3})
+        out = tmp_path / f"out-{condition}"
+        assert proctor("run", "--source", str(source), "--out", str(out)).code == 0
+        (run,) = out.glob("run-*")
+        runs.append(str(run))
+    compared = proctor("compare", *runs, "--json")
+    assert compared.code == 0, compared.err
+    (group,) = compared.json()["groups"]
+    assert (group["condition"], group["candidateCondition"]) == ("baseline", "with-plugin")
+    assert (group["beforeScored"], group["afterScored"]) == (3, 3)
+    # Pooled with --treatment/--baseline, no run holds both sides: no pair, and a note says why.
+    pooled = proctor("compare", *runs, "--treatment", "with-plugin", "--baseline", "baseline")
+    assert pooled.code == 0, pooled.err
+    assert "no complete pair" in pooled.err and "compare BASELINE_RUN CANDIDATE_RUN" in pooled.err

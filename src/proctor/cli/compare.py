@@ -101,6 +101,16 @@ def command(
             records, treatment, baseline, seed, min_samples=min_samples, planned=cells
         )
         report.annotations = marks
+        if (
+            len(runs) > 1
+            and not report.pairs
+            and _sides_apart(per_run, {report.treatment, report.baseline})
+        ):
+            notes.append(
+                "no complete pair: a pair is a case's repeat under both conditions in one run, "
+                "and these runs each ran one side of it; `proctor compare BASELINE_RUN "
+                "CANDIDATE_RUN` compares two runs case by case (unpaired)"
+            )
         text = model_to_json(report) if as_json else shown(render_ab_markdown(report))
         if as_json:
             shown("")
@@ -114,3 +124,16 @@ def command(
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _sides_apart(per_run: list[list[Any]], sides: set[str]) -> bool:
+    """Whether every run holds one of the two ``sides`` at most, for every case × agent: the
+    runs can make no pair, however many trials they hold."""
+    for records in per_run:
+        seen: dict[tuple[str, str], set[str]] = {}
+        for r in records:
+            if r.condition in sides:
+                seen.setdefault((r.case, r.agent), set()).add(r.condition)
+        if any(len(found) > 1 for found in seen.values()):
+            return False
+    return True

@@ -188,6 +188,10 @@ class RunGroup(CamelModel):
     case: str
     agent: str
     condition: str
+    candidate_condition: str | None = None
+    """The candidate run's condition when it is not ``condition``: a case × agent that ran
+    under one condition in each run, named differently in the two (a baseline run, then a run
+    of the change as a condition of its own), is compared as one group."""
     labels: CaseLabels
     before_scored: int
     before_passes: int

@@ -193,3 +193,32 @@ def test_an_excluded_trial_is_not_counted_as_an_error() -> None:
     crashed = _trials("c", "agent-error", 1)
     (group,) = compare_runs(before, after[:3] + crashed).groups
     assert group.after_errors == 1
+
+
+def _under(condition: str, trials: list[TrialRecord]) -> list[TrialRecord]:
+    return [t.model_copy(update={"condition": condition}) for t in trials]
+
+
+def test_a_case_run_under_one_condition_in_each_run_is_one_group() -> None:
+    # A baseline run, then a run of the change as a condition of its own.
+    before = _under("baseline", _trials("c", "failed", 4) + _trials("d", "passed", 3))
+    after = _under("with-plugin", _trials("c", "passed", 4) + _trials("d", "passed", 3))
+    result = compare_runs(before, after)
+    assert [(g.case, g.condition, g.candidate_condition) for g in result.groups] == [
+        ("c", "baseline", "with-plugin"),
+        ("d", "baseline", "with-plugin"),
+    ]
+    assert result.only_in_baseline == [] == result.only_in_candidate
+    (c, _) = result.groups
+    assert (c.before_passes, c.after_passes, c.classification) == (0, 4, "improved")
+    text = render_runs_markdown(result)
+    assert "| `c` | a | baseline → with-plugin | 0/4 | 4/4 |" in text
+    assert "2 ran under one condition in each run" in text
+    # A run of two conditions says nothing of which stands for which: matched by name only.
+    both = after + _under("other", _trials("c", "passed", 4))
+    matched = compare_runs(before, both)
+    assert [(g.case, g.candidate_condition) for g in matched.groups] == [("d", "with-plugin")]
+    assert [o.condition for o in matched.only_in_candidate] == ["other", "with-plugin"]
+    # The same condition in both runs stays a group of its own name.
+    (same, _) = compare_runs(before, _under("baseline", after)).groups
+    assert same.candidate_condition is None

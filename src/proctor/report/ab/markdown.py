@@ -231,6 +231,17 @@ def _arrow(c: MetricComparison) -> str:
     return f"{_num(c.baseline)} → {_num(c.treatment)}"
 
 
+def _renamed_line(c: RunComparison) -> list[str]:
+    renamed = [g for g in c.groups if g.candidate_condition is not None]
+    if not renamed:
+        return []
+    pairs = sorted({f"`{g.condition}` → `{g.candidate_condition}`" for g in renamed})
+    return [
+        f"- Of these, {len(renamed)} ran under one condition in each run, named differently "
+        f"({', '.join(pairs)}), and are compared as one group."
+    ]
+
+
 def render_runs_markdown(comparison: RunComparison) -> str:
     """The run comparison as Markdown; no common group still renders the (empty) sections."""
     c, n = comparison, comparison.min_samples
@@ -239,6 +250,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         "# Run comparison: baseline run → candidate run",
         "",
         f"- Groups (case × agent × condition) in both runs: {len(c.groups)} ({counts}).",
+        *_renamed_line(c),
         f"- Only in the baseline run: {len(c.only_in_baseline)}; "
         f"only in the candidate run: {len(c.only_in_candidate)}.",
         f"- Deltas are candidate − baseline; a group's CIs are 95% unpaired (a score interval "
@@ -259,7 +271,9 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         [
             f"`{g.case}`",
             g.agent,
-            g.condition,
+            g.condition
+            if g.candidate_condition is None
+            else f"{g.condition} → {g.candidate_condition}",
             f"{g.before_passes}/{g.before_scored}",
             f"{g.after_passes}/{g.after_scored}",
             _rate_delta(g.comparisons["passRate"]),

@@ -98,6 +98,27 @@ def _groups(records: Sequence[TrialRecord]) -> dict[GroupKey, list[TrialRecord]]
     return groups
 
 
+def _renamed(
+    before: dict[GroupKey, list[TrialRecord]], after: dict[GroupKey, list[TrialRecord]]
+) -> list[tuple[GroupKey, GroupKey]]:
+    """The groups of a case × agent that ran under exactly one condition in each run, under
+    two names: the run before a change and the run after it, each with its own condition
+    (``baseline`` then ``with-plugin``), compare that case × agent as one group. A case × agent
+    with more conditions in either run is matched by condition only: which of them stands for
+    which is not known."""
+    conditions: dict[tuple[str, str], tuple[set[str], set[str]]] = defaultdict(
+        lambda: (set(), set())
+    )
+    for side, groups in enumerate((before, after)):
+        for case, agent, condition in groups:
+            conditions[(case, agent)][side].add(condition)
+    matched: list[tuple[GroupKey, GroupKey]] = []
+    for (case, agent), (was, now) in conditions.items():
+        if len(was) == 1 and len(now) == 1 and was != now:
+            matched.append(((case, agent, min(was)), (case, agent, min(now))))
+    return matched
+
+
 def _only(keys: set[GroupKey], groups: dict[GroupKey, list[TrialRecord]]) -> list[RunOnly]:
     return [
         RunOnly(case=c, agent=a, condition=k, trials=len(groups[(c, a, k)]))
@@ -106,12 +127,13 @@ def _only(keys: set[GroupKey], groups: dict[GroupKey, list[TrialRecord]]) -> lis
 
 
 def _run_group(
-    key: GroupKey,
+    keys: tuple[GroupKey, GroupKey],
     before: Sequence[TrialRecord],
     after: Sequence[TrialRecord],
     seed: int,
     min_samples: int,
 ) -> RunGroup:
+    key, candidate = keys
     scored_before = [r for r in before if is_scored(r)]
     scored_after = [r for r in after if is_scored(r)]
     classification, note = classify_outcomes(
@@ -124,6 +146,7 @@ def _run_group(
         case=key[0],
         agent=key[1],
         condition=key[2],
+        candidate_condition=candidate[2] if candidate != key else None,
         labels=(after or before)[0].labels,
         before_scored=len(scored_before),
         before_passes=sum(map(succeeded, scored_before)),
@@ -144,7 +167,7 @@ def _errors(records: Sequence[TrialRecord]) -> int:
 
 
 def _by_group(
-    common: Sequence[GroupKey],
+    common: Sequence[tuple[GroupKey, GroupKey]],
     after: dict[GroupKey, list[TrialRecord]],
     before: dict[GroupKey, list[TrialRecord]],
     seed: int,
@@ -159,8 +182,8 @@ def _by_group(
     for name, measure, higher_is_better, statistic in METRICS:
         of = statistic_named(statistic)
         pairs: list[tuple[float, float]] = []
-        for key in common:
-            ours, theirs = _measured(after[key], measure), _measured(before[key], measure)
+        for was, now in common:
+            ours, theirs = _measured(after[now], measure), _measured(before[was], measure)
             if ours and theirs:
                 pairs.append((of(ours), of(theirs)))
         comparison = compare_samples(
@@ -211,15 +234,20 @@ def compare_runs(
     deltas are after - before with unpaired CIs; classification is ``classify_case`` on the
     scored outcomes, "insufficient-data" below ``min_samples`` on a side. The overall
     comparison takes each common group as one paired sample (see :func:`_by_group`), so it
-    needs ``min_samples`` groups. Groups in one run only are listed, not compared. Two empty
-    runs give no groups, zero counts and "insufficient-data" overall comparisons. Raises
-    ValueError if min_samples < 1.
+    needs ``min_samples`` groups. A case × agent that ran under one condition in each run,
+    named differently in the two (a baseline run, then a run of the change as a condition of
+    its own), is one group of both (see :func:`_renamed`). Groups in one run only are listed,
+    not compared. Two empty runs give no groups, zero counts and "insufficient-data" overall
+    comparisons. Raises ValueError if min_samples < 1.
     """
     if min_samples < 1:
         raise ValueError(f"min_samples must be >= 1, got {min_samples}")
     before, after = _groups(baseline_records), _groups(candidate_records)
-    common = sorted(set(before) & set(after))
-    groups = [_run_group(k, before[k], after[k], seed, min_samples) for k in common]
+    common = [(key, key) for key in sorted(set(before) & set(after))]
+    common += _renamed(before, after)
+    common.sort()
+    groups = [_run_group(k, before[k[0]], after[k[1]], seed, min_samples) for k in common]
+    matched_before, matched_after = {k for k, _ in common}, {k for _, k in common}
     summary = {verdict: 0 for verdict in get_args(CaseVerdict)}
     for group in groups:
         summary[group.classification] += 1
@@ -227,8 +255,8 @@ def compare_runs(
         seed=seed,
         min_samples=min_samples,
         groups=groups,
-        only_in_baseline=_only(set(before) - set(after), before),
-        only_in_candidate=_only(set(after) - set(before), after),
+        only_in_baseline=_only(set(before) - matched_before, before),
+        only_in_candidate=_only(set(after) - matched_after, after),
         summary=summary,
         overall=_by_group(common, after, before, seed, min_samples),
     )
