@@ -56,7 +56,7 @@ def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
     """The function that applies the label files, or None without any."""
     if buckets is None and goal_labels is None:
         return None
-    from proctor.report.stored import read_label_file, relabel
+    from proctor.report.labels import read_label_file, relabel
 
     by_bucket = read_label_file(buckets, "--buckets") if buckets else None
     by_shape = read_label_file(goal_labels, "--goal-labels") if goal_labels else None

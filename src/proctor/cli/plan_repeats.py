@@ -45,7 +45,7 @@ def command(
     An existing --output file is left as it is unless --force is given."""
     from proctor.errors import ConfigError
     from proctor.models.io import write_record
-    from proctor.report.stored import read_label_file
+    from proctor.report.labels import read_label_file
     from proctor.session.repeats import plan_repeats
 
     if not str(output).strip() or output.name in ("", ".", ".."):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from proctor.errors import ConfigError
-from proctor.report.stored import read_label_file
+from proctor.report.labels import read_label_file
 
 
 def test_a_byte_order_mark_is_not_part_of_the_first_task_id(tmp_path: Path) -> None:
