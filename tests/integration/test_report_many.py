@@ -203,3 +203,23 @@ def test_a_baseline_run_and_a_run_of_the_change_compare_case_by_case(
     pooled = proctor("compare", *runs, "--treatment", "with-plugin", "--baseline", "baseline")
     assert pooled.code == 0, pooled.err
     assert "no complete pair" in pooled.err and "compare BASELINE_RUN CANDIDATE_RUN" in pooled.err
+
+
+def test_compare_counts_a_trial_gone_from_a_finished_run_as_report_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config={"repeats": 3}, plan={"turns": [{"say": "hi"}]})
+    runs = []
+    for name in ("before", "after"):
+        out = tmp_path / name
+        assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+        (run,) = out.glob("run-*")
+        runs.append(run)
+    (runs[1] / "trials" / "fix" / "scripted" / "default" / "2" / "trial.json").unlink()
+    reported = proctor("report", str(runs[1]), "--reporter", "json")
+    assert json.loads(reported.out)["groups"][0]["statusCounts"]["infra-error"] == 1
+    compared = proctor("compare", *map(str, runs), "--json")
+    assert compared.code == 0, compared.err
+    (group,) = compared.json()["groups"]
+    assert (group["afterScored"], group["afterErrors"]) == (2, 1)
+    assert "no trial.json, in a run that finished" in compared.err

@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 
 from proctor.view import ViewSettings, build_app
 from proctor.view.synthetic import XSS, write_planted_run, write_run, write_trajectory_lines
+from tests.conftest import MakeCase, Run
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
 
@@ -384,3 +385,17 @@ def test_proctor_s_own_long_lines_stay_events_with_their_steps_counted() -> None
     assert steps[0].result is not None and steps[0].result.output == out  # under the cut
     written = steps[1].event.input["content"]  # type: ignore[union-attr]
     assert written.endswith("more characters not shown]") and len(written) < 21_000
+
+
+def test_compare_counts_a_trial_gone_from_a_finished_run_as_the_run_page_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config={"repeats": 3}, plan={"turns": [{"say": "hi"}]})
+    out = tmp_path / "out"
+    for _ in range(2):
+        assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    before, after = sorted(out.glob("run-*"))
+    (after / "trials/fix/scripted/default/2/trial.json").unlink()
+    with TestClient(build_app(ViewSettings(results=out))) as c:
+        page = c.get(f"/compare?a={before.name}&b={after.name}").text
+    assert re.search(r">3/3</a></td>\s*<td[^>]*><a [^>]*>2/2</a> \(\+1 errors\)", page), page

@@ -52,7 +52,13 @@ def command(
         render_ab_markdown,
         render_runs_markdown,
     )
-    from proctor.report.stored import check_distinct, iter_records, planned_cells, trial_id
+    from proctor.report.stored import (
+        check_distinct,
+        iter_records,
+        missing_of,
+        planned_cells,
+        trial_id,
+    )
     from proctor.report.stored import load_records as read_records
 
     labels = relabeller(buckets, goal_labels)
@@ -66,6 +72,9 @@ def command(
             records = [compact(r) for r in iter_records(path, notes)]
         else:
             records = [compact(r) for r in labels(read_records(path, notes))]
+        # A trial of a finished run whose record is gone counts as an infra-error, as in report.
+        lost = missing_of(path, records, notes)
+        records += [compact(r) for r in (labels(lost) if labels is not None else lost)]
         marks.extend(
             HandMark(
                 run=path.name,

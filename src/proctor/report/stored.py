@@ -342,6 +342,17 @@ def missing_records(
     ]
 
 
+def missing_of(
+    run_dir: Path, records: Sequence[TrialRecord], notes: list[str]
+) -> list[TrialRecord]:
+    """:func:`missing_records` of a run folder whose records were read by the caller (as
+    :func:`load_run` adds them): a stand-in infra-error for each trial its finished run planned
+    that has no record."""
+    paths = RunPaths(run_dir)
+    manifest = _optional(paths.run_json, RunManifest, notes)
+    return missing_records(paths, manifest, {_key(r) for r in records}, None, notes)
+
+
 def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:
     """The trials a stored run planned (see :attr:`StoredRun.cells`); none when its
     ``resolved.json`` cannot be read (the reader of the records says so already)."""

@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.report.ab.runs import compare_conditions, compare_runs
-from proctor.report.stored import load_records
+from proctor.report.stored import load_records, missing_of
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.runs import newest_first
@@ -67,6 +67,7 @@ def _records(index: ResultsIndex, run: str) -> list[Any]:
             _kept.move_to_end(key)
             return hit[1]
     records = load_records(folder)
+    records += missing_of(folder, records, [])  # as the run page counts them
     if cacheable:
         with _kept_lock:
             _kept[key] = (version, records)
