@@ -139,9 +139,12 @@ def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> No
 
 def test_a_slow_mcp_server_is_waited_for(run_cli: Callable[..., dict[str, Any]]) -> None:
     """Claude Code connects MCP servers in the background by default; a trial waits for them
-    (``MCP_CONNECTION_NONBLOCKING=0``), so the first request already offers the tool."""
+    (``MCP_CONNECTION_NONBLOCKING=0``), so the first request already offers the tool, and
+    gives them 30 s (``MCP_CONNECT_TIMEOUT_MS``; the CLI's own wait, 5 s, leaves out a server
+    that takes longer, as one that npx fetches first may)."""
     require_cli(AGENT)
-    config = {"provision": {"mcps": [SLOW_MCP]}}
+    slower = {**SLOW_MCP, "args": [*SLOW_MCP["args"], "8"]}
+    config = {"provision": {"mcps": [slower]}}
     plan = {"turns": [{"tool": "mcp__tiny__add", "input": {"a": 2, "b": 3}}, {"say": "5"}]}
     out = run_cli(AGENT, plan, config=config)
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]

@@ -164,9 +164,11 @@ class ClaudeCode(RealCli[ClaudeSession]):
             CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL="1",
         )
         # The CLI connects MCP servers in the background by default, and a first request that
-        # comes before a slow server is up finds no such tool. A trial waits for them (up to
-        # MCP_CONNECT_TIMEOUT_MS, 5 s by default); a profile's env may say otherwise.
+        # comes before a slow server is up finds no such tool. A trial waits for them, up to
+        # 30 s (the CLI's own MCP_CONNECT_TIMEOUT_MS, 5 s, leaves out a server that npx
+        # fetches first, say); a profile's env may say otherwise.
         env.setdefault("MCP_CONNECTION_NONBLOCKING", "0")
+        env.setdefault("MCP_CONNECT_TIMEOUT_MS", "30000")
         if ctx.model_base_url:
             env["ANTHROPIC_BASE_URL"] = ctx.model_base_url
             env["ANTHROPIC_API_KEY"] = SCRIPTED_KEY
