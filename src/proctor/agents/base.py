@@ -36,6 +36,9 @@ class AgentAdapter(Generic[S]):
     spec: ClassVar[AgentSpec]
     default_mode: ClassVar[Mode] = "headless"
     modes: ClassVar[tuple[Mode, ...]] = ("headless", "interactive")
+    provision_kinds: ClassVar[frozenset[str]] = frozenset({"mcps", "plugins", "skills", "hooks"})
+    """The kinds of ``provision`` entries the adapter gives its CLI. A case that provisions
+    another kind for this agent is refused when planned: its trials would run without it."""
     reports_subagent_usage: ClassVar[bool] = True
     """Whether the tokens the CLI reports include its subagents' (Codex reports the main
     thread's only): the usage check compares the report with the same part of the transcript."""

@@ -57,6 +57,27 @@ def check_provision(provision: Provision, case_dir: Path, where: str) -> None:
             )
 
 
+def check_agent_provision(rc: ResolvedCase, agent: str, profile: AgentProfile) -> None:
+    """Each add-on the case provisions (for itself or one of its conditions) is of a kind the
+    agent's adapter gives its CLI: a plugin for Codex or Gemini CLI would be dropped, and the
+    trial (a condition meant to measure it) would run without it."""
+    takes = adapter_for(agent, {agent: profile}).provision_kinds
+    parts: list[tuple[str, Provision | None]] = [("", rc.provision)]
+    parts += [(f", condition '{n}'", c.provision) for n, c in rc.conditions.items()]
+    for where, provision in parts:
+        for kind in ("plugins", "skills", "hooks", "mcps"):
+            entries = getattr(provision, kind) if provision is not None else []
+            if entries and kind not in takes:
+                names = ", ".join(f"'{e.name}'" for e in entries)
+                raise ConfigError(
+                    f"case '{rc.name}'{where}: agent '{agent}' cannot load provision.{kind} "
+                    f"({names}); it takes {', '.join(sorted(takes))}, and its trials would run "
+                    f"without the {kind}. Run the case on an agent that loads them (plugins: "
+                    "claude-code), or provision the add-on's skills, hooks and MCP servers as "
+                    "entries of their own"
+                )
+
+
 def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOverrides) -> Mode:
     """``--mode`` > the case's ``mode`` > the profile's ``mode`` > the adapter's default.
 

@@ -33,7 +33,7 @@ from proctor.models.config import (
 from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
-from proctor.plan.checks import check_provision, resolve_mode
+from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.roles import resolve_roles
 
 DEFAULT_CONDITION = "default"
@@ -311,6 +311,7 @@ def _trials(
         for agent in rc.agents:
             profile = profile_for(agent, top.codingagents)
             mode = resolve_mode(rc, agent, profile, cli)
+            check_agent_provision(rc, agent, profile)
             for repeat in range(1, rc.repeats + 1):
                 # In the order --condition lists them (a manifest's pair order), else the config's.
                 listed = list(dict.fromkeys(n for n in cli.conditions or [] if n in rc.conditions))

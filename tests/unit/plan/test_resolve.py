@@ -179,3 +179,24 @@ def test_a_trajectory_check_without_a_pattern_for_a_planned_agent_is_refused() -
     starred = {"use": "trajectory-check", "toolPattern": {"claude-code": "Bash", "*": "shell"}}
     every = case().model_copy(update={"evaluators": parse_evaluator_specs([starred], "c")})
     resolve_case(every, TopConfig(), CliOverrides())
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini-cli"])
+def test_a_plugin_for_an_agent_that_cannot_load_it_is_refused(tmp_path: Path, agent: str) -> None:
+    """A Claude Code plugin goes to Claude Code alone (--plugin-dir): Codex and Gemini CLI trials
+    would run without it, so an A/B of a plugin condition would compare two baselines."""
+    (tmp_path / "c" / "tidy").mkdir(parents=True)
+    with_plugin = {"provision": {"plugins": [{"name": "tidy", "path": "tidy"}]}}
+    conditions = {"baseline": {}, "with-plugin": with_plugin}
+    with pytest.raises(ConfigError) as caught:
+        plan([case("c", tmp_path, agents=[agent], conditions=conditions)])
+    assert str(caught.value).startswith(
+        f"case 'c', condition 'with-plugin': agent '{agent}' cannot load provision.plugins "
+        "('tidy'); it takes hooks, mcps, skills"
+    )
+    with pytest.raises(ConfigError, match=f"^case 'c': agent '{agent}' cannot load"):
+        plan([case("c", tmp_path, agents=[agent], **with_plugin)])
+    for loads in ("claude-code", "scripted"):
+        assert plan([case("c", tmp_path, agents=[loads], conditions=conditions)]).trials
+    skills = {"provision": {"skills": [{"name": "tidy", "path": "tidy"}]}}
+    assert plan([case("c", tmp_path, agents=[agent], **skills)]).trials

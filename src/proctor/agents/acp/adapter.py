@@ -129,6 +129,7 @@ def refuse_unsupported(provision: Provision | None) -> None:
 class AcpAgent(AgentAdapter[AcpSession]):
     spec = ACP
     default_mode = "headless"
+    provision_kinds = frozenset({"mcps"})
 
     def program(self, profile: AgentProfile) -> Path | None:
         return find_binary(command_of(profile)[0], profile)

@@ -174,6 +174,8 @@ def settings_for(ctx: LaunchContext, gemini_dir: Path) -> dict[str, Any]:
 @register
 class GeminiCli(RealCli[GeminiSession]):
     spec = GEMINI_CLI
+    # A plugin is Claude Code's (--plugin-dir): this CLI would run without it.
+    provision_kinds = frozenset({"mcps", "skills", "hooks"})
 
     def check_profile(self, profile: AgentProfile) -> None:
         """A ``permissionMode`` must be a Gemini CLI approval mode (raises AgentError)."""
