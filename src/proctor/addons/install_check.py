@@ -206,10 +206,15 @@ def _component_checks(session: _Session, agents: list[str], report: InstallCheck
             listing = "; ".join(f"{c.kind} {describe(c)}" for c in added) or "nothing"
             report.notes.append(f"{agent}: installed {listing}".replace(prefix, ""))
         elif wanted is not None:
-            named = {*wanted.skills, *wanted.mcp, *wanted.plugins}
-            extra = [
-                c for c in added if c.kind in ("skill", "mcp", "plugin") and c.name not in named
-            ]
+            named = (
+                {("skill", n) for n in wanted.skills}
+                | {("mcp", n) for n in wanted.mcp}
+                | {("plugin", n) for n in wanted.plugins}
+            )
+            named |= {("command", n) for n in wanted.commands}
+            named |= {("subagent", n) for n in wanted.subagents}
+            kinds = ("skill", "mcp", "plugin", "command", "subagent")
+            extra = [c for c in added if c.kind in kinds and (c.kind, c.name) not in named]
             for component in extra:
                 report.notes.append(
                     f"{agent}: the installer also added {component.kind} {describe(component)}, "

@@ -21,7 +21,13 @@ def component_checks(
     """One ``present`` check per expected component."""
     components = found.components if found is not None else []
     checks = []
-    named = (("skill", expected.skills), ("mcp", expected.mcp), ("plugin", expected.plugins))
+    named = (
+        ("skill", expected.skills),
+        ("mcp", expected.mcp),
+        ("plugin", expected.plugins),
+        ("command", expected.commands),
+        ("subagent", expected.subagents),
+    )
     for kind, names in named:
         for name in names:
             candidates = [c for c in components if c.kind == kind and c.name == name]

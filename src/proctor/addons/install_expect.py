@@ -49,9 +49,14 @@ class AgentExpectation(UserModel):
     hooks: list[ExpectedHook] = []
     mcp: list[str] = []
     plugins: list[str] = []
+    commands: list[str] = []
+    """Slash commands as the audit names them (``tidy:tidy`` for a plugin's, ``gcs:sync``)."""
+    subagents: list[str] = []
 
     def is_empty(self) -> bool:
-        return not (self.skills or self.hooks or self.mcp or self.plugins)
+        return not (
+            self.skills or self.hooks or self.mcp or self.plugins or self.commands or self.subagents
+        )
 
 
 class InstallExpectation(UserModel):

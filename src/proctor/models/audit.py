@@ -1,6 +1,7 @@
 """The audit of an agent's installed components: what each agent would load from a home and a
-project folder (skills, hooks, plugins, MCP servers, permission rules, instruction files), each
-with the file that defines it. Written by ``proctor audit --json`` and into every ``trial.json``.
+project folder (skills, hooks, plugins, MCP servers, slash commands, subagents, permission rules,
+instruction files), each with the file that defines it. Written by ``proctor audit --json`` and
+into every ``trial.json``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ from proctor.models.base import CamelModel, RecordModel
 AUDITED_AGENTS = frozenset({"claude-code", "codex", "gemini-cli"})
 """The agents whose installed components :mod:`proctor.addons.audit` reads."""
 
-ComponentKind = Literal["skill", "hook", "plugin", "mcp", "permission", "instructions", "settings"]
+ComponentKind = Literal[
+    "skill",
+    "hook",
+    "plugin",
+    "mcp",
+    "command",
+    "subagent",
+    "permission",
+    "instructions",
+    "settings",
+]
 """``settings`` is only ever a decoy: a settings file of another agent in this agent's folder."""
 
 
@@ -26,8 +37,9 @@ class AuditComponent(CamelModel):
 
     kind: ComponentKind
     name: str
-    """Skill name, plugin id, MCP server name, hook ``Event`` (plus ``:matcher``), the
-    permission rule as written, or the instruction file's name."""
+    """Skill name, plugin id, MCP server name, slash command or subagent (``plugin:name`` for a
+    plugin's), hook ``Event`` (plus ``:matcher``), the permission rule as written, or the
+    instruction file's name."""
     file: str
     """The file that defines it (for a skill, its ``SKILL.md`` or folder)."""
     scope: Literal["user", "project", "plugin"] = "user"

@@ -428,3 +428,26 @@ def test_bookkeeping_claude_wrote_is_not_left_by_the_uninstall(tmp_path: Path) -
     path.write_text(json.dumps(doc))
     check, _ = removal_checks(planted, snapshot(tmp_path), tmp_path, ["claude-code"])
     assert not check.passed and "left projects in .claude.json" in check.message
+
+
+def test_an_expect_file_names_slash_commands_and_subagents(tmp_path: Path) -> None:
+    path = tmp_path / "expect.json"
+    path.write_text(
+        json.dumps({"claude-code": {"commands": ["tidy:tidy"], "subagents": ["tidy:tidier"]}})
+    )
+    wanted = load_expectation(path).for_agent("claude-code")
+    assert wanted is not None
+    plugin = "/h/.claude/plugins/cache/m/tidy/1.0.0"
+    found = _audit(
+        AuditComponent(kind="command", name="tidy:tidy", file=f"{plugin}/commands/tidy.md"),
+        AuditComponent(
+            kind="subagent",
+            name="tidy:tidier",
+            file=f"{plugin}/agents/tidier.md",
+            decoy="no front matter giving a name and a description",
+        ),
+    )
+    checks = component_checks("claude-code", wanted, found, lambda text: text)
+    assert [(c.name, c.passed) for c in checks] == [("present", True), ("present", False)]
+    assert "command 'tidy:tidy'" in checks[0].message
+    assert "would not load it (no front matter" in checks[1].message

@@ -1,7 +1,8 @@
 """What Claude Code (2.1.x) would load from a home and a project.
 
 User level: ``~/.claude/settings.json`` (hooks, ``permissions``, ``enabledPlugins``),
-``~/.claude/skills/<name>/SKILL.md``, plugins recorded in
+``~/.claude/skills/<name>/SKILL.md``, slash commands and subagents (``~/.claude/commands``,
+``~/.claude/agents``), plugins recorded in
 ``~/.claude/plugins/installed_plugins.json``, MCP servers in ``~/.claude.json``,
 ``~/.claude/CLAUDE.md`` and ``~/.claude/rules/*.md``. ``CLAUDE_CONFIG_DIR`` (proctor's trials set
 it to ``~/.claude``) takes the place of ``~/.claude`` and holds the ``.claude.json`` read instead
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.audit.definitions import commands, subagents
 from proctor.addons.audit.reading import (
     Reader,
     as_dict,
@@ -107,6 +109,8 @@ def audit_claude_code(reader: Reader) -> None:
         )
         disabled_mcpjson |= set(listed or [])
     skills(reader, config / "skills", "user")
+    commands(reader, config / "commands", "user", ".md", namespaced=False)
+    subagents(reader, config / "agents", "user")
     installed_plugins(reader, config / "plugins" / "installed_plugins.json", enabled)
     user_state(
         reader, config / ".claude.json" if reader.claude_config_dir else home / ".claude.json"
@@ -115,6 +119,8 @@ def audit_claude_code(reader: Reader) -> None:
     foreign_files(reader, config, FOREIGN, "user")
     if project is not None:
         skills(reader, project / ".claude" / "skills", "project")
+        commands(reader, project / ".claude" / "commands", "project", ".md", namespaced=False)
+        subagents(reader, project / ".claude" / "agents", "project")
         mcp_json = project / ".mcp.json"
         servers(
             reader,
@@ -224,6 +230,8 @@ def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
     """A plugin's skills (``plugin:skill``), hooks (``hooks/hooks.json`` and the manifest's
     ``hooks``) and MCP servers (``.mcp.json`` and the manifest's ``mcpServers``)."""
     skills(reader, folder / "skills", "plugin", prefix=f"{name}:")
+    commands(reader, folder / "commands", "plugin", ".md", prefix=f"{name}:", namespaced=False)
+    subagents(reader, folder / "agents", "plugin", prefix=f"{name}:")
     hooks_file = folder / "hooks" / "hooks.json"
     table = as_dict(reader.json(hooks_file)).get("hooks")
     hooks(reader, table, hooks_file, "plugin", agent="claude-code")

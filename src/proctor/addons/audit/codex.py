@@ -4,9 +4,10 @@
 ``command`` and ``args`` or ``url``, ``enabled = false`` to switch one off; ``notify``, the
 command run when a turn ends; a ``[hooks]`` table), ``hooks.json``
 (``{"hooks": {event: [groups]}}``), ``AGENTS.md`` (or ``AGENTS.override.md``, which then
-replaces it). User skills live in ``~/.agents/skills`` (current builds) and
-``$CODEX_HOME/skills`` (older ones; ``.system`` holds Codex's own). In the project:
-``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills``.
+replaces it), ``prompts/*.md`` (custom prompts, the slash commands ``/prompts:<name>``). User
+skills live in ``~/.agents/skills`` (current builds) and ``$CODEX_HOME/skills`` (older ones;
+``.system`` holds Codex's own). In the project: ``AGENTS.md`` / ``AGENTS.override.md`` and
+``.agents/skills``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.audit.definitions import commands
 from proctor.addons.audit.reading import (
     Reader,
     as_dict,
@@ -57,6 +59,7 @@ def audit_codex(reader: Reader) -> None:
     hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "user", agent="codex")
     skills(reader, reader.home / ".agents" / "skills", "user")
     skills(reader, codex_home / "skills", "user")
+    commands(reader, codex_home / "prompts", "user", ".md", prefix="prompts:", nested=False)
     agents_md(reader, codex_home, "user")
     foreign_files(reader, codex_home, FOREIGN, "user")
     if reader.project is not None:

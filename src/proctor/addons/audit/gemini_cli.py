@@ -8,7 +8,9 @@ rules), ``skills.disabled``. Skills: ``~/.gemini/skills``, ``~/.agents/skills`` 
 project's ``.gemini/skills``, ``.agents/skills``. Extensions:
 ``~/.gemini/extensions/<dir>/gemini-extension.json``, enabled unless
 ``extension-enablement.json`` has a last matching ``!path`` override for the project; an
-enabled extension brings its MCP servers, context file, skills and ``hooks/hooks.json``.
+enabled extension brings its MCP servers, context file, skills, ``commands/`` and ``agents/`` and
+``hooks/hooks.json``. Slash commands: ``commands/**/*.toml``; subagents: ``agents/*.md`` (off when
+``experimental.enableAgents`` is false), in ``~/.gemini`` and the project's ``.gemini``.
 Instructions: ``GEMINI.md`` (or ``context.fileName``) in ``~/.gemini`` and in the project.
 ``GEMINI_CLI_HOME`` replaces the home (``~``) in every one of these user paths.
 """
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.audit.definitions import commands, subagents
 from proctor.addons.audit.reading import (
     Reader,
     as_dict,
@@ -80,7 +83,7 @@ def audit_gemini_cli(reader: Reader) -> None:
             )
             if malformed and (key, field) == ("mcp", "allowed"):
                 malformed_allowed.append(path)
-        for key in ("mcp", "hooksConfig", "skills", "context"):
+        for key in ("mcp", "hooksConfig", "skills", "context", "experimental"):
             earlier = as_dict(merged.get(key))
             merged[key] = {**earlier, **as_dict(data.get(key))}
             if key in ("hooksConfig", "skills"):  # their `disabled` lists are each file's, joined
@@ -117,14 +120,23 @@ def audit_gemini_cli(reader: Reader) -> None:
     # A project's server replaces the user's of the same name (mcpServers merge shallowly).
     shadow_same_names(reader, lambda c: {"project": 0, "user": 1}.get(c.scope))
     context_names = context_files(as_dict(merged.get("context")).get("fileName"))
+    agents_off = (
+        "subagents switched off (experimental.enableAgents)"
+        if as_dict(merged.get("experimental")).get("enableAgents") is False
+        else None
+    )
     skills(reader, gemini / "skills", "user", disabled_skills)
+    commands(reader, gemini / "commands", "user", ".toml")
+    subagents(reader, gemini / "agents", "user", nested=False, off=agents_off)
     skills(reader, home / ".agents" / "skills", "user", disabled_skills)
     for name in context_names:
         instructions(reader, gemini / name, "user")
     foreign_files(reader, gemini, FOREIGN, "user")
-    extensions(reader, gemini / "extensions", mcp_decoy, off, disabled_hooks)
+    extensions(reader, gemini / "extensions", mcp_decoy, off, disabled_hooks, agents_off)
     if project is not None:
         skills(reader, project / ".gemini" / "skills", "project", disabled_skills)
+        commands(reader, project / ".gemini" / "commands", "project", ".toml")
+        subagents(reader, project / ".gemini" / "agents", "project", nested=False, off=agents_off)
         skills(reader, project / ".agents" / "skills", "project", disabled_skills)
         for name in context_names:
             instructions(reader, project / name, "project")
@@ -143,6 +155,7 @@ def extensions(
     mcp_decoy: Callable[[str, dict[str, Any]], str | None],
     off: str | None,
     disabled_hooks: set[str],
+    agents_off: str | None = None,
 ) -> None:
     enablement = reader.json(root / "extension-enablement.json") or {}
     where = str(reader.project or reader.home)
@@ -167,6 +180,8 @@ def extensions(
         for context in context_files(manifest.get("contextFileName")):
             instructions(reader, folder / context, "plugin")
         skills(reader, folder / "skills", "plugin")
+        commands(reader, folder / "commands", "plugin", ".toml")
+        subagents(reader, folder / "agents", "plugin", nested=False, off=agents_off)
         hooks_file = folder / "hooks" / "hooks.json"
         table = as_dict(reader.json(hooks_file)).get("hooks")
         hooks(reader, table, hooks_file, "plugin", off, disabled_hooks, agent="gemini-cli")

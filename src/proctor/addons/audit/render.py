@@ -10,6 +10,8 @@ KIND_TITLES = {
     "hook": "hooks",
     "plugin": "plugins",
     "mcp": "MCP servers",
+    "command": "slash commands",
+    "subagent": "subagents",
     "permission": "permission rules",
     "instructions": "instruction files",
     "settings": "other agents' settings files",

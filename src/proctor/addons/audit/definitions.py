@@ -1,0 +1,100 @@
+"""Slash commands and subagents: one file each in a folder the agent reads.
+
+Claude Code: ``commands/**/*.md`` and ``agents/**/*.md`` in ``~/.claude``, the project's
+``.claude`` and each enabled plugin (a plugin's are named ``plugin:name``). Gemini CLI:
+``commands/**/*.toml`` (a sub-folder makes a namespace: ``gcs/sync.toml`` is ``/gcs:sync``) and
+``agents/*.md`` in ``~/.gemini``, the project's ``.gemini`` and each enabled extension. Codex:
+its custom prompts, ``$CODEX_HOME/prompts/*.md`` (``/prompts:name``).
+
+A subagent is defined by its front matter: a file without one that gives a ``name`` and a
+``description`` is not loaded (both CLIs' documentation), and is listed as a decoy. Only the
+front matter's ``name:`` and ``description:`` lines are looked at; nothing is parsed further.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from proctor.addons.audit.reading import Reader, Scope
+
+NO_FRONT_MATTER = "no front matter giving a name and a description"
+MAX_FILES = 2000
+"""Files listed per folder at most: a folder of dotfiles linked in is not walked whole."""
+_FIELD = re.compile(r"^(name|description)\s*:\s*(\S.*)?$", re.MULTILINE)
+
+
+def _files(reader: Reader, root: Path, suffix: str, *, nested: bool) -> list[Path]:
+    if not reader.is_dir(root):
+        return []
+    try:
+        found = root.rglob(f"*{suffix}") if nested else root.glob(f"*{suffix}")
+        files = []
+        for path in found:
+            relative = path.relative_to(root)
+            if any(part.startswith(".") for part in relative.parts):
+                continue
+            if reader.is_file(path):
+                files.append(path)
+            if len(files) >= MAX_FILES:
+                reader.problems.append(f"{root}: more than {MAX_FILES} files; the rest not listed")
+                break
+    except OSError as exc:
+        reader.problems.append(f"{root}: cannot be listed ({exc.strerror or exc})")
+        return []
+    return sorted(files)
+
+
+def commands(
+    reader: Reader,
+    root: Path,
+    scope: Scope,
+    suffix: str,
+    *,
+    prefix: str = "",
+    namespaced: bool = True,
+    nested: bool = True,
+) -> None:
+    """One slash command per file; ``namespaced``: a sub-folder's name joins the command's
+    with ``:`` (Gemini CLI), else the command is named by its file alone (Claude Code)."""
+    for path in _files(reader, root, suffix, nested=nested):
+        parts = path.relative_to(root).with_suffix("").parts
+        name = ":".join(parts) if namespaced else parts[-1]
+        reader.add("command", prefix + name, path, scope=scope)
+
+
+def subagents(
+    reader: Reader,
+    root: Path,
+    scope: Scope,
+    *,
+    prefix: str = "",
+    nested: bool = True,
+    off: str | None = None,
+) -> None:
+    """One subagent per ``.md`` file, named by its front matter's ``name`` (else the file);
+    ``off`` is the reason every one is a decoy (subagents switched off)."""
+    for path in _files(reader, root, ".md", nested=nested):
+        fields = front_matter(reader.text(path) or "")
+        name = fields.get("name") or path.stem
+        decoy = off
+        if decoy is None and not (fields.get("name") and fields.get("description")):
+            decoy = NO_FRONT_MATTER
+        reader.add("subagent", prefix + name, path, scope=scope, decoy=decoy)
+
+
+def front_matter(text: str) -> dict[str, str]:
+    """The ``name`` and ``description`` lines of a leading ``---`` block."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    try:
+        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
+    except StopIteration:
+        return {}
+    block = "\n".join(lines[1:end])
+    return {
+        key: (value or "").strip().strip("'\"")
+        for key, value in _FIELD.findall(block)
+        if (value or "").strip().strip("'\"")
+    }
