@@ -31,7 +31,7 @@ from proctor.models.trial import EvaluatorResult
 from proctor.paths import TrialPaths
 from proctor.util.processes import Outcome, run_captured
 
-COMMON_KEYS = {"use", "gate", "weight", "label"}
+COMMON_KEYS = {"use", "gate", "weight", "label", "conditions"}
 MAX_WEIGHT = 1_000_000.0
 """The largest evaluator ``weight``: weights only count relative to each other, and a huge
 one (``1e307``) overflowed the weighted mean to NaN, crashing every trial."""
@@ -183,6 +183,17 @@ def parse_evaluator_specs(
                 "'eval:' would share its name with a task rule's check or an eval's assertion "
                 "in the findings ledger; choose another label"
             )
+        conditions = entry.get("conditions", [])
+        if "conditions" in entry and (
+            not isinstance(conditions, list)
+            or not conditions
+            or not all(isinstance(c, str) and c for c in conditions)
+            or len(set(conditions)) != len(conditions)
+        ):
+            raise ConfigError(
+                f"{where}: field '{loc}.conditions': expected a non-empty list of condition "
+                f"names, each once, got {json_text(conditions)}"
+            )
         name = label or use
         before = [
             (e.get("label") or e.get("use"), bool(e.get("label"))) for e in (*earlier, *entries[:i])
@@ -216,6 +227,7 @@ def parse_evaluator_specs(
                 weight=float(weight),
                 index=index,
                 label=label,
+                conditions=conditions,
             )
         )
     return specs

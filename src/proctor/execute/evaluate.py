@@ -44,11 +44,27 @@ def run_evaluators(
         timed_out=driven is not None and driven.outcome.kind == "timeout",
         roles=prepared.roles,
     )
-    return [evaluated(entry, context) for entry in spec.case.evaluators]
+    return [evaluated(entry, context, spec.condition) for entry in spec.case.evaluators]
 
 
-def evaluated(entry: EvaluatorSpec, context: EvaluationContext) -> EvaluatorResult:
-    """One evaluator's result; an evaluator that crashed gives an errored result saying so."""
+def evaluated(
+    entry: EvaluatorSpec, context: EvaluationContext, condition: str | None = None
+) -> EvaluatorResult:
+    """One evaluator's result; an evaluator that crashed gives an errored result saying so.
+    An evaluator the entry runs under other conditions only is not run: its result is there
+    (the results stay in the order of the case's evaluators) and is not counted."""
+    if entry.conditions and condition not in entry.conditions:
+        return EvaluatorResult(
+            use=entry.use,
+            passed=True,
+            score=0.0,
+            gate=entry.gate,
+            weight=entry.weight,
+            counted=False,
+            message=f"not run under condition '{condition}' (it runs under "
+            f"{', '.join(entry.conditions)})",
+            details={"notRun": True},
+        )
     try:
         return get_evaluator(entry.use).evaluate(entry, context)
     except Exception as exc:

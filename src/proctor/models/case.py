@@ -40,6 +40,9 @@ class EvaluatorSpec(FrozenModel):
     weight: float = 1.0
     index: int = 0
     label: str | None = None
+    conditions: list[str] = []
+    """The conditions whose trials run this evaluator (``hook-transcript-check`` under
+    ``with-plugin`` alone); empty: every condition. Elsewhere its result is not counted."""
 
 
 class Case(FrozenModel):

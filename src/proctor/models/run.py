@@ -129,6 +129,8 @@ class ResolvedEvaluator(CamelModel):
     label: str | None = None
     params: dict[str, Any] = {}
     """The evaluator's own parameters (their shape depends on ``use``)."""
+    conditions: list[str] = []
+    """The conditions it runs under; empty: every one."""
 
 
 class ResolvedCondition(CamelModel):
@@ -209,7 +211,7 @@ class MatrixCell(CamelModel):
 def _nested_params(entry: Any) -> Any:
     if not isinstance(entry, dict):
         return entry
-    common = {k: entry[k] for k in ("use", "gate", "weight", "label") if k in entry}
+    common = {k: entry[k] for k in ("use", "gate", "weight", "label", "conditions") if k in entry}
     return {**common, "params": {k: v for k, v in entry.items() if k not in common}}
 
 

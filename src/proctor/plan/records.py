@@ -221,7 +221,12 @@ def resolved_case(
         tags=case.tags,
         evaluators=[
             ResolvedEvaluator(
-                use=s.use, gate=s.gate, weight=s.weight, label=s.label, params=s.params
+                use=s.use,
+                gate=s.gate,
+                weight=s.weight,
+                label=s.label,
+                params=s.params,
+                conditions=s.conditions,
             )
             for s in rc.evaluators
         ],

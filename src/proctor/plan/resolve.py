@@ -66,6 +66,13 @@ def resolve_case(
     conditions = {**(top.conditions or {}), **(cfg.conditions or {})} or {
         DEFAULT_CONDITION: Condition()
     }
+    for spec in case.evaluators:
+        unknown = [name for name in spec.conditions if name not in conditions]
+        if unknown:
+            raise ConfigError(
+                f"{where}: field 'evaluators[{spec.index}].conditions': '{unknown[0]}' is not "
+                f"a condition of the case (conditions: {', '.join(conditions)})"
+            )
     if cli.conditions:
         # A case without any of the chosen conditions drops out of the matrix.
         conditions = {k: v for k, v in conditions.items() if k in cli.conditions}

@@ -227,7 +227,7 @@ def evaluate_on(
         timed_out=timed_out,
         roles=roles,
     )
-    return [evaluated(entry, context) for entry in spec.case.evaluators]
+    return [evaluated(entry, context, spec.condition) for entry in spec.case.evaluators]
 
 
 def prepared_session(workspace: Path) -> dict[str, Any] | None:

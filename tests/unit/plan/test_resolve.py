@@ -9,6 +9,7 @@ import pytest
 
 from proctor.discover.folders import Discovery
 from proctor.errors import ConfigError
+from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case
 from proctor.models.config import CaseConfig, CliOverrides, Condition, TopConfig
 from proctor.models.plan import RunPlan, TrialSpec
@@ -200,3 +201,23 @@ def test_a_plugin_for_an_agent_that_cannot_load_it_is_refused(tmp_path: Path, ag
         assert plan([case("c", tmp_path, agents=[loads], conditions=conditions)]).trials
     skills = {"provision": {"skills": [{"name": "tidy", "path": "tidy"}]}}
     assert plan([case("c", tmp_path, agents=[agent], **skills)]).trials
+
+
+def test_an_evaluator_naming_a_condition_the_case_lacks_is_refused(tmp_path: Path) -> None:
+    check = {"use": "command", "run": "true", "conditions": ["with-plugn"]}
+    conditions = {"baseline": {}, "with-plugin": {}}
+
+    def with_evaluator(entry: dict[str, object]) -> Case:
+        bare = case("c", tmp_path, conditions=conditions, evaluators=[entry])
+        specs = parse_evaluator_specs([entry], "c/config.json")
+        return bare.model_copy(update={"evaluators": specs})
+
+    with pytest.raises(ConfigError) as caught:
+        resolve_case(with_evaluator(check), TopConfig(), CliOverrides())
+    assert "field 'evaluators[0].conditions': 'with-plugn' is not a condition of the case " in (
+        str(caught.value)
+    )
+    good = with_evaluator({**check, "conditions": ["with-plugin"]})
+    assert resolve_case(good, TopConfig(), CliOverrides()).evaluators[0].conditions == [
+        "with-plugin"
+    ]
