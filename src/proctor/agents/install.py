@@ -13,6 +13,8 @@ from pathlib import Path
 
 from proctor.agents.spec import ACP_PINS, npm_specs
 from proctor.errors import AgentError
+from proctor.util.cutting import masked_tail
+from proctor.util.masking import mask
 
 #: npm package → version: the versions proctor's contract tests and goldens were made with.
 PINNED: dict[str, str] = {
@@ -74,5 +76,6 @@ def npm_failure_message(returncode: int, stderr: str) -> str:
         if line.lstrip().startswith(("npm error", "npm ERR!"))
     ]
     lines = [line for line in lines if line not in ("npm error", "npm ERR!")]
-    detail = "\n".join(lines[:NPM_ERROR_LINES]) if lines else stderr.strip()[-600:]
+    # Masked before the tail is cut: a key the cut would split shows no part of it.
+    detail = mask("\n".join(lines[:NPM_ERROR_LINES])) if lines else masked_tail(stderr.strip(), 600)
     return f"npm install failed ({returncode}): {detail}"

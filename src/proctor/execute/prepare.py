@@ -19,7 +19,8 @@ from proctor.execute.servers import start_harness_server
 from proctor.llm.roles import RoleSet, roles_from
 from proctor.llm.secrets import environment, load_dotenv
 from proctor.paths import cache_folder
-from proctor.util.masking import mask, register_secret
+from proctor.util.cutting import output_tail
+from proctor.util.masking import register_secret
 from proctor.util.processes import MARKER_VARIABLE, run_captured
 from proctor.workspace.diff import Snapshot, take_snapshot
 from proctor.workspace.environment import agent_environment
@@ -65,7 +66,7 @@ def shell_lines(
             err.write(f"# {phase}[{i}]: {line}\n{result.stderr}")
         if fatal and (result.returncode != 0 or result.timed_out):
             how = "timed out" if result.timed_out else f"exited {result.returncode}"
-            said = mask(result.tail)[-300:].strip()  # masked before it is cut
+            said = output_tail(result, 300).strip()  # masked before it is cut
             detail = f": {said}" if said else " (it wrote nothing)"
             raise WorkspaceError(f"{phase} line {i + 1} `{line}` {how}{detail}")
 

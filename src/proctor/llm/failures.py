@@ -26,7 +26,7 @@ import sys
 from typing import Literal
 
 from proctor.errors import ProctorError
-from proctor.util.masking import mask
+from proctor.util.cutting import masked_head
 
 FailureKind = Literal[
     "quota", "auth", "rate-limit", "overloaded", "server", "network", "request", "response", "agent"
@@ -45,9 +45,6 @@ LABELS: dict[FailureKind, str] = {
 RETRYABLE: frozenset[FailureKind] = frozenset({"rate-limit", "overloaded", "server", "network"})
 AGENT_TEXT_CHARS = 300
 BODY_EXCERPT = 200
-MASK_WINDOW = BODY_EXCERPT + 8_192
-"""Masking runs over this much of an error body before the excerpt is cut, so a key that
-straddles the excerpt's end is masked whole rather than left as a prefix (keys are far shorter)."""
 
 #: Words that put a number in an HTTP-status context: "API Error: 401", '"code": 403',
 #: "statusCode: 429", "HTTP/1.1 529", "status code 500".
@@ -120,8 +117,9 @@ class ProviderError(ProctorError):
 
 def excerpt(text: str, limit: int = BODY_EXCERPT) -> str:
     """The first ``limit`` characters of ``text`` with every registered key masked; cut only
-    after masking, so no part of a key survives the cut."""
-    return mask(text[:MASK_WINDOW])[:limit]
+    after masking the whole text, so no part of a key survives the cut (a window cut before
+    masking could split a key that the masks before it bring within ``limit``)."""
+    return masked_head(text, limit)
 
 
 def has_status(text: str, codes: str) -> bool:
@@ -159,7 +157,7 @@ def describe_agent_failure(text: str) -> str:
     kind = kind_of_text(text)
     # Masked before it is cut: a key the message quotes, cut in two, is no longer the key
     # the masker knows, and its first part would be kept.
-    said = f"{LABELS[kind]}: {mask(text.strip())[:AGENT_TEXT_CHARS]}"
+    said = f"{LABELS[kind]}: {masked_head(text.strip(), AGENT_TEXT_CHARS)}"
     return f"{said} ({AUTH_FIX})" if kind == "auth" else said
 
 

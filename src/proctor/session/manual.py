@@ -56,7 +56,8 @@ from proctor.session import journal
 from proctor.session.run import config_record, new_run_paths, write_reports
 from proctor.transcripts.detect import PARSERS, session_file
 from proctor.util.clock import now_iso
-from proctor.util.masking import mask, register_secret, scrub_tree
+from proctor.util.cutting import output_tail
+from proctor.util.masking import register_secret, scrub_tree
 from proctor.util.processes import run_captured
 from proctor.workspace.diff import snapshot, unified_diff
 from proctor.workspace.environment import agent_environment
@@ -143,7 +144,7 @@ def prepare_session(
         done = run_captured(argv, cwd=workspace, env=env, timeout=SETUP_TIMEOUT_SEC)
         if done.returncode != 0 or done.timed_out:
             how = "timed out" if done.timed_out else f"exited {done.returncode}"
-            said = mask(done.tail)[-300:].strip()  # masked before it is cut
+            said = output_tail(done, 300).strip()  # masked before it is cut
             detail = f": {said}" if said else " (it wrote nothing)"
             raise ConfigError(f"setup line `{line}` {how}{detail}")
     left = _provision(spec, workspace, configure_mcp)

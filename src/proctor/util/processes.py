@@ -34,11 +34,8 @@ class Outcome:
     timed_out: bool
     stdout: str
     stderr: str
-
-    @property
-    def tail(self) -> str:
-        text = (self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr).strip()
-        return text[-TAIL_CHARS:]
+    """What the program wrote, in the clear: shown or kept, its end is
+    :func:`proctor.util.cutting.output_tail` (every registered secret masked before the cut)."""
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from proctor.agents.install import npm_failure_message
+from proctor.util import masking
 
 OFFLINE = """\
 npm error code ECONNREFUSED
@@ -39,3 +42,16 @@ def test_without_npm_error_lines_the_tail_is_shown() -> None:
     message = npm_failure_message(127, stderr)
     assert message.endswith("sh: 1: node: not found")
     assert len(message) == len("npm install failed (127): ") + 600
+
+
+def test_the_tail_shows_no_part_of_a_key_the_cut_would_split(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "sk-ant-api03-" + "Q" * 87
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(key)
+    message = npm_failure_message(1, key + "y" * 560 + "\n")
+    assert message == "npm install failed (1): ***" + "y" * 560
+    # npm's own error lines are masked too
+    message = npm_failure_message(1, f"npm error 401 token {key}\n")
+    assert message == "npm install failed (1): npm error 401 token ***"

@@ -125,3 +125,14 @@ def test_a_rate_limit_s_retry_after_is_waited(sdk: object) -> None:
     assert waits and waits[0] >= 5.0  # not the 0.25-0.5 s of the first backoff
     # No registered secret leaves the machine in a prompt.
     assert all(KEY not in p and "***" in p for p in provider.prompts)
+
+
+def test_a_key_split_far_into_a_long_body_is_no_trace_once_the_keys_before_it_are_masked() -> None:
+    """The keys before it, masked, bring a key 8,400 characters into the body within the
+    excerpt: masked whole before the cut, none of it shows."""
+    long = "eyJ" + "L" * 997  # a long registered secret (a token), 1,000 characters
+    masking.register_secret(long)
+    body = long * 8 + KEY * 5 + "y" * 60 + KEY + "b" * 100
+    error = provider_error(status_error(anthropic, 400, body))
+    assert KEY[:8] not in str(error) and long[:8] not in str(error), str(error)
+    assert str(error).endswith("y" * 60 + "***" + "b" * (200 - 24 - 15 - 60 - 3))
