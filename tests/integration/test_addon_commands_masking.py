@@ -66,6 +66,27 @@ def test_audit_masks_keys_and_header_credentials_in_commands(tmp_path: Path, pro
     assert "--header 'Authorization: Bearer ***'" in text.out
 
 
+def test_audit_masks_credential_options_and_webhook_urls(tmp_path: Path, proctor: Run) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    hooks = [
+        "curl -X POST https://hooks.slack.com/services/T0000/B0000/XXXXXXXX -d done",
+        "notify --auth=hookAUTH123 --password hookPW9876",
+    ]
+    handlers = [{"type": "command", "command": c} for c in hooks]
+    write(home / ".claude" / "settings.json", {"hooks": {"Stop": [{"hooks": handlers}]}})
+    args = ["--auth", "argAUTH456", "--token=argTOK789!", "--api-key", "argKEY000"]
+    write(project / ".mcp.json", {"mcpServers": {"s": {"command": "srv", "args": args}}})
+    argv = ("audit", "--home", str(home), "--project", str(project), "--agent", "claude-code")
+    text, as_json = proctor(*argv), proctor(*argv, "--json")
+    assert text.code == as_json.code == 0, text.err
+    for out in (text.out, as_json.out):
+        for secret in ("XXXXXXXX", "B0000", "hookAUTH", "hookPW", "argAUTH", "argTOK", "argKEY"):
+            assert secret not in out, out
+    assert "curl -X POST https://hooks.slack.com/services/*** -d done" in text.out
+    assert "notify --auth=*** --password ***" in text.out
+    assert "srv --auth *** '--token=***' --api-key ***" in text.out
+
+
 def test_hooks_test_masks_a_key_in_what_a_hook_read_and_wrote(tmp_path: Path, proctor: Run) -> None:
     settings = write(
         tmp_path / "settings.json",

@@ -95,17 +95,35 @@ class StreamMask:
 _PARTS = r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name
 _CREDENTIAL_NAMES = (
     r"api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|token|secret|password"
-    r"|passwd|pwd"
+    r"|passwd|pwd|pass|passphrase|auth"
 )
 _SECRET_WORD = rf"{_PARTS}(?:{_CREDENTIAL_NAMES})"
 """A name whose last part says it holds a credential (``api-key``, ``GITHUB_TOKEN``,
-``client_secret``; not ``keyboard``, ``tokens``, ``key-file`` or a bare ``--key``, which is as
-often a file)."""
+``client_secret``, ``--auth``, ``--passphrase``; not ``keyboard``, ``tokens``, ``author``,
+``oauth``, ``auth-file``, ``key-file`` or a bare ``--key``, which is as often a file)."""
 _TRAILING = r"[);,]*"
 """What may close a value in a command line or code (``f(--token abc);``): kept in the clear."""
 _CREDENTIALS = (
     # A URL's password: https://user:***@host
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@", re.IGNORECASE), r"\1***@"),
+    # A webhook URL, whose path is its credential: Slack's (every part after services/,
+    # workflows/ or triggers/) and Discord's (the token after the webhook's id)
+    (
+        re.compile(
+            r"(\bhttps?://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/)"
+            r"[A-Za-z0-9/_-]+",
+            re.IGNORECASE,
+        ),
+        r"\1***",
+    ),
+    (
+        re.compile(
+            r"(\bhttps?://(?:[a-z]+\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d+/)"
+            r"[A-Za-z0-9_-]+",
+            re.IGNORECASE,
+        ),
+        r"\1***",
+    ),
     # A query parameter named like a secret: ?api_key=***, and a bare ?key=*** (Google's
     # APIs take their key so; an option --key is as often a file, and stays)
     (
@@ -116,13 +134,22 @@ _CREDENTIALS = (
         ),
         r"\1***",
     ),
-    # An option named like one, and its value: --token *** or --api-key=***
+    # An option named like one with its value, the whole argument quoted (as shlex.join
+    # quotes one with a blank or a shell character in it): '--token=***'
+    (
+        re.compile(rf"((?<!\S)(['\"])--?{_SECRET_WORD}=)[^'\"]+(?=\2)", re.IGNORECASE),
+        r"\1***",
+    ),
+    # An option named like one, and its value: --token ***, --api-key=***, --auth '***' (a
+    # scheme before a quoted value kept: --auth 'Bearer ***')
     (
         re.compile(
-            rf"((?<!\S)--?{_SECRET_WORD}(?:=|\s+))(?!-)[^\s'\"]+?(?={_TRAILING}(?![^\s'\"]))",
+            rf"((?<![^\s'\"])--?{_SECRET_WORD}(?:=|\s+))"
+            rf"(?:(['\"])((?:bearer|basic|token|bot)\s+)?[^'\"]+\2"
+            rf"|(?!-)[^\s'\"]+?(?={_TRAILING}(?![^\s'\"])))",
             re.IGNORECASE,
         ),
-        r"\1***",
+        lambda m: f"{m[1]}{m[2] or ''}{m[3] or ''}{MASK}{m[2] or ''}",
     ),
     # A variable named like one: GITHUB_TOKEN=***
     (

@@ -166,8 +166,22 @@ def test_a_lowercase_word_is_a_placeholder_not_a_key(monkeypatch: pytest.MonkeyP
         ("fetch(https://h/x?api_key=sk-ab), next", "fetch(https://h/x?api_key=***), next"),
         ("export GITHUB_TOKEN=ghp_x; node s.js", "export GITHUB_TOKEN=***; node s.js"),
         ("--token ab);cd", "--token ***"),  # inside the value: masked with it
+        # --auth and --passphrase hold credentials too, quoted values are masked inside
+        # their quotes (a scheme kept), and an argument quoted whole is masked in it
+        ("notify --auth=hookAUTH123 --auth argAUTH456", "notify --auth=*** --auth ***"),
+        ("x -pass pass:abc --passphrase abc123DEF", "x -pass *** --passphrase ***"),
+        ("srv --auth 'a b c' --token \"Bearer t-1\"", "srv --auth '***' --token \"Bearer ***\""),
+        ("srv '--token=argTOK789!' '--password=p w'", "srv '--token=***' '--password=***'"),
+        ("https://h/?auth=abc&x=1 AUTH=xyz", "https://h/?auth=***&x=1 AUTH=***"),
+        # A webhook URL's path is its credential
+        ("curl -X POST https://hooks.slack.com/services/T0000/B0000/XXXXXXXX -d hi", "curl -X POST https://hooks.slack.com/services/*** -d hi"),
+        ("(https://hooks.slack.com/workflows/T1/A2/3/xyz).", "(https://hooks.slack.com/workflows/***)."),
+        ("curl https://discord.com/api/webhooks/123456789/abc-DEF_ghi", "curl https://discord.com/api/webhooks/123456789/***"),
+        ("https://discordapp.com/api/v10/webhooks/1/tok/slack", "https://discordapp.com/api/v10/webhooks/1/***/slack"),
         # The controls: names that only hold such a word are left as they are.
         ("node s.js --keyboard-layout us --tokens 5 --key-file /x", "node s.js --keyboard-layout us --tokens 5 --key-file /x"),
+        ("git log --author Bob --oauth x --auth-file ~/.a --bypass y --pass-env Z OAUTH=1", "git log --author Bob --oauth x --auth-file ~/.a --bypass y --pass-env Z OAUTH=1"),
+        ("https://hooks.slack.com/ https://discord.com/api/webhooks/", "https://hooks.slack.com/ https://discord.com/api/webhooks/"),
         ("https://example.com/mcp", "https://example.com/mcp"),
     ],
 )  # fmt: skip
