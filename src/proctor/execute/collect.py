@@ -34,6 +34,7 @@ from proctor.models.trajectory import (
 )
 from proctor.models.trial import QuestionRecord, TokenCounts, TranscriptInfo, UsageCheck
 from proctor.util.cutting import mask_wrapped
+from proctor.util.masking import mask_terminal
 from proctor.workspace.diff import workspace_diff
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
@@ -203,10 +204,10 @@ def reclaim_workspace(workspace: Path) -> str | None:
 def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
     paths, log = ctx.paths, driven.log
     if log.terminal or log.screen:
-        # A key the terminal wrapped over two lines is masked here: the trial folder's own
-        # masking finds whole keys only.
+        # A key the terminal wrapped over two lines, or the stream split with escapes, is
+        # masked here: the trial folder's own masking finds whole keys only.
         write_text_atomic(paths.screen_log, mask_wrapped(log.screen))
-        paths.terminal_raw.write_bytes(log.terminal)
+        paths.terminal_raw.write_bytes(mask_terminal(log.terminal))
     trajectory, info = read_transcript(prepared, driven, ctx)
     merge_questions(trajectory, log.questions)
     write_trajectory(paths.trajectory, trajectory.events)

@@ -8,6 +8,7 @@ records. Nothing here reads a key: :mod:`proctor.llm.secrets` finds them.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -90,6 +91,59 @@ class StreamMask:
         """The bytes held back (the stream ended: they begin no secret)."""
         held, self.held = self.held, b""
         return held
+
+
+_ESCAPE = (
+    rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: a colour, a cursor move, an erase
+    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: a title, a link
+    rb"|\x1b[ -/]*[0-Z\\^-~]"  # the other escapes: ESC 7, ESC ( B
+    rb"|[\x00-\x1a\x1c-\x1f\x7f]"  # a control character: \r, \b, \n
+)
+"""What a terminal acts on and never draws."""
+_MOVE = rb"(?:\n|\x1b\[[0-9;]*[HfEFdG])"
+"""A line break or a cursor jump (to a row, a column, a line below): where a program that
+draws a wrapped line (a terminal UI) goes on with it."""
+_RAW_EDGE = "(?:[ \t]|\u2502|\u2503|\u2551)".encode()
+"""What a terminal UI draws at the edge of a wrapped line (see :mod:`proctor.util.cutting`)."""
+_BETWEEN = (
+    rb"(?>(?:"
+    + _MOVE
+    + _RAW_EDGE
+    + rb"{0,8}|"
+    + _ESCAPE
+    + rb"|"
+    + _RAW_EDGE
+    + rb"{1,4}(?=(?:"
+    + _ESCAPE
+    + rb"){0,8}?"
+    + _MOVE
+    + rb"))*)"
+)
+"""What may stand between two characters of a secret in a terminal's byte stream: escapes
+and control characters (a colour, the cursor moved on or back, a carriage return), and a
+line break or cursor jump with the edges a terminal UI draws around it. Atomic: none of it
+is a character of a secret, so what it takes is never given back (no backtracking)."""
+
+
+@functools.lru_cache(maxsize=16)
+def _terminal_patterns(secrets: tuple[str, ...]) -> tuple[re.Pattern[bytes], ...]:
+    return tuple(re.compile(_BETWEEN.join(re.escape(c.encode()) for c in s)) for s in secrets)
+
+
+_ESCAPES = re.compile(_ESCAPE)
+
+
+def mask_terminal(raw: bytes) -> bytes:
+    """A terminal's byte stream (``terminal.raw``) with every registered secret masked, one
+    drawn with escapes or control characters between its characters (``sk-ant-ab`` +
+    ``ESC[1C`` + ``cd…``, a colour changed in it) or wrapped over lines too. The mask keeps
+    the escapes and control characters the secret spanned, so the terminal state it leaves
+    (colours, the cursor's line) stays. A secret drawn in parts that are not one after the
+    other in the stream (a redraw of only the cells that changed, the cursor sent back over
+    cells drawn before) is not found: no single stretch of the stream holds it."""
+    for pattern in _terminal_patterns(tuple(_by_length())):
+        raw = pattern.sub(lambda m: MASK.encode() + b"".join(_ESCAPES.findall(m.group())), raw)
+    return raw
 
 
 _PARTS = r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name

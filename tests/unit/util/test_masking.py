@@ -242,3 +242,47 @@ def test_a_name_or_a_link_holding_a_key_is_masked_on_disk(
     assert (tmp_path / "dir-***" / "inner.txt").read_text() == "holds ***"
     assert os.readlink(tmp_path / "link") == "/nowhere/***"
     assert {"file-***.txt.2", "dir-***", "dir-***/inner.txt", "link"} <= set(touched)
+
+
+TERMINAL_KEY = "sk-ant-api03-abcdefGHIJ0123456789"
+BOX = "\u2502".encode()
+
+
+@pytest.mark.parametrize(
+    ("raw", "masked"),
+    [
+        (TERMINAL_KEY.encode(), b"***"),
+        # the cursor moved on a cell, a colour changed, an inverse cursor drawn in the key
+        (b"x " + TERMINAL_KEY[:16].encode() + b"\x1b[1C" + TERMINAL_KEY[16:].encode() + b" y", b"x ***\x1b[1C y"),
+        (b"x " + TERMINAL_KEY[:5].encode() + b"\x1b[31m" + TERMINAL_KEY[5:9].encode() + b"\x1b[0m\x1b[7m" + TERMINAL_KEY[9:].encode() + b"\x1b[27m y", b"x ***\x1b[31m\x1b[0m\x1b[7m\x1b[27m y"),
+        # a window title set in it, a backspace, a cursor jump to the next row
+        (TERMINAL_KEY[:10].encode() + b"\x1b]0;title\x07" + TERMINAL_KEY[10:].encode(), b"***\x1b]0;title\x07"),
+        (TERMINAL_KEY[:10].encode() + b"\x1b[12;3H" + TERMINAL_KEY[10:].encode(), b"***\x1b[12;3H"),
+        # wrapped by a terminal UI in a box: the line break kept
+        (BOX + b" " + TERMINAL_KEY[:10].encode() + b"  " + BOX + b"\r\n" + BOX + b" " + TERMINAL_KEY[10:].encode() + b" " + BOX, BOX + b" ***\r\n " + BOX),
+        # controls: a blank is no escape, and a key's parts drawn apart are not one key
+        (TERMINAL_KEY[:10].encode() + b" " + TERMINAL_KEY[10:].encode(), TERMINAL_KEY[:10].encode() + b" " + TERMINAL_KEY[10:].encode()),
+        (TERMINAL_KEY[:10].encode() + b"  x  " + TERMINAL_KEY[10:].encode(), TERMINAL_KEY[:10].encode() + b"  x  " + TERMINAL_KEY[10:].encode()),
+    ],
+)  # fmt: skip
+def test_a_key_the_terminal_stream_splits_with_escapes_is_masked(
+    monkeypatch: pytest.MonkeyPatch, raw: bytes, masked: bytes
+) -> None:
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(TERMINAL_KEY)
+    assert masking.mask_terminal(raw) == masked
+
+
+def test_a_terminal_mask_takes_no_time_on_long_runs_of_escapes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing between two characters of a key is given back once taken: a stream of many
+    starts of the key, each followed by escapes and no end, is read in linear time."""
+    import time
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(TERMINAL_KEY)
+    raw = (b"sk-ant" + b"\x1b[1C\x1b[31m\r\n  " * 50 + b"!") * 2000
+    started = time.monotonic()
+    assert masking.mask_terminal(raw) == raw
+    assert time.monotonic() - started < 5
