@@ -67,23 +67,17 @@ def registered_secrets() -> list[str]:
 
 class StreamMask:
     """The bytes of a stream with every registered secret masked, passed on as they come (a
-    terminal mirrored live): the last bytes of a chunk that could begin a secret are held back
-    until the next chunk shows whether they do, or until :meth:`flush` at the end."""
+    terminal mirrored live), one split with escapes too (see :func:`mask_terminal`): the last
+    bytes that could begin a secret are held back until the next chunk shows whether they do,
+    or until :meth:`flush` at the end."""
 
     def __init__(self) -> None:
         self.held = b""
 
     def feed(self, chunk: bytes) -> bytes:
         """What of ``self.held + chunk`` can be passed on now, masked."""
-        data = self.held + chunk
-        needles = [secret.encode() for secret in _by_length()]
-        for needle in needles:
-            data = data.replace(needle, MASK.encode())
-        start = max(0, len(data) - max(map(len, needles), default=1) + 1)
-        cut = next(
-            (i for i in range(start, len(data)) if any(n.startswith(data[i:]) for n in needles)),
-            len(data),
-        )
+        data = mask_terminal(self.held + chunk)
+        cut = _partial_start(data)
         self.held = data[cut:]
         return data[:cut]
 
@@ -144,6 +138,48 @@ def mask_terminal(raw: bytes) -> bytes:
     for pattern in _terminal_patterns(tuple(_by_length())):
         raw = pattern.sub(lambda m: MASK.encode() + b"".join(_ESCAPES.findall(m.group())), raw)
     return raw
+
+
+_SEPARATOR = re.compile(_BETWEEN)
+_UNFINISHED = re.compile(
+    _RAW_EDGE + rb"{0,4}(?:" + _ESCAPE + rb")*"
+    rb"(?:\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[ -/]*)?|\xe2[\x94\x95]?)?"
+)
+"""How a stream may end between two characters of a secret, before the next comes: blanks
+or a box edge, escapes, and the first bytes of one more (an escape, an edge's character)."""
+_REACH_PER_CHAR = 64
+"""The most bytes looked back for the start of a secret, per character of the longest: room
+for escapes (a colour or two) between each two of its characters."""
+
+
+def _partial_start(data: bytes) -> int:
+    """Where the first stretch at the end of ``data`` that could begin a registered secret
+    starts (its first characters, with what :func:`mask_terminal` finds between them, up to
+    the end); ``len(data)`` when none does."""
+    secrets = [[c.encode() for c in s] for s in _by_length()]
+    if not secrets:
+        return len(data)
+    start = max(0, len(data) - _REACH_PER_CHAR * max(map(len, secrets)))
+    firsts = re.compile(b"[" + b"".join(re.escape(c[0][:1]) for c in secrets) + b"]")
+    for found in firsts.finditer(data, start):
+        i = found.start()
+        if any(data.startswith(chars[0][:1], i) and _begins(data, i, chars) for chars in secrets):
+            return i
+    return len(data)
+
+
+def _begins(data: bytes, pos: int, chars: list[bytes]) -> bool:
+    """Whether ``data`` from ``pos`` to its end is the beginning of the secret ``chars``."""
+    for k, char in enumerate(chars):
+        if k:
+            pos = _SEPARATOR.match(data, pos).end()  # type: ignore[union-attr]
+        rest = data[pos:]
+        if char.startswith(rest):  # the end (or the first bytes of the character) comes
+            return True
+        if not rest.startswith(char):
+            return k > 0 and _UNFINISHED.fullmatch(rest) is not None
+        pos += len(char)
+    return False  # the whole secret: masked already
 
 
 _PARTS = r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name

@@ -286,3 +286,19 @@ def test_a_terminal_mask_takes_no_time_on_long_runs_of_escapes(
     started = time.monotonic()
     assert masking.mask_terminal(raw) == raw
     assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 64])
+def test_the_mirror_masks_a_key_split_with_escapes_however_the_chunks_fall(
+    monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(TERMINAL_KEY)
+    key = TERMINAL_KEY.encode()
+    stream = b"x " + key[:16] + b"\x1b[1C" + key[16:24] + b"\x1b[38;5;12m" + key[24:] + b"\x1b[0m y"
+    stream += b" s" + BOX + b" " + key[:6] + b"  " + BOX + b"\r\n" + BOX + b" " + key[6:] + b" sk-"
+    mirror = masking.StreamMask()
+    out = b"".join(mirror.feed(stream[i : i + size]) for i in range(0, len(stream), size))
+    out += mirror.flush()
+    assert out == b"x ***\x1b[1C\x1b[38;5;12m\x1b[0m y s" + BOX + b" ***\r\n sk-"
+    assert mirror.feed(b"plain text") == b"plain text"  # nothing held without a start
