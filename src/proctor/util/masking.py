@@ -1,8 +1,10 @@
 """Secrets held in memory and masked in everything proctor writes.
 
 Provider keys and forwarded credentials are registered once; :func:`mask` replaces each with
-``***`` in a text, :func:`scrub_tree` in the files of a folder, and :class:`MaskingFilter` in log
-records. Nothing here reads a key: :mod:`proctor.llm.secrets` finds them.
+``***`` in a text, :func:`mask_terminal` and :class:`StreamMask` in a terminal's bytes (a key
+split with escapes too), :func:`scrub_tree` in the files of a folder, and
+:class:`MaskingFilter` in log records. Nothing here reads a key: :mod:`proctor.llm.secrets`
+finds them.
 """
 
 from __future__ import annotations
