@@ -89,6 +89,10 @@ def _fixture(task: TaskSpec, where: str, source_root: Path | None) -> Path | Non
 TASK_KEYS = ("tasks", "id", "prompt", "successCriteria")
 """A JSON object with none of these is no task file (a ``package.json`` beside the cases)."""
 
+MANIFEST_KEYS = ("tasks", "pairs", "runs")
+"""A JSON object with all of these is a repeat manifest, which no task file can be (a task
+file's object takes no ``pairs`` or ``runs``)."""
+
 
 def load_task_file(
     path: Path, source_root: Path | None, *, beside_cases: bool = False
@@ -100,6 +104,10 @@ def load_task_file(
     # package.json, which npm reads keeping a key's last value) is skipped, however it is
     # written; only a task file must give each key once.
     data = read_json_file(path)
+    if beside_cases and isinstance(data, dict) and all(k in data for k in MANIFEST_KEYS):
+        # `proctor plan-repeats --output repeats.json` writes it where the cases are, and
+        # `proctor run --manifest repeats.json` reads that folder: its `tasks` are names.
+        raise Unreadable("a repeat manifest (proctor plan-repeats), not a task file")
     if beside_cases and isinstance(data, dict) and not any(k in data for k in TASK_KEYS):
         raise Unreadable(
             "not a task file (a JSON object with none of the keys "

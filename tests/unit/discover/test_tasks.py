@@ -61,6 +61,34 @@ def test_folder_of_task_files_next_to_case_folders(tmp_path: Path) -> None:
     assert sorted(c.name for c in found.cases) == ["t1", "t2"]
 
 
+def test_a_repeat_manifest_beside_the_cases_is_skipped_as_one(tmp_path: Path) -> None:
+    """`proctor plan-repeats --output repeats.json` then `proctor run --manifest repeats.json`
+    in the folder of cases: the manifest's `tasks` (names) are not read as task objects."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.json").write_text(json.dumps({"id": "t1", "prompt": "p"}))
+    manifest = {
+        "schemaVersion": 2,
+        "conditions": ["baseline", "treatment"],
+        "tasks": ["t1"],
+        "pairs": 1,
+        "runs": [
+            {
+                "pair": 1,
+                "order": ["baseline", "treatment"],
+                "results": "pair-1",
+                "session": "pair-1",
+            }
+        ],
+    }
+    (src / "repeats.json").write_text(json.dumps(manifest))
+    found = discover_cases(src)
+    assert [c.name for c in found.cases] == ["t1"]
+    (skipped,) = found.skipped
+    assert skipped.name == "repeats.json"
+    assert skipped.reason == "a repeat manifest (proctor plan-repeats), not a task file"
+
+
 def test_a_json_file_beside_the_cases_that_is_no_task_file_is_skipped_with_the_reason(
     tmp_path: Path,
 ) -> None:
