@@ -20,9 +20,17 @@ TrialStatus = Literal[
 SCORED_STATUSES: frozenset[str] = frozenset({"passed", "failed", "timeout"})
 #: Statuses excluded from pass rates and score statistics, reported separately.
 ERROR_STATUSES: frozenset[str] = frozenset({"agent-error", "infra-error", "eval-error"})
-NOT_EVALUATED = "not evaluated: the run's switches left out every evaluator of this case"
+NOT_EVALUATED = (
+    "not evaluated: the run was told not to evaluate this case (--no-evaluate, "
+    "--only-evaluator/--skip-evaluator leaving none of its evaluators, or --prompt without "
+    "--evaluate)"
+)
 """The reason of a ``skipped`` trial that ran but was not evaluated (``--no-evaluate``,
-``--only-evaluator``, ``--skip-evaluator``)."""
+``--only-evaluator``, ``--skip-evaluator``, an inline ``--prompt`` run without ``--evaluate``)."""
+NOT_EVALUATED_REASONS: frozenset[str] = frozenset(
+    {NOT_EVALUATED, "not evaluated: the run's switches left out every evaluator of this case"}
+)
+"""The reasons a trial not evaluated has carried (an older proctor wrote the second)."""
 ALL_STATUSES: tuple[str, ...] = (
     "passed",
     "failed",

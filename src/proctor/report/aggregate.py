@@ -27,7 +27,7 @@ from proctor.models.suite import (
     TimeRollup,
 )
 from proctor.models.trajectory import ModelUsage, sum_usage
-from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, SCORED_STATUSES, TrialRecord
+from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED_REASONS, SCORED_STATUSES, TrialRecord
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair
 from proctor.report.ab.measures import excluded_by_hand
@@ -187,7 +187,7 @@ def exit_code_for(
         return ExitCode.CONFIG_ERROR, "nothing ran"
     if all(r.status == "infra-error" for r in records):
         return ExitCode.CONFIG_ERROR, "every trial ended in infra-error"
-    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
+    unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
     nothing_scored = unevaluated and not any(g.scored for g in groups)
     if ab_gate_result is not None and not ab_gate_result.passed and not nothing_scored:
         return ExitCode.GATE_FAILED, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from proctor.exit_codes import meaning
 from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
-from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED, TrialRecord
+from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED_REASONS, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.util.text import cache_write_text, one_line, spread_text
 from proctor.util.text import table_cell as _md
@@ -170,7 +170,7 @@ def render_markdown(
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
         f"median trial {_secs(t.time.median_trial_ms)}",
     ]
-    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
+    unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
     if unevaluated:
         lines.append(
             f"- Not evaluated: {unevaluated} trial(s) ran and were recorded without evaluation "

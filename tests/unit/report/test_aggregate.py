@@ -223,6 +223,17 @@ def test_control_a_group_of_errors_or_of_unevaluated_trials_is_not_a_failed_gate
     assert aggregate([unevaluated], ALL_PASS, run_id="r").exit_code == 0
 
 
+def test_an_unevaluated_trial_says_why_and_one_an_older_proctor_wrote_still_reads_so() -> None:
+    # An inline `--prompt` run without `--evaluate` has no evaluator to leave out: the reason
+    # names it among the causes, not only the evaluator switches.
+    assert "--prompt without --evaluate" in NOT_EVALUATED
+    older = rec("c", "skipped", None)
+    older.reason = "not evaluated: the run's switches left out every evaluator of this case"
+    suite = aggregate([older], ALL_PASS, run_id="r")
+    assert suite.exit_code == 0
+    assert suite.exit_reason.startswith("not evaluated: 1 trial(s) ran and were recorded")
+
+
 def test_an_unevaluated_run_is_not_failed_by_its_ab_gate() -> None:
     from proctor.models.config import ABGate
 
