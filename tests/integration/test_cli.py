@@ -37,11 +37,26 @@ from tests.conftest import single_run_dir, write_case
             ("--case", "x", "--case", "nomatch"),
             "--case nomatch: no case matches (cases: x)",
         ),
-        (lambda c: write_case(c, "x"), ("--tag", "nomatch"), "nothing runnable"),
+        (  # a tag no case carries: named, with the tags there are
+            lambda c: write_case(c, "x", config={"tags": ["smoke"]}),
+            ("--tag", "nomatch"),
+            "--tag nomatch: no case carries it (tags: smoke)",
+        ),
+        (
+            lambda c: (write_case(c, "x"), write_case(c, "y", config={"tags": ["slow"]})),
+            ("--case", "x", "--tag", "slow"),
+            "--tag slow: no case --case picks carries it (tags: none)",
+        ),
         (  # a name that matches a skipped case: its skip line says why, not "no case matches"
             lambda c: (write_case(c, "x"), write_case(c, "y", prompt="  ")),
             ("--case", "y"),
-            "nothing runnable",
+            "nothing runnable (1 skipped, each said above)",
+        ),
+        (  # an empty folder: what a case folder is, not "no case matched"
+            lambda c: None,
+            (),
+            "nothing runnable (no case folder, one holding prompt.md and config.json, nor a task "
+            "file there)",
         ),
         (lambda c: write_case(c, "x"), ("--config", "/nonexistent/proctor.json"), "no such file"),
     ],

@@ -349,7 +349,9 @@ def command(
             err=True,
         )
     if not plan.trials:
-        raise ConfigError(f"--source {source}: nothing runnable (no case matched)")
+        from proctor.plan.resolve import nothing_runnable
+
+        raise nothing_runnable(source, plan)
     if dry_run:
         from proctor.plan.checks import check_out_outside_cases
         from proctor.plan.render import render_dry_run

@@ -227,6 +227,33 @@ def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
     raise ConfigError(f"--case {', '.join(unmatched)}: no case matches (cases: {shown})")
 
 
+def _check_tags(found: Discovery, cli: CliOverrides) -> None:
+    """``--tag`` that leaves no case (of those ``--case`` picks) is said with the tags the cases
+    carry, not as a bare "nothing runnable"."""
+    named = [
+        c
+        for c in found.cases
+        if not cli.cases or any(fnmatch.fnmatchcase(c.name, g) for g in cli.cases)
+    ]
+    if not cli.tags or not named or any(set(c.tags) & set(cli.tags) for c in named):
+        return
+    carried = sorted({t for c in named for t in c.tags})
+    shown = ", ".join(carried[:20]) + (", …" if len(carried) > 20 else "")
+    which = "no case --case picks" if cli.cases else "no case"
+    raise ConfigError(f"--tag {', '.join(cli.tags)}: {which} carries it (tags: {shown or 'none'})")
+
+
+def nothing_runnable(source: object, plan: RunPlan) -> ConfigError:
+    """The error of a plan with no trial: why, in the words a user can act on."""
+    if plan.cases:
+        why = "no case matched"
+    elif plan.skipped:
+        why = f"{len(plan.skipped)} skipped, each said above"
+    else:
+        why = "no case folder, one holding prompt.md and config.json, nor a task file there"
+    return ConfigError(f"--source {source}: nothing runnable ({why})")
+
+
 def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
     """Each ``--only-evaluator``/``--skip-evaluator`` name is some evaluator's ``use`` or
     ``label``: a typo would otherwise run nothing, or everything, silently. A name given to
@@ -370,6 +397,7 @@ def build_plan(
     planning goes on (``proctor validate`` reports them all at once)."""
     chosen = select_cases(found.cases, cli)
     _check_case_names(found, cli)
+    _check_tags(found, cli)
     _check_evaluator_names(chosen, cli)
     _check_limits(top, str(config_path or "proctor.json"))
     _check_profiles(top, str(config_path or "proctor.json"))

@@ -29,6 +29,7 @@ from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.trial import TrialRecord
+from proctor.plan.resolve import nothing_runnable
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
 
@@ -508,7 +509,7 @@ def run_repeat_check(
     """Plan once (:func:`~proctor.session.run.plan_run`), then :func:`repeat_plan`."""
     plan = plan_run(request)
     if not plan.trials:
-        raise ConfigError(f"--source {request.source}: nothing runnable (no case matched)")
+        raise nothing_runnable(request.source, plan)
     return repeat_plan(plan, request, repetitions, subscribers)
 
 

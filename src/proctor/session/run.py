@@ -31,7 +31,7 @@ from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, suite_of
 from proctor.plan.checks import check_out_outside_cases, check_writable, preflight
 from proctor.plan.records import recorded_configuration, resolved_record
-from proctor.plan.resolve import load_run_plan
+from proctor.plan.resolve import load_run_plan, nothing_runnable
 from proctor.session import journal
 from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
@@ -513,5 +513,5 @@ def run_session(request: RunRequest, subscribers: list[Subscriber] | None = None
     runnable."""
     plan = plan_run(request)
     if not plan.trials:
-        raise ConfigError(f"--source {request.source}: nothing runnable (no case matched)")
+        raise nothing_runnable(request.source, plan)
     return run_plan(plan, request, list(subscribers or []))
