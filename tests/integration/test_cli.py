@@ -185,6 +185,27 @@ def test_report_on_a_folder_without_trials(proctor: Any, tmp_path: Path) -> None
     assert result.code == 2 and "is this a run folder?" in result.err
 
 
+def test_a_results_directory_given_for_a_run_folder_names_its_newest_run(
+    proctor: Any, tmp_path: Path
+) -> None:
+    """`proctor report proctor-results` (one level too high): report, compare and annotate
+    say it is a results directory and name its newest run folder."""
+    cases, out = tmp_path / "cases", tmp_path / "out"
+    write_case(cases, "x", plan={"turns": []})
+    proctor("run", "--source", str(cases), "--out", str(out))
+    run_dir = single_run_dir(out)
+    expected = f"{out}: a results directory, not a run folder; name "
+    for args in (
+        ("report", str(out)),
+        ("compare", str(out)),
+        ("annotate", str(out), "x/scripted/default/1", "--verdict", "failed", "--note", "n"),
+    ):
+        result = proctor(*args)
+        assert result.code == 2 and expected in result.err, args
+        assert f"(the newest: {run_dir})" in result.err and "Traceback" not in result.err
+    assert not (out / "annotations.json").exists()
+
+
 def test_an_add_on_zip_is_checked_as_a_src_zip_is(proctor: Any, tmp_path: Path) -> None:
     import zipfile
 

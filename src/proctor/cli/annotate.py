@@ -26,7 +26,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.errors import ConfigError
     from proctor.models.io import write_record
     from proctor.models.trial import TrialAnnotation
-    from proctor.paths import RunPaths
+    from proctor.paths import RunPaths, newest_run_in
     from proctor.report.stored import read_annotations
     from proctor.util.clock import now_iso
 
@@ -38,6 +38,12 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     parts[3] = str(int(parts[3]))  # 01 is repeat 1: the mark names it as reports do
     paths = RunPaths(run_dir)
     if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
+        newest = newest_run_in(run_dir)
+        if newest is not None:
+            raise ConfigError(
+                f"{run_dir}: a results directory, not a run folder; name the run folder of "
+                f"the trial (the newest: {newest})"
+            )
         raise ConfigError(f"{run_dir}: no trial {trial} (no trials/{trial}/trial.json)")
     if not note.strip():
         raise ConfigError("--note: say why the trial is marked")

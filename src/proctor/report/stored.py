@@ -23,7 +23,7 @@ from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
-from proctor.paths import RunPaths
+from proctor.paths import RunPaths, newest_run_in
 from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
 
@@ -142,6 +142,12 @@ def iter_records(
             raise ConfigError(
                 f"{run_dir}: no trial of this run has a record: it was stopped before its "
                 f"first trial ended (`proctor run --resume {run_dir}` runs them)"
+            )
+        newest = newest_run_in(run_dir)
+        if newest is not None:  # `proctor report proctor-results`, one level too high
+            raise ConfigError(
+                f"{run_dir}: a results directory, not a run folder; name a run folder "
+                f"(the newest: {newest})"
             )
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
