@@ -55,7 +55,14 @@ def find_binary(name: str, profile: AgentProfile) -> Path | None:
     return Path(found).absolute() if found else None
 
 
-def missing_binary_message(agent: str, name: str) -> str:
+def missing_binary_message(agent: str, name: str, profile: AgentProfile | None = None) -> str:
+    if profile is not None and profile.binary:  # only the profile's binary was looked at
+        return (
+            f"agent '{agent}': the '{name}' CLI was not found: codingagents.{agent}.binary "
+            f"{profile.binary!r} names no program (a path, or a name on PATH; nothing else is "
+            f"looked at when it is given); fix it, or leave it out and run "
+            f"`proctor agents install` to use the pinned CLI"
+        )
     return (
         f"agent '{agent}': the '{name}' CLI was not found (looked at codingagents.{agent}."
         f"binary, {', '.join(str(d) for d in agents_dirs())} and PATH); {INSTALL_HINT}"
@@ -65,7 +72,7 @@ def missing_binary_message(agent: str, name: str) -> str:
 def require_binary(name: str, agent: str, profile: AgentProfile) -> Path:
     binary = find_binary(name, profile)
     if binary is None:
-        raise AgentError(missing_binary_message(agent, name))
+        raise AgentError(missing_binary_message(agent, name, profile))
     return binary
 
 
@@ -117,7 +124,7 @@ class RealCli(AgentAdapter[S]):
     def preflight(self, profile: AgentProfile) -> str | None:
         binary = find_binary(self.binary_name, profile)
         if binary is None:
-            return missing_binary_message(self.name, self.binary_name)
+            return missing_binary_message(self.name, self.binary_name, profile)
         found = cli_version(str(binary))
         if profile.version is not None and found != profile.version:
             fix = (
