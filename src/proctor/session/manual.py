@@ -42,6 +42,7 @@ from proctor.llm.secrets import environment, load_dotenv
 from proctor.metrics.effort import responses, spent_on
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
+from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record, write_text_atomic, write_trajectory
 from proctor.models.plan import RunPlan, TrialSpec
@@ -66,6 +67,26 @@ from proctor.workspace.fixture import materialise_fixture
 SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".gemini/skills")
 """Where Claude Code, Codex and Gemini CLI find a project's skills."""
 SESSION_FILE = "session.json"
+
+
+def _utc_ms(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def session_timings(trajectory: Trajectory) -> Timings:
+    """What a recorded session's transcript tells of its time: from its first to its last
+    event, all of it the agent's (no harness waited on it); unknown (all 0) without times."""
+    start, end = time_span(event_stamps(trajectory.events))
+    if start is None or end is None:
+        return Timings()
+    ms = round((end - start).total_seconds() * 1000, 3)
+    return Timings(
+        agent_ms=ms,
+        agent_pure_ms=ms,
+        total_ms=ms,
+        started_at=_utc_ms(start),
+        finished_at=_utc_ms(end),
+    )
 
 
 def plan_one(
@@ -372,7 +393,7 @@ def record_session(
         combiner=spec.case.combiner,
         pass_threshold=spec.case.pass_threshold,
         evaluators=results,
-        timings=Timings(),
+        timings=session_timings(trajectory),
         usage=trajectory.usage,
         cost=price_usage(
             trajectory.usage,
