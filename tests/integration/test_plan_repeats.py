@@ -315,3 +315,24 @@ def test_a_manifest_run_again_keeps_finished_pairs_and_resumes_the_cut_one(
     other = proctor(*argv, "--out", str(out), "--timeout", "99")
     assert other.code == 2 and "of another plan (" in other.err, other.err
     assert [len(list((out / f"pair-{n}").glob("run-*"))) for n in (1, 2, 3)] == [1, 1, 1]
+
+
+def test_a_manifest_whose_conditions_no_case_has_names_the_manifest(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """plan-repeats' default conditions (baseline, treatment) against cases of others: the
+    sentence names the manifest, not a --condition the user never gave."""
+    make_case("real", plan={"turns": [{"say": "hi"}]})
+    labels = tmp_path / "goals.csv"
+    labels.write_text("real,single_goal\n")
+    manifest = tmp_path / "m.json"
+    assert (
+        proctor("plan-repeats", "--goal-labels", str(labels), "--output", str(manifest)).code == 0
+    )
+    result = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert result.code == 2
+    assert f"{manifest}: conditions baseline: no case has that condition" in result.err
+    assert "proctor plan-repeats --conditions" in result.err

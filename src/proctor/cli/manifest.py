@@ -86,6 +86,11 @@ def run_manifest(
             text = str(exc)
             if text.startswith("--case "):  # the cases are the manifest's tasks
                 raise ConfigError(f"{path}: tasks {text.removeprefix('--case ')}") from exc
+            if text.startswith(("--condition ", "--first-condition ")):  # and its conditions
+                raise ConfigError(
+                    f"{path}: conditions {text.split(' ', 1)[1]}; plan the repeats with the "
+                    "cases' conditions (`proctor plan-repeats --conditions A,B`)"
+                ) from exc
             raise
         if not plan.trials:
             raise ConfigError(f"{path}: none of its tasks is a case under {source}")
