@@ -52,6 +52,11 @@ from tests.conftest import single_run_dir, write_case
             ("--case", "y"),
             "nothing runnable (1 skipped, each said above)",
         ),
+        (  # a project of evals written as code: the command that runs them
+            lambda c: (c / "evals").mkdir() or (c / "evals" / "a.eval.py").write_text("x = 1\n"),
+            (),
+            "it holds evals written as code: `proctor eval --dir ",
+        ),
         (  # an empty folder: what a case folder is, not "no case matched"
             lambda c: None,
             (),
@@ -74,6 +79,17 @@ def test_run_config_errors_exit_2_with_one_sentence(
     errors = [line for line in result.err.splitlines() if line.startswith("proctor: error:")]
     assert len(errors) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_validate_says_why_nothing_is_runnable(proctor: Any, tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "a.eval.py").write_text("x = 1\n")
+    result = proctor("validate", "--source", str(tmp_path))
+    assert result.code == 2 and "Traceback" not in result.err
+    assert f"--source {tmp_path}: nothing runnable (1 skipped, each said above; it holds" in (
+        result.err
+    )
+    assert f"`proctor eval --dir {tmp_path}` runs them" in result.err
 
 
 def test_missing_source_exits_2(proctor: Any, tmp_path: Path) -> None:

@@ -79,5 +79,7 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
     if problems:
         raise ConfigError(f"{len(problems)} configuration problems, each named above")
     if not plan.cases:
-        raise ConfigError(f"--source {source}: nothing runnable")
+        from proctor.plan.resolve import nothing_runnable
+
+        raise nothing_runnable(source, plan)
     return 0

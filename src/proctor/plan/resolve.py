@@ -251,6 +251,9 @@ def nothing_runnable(source: object, plan: RunPlan) -> ConfigError:
         why = f"{len(plan.skipped)} skipped, each said above"
     else:
         why = "no case folder, one holding prompt.md and config.json, nor a task file there"
+    evals = Path(str(source)) / "evals"
+    if evals.is_dir() and next(evals.rglob("*.eval.py"), None) is not None:
+        why += f"; it holds evals written as code: `proctor eval --dir {source}` runs them"
     return ConfigError(f"--source {source}: nothing runnable ({why})")
 
 
