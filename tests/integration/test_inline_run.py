@@ -105,8 +105,15 @@ def test_inline_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
     assert sentence.code == 0, sentence.err  # a sentence naming a file is a prompt
     command = proctor("run", "--prompt", "/init", "--dry-run", "--out", out)
     assert command.code == 0, command.err  # a slash command is a prompt
-    # Refused runs, and a dry run, leave no case behind.
-    assert not (tmp_path / "out" / "inline").exists()
+    # Refused runs, and a dry run, leave no case behind, nor the results folder they made.
+    assert not (tmp_path / "out").exists()
+    made = tmp_path / "made" / "deep"
+    assert proctor("run", "--prompt", "/init", "--dry-run", "--out", str(made)).code == 0
+    assert not (tmp_path / "made").exists()
+    kept = tmp_path / "kept"  # a results folder that was there: kept, even empty
+    kept.mkdir()
+    assert proctor("run", "--prompt", "/init", "--dry-run", "--out", str(kept)).code == 0
+    assert kept.is_dir() and not any(kept.iterdir())
 
 
 def test_a_failure_of_one_inline_run_is_resolved_by_the_next(proctor: Run, tmp_path: Path) -> None:

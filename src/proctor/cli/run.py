@@ -409,7 +409,10 @@ def _inline(
     results = out or Path(top.out or "proctor-results")
     if evaluate and eval_file is None:
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
+    made = [results, *results.parents]
+    made = made[: next((i for i, d in enumerate(made) if d.exists()), len(made))]
     folder, has_evaluators = inline_case(results, prompt, qna=qna, eval_file=eval_file, src=src)
+    _MADE_FOR[folder] = made  # the folders --out named that this run made, to remove if refused
     if evaluate and not has_evaluators:
         _forget_inline(folder)
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
@@ -423,14 +426,21 @@ def _inline(
     return folder, bool(evaluate)
 
 
+_MADE_FOR: dict[Path, list[Path]] = {}
+"""Per inline case: the results folder and those above it that writing the case made."""
+
+
 def _forget_inline(source: Path) -> None:
     """Remove an inline case proctor wrote for a run that did not run it (refused, or a dry
-    run), and its ``inline/`` folder when nothing else is left there."""
+    run), its ``inline/`` folder when nothing else is left there, and the results folder (and
+    those above it) the case's writing made, when empty: a dry run leaves nothing behind."""
     from proctor.util.files import remove_tree
 
     remove_tree(source)
     with contextlib.suppress(OSError):
         source.parent.rmdir()  # only when empty
+        for folder in _MADE_FOR.pop(source, []):
+            folder.rmdir()  # only when empty, and only one this run made
 
 
 def _named_by_options(message: str, source: Path, eval_file: Path | None, qna: Path | None) -> str:
