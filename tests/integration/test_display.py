@@ -29,8 +29,10 @@ def test_mirror_streams_the_agent_terminal(tmp_path: Path) -> None:
     write_case(tmp_path / "cases", "m", plan={"turns": [{"say": "visible on the mirror"}]})
     proc = run_cases(tmp_path, "--mirror")
     assert proc.returncode == 0, proc.stderr.decode()
-    assert b"visible on the mirror" in proc.stdout
-    assert b"scripted agent" in proc.stdout
+    assert b"visible on the mirror" in proc.stderr
+    assert b"scripted agent" in proc.stderr
+    # stdout holds the one report a script parses, the terminal's stream on stderr.
+    assert proc.stdout.startswith(b"# proctor run ") and b"scripted agent" not in proc.stdout
 
 
 def test_the_mirror_masks_every_key_the_agent_shows(tmp_path: Path) -> None:
@@ -45,8 +47,8 @@ def test_the_mirror_masks_every_key_the_agent_shows(tmp_path: Path) -> None:
     )
     proc = run_cases(tmp_path, "--mirror", ANTHROPIC_API_KEY=key)
     assert proc.returncode == 0, proc.stderr.decode()
-    assert b"the key is *** here" in proc.stdout.replace(b"\r\n", b" ").replace(b"\n", b" ")
-    assert key[:12].encode() not in proc.stdout
+    assert b"the key is *** here" in proc.stderr.replace(b"\r\n", b" ").replace(b"\n", b" ")
+    assert key[:12].encode() not in proc.stderr + proc.stdout
 
 
 def test_a_stream_mask_holds_back_only_what_could_begin_a_key() -> None:

@@ -122,7 +122,8 @@ def open_driver(
             prepared.adapter, launch, deadline, paths.agent_stdout, paths.agent_stderr, watch
         )
     else:
-        mirror = sys.stdout.buffer if ctx.options.mirror else None
+        # On stderr, with the progress: stdout holds the one report a script parses.
+        mirror = sys.stderr.buffer if ctx.options.mirror else None
         driver = TerminalDriver(prepared.adapter, launch, policy, deadline, mirror, watch)
     ctx.cleanups.callback(driver.close)
     return driver
