@@ -71,8 +71,9 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
         for problem in problems:
             click.echo(f"proctor: error: {problem}", err=True)
     click.echo(
-        f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(problems)} with errors, "
-        f"{len(plan.trials)} trials"
+        # Problems, not cases: one case may have several, and proctor.json its own.
+        f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(problems)} "
+        f"{'problem' if len(problems) == 1 else 'problems'}, {len(plan.trials)} trials"
     )
     if len(problems) == 1:
         raise ConfigError(problems[0])
