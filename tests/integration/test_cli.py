@@ -50,7 +50,7 @@ from tests.conftest import single_run_dir, write_case
         (  # a name that matches a skipped case: its skip line says why, not "no case matches"
             lambda c: (write_case(c, "x"), write_case(c, "y", prompt="  ")),
             ("--case", "y"),
-            "nothing runnable (1 skipped, each said above)",
+            "nothing runnable (skipped: y: prompt.md is empty)",
         ),
         (  # a project of evals written as code: the command that runs them
             lambda c: (c / "evals").mkdir() or (c / "evals" / "a.eval.py").write_text("x = 1\n"),
@@ -86,7 +86,7 @@ def test_validate_says_why_nothing_is_runnable(proctor: Any, tmp_path: Path) -> 
     (tmp_path / "evals" / "a.eval.py").write_text("x = 1\n")
     result = proctor("validate", "--source", str(tmp_path))
     assert result.code == 2 and "Traceback" not in result.err
-    assert f"--source {tmp_path}: nothing runnable (1 skipped, each said above; it holds" in (
+    assert f"--source {tmp_path}: nothing runnable (skipped: evals: missing required file" in (
         result.err
     )
     assert f"`proctor eval --dir {tmp_path}` runs them" in result.err

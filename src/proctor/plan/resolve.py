@@ -248,7 +248,8 @@ def nothing_runnable(source: object, plan: RunPlan) -> ConfigError:
     if plan.cases:
         why = "no case matched"
     elif plan.skipped:
-        why = f"{len(plan.skipped)} skipped, each said above"
+        named = "; ".join(f"{s.name}: {s.reason}" for s in plan.skipped[:3])
+        why = f"skipped: {named}" + ("; …" if len(plan.skipped) > 3 else "")
     else:
         why = "no case folder, one holding prompt.md and config.json, nor a task file there"
     evals = Path(str(source)) / "evals"
