@@ -52,13 +52,8 @@ def command(
         render_ab_markdown,
         render_runs_markdown,
     )
-    from proctor.report.stored import (
-        check_distinct,
-        iter_records,
-        missing_of,
-        planned_cells,
-        trial_id,
-    )
+    from proctor.report.distinct import check_distinct
+    from proctor.report.stored import iter_records, missing_of, planned_cells, trial_id
     from proctor.report.stored import load_records as read_records
 
     labels = relabeller(buckets, goal_labels)
@@ -96,7 +91,8 @@ def command(
         return markdown.rstrip("\n") + f"\n\nAnnotated by hand: {len(marks)} trial(s): {listed}\n"
 
     if len(runs) != 2 or treatment or baseline:
-        from proctor.report.stored import check_no_trial_twice, pooled, pooled_planned
+        from proctor.report.distinct import check_no_trial_twice
+        from proctor.report.stored import pooled, pooled_planned
 
         check_distinct(runs)  # pooled: a run given twice would count twice
 

@@ -60,9 +60,10 @@ def command(
     """
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
+    from proctor.report.distinct import check_distinct
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
-    from proctor.report.stored import check_distinct, pooled_folders, recompute, recompute_many
+    from proctor.report.stored import pooled_folders, recompute, recompute_many
 
     # Every key of the environment and ./.env is masked in the reports written and printed.
     register_user_keys()

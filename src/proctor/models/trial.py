@@ -27,6 +27,8 @@ NOT_EVALUATED = (
 )
 """The reason of a ``skipped`` trial that ran but was not evaluated (``--no-evaluate``,
 ``--only-evaluator``, ``--skip-evaluator``, an inline ``--prompt`` run without ``--evaluate``)."""
+BY_HAND = "(a session driven by a person, recorded)"
+"""The end of the reason of a trial ``proctor record`` wrote (a session a person drove)."""
 NOT_EVALUATED_REASONS: frozenset[str] = frozenset(
     {NOT_EVALUATED, "not evaluated: the run's switches left out every evaluator of this case"}
 )

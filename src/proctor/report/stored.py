@@ -8,14 +8,13 @@ recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proctor.errors import ConfigError, ProctorError, SchemaVersionError
+from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.compact import compact, is_compact, with_repeat
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
@@ -25,6 +24,7 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, newest_run_in
 from proctor.report.aggregate import aggregate
+from proctor.report.distinct import check_no_trial_twice
 from proctor.util.masking import MASK
 
 
@@ -423,63 +423,6 @@ def run_name(run: StoredRun) -> str:
     through a link such as ``latest`` keeps it), else its folder's name."""
     manifest = run.manifest
     return manifest.run_id if manifest is not None and manifest.run_id else run.paths.root.name
-
-
-def check_distinct(run_dirs: Sequence[Path]) -> None:
-    """Each run given once: a run given twice would count its trials twice and narrow every
-    interval. A ConfigError (exit 2) naming it."""
-    seen: dict[str, Path] = {}
-    for run_dir in run_dirs:
-        # The folder, and the run it holds: a copy of a run folder is the same run.
-        keys = [os.path.realpath(run_dir)]
-        run_id = _run_id(run_dir)
-        if run_id is not None:
-            keys.append(f"run:{run_id}")
-        for key in keys:
-            if key in seen:
-                also = f" (also as {seen[key]})" if str(seen[key]) != str(run_dir) else ""
-                raise ConfigError(
-                    f"{run_dir}: the same run is given twice{also}; give each run once, or its "
-                    "trials would count twice"
-                )
-        for key in keys:
-            seen[key] = run_dir
-
-
-def check_no_trial_twice(run_dirs: Sequence[Path], per_run: Sequence[list[TrialRecord]]) -> None:
-    """No trial read in two of the runs: a copy of a run folder whose ``run.json`` is gone
-    (renamed, edited, or left out of a copy) is the same run, told by its trials, which
-    carry the times they took to the microsecond; a session a person drove, recorded twice,
-    is told by its agent's session id. A ConfigError (exit 2) naming both."""
-    seen: dict[tuple[Any, ...], Path] = {}
-    for run_dir, records in zip(run_dirs, per_run, strict=True):
-        mine: set[tuple[Any, ...]] = set()
-        for record in records:
-            timings = record.timings
-            if not timings.total_ms and record.session_id is None:
-                continue  # a trial that never ran: nothing tells it apart
-            # (A recorded session has no times, and its agent's session id tells it.)
-            mark = (*_key(record), timings.total_ms, timings.agent_ms, record.session_id)
-            other = seen.get(mark)
-            if other is not None:
-                same = (
-                    "the same trial, to the microsecond of its time"
-                    if timings.total_ms
-                    else f"the same session, {record.session_id}, recorded in both"
-                )
-                raise ConfigError(
-                    f"{run_dir}: trial {trial_id(record)} is also in {other} ({same}): the same "
-                    "run is given twice; give each run once, or its trials would count twice"
-                )
-            mine.add(mark)
-        seen.update(dict.fromkeys(mine, run_dir))
-
-
-def _run_id(run_dir: Path) -> str | None:
-    try:
-        return read_record(RunPaths(run_dir).run_json, RunManifest).run_id
-    except (ProctorError, OSError):
-        return None
 
 
 def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:

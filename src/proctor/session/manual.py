@@ -49,7 +49,13 @@ from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.pricing import price_usage
 from proctor.models.run import HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trajectory import Trajectory
-from proctor.models.trial import EvaluatorResult, Timings, TranscriptInfo, TrialRecord
+from proctor.models.trial import (
+    BY_HAND,
+    EvaluatorResult,
+    Timings,
+    TranscriptInfo,
+    TrialRecord,
+)
 from proctor.paths import TrialPaths
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
@@ -389,7 +395,7 @@ def record_session(
         status=status,
         passed=None if errored else passed,
         score=None if errored else score,
-        reason=f"{reason} (a session driven by a person, recorded)",
+        reason=f"{reason} {BY_HAND}",
         combiner=spec.case.combiner,
         pass_threshold=spec.case.pass_threshold,
         evaluators=results,
