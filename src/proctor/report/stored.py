@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.compact import compact, is_compact, with_repeat
