@@ -120,7 +120,8 @@ class LlmJudge:
                     SYSTEM, user, max_tokens=params.max_output_tokens, logprobs=True
                 )
             except ProviderError as exc:
-                return error_result(spec, f"judge {client.ref} failed: {exc}", **details)
+                hint = "; raise the evaluator's maxOutputTokens" if exc.token_limit else ""
+                return error_result(spec, f"judge {client.ref} failed: {exc}{hint}", **details)
             try:
                 verdict = parse_verdict(reply.text)
                 break

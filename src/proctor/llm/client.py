@@ -79,8 +79,8 @@ class ModelClient:
                         CallRecord(
                             self.role,
                             str(self.ref),
-                            0,
-                            0,
+                            exc.input_tokens,
+                            exc.output_tokens,
                             (time.monotonic() - started) * 1000,
                             attempt,
                             False,
@@ -122,6 +122,23 @@ def unexpected_response(ref: ModelRef, problem: str, response: Any) -> ProviderE
     if isinstance(response, str):  # the SDKs hand back a non-JSON body as text
         message += f" (the body is not JSON: {excerpt(response, 120)!r})"
     return ProviderError("response", message)
+
+
+def cut_before_text(
+    ref: ModelRef, max_tokens: int, usage: Any, names: tuple[str, str]
+) -> ProviderError:
+    """A reply that stopped at its token limit before any text: a provider failure, not an
+    empty answer (a reasoning model can spend the whole limit thinking). It keeps the tokens
+    the reply cost (``names``: the usage fields of input and output tokens)."""
+    error = ProviderError(
+        "response",
+        f"unexpected reply from {ref}: it reached its token limit ({max_tokens}) before any "
+        "text (a reasoning model can spend the whole limit thinking)",
+    )
+    error.token_limit = max_tokens
+    error.input_tokens = token_count(getattr(usage, names[0], 0))
+    error.output_tokens = token_count(getattr(usage, names[1], 0))
+    return error
 
 
 PROVIDER_CLASSES: dict[str, Any] = {}

@@ -109,6 +109,11 @@ class ProviderError(ProctorError):
         self.status = status
         self.retry_after = retry_after
         """Seconds the provider asked to wait before another try (its ``Retry-After``)."""
+        self.input_tokens = 0
+        self.output_tokens = 0
+        """What a reply that came back unusable still cost (one cut at its token limit)."""
+        self.token_limit: int | None = None
+        """The limit a reply reached before any text, when that is what went wrong."""
 
     @property
     def retryable(self) -> bool:

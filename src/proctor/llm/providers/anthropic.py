@@ -8,6 +8,7 @@ from typing import Any
 from proctor.llm.client import (
     PROVIDER_CLASSES,
     Completion,
+    cut_before_text,
     token_count,
     unexpected_response,
 )
@@ -37,9 +38,9 @@ class AnthropicProvider:
             )
         except Exception as exc:
             raise provider_error(exc) from exc
-        return self._completion(message)
+        return self._completion(message, max_tokens)
 
-    def _completion(self, message: Any) -> Completion:
+    def _completion(self, message: Any, max_tokens: int) -> Completion:
         """The reply as a :class:`Completion`; a reply of another shape (an HTML page, ``{}``)
         is a :class:`ProviderError`, never an AttributeError from deep inside."""
         blocks = getattr(message, "content", None)
@@ -49,6 +50,8 @@ class AnthropicProvider:
         if not all(isinstance(t, str) for t in texts):
             raise unexpected_response(self.ref, "a content block's text is not a string", message)
         usage = getattr(message, "usage", None)
+        if not "".join(texts).strip() and getattr(message, "stop_reason", None) == "max_tokens":
+            raise cut_before_text(self.ref, max_tokens, usage, ("input_tokens", "output_tokens"))
         return Completion(
             "".join(texts),
             self.ref.model,

@@ -9,6 +9,7 @@ from typing import Any
 from proctor.llm.client import (
     PROVIDER_CLASSES,
     Completion,
+    cut_before_text,
     token_count,
     unexpected_response,
 )
@@ -20,6 +21,9 @@ class OpenAIProvider:
     def __init__(self, ref: ModelRef, key: str, base_url: str | None, role: str) -> None:
         openai = importlib.import_module("openai")
         self.ref = ref
+        self.logprobs_refused = False
+        """The model refused a request for log-probabilities (OpenAI's reasoning models, Gemini's
+        compatible endpoint): later calls leave them out."""
         self.client = openai.OpenAI(
             api_key=key,
             base_url=base_url,
@@ -29,19 +33,31 @@ class OpenAIProvider:
         )
 
     def complete(self, system: str, user: str, *, max_tokens: int, logprobs: bool) -> Completion:
-        kwargs: dict[str, Any] = {"logprobs": True} if logprobs else {}
+        ask = logprobs and not self.logprobs_refused
         try:
-            response = self.client.chat.completions.create(
-                model=self.ref.model,
-                max_completion_tokens=max_tokens,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                **kwargs,
-            )
+            response = self._create(system, user, max_tokens, ask)
         except Exception as exc:
-            raise provider_error(exc) from exc
-        return self._completion(response)
+            if not (ask and refuses_logprobs(exc)):
+                raise provider_error(exc) from exc
+            # Log-probabilities are optional (perplexityLevel is left out without them): a
+            # model that will not give them is asked again without.
+            self.logprobs_refused = True
+            try:
+                response = self._create(system, user, max_tokens, False)
+            except Exception as again:
+                raise provider_error(again) from again
+        return self._completion(response, max_tokens)
 
-    def _completion(self, response: Any) -> Completion:
+    def _create(self, system: str, user: str, max_tokens: int, logprobs: bool) -> Any:
+        kwargs: dict[str, Any] = {"logprobs": True} if logprobs else {}
+        return self.client.chat.completions.create(
+            model=self.ref.model,
+            max_completion_tokens=max_tokens,
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            **kwargs,
+        )
+
+    def _completion(self, response: Any, max_tokens: int) -> Completion:
         """The reply as a :class:`Completion`; a reply of another shape (an HTML page, ``{}``,
         no choices) is a :class:`ProviderError`, never an AttributeError from deep inside."""
         choices = getattr(response, "choices", None)
@@ -52,6 +68,10 @@ class OpenAIProvider:
         if message is None or not isinstance(text, str | None):
             raise unexpected_response(self.ref, "the first choice has no message text", response)
         usage = getattr(response, "usage", None)
+        if not (text or "").strip() and getattr(choices[0], "finish_reason", None) == "length":
+            raise cut_before_text(
+                self.ref, max_tokens, usage, ("prompt_tokens", "completion_tokens")
+            )
         return Completion(
             text or "",
             self.ref.model,
@@ -59,6 +79,15 @@ class OpenAIProvider:
             token_count(getattr(usage, "completion_tokens", 0)),
             _logprobs(choices[0]),
         )
+
+
+def refuses_logprobs(exc: BaseException) -> bool:
+    """Whether an SDK error is the model refusing log-probabilities: a 400, 403 or 422 whose
+    message names them ("logprobs is not supported with this model", "You are not allowed to
+    request logprobs from this model")."""
+    status = getattr(exc, "status_code", None)
+    said = f"{getattr(exc, 'body', '') or ''} {exc}".lower()
+    return status in (400, 403, 422) and "logprob" in said
 
 
 def _logprobs(choice: Any) -> list[float] | None:
