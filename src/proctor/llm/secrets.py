@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from proctor.errors import ConfigError
 from proctor.util.masking import register_secret
 
 STANDARD_KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -43,11 +44,18 @@ def resolve_key(
 ) -> tuple[str | None, list[str]]:
     """(the key or None, the variables looked at, in order)."""
     names = key_variables(provider)
-    for source in (env, dotenv):
+    for source, where in ((env, "in the environment"), (dotenv, "in ./.env")):
         for name in names:
             value = source.get(name)
             if value:
                 register_secret(value)
+                if any(ch.isspace() or not ch.isprintable() for ch in value):
+                    # Sent as it is, it fails every call as a "network error" (an illegal
+                    # header) or a refused key, after the run has started.
+                    raise ConfigError(
+                        f"{name} ({where}): the key has whitespace or control characters in "
+                        "it (a line break or a space at its end?); remove them"
+                    )
                 return value, names
     return None, names
 

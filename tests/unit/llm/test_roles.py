@@ -63,3 +63,37 @@ def test_where_a_reference_was_chosen_is_not_part_of_its_identity() -> None:
     )
     assert refs["fast"] == refs["judge"] and str(refs["judge"]) == "openai/x"
     assert len({refs["fast"], refs["judge"]}) == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "dotenv", "said"),
+    [
+        (
+            {"ANTHROPIC_API_KEY": "sk-ant-abcdef123456\n"},
+            {},
+            "ANTHROPIC_API_KEY (in the environment)",
+        ),
+        (
+            {},
+            {"PROCTOR_ANTHROPIC_KEY": "sk-ant-abc def123456"},
+            "PROCTOR_ANTHROPIC_KEY (in ./.env)",
+        ),
+    ],
+)
+def test_a_key_with_whitespace_in_it_stops_the_run_naming_its_variable(
+    env: dict[str, str], dotenv: dict[str, str], said: str
+) -> None:
+    """Sent as it is, every call failed as a "network error" (an illegal header) after the
+    run had started; the message never shows the key."""
+    refs = role_refs([("proctor.json: models", {"judge": "anthropic/claude-x"})])
+    with pytest.raises(ConfigError) as caught:
+        build_roles(refs, dict(refs), env, dotenv)
+    message = str(caught.value)
+    assert message.startswith(said + ": the key has whitespace or control characters")
+    assert "abc" not in message
+
+
+def test_control_a_clean_key_is_taken() -> None:
+    refs = role_refs([("proctor.json: models", {"judge": "anthropic/claude-x"})])
+    roles = build_roles(refs, dict(refs), {"ANTHROPIC_API_KEY": "sk-ant-abcdef123456"}, {})
+    assert roles.keys == {"anthropic": "sk-ant-abcdef123456"}
