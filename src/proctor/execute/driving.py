@@ -145,6 +145,9 @@ def drive(
     """Run the session; ``on_launch`` sees the launch once the scratch home is provisioned."""
     deadline = time.monotonic() + ctx.spec.case.timeout_sec
     server = start_model_server(ctx, prepared.adapter)
+    if prepared.roles is not None:
+        # An answer, or a turn's end classified, while the agent waits: within its timeout.
+        prepared.roles.deadline = deadline
     try:
         base_url = server.base_url if server is not None else None
         launch = prepared.adapter.prepare(launch_context(ctx, prepared, base_url))
@@ -187,6 +190,8 @@ def drive(
             outcome = talked.outcome
         driver.finish(outcome)
     finally:
+        if prepared.roles is not None:
+            prepared.roles.deadline = None
         if server is not None:
             server.stop()
     return Driven(outcome, driver.log, launch, talked, failed)

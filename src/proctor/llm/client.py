@@ -20,6 +20,9 @@ from proctor.util.masking import mask
 MAX_ATTEMPTS = 4
 BACKOFF_BASE_SEC = 0.5
 BACKOFF_CAP_SEC = 8.0
+REQUEST_TIMEOUT_SEC = 120.0
+"""The longest one request may take (a reply or an error); a call may make four."""
+OUT_OF_TIME = "no reply before the trial's time ran out"
 
 
 @dataclass
@@ -47,19 +50,23 @@ class CallRecord:
 
 class Provider(Protocol):
     def complete(
-        self, system: str, user: str, *, max_tokens: int, logprobs: bool
+        self, system: str, user: str, *, max_tokens: int, logprobs: bool, timeout: float
     ) -> Completion: ...
 
 
 @dataclass
 class ModelClient:
-    """One role's model. ``calls`` collects a record of every call for cost and time roll-ups."""
+    """One role's model. ``calls`` collects a record of every call for cost and time roll-ups.
+
+    ``deadline`` (a ``time.monotonic`` value, None for none) bounds every call, retries and
+    their waits included: while an agent waits on an answer, the trial's own timeout."""
 
     role: str
     ref: ModelRef
     provider: Provider
     calls: list[CallRecord] = field(default_factory=list)
     sleep: Any = time.sleep
+    deadline: float | None = None
 
     def complete(
         self, system: str, user: str, *, max_tokens: int = 1024, logprobs: bool = False
@@ -69,12 +76,27 @@ class ModelClient:
         system, user = mask(system), mask(user)
         started = time.monotonic()
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            left = self._left()
             try:
+                if left is not None and left <= 0:
+                    raise ProviderError("network", OUT_OF_TIME)
                 result = self.provider.complete(
-                    system, user, max_tokens=max_tokens, logprobs=logprobs
+                    system,
+                    user,
+                    max_tokens=max_tokens,
+                    logprobs=logprobs,
+                    timeout=min(REQUEST_TIMEOUT_SEC, left or REQUEST_TIMEOUT_SEC),
                 )
             except ProviderError as exc:
-                if not exc.retryable or attempt == MAX_ATTEMPTS:
+                delay = min(BACKOFF_CAP_SEC, BACKOFF_BASE_SEC * 2 ** (attempt - 1))
+                delay *= 0.5 + random.random() / 2
+                # The provider's own Retry-After, when longer (a 429 that names its wait).
+                delay = max(delay, exc.retry_after or 0.0)
+                left = self._left()
+                out_of_time = left is not None and left <= delay
+                if not exc.retryable or attempt == MAX_ATTEMPTS or out_of_time:
+                    if out_of_time and exc.retryable and str(exc) != OUT_OF_TIME:
+                        exc = ProviderError(exc.kind, f"{exc}; {OUT_OF_TIME}", exc.status)
                     self.calls.append(
                         CallRecord(
                             self.role,
@@ -87,11 +109,8 @@ class ModelClient:
                             str(exc),
                         )
                     )
-                    raise
-                delay = min(BACKOFF_CAP_SEC, BACKOFF_BASE_SEC * 2 ** (attempt - 1))
-                delay *= 0.5 + random.random() / 2
-                # The provider's own Retry-After, when longer (a 429 that names its wait).
-                self.sleep(max(delay, exc.retry_after or 0.0))
+                    raise exc from exc.__cause__
+                self.sleep(delay)
                 continue
             result.latency_ms = (time.monotonic() - started) * 1000
             result.attempts = attempt
@@ -108,6 +127,9 @@ class ModelClient:
             )
             return result
         raise AssertionError("unreachable")
+
+    def _left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
 
 def token_count(value: Any) -> int:

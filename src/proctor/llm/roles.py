@@ -25,6 +25,9 @@ class RoleSet:
     extra_refs: list[ModelRef] = field(default_factory=list)
     """Models named by evaluators directly (an llm-judge's ``model``)."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
+    deadline: float | None = None
+    """When every call must be over (``time.monotonic``): the trial's timeout while its agent
+    runs, None otherwise (the judge's calls after it)."""
 
     def has(self, role: str) -> bool:
         return role in self.refs
@@ -43,6 +46,7 @@ class RoleSet:
                     ref, self.keys[ref.provider], self.urls.get(ref.provider), role
                 )
             self._clients[cache_key] = ModelClient(role, ref, provider)
+        self._clients[cache_key].deadline = self.deadline
         return self._clients[cache_key]
 
     def uses_scripted(self) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -169,3 +170,50 @@ def test_an_anthropic_reply_cut_at_its_limit_before_any_text_is_a_failure(server
         client.complete("s", "u", max_tokens=32)
     assert info.value.token_limit == 32
     assert (client.calls[0].input_tokens, client.calls[0].output_tokens) == (300, 32)
+
+
+class Hang(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        Script.seen.append({})
+        time.sleep(3)  # longer than any deadline below
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+def test_a_deadline_bounds_a_call_retries_and_waits_included() -> None:
+    """A provider that never replies held an answering model's call (and the agent waiting on
+    it) for four requests of 120 s each, whatever the trial's timeout; with the trial's
+    deadline set, the call ends when the time does."""
+    Script.seen = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Hang)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        client = openai_client(f"http://127.0.0.1:{httpd.server_address[1]}")
+        client.deadline = time.monotonic() + 1.0
+        started = time.monotonic()
+        with pytest.raises(ProviderError) as info:
+            client.complete("s", "u", max_tokens=64)
+        assert time.monotonic() - started < 2.0
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+    assert info.value.kind == "network"
+    assert str(info.value).endswith("no reply before the trial's time ran out")
+    [call] = client.calls
+    assert not call.ok and call.error == str(info.value)
+
+
+def test_a_call_made_after_the_deadline_is_not_sent(server: str) -> None:
+    Script.replies = [(200, chat(JUDGE_TEXT))]
+    client = openai_client(server)
+    client.deadline = time.monotonic() - 1
+    with pytest.raises(ProviderError, match="no reply before the trial's time ran out"):
+        client.complete("s", "u", max_tokens=64)
+    assert Script.seen == []
+    client.deadline = None
+    assert client.complete("s", "u", max_tokens=64).text == JUDGE_TEXT

@@ -97,3 +97,17 @@ def test_control_a_clean_key_is_taken() -> None:
     refs = role_refs([("proctor.json: models", {"judge": "anthropic/claude-x"})])
     roles = build_roles(refs, dict(refs), {"ANTHROPIC_API_KEY": "sk-ant-abcdef123456"}, {})
     assert roles.keys == {"anthropic": "sk-ant-abcdef123456"}
+
+
+def test_the_roles_deadline_reaches_every_client_and_is_lifted_after() -> None:
+    """While an agent runs its roles' calls end with the trial's time; the judge's after it
+    are not bound by it."""
+    from proctor.llm.refs import ModelRef
+    from proctor.llm.roles import RoleSet
+
+    roles = RoleSet(refs={"workhorse": ModelRef("openai", "m")}, keys={"openai": "sk-abcdef"})
+    roles.deadline = 123.0
+    assert roles.client("workhorse").deadline == 123.0
+    roles.deadline = None
+    assert roles.client("workhorse").deadline is None
+    assert roles.client("judge", ModelRef("openai", "j")).deadline is None

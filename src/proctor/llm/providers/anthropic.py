@@ -7,6 +7,7 @@ from typing import Any
 
 from proctor.llm.client import (
     PROVIDER_CLASSES,
+    REQUEST_TIMEOUT_SEC,
     Completion,
     cut_before_text,
     token_count,
@@ -24,17 +25,26 @@ class AnthropicProvider:
             api_key=key,
             base_url=base_url,
             max_retries=0,
-            timeout=120.0,
+            timeout=REQUEST_TIMEOUT_SEC,
             default_headers={"X-Proctor-Role": role},
         )
 
-    def complete(self, system: str, user: str, *, max_tokens: int, logprobs: bool) -> Completion:
+    def complete(
+        self,
+        system: str,
+        user: str,
+        *,
+        max_tokens: int,
+        logprobs: bool,
+        timeout: float = REQUEST_TIMEOUT_SEC,
+    ) -> Completion:
         try:
             message = self.client.messages.create(
                 model=self.ref.model,
                 max_tokens=max_tokens,
                 system=system,
                 messages=[{"role": "user", "content": user}],
+                timeout=timeout,
             )
         except Exception as exc:
             raise provider_error(exc) from exc

@@ -8,6 +8,7 @@ from typing import Any
 
 from proctor.llm.client import (
     PROVIDER_CLASSES,
+    REQUEST_TIMEOUT_SEC,
     Completion,
     cut_before_text,
     token_count,
@@ -28,14 +29,22 @@ class OpenAIProvider:
             api_key=key,
             base_url=base_url,
             max_retries=0,
-            timeout=120.0,
+            timeout=REQUEST_TIMEOUT_SEC,
             default_headers={"X-Proctor-Role": role},
         )
 
-    def complete(self, system: str, user: str, *, max_tokens: int, logprobs: bool) -> Completion:
+    def complete(
+        self,
+        system: str,
+        user: str,
+        *,
+        max_tokens: int,
+        logprobs: bool,
+        timeout: float = REQUEST_TIMEOUT_SEC,
+    ) -> Completion:
         ask = logprobs and not self.logprobs_refused
         try:
-            response = self._create(system, user, max_tokens, ask)
+            response = self._create(system, user, max_tokens, ask, timeout)
         except Exception as exc:
             if not (ask and refuses_logprobs(exc)):
                 raise provider_error(exc) from exc
@@ -43,17 +52,20 @@ class OpenAIProvider:
             # model that will not give them is asked again without.
             self.logprobs_refused = True
             try:
-                response = self._create(system, user, max_tokens, False)
+                response = self._create(system, user, max_tokens, False, timeout)
             except Exception as again:
                 raise provider_error(again) from again
         return self._completion(response, max_tokens)
 
-    def _create(self, system: str, user: str, max_tokens: int, logprobs: bool) -> Any:
+    def _create(
+        self, system: str, user: str, max_tokens: int, logprobs: bool, timeout: float
+    ) -> Any:
         kwargs: dict[str, Any] = {"logprobs": True} if logprobs else {}
         return self.client.chat.completions.create(
             model=self.ref.model,
             max_completion_tokens=max_tokens,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            timeout=timeout,
             **kwargs,
         )
 
