@@ -14,6 +14,9 @@ PROVIDERS = ("anthropic", "openai", "scripted")
 #: Providers that need no key: ``scripted`` is proctor's scripted model server, started per
 #: trial, answering from the case plan's ``roles``.
 KEYLESS = ("scripted",)
+GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai"
+"""Google's OpenAI-compatible endpoint for Gemini models, reached through the ``openai``
+provider."""
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,16 @@ def parse_ref(value: str, where: str) -> ModelRef:
             f"{where}: expected 'provider/model' (e.g. anthropic/claude-x), got {value!r}"
         )
     if provider not in PROVIDERS:
+        hint = ""
+        if provider.lower() in ("google", "gemini", "vertex", "vertex_ai", "googleai"):
+            hint = (
+                f"; a Gemini model is reached through Google's OpenAI-compatible endpoint: "
+                f"openai/{model} with PROCTOR_OPENAI_BASE_URL={GEMINI_OPENAI_URL} and "
+                "PROCTOR_OPENAI_KEY set to your Gemini key"
+            )
         raise ConfigError(
             f"{where}: unknown provider '{provider}' in {value!r} (known: {', '.join(PROVIDERS)})"
+            + hint
         )
     return ModelRef(provider, model, where)
 

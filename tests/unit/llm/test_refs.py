@@ -49,3 +49,26 @@ def test_a_bad_base_url_s_password_is_not_shown() -> None:
     with pytest.raises(ConfigError) as info:
         base_url("anthropic", {"ANTHROPIC_BASE_URL": "http://me:PROXYpw123@127.0.0.1:99999"}, {})
     assert "PROXYpw123" not in str(info.value) and "me:***@" in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["google/gemini-2.5-pro", "gemini/gemini-2.5-pro"])
+def test_a_gemini_model_says_how_to_reach_it(value: str) -> None:
+    """A user with a Gemini key got only 'unknown provider' for their judge."""
+    from proctor.llm.refs import parse_ref
+
+    with pytest.raises(ConfigError) as caught:
+        parse_ref(value, "--judge-model")
+    assert str(caught.value).endswith(
+        "(known: anthropic, openai, scripted); a Gemini model is reached through Google's "
+        "OpenAI-compatible endpoint: openai/gemini-2.5-pro with PROCTOR_OPENAI_BASE_URL="
+        "https://generativelanguage.googleapis.com/v1beta/openai and PROCTOR_OPENAI_KEY set to "
+        "your Gemini key"
+    )
+
+
+def test_control_another_unknown_provider_has_no_gemini_hint() -> None:
+    from proctor.llm.refs import parse_ref
+
+    with pytest.raises(ConfigError) as caught:
+        parse_ref("nope/x", "--judge-model")
+    assert str(caught.value).endswith("(known: anthropic, openai, scripted)")
