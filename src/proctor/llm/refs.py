@@ -37,6 +37,12 @@ def parse_ref(value: str, where: str) -> ModelRef:
         raise ConfigError(
             f"{where}: expected 'provider/model' (e.g. anthropic/claude-x), got {value!r}"
         )
+    if any(ch.isspace() or not ch.isprintable() for ch in value):
+        # Sent as it is, the provider answers every call "model not found".
+        raise ConfigError(
+            f"{where}: expected 'provider/model' without spaces or control characters, "
+            f"got {value!r}"
+        )
     if provider not in PROVIDERS:
         hint = ""
         if provider.lower() in ("google", "gemini", "vertex", "vertex_ai", "googleai"):

@@ -72,3 +72,18 @@ def test_control_another_unknown_provider_has_no_gemini_hint() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_ref("nope/x", "--judge-model")
     assert str(caught.value).endswith("(known: anthropic, openai, scripted)")
+
+
+@pytest.mark.parametrize(
+    "value", ["openai/gpt-5 ", "openai/ gpt-5", "anthropic/claude\tx", "openai/gpt-5\n"]
+)
+def test_a_model_with_spaces_in_it_is_refused(value: str) -> None:
+    """It passed validate, and the provider answered every call 'model not found'."""
+    from proctor.llm.refs import parse_ref
+
+    with pytest.raises(ConfigError) as caught:
+        parse_ref(value, "evaluators[0].model")
+    assert str(caught.value) == (
+        "evaluators[0].model: expected 'provider/model' without spaces or control characters, "
+        f"got {value!r}"
+    )
