@@ -154,10 +154,22 @@ def problem(agent: str, profile: AgentProfile, env: Mapping[str, str]) -> str | 
     if not find(agent, env).empty:
         return None
     folder = user_folder(kind, env)
-    return (
+    said = (
         f"agent '{agent}' cannot authenticate: no {' or '.join(kind.keys)} in the environment "
         f"and no login in {folder} ({kind.fix}; or run with --model scripted)"
     )
+    from proctor.llm.secrets import load_dotenv
+
+    try:
+        in_dotenv = [name for name in kind.keys if load_dotenv().get(name)]
+    except OSError:  # the current folder was deleted meanwhile: it holds no .env
+        in_dotenv = []
+    if in_dotenv:
+        said += (
+            f"; {in_dotenv[0]} is in ./.env, which proctor reads for its own model roles only: "
+            "an agent is lent what the environment holds, so export it"
+        )
+    return said
 
 
 @dataclass(frozen=True)

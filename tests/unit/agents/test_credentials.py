@@ -76,6 +76,26 @@ def test_no_key_and_no_login_is_one_sentence_with_the_fix(tmp_path: Path) -> Non
     assert problem("scripted", FORWARD, env) is None
 
 
+def test_a_key_only_in_dotenv_is_said_to_be_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """proctor's own roles take a key from ./.env and an agent does not: the sentence said only
+    "no ANTHROPIC_API_KEY in the environment" to a user whose .env held it."""
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=sk-ant-dotenv-123456\n")
+    monkeypatch.chdir(tmp_path)
+    sentence = problem("claude-code", FORWARD, {"HOME": str(tmp_path / "home")})
+    assert sentence is not None and sentence.endswith(
+        "; ANTHROPIC_API_KEY is in ./.env, which proctor reads for its own model roles only: "
+        "an agent is lent what the environment holds, so export it"
+    )
+    assert "sk-ant-dotenv" not in sentence
+    assert problem("codex", FORWARD, {"HOME": str(tmp_path / "home")}) == (
+        f"agent 'codex' cannot authenticate: no OPENAI_API_KEY or CODEX_API_KEY in the "
+        f"environment and no login in {tmp_path / 'home' / '.codex'} (set OPENAI_API_KEY, or "
+        "log in once with `codex login`; or run with --model scripted)"
+    )
+
+
 def test_credentials_none_needs_a_forwarded_key(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "GEMINI_API_KEY": "AIza-123456"}
     login(tmp_path / ".gemini", "oauth_creds.json", {"access_token": "y" * 20})
