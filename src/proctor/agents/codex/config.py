@@ -123,6 +123,11 @@ def codex_config(ctx: LaunchContext, model: str | None) -> dict[str, Any]:
     }
     if ctx.agent_effort:
         config["model_reasoning_effort"] = ctx.agent_effort
+    gateway = ctx.env.get("OPENAI_BASE_URL")
+    if gateway and not ctx.model_base_url:
+        # Codex (0.171) reads the built-in provider's address from config.toml only, not from
+        # OPENAI_BASE_URL: without this a key lent for a gateway went to api.openai.com.
+        config["openai_base_url"] = gateway
     if ctx.model_base_url:
         config["model_provider"] = "proctor"
         config["model_providers"] = {
