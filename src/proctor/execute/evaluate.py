@@ -82,6 +82,8 @@ def harness_usage(roles: RoleSet | None) -> tuple[dict[str, ModelUsage], list[Ha
             ModelUsage(
                 input_tokens=call.input_tokens,
                 output_tokens=call.output_tokens,
+                cache_read_tokens=call.cache_read_tokens,
+                cache_write_tokens=call.cache_write_tokens,
                 responses=1 if call.ok else 0,
             ),
         )

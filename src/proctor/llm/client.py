@@ -34,6 +34,9 @@ class Completion:
     logprobs: list[float] | None = None
     latency_ms: float = 0.0
     attempts: int = 1
+    cache_read_tokens: int = 0
+    """Prompt tokens the provider read from its cache (not in ``input_tokens``)."""
+    cache_write_tokens: int = 0
 
 
 @dataclass
@@ -46,6 +49,8 @@ class CallRecord:
     attempts: int
     ok: bool
     error: str | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 class Provider(Protocol):
@@ -123,6 +128,8 @@ class ModelClient:
                     result.latency_ms,
                     attempt,
                     True,
+                    cache_read_tokens=result.cache_read_tokens,
+                    cache_write_tokens=result.cache_write_tokens,
                 )
             )
             return result

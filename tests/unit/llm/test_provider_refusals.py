@@ -217,3 +217,53 @@ def test_a_call_made_after_the_deadline_is_not_sent(server: str) -> None:
     assert Script.seen == []
     client.deadline = None
     assert client.complete("s", "u", max_tokens=64).text == JUDGE_TEXT
+
+
+def test_openai_cached_prompt_tokens_are_cache_reads(server: str) -> None:
+    """The prompt tokens count the cached ones too: all were priced as fresh input."""
+    reply = chat(JUDGE_TEXT)
+    reply["usage"]["prompt_tokens_details"] = {"cached_tokens": 384}
+    Script.replies = [(200, reply)]
+    client = openai_client(server)
+    done = client.complete("s", "u", max_tokens=64)
+    assert (done.input_tokens, done.cache_read_tokens, done.output_tokens) == (116, 384, 9)
+    [call] = client.calls
+    assert (call.input_tokens, call.cache_read_tokens, call.cache_write_tokens) == (116, 384, 0)
+
+
+def test_anthropic_cache_reads_and_writes_are_counted(server: str) -> None:
+    """They are not in input_tokens: they went unpriced."""
+    usage = {
+        "input_tokens": 100,
+        "output_tokens": 5,
+        "cache_read_input_tokens": 2000,
+        "cache_creation_input_tokens": 300,
+    }
+    Script.replies = [
+        (
+            200,
+            {
+                "id": "m",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "text", "text": "ok"}],
+                "stop_reason": "end_turn",
+                "usage": usage,
+            },
+        )
+    ]
+    ref = ModelRef("anthropic", "claude-x")
+    client = ModelClient("judge", ref, AnthropicProvider(ref, "sk-local", server, "judge"))
+    client.complete("s", "u", max_tokens=32)
+    [call] = client.calls
+    assert (call.input_tokens, call.cache_read_tokens, call.cache_write_tokens) == (100, 2000, 300)
+
+    from proctor.execute.evaluate import harness_usage
+    from proctor.llm.roles import RoleSet
+
+    roles = RoleSet()
+    roles._clients["judge:anthropic/claude-x"] = client
+    usage_by_model, _calls = harness_usage(roles)
+    used = usage_by_model["judge:anthropic/claude-x"]
+    assert (used.input_tokens, used.cache_read_tokens, used.cache_write_tokens) == (100, 2000, 300)

@@ -68,6 +68,8 @@ class AnthropicProvider:
             token_count(getattr(usage, "input_tokens", 0)),
             token_count(getattr(usage, "output_tokens", 0)),
             None,
+            cache_read_tokens=token_count(getattr(usage, "cache_read_input_tokens", 0)),
+            cache_write_tokens=token_count(getattr(usage, "cache_creation_input_tokens", 0)),
         )
 
 

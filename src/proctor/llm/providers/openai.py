@@ -84,12 +84,17 @@ class OpenAIProvider:
             raise cut_before_text(
                 self.ref, max_tokens, usage, ("prompt_tokens", "completion_tokens")
             )
+        prompt = token_count(getattr(usage, "prompt_tokens", 0))
+        # The prompt tokens count the cached ones too (billed at the cache-read price).
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = min(token_count(getattr(details, "cached_tokens", 0)), prompt)
         return Completion(
             text or "",
             self.ref.model,
-            token_count(getattr(usage, "prompt_tokens", 0)),
+            prompt - cached,
             token_count(getattr(usage, "completion_tokens", 0)),
             _logprobs(choices[0]),
+            cache_read_tokens=cached,
         )
 
 
