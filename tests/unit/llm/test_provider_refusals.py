@@ -267,3 +267,17 @@ def test_anthropic_cache_reads_and_writes_are_counted(server: str) -> None:
     usage_by_model, _calls = harness_usage(roles)
     used = usage_by_model["judge:anthropic/claude-x"]
     assert (used.input_tokens, used.cache_read_tokens, used.cache_write_tokens) == (100, 2000, 300)
+
+
+def test_a_local_reasoning_model_s_thinking_is_not_read_as_its_reply(server: str) -> None:
+    """vLLM, Ollama or llama.cpp without a reasoning parser put the thinking in the text: its
+    braces made the judge's verdict 'not valid JSON' and a classification never 'question'."""
+    Script.replies = [(200, chat("<think>\nScore {maybe 70}?\n</think>\n\n" + JUDGE_TEXT))]
+    assert openai_client(server).complete("s", "u", max_tokens=64).text == JUDGE_TEXT
+
+
+def test_thinking_cut_at_the_token_limit_is_a_reply_without_text(server: str) -> None:
+    Script.replies = [(200, chat("<think>\nLet me weigh {this", finish="length", out=64))]
+    with pytest.raises(ProviderError) as info:
+        openai_client(server).complete("s", "u", max_tokens=64)
+    assert info.value.token_limit == 64

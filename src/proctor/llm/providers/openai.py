@@ -4,6 +4,7 @@ official SDK's chat completions, with log-probabilities when asked."""
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any
 
 from proctor.llm.client import (
@@ -79,8 +80,9 @@ class OpenAIProvider:
         text = getattr(message, "content", None)
         if message is None or not isinstance(text, str | None):
             raise unexpected_response(self.ref, "the first choice has no message text", response)
+        text = without_thinking(text or "")
         usage = getattr(response, "usage", None)
-        if not (text or "").strip() and getattr(choices[0], "finish_reason", None) == "length":
+        if not text.strip() and getattr(choices[0], "finish_reason", None) == "length":
             raise cut_before_text(
                 self.ref, max_tokens, usage, ("prompt_tokens", "completion_tokens")
             )
@@ -89,13 +91,24 @@ class OpenAIProvider:
         details = getattr(usage, "prompt_tokens_details", None)
         cached = min(token_count(getattr(details, "cached_tokens", 0)), prompt)
         return Completion(
-            text or "",
+            text,
             self.ref.model,
             prompt - cached,
             token_count(getattr(usage, "completion_tokens", 0)),
             _logprobs(choices[0]),
             cache_read_tokens=cached,
         )
+
+
+THINKING = re.compile(r"\A\s*<(think|thinking)>.*?(?:</\1>\s*|\Z)", re.DOTALL)
+
+
+def without_thinking(text: str) -> str:
+    """The reply without the reasoning a local reasoning model (served by vLLM, Ollama or
+    llama.cpp without a reasoning parser) puts before it in ``<think>…</think>``: its braces
+    and words would be read as the verdict or the answer. One never closed (cut at the token
+    limit) leaves no text."""
+    return THINKING.sub("", text, count=1)
 
 
 def refuses_logprobs(exc: BaseException) -> bool:
