@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from proctor.agents.scripted.adapter import ScriptedAgent
 from proctor.models.config import AgentProfile
 from tests.conftest import Run, write_case
@@ -51,3 +53,23 @@ def test_validate_refuses_an_agent_cli_that_run_would(proctor: Run, tmp_path: Pa
     named = "codingagents.claude-code.binary '/nonexistent/c' names no program"
     assert named in ran.err and named in validated.err and "and PATH)" not in ran.err
     assert validated.code == 2 and said in validated.err, validated.out + validated.err
+
+
+def test_validate_takes_runs_agent_backend_and_role_models(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """validate had no --agent, --model or --judge-model: a run's judge without a key, or a
+    Gemini model named google/…, passed validate and stopped the run."""
+    for name in ("ANTHROPIC_API_KEY", "PROCTOR_ANTHROPIC_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no ./.env
+    write_case(tmp_path / "cases", "x", plan={"turns": [{"say": "hi"}]})
+    args = ("--source", str(tmp_path / "cases"), "--agent", "scripted")
+    assert proctor("validate", *args).code == 0
+    judged = proctor("validate", *args, "--judge-model", "anthropic/claude-x")
+    assert judged.code == 2
+    assert "--judge-model: the judge role (anthropic/claude-x) needs a key" in judged.err
+    gemini = proctor("validate", *args, "--workhorse-model", "google/gemini-x")
+    assert gemini.code == 2 and "a Gemini model is reached through" in gemini.err
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-123456")
+    assert proctor("validate", *args, "--judge-model", "anthropic/claude-x").code == 0

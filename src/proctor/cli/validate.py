@@ -18,12 +18,32 @@ from proctor.cli.options import config_option, source_option
     type=click.Path(path_type=Path, file_okay=False),
     help="Where task files' repository labels are resolved (read only).",
 )
-def command(source: Path, config: Path | None, source_root: Path | None) -> int:
+@click.option("--agent", "agents", multiple=True, help="Agent id to check, as run's (repeatable).")
+@click.option(
+    "--model",
+    "backend",
+    type=click.Choice(["scripted", "provider"]),
+    help="As run's: scripted needs no agent credentials.",
+)
+@click.option("--fast-model", help="provider/model for the fast role, as run's.")
+@click.option("--workhorse-model", help="provider/model for the workhorse role, as run's.")
+@click.option("--judge-model", help="provider/model for the judge role, as run's.")
+def command(
+    source: Path,
+    config: Path | None,
+    source_root: Path | None,
+    agents: tuple[str, ...],
+    backend: str | None,
+    fast_model: str | None,
+    workhorse_model: str | None,
+    judge_model: str | None,
+) -> int:
     """List runnable and skipped cases and validate every configuration, and check the agent
     CLIs the planned trials run (installed, at the pinned version, with credentials) as run does.
 
     Every problem of every case is reported in one pass. Exits 0 when everything is valid and
-    something is runnable, 2 otherwise.
+    something is runnable, 2 otherwise. Give it run's --agent, --model and role models to check
+    what that run would use (a role's key included).
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
@@ -34,7 +54,20 @@ def command(source: Path, config: Path | None, source_root: Path | None) -> int:
     )
     from proctor.plan.resolve import load_run_plan
 
-    overrides = CliOverrides(source_root=str(source_root) if source_root else None)
+    overrides = CliOverrides(
+        source_root=str(source_root) if source_root else None,
+        agents=list(agents),
+        model=backend,
+        role_models={
+            role: value
+            for role, value in (
+                ("fast", fast_model),
+                ("workhorse", workhorse_model),
+                ("judge", judge_model),
+            )
+            if value
+        },
+    )
     problems: list[str] = []
     plan = load_run_plan(source, config, overrides, Path.cwd(), problems)
     for folder, what in (
