@@ -25,6 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -37,6 +38,7 @@ from proctor.paths import LEDGER_FILE, RunPaths, suite_of
 from proctor.report.checks import (
     CheckKey,
     CheckResult,
+    started_instant,
     stored_run_checks,
     stored_run_checks_since,
 )
@@ -312,6 +314,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
         save_ledger(results_dir, known)
     runs, update.notes = pending_runs(results_dir, update.ledger)
     recorded: dict[str, frozenset[CheckKey] | None] = {}
+    starts: dict[str, datetime | None] = {}
     for root, suite, interrupted_at in runs:
         try:
             if interrupted_at is None:
@@ -322,7 +325,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
         held_back, note = _late_checks(
-            results_dir, update.ledger, root.name, suite, results, recorded
+            results_dir, update.ledger, root.name, suite, results, recorded, starts
         )
         update.ledger = apply_run(
             update.ledger,
@@ -346,7 +349,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
             continue
         fresh = resume_checks(update.ledger, name, added, resumed.suite)
         held_back, note = _late_checks(
-            results_dir, update.ledger, name, resumed.suite, fresh, recorded
+            results_dir, update.ledger, name, resumed.suite, fresh, recorded, starts
         )
         update.ledger = apply_resume(
             update.ledger,
@@ -400,6 +403,7 @@ def _late_checks(
     suite: str | None,
     results: Sequence[CheckResult],
     recorded: dict[str, frozenset[CheckKey] | None],
+    starts: dict[str, datetime | None],
 ) -> tuple[set[CheckKey], str | None]:
     """The checks of run ``run_id`` (of ``suite``) that a newer run of the same suite the
     ledger holds has already recorded (by the ledger's findings, and by the newer runs' own
@@ -413,7 +417,10 @@ def _late_checks(
         (started, run)
         for run in ledger.runs
         if (started := _started(run)) is not None
-        and started > start
+        and (
+            started > start
+            or (started == start and _started_later(results_dir, run, run_id, starts))
+        )
         and ledger.run_suites.get(run, suite) == suite
     )
     if not newer:
@@ -446,6 +453,24 @@ def _late_checks(
         f"of a finding already listed adds to its failures; they propose, reopen or resolve "
         f"nothing){rest}"
     )
+
+
+def _started_later(
+    results_dir: Path, run: str, than: str, starts: dict[str, datetime | None]
+) -> bool:
+    """Whether ``run`` started after ``than`` by the ``startedAt`` of their ``run.json``
+    (read once into ``starts``), for two runs whose folders name the same second: two runs
+    started at once into one results directory. False when either does not read."""
+    for name in (run, than):
+        if name not in starts:
+            try:
+                manifest = read_record(RunPaths(results_dir / name).run_json, RunManifest)
+            except (ConfigError, SchemaVersionError, OSError):
+                starts[name] = None
+            else:
+                starts[name] = started_instant(manifest.started_at)
+    later, earlier = starts[run], starts[than]
+    return run != than and later is not None and earlier is not None and later > earlier
 
 
 def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
