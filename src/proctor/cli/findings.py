@@ -18,6 +18,7 @@ from proctor.util.text import controls_escaped, one_line
 
 if TYPE_CHECKING:
     from proctor.models.findings import Finding, FindingsLedger
+    from proctor.models.trial import TrialRecord
 
 _STATE_ORDER = {"open": 0, "resolved": 1, "dismissed": 2}
 
@@ -311,8 +312,9 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         if gone:
             click.echo(
                 f"\n{_counted(gone)} not checked by the latest run of {_their(gone)} suite "
-                f"({_runs(gone, latest)}): a case renamed or removed, or a part of the suite that "
-                "run left out. Only a pass resolves a finding; `proctor findings dismiss ID "
+                f"({_runs(gone, latest)}): a case renamed or removed, an evaluator relabelled, "
+                "removed or restricted to other conditions, or a part of the suite that run left "
+                "out. Only a pass resolves a finding; `proctor findings dismiss ID "
                 "--reason TEXT` closes one that is gone."
             )
     else:
@@ -351,13 +353,14 @@ def _cell_in(
     cuts: dict[str, str],
 ) -> str:
     """What run ``run`` of the results directory ``folder`` did with the finding's case ×
-    agent × condition: ``checked`` (it recorded a check of the cell: the finding's is gone,
-    renamed, relabelled or left out), ``cut`` (a stop cut a trial of it short, or the ledger
-    has not taken its trials in yet: a ``--resume`` ran them after the time the ledger read
-    the interrupted run at, ``cuts``, and is running or was stopped), ``ran`` (it ran the
-    cell without recording any check: each trial ended in a status that says nothing of one,
-    an error, a timeout, a skip, an exclusion by ``proctor annotate``, a record that does not
-    read, as the ledger reads the run) or ``absent`` (no trial of it, or the run does not
+    agent × condition: ``checked`` (it recorded a check of the cell, or its evaluators left
+    every check out, see :func:`_left_out`: the finding's is gone, renamed, relabelled,
+    restricted to other conditions or left out), ``cut`` (a stop cut a trial of it short, or
+    the ledger has not taken its trials in yet: a ``--resume`` ran them after the time the
+    ledger read the interrupted run at, ``cuts``, and is running or was stopped), ``ran`` (it
+    ran the cell without recording any check: each trial ended in a status that says nothing
+    of one, an error, a timeout, a skip, an exclusion by ``proctor annotate``, a record that
+    does not read, as the ledger reads the run) or ``absent`` (no trial of it, or the run does not
     read). ``told``: each run's cells, read once."""
     if run is None:
         return "absent"
@@ -400,13 +403,27 @@ def _cells_told(run_dir: Path, since: str | None) -> Cells | None:
             recorded.add(cell)
             if started_after(record, read_at):
                 cut.add(cell)
-            elif results:
+            elif results or _left_out(record):
                 checked.add(cell)
             elif was_interrupted(record.reason):
                 cut.add(cell)
     except (ProctorError, OSError):
         return None
     return checked, cut, recorded
+
+
+def _left_out(record: TrialRecord) -> bool:
+    """A trial judged fairly (``passed`` or ``failed``) whose evaluators ran, none in error,
+    and recorded no check: each was left out under its condition (an entry's
+    ``conditions``) or is not counted. No later run checks them there: they are gone, not
+    waiting for a result (a trial annotated failed after an error ran no evaluator)."""
+    from proctor.report.checks import EVIDENCE_STATUSES
+
+    return (
+        record.status in EVIDENCE_STATUSES
+        and bool(record.evaluators)
+        and not any(result.error for result in record.evaluators)
+    )
 
 
 def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]:

@@ -92,3 +92,34 @@ def test_a_resume_s_trials_not_taken_in_yet_are_not_called_gone(tmp_path: Path) 
     stored(tmp_path / RUN, record("a", False, "2026-12-01T12:00:01Z"), resumed, finished=DONE)
     done = findings(tmp_path)
     assert " b " not in done.split("\n\n")[0]
+
+
+def test_a_check_restricted_to_other_conditions_is_gone_not_left_without_a_result(
+    tmp_path: Path,
+) -> None:
+    """An evaluator whose entry's `conditions` leaves out the finding's condition: the trial
+    passed, recording none of its checks, and no later run will check it (it is not an error
+    awaiting a run). The control: a trial that errored is left without a result."""
+    stored(
+        tmp_path / EARLIER,
+        *(record(case, False, "2026-11-30T12:00:01Z") for case in "ab"),
+        finished="2026-11-30T12:01:00Z",
+    )
+    not_run = TrialRecord(
+        case="a",
+        agent="scripted",
+        repeat=1,
+        status="passed",
+        evaluators=[
+            EvaluatorResult(
+                use="file-exists", passed=True, score=0, counted=False, details={"notRun": True}
+            )
+        ],
+    )
+    errored = TrialRecord(case="b", agent="scripted", repeat=1, status="agent-error")
+    stored(tmp_path / RUN, not_run, errored, finished=DONE)
+    table = findings(tmp_path)
+    ids = {line.split()[2]: line.split()[0] for line in table.splitlines()[1:3]}
+    assert f"1 open finding ({ids['a']}) was not checked by the latest run" in table
+    assert "restricted to other conditions" in table
+    assert f"1 open finding ({ids['b']}) was left without a result" in table
