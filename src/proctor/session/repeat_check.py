@@ -28,7 +28,7 @@ from proctor.evaluators.base import registry
 from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
-from proctor.models.trial import TrialRecord
+from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.plan.resolve import nothing_runnable
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
@@ -194,7 +194,7 @@ def compare_repetitions(
             if result.use in backed:
                 what = f"{record.case}: {evaluator_name(i, result.use, _at(names, i))}"
                 excluded.setdefault(what, Exclusion(what, MODEL_BACKED))
-            else:
+            elif _ran(result):
                 evaluators += 1
         twin = later.pop(_key(record), None)
         name = trial_name(record)
@@ -522,7 +522,7 @@ def _differences(
 ) -> list[Difference]:
     a = comparable_values(first, backed, labels)
     b = comparable_values(other, backed, labels)
-    judged = any(r.use in backed for r in [*first.evaluators, *other.evaluators])
+    judged = any(r.use in backed and _ran(r) for r in [*first.evaluators, *other.evaluators])
     found = []
     for path in [*a, *(p for p in b if p not in a)]:
         x, y = a.get(path, Presence.ABSENT), b.get(path, Presence.ABSENT)
@@ -531,6 +531,13 @@ def _differences(
         if not _same(x, y):
             found.append(Difference(repetition, trial_name(first), path, x, y))
     return found
+
+
+def _ran(result: EvaluatorResult) -> bool:
+    """Whether the evaluator ran: one whose entry's ``conditions`` leave out the trial's
+    condition has a result saying it did not (``details.notRun``), the same every time, which
+    compares nothing and leaves the trial's status to the evaluators that ran."""
+    return result.details.get("notRun") is not True
 
 
 def _same(a: Any, b: Any) -> bool:

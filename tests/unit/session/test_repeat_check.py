@@ -255,3 +255,29 @@ def test_an_interrupted_check_counts_the_repetitions_that_finished(tmp_path: Pat
     # Cut short before its run folder was written (the run's start): said so.
     check.runs[-1] = Repetition(3, None, 130, finished=False)
     assert "- 3: interrupted" in check.markdown() and check.finished == 2
+
+
+def not_run(record: TrialRecord) -> TrialRecord:
+    """``record`` with its judge left out under its condition (an entry's ``conditions``)."""
+    left_out = EvaluatorResult(
+        use="llm-judge",
+        passed=True,
+        score=0.0,
+        counted=False,
+        message="not run under condition 'default' (it runs under with-x)",
+        details={"notRun": True},
+    )
+    return record.model_copy(update={"evaluators": [*record.evaluators[:2], left_out]})
+
+
+def test_an_evaluator_not_run_under_the_condition_is_not_counted_nor_lets_status_flip() -> None:
+    """No model judged the trial: its status is compared as any deterministic trial's, and
+    the evaluator that did not run is not counted as compared. The control: the judge that
+    ran lets the verdict flip."""
+    comparison = compare_repetitions(
+        [not_run(trial())], [not_run(trial(status="failed"))], model_backed=BACKED
+    )
+    assert only_difference(comparison) == ("status", "passed", "failed")
+    assert comparison.evaluators == 2
+    judged = compare_repetitions([trial()], [trial(status="failed")], model_backed=BACKED)
+    assert judged.differences == []
