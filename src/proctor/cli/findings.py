@@ -264,10 +264,10 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
         click.echo(model_to_json(ledger.model_copy(update=update)), nl=False)
     elif shown:
         click.echo(render_table(shown))
-        from proctor.report.findings import latest_run
+        from proctor.report.findings import newest_run
 
         suites = {f.suite for f in ledger.findings} | set(ledger.run_suites.values())
-        latest = {suite: latest_run(ledger, suite) for suite in suites}
+        latest = {suite: newest_run(folder, ledger, suite) for suite in suites}
         unchecked = [f for f in shown if f.state == "open" and _unchecked(f, latest[f.suite])]
         # A case the latest run ran, whose trials recorded no check (an error, a skip…).
         told: dict[str, Cells | None] = {}

@@ -473,6 +473,24 @@ def _started_later(
     return run != than and later is not None and earlier is not None and later > earlier
 
 
+def newest_run(results_dir: Path, ledger: FindingsLedger, suite: str | None = None) -> str | None:
+    """:func:`latest_run` of ``suite``; of the runs whose folders name the same second as it,
+    the one whose ``run.json`` started last (a late run applied after it is not the newest)."""
+    latest = latest_run(ledger, suite)
+    if latest is None:
+        return None
+    starts: dict[str, datetime | None] = {}
+    for run in ledger.runs:
+        if (
+            run != latest
+            and _started(run) == _started(latest)
+            and ledger.run_suites.get(run, suite) == suite
+            and _started_later(results_dir, run, latest, starts)
+        ):
+            latest = run
+    return latest
+
+
 def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
     """The checks a stored run recorded, passing or failing; None when its folder is gone
     or cannot be read."""

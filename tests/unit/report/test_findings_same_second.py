@@ -79,3 +79,18 @@ def test_a_run_started_later_in_the_same_second_is_not_late(tmp_path: Path) -> N
     (finding,) = update.ledger.findings
     assert (finding.state, finding.failures, update.notes) == ("open", 2, [])
     assert finding.history[-1].event == "reopened"
+
+
+def test_the_newest_run_of_one_second_is_the_one_started_last(tmp_path: Path) -> None:
+    """`proctor findings` names what the newest run did not check: of two runs in the same
+    second, the one started last, not the late one applied after it."""
+    from proctor.report.findings import newest_run
+
+    stored(tmp_path, LATER, True, "2026-12-01T12:00:00.900Z")
+    update_ledger(tmp_path)
+    stored(tmp_path, EARLIER, True, "2026-12-01T12:00:00.100Z")
+    ledger = update_ledger(tmp_path).ledger
+    assert ledger.runs == [LATER, EARLIER]
+    assert newest_run(tmp_path, ledger) == LATER
+    (tmp_path / LATER / "run.json").unlink()  # unread: the later applied, as before
+    assert newest_run(tmp_path, ledger) == EARLIER
