@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from proctor.exit_codes import ExitCode
 from proctor.models.ab import ABGateResult, ABReport
@@ -178,6 +179,51 @@ def _named(groups: Sequence[GroupStats]) -> str:
     return names + (f" and {len(groups) - 5} more" if len(groups) > 5 else "")
 
 
+@dataclass(frozen=True)
+class FailedGates:
+    """The gates that make the exit code 1: the A/B gate, the groups whose gate failed over
+    their scored trials, and the groups where a gate evaluator failed in a trial that then
+    ended in an error status. The JUnit report fails a test for each, so that its test view
+    is red exactly when a gate is."""
+
+    ab: bool = False
+    groups: tuple[GroupStats, ...] = ()
+    in_errors: tuple[GroupStats, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.ab or self.groups or self.in_errors)
+
+
+def failed_gates(
+    groups: Sequence[GroupStats],
+    records: Sequence[TrialRecord],
+    ab_gate_result: ABGateResult | None = None,
+) -> FailedGates:
+    """What failed a gate (see :class:`FailedGates`); nothing when nothing ran or every trial
+    ended in infra-error (exit 2 then, whatever a gate said)."""
+    if not records or all(r.status == "infra-error" for r in records):
+        return FailedGates()
+    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
+    nothing_scored = unevaluated and not any(g.scored for g in groups)
+    ab = ab_gate_result is not None and not ab_gate_result.passed and not nothing_scored
+    # A group with no scored trial fails no gate: errors are exit 3; trials skipped (an
+    # eval's t.skip, not evaluated, every one left out by a person) are not gated.
+    failed = [g for g in groups if g.scored and not g.gate_passed]
+    # A gate evaluator that judged and failed stands even when its trial then ended in an
+    # error status (an eval's test that raised after a failed gate): exit 1, as the command's.
+    seen = {(g.case, g.agent, g.condition) for g in failed}
+    in_errors: list[GroupStats] = []
+    for r in records:
+        key = (r.case, r.agent, r.condition)
+        if key not in seen and r.status in ERROR_STATUSES and gate_failed(r):
+            seen.add(key)
+            in_errors += [g for g in groups if (g.case, g.agent, g.condition) == key]
+    return FailedGates(ab, tuple(failed), tuple(in_errors))
+
+
+IN_ERRORS = "a gate evaluator failed in a trial that then ended in an error status"
+
+
 def exit_code_for(
     groups: Sequence[GroupStats],
     records: Sequence[TrialRecord],
@@ -189,28 +235,15 @@ def exit_code_for(
         return ExitCode.CONFIG_ERROR, "every trial ended in infra-error"
     unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
     nothing_scored = unevaluated and not any(g.scored for g in groups)
-    if ab_gate_result is not None and not ab_gate_result.passed and not nothing_scored:
+    failing = failed_gates(groups, records, ab_gate_result)
+    if failing.ab and ab_gate_result is not None:
         return ExitCode.GATE_FAILED, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
-    # A group with no scored trial fails no gate: errors are exit 3 (below); trials skipped
-    # (an eval's t.skip, not evaluated, every one left out by a person) are not gated.
-    failed = [g for g in groups if g.scored and not g.gate_passed]
-    # A gate evaluator that judged and failed stands even when its trial then ended in an
-    # error status (an eval's test that raised after a failed gate): exit 1, as the command's.
-    seen = {(g.case, g.agent, g.condition) for g in failed}
-    in_errors: list[GroupStats] = []
-    for r in records:
-        key = (r.case, r.agent, r.condition)
-        if key not in seen and r.status in ERROR_STATUSES and gate_failed(r):
-            seen.add(key)
-            in_errors += [g for g in groups if (g.case, g.agent, g.condition) == key]
+    failed, in_errors = failing.groups, failing.in_errors
     if failed or in_errors:
         said = [f"gate failed for {len(failed)} group(s): {_named(failed)}"] if failed else []
         if in_errors:
             # Its gate, over its scored trials, may have passed: said as what it is.
-            said.append(
-                f"a gate evaluator failed in a trial that then ended in an error status, in "
-                f"{len(in_errors)} group(s): {_named(in_errors)}"
-            )
+            said.append(f"{IN_ERRORS}, in {len(in_errors)} group(s): {_named(in_errors)}")
         return ExitCode.GATE_FAILED, "; ".join(said)
     errors = [r for r in records if r.status in ERROR_STATUSES]
     if errors:

@@ -3,8 +3,11 @@ agent × condition, one ``testcase`` per trial.
 
 A testcase's ``classname`` is ``<case>.<agent>.<condition>`` and its ``name`` ``repeat <n>``,
 the same in every run of the same matrix. A failed trial (``failed``, ``timeout``) carries a
-``failure``, a trial in an error status an ``error``, a skipped one ``skipped``, each with the
-reason; the score and key figures are ``property`` elements of the testcase. A testsuite's
+``failure`` when its group failed its gate, a trial in an error status an ``error``, a skipped
+one ``skipped``, each with the reason; the score and key figures are ``property`` elements of
+the testcase. A failed trial in a group whose gate passed (a ``minPassRate`` below 1 tolerates
+it) is a passing testcase whose ``system-out`` says it failed and why: the file is green
+exactly when the exit code is 0. A testsuite's
 properties hold its group's figures and each finding of the group the run proposed, reopened
 or resolved (``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
 
@@ -12,7 +15,10 @@ A gate that failed fails the file too, whatever its trials did (a cost gate over
 all passed, the A/B gate): a last ``testsuite`` named ``gates`` holds a testcase for the A/B
 gate when the run has one (classname ``gates``, name ``A/B <treatment> vs <baseline>``, passed
 or failed) and one failed testcase for each group whose gate failed over its scored trials
-(name ``<case>/<agent>/<condition>``), as the exit code counts a failed gate.
+(name ``<case>/<agent>/<condition>``), or where a gate evaluator failed in a trial that then
+ended in an error status, as the exit code counts a failed gate. A run whose exit code is not 0
+although no test says why (stopped before its first trial ended: nothing to show) gets a
+testcase ``run`` in ``gates`` with an ``error`` giving the exit code and its reason.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from collections.abc import Sequence
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
 from proctor.report.ab.measures import total_tokens
-from proctor.report.aggregate import group_records
+from proctor.report.aggregate import IN_ERRORS, FailedGates, failed_gates, group_records
 
 FAILURE_STATUSES = frozenset({"failed", "timeout"})
 
@@ -58,7 +64,18 @@ def _properties(parent: ET.Element, values: dict[str, object]) -> None:
             ET.SubElement(props, "property", name=name, value=str(value))
 
 
-def _testcase(suite: ET.Element, record: TrialRecord) -> None:
+def _outcome(record: TrialRecord, tolerated: bool) -> str | None:
+    """The element a trial's testcase carries (``failure``, ``error``, ``skipped``), or None
+    for a passing testcase. ``tolerated``: its group passed its gate, so a failure fails no
+    gate and fails no test."""
+    if record.status in FAILURE_STATUSES:
+        return None if tolerated else "failure"
+    if record.status in ERROR_STATUSES:
+        return "error"
+    return "skipped" if record.status == "skipped" else None
+
+
+def _testcase(suite: ET.Element, record: TrialRecord, outcome: str | None) -> None:
     case = ET.SubElement(
         suite,
         "testcase",
@@ -82,70 +99,88 @@ def _testcase(suite: ET.Element, record: TrialRecord) -> None:
         },
     )
     reason = record.reason
-    if record.status in FAILURE_STATUSES:
+    if outcome == "failure":
         ET.SubElement(case, "failure", message=reason, type=record.status).text = reason
-    elif record.status in ERROR_STATUSES:
+    elif outcome == "error":
         error = ET.SubElement(case, "error", message=reason, type=record.status)
         error.text = record.error.traceback if record.error and record.error.traceback else reason
-    elif record.status == "skipped":
+    elif outcome == "skipped":
         ET.SubElement(case, "skipped", message=reason)
+    elif record.status in FAILURE_STATUSES:  # tolerated by its group's gate: said, not failed
+        ET.SubElement(
+            case, "system-out"
+        ).text = f"{record.status}, tolerated by its group's gate: {reason}"
 
 
-def _tallies(trials: Sequence[TrialRecord]) -> dict[str, str]:
+def _tallies(outcomes: Sequence[tuple[TrialRecord, str | None]]) -> dict[str, str]:
     """The counts and time a ``testsuites`` or ``testsuite`` element carries."""
+    kinds = [outcome for _, outcome in outcomes]
     return {
-        "tests": str(len(trials)),
-        "failures": str(sum(r.status in FAILURE_STATUSES for r in trials)),
-        "errors": str(sum(r.status in ERROR_STATUSES for r in trials)),
-        "skipped": str(sum(r.status == "skipped" for r in trials)),
-        "time": _seconds(sum(r.timings.total_ms for r in trials)),
+        "tests": str(len(outcomes)),
+        "failures": str(kinds.count("failure")),
+        "errors": str(kinds.count("error")),
+        "skipped": str(kinds.count("skipped")),
+        "time": _seconds(sum(r.timings.total_ms for r, _ in outcomes)),
     }
 
 
-def _gates(root: ET.Element, suite: SuiteRecord) -> None:
+def _gates(root: ET.Element, suite: SuiteRecord, failing: FailedGates) -> None:
     """The ``gates`` testsuite (see the module docstring), when there is a gate to show."""
-    cases: list[tuple[str, str | None]] = []  # (name, failure message)
-    scored = any(group.scored for group in suite.groups)
+    cases: list[tuple[str, str, str | None]] = []  # (name, element, message)
     if suite.ab_gate is not None:
         ab = suite.ab_gate
-        failed_ab = not ab.passed and scored  # nothing scored: said by the trials' errors
-        cases.append((f"A/B {ab.treatment} vs {ab.baseline}", ab.message if failed_ab else None))
-    for group in suite.groups:
-        if group.gate_passed or not group.scored:  # no scored trial: its errors say it all
-            continue
+        # A failed A/B gate that decided nothing (no trial scored: not evaluated) is skipped.
+        kind = "failure" if failing.ab else "skipped" if not ab.passed else ""
+        cases.append((f"A/B {ab.treatment} vs {ab.baseline}", kind, ab.message if kind else None))
+    for group in failing.groups:
         failed = [c.message or f"{c.name} {c.threshold}" for c in group.gate_checks if not c.passed]
         name = f"{group.case}/{group.agent}/{group.condition}"
-        cases.append((name, "; ".join(failed) or "the group's gate failed"))
+        cases.append((name, "failure", "; ".join(failed) or "the group's gate failed"))
+    for group in failing.in_errors:
+        cases.append((f"{group.case}/{group.agent}/{group.condition}", "failure", IN_ERRORS))
+    said = root.get("failures") != "0" or root.get("errors") != "0" or failing
+    if suite.exit_code != 0 and not said:
+        reason = f"exit {suite.exit_code}: {suite.exit_reason}"
+        cases.append(("run", "error", reason))
     if not cases:
         return
-    failures = sum(message is not None for _, message in cases)
+    counts = {kind: sum(k == kind for _, k, _ in cases) for kind in ("failure", "error", "skipped")}
     element = ET.SubElement(
         root,
         "testsuite",
         name="gates",
         tests=str(len(cases)),
-        failures=str(failures),
-        errors="0",
-        skipped="0",
+        failures=str(counts["failure"]),
+        errors=str(counts["error"]),
+        skipped=str(counts["skipped"]),
         time="0.000",
     )
-    for name, message in cases:
+    for name, kind, message in cases:
         case = ET.SubElement(element, "testcase", classname="gates", name=name, time="0.000")
-        if message is not None:
-            ET.SubElement(case, "failure", message=message, type="gate").text = message
-    for tally, added in (("tests", len(cases)), ("failures", failures)):
-        root.set(tally, str(int(root.get(tally, "0")) + added))
+        if kind == "skipped":
+            ET.SubElement(case, kind, message=message or "")
+        elif kind:
+            ET.SubElement(case, kind, message=message or "", type="gate").text = message
+    added = {"tests": len(cases), "failures": counts["failure"], "errors": counts["error"]}
+    added["skipped"] = counts["skipped"]
+    for tally, more in added.items():
+        root.set(tally, str(int(root.get(tally, "0")) + more))
 
 
 def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     """The run as a JUnit XML document (UTF-8, with its declaration)."""
-    root = ET.Element("testsuites", {"name": f"proctor {suite.run_id}", **_tallies(records)})
     stats = {(g.case, g.agent, g.condition): g for g in suite.groups}
+    grouped = {
+        key: [(r, _outcome(r, key in stats and stats[key].gate_passed)) for r in trials]
+        for key, trials in group_records(records).items()
+    }
+    every = [pair for pairs in grouped.values() for pair in pairs]
+    root = ET.Element("testsuites", {"name": f"proctor {suite.run_id}", **_tallies(every)})
     changes: dict[tuple[str, str, str], dict[str, object]] = {}
     for change in suite.findings or ():
         where = changes.setdefault((change.case, change.agent, change.condition), {})
         where[f"finding {change.id}"] = f"{change.event}: {change.check}"
-    for key, trials in group_records(records).items():
+    for key, trials in grouped.items():
         element = ET.SubElement(root, "testsuite", {"name": "/".join(key), **_tallies(trials)})
         group = stats.get(key)
         figures: dict[str, object] = {}
@@ -158,9 +193,9 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
             }
         if figures or key in changes:
             _properties(element, {**figures, **changes.get(key, {})})
-        for record in trials:
-            _testcase(element, record)
-    _gates(root, suite)
+        for record, outcome in trials:
+            _testcase(element, record, outcome)
+    _gates(root, suite, failed_gates(suite.groups, records, suite.ab_gate))
     for node in root.iter():
         node.text = _xml_text(node.text)
         node.attrib = {k: _xml_text(v) or "" for k, v in node.attrib.items()}

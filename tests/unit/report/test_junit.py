@@ -1,0 +1,127 @@
+"""The JUnit report agrees with the exit code: a CI job that reads both shows a failed test
+exactly when the run's exit code is not 0."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from proctor.models.config import ABGate, Gate
+from proctor.models.trial import EvaluatorResult, TrialRecord
+from proctor.report.aggregate import aggregate
+from proctor.report.junit import render_junit
+
+
+def rec(
+    status: str,
+    repeat: int = 1,
+    *,
+    case: str = "c",
+    condition: str = "default",
+    gate_failed: bool = False,
+) -> TrialRecord:
+    record = TrialRecord(
+        case=case,
+        agent="a",
+        condition=condition,
+        repeat=repeat,
+        status=status,  # type: ignore[arg-type]
+        passed=status == "passed",
+        score={"passed": 100.0, "failed": 0.0, "timeout": 0.0}.get(status),
+        reason=f"{status} for a reason",
+    )
+    if gate_failed:
+        record.evaluators = [EvaluatorResult(use="command", passed=False, score=0, gate=True)]
+    return record
+
+
+def render(records: list[TrialRecord], gate: Gate, **kw: object) -> tuple[int, ET.Element]:
+    suite = aggregate(records, gate, run_id="r", **kw)  # type: ignore[arg-type]
+    return suite.exit_code, ET.fromstring(render_junit(suite, records))
+
+
+def red(root: ET.Element) -> bool:
+    """What a CI test view shows: a failed or errored test anywhere in the file."""
+    return any(
+        case.find("failure") is not None or case.find("error") is not None
+        for case in root.iter("testcase")
+    )
+
+
+def tallies_hold(root: ET.Element) -> None:
+    """Every count of every element is what its testcases carry."""
+    for element in [root, *root.iter("testsuite")]:
+        cases = list(element.iter("testcase"))
+        assert int(element.get("tests", "-1")) == len(cases)
+        for tally, child in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
+            found = sum(case.find(child) is not None for case in cases)
+            assert int(element.get(tally, "-1")) == found, (element.get("name"), tally)
+
+
+def test_a_failure_the_gate_tolerates_fails_no_test() -> None:
+    code, root = render([rec("passed"), rec("failed", 2)], Gate(min_pass_rate=0.5))
+    assert code == 0 and not red(root)
+    tallies_hold(root)
+    (tolerated,) = [c for c in root.iter("testcase") if c.get("name") == "repeat 2"]
+    out = tolerated.find("system-out")
+    assert out is not None and out.text == (
+        "failed, tolerated by its group's gate: failed for a reason"
+    )
+
+
+def test_a_gate_that_failed_in_an_error_trial_fails_a_gates_test() -> None:
+    code, root = render([rec("eval-error", gate_failed=True)], Gate(min_pass_rate=1.0))
+    assert code == 1
+    tallies_hold(root)
+    (gates,) = [s for s in root.iter("testsuite") if s.get("name") == "gates"]
+    (case,) = gates
+    failure = case.find("failure")
+    assert case.get("name") == "c/a/default" and failure is not None
+    assert failure.get("message") == (
+        "a gate evaluator failed in a trial that then ended in an error status"
+    )
+
+
+def test_an_ab_gate_with_no_complete_pair_fails_its_test() -> None:
+    records = [rec("agent-error", condition="base"), rec("agent-error", condition="treat")]
+    gate = Gate(min_pass_rate=1.0, ab=ABGate(treatment="treat", baseline="base"))
+    code, root = render(records, gate)
+    assert code == 1
+    (ab,) = [c for c in root.iter("testcase") if c.get("name") == "A/B treat vs base"]
+    assert ab.find("failure") is not None
+    tallies_hold(root)
+
+
+def test_a_run_stopped_before_any_trial_ended_has_an_errored_test() -> None:
+    code, root = render([], Gate(min_pass_rate=1.0), interrupted=True, planned=3)
+    assert code == 130 and red(root)
+    tallies_hold(root)
+    (case,) = root.iter("testcase")
+    error = case.find("error")
+    assert case.get("name") == "run" and error is not None
+    assert error.get("message", "").startswith("exit 130: interrupted after 0 of 3 trial(s)")
+
+
+CASES = {
+    "all pass": ([rec("passed"), rec("passed", 2)], Gate(min_pass_rate=1.0)),
+    "a failure": ([rec("passed"), rec("failed", 2)], Gate(min_pass_rate=1.0)),
+    "tolerated": ([rec("passed"), rec("timeout", 2)], Gate(min_pass_rate=0.5)),
+    "min score": ([rec("passed").model_copy(update={"score": 80.0})], Gate(min_score=90)),
+    "an error": ([rec("passed"), rec("agent-error", 2)], Gate(min_pass_rate=1.0)),
+    "infra only": ([rec("infra-error")], Gate(min_pass_rate=1.0)),
+    "skipped": ([rec("skipped")], Gate(min_pass_rate=1.0)),
+    "gate in error": ([rec("passed"), rec("eval-error", 2, gate_failed=True)], Gate()),
+    "another group": (
+        [rec("failed", case="x"), rec("passed", case="y"), rec("failed", 2, case="y")],
+        Gate(min_pass_rate=0.5),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_file_is_red_exactly_when_the_exit_code_is_not_0(name: str) -> None:
+    records, gate = CASES[name]
+    code, root = render(records, gate)
+    assert red(root) == (code != 0), (name, code)
+    tallies_hold(root)
