@@ -88,7 +88,11 @@ class BarProgress:
 
 
 def make_display(mirror: bool) -> PlainProgress | BarProgress:
-    if sys.stderr.isatty() and not mirror:
+    """A bar on a terminal a person watches (see :func:`~proctor.cli.progress.shows_a_bar`),
+    one line per trial elsewhere: a CI log, a file, a pipe, or beside ``--mirror``."""
+    from proctor.cli.progress import shows_a_bar
+
+    if shows_a_bar(sys.stderr) and not mirror:
         return BarProgress()
     return PlainProgress()
 

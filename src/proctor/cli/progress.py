@@ -4,6 +4,7 @@ second of imports."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any, TextIO
@@ -12,10 +13,23 @@ PROGRESS_FROM = 500
 """Sessions from which a replay shows a progress bar (on a terminal only)."""
 
 
+def shows_a_bar(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal a person watches, where a bar redrawn in place reads
+    well: not a CI job's log, even one given a terminal (``CI`` set, as GitHub Actions, GitLab
+    CI and most others set it, to anything but ``false`` or ``0``), nor a terminal that cannot
+    redraw (``TERM=dumb``). Elsewhere a command prints plain lines instead."""
+    if not stream.isatty():
+        return False
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return False
+    return os.environ.get("TERM", "") != "dumb"
+
+
 class ReplayProgress:
-    """A bar of the sessions replayed so far, on stderr when it is a terminal and the history
-    is large enough to take a while; it is cleared at the end. Sessions the filters leave out
-    are never counted, so the bar may stop short of the total."""
+    """A bar of the sessions replayed so far, on stderr when it is a terminal (see
+    :func:`shows_a_bar`) and the history is large enough to take a while; it is cleared at the
+    end. Sessions the filters leave out are never counted, so the bar may stop short of the
+    total."""
 
     def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
@@ -23,7 +37,7 @@ class ReplayProgress:
         self.done = 0
         self.shown = 0.0
         self.bar: Any = None
-        if total >= PROGRESS_FROM and self.stream.isatty():
+        if total >= PROGRESS_FROM and shows_a_bar(self.stream):
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
