@@ -224,18 +224,26 @@ def write_reports(
 
     outputs = render_into(paths.root, suite, records, [*ALWAYS_WRITTEN, *names])
     if step_summary:
-        append_step_summary(outputs["markdown"])
+        append_step_summary(outputs["markdown"], paths.root)
     return outputs
 
 
-def append_step_summary(markdown: str) -> None:
+STEP_SUMMARY_MAX_BYTES = 1024 * 1024
+"""GitHub's limit on one step's job summary: a larger one is not shown at all."""
+
+
+def append_step_summary(markdown: str, folder: Path | None = None) -> None:
     """``markdown`` appended to the CI's job summary (``$GITHUB_STEP_SUMMARY``), when there is
-    one."""
+    one; cut at a line to fit the summary's 1 MiB with what the step wrote there before, with
+    a last line saying where the whole report is (``suite.md`` in ``folder``)."""
     summary = os.environ.get(STEP_SUMMARY)
     if summary:
         try:
+            room = STEP_SUMMARY_MAX_BYTES - (
+                os.path.getsize(summary) if os.path.exists(summary) else 0
+            )
             with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(markdown + "\n")
+                fh.write(fitted_summary(markdown + "\n", room, folder))
         except OSError as exc:  # a courtesy: the results are in the run folder; said
             why = exc.strerror or str(exc)
             print(
@@ -243,6 +251,23 @@ def append_step_summary(markdown: str) -> None:
                 "report is in the run folder",
                 file=sys.stderr,
             )
+
+
+def fitted_summary(text: str, room: int, folder: Path | None) -> str:
+    """``text`` whole when its UTF-8 fits in ``room`` bytes, else its first lines that fit
+    and a line saying the report was cut and where it is whole."""
+    if len(text.encode("utf-8")) <= room:
+        return text
+    where = f"`{folder / 'suite.md'}`" if folder is not None else "`suite.md` in the run folder"
+    note = (
+        f"\n**The report was cut here to fit the job summary's limit of 1 MiB; the whole "
+        f"report is {where}.**\n"
+    )
+    keep = room - len(note.encode("utf-8"))
+    if keep <= 0:
+        return ""
+    head = text.encode("utf-8")[:keep].decode("utf-8", errors="ignore")
+    return head[: head.rfind("\n") + 1] + note
 
 
 def run_plan(
@@ -434,7 +459,7 @@ def _report_findings(
     if again:
         result.outputs.update(render_into(paths.root, result.suite, result.report_records, again))
     if request.repetition is None:  # a repetition of --repeat-check: its own summary instead
-        append_step_summary(result.outputs["markdown"])
+        append_step_summary(result.outputs["markdown"], paths.root)
 
 
 def _whole(
