@@ -160,7 +160,8 @@ def _gates(root: ET.Element, suite: SuiteRecord, failing: FailedGates) -> None:
         if kind == "skipped":
             ET.SubElement(case, kind, message=message or "")
         elif kind:
-            ET.SubElement(case, kind, message=message or "", type="gate").text = message
+            what = "gate" if kind == "failure" else "run"
+            ET.SubElement(case, kind, message=message or "", type=what).text = message
     added = {"tests": len(cases), "failures": counts["failure"], "errors": counts["error"]}
     added["skipped"] = counts["skipped"]
     for tally, more in added.items():
