@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MakeCase, Run
 
 AB = {"conditions": {"baseline": {}, "treatment": {}}}
@@ -246,6 +248,38 @@ def test_a_manifest_s_a_b_gate_is_judged_over_every_pair_not_each_pair_alone(
     # The control: one pair alone is too few to pass that gate.
     (one,) = (out / "pair-1").glob("run-*")
     assert proctor("report", str(one)).code == 1
+
+
+def test_a_manifest_prints_and_summarises_its_pooled_report_not_each_pair_s(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI job's summary and output say what its exit code says: the pairs read as one
+    sample set, never six reports each failing the A/B gate over its one pair."""
+    make_case("t1", config=AB, plan=PLAN)
+    manifest = _planned(proctor, tmp_path, 6)
+    gate = {"ab": {"treatment": "treatment", "baseline": "baseline", "maxPassRateDrop": 0.5}}
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"minPassRate": 0, **gate}}))
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(out), "--config", str(config), "--reporter", "markdown,junit",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    text = summary.read_text()
+    assert text.count("# proctor run ") == 1 and "**Exit code 0**" in text
+    assert ran.out == text.removesuffix("\n")
+    assert ran.out.startswith("# proctor run run-") and "Trials: 12 (passed 12)" in ran.out
+    # The control: each pair's own report, over one pair, fails that A/B gate.
+    (one,) = (out / "pair-1").glob("run-*")
+    assert "**Exit code 1**" in (one / "suite.md").read_text()
+    junit = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(out), "--config", str(config), "--reporter", "junit",
+    )  # fmt: skip
+    assert junit.code == 0 and junit.out.startswith("<?xml") and "<failure" not in junit.out
 
 
 def test_a_hand_edited_manifest_is_checked_before_any_run(

@@ -27,9 +27,31 @@ def run_manifest(
     budget: float | None,
     executor: str = "local",
     ray_address: str | None = None,
+    as_json: bool = False,
 ) -> int:
     """``--manifest FILE``: each run of the manifest in turn; the exit code of them all read
-    as one sample set."""
+    as one sample set, and their report (the one ``names`` and ``as_json`` print), printed
+    and appended to the CI's job summary in place of each pair's own."""
+    from proctor.session.run import step_summary_held
+
+    with step_summary_held():
+        run_dirs = _run_pairs(path, source, config, overrides, names, budget, executor, ray_address)
+    if isinstance(run_dirs, int):  # interrupted
+        return run_dirs
+    return _pooled(run_dirs, config, names, as_json)
+
+
+def _run_pairs(
+    path: Path,
+    source: Path,
+    config: Path | None,
+    overrides: CliOverrides,
+    names: tuple[str, ...],
+    budget: float | None,
+    executor: str,
+    ray_address: str | None,
+) -> list[Path] | int:
+    """Each pair's run, in turn: their folders, or the exit code of an interrupt."""
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
     from proctor.exit_codes import ExitCode
@@ -100,11 +122,31 @@ def run_manifest(
         run_dirs.append(result.paths.root)
         if result.suite.exit_code == ExitCode.INTERRUPTED:
             return _manifest_interrupted(path, plan_of.runs, entry)
-    # The gate is the whole manifest's: its runs read as one sample set (every complete pair,
-    # as `proctor report` reads them), never each pair's alone.
-    from proctor.report.stored import recompute_many
+    return run_dirs
 
-    _, _, pooled = recompute_many(run_dirs, config)
+
+def _pooled(
+    run_dirs: list[Path], config: Path | None, names: tuple[str, ...], as_json: bool
+) -> int:
+    """The gate is the whole manifest's: its runs read as one sample set (every complete pair,
+    as `proctor report` reads them), never each pair's alone; so is the report printed and
+    appended to the job summary (each pair's folder keeps its own)."""
+    from proctor.report.reporters import REPORTERS, printed
+    from proctor.report.stored import pooled_folders, recompute_many
+    from proctor.session.run import append_step_summary
+
+    runs, records, pooled = recompute_many(run_dirs, config)
+    folders = pooled_folders(runs)
+    markdown = mask(REPORTERS["markdown"].render(pooled, records, folders=folders))
+    append_step_summary(markdown, "`proctor report` of the run folders")
+    shown = printed(names, as_json)
+    if shown == "markdown":
+        text = markdown
+    elif shown == "html":
+        text = mask(REPORTERS[shown].render(pooled, records, folders=folders))
+    else:
+        text = mask(REPORTERS[shown].render(pooled, records))
+    click.echo(text, nl=False)
     click.echo(
         f"proctor: {len(run_dirs)} run(s), read as one sample set: exit {pooled.exit_code}: "
         f"{mask(one_line(pooled.exit_reason))} (`proctor report` of the run folders shows it)",

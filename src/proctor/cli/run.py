@@ -315,7 +315,15 @@ def command(
         from proctor.cli.manifest import run_manifest
 
         return run_manifest(
-            manifest, source, config, overrides, tuple(names), budget_usd, executor, ray_address
+            manifest,
+            source,
+            config,
+            overrides,
+            tuple(names),
+            budget_usd,
+            executor,
+            ray_address,
+            as_json,
         )
     if resume is not None:
         changed = overrides != CliOverrides() or source != Path(".") or config is not None

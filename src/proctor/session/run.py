@@ -9,7 +9,8 @@ import platform
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -224,26 +225,41 @@ def write_reports(
 
     outputs = render_into(paths.root, suite, records, [*ALWAYS_WRITTEN, *names])
     if step_summary:
-        append_step_summary(outputs["markdown"], paths.root)
+        append_step_summary(outputs["markdown"], suite_md(paths.root))
     return outputs
 
 
 STEP_SUMMARY_MAX_BYTES = 1024 * 1024
 """GitHub's limit on one step's job summary: a larger one is not shown at all."""
 
+_summary_held = False
+"""Within :func:`step_summary_held`: runs append nothing to the job summary."""
 
-def append_step_summary(markdown: str, folder: Path | None = None) -> None:
+
+@contextmanager
+def step_summary_held() -> Iterator[None]:
+    """The runs within append no report to the CI's job summary: the pairs of ``--manifest``,
+    whose verdict is theirs read as one sample set, summarised once afterwards."""
+    global _summary_held
+    before, _summary_held = _summary_held, True
+    try:
+        yield
+    finally:
+        _summary_held = before
+
+
+def append_step_summary(markdown: str, whole: str = "`suite.md` in the run folder") -> None:
     """``markdown`` appended to the CI's job summary (``$GITHUB_STEP_SUMMARY``), when there is
     one; cut at a line to fit the summary's 1 MiB with what the step wrote there before, with
-    a last line saying where the whole report is (``suite.md`` in ``folder``)."""
+    a last line saying where the report is ``whole``."""
     summary = os.environ.get(STEP_SUMMARY)
-    if summary:
+    if summary and not _summary_held:
         try:
             room = STEP_SUMMARY_MAX_BYTES - (
                 os.path.getsize(summary) if os.path.exists(summary) else 0
             )
             with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(fitted_summary(markdown + "\n", room, folder))
+                fh.write(fitted_summary(markdown + "\n", room, whole))
         except OSError as exc:  # a courtesy: the results are in the run folder; said
             why = exc.strerror or str(exc)
             print(
@@ -253,15 +269,19 @@ def append_step_summary(markdown: str, folder: Path | None = None) -> None:
             )
 
 
-def fitted_summary(text: str, room: int, folder: Path | None) -> str:
+def suite_md(folder: Path) -> str:
+    """Where a run's Markdown report is whole, as a job summary cut short names it."""
+    return f"`{folder / 'suite.md'}`"
+
+
+def fitted_summary(text: str, room: int, whole: str) -> str:
     """``text`` whole when its UTF-8 fits in ``room`` bytes, else its first lines that fit
-    and a line saying the report was cut and where it is whole."""
+    and a line saying the report was cut and where it is ``whole``."""
     if len(text.encode("utf-8")) <= room:
         return text
-    where = f"`{folder / 'suite.md'}`" if folder is not None else "`suite.md` in the run folder"
     note = (
         f"\n**The report was cut here to fit the job summary's limit of 1 MiB; the whole "
-        f"report is {where}.**\n"
+        f"report is {whole}.**\n"
     )
     keep = room - len(note.encode("utf-8"))
     if keep <= 0:
@@ -459,7 +479,7 @@ def _report_findings(
     if again:
         result.outputs.update(render_into(paths.root, result.suite, result.report_records, again))
     if request.repetition is None:  # a repetition of --repeat-check: its own summary instead
-        append_step_summary(result.outputs["markdown"], paths.root)
+        append_step_summary(result.outputs["markdown"], suite_md(paths.root))
 
 
 def _whole(

@@ -7,16 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from proctor.session.run import STEP_SUMMARY_MAX_BYTES, append_step_summary, fitted_summary
+from proctor.session.run import (
+    STEP_SUMMARY_MAX_BYTES,
+    append_step_summary,
+    fitted_summary,
+    step_summary_held,
+    suite_md,
+)
 
 
 def test_a_report_that_fits_is_appended_whole() -> None:
-    assert fitted_summary("# a\n| x |\n", 100, None) == "# a\n| x |\n"
+    assert fitted_summary("# a\n| x |\n", 100, "there") == "# a\n| x |\n"
 
 
 def test_a_long_report_is_cut_at_a_line_and_says_where_it_is_whole() -> None:
     text = "".join(f"| row {n} é |\n" for n in range(1000))
-    cut = fitted_summary(text, 500, Path("/r/run-1"))
+    cut = fitted_summary(text, 500, suite_md(Path("/r/run-1")))
     assert len(cut.encode("utf-8")) <= 500
     head, note = cut.rsplit("\n\n", 1)
     assert text.startswith(head + "\n") and head.endswith("|")  # whole lines only
@@ -24,7 +30,7 @@ def test_a_long_report_is_cut_at_a_line_and_says_where_it_is_whole() -> None:
         "**The report was cut here to fit the job summary's limit of 1 MiB; the whole "
         "report is `/r/run-1/suite.md`.**\n"
     )
-    assert fitted_summary(text, 10, None) == "", "no room: nothing rather than a bare note"
+    assert fitted_summary(text, 10, "there") == "", "no room: nothing rather than a bare note"
 
 
 def test_the_summary_file_stays_within_the_limit_with_what_the_step_wrote_before(
@@ -35,8 +41,17 @@ def test_the_summary_file_stays_within_the_limit_with_what_the_step_wrote_before
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     report = "".join(f"- `trials/case-{n}/a/default/1` **failed**: why\n" for n in range(40000))
     assert len(report) > STEP_SUMMARY_MAX_BYTES
-    append_step_summary(report, tmp_path / "run-1")
+    append_step_summary(report, suite_md(tmp_path / "run-1"))
     written = summary.read_bytes()
     assert len(written) <= STEP_SUMMARY_MAX_BYTES
     assert written.startswith(b"earlier step\n" * 1000 + b"- `trials/case-0/")
     assert written.endswith(f"`{tmp_path / 'run-1' / 'suite.md'}`.**\n".encode())
+
+
+def test_runs_within_a_hold_append_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    with step_summary_held():
+        append_step_summary("# a pair's own report\n")
+    append_step_summary("# the pooled report\n")
+    assert summary.read_text() == "# the pooled report\n\n"
