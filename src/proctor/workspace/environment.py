@@ -10,7 +10,11 @@ name (``forwardEnv``, whose values are then masked in everything the trial write
   ``APIKEY``, ``API_KEY``, ``ACCESS_KEY``, ``PRIVATE_KEY``, ``WEBHOOK`` or ``COOKIE``;
 - credentials by their value: a URL with a password in it (``postgres://app:pw@db/app`` in
   ``DATABASE_URL``);
-- the user's SSH and GPG agents (``SSH_AUTH_SOCK``, ``GPG_AGENT_INFO``).
+- the user's SSH and GPG agents (``SSH_AUTH_SOCK``, ``GPG_AGENT_INFO``);
+- the files through which a CI step talks to its job (GitHub Actions' ``GITHUB_ENV``,
+  ``GITHUB_OUTPUT``, ``GITHUB_PATH``, ``GITHUB_STATE``, ``GITHUB_STEP_SUMMARY``): an agent that
+  wrote there would set variables and ``PATH`` for the job's later steps, or forge the job's
+  summary of the run that evaluates it.
 
 ``HOME`` points at the trial's scratch home so that nothing the agent does lands in the user's
 real home.
@@ -40,7 +44,12 @@ DENY_PARTS = (
 )
 _URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:[^/?#@\s]+@")
 """A URL whose user part holds a password (``scheme://user:password@host``)."""
-DENY_NAMES = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO"})
+CI_JOB_FILES = frozenset(
+    {"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"}
+)
+"""The files a GitHub Actions step writes to set the job's variables, ``PATH``, outputs, state
+and summary."""
+DENY_NAMES = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO", *CI_JOB_FILES})
 #: Variables that would point the agent's tools back at the user's own configuration.
 ALWAYS_REPLACED = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
 

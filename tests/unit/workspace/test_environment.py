@@ -59,3 +59,14 @@ def test_credentials_are_removed_by_their_name_and_by_a_password_in_a_url(tmp_pa
     env = agent_environment({**removed, **kept}, home=tmp_path, forward=["REDIS_URL"])
     assert sorted(set(removed) & set(env)) == ["REDIS_URL"]  # forwarded by name: kept
     assert all(env[name] == value for name, value in kept.items())
+
+
+def test_a_ci_job_s_command_files_are_removed(tmp_path: Path) -> None:
+    """An agent under evaluation in a GitHub Actions job cannot set the job's variables or
+    PATH for its later steps, nor write the job summary of the run that evaluates it."""
+    files = ("GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
+    parent = {name: f"/runner/_temp/{name.lower()}" for name in files}
+    parent |= {"GITHUB_ACTIONS": "true", "CI": "true", "GITHUB_WORKSPACE": "/w"}
+    env = agent_environment(parent, home=tmp_path)
+    assert not set(files) & set(env)
+    assert (env["GITHUB_ACTIONS"], env["CI"], env["GITHUB_WORKSPACE"]) == ("true", "true", "/w")
