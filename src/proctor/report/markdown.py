@@ -10,8 +10,18 @@ from proctor.exit_codes import meaning
 from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED_REASONS, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
-from proctor.util.text import cache_write_text, one_line, spread_text
-from proctor.util.text import table_cell as _md
+from proctor.util.text import cache_write_text, markdown_text, one_line, spread_text, table_cell
+
+
+def _md(text: str) -> str:
+    """A table cell (see :func:`table_cell`) that a web page shows as written (see
+    :func:`markdown_text`)."""
+    return markdown_text(table_cell(text))
+
+
+def _text(text: str) -> str:
+    """A reason, on one line (see :func:`one_line`), shown as written on a web page too."""
+    return markdown_text(one_line(text))
 
 
 def _pct(value: float | None) -> str:
@@ -159,7 +169,7 @@ def render_markdown(
         f"# proctor run {suite.run_id}",
         "",
         f"**Exit code {suite.exit_code}**{f' ({means})' if means else ''}: "
-        f"{one_line(suite.exit_reason)}.",
+        f"{_text(suite.exit_reason)}.",
         "",
         f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
         f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "
@@ -252,10 +262,10 @@ def render_markdown(
             where = _where(r, folders)
             # A reason quotes what the agent wrote (a question, a check's output): shown on
             # one line, a terminal's escape sequence in it shown, never obeyed.
-            lines.append(f"- `{one_line(where)}` **{r.status}**: {one_line(r.reason or '')}")
+            lines.append(f"- `{one_line(where)}` **{r.status}**: {_text(r.reason or '')}")
     if suite.skipped_cases:
         lines += ["", "## Skipped case folders", ""]
-        lines += [f"- `{one_line(s.case)}`: {one_line(s.reason)}" for s in suite.skipped_cases]
+        lines += [f"- `{one_line(s.case)}`: {_text(s.reason)}" for s in suite.skipped_cases]
     errors = sum(v for k, v in t.status_counts.items() if k in ERROR_STATUSES)
     if errors:
         lines += [

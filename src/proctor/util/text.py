@@ -39,6 +39,25 @@ def table_cell(text: str) -> str:
     return controls_escaped(one_row)
 
 
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+"""A ``<`` that Markdown reads as the start of an HTML tag, comment or declaration."""
+_CODE_SPAN = re.compile(r"(`+).+?(?<!`)\1(?!`)", re.S)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` shown as written in Markdown a web page renders (a CI's job summary), where
+    ``<Button>`` in a case name or a quoted question would be read as an HTML tag and
+    dropped: each ``<`` that would start a tag is escaped (``\\<``), outside code spans, which
+    show it as it is."""
+    if "<" not in text:
+        return text
+    parts, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [_TAG_START.sub(r"\\<", text[last : span.start()]), span.group()]
+        last = span.end()
+    return "".join([*parts, _TAG_START.sub(r"\\<", text[last:])])
+
+
 def without_noise(value: float) -> float:
     """A computed figure to twelve significant digits: the last bits a float's own rounding
     leaves (2.9875000000000007 for 2.9875, 2.1450000000000014 for 12.345 - 10.2) are not
