@@ -16,7 +16,13 @@ from proctor.drive.policy import AnsweringFailed
 from proctor.errors import AgentError, EvaluatorError, ProctorError, WorkspaceError
 from proctor.evaluators.combiners import COMBINERS, below_threshold
 from proctor.execute.context import Interrupted
-from proctor.models.trial import NOT_EVALUATED, ErrorInfo, EvaluatorResult, TrialStatus
+from proctor.models.trial import (
+    NOT_EVALUATED,
+    NOT_EVALUATED_HERE,
+    ErrorInfo,
+    EvaluatorResult,
+    TrialStatus,
+)
 
 FAILURE_STATUSES: tuple[tuple[type[BaseException], TrialStatus], ...] = (
     (Interrupted, "infra-error"),
@@ -107,6 +113,12 @@ def agent_failure(outcome: TurnOutcome, exit_code: int | None, failure: str | No
     return None
 
 
+def none_ran(results: Sequence[EvaluatorResult]) -> bool:
+    """Whether the trial has evaluators and none of them ran under its condition (each entry's
+    ``conditions`` names others): nothing judged it, and it is skipped, not passed."""
+    return bool(results) and all(r.details.get("notRun") for r in results)
+
+
 def decide(
     outcome: TurnOutcome,
     exit_code: int | None,
@@ -135,6 +147,8 @@ def decide(
         return Verdict("failed", False, below_threshold(score, threshold), reason)
     if not evaluated:
         return Verdict("skipped", None, None, NOT_EVALUATED)
+    if none_ran(results):
+        return Verdict("skipped", None, None, NOT_EVALUATED_HERE)
     if errored:
         reason = "; ".join(f"{r.use}: {r.message}" for r in errored)
         return Verdict("eval-error", None, None, reason)

@@ -29,8 +29,18 @@ NOT_EVALUATED = (
 ``--only-evaluator``, ``--skip-evaluator``, an inline ``--prompt`` run without ``--evaluate``)."""
 BY_HAND = "(a session driven by a person, recorded)"
 """The end of the reason of a trial ``proctor record`` wrote (a session a person drove)."""
+NOT_EVALUATED_HERE = (
+    "not evaluated: every evaluator of this case runs under other conditions (the "
+    "'conditions' of its entries)"
+)
+"""The reason of a ``skipped`` trial whose condition none of its case's evaluators runs under:
+nothing judged it, and a pass would inflate its condition's pass rate."""
 NOT_EVALUATED_REASONS: frozenset[str] = frozenset(
-    {NOT_EVALUATED, "not evaluated: the run's switches left out every evaluator of this case"}
+    {
+        NOT_EVALUATED,
+        NOT_EVALUATED_HERE,
+        "not evaluated: the run's switches left out every evaluator of this case",
+    }
 )
 """The reasons a trial not evaluated has carried (an older proctor wrote the second)."""
 ALL_STATUSES: tuple[str, ...] = (

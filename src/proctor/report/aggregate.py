@@ -203,7 +203,7 @@ def failed_gates(
     ended in infra-error (exit 2 then, whatever a gate said)."""
     if not records or all(r.status == "infra-error" for r in records):
         return FailedGates()
-    unevaluated = sum(1 for r in records if r.reason == NOT_EVALUATED)
+    unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
     nothing_scored = unevaluated and not any(g.scored for g in groups)
     ab = ab_gate_result is not None and not ab_gate_result.passed and not nothing_scored
     # A group with no scored trial fails no gate: errors are exit 3; trials skipped (an

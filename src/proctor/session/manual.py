@@ -34,7 +34,7 @@ from proctor.execute.driving import trial_prompt
 from proctor.execute.evaluate import evaluated
 from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.trial import case_labels, self_report
-from proctor.execute.verdict import verdict_reason
+from proctor.execute.verdict import none_ran, verdict_reason
 from proctor.history.projects import same_project, session_project
 from proctor.history.sources import find_sessions
 from proctor.llm.roles import roles_from
@@ -51,6 +51,7 @@ from proctor.models.run import HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import (
     BY_HAND,
+    NOT_EVALUATED_HERE,
     EvaluatorResult,
     Timings,
     TranscriptInfo,
@@ -375,7 +376,10 @@ def record_session(
     passed, score = COMBINERS[spec.case.combiner](
         [r for r in results if not r.error and r.counted], spec.case.pass_threshold
     )
-    if errored:
+    skipped = none_ran(results)
+    if skipped:
+        status, reason = "skipped", NOT_EVALUATED_HERE
+    elif errored:
         status, reason = "eval-error", "; ".join(f"{r.use}: {r.message}" for r in errored)
     else:
         status = "passed" if passed else "failed"
@@ -393,8 +397,8 @@ def record_session(
         condition=condition,
         repeat=1,
         status=status,
-        passed=None if errored else passed,
-        score=None if errored else score,
+        passed=None if errored or skipped else passed,
+        score=None if errored or skipped else score,
         reason=f"{reason} {BY_HAND}",
         combiner=spec.case.combiner,
         pass_threshold=spec.case.pass_threshold,

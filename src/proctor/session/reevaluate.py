@@ -19,6 +19,7 @@ from pathlib import Path
 from proctor.agents.spec import SCRIPTED
 from proctor.errors import ConfigError
 from proctor.evaluators.combiners import COMBINERS
+from proctor.execute.verdict import none_ran
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
 from proctor.models.io import read_trajectory
@@ -168,6 +169,8 @@ def _verdict(
     """The status the evaluators decide; a status the agent's run decided stays."""
     if stored.status in AGENT_STATUSES:
         return stored.status, stored.passed, stored.score
+    if none_ran(results):
+        return "skipped", None, None
     if any(r.error for r in results):
         return "eval-error", None, None
     counted = [r for r in results if not r.error and r.counted]

@@ -14,7 +14,7 @@ from proctor.errors import ConfigError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.execute.evaluate import evaluated
 from proctor.execute.verdict import decide
-from proctor.models.trial import EvaluatorResult
+from proctor.models.trial import NOT_EVALUATED_HERE, EvaluatorResult
 from tests.unit.evaluators.helpers import context
 
 FAILS = {"use": "command", "run": "false"}
@@ -51,3 +51,22 @@ def status(results: list[EvaluatorResult]) -> tuple[str, float | None]:
 def test_conditions_that_name_no_condition_list_are_refused(value: Any) -> None:
     with pytest.raises(ConfigError, match=r"^config.json: field 'evaluators\[0\].conditions': "):
         parse_evaluator_specs([{**PASSES, "conditions": value}], "config.json")
+
+
+def test_a_trial_none_of_whose_evaluators_ran_is_skipped_not_passed(tmp_path: Path) -> None:
+    # Nothing judged the baseline trial: a pass would inflate the baseline's pass rate.
+    specs = parse_evaluator_specs([{**FAILS, "conditions": ["with-plugin"]}], "config.json")
+    baseline = [evaluated(spec, context(tmp_path), "baseline") for spec in specs]
+    verdict = decide(
+        TurnOutcome("turn-end"), 0, None, baseline, combiner="gated-mean", threshold=70,
+        timeout_sec=5,
+    )  # fmt: skip
+    assert (verdict.status, verdict.passed, verdict.score) == ("skipped", None, None)
+    assert verdict.reason == NOT_EVALUATED_HERE
+    # Control: one evaluator that ran decides, as before.
+    assert status(
+        [
+            *baseline,
+            evaluated(parse_evaluator_specs([PASSES], "c")[0], context(tmp_path), "baseline"),
+        ]
+    ) == ("passed", 100.0)
