@@ -79,9 +79,8 @@ def load_case(folder: Path) -> Case:
         try:
             config = CaseConfig.model_validate(raw)
         except ValidationError as exc:  # every field that is wrong, not only the first
-            raise CaseProblems(
-                describe_validation_errors(str(config_path), exc, CaseConfig)
-            ) from exc
+            said = describe_validation_errors(str(config_path), exc, CaseConfig)
+            raise CaseProblems(said + _entry_problems(raw, exc, config_path, folder)) from exc
         evaluators = parse_evaluator_specs(config.evaluators, str(config_path), folder)
     except CaseProblems as exc:
         found.extend(exc.problems)
@@ -133,6 +132,24 @@ def load_case(folder: Path) -> Case:
         rubric=rubric if rubric.is_file() else None,
         plan=plan,
     )
+
+
+def _entry_problems(
+    raw: dict[str, Any], exc: ValidationError, config_path: Path, folder: Path
+) -> list[str]:
+    """The evaluator entries' problem, checked although other fields of the configuration are
+    wrong (so validate names it in the same pass); none when the list itself is malformed,
+    which the field errors already say."""
+    entries = raw.get("evaluators", [])
+    if any(error["loc"][:1] == ("evaluators",) for error in exc.errors()):
+        return []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return []
+    try:
+        parse_evaluator_specs(entries, str(config_path), folder)
+    except ConfigError as problem:
+        return [str(problem)]
+    return []
 
 
 def _fixture(folder: Path) -> tuple[Path | None, Any]:

@@ -183,6 +183,28 @@ def test_validate_finds_every_problem_of_a_case_in_one_pass(tmp_path: Path) -> N
     assert "'timeoutSec'" in problems[0] and "'repeats'" in problems[1]
 
 
+def test_validate_names_an_evaluator_problem_beside_the_configuration_field_errors(
+    tmp_path: Path,
+) -> None:
+    """A config.json with wrong fields and a wrong evaluator entry: all three in one pass
+    (the evaluator entries were not checked once another field was wrong)."""
+    case = tmp_path / "a"
+    case.mkdir()
+    (case / "prompt.md").write_text("go\n")
+    config = {"repeats": 0, "timeoutSec": -1, "evaluators": [{"use": "command"}]}
+    (case / "config.json").write_text(json.dumps(config))
+    problems: list[str] = []
+    discover_cases(tmp_path, problems=problems)
+    assert len(problems) == 3, problems
+    assert all(p.startswith(f"{case / 'config.json'}: field '") for p in problems)
+    assert "'evaluators[0].run' is required" in problems[2]
+    # A malformed evaluators list is said once, by its field error alone.
+    (case / "config.json").write_text('{"repeats": 0, "evaluators": [1]}')
+    problems = []
+    discover_cases(tmp_path, problems=problems)
+    assert len(problems) == 2 and "'evaluators[0]'" in problems[1], problems
+
+
 def test_a_stray_prompt_in_a_folder_of_cases_is_named_not_run_as_the_one_case(
     tmp_path: Path,
 ) -> None:
