@@ -141,6 +141,33 @@ def test_project_filter_and_markdown(
     assert tilde.code == 0 and tilde.out == result.out
 
 
+def test_a_change_time_reads_alike_in_mark_and_in_the_changes_table(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """To the millisecond, as `mark` prints it, in the table and the JSON (they showed it to
+    the microsecond, `….640000+00:00`); a finer --at is kept whole."""
+    import re
+
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    marked = proctor("mark", "now", "--project", PROJECT_A)
+    found = re.search(r"at (\S+) for", marked.err)
+    assert marked.code == 0 and found, marked.err
+    printed = found.group(1)
+    assert re.fullmatch(r"\S+T\d\d:\d\d:\d\d\.\d{3}\+00:00", printed), printed
+    fine = proctor("mark", "fine", "--project", PROJECT_A, "--at", "2026-11-03T00:00:00.5Z")
+    assert "at 2026-11-03T00:00:00.500+00:00 for" in fine.err, fine.err
+    finer = proctor("mark", "finer", "--project", PROJECT_A, "--at", "2026-11-03T00:00:00.5001Z")
+    assert "at 2026-11-03T00:00:00.500100+00:00 for" in finer.err, finer.err
+    text = proctor("history", "--home", str(home), "--changes").out
+    assert f"| now | {PROJECT_A} | {printed} | before |" in text, text
+    assert f"| fine | {PROJECT_A} | 2026-11-03T00:00:00.500+00:00 | before |" in text
+    assert f"| finer | {PROJECT_A} | 2026-11-03T00:00:00.500100+00:00 | before |" in text
+    shown = json.loads(proctor("history", "--home", str(home), "--changes", "--json").out)
+    assert [c["change"]["at"] for c in shown] == [
+        "2026-11-03T00:00:00.500+00:00", "2026-11-03T00:00:00.500100+00:00", printed
+    ]  # fmt: skip
+
+
 def test_mark_then_changes(
     proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -152,7 +179,7 @@ def test_mark_then_changes(
     assert marked.code == 0, marked.err
     assert "in the future" not in marked.err
     later = proctor("mark", "not yet", "--project", PROJECT_A, "--at", "2999-01-01")
-    assert later.code == 0 and "2999-01-01T00:00:00+00:00 is in the future" in later.err
+    assert later.code == 0 and "2999-01-01T00:00:00.000+00:00 is in the future" in later.err
     journal = tmp_path / "data" / "changes.jsonl"
     journal.write_text(journal.read_text().splitlines()[0] + "\n")  # the future mark taken back
     assert json.loads(journal.read_text())["text"] == "enabled the guard"

@@ -58,7 +58,12 @@ def command(text: str, project: str | None, at: str | None) -> int:
     from proctor.util.text import one_line
 
     said = one_line(mark.text)
-    click.echo(f"proctor: marked '{said}' at {mark.at} for {mark.project} ({path})", err=True)
+    from datetime import UTC, datetime, timedelta
+
+    from proctor.history.journal import shown_time
+
+    when = shown_time(datetime.fromisoformat(mark.at))  # as `history --changes` shows it
+    click.echo(f"proctor: marked '{said}' at {when} for {mark.project} ({path})", err=True)
     gap = clock_gap(at) if at is not None else None
     if gap is not None:
         click.echo(f"proctor: note: {gap}", err=True)
@@ -70,11 +75,9 @@ def command(text: str, project: str | None, at: str | None) -> int:
             "digits past the sixth of its fraction are dropped",
             err=True,
         )
-    from datetime import UTC, datetime, timedelta
-
     if datetime.fromisoformat(mark.at) > datetime.now(UTC) + timedelta(minutes=1):
         click.echo(
-            f"proctor: note: {mark.at} is in the future: no task sits after the change until "
+            f"proctor: note: {when} is in the future: no task sits after the change until "
             "then (--at backdates a change; without a zone, a time is on this machine's clock)",
             err=True,
         )

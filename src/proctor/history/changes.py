@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError
-from proctor.history.journal import parse_time
+from proctor.history.journal import parse_time, shown_time
 from proctor.history.projects import project_key, same_project
 from proctor.history.record import SessionRecord
 from proctor.models.history import ChangeComparison, ChangeDelta, ChangeMark, SideFigures
@@ -263,7 +263,7 @@ def _comparison(
 ) -> ChangeComparison:
     before, after, delta, note = figures
     return ChangeComparison(
-        change=mark.model_copy(update={"at": at.isoformat()}),  # in UTC, however written
+        change=mark.model_copy(update={"at": shown_time(at)}),  # in UTC, however written
         before=before.model_copy(deep=True),  # each comparison its own (a caller may edit one)
         after=after.model_copy(deep=True),
         comparable=delta is not None,
@@ -289,7 +289,7 @@ def _mixed_in(
         (when, other), *_ = others
         where = "at the same time as" if when == at else ("before" if when < at else "after")
         warnings.append(
-            f"another change, '{other.text}' ({when.isoformat()}), falls among these tasks "
+            f"another change, '{other.text}' ({shown_time(when)}), falls among these tasks "
             f"({where} this one): its effect counts in this comparison too"
         )
     elif others:
@@ -299,7 +299,7 @@ def _mixed_in(
             "after it": sum(when > at for when, _ in others),
         }
         where = ", ".join(f"{n} {side}" for side, n in sides.items() if n)
-        named = ", ".join(f"'{other.text}' ({when.isoformat()})" for when, other in others[:NAMED])
+        named = ", ".join(f"'{other.text}' ({shown_time(when)})" for when, other in others[:NAMED])
         rest = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
         warnings.append(
             f"{len(others)} other changes fall among these tasks ({where}): {named}{rest}; "

@@ -268,6 +268,14 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def shown_time(moment: datetime) -> str:
+    """A change's time as ``mark`` and ``history --changes`` show it (``moment`` in UTC): to
+    the millisecond, as a mark made now is, or to the microsecond when ``--at`` gave a finer
+    time (the journal keeps it)."""
+    finer = moment.microsecond % 1000
+    return moment.isoformat(timespec="microseconds" if finer else "milliseconds")
+
+
 def from_current(path: Path, cwd: Path | None, what: str) -> Path:
     """``path`` (given as ``what``, an option) made absolute against the current folder
     ``cwd`` (see :func:`proctor.paths.current_folder`); a ConfigError when it is relative and

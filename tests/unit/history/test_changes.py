@@ -525,14 +525,14 @@ def test_another_change_among_the_tasks_is_named() -> None:
     result = compare_change(CHANGE, [*before, *after], marks)
     assert result.warnings == [  # one warning for both, in time order
         "2 other changes fall among these tasks (1 at the same time, 1 after it): "
-        "'model bumped' (2026-11-15T00:00:00+00:00), 'prompt edited' "
-        "(2026-11-21T00:00:00+00:00); their effects count in this comparison too",
+        "'model bumped' (2026-11-15T00:00:00.000+00:00), 'prompt edited' "
+        "(2026-11-21T00:00:00.000+00:00); their effects count in this comparison too",
     ]
     assert "| note: 2 other changes fall among these tasks" in render_changes([result])
     assert compare_change(CHANGE, [*before, *after]).warnings == []  # the control: none given
     one = compare_change(CHANGE, [*before, *after], [CHANGE, inside, elsewhere, later])
     assert one.warnings == [
-        "another change, 'prompt edited' (2026-11-21T00:00:00+00:00), falls among these tasks "
+        "another change, 'prompt edited' (2026-11-21T00:00:00.000+00:00), falls among these tasks "
         "(after this one): its effect counts in this comparison too",
     ]
 
@@ -548,13 +548,13 @@ def test_a_change_after_every_task_of_a_comparison_falls_among_none_of_them() ->
     assert compare_change(first, tasks, [first, second]).warnings == []
     # The control: a change between two of its tasks is named.
     assert compare_change(second, tasks, [early, second]).warnings == [
-        "another change, 'early' (2026-11-02T10:00:00+00:00), falls among these tasks "
+        "another change, 'early' (2026-11-02T10:00:00.000+00:00), falls among these tasks "
         "(before this one): its effect counts in this comparison too"
     ]
     # One at the same time as it is named, whatever its tasks.
     twin = ChangeMark(text="twin", project=PROJECT, at=second.at)
     assert compare_change(second, tasks, [second, twin]).warnings == [
-        "another change, 'twin' (2026-11-07T10:00:00+00:00), falls among these tasks "
+        "another change, 'twin' (2026-11-07T10:00:00.000+00:00), falls among these tasks "
         "(at the same time as this one): its effect counts in this comparison too"
     ]
     assert compare_change(second, [], [second, twin]).warnings[0].startswith("another change")
@@ -605,7 +605,7 @@ def test_the_changes_output_grows_with_the_number_of_marks_not_its_square() -> N
     assert len(warnings) == 50  # one per comparison, naming two and counting the rest
     assert warnings[0] == (
         "49 other changes fall among these tasks (49 after it): 'change 1' "
-        "(2026-11-14T00:01:00+00:00), 'change 2' (2026-11-14T00:02:00+00:00) and 47 more; "
+        "(2026-11-14T00:01:00.000+00:00), 'change 2' (2026-11-14T00:02:00.000+00:00) and 47 more; "
         "their effects count in this comparison too"
     )
     assert sum("other changes fall among" in line for line in text.splitlines()) == 50
@@ -902,7 +902,7 @@ def test_a_change_marked_twice_at_one_time_written_two_ways_is_alike(written: st
     twin = CHANGE.model_copy(update={"at": written})
     first, second = compare_changes([CHANGE, twin], tasks)
     assert first == second  # the change's time shown in UTC, however it was written
-    assert first.change.at == second.change.at == "2026-11-15T00:00:00+00:00"
+    assert first.change.at == second.change.at == "2026-11-15T00:00:00.000+00:00"
     assert first.warnings == [
         "the journal holds this change 2 times (the same text, project and time): each shows "
         "the same comparison"
@@ -911,7 +911,7 @@ def test_a_change_marked_twice_at_one_time_written_two_ways_is_alike(written: st
     (one, _) = compare_changes([CHANGE, later], tasks)
     assert "holds this change" not in " ".join(one.warnings)
     assert (
-        "another change, 'enabled the guard plugin' (2026-11-15T00:00:01+00:00)"
+        "another change, 'enabled the guard plugin' (2026-11-15T00:00:01.000+00:00)"
         in (one.warnings[0])
     )
 
