@@ -10,15 +10,12 @@ from pathlib import Path
 
 from proctor.models.config import ProviderLimit
 from proctor.models.plan import TrialSpec
+from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.paths import RunPaths, TrialPaths
 
 
 class Interrupted(BaseException):
     """Raised in a worker when the run is stopped (Ctrl-C or SIGTERM)."""
-
-
-INTERRUPTED_PREFIX = "interrupted:"
-"""How the reason of a trial that a stopped run cut short begins: ``--resume`` runs it again."""
 
 
 def was_interrupted(reason: str) -> bool:

@@ -20,6 +20,8 @@ TrialStatus = Literal[
 SCORED_STATUSES: frozenset[str] = frozenset({"passed", "failed", "timeout"})
 #: Statuses excluded from pass rates and score statistics, reported separately.
 ERROR_STATUSES: frozenset[str] = frozenset({"agent-error", "infra-error", "eval-error"})
+#: How the reason of a trial that a stopped run cut short begins: ``--resume`` runs it again.
+INTERRUPTED_PREFIX = "interrupted:"
 NOT_EVALUATED = (
     "not evaluated: the run was told not to evaluate this case (--no-evaluate, "
     "--only-evaluator/--skip-evaluator leaving none of its evaluators, or --prompt without "

@@ -28,7 +28,13 @@ from proctor.models.suite import (
     TimeRollup,
 )
 from proctor.models.trajectory import ModelUsage, sum_usage
-from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED_REASONS, SCORED_STATUSES, TrialRecord
+from proctor.models.trial import (
+    ERROR_STATUSES,
+    INTERRUPTED_PREFIX,
+    NOT_EVALUATED_REASONS,
+    SCORED_STATUSES,
+    TrialRecord,
+)
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair
 from proctor.report.ab.measures import excluded_by_hand
@@ -301,9 +307,8 @@ def aggregate(
     ab_report, gate_result = ab_sections(records, gate, cells)
     code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:
-        of = f" of {planned}" if planned is not None else ""
-        done = f"interrupted after {len(records)}{of} trial(s)"
-        code, reason = ExitCode.INTERRUPTED, f"{done}; {reason}"
+        said = _interrupted_reason(records, gate, gate_result, planned)
+        code, reason = ExitCode.INTERRUPTED, said
     counts = Counter(r.status for r in records)
     scored = [r for r in records if r.status in SCORED_STATUSES]
     passes = sum(1 for r in scored if r.status == "passed")
@@ -349,6 +354,31 @@ def aggregate(
         ab_gate=gate_result,
         repeated=repeated_runs(records),
     )
+
+
+def _interrupted_reason(
+    records: Sequence[TrialRecord],
+    gate: Gate,
+    ab_gate_result: ABGateResult | None,
+    planned: int | None,
+) -> str:
+    """What a stopped run did: the trials that finished, those it cut short (recorded in an
+    error status, as interrupted) and those it never started, each counted once; then what
+    the finished trials say (an interrupted one is no error of the suite's)."""
+    stopped = sum(1 for r in records if r.reason.startswith(INTERRUPTED_PREFIX))
+    finished = [r for r in records if not r.reason.startswith(INTERRUPTED_PREFIX)]
+    of = f" of {planned}" if planned is not None else ""
+    said = f"interrupted after {len(finished)}{of} trial(s) finished"
+    rest = [f"{stopped} cut short, recorded as interrupted"] if stopped else []
+    if planned is not None and planned > len(records):
+        rest.append(f"{planned - len(records)} not started")
+    if rest:
+        said += f" ({'; '.join(rest)})"
+    if not finished:
+        return said
+    groups = [group_stats(rs, gate) for rs in group_records(finished).values()]
+    _, reason = exit_code_for(groups, finished, ab_gate_result)
+    return f"{said}; of the finished ones: {reason}"
 
 
 def ab_sections(

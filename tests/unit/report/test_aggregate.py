@@ -80,6 +80,32 @@ def test_interrupted_exits_130() -> None:
     assert suite.exit_code == 130 and suite.interrupted
 
 
+def test_an_interrupted_run_counts_finished_cut_short_and_unstarted_trials_apart() -> None:
+    """The trials a stopped run cut short (recorded as interrupted, in an error status) were
+    counted among those it finished and again as trials in an error status."""
+    cut = [rec("slow", "infra-error", None, n) for n in (1, 2)]
+    for record in cut:
+        record.reason = "interrupted: the run was stopped before this trial ended"
+    records = [rec("c", "passed", 100, n) for n in range(1, 5)] + cut
+    suite = aggregate(records, ALL_PASS, run_id="r", interrupted=True, planned=7)
+    assert suite.exit_code == 130
+    assert suite.exit_reason == (
+        "interrupted after 4 of 7 trial(s) finished (2 cut short, recorded as interrupted; "
+        "1 not started); of the finished ones: every group passed its gate"
+    )
+    records.append(rec("d", "agent-error", None))  # an error of its own is still said
+    suite = aggregate(records, ALL_PASS, run_id="r", interrupted=True, planned=7)
+    assert suite.exit_reason == (
+        "interrupted after 5 of 7 trial(s) finished (2 cut short, recorded as interrupted); of "
+        "the finished ones: 1 trial(s) in an error status; no scored group failed its gate"
+    )
+    suite = aggregate(cut, ALL_PASS, run_id="r", interrupted=True, planned=2)
+    assert (
+        suite.exit_reason == "interrupted after 0 of 2 trial(s) finished (2 cut short, "
+        "recorded as interrupted)"
+    )
+
+
 def test_pass_at_k_and_pass_hat_k_per_group() -> None:
     records = [
         rec("c", s, 100 if s == "passed" else 0, i)
