@@ -125,17 +125,26 @@ _CLICK_WORDS = (
 def usage_sentence(exc: click.UsageError) -> str:
     """A usage error as one sentence: what is wrong, then the command's usage line and where
     its help is (Click's own three lines, ``Usage:``, ``Try …``, ``Error: …``, turned round)."""
-    message = exc.format_message().strip().removesuffix(".")
+    guess = ""
+    if isinstance(exc, click.NoSuchOption | click.exceptions.NoSuchCommand) and exc.possibilities:
+        # Click's "No such option '--x'. (Did you mean one of: '--y', '--z'?)", in one sentence.
+        message = exc.message.strip().removesuffix(".")
+        names = [repr(name) for name in sorted(exc.possibilities)]
+        either = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        guess = f"did you mean {either}?"
+    else:
+        message = exc.format_message().strip().removesuffix(".")
     for said, meant in _CLICK_WORDS:  # Click's names of its types, in words people use
         message = message.replace(said, meant)
     ctx = exc.ctx
     if ctx is None:
-        return message
+        return f"{message} ({guess})" if guess else message
     usage = ctx.get_usage().strip().removeprefix("Usage:").strip()
     usage = " ".join(usage.split())
-    names = ctx.help_option_names
-    help_option = "--help" if "--help" in names or not names else names[0]
-    return f"{message} (usage: {usage}; `{ctx.command_path} {help_option}` says more)"
+    helps = ctx.help_option_names
+    help_option = "--help" if "--help" in helps or not helps else helps[0]
+    said = f"usage: {usage}; `{ctx.command_path} {help_option}` says more"
+    return f"{message} ({guess + ' ' if guess else ''}{said})"
 
 
 def _command_context(argv: Sequence[str]) -> click.Context | None:

@@ -76,6 +76,16 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
             "proctor: error: Invalid value for '--home': /dev/null is not a folder (usage: "
             "proctor history [OPTIONS] [PATHS]...; `proctor history --help` says more)\n",
         ),
+        (  # Click's "No such option '--nope'. (Did you mean one of: …?)": one sentence
+            ["run", "--sourc", "x"],
+            "proctor: error: No such option '--sourc' (did you mean '--source', '--source-root' "
+            "or '--src'? usage: proctor run [OPTIONS]; `proctor run --help` says more)\n",
+        ),
+        (
+            ["history", "--projct", "x"],
+            "proctor: error: No such option '--projct' (did you mean '--project'? usage: "
+            "proctor history [OPTIONS] [PATHS]...; `proctor history --help` says more)\n",
+        ),
         (
             ["histroy"],
             "proctor: error: No such command 'histroy' (usage: proctor [OPTIONS] COMMAND "
