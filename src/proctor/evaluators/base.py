@@ -237,6 +237,7 @@ def error_result(spec: EvaluatorSpec, message: str, **details: Any) -> Evaluator
     """An evaluator **error**: not a low score. The trial becomes ``eval-error``."""
     return EvaluatorResult(
         use=spec.use,
+        label=spec.label or None,
         passed=False,
         score=0.0,
         gate=spec.gate,
@@ -257,6 +258,7 @@ def scored_result(
 ) -> EvaluatorResult:
     return EvaluatorResult(
         use=spec.use,
+        label=spec.label or None,
         passed=passed,
         score=(100.0 if passed else 0.0) if score is None else score,
         gate=spec.gate,

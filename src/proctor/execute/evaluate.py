@@ -56,6 +56,7 @@ def evaluated(
     if entry.conditions and condition not in entry.conditions:
         return EvaluatorResult(
             use=entry.use,
+            label=entry.label or None,
             passed=True,
             score=0.0,
             gate=entry.gate,
@@ -66,9 +67,12 @@ def evaluated(
             details={"notRun": True},
         )
     try:
-        return get_evaluator(entry.use).evaluate(entry, context)
+        result = get_evaluator(entry.use).evaluate(entry, context)
     except Exception as exc:
         return error_result(entry, f"evaluator crashed: {type(exc).__name__}: {exc}")
+    # Named as the case names it, however the evaluator built its result.
+    label = entry.label or None
+    return result if result.label == label else result.model_copy(update={"label": label})
 
 
 def harness_usage(roles: RoleSet | None) -> tuple[dict[str, ModelUsage], list[HarnessCall]]:

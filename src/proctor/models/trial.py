@@ -58,6 +58,9 @@ ALL_STATUSES: tuple[str, ...] = (
 
 class EvaluatorResult(CamelModel):
     use: str
+    label: str | None = None
+    """The case's evaluator entry's ``label``, the name findings and reports give its check;
+    None when the entry has none (and in records written before it was kept)."""
     passed: bool
     score: float = Field(ge=0, le=100)
     gate: bool = False
