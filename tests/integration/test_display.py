@@ -160,3 +160,20 @@ def test_a_key_the_terminal_wraps_is_masked_in_the_screen_the_trial_keeps(tmp_pa
     assert "pppp" in text and "***" in text
     joined = text.replace("\n", "")
     assert not any(key[n : n + 12] in joined for n in range(len(key) - 11)), text[-400:]
+
+
+def test_a_ci_log_hears_a_heartbeat_while_a_long_trial_runs(tmp_path: Path) -> None:
+    """Plain progress says what is still running after PROCTOR_HEARTBEAT_SEC seconds without
+    a line (a minute unless set), on stderr: stdout keeps the one JSON report."""
+    import json
+
+    write_case(tmp_path / "cases", "long", plan={"turns": [{"shell": "sleep 3"}]})
+    proc = run_cases(tmp_path, "--json", PROCTOR_HEARTBEAT_SEC="1", CI="true")
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    beats = [line for line in err.splitlines() if "trial(s) running" in line]
+    assert beats and beats[0].startswith("proctor: 1 trial(s) running, the longest for "), err
+    assert beats[0].endswith(": long/scripted/default/1"), err
+    assert json.loads(proc.stdout)["exitCode"] == 0  # nothing of it on stdout
+    quiet = run_cases(tmp_path, PROCTOR_HEARTBEAT_SEC="0", CI="true")
+    assert quiet.returncode == 0 and b"trial(s) running" not in quiet.stderr

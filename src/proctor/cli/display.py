@@ -3,41 +3,106 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
+import time
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from proctor.execute.events import RunEvent, RunFinished, RunStarted, TrialFinished, TrialStarted
+from proctor.errors import ConfigError
+from proctor.execute.events import (
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    Tick,
+    TrialFinished,
+    TrialStarted,
+)
 from proctor.util.masking import mask
-from proctor.util.text import one_line
+from proctor.util.text import duration_text, one_line
+
+HEARTBEAT_SEC = 60.0
+"""Seconds without a progress line after which plain progress says what is still running (a
+CI system may stop a job whose log has been silent for ten minutes)."""
+HEARTBEAT_VARIABLE = "PROCTOR_HEARTBEAT_SEC"
+"""The environment variable that sets that interval (0: no heartbeat)."""
 
 
 class PlainProgress:
-    """One line per finished trial: ``[3/12] passed case/agent/condition/1 (score 100)``."""
+    """One line per finished trial: ``[3/12] passed case/agent/condition/1 (score 100)``; and,
+    each time ``heartbeat`` seconds pass without a line, one saying what is still running:
+    ``proctor: 3 trial(s) running, the longest for 9m 12s: case/agent/condition/1`` (None:
+    never). ``clock`` gives monotonic seconds (a test's own clock)."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        heartbeat: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream = stream or sys.stderr
         self.total = 0
         self.done = 0
+        self.heartbeat = heartbeat
+        self.clock = clock
+        self.running: dict[tuple[str, str, str, int], float] = {}
+        """Each running trial and when it started."""
+        self.said = clock()
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
+        self.said = self.clock()
 
     def __call__(self, event: RunEvent) -> None:
         if isinstance(event, RunStarted):
             self.total = event.total
-            print(f"proctor: running {event.total} trial(s)", file=self.stream, flush=True)
+            self._print(f"proctor: running {event.total} trial(s)")
+        elif isinstance(event, TrialStarted):
+            key = (event.case, event.agent, event.condition, event.repeat)
+            self.running[key] = self.clock()
         elif isinstance(event, TrialFinished):
             self.done += 1
             r = event.record
+            self.running.pop((r.case, r.agent, r.condition, r.repeat), None)
             score = f" (score {r.score:g})" if r.score is not None else ""
             reason = f": {r.reason}" if r.status != "passed" else ""
             # One line, whatever a case name or a check's label holds (a line break, a
             # terminal's escape sequence): shown, never obeyed.
             trial = mask(one_line(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}"))
-            print(
-                f"[{self.done}/{self.total}] {r.status} {trial}",
-                file=self.stream,
-                flush=True,
-            )
+            self._print(f"[{self.done}/{self.total}] {r.status} {trial}")
+        elif isinstance(event, Tick):
+            self._beat()
         elif isinstance(event, RunFinished) and event.interrupted:
-            print("proctor: interrupted", file=self.stream, flush=True)
+            self._print("proctor: interrupted")
+
+    def _beat(self) -> None:
+        now = self.clock()
+        if self.heartbeat is None or not self.running or now - self.said < self.heartbeat:
+            return
+        key, began = min(self.running.items(), key=lambda item: item[1])
+        trial = mask(one_line("/".join(str(part) for part in key)))
+        self._print(
+            f"proctor: {len(self.running)} trial(s) running, the longest for "
+            f"{duration_text(now - began)}: {trial}"
+        )
+
+
+def heartbeat_interval(env: Mapping[str, str] | None = None) -> float | None:
+    """The heartbeat's interval: :data:`HEARTBEAT_SEC`, or the seconds
+    :data:`HEARTBEAT_VARIABLE` gives (None for 0: no heartbeat)."""
+    given = (os.environ if env is None else env).get(HEARTBEAT_VARIABLE, "").strip()
+    if not given:
+        return HEARTBEAT_SEC
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < math.inf:
+        raise ConfigError(
+            f"{HEARTBEAT_VARIABLE}={given!r}: expected the seconds of silence after which "
+            "plain progress says what is still running (a number; 0 for never)"
+        )
+    return seconds or None
 
 
 class BarProgress:
@@ -67,6 +132,8 @@ class BarProgress:
         if isinstance(event, RunStarted):
             self.progress.start()
             self.progress.update(self.task, total=event.total, summary=self._summary())
+        elif isinstance(event, Tick):  # nothing to redraw: a bar never beats
+            return
         elif isinstance(event, TrialStarted):
             pass
         elif isinstance(event, TrialFinished):
@@ -89,12 +156,13 @@ class BarProgress:
 
 def make_display(mirror: bool) -> PlainProgress | BarProgress:
     """A bar on a terminal a person watches (see :func:`~proctor.cli.progress.shows_a_bar`),
-    one line per trial elsewhere: a CI log, a file, a pipe, or beside ``--mirror``."""
+    one line per trial elsewhere: a CI log, a file, a pipe, or beside ``--mirror``, with a
+    heartbeat line after a minute without one (:func:`heartbeat_interval`)."""
     from proctor.cli.progress import shows_a_bar
 
     if shows_a_bar(sys.stderr) and not mirror:
         return BarProgress()
-    return PlainProgress()
+    return PlainProgress(heartbeat=heartbeat_interval())
 
 
 class CostWarnings:

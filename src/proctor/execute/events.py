@@ -41,7 +41,13 @@ class RunFinished:
     interrupted: bool
 
 
-RunEvent = RunStarted | TrialStarted | TrialFinished | RunFinished
+@dataclass(frozen=True)
+class Tick:
+    """The run loop woke with no trial started or finished (about twice a second while trials
+    run): a display may say what is still running."""
+
+
+RunEvent = RunStarted | TrialStarted | TrialFinished | RunFinished | Tick
 Subscriber = Callable[[RunEvent], None]
 
 

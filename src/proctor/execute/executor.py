@@ -44,6 +44,7 @@ from proctor.execute.events import (
     RunFinished,
     RunStarted,
     Subscriber,
+    Tick,
     TrialFinished,
     TrialStarted,
     emit,
@@ -423,6 +424,8 @@ def _run_workers(
                     else:
                         time.sleep(timeout)  # nothing runs: wait for a provider to allow a start
                         ready = []
+                    if not ready:
+                        emit(subscribers, Tick())
                     now = time.monotonic()
                     for key, (worker, overrun) in running.items():
                         start = began.get(key)

@@ -30,7 +30,14 @@ from typing import Any
 
 from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import WorkerOptions, ended_at_stop, killed_at_stop
-from proctor.execute.events import RunFinished, RunStarted, Subscriber, TrialFinished, emit
+from proctor.execute.events import (
+    RunFinished,
+    RunStarted,
+    Subscriber,
+    Tick,
+    TrialFinished,
+    emit,
+)
 from proctor.execute.events import TrialStarted as Started
 from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome, scratch_name
 from proctor.execute.limits import Throttle
@@ -237,8 +244,11 @@ class _Loop:
         timeout = self.throttle.wait(self.pending, now, POLL_SEC) if self.pending else POLL_SEC
         if not self.running:
             time.sleep(timeout)  # nothing runs: wait for a provider to allow a start
+            emit(self.subscribers, Tick())
             return
         ready, _ = self.ray.wait(list(self.running), num_returns=1, timeout=timeout)
+        if not ready:
+            emit(self.subscribers, Tick())
         for ref in ready:
             task = self.running[ref]
             record = self._collect(ref, task)

@@ -52,3 +52,79 @@ def test_ci_said_false_is_not_ci(monkeypatch: pytest.MonkeyPatch, value: str) ->
 def test_no_terminal_no_bar(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
     assert not shows_a_bar(io.StringIO())
+
+
+class Clock:
+    """A test's monotonic clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_plain_progress_beats_after_a_minute_without_a_line() -> None:
+    """A long trial left a CI log silent until it ended (CircleCI stops a job after ten
+    minutes without output): plain progress says what is running every minute of silence."""
+    from proctor.execute.events import RunFinished, RunStarted, Tick, TrialFinished, TrialStarted
+    from proctor.models.trial import TrialRecord
+
+    out, clock = io.StringIO(), Clock()
+    shown = PlainProgress(out, heartbeat=60, clock=clock)
+    shown(RunStarted(3))
+    shown(TrialStarted("slow", "scripted", "default", 1))
+    clock.now += 5
+    shown(TrialStarted("quick", "scripted", "default", 1))
+    clock.now += 54
+    shown(Tick())
+    assert out.getvalue() == "proctor: running 3 trial(s)\n"  # not yet a minute
+    clock.now += 1
+    shown(Tick())
+    shown(Tick())  # once a minute, not at every tick
+    assert out.getvalue().splitlines()[1:] == [
+        "proctor: 2 trial(s) running, the longest for 1m 00s: slow/scripted/default/1"
+    ]
+    clock.now += 30
+    record = TrialRecord(case="quick", agent="scripted", repeat=1, status="passed", score=100)
+    shown(TrialFinished(record))  # a line: the minute starts again
+    clock.now += 59
+    shown(Tick())
+    assert len(out.getvalue().splitlines()) == 3
+    clock.now += 1
+    shown(Tick())
+    assert out.getvalue().splitlines()[-1] == (
+        "proctor: 1 trial(s) running, the longest for 2m 30s: slow/scripted/default/1"
+    )
+    shown(TrialFinished(record.model_copy(update={"case": "slow"})))
+    clock.now += 600
+    shown(Tick())  # nothing running: nothing to say
+    shown(RunFinished(2, False))
+    assert len(out.getvalue().splitlines()) == 5
+
+
+def test_no_heartbeat_in_a_bar_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from proctor.cli.display import HEARTBEAT_SEC, heartbeat_interval
+    from proctor.errors import ConfigError
+    from proctor.execute.events import RunStarted, Tick, TrialStarted
+
+    monkeypatch.delenv("PROCTOR_HEARTBEAT_SEC", raising=False)
+    assert make_display(False).heartbeat == HEARTBEAT_SEC == 60  # type: ignore[union-attr]
+    assert heartbeat_interval({"PROCTOR_HEARTBEAT_SEC": "0.5"}) == 0.5
+    assert heartbeat_interval({"PROCTOR_HEARTBEAT_SEC": "0"}) is None
+    for wrong in ("soon", "-1", "nan", "inf"):
+        with pytest.raises(ConfigError, match="PROCTOR_HEARTBEAT_SEC="):
+            heartbeat_interval({"PROCTOR_HEARTBEAT_SEC": wrong})
+    out, clock = io.StringIO(), Clock()
+    silent = PlainProgress(out, heartbeat=None, clock=clock)
+    silent(RunStarted(1))
+    silent(TrialStarted("c", "a", "default", 1))
+    clock.now += 3600
+    silent(Tick())
+    assert out.getvalue() == "proctor: running 1 trial(s)\n"
+    terminal(monkeypatch)
+    bar = make_display(False)
+    assert isinstance(bar, BarProgress)
+    bar(RunStarted(1))
+    bar(Tick())  # nothing is drawn for it
+    bar.progress.stop()
