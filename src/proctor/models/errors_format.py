@@ -56,7 +56,7 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
     if kind == "missing":
         return f"{where}: field '{loc}' is required but missing{_given_instead(err, value)}"
     if kind in EXPECTED_TYPE:  # "repeats": "3" - the JSON type is wrong: say both types
-        return f"{where}: field '{loc}': expected {EXPECTED_TYPE[kind]}, got {_json_kind(value)}"
+        return f"{where}: field '{loc}': expected {EXPECTED_TYPE[kind]}, got {json_kind(value)}"
     got = _short(value)
     if kind in LENGTH_LIMITS:  # pydantic's "String should have at least 1 character", said anew
         return f"{where}: field '{loc}': {_length(kind, err.get('ctx') or {}, value)}"
@@ -127,7 +127,7 @@ def _length(kind: str, ctx: dict[str, Any], value: Any) -> str:
     return f"expected {bound} {many}, got {had}"
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
     """``value`` as JSON names it: ``true``, ``null``, ``the string "3"``, ``3.5``."""
     if isinstance(value, bool):
         return "true" if value else "false"

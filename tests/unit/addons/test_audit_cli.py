@@ -172,12 +172,20 @@ def test_a_settings_field_of_the_wrong_shape_is_a_problem_not_silence(tmp_path: 
         a.agent: a.problems
         for a in audit(home, None, ["claude-code", "codex", "gemini-cli"]).agents
     }
-    assert any("field 'hooks' should be an object, not list" in p for p in found["claude-code"])
+    # JSON's names for the shapes, as proctor's other messages give them, not Python's.
     assert any(
-        "field 'permissions' should be an object, not str" in p for p in found["claude-code"]
+        "field 'hooks': expected an object, got a list; ignored" in p for p in found["claude-code"]
     )
-    assert any("field 'mcp_servers' should be an object, not int" in p for p in found["codex"])
-    assert any("field 'mcpServers' should be an object, not list" in p for p in found["gemini-cli"])
+    assert any(
+        "field 'permissions': expected an object, got the string \"yes\"" in p
+        for p in found["claude-code"]
+    )
+    assert any("field 'mcp_servers': expected an object, got 5" in p for p in found["codex"])
+    assert any(
+        "field 'mcpServers': expected an object, got a list" in p for p in found["gemini-cli"]
+    )
+    shown = [p for problems in found.values() for p in problems]
+    assert not any(word in p for p in shown for word in ("not str", "not int", "not list"))
 
 
 def test_control_settings_of_the_right_shape_have_no_problem(tmp_path: Path) -> None:

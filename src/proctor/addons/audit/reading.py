@@ -20,6 +20,7 @@ from typing import Any
 
 from proctor.addons.hooks.cases import EVENTS
 from proctor.models.audit import AuditComponent, ComponentKind
+from proctor.models.errors_format import json_kind
 
 Scope = str
 NO_COMMAND = "matcher with no hook command behind it"
@@ -27,6 +28,8 @@ NO_TYPE = "a hook handler needs a type"
 EMPTY_SKILL = "empty skill folder (no SKILL.md)"
 NO_ENDPOINT = "MCP entry with no command or url"
 PATH_FLAGS = ("--plugin-dir", "--mcp-config")
+JSON_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+"""A shape as JSON (and TOML) calls it, for the problem sentences."""
 
 
 @dataclass
@@ -121,22 +124,17 @@ class Reader:
         """A field of the agents' settings files read with the wrong shape contributes nothing;
         said under ``problems`` rather than read as if it were absent."""
         for key, kind in SHAPES.get(path.name, {}).items():
-            if key in data and not isinstance(data[key], kind):
-                wanted = "an object" if kind is dict else "a list"
-                self.problems.append(
-                    f"{path}: field '{key}' should be {wanted}, not {type(data[key]).__name__}; "
-                    "ignored"
-                )
+            if key in data:
+                self.shape(path, key, data[key], kind)
 
     def shape(self, path: Path, field: str, value: Any, kind: type) -> bool:
         """Whether ``value`` (the file's ``field``, when present) has the shape ``kind``; one
         that has not is a problem naming the file and the field, and contributes nothing."""
         if value is None or isinstance(value, kind):
             return True
-        names: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
-        wanted = names.get(kind, kind.__name__)
+        wanted = JSON_NAMES.get(kind, kind.__name__)
         self.problems.append(
-            f"{path}: field '{field}' should be {wanted}, not {type(value).__name__}; ignored"
+            f"{path}: field '{field}': expected {wanted}, got {json_kind(value)}; ignored"
         )
         return False
 
