@@ -33,6 +33,7 @@ from proctor.addons.audit.reading import (
     strings,
 )
 from proctor.models.audit import AuditComponent
+from proctor.models.errors_format import json_kind
 
 DECISIONS = ("allow", "deny", "ask")
 PERMISSION_SETTINGS = (
@@ -207,13 +208,14 @@ def installed_plugins(reader: Reader, path: Path, enabled: dict[str, bool]) -> N
     data = reader.json(path)
     records = as_dict(data.get("plugins")) if data else {}
     for plugin_id, installs in records.items():
-        first = installs[0] if isinstance(installs, list) and installs else installs
-        install_path = as_dict(first).get("installPath")
-        folder = Path(install_path) if isinstance(install_path, str) else None
+        problems = len(reader.problems)
+        folder = install_folder(reader, path, plugin_id, installs)
         if plugin_id not in enabled:
             decoy: str | None = "installed but not enabled (enabledPlugins)"
         elif not enabled[plugin_id]:
             decoy = "disabled (enabledPlugins)"
+        elif len(reader.problems) > problems:
+            decoy = f"malformed install record in {path.name}"
         elif folder is None or not reader.is_dir(folder):
             decoy = "install path missing or outside the home"
         else:
@@ -224,6 +226,31 @@ def installed_plugins(reader: Reader, path: Path, enabled: dict[str, bool]) -> N
     for plugin_id in sorted(set(enabled) - set(records)):
         if enabled[plugin_id]:
             reader.add("plugin", plugin_id, path, enabled=True, decoy="enabled but not installed")
+
+
+def install_folder(reader: Reader, path: Path, plugin_id: str, installs: Any) -> Path | None:
+    """The folder of a plugin's (first) install record: ``installed_plugins.json`` holds a
+    list of records per plugin (version 2) or one record (version 1), each an object whose
+    ``installPath`` is a string. Any other shape is a problem naming the file and the field."""
+    field = f"plugins.{plugin_id}"
+    if isinstance(installs, list):
+        if not installs:
+            return None
+        record, field = installs[0], f"{field}[0]"
+    elif isinstance(installs, dict):
+        record = installs
+    else:
+        reader.problems.append(
+            f"{path}: field '{field}': expected a list of install records, got "
+            f"{json_kind(installs)}; ignored"
+        )
+        return None
+    if not reader.shape(path, field, record, dict):
+        return None
+    value = record.get("installPath")
+    if not reader.shape(path, f"{field}.installPath", value, str) or not value:
+        return None
+    return Path(value)
 
 
 def plugin_contents(reader: Reader, folder: Path, name: str) -> None:

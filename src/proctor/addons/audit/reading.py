@@ -197,6 +197,7 @@ SHAPES: dict[str, dict[str, type]] = {
     "settings.local.json": _SETTINGS,
     "config.toml": {"mcp_servers": dict, "notify": list, "hooks": dict},
     "hooks.json": {"hooks": dict},
+    "installed_plugins.json": {"plugins": dict},
     ".claude.json": {"mcpServers": dict, "projects": dict},
     ".mcp.json": {"mcpServers": dict},
     "plugin.json": {"mcpServers": dict},

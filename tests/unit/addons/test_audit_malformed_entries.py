@@ -1,0 +1,59 @@
+"""The audit against malformed entries inside files that are otherwise well formed (an install
+record, a hook handler, a project entry, an MCP server's arguments, a context file name): each
+a problem naming the file and the field, never silence or a component counted as loaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proctor.addons.audit import audit_agent
+from proctor.models.audit import AgentAudit
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def loaded(result: AgentAudit, kind: str) -> list[str]:
+    return [c.name for c in result.components if c.kind == kind and c.decoy is None]
+
+
+@pytest.mark.parametrize(
+    ("record", "field", "said"),
+    [
+        (["/some/path"], "plugins.p@mk[0]", 'expected an object, got the string "/some/path"'),
+        ([{"installPath": 5}], "plugins.p@mk[0].installPath", "expected a string, got 5"),
+        ({"installPath": ["x"]}, "plugins.p@mk.installPath", "expected a string, got a list"),
+        ("x", "plugins.p@mk", 'expected a list of install records, got the string "x"'),
+    ],
+)
+def test_a_malformed_install_record_is_a_problem_naming_the_file_and_field(
+    tmp_path: Path, record: Any, field: str, said: str
+) -> None:
+    write(tmp_path / ".claude/settings.json", {"enabledPlugins": {"p@mk": True}})
+    path = write(
+        tmp_path / ".claude/plugins/installed_plugins.json",
+        {"version": 2, "plugins": {"p@mk": record}},
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == [f"{path}: field '{field}': {said}; ignored"]
+    (plugin,) = [c for c in result.components if c.kind == "plugin"]
+    assert plugin.decoy == "malformed install record in installed_plugins.json"
+
+
+def test_control_a_well_formed_install_record_has_no_problem(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude/plugins/cache/p"
+    write(folder / ".claude-plugin/plugin.json", {"name": "p"})
+    write(tmp_path / ".claude/settings.json", {"enabledPlugins": {"p@mk": True}})
+    write(
+        tmp_path / ".claude/plugins/installed_plugins.json",
+        {"version": 2, "plugins": {"p@mk": [{"installPath": str(folder)}]}},
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == [] and loaded(result, "plugin") == ["p@mk"]
