@@ -57,3 +57,49 @@ def test_control_a_well_formed_install_record_has_no_problem(tmp_path: Path) -> 
     )
     result = audit_agent("claude-code", tmp_path, None)
     assert result.problems == [] and loaded(result, "plugin") == ["p@mk"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "file", "event", "handler", "key"),
+    [
+        (
+            "claude-code",
+            ".claude/settings.json",
+            "PreToolUse",
+            {"command": ["guard.sh", "-x"]},
+            "command",
+        ),
+        ("claude-code", ".claude/settings.json", "PreToolUse", {"type": "http", "url": 5}, "url"),
+        (
+            "gemini-cli",
+            ".gemini/settings.json",
+            "BeforeTool",
+            {"command": {"run": "g.sh"}},
+            "command",
+        ),
+        ("codex", ".codex/hooks.json", "PreToolUse", {"command": ["guard.sh"]}, "command"),
+    ],
+)
+def test_a_hook_command_that_is_not_a_string_is_a_problem_naming_the_field(
+    tmp_path: Path, agent: str, file: str, event: str, handler: dict[str, Any], key: str
+) -> None:
+    entry = {"type": "command", **handler}
+    group = {"matcher": "Bash", "hooks": [{"type": "command", "command": "ok.sh"}, entry]}
+    path = write(tmp_path / file, {"hooks": {event: [group]}})
+    result = audit_agent(agent, tmp_path, None)
+    field = f"hooks.{event}[0].hooks[1].{key}"
+    (problem,) = result.problems
+    assert problem.startswith(f"{path}: field '{field}': expected a string, got ")
+    hooks = [(c.command, c.decoy) for c in result.components if c.kind == "hook"]
+    assert hooks == [(None, f"the hook's '{key}' is not a string"), ("ok.sh", None)]
+
+
+def test_a_hook_handler_that_is_not_an_object_is_a_problem(tmp_path: Path) -> None:
+    group = {"matcher": "Bash", "hooks": ["guard.sh"]}
+    path = write(tmp_path / ".claude/settings.json", {"hooks": {"PreToolUse": [group]}})
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == [
+        f"{path}: field 'hooks.PreToolUse[0].hooks[0]': expected an object, got the string "
+        '"guard.sh"; ignored'
+    ]
+    assert loaded(result, "hook") == []

@@ -281,16 +281,23 @@ def hooks(
             name = f"{event}:{matcher}" if matcher else str(event)
             listed = group.get("hooks")
             field = f"hooks.{event}[{index}].hooks"
-            handlers = listed if reader.shape(file, field, listed, list) and listed else []
-            handlers = [h for h in handlers if isinstance(h, dict)]
+            raw = listed if reader.shape(file, field, listed, list) and listed else []
+            shaped = {
+                i: h for i, h in enumerate(raw) if reader.shape(file, f"{field}[{i}]", h, dict)
+            }
+            handlers = list(shaped.values())
             untyped = [h for h in handlers if h.get("type") is None]
             runnable = [h for h in handlers if runnable_hook(h)]
+            mistyped = [(i, key) for i, h in shaped.items() if (key := mistyped_key(h))]
 
             add = partial(reader.add, "hook", name, file, scope=scope, event=event, matcher=matcher)
             for handler in untyped:  # the CLIs refuse such a handler: it never runs
                 command = handler.get("command")
                 add(command=command if isinstance(command, str) else None, decoy=unknown or NO_TYPE)
-            if not runnable and not untyped:
+            for i, key in mistyped:  # e.g. a command written as a list of words
+                reader.shape(file, f"{field}[{i}].{key}", shaped[i][key], str)
+                add(decoy=unknown or f"the hook's '{key}' is not a string")
+            if not runnable and not untyped and not mistyped:
                 add(decoy=unknown or NO_COMMAND)
             for handler in runnable:
                 command = hook_command(handler)
@@ -330,6 +337,17 @@ def runnable_hook(handler: Mapping[str, Any]) -> bool:
     ``agent``) or, for Claude Code's ``type: http``, a ``url``."""
     value = hook_command(handler)
     return isinstance(value, str) and bool(value.strip())
+
+
+def mistyped_key(handler: Mapping[str, Any]) -> str | None:
+    """The field that holds what a typed handler runs (``command``, ``url``, ``prompt``) when
+    it is there but not a string (a command written as a list of words); else None."""
+    kind = handler.get("type")
+    if not isinstance(kind, str):
+        return None
+    key = {"command": "command", "http": "url"}.get(kind, "prompt")
+    value = handler.get(key)
+    return key if value is not None and not isinstance(value, str) else None
 
 
 def hook_command(handler: Mapping[str, Any]) -> str | None:
