@@ -103,3 +103,52 @@ def test_a_hook_handler_that_is_not_an_object_is_a_problem(tmp_path: Path) -> No
         '"guard.sh"; ignored'
     ]
     assert loaded(result, "hook") == []
+
+
+def test_a_project_entry_of_claude_json_that_is_not_an_object_is_a_problem(
+    tmp_path: Path,
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    project.mkdir()
+    path = write(home / ".claude.json", {"projects": {str(project): "oops", "/elsewhere": 5}})
+    result = audit_agent("claude-code", home, project)
+    # Only the audited project's entry is read, so only it is said.
+    assert result.problems == [
+        f"{path}: field 'projects.{project}': expected an object, got the string \"oops\"; ignored"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (5, "expected a string or a list of strings, got 5; Gemini CLI stops on it"),
+        (
+            {"a": "b"},
+            "expected a string or a list of strings, got an object; Gemini CLI stops on it",
+        ),
+    ],
+)
+def test_a_gemini_context_file_name_that_is_no_name_is_a_problem(
+    tmp_path: Path, value: Any, said: str
+) -> None:
+    path = write(tmp_path / ".gemini/settings.json", {"context": {"fileName": value}})
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert result.problems == [f"{path}: field 'context.fileName': {said}"]
+
+
+def test_a_gemini_context_file_name_list_with_a_number_is_a_problem(tmp_path: Path) -> None:
+    path = write(tmp_path / ".gemini/settings.json", {"context": {"fileName": ["A.md", 5]}})
+    (tmp_path / ".gemini/A.md").write_text("x")
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert result.problems == [
+        f"{path}: field 'context.fileName[1]': expected a string, got 5; ignored"
+    ]
+    assert loaded(result, "instructions") == ["A.md"]
+
+
+@pytest.mark.parametrize("value", ["AGENTS.md", ["AGENTS.md", "GEMINI.md"]])
+def test_control_a_context_file_name_or_list_of_names_has_no_problem(
+    tmp_path: Path, value: Any
+) -> None:
+    write(tmp_path / ".gemini/settings.json", {"context": {"fileName": value}})
+    assert audit_agent("gemini-cli", tmp_path, None).problems == []

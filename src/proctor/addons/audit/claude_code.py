@@ -189,8 +189,9 @@ def user_state(reader: Reader, path: Path) -> None:
     projects = as_dict(data.get("projects"))
     keys = dict.fromkeys((str(reader.project), os.path.realpath(reader.project)))
     for key in keys:
-        entry = as_dict(projects.get(key))
-        table = entry.get("mcpServers")
+        if not reader.shape(path, f"projects.{key}", projects.get(key), dict):
+            continue
+        table = as_dict(projects.get(key)).get("mcpServers")
         if reader.shape(path, f"projects.{key}.mcpServers", table, dict):
             servers(reader, table, path, "project")
 

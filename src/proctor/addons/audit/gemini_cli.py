@@ -34,6 +34,7 @@ from proctor.addons.audit.reading import (
     skills,
     strings,
 )
+from proctor.models.errors_format import json_kind
 
 FOREIGN = {
     "config.toml": "Codex",
@@ -76,6 +77,7 @@ def audit_gemini_cli(reader: Reader) -> None:
     merged: dict[str, Any] = {}
     malformed_allowed: list[Path] = []
     for path, _, data in loaded:
+        context_name(reader, path, as_dict(data.get("context")).get("fileName"))
         for key, field in LISTS:
             value = as_dict(data.get(key)).get(field)
             malformed = (
@@ -141,6 +143,21 @@ def audit_gemini_cli(reader: Reader) -> None:
         for name in context_names:
             instructions(reader, project / name, "project")
         foreign_files(reader, project / ".gemini", FOREIGN, "project")
+
+
+def context_name(reader: Reader, path: Path, value: Any) -> None:
+    """``context.fileName`` must be a name or a list of names: Gemini CLI 0.61 calls the
+    configuration invalid otherwise, and stops on a number (``filename.trim is not a
+    function``)."""
+    if value is None or isinstance(value, str):
+        return
+    if isinstance(value, list):
+        reader.string_list(path, "context.fileName", value)
+        return
+    reader.problems.append(
+        f"{path}: field 'context.fileName': expected a string or a list of strings, got "
+        f"{json_kind(value)}; Gemini CLI stops on it"
+    )
 
 
 def context_files(value: Any) -> list[str]:
