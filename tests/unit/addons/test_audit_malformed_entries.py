@@ -152,3 +152,61 @@ def test_control_a_context_file_name_or_list_of_names_has_no_problem(
 ) -> None:
     write(tmp_path / ".gemini/settings.json", {"context": {"fileName": value}})
     assert audit_agent("gemini-cli", tmp_path, None).problems == []
+
+
+def test_codex_mcp_args_that_are_not_strings_are_a_problem_codex_refuses_the_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('[mcp_servers.c]\ncommand = "node"\nargs = ["srv.js", 8080]\n')
+    result = audit_agent("codex", tmp_path, None)
+    refused = "Codex refuses to start with this config.toml"
+    assert result.problems == [
+        f"{path}: field 'mcp_servers.c.args[1]': expected a string, got 8080; {refused}"
+    ]
+    assert loaded(result, "mcp") == []
+    (server,) = result.components
+    assert server.decoy == f"an argument is not a string: {refused}"
+
+
+@pytest.mark.parametrize(
+    ("args", "field", "got"),
+    [
+        (["srv.js", 8080], "mcpServers.g.args[1]", "a string, got 8080"),
+        ("srv.js", "mcpServers.g.args", 'a list, got the string "srv.js"'),
+    ],
+)
+def test_gemini_mcp_args_that_are_not_strings_are_a_problem(
+    tmp_path: Path, args: Any, field: str, got: str
+) -> None:
+    server = {"command": "node", "args": args}
+    path = write(tmp_path / ".gemini/settings.json", {"mcpServers": {"g": server}})
+    result = audit_agent("gemini-cli", tmp_path, None)
+    (problem,) = result.problems
+    assert problem.startswith(f"{path}: field '{field}': expected {got}; Gemini CLI calls")
+    assert loaded(result, "mcp") == ["g"]  # Gemini CLI still starts it
+
+
+def test_claude_code_mcp_args_that_are_not_strings_are_a_problem_and_skipped(
+    tmp_path: Path,
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    server = {"command": "node", "args": ["srv.js", 8080]}
+    path = write(home / ".claude.json", {"projects": {str(project): {"mcpServers": {"m": server}}}})
+    project.mkdir()
+    result = audit_agent("claude-code", home, project)
+    assert result.problems == [
+        f"{path}: field 'projects.{project}.mcpServers.m.args[1]': expected a string, got 8080; "
+        "Claude Code skips the server"
+    ]
+    assert loaded(result, "mcp") == []
+
+
+def test_control_mcp_args_of_strings_have_no_problem(tmp_path: Path) -> None:
+    server = {"command": "node", "args": ["srv.js", "8080"]}
+    write(tmp_path / ".gemini/settings.json", {"mcpServers": {"g": server}})
+    write(tmp_path / ".claude.json", {"mcpServers": {"g": server}})
+    for agent in ("gemini-cli", "claude-code"):
+        result = audit_agent(agent, tmp_path, None)
+        assert result.problems == [] and loaded(result, "mcp") == ["g"]

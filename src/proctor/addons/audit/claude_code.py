@@ -53,6 +53,9 @@ FOREIGN = {
 
 
 URL_NEEDS_TYPE = "a url needs a type"
+SKIPPED = ("Claude Code skips the server", True)
+"""Claude Code 2.1 on an MCP entry whose ``args`` hold a number (``claude mcp list``: "Skipped
+- invalid MCP server config for "m": args.1: expected string, received number")."""
 
 
 def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -71,6 +74,7 @@ def servers(
     file: Path,
     scope: str,
     decoy_of: Callable[[str, dict[str, Any]], str | None] = lambda name, entry: None,
+    field: str = "mcpServers",
 ) -> None:
     """MCP servers as Claude Code reads them: an entry with a ``url`` and neither a ``type``
     nor a ``command`` is refused (it guesses no transport)."""
@@ -81,7 +85,7 @@ def servers(
             return URL_NEEDS_TYPE
         return decoy_of(name, entry)
 
-    mcp_servers(reader, table, file, scope, transport_of, decoy)
+    mcp_servers(reader, table, file, scope, transport_of, decoy, field=field, bad_args=SKIPPED)
 
 
 def audit_claude_code(reader: Reader) -> None:
@@ -193,7 +197,7 @@ def user_state(reader: Reader, path: Path) -> None:
             continue
         table = as_dict(projects.get(key)).get("mcpServers")
         if reader.shape(path, f"projects.{key}.mcpServers", table, dict):
-            servers(reader, table, path, "project")
+            servers(reader, table, path, "project", field=f"projects.{key}.mcpServers")
 
 
 def memory(reader: Reader, folder: Path, scope: str, names: Sequence[str]) -> None:

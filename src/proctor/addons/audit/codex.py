@@ -34,6 +34,10 @@ FOREIGN = {
     "GEMINI.md": "Gemini CLI",
 }
 
+REFUSED = "Codex refuses to start with this config.toml"
+"""Codex 0.171 reads config.toml strictly: an MCP server's ``args`` with a number in it stops
+it at start-up (``invalid type: integer `8080`, expected a string in `mcp_servers.c.args```)."""
+
 
 def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
     url = entry.get("url") if isinstance(entry.get("url"), str) else None
@@ -50,7 +54,16 @@ def audit_codex(reader: Reader) -> None:
     codex_home = reader.codex_home or reader.home / ".codex"
     config_file = codex_home / "config.toml"
     config = reader.toml(config_file) or {}
-    mcp_servers(reader, config.get("mcp_servers"), config_file, "user", transport_of, disabled)
+    mcp_servers(
+        reader,
+        config.get("mcp_servers"),
+        config_file,
+        "user",
+        transport_of,
+        disabled,
+        field="mcp_servers",
+        bad_args=(REFUSED, True),
+    )
     notify = strings(config.get("notify"))
     if notify:
         reader.add("hook", "notify", config_file, event="notify", command=" ".join(notify))

@@ -55,6 +55,10 @@ LISTS = (
 )
 """The lists of names in Gemini CLI's settings the audit reads (``section.field``)."""
 
+WARNED = ("Gemini CLI calls the configuration invalid, then starts the server anyway", False)
+"""Gemini CLI 0.61 on an MCP entry whose ``args`` hold a number: "Invalid configuration ...
+mcpServers.g.args[1] Expected string, received number", then it runs ``node srv.js 8080``."""
+
 
 def transport_of(entry: dict[str, Any]) -> tuple[str | None, str | None]:
     http = entry.get("httpUrl") if isinstance(entry.get("httpUrl"), str) else None
@@ -113,7 +117,15 @@ def audit_gemini_cli(reader: Reader) -> None:
     disabled_hooks = set(strings(hooks_config.get("disabled")))
     disabled_skills = set(strings(as_dict(merged.get("skills")).get("disabled")))
     for path, scope, data in loaded:
-        mcp_servers(reader, data.get("mcpServers"), path, scope, transport_of, mcp_decoy)
+        mcp_servers(
+            reader,
+            data.get("mcpServers"),
+            path,
+            scope,
+            transport_of,
+            mcp_decoy,
+            bad_args=WARNED,
+        )
         hooks(reader, data.get("hooks"), path, scope, off, disabled_hooks, agent="gemini-cli")
         tools = as_dict(data.get("tools"))
         for key, decision in (("allowed", "allow"), ("exclude", "deny")):
@@ -193,7 +205,9 @@ def extensions(
         if not enabled:
             continue
         servers = manifest.get("mcpServers")
-        mcp_servers(reader, servers, manifest_file, "plugin", transport_of, mcp_decoy)
+        mcp_servers(
+            reader, servers, manifest_file, "plugin", transport_of, mcp_decoy, bad_args=WARNED
+        )
         for context in context_files(manifest.get("contextFileName")):
             instructions(reader, folder / context, "plugin")
         skills(reader, folder / "skills", "plugin")

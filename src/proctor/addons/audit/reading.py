@@ -379,18 +379,29 @@ def mcp_servers(
     scope: Scope,
     transport_of: Callable[[dict[str, Any]], tuple[str | None, str | None]],
     decoy_of: Callable[[str, dict[str, Any]], str | None] = lambda name, entry: None,
+    *,
+    field: str = "mcpServers",
+    bad_args: tuple[str, bool] = ("", False),
 ) -> None:
-    """MCP servers of a ``{name: {command, args} | {url}}`` table. ``transport_of`` gives an
-    entry's (transport, url) in the CLI's own terms; ``decoy_of`` why a well-formed entry would
-    still not load (disabled, excluded)."""
+    """MCP servers of a ``{name: {command, args} | {url}}`` table (the file's ``field``).
+    ``transport_of`` gives an entry's (transport, url) in the CLI's own terms; ``decoy_of`` why
+    a well-formed entry would still not load (disabled, excluded). ``args`` that are not a list
+    of strings are a problem naming the field; ``bad_args`` is what the CLI does with such an
+    entry (said in the problem) and whether that keeps the server from loading (a decoy)."""
     for name, entry in as_dict(table).items():
         if not isinstance(entry, dict):
             reader.add("mcp", name, file, scope=scope, decoy="MCP entry is not a table")
             continue
         command = entry.get("command") if isinstance(entry.get("command"), str) else None
-        line = shlex.join([command, *strings(entry.get("args"))]) if command else None
+        args = entry.get("args")
+        listed: list[Any] = args if isinstance(args, list) else []
+        words = [a if isinstance(a, str) else json.dumps(a) for a in listed]  # as a CLI runs it
+        line = shlex.join([command, *words]) if command else None
         transport, url = transport_of(entry)
         decoy = None if (line or url) else NO_ENDPOINT
+        said, skipped = bad_args
+        if not _string_args(reader, file, f"{field}.{name}.args", entry.get("args"), said):
+            decoy = decoy or (f"an argument is not a string: {said}" if skipped else None)
         reader.add(
             "mcp",
             name,
@@ -401,6 +412,25 @@ def mcp_servers(
             transport=transport if decoy is None else None,
             decoy=decoy or decoy_of(name, entry),
         )
+
+
+def _string_args(reader: Reader, file: Path, field: str, args: Any, said: str) -> bool:
+    """Whether an MCP entry's ``args`` (when present) is a list of strings; each part that is
+    not is a problem naming the field, ending with ``said`` (what the CLI does with it)."""
+    if args is None:
+        return True
+    if isinstance(args, list):
+        bad = [
+            (f"{field}[{i}]", "a string", a) for i, a in enumerate(args) if not isinstance(a, str)
+        ]
+    else:
+        bad = [(field, "a list", args)]
+    ending = f"; {said}" if said else ""
+    for where, wanted, value in bad:
+        reader.problems.append(
+            f"{file}: field '{where}': expected {wanted}, got {json_kind(value)}{ending}"
+        )
+    return not bad
 
 
 def instructions(reader: Reader, path: Path, scope: Scope, decoy: str | None = None) -> None:
