@@ -79,6 +79,10 @@ class HookSource:
     """Entries so named that hold credentials or session records: never copied."""
     home_unresolved: tuple[str, ...] = ()
     """Commands naming the user's agent folder where no entry to copy could be told."""
+    agent: str | None = None
+    """The CLI whose hooks these are, when the source's form says it (a Claude Code plugin,
+    a Gemini CLI extension, a settings file in a ``.claude``, ``.gemini`` or ``.codex``
+    folder); None for a settings file anywhere else."""
 
 
 PROJECT_SETTINGS = {
@@ -87,6 +91,8 @@ PROJECT_SETTINGS = {
     ".codex": ("hooks.json", "config.toml"),
 }
 """Project folder name → the settings files in it that a CLI reads for the project."""
+SETTINGS_AGENT = {".claude": "claude-code", ".gemini": "gemini-cli", ".codex": "codex"}
+"""The folder a settings file sits in → the CLI that reads it."""
 WORKTREES = "worktrees"
 """Claude Code's checkouts for ``--worktree`` sessions inside ``.claude``: never copied."""
 SECRET_FILES = frozenset(
@@ -122,7 +128,8 @@ def load_hooks(path: Path) -> HookSource:
             return _plugin_hooks(path)
         if not manifest.is_file():
             raise ConfigError(f"{path}: no hooks/hooks.json in this gemini extension")
-        return _from_data(manifest, _read_json(manifest), "gemini-extension", path.resolve())
+        source = _from_data(manifest, _read_json(manifest), "gemini-extension", path.resolve())
+        return dataclasses.replace(source, agent="gemini-cli")
     if not path.is_file():
         raise ConfigError(f"{path}: no such plugin folder or settings file")
     if path.suffix == ".toml":
@@ -135,6 +142,7 @@ def load_hooks(path: Path) -> HookSource:
         source = _from_data(path, data, "settings", None)
     else:
         source = _from_data(path, _read_json(path), "settings", None)
+    source = dataclasses.replace(source, agent=SETTINGS_AGENT.get(path.absolute().parent.name))
     user_folder = user_config_folder(path)
     if user_folder is None:
         return dataclasses.replace(source, config_folder=project_config_folder(path))
@@ -261,6 +269,7 @@ def _plugin_hooks(folder: Path) -> HookSource:
         "claude-plugin",
         tuple(h for s in sources for h in s.hooks),
         tuple(k for s in sources for k in s.skipped),
+        agent="claude-code" if manifest.is_file() else None,
     )
 
 

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from proctor.addons.hooks.cases import HookCase, load_cases
+from proctor.addons.hooks.cases import AGENTS, EVENTS, HookCase, load_cases
 from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
 from proctor.addons.hooks.results import CaseResult, HookRunResult, HooksReport
 from proctor.addons.hooks.runner import (
@@ -22,6 +22,9 @@ from proctor.addons.hooks.runner import (
 from proctor.addons.hooks.sources import HookSource, load_hooks
 from proctor.addons.hooks.transcript import write_transcript
 from proctor.addons.hooks.verdict import check, snippet, strongest
+from proctor.errors import ConfigError
+
+AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
 
 DEFAULT_CAP_SEC = 30.0
 
@@ -38,12 +41,39 @@ def run_hook_tests(
     ``cases_file``. Raises ConfigError for a bad source or cases file."""
     hooks = load_hooks(source)
     cases = load_cases(cases_file, agent)
+    check_agents(source, hooks, cases_file, cases)
     with tempfile.TemporaryDirectory(prefix="proctor-hooks-", dir=scratch) as tmp:
         results = [
             run_case(hooks, case, Path(tmp) / f"case-{n}", timeout_cap)
             for n, case in enumerate(cases)
         ]
     return summarise(str(source), hooks, results)
+
+
+def source_agents(hooks: HookSource) -> list[str]:
+    """The CLIs that would run ``hooks``: the one the source's form names (a plugin, an
+    extension, a settings file in an agent's folder), else those that fire every event the
+    hooks are under (Claude Code and Codex share names; Gemini CLI's are its own); every CLI
+    when the source holds no hook."""
+    if hooks.agent is not None:
+        return [hooks.agent]
+    events = {h.event for h in hooks.hooks}
+    fitting = [a for a in AGENTS if events and events <= EVENTS[a]]
+    return fitting or list(AGENTS)
+
+
+def check_agents(source: Path, hooks: HookSource, cases_file: Path, cases: list[HookCase]) -> None:
+    """Refuse a case for a CLI that would never run the source's hooks (a Gemini CLI case
+    against a Claude Code plugin): no hook would match, and a silent case would pass."""
+    agents = source_agents(hooks)
+    for case in cases:
+        if case.agent not in agents:
+            wanted = " or ".join(AGENT_NAMES[a] for a in agents)
+            raise ConfigError(
+                f"{cases_file}: case '{case.id}' is for {case.agent}, but {source} holds "
+                f"{wanted} hooks, which {AGENT_NAMES[str(case.agent)]} never runs (a case for "
+                f"them needs the agent {agents[0]}, in its field 'agent' or with --agent)"
+            )
 
 
 def summarise(source: str, hooks: HookSource, results: Sequence[CaseResult]) -> HooksReport:
