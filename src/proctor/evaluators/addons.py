@@ -8,7 +8,13 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from proctor.agents.hook_markers import MARKERS_FILE, declared_hooks, read_markers
+from proctor.agents.hook_markers import (
+    MARKERS_FILE,
+    DeclaredHook,
+    matcher_names,
+    plugin_hooks,
+    read_markers,
+)
 from proctor.evaluators.base import (
     EvaluationContext,
     EvaluatorParams,
@@ -18,6 +24,7 @@ from proctor.evaluators.base import (
 )
 from proctor.evaluators.trajectory_check import input_texts
 from proctor.models.case import EvaluatorSpec
+from proctor.models.trajectory import HookEvent, ToolCall
 from proctor.models.trial import EvaluatorResult
 
 PLUGIN_ROOT_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
@@ -25,15 +32,31 @@ PLUGIN_ROOT_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
 
 class HookCheckParams(EvaluatorParams):
     plugin_manifest: str = Field(min_length=1)
-    """The plugin's ``hooks/hooks.json``, relative to the case folder."""
+    """The plugin (its folder, its ``hooks/hooks.json`` or its ``.claude-plugin/plugin.json``:
+    all of its hooks are read either way), relative to the case folder."""
     ignore_events: list[str] = Field(default_factory=lambda: ["PostCompact"])
     require_commands: bool = True
 
     def case_problem(self, case_dir: Path) -> str | None:
         manifest = Path(self.plugin_manifest)
-        if not (manifest if manifest.is_absolute() else case_dir / manifest).is_file():
-            return f"pluginManifest {self.plugin_manifest} is not a file (in {case_dir})"
+        if not (manifest if manifest.is_absolute() else case_dir / manifest).exists():
+            return f"pluginManifest {self.plugin_manifest} is not a file or folder (in {case_dir})"
         return None
+
+
+TOOL_EVENTS = frozenset(
+    ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"]
+)
+"""Claude Code's events whose matcher names the tool."""
+
+
+def _tool_of(hit: HookEvent, tools: dict[str, str]) -> str | None:
+    """The tool a hook ran for, as the transcript shows it: the call its ``toolUseID`` names,
+    else the tool in its name (``PreToolUse:Bash``); None when it shows none."""
+    if hit.id and hit.id in tools:
+        return tools[hit.id]
+    event, _, tool = (hit.name or "").partition(":")
+    return tool or None if event == hit.hook_event else None
 
 
 def _core(command: str) -> str:
@@ -61,25 +84,36 @@ class HookTranscriptCheck:
         manifest = Path(params.plugin_manifest)
         manifest = manifest if manifest.is_absolute() else ctx.case_dir / manifest
         try:
-            declared = declared_hooks(manifest)
-        except (OSError, ValueError, AttributeError) as exc:
+            hooks = plugin_hooks(manifest)
+        except (OSError, ValueError) as exc:
             return error_result(spec, f"cannot read plugin manifest {manifest}: {exc}")
-        checked = {e: c for e, c in declared.items() if e not in params.ignore_events}
-        transcript = [e for e in ctx.trajectory.events if e.type == "hook"]
+        declared: dict[str, list[DeclaredHook]] = {}
+        for hook in hooks:
+            declared.setdefault(hook.event, []).append(hook)
+        checked = {e: h for e, h in declared.items() if e not in params.ignore_events}
+        transcript = [e for e in ctx.trajectory.events if isinstance(e, HookEvent)]
+        tools = {e.id: e.name for e in ctx.trajectory.events if isinstance(e, ToolCall) and e.id}
         markers = read_markers(ctx.trial.root / MARKERS_FILE)
-        fired, matched, missing = [], [], []
-        for event, commands in checked.items():
-            cores = [_core(c) for c in commands]
-            t_hits = [h for h in transcript if h.hook_event == event]
+        fired, matched, missing, off_tool = [], [], [], []
+        for event, own in checked.items():
             m_hits = [m for m in markers if m.get("event") == event]
+            t_hits, ran_own, elsewhere = [], False, set()
+            for hit in (h for h in transcript if h.hook_event == event):
+                tool = _tool_of(hit, tools) if event in TOOL_EVENTS else None
+                named = [d for d in own if tool is None or matcher_names(d.matcher, tool)]
+                if not named:  # Claude Code would not have run this plugin's hook for that tool
+                    elsewhere.add(str(tool))
+                    continue
+                t_hits.append(hit)
+                cores = [_core(d.command) for d in named]
+                ran_own = ran_own or any(core and core in (hit.command or "") for core in cores)
             if not t_hits and not m_hits:
                 missing.append(event)
+                if elsewhere:
+                    off_tool.append(f"{event} ({', '.join(sorted(elsewhere))})")
                 continue
             fired.append(event)
-            ran_own = any(m.get("command") in commands for m in m_hits) or any(
-                any(core and core in (h.command or "") for core in cores) for h in t_hits
-            )
-            if ran_own:
+            if ran_own or any(m.get("command") in [d.command for d in own] for m in m_hits):
                 matched.append(event)
         metrics = {
             "hook_events_declared": float(len(declared)),
@@ -113,6 +147,11 @@ class HookTranscriptCheck:
             f"own command"
             + (f"; never fired: {', '.join(missing)}" if missing else "")
             + (f"; fired without the plugin's command: {', '.join(unmatched)}" if unmatched else "")
+            + (
+                f"; fired only for tools its matcher does not name: {'; '.join(off_tool)}"
+                if off_tool
+                else ""
+            )
         )
         return scored_result(
             spec,
