@@ -139,6 +139,41 @@ def test_a_crashing_server_is_exit_3_with_its_stderr(proctor: Run, tmp_path: Pat
     assert "memory store corrupted" in result.err
 
 
+CRASH_IN_A_CALL = """
+import json, os, sys
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
+def store(text):
+    raise RuntimeError("index corrupted, key " + os.environ["CRASH_KEY"])
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        info = {"name": "crash", "version": "1"}
+        version = msg["params"]["protocolVersion"]
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}})
+    elif msg.get("method") == "tools/call":
+        store(msg["params"]["arguments"].get("text"))
+"""
+
+
+def test_a_server_crashing_in_a_call_is_one_sentence_not_its_traceback(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRASH_KEY", "sk-crash-key-5e55b1d7f0")  # a user key: masked
+    script = tmp_path / "crash.py"
+    script.write_text(CRASH_IN_A_CALL, encoding="utf-8")
+    result = evaluate(proctor, sys.executable, str(script), extra=("--env", "CRASH_KEY"))
+    assert result.code == 3
+    assert result.err.strip().count("\n") == 0, result.err
+    assert "Traceback" not in result.err and 'File "' not in result.err
+    assert (
+        "the memory server exited during tool 'remember' (seeding note atlas-port-old); the "
+        "last line of its stderr: RuntimeError: index corrupted, key ***"
+    ) in result.err
+    assert "sk-crash-key-5e55b1d7f0" not in result.err
+
+
 def test_a_tool_error_is_exit_3(proctor: Run, tmp_path: Path) -> None:
     adapter = tmp_path / "adapter.json"
     adapter.write_text(json.dumps({

@@ -64,6 +64,10 @@ class MemorySession:
                 f"tool '{tool}' did not answer within {self.timeout:g}s ({what}){self._tail()}"
             ) from exc
         except Exception as exc:
+            if str(exc) == CLOSED:  # the server process ended (crashed) under the call
+                raise MemoryServerError(
+                    f"the memory server exited during tool '{tool}' ({what}){self._tail()}"
+                ) from exc
             raise MemoryServerError(f"tool '{tool}' failed ({what}): {exc}{self._tail()}") from exc
         if result.is_error:
             raise MemoryServerError(
@@ -75,11 +79,18 @@ class MemorySession:
         return server_log_tail(self.log)
 
 
-def server_log_tail(log: Path | None, lines: int = 5) -> str:
+CLOSED = "Connection closed"
+"""What the MCP client says of a stdio server whose process has ended."""
+
+
+def server_log_tail(log: Path | None) -> str:
+    """The last line the server wrote to its stderr (for a crash, the exception itself rather
+    than its traceback), cut and masked, as the end of a sentence; "" when it wrote none."""
     if log is None or not log.is_file():
         return ""
-    tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-lines:]
-    return f"; server stderr: {' | '.join(tail)}" if tail else ""
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return f"; the last line of its stderr: {masked_head(last, 300)}" if last else ""
 
 
 @asynccontextmanager

@@ -19,6 +19,7 @@ import anyio
 
 from proctor.addons.memory.adapter import Adapter, render
 from proctor.addons.memory.client import (
+    CLOSED,
     MemoryServerError,
     MemorySession,
     ServerTarget,
@@ -142,6 +143,10 @@ def _translate(exc: BaseException, scratch: Scratch) -> BaseException:
     detail = str(first) or type(first).__name__
     if isinstance(first, OSError) and first.filename:
         detail = f"cannot start {first.filename} ({first.strerror})"
+    if detail == CLOSED:  # before the session was up: the process ended as it started
+        return MemoryServerError(
+            f"the memory server exited before it answered{server_log_tail(scratch.log)}"
+        )
     return MemoryServerError(f"the memory server failed: {detail}{server_log_tail(scratch.log)}")
 
 
