@@ -417,10 +417,10 @@ def _left_out(record: TrialRecord) -> bool:
     and recorded no check: each was left out under its condition (an entry's
     ``conditions``) or is not counted. No later run checks them there: they are gone, not
     waiting for a result (a trial annotated failed after an error ran no evaluator)."""
-    from proctor.report.checks import EVIDENCE_STATUSES
+    from proctor.report.checks import is_evidence
 
     return (
-        record.status in EVIDENCE_STATUSES
+        is_evidence(record)
         and bool(record.evaluators)
         and not any(result.error for result in record.evaluators)
     )

@@ -229,6 +229,10 @@ class TrialRecord(RecordModel):
     """Why there is no ``selfReport`` although the case asked for one."""
     annotation: TrialAnnotation | None = None
     """A person's mark, applied when the run was read back (never written into trial.json)."""
+    status_before_annotation: TrialStatus | None = None
+    """The status the trial ended with, when a person's mark replaced it (set with
+    ``annotation``, never written into trial.json): the findings ledger judges a trial by its
+    own outcome, so a timeout annotated failed is still no evidence."""
     audit: AuditReport | None = None
     """What the agent had in its scratch home and workspace once provisioned (skills, hooks,
     plugins, MCP servers, rules, instruction files); None for the scripted agent."""

@@ -25,6 +25,16 @@ EVIDENCE_STATUSES = frozenset({"passed", "failed"})
 a skip says nothing about a check: it never opens, resolves or reopens a finding."""
 
 
+def is_evidence(record: TrialRecord) -> bool:
+    """Whether a trial's checks count (see :data:`EVIDENCE_STATUSES`), by the trial's own
+    outcome: a trial ``proctor annotate`` marked failed counts as it ended (a timeout or an
+    error so marked still says nothing), one it excluded never counts."""
+    if record.annotation is not None and record.annotation.verdict == "excluded":
+        return False
+    own = record.status_before_annotation or record.status
+    return own in EVIDENCE_STATUSES
+
+
 class CheckKey(NamedTuple):
     case: str
     agent: str
@@ -65,11 +75,11 @@ def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
 
 
 def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
-    """What one trial says about its checks: nothing unless its status is evidence (see
-    :data:`EVIDENCE_STATUSES`); an evaluator that errored, a result the verdict leaves out
+    """What one trial says about its checks: nothing unless its own outcome is evidence (see
+    :func:`is_evidence`); an evaluator that errored, a result the verdict leaves out
     (``counted: false``: a soft assertion of an eval written as code, an external program's
     metrics without a score) and a rule that did not apply say nothing either."""
-    if record.status not in EVIDENCE_STATUSES:
+    if not is_evidence(record):
         return []
     cell = (record.case, record.agent, record.condition)
     results = [

@@ -255,7 +255,8 @@ def _annotated(record: TrialRecord, marks: Mapping[str, TrialAnnotation]) -> Tri
     else:
         update = {"status": "skipped", "passed": None, "score": None}
         reason = f"annotated excluded: {mark.note} (was {record.status}: {record.reason})"
-    return record.model_copy(update={**update, "reason": reason, "annotation": mark})
+    was = {"reason": reason, "annotation": mark, "status_before_annotation": record.status}
+    return record.model_copy(update={**update, **was})
 
 
 def _optional(path: Path, model: type[R], notes: list[str]) -> R | None:

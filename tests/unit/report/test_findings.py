@@ -463,3 +463,29 @@ def test_a_runs_suite_is_its_source_relative_to_the_folder_holding_the_results(
         run_id="run-1", proctor_version="0", started_at="2026", source=source, cwd=cwd
     )
     assert run_suite(manifest, Path(out)) == suite
+
+
+@pytest.mark.parametrize("status", ["timeout", "agent-error", "infra-error", "eval-error"])
+def test_a_trial_annotated_failed_counts_by_its_own_outcome(status: str) -> None:
+    """``proctor annotate --verdict failed`` makes a timed-out (or errored) trial ``failed``;
+    its evaluators still say nothing: the agent was cut off, and a pass there resolves
+    nothing. A scored trial annotated failed is evidence as it was."""
+    from proctor.models.run import AnnotationsRecord
+    from proctor.models.trial import TrialAnnotation
+    from proctor.report.stored import apply_annotations
+
+    def marked(record: TrialRecord) -> TrialRecord:
+        mark = TrialAnnotation(
+            trial=f"hello/scripted/default/{record.repeat}", verdict="failed", note="n", at="t"
+        )
+        (annotated,) = apply_annotations([record], AnnotationsRecord(annotations=[mark]))
+        return annotated
+
+    cut_off = marked(trial(status, True))
+    assert run_checks([cut_off]) == []
+    assert cut_off.status == "failed" and cut_off.status_before_annotation == status
+    opened = apply_run(FindingsLedger(), "run-20261201T120000Z-a", run_checks(FAIL))
+    after = apply_run(opened, "run-20261202T120000Z-b", run_checks([cut_off]))
+    assert [f.state for f in after.findings] == ["open"], "a cut-off trial resolves nothing"
+    scored = marked(trial("passed", True))
+    assert [(r.key, r.failed) for r in run_checks([scored])] == [(KEY, False)]
