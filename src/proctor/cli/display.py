@@ -165,8 +165,38 @@ def make_display(mirror: bool) -> PlainProgress | BarProgress:
     return PlainProgress(heartbeat=heartbeat_interval())
 
 
+class ClassifierWarning:
+    """One warning per run when the ``fast`` role's model failed (its first failure): each
+    failed call is recorded in its trial's ``harnessCalls``, and the turn end it was to
+    classify is taken as no question, so a run whose classifier never works says so."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.warned = False
+
+    def __call__(self, event: RunEvent) -> None:
+        if self.warned or not isinstance(event, TrialFinished):
+            return
+        failed = next(
+            (c for c in event.record.harness_calls if c.role == "fast" and not c.ok), None
+        )
+        if failed is None:
+            return
+        self.warned = True
+        print(
+            mask(
+                f"proctor: warning: the fast role's model {failed.model} failed: "
+                f"{one_line(failed.error or 'no reason given')}; a turn end it was to classify "
+                "is taken as no question (each failed call is in harnessCalls)"
+            ),
+            file=self.stream,
+            flush=True,
+        )
+
+
 class CostWarnings:
-    """One warning per unpriced model, and one when the run's cost passes the budget."""
+    """One warning per unpriced model, and one when the run's cost passes the budget; and
+    the :class:`ClassifierWarning`."""
 
     def __init__(
         self, budget_usd: float | None, stream: TextIO | None = None, spent: float = 0.0
@@ -177,10 +207,12 @@ class CostWarnings:
         """Dollars already spent (a resumed run's earlier trials) counted against the budget."""
         self.warned_models: set[str] = set()
         self.warned_budget = False
+        self.classifier = ClassifierWarning(self.stream)
 
     def __call__(self, event: RunEvent) -> None:
         if not isinstance(event, TrialFinished):
             return
+        self.classifier(event)
         cost = event.record.cost
         for model in cost.unpriced:
             if model not in self.warned_models:

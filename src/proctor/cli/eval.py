@@ -70,6 +70,8 @@ def command(
     interrupted.
     """
     from proctor.agents.credentials import register_user_keys
+    from proctor.cli.display import ClassifierWarning
+    from proctor.execute.events import Subscriber
     from proctor.session.evals import EvalRequest, listing, load_selection, run_evals
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
@@ -103,7 +105,10 @@ def command(
         return 0
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
-        result = run_evals(request, [] if no_stream else [progress], progress.name_runs)
+        shown: list[Subscriber] = (
+            [ClassifierWarning()] if no_stream else [progress, ClassifierWarning()]
+        )
+        result = run_evals(request, shown, progress.name_runs)
     if as_json:
         click.echo(json.dumps(masked_data(result.summary), indent=2))
     else:

@@ -33,6 +33,10 @@ CLASSIFY_SYSTEM = (
     "needs an answer from the user before it can go on), statement (it reports a result), or "
     "progress (it describes work still under way)."
 )
+ANSWER_MAX_TOKENS = 400
+"""The answering (``workhorse``) model's reply limit, unless its ``maxOutputTokens`` is set."""
+CLASSIFY_MAX_TOKENS = 5
+"""The classifier's (``fast``) reply limit, one word, unless its ``maxOutputTokens`` is set."""
 INTERROGATIVE = re.compile(
     r"^(should|shall|do|does|did|would|could|can|may|will|is|are|which|what|how|where|when|"
     r"who|why|want|ok|okay|proceed)\b",
@@ -76,7 +80,8 @@ class AnswerPolicy:
         )
         started = time.monotonic()
         try:
-            reply = client.complete(ANSWER_SYSTEM, user, max_tokens=400)
+            limit = self.roles.max_output_tokens("workhorse", ANSWER_MAX_TOKENS)
+            reply = client.complete(ANSWER_SYSTEM, user, max_tokens=limit)
         except ProviderError as exc:
             raise AnsweringFailed(f"answering model {client.ref} failed: {exc}") from exc
         latency = (time.monotonic() - started) * 1000
@@ -167,7 +172,8 @@ def classify_turn_end(text: str, roles: RoleSet | None) -> tuple[bool, str]:
     if roles is None or not roles.has("fast"):
         return False, "default"
     try:
-        reply = roles.client("fast").complete(CLASSIFY_SYSTEM, text[-3000:], max_tokens=5)
+        limit = roles.max_output_tokens("fast", CLASSIFY_MAX_TOKENS)
+        reply = roles.client("fast").complete(CLASSIFY_SYSTEM, text[-3000:], max_tokens=limit)
     except ProviderError:
         return False, "default"
     return reply.text.strip().lower().startswith("question"), "fast"

@@ -11,6 +11,7 @@ from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient
 from proctor.llm.failures import ProviderError
 from proctor.llm.refs import KEYLESS, ROLES, ModelRef, base_url, parse_ref
 from proctor.llm.secrets import resolve_key
+from proctor.models.config import RoleEntry
 from proctor.models.plan import RoleModels
 from proctor.util.masking import install_log_masking
 
@@ -25,12 +26,18 @@ class RoleSet:
     extra_refs: list[ModelRef] = field(default_factory=list)
     """Models named by evaluators directly (an llm-judge's ``model``)."""
     _clients: dict[str, ModelClient] = field(default_factory=dict)
+    output_tokens: dict[str, int] = field(default_factory=dict)
+    """Each role's reply token limit, where its configuration sets one (``maxOutputTokens``)."""
     deadline: float | None = None
     """When every call must be over (``time.monotonic``): the trial's timeout while its agent
     runs, None otherwise (the judge's calls after it)."""
 
     def has(self, role: str) -> bool:
         return role in self.refs
+
+    def max_output_tokens(self, role: str, default: int) -> int:
+        """The token limit of ``role``'s replies: its configured one, else ``default``."""
+        return self.output_tokens.get(role, default)
 
     def client(self, role: str, ref: ModelRef | None = None) -> ModelClient:
         ref = ref or self.refs[role]
@@ -68,7 +75,11 @@ class RoleSet:
             client.calls.clear()
 
 
-def role_refs(layers: Iterable[tuple[str, Mapping[str, str]]]) -> dict[str, ModelRef]:
+Layers = Iterable[tuple[str, Mapping[str, RoleEntry]]]
+"""``role → model`` maps, each named by where it comes from (see :func:`role_refs`)."""
+
+
+def role_refs(layers: Layers) -> dict[str, ModelRef]:
     """Merge ``role → provider/model`` maps (later layers win); ``judge`` defaults to
     ``workhorse``. Each layer is named by where it comes from (``proctor.json: models``), or
     by a template with ``<role>`` in it (``--<role>-model``); each reference keeps that name."""
@@ -78,10 +89,28 @@ def role_refs(layers: Iterable[tuple[str, Mapping[str, str]]]) -> dict[str, Mode
             if role not in ROLES:
                 raise ConfigError(f"{where}: unknown role '{role}' (known: {', '.join(ROLES)})")
             named = where.replace("<role>", role) if "<role>" in where else f"{where}: {role}"
-            refs[role] = parse_ref(value, named)
+            refs[role] = parse_ref(value if isinstance(value, str) else value.model, named)
     if "judge" not in refs and "workhorse" in refs:
         refs["judge"] = refs["workhorse"]
     return refs
+
+
+def role_output_tokens(layers: Layers) -> dict[str, int]:
+    """Each role's ``maxOutputTokens``, from the latest layer that sets one (a layer that
+    names another model without it keeps the limit). The judge's limit is each ``llm-judge``
+    evaluator's own ``maxOutputTokens``: one set on the role is refused."""
+    limits: dict[str, int] = {}
+    for where, mapping in layers:
+        for role, value in mapping.items():
+            if isinstance(value, str) or value.max_output_tokens is None:
+                continue
+            if role == "judge":
+                raise ConfigError(
+                    f"{where}: judge: maxOutputTokens is set on each llm-judge evaluator "
+                    "(its own 'maxOutputTokens'), not on the judge role"
+                )
+            limits[role] = value.max_output_tokens
+    return limits
 
 
 def build_roles(
@@ -120,6 +149,7 @@ def roles_from(models: RoleModels, env: Mapping[str, str], dotenv: Mapping[str, 
         refs=refs,
         extra_refs=[parse_ref(ref, "llm-judge model") for ref in models.extra],
         urls=dict(models.urls),
+        output_tokens=dict(models.max_output_tokens),
     )
     for ref in [*refs.values(), *roles.extra_refs]:
         if ref.provider not in KEYLESS and ref.provider not in roles.keys:

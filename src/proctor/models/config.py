@@ -16,10 +16,12 @@ from typing import Annotated, Any, Literal, NoReturn, TypeVar, get_args
 from pydantic import (
     AfterValidator,
     ConfigDict,
+    Discriminator,
     Field,
     GetPydanticSchema,
     NonNegativeInt,
     PositiveInt,
+    Tag,
     model_validator,
 )
 from typing_extensions import TypedDict
@@ -78,6 +80,31 @@ def _is_text_map(value: Any) -> bool:
 
 
 TimeoutSec = Annotated[float, Field(gt=0), AtMostADay]
+MAX_ROLE_OUTPUT_TOKENS = 1_000_000
+"""The most a role's ``maxOutputTokens`` may be: no model replies longer, so more is a typo."""
+
+
+class RoleModel(UserModel):
+    """A model role written as an object (``models.<role>``): its model, and the token limit
+    of its replies."""
+
+    model: str
+    """``provider/model``, as a role written as a string is."""
+    max_output_tokens: Annotated[int, Field(ge=1, le=MAX_ROLE_OUTPUT_TOKENS)] | None = None
+    """The limit of each reply (a reasoning model's thinking counts against it); unset, the
+    role's own: 5 for ``fast``, 400 for ``workhorse``."""
+
+
+def _role_form(value: Any) -> str:
+    return "|object" if isinstance(value, dict | RoleModel) else "|name"
+
+
+RoleEntry = Annotated[
+    Annotated[str, Tag("|name")] | Annotated[RoleModel, Tag("|object")],
+    Discriminator(_role_form),
+]
+"""A harness role in ``models``: ``provider/model``, or a :class:`RoleModel` (an error in
+either is said of the role's own keys: the tags are no place a user wrote)."""
 """A trial's time limit: above 0, at most a day (a larger one is a typo, and one past what a
 clock holds crashed the run instead of failing validation)."""
 
@@ -411,8 +438,9 @@ class CaseConfig(Expectations):
     agent_model: ProgramText | None = None
     agent_effort: ProgramText | None = None
     mode: Literal["headless", "interactive"] | None = None
-    models: dict[str, str] = {}
-    """Harness roles for this case: ``fast``, ``workhorse``, ``judge`` → ``provider/model``."""
+    models: dict[str, RoleEntry] = {}
+    """Harness roles for this case: ``fast``, ``workhorse``, ``judge`` → ``provider/model``
+    (or ``{"model": …, "maxOutputTokens": …}``)."""
     follow_ups: list[NonBlank] = []
     """Further user messages, each sent after the previous turn ended normally."""
 
@@ -499,9 +527,9 @@ class TopConfig(UserModel):
     pass_threshold: float | None = Field(default=None, ge=0, le=100)
     env: EnvVars = {}
     conditions: dict[FolderName, Condition] | None = None
-    models: dict[str, str] = {}
+    models: dict[str, RoleEntry] = {}
     """Harness roles: ``fast``, ``workhorse``, ``judge`` (defaults to workhorse) →
-    ``provider/model``."""
+    ``provider/model`` (or ``{"model": …, "maxOutputTokens": …}``)."""
     metrics: MetricsConfig | None = None
     """Process-metric settings: check patterns and rule thresholds."""
 

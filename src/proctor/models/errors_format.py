@@ -12,10 +12,19 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+BRANCH = "|"
+"""The start of a tag that names a branch of a union (``Tag("|object")``): pydantic puts it in
+an error's place, and a sentence leaves it out, since the user wrote no such key."""
+
+
+def without_branches(loc: Sequence[int | str]) -> list[int | str]:
+    """An error's place without the union branches it went through (see :data:`BRANCH`)."""
+    return [part for part in loc if not (isinstance(part, str) and part.startswith(BRANCH))]
+
 
 def format_loc(loc: Sequence[int | str]) -> str:
     out = ""
-    for part in loc:
+    for part in without_branches(loc):
         if isinstance(part, int):
             out += f"[{part}]"
         else:
@@ -46,7 +55,7 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
     value: Any = err.get("input")
     if kind == "extra_forbidden":
         known = ""
-        owner = _model_at(model, list(err["loc"])[:-1]) if model is not None else None
+        owner = _model_at(model, without_branches(err["loc"])[:-1]) if model else None
         if owner is not None:
             names = sorted(f.alias or n for n, f in owner.model_fields.items())
             near = difflib.get_close_matches(str(err["loc"][-1]), names, n=1)
@@ -168,14 +177,16 @@ def _model_at(model: type[BaseModel], loc: Sequence[int | str]) -> type[BaseMode
 
 
 def _one_model(annotation: Any) -> Any:
-    """``annotation`` with ``Annotated`` and ``X | None`` taken away (a union of several
-    types is left as it is)."""
+    """``annotation`` with ``Annotated`` and ``X | None`` taken away, and of a union, its one
+    model when one branch is a model (``str | RoleModel``); another union of several types is
+    left as it is."""
     while typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        rest = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(rest) == 1:
-            return _one_model(rest[0])
+        rest = [_one_model(a) for a in typing.get_args(annotation) if a is not type(None)]
+        models = [a for a in rest if isinstance(a, type) and issubclass(a, BaseModel)]
+        if len(rest) == 1 or len(models) == 1:
+            return (models or rest)[0]
     return annotation
 
 

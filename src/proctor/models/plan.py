@@ -54,6 +54,8 @@ class RoleModels(FrozenModel):
     refs: dict[str, str] = {}
     extra: list[str] = []
     urls: dict[str, str | None] = {}
+    max_output_tokens: dict[str, int] = {}
+    """Each role's reply token limit, where its configuration sets one."""
 
     def uses_scripted(self) -> bool:
         return any(r.startswith("scripted/") for r in [*self.refs.values(), *self.extra])

@@ -3,13 +3,14 @@ plays, checked for keys before any trial, and handed to trials as data."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from proctor.errors import ConfigError
 from proctor.llm.refs import ModelRef, parse_ref
-from proctor.llm.roles import build_roles, role_refs
+from proctor.llm.roles import build_roles, role_output_tokens, role_refs
 from proctor.llm.secrets import environment, load_dotenv
-from proctor.models.config import CliOverrides, TopConfig
+from proctor.models.config import CliOverrides, RoleEntry, TopConfig
 from proctor.models.plan import ResolvedCase, RoleModels
 
 
@@ -25,13 +26,13 @@ def resolve_roles(
     out: dict[str, RoleModels] = {}
     for rc in cases:
         where = str(rc.case.path / "config.json")
-        refs = role_refs(
-            [
-                (str(config_path or "proctor.json") + ": models", top.models),
-                (where + ": models", rc.case.config.models),
-                ("--<role>-model", cli.role_models),
-            ]
-        )
+        layers: list[tuple[str, Mapping[str, RoleEntry]]] = [
+            (str(config_path or "proctor.json") + ": models", top.models),
+            (where + ": models", rc.case.config.models),
+            ("--<role>-model", cli.role_models),
+        ]
+        refs = role_refs(layers)
+        limits = role_output_tokens(layers)
         # Every configured role may be called (the answerer, the classifier, the judge), and
         # every llm-judge calls its own model: all need their keys before any trial runs.
         needed: dict[str, ModelRef] = dict(refs)
@@ -52,5 +53,6 @@ def resolve_roles(
             refs={role: str(ref) for role, ref in roles.refs.items()},
             extra=[str(ref) for ref in roles.extra_refs],
             urls=dict(roles.urls),
+            max_output_tokens={role: n for role, n in limits.items() if role in roles.refs},
         )
     return out
