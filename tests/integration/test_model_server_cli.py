@@ -108,3 +108,48 @@ def test_help_lists_serve() -> None:
     assert result.exit_code == 0 and "serve" in result.output
     result = CliRunner().invoke(command, ["serve", "--help"])
     assert "--plan" in result.output and "--port" in result.output and "--log" in result.output
+
+
+def test_sigterm_stops_serve_within_a_second_kept_alive_connection_or_not(
+    tmp_path: Path,
+) -> None:
+    """``proctor model serve`` as run from a shell: SIGTERM (a process manager's stop) ends it
+    at once, idle or with a client's kept-alive connection open, exit 0."""
+    import http.client
+    import time
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"turns": [{"say": "one"}, {"say": "two"}]}))
+    for keep_alive in (False, True):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "proctor", "model", "serve", "--plan", str(plan)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stdout is not None
+            url = proc.stdout.readline().strip()
+            if keep_alive:
+                conn = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]))
+                body = {
+                    "model": "m",
+                    "max_tokens": 9,
+                    "messages": [{"role": "user", "content": "hi"}],
+                }
+                conn.request(
+                    "POST", "/v1/messages", json.dumps(body), {"Content-Type": "application/json"}
+                )
+                assert conn.getresponse().read()
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=10)
+            took = time.monotonic() - started
+        finally:
+            if keep_alive:
+                conn.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == 0 and "Traceback" not in err, err
+        assert took < 1.0, f"took {took:.2f} s to stop (kept-alive: {keep_alive})"

@@ -121,14 +121,14 @@ def serve(
         server.start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
-    if not _is_loopback(host):
-        click.echo(
-            f"warning: listening on {host}, not loopback; anyone who can reach it can use it",
-            err=True,
-        )
-    click.echo(server.base_url)
-    click.echo(f"scripted model: {len(server.steps)} steps; Ctrl-C stops", err=True)
-    try:
+    try:  # from here on a Ctrl-C or SIGTERM, even one that comes as the URL is printed, stops it
+        if not _is_loopback(host):
+            click.echo(
+                f"warning: listening on {host}, not loopback; anyone who can reach it can use it",
+                err=True,
+            )
+        click.echo(server.base_url)
+        click.echo(f"scripted model: {len(server.steps)} steps; Ctrl-C stops", err=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
