@@ -113,6 +113,64 @@ def test_no_key_and_no_login_stops_before_any_trial(
     assert "cannot authenticate" not in control[0].err  # the scripted model needs no login
 
 
+@pytest.mark.parametrize(
+    ("profile", "value", "said"),
+    [
+        ({}, KEY + "\n", "ANTHROPIC_API_KEY (in the environment)"),
+        ({}, "sk-ant-api03 proctor-test-key-0001", "ANTHROPIC_API_KEY (in the environment)"),
+        (
+            {"credentials": "none", "forwardEnv": ["ANTHROPIC_API_KEY"]},
+            KEY + "\r",
+            "ANTHROPIC_API_KEY (in the environment)",
+        ),
+        (
+            {"credentials": "none", "env": {"ANTHROPIC_API_KEY": KEY + "\t"}},
+            None,
+            "ANTHROPIC_API_KEY (in its profile's env)",
+        ),
+    ],
+    ids=["newline", "space", "forwarded", "profile-env"],
+)
+def test_a_key_with_whitespace_in_it_stops_run_and_validate_naming_its_variable(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    user: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    profile: dict[str, object],
+    value: str | None,
+    said: str,
+) -> None:
+    """Lent as it is, the CLI failed in its own way once the trial had started (an illegal
+    header, a refused key): refused before any trial, naming the variable, never the value."""
+    if value is not None:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", value)
+    make_case("a", config={"agents": ["claude-code"]})
+    config = str(profile_config(tmp_path, **profile))
+    result, out = run_cases(proctor, tmp_path, "--config", config)
+    checked = proctor("validate", "--source", str(tmp_path / "cases"), "--config", config)
+    for outcome in (result, checked):
+        assert outcome.code == 2, outcome.err
+        (line,) = [x for x in outcome.err.splitlines() if "whitespace" in x]
+        assert line == (
+            f"proctor: error: agent 'claude-code' would be lent {said}, whose value has "
+            "whitespace or control characters in it (a line break or a space at its end?); "
+            "remove them"
+        )
+        assert "proctor-test-key" not in outcome.err + outcome.out
+    assert not out.exists() and not (tmp_path / "seen.txt").exists()
+
+
+def test_control_a_clean_key_is_lent(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    make_case("a", config={"agents": ["claude-code"]})
+    config = str(profile_config(tmp_path))
+    checked = proctor("validate", "--source", str(tmp_path / "cases"), "--config", config)
+    assert checked.code == 0, checked.err
+
+
 # Renews its OAuth login the way Claude Code does when its access token expires: the whole
 # credentials file is rewritten with new tokens and a later expiry.
 RENEWING_CLAUDE = """#!/bin/sh

@@ -138,10 +138,18 @@ def lends(profile: AgentProfile, on_scripted_model: bool) -> bool:
 
 
 def problem(agent: str, profile: AgentProfile, env: Mapping[str, str]) -> str | None:
-    """One sentence when ``agent`` cannot authenticate on a real provider, else None."""
+    """One sentence when ``agent`` cannot authenticate on a real provider, else None: a key
+    it would be lent with whitespace or control characters in it is one (see
+    :func:`unclean_key`)."""
     kind = KINDS.get(agent)
     if kind is None:
         return None
+    unclean = unclean_key(kind, profile, env)
+    if unclean is not None:
+        return (
+            f"agent '{agent}' would be lent {unclean}, whose value has whitespace or control "
+            "characters in it (a line break or a space at its end?); remove them"
+        )
     if profile.credentials == "none":
         given = set(profile.forward_env) | set(profile.env)
         if any(name in given and (profile.env.get(name) or env.get(name)) for name in kind.keys):
@@ -170,6 +178,24 @@ def problem(agent: str, profile: AgentProfile, env: Mapping[str, str]) -> str | 
             "an agent is lent what the environment holds, so export it"
         )
     return said
+
+
+def unclean_key(kind: CredentialKind, profile: AgentProfile, env: Mapping[str, str]) -> str | None:
+    """The first of the agent's key variables it would be lent (from the environment, by
+    ``forwardEnv`` or its profile's ``env``) whose value has whitespace or control characters
+    in it, said with where it comes from; None when there is none. Lent as it is, the CLI
+    fails in its own way (an illegal header, a refused key) once the trial has started."""
+    lent = dict(find(kind.agent, env).keys) if profile.credentials != "none" else {}
+    lent.update({name: env[name] for name in profile.forward_env if env.get(name)})
+    said = {name: f"{name} (in the environment)" for name in lent}
+    for name, value in profile.env.items():
+        lent[name] = value
+        said[name] = f"{name} (in its profile's env)"
+    for name in kind.keys:
+        key = lent.get(name)
+        if key and any(ch.isspace() or not ch.isprintable() for ch in key):
+            return said[name]
+    return None
 
 
 @dataclass(frozen=True)
