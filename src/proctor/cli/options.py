@@ -88,3 +88,9 @@ class FiniteRange(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
+
+
+def role_models(fast: str | None, workhorse: str | None, judge: str | None) -> dict[str, str]:
+    """``--fast-model``, ``--workhorse-model`` and ``--judge-model`` as the roles they set."""
+    given = (("fast", fast), ("workhorse", workhorse), ("judge", judge))
+    return {role: value for role, value in given if value}

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from proctor.cli.options import FiniteRange, config_option, reporter_option, source_option
+from proctor.cli.options import (
+    FiniteRange,
+    config_option,
+    reporter_option,
+    role_models,
+    source_option,
+)
 from proctor.models.base import MAX_TIMEOUT_SEC
 from proctor.util.masking import mask
 from proctor.util.text import one_line
@@ -277,15 +283,7 @@ def command(
         model=backend,
         agent_models=_pairs("--agent-model", agent_models),
         agent_efforts=_pairs("--agent-effort", agent_efforts),
-        role_models={
-            role: value
-            for role, value in (
-                ("fast", fast_model),
-                ("workhorse", workhorse_model),
-                ("judge", judge_model),
-            )
-            if value
-        },
+        role_models=role_models(fast_model, workhorse_model, judge_model),
     )
     names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
     if as_json and "json" not in names:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import config_option, source_option
+from proctor.cli.options import config_option, role_models, source_option
 
 
 @click.command("validate")
@@ -58,15 +58,7 @@ def command(
         source_root=str(source_root) if source_root else None,
         agents=list(agents),
         model=backend,
-        role_models={
-            role: value
-            for role, value in (
-                ("fast", fast_model),
-                ("workhorse", workhorse_model),
-                ("judge", judge_model),
-            )
-            if value
-        },
+        role_models=role_models(fast_model, workhorse_model, judge_model),
     )
     problems: list[str] = []
     plan = load_run_plan(source, config, overrides, Path.cwd(), problems)
