@@ -86,6 +86,16 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(module, f"{cmd_name}_command", None) or module.command
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand as exc:
+            # Click guesses among the commands it holds, and a lazy group holds none yet.
+            names = self.list_commands(ctx)
+            raise click.exceptions.NoSuchCommand(args[0], possibilities=names, ctx=ctx) from exc
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())]
         with formatter.section("Commands"):

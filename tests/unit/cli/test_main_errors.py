@@ -88,7 +88,12 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
         ),
         (
             ["histroy"],
-            "proctor: error: No such command 'histroy' (usage: proctor [OPTIONS] COMMAND "
+            "proctor: error: No such command 'histroy' (did you mean 'history'? usage: proctor "
+            "[OPTIONS] COMMAND [ARGS]...; `proctor --help` says more)\n",
+        ),
+        (
+            ["xyzzy"],
+            "proctor: error: No such command 'xyzzy' (usage: proctor [OPTIONS] COMMAND "
             "[ARGS]...; `proctor --help` says more)\n",
         ),
         (  # Click's parser raises this one without naming the command
