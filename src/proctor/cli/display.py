@@ -157,12 +157,14 @@ class BarProgress:
 def make_display(mirror: bool) -> PlainProgress | BarProgress:
     """A bar on a terminal a person watches (see :func:`~proctor.cli.progress.shows_a_bar`),
     one line per trial elsewhere: a CI log, a file, a pipe, or beside ``--mirror``, with a
-    heartbeat line after a minute without one (:func:`heartbeat_interval`)."""
+    heartbeat line after a minute without one (:func:`heartbeat_interval`), save beside
+    ``--mirror``: the terminal it streams is the sign of life, and a line could land in the
+    middle of one of its lines."""
     from proctor.cli.progress import shows_a_bar
 
     if shows_a_bar(sys.stderr) and not mirror:
         return BarProgress()
-    return PlainProgress(heartbeat=heartbeat_interval())
+    return PlainProgress(heartbeat=None if mirror else heartbeat_interval())
 
 
 class ClassifierWarning:

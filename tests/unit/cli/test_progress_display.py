@@ -110,6 +110,8 @@ def test_no_heartbeat_in_a_bar_or_when_turned_off(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.delenv("PROCTOR_HEARTBEAT_SEC", raising=False)
     assert make_display(False).heartbeat == HEARTBEAT_SEC == 60  # type: ignore[union-attr]
+    # Beside --mirror the streamed terminal is the sign of life: a beat could split its line.
+    assert make_display(True).heartbeat is None  # type: ignore[union-attr]
     assert heartbeat_interval({"PROCTOR_HEARTBEAT_SEC": "0.5"}) == 0.5
     assert heartbeat_interval({"PROCTOR_HEARTBEAT_SEC": "0"}) is None
     for wrong in ("soon", "-1", "nan", "inf"):
