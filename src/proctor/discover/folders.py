@@ -81,7 +81,12 @@ def load_case(folder: Path) -> Case:
         except ValidationError as exc:  # every field that is wrong, not only the first
             said = describe_validation_errors(str(config_path), exc, CaseConfig)
             raise CaseProblems(said + _entry_problems(raw, exc, config_path, folder)) from exc
-        evaluators = parse_evaluator_specs(config.evaluators, str(config_path), folder)
+        bad: list[str] = []  # every bad entry named, not only the first
+        evaluators = parse_evaluator_specs(
+            config.evaluators, str(config_path), folder, problems=bad
+        )
+        if bad:
+            raise CaseProblems(bad)
     except CaseProblems as exc:
         found.extend(exc.problems)
     except ConfigError as exc:
@@ -145,11 +150,9 @@ def _entry_problems(
         return []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         return []
-    try:
-        parse_evaluator_specs(entries, str(config_path), folder)
-    except ConfigError as problem:
-        return [str(problem)]
-    return []
+    bad: list[str] = []
+    parse_evaluator_specs(entries, str(config_path), folder, problems=bad)
+    return bad
 
 
 def _fixture(folder: Path) -> tuple[Path | None, Any]:

@@ -138,99 +138,119 @@ def parse_evaluator_specs(
     case_dir: Path | None = None,
     start: int = 0,
     earlier: Sequence[dict[str, Any]] = (),
+    problems: list[str] | None = None,
 ) -> list[EvaluatorSpec]:
     """Validate evaluator entries against the registry (and, given the case folder, the files
     they name); raise ConfigError naming the field. Entries are numbered from ``start`` (a
     second list of the same case continues the first's numbers, so their logs stay apart);
     ``earlier``: that first list's entries, whose names a label of this one may not take
-    either."""
+    either. Given ``problems``, each bad entry's sentence is added to it and the others are
+    read on (``validate`` names every one); without, the first raises."""
     known = registry()
     specs = []
     for i, entry in enumerate(entries):
-        index = start + i
-        loc = f"evaluators[{i}]"
-        use = entry.get("use")
-        if not isinstance(use, str):
-            raise ConfigError(f"{where}: field '{loc}.use' is required and must be a string")
-        if use not in known:
-            raise ConfigError(
-                f"{where}: field '{loc}.use': unknown evaluator '{use}' "
-                f"(known: {', '.join(sorted(known))})"
-            )
-        gate = entry.get("gate", False)
-        if not isinstance(gate, bool):
-            raise ConfigError(
-                f"{where}: field '{loc}.gate': expected true or false, got {json_text(gate)}"
-            )
-        weight = entry.get("weight", 1.0)
-        if (
-            isinstance(weight, bool)
-            or not isinstance(weight, int | float)
-            or not 0 <= weight <= MAX_WEIGHT
-        ):
-            raise ConfigError(
-                f"{where}: field '{loc}.weight': expected a number from 0 to {MAX_WEIGHT:.0f} "
-                f"(weights count relative to each other), got {json_text(weight)}"
-            )
-        label = entry.get("label")
-        if label is not None and not isinstance(label, str):
-            raise ConfigError(
-                f"{where}: field '{loc}.label': expected a string, got {json_text(label)}"
-            )
-        if label and label.startswith(RESERVED_LABELS):
-            raise ConfigError(
-                f"{where}: field '{loc}.label': {label!r}: a label starting 'rule:' or "
-                "'eval:' would share its name with a task rule's check or an eval's assertion "
-                "in the findings ledger; choose another label"
-            )
-        conditions = entry.get("conditions", [])
-        if "conditions" in entry and (
-            not isinstance(conditions, list)
-            or not conditions
-            or not all(isinstance(c, str) and c for c in conditions)
-            or len(set(conditions)) != len(conditions)
-        ):
-            raise ConfigError(
-                f"{where}: field '{loc}.conditions': expected a non-empty list of condition "
-                f"names, each once, got {json_text(conditions)}"
-            )
-        name = label or use
-        before = [
-            (e.get("label") or e.get("use"), bool(e.get("label"))) for e in (*earlier, *entries[:i])
-        ]
-        if any(name == other and (label or labelled) for other, labelled in before):
-            field = "label" if label else "use"
-            raise ConfigError(
-                f"{where}: field '{loc}.{field}': {name!r} names an evaluator before it too "
-                "(a label, or an unlabelled evaluator's use); a label names one evaluator's "
-                "check, in the findings ledger and the reports: give one another label"
-            )
-        numbered = numbered_checks(
-            [str(e.get("label") or e.get("use")) for e in (*earlier, *entries[: i + 1])]
-        )
-        if numbered[-1] in numbered[:-1]:
-            raise ConfigError(f"{where}: {_numbered_clash(loc, use, label, numbered[-1])}")
-        cls = known[use]
-        raw = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
         try:
-            params = cls.Params.model_validate(raw)
-        except ValidationError as exc:
-            raise ConfigError(describe_validation_error(where, exc, cls.Params, prefix=loc))
-        problem = params.case_problem(case_dir) if case_dir is not None else None
-        if problem:
-            raise ConfigError(f"{where}: field '{loc}': {problem}")
-        specs.append(
-            EvaluatorSpec(
-                use=use,
-                params=params.model_dump(mode="json", by_alias=True),
-                gate=gate,
-                weight=float(weight),
-                index=index,
-                label=label,
-                conditions=conditions,
-            )
-        )
+            specs.append(_entry_spec(entry, i, entries, where, case_dir, start, earlier, known))
+        except ConfigError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
     return specs
+
+
+def _entry_spec(
+    entry: dict[str, Any],
+    i: int,
+    entries: list[dict[str, Any]],
+    where: str,
+    case_dir: Path | None,
+    start: int,
+    earlier: Sequence[dict[str, Any]],
+    known: dict[str, Any],
+) -> EvaluatorSpec:
+    """Entry ``i`` of ``entries`` as a spec (see :func:`parse_evaluator_specs`); ConfigError
+    naming its field."""
+    index = start + i
+    loc = f"evaluators[{i}]"
+    use = entry.get("use")
+    if not isinstance(use, str):
+        raise ConfigError(f"{where}: field '{loc}.use' is required and must be a string")
+    if use not in known:
+        raise ConfigError(
+            f"{where}: field '{loc}.use': unknown evaluator '{use}' "
+            f"(known: {', '.join(sorted(known))})"
+        )
+    gate = entry.get("gate", False)
+    if not isinstance(gate, bool):
+        raise ConfigError(
+            f"{where}: field '{loc}.gate': expected true or false, got {json_text(gate)}"
+        )
+    weight = entry.get("weight", 1.0)
+    if (
+        isinstance(weight, bool)
+        or not isinstance(weight, int | float)
+        or not 0 <= weight <= MAX_WEIGHT
+    ):
+        raise ConfigError(
+            f"{where}: field '{loc}.weight': expected a number from 0 to {MAX_WEIGHT:.0f} "
+            f"(weights count relative to each other), got {json_text(weight)}"
+        )
+    label = entry.get("label")
+    if label is not None and not isinstance(label, str):
+        raise ConfigError(
+            f"{where}: field '{loc}.label': expected a string, got {json_text(label)}"
+        )
+    if label and label.startswith(RESERVED_LABELS):
+        raise ConfigError(
+            f"{where}: field '{loc}.label': {label!r}: a label starting 'rule:' or "
+            "'eval:' would share its name with a task rule's check or an eval's assertion "
+            "in the findings ledger; choose another label"
+        )
+    conditions = entry.get("conditions", [])
+    if "conditions" in entry and (
+        not isinstance(conditions, list)
+        or not conditions
+        or not all(isinstance(c, str) and c for c in conditions)
+        or len(set(conditions)) != len(conditions)
+    ):
+        raise ConfigError(
+            f"{where}: field '{loc}.conditions': expected a non-empty list of condition "
+            f"names, each once, got {json_text(conditions)}"
+        )
+    name = label or use
+    before = [
+        (e.get("label") or e.get("use"), bool(e.get("label"))) for e in (*earlier, *entries[:i])
+    ]
+    if any(name == other and (label or labelled) for other, labelled in before):
+        field = "label" if label else "use"
+        raise ConfigError(
+            f"{where}: field '{loc}.{field}': {name!r} names an evaluator before it too "
+            "(a label, or an unlabelled evaluator's use); a label names one evaluator's "
+            "check, in the findings ledger and the reports: give one another label"
+        )
+    numbered = numbered_checks(
+        [str(e.get("label") or e.get("use")) for e in (*earlier, *entries[: i + 1])]
+    )
+    if numbered[-1] in numbered[:-1]:
+        raise ConfigError(f"{where}: {_numbered_clash(loc, use, label, numbered[-1])}")
+    cls = known[use]
+    raw = {k: v for k, v in entry.items() if k not in COMMON_KEYS}
+    try:
+        params = cls.Params.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(where, exc, cls.Params, prefix=loc))
+    problem = params.case_problem(case_dir) if case_dir is not None else None
+    if problem:
+        raise ConfigError(f"{where}: field '{loc}': {problem}")
+    return EvaluatorSpec(
+        use=use,
+        params=params.model_dump(mode="json", by_alias=True),
+        gate=gate,
+        weight=float(weight),
+        index=index,
+        label=label,
+        conditions=conditions,
+    )
 
 
 def error_result(spec: EvaluatorSpec, message: str, **details: Any) -> EvaluatorResult:

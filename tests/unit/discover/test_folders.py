@@ -289,3 +289,17 @@ def test_a_fixture_entry_that_cannot_be_named_is_passed_over_by_the_link_check(
 
     monkeypatch.setattr(Path, "is_symlink", too_long)
     assert [c.name for c in discover_cases(tmp_path).cases] == ["x"]
+
+
+@pytest.mark.parametrize("also_wrong", [{}, {"repeats": 0}])
+def test_every_bad_evaluator_entry_is_named_in_one_pass(tmp_path: Path, also_wrong: dict) -> None:
+    case = tmp_path / "a"
+    case.mkdir()
+    (case / "prompt.md").write_text("go\n")
+    entries = [{"use": "command"}, {"use": "command", "run": "true"}, {"use": "nope"}]
+    (case / "config.json").write_text(json.dumps({**also_wrong, "evaluators": entries}))
+    problems: list[str] = []
+    discover_cases(tmp_path, problems=problems)
+    assert len(problems) == 2 + len(also_wrong), problems
+    assert "'evaluators[0].run' is required" in problems[-2]
+    assert "'evaluators[2].use': unknown evaluator 'nope'" in problems[-1]
