@@ -11,11 +11,12 @@ same stdin.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from proctor.agents.hook_matchers import names_tool
 
 MARKERS_FILE = "hook-markers.jsonl"
 
@@ -134,22 +135,12 @@ def declared_hooks(manifest: Path) -> dict[str, list[str]]:
     return out
 
 
-SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_|]+")
-LEGACY_TOOLS = {"Task": "Agent", "KillShell": "TaskStop", "KillBash": "TaskStop"}
-
-
 def matcher_names(matcher: str, tool: str) -> bool:
-    """Whether Claude Code runs a hook of ``matcher`` for ``tool``: any tool for an empty
-    matcher or ``*``, the names of a plain ``A|B`` exactly (a tool's older name too), else a
-    regular expression searched in the name."""
+    """Whether Claude Code runs a tool hook of ``matcher`` for ``tool``: any tool for an empty
+    matcher or ``*``, else as :func:`~proctor.agents.hook_matchers.names_tool` reads it."""
     if not matcher or matcher == "*":
         return True
-    if SIMPLE_MATCHER.fullmatch(matcher):
-        return tool in [LEGACY_TOOLS.get(n, n) for n in matcher.split("|") if n]
-    try:
-        return re.search(matcher, tool) is not None
-    except re.error:
-        return False
+    return names_tool(matcher, "PreToolUse", tool, legacy=True)
 
 
 def read_markers(path: Path) -> list[dict[str, Any]]:

@@ -116,3 +116,25 @@ def test_the_manifest_s_hooks_are_instrumented_too(tmp_path: Path, inline: str) 
     wrapped = table["PreToolUse"][0]["hooks"][0]["command"]
     subprocess.run(["/bin/sh", "-c", wrapped.replace(GUARD, "true")], check=True)
     assert json.loads(markers.read_text())["event"] == "PreToolUse"
+
+
+@pytest.mark.parametrize(
+    ("matcher", "tool"),
+    [("Bash, Write", "Write"), ("Task", "Agent"), ("Ta.k", "Agent"), ("Edit|Write", "Write")],
+)
+def test_a_matcher_names_tools_as_claude_code_reads_it(
+    tmp_path: Path, matcher: str, tool: str
+) -> None:
+    # A list of names on tool events, a tool's older name, a pattern over its older name: the
+    # evidence counts, as `proctor hooks test` runs such a hook for that tool.
+    root = tmp_path / "case" / "plugin"
+    write(root / "hooks" / "hooks.json", {"hooks": {"PreToolUse": [group(GUARD, matcher)]}})
+    write(root / ".claude-plugin" / "plugin.json", {"name": "p"})
+    events = [
+        make_event("tool_call", id="t1", name=tool, input={}),
+        make_event("hook", id="t1", hook_event="PreToolUse", command="/x/plugin/guard.sh"),
+    ]
+    r = evaluate(
+        {"use": "hook-transcript-check", "pluginManifest": "plugin"}, context(tmp_path, events)
+    )
+    assert r.passed, r.message

@@ -29,35 +29,10 @@ from typing import Any
 from proctor.addons.hooks.cases import TOOL_EVENTS, HookCase
 from proctor.addons.hooks.conditions import rule_matches
 from proctor.addons.hooks.sources import HookSpec
+from proctor.agents.hook_matchers import names_tool, regex_search
 
 PATH_KEYS = ("file_path", "path", "notebook_path")
-CLAUDE_SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_|]+")
-CLAUDE_LIST_MATCHER = re.compile(r"[a-zA-Z0-9_|, -]+")
-"""On :data:`CLAUDE_LIST_EVENTS`, Claude Code 2.1.197 reads such a matcher as a list of names
-split on ``|`` or ``,`` (``"Bash, Write"``), not as a regular expression."""
-CLAUDE_LIST_EVENTS = frozenset(
-    {
-        *("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"),
-        *("PermissionDenied", "UserPromptExpansion", "SessionStart", "SessionEnd", "Setup"),
-        *("PreCompact", "PostCompact", "Notification", "SubagentStart", "SubagentStop"),
-        *("Elicitation", "ElicitationResult", "ConfigChange", "InstructionsLoaded"),
-    }
-)
 GEMINI_TRIGGER_EVENTS = frozenset({"SessionStart", "SessionEnd", "PreCompress"})
-CLAUDE_LEGACY_TOOLS = {
-    "Task": "Agent",
-    "KillShell": "TaskStop",
-    "KillBash": "TaskStop",
-    "AgentOutputTool": "TaskOutput",
-    "BashOutputTool": "TaskOutput",
-    "AgentOutput": "TaskOutput",
-    "BashOutput": "TaskOutput",
-    "ListPeers": "ListAgents",
-    "Brief": "SendUserMessage",
-    "ListMcpResources": "ListMcpResourcesTool",
-    "ReadMcpResource": "ReadMcpResourceTool",
-    "ReadMcpResourceDir": "ReadMcpResourceDirTool",
-}
 """Tools Claude Code 2.1.197 renamed: an earlier name → the tool's name now. A matcher that
 names a tool by its earlier name (``"Task"``) matches the tool (``Agent``), and a regular
 expression matches a tool when it matches one of the tool's earlier names (``"^Bash"``
@@ -72,13 +47,6 @@ class Session:
     project: Path
     home: Path
     transcript: Path
-
-
-def _regex_search(pattern: str, text: str) -> bool:
-    try:
-        return re.search(pattern, text) is not None
-    except re.error:
-        return pattern == text
 
 
 def hook_matches(agent: str, hook: HookSpec, case: HookCase, project: Path | None = None) -> bool:
@@ -108,23 +76,11 @@ def _matcher_matches(agent: str, hook: HookSpec, case: HookCase) -> bool:
     else:
         return True  # events without a matcher ignore it
     if agent == "gemini-cli":
-        return _regex_search(matcher, subject) if case.event in TOOL_EVENTS else matcher == subject
-    claude = agent == "claude-code"
-    names: list[str] | None = None
-    if case.event in CLAUDE_LIST_EVENTS and CLAUDE_LIST_MATCHER.fullmatch(matcher):
-        names = [part.strip() for part in re.split(r"[|,]", matcher) if part.strip()]
-    elif CLAUDE_SIMPLE_MATCHER.fullmatch(matcher):
-        names = [part.strip() for part in matcher.split("|") if part.strip()]
-    if names is not None:
-        if claude:  # a tool named as it was once named is the tool
-            names = [CLAUDE_LEGACY_TOOLS.get(name, name) for name in names]
-        return subject in names
-    if _regex_search(matcher, subject):
-        return True
-    if claude and case.event in TOOL_EVENTS:
-        earlier = [old for old, now in CLAUDE_LEGACY_TOOLS.items() if now == subject]
-        return any(_regex_search(matcher, name) for name in earlier)
-    return False
+        return regex_search(matcher, subject) if case.event in TOOL_EVENTS else matcher == subject
+    tool_event = case.event in TOOL_EVENTS
+    return names_tool(
+        matcher, case.event, subject, legacy=agent == "claude-code", tool_event=tool_event
+    )
 
 
 def _absolute_paths(tool_input: dict[str, Any], project: Path) -> dict[str, Any]:
