@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeCase, Run
+from tests.conftest import CliResult, MakeCase, Run
 
 AB = {"conditions": {"baseline": {}, "treatment": {}}}
 PLAN = {"turns": [{"say": "hi"}]}
@@ -109,12 +109,11 @@ def test_an_existing_output_file_is_kept_unless_forced(proctor: Run, tmp_path: P
     assert blank.code == 2 and "give the path of a file" in blank.err
 
 
-def test_a_manifest_whose_tasks_are_no_cases_says_so(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
-) -> None:
-    make_case("real", plan={"turns": [{"say": "hi"}]})
+def _run_manifest_for(proctor: Run, tmp_path: Path, task: str) -> tuple[Path, CliResult]:
+    """A manifest planned by plan-repeats for ``task`` (its default conditions), run on the
+    cases: the manifest and the run's result."""
     labels = tmp_path / "goals.csv"
-    labels.write_text("ghost,single_goal\n")
+    labels.write_text(f"{task},single_goal\n")
     manifest = tmp_path / "m.json"
     assert (
         proctor("plan-repeats", "--goal-labels", str(labels), "--output", str(manifest)).code == 0
@@ -123,6 +122,14 @@ def test_a_manifest_whose_tasks_are_no_cases_says_so(
         "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
         "--out", str(tmp_path / "out"),
     )  # fmt: skip
+    return manifest, result
+
+
+def test_a_manifest_whose_tasks_are_no_cases_says_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("real", plan={"turns": [{"say": "hi"}]})
+    manifest, result = _run_manifest_for(proctor, tmp_path, "ghost")
     assert result.code == 2
     assert f"{manifest}: tasks ghost: no case matches (cases: real)" in result.err
 
@@ -357,16 +364,7 @@ def test_a_manifest_whose_conditions_no_case_has_names_the_manifest(
     """plan-repeats' default conditions (baseline, treatment) against cases of others: the
     sentence names the manifest, not a --condition the user never gave."""
     make_case("real", plan={"turns": [{"say": "hi"}]})
-    labels = tmp_path / "goals.csv"
-    labels.write_text("real,single_goal\n")
-    manifest = tmp_path / "m.json"
-    assert (
-        proctor("plan-repeats", "--goal-labels", str(labels), "--output", str(manifest)).code == 0
-    )
-    result = proctor(
-        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
-        "--out", str(tmp_path / "out"),
-    )  # fmt: skip
+    manifest, result = _run_manifest_for(proctor, tmp_path, "real")
     assert result.code == 2
     assert f"{manifest}: conditions baseline: no case has that condition" in result.err
     assert "proctor plan-repeats --conditions" in result.err
