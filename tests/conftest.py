@@ -61,6 +61,30 @@ def _own_cache_folder(
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path_factory.mktemp("proctor-cache")))
 
 
+CI_VARIABLES = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "GITHUB_ENV",
+    "GITHUB_OUTPUT",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+    "PROCTOR_HEARTBEAT_SEC",
+)
+"""What a CI job sets and proctor reads (plain progress, the job summary, heartbeats)."""
+
+
+@pytest.fixture(autouse=True)
+def _not_inside_a_ci_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts as if run by a person at a shell, whether or not the suite runs in a CI
+    job: a test of CI behaviour sets the variables it means. Without this, a test of the
+    terminal's progress bar passed at a desk and failed in a job that sets ``CI``."""
+    for name in CI_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @dataclass
 class CliResult:
     code: int
