@@ -117,6 +117,29 @@ def test_ready_screen_and_input_box() -> None:
     assert tui.idle("", READY) and not tui.idle("", BUSY)
 
 
+def plain_input_area(text: str = "  Type your message or @path/to/file") -> list[str]:
+    """The input area as Gemini CLI draws it without colours (``NO_COLOR`` set): rules, not
+    half-blocks, around the box, and one more rule under it, above the footer."""
+    return [
+        " " * 144 + "? for shortcuts",
+        rule(),
+        " Shift+Tab to accept edits",
+        rule(),
+        " > " + text,
+        rule(),
+        " workspace (/directory)" + " " * 63 + "sandbox" + " " * 60 + "/model",
+        " /tmp/exp/workspace" + " " * 67 + "no sandbox" + " " * 59 + "Auto",
+    ]
+
+
+def test_the_input_box_drawn_without_colours_is_read() -> None:
+    ready = "\n".join([*HISTORY, *plain_input_area()]) + "\n"
+    typed = "\n".join(plain_input_area("Do the task in this folder.")) + "\n"
+    assert tui.input_ready(ready)
+    assert tui.input_box(typed) == "> Do the task in this folder."
+    assert not tui.input_ready(typed)
+
+
 def test_shell_confirmation_is_a_question() -> None:
     question = tui.question_on_screen(shell_dialog())
     assert question is not None

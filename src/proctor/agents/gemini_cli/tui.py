@@ -53,18 +53,24 @@ _BOX_SIDES = "│ "
 
 
 def input_box(screen: str) -> str | None:
-    """The input box's text: the lines under the last full-width rule, down to the footer
-    (``workspace (/directory) …``); None when no input box is drawn."""
+    """The input box's text: the lines under the last full-width rule that has any, down to
+    the footer (``workspace (/directory) …``); None when no input box is drawn. Drawn without
+    colours (``NO_COLOR``), the box has a rule under it too, with only the footer below."""
     lines = screen.splitlines()
-    rule = next((i for i in range(len(lines) - 1, -1, -1) if _RULE.match(lines[i].strip())), None)
-    if rule is None:
+    rules = [i for i in range(len(lines) - 1, -1, -1) if _RULE.match(lines[i].strip())]
+    if not rules:
         return None
-    box = []
-    for line in lines[rule + 1 :]:
-        if line.strip().startswith("workspace (") or line.strip().startswith("~/"):
-            break
-        box.append(line.strip())
-    return "\n".join(x for x in box if x)
+    for rule in rules:
+        box = []
+        for line in lines[rule + 1 :]:
+            text = line.strip()
+            if text.startswith("workspace (") or text.startswith("~/") or _RULE.match(text):
+                break
+            if text:
+                box.append(text)
+        if box:
+            return "\n".join(box)
+    return ""
 
 
 def busy(screen: str) -> bool:
