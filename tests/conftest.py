@@ -72,8 +72,13 @@ CI_VARIABLES = (
     "GITHUB_STATE",
     "GITHUB_STEP_SUMMARY",
     "PROCTOR_HEARTBEAT_SEC",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "COLUMNS",
+    "LINES",
 )
-"""What a CI job sets and proctor reads (plain progress, the job summary, heartbeats)."""
+"""What a CI job sets and proctor reads (plain progress, the job summary, heartbeats), and
+what sizes or colours a terminal's output."""
 
 
 @pytest.fixture(autouse=True)
