@@ -323,3 +323,24 @@ def test_run_prints_one_document_and_writes_every_reporter(
     result, out = run_cases(proctor, tmp_path, "--reporter", "markdown,junit")
     assert result.out.startswith("# proctor run") and "<?xml" not in result.out
     assert (single_run_dir(out) / "junit.xml").is_file()
+
+
+def test_a_run_refused_before_its_first_trial_says_why_in_the_step_summary(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-refused-run-key-0123456789")
+    case = make_case("good", plan=WRITE, config=MUST)
+    (case / "config.json").write_text('{"repeats": "sk-ant-refused-run-key-0123456789"}')
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code == 2
+    (sentence,) = [line for line in result.err.splitlines() if "error:" in line]
+    said = sentence.removeprefix("proctor: error: ")
+    assert "field 'repeats'" in said and "sk-ant-refused" not in said
+    assert summary.read_text() == f"## proctor run: exit 2\n\n{said}\n"
+    usage = proctor("run", "--bogus")
+    assert usage.code == 2 and "No such option '--bogus'" in summary.read_text()
+    summary.unlink()
+    assert proctor("history", "--bogus").code == 2
+    assert not summary.exists(), "another command writes no job summary"

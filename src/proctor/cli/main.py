@@ -11,7 +11,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -124,6 +124,21 @@ def error(message: str) -> None:
     click.echo(f"proctor: error: {mask(message)}", err=True)
 
 
+def refused(message: str, argv: Sequence[str]) -> NoReturn:
+    """A user-fixable error: its sentence (see :func:`error`) and exit 2. A ``proctor run``
+    stopped so (a bad ``config.json``, an option) appends the sentence to the CI's job summary
+    too, as a run that ran appends its report there: a job summary left empty says nothing of
+    why the job failed."""
+    error(message)
+    run = [word for word in argv if not word.startswith("-")][:1] == ["run"]
+    if run and os.environ.get("GITHUB_STEP_SUMMARY"):
+        from proctor.session.run import append_refusal_summary
+        from proctor.util.masking import mask
+
+        append_refusal_summary(mask(message))
+    sys.exit(ExitCode.CONFIG_ERROR)
+
+
 _CLICK_WORDS = (
     ("is not a valid integer range", "is not a whole number"),
     ("is not a valid float range", "is not a number"),
@@ -184,6 +199,7 @@ def main(argv: list[str] | None = None) -> Any:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors=SHOWN)  # caf\xe9, as the records show the name
+    given = sys.argv[1:] if argv is None else argv
     try:
         with terminate_as_interrupt():
             code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
@@ -195,18 +211,17 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
         if exc.ctx is None:  # Click's parser names no command ("requires an argument")
-            exc.ctx = _command_context(sys.argv[1:] if argv is None else argv)
-        error(usage_sentence(exc))
-        sys.exit(ExitCode.CONFIG_ERROR)
+            exc.ctx = _command_context(given)
+        refused(usage_sentence(exc), given)
     except click.ClickException as exc:
+        if exc.exit_code in (1, ExitCode.CONFIG_ERROR):
+            refused(exc.format_message(), given)
         error(exc.format_message())
-        sys.exit(exc.exit_code if exc.exit_code != 1 else int(ExitCode.CONFIG_ERROR))
+        sys.exit(exc.exit_code)
     except (ConfigError, SchemaVersionError) as exc:
-        error(str(exc))
-        sys.exit(ExitCode.CONFIG_ERROR)
+        refused(str(exc), given)
     except ProctorError as exc:
-        error(str(exc))
-        sys.exit(ExitCode.CONFIG_ERROR)
+        refused(str(exc), given)
     except KeyboardInterrupt:
         error("interrupted")
         sys.exit(ExitCode.INTERRUPTED)
@@ -216,8 +231,7 @@ def main(argv: list[str] | None = None) -> Any:
             raise
         shown = _written_path(exc)
         where = f"{shown}: " if shown else ""
-        error(f"{where}{exc.strerror or exc}; what was finished before it is kept")
-        sys.exit(ExitCode.CONFIG_ERROR)
+        refused(f"{where}{exc.strerror or exc}; what was finished before it is kept", given)
     sys.exit(code if isinstance(code, int) else 0)
 
 
