@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -368,3 +369,32 @@ def test_a_manifest_whose_conditions_no_case_has_names_the_manifest(
     assert result.code == 2
     assert f"{manifest}: conditions baseline: no case has that condition" in result.err
     assert "proctor plan-repeats --conditions" in result.err
+
+
+def test_the_manifest_s_junit_file_is_its_runs_read_as_one_and_no_pair_writes_its_own(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    # The first trial of the manifest fails, every other passes: pair 1 alone fails its gate
+    # (0 of 1 in one condition), the pairs read as one pass it (1 of 2, minPassRate 0.5).
+    counter = tmp_path / "counter"
+    first_fails = f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}"
+    check = {"use": "command", "gate": True, "run": f"{first_fails}; test $n -ne 1"}
+    make_case("t1", config={**AB, "evaluators": [check]}, plan=PLAN)
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"minPassRate": 0.5}}))
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "m.json"
+    planned = ("plan-repeats", "--goal-labels", str(labels), "--pairs", "2")
+    assert proctor(*planned, "--output", str(manifest)).code == 0
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"), "--out", str(out),
+        "--config", str(config), "--reporter", "markdown,junit",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert f"proctor: the JUnit file of the 2 run(s): {out / 'junit.xml'}" in ran.err
+    assert sorted(out.rglob("junit.xml")) == [out / "junit.xml"], "no pair's own"
+    root = ElementTree.parse(out / "junit.xml").getroot()
+    assert [c.get("name") for c in root.iter("testcase")] == ["repeat 1", "repeat 2"] * 2
+    assert not any(c.find("failure") is not None for c in root.iter("testcase"))

@@ -31,14 +31,21 @@ def run_manifest(
 ) -> int:
     """``--manifest FILE``: each run of the manifest in turn; the exit code of them all read
     as one sample set, and their report (the one ``names`` and ``as_json`` print), printed
-    and appended to the CI's job summary in place of each pair's own."""
+    and appended to the CI's job summary in place of each pair's own. With ``junit`` named,
+    the JUnit file of them all is ``<out>/junit.xml``, and no pair writes its own: judged over
+    that pair alone, it could be red when the exit code is 0 (or green when it is not), and a
+    CI reading every ``junit.xml`` under the results would show it."""
     from proctor.session.run import step_summary_held
 
+    pair_names = tuple(name for name in names if name != "junit")
     with step_summary_held():
-        run_dirs = _run_pairs(path, source, config, overrides, names, budget, executor, ray_address)
+        run_dirs = _run_pairs(
+            path, source, config, overrides, pair_names, budget, executor, ray_address
+        )
     if isinstance(run_dirs, int):  # interrupted
         return run_dirs
-    return _pooled(run_dirs, config, names, as_json)
+    junit = Path(overrides.out or "proctor-results") / "junit.xml" if "junit" in names else None
+    return _pooled(run_dirs, config, names, as_json, junit)
 
 
 def _run_pairs(
@@ -126,11 +133,17 @@ def _run_pairs(
 
 
 def _pooled(
-    run_dirs: list[Path], config: Path | None, names: tuple[str, ...], as_json: bool
+    run_dirs: list[Path],
+    config: Path | None,
+    names: tuple[str, ...],
+    as_json: bool,
+    junit: Path | None = None,
 ) -> int:
     """The gate is the whole manifest's: its runs read as one sample set (every complete pair,
     as `proctor report` reads them), never each pair's alone; so is the report printed and
-    appended to the job summary (each pair's folder keeps its own)."""
+    appended to the job summary (each pair's folder keeps its own), and the JUnit file written
+    to ``junit`` when given."""
+    from proctor.models.io import write_text_atomic
     from proctor.report.reporters import REPORTERS, printed
     from proctor.report.stored import pooled_folders, recompute_many
     from proctor.session.run import append_step_summary
@@ -147,6 +160,10 @@ def _pooled(
     else:
         text = mask(REPORTERS[shown].render(pooled, records))
     click.echo(text, nl=False)
+    if junit is not None:
+        junit_text = text if shown == "junit" else mask(REPORTERS["junit"].render(pooled, records))
+        write_text_atomic(junit, junit_text)
+        click.echo(f"proctor: the JUnit file of the {len(run_dirs)} run(s): {junit}", err=True)
     click.echo(
         f"proctor: {len(run_dirs)} run(s), read as one sample set: exit {pooled.exit_code}: "
         f"{mask(one_line(pooled.exit_reason))} (`proctor report` of the run folders shows it)",
