@@ -1,8 +1,10 @@
 """JUnit XML of a run, for CI systems that show test results: one ``testsuite`` per case ×
 agent × condition, one ``testcase`` per trial.
 
-A testcase's ``classname`` is ``<case>.<agent>.<condition>`` and its ``name`` ``repeat <n>``,
-the same in every run of the same matrix. A failed trial (``failed``, ``timeout``) carries a
+A testcase's ``classname`` is ``<case>.<agent>.<condition>``, each part's own dots written
+``_`` (Jenkins reads a classname's dots as its package path: ``api.v2`` would nest), and its
+``name`` ``repeat <n>``, the same in every run of the same matrix; the testsuite's ``name``
+keeps the names as they are (``<case>/<agent>/<condition>``). A failed trial (``failed``, ``timeout``) carries a
 ``failure`` when its group failed its gate, a trial in an error status an ``error``, a skipped
 one ``skipped``, each with the reason; the score and key figures are ``property`` elements of
 the testcase. A failed trial in a group whose gate passed (a ``minPassRate`` below 1 tolerates
@@ -75,11 +77,18 @@ def _outcome(record: TrialRecord, tolerated: bool) -> str | None:
     return "skipped" if record.status == "skipped" else None
 
 
+def classname(case: str, agent: str, condition: str) -> str:
+    """A testcase's ``classname``: ``<case>.<agent>.<condition>``, each part's own dots
+    written ``_``, so that a reader splitting at dots (Jenkins: package, class) finds the
+    three parts and no more."""
+    return ".".join(part.replace(".", "_") for part in (case, agent, condition))
+
+
 def _testcase(suite: ET.Element, record: TrialRecord, outcome: str | None) -> None:
     case = ET.SubElement(
         suite,
         "testcase",
-        classname=f"{record.case}.{record.agent}.{record.condition}",
+        classname=classname(record.case, record.agent, record.condition),
         name=f"repeat {record.repeat}",
         time=_seconds(record.timings.total_ms),
     )

@@ -125,3 +125,12 @@ def test_the_file_is_red_exactly_when_the_exit_code_is_not_0(name: str) -> None:
     code, root = render(records, gate)
     assert red(root) == (code != 0), (name, code)
     tallies_hold(root)
+
+
+def test_dots_in_a_name_do_not_split_the_classname() -> None:
+    records = [rec("passed", case="api.v2", condition="treat.v1")]
+    _, root = render(records, Gate(min_pass_rate=1.0))
+    (case,) = root.iter("testcase")
+    assert case.get("classname") == "api_v2.a.treat_v1" and case.get("name") == "repeat 1"
+    (suite,) = root.iter("testsuite")
+    assert suite.get("name") == "api.v2/a/treat.v1", "the suite keeps the names as they are"
