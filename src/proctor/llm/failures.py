@@ -19,10 +19,13 @@ agent      agent error                  anything else an agent printed
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import importlib
 import math
 import re
 import sys
+import time
 from typing import Literal
 
 from proctor.errors import ProctorError
@@ -216,9 +219,10 @@ RETRY_AFTER_CAP_SEC = 60.0
 """The longest wait a provider's ``Retry-After`` gets: a longer one is waited this long."""
 
 
-def retry_after(exc: BaseException) -> float | None:
-    """The seconds an SDK error's response asks to wait (``Retry-After``, in seconds; a date
-    is not read), at most :data:`RETRY_AFTER_CAP_SEC`; None without one."""
+def retry_after(exc: BaseException, now: float | None = None) -> float | None:
+    """The seconds an SDK error's response asks to wait (``Retry-After``: a number of seconds,
+    or an HTTP-date, RFC 9110, whose wait is that date less ``now``, the clock's time when not
+    given, and 0 once it is past), at most :data:`RETRY_AFTER_CAP_SEC`; None without one."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
@@ -230,7 +234,28 @@ def retry_after(exc: BaseException) -> float | None:
     try:
         seconds = float(value)
     except (TypeError, ValueError):
-        return None
+        until = _seconds_until(value, time.time() if now is None else now)
+        if until is None:
+            return None
+        seconds = until
     if not math.isfinite(seconds) or seconds < 0:
         return None
     return min(seconds, RETRY_AFTER_CAP_SEC)
+
+
+def _seconds_until(value: object, now: float) -> float | None:
+    """The seconds from ``now`` to the HTTP-date ``value`` (``Wed, 21 Oct 2026 07:28:00 GMT``,
+    or one of the obsolete forms RFC 9110 still accepts), 0 for a date past; None for another
+    text."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000" or no zone: an HTTP-date is in GMT
+        when = when.replace(tzinfo=datetime.UTC)
+    try:
+        return max(0.0, when.timestamp() - now)
+    except (OverflowError, OSError, ValueError):
+        return None

@@ -3,6 +3,8 @@ and never a raw exception."""
 
 from __future__ import annotations
 
+import time
+
 import anthropic
 import httpx2 as httpx
 import openai
@@ -106,7 +108,8 @@ def test_a_rate_limit_s_retry_after_is_waited(sdk: object) -> None:
 
     assert provider_error(limited("5")).retry_after == 5.0
     assert provider_error(limited("9999")).retry_after == RETRY_AFTER_CAP_SEC
-    assert provider_error(limited("Wed, 21 Oct 2015 07:28:00 GMT")).retry_after is None
+    assert provider_error(limited("Wed, 21 Oct 2015 07:28:00 GMT")).retry_after == 0.0  # past
+    assert provider_error(limited("soon")).retry_after is None
     assert provider_error(status_error(sdk, 500, "x")).retry_after is None
 
     class Once:
@@ -125,6 +128,35 @@ def test_a_rate_limit_s_retry_after_is_waited(sdk: object) -> None:
     assert waits and waits[0] >= 5.0  # not the 0.25-0.5 s of the first backoff
     # No registered secret leaves the machine in a prompt.
     assert all(KEY not in p and "***" in p for p in provider.prompts)
+
+
+@pytest.mark.parametrize("sdk", [anthropic, openai])
+def test_a_retry_after_given_as_an_http_date_is_the_wait_until_it(sdk: object) -> None:
+    import email.utils
+
+    from proctor.llm.failures import RETRY_AFTER_CAP_SEC, retry_after
+
+    now = 1_800_000_000.0
+
+    def limited(value: str) -> Exception:
+        cls = getattr(sdk, CLASSES[429])
+        response = httpx.Response(429, request=REQUEST, headers={"retry-after": value})
+        error: Exception = cls("rate limited", response=response, body="rate limited")
+        return error
+
+    def date(at: float) -> str:
+        return email.utils.formatdate(at, usegmt=True)  # Fri, 15 Jan 2027 08:00:00 GMT for now
+
+    assert retry_after(limited(date(now + 30)), now=now) == 30.0
+    assert retry_after(limited(date(now - 30)), now=now) == 0.0  # a date past: no wait
+    assert retry_after(limited(date(now + 3600)), now=now) == RETRY_AFTER_CAP_SEC
+    # RFC 9110's obsolete forms (RFC 850 and asctime) are read too.
+    assert retry_after(limited("Friday, 15-Jan-27 08:00:30 GMT"), now=now) == 30.0
+    assert retry_after(limited("Fri Jan 15 08:00:30 2027"), now=now) == 30.0
+    assert retry_after(limited("Fri, 15 Jan 99999 08:00:30 GMT"), now=now) is None
+    # Without ``now``, the clock's time: the wait a provider's error carries.
+    waited = provider_error(limited(date(time.time() + 20))).retry_after
+    assert waited is not None and 15.0 <= waited <= 20.0
 
 
 def test_a_key_split_far_into_a_long_body_is_no_trace_once_the_keys_before_it_are_masked() -> None:
