@@ -195,9 +195,33 @@ _SECRET_WORD = rf"{_PARTS}(?:{_CREDENTIAL_NAMES})"
 ``oauth``, ``auth-file``, ``key-file`` or a bare ``--key``, which is as often a file)."""
 _TRAILING = r"[);,]*"
 """What may close a value in a command line or code (``f(--token abc);``): kept in the clear."""
+
+
+def _value(ends: str) -> str:
+    """A value up to one of ``ends`` (a class's characters) with what closes it
+    (:data:`_TRAILING`) left out: all of it to its last other character (read once, greedily,
+    where taking it a character at a time would read the closing run again after each), or
+    its first character when it is all closing ones."""
+    return rf"(?:[^{ends}]*[^{ends});,]|[);,])(?={_TRAILING}(?![^{ends}]))"
+
+
+_NAME_START = r"(?<![A-Za-z0-9])(?<![A-Za-z0-9][-_.])"
+"""Where a name of parts begins: not inside a part, nor after a part and its separator (a
+name found from there is found from its first part). A long word of many parts is then read
+once, not again from each of its parts."""
+_OPTION_VALUE = _value(r"\s'\"")
 _CREDENTIALS = (
-    # A URL's password: https://user:***@host
-    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@", re.IGNORECASE), r"\1***@"),
+    # A URL's password: https://user:***@host. The scheme is looked for once in each run of
+    # the letters a scheme holds (from a letter that begins a word, or one after a `+`, `.`
+    # or `-` in it), never again from each of its letters: a long run is read in linear time.
+    (
+        re.compile(
+            r"((?<![a-z0-9+.-])(?=[a-z0-9+.-]*://)(?>(?:\b[a-z]|[a-z0-9+.-]*?[+.-][a-z])"
+            r"[a-z0-9+.-]*://)[^/\s:@]*:)[^@\s/]+@",
+            re.IGNORECASE,
+        ),
+        r"\1***@",
+    ),
     # A webhook URL, whose path is its credential: Slack's (every part after services/,
     # workflows/ or triggers/) and Discord's (the token after the webhook's id)
     (
@@ -220,8 +244,7 @@ _CREDENTIALS = (
     # APIs take their key so; an option --key is as often a file, and stays)
     (
         re.compile(
-            rf"([?&]{_PARTS}(?:{_CREDENTIAL_NAMES}|key|sig|signature)=)[^&\s#'\"]+?"
-            rf"(?={_TRAILING}(?![^&\s#'\"]))",
+            rf"([?&]{_PARTS}(?:{_CREDENTIAL_NAMES}|key|sig|signature)=)" + _value(r"&\s#'\""),
             re.IGNORECASE,
         ),
         r"\1***",
@@ -238,14 +261,14 @@ _CREDENTIALS = (
         re.compile(
             rf"((?<![^\s'\"])--?{_SECRET_WORD}(?:=|\s+))"
             rf"(?:(['\"])((?:bearer|basic|token|bot)\s+)?[^'\"]+\2"
-            rf"|(?!-)[^\s'\"]+?(?={_TRAILING}(?![^\s'\"])))",
+            rf"|(?!-){_OPTION_VALUE})",
             re.IGNORECASE,
         ),
         lambda m: f"{m[1]}{m[2] or ''}{m[3] or ''}{MASK}{m[2] or ''}",
     ),
     # A variable named like one: GITHUB_TOKEN=***
     (
-        re.compile(rf"(\b{_SECRET_WORD}=)[^\s'\"&]+?(?={_TRAILING}(?![^\s'\"&]))", re.IGNORECASE),
+        re.compile(rf"({_NAME_START}{_SECRET_WORD}=)" + _value(r"\s'\"&"), re.IGNORECASE),
         r"\1***",
     ),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -220,6 +221,53 @@ def test_a_credential_pattern_takes_no_time_on_a_name_of_many_parts() -> None:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert credentials_masked("--" + "x-" * 3 + "token abc") == "--x-x-x-token ***"
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda n: "a-" * (n // 2),  # a name of many parts, each one a word
+        lambda n: "a." * (n // 2) + "://x",  # a run of a scheme's letters
+        lambda n: "--token x" + ");" * (n // 2) + "a",  # a value and closing marks
+        lambda n: "GITHUB_TOKEN=x" + ");" * (n // 2) + "a",
+        lambda n: "?key=x" + ");" * (n // 2) + "a",
+    ],
+    ids=["parts", "scheme", "option", "variable", "query"],
+)
+def test_a_long_word_is_masked_in_linear_time(build: Callable[[int], str]) -> None:
+    """A 10,000-character word once took seconds (each pattern read it again from each of its
+    parts). On a loaded machine the time alone says little: four times the word takes about
+    four times as long when the reading is linear, sixteen times when it is quadratic."""
+    import time
+
+    from proctor.util.masking import credentials_masked
+
+    def seconds(text: str) -> float:
+        started = time.perf_counter()
+        credentials_masked(text)
+        return time.perf_counter() - started
+
+    small = min(seconds(build(2_500)) for _ in range(3))
+    big = min(seconds(build(10_000)) for _ in range(2))
+    assert big < 8 * small + 0.05, (big, small)
+
+
+def test_a_name_found_from_its_first_part_is_masked_from_any() -> None:
+    """A variable's name is looked for from its first part only; what its parts join, and a
+    name after a blank, a `$` or an underscore, is found all the same."""
+    from proctor.util.masking import credentials_masked
+
+    for text, shown in [
+        ("x-y.GITHUB_TOKEN=ab c", "x-y.GITHUB_TOKEN=*** c"),
+        ("--GITHUB_TOKEN=ab", "--GITHUB_TOKEN=***"),
+        ("__a-TOKEN=ab", "__a-TOKEN=***"),
+        ("_API_KEY=ab", "_API_KEY=***"),
+        ("1-https://u:pw@h", "1-https://u:***@h"),
+        ("a-b+c.git+ssh://u:pw@h", "a-b+c.git+ssh://u:***@h"),
+        ("TOKEN=)))", "TOKEN=***))"),
+        ("a-b-c-d", "a-b-c-d"),
+    ]:
+        assert credentials_masked(text) == shown, text
 
 
 def test_a_name_or_a_link_holding_a_key_is_masked_on_disk(
