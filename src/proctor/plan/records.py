@@ -341,7 +341,7 @@ def _mcp_as_recorded(extra: Any) -> Any:
         if isinstance(extra.get(key), dict):
             extra[key] = dict.fromkeys(extra[key], "***")
     if isinstance(extra.get("args"), list):
-        extra["args"] = arguments_masked(extra["args"])
+        extra["args"] = arguments_masked(extra["args"], extra.get("command"))
     if isinstance(extra.get("url"), str):
         extra["url"] = credentials_masked(extra["url"])
     return extra

@@ -276,30 +276,94 @@ _CREDENTIALS = (
 
 _SECRET_FLAG = re.compile(rf"--?{_SECRET_WORD}", re.IGNORECASE)
 
+_USER_TOOL = re.compile(r"(?<![^\s'\"/\\(`])(?i:curl|curlie|wget2?)(?i:\.exe)?(?![^\s'\"`)])")
+"""A command that takes a login as ``user:password`` after ``-u``/``--user`` (curl's,
+``-U``/``--proxy-user`` a proxy's): not docker's, podman's or sudo's ``-u``, a user or a
+``uid:gid``."""
+_REST_OF_COMMAND = re.compile(r"""(?:[^;&|\n'"]+|'[^']*'|"[^"]*"|['"])*""")
+"""A command's words up to the next one of a shell line (``;``, ``&&``, ``|``, a line break;
+one inside quotes is part of a word)."""
+_USER_OPTION = r"(?:-[0-46aBfGgIijJkLlMNnOpqRSsvZ#]*[uU]|--(?:proxy-)?user)"
+"""``-u``, ``-U``, ``--user``, ``--proxy-user`` and ``-u`` last of a group of curl's options
+that take no value (``-sSLu``)."""
+_USER_PASSWORD = re.compile(
+    r"(?<![^\s'\"])(?:"
+    # the option and the login quoted as one argument: '-uuser:p w'
+    rf"(?P<whole>['\"])(?P<a1>{_USER_OPTION}=?[^\s'\":]*:)(?P<p1>[^'\"]+)(?=(?P=whole))"
+    # the login quoted: -u 'user:p w'
+    rf"|(?P<a2>{_USER_OPTION}\s+(?P<quote>['\"])[^'\":]*:)(?P<p2>[^'\"]+)(?=(?P=quote))"
+    # -u user:pw, -uuser:pw, --user=user:pw
+    rf"|(?P<a3>{_USER_OPTION}(?:\s+|=)?[^\s'\":]*:)(?P<p3>{_OPTION_VALUE})"
+    r")"
+)
 
-def arguments_masked(args: list[Any]) -> list[Any]:
+
+def _logins_masked(text: str) -> str:
+    """``text`` with the password of a login curl or wget is given (``-u user:***``,
+    ``--user user:***``, ``-uuser:***``, ``--proxy-user``) masked: only in the words after
+    such a command, up to the end of its command in a shell line."""
+    if "-" not in text:
+        return text
+    parts: list[str] = []
+    done = 0
+    for tool in _USER_TOOL.finditer(text):
+        if tool.start() < done:
+            continue  # in the command of one before
+        end = _REST_OF_COMMAND.match(text, tool.end()).end()  # type: ignore[union-attr]
+        parts.append(text[done : tool.end()])
+        parts.append(_USER_PASSWORD.sub(_login_masked, text[tool.end() : end]))
+        done = end
+    return "".join(parts) + text[done:] if parts else text
+
+
+def _login_masked(found: re.Match[str]) -> str:
+    return (found["whole"] or "") + (found["a1"] or found["a2"] or found["a3"]) + MASK
+
+
+def _password_masked(login: str) -> str:
+    """``user:password`` as ``user:***``; a value with no password as it is."""
+    user, colon, password = login.partition(":")
+    return f"{user}:{MASK}" if colon and password else login
+
+
+def arguments_masked(args: list[Any], command: Any = None) -> list[Any]:
     """A command's arguments with what looks like a credential masked (see
     :func:`credentials_masked`), the value after an option named like one (``--token``,
-    ``--api-key``) too."""
+    ``--api-key``) too, and the password of a login given to curl or wget (``-u user:***``),
+    when ``command`` or an argument before is one."""
     out: list[Any] = []
-    after_flag = False
+    after_flag = after_user = False
+    user_tool = isinstance(command, str) and _is_user_tool(command)
     for arg in args:
-        if isinstance(arg, str) and after_flag and not arg.startswith("-"):
+        if not isinstance(arg, str):
+            out.append(arg)
+        elif after_flag and not arg.startswith("-"):
             out.append(MASK)
+        elif after_user:
+            out.append(_password_masked(credentials_masked(arg)))
+        elif user_tool and (attached := re.fullmatch(rf"({_USER_OPTION}=?)(.+)", arg, re.S)):
+            out.append(attached[1] + _password_masked(credentials_masked(attached[2])))
         else:
-            out.append(credentials_masked(arg) if isinstance(arg, str) else arg)
+            out.append(credentials_masked(arg))
         after_flag = isinstance(arg, str) and bool(_SECRET_FLAG.fullmatch(arg))
+        after_user = user_tool and isinstance(arg, str) and bool(re.fullmatch(_USER_OPTION, arg))
+        user_tool = user_tool or (isinstance(arg, str) and _is_user_tool(arg))
     return out
+
+
+def _is_user_tool(word: str) -> bool:
+    return _USER_TOOL.fullmatch(re.split(r"[/\\]", word)[-1]) is not None
 
 
 def credentials_masked(text: str) -> str:
     """``text`` (a command line, a URL) with what looks like a credential in it masked: a
     URL's password, a query parameter, an option or a variable whose name ends in an API key,
-    a token, a secret or a password; and every registered secret (see :func:`mask`). For what
+    a token, a secret or a password, the password of a login given to curl or wget
+    (``curl -u user:***``); and every registered secret (see :func:`mask`). For what
     proctor shows and records of a user's configuration, whose secrets it was never told."""
     for pattern, replacement in _CREDENTIALS:
         text = pattern.sub(replacement, text)
-    return mask(text)
+    return mask(_logins_masked(text))
 
 
 class MaskingFilter(logging.Filter):

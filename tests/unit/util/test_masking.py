@@ -192,6 +192,59 @@ def test_a_credential_in_a_command_line_or_url_is_masked(text: str, shown: str) 
     assert credentials_masked(text) == shown
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("curl -u me:s3cret https://h", "curl -u me:*** https://h"),
+        ("curl --user me:s3cret https://h", "curl --user me:*** https://h"),
+        ("curl -ume:s3cret https://h", "curl -ume:*** https://h"),
+        ("curl -sSLu me:s3cret https://h", "curl -sSLu me:*** https://h"),
+        ("curl -u 'me:s3 cret' h", "curl -u 'me:***' h"),
+        ("curl '-ume:s3 cret' h", "curl '-ume:***' h"),
+        ("/usr/bin/curl -U proxy:s3cret -x p h", "/usr/bin/curl -U proxy:*** -x p h"),
+        ("wget --user=me:s3cret h", "wget --user=me:*** h"),
+        ("bash -c 'curl -u me:s3cret h | jq .'", "bash -c 'curl -u me:*** h | jq .'"),
+        ("sudo -u bob curl -u me:s3cret h", "sudo -u bob curl -u me:*** h"),
+        (
+            "docker run -u 1000:1000 curlimages/curl -u me:s3cret h",
+            "docker run -u 1000:1000 curlimages/curl -u me:*** h",
+        ),
+        # The controls: a user or a uid:gid of another command, a login without a password,
+        # an option that only begins so, and a command after curl's in the line.
+        ("docker run -u 1000:1000 img", "docker run -u 1000:1000 img"),
+        ("podman exec -u root:root box sh", "podman exec -u root:root box sh"),
+        ("sudo -u www-data:www-data ls", "sudo -u www-data:www-data ls"),
+        ("curl -u me https://h", "curl -u me https://h"),
+        ("curl --user-agent a:b h", "curl --user-agent a:b h"),
+        ("curl https://h && docker run -u 0:0 img", "curl https://h && docker run -u 0:0 img"),
+    ],
+)
+def test_the_password_of_a_login_given_to_curl_is_masked(text: str, shown: str) -> None:
+    from proctor.util.masking import credentials_masked
+
+    assert credentials_masked(text) == shown
+
+
+def test_the_password_of_a_login_in_arguments_is_masked_after_curl_only() -> None:
+    from proctor.util.masking import arguments_masked
+
+    assert arguments_masked(["-u", "me:pw", "-uyou:pw2", "https://h"], "curl") == [
+        "-u",
+        "me:***",
+        "-uyou:***",
+        "https://h",
+    ]
+    assert arguments_masked(["run", "-u", "1:2", "curlimages/curl", "--user", "me:pw"]) == [
+        "run",
+        "-u",
+        "1:2",
+        "curlimages/curl",
+        "--user",
+        "me:***",
+    ]
+    assert arguments_masked(["-u", "1000:1000", "img"], "docker") == ["-u", "1000:1000", "img"]
+
+
 def test_a_secret_that_is_part_of_another_never_leaves_the_rest_in_the_clear() -> None:
     from proctor.util.masking import mask, register_secret
 
@@ -350,3 +403,14 @@ def test_the_mirror_masks_a_key_split_with_escapes_however_the_chunks_fall(
     out += mirror.flush()
     assert out == b"x ***\x1b[1C\x1b[38;5;12m\x1b[0m y s" + BOX + b" ***\r\n sk-"
     assert mirror.feed(b"plain text") == b"plain text"  # nothing held without a start
+
+
+def test_an_mcp_server_run_by_curl_is_recorded_with_its_login_s_password_masked() -> None:
+    from proctor.models.config import McpEntry, Provision
+    from proctor.plan.records import recorded_provision
+
+    server = McpEntry.model_validate(
+        {"name": "web", "command": "/usr/bin/curl", "args": ["-u", "me:s3cret", "https://h"]}
+    )
+    recorded = recorded_provision(Provision(mcps=[server]))
+    assert recorded.mcps[0].field("args") == ["-u", "me:***", "https://h"]
