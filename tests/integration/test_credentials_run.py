@@ -201,3 +201,24 @@ def test_a_login_the_agent_renews_goes_back_to_the_user_and_stays_masked(
     written = every_text(single_run_dir(out))
     assert "renewed: " in written  # the agent printed its new login...
     assert "proctor-renewed-0003" not in written and "proctor-renewed-0004" not in written
+
+
+def test_a_case_named_with_a_key_is_shown_masked_and_keeps_its_folder(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    name = f"c-{KEY}"
+    make_case(name, config={"agents": ["claude-code"]})
+    result, out = run_cases(proctor, tmp_path, "--config", str(profile_config(tmp_path)))
+    assert result.code == 3, result.err
+    run_dir = single_run_dir(out)
+    assert (run_dir / "trials" / name / "claude-code").is_dir()  # the folder keeps its name
+    assert KEY not in every_text(run_dir)  # the journal, the records, the reports
+    assert KEY not in result.out and KEY not in result.err
+    from proctor.session import journal
+
+    trials = [e for e in journal.read(run_dir / "journal.jsonl") if e.case]
+    assert [(e.event, e.case) for e in trials] == [
+        ("trial-started", "c-***"),
+        ("trial-finished", "c-***"),  # the same trial's two lines name it alike
+    ]

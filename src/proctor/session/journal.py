@@ -21,6 +21,7 @@ from proctor.models.io import dump_json
 from proctor.models.run import JournalEntry, JournalEvent
 from proctor.util.clock import now_iso
 from proctor.util.jsonl import decode_object
+from proctor.util.masking import mask
 from proctor.util.processes import process_start
 
 TrialKey = tuple[str, str, str, int]
@@ -94,7 +95,11 @@ class Journal:
             self._trial("trial-finished", (r.case, r.agent, r.condition, r.repeat), status=r.status)
 
     def _trial(self, event: JournalEvent, key: TrialKey, **facts: object) -> None:
-        case, agent, condition, repeat = key
+        # A case folder, an agent or a condition named with a key proctor masks is written
+        # masked, as every other record of the trial shows it (its trial.json too: a finished
+        # trial's line, from its record, pairs with its started one).
+        case, agent, condition = (mask(name) for name in key[:3])
+        repeat = key[3]
         entry = JournalEntry.model_validate(
             {"event": event, "time": now_iso(), "case": case, "agent": agent,
              "condition": condition, "repeat": repeat, **facts}
