@@ -28,6 +28,12 @@ from proctor.cli.options import config_option, role_models, source_option
 @click.option("--fast-model", help="provider/model for the fast role, as run's.")
 @click.option("--workhorse-model", help="provider/model for the workhorse role, as run's.")
 @click.option("--judge-model", help="provider/model for the judge role, as run's.")
+@click.option(
+    "--check-keys",
+    is_flag=True,
+    help="Also send one cheap request per provider proctor's own roles call, as run does "
+    "before its first trial: a refused key is a problem.",
+)
 def command(
     source: Path,
     config: Path | None,
@@ -37,13 +43,15 @@ def command(
     fast_model: str | None,
     workhorse_model: str | None,
     judge_model: str | None,
+    check_keys: bool,
 ) -> int:
     """List runnable and skipped cases and validate every configuration, and check the agent
     CLIs the planned trials run (installed, at the pinned version, with credentials) as run does.
 
     Every problem of every case is reported in one pass. Exits 0 when everything is valid and
     something is runnable, 2 otherwise. Give it run's --agent, --model and role models to check
-    what that run would use (a role's key included).
+    what that run would use (a role's key included); --check-keys also asks each provider
+    whether it takes the key, as run does before its first trial.
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
@@ -76,6 +84,17 @@ def command(
     # The agent CLIs, as run checks them before any trial: installed (where the profile's
     # binary, .agents or PATH has them), at the pinned version, with credentials to lend.
     problems.extend(preflight_problems(plan.trials))
+    if check_keys:
+        from proctor.plan.checks import check_keys as check_role_keys
+
+        try:
+            check_role_keys(
+                plan.trials,
+                Path.cwd(),
+                lambda message: click.echo(f"proctor: warning: {message}", err=True),
+            )
+        except ConfigError as exc:
+            problems.append(str(exc))
     for rc in plan.cases:
         extras = []
         if rc.case.fixture:

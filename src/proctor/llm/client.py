@@ -58,6 +58,10 @@ class Provider(Protocol):
         self, system: str, user: str, *, max_tokens: int, logprobs: bool, timeout: float
     ) -> Completion: ...
 
+    def check_key(self, timeout: float) -> None:
+        """One cheap authenticated request; raises :class:`ProviderError` when it fails."""
+        ...
+
 
 @dataclass
 class ModelClient:

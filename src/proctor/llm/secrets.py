@@ -60,6 +60,19 @@ def resolve_key(
     return None, names
 
 
+def key_source(provider: str, env: Mapping[str, str], dotenv: Mapping[str, str]) -> str:
+    """Where ``provider``'s key was found, for a message about it: the variable, where it is
+    and the value masked (its first characters, a key's public prefix, and its length):
+    ``ANTHROPIC_API_KEY (in ./.env: sk-…, 48 characters)``; never the key."""
+    for source, where in ((env, "in the environment"), (dotenv, "in ./.env")):
+        for name in key_variables(provider):
+            value = source.get(name)
+            if value:
+                shown = f"{value[:3]}…, " if len(value) >= 16 else ""
+                return f"{name} ({where}: {shown}{len(value)} characters)"
+    return " or ".join(key_variables(provider))
+
+
 def load_dotenv(cwd: Path | None = None) -> dict[str, str]:
     return read_dotenv((cwd or Path.cwd()) / ".env")
 

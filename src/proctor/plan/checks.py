@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from proctor.agents.base import adapter_for
@@ -122,6 +122,18 @@ def preflight_problems(trials: Iterable[TrialSpec]) -> list[str]:
         if problem:
             problems[spec.agent] = problem
     return list(problems.values())
+
+
+def check_keys(trials: Iterable[TrialSpec], cwd: Path, warn: Callable[[str], None]) -> None:
+    """The keys of proctor's own roles (the judge, the answering and classifying models) are
+    not refused by their providers: one cheap request each before any trial; a refused key is
+    a ConfigError (exit 2), a provider that cannot be reached is ``warn``-ed and let pass."""
+    from proctor.llm.keycheck import check_role_keys
+    from proctor.llm.secrets import environment, load_dotenv
+
+    models = {spec.roles.model_dump_json(): spec.roles for spec in trials if spec.roles}
+    if models:
+        check_role_keys(models.values(), environment(), load_dotenv(cwd), warn)
 
 
 def writable_problem(folder: Path, what: str) -> str | None:

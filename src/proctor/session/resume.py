@@ -38,11 +38,11 @@ from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
 from proctor.paths import LEDGER_FILE, RunPaths, newest_run_in
-from proctor.plan.checks import preflight
+from proctor.plan.checks import check_keys, preflight
 from proctor.plan.records import resolved_record
 from proctor.report.stored import annotator, read_annotations
 from proctor.session import journal
-from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run
+from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run, warn
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
 from proctor.util.processes import kill_marked
@@ -312,6 +312,7 @@ def _resume(
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     if unfinished:
         preflight(unfinished)
+        check_keys(unfinished, request.cwd or Path.cwd(), warn)
     stop_left_behind(paths, list(plan.trials), manifest.run_id)
     # A record the dead run was writing when it was killed is written again, whole.
     remove_partial_writes(paths.root, skip=AGENT_FOLDERS)

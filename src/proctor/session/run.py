@@ -30,7 +30,7 @@ from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, suite_of
-from proctor.plan.checks import check_out_outside_cases, check_writable, preflight
+from proctor.plan.checks import check_keys, check_out_outside_cases, check_writable, preflight
 from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan, nothing_runnable
 from proctor.session import journal
@@ -278,6 +278,11 @@ def append_refusal_summary(sentence: str) -> None:
     append_step_summary(f"## proctor run: exit 2\n\n{markdown_text(sentence)}")
 
 
+def warn(message: str) -> None:
+    """A warning before the run starts, on stderr."""
+    print(f"proctor: warning: {message}", file=sys.stderr)
+
+
 def suite_md(folder: Path) -> str:
     """Where a run's Markdown report is whole, as a job summary cut short names it."""
     return f"`{folder / 'suite.md'}`"
@@ -309,6 +314,7 @@ def run_plan(
     check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
     preflight(plan.trials)
+    check_keys(plan.trials, request.cwd or Path.cwd(), warn)
     # A run folder with its records, or none; and from the folder on, a stop is noted until
     # execute_and_finish acts on it: the run then ends before its first trial, its aggregate
     # written as interrupted (raised here, it left a folder with neither aggregate nor end).

@@ -50,6 +50,14 @@ class AnthropicProvider:
             raise provider_error(exc) from exc
         return self._completion(message, max_tokens)
 
+    def check_key(self, timeout: float) -> None:
+        """One authenticated request that costs nothing (the first page of the models list);
+        a refused key raises a :class:`ProviderError` of kind ``auth``."""
+        try:
+            self.client.models.list(limit=1, timeout=timeout)
+        except Exception as exc:
+            raise provider_error(exc) from exc
+
     def _completion(self, message: Any, max_tokens: int) -> Completion:
         """The reply as a :class:`Completion`; a reply of another shape (an HTML page, ``{}``)
         is a :class:`ProviderError`, never an AttributeError from deep inside."""

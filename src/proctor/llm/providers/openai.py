@@ -58,6 +58,14 @@ class OpenAIProvider:
                 raise provider_error(again) from again
         return self._completion(response, max_tokens)
 
+    def check_key(self, timeout: float) -> None:
+        """One authenticated request that costs nothing (the models list); a refused key
+        raises a :class:`ProviderError` of kind ``auth``."""
+        try:
+            self.client.models.list(timeout=timeout)
+        except Exception as exc:
+            raise provider_error(exc) from exc
+
     def _create(
         self, system: str, user: str, max_tokens: int, logprobs: bool, timeout: float
     ) -> Any:

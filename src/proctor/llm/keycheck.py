@@ -1,0 +1,112 @@
+"""Before the first trial: one cheap authenticated request per provider proctor's own roles
+call (the judge, the answering and the classifying models), so that a refused key stops the
+run at once instead of failing every judge call after every agent has run.
+
+The request is the provider's models list, which costs nothing. A refusal (401 or 403) is a
+:class:`ConfigError` naming the roles, the provider and the variable that holds the key
+(masked). A 403 is confirmed with a one-token completion first: a key restricted to
+completions may be refused the models list and still do its work. Anything else (the server
+down, a timeout, a gateway without a models list) does not stop the run: a network failure
+is said once per provider, other answers are let pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import proctor.llm.providers  # noqa: F401 - registers the provider classes
+from proctor.errors import ConfigError
+from proctor.llm.client import PROVIDER_CLASSES
+from proctor.llm.failures import ProviderError
+from proctor.llm.refs import KEYLESS, ModelRef, parse_ref
+from proctor.llm.secrets import key_source, resolve_key
+from proctor.models.plan import RoleModels
+
+CHECK_TIMEOUT_SEC = 10.0
+"""The longest the check of one provider may take; a slower one is let pass (and said)."""
+
+
+@dataclass
+class Endpoint:
+    """One provider at one base URL, with the roles that call it."""
+
+    provider: str
+    url: str | None
+    models: list[ModelRef] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+
+
+def endpoints(models: Iterable[RoleModels]) -> list[Endpoint]:
+    """The provider endpoints the roles of ``models`` call, proctor's scripted model left
+    out (it needs no key), each once."""
+    found: dict[tuple[str, str | None], Endpoint] = {}
+    for roles in models:
+        named = [(f"the {role} role", ref) for role, ref in roles.refs.items()]
+        named += [
+            ("an llm-judge's model", ref) for ref in roles.extra if ref not in roles.refs.values()
+        ]
+        for who, text in named:
+            ref = parse_ref(text, who)
+            if ref.provider in KEYLESS:
+                continue
+            url = roles.urls.get(ref.provider)
+            endpoint = found.setdefault((ref.provider, url), Endpoint(ref.provider, url))
+            label = f"{who} ({ref})"
+            if label not in endpoint.roles:
+                endpoint.roles.append(label)
+            if ref not in endpoint.models:
+                endpoint.models.append(ref)
+    return list(found.values())
+
+
+def check_role_keys(
+    models: Iterable[RoleModels],
+    env: Mapping[str, str],
+    dotenv: Mapping[str, str],
+    warn: Callable[[str], None],
+    timeout: float = CHECK_TIMEOUT_SEC,
+) -> None:
+    """Check each provider's key with one request; a refused one raises a ConfigError (every
+    refused provider in one sentence), a provider that cannot be reached is ``warn``-ed."""
+    refused: list[str] = []
+    for endpoint in endpoints(models):
+        key, _looked = resolve_key(endpoint.provider, env, dotenv)
+        if key is None:
+            continue  # (the planner stopped a role that needs one; this one is not called)
+        failure = _check(endpoint, key, timeout)
+        where = endpoint.url or f"{endpoint.provider}'s default URL"
+        if failure is None:
+            continue
+        if failure.kind == "auth":
+            refused.append(
+                f"{' and '.join(endpoint.roles)}: {endpoint.provider} at {where} refused the key "
+                f"in {key_source(endpoint.provider, env, dotenv)} ({failure}); set a valid key "
+                "there, or choose another model for the role"
+            )
+        elif failure.kind == "network":
+            warn(
+                f"the key for {endpoint.provider} at {where} could not be checked before the "
+                f"run ({failure}); the run goes on"
+            )
+    if refused:
+        raise ConfigError("; ".join(refused) + " (checked before any trial)")
+
+
+def _check(endpoint: Endpoint, key: str, timeout: float) -> ProviderError | None:
+    """What went wrong with the key's check, or None when nothing did."""
+    ref = endpoint.models[0]
+    provider = PROVIDER_CLASSES[endpoint.provider](ref, key, endpoint.url, "key-check")
+    try:
+        provider.check_key(timeout)
+    except ProviderError as exc:
+        if exc.status != 403:
+            return exc
+    else:
+        return None
+    # A 403 on the models list: the key may be restricted to completions; one token says.
+    try:
+        provider.complete("Reply with OK.", "OK?", max_tokens=1, logprobs=False, timeout=timeout)
+    except ProviderError as exc:
+        return exc
+    return None

@@ -1,0 +1,145 @@
+"""``proctor run`` checks the keys of its own roles before the first trial, against a loopback
+server impersonating Anthropic: a refused key stops the run before any trial, a taken one lets
+it run, a server that is down is only warned about."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Run, load_trial, single_run_dir, write_case
+
+KEY = "sk-ant-runcheck-" + "r" * 32
+VERDICT = {"score": 85, "confidenceLevel": 70, "rationale": "The notes cover the task."}
+
+
+class Provider:
+    status = 200
+    seen: list[str] = []
+
+
+class Handler(BaseHTTPRequestHandler):
+    def _answer(self, body: Any) -> None:
+        Provider.seen.append(f"{self.command} {self.path}")
+        status = Provider.status
+        if status != 200:
+            body = {"type": "error", "error": {"type": "authentication_error", "message": "no"}}
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._answer({"data": [], "has_more": False, "first_id": None, "last_id": None})
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._answer(
+            {
+                "id": "m",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "text", "text": json.dumps(VERDICT)}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 10, "output_tokens": 10},
+            }
+        )
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+@pytest.fixture
+def anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    Provider.status, Provider.seen = 200, []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("PROCTOR_ANTHROPIC_BASE_URL", url)
+    try:
+        yield url
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def run(proctor: Run, tmp_path: Path) -> Any:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "judged",
+        config={"evaluators": [{"use": "llm-judge", "rubric": "evaluation.md"}]},
+        plan={"turns": [{"write": {"path": "NOTES.md", "content": "# Notes\n"}}, {"say": "Done."}]},
+    )
+    (cases / "judged" / "evaluation.md").write_text("Score 0-100: do the notes explain it?\n")
+    (tmp_path / "proctor.json").write_text(json.dumps({"models": {"judge": "anthropic/claude-x"}}))
+    return proctor(
+        "run",
+        "--source",
+        str(cases),
+        "--out",
+        str(tmp_path / "out"),
+        "--config",
+        str(tmp_path / "proctor.json"),
+    )
+
+
+def test_a_refused_judge_key_stops_the_run_before_any_trial(
+    proctor: Run, tmp_path: Path, anthropic: str
+) -> None:
+    Provider.status = 401
+    result = run(proctor, tmp_path)
+    assert result.code == 2, result.err
+    assert "the judge role (anthropic/claude-x): anthropic at" in result.err
+    assert "refused the key in ANTHROPIC_API_KEY (in the environment" in result.err
+    assert KEY not in result.out + result.err
+    assert Provider.seen == ["GET /v1/models?limit=1"]  # the judge was never asked
+    assert not list((tmp_path / "out").glob("run-*/trials/*"))
+
+
+def test_a_taken_judge_key_lets_the_run_go_on(proctor: Run, tmp_path: Path, anthropic: str) -> None:
+    result = run(proctor, tmp_path)
+    trial = load_trial(single_run_dir(tmp_path / "out"), "judged")
+    assert trial["status"] == "passed", (trial["reason"], result.err)
+    assert Provider.seen[0] == "GET /v1/models?limit=1"
+    assert "POST /v1/messages" in Provider.seen
+
+
+def test_a_judge_server_that_is_down_is_warned_about_and_the_run_goes_on(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"  # nothing listens on it
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("PROCTOR_ANTHROPIC_BASE_URL", url)
+    result = run(proctor, tmp_path)
+    assert result.err.count("could not be checked before the run") == 1, result.err
+    assert list((tmp_path / "out").glob("run-*/trials/judged"))
+    assert KEY not in result.out + result.err
+
+
+def test_validate_checks_the_keys_only_when_asked(
+    proctor: Run, tmp_path: Path, anthropic: str
+) -> None:
+    Provider.status = 401
+    run(proctor, tmp_path)  # (writes the case; refused)
+    Provider.seen.clear()
+    args = ("validate", "--source", str(tmp_path / "cases"), "--config")
+    assert proctor(*args, str(tmp_path / "proctor.json")).code == 0
+    assert Provider.seen == []
+    result = proctor(*args, str(tmp_path / "proctor.json"), "--check-keys")
+    assert result.code == 2 and "refused the key" in result.err

@@ -1,0 +1,152 @@
+"""The check of proctor's role keys before any trial, against loopback servers impersonating
+the providers: a refused key stops, a taken one passes, an unreachable server is only said."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from proctor.errors import ConfigError
+from proctor.llm.keycheck import check_role_keys
+from proctor.models.plan import RoleModels
+
+KEY = "sk-ant-keycheck-" + "x" * 32
+
+
+class Answers:
+    """Status of each GET (the models list) and POST (a completion), and the requests seen."""
+
+    get = 200
+    post = 200
+    seen: list[tuple[str, str]] = []
+
+
+class Handler(BaseHTTPRequestHandler):
+    def _answer(self, status: int, body: Any) -> None:
+        Answers.seen.append((self.command, self.path))
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        ok = {"data": [], "has_more": False, "first_id": None, "last_id": None, "object": "list"}
+        self._answer(Answers.get, ok if Answers.get == 200 else error(Answers.get))
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        reply = {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "text", "text": "OK"}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+        self._answer(Answers.post, reply if Answers.post == 200 else error(Answers.post))
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+def error(status: int) -> dict[str, Any]:
+    kind = "authentication_error" if status == 401 else "permission_error"
+    return {"type": "error", "error": {"type": kind, "message": "invalid x-api-key"}}
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    Answers.get, Answers.post, Answers.seen = 200, 200, []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def judge_on(url: str, provider: str = "anthropic") -> RoleModels:
+    return RoleModels(refs={"judge": f"{provider}/claude-x"}, urls={provider: url})
+
+
+def check(models: list[RoleModels], env: dict[str, str], dotenv: dict[str, str]) -> list[str]:
+    warnings: list[str] = []
+    check_role_keys(models, env, dotenv, warnings.append, timeout=2.0)
+    return warnings
+
+
+def test_a_refused_key_is_a_config_error_naming_role_provider_and_variable(server: str) -> None:
+    Answers.get = 401
+    with pytest.raises(ConfigError) as caught:
+        check([judge_on(server)], {"ANTHROPIC_API_KEY": KEY}, {})
+    said = str(caught.value)
+    assert "the judge role (anthropic/claude-x)" in said
+    assert f"anthropic at {server} refused the key" in said
+    assert "ANTHROPIC_API_KEY (in the environment: sk-…, 48 characters)" in said
+    assert KEY not in said and KEY[:10] not in said
+    assert Answers.seen == [("GET", "/v1/models?limit=1")]
+
+
+def test_a_key_from_dotenv_is_named_there(server: str) -> None:
+    Answers.get = 401
+    with pytest.raises(ConfigError, match=r"PROCTOR_ANTHROPIC_KEY \(in \./\.env"):
+        check([judge_on(server)], {}, {"PROCTOR_ANTHROPIC_KEY": KEY})
+
+
+def test_openai_refused_key_stops_too(server: str) -> None:
+    Answers.get = 401
+    models = RoleModels(refs={"workhorse": "openai/gpt-x"}, urls={"openai": server + "/v1"})
+    with pytest.raises(ConfigError, match="the workhorse role .openai/gpt-x.: openai at"):
+        check([models], {"OPENAI_API_KEY": KEY}, {})
+
+
+def test_a_taken_key_passes_with_one_request_per_provider(server: str) -> None:
+    models = [
+        RoleModels(
+            refs={"judge": "anthropic/claude-x", "fast": "anthropic/claude-y"},
+            extra=["anthropic/claude-z"],
+            urls={"anthropic": server},
+        ),
+        judge_on(server),
+    ]
+    assert check(models, {"ANTHROPIC_API_KEY": KEY}, {}) == []
+    assert Answers.seen == [("GET", "/v1/models?limit=1")]
+
+
+def test_a_403_on_the_models_list_is_confirmed_by_a_completion(server: str) -> None:
+    Answers.get = 403  # a key restricted to completions
+    assert check([judge_on(server)], {"ANTHROPIC_API_KEY": KEY}, {}) == []
+    Answers.get, Answers.post = 403, 403
+    with pytest.raises(ConfigError, match="refused the key"):
+        check([judge_on(server)], {"ANTHROPIC_API_KEY": KEY}, {})
+
+
+def test_other_answers_let_the_run_go_on_silently(server: str) -> None:
+    Answers.get = 404  # a gateway without a models list
+    assert check([judge_on(server)], {"ANTHROPIC_API_KEY": KEY}, {}) == []
+
+
+def test_a_server_that_is_down_is_warned_once_and_let_pass() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"  # nothing listens on it
+    warnings = check([judge_on(url), judge_on(url)], {"ANTHROPIC_API_KEY": KEY}, {})
+    assert len(warnings) == 1 and "could not be checked" in warnings[0]
+    assert "the run goes on" in warnings[0] and KEY not in warnings[0]
+
+
+def test_the_scripted_model_is_not_checked() -> None:
+    models = RoleModels(refs={"judge": "scripted/judge"}, urls={"scripted": "http://127.0.0.1:9"})
+    assert check([models], {}, {}) == []
