@@ -4,13 +4,12 @@ agent × condition, one ``testcase`` per trial.
 A testcase's ``classname`` is ``<case>.<agent>.<condition>``, each part's own dots written
 ``_`` (Jenkins reads a classname's dots as its package path: ``api.v2`` would nest), and its
 ``name`` ``repeat <n>``, the same in every run of the same matrix; the testsuite's ``name``
-keeps the names as they are (``<case>/<agent>/<condition>``). A failed trial (``failed``, ``timeout``) carries a
-``failure`` when its group failed its gate, a trial in an error status an ``error``, a skipped
-one ``skipped``, each with the reason; the score and key figures are ``property`` elements of
-the testcase. A failed trial in a group whose gate passed (a ``minPassRate`` below 1 tolerates
-it) is a passing testcase whose ``system-out`` says it failed and why: the file is green
-exactly when the exit code is 0. A testsuite's
-properties hold its group's figures and each finding of the group the run proposed, reopened
+keeps the names as they are (``<case>/<agent>/<condition>``). A failed trial (``failed``,
+``timeout``) carries a ``failure`` when its group failed its gate, a trial in an error status
+an ``error``, a skipped one ``skipped``, each with the reason; the score and key figures are
+``property`` elements of the testcase. A failed trial in a group whose gate passed (a
+``minPassRate`` below 1 tolerates it) is a passing testcase whose ``system-out`` says it failed
+and why: the file is green exactly when the exit code is 0. A testsuite's properties hold its group's figures and each finding of the group the run proposed, reopened
 or resolved (``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
 
 A gate that failed fails the file too, whatever its trials did (a cost gate over trials that
