@@ -1,25 +1,26 @@
-"""JUnit XML of a run, for CI systems that show test results: one ``testsuite`` per case ×
-agent × condition, one ``testcase`` per trial.
+"""JUnit XML of a run, for CI systems that show test results: one ``testsuite`` per case × agent ×
+condition, one ``testcase`` per trial.
 
-A testcase's ``classname`` is ``<case>.<agent>.<condition>``, each part's own dots written
-``_`` (Jenkins reads a classname's dots as its package path: ``api.v2`` would nest), and its
-``name`` ``repeat <n>``, the same in every run of the same matrix; the testsuite's ``name``
-keeps the names as they are (``<case>/<agent>/<condition>``). A failed trial (``failed``,
-``timeout``) carries a ``failure`` when its group failed its gate, a trial in an error status
-an ``error``, a skipped one ``skipped``, each with the reason; the score and key figures are
-``property`` elements of the testcase. A failed trial in a group whose gate passed (a
-``minPassRate`` below 1 tolerates it) is a passing testcase whose ``system-out`` says it failed
-and why: the file is green exactly when the exit code is 0. A testsuite's properties hold its group's figures and each finding of the group the run proposed, reopened
-or resolved (``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
+A testcase's ``classname`` is ``<case>.<agent>.<condition>``, each part's own dots written ``_``
+(Jenkins reads a classname's dots as its package path: ``api.v2`` would nest), and its ``name``
+``repeat <n>``, the same in every run of the same matrix; the testsuite's ``name`` keeps the
+names as they are (``<case>/<agent>/<condition>``). A failed trial (``failed``, ``timeout``)
+carries a ``failure`` when its group failed its gate, a trial in an error status an ``error``, a
+skipped one ``skipped``, each with the reason; the score and key figures are ``property``
+elements of the testcase. A failed trial in a group whose gate passed (a ``minPassRate`` below 1
+tolerates it) is a passing testcase whose ``system-out`` says it failed and why: the file is
+green exactly when the exit code is 0. A testsuite's properties hold its group's figures and
+each finding of the group the run proposed, reopened or resolved (``finding <id>``: ``new:
+<check>``), when the findings ledger holds the run.
 
-A gate that failed fails the file too, whatever its trials did (a cost gate over trials that
-all passed, the A/B gate): a last ``testsuite`` named ``gates`` holds a testcase for the A/B
-gate when the run has one (classname ``gates``, name ``A/B <treatment> vs <baseline>``, passed
-or failed) and one failed testcase for each group whose gate failed over its scored trials
-(name ``<case>/<agent>/<condition>``), or where a gate evaluator failed in a trial that then
-ended in an error status, as the exit code counts a failed gate. A run whose exit code is not 0
-although no test says why (stopped before its first trial ended: nothing to show) gets a
-testcase ``run`` in ``gates`` with an ``error`` giving the exit code and its reason.
+A gate that failed fails the file too, whatever its trials did (a cost gate over trials that all
+passed, the A/B gate): a last ``testsuite`` named ``gates`` holds a testcase for the A/B gate
+when the run has one (classname ``gates``, name ``A/B <treatment> vs <baseline>``, passed or
+failed) and one failed testcase for each group whose gate failed over its scored trials (name
+``<case>/<agent>/<condition>``), or where a gate evaluator failed in a trial that then ended in
+an error status, as the exit code counts a failed gate. A run whose exit code is not 0 although
+no test says why (stopped before its first trial ended: nothing to show) gets a testcase ``run``
+in ``gates`` with an ``error`` giving the exit code and its reason.
 """
 
 from __future__ import annotations
