@@ -6,7 +6,9 @@ kind       said as                      recognised by
 ========== ============================ ===========================================
 quota      quota exhausted              "insufficient_quota", "credit balance", "billing"
 auth       authentication failed        401/403, the SDKs' AuthenticationError and
-                                        PermissionDeniedError, rejected-key phrases
+                                        PermissionDeniedError, rejected-key phrases,
+                                        a 400 naming an invalid key (Google's
+                                        "API_KEY_INVALID")
 rate-limit rate limited                 429, RateLimitError, "rate limit"
 overloaded provider overloaded          529, "overloaded"
 server     server error                 other 5xx, InternalServerError
@@ -193,7 +195,7 @@ def kind_of_sdk_error(exc: BaseException) -> FailureKind:
         return "rate-limit"
     if isinstance(exc, _sdk_class("APIConnectionError")):
         return "network"
-    if status in (401, 403):
+    if status in (401, 403) or (status == 400 and _names_invalid_key(raw)):
         return "auth"
     if status == 529:
         return "overloaded"
@@ -202,6 +204,17 @@ def kind_of_sdk_error(exc: BaseException) -> FailureKind:
     ):
         return "server"
     return "request"
+
+
+_INVALID_KEY_PHRASES = ("api_key_invalid", "api key not valid")
+"""How a provider that answers a refused key with a 400 says so: Google's Gemini endpoints
+(the OpenAI-compatible one included) reply ``400 INVALID_ARGUMENT`` with the reason
+``API_KEY_INVALID`` and the message "API key not valid", where others say 401 or 403."""
+
+
+def _names_invalid_key(raw: str) -> bool:
+    """Whether a 400's lowered body says the key was refused (not a malformed request)."""
+    return any(p in raw for p in _INVALID_KEY_PHRASES)
 
 
 def provider_error(exc: BaseException) -> ProviderError:

@@ -24,6 +24,8 @@ class Answers:
 
     get = 200
     post = 200
+    refusal: Any = None
+    """The body of a refusal, when not Anthropic's."""
     seen: list[tuple[str, str]] = []
 
 
@@ -58,14 +60,16 @@ class Handler(BaseHTTPRequestHandler):
         """Quiet."""
 
 
-def error(status: int) -> dict[str, Any]:
+def error(status: int) -> Any:
+    if Answers.refusal is not None:
+        return Answers.refusal
     kind = "authentication_error" if status == 401 else "permission_error"
     return {"type": "error", "error": {"type": kind, "message": "invalid x-api-key"}}
 
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    Answers.get, Answers.post, Answers.seen = 200, 200, []
+    Answers.get, Answers.post, Answers.refusal, Answers.seen = 200, 200, None, []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -110,6 +114,37 @@ def test_openai_refused_key_stops_too(server: str) -> None:
     models = RoleModels(refs={"workhorse": "openai/gpt-x"}, urls={"openai": server + "/v1"})
     with pytest.raises(ConfigError, match="the workhorse role .openai/gpt-x.: openai at"):
         check([models], {"OPENAI_API_KEY": KEY}, {})
+
+
+GEMINI_BAD_KEY = {
+    "error": {
+        "code": 400,
+        "message": "API key not valid. Please pass a valid API key.",
+        "status": "INVALID_ARGUMENT",
+        "details": [{"reason": "API_KEY_INVALID"}],
+    }
+}
+
+
+def test_gemini_s_400_for_a_bad_key_stops_like_a_401(server: str) -> None:
+    """Google's OpenAI-compatible endpoint refuses a key with a 400, not a 401 or 403."""
+    Answers.get, Answers.refusal = 400, GEMINI_BAD_KEY
+    models = RoleModels(refs={"judge": "openai/gemini-x"}, urls={"openai": server + "/v1"})
+    with pytest.raises(ConfigError) as caught:
+        check([models], {"OPENAI_API_KEY": KEY}, {})
+    said = str(caught.value)
+    assert "the judge role (openai/gemini-x): openai at" in said
+    assert "refused the key in OPENAI_API_KEY" in said and "authentication failed (400)" in said
+    assert Answers.seen == [("GET", "/v1/models")]
+
+
+def test_another_400_on_the_models_list_lets_the_run_go_on(server: str) -> None:
+    Answers.get = 400
+    Answers.refusal = {
+        "error": {"code": 400, "message": "Bad request", "status": "INVALID_ARGUMENT"}
+    }
+    models = RoleModels(refs={"judge": "openai/gemini-x"}, urls={"openai": server + "/v1"})
+    assert check([models], {"OPENAI_API_KEY": KEY}, {}) == []
 
 
 def test_a_taken_key_passes_with_one_request_per_provider(server: str) -> None:

@@ -130,6 +130,34 @@ def test_a_403_about_something_else_is_still_an_authentication_failure(server: s
     assert info.value.kind == "auth" and len(Script.seen) == 1
 
 
+GEMINI_BAD_KEY = {
+    "error": {
+        "code": 400,
+        "message": "API key not valid. Please pass a valid API key.",
+        "status": "INVALID_ARGUMENT",
+        "details": [{"reason": "API_KEY_INVALID"}],
+    }
+}
+
+
+def test_gemini_s_400_for_a_bad_key_is_an_authentication_failure(server: str) -> None:
+    """Google's OpenAI-compatible endpoint refuses a key with a 400: it was an "API error"."""
+    Script.replies = [(400, GEMINI_BAD_KEY)]
+    client = openai_client(server)
+    with pytest.raises(ProviderError) as info:
+        client.complete("s", "u", max_tokens=64, logprobs=True)
+    assert info.value.kind == "auth" and info.value.status == 400
+    assert str(info.value).startswith("authentication failed (400): ")
+    assert len(Script.seen) == 1  # neither retried nor asked again without logprobs
+
+
+def test_another_400_is_still_an_api_error(server: str) -> None:
+    Script.replies = [(400, {"error": {"message": "Invalid value for 'messages'."}})]
+    with pytest.raises(ProviderError) as info:
+        openai_client(server).complete("s", "u", max_tokens=64)
+    assert info.value.kind == "request"
+
+
 def test_an_openai_reply_cut_at_its_limit_before_any_text_is_a_failure_with_its_cost(
     server: str,
 ) -> None:
