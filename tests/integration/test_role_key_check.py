@@ -5,8 +5,11 @@ it run, a server that is down is only warned about."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Run, load_trial, single_run_dir, write_case
+from tests.integration.test_findings_resume import started
 
 KEY = "sk-ant-runcheck-" + "r" * 32
 VERDICT = {"score": 85, "confidenceLevel": 70, "rationale": "The notes cover the task."}
@@ -76,16 +80,29 @@ def anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         thread.join()
 
 
-def run(proctor: Run, tmp_path: Path) -> Any:
+def judged_suite(tmp_path: Path, repeats: int = 1, pause: int = 0) -> Path:
+    """A case judged by anthropic/claude-x (proctor.json's judge), each of its ``repeats``
+    pausing ``pause`` seconds before it writes the notes the judge reads."""
     cases = tmp_path / "cases"
+    turns: list[dict[str, Any]] = [{"shell": f"sleep {pause}"}] if pause else []
+    turns += [{"write": {"path": "NOTES.md", "content": "# Notes\n"}}, {"say": "Done."}]
     write_case(
         cases,
         "judged",
-        config={"evaluators": [{"use": "llm-judge", "rubric": "evaluation.md"}]},
-        plan={"turns": [{"write": {"path": "NOTES.md", "content": "# Notes\n"}}, {"say": "Done."}]},
+        config={
+            "repeats": repeats,
+            "timeoutSec": 60,
+            "evaluators": [{"use": "llm-judge", "rubric": "evaluation.md"}],
+        },
+        plan={"turns": turns},
     )
     (cases / "judged" / "evaluation.md").write_text("Score 0-100: do the notes explain it?\n")
     (tmp_path / "proctor.json").write_text(json.dumps({"models": {"judge": "anthropic/claude-x"}}))
+    return cases
+
+
+def run(proctor: Run, tmp_path: Path) -> Any:
+    cases = judged_suite(tmp_path)
     return proctor(
         "run",
         "--source",
@@ -143,3 +160,37 @@ def test_validate_checks_the_keys_only_when_asked(
     assert Provider.seen == []
     result = proctor(*args, str(tmp_path / "proctor.json"), "--check-keys")
     assert result.code == 2 and "refused the key" in result.err
+
+
+def test_a_resume_whose_judge_key_is_now_refused_stops_before_any_further_trial(
+    proctor: Run, tmp_path: Path, anthropic: str
+) -> None:
+    """A run stopped with Ctrl-C after its first trial, then resumed once the provider refuses
+    the judge's key: the resume checks the key first and stops (exit 2), running nothing."""
+    cases = judged_suite(tmp_path, repeats=2, pause=3)
+    out = tmp_path / "out"
+    argv = ("run", "--source", str(cases), "--out", str(out), "--concurrency", "1")
+    first = started(*argv, "--config", str(tmp_path / "proctor.json"))
+    deadline = time.monotonic() + 60
+    while not list(out.glob("run-*/trials/judged/*/*/1/trial.json")):
+        assert time.monotonic() < deadline and first.poll() is None
+        time.sleep(0.05)
+    time.sleep(0.5)  # (the second trial is under way, in its pause)
+    os.killpg(first.pid, signal.SIGINT)
+    _, err = first.communicate(timeout=60)
+    assert first.returncode == 130, err
+    run_dir = single_run_dir(out)
+    second = run_dir / "trials/judged/scripted/default/2/trial.json"
+    before = second.read_text() if second.exists() else None
+    assert before is None or json.loads(before)["reason"].startswith("interrupted"), before
+    journal = (run_dir / "journal.jsonl").read_text()
+
+    Provider.status, Provider.seen = 401, []
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 2, resumed.err
+    assert "the judge role (anthropic/claude-x): anthropic at" in resumed.err
+    assert "refused the key in ANTHROPIC_API_KEY" in resumed.err
+    assert KEY not in resumed.out + resumed.err
+    assert Provider.seen == ["GET /v1/models?limit=1"]  # the judge was never asked
+    assert (second.read_text() if second.exists() else None) == before  # nothing ran
+    assert (run_dir / "journal.jsonl").read_text() == journal  # not even resumed
