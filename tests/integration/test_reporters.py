@@ -344,3 +344,26 @@ def test_a_run_refused_before_its_first_trial_says_why_in_the_step_summary(
     summary.unlink()
     assert proctor("history", "--bogus").code == 2
     assert not summary.exists(), "another command writes no job summary"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (("eval", "--dir", "{tmp}"), "no evals folder"),
+        (("eval", "--bogus"), "No such option '--bogus'"),
+        (("record", "{tmp}/nosuch", "--workspace", "{tmp}"), "nosuch"),
+        (("record", "--bogus"), "No such option '--bogus'"),
+    ],
+)
+def test_eval_and_record_refused_say_why_in_the_step_summary_too(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...], said: str
+) -> None:
+    """They append their report there when they run, as `run` does: a refusal too."""
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = proctor(*(word.replace("{tmp}", str(tmp_path)) for word in argv))
+    assert result.code == 2, result.err
+    (sentence,) = [line for line in result.err.splitlines() if "error:" in line]
+    assert said in sentence
+    heading = f"## proctor {argv[0]}: exit 2"
+    assert summary.read_text() == f"{heading}\n\n{sentence.removeprefix('proctor: error: ')}\n"

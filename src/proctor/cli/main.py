@@ -124,18 +124,22 @@ def error(message: str) -> None:
     click.echo(f"proctor: error: {mask(message)}", err=True)
 
 
+SUMMARISED = ("run", "eval", "record")
+"""The commands that append their report to the CI's job summary, and so their refusal too."""
+
+
 def refused(message: str, argv: Sequence[str]) -> NoReturn:
-    """A user-fixable error: its sentence (see :func:`error`) and exit 2. A ``proctor run``
-    stopped so (a bad ``config.json``, an option) appends the sentence to the CI's job summary
-    too, as a run that ran appends its report there: a job summary left empty says nothing of
-    why the job failed."""
+    """A user-fixable error: its sentence (see :func:`error`) and exit 2. A ``proctor run``,
+    ``eval`` or ``record`` stopped so (a bad ``config.json``, an option) appends the sentence
+    to the CI's job summary too, as one that ran appends its report there: a job summary left
+    empty says nothing of why the job failed."""
     error(message)
-    run = [word for word in argv if not word.startswith("-")][:1] == ["run"]
-    if run and os.environ.get("GITHUB_STEP_SUMMARY"):
+    command = [word for word in argv if not word.startswith("-")][:1]
+    if command and command[0] in SUMMARISED and os.environ.get("GITHUB_STEP_SUMMARY"):
         from proctor.session.run import append_refusal_summary
         from proctor.util.masking import mask
 
-        append_refusal_summary(mask(message))
+        append_refusal_summary(mask(message), command[0])
     sys.exit(ExitCode.CONFIG_ERROR)
 
 

@@ -269,13 +269,14 @@ def append_step_summary(markdown: str, whole: str = "`suite.md` in the run folde
             )
 
 
-def append_refusal_summary(sentence: str) -> None:
-    """A run stopped for a reason the user can fix (exit 2: a bad ``config.json``, an option,
-    an unwritable folder), said in the CI's job summary as stderr says it (``sentence``,
-    masked): the summary of a run refused before its first trial would stay empty."""
+def append_refusal_summary(sentence: str, command: str = "run") -> None:
+    """A run (of ``proctor run``, ``eval`` or ``record``: ``command``) stopped for a reason the
+    user can fix (exit 2: a bad ``config.json``, an option, an unwritable folder), said in the
+    CI's job summary as stderr says it (``sentence``, masked): the summary of a run refused
+    before its first trial would stay empty."""
     from proctor.util.text import markdown_text
 
-    append_step_summary(f"## proctor run: exit 2\n\n{markdown_text(sentence)}")
+    append_step_summary(f"## proctor {command}: exit 2\n\n{markdown_text(sentence)}")
 
 
 def warn(message: str) -> None:
