@@ -398,3 +398,30 @@ def test_the_manifest_s_junit_file_is_its_runs_read_as_one_and_no_pair_writes_it
     root = ElementTree.parse(out / "junit.xml").getroot()
     assert [c.get("name") for c in root.iter("testcase")] == ["repeat 1", "repeat 2"] * 2
     assert not any(c.find("failure") is not None for c in root.iter("testcase"))
+
+
+def test_a_manifest_s_pairs_go_under_the_configuration_s_out_unless_out_is_given(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a plain run's results do: they went under ./proctor-results whatever proctor.json's
+    `out` said."""
+    make_case("t1", config=AB, plan=PLAN)
+    manifest = _planned(proctor, tmp_path, 2)
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"out": "from-config"}))
+    monkeypatch.chdir(tmp_path)
+    args = ("run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"))
+    ran = proctor(*args, "--config", str(config), "--reporter", "markdown,junit")
+    assert ran.code == 0, ran.err
+    assert [len(list((tmp_path / "from-config" / pair).glob("run-*"))) for pair in
+            ("pair-1", "pair-2")] == [1, 1]  # fmt: skip
+    assert (tmp_path / "from-config" / "junit.xml").is_file()
+    assert not (tmp_path / "proctor-results").exists()
+    # Again, with ./proctor.json found without --config: the finished pairs are kept there.
+    again = proctor(*args)
+    assert again.code == 0 and again.err.count("finished before, kept") == 2, again.err
+    # --out still wins.
+    out = proctor(*args, "--out", str(tmp_path / "given"))
+    assert out.code == 0, out.err
+    assert len(list((tmp_path / "given").glob("pair-*/run-*"))) == 2
+    assert not (tmp_path / "proctor-results").exists()

@@ -44,8 +44,21 @@ def run_manifest(
         )
     if isinstance(run_dirs, int):  # interrupted
         return run_dirs
-    junit = Path(overrides.out or "proctor-results") / "junit.xml" if "junit" in names else None
+    junit = results_base(config, overrides) / "junit.xml" if "junit" in names else None
     return _pooled(run_dirs, config, names, as_json, junit)
+
+
+def results_base(config: Path | None, overrides: CliOverrides) -> Path:
+    """The results directory the pairs' folders go under: ``--out``, else the configuration
+    file's ``out`` (``--config``, else ``./proctor.json``), else ``proctor-results``, as for
+    a plain run."""
+    from proctor.models.config import DEFAULT_OUT
+    from proctor.models.loading import load_top_config
+
+    if overrides.out:
+        return Path(overrides.out)
+    top, _ = load_top_config(config, Path.cwd())
+    return Path(top.out or DEFAULT_OUT)
 
 
 def _run_pairs(
@@ -66,7 +79,7 @@ def _run_pairs(
     from proctor.session.repeats import read_manifest
 
     plan_of = read_manifest(path)
-    base = Path(overrides.out or "proctor-results")
+    base = results_base(config, overrides)
     codes: list[int] = []
     run_dirs: list[Path] = []
     for entry in plan_of.runs:
