@@ -140,9 +140,11 @@ GEMINI_BAD_KEY = {
 }
 
 
-def test_gemini_s_400_for_a_bad_key_is_an_authentication_failure(server: str) -> None:
-    """Google's OpenAI-compatible endpoint refuses a key with a 400: it was an "API error"."""
-    Script.replies = [(400, GEMINI_BAD_KEY)]
+@pytest.mark.parametrize("body", [GEMINI_BAD_KEY, [GEMINI_BAD_KEY]])
+def test_gemini_s_400_for_a_bad_key_is_an_authentication_failure(server: str, body: Any) -> None:
+    """Google's OpenAI-compatible endpoint refuses a key with a 400 (its error alone, or in a
+    list): it was an "API error"."""
+    Script.replies = [(400, body)]
     client = openai_client(server)
     with pytest.raises(ProviderError) as info:
         client.complete("s", "u", max_tokens=64, logprobs=True)
