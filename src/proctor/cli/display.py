@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import sys
@@ -9,6 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
+from proctor.cli.signals import drop_output
 from proctor.errors import ConfigError
 from proctor.execute.events import (
     RunEvent,
@@ -50,7 +52,12 @@ class PlainProgress:
         self.said = clock()
 
     def _print(self, line: str) -> None:
-        print(line, file=self.stream, flush=True)
+        try:
+            print(line, file=self.stream, flush=True)
+        except OSError as exc:  # the terminal closed (SIGHUP): the run stops all the same
+            if exc.errno not in (errno.EPIPE, errno.EIO):
+                raise
+            drop_output(self.stream)
         self.said = self.clock()
 
     def __call__(self, event: RunEvent) -> None:

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from proctor._version import __version__
-from proctor.cli.signals import terminate_as_interrupt
+from proctor.cli.signals import echo_unless_gone, terminate_as_interrupt
 from proctor.exit_codes import ExitCode, short_legend
 from proctor.util.text import SHOWN
 
@@ -121,7 +121,7 @@ def error(message: str) -> None:
     holds may be one)."""
     from proctor.util.masking import mask
 
-    click.echo(f"proctor: error: {mask(message)}", err=True)
+    echo_unless_gone(f"proctor: error: {mask(message)}", err=True)  # the terminal may be gone
 
 
 SUMMARISED = ("run", "eval", "record")

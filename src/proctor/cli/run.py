@@ -18,6 +18,7 @@ from proctor.cli.options import (
     role_models,
     source_option,
 )
+from proctor.cli.signals import echo_unless_gone
 from proctor.models.base import MAX_TIMEOUT_SEC
 from proctor.util.masking import mask
 from proctor.util.text import one_line
@@ -383,14 +384,17 @@ def command(
         return _repeat_check(plan, request, repeat_check, recorded, mirror, budget, as_json)
     result = run_plan(plan, request, [make_display(mirror), CostWarnings(budget)])
     # One document on stdout; each reporter named writes its file into the run folder.
-    click.echo(result.outputs[printed(names, as_json)], nl=False)
-    click.echo(f"proctor: results in {result.paths.root}", err=True)
-    click.echo(
+    # A terminal closed (SIGHUP) takes stdout and stderr with it: the run still ends as it was.
+    echo_unless_gone(result.outputs[printed(names, as_json)], nl=False)
+    echo_unless_gone(f"proctor: results in {result.paths.root}", err=True)
+    echo_unless_gone(
         f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
         err=True,
     )
     if result.left:
-        click.echo(f"proctor: `proctor run --resume {result.paths.root}` finishes it", err=True)
+        echo_unless_gone(
+            f"proctor: `proctor run --resume {result.paths.root}` finishes it", err=True
+        )
     return result.suite.exit_code
 
 
@@ -487,13 +491,13 @@ def _resume(
 
     warnings = CostWarnings(budget, spent=_spent_before(run_dir) if budget else 0.0)
     result, kept = resume_run(run_dir, names, [make_display(False), warnings])
-    click.echo(result.outputs[printed(names or result.reporters, as_json)], nl=False)
+    echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
     left = f", {result.left} left for another --resume" if result.left else ""
-    click.echo(
+    echo_unless_gone(
         f"proctor: resumed {result.paths.root}: {kept} kept, {result.ended_now} run now{left}",
         err=True,
     )
-    click.echo(
+    echo_unless_gone(
         f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
         err=True,
     )

@@ -1,7 +1,9 @@
-"""SIGTERM (a CI cancel, ``timeout``, a process manager) stops any command the way Ctrl-C does."""
+"""SIGTERM (a CI cancel, ``timeout``, a process manager) and SIGHUP (the terminal closed, an
+ssh session dropped) stop any command the way Ctrl-C does."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -17,8 +19,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM raises KeyboardInterrupt, as Ctrl-C does: the command cleans
-    up (finished trials are kept, the processes it started are stopped) and exits 130.
+    """Within the block, SIGTERM and SIGHUP raise KeyboardInterrupt, as Ctrl-C does: the
+    command cleans up (finished trials are kept, the processes it started are stopped) and
+    exits 130. A SIGHUP ignored when the block begins (``nohup proctor …``) stays ignored.
 
     An interrupted run ignores both signals while it stops cleanly, and they stay ignored until
     proctor exits: a second Ctrl-C must not cut the exit short. Otherwise SIGTERM's handler is
@@ -28,15 +31,18 @@ def terminate_as_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _interrupt)}
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # under nohup it stays ignored
+        previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, _interrupt)
     hook = sys.unraisablehook
     sys.unraisablehook = _lost_interrupt
     try:
         yield
     finally:
         sys.unraisablehook = hook
-        if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            if signal.getsignal(number) != signal.SIG_IGN:
+                signal.signal(number, handler)
 
 
 def _lost_interrupt(unraisable: Any) -> None:
@@ -53,3 +59,34 @@ def _lost_interrupt(unraisable: Any) -> None:
         except KeyboardInterrupt:
             continue  # another signal landed while the timer's thread started: send again
         return
+
+
+_GONE = frozenset({errno.EPIPE, errno.EIO})
+"""A pipe's reader that left, a terminal that was closed (after SIGHUP its writes fail)."""
+
+
+def echo_unless_gone(message: str, *, err: bool = False, nl: bool = True) -> None:
+    """``click.echo``, save that a stream that is gone (the terminal closed, the reader of a
+    pipe left) stops nothing: what is written to it from here on is dropped, and the command
+    ends as it would have (a run stopped by SIGHUP: exit 130, its records written)."""
+    import click
+
+    try:
+        click.echo(message, err=err, nl=nl)
+    except OSError as exc:
+        if exc.errno not in _GONE:
+            raise
+        drop_output(sys.stderr if err else sys.stdout)
+
+
+def drop_output(stream: Any) -> None:
+    """Send what is written to ``stream`` from here on (and what its buffer holds) nowhere."""
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError):
+        return
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)

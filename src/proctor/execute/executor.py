@@ -119,7 +119,7 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, saved)
 
 
-HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def _swallow(signum: int, frame: FrameType | None) -> None:
@@ -132,6 +132,8 @@ def _swallow(signum: int, frame: FrameType | None) -> None:
 def _swallow_stop_signals() -> None:
     signal.signal(signal.SIGINT, _swallow)
     signal.signal(signal.SIGTERM, _swallow)
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # nohup's stays ignored
+        signal.signal(signal.SIGHUP, _swallow)
 
 
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
@@ -202,6 +204,10 @@ def _worker(
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _raise_interrupted)
     signal.signal(signal.SIGTERM, _raise_interrupted)
+    # SIGHUP (the terminal closed: its whole process group is hung up) stops the trial as
+    # SIGTERM does, unless proctor was started under nohup.
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _raise_interrupted)
     # Registered last, so its "before" runs first and its "after" last of all the callbacks.
     os.register_at_fork(
         before=_fork_starts,

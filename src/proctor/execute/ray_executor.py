@@ -125,7 +125,7 @@ def connected(ray: ModuleType, address: str | None) -> Iterator[None]:
     check_reachable(address)
     # Ray's driver installs its own handlers (SIGTERM would dump a stack and kill proctor):
     # the run's stop signals stay the caller's, so that they stop the run cleanly.
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
     except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
@@ -208,6 +208,7 @@ class _Loop:
                 self.outcome.interrupted = True
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                signal.signal(signal.SIGHUP, signal.SIG_IGN)
                 self._stop_tasks()
         emit(self.subscribers, RunFinished(self.outcome.count, self.outcome.interrupted))
         return self.outcome

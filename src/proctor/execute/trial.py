@@ -36,7 +36,7 @@ from proctor.util.jsonl import last_json_object
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import kill_descendants, kill_marked
 
-STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def _block_stop_signals() -> bool:

@@ -105,4 +105,5 @@ def start_worker() -> None:
     (one sent since the fork ends the worker here); and Ctrl-C is the parent's to handle."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a hang-up too: the parent stops the pool
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})

@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Ctrl-C, SIGTERM and SIGHUP (the terminal closed, an ssh session dropped): each stops a run."""
 
 
 @contextmanager

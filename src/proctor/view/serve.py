@@ -195,12 +195,18 @@ def serve(
     # uvicorn stops gracefully on SIGINT and SIGTERM, then raises the signal again with the
     # handler it found: this one turns SIGTERM into the same clean stop as Ctrl-C.
     previous = signal.signal(signal.SIGTERM, _stop)
+    # SIGHUP (the terminal closed), which uvicorn leaves alone, stops it as SIGTERM does.
+    hangup = signal.getsignal(signal.SIGHUP)
+    if hangup is not signal.SIG_IGN:  # under nohup it stays ignored
+        signal.signal(signal.SIGHUP, lambda _n, frame: server.handle_exit(signal.SIGTERM, frame))
     try:
         server.run(sockets=[sock])
     except (KeyboardInterrupt, _Stopped):
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if hangup is not None:
+            signal.signal(signal.SIGHUP, hangup)
         sock.close()
         playground = app.state.playground
         if playground.active():

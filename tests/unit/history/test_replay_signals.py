@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import signal
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -14,7 +15,7 @@ from proctor.history.replay import _start_worker
 
 @pytest.fixture
 def restored() -> Iterator[None]:
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     collecting = gc.isenabled()
     yield
     for s, handler in saved.items():
@@ -49,6 +50,32 @@ def test_a_command_gives_back_sigterm_and_leaves_an_interrupted_run_s_signals_ig
         raise KeyboardInterrupt
     assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+
+
+def test_a_worker_leaves_a_hang_up_to_the_parent(restored: None) -> None:
+    """The terminal closed hangs up the whole group: the command stops the pool itself."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    _start_worker()
+    assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+
+
+def test_a_hang_up_stops_a_command_as_sigterm_does(restored: None) -> None:
+    """SIGHUP (the terminal closed, an ssh session dropped) raises KeyboardInterrupt, as
+    SIGTERM does: ``proctor history`` and every other command stop cleanly, exit 130. Under
+    ``nohup`` (SIGHUP ignored from the start) it stays ignored."""
+    import os
+
+    from proctor.cli.signals import terminate_as_interrupt
+
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    with pytest.raises(KeyboardInterrupt), terminate_as_interrupt():
+        os.kill(os.getpid(), signal.SIGHUP)
+        for _ in range(100):
+            time.sleep(0.01)
+    assert signal.getsignal(signal.SIGHUP) == signal.SIG_DFL
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    with terminate_as_interrupt():
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
 
 
 LATE_WORKER = """
