@@ -165,13 +165,58 @@ def test_a_server_crashing_in_a_call_is_one_sentence_not_its_traceback(
     script.write_text(CRASH_IN_A_CALL, encoding="utf-8")
     result = evaluate(proctor, sys.executable, str(script), extra=("--env", "CRASH_KEY"))
     assert result.code == 3
-    assert result.err.strip().count("\n") == 0, result.err
-    assert "Traceback" not in result.err and 'File "' not in result.err
-    assert (
-        "the memory server exited during tool 'remember' (seeding note atlas-port-old); the "
-        "last line of its stderr: RuntimeError: index corrupted, key ***"
-    ) in result.err
-    assert "sk-crash-key-5e55b1d7f0" not in result.err
+    sentence, header, *quoted = result.err.strip().splitlines()
+    assert sentence == (
+        "proctor: error: the memory server exited during tool 'remember' (seeding note "
+        "atlas-port-old); the last line of its stderr: RuntimeError: index corrupted, key ***"
+    ), result.err
+    # Under it, the server's own stderr (its traceback), set apart; none of proctor's.
+    assert header == "proctor: the end of the memory server's stderr:"
+    assert all(line.startswith("  | ") for line in quoted), result.err
+    assert quoted[0] == "  | Traceback (most recent call last):"
+    assert quoted[-1] == "  | RuntimeError: index corrupted, key ***"
+    assert "sk-crash-key-5e55b1d7f0" not in result.err + result.out
+    assert result.json()["serverStderr"].endswith("RuntimeError: index corrupted, key ***")
+
+
+CRASH_WITH_A_LOG = """
+import os, sys
+for n in range(int(os.environ.get("LINES", "3"))):
+    print(f"loading shard {n}", file=sys.stderr)
+print("fatal: index corrupted, token " + os.environ["CRASH_KEY"], file=sys.stderr)
+sys.exit(1)
+"""
+
+
+@pytest.mark.parametrize("lines", [3, 5000])
+def test_a_crashed_server_s_stderr_is_shown_under_the_sentence_bounded_and_masked(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: int
+) -> None:
+    """The scratch folder that held the server's stderr is removed: its end (4 KB at most,
+    from a line's start) is shown under the sentence, and under ``serverStderr`` in --json."""
+    monkeypatch.setenv("CRASH_KEY", "sk-crash-key-77aa0c3e1b")
+    monkeypatch.setenv("LINES", str(lines))
+    script = tmp_path / "crash.py"
+    script.write_text(CRASH_WITH_A_LOG, encoding="utf-8")
+    result = evaluate(
+        proctor, sys.executable, str(script), extra=("--env", "CRASH_KEY", "--env", "LINES")
+    )
+    assert result.code == 3, result.err
+    assert "sk-crash-key-77aa0c3e1b" not in result.err + result.out
+    assert "proctor: the end of the memory server's stderr:\n" in result.err
+    assert result.err.rstrip().endswith("  | fatal: index corrupted, token ***")
+    shown = result.json()
+    assert shown["error"].startswith("the memory server exited before it answered")
+    tail = shown["serverStderr"]
+    assert tail.endswith("fatal: index corrupted, token ***")
+    assert len(tail) <= 4096
+    first = tail.splitlines()[0]
+    assert first.startswith("loading shard ")  # a whole line
+    if lines == 3:
+        assert first == "loading shard 0"
+    else:
+        assert "  | loading shard 0\n" not in result.err
+        assert len(tail) > 3900  # as much as the bound allows
 
 
 def test_a_tool_error_is_exit_3(proctor: Run, tmp_path: Path) -> None:

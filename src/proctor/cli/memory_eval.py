@@ -164,7 +164,15 @@ def command(
     try:
         returned = collect_results(target, mapping, data, k, timeout, passed)
     except MemoryServerError as exc:
-        click.echo(f"proctor: error: {command_masked(str(exc))}", err=True)
+        sentence = command_masked(str(exc))
+        tail = command_masked(exc.stderr_tail)
+        click.echo(f"proctor: error: {sentence}", err=True)
+        if tail:  # the server's own words (a traceback, a log line) under the sentence
+            click.echo("proctor: the end of the memory server's stderr:", err=True)
+            click.echo("".join(f"  | {line}\n" for line in tail.splitlines()), err=True, nl=False)
+        if as_json:
+            error = {"error": sentence, "serverStderr": tail or None}
+            click.echo(json.dumps(error, indent=2))
         return SERVER_ERROR
     record = score_run(
         data,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
@@ -26,10 +27,15 @@ from mcp_types import CallToolResult, TextContent
 from proctor.addons.memory.adapter import ResultMapping, follow
 from proctor.errors import ProctorError
 from proctor.util.cutting import masked_head
+from proctor.util.masking import MASK, mask, registered_secrets
 
 
 class MemoryServerError(ProctorError):
     """The memory server could not be started, or a tool call failed (exit 3)."""
+
+    stderr_tail: str = ""
+    """The end of what a server started by command wrote to its stderr (at most
+    :data:`STDERR_TAIL_CHARS`, from a line's start, masked); "" when it wrote nothing."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,50 @@ def server_log_tail(log: Path | None) -> str:
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     last = next((line.strip() for line in reversed(lines) if line.strip()), "")
     return f"; the last line of its stderr: {masked_head(last, 300)}" if last else ""
+
+
+STDERR_TAIL_CHARS = 4096
+"""How much of the end of a failed server's stderr is shown (the scratch folder holding all
+of it is removed)."""
+
+
+def server_stderr_tail(log: Path | None, limit: int = STDERR_TAIL_CHARS) -> str:
+    """The last ``limit`` characters of the server's stderr, masked whole before the cut (a key
+    its logger wrapped over two lines too), from a line's start (but for a last line longer
+    than ``limit``, whose end is all it shows); "" when it wrote nothing or left no log."""
+    if log is None:
+        return ""
+    try:
+        with log.open("rb") as fh:
+            size = fh.seek(0, 2)
+            start = max(size - 16 * limit, 0)  # ample for masking, bounded however large
+            fh.seek(start)
+            data = fh.read()
+    except OSError:
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    if start:  # the first line read may be cut: begin at the next one
+        text = text.partition("\n")[2]
+    # Masked whole before the cut, a key a logger wrapped over two lines too.
+    masked = _wrapped_masked(mask(text.rstrip()))
+    tail = masked[-limit:]
+    if len(tail) < len(masked) and "\n" in tail:
+        tail = tail.partition("\n")[2]
+    return tail.strip("\n")
+
+
+_WRAP = r"(?:[ \t]*\r?\n[ \t]*)?"
+"""What a logger that wraps its lines into columns (``rich``'s, the MCP SDK's) may put
+between two characters of a key: blanks, a line break, the next line's indent."""
+
+
+def _wrapped_masked(text: str) -> str:
+    """``text`` with every registered key that a line break splits masked; the mask keeps
+    the line breaks, so the lines stay lines."""
+    for secret in sorted(registered_secrets(), key=len, reverse=True):
+        pattern = _WRAP.join(re.escape(c) for c in secret)
+        text = re.sub(pattern, lambda m: MASK + "\n" * m.group().count("\n"), text)
+    return text
 
 
 @asynccontextmanager

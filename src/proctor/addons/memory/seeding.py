@@ -26,6 +26,7 @@ from proctor.addons.memory.client import (
     open_session,
     result_ids,
     server_log_tail,
+    server_stderr_tail,
 )
 from proctor.addons.memory.dataset import Dataset, Note
 from proctor.errors import ConfigError, ProctorError
@@ -120,7 +121,10 @@ def collect_results(
         try:
             return anyio.run(run.all)
         except BaseException as exc:
-            raise _translate(exc, scratch) from exc
+            error = _translate(exc, scratch)
+            if isinstance(error, MemoryServerError):  # read before the scratch folder goes
+                error.stderr_tail = server_stderr_tail(scratch.log)
+            raise error from exc
 
 
 def _leaves(exc: BaseException) -> Iterator[BaseException]:
