@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from proctor.util.masking import mask
+
 BRANCH = "|"
 """The start of a tag that names a branch of a union (``Tag("|object")``): pydantic puts it in
 an error's place, and a sentence leaves it out, since the user wrote no such key."""
@@ -143,7 +145,8 @@ def json_kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
+        # Masked before it is cut: a key cut in two is no longer the key the output masks.
+        text = mask(json.dumps(value, ensure_ascii=False))
         return "the string " + (text if len(text) <= 60 else text[:56] + '..."')
     if isinstance(value, int | float):
         return _short(value)
@@ -208,7 +211,7 @@ def json_text(value: Any, limit: int = 60) -> str:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except ValueError:  # a structure that holds itself: not from a JSON file
         text = str(value)
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = mask(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # before the cut
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -371,3 +371,23 @@ def test_a_message_spells_values_as_json_in_proctors_words(
         model.model_validate(config)
     message = describe_validation_error("f.json", info.value, model)
     assert message == f"f.json: {expected}"
+
+
+def test_a_long_value_holding_a_key_is_masked_before_it_is_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A value shown cut to its first characters is masked first: cut, the key's first 55
+    characters were no longer the key the output masks, and were printed (and appended to a
+    CI's job summary) in the clear."""
+    from proctor.util import masking
+
+    key = "sk-ant-api03-" + "k" * 80
+    monkeypatch.setattr(masking, "_SECRETS", {key})
+    for value in (key, key + " and more"):
+        message = case_error({"timeoutSec": value})
+        assert "kkkkk" not in message
+        assert 'got the string "***' in message
+        assert "kkkkk" not in case_error({"repeats": [value]})
+    from proctor.models.errors_format import json_text
+
+    assert json_text(key) == '"***"'
