@@ -194,3 +194,24 @@ def test_a_resume_whose_judge_key_is_now_refused_stops_before_any_further_trial(
     assert Provider.seen == ["GET /v1/models?limit=1"]  # the judge was never asked
     assert (second.read_text() if second.exists() else None) == before  # nothing ran
     assert (run_dir / "journal.jsonl").read_text() == journal  # not even resumed
+
+
+def test_validate_check_keys_speaks_of_no_run(
+    proctor: Run, tmp_path: Path, anthropic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``validate`` runs nothing: its refusal and its warning say neither "before any trial"
+    nor "the run goes on"."""
+    Provider.status = 401
+    run(proctor, tmp_path)  # (writes the case; refused)
+    args = ("validate", "--source", str(tmp_path / "cases"), "--config")
+    result = proctor(*args, str(tmp_path / "proctor.json"), "--check-keys")
+    assert result.code == 2 and "refused the key" in result.err
+    assert "trial)" not in result.err, result.err
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{sock.getsockname()[1]}"  # nothing listens on it
+    monkeypatch.setenv("PROCTOR_ANTHROPIC_BASE_URL", down)
+    result = proctor(*args, str(tmp_path / "proctor.json"), "--check-keys")
+    assert result.code == 0, result.err
+    assert f"the key for anthropic at {down} could not be checked (" in result.err
+    assert "run" not in result.err.split("could not be checked", 1)[1], result.err

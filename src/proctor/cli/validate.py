@@ -92,6 +92,7 @@ def command(
                 plan.trials,
                 Path.cwd(),
                 lambda message: click.echo(f"proctor: warning: {message}", err=True),
+                before_run=False,
             )
         except ConfigError as exc:
             problems.append(str(exc))

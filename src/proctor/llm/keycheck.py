@@ -66,9 +66,11 @@ def check_role_keys(
     dotenv: Mapping[str, str],
     warn: Callable[[str], None],
     timeout: float = CHECK_TIMEOUT_SEC,
+    before_run: bool = True,
 ) -> None:
     """Check each provider's key with one request; a refused one raises a ConfigError (every
-    refused provider in one sentence), a provider that cannot be reached is ``warn``-ed."""
+    refused provider in one sentence), a provider that cannot be reached is ``warn``-ed.
+    ``before_run`` False (``validate --check-keys``): the sentences speak of no run."""
     refused: list[str] = []
     for endpoint in endpoints(models):
         key, _looked = resolve_key(endpoint.provider, env, dotenv)
@@ -85,12 +87,15 @@ def check_role_keys(
                 "there, or choose another model for the role"
             )
         elif failure.kind == "network":
+            before, goes_on = (" before the run", "; the run goes on") if before_run else ("", "")
             warn(
-                f"the key for {endpoint.provider} at {where} could not be checked before the "
-                f"run ({failure}); the run goes on"
+                f"the key for {endpoint.provider} at {where} could not be checked{before} "
+                f"({failure}){goes_on}"
             )
     if refused:
-        raise ConfigError("; ".join(refused) + " (checked before any trial)")
+        raise ConfigError(
+            "; ".join(refused) + (" (checked before any trial)" if before_run else "")
+        )
 
 
 def _check(endpoint: Endpoint, key: str, timeout: float) -> ProviderError | None:

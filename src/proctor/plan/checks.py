@@ -124,16 +124,21 @@ def preflight_problems(trials: Iterable[TrialSpec]) -> list[str]:
     return list(problems.values())
 
 
-def check_keys(trials: Iterable[TrialSpec], cwd: Path, warn: Callable[[str], None]) -> None:
+def check_keys(
+    trials: Iterable[TrialSpec], cwd: Path, warn: Callable[[str], None], before_run: bool = True
+) -> None:
     """The keys of proctor's own roles (the judge, the answering and classifying models) are
     not refused by their providers: one cheap request each before any trial; a refused key is
-    a ConfigError (exit 2), a provider that cannot be reached is ``warn``-ed and let pass."""
+    a ConfigError (exit 2), a provider that cannot be reached is ``warn``-ed and let pass.
+    ``before_run`` False: ``validate --check-keys``, whose sentences speak of no run."""
     from proctor.llm.keycheck import check_role_keys
     from proctor.llm.secrets import environment, load_dotenv
 
     models = {spec.roles.model_dump_json(): spec.roles for spec in trials if spec.roles}
     if models:
-        check_role_keys(models.values(), environment(), load_dotenv(cwd), warn)
+        check_role_keys(
+            models.values(), environment(), load_dotenv(cwd), warn, before_run=before_run
+        )
 
 
 def writable_problem(folder: Path, what: str) -> str | None:
