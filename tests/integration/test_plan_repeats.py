@@ -425,3 +425,28 @@ def test_a_manifest_s_pairs_go_under_the_configuration_s_out_unless_out_is_given
     assert out.code == 0, out.err
     assert len(list((tmp_path / "given").glob("pair-*/run-*"))) == 2
     assert not (tmp_path / "proctor-results").exists()
+
+
+def test_a_manifest_stopped_with_exit_2_leaves_a_red_junit_file_not_an_earlier_green_one(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("t1", config={**AB, "evaluators": []}, plan=PLAN)
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "m.json"
+    planned = ("plan-repeats", "--goal-labels", str(labels), "--pairs", "1")
+    assert proctor(*planned, "--output", str(manifest)).code == 0
+    out = tmp_path / "out"
+    argv = ("run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"))
+    argv += ("--out", str(out), "--reporter", "junit")
+    assert proctor(*argv).code == 0
+    root = ElementTree.parse(out / "junit.xml").getroot()
+    assert root.get("errors") == "0" and root.get("failures") == "0"
+    # The same --out for another plan: refused, and the file says so rather than the last one.
+    other = proctor(*argv, "--timeout", "99")
+    assert other.code == 2 and "of another plan (" in other.err, other.err
+    root = ElementTree.parse(out / "junit.xml").getroot()
+    assert root.get("errors") == "1", ElementTree.tostring(root)
+    (error,) = root.iter("error")
+    assert (error.get("message") or "").startswith("exit 2: ")
+    assert "of another plan (" in (error.get("message") or "")

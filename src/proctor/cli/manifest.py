@@ -35,17 +35,41 @@ def run_manifest(
     the JUnit file of them all is ``<out>/junit.xml``, and no pair writes its own: judged over
     that pair alone, it could be red when the exit code is 0 (or green when it is not), and a
     CI reading every ``junit.xml`` under the results would show it."""
+    from proctor.errors import ProctorError
     from proctor.session.run import step_summary_held
 
     pair_names = tuple(name for name in names if name != "junit")
-    with step_summary_held():
-        run_dirs = _run_pairs(
-            path, source, config, overrides, pair_names, budget, executor, ray_address
-        )
-    if isinstance(run_dirs, int):  # interrupted
-        return run_dirs
     junit = results_base(config, overrides) / "junit.xml" if "junit" in names else None
+    if junit is not None:  # an earlier manifest's file never stands for this one
+        junit.unlink(missing_ok=True)
+    try:
+        with step_summary_held():
+            run_dirs = _run_pairs(
+                path, source, config, overrides, pair_names, budget, executor, ray_address
+            )
+    except ProctorError as exc:  # exit 2
+        _stopped_junit(junit, path, 2, str(exc))
+        raise
+    if isinstance(run_dirs, int):  # interrupted
+        why = "interrupted; the same command again finishes the manifest"
+        _stopped_junit(junit, path, run_dirs, why)
+        return run_dirs
     return _pooled(run_dirs, config, names, as_json, junit)
+
+
+def _stopped_junit(junit: Path | None, path: Path, code: int, reason: str) -> None:
+    """The manifest's JUnit file, when one is asked for, of a manifest stopped with ``code``
+    before its runs could be read as one: an error, as the exit code is not 0."""
+    if junit is None:
+        return
+    from proctor.models.io import write_text_atomic
+    from proctor.report.junit import render_stopped
+
+    try:
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(junit, mask(render_stopped(str(path), code, reason)))
+    except OSError:
+        return  # (an unwritable results folder: the sentence on stderr says so)
 
 
 def results_base(config: Path | None, overrides: CliOverrides) -> Path:

@@ -211,3 +211,18 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         node.attrib = {k: _xml_text(v) or "" for k, v in node.attrib.items()}
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def render_stopped(name: str, exit_code: int, reason: str) -> str:
+    """A JUnit document for what stopped with ``exit_code`` before it had a report to show
+    (``run --manifest`` refused, or interrupted before its last pair): the ``gates`` suite's
+    testcase ``run``, with an ``error`` giving the exit code and ``reason``, so that a CI's
+    test view is red, as the exit code is, rather than empty or an earlier file's."""
+    tally = {"tests": "1", "failures": "0", "errors": "1", "skipped": "0", "time": "0.000"}
+    root = ET.Element("testsuites", {"name": f"proctor {name}", **tally})
+    suite = ET.SubElement(root, "testsuite", {"name": "gates", **tally})
+    case = ET.SubElement(suite, "testcase", classname="gates", name="run", time="0.000")
+    message = _xml_text(f"exit {exit_code}: {reason}") or ""
+    ET.SubElement(case, "error", message=message, type="run").text = message
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
