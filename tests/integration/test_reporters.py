@@ -4,6 +4,7 @@ with a JUnit library, and the Markdown summary appended to GitHub's step summary
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -338,7 +339,11 @@ def test_a_run_refused_before_its_first_trial_says_why_in_the_step_summary(
     (sentence,) = [line for line in result.err.splitlines() if "error:" in line]
     said = sentence.removeprefix("proctor: error: ")
     assert "field 'repeats'" in said and "sk-ant-refused" not in said
-    assert summary.read_text() == f"## proctor run: exit 2\n\n{said}\n"
+    # As stderr says it, what Markdown would read as markup escaped: the test folder's "_"s
+    # (a pair of them would start emphasis) are shown as written.
+    shown = summary.read_text()
+    assert shown.startswith("## proctor run: exit 2\n\n") and "_" in said
+    assert "\\_" in shown and re.sub(r"\\(.)", r"\1", shown.split("\n\n", 1)[1]) == said + "\n"
     usage = proctor("run", "--bogus")
     assert usage.code == 2 and "No such option '--bogus'" in summary.read_text()
     summary.unlink()

@@ -274,9 +274,9 @@ def append_refusal_summary(sentence: str, command: str = "run") -> None:
     user can fix (exit 2: a bad ``config.json``, an option, an unwritable folder), said in the
     CI's job summary as stderr says it (``sentence``, masked): the summary of a run refused
     before its first trial would stay empty."""
-    from proctor.util.text import markdown_text
+    from proctor.util.text import markdown_literal
 
-    append_step_summary(f"## proctor {command}: exit 2\n\n{markdown_text(sentence)}")
+    append_step_summary(f"## proctor {command}: exit 2\n\n{markdown_literal(sentence)}")
 
 
 def warn(message: str) -> None:

@@ -58,6 +58,29 @@ def markdown_text(text: str) -> str:
     return "".join([*parts, _TAG_START.sub(r"\\<", text[last:])])
 
 
+_INLINE_MARKUP = re.compile(r"[\\*_~\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|^[ ]{0,3}[#>]", re.M)
+"""What Markdown would read as markup in a sentence: emphasis and strike-through marks, link
+brackets, a backslash (which would escape what follows it), a tag's ``<``, an entity's ``&``,
+and a heading's ``#`` or a quote's ``>`` at a line's start."""
+
+
+def markdown_literal(text: str) -> str:
+    """``text``, a sentence proctor wrote, shown as written where Markdown is rendered (a CI's
+    job summary): what Markdown would read as markup is escaped with a backslash (``\\*``: a
+    glob's ``*`` is no emphasis, ``__init__`` no bold), outside code spans, which show their
+    text as it is and are left as they are (the sentence's own `` `proctor …` ``)."""
+    parts, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [_INLINE_MARKUP.sub(_backslashed, text[last : span.start()]), span.group()]
+        last = span.end()
+    return "".join([*parts, _INLINE_MARKUP.sub(_backslashed, text[last:])])
+
+
+def _backslashed(match: re.Match[str]) -> str:
+    found = match.group()
+    return found[:-1] + "\\" + found[-1]
+
+
 def without_noise(value: float) -> float:
     """A computed figure to twelve significant digits: the last bits a float's own rounding
     leaves (2.9875000000000007 for 2.9875, 2.1450000000000014 for 12.345 - 10.2) are not

@@ -73,3 +73,25 @@ def test_a_pass_at_k_table_shows_some_ks_and_the_largest() -> None:
         "1", "2", "3", "5", "10", "20", "50", "100", "120",
     ]  # fmt: skip
     assert some_ks(["1", "2", "3", "4"]) == ["1", "2", "3", "4"]  # a few: every one
+
+
+@pytest.mark.parametrize(
+    ("sentence", "shown"),
+    [
+        ("must: '*.py' and '*_test.py'", "must: '\\*.py' and '\\*\\_test.py'"),
+        ("case __init__ ~x~ [a](b)", "case \\_\\_init\\_\\_ \\~x\\~ \\[a\\](b)"),
+        ("<b>x</b> &amp; C:\\dir", "\\<b>x\\</b> \\&amp; C:\\\\dir"),
+        ("# not a heading\n> nor a quote", "\\# not a heading\n\\> nor a quote"),
+        (
+            "run `proctor plan-repeats --conditions A,B` *now*",
+            "run `proctor plan-repeats --conditions A,B` \\*now\\*",
+        ),
+        ("plain sentence: 3 < 4", "plain sentence: 3 < 4"),
+    ],
+)
+def test_markdown_literal_escapes_what_markdown_would_read_as_markup(
+    sentence: str, shown: str
+) -> None:
+    from proctor.util.text import markdown_literal
+
+    assert markdown_literal(sentence) == shown
