@@ -12,12 +12,13 @@ is said once per provider, other answers are let pass.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import proctor.llm.providers  # noqa: F401 - registers the provider classes
 from proctor.errors import ConfigError
-from proctor.llm.client import PROVIDER_CLASSES
+from proctor.llm.client import PROVIDER_CLASSES, Provider
 from proctor.llm.failures import ProviderError
 from proctor.llm.refs import KEYLESS, ModelRef, parse_ref
 from proctor.llm.secrets import key_source, resolve_key
@@ -99,9 +100,41 @@ def check_role_keys(
 
 
 def _check(endpoint: Endpoint, key: str, timeout: float) -> ProviderError | None:
-    """What went wrong with the key's check, or None when nothing did."""
-    ref = endpoint.models[0]
-    provider = PROVIDER_CLASSES[endpoint.provider](ref, key, endpoint.url, "key-check")
+    """What went wrong with the key's check, or None when nothing did; within ``timeout``
+    seconds in all. The client's own timeout bounds each step (the connection, each read),
+    not the whole: a server that trickles its answer, a byte at a time, would hold the run
+    for as long as it kept sending. So the check runs in a thread of its own; when it has not
+    answered in time its connections are closed and it is left to end (a daemon)."""
+    provider = PROVIDER_CLASSES[endpoint.provider](
+        endpoint.models[0], key, endpoint.url, "key-check"
+    )
+    outcome: list[ProviderError | None] = []
+    raised: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            outcome.append(_ask(provider, timeout))
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=ask, name=f"key-check-{endpoint.provider}", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if raised:
+        raise raised[0]
+    if outcome:
+        return outcome[0]
+    close = getattr(getattr(provider, "client", None), "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:
+            pass
+    return ProviderError("network", f"no answer within {timeout:g} s")
+
+
+def _ask(provider: Provider, timeout: float) -> ProviderError | None:
+    """The check itself: the models list, and after a 403 a one-token completion."""
     try:
         provider.check_key(timeout)
     except ProviderError as exc:

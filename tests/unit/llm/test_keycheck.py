@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -185,3 +186,38 @@ def test_a_server_that_is_down_is_warned_once_and_let_pass() -> None:
 def test_the_scripted_model_is_not_checked() -> None:
     models = RoleModels(refs={"judge": "scripted/judge"}, urls={"scripted": "http://127.0.0.1:9"})
     assert check([models], {}, {}) == []
+
+
+def test_a_server_that_trickles_its_answer_is_given_the_timeout_in_all() -> None:
+    """The client's timeout bounds each read, not the whole: a server that sends a header
+    line every second would have held the check for as long as it kept sending."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _ in range(16):  # 8 s of it, then the connection closes
+                if stop.wait(0.5):
+                    return
+                try:
+                    conn.sendall(b"X-Slow: yes\r\n")
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    started = time.monotonic()
+    try:
+        warnings = check([judge_on(url)], {"ANTHROPIC_API_KEY": KEY}, {})  # timeout 2 s
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < 5
+    assert len(warnings) == 1 and "could not be checked" in warnings[0], warnings
+    assert "no answer within 2 s" in warnings[0]
