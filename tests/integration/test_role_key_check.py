@@ -215,3 +215,21 @@ def test_validate_check_keys_speaks_of_no_run(
     assert result.code == 0, result.err
     assert f"the key for anthropic at {down} could not be checked (" in result.err
     assert "run" not in result.err.split("could not be checked", 1)[1], result.err
+
+
+def test_validate_check_keys_says_what_it_checked(
+    proctor: Run, tmp_path: Path, anthropic: str
+) -> None:
+    """A key taken is said, and so is a check that had nothing to ask: a silent exit 0 told
+    a taken key from no check at all in no way."""
+    run(proctor, tmp_path)  # (writes the case)
+    args = ("validate", "--source", str(tmp_path / "cases"), "--check-keys", "--config")
+    result = proctor(*args, str(tmp_path / "proctor.json"))
+    assert result.code == 0, result.err
+    assert f"keys     anthropic at {anthropic} took the key in ANTHROPIC_API_KEY (in" in result.out
+    assert KEY not in result.out + result.err
+    scripted = tmp_path / "scripted.json"
+    scripted.write_text(json.dumps({"models": {"judge": "scripted/judge"}}))
+    result = proctor(*args, str(scripted))
+    assert result.code == 0, result.err
+    assert "keys     none checked: no role calls a provider with a key of its own" in result.out

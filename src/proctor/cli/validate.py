@@ -84,17 +84,20 @@ def command(
     # The agent CLIs, as run checks them before any trial: installed (where the profile's
     # binary, .agents or PATH has them), at the pinned version, with credentials to lend.
     problems.extend(preflight_problems(plan.trials))
+    keys_said: list[str] = []
+    keys_tried = False  # a provider warned about or refusing its key: something was checked
     if check_keys:
         from proctor.plan.checks import check_keys as check_role_keys
 
+        def warn(message: str) -> None:
+            nonlocal keys_tried
+            keys_tried = True
+            click.echo(f"proctor: warning: {message}", err=True)
+
         try:
-            check_role_keys(
-                plan.trials,
-                Path.cwd(),
-                lambda message: click.echo(f"proctor: warning: {message}", err=True),
-                before_run=False,
-            )
+            keys_said = check_role_keys(plan.trials, Path.cwd(), warn, before_run=False)
         except ConfigError as exc:
+            keys_tried = True
             problems.append(str(exc))
     for rc in plan.cases:
         extras = []
@@ -112,6 +115,11 @@ def command(
         )
     for s in plan.skipped:
         click.echo(f"skipped  {s.name}: {s.reason}")
+    if check_keys:
+        for said in keys_said:
+            click.echo(f"keys     {said}")
+        if not keys_said and not keys_tried:
+            click.echo("keys     none checked: no role calls a provider with a key of its own")
     if len(problems) > 1:  # one problem is the one sentence of the error below
         for problem in problems:
             click.echo(f"proctor: error: {problem}", err=True)

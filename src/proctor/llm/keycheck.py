@@ -68,23 +68,32 @@ def check_role_keys(
     warn: Callable[[str], None],
     timeout: float = CHECK_TIMEOUT_SEC,
     before_run: bool = True,
-) -> None:
+) -> list[str]:
     """Check each provider's key with one request; a refused one raises a ConfigError (every
     refused provider in one sentence), a provider that cannot be reached is ``warn``-ed.
-    ``before_run`` False (``validate --check-keys``): the sentences speak of no run."""
+    ``before_run`` False (``validate --check-keys``): the sentences speak of no run. Returns
+    what each other provider answered, one sentence each (``validate`` prints them)."""
     refused: list[str] = []
+    answered: list[str] = []
     for endpoint in endpoints(models):
         key, _looked = resolve_key(endpoint.provider, env, dotenv)
         if key is None:
             continue  # (the planner stopped a role that needs one; this one is not called)
         failure = _check(endpoint, key, timeout)
         where = endpoint.url or f"{endpoint.provider}'s default URL"
+        source = key_source(endpoint.provider, env, dotenv)
         if failure is None:
+            answered.append(f"{endpoint.provider} at {where} took the key in {source}")
             continue
+        if failure.kind not in ("auth", "network"):
+            answered.append(
+                f"{endpoint.provider} at {where} neither took nor refused the key in {source} "
+                f"({failure}); let pass"
+            )
         if failure.kind == "auth":
             refused.append(
                 f"{' and '.join(endpoint.roles)}: {endpoint.provider} at {where} refused the key "
-                f"in {key_source(endpoint.provider, env, dotenv)} ({failure}); set a valid key "
+                f"in {source} ({failure}); set a valid key "
                 "there, or choose another model for the role"
             )
         elif failure.kind == "network":
@@ -97,6 +106,7 @@ def check_role_keys(
         raise ConfigError(
             "; ".join(refused) + (" (checked before any trial)" if before_run else "")
         )
+    return answered
 
 
 def _check(endpoint: Endpoint, key: str, timeout: float) -> ProviderError | None:

@@ -126,19 +126,21 @@ def preflight_problems(trials: Iterable[TrialSpec]) -> list[str]:
 
 def check_keys(
     trials: Iterable[TrialSpec], cwd: Path, warn: Callable[[str], None], before_run: bool = True
-) -> None:
+) -> list[str]:
     """The keys of proctor's own roles (the judge, the answering and classifying models) are
     not refused by their providers: one cheap request each before any trial; a refused key is
     a ConfigError (exit 2), a provider that cannot be reached is ``warn``-ed and let pass.
-    ``before_run`` False: ``validate --check-keys``, whose sentences speak of no run."""
+    ``before_run`` False: ``validate --check-keys``, whose sentences speak of no run. Returns
+    what each provider not refusing its key answered (none: no role calls one with a key)."""
     from proctor.llm.keycheck import check_role_keys
     from proctor.llm.secrets import environment, load_dotenv
 
     models = {spec.roles.model_dump_json(): spec.roles for spec in trials if spec.roles}
-    if models:
-        check_role_keys(
-            models.values(), environment(), load_dotenv(cwd), warn, before_run=before_run
-        )
+    if not models:
+        return []
+    return check_role_keys(
+        models.values(), environment(), load_dotenv(cwd), warn, before_run=before_run
+    )
 
 
 def writable_problem(folder: Path, what: str) -> str | None:
