@@ -91,10 +91,11 @@ def check_role_keys(
                 f"({failure}); let pass"
             )
         if failure.kind == "auth":
+            many = len(endpoint.roles) > 1
             refused.append(
                 f"{' and '.join(endpoint.roles)}: {endpoint.provider} at {where} refused the key "
                 f"in {source} ({failure}); set a valid key "
-                "there, or choose another model for the role"
+                f"there, or choose another model for {'each role' if many else 'the role'}"
             )
         elif failure.kind == "network":
             before, goes_on = (" before the run", "; the run goes on") if before_run else ("", "")

@@ -221,3 +221,17 @@ def test_a_server_that_trickles_its_answer_is_given_the_timeout_in_all() -> None
     assert time.monotonic() - started < 5
     assert len(warnings) == 1 and "could not be checked" in warnings[0], warnings
     assert "no answer within 2 s" in warnings[0]
+
+
+def test_a_key_refused_to_several_roles_is_one_request_and_one_sentence(server: str) -> None:
+    Answers.get = 401
+    roles = RoleModels(
+        refs={"judge": "anthropic/claude-x", "fast": "anthropic/claude-y"},
+        urls={"anthropic": server},
+    )
+    with pytest.raises(ConfigError) as caught:
+        check([roles], {"ANTHROPIC_API_KEY": KEY}, {})
+    said = str(caught.value)
+    assert "the judge role (anthropic/claude-x) and the fast role (anthropic/claude-y)" in said
+    assert said.count("refused the key") == 1 and "another model for each role" in said
+    assert Answers.seen == [("GET", "/v1/models?limit=1")]
