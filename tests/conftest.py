@@ -22,6 +22,10 @@ import pytest
 # exec). With Python's own handler here, those CLIs start with the default action instead.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# Likewise a suite started under nohup: every proctor it starts would keep SIGHUP ignored, as
+# proctor rightly does under nohup, and a test of a hang-up would hang instead.
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def write_case(

@@ -68,6 +68,7 @@ def test_sighup_stops_a_run_as_sigterm_does(tmp_path: Path, output_gone: bool) -
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate(timeout=30)
     assert proc.returncode == 130, err.decode()
     assert b"Traceback" not in err
     if not output_gone:
@@ -110,6 +111,7 @@ def _stopped_by(signum: int, argv: list[str], ready: bytes, tmp_path: Path) -> t
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
     return code, err_file.read_bytes()
 
 

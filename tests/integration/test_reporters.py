@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, Properties, TestCase
 
+from proctor.util.text import markdown_literal
 from tests.conftest import MakeCase, Run, run_cases, single_run_dir
 
 WRITE = {"turns": [{"write": {"path": "hello.txt", "content": "hi\n"}}]}
@@ -371,4 +372,5 @@ def test_eval_and_record_refused_say_why_in_the_step_summary_too(
     (sentence,) = [line for line in result.err.splitlines() if "error:" in line]
     assert said in sentence
     heading = f"## proctor {argv[0]}: exit 2"
-    assert summary.read_text() == f"{heading}\n\n{sentence.removeprefix('proctor: error: ')}\n"
+    shown = markdown_literal(sentence.removeprefix("proctor: error: "))
+    assert summary.read_text() == f"{heading}\n\n{shown}\n"
