@@ -9,9 +9,11 @@ are classified by :mod:`proctor.llm.failures`.
 from __future__ import annotations
 
 import random
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from proctor.llm.failures import ProviderError, excerpt
 from proctor.llm.refs import ModelRef
@@ -23,6 +25,7 @@ BACKOFF_CAP_SEC = 8.0
 REQUEST_TIMEOUT_SEC = 120.0
 """The longest one request may take (a reply or an error); a call may make four."""
 OUT_OF_TIME = "no reply before the trial's time ran out"
+T = TypeVar("T")
 
 
 @dataclass
@@ -177,3 +180,33 @@ def cut_before_text(
 PROVIDER_CLASSES: dict[str, Any] = {}
 """Provider name → class taking ``(ref, key, base_url, role)``; each provider module adds
 itself (see :mod:`proctor.llm.providers`)."""
+
+
+def within(timeout: float, call: Callable[[], T], abandon: Callable[[], None]) -> T:
+    """``call()``'s result (or its exception), within ``timeout`` seconds in all. The SDKs'
+    timeout bounds each step (the connection, each read), not the whole: a server that sends
+    its reply a byte at a time, or a header line every few seconds, would hold the call for
+    as long as it kept sending. So the call runs in a thread of its own; one not over in time
+    is a network failure (retried like any), ``abandon()`` closes its connections and the
+    thread is left to end (a daemon)."""
+    outcome: list[T] = []
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=run, name="provider-call", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if raised:
+        raise raised[0]
+    if outcome:
+        return outcome[0]
+    try:
+        abandon()
+    except Exception:
+        pass
+    raise ProviderError("network", f"network error: no reply within {round(timeout, 1):g} s")

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -134,3 +136,91 @@ def test_anthropic_well_formed_reply_is_read(server: str) -> None:
     )
     reply = anthropic_client(server).complete("system", "user")
     assert (reply.text, reply.input_tokens, reply.output_tokens) == ("hi there", 7, 2)
+
+
+ANTHROPIC_REPLY = {
+    "content": [{"type": "text", "text": "late"}],
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+
+
+@pytest.fixture
+def trickler() -> Iterator[str]:
+    """A server whose first connection sends its headers a line every 0.25 s (for 8 s); the
+    connections after it are answered at once."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    stop = threading.Event()
+
+    def serve(conn: socket.socket, first: bool) -> None:
+        with conn:
+            conn.settimeout(10)
+            try:
+                conn.recv(65536)
+                if not first:
+                    body = json.dumps(ANTHROPIC_REPLY).encode()
+                    conn.sendall(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                        + body
+                    )
+                    return
+                conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                for _ in range(32):
+                    if stop.wait(0.25):
+                        return
+                    conn.sendall(b"X-Slow: yes\r\n")
+            except OSError:
+                return
+
+    def accept() -> None:
+        first = True
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn, first), daemon=True).start()
+            first = False
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        listener.close()
+
+
+@pytest.mark.parametrize("make", [openai_client, anthropic_client])
+def test_a_reply_trickled_past_the_timeout_is_cut_off_there(trickler: str, make: Any) -> None:
+    """The SDK's timeout bounds each read, not the whole: a server that sends a header line
+    every 0.25 s would hold the call for as long as it kept sending (8 s here)."""
+    client = make(trickler)
+    started = time.monotonic()
+    with pytest.raises(ProviderError) as caught:
+        client.provider.complete("system", "user", max_tokens=8, logprobs=False, timeout=1.0)
+    assert time.monotonic() - started < 2.5
+    assert caught.value.kind == "network" and caught.value.retryable
+    assert str(caught.value) == "network error: no reply within 1 s"
+
+
+def test_a_call_cut_off_is_retried_on_a_new_connection(trickler: str) -> None:
+    client = anthropic_client(trickler)
+    client.sleep = lambda seconds: None
+    cut = client.provider.complete
+    client.provider.complete = lambda *a, **k: cut(*a, **{**k, "timeout": 1.0})  # type: ignore[method-assign]
+    started = time.monotonic()
+    reply = client.complete("system", "user")
+    assert time.monotonic() - started < 2.5
+    assert (reply.text, reply.attempts) == ("late", 2)
+
+
+def test_the_trial_s_deadline_bounds_a_trickled_reply(trickler: str) -> None:
+    client = anthropic_client(trickler)
+    client.deadline = time.monotonic() + 1.0
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match="no reply within 1 s; no reply before the trial"):
+        client.complete("system", "user")
+    assert time.monotonic() - started < 2.5
+    assert [(c.ok, c.attempts) for c in client.calls] == [(False, 1)]

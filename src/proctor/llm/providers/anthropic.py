@@ -12,6 +12,7 @@ from proctor.llm.client import (
     cut_before_text,
     token_count,
     unexpected_response,
+    within,
 )
 from proctor.llm.failures import provider_error
 from proctor.llm.refs import ModelRef
@@ -21,13 +22,18 @@ class AnthropicProvider:
     def __init__(self, ref: ModelRef, key: str, base_url: str | None, role: str) -> None:
         anthropic = importlib.import_module("anthropic")
         self.ref = ref
-        self.client = anthropic.Anthropic(
-            api_key=key,
-            base_url=base_url,
-            max_retries=0,
-            timeout=REQUEST_TIMEOUT_SEC,
-            default_headers={"X-Proctor-Role": role},
-        )
+
+        def make() -> Any:
+            return anthropic.Anthropic(
+                api_key=key,
+                base_url=base_url,
+                max_retries=0,
+                timeout=REQUEST_TIMEOUT_SEC,
+                default_headers={"X-Proctor-Role": role},
+            )
+
+        self._make = make
+        self.client = make()
 
     def complete(
         self,
@@ -38,17 +44,30 @@ class AnthropicProvider:
         logprobs: bool,
         timeout: float = REQUEST_TIMEOUT_SEC,
     ) -> Completion:
-        try:
-            message = self.client.messages.create(
-                model=self.ref.model,
-                max_tokens=max_tokens,
-                system=system,
-                messages=[{"role": "user", "content": user}],
-                timeout=timeout,
-            )
-        except Exception as exc:
-            raise provider_error(exc) from exc
+        """One request, over within ``timeout`` seconds in all (see :func:`within`)."""
+        client = self.client
+
+        def ask() -> Any:
+            try:
+                return client.messages.create(
+                    model=self.ref.model,
+                    max_tokens=max_tokens,
+                    system=system,
+                    messages=[{"role": "user", "content": user}],
+                    timeout=timeout,
+                )
+            except Exception as exc:
+                raise provider_error(exc) from exc
+
+        message = within(timeout, ask, lambda: self._abandon(client))
         return self._completion(message, max_tokens)
+
+    def _abandon(self, client: Any) -> None:
+        """Close ``client``'s connections (a call cut off by its deadline) and make a new
+        client for the calls after it."""
+        if self.client is client:
+            self.client = self._make()
+        client.close()
 
     def check_key(self, timeout: float) -> None:
         """One authenticated request that costs nothing (the first page of the models list);

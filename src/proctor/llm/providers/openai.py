@@ -14,6 +14,7 @@ from proctor.llm.client import (
     cut_before_text,
     token_count,
     unexpected_response,
+    within,
 )
 from proctor.llm.failures import provider_error
 from proctor.llm.refs import ModelRef
@@ -26,13 +27,18 @@ class OpenAIProvider:
         self.logprobs_refused = False
         """The model refused a request for log-probabilities (OpenAI's reasoning models, Gemini's
         compatible endpoint): later calls leave them out."""
-        self.client = openai.OpenAI(
-            api_key=key,
-            base_url=base_url,
-            max_retries=0,
-            timeout=REQUEST_TIMEOUT_SEC,
-            default_headers={"X-Proctor-Role": role},
-        )
+
+        def make() -> Any:
+            return openai.OpenAI(
+                api_key=key,
+                base_url=base_url,
+                max_retries=0,
+                timeout=REQUEST_TIMEOUT_SEC,
+                default_headers={"X-Proctor-Role": role},
+            )
+
+        self._make = make
+        self.client = make()
 
     def complete(
         self,
@@ -43,20 +49,39 @@ class OpenAIProvider:
         logprobs: bool,
         timeout: float = REQUEST_TIMEOUT_SEC,
     ) -> Completion:
+        """One request (two when the model refuses log-probabilities), over within ``timeout``
+        seconds in all (see :func:`within`)."""
+        client = self.client
+        response = within(
+            timeout,
+            lambda: self._ask(client, system, user, max_tokens, logprobs, timeout),
+            lambda: self._abandon(client),
+        )
+        return self._completion(response, max_tokens)
+
+    def _ask(
+        self, client: Any, system: str, user: str, max_tokens: int, logprobs: bool, timeout: float
+    ) -> Any:
         ask = logprobs and not self.logprobs_refused
         try:
-            response = self._create(system, user, max_tokens, ask, timeout)
+            return self._create(client, system, user, max_tokens, ask, timeout)
         except Exception as exc:
             if not (ask and refuses_logprobs(exc)):
                 raise provider_error(exc) from exc
-            # Log-probabilities are optional (perplexityLevel is left out without them): a
-            # model that will not give them is asked again without.
-            self.logprobs_refused = True
-            try:
-                response = self._create(system, user, max_tokens, False, timeout)
-            except Exception as again:
-                raise provider_error(again) from again
-        return self._completion(response, max_tokens)
+        # Log-probabilities are optional (perplexityLevel is left out without them): a model
+        # that will not give them is asked again without.
+        self.logprobs_refused = True
+        try:
+            return self._create(client, system, user, max_tokens, False, timeout)
+        except Exception as again:
+            raise provider_error(again) from again
+
+    def _abandon(self, client: Any) -> None:
+        """Close ``client``'s connections (a call cut off by its deadline) and make a new
+        client for the calls after it."""
+        if self.client is client:
+            self.client = self._make()
+        client.close()
 
     def check_key(self, timeout: float) -> None:
         """One authenticated request that costs nothing (the models list); a refused key
@@ -67,10 +92,10 @@ class OpenAIProvider:
             raise provider_error(exc) from exc
 
     def _create(
-        self, system: str, user: str, max_tokens: int, logprobs: bool, timeout: float
+        self, client: Any, system: str, user: str, max_tokens: int, logprobs: bool, timeout: float
     ) -> Any:
         kwargs: dict[str, Any] = {"logprobs": True} if logprobs else {}
-        return self.client.chat.completions.create(
+        return client.chat.completions.create(
             model=self.ref.model,
             max_completion_tokens=max_tokens,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
