@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import proctor.llm.providers  # noqa: F401 - registers the provider classes
@@ -25,7 +26,8 @@ from proctor.llm.secrets import key_source, resolve_key
 from proctor.models.plan import RoleModels
 
 CHECK_TIMEOUT_SEC = 10.0
-"""The longest the check of one provider may take; a slower one is let pass (and said)."""
+"""The longest the check of one provider may take; a slower one is let pass (and said). The
+providers are checked at once, so this is the longest the whole check takes too."""
 
 
 @dataclass
@@ -75,11 +77,17 @@ def check_role_keys(
     what each other provider answered, one sentence each (``validate`` prints them)."""
     refused: list[str] = []
     answered: list[str] = []
+    keyed = []
     for endpoint in endpoints(models):
         key, _looked = resolve_key(endpoint.provider, env, dotenv)
-        if key is None:
-            continue  # (the planner stopped a role that needs one; this one is not called)
-        failure = _check(endpoint, key, timeout)
+        if key is not None:  # (else the planner stopped a role that needs one: not called)
+            keyed.append((endpoint, key))
+    # All at once, so that unreachable providers cost ``timeout`` in all, not each; what they
+    # answered is said in the order of the roles, whichever answered first.
+    with ThreadPoolExecutor(max_workers=max(1, len(keyed))) as pool:
+        checks = [pool.submit(_check, endpoint, key, timeout) for endpoint, key in keyed]
+        failures = [check.result() for check in checks]
+    for (endpoint, _key), failure in zip(keyed, failures, strict=True):
         where = endpoint.url or f"{endpoint.provider}'s default URL"
         source = key_source(endpoint.provider, env, dotenv)
         if failure is None:

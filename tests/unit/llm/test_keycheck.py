@@ -235,3 +235,60 @@ def test_a_key_refused_to_several_roles_is_one_request_and_one_sentence(server: 
     assert "the judge role (anthropic/claude-x) and the fast role (anthropic/claude-y)" in said
     assert said.count("refused the key") == 1 and "another model for each role" in said
     assert Answers.seen == [("GET", "/v1/models?limit=1")]
+
+
+@pytest.fixture
+def tricklers() -> Iterator[str]:
+    """A server that sends every connection its headers a line every 0.5 s (for 8 s)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    stop = threading.Event()
+
+    def trickle(conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                for _ in range(16):
+                    if stop.wait(0.5):
+                        return
+                    conn.sendall(b"X-Slow: yes\r\n")
+            except OSError:
+                return
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=trickle, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        listener.close()
+
+
+def test_providers_are_checked_at_once_and_said_in_the_roles_order(tricklers: str) -> None:
+    """Two providers that do not answer cost the timeout once, not twice; the one that fails
+    at once (nothing listens) is still said after them, in the order of the roles."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    models = [
+        judge_on(tricklers),
+        RoleModels(refs={"workhorse": "openai/gpt-x"}, urls={"openai": tricklers + "/v1"}),
+        judge_on(down),
+    ]
+    started = time.monotonic()
+    warnings = check(models, {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY}, {})  # 2 s
+    assert time.monotonic() - started < 3.5
+    assert len(warnings) == 3, warnings
+    assert f"anthropic at {tricklers} could not" in warnings[0]
+    assert f"openai at {tricklers}/v1 could not" in warnings[1]
+    assert f"anthropic at {down} could not" in warnings[2]
+    assert "no answer within 2 s" in warnings[0] and "no answer within 2 s" in warnings[1]
