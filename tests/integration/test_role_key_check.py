@@ -32,7 +32,7 @@ class Provider:
 class Handler(BaseHTTPRequestHandler):
     def _answer(self, body: Any) -> None:
         Provider.seen.append(f"{self.command} {self.path}")
-        status = Provider.status
+        status = 200 if self.path.startswith("/openai/") else Provider.status
         if status != 200:
             body = {"type": "error", "error": {"type": "authentication_error", "message": "no"}}
         data = json.dumps(body).encode()
@@ -233,3 +233,24 @@ def test_validate_check_keys_says_what_it_checked(
     result = proctor(*args, str(scripted))
     assert result.code == 0, result.err
     assert "keys     none checked: no role calls a provider with a key of its own" in result.out
+
+
+def test_validate_check_keys_says_the_taken_keys_beside_a_refused_one(
+    proctor: Run, tmp_path: Path, anthropic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anthropic refuses the judge's key, the OpenAI-compatible server takes the key of an
+    llm-judge's own model: the refusal is the problem, and the taken key is still said."""
+    Provider.status = 401
+    cases = judged_suite(tmp_path)
+    case = json.loads((cases / "judged" / "config.json").read_text())
+    case["evaluators"].append(
+        {"use": "llm-judge", "rubric": "evaluation.md", "model": "openai/gpt-x"}
+    )
+    (cases / "judged" / "config.json").write_text(json.dumps(case))
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("PROCTOR_OPENAI_BASE_URL", anthropic + "/openai/v1")
+    args = ("validate", "--source", str(cases), "--check-keys", "--config")
+    result = proctor(*args, str(tmp_path / "proctor.json"))
+    assert result.code == 2 and f"anthropic at {anthropic} refused the key" in result.err
+    assert f"keys     openai at {anthropic}/openai/v1 took the key in OPENAI_API_KEY" in result.out
+    assert "keys     anthropic" not in result.out and KEY not in result.out + result.err

@@ -94,8 +94,14 @@ def command(
             keys_tried = True
             click.echo(f"proctor: warning: {message}", err=True)
 
+        from proctor.llm.keycheck import KeysRefused
+
         try:
             keys_said = check_role_keys(plan.trials, Path.cwd(), warn, before_run=False)
+        except KeysRefused as exc:
+            # The providers that took their keys are said too, beside the one that refused.
+            keys_tried, keys_said = True, exc.answered
+            problems.append(str(exc))
         except ConfigError as exc:
             keys_tried = True
             problems.append(str(exc))

@@ -71,8 +71,8 @@ def check_role_keys(
     timeout: float = CHECK_TIMEOUT_SEC,
     before_run: bool = True,
 ) -> list[str]:
-    """Check each provider's key with one request; a refused one raises a ConfigError (every
-    refused provider in one sentence), a provider that cannot be reached is ``warn``-ed.
+    """Check each provider's key with one request; a refused one raises :class:`KeysRefused`
+    (every refused provider in one sentence), a provider that cannot be reached is ``warn``-ed.
     ``before_run`` False (``validate --check-keys``): the sentences speak of no run. Returns
     what each other provider answered, one sentence each (``validate`` prints them)."""
     refused: list[str] = []
@@ -112,10 +112,18 @@ def check_role_keys(
                 f"({failure}){goes_on}"
             )
     if refused:
-        raise ConfigError(
-            "; ".join(refused) + (" (checked before any trial)" if before_run else "")
+        raise KeysRefused(
+            "; ".join(refused) + (" (checked before any trial)" if before_run else ""), answered
         )
     return answered
+
+
+class KeysRefused(ConfigError):
+    """A provider refused a role's key; ``answered`` says what the others answered."""
+
+    def __init__(self, message: str, answered: list[str]) -> None:
+        super().__init__(message)
+        self.answered = answered
 
 
 def _check(endpoint: Endpoint, key: str, timeout: float) -> ProviderError | None:
