@@ -219,6 +219,30 @@ def test_a_crashed_server_s_stderr_is_shown_under_the_sentence_bounded_and_maske
         assert len(tail) > 3900  # as much as the bound allows
 
 
+CRASH_WITH_A_WRAPPED_KEY = """
+import os, sys
+key = os.environ["CRASH_KEY"]
+print("fatal: index corrupted, token " + key[:10] + "\\n    " + key[10:], file=sys.stderr)
+sys.exit(1)
+"""
+
+
+def test_a_key_wrapped_over_the_last_two_lines_is_masked_in_the_sentence(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A logger that wraps its lines into columns splits a key over two: the sentence quotes
+    the last line of the masked text, not the end of the key left on a line of its own."""
+    monkeypatch.setenv("CRASH_KEY", "sk-crash-key-0c3e1b77aa")
+    script = tmp_path / "crash.py"
+    script.write_text(CRASH_WITH_A_WRAPPED_KEY, encoding="utf-8")
+    result = evaluate(proctor, sys.executable, str(script), extra=("--env", "CRASH_KEY"))
+    assert result.code == 3, result.err
+    error = result.json()["error"]
+    assert error.endswith("; the last line of its stderr: fatal: index corrupted, token ***")
+    assert "0c3e1b77aa" not in result.err + result.out
+    assert "sk-crash-k" not in result.err + result.out
+
+
 def test_a_tool_error_is_exit_3(proctor: Run, tmp_path: Path) -> None:
     adapter = tmp_path / "adapter.json"
     adapter.write_text(json.dumps({

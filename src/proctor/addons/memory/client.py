@@ -91,10 +91,10 @@ CLOSED = "Connection closed"
 
 def server_log_tail(log: Path | None) -> str:
     """The last line the server wrote to its stderr (for a crash, the exception itself rather
-    than its traceback), cut and masked, as the end of a sentence; "" when it wrote none."""
-    if log is None or not log.is_file():
-        return ""
-    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    than its traceback), cut and masked, as the end of a sentence; "" when it wrote none. The
+    text is masked before its last line is taken: a key its logger wrapped over two lines is
+    no longer whole in either."""
+    lines = _masked_stderr(log, STDERR_TAIL_CHARS).splitlines()
     last = next((line.strip() for line in reversed(lines) if line.strip()), "")
     return f"; the last line of its stderr: {masked_head(last, 300)}" if last else ""
 
@@ -108,6 +108,17 @@ def server_stderr_tail(log: Path | None, limit: int = STDERR_TAIL_CHARS) -> str:
     """The last ``limit`` characters of the server's stderr, masked whole before the cut (a key
     its logger wrapped over two lines too), from a line's start (but for a last line longer
     than ``limit``, whose end is all it shows); "" when it wrote nothing or left no log."""
+    masked = _masked_stderr(log, limit)
+    tail = masked[-limit:]
+    if len(tail) < len(masked) and "\n" in tail:
+        tail = tail.partition("\n")[2]
+    return tail.strip("\n")
+
+
+def _masked_stderr(log: Path | None, limit: int) -> str:
+    """The end of the server's stderr (``16 * limit`` characters at most, from a line's
+    start), every registered key masked, one a logger wrapped over two lines too; "" when
+    there is no log."""
     if log is None:
         return ""
     try:
@@ -121,12 +132,7 @@ def server_stderr_tail(log: Path | None, limit: int = STDERR_TAIL_CHARS) -> str:
     text = data.decode("utf-8", errors="replace")
     if start:  # the first line read may be cut: begin at the next one
         text = text.partition("\n")[2]
-    # Masked whole before the cut, a key a logger wrapped over two lines too.
-    masked = _wrapped_masked(mask(text.rstrip()))
-    tail = masked[-limit:]
-    if len(tail) < len(masked) and "\n" in tail:
-        tail = tail.partition("\n")[2]
-    return tail.strip("\n")
+    return _wrapped_masked(mask(text.rstrip()))
 
 
 _WRAP = r"(?:[ \t]*\r?\n[ \t]*)?"
