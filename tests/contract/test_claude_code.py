@@ -106,6 +106,28 @@ def test_question_picker_answered_by_a_qna_rule(run_cli: Callable[..., dict[str,
     check_golden(f"{AGENT}-interactive-question", version, out["events"])
 
 
+def test_a_free_text_answer_is_typed_into_the_pickers_own_entry(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """The picker's ``Type something.`` and ``Chat about this`` are not the agent's options;
+    an answer that is none of the options is typed into ``Type something.``."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"ask": "Which color should the button be?", "options": ["Red", "Blue"]},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(
+        AGENT, plan, mode="interactive", qna="```rules\n(?i)colou?r => Green, like the logo\n```\n"
+    )
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    asked = json.loads((out["dir"] / "questions.jsonl").read_text())
+    assert (asked["options"], asked["answer"]) == (["Red", "Blue"], "Green, like the logo")
+    raw = (out["dir"] / "raw-transcript.jsonl").read_text()
+    assert '=\\"Green, like the logo\\"' in raw
+
+
 def test_plugin_hooks_fire(run_cli: Callable[..., dict[str, Any]]) -> None:
     require_cli(AGENT)
     config = {

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from proctor.agents.claude_code.adapter import ClaudeCode, ClaudeSession
 from proctor.agents.claude_code.tui import cursor, question_on_screen
-from proctor.agents.protocol import Launch
+from proctor.agents.protocol import Launch, Question
+from proctor.agents.terminal import DOWN, ENTER, UP
 
 PICKER = """
  ☐ Question
@@ -32,11 +33,66 @@ def test_claude_picker_is_read_whole_wherever_the_cursor_is() -> None:
     q = question_on_screen(PICKER)
     assert q is not None
     assert q.text == "Which color should the button be?"
-    assert q.options == ["Red", "Blue", "Type something.", "Chat about this"]
+    assert q.options == ["Red", "Blue"], "the picker's own entries are not the agent's options"
     assert cursor(PICKER) == 1
     assert question_on_screen(PICKER.replace("Esc to cancel", "")) is None, (
         "half-drawn pickers wait"
     )
+
+
+class PickerTerminal:
+    """The picker above: Up and Down move the cursor, Enter closes it."""
+
+    def __init__(self) -> None:
+        self.at, self.closed, self.typed = 1, False, ""
+        self.title, self.eof, self.bytes_read = "", False, 0
+
+    def screen_text(self) -> str:
+        if self.closed:
+            return "────\n❯ "
+        lines = []
+        for line in PICKER.splitlines():
+            label = line.lstrip("❯ ")
+            number = label.split(".", 1)[0]
+            if number.isdigit():
+                mark = "❯ " if int(number) - 1 == self.at else "  "
+                line = mark + label
+            lines.append(line)
+        return "\n".join(lines)
+
+    def write(self, text: str) -> None:
+        if text == DOWN:
+            self.at += 1
+        elif text == UP:
+            self.at -= 1
+        elif text == ENTER:
+            self.closed = True
+        else:
+            self.typed += text
+
+    def pump(self, timeout: float) -> bool:
+        return True
+
+    def wait_until(self, predicate: object, deadline: float) -> bool:
+        return bool(predicate())  # type: ignore[operator]
+
+
+def test_an_answer_none_of_the_options_is_typed_into_type_something(tmp_path: Path) -> None:
+    terminal = PickerTerminal()
+    launch, _ = _launch(tmp_path)
+    question = question_on_screen(terminal.screen_text())
+    assert question == Question("Which color should the button be?", ["Red", "Blue"])
+    ClaudeCode().answer(terminal, launch, question, "Green, like the logo")
+    assert (terminal.at, terminal.typed, terminal.closed) == (2, "Green, like the logo", True)
+
+
+def test_an_answer_naming_an_option_chooses_it(tmp_path: Path) -> None:
+    terminal = PickerTerminal()
+    launch, _ = _launch(tmp_path)
+    question = question_on_screen(terminal.screen_text())
+    assert question is not None
+    ClaudeCode().answer(terminal, launch, question, "Red")
+    assert (terminal.at, terminal.typed, terminal.closed) == (0, "", True)
 
 
 def _launch(tmp_path: Path) -> tuple[Launch[ClaudeSession], Path]:

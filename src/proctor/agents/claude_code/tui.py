@@ -8,7 +8,11 @@
   system line); ``/exit`` sent before that loses the turn's closing lines.
 * **Questions**: pickers and permission prompts, numbered options with the ``❯`` cursor on one
   of them under the question line, complete once ``Esc to cancel`` is drawn; the question's full
-  text comes from the transcript's pending ``AskUserQuestion`` call when there is one.
+  text comes from the transcript's pending ``AskUserQuestion`` call when there is one. The
+  AskUserQuestion picker draws two entries of its own after the agent's options: ``Type
+  something.`` (free text) and ``Chat about this`` (leaves the picker). The question's options
+  are the agent's only; answering navigates all the entries drawn (:func:`picker_entries`), so
+  an answer that is none of the options is typed into ``Type something.``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from proctor.agents.protocol import Question
 from proctor.util.jsonl import JsonlTail, read_json_lines
 
 _OPTION = re.compile(r"^\s*(❯\s*)?(\d+)\.\s+(.*?)\s*$")
+PICKER_OWN_ENTRIES = ("Type something.", "Chat about this")
+"""The entries the AskUserQuestion picker draws after the agent's options."""
 
 
 INTERRUPTED = "[Request interrupted by user"
@@ -85,9 +91,8 @@ def input_ready(screen: str) -> bool:
     )
 
 
-def question_on_screen(screen: str) -> Question | None:
-    """A picker or permission prompt: numbered options with the ``❯`` cursor on one of them,
-    under the question line."""
+def _picker(screen: str) -> tuple[str, list[str]] | None:
+    """The question line and every numbered entry of a fully drawn picker or prompt."""
     lines = screen.splitlines()
     cursor_rows = [i for i, line in enumerate(lines) if (m := _OPTION.match(line)) and m.group(1)]
     if not cursor_rows:
@@ -98,12 +103,12 @@ def question_on_screen(screen: str) -> Question | None:
         i -= 1
         if _OPTION.match(lines[i]):
             start = i
-    options = []
+    entries = []
     complete = False
     for line in lines[start:]:
         match = _OPTION.match(line)
         if match:
-            options.append(match.group(3).strip())
+            entries.append(match.group(3).strip())
         elif "Esc to cancel" in line:
             complete = True
             break
@@ -117,7 +122,32 @@ def question_on_screen(screen: str) -> Question | None:
         if stripped:
             text = stripped
             break
-    return Question(text=text, options=options)
+    return text, entries
+
+
+def agent_options(entries: list[str]) -> list[str]:
+    """The entries without the picker's own trailing ``Type something.`` and ``Chat about
+    this``."""
+    options = list(entries)
+    while options and options[-1] in PICKER_OWN_ENTRIES:
+        options.pop()
+    return options
+
+
+def picker_entries(screen: str) -> list[str] | None:
+    """Every numbered entry of the picker or prompt on screen, the picker's own included (what
+    the cursor moves over)."""
+    picker = _picker(screen)
+    return picker[1] if picker else None
+
+
+def question_on_screen(screen: str) -> Question | None:
+    """A picker or permission prompt: numbered options with the ``❯`` cursor on one of them,
+    under the question line. Its options are the agent's: not the picker's own entries."""
+    picker = _picker(screen)
+    if picker is None:
+        return None
+    return Question(text=picker[0], options=agent_options(picker[1]))
 
 
 def shows_text(screen: str, probe: str) -> bool:
