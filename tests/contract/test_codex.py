@@ -157,6 +157,8 @@ def test_mcp_server_tool_is_called(
     assert (call["name"], call["kind"]) == ("mcp__tiny.add", "mcp")
     result = results[call["id"]]
     assert '"result":5' in result["output"].replace(" ", "") and not result["isError"]
+    steps = out["trial"]["process"]["steps"]
+    assert (steps["toolCalls"], steps["byKind"]) == (1, {"mcp": 1}), "a tool_search is no step"
 
 
 def test_a_slow_mcp_server_is_waited_for(run_cli: Callable[..., dict[str, Any]]) -> None:

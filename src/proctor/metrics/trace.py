@@ -14,7 +14,7 @@ import msgspec
 
 from proctor.metrics.writes import written_files
 from proctor.models.process import CheckOutcome
-from proctor.models.trajectory import UNTIMED, Event, ToolCall, ToolResult
+from proctor.models.trajectory import UNTIMED, Event, ToolCall, ToolResult, is_harness_call
 from proctor.util.shellwords import looking_kind, shell_folder
 
 READ_KINDS = frozenset({"read"})
@@ -209,9 +209,17 @@ def build_steps(events: Sequence[Event], workspace: str | None = None) -> list[S
     """Tool calls in order, each paired with the first later result carrying its id.
 
     When calls reuse an id, a result goes to the most recent call of that id still without one,
-    so an earlier call is not left unanswered while a later one takes its result.
+    so an earlier call is not left unanswered while a later one takes its result. A call of a
+    harness tool (:func:`~proctor.models.trajectory.is_harness_call`) is no step, and its result
+    pairs with nothing.
     """
-    return paired([e for e in events if isinstance(e, ToolCall | ToolResult)], workspace)
+    items = [
+        e
+        for e in events
+        if isinstance(e, ToolResult)
+        or (isinstance(e, ToolCall) and not is_harness_call(e.name, e.kind))
+    ]
+    return paired(items, workspace)
 
 
 def plain_steps(events: Iterable[Any], workspace: str | None = None) -> list[Step]:
@@ -227,7 +235,8 @@ def plain_steps(events: Iterable[Any], workspace: str | None = None) -> list[Ste
             continue
         kind = event["type"]
         if kind == "tool_call":
-            items.append(PlainCall(event))
+            if not is_harness_call(event.get("name"), event.get("kind")):
+                items.append(PlainCall(event))
         elif kind == "tool_result":
             items.append(PlainResult(event))
     return paired(items, workspace)

@@ -59,6 +59,17 @@ ToolKind = Literal[
     "other",
 ]
 
+HARNESS_TOOLS = frozenset({"tool_search", "ToolSearch"})
+"""Tools that only search the agent's own tool list for deferred tools (Codex CLI's
+``tool_search``, Claude Code's ``ToolSearch``): harness bookkeeping, not an action on the task.
+Their calls stay in the trajectory (kind ``other``) but are no steps of the process metrics."""
+
+
+def is_harness_call(name: object, kind: object) -> bool:
+    """A call of one of :data:`HARNESS_TOOLS` (kind ``other``: an MCP tool of that name is the
+    server's, a step like any other)."""
+    return kind in (None, "other") and type(name) is str and name in HARNESS_TOOLS
+
 
 class EventBase(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")

@@ -329,6 +329,7 @@ SHAPES = {
         _call("AskUserQuestion", {"question": "Go?"}),
         _result(toolUseResult={"answers": {"Go?": 5}}, toolDenialKind="user"),
     ],
+    "tool search": [_call("ToolSearch", {"query": "select:mcp__tiny__add"}), _result()],
     "skill named by a number": [_call("Skill", {"skill": 5}), _result()],
     "call id a number": [_call("Edit", {"file_path": "/w/a.py"}, tool_id=7), _result(tool_id=7)],
     "call name a number": [_call(7, {}), _result()],  # type: ignore[arg-type]

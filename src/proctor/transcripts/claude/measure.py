@@ -39,7 +39,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from proctor.models.trajectory import event_conforms
+from proctor.models.trajectory import event_conforms, is_harness_call
 from proctor.transcripts.builder import (
     MAX_TOKENS,
     MeasuredCall,
@@ -385,6 +385,8 @@ class _MeasureParser(_Parser):
         return True
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:
+        if is_harness_call(block.name, kind):
+            return  # no step (its event is the full parser's only: no measure reads it)
         tool_input = block.input if type(block.input) is dict else {}
         files = claude_call_files(kind, tool_input, cwd, self.cwd)
         moved = self.shell_call(block.id, cwd) if kind == "shell" else None
