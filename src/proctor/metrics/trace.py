@@ -14,7 +14,14 @@ import msgspec
 
 from proctor.metrics.writes import written_files
 from proctor.models.process import CheckOutcome
-from proctor.models.trajectory import UNTIMED, Event, ToolCall, ToolResult, is_harness_call
+from proctor.models.trajectory import (
+    HARNESS_TOOLS,
+    UNTIMED,
+    Event,
+    ToolCall,
+    ToolResult,
+    is_harness_call,
+)
 from proctor.util.shellwords import looking_kind, shell_folder
 
 READ_KINDS = frozenset({"read"})
@@ -235,7 +242,13 @@ def plain_steps(events: Iterable[Any], workspace: str | None = None) -> list[Ste
             continue
         kind = event["type"]
         if kind == "tool_call":
-            if not is_harness_call(event.get("name"), event.get("kind")):
+            name = event.get("name")
+            # (The name first: a call of another tool, nearly every one, is told by it alone.)
+            if not (
+                type(name) is str
+                and name in HARNESS_TOOLS
+                and is_harness_call(name, event.get("kind"))
+            ):
                 items.append(PlainCall(event))
         elif kind == "tool_result":
             items.append(PlainResult(event))

@@ -39,7 +39,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from proctor.models.trajectory import event_conforms, is_harness_call
+from proctor.models.trajectory import HARNESS_TOOLS, event_conforms, is_harness_call
 from proctor.transcripts.builder import (
     MAX_TOKENS,
     MeasuredCall,
@@ -385,7 +385,7 @@ class _MeasureParser(_Parser):
         return True
 
     def call(self, block: _Block, kind: str, ts: str | None, cwd: str | None) -> None:
-        if is_harness_call(block.name, kind):
+        if block.name in HARNESS_TOOLS and is_harness_call(block.name, kind):
             return  # no step (its event is the full parser's only: no measure reads it)
         tool_input = block.input if type(block.input) is dict else {}
         files = claude_call_files(kind, tool_input, cwd, self.cwd)
