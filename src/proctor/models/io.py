@@ -19,7 +19,7 @@ from proctor.models.base import OWN_RECORD, RecordModel
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.trajectory import EVENT_ADAPTER, Event, event_json
 from proctor.util.files import read_regular
-from proctor.util.masking import mask
+from proctor.util.masking import MASK, mask
 from proctor.util.text import surrogate_shown
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
     try:
         os.fchmod(fd, _MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(escape_surrogates(mask(text)))
+            fh.write(escape_surrogates(masked_text(text, path.suffix)))
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -90,6 +90,45 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
             os.fsync(folder)
         finally:
             os.close(folder)
+
+
+def masked_text(text: str, suffix: str) -> str:
+    """``text`` with every registered secret masked; a JSON record (``.json``, ``.jsonl``) is
+    still JSON. A secret of digits (a value the user named a secret with ``--env``) masked in
+    the text would take part of a figure (``0.1234567`` with ``123456``: ``0.***7``) and leave
+    a record no reader can read: there, the record's strings are masked one by one, and a
+    figure that holds the secret is written ``"***"``."""
+    masked = mask(text)
+    if masked == text or suffix not in (".json", ".jsonl"):
+        return masked
+    if suffix == ".jsonl":
+        lines = text.splitlines(keepends=True)
+        return "".join(masked_text(line, ".json") for line in lines)
+    try:
+        orjson.loads(masked)
+        return masked
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return masked  # (not JSON before masking either)
+    shown = dump_json(_masked_values(data), indent="\n " in text)
+    return shown if text.endswith("\n") else shown.rstrip("\n")
+
+
+def _masked_values(data: Any) -> Any:
+    """``data`` with every string masked, and a figure that holds a secret made ``"***"``."""
+    if isinstance(data, str):
+        return mask(data)
+    if isinstance(data, dict):
+        return {mask(key): _masked_values(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_masked_values(value) for value in data]
+    if isinstance(data, int | float) and not isinstance(data, bool):
+        figure = json.dumps(data)
+        return data if mask(figure) == figure else MASK
+    return data
 
 
 def remove_partial_writes(root: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
