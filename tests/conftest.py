@@ -86,6 +86,16 @@ what sizes or colours a terminal's output."""
 
 
 @pytest.fixture(autouse=True)
+def _secrets_of_this_test_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The secrets a test registers (an in-process run's keys, a value named with ``--env``)
+    are forgotten after it: masked in the next test's records, a short one such as ``123456``
+    turned a figure of its ``suite.json`` (``0.1234567``) into ``0.***7``, no longer JSON."""
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set(masking._SECRETS))
+
+
+@pytest.fixture(autouse=True)
 def _not_inside_a_ci_job(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts as if run by a person at a shell, whether or not the suite runs in a CI
     job: a test of CI behaviour sets the variables it means. Without this, a test of the
@@ -194,7 +204,8 @@ def viewer_process(results: Path, *args: str) -> Iterator[tuple[str, subprocess.
 def stop_handlers() -> Iterator[None]:
     """The stop signals' handlers given back (a stop leaves them ignored, as the command
     restores them)."""
-    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    saved = {number: signal.getsignal(number) for number in stops}
     try:
         yield
     finally:
