@@ -18,6 +18,14 @@ import pytest
 from tests.conftest import single_run_dir, write_case
 
 
+def hang_up_by_default() -> None:
+    """In the command's process before it starts: SIGHUP's default action, whatever the test
+    process had (an in-process run stopped by an earlier test leaves it ignored, as proctor
+    does while it stops; a suite started under nohup ignores it), since proctor keeps a
+    SIGHUP it finds ignored ignored, as under nohup."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _processes_with(marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -49,6 +57,7 @@ def test_sighup_stops_a_run_as_sigterm_does(tmp_path: Path, output_gone: bool) -
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own group, hung up as a terminal's foreground group is
+        preexec_fn=hang_up_by_default,
     )
     try:
         deadline = time.monotonic() + 60
@@ -98,6 +107,7 @@ def _stopped_by(signum: int, argv: list[str], ready: bytes, tmp_path: Path) -> t
             stdout=err,
             stderr=err,
             start_new_session=True,
+            preexec_fn=hang_up_by_default,
             env=env,
             cwd=tmp_path,
         )
