@@ -12,14 +12,13 @@ is said once per provider, other answers are let pass.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import proctor.llm.providers  # noqa: F401 - registers the provider classes
 from proctor.errors import ConfigError
-from proctor.llm.client import PROVIDER_CLASSES, Provider
+from proctor.llm.client import PROVIDER_CLASSES, Provider, within
 from proctor.llm.failures import ProviderError
 from proctor.llm.refs import KEYLESS, ModelRef, parse_ref
 from proctor.llm.secrets import key_source, resolve_key
@@ -135,29 +134,16 @@ def _check(endpoint: Endpoint, key: str, timeout: float) -> ProviderError | None
     provider = PROVIDER_CLASSES[endpoint.provider](
         endpoint.models[0], key, endpoint.url, "key-check"
     )
-    outcome: list[ProviderError | None] = []
-    raised: list[BaseException] = []
 
-    def ask() -> None:
-        try:
-            outcome.append(_ask(provider, timeout))
-        except BaseException as exc:
-            raised.append(exc)
-
-    worker = threading.Thread(target=ask, name=f"key-check-{endpoint.provider}", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if raised:
-        raise raised[0]
-    if outcome:
-        return outcome[0]
-    close = getattr(getattr(provider, "client", None), "close", None)
-    if callable(close):
-        try:
+    def abandon() -> None:
+        close = getattr(getattr(provider, "client", None), "close", None)
+        if callable(close):
             close()
-        except Exception:
-            pass
-    return ProviderError("network", f"no answer within {timeout:g} s")
+
+    try:
+        return within(timeout, lambda: _ask(provider, timeout), abandon)
+    except ProviderError:  # (the check itself returns its errors: this is the deadline's)
+        return ProviderError("network", f"no answer within {timeout:g} s")
 
 
 def _ask(provider: Provider, timeout: float) -> ProviderError | None:
