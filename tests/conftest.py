@@ -85,6 +85,25 @@ CI_VARIABLES = (
 what sizes or colours a terminal's output."""
 
 
+@pytest.fixture
+def abandoned_calls_collected() -> Iterator[None]:
+    """After a test whose provider calls were cut off by their deadline (a server trickling
+    its reply): their threads are waited for once the server is gone, and the connections
+    they leave are collected here, not in whichever later test the collector runs in (where
+    an unclosed socket's warning would fail it)."""
+    import gc
+    import threading
+    import warnings
+
+    yield
+    for thread in threading.enumerate():
+        if thread.name == "provider-call":
+            thread.join(timeout=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def _secrets_of_this_test_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The secrets a test registers (an in-process run's keys, a value named with ``--env``)

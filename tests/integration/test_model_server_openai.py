@@ -90,16 +90,18 @@ class CodexLike:
                 return list(stream.get_final_response().output)
         done: list[Any] = []
         types: list[str] = []
-        for event in self.client.responses.create(stream=True, **kwargs):
-            types.append(event.type)
-            if event.type == "response.output_item.done":
-                done.append(event.item)
-            if event.type == "response.completed":
-                usage = event.response.usage
-                assert usage.input_tokens > 0 and usage.output_tokens > 0
-                assert usage.input_tokens_details.cached_tokens == 0
-                assert usage.output_tokens_details.reasoning_tokens == 0
-                assert usage.total_tokens == usage.input_tokens + usage.output_tokens
+        # (Closed when read: a stream left open holds its connection until a collection.)
+        with self.client.responses.create(stream=True, **kwargs) as events:
+            for event in events:
+                types.append(event.type)
+                if event.type == "response.output_item.done":
+                    done.append(event.item)
+                if event.type == "response.completed":
+                    usage = event.response.usage
+                    assert usage.input_tokens > 0 and usage.output_tokens > 0
+                    assert usage.input_tokens_details.cached_tokens == 0
+                    assert usage.output_tokens_details.reasoning_tokens == 0
+                    assert usage.total_tokens == usage.input_tokens + usage.output_tokens
         assert types[:2] == ["response.created", "response.in_progress"]
         assert types[-1] == "response.completed"
         return done
@@ -234,25 +236,26 @@ def _chat_turn(
         calls = [c.model_dump() for c in message.tool_calls or []]
         return {"role": "assistant", "content": message.content, "tool_calls": calls}
     content, calls, finish = "", [], None
-    for chunk in client.chat.completions.create(
+    with client.chat.completions.create(
         stream=True, stream_options={"include_usage": True}, **kwargs
-    ):
-        if not chunk.choices:
-            assert chunk.usage is not None and chunk.usage.total_tokens > 0
-            continue
-        delta = chunk.choices[0].delta
-        content += delta.content or ""
-        for tc in delta.tool_calls or []:
-            if tc.id:
-                calls.append(
-                    {
-                        "id": tc.id,
-                        "type": "function",
-                        "function": {"name": tc.function.name, "arguments": ""},
-                    }
-                )
-            calls[tc.index]["function"]["arguments"] += tc.function.arguments or ""
-        finish = chunk.choices[0].finish_reason or finish
+    ) as chunks:
+        for chunk in chunks:
+            if not chunk.choices:
+                assert chunk.usage is not None and chunk.usage.total_tokens > 0
+                continue
+            delta = chunk.choices[0].delta
+            content += delta.content or ""
+            for tc in delta.tool_calls or []:
+                if tc.id:
+                    calls.append(
+                        {
+                            "id": tc.id,
+                            "type": "function",
+                            "function": {"name": tc.function.name, "arguments": ""},
+                        }
+                    )
+                calls[tc.index]["function"]["arguments"] += tc.function.arguments or ""
+            finish = chunk.choices[0].finish_reason or finish
     assert finish == ("tool_calls" if calls else "stop")
     return {"role": "assistant", "content": content or None, "tool_calls": calls}
 

@@ -17,6 +17,9 @@ from proctor.errors import ConfigError
 from proctor.llm.keycheck import check_role_keys
 from proctor.models.plan import RoleModels
 
+# Calls cut off by their deadline leave connections behind: collected after each test.
+pytestmark = pytest.mark.usefixtures("abandoned_calls_collected")
+
 KEY = "sk-ant-keycheck-" + "x" * 32
 
 

@@ -18,6 +18,9 @@ from proctor.llm.providers.anthropic import AnthropicProvider
 from proctor.llm.providers.openai import OpenAIProvider
 from proctor.llm.refs import ModelRef
 
+# Calls cut off by their deadline leave connections behind: collected after each test.
+pytestmark = pytest.mark.usefixtures("abandoned_calls_collected")
+
 HTML = ("text/html", "<html><body>Welcome to the captive portal</body></html>")
 
 
