@@ -56,6 +56,21 @@ def write_case(
     return folder
 
 
+def processes_with(marker: str) -> list[int]:
+    """The processes (other than this one) whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline and str(os.getpid()) != entry.name:
+            found.append(int(entry.name))
+    return found
+
+
 @pytest.fixture(autouse=True)
 def _own_cache_folder(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import single_run_dir, write_case
+from tests.conftest import processes_with, single_run_dir, write_case
 
 
 def hang_up_by_default() -> None:
@@ -24,20 +24,6 @@ def hang_up_by_default() -> None:
     does while it stops; a suite started under nohup ignores it), since proctor keeps a
     SIGHUP it finds ignored ignored, as under nohup."""
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
-
-
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmdline and str(os.getpid()) != entry.name:
-            found.append(int(entry.name))
-    return found
 
 
 @pytest.mark.parametrize("output_gone", [False, True])
@@ -61,9 +47,9 @@ def test_sighup_stops_a_run_as_sigterm_does(tmp_path: Path, output_gone: bool) -
     )
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(_processes_with(marker)) < 2:
+        while time.monotonic() < deadline and len(processes_with(marker)) < 2:
             time.sleep(0.05)
-        assert len(_processes_with(marker)) >= 2, "the agents never started"
+        assert len(processes_with(marker)) >= 2, "the agents never started"
         if output_gone:  # the terminal is gone: writing to it fails
             assert proc.stdout is not None and proc.stderr is not None
             proc.stdout.close()
@@ -90,9 +76,9 @@ def test_sighup_stops_a_run_as_sigterm_does(tmp_path: Path, output_gone: bool) -
     for trial in trials:  # recorded as cut short by the stop, for --resume
         assert json.loads(trial.read_text())["reason"].startswith("interrupted:")
     deadline = time.monotonic() + 15
-    while _processes_with(marker) and time.monotonic() < deadline:
+    while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_with(marker) == [], "an agent's process outlived the run"
+    assert processes_with(marker) == [], "an agent's process outlived the run"
 
 
 def _stopped_by(signum: int, argv: list[str], ready: bytes, tmp_path: Path) -> tuple[int, bytes]:

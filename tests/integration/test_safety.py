@@ -19,6 +19,7 @@ from tests.conftest import (
     MakeCase,
     Run,
     load_trial,
+    processes_with,
     run_cases,
     single_run_dir,
     write_case,
@@ -74,20 +75,6 @@ def test_home_and_case_folder_are_untouched(proctor: Any, tmp_path: Path, monkey
     assert (ws / "calc.py").read_text() == "changed\n"
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmdline and str(os.getpid()) != entry.name:
-            found.append(int(entry.name))
-    return found
-
-
 def test_timeout_kills_the_whole_process_group(proctor: Any, tmp_path: Path) -> None:
     marker = f"proctor-orphan-{uuid.uuid4().hex}"
     sleeper = f"python3 -c 'import time; time.sleep(300)' {marker}"
@@ -101,9 +88,9 @@ def test_timeout_kills_the_whole_process_group(proctor: Any, tmp_path: Path) -> 
     assert result.code == 1
     assert load_trial(single_run_dir(tmp_path / "out"), "hang")["status"] == "timeout"
     deadline = time.monotonic() + 15
-    while _processes_with(marker) and time.monotonic() < deadline:
+    while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 def test_control_the_orphan_probe_sees_a_live_process(tmp_path: Path) -> None:
@@ -111,7 +98,7 @@ def test_control_the_orphan_probe_sees_a_live_process(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", marker])
     try:
         time.sleep(0.2)
-        assert _processes_with(marker) == [proc.pid]
+        assert processes_with(marker) == [proc.pid]
     finally:
         proc.kill()
         proc.wait()
@@ -176,9 +163,9 @@ def test_tools_in_their_own_session_are_killed_too(
     trial = load_trial(single_run_dir(tmp_path / "out"), "escape")
     assert trial["status"] == "timeout", trial["reason"]  # the escapee did start
     deadline = time.monotonic() + 15
-    while _processes_with(marker) and time.monotonic() < deadline:
+    while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 @pytest.mark.parametrize(
