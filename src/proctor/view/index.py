@@ -74,6 +74,7 @@ class ResultsIndex:
             row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row is not None and row[0] == str(SCHEMA_VERSION):
                 _add_columns(db)
+                _renumber_steps(db)
             else:
                 tables = db.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta'"
@@ -85,6 +86,7 @@ class ResultsIndex:
                         db.execute(statement)
                 db.execute("DELETE FROM meta")
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                db.execute("INSERT INTO meta VALUES ('steps', ?)", (STEPS_VERSION,))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -294,6 +296,20 @@ class ResultsIndex:
 def _scan_state(offsets: LineOffsets) -> tuple[object, ...]:
     """What tells one scan of a trajectory from another (a changed one is written back)."""
     return (offsets.scanned_to, offsets.identity, offsets.fingerprint)
+
+
+STEPS_VERSION = "2"
+"""How the index numbers a trajectory's steps: since 2, a search of the agent's own tool list
+is no step, as in the process metrics."""
+
+
+def _renumber_steps(db: sqlite3.Connection) -> None:
+    """The trajectories' offsets scanned again (when next shown) if the index numbered their
+    steps otherwise: a link to step ``n`` of a trial's metrics would open another call."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'steps'").fetchone()
+    if row is None or row[0] != STEPS_VERSION:
+        db.execute("DELETE FROM trajectories")
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('steps', ?)", (STEPS_VERSION,))
 
 
 def _add_columns(db: sqlite3.Connection) -> None:

@@ -8,6 +8,7 @@ the start.
 
 from __future__ import annotations
 
+import json
 import os
 from array import array
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import BinaryIO
 
+from proctor.models.trajectory import HARNESS_TOOLS, is_harness_call
 from proctor.util.files import open_regular
 
 _CHUNK = 1 << 20
@@ -22,6 +24,8 @@ _SAMPLE = 4096
 """Bytes taken from the start of the file and from just before ``scanned_to`` for its
 fingerprint."""
 _TOOL_CALL_MARKS = (b'"type": "tool_call"', b'"type":"tool_call"')
+_HARNESS_MARKS = tuple(name.encode() for name in sorted(HARNESS_TOOLS))
+"""A line naming none of these is no call of a harness tool, without reading its JSON."""
 
 
 @dataclass
@@ -31,8 +35,9 @@ class LineOffsets:
 
     starts: array[int] = field(default_factory=lambda: array("q"))
     tool_calls: array[int] = field(default_factory=lambda: array("q"))
-    """Line numbers (0-based) of the ``tool_call`` events, in order: step ``n`` of the process
-    metrics is the ``n``-th of them."""
+    """Line numbers (0-based) of the ``tool_call`` events, in order, but those of a search of
+    the agent's own tool list (no step: :func:`~proctor.models.trajectory.is_harness_call`):
+    step ``n`` of the process metrics is the ``n``-th of them."""
     scanned_to: int = 0
     identity: tuple[int, int] = (0, 0)
     """(inode, device) of the file scanned, to notice a replaced file."""
@@ -98,13 +103,24 @@ def _scan_on(fh: BinaryIO, known: LineOffsets) -> None:
                 break
             line = data[start:end]
             if line.strip():
-                if any(mark in line for mark in _TOOL_CALL_MARKS):
+                if any(mark in line for mark in _TOOL_CALL_MARKS) and not _harness_call(line):
                     known.tool_calls.append(len(known.starts))
                 known.starts.append(base + start)
             start = end + 1
         pending = data[start:]
         position += len(chunk)
     known.scanned_to = position - len(pending)
+
+
+def _harness_call(line: bytes) -> bool:
+    """Whether the ``tool_call`` line is a call of a harness tool, which is no step."""
+    if not any(mark in line for mark in _HARNESS_MARKS):
+        return False
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return False
+    return type(event) is dict and is_harness_call(event.get("name"), event.get("kind"))
 
 
 def read_lines(path: Path, offsets: LineOffsets, first: int, count: int) -> list[bytes]:

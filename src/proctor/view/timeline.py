@@ -17,6 +17,7 @@ from proctor.models.trajectory import (
     ToolCall,
     ToolResult,
     Usage,
+    is_harness_call,
 )
 from proctor.util.cutting import clear_cut, cut_line
 from proctor.view.offsets import LineOffsets, read_lines
@@ -30,7 +31,8 @@ class Step:
     raw: str | None = None
     """The line itself, when it is not an event this proctor can read."""
     tool_index: int | None = None
-    """For a tool call: its index among the trial's tool calls (the metrics' step)."""
+    """For a tool call: its index among the trial's tool calls (the metrics' step); None for
+    a search of the agent's own tool list, which is no step."""
     result: ToolResult | None = None
     usage: Usage | None = None
     delta_ms: float | None = None
@@ -105,8 +107,9 @@ def build_steps(lines: list[bytes], first: int, calls_before: int) -> list[Step]
             continue
         step = Step(number, event, delta_ms=delta)
         if isinstance(event, ToolCall):
-            step.tool_index = tool_index
-            tool_index += 1
+            if not is_harness_call(event.name, event.kind):
+                step.tool_index = tool_index
+                tool_index += 1
             if event.id:
                 calls[event.id] = step
         steps.append(step)

@@ -7,6 +7,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 import pytest
@@ -373,5 +374,34 @@ def test_an_index_made_before_trials_had_a_share_of_cost_reads_them_again(
         index.refresh(force=True)
         row = index.run_row(RUN)
         assert row is not None and row["cost_usd"] == 0.0
+    finally:
+        index.close()
+
+
+def test_offsets_of_an_index_that_counted_tool_list_searches_as_steps_are_scanned_again(
+    tmp_path: Path,
+) -> None:
+    trajectory = tmp_path / "trajectory.jsonl"
+    lines = [
+        {"type": "tool_call", "id": "s", "name": "ToolSearch", "kind": "other"},
+        {"type": "tool_call", "id": "a", "name": "Read", "kind": "read"},
+    ]
+    trajectory.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    index = ResultsIndex(tmp_path)
+    try:
+        assert list(index.trajectory_offsets("r", "k", trajectory).tool_calls) == [1]
+    finally:
+        index.close()
+    db = sqlite3.connect(tmp_path / INDEX_FILE)  # as an index made before: both lines steps
+    db.execute("UPDATE trajectories SET tool_calls = ?", (array("q", [0, 1]).tobytes(),))
+    db.execute("DELETE FROM meta WHERE key = 'steps'")
+    db.commit()
+    db.close()
+    index = ResultsIndex(tmp_path)
+    try:
+        assert list(index.trajectory_offsets("r", "k", trajectory).tool_calls) == [1]
+        index.close()
+        index = ResultsIndex(tmp_path)  # opened again: the offsets kept
+        assert index.query("SELECT count(*) AS n FROM trajectories")[0]["n"] == 1
     finally:
         index.close()

@@ -66,3 +66,26 @@ def test_pages_and_steps_map_onto_each_other(tmp_path: Path) -> None:
     calls = [s.tool_index for s in page.steps if s.kind == "tool_call"]
     assert calls == [4, 5, 6]  # numbered across pages
     assert timeline_page(path, offsets, 99, 10).page == 3
+
+
+def test_a_search_of_the_tool_list_is_shown_but_is_no_step(tmp_path: Path) -> None:
+    # Step n is the process metrics' n-th step: a ToolSearch call is none of them.
+    path = tmp_path / "trajectory.jsonl"
+    rows = [
+        _event("tool_call", id="s", name="ToolSearch", kind="other", input={"query": "edit"}),
+        _event("tool_result", id="s", output="found"),
+        _event("tool_call", id="a", name="Read", kind="read"),
+        _event("tool_call", id="t", name="tool_search", kind="other"),
+        _event("tool_call", id="b", name="Edit", kind="edit"),
+        _event("tool_call", id="m", name="tool_search", kind="mcp"),  # an MCP server's tool
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    offsets = scan_offsets(path)
+    assert list(offsets.tool_calls) == [2, 4, 5]
+    assert page_of_step(offsets, 1, 3) == 2  # Edit, line 4
+    page = timeline_page(path, offsets, 1, 10)
+    calls = [(s.event.name, s.tool_index) for s in page.steps if s.kind == "tool_call"]  # type: ignore[union-attr]
+    assert calls == [("ToolSearch", None), ("Read", 0), ("tool_search", None), ("Edit", 1),
+                     ("tool_search", 2)]  # fmt: skip
+    later = timeline_page(path, offsets, 2, 3)
+    assert [s.tool_index for s in later.steps if s.kind == "tool_call"] == [None, 1, 2]
