@@ -137,6 +137,7 @@ def test_mcp_server_tool_is_called(
     config: dict[str, Any] = {
         "provision": {"mcps": [TINY_MCP]},
         "evaluators": [{"use": "trajectory-check", "toolPattern": "mcp"}],
+        "maxToolCalls": 1,  # the MCP call: a tool_search before it uses none of the budget
     }
     if model:
         config["agentModel"] = model
@@ -159,6 +160,7 @@ def test_mcp_server_tool_is_called(
     assert '"result":5' in result["output"].replace(" ", "") and not result["isError"]
     steps = out["trial"]["process"]["steps"]
     assert (steps["toolCalls"], steps["byKind"]) == (1, {"mcp": 1}), "a tool_search is no step"
+    assert out["trial"]["toolCalls"] == 1, "nor a tool call of the trial's count"
 
 
 def test_a_slow_mcp_server_is_waited_for(run_cli: Callable[..., dict[str, Any]]) -> None:

@@ -1,7 +1,9 @@
 """A trial's step budget, enforced while the agent runs: the drivers poll a :class:`BudgetWatch`,
 which reads the agent's native transcript as it grows and says when the session went over
-``maxToolCalls`` (tool calls requested) or ``maxTurns`` (model responses). The driver then ends
-the agent's process group, so a CLI without a limit of its own stops there too.
+``maxToolCalls`` (tool calls requested, a search of the agent's own tool list not counted:
+:meth:`~proctor.models.trajectory.Trajectory.agent_calls`) or ``maxTurns`` (model
+responses). The driver then ends the agent's process group, so a CLI without a limit of its
+own stops there too.
 
 The counts are the ones the trial's verdict uses afterwards (the parsed trajectory), so a trial
 the watch stopped is over budget by the same rule as one judged after it ended.
@@ -72,7 +74,7 @@ class BudgetWatch:
             self._seen = None
             return None
         turns = sum(u.responses for u in trajectory.usage.values())
-        reason = self.budget.over(turns, len(trajectory.tool_calls()))
+        reason = self.budget.over(turns, len(trajectory.agent_calls()))
         if reason is not None:
             self.stopped = f"proctor stopped the agent: {reason}"
         return self.stopped

@@ -159,11 +159,11 @@ def within_budget(
     verdict: Verdict, spec: TrialSpec, trajectory: Trajectory, stopped: str | None = None
 ) -> Verdict:
     """The verdict, or ``failed`` when the trial went over its step budget (``maxTurns``: model
-    responses; ``maxToolCalls``: tool calls). A CLI that stopped itself at its turn limit is
-    over budget too, not an agent error; ``stopped`` is why proctor stopped the agent mid-turn,
-    when it did."""
+    responses; ``maxToolCalls``: tool calls, a search of the agent's own tool list not counted).
+    A CLI that stopped itself at its turn limit is over budget too, not an agent error;
+    ``stopped`` is why proctor stopped the agent mid-turn, when it did."""
     over: list[str] = [stopped] if stopped else []
-    calls = len(trajectory.tool_calls())
+    calls = len(trajectory.agent_calls())
     if spec.max_tool_calls is not None and calls > spec.max_tool_calls and not stopped:
         over.append(f"{calls} tool calls > maxToolCalls {spec.max_tool_calls}")
     turns = sum(u.responses for u in trajectory.usage.values())
@@ -224,7 +224,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
         record.cost = c.cost
         record.process = c.process
         record.rules = c.rules
-        record.tool_calls = len(c.trajectory.tool_calls())
+        record.tool_calls = len(c.trajectory.agent_calls())
         record.session_id = c.trajectory.session_id
         if spec.case.case.config.self_report:
             record.self_report, record.self_report_missing = self_report(c.trajectory)

@@ -416,7 +416,9 @@ class CaseConfig(Expectations):
     """A step budget: model turns (passed to Claude Code's ``--max-turns`` headless and Gemini
     CLI's ``maxSessionTurns``; judged after the trial for the others)."""
     max_tool_calls: PositiveInt | None = None
-    """A step budget: tool calls (judged after the trial: more fail it)."""
+    """A step budget: tool calls (judged after the trial: more fail it). A search of the
+    agent's own tool list (Codex CLI's ``tool_search``, Claude Code's ``ToolSearch``) is not
+    counted."""
     serial_repeats: bool = False
     """Run the repeats of each agent × condition one after another (one concurrency slot)."""
     self_report: bool = False

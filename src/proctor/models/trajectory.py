@@ -402,6 +402,16 @@ class Trajectory(BaseModel):
     def tool_calls(self) -> list[ToolCall]:
         return [e for e in self.events if isinstance(e, ToolCall)]
 
+    def agent_calls(self) -> list[ToolCall]:
+        """The tool calls of the agent's work: :meth:`tool_calls` without those of a harness
+        tool (:func:`is_harness_call`, a search of its own tool list). What a trial's
+        ``toolCalls`` and its ``maxToolCalls`` budget count, as the process metrics' steps."""
+        return [
+            e
+            for e in self.events
+            if isinstance(e, ToolCall) and not is_harness_call(e.name, e.kind)
+        ]
+
 
 class TokenCounts(Protocol):
     """What :func:`sum_usage` reads of a model's usage: a :class:`ModelUsage`, or a history's

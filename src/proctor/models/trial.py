@@ -206,6 +206,8 @@ class TrialRecord(RecordModel):
     """The cost the agent CLI reported itself (e.g. Claude Code's ``total_cost_usd``)."""
     questions: int = 0
     tool_calls: int = 0
+    """The agent's tool calls; a search of its own tool list (Codex CLI's ``tool_search``,
+    Claude Code's ``ToolSearch``) is not counted, as in ``process.steps.toolCalls``."""
     error: ErrorInfo | None = None
     workspace: str | None = None
     """Trial-relative path of the kept workspace, when it was kept."""

@@ -421,7 +421,7 @@ def record_session(
         ),
         process=metrics,
         rules=evaluate_rules(metrics, spec.metrics),
-        tool_calls=len(trajectory.tool_calls()),
+        tool_calls=len(trajectory.agent_calls()),
         tags=spec.case.case.tags,
         labels=case_labels(spec),
         agent_model=model,

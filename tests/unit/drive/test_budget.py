@@ -87,3 +87,11 @@ def test_a_subagents_file_that_grows_is_read_again(tmp_path: Path) -> None:
     assert w.check(now=0.0) is None
     (tmp_path / "sub.jsonl").write_text("read\nedit\n")  # only the subagent's file grew
     assert w.check(now=2.0) == "proctor stopped the agent: 3 tool calls > maxToolCalls 2"
+
+
+def test_a_search_of_the_tool_list_does_not_use_up_the_budget(tmp_path: Path) -> None:
+    w, adapter = watch(tmp_path, StepBudget(max_tool_calls=2))
+    adapter.path.write_text("ToolSearch\nread\ntool_search\nToolSearch\nedit\n")
+    assert w.check(now=0.0) is None  # two calls of the agent's work: within the budget
+    adapter.path.write_text("ToolSearch\nread\ntool_search\nToolSearch\nedit\nshell\n")
+    assert w.check(now=1.0) == "proctor stopped the agent: 3 tool calls > maxToolCalls 2"

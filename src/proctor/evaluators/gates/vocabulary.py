@@ -31,7 +31,13 @@ from proctor.evaluators.gates.matching import (
     name_matches,
     value_matches,
 )
-from proctor.models.trajectory import Event, EventType, SkillEvent, SubagentEvent
+from proctor.models.trajectory import (
+    Event,
+    EventType,
+    SkillEvent,
+    SubagentEvent,
+    is_harness_call,
+)
 
 EventMatcher = str | tuple[str, Any] | list[Any] | dict[str, Any]
 
@@ -70,6 +76,12 @@ class Gates:
 
     def _views(self) -> list[CallView]:
         return calls_of(self._events(), self._roots())
+
+    def _work(self) -> list[CallView]:
+        """The calls of the agent's work: :meth:`_views` without its searches of its own tool
+        list (:func:`~proctor.models.trajectory.is_harness_call`), which no count of tool
+        calls takes in (a check naming such a tool still sees its calls)."""
+        return [v for v in self._views() if not is_harness_call(v.call.name, v.call.kind)]
 
     def _gate(
         self, name: str, passed: bool, message: str = "", score: float | None = None
@@ -165,11 +177,11 @@ class Gates:
         return self._gate(f"tool_order({list(names)})", ok, message)
 
     def used_no_tools(self) -> Handle:
-        calls = self._views()
+        calls = self._work()
         return self._gate("used_no_tools()", not calls, f"{len(calls)} tool call(s)")
 
     def max_tool_calls(self, n: int) -> Handle:
-        calls = self._views()
+        calls = self._work()
         return self._gate(f"max_tool_calls({n})", len(calls) <= n, f"{len(calls)} tool calls > {n}")
 
     def no_failed_actions(self) -> Handle:
