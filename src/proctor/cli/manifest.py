@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,9 @@ from proctor.util.text import one_line
 
 if TYPE_CHECKING:
     from proctor.models.config import CliOverrides
+    from proctor.models.plan import RunPlan, TrialSpec
     from proctor.models.run import ManifestRun
+    from proctor.session import RunRequest
 
 
 def run_manifest(
@@ -95,17 +98,17 @@ def _run_pairs(
     executor: str,
     ray_address: str | None,
 ) -> list[Path] | int:
-    """Each pair's run, in turn: their folders, or the exit code of an interrupt."""
+    """Each pair's run, in turn: their folders, or the exit code of an interrupt. Every pair
+    is planned first, and the keys of proctor's roles checked once for them all, before the
+    first pair's first trial: a manifest of ten pairs asks each provider once, not ten times."""
     from proctor.cli.display import CostWarnings, make_display
-    from proctor.errors import ConfigError
     from proctor.exit_codes import ExitCode
-    from proctor.session import RunRequest, plan_run, run_plan
+    from proctor.session import RunRequest, run_plan
     from proctor.session.repeats import read_manifest
 
     plan_of = read_manifest(path)
     base = results_base(config, overrides)
-    codes: list[int] = []
-    run_dirs: list[Path] = []
+    pairs: list[_Pair] = []
     for entry in plan_of.runs:
         run_overrides = overrides.model_copy(
             update={
@@ -120,22 +123,6 @@ def _run_pairs(
         # resumed, and only the others run (a pair run twice would count twice). A run there
         # of another plan (another manifest, agent or option) is no run of this one.
         earlier = _manifest_run(base / entry.results, entry.session, run_overrides, source)
-        if earlier is not None and earlier[1]:
-            click.echo(f"proctor: {entry.session}: finished before, kept ({earlier[0]})", err=True)
-            run_dirs.append(earlier[0])
-            continue
-        if earlier is not None:
-            here = " on this machine, as --resume runs" if executor != "local" else ""
-            click.echo(f"proctor: {entry.session}: resuming {earlier[0]}{here}", err=True)
-            from proctor.session.resume import resume_run
-
-            resumed, _ = resume_run(earlier[0], names, [make_display(False), CostWarnings(budget)])
-            codes.append(resumed.suite.exit_code)
-            run_dirs.append(resumed.paths.root)
-            if resumed.suite.exit_code == ExitCode.INTERRUPTED:
-                return _manifest_interrupted(path, plan_of.runs, entry)
-            continue
-        click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
         request = RunRequest(
             source=source,
             config=config,
@@ -145,28 +132,99 @@ def _run_pairs(
             executor_address=ray_address,
             argv=("proctor", *sys.argv[1:]),
             session_label=entry.session,
+            keys_checked=True,  # below, for every pair at once
         )
-        try:
-            plan = plan_run(request)
-        except ConfigError as exc:
-            text = str(exc)
-            if text.startswith("--case "):  # the cases are the manifest's tasks
-                raise ConfigError(f"{path}: tasks {text.removeprefix('--case ')}") from exc
-            if text.startswith(("--condition ", "--first-condition ")):  # and its conditions
-                raise ConfigError(
-                    f"{path}: conditions {text.split(' ', 1)[1]}; plan the repeats with the "
-                    "cases' conditions (`proctor plan-repeats --conditions A,B`)"
-                ) from exc
-            raise
-        if not plan.trials:
-            raise ConfigError(f"{path}: none of its tasks is a case under {source}")
-        result = run_plan(plan, request, [make_display(False), CostWarnings(budget)])
+        done = earlier is not None and earlier[1]
+        plan = None if done else _plan(path, source, request)
+        pairs.append(_Pair(entry, earlier, request, plan))
+    _check_keys(pairs)
+    codes: list[int] = []
+    run_dirs: list[Path] = []
+    for pair in pairs:
+        entry, earlier = pair.entry, pair.earlier
+        if earlier is not None and earlier[1]:
+            click.echo(f"proctor: {entry.session}: finished before, kept ({earlier[0]})", err=True)
+            run_dirs.append(earlier[0])
+            continue
+        if earlier is not None:
+            here = " on this machine, as --resume runs" if executor != "local" else ""
+            click.echo(f"proctor: {entry.session}: resuming {earlier[0]}{here}", err=True)
+            from proctor.session.resume import resume_run
+
+            resumed, _ = resume_run(
+                earlier[0], names, [make_display(False), CostWarnings(budget)], keys_checked=True
+            )
+            codes.append(resumed.suite.exit_code)
+            run_dirs.append(resumed.paths.root)
+            if resumed.suite.exit_code == ExitCode.INTERRUPTED:
+                return _manifest_interrupted(path, plan_of.runs, entry)
+            continue
+        assert pair.plan is not None  # (planned above: the pair runs)
+        click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
+        result = run_plan(pair.plan, pair.request, [make_display(False), CostWarnings(budget)])
         click.echo(f"proctor: results in {result.paths.root}", err=True)
         codes.append(result.suite.exit_code)
         run_dirs.append(result.paths.root)
         if result.suite.exit_code == ExitCode.INTERRUPTED:
             return _manifest_interrupted(path, plan_of.runs, entry)
     return run_dirs
+
+
+@dataclass
+class _Pair:
+    """One run of a manifest: a run an earlier ``--manifest`` left (its folder, and whether
+    it finished), the request of a run of it, and its plan (None: it finished before)."""
+
+    entry: ManifestRun
+    earlier: tuple[Path, bool] | None
+    request: RunRequest
+    plan: RunPlan | None
+
+
+def _plan(path: Path, source: Path, request: RunRequest) -> RunPlan:
+    """The plan of one pair, its mistakes said in the manifest's terms."""
+    from proctor.errors import ConfigError
+    from proctor.session import plan_run
+
+    try:
+        plan = plan_run(request)
+    except ConfigError as exc:
+        text = str(exc)
+        if text.startswith("--case "):  # the cases are the manifest's tasks
+            raise ConfigError(f"{path}: tasks {text.removeprefix('--case ')}") from exc
+        if text.startswith(("--condition ", "--first-condition ")):  # and its conditions
+            raise ConfigError(
+                f"{path}: conditions {text.split(' ', 1)[1]}; plan the repeats with the "
+                "cases' conditions (`proctor plan-repeats --conditions A,B`)"
+            ) from exc
+        raise
+    if not plan.trials:
+        raise ConfigError(f"{path}: none of its tasks is a case under {source}")
+    return plan
+
+
+def _check_keys(pairs: list[_Pair]) -> None:
+    """The keys of the roles every pair still to run calls, checked at once, before any of
+    them runs (a refused one stops the manifest with exit 2, as it stops a run). A pair to
+    resume reads them where its run was started (see :func:`~proctor.session.resume.key_folder`);
+    the others here: one check per such folder, so one in all but in rare cases."""
+    from proctor.models.io import read_record
+    from proctor.models.run import RunManifest
+    from proctor.plan.checks import check_keys
+    from proctor.session.resume import key_folder
+    from proctor.session.run import warn
+
+    trials: dict[Path, list[TrialSpec]] = {}
+    for pair in pairs:
+        if pair.plan is None:
+            continue
+        folder = pair.request.key_folder()
+        if pair.earlier is not None:
+            recorded = read_record(pair.earlier[0] / "run.json", RunManifest)
+            folder = key_folder(recorded)[0]
+        trials.setdefault(folder, []).extend(pair.plan.trials)
+    for folder, specs in trials.items():
+        check_keys(specs, folder, warn)
 
 
 def _pooled(

@@ -52,6 +52,9 @@ class WorkerOptions:
     :mod:`proctor.execute.retry`)."""
     limits: Mapping[str, ProviderLimit] = field(default_factory=dict)
     """Per provider: concurrency, start spacing, backoff (see :mod:`proctor.execute.limits`)."""
+    dotenv_dir: Path | None = None
+    """The folder whose ``.env`` holds the keys of proctor's roles, as the planner found them
+    (a resume's: the folder the run was started in); None: the current folder."""
 
 
 def trial_marker(run: RunPaths, spec: TrialSpec) -> str:

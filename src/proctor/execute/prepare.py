@@ -107,7 +107,7 @@ def prepare(ctx: TrialContext) -> Prepared:
             ctx.cleanups.callback(_give_back, lent)
     roles = None
     if spec.roles is not None:
-        roles = roles_from(spec.roles, environment(), load_dotenv())
+        roles = roles_from(spec.roles, environment(), load_dotenv(ctx.options.dotenv_dir))
         start_harness_server(ctx, roles)
     return Prepared(
         adapter=adapter,

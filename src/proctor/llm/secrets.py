@@ -2,8 +2,9 @@
 
 Lookup order per provider: ``PROCTOR_<PROVIDER>_KEY``, then the provider's standard variable
 (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``), first in the environment, then in ``.env`` in the
-current directory. Keys never reach a file: forked workers inherit them in memory, and every
-key found is registered with :mod:`proctor.util.masking`, which masks what proctor writes.
+current directory (a resume's: the folder the run was started in). Keys never reach a file:
+forked workers inherit them in memory, and every key found is registered with
+:mod:`proctor.util.masking`, which masks what proctor writes.
 """
 
 from __future__ import annotations

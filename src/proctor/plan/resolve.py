@@ -340,10 +340,10 @@ def _trials(
     top: TopConfig,
     cli: CliOverrides,
     config_path: Path | None,
-    cwd: Path,
+    dotenv: Path,
 ) -> list[TrialSpec]:
     pricing = PriceTable(prices=dict(top.pricing))
-    roles_by_case = resolve_roles(resolved, top, cli, config_path, cwd)
+    roles_by_case = resolve_roles(resolved, top, cli, config_path, dotenv)
     trials: list[TrialSpec] = []
     for rc in resolved:
         for agent in rc.agents:
@@ -395,10 +395,13 @@ def build_plan(
     config_path: Path | None,
     cwd: Path,
     problems: list[str] | None = None,
+    dotenv: Path | None = None,
 ) -> RunPlan:
     """The plan of the cases found. A case's configuration error stops here (a ConfigError),
     unless ``problems`` is given: then each one is noted there, the case is left out, and
-    planning goes on (``proctor validate`` reports them all at once)."""
+    planning goes on (``proctor validate`` reports them all at once). The roles' keys are
+    looked up in the environment and the ``.env`` of ``dotenv`` (default ``cwd``)."""
+    dotenv = dotenv or cwd
     chosen = select_cases(found.cases, cli)
     _check_case_names(found, cli)
     _check_tags(found, cli)
@@ -411,7 +414,7 @@ def build_plan(
         try:
             rc = resolve_case(case, top, cli, str(config_path or "proctor.json"))
             if problems is not None:
-                _trials([rc], top, cli, config_path, cwd)  # what the matrix would check
+                _trials([rc], top, cli, config_path, dotenv)  # what the matrix would check
             resolved.append(rc)
         except ConfigError as exc:
             if problems is None:
@@ -442,7 +445,7 @@ def build_plan(
         top=top,
         config_path=config_path,
         cases=resolved,
-        trials=_trials(resolved, top, cli, config_path, cwd),
+        trials=_trials(resolved, top, cli, config_path, dotenv),
         gate=top.gate or DEFAULT_GATE,
         concurrency=cli.concurrency or top.concurrency or DEFAULT_CONCURRENCY,
         out=out if out.is_absolute() else cwd / out,
@@ -457,10 +460,12 @@ def load_run_plan(
     cli: CliOverrides,
     cwd: Path,
     problems: list[str] | None = None,
+    dotenv: Path | None = None,
 ) -> RunPlan:
     """Read the top-level config and the case folders, and expand the matrix. With
     ``problems``, configuration errors are noted there and planning goes on without what they
-    concern (an unreadable top-level file counts as empty)."""
+    concern (an unreadable top-level file counts as empty). ``dotenv``: the folder whose
+    ``.env`` holds the roles' keys (default ``cwd``)."""
     try:
         top, path = load_top_config(config_path, cwd)
     except ConfigError as exc:
@@ -471,4 +476,4 @@ def load_run_plan(
     # Relative to where the run was started (a resume may run from elsewhere), as --source is.
     root = cwd / cli.source_root if cli.source_root else None
     found = discover_cases(source, root, problems)
-    return build_plan(found, top, cli, config_path=path, cwd=cwd, problems=problems)
+    return build_plan(found, top, cli, config_path=path, cwd=cwd, problems=problems, dotenv=dotenv)

@@ -19,10 +19,11 @@ def resolve_roles(
     top: TopConfig,
     cli: CliOverrides,
     config_path: Path | None,
-    cwd: Path,
+    dotenv_dir: Path,
 ) -> dict[str, RoleModels]:
-    """Role → model per case; fails before any trial when a role a case needs has no key."""
-    env, dotenv = environment(), load_dotenv(cwd)
+    """Role → model per case; fails before any trial when a role a case needs has no key
+    (looked up in the environment, then in the ``.env`` of ``dotenv_dir``)."""
+    env, dotenv = environment(), load_dotenv(dotenv_dir)
     out: dict[str, RoleModels] = {}
     for rc in cases:
         where = str(rc.case.path / "config.json")

@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -90,7 +91,24 @@ def request_of(
         reporters=reporters,
         argv=tuple(manifest.argv),
         cwd=cwd,
+        dotenv_dir=key_folder(manifest)[0],
     )
+
+
+def key_folder(manifest: RunManifest) -> tuple[Path, str | None]:
+    """The folder whose ``.env`` holds the run's provider keys (with the environment): the one
+    the run was started in, as ``run.json`` records it, wherever the resume runs from; when it
+    records none, or that folder is gone, the current one, and the sentence that says so."""
+    recorded = Path(manifest.cwd) if manifest.cwd else None
+    if recorded is not None and recorded.is_dir():
+        return recorded, None
+    here = Path.cwd()
+    why = (
+        f"the folder the run was started in ({recorded}) is gone"
+        if recorded is not None
+        else "the run does not record the folder it was started in"
+    )
+    return here, f"{why}: its provider keys are read from the environment and {here / '.env'}"
 
 
 def first_difference(old: Any, new: Any, where: str = "") -> str | None:
@@ -260,16 +278,20 @@ def run_scratch(folder: Path, run_names: set[str]) -> bool:
 
 
 def resume_run(
-    run_dir: Path, reporters: tuple[str, ...], subscribers: list[Subscriber]
+    run_dir: Path,
+    reporters: tuple[str, ...],
+    subscribers: list[Subscriber],
+    keys_checked: bool = False,
 ) -> tuple[RunResult, int]:
     """Finish the run in ``run_dir``; its result and how many trials it kept as they were
     (the result says how many ran now). Two resumes of one run never run together: the run
-    folder is locked for the whole resume."""
+    folder is locked for the whole resume. ``keys_checked``: the roles' keys were checked
+    already (a manifest checks all its pairs' at once)."""
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
     with _resuming(paths.root):
-        return _resume(paths, reporters, subscribers)
+        return _resume(paths, reporters, subscribers, keys_checked)
 
 
 @contextmanager
@@ -292,9 +314,18 @@ def _resuming(root: Path) -> Iterator[None]:
 
 
 def _resume(
-    paths: RunPaths, reporters: tuple[str, ...], subscribers: list[Subscriber]
+    paths: RunPaths,
+    reporters: tuple[str, ...],
+    subscribers: list[Subscriber],
+    keys_checked: bool,
 ) -> tuple[RunResult, int]:
     manifest, config = _read(paths)
+    from proctor.agents.credentials import register_user_keys
+
+    folder, note = key_folder(manifest)
+    if note is not None:
+        print(f"proctor: note: {note}", file=sys.stderr)
+    register_user_keys(folder)  # masked as the current folder's are
     # None given: the run's own (a run of an older proctor recorded none: Markdown).
     reporters = reporters or tuple(manifest.reporters) or ("markdown",)
     # Its marks count in the aggregate written anew: one that cannot be read stops the resume
@@ -312,7 +343,8 @@ def _resume(
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     if unfinished:
         preflight(unfinished)
-        check_keys(unfinished, request.cwd or Path.cwd(), warn)
+        if not keys_checked:
+            check_keys(unfinished, request.key_folder(), warn)
     stop_left_behind(paths, list(plan.trials), manifest.run_id)
     # A record the dead run was writing when it was killed is written again, whole.
     remove_partial_writes(paths.root, skip=AGENT_FOLDERS)

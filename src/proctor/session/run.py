@@ -69,6 +69,16 @@ class RunRequest:
     suite: str | None = None
     """The suite the run's findings belong to, when proctor generated its cases (an inline
     case, an eval project's); None: named by ``source`` (see :func:`run_suite_name`)."""
+    dotenv_dir: Path | None = None
+    """The folder whose ``.env`` holds the provider keys of proctor's roles (with the
+    environment); None: ``cwd`` (a resume's is the folder the run was started in)."""
+    keys_checked: bool = False
+    """The roles' keys were checked already (a manifest checks every pair's at once): the
+    run does not ask the providers again."""
+
+    def key_folder(self) -> Path:
+        """The folder whose ``.env`` the run reads for the roles' keys."""
+        return self.dotenv_dir or self.cwd or Path.cwd()
 
 
 @dataclass
@@ -128,7 +138,7 @@ def plan_run(request: RunRequest) -> RunPlan:
     if request.executor == "ray":
         source = Path(os.path.abspath(cwd / source))
         config = Path(os.path.abspath(cwd / config)) if config is not None else None
-    return load_run_plan(source, config, request.overrides, cwd)
+    return load_run_plan(source, config, request.overrides, cwd, dotenv=request.key_folder())
 
 
 def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
@@ -315,7 +325,8 @@ def run_plan(
     check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
     preflight(plan.trials)
-    check_keys(plan.trials, request.cwd or Path.cwd(), warn)
+    if not request.keys_checked:
+        check_keys(plan.trials, request.key_folder(), warn)
     # A run folder with its records, or none; and from the folder on, a stop is noted until
     # execute_and_finish acts on it: the run then ends before its first trial, its aggregate
     # written as interrupted (raised here, it left a folder with neither aggregate nor end).
@@ -389,6 +400,7 @@ def execute_and_finish(
                 mirror=plan.overrides.mirror,
                 retry_errors=plan.overrides.retry_errors,
                 limits=plan.top.limits,
+                dotenv_dir=request.key_folder(),
             ),
             subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
         )
