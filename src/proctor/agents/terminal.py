@@ -132,19 +132,51 @@ def quit_command(
 
 
 def option_index(options: list[str], answer: str) -> int:
-    """The option an answer means: the equal label, else a label that starts the answer or that
-    the answer starts, else its number, else the picker's free-text entry, else the first."""
+    """The option an answer means: the equal label, else a label that the answer starts (``yes``
+    means ``Yes, proceed``), else a label that starts the answer as a whole word (``No, not now``
+    means ``No``; ``Blue-ish green`` never means ``Blue``), else one whose first word is the
+    answer's (``No. Run the tests first`` means ``No, and tell Codex…``), else its number, else
+    the picker's free-text entry, else the first.
+
+    Where the picker has a free-text entry, an answer that only starts with a label and goes on
+    with words of its own is free text, typed as the user would type it."""
     wanted = answer.strip().lower()
     labels = [o.strip().lower() for o in options]
+    free_text = next(
+        (i for i, label in enumerate(labels) if label.startswith(FREE_TEXT_OPTION)), None
+    )
     for i, label in enumerate(labels):
         if label == wanted:
             return i
     for i, label in enumerate(labels):
-        if wanted and (label.startswith(wanted) or wanted.startswith(label)):
+        if wanted and label.startswith(wanted):
             return i
+    for i, label in enumerate(labels):
+        rest = wanted[len(label) :]
+        if label and wanted.startswith(label) and _ends_a_word(rest, free_text is not None):
+            return i
+    if free_text is None and (first := _first_word(wanted)):
+        for i, label in enumerate(labels):
+            if _first_word(label) == first:
+                return i
     if wanted.isdigit() and 1 <= int(wanted) <= len(labels):
         return int(wanted) - 1
-    return next((i for i, label in enumerate(labels) if label.startswith(FREE_TEXT_OPTION)), 0)
+    return 0 if free_text is None else free_text
+
+
+def _first_word(text: str) -> str:
+    """The first word of a text without the punctuation that ends it: ``no.`` → ``no``."""
+    words = text.split(maxsplit=1)
+    return words[0].rstrip(".,;:!?") if words else ""
+
+
+def _ends_a_word(rest: str, strict: bool) -> bool:
+    """Whether what follows a label in an answer leaves the label a whole word: a space or
+    punctuation, not a letter, a digit, a hyphen or an apostrophe. ``strict`` (a picker that
+    takes free text): only punctuation and spaces may follow."""
+    if strict:
+        return not any(ch.isalnum() for ch in rest)
+    return not rest or not (rest[0].isalnum() or rest[0] in "-'’")
 
 
 def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorReader) -> bool:

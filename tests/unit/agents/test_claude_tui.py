@@ -7,6 +7,8 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
+
 from proctor.agents.claude_code.adapter import ClaudeCode, ClaudeSession
 from proctor.agents.claude_code.tui import cursor, question_on_screen
 from proctor.agents.protocol import Launch, Question
@@ -93,6 +95,28 @@ def test_an_answer_naming_an_option_chooses_it(tmp_path: Path) -> None:
     assert question is not None
     ClaudeCode().answer(terminal, launch, question, "Red")
     assert (terminal.at, terminal.typed, terminal.closed) == (0, "", True)
+
+
+@pytest.mark.parametrize(
+    ("answer", "at", "typed"),
+    [
+        ("Blue", 1, ""),
+        ("blue.", 1, ""),
+        ("Blue-ish green", 2, "Blue-ish green"),
+        ("Blue, because it matches the logo", 2, "Blue, because it matches the logo"),
+        ("Reddish", 2, "Reddish"),
+        ("2", 1, ""),
+    ],
+)
+def test_an_answer_that_only_starts_with_a_label_is_free_text(
+    tmp_path: Path, answer: str, at: int, typed: str
+) -> None:
+    terminal = PickerTerminal()
+    launch, _ = _launch(tmp_path)
+    question = question_on_screen(terminal.screen_text())
+    assert question is not None
+    ClaudeCode().answer(terminal, launch, question, answer)
+    assert (terminal.at, terminal.typed, terminal.closed) == (at, typed, True)
 
 
 def _launch(tmp_path: Path) -> tuple[Launch[ClaudeSession], Path]:

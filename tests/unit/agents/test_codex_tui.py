@@ -127,6 +127,9 @@ def test_numbered_lines_in_the_transcript_are_not_a_question() -> None:
         ("no, and tell codex what to do differently", 2),
         ("2", 1),
         ("something else", 0),
+        ("No. Run the tests first", 2),
+        ("No! Run the tests first", 2),
+        ("Nope-ish", 0),
     ],
 )
 def test_answers_map_to_options(answer: str, index: int) -> None:
