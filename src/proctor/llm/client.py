@@ -65,6 +65,14 @@ class Provider(Protocol):
         """One cheap authenticated request; raises :class:`ProviderError` when it fails."""
         ...
 
+    client: Any
+    """The SDK's client the calls are made with."""
+
+    def abandon(self, client: Any) -> None:
+        """End the calls ``client`` is making (shut down its connections) and close it; the
+        calls after are made with a new client (see :func:`within`)."""
+        ...
+
 
 @dataclass
 class ModelClient:
@@ -187,8 +195,9 @@ def within(timeout: float, call: Callable[[], T], abandon: Callable[[], None]) -
     timeout bounds each step (the connection, each read), not the whole: a server that sends
     its reply a byte at a time, or a header line every few seconds, would hold the call for
     as long as it kept sending. So the call runs in a thread of its own; one not over in time
-    is a network failure (retried like any), ``abandon()`` closes its connections and the
-    thread is left to end (a daemon)."""
+    is a network failure (retried like any), and ``abandon()`` shuts its connections down:
+    closing them would not wake the thread's blocked read (see :mod:`proctor.llm.connections`).
+    The thread (a daemon) ends then, its error swallowed."""
     outcome: list[T] = []
     raised: list[BaseException] = []
 

@@ -130,18 +130,14 @@ def _check(endpoint: Endpoint, key: str, timeout: float) -> ProviderError | None
     seconds in all. The client's own timeout bounds each step (the connection, each read),
     not the whole: a server that trickles its answer, a byte at a time, would hold the run
     for as long as it kept sending. So the check runs in a thread of its own; when it has not
-    answered in time its connections are closed and it is left to end (a daemon)."""
+    answered in time its connections are shut down and its thread ends."""
     provider = PROVIDER_CLASSES[endpoint.provider](
         endpoint.models[0], key, endpoint.url, "key-check"
     )
 
-    def abandon() -> None:
-        close = getattr(getattr(provider, "client", None), "close", None)
-        if callable(close):
-            close()
-
     try:
-        return within(timeout, lambda: _ask(provider, timeout), abandon)
+        client = provider.client
+        return within(timeout, lambda: _ask(provider, timeout), lambda: provider.abandon(client))
     except ProviderError:  # (the check itself returns its errors: this is the deadline's)
         return ProviderError("network", f"no answer within {timeout:g} s")
 

@@ -23,17 +23,23 @@ class AnthropicProvider:
         anthropic = importlib.import_module("anthropic")
         self.ref = ref
 
-        def make() -> Any:
-            return anthropic.Anthropic(
+        # The HTTP client's connections are kept, to be shut down when a call is cut off.
+        from proctor.llm import connections  # (httpx2 with the SDK, when one is made)
+
+        def make() -> tuple[Any, Any]:
+            http = connections.http_client(anthropic.DefaultHttpxClient)
+            client = anthropic.Anthropic(
                 api_key=key,
                 base_url=base_url,
                 max_retries=0,
                 timeout=REQUEST_TIMEOUT_SEC,
                 default_headers={"X-Proctor-Role": role},
+                http_client=http,
             )
+            return client, http
 
         self._make = make
-        self.client = make()
+        self.client, self._http = make()
 
     def complete(
         self,
@@ -59,14 +65,19 @@ class AnthropicProvider:
             except Exception as exc:
                 raise provider_error(exc) from exc
 
-        message = within(timeout, ask, lambda: self._abandon(client))
+        message = within(timeout, ask, lambda: self.abandon(client))
         return self._completion(message, max_tokens)
 
-    def _abandon(self, client: Any) -> None:
-        """Close ``client``'s connections (a call cut off by its deadline) and make a new
-        client for the calls after it."""
-        if self.client is client:
-            self.client = self._make()
+    def abandon(self, client: Any) -> None:
+        """End the calls ``client`` is making (one cut off by its deadline): its connections'
+        sockets are shut down and it is closed; a new client makes the calls after it."""
+        from proctor.llm import connections
+
+        if self.client is not client:  # (already abandoned)
+            return
+        http = self._http
+        self.client, self._http = self._make()
+        connections.cut(http)
         client.close()
 
     def check_key(self, timeout: float) -> None:

@@ -28,17 +28,23 @@ class OpenAIProvider:
         """The model refused a request for log-probabilities (OpenAI's reasoning models, Gemini's
         compatible endpoint): later calls leave them out."""
 
-        def make() -> Any:
-            return openai.OpenAI(
+        # The HTTP client's connections are kept, to be shut down when a call is cut off.
+        from proctor.llm import connections  # (httpx2 with the SDK, when one is made)
+
+        def make() -> tuple[Any, Any]:
+            http = connections.http_client(openai.DefaultHttpxClient)
+            client = openai.OpenAI(
                 api_key=key,
                 base_url=base_url,
                 max_retries=0,
                 timeout=REQUEST_TIMEOUT_SEC,
                 default_headers={"X-Proctor-Role": role},
+                http_client=http,
             )
+            return client, http
 
         self._make = make
-        self.client = make()
+        self.client, self._http = make()
 
     def complete(
         self,
@@ -55,7 +61,7 @@ class OpenAIProvider:
         response = within(
             timeout,
             lambda: self._ask(client, system, user, max_tokens, logprobs, timeout),
-            lambda: self._abandon(client),
+            lambda: self.abandon(client),
         )
         return self._completion(response, max_tokens)
 
@@ -76,11 +82,16 @@ class OpenAIProvider:
         except Exception as again:
             raise provider_error(again) from again
 
-    def _abandon(self, client: Any) -> None:
-        """Close ``client``'s connections (a call cut off by its deadline) and make a new
-        client for the calls after it."""
-        if self.client is client:
-            self.client = self._make()
+    def abandon(self, client: Any) -> None:
+        """End the calls ``client`` is making (one cut off by its deadline): its connections'
+        sockets are shut down and it is closed; a new client makes the calls after it."""
+        from proctor.llm import connections
+
+        if self.client is not client:  # (already abandoned)
+            return
+        http = self._http
+        self.client, self._http = self._make()
+        connections.cut(http)
         client.close()
 
     def check_key(self, timeout: float) -> None:
