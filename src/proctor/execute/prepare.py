@@ -109,6 +109,8 @@ def prepare(ctx: TrialContext) -> Prepared:
     if spec.roles is not None:
         roles = roles_from(spec.roles, environment(), load_dotenv(ctx.options.dotenv_dir))
         start_harness_server(ctx, roles)
+        # When the trial is over (its judges' calls too), before its scripted server stops.
+        ctx.cleanups.callback(roles.close)
     return Prepared(
         adapter=adapter,
         agent_version=adapter.version(spec.profile),

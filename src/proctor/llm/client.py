@@ -88,6 +88,16 @@ class ModelClient:
     sleep: Any = time.sleep
     deadline: float | None = None
 
+    def close(self) -> None:
+        """Close the connections of the provider's client (the SDK's own); no call is made
+        after. The records of the calls made stay."""
+        close = getattr(getattr(self.provider, "client", None), "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # (a client that cannot close holds nothing more to give back)
+                pass
+
     def complete(
         self, system: str, user: str, *, max_tokens: int = 1024, logprobs: bool = False
     ) -> Completion:

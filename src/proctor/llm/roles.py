@@ -65,7 +65,14 @@ class RoleSet:
         """Point a provider at a new base URL (the per-trial scripted server)."""
         self.urls[provider] = url
         for key in [k for k, c in self._clients.items() if c.ref.provider == provider]:
-            del self._clients[key]
+            self._clients.pop(key).close()
+
+    def close(self) -> None:
+        """Close every client's connections, when the trial or evaluation that made them is
+        over (a socket left to the garbage collector stays open until it comes); the records
+        of their calls stay (:meth:`calls`)."""
+        for client in self._clients.values():
+            client.close()
 
     def calls(self) -> list[CallRecord]:
         return [c for client in self._clients.values() for c in client.calls]

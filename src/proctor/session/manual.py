@@ -256,7 +256,11 @@ def evaluate_on(
         timed_out=timed_out,
         roles=roles,
     )
-    return [evaluated(entry, context, spec.condition) for entry in spec.case.evaluators]
+    try:
+        return [evaluated(entry, context, spec.condition) for entry in spec.case.evaluators]
+    finally:
+        if roles is not None:
+            roles.close()
 
 
 def prepared_session(workspace: Path) -> dict[str, Any] | None:

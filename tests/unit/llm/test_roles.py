@@ -3,6 +3,9 @@ fix, whichever layer won."""
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import pytest
 
 from proctor.errors import ConfigError
@@ -111,3 +114,39 @@ def test_the_roles_deadline_reaches_every_client_and_is_lifted_after() -> None:
     roles.deadline = None
     assert roles.client("workhorse").deadline is None
     assert roles.client("judge", ModelRef("openai", "j")).deadline is None
+
+
+def _open_connections(server: Any, expected: int) -> int:
+    """The server's open connections, once they are ``expected`` (or after 5 s)."""
+    deadline = time.monotonic() + 5
+    while True:
+        with server._httpd._lock:
+            count = len(server._httpd._connections)
+        if count == expected or time.monotonic() > deadline:
+            return count
+        time.sleep(0.02)
+
+
+def test_the_roles_give_their_connections_back_when_they_are_done() -> None:
+    """A client dropped for a new server's URL, and every client once the trial is over, is
+    closed: its connection was left to the garbage collector, open until it came (in a trial's
+    worker, and in the process of an evaluation outside a run)."""
+    from proctor.llm.refs import ModelRef
+    from proctor.llm.roles import RoleSet
+    from proctor.scripted.server import ScriptedModelServer
+
+    with ScriptedModelServer({"turns": []}) as server:
+        roles = RoleSet(refs={"judge": ModelRef("scripted", "judge")})
+        roles.set_url("scripted", server.base_url)
+        roles.client("judge").complete("s", "u", max_tokens=16)
+        first = roles.client("judge").provider.client
+        assert _open_connections(server, 1) == 1
+        roles.set_url("scripted", server.base_url)  # (the next trial's server, in a worker)
+        assert first.is_closed()
+        assert _open_connections(server, 0) == 0
+        roles.client("judge").complete("s", "u", max_tokens=16)
+        assert _open_connections(server, 1) == 1
+        roles.close()
+        assert roles.client("judge").provider.client.is_closed()
+        assert _open_connections(server, 0) == 0
+        assert len(roles.calls()) == 1, "the records of the calls made stay"
