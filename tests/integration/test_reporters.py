@@ -81,6 +81,21 @@ def test_testcase_names_are_stable_across_runs(
     assert names[0] == names[1]
 
 
+def test_cases_a_dot_b_and_a_b_are_two_classes_of_the_junit_file(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Their plain classnames are one (a_b.scripted.default): a CI would merge their testcases."""
+    make_case("a.b", plan=WRITE, config=MUST)
+    make_case("a_b", plan=WRITE, config=MUST)
+    result, out = run_cases(proctor, tmp_path, "--reporter", "junit")
+    assert result.code == 0, result.err
+    xml = JUnitXml.fromfile(str(single_run_dir(out) / "junit.xml"))
+    assert sorted((c.classname, c.name) for s in xml for c in s) == [
+        ("a_b.scripted.default", "repeat 1"),  # its names as they are
+        ("a_b.scripted.default~8a4e43c9", "repeat 1"),  # SHA-256 of a.b/scripted/default
+    ]
+
+
 def test_report_renders_any_registered_reporter_and_refuses_others(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -4,14 +4,16 @@ condition, one ``testcase`` per trial.
 A testcase's ``classname`` is ``<case>.<agent>.<condition>``, each part's own dots written ``_``
 (Jenkins reads a classname's dots as its package path: ``api.v2`` would nest), and its ``name``
 ``repeat <n>``, the same in every run of the same matrix; the testsuite's ``name`` keeps the
-names as they are (``<case>/<agent>/<condition>``). A failed trial (``failed``, ``timeout``)
-carries a ``failure`` when its group failed its gate, a trial in an error status an ``error``, a
-skipped one ``skipped``, each with the reason; the score and key figures are ``property``
-elements of the testcase. A failed trial in a group whose gate passed (a ``minPassRate`` below 1
-tolerates it) is a passing testcase whose ``system-out`` says it failed and why: the file is
-green exactly when the exit code is 0. A testsuite's properties hold its group's figures and
-each finding of the group the run proposed, reopened or resolved (``finding <id>``: ``new:
-<check>``), when the findings ledger holds the run.
+names as they are (``<case>/<agent>/<condition>``). Classnames are unique in the file (see
+:func:`classnames`): when two groups would share one (cases ``a.b`` and ``a_b``), each whose
+names hold a dot gets a suffix derived from its names, the same in every run. A failed trial
+(``failed``, ``timeout``) carries a ``failure`` when its group failed its gate, a trial in an
+error status an ``error``, a skipped one ``skipped``, each with the reason; the score and key
+figures are ``property`` elements of the testcase. A failed trial in a group whose gate passed
+(a ``minPassRate`` below 1 tolerates it) is a passing testcase whose ``system-out`` says it
+failed and why: the file is green exactly when the exit code is 0. A testsuite's properties
+hold its group's figures and each finding of the group the run proposed, reopened or resolved
+(``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
 
 A gate that failed fails the file too, whatever its trials did (a cost gate over trials that all
 passed, the A/B gate): a last ``testsuite`` named ``gates`` holds a testcase for the A/B gate
@@ -25,9 +27,10 @@ in ``gates`` with an ``error`` giving the exit code and its reason.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
@@ -84,11 +87,49 @@ def classname(case: str, agent: str, condition: str) -> str:
     return ".".join(part.replace(".", "_") for part in (case, agent, condition))
 
 
-def _testcase(suite: ET.Element, record: TrialRecord, outcome: str | None) -> None:
+def _written(key: tuple[str, str, str]) -> str:
+    """:func:`classname` as the file writes it: two names can differ only where XML cannot
+    hold a character."""
+    return classname(*(_xml_text(part) or "" for part in key))
+
+
+def classnames(keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+    """The ``classname`` of each (case, agent, condition) of one file, each different: its
+    :func:`classname` (as the file writes it, see :func:`_xml_text`), unless another group of
+    the file has the same one (cases ``a.b`` and ``a_b``, whose testcases a CI would merge, with
+    their names ``repeat <n>`` twice over). Then the group whose names hold no dot keeps it (it
+    is its names as they are), and each other one is it followed by ``~`` and the first 8 hex
+    digits of the SHA-256 of ``<case>/<agent>/<condition>`` (``a.b/x/y``: ``a_b.x.y~558cfa32``):
+    the same in every run, so a CI's history of it holds; ``~<n>`` more, counting from 2, in the
+    unlikely case that is taken too. A file without such a pair has the plain classnames."""
+    keys = sorted(set(keys))
+    sharing: dict[str, list[tuple[str, str, str]]] = {}
+    for key in keys:
+        sharing.setdefault(_written(key), []).append(key)
+    names: dict[tuple[str, str, str], str] = {}
+    for base, group in sharing.items():
+        for key in group:
+            if len(group) == 1 or ".".join(key) == base:
+                names[key] = base
+    taken = set(names.values())
+    for key in keys:
+        if key in names:
+            continue
+        base = _written(key)
+        digest = hashlib.sha256("/".join(key).encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        name, more = f"{base}~{digest}", 2
+        while name in taken:
+            name, more = f"{base}~{digest}~{more}", more + 1
+        names[key] = name
+        taken.add(name)
+    return names
+
+
+def _testcase(suite: ET.Element, record: TrialRecord, outcome: str | None, class_name: str) -> None:
     case = ET.SubElement(
         suite,
         "testcase",
-        classname=classname(record.case, record.agent, record.condition),
+        classname=class_name,
         name=f"repeat {record.repeat}",
         time=_seconds(record.timings.total_ms),
     )
@@ -190,6 +231,7 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
     for change in suite.findings or ():
         where = changes.setdefault((change.case, change.agent, change.condition), {})
         where[f"finding {change.id}"] = f"{change.event}: {change.check}"
+    unique = classnames(grouped)
     for key, trials in grouped.items():
         element = ET.SubElement(root, "testsuite", {"name": "/".join(key), **_tallies(trials)})
         group = stats.get(key)
@@ -204,7 +246,7 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         if figures or key in changes:
             _properties(element, {**figures, **changes.get(key, {})})
         for record, outcome in trials:
-            _testcase(element, record, outcome)
+            _testcase(element, record, outcome, unique[key])
     _gates(root, suite, failed_gates(suite.groups, records, suite.ab_gate))
     for node in root.iter():
         node.text = _xml_text(node.text)

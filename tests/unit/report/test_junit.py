@@ -134,3 +134,75 @@ def test_dots_in_a_name_do_not_split_the_classname() -> None:
     assert case.get("classname") == "api_v2.a.treat_v1" and case.get("name") == "repeat 1"
     (suite,) = root.iter("testsuite")
     assert suite.get("name") == "api.v2/a/treat.v1", "the suite keeps the names as they are"
+
+
+def shown(root: ET.Element) -> list[tuple[str | None, str | None]]:
+    return [(c.get("classname"), c.get("name")) for c in root.iter("testcase")]
+
+
+def test_an_ordinary_suite_keeps_its_classnames() -> None:
+    """A CI's history is keyed on them: a file where no two groups share one is unchanged."""
+    records = [
+        rec("passed", case="fix-a-bug"),
+        rec("passed", 2, case="fix-a-bug"),
+        rec("passed", case="api.v2", condition="treat.v1"),
+        rec("passed", case="api.v2", condition="base_1"),
+    ]
+    _, root = render(records, Gate(min_pass_rate=1.0))
+    assert shown(root) == [
+        ("api_v2.a.base_1", "repeat 1"),
+        ("api_v2.a.treat_v1", "repeat 1"),
+        ("fix-a-bug.a.default", "repeat 1"),
+        ("fix-a-bug.a.default", "repeat 2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("suffixed", "kept", "expected"),
+    [
+        # a.b/a/default: SHA-256 9529425e...
+        ({"case": "a.b"}, {"case": "a_b"}, ["a_b.a.default~9529425e", "a_b.a.default"]),
+        # c/a/x.y: SHA-256 632aee93...
+        ({"condition": "x.y"}, {"condition": "x_y"}, ["c.a.x_y~632aee93", "c.a.x_y"]),
+        # written alike: XML cannot hold the escape character, written as its code
+        ({"case": "c\x1b"}, {"case": "c\\x1b"}, ["c\\x1b.a.default~47ac3f23", "c\\x1b.a.default"]),
+    ],
+    ids=["cases", "conditions", "escaped"],
+)
+def test_groups_whose_classnames_would_be_one_get_distinct_ones(
+    suffixed: dict[str, str], kept: dict[str, str], expected: list[str]
+) -> None:
+    """Cases a.b and a_b (or conditions x.y and x_y): the one whose names are as they are keeps
+    the classname, the other gets its names' stable suffix; no testcase is there twice."""
+    records = [rec("passed", **suffixed), rec("passed", **kept)]  # type: ignore[arg-type]
+    _, root = render(records, Gate(min_pass_rate=1.0))
+    found = shown(root)
+    assert [name for name, _ in found] == expected
+    assert len(set(found)) == len(found) == 2
+    again = render(list(reversed(records)), Gate(min_pass_rate=1.0))[1]
+    assert shown(again) == found, "the same in every run"
+
+
+def test_a_pooled_file_has_distinct_classnames_across_its_runs() -> None:
+    """`run --manifest`'s junit.xml: the runs' trials read as one, a.b from one run and a_b
+    from the other."""
+    from proctor.report.stored import pooled
+
+    records = pooled([[rec("passed", case="a.b")], [rec("passed", case="a_b")]])
+    _, root = render(records, Gate(min_pass_rate=1.0))
+    assert shown(root) == [
+        ("a_b.a.default~9529425e", "repeat 1"),
+        ("a_b.a.default", "repeat 2"),
+    ]
+
+
+def test_classnames_stay_distinct_when_the_suffix_is_taken() -> None:
+    """a.b/x/y: SHA-256 558cfa32..., its suffixed classname a condition's own name here."""
+    from proctor.report.junit import classnames
+
+    dotted, plain, taken = ("a.b", "x", "y"), ("a_b", "x", "y"), ("a_b", "x", "y~558cfa32")
+    assert classnames([dotted, plain, taken]) == {
+        dotted: "a_b.x.y~558cfa32~2",
+        plain: "a_b.x.y",
+        taken: "a_b.x.y~558cfa32",
+    }
