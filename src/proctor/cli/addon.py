@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import FiniteRange
+from proctor.cli.signals import echo_unless_gone
 
 if TYPE_CHECKING:
     from proctor.models.install_check import InstallCheckReport
@@ -124,9 +125,9 @@ def check_install(
     if keep is not None:
         click.echo(f"proctor: scratch kept under {keep}", err=True)
     if as_json:
-        click.echo(json.dumps(masked_data(report.to_dict()), indent=2))
+        echo_unless_gone(json.dumps(masked_data(report.to_dict()), indent=2))
     else:
-        click.echo(mask(render(report)))
+        echo_unless_gone(mask(render(report)))
     return 0 if report.ok else 1
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import reporter_option
+from proctor.cli.signals import echo_unless_gone
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
 
@@ -96,12 +97,12 @@ def command(
             project, chosen = load_selection(request)
         rows = listing(project, chosen)
         if as_json:
-            click.echo(json.dumps(masked_data(rows), indent=2))
+            echo_unless_gone(json.dumps(masked_data(rows), indent=2))
         else:
             for row in rows:
                 tags_text = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
                 about = f"  {row['description']}" if row["description"] else ""
-                click.echo(mask(f"{row['id']}{tags_text}{about}"))
+                echo_unless_gone(mask(f"{row['id']}{tags_text}{about}"))
         return 0
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
@@ -110,7 +111,7 @@ def command(
         )
         result = run_evals(request, shown, progress.name_runs)
     if as_json:
-        click.echo(json.dumps(masked_data(result.summary), indent=2))
+        echo_unless_gone(json.dumps(masked_data(result.summary), indent=2))
     else:
         _print_summary(result.summary, verbose)
     return result.exit_code
@@ -193,23 +194,23 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
     assert isinstance(results, list)
     for r in results:
         mark = "-" if r["skipped"] else ("✓" if r["ok"] else "✗")
-        click.echo(f"{mark} {r['id']}  {r['status']}  {r['durationMs'] / 1000:.1f}s")
+        echo_unless_gone(f"{mark} {r['id']}  {r['status']}  {r['durationMs'] / 1000:.1f}s")
         for a in r["assertions"]:
             if not a["passed"] or verbose:
                 soft = " (soft)" if a["soft"] else ""
                 why = f": {a['message']}" if a["message"] else ""
                 state = "ok  " if a["passed"] else "FAIL"
-                click.echo(f"    {state} {a['name']}{soft}{why}")
+                echo_unless_gone(f"    {state} {a['name']}{soft}{why}")
         if r["error"]:
-            click.echo(f"    error: {r['error']}")
+            echo_unless_gone(f"    error: {r['error']}")
         elif not r["ok"] and not any(not a["passed"] for a in r["assertions"]) and r["reason"]:
-            click.echo(f"    why: {r['reason']}")  # a failure no assertion explains
+            echo_unless_gone(f"    why: {r['reason']}")  # a failure no assertion explains
         if verbose:
             for line in r["logs"]:
-                click.echo(f"    log: {line}")
+                echo_unless_gone(f"    log: {line}")
             if r["finalText"]:
-                click.echo(f"    reply: {masked_head(str(r['finalText']), 200)}")
-    click.echo(
+                echo_unless_gone(f"    reply: {masked_head(str(r['finalText']), 200)}")
+    echo_unless_gone(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} skipped, "
         f"{summary['errored']} errored  ({summary['runDir']})"
     )

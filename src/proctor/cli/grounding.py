@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import FiniteRange
+from proctor.cli.signals import echo_unless_gone
 
 
 @click.command("grounding")
@@ -96,9 +97,9 @@ def command(
     settings = AdvisorSettings(command=advisor, timeout=timeout, forward=forward)
     report = check_grounding(file, selection, settings)
     if as_json:
-        click.echo(json.dumps(masked_data(report.to_dict()), indent=2))
+        echo_unless_gone(json.dumps(masked_data(report.to_dict()), indent=2))
     else:
-        click.echo(mask(render_text(report)), nl=False)
+        echo_unless_gone(mask(render_text(report)), nl=False)
     if as_json and not report.checked:
         click.echo(f"proctor: {NOTHING_RAN}", err=True)
     return int(exit_code(report))

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import FiniteRange
+from proctor.cli.signals import echo_unless_gone
 
 
 @click.group("hooks")
@@ -63,35 +64,37 @@ def test_command(
     run = run_hook_tests(plugin_or_settings, cases_file, agent=agent, timeout_cap=timeout_cap)
     report = run.shown()
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        echo_unless_gone(json.dumps(report.to_dict(), indent=2))
         return run.exit_code
     for result in report.results:
         status = "PASS" if result.ok else "ERROR" if result.errored else "FAIL"
         subject = f"{result.event} {result.tool}" if result.tool else result.event
-        click.echo(
+        echo_unless_gone(
             f"{status:5} {result.id}  [{result.agent} {subject}] {result.decision}: ", nl=False
         )
-        click.echo(result.message)
+        echo_unless_gone(result.message)
     for skipped in report.skipped_handlers:
         if "(switched off: " in skipped:  # the CLI would not run it either
-            click.echo(f"note: not run: {skipped}")
+            echo_unless_gone(f"note: not run: {skipped}")
         else:
-            click.echo(f"note: not run (proctor runs command hooks only): {skipped}")
+            echo_unless_gone(f"note: not run (proctor runs command hooks only): {skipped}")
     for copied in report.home_copies:
-        click.echo(f"note: copied into each scratch home for the hooks that name it: {copied}")
+        echo_unless_gone(
+            f"note: copied into each scratch home for the hooks that name it: {copied}"
+        )
     for withheld in report.home_withheld:
-        click.echo(
+        echo_unless_gone(
             "note: not copied (it holds credentials or session records, leads to them or above "
             f"its folder, or leads nowhere), though a hook names it: "
             f"{withheld}"
         )
     for command in report.home_unresolved:
-        click.echo(
+        echo_unless_gone(
             "note: names your agent folder, but nothing of it was copied into the scratch "
             f"home: {command}; name each file the hook needs by its path (~/.claude/hooks/x.sh)"
         )
     summary = f"{report.passed} passed, {report.failed} failed"
     if report.errored:
         summary += f", {report.errored} could not run"
-    click.echo(summary)
+    echo_unless_gone(summary)
     return run.exit_code

@@ -10,13 +10,13 @@ import importlib
 import io
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from proctor._version import __version__
-from proctor.cli.signals import echo_unless_gone, terminate_as_interrupt
+from proctor.cli.signals import drop_gone_output, echo_unless_gone, terminate_as_interrupt
 from proctor.exit_codes import ExitCode, short_legend
 from proctor.util.text import SHOWN
 
@@ -100,6 +100,44 @@ class LazyGroup(click.Group):
         rows = [(name, help_text) for name, (_, help_text) in sorted(_COMMANDS.items())]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        # `proctor --help | head -1`: the help is printed as the options are read.
+        return until_output_gone(
+            lambda: super(LazyGroup, self).make_context(info_name, args, parent=parent, **extra)
+        )
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return until_output_gone(lambda: super(LazyGroup, self).invoke(ctx))
+
+
+T = TypeVar("T")
+
+
+def until_output_gone(call: Callable[[], T]) -> T:
+    """``call()``, the command, ended quietly when the reader of its output goes away
+    (``proctor history --json | head -1``, ``… | true``): what it still prints is dropped, no
+    traceback nor ``Exception ignored`` is printed, and proctor exits with the code the
+    command returned, when it returned (only its last output was still on its way), else 0.
+    Click would exit 1, an exit code that means a failed gate. A command whose exit code is
+    its result (``report``, ``eval``, ``validate``, …) prints with
+    :func:`~proctor.cli.signals.echo_unless_gone`, and so goes on to that code itself."""
+    returned: list[T] = []
+    try:
+        returned.append(call())
+        sys.stdout.flush()  # while a reader that left is handled here, not at the exit
+    except OSError as exc:
+        if not drop_gone_output(exc):
+            raise
+        code = returned[0] if returned else 0
+        raise click.exceptions.Exit(code if isinstance(code, int) else 0) from None
+    return returned[0]
 
 
 @click.group(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from proctor.cli.signals import echo_unless_gone
 from proctor.util.masking import mask
 from proctor.util.text import one_line
 
@@ -254,7 +255,7 @@ def _pooled(
         text = mask(REPORTERS[shown].render(pooled, records, folders=folders))
     else:
         text = mask(REPORTERS[shown].render(pooled, records))
-    click.echo(text, nl=False)
+    echo_unless_gone(text, nl=False)
     if junit is not None:
         junit_text = text if shown == "junit" else mask(REPORTERS["junit"].render(pooled, records))
         write_text_atomic(junit, junit_text)

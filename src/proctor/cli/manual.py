@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import config_option, reporter_option
+from proctor.cli.signals import echo_unless_gone
 
 RESULTS = Path("proctor-results")
 case_source = click.option(
@@ -51,7 +52,7 @@ def prepare_command(
         out=out or RESULTS,
         configure_mcp=configure_mcp,
     )
-    click.echo(json.dumps(prepared, indent=2))
+    echo_unless_gone(json.dumps(prepared, indent=2))
     return 0
 
 
@@ -122,6 +123,6 @@ def record_command(
         reporters=tuple(names),
         keep_workspace=keep_workspace,
     )
-    click.echo(outputs[printed(names)], nl=False)  # one document; the others are files
+    echo_unless_gone(outputs[printed(names)], nl=False)  # one document; the others are files
     click.echo(f"proctor: recorded in {run_dir}", err=True)
     return code

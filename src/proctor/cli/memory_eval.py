@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import click
 
 from proctor.cli.options import FiniteRange
+from proctor.cli.signals import echo_unless_gone
 
 if TYPE_CHECKING:
     from proctor.addons.memory import ServerTarget
@@ -172,7 +173,7 @@ def command(
             click.echo("".join(f"  | {line}\n" for line in tail.splitlines()), err=True, nl=False)
         if as_json:
             error = {"error": sentence, "serverStderr": tail or None}
-            click.echo(json.dumps(error, indent=2))
+            echo_unless_gone(json.dumps(error, indent=2))
         return SERVER_ERROR
     record = score_run(
         data,
@@ -184,9 +185,9 @@ def command(
         adapter_name=str(adapter) if adapter else "built-in knowledge-graph",
     )
     if as_json:
-        click.echo(json.dumps(masked_data(record.to_dict()), indent=2))
+        echo_unless_gone(json.dumps(masked_data(record.to_dict()), indent=2))
     else:
-        click.echo(mask(render_text(record)))
+        echo_unless_gone(mask(render_text(record)))
     return record.exit_code
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +12,6 @@ import click
 
 from proctor.agents.spec import agent_names
 from proctor.errors import ProctorError
-from proctor.exit_codes import ExitCode
 from proctor.models.io import escape_surrogates
 from proctor.models.trajectory import (
     EVENT_ADAPTER,
@@ -75,16 +73,13 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
             if sessions:  # the newest as proctor history lists them (a thread is a part)
                 file, fmt = _newest(sessions)
             _note_other_sessions(path, file, len(sessions))
-    try:
-        if as_json:
-            sys.stdout.flush()
-            stream_json(file, fmt, sys.stdout.buffer)
-        else:
-            stream_text(file, fmt, click.echo)
-    except BrokenPipeError:
-        # The reader stopped (``proctor parse … | head``): stop quietly, as interrupted.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return int(ExitCode.INTERRUPTED)
+    # A reader that stops early (``proctor parse … | head``) ends the stream quietly, exit 0,
+    # as it ends any command (proctor.cli.main.until_output_gone).
+    if as_json:
+        sys.stdout.flush()
+        stream_json(file, fmt, sys.stdout.buffer)
+    else:
+        stream_text(file, fmt, click.echo)
     return 0
 
 

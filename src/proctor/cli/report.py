@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from proctor.cli.options import label_options, relabeller, reporter_option
+from proctor.cli.signals import echo_unless_gone
 
 if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
@@ -119,10 +120,10 @@ def command(
         text = REPORTERS[shown].render(suite, records, folders=pooled_folders(runs))
     else:
         text = REPORTERS[shown].render(suite, records)
-    click.echo(text, nl=False)
+    echo_unless_gone(text, nl=False)
     if shown == "markdown" and (repeated or goal_shape):  # after the report it belongs to
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
-        click.echo("\n" + render_repeated_markdown(rows), nl=False)
+        echo_unless_gone("\n" + render_repeated_markdown(rows), nl=False)
     return suite.exit_code
 
 

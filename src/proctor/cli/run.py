@@ -375,7 +375,7 @@ def command(
                 "proctor: note: --dry-run prints the plan as text; --json applies to a run",
                 err=True,
             )
-        click.echo(render_dry_run(plan, cluster_sized=cluster_sized(plan, request)))
+        echo_unless_gone(render_dry_run(plan, cluster_sized=cluster_sized(plan, request)))
         if prompt is not None:
             _forget_inline(source)
         return 0
@@ -530,9 +530,9 @@ def _repeat_check(
 
     append_step_summary(check.markdown())  # not each repetition's report
     if as_json:
-        click.echo(json.dumps(check.to_dict(), indent=2))
+        echo_unless_gone(json.dumps(check.to_dict(), indent=2))
     else:
-        click.echo(check.markdown(), nl=False)
+        echo_unless_gone(check.markdown(), nl=False)
     if check.compared and check.evaluators == 0:
         click.echo(
             "proctor: warning: the repeat check compared no evaluator result (none ran, or "

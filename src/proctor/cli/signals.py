@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import signal
 import sys
 import threading
@@ -76,6 +77,7 @@ def echo_unless_gone(message: str, *, err: bool = False, nl: bool = True) -> Non
     except OSError as exc:
         if exc.errno not in _GONE:
             raise
+        drop_gone_output(exc)  # both, when they are one pipe (``proctor … 2>&1 | head``)
         drop_output(sys.stderr if err else sys.stdout)
 
 
@@ -90,3 +92,29 @@ def drop_output(stream: Any) -> None:
         os.dup2(null, fd)
     finally:
         os.close(null)
+
+
+def drop_gone_output(exc: OSError) -> bool:
+    """Whether ``exc`` is a write to stdout or stderr whose reader went away (``proctor … |
+    head``): each such stream is then sent nowhere (see :func:`drop_output`), so that what is
+    still written, and the interpreter's last flush, fail no more. A broken pipe of anything
+    else (an agent's stdin, a socket) is not this: False, and nothing is dropped."""
+    if exc.errno != errno.EPIPE:
+        return False
+    gone = [stream for stream in (sys.stdout, sys.stderr) if _reader_gone(stream)]
+    for stream in gone:
+        drop_output(stream)
+    return bool(gone)
+
+
+def _reader_gone(stream: Any) -> bool:
+    """Whether ``stream`` is a pipe or socket no one reads any more (polled: an error or a
+    hang-up, at once)."""
+    try:
+        fd = stream.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        events = poller.poll(0)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's capture)
+        return False
+    return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in events)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import config_option, role_models, source_option
+from proctor.cli.signals import echo_unless_gone
 
 
 @click.command("validate")
@@ -115,21 +116,23 @@ def command(
             extras.append(f"{len(rc.case.qna_rules)} qna rule(s)")
         if rc.case.plan is None and "scripted" in rc.agents:
             extras.append("no plan.json: the scripted agent will do nothing")
-        click.echo(
+        echo_unless_gone(
             f"ok       {rc.name}: agents {', '.join(rc.agents)}; repeats {rc.repeats}; "
             f"{len(rc.evaluators)} evaluator(s)" + (f"; {'; '.join(extras)}" if extras else "")
         )
     for s in plan.skipped:
-        click.echo(f"skipped  {s.name}: {s.reason}")
+        echo_unless_gone(f"skipped  {s.name}: {s.reason}")
     if check_keys:
         for said in keys_said:
-            click.echo(f"keys     {said}")
+            echo_unless_gone(f"keys     {said}")
         if not keys_said and not keys_tried:
-            click.echo("keys     none checked: no role calls a provider with a key of its own")
+            echo_unless_gone(
+                "keys     none checked: no role calls a provider with a key of its own"
+            )
     if len(problems) > 1:  # one problem is the one sentence of the error below
         for problem in problems:
             click.echo(f"proctor: error: {problem}", err=True)
-    click.echo(
+    echo_unless_gone(
         # Problems, not cases: one case may have several, and proctor.json its own.
         f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(problems)} "
         f"{'problem' if len(problems) == 1 else 'problems'}, {len(plan.trials)} trials"

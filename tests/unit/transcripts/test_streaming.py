@@ -183,7 +183,7 @@ def test_a_reader_that_stops_early_ends_the_parse_quietly(tmp_path: Path, as_jso
         assert proc.stdout is not None and proc.stderr is not None
         assert proc.stdout.read(200)
         proc.stdout.close()
-        assert proc.wait(timeout=60) == 130
+        assert proc.wait(timeout=60) == 0
         assert proc.stderr.read() == b""
 
 
