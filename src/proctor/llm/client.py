@@ -74,6 +74,27 @@ class Provider(Protocol):
         ...
 
 
+class RenewedClient:
+    """A provider whose SDK client is made anew when a call is cut off by its deadline (see
+    :func:`within`): ``_make()`` gives a client and the HTTP client it was given."""
+
+    client: Any
+    _http: Any
+    _make: Callable[[], tuple[Any, Any]]
+
+    def abandon(self, client: Any) -> None:
+        """End the calls ``client`` is making (one cut off by its deadline): its connections'
+        sockets are shut down and it is closed; a new client makes the calls after it."""
+        from proctor.llm import connections  # (httpx2, loaded with the SDK)
+
+        if self.client is not client:  # (already abandoned)
+            return
+        http = self._http
+        self.client, self._http = self._make()
+        connections.cut(http)
+        client.close()
+
+
 @dataclass
 class ModelClient:
     """One role's model. ``calls`` collects a record of every call for cost and time roll-ups.

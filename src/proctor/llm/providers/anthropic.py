@@ -9,6 +9,7 @@ from proctor.llm.client import (
     PROVIDER_CLASSES,
     REQUEST_TIMEOUT_SEC,
     Completion,
+    RenewedClient,
     cut_before_text,
     token_count,
     unexpected_response,
@@ -18,7 +19,7 @@ from proctor.llm.failures import provider_error
 from proctor.llm.refs import ModelRef
 
 
-class AnthropicProvider:
+class AnthropicProvider(RenewedClient):
     def __init__(self, ref: ModelRef, key: str, base_url: str | None, role: str) -> None:
         anthropic = importlib.import_module("anthropic")
         self.ref = ref
@@ -67,18 +68,6 @@ class AnthropicProvider:
 
         message = within(timeout, ask, lambda: self.abandon(client))
         return self._completion(message, max_tokens)
-
-    def abandon(self, client: Any) -> None:
-        """End the calls ``client`` is making (one cut off by its deadline): its connections'
-        sockets are shut down and it is closed; a new client makes the calls after it."""
-        from proctor.llm import connections
-
-        if self.client is not client:  # (already abandoned)
-            return
-        http = self._http
-        self.client, self._http = self._make()
-        connections.cut(http)
-        client.close()
 
     def check_key(self, timeout: float) -> None:
         """One authenticated request that costs nothing (the first page of the models list);

@@ -11,6 +11,7 @@ from proctor.llm.client import (
     PROVIDER_CLASSES,
     REQUEST_TIMEOUT_SEC,
     Completion,
+    RenewedClient,
     cut_before_text,
     token_count,
     unexpected_response,
@@ -20,7 +21,7 @@ from proctor.llm.failures import provider_error
 from proctor.llm.refs import ModelRef
 
 
-class OpenAIProvider:
+class OpenAIProvider(RenewedClient):
     def __init__(self, ref: ModelRef, key: str, base_url: str | None, role: str) -> None:
         openai = importlib.import_module("openai")
         self.ref = ref
@@ -81,18 +82,6 @@ class OpenAIProvider:
             return self._create(client, system, user, max_tokens, False, timeout)
         except Exception as again:
             raise provider_error(again) from again
-
-    def abandon(self, client: Any) -> None:
-        """End the calls ``client`` is making (one cut off by its deadline): its connections'
-        sockets are shut down and it is closed; a new client makes the calls after it."""
-        from proctor.llm import connections
-
-        if self.client is not client:  # (already abandoned)
-            return
-        http = self._http
-        self.client, self._http = self._make()
-        connections.cut(http)
-        client.close()
 
     def check_key(self, timeout: float) -> None:
         """One authenticated request that costs nothing (the models list); a refused key
