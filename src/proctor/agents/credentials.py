@@ -355,6 +355,7 @@ def register_user_keys(folder: Path | None = None) -> None:
     from proctor.llm.refs import PROVIDERS
     from proctor.llm.secrets import key_variables, load_dotenv
 
+    dotenv: Mapping[str, str]
     try:
         dotenv = load_dotenv(folder)
     except OSError:  # the current folder was deleted meanwhile: it holds no .env

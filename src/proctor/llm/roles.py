@@ -10,7 +10,7 @@ from proctor.errors import ConfigError
 from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient
 from proctor.llm.failures import ProviderError
 from proctor.llm.refs import KEYLESS, ROLES, ModelRef, base_url, parse_ref
-from proctor.llm.secrets import resolve_key
+from proctor.llm.secrets import dotenv_name, resolve_key
 from proctor.models.config import RoleEntry
 from proctor.models.plan import RoleModels
 from proctor.util.masking import install_log_masking
@@ -143,7 +143,7 @@ def build_roles(
                 chosen = f"{ref.where}: " if ref.where else ""
                 raise ConfigError(
                     f"{chosen}the {role} role ({ref}) needs a key: set {' or '.join(looked)} "
-                    "(in the environment or in ./.env)"
+                    f"(in the environment or in {dotenv_name(dotenv)})"
                 )
     return roles
 

@@ -45,7 +45,7 @@ def resolve_key(
 ) -> tuple[str | None, list[str]]:
     """(the key or None, the variables looked at, in order)."""
     names = key_variables(provider)
-    for source, where in ((env, "in the environment"), (dotenv, "in ./.env")):
+    for source, where in ((env, "in the environment"), (dotenv, f"in {dotenv_name(dotenv)}")):
         for name in names:
             value = source.get(name)
             if value:
@@ -65,7 +65,7 @@ def key_source(provider: str, env: Mapping[str, str], dotenv: Mapping[str, str])
     """Where ``provider``'s key was found, for a message about it: the variable, where it is
     and the value masked (its first characters, a key's public prefix, and its length):
     ``ANTHROPIC_API_KEY (in ./.env: sk-…, 48 characters)``; never the key."""
-    for source, where in ((env, "in the environment"), (dotenv, "in ./.env")):
+    for source, where in ((env, "in the environment"), (dotenv, f"in {dotenv_name(dotenv)}")):
         for name in key_variables(provider):
             value = source.get(name)
             if value:
@@ -74,8 +74,30 @@ def key_source(provider: str, env: Mapping[str, str], dotenv: Mapping[str, str])
     return " or ".join(key_variables(provider))
 
 
-def load_dotenv(cwd: Path | None = None) -> dict[str, str]:
-    return read_dotenv((cwd or Path.cwd()) / ".env")
+class DotEnv(dict[str, str]):
+    """The variables of a ``.env`` file, and the file (named in messages about its keys)."""
+
+    def __init__(self, values: Mapping[str, str], path: Path) -> None:
+        super().__init__(values)
+        self.path = path
+
+
+def dotenv_name(dotenv: Mapping[str, str]) -> str:
+    """How a message names the ``.env`` file the keys came from: ``./.env`` when it is the
+    current folder's, else its path (a resume reads the one where its run was started)."""
+    path = getattr(dotenv, "path", None)
+    if not isinstance(path, Path):
+        return "./.env"
+    try:
+        here = path.parent.resolve() == Path.cwd().resolve()
+    except OSError:  # (the current folder is gone)
+        here = False
+    return "./.env" if here else str(path)
+
+
+def load_dotenv(cwd: Path | None = None) -> DotEnv:
+    path = (cwd or Path.cwd()) / ".env"
+    return DotEnv(read_dotenv(path), path)
 
 
 def environment() -> dict[str, str]:

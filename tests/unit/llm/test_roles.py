@@ -3,6 +3,7 @@ fix, whichever layer won."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -150,3 +151,33 @@ def test_the_roles_give_their_connections_back_when_they_are_done() -> None:
         assert roles.client("judge").provider.client.is_closed()
         assert _open_connections(server, 0) == 0
         assert len(roles.calls()) == 1, "the records of the calls made stay"
+
+
+def test_a_key_from_another_folder_s_env_is_said_to_be_there(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resume reads the ``.env`` of the folder its run was started in: a message about a key
+    found there, or missing, names that file, not ``./.env`` (the current folder's)."""
+    from proctor.llm.secrets import key_source, load_dotenv
+
+    started, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    started.mkdir()
+    elsewhere.mkdir()
+    (started / ".env").write_text("ANTHROPIC_API_KEY=sk-ant-abcdef123456\n")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("PROCTOR_ANTHROPIC_KEY", raising=False)
+    monkeypatch.chdir(elsewhere)
+    there = load_dotenv(started)
+    assert key_source("anthropic", {}, there) == (
+        f"ANTHROPIC_API_KEY (in {started / '.env'}: sk-…, 19 characters)"
+    )
+    refs = role_refs([("proctor.json: models", {"judge": "anthropic/claude-x"})])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ConfigError, match=re.escape(f"in the environment or in {empty}/.env)")):
+        build_roles(refs, dict(refs), {}, load_dotenv(empty))
+    monkeypatch.chdir(started)
+    assert "(in ./.env: sk-…" in key_source("anthropic", {}, load_dotenv(started))
+    monkeypatch.chdir(empty)
+    with pytest.raises(ConfigError, match=r"in the environment or in \./\.env\)"):
+        build_roles(refs, dict(refs), {}, load_dotenv())
