@@ -82,6 +82,29 @@ class RenewedClient:
     _http: Any
     _make: Callable[[], tuple[Any, Any]]
 
+    def _connect(
+        self, sdk: Any, sdk_client: Any, key: str, base_url: str | None, role: str
+    ) -> None:
+        """Make ``sdk_client`` (a client class of the SDK module ``sdk``), and keep how to make
+        it again: its HTTP client is the SDK's own default one, whose connections are kept to
+        be shut down when a call is cut off (see :mod:`proctor.llm.connections`)."""
+        from proctor.llm import connections  # (httpx2 with the SDK, when one is made)
+
+        def make() -> tuple[Any, Any]:
+            http = connections.http_client(sdk.DefaultHttpxClient)
+            client = sdk_client(
+                api_key=key,
+                base_url=base_url,
+                max_retries=0,
+                timeout=REQUEST_TIMEOUT_SEC,
+                default_headers={"X-Proctor-Role": role},
+                http_client=http,
+            )
+            return client, http
+
+        self._make = make
+        self.client, self._http = make()
+
     def abandon(self, client: Any) -> None:
         """End the calls ``client`` is making (one cut off by its deadline): its connections'
         sockets are shut down and it is closed; a new client makes the calls after it."""

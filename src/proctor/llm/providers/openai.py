@@ -29,23 +29,7 @@ class OpenAIProvider(RenewedClient):
         """The model refused a request for log-probabilities (OpenAI's reasoning models, Gemini's
         compatible endpoint): later calls leave them out."""
 
-        # The HTTP client's connections are kept, to be shut down when a call is cut off.
-        from proctor.llm import connections  # (httpx2 with the SDK, when one is made)
-
-        def make() -> tuple[Any, Any]:
-            http = connections.http_client(openai.DefaultHttpxClient)
-            client = openai.OpenAI(
-                api_key=key,
-                base_url=base_url,
-                max_retries=0,
-                timeout=REQUEST_TIMEOUT_SEC,
-                default_headers={"X-Proctor-Role": role},
-                http_client=http,
-            )
-            return client, http
-
-        self._make = make
-        self.client, self._http = make()
+        self._connect(openai, openai.OpenAI, key, base_url, role)
 
     def complete(
         self,
