@@ -4,6 +4,12 @@
 against each tool call's name and its normalised kind, so ``"Bash|shell"`` matches Claude
 Code's ``Bash`` and any agent's shell tool but not ``BashOutput``. ``inputPattern`` optionally
 narrows the match to calls whose input (as JSON) contains a match of that expression.
+
+A search of the agent's own tool list (Claude Code's ``ToolSearch``, Codex CLI's
+``tool_search``: :func:`~proctor.models.trajectory.is_harness_call`) is the CLI looking up its
+deferred tools, no step of the agent's work, and no tool call of the trial's ``toolCalls``: a
+pattern matches it only when it writes that name out (``ToolSearch``, ``Bash|tool_search``),
+never through a wildcard (``.*``) or its kind ``other``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from proctor.evaluators.base import (
     scored_result,
 )
 from proctor.models.case import EvaluatorSpec
+from proctor.models.trajectory import HARNESS_TOOLS, ToolCall, is_harness_call
 from proctor.models.trial import EvaluatorResult
 
 
@@ -95,6 +102,33 @@ def input_texts(tool_input: dict[str, Any] | None) -> list[str]:
     return texts
 
 
+ESCAPED_SIGN = re.compile(r"\\([^A-Za-z0-9])")
+"""An escaped sign (``\\_``, ``\\-``): that sign, literally."""
+
+
+def names_tool(pattern: str, tool: str) -> bool:
+    """``pattern`` writes ``tool``'s name out, in any case (``(?i)toolsearch``), a sign in it
+    maybe escaped (``tool\\_search``); a class (``Tool\\Search``) does not write it."""
+    return tool.casefold() in ESCAPED_SIGN.sub(r"\1", pattern).casefold()
+
+
+def harness_named(pattern: str) -> frozenset[str]:
+    """The harness tools (:data:`~proctor.models.trajectory.HARNESS_TOOLS`) ``pattern`` names
+    (:func:`names_tool`): the only ones whose calls it can match."""
+    return frozenset(t for t in HARNESS_TOOLS if names_tool(pattern, t))
+
+
+def call_matches(call: ToolCall, tool_re: re.Pattern[str]) -> bool:
+    """``tool_re`` fully matches the call's name or its normalised kind."""
+    return any(tool_re.fullmatch(n) for n in (call.name or "", call.kind or "") if n)
+
+
+def counts_search(call: ToolCall, tool_re: re.Pattern[str], named: frozenset[str]) -> bool:
+    """A search of the tool list counts only for a pattern that names its tool (``named``)
+    and matches that name: not through its kind ``other``."""
+    return call.name in named and tool_re.fullmatch(call.name) is not None
+
+
 @register
 class TrajectoryCheck:
     name: ClassVar[str] = "trajectory-check"
@@ -111,22 +145,32 @@ class TrajectoryCheck:
             )
         tool_re = re.compile(pattern)
         input_re = re.compile(params.input_pattern) if params.input_pattern else None
+        named = harness_named(pattern)
         matched = []
+        left_out = 0
         for call in ctx.trajectory.tool_calls():
-            names = [call.name or "", call.kind or ""]
-            if not any(tool_re.fullmatch(n) for n in names if n):
+            if not call_matches(call, tool_re):
                 continue
             if input_re and not any(input_re.search(text) for text in input_texts(call.input)):
+                continue
+            if is_harness_call(call.name, call.kind) and not counts_search(call, tool_re, named):
+                left_out += 1
                 continue
             matched.append(call.name or "")
         count = len(matched)
         ok = count >= params.min and (params.max is None or count <= params.max)
         bounds = f">= {params.min}" + (f" and <= {params.max}" if params.max is not None else "")
         where = f" with input /{params.input_pattern}/" if params.input_pattern else ""
+        message = f"{count} tool call(s) matched /{pattern}/{where} (expected {bounds})"
+        if left_out:
+            message += (
+                f"; {left_out} search(es) of the agent's own tool list left out (name the "
+                "tool, e.g. ToolSearch or tool_search, to count them)"
+            )
         return scored_result(
             spec,
             passed=ok,
-            message=f"{count} tool call(s) matched /{pattern}/{where} (expected {bounds})",
+            message=message,
             metrics={"matched_calls": float(count)},
             pattern=pattern,
             matched=matched[:50],

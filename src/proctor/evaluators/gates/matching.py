@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from proctor.models.trajectory import Event, ToolCall, ToolResult
+from proctor.models.trajectory import Event, ToolCall, ToolResult, is_harness_call
 
 MCP_NAME = (
     re.compile(r"^mcp__(?P<server>.+?)__(?P<tool>.+)$"),  # Claude Code
@@ -51,8 +51,14 @@ def kinds_of(call: ToolCall) -> set[str]:
 
 def name_matches(call: ToolCall, name: str) -> bool:
     """``name`` is the call's own tool name, its kind (``shell``, ``read``, ``edit``, ``mcp``…,
-    see :func:`kinds_of`), or for an MCP tool ``server/tool``."""
-    if name == call.name or name in kinds_of(call):
+    see :func:`kinds_of`), or for an MCP tool ``server/tool``. A search of the agent's own tool
+    list (:func:`~proctor.models.trajectory.is_harness_call`) is no step of its work: only its
+    own name (``ToolSearch``, ``tool_search``) matches it, never its kind ``other``."""
+    if name == call.name:
+        return True
+    if is_harness_call(call.name, call.kind):
+        return False
+    if name in kinds_of(call):
         return True
     parts = mcp_parts(call)
     return parts is not None and name in (f"{parts[0]}/{parts[1]}", f"mcp__{parts[0]}__{parts[1]}")

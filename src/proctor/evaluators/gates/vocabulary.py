@@ -185,8 +185,9 @@ class Gates:
         return self._gate(f"max_tool_calls({n})", len(calls) <= n, f"{len(calls)} tool calls > {n}")
 
     def no_failed_actions(self) -> Handle:
-        """No call ended in an error (a denied call is not a failure)."""
-        failed = [v for v in self._views() if v.status == "failed"]
+        """No call of the agent's work ended in an error (a denied call is not a failure; a
+        search of its own tool list is no action, as in the process metrics' failed calls)."""
+        failed = [v for v in self._work() if v.status == "failed"]
         names = [v.name for v in failed]
         return self._gate("no_failed_actions()", not failed, f"failed calls: {names}")
 
