@@ -849,3 +849,29 @@ def test_parse_says_when_a_session_s_subagents_cannot_be_listed(
         f"proctor: warning: {session}: its subagent folder {subagents} cannot be listed (Too "
         "many levels of symbolic links): its subagents' steps and tokens are not counted"
     ) in caplog.text
+
+
+def test_a_name_with_a_terminal_s_escape_sequence_is_shown_escaped(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file or folder name holding ESC is printed escaped (`\\x1b[31m`) by `history` (its
+    *Unavailable* list, the notes of `--changes`, an error), `mark` and the error line: on a
+    terminal the sequence was obeyed, and piped, Click stripped it, naming a file that is not
+    there (`…/bad.jsonl`)."""
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    project = next((home / ".claude" / "projects").iterdir())
+    (project / "\x1b[31mbad.jsonl").write_bytes(b"")  # an empty session: listed unavailable
+    shown = "\\x1b[31mbad.jsonl: empty"
+    listed = proctor("history", "--home", str(home), "--agent", "claude-code", "--no-cache")
+    assert listed.code == 0 and shown in listed.out, listed.out
+    changes = proctor("history", "--home", str(home), "--agent", "claude-code", "--changes")
+    assert changes.code == 0 and shown in changes.err, changes.err
+    odd = tmp_path / "\x1b[31mapp"
+    odd.mkdir()
+    marked = proctor("mark", "x", "--project", str(odd))
+    assert marked.code == 0 and f"for {tmp_path}/\\x1b[31mapp (" in marked.err, marked.err
+    gone = proctor("mark", "x", "--project", str(odd / "gone"))
+    assert f"note: {tmp_path}/\\x1b[31mapp/gone is not a folder here" in gone.err, gone.err
+    missing = proctor("history", str(odd / "nowhere"))
+    assert missing.code == 2 and f"({tmp_path}/\\x1b[31mapp/nowhere: no such" in missing.err
+    assert "\x1b" not in listed.out + changes.err + marked.err + gone.err + missing.err

@@ -492,7 +492,7 @@ def render_table(findings: list[Finding]) -> str:
         (
             f.id,
             _state(f),
-            *((f.suite or "–",) if suites else ()),
+            *((one_line(f.suite or "–"),) if suites else ()),
             one_line(f"{f.case} / {f.agent} / {f.condition}"),
             one_line(f.check),
             f.first_seen_run,

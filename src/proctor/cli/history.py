@@ -125,6 +125,7 @@ def command(
     from proctor.paths import cache_folder, current_folder
     from proctor.transcripts.detect import CLI_NAMES
     from proctor.util.collection import collection_paused
+    from proctor.util.text import controls_escaped
 
     if home is not None:
         _check_home(home)
@@ -171,17 +172,16 @@ def command(
             raise
         # ./proctor.json of the folder it runs in: only its prices were to be read, and a
         # replay reads what it can.
-        click.echo(
-            f"proctor: note: {exc}; its prices are not used (models are priced at the list "
-            "prices proctor ships, or shown unpriced)",
-            err=True,
+        echo_note(
+            f"{exc}; its prices are not used (models are priced at the list "
+            "prices proctor ships, or shown unpriced)"
         )
     if paths and home is not None:
-        click.echo(f"proctor: note: --home {home} is not read: the PATHS given are", err=True)
+        echo_note(f"--home {home} is not read: the PATHS given are")
     # The journal first: one that cannot be read stops --changes before the replay.
     marks, notes = read_marks(journal_path(os.environ)) if changes else ([], [])
     if changes and by is not None:
-        click.echo(f"proctor: note: --by {by} does not apply to --changes", err=True)
+        echo_note(f"--by {by} does not apply to --changes")
     if paths:
         sessions, unavailable = sessions_under(paths, chosen)
         if not sessions:
@@ -190,7 +190,7 @@ def command(
     else:
         sessions, unavailable = find_sessions(chosen, home, os.environ)
     for note in unreadable_project_roots(sessions):
-        click.echo(f"proctor: note: {note}", err=True)
+        echo_note(note)
     cache = None
     if not no_cache:
         cache_file = cache_folder(os.environ) / FILE_NAME
@@ -210,10 +210,9 @@ def command(
         if inside is None:
             cache = SummaryCache(cache_file, pricing)
         else:  # a replay never writes into a history folder
-            click.echo(
-                f"proctor: note: the history cache {cache_file} would be inside {inside}: "
-                "no cache is kept (set PROCTOR_CACHE_DIR elsewhere)",
-                err=True,
+            echo_note(
+                f"the history cache {cache_file} would be inside {inside}: "
+                "no cache is kept (set PROCTOR_CACHE_DIR elsewhere)"
             )
     replayed: list[SessionRecord] = []
     with collection_paused(freeze=True), ReplayProgress(len(sessions)) as progress:
@@ -253,36 +252,29 @@ def command(
         if not replayed and sessions and filters != Filters():
             asked = [f"--project {project}"] if project is not None else []
             asked += window
-            click.echo(
-                f"proctor: note: none of the {len(sessions)} sessions listed passes "
-                f"{' '.join(asked)}",
-                err=True,
-            )
+            echo_note(f"none of the {len(sessions)} sessions listed passes {' '.join(asked)}")
         ordered = in_order(replayed)
         report = history_report(ordered, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:
         for note in notes:
-            click.echo(f"proctor: note: {note}", err=True)
+            echo_note(note)
         elsewhere = 0
         if project is not None:  # the changes of that project only, as its sessions
             kept = [m for m in marks if m.project is None or same_project(m.project, project)]
             elsewhere, marks = len(marks) - len(kept), kept
         for gone in report.unavailable:  # the tables say nothing of what could not be read
             where = f"{gone.agent} " if gone.agent else ""
-            click.echo(f"proctor: note: unavailable: {where}{gone.path}: {gone.reason}", err=True)
+            echo_note(f"unavailable: {where}{gone.path}: {gone.reason}")
         if filters.since is not None or filters.until is not None:
-            click.echo(
-                "proctor: note: --since/--until also limit the tasks --changes compares",
-                err=True,
-            )
+            echo_note("--since/--until also limit the tasks --changes compares")
         limits = [f"--agent {a}" for a in dict.fromkeys(agents)] + window
         comparisons = compare_changes(marks, ordered, limited_by=" ".join(limits))
         if as_json:
             click.echo("[" + ",\n".join(model_to_json(c).rstrip() for c in comparisons) + "]")
         elif not comparisons and elsewhere:
             click.echo(
-                f"No change marked for {project} ({elsewhere} marked for other projects: "
-                "`proctor history --changes` without --project shows them)."
+                f"No change marked for {controls_escaped(str(project))} ({elsewhere} marked "
+                "for other projects: `proctor history --changes` without --project shows them)."
             )
         else:
             click.echo(render_changes(comparisons), nl=False)
@@ -299,6 +291,16 @@ def command(
     else:
         click.echo(render_history(report), nl=False)
     return 0
+
+
+def echo_note(text: str) -> None:
+    """``proctor: note: TEXT`` on standard error, its control characters escaped (see
+    :func:`~proctor.util.text.controls_escaped`): a folder or file name that holds a
+    terminal's escape sequence is shown, never obeyed, and kept in a log whose writer would
+    strip the sequence (naming a file that is not there)."""
+    from proctor.util.text import controls_escaped
+
+    click.echo(f"proctor: note: {controls_escaped(text)}", err=True)
 
 
 def _check_home(home: Path) -> None:
@@ -434,4 +436,4 @@ def _save(cache: SummaryCache | None, sessions: list[Session]) -> None:
         return
     cache.save((s.file for s in sessions), (p for s in sessions for p in s.parts))
     for note in cache.notes:
-        click.echo(f"proctor: note: {note}", err=True)
+        echo_note(note)

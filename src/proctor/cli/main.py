@@ -156,10 +156,14 @@ def cli() -> None:
 
 def error(message: str) -> None:
     """The one sentence of an error, every registered key masked (a value the user's file
-    holds may be one)."""
+    holds may be one), its control characters escaped."""
     from proctor.util.masking import mask
+    from proctor.util.text import controls_escaped
 
-    echo_unless_gone(f"proctor: error: {mask(message)}", err=True)  # the terminal may be gone
+    # A name given or found (a file's, a folder's) that holds a terminal's escape sequence is
+    # shown, never obeyed (nor stripped by Click where stderr is no terminal).
+    shown = controls_escaped(mask(message))
+    echo_unless_gone(f"proctor: error: {shown}", err=True)  # the terminal may be gone
 
 
 SUMMARISED = ("run", "eval", "record")

@@ -35,7 +35,7 @@ def command(text: str, project: str | None, at: str | None) -> int:
     folder = Path(os.path.expanduser(project)) if project is not None else None
     mark = mark_for(text, folder, at, current_folder())
     path = journal_path(os.environ)
-    from proctor.cli.history import HISTORY_AGENTS, within
+    from proctor.cli.history import HISTORY_AGENTS, echo_note, within
     from proctor.history.sources import history_folders
 
     for agent in HISTORY_AGENTS:  # never into a history folder, which a replay reads
@@ -55,39 +55,40 @@ def command(text: str, project: str | None, at: str | None) -> int:
             "file in a folder proctor can write (PROCTOR_DATA_DIR names another folder)"
         ) from exc
     # On one line, whatever the text holds (a line break, a terminal's control codes).
-    from proctor.util.text import one_line
+    from proctor.util.text import controls_escaped, one_line
 
     said = one_line(mark.text)
+    project_shown = controls_escaped(str(mark.project))  # a folder's name: shown, not obeyed
     from datetime import UTC, datetime, timedelta
 
     from proctor.history.journal import shown_time
 
     when = shown_time(datetime.fromisoformat(mark.at))  # as `history --changes` shows it
-    click.echo(f"proctor: marked '{said}' at {when} for {mark.project} ({path})", err=True)
+    click.echo(
+        f"proctor: marked '{said}' at {when} for {project_shown} ({controls_escaped(str(path))})",
+        err=True,
+    )
     gap = clock_gap(at) if at is not None else None
     if gap is not None:
-        click.echo(f"proctor: note: {gap}", err=True)
+        echo_note(gap)
     import re
 
     if at is not None and re.search(r"[.,]\d{7,}", at):
-        click.echo(
-            f"proctor: note: --at {at}: the journal keeps a time to the microsecond; the "
-            "digits past the sixth of its fraction are dropped",
-            err=True,
+        echo_note(
+            f"--at {at}: the journal keeps a time to the microsecond; the digits past the "
+            "sixth of its fraction are dropped"
         )
     if datetime.fromisoformat(mark.at) > datetime.now(UTC) + timedelta(minutes=1):
-        click.echo(
-            f"proctor: note: {when} is in the future: no task sits after the change until "
-            "then (--at backdates a change; without a zone, a time is on this machine's clock)",
-            err=True,
+        echo_note(
+            f"{when} is in the future: no task sits after the change until then (--at "
+            "backdates a change; without a zone, a time is on this machine's clock)"
         )
     # The folder itself, not the mark's name of it (a name that is not UTF-8 is kept escaped).
     named = folder if folder is not None else current_folder()
     if mark.project is not None and (named is None or not os.path.isdir(named)):
-        click.echo(
-            f"proctor: note: {mark.project} is not a folder here; the mark is kept, and "
-            "counts the sessions that ran in that folder",
-            err=True,
+        echo_note(
+            f"{mark.project} is not a folder here; the mark is kept, and counts the sessions "
+            "that ran in that folder"
         )
     return 0
 

@@ -22,6 +22,7 @@ from proctor.models.trajectory import sum_usage
 from proctor.util.clock import utc_day
 from proctor.util.text import (
     cache_write_text,
+    controls_escaped,
     dollars_text,
     duration_text,
     fixed,
@@ -314,8 +315,9 @@ def _count(number: int, noun: str) -> str:
 
 def _one_line(text: str) -> str:
     """A path or reason kept on its list item's line (a line break in a folder name shown as
-    ``\\n``, as the JSON report writes it)."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    ``\\n``, as the JSON report writes it), its other control characters escaped (a
+    terminal's escape sequence in a file's name is shown, never obeyed)."""
+    return controls_escaped(text.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 def _dollars(group: GroupSummary) -> str:

@@ -82,3 +82,19 @@ def test_a_prefix_of_several_findings_names_them_all_and_none_is_taken() -> None
 
 def test_a_reason_is_shown_on_one_line_with_its_controls_escaped() -> None:
     assert one_line("  flaky\nhost\r\n\tagain \x1b[31m ") == "flaky host again \\x1b[31m"
+
+
+def test_a_suite_folder_named_with_an_escape_sequence_is_shown_escaped_in_the_table() -> None:
+    """The suite column, shown when the findings are of two suites, escapes a terminal's
+    escape sequence in the folder's name, as the case and check columns do."""
+    from proctor.cli.findings import render_table
+    from proctor.models.findings import Finding
+
+    def finding(suite: str) -> Finding:
+        return Finding(
+            id=suite[-1] * 10, suite=suite, case="c", agent="a", condition="d", check="k",
+            first_seen_run="run-1", last_seen_run="run-1",
+        )  # fmt: skip
+
+    table = render_table([finding("/s/\x1b[31mred"), finding("/s/b")])
+    assert "/s/\\x1b[31mred" in table and "\x1b" not in table
