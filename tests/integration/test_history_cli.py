@@ -875,3 +875,22 @@ def test_a_name_with_a_terminal_s_escape_sequence_is_shown_escaped(
     missing = proctor("history", str(odd / "nowhere"))
     assert missing.code == 2 and f"({tmp_path}/\\x1b[31mapp/nowhere: no such" in missing.err
     assert "\x1b" not in listed.out + changes.err + marked.err + gone.err + missing.err
+
+
+def test_a_tag_in_a_change_or_a_folder_s_name_is_shown_as_written_where_markdown_renders(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`<Button>` in a change's text, or in a folder's name in the tables and the
+    *Unavailable* list, is escaped (`\\<Button>`), as in suite.md: a job summary rendered it
+    as an HTML tag, and dropped it."""
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    odd = tmp_path / "<b>app"
+    odd.mkdir()
+    assert proctor("mark", "replaced <Button> with <Link>", "--project", str(odd)).code == 0
+    text = proctor("history", "--home", str(home), "--changes").out
+    escaped = str(tmp_path / "\\<b>app")
+    assert f"| replaced \\<Button> with \\<Link> | {escaped} |" in text, text
+    project = next((home / ".claude" / "projects").iterdir())
+    (project / "<i>.jsonl").write_bytes(b"")  # an empty session: listed unavailable
+    listed = proctor("history", "--home", str(home), "--agent", "claude-code", "--no-cache")
+    assert "/\\<i>.jsonl: empty" in listed.out, listed.out

@@ -26,6 +26,7 @@ from proctor.util.text import (
     dollars_text,
     duration_text,
     fixed,
+    markdown_text,
     table_cell,
     without_noise,
 )
@@ -272,7 +273,7 @@ def render_history(report: HistoryReport) -> str:
         for model, used in sorted(total.usage.items()):
             dollars = total.cost_by_model.get(model)
             lines.append(
-                f"| {table_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
+                f"| {_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
                 f"{used.cache_read_tokens:,} | "
                 f"{cache_write_text(used.cache_write_tokens, used.cache_write_1h_tokens)} | "
                 f"{'unpriced' if dollars is None else dollars_text(dollars)} |"
@@ -288,16 +289,17 @@ def render_history(report: HistoryReport) -> str:
         ]
         for group in report.groups:
             lines.append(
-                f"| {table_cell(group.key)} | {group.sessions} | {group.tasks} | "
+                f"| {_cell(group.key)} | {group.sessions} | {group.tasks} | "
                 f"{_share(group)} | {_time_spread(group.duration_seconds, group.tasks)} | "
                 f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
-                f"{group.loops} | {table_cell(_dollars(group))} |"
+                f"{group.loops} | {_cell(_dollars(group))} |"
             )
     if report.unavailable:
         lines += ["", "Unavailable (not counted above):"]
     for missing in report.unavailable:
         who = f"{missing.agent}: " if missing.agent else ""
-        lines.append(f"- {who}{_one_line(missing.path)}: {_one_line(missing.reason)}")
+        shown = f"{who}{_one_line(missing.path)}: {_one_line(missing.reason)}"
+        lines.append(f"- {markdown_text(shown)}")
     # A name that is not UTF-8 shows its bytes as the JSON report does (caf\xe9).
     return escape_surrogates("\n".join(lines) + "\n")
 
@@ -325,3 +327,10 @@ def _dollars(group: GroupSummary) -> str:
     if group.unpriced_models:
         text += f" (unpriced: {', '.join(group.unpriced_models)})"
     return text
+
+
+def _cell(text: str) -> str:
+    """A table cell (see :func:`~proctor.util.text.table_cell`) that a web page (a CI's job
+    summary) shows as written: a ``<Button>`` in a change's text or a folder's name is no HTML
+    tag it would drop (see :func:`~proctor.util.text.markdown_text`)."""
+    return markdown_text(table_cell(text))
