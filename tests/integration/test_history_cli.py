@@ -894,3 +894,12 @@ def test_a_tag_in_a_change_or_a_folder_s_name_is_shown_as_written_where_markdown
     (project / "<i>.jsonl").write_bytes(b"")  # an empty session: listed unavailable
     listed = proctor("history", "--home", str(home), "--agent", "claude-code", "--no-cache")
     assert "/\\<i>.jsonl: empty" in listed.out, listed.out
+
+
+def test_the_help_of_since_names_every_form_it_takes(proctor: Run, home: Path) -> None:
+    """A time is taken (its day on this machine's clock), as the docs and the error say; the
+    help named dates and counts back only."""
+    shown = " ".join(proctor("history", "--help").out.split())
+    assert "a time (its day on this machine's clock: 2026-11-29T20:00-08:00)" in shown
+    kept = proctor("history", "--home", str(home), "--since", "2026-11-29T20:00-08:00")
+    assert kept.code == 0, kept.err

@@ -41,8 +41,9 @@ MAX_WORKERS = 256
 @click.option("--project", "project_text", help="Only sessions that ran in this folder.")
 @click.option(
     "--since",
-    help="Only sessions that started on or after this day: YYYY-MM-DD, today, yesterday, "
-    "or days or weeks back (7d, 2w).",
+    help="Only sessions that started on or after this day: YYYY-MM-DD, a time (its day on "
+    "this machine's clock: 2026-11-29T20:00-08:00), today, yesterday, or days or weeks back "
+    "(7d, 2w).",
 )
 @click.option(
     "--until",
