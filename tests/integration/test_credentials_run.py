@@ -113,6 +113,37 @@ def test_no_key_and_no_login_stops_before_any_trial(
     assert "cannot authenticate" not in control[0].err  # the scripted model needs no login
 
 
+def test_a_resume_names_the_dotenv_of_the_folder_its_run_was_started_in(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resume reads the roles' keys from the ``.env`` of the folder its run was started in:
+    the agent's key found only there is said to be in that file, by its path (the current
+    folder's, which the sentence read before, holds none)."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / ".env").write_text(f"ANTHROPIC_API_KEY={KEY}\n")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    make_case("a", config={"agents": ["claude-code"]})
+    result, out = run_cases(proctor, tmp_path, "--config", str(profile_config(tmp_path)))
+    assert result.code == 3, result.err  # the stand-in fails: an agent-error
+    run_dir = single_run_dir(out)
+    (run_dir / "trials/a/claude-code/default/1/trial.json").unlink()  # as a kill leaves it
+    # The key is no longer exported, nor is there a login: only the project's .env holds it.
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    (user / ".claude" / ".credentials.json").unlink()
+    monkeypatch.chdir(elsewhere)
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 2, resumed.err
+    assert "agent 'claude-code' cannot authenticate: no ANTHROPIC_API_KEY" in resumed.err
+    assert (
+        f"; ANTHROPIC_API_KEY is in {project / '.env'}, which proctor reads for its own model "
+        "roles only: an agent is lent what the environment holds, so export it"
+    ) in resumed.err
+    assert KEY not in resumed.err
+
+
 @pytest.mark.parametrize(
     ("profile", "value", "said"),
     [

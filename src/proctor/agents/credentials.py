@@ -137,10 +137,14 @@ def lends(profile: AgentProfile, on_scripted_model: bool) -> bool:
     return not on_scripted_model and profile.credentials != "none"
 
 
-def problem(agent: str, profile: AgentProfile, env: Mapping[str, str]) -> str | None:
+def problem(
+    agent: str, profile: AgentProfile, env: Mapping[str, str], dotenv_dir: Path | None = None
+) -> str | None:
     """One sentence when ``agent`` cannot authenticate on a real provider, else None: a key
     it would be lent with whitespace or control characters in it is one (see
-    :func:`unclean_key`)."""
+    :func:`unclean_key`). A key of the agent's found only in the ``.env`` proctor reads for
+    its roles (the one in ``dotenv_dir``, default the current folder: a resume's is the
+    folder its run was started in) is named with that file."""
     kind = KINDS.get(agent)
     if kind is None:
         return None
@@ -166,16 +170,17 @@ def problem(agent: str, profile: AgentProfile, env: Mapping[str, str]) -> str | 
         f"agent '{agent}' cannot authenticate: no {' or '.join(kind.keys)} in the environment "
         f"and no login in {folder} ({kind.fix}; or run with --model scripted)"
     )
-    from proctor.llm.secrets import load_dotenv
+    from proctor.llm.secrets import dotenv_name, load_dotenv
 
     try:
-        in_dotenv = [name for name in kind.keys if load_dotenv().get(name)]
+        dotenv = load_dotenv(dotenv_dir)
     except OSError:  # the current folder was deleted meanwhile: it holds no .env
-        in_dotenv = []
+        return said
+    in_dotenv = [name for name in kind.keys if dotenv.get(name)]
     if in_dotenv:
         said += (
-            f"; {in_dotenv[0]} is in ./.env, which proctor reads for its own model roles only: "
-            "an agent is lent what the environment holds, so export it"
+            f"; {in_dotenv[0]} is in {dotenv_name(dotenv)}, which proctor reads for its own "
+            "model roles only: an agent is lent what the environment holds, so export it"
         )
     return said
 

@@ -97,16 +97,18 @@ def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOv
     return mode
 
 
-def preflight(trials: Iterable[TrialSpec]) -> None:
+def preflight(trials: Iterable[TrialSpec], dotenv_dir: Path | None = None) -> None:
     """Every agent CLI the trials will run is installed, at the version its profile pins, and
     can authenticate when it talks to a real provider (a key or a login is there to lend it);
-    one sentence per agent that cannot, naming the fix (a ConfigError, exit 2)."""
-    problems = preflight_problems(trials)
+    one sentence per agent that cannot, naming the fix (a ConfigError, exit 2). ``dotenv_dir``:
+    the folder whose ``.env`` the run reads for its roles (default the current one), named
+    when it holds a key the agent is not lent."""
+    problems = preflight_problems(trials, dotenv_dir)
     if problems:
         raise ConfigError("; ".join(problems))
 
 
-def preflight_problems(trials: Iterable[TrialSpec]) -> list[str]:
+def preflight_problems(trials: Iterable[TrialSpec], dotenv_dir: Path | None = None) -> list[str]:
     """What :func:`preflight` finds, one sentence per agent (``validate`` lists each)."""
     problems: dict[str, str] = {}
     checked: set[tuple[str, str]] = set()
@@ -118,7 +120,7 @@ def preflight_problems(trials: Iterable[TrialSpec]) -> list[str]:
         adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
         problem = adapter.preflight(spec.profile)
         if not problem and spec.backend != "scripted":
-            problem = credentials_problem(adapter.name, spec.profile, os.environ)
+            problem = credentials_problem(adapter.name, spec.profile, os.environ, dotenv_dir)
         if problem:
             problems[spec.agent] = problem
     return list(problems.values())

@@ -342,7 +342,7 @@ def _resume(
     _same_plan(paths, plan, request.cwd or Path.cwd())
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     if unfinished:
-        preflight(unfinished)
+        preflight(unfinished, request.key_folder())
         if not keys_checked:
             check_keys(unfinished, request.key_folder(), warn)
     stop_left_behind(paths, list(plan.trials), manifest.run_id)

@@ -324,7 +324,7 @@ def run_plan(
     aggregate, render the reporters, and update the results directory's findings ledger."""
     check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
-    preflight(plan.trials)
+    preflight(plan.trials, request.key_folder())
     if not request.keys_checked:
         check_keys(plan.trials, request.key_folder(), warn)
     # A run folder with its records, or none; and from the folder on, a stop is noted until
