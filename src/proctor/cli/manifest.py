@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from proctor.models.plan import RunPlan, TrialSpec
     from proctor.models.run import ManifestRun
     from proctor.session import RunRequest
+    from proctor.session.resume import ResumePlan
 
 
 def run_manifest(
@@ -135,9 +137,7 @@ def _run_pairs(
             session_label=entry.session,
             keys_checked=True,  # below, for every pair at once
         )
-        done = earlier is not None and earlier[1]
-        plan = None if done else _plan(path, source, request)
-        pairs.append(_Pair(entry, earlier, request, plan))
+        pairs.append(_Pair(entry, earlier, request, *_plan_pair(path, source, request, earlier)))
     _check_keys(pairs)
     codes: list[int] = []
     run_dirs: list[Path] = []
@@ -153,7 +153,11 @@ def _run_pairs(
             from proctor.session.resume import resume_run
 
             resumed, _ = resume_run(
-                earlier[0], names, [make_display(False), CostWarnings(budget)], keys_checked=True
+                earlier[0],
+                names,
+                [make_display(False), CostWarnings(budget)],
+                keys_checked=True,
+                planned=pair.resume,
             )
             codes.append(resumed.suite.exit_code)
             run_dirs.append(resumed.paths.root)
@@ -174,21 +178,44 @@ def _run_pairs(
 @dataclass
 class _Pair:
     """One run of a manifest: a run an earlier ``--manifest`` left (its folder, and whether
-    it finished), the request of a run of it, and its plan (None: it finished before)."""
+    it finished), the request of a run of it, and its plan (None: it finished before), with
+    the resume that plan was made for when the pair resumes a run left cut short."""
 
     entry: ManifestRun
     earlier: tuple[Path, bool] | None
     request: RunRequest
     plan: RunPlan | None
+    resume: ResumePlan | None
 
 
-def _plan(path: Path, source: Path, request: RunRequest) -> RunPlan:
-    """The plan of one pair, its mistakes said in the manifest's terms."""
-    from proctor.errors import ConfigError
+def _plan_pair(
+    path: Path, source: Path, request: RunRequest, earlier: tuple[Path, bool] | None
+) -> tuple[RunPlan | None, ResumePlan | None]:
+    """The plan of one pair, made once: a new run's (``request``'s), or the one a resume of
+    the run an earlier ``--manifest`` left cut short makes (from that run's records), which
+    the manifest's checks read and its resume then runs; none for a pair that finished."""
     from proctor.session import plan_run
+    from proctor.session.resume import plan_resume
+
+    if earlier is None:
+        return _plan(path, source, lambda: (plan_run(request), None))
+    if earlier[1]:
+        return None, None
+    return _plan(path, source, lambda: _resumed(plan_resume(earlier[0])))
+
+
+def _resumed(resume: ResumePlan) -> tuple[RunPlan, ResumePlan]:
+    return resume.plan, resume
+
+
+def _plan(
+    path: Path, source: Path, planner: Callable[[], tuple[RunPlan, ResumePlan | None]]
+) -> tuple[RunPlan, ResumePlan | None]:
+    """The plan of one pair (``planner``'s), its mistakes said in the manifest's terms."""
+    from proctor.errors import ConfigError
 
     try:
-        plan = plan_run(request)
+        plan, resume = planner()
     except ConfigError as exc:
         text = str(exc)
         if text.startswith("--case "):  # the cases are the manifest's tasks
@@ -201,7 +228,7 @@ def _plan(path: Path, source: Path, request: RunRequest) -> RunPlan:
         raise
     if not plan.trials:
         raise ConfigError(f"{path}: none of its tasks is a case under {source}")
-    return plan
+    return plan, resume
 
 
 def _check_keys(pairs: list[_Pair]) -> None:
@@ -209,21 +236,18 @@ def _check_keys(pairs: list[_Pair]) -> None:
     them runs (a refused one stops the manifest with exit 2, as it stops a run). A pair to
     resume reads them where its run was started (see :func:`~proctor.session.resume.key_folder`);
     the others here: one check per such folder, so one in all but in rare cases."""
-    from proctor.models.io import read_record
-    from proctor.models.run import RunManifest
     from proctor.plan.checks import check_keys
-    from proctor.session.resume import key_folder
     from proctor.session.run import warn
 
     trials: dict[Path, list[TrialSpec]] = {}
     for pair in pairs:
-        if pair.plan is None:
+        if pair.resume is not None:  # what the resume runs, where its run was started
+            folder, specs = pair.resume.request.key_folder(), pair.resume.unfinished
+        elif pair.plan is not None:
+            folder, specs = pair.request.key_folder(), pair.plan.trials
+        else:
             continue
-        folder = pair.request.key_folder()
-        if pair.earlier is not None:
-            recorded = read_record(pair.earlier[0] / "run.json", RunManifest)
-            folder = key_folder(recorded)[0]
-        trials.setdefault(folder, []).extend(pair.plan.trials)
+        trials.setdefault(folder, []).extend(specs)
     for folder, specs in trials.items():
         check_keys(specs, folder, warn)
 

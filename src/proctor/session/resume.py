@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,31 @@ def request_of(
         cwd=cwd,
         dotenv_dir=key_folder(manifest)[0],
     )
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    """A run to resume, planned from its records before the resume (see :func:`plan_resume`):
+    a manifest plans its pairs before the first one runs, and checks them."""
+
+    root: Path
+    request: RunRequest
+    """The request :func:`request_of` rebuilt from the run's records (no reporters)."""
+    plan: RunPlan
+    unfinished: list[TrialSpec]
+    """The trials without a finished record when it was planned: those the resume runs."""
+
+
+def plan_resume(run_dir: Path) -> ResumePlan:
+    """The plan a resume of ``run_dir`` would make, made now (nothing is run or changed):
+    :func:`resume_run` given it plans no further when the run's records still make the same
+    request."""
+    paths = RunPaths(Path(os.path.abspath(run_dir)))
+    manifest, config = _read(paths)
+    request = request_of(paths, manifest, config, ())
+    plan = plan_run(request)
+    unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
+    return ResumePlan(paths.root, request, plan, unfinished)
 
 
 def key_folder(manifest: RunManifest) -> tuple[Path, str | None]:
@@ -282,16 +308,19 @@ def resume_run(
     reporters: tuple[str, ...],
     subscribers: list[Subscriber],
     keys_checked: bool = False,
+    planned: ResumePlan | None = None,
 ) -> tuple[RunResult, int]:
     """Finish the run in ``run_dir``; its result and how many trials it kept as they were
     (the result says how many ran now). Two resumes of one run never run together: the run
     folder is locked for the whole resume. ``keys_checked``: the roles' keys were checked
-    already (a manifest checks all its pairs' at once)."""
+    already (a manifest checks all its pairs' at once). ``planned``: the run's plan, made
+    before (:func:`plan_resume`), used as it is when the run's records, read again under the
+    lock, make the same request; otherwise the run is planned again."""
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
     with _resuming(paths.root):
-        return _resume(paths, reporters, subscribers, keys_checked)
+        return _resume(paths, reporters, subscribers, keys_checked, planned)
 
 
 @contextmanager
@@ -318,6 +347,7 @@ def _resume(
     reporters: tuple[str, ...],
     subscribers: list[Subscriber],
     keys_checked: bool,
+    planned: ResumePlan | None = None,
 ) -> tuple[RunResult, int]:
     manifest, config = _read(paths)
     from proctor.agents.credentials import register_user_keys
@@ -338,7 +368,16 @@ def _resume(
             f"--resume {paths.root}: the run is still going (its orchestrator, process "
             f"{running}, is alive); stop it first, or let it finish"
         )
-    plan = plan_run(request)
+    # The plan made before, when the records read under the lock make the request it was
+    # made from (another proctor could have rewritten them meanwhile); else planned now.
+    if (
+        planned is not None
+        and planned.root == paths.root
+        and planned.request == replace(request, reporters=())
+    ):
+        plan = planned.plan
+    else:
+        plan = plan_run(request)
     _same_plan(paths, plan, request.cwd or Path.cwd())
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     if unfinished:
