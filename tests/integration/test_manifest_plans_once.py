@@ -1,6 +1,6 @@
-"""`proctor run --manifest` run again after an interrupt: each pair still to run is planned
-once, the pair cut short as its resume plans it, and that plan is both checked before the
-first pair's first trial and run."""
+"""`proctor run --manifest`: each pair still to run is planned once (run again after an
+interrupt, the pair cut short as its resume plans it), and that plan is both checked before
+the first pair's first trial and run; the agent CLIs are checked once for all the pairs."""
 
 from __future__ import annotations
 
@@ -94,3 +94,61 @@ def test_a_resume_given_its_plan_plans_again_only_when_its_records_ask_another(
     result, kept = resume_run(second, (), [], planned=plan_resume(second))
     assert len(made) == 1  # plan_resume's own: the resume made none
     assert kept == 1 and result.exit_code == 0
+
+
+def count_preflights(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every check of the scripted agent's CLI (its preflight) from now on: its profile."""
+    from proctor.agents.scripted.adapter import ScriptedAgent
+
+    checked: list[str] = []
+    real = ScriptedAgent.preflight
+
+    def counted(self: ScriptedAgent, profile: Any) -> str | None:
+        checked.append(profile.model_dump_json())
+        return real(self, profile)
+
+    monkeypatch.setattr(ScriptedAgent, "preflight", counted)
+    return checked
+
+
+def test_a_manifest_checks_each_agent_once_for_all_its_pairs(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three pairs of one agent profile: its CLI is checked once, not once per pair; run
+    again after an interrupt, once for the pair resumed and the one still to run."""
+    checked = count_preflights(monkeypatch)
+    argv, second = cut_short(proctor, make_case, tmp_path)
+    assert len(checked) == 1, checked
+    checked.clear()
+    again = proctor(*argv)
+    assert again.code == 0, again.err
+    assert f"pair-2: resuming {second}" in again.err
+    assert len(checked) == 1, checked
+
+
+def test_an_agent_that_cannot_start_stops_a_manifest_before_its_first_pair(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Checked for every pair at once, an agent CLI that cannot be run is refused before the
+    first pair's run folder is made, as a run's is."""
+    make_case("t1", config=AB, plan=PLAN)
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    assert (
+        proctor(
+            "plan-repeats", "--goal-labels", str(labels), "--pairs", "2", "--output", str(manifest)
+        ).code
+        == 0
+    )
+    config = tmp_path / "proctor.json"
+    missing = tmp_path / "no-such-python"
+    config.write_text(json.dumps({"codingagents": {"scripted": {"binary": str(missing)}}}))
+    out = tmp_path / "out"
+    result = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(out), "--config", str(config),
+    )  # fmt: skip
+    assert result.code == 2, result.err
+    assert f"the binary its profile gives, {missing}, is not a program" in result.err
+    assert not list(out.glob("*/run-*"))

@@ -136,9 +136,10 @@ def _run_pairs(
             argv=("proctor", *sys.argv[1:]),
             session_label=entry.session,
             keys_checked=True,  # below, for every pair at once
+            agents_checked=True,  # and so are the agent CLIs
         )
         pairs.append(_Pair(entry, earlier, request, *_plan_pair(path, source, request, earlier)))
-    _check_keys(pairs)
+    _check_before(pairs)
     codes: list[int] = []
     run_dirs: list[Path] = []
     for pair in pairs:
@@ -158,6 +159,7 @@ def _run_pairs(
                 [make_display(False), CostWarnings(budget)],
                 keys_checked=True,
                 planned=pair.resume,
+                agents_checked=True,
             )
             codes.append(resumed.suite.exit_code)
             run_dirs.append(resumed.paths.root)
@@ -231,12 +233,17 @@ def _plan(
     return plan, resume
 
 
-def _check_keys(pairs: list[_Pair]) -> None:
-    """The keys of the roles every pair still to run calls, checked at once, before any of
-    them runs (a refused one stops the manifest with exit 2, as it stops a run). A pair to
-    resume reads them where its run was started (see :func:`~proctor.session.resume.key_folder`);
-    the others here: one check per such folder, so one in all but in rare cases."""
-    from proctor.plan.checks import check_keys
+def _check_before(pairs: list[_Pair]) -> None:
+    """The agent CLIs every pair still to run starts, then the keys of the roles they call,
+    checked at once, before any of them runs (a CLI missing or not at its pinned version, an
+    agent that cannot authenticate, or a refused key stops the manifest with exit 2, as it
+    stops a run): each agent profile once for the whole manifest, not once per pair, since
+    nothing of a pair but its trials' agent, profile and backend enters the check (not its
+    conditions, nor its workspace). A pair to resume reads the keys where its run was
+    started (see :func:`~proctor.session.resume.key_folder`), and its agents' sentences name
+    that ``.env``; the others here: one check per such folder, so one in all but in rare
+    cases."""
+    from proctor.plan.checks import check_keys, preflight
     from proctor.session.run import warn
 
     trials: dict[Path, list[TrialSpec]] = {}
@@ -248,6 +255,8 @@ def _check_keys(pairs: list[_Pair]) -> None:
         else:
             continue
         trials.setdefault(folder, []).extend(specs)
+    for folder, specs in trials.items():
+        preflight(specs, folder)
     for folder, specs in trials.items():
         check_keys(specs, folder, warn)
 

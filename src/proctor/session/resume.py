@@ -309,18 +309,21 @@ def resume_run(
     subscribers: list[Subscriber],
     keys_checked: bool = False,
     planned: ResumePlan | None = None,
+    agents_checked: bool = False,
 ) -> tuple[RunResult, int]:
     """Finish the run in ``run_dir``; its result and how many trials it kept as they were
     (the result says how many ran now). Two resumes of one run never run together: the run
     folder is locked for the whole resume. ``keys_checked``: the roles' keys were checked
-    already (a manifest checks all its pairs' at once). ``planned``: the run's plan, made
+    already (a manifest checks all its pairs' at once), and ``agents_checked`` the agent
+    CLIs (:func:`~proctor.plan.checks.preflight`) likewise. ``planned``: the run's plan, made
     before (:func:`plan_resume`), used as it is when the run's records, read again under the
     lock, make the same request; otherwise the run is planned again."""
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
     with _resuming(paths.root):
-        return _resume(paths, reporters, subscribers, keys_checked, planned)
+        checked = (keys_checked, agents_checked)
+        return _resume(paths, reporters, subscribers, checked, planned)
 
 
 @contextmanager
@@ -346,9 +349,10 @@ def _resume(
     paths: RunPaths,
     reporters: tuple[str, ...],
     subscribers: list[Subscriber],
-    keys_checked: bool,
+    checked: tuple[bool, bool],
     planned: ResumePlan | None = None,
 ) -> tuple[RunResult, int]:
+    keys_checked, agents_checked = checked
     manifest, config = _read(paths)
     from proctor.agents.credentials import register_user_keys
 
@@ -381,7 +385,8 @@ def _resume(
     _same_plan(paths, plan, request.cwd or Path.cwd())
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     if unfinished:
-        preflight(unfinished, request.key_folder())
+        if not agents_checked:
+            preflight(unfinished, request.key_folder())
         if not keys_checked:
             check_keys(unfinished, request.key_folder(), warn)
     stop_left_behind(paths, list(plan.trials), manifest.run_id)

@@ -75,6 +75,9 @@ class RunRequest:
     keys_checked: bool = False
     """The roles' keys were checked already (a manifest checks every pair's at once): the
     run does not ask the providers again."""
+    agents_checked: bool = False
+    """The agent CLIs were checked already (:func:`~proctor.plan.checks.preflight`: a
+    manifest checks every pair's at once): the run does not check them again."""
 
     def key_folder(self) -> Path:
         """The folder whose ``.env`` the run reads for the roles' keys."""
@@ -324,7 +327,8 @@ def run_plan(
     aggregate, render the reporters, and update the results directory's findings ledger."""
     check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
-    preflight(plan.trials, request.key_folder())
+    if not request.agents_checked:
+        preflight(plan.trials, request.key_folder())
     if not request.keys_checked:
         check_keys(plan.trials, request.key_folder(), warn)
     # A run folder with its records, or none; and from the folder on, a stop is noted until
