@@ -121,8 +121,12 @@ def clock_gap(text: str) -> str | None:
     )
 
 
-_AGO = re.compile(r"(\d{1,7})([dw])")
+_AGO = re.compile(r"(\d+)([dw])")
 """``7d``, ``2w``: that many days or weeks before today."""
+_MOST_DIGITS = 7
+"""The most digits a count of days back can have and stay within years 1 to 9999 (3,652,058
+days at the most): one of more is out of range however many days it names, and is never made
+into a number (Python refuses to read one of thousands of digits)."""
 _NAMED_DAYS = {"today": 0, "yesterday": 1}
 
 
@@ -134,8 +138,10 @@ def parse_day(text: str, what: str, today: date | None = None) -> date:
     back = _NAMED_DAYS.get(text.strip().lower())
     ago = _AGO.fullmatch(text.strip().lower())
     if back is not None or ago is not None:
-        days = back if back is not None else int(ago[1]) * (7 if ago[2] == "w" else 1)  # type: ignore[index]
         try:
+            if ago is not None and len(ago[1].lstrip("0")) > _MOST_DIGITS:
+                raise OverflowError("too many days back")
+            days = back if back is not None else int(ago[1]) * (7 if ago[2] == "w" else 1)  # type: ignore[index]
             return (today or datetime.now().date()) - timedelta(days=days)
         except OverflowError:
             raise ConfigError(

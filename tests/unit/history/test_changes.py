@@ -352,6 +352,21 @@ def test_since_and_until_take_days_back_from_today() -> None:
             parse_day(wrong, "--since", today)
 
 
+def test_a_count_of_days_back_of_any_length_past_the_range_is_out_of_range() -> None:
+    """Eight digits or more were "expected a date like …", seven "out of the range": a count
+    too large is one of days back whatever its length (never made into a number of thousands
+    of digits), and leading zeros do not count."""
+    from datetime import date
+
+    from proctor.history.journal import parse_day
+
+    today = date(2026, 12, 5)
+    for huge in ("99999999d", "10000000w", "9" * 5000 + "d"):
+        with pytest.raises(ConfigError, match=f"--until '{huge}': out of the range of dates"):
+            parse_day(huge, "--until", today)
+    assert parse_day("00000007d", "--since", today) == date(2026, 11, 28)
+
+
 def test_an_empty_mark_time_is_refused_not_read_as_now(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--at ''"):
         mark_for("x", None, "", tmp_path)
