@@ -460,6 +460,23 @@ def test_filters_that_keep_nothing_say_so(proctor: Run, home: Path) -> None:
     assert "none of" not in proctor("history", "--home", str(home)).err  # the control
 
 
+def test_a_table_by_group_with_no_session_left_says_so(proctor: Run, home: Path) -> None:
+    """The Markdown printed the table's head alone; the JSON's groups are an empty list."""
+    for by in ("day", "week", "month", "project", "agent"):
+        result = proctor("history", "--home", str(home), "--since", "2999-01-01", "--by", by)
+        assert result.code == 0, result.err
+        assert f"\n\nNo session to show by {by}.\n" in result.out, result.out
+        assert f"| {by} | sessions |" not in result.out
+    report = json.loads(
+        proctor(
+            "history", "--home", str(home), "--since", "2999-01-01", "--by", "day", "--json"
+        ).out
+    )
+    assert (report["by"], report["groups"], report["total"]["sessions"]) == ("day", [], 0)
+    kept = proctor("history", "--home", str(home), "--by", "day").out  # the control
+    assert "| day | sessions |" in kept and "No session to show" not in kept
+
+
 def test_a_cache_folder_inside_a_history_is_not_used(
     proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

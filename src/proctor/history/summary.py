@@ -280,7 +280,9 @@ def render_history(report: HistoryReport) -> str:
             )
         lines.append(f"\nCost: {_dollars(total)}")
         lines.append(PRICES_HINT)
-    if report.by is not None:
+    if report.by is not None and not report.groups:  # a table's head alone reads as cut off
+        lines += ["", f"No session to show by {report.by}."]
+    elif report.by is not None:
         lines += [
             "",
             f"| {report.by} | sessions | tasks | verified | median time | median steps | "
