@@ -112,6 +112,21 @@ def test_a_plain_folder_and_its_errors(proctor: Run, home: Path, tmp_path: Path)
     assert far_mark.code == 2 and "out of the range of dates" in far_mark.err
 
 
+def test_mark_refuses_a_file_as_project_in_history_s_sentence(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Click's own "Directory '…' is a file" was mark's, where history says proctor's."""
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "notes.txt").write_text("x")
+    said = f"--project {tmp_path / 'notes.txt'}: a file; a project is the folder a session ran in"
+    for command in (["mark", "x"], ["history", "--home", str(home)]):
+        result = proctor(*command, "--project", str(tmp_path / "notes.txt"))
+        assert (result.code, result.err) == (2, f"proctor: error: {said}\n"), result.err
+    assert not (tmp_path / "data" / "changes.jsonl").exists()  # no mark written
+    gone = proctor("mark", "x", "--project", str(tmp_path / "gone"))  # the control
+    assert gone.code == 0 and "is not a folder here; the mark is kept" in gone.err
+
+
 def test_project_filter_and_markdown(
     proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

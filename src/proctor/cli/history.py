@@ -114,7 +114,13 @@ def command(
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
     from proctor.history.forks import forks_measured_apart
-    from proctor.history.journal import from_current, journal_path, parse_day, read_marks
+    from proctor.history.journal import (
+        from_current,
+        journal_path,
+        parse_day,
+        read_marks,
+        refuse_a_file,
+    )
     from proctor.history.projects import same_project, unreadable_project_roots
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
@@ -147,13 +153,9 @@ def command(
     )
     if project is not None:
         try:
-            is_file = project.exists() and not project.is_dir()
+            refuse_a_file(project)
         except OSError as exc:  # a name too long for the system: no session ran there
             raise ConfigError(f"--project {project}: {exc.strerror or exc}") from None
-        if is_file:
-            raise ConfigError(
-                f"--project {project}: a file; a project is the folder a session ran in"
-            )
     # The date options as given, for the notes that name what left sessions out.
     window = [f"--{name} {day}" for name, day in (("since", since), ("until", until)) if day]
     if filters.since and filters.until and filters.since > filters.until:

@@ -12,7 +12,8 @@ import click
 @click.argument("text")
 @click.option(
     "--project",
-    type=click.Path(path_type=str, file_okay=False),
+    # (a file is refused in the command, in the sentence `history --project` says it in.)
+    type=click.Path(path_type=str),
     help="The folder the change applies to (default: the current folder).",
 )
 @click.option(
@@ -26,13 +27,25 @@ def command(text: str, project: str | None, at: str | None) -> int:
     import os
 
     from proctor.errors import ConfigError
-    from proctor.history.journal import add_mark, clock_gap, journal_path, mark_for
+    from proctor.history.journal import (
+        add_mark,
+        clock_gap,
+        from_current,
+        journal_path,
+        mark_for,
+        refuse_a_file,
+    )
     from proctor.paths import current_folder
 
     if project is not None and not project.strip():  # an unset variable: not the current folder
         raise ConfigError("--project is empty: name the folder the change applies to")
     # `--project=~/app` reaches proctor as written (a shell expands `~` only at a word's start).
     folder = Path(os.path.expanduser(project)) if project is not None else None
+    if folder is not None:
+        try:
+            refuse_a_file(from_current(folder, current_folder(), f"--project {project}"))
+        except OSError:  # a name too long: no folder here, which the note below says
+            pass
     mark = mark_for(text, folder, at, current_folder())
     path = journal_path(os.environ)
     from proctor.cli.history import HISTORY_AGENTS, echo_note, within

@@ -295,6 +295,15 @@ def from_current(path: Path, cwd: Path | None, what: str) -> Path:
     return cwd / path
 
 
+def refuse_a_file(project: Path) -> None:
+    """A ConfigError when ``project`` (as ``--project`` named it, made absolute) is there and
+    is no folder (a file, a device): no session ran in it, and ``history`` and ``mark`` say so
+    alike. One that is not there is let by (a folder deleted since may still name sessions);
+    an OSError from looking (a name too long) is the caller's to handle."""
+    if project.exists() and not project.is_dir():
+        raise ConfigError(f"--project {project}: a file; a project is the folder a session ran in")
+
+
 def mark_for(text: str, project: Path | None, at: str | None, cwd: Path | None) -> ChangeMark:
     """The mark ``proctor mark`` writes: the project defaults to the current folder (None when
     that folder no longer exists). Bytes of a name or text that are not UTF-8 are kept
