@@ -51,7 +51,9 @@ def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
     """An ISO date or date-time as an aware UTC time; ConfigError otherwise. A date or a time
     without an offset is on the machine's clock when ``local`` (what a person types: a date
     is the start of that day, as for ``--since``), else UTC (a file's text, read the same
-    way on every machine)."""
+    way on every machine). An ISO week without its day is refused (see
+    :func:`refuse_a_week`)."""
+    refuse_a_week(text, what)
     try:
         moment = _iso(text)
     except ValueError:
@@ -81,6 +83,29 @@ def _in_utc(moment: datetime) -> datetime:
     inward = moment + timedelta(days=2 if moment.year == 1 else -2)
     offset = inward.astimezone().utcoffset() or timedelta(0)
     return moment.replace(tzinfo=timezone(offset)).astimezone(UTC)
+
+
+_WEEK = re.compile(r"\s*(\d{4})-?W(\d{2})(?=$|[^-\d])")
+"""An ISO week without its day (``2026-W48``, ``2026W48``, ``2026-W48T14:00``): Python's
+``fromisoformat`` takes it as its Monday, where ``--until 2026-W48`` would mean the whole
+week. A week date with its day (``2026-W48-3``) names one day, and is read as it."""
+
+
+def refuse_a_week(text: str, what: str) -> None:
+    """A ConfigError for ``text``, given as ``what``, when it is an ISO week without its day,
+    naming the days it spans; nothing for any other text."""
+    found = _WEEK.match(text)
+    if found is None:
+        return
+    year, week = int(found[1]), int(found[2])
+    try:
+        monday, sunday = date.fromisocalendar(year, week, 1), date.fromisocalendar(year, week, 7)
+    except ValueError:  # no such week (2025-W53): not a date, as fromisoformat says
+        return
+    raise ConfigError(
+        f"{what} {text!r}: a week, seven days, where a day is expected; give its first "
+        f"day, {monday} ({year}-W{week:02}-1), or its last, {sunday} ({year}-W{week:02}-7)"
+    )
 
 
 def _iso(text: str) -> datetime:
@@ -147,6 +172,7 @@ def parse_day(text: str, what: str, today: date | None = None) -> date:
             raise ConfigError(
                 f"{what} {text!r}: out of the range of dates (years 1 to 9999)"
             ) from None
+    refuse_a_week(text, what)  # --until 2026-W48 would be its Monday alone
     try:
         moment = _iso(text)
     except ValueError:

@@ -367,6 +367,40 @@ def test_a_count_of_days_back_of_any_length_past_the_range_is_out_of_range() -> 
     assert parse_day("00000007d", "--since", today) == date(2026, 11, 28)
 
 
+def test_an_iso_week_without_its_day_is_refused_and_one_with_its_day_is_that_day(
+    tmp_path: Path,
+) -> None:
+    """`2026-W48` was taken as its Monday (Python's fromisoformat), where `--until 2026-W48`
+    means the whole week: --since, --until and --at refuse it alike, naming its first and last
+    day; a week date with its day names that day."""
+    from datetime import date
+
+    from proctor.history.journal import parse_day
+
+    said = (
+        "a week, seven days, where a day is expected; give its first day, 2026-11-23 "
+        "(2026-W48-1), or its last, 2026-11-29 (2026-W48-7)"
+    )
+    for week in ("2026-W48", "2026W48", "2026-W48T14:00"):
+        for what in ("--since", "--until"):
+            with pytest.raises(ConfigError) as refused:
+                parse_day(week, what)
+            assert str(refused.value) == f"{what} {week!r}: {said}"
+        with pytest.raises(ConfigError, match=re.escape(f"--at {week!r}: {said}")):
+            mark_for("x", None, week, tmp_path)
+    assert parse_day("2026-W48-3", "--since") == date(2026, 11, 25)  # a Wednesday
+    assert parse_day("2026W487", "--until") == date(2026, 11, 29)
+    assert mark_for("x", None, "2026-W48-1T14:00Z", tmp_path).at.startswith("2026-11-23T14:00")
+    with pytest.raises(ConfigError, match="expected a date like"):  # 2025 has 52 weeks
+        parse_day("2025-W53", "--since")
+    journal = tmp_path / "changes.jsonl"  # edited by hand: the line is skipped, said why
+    journal.write_text('{"schemaVersion":2,"text":"x","project":"/w","at":"2026-W48"}\n')
+    assert read_marks(journal) == (
+        [],
+        [f"{journal}:1: skipped, not a change mark (at {'2026-W48'!r}: {said})"],
+    )
+
+
 def test_an_empty_mark_time_is_refused_not_read_as_now(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--at ''"):
         mark_for("x", None, "", tmp_path)
