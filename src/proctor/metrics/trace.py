@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 import posixpath
 import re
 import shlex
@@ -406,6 +407,9 @@ def trial_start(events: Sequence[Event]) -> datetime | None:
     return time_span(event_stamps(events))[0]
 
 
+_TZINFO = operator.attrgetter("tzinfo")
+
+
 def time_span(stamps: Iterable[str | None]) -> tuple[datetime | None, datetime | None]:
     """The earliest and the latest of the timestamps (see :func:`parse_ts`); None, None when
     none is given or readable. Events share their line's timestamp: each text is read once."""
@@ -413,7 +417,7 @@ def time_span(stamps: Iterable[str | None]) -> tuple[datetime | None, datetime |
     distinct.pop(None, None)  # an event without a time
     try:  # every one a time: read in one pass at C speed (a history reads millions)
         moments = list(map(datetime.fromisoformat, distinct))  # type: ignore[arg-type]
-        if any(moment.tzinfo is None for moment in moments):
+        if None in map(_TZINFO, moments):  # (a scan in C: a session has hundreds of times)
             moments = [m if m.tzinfo else m.replace(tzinfo=UTC) for m in moments]
     except (ValueError, TypeError):  # "" or a text that is not a time among them
         moments = [t for t in map(parse_ts, distinct) if t is not None]
