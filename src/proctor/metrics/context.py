@@ -47,7 +47,7 @@ def redundancy(steps: Sequence[Step]) -> float | None:
     for step in steps:
         if step.kind in READ_KINDS and step.files:
             reads += 1
-            repeats += all(f in seen for f in step.files)
+            repeats += seen.issuperset(step.files)
             seen.update(step.files)
     return repeats / reads if reads else None
 
