@@ -28,7 +28,6 @@ from proctor.metrics.trace import (
     READ_KINDS,
     SEARCH_KINDS,
     Step,
-    changes_code,
     is_code_edit,
     normalise_command,
     seconds_since,
@@ -81,14 +80,15 @@ def step_figures(
         kind = step.kind
         by_kind[kind] = by_kind.get(kind, 0) + 1
         if kind in EDIT_KINDS:
-            if took_effect(step):  # a failed or rejected edit changed no file
+            effective = took_effect(step)  # a failed or rejected edit changed no file
+            if effective:
                 edited.update(dict.fromkeys(step.files))
             key = edit_key(step)
             edit_counts[key] = edit_counts.get(key, 0) + 1
             if is_code_edit(step):
                 if first is None:  # orientation ends at the first attempt
                     first = step
-                if changes_code(step):
+                if effective:  # (changes_code, its two rules read once)
                     last = step
             continue
         if first is None and kind in LOOKING_KINDS:
@@ -102,9 +102,7 @@ def step_figures(
         if step.outcome == "fail" and (normalised := normalise_command(command)):
             failing[normalised] = failing.get(normalised, 0) + 1
     repeat = config.loop_repeat
-    loops = sum(n >= repeat for n in failing.values()) + sum(
-        n >= repeat for n in edit_counts.values()
-    )
+    loops = sum(n >= repeat for n in itertools.chain(failing.values(), edit_counts.values()))
     failed = sum(outcome == "fail" for _, outcome in checks)
     verified = None
     fired: list[str] = []
