@@ -79,11 +79,13 @@ def coverage_auc(steps: Sequence[Step], expected: frozenset[str]) -> float | Non
     if not steps or not expected:
         return None
     explored: set[str] = set()
-    total = 0.0
+    total = recall = 0.0
     for step in steps:
-        if step.kind in EXPLORE_KINDS:
+        if step.kind in EXPLORE_KINDS and step.files:
+            # Worked out again only where it may change: most calls explore nothing new.
             explored.update(step.files)
-        total += len(explored & expected) / len(expected)
+            recall = len(explored & expected) / len(expected)
+        total += recall
     return total / len(steps)
 
 

@@ -16,6 +16,7 @@ from metrics_fixtures import FIXTURES, Fixture
 from proctor.history.replay import _parse
 from proctor.history.sources import sessions_under
 from proctor.metrics import figures as figures_module
+from proctor.metrics.context import coverage_auc, redundancy
 from proctor.metrics.figures import StepFigures, step_figures
 from proctor.metrics.process import metrics_of_steps
 from proctor.metrics.rules import fired_rules
@@ -191,6 +192,42 @@ def test_random_steps_give_the_metrics_figures() -> None:
     assert sum(f.loops > 0 for f in figures) > 50
     fired = {rule for f in figures for rule in f.rules_fired}
     assert fired == {"unverified", "rework", "loops"}  # orientation: a config's low limit
+
+
+def plain_redundancy(steps: list[Step]) -> float | None:
+    """Redundancy as its definition reads, each file of each read looked up on its own."""
+    seen: set[str] = set()
+    reads = [s for s in steps if s.kind == "read" and s.files]
+    repeats = 0
+    for step in reads:
+        repeats += all(f in seen for f in step.files)
+        seen.update(step.files)
+    return repeats / len(reads) if reads else None
+
+
+def plain_auc(steps: list[Step], gold: frozenset[str]) -> float | None:
+    """AUC-Cov as its definition reads, each call's recall worked out again (in the same
+    order, so that the sum is rounded as the figure's is)."""
+    if not steps or not gold:
+        return None
+    explored: set[str] = set()
+    total = 0.0
+    for step in steps:
+        if step.kind in ("read", "search", "edit", "write"):
+            explored.update(step.files)
+        total += len(explored & gold) / len(gold)
+    return total / len(steps)
+
+
+def test_context_figures_match_their_definitions() -> None:
+    # Gold of one to three files: recalls of thirds, whose sums are rounded at each call.
+    rng = random.Random(29)
+    for _ in range(3_000):
+        steps = plain_steps(random_events(rng), rng.choice([None, "/ws"]))
+        names = ["a.py", "b.py", "README.md", "docs/x.md", "c.py", "/ws/c.py"]
+        gold = frozenset(rng.sample(names, rng.randint(0, 3)))
+        assert redundancy(steps) == plain_redundancy(steps)
+        assert coverage_auc(steps, gold) == plain_auc(steps, gold)
 
 
 @pytest.mark.parametrize(
