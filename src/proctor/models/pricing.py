@@ -349,9 +349,15 @@ def long_prompts(
     whose prompt (input, cache reads and cache writes) was over the rates' threshold: the
     whole response costs those rates. Empty, without a look at the responses, when no model
     has such rates (the common case)."""
+    return _long_prompts_at(responses, {model: table.price_of(model, day) for model in models})
+
+
+def _long_prompts_at(
+    responses: Iterable[ResponseTokens], prices: Mapping[str, ModelPrice | None]
+) -> dict[str, ModelUsage]:
+    """:func:`long_prompts` of the models whose prices are looked up already."""
     over: dict[str, int] = {}
-    for model in models:
-        price = table.price_of(model, day)
+    for model, price in prices.items():
         if price is not None and price.long_context is not None:
             over[model] = price.long_context.over_prompt_tokens
     if not over:
@@ -378,11 +384,13 @@ def dollars_by_model(
     ``responses`` that gave ``usage``, a long prompt's response at its model's long-context
     rates (without them, every response at the base rates). ``day``: when the tokens were
     spent (the session's or trial's start), for a list price that changes on a day."""
-    long = long_prompts(responses, usage, table, day) if responses is not None else {}
+    # Each model's price looked up once: a lookup costs more than the rest of a model's sum.
+    prices = {model: table.price_of(model, day) for model in usage}
+    long = _long_prompts_at(responses, prices) if responses is not None else {}
     by_model: dict[str, float | None] = {}
     unpriced: list[str] = []
     for model, used in usage.items():
-        price = table.price_of(model, day)
+        price = prices[model]
         if price is None:
             by_model[model] = None
             unpriced.append(model)
