@@ -93,6 +93,8 @@ def step_figures(
             continue
         if first is None and kind in LOOKING_KINDS:
             looking += 1
+        if step.call.kind != "shell":  # (shell_command's first test, without a call)
+            continue
         command = shell_command(step)
         if command is None:
             continue
