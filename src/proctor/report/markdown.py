@@ -10,7 +10,14 @@ from proctor.exit_codes import meaning
 from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED_REASONS, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
-from proctor.util.text import cache_write_text, markdown_text, one_line, spread_text, table_cell
+from proctor.util.text import (
+    cache_write_text,
+    code_span,
+    markdown_text,
+    one_line,
+    spread_text,
+    table_cell,
+)
 
 
 def _md(text: str) -> str:
@@ -262,10 +269,12 @@ def render_markdown(
             where = _where(r, folders)
             # A reason quotes what the agent wrote (a question, a check's output): shown on
             # one line, a terminal's escape sequence in it shown, never obeyed.
-            lines.append(f"- `{one_line(where)}` **{r.status}**: {_text(r.reason or '')}")
+            lines.append(f"- {code_span(one_line(where))} **{r.status}**: {_text(r.reason or '')}")
     if suite.skipped_cases:
         lines += ["", "## Skipped case folders", ""]
-        lines += [f"- `{one_line(s.case)}`: {_text(s.reason)}" for s in suite.skipped_cases]
+        lines += [
+            f"- {code_span(one_line(s.case))}: {_text(s.reason)}" for s in suite.skipped_cases
+        ]
     errors = sum(v for k, v in t.status_counts.items() if k in ERROR_STATUSES)
     if errors:
         lines += [

@@ -26,7 +26,7 @@ from proctor.report.ab.measures import (
     total_tokens,
 )
 from proctor.stats import summarize
-from proctor.util.text import spread_text, table_cell
+from proctor.util.text import code_span, markdown_text, spread_text, table_cell
 
 __all__ = ["render_repeated_markdown", "repeated_runs"]
 
@@ -79,6 +79,11 @@ def repeated_runs(
     return [row for row in rows if row.samples >= min_samples]
 
 
+def _md(text: str) -> str:
+    """A table cell a web page shows as written (a ``<`` that would start a tag as ``\\<``)."""
+    return markdown_text(table_cell(text))
+
+
 def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
     """The repeated-run view as a table: median (min–max) per measure, per row."""
 
@@ -98,12 +103,12 @@ def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
         stability = (
             "n/a"
             if r.first_relevant_stability is None
-            else f"`{table_cell(r.first_relevant_file or '')}` "
+            else f"{table_cell(code_span(r.first_relevant_file or ''))} "
             f"({100 * r.first_relevant_stability:.0f}%)"
         )
         lines.append(
-            f"| {table_cell(r.case)} | {table_cell(r.agent)} | {table_cell(r.condition)} "
-            f"| {table_cell(r.goal_shape or '-')} | {r.samples} "
+            f"| {_md(r.case)} | {_md(r.agent)} | {_md(r.condition)} "
+            f"| {_md(r.goal_shape or '-')} | {r.samples} "
             f"| {r.passes}/{r.samples} | {cell(r.elapsed_seconds, 2)} | {cell(r.tool_calls, 0)} "
             f"| {cell(r.tokens, 0)} | {stability} |"
         )

@@ -58,6 +58,22 @@ def markdown_text(text: str) -> str:
     return "".join([*parts, _TAG_START.sub(r"\\<", text[last:])])
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span that shows it whole, backticks included: fenced by one
+    backtick more than its longest run of them (a case named ``a`b`` is `` ``a`b`` ``, where
+    `` `a`b` `` would end the span at its own backtick), and padded with a space inside the
+    fence when it starts or ends with a backtick, or with a space on both sides (CommonMark
+    strips one space from each side of a span)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    edge = text[:1] == "`" or text[-1:] == "`" or (text[:1] == text[-1:] == " " and text.strip())
+    pad = " " if edge else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 _INLINE_MARKUP = re.compile(r"[\\*_~\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|^[ ]{0,3}[#>]", re.M)
 """What Markdown would read as markup in a sentence: emphasis and strike-through marks, link
 brackets, a backslash (which would escape what follows it), a tag's ``<``, an entity's ``&``,

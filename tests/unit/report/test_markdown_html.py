@@ -4,10 +4,11 @@ as written: ``<Button>`` in it is not read as an HTML tag and dropped."""
 from __future__ import annotations
 
 from proctor.models.config import Gate
-from proctor.models.trial import TrialRecord
+from proctor.models.trial import CaseLabels, TrialRecord
+from proctor.report.ab import compare_runs, render_runs_markdown
 from proctor.report.aggregate import aggregate
 from proctor.report.markdown import render_markdown
-from proctor.util.text import markdown_text
+from proctor.util.text import code_span, markdown_text
 
 
 def test_a_tag_start_is_escaped_outside_code_spans_only() -> None:
@@ -35,3 +36,45 @@ def test_the_report_shows_names_and_reasons_as_written() -> None:
     assert "gate failed for 1 group(s): fix-\\<Button>/scripted/default." in text
     assert "`trials/fix-<Button>/scripted/default/1`" in text  # a code span shows it as it is
     assert "<Button>" not in text.replace("\\<Button>", "").replace("`trials/fix-<Button>", "")
+
+
+def test_a_code_span_holds_a_name_with_backticks_whole() -> None:
+    assert code_span("fix-add") == "`fix-add`"
+    assert code_span("a`b") == "``a`b``"  # `a`b` would end the span at the name's backtick
+    assert code_span("x``y") == "```x``y```"
+    assert code_span("`tick") == "`` `tick ``"  # padded: a fence next to a backtick merges
+    assert code_span(" a ") == "`  a  `"  # CommonMark strips one space from each side
+
+
+def _ab_records(case: str, bucket: str) -> list[TrialRecord]:
+    return [
+        TrialRecord(
+            case=case,
+            agent="scripted",
+            condition=condition,
+            repeat=repeat,
+            status="passed" if passed else "failed",
+            passed=passed,
+            score=100.0 if passed else 0.0,
+            labels=CaseLabels(bucket=bucket),
+        )
+        for repeat in (1, 2, 3)
+        for condition, passed in (("baseline", repeat != 2), ("with-skill", True))
+    ]
+
+
+def test_the_ab_section_shows_a_case_with_a_backtick_and_a_tag_like_label_as_written() -> None:
+    records = _ab_records("a`b", "<ui>")
+    suite = aggregate(records, Gate(min_pass_rate=0.0), run_id="r")
+    text = render_markdown(suite, records)
+    assert "| ``a`b`` | scripted | 3/3 | 2/3 |" in text  # the A/B cases table
+    assert "- ``trials/a`b/scripted/baseline/2`` **failed**" in text
+    assert "| \\<ui> | 3 | 3/3 | 2/3 |" in text  # By bucket: the label is no HTML tag
+    assert "| <ui> |" not in text
+
+
+def test_a_run_comparison_shows_a_case_with_a_backtick_as_written() -> None:
+    before, after = _ab_records("a`b", "x"), _ab_records("a`b", "x")[:2]
+    text = render_runs_markdown(compare_runs(before, after + _ab_records("<c>", "x")))
+    assert "| ``a`b`` | scripted | baseline |" in text
+    assert "- `<c>` / scripted / baseline (3 trials)" in text

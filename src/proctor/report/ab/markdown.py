@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
 from proctor.report.ab.sides import plural
-from proctor.util.text import table_cell
+from proctor.util.text import code_span, markdown_text, one_line, table_cell
 
 __all__ = ["render_ab_markdown", "render_runs_markdown"]
 
@@ -93,8 +93,15 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
-        *("| " + " | ".join(map(table_cell, row)) + " |" for row in rows),
+        *("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows),
     ]
+
+
+def _cell(text: str) -> str:
+    """A table cell a web page shows as written: a ``|`` and line breaks escaped (see
+    :func:`table_cell`), and a ``<`` that would start an HTML tag (a label ``<ui>``, an
+    agent's name) written ``\\<``, outside code spans (see :func:`markdown_text`)."""
+    return markdown_text(table_cell(text))
 
 
 def _metric_rows(
@@ -134,7 +141,7 @@ def render_ab_markdown(report: ABReport) -> str:
     """The A/B report as Markdown; an empty report still renders its (empty) sections."""
     r, n = report, report.min_samples
     lines = [
-        f"# A/B: `{r.treatment}` (treatment) vs `{r.baseline}` (baseline)",
+        f"# A/B: {code_span(r.treatment)} (treatment) vs {code_span(r.baseline)} (baseline)",
         "",
         f"- Pairs: {r.overall.pairs} complete, {len(r.incomplete)} incomplete "
         "(same case, agent and repeat under both conditions).",
@@ -153,7 +160,7 @@ def render_ab_markdown(report: ABReport) -> str:
     lines += _table(header, _metric_rows(o.comparisons, passes, n))
     case_rows = [
         [
-            f"`{c.case}`",
+            code_span(c.case),
             c.agent,
             f"{c.treatment_passes}/{c.pairs}",
             f"{c.baseline_passes}/{c.pairs}",
@@ -188,7 +195,7 @@ def render_ab_markdown(report: ABReport) -> str:
     if r.incomplete:
         lines += _table(
             ["case", "agent", "repeat", "reason"],
-            [[f"`{i.case}`", i.agent, str(i.repeat), i.reason] for i in r.incomplete],
+            [[code_span(i.case), i.agent, str(i.repeat), i.reason] for i in r.incomplete],
         )
     else:
         lines.append("None: every case × agent × repeat has a usable trial on both sides.")
@@ -235,7 +242,9 @@ def _renamed_line(c: RunComparison) -> list[str]:
     renamed = [g for g in c.groups if g.candidate_condition is not None]
     if not renamed:
         return []
-    pairs = sorted({f"`{g.condition}` → `{g.candidate_condition}`" for g in renamed})
+    pairs = sorted(
+        {f"{code_span(g.condition)} → {code_span(g.candidate_condition or '')}" for g in renamed}
+    )
     return [
         f"- Of these, {len(renamed)} ran under one condition in each run, named differently "
         f"({', '.join(pairs)}), and are compared as one group."
@@ -269,7 +278,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
     lines += _table([*header, "verdict"], rows)
     group_rows = [
         [
-            f"`{g.case}`",
+            code_span(g.case),
             g.agent,
             g.condition
             if g.candidate_condition is None
@@ -310,7 +319,9 @@ def render_runs_markdown(comparison: RunComparison) -> str:
     ):
         lines += ["", f"## {title}", ""]
         lines += [
-            f"- `{o.case}` / {o.agent} / {o.condition} ({plural(o.trials, 'trial')})" for o in only
+            f"- {code_span(one_line(o.case))} / {markdown_text(one_line(o.agent))} / "
+            f"{markdown_text(one_line(o.condition))} ({plural(o.trials, 'trial')})"
+            for o in only
         ]
         if not only:
             lines.append("None.")
