@@ -283,6 +283,28 @@ def test_repeats_neither_side_ran_are_listed_by_report_and_compare(
     assert reported.code == 130, reported.err  # fewer trials than planned: stopped short
 
 
+def test_compare_of_two_runs_says_when_one_stopped_before_every_trial_ran(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
+    first, out = run_cases(proctor, tmp_path)
+    second = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    assert first.code == second.code == 0, second.err
+    base, candidate = sorted(out.glob("run-*"))
+    # As if the candidate run had been stopped before its repeat 2 started.
+    trial = candidate / "trials" / "x" / "scripted" / "default" / "2"
+    for path in sorted(trial.rglob("*"))[::-1]:
+        path.rmdir() if path.is_dir() else path.unlink()
+    trial.rmdir()
+    manifest = json.loads((candidate / "run.json").read_text())
+    (candidate / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
+    compared = proctor("compare", str(base), str(candidate))
+    assert compared.code == 0, compared.err
+    assert f"note: {candidate} stopped before every trial ran" in compared.err
+    assert f"`proctor run --resume {candidate}` finishes it" in compared.err
+    assert str(base) not in compared.err  # the run that finished: nothing to say
+
+
 def test_runs_read_together_leave_out_a_case_that_never_planned_both_conditions(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -43,6 +43,7 @@ def command(
     summary, bucket slices and complete and incomplete pairs per task across result sets.
     Reads stored trial.json files only; nothing is re-run.
     """
+    from proctor.cli.report import stopped_short_notes
     from proctor.models.ab import HandMark
     from proctor.models.compact import compact
     from proctor.models.io import model_to_json
@@ -53,7 +54,13 @@ def command(
         render_runs_markdown,
     )
     from proctor.report.distinct import check_distinct
-    from proctor.report.stored import iter_records, missing_of, planned_cells, trial_id
+    from proctor.report.stored import (
+        iter_records,
+        missing_of,
+        planned_cells,
+        stored_run,
+        trial_id,
+    )
     from proctor.report.stored import load_records as read_records
 
     labels = relabeller(buckets, goal_labels)
@@ -70,6 +77,9 @@ def command(
         # A trial of a finished run whose record is gone counts as an infra-error, as in report.
         lost = missing_of(path, records, notes)
         records += [compact(r) for r in (labels(lost) if labels is not None else lost)]
+        # A run that stopped short (interrupted, or still running) is compared on the trials
+        # it finished: said, as `report` says it, with how to finish it.
+        notes.extend(stopped_short_notes(stored_run(path, records)))
         marks.extend(
             HandMark(
                 run=path.name,

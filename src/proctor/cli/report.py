@@ -90,7 +90,7 @@ def command(
         # Compact records: `report` only aggregates and renders them (a fifth of the memory).
         run, suite = recompute(run_dir, config, labels, compact_records=True)
         records = run.records
-        for note in [*run.notes, *_stopped_short(run)]:
+        for note in [*run.notes, *stopped_short_notes(run)]:
             click.echo(f"proctor: note: {note}", err=True)
         suite = _with_findings(suite, run_dir)
     if goal_shape is not None:  # before anything is printed or written
@@ -143,7 +143,7 @@ def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
     return suite.model_copy(update={"findings": run_changes(ledger, root.name)})
 
 
-def _stopped_short(run: Any) -> list[str]:
+def stopped_short_notes(run: Any) -> list[str]:
     """What a person reading a run that has not finished should know: it is still running
     (its figures are those of the trials so far), or it stopped, and how to finish it."""
     from proctor.session.journal import live_orchestrator

@@ -359,6 +359,14 @@ def missing_of(
     return missing_records(paths, manifest, {_key(r) for r in records}, None, notes)
 
 
+def stored_run(run_dir: Path, records: list[TrialRecord]) -> StoredRun:
+    """A run folder whose records the caller read, with its manifest (``run.json``, when it
+    can be read: the caller's reader notes what it could not read), so that
+    :attr:`StoredRun.stopped_short` says whether the run finished."""
+    paths = RunPaths(run_dir)
+    return StoredRun(paths, records, manifest=_optional(paths.run_json, RunManifest, []))
+
+
 def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:
     """The trials a stored run planned (see :attr:`StoredRun.cells`); none when its
     ``resolved.json`` cannot be read (the reader of the records says so already)."""
