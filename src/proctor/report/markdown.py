@@ -13,6 +13,7 @@ from proctor.report.ab.markdown import render_ab_markdown
 from proctor.util.text import (
     cache_write_text,
     code_span,
+    markdown_name,
     markdown_text,
     one_line,
     spread_text,
@@ -26,9 +27,16 @@ def _md(text: str) -> str:
     return markdown_text(table_cell(text))
 
 
+def _name(text: str) -> str:
+    """A name in a table cell (see :func:`_md`), its emphasis marks escaped too (see
+    :func:`markdown_name`): ``__init__`` is no bold ``init``."""
+    return _md(markdown_name(text))
+
+
 def _text(text: str) -> str:
-    """A reason, on one line (see :func:`one_line`), shown as written on a web page too."""
-    return markdown_text(one_line(text))
+    """A reason, on one line (see :func:`one_line`), shown as written on a web page too: the
+    names and globs it quotes no emphasis (see :func:`markdown_name`), no tag in it dropped."""
+    return markdown_text(markdown_name(one_line(text)))
 
 
 def _pct(value: float | None) -> str:
@@ -73,7 +81,7 @@ def _process_table(suite: SuiteRecord) -> list[str]:
         fired = ", ".join(f"{name} {n}" for name, n in g.rule_counts.items() if n) or "none"
         e = g.effort
         lines.append(
-            f"| {_md(g.case)} | {_md(g.agent)} | {_md(g.condition)} "
+            f"| {_name(g.case)} | {_name(g.agent)} | {_name(g.condition)} "
             f"| {g.passes}/{g.scored} {_pct(g.pass_rate)}{_ci(g.pass_rate_ci)} "
             f"| {at} | {hat} | {_spread(e.elapsed_seconds, 2)} | {_spread(e.tool_calls, 0)} "
             f"| {_spread(e.tokens, 0)} | {fired} / {g.tasks} |"
@@ -122,7 +130,7 @@ def _outcomes(suite: SuiteRecord) -> list[str]:
         o = g.outcomes
         steps = "–" if o.search_steps.median is None else f"{o.search_steps.median:g}"
         out.append(
-            f"| {_md(g.case)} | {_md(g.agent)} | {_md(g.condition)} | {_rate(o.file_hit)} | "
+            f"| {_name(g.case)} | {_name(g.agent)} | {_name(g.condition)} | {_rate(o.file_hit)} | "
             f"{_rate(o.symbol_hit)} | {_rate(o.patch_in_area)} | {_rate(o.wrong_context)} | "
             f"{_rate(o.abandoned)} | {steps} |"
         )
@@ -144,7 +152,7 @@ def _by_source(t: SuiteTotals) -> list[str]:
         u = row.tokens
         dollars = "n/a" if row.cost_usd is None else f"{row.cost_usd:.4f}"
         out.append(
-            f"| {_md(row.source)} | {_md(row.model)} | {u.input_tokens} | {u.output_tokens} | "
+            f"| {_name(row.source)} | {_name(row.model)} | {u.input_tokens} | {u.output_tokens} | "
             f"{u.cache_read_tokens} | "
             f"{cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens, '')} | {dollars} |"
         )
@@ -256,9 +264,9 @@ def render_markdown(
         elif not g.scored:
             verdict = "FAIL (no scored trials)"
         lines.append(
-            f"| {_md(g.case)} | {_md(g.agent)} | {_md(g.condition)} | {g.passes}/{g.scored} | "
-            f"{_pct(g.pass_rate)} | {_num(g.mean_score)}{sd} | {g.stability} | {statuses} | "
-            f"{verdict} |"
+            f"| {_name(g.case)} | {_name(g.agent)} | {_name(g.condition)} | "
+            f"{g.passes}/{g.scored} | {_pct(g.pass_rate)} | {_num(g.mean_score)}{sd} | "
+            f"{g.stability} | {statuses} | {verdict} |"
         )
     lines += _process_table(suite)
     lines += _ab_section(suite)
@@ -301,8 +309,8 @@ def render_findings(changes: Sequence[FindingChange]) -> str:
         "|---|---|---|---|",
     ]
     for change in changes:
-        cell = _md(f"{change.case} / {change.agent} / {change.condition}")
-        lines.append(f"| {change.event} | `{change.id}` | {cell} | {_md(change.check)} |")
+        cell = _name(f"{change.case} / {change.agent} / {change.condition}")
+        lines.append(f"| {change.event} | `{change.id}` | {cell} | {_name(change.check)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -26,7 +26,7 @@ from proctor.report.ab.measures import (
     total_tokens,
 )
 from proctor.stats import summarize
-from proctor.util.text import code_span, markdown_text, spread_text, table_cell
+from proctor.util.text import code_span, markdown_name, markdown_text, spread_text, table_cell
 
 __all__ = ["render_repeated_markdown", "repeated_runs"]
 
@@ -80,8 +80,9 @@ def repeated_runs(
 
 
 def _md(text: str) -> str:
-    """A table cell a web page shows as written (a ``<`` that would start a tag as ``\\<``)."""
-    return markdown_text(table_cell(text))
+    """A name in a table cell a web page shows as written (a ``<`` that would start a tag as
+    ``\\<``, an emphasis mark escaped: see :func:`markdown_name`)."""
+    return markdown_text(table_cell(markdown_name(text)))
 
 
 def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:

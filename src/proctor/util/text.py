@@ -74,6 +74,26 @@ def code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+_NAME_MARKUP = re.compile(r"[*~]|\\(?=[!-/:-@\[-`{-~])|(?<![^\W_])_|_(?![^\W_])")
+"""What Markdown would read as emphasis or strike-through in a name: every ``*`` and ``~``, a
+backslash before a punctuation mark (which it would escape: ``\\d`` is shown as it is), and
+a ``_`` at a word's edge (``__init__``, ``_draft``); one inside a word (``fix_a_bug``) is no
+emphasis, and is kept as it is."""
+
+
+def markdown_name(text: str) -> str:
+    """A name (a case, an agent, a label) shown as written where Markdown is rendered: what
+    would make it emphasis or strike-through is escaped with a backslash (``*star*`` is
+    ``\\*star\\*``, ``__init__`` is ``\\_\\_init\\_\\_``), while ``fix_a_bug`` stays as
+    it is, so that a terminal shows it unchanged too. A sentence that quotes names is escaped
+    so outside its code spans, which show their text as it is."""
+    parts, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [_NAME_MARKUP.sub(_backslashed, text[last : span.start()]), span.group()]
+        last = span.end()
+    return "".join([*parts, _NAME_MARKUP.sub(_backslashed, text[last:])])
+
+
 _INLINE_MARKUP = re.compile(r"[\\*_~\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|^[ ]{0,3}[#>]", re.M)
 """What Markdown would read as markup in a sentence: emphasis and strike-through marks, link
 brackets, a backslash (which would escape what follows it), a tag's ``<``, an entity's ``&``,

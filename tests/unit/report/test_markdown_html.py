@@ -8,7 +8,7 @@ from proctor.models.trial import CaseLabels, TrialRecord
 from proctor.report.ab import compare_runs, render_runs_markdown
 from proctor.report.aggregate import aggregate
 from proctor.report.markdown import render_markdown
-from proctor.util.text import code_span, markdown_text
+from proctor.util.text import code_span, markdown_name, markdown_text
 
 
 def test_a_tag_start_is_escaped_outside_code_spans_only() -> None:
@@ -78,3 +78,28 @@ def test_a_run_comparison_shows_a_case_with_a_backtick_as_written() -> None:
     text = render_runs_markdown(compare_runs(before, after + _ab_records("<c>", "x")))
     assert "| ``a`b`` | scripted | baseline |" in text
     assert "- `<c>` / scripted / baseline (3 trials)" in text
+
+
+def test_a_name_is_no_emphasis_while_a_snake_case_name_stays_as_written() -> None:
+    assert markdown_name("*star*") == "\\*star\\*"
+    assert markdown_name("__init__") == "\\_\\_init\\_\\_"
+    assert markdown_name("fix_a_bug") == "fix_a_bug"  # inside a word: no emphasis, kept
+    assert markdown_name("a~b~") == "a\\~b\\~"
+    assert markdown_name("re \\d and \\*") == "re \\d and \\\\\\*"  # only an escaping backslash
+    assert markdown_name("found **/*.orig in `ls *.py`") == (
+        "found \\*\\*/\\*.orig in `ls *.py`"  # a code span shows its text as it is
+    )
+
+
+def test_the_report_shows_names_with_emphasis_marks_as_written() -> None:
+    records = [
+        TrialRecord(case=case, agent="scripted", repeat=1, status="failed", passed=False, score=0)
+        for case in ("*star*", "__init__", "fix_a_bug")
+    ]
+    suite = aggregate(records, Gate(min_pass_rate=1.0), run_id="r")
+    text = render_markdown(suite, records)
+    assert "| \\*star\\* | scripted | default | 0/1 |" in text
+    assert "| \\_\\_init\\_\\_ | scripted | default | 0/1 |" in text
+    assert "| fix_a_bug | scripted | default | 0/1 |" in text
+    assert "3 group(s): \\*star\\*/scripted/default, \\_\\_init\\_\\_/scripted/default" in text
+    assert "- `trials/*star*/scripted/default/1` **failed**" in text  # a code span: as it is

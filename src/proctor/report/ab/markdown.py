@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
 from proctor.report.ab.sides import plural
-from proctor.util.text import code_span, markdown_text, one_line, table_cell
+from proctor.util.text import code_span, markdown_name, markdown_text, one_line, table_cell
 
 __all__ = ["render_ab_markdown", "render_runs_markdown"]
 
@@ -161,7 +161,7 @@ def render_ab_markdown(report: ABReport) -> str:
     case_rows = [
         [
             code_span(c.case),
-            c.agent,
+            markdown_name(c.agent),
             f"{c.treatment_passes}/{c.pairs}",
             f"{c.baseline_passes}/{c.pairs}",
             str(c.incomplete),
@@ -204,7 +204,7 @@ def render_ab_markdown(report: ABReport) -> str:
             continue
         rows = [
             [
-                value,
+                markdown_name(value),
                 str(g.pairs),
                 f"{g.treatment_passes}/{g.pairs}",
                 f"{g.baseline_passes}/{g.pairs}",
