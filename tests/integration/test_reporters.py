@@ -142,6 +142,27 @@ def test_the_markdown_summary_is_appended_to_the_github_step_summary(
     assert f"$GITHUB_STEP_SUMMARY {tmp_path} cannot be written" in result.err
 
 
+def test_report_write_rewrites_the_files_the_run_wrote_so_none_is_left_stale(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("bad", plan={"turns": [{"say": "no"}]}, config=MUST)
+    ran, out = run_cases(proctor, tmp_path, "--reporter", "markdown,junit")
+    assert ran.code == 1, ran.err
+    run_dir = single_run_dir(out)
+    assert JUnitXml.fromfile(str(run_dir / "junit.xml")).failures == 2  # the trial, its gate
+    marked = proctor(
+        "annotate", str(run_dir), "bad/scripted/default/1", "--verdict", "excluded", "--note", "x"
+    )
+    assert marked.code == 0, marked.err
+    # No --reporter: the Markdown report is printed and suite.md written, as before, and the
+    # junit.xml the run wrote is rewritten with them, agreeing with suite.json.
+    written = proctor("report", str(run_dir), "--write")
+    assert written.code == 0 and written.out.startswith("# proctor run"), written.err
+    assert json.loads((run_dir / "suite.json").read_text())["exitCode"] == 0
+    assert JUnitXml.fromfile(str(run_dir / "junit.xml")).failures == 0
+    assert not (run_dir / "report.html").exists()  # only the run's own reporters
+
+
 def test_report_of_a_run_killed_midway_says_it_stopped_short(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     help="Take the gate from this configuration instead of the stored run.",
 )
 @click.option(
-    "--write", is_flag=True, help="Also rewrite the chosen reporters' files (and suite.json)."
+    "--write",
+    is_flag=True,
+    help="Also rewrite the chosen reporters' files (and suite.json); given no --reporter, "
+    "also the files the run wrote (junit.xml, report.html).",
 )
 @click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
 @click.option("--goal-shape", help="Repeated-run view: only cases of this goal shape.")
@@ -100,7 +103,14 @@ def command(
                 f"--goal-shape {goal_shape}: no trial has that goal shape "
                 f"(shapes: {', '.join(shapes) or 'none; --goal-labels FILE sets them'})"
             )
-    written = render_into(run_dirs[0], suite, records, [*names, "json"]) if write else {}
+    files = [*names, "json"]
+    if write and not reporters:
+        # The files the run wrote are rewritten too: a junit.xml or report.html left as the run
+        # wrote it would disagree with the suite.json written now (after an annotation, or
+        # under another --config), as a --resume rewrites them.
+        recorded = run.manifest.reporters if run.manifest is not None else []
+        files += [name for name in recorded if name in REPORTERS]
+    written = render_into(run_dirs[0], suite, records, files) if write else {}
     # One document on stdout (JSON after JUnit XML reads as neither); with --write every
     # reporter named is a file in the run folder too.
     shown = printed(names)
