@@ -242,14 +242,19 @@ def exit_code_for(
     unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
     nothing_scored = unevaluated and not any(g.scored for g in groups)
     failing = failed_gates(groups, records, ab_gate_result)
-    if failing.ab and ab_gate_result is not None:
-        return ExitCode.GATE_FAILED, f"A/B gate failed: {ab_gate_result.message.rstrip('.')}"
     failed, in_errors = failing.groups, failing.in_errors
-    if failed or in_errors:
-        said = [f"gate failed for {len(failed)} group(s): {_named(failed)}"] if failed else []
-        if in_errors:
-            # Its gate, over its scored trials, may have passed: said as what it is.
-            said.append(f"{IN_ERRORS}, in {len(in_errors)} group(s): {_named(in_errors)}")
+    said = [f"gate failed for {len(failed)} group(s): {_named(failed)}"] if failed else []
+    if in_errors:
+        # Its gate, over its scored trials, may have passed: said as what it is.
+        said.append(f"{IN_ERRORS}, in {len(in_errors)} group(s): {_named(in_errors)}")
+    if failing.ab and ab_gate_result is not None:
+        # The groups' failed gates too: the A/B gate's message alone would hide them.
+        also = f"; also {'; '.join(said)}" if said else ""
+        return (
+            ExitCode.GATE_FAILED,
+            f"A/B gate failed: {ab_gate_result.message.rstrip('.')}{also}",
+        )
+    if said:
         return ExitCode.GATE_FAILED, "; ".join(said)
     errors = [r for r in records if r.status in ERROR_STATUSES]
     if errors:

@@ -183,6 +183,33 @@ def test_ab_gate_on_a_run_missing_a_condition_fails_without_raising() -> None:
     assert suite.exit_code == 130
 
 
+def test_a_failed_ab_gate_does_not_hide_the_groups_whose_gate_failed_too() -> None:
+    from proctor.models.config import ABGate
+
+    records = [
+        TrialRecord(
+            case=case,
+            agent="a",
+            condition=condition,
+            repeat=1,
+            status="passed" if passed else "failed",
+            passed=passed,
+            score=100 if passed else 0,
+        )
+        for case, condition, passed in (
+            ("c", "base", True),
+            ("c", "treat", False),
+            ("d", "base", True),
+            ("d", "treat", True),
+        )
+    ]
+    gate = Gate(min_pass_rate=1.0, ab=ABGate(treatment="treat", baseline="base"))
+    suite = aggregate(records, gate, run_id="r")
+    assert suite.exit_code == 1
+    assert suite.exit_reason.startswith("A/B gate failed: pass-rate delta -0.500 over 2 ")
+    assert suite.exit_reason.endswith("; also gate failed for 1 group(s): c/a/treat")
+
+
 def excluded(record: TrialRecord) -> TrialRecord:
     record.annotation = TrialAnnotation(
         trial=f"c/a/default/{record.repeat}", verdict="excluded", note="wrong task", at="t"
