@@ -343,3 +343,11 @@ def test_the_ab_markdown_prints_every_rate_with_its_denominator(
         cells = [cell.strip() for cell in row.split("|")[1:-1]]
         assert re.fullmatch(r"\d+/\d+ \(\d+%\)", cells[1]), row
         assert cells[3].endswith("pts") and cells[4].endswith("pts"), row
+
+
+def test_compare_help_says_treatment_and_baseline_read_the_runs_as_one_sample_set(
+    proctor: Run,
+) -> None:
+    shown = " ".join(proctor("compare", "--help").out.split())
+    assert "(one run)" not in shown  # they work over several runs, pooled
+    assert "Condition treated as the treatment (the RUNs read as one sample set" in shown

@@ -14,8 +14,14 @@ from proctor.cli.options import label_options, relabeller
 @click.argument(
     "runs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False, exists=True)
 )
-@click.option("--treatment", help="Condition treated as the treatment (one run).")
-@click.option("--baseline", help="Condition treated as the baseline (one run).")
+@click.option(
+    "--treatment",
+    help="Condition treated as the treatment (the RUNs read as one sample set, however many).",
+)
+@click.option(
+    "--baseline",
+    help="Condition treated as the baseline (the RUNs read as one sample set, however many).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option(
     "--min-samples",
