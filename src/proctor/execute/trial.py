@@ -92,8 +92,12 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
 
         done.audit = trial_audit(ctx.home, ctx.workspace, adapter.name, launch.argv)
 
-    done.driven = drive(ctx, done.prepared, record_audit)
-    done.times["agent"] = ms_since(t)
+    try:
+        done.driven = drive(ctx, done.prepared, record_audit)
+    finally:
+        # The agent's time also when its phase was cut short (Ctrl-C, a driver that raised):
+        # left out, the whole of it read as the harness's (totalMs minus agentMs).
+        done.times["agent"] = ms_since(t)
     t = time.monotonic()
     done.collected = collect(ctx, done.prepared, done.driven)
     done.times["collect"] = ms_since(t)
