@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -351,3 +352,18 @@ def test_compare_help_says_treatment_and_baseline_read_the_runs_as_one_sample_se
     shown = " ".join(proctor("compare", "--help").out.split())
     assert "(one run)" not in shown  # they work over several runs, pooled
     assert "Condition treated as the treatment (the RUNs read as one sample set" in shown
+
+
+def test_compare_of_a_run_with_itself_says_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("x", plan={"turns": [{"say": "hi"}]})
+    ran, out = run_cases(proctor, tmp_path)
+    assert ran.code == 0, ran.err
+    run = single_run_dir(out)
+    copy = tmp_path / "copy"
+    shutil.copytree(run, copy)
+    compared = proctor("compare", str(run), str(copy))
+    assert compared.code == 0, compared.err
+    assert f"note: {run} and {copy} are the same run" in compared.err
+    assert "every group is compared with itself" in compared.err

@@ -50,6 +50,7 @@ def command(
     Reads stored trial.json files only; nothing is re-run.
     """
     from proctor.cli.report import stopped_short_notes
+    from proctor.errors import ConfigError
     from proctor.models.ab import HandMark
     from proctor.models.compact import compact
     from proctor.models.io import model_to_json
@@ -138,6 +139,13 @@ def command(
         click.echo(text, nl=not as_json)
         return 0
     run, run2 = runs
+    try:
+        check_distinct(runs)
+    except ConfigError:  # a run against itself: every group is unchanged, by construction
+        notes.append(
+            f"{run} and {run2} are the same run (a folder, a link or a copy of it, by its run "
+            "id): every group is compared with itself"
+        )
     comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
     comparison.annotations = marks
     text = model_to_json(comparison) if as_json else shown(render_runs_markdown(comparison))
