@@ -100,30 +100,39 @@ class Playground:
                 )
 
     def suites(self) -> list[Suite]:
-        """The source folder when it holds cases, and each of its folders that does."""
+        return self.listing()[0]
+
+    def listing(self) -> tuple[list[Suite], list[str]]:
+        """The source folder when it holds cases, and each of its folders that does; and why
+        what is there but could not be listed was left out (a case whose configuration does not
+        read, eval files that `proctor eval --list` refused), each one sentence."""
         source = self.settings.source
         if source is None or not source.is_dir():
-            return []
-        found = []
+            return [], []
+        found: list[Suite] = []
+        problems: list[str] = []
         candidates = [source, *sorted(p for p in source.iterdir() if p.is_dir())]
         for folder in candidates:
             if folder.name.startswith(".") or is_case_folder(folder):
                 continue
             if not any(is_case_folder(p) for p in folder.iterdir() if p.is_dir()):
                 continue
+            noted: list[str] = []
             try:
-                cases = [c.name for c in discover_cases(folder, problems=[]).cases]
-            except (ProctorError, OSError):
+                cases = [c.name for c in discover_cases(folder, problems=noted).cases]
+            except (ProctorError, OSError) as exc:
+                problems.append(str(exc))
                 continue
+            problems.extend(noted)
             if cases:
                 name = "." if folder == source else folder.relative_to(source).as_posix()
                 found.append(Suite(name, folder, cases))
-        evals = self._evals(source)
+        evals = self._evals(source, problems)
         if evals is not None:
             found.append(evals)
-        return found
+        return found, problems
 
-    def _evals(self, source: Path) -> Suite | None:
+    def _evals(self, source: Path, problems: list[str]) -> Suite | None:
         if not any((source / "evals").glob("**/*.eval.py")):
             return None
         argv = [sys.executable, "-m", "proctor", "eval", "--dir", str(source), "--list", "--json"]
@@ -131,8 +140,20 @@ class Playground:
             listed = subprocess.run(
                 argv, cwd=source, capture_output=True, text=True, timeout=60, check=False
             )
+        except (OSError, subprocess.SubprocessError) as exc:
+            problems.append(f"{source / 'evals'}: the evals could not be listed ({exc})")
+            return None
+        if listed.returncode != 0:
+            said = [line.strip() for line in listed.stderr.splitlines() if line.strip()]
+            reason = said[-1].removeprefix("proctor: error: ") if said else ""
+            problems.append(
+                reason or f"{source / 'evals'}: proctor eval --list exited {listed.returncode}"
+            )
+            return None
+        try:
             ids = [str(row["id"]) for row in json.loads(listed.stdout or "[]")]
-        except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):
+            problems.append(f"{source / 'evals'}: proctor eval --list printed no list of evals")
             return None
         return Suite("evals", source, ids, kind="evals") if ids else None
 

@@ -33,10 +33,12 @@ def _refuse(message: str, status: int) -> MaskedJSONResponse:
 
 def playground_page(request: Request) -> Response:
     playground: Playground = request.app.state.playground
+    suites, problems = playground.listing()
     return render(
         request,
         "playground.html",
-        suites=playground.suites(),
+        suites=suites,
+        problems=problems,
         batches=playground.batches(),
         source=request.app.state.settings.source,
     )

@@ -1,0 +1,42 @@
+"""What the playground cannot list is said on its page, not left out in silence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from proctor.view import ViewSettings, build_app
+
+
+def _page(results: Path, source: Path) -> str:
+    with TestClient(build_app(ViewSettings(results=results, source=source))) as client:
+        page = client.get("/playground")
+    assert page.status_code == 200
+    return page.text
+
+
+def test_eval_files_that_do_not_import_are_named_with_their_error(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "evals").mkdir(parents=True)
+    (project / "evals" / "broken.eval.py").write_text("def test(t)\n    pass\n")
+    results = tmp_path / "results"
+    results.mkdir()
+    text = _page(results, project)
+    assert "Not listed" in text
+    assert "broken.eval.py:1: cannot be imported (SyntaxError" in text
+
+
+def test_a_case_whose_configuration_does_not_read_is_named(tmp_path: Path) -> None:
+    suite = tmp_path / "project" / "suite"
+    for name in ("good", "bad<b>"):
+        (suite / name).mkdir(parents=True)
+        (suite / name / "prompt.md").write_text("do it\n")
+    (suite / "good" / "config.json").write_text(json.dumps({"agents": ["scripted"]}))
+    (suite / "bad<b>" / "config.json").write_text("{not json")
+    results = tmp_path / "results"
+    results.mkdir()
+    text = _page(results, tmp_path / "project")
+    assert 'value="good"' in text
+    assert "Not listed" in text and "bad&lt;b&gt;" in text and "bad<b>" not in text
