@@ -210,3 +210,24 @@ def test_control_mcp_args_of_strings_have_no_problem(tmp_path: Path) -> None:
     for agent in ("gemini-cli", "claude-code"):
         result = audit_agent(agent, tmp_path, None)
         assert result.problems == [] and loaded(result, "mcp") == ["g"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "relative", "table"),
+    [
+        ("claude-code", ".claude.json", {"mcpServers": {"s": {"command": 5}}}),
+        ("gemini-cli", ".gemini/settings.json", {"mcpServers": {"s": {"command": ["node"]}}}),
+    ],
+)
+def test_an_mcp_command_that_is_not_a_string_is_a_problem_naming_the_field(
+    tmp_path: Path, agent: str, relative: str, table: Any
+) -> None:
+    path = write(tmp_path / relative, table)
+    result = audit_agent(agent, tmp_path, None)
+    got = json.dumps(table["mcpServers"]["s"]["command"])
+    kind = "5" if got == "5" else "a list"
+    assert result.problems == [
+        f"{path}: field 'mcpServers.s.command': expected a string, got {kind}"
+    ]
+    (server,) = [c for c in result.components if c.kind == "mcp"]
+    assert server.decoy == "the MCP entry's command is not a string"

@@ -399,6 +399,12 @@ def mcp_servers(
         line = shlex.join([command, *words]) if command else None
         transport, url = transport_of(entry)
         decoy = None if (line or url) else NO_ENDPOINT
+        if entry.get("command") is not None and command is None:
+            reader.problems.append(
+                f"{file}: field '{field}.{name}.command': expected a string, "
+                f"got {json_kind(entry['command'])}"
+            )
+            decoy = decoy and "the MCP entry's command is not a string"
         said, skipped = bad_args
         if not _string_args(reader, file, f"{field}.{name}.args", entry.get("args"), said):
             decoy = decoy or (f"an argument is not a string: {said}" if skipped else None)
