@@ -271,3 +271,25 @@ def test_a_variable_naming_no_folder_is_one_sentence_and_exit_2(
     others = {"claude": "codex", "codex": "gemini", "gemini": "claude"}
     code, _, err = audit_cli(proctor, "--project", str(at["proj"]), "--agent", others[agent])
     assert code == 0, err  # another agent's variable is not read
+
+
+@pytest.mark.parametrize(
+    ("agent", "relative"),
+    [
+        ("claude-code", ".claude/CLAUDE.md"),
+        ("claude-code", ".claude/rules/style.md"),
+        ("codex", ".codex/AGENTS.md"),
+        ("gemini-cli", ".gemini/GEMINI.md"),
+    ],
+)
+def test_an_instruction_file_linked_in_from_outside_is_a_problem(
+    tmp_path: Path, agent: str, relative: str
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("be brief\n")
+    home = tmp_path / "home"
+    (home / relative).parent.mkdir(parents=True)
+    os.symlink(outside, home / relative)
+    result = audit(home, None, [agent]).agents[0]
+    assert [c for c in result.components if c.kind == "instructions"] == []
+    assert result.problems == [f"{home / relative}: leads outside the home and project; not read"]

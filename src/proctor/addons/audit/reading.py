@@ -440,8 +440,16 @@ def _string_args(reader: Reader, file: Path, field: str, args: Any, said: str) -
 
 
 def instructions(reader: Reader, path: Path, scope: Scope, decoy: str | None = None) -> None:
-    if reader.is_file(path):
-        reader.add("instructions", path.name, path, scope=scope, decoy=decoy)
+    """An instruction file; one linked in from outside the home and project is not read, and
+    is a problem that says so (not left out in silence)."""
+    if not reader.looked_at(path, "is_file"):
+        return
+    if not reader.allowed(path):
+        problem = f"{path}: leads outside the home and project; not read"
+        if problem not in reader.problems:
+            reader.problems.append(problem)
+        return
+    reader.add("instructions", path.name, path, scope=scope, decoy=decoy)
 
 
 def foreign_files(reader: Reader, folder: Path, owners: Mapping[str, str], scope: Scope) -> None:
