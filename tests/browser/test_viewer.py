@@ -231,3 +231,18 @@ def test_pages_keep_to_a_phone_s_width(browser: Any, server: Server) -> None:
             assert width <= 376, (url, width)
     finally:
         context.close()
+
+
+def test_a_run_whose_folder_is_removed_while_followed_says_so(page: Any, server: Server) -> None:
+    import shutil
+
+    from proctor.view.synthetic import write_run
+
+    base, results = server
+    paths = write_run(results, "run-20261202T000000Z-gone-live", trials=1, cases=1, finished=False)
+    page.goto(f"{base}/runs/{paths.root.name}")
+    assert "running" in page.inner_text("#run-progress")
+    shutil.rmtree(paths.root)
+    page.locator("#live-gone").wait_for(timeout=15000)
+    assert "no longer in the results folder" in page.inner_text("#live-gone")
+    assert page.locator("table.trials tr").count() == 2  # what was shown stays

@@ -18,12 +18,24 @@
       return el.type === "checkbox" || el.type === "radio" ? el.checked !== el.defaultChecked : el.value !== el.defaultValue;
     });
   }
+  // The run's folder was removed while the page followed it: say so once, and stop.
+  function gone(region) {
+    if (document.getElementById("live-gone")) { return; }
+    var note = document.createElement("p");
+    note.id = "live-gone";
+    note.className = "muted";
+    note.textContent = "This run is no longer in the results folder (its folder was removed or " +
+      "renamed): what is shown below is as it was, and the page stopped following it.";
+    region.parentNode.insertBefore(note, region);
+  }
   function follow(region) {
     var url = region.getAttribute("data-live");
     var last = null;
     function tick() {
       fetch(url, { credentials: "same-origin" }).then(function (r) {
-        return r.ok ? r.text() : null;
+        if (r.status === 404) { gone(region); return null; }
+        if (!r.ok) { window.setTimeout(tick, 5000); return null; }  // a passing failure
+        return r.text();
       }).then(function (html) {
         if (html === null) { return; }
         if (html !== last && editing(region)) { window.setTimeout(tick, 2000); return; }
