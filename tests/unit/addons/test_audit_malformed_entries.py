@@ -231,3 +231,27 @@ def test_an_mcp_command_that_is_not_a_string_is_a_problem_naming_the_field(
     ]
     (server,) = [c for c in result.components if c.kind == "mcp"]
     assert server.decoy == "the MCP entry's command is not a string"
+
+
+def test_a_credential_in_mcp_args_written_as_one_string_is_masked_in_the_problem(
+    tmp_path: Path,
+) -> None:
+    args = "--api-key abcdef1234567890 --token hunter2"
+    path = write(
+        tmp_path / ".gemini/settings.json", {"mcpServers": {"s": {"command": "node", "args": args}}}
+    )
+    (problem,) = audit_agent("gemini-cli", tmp_path, None).problems
+    assert "hunter2" not in problem and "abcdef1234567890" not in problem
+    assert problem.startswith(
+        f"{path}: field 'mcpServers.s.args': expected a list, got the string " + '"--api-key ***'
+    )
+
+
+def test_a_credential_in_a_field_of_the_wrong_shape_is_masked_in_the_problem(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path / ".claude/settings.json", {"hooks": "curl --token zzsecret"})
+    assert audit_agent("claude-code", tmp_path, None).problems == [
+        f"{path}: field 'hooks': expected an object, got the string "
+        + '"curl --token ***"; ignored'
+    ]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.hooks.cases import EVENTS
+from proctor.addons.shown import command_masked
 from proctor.models.audit import AuditComponent, ComponentKind
 from proctor.models.errors_format import json_kind
 
@@ -133,8 +134,9 @@ class Reader:
         if value is None or isinstance(value, kind):
             return True
         wanted = JSON_NAMES.get(kind, kind.__name__)
+        shown = command_masked(value) if isinstance(value, str) else value  # a command line
         self.problems.append(
-            f"{path}: field '{field}': expected {wanted}, got {json_kind(value)}; ignored"
+            f"{path}: field '{field}': expected {wanted}, got {json_kind(shown)}; ignored"
         )
         return False
 
@@ -430,7 +432,10 @@ def _string_args(reader: Reader, file: Path, field: str, args: Any, said: str) -
             (f"{field}[{i}]", "a string", a) for i, a in enumerate(args) if not isinstance(a, str)
         ]
     else:
-        bad = [(field, "a list", args)]
+        # A command line written as one string: shown as the audit shows a command line, a
+        # credential in it masked (`--token ***`), never in the clear in a problem.
+        shown = command_masked(args) if isinstance(args, str) else args
+        bad = [(field, "a list", shown)]
     ending = f"; {said}" if said else ""
     for where, wanted, value in bad:
         reader.problems.append(
