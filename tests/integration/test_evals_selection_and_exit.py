@@ -133,3 +133,9 @@ def test_an_eval_file_that_cannot_define_an_eval_is_one_sentence(
         assert result.code == 2 and said in result.err, result.err
         assert "Traceback" not in result.err
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+def test_help_says_concurrency_is_capped_by_the_config(proctor: Run) -> None:
+    result = proctor("eval", "--help")
+    assert result.code == 0
+    assert "at most the config's max_concurrency" in " ".join(result.out.split())

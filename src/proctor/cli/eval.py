@@ -46,7 +46,11 @@ from proctor.util.masking import mask
 @click.option("--model", help="The agent's model; 'scripted' runs on proctor's scripted model.")
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results folder.")
-@click.option("--concurrency", type=click.IntRange(min=1, max=200), help="Cases at once.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1, max=200),
+    help="Cases at once (at most the config's max_concurrency: a larger number is lowered to it).",
+)
 @reporter_option
 def command(
     ids: tuple[str, ...],
