@@ -40,3 +40,39 @@ def test_a_case_whose_configuration_does_not_read_is_named(tmp_path: Path) -> No
     text = _page(results, tmp_path / "project")
     assert 'value="good"' in text
     assert "Not listed" in text and "bad&lt;b&gt;" in text and "bad<b>" not in text
+
+
+def test_an_eval_whose_id_starts_with_a_dash_runs_as_that_id(tmp_path: Path) -> None:
+    import time
+
+    from proctor.view.index import ResultsIndex
+    from proctor.view.playground import Playground
+
+    project = tmp_path / "project"
+    (project / "evals").mkdir(parents=True)
+    (project / "evals" / "evals.config.py").write_text(
+        "from proctor.evals import define_eval_config\nconfig = define_eval_config(max_concurrency=1)\n"
+    )
+    body = (
+        "from proctor.evals import define_eval\n"
+        "async def test(t):\n    await t.send('hello')\n"
+        "eval = define_eval(plan={'turns': [{'say': 'hi'}]}, test=test)\n"
+    )
+    for name in ("-x", "--verbose", "b"):
+        (project / "evals" / f"{name}.eval.py").write_text(body)
+    results = tmp_path / "results"
+    results.mkdir()
+    index = ResultsIndex(results)
+    playground = Playground(ViewSettings(results=results, source=project), index)
+    try:
+        batch = playground.start("evals", ["-x"])
+        deadline = time.monotonic() + 60
+        while (batch := playground.batch(batch["id"]) or {})["state"] in ("queued", "running"):
+            assert time.monotonic() < deadline, batch
+            time.sleep(0.2)
+        assert batch["state"] == "finished", batch
+        assert batch["exitCode"] == 0
+        assert [t["key"] for t in batch["finishedTrials"]] == ["-x/scripted/default/1"]
+    finally:
+        playground.close()
+        index.close()

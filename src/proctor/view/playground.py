@@ -265,7 +265,8 @@ class Playground:
         before = {p.name for p in self.index.run_dirs()}
         if suite.kind == "evals":
             argv = [sys.executable, "-m", "proctor", "eval", "--dir", str(suite.path)]
-            argv += ["--out", str(results), "--no-stream", *cases]
+            # After `--`: an id such as `-x` (from `evals/-x.eval.py`) is an id, not an option.
+            argv += ["--out", str(results), "--no-stream", "--", *cases]
         else:
             argv = [sys.executable, "-m", "proctor", "run", "--source", str(suite.path)]
             argv += ["--out", str(results)]
@@ -300,6 +301,8 @@ class Playground:
             self._note_run(batch_id, results, before, process.pid)
             time.sleep(0.3)
         reader.join()
+        if process.stderr is not None:
+            process.stderr.close()  # read to its end: a viewer runs many batches
         self._note_run(batch_id, results, before, process.pid)
         code = process.returncode
         last = next((line.strip() for line in reversed(stderr) if line.strip()), "")
