@@ -255,3 +255,19 @@ def test_a_credential_in_a_field_of_the_wrong_shape_is_masked_in_the_problem(
         f"{path}: field 'hooks': expected an object, got the string "
         + '"curl --token ***"; ignored'
     ]
+
+
+@pytest.mark.parametrize(
+    ("agent", "relative"),
+    [
+        ("claude-code", ".claude/settings.json"),
+        ("codex", ".codex/config.toml"),
+        ("gemini-cli", ".gemini/settings.json"),
+    ],
+)
+def test_a_folder_where_a_settings_file_belongs_is_a_problem(
+    tmp_path: Path, agent: str, relative: str
+) -> None:
+    (tmp_path / relative).mkdir(parents=True)
+    result = audit_agent(agent, tmp_path, None)
+    assert result.problems == [f"{tmp_path / relative}: a folder, where a file belongs; ignored"]

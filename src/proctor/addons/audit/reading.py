@@ -92,6 +92,8 @@ class Reader:
     def text(self, path: Path) -> str | None:
         """The file's text, or None when it is absent, outside or unreadable (a problem)."""
         if not path.is_file() and not path.is_symlink():
+            if path.is_dir():  # where the agent reads a file: it reads nothing there either
+                self.problems.append(f"{path}: a folder, where a file belongs; ignored")
             return None
         if not self.allowed(path):
             self.problems.append(f"{path}: leads outside the home and project; not read")
