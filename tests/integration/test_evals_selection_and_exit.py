@@ -139,3 +139,14 @@ def test_help_says_concurrency_is_capped_by_the_config(proctor: Run) -> None:
     result = proctor("eval", "--help")
     assert result.code == 0
     assert "at most the config's max_concurrency" in " ".join(result.out.split())
+
+
+def test_an_evals_folder_without_an_eval_file_says_so(proctor: Run, tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "evals.config.py").write_text(CONFIG)
+    told = f"{root / 'evals'}: holds no *.eval.py file"
+    for args in ((), ("--tag", "x"), ("some-id",), ("--list", "x")):
+        result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), *args)
+        assert result.code == 2, (args, result.err)
+        assert told in result.err and "ids and tags" not in result.err, args

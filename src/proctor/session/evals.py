@@ -70,7 +70,24 @@ class EvalRunResult:
 
 def load_selection(request: EvalRequest) -> tuple[EvalProject, list[tuple[EvalPoint, list[int]]]]:
     project = discover(request.dir.resolve())
+    if not project.points and request.ids:
+        raise ConfigError(nothing_chosen(request, project))  # the folder, not a near id
     return project, select(project.points, request.ids, request.tags)
+
+
+def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:
+    """Why a selection chose no eval, one sentence naming the evals folder: it holds no eval
+    file at all, or no eval has the tags given (below the ids given, if any)."""
+    evals_dir = request.dir / "evals"
+    if not project.points:
+        return f"{evals_dir}: holds no *.eval.py file (evals live in DIR/evals/**/*.eval.py)"
+    tags = ", ".join(repr(tag) for tag in request.tags)
+    which = "the tag" if len(request.tags) == 1 else "any of the tags"
+    below = " below the ids given" if request.ids else ""
+    used = sorted({tag for point in project.points for tag in point.tags})
+    more = f" and {len(used) - 12} more" if len(used) > 12 else ""
+    known = f"; the tags in use: {', '.join(used[:12])}{more}" if used else "; no eval has a tag"
+    return f"{evals_dir}: no eval{below} has {which} {tags}{known}"
 
 
 def listing(
@@ -181,7 +198,7 @@ def run_evals(
     """Run the selected evals; ``on_selected`` gets :func:`run_ids` before any case runs."""
     project, chosen = load_selection(request)
     if not chosen:
-        raise ConfigError(f"{request.dir / 'evals'}: no eval matched the ids and tags given")
+        raise ConfigError(nothing_chosen(request, project))
     if on_selected is not None:
         on_selected(run_ids(chosen))
     config = project.config
