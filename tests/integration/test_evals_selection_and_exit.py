@@ -146,7 +146,29 @@ def test_an_evals_folder_without_an_eval_file_says_so(proctor: Run, tmp_path: Pa
     (root / "evals").mkdir(parents=True)
     (root / "evals" / "evals.config.py").write_text(CONFIG)
     told = f"{root / 'evals'}: holds no *.eval.py file"
-    for args in ((), ("--tag", "x"), ("some-id",), ("--list", "x")):
+    for args in ((), ("--tag", "x"), ("some-id",), ("--list", "--tag", "x"), ("--list", "x")):
         result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), *args)
         assert result.code == 2, (args, result.err)
         assert told in result.err and "ids and tags" not in result.err, args
+    # Listing it with no filter is no mistake: an empty list, and why on stderr.
+    listed = proctor("eval", "--dir", str(root), "--list")
+    assert listed.code == 0 and listed.out == "" and told in listed.err
+    listed = proctor("eval", "--dir", str(root), "--list", "--json")
+    assert listed.code == 0 and json.loads(listed.out) == [] and told in listed.err
+
+
+def test_a_list_that_matches_nothing_is_refused_as_its_run_is(proctor: Run, tmp_path: Path) -> None:
+    tagged = VARIANTS.replace("iterations=3,", "iterations=3, tags=['slow'],")
+    root = project(tmp_path, {"a.eval.py": tagged, "b.eval.py": VARIANTS})
+    told = f"{root / 'evals'}: no eval has the tag 'nosuch'; the tags in use: slow"
+    ran = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--tag", "nosuch")
+    assert ran.code == 2 and told in ran.err
+    listed = proctor("eval", "--dir", str(root), "--list", "--tag", "nosuch")
+    assert listed.code == 2 and listed.out == "" and told in listed.err
+    listed = proctor("eval", "--dir", str(root), "--list", "--json", "--tag", "nosuch")
+    assert listed.code == 2 and json.loads(listed.out) == [] and told in listed.err
+    listed = proctor("eval", "--dir", str(root), "--list", "b", "--tag", "slow")
+    assert listed.code == 2 and "no eval below the ids given has the tag 'slow'" in listed.err
+    listed = proctor("eval", "--dir", str(root), "--list", "--json", "--tag", "slow")  # control
+    assert listed.code == 0 and [r["id"] for r in json.loads(listed.out)] == ["a/1", "a/2", "a/3"]
+    assert listed.err == ""

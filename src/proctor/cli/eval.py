@@ -14,6 +14,7 @@ import click
 
 from proctor.cli.options import reporter_option
 from proctor.cli.signals import echo_unless_gone
+from proctor.errors import ConfigError
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
 
@@ -77,7 +78,13 @@ def command(
     from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import ClassifierWarning
     from proctor.execute.events import Subscriber
-    from proctor.session.evals import EvalRequest, listing, load_selection, run_evals
+    from proctor.session.evals import (
+        EvalRequest,
+        listing,
+        load_selection,
+        nothing_chosen,
+        run_evals,
+    )
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
     register_user_keys()
@@ -107,6 +114,12 @@ def command(
                 tags_text = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
                 about = f"  {row['description']}" if row["description"] else ""
                 echo_unless_gone(mask(f"{row['id']}{tags_text}{about}"))
+        if not rows and (ids or tags):
+            # As the run of the same selection: a filter that matches nothing is most likely
+            # a typo, exit 2 (--json has printed its empty list).
+            raise ConfigError(nothing_chosen(request, project))
+        if not rows:  # an empty evals folder lists nothing, and says why on stderr
+            click.echo(f"proctor: {nothing_chosen(request, project)}", err=True)
         return 0
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
