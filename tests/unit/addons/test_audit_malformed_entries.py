@@ -271,3 +271,30 @@ def test_a_folder_where_a_settings_file_belongs_is_a_problem(
     (tmp_path / relative).mkdir(parents=True)
     result = audit_agent(agent, tmp_path, None)
     assert result.problems == [f"{tmp_path / relative}: a folder, where a file belongs; ignored"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "folder"),
+    [("claude-code", ".claude"), ("codex", ".codex"), ("gemini-cli", ".gemini")],
+)
+def test_a_file_where_the_agent_s_folder_belongs_is_a_problem(
+    tmp_path: Path, agent: str, folder: str
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    write(home / folder, {})  # ~/.claude a regular file: nothing below it is read
+    result = audit_agent(agent, home, project)
+    assert result.problems == [f"{home / folder}: a file, where a folder belongs; ignored"]
+    assert result.components == []
+
+
+def test_a_file_where_a_project_or_skills_folder_belongs_is_a_problem(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    write(project / ".claude", {})
+    write(project / ".gemini" / "skills", {})
+    claude = audit_agent("claude-code", home, project).problems
+    assert claude == [f"{project / '.claude'}: a file, where a folder belongs; ignored"]
+    gemini = audit_agent("gemini-cli", home, project).problems
+    assert gemini == [f"{project / '.gemini' / 'skills'}: a file, where a folder belongs; ignored"]
+    # The control: a folder that is simply not there is no problem.
+    assert audit_agent("codex", home, project).problems == []

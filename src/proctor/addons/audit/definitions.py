@@ -26,6 +26,7 @@ _FIELD = re.compile(r"^(name|description)\s*:\s*(\S.*)?$", re.MULTILINE)
 
 def _files(reader: Reader, root: Path, suffix: str, *, nested: bool) -> list[Path]:
     if not reader.is_dir(root):
+        reader.file_in_the_way(root)
         return []
     try:
         found = root.rglob(f"*{suffix}") if nested else root.glob(f"*{suffix}")

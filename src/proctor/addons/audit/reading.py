@@ -94,6 +94,8 @@ class Reader:
         if not path.is_file() and not path.is_symlink():
             if path.is_dir():  # where the agent reads a file: it reads nothing there either
                 self.problems.append(f"{path}: a folder, where a file belongs; ignored")
+            else:
+                self.file_in_the_way(path.parent)
             return None
         if not self.allowed(path):
             self.problems.append(f"{path}: leads outside the home and project; not read")
@@ -103,6 +105,19 @@ class Reader:
         except (OSError, UnicodeDecodeError) as exc:
             self.problems.append(f"{path}: cannot be read ({exc})")
             return None
+
+    def file_in_the_way(self, folder: Path) -> None:
+        """A problem when ``folder``, or the nearest of its parents that is there, is a file
+        (``~/.claude`` a regular file): the agent reads nothing below it, which would otherwise
+        read as nothing installed. Said once per file."""
+        for where in (folder, *folder.parents):
+            if _is_dir(where):
+                return
+            if where.exists():  # a file, or a link to one
+                problem = f"{where}: a file, where a folder belongs; ignored"
+                if problem not in self.problems:
+                    self.problems.append(problem)
+                return
 
     def json(self, path: Path) -> dict[str, Any] | None:
         """A JSON object file, or None (absent; malformed or not an object is a problem)."""
@@ -175,6 +190,7 @@ class Reader:
         leads out of the home and project is listed too (names only): the agents follow a
         linked skills folder."""
         if not (self.looked_at(root, "is_dir") if linked else self.is_dir(root)):
+            self.file_in_the_way(root)
             return []
         try:
             entries = list(root.iterdir())
