@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
+from proctor.view.schema import INDEX_FILE
 from proctor.view.synthetic import write_run
 from tests.conftest import viewer
 from tests.integration.test_view_server import raw_get
@@ -107,3 +109,26 @@ def test_runs_whose_run_json_is_damaged_sort_by_the_time_in_their_name(tmp_path:
         runs, compare = client.get("/").text, client.get("/compare").text
     assert sorted(order, key=lambda n: runs.index(f'data-run="{n}"')) == order
     assert sorted(order, key=lambda n: compare.index(f'<option value="{n}">')) == order
+
+
+def test_a_results_folder_deleted_under_the_viewer_is_said_gone_until_it_is_back(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=1, cases=1)
+    gone = f"the results folder {results} is gone (deleted or moved)"
+    with viewer(results) as base:
+        assert "run-a" in raw_get(base, "/")[1]
+        shutil.rmtree(results)
+        time.sleep(1.1)  # (the index is refreshed at most once a second)
+        for path in ("/", "/fragments/runs"):
+            status, body = raw_get(base, path)
+            # 200, not 404: the Runs page goes on following the folder.
+            assert status == 200 and gone in body and "in this folder yet" not in body, path
+            assert "run-a" not in body
+        write_run(results, "run-b", trials=1, cases=1)
+        time.sleep(1.1)
+        for path in ("/", "/fragments/runs"):
+            status, body = raw_get(base, path)
+            assert status == 200 and "run-b" in body and gone not in body, path
+        assert (results / INDEX_FILE).is_file()  # the index is kept in the folder again

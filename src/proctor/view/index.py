@@ -11,6 +11,7 @@ most once a second), which is how the viewer follows runs still in progress.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -54,6 +55,10 @@ class ResultsIndex:
         self._lock = threading.RLock()
         self._last_refresh = 0.0
         self._db = self._open()
+        self._db_file = _file_id(self.db_path)
+        self.root_gone = False
+        """Whether the results folder was not there at the last refresh (deleted or moved
+        under the viewer): its runs are dropped, and read again when it is back."""
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -158,6 +163,9 @@ class ResultsIndex:
             if not force and now - self._last_refresh < _REFRESH_EVERY_S:
                 return 0
             self._last_refresh = now
+            self.root_gone = not _is_dir(self.root)
+            if not self.root_gone and _file_id(self.db_path) != self._db_file:
+                self._reopen()  # the folder is back (its index went with it), or made anew
             stored = {
                 r["name"]: (r["signature"], r["in_progress"])
                 for r in self._db.execute("SELECT name, signature, in_progress FROM runs")
@@ -177,6 +185,16 @@ class ResultsIndex:
                         key = "name" if table == "runs" else "run"
                         db.execute(f"DELETE FROM {table} WHERE {key} = ?", (name,))
             return changed + len(gone)
+
+    def _reopen(self) -> None:
+        """The index opened again at its path: the file this viewer had open was deleted
+        (with the results folder) or replaced. If it cannot be, the open one serves on."""
+        try:
+            db = self._open()
+        except sqlite3.Error:
+            return
+        self._db.close()
+        self._db, self._db_file = db, _file_id(self.db_path)
 
     def _index_run(self, run_dir: Path, sig: str) -> None:
         name = run_dir.name
@@ -323,6 +341,22 @@ def _add_columns(db: sqlite3.Connection) -> None:
             if table == "trials":  # the rows made before it are read again, to fill it
                 db.execute("UPDATE trials SET stamp = ''")
                 db.execute("UPDATE runs SET signature = ''")
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """The file's device and inode, or None when it is not there."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _stamp(path: Path) -> str:

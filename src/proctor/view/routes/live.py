@@ -18,7 +18,10 @@ def runs_fragment(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     index.refresh()
     chosen = chosen_filters(request, (*FILTERS, "q"))
-    return render(request, "_runs_table.html", runs=summaries(index, chosen), chosen=chosen)
+    gone = index.root if index.root_gone else None
+    return render(
+        request, "_runs_table.html", runs=summaries(index, chosen), chosen=chosen, gone=gone
+    )
 
 
 def run_fragment(request: Request) -> Response:
