@@ -216,7 +216,11 @@ def test_condition_filter_and_first_condition(proctor: Any, tmp_path: Path) -> N
         refused.err
     )
     typo = proctor("run", "--source", str(cases), "--first-condition", "nope", "--dry-run")
-    assert typo.code == 2 and "--first-condition nope: no case has that condition" in typo.err
+    assert typo.code == 2
+    assert (
+        "--first-condition nope: no case has that condition (conditions: baseline, with-map)"
+        in typo.err
+    )
 
 
 def test_the_default_ab_pair_is_two_conditions_that_ran_together(

@@ -317,7 +317,11 @@ def _check_conditions(
                 f"--first-condition {cli.first_condition}: that condition is left out by "
                 f"--condition {' --condition '.join(cli.conditions)}"
             )
-        raise ConfigError(f"--first-condition {cli.first_condition}: no case has that condition")
+        runnable = sorted({name for rc in resolved for name in rc.conditions})
+        raise ConfigError(
+            f"--first-condition {cli.first_condition}: no case has that condition "
+            f"(conditions: {', '.join(runnable) or 'none'})"
+        )
     gate = top.gate or DEFAULT_GATE
     if gate.ab is None or not resolved:
         return
