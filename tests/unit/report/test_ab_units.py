@@ -325,3 +325,42 @@ def test_the_gate_says_the_allowed_drop_as_it_was_given() -> None:
     message = ab_gate(records, "t", "b", 0.3195).message
     assert "the allowed drop of 0.3195" in message  # not 0.32, which the bound may equal
     assert "the allowed drop of 0.1:" in ab_gate(records, "t", "b", 0.1).message
+
+
+def test_seconds_in_pairs_and_comparisons_carry_no_float_noise() -> None:
+    """Sums and differences of measured seconds are kept to a microsecond: 1.234567 s against
+    2.003994 s is a delta of -0.769427, not -0.7694270000000001, and 107.581 ms of agent time
+    is 0.107581 s, not 0.10758100000000001. A comparison's delta is that of the sides shown."""
+    import json
+    import re
+
+    from proctor.models.io import model_to_json
+    from proctor.report.ab.runs import compare_runs
+
+    seconds = [(1.234567, 2.003994), (2.003994, 1.567893), (5.123456, 3.120462)]
+    records = [
+        trial(cond, repeat, process={"effort": {"elapsedSeconds": value}})
+        for repeat, pair in enumerate(seconds, 1)
+        for cond, value in zip(("t", "b"), pair, strict=True)
+    ]
+    report = analyse_ab(records, "t", "b", min_samples=1)
+    assert report.pairs[0].delta.elapsed_seconds == -0.769427
+    elapsed = report.overall.comparisons["elapsedSeconds"]
+    assert (elapsed.treatment, elapsed.baseline, elapsed.delta) == (2.003994, 2.003994, 0.0)
+    agent = [trial("t", 1, timings={"agentMs": 107.581}), trial("b", 1, timings={"agentMs": 1.0})]
+    assert side_of(agent[0]).elapsed_seconds == 0.107581
+    assert analyse_ab(agent, "t", "b", min_samples=1).pairs[0].delta.elapsed_seconds == 0.106581
+    before = [
+        trial("t", r, process={"effort": {"elapsedSeconds": s}})
+        for r, s in ((1, 1.0), (2, 3.005988))
+    ]
+    after = [
+        trial("t", r, process={"effort": {"elapsedSeconds": s}})
+        for r, s in ((1, 2.0), (2, 1.234567))
+    ]
+    group = compare_runs(before, after, min_samples=1).groups[0].comparisons["elapsedSeconds"]
+    assert (group.treatment, group.baseline, group.delta) == (1.617284, 2.002994, -0.38571)
+    text = model_to_json(report)
+    noisy = re.findall(r'"(?!ci)\w+": (-?\d+\.\d{7,})', text)
+    assert noisy == [], noisy
+    assert json.loads(text)["pairs"][2]["delta"]["elapsedSeconds"] == 2.002994

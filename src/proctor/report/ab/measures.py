@@ -57,11 +57,14 @@ def elapsed_seconds(record: TrialRecord) -> float | None:
     """
     value = record.process.effort.elapsed_seconds if record.process else None
     agent_ms = record.timings.agent_ms
+    # Milliseconds to three decimals are seconds to six: 107.581 ms is 0.107581 s, where
+    # the division alone gives 0.10758100000000001.
+    agent_seconds = round(agent_ms / 1000, 6)
     if record.status == "timeout" and agent_ms > 0:
-        return max(value or 0.0, agent_ms / 1000)
+        return max(value or 0.0, agent_seconds)
     if value is not None:
         return value
-    return agent_ms / 1000 if agent_ms > 0 else None
+    return agent_seconds if agent_ms > 0 else None
 
 
 def tool_calls(record: TrialRecord) -> int:

@@ -26,6 +26,7 @@ from proctor.report.ab.measures import (
     total_tokens,
     wrong_context,
 )
+from proctor.report.ab.sides import rounded
 
 __all__ = ["pair_trials", "side_of"]
 
@@ -54,7 +55,8 @@ def side_of(record: TrialRecord) -> ABSide:
 
 
 def _minus(treatment: float | None, baseline: float | None) -> float | None:
-    return None if treatment is None or baseline is None else treatment - baseline
+    """The difference of two measured seconds, to a microsecond (no float noise)."""
+    return None if treatment is None or baseline is None else rounded(treatment - baseline)
 
 
 def _delta(t: ABSide, b: ABSide) -> ABDelta:

@@ -19,6 +19,7 @@ __all__ = [
     "compare_sides",
     "metric_comparison",
     "plural",
+    "rounded",
 ]
 
 #: name, measure of a side (None = unknown), higher is better, statistic.
@@ -38,15 +39,33 @@ METRICS: tuple[MetricSpec, ...] = (
 )
 
 
+DIGITS = 6
+"""Decimals a side's value and a delta are kept to: a microsecond of seconds (trials measure
+milliseconds to three decimals), as ``suite.json`` keeps its rates and dollars. A median of two
+seconds and a difference of two would otherwise show the float noise of their sum
+(``2.0029939999999997``); the interval's bounds are kept as computed."""
+
+
+def rounded(value: float | None) -> float | None:
+    """``value`` to :data:`DIGITS` decimals; None stays None."""
+    return None if value is None else round(value, DIGITS)
+
+
 def metric_comparison(c: Comparison) -> MetricComparison:
-    """A :class:`~proctor.stats.Comparison` as the record ``suite.json`` keeps."""
+    """A :class:`~proctor.stats.Comparison` as the record ``suite.json`` keeps: the sides'
+    values to :data:`DIGITS` decimals, and the delta of the values shown (so treatment minus
+    baseline reads as the delta, to the last decimal)."""
+    treatment, baseline = rounded(c.treatment), rounded(c.baseline)
+    delta = rounded(c.delta)
+    if treatment is not None and baseline is not None and delta is not None:
+        delta = rounded(treatment - baseline)
     return MetricComparison(
         metric=c.metric,
         n_treatment=c.n_treatment,
         n_baseline=c.n_baseline,
-        treatment=c.treatment,
-        baseline=c.baseline,
-        delta=c.delta,
+        treatment=treatment,
+        baseline=baseline,
+        delta=delta,
         ci_low=c.ci.low if c.ci else None,
         ci_high=c.ci.high if c.ci else None,
         confidence=c.ci.confidence if c.ci else None,
