@@ -450,3 +450,35 @@ def test_a_manifest_stopped_with_exit_2_leaves_a_red_junit_file_not_an_earlier_g
     (error,) = root.iter("error")
     assert (error.get("message") or "").startswith("exit 2: ")
     assert "of another plan (" in (error.get("message") or "")
+
+
+def test_a_manifest_runs_each_pair_once_whatever_the_case_s_repeats(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The manifest's pairs are the repeats: a case's ``repeats: 3`` runs one repeat of each
+    condition per pair, and the options a manifest sets itself are refused, not overridden
+    in silence."""
+    make_case("t1", config={**AB, "repeats": 3}, plan=PLAN)
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "m.json"
+    planned = ("plan-repeats", "--goal-labels", str(labels), "--pairs", "2")
+    assert proctor(*planned, "--output", str(manifest)).code == 0
+    argv = ("run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"))
+    for extra in (
+        ("--repeats", "3"),
+        ("--case", "t1"),
+        ("--condition", "baseline"),
+        ("--first-condition", "treatment"),
+    ):
+        refused = proctor(*argv, *extra, "--out", str(tmp_path / "no"))
+        assert refused.code == 2, refused.err
+        assert f"--manifest runs its own plan: drop {extra[0]}" in refused.err
+    assert "`proctor plan-repeats --pairs N` sets how many" in proctor(*argv, "--repeats", "3").err
+    assert not (tmp_path / "no").exists()
+    out = tmp_path / "out"
+    ran = proctor(*argv, "--out", str(out))
+    assert ran.code == 0, ran.err
+    for pair in ("pair-1", "pair-2"):
+        (run_dir,) = (out / pair).glob("run-*")
+        assert sorted(started_order(run_dir, "t1")) == ["baseline", "treatment"]

@@ -114,7 +114,8 @@ deterministic trials, and a difference shows up within a few."""
 @click.option(
     "--manifest",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Run a repeat manifest (proctor plan-repeats): one run per pair, in its order.",
+    help="Run a repeat manifest (proctor plan-repeats): one run per pair, in its order, one "
+    "repeat each (the pairs are the repeats).",
 )
 @click.option(
     "--prompt",
@@ -299,18 +300,30 @@ def command(
     elif any(v is not None for v in (qna, eval_file, src)):
         raise ConfigError("--qna, --eval and --src describe an inline case: give --prompt too")
     if manifest is not None:
-        if prompt is not None or resume is not None or dry_run or repeat_check is not None:
-            given = [
-                name
-                for name, value in (
-                    ("--prompt", prompt),
-                    ("--resume", resume),
-                    ("--dry-run", dry_run or None),
-                    ("--repeat-check", repeat_check),
-                )
-                if value is not None
-            ]
-            raise ConfigError(f"--manifest runs its own plan: drop {', '.join(given)}")
+        # The manifest sets each pair's tasks, conditions and their order, and runs each pair
+        # once (its pairs are the repeats): these options would be overridden in silence.
+        given = [
+            name
+            for name, value in (
+                ("--prompt", prompt),
+                ("--resume", resume),
+                ("--dry-run", dry_run or None),
+                ("--repeat-check", repeat_check),
+                ("--repeats", repeats),
+                ("--case", cases or None),
+                ("--condition", conditions or None),
+                ("--first-condition", first_condition),
+            )
+            if value is not None
+        ]
+        if given:
+            hint = (
+                " (a manifest runs each pair once, each condition once per task: its pairs "
+                "are the repeats, `proctor plan-repeats --pairs N` sets how many)"
+                if repeats is not None
+                else ""
+            )
+            raise ConfigError(f"--manifest runs its own plan: drop {', '.join(given)}{hint}")
         from proctor.cli.manifest import run_manifest
 
         return run_manifest(
