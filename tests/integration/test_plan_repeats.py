@@ -105,7 +105,7 @@ def test_an_existing_output_file_is_kept_unless_forced(proctor: Run, tmp_path: P
     forced = proctor(*plan, "--force")
     assert forced.code == 0 and json.loads(precious.read_text())["tasks"] == ["t1"]
     under_a_file = proctor(*plan[:-1], str(precious / "m.json"))
-    assert under_a_file.code == 2 and "cannot be written" in under_a_file.err
+    assert under_a_file.code == 2 and f"{precious} is not a folder" in under_a_file.err
     blank = proctor(*plan[:-1], "")
     assert blank.code == 2 and "give the path of a file" in blank.err
 
@@ -482,3 +482,19 @@ def test_a_manifest_runs_each_pair_once_whatever_the_case_s_repeats(
     for pair in ("pair-1", "pair-2"):
         (run_dir,) = (out / pair).glob("run-*")
         assert sorted(started_order(run_dir, "t1")) == ["baseline", "treatment"]
+
+
+def test_an_output_in_a_missing_folder_is_refused_not_made(proctor: Run, tmp_path: Path) -> None:
+    """The manifest file is written, never a missing folder (as `model serve --log`)."""
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    planned = ("plan-repeats", "--goal-labels", str(labels))
+    missing = tmp_path / "nonexistent" / "dir" / "m.json"
+    refused = proctor(*planned, "--output", str(missing))
+    assert refused.code == 2
+    assert f"--output {missing}: the folder {missing.parent} does not exist" in refused.err, (
+        refused.err
+    )
+    assert not (tmp_path / "nonexistent").exists()
+    here = proctor(*planned, "--output", str(tmp_path / "m.json"))
+    assert here.code == 0 and (tmp_path / "m.json").is_file()

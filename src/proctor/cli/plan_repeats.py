@@ -30,7 +30,12 @@ from proctor.models.base import MAX_PAIRS
     show_default=True,
     help="The conditions of each pair, comma-separated, in pair 1's order.",
 )
-@click.option("--output", type=click.Path(path_type=Path, dir_okay=False), required=True)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The manifest file to write, in a folder that exists.",
+)
 @click.option("--force", is_flag=True, help="Replace the --output file when it exists.")
 def command(
     goal_labels: Path,
@@ -42,7 +47,8 @@ def command(
 ) -> int:
     """Write a repeat manifest: the tasks, one run per pair with the conditions in alternating
     order, each run's results folder and session label. `proctor run --manifest FILE` runs it.
-    An existing --output file is left as it is unless --force is given."""
+    An existing --output file is left as it is unless --force is given; its folder must
+    exist."""
     from proctor.errors import ConfigError
     from proctor.models.io import write_record
     from proctor.report.labels import read_label_file
@@ -52,6 +58,16 @@ def command(
         raise ConfigError(f"--output {str(output)!r}: give the path of a file to write")
     if output.exists() and not force:
         raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
+    # The file is written, never a missing folder (as `model serve --log` does): a mistyped
+    # folder would otherwise be made, and the manifest left where no one looks for it.
+    folder = output.parent
+    if not folder.is_dir():
+        what = (
+            f"{folder} is not a folder"
+            if folder.exists()
+            else f"the folder {folder} does not exist"
+        )
+        raise ConfigError(f"--output {output}: {what}")
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     manifest = plan_repeats(read_label_file(goal_labels, "--goal-labels"), goal_shape, pairs, names)
     try:
