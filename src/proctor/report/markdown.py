@@ -14,6 +14,7 @@ from proctor.util.text import (
     cache_write_text,
     code_span,
     markdown_name,
+    markdown_quoting,
     markdown_text,
     one_line,
     spread_text,
@@ -35,7 +36,15 @@ def _name(text: str) -> str:
 
 def _text(text: str) -> str:
     """A reason, on one line (see :func:`one_line`), shown as written on a web page too: the
-    names and globs it quotes no emphasis (see :func:`markdown_name`), no tag in it dropped."""
+    names and globs it quotes no emphasis (see :func:`markdown_quoting`), no tag in it
+    dropped."""
+    return markdown_text(markdown_quoting(one_line(text)))
+
+
+def _exit_reason(text: str) -> str:
+    """The run's exit reason as :func:`_text` shows a reason, its backticks all the names'
+    (proctor writes no code span in it): two names holding one each (``a`b``, ``c`d``)
+    are no code span (see :func:`markdown_name`)."""
     return markdown_text(markdown_name(one_line(text)))
 
 
@@ -184,7 +193,7 @@ def render_markdown(
         f"# proctor run {suite.run_id}",
         "",
         f"**Exit code {suite.exit_code}**{f' ({means})' if means else ''}: "
-        f"{_text(suite.exit_reason)}.",
+        f"{_exit_reason(suite.exit_reason)}.",
         "",
         f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
         f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "

@@ -41,7 +41,9 @@ def table_cell(text: str) -> str:
 
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 """A ``<`` that Markdown reads as the start of an HTML tag, comment or declaration."""
-_CODE_SPAN = re.compile(r"(`+).+?(?<!`)\1(?!`)", re.S)
+_CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+"""A code span: a whole run of backticks that no backslash escapes, up to the next run of as
+many."""
 
 
 def markdown_text(text: str) -> str:
@@ -82,11 +84,23 @@ emphasis, and is kept as it is."""
 
 
 def markdown_name(text: str) -> str:
-    """A name (a case, an agent, a label) shown as written where Markdown is rendered: what
-    would make it emphasis or strike-through is escaped with a backslash (``*star*`` is
+    """A name (a case, an agent, a label), or a sentence naming them that holds no code span
+    of its own (an exit reason), shown as written where Markdown is rendered: what would make
+    it emphasis or strike-through is escaped with a backslash (``*star*`` is
     ``\\*star\\*``, ``__init__`` is ``\\_\\_init\\_\\_``), while ``fix_a_bug`` stays as
-    it is, so that a terminal shows it unchanged too. A sentence that quotes names is escaped
-    so outside its code spans, which show their text as it is."""
+    it is, so that a terminal shows it unchanged too. Its backticks are escaped too when it
+    holds more than one run of them (``a`b`c``, or two names ``a`b`` and ``c`d`` in one
+    sentence), which Markdown would pair into a code span; a single one is kept as it is."""
+    escaped = _NAME_MARKUP.sub(_backslashed, text)
+    if len(_BACKTICKS.findall(text)) > 1:
+        escaped = escaped.replace("`", "\\`")
+    return escaped
+
+
+def markdown_quoting(text: str) -> str:
+    """A sentence that quotes names (a trial's reason) shown as written where Markdown is
+    rendered: escaped as :func:`markdown_name` escapes a name's emphasis marks, outside its
+    code spans, which show their text as it is."""
     parts, last = [], 0
     for span in _CODE_SPAN.finditer(text):
         parts += [_NAME_MARKUP.sub(_backslashed, text[last : span.start()]), span.group()]

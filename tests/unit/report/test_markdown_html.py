@@ -8,7 +8,7 @@ from proctor.models.trial import CaseLabels, TrialRecord
 from proctor.report.ab import compare_runs, render_runs_markdown
 from proctor.report.aggregate import aggregate
 from proctor.report.markdown import render_markdown
-from proctor.util.text import code_span, markdown_name, markdown_text
+from proctor.util.text import code_span, markdown_name, markdown_quoting, markdown_text
 
 
 def test_a_tag_start_is_escaped_outside_code_spans_only() -> None:
@@ -86,7 +86,7 @@ def test_a_name_is_no_emphasis_while_a_snake_case_name_stays_as_written() -> Non
     assert markdown_name("fix_a_bug") == "fix_a_bug"  # inside a word: no emphasis, kept
     assert markdown_name("a~b~") == "a\\~b\\~"
     assert markdown_name("re \\d and \\*") == "re \\d and \\\\\\*"  # only an escaping backslash
-    assert markdown_name("found **/*.orig in `ls *.py`") == (
+    assert markdown_quoting("found **/*.orig in `ls *.py`") == (
         "found \\*\\*/\\*.orig in `ls *.py`"  # a code span shows its text as it is
     )
 
@@ -103,3 +103,22 @@ def test_the_report_shows_names_with_emphasis_marks_as_written() -> None:
     assert "| fix_a_bug | scripted | default | 0/1 |" in text
     assert "3 group(s): \\*star\\*/scripted/default, \\_\\_init\\_\\_/scripted/default" in text
     assert "- `trials/*star*/scripted/default/1` **failed**" in text  # a code span: as it is
+
+
+def test_names_holding_backticks_pair_into_no_code_span() -> None:
+    """Two backticks of names in one exit reason (or one name) would be read as a code span:
+    escaped, while a single one is kept as written, and an escaped one starts no span."""
+    assert markdown_name("a`b") == "a`b"
+    assert markdown_name("x`y`z") == "x\\`y\\`z"
+    assert markdown_name("a`b/s/d, c`d/s/d") == "a\\`b/s/d, c\\`d/s/d"
+    assert markdown_text(markdown_name("x`<b>, y`")) == "x\\`\\<b>, y\\`"  # the tag too
+    assert markdown_text("\\`<b>` <c>`") == "\\`\\<b>` <c>`"  # \\` opens no span
+    assert markdown_text("``a` <b>") == "``a` \\<b>"  # runs of unequal length: no span
+    records = [
+        TrialRecord(case=case, agent="s", repeat=1, status="failed", passed=False, score=0)
+        for case in ("a`b", "c`d")
+    ]
+    suite = aggregate(records, Gate(min_pass_rate=1.0), run_id="r")
+    text = render_markdown(suite, records)
+    assert ": gate failed for 2 group(s): a\\`b/s/default, c\\`d/s/default." in text
+    assert "| a`b | s | default | 0/1 |" in text  # one backtick in a cell: as it is
