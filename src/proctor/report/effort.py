@@ -30,7 +30,7 @@ from proctor.report.ab.measures import (
 )
 from proctor.stats import (
     Interval,
-    bootstrap_ci,
+    expanded_bootstrap_ci,
     median,
     pass_at_k_table,
     pass_hat_k_table,
@@ -110,7 +110,8 @@ def outcome_cis(records: Sequence[TrialRecord]) -> tuple[CI | None, CI | None]:
     scores = [r.score for r in scored if r.score is not None]
     return (
         rate_ci(sum(outcomes), len(outcomes)),
-        ci(bootstrap_ci(scores, seed=BOOTSTRAP_SEED)),
+        # (None from fewer than two scores: one score is no interval.)
+        ci(expanded_bootstrap_ci(scores, seed=BOOTSTRAP_SEED)),
     )
 
 

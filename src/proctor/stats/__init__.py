@@ -9,6 +9,7 @@ from proctor.stats.bootstrap import (
     Statistic,
     bootstrap_ci,
     bootstrap_pass_rate_ci,
+    expanded_bootstrap_ci,
     paired_bootstrap_delta_ci,
     unpaired_bootstrap_delta_ci,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "bootstrap_pass_rate_ci",
     "classify_case",
     "compare_samples",
+    "expanded_bootstrap_ci",
     "mean",
     "median",
     "paired_bootstrap_delta_ci",

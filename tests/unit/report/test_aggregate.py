@@ -126,6 +126,21 @@ def test_confidence_intervals_are_reproducible_and_bracket_the_rate() -> None:
     assert first.pass_rate_ci.low < first.pass_rate_ci.high
 
 
+def test_one_score_has_no_interval_and_a_few_get_a_widened_one() -> None:
+    """A mean score's interval needs two scores: one is no interval ([100, 100] read as
+    certainty); a few get the expanded interval, wider than the plain percentile one."""
+    one = aggregate([rec("c", "passed", 100)], ALL_PASS, run_id="r").groups[0]
+    assert one.mean_score == 100 and one.mean_score_ci is None
+    scores = [40.0, 100.0, 70.0, 90.0, 60.0, 80.0]
+    few = aggregate(
+        [rec("c", "passed", s, i) for i, s in enumerate(scores, 1)], ALL_PASS, run_id="r"
+    )
+    ci = few.groups[0].mean_score_ci
+    assert ci is not None
+    # The plain interval is [56.666667, 88.333333].
+    assert (ci.low, ci.high) == (51.666667, 93.333333)
+
+
 def test_effort_and_rule_counts() -> None:
     records = []
     for i, (calls, fired) in enumerate([(4, True), (8, False), (6, False)], 1):
