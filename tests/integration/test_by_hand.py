@@ -290,3 +290,53 @@ def test_record_masks_every_key_of_the_environment_not_only_its_agent_s(
     files = [p for p in run_dir.rglob("*") if p.is_file()]
     assert any("notes.txt" in p.read_text(errors="replace") for p in files)  # it was recorded
     assert not [p for p in files if key.encode() in p.read_bytes()]
+
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "transcripts"
+CODEX_ROLLOUT = FIXTURES / "codex" / "rollout-2026-11-29T10-00-00-019ad3f0-5c1e-7a02-9c4b-3e1f00000001.jsonl"  # fmt: skip
+CLAUDE_SESSION = FIXTURES / "claude" / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
+
+
+def test_record_refuses_a_transcript_of_another_cli_than_its_agent(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A session prepared for Claude Code given a Codex rollout was recorded as claude-code's,
+    with Codex's tokens and steps: it counted on the wrong side of an A/B. Refused, naming
+    both, before any run folder is made."""
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(CASE), "--agent", "claude-code", "--out", str(out))
+    assert prepared.code == 0, prepared.err
+    workspace = json.loads(prepared.out)["workingDirectory"]
+    base = ("record", str(CASE), "--workspace", workspace, "--out", str(out))
+    wrong = proctor(*base, "--transcript", str(CODEX_ROLLOUT))
+    assert wrong.code == 2, wrong.err
+    assert f"--transcript {CODEX_ROLLOUT}: a session of Codex" in wrong.err
+    assert "recorded as claude-code's (Claude Code)" in wrong.err
+    free = tmp_path / "ws"
+    free.mkdir()
+    other = ("record", str(CASE), "--workspace", str(free), "--out", str(out))
+    gemini = proctor(*other, "--agent", "gemini-cli", "--transcript", str(CLAUDE_SESSION))
+    assert gemini.code == 2 and "a session of Claude Code" in gemini.err, gemini.err
+    assert not list(out.glob("run-*")), "nothing recorded"
+    # A folder given as the transcript gives the agent's own session in it, not the newest
+    # session of any CLI there.
+    right = proctor(*other, "--agent", "codex", "--transcript", str(FIXTURES / "codex"))
+    assert right.code == 1, right.err  # b.txt is missing: the case fails
+    (trial,) = out.glob("run-*/trials/add-b/codex/default/1/trial.json")
+    assert json.loads(trial.read_text())["transcript"]["format"] == "codex"
+
+
+def test_record_refuses_a_bad_result_json_before_making_a_run_folder(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A --result-json that is no JSON object was refused after the run folder was written and
+    the evaluators ran: the folder left without its trial read as an interrupted run (exit 130,
+    "--resume finishes it")."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    out = tmp_path / "results"
+    args = ("--workspace", str(workspace), "--transcript", str(CLAUDE_SESSION), "--out", str(out))
+    for bad in ("[1]", "{not json"):
+        result = proctor("record", str(CASE), *args, "--result-json", bad)
+        assert result.code == 2 and "--result-json" in result.err, result.err
+    assert not out.exists() or not list(out.glob("run-*")), "no run folder"

@@ -26,6 +26,7 @@ from typing import Any
 from proctor.agents.credentials import find as find_credentials
 from proctor.agents.credentials import register_user_keys
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
+from proctor.agents.spec import spec_for
 from proctor.discover.folders import discover_cases
 from proctor.errors import ConfigError
 from proctor.evaluators.base import EvaluationContext
@@ -62,7 +63,7 @@ from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.run import config_record, new_run_paths, write_reports
-from proctor.transcripts.detect import PARSERS, session_file
+from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_file
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.masking import register_secret, scrub_tree
@@ -299,6 +300,26 @@ def _as_prepared(
     return wanted
 
 
+def _session_of(found: Path, agent: str, spec: TrialSpec) -> tuple[Path, str]:
+    """The transcript file ``found`` names and its format, which must be the one ``agent``
+    writes: a Codex rollout recorded as a Claude Code session would count on the wrong side of
+    an A/B, with the wrong CLI's tokens and steps. A folder gives the agent's own session."""
+    agent_spec = spec_for(spec.profile.agent or agent)
+    wanted = agent_spec.transcript_format if agent_spec is not None else None
+    # A recording reads what it is given, never forced to a format.
+    file, fmt = session_file(found, wanted if found.is_dir() else None, forcible=False)
+    if wanted is not None and fmt != wanted:
+        raise ConfigError(
+            f"--transcript {found}: a session of {_CLI.get(fmt, fmt)}, but it is recorded "
+            f"as {agent}'s ({_CLI.get(wanted, wanted)}); give the transcript {agent} wrote, or "
+            "prepare and record the session for the agent that ran it"
+        )
+    return file, fmt
+
+
+_CLI = {**CLI_NAMES, "acp": "an ACP agent"}
+
+
 def record_session(
     case: str,
     condition: str | None,
@@ -331,7 +352,10 @@ def record_session(
             f"({workspace.parent / SESSION_FILE}); record it as that case"
         )
     found = transcript or find_transcript(agent, workspace)
-    file, fmt = session_file(found, forcible=False)  # a recording reads what it is given
+    file, fmt = _session_of(found, agent, spec)
+    # The agent's own report is read before the run folder is made: a bad one leaves nothing
+    # behind (a run folder without its trial reads as an interrupted run).
+    reported = _json_report(result_json) if result_json is not None else None
     paths = new_run_paths(out)
     # Named in the journal before run.json is written, as a run is: a reader never takes the
     # recording, while its evaluators run, for a run that was killed.
@@ -433,8 +457,8 @@ def record_session(
     )
     if keep_workspace:
         record.workspace = trial.workspace.name
-    if result_json is not None:
-        record.self_report = _json_report(result_json)
+    if reported is not None:
+        record.self_report = reported
     elif cfg.self_report:
         record.self_report, record.self_report_missing = self_report(trajectory)
     # The person's own keys may be anywhere in their transcript or workspace: masked like a
