@@ -16,13 +16,13 @@ The command line is a thin layer over these functions; every record they return 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from proctor.agents.spec import format_for_agent
 from proctor.errors import ConfigError
 from proctor.execute.events import Subscriber
 from proctor.models.config import CliOverrides
@@ -33,7 +33,6 @@ from proctor.report.reporters import reporter_names
 from proctor.report.stored import StoredRun, recompute
 from proctor.report.stored import load_run as _load_run
 from proctor.session.run import RunRequest, RunResult, run_session
-from proctor.transcripts.detect import parse_any
 
 
 def run(
@@ -84,14 +83,21 @@ def run(
     except ValidationError as exc:  # a keyword of the wrong type or out of range
         raise ConfigError(_keyword_problem(exc)) from exc
     _check_executor(executor, ray_address)
+    where = "proctor.run()"
+    folder = _path(source, where, "source")
+    given = _path(config, where, "config") if config is not None else None
+    if out is not None:
+        _path(out, where, "out")
+    if not isinstance(subscribers, Iterable):
+        raise TypeError(f"{where}: argument 'subscribers': expected a list of callables")
     from proctor.agents.credentials import register_user_keys
 
     # As `proctor run` does: every key of the environment and ./.env is masked in the run's
     # records and reports, whether or not a trial is lent it.
     register_user_keys()
     request = RunRequest(
-        source=Path(source),
-        config=Path(config) if config is not None else None,
+        source=folder,
+        config=given,
         overrides=overrides,
         reporters=tuple(reporter_names(_names(reporters, "reporters"))),
         executor=executor,
@@ -122,20 +128,50 @@ def _check_executor(executor: object, ray_address: str | None) -> None:
 def load_run(path: str | Path) -> StoredRun:
     """Read a results folder (``run-…``): its manifest, resolved configuration, every trial
     and the aggregate written at the end, upgrading records of older schema versions."""
-    return _load_run(Path(path))
+    return _load_run(_run_folder(path, "proctor.load_run()"))
 
 
 def recompute_run(path: str | Path, config: str | Path | None = None) -> SuiteRecord:
     """A stored run's aggregate recomputed from its trials (with the gate of ``config`` when
     given), as ``proctor report`` computes it."""
-    return recompute(Path(path), Path(config) if config is not None else None)[1]
+    folder = _run_folder(path, "proctor.recompute_run()")
+    given = _path(config, "proctor.recompute_run()", "config") if config is not None else None
+    return recompute(folder, given)[1]
 
 
 def parse_transcript(path: str | Path, agent: str | None = None) -> Trajectory:
     """The normalised trajectory of a Claude Code, Codex or Gemini CLI transcript file or
-    session folder; ``agent`` (an agent id such as ``codex``) forces the format."""
-    fmt = format_for_agent(agent) if agent is not None else None
-    return parse_any(Path(path).expanduser(), fmt)
+    session folder (of several sessions, the newest, as ``proctor parse`` shows it);
+    ``agent`` (an agent id such as ``codex``) forces the format."""
+    from proctor.session.transcript import session_in
+    from proctor.transcripts.detect import PARSERS
+
+    where = "proctor.parse_transcript()"
+    given = _path(path, where, "path").expanduser()
+    if agent is not None and not isinstance(agent, str):
+        raise TypeError(f"{where}: argument 'agent': expected an agent id, got {agent!r}")
+    file, fmt, _ = session_in(given, agent)
+    return PARSERS[fmt](file, None, None)
+
+
+def _path(value: object, where: str, keyword: str) -> Path:
+    """``value`` as a path, or a TypeError naming the argument (pathlib's own names none)."""
+    if isinstance(value, str | os.PathLike):
+        try:
+            return Path(value)
+        except TypeError:  # an os.PathLike of bytes
+            pass
+    raise TypeError(f"{where}: argument '{keyword}': expected a path (str or Path), got {value!r}")
+
+
+def _run_folder(path: object, where: str) -> Path:
+    """The run folder ``path`` names; a ConfigError for one that is missing or a file."""
+    folder = _path(path, where, "path")
+    if not folder.exists():
+        raise ConfigError(f"{where}: {folder}: no such run folder")
+    if not folder.is_dir():
+        raise ConfigError(f"{where}: {folder}: a file, not a run folder")
+    return folder
 
 
 def _names(value: str | Iterable[str], keyword: str) -> list[str]:

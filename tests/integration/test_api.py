@@ -144,3 +144,53 @@ def test_one_name_as_a_string_is_a_list_of_one(
     assert request.reporters == ("json",)
     with pytest.raises(proctor.ConfigError, match="argument 'cases': expected a name or a list"):
         proctor.run(tmp_path, cases=5)  # type: ignore[arg-type]
+
+
+def test_parse_transcript_of_a_folder_reads_the_session_proctor_parse_shows(
+    tmp_path: Path,
+) -> None:
+    """``proctor parse FOLDER`` shows the newest session as ``proctor history`` lists them;
+    ``parse_transcript`` read the newest file of any kind: a Codex subagent's thread, a Claude
+    Code file holding a title alone, and no session at all in a folder of project folders."""
+    fixtures = ROOT / "tests/fixtures/transcripts"
+    home = tmp_path / ".codex" / "sessions" / "2026" / "12" / "02"
+    home.mkdir(parents=True)
+    for rollout in (fixtures / "codex" / "threads" / "spawn").glob("rollout-*.jsonl"):
+        (home / rollout.name).write_bytes(rollout.read_bytes())
+    parent = home / "rollout-2026-12-02T18-46-40-01a23814-8c07-7ed2-a026-1df397406950.jsonl"
+    os.utime(parent, (1_000_000_000, 1_000_000_000))  # the thread is the newest file
+    codex = proctor.parse_transcript(tmp_path / ".codex")
+    assert codex.session_id == "01a23814-8c07-7ed2-a026-1df397406950"
+    project = tmp_path / ".claude" / "projects" / "-w"
+    project.mkdir(parents=True)
+    main = fixtures / "claude" / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
+    session = project / main.name
+    session.write_bytes(main.read_bytes())
+    os.utime(session, (1_000_000_000, 1_000_000_000))
+    title = project / "d0000000-0000-4000-8000-0000000000aa.jsonl"
+    title.write_text('{"type":"summary","summary":"Fix a bug","leafUuid":"x"}\n')
+    assert proctor.parse_transcript(project).session_id == main.stem
+    below = proctor.parse_transcript(tmp_path / ".claude" / "projects")  # a folder of folders
+    assert below.session_id == main.stem
+
+
+def test_wrong_argument_types_and_paths_are_named(tmp_path: Path) -> None:
+    """pathlib's TypeError named no argument ("expected str, bytes or os.PathLike object, not
+    int"), and a run folder that does not exist was "no trial.json found; is this a run
+    folder?"."""
+    for call, said in [
+        (lambda: proctor.parse_transcript(5), "proctor.parse_transcript(): argument 'path'"),
+        (lambda: proctor.parse_transcript(b"x.jsonl"), "argument 'path': expected a path"),
+        (lambda: proctor.parse_transcript("x", agent=3), "argument 'agent'"),
+        (lambda: proctor.load_run(None), "proctor.load_run(): argument 'path'"),
+        (lambda: proctor.recompute_run(tmp_path, config=1), "argument 'config'"),
+        (lambda: proctor.run(None), "proctor.run(): argument 'source'"),
+        (lambda: proctor.run(EXAMPLES, subscribers=5), "argument 'subscribers'"),
+    ]:
+        with pytest.raises(TypeError, match=re.escape(said)):
+            call()
+    with pytest.raises(proctor.ConfigError, match="no such run folder"):
+        proctor.load_run(tmp_path / "nope")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(proctor.ConfigError, match="a file, not a run folder"):
+        proctor.recompute_run(tmp_path / "file")

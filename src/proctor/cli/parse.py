@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from proctor.agents.spec import agent_names
-from proctor.errors import ProctorError
 from proctor.models.io import escape_surrogates
 from proctor.models.trajectory import (
     EVENT_ADAPTER,
@@ -29,7 +28,6 @@ from proctor.models.trajectory import (
 from proctor.util.text import cache_write_text
 
 if TYPE_CHECKING:
-    from proctor.history.sources import Session
     from proctor.transcripts.builder import EventSink, StartHook
 
 AGENTS = tuple(agent_names())
@@ -53,26 +51,10 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     folder with sessions below it): of several sessions, the newest is shown, with a note.
     Events are printed as they are parsed, so a transcript of any size runs in flat memory.
     """
-    from proctor.agents.spec import format_for_agent
-    from proctor.errors import ConfigError
-    from proctor.transcripts.detect import locate
+    from proctor.session.transcript import session_in
 
-    try:
-        file, fmt = locate(path, format_for_agent(agent) if agent else None)
-    except ConfigError:
-        # A folder of folders of sessions (~/.claude/projects, a backup of several CLIs'
-        # histories): the newest session found under it, as for a project folder.
-        sessions = _sessions_under(path, agent) if _is_folder(path) else []
-        if not sessions:
-            raise
-        file, fmt = _newest(sessions)
-        _note_other_sessions(path, file, len(sessions))
-    else:
-        if path.is_dir():
-            sessions = _sessions_under(path, agent)
-            if sessions:  # the newest as proctor history lists them (a thread is a part)
-                file, fmt = _newest(sessions)
-            _note_other_sessions(path, file, len(sessions))
+    file, fmt, count = session_in(path, agent)
+    _note_other_sessions(path, file, count)
     # A reader that stops early (``proctor parse … | head``) ends the stream quietly, exit 0,
     # as it ends any command (proctor.cli.main.until_output_gone).
     if as_json:
@@ -81,50 +63,6 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     else:
         stream_text(file, fmt, click.echo)
     return 0
-
-
-def _sessions_under(folder: Path, agent: str | None) -> list[Session]:
-    """The main session files anywhere under ``folder``, as ``proctor history FOLDER`` lists
-    them (of ``agent``'s only, when given)."""
-    from proctor.agents.spec import format_for_agent
-    from proctor.history.sources import AGENTS as HISTORY_AGENTS
-    from proctor.history.sources import sessions_under
-
-    wanted = (format_for_agent(agent),) if agent else HISTORY_AGENTS
-    return sessions_under([folder], tuple(a for a in wanted if a in HISTORY_AGENTS))[0]
-
-
-def _newest(sessions: list[Session]) -> tuple[Path, str]:
-    """The newest of ``sessions`` (a main session, not a subagent's thread) that holds a
-    message, and its format; the newest of them all when none does."""
-    from proctor.util.native_paths import newest_file
-
-    agents = {s.file: s.agent for s in sessions}
-    left = [Path(s.file) for s in sessions]
-    newest = None
-    while (file := newest_file(left)) is not None:
-        if agents[str(file)] != "claude-code" or _holds_a_message(file):
-            return file, agents[str(file)]
-        newest = newest or file
-        left.remove(file)
-    file = newest or Path(sessions[-1].file)
-    return file, agents[str(file)]
-
-
-def _holds_a_message(file: Path) -> bool:
-    """Whether a Claude Code session file holds a message (older releases write files that
-    hold a title alone beside a session)."""
-    from proctor.transcripts.lines import file_lines
-    from proctor.util.jsonl import decode_object
-
-    try:
-        for line in file_lines(file):
-            record = decode_object(line) if b'"type"' in line else None
-            if record is not None and record.get("type") in ("user", "assistant"):
-                return True
-    except ProctorError:  # no longer readable: its parse says so
-        return True
-    return False
 
 
 def _note_other_sessions(folder: Path, shown: Path, count: int) -> None:
@@ -283,12 +221,3 @@ def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
         f"unknown record types: {unknown or 'none'}",
     ]
     return out
-
-
-def _is_folder(path: Path) -> bool:
-    """Whether ``path`` is a folder; False for one that cannot be looked at (a name too long
-    for the system), whose reason the error being raised gives."""
-    try:
-        return path.is_dir()
-    except OSError:
-        return False

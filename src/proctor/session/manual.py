@@ -63,7 +63,8 @@ from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.run import config_record, new_run_paths, write_reports
-from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_file
+from proctor.session.transcript import session_in
+from proctor.transcripts.detect import CLI_NAMES, PARSERS
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.masking import register_secret, scrub_tree
@@ -306,8 +307,10 @@ def _session_of(found: Path, agent: str, spec: TrialSpec) -> tuple[Path, str]:
     an A/B, with the wrong CLI's tokens and steps. A folder gives the agent's own session."""
     agent_spec = spec_for(spec.profile.agent or agent)
     wanted = agent_spec.transcript_format if agent_spec is not None else None
-    # A recording reads what it is given, never forced to a format.
-    file, fmt = session_file(found, wanted if found.is_dir() else None, forcible=False)
+    # A recording reads what it is given, never forced to a format; of a folder, the newest
+    # session of the agent's as `proctor parse` shows it (never a subagent's thread).
+    agent_id = agent_spec.id if agent_spec is not None else None
+    file, fmt, _ = session_in(found, agent_id, forcible=False)
     if wanted is not None and fmt != wanted:
         raise ConfigError(
             f"--transcript {found}: a session of {_CLI.get(fmt, fmt)}, but it is recorded "
