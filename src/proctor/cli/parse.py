@@ -211,7 +211,8 @@ def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
         out.append(
             f"  check against total_token_usage: {verdict}"
             + (f" {check['difference']}" if check["ok"] is False else "")
-            + f"; source {check['source']}, {check['repeatsSkipped']} repeated token_count skipped"
+            + (f"; source {check['source']}," if check["source"] is not None else ";")
+            + f" {check['repeatsSkipped']} repeated token_count skipped"
         )
     coverage = trajectory.coverage
     unknown = ", ".join(f"{k} ×{v}" for k, v in sorted(coverage.unknown_record_types.items()))

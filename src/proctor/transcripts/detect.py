@@ -223,11 +223,22 @@ def _sniff(path: Path, forcible: bool = True) -> str:
                 f"the session it ran, in {CLI_NAMES[made]}'s history folder"
                 + (" (pass --agent to force a reading)" if forcible else "")
             )
+        if _blank(path):  # said so: "not a transcript" sent the user looking at its format
+            raise ConfigError(f"{path}: an empty file (no record), not yet a transcript")
         raise ConfigError(
             f"{path}: not a Claude Code, Codex or Gemini CLI transcript, nor an ACP session log"
             + (" (pass --agent to force one)" if forcible else "")
         )
     return found
+
+
+def _blank(path: Path) -> bool:
+    """Whether ``path`` holds nothing but white space (its first 64 KiB, when larger)."""
+    try:
+        with open(path, "rb") as fh:
+            return not fh.read(65536).strip() and not fh.read(1)
+    except OSError:
+        return False
 
 
 def detect_format(path: Path) -> str:

@@ -147,3 +147,18 @@ def test_a_folder_shows_its_newest_session_as_history_lists_them(tmp_path: Path)
     title.write_text('{"type":"summary","summary":"Fix a bug","leafUuid":"x"}\n' * 2)
     alone = CliRunner().invoke(command, [str(title)])  # the control: named, it is shown
     assert alone.exit_code == 0 and alone.stdout.startswith(str(title))
+
+
+def test_an_empty_file_is_said_to_be_empty(tmp_path: Path) -> None:
+    """It was "not a Claude Code, Codex or Gemini CLI transcript (pass --agent to force
+    one)", which sent the user looking at its format; forced, it reads as no event."""
+    for text in ("", "\n\n  \n"):
+        empty = tmp_path / "session.jsonl"
+        empty.write_text(text)
+        result = CliRunner().invoke(command, [str(empty)])
+        assert isinstance(result.exception, ConfigError)
+        assert f"{empty}: an empty file (no record), not yet a transcript" in str(result.exception)
+    forced = CliRunner().invoke(command, [str(empty), "--agent", "codex"])
+    assert forced.exit_code == 0 and "coverage: 0 lines" in forced.stdout, forced.output
+    # No total and no source to name: "source None" was printed.
+    assert "no total in the rollout; 0 repeated token_count skipped" in forced.stdout
