@@ -165,8 +165,9 @@ def _path(value: object, where: str, keyword: str) -> Path:
 
 
 def _run_folder(path: object, where: str) -> Path:
-    """The run folder ``path`` names; a ConfigError for one that is missing or a file."""
-    folder = _path(path, where, "path")
+    """The run folder ``path`` names (``~`` expanded, as :func:`parse_transcript` does); a
+    ConfigError for one that is missing or a file."""
+    folder = _path(path, where, "path").expanduser()
     if not folder.exists():
         raise ConfigError(f"{where}: {folder}: no such run folder")
     if not folder.is_dir():

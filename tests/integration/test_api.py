@@ -174,7 +174,9 @@ def test_parse_transcript_of_a_folder_reads_the_session_proctor_parse_shows(
     assert below.session_id == main.stem
 
 
-def test_wrong_argument_types_and_paths_are_named(tmp_path: Path) -> None:
+def test_wrong_argument_types_and_paths_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """pathlib's TypeError named no argument ("expected str, bytes or os.PathLike object, not
     int"), and a run folder that does not exist was "no trial.json found; is this a run
     folder?"."""
@@ -191,6 +193,12 @@ def test_wrong_argument_types_and_paths_are_named(tmp_path: Path) -> None:
             call()
     with pytest.raises(proctor.ConfigError, match="no such run folder"):
         proctor.load_run(tmp_path / "nope")
+    home = tmp_path / "home"
+    shutil.copytree(ROOT / "tests/fixtures/results-v1/example-suite", home / "run")
+    monkeypatch.setenv("HOME", str(home))
+    # "~/run" is the run in the home folder, as parse_transcript reads "~/.codex".
+    assert len(proctor.load_run("~/run").records) == 17
+    assert proctor.recompute_run("~/run").exit_code == 1
     (tmp_path / "file").write_text("x")
     with pytest.raises(proctor.ConfigError, match="a file, not a run folder"):
         proctor.recompute_run(tmp_path / "file")
