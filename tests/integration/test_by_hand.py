@@ -339,4 +339,10 @@ def test_record_refuses_a_bad_result_json_before_making_a_run_folder(
     for bad in ("[1]", "{not json"):
         result = proctor("record", str(CASE), *args, "--result-json", bad)
         assert result.code == 2 and "--result-json" in result.err, result.err
+    missing = proctor("record", str(CASE), *args, "--result-json", "result.json")
+    assert "--result-json result.json: no such file, nor a JSON object" in missing.err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{oops")
+    named = proctor("record", str(CASE), *args, "--result-json", str(bad))
+    assert named.code == 2 and f"--result-json: {bad}: not a JSON object" in named.err
     assert not out.exists() or not list(out.glob("run-*")), "no run folder"

@@ -222,11 +222,15 @@ def find_transcript(agent: str, workspace: Path) -> Path:
 
 def _json_report(value: str) -> dict[str, Any]:
     path = Path(value)
+    is_file = path.is_file()
     try:
-        text = path.read_text(encoding="utf-8") if path.is_file() else value
+        text = path.read_text(encoding="utf-8") if is_file else value
         data = json.loads(text)
     except ValueError as exc:  # (UnicodeDecodeError too)
-        raise ConfigError(f"--result-json: not a JSON object ({exc})") from exc
+        if not is_file and not value.lstrip().startswith(("{", "[")):  # a file name, mistyped
+            raise ConfigError(f"--result-json {value}: no such file, nor a JSON object") from None
+        where = f"{value}: " if is_file else ""
+        raise ConfigError(f"--result-json: {where}not a JSON object ({exc})") from exc
     except OSError as exc:
         raise ConfigError(f"--result-json {value}: cannot be read ({exc})") from exc
     if not isinstance(data, dict):
