@@ -46,10 +46,11 @@ LINE_WIDTH = 100
 def command(path: Path, agent: str | None, as_json: bool) -> int:
     """Print the normalised trajectory, token usage and parse coverage of PATH.
 
-    PATH is a Claude Code, Codex or Gemini CLI transcript file, or a session folder (a Claude
-    Code ``<session>/`` folder or project folder, a CODEX_HOME, a ``.gemini`` folder, any
-    folder with sessions below it): of several sessions, the newest is shown, with a note.
-    Events are printed as they are parsed, so a transcript of any size runs in flat memory.
+    PATH is a Claude Code, Codex or Gemini CLI transcript file (or an ACP session log), or a
+    session folder (a Claude Code <session>/ folder or project folder, a CODEX_HOME, a .gemini
+    folder, any folder with sessions below it): of several sessions, the newest is shown, with
+    a note. Events are printed as they are parsed, so a transcript of any size runs in flat
+    memory. An empty file or a file in no known format is an error (exit 2).
     """
     from proctor.session.transcript import session_in
 

@@ -162,3 +162,10 @@ def test_an_empty_file_is_said_to_be_empty(tmp_path: Path) -> None:
     assert forced.exit_code == 0 and "coverage: 0 lines" in forced.stdout, forced.output
     # No total and no source to name: "source None" was printed.
     assert "no total in the rollout; 0 repeated token_count skipped" in forced.stdout
+
+
+def test_help_shows_no_markup() -> None:
+    """Click prints a docstring as written: ``<session>/`` showed its doubled backticks."""
+    result = CliRunner().invoke(command, ["--help"])
+    assert result.exit_code == 0 and "``" not in result.output
+    assert "a Claude Code <session>/ folder" in " ".join(result.output.split())
