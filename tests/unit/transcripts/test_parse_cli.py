@@ -169,3 +169,13 @@ def test_help_shows_no_markup() -> None:
     result = CliRunner().invoke(command, ["--help"])
     assert result.exit_code == 0 and "``" not in result.output
     assert "a Claude Code <session>/ folder" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini-cli"])
+def test_a_record_without_a_type_is_counted_as_one(tmp_path: Path, agent: str) -> None:
+    """Claude Code's and Codex's parsers counted it under the type "None"."""
+    file = tmp_path / "untyped.jsonl"
+    file.write_text('{"a": 1}\n{"type": null}\n')
+    result = CliRunner().invoke(command, [str(file), "--agent", agent, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["coverage"]["unknownRecordTypes"] == {"unknown-record": 2}

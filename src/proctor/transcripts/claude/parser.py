@@ -31,6 +31,7 @@ from proctor.models.trajectory import COMMAND_RECORD, OUTPUT_CAP, Trajectory
 from proctor.transcripts.builder import (
     MALFORMED,
     RAW_CAP,
+    UNTYPED,
     WINDOW,
     EventDict,
     EventSink,
@@ -207,7 +208,7 @@ class _Parser:
             except MALFORMED as exc:
                 self.builder.malformed(kind, exc, record)
         elif kind not in BOOKKEEPING:
-            self.unknown(str(kind), record)
+            self.unknown(UNTYPED if kind is None else kind, record)
 
     def processed(self, uid: Any) -> None:
         """A record with this ``uuid`` is done: the records held back for it are processed."""

@@ -58,6 +58,7 @@ from typing import Any
 
 from proctor.models.trajectory import HARNESS_MESSAGE, OUTPUT_CAP, Trajectory
 from proctor.transcripts.builder import (
+    UNTYPED,
     EventSink,
     PlainTrajectory,
     StartHook,
@@ -177,7 +178,7 @@ class _Parser:
         if "payload" not in record:
             self.legacy(record)
         elif not isinstance(payload, dict):
-            self.unknown(str(rtype), record)
+            self.unknown(UNTYPED if rtype is None else str(rtype), record)
         elif rtype == "response_item":
             self.response_item(payload)
         elif rtype == "event_msg":
@@ -195,7 +196,7 @@ class _Parser:
         elif rtype in QUIET_RECORDS:
             return
         else:
-            self.unknown(str(rtype), record)
+            self.unknown(UNTYPED if rtype is None else str(rtype), record)
 
     def legacy(self, record: dict[str, Any]) -> None:
         """Pre-envelope rollouts: a flat header, then bare response items."""
@@ -209,7 +210,7 @@ class _Parser:
             # Its items carry no time: the header's is when the session started.
             self.builder.started = self.builder.started or self.ts
         else:
-            self.unknown(str(rtype), record)
+            self.unknown(UNTYPED if rtype is None else str(rtype), record)
 
     def session_meta(self, payload: dict[str, Any]) -> None:
         meta = _dict(payload.get("meta")) or payload

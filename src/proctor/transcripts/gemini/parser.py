@@ -47,6 +47,7 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.models.trajectory import HARNESS_MESSAGE, OUTPUT_CAP, Trajectory
 from proctor.transcripts.builder import (
+    UNTYPED,
     EventSink,
     PlainTrajectory,
     StartHook,
@@ -218,7 +219,8 @@ class ChatLayout:
         elif isinstance(record.get("sessionId"), str) and "projectHash" in record:
             self.metadata(record, line)
         else:
-            self.unknown_types[line] = str(record.get("type", "unknown-record"))
+            kind = record.get("type")
+            self.unknown_types[line] = UNTYPED if kind is None else str(kind)
             self.add_extra(("unknown", line, 0))
 
 
