@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from proctor.agents.spec import agent_names
+from proctor.errors import ConfigError
 from proctor.models.io import escape_surrogates
 from proctor.models.trajectory import (
     EVENT_ADAPTER,
@@ -54,6 +55,9 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     """
     from proctor.session.transcript import session_in
 
+    if str(path) == "-" and not path.exists():
+        # The parsers read a file more than once (Codex's and Gemini CLI's in two passes).
+        raise ConfigError("-: a transcript is read from its file, not from standard input")
     file, fmt, count = session_in(path, agent)
     _note_other_sessions(path, file, count)
     # A reader that stops early (``proctor parse … | head``) ends the stream quietly, exit 0,

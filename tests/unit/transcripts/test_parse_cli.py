@@ -179,3 +179,14 @@ def test_a_record_without_a_type_is_counted_as_one(tmp_path: Path, agent: str) -
     result = CliRunner().invoke(command, [str(file), "--agent", agent, "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["coverage"]["unknownRecordTypes"] == {"unknown-record": 2}
+
+
+def test_a_dash_is_not_standard_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-`` was "no such file or folder"; a file named ``-`` is still read."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(command, ["-"], input="")
+    assert isinstance(result.exception, ConfigError)
+    assert "not from standard input" in str(result.exception)
+    (tmp_path / "-").write_bytes(CLAUDE.read_bytes())
+    named = CliRunner().invoke(command, ["-"])
+    assert named.exit_code == 0 and named.stdout.startswith("-\n"), named.output
