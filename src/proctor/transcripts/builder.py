@@ -56,9 +56,9 @@ ResponseRow = tuple[int, bool, str, int, int, int, int, int]
 
 
 MAX_TOKENS = 2**53
+"""More tokens than any response has had; a count above it is a corrupt line, not usage."""
 UNTYPED = "unknown-record"
 """The type a record without one (a JSON object with no ``type``) is counted under."""
-"""More tokens than any response has had; a count above it is a corrupt line, not usage."""
 
 
 def token_count(value: Any) -> int:
