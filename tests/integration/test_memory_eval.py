@@ -360,3 +360,53 @@ def test_env_passes_a_variable_to_the_server_masked(
     assert "k-PLANTED-1234567" not in passed.out + passed.err
     unset = evaluate(proctor, sys.executable, str(wrapper), extra=("--env", "NOT_SET_HERE"))
     assert unset.code == 2 and "--env NOT_SET_HERE: not set" in unset.err
+
+
+RAW_SERVER = """
+import json, sys
+MODE = sys.argv[1]
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method, i = message["method"], message["id"]
+    if method == "initialize" and MODE == "init":
+        send({"jsonrpc": "2.0", "id": i, "result": {"hello": 1}})
+    elif method == "initialize":
+        version = message["params"]["protocolVersion"]
+        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": version,
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "1"}}})
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": i, "result": {}})
+    else:
+        send({"jsonrpc": "2.0", "id": i, "result": {}})
+"""
+
+
+@pytest.mark.parametrize(
+    ("mode", "sentence"),
+    [
+        (
+            "init",
+            "the memory server failed: its reply is not a valid MCP InitializeResult: field "
+            "'capabilities': field required (and 2 more problems)",
+        ),
+        (
+            "call",
+            "tool 'remember' failed (seeding note atlas-port-old): its reply is not a valid MCP "
+            "CallToolResult: field 'content': field required",
+        ),
+    ],
+)
+def test_a_reply_that_is_not_valid_mcp_is_one_sentence_naming_the_field(
+    proctor: Run, tmp_path: Path, mode: str, sentence: str
+) -> None:
+    server = tmp_path / "raw_server.py"
+    server.write_text(RAW_SERVER, encoding="utf-8")
+    result = evaluate(proctor, sys.executable, str(server), mode, extra=("--timeout", "10"))
+    assert result.code == 3, result.err
+    assert result.json()["error"] == sentence
+    assert "pydantic" not in result.err + result.out and "\n  Field" not in result.err

@@ -214,3 +214,37 @@ def test_deep_nesting_and_overlong_integers_are_sentences(tmp_path: Path) -> Non
         load_dataset(write(tmp_path, f'{{"notes": {digits}}}', "data.json"))
     with pytest.raises(ConfigError, match=f"data.jsonl:1: {too_long}"):
         load_dataset(write(tmp_path, f'{{"id": {digits}}}\n', "data.jsonl"))
+
+
+def test_an_item_or_id_the_adapter_cannot_read_is_named_with_what_it_is() -> None:
+    from mcp_types import CallToolResult, TextContent
+
+    from proctor.addons.memory.adapter import ResultMapping
+    from proctor.addons.memory.client import MemoryServerError, result_ids
+
+    mapping = ResultMapping(source="text", path="results", id="id")
+
+    def ids(results: object) -> list[str]:
+        text = json.dumps({"results": results})
+        reply = CallToolResult(content=[TextContent(type="text", text=text)])
+        return result_ids(reply, mapping, "query q")
+
+    assert ids([{"id": "a"}, {"id": 7}]) == ["a", "7"]
+    with pytest.raises(MemoryServerError) as bare:
+        ids(["a"])
+    assert str(bare.value) == (
+        "result item 0 of query q is a string ('a'), not an object with 'id' "
+        "(adapter field 'results.id')"
+    )
+    with pytest.raises(MemoryServerError) as null:
+        ids([{"id": None}])
+    assert str(null.value) == (
+        "result item 0 of query q: 'id' is null, expected a string or an integer "
+        "(adapter 'results.id')"
+    )
+    with pytest.raises(MemoryServerError, match=r"'id' is a number \(1\.5\), expected"):
+        ids([{"id": 1.5}])
+    itself = ResultMapping(source="text", path="results", id="")
+    reply = CallToolResult(content=[TextContent(type="text", text='{"results": [{"a": 1}]}')])
+    with pytest.raises(MemoryServerError, match=r"the id \(the item itself\) is an object"):
+        result_ids(reply, itself, "query q")

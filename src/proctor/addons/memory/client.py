@@ -23,6 +23,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
+from pydantic import ValidationError
 
 from proctor.addons.memory.adapter import ResultMapping, follow
 from proctor.errors import ProctorError
@@ -74,7 +75,10 @@ class MemorySession:
                 raise MemoryServerError(
                     f"the memory server exited during tool '{tool}' ({what}){self._tail()}"
                 ) from exc
-            raise MemoryServerError(f"tool '{tool}' failed ({what}): {exc}{self._tail()}") from exc
+            detail = malformed(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise MemoryServerError(
+                f"tool '{tool}' failed ({what}): {detail}{self._tail()}"
+            ) from exc
         if result.is_error:
             raise MemoryServerError(
                 f"tool '{tool}' returned an error ({what}): {masked_head(_text(result), 300)}"
@@ -83,6 +87,23 @@ class MemorySession:
 
     def _tail(self) -> str:
         return server_log_tail(self.log)
+
+
+def malformed(exc: ValidationError) -> str:
+    """One sentence for a reply the MCP client could not read as the protocol's message (a
+    ``CallToolResult`` without ``content``, an ``InitializeResult`` without ``serverInfo``):
+    the first field at fault, rather than pydantic's lines and links."""
+    problems = exc.errors()
+    first = problems[0] if problems else None
+    if first is None:
+        return f"its reply is not a valid MCP {exc.title}"
+    field = ".".join(str(part) for part in first["loc"]) or "(the whole reply)"
+    more = len(problems) - 1
+    rest = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return (
+        f"its reply is not a valid MCP {exc.title}: field '{field}': "
+        f"{first['msg'][:1].lower()}{first['msg'][1:]}{rest}"
+    )
 
 
 CLOSED = "Connection closed"
@@ -240,19 +261,37 @@ def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> lis
             f"the result of {what} at '{mapping.path}' is not a list (adapter 'results.path')"
         )
     ids: list[str] = []
+    label = f"'{mapping.id}'" if mapping.id else "the id (the item itself)"
     for n, item in enumerate(items):
         try:
             value = follow(item, mapping.id)
         except KeyError as exc:
+            lacks = (
+                f"has no '{mapping.id}'"
+                if isinstance(item, dict | list)
+                else f"is {_json_kind(item)}, not an object with '{mapping.id}'"
+            )
             raise MemoryServerError(
-                f"result item {n} of {what} has no '{mapping.id}' (adapter field 'results.id')"
+                f"result item {n} of {what} {lacks} (adapter field 'results.id')"
             ) from exc
         if not isinstance(value, str | int) or isinstance(value, bool):
             raise MemoryServerError(
-                f"result item {n} of {what}: '{mapping.id}' is not a string (adapter 'results.id')"
+                f"result item {n} of {what}: {label} is {_json_kind(value)}, expected a string "
+                "or an integer (adapter 'results.id')"
             )
         ids.append(str(value))
     return ids
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, as a sentence names it: ``null``, ``true``, ``a number (1.5)``."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return f"a string ({masked_head(value, 40)!r})"
+    if isinstance(value, list | dict):
+        return "a list" if isinstance(value, list) else "an object"
+    return f"a number ({value!r})"
 
 
 def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> Any:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import ValidationError
 
 from proctor.addons.memory.adapter import Adapter, render
 from proctor.addons.memory.client import (
@@ -23,6 +24,7 @@ from proctor.addons.memory.client import (
     MemoryServerError,
     MemorySession,
     ServerTarget,
+    malformed,
     open_session,
     result_ids,
     server_log_tail,
@@ -145,6 +147,8 @@ def _translate(exc: BaseException, scratch: Scratch) -> BaseException:
             return leaf
     first = leaves[0] if leaves else exc
     detail = str(first) or type(first).__name__
+    if isinstance(first, ValidationError):
+        detail = malformed(first)
     if isinstance(first, OSError) and first.filename:
         detail = f"cannot start {first.filename} ({first.strerror})"
     if detail == CLOSED:  # before the session was up: the process ended as it started
