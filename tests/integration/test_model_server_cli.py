@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -63,7 +64,7 @@ def test_serve_prints_url_serves_and_stops_on_interrupt(tmp_path: Path) -> None:
         (None, "cannot be read"),
         ("{nope", "not valid JSON"),
         ('{"turns": [{"say": 1}]}', r"turns\[0\]: 'say' must be a string"),
-        ('{"conditions": {"a": {"turns": []}}}', "condition 'default'"),
+        ('{"conditions": {"a": {"turns": []}}}', "--condition default: "),
     ],
 )
 def test_bad_plans_are_config_errors(tmp_path: Path, content: str | None, match: str) -> None:
@@ -153,3 +154,68 @@ def test_sigterm_stops_serve_within_a_second_kept_alive_connection_or_not(
                 proc.communicate()
         assert proc.returncode == 0 and "Traceback" not in err, err
         assert took < 1.0, f"took {took:.2f} s to stop (kept-alive: {keep_alive})"
+
+
+def test_a_plan_s_mistake_names_the_file_given_not_plan_json(
+    tmp_path: Path, proctor: Callable[..., CliResult]
+) -> None:
+    plan = tmp_path / "demo-plan.json"
+    plan.write_text('{"turns": [{"shell": "ls", "bogus": 1}]}')
+    result = proctor("model", "serve", "--plan", str(plan))
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == (
+        f"proctor: error: --plan {plan}: turns[0]: unknown key 'bogus' (known keys: shell, "
+        "timeoutSec), for action 'shell'"
+    )
+    plan.write_text('{"turns": [], "errors": {"0": {"status": 500, "body": "oops"}}}')
+    body = proctor("model", "serve", "--plan", str(plan))
+    assert body.code == 2 and "Traceback" not in body.err
+    assert f"--plan {plan}: errors.0: 'body' must be a JSON object" in body.err
+
+
+def test_a_condition_the_split_plan_lacks_is_named_with_the_plan_s_conditions(
+    tmp_path: Path, proctor: Callable[..., CliResult]
+) -> None:
+    plan = tmp_path / "ab.json"
+    plan.write_text('{"conditions": {"baseline": {"turns": []}, "with-map": {"turns": []}}}')
+    result = proctor("model", "serve", "--plan", str(plan), "--condition", "with-mpa")
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == (
+        f"proctor: error: --condition with-mpa: --plan {plan} has no entry for it under "
+        "'conditions' (conditions: baseline, with-map)"
+    )
+
+
+def test_serve_plays_the_plan_s_injected_errors_as_a_trial_s_server_does(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        json.dumps({"turns": [{"say": "after the retry"}], "errors": {"0": {"status": 429}}})
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proctor", "model", "serve", "--plan", str(plan)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        body = {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"name": "Bash"}],
+        }
+        request = urllib.request.Request(url + "/v1/messages", data=json.dumps(body).encode())
+        with pytest.raises(urllib.error.HTTPError) as first:
+            urllib.request.urlopen(request, timeout=10)
+        assert first.value.code == 429
+        first.value.close()
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert json.loads(response.read())["content"][0]["text"] == "after the retry"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err

@@ -105,16 +105,29 @@ def serve(
     provider whose base_url is URL/v1, Gemini CLI with GOOGLE_GEMINI_BASE_URL=URL.
     """
     from proctor.errors import ConfigError
-    from proctor.scripted.plan import PlanError
+    from proctor.scripted.plan import PlanError, plan_errors, plan_for_condition, validate_plan
     from proctor.scripted.server import ScriptedModelServer
 
     plan = _load_plan(plan_path)
-    try:
-        server = ScriptedModelServer(
-            plan, port=port, host=host, log_path=log_path, repeat=repeat, condition=condition
-        )
+    try:  # named as given, not as "plan.json"
+        validate_plan(plan, where=f"--plan {plan_path}")
     except PlanError as exc:
-        raise ConfigError(f"--plan {plan_path}: {exc}") from exc
+        raise ConfigError(str(exc)) from exc
+    if plan_for_condition(plan, condition) is None:
+        names = ", ".join(plan["conditions"])  # type: ignore[arg-type]
+        raise ConfigError(
+            f"--condition {condition}: --plan {plan_path} has no entry for it under "
+            f"'conditions' (conditions: {names})"
+        )
+    server = ScriptedModelServer(
+        plan,
+        port=port,
+        host=host,
+        log_path=log_path,
+        repeat=repeat,
+        condition=condition,
+        errors=plan_errors(plan),  # as a trial's server plays them
+    )
     if log_path is not None:
         _check_log(log_path)
     try:

@@ -40,13 +40,13 @@ def start_model_server(
     spec = ctx.spec
     if spec.backend != "scripted" or adapter.name == "scripted":
         return None
+    from proctor.scripted.plan import plan_errors
     from proctor.scripted.server import ScriptedModelServer
 
     plan = spec.case.case.plan or {"turns": []}
-    errors = {int(k): v for k, v in (plan.get("errors") or {}).items()}
     server = ScriptedModelServer(
         plan,
-        errors=errors,
+        errors=plan_errors(plan),
         log_path=ctx.paths.model_requests,
         repeat=spec.repeat,
         condition=spec.condition,

@@ -264,6 +264,13 @@ def validate_errors(errors: Any, where: str) -> None:
         _require(isinstance(spec, dict), here, "expected an object with 'status'")
         status = spec.get("status")
         _require(isinstance(status, int) and 400 <= status <= 599, here, "'status' must be 400-599")
+        if "body" in spec:
+            _require(isinstance(spec["body"], dict), here, "'body' must be a JSON object")
+
+
+def plan_errors(data: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """A validated plan's ``errors``, keyed by request index, for the scripted model server."""
+    return {int(k): v for k, v in (data.get("errors") or {}).items()}
 
 
 def validate_plan(data: Any, where: str = "plan.json") -> None:
