@@ -410,3 +410,15 @@ def test_a_reply_that_is_not_valid_mcp_is_one_sentence_naming_the_field(
     assert result.code == 3, result.err
     assert result.json()["error"] == sentence
     assert "pydantic" not in result.err + result.out and "\n  Field" not in result.err
+
+
+def test_a_url_where_nothing_answers_is_named_with_its_credentials_masked(proctor: Run) -> None:
+    with socket.socket() as sock:  # a port nothing listens on: bound, never listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        url = f"http://me:pa55word@127.0.0.1:{port}/mcp?api_key=sk-abc123"
+        result = evaluate(proctor, url, extra=("--timeout", "5"))
+    assert result.code == 3, result.err
+    shown = f"http://me:***@127.0.0.1:{port}/mcp?api_key=***"
+    assert result.json()["error"].startswith(f"cannot connect to the memory server at {shown} (")
+    assert "pa55word" not in result.out + result.err and "sk-abc123" not in result.out

@@ -123,7 +123,7 @@ def collect_results(
         try:
             return anyio.run(run.all)
         except BaseException as exc:
-            error = _translate(exc, scratch)
+            error = _translate(exc, scratch, target)
             if isinstance(error, MemoryServerError):  # read before the scratch folder goes
                 error.stderr_tail = server_stderr_tail(scratch.log)
             raise error from exc
@@ -137,7 +137,7 @@ def _leaves(exc: BaseException) -> Iterator[BaseException]:
         yield exc
 
 
-def _translate(exc: BaseException, scratch: Scratch) -> BaseException:
+def _translate(exc: BaseException, scratch: Scratch, target: ServerTarget) -> BaseException:
     leaves = list(_leaves(exc))
     for leaf in leaves:
         if isinstance(leaf, KeyboardInterrupt):
@@ -155,7 +155,18 @@ def _translate(exc: BaseException, scratch: Scratch) -> BaseException:
         return MemoryServerError(
             f"the memory server exited before it answered{server_log_tail(scratch.log)}"
         )
+    if target.url is not None:  # said with the URL (its credentials masked where it is shown)
+        if type(first).__name__ in _CANNOT_CONNECT:
+            return MemoryServerError(
+                f"cannot connect to the memory server at {target.url} ({detail})"
+            )
+        return MemoryServerError(f"the memory server at {target.url} failed: {detail}")
     return MemoryServerError(f"the memory server failed: {detail}{server_log_tail(scratch.log)}")
+
+
+_CANNOT_CONNECT = frozenset({"ConnectError", "ConnectTimeout"})
+"""The HTTP client's errors (by name: the MCP SDK's HTTP client is its own dependency) for a
+URL where nothing answers: no server listening, no such host."""
 
 
 @dataclass
