@@ -132,3 +132,24 @@ def test_roles_are_pluggable_and_a_failing_role_answers_500(tmp_path: Any) -> No
         status, data = post(server.base_url + "/v1/messages", body)
     assert status == 500 and json.loads(data)["error"]["type"] == "api_error"
     assert json.loads(log.read_text())["error"] == "internal error: RuntimeError: bug"
+
+
+def test_a_method_no_route_takes_is_a_json_404_that_closes_and_is_logged(tmp_path: Any) -> None:
+    log = tmp_path / "requests.jsonl"
+    with ScriptedModelServer(PLAN, log_path=log) as server:
+        for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            try:
+                connection.request(method, "/v1/messages", body=b'{"x": 1}')
+                response = connection.getresponse()
+                assert response.status == 404
+                assert response.getheader("Content-Type") == "application/json"
+                assert response.getheader("Connection") == "close"
+                error = json.loads(response.read())["error"]
+                assert error["message"] == f"no endpoint for {method} /v1/messages"
+            finally:
+                connection.close()
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["method"], r["status"]) for r in logged] == [
+        ("PUT", 404), ("DELETE", 404), ("PATCH", 404), ("OPTIONS", 404)
+    ]  # fmt: skip

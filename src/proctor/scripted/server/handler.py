@@ -118,6 +118,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._serve(self._post)
 
+    def _no_such_method(self) -> None:
+        self._serve(self._other)
+
+    do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _no_such_method
+
     def _serve(self, handle: Callable[[RequestRecord], None]) -> None:
         """Run ``handle`` as one logged, in-flight request; a bug answers 500, not silence."""
         started = time.monotonic()
@@ -165,6 +170,12 @@ class Handler(BaseHTTPRequestHandler):
             self._json(record, 404, _error("not_found_error", f"no endpoint for GET {record.path}"))
         else:
             self._json(record, 200, answer)
+
+    def _other(self, record: RequestRecord) -> None:
+        """A method no route takes: a JSON 404 as for an unknown path (not the standard
+        library's HTML 501), then close: a body it may carry is never read."""
+        message = f"no endpoint for {self.command} {record.path}"
+        self._json(record, 404, _error("not_found_error", message), close=True)
 
     def _post(self, record: RequestRecord) -> None:
         backend = self.server.backend
