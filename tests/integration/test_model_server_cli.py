@@ -54,7 +54,7 @@ def test_serve_prints_url_serves_and_stops_on_interrupt(tmp_path: Path) -> None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0, err
-    assert "Traceback" not in err and "Ctrl-C stops" in err
+    assert "Traceback" not in err and "scripted model: 1 step; Ctrl-C stops" in err
     assert json.loads(log.read_text())["played"]["segment"] == 1
 
 

@@ -141,7 +141,10 @@ def serve(
                 err=True,
             )
         click.echo(server.base_url)
-        click.echo(f"scripted model: {len(server.steps)} steps; Ctrl-C stops", err=True)
+        steps = len(server.steps)
+        click.echo(
+            f"scripted model: {steps} step{'' if steps == 1 else 's'}; Ctrl-C stops", err=True
+        )
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
