@@ -248,3 +248,24 @@ def test_an_item_or_id_the_adapter_cannot_read_is_named_with_what_it_is() -> Non
     reply = CallToolResult(content=[TextContent(type="text", text='{"results": [{"a": 1}]}')])
     with pytest.raises(MemoryServerError, match=r"the id \(the item itself\) is an object"):
         result_ids(reply, itself, "query q")
+
+
+def test_a_jsonl_dataset_s_mistake_names_its_line(tmp_path: Path) -> None:
+    lines = [
+        {"id": "n1", "project": "p", "text": "alpha"},
+        {"id": "n2", "project": "p", "text": "beta", "supersedes": "ghost"},
+        {"id": "q1", "project": "p", "query": "alpha", "relevant": ["n1"], "labels": ["bogus"]},
+    ]
+    data = tmp_path / "d.jsonl"
+
+    def mistake(items: list[dict[str, Any]]) -> str:
+        data.write_text("\n\n".join(json.dumps(item) for item in items) + "\n")
+        with pytest.raises(ConfigError) as info:
+            load_dataset(data)
+        return str(info.value)
+
+    assert mistake(lines).startswith(f"{data}: line 5: field 'queries[0].labels[0]': expected")
+    lines[2]["labels"] = ["extraction"]
+    assert mistake(lines) == (
+        f"{data}: line 3: field 'notes[1].supersedes': 'ghost' is not another note of project 'p'"
+    )

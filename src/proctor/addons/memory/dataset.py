@@ -122,16 +122,36 @@ class Dataset(UserModel):
 
 def load_dataset(path: Path) -> Dataset:
     """Read and check a dataset file; every mistake is a ConfigError naming file and field."""
-    data = _read_jsonl(path) if path.suffix == ".jsonl" else read_json_file(path, unique=True)
+    lines: dict[tuple[str, int], int] = {}
+    if path.suffix == ".jsonl":
+        data: Any = _read_jsonl(path, lines)
+    else:
+        data = read_json_file(path, unique=True)
     try:
-        dataset = Dataset.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe_validation_error(str(path), exc, Dataset)) from exc
-    check_references(dataset, str(path))
+        try:
+            dataset = Dataset.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(describe_validation_error(str(path), exc, Dataset)) from exc
+        check_references(dataset, str(path))
+    except ConfigError as exc:
+        raise ConfigError(_with_line(str(exc), lines)) from exc
     return dataset
 
 
-def _read_jsonl(path: Path) -> dict[str, list[Any]]:
+_ITEM = re.compile(r"field '(notes|queries)\[(\d+)\]")
+
+
+def _with_line(message: str, lines: Mapping[tuple[str, int], int]) -> str:
+    """A JSONL file's mistake said at its line: ``d.jsonl: line 7: field 'queries[2]…``."""
+    found = _ITEM.search(message)
+    line = lines.get((found[1], int(found[2]))) if found else None
+    if found is None or line is None:
+        return message
+    return f"{message[: found.start()]}line {line}: {message[found.start() :]}"
+
+
+def _read_jsonl(path: Path, line_of: dict[tuple[str, int], int]) -> dict[str, list[Any]]:
+    """The notes and queries of a JSONL file; ``line_of`` gets each one's line number."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -143,7 +163,9 @@ def _read_jsonl(path: Path) -> dict[str, list[Any]]:
         item = parse_json_text(line, Path(f"{path}:{number}"), unique=True)
         if not isinstance(item, Mapping):
             raise ConfigError(f"{path}: line {number}: expected a JSON object")
-        out["queries" if "query" in item else "notes"].append(item)
+        kind = "queries" if "query" in item else "notes"
+        line_of[(kind, len(out[kind]))] = number
+        out[kind].append(item)
     return out
 
 
