@@ -219,3 +219,14 @@ def test_serve_plays_the_plan_s_injected_errors_as_a_trial_s_server_does(tmp_pat
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0, err
+
+
+def test_a_log_under_a_file_is_said_to_be_under_a_file(
+    tmp_path: Path, proctor: Callable[..., CliResult]
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"turns": [{"say": "hi"}]}))
+    log = plan / "requests.jsonl"
+    result = proctor("model", "serve", "--plan", str(plan), "--log", str(log))
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == f"proctor: error: --log {log}: {plan} is not a folder"

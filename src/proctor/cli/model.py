@@ -36,7 +36,12 @@ def _check_log(path: Path) -> None:
 
     folder = path.parent
     if not folder.is_dir():
-        raise ConfigError(f"--log {path}: the folder {folder} does not exist")
+        what = (
+            f"{folder} is not a folder"
+            if folder.exists()
+            else f"the folder {folder} does not exist"
+        )
+        raise ConfigError(f"--log {path}: {what}")
     try:
         with path.open("a", encoding="utf-8"):
             pass
