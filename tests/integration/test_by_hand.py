@@ -346,3 +346,42 @@ def test_record_refuses_a_bad_result_json_before_making_a_run_folder(
     named = proctor("record", str(CASE), *args, "--result-json", str(bad))
     assert named.code == 2 and f"--result-json: {bad}: not a JSON object" in named.err
     assert not out.exists() or not list(out.glob("run-*")), "no run folder"
+
+
+CODEX_SPAWN = FIXTURES / "codex" / "threads" / "spawn"
+CODEX_PARENT = CODEX_SPAWN / "rollout-2026-12-02T18-46-40-01a23814-8c07-7ed2-a026-1df397406950.jsonl"  # fmt: skip
+CLAUDE_SUBAGENT = CLAUDE_SESSION.with_suffix("") / "subagents" / "agent-a1b2c3.jsonl"
+GEMINI_CHATS = FIXTURES / "gemini-subagent" / "tmp" / "workspace" / "chats"
+GEMINI_CHAT = GEMINI_CHATS / "session-2026-12-02T19-14-37fa6668.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("agent", "given", "files"),
+    [
+        ("claude-code", CLAUDE_SESSION, [CLAUDE_SESSION, CLAUDE_SUBAGENT]),
+        ("codex", CODEX_PARENT, sorted(CODEX_SPAWN.glob("rollout-*.jsonl"))),
+        ("gemini-cli", GEMINI_CHAT, sorted(GEMINI_CHATS.rglob("*.jsonl"))),
+    ],
+    ids=["claude-code-subagents", "codex-spawned-thread", "gemini-cli-subagent-chat"],
+)
+def test_record_keeps_every_file_of_a_session_with_subagents_as_a_run_does(
+    proctor: Run, tmp_path: Path, agent: str, given: Path, files: list[Path]
+) -> None:
+    """A recorded trial kept the main transcript alone: its subagents' files, parsed into its
+    trajectory, were not in its folder, where a trial proctor ran keeps every file of the
+    session in ``transcript/``. Copies: the user's files stay as they were."""
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    out = tmp_path / "results"
+    args = ("--workspace", str(workspace), "--transcript", str(given), "--out", str(out))
+    result = proctor("record", str(CASE), "--agent", agent, *args)
+    assert result.code == 1, result.err  # b.txt is missing: the case fails
+    (trial,) = out.glob(f"run-*/trials/add-b/{agent}/default/1")
+    assert (trial / "raw-transcript.jsonl").read_bytes() == given.read_bytes()
+    kept = sorted((trial / "transcript").iterdir())
+    assert [p.name for p in kept] == sorted(p.name for p in files)
+    assert all((trial / "transcript" / p.name).read_bytes() == p.read_bytes() for p in files)
+    events = [json.loads(line) for line in (trial / "trajectory.jsonl").read_text().splitlines()]
+    assert any(e.get("sidechain") for e in events)  # the subagents' events, parsed as before
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before

@@ -31,6 +31,7 @@ from proctor.discover.folders import discover_cases
 from proctor.errors import ConfigError
 from proctor.evaluators.base import EvaluationContext
 from proctor.evaluators.combiners import COMBINERS
+from proctor.execute.collect import copy_session_files
 from proctor.execute.driving import trial_prompt
 from proctor.execute.evaluate import evaluated
 from proctor.execute.prepare import SETUP_TIMEOUT_SEC
@@ -64,7 +65,7 @@ from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.run import config_record, new_run_paths, write_reports
 from proctor.session.transcript import session_in
-from proctor.transcripts.detect import CLI_NAMES, PARSERS
+from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.masking import register_secret, scrub_tree
@@ -382,7 +383,12 @@ def record_session(
     write_record(paths.resolved_json, resolved_record(plan))
     trial = paths.trial(*spec.key)
     trial.root.mkdir(parents=True)
+    # As a run keeps a trial's: the main file, and every file of the session in transcript/
+    # when it has subagents (copies; the user's files are never touched).
+    files = [file, *session_parts(file, fmt)]
     shutil.copyfile(file, trial.raw_transcript)
+    if len(files) > 1:
+        copy_session_files(files, trial.transcript_dir)
     trajectory = PARSERS[fmt](file, None, None)
     write_trajectory(trial.trajectory, trajectory.events)
     cfg = spec.case.case.config

@@ -246,6 +246,21 @@ def detect_format(path: Path) -> str:
     return session_file(Path(path))[1]
 
 
+def session_parts(path: Path, fmt: str) -> list[Path]:
+    """The files a main transcript of format ``fmt`` is parsed together with, as its parser
+    finds them: a Claude Code session's subagent files, the rollouts of the threads a Codex
+    thread spawned, the chats of the subagents a Gemini CLI chat started; [] for an ACP log."""
+    if fmt == "claude-code":
+        return claude_subagent_files(path)
+    if fmt == "codex":
+        from proctor.transcripts.codex.threads import subagent_threads
+
+        return subagent_threads(path)
+    if fmt == "gemini-cli":
+        return gemini_subagent_chats(path)
+    return []
+
+
 # Each parser's modules are imported when a file of its format is first parsed: a run of one
 # agent loads one parser.
 
@@ -262,16 +277,15 @@ def _parse_claude(
             path,
             problem,
         )
-    return parse_claude_session(path, claude_subagent_files(path), sink, on_start)
+    return parse_claude_session(path, session_parts(path, "claude-code"), sink, on_start)
 
 
 def _parse_codex(
     path: Path, sink: EventSink | None = None, on_start: StartHook | None = None
 ) -> Trajectory:
     from proctor.transcripts.codex import parse_codex_rollout
-    from proctor.transcripts.codex.threads import subagent_threads
 
-    return parse_codex_rollout(path, sink, on_start, subagent_threads(path))
+    return parse_codex_rollout(path, sink, on_start, session_parts(path, "codex"))
 
 
 def _parse_gemini(
@@ -279,7 +293,7 @@ def _parse_gemini(
 ) -> Trajectory:
     from proctor.transcripts.gemini import parse_gemini_chat
 
-    return parse_gemini_chat(path, None, sink, on_start, gemini_subagent_chats(path))
+    return parse_gemini_chat(path, None, sink, on_start, session_parts(path, "gemini-cli"))
 
 
 def _parse_acp(
