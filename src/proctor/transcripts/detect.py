@@ -1,8 +1,9 @@
 """Which agent wrote a transcript, and one entry point that parses any of them.
 
 ``detect_format`` sniffs the first records of a file (a folder: the session file inside it);
-``parse_any`` dispatches to the format's parser through a registry. A Claude Code main file is
-parsed together with the subagent files beside it.
+``parse_any`` dispatches a transcript file to the format's parser through a registry (a folder
+is refused: which of its sessions is meant is the session layer's choice, see
+:func:`proctor.parse_transcript`). A main file is parsed together with its subagents' files.
 """
 
 from __future__ import annotations
@@ -322,10 +323,19 @@ def locate_and_parse(path: Path, fmt: str | None = None) -> tuple[Path, Trajecto
 
 
 def locate(path: Path, fmt: str | None = None) -> tuple[Path, str]:
-    """The transcript file ``path`` names and its format (``fmt`` forces the format)."""
+    """The transcript file ``path`` and its format (``fmt`` forces the format). A folder is
+    refused: which of its sessions is meant is what ``proctor parse`` decides (the session
+    layer, :func:`proctor.parse_transcript`), which this layer cannot."""
     if fmt is not None and fmt not in FORMATS:
         raise ConfigError(f"unknown transcript format '{fmt}' (known: {', '.join(FORMATS)})")
-    return session_file(Path(path), fmt)
+    path = Path(path)
+    _check(path)  # a path that cannot be looked at: its reason
+    if path.is_dir():
+        raise ConfigError(
+            f"{path}: a folder, not a transcript file; proctor.parse_transcript(folder) reads "
+            "the newest session in it as `proctor parse` does"
+        )
+    return session_file(path, fmt)
 
 
 def stream_parse(
@@ -338,11 +348,13 @@ def stream_parse(
 
 
 def parse_any(path: Path, fmt: str | None = None) -> Trajectory:
-    """Parse any supported native transcript file or session folder.
+    """Parse any supported native transcript file (with the subagent files its session keeps
+    beside it).
 
     ``fmt`` (``claude-code``, ``codex`` or ``gemini-cli``) forces the format; otherwise it is
     detected. Raises :class:`~proctor.errors.ConfigError` when the path is missing,
-    unreadable or not a transcript.
+    unreadable, a folder (:func:`proctor.parse_transcript` reads a folder's newest session) or
+    not a transcript.
 
     >>> parse_any(Path("~/.codex/sessions/2026/11/29/rollout-….jsonl")).usage  # doctest: +SKIP
     {'gpt-5.5': ModelUsage(input_tokens=11172, output_tokens=355, ...)}

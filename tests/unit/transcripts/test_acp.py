@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from proctor.api import parse_transcript
 from proctor.cli.parse import command
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.acp import parse_acp_log
-from proctor.transcripts.detect import detect_format, parse_any, stream_parse
+from proctor.transcripts.detect import detect_format, stream_parse
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts" / "acp"
 CLAUDE = FIXTURES / "claude-code-acp-0.16.2.jsonl"
@@ -225,7 +226,7 @@ def test_errors_unknown_updates_and_stray_lines_are_kept(tmp_path: Path) -> None
 def test_detected_parsed_from_a_folder_and_streamed(tmp_path: Path) -> None:
     assert detect_format(CLAUDE) == "acp"
     (tmp_path / "acp.jsonl").write_bytes(CLAUDE.read_bytes())
-    assert parse_any(tmp_path).tool_calls()[0].name == "Write"
+    assert parse_transcript(tmp_path).tool_calls()[0].name == "Write"
     seen: list[dict[str, Any]] = []
     streamed = stream_parse(CLAUDE, "acp", seen.append)
     assert [e["type"] for e in seen] == kinds(parse_acp_log(CLAUDE)) and not streamed.events

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from proctor.api import parse_transcript
 from proctor.errors import ConfigError
 from proctor.models.trajectory import ToolResult
 from proctor.transcripts.claude import claude_usage_totals, parse_claude_transcript
-from proctor.transcripts.detect import detect_format, parse_any, session_file
+from proctor.transcripts.detect import detect_format, locate, parse_any, session_file
 from proctor.util.native_paths import claude_subagent_files
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts"
@@ -48,7 +49,7 @@ def test_missing_and_foreign_paths_are_config_errors(tmp_path: Path) -> None:
         parse_any(other)
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="no session transcript"):
-        parse_any(tmp_path / "empty")
+        parse_transcript(tmp_path / "empty")
     with pytest.raises(ConfigError, match="unknown transcript format 'cursor'"):
         parse_any(CLAUDE, "cursor")
     with pytest.raises(ConfigError, match="unknown agent"):
@@ -80,7 +81,21 @@ def test_claude_main_file_merges_its_subagents_as_sidechain() -> None:
     )
     assert t.events[agent_result - 1].sidechain is True
     assert t.events[agent_result - len(side)].text == "Review greet.py for bugs"
-    assert parse_any(FIXTURES / "claude" / SESSION).events == t.events
+    assert parse_transcript(FIXTURES / "claude" / SESSION).events == t.events
+
+
+@pytest.mark.parametrize("folder", ["claude", f"claude/{SESSION}", "codex", "gemini", "empty"])
+def test_parse_any_refuses_a_folder_and_names_parse_transcript(tmp_path: Path, folder: str) -> None:
+    """parse_any read a folder's session by its own choice (the newest file of each CLI's
+    locator), which is not always the one `proctor parse` and proctor.parse_transcript read
+    (the newest session as `proctor history` lists it): it reads a transcript file only, and
+    a folder is refused with a sentence naming the function that reads one."""
+    path = tmp_path if folder == "empty" else FIXTURES / folder
+    message = f"{path}: a folder, not a transcript file; proctor.parse_transcript"
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_any(path)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        locate(path, "claude-code")
 
 
 def test_claude_usage_is_deduplicated_across_files() -> None:
