@@ -91,7 +91,15 @@ class McpCommand(click.Command):
     help="How the server's tools seed and search (JSON or TOML; default: the knowledge-graph "
     "mapping of @modelcontextprotocol/server-memory).",
 )
-@click.option("--k", "k", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option(
+    "--k",
+    "k",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Score the first K results of each query (recall@K, precision@K, nDCG@K; the adapter's "
+    "search gets it as {k}).",
+)
 @click.option(
     "--env",
     "forward",
@@ -109,12 +117,50 @@ class McpCommand(click.Command):
     show_default=True,
     help="Seconds allowed for starting the server and for each tool call.",
 )
-@click.option("--min-recall", type=FiniteRange(0, 1), default=0.8, show_default=True)
-@click.option("--min-precision", type=FiniteRange(0, 1), default=0.5, show_default=True)
-@click.option("--min-mrr", type=FiniteRange(0, 1), default=0.5, show_default=True)
-@click.option("--min-ndcg", type=FiniteRange(0, 1), default=0.5, show_default=True)
-@click.option("--min-abstention", type=FiniteRange(0, 1), default=1.0, show_default=True)
-@click.option("--min-update", type=FiniteRange(0, 1), default=1.0, show_default=True)
+@click.option(
+    "--min-recall",
+    type=FiniteRange(0, 1),
+    default=0.8,
+    show_default=True,
+    help="Exit 1 when the mean recall@K is below this (0 to 1).",
+)
+@click.option(
+    "--min-precision",
+    type=FiniteRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Exit 1 when the mean precision@K is below this (0 to 1).",
+)
+@click.option(
+    "--min-mrr",
+    type=FiniteRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Exit 1 when the mean reciprocal rank is below this (0 to 1).",
+)
+@click.option(
+    "--min-ndcg",
+    type=FiniteRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Exit 1 when the mean nDCG@K is below this (0 to 1).",
+)
+@click.option(
+    "--min-abstention",
+    type=FiniteRange(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Exit 1 when the abstention accuracy (the share of queries that should find nothing for "
+    "which nothing comes back) is below this (0 to 1).",
+)
+@click.option(
+    "--min-update",
+    type=FiniteRange(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Exit 1 when the knowledge-update accuracy (each newer note in the top K, the note it "
+    "replaces below it or absent) is below this (0 to 1).",
+)
 def command(
     server: str,
     server_args: tuple[str, ...],

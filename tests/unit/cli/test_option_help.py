@@ -1,0 +1,33 @@
+"""Every option of every command says what it does in ``--help``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import click
+
+from proctor.cli.main import cli
+
+
+def _commands(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
+    if isinstance(command, click.Group):
+        ctx = click.Context(command)
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            if sub is not None:
+                yield from _commands(sub, f"{path} {name}")
+    else:
+        yield path, command
+
+
+def test_every_option_of_every_command_has_help() -> None:
+    """An option ``--help`` lists without a word (memory-eval's --k and --min-… did) leaves
+    the user to guess what it does."""
+    bare = [
+        f"{path} {'/'.join(param.opts)}"
+        for path, command in _commands(cli, "proctor")
+        for param in command.params
+        if isinstance(param, click.Option) and not param.hidden and not (param.help or "").strip()
+    ]
+    assert bare == []
+    assert any(path.endswith("memory-eval") for path, _ in _commands(cli, "proctor"))
