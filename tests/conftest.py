@@ -176,11 +176,17 @@ def proctor(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
 
     def run(*args: str) -> CliResult:
         capsys.readouterr()
+        # Each command as a process of its own: `proctor run` leaves the stop signals ignored
+        # once its run is written (it ends as its files say), until the process exits.
+        saved = {number: signal.getsignal(number) for number in _STOPS}
         try:
             main(list(args))
             code = 0
         except SystemExit as exc:
             code = int(exc.code or 0)
+        finally:
+            for number, handler in saved.items():
+                signal.signal(number, handler)
         captured = capsys.readouterr()
         return CliResult(code, captured.out, captured.err)
 
@@ -255,12 +261,14 @@ def viewer_process(results: Path, *args: str) -> Iterator[tuple[str, subprocess.
         process.communicate(timeout=60)
 
 
-@pytest.fixture
+_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@pytest.fixture(autouse=True)
 def stop_handlers() -> Iterator[None]:
-    """The stop signals' handlers given back (a stop leaves them ignored, as the command
-    restores them)."""
-    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    saved = {number: signal.getsignal(number) for number in stops}
+    """The stop signals' handlers given back after every test (a stop, and the end of a
+    `proctor run` called in-process, leave them ignored, as the process exits then)."""
+    saved = {number: signal.getsignal(number) for number in _STOPS}
     try:
         yield
     finally:

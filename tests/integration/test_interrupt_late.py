@@ -166,3 +166,36 @@ def test_a_stop_while_the_reports_show_the_findings_leaves_the_run_as_written(
     (run_dir,) = out.glob("run-*")
     assert f"results in {run_dir}" in result.err
     assert json.loads((run_dir / "suite.json").read_text())["exitCode"] == 0
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("resumed", [False, True])
+def test_a_stop_once_the_run_is_written_and_printed_leaves_its_exit_code(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop_handlers: None,
+    number: int,
+    resumed: bool,
+) -> None:
+    """A stop landing as the command prints the report (or as the process exits) changes
+    nothing: the run ends with the code its files record. Before, it exited 130 ("proctor:
+    error: interrupted"), or died of the signal, with suite.json saying 0."""
+    from proctor.cli import run as cli_run
+
+    _two_cases(make_case)
+    out = tmp_path / "out"
+    args = ["run", "--source", str(tmp_path / "cases"), "--out", str(out)]
+    if resumed:
+        assert proctor(*args).code == 0
+        (run_dir,) = out.glob("run-*")
+        (run_dir / "trials/two/scripted/default/1/trial.json").unlink()  # as a kill leaves it
+        args = ["run", "--resume", str(run_dir)]
+    _stop_after(cli_run, "echo_unless_gone", monkeypatch, number)
+    result = proctor(*args)
+    assert result.code == 0, result.err
+    assert "interrupted" not in result.err
+    (run_dir,) = out.glob("run-*")
+    assert json.loads((run_dir / "suite.json").read_text())["exitCode"] == 0
+    assert "proctor: exit 0" in result.err  # printed whole

@@ -355,6 +355,7 @@ def command(
         executor_address=ray_address,
         argv=("proctor", *sys.argv[1:]),
         suite=suite,
+        ends_command=repeat_check is None,  # --repeat-check runs several
     )
     try:
         plan = plan_run(request)
@@ -503,7 +504,7 @@ def _resume(
     from proctor.session.resume import resume_run
 
     warnings = CostWarnings(budget, spent=_spent_before(run_dir) if budget else 0.0)
-    result, kept = resume_run(run_dir, names, [make_display(False), warnings])
+    result, kept = resume_run(run_dir, names, [make_display(False), warnings], ends_command=True)
     echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
     left = f", {result.left} left for another --resume" if result.left else ""
     echo_unless_gone(

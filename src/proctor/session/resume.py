@@ -310,6 +310,7 @@ def resume_run(
     keys_checked: bool = False,
     planned: ResumePlan | None = None,
     agents_checked: bool = False,
+    ends_command: bool = False,
 ) -> tuple[RunResult, int]:
     """Finish the run in ``run_dir``; its result and how many trials it kept as they were
     (the result says how many ran now). Two resumes of one run never run together: the run
@@ -317,13 +318,14 @@ def resume_run(
     already (a manifest checks all its pairs' at once), and ``agents_checked`` the agent
     CLIs (:func:`~proctor.plan.checks.preflight`) likewise. ``planned``: the run's plan, made
     before (:func:`plan_resume`), used as it is when the run's records, read again under the
-    lock, make the same request; otherwise the run is planned again."""
+    lock, make the same request; otherwise the run is planned again. ``ends_command``: the
+    command ends with the resume (see :attr:`RunRequest.ends_command`)."""
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
     with _resuming(paths.root):
         checked = (keys_checked, agents_checked)
-        return _resume(paths, reporters, subscribers, checked, planned)
+        return _resume(paths, reporters, subscribers, checked, planned, ends_command)
 
 
 @contextmanager
@@ -351,6 +353,7 @@ def _resume(
     subscribers: list[Subscriber],
     checked: tuple[bool, bool],
     planned: ResumePlan | None = None,
+    ends_command: bool = False,
 ) -> tuple[RunResult, int]:
     keys_checked, agents_checked = checked
     manifest, config = _read(paths)
@@ -365,7 +368,7 @@ def _resume(
     # Its marks count in the aggregate written anew: one that cannot be read stops the resume
     # rather than vanish from the result.
     annotate = annotator(read_annotations(paths.root, strict=True))
-    request = request_of(paths, manifest, config, reporters)
+    request = replace(request_of(paths, manifest, config, reporters), ends_command=ends_command)
     running = journal.live_orchestrator(paths.journal)
     if running is not None:
         raise ConfigError(

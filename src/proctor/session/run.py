@@ -78,6 +78,9 @@ class RunRequest:
     agents_checked: bool = False
     """The agent CLIs were checked already (:func:`~proctor.plan.checks.preflight`: a
     manifest checks every pair's at once): the run does not check them again."""
+    ends_command: bool = field(default=False, compare=False)
+    """The command ends with this run (``proctor run``, ``--resume``): once its reports are
+    written, stop signals stay ignored, so that it exits with the code its files record."""
 
     def key_folder(self) -> Path:
         """The folder whose ``.env`` the run reads for the roles' keys."""
@@ -460,7 +463,7 @@ def _update_ledger(
         _report_findings(request, paths, result, changes)
     finally:
         try:
-            final.release()
+            final.ignore() if request.ends_command else final.release()
         except KeyboardInterrupt:  # changes nothing now: the run ends as its files say
             ignore_stops()
 
