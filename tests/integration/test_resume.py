@@ -449,6 +449,24 @@ def test_report_on_a_stopped_run_says_how_to_finish_it(proctor: Run, tmp_path: P
     assert "--resume" not in proctor("report", str(run_dir)).err
 
 
+def test_report_on_a_run_killed_after_its_last_trial_says_no_trial_is_left(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Killed while its aggregate was written: every trial ended, and the note says so. Before,
+    it said the run "stopped before every trial ran"."""
+    cases = suite(tmp_path, pause=0)
+    assert proctor("run", "--source", str(cases), "--out", str(tmp_path / "out")).code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**manifest, "finishedAt": None}))
+    (run_dir / "suite.json").unlink()  # as a kill while it was written leaves it
+    report = proctor("report", str(run_dir))
+    assert report.code == 130, report.err
+    assert "stopped before every trial ran" not in report.err
+    hint = f"stopped once every trial had ended, before the run finished: `proctor run --resume {run_dir}`"
+    assert hint in report.err
+
+
 def test_a_resume_under_another_tmpdir_removes_the_dead_run_s_scratch(tmp_path: Path) -> None:
     """The scratch folders of a run killed whole (orchestrator, workers and agents) are in its
     own TMPDIR: a resume started with another one removes them all the same, and nothing the

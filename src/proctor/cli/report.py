@@ -169,4 +169,13 @@ def stopped_short_notes(run: Any) -> list[str]:
         ]
     if run.manifest.finished_at is not None and not run.manifest.interrupted:
         return []  # finished, its missing trials counted as errors (noted above)
+    from proctor.execute.context import was_interrupted
+
+    planned, records = run.planned, run.records
+    if planned and len(records) >= planned and not any(was_interrupted(r.reason) for r in records):
+        # Killed (or stopped) while its aggregate was written: no trial is left to run.
+        return [
+            f"{name} stopped once every trial had ended, before the run finished: "
+            f"{run.manifest.finish_hint(name)}"
+        ]
     return [f"{name} stopped before every trial ran: {run.manifest.finish_hint(name)}"]
