@@ -5,6 +5,9 @@ agreeing with the run's own ``suite.json``, and on mistakes named where they wer
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +175,28 @@ def test_a_list_that_matches_nothing_is_refused_as_its_run_is(proctor: Run, tmp_
     listed = proctor("eval", "--dir", str(root), "--list", "--json", "--tag", "slow")  # control
     assert listed.code == 0 and [r["id"] for r in json.loads(listed.out)] == ["a/1", "a/2", "a/3"]
     assert listed.err == ""
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_once_the_run_is_written_leaves_the_exit_code(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int
+) -> None:
+    """A Ctrl-C landing as the summary is printed (or as the process exits) changes nothing:
+    `proctor eval` exits as its run's files say. Before, it exited 130 ("proctor: error:
+    interrupted"), or died of the signal, with suite.json saying 0."""
+    from proctor.cli import eval as cli_eval
+
+    real = cli_eval._print_summary
+
+    def then_stopped(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        os.kill(os.getpid(), number)
+        time.sleep(0.2)  # a handler that raises does so here
+
+    monkeypatch.setattr(cli_eval, "_print_summary", then_stopped)
+    root = project(tmp_path, {"a.eval.py": VARIANTS})
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "a/1")
+    assert result.code == 0, result.err
+    assert "interrupted" not in result.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    assert json.loads((run_dir / "suite.json").read_text())["exitCode"] == 0

@@ -268,6 +268,7 @@ def run_evals(
                 # The project's evals folder: two projects run into one results directory
                 # are two suites, whatever their cases are called.
                 suite=suite_of(project.root / "evals", out),
+                ends_command=True,  # `proctor eval` ends with it, as its files say
             ),
             list(subscribers),
         )
