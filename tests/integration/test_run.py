@@ -539,6 +539,43 @@ def test_a_trial_whose_record_cannot_be_written_leaves_no_scratch_and_no_traceba
     assert [p.name for p in temp.iterdir()] == [], list(temp.rglob("*"))[:5]
 
 
+def test_a_run_whose_results_disk_fills_up_names_the_resume_that_finishes_it(
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The orchestrator cannot write a trial's record either: exit 2, one sentence naming the
+    file, and the `--resume` that finishes the run once there is room."""
+    import errno
+
+    import proctor.execute.executor as executor_module
+    import proctor.execute.trial as trial_module
+
+    def full(real: Any) -> Any:
+        def write(path: Path, record: object, **kwargs: object) -> None:
+            if path.name == "trial.json":
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            real(path, record, **kwargs)
+
+        return write
+
+    for module in (trial_module, executor_module):
+        monkeypatch.setattr(module, "write_record", full(module.write_record))
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    from proctor.cli.main import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2
+    err = capfd.readouterr().err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    trial = run_dir / "trials/a/scripted/default/1/trial.json"
+    assert f"{trial}: No space left on device; what was finished before it is kept" in err, err
+    assert f"`proctor run --resume {run_dir}` finishes it once that is mended" in err, err
+    assert "Traceback" not in err
+
+
 def test_a_trial_s_temp_folder_is_its_own_unless_its_env_names_one(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

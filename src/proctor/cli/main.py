@@ -11,6 +11,7 @@ import io
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -277,7 +278,8 @@ def main(argv: list[str] | None = None) -> Any:
             raise
         shown = _written_path(exc)
         where = f"{shown}: " if shown else ""
-        refused(f"{where}{exc.strerror or exc}; what was finished before it is kept", given)
+        kept = f"{where}{exc.strerror or exc}; what was finished before it is kept"
+        refused(kept + _resume_hint(shown, given), given)
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -308,3 +310,15 @@ def _written_path(exc: OSError) -> str | None:
 
     found = PARTIAL_WRITE.fullmatch(name)
     return os.path.join(folder, found["name"]) if found else text
+
+
+def _resume_hint(path: str | None, given: list[str]) -> str:
+    """How to finish a ``proctor run`` (or its ``--resume``) whose write into its run folder
+    failed: the folder that holds ``path`` and its ``run.json``. A manifest finishes its pair
+    when it is run again; other commands leave no run half-written."""
+    if path is None or given[:1] != ["run"] or "--manifest" in given:
+        return ""
+    for folder in Path(os.path.abspath(path)).parents:
+        if folder.name.startswith("run-") and (folder / "run.json").is_file():
+            return f": `proctor run --resume {folder}` finishes it once that is mended"
+    return ""
