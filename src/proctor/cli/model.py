@@ -32,16 +32,10 @@ def _check_log(path: Path) -> None:
 
     Creates the log file itself (it is appended to anyway) but never a missing folder.
     """
+    from proctor.cli.options import check_folder_of
     from proctor.errors import ConfigError
 
-    folder = path.parent
-    if not folder.is_dir():
-        what = (
-            f"{folder} is not a folder"
-            if folder.exists()
-            else f"the folder {folder} does not exist"
-        )
-        raise ConfigError(f"--log {path}: {what}")
+    check_folder_of("--log", path)
     try:
         with path.open("a", encoding="utf-8"):
             pass

@@ -94,3 +94,19 @@ def role_models(fast: str | None, workhorse: str | None, judge: str | None) -> d
     """``--fast-model``, ``--workhorse-model`` and ``--judge-model`` as the roles they set."""
     given = (("fast", fast), ("workhorse", workhorse), ("judge", judge))
     return {role: value for role, value in given if value}
+
+
+def check_folder_of(option: str, path: Path) -> None:
+    """A ConfigError (exit 2) unless the folder of the file ``path`` (given as ``option``) is
+    there: a file is written, never a missing folder, which a mistyped path would make and
+    leave the file where no one looks for it."""
+    from proctor.errors import ConfigError
+
+    folder = path.parent
+    if not folder.is_dir():
+        what = (
+            f"{folder} is not a folder"
+            if folder.exists()
+            else f"the folder {folder} does not exist"
+        )
+        raise ConfigError(f"{option} {path}: {what}")

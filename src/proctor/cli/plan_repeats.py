@@ -49,6 +49,7 @@ def command(
     order, each run's results folder and session label. `proctor run --manifest FILE` runs it.
     An existing --output file is left as it is unless --force is given; its folder must
     exist."""
+    from proctor.cli.options import check_folder_of
     from proctor.errors import ConfigError
     from proctor.models.io import write_record
     from proctor.report.labels import read_label_file
@@ -58,16 +59,7 @@ def command(
         raise ConfigError(f"--output {str(output)!r}: give the path of a file to write")
     if output.exists() and not force:
         raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
-    # The file is written, never a missing folder (as `model serve --log` does): a mistyped
-    # folder would otherwise be made, and the manifest left where no one looks for it.
-    folder = output.parent
-    if not folder.is_dir():
-        what = (
-            f"{folder} is not a folder"
-            if folder.exists()
-            else f"the folder {folder} does not exist"
-        )
-        raise ConfigError(f"--output {output}: {what}")
+    check_folder_of("--output", output)  # as `model serve --log`: a missing folder is not made
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     manifest = plan_repeats(read_label_file(goal_labels, "--goal-labels"), goal_shape, pairs, names)
     try:

@@ -99,13 +99,7 @@ def bootstrap_ci(
     _check_settings(resamples, confidence)
     if not values:
         return None
-    if len(values) == 1 or _constant(values):
-        point = statistic(values)
-        return Interval(low=point, high=point, confidence=confidence)
-    rng = random.Random(seed)
-    n = len(values)
-    estimates = [statistic(rng.choices(values, k=n)) for _ in range(resamples)]
-    return _percentile_interval(estimates, confidence)
+    return _one_sample(values, statistic, resamples, confidence, seed, expanded=False)
 
 
 def expanded_bootstrap_ci(
@@ -127,13 +121,29 @@ def expanded_bootstrap_ci(
     _check_settings(resamples, confidence)
     if len(values) < 2:
         return None
-    if _constant(values):
+    return _one_sample(values, statistic, resamples, confidence, seed, expanded=True)
+
+
+def _one_sample(
+    values: Sequence[float],
+    statistic: Statistic,
+    resamples: int,
+    confidence: float,
+    seed: int,
+    *,
+    expanded: bool,
+) -> Interval:
+    """The percentile interval of ``statistic`` over ``resamples`` resamples of ``values``
+    (with ``expanded``, its tails taken as :func:`expanded_tail` says); one value, or values
+    all the same, give that value without resampling."""
+    if len(values) == 1 or _constant(values):
         point = statistic(values)
         return Interval(low=point, high=point, confidence=confidence)
     rng = random.Random(seed)
     n = len(values)
     estimates = [statistic(rng.choices(values, k=n)) for _ in range(resamples)]
-    return _percentile_interval(estimates, confidence, expanded_tail(n, confidence))
+    tail = expanded_tail(n, confidence) if expanded else None
+    return _percentile_interval(estimates, confidence, tail)
 
 
 def bootstrap_pass_rate_ci(
