@@ -16,6 +16,7 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
+from proctor.scripted.server.shapes import ANY, OBJECT, SCHEMA, Array, Either, Obj
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -153,4 +154,20 @@ def error(status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-DIALECT = Dialect("anthropic", parse, render, events, error)
+BODY = Obj(
+    messages=Array(
+        Obj(
+            "a message object",
+            content=Either(
+                "a string or a list of content blocks",
+                {str: ANY, list: Array(Obj("a content block object"), "a list of content blocks")},
+            ),
+        ),
+        "a list of messages",
+    ),
+    tools=Array(Obj("a tool object", input_schema=SCHEMA), "a list of tools"),
+    output_config=OBJECT,
+)
+"""The fields :func:`parse` reads, to name a wrong one in a 400."""
+
+DIALECT = Dialect("anthropic", parse, render, events, error, BODY)

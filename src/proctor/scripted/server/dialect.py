@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.scripted.server.exchange import ModelRequest, Reply
+from proctor.scripted.server.shapes import Shape
 
 DELTA_SIZE = 64
 """Longest text sent in one streamed delta, so clients see more than one delta per block."""
@@ -32,6 +33,9 @@ class Dialect:
     render: Callable[[Reply, ModelRequest], dict[str, Any]]
     events: Callable[[Reply, ModelRequest], Iterator[bytes]]
     error: Callable[[int, str], dict[str, Any]]
+    shape: Shape | None = None
+    """What the body's fields should be, walked only when :attr:`parse` fails, to name the
+    wrong field in the 400."""
 
 
 def new_id(prefix: str) -> str:

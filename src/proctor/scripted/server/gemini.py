@@ -17,6 +17,7 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
+from proctor.scripted.server.shapes import OBJECT, SCHEMA, STRING, Array, Obj
 
 STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -130,4 +131,23 @@ def error(status: int, message: str) -> dict[str, Any]:
     return {"error": {"code": status, "message": message, "status": name}}
 
 
-DIALECT = Dialect("gemini", parse, render, events, error)
+CONTENT = Obj("a content object", parts=Array(Obj("a part object"), "a list of parts"))
+DECLARATION = Obj(
+    "a function declaration object",
+    required=("name",),
+    name=STRING,
+    parametersJsonSchema=SCHEMA,
+    parameters=SCHEMA,
+)
+BODY = Obj(
+    contents=Array(CONTENT, "a list of contents"),
+    systemInstruction=CONTENT,
+    tools=Array(
+        Obj("a tool object", functionDeclarations=Array(DECLARATION, "a list of declarations")),
+        "a list of tools",
+    ),
+    generationConfig=OBJECT,
+)
+"""The fields :func:`parse` reads, to name a wrong one in a 400."""
+
+DIALECT = Dialect("gemini", parse, render, events, error, BODY)

@@ -19,6 +19,7 @@ from proctor.scripted.server.dialect import new_id
 from proctor.scripted.server.exchange import ModelRequest, Reply
 from proctor.scripted.server.harness import ROLE_HEADER, HarnessScript
 from proctor.scripted.server.log import RequestLog, describe
+from proctor.scripted.server.shapes import explain
 
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, RecursionError)
 """What a body the dialect cannot read raises (RecursionError: JSON nested too deep)."""
@@ -191,14 +192,17 @@ class Handler(BaseHTTPRequestHandler):
             self._json(record, 404, _error("not_found_error", message))
             return
         dialect = target.dialect
+        body: Any = None
         try:
             body = json.loads(raw)
             if not isinstance(body, dict):
                 raise ValueError("the body is not a JSON object")
             request = dialect.parse(body, target.route, len(raw))
         except MALFORMED as exc:
-            record.error = f"malformed request: {type(exc).__name__}"
-            self._json(record, 400, dialect.error(400, f"malformed request body: {exc}"))
+            # Only a failed parse pays for the walk that names the wrong field.
+            why = explain(dialect.shape, body) if isinstance(body, dict) else None
+            record.error = f"malformed request: {why or type(exc).__name__}"
+            self._json(record, 400, dialect.error(400, f"malformed request body: {why or exc}"))
             return
         describe(record, request)
         if target.count_only:

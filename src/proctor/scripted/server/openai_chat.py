@@ -25,6 +25,7 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
+from proctor.scripted.server.shapes import ANY, OBJECT, SCHEMA, Array, Obj
 
 
 def _turn(message: dict[str, Any]) -> Turn | None:
@@ -146,4 +147,21 @@ def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
     yield sse("[DONE]")
 
 
-DIALECT = Dialect("openai-chat", parse, render, events, openai_error)
+BODY = Obj(
+    messages=Array(
+        Obj("a message object", tool_calls=Array(ANY, "a list of tool calls")),
+        "a list of messages",
+    ),
+    tools=Array(
+        Obj(
+            "a tool object",
+            function=Obj("a function object", parameters=SCHEMA),
+            custom=Obj("a custom tool object", parameters=SCHEMA),
+        ),
+        "a list of tools",
+    ),
+    response_format=Obj(json_schema=OBJECT),
+)
+"""The fields :func:`parse` reads, to name a wrong one in a 400."""
+
+DIALECT = Dialect("openai-chat", parse, render, events, openai_error, BODY)

@@ -25,6 +25,7 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
+from proctor.scripted.server.shapes import ANY, OBJECT, SCHEMA, STRING, Array, Either, Obj
 
 CALL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call"}
 OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
@@ -241,4 +242,19 @@ def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
         yield sse({"type": kind, "sequence_number": seq, **data}, kind)
 
 
-DIALECT = Dialect("openai-responses", parse, render, events, openai_error)
+TOOL = Obj(
+    "a tool object",
+    type=STRING,
+    parameters=SCHEMA,
+    tools=Array(Obj("a tool object", type=STRING, parameters=SCHEMA), "a list of tools"),
+)
+TOOLS = Array(TOOL, "a list of tools")
+ITEMS = Array(Obj("an input item object", type=STRING, tools=TOOLS), "a list of input items")
+BODY = Obj(
+    input=Either("a string or a list of input items", {str: ANY, list: ITEMS}),
+    tools=TOOLS,
+    text=Obj(format=OBJECT),
+)
+"""The fields :func:`parse` reads, to name a wrong one in a 400."""
+
+DIALECT = Dialect("openai-responses", parse, render, events, openai_error, BODY)
