@@ -106,15 +106,42 @@ def test_a_score_a_rounding_error_under_its_threshold_meets_it() -> None:
     assert failure.kind == "threshold"  # control: a real shortfall still fails
 
 
+def _line(record: MemoryEvalRecord, query: str) -> str | None:
+    lines = render_text(record).splitlines()
+    return next((x for x in lines if x.startswith(f"query {query}:")), None)
+
+
 def test_the_text_report_shows_a_few_never_seeded_ids_per_query() -> None:
     """A server returning thousands of ids it was never given: the text report names ten per
     query and how many more (the JSON record lists them all)."""
-    returned = {**PERFECT, "no-kubernetes": [f"ghost-{i}" for i in range(25)]}
-    record = score(returned)
-    line = next(x for x in render_text(record).splitlines() if x.startswith("query no-kub"))
-    assert "ghost-9," not in line and "ghost-9 and 15 more (--json lists them)" in line
-    assert "ghost-10" not in line
-    (query,) = [q for q in record.queries if q.id == "no-kubernetes"]
+    returned = {**PERFECT, "signing-key": [f"ghost-{i}" for i in range(25)]}
+    record = score_run(
+        DATASET, returned, k=20, thresholds=Thresholds(), server="s", dataset_name="d",
+        adapter_name="a",
+    )  # fmt: skip
+    line = _line(record, "signing-key") or ""
+    assert "ghost-9," not in line and "ghost-9 and 10 more (--json lists them)" in line
+    assert "ghost-10" not in line and "(5 more result(s) past the first 20 not scored)" in line
+    (query,) = [q for q in record.queries if q.id == "signing-key"]
     assert len(query.unknown) == 25
-    few = score({**PERFECT, "no-kubernetes": ["ghost-1", "ghost-2"]})  # the control: all shown
-    assert "ghost-1, ghost-2\n" in render_text(few) + "\n"
+    few = score({**PERFECT, "signing-key": ["ghost-1", "ghost-2"]})  # the control: all shown
+    assert _line(few, "signing-key") == (
+        "query signing-key: never-seeded results scored irrelevant: ghost-1, ghost-2"
+    )
+
+
+def test_only_never_seeded_ids_in_the_first_k_are_said_to_be_scored() -> None:
+    """Scores read the first k results only: ids past them are counted, not listed as scored
+    irrelevant, and an abstention query (any answer fails it) scores none as irrelevant."""
+    flood = ["atlas-signing", *(f"x{i}" for i in range(99_994))]
+    record = score(PERFECT | {"signing-key": flood, "no-kubernetes": ["x0", "x1"]})
+    assert _line(record, "signing-key") == (
+        "query signing-key: never-seeded results scored irrelevant: x0, x1, x2, x3 "
+        "(99990 more result(s) past the first 5 not scored)"
+    )
+    assert _line(record, "no-kubernetes") is None
+    (query,) = [q for q in record.queries if q.id == "signing-key"]
+    assert len(query.unknown) == 99_994 and query.precision == 0.2  # the JSON keeps them all
+    past_k = ["atlas-signing", "atlas-code-review"]
+    past_k += ["atlas-production", "atlas-staging", "atlas-port-new", "ghost"]
+    assert _line(score(PERFECT | {"signing-key": past_k}), "signing-key") is None

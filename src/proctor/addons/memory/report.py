@@ -47,7 +47,8 @@ class QueryResult(CamelModel):
     abstained: bool | None = None
     newer_wins: bool | None = None
     unknown: list[str] = []
-    """Returned ids that were never seeded (scored as irrelevant)."""
+    """Returned ids that were never seeded, from the whole result list (those in the first k
+    of a scored query are scored irrelevant)."""
     other_project: list[str] = []
     duplicates: list[str] = []
 
@@ -206,6 +207,23 @@ UNKNOWN_SHOWN = 10
 """Never-seeded ids shown per query in the text report (a server may return thousands)."""
 
 
+def _unknown_line(result: QueryResult, k: int) -> str | None:
+    """The never-seeded ids among the first ``k`` results of a scored query (the only ones
+    scored irrelevant), and how many results past the first ``k`` went unscored."""
+    if result.abstained is not None or not result.unknown:
+        return None  # an abstention query scores nothing as irrelevant: any answer fails it
+    unknown = set(result.unknown)
+    scored = [i for i in dict.fromkeys(result.returned[:k]) if i in unknown]
+    if not scored:
+        return None
+    shown = ", ".join(scored[:UNKNOWN_SHOWN])
+    more = len(scored) - UNKNOWN_SHOWN
+    shown += f" and {more} more (--json lists them)" if more > 0 else ""
+    unscored = len(result.returned) - k
+    shown += f" ({unscored} more result(s) past the first {k} not scored)" if unscored > 0 else ""
+    return f"query {result.id}: never-seeded results scored irrelevant: {shown}"
+
+
 def render_text(record: MemoryEvalRecord) -> str:
     """The report for people: one row per label and overall, then unknown ids and failures."""
     head = ["", "queries", "recall", "precision", "MRR", "nDCG", "abstain", "update"]
@@ -218,12 +236,7 @@ def render_text(record: MemoryEvalRecord) -> str:
     lines += [
         "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
     ]
-    for r in record.queries:
-        if r.unknown:
-            shown = ", ".join(r.unknown[:UNKNOWN_SHOWN])
-            more = len(r.unknown) - UNKNOWN_SHOWN
-            shown += f" and {more} more (--json lists them)" if more > 0 else ""
-            lines.append(f"query {r.id}: never-seeded results scored irrelevant: {shown}")
+    lines += [line for r in record.queries if (line := _unknown_line(r, record.k))]
     lines += [f"FAIL {f.message}" for f in record.failures]
     lines.append("passed" if record.passed else f"failed ({len(record.failures)} failure(s))")
     return "\n".join(lines)
