@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 
 from proctor.models.io import write_record
 from proctor.models.trajectory import ModelUsage
+from proctor.models.trial import EvaluatorResult
 from proctor.paths import RunPaths
 from proctor.view import ViewSettings, build_app
 from proctor.view.synthetic import aggregate_of, trial_record, write_run
@@ -98,6 +99,36 @@ def test_matrix_medians_leave_out_trials_in_an_error_status(tmp_path: Path) -> N
     cells = _cells(_matrix_row(_page(results, "/runs/run-a"), "case-000"))
     steps, tokens = cells[7], cells[8]
     assert (steps, tokens) == ("2", "144")
+
+
+def test_a_group_with_no_scored_trial_has_no_verdict_on_the_run_page(tmp_path: Path) -> None:
+    """Its trials' errors are exit 3, no failed gate: the Gate section and the matrix say it
+    has no verdict, where they listed its minPassRate 'n/a < 1' as failed; a gate evaluator
+    that failed in an error trial (exit 1) is named as a failure."""
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1, events_per_trial=0, suite=False)
+    records = []
+    for case, status in (("case-000", "passed"), ("case-001", "agent-error")):
+        record = trial_record(case, "scripted", "default", 1, status=status)
+        write_record(paths.trial(case, "scripted", "default", 1).trial_json, record)
+        records.append(record)
+    write_record(paths.suite_json, aggregate_of(records, "run-a"))
+    page = _page(results, "/runs/run-a")
+    gate = page[page.index('<section id="gate">') : page.index('<section id="matrix">')]
+    assert "Exit code <strong>3</strong>" in gate
+    assert "no verdict: no scored trial (1 in error)" in gate and "minPassRate" not in gate
+    assert _cells(_matrix_row(page, "case-001"))[-1] == "no verdict"
+    assert _cells(_matrix_row(page, "case-000"))[-1] == "passed"  # control
+
+    failed = records[1].model_copy(update={"status": "eval-error"})
+    failed.evaluators = [EvaluatorResult(use="command", passed=False, score=0, gate=True)]
+    write_record(paths.trial("case-001", "scripted", "default", 1).trial_json, failed)
+    write_record(paths.suite_json, aggregate_of([records[0], failed], "run-a"))
+    page = _page(results, "/runs/run-a")
+    gate = page[page.index('<section id="gate">') : page.index('<section id="matrix">')]
+    assert "Exit code <strong>1</strong>" in gate
+    assert "failed</strong>: a gate evaluator failed in 1 trial that then ended in an" in gate
+    assert _cells(_matrix_row(page, "case-001"))[-1] == "failed"
 
 
 def test_a_status_filter_narrows_the_trials_table_not_the_statistics(tmp_path: Path) -> None:

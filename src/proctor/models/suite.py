@@ -123,6 +123,11 @@ class GroupStats(CamelModel):
     """Every trial was skipped (an eval's ``t.skip``, trials not evaluated) and none left out
     by hand: no gate applies (``gate_passed`` is then false, and fails nothing)."""
     gate_checks: list[GateCheck] = []
+    gate_failed_in_errors: int = 0
+    """Trials of the group in an error status in which a gate evaluator judged and failed:
+    each fails the run's gate (exit 1) whatever the group's scored trials show; 0 when every
+    trial of the run ended in infra-error (exit 2). A group with no scored trial and none
+    such has no verdict: its trials' errors are exit 3."""
     time: TimeRollup = Field(default_factory=TimeRollup)
     usage: dict[str, ModelUsage] = {}
     pass_at_k: dict[str, float] = {}

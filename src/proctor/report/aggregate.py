@@ -218,13 +218,23 @@ def failed_gates(
     # A gate evaluator that judged and failed stands even when its trial then ended in an
     # error status (an eval's test that raised after a failed gate): exit 1, as the command's.
     seen = {(g.case, g.agent, g.condition) for g in failed}
-    in_errors: list[GroupStats] = []
-    for r in records:
-        key = (r.case, r.agent, r.condition)
-        if key not in seen and r.status in ERROR_STATUSES and gate_failed(r):
-            seen.add(key)
-            in_errors += [g for g in groups if (g.case, g.agent, g.condition) == key]
+    in_error = gate_failures_in_errors(records)
+    in_errors = [
+        g
+        for g in groups
+        if (g.case, g.agent, g.condition) not in seen and in_error[(g.case, g.agent, g.condition)]
+    ]
     return FailedGates(ab, tuple(failed), tuple(in_errors))
+
+
+def gate_failures_in_errors(records: Iterable[TrialRecord]) -> Counter[tuple[str, str, str]]:
+    """Per case × agent × condition, its trials in an error status in which a gate evaluator
+    judged and failed (:func:`gate_failed`)."""
+    return Counter(
+        (r.case, r.agent, r.condition)
+        for r in records
+        if r.status in ERROR_STATUSES and gate_failed(r)
+    )
 
 
 IN_ERRORS = "a gate evaluator failed in a trial that then ended in an error status"
@@ -309,6 +319,12 @@ def aggregate(
     come in: a run's, or ``proctor report`` reading them back, gives the same figures."""
     records = sorted(records, key=_record_order)
     groups = [group_stats(rs, gate) for rs in group_records(records).values()]
+    if not all(r.status == "infra-error" for r in records):  # else exit 2, whatever a gate said
+        in_error = gate_failures_in_errors(records)
+        groups = [
+            g.model_copy(update={"gate_failed_in_errors": in_error[(g.case, g.agent, g.condition)]})
+            for g in groups
+        ]
     ab_report, gate_result = ab_sections(records, gate, cells)
     code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:

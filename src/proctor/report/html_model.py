@@ -56,6 +56,7 @@ class Cell:
     steps: float | None
     tokens: float | None
     gate_passed: bool | None
+    """The gate as the exit code counts it; None when the group has no verdict."""
     outcome: str
     """``pass``, ``fail``, ``mixed`` or ``none``: the colour of the cell."""
 
@@ -127,12 +128,22 @@ def matrix(points: Sequence[TrialPoint], suite: SuiteRecord | None) -> list[Cell
                 median_ms=_median(p.total_ms for p in scored if p.total_ms > 0),
                 steps=_median(p.tool_calls for p in scored),
                 tokens=_median(p.tokens for p in scored),
-                # A group whose every trial was skipped was not gated: no verdict to show.
-                gate_passed=group.gate_passed if group and not group.not_gated else None,
+                gate_passed=_gate_verdict(group),
                 outcome=_outcome(passes, len(scored)),
             )
         )
     return cells
+
+
+def _gate_verdict(group: GroupStats | None) -> bool | None:
+    """The group's gate as the exit code counts it; None for no verdict: no aggregate yet, every
+    trial skipped (not gated), or no trial scored and no gate evaluator failed in an error
+    trial (its errors are exit 3, no failed gate; ``gate_passed`` is false all the same)."""
+    if group is None or group.not_gated:
+        return None
+    if group.gate_failed_in_errors:
+        return False
+    return group.gate_passed if group.scored else None
 
 
 def _stability(passes: int, scored: int) -> str:

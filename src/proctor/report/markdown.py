@@ -7,7 +7,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from proctor.exit_codes import meaning
-from proctor.models.suite import CI, FindingChange, OutcomeRate, Spread, SuiteRecord, SuiteTotals
+from proctor.models.suite import (
+    CI,
+    FindingChange,
+    GroupStats,
+    OutcomeRate,
+    Spread,
+    SuiteRecord,
+    SuiteTotals,
+)
 from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED_REASONS, TrialRecord
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.util.text import (
@@ -186,9 +194,12 @@ def render_markdown(
     folder by its run, since the pooled repeats are numbered on across runs."""
     t = suite.totals
     skipped = {(g.case, g.agent, g.condition) for g in suite.groups if g.not_gated}
+    unjudged = sum(1 for g in suite.groups if _no_verdict(g))
     # Exit 0 with nothing scored passed no gate: the reason says what happened instead.
     means = meaning(suite.exit_code) if suite.exit_code or (t.scored and not skipped) else ""
     not_gated = f"; {len(skipped)} not gated: every trial skipped" if skipped else ""
+    if unjudged:
+        not_gated += f"; {unjudged} with no verdict: no scored trial"
     lines = [
         f"# proctor run {suite.run_id}",
         "",
@@ -264,14 +275,7 @@ def render_markdown(
     for g in suite.groups:
         statuses = ", ".join(f"{k} {v}" for k, v in g.status_counts.items())
         sd = f" ± {g.stddev:.1f}" if g.stddev is not None else ""
-        verdict = "pass" if g.gate_passed else "FAIL"
-        failed = [c.message for c in g.gate_checks if not c.passed]
-        if (g.case, g.agent, g.condition) in skipped:
-            verdict = "not gated (every trial skipped)"
-        elif failed:
-            verdict += " (" + "; ".join(failed) + ")"
-        elif not g.scored:
-            verdict = "FAIL (no scored trials)"
+        verdict = _verdict(g)
         lines.append(
             f"| {_name(g.case)} | {_name(g.agent)} | {_name(g.condition)} | "
             f"{g.passes}/{g.scored} | {_pct(g.pass_rate)} | {_num(g.mean_score)}{sd} | "
@@ -305,6 +309,34 @@ def render_markdown(
     if suite.findings is not None:
         text += "\n" + render_findings(suite.findings)
     return text
+
+
+def _no_verdict(g: GroupStats) -> bool:
+    """No trial of the group was scored (each in an error status, or skipped) and no gate
+    evaluator failed in one: its gate decided nothing, and its errors are exit 3."""
+    return not g.scored and not g.not_gated and not g.gate_failed_in_errors
+
+
+def _verdict(g: GroupStats) -> str:
+    """The group's gate, as the exit code counts it (``gatePassed`` is false for a group
+    with no scored trial, which fails no gate)."""
+    if g.not_gated:
+        return "not gated (every trial skipped)"
+    failed = [c.message or c.name for c in g.gate_checks if not c.passed] if g.scored else []
+    if g.gate_failed_in_errors:
+        n = g.gate_failed_in_errors
+        failed.append(
+            f"a gate evaluator failed in {n} trial{'s' if n > 1 else ''} that then ended in "
+            "an error status"
+        )
+    if failed:
+        return "FAIL (" + "; ".join(failed) + ")"
+    if not g.scored:
+        errors = sum(v for k, v in g.status_counts.items() if k in ERROR_STATUSES)
+        skipped = g.status_counts.get("skipped", 0)
+        also = f", {skipped} skipped" if skipped else ""
+        return f"no verdict (no scored trial: {errors} in error{also})"
+    return "pass" if g.gate_passed else "FAIL"
 
 
 def render_findings(changes: Sequence[FindingChange]) -> str:

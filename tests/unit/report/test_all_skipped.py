@@ -93,10 +93,10 @@ def test_the_html_report_shows_a_skipped_group_as_not_gated() -> None:
     html = render_html(suite, records)
     gate = html[html.index('id="gate"') : html.index('id="matrix"')]
     assert 's · a · default</td><td colspan="4">not gated: every trial skipped' in gate
-    # The control: a group whose trials errored still lists the check it did not pass.
-    assert "e · a · default</td><td>minPassRate</td>" in gate
+    # The control: a group whose trials errored has no verdict either, said apart (exit 3).
+    assert 'e · a · default</td><td colspan="4">no verdict: no scored trial (1 in error)' in gate
     matrix = html[html.index('id="matrix"') :]
     row = matrix[matrix.index('data-case="s"') :]
     assert row[: row.index("</tr>")].endswith('<span class="muted">–</span></td>')
     row = matrix[matrix.index('data-case="e"') :]
-    assert "<strong>failed</strong>" in row[: row.index("</tr>")]
+    assert "no verdict</span>" in row[: row.index("</tr>")]

@@ -1,0 +1,112 @@
+"""A group with no scored trial (each in an error status) fails no gate: the run exits 3, and
+the Markdown and HTML reports show the group with no verdict, never FAIL. Where a gate
+evaluator did fail in one of its error trials the run exits 1, and the reports name that."""
+
+from __future__ import annotations
+
+from proctor.models.config import Gate
+from proctor.models.trial import EvaluatorResult, TrialRecord
+from proctor.report.aggregate import aggregate
+from proctor.report.html import render_html
+from proctor.report.html_model import matrix, point_of
+from proctor.report.markdown import render_markdown
+
+GATE = Gate(min_pass_rate=1.0)
+
+
+def rec(case: str, status: str, repeat: int = 1, *, gate_failed: bool = False) -> TrialRecord:
+    record = TrialRecord(
+        case=case,
+        agent="a",
+        repeat=repeat,
+        status=status,  # type: ignore[arg-type]
+        passed=status == "passed",
+        score=100.0 if status == "passed" else None,
+        reason=f"{status} for a reason",
+    )
+    if gate_failed:
+        record.evaluators = [EvaluatorResult(use="command", passed=False, score=0, gate=True)]
+    return record
+
+
+def row_of(text: str, case: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(f"| {case} |"))
+
+
+def gate_section(html: str) -> str:
+    return html[html.index('id="gate"') : html.index('id="matrix"')]
+
+
+def matrix_row(html: str, case: str) -> str:
+    table = html[html.index('id="matrix"') :]
+    row = table[table.index(f'data-case="{case}"') :]
+    return row[: row.index("</tr>")]
+
+
+def test_a_group_whose_trials_all_errored_has_no_verdict_in_the_markdown_report() -> None:
+    records = [rec("p", "passed"), rec("e", "agent-error"), rec("e", "infra-error", 2)]
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_code == 3, suite.exit_reason
+    (errored,) = [g for g in suite.groups if g.case == "e"]
+    assert not errored.gate_passed and errored.gate_failed_in_errors == 0  # the JSON as before
+    text = render_markdown(suite, records)
+    row = row_of(text, "e")
+    assert row.endswith("| no verdict (no scored trial: 2 in error) |") and "FAIL" not in row
+    assert row_of(text, "p").endswith("| pass |")
+    assert "- Groups passing the gate: 1/2; 1 with no verdict: no scored trial" in text
+
+
+def test_a_group_whose_trials_all_errored_has_no_verdict_in_the_html_report() -> None:
+    records = [rec("p", "passed"), rec("e", "agent-error"), rec("e", "infra-error", 2)]
+    suite = aggregate(records, GATE, run_id="r")
+    html = render_html(suite, records)
+    gate = gate_section(html)
+    assert (
+        'e · a · default</td><td colspan="4">no verdict: no scored trial (2 in error)</td>' in gate
+    )
+    assert "minPassRate" not in gate and "n/a" not in gate
+    row = matrix_row(html, "e")
+    assert "no verdict</span></td>" in row and "failed" not in row
+    cells = {c.case: c for c in matrix([point_of(r, "") for r in records], suite)}
+    assert cells["e"].gate_passed is None and cells["p"].gate_passed is True
+
+
+def test_a_gate_evaluator_that_failed_in_an_error_trial_reads_as_a_failure() -> None:
+    """The run exits 1 (a gate failed in a trial that then ended in an error status): the
+    group with no scored trial is shown failed, naming that, in both reports."""
+    records = [
+        rec("p", "passed"),
+        rec("e", "eval-error", gate_failed=True),
+        rec("e", "agent-error", 2),
+    ]
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_code == 1, suite.exit_reason
+    (errored,) = [g for g in suite.groups if g.case == "e"]
+    assert errored.gate_failed_in_errors == 1
+    said = "a gate evaluator failed in 1 trial that then ended in an error status"
+    assert row_of(render_markdown(suite, records), "e").endswith(f"| FAIL ({said}) |")
+    html = render_html(suite, records)
+    assert f'e · a · default</td><td colspan="4"><strong>failed</strong>: {said}</td>' in (
+        gate_section(html)
+    )
+    assert "<strong>failed</strong>" in matrix_row(html, "e")
+
+
+def test_a_scored_group_whose_gate_passed_fails_for_a_gate_failed_in_an_error_trial() -> None:
+    """Its gate over its scored trials passed, but the run exits 1 for its error trial: the
+    reports say failed, not pass."""
+    records = [rec("e", "passed"), rec("e", "eval-error", 2, gate_failed=True)]
+    suite = aggregate(records, Gate(min_pass_rate=0.5), run_id="r")
+    assert suite.exit_code == 1 and suite.groups[0].gate_passed
+    said = "a gate evaluator failed in 1 trial that then ended in an error status"
+    assert row_of(render_markdown(suite, records), "e").endswith(f"| FAIL ({said}) |")
+    html = render_html(suite, records)
+    assert said in gate_section(html) and "<strong>failed</strong>" in matrix_row(html, "e")
+
+
+def test_a_run_whose_every_trial_is_an_infra_error_counts_no_gate_failed_in_it() -> None:
+    """Exit 2 whatever a gate said: no group reads as failed for a gate in an error trial."""
+    records = [rec("e", "infra-error", gate_failed=True)]
+    suite = aggregate(records, GATE, run_id="r")
+    assert suite.exit_code == 2 and suite.groups[0].gate_failed_in_errors == 0
+    assert "no verdict" in row_of(render_markdown(suite, records), "e")
