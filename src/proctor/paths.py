@@ -234,3 +234,11 @@ def suite_of(source: str | Path, results_dir: Path) -> str:
     if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
         return Path(inside).as_posix()
     return Path(source).as_posix()
+
+
+def started_path(cwd: Path, given: str | Path) -> str:
+    """A path given to a run (``--source``, ``--config``) as its records keep it: whole, its
+    ``..`` and links resolved as the run read it, so that a ``--resume`` finds the same
+    folder once the one the run was started in is renamed or gone (``sub/../suite`` names
+    nothing then) or a link it went through points elsewhere."""
+    return os.path.realpath(cwd / given)

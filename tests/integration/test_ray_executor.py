@@ -263,7 +263,9 @@ def test_a_relative_source_runs_on_nodes_started_in_other_folders(
         "--out", str(tmp_path / "ray"), "--executor", "ray", "--ray-address", cluster.address,
     )  # fmt: skip
     assert on_ray.code == 0, on_ray.err
-    assert json.loads((one_run(tmp_path / "ray") / "run.json").read_text())["source"] == "cases"
+    assert json.loads((one_run(tmp_path / "ray") / "run.json").read_text())[
+        "source"
+    ] == os.path.realpath(EXAMPLES)
 
 
 def test_control_a_node_that_sends_files_back_incompletely_breaks_the_layout(

@@ -59,7 +59,7 @@ from proctor.models.trial import (
     TranscriptInfo,
     TrialRecord,
 )
-from proctor.paths import TrialPaths
+from proctor.paths import TrialPaths, started_path
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
@@ -374,7 +374,7 @@ def record_session(
         started_at=now_iso(),
         argv=["proctor", "record", case],
         host=HostInfo(),
-        source=str(source),
+        source=started_path(Path.cwd(), source),
         cwd=str(Path.cwd()),
         trials_planned=1,
     )

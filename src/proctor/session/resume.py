@@ -15,6 +15,7 @@ reporters are written anew over all of them, with the run's annotations applied.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import os
 import signal
@@ -85,15 +86,58 @@ def request_of(
 ) -> RunRequest:
     """The request that planned the run, rebuilt from its records."""
     cwd = Path(manifest.cwd) if manifest.cwd else Path.cwd()
+    recorded = Path(manifest.cwd) if manifest.cwd else None
     return RunRequest(
-        source=cwd / (manifest.source or "."),  # an absolute path stays as it is
-        config=cwd / config.config_file if config.config_file else None,
+        source=recorded_path(paths, "--source", manifest.source or ".", recorded),
+        config=(
+            recorded_path(paths, "--config", config.config_file, recorded)
+            if config.config_file
+            else None
+        ),
         overrides=CliOverrides.model_validate(config.cli.model_dump()),
         reporters=reporters,
         argv=tuple(manifest.argv),
         cwd=cwd,
         dotenv_dir=key_folder(manifest)[0],
     )
+
+
+def recorded_path(paths: RunPaths, option: str, recorded: str, cwd: Path | None) -> Path:
+    """A path the run recorded (``option``'s), as the resume reads it: against the folder the
+    run was started in (an absolute path stays as it is). A run records its paths whole and
+    resolved now (see :func:`~proctor.session.run.started_path`); an older one kept them as
+    given, so one relative to a folder that is gone since (renamed, removed) named nothing
+    through its ``..``. Those that climb out of that folder are read without it (the folder
+    was recorded with its links resolved, so its parent is the one ``..`` named then); a
+    ``..`` after another folder that is gone cannot be read safely (that folder may have been
+    a link), and is refused in a sentence that names it."""
+    path = (cwd or Path.cwd()) / recorded
+    if cwd is not None and not Path(recorded).is_absolute() and not path.exists():
+        parts = Path(recorded).parts
+        up = len(parts) - len(tuple(itertools.dropwhile(lambda p: p == "..", parts)))
+        path = Path(os.path.normpath(cwd.joinpath(*[".."] * up))).joinpath(*parts[up:])
+    gone = _gone_before_dotdot(path)
+    if gone is None:
+        return path  # (one that names nothing is refused by the planning, which names it)
+    relative = cwd is not None and not Path(recorded).is_absolute()
+    started = f" (from {cwd}, the folder the run was started in)" if relative else ""
+    raise ConfigError(
+        f"--resume {paths.root}: the run's {option} is recorded as {recorded}{started}, "
+        f"whose '..' climbs out of {gone}, a folder that is gone: proctor cannot tell which "
+        f"folder that '..' named. Put {gone} back (or a link by that name to the folder it "
+        "was) and resume again, or start a new run"
+    )
+
+
+def _gone_before_dotdot(path: Path) -> Path | None:
+    """The first folder of ``path`` that is gone where a ``..`` after it is still to climb
+    out of it, or None."""
+    parts = path.parts
+    for i, part in enumerate(parts):
+        above = Path(*parts[:i])
+        if part == ".." and not above.exists():
+            return next(p for p in (*reversed(above.parents), above) if not p.exists())
+    return None
 
 
 @dataclass(frozen=True)

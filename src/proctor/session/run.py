@@ -29,7 +29,7 @@ from proctor.models.io import read_record, write_json, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths, suite_of
+from proctor.paths import RunPaths, started_path, suite_of
 from proctor.plan.checks import check_keys, check_out_outside_cases, check_writable, preflight
 from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan, nothing_runnable
@@ -148,6 +148,7 @@ def plan_run(request: RunRequest) -> RunPlan:
 
 
 def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
+    cwd = request.cwd or Path.cwd()
     manifest = RunManifest(
         run_id=paths.root.name,
         proctor_version=__version__,
@@ -159,8 +160,8 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
             python=sys.version.split()[0],
             cpus=os.cpu_count(),
         ),
-        source=str(request.source),
-        cwd=str(request.cwd or Path.cwd()),
+        source=started_path(cwd, request.source),
+        cwd=str(cwd),
         trials_planned=len(plan.trials),
         session_label=request.session_label,
         repetition=request.repetition,
@@ -168,7 +169,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         suite=run_suite_name(request, paths.root.parent),
     )
     # run.json last: a folder that has it has every record a resume reads.
-    write_json(paths.config_json, config_record(plan))
+    write_json(paths.config_json, config_record(plan, cwd))
     write_record(
         paths.resolved_json, resolved_record(plan, cluster_sized=cluster_sized(plan, request))
     )
@@ -189,12 +190,13 @@ def run_suite_name(request: RunRequest, results_dir: Path) -> str:
     return suite_of(source, results_dir)
 
 
-def config_record(plan: RunPlan) -> dict[str, Any]:
-    """``config.json`` (a :class:`ConfigRecord`): the keys the user set in the configuration
-    file, and the command-line options that differ from their defaults."""
+def config_record(plan: RunPlan, cwd: Path | None = None) -> dict[str, Any]:
+    """``config.json`` (a :class:`ConfigRecord`): the keys set in the configuration file (its
+    path whole: :func:`~proctor.paths.started_path`), and the CLI options not at defaults."""
+    config_file = plan.config_path
     return {
         "schemaVersion": ConfigRecord.current_schema_version,
-        "configFile": str(plan.config_path) if plan.config_path else None,
+        "configFile": started_path(cwd or Path.cwd(), config_file) if config_file else None,
         # Environment values and add-on credentials as resolved.json keeps them: ***.
         "config": recorded_configuration(
             plan.top.model_dump(mode="json", by_alias=True, exclude_unset=True)
