@@ -7,6 +7,7 @@ the newer digests, still resumes."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -99,3 +100,38 @@ def test_a_run_of_an_older_proctor_resumes_on_what_it_recorded(
     (case / "score.py").write_text(SCORE + "# a comment\n")  # not covered then
     resumed = proctor("run", "--resume", str(run_dir))
     assert resumed.code == 0 and "1 kept, 1 run now" in resumed.err, resumed.err
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("rename", "case 'b' of the run is now 'b2'"),
+        ("rename-and-edit", "the run's case 'b' is gone; the source now holds 'b2' instead"),
+        ("remove", "the run's case 'b' is gone"),
+        ("add", "case 'd' is new in the source"),
+        ("add-two", "cases 'd', 'e' are new in the source"),
+    ],
+)
+def test_resume_refuses_cases_renamed_removed_or_added_naming_them(
+    proctor: Run, tmp_path: Path, change: str, said: str
+) -> None:
+    """It said only `resolved.json differs at cases[1].case`."""
+    cases = tmp_path / "cases"
+    for name in ("a", "b", "c"):
+        write_case(cases, name, prompt=f"Task {name}.", plan={"turns": [{"say": "hi"}]})
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    (run_dir / "trials/a/scripted/default/1/trial.json").unlink()
+    if change.startswith("rename"):
+        (cases / "b").rename(cases / "b2")
+        if change == "rename-and-edit":
+            (cases / "b2" / "prompt.md").write_text("Another task.")
+    elif change == "remove":
+        shutil.rmtree(cases / "b")
+    else:
+        for name in ("d", "e") if change == "add-two" else ("d",):
+            write_case(cases, name, plan={"turns": [{"say": "hi"}]})
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 2 and "Traceback" not in resumed.err, resumed.err
+    assert f"the cases changed since the run started ({said}); start a new run" in resumed.err

@@ -238,6 +238,12 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
     if stored.get("concurrency", 0) is None:
         now.pop("concurrency", None)  # sized by the Ray cluster; a resume runs it locally
         stored.pop("concurrency")
+    cases = changed_cases(stored_cases, [c for c in now.get("cases", []) if isinstance(c, dict)])
+    if cases:
+        raise ConfigError(
+            f"--resume {paths.root}: the cases changed since the run started ({cases}); start "
+            "a new run instead"
+        )
     changed = first_difference(_absolute(stored, cwd), _absolute(now, cwd))
     if changed:
         where = changed.lstrip(".")
@@ -246,6 +252,51 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
             f"--resume {paths.root}: the cases or the configuration changed since the run "
             f"started (resolved.json differs at {where}{what}); start a new run instead"
         )
+
+
+CASE_DIGESTS = ("content", "fixtureDigest", "configDigest", "filesDigest", "provisionDigest")
+
+
+def changed_cases(stored: list[dict[str, Any]], now: list[dict[str, Any]]) -> str | None:
+    """What became of the run's cases, by name, when the source no longer holds the same ones:
+    a case renamed (one that is gone, and a new one with the same digests), one gone, one
+    added; None when it holds the same cases."""
+    was = [str(c.get("case")) for c in stored]
+    names = [str(c.get("case")) for c in now]
+    if set(was) == set(names):
+        return None
+    gone = [c for c in stored if str(c.get("case")) not in names]
+    added = [c for c in now if str(c.get("case")) not in was]
+    said: list[str] = []
+    for old in list(gone):
+        same = [c for c in added if _same_digests(old, c)]
+        if len(same) == 1:
+            said.append(f"case '{old.get('case')}' of the run is now '{same[0].get('case')}'")
+            gone.remove(old)
+            added.remove(same[0])
+    if gone:
+        said.append(f"the run's {_cases([str(c.get('case')) for c in gone], 'is', 'are')} gone")
+    new = [str(c.get("case")) for c in added]
+    if new and gone:
+        said.append(f"the source now holds {_quoted(new)} instead")
+    elif new:
+        said.append(f"{_cases(new, 'is', 'are')} new in the source")
+    return "; ".join(said)
+
+
+def _same_digests(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether two cases' records hold the same digests (those both record; at least one)."""
+    keys = [k for k in CASE_DIGESTS if old.get(k) is not None and new.get(k) is not None]
+    return bool(keys) and all(old[k] == new[k] for k in keys)
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
+def _cases(names: list[str], one: str, many: str) -> str:
+    quoted = _quoted(names)
+    return f"case {quoted} {one}" if len(names) == 1 else f"cases {quoted} {many}"
 
 
 def _provisions_as_recorded(case: dict[str, Any]) -> None:
