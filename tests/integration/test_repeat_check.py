@@ -91,6 +91,25 @@ def test_a_deterministic_suite_is_identical_three_times(
         assert suite["exitCode"] == 0 and len(list(folder.glob("trials/hello/*/*/*"))) == 2
 
 
+def test_the_agents_and_keys_are_checked_before_the_first_repetition_only(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.session import run as session_run
+
+    checked: list[str] = []
+    real_preflight, real_keys = session_run.preflight, session_run.check_keys
+    monkeypatch.setattr(
+        session_run, "preflight", lambda *a, **k: checked.append("agents") or real_preflight(*a)
+    )
+    monkeypatch.setattr(
+        session_run, "check_keys", lambda *a, **k: checked.append("keys") or real_keys(*a)
+    )
+    deterministic_case(make_case)
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "3", "--json")
+    assert result.code == 0, result.err
+    assert checked == ["agents", "keys"]  # once, not once per repetition
+
+
 def assert_counter_fails_naming_first_difference(result: Any) -> None:
     assert result.code == 1, result.err
     first = (

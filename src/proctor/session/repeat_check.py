@@ -428,7 +428,16 @@ def repeat_plan(
             earlier = set(part.out.glob("run-*")) if part.trials else set()
             try:
                 if part.trials:
-                    result = run_plan(part, replace(request, repetition=number), subscribers())
+                    # The agents and the roles' keys checked before the first repetition
+                    # only: nothing a later one starts or calls has changed since.
+                    later = number > 1
+                    repeated = replace(
+                        request,
+                        repetition=number,
+                        agents_checked=later or request.agents_checked,
+                        keys_checked=later or request.keys_checked,
+                    )
+                    result = run_plan(part, repeated, subscribers())
                     folder, exit_code = result.paths.root, result.exit_code
                     records = list(result.records)
                     if result.suite.interrupted:
