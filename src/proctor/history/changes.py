@@ -15,7 +15,12 @@ from proctor.history.journal import parse_time, shown_time
 from proctor.history.projects import project_key, same_project
 from proctor.history.record import SessionRecord
 from proctor.models.history import ChangeComparison, ChangeDelta, ChangeMark, SideFigures
-from proctor.util.text import duration_text, fixed, markdown_text, table_cell, without_noise
+from proctor.util.text import (
+    duration_text,
+    fixed,
+    markdown_cell,
+    without_noise,
+)
 
 if TYPE_CHECKING:
     from proctor.stats.bootstrap import Statistic
@@ -366,8 +371,8 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
         "|---" * 8 + "|",
     ]
     for item in comparisons:
-        text = _cell(item.change.text)
-        project = _cell(item.change.project or "every project")
+        text = markdown_cell(item.change.text)
+        project = markdown_cell(item.change.project or "every project")
         for name, side in (("before", item.before), ("after", item.after)):
             lines.append(
                 f"| {text} | {project} | {item.change.at} | {name} | {side.tasks} | "
@@ -388,7 +393,7 @@ def render_changes(comparisons: Sequence[ChangeComparison]) -> str:
             said = item.note.removesuffix(f"; {UNCONTROLLED}")
             lines.append(f"| {text} | {project} | | | {said} | | | |")
         for warning in item.warnings:
-            lines.append(f"| {text} | {project} | | | {_cell('note: ' + warning)} | | | |")
+            lines.append(f"| {text} | {project} | | | {markdown_cell('note: ' + warning)} | | | |")
     lines += [
         "",
         "Medians: percentile-bootstrap intervals; verified: Wilson's score interval, and "
@@ -453,10 +458,3 @@ def _with_ci(
     if ci is not None:
         text += f" [{fixed(ci[0] * scale, digits)}–{fixed(ci[1] * scale, digits)}{unit}]"
     return text
-
-
-def _cell(text: str) -> str:
-    """A table cell (see :func:`~proctor.util.text.table_cell`) that a web page (a CI's job
-    summary) shows as written: a ``<Button>`` in a change's text or a folder's name is no HTML
-    tag it would drop (see :func:`~proctor.util.text.markdown_text`)."""
-    return markdown_text(table_cell(text))

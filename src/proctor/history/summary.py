@@ -26,8 +26,8 @@ from proctor.util.text import (
     dollars_text,
     duration_text,
     fixed,
+    markdown_cell,
     markdown_text,
-    table_cell,
     without_noise,
 )
 
@@ -273,7 +273,7 @@ def render_history(report: HistoryReport) -> str:
         for model, used in sorted(total.usage.items()):
             dollars = total.cost_by_model.get(model)
             lines.append(
-                f"| {_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
+                f"| {markdown_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
                 f"{used.cache_read_tokens:,} | "
                 f"{cache_write_text(used.cache_write_tokens, used.cache_write_1h_tokens)} | "
                 f"{'unpriced' if dollars is None else dollars_text(dollars)} |"
@@ -291,10 +291,10 @@ def render_history(report: HistoryReport) -> str:
         ]
         for group in report.groups:
             lines.append(
-                f"| {_cell(group.key)} | {group.sessions} | {group.tasks} | "
+                f"| {markdown_cell(group.key)} | {group.sessions} | {group.tasks} | "
                 f"{_share(group)} | {_time_spread(group.duration_seconds, group.tasks)} | "
                 f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
-                f"{group.loops} | {_cell(_dollars(group))} |"
+                f"{group.loops} | {markdown_cell(_dollars(group))} |"
             )
     if report.unavailable:
         lines += ["", "Unavailable (not counted above):"]
@@ -329,10 +329,3 @@ def _dollars(group: GroupSummary) -> str:
     if group.unpriced_models:
         text += f" (unpriced: {', '.join(group.unpriced_models)})"
     return text
-
-
-def _cell(text: str) -> str:
-    """A table cell (see :func:`~proctor.util.text.table_cell`) that a web page (a CI's job
-    summary) shows as written: a ``<Button>`` in a change's text or a folder's name is no HTML
-    tag it would drop (see :func:`~proctor.util.text.markdown_text`)."""
-    return markdown_text(table_cell(text))

@@ -21,25 +21,19 @@ from proctor.report.ab.markdown import render_ab_markdown
 from proctor.util.text import (
     cache_write_text,
     code_span,
+    markdown_cell,
     markdown_name,
     markdown_quoting,
     markdown_text,
     one_line,
     spread_text,
-    table_cell,
 )
 
 
-def _md(text: str) -> str:
-    """A table cell (see :func:`table_cell`) that a web page shows as written (see
-    :func:`markdown_text`)."""
-    return markdown_text(table_cell(text))
-
-
 def _name(text: str) -> str:
-    """A name in a table cell (see :func:`_md`), its emphasis marks escaped too (see
+    """A name in a table cell (see :func:`markdown_cell`), its emphasis marks escaped too (see
     :func:`markdown_name`): ``__init__`` is no bold ``init``."""
-    return _md(markdown_name(text))
+    return markdown_cell(markdown_name(text))
 
 
 def _text(text: str) -> str:

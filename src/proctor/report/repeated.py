@@ -26,7 +26,13 @@ from proctor.report.ab.measures import (
     total_tokens,
 )
 from proctor.stats import summarize
-from proctor.util.text import code_span, markdown_name, markdown_text, spread_text, table_cell
+from proctor.util.text import (
+    code_span,
+    markdown_cell,
+    markdown_name,
+    spread_text,
+    table_cell,
+)
 
 __all__ = ["render_repeated_markdown", "repeated_runs"]
 
@@ -82,7 +88,7 @@ def repeated_runs(
 def _md(text: str) -> str:
     """A name in a table cell a web page shows as written (a ``<`` that would start a tag as
     ``\\<``, an emphasis mark escaped: see :func:`markdown_name`)."""
-    return markdown_text(table_cell(markdown_name(text)))
+    return markdown_cell(markdown_name(text))
 
 
 def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:

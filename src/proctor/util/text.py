@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """Control characters but tab and newline, and the marks and overrides that reorder text
@@ -53,11 +53,23 @@ def markdown_text(text: str) -> str:
     show it as it is."""
     if "<" not in text:
         return text
+    return _outside_code_spans(text, lambda part: _TAG_START.sub(r"\\<", part))
+
+
+def markdown_cell(text: str) -> str:
+    """A table cell (see :func:`table_cell`) that a web page shows as written (see
+    :func:`markdown_text`)."""
+    return markdown_text(table_cell(text))
+
+
+def _outside_code_spans(text: str, change: Callable[[str], str]) -> str:
+    """``text`` with ``change`` made to each stretch of it outside its code spans, which show
+    their text as it is."""
     parts, last = [], 0
     for span in _CODE_SPAN.finditer(text):
-        parts += [_TAG_START.sub(r"\\<", text[last : span.start()]), span.group()]
+        parts += [change(text[last : span.start()]), span.group()]
         last = span.end()
-    return "".join([*parts, _TAG_START.sub(r"\\<", text[last:])])
+    return "".join([*parts, change(text[last:])])
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -101,11 +113,7 @@ def markdown_quoting(text: str) -> str:
     """A sentence that quotes names (a trial's reason) shown as written where Markdown is
     rendered: escaped as :func:`markdown_name` escapes a name's emphasis marks, outside its
     code spans, which show their text as it is."""
-    parts, last = [], 0
-    for span in _CODE_SPAN.finditer(text):
-        parts += [_NAME_MARKUP.sub(_backslashed, text[last : span.start()]), span.group()]
-        last = span.end()
-    return "".join([*parts, _NAME_MARKUP.sub(_backslashed, text[last:])])
+    return _outside_code_spans(text, lambda part: _NAME_MARKUP.sub(_backslashed, part))
 
 
 _INLINE_MARKUP = re.compile(r"[\\*_~\[\]]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|^[ ]{0,3}[#>]", re.M)

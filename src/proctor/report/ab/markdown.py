@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
 from proctor.report.ab.sides import plural
-from proctor.util.text import code_span, markdown_name, markdown_text, one_line, table_cell
+from proctor.util.text import (
+    code_span,
+    markdown_cell,
+    markdown_name,
+    markdown_text,
+    one_line,
+)
 
 __all__ = ["render_ab_markdown", "render_runs_markdown"]
 
@@ -93,15 +99,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
-        *("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows),
+        *("| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in rows),
     ]
-
-
-def _cell(text: str) -> str:
-    """A table cell a web page shows as written: a ``|`` and line breaks escaped (see
-    :func:`table_cell`), and a ``<`` that would start an HTML tag (a label ``<ui>``, an
-    agent's name) written ``\\<``, outside code spans (see :func:`markdown_text`)."""
-    return markdown_text(table_cell(text))
 
 
 def _metric_rows(
