@@ -54,22 +54,21 @@ def each_once(sessions: list[Session]) -> list[Session]:
     gemini = [s.file for s in sessions if s.agent == "gemini-cli" and s.file.endswith(".jsonl")]
     migrated = {*gemini, *(n for n in map(os.path.basename, gemini) if _GEMINI_NAME.fullmatch(n))}
     for session in sessions:
-        name = os.path.basename(session.file)
-        if session.agent == "gemini-cli":
-            if session.file + "l" in migrated or name + "l" in migrated:
-                continue  # read from the .jsonl its resume wrote
-            named = _GEMINI_NAME.fullmatch(name)
-        else:
-            named = _ID_NAME.fullmatch(name)
+        file = session.file
+        name = file[file.rfind(os.sep) + 1 :]  # its basename, without a call per session
+        gemini = session.agent == "gemini-cli"
+        if gemini and (file + "l" in migrated or name + "l" in migrated):
+            continue  # read from the .jsonl its resume wrote
         at = first.setdefault((session.agent, name), len(out))
-        if at == len(out) or not named:
+        # The name is matched only when it is met again (most never are).
+        if at == len(out) or not (_GEMINI_NAME if gemini else _ID_NAME).fullmatch(name):
             out.append(session)
             continue
         if _copy_rank(session) > _copy_rank(out[at]):
             kept, other = session, out[at]
         else:
             kept, other = out[at], session
-        if session.agent == "gemini-cli":
+        if gemini:
             _subagents_kept(kept, other)
         out[at] = kept
     return out

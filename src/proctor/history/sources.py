@@ -138,10 +138,11 @@ def agent_sessions(
             names = _sorted_names(
                 project_folder, folders=False, agent=agent, unreadable=unreadable, links=links
             )
+            within = project_folder + os.sep  # (a join per file cost more than the listing)
             for name in names:
                 if name.endswith(".jsonl") and not name.startswith("agent-"):
                     # (agent-*.jsonl: an older release's subagent file)
-                    path = os.path.join(project_folder, name)
+                    path = within + name
                     if name not in links or linked.first_file(path):
                         yield Session(agent, path)
     elif agent == "codex":
