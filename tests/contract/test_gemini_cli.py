@@ -178,6 +178,53 @@ def test_headless_plan_mode_keeps_the_workspace_read_only(
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]
 
 
+SHELL_AND_WRITE = {
+    "turns": [
+        {"tool": "run_shell_command", "input": {"command": "echo hi > shell.txt"}},
+        {"tool": "write_file", "input": {"file_path": "w.txt", "content": "x\n"}},
+        {"say": "Done."},
+    ]
+}
+LEFT_OUT = {
+    "default": {"run_shell_command", "write_file", "replace", "web_fetch", "activate_skill"},
+    "auto_edit": {"run_shell_command", "activate_skill"},
+    "plan": {"run_shell_command", "web_fetch", "activate_skill"},
+    "yolo": set(),
+}
+WRITE_STEP = {
+    "default": ("write", True, False),  # not found
+    "auto_edit": ("write", False, False),
+    "plan": ("write", False, True),  # offered, refused outside the plans folder
+    "yolo": ("write", False, False),
+}
+
+
+@pytest.mark.parametrize("approval", ["default", "auto_edit", "plan", "yolo"])
+def test_headless_approval_modes_leave_out_the_tools_that_would_ask(
+    run_cli: Callable[..., dict[str, Any]], approval: str
+) -> None:
+    """Headless, Gemini CLI offers the model no tool that would need a confirmation: a call
+    to one fails as not found (a denial only in plan mode, for a write outside its plans
+    folder); proctor warns before the run."""
+    require_cli(AGENT)
+    top = {"codingagents": {AGENT: {"permissionMode": approval}}}
+    out = run_cli(AGENT, SHELL_AND_WRITE, top=top)
+    requests = [
+        json.loads(x) for x in (out["dir"] / "model-requests.jsonl").read_text().splitlines()
+    ]
+    offered = [set(r["tools"]) for r in requests if isinstance(r["played"], dict)]
+    assert len(offered) == 3
+    everything = {"run_shell_command", "write_file", "replace", "web_fetch", "activate_skill"}
+    assert all(everything - tools == LEFT_OUT[approval] for tools in offered), offered
+    shell_step = ("shell", approval != "yolo", False)
+    assert tool_steps(out["events"]) == [shell_step, WRITE_STEP[approval]]
+    results = [e["output"] for e in out["events"] if e["type"] == "tool_result"]
+    if approval != "yolo":
+        assert results[0].startswith('Tool "run_shell_command" not found'), results[0]
+    warned = f"codingagents.{AGENT}: permissionMode '{approval}' runs Gemini CLI headless without"
+    assert (warned in out["err"]) == (approval != "yolo"), out["err"]
+
+
 def test_a_dotenv_above_the_scratch_folder_is_never_loaded(
     run_cli: Callable[..., dict[str, Any]], tmp_path: Any, monkeypatch: Any
 ) -> None:

@@ -65,6 +65,12 @@ class AgentAdapter(Generic[S]):
         sentence naming the fix; None when it can."""
         return None
 
+    def profile_warning(self, profile: AgentProfile, mode: Mode) -> str | None:
+        """What a profile setting the run may well mean takes from the agent in ``mode`` (a
+        tool its CLI then leaves out), as one sentence naming what to use instead; said before
+        the run, which goes ahead. None when nothing."""
+        return None
+
     # -- a session ----------------------------------------------------------------------------
 
     def prepare(self, ctx: LaunchContext) -> Launch[S]:

@@ -59,6 +59,7 @@ def command(
     from proctor.plan.checks import (
         check_out_outside_cases,
         preflight_problems,
+        profile_warnings,
         writable_problem,
     )
     from proctor.plan.resolve import load_run_plan
@@ -85,6 +86,8 @@ def command(
     # The agent CLIs, as run checks them before any trial: installed (where the profile's
     # binary, .agents or PATH has them), at the pinned version, with credentials to lend.
     problems.extend(preflight_problems(plan.trials))
+    for warning in profile_warnings(plan.trials):  # as run says them, before its first trial
+        click.echo(f"proctor: warning: {warning}", err=True)
     keys_said: list[str] = []
     keys_tried = False  # a provider warned about or refusing its key: something was checked
     if check_keys:

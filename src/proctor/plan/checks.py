@@ -97,15 +97,39 @@ def resolve_mode(rc: ResolvedCase, agent: str, profile: AgentProfile, cli: CliOv
     return mode
 
 
-def preflight(trials: Iterable[TrialSpec], dotenv_dir: Path | None = None) -> None:
+def preflight(
+    trials: Iterable[TrialSpec],
+    dotenv_dir: Path | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> None:
     """Every agent CLI the trials will run is installed, at the version its profile pins, and
     can authenticate when it talks to a real provider (a key or a login is there to lend it);
     one sentence per agent that cannot, naming the fix (a ConfigError, exit 2). ``dotenv_dir``:
     the folder whose ``.env`` the run reads for its roles (default the current one), named
-    when it holds a key the agent is not lent."""
+    when it holds a key the agent is not lent. ``warn`` is given :func:`profile_warnings`."""
+    trials = list(trials)
     problems = preflight_problems(trials, dotenv_dir)
     if problems:
         raise ConfigError("; ".join(problems))
+    if warn is not None:
+        for warning in profile_warnings(trials):
+            warn(warning)
+
+
+def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
+    """What the agents' profiles take from them in the trials' modes, though the user may mean
+    it (Gemini CLI headless with a ``permissionMode`` but ``yolo`` has no shell tool): one
+    sentence per agent profile and mode, naming it."""
+    said: dict[str, None] = {}
+    for spec in trials:
+        adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
+        try:
+            warning = adapter.profile_warning(spec.profile, spec.mode or adapter.default_mode)
+        except AgentError:
+            continue  # a setting the planner refuses, said there
+        if warning:
+            said[f"codingagents.{spec.agent}: {warning}"] = None
+    return list(said)
 
 
 def preflight_problems(trials: Iterable[TrialSpec], dotenv_dir: Path | None = None) -> list[str]:

@@ -484,7 +484,7 @@ def _resume(
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     if unfinished:
         if not agents_checked:
-            preflight(unfinished, request.key_folder())
+            preflight(unfinished, request.key_folder(), warn)
         if not keys_checked:
             check_keys(unfinished, request.key_folder(), warn)
     stop_left_behind(paths, list(plan.trials), manifest.run_id)

@@ -333,7 +333,7 @@ def run_plan(
     check_out_outside_cases(plan.out, plan.cases)
     check_writable(plan.out)
     if not request.agents_checked:
-        preflight(plan.trials, request.key_folder())
+        preflight(plan.trials, request.key_folder(), warn)
     if not request.keys_checked:
         check_keys(plan.trials, request.key_folder(), warn)
     # A run folder with its records, or none; and from the folder on, a stop is noted until

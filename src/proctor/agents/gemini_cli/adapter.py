@@ -6,9 +6,10 @@ update checks; the workspace is trusted through ``GEMINI_CLI_TRUST_WORKSPACE``. 
 ``--session-id`` and later turns resume it (``--resume``). How the TUI is read is in :mod:`.tui`.
 
 Permissions: the profile's ``permissionMode`` is an approval mode (``default``, ``auto_edit``,
-``plan`` or ``yolo``). Headless, unset means ``--yolo`` (no one could answer a confirmation);
-in the TUI, unset means ``default``, so confirmations are shown and answered by the case's
-policy.
+``plan`` or ``yolo``); unset means ``--yolo`` in both modes. In the TUI the other modes show
+confirmations, answered by the case's policy. Headless, Gemini CLI leaves out every tool that
+would need one (``HEADLESS_LEFT_OUT``): the model is not offered it, and a call to it fails as
+"not found"; proctor warns before such a run (:meth:`GeminiCli.profile_warning`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from proctor.agents.protocol import (
     HeadlessReport,
     Launch,
     LaunchContext,
+    Mode,
     Question,
     Terminal,
 )
@@ -67,6 +69,14 @@ HOOK_TOOLS = {
 """Tool names in hook matchers, Claude Code's → Gemini CLI 0.61's."""
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
 APPROVAL_ALIASES = {"autoedit": "auto_edit", "acceptedits": "auto_edit", "auto-edit": "auto_edit"}
+HEADLESS_LEFT_OUT = {
+    "default": ("run_shell_command", "write_file", "replace", "web_fetch"),
+    "auto_edit": ("run_shell_command",),
+    "plan": ("run_shell_command", "web_fetch"),
+}
+"""The main tools Gemini CLI 0.61 does not offer the model headless (``-p``) in each approval
+mode but ``yolo`` (``activate_skill`` and the background-process tools are left out too). In
+``plan`` mode ``write_file`` and ``replace`` are offered but refused outside its plans folder."""
 
 
 @dataclass
@@ -121,7 +131,8 @@ def said_turn_limit(events: Iterable[Any], reason: str = "") -> bool:
 def approval_args(mode: str | None) -> list[str]:
     """The approval flags for a profile's ``permissionMode``. Unset: ``yolo``, in both modes,
     as Claude Code and Codex run by default (no confirmation to answer); ``default`` asks
-    before each tool call as Gemini CLI itself does."""
+    before each tool call as Gemini CLI itself does (in the TUI; headless, the tools that
+    would ask are left out: ``HEADLESS_LEFT_OUT``)."""
     if not mode:
         return ["--yolo"]
     chosen = APPROVAL_ALIASES.get(mode.lower(), mode.lower())
@@ -180,6 +191,22 @@ class GeminiCli(RealCli[GeminiSession]):
     def check_profile(self, profile: AgentProfile) -> None:
         """A ``permissionMode`` must be a Gemini CLI approval mode (raises AgentError)."""
         approval_args(profile.permission_mode)
+
+    def profile_warning(self, profile: AgentProfile, mode: Mode) -> str | None:
+        """Headless, an approval mode but ``yolo`` leaves the shell tool out (and more)."""
+        args = approval_args(profile.permission_mode)
+        chosen = args[-1] if args[:1] == ["--approval-mode"] else "default" if not args else None
+        if mode != "headless" or chosen is None:
+            return None
+        *most, last = HEADLESS_LEFT_OUT[chosen]
+        tools = f"{', '.join(most)} or {last}" if most else last
+        return (
+            f"permissionMode '{profile.permission_mode}' runs Gemini CLI headless without "
+            f"{tools} (it does not offer the model a tool that "
+            "would need a confirmation; a call to one fails as not found), so the agent "
+            "cannot run commands or tests; use permissionMode 'yolo' (or none) headless, or "
+            "--mode interactive to answer its confirmations"
+        )
 
     def prepare(self, ctx: LaunchContext) -> Launch[GeminiSession]:
         binary = self.binary(ctx.profile)
