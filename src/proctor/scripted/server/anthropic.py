@@ -16,7 +16,18 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
-from proctor.scripted.server.shapes import ANY, OBJECT, SCHEMA, Array, Either, Obj
+from proctor.scripted.server.shapes import (
+    ANY,
+    BOOLEAN,
+    SCHEMA,
+    STRING,
+    Array,
+    Either,
+    Obj,
+    listed,
+    mapped,
+    typed,
+)
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -31,38 +42,46 @@ ERROR_TYPES = {
 
 def _turn(message: dict[str, Any]) -> Turn | None:
     role, content = message.get("role"), message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    blocks = [{"type": "text", "text": content}] if type(content) is str else listed(content)
     if role == "assistant":
         return Turn("assistant", calls=sum(1 for b in blocks if b.get("type") == "tool_use"))
     if role != "user":
+        typed(role, str)
         return None
     texts = [b for b in blocks if b.get("type") == "text"]
     return Turn("user", prompt=has_prompt(texts))
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
-    fmt = (body.get("output_config") or {}).get("format") or body.get("output_format")
-    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-        schema = fmt.get("schema")
-        return schema if isinstance(schema, dict) else {}
+    fmt = typed(mapped(body.get("output_config")).get("format"), dict) or typed(
+        body.get("output_format"), dict
+    )
+    if fmt and fmt.get("type") == "json_schema":
+        return mapped(fmt.get("schema"))
     return None
 
 
+def _tools(body: dict[str, Any]) -> dict[str, ToolSpec]:
+    tools: dict[str, ToolSpec] = {}
+    for tool in listed(body.get("tools")):
+        name = tool.get("name")
+        if type(name) is str:
+            params = mapped(mapped(tool.get("input_schema")).get("properties"))
+            tools[name] = ToolSpec(name, params=frozenset(params))
+        else:
+            typed(name, str)
+    return tools
+
+
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
-    messages: list[dict[str, Any]] = list(body.get("messages") or [])
-    tools = {
-        t["name"]: ToolSpec(
-            t["name"], params=frozenset((t.get("input_schema") or {}).get("properties") or {})
-        )
-        for t in body.get("tools") or []
-        if isinstance(t, dict) and isinstance(t.get("name"), str)
-    }
-    system = text_of(body.get("system"))
+    messages: list[dict[str, Any]] = listed(body.get("messages"))
+    tools = _tools(body)
+    system = text_of(typed(body.get("system"), str, list))
     texts = [system] + [text_of(m.get("content")) for m in messages if m.get("role") != "assistant"]
     return ModelRequest(
         dialect="anthropic",
-        model=str(body.get("model") or "scripted"),
-        stream=bool(body.get("stream")),
+        model=typed(body.get("model"), str) or "scripted",
+        stream=bool(typed(body.get("stream"), bool)),
         tools=tools,
         turns=merge_turns(t for t in map(_turn, messages) if t is not None),
         messages=len(messages),
@@ -154,10 +173,15 @@ def error(status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
+FORMAT = Obj("an output format object", schema=Obj("a JSON schema object"))
 BODY = Obj(
+    model=STRING,
+    stream=BOOLEAN,
+    system=Either("a string or a list of text blocks", {str: ANY, list: ANY}),
     messages=Array(
         Obj(
             "a message object",
+            role=STRING,
             content=Either(
                 "a string or a list of content blocks",
                 {str: ANY, list: Array(Obj("a content block object"), "a list of content blocks")},
@@ -165,8 +189,9 @@ BODY = Obj(
         ),
         "a list of messages",
     ),
-    tools=Array(Obj("a tool object", input_schema=SCHEMA), "a list of tools"),
-    output_config=OBJECT,
+    tools=Array(Obj("a tool object", name=STRING, input_schema=SCHEMA), "a list of tools"),
+    output_config=Obj(format=FORMAT),
+    output_format=FORMAT,
 )
 """The fields :func:`parse` reads, to name a wrong one in a 400."""
 

@@ -17,7 +17,7 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
-from proctor.scripted.server.shapes import OBJECT, SCHEMA, STRING, Array, Obj
+from proctor.scripted.server.shapes import OBJECT, SCHEMA, STRING, Array, Obj, listed, mapped, typed
 
 STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -30,26 +30,38 @@ STATUS_NAMES = {
 }
 
 
+def _part_list(content: dict[str, Any]) -> list[dict[str, Any]]:
+    """A content's parts, each a JSON object (TypeError when one is not)."""
+    parts = listed(content.get("parts"))
+    for part in parts:
+        if type(part) is not dict:
+            raise TypeError(f"a part is not an object: {part!r}")
+    return parts
+
+
 def _turn(content: dict[str, Any]) -> Turn:
-    parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
-    if content.get("role") == "model":
+    parts, role = _part_list(content), content.get("role")
+    if role == "model":
         return Turn("assistant", calls=sum(1 for p in parts if "functionCall" in p))
+    typed(role, str)
     texts = [p for p in parts if isinstance(p.get("text"), str) and not p.get("thought")]
     return Turn("user", prompt=has_prompt(texts))
 
 
 def _tools(body: dict[str, Any]) -> dict[str, ToolSpec]:
     tools: dict[str, ToolSpec] = {}
-    for group in body.get("tools") or []:
-        for decl in group.get("functionDeclarations") or []:
-            schema = decl.get("parametersJsonSchema") or decl.get("parameters") or {}
-            params = frozenset(schema.get("properties") or {})
-            tools[decl["name"]] = ToolSpec(decl["name"], params=params)
+    for group in listed(body.get("tools")):
+        for decl in listed(group.get("functionDeclarations")):
+            name = decl["name"]
+            if type(name) is not str:
+                raise TypeError(f"a function name is not a string: {name!r}")
+            schema = mapped(decl.get("parametersJsonSchema")) or mapped(decl.get("parameters"))
+            tools[name] = ToolSpec(name, params=frozenset(mapped(schema.get("properties"))))
     return tools
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
-    config = body.get("generationConfig") or {}
+    config = mapped(body.get("generationConfig"))
     schema = config.get("responseJsonSchema") or config.get("responseSchema")
     if isinstance(schema, dict):
         return schema
@@ -57,8 +69,8 @@ def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
-    contents: list[dict[str, Any]] = list(body.get("contents") or [])
-    system = text_of((body.get("systemInstruction") or {}).get("parts"))
+    contents: list[dict[str, Any]] = listed(body.get("contents"))
+    system = text_of(_part_list(mapped(body.get("systemInstruction"))))
     texts = [system] + [text_of(c.get("parts")) for c in contents if c.get("role") != "model"]
     return ModelRequest(
         dialect="gemini",
@@ -74,8 +86,8 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
         results=tuple(
             _response_text(part["functionResponse"])
             for c in contents
-            for part in c.get("parts") or []
-            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+            for part in listed(c.get("parts"))
+            if isinstance(part.get("functionResponse"), dict)
         ),
     )
 
@@ -131,7 +143,7 @@ def error(status: int, message: str) -> dict[str, Any]:
     return {"error": {"code": status, "message": message, "status": name}}
 
 
-CONTENT = Obj("a content object", parts=Array(Obj("a part object"), "a list of parts"))
+CONTENT = Obj("a content object", role=STRING, parts=Array(Obj("a part object"), "a list of parts"))
 DECLARATION = Obj(
     "a function declaration object",
     required=("name",),

@@ -25,7 +25,18 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
-from proctor.scripted.server.shapes import ANY, OBJECT, SCHEMA, STRING, Array, Either, Obj
+from proctor.scripted.server.shapes import (
+    ANY,
+    BOOLEAN,
+    SCHEMA,
+    STRING,
+    Array,
+    Either,
+    Obj,
+    listed,
+    mapped,
+    typed,
+)
 
 CALL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call"}
 OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
@@ -37,12 +48,22 @@ def _turn(item: dict[str, Any]) -> Turn | None:
         return Turn("assistant", calls=1)
     if kind == "tool_search_call":
         return Turn("assistant", searches=1)
-    if kind in OUTPUT_ITEMS or kind == "tool_search_output":
+    if kind in OUTPUT_ITEMS:
+        typed(item.get("output"), str, list)
         return Turn("user")
-    if kind == "reasoning" or (kind == "message" and item.get("role") == "assistant"):
+    if kind == "tool_search_output":
+        return Turn("user")
+    if kind == "reasoning":
         return Turn("assistant")
-    if kind == "message" and item.get("role") == "user":
-        return Turn("user", prompt=has_prompt(item.get("content")))
+    if kind == "message":
+        role, content = item.get("role"), typed(item.get("content"), str, list)
+        if role == "assistant":
+            return Turn("assistant")
+        if role == "user":
+            return Turn("user", prompt=has_prompt(content))
+        typed(role, str)
+        return None
+    typed(kind, str)
     return None
 
 
@@ -53,9 +74,11 @@ def _tool(tool: dict[str, Any]) -> ToolSpec | None:
     if kind == "tool_search":
         return ToolSpec("tool_search", kind="tool_search")
     name = tool.get("name")
-    if not isinstance(name, str) or kind not in ("function", "custom"):
+    if type(name) is not str or kind not in ("function", "custom"):
+        typed(kind, str)
+        typed(name, str)
         return None
-    params = frozenset((tool.get("parameters") or {}).get("properties") or {})
+    params = frozenset(mapped(mapped(tool.get("parameters")).get("properties")))
     return ToolSpec(name, kind="custom" if kind == "custom" else "function", params=params)
 
 
@@ -66,7 +89,7 @@ def _namespaced(tools: list[dict[str, Any]]) -> dict[str, ToolSpec]:
     for entry in tools:
         if entry.get("type") != "namespace" or not isinstance(entry.get("name"), str):
             continue
-        for tool in entry.get("tools") or []:
+        for tool in listed(entry.get("tools")):
             spec = _tool(tool)
             if spec is not None:
                 full = f"{entry['name']}__{spec.name}"
@@ -75,24 +98,24 @@ def _namespaced(tools: list[dict[str, Any]]) -> dict[str, ToolSpec]:
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
-    fmt = (body.get("text") or {}).get("format") or {}
+    fmt = mapped(mapped(body.get("text")).get("format"))
     if fmt.get("type") == "json_schema":
-        return fmt.get("schema") if isinstance(fmt.get("schema"), dict) else {}
+        return mapped(fmt.get("schema"))
     return {} if fmt.get("type") == "json_object" else None
 
 
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
-    raw = body.get("input") or []
+    raw = body.get("input")
     items: list[dict[str, Any]] = (
-        [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+        ([{"role": "user", "content": raw}] if raw else []) if type(raw) is str else listed(raw)
     )
-    offered = list(body.get("tools") or [])
+    offered = listed(body.get("tools"))
     for item in items:
-        if item.get("type") == "tool_search_output" and isinstance(item.get("tools"), list):
-            offered += item["tools"]  # deferred tools a search brought: callable from now on
+        if item.get("type") == "tool_search_output" and item.get("tools") is not None:
+            offered = offered + listed(item["tools"])  # deferred tools a search brought
     tools = {spec.name: spec for spec in map(_tool, offered) if spec is not None}
     tools.update(_namespaced(offered))
-    system = text_of(body.get("instructions"))
+    system = text_of(typed(body.get("instructions"), str, list))
     texts = [system] + [
         text_of(i.get("content"))
         for i in items
@@ -100,8 +123,8 @@ def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
     ]
     return ModelRequest(
         dialect="openai-responses",
-        model=str(body.get("model") or "scripted"),
-        stream=bool(body.get("stream")),
+        model=typed(body.get("model"), str) or "scripted",
+        stream=bool(typed(body.get("stream"), bool)),
         tools=tools,
         turns=merge_turns(t for t in map(_turn, items) if t is not None),
         messages=len(items),
@@ -245,15 +268,24 @@ def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
 TOOL = Obj(
     "a tool object",
     type=STRING,
+    name=STRING,
     parameters=SCHEMA,
-    tools=Array(Obj("a tool object", type=STRING, parameters=SCHEMA), "a list of tools"),
+    tools=Array(
+        Obj("a tool object", type=STRING, name=STRING, parameters=SCHEMA), "a list of tools"
+    ),
 )
 TOOLS = Array(TOOL, "a list of tools")
-ITEMS = Array(Obj("an input item object", type=STRING, tools=TOOLS), "a list of input items")
+TEXT = Either("a string or a list of content parts", {str: ANY, list: ANY})
+ITEM = Obj("an input item object", type=STRING, role=STRING, content=TEXT, output=TEXT, tools=TOOLS)
 BODY = Obj(
-    input=Either("a string or a list of input items", {str: ANY, list: ITEMS}),
+    model=STRING,
+    stream=BOOLEAN,
+    instructions=Either("a string or a list of input items", {str: ANY, list: ANY}),
+    input=Either(
+        "a string or a list of input items", {str: ANY, list: Array(ITEM, "a list of input items")}
+    ),
     tools=TOOLS,
-    text=Obj(format=OBJECT),
+    text=Obj(format=Obj("a format object", schema=Obj("a JSON schema object"))),
 )
 """The fields :func:`parse` reads, to name a wrong one in a 400."""
 

@@ -1,10 +1,12 @@
 """Why a request body could not be read: the first field whose JSON type is wrong.
 
-The dialects parse bodies without checking types, which keeps the normal path fast. Only when
-a parse fails does the handler walk the body against its dialect's :data:`Shape` to name the
-field and what it should be (``messages[0].content: expected a string or a list of content
-blocks, got 5``). A shape checks only the fields its dialect reads; a field that is absent or
-null is left alone, as the dialects treat it as missing.
+The dialects parse bodies with no more than a type test per field they read (:func:`listed`,
+:func:`mapped`, :func:`typed`), which keeps the normal path fast: a wrong type makes the parse
+fail, even one Python would take as empty (``"messages": 0``). Only when a parse fails does
+the handler walk the body against its dialect's :data:`Shape` to name the field and what it
+should be (``messages[0].content: expected a string or a list of content blocks, got 5``). A
+shape checks only the fields its dialect reads; a field that is absent or null is left alone,
+as the dialects treat it as missing.
 """
 
 from __future__ import annotations
@@ -101,9 +103,37 @@ class Either(Shape):
 
 ANY = Anything("anything")
 STRING = Scalar("a string", str)
+BOOLEAN = Scalar("true or false", bool)
 OBJECT = Obj()
 SCHEMA = Obj("a JSON schema object", properties=Obj("an object of properties"))
 """A tool's parameter schema: only its ``properties`` are read (their names)."""
+
+
+def listed(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, ``[]`` when it is absent (None); any other value
+    raises TypeError (the handler then names the field from the dialect's shape)."""
+    if type(value) is list:
+        return value
+    if value is None:
+        return []
+    raise TypeError(f"expected a list, got {show(value)}")
+
+
+def mapped(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, ``{}`` when it is absent (None); any other value
+    raises TypeError."""
+    if type(value) is dict:
+        return value
+    if value is None:
+        return {}
+    raise TypeError(f"expected an object, got {show(value)}")
+
+
+def typed(value: Any, *types: type) -> Any:
+    """``value`` when it is absent (None) or of one of ``types``; else TypeError."""
+    if value is None or type(value) in types:
+        return value
+    raise TypeError(f"expected {' or '.join(t.__name__ for t in types)}, got {show(value)}")
 
 
 def show(value: Any) -> str:
