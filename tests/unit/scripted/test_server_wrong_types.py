@@ -1,6 +1,7 @@
 """A field of the wrong type that Python would take as empty or skip (``"messages": 0``,
 ``"tools": {}``, a tool named 5) gets a 400 naming the field, in the dialect's own error shape,
-as the providers refuse it; before, the server answered as if the field were absent."""
+as the providers refuse it; before, the server answered as if the field were absent. Chat
+Completions (proctor's own roles, opencode) is held to the same."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from proctor.scripted.server import ScriptedModelServer
 
-ANTHROPIC, RESPONSES = "/v1/messages", "/v1/responses"
+ANTHROPIC, RESPONSES, CHAT = "/v1/messages", "/v1/responses", "/v1/chat/completions"
 GEMINI = "/v1beta/models/g:generateContent"
 HI_MESSAGES = {"messages": [{"role": "user", "content": "hi"}]}
 HI_INPUT = {"input": "hi"}
@@ -135,6 +136,43 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (RESPONSES, {**HI_INPUT, "model": 5}, "model: expected a string, got 5"),
     (RESPONSES, {**HI_INPUT, "text": 0}, "text: expected an object, got 0"),
     (RESPONSES, {**HI_INPUT, "text": {"format": 0}}, "text.format: expected a format object"),
+    (CHAT, {"messages": 0}, "messages: expected a list of messages, got 0"),
+    (CHAT, {"messages": {}}, "messages: expected a list of messages, got {}"),
+    (
+        CHAT,
+        {"messages": [{"role": "user", "content": 5}]},
+        "messages[0].content: expected a string or a list of content parts, got 5",
+    ),
+    (CHAT, {"messages": [{"role": 5}]}, "messages[0].role: expected a string, got 5"),
+    (
+        CHAT,
+        {"messages": [{"role": "assistant", "tool_calls": {}}]},
+        "messages[0].tool_calls: expected a list of tool calls, got {}",
+    ),
+    (CHAT, {"messages": [], "tools": {}}, "tools: expected a list of tools, got {}"),
+    (
+        CHAT,
+        {"messages": [], "tools": [{"type": "function", "function": 0}]},
+        "tools[0].function: expected a function object, got 0",
+    ),
+    (
+        CHAT,
+        {"messages": [], "tools": [{"type": "function", "function": {"name": 5}}]},
+        "tools[0].function.name: expected a string, got 5",
+    ),
+    (
+        CHAT,
+        {"messages": [], "tools": [{"function": {"name": "t", "parameters": 0}}]},
+        "tools[0].function.parameters: expected a JSON schema object, got 0",
+    ),
+    (CHAT, {"messages": [], "stream": "no"}, 'stream: expected true or false, got "no"'),
+    (CHAT, {"messages": [], "model": 5}, "model: expected a string, got 5"),
+    (CHAT, {"messages": [], "response_format": 0}, "response_format: expected an object, got 0"),
+    (
+        CHAT,
+        {"messages": [], "response_format": {"type": "json_schema", "json_schema": 0}},
+        "response_format.json_schema: expected an object, got 0",
+    ),
     (GEMINI, {"contents": 0}, "contents: expected a list of contents, got 0"),
     (GEMINI, {"contents": False}, "contents: expected a list of contents, got false"),
     (GEMINI, {"contents": ""}, 'contents: expected a list of contents, got ""'),
@@ -229,6 +267,7 @@ def test_a_wrong_type_taken_as_empty_is_refused_by_name(
         (ANTHROPIC, {"messages": None, "tools": None, "system": None, "output_config": None}),
         (RESPONSES, {"input": "", "tools": [], "instructions": "", "text": {"format": None}}),
         (GEMINI, {"contents": [], "tools": [], "systemInstruction": {"parts": []}}),
+        (CHAT, {"messages": [{"role": "assistant", "content": None, "tool_calls": None}]}),
     ],
 )
 def test_empty_and_null_fields_are_still_served(

@@ -25,48 +25,60 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
-from proctor.scripted.server.shapes import ANY, OBJECT, SCHEMA, Array, Obj
+from proctor.scripted.server.shapes import (
+    ANY,
+    BOOLEAN,
+    SCHEMA,
+    STRING,
+    Array,
+    Either,
+    Obj,
+    listed,
+    mapped,
+    typed,
+)
 
 
 def _turn(message: dict[str, Any]) -> Turn | None:
-    role = message.get("role")
+    role, content = message.get("role"), typed(message.get("content"), str, list)
     if role == "assistant":
-        return Turn("assistant", calls=len(message.get("tool_calls") or []))
+        return Turn("assistant", calls=len(listed(message.get("tool_calls"))))
     if role == "tool":
         return Turn("user")
     if role == "user":
-        return Turn("user", prompt=has_prompt(message.get("content")))
+        return Turn("user", prompt=has_prompt(content))
+    typed(role, str)
     return None
 
 
 def _tool(tool: dict[str, Any]) -> ToolSpec | None:
-    spec = tool.get("function") or tool.get("custom") or {}
+    spec = mapped(tool.get("function")) or mapped(tool.get("custom"))
     name = spec.get("name")
-    if not isinstance(name, str):
+    if type(name) is not str:
+        typed(name, str)
         return None
-    params = frozenset((spec.get("parameters") or {}).get("properties") or {})
+    params = frozenset(mapped(mapped(spec.get("parameters")).get("properties")))
     return ToolSpec(name, params=params or (frozenset({"input"}) if "custom" in tool else params))
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
-    fmt = body.get("response_format") or {}
+    fmt = mapped(body.get("response_format"))
     if fmt.get("type") == "json_schema":
-        schema = (fmt.get("json_schema") or {}).get("schema")
-        return schema if isinstance(schema, dict) else {}
+        return mapped(mapped(fmt.get("json_schema")).get("schema"))
     return {} if fmt.get("type") == "json_object" else None
 
 
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
-    messages: list[dict[str, Any]] = list(body.get("messages") or [])
-    tools = {spec.name: spec for spec in map(_tool, body.get("tools") or []) if spec is not None}
+    messages: list[dict[str, Any]] = listed(body.get("messages"))
+    tools = {spec.name: spec for spec in map(_tool, listed(body.get("tools"))) if spec is not None}
     system = "\n".join(
         text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer")
     )
     texts = [text_of(m.get("content")) for m in messages if m.get("role") != "assistant"]
     return ModelRequest(
         dialect="openai-chat",
-        model=str(body.get("model") or "scripted"),
-        stream=bool(body.get("stream")),
+        model=typed(body.get("model"), str) or "scripted",
+        stream=bool(typed(body.get("stream"), bool)),
         tools=tools,
         turns=merge_turns(t for t in map(_turn, messages) if t is not None),
         messages=len(messages),
@@ -148,19 +160,28 @@ def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
 
 
 BODY = Obj(
+    model=STRING,
+    stream=BOOLEAN,
     messages=Array(
-        Obj("a message object", tool_calls=Array(ANY, "a list of tool calls")),
+        Obj(
+            "a message object",
+            role=STRING,
+            content=Either("a string or a list of content parts", {str: ANY, list: ANY}),
+            tool_calls=Array(ANY, "a list of tool calls"),
+        ),
         "a list of messages",
     ),
     tools=Array(
         Obj(
             "a tool object",
-            function=Obj("a function object", parameters=SCHEMA),
-            custom=Obj("a custom tool object", parameters=SCHEMA),
+            function=Obj("a function object", name=STRING, parameters=SCHEMA),
+            custom=Obj("a custom tool object", name=STRING, parameters=SCHEMA),
         ),
         "a list of tools",
     ),
-    response_format=Obj(json_schema=OBJECT),
+    response_format=Obj(
+        "an object", json_schema=Obj("an object", schema=Obj("a JSON schema object"))
+    ),
 )
 """The fields :func:`parse` reads, to name a wrong one in a 400."""
 
