@@ -126,9 +126,14 @@ def test_a_results_folder_deleted_under_the_viewer_is_said_gone_until_it_is_back
             # 200, not 404: the Runs page goes on following the folder.
             assert status == 200 and gone in body and "in this folder yet" not in body, path
             assert "run-a" not in body
+        # The API tells it from a folder with no run yet (``[]``): a 404 naming the folder.
+        status, body = raw_get(base, "/api/runs")
+        assert (status, json.loads(body)) == (404, {"error": gone})
         write_run(results, "run-b", trials=1, cases=1)
         time.sleep(1.1)
         for path in ("/", "/fragments/runs"):
             status, body = raw_get(base, path)
             assert status == 200 and "run-b" in body and gone not in body, path
+        status, body = raw_get(base, "/api/runs")
+        assert status == 200 and [r["run"] for r in json.loads(body)] == ["run-b"]
         assert (results / INDEX_FILE).is_file()  # the index is kept in the folder again

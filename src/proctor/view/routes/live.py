@@ -32,9 +32,17 @@ def run_fragment(request: Request) -> Response:
 
 
 def runs_json(request: Request) -> Response:
-    """Every run's progress: trials on disk, planned, passes over scored, still running."""
+    """Every run's progress: trials on disk, planned, passes over scored, still running.
+
+    A results folder deleted (or moved) under the viewer is a 404 naming it, not an empty
+    list: a script tells it from a folder with no run yet. Once it is back, the list is."""
     index: ResultsIndex = request.app.state.index
     index.refresh()
+    if index.root_gone:
+        return MaskedJSONResponse(
+            {"error": f"the results folder {index.root} is gone (deleted or moved)"},
+            status_code=404,
+        )
     return MaskedJSONResponse(
         [
             {
