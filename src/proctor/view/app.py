@@ -9,11 +9,15 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from proctor.view.index import ResultsIndex
 from proctor.view.routes import ROUTES
 from proctor.view.settings import ViewSettings
+from proctor.view.templating import MaskedJSONResponse
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -46,8 +50,13 @@ class SecurityHeaders:
             return
         host = dict(scope.get("headers", [])).get(b"host", b"")
         if self.hosts and host not in self.hosts:
-            await send({"type": "http.response.start", "status": 421, "headers": _HEADERS})
-            await send({"type": "http.response.body", "body": b"unknown host"})
+            if is_api(scope.get("path", "")):
+                kind, body = b"application/json", b'{"error":"unknown host"}'
+            else:
+                kind, body = b"text/plain; charset=utf-8", b"unknown host"
+            headers = [(b"content-type", kind), *_HEADERS]
+            await send({"type": "http.response.start", "status": 421, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
             return
 
         async def send_with_headers(message: Message) -> None:
@@ -56,6 +65,42 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def is_api(path: str) -> bool:
+    """Whether ``path`` is one of the JSON API's (``/api/…``): its errors are JSON too."""
+    return path == "/api" or path.startswith("/api/")
+
+
+def http_error(request: Request, exc: Exception) -> Response:
+    """A 404 (no such route) or 405 (a method the route does not take, ``Allow`` naming those
+    it does): ``{"error": …}`` under ``/api/``, as the API's own errors; Starlette's plain text
+    elsewhere."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path
+    if exc.status_code in {204, 304}:
+        return Response(status_code=exc.status_code, headers=exc.headers)
+    if not is_api(path):
+        return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
+    headers = dict(exc.headers or {})
+    if "Allow" in headers:  # in a steady order (Starlette's comes from a set)
+        headers["Allow"] = ", ".join(sorted(headers["Allow"].split(", ")))
+    if exc.status_code == 404:
+        message = f"no API endpoint {path}"
+    elif exc.status_code == 405 and "Allow" in headers:
+        message = f"{request.method} is not allowed on {path} (allowed: {headers['Allow']})"
+    else:
+        message = exc.detail
+    return MaskedJSONResponse({"error": message}, status_code=exc.status_code, headers=headers)
+
+
+def server_error(request: Request, exc: Exception) -> Response:
+    """An unexpected failure: one JSON sentence under ``/api/``, plain text elsewhere, never
+    a traceback (that goes to the viewer's standard error)."""
+    if is_api(request.url.path):
+        message = "the viewer failed to answer this request (its standard error says why)"
+        return MaskedJSONResponse({"error": message}, status_code=500)
+    return PlainTextResponse("Internal Server Error", status_code=500)
 
 
 class ViewerApp(Starlette):
@@ -76,7 +121,9 @@ def build_app(settings: ViewSettings, index: ResultsIndex | None = None) -> Star
     register_user_keys(settings.source)
     index = index or ResultsIndex(settings.results, only=settings.only)
     index.refresh(force=True)
-    app = ViewerApp(routes=ROUTES)
+    app = ViewerApp(
+        routes=ROUTES, exception_handlers={HTTPException: http_error, Exception: server_error}
+    )
     app.hosts = tuple(urlsplit(origin).netloc for origin in settings.origins)
     app.state.settings = settings
     app.state.index = index

@@ -1,0 +1,147 @@
+"""The viewer's JSON API (``/api/…``) as a script calls it: every error is ``{"error": …}`` as
+JSON with a fitting status, whatever the path, method, host or body; never Starlette's plain
+text, never a traceback."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from starlette.testclient import TestClient
+
+from proctor.view.synthetic import write_run
+from tests.conftest import viewer, write_case
+
+
+def _ask(
+    base: str, method: str, path: str, body: bytes | None = None, **headers: str
+) -> tuple[int, dict[str, str], bytes]:
+    """One request with the path sent exactly as written."""
+    url = urlparse(base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        conn.putrequest(method, path, skip_host="Host" in headers, skip_accept_encoding=True)
+        for name, value in headers.items():
+            conn.putheader(name, value)
+        if body is not None:
+            conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        response = conn.getresponse()
+        answer = response.read()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, answer
+    finally:
+        conn.close()
+
+
+def _error(answer: tuple[int, dict[str, str], bytes], status: int, method: str = "GET") -> str:
+    code, headers, body = answer
+    assert code == status, (code, body[:200])
+    assert headers["content-type"] == "application/json", headers
+    if method == "HEAD":
+        return ""
+    error = json.loads(body)["error"]
+    assert isinstance(error, str) and error
+    return error
+
+
+def test_a_path_or_method_the_api_lacks_is_a_json_error(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=1, cases=1)
+    with viewer(results) as base:
+        for method, path in (
+            ("GET", "/api"),
+            ("GET", "/api/nothing"),
+            ("HEAD", "/api/nothing"),
+            ("GET", "/api/runs/run-a"),
+            ("GET", "/api/batches/..%2f..%2fetc%2fpasswd"),
+            ("GET", "/api/batches/../../etc/passwd"),
+            ("GET", "/api/batches/a/b"),
+        ):
+            error = _error(_ask(base, method, path), 404, method)
+            assert "passwd" not in error or error.startswith("no API endpoint"), error
+        assert _error(_ask(base, "GET", "/api/batches/nope"), 404) == "no such batch"
+        for method, path, allowed in (
+            ("OPTIONS", "/api/runs", "GET, HEAD"),
+            ("POST", "/api/runs", "GET, HEAD"),
+            ("DELETE", "/api/runs", "GET, HEAD"),
+            ("OPTIONS", "/api/batches", "POST"),
+            ("GET", "/api/batches", "POST"),
+            ("HEAD", "/api/batches", "POST"),
+            ("PUT", "/api/batches/abc", "GET, HEAD"),
+        ):
+            answer = _ask(base, method, path)
+            error = _error(answer, 405, method)
+            assert answer[1]["allow"] == allowed
+            if method != "HEAD":
+                assert error == f"{method} is not allowed on {path} (allowed: {allowed})"
+        head = _ask(base, "HEAD", "/api/runs")
+        assert head[0] == 200 and head[1]["content-type"] == "application/json"
+        assert _error(_ask(base, "GET", "/api/runs", Host="localhost:1"), 421) == "unknown host"
+        # Pages keep their plain-text answers.
+        status, headers, body = _ask(base, "GET", "/nothing")
+        assert status == 404 and headers["content-type"].startswith("text/plain")
+        status, headers, body = _ask(base, "GET", "/", Host="localhost:1")
+        assert (status, body) == (421, b"unknown host")
+        assert headers["content-type"].startswith("text/plain")
+
+
+_NOT_AN_OBJECT = "expected a JSON object with 'suite' (a string) and 'cases' (a list)"
+_BAD_BODIES = [
+    (b"not json", "the request body is not JSON"),
+    (b"\xff\xfe\x00", "the request body is not JSON"),
+    (b"[" * 100_000, "the request body is not JSON"),
+    (b"", _NOT_AN_OBJECT),
+    (b"[1, 2]", _NOT_AN_OBJECT),
+    (b'{"suite": 3}', _NOT_AN_OBJECT),
+    (b'{"suite": "suite", "cases": null}', _NOT_AN_OBJECT),
+    (b'{"suite": "suite", "cases": "fix"}', _NOT_AN_OBJECT),
+    (b'{"suite": "suite", "cases": [1]}', "'cases' must list case names"),
+    (b'{"suite": "../suite"}', "no case suite named '../suite' in the project"),
+    (b'{"suite": "suite", "cases": ["../fix"]}', "suite suite has no case '../fix'"),
+]
+
+
+def test_a_bad_batch_body_is_a_json_400_and_starts_nothing(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    write_case(tmp_path / "project" / "suite", "fix")
+    with viewer(results, "--source", str(tmp_path / "project")) as base:
+        page = _ask(base, "GET", "/playground")[2].decode()
+        token = re.search(r'name="proctor-token" content="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+        for body, message in _BAD_BODIES:
+            answer = _ask(
+                base, "POST", "/api/batches", body, Origin=base, **{"X-Proctor-Token": token}
+            )
+            assert _error(answer, 400) == message, body[:40]
+        assert "none yet" in _ask(base, "GET", "/playground")[2].decode()  # no batch started
+        status, _, body = _ask(base, "GET", "/api/runs")
+        assert (status, json.loads(body)) == (200, [])  # a folder with no run yet
+
+
+def test_an_unexpected_failure_is_a_json_500_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.view import ViewSettings, build_app
+    from proctor.view.routes import live
+
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=1, cases=1)
+
+    def broken(*_: object) -> list[object]:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(live, "summaries", broken)
+    app = build_app(ViewSettings(results=results))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/api/runs")
+        page = client.get("/fragments/runs")
+    assert answer.status_code == 500 and answer.headers["content-type"] == "application/json"
+    assert answer.json() == {
+        "error": "the viewer failed to answer this request (its standard error says why)"
+    }
+    assert page.status_code == 500 and "secret internals" not in page.text
+    assert answer.headers["x-content-type-options"] == "nosniff"  # the headers stay
