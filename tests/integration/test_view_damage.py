@@ -137,3 +137,28 @@ def test_a_results_folder_deleted_under_the_viewer_is_said_gone_until_it_is_back
         status, body = raw_get(base, "/api/runs")
         assert status == 200 and [r["run"] for r in json.loads(body)] == ["run-b"]
         assert (results / INDEX_FILE).is_file()  # the index is kept in the folder again
+
+
+def test_the_run_folder_of_a_viewer_of_one_run_deleted_under_it_is_said_gone(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=1, cases=1)
+    moved = tmp_path / "moved"
+    gone = f"the run folder {results / 'run-a'} is gone (deleted or moved)"
+    with viewer(results / "run-a") as base:
+        assert [r["run"] for r in json.loads(raw_get(base, "/api/runs")[1])] == ["run-a"]
+        (results / "run-a").rename(moved)
+        time.sleep(1.1)  # (the index is refreshed at most once a second)
+        # Not a run of no trial: the API says the folder is gone, and so does the Runs page.
+        status, body = raw_get(base, "/api/runs")
+        assert (status, json.loads(body)) == (404, {"error": gone})
+        status, body = raw_get(base, "/")
+        assert status == 200 and f"{gone}: its run shows here again" in body
+        assert 'data-run="run-a"' not in body
+        assert raw_get(base, "/runs/run-a")[0] == 404
+        moved.rename(results / "run-a")
+        time.sleep(1.1)
+        status, body = raw_get(base, "/api/runs")
+        assert status == 200 and [r["trials"] for r in json.loads(body)] == [1]
+        assert gone not in raw_get(base, "/")[1]

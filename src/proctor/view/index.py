@@ -59,6 +59,9 @@ class ResultsIndex:
         self.root_gone = False
         """Whether the results folder was not there at the last refresh (deleted or moved
         under the viewer): its runs are dropped, and read again when it is back."""
+        self.gone: str | None = None
+        """What the viewer shows and was not there at the last refresh, as a sentence: the
+        results folder, or the run folder of a viewer of one run (its run is then dropped)."""
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -143,7 +146,8 @@ class ResultsIndex:
         """The run folders of the results directory (a folder holding ``run.json`` or
         ``trials/``), or the one run when the index is of a single run."""
         if self.only is not None:
-            return [self.root / self.only]
+            run = self.root / self.only
+            return [run] if _is_dir(run) else []  # a run folder deleted is no run
         try:
             entries = list(self.root.iterdir())
         except OSError:
@@ -164,6 +168,13 @@ class ResultsIndex:
                 return 0
             self._last_refresh = now
             self.root_gone = not _is_dir(self.root)
+            shown = self.root if self.only is None else self.root / self.only
+            kind = "results" if self.only is None else "run"
+            self.gone = (
+                f"the {kind} folder {shown} is gone (deleted or moved)"
+                if self.root_gone or not _is_dir(shown)
+                else None
+            )
             if not self.root_gone and _file_id(self.db_path) != self._db_file:
                 self._reopen()  # the folder is back (its index went with it), or made anew
             stored = {

@@ -18,9 +18,8 @@ def runs_fragment(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     index.refresh()
     chosen = chosen_filters(request, (*FILTERS, "q"))
-    gone = index.root if index.root_gone else None
     return render(
-        request, "_runs_table.html", runs=summaries(index, chosen), chosen=chosen, gone=gone
+        request, "_runs_table.html", runs=summaries(index, chosen), chosen=chosen, gone=index.gone
     )
 
 
@@ -34,15 +33,13 @@ def run_fragment(request: Request) -> Response:
 def runs_json(request: Request) -> Response:
     """Every run's progress: trials on disk, planned, passes over scored, still running.
 
-    A results folder deleted (or moved) under the viewer is a 404 naming it, not an empty
-    list: a script tells it from a folder with no run yet. Once it is back, the list is."""
+    A results folder (or the one run's folder) deleted or moved under the viewer is a 404
+    naming it, not an empty list: a script tells it from a folder with no run yet. Once it is
+    back, the list is."""
     index: ResultsIndex = request.app.state.index
     index.refresh()
-    if index.root_gone:
-        return MaskedJSONResponse(
-            {"error": f"the results folder {index.root} is gone (deleted or moved)"},
-            status_code=404,
-        )
+    if index.gone:
+        return MaskedJSONResponse({"error": index.gone}, status_code=404)
     return MaskedJSONResponse(
         [
             {

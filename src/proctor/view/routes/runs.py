@@ -159,7 +159,7 @@ def runs_page(request: Request) -> Response:
         query=urlencode(chosen),
         facets=facets(index),
         chosen=chosen,
-        gone=index.root if index.root_gone else None,
+        gone=index.gone,
     )
 
 
