@@ -145,3 +145,15 @@ def test_an_unexpected_failure_is_a_json_500_without_a_traceback(
     }
     assert page.status_code == 500 and "secret internals" not in page.text
     assert answer.headers["x-content-type-options"] == "nosniff"  # the headers stay
+
+
+def test_a_batch_asked_of_a_viewer_without_a_project_says_so(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    with viewer(results) as base:
+        page = _ask(base, "GET", "/playground")[2].decode()
+        token = re.search(r'name="proctor-token" content="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+        body = b'{"suite": "suite", "cases": []}'
+        answer = _ask(base, "POST", "/api/batches", body, Origin=base, **{"X-Proctor-Token": token})
+        error = "the viewer was started without --source: it has no case suite to run"
+        assert _error(answer, 400) == error

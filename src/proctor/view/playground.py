@@ -199,6 +199,10 @@ class Playground:
     def start(self, suite_name: str, cases: list[str]) -> dict[str, Any]:
         """Start a batch (all the suite's cases when ``cases`` is empty); BatchRefused with
         409 while another batch runs, 400 for an unknown suite or case."""
+        if self.settings.source is None:
+            raise BatchRefused(
+                "the viewer was started without --source: it has no case suite to run", 400
+            )
         suite = next((s for s in self.suites() if s.name == suite_name), None)
         if suite is None:
             raise BatchRefused(f"no case suite named {suite_name!r} in the project", 400)
