@@ -153,6 +153,11 @@ def test_a_failing_install_is_a_failed_check_with_its_output(proctor: Run) -> No
         (["--install", "HOME=/tmp/elsewhere ./install.sh"], ["--install:", "sets HOME itself"]),
         (["--install", "true", "--agent", "cursor"], ["--agent cursor: unknown agent"]),
         (["--install", " "], ["--install: the command is empty"]),
+        (["--install", "true", "--uninstall", ""], ["--uninstall: the command is empty"]),
+        (
+            ["--install", "true", "--keep", "/proc/no-such-folder/x"],
+            ["--keep /proc/no-such-folder/x: cannot make this folder (No such file"],
+        ),
     ],
 )
 def test_configuration_errors_exit_2_with_one_sentence(

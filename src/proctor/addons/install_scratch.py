@@ -9,9 +9,7 @@ import fnmatch
 import hashlib
 import json
 import os
-import re
 import shlex
-import shutil
 import stat
 import time
 from collections.abc import Mapping, Sequence
@@ -24,6 +22,7 @@ from proctor.errors import ConfigError
 from proctor.util.cutting import output_tail
 from proctor.util.masking import mask
 from proctor.util.processes import run_captured
+from proctor.util.startable import first_program, why_unstartable
 from proctor.workspace.environment import agent_environment
 
 SHELL = "/bin/sh"
@@ -31,58 +30,6 @@ NOT_STARTED = (126, 127)
 """``sh -c`` exits 127 when a command is not found and 126 when it cannot be executed; the
 same statuses come from a script that ran and then called a missing command, so only a first
 program that is itself missing or not executable makes the command one that cannot start."""
-SHELL_WORDS = frozenset(
-    [
-        "!",
-        "{",
-        "}",
-        "(",
-        ")",
-        "[",
-        "[[",
-        ".",
-        ":",
-        "alias",
-        "bg",
-        "break",
-        "case",
-        "cd",
-        "command",
-        "continue",
-        "echo",
-        "eval",
-        "exec",
-        "exit",
-        "export",
-        "false",
-        "fg",
-        "for",
-        "function",
-        "getopts",
-        "hash",
-        "if",
-        "printf",
-        "pwd",
-        "read",
-        "readonly",
-        "return",
-        "set",
-        "shift",
-        "test",
-        "times",
-        "trap",
-        "true",
-        "type",
-        "ulimit",
-        "umask",
-        "unalias",
-        "unset",
-        "until",
-        "wait",
-        "while",
-    ]
-)
-"""Shell keywords and builtins: a command line starting with one always starts."""
 DEFAULT_IGNORE = (
     "home/.npm/*",
     "home/.cache/*",
@@ -111,6 +58,7 @@ class Scratch:
       home/       HOME, XDG_*_HOME, CODEX_HOME=home/.codex, GEMINI_CLI_HOME=home
         .codex/   made empty up front: Codex refuses a CODEX_HOME that does not exist
       project/    the command's working folder
+    <root>-tmp/   TMPDIR
     """
 
     root: Path
@@ -123,10 +71,17 @@ class Scratch:
     def project(self) -> Path:
         return self.root / "project"
 
+    @property
+    def temp(self) -> Path:
+        """``TMPDIR``: beside the root, so the temporary files a command leaves are removed
+        with the scratch and never counted as something it installed."""
+        return self.root.with_name(self.root.name + "-tmp")
+
     @classmethod
     def create(cls, root: Path) -> Scratch:
         scratch = cls(root)
         scratch.home.mkdir(parents=True)
+        scratch.temp.mkdir()
         (scratch.home / ".codex").mkdir()
         scratch.project.mkdir()
         return scratch
@@ -147,6 +102,7 @@ def installer_environment(
     env["CODEX_HOME"] = str(home / ".codex")
     env["GEMINI_CLI_HOME"] = str(home)
     env["PWD"] = str(scratch.project)
+    env["TMPDIR"] = str(scratch.temp)
     if extra_path:
         env["PATH"] = os.pathsep.join([*map(str, extra_path), env.get("PATH", "")])
     return env
@@ -200,36 +156,39 @@ def run_command(
     except OSError as exc:
         raise ConfigError(f"{option}: cannot start {SHELL} ({exc.strerror or exc})") from exc
     if outcome.returncode in NOT_STARTED and not outcome.timed_out:
-        program = unstartable_program(command, scratch.project, env)
-        if program is not None:
-            detail = mask(outcome.stderr).strip().splitlines()[-1:] or ["command not found"]
+        why = unstartable_program(command, scratch.project, env)
+        if why is not None:
             shown = command_masked(command)
-            raise ConfigError(f"{option}: the command {shown!r} cannot be started ({detail[0]})")
+            raise ConfigError(f"{option}: the command {shown!r} cannot be started: {mask(why)}")
     # The tail masked before it is cut: a key the cut would split shows no part of it.
     tail = output_tail(outcome)
     return Run(command, outcome.returncode, outcome.timed_out, tail, time.monotonic() - started)
 
 
 def unstartable_program(command: str, cwd: Path, env: Mapping[str, str]) -> str | None:
-    """The program ``command`` starts with, when it cannot be executed at all (not found on
-    ``PATH``, no such file, or not executable); None when it can, or when the line does not
-    start with a plain program (a builtin, a keyword, a redirection, shell syntax)."""
-    try:
+    """Why the program ``command`` starts with cannot be executed at all (not found on
+    ``PATH``, no such file, not executable, a ``#!`` line naming a missing interpreter or ending
+    in a carriage return); None when it can, or when the line does not start with a plain
+    program (a builtin, a keyword, a redirection, shell syntax)."""
+    program = first_program(command)
+    if program is None:
+        return None
+    why = why_unstartable(program, cwd, env.get("PATH", os.defpath))
+    if why is not None and "/" in program and not os.path.isabs(program):
+        why += (
+            " in the scratch project, where the command runs; a path from the folder you ran "
+            f"proctor in needs {{cwd}}: {{cwd}}/{program.removeprefix('./')}"
+        )
+    if why is not None and why.endswith(" does not exist"):
         words = shlex.split(command, comments=True)
-    except ValueError:
-        return None
-    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0], re.DOTALL):
-        words = words[1:]  # VAR=value before the program
-    if not words:
-        return None
-    program = words[0]
-    if program in SHELL_WORDS or re.search(r"[;&|<>()`$*?\[\]{}~]", program):
-        return None
-    if "/" in program:
-        path = Path(program) if os.path.isabs(program) else cwd / program
-        return None if path.is_file() and os.access(path, os.X_OK) else program
-    found = shutil.which(program, path=env.get("PATH", os.defpath))
-    return None if found is not None else program
+        rest = words[words.index(program) + 1 :]
+        joined = " ".join([program, *rest[:1]])
+        if rest and (Path(joined) if os.path.isabs(joined) else cwd / joined).exists():
+            why += (
+                f" (the shell split {joined!r} at its space: quote the part after a placeholder, "
+                "{cwd}/'my installer.sh')"
+            )
+    return why
 
 
 @dataclass(frozen=True)

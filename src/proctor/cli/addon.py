@@ -96,6 +96,8 @@ def check_install(
 
     if not install.strip():
         raise ConfigError("--install: the command is empty")
+    if uninstall is not None and not uninstall.strip():
+        raise ConfigError("--uninstall: the command is empty; leave the option out to skip it")
     from proctor.agents.spec import spec_for
 
     chosen: list[str] = []
@@ -109,6 +111,14 @@ def check_install(
     agents = tuple(dict.fromkeys(chosen))
     if expect is not None and not expect.is_file():
         raise ConfigError(f"--expect {expect}: no such file")
+    if keep is not None:
+        try:
+            keep.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"--keep {keep}: cannot make this folder ({exc.strerror or exc}); expected a "
+                "folder proctor can write the scratches into"
+            ) from exc
     bins = [d / "node_modules" / ".bin" for d in agents_dirs()]
     options = InstallOptions(
         install=install,

@@ -451,3 +451,55 @@ def test_an_expect_file_names_slash_commands_and_subagents(tmp_path: Path) -> No
     assert [(c.name, c.passed) for c in checks] == [("present", True), ("present", False)]
     assert "command 'tidy:tidy'" in checks[0].message
     assert "would not load it (no front matter" in checks[1].message
+
+
+@pytest.mark.parametrize(
+    ("first_line", "why"),
+    [
+        ("#!/bin/sh\r", "has Windows line endings: its first line '#!/bin/sh\\r' ends in"),
+        ("#!/no/such/interpreter", "names /no/such/interpreter in its #! line, which does not"),
+        ("#!/usr/bin/env no-such-python-xyz", "names no-such-python-xyz in its #! line"),
+    ],
+)
+def test_a_script_whose_interpreter_cannot_start_is_a_config_error_naming_its_first_line(
+    tmp_path: Path, first_line: str, why: str
+) -> None:
+    scratch = Scratch.create(tmp_path / "s")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin"})
+    script = tmp_path / "install.sh"
+    script.write_bytes(f"{first_line}\necho hi\n".encode())
+    script.chmod(0o755)
+    with pytest.raises(ConfigError) as caught:
+        run_command(str(script), scratch, env, 10, "--install")
+    assert f"cannot be started: {script} {why}" in str(caught.value)
+
+
+def test_a_relative_program_or_one_split_at_a_space_is_explained(tmp_path: Path) -> None:
+    scratch = Scratch.create(tmp_path / "s")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin"})
+    with pytest.raises(ConfigError) as caught:
+        run_command("./install.sh --all", scratch, env, 10, "--install")
+    assert str(caught.value) == (
+        "--install: the command './install.sh --all' cannot be started: ./install.sh does not "
+        "exist in the scratch project, where the command runs; a path from the folder you ran "
+        "proctor in needs {cwd}: {cwd}/install.sh"
+    )
+    spaced = tmp_path / "my installer.sh"
+    spaced.write_text("#!/bin/sh\n")
+    spaced.chmod(0o755)
+    with pytest.raises(ConfigError) as caught:
+        run_command(f"{tmp_path}/my installer.sh", scratch, env, 10, "--install")
+    assert f"{tmp_path}/my does not exist (the shell split '{spaced}' at its space" in str(
+        caught.value
+    )
+
+
+def test_the_installers_temporary_files_stay_beside_its_scratch(tmp_path: Path) -> None:
+    scratch = Scratch.create(tmp_path / "fresh")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin", "TMPDIR": "/tmp"})
+    assert env["TMPDIR"] == str(tmp_path / "fresh-tmp")
+    run = run_command('mktemp > "$HOME/made"', scratch, env, 10, "--install")
+    assert run.ok
+    made = Path((scratch.home / "made").read_text().strip())
+    assert made.parent == tmp_path / "fresh-tmp" and made.is_file()
+    assert "fresh-tmp" not in " ".join(snapshot(scratch.root))
