@@ -245,7 +245,10 @@ def test_case_with_no_matching_hook_fails_unless_it_expects_silence(
 
 @pytest.mark.parametrize(
     ("command", "timeout", "why"),
-    [("sleep 5", 0.5, "timed out after 0.5s"), ("no-such-program-xyz", None, "was not found")],
+    [
+        ("sleep 5", 0.5, "timed out after 0.5s"),
+        ("no-such-program-xyz", None, "no-such-program-xyz is not a command on PATH"),
+    ],
 )
 def test_hook_that_cannot_run_exits_3(
     proctor: Run, tmp_path: Path, command: str, timeout: float | None, why: str
@@ -263,6 +266,70 @@ def test_hook_that_cannot_run_exits_3(
     assert report["errored"] == 1 and report["failed"] == 0 and not report["ok"]
     assert why in report["results"][0]["message"]
     assert report["results"][0]["hooks"][0]["decision"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("first_line", "why"),
+    [
+        ("#!/bin/sh\r", "has Windows line endings: its first line '#!/bin/sh\\r' ends in"),
+        ("#!/no/such/interpreter", "names /no/such/interpreter in its #! line, which does not"),
+        ("#!/usr/bin/env no-such-python-xyz", "names no-such-python-xyz in its #! line"),
+        ("", "is not executable (chmod +x"),
+    ],
+)
+def test_a_hook_script_that_cannot_start_says_why(
+    proctor: Run, tmp_path: Path, first_line: str, why: str
+) -> None:
+    hook = tmp_path / "my hooks" / "guard.sh"
+    write(hook, first_line + "\necho hi\n")
+    hook.chmod(0o644 if not first_line else 0o755)
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash", f"'{hook}'")
+    cases = write(
+        tmp_path / "cases.json",
+        [{"id": "c", "event": "PreToolUse", "tool": "Bash", "expect": {"silent": True}}],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 3 and report["errored"] == 1
+    message = report["results"][0]["message"]
+    assert f"the hook's program cannot be started: {hook} {why}" in message, message
+
+
+def test_a_hook_whose_script_calls_a_missing_command_ran_and_errored(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Exit 127 from a command the hook's script called is the hook's own error (Claude Code
+    runs the tool): the case fails (exit 1), it is not a hook that could not be run."""
+    hook = tmp_path / "guard.sh"
+    write(hook, "#!/bin/sh\nno-such-jq-xyz . >&2\n")
+    hook.chmod(0o755)
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash", str(hook))
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            {"id": "deny", "event": "PreToolUse", "tool": "Bash", "expect": {"decision": "deny"}},
+            {"id": "err", "event": "PreToolUse", "tool": "Bash", "expect": {"exitCode": 127}},
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 1 and report["errored"] == 0 and report["failed"] == 1
+    results = by_id(report)
+    assert results["deny"]["message"] == "expected decision deny, got error"
+    assert results["err"]["ok"] and "no-such-jq-xyz: not found" in results["err"]["message"]
+
+
+def test_a_hooks_temporary_files_stay_in_the_case_scratch(proctor: Run, tmp_path: Path) -> None:
+    command = script(
+        tmp_path / "h.py", "import tempfile; print(tempfile.mkstemp()[1], file=sys.stderr)"
+    )
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash", command)
+    cases = write(
+        tmp_path / "cases.json",
+        [{"id": "c", "event": "PreToolUse", "tool": "Bash", "expect": {"silent": True}}],
+    )
+    _, report = run_json(proctor, str(source), "--cases", str(cases))
+    made = Path(report["results"][0]["hooks"][0]["stderr"].strip())
+    assert made.parent.name == "tmp" and made.parent.parent.name == "case-0"
+    assert str(tmp_path / "scratch") in str(made) and not made.exists()
 
 
 @pytest.mark.parametrize(

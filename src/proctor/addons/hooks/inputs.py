@@ -47,6 +47,8 @@ class Session:
     project: Path
     home: Path
     transcript: Path
+    temp: Path | None = None
+    """The hook's ``TMPDIR``, inside the case's scratch (removed with it)."""
 
 
 def hook_matches(agent: str, hook: HookSpec, case: HookCase, project: Path | None = None) -> bool:

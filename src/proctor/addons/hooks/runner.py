@@ -17,6 +17,7 @@ from proctor.addons.hooks.verdict import Reading, read_result
 from proctor.errors import ConfigError
 from proctor.util.masking import mask
 from proctor.util.processes import run_captured
+from proctor.util.startable import first_program, why_unstartable
 from proctor.workspace.environment import agent_environment
 
 DEFAULT_TIMEOUT_SEC = {"claude-code": 600.0, "codex": 600.0, "gemini-cli": 60.0}
@@ -44,6 +45,8 @@ def run_hook(
     env = agent_environment(
         os.environ, home=session.home, extra=hook_environment(agent, hook, session)
     )
+    if session.temp is not None:  # a hook's temporary files stay in the case's scratch
+        env["TMPDIR"] = str(session.temp)
     timeout = timeout_for(agent, hook, cap)
     started = time.monotonic()
     try:
@@ -63,7 +66,7 @@ def run_hook(
     code = outcome.returncode
     error = None
     if code in NOT_RUNNABLE:
-        error = f"the hook's program {NOT_RUNNABLE[code]} (exit {code}): {stderr.strip()[-300:]}"
+        error = _not_runnable(command, code, stderr, session.project, env)
     reading = read_result(agent, event, code, stdout, stderr)
     if agent == "claude-code" and hook.background and not error:
         # ``async``: Claude Code does not wait for it, so nothing it says blocks or decides.
@@ -83,6 +86,25 @@ def run_hook(
         error=error,
         updated_input=None if error else reading.updated_input,
     )
+
+
+def _not_runnable(
+    command: str, code: int, stderr: str, cwd: Path, env: dict[str, str]
+) -> str | None:
+    """Why a hook that exited 126 or 127 could not be run; None when its program started and
+    the status is the hook's own (a script that called a missing command): an ``error``
+    decision like any other exit code. A line whose program cannot be told (``cd x && ./y``,
+    ``"$CLAUDE_PROJECT_DIR"/hook.sh``) is taken as not run."""
+    program = first_program(command)
+    why = None if program is None else why_unstartable(program, cwd, env.get("PATH", ""))
+    if program is not None and why is None:
+        return None
+    said = (
+        f"the hook's program cannot be started: {mask(why)}"
+        if why
+        else (f"the hook's program {NOT_RUNNABLE[code]}")
+    )
+    return f"{said} (exit {code}): {stderr.strip()[-300:]}"
 
 
 def _not_run(hook: HookSpec, started: float, why: str) -> HookRunResult:

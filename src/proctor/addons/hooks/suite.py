@@ -99,13 +99,14 @@ def run_case(hooks: HookSource, case: HookCase, root: Path, cap: float) -> CaseR
     project, home = root / "project", root / "home"
     project.mkdir(parents=True)
     home.mkdir()
+    (root / "tmp").mkdir()
     if hooks.config_folder is not None:
         copy_config_folder(hooks.config_folder, project)
     copy_home_entries(hooks.home_entries, home)
     plant_files(project, case.files)
     session_id = str(uuid.uuid4())
     transcript = write_transcript(agent, home, project, session_id, case.history)
-    session = Session(session_id, project, home, transcript)
+    session = Session(session_id, project, home, transcript, root / "tmp")
     stdin = hook_input(agent, case, session)
     matched = [h for h in hooks.hooks if hook_matches(agent, h, case, project)]
     runs = [run_hook(agent, case.event, h, session, stdin, cap) for h in matched]
