@@ -406,3 +406,22 @@ def test_a_projects_own_settings_name_the_folder_each_case_copies(
     path.write_text("[hooks]\n" if path.suffix == ".toml" else '{"hooks": {}}', encoding="utf-8")
     expected = tmp_path / copied if copied else None
     assert load_hooks(path).config_folder == expected
+
+
+def test_a_folder_that_is_no_plugin_nor_extension_says_so_and_names_its_settings(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "my project"
+    (project / ".claude").mkdir(parents=True)
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(project)
+    assert str(caught.value) == (
+        f"{project}: not a Claude Code plugin (no hooks/hooks.json, no .claude-plugin/"
+        "plugin.json) nor a Gemini CLI extension (no gemini-extension.json); expected one of "
+        "those folders or a settings file"
+    )
+    (project / ".claude" / "settings.json").write_text('{"hooks": {}}')
+    with pytest.raises(ConfigError, match="give the file: .*/my project/.claude/settings.json$"):
+        load_hooks(project)
+    with pytest.raises(ConfigError, match=r"give the file: .*/\.claude/settings\.json$"):
+        load_hooks(project / ".claude")

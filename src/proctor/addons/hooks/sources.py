@@ -256,11 +256,13 @@ def _plugin_hooks(folder: Path) -> HookSource:
             if not file.is_file():
                 raise ConfigError(f"{manifest}: field 'hooks' names {rel}, which is not a file")
             files.append((file, _read_json(file)))
-    if not files:
+    if not files and manifest.is_file():
         raise ConfigError(
             f"{folder}: no hooks/hooks.json and no 'hooks' in .claude-plugin/plugin.json in this "
             "claude plugin"
         )
+    if not files:
+        raise ConfigError(f"{folder}: {_not_a_source(folder)}")
     sources = [
         _from_data(file, content, "claude-plugin", folder.resolve()) for file, content in files
     ]
@@ -270,6 +272,26 @@ def _plugin_hooks(folder: Path) -> HookSource:
         tuple(h for s in sources for h in s.hooks),
         tuple(k for s in sources for k in s.skipped),
         agent="claude-code" if manifest.is_file() else None,
+    )
+
+
+SETTINGS_NAMES = (
+    *("settings.json", "settings.local.json", "hooks.json", "config.toml"),
+    *(".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json"),
+    *(".codex/hooks.json", ".codex/config.toml"),
+)
+"""Settings files a folder given in their place may hold: named in the refusal."""
+
+
+def _not_a_source(folder: Path) -> str:
+    """Why ``folder`` is no hook source: neither plugin nor extension, and the settings files
+    in it that were likely meant."""
+    held = [name for name in SETTINGS_NAMES if (folder / name).is_file()]
+    meant = f"; to test its settings, give the file: {folder / held[0]}" if held else ""
+    return (
+        "not a Claude Code plugin (no hooks/hooks.json, no .claude-plugin/plugin.json) nor a "
+        "Gemini CLI extension (no gemini-extension.json); expected one of those folders or a "
+        f"settings file{meant}"
     )
 
 
