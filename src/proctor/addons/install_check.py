@@ -22,6 +22,7 @@ Example::
 from __future__ import annotations
 
 import os
+import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -139,7 +140,28 @@ class _Session:
         run = run_command(
             self.expand(command), self.scratch, self.env, self.options.timeout, option
         )
-        return run.ok, run.describe(option.lstrip("-"))
+        said = run.describe(option.lstrip("-"))
+        return run.ok, said if run.ok else said + self.origin_hint(command)
+
+    def origin_hint(self, command: str) -> str:
+        """For a failed command, a relative path in it to a file that is not in the scratch
+        project, where the command runs, but in the folder proctor was started in (``python3
+        install.py``): what to write instead."""
+        try:
+            words = shlex.split(command, comments=True)
+        except ValueError:
+            return ""
+        for word in words:
+            if word.startswith(("-", "/", "~")) or "{" in word or "=" in word:
+                continue
+            here, there = self.options.origin / word, self.scratch.project / word
+            if here.is_file() and not there.exists():
+                rel = shlex.quote(word.removeprefix("./"))
+                return (
+                    f" ({word} is not in the scratch project, where the command runs, but in "
+                    f"the folder you ran proctor in: write {{cwd}}/{rel})"
+                )
+        return ""
 
     def snapshot(self) -> Snapshot:
         return snapshot(self.scratch.root, self.ignore)

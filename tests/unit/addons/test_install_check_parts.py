@@ -503,3 +503,29 @@ def test_the_installers_temporary_files_stay_beside_its_scratch(tmp_path: Path) 
     made = Path((scratch.home / "made").read_text().strip())
     assert made.parent == tmp_path / "fresh-tmp" and made.is_file()
     assert "fresh-tmp" not in " ".join(snapshot(scratch.root))
+
+
+def test_a_failed_command_naming_a_file_of_the_folder_proctor_ran_in_says_to_write_cwd(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    from proctor.addons.install_check import InstallOptions, check_install
+
+    origin = tmp_path / "addon"
+    origin.mkdir()
+    (origin / "my install.py").write_text("print('installed')\n")
+    (tmp_path / "home").mkdir()
+    options = InstallOptions(
+        install="python3 'my install.py' --all",
+        agents=["claude-code"],
+        origin=origin,
+        real_homes=[tmp_path / "home"],
+        parent_env={"PATH": os.environ["PATH"]},
+    )
+    install = next(c for c in check_install(options).checks if c.name == "install")
+    assert not install.passed
+    assert install.message.endswith(
+        " (my install.py is not in the scratch project, where the command runs, but in the "
+        "folder you ran proctor in: write {cwd}/'my install.py')"
+    ), install.message
