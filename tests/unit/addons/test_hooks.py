@@ -11,7 +11,9 @@ import pytest
 import proctor.addons.hooks as hooks_pkg
 from proctor.addons.hooks.cases import Expect, HookCase
 from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
+from proctor.addons.hooks.results import HookRunResult
 from proctor.addons.hooks.sources import HookSpec, load_hooks
+from proctor.addons.hooks.suite import judge
 from proctor.addons.hooks.verdict import check, read_result, strongest
 from proctor.errors import ConfigError
 
@@ -425,3 +427,29 @@ def test_a_folder_that_is_no_plugin_nor_extension_says_so_and_names_its_settings
         load_hooks(project)
     with pytest.raises(ConfigError, match=r"give the file: .*/\.claude/settings\.json$"):
         load_hooks(project / ".claude")
+
+
+def _ran(stdout: str = "", stderr: str = "", message: str = "") -> HookRunResult:
+    return HookRunResult(
+        command="./h.sh",
+        exit_code=0,
+        decision="silent",
+        message=message,
+        stdout=stdout,
+        stderr=stderr,
+        duration_ms=1,
+    )
+
+
+def test_a_case_whose_hook_printed_what_is_no_message_shows_what_it_printed() -> None:
+    """A hook that printed text the agent does not read as a message (JSON it cannot read, say)
+    is not said to have had no output: the case's line shows what it printed."""
+    case = HookCase(id="c", agent="claude-code", event="Stop", expect=Expect(decision="silent"))
+    printed = judge(case, [_ran(stdout='{"decision": oops}')])
+    assert printed.ok
+    assert printed.message == 'no message (it printed: {"decision": oops})'
+    assert judge(case, [_ran(stderr="warming up\n")]).message == (
+        "no message (it printed: warming up)"
+    )
+    assert judge(case, [_ran(stdout="  \n")]).message == "no output"
+    assert judge(case, [_ran(message="Saved.")]).message == "Saved."

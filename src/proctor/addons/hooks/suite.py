@@ -113,6 +113,16 @@ def run_case(hooks: HookSource, case: HookCase, root: Path, cap: float) -> CaseR
     return judge(case, runs)
 
 
+def _printed(runs: Sequence[HookRunResult]) -> str:
+    """What hooks that gave no message printed (output the agent does not read as one: text
+    that is not the JSON it reads, or stderr on a success): "no output" only when there was
+    none."""
+    printed = [text for r in runs for text in (r.stdout, r.stderr) if text.strip()]
+    if not printed:
+        return "no output"
+    return f"no message (it printed: {snippet(' | '.join(printed))})"
+
+
 def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
     decision = strongest([r.decision for r in runs])
     codes = [r.exit_code for r in runs if r.exit_code is not None]
@@ -132,8 +142,10 @@ def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
         message = "; ".join(problems)
     elif not runs:
         message = "no hook matched"
+    elif said:
+        message = snippet(" | ".join(said))
     else:
-        message = snippet(" | ".join(said)) if said else "no output"
+        message = _printed(runs)
     return CaseResult(
         id=case.id,
         ok=not problems and not broken,
