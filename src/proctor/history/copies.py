@@ -51,8 +51,8 @@ def each_once(sessions: list[Session]) -> list[Session]:
     given, is read from the ``.jsonl`` only."""
     first: dict[tuple[str, str], int] = {}
     out: list[Session] = []
-    gemini = [s.file for s in sessions if s.agent == "gemini-cli" and s.file.endswith(".jsonl")]
-    migrated = {*gemini, *(n for n in map(os.path.basename, gemini) if _GEMINI_NAME.fullmatch(n))}
+    chats = [s.file for s in sessions if s.agent == "gemini-cli" and s.file.endswith(".jsonl")]
+    migrated = {*chats, *(n for n in map(os.path.basename, chats) if _GEMINI_NAME.fullmatch(n))}
     for session in sessions:
         file = session.file
         name = file[file.rfind(os.sep) + 1 :]  # its basename, without a call per session
