@@ -243,6 +243,35 @@ def test_case_with_no_matching_hook_fails_unless_it_expects_silence(
     assert results["quiet"]["ok"] and results["quiet"]["hooks"] == []
 
 
+def test_a_matcher_that_is_no_regular_expression_is_named_when_no_hook_matched(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """``Bash(`` is not a regular expression: Claude Code takes it as a name, which no tool
+    has; the case that expected the hook to run says why it did not."""
+    source = settings(tmp_path / "s.json", "PreToolUse", "Bash(", "true")
+    cases = write(
+        tmp_path / "cases.json",
+        [
+            {"id": "bash", "event": "PreToolUse", "tool": "Bash", "expect": {"decision": "nudge"}},
+            {"id": "quiet", "event": "PreToolUse", "tool": "Bash", "expect": {"silent": True}},
+            {"id": "stop", "event": "Stop", "expect": {"silent": True}},
+        ],
+    )
+    code, report = run_json(proctor, str(source), "--cases", str(cases))
+    assert code == 1
+    results = by_id(report)
+    why = (
+        "(the matcher 'Bash(' of 'true' is not a valid regular expression (missing ), "
+        "unterminated subpattern at position 4): Claude Code takes it as a name, which matches "
+        "a tool of that very name only)"
+    )
+    assert results["bash"]["message"] == (
+        f"no hook matched, so the case exercised nothing {why}; expected decision nudge, got silent"
+    )
+    assert results["quiet"]["ok"] and results["quiet"]["message"] == f"no hook matched {why}"
+    assert results["stop"]["message"] == "no hook matched"  # another event's matcher
+
+
 @pytest.mark.parametrize(
     ("command", "timeout", "why"),
     [

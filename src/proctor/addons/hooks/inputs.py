@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +30,8 @@ from typing import Any
 from proctor.addons.hooks.cases import TOOL_EVENTS, HookCase
 from proctor.addons.hooks.conditions import rule_matches
 from proctor.addons.hooks.sources import HookSpec
-from proctor.agents.hook_matchers import names_tool, regex_search
+from proctor.agents.hook_matchers import LIST_MATCHER, SIMPLE_MATCHER, names_tool, regex_search
+from proctor.transcripts.detect import CLI_NAMES
 
 PATH_KEYS = ("file_path", "path", "notebook_path")
 GEMINI_TRIGGER_EVENTS = frozenset({"SessionStart", "SessionEnd", "PreCompress"})
@@ -83,6 +85,28 @@ def _matcher_matches(agent: str, hook: HookSpec, case: HookCase) -> bool:
     return names_tool(
         matcher, case.event, subject, legacy=agent == "claude-code", tool_event=tool_event
     )
+
+
+def matcher_notes(agent: str, hooks: Sequence[HookSpec], case: HookCase) -> list[str]:
+    """Why hooks of the case's event that did not match it may have been meant to: a matcher
+    that is not a valid regular expression (``Bash(``) matches a tool of that very name only,
+    as the CLI reads it. Said beside "no hook matched"."""
+    notes = []
+    for hook in hooks:
+        matcher = hook.matcher.strip()
+        if hook.event != case.event or not matcher or matcher == "*":
+            continue
+        if SIMPLE_MATCHER.fullmatch(matcher) or LIST_MATCHER.fullmatch(matcher):
+            continue  # names, never read as a regular expression
+        try:
+            re.compile(matcher)
+        except re.error as exc:
+            notes.append(
+                f"the matcher {matcher!r} of {hook.command!r} is not a valid regular expression "
+                f"({exc}): {CLI_NAMES.get(agent, agent)} takes it as a name, which matches a "
+                "tool of that very name only"
+            )
+    return notes
 
 
 def _absolute_paths(tool_input: dict[str, Any], project: Path) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from proctor.addons.hooks.cases import AGENTS, EVENTS, HookCase, load_cases
-from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
+from proctor.addons.hooks.inputs import Session, hook_input, hook_matches, matcher_notes
 from proctor.addons.hooks.results import CaseResult, HookRunResult, HooksReport
 from proctor.addons.hooks.runner import (
     copy_config_folder,
@@ -110,7 +110,7 @@ def run_case(hooks: HookSource, case: HookCase, root: Path, cap: float) -> CaseR
     stdin = hook_input(agent, case, session)
     matched = [h for h in hooks.hooks if hook_matches(agent, h, case, project)]
     runs = [run_hook(agent, case.event, h, session, stdin, cap) for h in matched]
-    return judge(case, runs)
+    return judge(case, runs, [] if matched else matcher_notes(agent, hooks.hooks, case))
 
 
 def _printed(runs: Sequence[HookRunResult]) -> str:
@@ -123,7 +123,9 @@ def _printed(runs: Sequence[HookRunResult]) -> str:
     return f"no message (it printed: {snippet(' | '.join(printed))})"
 
 
-def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
+def judge(case: HookCase, runs: Sequence[HookRunResult], notes: Sequence[str] = ()) -> CaseResult:
+    """The case's result from its hooks' runs; ``notes`` say why none matched, when none did
+    (see :func:`~proctor.addons.hooks.inputs.matcher_notes`)."""
     decision = strongest([r.decision for r in runs])
     codes = [r.exit_code for r in runs if r.exit_code is not None]
     exit_code = next((c for c in codes if c != 0), 0) if codes else None
@@ -134,14 +136,15 @@ def judge(case: HookCase, runs: Sequence[HookRunResult]) -> CaseResult:
     problems = check(case.expect, decision, exit_code, output, ran=bool(runs), updated=updated)
     broken = [r.error for r in runs if r.error]
     expects_silence = case.expect.silent is True or case.expect.decision == "silent"
+    why = "".join(f" ({note})" for note in notes)
     if not runs and not expects_silence:
-        problems.insert(0, "no hook matched, so the case exercised nothing")
+        problems.insert(0, f"no hook matched, so the case exercised nothing{why}")
     if broken:
         message = "; ".join([*(str(b) for b in broken), *problems])
     elif problems:
         message = "; ".join(problems)
     elif not runs:
-        message = "no hook matched"
+        message = f"no hook matched{why}"
     elif said:
         message = snippet(" | ".join(said))
     else:
