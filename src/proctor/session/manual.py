@@ -27,7 +27,7 @@ from proctor.agents.credentials import find as find_credentials
 from proctor.agents.credentials import register_user_keys
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.agents.spec import spec_for
-from proctor.discover.folders import discover_cases
+from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ConfigError
 from proctor.evaluators.base import EvaluationContext
 from proctor.evaluators.combiners import COMBINERS
@@ -45,6 +45,7 @@ from proctor.metrics.effort import responses, spent_on
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
 from proctor.metrics.trace import event_stamps, time_span
+from proctor.models.case import SkippedCase
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record, write_text_atomic, write_trajectory
 from proctor.models.plan import RunPlan, TrialSpec
@@ -68,6 +69,7 @@ from proctor.session.transcript import session_in
 from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
+from proctor.util.files import remove_tree
 from proctor.util.masking import register_secret, scrub_tree
 from proctor.util.processes import run_captured
 from proctor.workspace.diff import snapshot, unified_diff
@@ -99,6 +101,13 @@ def session_timings(trajectory: Trajectory) -> Timings:
     )
 
 
+def _refuse_skipped(skipped: list[SkippedCase], name: str) -> None:
+    """A case folder that discovery skips is named with the reason, not as no case at all."""
+    for case in skipped:
+        if case.name == name:
+            raise ConfigError(f"{case.path}: not a case proctor can run: {case.reason}")
+
+
 def plan_one(
     case: str, condition: str, source: Path, config: Path | None, agent: str
 ) -> tuple[RunPlan, TrialSpec]:
@@ -108,13 +117,16 @@ def plan_one(
     if not folder.is_dir() and ("/" in case or case.startswith(".")):
         raise ConfigError(f"{case}: no such case folder")  # a path, not a name to look up
     chosen_source, names = (folder, []) if folder.is_dir() else (source, [case])
+    if not names and is_case_folder(folder):
+        _refuse_skipped(discover_cases(folder).skipped, folder.name)
     if names:
         try:
-            found = discover_cases(source).cases
+            discovery = discover_cases(source)
         except ConfigError as exc:
             raise ConfigError(f"looking for case '{case}' under {source}: {exc}") from exc
-        known = sorted(c.name for c in found)
+        known = sorted(c.name for c in discovery.cases)
         if case not in known:
+            _refuse_skipped(discovery.skipped, case)
             listed = ", ".join(known[:10]) or "none"
             raise ConfigError(f"{case}: no such case under {source} (cases: {listed})")
     cli = CliOverrides(agents=[agent], cases=names, conditions=[condition], repeats=1)
@@ -147,6 +159,25 @@ def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[st
     return left
 
 
+def _set_up(spec: TrialSpec, root: Path, workspace: Path) -> None:
+    """The fixture in ``workspace``, then the case's setup lines run there as in a trial: a
+    scratch home, the deny-listed environment, a deadline."""
+    c = spec.case.case
+    materialise_fixture(c.fixture, c.fixture_kind, workspace)
+    env = agent_environment(os.environ, home=root / "setup-home")
+    for line in spec.case.setup:
+        argv = ["/bin/sh", "-c", line]
+        done = run_captured(argv, cwd=workspace, env=env, timeout=SETUP_TIMEOUT_SEC)
+        if done.returncode != 0 or done.timed_out:
+            how = "timed out" if done.timed_out else f"exited {done.returncode}"
+            said = output_tail(done, 300).strip()  # masked before it is cut
+            detail = f": {said}" if said else " (it wrote nothing)"
+            raise ConfigError(
+                f"case '{spec.case.name}' ({c.path}): setup line `{line}` {how}{detail}; "
+                "nothing was prepared"
+            )
+
+
 def prepare_session(
     case: str,
     condition: str,
@@ -167,32 +198,28 @@ def prepare_session(
     root = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))  # never two sessions in one
     workspace = root / "workspace"
     c = spec.case.case
-    materialise_fixture(c.fixture, c.fixture_kind, workspace)
-    # Setup lines run as in a trial: a scratch home, the deny-listed environment, a deadline.
-    env = agent_environment(os.environ, home=root / "setup-home")
-    for line in spec.case.setup:
-        argv = ["/bin/sh", "-c", line]
-        done = run_captured(argv, cwd=workspace, env=env, timeout=SETUP_TIMEOUT_SEC)
-        if done.returncode != 0 or done.timed_out:
-            how = "timed out" if done.timed_out else f"exited {done.returncode}"
-            said = output_tail(done, 300).strip()  # masked before it is cut
-            detail = f": {said}" if said else " (it wrote nothing)"
-            raise ConfigError(f"setup line `{line}` {how}{detail}")
+    try:
+        _set_up(spec, root, workspace)
+    except BaseException:
+        # A session that cannot be handed over leaves no half-made folder to be taken for one.
+        remove_tree(root)
+        raise
     left = _provision(spec, workspace, configure_mcp)
     shutil.copytree(workspace, root / "before", symlinks=True)
     prompt = root / "prompt.md"
     write_text_atomic(prompt, trial_prompt(spec) + "\n")
+    case_dir = c.path.resolve()  # `record` runs from the workspace: never a relative path
     session = {
-        "case": str(c.path),
+        "case": str(case_dir),
         "name": spec.case.name,
         "condition": condition,
         "agent": agent,
-        "source": str(source),
+        "source": str(source.resolve()),
         "config": str(config) if config else None,
         "preparedAt": now_iso(),
     }
     write_json(root / SESSION_FILE, session)
-    words = ["proctor", "record", str(c.path), "--condition", condition]
+    words = ["proctor", "record", str(case_dir), "--condition", condition]
     words += ["--workspace", str(workspace), "--agent", agent, "--out", str(out)]
     if config is not None:
         words += ["--config", str(config.resolve())]

@@ -1,0 +1,60 @@
+"""``proctor prepare`` given a relative case, a case it cannot run, or a setup line that fails:
+what it prints works from the workspace, and a mistake is one sentence naming the case."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeCase, Run
+
+
+def test_the_record_step_names_the_case_by_a_path_that_works_from_the_workspace(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_case("fix", src={"a.txt": "a\n"})
+    monkeypatch.chdir(tmp_path)
+    prepared = proctor("prepare", "fix", "--source", "cases", "--out", "results")
+    assert prepared.code == 0, prepared.err
+    session = prepared.json()
+    step = session["nextSteps"][-1]
+    words = shlex.split(step.split(": ", 1)[1])
+    assert words[:2] == ["proctor", "record"]
+    assert words[2] == str(tmp_path / "cases" / "fix")  # the person runs it from the workspace
+    written = json.loads((Path(session["workingDirectory"]).parent / "session.json").read_text())
+    assert written["case"] == str(tmp_path / "cases" / "fix")
+    assert written["source"] == str(tmp_path / "cases")
+
+
+def test_a_failing_setup_line_names_the_case_and_leaves_no_half_prepared_session(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config={"setup": ["echo boom >&2; exit 3"]}, src={"a.txt": "a\n"})
+    out = tmp_path / "results"
+    prepared = proctor("prepare", "fix", "--source", str(tmp_path / "cases"), "--out", str(out))
+    assert prepared.code == 2
+    assert "case 'fix'" in prepared.err and "exited 3: boom" in prepared.err
+    assert "Traceback" not in prepared.err
+    assert list((out / "prepared").iterdir()) == []
+
+
+@pytest.mark.parametrize("by_path", [False, True])
+def test_a_case_folder_discovery_skips_is_named_with_its_reason(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, by_path: bool
+) -> None:
+    make_case("other")
+    case = make_case("broken")
+    (case / "prompt.md").unlink()
+    (case / "prompt.md").mkdir()
+    named = str(case) if by_path else "broken"
+    prepared = proctor(
+        "prepare", named, "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "r")
+    )
+    assert prepared.code == 2
+    assert prepared.err.strip() == (
+        f"proctor: error: {case}: not a case proctor can run: prompt.md is a folder, "
+        "where the case expects a file"
+    )
