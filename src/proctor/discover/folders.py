@@ -28,6 +28,7 @@ from proctor.models.loading import parse_json_text
 from proctor.paths import LEDGER_FILE, newest_run_in
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.workspace.archive import ZipFixtureError, check_zip
+from proctor.workspace.fixture import link_leaves
 
 REQUIRED = ("prompt.md", "config.json")
 CASE_MARKERS = ("prompt.md", "config.json")
@@ -212,6 +213,14 @@ def _check_tree(tree: Path) -> None:
             target = Path(os.path.realpath(item.parent / link))
             if not target.is_relative_to(inside):
                 raise ConfigError(f"unsafe src/: {item} points outside the fixture ({link})")
+            # Inside here, but each trial's workspace is a copy under another name: a link that
+            # leaves the folder on its way (`../src/a`, an absolute path) leads out of the copy.
+            how = link_leaves(tree, item)
+            if how is not None:
+                raise ConfigError(
+                    f"unsafe src/: {item} points outside the fixture in each trial's copy of it "
+                    f"({how}); make it a relative link that stays inside {tree.name}/"
+                )
     if unreadable:
         exc = unreadable[0]
         why = exc.strerror or str(exc)

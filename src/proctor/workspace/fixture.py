@@ -41,7 +41,7 @@ from proctor.workspace.archive import (
 )
 from proctor.workspace.diff import FileStats, scan
 
-__all__ = ["check_zip", "materialise_fixture", "symlinks_under", "zip_template"]
+__all__ = ["check_zip", "link_leaves", "materialise_fixture", "symlinks_under", "zip_template"]
 
 
 def _inside(root: Path, target: Path) -> bool:
@@ -51,6 +51,41 @@ def _inside(root: Path, target: Path) -> bool:
     ``Path.resolve`` because it does not raise on a symlink loop (a loop leads nowhere).
     """
     return Path(os.path.realpath(target)).is_relative_to(root)
+
+
+def link_leaves(root: Path, link: Path) -> str | None:
+    """How following the symlink ``link``, somewhere under the folder ``root``, passes outside
+    ``root`` at some step, as it would in a copy of ``root`` made elsewhere under another name
+    (each trial's workspace): an absolute target (in the copy it still leads to ``root`` or
+    beyond), or a ``..`` above ``root`` (even one coming back in by ``root``'s own name, which
+    in the copy names something else); None when it stays inside. Links are followed by their
+    text; a loop of links inside ``root`` leads nowhere, not out."""
+    parts = [p for p in os.path.relpath(link.parent, root).split(os.sep) if p not in ("", ".")]
+    pending: list[str] = []
+    target, hops = os.readlink(link), 0
+    while True:
+        if os.path.isabs(target):
+            return f"{target}: an absolute path, which leads outside every copy of the fixture"
+        pending.extend(reversed(target.split("/")))
+        while pending:
+            step = pending.pop()
+            if step in ("", "."):
+                continue
+            if step == "..":
+                if not parts:
+                    return f"{os.readlink(link)}: it climbs out of {root.name}/"
+                parts.pop()
+                continue
+            here = os.path.join(root, *parts, step)
+            if os.path.islink(here):
+                break
+            parts.append(step)
+        else:
+            return None
+        hops += 1
+        if hops > 40:  # a loop: it leads nowhere
+            return None
+        target = os.readlink(here)
 
 
 def _escapes(root: Path, target: Path) -> bool:

@@ -303,3 +303,38 @@ def test_every_bad_evaluator_entry_is_named_in_one_pass(tmp_path: Path, also_wro
     assert len(problems) == 2 + len(also_wrong), problems
     assert "'evaluators[0].run' is required" in problems[-2]
     assert "'evaluators[2].use': unknown evaluator 'nope'" in problems[-1]
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("../../src/a.txt", "../../src/a.txt: it climbs out of src/"),
+        ("ABSOLUTE", "an absolute path, which leads outside every copy of the fixture"),
+    ],
+)
+def test_a_fixture_link_that_leaves_the_folder_on_its_way_is_refused_before_any_trial(
+    tmp_path: Path, target: str, said: str
+) -> None:
+    """It leads back inside src/ here, but each trial's workspace is a copy of src/ under
+    another name, where it would lead out: every trial was an infra-error that validate had
+    passed."""
+    folder = write_case(tmp_path, "x", config={}, src={"a.txt": "a\n", "d/b.txt": "b\n"})
+    src = folder / "src"
+    (src / "d" / "link").symlink_to(str(src / "a.txt") if target == "ABSOLUTE" else target)
+    with pytest.raises(ConfigError, match="points outside the fixture in each trial's copy") as e:
+        discover_cases(tmp_path)
+    assert said in str(e.value)
+
+
+def test_fixture_links_that_stay_inside_the_folder_and_a_loop_of_links_pass(
+    tmp_path: Path,
+) -> None:
+    folder = write_case(tmp_path, "x", config={}, src={"d/f.txt": "f\n"})
+    src = folder / "src"
+    (src / "l").symlink_to("d/f.txt")
+    (src / "d" / "up").symlink_to("../l")
+    (src / "d" / "same").symlink_to("../d/f.txt")
+    (src / "a").symlink_to("b")
+    (src / "b").symlink_to("a")
+    (src / "dangling").symlink_to("gone.txt")
+    assert [c.name for c in discover_cases(tmp_path).cases] == ["x"]
