@@ -135,3 +135,39 @@ def test_compare_lists_the_marks_and_notes_an_unreadable_annotations_file(
     (run_dir / "annotations.json").write_text("{bad")
     damaged = proctor("compare", str(run_dir), str(run_dir))
     assert damaged.code == 0 and "the run is read without its annotations" in damaged.err
+
+
+def test_a_new_mark_says_which_mark_it_replaces(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    trial = "fix/scripted/default/1"
+    first = proctor("annotate", run_dir, trial, "--verdict", "failed", "--note", "first thought")
+    assert first.code == 0 and "replaces" not in first.err
+    second = proctor("annotate", run_dir, trial, "--verdict", "excluded", "--note", "wrong task")
+    assert second.code == 0
+    assert "proctor: note: this replaces its mark of " in second.err
+    assert second.err.rstrip().endswith(": failed: first thought")
+
+
+def test_a_trial_of_a_run_still_running_that_has_not_ended_is_said_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    import os
+
+    from proctor.session.journal import note
+
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    pid = os.getpid()  # this process plays the run's orchestrator, still running
+    note(run_dir / "journal.jsonl", "run-resumed")
+    marked = proctor(
+        "annotate", str(run_dir), "fix/scripted/default/3", "--verdict", "failed", "--note", "x"
+    )
+    assert marked.code == 2
+    assert f"no trial fix/scripted/default/3 yet: the run is still running (process {pid})" in (
+        marked.err
+    )

@@ -44,6 +44,14 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
                 f"{run_dir}: a results directory, not a run folder; name the run folder of "
                 f"the trial (the newest: {newest})"
             )
+        from proctor.session.journal import live_orchestrator
+
+        running = live_orchestrator(paths.journal)
+        if running is not None:
+            raise ConfigError(
+                f"{run_dir}: no trial {trial} yet: the run is still running (process "
+                f"{running}); a trial it plans can be marked once it has ended"
+            )
         raise ConfigError(f"{run_dir}: no trial {trial} (no trials/{trial}/trial.json)")
     if not note.strip():
         raise ConfigError("--note: say why the trial is marked")
@@ -67,9 +75,15 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
                 f"{exc}; a new mark would lose the marks it holds: mend it (or move it away), "
                 "then mark again"
             ) from exc
+        replaced = [a for a in record.annotations if a.trial == mark.trial]
         record.annotations = [a for a in record.annotations if a.trial != mark.trial] + [mark]
         write_record(paths.annotations, record)
     finally:
         os.close(held)
     click.echo(f"proctor: {mark.trial} marked {verdict}: {mark.note}", err=True)
+    for old in replaced:  # the note a person wrote before is said, not dropped unseen
+        click.echo(
+            f"proctor: note: this replaces its mark of {old.at}: {old.verdict}: {old.note}",
+            err=True,
+        )
     return 0
