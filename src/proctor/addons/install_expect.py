@@ -29,6 +29,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import describe_validation_error
+from proctor.models.loading import json_error
 
 AGENT_IDS = ("claude-code", "codex", "gemini-cli")
 
@@ -120,7 +121,8 @@ def parse_expectation(text: str, path: Path) -> object:
         raise ConfigError(f"--expect {path}: malformed TOML ({exc})") from exc
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"--expect {path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            f"--expect {path}: malformed JSON at line {exc.lineno}, column {exc.colno}: "
+            f"{json_error(exc)}"
         ) from exc
     except RecursionError:
         kind = "TOML" if toml else "JSON"

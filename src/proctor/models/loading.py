@@ -53,12 +53,25 @@ def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
         ) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {json_error(exc)}"
         ) from exc
     except RecursionError:
         raise ConfigError(f"{path}: JSON nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts (4300)
         raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text, said as a person would fix it: a comma before a closing
+    ``}`` or ``]`` (which JavaScript allows and JSON does not) and an empty text are named, as
+    the parser's own words (``Expecting property name enclosed in double quotes``) are not."""
+    text, pos = exc.doc, exc.pos
+    if not text.strip():
+        return "it is empty (expected a JSON value)"
+    before = text[:pos].rstrip()
+    if before.endswith(",") and text[pos : pos + 1] in ("}", "]"):
+        return f"a comma before the closing '{text[pos]}' (JSON allows no trailing comma)"
+    return exc.msg
 
 
 def _refuse_surrogates(value: Any, path: Path, loc: list[int | str]) -> None:

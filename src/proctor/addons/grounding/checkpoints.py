@@ -27,7 +27,7 @@ from pydantic import ConfigDict, Field, JsonValue, ValidationError
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import describe_validation_error
-from proctor.models.loading import TOO_LONG_NUMBER, parse_json_text
+from proctor.models.loading import TOO_LONG_NUMBER, json_error, parse_json_text
 
 from .figures import signal_figures
 
@@ -84,7 +84,9 @@ def _line(path: Path, number: int, line: str) -> Checkpoint:
     try:
         return Checkpoint.model_validate(json.loads(line))
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: malformed JSON at column {exc.colno}: {exc.msg}") from exc
+        raise ConfigError(
+            f"{where}: malformed JSON at column {exc.colno}: {json_error(exc)}"
+        ) from exc
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(where, exc, Checkpoint)) from exc
     except RecursionError:
