@@ -93,3 +93,15 @@ def test_a_run_folder_gives_one_checkpoint_per_trial_with_derived_waste(tmp_path
 def test_a_folder_without_trials_is_a_configuration_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no trials"):
         checkpoints_from_run(tmp_path)
+
+
+def test_a_results_directory_is_refused_naming_its_newest_run(tmp_path: Path) -> None:
+    for name in ("run-20261201T000000Z-aaaaaa", "run-20261202T000000Z-bbbbbb"):
+        run = write_run(tmp_path / name, {"fix": record()})
+        (run / "run.json").write_text("{}")
+    with pytest.raises(ConfigError) as info:
+        checkpoints_from_run(tmp_path)
+    assert str(info.value) == (
+        f"{tmp_path}: --checkpoints names a results directory, not a run folder; name one of "
+        f"its runs (the newest: {tmp_path / 'run-20261202T000000Z-bbbbbb'})"
+    )

@@ -22,7 +22,7 @@ from pydantic import JsonValue
 from proctor.errors import ConfigError
 from proctor.models.io import read_trial
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths
+from proctor.paths import RunPaths, newest_run_in
 
 from .checkpoints import Checkpoint, CheckpointFile
 
@@ -31,6 +31,12 @@ def checkpoints_from_run(run_dir: Path) -> CheckpointFile:
     """One checkpoint per stored trial of ``run_dir``, in the run's stable trial order."""
     trial_jsons = RunPaths(run_dir).trial_jsons()
     if not trial_jsons:
+        newest = newest_run_in(run_dir)
+        if newest is not None:
+            raise ConfigError(
+                f"{run_dir}: --checkpoints names a results directory, not a run folder; name "
+                f"one of its runs (the newest: {newest})"
+            )
         raise ConfigError(
             f"{run_dir}: --checkpoints names a folder with no trials/*/*/*/*/trial.json "
             "(expected a run folder or a checkpoints file)"
