@@ -56,6 +56,12 @@ def test_a_list_an_object_and_json_lines_load_alike(tmp_path: Path) -> None:
             "c.json",
             "checkpoint 'b': unknown key",
         ),
+        (
+            [cp("a"), {"id": "b", "signals": {}, "wast": True}],
+            "c.json",
+            "checkpoint 'b': unknown key 'checkpoints[1].wast' (did you mean 'waste'? known keys: "
+            "id, note, signals, waste)",
+        ),
         ([{"signals": {"x": 1}}], "c.json", "field 'checkpoints[0].id' is required"),
         ([cp("a", waste="maybe")], "c.json", "checkpoint 'a': field 'checkpoints[0].waste'"),
         ({"checkpoints": [], "wasteThreshold": {}}, "c.json", "unknown key 'wasteThreshold'"),

@@ -115,10 +115,8 @@ def _describe(path: Path, data: dict[str, object], exc: ValidationError) -> str:
         item = items[index]
         name = item.get("id") if isinstance(item, dict) else None
         where = f"{path}, checkpoint {name!r}" if isinstance(name, str) else f"{path}"
-        message = describe_validation_error(where, exc)
-        if exc.errors()[0]["type"] == "extra_forbidden" and len(loc) == 3:
-            message += " (known keys: id, note, signals, waste)"
-        return message
+        # The file's model: an unknown key is named with the nearest known one, at any depth.
+        return describe_validation_error(where, exc, CheckpointFile)
     return describe_validation_error(str(path), exc, CheckpointFile)
 
 
