@@ -65,6 +65,11 @@ def load_case(folder: Path) -> Case:
         if (folder / name).is_dir():
             raise Unreadable(f"{name} is a folder, where the case expects a file")
         if not (folder / name).is_file():
+            path = folder / name
+            if path.is_symlink() and not path.exists():
+                raise Unreadable(f"{name} is a link to nothing ({os.readlink(path)})")
+            if os.path.lexists(path):
+                raise Unreadable(f"{name} is not a regular file, where the case expects one")
             raise Unreadable(f"missing required file {name}")
     prompt = read_text(folder / "prompt.md")
     if not prompt.strip():

@@ -1,4 +1,5 @@
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -338,3 +339,21 @@ def test_fixture_links_that_stay_inside_the_folder_and_a_loop_of_links_pass(
     (src / "b").symlink_to("a")
     (src / "dangling").symlink_to("gone.txt")
     assert [c.name for c in discover_cases(tmp_path).cases] == ["x"]
+
+
+def test_a_required_file_that_is_a_broken_link_or_no_regular_file_is_named_so(
+    tmp_path: Path,
+) -> None:
+    linked = write_case(tmp_path, "linked")
+    (linked / "prompt.md").unlink()
+    (linked / "prompt.md").symlink_to("nowhere.md")
+    piped = write_case(tmp_path, "piped")
+    (piped / "prompt.md").unlink()
+    os.mkfifo(piped / "prompt.md")
+    gone = write_case(tmp_path, "gone")
+    (gone / "prompt.md").unlink()
+    assert [(s.name, s.reason) for s in discover_cases(tmp_path).skipped] == [
+        ("gone", "missing required file prompt.md"),
+        ("linked", "prompt.md is a link to nothing (nowhere.md)"),
+        ("piped", "prompt.md is not a regular file, where the case expects one"),
+    ]
