@@ -4,6 +4,7 @@ what it prints works from the workspace, and a mistake is one sentence naming th
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 
@@ -58,3 +59,21 @@ def test_a_case_folder_discovery_skips_is_named_with_its_reason(
         f"proctor: error: {case}: not a case proctor can run: prompt.md is a folder, "
         "where the case expects a file"
     )
+
+
+@pytest.mark.parametrize("command", ["prepare", "record"])
+def test_an_out_inside_the_case_s_fixture_is_refused_and_nothing_is_written_there(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, command: str
+) -> None:
+    """prepare copied the fixture into a workspace inside the fixture itself, again and again,
+    until a name grew too long; record would leave a run folder that every later trial's
+    workspace copies."""
+    case = make_case("fix", src={"a.txt": "a\n"})
+    out = case / "src" / "results"
+    extra = (
+        ["--workspace", str(tmp_path), "--transcript", os.devnull] if command == "record" else []
+    )
+    done = proctor(command, str(case), "--out", str(out), *extra)
+    assert done.code == 2
+    assert f"inside the fixture {case / 'src'} of case 'fix'" in done.err
+    assert sorted(p.name for p in (case / "src").iterdir()) == ["a.txt"]

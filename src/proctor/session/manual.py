@@ -61,6 +61,7 @@ from proctor.models.trial import (
     TrialRecord,
 )
 from proctor.paths import TrialPaths, started_path
+from proctor.plan.checks import check_out_outside_cases
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
@@ -189,7 +190,8 @@ def prepare_session(
     configure_mcp: bool,
 ) -> dict[str, Any]:
     """Make the prepared session; what ``proctor prepare`` prints."""
-    _, spec = plan_one(case, condition, source, config, agent)
+    plan, spec = plan_one(case, condition, source, config, agent)
+    check_out_outside_cases(out, plan.cases)  # the workspace would be copied into itself
     out = out.resolve()  # the person works elsewhere: every path printed is absolute
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     parent = out / "prepared"
@@ -381,6 +383,7 @@ def record_session(
     # Absolute: evaluators run from the case folder, and are given the trial's paths.
     out = Path(os.path.abspath(out))
     plan, spec = plan_one(case, condition, source, config, agent)
+    check_out_outside_cases(out, plan.cases)
     if prepared is not None and prepared.get("name") not in (None, spec.case.name):
         raise ConfigError(
             f"{case}: the session in {workspace} was prepared for case {prepared['name']} "
