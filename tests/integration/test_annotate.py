@@ -83,7 +83,17 @@ def test_an_unreadable_annotations_file_is_never_overwritten(
     again = proctor(*mark, "--note", "second")
     assert again.code == 2 and "a new mark would lose the marks it holds" in again.err
     assert str(annotations) in again.err and "Traceback" not in again.err
+    assert "a comma before the closing '}' (JSON allows no trailing comma)" in again.err
     assert annotations.read_text() == broken
+    wrong = json.loads(broken.replace(",}", "}"))
+    wrong["annotations"][0]["verdict"] = "passed"  # a verdict annotate never writes
+    annotations.write_text(json.dumps(wrong))
+    again = proctor(*mark, "--note", "second")
+    assert again.code == 2
+    assert again.err.startswith(
+        f"proctor: error: {annotations}: field 'annotations[0].verdict': expected 'failed' or "
+        "'excluded', got \"passed\"; a new mark would lose"
+    )  # the file and the field, no class name of proctor's
 
 
 def test_marks_made_at_once_are_all_kept_and_a_padded_repeat_is_the_same_trial(

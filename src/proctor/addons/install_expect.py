@@ -28,8 +28,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
-from proctor.models.errors_format import describe_validation_error
-from proctor.models.loading import json_error
+from proctor.models.errors_format import describe_validation_error, json_error
 
 AGENT_IDS = ("claude-code", "codex", "gemini-cli")
 

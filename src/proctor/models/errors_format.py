@@ -225,3 +225,16 @@ def _short(value: Any) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)  # what 1e400 reads as: inf (JSON has no word for it)
     return json_text(value)
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text, said as a person would fix it: a comma before a closing
+    ``}`` or ``]`` (which JavaScript allows and JSON does not) and an empty text are named, as
+    the parser's own words (``Expecting property name enclosed in double quotes``) are not."""
+    text, pos = exc.doc, exc.pos
+    if not text.strip():
+        return "it is empty (expected a JSON value)"
+    before = text[:pos].rstrip()
+    if before.endswith(",") and text[pos : pos + 1] in ("}", "]"):
+        return f"a comma before the closing '{text[pos]}' (JSON allows no trailing comma)"
+    return exc.msg

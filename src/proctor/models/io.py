@@ -16,7 +16,7 @@ from pydantic_core import PydanticSerializationError
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.base import OWN_RECORD, RecordModel
-from proctor.models.errors_format import describe_validation_error
+from proctor.models.errors_format import describe_validation_error, json_error
 from proctor.models.trajectory import EVENT_ADAPTER, Event, event_json
 from proctor.util.files import read_regular
 from proctor.util.masking import MASK, mask
@@ -226,7 +226,10 @@ def _load(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: file not found") from exc
     except OSError as exc:
         raise ConfigError(f"{path}: not a readable JSON file ({exc.strerror or exc})") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise ConfigError(f"{path}: not a readable JSON file ({where}: {json_error(exc)})") from exc
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not a readable JSON file ({exc})") from exc
     except RecursionError as exc:  # nesting deeper than any record proctor writes
         raise ConfigError(f"{path}: not a readable JSON file (nested too deeply)") from exc
@@ -268,7 +271,9 @@ def read_record(path: Path, model: type[R]) -> R:
             data, strict=False if lenient else None, context={OWN_RECORD: True}
         )
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(f"{path} (a {model.__name__})", exc)) from exc
+        # The file names what it is; the model's class name would only be noise to a person
+        # mending a file such as annotations.json by hand.
+        raise ConfigError(describe_validation_error(str(path), exc)) from exc
 
 
 ANALYSIS_SECTIONS = ("process", "rules", "usageCheck", "harnessCalls")

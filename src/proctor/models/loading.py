@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from proctor.errors import ConfigError, DiscoveryError
-from proctor.models.errors_format import describe_validation_error, format_loc
+from proctor.models.errors_format import describe_validation_error, format_loc, json_error
 
 if TYPE_CHECKING:
     from proctor.models.config import TopConfig
@@ -59,19 +59,6 @@ def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
         raise ConfigError(f"{path}: JSON nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts (4300)
         raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
-
-
-def json_error(exc: json.JSONDecodeError) -> str:
-    """What is wrong with a JSON text, said as a person would fix it: a comma before a closing
-    ``}`` or ``]`` (which JavaScript allows and JSON does not) and an empty text are named, as
-    the parser's own words (``Expecting property name enclosed in double quotes``) are not."""
-    text, pos = exc.doc, exc.pos
-    if not text.strip():
-        return "it is empty (expected a JSON value)"
-    before = text[:pos].rstrip()
-    if before.endswith(",") and text[pos : pos + 1] in ("}", "]"):
-        return f"a comma before the closing '{text[pos]}' (JSON allows no trailing comma)"
-    return exc.msg
 
 
 def _refuse_surrogates(value: Any, path: Path, loc: list[int | str]) -> None:

@@ -26,8 +26,8 @@ from pydantic import ConfigDict, Field, JsonValue, ValidationError
 
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
-from proctor.models.errors_format import describe_validation_error
-from proctor.models.loading import TOO_LONG_NUMBER, json_error, parse_json_text
+from proctor.models.errors_format import describe_validation_error, json_error
+from proctor.models.loading import TOO_LONG_NUMBER, parse_json_text
 
 from .figures import signal_figures
 
