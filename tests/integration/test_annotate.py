@@ -124,7 +124,7 @@ def test_marks_made_at_once_are_all_kept_and_a_padded_repeat_is_the_same_trial(
     }
 
 
-def test_compare_lists_the_marks_and_notes_an_unreadable_annotations_file(
+def test_compare_lists_the_marks_and_refuses_an_unreadable_annotations_file(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     make_case("fix", config=CHECK, plan=WRITES)
@@ -144,7 +144,42 @@ def test_compare_lists_the_marks_and_notes_an_unreadable_annotations_file(
     }  # fmt: skip
     (run_dir / "annotations.json").write_text("{bad")
     damaged = proctor("compare", str(run_dir), str(run_dir))
-    assert damaged.code == 0 and "the run is read without its annotations" in damaged.err
+    assert damaged.code == 2 and str(run_dir / "annotations.json") in damaged.err
+    assert "nothing was recomputed" in damaged.err and damaged.out == ""
+
+
+def test_report_refuses_an_annotations_file_that_does_not_read(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A `failed` mark left out would let the gate pass: the report stops (exit 2), as a
+    --resume does, naming the file and the mistake; the viewer shows the run regardless."""
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    marked = proctor("annotate", str(run_dir), "fix/scripted/default/2", "--verdict", "failed",
+                     "--note", "drifted")  # fmt: skip
+    assert marked.code == 0 and proctor("report", str(run_dir)).code == 1  # control
+    annotations = run_dir / "annotations.json"
+    wrong = json.loads(annotations.read_text())
+    wrong["annotations"][0]["verdict"] = "fail"  # a hand edit gone wrong
+    annotations.write_text(json.dumps(wrong))
+    for argv in ([str(run_dir)], [str(run_dir), "--reporter", "json"]):
+        report = proctor("report", *argv)
+        assert report.code == 2 and report.out == "", (argv, report.err)
+        (line,) = report.err.splitlines()
+        assert line.startswith(f"proctor: error: {annotations}: field 'annotations[0].verdict'")
+        assert "nothing was recomputed" in line and "Traceback" not in report.err
+    annotations.write_text("{bad")
+    broken = proctor("report", str(run_dir))
+    assert broken.code == 2 and "nothing was recomputed" in broken.err
+    assert "line 1, column 2" in broken.err, broken.err
+    from proctor.view.records import read_trial_rows
+
+    rows = read_trial_rows(run_dir, sorted(run_dir.glob("trials/*/*/*/*/trial.json")))
+    assert len(rows) == 2  # the viewer reads the run without the marks, no crash
+    from proctor.view.stored import suite_of
+
+    assert suite_of(run_dir) is not None
 
 
 def test_a_new_mark_says_which_mark_it_replaces(

@@ -78,9 +78,11 @@ def command(
         # Compact read-only stand-ins, read one at a time (a fifth of the memory: two runs of
         # 20,000 trials took a gigabyte); relabelled first when label files are given.
         if labels is None:
-            records = [compact(r) for r in iter_records(path, notes)]
+            records = [compact(r) for r in iter_records(path, notes, strict_annotations=True)]
         else:
-            records = [compact(r) for r in labels(read_records(path, notes))]
+            records = [
+                compact(r) for r in labels(read_records(path, notes, strict_annotations=True))
+            ]
         # A trial of a finished run whose record is gone counts as an infra-error, as in report.
         lost = missing_of(path, records, notes)
         records += [compact(r) for r in (labels(lost) if labels is not None else lost)]
@@ -100,7 +102,7 @@ def command(
         return records
 
     def shown(markdown: str) -> str:
-        for note in dict.fromkeys(notes):  # an unreadable annotations.json, a malformed trial
+        for note in dict.fromkeys(notes):  # a malformed trial, a run that stopped short
             click.echo(f"proctor: note: {note}", err=True)
         if not marks:
             return markdown

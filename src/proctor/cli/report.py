@@ -84,14 +84,20 @@ def command(
     if len(run_dirs) > 1:
         if write:
             raise ConfigError("--write rewrites one run's files: give one RUN_DIR with it")
-        runs, records, suite = recompute_many(list(run_dirs), config, labels)
+        # A person's marks that do not read stop the report (exit 2), as they stop a
+        # --resume: a gate computed without a `failed` mark could pass.
+        runs, records, suite = recompute_many(
+            list(run_dirs), config, labels, strict_annotations=True
+        )
         for run in runs:
             for note in run.notes:
                 click.echo(f"proctor: note: {run.paths.root.name}: {note}", err=True)
     else:
         (run_dir,) = run_dirs
         # Compact records: `report` only aggregates and renders them (a fifth of the memory).
-        run, suite = recompute(run_dir, config, labels, compact_records=True)
+        run, suite = recompute(
+            run_dir, config, labels, compact_records=True, strict_annotations=True
+        )
         records = run.records
         for note in [*run.notes, *stopped_short_notes(run)]:
             click.echo(f"proctor: note: {note}", err=True)

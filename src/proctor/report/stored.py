@@ -109,12 +109,21 @@ def load_records(
     planned: Sequence[TrialKey] | None = None,
     *,
     none_is_empty: bool = False,
+    strict_annotations: bool = False,
 ) -> list[TrialRecord]:
     """Every stored trial of a run; ConfigError when the folder holds none. A trial.json that
     cannot be read, or that is not its folder's own (see :func:`iter_records`), counts as an
     infra-error trial saying why (named by its folder); one whose analysis sections (process
     metrics, rules) are malformed is read without them, with a note."""
-    return list(iter_records(run_dir, notes, planned, none_is_empty=none_is_empty))
+    return list(
+        iter_records(
+            run_dir,
+            notes,
+            planned,
+            none_is_empty=none_is_empty,
+            strict_annotations=strict_annotations,
+        )
+    )
 
 
 def iter_records(
@@ -123,6 +132,7 @@ def iter_records(
     planned: Sequence[TrialKey] | None = None,
     *,
     none_is_empty: bool = False,
+    strict_annotations: bool = False,
 ) -> Iterator[TrialRecord]:
     """:func:`load_records` one record at a time, for a caller that never needs them all at
     once (the findings ledger, over a run of many thousands of trials). A record that is not
@@ -130,7 +140,10 @@ def iter_records(
     ``planned`` cells, a trial the run never planned) counts as an infra-error of its folder's
     trial, with a note naming the file. A run folder (its run.json and resolved.json there)
     without any trial record (stopped before its first trial ended) is a ConfigError saying
-    so, or, with ``none_is_empty``, no record."""
+    so, or, with ``none_is_empty``, no record. An ``annotations.json`` that does not read is
+    a note (the run read without the marks), or, with ``strict_annotations``, a ConfigError:
+    a command whose result a person's ``failed`` mark changes (``report``, ``compare``)
+    refuses rather than count the run without it."""
     notes = notes if notes is not None else []
     paths = RunPaths(run_dir)
     trial_files, unusable = paths.trial_jsons(), paths.unusable_trial_jsons()
@@ -149,7 +162,7 @@ def iter_records(
                 f"(the newest: {newest})"
             )
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
-    marks = {a.trial: a for a in read_annotations(run_dir, notes).annotations}
+    marks = {a.trial: a for a in _marks_of(run_dir, notes, strict_annotations).annotations}
     cells = set(planned or ())
     for path in unusable:
         kind = "a link" if path.is_symlink() else "a folder" if path.is_dir() else "not a file"
@@ -230,6 +243,18 @@ def read_annotations(
         return AnnotationsRecord()
 
 
+def _marks_of(run_dir: Path, notes: list[str], strict: bool) -> AnnotationsRecord:
+    if not strict:
+        return read_annotations(run_dir, notes)
+    try:
+        return read_annotations(run_dir, strict=True)
+    except ConfigError as exc:
+        raise ConfigError(
+            f"{exc}; nothing was recomputed, as the marks it holds would be left out: mend it, "
+            "or move it away to read the run without them"
+        ) from exc
+
+
 def apply_annotations(
     records: list[TrialRecord], annotations: AnnotationsRecord
 ) -> list[TrialRecord]:
@@ -272,7 +297,11 @@ def _optional(path: Path, model: type[R], notes: list[str]) -> R | None:
 
 
 def load_run(
-    run_dir: Path | str, *, need_gate: bool = True, compact_records: bool = False
+    run_dir: Path | str,
+    *,
+    need_gate: bool = True,
+    compact_records: bool = False,
+    strict_annotations: bool = False,
 ) -> StoredRun:
     """Read a results directory (``run-…`` folder). Raises ConfigError when it holds no
     trials, or when its ``resolved.json`` (which holds the run's gate) cannot be read and
@@ -296,9 +325,16 @@ def load_run(
             notes.append(f"{exc}; read without it")
     planned = StoredRun(paths, [], resolved=resolved).cells
     if compact_records:
-        records = [compact(r) for r in iter_records(root, notes, planned, none_is_empty=True)]
+        records = [
+            compact(r)
+            for r in iter_records(
+                root, notes, planned, none_is_empty=True, strict_annotations=strict_annotations
+            )
+        ]
     else:
-        records = load_records(root, notes, planned, none_is_empty=True)
+        records = load_records(
+            root, notes, planned, none_is_empty=True, strict_annotations=strict_annotations
+        )
     manifest = _optional(paths.run_json, RunManifest, notes)
     lost = missing_records(paths, manifest, {_key(r) for r in records}, planned, notes)
     records += [compact(r) for r in lost] if compact_records else lost
@@ -400,13 +436,17 @@ def recompute(
     labels: Relabel | None = None,
     *,
     compact_records: bool = False,
+    strict_annotations: bool = False,
 ) -> tuple[StoredRun, SuiteRecord]:
     """The stored run and its aggregate recomputed from its trials (with the gate of
     ``config`` when given, else the run's own; ``labels`` rewrites the trials' labels). With
     ``compact_records`` the run's records are compact stand-ins (see :func:`load_run`)."""
     root = Path(run_dir)
     run = load_run(
-        root, need_gate=config is None, compact_records=compact_records and labels is None
+        root,
+        need_gate=config is None,
+        compact_records=compact_records and labels is None,
+        strict_annotations=strict_annotations,
     )
     if labels is not None:
         run.records = labels(run.records)
@@ -484,11 +524,20 @@ def pooled_folders(runs: list[StoredRun]) -> dict[TrialKey, Path]:
 
 
 def recompute_many(
-    run_dirs: list[Path], config: Path | None = None, labels: Relabel | None = None
+    run_dirs: list[Path],
+    config: Path | None = None,
+    labels: Relabel | None = None,
+    *,
+    strict_annotations: bool = False,
 ) -> tuple[list[StoredRun], list[TrialRecord], SuiteRecord]:
     """Several runs read back and aggregated as one sample set (see :func:`pooled`), with the
     gate of ``config``, else the first run's (a note says when the runs' gates differ)."""
-    runs = [load_run(Path(d), need_gate=config is None and i == 0) for i, d in enumerate(run_dirs)]
+    runs = [
+        load_run(
+            Path(d), need_gate=config is None and i == 0, strict_annotations=strict_annotations
+        )
+        for i, d in enumerate(run_dirs)
+    ]
     check_no_trial_twice(run_dirs, [run.records for run in runs])
     records = pooled([run.records for run in runs])
     if labels is not None:
