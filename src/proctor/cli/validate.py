@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from proctor.cli.options import config_option, role_models, source_option
 from proctor.cli.signals import echo_unless_gone
+
+if TYPE_CHECKING:
+    from proctor.models.plan import ResolvedCase, RunPlan
 
 
 @click.command("validate")
@@ -35,6 +39,13 @@ from proctor.cli.signals import echo_unless_gone
     help="Also send one cheap request per provider proctor's own roles call, as run does "
     "before its first trial: a refused key is a problem.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (cases, skipped, problems, warnings, ok) instead of the lines; "
+    "exit codes unchanged.",
+)
 def command(
     source: Path,
     config: Path | None,
@@ -45,6 +56,7 @@ def command(
     workhorse_model: str | None,
     judge_model: str | None,
     check_keys: bool,
+    as_json: bool,
 ) -> int:
     """List runnable and skipped cases and validate every configuration, and check the agent
     CLIs the planned trials run (installed, at the pinned version, with credentials) as run does.
@@ -52,7 +64,8 @@ def command(
     Every problem of every case is reported in one pass. Exits 0 when everything is valid and
     something is runnable, 2 otherwise. Give it run's --agent, --model and role models to check
     what that run would use (a role's key included); --check-keys also asks each provider
-    whether it takes the key, as run does before its first trial.
+    whether it takes the key, as run does before its first trial. --json prints what it found
+    as one JSON object on stdout (warnings in it, not on stderr).
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
@@ -86,8 +99,15 @@ def command(
     # The agent CLIs, as run checks them before any trial: installed (where the profile's
     # binary, .agents or PATH has them), at the pinned version, with credentials to lend.
     problems.extend(preflight_problems(plan.trials))
+    warnings: list[str] = []
+
+    def warned(warning: str) -> None:
+        warnings.append(warning)
+        if not as_json:
+            click.echo(f"proctor: warning: {warning}", err=True)
+
     for warning in profile_warnings(plan.trials):  # as run says them, before its first trial
-        click.echo(f"proctor: warning: {warning}", err=True)
+        warned(warning)
     keys_said: list[str] = []
     keys_tried = False  # a provider warned about or refusing its key: something was checked
     if check_keys:
@@ -96,7 +116,7 @@ def command(
         def warn(message: str) -> None:
             nonlocal keys_tried
             keys_tried = True
-            click.echo(f"proctor: warning: {message}", err=True)
+            warned(message)
 
         from proctor.llm.keycheck import KeysRefused
 
@@ -109,16 +129,10 @@ def command(
         except ConfigError as exc:
             keys_tried = True
             problems.append(str(exc))
+    if as_json:
+        return _print_json(source, plan, problems, warnings, keys_said if check_keys else None)
     for rc in plan.cases:
-        extras = []
-        if rc.case.fixture:
-            extras.append(f"fixture {rc.case.fixture.name}")
-        if rc.case.plan is not None:
-            extras.append("plan.json")
-        if rc.case.qna_rules:
-            extras.append(f"{len(rc.case.qna_rules)} qna rule(s)")
-        if rc.case.plan is None and "scripted" in rc.agents:
-            extras.append("no plan.json: the scripted agent will do nothing")
+        extras = _extras(rc)
         echo_unless_gone(
             f"ok       {rc.name}: agents {', '.join(rc.agents)}; repeats {rc.repeats}; "
             f"{len(rc.evaluators)} evaluator(s)" + (f"; {'; '.join(extras)}" if extras else "")
@@ -149,3 +163,90 @@ def command(
 
         raise nothing_runnable(source, plan)
     return 0
+
+
+def _extras(rc: ResolvedCase) -> list[str]:
+    """What the case's line says after its counts: its fixture, plan, questions."""
+    extras = []
+    if rc.case.fixture:
+        extras.append(f"fixture {rc.case.fixture.name}")
+    if rc.case.plan is not None:
+        extras.append("plan.json")
+    if rc.case.qna_rules:
+        extras.append(f"{len(rc.case.qna_rules)} qna rule(s)")
+    if rc.case.plan is None and "scripted" in rc.agents:
+        extras.append("no plan.json: the scripted agent will do nothing")
+    return extras
+
+
+def _print_json(
+    source: Path,
+    plan: RunPlan,
+    problems: list[str],
+    warnings: list[str],
+    keys: list[str] | None,
+) -> int:
+    """``validate --json``: what it found as one JSON object on stdout; exit 2 (its sentence on
+    stderr) on any problem or when nothing is runnable, as without --json."""
+    import json
+
+    from proctor.errors import ConfigError
+    from proctor.plan.resolve import nothing_runnable
+
+    if not plan.cases:
+        problems = [*problems, str(nothing_runnable(source, plan))]
+    cases = []
+    for rc in plan.cases:
+        trials = [t for t in plan.trials if t.case.name == rc.name]
+        planned: dict[tuple[str, str | None], list[str]] = {}
+        for t in trials:
+            conditions = planned.setdefault((t.agent, t.mode), [])
+            if t.condition not in conditions:
+                conditions.append(t.condition)
+        cases.append(
+            {
+                "name": rc.name,
+                "path": str(rc.case.path),
+                "agents": list(rc.agents),
+                "conditions": list(dict.fromkeys(t.condition for t in trials)),
+                "planned": [
+                    {"agent": agent, "mode": mode, "conditions": conditions}
+                    for (agent, mode), conditions in planned.items()
+                ],
+                "repeats": rc.repeats,
+                "evaluators": len(rc.evaluators),
+                "trials": len(trials),
+                "notes": _extras(rc),
+            }
+        )
+    found: dict[str, Any] = {
+        "ok": not problems,
+        "source": str(source),
+        "cases": cases,
+        "skipped": [
+            {"name": s.name, "path": str(s.path), "reason": s.reason} for s in plan.skipped
+        ],
+        "problems": [{"message": p, "file": _file_of(p)} for p in problems],
+        "warnings": warnings,
+        "trials": len(plan.trials),
+    }
+    if keys is not None:
+        found["keys"] = keys
+    echo_unless_gone(json.dumps(found, indent=2, ensure_ascii=False))
+    if len(problems) == 1:
+        raise ConfigError(problems[0])
+    if problems:
+        raise ConfigError(f"{len(problems)} configuration problems, each named in the JSON")
+    return 0
+
+
+def _file_of(problem: str) -> str | None:
+    """The file a problem's sentence starts with (``cases/x/config.json: …``), when it names
+    one that exists; else None."""
+    head, sep, _ = problem.partition(": ")
+    if not sep or not head or " " in head.strip("/"):
+        return None
+    try:
+        return head if Path(head).exists() else None
+    except (OSError, ValueError):
+        return None
