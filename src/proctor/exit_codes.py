@@ -11,6 +11,9 @@ class ExitCode(IntEnum):
     GATE_FAILED = 1
     CONFIG_ERROR = 2
     TRIAL_ERRORS = 3
+    STILL_RUNNING = 75
+    """``proctor report`` of a run whose orchestrator is still running: no verdict yet (75 is
+    the ``EX_TEMPFAIL`` of sysexits: try again later)."""
     INTERRUPTED = 130
 
     @property
@@ -23,6 +26,7 @@ MEANINGS: dict[ExitCode, str] = {
     ExitCode.GATE_FAILED: "a gate failed",
     ExitCode.CONFIG_ERROR: "configuration error or nothing runnable",
     ExitCode.TRIAL_ERRORS: "some trials errored; every gate on completed trials passed",
+    ExitCode.STILL_RUNNING: "still running: no verdict yet",
     ExitCode.INTERRUPTED: "interrupted",
 }
 
@@ -42,6 +46,7 @@ def short_legend() -> str:
         ExitCode.GATE_FAILED: "gate failed",
         ExitCode.CONFIG_ERROR: "configuration error",
         ExitCode.TRIAL_ERRORS: "some trials errored",
+        ExitCode.STILL_RUNNING: "still running (report)",
         ExitCode.INTERRUPTED: "interrupted",
     }
     return ", ".join(f"{int(code)} {word}" for code, word in words.items())

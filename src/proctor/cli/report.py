@@ -92,6 +92,11 @@ def command(
         for run in runs:
             for note in run.notes:
                 click.echo(f"proctor: note: {run.paths.root.name}: {note}", err=True)
+        live = [(run, pid) for run in runs if (pid := _live(run)) is not None]
+        if live:
+            run, pid = live[0]
+            planned = sum(r.planned or 0 for r in runs)
+            suite = _still_running(suite, len(records), planned, run.paths.root.name, pid)
     else:
         (run_dir,) = run_dirs
         # Compact records: `report` only aggregates and renders them (a fifth of the memory).
@@ -99,9 +104,17 @@ def command(
             run_dir, config, labels, compact_records=True, strict_annotations=True
         )
         records = run.records
+        pid = _live(run)
+        if pid is not None and write:
+            raise ConfigError(
+                f"--write {run_dir}: the run is still running (process {pid}); it writes its "
+                "files when it finishes: report it without --write, or once it has finished"
+            )
         for note in [*run.notes, *stopped_short_notes(run)]:
             click.echo(f"proctor: note: {note}", err=True)
         suite = _with_findings(suite, run_dir)
+        if pid is not None:
+            suite = _still_running(suite, len(records), run.planned, run.paths.root.name, pid)
     if goal_shape is not None:  # before anything is printed or written
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
         if goal_shape not in shapes:
@@ -141,6 +154,34 @@ def command(
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
         echo_unless_gone("\n" + render_repeated_markdown(rows), nl=False)
     return suite.exit_code
+
+
+def _live(run: Any) -> int | None:
+    """The process of the run's orchestrator when it is still running the run, else None."""
+    from proctor.session.journal import live_orchestrator
+
+    if not run.stopped_short or run.manifest is None:
+        return None
+    return live_orchestrator(run.paths.journal)
+
+
+def _still_running(
+    suite: SuiteRecord, finished: int, planned: int | None, name: str, pid: int
+) -> SuiteRecord:
+    """The aggregate of a run still running: the figures of the trials so far, and exit 75
+    (no verdict yet), never a verdict or 130 (nothing was interrupted)."""
+    from proctor.exit_codes import ExitCode
+
+    of = f" of {planned}" if planned else ""
+    _, _, so_far = suite.exit_reason.partition("; of the finished ones: ")
+    reason = (
+        f"{name} is still running (process {pid}): {finished}{of} "
+        "trial(s) finished so far, no verdict yet"
+        + (f"; of the finished ones: {so_far}" if so_far else "")
+    )
+    return suite.model_copy(
+        update={"exit_code": int(ExitCode.STILL_RUNNING), "exit_reason": reason}
+    )
 
 
 def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:

@@ -1,0 +1,60 @@
+"""`proctor report` of a run still running: the figures of the trials so far, a note, and exit
+75 (no verdict yet), never a verdict nor the 130 of an interrupted run; `--write` is refused."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import Run, write_case
+
+
+def test_a_report_of_a_run_still_running_exits_75(proctor: Run, tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "slow",
+        config={"repeats": 4, "evaluators": [{"use": "file-exists", "must": ["a.txt"]}]},
+        plan={
+            "turns": [
+                {"write": {"path": "a.txt", "content": "a\n"}},
+                {"shell": "sleep 4"},
+                {"say": "done"},
+            ]
+        },
+    )
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "proctor", "run", "--source", str(cases), "--out", str(out)]
+    orchestrator = subprocess.Popen(
+        [*argv, "--concurrency", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        waited = time.monotonic() + 60
+        while not list(out.glob("run-*/trials/*/*/*/*/trial.json")):
+            assert time.monotonic() < waited and orchestrator.poll() is None
+            time.sleep(0.1)
+        (run_dir,) = out.glob("run-*")
+        report = proctor("report", str(run_dir))
+        as_json = proctor("report", str(run_dir), "--reporter", "json")
+        write = proctor("report", str(run_dir), "--write")
+        assert orchestrator.poll() is None, "the run ended before it was reported"
+    finally:
+        orchestrator.send_signal(signal.SIGINT)
+        orchestrator.wait(timeout=60)
+    assert report.code == 75, report.err
+    assert f"{run_dir.name} is still running (process {orchestrator.pid})" in report.err
+    assert "**Exit code 75** (still running: no verdict yet)" in report.out
+    suite = json.loads(as_json.out)
+    assert as_json.code == 75 and suite["exitCode"] == 75 and suite["totals"]["n"] >= 1
+    assert "trial(s) finished so far, no verdict yet" in suite["exitReason"]
+    assert write.code == 2 and "is still running" in write.err
+    assert (
+        not (run_dir / "suite.json").exists()
+        or json.loads((run_dir / "suite.json").read_text())["exitCode"] == 130
+    )  # the run wrote it as it stopped, not the refused --write
+    stopped = proctor("report", str(run_dir))  # control: interrupted, no longer running
+    assert stopped.code == 130 and "still running" not in stopped.err, stopped.err
