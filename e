@@ -1,1 +1,0 @@
-/dev/fd/3: line 55: ./p: No such file or directory
