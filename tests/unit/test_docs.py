@@ -8,8 +8,25 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from proctor.exit_codes import ExitCode
+from proctor.models.ab import (
+    ABCase,
+    ABDelta,
+    ABGroup,
+    ABPair,
+    ABReport,
+    ABSide,
+    HandMark,
+    IncompletePair,
+    MetricComparison,
+)
+from proctor.models.pricing import CostInfo
+from proctor.models.process import ProcessMetrics
+from proctor.models.run import RunManifest
+from proctor.models.suite import GroupStats, SuiteRecord, SuiteTotals
+from proctor.models.trial import QuestionRecord, TrialRecord
 
 ROOT = Path(__file__).parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -44,3 +61,64 @@ def test_the_readme_exit_code_table_is_the_enum() -> None:
     table = text[text.index("| exit code | meaning |") :].split("\n\n")[0]
     codes = [int(m) for m in re.findall(r"^\| (\d+) \|", table, re.M)]
     assert codes == [int(code) for code in ExitCode]
+
+
+def _section(page: str, start: str, end: str) -> str:
+    """The text of ``page`` from the heading (or line) ``start`` up to ``end``."""
+    text = (ROOT / page).read_text()
+    head = text.index(start)
+    return text[head : text.index(end, head + len(start))]
+
+
+def _aliases(model: type[BaseModel]) -> set[str]:
+    return {field.alias or name for name, field in model.model_fields.items()} - {"schemaVersion"}
+
+
+def _named(section: str, quoted: bool = False) -> set[str]:
+    """Every word of the section; with ``quoted``, only those it writes in backticks (a field
+    path such as `groups[].bySource` names each of its parts)."""
+    if quoted:
+        section = " ".join(re.findall(r"`([^`]+)`", section))
+    return set(re.findall(r"[A-Za-z][A-Za-z0-9]*", section))
+
+
+@pytest.mark.parametrize(
+    ("model", "start", "end"),
+    [
+        (TrialRecord, "## `trial.json`", "## `trajectory.jsonl`"),
+        (QuestionRecord, "## `questions.jsonl`", "## `suite.json`"),
+        (SuiteRecord, "## `suite.json`", "written before the field existed"),
+        (GroupStats, "## `suite.json`", "written before the field existed"),
+        (SuiteTotals, "## `suite.json`", "written before the field existed"),
+        (RunManifest, "  run.json ", "  config.json "),
+        (ProcessMetrics, "| `process` |", "\n"),
+        (CostInfo, "| `cost` |", "\n"),
+    ],
+)
+def test_results_md_names_every_field_of_a_record(
+    model: type[BaseModel], start: str, end: str
+) -> None:
+    quoted = not start.startswith("  ")  # the folder layout is a plain-text block
+    missing = _aliases(model) - _named(_section("docs/results.md", start, end), quoted)
+    assert not missing, f"docs/results.md does not name {sorted(missing)} of {model.__name__}"
+
+
+def test_ab_md_lists_the_keys_of_an_ab_report() -> None:
+    listing = _section("docs/ab.md", "The keys of `analyse_ab(...).to_dict()`", "\n```\n\n")
+    block = listing.split("```\n", 1)[1]
+    rows: dict[str, str] = {}
+    for line in block.splitlines():
+        if line[:1].strip():
+            label = re.match(r"\w+", line)
+            assert label is not None
+            rows[label.group()] = line
+        else:
+            rows[label.group()] += line
+    words = {key: _named(row) for key, row in rows.items()}
+    assert _aliases(ABReport) <= set(rows) | words["treatment"]
+    assert _aliases(ABPair) | _aliases(ABSide) | _aliases(ABDelta) <= words["pairs"]
+    assert _aliases(IncompletePair) <= words["incomplete"]
+    assert _aliases(ABCase) <= words["cases"]
+    assert _aliases(ABGroup) <= words["overall"]
+    assert _aliases(MetricComparison) <= words["comparison"]
+    assert _aliases(HandMark) <= words["annotations"]
