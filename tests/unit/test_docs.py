@@ -122,3 +122,19 @@ def test_ab_md_lists_the_keys_of_an_ab_report() -> None:
     assert _aliases(ABGroup) <= words["overall"]
     assert _aliases(MetricComparison) <= words["comparison"]
     assert _aliases(HandMark) <= words["annotations"]
+
+
+def test_results_md_gives_the_schema_versions_proctor_writes() -> None:
+    from proctor.models.base import SCHEMA_VERSION
+    from proctor.models.findings import FindingsLedger
+
+    opening = (ROOT / "docs/results.md").read_text().split("\n\n")[1]
+    assert f"carries `schemaVersion` (currently {SCHEMA_VERSION};" in opening
+    assert f"currently {FindingsLedger.current_schema_version}:" in opening
+
+
+def test_ab_md_lists_the_keys_of_a_comparison_of_two_runs() -> None:
+    from proctor.models.ab import RunComparison
+
+    sentence = _section("docs/ab.md", "`compare_runs(...).to_dict()` contains", "\n\n")
+    assert _aliases(RunComparison) <= _named(sentence, quoted=True)
