@@ -71,7 +71,9 @@ def _section(page: str, start: str, end: str) -> str:
 
 
 def _aliases(model: type[BaseModel]) -> set[str]:
-    return {field.alias or name for name, field in model.model_fields.items()} - {"schemaVersion"}
+    """The keys a record of ``model`` is written with (``schemaVersion`` aside)."""
+    fields = model.model_fields.items()
+    return {field.alias or name for name, field in fields if not field.exclude} - {"schemaVersion"}
 
 
 def _named(section: str, quoted: bool = False) -> set[str]:
@@ -138,3 +140,11 @@ def test_ab_md_lists_the_keys_of_a_comparison_of_two_runs() -> None:
 
     sentence = _section("docs/ab.md", "`compare_runs(...).to_dict()` contains", "\n\n")
     assert _aliases(RunComparison) <= _named(sentence, quoted=True)
+
+
+def test_history_md_names_every_field_of_a_session() -> None:
+    from proctor.models.history import SessionSummary
+
+    table = _section("docs/history.md", "| field | meaning |", "\n\n")
+    missing = _aliases(SessionSummary) - _named(table, quoted=True)
+    assert not missing, f"docs/history.md does not name {sorted(missing)} of a session"
