@@ -177,6 +177,23 @@ def test_a_list_that_matches_nothing_is_refused_as_its_run_is(proctor: Run, tmp_
     assert listed.err == ""
 
 
+def test_a_json_list_of_an_id_that_names_no_eval_is_an_empty_list(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """As for a tag no eval has: stdout is still the one JSON document, `[]`, with exit 2 and
+    the reason on stderr. Before, an id that named no eval printed nothing on stdout."""
+    root = project(tmp_path, {"a.eval.py": VARIANTS})
+    listed = proctor("eval", "--dir", str(root), "--list", "--json", "nosuch")
+    assert listed.code == 2 and json.loads(listed.out) == []
+    assert "no eval has the id 'nosuch'" in listed.err
+    listed = proctor("eval", "--dir", str(root), "--list", "nosuch")
+    assert listed.code == 2 and listed.out == ""
+    empty = tmp_path / "empty"
+    (empty / "evals").mkdir(parents=True)
+    listed = proctor("eval", "--dir", str(empty), "--list", "--json", "some-id")
+    assert listed.code == 2 and json.loads(listed.out) == [] and "holds no *.eval.py" in listed.err
+
+
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_once_the_run_is_written_leaves_the_exit_code(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, number: int

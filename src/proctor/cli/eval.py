@@ -81,9 +81,10 @@ def command(
     from proctor.session.evals import (
         EvalRequest,
         listing,
-        load_selection,
         nothing_chosen,
+        project_of,
         run_evals,
+        selection,
     )
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
@@ -105,7 +106,13 @@ def command(
     )
     if list_only:
         with _stdout_is_ours():
-            project, chosen = load_selection(request)
+            project = project_of(request)
+        try:
+            chosen = selection(request, project)
+        except ConfigError:
+            if as_json:  # an id that names no eval lists nothing, as a tag that names none
+                echo_unless_gone("[]")
+            raise
         rows = listing(project, chosen)
         if as_json:
             echo_unless_gone(json.dumps(masked_data(rows), indent=2))

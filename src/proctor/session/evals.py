@@ -69,10 +69,21 @@ class EvalRunResult:
 
 
 def load_selection(request: EvalRequest) -> tuple[EvalProject, list[tuple[EvalPoint, list[int]]]]:
-    project = discover(request.dir.resolve())
+    project = project_of(request)
+    return project, selection(request, project)
+
+
+def project_of(request: EvalRequest) -> EvalProject:
+    """The evals of the request's folder, discovered (its files imported)."""
+    return discover(request.dir.resolve())
+
+
+def selection(request: EvalRequest, project: EvalProject) -> list[tuple[EvalPoint, list[int]]]:
+    """The evals the request's ids and tags choose of a discovered project; a ConfigError when
+    an id names no eval (the project's own mistakes are discovery's)."""
     if not project.points and request.ids:
         raise ConfigError(nothing_chosen(request, project))  # the folder, not a near id
-    return project, select(project.points, request.ids, request.tags)
+    return select(project.points, request.ids, request.tags)
 
 
 def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:
