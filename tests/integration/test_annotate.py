@@ -216,3 +216,23 @@ def test_a_trial_of_a_run_still_running_that_has_not_ended_is_said_so(
     assert f"no trial fix/scripted/default/3 yet: the run is still running (process {pid})" in (
         marked.err
     )
+
+
+def test_a_run_whose_annotations_file_stops_reading_while_it_runs_says_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """annotations.json edited by hand while the run goes, into a file that does not read: the
+    run's aggregate is computed without its marks, and the run says so (it was passed over)."""
+    out = tmp_path / "out"
+    breaks = (
+        f"for d in {out}/run-*; do printf '{{\"annotations\": [,]}}' > $d/annotations.json; done"
+    )
+    make_case("fix", config=CHECK, plan={"turns": [{"shell": breaks}, *WRITES["turns"]]})
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    run_dir = single_run_dir(out)
+    assert (run_dir / "annotations.json").read_text().startswith('{"annotations": [,]')  # control
+    assert f"proctor: warning: {run_dir / 'annotations.json'}: not a readable JSON file" in (
+        result.err
+    )
+    assert f"mend it, then `proctor report {run_dir} --write`" in result.err

@@ -38,6 +38,7 @@ from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
 from proctor.util.signals import HeldStops, ignore_stops
+from proctor.util.text import fitted_summary
 
 if TYPE_CHECKING:
     from proctor.models.suite import FindingChange, SuiteRecord
@@ -307,22 +308,6 @@ def suite_md(folder: Path) -> str:
     return f"`{folder / 'suite.md'}`"
 
 
-def fitted_summary(text: str, room: int, whole: str) -> str:
-    """``text`` whole when its UTF-8 fits in ``room`` bytes, else its first lines that fit
-    and a line saying the report was cut and where it is ``whole``."""
-    if len(text.encode("utf-8")) <= room:
-        return text
-    note = (
-        f"\n**The report was cut here to fit the job summary's limit of 1 MiB; the whole "
-        f"report is {whole}.**\n"
-    )
-    keep = room - len(note.encode("utf-8"))
-    if keep <= 0:
-        return ""
-    head = text.encode("utf-8")[:keep].decode("utf-8", errors="ignore")
-    return head[: head.rfind("\n") + 1] + note
-
-
 def run_plan(
     plan: RunPlan,
     request: RunRequest,
@@ -548,9 +533,13 @@ def _finish(
     def ordered(records: list[TrialRecord]) -> list[TrialRecord]:
         return sorted(records, key=lambda r: order.get(_key(r), len(order)))
 
-    # People's marks (proctor annotate, before a resume) count as `proctor report` counts them.
-    # (A record kept as a compact stand-in was annotated when it was read: see resume.)
-    annotate = annotator(read_annotations(paths.root))
+    # People's marks (proctor annotate) count as `proctor report` counts them (a record kept as
+    # a compact stand-in was annotated when read: see resume); a file edited by hand meanwhile
+    # that no longer reads is said, not passed over: the run is read without it.
+    notes: list[str] = []
+    annotate = annotator(read_annotations(paths.root, notes))
+    for note in notes:
+        warn(f"{note}: mend it, then `proctor report {paths.root} --write`")
     kept = [record if is_compact(record) else annotate(record) for record in kept]
     # The aggregate and the reports read compact stand-ins, a fifth of the records' memory.
     records = ordered(

@@ -250,3 +250,19 @@ def unknown_keys(extra: Iterable[str], known: Iterable[str]) -> str:
     listed = ", ".join(f"'{key}'" for key in wrong)
     plural = "s" if len(wrong) > 1 else ""
     return f"unknown key{plural} {listed} ({hint}known keys: {', '.join(names)})"
+
+
+def fitted_summary(text: str, room: int, whole: str) -> str:
+    """``text`` whole when its UTF-8 fits in ``room`` bytes, else its first lines that fit
+    and a line saying the report was cut and where it is ``whole``."""
+    if len(text.encode("utf-8")) <= room:
+        return text
+    note = (
+        f"\n**The report was cut here to fit the job summary's limit of 1 MiB; the whole "
+        f"report is {whole}.**\n"
+    )
+    keep = room - len(note.encode("utf-8"))
+    if keep <= 0:
+        return ""
+    head = text.encode("utf-8")[:keep].decode("utf-8", errors="ignore")
+    return head[: head.rfind("\n") + 1] + note

@@ -10,10 +10,10 @@ import pytest
 from proctor.session.run import (
     STEP_SUMMARY_MAX_BYTES,
     append_step_summary,
-    fitted_summary,
     step_summary_held,
     suite_md,
 )
+from proctor.util.text import fitted_summary
 
 
 def test_a_report_that_fits_is_appended_whole() -> None:
