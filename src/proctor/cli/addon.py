@@ -79,14 +79,13 @@ def check_install(
     of your real home did not change. Exits 0 when every check passed, 1 when one failed, 2
     for a configuration error.
     """
-    import json
-
     from proctor.addons.audit import shown
     from proctor.addons.install_check import InstallOptions, check_install
     from proctor.addons.install_expect import load_expectation
     from proctor.agents.cli_base import agents_dirs
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
+    from proctor.models.io import dump_json
     from proctor.util.cutting import masked_data
     from proctor.util.masking import mask
 
@@ -135,7 +134,7 @@ def check_install(
     if keep is not None:
         click.echo(f"proctor: scratch kept under {keep}", err=True)
     if as_json:
-        echo_unless_gone(json.dumps(masked_data(report.to_dict()), indent=2))
+        echo_unless_gone(dump_json(masked_data(report.to_dict())), nl=False)
     else:
         echo_unless_gone(mask(render(report)))
     return 0 if report.ok else 1

@@ -49,13 +49,12 @@ def moved_folders(env: Mapping[str, str]) -> dict[str, Path]:
 @click.option("--json", "as_json", is_flag=True, help="Print the AuditReport as JSON.")
 def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as_json: bool) -> int:
     """List, per agent, what it would load from HOME and PROJECT, each with its file."""
-    import json
-
     from proctor.addons.audit import AGENT_IDS, audit, shown
     from proctor.addons.audit.render import render_text
     from proctor.agents.credentials import register_user_keys
     from proctor.agents.spec import spec_for
     from proctor.errors import ConfigError
+    from proctor.models.io import dump_json
     from proctor.util.cutting import masked_data
     from proctor.util.masking import mask
 
@@ -94,7 +93,7 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
     )
     report = shown(report)  # a credential in a command line or URL is printed masked
     if as_json:
-        click.echo(json.dumps(masked_data(report.to_dict()), indent=2))
+        click.echo(dump_json(masked_data(report.to_dict())), nl=False)
     else:
         click.echo(mask(render_text(report)), nl=False)
     return 0

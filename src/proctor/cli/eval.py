@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import sys
@@ -15,6 +14,7 @@ import click
 from proctor.cli.options import reporter_option
 from proctor.cli.signals import echo_unless_gone
 from proctor.errors import ConfigError
+from proctor.models.io import dump_json
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
 
@@ -115,7 +115,7 @@ def command(
             raise
         rows = listing(project, chosen)
         if as_json:
-            echo_unless_gone(json.dumps(masked_data(rows), indent=2))
+            echo_unless_gone(dump_json(masked_data(rows)), nl=False)
         else:
             for row in rows:
                 tags_text = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
@@ -135,7 +135,7 @@ def command(
         )
         result = run_evals(request, shown, progress.name_runs)
     if as_json:
-        echo_unless_gone(json.dumps(masked_data(result.summary), indent=2))
+        echo_unless_gone(dump_json(masked_data(result.summary)), nl=False)
     else:
         _print_summary(result.summary, verbose)
     return result.exit_code

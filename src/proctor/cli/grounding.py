@@ -64,8 +64,6 @@ def command(
     configuration error, 3 when the advisor failed or timed out and nothing else failed. It does
     not judge whether the advice was good.
     """
-    import json
-
     from proctor.addons.grounding import (
         NOTHING_RAN,
         AdvisorSettings,
@@ -79,6 +77,7 @@ def command(
     )
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
+    from proctor.models.io import dump_json
     from proctor.util.cutting import masked_data
     from proctor.util.masking import mask
 
@@ -97,7 +96,7 @@ def command(
     settings = AdvisorSettings(command=advisor, timeout=timeout, forward=forward)
     report = check_grounding(file, selection, settings)
     if as_json:
-        echo_unless_gone(json.dumps(masked_data(report.to_dict()), indent=2))
+        echo_unless_gone(dump_json(masked_data(report.to_dict())), nl=False)
     else:
         echo_unless_gone(mask(render_text(report)), nl=False)
     if as_json and not report.checked:

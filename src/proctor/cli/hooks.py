@@ -51,11 +51,10 @@ def test_command(
     Exit codes: 0 every case passed, 1 a case failed, 2 configuration error, 3 a hook could
     not be run (timeout, program not found) and no case failed.
     """
-    import json
-
     from proctor.addons.hooks import run_hook_tests
     from proctor.addons.hooks.cases import check_default_agent
     from proctor.agents.credentials import register_user_keys
+    from proctor.models.io import dump_json
 
     # Every key of the environment and ./.env is masked in what this prints: a case's input,
     # what a hook read on stdin and wrote back.
@@ -64,7 +63,7 @@ def test_command(
     run = run_hook_tests(plugin_or_settings, cases_file, agent=agent, timeout_cap=timeout_cap)
     report = run.shown()
     if as_json:
-        echo_unless_gone(json.dumps(report.to_dict(), indent=2))
+        echo_unless_gone(dump_json(report.to_dict()), nl=False)
         return run.exit_code
     for result in report.results:
         status = "PASS" if result.ok else "ERROR" if result.errored else "FAIL"

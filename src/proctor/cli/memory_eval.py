@@ -178,8 +178,6 @@ def command(
     server's own tools, runs the queries, and reports recall, precision, MRR and nDCG at k,
     abstention and knowledge-update accuracy, per ability label and overall.
     """
-    import json
-
     from proctor.addons.memory import (
         MemoryServerError,
         Thresholds,
@@ -192,6 +190,7 @@ def command(
     from proctor.addons.shown import command_masked
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
+    from proctor.models.io import dump_json
     from proctor.util.cutting import masked_data
     from proctor.util.masking import mask
 
@@ -219,7 +218,7 @@ def command(
             click.echo("".join(f"  | {line}\n" for line in tail.splitlines()), err=True, nl=False)
         if as_json:
             error = {"error": sentence, "serverStderr": tail or None}
-            echo_unless_gone(json.dumps(error, indent=2))
+            echo_unless_gone(dump_json(error), nl=False)
         return SERVER_ERROR
     record = score_run(
         data,
@@ -231,7 +230,7 @@ def command(
         adapter_name=str(adapter) if adapter else "built-in knowledge-graph",
     )
     if as_json:
-        echo_unless_gone(json.dumps(masked_data(record.to_dict()), indent=2))
+        echo_unless_gone(dump_json(masked_data(record.to_dict())), nl=False)
     else:
         echo_unless_gone(mask(render_text(record)))
     return record.exit_code

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from proctor.cli.options import (
 )
 from proctor.cli.signals import echo_unless_gone
 from proctor.models.base import MAX_TIMEOUT_SEC
+from proctor.models.io import dump_json
 from proctor.util.masking import mask
 from proctor.util.text import one_line
 
@@ -544,7 +544,7 @@ def _repeat_check(
 
     append_step_summary(check.markdown())  # not each repetition's report
     if as_json:
-        echo_unless_gone(json.dumps(check.to_dict(), indent=2))
+        echo_unless_gone(dump_json(check.to_dict()), nl=False)
     else:
         echo_unless_gone(check.markdown(), nl=False)
     if check.compared and check.evaluators == 0:

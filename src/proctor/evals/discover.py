@@ -82,7 +82,7 @@ class EvalPoint:
         dotted = self.id.replace("/", ".")
         safe = re.sub(r"[^A-Za-z0-9._-]", "-", dotted)
         if safe != dotted:
-            safe += "-" + hashlib.sha256(self.id.encode()).hexdigest()[:8]
+            safe += "-" + hashlib.sha256(self.id.encode("utf-8", "surrogateescape")).hexdigest()[:8]
         return safe
 
 

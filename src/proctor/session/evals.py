@@ -32,7 +32,7 @@ from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
 from proctor.llm.refs import parse_ref
 from proctor.models.config import CliOverrides
-from proctor.models.io import write_text_atomic
+from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
 from proctor.paths import RunPaths, suite_of
 from proctor.report.aggregate import gate_failed
@@ -159,7 +159,7 @@ def _write_case(
     }
     if judge:
         config["models"] = {"judge": judge}
-    write_text_atomic(folder / "config.json", json.dumps(config, indent=2) + "\n")
+    write_text_atomic(folder / "config.json", dump_json(config))
     if point.qna is not None:
         write_text_atomic(
             folder / "qna.md", point.qna if point.qna.endswith("\n") else point.qna + "\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from proctor.errors import ConfigError
-from proctor.models.io import read_trial
+from proctor.models.io import escape_surrogates, read_trial
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, newest_run_in
 
@@ -44,7 +44,8 @@ def checkpoints_from_run(run_dir: Path) -> CheckpointFile:
     checkpoints = []
     for path in trial_jsons:
         record, _ = read_trial(path)
-        name = "/".join(path.relative_to(run_dir / "trials").parts[:-1])
+        # The trial as reports show it: a byte of a name that is not UTF-8 as ``\\xff``.
+        name = escape_surrogates("/".join(path.relative_to(run_dir / "trials").parts[:-1]))
         checkpoints.append(Checkpoint(id=name, signals=trial_signals(record)))
     return CheckpointFile(checkpoints=checkpoints)
 
