@@ -1,7 +1,8 @@
 """A file or folder name that is not UTF-8 (the byte 0xff, which Python reads as the lone
 surrogate ``\\udcff``) comes out of every ``--json`` as its records write it: the byte as the
 text ``\\xff`` (JSON ``"\\\\xff"``), so the output is strict UTF-8 JSON, never a lone
-surrogate escape (``"\\udcff"``) a strict parser refuses."""
+surrogate escape (``"\\udcff"``) a strict parser refuses. And ``annotate`` takes a trial as
+the reports show it."""
 
 from __future__ import annotations
 
@@ -114,3 +115,25 @@ def test_grounding_reads_a_run_whose_case_is_named_with_a_byte_not_utf8(
     assert result.code == 0, result.err  # was: a traceback from the checkpoint's id
     ids = [r["id"] for r in strict(result.out)["results"]]
     assert ids == [f"plug{SHOWN}/scripted/default/1"]
+
+
+def test_annotate_takes_the_trial_as_reports_show_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(f"plug{FF}", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    shown = f"plug{SHOWN}/scripted/default/1"
+    suite = strict(proctor("report", str(run_dir), "--reporter", "json").out)
+    assert [g["case"] for g in suite["groups"]] == [f"plug{SHOWN}"]
+    marked = proctor("annotate", str(run_dir), shown, "--verdict", "failed", "--note", "drifted")
+    assert marked.code == 0, marked.err
+    # The raw bytes name the same trial: its mark replaces the first, never a second mark.
+    raw = f"plug{FF}/scripted/default/1"
+    again = proctor("annotate", str(run_dir), raw, "--verdict", "excluded", "--note", "wrong")
+    assert again.code == 0, again.err
+    assert "this replaces its mark" in again.err
+    marks = strict((run_dir / "annotations.json").read_text())["annotations"]
+    assert [(m["trial"], m["verdict"]) for m in marks] == [(shown, "excluded")]
+    report = proctor("report", str(run_dir))
+    assert f"Annotated by hand: 1 trial(s): {shown} excluded" in report.out

@@ -24,7 +24,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     to another bug. `report` and `compare` read the run with the mark applied and show it; the
     trial's own record is left as written. A new mark on a trial replaces the old one."""
     from proctor.errors import ConfigError
-    from proctor.models.io import write_record
+    from proctor.models.io import escape_surrogates, write_record
     from proctor.models.trial import TrialAnnotation
     from proctor.paths import RunPaths, newest_run_in
     from proctor.report.stored import read_annotations
@@ -37,6 +37,10 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
         )
     parts[3] = str(int(parts[3]))  # 01 is repeat 1: the mark names it as reports do
     paths = RunPaths(run_dir)
+    folder = paths.root / "trials"
+    for i in range(3):  # a name as reports show it (plug\xff) is the folder it shows
+        parts[i] = _entry_named(folder, parts[i])
+        folder = folder / parts[i]
     if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
         newest = newest_run_in(run_dir)
         if newest is not None:
@@ -56,7 +60,12 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     if not note.strip():
         raise ConfigError("--note: say why the trial is marked")
     mark = TrialAnnotation.model_validate(
-        {"trial": "/".join(parts), "verdict": verdict, "note": note.strip(), "at": now_iso()}
+        {
+            "trial": escape_surrogates("/".join(parts)),
+            "verdict": verdict,
+            "note": note.strip(),
+            "at": now_iso(),
+        }
     )
     # One mark at a time: marks made at once (a loop of annotate in parallel) would each
     # rewrite the file from what they read, and all but the last would be lost.
@@ -87,3 +96,17 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             err=True,
         )
     return 0
+
+
+def _entry_named(folder: Path, name: str) -> str:
+    """The entry of ``folder`` that ``name`` names: the one spelled so, else the one a report
+    shows so (a byte of its name that is not UTF-8 written ``\\xff``, as in every record)."""
+    from proctor.models.io import escape_surrogates
+
+    if "\\" not in name or os.path.lexists(folder / name):
+        return name
+    try:
+        found = [entry for entry in os.listdir(folder) if escape_surrogates(entry) == name]
+    except OSError:
+        return name
+    return found[0] if len(found) == 1 else name
