@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from proctor.addons.install_check import InstallOptions, check_install
+from proctor.errors import ConfigError
 from tests.conftest import Run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "addons" / "installer"
@@ -349,3 +350,42 @@ def test_an_installer_that_links_its_skill_in_passes_present(proctor: Run, tmp_p
     missing.write_text(json.dumps({"claude-code": {"skills": ["other"]}, "project": []}))
     code, report = check(proctor, "--install", install, "--expect", str(missing))
     assert ("present", "claude-code") in failed(report)  # the control: present still checks
+
+
+@pytest.mark.parametrize(
+    ("uninstall", "why"),
+    [
+        ("no-such-uninstaller-x --all", "no-such-uninstaller-x is not a command on PATH"),
+        ("{cwd}/uninstall.sh", "uninstall.sh is not executable (chmod +x"),
+        ("./uninstall.sh", "./uninstall.sh does not exist in the scratch project"),
+    ],
+)
+def test_an_uninstall_that_cannot_start_is_refused_before_any_install(
+    tmp_path: Path, uninstall: str, why: str
+) -> None:
+    (tmp_path / "uninstall.sh").write_text("#!/bin/sh\n")  # not executable
+    options = InstallOptions(
+        install="echo ran >> {cwd}/installs.txt",
+        uninstall=uninstall,
+        origin=tmp_path,
+        real_homes=[tmp_path / "real"],
+    )
+    with pytest.raises(ConfigError) as caught:
+        check_install(options)
+    assert str(caught.value).startswith("--uninstall: the command ")
+    assert why in str(caught.value)
+    assert not (tmp_path / "installs.txt").exists()  # found before both installs, not after
+
+
+def test_an_uninstall_the_install_puts_in_the_home_is_not_refused_up_front(
+    tmp_path: Path,
+) -> None:
+    made = "mkdir -p {home}/.tidy && printf '#!/bin/sh\\nexit 0\\n' > {home}/.tidy/u.sh"
+    options = InstallOptions(
+        install=f"{made} && chmod +x {{home}}/.tidy/u.sh",
+        uninstall="{home}/.tidy/u.sh",
+        origin=tmp_path,
+        real_homes=[tmp_path / "real"],
+    )
+    report = check_install(options)
+    assert [c.passed for c in report.checks if c.name == "uninstall"] == [True]

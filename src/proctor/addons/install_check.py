@@ -41,6 +41,7 @@ from proctor.addons.install_scratch import (
     expand,
     ignored,
     installer_environment,
+    refuse_unstartable,
     run_command,
     snapshot,
 )
@@ -175,6 +176,9 @@ class _Session:
 def _check_in(root: Path, options: InstallOptions, agents: list[str]) -> InstallCheckReport:
     report = InstallCheckReport(ok=False)
     fresh = _Session(root / "fresh", options)
+    if options.uninstall:  # before both installs run, not after: its program can start
+        command = fresh.expand(options.uninstall)
+        refuse_unstartable(command, fresh.scratch, fresh.env, "--uninstall", before=True)
     _fresh_checks(fresh, agents, report)
     user = _Session(root / "user", options)
     _user_checks(user, agents, report)

@@ -156,13 +156,29 @@ def run_command(
     except OSError as exc:
         raise ConfigError(f"{option}: cannot start {SHELL} ({exc.strerror or exc})") from exc
     if outcome.returncode in NOT_STARTED and not outcome.timed_out:
-        why = unstartable_program(command, scratch.project, env)
-        if why is not None:
-            shown = command_masked(command)
-            raise ConfigError(f"{option}: the command {shown!r} cannot be started: {mask(why)}")
+        refuse_unstartable(command, scratch, env, option)
     # The tail masked before it is cut: a key the cut would split shows no part of it.
     tail = output_tail(outcome)
     return Run(command, outcome.returncode, outcome.timed_out, tail, time.monotonic() - started)
+
+
+def refuse_unstartable(
+    command: str, scratch: Scratch, env: Mapping[str, str], option: str, *, before: bool = False
+) -> None:
+    """A configuration error when the program ``command`` starts with cannot be executed (see
+    :func:`unstartable_program`). ``before`` anything ran, a program in the scratch home is let
+    be: the install may be what puts it there."""
+    why = unstartable_program(command, scratch.project, env)
+    if why is None:
+        return
+    if before:
+        program = first_program(command) or ""
+        if "/" in program and (scratch.project / program).resolve().is_relative_to(
+            scratch.home.resolve()
+        ):
+            return
+    shown = command_masked(command)
+    raise ConfigError(f"{option}: the command {shown!r} cannot be started: {mask(why)}")
 
 
 def unstartable_program(command: str, cwd: Path, env: Mapping[str, str]) -> str | None:
