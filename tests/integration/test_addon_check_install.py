@@ -4,6 +4,7 @@ check, and each deliberate bug of the broken one fails exactly the checks it sho
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -389,3 +390,19 @@ def test_an_uninstall_the_install_puts_in_the_home_is_not_refused_up_front(
     )
     report = check_install(options)
     assert [c.passed for c in report.checks if c.name == "uninstall"] == [True]
+
+
+def test_an_unstartable_command_in_a_folder_not_utf8_is_named_as_records_show_it(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / os.fsdecode(b"inst\xff")
+    folder.mkdir()
+    (folder / "uninstall.sh").write_text("#!/bin/sh\n")  # not executable
+    options = InstallOptions(
+        install="true", uninstall=f"{folder}/uninstall.sh", origin=tmp_path, real_homes=[]
+    )
+    with pytest.raises(ConfigError) as caught:
+        check_install(options)
+    shown = f"{tmp_path}/inst\\xff/uninstall.sh"
+    assert str(caught.value).startswith(f"--uninstall: the command '{shown}' cannot be started")
+    assert "\\udcff" not in str(caught.value)

@@ -137,3 +137,5 @@ def test_annotate_takes_the_trial_as_reports_show_it(
     assert [(m["trial"], m["verdict"]) for m in marks] == [(shown, "excluded")]
     report = proctor("report", str(run_dir))
     assert f"Annotated by hand: 1 trial(s): {shown} excluded" in report.out
+    wrong = proctor("annotate", str(run_dir), f"plug{FF}/x", "--verdict", "failed", "--note", "n")
+    assert wrong.code == 2 and f"TRIAL 'plug{SHOWN}/x': expected" in wrong.err

@@ -23,6 +23,7 @@ from proctor.util.cutting import output_tail
 from proctor.util.masking import mask
 from proctor.util.processes import run_captured
 from proctor.util.startable import first_program, why_unstartable
+from proctor.util.text import shown_repr
 from proctor.workspace.environment import agent_environment
 
 SHELL = "/bin/sh"
@@ -178,7 +179,7 @@ def refuse_unstartable(
         ):
             return
     shown = command_masked(command)
-    raise ConfigError(f"{option}: the command {shown!r} cannot be started: {mask(why)}")
+    raise ConfigError(f"{option}: the command {shown_repr(shown)} cannot be started: {mask(why)}")
 
 
 def unstartable_program(command: str, cwd: Path, env: Mapping[str, str]) -> str | None:

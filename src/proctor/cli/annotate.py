@@ -29,11 +29,13 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.paths import RunPaths, newest_run_in
     from proctor.report.stored import read_annotations
     from proctor.util.clock import now_iso
+    from proctor.util.text import shown_repr
 
     parts = trial.strip("/").split("/")
     if len(parts) != 4 or not parts[3].isdigit():
         raise ConfigError(
-            f"TRIAL {trial!r}: expected case/agent/condition/repeat, e.g. fix/codex/default/1"
+            f"TRIAL {shown_repr(trial)}: expected case/agent/condition/repeat, "
+            "e.g. fix/codex/default/1"
         )
     parts[3] = str(int(parts[3]))  # 01 is repeat 1: the mark names it as reports do
     paths = RunPaths(run_dir)

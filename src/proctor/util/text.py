@@ -220,6 +220,18 @@ def surrogate_shown(code: int) -> str:
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
+_REPR_SURROGATE = re.compile(r"\\\\|\\u(d[89a-f][0-9a-f]{2})")
+
+
+def shown_repr(text: str) -> str:
+    """``repr(text)`` (quoted, for a message), with a lone surrogate written as
+    :func:`surrogate_shown` writes it (``'plug\\xff'``, not ``'plug\\udcff'``): a name reads the
+    same in a quoted message as in the records and the rest of the output."""
+    return _REPR_SURROGATE.sub(
+        lambda m: surrogate_shown(int(m.group(1), 16)) if m.group(1) else m.group(), repr(text)
+    )
+
+
 def _shown(exc: UnicodeError) -> tuple[str, int]:
     if not isinstance(exc, UnicodeEncodeError):
         raise exc

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.util.text import duration_text
+from proctor.util.text import duration_text, shown_repr
 
 
 @pytest.mark.parametrize(
@@ -95,3 +95,16 @@ def test_markdown_literal_escapes_what_markdown_would_read_as_markup(
     from proctor.util.text import markdown_literal
 
     assert markdown_literal(sentence) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("plug\udcff/a", "'plug\\xff/a'"),  # a byte of a name that is not UTF-8, as records show it
+        ("x\ud800", "'x\\ud800'"),  # a surrogate that is no byte of a name
+        ("a\\udcff b", "'a\\\\udcff b'"),  # the characters themselves stay escaped as repr does
+        ("it's", '"it\'s"'),
+    ],
+)
+def test_shown_repr_writes_a_lone_surrogate_as_records_do(text: str, shown: str) -> None:
+    assert shown_repr(text) == shown
