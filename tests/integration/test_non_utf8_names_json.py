@@ -139,3 +139,22 @@ def test_annotate_takes_the_trial_as_reports_show_it(
     assert f"Annotated by hand: 1 trial(s): {shown} excluded" in report.out
     wrong = proctor("annotate", str(run_dir), f"plug{FF}/x", "--verdict", "failed", "--note", "n")
     assert wrong.code == 2 and f"TRIAL 'plug{SHOWN}/x': expected" in wrong.err
+
+
+def test_case_and_eval_filters_take_a_name_as_it_is_shown(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(f"plug{FF}", config=CHECK, plan=WRITES)
+    make_case("plain", config=CHECK, plan=WRITES)
+    cases = str(tmp_path / "cases")
+    for glob in (f"plug{SHOWN}", f"plug{FF}"):  # as the error and every report list it, or raw
+        dry = proctor("run", "--source", cases, "--case", glob, "--dry-run")
+        assert dry.code == 0 and "1 trial(s) in 1 case(s)" in dry.out, dry.err
+    root = tmp_path / "proj"
+    shutil.copytree(EXAMPLES / "evals", root)
+    builds = root / "evals" / "builds"
+    (builds / f"greet{FF}.eval.py").write_bytes((builds / "greeting.eval.py").read_bytes())
+    for wanted in (f"builds/greet{SHOWN}", f"builds/greet{FF}"):
+        listed = proctor("eval", "--dir", str(root), "--list", "--json", wanted)
+        assert listed.code == 0, listed.err
+        assert [row["id"] for row in strict(listed.out)] == [f"builds/greet{SHOWN}"]

@@ -26,6 +26,7 @@ from proctor.evals.define import (
     TestFn,
 )
 from proctor.evals.loaders import set_project_root
+from proctor.models.io import escape_surrogates
 
 SUFFIX = ".eval.py"
 CONFIG_FILE = "evals.config.py"
@@ -276,7 +277,10 @@ def _refuse_repeated_ids(evals_dir: Path, points: Sequence[EvalPoint]) -> None:
 
 def _under(run_id: str, wanted: str) -> bool:
     wanted = wanted.rstrip("/")  # `builds/greeting/` names `builds/greeting` too
-    return run_id == wanted or run_id.startswith(wanted + "/")
+    if run_id == wanted or run_id.startswith(wanted + "/"):
+        return True
+    shown = escape_surrogates(run_id)  # as --list shows it: a byte not UTF-8 as \\xff
+    return shown != run_id and (shown == wanted or shown.startswith(wanted + "/"))
 
 
 def select(

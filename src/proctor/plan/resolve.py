@@ -30,6 +30,7 @@ from proctor.models.config import (
     Provision,
     TopConfig,
 )
+from proctor.models.io import escape_surrogates
 from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
@@ -214,13 +215,19 @@ def _check_profiles(top: TopConfig, where: str) -> None:
         )
 
 
+def _picks(name: str, glob: str) -> bool:
+    """Whether ``--case GLOB`` picks the case ``name``: as spelled, or as the records and
+    messages show it (a byte of a folder name that is not UTF-8 as ``\\xff``)."""
+    return fnmatch.fnmatchcase(name, glob) or fnmatch.fnmatchcase(escape_surrogates(name), glob)
+
+
 def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
     """A ``--case`` pattern that matches no case name is a typo, said as such, even beside
     others that match: it would otherwise run less than asked, and pass (a name matching a
     skipped case is left to that case's "skipped" line)."""
     names = [c.name for c in found.cases]
     every = [*names, *(s.name for s in found.skipped)]
-    unmatched = [g for g in cli.cases if not any(fnmatch.fnmatchcase(n, g) for n in every)]
+    unmatched = [g for g in cli.cases if not any(_picks(n, g) for n in every)]
     if not names or not unmatched:
         return
     shown = ", ".join(sorted(names)[:10]) + (", …" if len(names) > 10 else "")
@@ -230,11 +237,7 @@ def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
 def _check_tags(found: Discovery, cli: CliOverrides) -> None:
     """``--tag`` that leaves no case (of those ``--case`` picks) is said with the tags the cases
     carry, not as a bare "nothing runnable"."""
-    named = [
-        c
-        for c in found.cases
-        if not cli.cases or any(fnmatch.fnmatchcase(c.name, g) for g in cli.cases)
-    ]
+    named = [c for c in found.cases if not cli.cases or any(_picks(c.name, g) for g in cli.cases)]
     if not cli.tags or not named or any(set(c.tags) & set(cli.tags) for c in named):
         return
     carried = sorted({t for c in named for t in c.tags})
@@ -300,7 +303,7 @@ def _first(*values: float | None) -> float:
 def select_cases(cases: list[Case], cli: CliOverrides) -> list[Case]:
     chosen = cases
     if cli.cases:
-        chosen = [c for c in chosen if any(fnmatch.fnmatchcase(c.name, g) for g in cli.cases)]
+        chosen = [c for c in chosen if any(_picks(c.name, g) for g in cli.cases)]
     if cli.tags:
         chosen = [c for c in chosen if set(c.tags) & set(cli.tags)]
     return chosen
