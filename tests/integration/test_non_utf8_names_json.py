@@ -150,6 +150,8 @@ def test_case_and_eval_filters_take_a_name_as_it_is_shown(
     for glob in (f"plug{SHOWN}", f"plug{FF}"):  # as the error and every report list it, or raw
         dry = proctor("run", "--source", cases, "--case", glob, "--dry-run")
         assert dry.code == 0 and "1 trial(s) in 1 case(s)" in dry.out, dry.err
+        row = f"plug{SHOWN}".ljust(30) + " scripted "  # the columns line up as printed
+        assert any(line.startswith(row) for line in dry.out.splitlines()), dry.out
     root = tmp_path / "proj"
     shutil.copytree(EXAMPLES / "evals", root)
     builds = root / "evals" / "builds"

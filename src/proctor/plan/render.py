@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proctor.models.io import model_to_json
+from proctor.models.io import escape_surrogates, model_to_json
 from proctor.models.plan import RunPlan
 from proctor.plan.records import resolved_record
 
@@ -14,8 +14,8 @@ def render_dry_run(plan: RunPlan, *, cluster_sized: bool = False) -> str:
         uses = ", ".join(s.use for s in rc.evaluators) or "-"
         for agent in rc.agents:
             for condition in rc.conditions:
-                lines.append(
-                    f"{rc.name:30} {agent:14} {condition:12} {rc.repeats:>7}  "
+                lines.append(  # a name as printed (\\xff for a byte not UTF-8) sets the width
+                    f"{escape_surrogates(rc.name):30} {agent:14} {condition:12} {rc.repeats:>7}  "
                     f"{rc.timeout_sec:>6g}s  {uses}"
                 )
     for s in plan.skipped:
