@@ -50,7 +50,7 @@ def test_validate_refuses_an_agent_cli_that_run_would(proctor: Run, tmp_path: Pa
     said = "agent 'claude-code': the 'claude' CLI was not found"
     assert ran.code == 2 and said in ran.err, ran.err
     # Only the profile's binary was looked at: the sentence names it, not folders never read.
-    named = "codingagents.claude-code.binary '/nonexistent/c' names no program"
+    named = "codingagents.claude-code.binary '/nonexistent/c' names no file"
     assert named in ran.err and named in validated.err and "and PATH)" not in ran.err
     assert validated.code == 2 and said in validated.err, validated.out + validated.err
 

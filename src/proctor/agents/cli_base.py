@@ -44,9 +44,7 @@ def find_binary(name: str, profile: AgentProfile) -> Path | None:
     once, because the agent is launched from its workspace, where it would name nothing.
     Symlinks are kept (``absolute``, not ``resolve``) so that ``.bin`` shims run as installed."""
     if profile.binary:
-        path = Path(profile.binary).expanduser()
-        found = shutil.which(str(path)) if not path.is_absolute() else str(path)
-        return Path(found).absolute() if found and Path(found).exists() else None
+        return None if binary_problem(profile.binary) else _configured(profile.binary)
     for folder in agents_dirs():
         candidate = folder / "node_modules" / ".bin" / name
         if candidate.exists():
@@ -55,11 +53,35 @@ def find_binary(name: str, profile: AgentProfile) -> Path | None:
     return Path(found).absolute() if found else None
 
 
+def _configured(binary: str) -> Path | None:
+    path = Path(binary).expanduser()
+    if not path.is_absolute() and len(path.parts) == 1:  # a name on PATH
+        found = shutil.which(binary)
+        return Path(found).absolute() if found else None
+    return path.absolute()
+
+
+def binary_problem(binary: str) -> str | None:
+    """Why a profile's ``binary`` is no program proctor can run, else None: it names nothing,
+    a folder, or a file without execute permission."""
+    path = _configured(binary)
+    if path is None:
+        return "names no program on PATH"
+    if not path.exists():
+        return "names no file"
+    if path.is_dir():
+        return "is a folder, not a program"
+    if not os.access(path, os.X_OK):
+        return f"is not executable (`chmod +x {path}` if it is the CLI)"
+    return None
+
+
 def missing_binary_message(agent: str, name: str, profile: AgentProfile | None = None) -> str:
     if profile is not None and profile.binary:  # only the profile's binary was looked at
+        why = binary_problem(profile.binary) or "names no program"
         return (
             f"agent '{agent}': the '{name}' CLI was not found: codingagents.{agent}.binary "
-            f"{profile.binary!r} names no program (a path, or a name on PATH; nothing else is "
+            f"{profile.binary!r} {why} (a path, or a name on PATH; nothing else is "
             f"looked at when it is given); fix it, or leave it out and run "
             f"`proctor agents install` to use the pinned CLI"
         )
@@ -95,7 +117,9 @@ def cli_version(binary: str) -> str | None:
     for word in out.replace("(", " ").split():
         if word[:1].isdigit() and "." in word:
             return word
-    return out.strip() or None
+    # No version in it: its first line, cut short (a wrapper's usage text can be long).
+    first = next((line.strip() for line in out.splitlines() if line.strip()), "")
+    return repr(first[:60] + ("…" if len(first) > 60 else "")) if first else None
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -127,11 +151,15 @@ class RealCli(AgentAdapter[S]):
             return missing_binary_message(self.name, self.binary_name, profile)
         found = cli_version(str(binary))
         if profile.version is not None and found != profile.version:
-            fix = (
-                INSTALL_HINT
-                if profile.version == self.spec.version
-                else f"install {self.spec.npm_package}@{profile.version} or change the pin"
-            )
+            if profile.binary:  # installing changes nothing: the profile names its binary
+                fix = (
+                    f"point codingagents.{self.name}.binary at {self.spec.npm_package}@"
+                    f"{profile.version}'s `{self.binary_name}`, or change the pin"
+                )
+            elif profile.version == self.spec.version:
+                fix = INSTALL_HINT
+            else:
+                fix = f"install {self.spec.npm_package}@{profile.version} or change the pin"
             return (
                 f"agent '{self.name}': {binary} is version {found or 'unknown'}, but its profile "
                 f"pins {profile.version}; {fix}"

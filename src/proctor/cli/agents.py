@@ -17,7 +17,7 @@ def command(ctx: click.Context, config: Path | None) -> int:
     if ctx.invoked_subcommand is not None:
         return 0
     from proctor.agents.base import adapter_for
-    from proctor.agents.cli_base import find_binary
+    from proctor.agents.cli_base import binary_problem, find_binary
     from proctor.agents.spec import SPECS
     from proctor.models.config import AgentProfile
     from proctor.models.loading import load_top_config
@@ -31,7 +31,13 @@ def command(ctx: click.Context, config: Path | None) -> int:
             continue
         binary = find_binary(spec.binary, profile)
         note = "" if version == spec.version else f"  (pinned {spec.version})"
-        where = str(binary) if binary else "not found: run `proctor agents install`"
+        if binary:
+            where = str(binary)
+        elif profile.binary:  # only the profile's binary is looked at: installing won't help
+            why = binary_problem(profile.binary) or "names no program"
+            where = f"not found: codingagents.{spec.id}.binary {profile.binary!r} {why}"
+        else:
+            where = "not found: run `proctor agents install`"
         click.echo(f"{spec.id:12} {where}  version {version or '-'}{note}")
     return 0
 

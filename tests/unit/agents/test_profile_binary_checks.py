@@ -1,0 +1,77 @@
+"""A profile's ``binary`` that is no program (a missing file, a folder, a file without execute
+permission), or a CLI that prints no version: one sentence naming the field and the fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proctor.agents.base import adapter_for
+from proctor.agents.cli_base import cli_version, find_binary
+from proctor.models.config import AgentProfile
+from tests.conftest import Run
+
+
+def _preflight(agent: str, profile: AgentProfile) -> str | None:
+    return adapter_for(agent, {agent: profile}).preflight(profile)
+
+
+def test_a_folder_is_no_binary(tmp_path: Path) -> None:
+    profile = AgentProfile(binary=str(tmp_path))
+    assert find_binary("claude", profile) is None
+    problem = _preflight("claude-code", profile)
+    assert problem is not None
+    assert f"codingagents.claude-code.binary '{tmp_path}' is a folder, not a program" in problem
+
+
+def test_a_file_without_execute_permission_is_no_binary(tmp_path: Path) -> None:
+    binary = tmp_path / "claude"
+    binary.write_text("#!/bin/sh\necho 2.1.197\n")
+    binary.chmod(0o644)
+    profile = AgentProfile(binary=str(binary))
+    assert find_binary("claude", profile) is None
+    problem = _preflight("claude-code", profile)
+    assert problem is not None
+    assert f"is not executable (`chmod +x {binary}`" in problem
+
+
+def test_a_missing_file_is_named_as_such(tmp_path: Path) -> None:
+    problem = _preflight("codex", AgentProfile(binary=str(tmp_path / "gone")))
+    assert problem is not None
+    assert f"codingagents.codex.binary '{tmp_path / 'gone'}' names no file" in problem
+
+
+def test_a_pinned_profile_binary_at_another_version_is_fixed_in_the_profile(
+    tmp_path: Path,
+) -> None:
+    binary = tmp_path / "codex"
+    binary.write_text("#!/bin/sh\necho 'codex-cli 9.9.9'\n")
+    binary.chmod(0o755)
+    problem = _preflight("codex", AgentProfile(binary=str(binary), version="0.171.0"))
+    assert problem is not None
+    assert "is version 9.9.9, but its profile pins 0.171.0" in problem
+    assert "point codingagents.codex.binary at @openai/codex@0.171.0's `codex`" in problem
+    assert "proctor agents install" not in problem  # it would not change the profile's binary
+
+
+def test_a_version_without_a_number_shows_its_first_line_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = tmp_path / "wrapper"
+    binary.write_text(
+        "#!/bin/sh\necho 'usage: wrapper [options]'\necho 'x' ; echo " + "y" * 90 + "\n"
+    )
+    binary.chmod(0o755)
+    assert cli_version(str(binary)) == "'usage: wrapper [options]'"
+
+
+def test_agents_lists_what_is_wrong_with_a_profile_binary(proctor: Run, tmp_path: Path) -> None:
+    top = tmp_path / "p.json"
+    top.write_text(json.dumps({"codingagents": {"codex": {"binary": str(tmp_path)}}}))
+    listed = proctor("agents", "--config", str(top))
+    assert listed.code == 0, listed.err
+    line = next(x for x in listed.out.splitlines() if x.startswith("codex"))
+    # not `proctor agents install`: only the profile's binary is looked at
+    assert f"not found: codingagents.codex.binary '{tmp_path}' is a folder, not a program" in line
