@@ -7,6 +7,7 @@ them without any PATH change. Already-installed pinned versions are reused.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +16,7 @@ from proctor.agents.spec import ACP_PINS, npm_specs
 from proctor.errors import AgentError
 from proctor.util.cutting import masked_tail
 from proctor.util.masking import mask
+from proctor.util.processes import run_captured
 
 #: npm package → version: the versions proctor's contract tests and goldens were made with.
 PINNED: dict[str, str] = {
@@ -23,13 +25,31 @@ PINNED: dict[str, str] = {
 }
 
 
-def installed_version(folder: Path, package: str) -> str | None:
-    manifest = folder / "node_modules" / package / "package.json"
+#: How long one ``npm install`` may take (a slow registry, postinstall downloads).
+NPM_TIMEOUT_SEC = 3600.0
+
+
+def _json_file(path: Path) -> dict[str, object]:
     try:
-        version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
-    except (OSError, json.JSONDecodeError):
-        return None
-    return str(version) if version else None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def installed_version(folder: Path, package: str) -> str | None:
+    """The version of ``package`` a finished ``npm install`` left in ``folder``, else None.
+
+    The package's own ``package.json`` is there as soon as npm unpacked it, before its
+    dependencies, its ``.bin`` link or its install script: an install cut short (Ctrl-C, a
+    CI cancel) leaves it behind. So the version counts only when npm's own record of a
+    finished install, ``node_modules/.package-lock.json`` (written last), lists it too."""
+    key = f"node_modules/{package}"
+    version = _json_file(folder / key / "package.json").get("version")
+    packages = _json_file(folder / "node_modules" / ".package-lock.json").get("packages")
+    entry = packages.get(key) if isinstance(packages, dict) else None
+    recorded = entry.get("version") if isinstance(entry, dict) else None
+    return str(version) if version and recorded == version else None
 
 
 def missing_pins(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
@@ -44,7 +64,17 @@ def install_agents(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
     npm = shutil.which("npm")
     if npm is None:
         raise AgentError("npm was not found on PATH; install Node.js and npm to install agent CLIs")
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AgentError(
+            f"cannot make the install folder {folder}: {exc.strerror or exc}; "
+            f"give `--dir` a folder you can write"
+        ) from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise AgentError(
+            f"the install folder {folder} is not writable; give `--dir` a folder you can write"
+        )
     argv = [
         npm,
         "install",
@@ -56,26 +86,67 @@ def install_agents(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
         "--foreground-scripts",
         *missing,
     ]
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    # Its own process group, killed whole when proctor is interrupted (an install script's
+    # download included), rather than npm alone.
+    proc = run_captured(argv, cwd=Path.cwd(), env=None, timeout=NPM_TIMEOUT_SEC)
+    if proc.timed_out:
+        raise AgentError(
+            f"npm install did not finish in {NPM_TIMEOUT_SEC:.0f} s and was stopped; "
+            f"check the network to the npm registry ({npm_registry(npm)}) and run it again"
+        )
     if proc.returncode != 0:
-        raise AgentError(npm_failure_message(proc.returncode, proc.stderr))
+        raise AgentError(npm_failure_message(proc.returncode, proc.stderr, npm_registry(npm)))
+    still = missing_pins(folder, pins)
+    if still:
+        raise AgentError(
+            f"npm install ended without installing {', '.join(still)} into {folder}; "
+            f"run `proctor agents install` again"
+        )
     return missing
+
+
+def npm_registry(npm: str) -> str:
+    """The registry npm is set to use (``npm_config_registry``, an ``.npmrc``)."""
+    try:
+        out = subprocess.run(
+            [npm, "config", "get", "registry"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    return out or "npm's registry setting"
 
 
 #: How many of npm's own error lines a failure message shows.
 NPM_ERROR_LINES = 6
 
 
-def npm_failure_message(returncode: int, stderr: str) -> str:
+#: npm's error codes of a registry it could not reach.
+NETWORK_CODES = ("ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EAI_AGAIN", "ECONNRESET", "ENETUNREACH")
+
+
+def npm_failure_message(returncode: int, stderr: str, registry: str | None = None) -> str:
     """The message for a failed ``npm install``: npm's first ``npm error`` / ``npm ERR!`` lines,
-    which name the cause (``request to … failed, reason: ECONNREFUSED``); the stderr's tail only
-    when there are none, since a tail usually starts mid stack trace and misses the cause."""
-    lines = [
-        line.strip()
-        for line in stderr.splitlines()
-        if line.lstrip().startswith(("npm error", "npm ERR!"))
-    ]
-    lines = [line for line in lines if line not in ("npm error", "npm ERR!")]
+    which name the cause (``request to … failed, reason: ECONNREFUSED``), without the stack
+    trace npm prints among them; the stderr's tail only when there are none, since a tail
+    usually starts mid stack trace and misses the cause. A registry npm could not reach is
+    named, with the fix."""
+    lines = []
+    for line in stderr.splitlines():
+        if not line.lstrip().startswith(("npm error", "npm ERR!")):
+            continue
+        text = line.strip().removeprefix("npm error").removeprefix("npm ERR!").strip()
+        if text and not text.startswith("at ") and not text.startswith("A complete log"):
+            lines.append(line.strip())
     # Masked before the tail is cut: a key the cut would split shows no part of it.
     detail = mask("\n".join(lines[:NPM_ERROR_LINES])) if lines else masked_tail(stderr.strip(), 600)
-    return f"npm install failed ({returncode}): {detail}"
+    message = f"npm install failed ({returncode}): {detail}"
+    if registry and any(code in stderr for code in NETWORK_CODES):
+        message += (
+            f"\nnpm could not reach the registry {registry}: check the network, or npm's "
+            f"registry setting (npm_config_registry, an .npmrc), and run it again"
+        )
+    return message

@@ -53,8 +53,11 @@ def command(ctx: click.Context, config: Path | None) -> int:
 )
 def install(folder: Path) -> int:
     """Install the pinned agent CLIs from the npm registry (reusing what is there)."""
-    from proctor.agents.install import install_agents
+    from proctor.agents.install import install_agents, missing_pins
 
+    missing = missing_pins(folder)
+    if missing:  # npm says nothing until it is done, minutes later on a slow network
+        click.echo(f"proctor: installing {', '.join(missing)} into {folder} (npm)", err=True)
     installed = install_agents(folder)
     if installed:
         click.echo(f"installed {', '.join(installed)} into {folder}")

@@ -26,10 +26,20 @@ def test_npm_error_lines_name_the_cause() -> None:
     message = npm_failure_message(1, "warning: something first\n" + OFFLINE)
     lines = message.splitlines()
     assert lines[0] == "npm install failed (1): npm error code ECONNREFUSED"
-    assert len(lines) == 6
+    assert len(lines) == 4  # npm's stack trace and its log's path are left out
     assert "request to https://registry.npmjs.org/@openai%2fcodex failed" in message
     assert "reason: connect ECONNREFUSED" in message
     assert "warning: something first" not in message
+    assert " at " not in message and "complete log" not in message
+
+
+def test_an_unreachable_registry_is_named_with_the_fix() -> None:
+    message = npm_failure_message(1, OFFLINE, "http://127.0.0.1:9/")
+    assert message.splitlines()[-1] == (
+        "npm could not reach the registry http://127.0.0.1:9/: check the network, or npm's "
+        "registry setting (npm_config_registry, an .npmrc), and run it again"
+    )
+    assert "could not reach" not in npm_failure_message(1, "npm error code E404\n", "r")
 
 
 def test_old_npm_err_prefix_is_recognised() -> None:

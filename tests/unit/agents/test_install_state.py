@@ -1,0 +1,120 @@
+"""``proctor agents install``: an install cut short is not taken as installed, npm's whole
+process group stops with it, and a folder it cannot make is one sentence."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from proctor.agents import install
+from proctor.agents.install import install_agents, missing_pins
+from proctor.errors import AgentError
+from tests.conftest import Run
+
+PINS = {"@scope/cli": "1.2.3"}
+
+# Unpacks each package's package.json, starts a background child (an install script's
+# download), then writes npm's record of a finished install unless FAKE_NPM_HANG is set.
+FAKE_NPM = """#!/bin/sh
+if [ "$1" = config ]; then echo http://registry.test/; exit 0; fi
+prefix=""
+for arg in "$@"; do
+  if [ "$want_prefix" = 1 ]; then prefix=$arg; want_prefix=0; continue; fi
+  case "$arg" in
+    --prefix) want_prefix=1 ;;
+    --*) ;;
+    *) pkg=${arg%@*}; ver=${arg##*@}; mkdir -p "$prefix/node_modules/$pkg"
+       printf '{"name":"%s","version":"%s"}' "$pkg" "$ver" > "$prefix/node_modules/$pkg/package.json"
+       lock="$lock${lock:+,}\\"node_modules/$pkg\\": {\\"version\\": \\"$ver\\"}" ;;
+  esac
+done
+sleep 30 & echo $! > "$FAKE_NPM_CHILD"
+if [ -n "$FAKE_NPM_HANG" ]; then sleep 30; fi
+printf '{"packages": {%s}}' "$lock" > "$prefix/node_modules/.package-lock.json"
+"""
+
+
+@pytest.fixture
+def fake_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    npm.write_text(FAKE_NPM)
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    child = tmp_path / "child.pid"
+    monkeypatch.setenv("FAKE_NPM_CHILD", str(child))
+    return child
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ")[1].startswith("Z"))
+
+
+def test_a_package_unpacked_by_an_install_cut_short_is_not_installed(tmp_path: Path) -> None:
+    manifest = tmp_path / "node_modules" / "@scope" / "cli" / "package.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('{"name": "@scope/cli", "version": "1.2.3"}')
+    assert missing_pins(tmp_path, PINS) == ["@scope/cli@1.2.3"]
+    lock = tmp_path / "node_modules" / ".package-lock.json"
+    lock.write_text(json.dumps({"packages": {"node_modules/@scope/cli": {"version": "1.0.0"}}}))
+    assert missing_pins(tmp_path, PINS) == ["@scope/cli@1.2.3"]  # an older finished install
+    lock.write_text(json.dumps({"packages": {"node_modules/@scope/cli": {"version": "1.2.3"}}}))
+    assert missing_pins(tmp_path, PINS) == []
+
+
+def test_install_then_reuse(tmp_path: Path, fake_npm: Path) -> None:
+    folder = tmp_path / "agents"
+    assert install_agents(folder, PINS) == ["@scope/cli@1.2.3"]
+    assert install_agents(folder, PINS) == []
+    assert not _alive(int(fake_npm.read_text()))  # npm's leftovers are stopped when it ends
+
+
+def test_a_stopped_install_stops_npms_children_and_is_installed_again(
+    tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "agents"
+    monkeypatch.setenv("FAKE_NPM_HANG", "1")
+    monkeypatch.setattr(install, "NPM_TIMEOUT_SEC", 1.0)
+    started = time.monotonic()
+    with pytest.raises(AgentError, match="npm install did not finish in 1 s") as caught:
+        install_agents(folder, PINS)
+    assert time.monotonic() - started < 20
+    assert "http://registry.test/" in str(caught.value)
+    assert not _alive(int(fake_npm.read_text()))
+    assert missing_pins(folder, PINS) == ["@scope/cli@1.2.3"]  # its package.json is there
+    monkeypatch.delenv("FAKE_NPM_HANG")
+    assert install_agents(folder, PINS) == ["@scope/cli@1.2.3"]
+
+
+def test_a_folder_it_cannot_make_is_one_sentence(tmp_path: Path, fake_npm: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(AgentError) as caught:
+        install_agents(blocker / "agents", PINS)
+    assert str(caught.value) == (
+        f"cannot make the install folder {blocker / 'agents'}: Not a directory; "
+        "give `--dir` a folder you can write"
+    )
+
+
+def test_the_command_says_what_it_installs_before_npm_starts(
+    proctor: Run, tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = Path("agents")  # relative, as the default `.agents` is
+    done = proctor("agents", "install", "--dir", str(folder))
+    assert done.code == 0, done.err
+    assert done.err.startswith("proctor: installing @anthropic-ai/claude-code@")
+    assert f"into {folder} (npm)" in done.err
+    again = proctor("agents", "install", "--dir", str(folder))
+    assert again.err == "" and again.out == f"pinned agent CLIs already present in {folder}\n"
