@@ -65,6 +65,11 @@ class AgentAdapter(Generic[S]):
         sentence naming the fix; None when it can."""
         return None
 
+    def version_warning(self, profile: AgentProfile) -> str | None:
+        """One sentence when the CLI found is not at the version proctor pins and the profile
+        pins none (the run goes ahead); None when it is, or is not found."""
+        return None
+
     def profile_warning(self, profile: AgentProfile, mode: Mode) -> str | None:
         """What a profile setting the run may well mean takes from the agent in ``mode`` (a
         tool its CLI then leaves out), as one sentence naming what to use instead; said before

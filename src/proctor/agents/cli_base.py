@@ -152,9 +152,12 @@ class RealCli(AgentAdapter[S]):
         found = cli_version(str(binary))
         if profile.version is not None and found != profile.version:
             if profile.binary:  # installing changes nothing: the profile names its binary
+                pinned = profile.version == self.spec.version
                 fix = (
                     f"point codingagents.{self.name}.binary at {self.spec.npm_package}@"
-                    f"{profile.version}'s `{self.binary_name}`, or change the pin"
+                    f"{profile.version}'s `{self.binary_name}`"
+                    + (" (or leave it out and run `proctor agents install`)" if pinned else "")
+                    + ", or change the pin"
                 )
             elif profile.version == self.spec.version:
                 fix = INSTALL_HINT
@@ -165,6 +168,20 @@ class RealCli(AgentAdapter[S]):
                 f"pins {profile.version}; {fix}"
             )
         return None
+
+    def version_warning(self, profile: AgentProfile) -> str | None:
+        if profile.version is not None or self.spec.version is None:
+            return None  # a pinned profile is checked by preflight
+        binary = find_binary(self.binary_name, profile)
+        found = cli_version(str(binary)) if binary else None
+        if binary is None or found == self.spec.version:
+            return None
+        return (
+            f"{binary} is version {found or 'unknown'}, not {self.spec.version}, the version "
+            f"proctor pins and is tested with (its flags, terminal UI and transcript may "
+            f"differ); `proctor agents install` puts {self.spec.version} in ./.agents, or set "
+            f'"version": "{found or "…"}" in the profile to run this one without this warning'
+        )
 
     def parse(self, path: Path) -> Trajectory:
         return parse_any(path, self.transcript_format)

@@ -118,16 +118,20 @@ def preflight(
 
 def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
     """What the agents' profiles take from them in the trials' modes, though the user may mean
-    it (Gemini CLI headless with a ``permissionMode`` but ``yolo`` has no shell tool): one
-    sentence per agent profile and mode, naming it."""
+    it (Gemini CLI headless with a ``permissionMode`` but ``yolo`` has no shell tool), and a
+    CLI found at another version than proctor pins when the profile pins none: one sentence
+    per agent profile and mode, naming it."""
     said: dict[str, None] = {}
     for spec in trials:
         adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
         try:
-            warning = adapter.profile_warning(spec.profile, spec.mode or adapter.default_mode)
+            warnings = [
+                adapter.version_warning(spec.profile),
+                adapter.profile_warning(spec.profile, spec.mode or adapter.default_mode),
+            ]
         except AgentError:
             continue  # a setting the planner refuses, said there
-        if warning:
+        for warning in filter(None, warnings):
             said[f"codingagents.{spec.agent}: {warning}"] = None
     return list(said)
 

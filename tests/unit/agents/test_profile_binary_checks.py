@@ -11,7 +11,7 @@ import pytest
 from proctor.agents.base import adapter_for
 from proctor.agents.cli_base import cli_version, find_binary
 from proctor.models.config import AgentProfile
-from tests.conftest import Run
+from tests.conftest import Run, write_case
 
 
 def _preflight(agent: str, profile: AgentProfile) -> str | None:
@@ -52,8 +52,15 @@ def test_a_pinned_profile_binary_at_another_version_is_fixed_in_the_profile(
     problem = _preflight("codex", AgentProfile(binary=str(binary), version="0.171.0"))
     assert problem is not None
     assert "is version 9.9.9, but its profile pins 0.171.0" in problem
-    assert "point codingagents.codex.binary at @openai/codex@0.171.0's `codex`" in problem
-    assert "proctor agents install" not in problem  # it would not change the profile's binary
+    assert (
+        "point codingagents.codex.binary at @openai/codex@0.171.0's `codex` (or leave it out "
+        "and run `proctor agents install`), or change the pin"
+    ) in problem
+    # a pin proctor does not install: installing would not help
+    problem = _preflight("codex", AgentProfile(binary=str(binary), version="0.170.0"))
+    assert problem is not None and problem.endswith(
+        "point codingagents.codex.binary at @openai/codex@0.170.0's `codex`, or change the pin"
+    )
 
 
 def test_a_version_without_a_number_shows_its_first_line_only(
@@ -75,3 +82,27 @@ def test_agents_lists_what_is_wrong_with_a_profile_binary(proctor: Run, tmp_path
     line = next(x for x in listed.out.splitlines() if x.startswith("codex"))
     # not `proctor agents install`: only the profile's binary is looked at
     assert f"not found: codingagents.codex.binary '{tmp_path}' is a folder, not a program" in line
+
+
+def test_a_cli_at_another_version_than_pinned_is_warned_of_before_the_run(
+    proctor: Run, tmp_path: Path
+) -> None:
+    binary = tmp_path / "claude"
+    binary.write_text("#!/bin/sh\necho '9.9.9 (Claude Code)'\n")
+    binary.chmod(0o755)
+    write_case(tmp_path / "cases", "x", config={"agents": ["claude-code"]})
+    top = tmp_path / "cc.json"
+    top.write_text(json.dumps({"codingagents": {"claude-code": {"binary": str(binary)}}}))
+    args = ("--source", str(tmp_path / "cases"), "--config", str(top), "--model", "scripted")
+    validated = proctor("validate", *args)
+    assert validated.code == 0, validated.err
+    assert (
+        f"proctor: warning: codingagents.claude-code: {binary} is version 9.9.9, not 2.1.197, "
+        "the version proctor pins"
+    ) in validated.err
+    assert 'set "version": "9.9.9" in the profile' in validated.err
+    # pinned in the profile: the user means it, nothing is said
+    top.write_text(
+        json.dumps({"codingagents": {"claude-code": {"binary": str(binary), "version": "9.9.9"}}})
+    )
+    assert "warning" not in proctor("validate", *args).err
