@@ -11,8 +11,14 @@ from proctor.cli.options import config_option
 
 @click.group("agents", invoke_without_command=True)
 @config_option
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a JSON list: id, binary (null when not found), version, pinned, problem.",
+)
 @click.pass_context
-def command(ctx: click.Context, config: Path | None) -> int:
+def command(ctx: click.Context, config: Path | None, as_json: bool) -> int:
     """List each agent adapter, the binary it found and its version."""
     if ctx.invoked_subcommand is not None:
         return 0
@@ -23,22 +29,39 @@ def command(ctx: click.Context, config: Path | None) -> int:
     from proctor.models.loading import load_top_config
 
     top, _ = load_top_config(config, Path.cwd())
+    rows = []
     for spec in sorted(SPECS, key=lambda s: s.id):
         profile = top.codingagents.get(spec.id, AgentProfile())
         version = adapter_for(spec.id, top.codingagents).version(profile)
+        binary = find_binary(spec.binary, profile) if spec.binary else None
+        problem = None
+        if spec.binary is not None and binary is None:
+            if profile.binary:  # only the profile's binary is looked at: installing won't help
+                why = binary_problem(profile.binary) or "names no program"
+                problem = f"codingagents.{spec.id}.binary {profile.binary!r} {why}"
+            else:
+                problem = "run `proctor agents install`"
+        row = {
+            "id": spec.id,
+            "builtIn": spec.binary is None,
+            "binary": str(binary) if binary else None,
+            "version": version,
+            "pinned": spec.version,
+            "problem": problem,
+        }
+        rows.append(row)
+        if as_json:
+            continue
         if spec.binary is None:
             click.echo(f"{spec.id:12} built in   version {version}")
             continue
-        binary = find_binary(spec.binary, profile)
         note = "" if version == spec.version else f"  (pinned {spec.version})"
-        if binary:
-            where = str(binary)
-        elif profile.binary:  # only the profile's binary is looked at: installing won't help
-            why = binary_problem(profile.binary) or "names no program"
-            where = f"not found: codingagents.{spec.id}.binary {profile.binary!r} {why}"
-        else:
-            where = "not found: run `proctor agents install`"
+        where = str(binary) if binary else f"not found: {problem}"
         click.echo(f"{spec.id:12} {where}  version {version or '-'}{note}")
+    if as_json:
+        import json
+
+        click.echo(json.dumps(rows, indent=2))
     return 0
 
 

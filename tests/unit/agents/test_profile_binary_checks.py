@@ -106,3 +106,29 @@ def test_a_cli_at_another_version_than_pinned_is_warned_of_before_the_run(
         json.dumps({"codingagents": {"claude-code": {"binary": str(binary), "version": "9.9.9"}}})
     )
     assert "warning" not in proctor("validate", *args).err
+
+
+def test_agents_json_lists_each_adapter(proctor: Run, tmp_path: Path) -> None:
+    binary = tmp_path / "claude"
+    binary.write_text("#!/bin/sh\necho '2.1.197 (Claude Code)'\n")
+    binary.chmod(0o755)
+    top = tmp_path / "p.json"
+    profiles = {"claude-code": {"binary": str(binary)}, "codex": {"binary": str(tmp_path)}}
+    top.write_text(json.dumps({"codingagents": profiles}))
+    listed = proctor("agents", "--config", str(top), "--json")
+    assert listed.code == 0, listed.err
+    rows = {row["id"]: row for row in json.loads(listed.out)}
+    assert set(rows) >= {"claude-code", "codex", "gemini-cli", "scripted"}
+    assert rows["claude-code"] == {
+        "id": "claude-code",
+        "builtIn": False,
+        "binary": str(binary),
+        "version": "2.1.197",
+        "pinned": "2.1.197",
+        "problem": None,
+    }
+    assert rows["codex"]["binary"] is None and rows["codex"]["version"] is None
+    assert rows["codex"]["problem"] == (
+        f"codingagents.codex.binary '{tmp_path}' is a folder, not a program"
+    )
+    assert rows["scripted"]["builtIn"] is True and rows["scripted"]["problem"] is None
