@@ -45,6 +45,8 @@ def find_binary(name: str, profile: AgentProfile) -> Path | None:
     Symlinks are kept (``absolute``, not ``resolve``) so that ``.bin`` shims run as installed."""
     if profile.binary:
         return None if binary_problem(profile.binary) else _configured(profile.binary)
+    if "/" in name:  # a path (an ACP profile's command): that file only
+        return None if binary_problem(name) else _configured(name)
     for folder in agents_dirs():
         candidate = folder / "node_modules" / ".bin" / name
         if candidate.exists():
@@ -55,7 +57,7 @@ def find_binary(name: str, profile: AgentProfile) -> Path | None:
 
 def _configured(binary: str) -> Path | None:
     path = Path(binary).expanduser()
-    if not path.is_absolute() and len(path.parts) == 1:  # a name on PATH
+    if not path.is_absolute() and "/" not in binary:  # a name on PATH
         found = shutil.which(binary)
         return Path(found).absolute() if found else None
     return path.absolute()

@@ -32,11 +32,19 @@ def command(ctx: click.Context, config: Path | None, as_json: bool) -> int:
     rows = []
     for spec in sorted(SPECS, key=lambda s: s.id):
         profile = top.codingagents.get(spec.id, AgentProfile())
-        version = adapter_for(spec.id, top.codingagents).version(profile)
-        binary = find_binary(spec.binary, profile) if spec.binary else None
+        adapter = adapter_for(spec.id, top.codingagents)
+        version = adapter.version(profile)
+        program = getattr(adapter, "program", None)  # an ACP agent runs its profile's command
+        if spec.binary is None:
+            binary = None
+        else:
+            binary = program(profile) if program else find_binary(spec.binary, profile)
         problem = None
         if spec.binary is not None and binary is None:
-            if profile.binary:  # only the profile's binary is looked at: installing won't help
+            if program and profile.command:
+                said = adapter.preflight(profile) or "no program"
+                problem = said.removeprefix(f"agent '{spec.id}': ")
+            elif profile.binary:  # only the profile's binary is looked at: installing won't help
                 why = binary_problem(profile.binary) or "names no program"
                 problem = f"codingagents.{spec.id}.binary {profile.binary!r} {why}"
             else:

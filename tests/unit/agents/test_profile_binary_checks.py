@@ -132,3 +132,29 @@ def test_agents_json_lists_each_adapter(proctor: Run, tmp_path: Path) -> None:
         f"codingagents.codex.binary '{tmp_path}' is a folder, not a program"
     )
     assert rows["scripted"]["builtIn"] is True and rows["scripted"]["problem"] is None
+
+
+def test_an_acp_command_naming_a_folder_is_no_program(proctor: Run, tmp_path: Path) -> None:
+    profile = AgentProfile.model_validate({"transport": "acp", "command": [str(tmp_path)]})
+    problem = _preflight("acp", profile)
+    assert problem == (
+        f"agent 'acp': the program '{tmp_path}' of the command ['{tmp_path}'] is a folder, "
+        "not a program; fix the profile's 'command'"
+    )
+    top = tmp_path / "p.json"
+    top.write_text(json.dumps({"codingagents": {"acp": profile.model_dump(exclude_none=True)}}))
+    listed = proctor("agents", "--config", str(top))
+    line = next(x for x in listed.out.splitlines() if x.startswith("acp"))
+    assert f"not found: the program '{tmp_path}' of the command" in line
+
+
+def test_the_acp_listing_shows_the_program_its_command_names(proctor: Run, tmp_path: Path) -> None:
+    program = tmp_path / "my-acp-agent"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    top = tmp_path / "p.json"
+    acp = {"transport": "acp", "command": [str(program), "--acp"]}
+    top.write_text(json.dumps({"codingagents": {"acp": acp}}))
+    listed = proctor("agents", "--config", str(top))
+    line = next(x for x in listed.out.splitlines() if x.startswith("acp"))
+    assert line.startswith(f"acp          {program}  version -"), line

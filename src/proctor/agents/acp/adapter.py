@@ -26,6 +26,7 @@ from proctor.agents.base import AgentAdapter, register
 from proctor.agents.cli_base import (
     INSTALL_HINT,
     agents_dirs,
+    binary_problem,
     find_binary,
     running_as_root,
     write_json,
@@ -141,6 +142,11 @@ class AcpAgent(AgentAdapter[AcpSession]):
     def preflight(self, profile: AgentProfile) -> str | None:
         command = command_of(profile)
         program = self.program(profile)
+        if program is None and not profile.binary and "/" in command[0]:  # that file only
+            return (
+                f"agent 'acp': the program {command[0]!r} of the command {command} "
+                f"{binary_problem(command[0])}; fix the profile's 'command'"
+            )
         if program is None:
             looked = ", ".join(str(d) for d in agents_dirs())
             return (
