@@ -80,10 +80,11 @@ def command(ctx: click.Context, config: Path | None, as_json: bool) -> int:
     type=click.Path(path_type=Path, file_okay=False),
     default=Path(".agents"),
     show_default=True,
-    help="Where to install.",
+    help="Where to install (proctor looks in ./.agents and $PROCTOR_AGENTS_DIR).",
 )
 def install(folder: Path) -> int:
     """Install the pinned agent CLIs from the npm registry (reusing what is there)."""
+    from proctor.agents.cli_base import agents_dirs
     from proctor.agents.install import install_agents, missing_pins
 
     missing = missing_pins(folder)
@@ -94,4 +95,11 @@ def install(folder: Path) -> int:
         click.echo(f"installed {', '.join(installed)} into {folder}")
     else:
         click.echo(f"pinned agent CLIs already present in {folder}")
+    if folder.resolve() not in {d.resolve() for d in agents_dirs()}:
+        click.echo(
+            f"proctor: note: proctor does not look in {folder}: set "
+            f"PROCTOR_AGENTS_DIR={folder.resolve()} (or run proctor from {folder.resolve().parent} "
+            f"when the folder is named .agents) for it to find them",
+            err=True,
+        )
     return 0

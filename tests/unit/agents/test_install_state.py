@@ -111,6 +111,7 @@ def test_the_command_says_what_it_installs_before_npm_starts(
     proctor: Run, tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PROCTOR_AGENTS_DIR", "agents")
     folder = Path("agents")  # relative, as the default `.agents` is
     done = proctor("agents", "install", "--dir", str(folder))
     assert done.code == 0, done.err
@@ -118,3 +119,18 @@ def test_the_command_says_what_it_installs_before_npm_starts(
     assert f"into {folder} (npm)" in done.err
     again = proctor("agents", "install", "--dir", str(folder))
     assert again.err == "" and again.out == f"pinned agent CLIs already present in {folder}\n"
+
+
+def test_a_folder_proctor_does_not_look_in_is_said(
+    proctor: Run, tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PROCTOR_AGENTS_DIR", raising=False)
+    done = proctor("agents", "install", "--dir", "elsewhere")
+    assert done.code == 0, done.err
+    assert (
+        f"proctor: note: proctor does not look in elsewhere: set "
+        f"PROCTOR_AGENTS_DIR={tmp_path.resolve() / 'elsewhere'}"
+    ) in done.err
+    monkeypatch.setenv("PROCTOR_AGENTS_DIR", "elsewhere")
+    assert "note" not in proctor("agents", "install", "--dir", "elsewhere").err
