@@ -96,10 +96,11 @@ def install(folder: Path) -> int:
     else:
         click.echo(f"pinned agent CLIs already present in {folder}")
     if folder.resolve() not in {d.resolve() for d in agents_dirs()}:
+        where = folder.resolve()
+        also = f" (or run proctor from {where.parent})" if where.name == ".agents" else ""
         click.echo(
             f"proctor: note: proctor does not look in {folder}: set "
-            f"PROCTOR_AGENTS_DIR={folder.resolve()} (or run proctor from {folder.resolve().parent} "
-            f"when the folder is named .agents) for it to find them",
+            f"PROCTOR_AGENTS_DIR={where}{also} for it to find them",
             err=True,
         )
     return 0
