@@ -51,13 +51,23 @@ def fake_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return child
 
 
-def _alive(pid: int) -> bool:
+def _running(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1]
+    except (ProcessLookupError, FileNotFoundError):
         return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[1].startswith("Z"))
+    return not state.startswith("Z")
+
+
+def _alive(pid: int) -> bool:
+    """Still running a moment after it was killed (a kill lands asynchronously)."""
+    deadline = time.monotonic() + 5
+    while _running(pid):
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def test_a_package_unpacked_by_an_install_cut_short_is_not_installed(tmp_path: Path) -> None:
