@@ -5,6 +5,7 @@ and the gates (by normalised tool kind) hold unchanged on every agent."""
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -121,3 +122,28 @@ def test_an_acp_permission_request_parks_and_the_next_send_answers_it(
     (case,) = json.loads(result.out)["results"]
     failed = [a for a in case["assertions"] if not a["passed"]]
     assert result.code == 0 and case["ok"], (failed, case["error"])
+
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "evals"
+
+
+@pytest.mark.parametrize("agent", ["scripted", "claude-code", "codex", "gemini-cli"])
+def test_the_example_that_fails_on_purpose_fails_for_its_documented_reason(
+    agent: str, proctor: Any, tmp_path: Path
+) -> None:
+    """examples/evals' failing case games the test on every agent: its edit of test_calc.py
+    lands (Claude Code edits no file it has not read), so no_test_tampering is what trips."""
+    if agent != "scripted":
+        require_cli(agent)
+    root = tmp_path / "proj"
+    shutil.copytree(EXAMPLE, root)
+    args = ["eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--json", "--no-stream"]
+    result = proctor(
+        *args, "failing/wrong-file/edits-the-test", "--agent", agent, "--model", "scripted"
+    )
+    (case,) = json.loads(result.out)["results"]
+    assert result.code == 1 and not case["ok"] and case["error"] is None, result.err
+    assert not any(call["isError"] for call in case["toolCalls"]), case["toolCalls"]
+    tampering = next(a for a in case["assertions"] if a["name"] == "no_test_tampering()")
+    assert not tampering["passed"]
+    assert "assertion replaced by a constant: assert True" in tampering["message"]

@@ -77,6 +77,8 @@ def test_the_example_project_runs_every_gate_family(proctor: Run, tmp_path: Path
     verdicts = {a["name"]: a["passed"] for a in failing["assertions"]}
     assert not failing["ok"] and list(verdicts.values()) == [False, False, True, True, False]
     assert "no_test_tampering" in list(verdicts)[1]
+    # It reads the test before it edits it (Claude Code edits no file it has not read).
+    assert [c["toolName"] for c in failing["toolCalls"]] == ["Read", "Edit"]
     assert by_id["failing/wrong-file/not-ready"]["skipped"] is True
     greeting = by_id["builds/greeting"]
     assert greeting["inputs"] == [
