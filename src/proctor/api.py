@@ -33,6 +33,7 @@ from proctor.report.reporters import reporter_names
 from proctor.report.stored import StoredRun, recompute
 from proctor.report.stored import load_run as _load_run
 from proctor.session.run import RunRequest, RunResult, run_session
+from proctor.util import argtypes
 
 
 def run(
@@ -64,32 +65,52 @@ def run(
     ``conditions`` and ``reporters`` take a list of names, or one name as a string. Every
     key of the environment and of ``./.env`` is masked in what the run writes and returns, as
     with the CLI. Raises :class:`proctor.errors.ConfigError` for a configuration the user can
-    fix, as the CLI reports with exit code 2."""
-    try:
-        overrides = CliOverrides(
-            agents=_names(agents, "agents"),
-            cases=_names(cases, "cases"),
-            tags=_names(tags, "tags"),
-            conditions=_names(conditions, "conditions"),
-            repeats=repeats,
-            concurrency=concurrency,
-            timeout_sec=timeout,
-            out=str(out) if out is not None else None,
-            mode=mode,
-            model=model,
-            keep_workspace=keep_workspace,
-            **options,
-        )
-    except ValidationError as exc:  # a keyword of the wrong type or out of range
-        raise ConfigError(_keyword_problem(exc)) from exc
-    _check_executor(executor, ray_address)
+    fix, as the CLI reports with exit code 2, and TypeError for an argument of the wrong
+    Python type."""
     where = "proctor.run()"
     folder = _path(source, where, "source")
     given = _path(config, where, "config") if config is not None else None
     if out is not None:
         _path(out, where, "out")
-    if not isinstance(subscribers, Iterable):
-        raise TypeError(f"{where}: argument 'subscribers': expected a list of callables")
+    listed = {
+        key: argtypes.names(value, where, key)
+        for key, value in (
+            ("agents", agents),
+            ("cases", cases),
+            ("tags", tags),
+            ("conditions", conditions),
+            ("reporters", reporters),
+        )
+    }
+    argtypes.whole(repeats, where, "repeats", optional=True)
+    argtypes.whole(concurrency, where, "concurrency", optional=True)
+    argtypes.number(timeout, where, "timeout", optional=True)
+    argtypes.text(mode, where, "mode", optional=True)
+    argtypes.text(model, where, "model", optional=True)
+    argtypes.flag(keep_workspace, where, "keep_workspace")
+    callables = argtypes.items(subscribers, where, "subscribers", "callable", callable)
+    argtypes.text(executor, where, "executor")
+    argtypes.text(ray_address, where, "ray_address", optional=True)
+    try:
+        # Strict: a wrong Python type among ``options`` (``mirror="no"``, ``retry_errors=True``)
+        # is not read as another value; _keyword_problem tells it from a wrong value.
+        overrides = CliOverrides.model_validate(
+            {
+                **{key: listed[key] for key in ("agents", "cases", "tags", "conditions")},
+                "repeats": repeats,
+                "concurrency": concurrency,
+                "timeout_sec": timeout,
+                "out": str(out) if out is not None else None,
+                "mode": mode,
+                "model": model,
+                "keep_workspace": keep_workspace,
+                **options,
+            },
+            strict=True,
+        )
+    except ValidationError as exc:  # a keyword of the wrong type or out of range
+        raise _keyword_problem(exc) from exc
+    _check_executor(executor, ray_address)
     from proctor.agents.credentials import register_user_keys
 
     # As `proctor run` does: every key of the environment and ./.env is masked in the run's
@@ -99,12 +120,12 @@ def run(
         source=folder,
         config=given,
         overrides=overrides,
-        reporters=tuple(reporter_names(_names(reporters, "reporters"))),
+        reporters=tuple(reporter_names(listed["reporters"])),
         executor=executor,
         executor_address=ray_address,
         argv=("proctor.run",),
     )
-    return run_session(request, list(subscribers))
+    return run_session(request, callables)
 
 
 def _check_executor(executor: object, ray_address: str | None) -> None:
@@ -134,8 +155,8 @@ def load_run(path: str | Path) -> StoredRun:
 def recompute_run(path: str | Path, config: str | Path | None = None) -> SuiteRecord:
     """A stored run's aggregate recomputed from its trials (with the gate of ``config`` when
     given), as ``proctor report`` computes it."""
-    folder = _run_folder(path, "proctor.recompute_run()")
     given = _path(config, "proctor.recompute_run()", "config") if config is not None else None
+    folder = _run_folder(path, "proctor.recompute_run()")
     return recompute(folder, given)[1]
 
 
@@ -149,7 +170,7 @@ def parse_transcript(path: str | Path, agent: str | None = None) -> Trajectory:
     where = "proctor.parse_transcript()"
     given = _path(path, where, "path").expanduser()
     if agent is not None and not isinstance(agent, str):
-        raise TypeError(f"{where}: argument 'agent': expected an agent id, got {agent!r}")
+        raise argtypes.wrong_type(where, "agent", "an agent id (a string) or None", agent)
     file, fmt, _ = session_in(given, agent)
     return PARSERS[fmt](file, None, None)
 
@@ -161,7 +182,7 @@ def _path(value: object, where: str, keyword: str) -> Path:
             return Path(value)
         except TypeError:  # an os.PathLike of bytes
             pass
-    raise TypeError(f"{where}: argument '{keyword}': expected a path (str or Path), got {value!r}")
+    raise argtypes.wrong_type(where, keyword, "a path (str or Path)", value)
 
 
 def _run_folder(path: object, where: str) -> Path:
@@ -175,26 +196,13 @@ def _run_folder(path: object, where: str) -> Path:
     return folder
 
 
-def _names(value: str | Iterable[str], keyword: str) -> list[str]:
-    """The names a list argument of :func:`run` gives: a string is one name (``cases="fix"``
-    is ``["fix"]``, where a string read as a list was its letters)."""
-    if isinstance(value, str):
-        return [value]
-    try:
-        return list(value)
-    except TypeError:
-        raise ConfigError(
-            f"proctor.run(): argument '{keyword}': expected a name or a list of names, got "
-            f"{value!r}"
-        ) from None
-
-
 _KEYWORD_OF = {"timeout_sec": "timeout"}
 """Fields of :class:`CliOverrides` that :func:`run` takes under another name."""
 
 
-def _keyword_problem(exc: ValidationError) -> str:
-    """One sentence naming the keyword argument of :func:`run` at fault, by its Python name."""
+def _keyword_problem(exc: ValidationError) -> Exception:
+    """The error of the keyword argument of :func:`run` at fault, named by its Python name: a
+    TypeError for a value of the wrong Python type, else a ConfigError."""
     import difflib
     import inspect
 
@@ -206,6 +214,23 @@ def _keyword_problem(exc: ValidationError) -> str:
         known |= {_KEYWORD_OF.get(f, f) for f in CliOverrides.model_fields}
         near = difflib.get_close_matches(name, sorted(known), n=1)
         hint = f"; did you mean '{near[0]}'?" if near else ""
-        return f"proctor.run(): unknown keyword argument '{name}'{hint}"
+        return ConfigError(f"proctor.run(): unknown keyword argument '{name}'{hint}")
+    if error["type"] in _PYTHON_TYPE or (
+        error["type"] == "literal_error" and not isinstance(error.get("input"), str)
+    ):
+        place = keyword + "".join(f"[{part!r}]" for part in error["loc"][1:])
+        expected = _PYTHON_TYPE.get(error["type"], "a string")
+        return argtypes.wrong_type("proctor.run()", place, expected, error.get("input"))
     sentence = describe_validation_error("proctor.run()", exc, CliOverrides)
-    return sentence.replace(f"field '{name}", f"argument '{keyword}", 1)
+    return ConfigError(sentence.replace(f"field '{name}", f"argument '{keyword}", 1))
+
+
+_PYTHON_TYPE = {
+    "int_type": "an int",
+    "float_type": "a number",
+    "bool_type": "True or False",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a dict",
+}
+"""The strict validation errors of a value of the wrong Python type, and what it expects."""

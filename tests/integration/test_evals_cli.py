@@ -486,9 +486,13 @@ def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path
         (
             "e = define_eval(description=5, test=t)",
             CONFIG,
-            "'description' must be a non-empty string",
+            "define_eval(): argument 'description': expected a string or None, got 5",
         ),
-        ("def t(x): ...\ne = define_eval(test=t)", CONFIG, "'test' must be an async function"),
+        (
+            "def t(x): ...\ne = define_eval(test=t)",
+            CONFIG,
+            "argument 'test': expected an async function",
+        ),
         ("e = define_eval(agent='nope-agent', test=t)", CONFIG, "unknown agent 'nope-agent'"),
         (
             "e = define_eval(plan={'turns': [{'dance': 1}]}, test=t)",
@@ -498,7 +502,7 @@ def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path
         (
             "e = define_eval(test=t)",
             CONFIG.replace(")", ", reporters='junit')"),
-            "'reporters' must be a list",
+            "argument 'reporters': expected a list of names, got the string 'junit'",
         ),
         (
             "e = define_eval(test=t)",

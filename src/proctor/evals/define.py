@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proctor.models.base import MAX_TIMEOUT_SEC
+from proctor.util import argtypes
 
 TestFn = Callable[[Any], Awaitable[None]]
 Origin = tuple[str, int]
@@ -24,6 +25,16 @@ MAX_TIMEOUT_MS = int(MAX_TIMEOUT_SEC * 1000)
 
 class EvalDefinitionError(ValueError):
     """A bad argument to ``define_eval``, ``case`` or ``define_eval_config``."""
+
+
+class EvalDefinitionTypeError(EvalDefinitionError, TypeError):
+    """An argument of the wrong Python type: a TypeError naming the function and the argument
+    (``define_eval(): argument 'tags': expected a list of names, got the string 'x'``), which
+    an eval file's discovery reports as any bad definition."""
+
+
+def _wrong_type(where: str, name: str, expected: str, value: object) -> EvalDefinitionTypeError:
+    return EvalDefinitionTypeError(str(argtypes.wrong_type(where, name, expected, value)))
 
 
 @dataclass(frozen=True)
@@ -79,32 +90,43 @@ def _origin() -> Origin | None:
 
 
 def _tags(tags: Sequence[str] | None, where: str) -> tuple[str, ...]:
-    if tags is None:
-        return ()
-    if isinstance(tags, str) or not all(isinstance(t, str) and t for t in tags):
-        raise EvalDefinitionError(f"{where}: 'tags' must be a list of non-empty strings")
-    return tuple(tags)
+    found = _listed(tags, "tags", where)
+    if not all(found):
+        raise EvalDefinitionError(f"{_plain(where)}: 'tags' must be a list of non-empty strings")
+    return tuple(found)
+
+
+def _plain(where: str) -> str:
+    """What a sentence of a wrong value opens with: ``define_eval`` for ``define_eval()``,
+    ``case 'fix'`` for ``case(id='fix')``."""
+    if where.startswith("case(id="):
+        return f"case {where.removeprefix('case(id=').removesuffix(')')}"
+    return where.removesuffix("()")
 
 
 def _positive(value: Any, name: str, where: str, most: int | None = None) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise EvalDefinitionError(f"{where}: '{name}' must be a whole number of at least 1")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _wrong_type(where, name, "an int or None", value)
+    if value < 1:
+        raise EvalDefinitionError(f"{_plain(where)}: '{name}' must be a whole number of at least 1")
     if most is not None and value > most:
-        raise EvalDefinitionError(f"{where}: '{name}' is {value}; at most {most} is allowed")
+        raise EvalDefinitionError(
+            f"{_plain(where)}: '{name}' is {value}; at most {most} is allowed"
+        )
     return value
 
 
 def _plan(plan: Any, where: str) -> dict[str, Any] | str | None:
     if plan is None or isinstance(plan, (dict, str)):
         return plan
-    raise EvalDefinitionError(f"{where}: 'plan' must be a dict or a path to a plan file")
+    raise _wrong_type(where, "plan", "a dict or the path of a plan file (a string)", plan)
 
 
 def _test(test: Any, where: str) -> TestFn:
     if not inspect.iscoroutinefunction(test):
-        raise EvalDefinitionError(f"{where}: 'test' must be an async function: async def test(t)")
+        raise _wrong_type(where, "test", "an async function (async def test(t))", test)
     try:
         signature = inspect.signature(test)
     except (TypeError, ValueError):  # no signature to read (a builtin): the run will tell
@@ -114,7 +136,7 @@ def _test(test: Any, where: str) -> TestFn:
     except TypeError:
         name = getattr(test, "__name__", "test")
         raise EvalDefinitionError(
-            f"{where}: 'test' is called with one argument, the test context: async def "
+            f"{_plain(where)}: 'test' is called with one argument, the test context: async def "
             f"test(t), not async def {name}{signature}"
         ) from None
     return test  # type: ignore[no-any-return]
@@ -123,15 +145,29 @@ def _test(test: Any, where: str) -> TestFn:
 def _text(value: Any, name: str, where: str) -> str | None:
     if value is None or (isinstance(value, str) and value):
         return value
-    raise EvalDefinitionError(f"{where}: '{name}' must be a non-empty string, got {value!r}")
+    if not isinstance(value, str):
+        raise _wrong_type(where, name, "a string or None", value)
+    raise EvalDefinitionError(f"{_plain(where)}: '{name}' must be a non-empty string, got ''")
+
+
+def _listed(values: Any, name: str, where: str) -> list[str]:
+    """The strings of a list argument (None is none); a string, which read as a list was its
+    letters, or anything but a list of strings is a TypeError naming the argument."""
+    if values is None:
+        return []
+    try:
+        return argtypes.names(values, where, name, one=False)
+    except TypeError as exc:
+        raise EvalDefinitionTypeError(str(exc)) from None
 
 
 def _names(values: Any, name: str, where: str) -> tuple[str, ...]:
-    if values is None:
-        return ()
-    if isinstance(values, str) or not all(isinstance(v, str) and v for v in values):
-        raise EvalDefinitionError(f"{where}: '{name}' must be a list of names, got {values!r}")
-    return tuple(values)
+    found = _listed(values, name, where)
+    if not all(found):
+        raise EvalDefinitionError(
+            f"{_plain(where)}: '{name}' must be a list of names, got {values!r}"
+        )
+    return tuple(found)
 
 
 def case(
@@ -148,8 +184,10 @@ def case(
     qna: str | None = None,
 ) -> EvalCase:
     """One case of an eval file; its settings replace the file's."""
-    where = f"case '{id}'"
-    if not isinstance(id, str) or not id or "/" in id or id in (".", ".."):
+    if not isinstance(id, str):
+        raise _wrong_type("case()", "id", "a string", id)
+    where = f"case(id={id!r})"
+    if not id or "/" in id or id in (".", ".."):
         raise EvalDefinitionError(f"case id {id!r}: must be one path segment (no '/')")
     return EvalCase(
         id=id,
@@ -169,7 +207,7 @@ def case(
 def _qna(qna: Any, where: str) -> str | None:
     if qna is None or isinstance(qna, str):
         return qna
-    raise EvalDefinitionError(f"{where}: 'qna' must be the text of a qna.md (answering rules)")
+    raise _wrong_type(where, "qna", "the text of a qna.md (a string) or None", qna)
 
 
 def define_eval(
@@ -186,18 +224,30 @@ def define_eval(
     qna: str | None = None,
 ) -> EvalDefinition:
     """The eval of one ``*.eval.py`` file: one ``test``, or several ``cases``."""
-    where = "define_eval"
+    where = "define_eval()"
     if (test is None) == (cases is None):
-        raise EvalDefinitionError(f"{where}: give either 'test' or 'cases', not both or neither")
+        raise EvalDefinitionError("define_eval: give either 'test' or 'cases', not both or neither")
     found: tuple[EvalCase, ...] = ()
     if cases is not None:
-        found = tuple(cases)
-        if not found or not all(isinstance(c, EvalCase) for c in found):
-            raise EvalDefinitionError(f"{where}: 'cases' must be a non-empty list of case(...)")
+        try:
+            found = tuple(
+                argtypes.items(
+                    cases,
+                    where,
+                    "cases",
+                    "case(...)",
+                    lambda c: isinstance(c, EvalCase),
+                    many="case(...)",
+                )
+            )
+        except TypeError as exc:
+            raise EvalDefinitionTypeError(str(exc)) from None
+        if not found:
+            raise EvalDefinitionError("define_eval: 'cases' must be a non-empty list of case(...)")
         ids = [c.id for c in found]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
-            raise EvalDefinitionError(f"{where}: case ids must be unique; repeated: {dupes}")
+            raise EvalDefinitionError(f"define_eval: case ids must be unique; repeated: {dupes}")
     return EvalDefinition(
         description=_text(description, "description", where),
         tags=_tags(tags, where),
@@ -223,7 +273,7 @@ def define_eval_config(
     reporters: Sequence[str] | None = None,
 ) -> EvalConfig:
     """The project's eval settings (``evals/evals.config.py``)."""
-    where = "define_eval_config"
+    where = "define_eval_config()"
     return EvalConfig(
         max_concurrency=_positive(max_concurrency, "max_concurrency", where, MAX_CONCURRENCY),
         timeout_ms=_positive(timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),

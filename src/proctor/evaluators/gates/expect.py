@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proctor.util import argtypes
 from proctor.util.cutting import masked_short
 
 
@@ -40,6 +41,8 @@ def _short(value: Any, limit: int = 80) -> str:
 
 def normalized_similarity(a: str, b: str) -> float:
     """How alike two texts are, 0-1, ignoring case, punctuation and runs of whitespace."""
+    argtypes.text(a, "normalized_similarity()", "a")
+    argtypes.text(b, "normalized_similarity()", "b")
 
     def norm(text: str) -> str:
         return " ".join(re.sub(r"[^\w\s]", " ", str(text).lower()).split())
@@ -93,7 +96,12 @@ def _validator(schema: Any) -> Callable[[Any], Any]:
             return found  # type: ignore[no-any-return]
     if callable(schema):
         return schema  # type: ignore[no-any-return]
-    raise TypeError(f"matches(): {schema!r} has no validating parse (model_validate or parse)")
+    raise argtypes.wrong_type(
+        "matches()",
+        "schema",
+        "a pydantic model, something with a validating parse or validate, or a callable",
+        schema,
+    )
 
 
 def matches(schema: Any) -> Expectation:
@@ -129,6 +137,8 @@ def matches(schema: Any) -> Expectation:
 
 def similarity(expected: str, threshold: float = 0.8) -> Expectation:
     """A text at least ``threshold`` alike to ``expected`` (:func:`normalized_similarity`)."""
+    argtypes.text(expected, "similarity()", "expected")
+    argtypes.number(threshold, "similarity()", "threshold")
     if not 0 <= threshold <= 1:
         raise ValueError("similarity(): threshold must be between 0 and 1")
 
@@ -143,6 +153,9 @@ def similarity(expected: str, threshold: float = 0.8) -> Expectation:
 
 def satisfies(predicate: Callable[[Any], Any], label: str) -> Expectation:
     """A value for which ``predicate`` is true (an exception counts as false)."""
+    if not callable(predicate):
+        raise argtypes.wrong_type("satisfies()", "predicate", "a callable", predicate)
+    argtypes.text(label, "satisfies()", "label")
 
     def check(value: Any) -> Outcome:
         try:

@@ -24,9 +24,11 @@ from proctor.models.ab import (
     IncompletePair,
     MetricComparison,
 )
+from proctor.models.compact import Compact
 from proctor.models.trial import CaseLabels, TrialRecord
 from proctor.report.ab.pairs import Cell, pair_trials
 from proctor.report.ab.sides import classify_outcomes, compare_sides, plural
+from proctor.util import argtypes
 
 __all__ = ["DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"]
 
@@ -101,6 +103,43 @@ def _by_dimension(
     return result
 
 
+def _is_trial_record(value: object) -> bool:
+    """A TrialRecord, or the compact stand-in of one that a large run's records are."""
+    if isinstance(value, Compact):
+        return value._stands_for is TrialRecord
+    return isinstance(value, TrialRecord)
+
+
+def checked_arguments(
+    where: str,
+    records: object,
+    *,
+    seed: object,
+    planned: object = (),
+    min_samples: object = 3,
+    conditions: dict[str, object] | None = None,
+    optional: bool = False,
+    name: str = "records",
+) -> tuple[list[TrialRecord], list[Cell]]:
+    """The records and planned cells of an A/B function ``where`` (``analyse_ab()``), each
+    argument of the wrong Python type a TypeError naming it (a string or a dict of records
+    was read item by item, ``min_samples=True`` as 1); ``conditions`` are its condition
+    names (None allowed with ``optional``); ``name`` is the records' argument."""
+    found = argtypes.items(records, where, name, "TrialRecord", _is_trial_record)
+    for name, value in (conditions or {}).items():
+        argtypes.text(value, where, name, optional=optional)
+    argtypes.whole(seed, where, "seed")
+    argtypes.whole(min_samples, where, "min_samples")
+    cells = argtypes.items(
+        planned,
+        where,
+        "planned",
+        "(case, agent, condition, repeat) tuple",
+        lambda c: isinstance(c, tuple) and len(c) == 4,
+    )
+    return found, cells
+
+
 def analyse_ab(
     records: Sequence[TrialRecord],
     treatment: str,
@@ -116,8 +155,17 @@ def analyse_ab(
     overall group with 0 pairs whose every comparison is "insufficient-data". A case with only
     incomplete pairs is still listed (0 pairs, insufficient-data). ``planned`` (the run's
     matrix) lists the repeats neither side ran as incomplete (see :func:`pair_trials`). Raises
-    ValueError when treatment == baseline or min_samples < 1.
+    ValueError when treatment == baseline or min_samples < 1, and TypeError for an argument
+    of the wrong type.
     """
+    records, planned = checked_arguments(
+        "analyse_ab()",
+        records,
+        seed=seed,
+        planned=planned,
+        min_samples=min_samples,
+        conditions={"treatment": treatment, "baseline": baseline},
+    )
     if min_samples < 1:
         raise ValueError(f"min_samples must be >= 1, got {min_samples}")
     pairs, incomplete = pair_trials(records, treatment, baseline, planned)
@@ -148,8 +196,18 @@ def ab_gate(
     interval for paired proportions), computed even for one pair. A lower bound exactly at the
     threshold passes. With no
     complete pair the gate fails and says why. Raises ValueError unless
-    0 <= max_pass_rate_drop <= 1, or when treatment == baseline.
+    0 <= max_pass_rate_drop <= 1, or when treatment == baseline, and TypeError for an
+    argument of the wrong type.
     """
+    where = "ab_gate()"
+    records, planned = checked_arguments(
+        where,
+        records,
+        seed=seed,
+        planned=planned,
+        conditions={"treatment": treatment, "baseline": baseline},
+    )
+    argtypes.number(max_pass_rate_drop, where, "max_pass_rate_drop")
     if not 0.0 <= max_pass_rate_drop <= 1.0:
         raise ValueError(f"max_pass_rate_drop must be in [0, 1], got {max_pass_rate_drop}")
     pairs, incomplete = pair_trials(records, treatment, baseline, planned)

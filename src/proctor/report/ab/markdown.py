@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
 from proctor.report.ab.sides import plural
+from proctor.util import argtypes
 from proctor.util.text import (
     code_span,
     markdown_cell,
@@ -138,6 +139,7 @@ def _delta(group: ABGroup, metric: str) -> str:
 
 def render_ab_markdown(report: ABReport) -> str:
     """The A/B report as Markdown; an empty report still renders its (empty) sections."""
+    argtypes.instance(report, "render_ab_markdown()", "report", ABReport, "an ABReport")
     r, n = report, report.min_samples
     lines = [
         f"# A/B: {code_span(r.treatment)} (treatment) vs {code_span(r.baseline)} (baseline)",
@@ -252,6 +254,8 @@ def _renamed_line(c: RunComparison) -> list[str]:
 
 def render_runs_markdown(comparison: RunComparison) -> str:
     """The run comparison as Markdown; no common group still renders the (empty) sections."""
+    where = "render_runs_markdown()"
+    argtypes.instance(comparison, where, "comparison", RunComparison, "a RunComparison")
     c, n = comparison, comparison.min_samples
     counts = ", ".join(f"{k} {v}" for k, v in c.summary.items())
     lines = [

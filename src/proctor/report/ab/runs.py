@@ -24,7 +24,7 @@ from proctor.models.ab import (
     RunOnly,
 )
 from proctor.models.trial import TrialRecord
-from proctor.report.ab.analysis import analyse_ab
+from proctor.report.ab.analysis import analyse_ab, checked_arguments
 from proctor.report.ab.choose import choose_pair, records_for_pair, too_few_conditions
 from proctor.report.ab.measures import is_scored, succeeded
 from proctor.report.ab.pairs import Cell, side_of
@@ -49,12 +49,20 @@ def compare_conditions(
     is the run's matrix, whose repeats neither side ran are listed as incomplete.
 
     Raises ConfigError as :func:`choose_pair` does, and when the run has fewer than two
-    conditions to compare.
+    conditions to compare, and TypeError for an argument of the wrong type.
     """
+    records, planned = checked_arguments(
+        "compare_conditions()",
+        records,
+        seed=seed,
+        planned=planned,
+        min_samples=min_samples,
+        conditions={"treatment": treatment, "baseline": baseline},
+        optional=True,
+    )
     pair = choose_pair(records, treatment, baseline)
     if pair is None:
         raise too_few_conditions(records)
-    planned = list(planned)
     _check_paired(records, planned, *pair)
     return analyse_ab(
         records_for_pair(records, *pair),
@@ -238,8 +246,16 @@ def compare_runs(
     named differently in the two (a baseline run, then a run of the change as a condition of
     its own), is one group of both (see :func:`_renamed`). Groups in one run only are listed,
     not compared. Two empty runs give no groups, zero counts and "insufficient-data" overall
-    comparisons. Raises ValueError if min_samples < 1.
+    comparisons. Raises ValueError if min_samples < 1, and TypeError for an argument of the
+    wrong type.
     """
+    where = "compare_runs()"
+    baseline_records, _ = checked_arguments(
+        where, baseline_records, seed=seed, min_samples=min_samples, name="baseline_records"
+    )
+    candidate_records, _ = checked_arguments(
+        where, candidate_records, seed=seed, name="candidate_records"
+    )
     if min_samples < 1:
         raise ValueError(f"min_samples must be >= 1, got {min_samples}")
     before, after = _groups(baseline_records), _groups(candidate_records)

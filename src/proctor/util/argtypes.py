@@ -1,0 +1,108 @@
+"""The type checks of the public Python functions' arguments: an argument of the wrong Python
+type is a TypeError naming the function, the argument, what it expects and what it was given
+(``proctor.run(): argument 'agents': expected a name or a list of names, got 5``), before it
+can be read some other way (a string iterated into its letters, ``True`` taken for 1, a dict
+for its keys). A value of the right type that says something wrong is the caller's to judge
+(a ConfigError, a ValueError)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+
+def given(value: object) -> str:
+    """What an argument was, in Python's words: ``the string 'x'``, ``True (a bool)``,
+    ``None``, ``5``, ``a dict {...}``, cut to a readable length."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:56] + "..." + text[-1]
+    if isinstance(value, str):
+        return f"the string {text}"
+    if isinstance(value, bool):
+        return f"{text} (a bool)"
+    if value is None or isinstance(value, int | float):
+        return text
+    kind = type(value).__name__
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return f"{article} {kind} {text}"
+
+
+def wrong_type(where: str, name: str, expected: str, value: object) -> TypeError:
+    """The TypeError of argument ``name`` of ``where`` (``proctor.run()``)."""
+    return TypeError(f"{where}: argument '{name}': expected {expected}, got {given(value)}")
+
+
+def names(
+    value: object, where: str, name: str, *, one: bool = True, what: str = "name"
+) -> list[str]:
+    """The strings a list argument gives: any iterable of them but a string (with ``one``, a
+    string is one name), bytes or a mapping."""
+    expected = f"a {what} or a list of {what}s" if one else f"a list of {what}s"
+    if isinstance(value, str):
+        if one:
+            return [value]
+        raise wrong_type(where, name, expected, value)
+    if isinstance(value, bytes | bytearray | Mapping) or not isinstance(value, Iterable):
+        raise wrong_type(where, name, expected, value)
+    found = list(value)
+    for index, item in enumerate(found):
+        if not isinstance(item, str):
+            raise wrong_type(where, f"{name}[{index}]", f"a {what} (a string)", item)
+    return found
+
+
+def items(
+    value: object,
+    where: str,
+    name: str,
+    expected: str,
+    accept: Callable[[Any], bool],
+    *,
+    many: str | None = None,
+) -> list[Any]:
+    """The items of a list argument (not a string, bytes or a mapping), each one ``accept``
+    takes: a list of ``many`` (``expected`` + s unless given)."""
+    if isinstance(value, str | bytes | bytearray | Mapping) or not isinstance(value, Iterable):
+        raise wrong_type(where, name, f"a list of {many or expected + 's'}", value)
+    found = list(value)
+    for index, item in enumerate(found):
+        if not accept(item):
+            raise wrong_type(where, f"{name}[{index}]", f"a {expected}", item)
+    return found
+
+
+def whole(value: object, where: str, name: str, *, optional: bool = False) -> None:
+    """An int, never a bool (``True`` is no count) nor a float."""
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise wrong_type(where, name, "an int" + (" or None" if optional else ""), value)
+
+
+def number(value: object, where: str, name: str, *, optional: bool = False) -> None:
+    """An int or a float, never a bool."""
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise wrong_type(where, name, "a number" + (" or None" if optional else ""), value)
+
+
+def text(value: object, where: str, name: str, *, optional: bool = False) -> None:
+    """A str."""
+    if optional and value is None:
+        return
+    if not isinstance(value, str):
+        raise wrong_type(where, name, "a string" + (" or None" if optional else ""), value)
+
+
+def flag(value: object, where: str, name: str) -> None:
+    """A bool, never 1 nor ``"yes"``."""
+    if not isinstance(value, bool):
+        raise wrong_type(where, name, "True or False", value)
+
+
+def instance(value: object, where: str, name: str, cls: type, expected: str) -> None:
+    """An instance of ``cls``."""
+    if not isinstance(value, cls):
+        raise wrong_type(where, name, expected, value)
