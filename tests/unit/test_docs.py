@@ -148,3 +148,28 @@ def test_history_md_names_every_field_of_a_session() -> None:
     table = _section("docs/history.md", "| field | meaning |", "\n\n")
     missing = _aliases(SessionSummary) - _named(table, quoted=True)
     assert not missing, f"docs/history.md does not name {sorted(missing)} of a session"
+
+
+@pytest.mark.parametrize(
+    ("model_name", "start", "end"),
+    [
+        ("StepCounts", "## Steps", "## Checks"),
+        ("CheckRun", "`checks` lists each check as", "\n\n"),
+        ("Orientation", "## Orientation", "## Verified"),
+        ("LoopInstance", "## Loops", "## Context"),
+        ("ContextMetrics", "## Context", "### Paths"),
+        ("Effort", "## Effort", "### List prices"),
+        ("ModelUsage", "## Effort", "### List prices"),
+        ("RuleResult", "## Task rules", "## Configuration"),
+        ("MetricsConfig", "## Configuration", "## Empty trajectory"),
+        ("TraceMetrics", "## Expected traces", "absent."),
+    ],
+)
+def test_metrics_md_names_every_field_of_the_process_metrics(
+    model_name: str, start: str, end: str
+) -> None:
+    from proctor.models import process
+
+    model = getattr(process, model_name)
+    missing = _aliases(model) - _named(_section("docs/metrics.md", start, end))
+    assert not missing, f"docs/metrics.md does not name {sorted(missing)} of {model_name}"
