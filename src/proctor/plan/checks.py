@@ -11,6 +11,7 @@ from pathlib import Path
 
 from proctor.agents.base import adapter_for
 from proctor.agents.credentials import problem as credentials_problem
+from proctor.agents.spec import npm_specs
 from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
 from proctor.models.plan import Mode, ResolvedCase, TrialSpec
@@ -69,12 +70,23 @@ def check_agent_provision(rc: ResolvedCase, agent: str, profile: AgentProfile) -
             entries = getattr(provision, kind) if provision is not None else []
             if entries and kind not in takes:
                 names = ", ".join(f"'{e.name}'" for e in entries)
+                loaders = [
+                    spec.id
+                    for spec in npm_specs()
+                    if kind in adapter_for(spec.id, {}).provision_kinds
+                ]
+                # A plugin is a bundle of skills, hooks and MCP servers: the agent may load those.
+                instead = (
+                    ", or provision the plugin's skills, hooks and MCP servers as entries of "
+                    "their own"
+                    if kind == "plugins"
+                    else ""
+                )
                 raise ConfigError(
                     f"case '{rc.name}'{where}: agent '{agent}' cannot load provision.{kind} "
-                    f"({names}); it takes {', '.join(sorted(takes))}, and its trials would run "
-                    f"without the {kind}. Run the case on an agent that loads them (plugins: "
-                    "claude-code), or provision the add-on's skills, hooks and MCP servers as "
-                    "entries of their own"
+                    f"({names}); it takes {', '.join(sorted(takes)) or 'none'}, and its trials "
+                    f"would run without the {kind}. Run the case on an agent that loads them "
+                    f"({kind}: {', '.join(loaders)}){instead}"
                 )
 
 

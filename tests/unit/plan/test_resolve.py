@@ -203,6 +203,27 @@ def test_a_plugin_for_an_agent_that_cannot_load_it_is_refused(tmp_path: Path, ag
     assert plan([case("c", tmp_path, agents=[agent], **skills)]).trials
 
 
+def test_a_refused_add_on_names_the_agents_that_load_its_kind(tmp_path: Path) -> None:
+    """An ACP agent takes MCP servers alone: the sentence for its skills names the CLIs that load
+    skills, not those that load plugins, and offers no plugin's parts to provision instead."""
+    (tmp_path / "c" / "tidy").mkdir(parents=True)
+    skills = {"provision": {"skills": [{"name": "tidy", "path": "tidy"}]}}
+    with pytest.raises(ConfigError) as caught:
+        plan([case("c", tmp_path, agents=["acp"], **skills)])
+    assert str(caught.value) == (
+        "case 'c': agent 'acp' cannot load provision.skills ('tidy'); it takes mcps, and its "
+        "trials would run without the skills. Run the case on an agent that loads them "
+        "(skills: claude-code, codex, gemini-cli)"
+    )
+    plugins = {"provision": {"plugins": [{"name": "tidy", "path": "tidy"}]}}
+    with pytest.raises(ConfigError) as caught:
+        plan([case("c", tmp_path, agents=["codex"], **plugins)])
+    assert str(caught.value).endswith(
+        "Run the case on an agent that loads them (plugins: claude-code), or provision the "
+        "plugin's skills, hooks and MCP servers as entries of their own"
+    )
+
+
 def test_an_evaluator_naming_a_condition_the_case_lacks_is_refused(tmp_path: Path) -> None:
     check = {"use": "command", "run": "true", "conditions": ["with-plugn"]}
     conditions = {"baseline": {}, "with-plugin": {}}
