@@ -293,3 +293,15 @@ def test_an_instruction_file_linked_in_from_outside_is_a_problem(
     result = audit(home, None, [agent]).agents[0]
     assert [c for c in result.components if c.kind == "instructions"] == []
     assert result.problems == [f"{home / relative}: leads outside the home and project; not read"]
+
+
+def test_audit_from_python_takes_paths_given_as_text(tmp_path: Path) -> None:
+    """docs/addons.md calls ``audit(home, project, ["claude-code"])``: a home and project
+    written as text are read as the folders they name, the same as ``Path`` objects."""
+    home, project = planted(tmp_path)
+    as_text = audit(
+        str(home), str(project), ["claude-code"], claude_config_dir=str(home / ".claude")
+    )
+    as_paths = audit(home, project, ["claude-code"], claude_config_dir=home / ".claude")
+    assert as_text.to_dict() == as_paths.to_dict()
+    assert as_text.agents[0].components

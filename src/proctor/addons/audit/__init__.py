@@ -33,14 +33,14 @@ __all__ = ["AGENT_IDS", "AUDITORS", "audit", "audit_agent", "shown"]
 
 
 def audit(
-    home: Path,
-    project: Path | None = None,
+    home: Path | str,
+    project: Path | str | None = None,
     agents: Sequence[str] | None = None,
     *,
     launch_args: Sequence[str] = (),
-    claude_config_dir: Path | None = None,
-    codex_home: Path | None = None,
-    gemini_cli_home: Path | None = None,
+    claude_config_dir: Path | str | None = None,
+    codex_home: Path | str | None = None,
+    gemini_cli_home: Path | str | None = None,
 ) -> AuditReport:
     """What each of ``agents`` (default: all three CLIs) would load from ``home`` and
     ``project``. ``launch_args`` is a session's command line, whose ``--plugin-dir`` and
@@ -51,10 +51,12 @@ def audit(
     unknown = [a for a in chosen if a not in AUDITORS]
     if unknown:
         raise KeyError(unknown[0])
+    home = Path(home)  # a path given as text is read as the path it names
+    project = Path(project) if project is not None else None
     moved = {
-        "claude_config_dir": claude_config_dir,
-        "codex_home": codex_home,
-        "gemini_cli_home": gemini_cli_home,
+        "claude_config_dir": Path(claude_config_dir) if claude_config_dir is not None else None,
+        "codex_home": Path(codex_home) if codex_home is not None else None,
+        "gemini_cli_home": Path(gemini_cli_home) if gemini_cli_home is not None else None,
     }
     return AuditReport(
         home=str(home),
