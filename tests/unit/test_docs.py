@@ -173,3 +173,12 @@ def test_metrics_md_names_every_field_of_the_process_metrics(
     model = getattr(process, model_name)
     missing = _aliases(model) - _named(_section("docs/metrics.md", start, end))
     assert not missing, f"docs/metrics.md does not name {sorted(missing)} of {model_name}"
+
+
+def test_addons_md_names_every_key_of_the_check_install_json() -> None:
+    from proctor.models.install_check import InstallCheck, InstallCheckReport
+
+    sentence = _section("docs/addons.md", "## Installer checks", "`--keep DIR`")
+    keys = _aliases(InstallCheckReport) | _aliases(InstallCheck) | {"schemaVersion"}
+    missing = keys - _named(sentence.split("`--json` prints")[1], quoted=True)
+    assert not missing, f"docs/addons.md does not name {sorted(missing)} of check-install --json"
