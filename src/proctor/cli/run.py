@@ -256,7 +256,7 @@ def command(
     # Every key of the environment and ./.env is masked in what this run writes and prints.
     register_user_keys()
 
-    _check_executor(executor, ray_address, resume)
+    _check_executor(executor, ray_address, resume, mirror)
     if repeat_check is not None and dry_run:
         raise ConfigError(
             "--repeat-check runs the suite and --dry-run runs nothing: use one or the other"
@@ -557,16 +557,24 @@ def _repeat_check(
     return check.exit_code
 
 
-def _check_executor(executor: str, ray_address: str | None, resume: Path | None) -> None:
+def _check_executor(
+    executor: str, ray_address: str | None, resume: Path | None, mirror: bool = False
+) -> None:
     """``--executor ray`` needs Ray installed and a cluster that answers at ``--ray-address``
     (both checked before anything runs); ``--ray-address`` needs ``--executor ray``;
-    ``--resume`` finishes a run here, with the local executor."""
+    ``--resume`` finishes a run here, with the local executor; ``--mirror`` streams terminals
+    of this machine, and a Ray trial's is on its node."""
     from proctor.errors import ConfigError
 
     if ray_address is not None and executor != "ray":
         raise ConfigError("--ray-address names a Ray cluster: give --executor ray too")
     if executor == "ray" and resume is not None:
         raise ConfigError("--resume finishes a run on this machine: drop --executor ray")
+    if executor == "ray" and mirror:
+        raise ConfigError(
+            "--mirror streams the terminals of trials on this machine, and on Ray they run on "
+            "the nodes: drop --mirror or --executor ray"
+        )
     if executor == "ray":
         from proctor.execute.ray_cluster import import_ray
         from proctor.execute.ray_executor import check_reachable

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +147,16 @@ def test_an_error_sentence_masks_every_registered_key(
         main(["report", f"/nowhere/{key}"])
     err = capsys.readouterr().err
     assert "proctor: error:" in err and "***" in err and key[:14] not in err
+
+
+def test_mirror_with_the_ray_executor_is_refused_before_anything_runs(
+    proctor: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A Ray trial's terminal is on its node and is never streamed to the driver: --mirror with
+    --executor ray is refused (exit 2) rather than run without the mirror it asked for."""
+    examples = Path(__file__).parents[3] / "examples" / "cases"
+    args = ("run", "--source", str(examples), "--case", "fix-a-bug", "--out", str(tmp_path))
+    refused = proctor(*args, "--executor", "ray", "--mirror")
+    assert refused.code == 2
+    assert "--mirror streams the terminals of trials on this machine" in refused.err
+    assert not list(tmp_path.iterdir())
