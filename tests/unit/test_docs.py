@@ -182,3 +182,20 @@ def test_addons_md_names_every_key_of_the_check_install_json() -> None:
     keys = _aliases(InstallCheckReport) | _aliases(InstallCheck) | {"schemaVersion"}
     missing = keys - _named(sentence.split("`--json` prints")[1], quoted=True)
     assert not missing, f"docs/addons.md does not name {sorted(missing)} of check-install --json"
+
+
+def test_transcripts_md_tool_kinds_are_the_kinds_the_parsers_give() -> None:
+    from proctor.transcripts.kinds import claude_kind, codex_kind, gemini_kind
+
+    table = _section("docs/transcripts.md", "| kind | Claude Code | Codex | Gemini CLI |", "\n\n")
+    wrong = []
+    for row in table.splitlines()[2:]:
+        kind, *cells = (cell.strip() for cell in row.strip().strip("|").split("|"))
+        for kind_of, cell in zip((claude_kind, codex_kind, gemini_kind), cells, strict=True):
+            for name in re.findall(r"`([^`]+)`", cell):
+                # a pattern (`mcp__server__tool`, `*_agent`) or a record (`mcp_tool_call_end`)
+                if "*" in name or "server" in name or name in ("__", "mcp_tool_call_end"):
+                    continue
+                if kind_of(name) != kind.strip("`"):
+                    wrong.append(f"{name}: {kind_of(name)}, not {kind}")
+    assert not wrong
