@@ -53,11 +53,12 @@ def test_a_trials_failing_setup_line_shows_no_part_of_a_key(tmp_path: Path) -> N
 def test_a_prepared_sessions_failing_setup_line_shows_no_part_of_a_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = SimpleNamespace(fixture=None, fixture_kind=None)
+    case = SimpleNamespace(fixture=None, fixture_kind=None, path=tmp_path / "c")
     spec = SimpleNamespace(
         case=SimpleNamespace(name="c", case=case, setup=[straddling_line(tmp_path)])
     )
-    monkeypatch.setattr(manual, "plan_one", lambda *_: (None, spec))
+    plan = SimpleNamespace(cases=[])
+    monkeypatch.setattr(manual, "plan_one", lambda *_: (plan, spec))
     with pytest.raises(ProctorError) as raised:
         manual.prepare_session(
             "c",
@@ -70,5 +71,6 @@ def test_a_prepared_sessions_failing_setup_line_shows_no_part_of_a_key(
         )
     assert isinstance(raised.value, ConfigError)
     message = str(raised.value)
-    assert "exited 3: " in message and message.endswith("***" * 19 + "x" * 40)
+    assert "exited 3: " in message
+    assert message.endswith("***" * 19 + "x" * 40 + "; nothing was prepared")
     assert not shows_part_of_the_key(message), message
