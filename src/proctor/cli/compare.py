@@ -77,12 +77,16 @@ def command(
     def load_records(path: Path) -> list[Any]:
         # Compact read-only stand-ins, read one at a time (a fifth of the memory: two runs of
         # 20,000 trials took a gigabyte); relabelled first when label files are given.
-        if labels is None:
-            records = [compact(r) for r in iter_records(path, notes, strict_annotations=True)]
-        else:
-            records = [
-                compact(r) for r in labels(read_records(path, notes, strict_annotations=True))
-            ]
+        try:
+            if labels is None:
+                records = [compact(r) for r in iter_records(path, notes, strict_annotations=True)]
+            else:
+                records = [
+                    compact(r) for r in labels(read_records(path, notes, strict_annotations=True))
+                ]
+        except ConfigError as exc:
+            _refuse_if_starting(path, exc)
+            raise
         # A trial of a finished run whose record is gone counts as an infra-error, as in report.
         lost = missing_of(path, records, notes)
         records += [compact(r) for r in (labels(lost) if labels is not None else lost)]
@@ -155,6 +159,24 @@ def command(
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _refuse_if_starting(path: Path, exc: Exception) -> None:
+    """A run whose orchestrator still runs it and none of whose trials has ended yet is said
+    to be so, not to have stopped (its `--resume` would be refused): nothing to compare yet."""
+    from proctor.errors import ConfigError
+    from proctor.paths import RunPaths
+    from proctor.session.journal import live_orchestrator
+
+    paths = RunPaths(path)
+    if paths.trial_jsons() or paths.unusable_trial_jsons() or not paths.run_json.is_file():
+        return
+    pid = live_orchestrator(paths.journal)
+    if pid is not None:
+        raise ConfigError(
+            f"{path}: the run is still running (process {pid}) and none of its trials has "
+            "ended yet: nothing to compare; compare it once trials have ended"
+        ) from exc
 
 
 def _sides_apart(per_run: list[list[Any]], sides: set[str]) -> bool:

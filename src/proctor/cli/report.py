@@ -92,11 +92,13 @@ def command(
         for run in runs:
             for note in run.notes:
                 click.echo(f"proctor: note: {run.paths.root.name}: {note}", err=True)
+            # A run still running, or stopped short, is named with how to finish it, as for
+            # one run: the pooled exit reason counts the trials of every run together.
+            for note in stopped_short_notes(run):
+                click.echo(f"proctor: note: {note}", err=True)
         live = [(run, pid) for run in runs if (pid := _live(run)) is not None]
         if live:
-            run, pid = live[0]
-            planned = sum(r.planned or 0 for r in runs)
-            suite = _still_running(suite, len(records), planned, run.paths.root.name, pid)
+            suite = _still_running(suite, *_pooled_progress(live, runs))
     else:
         (run_dir,) = run_dirs
         # Compact records: `report` only aggregates and renders them (a fifth of the memory).
@@ -114,7 +116,12 @@ def command(
             click.echo(f"proctor: note: {note}", err=True)
         suite = _with_findings(suite, run_dir)
         if pid is not None:
-            suite = _still_running(suite, len(records), run.planned, run.paths.root.name, pid)
+            of = f" of {run.planned}" if run.planned else ""
+            suite = _still_running(
+                suite,
+                f"{run.paths.root.name} is still running (process {pid})",
+                f"{len(records)}{of} trial(s) finished so far",
+            )
     if goal_shape is not None:  # before anything is printed or written
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
         if goal_shape not in shapes:
@@ -165,19 +172,36 @@ def _live(run: Any) -> int | None:
     return live_orchestrator(run.paths.journal)
 
 
-def _still_running(
-    suite: SuiteRecord, finished: int, planned: int | None, name: str, pid: int
-) -> SuiteRecord:
-    """The aggregate of a run still running: the figures of the trials so far, and exit 75
-    (no verdict yet), never a verdict or 130 (nothing was interrupted)."""
+def _pooled_progress(live: list[tuple[Any, int]], runs: list[Any]) -> tuple[str, str]:
+    """Which of several runs read together are still running, and how many of its own trials
+    each finished, then those of every run read: never the others' trials as its own."""
+
+    def progress(run: Any) -> str:
+        return f"{len(run.records)}" + (f" of {run.planned}" if run.planned else "")
+
+    named = [f"{run.paths.root.name} (process {pid})" for run, pid in live]
+    if len(live) == 1:
+        ((run, pid),) = live
+        running = f"{run.paths.root.name} is still running (process {pid})"
+        own = f"{progress(run)} of its trial(s)"
+    else:
+        running = f"{', '.join(named[:-1])} and {named[-1]} are still running"
+        own = f"{' and '.join(progress(run) for run, _ in live)} of their trial(s)"
+    total = sum(len(run.records) for run in runs)
+    planned = sum(run.planned or 0 for run in runs)
+    every = f"{total}" + (f" of {planned}" if planned else "")
+    return running, f"{own} finished so far ({every} over the {len(runs)} runs read)"
+
+
+def _still_running(suite: SuiteRecord, running: str, finished: str) -> SuiteRecord:
+    """The aggregate of a run still running (``running``: `RUN is still running (process
+    PID)`; ``finished``: how many of its trials finished): the figures of the trials so far,
+    and exit 75 (no verdict yet), never a verdict or 130 (nothing was interrupted)."""
     from proctor.exit_codes import ExitCode
 
-    of = f" of {planned}" if planned else ""
     _, _, so_far = suite.exit_reason.partition("; of the finished ones: ")
-    reason = (
-        f"{name} is still running (process {pid}): {finished}{of} "
-        "trial(s) finished so far, no verdict yet"
-        + (f"; of the finished ones: {so_far}" if so_far else "")
+    reason = f"{running}: {finished}, no verdict yet" + (
+        f"; of the finished ones: {so_far}" if so_far else ""
     )
     return suite.model_copy(
         update={"exit_code": int(ExitCode.STILL_RUNNING), "exit_reason": reason}
