@@ -221,7 +221,7 @@ def render_markdown(
     annotated = [r for r in records if r.annotation is not None]
     if annotated:
         marks = ", ".join(
-            f"{r.case}/{r.agent}/{r.condition}/{r.repeat} {r.annotation.verdict}"
+            f"{_trial_name(r, folders)} {r.annotation.verdict}"
             for r in annotated
             if r.annotation is not None
         )
@@ -347,6 +347,20 @@ def render_findings(changes: Sequence[FindingChange]) -> str:
         cell = _name(f"{change.case} / {change.agent} / {change.condition}")
         lines.append(f"| {change.event} | `{change.id}` | {cell} | {_name(change.check)} |")
     return "\n".join(lines) + "\n"
+
+
+def _trial_name(
+    record: TrialRecord, folders: Mapping[tuple[str, str, str, int], Path] | None
+) -> str:
+    """A trial as ``proctor annotate`` names it: ``case/agent/condition/repeat``, or, pooled
+    from several runs (whose repeats are numbered on), its run folder's name and the trial as
+    that run numbers it, ``run/case/agent/condition/repeat``."""
+    key = (record.case, record.agent, record.condition, record.repeat)
+    folder = folders.get(key) if folders else None
+    if folder is None:
+        return "/".join(map(str, key))
+    folder = Path(os.path.abspath(folder))  # <run>/trials/<case>/<agent>/<condition>/<repeat>
+    return "/".join([folder.parents[4].name, *folder.parts[-4:]])
 
 
 def _where(record: TrialRecord, folders: Mapping[tuple[str, str, str, int], Path] | None) -> str:
