@@ -83,7 +83,10 @@ def test_runs_of_different_suites_gates_and_cases_are_one_sample_set(
     # The first run's gate (minPassRate 1): `fails` 0/2 fails it; the note says the gates differ.
     both = proctor("report", str(first), str(second), "--reporter", "json")
     assert both.code == 1, both.err
-    assert "the runs' gates differ: the first run's" in both.err
+    assert (
+        f"the runs' gates differ: the first run's ({first.name}: minPassRate 1.0) is used for "
+        f"every trial, not {second.name}'s minPassRate 0.5 (--config FILE gives another)"
+    ) in both.err, both.err
     suite = both.json()
     assert suite["gate"]["minPassRate"] == 1.0
     assert suite["runId"] == f"{first.name}+{second.name}"

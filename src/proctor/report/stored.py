@@ -543,9 +543,13 @@ def recompute_many(
     if labels is not None:
         records = labels(records)
     gate = gate_from(config, records) if config is not None else runs[0].gate
-    if config is None and any(run.gate != gate for run in runs[1:]):
+    others = [run for run in runs[1:] if run.gate != gate]
+    if config is None and others:
+        unlike = "; ".join(f"{run.paths.root.name}'s {_gate_words(run.gate)}" for run in others)
         runs[0].notes.append(
-            f"the runs' gates differ: the first run's ({runs[0].paths.root.name}) is used"
+            f"the runs' gates differ: the first run's ({runs[0].paths.root.name}: "
+            f"{_gate_words(gate)}) is used for every trial, not {unlike} (--config FILE gives "
+            "another)"
         )
     suite = aggregate(
         records,
@@ -556,3 +560,12 @@ def recompute_many(
         cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
     )
     return runs, records, suite
+
+
+def _gate_words(gate: Gate) -> str:
+    """A gate as the Markdown report's `Gate:` line says it (``minPassRate 1.0, minScore 60``)."""
+    fields = gate.model_dump(by_alias=True, exclude_none=True, exclude={"ab"})
+    parts = [f"{k} {v}" for k, v in fields.items()]
+    if gate.ab is not None:
+        parts.append(f"A/B {gate.ab.treatment} vs {gate.ab.baseline}")
+    return ", ".join(parts) or "no gate"
