@@ -108,6 +108,8 @@ def test_runs_of_different_suites_gates_and_cases_are_one_sample_set(
     assert junit.out.count("<failure") == 3  # the 2 failed trials and their group's gate
     html = proctor("report", str(first), str(second), "--reporter", "html")
     assert html.code == 1 and f"{first.name}+{second.name}" in html.out
+    # Pooled, the second run's repeat 2 is repeat 4: its heading names its own folder too.
+    assert f"repeat 4 <small>({second.name}/trials/fails/scripted/default/2)</small>" in html.out
     written = proctor("report", str(first), str(second), "--reporter", "junit", "--write")
     assert written.code == 2 and written.out == ""
     assert "--write rewrites one run's files: give one RUN_DIR with it" in written.err

@@ -9,6 +9,7 @@ terminal control characters made visible), so a transcript cannot inject markup.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -101,6 +102,15 @@ def render_html(
         assert run_dir is not None
         return trial_artifacts(run_dir, record)
 
+    def folder_of(record: TrialRecord) -> str | None:
+        # Pooled, a trial's repeat is numbered on across runs: its own folder names it.
+        key = (record.case, record.agent, record.condition, record.repeat)
+        folder = folders.get(key) if folders is not None else None
+        if folder is None:
+            return None
+        folder = Path(os.path.abspath(folder))  # <run>/trials/<case>/<agent>/<condition>/<n>
+        return str(folder.relative_to(folder.parents[5]))
+
     points = [point_of(r, _anchor(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}")) for r in records]
 
     first: dict[tuple[str, str, str], str] = {}
@@ -125,6 +135,7 @@ def render_html(
             cell_url=cell_url,
             filters=None,
             step_url=None,
+            folder_of=folder_of,
             artifacts=artifacts if run_dir is not None or folders is not None else None,
             assets={
                 "css": asset("style.css"),
