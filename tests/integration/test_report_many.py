@@ -72,6 +72,10 @@ def test_compare_pools_runs_into_one_ab_sample(
     assert again.code == 2 and "the same run is given twice" in again.err  # 3 pairs, not 5
     three = json.loads(proctor("compare", *runs, "--json").out)
     assert (one["overall"]["pairs"], three["overall"]["pairs"]) == (1, 3)
+    names = ", ".join(f"`{Path(run).name}`" for run in runs)
+    said = proctor("compare", *runs).out  # the Markdown names the runs it read
+    assert f"- Runs read as one sample set: {names} (their repeats numbered on" in said, said
+    assert f"- Run read: `{Path(runs[0]).name}`.\n" in proctor("compare", runs[0]).out
     two = json.loads(
         proctor(
             "compare",

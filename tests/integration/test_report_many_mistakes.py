@@ -9,6 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Run, write_case
 
 CHECK = [{"use": "file-exists", "must": ["a.txt"]}]
@@ -182,3 +184,24 @@ def test_a_run_with_no_trial_yet_among_runs_is_named_with_how_to_finish_it(
     assert compared.code == 2 and compared.out == ""
     (line,) = compared.err.splitlines()
     assert line.startswith(f"proctor: error: {stopped}: no trial of this run has a record")
+
+
+def test_compare_says_which_runs_it_read_and_names_a_run_given_as_dot(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = _two_runs(proctor, tmp_path)
+    two = proctor("compare", str(first), str(second))
+    assert two.code == 0, two.err
+    assert f"- Baseline run: `{first.name}`; candidate run: `{second.name}`.\n" in two.out
+    proctor("annotate", str(second), "fix/scripted/default/2", "--verdict", "excluded",
+            "--note", "off")  # fmt: skip
+    monkeypatch.chdir(second)  # a run given as "." is named by its folder
+    pooled = proctor("compare", str(first), ".", "--json")
+    assert pooled.code == 0, pooled.err
+    (mark,) = pooled.json()["annotations"]
+    assert (mark["run"], mark["trial"]) == (second.name, "fix/scripted/default/2")
+    text = proctor("compare", str(first), ".")
+    assert f"Annotated by hand: 1 trial(s): {second.name}/fix/scripted/default/2 excluded" in (
+        text.out
+    )
+    assert f"- Baseline run: `{first.name}`; candidate run: `{second.name}`." in text.out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,7 @@ def command(
         notes.extend(stopped_short_notes(stored_run(path, records)))
         marks.extend(
             HandMark(
-                run=path.name,
+                run=Path(os.path.abspath(path)).name,  # "." too
                 trial=trial_id(r),
                 verdict=r.annotation.verdict,
                 note=r.annotation.note,
@@ -139,7 +140,13 @@ def command(
                 "and these runs each ran one side of it; `proctor compare BASELINE_RUN "
                 "CANDIDATE_RUN` compares two runs case by case (unpaired)"
             )
-        text = model_to_json(report) if as_json else shown(render_ab_markdown(report))
+        read = ", ".join(_named(run) for run in runs)
+        said = (
+            f"- Runs read as one sample set: {read} (their repeats numbered on from run to run)."
+            if len(runs) > 1
+            else f"- Run read: {read}."
+        )
+        text = model_to_json(report) if as_json else shown(_with(render_ab_markdown(report), said))
         if as_json:
             shown("")
         click.echo(text, nl=not as_json)
@@ -154,11 +161,29 @@ def command(
         )
     comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
     comparison.annotations = marks
-    text = model_to_json(comparison) if as_json else shown(render_runs_markdown(comparison))
+    said = f"- Baseline run: {_named(run)}; candidate run: {_named(run2)}."
+    text = (
+        model_to_json(comparison)
+        if as_json
+        else shown(_with(render_runs_markdown(comparison), said))
+    )
     if as_json:
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _named(run: Path) -> str:
+    """A run as the Markdown names it: its folder's name (a run given as "." too)."""
+    from proctor.util.text import code_span
+
+    return code_span(Path(os.path.abspath(run)).name)
+
+
+def _with(markdown: str, line: str) -> str:
+    """The Markdown with ``line`` (the runs it read) first under its title."""
+    title, _, rest = markdown.partition("\n\n")
+    return f"{title}\n\n{line}\n{rest}"
 
 
 def _refuse_if_starting(path: Path, exc: Exception) -> None:
