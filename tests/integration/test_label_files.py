@@ -73,4 +73,10 @@ def test_a_bad_label_file_is_a_sentence(proctor: Run, make_case: MakeCase, tmp_p
     wrong = tmp_path / "wrong.csv"
     wrong.write_text("noone,single_goal\n")
     result = proctor("report", str(single_run_dir(out)), "--goal-labels", str(wrong))
-    assert "--goal-labels: the file names none of the run's tasks (one)" in result.err
+    assert f"--goal-labels {wrong}: the file names none of the run's tasks (one)" in result.err
+    # compare reads each run apart: the note names the run whose tasks the file does not
+    # name, once, though the run is read twice
+    run_dir = single_run_dir(out)
+    again = proctor("compare", str(run_dir), str(run_dir), "--goal-labels", str(wrong))
+    note = f"--goal-labels {wrong}: the file names none of the tasks of {run_dir} (one)"
+    assert again.err.count(note) == 1, again.err

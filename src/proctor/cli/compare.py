@@ -83,14 +83,15 @@ def command(
                 records = [compact(r) for r in iter_records(path, notes, strict_annotations=True)]
             else:
                 records = [
-                    compact(r) for r in labels(read_records(path, notes, strict_annotations=True))
+                    compact(r)
+                    for r in labels(read_records(path, notes, strict_annotations=True), path)
                 ]
         except ConfigError as exc:
             _refuse_if_starting(path, exc)
             raise
         # A trial of a finished run whose record is gone counts as an infra-error, as in report.
         lost = missing_of(path, records, notes)
-        records += [compact(r) for r in (labels(lost) if labels is not None else lost)]
+        records += [compact(r) for r in (labels(lost, path) if labels is not None else lost)]
         # A run that stopped short (interrupted, or still running) is compared on the trials
         # it finished: said, as `report` says it, with how to finish it.
         notes.extend(stopped_short_notes(stored_run(path, records)))

@@ -61,17 +61,24 @@ def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
     by_bucket = read_label_file(buckets, "--buckets") if buckets else None
     by_shape = read_label_file(goal_labels, "--goal-labels") if goal_labels else None
 
-    def relabelled(records: Any) -> Any:
+    said: set[str] = set()
+
+    def relabelled(records: Any, run: Path | None = None) -> Any:
         # A label file may name more tasks than a run has (the whole goals.csv of a suite
-        # read pair by pair): said only when it names none of the run's, a wrong file.
+        # read pair by pair): said only when it names none of the run's, a wrong file; once
+        # for the same run (its records read in parts), naming the run when read apart.
         tasks = {record.case for record in records}
-        for option, labels in (("--buckets", by_bucket), ("--goal-labels", by_shape)):
+        files = (("--buckets", buckets, by_bucket), ("--goal-labels", goal_labels, by_shape))
+        whose = f"the tasks of {run}" if run is not None else "the run's tasks"
+        for option, path, labels in files:
             if labels and tasks and not set(labels) & tasks:
-                click.echo(
-                    f"proctor: note: {option}: the file names none of the run's tasks "
-                    f"({', '.join(sorted(tasks)[:5])}{', …' if len(tasks) > 5 else ''})",
-                    err=True,
+                note = (
+                    f"proctor: note: {option} {path}: the file names none of {whose} "
+                    f"({', '.join(sorted(tasks)[:5])}{', …' if len(tasks) > 5 else ''})"
                 )
+                if note not in said:
+                    said.add(note)
+                    click.echo(note, err=True)
         return relabel(records, by_bucket, by_shape)
 
     return relabelled
