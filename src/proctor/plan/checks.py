@@ -134,7 +134,12 @@ def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
     CLI found at another version than proctor pins when the profile pins none: one sentence
     per agent profile and mode, naming it."""
     said: dict[str, None] = {}
+    seen: set[tuple[str, str, str | None]] = set()
     for spec in trials:
+        key = (spec.agent, spec.profile.model_dump_json(), spec.mode)
+        if key in seen:
+            continue  # each agent, profile and mode once, not once per trial
+        seen.add(key)
         adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
         try:
             warnings = [
