@@ -64,13 +64,44 @@ def install_agents(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
     npm = shutil.which("npm")
     if npm is None:
         raise AgentError("npm was not found on PATH; install Node.js and npm to install agent CLIs")
+    made = _missing_folders(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        _remove_if_empty(made)
         raise AgentError(
             f"cannot make the install folder {folder}: {exc.strerror or exc}; "
             f"give `--dir` a folder you can write"
         ) from None
+    try:
+        _npm_install(npm, folder, missing, pins)
+    except BaseException:  # a failure, a timeout, Ctrl-C: no empty folder of its own is left
+        _remove_if_empty(made)
+        raise
+    return missing
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders making ``folder`` would make, deepest first (none when it exists)."""
+    missing = []
+    for path in [folder, *folder.parents]:
+        if path.exists() or path.is_symlink():
+            break
+        missing.append(path)
+    return missing
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    """Remove the folders an install made, deepest first, as long as each is empty: one npm
+    wrote anything into is kept, and so is every folder that was there before."""
+    for path in folders:
+        try:
+            path.rmdir()
+        except OSError:
+            return
+
+
+def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str]) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise AgentError(
             f"the install folder {folder} is not writable; give `--dir` a folder you can write"
@@ -102,7 +133,6 @@ def install_agents(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
             f"npm install ended without installing {', '.join(still)} into {folder}; "
             f"run `proctor agents install` again"
         )
-    return missing
 
 
 def npm_registry(npm: str) -> str:

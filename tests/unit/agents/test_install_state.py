@@ -144,3 +144,28 @@ def test_a_folder_proctor_does_not_look_in_is_said(
     ) in done.err
     monkeypatch.setenv("PROCTOR_AGENTS_DIR", "elsewhere")
     assert "note" not in proctor("agents", "install", "--dir", "elsewhere").err
+
+
+FAILING_NPM = """#!/bin/sh
+if [ "$1" = config ]; then echo http://registry.test/; exit 0; fi
+echo 'npm error code E404' >&2
+exit 1
+"""
+
+
+def test_a_failed_install_leaves_no_empty_folder_of_its_own(
+    proctor: Run, tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "bin" / "npm").write_text(FAILING_NPM)
+    monkeypatch.chdir(tmp_path)
+    failed = proctor("agents", "install", "--dir", "new/agents")
+    assert failed.code == 2
+    assert "npm install failed (1): npm error code E404" in failed.err
+    assert not (tmp_path / "new").exists()  # both folders it made, deepest first
+    # a folder the user had is kept, empty or not, and so is one npm wrote into
+    (tmp_path / "mine").mkdir()
+    assert proctor("agents", "install", "--dir", "mine").code == 2
+    assert (tmp_path / "mine").is_dir()
+    (tmp_path / "bin" / "npm").write_text(FAILING_NPM.replace("exit 1", 'touch "$3/x"; exit 1'))
+    assert proctor("agents", "install", "--dir", "wrote").code == 2
+    assert (tmp_path / "wrote" / "x").is_file()
