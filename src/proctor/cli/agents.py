@@ -2,75 +2,151 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from proctor.cli.options import config_option
 
+if TYPE_CHECKING:
+    from proctor.models.config import AgentProfile
+
 
 @click.group("agents", invoke_without_command=True)
 @config_option
 @click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="ID",
+    help="Only this agent (repeatable): a built-in id, a profile's, or acp:NAME.",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Exit 2, each problem a sentence on stderr, when an agent listed cannot run.",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
-    help="Print a JSON list: id, binary (null when not found), version, pinned, problem.",
+    help="Print a JSON list: id, agent, binary (null when not found), version, pinned, problem.",
 )
 @click.pass_context
-def command(ctx: click.Context, config: Path | None, as_json: bool) -> int:
-    """List each agent adapter, the binary it found and its version."""
+def command(
+    ctx: click.Context, config: Path | None, agents: tuple[str, ...], check: bool, as_json: bool
+) -> int:
+    """List each agent adapter and each profile of proctor.json, the binary it found and its
+    version."""
     if ctx.invoked_subcommand is not None:
         return 0
-    from proctor.agents.base import adapter_for
-    from proctor.agents.cli_base import binary_problem, find_binary
+    from proctor.agents.base import known_agent_ids
     from proctor.agents.spec import SPECS
-    from proctor.models.config import AgentProfile
+    from proctor.errors import ConfigError
     from proctor.models.loading import load_top_config
+    from proctor.plan.resolve import check_profiles
 
-    top, _ = load_top_config(config, Path.cwd())
-    rows = []
-    for spec in sorted(SPECS, key=lambda s: s.id):
-        profile = top.codingagents.get(spec.id, AgentProfile())
-        adapter = adapter_for(spec.id, top.codingagents)
-        version = adapter.version(profile)
-        program = getattr(adapter, "program", None)  # an ACP agent runs its profile's command
-        if spec.binary is None:
-            binary = None
-        else:
-            binary = program(profile) if program else find_binary(spec.binary, profile)
-        problem = None
-        if spec.binary is not None and binary is None:
-            if program and profile.command:
-                said = adapter.preflight(profile) or "no program"
-                problem = said.removeprefix(f"agent '{spec.id}': ")
-            elif profile.binary:  # only the profile's binary is looked at: installing won't help
-                why = binary_problem(profile.binary) or "names no program"
-                problem = f"codingagents.{spec.id}.binary {profile.binary!r} {why}"
-            else:
-                problem = "run `proctor agents install`"
-        row = {
-            "id": spec.id,
-            "builtIn": spec.binary is None,
-            "binary": str(binary) if binary else None,
-            "version": version,
-            "pinned": spec.version,
-            "problem": problem,
-        }
+    top, found = load_top_config(config, Path.cwd())
+    profiles = top.codingagents
+    check_profiles(top, str(found or "proctor.json"))
+    builtin = sorted(spec.id for spec in SPECS)
+    # A profile without an agent of its own, named as a configured ACP agent, holds the
+    # settings of `acp:NAME`, the id listed for it.
+    known = {i for i in known_agent_ids(profiles) if i in builtin or _runs(profiles.get(i))}
+    for agent in agents:
+        if agent not in known:
+            raise ConfigError(
+                f"--agent {agent}: unknown agent '{agent}' (known: {', '.join(sorted(known))})"
+            )
+    own = [name for name, p in profiles.items() if name not in builtin and _runs(p)]
+    ids = list(dict.fromkeys(agents)) if agents else builtin + own
+    rows, sentences = [], []
+    width = max([12, *map(len, ids)])
+    for agent_id in ids:
+        row, sentence = _row(agent_id, profiles)
         rows.append(row)
-        if as_json:
-            continue
-        if spec.binary is None:
-            click.echo(f"{spec.id:12} built in   version {version}")
-            continue
-        note = "" if version == spec.version else f"  (pinned {spec.version})"
-        where = str(binary) if binary else f"not found: {problem}"
-        click.echo(f"{spec.id:12} {where}  version {version or '-'}{note}")
+        if sentence:
+            sentences.append(sentence)
+        if not as_json:
+            click.echo(_line(row, width))
     if as_json:
         import json
 
         click.echo(json.dumps(rows, indent=2))
+    if check and len(sentences) > 1:  # one problem is the one sentence of the error below
+        for sentence in sentences:
+            click.echo(f"proctor: error: {sentence}", err=True)
+    if check and sentences:
+        raise ConfigError(
+            sentences[0]
+            if len(sentences) == 1
+            else f"{len(sentences)} agents cannot run, each named above"
+        )
     return 0
+
+
+def _runs(profile: AgentProfile | None) -> bool:
+    return profile is None or profile.agent is not None
+
+
+def _row(agent_id: str, profiles: Mapping[str, AgentProfile]) -> tuple[dict[str, Any], str | None]:
+    """What ``proctor agents`` lists of one agent id, and the sentence of its problem (the one
+    the run's check says) or None."""
+    from proctor.agents.base import adapter_for, profile_for
+    from proctor.agents.cli_base import binary_problem, find_binary
+    from proctor.agents.spec import ACP_PRESETS
+
+    profile = profile_for(agent_id, profiles)
+    adapter = adapter_for(agent_id, profiles)
+    spec = adapter.spec
+    program = getattr(adapter, "program", None)  # an ACP agent runs its profile's command
+    builtin = spec.binary is None
+    binary = None
+    if spec.binary is not None:
+        binary = program(profile) if program else find_binary(spec.binary, profile)
+    said = adapter.preflight(profile)
+    if said and agent_id != adapter.name:  # a profile of its own: named as such, not the adapter
+        said = said.replace(f"agent '{adapter.name}'", f"agent '{agent_id}'", 1)
+        said = said.replace(f"codingagents.{adapter.name}.", f"codingagents.{agent_id}.")
+    problem = None
+    if said:
+        if binary is None and not builtin and not (program and profile.command):
+            if profile.binary:  # only the profile's binary is looked at: installing won't help
+                why = binary_problem(profile.binary) or "names no program"
+                problem = f"codingagents.{agent_id}.binary {profile.binary!r} {why}"
+            else:
+                problem = "run `proctor agents install`"
+        else:
+            problem = said.removeprefix(f"agent '{agent_id}': ")
+    # The profile's own pin (the one the run checks), else proctor's: none for an ACP agent's
+    # own command, which is not the package proctor pins for `acp` (`acp:claude`).
+    own_command = program and profile.command and tuple(profile.command) != ACP_PRESETS["claude"]
+    default_pin = None if own_command else spec.version
+    row = {
+        "id": agent_id,
+        "agent": adapter.name,
+        "builtIn": builtin,
+        "binary": str(binary) if binary else None,
+        "version": adapter.version(profile),
+        "pinned": profile.version or default_pin,
+        "problem": problem,
+    }
+    return row, said
+
+
+def _line(row: dict[str, Any], width: int) -> str:
+    ident = row["id"]
+    if row["builtIn"]:
+        text = f"{ident:{width}} built in   version {row['version']}"
+        return text + (f"  ({row['problem']})" if row["problem"] else "")
+    note = "" if row["pinned"] in (None, row["version"]) else f"  (pinned {row['pinned']})"
+    if row["binary"] is None:
+        where = f"not found: {row['problem']}"
+    else:
+        where = row["binary"] + (f"  ({row['problem']})" if row["problem"] else "")
+    return f"{ident:{width}} {where}  version {row['version'] or '-'}{note}"
 
 
 @command.command("install")

@@ -190,7 +190,7 @@ def _check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
                 )
 
 
-def _check_profiles(top: TopConfig, where: str) -> None:
+def check_profiles(top: TopConfig, where: str) -> None:
     """A profile's ``agent`` names one of proctor's adapters: otherwise the profile names no
     agent, and a case using it would be blamed for an unknown agent."""
     from proctor.agents.spec import ACP_PRESETS, SPECS
@@ -414,7 +414,7 @@ def build_plan(
     _check_tags(found, cli)
     _check_evaluator_names(chosen, cli)
     _check_limits(top, str(config_path or "proctor.json"))
-    _check_profiles(top, str(config_path or "proctor.json"))
+    check_profiles(top, str(config_path or "proctor.json"))
     _check_agent_flags(top, cli)
     resolved = []
     for case in chosen:

@@ -121,6 +121,7 @@ def test_agents_json_lists_each_adapter(proctor: Run, tmp_path: Path) -> None:
     assert set(rows) >= {"claude-code", "codex", "gemini-cli", "scripted"}
     assert rows["claude-code"] == {
         "id": "claude-code",
+        "agent": "claude-code",
         "builtIn": False,
         "binary": str(binary),
         "version": "2.1.197",
