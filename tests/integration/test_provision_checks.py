@@ -351,3 +351,24 @@ def test_an_agent_flag_naming_an_unknown_agent_is_refused(
     assert result.code == 2 and f"{option} nope=…: unknown agent 'nope'" in result.err
     fine = proctor("run", "--source", cases, option, "scripted=high", "--dry-run")
     assert fine.code == 0, fine.err  # control
+
+
+def test_a_profile_of_its_own_whose_cli_is_missing_is_named_by_its_own_id(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """``cc2``, a claude-code profile of its own with a binary that is not there: the pre-run
+    check names ``cc2``, the profile to mend, not the adapter it runs on."""
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    config = tmp_path / "proctor.json"
+    missing = tmp_path / "nowhere" / "claude"
+    config.write_text(
+        json.dumps({"codingagents": {"cc2": {"agent": "claude-code", "binary": str(missing)}}})
+    )
+    argv = ("--source", str(tmp_path / "cases"), "--config", str(config), "--agent", "cc2")
+    for command in ("validate", "run"):
+        result = proctor(command, *argv, "--model", "scripted")
+        assert result.code == 2, result.err
+        assert f"codingagents.cc2.binary '{missing}'" in result.err, result.err
+        assert "codingagents.claude-code" not in result.err and "agent 'claude-code'" not in (
+            result.err
+        )

@@ -97,6 +97,7 @@ def _row(agent_id: str, profiles: Mapping[str, AgentProfile]) -> tuple[dict[str,
     from proctor.agents.base import adapter_for, profile_for
     from proctor.agents.cli_base import binary_problem, find_binary
     from proctor.agents.spec import ACP_PRESETS
+    from proctor.plan.checks import named_as_profile
 
     profile = profile_for(agent_id, profiles)
     adapter = adapter_for(agent_id, profiles)
@@ -107,9 +108,8 @@ def _row(agent_id: str, profiles: Mapping[str, AgentProfile]) -> tuple[dict[str,
     if spec.binary is not None:
         binary = program(profile) if program else find_binary(spec.binary, profile)
     said = adapter.preflight(profile)
-    if said and agent_id != adapter.name:  # a profile of its own: named as such, not the adapter
-        said = said.replace(f"agent '{adapter.name}'", f"agent '{agent_id}'", 1)
-        said = said.replace(f"codingagents.{adapter.name}.", f"codingagents.{agent_id}.")
+    if said:  # a profile of its own is named as such, not as the adapter it runs on
+        said = named_as_profile(said, adapter.name, agent_id)
     problem = None
     if said:
         if binary is None and not builtin and not (program and profile.command):

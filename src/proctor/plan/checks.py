@@ -167,8 +167,18 @@ def preflight_problems(trials: Iterable[TrialSpec], dotenv_dir: Path | None = No
         if not problem and spec.backend != "scripted":
             problem = credentials_problem(adapter.name, spec.profile, os.environ, dotenv_dir)
         if problem:
-            problems[spec.agent] = problem
+            problems[spec.agent] = named_as_profile(problem, adapter.name, spec.agent)
     return list(problems.values())
+
+
+def named_as_profile(said: str, adapter: str, profile: str) -> str:
+    """A sentence an adapter says of itself (``agent 'claude-code': …``,
+    ``codingagents.claude-code.binary``) said of the profile of its own that runs on it
+    (``cc2``): the profile to mend is the one named."""
+    if profile == adapter:
+        return said
+    said = said.replace(f"agent '{adapter}'", f"agent '{profile}'", 1)
+    return said.replace(f"codingagents.{adapter}.", f"codingagents.{profile}.")
 
 
 def check_keys(
