@@ -157,3 +157,58 @@ def test_a_batch_asked_of_a_viewer_without_a_project_says_so(tmp_path: Path) -> 
         answer = _ask(base, "POST", "/api/batches", body, Origin=base, **{"X-Proctor-Token": token})
         error = "the viewer was started without --source: it has no case suite to run"
         assert _error(answer, 400) == error
+
+
+def _token(base: str) -> str:
+    page = _ask(base, "GET", "/playground")[2].decode()
+    return re.search(r'name="proctor-token" content="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+
+
+def _answer(conn: http.client.HTTPConnection) -> tuple[int, dict[str, str], bytes]:
+    response = conn.getresponse()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+
+
+_TOO_LARGE = (
+    "the request body is larger than 1 MiB (1048576 bytes), the most a batch request may be"
+)
+
+
+def test_a_batch_body_over_1_mib_is_a_json_413_read_no_further(tmp_path: Path) -> None:
+    """Refused before the body is read when its Content-Length is over the limit, and as soon
+    as a body sent in chunks passes it: in both cases the rest is never sent here, so a server
+    that read on would not answer."""
+    results = tmp_path / "results"
+    results.mkdir()
+    with viewer(results) as base:
+        token = _token(base)
+        url = urlparse(base)
+        headers = {"Origin": base, "X-Proctor-Token": token}
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+        try:  # 10 GiB announced, one byte sent
+            conn.putrequest("POST", "/api/batches")
+            for name, value in {**headers, "Content-Length": str(10 * 2**30)}.items():
+                conn.putheader(name, value)
+            conn.endheaders(b"{")
+            assert _error(_answer(conn), 413) == _TOO_LARGE
+        finally:
+            conn.close()
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+        try:  # chunked, no length said: 1 MiB and one byte sent, the body never ended
+            conn.putrequest("POST", "/api/batches")
+            for name, value in {**headers, "Transfer-Encoding": "chunked"}.items():
+                conn.putheader(name, value)
+            conn.endheaders()
+            chunk = b" " * (2**20 + 1)
+            conn.send(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            assert _error(_answer(conn), 413) == _TOO_LARGE
+        finally:
+            conn.close()
+        # 1 MiB exactly is read (and answered as any batch asked of a viewer without --source).
+        start = b'{"suite": "suite", "cases": ["'
+        body = start + b"a" * (2**20 - len(start) - 3) + b'"]}'
+        assert len(body) == 2**20
+        answer = _ask(base, "POST", "/api/batches", body, **headers)
+        assert _error(answer, 400).startswith("the viewer was started without --source")
+        assert _ask(base, "GET", "/api/runs")[0] == 200  # the viewer answers on
+

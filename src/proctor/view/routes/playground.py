@@ -27,8 +27,38 @@ def allowed_origin(request: Request) -> bool:
     return origin in own
 
 
+MAX_BATCH_BODY = 1024 * 1024
+"""The largest body ``POST /api/batches`` takes (1 MiB): a suite name and a list of case names
+fit in it many times over."""
+
+TOO_LARGE = (
+    f"the request body is larger than 1 MiB ({MAX_BATCH_BODY} bytes), "
+    "the most a batch request may be"
+)
+
+
 def _refuse(message: str, status: int) -> MaskedJSONResponse:
     return MaskedJSONResponse({"error": message}, status_code=status)
+
+
+async def _limited_body(request: Request) -> bytes | None:
+    """The request's body, or None when it is larger than :data:`MAX_BATCH_BODY`: a body whose
+    ``Content-Length`` says so is refused before any of it is read, and one sent without it
+    (in chunks) is read only until it passes the limit, never whole."""
+    try:
+        declared = int(request.headers.get("content-length", ""))
+    except ValueError:
+        declared = None
+    if declared is not None and declared > MAX_BATCH_BODY:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BATCH_BODY:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def playground_page(request: Request) -> Response:
@@ -57,8 +87,11 @@ async def start_batch(request: Request) -> Response:
         return _refuse("refused: this request lacks the viewer's token", 403)
     if not allowed_origin(request):
         return _refuse("refused: the request comes from another origin", 403)
+    raw = await _limited_body(request)
+    if raw is None:
+        return _refuse(TOO_LARGE, 413)
     try:
-        body = json.loads(await request.body() or b"{}")
+        body = json.loads(raw or b"{}")
     except (ValueError, RecursionError):  # RecursionError: nesting no request needs
         return _refuse("the request body is not JSON", 400)
     suite = body.get("suite") if isinstance(body, dict) else None
