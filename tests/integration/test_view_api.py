@@ -212,3 +212,28 @@ def test_a_batch_body_over_1_mib_is_a_json_413_read_no_further(tmp_path: Path) -
         assert _error(answer, 400).startswith("the viewer was started without --source")
         assert _ask(base, "GET", "/api/runs")[0] == 200  # the viewer answers on
 
+
+def test_an_api_path_with_a_trailing_slash_is_a_json_404_naming_the_endpoint(
+    tmp_path: Path,
+) -> None:
+    """Not the redirect a page gets: a script that does not follow it would get no JSON."""
+    results = tmp_path / "results"
+    write_run(results, "run-a", trials=1, cases=1)
+    with viewer(results) as base:
+        for method, path, bare in (
+            ("GET", "/api/runs/", "/api/runs"),
+            ("HEAD", "/api/runs/", "/api/runs"),
+            ("GET", "/api/batches/", "/api/batches"),
+            ("POST", "/api/batches/", "/api/batches"),
+            ("GET", "/api/batches/abc/", "/api/batches/abc"),
+            ("DELETE", "/api/runs//", "/api/runs"),
+        ):
+            error = _error(_ask(base, method, path), 404, method)
+            if method != "HEAD":
+                assert error == (
+                    f"no API endpoint {path} (the endpoint is {bare}, without the trailing slash)"
+                )
+        for path in ("/api/", "/api//", "/api/nothing/", "/api/runs/run-a/"):
+            assert _error(_ask(base, "GET", path), 404) == f"no API endpoint {path}"
+        status, headers, _ = _ask(base, "GET", "/runs/run-a/")  # a page is still redirected
+        assert status == 307 and headers["location"].endswith("/runs/run-a")

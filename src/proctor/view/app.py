@@ -12,6 +12,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from proctor.view.index import ResultsIndex
@@ -67,6 +68,30 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+class SlashedAPIPaths:
+    """An API path spelled with a trailing slash (``/api/runs/``) answered 404, naming the
+    spelling without it when that is an endpoint, before the router would redirect it there as
+    it does a page's: a script that does not follow redirects would get no JSON (and a POST
+    would be sent on again). Every API path is spelled without a trailing slash."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not is_api(path) or not path.endswith("/"):
+            await self.app(scope, receive, send)
+            return
+        bare = path.rstrip("/")
+        routes = scope["app"].router.routes
+        if any(route.matches({**scope, "path": bare})[0] != Match.NONE for route in routes):
+            message = f"no API endpoint {path} (the endpoint is {bare}, without the trailing slash)"
+        else:
+            message = f"no API endpoint {path}"
+        response = MaskedJSONResponse({"error": message}, status_code=404)
+        await response(scope, receive, send)
+
+
 def is_api(path: str) -> bool:
     """Whether ``path`` is one of the JSON API's (``/api/…``): its errors are JSON too."""
     return path == "/api" or path.startswith("/api/")
@@ -105,12 +130,14 @@ def server_error(request: Request, exc: Exception) -> Response:
 
 class ViewerApp(Starlette):
     """Starlette with :class:`SecurityHeaders` outside everything, its error middleware too:
-    a 500 carries the same headers (and the same Host check) as any other response."""
+    a 500 carries the same headers (and the same Host check) as any other response; inside
+    them, :class:`SlashedAPIPaths`."""
 
     hosts: tuple[str, ...] = ()
 
     def build_middleware_stack(self) -> ASGIApp:
-        return SecurityHeaders(super().build_middleware_stack(), hosts=self.hosts)
+        stack = SlashedAPIPaths(super().build_middleware_stack())
+        return SecurityHeaders(stack, hosts=self.hosts)
 
 
 def build_app(settings: ViewSettings, index: ResultsIndex | None = None) -> Starlette:
