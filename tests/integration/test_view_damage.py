@@ -3,6 +3,7 @@ no record from outside the folder shown as one of its own."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import shutil
@@ -162,3 +163,29 @@ def test_the_run_folder_of_a_viewer_of_one_run_deleted_under_it_is_said_gone(
         status, body = raw_get(base, "/api/runs")
         assert status == 200 and [r["trials"] for r in json.loads(body)] == [1]
         assert gone not in raw_get(base, "/")[1]
+
+
+def test_a_run_whose_run_json_does_not_read_says_why_in_the_api_and_on_its_row(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    for name in ("run-good", "run-cut", "run-wrong"):
+        write_run(results, name, trials=1, cases=1)
+    cut = results / "run-cut" / "run.json"
+    cut.write_bytes(cut.read_bytes()[:40])  # half-written
+    (results / "run-wrong" / "run.json").write_text('{"schemaVersion": 1, "runId": 3}')
+    with viewer(results) as base:
+        status, body = raw_get(base, "/api/runs")
+        page = raw_get(base, "/")[1]
+    assert status == 200
+    runs = {r["run"]: r for r in json.loads(body)}
+    assert set(runs) == {"run-good", "run-cut", "run-wrong"}
+    assert runs["run-good"]["problem"] is None and runs["run-good"]["planned"] == 1
+    for name in ("run-cut", "run-wrong"):
+        problem = runs[name]["problem"]
+        assert problem.startswith("run.json: ") and str(results) not in problem, problem
+        assert runs[name]["planned"] is None and runs[name]["trials"] == 1
+        row = page[page.index(f'data-run="{name}"') :].split("</tr>")[0]
+        assert problem in html.unescape(row), row
+    assert "not a readable JSON file" in runs["run-cut"]["problem"]
+    assert "run-problem" not in page[page.index('data-run="run-good"') :].split("</tr>")[0]

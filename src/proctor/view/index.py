@@ -261,7 +261,7 @@ class ResultsIndex:
                 for col in ("agent", "condition", "case_name")
             }
             db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 fitted(run_values(facts, sig, dict(totals), counts, facets)),
             )
             db.execute(
@@ -351,6 +351,7 @@ def _add_columns(db: sqlite3.Connection) -> None:
                 continue
             if table == "trials":  # the rows made before it are read again, to fill it
                 db.execute("UPDATE trials SET stamp = ''")
+            if table in {"trials", "runs"}:  # so are the runs, to fill theirs
                 db.execute("UPDATE runs SET signature = ''")
 
 

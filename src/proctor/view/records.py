@@ -60,6 +60,9 @@ class RunFacts:
     in_progress: bool
     problem: str | None
     """Why a record of the run could not be read (shown on its page), else None."""
+    manifest_problem: str | None = None
+    """Why ``run.json`` is there and does not read (damaged, half-written, a link), as one
+    sentence starting ``run.json: ``; None when it reads or is not there."""
 
 
 def trial_row(run: str, record: TrialRecord) -> TrialRow:
@@ -140,6 +143,7 @@ def run_facts(run_dir: Path) -> RunFacts:
     paths = RunPaths(run_dir)
     problems: list[str] = []
     manifest = _optional(paths.run_json, RunManifest, problems)
+    manifest_problem = _named_by_file(problems[0], paths.run_json) if problems else None
     # As the run wrote it: the index is refreshed under its lock, and recomputing a run a
     # person annotated (every trial read again) would hold every page for seconds. The run's
     # own page shows the figures with the marks applied (see view.stored.suite_of).
@@ -150,7 +154,17 @@ def run_facts(run_dir: Path) -> RunFacts:
             "this run did not finish (the process that ran it is gone), so it has no exit "
             f"code: `proctor run --resume {run_dir}` finishes it"
         )
-    return RunFacts(run_dir.name, manifest, suite, live, "; ".join(problems) or None)
+    return RunFacts(
+        run_dir.name, manifest, suite, live, "; ".join(problems) or None, manifest_problem
+    )
+
+
+def _named_by_file(problem: str, path: Path) -> str:
+    """``problem`` about the record at ``path``, naming it by its file's name (``run.json: …``)
+    rather than by its whole path: the sentence is the same wherever the results are."""
+    whole = f"{path}: "
+    rest = problem[len(whole) :] if problem.startswith(whole) else problem
+    return f"{path.name}: {rest}"
 
 
 def _optional(path: Path, model: type[R], problems: list[str]) -> R | None:

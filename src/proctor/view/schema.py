@@ -31,7 +31,7 @@ CREATE TABLE runs (
   name TEXT PRIMARY KEY, run_id TEXT, started_at TEXT, finished_at TEXT, source TEXT,
   agents TEXT, conditions TEXT, cases TEXT, planned INTEGER, trials INTEGER, scored INTEGER,
   passes INTEGER, status_counts TEXT, exit_code INTEGER, exit_reason TEXT, cost_usd REAL,
-  wall_ms REAL, in_progress INTEGER, signature TEXT
+  wall_ms REAL, in_progress INTEGER, signature TEXT, problem TEXT
 );
 CREATE TABLE trials (
   run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
@@ -53,10 +53,11 @@ ADDED_COLUMNS = (
     ("batches", "owner", "TEXT"),
     ("trajectories", "fingerprint", "BLOB"),
     ("trials", "spent_usd", "REAL"),
+    ("runs", "problem", "TEXT"),
 )
 """Columns added since an index of this schema version was first made: added in place, so that
-an index in use by another viewer is never rebuilt under it (a column added to ``trials``
-has every run read again, to fill it)."""
+an index in use by another viewer is never rebuilt under it (a column added to ``trials`` or
+``runs`` has every run read again, to fill it)."""
 
 
 def run_values(
@@ -93,6 +94,7 @@ def run_values(
         wall,
         int(facts.in_progress),
         sig,
+        _masked(facts.manifest_problem),
     )
 
 

@@ -405,3 +405,24 @@ def test_offsets_of_an_index_that_counted_tool_list_searches_as_steps_are_scanne
         assert index.query("SELECT count(*) AS n FROM trajectories")[0]["n"] == 1
     finally:
         index.close()
+
+
+def test_an_index_made_before_runs_kept_their_problem_reads_the_runs_again(
+    tmp_path: Path,
+) -> None:
+    write_run(tmp_path, RUN, trials=1, cases=1)
+    (tmp_path / RUN / "run.json").write_text("{not json")
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    index.close()
+    db = sqlite3.connect(tmp_path / INDEX_FILE)  # as an older viewer left it
+    db.execute("ALTER TABLE runs DROP COLUMN problem")
+    db.commit()
+    db.close()
+    index = ResultsIndex(tmp_path)
+    try:
+        index.refresh(force=True)
+        row = index.run_row(RUN)
+        assert row is not None and row["problem"].startswith("run.json: not a readable JSON")
+    finally:
+        index.close()

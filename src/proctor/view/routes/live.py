@@ -50,6 +50,7 @@ def runs_json(request: Request) -> Response:
                 "scored": s.scored,
                 "inProgress": s.in_progress,
                 "exitCode": s.exit_code,
+                "problem": s.problem,
             }
             for s in summaries(index, {})
         ]

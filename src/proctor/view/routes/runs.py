@@ -38,6 +38,9 @@ class RunSummary:
     cost_usd: float | None
     wall_ms: float | None
     in_progress: bool
+    problem: str | None = None
+    """Why the run's ``run.json`` does not read (``run.json: …``), else None: its planned
+    count, start and source are then unknown."""
 
 
 def summaries(index: ResultsIndex, chosen: dict[str, str]) -> list[RunSummary]:
@@ -121,6 +124,7 @@ def summary(row: Any) -> RunSummary:
         cost_usd=row["cost_usd"],
         wall_ms=row["wall_ms"],
         in_progress=bool(row["in_progress"]),
+        problem=row["problem"],
     )
 
 
