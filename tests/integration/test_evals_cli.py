@@ -772,13 +772,15 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
         "empty": "ValueError: send('   '): the message is empty",
         "own-timeout": "TimeoutError",
         "status": "status='failure': expected one of completed, failed, denied, pending",
-        "order": "tool_order('write'): give a list of tool names",
+        "order": "TypeError: t.tool_order(): argument 'names': expected a list of tool names, "
+        "got the string 'write'",
         "key": "tool_result events have no key 'is_error'",
         # Clamped to 1, a score of 40 (of 100) passed its bar, and eval.json kept 1.0.
         "range": "ValueError: score('quality', 40): a score is a number from 0 to 1 (0.4, not 40)",
         "bar": "ValueError: gate(70): a bar is a score above 0 and at most 1",
-        "number": "ValueError: send(123): the message is a string, the text of the user's turn",
-        "includes": "ValueError: message_includes(5): expected a text or a compiled regex",
+        "number": "TypeError: t.send(): argument 'message': expected a string, got 123",
+        "includes": "TypeError: t.message_includes(): argument 'expected': expected a text or a "
+        "compiled regex",
     }.items():
         record = by_id[name]
         assert record["status"] == "eval-error", record

@@ -5,11 +5,12 @@ conversation so far (on ``t``) or one turn (on its result)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import os
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from proctor.evaluators.gates.matching import CallView
 from proctor.evaluators.gates.snooping import ReadScope, scope_of_trial
 from proctor.evaluators.gates.vocabulary import Gates
 from proctor.models.trajectory import AssistantText, Event, UserMessage
+from proctor.util import argtypes
 from proctor.workspace.diff import snapshot, unified_diff
 
 EXITED = "agent exited before its turn ended"
@@ -72,6 +74,8 @@ class TurnState:
 class TurnResult(Gates):
     """One turn: ``message`` (the assistant's text in it), ``events``, ``tool_calls``, ``ok``,
     ``index`` (1-based), ``session_id``; the gates of ``t`` scoped to this turn."""
+
+    _caller = "turn."
 
     def __init__(self, t: TestContext, state: TurnState) -> None:
         self._t = t
@@ -189,6 +193,26 @@ def _dangling(folder: str, names: list[str]) -> list[str]:
     ]
 
 
+def _send_args(message: Any, files: Any, folder: Any) -> None:
+    """The types of ``t.send``'s arguments: a TypeError naming the one of the wrong type."""
+    argtypes.text(message, "t.send()", "message")
+    if files is not None:
+        if not isinstance(files, Mapping):
+            raise argtypes.wrong_type(
+                "t.send()", "workspace_files", "a dict of paths to texts or None", files
+            )
+        for path, text in files.items():
+            if not isinstance(path, str | os.PathLike):
+                raise argtypes.wrong_type(
+                    "t.send()", "workspace_files", "a dict of paths (strings) to texts", files
+                )
+            argtypes.text(text, "t.send()", f"workspace_files[{json.dumps(str(path))}]")
+    if folder is not None and not isinstance(folder, str | os.PathLike):
+        raise argtypes.wrong_type(
+            "t.send()", "workspace_dir", "a folder (a string or a Path) or None", folder
+        )
+
+
 @dataclass
 class Recorded:
     assertions: list[Assertion] = field(default_factory=list)
@@ -200,6 +224,7 @@ class TestContext(Gates):
     """``t``: send turns, read the conversation, record gates, metrics and logs."""
 
     __test__ = False  # not a pytest class
+    _caller = "t."
 
     def __init__(
         self,
@@ -269,14 +294,10 @@ class TestContext(Gates):
     ) -> TurnResult:
         """Run one turn and wait until it ends (or the agent parks on a request, or fails).
         ``workspace_files`` / ``workspace_dir`` are copied in before the first turn only."""
+        _send_args(message, workspace_files, workspace_dir)
         talk = self._talk
         if talk is None:
             raise RuntimeError("this context has no session")
-        if not isinstance(message, str):
-            raise ValueError(
-                f"send({message!r}): the message is a string, the text of the user's turn "
-                f"(got {type(message).__name__})"
-            )
         if not message.strip():
             # The agent would wait for a message it never gets, until the case's timeout.
             raise ValueError(f"send({message!r}): the message is empty")
@@ -449,9 +470,12 @@ class TestContext(Gates):
 
     def skip(self, reason: str) -> None:
         """End the case as skipped (reported apart; the exit code is unchanged)."""
+        argtypes.text(reason, "t.skip()", "reason")
         raise Skipped(reason)
 
     def metric(self, name: str, value: float) -> None:
+        argtypes.text(name, "t.metric()", "name")
+        argtypes.real(value, "t.metric()", "value")  # float("0.8") would take a text
         number = float(value)
         if not math.isfinite(number):  # JSON has no NaN or infinity: the record must stay JSON
             raise ValueError(f"metric({name!r}, {number}): a metric is a finite number")

@@ -13,6 +13,7 @@ from proctor.llm.failures import ProviderError
 from proctor.llm.judge import parse_verdict
 from proctor.llm.refs import parse_ref
 from proctor.llm.roles import RoleSet
+from proctor.util import argtypes
 
 SYSTEM = (
     "You grade the output of a coding agent. Reply with one JSON object only: "
@@ -58,6 +59,9 @@ class Judge:
 
     async def model(self, prompt: str, *, model: str | None = None, system: str = "") -> str:
         """The judge model's raw reply to ``prompt``."""
+        argtypes.text(prompt, "t.judge.model()", "prompt")
+        argtypes.text(model, "t.judge.model()", "model", optional=True)
+        argtypes.text(system, "t.judge.model()", "system")
         client = self._client(model)
         try:
             reply = await asyncio.to_thread(client.complete, system, prompt, max_tokens=1024)
@@ -68,6 +72,9 @@ class Judge:
     async def _grade(
         self, kind: str, reference: str, label: str, on: Any, model: str | None
     ) -> Handle:
+        where = f"t.judge.{kind}()"
+        argtypes.text(reference, where, "criteria" if kind == "closed_qa" else "expected")
+        argtypes.text(model, where, "model", optional=True)
         value = self._reply() if on is None else on
         prompt = (
             f"{TASKS[kind]}\n\n<{label}>\n{reference}\n</{label}>\n\n<output>\n{value}\n</output>\n"

@@ -8,6 +8,7 @@ for its keys). A value of the right type that says something wrong is the caller
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from numbers import Real
 from typing import Any
 
 
@@ -85,6 +86,15 @@ def number(value: object, where: str, name: str, *, optional: bool = False) -> N
     if optional and value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float):
+        raise wrong_type(where, name, "a number" + (" or None" if optional else ""), value)
+
+
+def real(value: object, where: str, name: str, *, optional: bool = False) -> None:
+    """A real number of any kind (an int, a float, a numpy float), never a bool nor a text
+    (``float("0.8")`` would take one)."""
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, Real):
         raise wrong_type(where, name, "a number" + (" or None" if optional else ""), value)
 
 

@@ -29,11 +29,19 @@ def test_a_predicate_that_answers_false_is_no_match() -> None:
     assert matches(lambda v: None)("anything").passed  # raises nothing, returns nothing: accepts
 
 
-@pytest.mark.parametrize("bar", [0, 70, -0.5, True, "0.7"])
+@pytest.mark.parametrize("bar", [0, 70, -0.5])
 def test_a_bar_out_of_range_is_refused(bar: object) -> None:
     handle = Handle(Assertion("x", False))
     with pytest.raises(ValueError, match="a bar is a score above 0 and at most 1"):
         handle.at_least(bar)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("bar", "got"), [(True, "True (a bool)"), ("0.7", "the string '0.7'")])
+def test_a_bar_that_is_no_number_is_a_type_error(bar: object, got: str) -> None:
+    handle = Handle(Assertion("x", False))
+    with pytest.raises(TypeError) as raised:
+        handle.at_least(bar)  # type: ignore[arg-type]
+    assert str(raised.value) == f"x.at_least(): argument 'bar': expected a number, got {got}"
 
 
 def test_a_bar_given_to_gate_is_refused_as_gate() -> None:

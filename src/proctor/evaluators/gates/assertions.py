@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from proctor.util import argtypes
+
 
 class RequireFailed(Exception):
     """``t.require`` (or ``require_*``) failed: the test stops, the case fails, with no second
@@ -69,10 +71,13 @@ class Handle:
         return self._bar(bar, "at_least")
 
     def _bar(self, bar: float, method: str) -> Handle:
-        """``at_least(bar)``, a refused bar named as the ``method`` the test called."""
-        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 < bar <= 1:
+        """``at_least(bar)``, a refused bar named as the ``method`` the test called: a bar
+        that is no number is a TypeError (``"0.7"`` is no bar), one out of range a ValueError."""
+        argtypes.real(bar, f"{self.assertion.name}.{method}()", "bar")
+        if not 0 < bar <= 1:
             # 70 is a slip for 0.7, and a bar of 0 would pass everything, a failed gate too.
             raise ValueError(f"{method}({bar!r}): a bar is a score above 0 and at most 1 (0.7)")
+        bar = float(bar)  # a number of any kind (a Fraction, a numpy float) as the record keeps it
         a = self.assertion
         a.bar = bar
         a.soft = False

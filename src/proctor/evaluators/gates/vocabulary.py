@@ -4,12 +4,11 @@ turn's result (that turn only). Each gate records a named :class:`Assertion` and
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import functools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
 from proctor.agents.protocol import Question
@@ -38,13 +37,23 @@ from proctor.models.trajectory import (
     SubagentEvent,
     is_harness_call,
 )
+from proctor.util import argtypes
 
 EventMatcher = str | tuple[str, Any] | list[Any] | dict[str, Any]
 
 
 class Gates:
     """Mixed into the test context and the turn result; they provide the events, the reply,
-    the turns' outcomes and where assertions go."""
+    the turns' outcomes and where assertions go. An argument of the wrong Python type is a
+    TypeError naming the gate as the test called it (``t.called_tool(): argument 'name':
+    expected a tool name (a string), got 5``), before it can be read some other way."""
+
+    _caller = ""
+    """How a test names the object the gates are on (``t.``, ``turn.``)."""
+
+    def _at(self, method: str) -> str:
+        """The gate ``method`` as the test called it, for a TypeError (``t.called_tool()``)."""
+        return f"{self._caller}{method}()"
 
     def _events(self) -> list[Event]:
         raise NotImplementedError
@@ -106,9 +115,11 @@ class Gates:
         if isinstance(expected, re.Pattern):
             ok, shown = expected.search(reply) is not None, f"/{expected.pattern}/"
         elif not isinstance(expected, str):
-            raise ValueError(
-                f"message_includes({expected!r}): expected a text or a compiled regex "
-                f"(re.compile(...)), got {type(expected).__name__}"
+            raise argtypes.wrong_type(
+                self._at("message_includes"),
+                "expected",
+                "a text or a compiled regex (re.compile(...))",
+                expected,
             )
         else:
             ok, shown = expected in reply, repr(expected)
@@ -140,11 +151,8 @@ class Gates:
     ) -> Handle:
         """A call of ``name`` was requested (or ended with ``status``, e.g. ``completed``),
         ``count`` times exactly when given, with matching ``input`` / ``output``."""
-        if status is not None and status not in CALL_STATUSES:
-            # A misspelt status would match no call, so count=0 could never fail.
-            raise ValueError(f"status={status!r}: expected one of {', '.join(CALL_STATUSES)}")
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
-            raise ValueError(f"count={count!r}: expected a whole number of calls")
+        self._call_args("called_tool", name, status)
+        argtypes.whole(count, self._at("called_tool"), "count", optional=True)
         found = self._calls(name, input, output, status)
         ok = len(found) == count if count is not None else bool(found)
         parts = [repr(name)]
@@ -156,7 +164,16 @@ class Gates:
         message = f"{len(found)} matching call(s); calls seen: {seen or 'none'}"
         return self._gate(f"called_tool({', '.join(parts)})", ok, message)
 
+    def _call_args(self, method: str, name: str, status: str | None) -> None:
+        """The tool name and status of ``called_tool`` or ``require_tool_call``."""
+        _named(name, self._at(method), "tool")
+        argtypes.text(status, self._at(method), "status", optional=True)
+        if status is not None and status not in CALL_STATUSES:
+            # A misspelt status would match no call, so count=0 could never fail.
+            raise ValueError(f"status={status!r}: expected one of {', '.join(CALL_STATUSES)}")
+
     def not_called_tool(self, name: str) -> Handle:
+        _named(name, self._at("not_called_tool"), "tool")
         found = self._calls(name)
         return self._gate(
             f"not_called_tool({name!r})", not found, f"{len(found)} call(s) of {name!r}"
@@ -164,8 +181,8 @@ class Gates:
 
     def tool_order(self, names: Sequence[str]) -> Handle:
         """The calls happened in this relative order (other calls in between are fine)."""
-        if isinstance(names, str):  # its letters would be taken as tool names
-            raise ValueError(f"tool_order({names!r}): give a list of tool names, [{names!r}, …]")
+        # A string is refused: its letters would be taken as tool names.
+        names = argtypes.names(names, self._at("tool_order"), "names", one=False, what="tool name")
         calls = self._views()
         at = 0
         for view in calls:
@@ -181,6 +198,7 @@ class Gates:
         return self._gate("used_no_tools()", not calls, f"{len(calls)} tool call(s)")
 
     def max_tool_calls(self, n: int) -> Handle:
+        argtypes.whole(n, self._at("max_tool_calls"), "n")
         calls = self._work()
         return self._gate(f"max_tool_calls({n})", len(calls) <= n, f"{len(calls)} tool calls > {n}")
 
@@ -194,6 +212,7 @@ class Gates:
     def loaded_skill(self, name: str) -> Handle:
         """The skill ``name`` was loaded: its whole name, or the part after a plugin's
         ``plugin:`` prefix (``review`` is ``tools:review``, never ``review-strict``)."""
+        _named(name, self._at("loaded_skill"), "skill")
         events = self._events()
         ok = any(isinstance(e, SkillEvent) and same_name(e.name, name) for e in events) or any(
             v.call.kind == "skill" and same_name(_named_in(v.input, SKILL_KEYS), name)
@@ -203,6 +222,7 @@ class Gates:
 
     def called_subagent(self, name: str, input: Any = None) -> Handle:
         """A subagent ``name`` ran (its whole name, or after a ``plugin:`` prefix)."""
+        _named(name, self._at("called_subagent"), "subagent")
         events = self._events()
         ok = any(isinstance(e, SubagentEvent) and same_name(e.name, name) for e in events) or any(
             v.call.kind == "subagent"
@@ -220,6 +240,10 @@ class Gates:
         """No test file (``globs``, default common test layouts) was deleted, renamed or
         edited; with ``allow_edits``, edits are fine unless they remove a test, add a skip or
         xfail marker, replace an assertion by a constant or add a hard exit."""
+        where = self._at("no_test_tampering")
+        if globs is not None:
+            globs = argtypes.names(globs, where, "globs", one=False, what="glob")
+        argtypes.flag(allow_edits, where, "allow_edits")
         diff = self._diff()
         if diff is not None:
             found = test_tampering(diff, globs, allow_edits)
@@ -234,6 +258,7 @@ class Gates:
     def no_hidden_reads(self, globs: Sequence[str] = ()) -> Handle:
         """The agent never read (or named in a command) a file matching ``globs`` (in the
         workspace or the case folder), nor anything in another trial's folder."""
+        globs = argtypes.names(globs, self._at("no_hidden_reads"), "globs", one=False, what="glob")
         found = hidden_reads(self._events(), list(globs), self._read_scope())
         shown = repr(list(globs)) if globs else ""
         return self._gate(f"no_hidden_reads({shown})", not found, _listed(found))
@@ -247,13 +272,13 @@ class Gates:
     # -- events ----------------------------------------------------------------------------
 
     def event(self, type: str, matcher: Any = None) -> Handle:
-        _known_type(type, matcher)
+        _known_type(type, matcher, where=self._at("event"))
         ok = any(event_matches(e, type, matcher, self._roots()) for e in self._events())
         shown = f"{type!r}" + (f", {describe(matcher)}" if matcher is not None else "")
         return self._gate(f"event({shown})", ok, f"no {type} event matched")
 
     def not_event(self, type: str, matcher: Any = None) -> Handle:
-        _known_type(type, matcher)
+        _known_type(type, matcher, where=self._at("not_event"))
         hits = sum(event_matches(e, type, matcher, self._roots()) for e in self._events())
         shown = f"{type!r}" + (f", {describe(matcher)}" if matcher is not None else "")
         return self._gate(f"not_event({shown})", hits == 0, f"{hits} {type} event(s) matched")
@@ -261,9 +286,16 @@ class Gates:
     def event_order(self, matchers: Sequence[EventMatcher]) -> Handle:
         """Events matching each entry (a type, ``(type, matcher)`` or a dict with ``type``)
         happened in this relative order."""
-        wanted = [_as_pair(m) for m in matchers]
-        for kind, matcher in wanted:
-            _known_type(kind, matcher)
+        where = self._at("event_order")
+        if isinstance(matchers, str | bytes | bytearray | Mapping) or not isinstance(
+            matchers, Iterable
+        ):
+            raise argtypes.wrong_type(where, "matchers", f"a list of {ORDER_ENTRIES}", matchers)
+        wanted = []
+        for index, entry in enumerate(matchers):
+            kind, matcher, args = _as_pair(entry, where, f"matchers[{index}]")
+            _known_type(kind, matcher, where=where, args=args)
+            wanted.append((kind, matcher))
         at = 0
         for event in self._events():
             if at < len(wanted) and event_matches(event, *wanted[at], self._roots()):
@@ -274,6 +306,11 @@ class Gates:
         )
 
     def events_satisfy(self, label: str, predicate: Callable[[list[Event]], Any]) -> Handle:
+        argtypes.text(label, self._at("events_satisfy"), "label")
+        if not callable(predicate):  # calling it would fail the gate, not name the slip
+            raise argtypes.wrong_type(
+                self._at("events_satisfy"), "predicate", "a callable taking the events", predicate
+            )
         try:
             ok, message = bool(predicate(self._events())), f"the events do not satisfy {label}"
         except Exception as exc:
@@ -286,6 +323,7 @@ class Gates:
         """``value`` against ``expectation``; the gate is named by the expectation
         (``check(equals 'hello')``), or by ``name`` when given (``check('greeting')``): the
         name its finding keeps when the expected value changes from run to run."""
+        argtypes.text(name, self._at("check"), "name", optional=True)
         exp = as_expectation(expectation)
         outcome = exp(value)
         shown = exp.label if name is None else repr(name)
@@ -296,6 +334,8 @@ class Gates:
         or ``.at_least(x)``. A value outside 0-1 is refused, never clamped: 40 meant as 40 of
         100 would be 1 and pass every bar. A rounding error past an end (1.0000000000000002)
         is that end."""
+        argtypes.text(name, self._at("score"), "name")
+        argtypes.real(value, self._at("score"), "value")  # float("0.7") would take a text
         number = _score_number(name, value)
         handle = self._gate(f"score({name!r})", True, score=number)
         handle.assertion.needs_bar = True
@@ -305,6 +345,7 @@ class Gates:
         self, name: str, input: Any = None, output: Any = None, status: str | None = None
     ) -> CallView:
         """Gate on a matching call, then return the first one (its ``input`` and ``output``)."""
+        self._call_args("require_tool_call", name, status)
         handle = self.called_tool(name, input=input, output=output, status=status)
         if not handle:
             raise RequireFailed(handle.assertion.message)
@@ -313,6 +354,13 @@ class Gates:
     def require_input_request(self, filter: Any = None) -> Question:
         """Exactly one pending question or permission request (matching ``filter``: a text, a
         regex or a predicate on its text), returned so the next send can answer it."""
+        if not (filter is None or isinstance(filter, str | re.Pattern) or callable(filter)):
+            raise argtypes.wrong_type(
+                self._at("require_input_request"),
+                "filter",
+                "a text, a compiled regex, a predicate or None",
+                filter,
+            )
         outcomes = self._outcomes()
         pending = outcomes[-1][1] if outcomes else None
         ok = pending is not None and (
@@ -354,14 +402,10 @@ SCORE_SLACK = 1e-9
 rounding error past it."""
 
 
-def _score_number(name: str, value: Any) -> float:
-    """``value`` as a score from 0 to 1; a ValueError with a sentence when it is not one."""
-    number = None
-    if not isinstance(value, (bool, str, bytes)):  # float("0.7") would take a text
-        with contextlib.suppress(TypeError, ValueError):
-            number = float(value)
-    if number is None:
-        raise ValueError(f"score({name!r}, {value!r}): a score is a number from 0 to 1")
+def _score_number(name: str, value: float) -> float:
+    """``value`` (a number) as a score from 0 to 1; a ValueError with a sentence when it is
+    not one."""
+    number = float(value)
     if math.isnan(number):
         raise ValueError(f"score({name!r}, nan): a score is a number from 0 to 1, not NaN")
     if not -SCORE_SLACK <= number <= 1 + SCORE_SLACK:
@@ -375,13 +419,29 @@ def _score_number(name: str, value: Any) -> float:
     return min(max(number, 0.0), 1.0)
 
 
+def _named(value: Any, where: str, what: str) -> None:
+    """Argument ``name`` of ``where``: the name of a ``what`` (``tool``), a string."""
+    if not isinstance(value, str):
+        raise argtypes.wrong_type(where, "name", f"a {what} name (a string)", value)
+
+
 def _named_in(data: dict[str, Any], keys: Sequence[str]) -> Any:
     return next((data[k] for k in keys if data.get(k)), None)
 
 
-def _known_type(type_: str, matcher: Any = None) -> None:
-    """A misspelt type, or a misspelt key of a matcher, would match nothing, so ``not_event``
-    could never fail: refuse them."""
+def _known_type(
+    type_: str,
+    matcher: Any = None,
+    *,
+    where: str = "event()",
+    args: tuple[str, str] = ("type", "matcher"),
+) -> None:
+    """A type that is no string, or a matcher that is no dict, regex or predicate, is a
+    TypeError naming the argument (``args``: the type's and the matcher's) of ``where``. A
+    misspelt type, or a misspelt key of a matcher, would match nothing, so ``not_event``
+    could never fail: refuse them too."""
+    if not isinstance(type_, str):
+        raise argtypes.wrong_type(where, args[0], "an event type (a string)", type_)
     if type_ not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type_!r} (known: {', '.join(sorted(EVENT_TYPES))})")
     if (
@@ -391,9 +451,12 @@ def _known_type(type_: str, matcher: Any = None) -> None:
     ):
         # An event is a record, so a plain value equals no event and not_event could never fail.
         keys = ", ".join(k for k in _event_keys(type_) if k not in ("ts", "sidechain", "type"))
-        raise ValueError(
-            f"{type_} matcher {matcher!r}: expected a dict of the event's keys ({keys}), a "
-            "compiled regex or a predicate; a plain value matches no event"
+        raise argtypes.wrong_type(
+            where,
+            args[1],
+            f"a dict of the {type_} event's keys ({keys}), a compiled regex or a predicate "
+            "(a plain value matches no event)",
+            matcher,
         )
     if isinstance(matcher, dict):
         known = _event_keys(type_)
@@ -414,16 +477,26 @@ def _event_keys(type_: str) -> tuple[str, ...]:
     return tuple(f.alias or name for name, f in model.model_fields.items())
 
 
-def _as_pair(matcher: EventMatcher) -> tuple[str, Any]:
-    """An ``event_order`` entry as (type, matcher): a type, a ``(type, matcher)`` pair (a
-    list too), or a dict with ``type`` and the keys to match."""
+ORDER_ENTRIES = "event types, (type, matcher) pairs or dicts with 'type'"
+"""What ``event_order`` takes a list of."""
+
+
+def _as_pair(matcher: EventMatcher, where: str, arg: str) -> tuple[str, Any, tuple[str, str]]:
+    """An ``event_order`` entry (argument ``arg`` of ``where``) as (type, matcher, the names
+    of their arguments): a type, a ``(type, matcher)`` pair (a list too), or a dict with
+    ``type`` and the keys to match. An entry of another type is a TypeError; a pair of the
+    wrong length, or a dict without ``type``, a ValueError."""
     if isinstance(matcher, str):
-        return matcher, None
+        return matcher, None, (arg, arg)
     if isinstance(matcher, (tuple, list)) and len(matcher) in (1, 2):
-        return matcher[0], matcher[1] if len(matcher) > 1 else None
+        return matcher[0], matcher[1] if len(matcher) > 1 else None, (f"{arg}[0]", f"{arg}[1]")
     if isinstance(matcher, dict) and "type" in matcher:
         rest = {k: v for k, v in matcher.items() if k != "type"}
-        return str(matcher["type"]), rest or None
+        return matcher["type"], rest or None, (f"{arg}['type']", arg)
+    if not isinstance(matcher, (tuple, list, dict)):
+        raise argtypes.wrong_type(
+            where, arg, "an event type, a (type, matcher) pair or a dict with 'type'", matcher
+        )
     raise ValueError(
         f"event_order entry {matcher!r}: expected an event type, a (type, matcher) pair or "
         "a dict with 'type'"
