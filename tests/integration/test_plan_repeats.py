@@ -396,7 +396,19 @@ def test_the_manifest_s_junit_file_is_its_runs_read_as_one_and_no_pair_writes_it
     assert f"proctor: the JUnit file of the 2 run(s): {out / 'junit.xml'}" in ran.err
     assert sorted(out.rglob("junit.xml")) == [out / "junit.xml"], "no pair's own"
     root = ElementTree.parse(out / "junit.xml").getroot()
-    assert [c.get("name") for c in root.iter("testcase")] == ["repeat 1", "repeat 2"] * 2
+    # Each trial named by its pair's run and its own repeat, the same in every build; the
+    # run's folder (new in every build) is a property and the system-out's first line.
+    cases = list(root.iter("testcase"))
+    assert [c.get("name") for c in cases] == ["run 1 repeat 1", "run 2 repeat 1"] * 2
+    first = {p.get("name"): p.get("value") for p in cases[0].iter("property")}
+    (pair_1,) = (out / "pair-1").glob("run-*")
+    assert first["run"] == pair_1.name
+    group = root.findall("testsuite")[0].get("name")  # t1/scripted/<condition>
+    assert first["trial"] == f"{pair_1.name}/trials/{group}/1"
+    # The first trial failed, tolerated by the pooled gate: said after the trial's folder.
+    said = (cases[0].findtext("system-out") or "").splitlines()
+    assert said[0] == f"trial {first['trial']}"
+    assert said[1].startswith("failed, tolerated by its group's gate: ")
     assert not any(c.find("failure") is not None for c in root.iter("testcase"))
 
 

@@ -113,6 +113,10 @@ def test_pooled_trials_that_did_not_pass_are_named_by_their_own_folders(
     monkeypatch.chdir(runs[0])  # a run given as "." is named by its folder too
     here = proctor("report", ".", str(runs[1]))
     assert f"- `{runs[0].name}/trials/fix/scripted/default/1`" in here.out, here.out
+    # Runs of the same suite under the same gate: the runs read are named, nothing else said.
+    assert f"- Runs read as one sample set: `{runs[0].name}`, `{runs[1].name}` (" in here.out
+    assert "different suites" not in here.out + here.err
+    assert "gates differ" not in here.out + here.err
 
 
 def test_a_case_whose_name_is_escaped_in_its_record_is_read_as_its_own(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -105,9 +106,46 @@ def test_runs_of_different_suites_gates_and_cases_are_one_sample_set(
     assert "- Trials: 6 (failed 2, passed 4)" in markdown.out
     assert "- Pass rate: 67% (4/6 scored trials" in markdown.out
     assert f"- `{second.name}/trials/fails/scripted/default/2` **failed**" in markdown.out
+    # The Markdown says the gate used and the run that had another, that the runs are of
+    # different suites, and the wall time as the sum of the runs'.
+    assert (
+        f"- The runs' gates differ: the first run's (`{first.name}`) is used for every trial; "
+        f"this run had another: `{second.name}`: minPassRate 0.5 (`--config FILE` gives "
+        "another).\n"
+    ) in markdown.out, markdown.out
+    sources = [json.loads((run / "run.json").read_text())["source"] for run in (first, second)]
+    assert (
+        f"- The runs are of different suites (`run.json`'s `source`): `{first.name}`: "
+        f"`{sources[0]}`; `{second.name}`: `{sources[1]}`.\n"
+    ) in markdown.out
+    assert (
+        f"the runs are of different suites (run.json's source): {first.name}: {sources[0]}; "
+        f"{second.name}: {sources[1]}; their trials are read as one sample set all the same"
+    ) in markdown.err
+    walls = [
+        json.loads((run / "suite.json").read_text())["totals"]["wallMs"] for run in (first, second)
+    ]
+    assert f"- Time: {sum(walls) / 1000:.2f}s wall (the sum of the 2 runs'); " in markdown.out
+    assert suite["totals"]["wallMs"] == pytest.approx(sum(walls))
     junit = proctor("report", str(first), str(second), "--reporter", "junit")
     assert junit.code == 1 and junit.out.count("<testcase ") == 6 + 1  # + the gates' testcase
     assert junit.out.count("<failure") == 3  # the 2 failed trials and their group's gate
+    # Each trial named by its run's place and its own repeat (stable from build to build), its
+    # run's folder and its own a property each and the system-out's first line.
+    cases = {
+        (c.get("classname"), c.get("name")): c
+        for c in ElementTree.fromstring(junit.out).iter("testcase")
+    }
+    assert sorted(name for cls, name in cases if cls == "fix.scripted.default") == [
+        "run 1 repeat 1", "run 1 repeat 2", "run 2 repeat 1", "run 2 repeat 2"
+    ]  # fmt: skip
+    fails = cases[("fails.scripted.default", "run 2 repeat 2")]
+    props = {p.get("name"): p.get("value") for p in fails.iter("property")}
+    assert (props["run"], props["trial"]) == (
+        second.name,
+        f"{second.name}/trials/fails/scripted/default/2",
+    )
+    assert fails.findtext("system-out") == f"trial {second.name}/trials/fails/scripted/default/2"
     html = proctor("report", str(first), str(second), "--reporter", "html")
     assert html.code == 1 and f"{first.name}+{second.name}" in html.out
     # Pooled, the second run's repeat 2 is repeat 4: its heading names its own folder too.
@@ -205,3 +243,15 @@ def test_compare_says_which_runs_it_read_and_names_a_run_given_as_dot(
         text.out
     )
     assert f"- Baseline run: `{first.name}`; candidate run: `{second.name}`." in text.out
+
+
+def test_a_note_of_a_run_read_with_others_names_it_once(proctor: Run, tmp_path: Path) -> None:
+    first, second = _two_runs(proctor, tmp_path)
+    (second / "resolved.json").write_text("{bad")
+    report = proctor("report", str(first), str(second))
+    assert report.code == 1, report.err
+    (note,) = [line for line in report.err.splitlines() if "resolved.json" in line]
+    # The note names the file, in the run: no second prefix naming the run again.
+    assert note.startswith(f"proctor: note: {second}/resolved.json: not a readable JSON file")
+    # The same gate (the default, read without resolved.json): nothing said of it.
+    assert "gates differ" not in report.out + report.err

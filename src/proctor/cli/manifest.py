@@ -273,24 +273,28 @@ def _pooled(
     appended to the job summary (each pair's folder keeps its own), and the JUnit file written
     to ``junit`` when given."""
     from proctor.models.io import write_text_atomic
+    from proctor.report.pooled_runs import recompute_many
     from proctor.report.reporters import REPORTERS, printed
-    from proctor.report.stored import pooled_folders, recompute_many
     from proctor.session.run import append_step_summary
 
-    runs, records, pooled = recompute_many(run_dirs, config)
-    folders = pooled_folders(runs)
-    markdown = mask(REPORTERS["markdown"].render(pooled, records, folders=folders))
+    read = recompute_many(run_dirs, config)
+    records, pooled = read.records, read.suite
+    markdown = mask(REPORTERS["markdown"].render(pooled, records, pooled=read))
     append_step_summary(markdown, "`proctor report` of the run folders")
     shown = printed(names, as_json)
     if shown == "markdown":
         text = markdown
-    elif shown == "html":
-        text = mask(REPORTERS[shown].render(pooled, records, folders=folders))
+    elif shown in ("html", "junit"):  # each trial named by its own run and repeat
+        text = mask(REPORTERS[shown].render(pooled, records, pooled=read))
     else:
         text = mask(REPORTERS[shown].render(pooled, records))
     echo_unless_gone(text, nl=False)
     if junit is not None:
-        junit_text = text if shown == "junit" else mask(REPORTERS["junit"].render(pooled, records))
+        junit_text = (
+            text
+            if shown == "junit"
+            else mask(REPORTERS["junit"].render(pooled, records, pooled=read))
+        )
         write_text_atomic(junit, junit_text)
         click.echo(f"proctor: the JUnit file of the {len(run_dirs)} run(s): {junit}", err=True)
     click.echo(

@@ -65,9 +65,10 @@ def command(
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
     from proctor.report.distinct import check_distinct
+    from proctor.report.pooled_runs import recompute_many, run_note
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
-    from proctor.report.stored import pooled_folders, recompute, recompute_many
+    from proctor.report.stored import recompute
 
     # Every key of the environment and ./.env is masked in the reports written and printed.
     register_user_keys()
@@ -86,16 +87,17 @@ def command(
             raise ConfigError("--write rewrites one run's files: give one RUN_DIR with it")
         # A person's marks that do not read stop the report (exit 2), as they stop a
         # --resume: a gate computed without a `failed` mark could pass.
-        runs, records, suite = recompute_many(
-            list(run_dirs), config, labels, strict_annotations=True
-        )
+        read = recompute_many(list(run_dirs), config, labels, strict_annotations=True)
+        runs, records, suite = read.runs, read.records, read.suite
         for run in runs:
-            for note in run.notes:
-                click.echo(f"proctor: note: {run.paths.root.name}: {note}", err=True)
+            for note in run.notes:  # each named by its run once
+                click.echo(f"proctor: note: {run_note(run, note)}", err=True)
             # A run still running, or stopped short, is named with how to finish it, as for
             # one run: the pooled exit reason counts the trials of every run together.
             for note in stopped_short_notes(run):
                 click.echo(f"proctor: note: {note}", err=True)
+        for note in read.notes:  # what the runs do not share
+            click.echo(f"proctor: note: {note}", err=True)
         live = [(run, pid) for run in runs if (pid := _live(run)) is not None]
         if live:
             suite = _still_running(suite, *_pooled_progress(live, runs))
@@ -152,8 +154,8 @@ def command(
         text = written[shown]
     elif len(run_dirs) == 1:
         text = REPORTERS[shown].render(suite, records, run_dir=run_dirs[0])
-    elif shown in ("html", "markdown"):  # each trial's folder, in the run it came from
-        text = REPORTERS[shown].render(suite, records, folders=pooled_folders(runs))
+    elif shown in ("html", "markdown", "junit"):  # each trial's folder, in the run it came from
+        text = REPORTERS[shown].render(suite, records, pooled=read)
     else:
         text = REPORTERS[shown].render(suite, records)
     echo_unless_gone(text, nl=False)

@@ -4,9 +4,19 @@ condition, one ``testcase`` per trial.
 A testcase's ``classname`` is ``<case>.<agent>.<condition>``, each part's own dots written ``_``
 (Jenkins reads a classname's dots as its package path: ``api.v2`` would nest), and its ``name``
 ``repeat <n>``, the same in every run of the same matrix; the testsuite's ``name`` keeps the
-names as they are (``<case>/<agent>/<condition>``). Classnames are unique in the file (see
-:func:`classnames`): when two groups would share one (cases ``a.b`` and ``a_b``), each whose
-names hold a dot gets a suffix derived from its names, the same in every run. A failed trial
+names as they are (``<case>/<agent>/<condition>``). Runs read as one sample set (``proctor report
+RUN_A RUN_B …``, a repeat manifest's ``<out>/junit.xml``) name a trial by the run it is in and
+its repeat as that run numbers it, ``run <i> repeat <n>`` (``i``: the run's place among those
+read, from 1), not the repeat the pooled figures number on across the runs (which is no trial
+folder's): the same in every build that reads as many runs of the same matrix in the same order,
+so a CI's history of a test holds, which a run's id (new in every build) in the name would break.
+The run's folder and the trial's (``<run>/trials/<case>/<agent>/<condition>/<n>``) are the
+testcase's ``run`` and ``trial`` properties, and the trial's is the first line of its
+``system-out`` (``trial <run>/trials/…``), which CI test views show.
+
+Classnames are unique in the file (see :func:`classnames`): when two groups would share one
+(cases ``a.b`` and ``a_b``), each whose names hold a dot gets a suffix derived from its names,
+the same in every run. A failed trial
 (``failed``, ``timeout``) carries a ``failure`` when its group failed its gate, a trial in an
 error status an ``error``, a skipped one ``skipped``, each with the reason; the score and key
 figures are ``property`` elements of the testcase. A failed trial in a group whose gate passed
@@ -30,12 +40,16 @@ from __future__ import annotations
 import hashlib
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
 from proctor.report.ab.measures import total_tokens
 from proctor.report.aggregate import IN_ERRORS, FailedGates, failed_gates, group_records
+
+if TYPE_CHECKING:
+    from proctor.report.pooled_runs import PooledTrial
 
 FAILURE_STATUSES = frozenset({"failed", "timeout"})
 
@@ -125,17 +139,27 @@ def classnames(keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str
     return names
 
 
-def _testcase(suite: ET.Element, record: TrialRecord, outcome: str | None, class_name: str) -> None:
+def _testcase(
+    suite: ET.Element,
+    record: TrialRecord,
+    outcome: str | None,
+    class_name: str,
+    own: PooledTrial | None = None,
+) -> None:
+    """One trial's testcase; ``own``: the trial as its own run knows it, when it was pooled
+    from several runs (see the module docstring)."""
     case = ET.SubElement(
         suite,
         "testcase",
         classname=class_name,
-        name=f"repeat {record.repeat}",
+        name=f"repeat {record.repeat}" if own is None else f"run {own.run} repeat {own.repeat}",
         time=_seconds(record.timings.total_ms),
     )
+    where = {} if own is None else {"run": own.run_folder, "trial": own.where}
     _properties(
         case,
         {
+            **where,
             "status": record.status,
             "score": record.score,
             "passThreshold": record.pass_threshold,
@@ -156,10 +180,11 @@ def _testcase(suite: ET.Element, record: TrialRecord, outcome: str | None, class
         error.text = record.error.traceback if record.error and record.error.traceback else reason
     elif outcome == "skipped":
         ET.SubElement(case, "skipped", message=reason)
-    elif record.status in FAILURE_STATUSES:  # tolerated by its group's gate: said, not failed
-        ET.SubElement(
-            case, "system-out"
-        ).text = f"{record.status}, tolerated by its group's gate: {reason}"
+    said = [] if own is None else [f"trial {own.where}"]
+    if outcome is None and record.status in FAILURE_STATUSES:  # tolerated: said, not failed
+        said.append(f"{record.status}, tolerated by its group's gate: {reason}")
+    if said:
+        ET.SubElement(case, "system-out").text = "\n".join(said)
 
 
 def _tallies(outcomes: Sequence[tuple[TrialRecord, str | None]]) -> dict[str, str]:
@@ -218,8 +243,14 @@ def _gates(root: ET.Element, suite: SuiteRecord, failing: FailedGates) -> None:
         root.set(tally, str(int(root.get(tally, "0")) + more))
 
 
-def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
-    """The run as a JUnit XML document (UTF-8, with its declaration)."""
+def render_junit(
+    suite: SuiteRecord,
+    records: Sequence[TrialRecord],
+    pooled: Mapping[tuple[str, str, str, int], PooledTrial] | None = None,
+) -> str:
+    """The run as a JUnit XML document (UTF-8, with its declaration); ``pooled``: each trial
+    as its own run knows it, for records pooled from several runs (keyed by case, agent,
+    condition and pooled repeat)."""
     stats = {(g.case, g.agent, g.condition): g for g in suite.groups}
     grouped = {
         key: [(r, _outcome(r, key in stats and stats[key].gate_passed)) for r in trials]
@@ -246,7 +277,8 @@ def render_junit(suite: SuiteRecord, records: Sequence[TrialRecord]) -> str:
         if figures or key in changes:
             _properties(element, {**figures, **changes.get(key, {})})
         for record, outcome in trials:
-            _testcase(element, record, outcome, unique[key])
+            own = pooled.get((*key, record.repeat)) if pooled is not None else None
+            _testcase(element, record, outcome, unique[key], own)
     _gates(root, suite, failed_gates(suite.groups, records, suite.ab_gate))
     for node in root.iter():
         node.text = _xml_text(node.text)

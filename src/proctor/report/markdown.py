@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proctor.exit_codes import meaning
 from proctor.models.suite import (
@@ -28,6 +29,9 @@ from proctor.util.text import (
     one_line,
     spread_text,
 )
+
+if TYPE_CHECKING:
+    from proctor.report.pooled_runs import RunsRead
 
 
 def _name(text: str) -> str:
@@ -183,9 +187,12 @@ def render_markdown(
     suite: SuiteRecord,
     records: Sequence[TrialRecord],
     folders: Mapping[tuple[str, str, str, int], Path] | None = None,
+    runs: RunsRead | None = None,
 ) -> str:
     """The Markdown report. ``folders`` (records pooled from several runs) names each trial's
-    folder by its run, since the pooled repeats are numbered on across runs."""
+    folder by its run, since the pooled repeats are numbered on across runs; ``runs`` says
+    which runs were read together, what they do not share (gates, suites) and how the wall
+    time is had."""
     t = suite.totals
     skipped = {(g.case, g.agent, g.condition) for g in suite.groups if g.not_gated}
     unjudged = sum(1 for g in suite.groups if _no_verdict(g))
@@ -194,18 +201,20 @@ def render_markdown(
     not_gated = f"; {len(skipped)} not gated: every trial skipped" if skipped else ""
     if unjudged:
         not_gated += f"; {unjudged} with no verdict: no scored trial"
+    wall = f" ({runs.wall})" if runs is not None else ""
     lines = [
         f"# proctor run {suite.run_id}",
         "",
         f"**Exit code {suite.exit_code}**{f' ({means})' if means else ''}: "
         f"{_exit_reason(suite.exit_reason)}.",
         "",
+        *(f"- {line}" for line in (runs.lines if runs is not None else ())),
         f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
         f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "
         f"error statuses excluded)",
         f"- Groups passing the gate: {t.groups_passed}/{t.groups}{not_gated}",
         f"- Mean score: {_num(t.scores.mean)} (n={t.scores.n})",
-        f"- Time: {_secs(t.wall_ms)} wall; {_secs(t.time.total_ms)} in trials "
+        f"- Time: {_secs(t.wall_ms)} wall{wall}; {_secs(t.time.total_ms)} in trials "
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
         f"median trial {_secs(t.time.median_trial_ms)}",
     ]

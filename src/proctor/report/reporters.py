@@ -12,7 +12,7 @@ html        ``report.html`` the run and its trials as one self-contained page (n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,11 +24,14 @@ from proctor.util.masking import mask
 if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
     from proctor.models.trial import TrialRecord
+    from proctor.report.pooled_runs import PooledRead
 
 Render = Callable[..., str]
 """``render(suite, records, run_dir=None)``: ``run_dir`` is the run's folder when the records
-come from one (the HTML report reads the trials' files from it). The HTML reporter also takes
-``folders``, each trial's folder, for records pooled from several runs."""
+come from one (the HTML report reads the trials' files from it). The Markdown, JUnit and HTML
+reporters also take ``pooled``, the runs read as one sample set the records were pooled from
+(:class:`proctor.report.pooled_runs.PooledRead`): each trial's own run, repeat and folder, and
+what the runs do not share."""
 
 
 @dataclass(frozen=True)
@@ -49,28 +52,35 @@ def _markdown(
     suite: SuiteRecord,
     records: Sequence[TrialRecord],
     run_dir: Path | None = None,
-    folders: Mapping[tuple[str, str, str, int], Path] | None = None,
+    pooled: PooledRead | None = None,
 ) -> str:
     from proctor.report.markdown import render_markdown
 
-    return render_markdown(suite, records, folders)
+    if pooled is None:
+        return render_markdown(suite, records)
+    return render_markdown(suite, records, pooled.folders, pooled.markdown)
 
 
-def _junit(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | None = None) -> str:
+def _junit(
+    suite: SuiteRecord,
+    records: Sequence[TrialRecord],
+    run_dir: Path | None = None,
+    pooled: PooledRead | None = None,
+) -> str:
     from proctor.report.junit import render_junit
 
-    return render_junit(suite, records)
+    return render_junit(suite, records, pooled.trials if pooled is not None else None)
 
 
 def _html(
     suite: SuiteRecord,
     records: Sequence[TrialRecord],
     run_dir: Path | None = None,
-    folders: Mapping[tuple[str, str, str, int], Path] | None = None,
+    pooled: PooledRead | None = None,
 ) -> str:
     from proctor.report.html import render_html
 
-    return render_html(suite, records, run_dir, folders)
+    return render_html(suite, records, run_dir, pooled.folders if pooled is not None else None)
 
 
 REPORTERS: dict[str, Reporter] = {

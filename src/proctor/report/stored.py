@@ -23,7 +23,6 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, newest_run_in
 from proctor.report.aggregate import aggregate
-from proctor.report.distinct import check_no_trial_twice
 from proctor.util.masking import MASK
 
 
@@ -478,7 +477,7 @@ def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
     shifted past the previous runs' (run 2's repeat 1 follows run 1's last repeat), so the
     trials of one repeat stay together and A/B pairs form within a run as they did."""
     out: list[TrialRecord] = []
-    for records, offset in zip(records_per_run, _offsets(records_per_run), strict=True):
+    for records, offset in zip(records_per_run, repeat_offsets(records_per_run), strict=True):
         out += [
             with_repeat(r, offset + r.repeat)
             if is_compact(r)
@@ -488,7 +487,7 @@ def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
     return out
 
 
-def _offsets(records_per_run: list[list[TrialRecord]]) -> list[int]:
+def repeat_offsets(records_per_run: list[list[TrialRecord]]) -> list[int]:
     """How far :func:`pooled` shifts each run's repeats."""
     offsets, offset = [], 0
     for records in records_per_run:
@@ -504,68 +503,8 @@ def pooled_planned(
     repeat a run planned past the last one it recorded has no place among the others, and is
     left out): which cases planned which conditions is known of runs read together too."""
     cells: list[tuple[str, str, str, int]] = []
-    offsets = _offsets(records_per_run)
+    offsets = repeat_offsets(records_per_run)
     for run_dir, records, offset in zip(run_dirs, records_per_run, offsets, strict=True):
         last = max((r.repeat for r in records), default=0)
         cells += [(c, a, k, offset + n) for c, a, k, n in planned_cells(run_dir) if n <= last]
     return cells
-
-
-def pooled_folders(runs: list[StoredRun]) -> dict[TrialKey, Path]:
-    """The folder of each pooled trial (case, agent, condition and its shifted repeat, as
-    :func:`pooled` numbers it), for reports that show a trial's own files."""
-    per_run = [run.records for run in runs]
-    folders: dict[TrialKey, Path] = {}
-    for run, offset in zip(runs, _offsets(per_run), strict=True):
-        for r in run.records:
-            trial = run.paths.trial(r.case, r.agent, r.condition, r.repeat)
-            folders[(r.case, r.agent, r.condition, offset + r.repeat)] = trial.root
-    return folders
-
-
-def recompute_many(
-    run_dirs: list[Path],
-    config: Path | None = None,
-    labels: Relabel | None = None,
-    *,
-    strict_annotations: bool = False,
-) -> tuple[list[StoredRun], list[TrialRecord], SuiteRecord]:
-    """Several runs read back and aggregated as one sample set (see :func:`pooled`), with the
-    gate of ``config``, else the first run's (a note says when the runs' gates differ)."""
-    runs = [
-        load_run(
-            Path(d), need_gate=config is None and i == 0, strict_annotations=strict_annotations
-        )
-        for i, d in enumerate(run_dirs)
-    ]
-    check_no_trial_twice(run_dirs, [run.records for run in runs])
-    records = pooled([run.records for run in runs])
-    if labels is not None:
-        records = labels(records)
-    gate = gate_from(config, records) if config is not None else runs[0].gate
-    others = [run for run in runs[1:] if run.gate != gate]
-    if config is None and others:
-        unlike = "; ".join(f"{run.paths.root.name}'s {_gate_words(run.gate)}" for run in others)
-        runs[0].notes.append(
-            f"the runs' gates differ: the first run's ({runs[0].paths.root.name}: "
-            f"{_gate_words(gate)}) is used for every trial, not {unlike} (--config FILE gives "
-            "another)"
-        )
-    suite = aggregate(
-        records,
-        gate,
-        run_id="+".join(run_name(run) for run in runs),
-        interrupted=any(run.stopped_short for run in runs),
-        planned=sum(run.planned or 0 for run in runs) or None,
-        cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
-    )
-    return runs, records, suite
-
-
-def _gate_words(gate: Gate) -> str:
-    """A gate as the Markdown report's `Gate:` line says it (``minPassRate 1.0, minScore 60``)."""
-    fields = gate.model_dump(by_alias=True, exclude_none=True, exclude={"ab"})
-    parts = [f"{k} {v}" for k, v in fields.items()]
-    if gate.ab is not None:
-        parts.append(f"A/B {gate.ab.treatment} vs {gate.ab.baseline}")
-    return ", ".join(parts) or "no gate"

@@ -1,0 +1,216 @@
+"""Several stored runs read back as one sample set (``proctor report RUN_A RUN_B …``, the runs
+of a repeat manifest): their trials pooled (see :func:`proctor.report.stored.pooled`), the
+gate used, what the runs do not share (their gates, their suites), and each pooled trial's own
+run and repeat, for reports that name it.
+
+    read = recompute_many([Path("run-a"), Path("run-b")])
+    read.suite.exit_code, read.notes, read.trials[("fix", "scripted", "default", 3)].folder
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proctor.models.config import Gate
+from proctor.models.suite import SuiteRecord
+from proctor.models.trial import TrialRecord
+from proctor.report.aggregate import aggregate
+from proctor.report.distinct import check_no_trial_twice
+from proctor.report.stored import (
+    Relabel,
+    StoredRun,
+    TrialKey,
+    gate_from,
+    load_run,
+    pooled,
+    pooled_planned,
+    repeat_offsets,
+    run_name,
+)
+from proctor.util.text import code_span, one_line
+
+
+@dataclass(frozen=True)
+class PooledTrial:
+    """A pooled trial as its own run knows it."""
+
+    run: int
+    """The run's place among the runs read, from 1."""
+    run_folder: str
+    """The run folder's name (a run given as ``.`` named too)."""
+    repeat: int
+    """The trial's repeat as its run numbers it (the pooled one is numbered on across runs)."""
+    folder: Path
+    """The trial's folder."""
+
+    @property
+    def where(self) -> str:
+        """``<run folder>/trials/<case>/<agent>/<condition>/<repeat>``."""
+        return "/".join([self.run_folder, *Path(self.folder).parts[-5:]])
+
+
+@dataclass(frozen=True)
+class RunsRead:
+    """What the Markdown report of runs read as one sample set says about them."""
+
+    lines: Sequence[str]
+    """Markdown list items (without their ``- ``): the runs read, and what they do not share."""
+    wall: str
+    """How the wall time shown is had: ``the sum of the 3 runs'``, or why there is none."""
+
+
+@dataclass
+class PooledRead:
+    """Runs read as one sample set."""
+
+    runs: list[StoredRun]
+    records: list[TrialRecord]
+    """Every trial of every run, the repeats numbered on from run to run."""
+    suite: SuiteRecord
+    notes: list[str] = field(default_factory=list)
+    """What the runs do not share (their gates, their suites), one sentence each."""
+    markdown: RunsRead = field(default_factory=lambda: RunsRead([], ""))
+
+    @property
+    def trials(self) -> dict[TrialKey, PooledTrial]:
+        """Each pooled trial (keyed by case, agent, condition and its pooled repeat) as its
+        own run knows it."""
+        out: dict[TrialKey, PooledTrial] = {}
+        per_run = [run.records for run in self.runs]
+        for place, (run, offset) in enumerate(zip(self.runs, repeat_offsets(per_run), strict=True)):
+            for r in run.records:
+                folder = run.paths.trial(r.case, r.agent, r.condition, r.repeat).root
+                trial = PooledTrial(place + 1, folder_name(run), r.repeat, folder)
+                out[(r.case, r.agent, r.condition, offset + r.repeat)] = trial
+        return out
+
+    @property
+    def folders(self) -> dict[TrialKey, Path]:
+        """The folder of each pooled trial, for the reports that show a trial's own files."""
+        return {key: trial.folder for key, trial in self.trials.items()}
+
+
+def folder_name(run: StoredRun) -> str:
+    """The run folder's name, that of a run given as ``.`` too."""
+    return Path(os.path.abspath(run.paths.root)).name
+
+
+def run_note(run: StoredRun, note: str) -> str:
+    """A note of one of the runs read, as stderr says it: naming the run once. A note that
+    names a file of the run by its path already names it; any other gets the folder's name."""
+    root = str(run.paths.root)
+    if root not in ("", ".") and note.startswith(root.rstrip(os.sep) + os.sep):
+        return note
+    return f"{folder_name(run)}: {note}"
+
+
+def recompute_many(
+    run_dirs: list[Path],
+    config: Path | None = None,
+    labels: Relabel | None = None,
+    *,
+    strict_annotations: bool = False,
+) -> PooledRead:
+    """Several runs read back and aggregated as one sample set (see
+    :func:`proctor.report.stored.pooled`), with the gate of ``config``, else the first run's
+    (a note says when the runs' gates differ, another when they are of different suites). The
+    wall time is the sum of the runs' when each recorded one (a run that has not finished
+    recorded none)."""
+    runs = [
+        load_run(
+            Path(d), need_gate=config is None and i == 0, strict_annotations=strict_annotations
+        )
+        for i, d in enumerate(run_dirs)
+    ]
+    check_no_trial_twice(run_dirs, [run.records for run in runs])
+    records = pooled([run.records for run in runs])
+    if labels is not None:
+        records = labels(records)
+    gate = gate_from(config, records) if config is not None else runs[0].gate
+    walls = [run.suite.totals.wall_ms if run.suite is not None else None for run in runs]
+    wall_ms = None if None in walls else sum(w for w in walls if w is not None)
+    suite = aggregate(
+        records,
+        gate,
+        run_id="+".join(run_name(run) for run in runs),
+        interrupted=any(run.stopped_short for run in runs),
+        planned=sum(run.planned or 0 for run in runs) or None,
+        wall_ms=wall_ms,
+        cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
+    )
+    notes, lines = [], [_runs_line(runs)]
+    others = [run for run in runs[1:] if run.gate != gate]
+    if config is None and others:
+        first = folder_name(runs[0])
+        unlike = "; ".join(f"{folder_name(run)}'s {gate_words(run.gate)}" for run in others)
+        notes.append(
+            f"the runs' gates differ: the first run's ({first}: {gate_words(gate)}) is used for "
+            f"every trial, not {unlike} (--config FILE gives another)"
+        )
+        had = "; ".join(f"{_named(run)}: {gate_words(run.gate)}" for run in others)
+        lines.append(
+            f"The runs' gates differ: the first run's ({_named(runs[0])}) is used for every "
+            f"trial; {'these runs' if len(others) > 1 else 'this run'} had another: {had} "
+            "(`--config FILE` gives another)."
+        )
+    sources = _sources(runs)
+    if sources is not None:
+        notes.append(
+            "the runs are of different suites (run.json's source): "
+            + "; ".join(f"{', '.join(names)}: {source}" for source, names in sources.items())
+            + "; their trials are read as one sample set all the same"
+        )
+        lines.append(
+            "The runs are of different suites (`run.json`'s `source`): "
+            + "; ".join(
+                f"{', '.join(code_span(one_line(n)) for n in names)}: {code_span(one_line(s))}"
+                for s, names in sources.items()
+            )
+            + "."
+        )
+    read = RunsRead(lines, _wall_words(runs, walls))
+    return PooledRead(runs, records, suite, notes, read)
+
+
+def _named(run: StoredRun) -> str:
+    return code_span(one_line(folder_name(run)))
+
+
+def _runs_line(runs: list[StoredRun]) -> str:
+    return (
+        f"Runs read as one sample set: {', '.join(_named(run) for run in runs)} (their repeats "
+        "numbered on from run to run; a trial is named by its run folder and its own repeat)."
+    )
+
+
+def _sources(runs: list[StoredRun]) -> dict[str, list[str]] | None:
+    """Each suite the runs ran (``run.json``'s ``source``) and the runs that ran it, when
+    there are two or more (a run whose ``run.json`` names none is listed as such)."""
+    by_source: dict[str, list[str]] = {}
+    for run in runs:
+        source = run.manifest.source if run.manifest is not None else None
+        by_source.setdefault(source or "not recorded", []).append(folder_name(run))
+    known = [s for s in by_source if s != "not recorded"]
+    return by_source if len(known) > 1 else None
+
+
+def _wall_words(runs: list[StoredRun], walls: Sequence[float | None]) -> str:
+    if None not in walls:
+        return f"the sum of the {len(runs)} runs'"
+    missing = [_named(run) for run, wall in zip(runs, walls, strict=True) if wall is None]
+    return (
+        f"not known: {', '.join(missing)} recorded none (a run records its wall time as it "
+        "finishes)"
+    )
+
+
+def gate_words(gate: Gate) -> str:
+    """A gate as the Markdown report's `Gate:` line says it (``minPassRate 1.0, minScore 60``)."""
+    fields = gate.model_dump(by_alias=True, exclude_none=True, exclude={"ab"})
+    parts = [f"{k} {v}" for k, v in fields.items()]
+    if gate.ab is not None:
+        parts.append(f"A/B {gate.ab.treatment} vs {gate.ab.baseline}")
+    return ", ".join(parts) or "no gate"
