@@ -229,12 +229,10 @@ def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
 def stopped_short_notes(run: Any) -> list[str]:
     """What a person reading a run that has not finished should know: it is still running
     (its figures are those of the trials so far), or it stopped, and how to finish it."""
-    from proctor.session.journal import live_orchestrator
-
     if not run.stopped_short or run.manifest is None:
         return []
     name = run.paths.root
-    running = live_orchestrator(run.paths.journal)
+    running = _live(run)
     if running is not None:
         return [
             f"{name} is still running (process {running}): these are the figures of the "
