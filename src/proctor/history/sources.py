@@ -426,7 +426,9 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         reason = "not a regular file or a folder (a named pipe, a socket, a device): not read"
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
-    if path.is_file() and (_is_part(path) or subagent_header(first_record(path))):
+    # A trial's agent-stdout.jsonl is named like a subagent's file: its own reason is said.
+    headless = path.is_file() and headless_reason(path) is not None
+    if not headless and path.is_file() and (_is_part(path) or subagent_header(first_record(path))):
         reason = "a subagent or side file: it is read with its main session (give that one)"
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
@@ -468,7 +470,9 @@ def _parts_only(folder: Path, look: int = 100) -> bool:
             if not name.endswith((".jsonl", ".json")):
                 continue
             file = os.path.join(root, name)
-            if not (_is_part(file) or subagent_header(first_record(Path(file)))):
+            if headless_reason(file) is not None or not (
+                _is_part(file) or subagent_header(first_record(Path(file)))
+            ):
                 return False
             seen += 1
             if seen >= look:

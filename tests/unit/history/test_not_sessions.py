@@ -91,6 +91,30 @@ def test_a_cli_s_headless_output_is_no_session(tmp_path: Path, cli: str, name: s
         detect_format(output)
 
 
+@pytest.mark.parametrize(
+    ("cli", "name"),
+    [("claude-code", "Claude Code"), ("gemini-cli", "Gemini CLI"), ("codex", "Codex")],
+)
+def test_a_trial_s_agent_stdout_is_told_as_headless_output_not_as_a_subagent_file(
+    tmp_path: Path, cli: str, name: str
+) -> None:
+    # A proctor trial keeps the CLI's headless output as agent-stdout.jsonl, a name that starts
+    # as a Claude Code subagent's file does (agent-*.jsonl): given alone, it is still said to
+    # be the CLI's headless output, and a folder of it alone holds no session (no subagents).
+    report = next(CORPUS.glob(f"{cli}-*-basic.report.jsonl"))
+    output = tmp_path / "trial" / "agent-stdout.jsonl"
+    output.parent.mkdir()
+    shutil.copy(report, output)
+    given, why = sessions_under([output], AGENTS)
+    assert given == [] and [u.reason for u in why] == [
+        f"{name}'s headless output, not a session transcript: the session it ran is in "
+        f"{name}'s history folder (read there)"
+    ]
+    given, why = sessions_under([output.parent], AGENTS)
+    assert given == []
+    assert [u.reason for u in why] == ["no session transcript of the agents asked for"]
+
+
 def test_headless_lines_are_told_apart_from_transcript_lines() -> None:
     for cli in ("claude-code", "gemini-cli", "codex"):
         report = next(CORPUS.glob(f"{cli}-*-basic.report.jsonl"))
