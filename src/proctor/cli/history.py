@@ -33,20 +33,25 @@ MAX_WORKERS = 256
     # (checked in the command: a DIR behind a folder proctor may not enter is read as far
     # as it can be, each agent's history listed as unavailable, not refused as missing.)
     type=click.Path(path_type=Path, readable=False),
+    metavar="DIR",
     help=(
         "Read DIR/.claude, DIR/.codex and DIR/.gemini instead of the usual places (a DIR "
         "that is not there, or not a folder, is a usage error, exit 2)."
     ),
 )
-@click.option("--project", "project_text", help="Only sessions that ran in this folder.")
+@click.option(
+    "--project", "project_text", metavar="PATH", help="Only sessions that ran in this folder."
+)
 @click.option(
     "--since",
+    metavar="DATE",
     help="Only sessions that started on or after this day: YYYY-MM-DD, a time (its day on "
     "this machine's clock: 2026-11-29T20:00-08:00), today, yesterday, or days or weeks back "
     "(7d, 2w).",
 )
 @click.option(
     "--until",
+    metavar="DATE",
     help="Only sessions that started on or before this day (as --since takes it).",
 )
 @click.option(

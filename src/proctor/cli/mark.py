@@ -19,6 +19,7 @@ import click
 @click.option(
     "--at",
     "at",
+    metavar="TIME",
     help="When the change took effect (default: now), e.g. 2026-11-30 or 2026-11-30T14:00; "
     "without a zone, on this machine's clock.",
 )
