@@ -24,6 +24,7 @@ from proctor.scripted.server.shapes import (
     Array,
     Either,
     Obj,
+    Tagged,
     listed,
     mapped,
     typed,
@@ -40,9 +41,41 @@ ERROR_TYPES = {
 }
 
 
+def _kind(block: Any) -> Any:
+    """A block's ``type``, with the types of a text block's fields tested (TypeError, or
+    AttributeError for a block that is no object, when one is wrong; :data:`BODY` names it)."""
+    kind = block.get("type")
+    if kind == "text":
+        typed(block.get("text"), str)
+    else:
+        typed(kind, str)
+    return kind
+
+
+def _check(blocks: list[Any]) -> None:
+    """A type test per field of the blocks a conversation carries, as :data:`BLOCK` has them."""
+    for block in blocks:
+        kind = _kind(block)
+        if kind == "tool_use":
+            typed(block.get("id"), str)
+            typed(block.get("name"), str)
+            mapped(block.get("input"))
+        elif kind == "tool_result":
+            typed(block.get("tool_use_id"), str)
+            typed(block.get("is_error"), bool)
+            content = block.get("content")
+            if type(content) is not str:
+                for inner in listed(content):
+                    _kind(inner)
+
+
 def _turn(message: dict[str, Any]) -> Turn | None:
     role, content = message.get("role"), message.get("content")
-    blocks = [{"type": "text", "text": content}] if type(content) is str else listed(content)
+    if type(content) is str:
+        blocks: list[Any] = [{"type": "text", "text": content}]
+    else:
+        blocks = listed(content)
+        _check(blocks)
     if role == "assistant":
         return Turn("assistant", calls=sum(1 for b in blocks if b.get("type") == "tool_use"))
     if role != "user":
@@ -76,7 +109,10 @@ def _tools(body: dict[str, Any]) -> dict[str, ToolSpec]:
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
     messages: list[dict[str, Any]] = listed(body.get("messages"))
     tools = _tools(body)
-    system = text_of(typed(body.get("system"), str, list))
+    system_value = typed(body.get("system"), str, list)
+    if type(system_value) is list:
+        _check(system_value)
+    system = text_of(system_value)
     texts = [system] + [text_of(m.get("content")) for m in messages if m.get("role") != "assistant"]
     return ModelRequest(
         dialect="anthropic",
@@ -174,17 +210,41 @@ def error(status: int, message: str) -> dict[str, Any]:
 
 
 FORMAT = Obj("an output format object", schema=Obj("a JSON schema object"))
+TEXT_BLOCK = Obj(text=STRING)
+BLOCK = Tagged(
+    "a content block object",
+    "type",
+    {
+        "text": TEXT_BLOCK,
+        "tool_use": Obj(id=STRING, name=STRING, input=Obj("an object of the tool's input")),
+        "tool_result": Obj(
+            tool_use_id=STRING,
+            is_error=BOOLEAN,
+            content=Either(
+                "a string or a list of content blocks",
+                {
+                    str: ANY,
+                    list: Array(
+                        Tagged("a content block object", "type", {"text": TEXT_BLOCK}),
+                        "a list of content blocks",
+                    ),
+                },
+            ),
+        ),
+    },
+)
+BLOCKS = Array(BLOCK, "a list of content blocks")
 BODY = Obj(
     model=STRING,
     stream=BOOLEAN,
-    system=Either("a string or a list of text blocks", {str: ANY, list: ANY}),
+    system=Either("a string or a list of text blocks", {str: ANY, list: BLOCKS}),
     messages=Array(
         Obj(
             "a message object",
             role=STRING,
             content=Either(
                 "a string or a list of content blocks",
-                {str: ANY, list: Array(Obj("a content block object"), "a list of content blocks")},
+                {str: ANY, list: BLOCKS},
             ),
         ),
         "a list of messages",

@@ -17,7 +17,17 @@ from proctor.scripted.server.exchange import (
     text_of,
     usage,
 )
-from proctor.scripted.server.shapes import OBJECT, SCHEMA, STRING, Array, Obj, listed, mapped, typed
+from proctor.scripted.server.shapes import (
+    BOOLEAN,
+    OBJECT,
+    SCHEMA,
+    STRING,
+    Array,
+    Obj,
+    listed,
+    mapped,
+    typed,
+)
 
 STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -31,11 +41,22 @@ STATUS_NAMES = {
 
 
 def _part_list(content: dict[str, Any]) -> list[dict[str, Any]]:
-    """A content's parts, each a JSON object (TypeError when one is not)."""
+    """A content's parts, each a JSON object with its fields type-tested (TypeError when one
+    is not; :data:`BODY` names it)."""
     parts = listed(content.get("parts"))
     for part in parts:
         if type(part) is not dict:
             raise TypeError(f"a part is not an object: {part!r}")
+        typed(part.get("text"), str)
+        typed(part.get("thought"), bool)
+        call = mapped(part.get("functionCall"))
+        if call:
+            typed(call.get("name"), str)
+            mapped(call.get("args"))
+        response = mapped(part.get("functionResponse"))
+        if response:
+            typed(response.get("name"), str)
+            mapped(response.get("response"))
     return parts
 
 
@@ -70,7 +91,9 @@ def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
 
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
     contents: list[dict[str, Any]] = listed(body.get("contents"))
-    system = text_of(_part_list(mapped(body.get("systemInstruction"))))
+    instruction = mapped(body.get("systemInstruction"))
+    typed(instruction.get("role"), str)
+    system = text_of(_part_list(instruction))
     texts = [system] + [text_of(c.get("parts")) for c in contents if c.get("role") != "model"]
     return ModelRequest(
         dialect="gemini",
@@ -143,7 +166,16 @@ def error(status: int, message: str) -> dict[str, Any]:
     return {"error": {"code": status, "message": message, "status": name}}
 
 
-CONTENT = Obj("a content object", role=STRING, parts=Array(Obj("a part object"), "a list of parts"))
+PART = Obj(
+    "a part object",
+    text=STRING,
+    thought=BOOLEAN,
+    functionCall=Obj("a function call object", name=STRING, args=Obj("an object of arguments")),
+    functionResponse=Obj(
+        "a function response object", name=STRING, response=Obj("an object of the response")
+    ),
+)
+CONTENT = Obj("a content object", role=STRING, parts=Array(PART, "a list of parts"))
 DECLARATION = Obj(
     "a function declaration object",
     required=("name",),

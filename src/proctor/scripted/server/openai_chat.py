@@ -33,16 +33,45 @@ from proctor.scripted.server.shapes import (
     Array,
     Either,
     Obj,
+    Scalar,
+    Tagged,
     listed,
     mapped,
     typed,
 )
 
 
+def _parts(content: list[Any]) -> None:
+    """A type test per field of a message's content parts (TypeError, or AttributeError for a
+    part that is no object, when one is wrong; :data:`BODY` names it)."""
+    for part in content:
+        kind = part.get("type")
+        if kind == "text":
+            typed(part.get("text"), str)
+        else:
+            typed(kind, str)
+
+
+def _call_count(message: dict[str, Any]) -> int:
+    """How many tool calls an assistant message makes, each call's fields type-tested."""
+    calls = listed(message.get("tool_calls"))
+    for call in calls:
+        typed(call.get("id"), str)
+        typed(call.get("type"), str)
+        function = mapped(call.get("function"))
+        typed(function.get("name"), str)
+        typed(function.get("arguments"), str)
+    return len(calls)
+
+
 def _turn(message: dict[str, Any]) -> Turn | None:
     role, content = message.get("role"), typed(message.get("content"), str, list)
+    if type(content) is list:
+        _parts(content)
+    calls = _call_count(message)
+    typed(message.get("tool_call_id"), str)
     if role == "assistant":
-        return Turn("assistant", calls=len(listed(message.get("tool_calls"))))
+        return Turn("assistant", calls=calls)
     if role == "tool":
         return Turn("user")
     if role == "user":
@@ -159,6 +188,19 @@ def events(reply: Reply, request: ModelRequest) -> Iterator[bytes]:
     yield sse("[DONE]")
 
 
+PARTS = Array(
+    Tagged("a content part object", "type", {"text": Obj(text=STRING)}), "a list of content parts"
+)
+CALL = Obj(
+    "a tool call object",
+    id=STRING,
+    type=STRING,
+    function=Obj(
+        "a function object",
+        name=STRING,
+        arguments=Scalar("the arguments as a string of JSON", str),
+    ),
+)
 BODY = Obj(
     model=STRING,
     stream=BOOLEAN,
@@ -166,8 +208,9 @@ BODY = Obj(
         Obj(
             "a message object",
             role=STRING,
-            content=Either("a string or a list of content parts", {str: ANY, list: ANY}),
-            tool_calls=Array(ANY, "a list of tool calls"),
+            content=Either("a string or a list of content parts", {str: ANY, list: PARTS}),
+            tool_calls=Array(CALL, "a list of tool calls"),
+            tool_call_id=STRING,
         ),
         "a list of messages",
     ),

@@ -33,6 +33,8 @@ from proctor.scripted.server.shapes import (
     Array,
     Either,
     Obj,
+    Scalar,
+    Tagged,
     listed,
     mapped,
     typed,
@@ -42,14 +44,45 @@ CALL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call"}
 OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 
 
+TEXT_PARTS = {"input_text", "output_text", "text"}
+"""Content parts that carry a ``text``."""
+
+
+def _parts(content: Any) -> None:
+    """A type test per field of the content parts of a message or a call's output (TypeError,
+    or AttributeError for a part that is no object, when one is wrong; :data:`BODY` names
+    it)."""
+    if type(content) is list:
+        for part in content:
+            kind = part.get("type")
+            if kind in TEXT_PARTS:
+                typed(part.get("text"), str)
+            else:
+                typed(kind, str)
+
+
+def _call(item: dict[str, Any], kind: str) -> None:
+    """The type tests of a call item's fields: what the call names and carries."""
+    typed(item.get("call_id"), str)
+    typed(item.get("name"), str)
+    if kind == "function_call":
+        typed(item.get("arguments"), str)
+    elif kind == "custom_tool_call":
+        typed(item.get("input"), str)
+    else:
+        mapped(item.get("action"))
+
+
 def _turn(item: dict[str, Any]) -> Turn | None:
     kind = item.get("type", "message")
     if kind in CALL_ITEMS:
+        _call(item, kind)
         return Turn("assistant", calls=1)
     if kind == "tool_search_call":
         return Turn("assistant", searches=1)
     if kind in OUTPUT_ITEMS:
-        typed(item.get("output"), str, list)
+        typed(item.get("call_id"), str)
+        _parts(typed(item.get("output"), str, list))
         return Turn("user")
     if kind == "tool_search_output":
         return Turn("user")
@@ -57,6 +90,7 @@ def _turn(item: dict[str, Any]) -> Turn | None:
         return Turn("assistant")
     if kind == "message":
         role, content = item.get("role"), typed(item.get("content"), str, list)
+        _parts(content)
         if role == "assistant":
             return Turn("assistant")
         if role == "user":
@@ -275,8 +309,29 @@ TOOL = Obj(
     ),
 )
 TOOLS = Array(TOOL, "a list of tools")
-TEXT = Either("a string or a list of content parts", {str: ANY, list: ANY})
-ITEM = Obj("an input item object", type=STRING, role=STRING, content=TEXT, output=TEXT, tools=TOOLS)
+TEXT_PART = Obj(text=STRING)
+PARTS = Array(
+    Tagged("a content part object", "type", dict.fromkeys(TEXT_PARTS, TEXT_PART)),
+    "a list of content parts",
+)
+TEXT = Either("a string or a list of content parts", {str: ANY, list: PARTS})
+CALL = Obj(call_id=STRING, name=STRING)
+MESSAGE = Obj(role=STRING, content=TEXT)
+ITEM = Tagged(
+    "an input item object",
+    "type",
+    {
+        None: MESSAGE,  # an item without a type is a message
+        "message": MESSAGE,
+        "function_call": Obj(
+            call_id=STRING, name=STRING, arguments=Scalar("the arguments as a string of JSON", str)
+        ),
+        "custom_tool_call": Obj(call_id=STRING, name=STRING, input=STRING),
+        "local_shell_call": Obj(call_id=STRING, name=STRING, action=Obj("an action object")),
+        **dict.fromkeys(OUTPUT_ITEMS, Obj(call_id=STRING, output=TEXT)),
+        "tool_search_output": Obj(tools=TOOLS),
+    },
+)
 BODY = Obj(
     model=STRING,
     stream=BOOLEAN,

@@ -5,8 +5,9 @@ The dialects parse bodies with no more than a type test per field they read (:fu
 fail, even one Python would take as empty (``"messages": 0``). Only when a parse fails does
 the handler walk the body against its dialect's :data:`Shape` to name the field and what it
 should be (``messages[0].content: expected a string or a list of content blocks, got 5``). A
-shape checks only the fields its dialect reads; a field that is absent or null is left alone,
-as the dialects treat it as missing.
+shape checks the fields its dialect type-tests (those it reads, and the conversation's own
+content: a block's text, a call's input, a result's content); a field that is absent or null
+is left alone, as the dialects treat it as missing.
 """
 
 from __future__ import annotations
@@ -71,6 +72,25 @@ class Obj(Shape):
                 shape.check(value[name], where)
             elif name in self.required:
                 raise Mismatch(f"{where}: expected {shape.expected}, but it is missing")
+
+
+class Tagged(Obj):
+    """A JSON object whose fields depend on its ``key`` field (a content block's ``type``, a
+    string): the common fields are checked, then those of the variant its ``key`` names (the
+    variant of None when it has none), if any."""
+
+    def __init__(
+        self, expected: str, key: str, variants: Mapping[str | None, Obj], **fields: Shape
+    ) -> None:
+        super().__init__(expected)
+        self.fields = {key: STRING, **fields}
+        self.key, self.variants = key, variants
+
+    def check(self, value: Any, path: str) -> None:
+        super().check(value, path)
+        variant = self.variants.get(value.get(self.key))
+        if variant is not None:
+            variant.check(value, path)
 
 
 class Array(Shape):
