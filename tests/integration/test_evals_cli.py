@@ -760,6 +760,7 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
             "bar": "t.succeeded().gate(70)",
             "number": "await t.send(123)",
             "includes": "t.message_includes(5)",
+            "count": 't.called_tool("shell", count=-1)',
         }.items()
     }
     root = project(tmp_path, files)
@@ -781,6 +782,8 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
         "number": "TypeError: t.send(): argument 'message': expected a string, got 123",
         "includes": "TypeError: t.message_includes(): argument 'expected': expected a text or a "
         "compiled regex",
+        "count": "ValueError: t.called_tool(): argument 'count': expected a count (a whole number "
+        "of 0 or more), got -1",
     }.items():
         record = by_id[name]
         assert record["status"] == "eval-error", record

@@ -152,7 +152,7 @@ def test_an_eval_file_reports_a_wrong_type_as_any_bad_definition() -> None:
         (lambda: define_eval(test=_test, iterations=0), EvalDefinitionError, "at least 1"),
         (lambda: define_eval(test=_test, tags=[""]), EvalDefinitionError, "non-empty strings"),
         (lambda: case(id="a/b", test=_test), EvalDefinitionError, "one path segment"),
-        (lambda: similarity("a", threshold=2), ValueError, "between 0 and 1"),
+        (lambda: similarity("a", threshold=2), ValueError, "expected a number from 0 to 1, got 2"),
     ],
 )
 def test_control_a_wrong_value_of_the_right_type_is_no_type_error(

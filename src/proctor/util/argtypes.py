@@ -3,7 +3,8 @@ type is a TypeError naming the function, the argument, what it expects and what 
 (``proctor.run(): argument 'agents': expected a name or a list of names, got 5``), before it
 can be read some other way (a string iterated into its letters, ``True`` taken for 1, a dict
 for its keys). A value of the right type that says something wrong is the caller's to judge
-(a ConfigError, a ValueError)."""
+(a ConfigError, a ValueError); one no call could mean (a count of -1) is a ValueError worded
+as a TypeError is (:func:`wrong_value`)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ def given(value: object) -> str:
 def wrong_type(where: str, name: str, expected: str, value: object) -> TypeError:
     """The TypeError of argument ``name`` of ``where`` (``proctor.run()``)."""
     return TypeError(f"{where}: argument '{name}': expected {expected}, got {given(value)}")
+
+
+def wrong_value(where: str, name: str, expected: str, value: object) -> ValueError:
+    """The ValueError of argument ``name`` of ``where``: of the right type, but a value no call
+    could mean (``t.called_tool(): argument 'count': expected a count (a whole number of 0 or
+    more), got -1``)."""
+    return ValueError(f"{where}: argument '{name}': expected {expected}, got {given(value)}")
 
 
 def names(
@@ -79,6 +87,14 @@ def whole(value: object, where: str, name: str, *, optional: bool = False) -> No
         return
     if isinstance(value, bool) or not isinstance(value, int):
         raise wrong_type(where, name, "an int" + (" or None" if optional else ""), value)
+
+
+def count(value: object, where: str, name: str, *, optional: bool = False) -> None:
+    """A whole number of 0 or more (:func:`whole`): a negative count could never be met, or
+    would always be."""
+    whole(value, where, name, optional=optional)
+    if value is not None and value < 0:  # type: ignore[operator]
+        raise wrong_value(where, name, "a count (a whole number of 0 or more)", value)
 
 
 def number(value: object, where: str, name: str, *, optional: bool = False) -> None:

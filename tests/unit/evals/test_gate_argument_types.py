@@ -351,6 +351,43 @@ def test_a_number_of_another_kind_is_a_number() -> None:
 
 
 @pytest.mark.parametrize(
+    ("call", "said", "good"),
+    [
+        (
+            lambda t: t.called_tool("edit", count=-1),
+            "t.called_tool(): argument 'count': expected a count (a whole number of 0 or more), "
+            "got -1",
+            lambda t: t.called_tool("edit", count=0),
+        ),
+        (
+            lambda t: turn_of(t).called_tool("edit", count=-3),
+            "turn.called_tool(): argument 'count': expected a count (a whole number of 0 or "
+            "more), got -3",
+            lambda t: turn_of(t).called_tool("edit", count=0),
+        ),
+        (
+            lambda t: t.max_tool_calls(-1),
+            "t.max_tool_calls(): argument 'n': expected a count (a whole number of 0 or more), "
+            "got -1",
+            lambda t: t.max_tool_calls(0),
+        ),
+    ],
+)
+def test_a_negative_count_is_a_value_error_naming_the_argument(
+    call: Call, said: str, good: Call
+) -> None:
+    """A count of -1 could never be met (``called_tool``: the case always failed, saying only
+    "0 matching call(s)"), or a bound of -1 never kept: refused before a gate is recorded, in
+    the words of a wrong type. A count of 0 is a count."""
+    t = TestContext(None)
+    with pytest.raises(ValueError) as raised:
+        call(t)
+    assert str(raised.value) == said and not isinstance(raised.value, TypeError)
+    assert t.recorded.assertions == []
+    assert good(t).passed  # control
+
+
+@pytest.mark.parametrize(
     ("call", "error", "said"),
     [
         (lambda t: t.score("q", 40), ValueError, "a score is a number from 0 to 1 (0.4, not 40)"),

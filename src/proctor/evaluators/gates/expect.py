@@ -139,8 +139,8 @@ def similarity(expected: str, threshold: float = 0.8) -> Expectation:
     """A text at least ``threshold`` alike to ``expected`` (:func:`normalized_similarity`)."""
     argtypes.text(expected, "similarity()", "expected")
     argtypes.number(threshold, "similarity()", "threshold")
-    if not 0 <= threshold <= 1:
-        raise ValueError("similarity(): threshold must be between 0 and 1")
+    if not 0 <= threshold <= 1:  # NaN too
+        raise argtypes.wrong_value("similarity()", "threshold", "a number from 0 to 1", threshold)
 
     def check(value: Any) -> Outcome:
         score = normalized_similarity(str(value), expected)

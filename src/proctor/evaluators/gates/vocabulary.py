@@ -152,7 +152,7 @@ class Gates:
         """A call of ``name`` was requested (or ended with ``status``, e.g. ``completed``),
         ``count`` times exactly when given, with matching ``input`` / ``output``."""
         self._call_args("called_tool", name, status)
-        argtypes.whole(count, self._at("called_tool"), "count", optional=True)
+        argtypes.count(count, self._at("called_tool"), "count", optional=True)
         found = self._calls(name, input, output, status)
         ok = len(found) == count if count is not None else bool(found)
         parts = [repr(name)]
@@ -198,7 +198,7 @@ class Gates:
         return self._gate("used_no_tools()", not calls, f"{len(calls)} tool call(s)")
 
     def max_tool_calls(self, n: int) -> Handle:
-        argtypes.whole(n, self._at("max_tool_calls"), "n")
+        argtypes.count(n, self._at("max_tool_calls"), "n")
         calls = self._work()
         return self._gate(f"max_tool_calls({n})", len(calls) <= n, f"{len(calls)} tool calls > {n}")
 
