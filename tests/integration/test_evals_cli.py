@@ -180,7 +180,8 @@ def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: P
             {
                 "a.eval.py": "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t, iterations=101)\n"
             },
-            "'iterations' is 101; at most 100 is allowed",
+            "a.eval.py:3: define_eval(): argument 'iterations': expected a whole number from 1 to "
+            "100 or None, got 101",
         ),
         (
             {

@@ -149,7 +149,24 @@ def test_an_eval_file_reports_a_wrong_type_as_any_bad_definition() -> None:
         (_run(agents=["scripted"]), proctor.ConfigError, "no such file or directory"),
         (lambda: analyse_ab([], "a", "a"), ValueError, "the same condition"),
         (lambda: compare_runs([], [], min_samples=0), ValueError, "min_samples must be >= 1"),
-        (lambda: define_eval(test=_test, iterations=0), EvalDefinitionError, "at least 1"),
+        (
+            lambda: define_eval(test=_test, iterations=0),
+            EvalDefinitionError,
+            "define_eval(): argument 'iterations': expected a whole number from 1 to 100 or None, "
+            "got 0",
+        ),
+        (
+            lambda: case(id="a", test=_test, timeout_ms=-5),
+            EvalDefinitionError,
+            "case(id='a'): argument 'timeout_ms': expected a whole number from 1 to 86400000 or "
+            "None, got -5",
+        ),
+        (
+            lambda: define_eval_config(max_concurrency=0),
+            EvalDefinitionError,
+            "define_eval_config(): argument 'max_concurrency': expected a whole number from 1 to "
+            "200 or None, got 0",
+        ),
         (lambda: define_eval(test=_test, tags=[""]), EvalDefinitionError, "non-empty strings"),
         (lambda: case(id="a/b", test=_test), EvalDefinitionError, "one path segment"),
         (lambda: similarity("a", threshold=2), ValueError, "expected a number from 0 to 1, got 2"),

@@ -109,12 +109,11 @@ def _positive(value: Any, name: str, where: str, most: int | None = None) -> int
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise _wrong_type(where, name, "an int or None", value)
-    if value < 1:
-        raise EvalDefinitionError(f"{_plain(where)}: '{name}' must be a whole number of at least 1")
-    if most is not None and value > most:
-        raise EvalDefinitionError(
-            f"{_plain(where)}: '{name}' is {value}; at most {most} is allowed"
-        )
+    if value < 1 or (most is not None and value > most):
+        # Worded as a wrong type is: the function, the argument, what it takes, what it got.
+        span = f"from 1 to {most}" if most is not None else "of at least 1"
+        error = argtypes.wrong_value(where, name, f"a whole number {span} or None", value)
+        raise EvalDefinitionError(str(error))
     return value
 
 
