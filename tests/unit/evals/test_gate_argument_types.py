@@ -366,6 +366,30 @@ def test_a_number_of_another_kind_is_a_number() -> None:
             lambda t: turn_of(t).called_tool("edit", count=0),
         ),
         (
+            lambda t: t.not_called_tool(""),
+            "t.not_called_tool(): argument 'name': expected a tool name (a string that is not "
+            "empty), got the string ''",
+            lambda t: t.not_called_tool("web"),
+        ),
+        (
+            lambda t: t.called_tool(" ", count=0),
+            "t.called_tool(): argument 'name': expected a tool name (a string that is not "
+            "empty), got the string ' '",
+            lambda t: t.called_tool("edit", count=0),
+        ),
+        (
+            lambda t: t.tool_order(["read", ""]),
+            "t.tool_order(): argument 'names[1]': expected a tool name (a string that is not "
+            "empty), got the string ''",
+            lambda t: t.tool_order([]),
+        ),
+        (
+            lambda t: t.called_subagent(""),
+            "t.called_subagent(): argument 'name': expected a subagent name (a string that is "
+            "not empty), got the string ''",
+            lambda t: t.called_subagent("reviewer"),
+        ),
+        (
             lambda t: t.max_tool_calls(-1),
             "t.max_tool_calls(): argument 'n': expected a count (a whole number of 0 or more), "
             "got -1",
@@ -373,13 +397,15 @@ def test_a_number_of_another_kind_is_a_number() -> None:
         ),
     ],
 )
-def test_a_negative_count_is_a_value_error_naming_the_argument(
+def test_a_negative_count_or_an_empty_name_is_a_value_error_naming_the_argument(
     call: Call, said: str, good: Call
 ) -> None:
     """A count of -1 could never be met (``called_tool``: the case always failed, saying only
-    "0 matching call(s)"), or a bound of -1 never kept: refused before a gate is recorded, in
-    the words of a wrong type. A count of 0 is a count."""
+    "0 matching call(s)"), or a bound of -1 never kept; an empty name matches no call, so
+    ``not_called_tool("")`` always passed: refused before a gate is recorded, in the words of
+    a wrong type. A count of 0 is a count."""
     t = TestContext(None)
+    t._events_all = [SubagentEvent(id="s1", name="reviewer")]
     with pytest.raises(ValueError) as raised:
         call(t)
     assert str(raised.value) == said and not isinstance(raised.value, TypeError)

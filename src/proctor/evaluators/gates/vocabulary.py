@@ -183,6 +183,8 @@ class Gates:
         """The calls happened in this relative order (other calls in between are fine)."""
         # A string is refused: its letters would be taken as tool names.
         names = argtypes.names(names, self._at("tool_order"), "names", one=False, what="tool name")
+        for index, each in enumerate(names):
+            _named(each, self._at("tool_order"), "tool", f"names[{index}]")
         calls = self._views()
         at = 0
         for view in calls:
@@ -419,10 +421,14 @@ def _score_number(name: str, value: float) -> float:
     return min(max(number, 0.0), 1.0)
 
 
-def _named(value: Any, where: str, what: str) -> None:
-    """Argument ``name`` of ``where``: the name of a ``what`` (``tool``), a string."""
+def _named(value: Any, where: str, what: str, arg: str = "name") -> None:
+    """Argument ``arg`` of ``where``: the name of a ``what`` (``tool``), a string with a name
+    in it: an empty one is no name and matches no call, so ``not_called_tool("")`` could
+    never fail and ``called_tool("")`` never pass."""
     if not isinstance(value, str):
-        raise argtypes.wrong_type(where, "name", f"a {what} name (a string)", value)
+        raise argtypes.wrong_type(where, arg, f"a {what} name (a string)", value)
+    if not value.strip():
+        raise argtypes.wrong_value(where, arg, f"a {what} name (a string that is not empty)", value)
 
 
 def _named_in(data: dict[str, Any], keys: Sequence[str]) -> Any:
