@@ -222,7 +222,34 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         {"contents": [], "systemInstruction": {"parts": [{"text": 5}]}},
         "systemInstruction.parts[0].text: expected a string, got 5",
     ),
+    (
+        ANTHROPIC,
+        {"messages": [], "output_config": {"format": {"type": 5, "schema": {}}}},
+        "output_config.format.type: expected a string, got 5",
+    ),
+    (
+        CHAT,
+        {"messages": [], "response_format": {"type": ["json_object"]}},
+        'response_format.type: expected a string, got ["json_object"]',
+    ),
+    (
+        RESPONSES,
+        {"input": "hi", "text": {"format": {"type": 1}}},
+        "text.format.type: expected a string, got 1",
+    ),
+    (
+        GEMINI,
+        {"contents": [], "generationConfig": {"responseJsonSchema": "{}"}},
+        'generationConfig.responseJsonSchema: expected a JSON schema object, got "{}"',
+    ),
+    (
+        GEMINI,
+        {"contents": [], "generationConfig": {"responseMimeType": True}},
+        "generationConfig.responseMimeType: expected a string, got true",
+    ),
 ]
+"""A structured output's format whose ``type`` (or Gemini's schema or MIME type) is of the
+wrong type was read as no format: a plain-text answer to a request for JSON."""
 
 
 @pytest.fixture(scope="module")

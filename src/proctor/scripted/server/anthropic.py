@@ -89,7 +89,7 @@ def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
     fmt = typed(mapped(body.get("output_config")).get("format"), dict) or typed(
         body.get("output_format"), dict
     )
-    if fmt and fmt.get("type") == "json_schema":
+    if fmt and typed(fmt.get("type"), str) == "json_schema":
         return mapped(fmt.get("schema"))
     return None
 
@@ -209,7 +209,7 @@ def error(status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-FORMAT = Obj("an output format object", schema=Obj("a JSON schema object"))
+FORMAT = Obj("an output format object", type=STRING, schema=Obj("a JSON schema object"))
 TEXT_BLOCK = Obj(text=STRING)
 BLOCK = Tagged(
     "a content block object",

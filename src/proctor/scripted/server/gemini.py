@@ -19,7 +19,6 @@ from proctor.scripted.server.exchange import (
 )
 from proctor.scripted.server.shapes import (
     BOOLEAN,
-    OBJECT,
     SCHEMA,
     STRING,
     Array,
@@ -83,10 +82,12 @@ def _tools(body: dict[str, Any]) -> dict[str, ToolSpec]:
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
     config = mapped(body.get("generationConfig"))
-    schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    schema = typed(config.get("responseJsonSchema"), dict) or typed(
+        config.get("responseSchema"), dict
+    )
     if isinstance(schema, dict):
         return schema
-    return {} if config.get("responseMimeType") == "application/json" else None
+    return {} if typed(config.get("responseMimeType"), str) == "application/json" else None
 
 
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
@@ -190,7 +191,11 @@ BODY = Obj(
         Obj("a tool object", functionDeclarations=Array(DECLARATION, "a list of declarations")),
         "a list of tools",
     ),
-    generationConfig=OBJECT,
+    generationConfig=Obj(
+        responseJsonSchema=Obj("a JSON schema object"),
+        responseSchema=Obj("a JSON schema object"),
+        responseMimeType=STRING,
+    ),
 )
 """The fields :func:`parse` reads, to name a wrong one in a 400."""
 

@@ -92,9 +92,10 @@ def _tool(tool: dict[str, Any]) -> ToolSpec | None:
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
     fmt = mapped(body.get("response_format"))
-    if fmt.get("type") == "json_schema":
+    kind = typed(fmt.get("type"), str)
+    if kind == "json_schema":
         return mapped(mapped(fmt.get("json_schema")).get("schema"))
-    return {} if fmt.get("type") == "json_object" else None
+    return {} if kind == "json_object" else None
 
 
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
@@ -223,7 +224,9 @@ BODY = Obj(
         "a list of tools",
     ),
     response_format=Obj(
-        "an object", json_schema=Obj("an object", schema=Obj("a JSON schema object"))
+        "an object",
+        type=STRING,
+        json_schema=Obj("an object", schema=Obj("a JSON schema object")),
     ),
 )
 """The fields :func:`parse` reads, to name a wrong one in a 400."""

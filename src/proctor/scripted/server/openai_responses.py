@@ -133,9 +133,10 @@ def _namespaced(tools: list[dict[str, Any]]) -> dict[str, ToolSpec]:
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
     fmt = mapped(mapped(body.get("text")).get("format"))
-    if fmt.get("type") == "json_schema":
+    kind = typed(fmt.get("type"), str)
+    if kind == "json_schema":
         return mapped(fmt.get("schema"))
-    return {} if fmt.get("type") == "json_object" else None
+    return {} if kind == "json_object" else None
 
 
 def parse(body: dict[str, Any], route: Route, size: int) -> ModelRequest:
@@ -340,7 +341,7 @@ BODY = Obj(
         "a string or a list of input items", {str: ANY, list: Array(ITEM, "a list of input items")}
     ),
     tools=TOOLS,
-    text=Obj(format=Obj("a format object", schema=Obj("a JSON schema object"))),
+    text=Obj(format=Obj("a format object", type=STRING, schema=Obj("a JSON schema object"))),
 )
 """The fields :func:`parse` reads, to name a wrong one in a 400."""
 
