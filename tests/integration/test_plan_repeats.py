@@ -510,3 +510,28 @@ def test_an_output_in_a_missing_folder_is_refused_not_made(proctor: Run, tmp_pat
     assert not (tmp_path / "nonexistent").exists()
     here = proctor(*planned, "--output", str(tmp_path / "m.json"))
     assert here.code == 0 and (tmp_path / "m.json").is_file()
+
+
+def test_a_manifest_says_on_stderr_what_its_runs_read_as_one_do_not_share(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The notes of the runs read as one sample set are on stderr, in the words and with the
+    prefix `proctor report` of the run folders uses, once each, whatever report is printed."""
+    make_case("t1", config=AB, plan=PLAN)
+    manifest = _planned(proctor, tmp_path, 2)
+    out = tmp_path / "out"
+    argv = ("run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"))
+    assert proctor(*argv, "--out", str(out)).code == 0
+    (second,) = (out / "pair-2").glob("run-*")
+    resolved = json.loads((second / "resolved.json").read_text())
+    resolved["gate"] = {**resolved["gate"], "minPassRate": 0.5}
+    (second / "resolved.json").write_text(json.dumps(resolved))
+    (first,) = (out / "pair-1").glob("run-*")
+    report = proctor("report", str(first), str(second))
+    notes = [line for line in report.err.splitlines() if line.startswith("proctor: note: ")]
+    assert any("the runs' gates differ" in note for note in notes), report.err
+    for reporter in ("json", "markdown"):  # every pair kept: read again as one
+        again = proctor(*argv, "--out", str(out), "--reporter", reporter)
+        assert again.code == 0, again.err
+        for note in notes:
+            assert again.err.count(note + "\n") == 1, again.err

@@ -272,6 +272,7 @@ def _pooled(
     as `proctor report` reads them), never each pair's alone; so is the report printed and
     appended to the job summary (each pair's folder keeps its own), and the JUnit file written
     to ``junit`` when given."""
+    from proctor.cli.report import echo_pooled_notes
     from proctor.models.io import write_text_atomic
     from proctor.report.pooled_runs import recompute_many
     from proctor.report.reporters import REPORTERS, printed
@@ -279,6 +280,7 @@ def _pooled(
 
     read = recompute_many(run_dirs, config)
     records, pooled = read.records, read.suite
+    echo_pooled_notes(read)  # as `proctor report` of the run folders says them
     markdown = mask(REPORTERS["markdown"].render(pooled, records, pooled=read))
     append_step_summary(markdown, "`proctor report` of the run folders")
     shown = printed(names, as_json)

@@ -12,6 +12,7 @@ from proctor.cli.signals import echo_unless_gone
 
 if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
+    from proctor.report.pooled_runs import PooledRead
 
 
 @click.command("report")
@@ -65,7 +66,7 @@ def command(
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
     from proctor.report.distinct import check_distinct
-    from proctor.report.pooled_runs import recompute_many, run_note
+    from proctor.report.pooled_runs import recompute_many
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
     from proctor.report.stored import recompute
@@ -89,15 +90,7 @@ def command(
         # --resume: a gate computed without a `failed` mark could pass.
         read = recompute_many(list(run_dirs), config, labels, strict_annotations=True)
         runs, records, suite = read.runs, read.records, read.suite
-        for run in runs:
-            for note in run.notes:  # each named by its run once
-                click.echo(f"proctor: note: {run_note(run, note)}", err=True)
-            # A run still running, or stopped short, is named with how to finish it, as for
-            # one run: the pooled exit reason counts the trials of every run together.
-            for note in stopped_short_notes(run):
-                click.echo(f"proctor: note: {note}", err=True)
-        for note in read.notes:  # what the runs do not share
-            click.echo(f"proctor: note: {note}", err=True)
+        echo_pooled_notes(read)
         live = [(run, pid) for run in runs if (pid := _live(run)) is not None]
         if live:
             suite = _still_running(suite, *_pooled_progress(live, runs))
@@ -163,6 +156,28 @@ def command(
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
         echo_unless_gone("\n" + render_repeated_markdown(rows), nl=False)
     return suite.exit_code
+
+
+def pooled_notes(read: PooledRead) -> list[str]:
+    """What stderr says of runs read as one sample set, each sentence once: each run's own
+    notes (each named by its run once), a run still running or stopped short (with how to
+    finish it, as for one run: the pooled exit reason counts the trials of every run
+    together), then what the runs do not share (their gates, their suites)."""
+    from proctor.report.pooled_runs import run_note
+
+    notes: list[str] = []
+    for run in read.runs:
+        notes += [run_note(run, note) for note in run.notes]
+        notes += stopped_short_notes(run)
+    notes += read.notes
+    return list(dict.fromkeys(notes))
+
+
+def echo_pooled_notes(read: PooledRead) -> None:
+    """:func:`pooled_notes` on stderr, as `proctor report RUN_A RUN_B …` and `proctor run
+    --manifest` print them: ``proctor: note: …``, one a line."""
+    for note in pooled_notes(read):
+        click.echo(f"proctor: note: {note}", err=True)
 
 
 def _live(run: Any) -> int | None:
