@@ -231,3 +231,34 @@ def test_compare_counts_a_trial_gone_from_a_finished_run_as_report_does(
     (group,) = compared.json()["groups"]
     assert (group["afterScored"], group["afterErrors"]) == (2, 1)
     assert "no trial.json, in a run that finished" in compared.err
+
+
+def test_runs_read_as_one_list_the_cases_they_skipped(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As one run's report does: each case and reason once, a reason not every run gave
+    naming the runs that gave it; a run that never finished tells its skipped cases by its
+    resolved.json."""
+    make_case("fix", plan={"turns": [{"say": "hi"}]})
+    make_case("broken", prompt="")
+    cases = str(tmp_path / "cases")
+    runs = []
+    for name in ("first", "second"):
+        if name == "second":
+            make_case("late", prompt="")  # skipped by the second run only
+        assert proctor("run", "--source", cases, "--out", str(tmp_path / name)).code == 0
+        (run,) = (tmp_path / name).glob("run-*")
+        runs.append(run)
+    both = proctor("report", *map(str, runs), "--reporter", "json")
+    assert both.code == 0, both.err
+    assert json.loads(both.out)["skippedCases"] == [
+        {"case": "broken", "reason": "prompt.md is empty"},
+        {"case": "late", "reason": f"prompt.md is empty (in {runs[1].name}: 1 of the 2 runs read)"},
+    ]
+    markdown = proctor("report", *map(str, runs)).out
+    assert "## Skipped case folders\n\n- `broken`: prompt.md is empty\n- `late`: " in markdown
+    (runs[0] / "suite.json").unlink()  # as a run killed before its aggregate was written
+    alone = proctor("report", str(runs[0]), "--reporter", "json")
+    assert json.loads(alone.out)["skippedCases"] == [
+        {"case": "broken", "reason": "prompt.md is empty"}
+    ]

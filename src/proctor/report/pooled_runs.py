@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.models.config import Gate
+from proctor.models.run import SkippedCaseRecord
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.report.aggregate import aggregate
@@ -140,6 +141,7 @@ def recompute_many(
         planned=sum(run.planned or 0 for run in runs) or None,
         wall_ms=wall_ms,
         cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
+        skipped_cases=skipped_of(runs),
     )
     notes, lines = [], [_runs_line(runs)]
     others = [run for run in runs[1:] if run.gate != gate]
@@ -173,6 +175,24 @@ def recompute_many(
         )
     read = RunsRead(lines, _wall_words(runs, walls))
     return PooledRead(runs, records, suite, notes, read)
+
+
+def skipped_of(runs: list[StoredRun]) -> list[SkippedCaseRecord]:
+    """The cases the runs found and did not run, each case and reason once (by case); a
+    reason not every run gave names the runs that gave it: ``prompt.md is empty (in
+    run-A: 1 of the 2 runs read)``."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for run in runs:
+        for skipped in run.skipped_cases:
+            names = by_reason.setdefault((skipped.case, skipped.reason), [])
+            if folder_name(run) not in names:
+                names.append(folder_name(run))
+    out = []
+    for (case, reason), names in sorted(by_reason.items(), key=lambda item: item[0][0]):
+        if len(names) < len(runs):
+            reason += f" (in {', '.join(names)}: {len(names)} of the {len(runs)} runs read)"
+        out.append(SkippedCaseRecord(case=case, reason=reason))
+    return out
 
 
 def _named(run: StoredRun) -> str:

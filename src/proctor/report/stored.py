@@ -18,7 +18,12 @@ from proctor.models.compact import compact, is_compact, with_repeat
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.loading import load_top_config
-from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest
+from proctor.models.run import (
+    AnnotationsRecord,
+    ResolvedRecord,
+    RunManifest,
+    SkippedCaseRecord,
+)
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, newest_run_in
@@ -56,6 +61,14 @@ class StoredRun:
             or m.finished_at is None
             or (planned is not None and len(self.records) < planned)
         )
+
+    @property
+    def skipped_cases(self) -> list[SkippedCaseRecord]:
+        """The cases the run found and did not run, with why: as its ``suite.json`` records
+        them, else (a run that never finished) as its ``resolved.json`` does."""
+        if self.suite is not None:
+            return list(self.suite.skipped_cases)
+        return list(self.resolved.skipped) if self.resolved is not None else []
 
     @property
     def cells(self) -> list[tuple[str, str, str, int]]:
@@ -456,7 +469,7 @@ def recompute(
         run.records,
         gate,
         run_id=run_name(run),
-        skipped_cases=run.suite.skipped_cases if run.suite is not None else [],
+        skipped_cases=run.skipped_cases,
         interrupted=run.stopped_short,
         planned=run.planned,
         wall_ms=run.suite.totals.wall_ms if run.suite is not None else None,
