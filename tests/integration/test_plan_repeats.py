@@ -535,3 +535,21 @@ def test_a_manifest_says_on_stderr_what_its_runs_read_as_one_do_not_share(
         assert again.code == 0, again.err
         for note in notes:
             assert again.err.count(note + "\n") == 1, again.err
+
+
+def test_a_manifest_says_the_cases_it_skipped_once(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As a plain run says them on stderr, once for the whole manifest, not once per pair;
+    its report of the runs read as one lists them once too."""
+    make_case("t1", config=AB, plan=PLAN)
+    make_case("broken", prompt="")
+    manifest = _planned(proctor, tmp_path, 2)
+    ran = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(tmp_path / "out"), "--json",
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert ran.err.count("proctor: skipped case 'broken': prompt.md is empty\n") == 1, ran.err
+    skipped = json.loads(ran.out)["skippedCases"]
+    assert skipped == [{"case": "broken", "reason": "prompt.md is empty"}]

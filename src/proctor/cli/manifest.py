@@ -139,6 +139,7 @@ def _run_pairs(
             agents_checked=True,  # and so are the agent CLIs
         )
         pairs.append(_Pair(entry, earlier, request, *_plan_pair(path, source, request, earlier)))
+    _say_skipped(pairs)
     _check_before(pairs)
     codes: list[int] = []
     run_dirs: list[Path] = []
@@ -231,6 +232,19 @@ def _plan(
     if not plan.trials:
         raise ConfigError(f"{path}: none of its tasks is a case under {source}")
     return plan, resume
+
+
+def _say_skipped(pairs: list[_Pair]) -> None:
+    """The cases found and not run, as a plain run says them on stderr: once for the whole
+    manifest (its pairs plan the same source), not once per pair."""
+    said = dict.fromkeys(
+        (skipped.name, skipped.reason)
+        for pair in pairs
+        if pair.plan is not None
+        for skipped in pair.plan.skipped
+    )
+    for name, reason in said:
+        click.echo(f"proctor: skipped case '{one_line(name)}': {one_line(reason)}", err=True)
 
 
 def _check_before(pairs: list[_Pair]) -> None:
