@@ -111,3 +111,16 @@ def test_a_key_where_the_html_report_cuts_or_a_terminal_wraps_is_never_shown_in_
         assert not any(key[: n + 1] in text for n in range(12, len(key))), text[-200:]
         assert not any(key[n:] in text for n in range(0, len(key) - 12)), text[-200:]
     assert art.diff_cut and "***" in clean_text(art.screen)
+
+
+def test_the_report_lists_the_cases_the_run_skipped_as_the_markdown_does() -> None:
+    from proctor.models.run import SkippedCaseRecord
+
+    records = [trial_record("case-a", "scripted", "default", 1)]
+    suite = aggregate_of(records, "run-x").model_copy(
+        update={"skipped_cases": [SkippedCaseRecord(case="broken<b>", reason="prompt.md is empty")]}
+    )
+    html = render_html(suite, records)
+    assert '<section id="skipped">' in html and "<h2>Skipped case folders</h2>" in html
+    assert "<li><code>broken&lt;b&gt;</code>: prompt.md is empty</li>" in html
+    assert 'id="skipped"' not in _report()  # none skipped: no section
