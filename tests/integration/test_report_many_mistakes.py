@@ -150,6 +150,14 @@ def test_runs_of_different_suites_gates_and_cases_are_one_sample_set(
     assert html.code == 1 and f"{first.name}+{second.name}" in html.out
     # Pooled, the second run's repeat 2 is repeat 4: its heading names its own folder too.
     assert f"repeat 4 <small>({second.name}/trials/fails/scripted/default/2)</small>" in html.out
+    # The page says, as the Markdown does, which runs it read and what they do not share.
+    assert f"<li>Runs read as one sample set: {first.name}, {second.name} (their" in html.out
+    assert (
+        f"<li>The runs&#39; gates differ: the first run&#39;s ({first.name}: minPassRate 1.0) is "
+        f"used for every trial, not {second.name}&#39;s minPassRate 0.5 (--config FILE gives "
+        "another).</li>"
+    ) in html.out, html.out
+    assert "<li>The runs are of different suites (run.json&#39;s source): " in html.out
     written = proctor("report", str(first), str(second), "--reporter", "junit", "--write")
     assert written.code == 2 and written.out == ""
     assert "--write rewrites one run's files: give one RUN_DIR with it" in written.err

@@ -89,10 +89,13 @@ def render_html(
     records: Sequence[TrialRecord],
     run_dir: Path | None = None,
     folders: Mapping[tuple[str, str, str, int], Path] | None = None,
+    runs_read: Sequence[str] = (),
 ) -> str:
     """The whole report as one HTML document; with ``run_dir`` (one run's records) or
     ``folders`` (each trial's folder, for records pooled from several runs), each trial also
-    shows its first steps, its diff and its terminal (read from its folder, bounded)."""
+    shows its first steps, its diff and its terminal (read from its folder, bounded).
+    ``runs_read``: what the page says, under its title, of the runs the records were pooled
+    from (which runs, what they do not share), one sentence each."""
     from proctor.report.html_artifacts import Artifacts, folder_artifacts, trial_artifacts
 
     def artifacts(record: TrialRecord) -> object:
@@ -129,6 +132,7 @@ def render_html(
         .render(
             suite=suite,
             records=records,
+            runs_read=runs_read,
             points=points,
             cells=matrix(points, suite),
             figures=figures(points, suite, group_url),

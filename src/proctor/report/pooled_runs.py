@@ -89,6 +89,17 @@ class PooledRead:
         return out
 
     @property
+    def sentences(self) -> list[str]:
+        """What a report other than the Markdown says of the runs read, in plain sentences:
+        which runs, then what they do not share (as stderr's notes say it)."""
+        names = ", ".join(folder_name(run) for run in self.runs)
+        read = (
+            f"Runs read as one sample set: {names} (their repeats numbered on from run to run; "
+            "a trial is named by its run folder and its own repeat)."
+        )
+        return [read, *(f"{note[:1].upper()}{note[1:]}." for note in self.notes)]
+
+    @property
     def folders(self) -> dict[TrialKey, Path]:
         """The folder of each pooled trial, for the reports that show a trial's own files."""
         return {key: trial.folder for key, trial in self.trials.items()}

@@ -80,7 +80,9 @@ def _html(
 ) -> str:
     from proctor.report.html import render_html
 
-    return render_html(suite, records, run_dir, pooled.folders if pooled is not None else None)
+    if pooled is None:
+        return render_html(suite, records, run_dir)
+    return render_html(suite, records, run_dir, pooled.folders, pooled.sentences)
 
 
 REPORTERS: dict[str, Reporter] = {
