@@ -262,3 +262,23 @@ def test_runs_read_as_one_list_the_cases_they_skipped(
     assert json.loads(alone.out)["skippedCases"] == [
         {"case": "broken", "reason": "prompt.md is empty"}
     ]
+
+
+def test_compare_of_runs_of_different_suites_says_so_as_report_does(
+    proctor: Run, tmp_path: Path
+) -> None:
+    ab = {"conditions": {"baseline": {}, "treatment": {}}}
+    runs = []
+    for name in ("first", "second"):
+        write_case(tmp_path / f"{name}-cases", "fix", config=ab, plan={"turns": [{"say": "hi"}]})
+        argv = ("--source", str(tmp_path / f"{name}-cases"), "--out", str(tmp_path / name))
+        assert proctor("run", *argv).code == 0
+        (run,) = (tmp_path / name).glob("run-*")
+        runs.append(str(run))
+    report = proctor("report", *runs)
+    (note,) = [line for line in report.err.splitlines() if "different suites" in line]
+    assert note.startswith("proctor: note: the runs are of different suites (run.json's source)")
+    compared = proctor("compare", *runs, "--treatment", "treatment", "--baseline", "baseline")
+    assert compared.code == 0, compared.err
+    assert compared.err.count(note + "\n") == 1, compared.err
+    assert "- The runs are of different suites (`run.json`'s `source`): " in compared.out

@@ -62,7 +62,9 @@ def command(
         render_runs_markdown,
     )
     from proctor.report.distinct import check_distinct
+    from proctor.report.pooled_runs import suites_note
     from proctor.report.stored import (
+        StoredRun,
         iter_records,
         missing_of,
         planned_cells,
@@ -74,6 +76,7 @@ def command(
     labels = relabeller(buckets, goal_labels)
     notes: list[str] = []
     marks: list[HandMark] = []
+    stored: list[StoredRun] = []  # each run read, as read
 
     def load_records(path: Path) -> list[Any]:
         # Compact read-only stand-ins, read one at a time (a fifth of the memory: two runs of
@@ -94,7 +97,8 @@ def command(
         records += [compact(r) for r in (labels(lost, path) if labels is not None else lost)]
         # A run that stopped short (interrupted, or still running) is compared on the trials
         # it finished: said, as `report` says it, with how to finish it.
-        notes.extend(stopped_short_notes(stored_run(path, records)))
+        stored.append(stored_run(path, records))
+        notes.extend(stopped_short_notes(stored[-1]))
         marks.extend(
             HandMark(
                 run=Path(os.path.abspath(path)).name,  # "." too
@@ -147,6 +151,10 @@ def command(
             if len(runs) > 1
             else f"- Run read: {read}."
         )
+        suites = suites_note(stored)  # as `proctor report` of the runs says it
+        if suites is not None:
+            notes.append(suites[0])
+            said += f"\n- {suites[1]}"
         text = model_to_json(report) if as_json else shown(_with(render_ab_markdown(report), said))
         if as_json:
             shown("")

@@ -169,21 +169,10 @@ def recompute_many(
             f"trial; {'these runs' if len(others) > 1 else 'this run'} had another: {had} "
             "(`--config FILE` gives another)."
         )
-    sources = _sources(runs)
-    if sources is not None:
-        notes.append(
-            "the runs are of different suites (run.json's source): "
-            + "; ".join(f"{', '.join(names)}: {source}" for source, names in sources.items())
-            + "; their trials are read as one sample set all the same"
-        )
-        lines.append(
-            "The runs are of different suites (`run.json`'s `source`): "
-            + "; ".join(
-                f"{', '.join(code_span(one_line(n)) for n in names)}: {code_span(one_line(s))}"
-                for s, names in sources.items()
-            )
-            + "."
-        )
+    suites = suites_note(runs)
+    if suites is not None:
+        notes.append(suites[0])
+        lines.append(suites[1])
     read = RunsRead(lines, _wall_words(runs, walls))
     return PooledRead(runs, records, suite, notes, read)
 
@@ -215,6 +204,28 @@ def _runs_line(runs: list[StoredRun]) -> str:
         f"Runs read as one sample set: {', '.join(_named(run) for run in runs)} (their repeats "
         "numbered on from run to run; a trial is named by its run folder and its own repeat)."
     )
+
+
+def suites_note(runs: list[StoredRun]) -> tuple[str, str] | None:
+    """When the runs are of different suites (``run.json``'s ``source``): the note stderr
+    says, and the Markdown list item (without its ``- ``) that says it; else None."""
+    sources = _sources(runs)
+    if sources is None:
+        return None
+    note = (
+        "the runs are of different suites (run.json's source): "
+        + "; ".join(f"{', '.join(names)}: {source}" for source, names in sources.items())
+        + "; their trials are read as one sample set all the same"
+    )
+    line = (
+        "The runs are of different suites (`run.json`'s `source`): "
+        + "; ".join(
+            f"{', '.join(code_span(one_line(n)) for n in names)}: {code_span(one_line(s))}"
+            for s, names in sources.items()
+        )
+        + "."
+    )
+    return note, line
 
 
 def _sources(runs: list[StoredRun]) -> dict[str, list[str]] | None:
