@@ -535,6 +535,14 @@ def test_a_manifest_says_on_stderr_what_its_runs_read_as_one_do_not_share(
         assert again.code == 0, again.err
         for note in notes:
             assert again.err.count(note + "\n") == 1, again.err
+        assert "printed the" not in again.err  # one reporter named: nothing else asked
+    # Two reporters named: the one printed is said, and how to print the other of them all.
+    two = proctor(*argv, "--out", str(out), "--reporter", "markdown,html,junit")
+    assert two.code == 0 and two.out.startswith("# proctor run "), two.err
+    assert (
+        "proctor: note: printed the markdown report of the runs read as one sample set only; "
+        "`proctor report` of the run folders with --reporter html prints another\n"
+    ) in two.err, two.err
 
 
 def test_a_manifest_says_the_cases_it_skipped_once(

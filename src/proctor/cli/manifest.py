@@ -305,6 +305,15 @@ def _pooled(
     else:
         text = mask(REPORTERS[shown].render(pooled, records))
     echo_unless_gone(text, nl=False)
+    others = [name for name in dict.fromkeys(names) if name not in (shown, "junit")]
+    if others:  # (each pair's folder holds its own, judged over that pair alone)
+        with_others = " or --reporter ".join(others)
+        click.echo(
+            f"proctor: note: printed the {shown} report of the runs read as one sample set "
+            f"only; `proctor report` of the run folders with --reporter {with_others} prints "
+            "another",
+            err=True,
+        )
     if junit is not None:
         junit_text = (
             text
