@@ -263,3 +263,22 @@ def test_a_note_of_a_run_read_with_others_names_it_once(proctor: Run, tmp_path: 
     assert note.startswith(f"proctor: note: {second}/resolved.json: not a readable JSON file")
     # The same gate (the default, read without resolved.json): nothing said of it.
     assert "gates differ" not in report.out + report.err
+
+
+def test_a_run_whose_gate_does_not_read_is_not_said_to_have_had_another_gate(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Its resolved.json unreadable, a run's gate is unknown: its own note says so, and no
+    note says it had the default gate, which it is read with."""
+    fix = {"config": {"repeats": 1, "evaluators": CHECK}, "plan": WRITES}
+    lenient = tmp_path / "lenient.json"
+    lenient.write_text(json.dumps({"gate": {"minPassRate": 0.5}}))
+    first = _run(proctor, tmp_path, "first", {"fix": fix}, "--config", str(lenient))
+    second = _run(proctor, tmp_path, "second", {"fix": fix})
+    differ = proctor("report", str(first), str(second))
+    assert "the runs' gates differ" in differ.err  # the control: both gates read
+    (second / "resolved.json").write_text("garbage")
+    both = proctor("report", str(first), str(second))
+    assert both.code == 0, both.err
+    assert f"{second.name}/resolved.json: not a readable JSON file" in both.err
+    assert "gates differ" not in both.err + both.out, both.err

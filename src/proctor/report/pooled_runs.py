@@ -155,7 +155,9 @@ def recompute_many(
         skipped_cases=skipped_of(runs),
     )
     notes, lines = [], [_runs_line(runs)]
-    others = [run for run in runs[1:] if run.gate != gate]
+    # A run whose resolved.json does not read had a gate no one knows (its own note says
+    # so): never the default gate it is read with.
+    others = [run for run in runs[1:] if run.resolved is not None and run.gate != gate]
     if config is None and others:
         first = folder_name(runs[0])
         unlike = "; ".join(f"{folder_name(run)}'s {gate_words(run.gate)}" for run in others)
