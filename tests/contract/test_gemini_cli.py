@@ -192,7 +192,7 @@ LEFT_OUT = {
     "yolo": set(),
 }
 WRITE_STEP = {
-    "default": ("write", True, False),  # not found
+    "default": ("write", False, True),  # left out: not found, a denial by the mode
     "auto_edit": ("write", False, False),
     "plan": ("write", False, True),  # offered, refused outside the plans folder
     "yolo": ("write", False, False),
@@ -204,8 +204,9 @@ def test_headless_approval_modes_leave_out_the_tools_that_would_ask(
     run_cli: Callable[..., dict[str, Any]], approval: str
 ) -> None:
     """Headless, Gemini CLI offers the model no tool that would need a confirmation: a call
-    to one fails as not found (a denial only in plan mode, for a write outside its plans
-    folder); proctor warns before the run."""
+    to one fails as not found, which proctor records as a denial by the permission mode, with
+    the reason (in plan mode a write outside its plans folder is refused by Gemini CLI's policy);
+    proctor warns before the run."""
     require_cli(AGENT)
     top = {"codingagents": {AGENT: {"permissionMode": approval}}}
     out = run_cli(AGENT, SHELL_AND_WRITE, top=top)
@@ -216,13 +217,40 @@ def test_headless_approval_modes_leave_out_the_tools_that_would_ask(
     assert len(offered) == 3
     everything = {"run_shell_command", "write_file", "replace", "web_fetch", "activate_skill"}
     assert all(everything - tools == LEFT_OUT[approval] for tools in offered), offered
-    shell_step = ("shell", approval != "yolo", False)
+    shell_step = ("shell", False, approval != "yolo")
     assert tool_steps(out["events"]) == [shell_step, WRITE_STEP[approval]]
     results = [e["output"] for e in out["events"] if e["type"] == "tool_result"]
     if approval != "yolo":
-        assert results[0].startswith('Tool "run_shell_command" not found'), results[0]
+        reason = (
+            "Gemini CLI left run_shell_command out of the tools it offers the model headless "
+            f"under permissionMode '{approval}' (a tool that would need a confirmation), so the "
+            'call was refused as not found: Tool "run_shell_command" not found.'
+        )
+        assert results[0].startswith(reason), results[0]
     warned = f"codingagents.{AGENT}: permissionMode '{approval}' runs Gemini CLI headless without"
     assert (warned in out["err"]) == (approval != "yolo"), out["err"]
+
+
+@pytest.mark.parametrize("approval", ["default", "auto_edit", "plan"])
+def test_headless_a_left_out_mcp_tool_is_a_denial_and_a_made_up_name_an_error(
+    run_cli: Callable[..., dict[str, Any]], approval: str
+) -> None:
+    """The case's MCP server's tools are left out headless too (a denial by the mode); a
+    name no tool has fails as not found the same way, and stays an error."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"tool": "mcp_tiny_add", "input": {"a": 2, "b": 3}},
+            {"tool": "no_such_tool", "input": {}},
+            {"say": "Done."},
+        ]
+    }
+    top = {"codingagents": {AGENT: {"permissionMode": approval}}}
+    out = run_cli(AGENT, plan, config={"provision": {"mcps": [TINY_MCP]}}, top=top)
+    assert tool_steps(out["events"]) == [("mcp", False, True), ("other", True, False)]
+    results = [e["output"] for e in out["events"] if e["type"] == "tool_result"]
+    assert results[0].startswith("Gemini CLI left mcp_tiny_add out"), results[0]
+    assert results[1].startswith('Tool "no_such_tool" not found.'), results[1]
 
 
 def test_a_dotenv_above_the_scratch_folder_is_never_loaded(

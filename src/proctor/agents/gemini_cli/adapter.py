@@ -8,8 +8,10 @@ update checks; the workspace is trusted through ``GEMINI_CLI_TRUST_WORKSPACE``. 
 Permissions: the profile's ``permissionMode`` is an approval mode (``default``, ``auto_edit``,
 ``plan`` or ``yolo``); unset means ``--yolo`` in both modes. In the TUI the other modes show
 confirmations, answered by the case's policy. Headless, Gemini CLI leaves out every tool that
-would need one (``HEADLESS_LEFT_OUT``): the model is not offered it, and a call to it fails as
-"not found"; proctor warns before such a run (:meth:`GeminiCli.profile_warning`).
+would need one (``HEADLESS_LEFT_OUT``, :func:`left_out_headless`): the model is not offered it,
+and a call to it fails as "not found"; proctor warns before such a run
+(:meth:`GeminiCli.profile_warning`) and records such a call as a denial, not an error
+(:meth:`GeminiCli.annotate`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from proctor.agents.spec import GEMINI_CLI
 from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
+from proctor.models.trajectory import Trajectory
 from proctor.util.masking import mask
 from proctor.util.native_paths import gemini_chat, gemini_subagent_chats
 
@@ -75,8 +78,33 @@ HEADLESS_LEFT_OUT = {
     "plan": ("run_shell_command", "web_fetch"),
 }
 """The main tools Gemini CLI 0.61 does not offer the model headless (``-p``) in each approval
-mode but ``yolo`` (``activate_skill`` and the background-process tools are left out too). In
+mode but ``yolo`` (``HEADLESS_ALSO_LEFT_OUT`` and the MCP servers' tools are left out too). In
 ``plan`` mode ``write_file`` and ``replace`` are offered but refused outside its plans folder."""
+HEADLESS_ALSO_LEFT_OUT = ("activate_skill", "list_background_processes", "read_background_output")
+"""Left out headless in every approval mode but ``yolo``, with ``HEADLESS_LEFT_OUT``'s."""
+NOT_FOUND = 'Tool "{name}" not found.'
+"""How Gemini CLI 0.61 answers a call to a tool it has not registered (its start)."""
+
+
+def left_out_headless(name: str, approval: str, mcp_servers: Iterable[str] = ()) -> bool:
+    """Whether Gemini CLI, headless in ``approval`` mode, leaves the tool ``name`` out of what
+    it offers the model (its policy would ask before a call, and headless nobody can answer):
+    a main tool of ``HEADLESS_LEFT_OUT``, one of ``HEADLESS_ALSO_LEFT_OUT``, or a tool of one of
+    the ``mcp_servers`` (``mcp_<server>_<tool>``). Never in ``yolo``; never a made-up name."""
+    if approval not in HEADLESS_LEFT_OUT:
+        return False
+    if name in HEADLESS_LEFT_OUT[approval] or name in HEADLESS_ALSO_LEFT_OUT:
+        return True
+    return any(name.startswith(f"mcp_{server}_") for server in mcp_servers)
+
+
+def left_out_reason(name: str, permission_mode: str) -> str:
+    """What a denial of a call to a tool left out headless says before Gemini CLI's output."""
+    return (
+        f"Gemini CLI left {name} out of the tools it offers the model headless under "
+        f"permissionMode '{permission_mode}' (a tool that would need a confirmation), so the "
+        "call was refused as not found:"
+    )
 
 
 @dataclass
@@ -91,6 +119,13 @@ class GeminiSession:
     """Options every headless turn repeats (approval mode, model, the profile's)."""
     chat: tui.ChatWatch | None = None
     """Interactive only: follows the chat file to count finished turns."""
+    left_out: str | None = None
+    """Headless in an approval mode but ``yolo``: that mode (its tools that would ask are left
+    out, :func:`left_out_headless`); None otherwise."""
+    permission_mode: str = ""
+    """The profile's ``permissionMode`` as written, for the reason of a left-out call."""
+    mcp_servers: tuple[str, ...] = ()
+    """The names of the MCP servers proctor gave the session."""
 
 
 def reported_usage(stats: Any) -> dict[str, dict[str, int]] | None:
@@ -128,19 +163,26 @@ def said_turn_limit(events: Iterable[Any], reason: str = "") -> bool:
     )
 
 
-def approval_args(mode: str | None) -> list[str]:
-    """The approval flags for a profile's ``permissionMode``. Unset: ``yolo``, in both modes,
-    as Claude Code and Codex run by default (no confirmation to answer); ``default`` asks
-    before each tool call as Gemini CLI itself does (in the TUI; headless, the tools that
-    would ask are left out: ``HEADLESS_LEFT_OUT``)."""
+def approval_mode(mode: str | None) -> str:
+    """The approval mode a profile's ``permissionMode`` selects (``yolo`` when unset); raises
+    AgentError for one that is not an approval mode."""
     if not mode:
-        return ["--yolo"]
+        return "yolo"
     chosen = APPROVAL_ALIASES.get(mode.lower(), mode.lower())
     if chosen not in APPROVAL_MODES:
         raise AgentError(
             f"agent 'gemini-cli': permissionMode {mode!r} is not an approval mode "
             f"({', '.join(APPROVAL_MODES)})"
         )
+    return chosen
+
+
+def approval_args(mode: str | None) -> list[str]:
+    """The approval flags for a profile's ``permissionMode``. Unset: ``yolo``, in both modes,
+    as Claude Code and Codex run by default (no confirmation to answer); ``default`` asks
+    before each tool call as Gemini CLI itself does (in the TUI; headless, the tools that
+    would ask are left out: ``HEADLESS_LEFT_OUT``)."""
+    chosen = approval_mode(mode)
     if chosen == "yolo":
         return ["--yolo"]
     return [] if chosen == "default" else ["--approval-mode", chosen]
@@ -194,9 +236,8 @@ class GeminiCli(RealCli[GeminiSession]):
 
     def profile_warning(self, profile: AgentProfile, mode: Mode) -> str | None:
         """Headless, an approval mode but ``yolo`` leaves the shell tool out (and more)."""
-        args = approval_args(profile.permission_mode)
-        chosen = args[-1] if args[:1] == ["--approval-mode"] else "default" if not args else None
-        if mode != "headless" or chosen is None:
+        chosen = approval_mode(profile.permission_mode)
+        if mode != "headless" or chosen == "yolo":
             return None
         *most, last = HEADLESS_LEFT_OUT[chosen]
         tools = f"{', '.join(most)} or {last}" if most else last
@@ -242,6 +283,11 @@ class GeminiCli(RealCli[GeminiSession]):
         )
         if not headless:
             session.chat = tui.ChatWatch(gemini_dir, ctx.scratch / CHAT_COPY)
+        elif approval_mode(mode) != "yolo":
+            session.left_out = approval_mode(mode)
+            session.permission_mode = mode or ""
+            mcps = ctx.provision.mcps if ctx.provision is not None else []
+            session.mcp_servers = tuple(entry.name for entry in mcps)
         return Launch(
             argv=[str(binary), *session.args],
             env=env,
@@ -292,6 +338,29 @@ class GeminiCli(RealCli[GeminiSession]):
             return []
         # The chats of the subagents it started: read (and kept) with it.
         return [chat, *gemini_subagent_chats(chat)]
+
+    def annotate(self, trajectory: Trajectory, launch: Launch[GeminiSession]) -> None:
+        """Headless in an approval mode but ``yolo``, a call to a tool Gemini CLI left out of
+        what it offers the model fails as "not found" (``status: error`` in its chat): mark
+        it a denial by the permission mode, the reason before Gemini CLI's output. A made-up
+        name stays an error, and so does a subagent's call (its own tool list may lack it)."""
+        state = launch.state
+        if state.left_out is None:
+            return
+        names: dict[str | None, str] = {}
+        for event in trajectory.events:
+            if event.type == "tool_call" and not event.sidechain:
+                names[event.id] = event.name
+            elif event.type == "tool_result" and event.is_error and not event.sidechain:
+                name = names.get(event.id)
+                output = event.output or ""
+                if (
+                    name is not None
+                    and left_out_headless(name, state.left_out, state.mcp_servers)
+                    and output.startswith(NOT_FOUND.format(name=name))
+                ):
+                    event.denied, event.is_error = True, False
+                    event.output = f"{left_out_reason(name, state.permission_mode)} {output}"
 
     # -- interactive ----------------------------------------------------------------------
     # Turn end: the chat file answers the prompt and the title says Ready; questions: tool
