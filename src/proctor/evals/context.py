@@ -376,6 +376,9 @@ class TestContext(Gates):
         session_id = None
         if files:
             trajectory = talk.adapter.parse(files[0])
+            # What only the session knows, as the trial's trajectory has it (a permission
+            # mode's denials the chat records as failed calls).
+            talk.adapter.annotate(trajectory, talk.launch)
             events, session_id = list(trajectory.events), trajectory.session_id
         new = events[len(self._events_all) :] if len(events) >= len(self._events_all) else events
         users = [i for i, e in enumerate(events) if isinstance(e, UserMessage)]
