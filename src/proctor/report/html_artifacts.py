@@ -30,6 +30,8 @@ class Step:
     body: str = ""
     result: str | None = None
     error: bool = False
+    denied: bool = False
+    """The call was refused (by the user, a policy or a permission mode): not an error."""
 
 
 @dataclass
@@ -93,6 +95,7 @@ def _steps(path: Path | None) -> tuple[list[Step], int]:
                 call = calls[event["id"]]
                 call.result = _short(event.get("output") or "")
                 call.error = bool(event.get("isError"))
+                call.denied = bool(event.get("denied"))
                 continue
             if kind == "tool_call":
                 step = Step(n, kind, f"{event.get('name', '')} ({event.get('kind') or 'other'})")

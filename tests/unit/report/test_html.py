@@ -124,3 +124,37 @@ def test_the_report_lists_the_cases_the_run_skipped_as_the_markdown_does() -> No
     assert '<section id="skipped">' in html and "<h2>Skipped case folders</h2>" in html
     assert "<li><code>broken&lt;b&gt;</code>: prompt.md is empty</li>" in html
     assert 'id="skipped"' not in _report()  # none skipped: no section
+
+
+def test_a_trials_steps_tell_a_denial_from_an_error_and_a_success(tmp_path: Path) -> None:
+    """A refused call (here one headless Gemini CLI's permissionMode left out) is marked
+    denied, a failed one error, and neither for a call that succeeded."""
+    import json as json_module
+
+    events = []
+    for n, (name, extra) in enumerate(
+        [
+            ("run_shell_command", {"isError": False, "denied": True}),
+            ("no_such_tool", {"isError": True, "denied": False}),
+            ("read_file", {"isError": False, "denied": False}),
+        ]
+    ):
+        events.append({"type": "tool_call", "id": f"c{n}", "name": name, "kind": "other"})
+        events.append({"type": "tool_result", "id": f"c{n}", "output": "out", **extra})
+    folder = tmp_path / "run" / "trials" / "case-a" / "scripted" / "default" / "1"
+    folder.mkdir(parents=True)
+    (folder / "trajectory.jsonl").write_text("".join(json_module.dumps(e) + "\n" for e in events))
+    records = [trial_record("case-a", "scripted", "default", 1)]
+    html = render_html(
+        aggregate_of(records, "run-x"),
+        records,
+        folders={("case-a", "scripted", "default", 1): folder},
+    )
+    steps = re.findall(
+        r'<li class="step step-tool_call([^"]*)"><strong>([^<]*)</strong>( <em>\w+</em>)?', html
+    )
+    assert steps == [
+        (" outcome-denied", "run_shell_command (other)", " <em>denied</em>"),
+        (" outcome-fail", "no_such_tool (other)", " <em>error</em>"),
+        ("", "read_file (other)", ""),
+    ]
