@@ -17,9 +17,10 @@ from tests.conftest import MakeCase, Run, run_cases
 
 WARNING = (
     "proctor: warning: codingagents.gemini-cli: permissionMode '{mode}' runs Gemini CLI "
-    "headless without {tools} (it does not offer the model a tool that would need a "
-    "confirmation; a call to one fails as not found), so the agent cannot run commands or "
-    "tests; use permissionMode 'yolo' (or none) headless, or --mode interactive to answer its "
+    "headless without {tools}, activate_skill or any MCP server's tools (it does not offer the "
+    "model a tool that would need a confirmation; a call to one is refused as not found, a "
+    "denial), so the agent cannot run commands or tests, load the case's skills or call its MCP "
+    "servers; use permissionMode 'yolo' (or none) headless, or --mode interactive to answer its "
     "confirmations"
 )
 
@@ -27,10 +28,10 @@ WARNING = (
 @pytest.mark.parametrize(
     ("mode", "tools"),
     [
-        ("default", "run_shell_command, write_file, replace or web_fetch"),
+        ("default", "run_shell_command, write_file, replace, web_fetch"),
         ("auto_edit", "run_shell_command"),
         ("acceptEdits", "run_shell_command"),  # an alias of auto_edit
-        ("plan", "run_shell_command or web_fetch"),
+        ("plan", "run_shell_command, web_fetch"),
     ],
 )
 def test_a_mode_that_leaves_the_shell_out_is_warned_of_headless(mode: str, tools: str) -> None:

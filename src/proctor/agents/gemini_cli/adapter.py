@@ -235,18 +235,19 @@ class GeminiCli(RealCli[GeminiSession]):
         approval_args(profile.permission_mode)
 
     def profile_warning(self, profile: AgentProfile, mode: Mode) -> str | None:
-        """Headless, an approval mode but ``yolo`` leaves the shell tool out (and more)."""
+        """Headless, an approval mode but ``yolo`` leaves the shell tool out, the skills tool
+        and every MCP server's tools too (and more)."""
         chosen = approval_mode(profile.permission_mode)
         if mode != "headless" or chosen == "yolo":
             return None
-        *most, last = HEADLESS_LEFT_OUT[chosen]
-        tools = f"{', '.join(most)} or {last}" if most else last
+        tools = ", ".join([*HEADLESS_LEFT_OUT[chosen], "activate_skill"])
         return (
             f"permissionMode '{profile.permission_mode}' runs Gemini CLI headless without "
-            f"{tools} (it does not offer the model a tool that "
-            "would need a confirmation; a call to one fails as not found), so the agent "
-            "cannot run commands or tests; use permissionMode 'yolo' (or none) headless, or "
-            "--mode interactive to answer its confirmations"
+            f"{tools} or any MCP server's tools (it does not offer the model a tool that "
+            "would need a confirmation; a call to one is refused as not found, a denial), so "
+            "the agent cannot run commands or tests, load the case's skills or call its MCP "
+            "servers; use permissionMode 'yolo' (or none) headless, or --mode interactive to "
+            "answer its confirmations"
         )
 
     def prepare(self, ctx: LaunchContext) -> Launch[GeminiSession]:
