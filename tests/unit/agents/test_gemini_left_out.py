@@ -148,3 +148,12 @@ def test_metrics_read_a_left_out_call_as_no_failure(tmp_path: Path) -> None:
 )
 def test_the_tools_left_out_in_each_mode(name: str, approval: str, left_out: bool) -> None:
     assert left_out_headless(name, approval, ["tiny"]) is left_out
+
+
+@pytest.mark.parametrize(
+    ("server", "tool"),
+    [("tiny", "mcp_tiny_add"), ("my server", "mcp_my_server_add"), ("mcp_x", "mcp_x_add")],
+)
+def test_an_mcp_servers_tools_as_gemini_names_them(server: str, tool: str) -> None:
+    assert left_out_headless(tool, "default", [server])
+    assert not left_out_headless(tool, "default", ["other"])

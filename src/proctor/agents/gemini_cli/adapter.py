@@ -16,6 +16,7 @@ and a call to it fails as "not found"; proctor warns before such a run
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,7 +96,14 @@ def left_out_headless(name: str, approval: str, mcp_servers: Iterable[str] = ())
         return False
     if name in HEADLESS_LEFT_OUT[approval] or name in HEADLESS_ALSO_LEFT_OUT:
         return True
-    return any(name.startswith(f"mcp_{server}_") for server in mcp_servers)
+    return any(name.startswith(mcp_prefix(server)) for server in mcp_servers)
+
+
+def mcp_prefix(server: str) -> str:
+    """How Gemini CLI 0.61 begins the names of an MCP server's tools: ``mcp_<server>_`` (once
+    ``mcp_`` for a server named so), each character but letters, digits, ``_-.:`` as ``_``."""
+    prefix = server + "_" if server.startswith("mcp_") else f"mcp_{server}_"
+    return re.sub(r"[^a-zA-Z0-9_\-.:]", "_", prefix)
 
 
 def left_out_reason(name: str, permission_mode: str) -> str:
