@@ -191,6 +191,41 @@ def test_record_files_the_session_under_what_it_was_prepared_for(
     assert proctor("report", str(first), str(copy)).code == 2
 
 
+def test_a_recorded_session_is_a_trial_of_the_suite_that_holds_its_case(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The findings of a session recorded from its case folder (as the example does, without
+    --source) are the suite's, as a run of the case names them: the session was filed under
+    the folder proctor ran in (--source's default), a suite of its own, whose findings no run
+    of the suite resolves."""
+    suite = tmp_path / "suites" / "api"
+    shutil.copytree(CASE, suite / "add-b")
+    config = json.loads((suite / "add-b" / "config.json").read_text())
+    config["evaluators"].append({"use": "command", "run": "false", "label": "never"})
+    (suite / "add-b" / "config.json").write_text(json.dumps(config))
+    monkeypatch.chdir(tmp_path)
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    out = Path("results")
+    prepared = proctor("prepare", "suites/api/add-b", "--agent", "claude-code", "--out", str(out))
+    assert prepared.code == 0, prepared.err
+    session = json.loads(prepared.out)
+    workspace = Path(session["workingDirectory"])
+    prompt = Path(session["promptFile"]).read_text().strip()
+    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
+    recorded = proctor(
+        "record", "suites/api/add-b", "--workspace", str(workspace), "--out", "results"
+    )
+    assert recorded.code == 0, recorded.err
+    (run_dir,) = out.glob("run-*")
+    assert json.loads((run_dir / "run.json").read_text())["suite"] == "suites/api"
+    listed = proctor("findings", "results", "--json")
+    assert listed.code == 0, listed.err
+    ledger = listed.json()
+    assert [(f["suite"], f["check"]) for f in ledger["findings"]] == [("suites/api", "never")]
+    assert ledger["runSuites"] == {run_dir.name: "suites/api"}
+
+
 LEAVES_A_FILE = {"use": "command", "run": "echo line >> log.txt; test $(wc -l < log.txt) -eq 1"}
 READS_THE_TRAJECTORY = """#!/usr/bin/env python3
 import json, sys

@@ -65,7 +65,7 @@ from proctor.plan.checks import check_out_outside_cases
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
-from proctor.session.run import config_record, new_run_paths, write_reports
+from proctor.session.run import config_record, new_run_paths, source_suite, write_reports
 from proctor.session.transcript import session_in
 from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
@@ -407,6 +407,9 @@ def record_session(
         source=started_path(Path.cwd(), source),
         cwd=str(Path.cwd()),
         trials_planned=1,
+        # The findings' suite: the one a run of the case names (a case given as a folder
+        # belongs to the folder that holds it, not to --source).
+        suite=source_suite(Path.cwd() / (case if Path(case).is_dir() else source), out),
     )
     write_record(paths.run_json, manifest)
     write_json(paths.config_json, config_record(plan))

@@ -185,7 +185,12 @@ def run_suite_name(request: RunRequest, results_dir: Path) -> str:
     check a fix) checks the same findings."""
     if request.suite is not None:
         return request.suite
-    source = (request.cwd or Path.cwd()) / request.source
+    return source_suite((request.cwd or Path.cwd()) / request.source, results_dir)
+
+
+def source_suite(source: Path, results_dir: Path) -> str:
+    """The suite of the cases at ``source`` (a folder of cases, one case folder, a task
+    file) whose runs go to ``results_dir``: a case folder's is the folder that holds it."""
     if source.is_dir() and is_case_folder(source):
         source = Path(os.path.realpath(source)).parent  # `--source .` inside it, too
     return suite_of(source, results_dir)
