@@ -639,6 +639,31 @@ def test_an_open_finding_of_a_renamed_case_is_shown_unchecked(
     assert "`proctor findings dismiss ID --reason TEXT` closes one that is gone" in table.out
 
 
+def test_an_open_finding_of_a_case_the_latest_run_skipped_is_not_said_to_be_gone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A case folder that no longer loads (its prompt.md lost) is skipped by the run, with the
+    reason: its finding is unchecked, and `findings` says so, with the reason, instead of
+    calling it gone and suggesting a dismissal."""
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    make_case("other", config=CONFIG, plan=PASSING)
+    (tmp_path / "cases" / "hello" / "prompt.md").unlink()
+    result, _ = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    assert "skipped case 'hello'" in result.err
+    (finding,) = findings(proctor, out)
+    assert (finding["id"], finding["state"]) == (ID, "open")
+    table = proctor("findings", str(out)).out
+    assert (f"1 open finding ({ID}) was not checked by the latest run of its suite (run-") in table
+    assert "which skipped its case (hello: missing required file prompt.md)" in table
+    assert "closes one that is gone" not in table
+    # The control: a run that left the case out (--case) says it may be gone.
+    (tmp_path / "cases" / "hello" / "prompt.md").write_text("Do the task.")
+    assert run_cases(proctor, tmp_path, "--case", "other")[0].code == 0
+    assert "closes one that is gone" in proctor("findings", str(out)).out
+
+
 def test_an_open_finding_an_interrupted_run_never_reached_is_not_said_to_be_gone(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -285,7 +285,14 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
             if cells[f.id] in ("cut", "absent")
             and f.case in cut.get(latest[f.suite] or "", ("", frozenset()))[1]
         ]
-        gone = [f for f in unchecked if f not in ran and f not in stopped]
+        # A case the latest run skipped (a case folder that did not load): not gone either.
+        skips = {run: _skipped_cases(folder, run) for run in cut}
+        skipped = [
+            f
+            for f in unchecked
+            if f not in ran and f not in stopped and f.case in skips.get(latest[f.suite] or "", {})
+        ]
+        gone = [f for f in unchecked if f not in ran and f not in stopped and f not in skipped]
         if ran:
             click.echo(
                 f"\n{_counted(ran)} left without a result by the latest run of {_their(ran)} "
@@ -308,6 +315,17 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
                     else f"{them}. A finding stays open until a run checks it: `proctor run "
                     "--resume RUN_DIR` finishes that run, or run the suite again."
                 )
+            )
+        if skipped:
+            why = {(f.case, skips[latest[f.suite] or ""][f.case]) for f in skipped}
+            said = "; ".join(
+                f"{one_line(case)}: {one_line(reason)}" for case, reason in sorted(why)
+            )
+            click.echo(
+                f"\n{_counted(skipped)} not checked by the latest run of {_their(skipped)} "
+                f"suite ({_runs(skipped, latest)}), which skipped "
+                f"{'its case' if len(why) == 1 else 'their cases'} ({said}). A finding stays "
+                "open until a run checks it: fix the case, and run the suite again."
             )
         if gone:
             click.echo(
@@ -453,6 +471,21 @@ def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]
     except (ProctorError, OSError, ValueError):
         return "", frozenset()
     return how, frozenset(case.case for case in resolved.cases)
+
+
+def _skipped_cases(folder: Path, run: str) -> dict[str, str]:
+    """The cases run ``run`` skipped (a case folder that did not load), with why (its
+    ``resolved.json``'s); none when it cannot be read."""
+    from proctor.errors import ProctorError
+    from proctor.models.io import read_record
+    from proctor.models.run import ResolvedRecord
+    from proctor.paths import RunPaths
+
+    try:
+        resolved = read_record(RunPaths(folder / run).resolved_json, ResolvedRecord)
+    except (ProctorError, OSError, ValueError):
+        return {}
+    return {skip.case: skip.reason for skip in resolved.skipped}
 
 
 def _unchecked(finding: Finding, latest: str | None) -> bool:
