@@ -522,6 +522,33 @@ def test_ctrl_c_at_a_repetition_s_start_still_reports_what_finished(
     assert "repeat check: interrupted after 1 of 3 repetitions finished" in result.err
 
 
+def test_ctrl_c_never_takes_another_process_s_run_for_the_repetition_cut_short(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another proctor's run that finished in the same results directory while repetition 2
+    was starting: the interrupt's summary names no folder for repetition 2, and never reads
+    that run's trials as its, compared with repetition 1 as a repetition that finished."""
+    deterministic_case(make_case)
+    out = tmp_path / "out"
+
+    def another_run_then_interrupt() -> None:
+        (first,) = out.glob("run-*")
+        other = out / "run-29991231T235959Z-ffffff"  # sorts after every run of the check
+        shutil.copytree(first, other)
+        journal = other / "journal.jsonl"  # started and finished by another process
+        lines = [json.loads(line) for line in journal.read_text().splitlines()]
+        journal.write_text("".join(json.dumps({**e, "pid": 1}) + "\n" for e in lines))
+        raise KeyboardInterrupt
+
+    on_second_call(monkeypatch, repeat_check, "run_plan", another_run_then_interrupt)
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "3", "--json")
+    assert result.code == 130, result.err
+    check = result.json()
+    assert [(r["repetition"], r["folder"]) for r in check["runs"]][1] == (2, None)
+    assert check["trialsCompared"] == 0
+    assert "interrupted after 1 of 3 repetitions finished" in result.err
+
+
 def test_ctrl_c_while_a_repetition_s_reports_are_written_keeps_that_repetition(
     proctor: Run,
     make_case: MakeCase,

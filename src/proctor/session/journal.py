@@ -60,6 +60,14 @@ def live_orchestrator(path: Path) -> int | None:
     return last.pid
 
 
+def started_here(path: Path) -> bool:
+    """Whether this process started the run of journal ``path`` (its ``run-started`` line
+    names it): of run folders that appeared in a results directory, the one it made, not
+    another proctor's writing there too."""
+    pid = os.getpid()
+    return any(e.event == "run-started" and e.pid == pid for e in read(path))
+
+
 def read(path: Path) -> Iterator[JournalEntry]:
     """The journal's entries, in order; a cut or foreign line is skipped."""
     try:

@@ -29,7 +29,9 @@ from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.trial import EvaluatorResult, TrialRecord
+from proctor.paths import RunPaths
 from proctor.plan.resolve import nothing_runnable
+from proctor.session.journal import started_here
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
 
@@ -454,7 +456,8 @@ def repeat_plan(
                 # re-evaluation): the repetitions that finished are compared and reported.
                 check.interrupted = True
                 if folder is None and part.trials:  # its run folder, if it was made
-                    made = sorted(set(part.out.glob("run-*")) - earlier)
+                    made = sorted(set(part.out.glob("run-*")) - earlier)  # its own, only
+                    made = [f for f in made if started_here(RunPaths(f).journal)]
                     folder = made[-1] if made else None
                 kept = None
                 if folder is not None and not again:
