@@ -339,6 +339,13 @@ def test_recorded_trials_that_cannot_be_re_evaluated_are_listed(
     assert f"--recorded {stored.parent}: a results directory; name one of its run folders" in (
         results.err
     )
+    # A folder that is no run (the suite's, given by mistake): one sentence naming the option.
+    cases = tmp_path / "cases"
+    folder, _ = recheck(proctor, tmp_path, cases, 2)
+    assert folder.code == 2
+    assert f"--recorded {cases}: not a run folder (it holds no run.json and no trial)" in (
+        folder.err
+    )
 
 
 def test_control_a_re_evaluation_that_reads_the_stored_results_finds_nothing(

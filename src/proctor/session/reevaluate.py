@@ -67,6 +67,10 @@ def recorded_trials(plan: RunPlan, run_dir: Path) -> tuple[list[RecordedTrial], 
             f"--recorded {run_dir}: a results directory; name one of its run folders "
             f"(the newest: {newest})"
         )
+    if not _is_run_folder(run_dir):
+        raise ConfigError(
+            f"--recorded {run_dir}: not a run folder (it holds no run.json and no trial)"
+        )
     specs: dict[tuple[str, str, str], TrialSpec] = {}
     for planned in plan.trials:
         specs.setdefault((planned.case.name, planned.agent, planned.condition), planned)
@@ -92,6 +96,11 @@ def recorded_trials(plan: RunPlan, run_dir: Path) -> tuple[list[RecordedTrial], 
         else:
             found.append(RecordedTrial(spec, folder, record))
     return found, left
+
+
+def _is_run_folder(folder: Path) -> bool:
+    """Whether ``folder`` looks like a run folder: its ``run.json``, or a trial's record."""
+    return RunPaths(folder).run_json.exists() or any(folder.glob("trials/*/*/*/*/trial.json"))
 
 
 def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
