@@ -118,7 +118,7 @@ def command(
     from proctor.history.changes import compare_changes, render_changes
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
-    from proctor.history.forks import forks_measured_apart
+    from proctor.history.forks import any_family, forks_measured_apart
     from proctor.history.journal import (
         from_current,
         journal_path,
@@ -243,7 +243,7 @@ def command(
             _save(cache, sessions)
             raise
         try:
-            if any_response_shared(replayed):  # rare: a fork, a copy
+            if any_response_shared(replayed) or any_family(replayed):  # rare: a fork, a copy
                 unavailable += forks_measured_apart(
                     replayed, pricing, filters.project, cache, workers=workers
                 )

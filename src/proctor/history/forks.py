@@ -7,7 +7,9 @@ would count the earlier session's steps again, start when that one started, and 
 then to its own end.
 
 A replay finds forks by what they share: sessions that hold the same response (its message and
-request ids, which a replay keeps to count each response once) are one family. In a family the
+request ids, which a replay keeps to count each response once) are one family, and so are
+sessions whose lines carry the same session id (copies of one session file, which may hold
+no response yet: a copy taken, or cut, before the first answer). In a family the
 sessions are taken in the order of the first time their file records (a fork's file starts
 with the moment it was made, before the copy), then of their size in lines (a fork holds the
 copy and lines of its own), then of their start and of their path. Each session after the
@@ -119,11 +121,14 @@ def _in_order(
 
 
 def _families(records: list[SessionRecord]) -> list[list[int]]:
-    """The Claude Code sessions that share a response, as lists of their places in ``records``
-    (families of one left out)."""
+    """The Claude Code sessions that share a response, or whose lines carry the same session
+    id (a copy of a session file under another name, cut before its first response holds
+    none to share), as lists of their places in ``records`` (families of one left out)."""
     held = [(i, responses_of(r)[0]) for i, r in enumerate(records) if r.agent == "claude-code"]
     every = list(chain.from_iterable(ids for _, ids in held if ids))
-    if len(set(every)) == len(every):
+    named = [(i, records[i].session_id) for i, _ in held if records[i].session_id]
+    same_id = len({name for _, name in named}) != len(named)
+    if len(set(every)) == len(every) and not same_id:
         return []  # nothing shared (the common case, told at C speed)
     parent = list(range(len(records)))  # a forest of the sessions: a family is a tree
 
@@ -139,11 +144,24 @@ def _families(records: list[SessionRecord]) -> list[list[int]]:
             j = holder.setdefault(digest, i)
             if j != i:
                 parent[root(i)] = root(j)
+    if same_id:
+        first: dict[str | None, int] = {}  # each session id: the first session that has it
+        for i, name in named:
+            j = first.setdefault(name, i)
+            if j != i:
+                parent[root(i)] = root(j)
     families: dict[int, list[int]] = {}
-    for i, ids in held:
-        if ids:
-            families.setdefault(root(i), []).append(i)
+    for i, _ in held:
+        families.setdefault(root(i), []).append(i)
     return [family for family in families.values() if len(family) > 1]
+
+
+def any_family(records: list[SessionRecord]) -> bool:
+    """Whether two Claude Code sessions of ``records`` carry the same session id (told at C
+    speed): copies of one session file, a family of their own even when they share no
+    response (see :func:`_families`)."""
+    named = [r.session_id for r in records if r.agent == "claude-code" and r.session_id]
+    return len(set(named)) != len(named)
 
 
 _COPY = b"\x01"

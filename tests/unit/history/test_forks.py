@@ -281,3 +281,57 @@ def test_many_families_are_read_on_the_workers_as_in_one_process(
     assert in_one == on_pool
     usage = on_pool["total"]["usage"]["claude-opus-4-8"]
     assert (usage["inputTokens"], usage["outputTokens"]) == tuple(4 * n for n in CASES["fork"][3])
+
+
+def _first_response_at(session: Path) -> int:
+    """The offset of the session's first response line (its first assistant line)."""
+    text = session.read_bytes()
+    return text.index(next(line for line in text.splitlines() if b'"type":"assistant"' in line))
+
+
+@pytest.mark.parametrize("cut", ["lines", "mid-line"])
+def test_a_copy_cut_before_the_first_response_is_a_copy(cut: str, tmp_path: Path) -> None:
+    """``head -3 <id>.jsonl > <other id>.jsonl``, or a copy cut mid-line before the first
+    answer: it holds no response to share with the session, but its lines are the session's,
+    under the session's id; it is listed as a copy, as one cut after a response is."""
+    home = _copy("fork", tmp_path)
+    folder = next((home / "projects").iterdir())
+    original = folder / f"{ORIGINAL}.jsonl"
+    copy = folder / "33333333-3333-4333-8333-333333333333.jsonl"
+    text = original.read_bytes()
+    if cut == "lines":
+        copy.write_bytes(b"".join(text.splitlines(keepends=True)[:3]))
+    else:
+        copy.write_bytes(text[: _first_response_at(original) - 40])
+    assert b'"type":"assistant"' not in copy.read_bytes()
+    report = history(home)
+    assert [(u["path"], u["reason"]) for u in report["unavailable"]] == [
+        (str(copy), f"a copy of the lines of {original}: counted there")
+    ]
+    assert steps(report) == {ORIGINAL: CASES["fork"][1], CASES["fork"][0]: {"shell": 1}}
+
+
+def test_two_sessions_under_one_id_that_share_no_line_are_both_counted(
+    tmp_path: Path,
+) -> None:
+    """The same session id in two files whose lines differ (new uuids): not a copy, each is
+    a session of its own."""
+    home = _copy("fork", tmp_path)
+    folder = next((home / "projects").iterdir())
+    original = folder / f"{ORIGINAL}.jsonl"
+    text = original.read_text()
+    other = folder / "33333333-3333-4333-8333-333333333333.jsonl"
+    keep = {ORIGINAL}
+
+    def fresh(found: re.Match[str]) -> str:
+        if found[0] in keep:
+            return found[0]
+        if found[0][0].isalpha() and "_" in found[0]:
+            return f"{found[0]}_other"
+        return str(uuid.uuid5(uuid.NAMESPACE_OID, found[0]))
+
+    other.write_text(_IDS.sub(fresh, text[: _first_response_at(original)]))
+    report = history(home)
+    assert report["unavailable"] == []
+    assert report["total"]["sessions"] == 3
+    assert [s["sessionId"] for s in report["sessions"]].count(ORIGINAL) == 2
