@@ -118,6 +118,7 @@ def command(
     from proctor.history.changes import compare_changes, render_changes
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
+    from proctor.history.folders import history_folders
     from proctor.history.forks import any_family, forks_measured_apart
     from proctor.history.journal import (
         from_current,
@@ -129,7 +130,7 @@ def command(
     from proctor.history.projects import same_project, unreadable_project_roots
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
-    from proctor.history.sources import find_sessions, history_folders, sessions_under
+    from proctor.history.sources import find_sessions, sessions_under
     from proctor.history.summary import history_json, history_report, in_order, render_history
     from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json

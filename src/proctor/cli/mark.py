@@ -50,7 +50,7 @@ def command(text: str, project: str | None, at: str | None) -> int:
     mark = mark_for(text, folder, at, current_folder())
     path = journal_path(os.environ)
     from proctor.cli.history import HISTORY_AGENTS, echo_note, within
-    from proctor.history.sources import history_folders
+    from proctor.history.folders import history_folders
 
     for agent in HISTORY_AGENTS:  # never into a history folder, which a replay reads
         inside = next(

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.history.copies import each_once
+from proctor.history.folders import history_folders, unnamed_config_dir
 from proctor.history.sniff import (
     STRAY_SUBAGENT,
     headless_reason,
@@ -81,38 +82,6 @@ class Session:
     def __setstate__(self, state: tuple[str, str, tuple[str, ...]]) -> None:
         self.agent, self.file, self.parts = state
         self._path = None
-
-
-def history_folders(agent: str, home: Path | None, env: Mapping[str, str]) -> list[Path]:
-    """The folders where ``agent`` keeps its sessions: :func:`history_folder`, but that
-    ``CLAUDE_CONFIG_DIR`` may list several, separated by commas, as ccusage reads it (a
-    Claude Code configuration folder per account, say), unless the whole value names a
-    folder."""
-    value = env.get("CLAUDE_CONFIG_DIR") or ""
-    # (os.path.isdir: a value that cannot be looked at is split, and each part reported.)
-    if agent != "claude-code" or home is not None or "," not in value or os.path.isdir(value):
-        return [history_folder(agent, home, env)]
-    named = [part.strip() for part in value.split(",") if part.strip()]
-    return [Path(part) for part in dict.fromkeys(named)] or [history_folder(agent, home, env)]
-
-
-def history_folder(agent: str, home: Path | None, env: Mapping[str, str]) -> Path:
-    """The folder where ``agent`` keeps its sessions (see the table above)."""
-    if agent == "claude-code":
-        if home is None and env.get("CLAUDE_CONFIG_DIR"):
-            return Path(env["CLAUDE_CONFIG_DIR"])
-        return (home or _user_home(env)) / ".claude"
-    if agent == "codex":
-        if home is None and env.get("CODEX_HOME"):
-            return Path(env["CODEX_HOME"])
-        return (home or _user_home(env)) / ".codex"
-    if home is None and env.get("GEMINI_CLI_HOME"):
-        return Path(env["GEMINI_CLI_HOME"]) / ".gemini"
-    return (home or _user_home(env)) / ".gemini"
-
-
-def _user_home(env: Mapping[str, str]) -> Path:
-    return Path(env.get("HOME") or Path.home())
 
 
 def agent_sessions(
@@ -359,6 +328,8 @@ def find_sessions(
     sessions: list[Session] = []
     unavailable: list[Unavailable] = []
     for agent in agents:
+        if (unnamed := unnamed_config_dir(agent, home, env)) is not None:
+            unavailable.append(Unavailable(agent=agent, path="$CLAUDE_CONFIG_DIR", reason=unnamed))
         for folder in history_folders(agent, home, env):
             reason = _missing_reason(agent, folder)
             if reason is None:

@@ -132,6 +132,46 @@ def test_control_a_config_folder_whose_name_holds_a_comma_is_one_folder(tmp_path
     assert len(sessions) == 4 and unavailable == []
 
 
+@pytest.mark.parametrize("value", [",", " , ", " ", ",,"])
+def test_a_config_dir_of_commas_and_spaces_names_no_folder(
+    value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``CLAUDE_CONFIG_DIR=","``: said to name no folder, never read as a folder named ``,``
+    ("no history folder ,"); the other agents are still read, and the exit is 0, as for a
+    history folder that is not there."""
+    import json
+
+    from click.testing import CliRunner
+
+    from proctor.cli.main import cli
+
+    monkeypatch.chdir(tmp_path)
+    _, unavailable = find_sessions(["claude-code"], None, {"CLAUDE_CONFIG_DIR": value})
+    reason = (
+        f"set to {value!r}, which names no folder (only commas and spaces): set it to "
+        "Claude Code's configuration folder (several separated by commas), or unset it to "
+        "read ~/.claude"
+    )
+    assert unavailable == [
+        Unavailable(agent="claude-code", path="$CLAUDE_CONFIG_DIR", reason=reason)
+    ]
+    env = {"CLAUDE_CONFIG_DIR": value, "HOME": str(tmp_path), "PROCTOR_DATA_DIR": str(tmp_path)}
+    result = CliRunner().invoke(cli, ["history", "--json", "--no-cache"], env=env)
+    assert result.exit_code == 0, result.output
+    gone = json.loads(result.stdout)["unavailable"]
+    assert gone[0] == {"agent": "claude-code", "path": "$CLAUDE_CONFIG_DIR", "reason": reason}
+    assert [u["agent"] for u in gone[1:]] == ["codex", "gemini-cli"]  # still looked at
+
+
+def test_each_config_folder_is_named_without_the_spaces_around_it(tmp_path: Path) -> None:
+    """``CLAUDE_CONFIG_DIR=" /home/me/.claude "`` (a shell's stray spaces), alone or with a
+    second folder: each folder without its spaces, as ccusage reads it."""
+    plant(tmp_path / "a")
+    for value in (f" {tmp_path / 'a'} ", f" {tmp_path / 'a'} , "):
+        sessions, unavailable = find_sessions(["claude-code"], None, {"CLAUDE_CONFIG_DIR": value})
+        assert len(sessions) == 4 and unavailable == []
+
+
 def test_a_file_where_a_cli_keeps_its_history_folder_is_said_to_be_one(tmp_path: Path) -> None:
     (tmp_path / ".gemini").write_text("not a folder")
     _, unavailable = find_sessions(["gemini-cli", "codex"], tmp_path, {})
