@@ -109,15 +109,19 @@ def _in_order(
     session (the same session id in their lines: a fork's lines carry one of their own) go
     together, at the place of the first of them, and the one with the most lines first: a
     copy taken before the session went on holds fewer lines than the session, all of them
-    its."""
+    its; of two that hold as many, the one named after the session's id, as Claude Code names
+    its file (``<id>.jsonl``), over a copy under another name."""
     place = {i: _order(records[i], read[i]) for i in family}
     copies: dict[str, list[int]] = {}
     for i in family:
         copies.setdefault(records[i].session_id or f"\0{i}", []).append(i)
     groups = sorted(copies.values(), key=lambda group: min(place[i] for i in group))
-    return [
-        i for group in groups for i in sorted(group, key=lambda i: (-len(read[i][0]), place[i]))
-    ]
+
+    def kept_first(i: int) -> tuple[int, bool, tuple[bool, float, int, str, str]]:
+        named = os.path.basename(records[i].path) == f"{records[i].session_id}.jsonl"
+        return -len(read[i][0]), not named, place[i]
+
+    return [i for group in groups for i in sorted(group, key=kept_first)]
 
 
 def _families(records: list[SessionRecord]) -> list[list[int]]:

@@ -117,12 +117,17 @@ def test_the_fork_is_told_by_when_its_file_starts_not_by_its_name(tmp_path: Path
     assert by_id[str(original)]["steps"]["byKind"] == CASES["fork"][1]
 
 
+@pytest.mark.parametrize(
+    "name", ["22222222-2222-4222-8222-222222222222", "00000000-0000-4000-8000-000000000000"]
+)
 def test_a_session_file_copied_under_another_name_is_a_copy_not_a_session(
-    tmp_path: Path,
+    name: str, tmp_path: Path
 ) -> None:
+    """A whole copy: the file named after the session's id, as Claude Code names it, is the
+    session, whichever name sorts first."""
     home = _copy("fork", tmp_path)
     folder = next((home / "projects").iterdir())
-    copy = folder / "22222222-2222-4222-8222-222222222222.jsonl"
+    copy = folder / f"{name}.jsonl"
     shutil.copy(folder / f"{ORIGINAL}.jsonl", copy)
     report = history(home)
     assert report["total"]["sessions"] == 2
