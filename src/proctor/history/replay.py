@@ -162,7 +162,7 @@ def _measure(
     if not events and not trajectory.stamps and not trajectory.started:
         # A title alone (older Claude Code releases write such files beside a session), or a
         # chat without a message: nothing ran.
-        reason = "no message in it" + (", a title alone" if _is_claude(session) else "")
+        reason = "no message in it" + (", a title alone" if _a_title_in(session) else "")
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     # The events a reader for a measure built as objects have their times in .stamps.
     stamps = event_stamps((e for e in events if type(e) is dict), trajectory.stamps or ())
@@ -525,6 +525,23 @@ def _other(event: object) -> bool:
 
 def _is_claude(session: Session) -> bool:
     return session.agent == "claude-code"
+
+
+_TITLES = (b'"summary"', b'"custom-title"', b'"ai-title"')
+
+
+def _a_title_in(session: Session) -> bool:
+    """Whether a Claude Code file without a message holds a title (a ``summary`` line, as
+    older releases leave beside a session, or a ``custom-title``): a file of bookkeeping
+    lines alone (a copy of a session's first queue operations, say) holds none."""
+    if not _is_claude(session):
+        return False
+    try:
+        with open(session.file, "rb") as file:
+            text = file.read()
+    except OSError:
+        return False
+    return any(b'"type":' + title in text or b'"type": ' + title in text for title in _TITLES)
 
 
 def largest_first(jobs: list[Job], pool: Pool, count: int) -> list[Job]:

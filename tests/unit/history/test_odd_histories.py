@@ -230,6 +230,8 @@ def test_an_empty_file_or_one_of_another_format_in_a_history_folder_is_unavailab
     (project / "empty.jsonl").write_bytes(b"")
     title = '{"type":"summary","summary":"Fix the parser","leafUuid":"u-1"}\n'
     (project / "title.jsonl").write_text(title)  # what older releases leave beside a session
+    queued = '{"type":"queue-operation","operation":"enqueue","sessionId":"s","content":"hi"}\n'
+    (project / "queued.jsonl").write_text(queued)  # a session's first line copied alone
     sessions, _ = find_sessions(
         ["claude-code"], None, {"CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
     )
@@ -239,6 +241,7 @@ def test_an_empty_file_or_one_of_another_format_in_a_history_folder_is_unavailab
     assert reasons == [
         ("empty.jsonl", "empty"),
         ("junk.jsonl", "no claude-code record in it"),
+        ("queued.jsonl", "no message in it"),
         ("title.jsonl", "no message in it, a title alone"),
     ]
 
