@@ -108,8 +108,8 @@ def _size(file: str) -> int:
 
 _BY_ID = ("codex", "gemini-cli")
 """The agents whose session files are told apart by the session id they hold. (A Claude
-Code session's copies and forks are told by the responses they share: see
-:mod:`proctor.history.forks`.)"""
+Code session's copies and forks are told by the responses and lines they share, with the
+session id its lines carry: see :mod:`proctor.history.forks`.)"""
 
 
 def each_session_once(
