@@ -192,6 +192,7 @@ def _live(run: Any) -> int | None:
 def _pooled_progress(live: list[tuple[Any, int]], runs: list[Any]) -> tuple[str, str]:
     """Which of several runs read together are still running, and how many of its own trials
     each finished, then those of every run read: never the others' trials as its own."""
+    from proctor.report.pooled_runs import planned_of
 
     def progress(run: Any) -> str:
         return f"{len(run.records)}" + (f" of {run.planned}" if run.planned else "")
@@ -205,7 +206,8 @@ def _pooled_progress(live: list[tuple[Any, int]], runs: list[Any]) -> tuple[str,
         running = f"{', '.join(named[:-1])} and {named[-1]} are still running"
         own = f"{' and '.join(progress(run) for run, _ in live)} of their trial(s)"
     total = sum(len(run.records) for run in runs)
-    planned = sum(run.planned or 0 for run in runs)
+    # Of a run that does not say how many trials it planned, nor do the runs read together.
+    planned = planned_of(runs)
     every = f"{total}" + (f" of {planned}" if planned else "")
     return running, f"{own} finished so far ({every} over the {len(runs)} runs read)"
 

@@ -234,6 +234,36 @@ class FindingChange(CamelModel):
     """The evaluator's label (else its ``use``), or ``rule:<name>`` for a task rule."""
 
 
+class PooledRun(CamelModel):
+    """One of the runs a report read as one sample set, in the order read."""
+
+    folder: str
+    """The run folder's name (a run given as ``.`` named too)."""
+    path: str
+    """The run folder as given on the command line."""
+    run_id: str | None
+    """The run's id, as its ``run.json`` records it; None without one."""
+    source: str | None
+    """The suite it ran (``run.json``'s ``source``); None when not recorded."""
+    trials: int
+    """The trials read from it (stand-ins for unreadable or missing records included)."""
+    planned: int | None
+    """The trials it planned (``run.json``'s ``trialsPlanned``); None when not recorded."""
+    stopped_short: bool
+    """It stopped before it finished, or is still running (fewer trials than it planned)."""
+    wall_ms: float | None
+    """Its wall-clock time; None when it recorded none (a run records it as it finishes)."""
+
+
+class PooledRuns(CamelModel):
+    """The runs a report read as one sample set, and what they do not share."""
+
+    runs: list[PooledRun]
+    notes: list[str] = []
+    """What the runs do not share (their gates, their suites), one sentence each, as the
+    notes on stderr say it."""
+
+
 class SuiteRecord(RecordModel):
     run_id: str
     exit_code: int
@@ -255,3 +285,6 @@ class SuiteRecord(RecordModel):
     the run, or the report pools several runs. ``proctor run`` writes its reports, updates the
     ledger, then writes the reports that show this again; ``proctor report`` reads it from the
     ledger."""
+    pooled_runs: PooledRuns | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The runs read as one sample set (``proctor report RUN_A RUN_B …``, ``proctor run
+    --manifest``), when the report pools several; absent from the report of one run."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from proctor.models.config import Gate
 from proctor.models.run import SkippedCaseRecord
-from proctor.models.suite import SuiteRecord
+from proctor.models.suite import PooledRun, PooledRuns, SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.report.aggregate import aggregate
 from proctor.report.distinct import check_no_trial_twice
@@ -149,7 +149,7 @@ def recompute_many(
         gate,
         run_id="+".join(run_name(run) for run in runs),
         interrupted=any(run.stopped_short for run in runs),
-        planned=sum(run.planned or 0 for run in runs) or None,
+        planned=planned_of(runs),
         wall_ms=wall_ms,
         cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
         skipped_cases=skipped_of(runs),
@@ -176,7 +176,32 @@ def recompute_many(
         notes.append(suites[0])
         lines.append(suites[1])
     read = RunsRead(lines, _wall_words(runs, walls))
+    listed = [
+        _pooled_run(run, path, wall) for run, path, wall in zip(runs, run_dirs, walls, strict=True)
+    ]
+    suite = suite.model_copy(update={"pooled_runs": PooledRuns(runs=listed, notes=notes)})
     return PooledRead(runs, records, suite, notes, read)
+
+
+def planned_of(runs: Sequence[StoredRun]) -> int | None:
+    """The trials the runs planned together; None when a run's count is not known (no
+    ``run.json`` records it): a sum without it would count fewer trials than were planned."""
+    counts = [run.planned for run in runs]
+    return None if None in counts else sum(c for c in counts if c is not None)
+
+
+def _pooled_run(run: StoredRun, path: Path, wall: float | None) -> PooledRun:
+    manifest = run.manifest
+    return PooledRun(
+        folder=folder_name(run),
+        path=str(path),
+        run_id=manifest.run_id or None if manifest is not None else None,
+        source=manifest.source or None if manifest is not None else None,
+        trials=len(run.records),
+        planned=run.planned,
+        stopped_short=run.stopped_short,
+        wall_ms=wall,
+    )
 
 
 def skipped_of(runs: list[StoredRun]) -> list[SkippedCaseRecord]:
@@ -245,10 +270,8 @@ def _wall_words(runs: list[StoredRun], walls: Sequence[float | None]) -> str:
     if None not in walls:
         return f"the sum of the {len(runs)} runs'"
     missing = [_named(run) for run, wall in zip(runs, walls, strict=True) if wall is None]
-    return (
-        f"not known: {', '.join(missing)} recorded none (a run records its wall time as it "
-        "finishes)"
-    )
+    recorded = "recorded none" if len(missing) == 1 else "each recorded none"
+    return f"{', '.join(missing)} {recorded}: a run records its wall time as it finishes"
 
 
 def gate_words(gate: Gate) -> str:
