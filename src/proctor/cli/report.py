@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     type=click.Path(path_type=Path, file_okay=False, exists=True),
 )
 @reporter_option
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the JSON report (suite.json) instead of the Markdown one (--reporter json).",
+)
 @label_options
 @click.option(
     "--config",
@@ -47,6 +53,7 @@ if TYPE_CHECKING:
 def command(
     run_dirs: tuple[Path, ...],
     reporters: tuple[str, ...],
+    as_json: bool,
     buckets: Path | None,
     goal_labels: Path | None,
     config: Path | None,
@@ -74,11 +81,17 @@ def command(
     # Every key of the environment and ./.env is masked in the reports written and printed.
     register_user_keys()
 
-    names = reporter_names(reporters or ["markdown"])
-    if (repeated or goal_shape) and "markdown" not in names:
+    # As for `run`: --json prints the JSON report, whatever other reporters are named (with
+    # --write they are written into the run folder).
+    names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
+    if as_json and "json" not in names:
+        names.append("json")
+    shown = printed(names, as_json)
+    if (repeated or goal_shape) and shown != "markdown":
         flag = "--repeated" if repeated else "--goal-shape"
+        which = "--json prints the JSON one" if as_json else "give --reporter markdown"
         raise ConfigError(
-            f"{flag} adds a Markdown table to the Markdown report: give --reporter markdown "
+            f"{flag} adds a Markdown table to the Markdown report: {which} "
             "(the JSON report holds the repeated-run view under `repeated`)"
         )
     labels = relabeller(buckets, goal_labels)
@@ -134,7 +147,6 @@ def command(
     written = render_into(run_dirs[0], suite, records, files) if write else {}
     # One document on stdout (JSON after JUnit XML reads as neither); with --write every
     # reporter named is a file in the run folder too.
-    shown = printed(names)
     if not write and len(names) > 1:
         others = [name for name in names if name != shown]
         how = (

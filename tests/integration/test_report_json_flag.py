@@ -1,0 +1,42 @@
+"""`proctor report --json`: the JSON report, as `--reporter json` prints it and as `run --json`
+reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+
+def _runs(proctor: Run, make_case: MakeCase, tmp_path: Path) -> list[Path]:
+    make_case("fix", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
+    runs = []
+    for name in ("first", "second"):
+        out = tmp_path / name
+        assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+        (run,) = out.glob("run-*")
+        runs.append(run)
+    return runs
+
+
+def test_json_prints_the_json_report_as_reporter_json_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run = str(_runs(proctor, make_case, tmp_path)[0])
+    named = proctor("report", run, "--reporter", "json")
+    flag = proctor("report", run, "--json")
+    assert flag.code == named.code == 0, flag.err
+    assert flag.out == named.out and json.loads(flag.out)["totals"]["n"] == 2
+    # As `run --json`: the JSON report is printed, the other reporters named are written.
+    both = proctor("report", run, "--json", "--reporter", "markdown")
+    assert both.code == 0 and json.loads(both.out)["runId"] == Path(run).name
+    assert "printed the json report only; --write writes markdown into the run folder" in both.err
+    (Path(run) / "suite.md").unlink()
+    written = proctor("report", run, "--json", "--reporter", "markdown", "--write")
+    assert written.code == 0 and json.loads(written.out)["totals"]["n"] == 2
+    assert (Path(run) / "suite.md").read_text().startswith("# proctor run ")
+    # The repeated-run table belongs to the Markdown report, which --json does not print.
+    refused = proctor("report", run, "--json", "--reporter", "markdown", "--repeated")
+    assert refused.code == 2 and refused.out == ""
+    assert "--repeated adds a Markdown table to the Markdown report: --json prints" in refused.err
