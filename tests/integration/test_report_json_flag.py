@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import MakeCase, Run
 
@@ -40,3 +41,26 @@ def test_json_prints_the_json_report_as_reporter_json_does(
     refused = proctor("report", run, "--json", "--reporter", "markdown", "--repeated")
     assert refused.code == 2 and refused.out == ""
     assert "--repeated adds a Markdown table to the Markdown report: --json prints" in refused.err
+
+
+def test_a_key_is_masked_in_the_report_printed_without_write(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A key of the environment that is in a stored record (one written before the key was
+    set, or by hand) is masked in what `report` prints, as in the files `--write` writes."""
+    first, second = _runs(proctor, make_case, tmp_path)
+    key = "sk-proj-PLANTEDreportCCCC3333"
+    for run in (first, second):
+        path = run / "trials/fix/scripted/default/1/trial.json"
+        record = json.loads(path.read_text())
+        record.update(status="failed", passed=False, reason=f"gate failed: {key} in its output")
+        path.write_text(json.dumps(record))
+    control = proctor("report", str(first))
+    assert f"gate failed: {key} in its output" in control.out  # no key set: nothing to mask
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    for args in ([str(first)], [str(first), str(second)], [str(first), "--repeated"]):
+        printed = proctor("report", *args)
+        assert printed.code == 1, printed.err
+        assert key not in printed.out + printed.err and "gate failed: *** in its output" in (
+            printed.out
+        ), printed.out

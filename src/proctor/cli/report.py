@@ -77,6 +77,7 @@ def command(
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
     from proctor.report.stored import recompute
+    from proctor.util.masking import mask
 
     # Every key of the environment and ./.env is masked in the reports written and printed.
     register_user_keys()
@@ -163,10 +164,11 @@ def command(
         text = REPORTERS[shown].render(suite, records, pooled=read)
     else:
         text = REPORTERS[shown].render(suite, records)
-    echo_unless_gone(text, nl=False)
+    # Masked as printed, as the files written are (a key in a trial's reason, say).
+    echo_unless_gone(mask(text), nl=False)
     if shown == "markdown" and (repeated or goal_shape):  # after the report it belongs to
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
-        echo_unless_gone("\n" + render_repeated_markdown(rows), nl=False)
+        echo_unless_gone(mask("\n" + render_repeated_markdown(rows)), nl=False)
     return suite.exit_code
 
 
