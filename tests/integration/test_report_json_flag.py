@@ -64,3 +64,22 @@ def test_a_key_is_masked_in_the_report_printed_without_write(
         assert key not in printed.out + printed.err and "gate failed: *** in its output" in (
             printed.out
         ), printed.out
+
+
+def test_min_samples_alone_shows_the_repeated_run_view_it_filters(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As --goal-shape does: a filter given is never silently left unused."""
+    run = str(_runs(proctor, make_case, tmp_path)[0])
+    plain = proctor("report", run)
+    assert "## Repeated runs" not in plain.out  # the control: no view asked for
+    shown = proctor("report", run, "--min-samples", "2")
+    assert shown.code == 0 and "## Repeated runs" in shown.out
+    assert "| fix | scripted | default | - | 2 | 2/2 |" in shown.out
+    fewer = proctor("report", run, "--min-samples", "3")
+    assert "(no case has enough samples)" in fewer.out
+    refused = proctor("report", run, "--min-samples", "2", "--reporter", "json")
+    assert refused.code == 2 and refused.out == ""
+    assert "--min-samples filters a Markdown table of the Markdown report: give --reporter " in (
+        refused.err
+    )

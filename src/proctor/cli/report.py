@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from proctor.cli.options import label_options, relabeller, reporter_option
 from proctor.cli.signals import echo_unless_gone
@@ -42,13 +43,15 @@ if TYPE_CHECKING:
     "also the files the run wrote (junit.xml, report.html).",
 )
 @click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
-@click.option("--goal-shape", help="Repeated-run view: only cases of this goal shape.")
+@click.option(
+    "--goal-shape", help="Repeated-run view (shown when given): only cases of this goal shape."
+)
 @click.option(
     "--min-samples",
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Repeated-run view: only rows with at least this many samples.",
+    help="Repeated-run view (shown when given): only rows with at least this many samples.",
 )
 def command(
     run_dirs: tuple[Path, ...],
@@ -88,11 +91,23 @@ def command(
     if as_json and "json" not in names:
         names.append("json")
     shown = printed(names, as_json)
-    if (repeated or goal_shape) and shown != "markdown":
-        flag = "--repeated" if repeated else "--goal-shape"
+    # --goal-shape and --min-samples filter the repeated-run view: either given shows it
+    # (never a filter silently left unused).
+    ctx = click.get_current_context()
+    min_given = ctx.get_parameter_source("min_samples") is not ParameterSource.DEFAULT
+    view = repeated or goal_shape is not None or min_given
+    if view and shown != "markdown":
+        flag = (
+            "--repeated"
+            if repeated
+            else "--goal-shape"
+            if goal_shape is not None
+            else "--min-samples"
+        )
         which = "--json prints the JSON one" if as_json else "give --reporter markdown"
+        does = "adds a Markdown table to" if repeated else "filters a Markdown table of"
         raise ConfigError(
-            f"{flag} adds a Markdown table to the Markdown report: {which} "
+            f"{flag} {does} the Markdown report: {which} "
             "(the JSON report holds the repeated-run view under `repeated`)"
         )
     labels = relabeller(buckets, goal_labels)
@@ -166,7 +181,7 @@ def command(
         text = REPORTERS[shown].render(suite, records)
     # Masked as printed, as the files written are (a key in a trial's reason, say).
     echo_unless_gone(mask(text), nl=False)
-    if shown == "markdown" and (repeated or goal_shape):  # after the report it belongs to
+    if shown == "markdown" and view:  # after the report it belongs to
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
         echo_unless_gone(mask("\n" + render_repeated_markdown(rows)), nl=False)
     return suite.exit_code
