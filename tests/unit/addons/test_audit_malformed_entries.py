@@ -5,6 +5,7 @@ a problem naming the file and the field, never silence or a component counted as
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -298,3 +299,43 @@ def test_a_file_where_a_project_or_skills_folder_belongs_is_a_problem(tmp_path: 
     assert gemini == [f"{project / '.gemini' / 'skills'}: a file, where a folder belongs; ignored"]
     # The control: a folder that is simply not there is no problem.
     assert audit_agent("codex", home, project).problems == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "relative"),
+    [
+        ("claude-code", ".claude/settings.json"),
+        ("codex", ".codex/config.toml"),
+        ("gemini-cli", ".gemini/settings.json"),
+    ],
+)
+def test_a_settings_file_linked_in_a_loop_is_said_so(
+    tmp_path: Path, agent: str, relative: str
+) -> None:
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True)
+    path.symlink_to(path.name)  # a link to itself: no agent can read it
+    result = audit_agent(agent, tmp_path, None)
+    assert result.problems == [f"{path}: a symbolic link that loops back on itself; not read"]
+
+
+def test_a_skills_folder_linked_in_a_loop_is_said_so(tmp_path: Path) -> None:
+    skills = tmp_path / ".agents" / "skills"
+    skills.parent.mkdir()
+    (tmp_path / "other").symlink_to(skills)
+    skills.symlink_to(tmp_path / "other")
+    result = audit_agent("codex", tmp_path, None)
+    assert result.problems == [f"{skills}: a symbolic link that loops back on itself; ignored"]
+
+
+def test_a_settings_file_linked_to_nothing_or_a_pipe_is_said_so(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.symlink_to("gone.json")
+    config = tmp_path / ".codex" / "config.toml"
+    config.parent.mkdir()
+    os.mkfifo(config)  # reading a named pipe would block the audit
+    claude = audit_agent("claude-code", tmp_path, None).problems
+    assert claude == [f"{settings}: a symbolic link to gone.json, which is not there; ignored"]
+    codex = audit_agent("codex", tmp_path, None).problems
+    assert codex == [f"{config}: not a regular file; not read"]

@@ -8,6 +8,7 @@ Nothing here writes, and nothing raises on a malformed file: it becomes a proble
 from __future__ import annotations
 
 import difflib
+import errno
 import itertools
 import json
 import shlex
@@ -94,8 +95,18 @@ class Reader:
         if not path.is_file() and not path.is_symlink():
             if path.is_dir():  # where the agent reads a file: it reads nothing there either
                 self.problems.append(f"{path}: a folder, where a file belongs; ignored")
+            elif path.exists():  # a named pipe, a socket, a device: reading it could block
+                self.problems.append(f"{path}: not a regular file; not read")
             else:
                 self.file_in_the_way(path.parent)
+            return None
+        if loops(path):
+            self.problems.append(f"{path}: {LOOP}; not read")
+            return None
+        if not path.exists():  # a link whose target is not there
+            self.problems.append(
+                f"{path}: a symbolic link to {path.readlink()}, which is not there; ignored"
+            )
             return None
         if not self.allowed(path):
             self.problems.append(f"{path}: leads outside the home and project; not read")
@@ -112,6 +123,11 @@ class Reader:
         read as nothing installed. Said once per file."""
         for where in (folder, *folder.parents):
             if _is_dir(where):
+                return
+            if loops(where):
+                problem = f"{where}: {LOOP}; ignored"
+                if problem not in self.problems:
+                    self.problems.append(problem)
                 return
             if where.exists():  # a file, or a link to one
                 problem = f"{where}: a file, where a folder belongs; ignored"
@@ -231,6 +247,23 @@ def _is_dir(path: Path) -> bool:
         return path.is_dir()
     except OSError:  # a link in a loop
         return False
+
+
+LOOP = "a symbolic link that loops back on itself"
+
+
+def loops(path: Path) -> bool:
+    """Whether ``path`` is a symbolic link that leads, through others or itself, back to
+    itself: no agent can read it, and it is said so rather than read as leading outside."""
+    if not path.is_symlink():
+        return False
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:  # Python before 3.13
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def as_dict(value: Any) -> dict[str, Any]:
