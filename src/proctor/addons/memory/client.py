@@ -116,8 +116,19 @@ def server_log_tail(log: Path | None) -> str:
     text is masked before its last line is taken: a key its logger wrapped over two lines is
     no longer whole in either."""
     lines = _masked_stderr(log, STDERR_TAIL_CHARS).splitlines()
-    last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    last = next((text for line in reversed(lines) if (text := _unboxed(line))), "")
     return f"; the last line of its stderr: {masked_head(last, 300)}" if last else ""
+
+
+_BOX = re.compile(r"^[\s\u2500-\u257f]+|[\s\u2500-\u257f]+$")
+"""Box-drawing characters and blanks at either end of a line: the frames ``rich`` (the MCP
+SDK's logger) draws around a traceback, nested ones included."""
+
+
+def _unboxed(line: str) -> str:
+    """``line`` without the frame a boxed traceback draws around it ("" for a line that is
+    nothing but frame): such a traceback ends with the exception inside its frames."""
+    return _BOX.sub("", line)
 
 
 STDERR_TAIL_CHARS = 4096
