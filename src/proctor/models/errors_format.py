@@ -67,7 +67,8 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
     if kind == "missing":
         return f"{where}: field '{loc}' is required but missing{_given_instead(err, value)}"
     if kind in EXPECTED_TYPE:  # "repeats": "3" - the JSON type is wrong: say both types
-        return f"{where}: field '{loc}': expected {EXPECTED_TYPE[kind]}, got {json_kind(value)}"
+        field = f"field '{loc}': " if loc else ""  # no field: the whole document (a list)
+        return f"{where}: {field}expected {EXPECTED_TYPE[kind]}, got {json_kind(value)}"
     got = _short(value)
     if kind in LENGTH_LIMITS:  # pydantic's "String should have at least 1 character", said anew
         return f"{where}: field '{loc}': {_length(kind, err.get('ctx') or {}, value)}"

@@ -391,3 +391,11 @@ def test_a_long_value_holding_a_key_is_masked_before_it_is_cut(
     from proctor.models.errors_format import json_text
 
     assert json_text(key) == '"***"'
+
+
+@pytest.mark.parametrize(("document", "got"), [([1], "a list"), ("x", 'the string "x"')])
+def test_a_document_that_is_not_an_object_names_no_empty_field(document: Any, got: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        MetricsConfig.model_validate(document)
+    said = describe_validation_error("d.json", info.value, MetricsConfig)
+    assert said == f"d.json: expected an object, got {got}"
