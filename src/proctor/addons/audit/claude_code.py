@@ -23,6 +23,7 @@ from typing import Any
 from proctor.addons.audit.definitions import commands, subagents
 from proctor.addons.audit.reading import (
     Reader,
+    ancestors,
     as_dict,
     foreign_files,
     hooks,
@@ -137,6 +138,9 @@ def audit_claude_code(reader: Reader) -> None:
             ),
         )
         memory(reader, project, "project", ("CLAUDE.md", "CLAUDE.local.md"))
+        for folder in ancestors(reader, to_repository_root=False):  # every folder above
+            for name in ("CLAUDE.md", "CLAUDE.local.md"):
+                instructions(reader, folder / name, "project")
         memory(reader, project / ".claude", "project", ("CLAUDE.md",))
         foreign_files(reader, project / ".claude", FOREIGN, "project")
     session_args(reader, reader.launch_args)

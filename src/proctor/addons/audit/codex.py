@@ -18,6 +18,7 @@ from typing import Any
 from proctor.addons.audit.definitions import commands
 from proctor.addons.audit.reading import (
     Reader,
+    ancestors,
     as_dict,
     foreign_files,
     hooks,
@@ -77,6 +78,8 @@ def audit_codex(reader: Reader) -> None:
     foreign_files(reader, codex_home, FOREIGN, "user")
     if reader.project is not None:
         agents_md(reader, reader.project, "project")
+        for folder in ancestors(reader, to_repository_root=True):  # up to the .git folder
+            agents_md(reader, folder, "project")
         skills(reader, reader.project / ".agents" / "skills", "project")
         foreign_files(reader, reader.project / ".codex", FOREIGN, "project")
 

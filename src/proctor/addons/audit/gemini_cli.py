@@ -25,6 +25,7 @@ from typing import Any
 from proctor.addons.audit.definitions import commands, subagents
 from proctor.addons.audit.reading import (
     Reader,
+    ancestors,
     as_dict,
     foreign_files,
     hooks,
@@ -154,6 +155,9 @@ def audit_gemini_cli(reader: Reader) -> None:
         skills(reader, project / ".agents" / "skills", "project", disabled_skills)
         for name in context_names:
             instructions(reader, project / name, "project")
+        for folder in ancestors(reader, to_repository_root=True):  # up to the .git folder
+            for name in context_names:
+                instructions(reader, folder / name, "project")
         foreign_files(reader, project / ".gemini", FOREIGN, "project")
 
 

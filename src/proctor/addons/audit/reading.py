@@ -11,6 +11,7 @@ import difflib
 import errno
 import itertools
 import json
+import os
 import shlex
 import tomllib
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -506,6 +507,23 @@ def instructions(reader: Reader, path: Path, scope: Scope, decoy: str | None = N
             reader.problems.append(problem)
         return
     reader.add("instructions", path.name, path, scope=scope, decoy=decoy)
+
+
+def ancestors(reader: Reader, *, to_repository_root: bool) -> list[Path]:
+    """The folders above the project whose instruction files the agent reads too, nearest
+    first, as far as the home (nothing above it is read): every one (Claude Code), or those up
+    to the repository's root, the nearest folder holding a ``.git`` (Codex, Gemini CLI; none
+    when the project is that root or in no repository within the home)."""
+    project, home = reader.project, reader.home
+    if project is None:
+        return []
+    above = [folder for folder in project.parents if folder.is_relative_to(home)]
+    if not to_repository_root:
+        return above
+    for depth, folder in enumerate([project, *above]):
+        if os.path.lexists(folder / ".git"):
+            return above[:depth]
+    return []
 
 
 def foreign_files(reader: Reader, folder: Path, owners: Mapping[str, str], scope: Scope) -> None:
