@@ -339,3 +339,13 @@ def test_a_settings_file_linked_to_nothing_or_a_pipe_is_said_so(tmp_path: Path) 
     assert claude == [f"{settings}: a symbolic link to gone.json, which is not there; ignored"]
     codex = audit_agent("codex", tmp_path, None).problems
     assert codex == [f"{config}: not a regular file; not read"]
+
+
+def test_a_problem_of_a_file_reached_twice_is_said_once(tmp_path: Path) -> None:
+    """Run in the home, the project's ``.claude/settings.json`` is the user's: its components
+    are listed once, and so are its problems."""
+    settings = tmp_path / ".claude" / "settings.json"
+    write(settings, {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "x"}]}]}})
+    result = audit_agent("claude-code", tmp_path, tmp_path)
+    assert len(result.problems) == 1, result.problems
+    assert result.problems[0].startswith(f"{settings}: hook event 'BeforeTool'")

@@ -84,7 +84,9 @@ def audit_agent(
         gemini_cli_home=gemini_cli_home,
     )
     AUDITORS[agent](reader)
-    return AgentAudit(agent=agent, components=unique(reader.components), problems=reader.problems)
+    # The same file reached twice (the project is the home) is said once, as it is listed once.
+    problems = list(dict.fromkeys(reader.problems))
+    return AgentAudit(agent=agent, components=unique(reader.components), problems=problems)
 
 
 def unique(components: list[AuditComponent]) -> list[AuditComponent]:
