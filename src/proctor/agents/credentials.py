@@ -190,17 +190,42 @@ def unclean_key(kind: CredentialKind, profile: AgentProfile, env: Mapping[str, s
     ``forwardEnv`` or its profile's ``env``) whose value has whitespace or control characters
     in it, said with where it comes from; None when there is none. Lent as it is, the CLI
     fails in its own way (an illegal header, a refused key) once the trial has started."""
+    lent, said = _lent_keys(kind, profile, env)
+    for name in kind.keys:
+        key = lent.get(name)
+        if key and any(ch.isspace() or not ch.isprintable() for ch in key):
+            return said[name]
+    return None
+
+
+def _lent_keys(
+    kind: CredentialKind, profile: AgentProfile, env: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The variables the agent would be lent (name → value; its key variables from the
+    environment, unless ``"credentials": "none"``, ``forwardEnv``'s, its profile's ``env``),
+    and each said with where it comes from."""
     lent = dict(find(kind.agent, env).keys) if profile.credentials != "none" else {}
     lent.update({name: env[name] for name in profile.forward_env if env.get(name)})
     said = {name: f"{name} (in the environment)" for name in lent}
     for name, value in profile.env.items():
         lent[name] = value
         said[name] = f"{name} (in its profile's env)"
-    for name in kind.keys:
-        key = lent.get(name)
-        if key and any(ch.isspace() or not ch.isprintable() for ch in key):
-            return said[name]
-    return None
+    return lent, said
+
+
+def lent_names(
+    agent: str, profile: AgentProfile, env: Mapping[str, str]
+) -> tuple[list[str], list[Path]] | None:
+    """What a trial of ``agent`` on a real provider would be lent, by name only (never a
+    value): its key variables that are set and its login files found; None for an agent
+    proctor lends nothing to (the scripted agent, an ACP agent)."""
+    kind = KINDS.get(agent)
+    if kind is None:
+        return None
+    lent, _ = _lent_keys(kind, profile, env)
+    keys = [name for name in kind.keys if lent.get(name)]
+    files = find(agent, env).files if profile.credentials != "none" else []
+    return keys, files
 
 
 @dataclass(frozen=True)

@@ -29,17 +29,35 @@ if TYPE_CHECKING:
     help="Exit 2, each problem a sentence on stderr, when an agent listed cannot run.",
 )
 @click.option(
+    "--model",
+    "backend",
+    type=click.Choice(["scripted", "provider"]),
+    help="As run's: scripted needs no agent credentials (default: each profile's backend, "
+    "else provider).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
-    help="Print a JSON list: id, agent, binary (null when not found), version, pinned, problem.",
+    help="Print a JSON list: id, agent, binary (null when not found), version, pinned, "
+    "problem, credentials.",
 )
 @click.pass_context
 def command(
-    ctx: click.Context, config: Path | None, agents: tuple[str, ...], check: bool, as_json: bool
+    ctx: click.Context,
+    config: Path | None,
+    agents: tuple[str, ...],
+    check: bool,
+    backend: str | None,
+    as_json: bool,
 ) -> int:
-    """List each agent adapter and each profile of proctor.json, the binary it found and its
-    version."""
+    """List each agent adapter and each profile of proctor.json, the binary it found, its
+    version, and the key or login it would be lent on a real provider (names only, never a
+    value).
+
+    --check exits 2 when an agent listed cannot run as `proctor run` would start it: not
+    found, at another version than its profile pins, or, on a real provider (not --model
+    scripted, nor a profile's "backend": "scripted"), without a key or login to lend it."""
     if ctx.invoked_subcommand is not None:
         return 0
     from proctor.agents.base import known_agent_ids
@@ -65,7 +83,7 @@ def command(
     rows, sentences = [], []
     width = max([12, *map(len, ids)])
     for agent_id in ids:
-        row, sentence = _row(agent_id, profiles)
+        row, sentence = _row(agent_id, profiles, backend)
         rows.append(row)
         if sentence:
             sentences.append(sentence)
@@ -91,7 +109,9 @@ def _runs(profile: AgentProfile | None) -> bool:
     return profile is None or profile.agent is not None
 
 
-def _row(agent_id: str, profiles: Mapping[str, AgentProfile]) -> tuple[dict[str, Any], str | None]:
+def _row(
+    agent_id: str, profiles: Mapping[str, AgentProfile], backend: str | None
+) -> tuple[dict[str, Any], str | None]:
     """What ``proctor agents`` lists of one agent id, and the sentence of its problem (the one
     the run's check says) or None."""
     from proctor.agents.base import adapter_for, profile_for
@@ -119,7 +139,11 @@ def _row(agent_id: str, profiles: Mapping[str, AgentProfile]) -> tuple[dict[str,
             else:
                 problem = "run `proctor agents install`"
         else:
-            problem = said.removeprefix(f"agent '{agent_id}': ")
+            problem = _unnamed(said, agent_id)
+    credentials = _credentials(agent_id, adapter.name, profile, backend)
+    if not said and credentials and credentials["problem"]:
+        said = credentials["problem"]
+        problem = _unnamed(said, agent_id)
     # The profile's own pin (the one the run checks), else proctor's: none for an ACP agent's
     # own command, which is not the package proctor pins for `acp` (`acp:claude`).
     own_command = program and profile.command and tuple(profile.command) != ACP_PRESETS["claude"]
@@ -132,8 +156,34 @@ def _row(agent_id: str, profiles: Mapping[str, AgentProfile]) -> tuple[dict[str,
         "version": adapter.version(profile),
         "pinned": profile.version or default_pin,
         "problem": problem,
+        "credentials": credentials,
     }
     return row, said
+
+
+def _credentials(
+    agent_id: str, adapter: str, profile: AgentProfile, backend: str | None
+) -> dict[str, Any] | None:
+    """The key variables (names) and login files the agent would be lent on a real provider,
+    whether its trials need them (not on the scripted model) and, when they do, the sentence
+    of the run's check when it cannot authenticate; None for an agent lent nothing."""
+    import os
+
+    from proctor.agents.credentials import lent_names
+    from proctor.plan.checks import authentication_problem, named_as_profile
+
+    lent = lent_names(adapter, profile, os.environ)
+    if lent is None:
+        return None
+    keys, files = lent
+    backend = backend or profile.backend or "provider"
+    said = authentication_problem(adapter, profile, backend)
+    return {
+        "needed": backend != "scripted",
+        "keys": keys,
+        "logins": [str(f) for f in files],
+        "problem": named_as_profile(said, adapter, agent_id) if said else None,
+    }
 
 
 def _line(row: dict[str, Any], width: int) -> str:
@@ -142,11 +192,37 @@ def _line(row: dict[str, Any], width: int) -> str:
         text = f"{ident:{width}} built in   version {row['version']}"
         return text + (f"  ({row['problem']})" if row["problem"] else "")
     note = "" if row["pinned"] in (None, row["version"]) else f"  (pinned {row['pinned']})"
+    credentials = row["credentials"]
+    lent, said = _lent(credentials, ident)
+    problem = None if row["problem"] == said else row["problem"]  # said after the credentials
     if row["binary"] is None:
-        where = f"not found: {row['problem']}"
+        where = f"not found: {problem}"
     else:
-        where = row["binary"] + (f"  ({row['problem']})" if row["problem"] else "")
-    return f"{ident:{width}} {where}  version {row['version'] or '-'}{note}"
+        where = row["binary"] + (f"  ({problem})" if problem else "")
+    return f"{ident:{width}} {where}  version {row['version'] or '-'}{note}{lent}"
+
+
+def _lent(credentials: dict[str, Any] | None, ident: str) -> tuple[str, str | None]:
+    """What the line says of the credentials: the key variables set (``***``, never a value)
+    and the login files found, or that the scripted model needs none; and the problem it
+    says of them (as the row's ``problem`` says it) or None."""
+    if credentials is None:
+        return "", None
+    if not credentials["needed"]:
+        return "  credentials: not needed (scripted model)", None
+    lent = [f"{name}=***" for name in credentials["keys"]]
+    lent += [f"login {path}" for path in credentials["logins"]]
+    text = f"  credentials: {', '.join(lent) or 'none'}"
+    said = credentials["problem"]
+    if not said:
+        return text, None
+    said = _unnamed(said, ident)
+    return f"{text}  ({said})", said
+
+
+def _unnamed(said: str, ident: str) -> str:
+    """The run's sentence of an agent without the agent it names first (its row names it)."""
+    return said.removeprefix(f"agent '{ident}': ").removeprefix(f"agent '{ident}' ")
 
 
 @command.command("install")

@@ -163,12 +163,23 @@ def preflight_problems(trials: Iterable[TrialSpec], dotenv_dir: Path | None = No
             continue  # each agent and profile once, not once per trial
         checked.add(key)
         adapter = adapter_for(spec.agent, {spec.agent: spec.profile})
-        problem = adapter.preflight(spec.profile)
-        if not problem and spec.backend != "scripted":
-            problem = credentials_problem(adapter.name, spec.profile, os.environ, dotenv_dir)
+        problem = adapter.preflight(spec.profile) or authentication_problem(
+            adapter.name, spec.profile, spec.backend, dotenv_dir
+        )
         if problem:
             problems[spec.agent] = named_as_profile(problem, adapter.name, spec.agent)
     return list(problems.values())
+
+
+def authentication_problem(
+    adapter: str, profile: AgentProfile, backend: str | None, dotenv_dir: Path | None = None
+) -> str | None:
+    """The sentence when the agent ``adapter`` with ``profile`` cannot authenticate on the
+    backend its trials use (a key or a login to lend it, a key without whitespace in it), as
+    run and validate check it; None on the scripted model, which needs no credentials."""
+    if backend == "scripted":
+        return None
+    return credentials_problem(adapter, profile, os.environ, dotenv_dir)
 
 
 def named_as_profile(said: str, adapter: str, profile: str) -> str:

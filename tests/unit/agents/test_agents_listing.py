@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from proctor.agents import cli_base
+from proctor.agents.credentials import KINDS
 from tests.conftest import Run
 
 
@@ -21,7 +22,15 @@ def nothing_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("PROCTOR_AGENTS_DIR", raising=False)
     monkeypatch.setenv("PATH", str(empty))
     monkeypatch.chdir(tmp_path)
+    # No key, and no login in an empty home: the user's own are not seen.
+    monkeypatch.setenv("HOME", str(empty))
+    for kind in KINDS.values():
+        for name in (*kind.keys, kind.folder_variable or "GEMINI_CLI_HOME"):
+            monkeypatch.delenv(name, raising=False)
     return tmp_path
+
+
+KEY = "sk-ant-test-0123456789abcdef"
 
 
 def _claude(folder: Path, version: str = "2.1.197") -> Path:
@@ -31,13 +40,16 @@ def _claude(folder: Path, version: str = "2.1.197") -> Path:
     return binary
 
 
-def test_the_profiles_of_proctor_json_are_listed(proctor: Run, nothing_installed: Path) -> None:
+def test_the_profiles_of_proctor_json_are_listed(
+    proctor: Run, nothing_installed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     binary = _claude(nothing_installed)
     profiles = {
         "my-agent": {"transport": "acp", "command": [str(nothing_installed / "gone"), "--acp"]},
         "claude-fast": {"agent": "claude-code", "binary": str(binary), "args": ["--x"]},
     }
     (nothing_installed / "proctor.json").write_text(json.dumps({"codingagents": profiles}))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     listed = proctor("agents", "--json")  # ./proctor.json, as run and validate read it
     assert listed.code == 0, listed.err
     rows = {row["id"]: row for row in json.loads(listed.out)}
@@ -50,8 +62,16 @@ def test_the_profiles_of_proctor_json_are_listed(proctor: Run, nothing_installed
         "version": "2.1.197",
         "pinned": "2.1.197",
         "problem": None,
+        "credentials": {
+            "needed": True,
+            "keys": ["ANTHROPIC_API_KEY"],
+            "logins": [],
+            "problem": None,
+        },
     }
+    assert KEY not in listed.out
     assert rows["my-agent"]["agent"] == "acp" and rows["my-agent"]["binary"] is None
+    assert rows["my-agent"]["credentials"] is None  # proctor lends an ACP agent nothing
     assert rows["my-agent"]["pinned"] is None  # its own command, not the package proctor pins
     assert rows["my-agent"]["problem"] == (
         f"the program '{nothing_installed / 'gone'}' of the command "
@@ -138,4 +158,71 @@ def test_check_refuses_a_cli_at_another_version_than_its_profile_pins(
     assert checked.err.startswith(f"proctor: error: agent 'claude-code': {binary} is version 9.9.9")
     # not pinned by the profile: the run goes ahead with a warning, and so does the check
     top.write_text(json.dumps({"codingagents": {"claude-code": {"binary": str(binary)}}}))
-    assert proctor(*args, "--check").code == 0
+    assert proctor(*args, "--check", "--model", "scripted").code == 0
+
+
+def test_check_asks_for_the_key_or_login_a_real_provider_needs(
+    proctor: Run, nothing_installed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As run and validate check it: on a real provider an agent without a key or a login to
+    lend it cannot run; on the scripted model it needs none. Only names are said, never a key."""
+    binary = _claude(nothing_installed)
+    top = nothing_installed / "p.json"
+    profiles = {
+        "claude-code": {"binary": str(binary)},
+        "cc-scripted": {"agent": "claude-code", "binary": str(binary), "backend": "scripted"},
+    }
+    top.write_text(json.dumps({"codingagents": profiles}))
+    args = ("agents", "--config", str(top), "--agent", "claude-code")
+    checked = proctor(*args, "--check")
+    assert checked.code == 2
+    assert checked.err.startswith(
+        "proctor: error: agent 'claude-code' cannot authenticate: no ANTHROPIC_API_KEY or "
+    )
+    assert "credentials: none  (cannot authenticate: no ANTHROPIC_API_KEY" in checked.out
+    (row,) = proctor(*args, "--json").json()
+    assert row["problem"].startswith("cannot authenticate: no ANTHROPIC_API_KEY")
+    assert row["credentials"]["needed"] and row["credentials"]["keys"] == []
+    assert row["credentials"]["problem"] == checked.err.removeprefix("proctor: error: ").strip()
+    # the scripted model needs no key: --model scripted, or a profile's backend
+    scripted = proctor(*args, "--check", "--model", "scripted")
+    assert scripted.code == 0, scripted.err
+    assert scripted.out.rstrip().endswith("credentials: not needed (scripted model)")
+    assert proctor("agents", "--config", str(top), "--agent", "cc-scripted", "--check").code == 0
+    # a login is enough, named by its path
+    login = nothing_installed / "empty" / ".claude" / ".credentials.json"
+    login.parent.mkdir()
+    login.write_text(json.dumps({"claudeAiOauth": {"accessToken": KEY}}))
+    logged_in = proctor(*args, "--check")
+    assert logged_in.code == 0, logged_in.err
+    assert logged_in.out.rstrip().endswith(f"credentials: login {login}")
+    login.unlink()
+    # a key is named, its value never said; one with a line break in it is refused
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    keyed = proctor(*args, "--check")
+    assert keyed.code == 0 and keyed.out.rstrip().endswith("credentials: ANTHROPIC_API_KEY=***")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY + "\n")
+    unclean = proctor(*args, "--check", "--json")
+    assert unclean.code == 2 and KEY not in unclean.out + unclean.err
+    assert unclean.json()[0]["problem"].startswith("would be lent ANTHROPIC_API_KEY")
+
+
+def test_check_names_the_profile_that_lends_nothing(
+    proctor: Run, nothing_installed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    binary = _claude(nothing_installed)
+    top = nothing_installed / "p.json"
+    profile = {"agent": "claude-code", "binary": str(binary), "credentials": "none"}
+    top.write_text(json.dumps({"codingagents": {"cc2": profile}}))
+    checked = proctor("agents", "--config", str(top), "--agent", "cc2", "--check", "--json")
+    assert checked.code == 2
+    assert checked.err.startswith(
+        "proctor: error: agent 'cc2' cannot authenticate: its profile sets \"credentials\": "
+    )
+    assert checked.json()[0]["credentials"]["keys"] == []
+    profile["forwardEnv"] = ["ANTHROPIC_API_KEY"]
+    top.write_text(json.dumps({"codingagents": {"cc2": profile}}))
+    forwarded = proctor("agents", "--config", str(top), "--agent", "cc2", "--check", "--json")
+    assert forwarded.code == 0, forwarded.err
+    assert forwarded.json()[0]["credentials"]["keys"] == ["ANTHROPIC_API_KEY"]
