@@ -64,6 +64,9 @@ def install_agents(folder: Path, pins: dict[str, str] = PINNED) -> list[str]:
     npm = shutil.which("npm")
     if npm is None:
         raise AgentError("npm was not found on PATH; install Node.js and npm to install agent CLIs")
+    unreachable = registry_problem(npm, folder)
+    if unreachable:  # said in a second, not after the minutes of npm's own retries
+        raise AgentError(unreachable)
     made = _missing_folders(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -123,10 +126,11 @@ def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str
     if proc.timed_out:
         raise AgentError(
             f"npm install did not finish in {NPM_TIMEOUT_SEC:.0f} s and was stopped; "
-            f"check the network to the npm registry ({npm_registry(npm)}) and run it again"
+            f"check the network to the npm registry ({npm_registry(npm, folder)}) and run it again"
         )
     if proc.returncode != 0:
-        raise AgentError(npm_failure_message(proc.returncode, proc.stderr, npm_registry(npm)))
+        registry = npm_registry(npm, folder)
+        raise AgentError(npm_failure_message(proc.returncode, proc.stderr, registry))
     still = missing_pins(folder, pins)
     if still:
         raise AgentError(
@@ -135,11 +139,12 @@ def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str
         )
 
 
-def npm_registry(npm: str) -> str:
-    """The registry npm is set to use (``npm_config_registry``, an ``.npmrc``)."""
+def npm_registry(npm: str, folder: Path) -> str:
+    """The registry npm is set to use when it installs into ``folder`` (``npm_config_registry``,
+    an ``.npmrc``, ``folder``'s own included)."""
     try:
         out = subprocess.run(
-            [npm, "config", "get", "registry"],
+            [npm, "config", "get", "registry", "--prefix", str(folder)],
             capture_output=True,
             text=True,
             timeout=30,
@@ -148,6 +153,56 @@ def npm_registry(npm: str) -> str:
     except (OSError, subprocess.TimeoutExpired):
         out = ""
     return out or "npm's registry setting"
+
+
+#: How long asking the registry whether it answers (``npm ping``) may take in all.
+PROBE_TIMEOUT_SEC = 60.0
+
+#: npm's settings for that question: one retry a second later, 20 s for each request. npm's
+#: own (two retries 10 to 60 s apart, 5 minutes for each request, each package asked for in
+#: turn) take minutes to give up on a registry that cannot be reached.
+PROBE_SETTINGS = (
+    "--fetch-retries=1",
+    "--fetch-retry-mintimeout=1000",
+    "--fetch-retry-maxtimeout=1000",
+    "--fetch-timeout=20000",
+)
+
+
+def registry_problem(npm: str, folder: Path) -> str | None:
+    """The sentence when npm cannot reach its registry (as it would install into ``folder``:
+    its proxy, ``.npmrc`` and registry settings), asked with ``npm ping`` and short retries
+    before any install; None when it answers, and when it says anything but that it could
+    not connect (a registry without npm's ping answers 404: the install itself will tell)."""
+    argv = [npm, "ping", "--prefix", str(folder), "--loglevel=error", *PROBE_SETTINGS]
+    try:
+        proc = run_captured(argv, cwd=Path.cwd(), env=None, timeout=PROBE_TIMEOUT_SEC)
+    except OSError:
+        return None  # npm install, started next, says why npm does not run
+    registry = npm_registry(npm, folder)
+    fix = (
+        "check the network, or npm's registry setting (npm_config_registry, an .npmrc), "
+        "and run it again; nothing was installed"
+    )
+    if proc.timed_out:
+        return (
+            f"npm could not reach the registry {registry}: it did not answer within "
+            f"{PROBE_TIMEOUT_SEC:.0f} s; {fix}"
+        )
+    if proc.returncode == 0:
+        return None
+    code = next((c for c in NETWORK_CODES if c in proc.stderr), None)
+    if code is None:
+        return None
+    reason = next(
+        (
+            line.split("reason: ", 1)[1].strip()
+            for line in proc.stderr.splitlines()
+            if "reason: " in line
+        ),
+        code,
+    )
+    return f"npm could not reach the registry {registry} ({mask(reason)}); {fix}"
 
 
 #: How many of npm's own error lines a failure message shows.

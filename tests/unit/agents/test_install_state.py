@@ -21,6 +21,7 @@ PINS = {"@scope/cli": "1.2.3"}
 # download), then writes npm's record of a finished install unless FAKE_NPM_HANG is set.
 FAKE_NPM = """#!/bin/sh
 if [ "$1" = config ]; then echo http://registry.test/; exit 0; fi
+if [ "$1" = ping ]; then exit 0; fi
 prefix=""
 for arg in "$@"; do
   if [ "$want_prefix" = 1 ]; then prefix=$arg; want_prefix=0; continue; fi
@@ -169,3 +170,51 @@ def test_a_failed_install_leaves_no_empty_folder_of_its_own(
     (tmp_path / "bin" / "npm").write_text(FAILING_NPM.replace("exit 1", 'touch "$3/x"; exit 1'))
     assert proctor("agents", "install", "--dir", "wrote").code == 2
     assert (tmp_path / "wrote" / "x").is_file()
+
+
+UNREACHABLE_NPM = """#!/bin/sh
+if [ "$1" = config ]; then echo http://127.0.0.1:9/; exit 0; fi
+if [ "$1" = ping ]; then
+  echo "$@" > "$FAKE_NPM_CHILD.ping"
+  echo 'npm error code ECONNREFUSED' >&2
+  echo 'npm error FetchError: request to http://127.0.0.1:9/-/ping failed, reason: connect \
+ECONNREFUSED 127.0.0.1:9' >&2
+  exit 1
+fi
+touch "$FAKE_NPM_CHILD.installed"
+exit 1
+"""
+
+
+def test_an_unreachable_registry_stops_before_npm_install(
+    proctor: Run, tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """npm's own retries take minutes to give up on a registry it cannot reach: proctor asks
+    the registry first, with short retries, and says so in a sentence."""
+    (tmp_path / "bin" / "npm").write_text(UNREACHABLE_NPM)
+    monkeypatch.chdir(tmp_path)
+    failed = proctor("agents", "install", "--dir", "new/agents")
+    assert failed.code == 2
+    assert failed.err.splitlines()[-1] == (
+        "proctor: error: npm could not reach the registry http://127.0.0.1:9/ (connect "
+        "ECONNREFUSED 127.0.0.1:9); check the network, or npm's registry setting "
+        "(npm_config_registry, an .npmrc), and run it again; nothing was installed"
+    )
+    asked = (tmp_path / "child.pid.ping").read_text().split()
+    assert asked[:3] == ["ping", "--prefix", "new/agents"]  # as the install would ask it
+    assert "--fetch-retries=1" in asked
+    assert not (tmp_path / "child.pid.installed").exists()  # npm install was not started
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_registry_without_npms_ping_is_installed_from(tmp_path: Path, fake_npm: Path) -> None:
+    """Only a registry npm could not connect to stops the install: one that answers the ping
+    otherwise (a private registry's 404) is left to the install."""
+    npm = tmp_path / "bin" / "npm"
+    npm.write_text(
+        FAKE_NPM.replace(
+            'if [ "$1" = ping ]; then exit 0; fi',
+            'if [ "$1" = ping ]; then echo "npm error code E404" >&2; exit 1; fi',
+        )
+    )
+    assert install_agents(tmp_path / "agents", PINS) == ["@scope/cli@1.2.3"]

@@ -1,0 +1,51 @@
+"""``proctor agents install`` with the real npm and a registry nobody listens on: a sentence
+within seconds, not after the minutes of npm's own retries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_registry_fails_fast(tmp_path: Path) -> None:
+    port = _closed_port()
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path / "home"),
+        "npm_config_registry": f"http://127.0.0.1:{port}/",
+        "npm_config_cache": str(tmp_path / "npm-cache"),
+        "PYTHONPATH": str(Path(__file__).parents[2] / "src"),
+    }
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", "agents", "install", "--dir", str(tmp_path / "a")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=90,  # npm's own retries, unasked, take minutes
+    )
+    took = time.monotonic() - started
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"proctor: error: npm could not reach the registry http://127.0.0.1:{port}/ (connect "
+        f"ECONNREFUSED 127.0.0.1:{port}); check the network, or npm's registry setting "
+        "(npm_config_registry, an .npmrc), and run it again; nothing was installed"
+    )
+    assert took < 30, took
+    assert not (tmp_path / "a").exists()
