@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 from proctor.agents.spec import ACP_PINS, npm_specs
 from proctor.errors import AgentError
 from proctor.util.cutting import masked_tail
-from proctor.util.masking import mask
+from proctor.util.masking import credentials_masked, mask
 from proctor.util.processes import run_captured
 
 #: npm package → version: the versions proctor's contract tests and goldens were made with.
@@ -126,10 +127,10 @@ def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str
     if proc.timed_out:
         raise AgentError(
             f"npm install did not finish in {NPM_TIMEOUT_SEC:.0f} s and was stopped; "
-            f"check the network to the npm registry ({npm_registry(npm, folder)}) and run it again"
+            f"check the network to {_registry_named(npm_registry(npm, folder))} and run it again"
         )
     if proc.returncode != 0:
-        registry = npm_registry(npm, folder)
+        registry = npm_registry(npm, folder) or ""  # asked, though npm may not say
         raise AgentError(npm_failure_message(proc.returncode, proc.stderr, registry))
     still = missing_pins(folder, pins)
     if still:
@@ -139,9 +140,10 @@ def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str
         )
 
 
-def npm_registry(npm: str, folder: Path) -> str:
+def npm_registry(npm: str, folder: Path) -> str | None:
     """The registry npm is set to use when it installs into ``folder`` (``npm_config_registry``,
-    an ``.npmrc``, ``folder``'s own included)."""
+    an ``.npmrc``, ``folder``'s own included); None when npm does not say (it keeps a registry
+    whose address holds a login to itself: "the registry option is protected")."""
     try:
         out = subprocess.run(
             [npm, "config", "get", "registry", "--prefix", str(folder)],
@@ -152,7 +154,11 @@ def npm_registry(npm: str, folder: Path) -> str:
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         out = ""
-    return out or "npm's registry setting"
+    return credentials_masked(out) if out else None
+
+
+def _registry_named(registry: str | None) -> str:
+    return f"the registry {registry}" if registry else "its registry"
 
 
 #: How long asking the registry whether it answers (``npm ping``) may take in all.
@@ -179,14 +185,16 @@ def registry_problem(npm: str, folder: Path) -> str | None:
         proc = run_captured(argv, cwd=Path.cwd(), env=None, timeout=PROBE_TIMEOUT_SEC)
     except OSError:
         return None  # npm install, started next, says why npm does not run
-    registry = npm_registry(npm, folder)
+    # As npm names it in its error (a login in it masked), else as its settings say.
+    asked = re.search(r"request to (\S+?/)-/ping failed", proc.stderr)
+    registry = _registry_named(asked[1] if asked else npm_registry(npm, folder))
     fix = (
         "check the network, or npm's registry setting (npm_config_registry, an .npmrc), "
         "and run it again; nothing was installed"
     )
     if proc.timed_out:
         return (
-            f"npm could not reach the registry {registry}: it did not answer within "
+            f"npm could not reach {registry}: it did not answer within "
             f"{PROBE_TIMEOUT_SEC:.0f} s; {fix}"
         )
     if proc.returncode == 0:
@@ -202,7 +210,7 @@ def registry_problem(npm: str, folder: Path) -> str | None:
         ),
         code,
     )
-    return f"npm could not reach the registry {registry} ({mask(reason)}); {fix}"
+    return f"npm could not reach {registry} ({credentials_masked(reason)}); {fix}"
 
 
 #: How many of npm's own error lines a failure message shows.
@@ -229,9 +237,9 @@ def npm_failure_message(returncode: int, stderr: str, registry: str | None = Non
     # Masked before the tail is cut: a key the cut would split shows no part of it.
     detail = mask("\n".join(lines[:NPM_ERROR_LINES])) if lines else masked_tail(stderr.strip(), 600)
     message = f"npm install failed ({returncode}): {detail}"
-    if registry and any(code in stderr for code in NETWORK_CODES):
+    if registry is not None and any(code in stderr for code in NETWORK_CODES):
         message += (
-            f"\nnpm could not reach the registry {registry}: check the network, or npm's "
+            f"\nnpm could not reach {_registry_named(registry)}: check the network, or npm's "
             f"registry setting (npm_config_registry, an .npmrc), and run it again"
         )
     return message

@@ -65,3 +65,14 @@ def test_the_tail_shows_no_part_of_a_key_the_cut_would_split(
     # npm's own error lines are masked too
     message = npm_failure_message(1, f"npm error 401 token {key}\n")
     assert message == "npm install failed (1): npm error 401 token ***"
+
+
+def test_a_registry_npm_does_not_name_is_its_registry() -> None:
+    """npm keeps a registry whose address holds a login to itself ("the registry option is
+    protected"): the sentence still says npm could not reach it, without naming a setting as
+    if it were a registry."""
+    message = npm_failure_message(1, OFFLINE, "")
+    assert message.splitlines()[-1] == (
+        "npm could not reach its registry: check the network, or npm's registry setting "
+        "(npm_config_registry, an .npmrc), and run it again"
+    )

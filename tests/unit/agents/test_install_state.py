@@ -218,3 +218,42 @@ def test_a_registry_without_npms_ping_is_installed_from(tmp_path: Path, fake_npm
         )
     )
     assert install_agents(tmp_path / "agents", PINS) == ["@scope/cli@1.2.3"]
+
+
+PROTECTED_NPM = """#!/bin/sh
+if [ "$1" = config ]; then
+  echo 'npm error The registry option is protected, and cannot be retrieved in this way' >&2
+  exit 1
+fi
+if [ "$1" = ping ]; then
+  echo 'npm error code ETIMEDOUT' >&2
+  echo 'npm error network request to http://bob:***@registry.test/-/ping failed, reason: \
+connect ETIMEDOUT 10.0.0.1:80' >&2
+  exit 1
+fi
+exit 1
+"""
+
+
+def test_a_registry_with_a_login_in_it_is_named_as_npm_names_it(
+    tmp_path: Path, fake_npm: Path
+) -> None:
+    (tmp_path / "bin" / "npm").write_text(PROTECTED_NPM)
+    with pytest.raises(AgentError) as caught:
+        install_agents(tmp_path / "agents", PINS)
+    assert str(caught.value).startswith(
+        "npm could not reach the registry http://bob:***@registry.test/ (connect ETIMEDOUT "
+        "10.0.0.1:80); check the network"
+    )
+    # the ping answered (a login it refused), the install then could not connect
+    (tmp_path / "bin" / "npm").write_text(
+        PROTECTED_NPM.replace("ETIMEDOUT", "E401")[: -len("exit 1\n")]
+        + "echo 'npm error code ECONNREFUSED' >&2\nexit 1\n"
+    )
+    with pytest.raises(AgentError) as caught:
+        install_agents(tmp_path / "agents", PINS)
+    assert (
+        str(caught.value)
+        .splitlines()[-1]
+        .startswith("npm could not reach its registry: check the network")
+    )
