@@ -49,3 +49,19 @@ def test_an_unreachable_registry_fails_fast(tmp_path: Path) -> None:
     )
     assert took < 30, took
     assert not (tmp_path / "a").exists()
+
+
+def test_npm_set_to_install_from_its_cache_is_not_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """npm's prefer-offline installs what its cache holds without a registry: a registry that
+    cannot be reached is then npm's to judge, not proctor's."""
+    from proctor.agents.install import registry_problem
+
+    npm = shutil.which("npm")
+    assert npm is not None
+    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{_closed_port()}/")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    assert registry_problem(npm, tmp_path / "a") is not None
+    monkeypatch.setenv("npm_config_prefer_offline", "true")
+    assert registry_problem(npm, tmp_path / "a") is None

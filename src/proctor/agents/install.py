@@ -157,6 +157,21 @@ def npm_registry(npm: str, folder: Path) -> str | None:
     return credentials_masked(out) if out else None
 
 
+def _offline(npm: str, folder: Path) -> bool:
+    """Whether npm is set to install from its cache (``offline``, ``prefer-offline``)."""
+    try:
+        out = subprocess.run(
+            [npm, "config", "get", "offline", "prefer-offline", "--prefix", str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return any(line.replace(" ", "").endswith("=true") for line in out.splitlines())
+
+
 def _registry_named(registry: str | None) -> str:
     return f"the registry {registry}" if registry else "its registry"
 
@@ -200,8 +215,8 @@ def registry_problem(npm: str, folder: Path) -> str | None:
     if proc.returncode == 0:
         return None
     code = next((c for c in NETWORK_CODES if c in proc.stderr), None)
-    if code is None:
-        return None
+    if code is None or _offline(npm, folder):
+        return None  # npm set to install from its cache may need no registry at all
     reason = next(
         (
             line.split("reason: ", 1)[1].strip()
