@@ -115,10 +115,12 @@ def test_agents_json_lists_each_adapter(proctor: Run, tmp_path: Path) -> None:
     top = tmp_path / "p.json"
     profiles = {"claude-code": {"binary": str(binary)}, "codex": {"binary": str(tmp_path)}}
     top.write_text(json.dumps({"codingagents": profiles}))
-    listed = proctor("agents", "--config", str(top), "--json")
+    # on the scripted model: the user's own keys and logins play no part
+    listed = proctor("agents", "--config", str(top), "--json", "--model", "scripted")
     assert listed.code == 0, listed.err
     rows = {row["id"]: row for row in json.loads(listed.out)}
     assert set(rows) >= {"claude-code", "codex", "gemini-cli", "scripted"}
+    assert rows["claude-code"].pop("credentials")["needed"] is False
     assert rows["claude-code"] == {
         "id": "claude-code",
         "agent": "claude-code",
