@@ -65,3 +65,26 @@ def test_npm_set_to_install_from_its_cache_is_not_stopped(
     assert registry_problem(npm, tmp_path / "a") is not None
     monkeypatch.setenv("npm_config_prefer_offline", "true")
     assert registry_problem(npm, tmp_path / "a") is None
+
+
+def test_a_registry_that_never_answers_is_said_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A registry that takes the connection and never answers (a black-holed proxy): npm's own
+    5 minutes for each request, retried, would keep the install waiting for a quarter hour."""
+    from proctor.agents import install
+
+    npm = shutil.which("npm")
+    assert npm is not None
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        port = silent.getsockname()[1]
+        monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{port}/")
+        monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+        monkeypatch.setattr(install, "PROBE_FETCH_TIMEOUT_SEC", 1.0)
+        said = install.registry_problem(npm, tmp_path / "a")
+    assert said is not None and said.startswith(
+        f"npm could not reach the registry http://127.0.0.1:{port}/ (no answer within 1 s, "
+        "twice); check the network"
+    )

@@ -179,15 +179,11 @@ def _registry_named(registry: str | None) -> str:
 #: How long asking the registry whether it answers (``npm ping``) may take in all.
 PROBE_TIMEOUT_SEC = 60.0
 
-#: npm's settings for that question: one retry a second later, 20 s for each request. npm's
-#: own (two retries 10 to 60 s apart, 5 minutes for each request, each package asked for in
-#: turn) take minutes to give up on a registry that cannot be reached.
-PROBE_SETTINGS = (
-    "--fetch-retries=1",
-    "--fetch-retry-mintimeout=1000",
-    "--fetch-retry-maxtimeout=1000",
-    "--fetch-timeout=20000",
-)
+#: How long npm waits for the registry's answer to that question, each of two tries (a
+#: second apart). npm's own settings (two retries 10 to 60 s apart, 5 minutes for each
+#: request, each package asked for in turn) take minutes to give up on a registry that
+#: cannot be reached, and longer on one that never answers.
+PROBE_FETCH_TIMEOUT_SEC = 20.0
 
 
 def registry_problem(npm: str, folder: Path) -> str | None:
@@ -195,26 +191,38 @@ def registry_problem(npm: str, folder: Path) -> str | None:
     its proxy, ``.npmrc`` and registry settings), asked with ``npm ping`` and short retries
     before any install; None when it answers, and when it says anything but that it could
     not connect (a registry without npm's ping answers 404: the install itself will tell)."""
-    argv = [npm, "ping", "--prefix", str(folder), "--loglevel=error", *PROBE_SETTINGS]
+    argv = [
+        npm,
+        "ping",
+        "--prefix",
+        str(folder),
+        "--loglevel=error",
+        "--fetch-retries=1",
+        "--fetch-retry-mintimeout=1000",
+        "--fetch-retry-maxtimeout=1000",
+        f"--fetch-timeout={PROBE_FETCH_TIMEOUT_SEC * 1000:.0f}",
+    ]
     try:
         proc = run_captured(argv, cwd=Path.cwd(), env=None, timeout=PROBE_TIMEOUT_SEC)
     except OSError:
         return None  # npm install, started next, says why npm does not run
     # As npm names it in its error (a login in it masked), else as its settings say.
-    asked = re.search(r"request to (\S+?/)-/ping failed", proc.stderr)
+    asked = re.search(r"(?:request to|network timeout at:) (\S+?/)-/ping\b", proc.stderr)
     registry = _registry_named(asked[1] if asked else npm_registry(npm, folder))
     fix = (
         "check the network, or npm's registry setting (npm_config_registry, an .npmrc), "
         "and run it again; nothing was installed"
     )
-    if proc.timed_out:
+    if proc.timed_out and not _offline(npm, folder):
         return (
             f"npm could not reach {registry}: it did not answer within "
             f"{PROBE_TIMEOUT_SEC:.0f} s; {fix}"
         )
-    if proc.returncode == 0:
+    if proc.timed_out or proc.returncode == 0:
         return None
     code = next((c for c in NETWORK_CODES if c in proc.stderr), None)
+    if code is None and "network timeout at:" in proc.stderr:  # connected, never answered
+        code = f"no answer within {PROBE_FETCH_TIMEOUT_SEC:.0f} s, twice"
     if code is None or _offline(npm, folder):
         return None  # npm set to install from its cache may need no registry at all
     reason = next(
