@@ -468,6 +468,37 @@ def test_a_finding_listed_twice_is_refused(proctor: Run, tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda ledger: {}, "findings.json: field 'schemaVersion' is required but missing"),
+        (lambda ledger: {"schemaVersion": 1}, "schemaVersion 1 is older than any proctor wrote"),
+        (lambda ledger: {"schemaVersion": 4}, "findings.json: field 'runs' is required but missing"),
+        (lambda ledger: {k: v for k, v in ledger.items() if k != "findings"},
+         "findings.json: field 'findings' is required but missing"),
+        (lambda ledger: {**ledger, "findings": [{**ledger["findings"][0], "id": "zz"}]},
+         "field 'findings[0].id': 'zz' is not a finding id (hex digits, as proctor writes"),
+        (lambda ledger: {**ledger, "findings": [{**ledger["findings"][0], "id": ID + " "}]},
+         f"'{ID} ' is not a finding id"),
+    ],
+)  # fmt: skip
+def test_a_ledger_emptied_or_with_an_id_proctor_does_not_write_is_refused(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, edit: Any, said: str
+) -> None:
+    """Read as empty, ``{}`` would have every run applied again and the dismissals lost; an
+    id that is not hex digits could not be named to ``proctor findings dismiss``."""
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    path = out / "findings.json"
+    edited = json.dumps(edit(json.loads(path.read_text())))
+    path.write_text(edited)
+    listed = proctor("findings", str(out))
+    assert listed.code == 2 and said in listed.err and "Traceback" not in listed.err, listed.err
+    assert len(listed.err.strip().splitlines()) == 1, listed.err  # one sentence
+    run_with(proctor, make_case, tmp_path, FAILING)
+    assert path.read_text() == edited  # a run leaves it as it is
+
+
+@pytest.mark.parametrize(
     ("runs", "said"),
     [
         ([], f"field 'findings': finding '{ID}' names run 'r', which 'runs' (the runs"),

@@ -80,6 +80,10 @@ class RecordModel(CamelModel):
     """
 
     current_schema_version: ClassVar[int] = SCHEMA_VERSION
+    first_schema_version: ClassVar[int] = 1
+    """The oldest ``schemaVersion`` proctor ever wrote this record with: above 1, a file with an
+    older one is refused, and one without any is left for the model to refuse (read as schema 1,
+    it would pass for an empty record)."""
     schema_version: int = SCHEMA_VERSION
 
     @classmethod

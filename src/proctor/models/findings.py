@@ -8,12 +8,14 @@ fails again, dismissed by a person. ``docs/findings.md`` describes the states an
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import ClassVar, Literal, Self
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic.alias_generators import to_camel
 
-from proctor.models.base import CamelModel, RecordModel
+from proctor.models.base import OWN_RECORD, CamelModel, RecordModel
 
 _REWRITTEN = ConfigDict(extra="forbid", strict=True)
 """The ledger is read and written back whole: a key it does not know would be dropped by the
@@ -25,6 +27,9 @@ FindingState = Literal["open", "resolved", "dismissed"]
 FindingEventKind = Literal["new", "reopened", "resolved", "dismissed", "passed"]
 """What happened to a finding: ``new``, ``reopened`` and ``resolved`` come from a run;
 ``dismissed`` from a person; ``passed`` is a run in which a dismissed finding's check passed."""
+
+FINDING_ID = re.compile(r"[0-9a-fA-F]+")
+"""A finding's id: hex digits (see :attr:`Finding.id`); one edited by hand may hold capitals."""
 
 RUN_EVENTS: tuple[FindingEventKind, ...] = ("new", "reopened", "resolved")
 """The events a run reports."""
@@ -60,7 +65,7 @@ class Finding(CamelModel):
 
     model_config = _REWRITTEN
 
-    id: str = Field(min_length=1)
+    id: str = Field(json_schema_extra={"pattern": "^[0-9a-fA-F]+$"})
     """First 10 hex digits of the SHA-256 of case, agent, condition and check joined by \\x1f;
     when another suite's finding already has that id, of suite, case, agent, condition and
     check. A finding keeps its id."""
@@ -90,6 +95,15 @@ class Finding(CamelModel):
     """A dismissed finding whose check has passed since: its next failure reopens it."""
     history: list[FindingEvent] = []
 
+    @field_validator("id")
+    @classmethod
+    def _hex_id(cls, value: str) -> str:
+        """Hex digits, as proctor writes ids: an id edited by hand into something else
+        (``zz``) is refused, as the ledger's other damage is."""
+        if not FINDING_ID.fullmatch(value):
+            raise ValueError(f"{value!r} is not a finding id (hex digits, as proctor writes them)")
+        return value
+
 
 class InterruptedRun(CamelModel):
     """A run the ledger took in while interrupted, as it stands in the ledger."""
@@ -113,6 +127,7 @@ class FindingsLedger(RecordModel):
 
     model_config = _REWRITTEN
     current_schema_version: ClassVar[int] = 4
+    first_schema_version: ClassVar[int] = 2
     schema_version: int = 4
 
     runs: list[str] = []
@@ -185,6 +200,19 @@ class FindingsLedger(RecordModel):
                     "applied) does not list"
                 )
         return findings
+
+    @model_validator(mode="after")
+    def _written_whole(self, info: ValidationInfo) -> Self:
+        """A ledger read from its file has ``schemaVersion``, ``runs`` and ``findings``, as
+        proctor writes every ledger (:func:`~proctor.models.io.upgraded` leaves a file without
+        ``schemaVersion`` as it is, for this to say so): without them (a file emptied by hand
+        to ``{}``) every run would be applied again, and the dismissals lost without a word."""
+        if info.context and info.context.get(OWN_RECORD):
+            for name in ("schema_version", "runs", "findings"):
+                if name not in self.model_fields_set:
+                    key = to_camel(name)
+                    raise ValueError(f"field '{key}' is required but missing")
+        return self
 
     @model_validator(mode="after")
     def _failed_listed(self) -> Self:

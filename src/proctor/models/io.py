@@ -245,6 +245,13 @@ def upgraded(path: Path | str, data: dict[str, Any], model: type[R]) -> dict[str
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         shown = json.dumps(version, default=repr)  # as the file spells it: true, "2"
         raise ConfigError(f"{path}: schemaVersion {shown} is not a version number")
+    if version < model.first_schema_version:
+        if "schemaVersion" not in data:  # the model says so, after any key it does not know
+            return data
+        raise ConfigError(
+            f"{path}: schemaVersion {version} is older than any proctor wrote for this file "
+            f"({model.first_schema_version})"
+        )
     if version > model.current_schema_version:
         raise SchemaVersionError(
             f"{path}: schemaVersion {version!r} is newer than this proctor understands "

@@ -289,7 +289,9 @@ def test_a_late_run_s_resume_holds_nothing_back_that_the_run_counted(tmp_path: P
 def test_a_schema_3_ledger_reads_as_one_that_keeps_no_run_as_interrupted(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "findings.json").write_text(json.dumps({"schemaVersion": 3, "runs": [RUN]}))
+    (tmp_path / "findings.json").write_text(
+        json.dumps({"schemaVersion": 3, "runs": [RUN], "findings": []})
+    )
     ledger = load_ledger(tmp_path)
     assert ledger.runs == [RUN] and ledger.interrupted_runs == {}
 
