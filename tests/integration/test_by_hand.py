@@ -192,7 +192,7 @@ def test_record_files_the_session_under_what_it_was_prepared_for(
 
 
 def test_a_recorded_session_is_a_trial_of_the_suite_that_holds_its_case(
-    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The findings of a session recorded from its case folder (as the example does, without
     --source) are the suite's, as a run of the case names them: the session was filed under
@@ -219,6 +219,13 @@ def test_a_recorded_session_is_a_trial_of_the_suite_that_holds_its_case(
     assert recorded.code == 0, recorded.err
     (run_dir,) = out.glob("run-*")
     assert json.loads((run_dir / "run.json").read_text())["suite"] == "suites/api"
+    # The recording updates the ledger as a run does, and its reports say what it did.
+    assert "proctor: findings: 1 new" in caplog.text
+    held = json.loads((out / "findings.json").read_text())
+    assert held["runs"] == [run_dir.name]
+    said = json.loads((run_dir / "suite.json").read_text())["findings"]
+    assert [(f["event"], f["check"]) for f in said] == [("new", "never")]
+    assert "## Findings" in (run_dir / "suite.md").read_text()
     listed = proctor("findings", "results", "--json")
     assert listed.code == 0, listed.err
     ledger = listed.json()
@@ -420,3 +427,23 @@ def test_record_keeps_every_file_of_a_session_with_subagents_as_a_run_does(
     events = [json.loads(line) for line in (trial / "trajectory.jsonl").read_text().splitlines()]
     assert any(e.get("sidechain") for e in events)  # the subagents' events, parsed as before
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
+
+
+def test_a_recording_leaves_a_ledger_that_does_not_read_as_it_is(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As a run does: one warning, the file untouched, the recording's exit code its own, and
+    its HTML report written once the ledger was tried."""
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
+    (out / "findings.json").write_text("{}")
+    recorded = proctor(
+        "record", str(CASE), "--workspace", session["workingDirectory"],
+        "--out", str(out), "--reporter", "html",
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    assert "findings ledger not updated" in caplog.text
+    assert "field 'schemaVersion' is required but missing" in caplog.text
+    assert (out / "findings.json").read_text() == "{}"
+    (run_dir,) = out.glob("run-*")
+    assert json.loads((run_dir / "suite.json").read_text())["findings"] is None
+    assert (run_dir / "report.html").is_file()

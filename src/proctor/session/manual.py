@@ -18,6 +18,7 @@ import json
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,6 +52,7 @@ from proctor.models.io import write_json, write_record, write_text_atomic, write
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.pricing import price_usage
 from proctor.models.run import HostInfo, RunManifest, SkippedCaseRecord
+from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import (
     BY_HAND,
@@ -60,12 +62,21 @@ from proctor.models.trial import (
     TranscriptInfo,
     TrialRecord,
 )
-from proctor.paths import TrialPaths, started_path
+from proctor.paths import RunPaths, TrialPaths, started_path
 from proctor.plan.checks import check_out_outside_cases
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
-from proctor.session.run import config_record, new_run_paths, source_suite, write_reports
+from proctor.session.run import (
+    SHOW_FINDINGS,
+    append_step_summary,
+    config_record,
+    held_changes,
+    new_run_paths,
+    source_suite,
+    suite_md,
+    write_reports,
+)
 from proctor.session.transcript import session_in
 from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
@@ -525,12 +536,51 @@ def record_session(
         skipped_cases=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
         planned=1,
     )
-    outputs = write_reports(paths, suite, [record], reporters)
+    # The HTML report, and the job summary, once the ledger took the run in (as a run's).
+    first = tuple(name for name in reporters if name != "html")
+    outputs = write_reports(paths, suite, [record], first, step_summary=False)
     manifest.finished_at = now_iso()
     manifest.trials_finished = 1
     write_record(paths.run_json, manifest)
     journal.note(paths.journal, "run-finished")
+    outputs = _with_findings(paths, suite, record, outputs, reporters)
     return paths.root, record, outputs, suite.exit_code
+
+
+def _with_findings(
+    paths: RunPaths,
+    suite: SuiteRecord,
+    record: TrialRecord,
+    outputs: dict[str, str],
+    reporters: tuple[str, ...],
+) -> dict[str, str]:
+    """As ``proctor run`` does once its run is written: the findings ledger of the results
+    directory updated with the recording (never raising: a ledger problem is one warning), and
+    the reports that show findings written again with what it did; the outputs."""
+    from proctor.report.findings import update_after_run
+    from proctor.report.reporters import render_into
+
+    changes = None
+    try:
+        changes = update_after_run(paths.root.parent, paths.root.name)
+    except KeyboardInterrupt:  # the recording is written whole: it stands, and is told so
+        print(
+            "proctor: note: stopped once the session was recorded: the recording stands; the "
+            f"findings ledger's update was cut short (the next run in {paths.root.parent} "
+            "applies it)",
+            file=sys.stderr,
+        )
+        changes = held_changes(paths)
+    again = []
+    if changes is not None:
+        suite = suite.model_copy(update={"findings": changes})
+        again = [name for name in outputs if name in SHOW_FINDINGS]
+    if "html" in reporters:
+        again.append("html")
+    if again:
+        outputs = {**outputs, **render_into(paths.root, suite, [record], again)}
+    append_step_summary(outputs["markdown"], suite_md(paths.root))
+    return outputs
 
 
 def _version() -> str:

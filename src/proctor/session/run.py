@@ -451,7 +451,7 @@ def _update_ledger(
     final = HeldStops().hold()  # the run's reports are written all the same, whole
     try:
         if changes is None:  # a Ctrl-C after the ledger took the run in: what it holds
-            changes = _held_changes(paths)
+            changes = held_changes(paths)
         _report_findings(request, paths, result, changes)
     finally:
         try:
@@ -477,7 +477,7 @@ def _read_back(trials: list[TrialSpec], paths: RunPaths) -> RunOutcome:
     return outcome
 
 
-def _held_changes(paths: RunPaths) -> list[FindingChange] | None:
+def held_changes(paths: RunPaths) -> list[FindingChange] | None:
     """What the findings ledger holds of the run, read as it stands (None when it holds
     nothing of it, or cannot be read)."""
     from proctor.report.findings import load_ledger, run_changes
