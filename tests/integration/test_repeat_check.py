@@ -226,6 +226,37 @@ def test_a_model_backed_evaluator_is_left_out_and_listed(
     assert "- evaluators compared: 1 per repetition" in result.out
 
 
+def test_a_model_backed_evaluator_of_another_condition_only_is_not_listed(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """``--condition base``: the judge runs under ``judged`` only, so never in the repetitions,
+    and is not said to be left out; the control, ``--condition judged``, lists it."""
+    judge = {"use": "llm-judge", "rubric": "evaluation.md", "conditions": ["judged"]}
+    folder = make_case(
+        "hello",
+        config={
+            "agents": ["scripted"],
+            "timeoutSec": 30,
+            "conditions": {"base": {}, "judged": {}},
+            "evaluators": [EVALUATORS[0], judge],
+        },
+        plan={**PLAN, "roles": {"judge": [{"json": {"score": 85, "rationale": "Fine."}}] * 2}},
+        src={"README.md": "# hello\n"},
+    )
+    (folder / "evaluation.md").write_text("Score 0-100: is hello.txt there?\n")
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"models": {"judge": "scripted/judge"}}))
+    args = ("--repeat-check", "2", "--config", str(config), "--json", "--condition")
+    result, _ = run_cases(proctor, tmp_path, *args, "base")
+    assert result.code == 0, result.err
+    assert result.json()["excludedEvaluators"] == []
+    judged, _ = run_cases(proctor, tmp_path, *args, "judged")
+    assert judged.code == 0, judged.err
+    assert [e["what"] for e in judged.json()["excludedEvaluators"]] == [
+        "hello: evaluators[1] (llm-judge)"
+    ]
+
+
 def test_only_the_first_repetition_is_applied_to_the_findings_ledger(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -27,7 +27,7 @@ from proctor.errors import ConfigError
 from proctor.evaluators.base import registry
 from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
-from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
+from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths
 from proctor.plan.resolve import nothing_runnable
@@ -193,7 +193,7 @@ def compare_repetitions(
     for record in first:
         names = (labels or {}).get(record.case, ())
         for i, result in enumerate(record.evaluators):
-            if result.use in backed:
+            if result.use in backed and _ran(result):
                 what = f"{record.case}: {evaluator_name(i, result.use, _at(names, i))}"
                 excluded.setdefault(what, Exclusion(what, MODEL_BACKED))
             elif _ran(result):
@@ -233,15 +233,17 @@ def deterministic_part(
     return part, excluded
 
 
-def model_backed_evaluators(
-    cases: Iterable[ResolvedCase], backed: frozenset[str]
-) -> list[Exclusion]:
-    return [
-        Exclusion(f"{rc.name}: {evaluator_name(i, e.use, e.label)}", MODEL_BACKED)
-        for rc in cases
-        for i, e in enumerate(rc.evaluators)
-        if e.use in backed
-    ]
+def model_backed_evaluators(trials: Iterable[TrialSpec], backed: frozenset[str]) -> list[Exclusion]:
+    """The model-backed evaluators the ``trials`` would run, each once: one whose entry's
+    ``conditions`` leave out every repeated trial's condition never runs, so is not said to
+    be left out."""
+    found: dict[str, Exclusion] = {}
+    for spec in trials:
+        for i, e in enumerate(spec.case.evaluators):
+            if e.use in backed and (not e.conditions or spec.condition in e.conditions):
+                what = f"{spec.case.name}: {evaluator_name(i, e.use, e.label)}"
+                found.setdefault(what, Exclusion(what, MODEL_BACKED))
+    return list(found.values())
 
 
 @dataclass(frozen=True)
@@ -416,7 +418,9 @@ def repeat_plan(
     check = RepeatCheck(
         repetitions,
         excluded_trials=excluded_trials,
-        excluded_evaluators=model_backed_evaluators(cases.values(), backed),
+        excluded_evaluators=model_backed_evaluators(
+            [*part.trials, *(t.spec for t in again)], backed
+        ),
         recorded=recorded,
         recorded_trials=len(again),
     )

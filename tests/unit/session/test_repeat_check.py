@@ -279,5 +279,7 @@ def test_an_evaluator_not_run_under_the_condition_is_not_counted_nor_lets_status
     )
     assert only_difference(comparison) == ("status", "passed", "failed")
     assert comparison.evaluators == 2
+    assert comparison.excluded == []  # never ran: not left out either
     judged = compare_repetitions([trial()], [trial(status="failed")], model_backed=BACKED)
     assert judged.differences == []
+    assert [e.what for e in judged.excluded] == ["fix: evaluators[2] (llm-judge)"]
