@@ -254,6 +254,55 @@ def test_a_tool_error_is_exit_3(proctor: Run, tmp_path: Path) -> None:
     result = evaluate(proctor, sys.executable, SERVER, adapter=str(adapter))
     assert result.code == 3
     assert "tool 'remember' returned an error (seeding note atlas-port-old)" in result.err
+    # pydantic's four lines are one in the sentence: the field and what is wrong with it;
+    # the whole text follows it, and is the JSON's toolError.
+    error = result.json()["error"]
+    assert "\n" not in error and error.endswith(
+        "1 validation error for rememberArguments: text: Field required (the whole error follows)"
+    )
+    assert "For further information visit" in result.json()["toolError"]
+    told = result.err.splitlines()
+    assert told[1] == "proctor: the tool's whole error:" and told[3] == "  | text"
+    assert told[0] == f"proctor: error: {error}"
+
+
+PLAIN_STRING_SERVER = """
+import json
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("plain")
+
+@server.tool()
+def remember(project: str, id: str, text: str) -> str:
+    return "ok"
+
+@server.tool()
+def recall(project: str, query: str, limit: int = 10) -> str:
+    return json.dumps({"results": []})
+
+server.run()
+"""
+
+
+def test_a_structured_result_without_the_path_names_the_keys_it_has(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A tool that returns a plain string: the MCP SDK's structured content is
+    ``{"result": …}``, said as such; the control, source "text", reads it."""
+    script = tmp_path / "plain.py"
+    script.write_text(PLAIN_STRING_SERVER, encoding="utf-8")
+    result = evaluate(proctor, sys.executable, str(script))
+    assert result.code == 3
+    assert result.json()["error"].endswith(
+        " has no 'results' (adapter field 'results.path'): it has the key 'result' (the MCP "
+        "SDK's structured content for a tool that returns a plain value; adapter "
+        "'results.source' \"text\" reads the text content instead)"
+    )
+    adapter = tmp_path / "adapter.toml"
+    text = Path(ADAPTER).read_text(encoding="utf-8").replace('"structured"', '"text"')
+    adapter.write_text(text, encoding="utf-8")
+    control = evaluate(proctor, sys.executable, str(script), adapter=str(adapter))
+    assert control.code == 1, control.err  # read: every list empty, recall below its minimum
 
 
 def test_a_result_the_adapter_cannot_read_is_exit_3(proctor: Run, tmp_path: Path) -> None:
@@ -262,7 +311,7 @@ def test_a_result_the_adapter_cannot_read_is_exit_3(proctor: Run, tmp_path: Path
     adapter.write_text(text, encoding="utf-8")
     result = evaluate(proctor, sys.executable, SERVER, adapter=str(adapter))
     assert result.code == 3
-    assert "has no 'hits' (adapter field 'results.path')" in result.err
+    assert "has no 'hits' (adapter field 'results.path'): it has the key 'results'" in result.err
 
 
 def test_configuration_errors_are_exit_2(proctor: Run, tmp_path: Path) -> None:

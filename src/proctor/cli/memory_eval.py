@@ -212,12 +212,16 @@ def command(
     except MemoryServerError as exc:
         sentence = command_masked(str(exc))
         tail = command_masked(exc.stderr_tail)
+        whole = command_masked(exc.tool_error)
         click.echo(f"proctor: error: {sentence}", err=True)
+        if whole:  # a tool's error of several lines, whose first the sentence quotes
+            click.echo("proctor: the tool's whole error:", err=True)
+            click.echo("".join(f"  | {line}\n" for line in whole.splitlines()), err=True, nl=False)
         if tail:  # the server's own words (a traceback, a log line) under the sentence
             click.echo("proctor: the end of the memory server's stderr:", err=True)
             click.echo("".join(f"  | {line}\n" for line in tail.splitlines()), err=True, nl=False)
         if as_json:
-            error = {"error": sentence, "serverStderr": tail or None}
+            error = {"error": sentence, "toolError": whole or None, "serverStderr": tail or None}
             echo_unless_gone(dump_json(error), nl=False)
         return SERVER_ERROR
     record = score_run(

@@ -37,6 +37,9 @@ class MemoryServerError(ProctorError):
     stderr_tail: str = ""
     """The end of what a server started by command wrote to its stderr (at most
     :data:`STDERR_TAIL_CHARS`, from a line's start, masked); "" when it wrote nothing."""
+    tool_error: str = ""
+    """The whole text of a tool's error of more than one line (masked, at most
+    :data:`STDERR_TAIL_CHARS`), whose first meaningful line the sentence quotes; else ""."""
 
 
 @dataclass(frozen=True)
@@ -80,13 +83,42 @@ class MemorySession:
                 f"tool '{tool}' failed ({what}): {detail}{self._tail()}"
             ) from exc
         if result.is_error:
-            raise MemoryServerError(
-                f"tool '{tool}' returned an error ({what}): {masked_head(_text(result), 300)}"
+            text = _text(result).strip()
+            line = first_meaningful_line(text)
+            more = line != text
+            error = MemoryServerError(
+                f"tool '{tool}' returned an error ({what}): {masked_head(line, 300)}"
+                + (" (the whole error follows)" if more else "")
             )
+            if more:
+                error.tool_error = masked_head(text, STDERR_TAIL_CHARS)
+            raise error
         return result
 
     def _tail(self) -> str:
         return server_log_tail(self.log)
+
+
+_PYDANTIC_HEAD = re.compile(r"\d+ validation errors? for \S+$")
+"""The head of pydantic's report of a tool's arguments, which an MCP SDK server returns as
+the tool's error: the field and what is wrong with it follow on lines of their own."""
+
+_PYDANTIC_TYPE = re.compile(r"\s*\[type=.*$")
+"""The end of pydantic's line saying what is wrong (``[type=missing, input_value=…]``)."""
+
+
+def first_meaningful_line(text: str) -> str:
+    """The first line of a tool's error that says something (blank lines and a frame's edges
+    left out); for pydantic's report of the tool's arguments, its head with the first field
+    and what is wrong with it (``… for rememberArguments: text: Field required``), rather
+    than the head alone. The text itself when it is one line."""
+    lines = [line for raw in text.splitlines() if (line := _unboxed(raw))]
+    if len(lines) <= 1:
+        return lines[0] if lines else text
+    head = lines[0]
+    if _PYDANTIC_HEAD.search(head) and len(lines) >= 3:
+        return f"{head}: {lines[1]}: {_PYDANTIC_TYPE.sub('', lines[2])}"
+    return head
 
 
 def malformed(exc: ValidationError) -> str:
@@ -266,6 +298,7 @@ def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> lis
     except KeyError as exc:
         raise MemoryServerError(
             f"the result of {what} has no '{mapping.path}' (adapter field 'results.path')"
+            f"{_found_instead(data, mapping)}"
         ) from exc
     if not isinstance(items, list):
         raise MemoryServerError(
@@ -292,6 +325,33 @@ def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> lis
             )
         ids.append(str(value))
     return ids
+
+
+def _found_instead(data: Any, mapping: ResultMapping) -> str:
+    """What the result holds where ``mapping.path`` stops being there, as the end of a
+    sentence: the keys of the object it reached (the MCP SDK's wrapping of a tool that returns
+    a plain value, ``{"result": …}``, said as such), else what the value is."""
+    parts = [p for p in mapping.path.split(".") if p]
+    reached, where = data, "it"
+    for n, part in enumerate(parts):
+        try:
+            reached = follow(reached, part)
+        except KeyError:
+            break
+        where = f"'{'.'.join(parts[: n + 1])}'"
+    if not isinstance(reached, dict):
+        return f": {where} is {_json_kind(reached)}"
+    if not reached:
+        return f": {where} is an empty object"
+    keys = [masked_head(str(key), 40) for key in list(reached)[:10]]
+    shown = ", ".join(f"'{key}'" for key in keys) + (", …" if len(reached) > 10 else "")
+    said = f": {where} has the key{'s' if len(reached) > 1 else ''} {shown}"
+    if where == "it" and list(reached) == ["result"] and mapping.source != "text":
+        said += (
+            " (the MCP SDK's structured content for a tool that returns a plain value; "
+            "adapter 'results.source' \"text\" reads the text content instead)"
+        )
+    return said
 
 
 def _json_kind(value: Any) -> str:
