@@ -328,6 +328,25 @@ def test_a_skills_folder_linked_in_a_loop_is_said_so(tmp_path: Path) -> None:
     assert result.problems == [f"{skills}: a symbolic link that loops back on itself; ignored"]
 
 
+@pytest.mark.parametrize(
+    ("agent", "relative"),
+    [("gemini-cli", ".gemini/extensions/self"), ("codex", ".agents/skills/self")],
+)
+def test_an_extension_or_skill_folder_linked_in_a_loop_is_said_so(
+    tmp_path: Path, agent: str, relative: str
+) -> None:
+    """Listed among its siblings, as a looping settings file or skills folder is said so; the
+    control, a folder beside it, is read as before."""
+    looping = tmp_path / relative
+    looping.parent.mkdir(parents=True)
+    looping.symlink_to(looping.name)
+    (looping.parent / "other").mkdir()
+    result = audit_agent(agent, tmp_path, None)
+    assert f"{looping}: a symbolic link that loops back on itself; ignored" in result.problems
+    assert len(result.problems) == 1, result.problems
+    assert [c.name for c in result.components] == ["other"]
+
+
 def test_a_settings_file_linked_to_nothing_or_a_pipe_is_said_so(tmp_path: Path) -> None:
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()

@@ -205,7 +205,8 @@ class Reader:
     def subdirs(self, root: Path, *, linked: bool = False) -> list[Path]:
         """The folders in ``root`` (hidden ones left out). With ``linked``, a ``root`` that
         leads out of the home and project is listed too (names only): the agents follow a
-        linked skills folder."""
+        linked skills folder. An entry that is a symbolic link in a loop (an extension or a
+        skill linked to itself) is a problem: no agent can load it."""
         if not (self.looked_at(root, "is_dir") if linked else self.is_dir(root)):
             self.file_in_the_way(root)
             return []
@@ -214,7 +215,12 @@ class Reader:
         except OSError as exc:
             self.problems.append(f"{root}: cannot be listed ({exc.strerror or exc})")
             return []
-        return sorted(p for p in entries if _is_dir(p) and not p.name.startswith("."))
+        shown = sorted(p for p in entries if not p.name.startswith("."))
+        for looping in (p for p in shown if loops(p)):
+            problem = f"{looping}: {LOOP}; ignored"
+            if problem not in self.problems:  # (a folder listed twice)
+                self.problems.append(problem)
+        return [p for p in shown if _is_dir(p)]
 
 
 _SETTINGS: dict[str, type] = {
