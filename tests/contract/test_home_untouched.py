@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from proctor.agents.cli_base import cli_version
+from proctor.agents.cli_base import version_probe
 from tests.contract.conftest import require_cli
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 from tests.integration.test_safety import tree_hash
@@ -31,7 +31,7 @@ def test_real_home_is_neither_read_nor_written(
     (home / ".codex" / "config.toml").write_text('model_provider = "nowhere"\n')
     (home / ".gemini" / "settings.json").write_text("{not json")
     monkeypatch.setenv("HOME", str(home))
-    cli_version.cache_clear()
+    version_probe.cache_clear()
     before = tree_hash(home)
     out = run_cli(agent, BASIC, config=BASIC_CONFIG)
     assert out["trial"]["status"] == "passed", out["trial"]["reason"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from proctor.agents.cli_base import cli_version
+from proctor.agents.cli_base import version_probe
 from tests.contract.conftest import require_cli
 from tests.contract.test_claude_code import BASIC, BASIC_CONFIG
 from tests.contract.test_gemini_cli import YOLO
@@ -75,7 +75,7 @@ def test_no_instruction_file_above_the_workspace_or_in_the_home_is_read(
     (outer / "tmp").mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setattr(tempfile, "tempdir", str(outer / "tmp"))
-    cli_version.cache_clear()
+    version_probe.cache_clear()
     src = {name: f"{INSIDE}\n" for name in NAMES}
     # Gemini CLI's terminal asks before each edit unless in yolo mode (as its own tests run it).
     top = YOLO if agent == "gemini-cli" and mode == "interactive" else None

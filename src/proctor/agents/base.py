@@ -57,6 +57,11 @@ class AgentAdapter(Generic[S]):
         """The version of the CLI this profile would run, or None when it is not found."""
         return None
 
+    def version_problem(self, profile: AgentProfile) -> str | None:
+        """Why the CLI found gives no version (its ``--version`` failed, hung or printed
+        nothing), as a phrase; None when it gives one or is not found."""
+        return None
+
     def check_profile(self, profile: AgentProfile) -> None:
         """Raise :class:`AgentError` for a profile setting the CLI cannot honour."""
 

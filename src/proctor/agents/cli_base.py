@@ -7,8 +7,9 @@ import functools
 import json
 import os
 import shutil
-import subprocess
+import signal
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,6 +18,8 @@ from proctor.errors import AgentError
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.detect import parse_any
+from proctor.util.masking import mask
+from proctor.util.processes import run_captured
 
 #: Where ``proctor agents install`` puts the pinned CLIs.
 AGENTS_DIR_NAME = ".agents"
@@ -100,28 +103,75 @@ def require_binary(name: str, agent: str, profile: AgentProfile) -> Path:
     return binary
 
 
+#: How long ``BINARY --version`` may answer in. The pinned CLIs answer in 0.1 to 0.4 s (Gemini
+#: CLI in about 1.7 s: it starts itself again), their files not yet read from disk and with a
+#: throwaway HOME, as proctor asks; a program still silent after this is stopped (it hangs).
+VERSION_TIMEOUT_SEC = 10.0
+
+
+@dataclass(frozen=True)
+class VersionProbe:
+    """What ``BINARY --version`` said: the version, else why there is none."""
+
+    version: str | None
+    problem: str | None = None
+    """Why there is no version (``--version`` exited 1: …, timed out, printed nothing)."""
+
+
 @functools.lru_cache(maxsize=32)
-def cli_version(binary: str) -> str | None:
-    """The first version-looking word of ``BINARY --version`` (None when it fails)."""
+def version_probe(binary: str) -> VersionProbe:
+    """``BINARY --version``: its first version-looking word, else its first line (a wrapper's
+    usage text), else why it gave none. Its whole process group is stopped after
+    :data:`VERSION_TIMEOUT_SEC`, and it reads no input (a program waiting for some would hang)."""
     try:
         with tempfile.TemporaryDirectory(prefix="proctor-version-") as home:
             # A throwaway HOME: asking for the version must not touch the user's own.
-            out = subprocess.run(
+            proc = run_captured(
                 [binary, "--version"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
+                cwd=Path(home),
                 env={**os.environ, "HOME": home, "CODEX_HOME": home},
-            ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+                timeout=VERSION_TIMEOUT_SEC,
+            )
+    except OSError as exc:
+        return VersionProbe(None, f"`--version` did not start: {exc.strerror or exc}")
+    if proc.timed_out:
+        return VersionProbe(
+            None, f"`--version` did not answer within {VERSION_TIMEOUT_SEC:g} s and was stopped"
+        )
+    out = proc.stdout
     for word in out.replace("(", " ").split():
         if word[:1].isdigit() and "." in word:
-            return word
+            return VersionProbe(word)
     # No version in it: its first line, cut short (a wrapper's usage text can be long).
     first = next((line.strip() for line in out.splitlines() if line.strip()), "")
-    return repr(first[:60] + ("…" if len(first) > 60 else "")) if first else None
+    if first:
+        return VersionProbe(repr(first[:60] + ("…" if len(first) > 60 else "")))
+    if proc.returncode < 0:
+        try:
+            ended = f"was killed by {signal.Signals(-proc.returncode).name}"
+        except ValueError:
+            ended = f"was killed by signal {-proc.returncode}"
+    elif proc.returncode > 0:
+        ended = f"exited {proc.returncode}"
+    else:
+        ended = "exited 0"
+    said = next((line.strip() for line in proc.stderr.splitlines() if line.strip()), "")
+    said = mask(said)
+    said = said[:100] + ("…" if len(said) > 100 else "")
+    return VersionProbe(
+        None, f"`--version` {ended}, printing " + (f"only on stderr: {said}" if said else "nothing")
+    )
+
+
+def _found(probe: VersionProbe) -> str:
+    """The version as a sentence says it: unknown with the reason when there is none."""
+    return probe.version or f"unknown ({probe.problem})"
+
+
+def cli_version(binary: str) -> str | None:
+    """The version ``BINARY --version`` prints (None when it gives none: see
+    :func:`version_probe` for why)."""
+    return version_probe(binary).version
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -147,11 +197,16 @@ class RealCli(AgentAdapter[S]):
         binary = find_binary(self.binary_name, profile)
         return cli_version(str(binary)) if binary else None
 
+    def version_problem(self, profile: AgentProfile) -> str | None:
+        binary = find_binary(self.binary_name, profile)
+        return version_probe(str(binary)).problem if binary else None
+
     def preflight(self, profile: AgentProfile) -> str | None:
         binary = find_binary(self.binary_name, profile)
         if binary is None:
             return missing_binary_message(self.name, self.binary_name, profile)
-        found = cli_version(str(binary))
+        probe = version_probe(str(binary))
+        found = probe.version
         if profile.version is not None and found != profile.version:
             if profile.binary:  # installing changes nothing: the profile names its binary
                 pinned = profile.version == self.spec.version
@@ -166,7 +221,7 @@ class RealCli(AgentAdapter[S]):
             else:
                 fix = f"install {self.spec.npm_package}@{profile.version} or change the pin"
             return (
-                f"agent '{self.name}': {binary} is version {found or 'unknown'}, but its profile "
+                f"agent '{self.name}': {binary} is version {_found(probe)}, but its profile "
                 f"pins {profile.version}; {fix}"
             )
         return None
@@ -175,11 +230,14 @@ class RealCli(AgentAdapter[S]):
         if profile.version is not None or self.spec.version is None:
             return None  # a pinned profile is checked by preflight
         binary = find_binary(self.binary_name, profile)
-        found = cli_version(str(binary)) if binary else None
-        if binary is None or found == self.spec.version:
+        if binary is None:
+            return None
+        probe = version_probe(str(binary))
+        found = probe.version
+        if found == self.spec.version:
             return None
         return (
-            f"{binary} is version {found or 'unknown'}, not {self.spec.version}, the version "
+            f"{binary} is version {_found(probe)}, not {self.spec.version}, the version "
             f"proctor pins and is tested with (its flags, terminal UI and transcript may "
             f"differ); `proctor agents install` puts {self.spec.version} in ./.agents, or set "
             f'"version": "{found or "…"}" in the profile to run this one without this warning'

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print a JSON list: id, agent, binary (null when not found), version, pinned, "
-    "problem, credentials.",
+    help="Print a JSON list: id, agent, binary (null when not found), version, versionProblem "
+    "(why there is none), pinned, problem, credentials.",
 )
 @click.pass_context
 def command(
@@ -154,6 +154,7 @@ def _row(
         "builtIn": builtin,
         "binary": str(binary) if binary else None,
         "version": adapter.version(profile),
+        "versionProblem": adapter.version_problem(profile),
         "pinned": profile.version or default_pin,
         "problem": problem,
         "credentials": credentials,
@@ -199,7 +200,10 @@ def _line(row: dict[str, Any], width: int) -> str:
         where = f"not found: {problem}"
     else:
         where = row["binary"] + (f"  ({problem})" if problem else "")
-    return f"{ident:{width}} {where}  version {row['version'] or '-'}{note}{lent}"
+    version = row["version"] or "-"
+    if row["versionProblem"] and row["versionProblem"] not in (problem or ""):
+        version += f" ({row['versionProblem']})"  # unless the problem already says it
+    return f"{ident:{width}} {where}  version {version}{note}{lent}"
 
 
 def _lent(credentials: dict[str, Any] | None, ident: str) -> tuple[str, str | None]:

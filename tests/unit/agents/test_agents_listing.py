@@ -60,6 +60,7 @@ def test_the_profiles_of_proctor_json_are_listed(
         "builtIn": False,
         "binary": str(binary),
         "version": "2.1.197",
+        "versionProblem": None,
         "pinned": "2.1.197",
         "problem": None,
         "credentials": {

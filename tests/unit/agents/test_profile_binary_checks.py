@@ -127,6 +127,7 @@ def test_agents_json_lists_each_adapter(proctor: Run, tmp_path: Path) -> None:
         "builtIn": False,
         "binary": str(binary),
         "version": "2.1.197",
+        "versionProblem": None,
         "pinned": "2.1.197",
         "problem": None,
     }
