@@ -57,6 +57,11 @@ class AgentAdapter(Generic[S]):
         """The version of the CLI this profile would run, or None when it is not found."""
         return None
 
+    def pinned_version(self, profile: AgentProfile) -> str | None:
+        """The version proctor pins of the CLI this profile runs (the profile's own ``version``
+        aside); None when proctor pins none."""
+        return self.spec.version
+
     def version_problem(self, profile: AgentProfile) -> str | None:
         """Why the CLI found gives no version (its ``--version`` failed, hung or printed
         nothing), as a phrase; None when it gives one or is not found."""

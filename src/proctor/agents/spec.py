@@ -59,7 +59,7 @@ GEMINI_CLI = AgentSpec(
     transcript_format="gemini-cli",
     aliases=("gemini",),
     npm_package="@google/gemini-cli",
-    version="0.61.0",
+    version="0.61.0",  # ACP_PROGRAM_PINS's "gemini" too
     binary="gemini",
     provider="google",
 )
@@ -76,6 +76,16 @@ ACP = AgentSpec(
 ``acp:claude``), the Claude Code ACP adapter, which :data:`ACP_PINS` installs."""
 ACP_PINS: dict[str, str] = {"@zed-industries/claude-code-acp": "0.16.2"}
 """npm packages of ACP agents that ``proctor agents install`` adds to the CLIs' pins."""
+ACP_PROGRAM_PINS: dict[str, tuple[str, str]] = {
+    "claude-code-acp": (
+        "@zed-industries/claude-code-acp",
+        ACP_PINS["@zed-industries/claude-code-acp"],
+    ),
+    "gemini": ("@google/gemini-cli", "0.61.0"),
+}
+"""The npm package and the version proctor pins (and installs) of the program an ACP command
+starts, by the program's name: ``acp:claude``'s adapter and ``acp:gemini``'s Gemini CLI. A
+command naming another program, or one by its path, is the user's own: proctor pins none."""
 ACP_PRESETS: dict[str, tuple[str, ...]] = {
     "claude": ("claude-code-acp",),
     "gemini": ("gemini", "--acp"),

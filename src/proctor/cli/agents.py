@@ -116,7 +116,6 @@ def _row(
     the run's check says) or None."""
     from proctor.agents.base import adapter_for, profile_for
     from proctor.agents.cli_base import binary_problem, find_binary
-    from proctor.agents.spec import ACP_PRESETS
     from proctor.plan.checks import named_as_profile
 
     profile = profile_for(agent_id, profiles)
@@ -144,10 +143,6 @@ def _row(
     if not said and credentials and credentials["problem"]:
         said = credentials["problem"]
         problem = _unnamed(said, agent_id)
-    # The profile's own pin (the one the run checks), else proctor's: none for an ACP agent's
-    # own command, which is not the package proctor pins for `acp` (`acp:claude`).
-    own_command = program and profile.command and tuple(profile.command) != ACP_PRESETS["claude"]
-    default_pin = None if own_command else spec.version
     row = {
         "id": agent_id,
         "agent": adapter.name,
@@ -155,7 +150,9 @@ def _row(
         "binary": str(binary) if binary else None,
         "version": adapter.version(profile),
         "versionProblem": adapter.version_problem(profile),
-        "pinned": profile.version or default_pin,
+        # The profile's own pin (the one the run checks), else proctor's: none for an ACP
+        # agent's own command, which starts no program proctor pins.
+        "pinned": profile.version or adapter.pinned_version(profile),
         "problem": problem,
         "credentials": credentials,
     }

@@ -32,7 +32,7 @@ from proctor.agents.cli_base import (
     write_json,
 )
 from proctor.agents.protocol import Launch, LaunchContext
-from proctor.agents.spec import ACP, ACP_PRESETS
+from proctor.agents.spec import ACP, ACP_PRESETS, ACP_PROGRAM_PINS
 from proctor.errors import AgentError
 from proctor.models.config import AgentProfile, McpEntry, Provision
 from proctor.models.trajectory import Trajectory
@@ -138,6 +138,26 @@ class AcpAgent(AgentAdapter[AcpSession]):
     def version(self, profile: AgentProfile) -> str | None:
         program = self.program(profile)
         return package_version(program) if program is not None else None
+
+    def pinned_version(self, profile: AgentProfile) -> str | None:
+        pin = ACP_PROGRAM_PINS.get(command_of(profile)[0])
+        return pin[1] if pin else None
+
+    def version_warning(self, profile: AgentProfile) -> str | None:
+        pin = ACP_PROGRAM_PINS.get(command_of(profile)[0])
+        program = self.program(profile)
+        if profile.version is not None or pin is None or program is None:
+            return None  # a pinned profile is checked by preflight
+        package, pinned = pin
+        found = package_version(program)
+        if found == pinned:
+            return None
+        return (
+            f"{program} is version {found or 'unknown'}, not {pinned}, the version of {package} "
+            f"proctor pins and is tested with (its ACP messages may differ); `proctor agents "
+            f'install` puts {pinned} in ./.agents, or set "version": "{found or "…"}" in '
+            f"the profile to run this one without this warning"
+        )
 
     def preflight(self, profile: AgentProfile) -> str | None:
         command = command_of(profile)
