@@ -62,6 +62,12 @@ class AgentAdapter(Generic[S]):
         aside); None when proctor pins none."""
         return self.spec.version
 
+    def credentials_warning(self, profile: AgentProfile, env: Mapping[str, str]) -> str | None:
+        """On a real provider, one sentence when the agent is lent no credentials by design
+        and its profile passes it no key either (an ACP agent), naming what to add; None when
+        it does, or when proctor lends the agent its credentials (checked as a problem)."""
+        return None
+
     def version_problem(self, profile: AgentProfile) -> str | None:
         """Why the CLI found gives no version (its ``--version`` failed, hung or printed
         nothing), as a phrase; None when it gives one or is not found."""
@@ -174,6 +180,8 @@ def profile_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentPro
         name = agent_id[len(ACP_PREFIX) :]
         named = profiles.get(name)
         if named is not None and named.transport == "acp":
+            if named.command is None and name in ACP_PRESETS:  # acp:gemini's own settings
+                return named.model_copy(update={"command": list(ACP_PRESETS[name])})
             return named
         if name in ACP_PRESETS:
             return AgentProfile(transport="acp", command=list(ACP_PRESETS[name]))

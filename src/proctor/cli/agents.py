@@ -170,17 +170,29 @@ def _credentials(
     from proctor.agents.credentials import lent_names
     from proctor.plan.checks import authentication_problem, named_as_profile
 
+    backend = backend or profile.backend or "provider"
+    if adapter == "acp":  # lent nothing by design: the keys its profile passes it
+        from proctor.agents.acp.adapter import AcpAgent, passed_keys
+
+        warning = AcpAgent().credentials_warning(profile, os.environ)
+        return {
+            "needed": backend != "scripted",
+            "keys": passed_keys(profile, os.environ),
+            "logins": [],
+            "problem": None,
+            "warning": warning if backend != "scripted" else None,
+        }
     lent = lent_names(adapter, profile, os.environ)
     if lent is None:
         return None
     keys, files = lent
-    backend = backend or profile.backend or "provider"
     said = authentication_problem(adapter, profile, backend)
     return {
         "needed": backend != "scripted",
         "keys": keys,
         "logins": [str(f) for f in files],
         "problem": named_as_profile(said, adapter, agent_id) if said else None,
+        "warning": None,
     }
 
 
@@ -215,6 +227,8 @@ def _lent(credentials: dict[str, Any] | None, ident: str) -> tuple[str, str | No
     lent += [f"login {path}" for path in credentials["logins"]]
     text = f"  credentials: {', '.join(lent) or 'none'}"
     said = credentials["problem"]
+    if credentials["warning"]:
+        text += f"  (warning: {credentials['warning']})"
     if not said:
         return text, None
     said = _unnamed(said, ident)

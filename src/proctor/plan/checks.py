@@ -130,9 +130,10 @@ def preflight(
 
 def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
     """What the agents' profiles take from them in the trials' modes, though the user may mean
-    it (Gemini CLI headless with a ``permissionMode`` but ``yolo`` has no shell tool), and a
-    CLI found at another version than proctor pins when the profile pins none: one sentence
-    per agent profile and mode, naming it."""
+    it (Gemini CLI headless with a ``permissionMode`` but ``yolo`` has no shell tool), a CLI
+    found at another version than proctor pins when the profile pins none, and, on a real
+    provider, an ACP agent whose profile passes it no key (proctor lends it none): one
+    sentence per agent profile and mode, naming it."""
     said: dict[str, None] = {}
     seen: set[tuple[str, str, str | None]] = set()
     for spec in trials:
@@ -146,6 +147,8 @@ def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
                 adapter.version_warning(spec.profile),
                 adapter.profile_warning(spec.profile, spec.mode or adapter.default_mode),
             ]
+            if spec.backend != "scripted":  # an ACP agent is lent nothing: none to check
+                warnings.append(adapter.credentials_warning(spec.profile, os.environ))
         except AgentError:
             continue  # a setting the planner refuses, said there
         for warning in filter(None, warnings):

@@ -68,11 +68,14 @@ def test_the_profiles_of_proctor_json_are_listed(
             "keys": ["ANTHROPIC_API_KEY"],
             "logins": [],
             "problem": None,
+            "warning": None,
         },
     }
     assert KEY not in listed.out
     assert rows["my-agent"]["agent"] == "acp" and rows["my-agent"]["binary"] is None
-    assert rows["my-agent"]["credentials"] is None  # proctor lends an ACP agent nothing
+    # proctor lends an ACP agent nothing: the line warns, and nothing fails
+    assert rows["my-agent"]["credentials"]["keys"] == []
+    assert "forwardEnv" in rows["my-agent"]["credentials"]["warning"]
     assert rows["my-agent"]["pinned"] is None  # its own command, not the package proctor pins
     assert rows["my-agent"]["problem"] == (
         f"the program '{nothing_installed / 'gone'}' of the command "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from proctor.agents.cli_base import (
     running_as_root,
     write_json,
 )
+from proctor.agents.credentials import KINDS
 from proctor.agents.protocol import Launch, LaunchContext
 from proctor.agents.spec import ACP, ACP_PRESETS, ACP_PROGRAM_PINS
 from proctor.errors import AgentError
@@ -93,6 +95,21 @@ def package_version(program: Path) -> str | None:
         if folder.name == "node_modules":
             break
     return None
+
+
+ACP_PROGRAM_AGENTS = {"claude-code-acp": "claude-code", "gemini": "gemini-cli"}
+"""The agent whose key variables each pinned ACP program reads (its provider's)."""
+
+
+def passed_keys(profile: AgentProfile, env: Mapping[str, str]) -> list[str]:
+    """The key variables the profile passes its ACP agent (names only): those of the agent its
+    program is (``GEMINI_API_KEY`` for ``gemini``), set in ``env`` and forwarded, or in its
+    ``env``; for another program, every variable forwarded and set, and every one of ``env``."""
+    given = [n for n in profile.forward_env if env.get(n)] + list(profile.env)
+    kind = KINDS.get(ACP_PROGRAM_AGENTS.get(command_of(profile)[0], ""))
+    if kind is None:
+        return list(dict.fromkeys(given))
+    return [n for n in kind.keys if n in given]
 
 
 def acp_mcp_server(entry: McpEntry) -> dict[str, Any]:
@@ -180,6 +197,37 @@ class AcpAgent(AgentAdapter[AcpSession]):
                 f"{profile.version}; install that version or change the pin"
             )
         return None
+
+    def credentials_warning(self, profile: AgentProfile, env: Mapping[str, str]) -> str | None:
+        if passed_keys(profile, env):
+            return None
+        command = command_of(profile)
+        kind = KINDS.get(ACP_PROGRAM_AGENTS.get(command[0], ""))
+        said = (
+            "proctor lends an ACP agent none of your credentials (no key, no login): on a real "
+            "provider it authenticates only with a key its profile passes, and this one passes "
+            "none"
+        )
+        preset = next((n for n, c in ACP_PRESETS.items() if tuple(command) == c), None)
+        where = (
+            f' (for acp:{preset}, the profile "{preset}" with "transport": "acp")' if preset else ""
+        )
+        if kind is None:
+            return (
+                f"{said}; name its provider's key in the profile's forwardEnv{where} (set in "
+                "the environment), or run with --model scripted"
+            )
+        unset = [n for n in profile.forward_env if n in kind.keys]
+        if unset:
+            return (
+                f"{said}; it forwards {unset[0]}, which is not set in the environment: set it, "
+                "or run with --model scripted"
+            )
+        name = next((n for n in kind.keys if env.get(n)), kind.keys[0])
+        add = f'add "forwardEnv": ["{name}"] to its profile{where}'
+        if env.get(name):
+            return f"{said}. {name} is set in the environment: {add}, or run with --model scripted"
+        return f"{said}; set {name} in the environment and {add}, or run with --model scripted"
 
     def prepare(self, ctx: LaunchContext) -> Launch[AcpSession]:
         refuse_unsupported(ctx.provision)
