@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from proctor.agents.spec import ACP_PINS, npm_specs
 from proctor.errors import AgentError
@@ -131,7 +132,8 @@ def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str
         )
     if proc.returncode != 0:
         registry = npm_registry(npm, folder) or ""  # asked, though npm may not say
-        raise AgentError(npm_failure_message(proc.returncode, proc.stderr, registry))
+        proxies = npm_proxies(npm, folder)
+        raise AgentError(npm_failure_message(proc.returncode, proc.stderr, registry, proxies))
     still = missing_pins(folder, pins)
     if still:
         raise AgentError(
@@ -209,10 +211,8 @@ def registry_problem(npm: str, folder: Path) -> str | None:
     # As npm names it in its error (a login in it masked), else as its settings say.
     asked = re.search(r"(?:request to|network timeout at:) (\S+?/)-/ping\b", proc.stderr)
     registry = _registry_named(asked[1] if asked else npm_registry(npm, folder))
-    fix = (
-        "check the network, or npm's registry setting (npm_config_registry, an .npmrc), "
-        "and run it again; nothing was installed"
-    )
+    proxies = npm_proxies(npm, folder) if proc.timed_out or proc.returncode else []
+    fix = f"{network_fix(proxies)}; nothing was installed"
     if proc.timed_out and not _offline(npm, folder):
         return (
             f"npm could not reach {registry}: it did not answer within "
@@ -233,7 +233,71 @@ def registry_problem(npm: str, folder: Path) -> str | None:
         ),
         code,
     )
-    return f"npm could not reach {registry} ({credentials_masked(reason)}); {fix}"
+    reason = credentials_masked(reason)
+    if any(_names_proxy(reason, address) for _, address in proxies):  # not the registry's
+        return f"npm could not reach the proxy it goes through to {registry} ({reason}); {fix}"
+    return f"npm could not reach {registry} ({reason}); {fix}"
+
+
+#: The variables npm takes its proxy from (in either case) when its own ``https-proxy`` and
+#: ``proxy`` settings are unset.
+PROXY_VARIABLES = ("https_proxy", "http_proxy", "proxy")
+
+
+def npm_proxies(npm: str, folder: Path) -> list[tuple[str, str]]:
+    """The proxies npm may go through to its registry as it would install into ``folder``:
+    (where it is set, its address), a login in it masked: the environment's ``HTTPS_PROXY``
+    and the like, and npm's own ``https-proxy`` and ``proxy`` settings."""
+    found = [
+        (name, credentials_masked(value))
+        for name, value in sorted(os.environ.items())
+        if name.lower() in PROXY_VARIABLES and value.strip()
+    ]
+    try:
+        out = subprocess.run(
+            [npm, "config", "get", "https-proxy", "proxy", "--prefix", str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    for line in out.splitlines():
+        key, equals, value = line.partition("=")
+        if equals and value.strip() not in ("", "null"):
+            key = key.strip()
+            where = f"npm_config_{key.replace('-', '_')} or an .npmrc's {key}"
+            found.append((where, credentials_masked(value.strip())))
+    return found
+
+
+def _names_proxy(reason: str, address: str) -> bool:
+    """Whether npm's reason (``connect ECONNREFUSED 127.0.0.1:9``, ``getaddrinfo ENOTFOUND
+    proxy.corp``) is about the proxy at ``address`` rather than the registry."""
+    parts = urlsplit(address if "://" in address else f"http://{address}")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return False
+    host = parts.hostname or ""
+    return bool(host) and (f"{host}:{port}" in reason or f"ENOTFOUND {host}" in reason)
+
+
+def network_fix(proxies: list[tuple[str, str]]) -> str:
+    """What to check when npm could not reach its registry: the proxies it goes through too,
+    when there are any."""
+    if not proxies:
+        return (
+            "check the network, or npm's registry setting (npm_config_registry, an .npmrc), "
+            "and run it again"
+        )
+    named = ", ".join(f"{where}={address}" for where, address in proxies)
+    return (
+        f"check the network and the proxy npm goes through ({named}): that it runs, or, when "
+        "the registry needs no proxy, unset it or add the registry's host to NO_PROXY; or "
+        "npm's registry setting (npm_config_registry, an .npmrc); and run it again"
+    )
 
 
 #: How many of npm's own error lines a failure message shows.
@@ -244,12 +308,18 @@ NPM_ERROR_LINES = 6
 NETWORK_CODES = ("ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EAI_AGAIN", "ECONNRESET", "ENETUNREACH")
 
 
-def npm_failure_message(returncode: int, stderr: str, registry: str | None = None) -> str:
+def npm_failure_message(
+    returncode: int,
+    stderr: str,
+    registry: str | None = None,
+    proxies: list[tuple[str, str]] | None = None,
+) -> str:
     """The message for a failed ``npm install``: npm's first ``npm error`` / ``npm ERR!`` lines,
     which name the cause (``request to … failed, reason: ECONNREFUSED``), without the stack
     trace npm prints among them; the stderr's tail only when there are none, since a tail
     usually starts mid stack trace and misses the cause. A registry npm could not reach is
-    named, with the fix."""
+    named, with the fix (the ``proxies`` npm goes through among what to check)."""
+    proxies = proxies or []
     lines = []
     for line in stderr.splitlines():
         if not line.lstrip().startswith(("npm error", "npm ERR!")):
@@ -261,8 +331,5 @@ def npm_failure_message(returncode: int, stderr: str, registry: str | None = Non
     detail = mask("\n".join(lines[:NPM_ERROR_LINES])) if lines else masked_tail(stderr.strip(), 600)
     message = f"npm install failed ({returncode}): {detail}"
     if registry is not None and any(code in stderr for code in NETWORK_CODES):
-        message += (
-            f"\nnpm could not reach {_registry_named(registry)}: check the network, or npm's "
-            f"registry setting (npm_config_registry, an .npmrc), and run it again"
-        )
+        message += f"\nnpm could not reach {_registry_named(registry)}: {network_fix(proxies)}"
     return message

@@ -76,3 +76,13 @@ def test_a_registry_npm_does_not_name_is_its_registry() -> None:
         "npm could not reach its registry: check the network, or npm's registry setting "
         "(npm_config_registry, an .npmrc), and run it again"
     )
+
+
+def test_a_failed_install_names_the_proxy_npm_goes_through() -> None:
+    message = npm_failure_message(
+        1, OFFLINE, "http://127.0.0.1:9/", [("HTTPS_PROXY", "http://proxy.corp:3128")]
+    )
+    assert message.splitlines()[-1].startswith(
+        "npm could not reach the registry http://127.0.0.1:9/: check the network and the proxy "
+        "npm goes through (HTTPS_PROXY=http://proxy.corp:3128)"
+    )

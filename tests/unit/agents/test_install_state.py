@@ -49,6 +49,9 @@ def fake_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     child = tmp_path / "child.pid"
     monkeypatch.setenv("FAKE_NPM_CHILD", str(child))
+    for name in list(os.environ):  # the sentences below are of npm without a proxy
+        if name.lower() in install.PROXY_VARIABLES:
+            monkeypatch.delenv(name)
     return child
 
 
@@ -256,4 +259,60 @@ def test_a_registry_with_a_login_in_it_is_named_as_npm_names_it(
         str(caught.value)
         .splitlines()[-1]
         .startswith("npm could not reach its registry: check the network")
+    )
+
+
+PROXIED_NPM = """#!/bin/sh
+if [ "$1 $2 $3" = "config get registry" ]; then echo https://registry.npmjs.org/; exit 0; fi
+if [ "$1" = config ]; then printf 'https-proxy=%s\\nproxy=null\\n' "$NPM_HTTPS_PROXY"; exit 0; fi
+if [ "$1" = ping ]; then
+  echo "npm error code $CODE" >&2
+  echo "npm error FetchError: request to https://registry.npmjs.org/-/ping failed, reason: \
+connect $CODE $AT" >&2
+  exit 1
+fi
+exit 1
+"""
+
+
+def test_a_dead_proxy_is_said_with_the_proxy_settings_to_check(
+    tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection npm could not make is the proxy's: the sentence says so, and names the
+    setting the proxy comes from among what to check."""
+    (tmp_path / "bin" / "npm").write_text(PROXIED_NPM)
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
+    monkeypatch.setenv("NPM_HTTPS_PROXY", "null")
+    monkeypatch.setenv("CODE", "ECONNREFUSED")
+    monkeypatch.setenv("AT", "127.0.0.1:3128")
+    with pytest.raises(AgentError) as caught:
+        install_agents(tmp_path / "agents", PINS)
+    assert str(caught.value) == (
+        "npm could not reach the proxy it goes through to the registry "
+        "https://registry.npmjs.org/ (connect ECONNREFUSED 127.0.0.1:3128); check the network "
+        "and the proxy npm goes through (HTTPS_PROXY=http://127.0.0.1:3128): that it runs, or, "
+        "when the registry needs no proxy, unset it or add the registry's host to NO_PROXY; or "
+        "npm's registry setting (npm_config_registry, an .npmrc); and run it again; nothing "
+        "was installed"
+    )
+    # npm's own setting, a login in it: named as set, the password masked
+    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.setenv("NPM_HTTPS_PROXY", "http://bob:hunter2@10.0.0.9:8080")
+    monkeypatch.setenv("CODE", "ETIMEDOUT")
+    monkeypatch.setenv("AT", "10.0.0.9:8080")
+    with pytest.raises(AgentError) as caught:
+        install_agents(tmp_path / "agents", PINS)
+    said = str(caught.value)
+    assert said.startswith("npm could not reach the proxy it goes through to the registry")
+    assert (
+        "(npm_config_https_proxy or an .npmrc's https-proxy=http://bob:***@10.0.0.9:8080)"
+    ) in said
+    assert "hunter2" not in said
+    # a proxy that is there, the registry behind it refusing: the registry, the proxy checked
+    monkeypatch.setenv("AT", "104.16.0.1:443")
+    with pytest.raises(AgentError) as caught:
+        install_agents(tmp_path / "agents", PINS)
+    assert str(caught.value).startswith(
+        "npm could not reach the registry https://registry.npmjs.org/ (connect ETIMEDOUT "
+        "104.16.0.1:443); check the network and the proxy npm goes through"
     )
