@@ -106,7 +106,8 @@ def require_binary(name: str, agent: str, profile: AgentProfile) -> Path:
 #: How long ``BINARY --version`` may answer in. The pinned CLIs answer in 0.1 to 0.4 s (Gemini
 #: CLI in about 1.7 s: it starts itself again), their files not yet read from disk and with a
 #: throwaway HOME, as proctor asks; a program still silent after this is stopped (it hangs).
-VERSION_TIMEOUT_SEC = 10.0
+#: The margin is for a machine busy with other work (a CI job running tests beside it).
+VERSION_TIMEOUT_SEC = 20.0
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,9 @@ def test_a_version_probe_reads_no_input(tmp_path: Path) -> None:
 
 
 def test_a_hanging_version_is_stopped_soon(tmp_path: Path) -> None:
-    # The pinned CLIs answer in well under 2 s (Gemini CLI's ~1.7 s the slowest): 10 s at
-    # most, where a hang used to cost 30 s per binary.
-    assert VERSION_TIMEOUT_SEC <= 10
+    # The pinned CLIs answer in well under 2 s (Gemini CLI's ~1.7 s the slowest, more on a
+    # loaded machine): 20 s at most, where a hang used to cost 30 s per binary.
+    assert VERSION_TIMEOUT_SEC <= 20
 
 
 def test_agents_and_the_run_say_why_there_is_no_version(
