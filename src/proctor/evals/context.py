@@ -18,6 +18,7 @@ from typing import Any
 from proctor.agents.protocol import Question
 from proctor.drive.driver import TurnOutcome
 from proctor.drive.talk import Talk
+from proctor.evals.awaited import Tracked
 from proctor.evals.judges import Judge
 from proctor.evals.loaders import resolve_fixture_path
 from proctor.evaluators.gates.assertions import Assertion, Handle, RequireFailed, Skipped
@@ -213,6 +214,12 @@ def _send_args(message: Any, files: Any, folder: Any) -> None:
         )
 
 
+def _short(text: str) -> str:
+    """A message as a call shows it: its repr, cut to a line's length."""
+    shown = repr(text)
+    return shown if len(shown) <= 40 else shown[:36] + "…" + shown[-1]
+
+
 @dataclass
 class Recorded:
     assertions: list[Assertion] = field(default_factory=list)
@@ -247,8 +254,14 @@ class TestContext(Gates):
         self._seeded: dict[str, bytes] | None = None
         self._lock = threading.Lock()
         self._on_log = on_log
+        self._made: list[Tracked[Any]] = []
+        """Every ``t.send`` and judge the test made, to find one it never awaited."""
         self.judge = Judge(
-            lambda: talk.roles if talk else None, lambda: self.reply, self._record, judge_model
+            lambda: talk.roles if talk else None,
+            lambda: self.reply,
+            self._record,
+            judge_model,
+            made=self._made,
         )
 
     # -- the conversation ------------------------------------------------------------------
@@ -286,15 +299,25 @@ class TestContext(Gates):
         """The messages sent so far."""
         return [s.sent for s in self._turns]
 
-    async def send(
+    def send(
         self,
         message: str,
         workspace_files: dict[str, str] | None = None,
         workspace_dir: str | Path | None = None,
-    ) -> TurnResult:
+    ) -> Tracked[TurnResult]:
         """Run one turn and wait until it ends (or the agent parks on a request, or fails).
-        ``workspace_files`` / ``workspace_dir`` are copied in before the first turn only."""
+        ``workspace_files`` / ``workspace_dir`` are copied in before the first turn only. The
+        turn runs when awaited (``await t.send(...)``); one never awaited is an error."""
         _send_args(message, workspace_files, workspace_dir)
+        what = f"t.send({_short(message)})"
+        return Tracked(self._send(message, workspace_files, workspace_dir), what, self._made)
+
+    async def _send(
+        self,
+        message: str,
+        workspace_files: dict[str, str] | None,
+        workspace_dir: str | Path | None,
+    ) -> TurnResult:
         talk = self._talk
         if talk is None:
             raise RuntimeError("this context has no session")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from proctor.drive.driver import TurnOutcome
 from proctor.drive.talk import Talk, Talked
+from proctor.evals.awaited import NotAwaited, unawaited
 from proctor.evals.context import TestContext
 from proctor.evals.define import TestFn
 from proctor.evals.judges import JudgeError
@@ -95,9 +96,12 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         if isinstance(ended, Skipped):
             skipped = str(ended) or "skipped"
         elif isinstance(ended, JudgeError):
-            error = str(ended)
+            where = _test_line(ended)  # the judge's call in the eval file
+            error = f"{ended} (at {where.filename}:{where.lineno})"
         elif ended is not None and not isinstance(ended, (OutOfTime, RequireFailed)):
             where = _test_line(ended)
+            if isinstance(ended, NotAwaited) and ended.where is not None:
+                where = ended.where  # the line of the call, not of the check after the test
             error = f"{type(ended).__name__}: {ended} (at {where.filename}:{where.lineno})"
         turns = t.turns
         last = TurnOutcome("timeout") if timed_out else TurnOutcome("turn-end")
@@ -162,6 +166,10 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
         raise OutOfTime(f"the test did not return within {seconds:g}s") from exc
     finally:
         timer.cancel()
+        forgotten = unawaited(t._made)  # each closed, so Python does not warn of it too
+    if forgotten is not None:
+        # The turn (or judge) it meant never ran: the gates read a conversation without it.
+        raise NotAwaited(forgotten)
 
 
 class OutOfTime(TimeoutError):

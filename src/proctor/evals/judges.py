@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from proctor.evals.awaited import Tracked
 from proctor.evaluators.gates.assertions import Assertion, Handle
 from proctor.llm.failures import ProviderError
 from proctor.llm.judge import parse_verdict
@@ -41,11 +42,14 @@ class Judge:
         reply: Callable[[], str],
         record: Callable[[Assertion], Handle],
         model: str | None = None,
+        made: list[Tracked[Any]] | None = None,
     ) -> None:
         self._roles = roles
         self._reply = reply
         self._record = record
         self._model = model
+        self._made: list[Tracked[Any]] = [] if made is None else made
+        """Where each call's awaitable is kept, to find one the test never awaited."""
 
     def _client(self, model: str | None) -> Any:
         roles = self._roles()
@@ -57,8 +61,11 @@ class Judge:
             )
         return roles.client("judge", ref)
 
-    async def model(self, prompt: str, *, model: str | None = None, system: str = "") -> str:
-        """The judge model's raw reply to ``prompt``."""
+    def model(self, prompt: str, *, model: str | None = None, system: str = "") -> Tracked[str]:
+        """The judge model's raw reply to ``prompt`` (when awaited)."""
+        return Tracked(self._ask(prompt, model, system), "t.judge.model(...)", self._made)
+
+    async def _ask(self, prompt: str, model: str | None, system: str) -> str:
         argtypes.text(prompt, "t.judge.model()", "prompt")
         argtypes.text(model, "t.judge.model()", "model", optional=True)
         argtypes.text(system, "t.judge.model()", "system")
@@ -68,6 +75,12 @@ class Judge:
         except ProviderError as exc:
             raise JudgeError(f"judge {client.ref} failed: {exc}") from exc
         return str(reply.text)
+
+    def _track(
+        self, kind: str, reference: str, label: str, on: Any, model: str | None
+    ) -> Tracked[Handle]:
+        grade = self._grade(kind, reference, label, on, model)
+        return Tracked(grade, f"t.judge.{kind}(...)", self._made)
 
     async def _grade(
         self, kind: str, reference: str, label: str, on: Any, model: str | None
@@ -100,18 +113,20 @@ class Judge:
         )
         return handle
 
-    async def factuality(
+    def factuality(
         self, expected: str, *, on: Any = None, model: str | None = None
-    ) -> Handle:
-        return await self._grade("factuality", expected, "expected", on, model)
+    ) -> Tracked[Handle]:
+        return self._track("factuality", expected, "expected", on, model)
 
-    async def summarizes(
+    def summarizes(
         self, expected: str, *, on: Any = None, model: str | None = None
-    ) -> Handle:
-        return await self._grade("summarizes", expected, "text", on, model)
+    ) -> Tracked[Handle]:
+        return self._track("summarizes", expected, "text", on, model)
 
-    async def closed_qa(self, criteria: str, *, on: Any = None, model: str | None = None) -> Handle:
-        return await self._grade("closed_qa", criteria, "criteria", on, model)
+    def closed_qa(
+        self, criteria: str, *, on: Any = None, model: str | None = None
+    ) -> Tracked[Handle]:
+        return self._track("closed_qa", criteria, "criteria", on, model)
 
-    async def sql(self, expected: str, *, on: Any = None, model: str | None = None) -> Handle:
-        return await self._grade("sql", expected, "expected", on, model)
+    def sql(self, expected: str, *, on: Any = None, model: str | None = None) -> Tracked[Handle]:
+        return self._track("sql", expected, "expected", on, model)

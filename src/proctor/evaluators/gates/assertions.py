@@ -53,6 +53,15 @@ class Handle:
     def __bool__(self) -> bool:
         return self.assertion.passed
 
+    def __await__(self) -> Any:
+        # A gate is checked when it is called; awaiting its handle is a slip (the judges are
+        # the ones awaited), said as such rather than as Python's "object Handle can't be
+        # used in 'await' expression".
+        raise TypeError(
+            f"{self.assertion.name} is a gate, checked when it is called, not awaited: "
+            "remove the 'await' before it"
+        )
+
     def __repr__(self) -> str:
         a = self.assertion
         return f"<{a.name}: {'passed' if a.passed else 'failed'}{' (soft)' if a.soft else ''}>"

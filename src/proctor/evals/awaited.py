@@ -1,0 +1,81 @@
+"""What ``t.send(...)`` and the judges return: a coroutine that remembers where the test made
+it, so one the test forgot to await is an error naming that line of the eval file (the turn it
+meant to send never ran, and the gates after it would read a conversation without it), and
+one used as its result (``turn = t.send(...)``, then ``turn.called_tool``) says so."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Coroutine, Generator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def caller_line() -> traceback.FrameSummary | None:
+    """The innermost frame of an eval file (``*.eval.py``) on the stack, else None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.endswith(".eval.py"):
+            return traceback.FrameSummary(
+                frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+            )
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+class NotAwaited(RuntimeError):
+    """A ``t.send`` or judge the test made and never awaited."""
+
+    def __init__(self, call: Tracked[Any]) -> None:
+        super().__init__(
+            f"{call.what} was never awaited, so it never ran; write: await {call.what}"
+        )
+        self.where = call.where
+
+
+class Tracked(Coroutine[Any, Any, T]):
+    """A coroutine that knows the call that made it (``t.send('hi')``) and its line."""
+
+    def __init__(self, coro: Coroutine[Any, Any, T], what: str, made: list[Tracked[Any]]):
+        self._coro = coro
+        self.what = what
+        self.where = caller_line()
+        self.awaited = False
+        made.append(self)
+
+    def __await__(self) -> Generator[Any, None, T]:
+        self.awaited = True
+        return self._coro.__await__()
+
+    def send(self, value: Any) -> Any:
+        self.awaited = True
+        return self._coro.send(value)
+
+    def throw(self, *args: Any) -> Any:
+        self.awaited = True
+        return self._coro.throw(*args)
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only what a coroutine does not have: the test used the call as its result.
+        at = f" (line {self.where.lineno})" if self.where is not None else ""
+        raise AttributeError(
+            f"{self.what}{at} was not awaited: it gives an awaitable, not its result, so it has "
+            f"no '{name}'; write: await {self.what}"
+        )
+
+    def __repr__(self) -> str:
+        return f"<{self.what}, {'awaited' if self.awaited else 'not awaited'}>"
+
+
+def unawaited(made: list[Tracked[Any]]) -> Tracked[Any] | None:
+    """The first of ``made`` never awaited (each left one is closed, so Python does not warn
+    of it again on stderr), or None."""
+    left = [c for c in made if not c.awaited]
+    for call in left:
+        call.close()
+    return left[0] if left else None

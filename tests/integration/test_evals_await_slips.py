@@ -1,0 +1,113 @@
+"""Slips of ``await`` in an eval's test, each one sentence naming the eval file and the line:
+a ``t.send`` or judge never awaited (its turn never ran), one used as its result, and a gate
+awaited as if it were a coroutine."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tests.integration.test_evals_cli import project, run_json
+
+Run = Any
+
+PLAN = '{"turns": [{"say": "hi"}, {"endTurn": True}, {"say": "again"}]}'
+JUDGED = (
+    '{"turns": [{"say": "hi"}], "roles": {"judge": [{"json": '
+    '{"score": 90, "confidenceLevel": 80, "rationale": "ok"}}]}}'
+)
+
+
+def _eval(body: str, plan: str = PLAN, extra: str = "") -> str:
+    lines = "\n".join("    " + line for line in body.splitlines())
+    return (
+        "import asyncio\nfrom proctor.evals import define_eval\n\n"
+        f"async def test(t):\n{lines}\n\n"
+        f"eval = define_eval(plan={plan}, test=test{extra})\n"
+    )
+
+
+def test_await_slips_are_errors_at_their_line(proctor: Run, tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            # line 5: the send, never awaited; the gate after it fails on an empty reply
+            "forgot.eval.py": _eval('t.send("hello")\nt.message_includes("hi")'),
+            "used.eval.py": _eval('turn = t.send("hello")\nturn.message_includes("hi")'),
+            "judge.eval.py": _eval(
+                'await t.send("hello")\nt.judge.closed_qa("a greeting?")',
+                JUDGED,
+                ', judge="scripted/judge"',
+            ),
+            "gate.eval.py": _eval(
+                'turn = await t.send("hello")\nawait turn.message_includes("hi")'
+            ),
+            # awaited in every way asyncio takes an awaitable: all fine
+            "fine.eval.py": _eval(
+                'a = await asyncio.wait_for(t.send("one"), 60)\n'
+                'b = await asyncio.create_task(t.send("two"))\n'
+                "a.expect_ok()\nb.message_includes('again')\n"
+                'g = await t.judge.factuality("hi")\ng.gate(0.5)',
+                "{**" + PLAN + ', "roles": ' + JUDGED.split('"roles": ')[1],
+                ', judge="scripted/judge"',
+            ),
+        },
+    )
+    result, out = run_json(proctor, root, tmp_path)
+    by_id = {r["id"]: r for r in out["results"]}
+    assert by_id["fine"]["status"] == "passed", by_id["fine"]
+    forgot = by_id["forgot"]
+    assert forgot["status"] == "eval-error"
+    assert forgot["error"] == (
+        "NotAwaited: t.send('hello') was never awaited, so it never ran; write: "
+        f"await t.send('hello') (at {root / 'evals' / 'forgot.eval.py'}:5)"
+    )
+    assert forgot["inputs"] == []
+    used = by_id["used"]["error"]
+    assert used.startswith("AttributeError: t.send('hello') (line 5) was not awaited")
+    assert used.endswith(f"(at {root / 'evals' / 'used.eval.py'}:6)")
+    judge = by_id["judge"]
+    assert judge["status"] == "eval-error"
+    assert "t.judge.closed_qa(...) was never awaited" in judge["error"]
+    assert judge["error"].endswith("judge.eval.py:6)")
+    gate = by_id["gate"]["error"]
+    assert gate == (
+        "TypeError: turn 1: message_includes('hi') is a gate, checked when it is called, not "
+        f"awaited: remove the 'await' before it (at {root / 'evals' / 'gate.eval.py'}:6)"
+    )
+    # Python's own warning of a coroutine never awaited is not printed besides the error.
+    assert "never awaited" not in result.err
+    assert result.code == 1  # forgot's gate failed before the error
+
+
+def test_a_judge_that_fails_names_the_line_of_its_call(proctor: Run, tmp_path: Path) -> None:
+    bad = '{"turns": [{"say": "hi"}], "roles": {"judge": [{"json": {"score": 90}}]}}'
+    body = 'await t.send("hello")\nawait t.judge.factuality("hi")'
+    root = project(tmp_path, {"j.eval.py": _eval(body, bad, ', judge="scripted/judge"')})
+    result, out = run_json(proctor, root, tmp_path)
+    error = out["results"][0]["error"]
+    assert "gave an unusable reply" in error
+    assert error.endswith(f"(at {root / 'evals' / 'j.eval.py'}:6)")
+    assert result.code == 3
+
+
+def test_a_tracked_send_is_a_coroutine_asyncio_runs() -> None:
+    from proctor.evals.awaited import Tracked, unawaited
+
+    async def two() -> int:
+        return 2
+
+    made: list[Tracked[Any]] = []
+
+    async def main() -> list[int]:
+        return list(
+            await asyncio.gather(
+                Tracked(two(), "two()", made), asyncio.create_task(Tracked(two(), "two()", made))
+            )
+        )
+
+    assert asyncio.run(main()) == [2, 2]
+    assert unawaited(made) is None
+    left = Tracked(two(), "two()", made)
+    assert unawaited(made) is left and "not awaited" in repr(left)
