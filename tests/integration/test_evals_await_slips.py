@@ -111,3 +111,38 @@ def test_a_tracked_send_is_a_coroutine_asyncio_runs() -> None:
     assert unawaited(made) is None
     left = Tracked(two(), "two()", made)
     assert unawaited(made) is left and "not awaited" in repr(left)
+
+
+def test_a_failed_gate_names_the_line_that_called_it(proctor: Run, tmp_path: Path) -> None:
+    body = (
+        'one = await t.send("hello")\n'  # line 5
+        'two = await t.send("more")\n'
+        'one.message_includes("hi")\n'  # line 7: passes
+        'two.message_includes("hi")\n'  # line 8: fails (turn 2 said 'again')
+        'g = await t.judge.factuality("hi")\n'  # line 9
+        "g.gate(0.95)\n"
+        't.message_includes("again")'  # line 11: passes (the whole conversation)
+    )
+    plan = "{**" + PLAN + ', "roles": ' + JUDGED.split('"roles": ')[1]
+    root = project(tmp_path, {"lines.eval.py": _eval(body, plan, ', judge="scripted/judge"')})
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 1
+    case = out["results"][0]
+    file = root / "evals" / "lines.eval.py"
+    assert [(a["name"], a["at"]) for a in case["assertions"]] == [
+        ("turn 1: message_includes('hi')", f"{file}:7"),
+        ("turn 2: message_includes('hi')", f"{file}:8"),
+        ("judge.factuality", f"{file}:9"),
+        ("message_includes('again')", f"{file}:11"),
+    ]
+    # The trial's reason (what JUnit, the Markdown report and `proctor report` show) names
+    # the turn and the line of each failed gate.
+    assert case["reason"] == (
+        "gate failed: turn 2: message_includes('hi'): the reply does not include 'hi' "
+        f"(at {file}:8); judge.factuality: ok; score 0.90 < 0.95 (at {file}:9)"
+    )
+    text = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "--no-stream")
+    assert (
+        f"FAIL turn 2: message_includes('hi'): the reply does not include 'hi' (at {file}:8)"
+        in text.out
+    )

@@ -101,7 +101,7 @@ def test_the_example_project_runs_every_gate_family(proctor: Run, tmp_path: Path
         "error",
     }
     assert {"toolName": "Edit", "isError": False} in greeting["toolCalls"]
-    assert set(greeting["assertions"][0]) == {"name", "passed", "soft", "score", "message"}
+    assert set(greeting["assertions"][0]) == {"name", "passed", "soft", "score", "message", "at"}
     assert by_id["tools/order/2"]["logs"] == ["iteration 2 of 3"]
     judge = next(
         a for a in by_id["judged/summary"]["assertions"] if a["name"] == "judge.factuality"

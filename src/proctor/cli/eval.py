@@ -223,6 +223,8 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
             if not a["passed"] or verbose:
                 soft = " (soft)" if a["soft"] else ""
                 why = f": {a['message']}" if a["message"] else ""
+                if not a["passed"] and a.get("at"):
+                    why += f" (at {a['at']})"  # the line of the eval file that called it
                 state = "ok  " if a["passed"] else "FAIL"
                 echo_unless_gone(f"    {state} {a['name']}{soft}{why}")
         if r["error"]:

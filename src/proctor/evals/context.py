@@ -18,7 +18,7 @@ from typing import Any
 from proctor.agents.protocol import Question
 from proctor.drive.driver import TurnOutcome
 from proctor.drive.talk import Talk
-from proctor.evals.awaited import Tracked
+from proctor.evals.awaited import Tracked, caller_line
 from proctor.evals.judges import Judge
 from proctor.evals.loaders import resolve_fixture_path
 from proctor.evaluators.gates.assertions import Assertion, Handle, RequireFailed, Skipped
@@ -473,6 +473,9 @@ class TestContext(Gates):
         ]
 
     def _record(self, assertion: Assertion) -> Handle:
+        if assertion.at is None:
+            where = caller_line()
+            assertion.at = f"{where.filename}:{where.lineno}" if where is not None else None
         self.recorded.assertions.append(assertion)
         return Handle(assertion)
 

@@ -62,15 +62,21 @@ def to_result(a: Assertion) -> EvaluatorResult:
         gate=not a.soft,
         weight=0.0 if not a.soft else 1.0,
         counted=not a.soft,
-        message=a.name if a.passed else f"{a.name}: {a.message}",
+        message=a.name if a.passed else f"{a.name}: {a.message}{_at(a)}",
         details={
             "name": a.name,
             "soft": a.soft,
             "score": a.score,
             "turn": a.turn,
             "why": a.message,
+            "at": a.at,
         },
     )
+
+
+def _at(a: Assertion) -> str:
+    """`` (at FILE:LINE)``: where the test called a failed gate, as an error names its line."""
+    return f" (at {a.at})" if a.at else ""
 
 
 def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:

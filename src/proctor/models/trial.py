@@ -287,6 +287,8 @@ class EvalAssertionRecord(CamelModel):
     score: float | None = None
     """0–1 for a gate that measures something; None for a plain yes or no."""
     message: str = ""
+    at: str | None = None
+    """Where the test called the gate: ``FILE:LINE`` of the eval file."""
 
 
 class EvalToolCall(CamelModel):

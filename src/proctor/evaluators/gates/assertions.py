@@ -33,6 +33,8 @@ class Assertion:
     """The turn it was scoped to (1-based), when a turn's gate recorded it."""
     needs_bar: bool = False
     """Only a bar can fail it (``t.score``, a judge): it measures, and passes until given one."""
+    at: str | None = None
+    """Where the test called the gate (``FILE:LINE`` of the eval file), when known."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,6 +43,7 @@ class Assertion:
             "soft": self.soft,
             "score": self.score,
             "message": self.message,
+            "at": self.at,
         }
 
 
