@@ -146,3 +146,39 @@ def test_a_failed_gate_names_the_line_that_called_it(proctor: Run, tmp_path: Pat
         f"FAIL turn 2: message_includes('hi'): the reply does not include 'hi' (at {file}:8)"
         in text.out
     )
+
+
+def test_a_timeout_names_where_the_test_was(proctor: Run, tmp_path: Path) -> None:
+    plan = '{"turns": [{"say": "one"}, {"endTurn": True}, {"sleep": 20}, {"say": "late"}]}'
+    root = project(
+        tmp_path,
+        {
+            # line 6: the second turn outlasts the case's time
+            "in_turn.eval.py": _eval('await t.send("first")\nawait t.send("second")', plan),
+            # line 6: awaiting something else
+            "sleeping.eval.py": _eval('await t.send("first")\nawait asyncio.sleep(30)', plan),
+            # line 7: blocked without awaiting
+            "blocked.eval.py": _eval(
+                'await t.send("first")\nimport time\ntime.sleep(30)', plan, ", timeout_ms=2000"
+            ),
+        },
+    )
+    result, out = run_json(proctor, root, tmp_path, "--timeout-ms", "2000")
+    assert result.code == 1
+    reasons = {r["id"]: (r["status"], r["reason"]) for r in out["results"]}
+    evals = root / "evals"
+    assert reasons == {
+        "in_turn": (
+            "timeout",
+            f"the eval did not finish within 2s (the test was at {evals}/in_turn.eval.py:6, "
+            "in turn 2)",
+        ),
+        "sleeping": (
+            "timeout",
+            f"the eval did not finish within 2s (the test was at {evals}/sleeping.eval.py:6)",
+        ),
+        "blocked": (
+            "timeout",
+            f"the eval did not finish within 2s (the test was at {evals}/blocked.eval.py:7)",
+        ),
+    }

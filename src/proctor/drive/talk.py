@@ -52,6 +52,9 @@ class Talked:
     agent_error: str | None = None
     """Why the agent failed in a turn the conversation did not expect it to (it exited, or
     its own output reported an error), when it did: the trial is then ``agent-error``."""
+    stopped_at: str | None = None
+    """Where the conversation was when its time ran out (``FILE:LINE``, and the turn it was
+    sending), for the timeout's reason."""
 
 
 Conversation = Callable[[Talk], Talked]

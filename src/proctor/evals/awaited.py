@@ -38,10 +38,16 @@ class NotAwaited(RuntimeError):
 class Tracked(Coroutine[Any, Any, T]):
     """A coroutine that knows the call that made it (``t.send('hi')``) and its line."""
 
-    def __init__(self, coro: Coroutine[Any, Any, T], what: str, made: list[Tracked[Any]]):
+    def __init__(
+        self,
+        coro: Coroutine[Any, Any, T],
+        what: str,
+        made: list[Tracked[Any]],
+        where: traceback.FrameSummary | None = None,
+    ):
         self._coro = coro
         self.what = what
-        self.where = caller_line()
+        self.where = where or caller_line()
         self.awaited = False
         made.append(self)
 

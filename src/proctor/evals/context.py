@@ -51,6 +51,8 @@ class TurnState:
     process; a terminal session's is known only when the session ends)."""
     failure: str | None = None
     """Why the agent failed, as its own output said (headless, ACP), when the turn exited."""
+    at: str | None = None
+    """Where the test sent it (``FILE:LINE`` of the eval file), when known."""
     exit_expected: bool = False
     """The test declared the agent's exit in this turn expected (``turn.expect_exit()``): an
     exit it did not declare makes the trial ``agent-error``."""
@@ -254,6 +256,10 @@ class TestContext(Gates):
         self._seeded: dict[str, bytes] | None = None
         self._lock = threading.Lock()
         self._on_log = on_log
+        self._stopped_at: str | None = None
+        """Where the test was when its time ran out (set by the runner)."""
+        self._sending: int | None = None
+        """The turn being sent now (1-based), while a send runs."""
         self._made: list[Tracked[Any]] = []
         """Every ``t.send`` and judge the test made, to find one it never awaited."""
         self.judge = Judge(
@@ -310,13 +316,17 @@ class TestContext(Gates):
         turn runs when awaited (``await t.send(...)``); one never awaited is an error."""
         _send_args(message, workspace_files, workspace_dir)
         what = f"t.send({_short(message)})"
-        return Tracked(self._send(message, workspace_files, workspace_dir), what, self._made)
+        where = caller_line()
+        at = f"{where.filename}:{where.lineno}" if where is not None else None
+        turn = self._send(message, workspace_files, workspace_dir, at)
+        return Tracked(turn, what, self._made, where=where)
 
     async def _send(
         self,
         message: str,
         workspace_files: dict[str, str] | None,
         workspace_dir: str | Path | None,
+        at: str | None,
     ) -> TurnResult:
         talk = self._talk
         if talk is None:
@@ -335,7 +345,8 @@ class TestContext(Gates):
             self._seeded = snapshot(talk.workspace)
             if talk.rebaseline is not None:
                 talk.rebaseline()
-        outcome = await asyncio.to_thread(self._send_sync, talk, message)
+        self._sending = len(self._turns) + 1  # until the turn ends, on its thread
+        outcome = await asyncio.to_thread(self._send_sync, talk, message, at)
         return TurnResult(self, self._turns[-1]) if outcome is not None else self.turns[-1]
 
     def _exited_in(self) -> int | None:
@@ -380,19 +391,27 @@ class TestContext(Gates):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
 
-    def _send_sync(self, talk: Talk, message: str) -> TurnOutcome:
-        with self._lock:
-            driver = talk.driver
-            before = snapshot(talk.workspace)
-            if not self._started:
-                self._started = True
-                started = driver.start()
-                if started.kind != "turn-end":
-                    return self._add_turn(talk, message, started, before)
-            return self._add_turn(talk, message, driver.send(message), before)
+    def _send_sync(self, talk: Talk, message: str, at: str | None) -> TurnOutcome:
+        try:
+            with self._lock:
+                driver = talk.driver
+                before = snapshot(talk.workspace)
+                if not self._started:
+                    self._started = True
+                    started = driver.start()
+                    if started.kind != "turn-end":
+                        return self._add_turn(talk, message, started, before, at)
+                return self._add_turn(talk, message, driver.send(message), before, at)
+        finally:
+            self._sending = None
 
     def _add_turn(
-        self, talk: Talk, message: str, outcome: TurnOutcome, before: dict[str, bytes]
+        self,
+        talk: Talk,
+        message: str,
+        outcome: TurnOutcome,
+        before: dict[str, bytes],
+        at: str | None = None,
     ) -> TurnOutcome:
         files = talk.adapter.transcript_files(talk.launch)
         events: list[Event] = []
@@ -422,6 +441,7 @@ class TestContext(Gates):
                 diff,
                 exit_code=log.exit_code,
                 failure=log.failure if outcome.kind == "exited" else None,
+                at=at,
             )
         )
         return outcome

@@ -113,6 +113,10 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         last = TurnOutcome("timeout") if timed_out else TurnOutcome("turn-end")
         if not timed_out and turns and turns[-1].outcome in ("exited", "timeout"):
             last = TurnOutcome(turns[-1].outcome)  # type: ignore[arg-type]
+        stopped_at = t._stopped_at if timed_out else None
+        if last.kind == "timeout" and not timed_out and t._turns[-1].at:
+            # The agent's turn ran out of the case's time, and the test went on to return.
+            stopped_at = f"{t._turns[-1].at}, in turn {len(turns)}"
         _write_eval_json(talk, t, case, skipped, error)
         return Talked(
             outcome=last,
@@ -123,6 +127,7 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             # An agent that exits in any turn, not only the last, crashed: agent-error, unless
             # the test declared that exit expected (turn.expect_exit()).
             agent_error=t._agent_failure(),
+            stopped_at=stopped_at,
         )
 
     return converse
@@ -152,6 +157,9 @@ def run_with_watchdog(test: TestFn, t: TestContext, seconds: float) -> BaseExcep
     thread.join(seconds + GRACE_SEC)
     if thread.is_alive():
         t.signal.set()
+        if t._stopped_at is None:  # blocked without awaiting: where its thread is now
+            frame = sys._current_frames().get(thread.ident or 0)
+            t._stopped_at = _where(traceback.extract_stack(frame) if frame else [], t)
         return OutOfTime(f"the test did not return within {seconds:g}s")
     return ended[0] if ended else None
 
@@ -169,6 +177,10 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     except TimeoutError as exc:
         if loop.time() - started < seconds:
             raise  # the test's own (an asyncio.wait_for of its own): an error in the test
+        # Where the test was awaiting when it was cancelled (the cancellation's traceback).
+        cancelled = exc.__cause__ or exc.__context__
+        frames = traceback.extract_tb(cancelled.__traceback__) if cancelled else []
+        t._stopped_at = _where(frames, t)
         raise OutOfTime(f"the test did not return within {seconds:g}s") from exc
     finally:
         timer.cancel()
@@ -180,6 +192,16 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
 
 class OutOfTime(TimeoutError):
     """The case's own time ran out (not a TimeoutError the test raised itself)."""
+
+
+def _where(frames: list[traceback.FrameSummary], t: TestContext) -> str | None:
+    """``FILE:LINE`` of the innermost of ``frames`` in an eval file, with the turn that was
+    being sent when it was in one (``, in turn 2``); None when no frame is an eval file's."""
+    own = [f for f in frames if f.filename.endswith(".eval.py")]
+    if not own:
+        return None
+    sending = t._sending
+    return f"{own[-1].filename}:{own[-1].lineno}" + (f", in turn {sending}" if sending else "")
 
 
 def _test_line(error: BaseException) -> traceback.FrameSummary:

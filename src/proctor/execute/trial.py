@@ -121,6 +121,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
             turns_done=talked.turns_done,
             timeout_sec=spec.case.timeout_sec,
             agent_error=talked.agent_error,
+            stopped_at=talked.stopped_at,
             threshold=spec.case.pass_threshold,
         )
         return

@@ -171,6 +171,7 @@ def talked_verdict(
     timeout_sec: float,
     agent_error: str | None = None,
     threshold: float = 60.0,
+    stopped_at: str | None = None,
 ) -> Verdict:
     """The verdict of a trial an eval written as code drove: its gates decide, not how the
     agent's last turn ended (a turn the test expected to park is its business). An agent that
@@ -191,7 +192,9 @@ def talked_verdict(
     if error is not None:
         return Verdict("eval-error", None, None, error)
     if outcome.kind == "timeout":
-        return Verdict("timeout", False, 0.0, f"the eval did not finish within {timeout_sec:g}s")
+        at = f" (the test was at {stopped_at})" if stopped_at else ""
+        reason = f"the eval did not finish within {timeout_sec:g}s{at}"
+        return Verdict("timeout", False, 0.0, reason)
     if skipped is not None:
         return Verdict("skipped", None, None, skipped)
     hard = [r for r in results if r.gate and r.counted]
