@@ -182,3 +182,24 @@ def test_a_timeout_names_where_the_test_was(proctor: Run, tmp_path: Path) -> Non
             f"the eval did not finish within 2s (the test was at {evals}/blocked.eval.py:7)",
         ),
     }
+
+
+def test_a_send_left_running_when_the_test_returns_is_an_error(
+    proctor: Run, tmp_path: Path
+) -> None:
+    plan = '{"turns": [{"say": "one"}, {"endTurn": True}, {"sleep": 1}, {"say": "two"}]}'
+    body = (
+        'await t.send("hello")\n'
+        'asyncio.create_task(t.send("background"))\n'  # line 6: never awaited, left running
+        "await asyncio.sleep(0.2)\n"
+        't.message_includes("one")'
+    )
+    root = project(tmp_path, {"bg.eval.py": _eval(body, plan)})
+    result, out = run_json(proctor, root, tmp_path)
+    case = out["results"][0]
+    assert case["status"] == "eval-error", case
+    assert case["error"] == (
+        "NotAwaited: t.send('background') was still running when the test returned, so no "
+        f"gate saw what it did; await it before the test ends (at {root}/evals/bg.eval.py:6)"
+    )
+    assert result.code == 3

@@ -26,12 +26,18 @@ def caller_line() -> traceback.FrameSummary | None:
 
 
 class NotAwaited(RuntimeError):
-    """A ``t.send`` or judge the test made and never awaited."""
+    """A ``t.send`` or judge the test made and never awaited, or one still running (a task
+    the test started and left) when the test returned."""
 
     def __init__(self, call: Tracked[Any]) -> None:
-        super().__init__(
-            f"{call.what} was never awaited, so it never ran; write: await {call.what}"
-        )
+        if call.awaited:
+            why = (
+                f"{call.what} was still running when the test returned, so no gate saw what "
+                f"it did; await it before the test ends"
+            )
+        else:
+            why = f"{call.what} was never awaited, so it never ran; write: await {call.what}"
+        super().__init__(why)
         self.where = call.where
 
 
@@ -49,19 +55,31 @@ class Tracked(Coroutine[Any, Any, T]):
         self.what = what
         self.where = where or caller_line()
         self.awaited = False
+        self.finished = False
         made.append(self)
 
     def __await__(self) -> Generator[Any, None, T]:
         self.awaited = True
-        return self._coro.__await__()
+        try:
+            return (yield from self._coro.__await__())
+        finally:
+            self.finished = True
 
     def send(self, value: Any) -> Any:
         self.awaited = True
-        return self._coro.send(value)
+        try:
+            return self._coro.send(value)
+        except BaseException:  # StopIteration (its result) or its error: it is done
+            self.finished = True
+            raise
 
     def throw(self, *args: Any) -> Any:
         self.awaited = True
-        return self._coro.throw(*args)
+        try:
+            return self._coro.throw(*args)
+        except BaseException:
+            self.finished = True
+            raise
 
     def close(self) -> None:
         self._coro.close()
@@ -79,9 +97,10 @@ class Tracked(Coroutine[Any, Any, T]):
 
 
 def unawaited(made: list[Tracked[Any]]) -> Tracked[Any] | None:
-    """The first of ``made`` never awaited (each left one is closed, so Python does not warn
-    of it again on stderr), or None."""
+    """The first of ``made`` never awaited (each such one is closed, so Python does not warn
+    of it again on stderr), else the first still running (a task the test left), or None."""
     left = [c for c in made if not c.awaited]
     for call in left:
         call.close()
-    return left[0] if left else None
+    running = [c for c in made if c.awaited and not c.finished]
+    return left[0] if left else running[0] if running else None
