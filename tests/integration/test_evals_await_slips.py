@@ -203,3 +203,20 @@ def test_a_send_left_running_when_the_test_returns_is_an_error(
         f"gate saw what it did; await it before the test ends (at {root}/evals/bg.eval.py:6)"
     )
     assert result.code == 3
+
+
+def test_workspace_files_on_a_later_send_is_an_error(proctor: Run, tmp_path: Path) -> None:
+    plan = '{"turns": [{"say": "one"}, {"endTurn": True}, {"read": "b.txt"}, {"say": "two"}]}'
+    body = 'await t.send("first", workspace_files={"a.txt": "a"})\n' + (
+        'await t.send("second", workspace_files={"b.txt": "b"})'  # line 6
+    )
+    root = project(tmp_path, {"ws.eval.py": _eval(body, plan)})
+    result, out = run_json(proctor, root, tmp_path)
+    case = out["results"][0]
+    assert case["status"] == "eval-error", case
+    assert case["error"] == (
+        "ValueError: t.send('second'): workspace_files seeds the workspace before the first "
+        "send only, and this is send 2; give it to the first send, or write the file into "
+        f"t.workspace before this one (at {root}/evals/ws.eval.py:6)"
+    )
+    assert case["inputs"] == ["first"] and result.code == 3

@@ -316,6 +316,15 @@ class TestContext(Gates):
         turn runs when awaited (``await t.send(...)``); one never awaited is an error."""
         _send_args(message, workspace_files, workspace_dir)
         what = f"t.send({_short(message)})"
+        sends = sum(1 for c in self._made if c.what.startswith("t.send("))
+        if sends and (workspace_files is not None or workspace_dir is not None):
+            # Seeding happens before the first turn only: the files would silently not be there.
+            given = "workspace_files" if workspace_files is not None else "workspace_dir"
+            raise ValueError(
+                f"{what}: {given} seeds the workspace before the first send only, and this is "
+                f"send {sends + 1}; give it to the first send, or write the file into "
+                "t.workspace before this one"
+            )
         where = caller_line()
         at = f"{where.filename}:{where.lineno}" if where is not None else None
         turn = self._send(message, workspace_files, workspace_dir, at)
