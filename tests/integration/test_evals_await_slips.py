@@ -220,3 +220,13 @@ def test_workspace_files_on_a_later_send_is_an_error(proctor: Run, tmp_path: Pat
         f"t.workspace before this one (at {root}/evals/ws.eval.py:6)"
     )
     assert case["inputs"] == ["first"] and result.code == 3
+
+
+def test_a_bare_assert_that_fails_is_shown_by_its_code(proctor: Run, tmp_path: Path) -> None:
+    body = 'turn = await t.send("first")\nassert "nope" in turn.message'  # line 6
+    root = project(tmp_path, {"asrt.eval.py": _eval(body)})
+    result, out = run_json(proctor, root, tmp_path)
+    assert out["results"][0]["error"] == (
+        f'AssertionError: assert "nope" in turn.message (at {root}/evals/asrt.eval.py:6)'
+    )
+    assert result.code == 3

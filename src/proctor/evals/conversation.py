@@ -108,7 +108,9 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             where = _test_line(ended)
             if isinstance(ended, NotAwaited) and ended.where is not None:
                 where = ended.where  # the line of the call, not of the check after the test
-            error = f"{type(ended).__name__}: {ended} (at {where.filename}:{where.lineno})"
+            # An exception without a message (a bare ``assert``) is shown by its line's code.
+            said = str(ended) or (where.line or "").strip()
+            error = f"{type(ended).__name__}: {said} (at {where.filename}:{where.lineno})"
         turns = t.turns
         last = TurnOutcome("timeout") if timed_out else TurnOutcome("turn-end")
         if not timed_out and turns and turns[-1].outcome in ("exited", "timeout"):
