@@ -203,6 +203,8 @@ def _where(frames: list[traceback.FrameSummary], t: TestContext) -> str | None:
     if not own:
         return None
     sending = t._sending
+    if sending is None and t._turns and t._turns[-1].outcome.kind == "timeout":
+        sending = len(t._turns)  # its turn ran out of time as the test did, and just ended
     return f"{own[-1].filename}:{own[-1].lineno}" + (f", in turn {sending}" if sending else "")
 
 
