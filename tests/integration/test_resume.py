@@ -435,6 +435,29 @@ def test_a_resume_writes_the_run_s_own_reporters_and_lists_itself_at_once(
     assert len(resumed) == 2, resumed
 
 
+def test_a_resume_given_reporters_rewrites_the_run_s_own_too(proctor: Run, tmp_path: Path) -> None:
+    """`--reporter` on a resume chooses what is printed and adds files: the run's own reporter
+    files are written anew too, never left as the interrupted run wrote them."""
+    cases = suite(tmp_path, pause=0)
+    out = str(tmp_path / "out")
+    first = proctor("run", "--source", str(cases), "--reporter", "junit,html", "--out", out)
+    assert first.code == 0, first.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    for n in (3, 4):
+        (run_dir / f"trials/slow/scripted/default/{n}/trial.json").unlink()
+    (run_dir / "junit.xml").write_text("<testsuites tests='6'/>")
+    (run_dir / "report.html").write_text("stale")
+    (run_dir / "run.json").write_text(json.dumps({**manifest, "finishedAt": None}))
+    again = proctor("run", "--resume", str(run_dir), "--reporter", "markdown")
+    assert again.code == 0, again.err
+    assert again.out.startswith("# proctor run")  # the one asked for is printed
+    assert f'tests="{TRIALS}"' in (run_dir / "junit.xml").read_text()
+    assert (run_dir / "report.html").read_text() != "stale"
+    reporters = json.loads((run_dir / "run.json").read_text())["reporters"]
+    assert reporters == ["markdown", "junit", "html"]
+
+
 def test_report_on_a_stopped_run_says_how_to_finish_it(proctor: Run, tmp_path: Path) -> None:
     cases = suite(tmp_path, pause=0)
     assert proctor("run", "--source", str(cases), "--out", str(tmp_path / "out")).code == 0

@@ -458,8 +458,9 @@ def _resume(
     if note is not None:
         print(f"proctor: note: {note}", file=sys.stderr)
     register_user_keys(folder)  # masked as the current folder's are
-    # None given: the run's own (a run of an older proctor recorded none: Markdown).
-    reporters = reporters or tuple(manifest.reporters) or ("markdown",)
+    # Those given, then the run's own (a run of an older proctor recorded none: Markdown):
+    # a reporter file the run wrote is written anew, never left as it was.
+    reporters = tuple(dict.fromkeys((*reporters, *manifest.reporters))) or ("markdown",)
     # Its marks count in the aggregate written anew: one that cannot be read stops the resume
     # rather than vanish from the result.
     annotate = annotator(read_annotations(paths.root, strict=True))
