@@ -342,7 +342,7 @@ def command(
         if changed or dry_run or repeat_check is not None:
             raise ConfigError(
                 "--resume takes the run's own cases and configuration: give it alone (with "
-                "--reporter or --json at most)"
+                "--reporter, --json or --budget-usd at most)"
             )
         # None given: the run's own reporters, as it recorded them.
         return _resume(resume, tuple(names) if reporters or as_json else (), budget_usd, as_json)
