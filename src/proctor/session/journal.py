@@ -3,8 +3,9 @@ process, and when it finished with which status. ``proctor run --resume`` reads 
 worker an orchestrator left behind; people read it to see what a run was doing when it died.
 
 Each line is written whole with one ``write`` of an ``O_APPEND`` file, so a crash leaves at most
-one cut line at the end, which readers skip. The trial records stay the source of truth: a trial
-counts as finished when its ``trial.json`` is there, whatever the journal says.
+one cut line at the end, which readers skip; the next line written starts on a line of its own.
+The trial records stay the source of truth: a trial counts as finished when its ``trial.json``
+is there, whatever the journal says.
 """
 
 from __future__ import annotations
@@ -33,8 +34,13 @@ def append(path: Path, entry: JournalEntry) -> None:
     except PydanticSerializationError:  # a case folder's name that is not UTF-8: escaped
         fields = entry.model_dump(mode="json", by_alias=True, exclude_none=True)
         line = dump_json(fields, indent=False).encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
+        # A line a crash or a full disk cut short is ended first, so this one is not glued
+        # to it (read as one foreign line: a resume's first, naming its process, was lost).
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
         os.write(fd, line)
     finally:
         os.close(fd)

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from proctor.execute.events import TrialStarted
-from proctor.session.journal import Journal, live_workers, read
+from proctor.session.journal import Journal, live_orchestrator, live_workers, note, read
 from proctor.util.processes import process_start
 
 
@@ -26,3 +26,15 @@ def test_a_case_folder_named_in_bytes_that_are_not_utf8_keeps_its_trial_lines(
         ("bad\\xffname", "scripted", "default", 1),
         ("after", "scripted", "default", 1),
     }
+
+
+def test_a_line_after_a_cut_one_starts_on_its_own_line(tmp_path: Path) -> None:
+    """A crash (or a full disk) that cut the last line leaves it cut, and the next line, a
+    resume's first, is written on a line of its own: read, and naming its orchestrator."""
+    path = tmp_path / "journal.jsonl"
+    note(path, "run-started")
+    whole = path.read_bytes()
+    path.write_bytes(whole + whole[:40])  # a second line cut short
+    note(path, "run-resumed")
+    assert [e.event for e in read(path)] == ["run-started", "run-resumed"]
+    assert live_orchestrator(path) == os.getpid()
