@@ -42,6 +42,10 @@ def append(path: Path, entry: JournalEntry) -> None:
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
         os.write(fd, line)
+    except OSError as exc:  # (a full disk): named, as a refused write of a record is
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     finally:
         os.close(fd)
 

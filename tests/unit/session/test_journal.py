@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
+import pytest
+
 from proctor.execute.events import TrialStarted
+from proctor.session import journal
 from proctor.session.journal import Journal, live_orchestrator, live_workers, note, read
 from proctor.util.processes import process_start
 
@@ -38,3 +42,18 @@ def test_a_line_after_a_cut_one_starts_on_its_own_line(tmp_path: Path) -> None:
     note(path, "run-resumed")
     assert [e.event for e in read(path)] == ["run-started", "run-resumed"]
     assert live_orchestrator(path) == os.getpid()
+
+
+def test_a_journal_line_the_disk_refuses_names_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk refusing a line is said naming the journal, as a refused record is."""
+    path = tmp_path / "journal.jsonl"
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal.os, "write", full)
+    with pytest.raises(OSError) as refused:
+        note(path, "run-started")
+    assert refused.value.errno == errno.ENOSPC and refused.value.filename == str(path)
