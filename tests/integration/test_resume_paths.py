@@ -81,3 +81,20 @@ def test_a_dotdot_after_another_folder_that_is_gone_is_refused_naming_the_path(
     assert f"{tmp_path / 'gone'}, a folder that is gone" in again.err
     assert f"Put {tmp_path / 'gone'} back" in again.err and "start a new run" in again.err
     assert not (run_dir / f"trials/c/scripted/default/{REPEATS}/trial.json").exists()
+
+
+@pytest.mark.parametrize("moved", ["suite", "pc.json"])
+def test_a_source_or_config_moved_since_is_refused_naming_the_recorded_path(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moved: str
+) -> None:
+    """A resume takes no --source or --config: the sentence names where the run read them
+    and says to put them back, not an option the resume refuses."""
+    run_dir = started_in_sub(proctor, tmp_path, monkeypatch)
+    (tmp_path / moved).rename(tmp_path / f"{moved}.moved")
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 2 and "Traceback" not in again.err
+    option = "--source" if moved == "suite" else "--config"
+    recorded = os.path.realpath(tmp_path / moved)
+    assert f"the run's {option}, {recorded}, is gone (moved or removed since" in again.err
+    assert "put it back there and resume again, or start a new run" in again.err
+    assert not (run_dir / f"trials/c/scripted/default/{REPEATS}/trial.json").exists()

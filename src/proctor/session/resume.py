@@ -118,7 +118,13 @@ def recorded_path(paths: RunPaths, option: str, recorded: str, cwd: Path | None)
         path = Path(os.path.normpath(cwd.joinpath(*[".."] * up))).joinpath(*parts[up:])
     gone = _gone_before_dotdot(path)
     if gone is None:
-        return path  # (one that names nothing is refused by the planning, which names it)
+        if not os.path.lexists(path):  # (a resume takes no --source or --config to mend it)
+            raise ConfigError(
+                f"--resume {paths.root}: the run's {option}, {path}, is gone (moved or "
+                "removed since the run started); put it back there and resume again, or "
+                "start a new run"
+            )
+        return path
     relative = cwd is not None and not Path(recorded).is_absolute()
     started = f" (from {cwd}, the folder the run was started in)" if relative else ""
     raise ConfigError(
