@@ -98,3 +98,13 @@ def test_a_source_or_config_moved_since_is_refused_naming_the_recorded_path(
     assert f"the run's {option}, {recorded}, is gone (moved or removed since" in again.err
     assert "put it back there and resume again, or start a new run" in again.err
     assert not (run_dir / f"trials/c/scripted/default/{REPEATS}/trial.json").exists()
+
+
+def test_a_folder_inside_a_run_is_refused_naming_the_run(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir = started_in_sub(proctor, tmp_path, monkeypatch)
+    for inside in (run_dir / "trials", run_dir / "trials/c/scripted/default/1"):
+        again = proctor("run", "--resume", str(inside))
+        assert again.code == 2, again.err
+        assert f"a folder inside the run {run_dir}; name the run folder" in again.err

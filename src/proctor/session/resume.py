@@ -67,6 +67,12 @@ def _read(paths: RunPaths) -> tuple[RunManifest, ConfigRecord]:
             f"(the newest: {newest})"
         )
     if not paths.run_json.is_file():
+        run = next((p for p in paths.root.parents if RunPaths(p).run_json.is_file()), None)
+        if run is not None:  # a trial's folder, or the trials/ of a run
+            raise ConfigError(
+                f"--resume {paths.root}: a folder inside the run {run}; name the run folder "
+                "to resume"
+            )
         raise ConfigError(
             f"--resume {paths.root}: not a run folder (no run.json), or a run stopped before "
             "it started any trial; start a new run instead"
