@@ -366,6 +366,9 @@ def stop_left_behind(paths: RunPaths, specs: list[TrialSpec], run_id: str | None
     for pid in workers.values():
         try:
             os.kill(pid, signal.SIGTERM)
+            # One stopped with its orchestrator (Ctrl-Z, then the orchestrator killed)
+            # handles the SIGTERM only once continued: else it waited out the grace, killed.
+            os.kill(pid, signal.SIGCONT)
         except ProcessLookupError:
             pass
     deadline = time.monotonic() + WORKER_GRACE_SEC
