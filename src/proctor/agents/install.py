@@ -146,31 +146,29 @@ def npm_registry(npm: str, folder: Path) -> str | None:
     """The registry npm is set to use when it installs into ``folder`` (``npm_config_registry``,
     an ``.npmrc``, ``folder``'s own included); None when npm does not say (it keeps a registry
     whose address holds a login to itself: "the registry option is protected")."""
-    try:
-        out = subprocess.run(
-            [npm, "config", "get", "registry", "--prefix", str(folder)],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        out = ""
+    out = npm_config(npm, folder, "registry").strip()
     return credentials_masked(out) if out else None
 
 
-def _offline(npm: str, folder: Path) -> bool:
-    """Whether npm is set to install from its cache (``offline``, ``prefer-offline``)."""
+def npm_config(npm: str, folder: Path, *keys: str) -> str:
+    """What ``npm config get KEYS`` prints as npm would install into ``folder`` (its
+    ``.npmrc`` included): the value of one key, ``key = value`` lines of several; empty when
+    npm does not answer."""
     try:
-        out = subprocess.run(
-            [npm, "config", "get", "offline", "prefer-offline", "--prefix", str(folder)],
+        return subprocess.run(
+            [npm, "config", "get", *keys, "--prefix", str(folder)],
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
-        return False
+        return ""
+
+
+def _offline(npm: str, folder: Path) -> bool:
+    """Whether npm is set to install from its cache (``offline``, ``prefer-offline``)."""
+    out = npm_config(npm, folder, "offline", "prefer-offline")
     return any(line.replace(" ", "").endswith("=true") for line in out.splitlines())
 
 
@@ -253,17 +251,7 @@ def npm_proxies(npm: str, folder: Path) -> list[tuple[str, str]]:
         for name, value in sorted(os.environ.items())
         if name.lower() in PROXY_VARIABLES and value.strip()
     ]
-    try:
-        out = subprocess.run(
-            [npm, "config", "get", "https-proxy", "proxy", "--prefix", str(folder)],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        out = ""
-    for line in out.splitlines():
+    for line in npm_config(npm, folder, "https-proxy", "proxy").splitlines():
         key, equals, value = line.partition("=")
         if equals and value.strip() not in ("", "null"):
             key = key.strip()
