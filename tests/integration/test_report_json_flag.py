@@ -10,7 +10,8 @@ from typing import Any
 from tests.conftest import MakeCase, Run
 
 
-def _runs(proctor: Run, make_case: MakeCase, tmp_path: Path) -> list[Path]:
+def two_runs(proctor: Run, make_case: MakeCase, tmp_path: Path) -> list[Path]:
+    """Two runs of one case of two repeats, each in a results folder of its own."""
     make_case("fix", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
     runs = []
     for name in ("first", "second"):
@@ -24,7 +25,7 @@ def _runs(proctor: Run, make_case: MakeCase, tmp_path: Path) -> list[Path]:
 def test_json_prints_the_json_report_as_reporter_json_does(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
-    run = str(_runs(proctor, make_case, tmp_path)[0])
+    run = str(two_runs(proctor, make_case, tmp_path)[0])
     named = proctor("report", run, "--reporter", "json")
     flag = proctor("report", run, "--json")
     assert flag.code == named.code == 0, flag.err
@@ -48,7 +49,7 @@ def test_a_key_is_masked_in_the_report_printed_without_write(
 ) -> None:
     """A key of the environment that is in a stored record (one written before the key was
     set, or by hand) is masked in what `report` prints, as in the files `--write` writes."""
-    first, second = _runs(proctor, make_case, tmp_path)
+    first, second = two_runs(proctor, make_case, tmp_path)
     key = "sk-proj-PLANTEDreportCCCC3333"
     for run in (first, second):
         path = run / "trials/fix/scripted/default/1/trial.json"
@@ -70,7 +71,7 @@ def test_min_samples_alone_shows_the_repeated_run_view_it_filters(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
     """As --goal-shape does: a filter given is never silently left unused."""
-    run = str(_runs(proctor, make_case, tmp_path)[0])
+    run = str(two_runs(proctor, make_case, tmp_path)[0])
     plain = proctor("report", run)
     assert "## Repeated runs" not in plain.out  # the control: no view asked for
     shown = proctor("report", run, "--min-samples", "2")

@@ -8,23 +8,13 @@ import shutil
 from pathlib import Path
 
 from tests.conftest import MakeCase, Run
-
-
-def _runs(proctor: Run, make_case: MakeCase, tmp_path: Path) -> list[Path]:
-    make_case("fix", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
-    runs = []
-    for name in ("first", "second"):
-        out = tmp_path / name
-        assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
-        (run,) = out.glob("run-*")
-        runs.append(run)
-    return runs
+from tests.integration.test_report_json_flag import two_runs
 
 
 def test_the_json_report_of_several_runs_lists_them(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
-    first, second = _runs(proctor, make_case, tmp_path)
+    first, second = two_runs(proctor, make_case, tmp_path)
     single = proctor("report", str(first), "--reporter", "json").json()
     assert "pooledRuns" not in single  # one run's report is as it was
     assert single == json.loads((first / "suite.json").read_text())
@@ -45,7 +35,7 @@ def test_runs_read_together_with_one_whose_planned_trials_are_unknown(
 ) -> None:
     """A run without run.json does not say how many trials it planned: the runs read with it
     do not either, never the others' count alone, which leaves its trials out."""
-    first, second = _runs(proctor, make_case, tmp_path)
+    first, second = two_runs(proctor, make_case, tmp_path)
     stopped = tmp_path / "stopped"
     shutil.copytree(first, stopped)
     manifest = json.loads((stopped / "run.json").read_text())
