@@ -240,6 +240,33 @@ def test_credentials_stay_out_and_a_forwarded_key_is_masked(
     assert "raw-transcript.jsonl" in load_trial(single_run_dir(out), "env")["secretsMasked"]
 
 
+def test_a_credential_the_case_or_profile_env_sets_is_masked(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A value ``env`` sets under a name that says it is a credential, and the password of a
+    URL it sets, are masked in what the trial writes, as a forwarded key is; an ordinary
+    setting stays as it is."""
+    make_case(
+        "env",
+        plan={"turns": [{"shell": "env"}]},
+        config={
+            "env": {"CASE_GITHUB_TOKEN": "ghp-case-planted-1", "LEVEL": "level-kept-3"},
+            "evaluators": [{"use": "command", "run": "env >&2; exit 1"}],
+        },
+    )
+    config = tmp_path / "proctor.json"
+    profile_env = {"SERVICE_PASSWORD": "pw-profile-planted-2", "DB": "postgres://a:pw-url-4@db/x"}
+    config.write_text(json.dumps({"codingagents": {"scripted": {"env": profile_env}}}))
+    _, out = run_cases(proctor, tmp_path, "--config", str(config))
+    trial_dir = single_run_dir(out) / "trials/env/scripted/default/1"
+    everything = "".join(p.read_text(errors="replace") for p in trial_dir.rglob("*") if p.is_file())
+    for value in ("ghp-case-planted-1", "pw-profile-planted-2", "pw-url-4"):
+        assert value not in everything, value
+    assert "CASE_GITHUB_TOKEN=***" in everything
+    assert "postgres://a:***@db/x" in everything
+    assert "LEVEL=level-kept-3" in everything
+
+
 @pytest.mark.parametrize(
     ("swap", "left"),
     [

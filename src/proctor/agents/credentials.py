@@ -31,13 +31,14 @@ import fcntl
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from proctor.models.config import AgentProfile
 from proctor.util.masking import register_secret
+from proctor.workspace.environment import names_credential, url_passwords
 
 
 @dataclass(frozen=True)
@@ -396,3 +397,22 @@ def register_user_keys(folder: Path | None = None) -> None:
         for found in (os.environ.get(name), dotenv.get(name)):
             if found:
                 register_secret(found)
+
+
+def register_given_secrets(
+    forward: Iterable[str], given: Mapping[str, str], environ: Mapping[str, str]
+) -> None:
+    """Register for masking the secrets a trial's agent, setup lines and evaluators are given
+    beside the keys it is lent: the value of each variable ``forward`` names (``forwardEnv``:
+    deny-listed for a reason), each value the case's, profile's or condition's ``env``
+    (``given``) sets under a name that says it holds a credential (``GITHUB_TOKEN``,
+    ``DB_PASSWORD``), and the password of a URL it sets (``postgres://app:pw@db``). Called by
+    the process that writes a run's records before anything is printed, and by each trial's
+    worker."""
+    for name in forward:
+        register_secret(environ.get(name, ""))
+    for name, value in given.items():
+        if names_credential(name):
+            register_secret(value)
+        for password in url_passwords(value):
+            register_secret(password)

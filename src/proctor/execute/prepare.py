@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.agents.base import AgentAdapter, adapter_for
-from proctor.agents.credentials import Credentials, LentFile, give_back, lends
+from proctor.agents.credentials import (
+    Credentials,
+    LentFile,
+    give_back,
+    lends,
+    register_given_secrets,
+)
 from proctor.agents.credentials import find as find_credentials
 from proctor.agents.credentials import install as install_credentials
 from proctor.errors import WorkspaceError
@@ -20,7 +26,6 @@ from proctor.llm.roles import RoleSet, roles_from
 from proctor.llm.secrets import environment, load_dotenv
 from proctor.paths import cache_folder
 from proctor.util.cutting import output_tail
-from proctor.util.masking import register_secret
 from proctor.util.processes import MARKER_VARIABLE, run_captured
 from proctor.workspace.diff import Snapshot, take_snapshot
 from proctor.workspace.environment import agent_environment
@@ -81,8 +86,11 @@ def prepare(ctx: TrialContext) -> Prepared:
     if fixture is not None and kind == "zip":
         fixture, kind = zip_template(fixture, ctx.templates), "dir"
     fixture_stats = materialise_fixture(fixture, kind, ctx.workspace)
-    for name in spec.profile.forward_env:  # deny-listed for a reason: mask what passes
-        register_secret(os.environ.get(name, ""))
+    register_given_secrets(
+        spec.profile.forward_env,
+        {**spec.case.env, **spec.profile.env, **spec.variant.env},
+        os.environ,
+    )
     env = agent_environment(
         os.environ,
         home=ctx.home,

@@ -56,17 +56,26 @@ ALWAYS_REPLACED = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
 
 def is_denied(name: str) -> bool:
     upper = name.upper()
-    return (
-        upper.startswith(DENY_PREFIXES)
-        or upper.endswith(DENY_SUFFIXES)
-        or any(part in upper for part in DENY_PARTS)
-        or upper in DENY_NAMES
-    )
+    return upper.startswith(DENY_PREFIXES) or names_credential(name) or upper in DENY_NAMES
+
+
+def names_credential(name: str) -> bool:
+    """Whether ``name`` says its variable holds a credential (``GITHUB_TOKEN``,
+    ``DB_PASSWORD``; not a provider's other settings, ``GOOGLE_CLOUD_PROJECT``)."""
+    upper = name.upper()
+    return upper.endswith(DENY_SUFFIXES) or any(part in upper for part in DENY_PARTS)
 
 
 def holds_password(value: str) -> bool:
     """Whether a variable's value is, or holds, a URL with a password in it."""
     return "://" in value and _URL_PASSWORD.search(value) is not None
+
+
+def url_passwords(value: str) -> list[str]:
+    """The passwords of the URLs in ``value`` (``postgres://app:pw@db`` gives ``pw``)."""
+    if "://" not in value:
+        return []
+    return [found.group()[:-1].rpartition(":")[2] for found in _URL_PASSWORD.finditer(value)]
 
 
 def agent_environment(
