@@ -37,6 +37,7 @@ from proctor.session import journal
 from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
+from proctor.util.masking import mask
 from proctor.util.signals import HeldStops, ignore_stops
 from proctor.util.text import fitted_summary
 
@@ -304,8 +305,8 @@ def append_refusal_summary(sentence: str, command: str = "run") -> None:
 
 
 def warn(message: str) -> None:
-    """A warning before the run starts, on stderr."""
-    print(f"proctor: warning: {message}", file=sys.stderr)
+    """A warning before the run starts, on stderr (every registered secret masked)."""
+    print(f"proctor: warning: {mask(message)}", file=sys.stderr)
 
 
 def suite_md(folder: Path) -> str:

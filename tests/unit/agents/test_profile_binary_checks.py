@@ -162,3 +162,19 @@ def test_the_acp_listing_shows_the_program_its_command_names(proctor: Run, tmp_p
     listed = proctor("agents", "--config", str(top))
     line = next(x for x in listed.out.splitlines() if x.startswith("acp"))
     assert line.startswith(f"acp          {program}  version -"), line
+
+
+def test_the_version_is_asked_for_without_the_user_s_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--version`` runs with the deny-listed environment a trial starts from: a wrapper
+    whose version line quotes its environment (a crash's dump) shows no key."""
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "svc-planted-version-1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-planted-version-2")
+    monkeypatch.setenv("PLAIN_SETTING", "kept")
+    binary = tmp_path / "wrapper"
+    binary.write_text(
+        '#!/bin/sh\necho "v=$PLAIN_SETTING:${MY_SERVICE_TOKEN:-none}:${ANTHROPIC_API_KEY:-none}"\n'
+    )
+    binary.chmod(0o755)
+    assert cli_version(str(binary)) == "'v=kept:none:none'"

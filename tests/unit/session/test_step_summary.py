@@ -55,3 +55,17 @@ def test_runs_within_a_hold_append_nothing(tmp_path: Path, monkeypatch: pytest.M
         append_step_summary("# a pair's own report\n")
     append_step_summary("# the pooled report\n")
     assert summary.read_text() == "# the pooled report\n\n"
+
+
+def test_a_warning_before_the_run_masks_every_registered_key(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from proctor.session.run import warn
+    from proctor.util.masking import register_secret
+
+    register_secret("svc-planted-warning-1")
+    warn("codingagents.x: /bin/x is version 'svc-planted-warning-1', not 1.0")
+    assert (
+        capsys.readouterr().err
+        == "proctor: warning: codingagents.x: /bin/x is version '***', not 1.0\n"
+    )
