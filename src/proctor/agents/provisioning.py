@@ -6,6 +6,7 @@ or a ``.zip``; zips are extracted (safely) into the trial's scratch folder.
 
 from __future__ import annotations
 
+import difflib
 import re
 import shutil
 from collections.abc import Mapping, Sequence
@@ -14,6 +15,8 @@ from typing import Any
 
 from proctor.errors import WorkspaceError
 from proctor.models.config import McpEntry, ProvisionEntry
+from proctor.util.masking import MASK, arguments_masked, register_secret
+from proctor.workspace.environment import names_credential, url_passwords
 from proctor.workspace.fixture import materialise_fixture
 
 TOOL_WORD = re.compile(r"(?<!\\)[A-Za-z_][A-Za-z0-9_]*")
@@ -69,8 +72,10 @@ def mcp_server_config(entry: McpEntry, headers_key: str = "headers") -> dict[str
     """``{command, args, env}`` for a stdio server, or ``{type, url}`` (``type`` http by default)
     plus the ``headers`` under ``headers_key`` (the name the CLI's config uses) for a remote one.
 
-    The entry's fields were checked when the case was loaded (:class:`McpEntry`).
+    The entry's fields were checked when the case was loaded (:class:`McpEntry`). The secrets
+    it holds are registered for masking (see :func:`register_mcp_secrets`).
     """
+    register_mcp_secrets(entry)
     url, command = entry.field("url"), entry.field("command")
     if isinstance(url, str):
         config: dict[str, Any] = {"type": entry.field("type") or "http", "url": url}
@@ -83,6 +88,60 @@ def mcp_server_config(entry: McpEntry, headers_key: str = "headers") -> dict[str
     if entry.field("env"):
         config["env"] = dict(entry.field("env"))
     return config
+
+
+_SECRET_HEADER = re.compile(
+    r"authorization|cookie|auth|token|key|secret|password|passwd|credential|session|signature",
+    re.IGNORECASE,
+)
+"""A header whose value is a credential (``Authorization``, ``X-Api-Key``, ``Cookie``)."""
+
+
+def register_mcp_secrets(entry: McpEntry) -> None:
+    """Register for masking the credentials an MCP server's entry hands the agent: a value of
+    its ``env`` under a credential's name (``API_TOKEN``; a URL's password in any), a value of
+    a header that carries one (``Authorization``, ``X-Api-Key``; the token after its scheme,
+    ``Bearer …``, alone too), and what proctor masks of its arguments and URL in
+    ``resolved.json`` (``--token …``, ``https://me:…@host``, ``?key=…``). The agent's
+    configuration holds them in the clear, and an agent may read it or list its processes."""
+    env, headers = entry.field("env"), entry.field("headers")
+    for name, value in (env or {}).items() if isinstance(env, Mapping) else ():
+        if isinstance(value, str):
+            if names_credential(str(name)):
+                register_secret(value)
+            for password in url_passwords(value):
+                register_secret(password)
+    for name, value in (headers or {}).items() if isinstance(headers, Mapping) else ():
+        if isinstance(value, str) and _SECRET_HEADER.search(str(name)):
+            register_secret(value)
+            scheme, _, token = value.strip().partition(" ")
+            if token.strip() and scheme.isalpha():
+                register_secret(token.strip())
+    command, args, url = entry.field("command"), entry.field("args"), entry.field("url")
+    if isinstance(url, str):
+        _register_credentials([url])
+    if isinstance(command, str):
+        words = [a for a in args or [] if isinstance(a, str)] if isinstance(args, list) else []
+        _register_credentials([command, *words], command)
+
+
+def _register_credentials(texts: list[str], command: str | None = None) -> None:
+    """Register as secrets the credentials :func:`~proctor.util.masking.arguments_masked`
+    finds in ``texts`` (a command's arguments, or one URL): each stretch it masks, taken from
+    the text as it was.
+    For a credential given in a configuration proctor hands on (an MCP server's arguments or
+    URL), so that it is masked wherever else it shows (the agent reads its configuration, or
+    lists its processes)."""
+    for text, masked in zip(texts, arguments_masked(list(texts), command), strict=True):
+        if masked == text:
+            continue
+        if masked == MASK:
+            register_secret(text)
+            continue
+        matcher = difflib.SequenceMatcher(None, text, masked, autojunk=False)
+        for op, i1, i2, _, _ in matcher.get_opcodes():
+            if op != "equal" and i2 > i1:  # what was masked: the rest is kept as it is
+                register_secret(text[i1:i2])
 
 
 def hook_groups(

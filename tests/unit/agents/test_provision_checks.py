@@ -66,3 +66,33 @@ def test_a_good_add_on_is_copied(tmp_path: Path) -> None:
     entry = AddonEntry.model_validate({"name": "s", "path": str(tmp_path / "src")})
     dest = materialise_addon(entry, None, "skills", tmp_path / "skills" / "s")
     assert (dest / "SKILL.md").read_text() == "x"
+
+
+def test_the_credentials_an_mcp_server_is_handed_are_masked() -> None:
+    """An MCP server's configuration reaches the agent in the clear (an agent may read it, or
+    list its processes): its credentials are registered, its other settings are not."""
+    from proctor.agents.acp.adapter import acp_mcp_server
+    from proctor.models.config import McpEntry
+    from proctor.util.masking import mask
+
+    stdio = McpEntry(
+        name="svc",
+        command="python3",
+        args=["server.py", "--api-token", "argTOKEN-planted-1", "--db=postgres://u:pwPLANTED2@db"],
+        env={"SVC_API_TOKEN": "envTOKEN-planted-3", "SVC_REGION": "region-kept-4"},
+    )
+    remote = McpEntry(
+        name="remote",
+        url="https://mcp.example.com/x?key=queryKEY-planted-5",
+        headers={"Authorization": "Bearer hdrTOKEN-planted-6", "X-Plain": "plain-kept-7"},
+    )
+    mcp_server_config(stdio)
+    mcp_server_config(remote)
+    shown = (
+        "argTOKEN-planted-1 pwPLANTED2 envTOKEN-planted-3 region-kept-4 queryKEY-planted-5 "
+        "hdrTOKEN-planted-6 plain-kept-7"
+    )
+    assert mask(shown) == "*** *** *** region-kept-4 *** *** plain-kept-7"
+    acp = McpEntry(name="a", url="http://h/mcp", headers={"X-Api-Key": "acpKEY-planted-8"})
+    acp_mcp_server(acp)
+    assert mask("acpKEY-planted-8") == "***"

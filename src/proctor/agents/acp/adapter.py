@@ -34,6 +34,7 @@ from proctor.agents.cli_base import (
 )
 from proctor.agents.credentials import KINDS
 from proctor.agents.protocol import Launch, LaunchContext
+from proctor.agents.provisioning import register_mcp_secrets
 from proctor.agents.spec import ACP, ACP_PRESETS, ACP_PROGRAM_PINS
 from proctor.errors import AgentError
 from proctor.models.config import AgentProfile, McpEntry, Provision
@@ -113,7 +114,9 @@ def passed_keys(profile: AgentProfile, env: Mapping[str, str]) -> list[str]:
 
 
 def acp_mcp_server(entry: McpEntry) -> dict[str, Any]:
-    """One ``provision.mcps`` entry as ACP's ``McpServer``: stdio or http."""
+    """One ``provision.mcps`` entry as ACP's ``McpServer``: stdio or http (its secrets
+    registered for masking, see :func:`~proctor.agents.provisioning.register_mcp_secrets`)."""
+    register_mcp_secrets(entry)
     url = entry.field("url")
     if isinstance(url, str):
         headers = entry.field("headers") or {}
