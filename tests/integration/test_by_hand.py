@@ -339,6 +339,45 @@ CODEX_ROLLOUT = FIXTURES / "codex" / "rollout-2026-11-29T10-00-00-019ad3f0-5c1e-
 CLAUDE_SESSION = FIXTURES / "claude" / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
 
 
+def test_configure_mcp_hands_the_server_its_credentials_and_record_masks_them(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--configure-mcp`` writes the MCP server's token as it is (the person's agent starts
+    the server with it); ``record`` masks it, and a key the profile forwards, in every file
+    it keeps."""
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    case = tmp_path / "add-b"
+    shutil.copytree(CASE, case)
+    config = json.loads((case / "config.json").read_text())
+    server = {"name": "svc", "command": "svc-server", "env": {"SVC_TOKEN": "mcp-planted-token-1"}}
+    config["provision"] = {"mcps": [server]}
+    (case / "config.json").write_text(json.dumps(config))
+    top = tmp_path / "proctor.json"
+    top.write_text(json.dumps({"codingagents": {"claude-code": {"forwardEnv": ["MY_TOKEN"]}}}))
+    monkeypatch.setenv("MY_TOKEN", "fwd-planted-token-2")
+    out = tmp_path / "results"
+    prepared = proctor(
+        "prepare", str(case), "--configure-mcp", "--config", str(top), "--out", str(out)
+    )
+    assert prepared.code == 0, prepared.err
+    workspace = Path(json.loads(prepared.out)["workingDirectory"])
+    assert "mcp-planted-token-1" in (workspace / ".mcp.json").read_text()
+    (workspace / "notes.txt").write_text("fwd-planted-token-2\n")
+    (workspace / "b.txt").write_text("b\n")  # the session did the task
+    recorded = proctor(
+        "record", str(case), "--workspace", str(workspace), "--out", str(out),
+        "--keep-workspace", "--config", str(top), "--transcript", str(CLAUDE_SESSION),
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    (run_dir,) = out.glob("run-*")
+    files = [p for p in run_dir.rglob("*") if p.is_file()]
+    assert any(p.name == ".mcp.json" for p in files)  # it was kept
+    for secret in (b"mcp-planted-token-1", b"fwd-planted-token-2"):
+        assert not [p for p in files if secret in p.read_bytes()], secret
+
+
 def test_record_refuses_a_transcript_of_another_cli_than_its_agent(
     proctor: Run, tmp_path: Path
 ) -> None:

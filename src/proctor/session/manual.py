@@ -24,9 +24,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from proctor.agents.cli_base import write_json as write_config
 from proctor.agents.credentials import find as find_credentials
-from proctor.agents.credentials import register_user_keys
-from proctor.agents.provisioning import materialise_addon, mcp_server_config
+from proctor.agents.credentials import register_given_secrets, register_user_keys
+from proctor.agents.provisioning import materialise_addon, mcp_server_config, register_mcp_secrets
 from proctor.agents.spec import spec_for
 from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ConfigError
@@ -156,9 +157,11 @@ def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[st
         for root in SKILL_FOLDERS:
             materialise_addon(entry, spec.case.case.path, "skills", workspace / root / entry.name)
     if provision.mcps and configure_mcp:
+        # The person's agent starts these servers: their credentials are written as they are
+        # (proctor's records mask every registered secret), and masked in what `record` keeps.
         servers = {e.name: mcp_server_config(e) for e in provision.mcps}
-        write_json(workspace / ".mcp.json", {"mcpServers": servers})
-        write_json(workspace / ".gemini" / "settings.json", {"mcpServers": servers})
+        write_config(workspace / ".mcp.json", {"mcpServers": servers})
+        write_config(workspace / ".gemini" / "settings.json", {"mcpServers": servers})
     elif provision.mcps:
         names = ", ".join(e.name for e in provision.mcps)
         left.append(
@@ -524,6 +527,10 @@ def record_session(
     for value in lent.keys.values():
         register_secret(value)
     register_user_keys()
+    given = {**spec.case.env, **spec.profile.env, **spec.variant.env}
+    register_given_secrets(spec.profile.forward_env, given, os.environ)
+    for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
+        register_mcp_secrets(entry)  # a --configure-mcp workspace holds them
     record.secrets_masked = scrub_tree(trial.root)
     shutil.rmtree(trial.root / ".evaluator-home", ignore_errors=True)
     write_record(trial.trial_json, record)
