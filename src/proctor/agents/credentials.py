@@ -38,7 +38,7 @@ from typing import Any
 
 from proctor.models.config import AgentProfile
 from proctor.util.masking import register_secret
-from proctor.workspace.environment import names_credential, url_passwords
+from proctor.workspace.environment import is_setting, names_credential, url_passwords
 
 
 @dataclass(frozen=True)
@@ -404,13 +404,19 @@ def register_given_secrets(
 ) -> None:
     """Register for masking the secrets a trial's agent, setup lines and evaluators are given
     beside the keys it is lent: the value of each variable ``forward`` names (``forwardEnv``:
-    deny-listed for a reason), each value the case's, profile's or condition's ``env``
-    (``given``) sets under a name that says it holds a credential (``GITHUB_TOKEN``,
-    ``DB_PASSWORD``), and the password of a URL it sets (``postgres://app:pw@db``). Called by
-    the process that writes a run's records before anything is printed, and by each trial's
-    worker."""
+    deny-listed for a reason) but a setting's (a provider's prefix and no credential in its
+    name, ``ANTHROPIC_MODEL``, ``AWS_REGION``: only a URL's password in it), each value the
+    case's, profile's or condition's ``env`` (``given``) sets under a name that says it holds
+    a credential (``GITHUB_TOKEN``, ``DB_PASSWORD``), and the password of a URL it sets
+    (``postgres://app:pw@db``). Called by the process that writes a run's records before
+    anything is printed, and by each trial's worker."""
     for name in forward:
-        register_secret(environ.get(name, ""))
+        value = environ.get(name, "")
+        if is_setting(name):  # ANTHROPIC_MODEL, AWS_REGION: masked, the model would be ***
+            for password in url_passwords(value):
+                register_secret(password)
+        else:
+            register_secret(value)
     for name, value in given.items():
         if names_credential(name):
             register_secret(value)

@@ -66,6 +66,26 @@ def names_credential(name: str) -> bool:
     return upper.endswith(DENY_SUFFIXES) or any(part in upper for part in DENY_PARTS)
 
 
+_CREDENTIAL_WORD = re.compile(
+    r"KEY|TOKEN|SECRET|PASS|AUTH|CREDENTIAL|COOKIE|HEADER|SESSION|SIGNATURE|CERT|(?:^|_)PAT(?:_|$)"
+)
+"""A word in a variable's name that says its value may be a credential (``AWS_BEARER_TOKEN_…``,
+``ANTHROPIC_CUSTOM_HEADERS``)."""
+
+
+def is_setting(name: str) -> bool:
+    """Whether ``name`` is denied only by a provider's prefix and mentions no credential: a
+    setting such as ``ANTHROPIC_MODEL``, ``AWS_REGION`` or ``GOOGLE_CLOUD_PROJECT``, whose
+    value, forwarded, is no secret to mask."""
+    upper = name.upper()
+    return (
+        upper.startswith(DENY_PREFIXES)
+        and not names_credential(name)
+        and upper not in DENY_NAMES
+        and _CREDENTIAL_WORD.search(upper) is None
+    )
+
+
 def holds_password(value: str) -> bool:
     """Whether a variable's value is, or holds, a URL with a password in it."""
     return "://" in value and _URL_PASSWORD.search(value) is not None

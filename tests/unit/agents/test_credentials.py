@@ -261,3 +261,25 @@ def test_user_keys_of_the_environment_and_dotenv_are_registered(
     assert mask("AIzaREGISTEREDenvKEY1234 sk-REGISTEREDdotenv-5678 plain-value-9") == (
         "*** *** plain-value-9"
     )
+
+
+def test_forwarded_keys_are_masked_and_forwarded_settings_are_not() -> None:
+    """``forwardEnv`` also passes a provider's settings the deny-list's prefixes hold back:
+    masked, the model a trial ran would read ``***`` in every record and table."""
+    from proctor.agents.credentials import register_given_secrets
+
+    environ = {
+        "MY_SERVICE_TOKEN": "svc-planted-1",
+        "AWS_BEARER_TOKEN_BEDROCK": "bedrock-planted-2",
+        "ANTHROPIC_CUSTOM_HEADERS": "X-Key: headers-planted-3",
+        "ANTHROPIC_MODEL": "claude-opus-4-8",
+        "AWS_REGION": "us-east-1",
+        "ANTHROPIC_BASE_URL": "https://me:base-planted-4@gw.example.com",
+    }
+    given = {"DEPLOY_TOKEN": "deploy-planted-5", "DB": "postgres://a:db-planted-6@h", "N": "7-kept"}
+    register_given_secrets(environ, given, environ)
+    shown = " ".join([*environ.values(), *given.values()])
+    assert mask(shown) == (
+        "*** *** *** claude-opus-4-8 us-east-1 https://me:***@gw.example.com *** "
+        "postgres://a:***@h 7-kept"
+    )
