@@ -371,3 +371,30 @@ def test_compare_of_a_run_with_itself_says_so(
     assert compared.code == 0, compared.err
     assert f"note: {run} and {copy} are the same run" in compared.err
     assert "every group is compared with itself" in compared.err
+
+
+def test_ab_gate_conditions_only_of_cases_left_out_by_case_are_said_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    plan = {"turns": [{"say": "hi"}]}
+    make_case("x", config={"conditions": {"a": {}, "b": {}}}, plan=plan)
+    make_case("y", plan=plan)
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"gate": {"ab": {"treatment": "b", "baseline": "a"}}}))
+    only_y = ("--config", str(config), "--case", "y", "--dry-run")
+    result, _ = run_cases(proctor, tmp_path, *only_y)
+    assert result.code == 2
+    assert "condition 'b' is only of cases left out by --case y (conditions: default)" in (
+        result.err
+    )
+    assert "choose a case that has it too, or give this run a --config without gate.ab" in (
+        result.err
+    )
+    assert "not defined by any case" not in result.err
+    first = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--case", "y", "--first-condition", "b"
+    )
+    assert first.code == 2
+    assert "--first-condition b: that condition is only of cases left out by --case y" in (
+        first.err
+    )

@@ -310,8 +310,15 @@ def select_cases(cases: list[Case], cli: CliOverrides) -> list[Case]:
 
 
 def _check_conditions(
-    resolved: list[ResolvedCase], defined: set[str], top: TopConfig, cli: CliOverrides, where: str
+    resolved: list[ResolvedCase],
+    defined: set[str],
+    everywhere: set[str],
+    top: TopConfig,
+    cli: CliOverrides,
+    where: str,
 ) -> None:
+    """``defined``: the conditions of the cases chosen; ``everywhere``: of every case found,
+    so that a condition only cases --case or --tag leave out have is said as left out."""
     if cli.first_condition is not None and not any(
         cli.first_condition in rc.conditions for rc in resolved
     ):
@@ -319,6 +326,11 @@ def _check_conditions(
             raise ConfigError(
                 f"--first-condition {cli.first_condition}: that condition is left out by "
                 f"--condition {' --condition '.join(cli.conditions)}"
+            )
+        if cli.first_condition in everywhere - defined:
+            raise ConfigError(
+                f"--first-condition {cli.first_condition}: that condition is only of cases "
+                f"left out by {_selection(cli)}"
             )
         runnable = sorted({name for rc in resolved for name in rc.conditions})
         raise ConfigError(
@@ -331,15 +343,34 @@ def _check_conditions(
     known = {name for rc in resolved for name in rc.conditions}
     for name in (gate.ab.treatment, gate.ab.baseline):
         if name not in known:
-            why = (
-                "is left out by --condition"
-                if cli.conditions and name in defined
-                else "is not defined by any case"
-            )
+            fix = ", or give this run a --config without gate.ab"
+            if cli.conditions and name in defined:
+                why, fix = "is left out by --condition", f"; run it too{fix}"
+            elif name in everywhere - defined:
+                why = f"is only of cases left out by {_selection(cli)}"
+                fix = f"; choose a case that has it too{fix}"
+            else:
+                why, fix = "is not defined by any case", ""
             raise ConfigError(
                 f"{where}: field 'gate.ab': condition '{name}' {why} "
-                f"(conditions: {', '.join(sorted(known))})"
+                f"(conditions: {', '.join(sorted(known))}){fix}"
             )
+
+
+def _selection(cli: CliOverrides) -> str:
+    """The --case and --tag options that chose the cases, as given."""
+    given = [f"--case {c}" for c in cli.cases or ()] + [f"--tag {t}" for t in cli.tags or ()]
+    return " ".join(given)
+
+
+def _conditions_of(cases: list[Case], top: TopConfig) -> set[str]:
+    """The conditions the cases run under, ``default`` for one that names none."""
+    defined: set[str] = set()
+    for case in cases:
+        defined |= set(top.conditions or {}) | set(case.config.conditions or {})
+        if not (top.conditions or case.config.conditions):
+            defined.add(DEFAULT_CONDITION)
+    return defined
 
 
 def _trials(
@@ -428,11 +459,7 @@ def build_plan(
                 raise
             if str(exc) not in problems:  # proctor.json's, found again by each case taking it
                 problems.append(str(exc))
-    defined: set[str] = set()
-    for case in chosen:
-        defined |= set(top.conditions or {}) | set(case.config.conditions or {})
-        if not (top.conditions or case.config.conditions):
-            defined.add(DEFAULT_CONDITION)
+    defined, everywhere = _conditions_of(chosen, top), _conditions_of(found.cases, top)
     if cli.conditions:
         unknown = [name for name in cli.conditions if name not in defined]
         if unknown:
@@ -442,7 +469,8 @@ def build_plan(
             )
         resolved = [rc for rc in resolved if rc.conditions]
     try:
-        _check_conditions(resolved, defined, top, cli, str(config_path or "proctor.json"))
+        where = str(config_path or "proctor.json")
+        _check_conditions(resolved, defined, everywhere, top, cli, where)
     except ConfigError as exc:
         if problems is None:
             raise
