@@ -200,6 +200,8 @@ def test_missing_logprobs_leave_perplexity_out_with_one_warning(
     trial = load_trial(single_run_dir(tmp_path / "out"), "judged")
     assert "perplexityLevel" not in trial["evaluators"][0]["metrics"]
     assert result.err.count("returns no log-probabilities") == 1
+    # The scripted judge's warning says how its plan gives them.
+    assert 'the plan\'s roles.judge replies give "logprobs": [...]' in result.err
 
 
 def test_question_answered_by_the_workhorse_model(proctor: Any, tmp_path: Path) -> None:

@@ -236,9 +236,15 @@ class CostWarnings:
             judge = str(result.details.get("perplexityUnavailable") or "")
             if judge and f"perplexity:{judge}" not in self.warned_models:
                 self.warned_models.add(f"perplexity:{judge}")
+                how = (
+                    " (the scripted judge returns them when the plan's roles.judge replies "
+                    'give "logprobs": [...])'
+                    if judge.startswith("scripted/")
+                    else ""
+                )
                 print(
                     f"proctor: warning: judge model '{judge}' returns no log-probabilities; "
-                    "perplexityLevel is left out",
+                    f"perplexityLevel is left out{how}",
                     file=self.stream,
                     flush=True,
                 )
