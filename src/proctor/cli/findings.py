@@ -292,7 +292,11 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
             for f in unchecked
             if f not in ran and f not in stopped and f.case in skips.get(latest[f.suite] or "", {})
         ]
-        gone = [f for f in unchecked if f not in ran and f not in stopped and f not in skipped]
+        rest = [f for f in unchecked if f not in ran and f not in stopped and f not in skipped]
+        # A case the latest run ran on other agents or conditions only (--agent, --condition).
+        others = {f.id: _other_cells(folder, latest[f.suite], f) for f in rest}
+        elsewhere = [f for f in rest if others[f.id]]
+        gone = [f for f in rest if not others[f.id]]
         if ran:
             click.echo(
                 f"\n{_counted(ran)} left without a result by the latest run of {_their(ran)} "
@@ -326,6 +330,18 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
                 f"suite ({_runs(skipped, latest)}), which skipped "
                 f"{'its case' if len(why) == 1 else 'their cases'} ({said}). A finding stays "
                 "open until a run checks it: fix the case, and run the suite again."
+            )
+        if elsewhere:
+            said = "; ".join(sorted({f"{one_line(f.case)} on {others[f.id]}" for f in elsewhere}))
+            click.echo(
+                f"\n{_counted(elsewhere)} not checked by the latest run of {_their(elsewhere)} "
+                f"suite ({_runs(elsewhere, latest)}), which ran "
+                f"{_their(elsewhere)} case{'s' if len({f.case for f in elsewhere}) > 1 else ''} "
+                f"on other agents or conditions only ({said}). A finding stays open until a "
+                "run checks it: run the suite on its agent and condition (`--agent`, "
+                "`--condition`), or "
+                "`proctor findings dismiss ID --reason TEXT` closes one whose agent or "
+                "condition the case no longer has."
             )
         if gone:
             click.echo(
@@ -361,6 +377,21 @@ def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
 Cells = tuple[set[tuple[str, str, str]], set[tuple[str, str, str]], set[tuple[str, str, str]]]
 """A stored run's cells that recorded a check, those with a trial a stop cut short (or not
 taken in yet), and those with any trial recorded."""
+
+
+def _other_cells(folder: Path, run: str | None, finding: Finding) -> str:
+    """The agents and conditions (``claude-code/default, …``) run ``run`` ran the finding's case
+    on, when it ran the case but not on the finding's agent and condition; else ``""``."""
+    if run is None:
+        return ""
+    case = folder / run / "trials" / finding.case
+    try:
+        if case.joinpath(finding.agent, finding.condition).is_dir():
+            return ""
+        cells = sorted(f"{a.name}/{c.name}" for a in case.iterdir() for c in a.iterdir())
+    except (OSError, ValueError):  # no trial of the case, or a name that is no folder's
+        return ""
+    return ", ".join(one_line(cell) for cell in cells)
 
 
 def _cell_in(

@@ -123,3 +123,28 @@ def test_a_check_restricted_to_other_conditions_is_gone_not_left_without_a_resul
     assert f"1 open finding ({ids['a']}) was not checked by the latest run" in table
     assert "restricted to other conditions" in table
     assert f"1 open finding ({ids['b']}) was left without a result" in table
+
+
+def test_a_case_run_on_another_agent_only_is_said_so_not_called_gone(tmp_path: Path) -> None:
+    """A later run of the suite with `--agent codex` leaves the scripted agent's findings
+    unchecked: not gone, and the message names what the run ran instead."""
+    from proctor.models.io import write_record
+    from proctor.models.run import RunManifest
+
+    for run, agent in ((EARLIER, "scripted"), (RUN, "codex")):
+        paths = stored(tmp_path / run)
+        trial = record("a", False, f"{run[4:8]}-{run[8:10]}-{run[10:12]}T12:00:01Z")
+        trial = trial.model_copy(update={"agent": agent})
+        write_record(paths.trial("a", agent, "default", 1).trial_json, trial)
+        started = f"{run[4:8]}-{run[8:10]}-{run[10:12]}T12:00:00Z"
+        manifest = RunManifest(
+            run_id=run, proctor_version="0", started_at=started, finished_at=started
+        )
+        write_record(paths.run_json, manifest)
+        findings(tmp_path)  # each run taken in, in turn
+    table = findings(tmp_path)
+    scripted = next(line.split()[0] for line in table.splitlines() if "/ scripted /" in line)
+    assert f"1 open finding ({scripted}) was not checked by the latest run" in table
+    assert "which ran its case on other agents or conditions only (a on codex/default)" in table
+    assert "run the suite on its agent and condition (`--agent`, `--condition`)" in table
+    assert "a case renamed or removed" not in table
