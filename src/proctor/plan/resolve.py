@@ -74,15 +74,23 @@ def resolve_case(
                 f"{where}: field 'evaluators[{spec.index}].conditions': '{unknown[0]}' is not "
                 f"a condition of the case (conditions: {', '.join(conditions)})"
             )
+    every = set(conditions)
     if cli.conditions:
         # A case without any of the chosen conditions drops out of the matrix.
         conditions = {k: v for k, v in conditions.items() if k in cli.conditions}
     if case.plan is not None and "conditions" in case.plan:
         missing = sorted(set(conditions) - set(case.plan["conditions"]))
         if missing:
+            # A plan for a condition the case does not have is the likely typo.
+            extra = sorted(set(case.plan["conditions"]) - every)
+            also = (
+                f" (it has a plan for {', '.join(extra)}, which is no condition of the case)"
+                if extra
+                else ""
+            )
             raise ConfigError(
                 f"{case.path / 'plan.json'}: field 'conditions': no plan for condition(s) "
-                f"{', '.join(missing)}"
+                f"{', '.join(missing)}{also}"
             )
     provision = (top.provision or Provision()).merged_with(cfg.provision)
     _check_provisions(top.provision, cfg.provision, case.path, top_where, where)

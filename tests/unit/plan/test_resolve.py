@@ -242,3 +242,22 @@ def test_an_evaluator_naming_a_condition_the_case_lacks_is_refused(tmp_path: Pat
     assert resolve_case(good, TopConfig(), CliOverrides()).evaluators[0].conditions == [
         "with-plugin"
     ]
+
+
+def test_a_missing_condition_plan_names_the_plan_no_condition_has() -> None:
+    """A plan.json keyed by a misspelt condition names it beside the one without a plan."""
+    conditions = {"baseline": {}, "with-hint": {}}
+    typo = case(conditions=conditions).model_copy(
+        update={"plan": {"conditions": {"baseline": {"turns": []}, "with-hnt": {"turns": []}}}}
+    )
+    with pytest.raises(ConfigError) as err:
+        resolve_case(typo, TopConfig(), CliOverrides())
+    assert str(err.value).endswith(
+        "no plan for condition(s) with-hint "
+        "(it has a plan for with-hnt, which is no condition of the case)"
+    )
+    # Left out by --condition, the plan's other conditions are still the case's.
+    chosen = typo.model_copy(update={"plan": {"conditions": {"with-hint": {"turns": []}}}})
+    with pytest.raises(ConfigError) as err:
+        resolve_case(chosen, TopConfig(), CliOverrides(conditions=["baseline"]))
+    assert str(err.value).endswith("no plan for condition(s) baseline")
