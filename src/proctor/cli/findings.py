@@ -338,8 +338,9 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
                 f"suite ({_runs(elsewhere, latest)}), which ran "
                 f"{_their(elsewhere)} case{'s' if len({f.case for f in elsewhere}) > 1 else ''} "
                 f"on other agents or conditions only ({said}). A finding stays open until a "
-                "run checks it: run the suite on its agent and condition (`--agent`, "
-                "`--condition`), or "
+                "run checks it: run the suite on "
+                f"{'its agent and condition' if len(elsewhere) == 1 else 'their agents and conditions'}"
+                " (`--agent`, `--condition`), or "
                 "`proctor findings dismiss ID --reason TEXT` closes one whose agent or "
                 "condition the case no longer has."
             )
