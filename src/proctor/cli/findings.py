@@ -338,9 +338,8 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
                 f"suite ({_runs(elsewhere, latest)}), which ran "
                 f"{_their(elsewhere)} case{'s' if len({f.case for f in elsewhere}) > 1 else ''} "
                 f"on other agents or conditions only ({said}). A finding stays open until a "
-                "run checks it: run the suite on "
-                f"{'its agent and condition' if len(elsewhere) == 1 else 'their agents and conditions'}"
-                " (`--agent`, `--condition`), or "
+                f"run checks it: run the suite on {_on(elsewhere)} (`--agent`, `--condition`), "
+                "or "
                 "`proctor findings dismiss ID --reason TEXT` closes one whose agent or "
                 "condition the case no longer has."
             )
@@ -365,6 +364,11 @@ def _counted(findings: list[Finding]) -> str:
     if len(findings) == 1:
         return f"1 open finding ({ids}) was"
     return f"{len(findings)} open findings ({ids}) were"
+
+
+def _on(findings: list[Finding]) -> str:
+    one = len(findings) == 1
+    return "its agent and condition" if one else "their agents and conditions"
 
 
 def _their(findings: list[Finding]) -> str:
