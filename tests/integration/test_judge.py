@@ -343,6 +343,9 @@ def test_judge_without_a_model_is_a_config_error(proctor: Any, tmp_path: Path) -
     (tmp_path / "proctor.json").write_text("{}")
     result = proctor("validate", "--source", str(cases), "--config", str(tmp_path / "proctor.json"))
     assert result.code == 2 and "needs a judge model" in result.err
+    assert "or scripted/judge for proctor's scripted model, which replies from plan.json's" in (
+        result.err
+    )
 
 
 @pytest.mark.parametrize(("verdict", "turns"), [("question", 2), ("statement", 1)])

@@ -47,7 +47,9 @@ def resolve_roles(
             elif "judge" not in refs:
                 raise ConfigError(
                     f"{where}: evaluators[{spec.index}] (llm-judge) needs a judge model: set "
-                    "models.judge (or models.workhorse), the evaluator's 'model', or --judge-model"
+                    "models.judge (or models.workhorse), the evaluator's 'model', or --judge-model "
+                    "to a provider/model, e.g. anthropic/claude-sonnet-4-5, or scripted/judge "
+                    "for proctor's scripted model, which replies from plan.json's roles.judge"
                 )
         roles = build_roles(refs, needed, env, dotenv)
         out[rc.name] = RoleModels(
