@@ -118,6 +118,13 @@ def test_validate_lists_runnable_and_skipped(proctor: Any, tmp_path: Path) -> No
         in (result.out)
     )
     assert "skipped  half: missing required file prompt.md" in result.out
+    # A case's A/B conditions are named, in the order the matrix takes them.
+    ab = {"conditions": {"baseline": {}, "with-skill": {}}}
+    write_case(cases, "paired", config=ab, plan={"turns": []})
+    listed = proctor("validate", "--source", str(cases))
+    assert "ok       paired: agents scripted; conditions baseline, with-skill; repeats 1;" in (
+        listed.out
+    ), listed.err
 
 
 def test_validate_exits_2_on_config_error(proctor: Any, tmp_path: Path) -> None:

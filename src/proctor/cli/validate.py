@@ -133,8 +133,12 @@ def command(
         return _print_json(source, plan, problems, warnings, keys_said if check_keys else None)
     for rc in plan.cases:
         extras = _extras(rc)
+        # A/B conditions (a case without any runs under `default` alone: not said).
+        named = list(rc.conditions)
+        conditions = f"conditions {', '.join(named)}; " if named != ["default"] else ""
         echo_unless_gone(
-            f"ok       {rc.name}: agents {', '.join(rc.agents)}; repeats {rc.repeats}; "
+            f"ok       {rc.name}: agents {', '.join(rc.agents)}; {conditions}"
+            f"repeats {rc.repeats}; "
             f"{len(rc.evaluators)} evaluator(s)" + (f"; {'; '.join(extras)}" if extras else "")
         )
     for s in plan.skipped:
