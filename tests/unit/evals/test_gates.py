@@ -332,3 +332,16 @@ def test_a_codex_patch_names_its_file_as_an_edit_does() -> None:
     # An input that names its file keeps it: nothing is added over it.
     named = call(1, "Edit", "edit", file_path="app.py")
     assert not Planted(named).called_tool("edit", input={"file_path": "notes.txt"})
+
+
+def test_a_codex_shell_call_names_its_command_as_the_others_do() -> None:
+    """Codex CLI's exec_command gives its command line as `cmd`; Claude Code's Bash and Gemini
+    CLI's run_shell_command as `command`: `called_tool("shell", input={"command": …})` holds on
+    every agent."""
+    codex = call(1, "exec_command", "shell", cmd="python3 -m unittest")
+    assert Planted(codex).called_tool("shell", input={"command": re.compile("unittest")})
+    assert Planted(codex).called_tool("shell", input={"cmd": "python3 -m unittest"})
+    assert not Planted(codex).called_tool("shell", input={"command": re.compile("pytest")})
+    # An input with a command of its own keeps it.
+    both = call(1, "shell", "shell", cmd="x", command=["bash", "-lc", "pytest"])
+    assert not Planted(both).called_tool("shell", input={"command": "x"})

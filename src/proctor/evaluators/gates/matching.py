@@ -113,11 +113,17 @@ class CallView:
     def input(self) -> dict[str, Any]:
         """The call's input; a patch's (Codex CLI's ``apply_patch``, whose input is the patch
         text) also gives the first file it edits as ``file_path``, as an edit's input names it
-        on the other agents: one eval's ``input={"file_path": …}`` holds on every agent."""
+        on the other agents: one eval's ``input={"file_path": …}`` holds on every agent. A
+        shell call that gives its command line as ``cmd`` (Codex CLI's ``exec_command``) also
+        gives it as ``command``, as Claude Code's ``Bash`` and Gemini CLI's
+        ``run_shell_command`` name it."""
         data = self.call.input or {}
         files = self.call.files
         if self.call.kind == "edit" and files and _FILE_KEYS.isdisjoint(data):
             return {**data, "file_path": files[0]}
+        line = data.get("cmd")
+        if self.call.kind == "shell" and type(line) is str and "command" not in data:
+            return {**data, "command": line}
         return data
 
     @property
