@@ -69,9 +69,15 @@ def effort_stats(records: Sequence[TrialRecord]) -> EffortStats:
     """Median and range of elapsed seconds, tool calls, tokens and cost over the scored trials
     (passed, failed, timeout), as the A/B section and ``repeated`` take them: a crashed or
     errored trial's time and tokens describe the crash, not the agent's work. A trial whose
-    time is unknown is left out of the time's spread, not counted as 0 s."""
+    time is unknown is left out of the time's spread, not counted as 0 s; one whose cost is
+    unknown (a model without a price, or a run under ``--no-collect-cost``, whose trials
+    priced no token) is left out of the cost's."""
     ran = [r for r in records if r.status in SCORED_STATUSES]
-    costs = [r.process.effort.cost for r in ran if r.process and r.process.effort.cost is not None]
+    costs = [
+        r.process.effort.cost
+        for r in ran
+        if r.process and r.process.effort.cost is not None and r.cost.collected
+    ]
     times = [t for t in map(elapsed_seconds, ran) if t is not None]
     return EffortStats(
         elapsed_seconds=spread(times),

@@ -2,7 +2,7 @@ import random
 
 from proctor.models.config import Gate
 from proctor.models.pricing import CostInfo
-from proctor.models.process import ProcessMetrics, RuleResult
+from proctor.models.process import Effort, ProcessMetrics, RuleResult
 from proctor.models.trial import NOT_EVALUATED, EvaluatorResult, TrialAnnotation, TrialRecord
 from proctor.report.aggregate import aggregate
 
@@ -354,3 +354,18 @@ def test_effort_spreads_leave_out_crashes_and_unknown_times() -> None:
     assert (g.effort.tool_calls.n, g.effort.tool_calls.max) == (2, 3)  # the crash's 9 left out
     # The second trial's time is unknown: left out, not counted as 0 s.
     assert (g.effort.elapsed_seconds.n, g.effort.elapsed_seconds.min) == (1, 2.0)
+
+
+def test_effort_cost_leaves_out_trials_whose_cost_was_not_collected() -> None:
+    """Under --no-collect-cost a trial's cost is unknown (its costUsd null), though its
+    process metrics priced its trajectory: the group's cost spread must not show it as known."""
+    records = []
+    for i, collected in enumerate([True, False, False], 1):
+        r = rec("c", "passed", 100, i)
+        r.process = ProcessMetrics(effort=Effort(cost=0.25 * i))
+        r.cost = CostInfo(total_usd=0.25 * i) if collected else CostInfo(collected=False)
+        records.append(r)
+    g = aggregate(records, ALL_PASS, run_id="r").groups[0]
+    assert (g.effort.cost.n, g.effort.cost.median) == (1, 0.25)
+    g = aggregate(records[1:], ALL_PASS, run_id="r").groups[0]
+    assert g.cost_usd is None and g.effort.cost.n == 0 and g.effort.cost.median is None
