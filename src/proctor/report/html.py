@@ -21,7 +21,7 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.util.masking import mask
-from proctor.util.text import controls_escaped
+from proctor.util.text import controls_escaped, percent_text
 
 TEMPLATES = Path(__file__).with_name("html_templates")
 ASSETS = Path(__file__).with_name("html_assets")
@@ -50,6 +50,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["pretty"] = _pretty
     env.filters["some_ks"] = some_ks
     env.filters["every_k"] = every_k
+    env.filters["percent"] = percent_text
     return env
 
 

@@ -27,6 +27,7 @@ from proctor.util.text import (
     markdown_quoting,
     markdown_text,
     one_line,
+    percent_text,
     spread_text,
 )
 
@@ -55,7 +56,7 @@ def _exit_reason(text: str) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.0f}%"
+    return "n/a" if value is None else f"{percent_text(value)}%"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -67,7 +68,7 @@ def _secs(ms: float | None) -> str:
 
 
 def _ci(ci: CI | None) -> str:
-    return "" if ci is None else f" [{100 * ci.low:.0f}–{100 * ci.high:.0f}%]"
+    return "" if ci is None else f" [{percent_text(ci.low)}–{percent_text(ci.high)}%]"
 
 
 def _spread(s: Spread, digits: int = 1, scale: float = 1.0) -> str:
@@ -118,8 +119,8 @@ def _ab_section(suite: SuiteRecord) -> list[str]:
 def _rate(o: OutcomeRate) -> str:
     if o.rate is None:
         return "–"
-    text = f"{o.k}/{o.n} {100 * o.rate:.0f}%"
-    return text + (f" [{100 * o.ci.low:.0f}–{100 * o.ci.high:.0f}%]" if o.ci else "")
+    text = f"{o.k}/{o.n} {percent_text(o.rate)}%"
+    return text + _ci(o.ci)
 
 
 def _outcomes(suite: SuiteRecord) -> list[str]:

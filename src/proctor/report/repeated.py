@@ -30,6 +30,7 @@ from proctor.util.text import (
     code_span,
     markdown_cell,
     markdown_name,
+    percent_text,
     spread_text,
     table_cell,
 )
@@ -111,7 +112,7 @@ def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
             "n/a"
             if r.first_relevant_stability is None
             else f"{table_cell(code_span(r.first_relevant_file or ''))} "
-            f"({100 * r.first_relevant_stability:.0f}%)"
+            f"({percent_text(r.first_relevant_stability)}%)"
         )
         lines.append(
             f"| {_md(r.case)} | {_md(r.agent)} | {_md(r.condition)} "

@@ -161,6 +161,16 @@ def fixed(value: float, digits: int = 0) -> str:
     return f"{shown:.{digits}f}"
 
 
+def percent_text(share: float, *, signed: bool = False) -> str:
+    """``share`` (0.625) in whole percent (``63``), a half rounded up as :func:`fixed` rounds
+    it, as every other figure of the reports is; ``signed`` gives a sign to all but a shown 0
+    (``+13``, ``-13``, ``+0``). The ``%`` or ``pts`` after it is the caller's."""
+    shown = fixed(without_noise(100 * share))
+    if shown.lstrip("-") == "0":
+        return "+0" if signed else "0"
+    return f"+{shown}" if signed and not shown.startswith("-") else shown
+
+
 def spread_text(median: float, low: float, high: float, digits: int = 1) -> str:
     """``median (low–high)``, each rounded to ``digits`` decimals, a half up (see
     :func:`fixed`); a median of whole counts that falls between two of them (an even number

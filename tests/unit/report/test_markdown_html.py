@@ -122,3 +122,31 @@ def test_names_holding_backticks_pair_into_no_code_span() -> None:
     text = render_markdown(suite, records)
     assert ": gate failed for 2 group(s): a\\`b/s/default, c\\`d/s/default." in text
     assert "| a`b | s | default | 0/1 |" in text  # one backtick in a cell: as it is
+
+
+def test_a_pass_rate_on_a_half_percent_is_rounded_half_up_in_every_report() -> None:
+    """5 of 8 is 62.5%: shown 63%, as every other figure of the reports rounds a half (the
+    float format rounds it half to even and showed 62%), alike in Markdown and HTML."""
+    from proctor.report.html import render_html
+
+    records = [
+        TrialRecord(
+            case="c",
+            agent="scripted",
+            condition=condition,
+            repeat=repeat,
+            status="passed" if passed else "failed",
+            passed=passed,
+            score=100.0 if passed else 0.0,
+        )
+        for condition, outcomes in (("with", [1, 1, 1, 1, 1, 0, 0, 0]), ("base", [0] * 7 + [1]))
+        for repeat, passed in enumerate(map(bool, outcomes), 1)
+    ]
+    suite = aggregate(records, Gate(min_pass_rate=0.5), run_id="r")
+    text = render_markdown(suite, records)
+    assert "| 5/8 | 63% |" in text and "| 1/8 | 13% |" in text
+    assert "5/8 (63%)" in text and "+50 pts" in text  # the A/B section's sides and delta
+    assert "62%" not in text and "12%" not in text
+    html = render_html(suite, records)
+    assert "63% <span" in html and "13% <span" in html
+    assert "62% <span" not in html

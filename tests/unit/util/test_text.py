@@ -108,3 +108,22 @@ def test_markdown_literal_escapes_what_markdown_would_read_as_markup(
 )
 def test_shown_repr_writes_a_lone_surrogate_as_records_do(text: str, shown: str) -> None:
     assert shown_repr(text) == shown
+
+
+def test_percent_text_rounds_a_half_up_and_signs_points() -> None:
+    from proctor.util.text import percent_text
+
+    assert [percent_text(x) for x in (0.625, 0.125, 0.145, 0.0945, 1.0, 0.0)] == [
+        "63",
+        "13",
+        "15",  # 100 * 0.145 is 14.499999999999998 in binary: the noise is not rounded on
+        "9",
+        "100",
+        "0",
+    ]
+    assert [percent_text(x, signed=True) for x in (0.125, -0.125, -0.001, 0.0)] == [
+        "+13",
+        "-13",
+        "+0",  # no "-0"
+        "+0",
+    ]

@@ -18,6 +18,7 @@ from proctor.util.text import (
     markdown_name,
     markdown_text,
     one_line,
+    percent_text,
 )
 
 __all__ = ["render_ab_markdown", "render_runs_markdown"]
@@ -45,15 +46,15 @@ def _num(value: float | None, sign: bool = False) -> str:
 
 
 def _frac(passes: int, n: int) -> str:
-    return f"{passes}/{n} ({100 * passes / n:.0f}%)" if n else "0/0"
+    return f"{passes}/{n} ({percent_text(passes / n)}%)" if n else "0/0"
 
 
 def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.0f}%"
+    return "n/a" if value is None else f"{percent_text(value)}%"
 
 
 def _points(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:+.0f} pts"
+    return "n/a" if value is None else f"{percent_text(value, signed=True)} pts"
 
 
 def _claim(c: MetricComparison, min_samples: int) -> str:
@@ -74,7 +75,8 @@ def _ci(c: MetricComparison) -> str:
     if c.ci_low is None or c.ci_high is None:
         return "no CI"
     if _is_rate(c.metric):
-        return f"[{100 * c.ci_low:+.0f}, {100 * c.ci_high:+.0f}] pts"
+        low, high = percent_text(c.ci_low, signed=True), percent_text(c.ci_high, signed=True)
+        return f"[{low}, {high}] pts"
     return f"[{_num(c.ci_low, True)}, {_num(c.ci_high, True)}]"
 
 
