@@ -222,3 +222,18 @@ def test_a_case_run_under_one_condition_in_each_run_is_one_group() -> None:
     # The same condition in both runs stays a group of its own name.
     (same, _) = compare_runs(before, _under("baseline", after)).groups
     assert same.candidate_condition is None
+
+
+def test_the_overall_pass_rate_of_stable_groups_takes_the_paired_score_interval() -> None:
+    """Every group passing all or none of its trials in both runs: each group's rate is a 0 or a
+    1, and the groups' delta gets Newcombe's paired score interval, as pairs of trials do (a
+    bootstrap of three groups that all passed in both runs would give [0, 0])."""
+    cases = ("a", "b", "c")
+    before = [t for case in cases for t in _trials(case, "passed", 3)]
+    after = list(before)
+    overall = compare_runs(before, after).overall["passRate"]
+    assert (overall.ci_low, overall.ci_high) == pytest.approx((-0.5615, 0.5615), abs=1e-4)
+    assert overall.note.startswith("95% score interval")
+    mixed = [t for case in cases for t in _trials(case, "passed", 2) + _trials(case, "failed", 1)]
+    overall = compare_runs(before, mixed).overall["passRate"]
+    assert overall.note.startswith("95% CI of the mean delta")  # rates of 2/3: a bootstrap
