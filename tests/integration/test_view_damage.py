@@ -189,3 +189,31 @@ def test_a_run_whose_run_json_does_not_read_says_why_in_the_api_and_on_its_row(
         assert problem in html.unescape(row), row
     assert "not a readable JSON file" in runs["run-cut"]["problem"]
     assert "run-problem" not in page[page.index('data-run="run-good"') :].split("</tr>")[0]
+
+
+def test_a_case_folder_named_with_bytes_that_are_not_utf8_is_shown_and_opens(
+    tmp_path: Path,
+) -> None:
+    """Its trial is listed as the reports name it (``caf\\xe9``) and its page and files open;
+    before, indexing it stopped the viewer at start-up."""
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1)
+    trials = paths.root / "trials"
+    folder = trials / os.fsdecode(b"caf\xe9")
+    (trials / "case-000").rename(folder)
+    record = folder / "scripted" / "default" / "1" / "trial.json"
+    data = json.loads(record.read_text())
+    data["case"] = "caf\\xe9"  # as proctor run records it
+    record.write_text(json.dumps(data))
+    with viewer(results) as base:
+        status, page = raw_get(base, "/runs/run-a")
+        assert status == 200
+        link = "/runs/run-a/trials/caf%5Cxe9/scripted/default/1"
+        assert f'href="{link}"' in page
+        status, page = raw_get(base, link)
+        assert status == 200, page
+        assert "Trajectory" in page
+        status, text = raw_get(
+            base, "/runs/run-a/files/trials/caf%5Cxe9/scripted/default/1/trial.json"
+        )
+        assert status == 200 and '"caf\\\\xe9"' in text

@@ -1,17 +1,33 @@
 """Paths from requests, confined to the results directory: a run must be one the index
 knows, and a file must resolve (symlinks followed) to a place inside its run folder. ``..``,
 absolute paths and symlinks leading out are refused. A backslash is an ordinary character of
-a name here (a case folder may be named ``back\\slash``), never a separator."""
+a name here (a case folder may be named ``back\\slash``), never a separator. A folder whose name
+holds bytes that are not UTF-8 is named as the index and the reports show it (``caf\\xe9``)."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path, PurePosixPath
 
 from proctor.view.index import ResultsIndex
 
+_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
+
+
+def on_disk(base: Path, relative: str) -> str:
+    """``relative``, or, when no such path is there and it holds ``\\xe9``-style escapes of
+    bytes that are not UTF-8, the name with those bytes (as Python decodes a file name) when
+    that one is."""
+    if os.path.lexists(base / relative):
+        return relative
+    raw = _BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), relative)
+    return raw if raw != relative and os.path.lexists(base / raw) else relative
+
 
 def inside(base: Path, relative: str) -> Path | None:
     """``base / relative`` when it stays inside ``base`` once resolved, else None."""
+    relative = on_disk(base, relative)
     parts = PurePosixPath(relative).parts
     if not relative or relative.startswith("/") or any(p in ("..", "") for p in parts):
         return None
@@ -48,7 +64,7 @@ def trial_folder(index: ResultsIndex, run: str, key: str) -> Path | None:
         return None
     # A linked case, agent, condition or repeat folder is not this run's own trial.
     step = folder / "trials"
-    for part in PurePosixPath(key).parts:
+    for part in PurePosixPath(on_disk(step, key)).parts:
         step = step / part
         if step.is_symlink():
             return None

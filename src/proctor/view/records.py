@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from proctor.errors import ConfigError, SchemaVersionError
-from proctor.models.io import R, read_record, read_trial
+from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.run import JournalEntry, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
@@ -135,8 +135,10 @@ def missing_rows(
 
 
 def folder_key(run_dir: Path, trial_json: Path) -> str:
-    """``case/agent/condition/repeat`` of a ``trial.json``, from its folder."""
-    return "/".join(trial_json.parent.relative_to(run_dir / "trials").parts)
+    """``case/agent/condition/repeat`` of a ``trial.json``, from its folder; a byte of a
+    folder's name that is not UTF-8 written ``\\xe9``, as the trial's record names its case
+    (SQLite holds no lone surrogate)."""
+    return escape_surrogates("/".join(trial_json.parent.relative_to(run_dir / "trials").parts))
 
 
 def run_facts(run_dir: Path) -> RunFacts:
