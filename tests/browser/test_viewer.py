@@ -26,7 +26,7 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-SYNTHETIC = ("-planted", "-long", "-live")
+SYNTHETIC = ("-planted", "-long", "-live", "-wide")
 """The runs written by the server fixture (tests/browser/conftest.py) and by the tests."""
 
 
@@ -246,3 +246,60 @@ def test_a_run_whose_folder_is_removed_while_followed_says_so(page: Any, server:
     page.locator("#live-gone").wait_for(timeout=15000)
     assert "no longer in the results folder" in page.inner_text("#live-gone")
     assert page.locator("table.trials tr").count() == 2  # what was shown stays
+
+
+LONG_CASE = "fix-the-bug-" + "in-a-case-named-at-great-length-" * 5 + "end"
+
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll('th, td')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent.trim();
+      if (!text || /[\\s\\-\\/]/.test(text) || text.length > 12) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (lines.size > 1) broken.push(text);
+    }
+  }
+  return broken;
+}"""
+"""The short words (no space, hyphen or slash) of the page's table cells that are broken over
+two lines."""
+
+
+def _wide_run(results: Path) -> str:
+    """A finished run of one trial of a case named at length (as ``proctor run`` names it)."""
+    from proctor.view.synthetic import write_run
+
+    paths = write_run(results, "run-20261129T000000Z-wide", trials=1, cases=1)
+    trials = paths.root / "trials"
+    (trials / "case-000").rename(trials / LONG_CASE)
+    record = trials / LONG_CASE / "scripted" / "default" / "1" / "trial.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "case": LONG_CASE}))
+    return paths.root.name
+
+
+def test_a_long_case_name_breaks_no_word_and_keeps_to_a_phone_s_width(
+    browser: Any, server: Server
+) -> None:
+    """A table cell is never narrower than its longest word: with a case named at length a table
+    with room breaks no word, number or heading (it squeezed \"scripted\" to \"script\" over
+    \"ed\"), and at 375 px neither the tables nor the filter's choice of cases widen the page."""
+    base, results = server
+    run = _wide_run(results)
+    for width in (1360, 375):
+        context = browser.new_context(viewport={"width": width, "height": 800})
+        try:
+            page = context.new_page()
+            for url in (f"/runs/{run}", "/"):  # (a new run is looked for on its page)
+                page.goto(base + url)
+                assert LONG_CASE in page.content()
+                if width == 375:
+                    scrolled = page.evaluate("document.documentElement.scrollWidth")
+                    assert scrolled <= 376, (url, scrolled)
+                else:
+                    assert page.evaluate(BROKEN_WORDS) == [], url
+        finally:
+            context.close()
