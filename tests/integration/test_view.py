@@ -405,3 +405,19 @@ def test_compare_counts_a_trial_gone_from_a_finished_run_as_the_run_page_does(
     with TestClient(build_app(ViewSettings(results=out))) as c:
         page = c.get(f"/compare?a={before.name}&b={after.name}").text
     assert re.search(r">3/3</a></td>\s*<td[^>]*><a [^>]*>2/2</a> \(\+1 errors\)", page), page
+
+
+def test_the_runs_search_finds_a_case_by_its_name_as_written(tmp_path: Path) -> None:
+    """A case named in another script than ASCII, or holding a quote, is found by the text of its
+    name (the runs' cases are kept as JSON, where ``ü`` is ``\\u00fc`` and ``"`` is ``\\"``)."""
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1)
+    trials = paths.root / "trials"
+    name = 'ünïcødé-修复-"q"'
+    (trials / "case-000").rename(trials / name)
+    record = trials / name / "scripted" / "default" / "1" / "trial.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "case": name}))
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        for text, shown in (("ünïc", True), ("修复", True), ('-"q"', True), ("u00fc", False)):
+            page = client.get("/", params={"q": text}).text
+            assert ('data-run="run-a"' in page) is shown, text

@@ -60,11 +60,12 @@ def summaries(index: ResultsIndex, chosen: dict[str, str]) -> list[RunSummary]:
             )
             params.append(value)
         elif field == "q":
-            # The text as typed: its % and _ are not wildcards.
+            # The text as typed: its % and _ are not wildcards. The cases are searched as
+            # names, not as the JSON list they are kept in (ü there is written \u00fc).
             escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             where.append(
                 "(r.name LIKE ? ESCAPE '\\' OR r.source LIKE ? ESCAPE '\\' "
-                "OR r.cases LIKE ? ESCAPE '\\')"
+                "OR EXISTS (SELECT 1 FROM json_each(r.cases) c WHERE c.value LIKE ? ESCAPE '\\'))"
             )
             params += [f"%{escaped}%"] * 3
     rows = index.query(f"SELECT * FROM runs r WHERE {' AND '.join(where)}", tuple(params))
