@@ -200,6 +200,23 @@ def test_compare_two_runs_and_two_conditions(client: TestClient, results: Path) 
     assert 'id="compare-error"' in refused and "nope" in refused
 
 
+def test_compare_two_runs_offers_the_newest_against_the_one_before(
+    client: TestClient, results: Path
+) -> None:
+    """Opened with no run chosen, the form's baseline is the second newest run and its candidate
+    the newest (it offered the newest against itself)."""
+    page = client.get("/compare").text
+
+    def chosen(name: str) -> str:
+        select = re.search(rf'<select name="{name}">(.*?)</select>', page, re.S)
+        assert select is not None
+        found = re.search(r'<option value="([^"]*)" selected>', select.group(1))
+        return found.group(1) if found else "(the first)"
+
+    assert chosen("a") == "run-20261201T000000Z-planted"
+    assert chosen("b") in ("(the first)", _real_run(results))
+
+
 def test_live_fragments_and_progress(client: TestClient, results: Path) -> None:
     assert client.get("/fragments/runs").status_code == 200
     run = _real_run(results)
