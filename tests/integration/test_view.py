@@ -438,3 +438,10 @@ def test_the_runs_search_finds_a_case_by_its_name_as_written(tmp_path: Path) -> 
         for text, shown in (("ünïc", True), ("修复", True), ('-"q"', True), ("u00fc", False)):
             page = client.get("/", params={"q": text}).text
             assert ('data-run="run-a"' in page) is shown, text
+
+
+def test_compare_over_a_folder_of_no_run_says_so(tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    with TestClient(build_app(ViewSettings(results=tmp_path / "results"))) as client:
+        page = client.get("/compare").text
+    assert 'id="compare-empty"' in page and "no run in this folder yet" in page
