@@ -167,6 +167,29 @@ def test_a_run_left_unfinished_says_so_and_how_to_finish_it(tmp_path: Path) -> N
     assert "did not finish" in _page(results, "/")
 
 
+def test_a_run_left_unfinished_shows_the_gate_proctor_report_reads_from_its_trials(
+    tmp_path: Path,
+) -> None:
+    """A run whose process is gone (killed) wrote no suite.json: its page shows the gate, exit
+    code and pass@k that ``proctor report`` computes from the trials that ran, as the HTML
+    report does (it showed none of them, and the matrix's gate as unknown)."""
+    from proctor.report.stored import recompute
+
+    results, run_dir = _fix_a_bug_run(tmp_path)  # two trials
+    paths = RunPaths(run_dir)
+    manifest = json.loads(paths.run_json.read_text())
+    # As a run killed with two of its four trials done leaves it:
+    paths.run_json.write_text(json.dumps({**manifest, "finishedAt": None, "trialsPlanned": 4}))
+    paths.suite_json.unlink()
+    paths.journal.unlink()  # no orchestrator on record: nothing runs it any more
+    _, suite = recompute(run_dir, compact_records=True)
+    assert suite is not None and suite.exit_code == 130
+    page = _page(results, f"/runs/{run_dir.name}")
+    assert "Exit code <strong>130</strong>" in page and "pass@k and pass^k" in page
+    assert "this run did not finish (the process that ran it is gone; 2 of 4 trials ran)" in page
+    assert f"proctor run --resume {run_dir}" in page
+
+
 def test_a_run_stopped_before_it_finished_says_how_to_finish_it(tmp_path: Path) -> None:
     results = tmp_path / "results"
     paths = write_run(results, "run-a", trials=2, cases=1, events_per_trial=0)

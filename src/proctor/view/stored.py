@@ -15,6 +15,7 @@ from proctor.report.stored import apply_annotations, read_annotations, recompute
 
 Stamp = tuple[int, int]
 _SUITES: dict[Path, tuple[tuple[Stamp, Stamp | None, int], SuiteRecord | None]] = {}
+_STOPPED: dict[Path, tuple[str, SuiteRecord | None]] = {}
 _LOCK = threading.Lock()
 
 
@@ -26,17 +27,22 @@ def _stamp(path: Path) -> Stamp | None:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def suite_of(run_dir: Path, *, missing: int = 0) -> SuiteRecord | None:
+def suite_of(run_dir: Path, *, missing: int = 0, stopped: str | None = None) -> SuiteRecord | None:
     """The run's aggregate (None while the run is in progress, or when unreadable): its
     ``suite.json``, or, when ``annotations.json`` was written after it (``proctor
     annotate``) or ``missing`` trials have no record it can read (gone from the finished
     run, or a trial.json that does not read), the aggregate recomputed from the trials with
     the marks applied and each such trial an infra-error, as ``proctor report`` recomputes
-    it. Cached while both files and the number missing are unchanged."""
+    it. Cached while both files and the number missing are unchanged.
+
+    ``stopped`` is the index's signature of a run that wrote no ``suite.json`` and that
+    nothing runs any more (killed, or its machine stopped): its aggregate is the one
+    ``proctor report`` computes from the trials that ran (interrupted, exit code 130),
+    cached while the signature holds."""
     paths = RunPaths(run_dir)
     written = _stamp(paths.suite_json)
     if written is None:
-        return None
+        return None if stopped is None else _stopped_suite(run_dir, stopped)
     marks = _stamp(paths.annotations)
     stamp = (written, marks, missing)
     with _LOCK:
@@ -53,6 +59,17 @@ def suite_of(run_dir: Path, *, missing: int = 0) -> SuiteRecord | None:
             suite = recomputed.model_copy(update={"findings": suite.findings})
     with _LOCK:
         _SUITES[paths.suite_json] = (stamp, suite)
+    return suite
+
+
+def _stopped_suite(run_dir: Path, signature: str) -> SuiteRecord | None:
+    with _LOCK:
+        cached = _STOPPED.get(run_dir)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+    suite = _recomputed(run_dir)
+    with _LOCK:
+        _STOPPED[run_dir] = (signature, suite)
     return suite
 
 

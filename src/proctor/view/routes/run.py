@@ -103,7 +103,10 @@ def run_context(request: Request) -> dict[str, Any] | None:
     points = points_of(index, name, {f: v for f, v in chosen.items() if f != "status"})
     status = chosen.get("status")
     listed = points if status is None else [p for p in points if p.status == status]
-    suite = suite_of(folder, missing=_stand_ins(index, name))
+    left = not row["in_progress"] and row["finished_at"] is None
+    suite = suite_of(
+        folder, missing=_stand_ins(index, name), stopped=row["signature"] if left else None
+    )
     statuses = [
         r[0] for r in index.query("SELECT DISTINCT status FROM trials WHERE run = ?", (name,))
     ]
@@ -120,13 +123,20 @@ def run_context(request: Request) -> dict[str, Any] | None:
     shown = listed[(page - 1) * TRIALS_PER_PAGE : page * TRIALS_PER_PAGE]
     problem = row["exit_reason"] if suite is None else None
     if suite is not None and suite.interrupted and not row["in_progress"]:
-        # Stopped (Ctrl-C, a SIGTERM) before every trial ran: a resume finishes it.
-        left = f" ({row['trials']} of {row['planned']} trials ran)" if row["planned"] else ""
+        # Stopped (Ctrl-C, a SIGTERM) before every trial ran, or left by a process that is
+        # gone (its gate then read from the trials that ran): a resume finishes it.
+        ran = f"{row['trials']} of {row['planned']} trials ran" if row["planned"] else ""
         hint = f"`proctor run --resume {folder}` finishes it"
         manifest = _manifest_of(folder)
         if manifest is not None:
             hint = manifest.finish_hint(folder)
-        problem = f"this run was interrupted before it finished{left}: {hint}"
+        if left:
+            gone = "; ".join(filter(None, ("the process that ran it is gone", ran)))
+            problem = f"this run did not finish ({gone}): {hint}"
+        else:
+            problem = (
+                f"this run was interrupted before it finished{f' ({ran})' if ran else ''}: {hint}"
+            )
     return dict(
         run=summary(row),
         problem=problem,
