@@ -277,7 +277,10 @@ def _wide_run(results: Path) -> str:
     trials = paths.root / "trials"
     (trials / "case-000").rename(trials / LONG_CASE)
     record = trials / LONG_CASE / "scripted" / "default" / "1" / "trial.json"
-    record.write_text(json.dumps({**json.loads(record.read_text()), "case": LONG_CASE}))
+    reason = "the output was " + "0123456789abcdef" * 14  # a token of 224 characters
+    record.write_text(
+        json.dumps({**json.loads(record.read_text()), "case": LONG_CASE, "reason": reason})
+    )
     return paths.root.name
 
 
@@ -301,5 +304,8 @@ def test_a_long_case_name_breaks_no_word_and_keeps_to_a_phone_s_width(
                     assert scrolled <= 376, (url, scrolled)
                 else:
                     assert page.evaluate(BROKEN_WORDS) == [], url
+                    # A reason's long token wraps: the trials table keeps to the window.
+                    trials = "(t => !t || t.scrollWidth <= t.clientWidth)(%s)"
+                    assert page.evaluate(trials % "document.querySelector('table.trials')")
         finally:
             context.close()
