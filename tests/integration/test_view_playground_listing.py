@@ -42,6 +42,22 @@ def test_a_case_whose_configuration_does_not_read_is_named(tmp_path: Path) -> No
     assert "Not listed" in text and "bad&lt;b&gt;" in text and "bad<b>" not in text
 
 
+def test_a_case_folder_proctor_run_skips_is_named_with_its_reason(tmp_path: Path) -> None:
+    """A folder with a config.json but no prompt.md is a case `proctor run` skips and names:
+    the playground names it too, once (it left it out in silence)."""
+    suite = tmp_path / "project" / "suite"
+    for name in ("good", "no-prompt"):
+        (suite / name).mkdir(parents=True)
+        (suite / name / "config.json").write_text(json.dumps({"agents": ["scripted"]}))
+    (suite / "good" / "prompt.md").write_text("do it\n")
+    results = tmp_path / "results"
+    results.mkdir()
+    text = _page(results, tmp_path / "project")
+    assert 'value="good"' in text and 'value="no-prompt"' not in text
+    assert "Not listed" in text
+    assert text.count("suite/no-prompt: missing required file prompt.md") == 1
+
+
 def test_an_eval_whose_id_starts_with_a_dash_runs_as_that_id(tmp_path: Path) -> None:
     import time
 

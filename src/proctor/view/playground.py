@@ -79,6 +79,11 @@ def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
         pass
 
 
+def _shown(path: Path, source: Path) -> str:
+    """``path`` relative to the source folder when it is inside it."""
+    return path.relative_to(source).as_posix() if path.is_relative_to(source) else str(path)
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
@@ -119,11 +124,17 @@ class Playground:
                 continue
             noted: list[str] = []
             try:
-                cases = [c.name for c in discover_cases(folder, problems=noted).cases]
+                discovered = discover_cases(folder, problems=noted)
             except (ProctorError, OSError) as exc:
                 problems.append(str(exc))
                 continue
+            cases = [c.name for c in discovered.cases]
             problems.extend(noted)
+            # A folder `proctor run` skips (no prompt.md, say), with the reason it gives.
+            problems.extend(
+                f"{_shown(skipped.path, source)}: {skipped.reason}"
+                for skipped in discovered.skipped
+            )
             if cases:
                 name = "." if folder == source else folder.relative_to(source).as_posix()
                 found.append(Suite(name, folder, cases))
