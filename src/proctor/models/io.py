@@ -55,6 +55,16 @@ def escape_surrogates(text: str, *, json_string: bool = False) -> str:
     return _LONE_SURROGATE.sub(escape, text)
 
 
+_ESCAPED_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
+
+
+def unescape_bytes(text: str) -> str:
+    """``text`` with each ``\\xe9`` that :func:`escape_surrogates` wrote for a byte of a file
+    name that is not UTF-8 made that byte again (as Python decodes a file name): the name a
+    record gives a case folder, as the folder is named on disk."""
+    return _ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), text)
+
+
 PARTIAL_WRITE = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]{8}\.tmp")
 """The name of the temp file :func:`write_text_atomic` writes first (``.suite.json.k2x9ab_q.tmp``,
 its group ``name`` the file being written): one that is still there was cut off by a killed

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proctor.models.io import unescape_bytes
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.util.cutting import clear_cut, mask_wrapped, read_head
@@ -112,6 +113,11 @@ def _steps(path: Path | None) -> tuple[list[Step], int]:
 
 def trial_artifacts(run_dir: Path, record: TrialRecord) -> Artifacts:
     folder = RunPaths(run_dir).trial(record.case, record.agent, record.condition, record.repeat)
+    if not folder.root.is_dir():  # a case folder named with bytes that are not UTF-8
+        named = RunPaths(run_dir).trial(
+            unescape_bytes(record.case), record.agent, record.condition, record.repeat
+        )
+        folder = named if named.root.is_dir() else folder
     return folder_artifacts(folder.root)
 
 

@@ -7,12 +7,10 @@ holds bytes that are not UTF-8 is named as the index and the reports show it (``
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path, PurePosixPath
 
+from proctor.models.io import unescape_bytes
 from proctor.view.index import ResultsIndex
-
-_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
 
 
 def on_disk(base: Path, relative: str) -> str:
@@ -21,7 +19,7 @@ def on_disk(base: Path, relative: str) -> str:
     that one is."""
     if os.path.lexists(base / relative):
         return relative
-    raw = _BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), relative)
+    raw = unescape_bytes(relative)
     return raw if raw != relative and os.path.lexists(base / raw) else relative
 
 

@@ -158,3 +158,26 @@ def test_a_trials_steps_tell_a_denial_from_an_error_and_a_success(tmp_path: Path
         (" outcome-fail", "no_such_tool (other)", " <em>error</em>"),
         ("", "read_file (other)", ""),
     ]
+
+
+def test_a_case_folder_named_with_bytes_that_are_not_utf8_shows_its_steps_and_diff(
+    tmp_path: Path,
+) -> None:
+    """The record names the case ``caf\\xe9`` (its byte escaped); the folder on disk holds the
+    byte: its steps, diff and terminal are read from it, as the viewer reads them (the report
+    showed none)."""
+    import os
+
+    from proctor.paths import RunPaths
+    from proctor.report.html_artifacts import trial_artifacts
+    from proctor.view.synthetic import write_trajectory_lines
+
+    run_dir = tmp_path / "run-a"
+    folder = RunPaths(run_dir).trial(os.fsdecode(b"caf\xe9"), "scripted", "default", 1)
+    folder.root.mkdir(parents=True)
+    (folder.root / "workspace.diff").write_text("diff --git a/x b/x\n")
+    write_trajectory_lines(folder.trajectory, 4)
+    record = trial_record("caf\\xe9", "scripted", "default", 1, status="passed")
+    found = trial_artifacts(run_dir, record)
+    assert found.diff is not None and "diff --git" in found.diff
+    assert found.steps
