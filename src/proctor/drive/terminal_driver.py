@@ -16,7 +16,12 @@ from proctor.drive.questions import decide
 from proctor.models.trial import QuestionRecord
 
 SCREEN_EXCERPT_LINES = 12
-EXIT_GRACE_SEC = 3.0
+EXIT_GRACE_SEC = 10.0
+"""How long a terminal program asked to quit after its turn (``/quit``) may take to exit. The
+pinned CLIs exit within a second on an idle machine; Gemini CLI, on a machine busy with other
+trials (two CPUs, a test suite beside it), once took more than 3 s and its trial was an
+agent-error. A program that has exited is not waited for: the margin costs only a program that
+never exits."""
 
 
 class TerminalDriver:
