@@ -85,6 +85,41 @@ def test_control_a_low_score_fails(proctor: Any, tmp_path: Path) -> None:
     assert trial["evaluators"][0]["error"] is False
 
 
+def test_each_condition_is_judged_by_its_own_scripted_replies(proctor: Any, tmp_path: Path) -> None:
+    """A condition's own ``roles`` were validated and then ignored: both conditions got the
+    default verdict (75), which passes, so the A/B pair could not be scripted to differ."""
+    cases = judged(tmp_path, [GOOD])
+    steps = [{"write": {"path": "NOTES.md", "content": "# Notes\n"}}]
+    (cases / "judged" / "plan.json").write_text(
+        json.dumps(
+            {
+                "conditions": {
+                    "baseline": {"turns": steps, "roles": {"judge": [LOW]}},
+                    "with-skill": {"turns": steps, "roles": {"judge": [GOOD]}},
+                }
+            }
+        )
+    )
+    config = json.loads((cases / "judged" / "config.json").read_text())
+    config["conditions"] = {"baseline": {}, "with-skill": {}}
+    (cases / "judged" / "config.json").write_text(json.dumps(config))
+    proctor(
+        "run",
+        "--source",
+        str(cases),
+        "--out",
+        str(tmp_path / "out"),
+        "--config",
+        str(tmp_path / "proctor.json"),
+    )
+    trials = single_run_dir(tmp_path / "out") / "trials" / "judged" / "scripted"
+    scores = {
+        c: json.loads((trials / c / "1" / "trial.json").read_text())["evaluators"][0]["score"]
+        for c in ("baseline", "with-skill")
+    }
+    assert scores == {"baseline": 30, "with-skill": 85}
+
+
 def test_rate_limit_then_success_is_retried(proctor: Any, tmp_path: Path) -> None:
     code, trial = run(
         proctor, tmp_path, judged(tmp_path, [{"status": 429, "message": "slow down"}, GOOD])

@@ -63,7 +63,7 @@ def test_serve_prints_url_serves_and_stops_on_interrupt(tmp_path: Path) -> None:
     [
         (None, "cannot be read"),
         ("{nope", "not valid JSON"),
-        ('{"turns": [{"say": 1}]}', r"turns\[0\]: 'say' must be a string"),
+        ('{"turns": [{"say": 1}]}', r"turns\[0\]: 'say' must be a non-empty string"),
         ('{"conditions": {"a": {"turns": []}}}', "--condition default: "),
     ],
 )

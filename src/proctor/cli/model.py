@@ -125,7 +125,7 @@ def serve(
         log_path=log_path,
         repeat=repeat,
         condition=condition,
-        errors=plan_errors(plan),  # as a trial's server plays them
+        errors=plan_errors(plan, condition),  # as a trial's server plays them
     )
     if log_path is not None:
         _check_log(log_path)

@@ -21,11 +21,12 @@ def start_harness_server(ctx: TrialContext, roles: RoleSet) -> None:
     """Answer proctor's roles that use the scripted model from the plan's ``roles``."""
     if not roles.uses_scripted():
         return
+    from proctor.scripted.plan import plan_roles
     from proctor.scripted.server import ScriptedModelServer
 
     plan = ctx.spec.case.case.plan or {}
     server = ScriptedModelServer(
-        {"roles": plan.get("roles", {})}, log_path=ctx.paths.harness_requests
+        {"roles": plan_roles(plan, ctx.spec.condition)}, log_path=ctx.paths.harness_requests
     )
     server.start()
     ctx.cleanups.callback(server.stop)
@@ -46,7 +47,7 @@ def start_model_server(
     plan = spec.case.case.plan or {"turns": []}
     server = ScriptedModelServer(
         plan,
-        errors=plan_errors(plan),
+        errors=plan_errors(plan, spec.condition),
         log_path=ctx.paths.model_requests,
         repeat=spec.repeat,
         condition=spec.condition,

@@ -28,6 +28,9 @@ one repeats). A reply is ``{"text": STR}``, ``{"json": VALUE}`` (sent as JSON te
 ``"errors"`` makes the scripted model fail chosen agent requests, to exercise how failures are
 classified: ``{"0": {"status": 401, "message": "invalid x-api-key"}}`` fails the first request.
 
+A condition's plan under ``conditions`` may give its own ``roles`` and ``errors``: each role it
+scripts, and its ``errors``, replace the top-level ones in that condition's trials.
+
 This module uses the standard library and proctor.util only: the scripted agent imports nothing
 else.
 """
@@ -101,7 +104,17 @@ def validate_step(step: Any, where: str) -> None:
     )
     value = step[action]
     if action in ("say", "shell", "read", "search", "ask", "tool"):
-        _require(isinstance(value, str) and value != "", where, f"'{action}' must be a string")
+        _require(
+            isinstance(value, str) and value != "", where, f"'{action}' must be a non-empty string"
+        )
+    if action == "search" and "path" in step:
+        _require(
+            isinstance(step["path"], str) and step["path"] != "",
+            where,
+            "'path' must be a non-empty string (a folder of the workspace)",
+        )
+    if action == "tool" and "output" in step:
+        _require(isinstance(step["output"], str), where, "'output' must be a string")
     if action == "edit":
         _require(
             isinstance(value, dict)
@@ -246,6 +259,7 @@ def validate_roles(roles: Any, where: str) -> None:
                     here,
                     "'status' must be an HTTP error code",
                 )
+            _check_error_fields(reply, here)
             probs = reply.get("logprobs")
             _require(probs is None or isinstance(probs, list), here, "'logprobs' must be a list")
             for n, value in enumerate(probs or []):
@@ -256,21 +270,52 @@ def validate_roles(roles: Any, where: str) -> None:
                 )
 
 
+ERROR_KEYS = {"status", "message", "body"}
+"""The keys of one injected error."""
+
+
+def _check_error_fields(spec: dict[str, Any], here: str) -> None:
+    """An error's ``message`` (a string) and ``body`` (a JSON object), when given."""
+    if "message" in spec:
+        _require(isinstance(spec["message"], str), here, "'message' must be a string")
+    if "body" in spec:
+        _require(isinstance(spec["body"], dict), here, "'body' must be a JSON object")
+
+
 def validate_errors(errors: Any, where: str) -> None:
     _require(isinstance(errors, dict), where, "expected an object of request index → error")
     for index, spec in errors.items():
         here = f"{where}.{index}"
         _require(str(index).isdigit(), here, "the key must be a request index (0, 1, ...)")
         _require(isinstance(spec, dict), here, "expected an object with 'status'")
+        extra = set(spec) - ERROR_KEYS
+        _require(not extra, here, unknown_keys(extra, ERROR_KEYS))
         status = spec.get("status")
         _require(isinstance(status, int) and 400 <= status <= 599, here, "'status' must be 400-599")
-        if "body" in spec:
-            _require(isinstance(spec["body"], dict), here, "'body' must be a JSON object")
+        _check_error_fields(spec, here)
 
 
-def plan_errors(data: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """A validated plan's ``errors``, keyed by request index, for the scripted model server."""
-    return {int(k): v for k, v in (data.get("errors") or {}).items()}
+def _own(data: dict[str, Any], condition: str | None) -> dict[str, Any]:
+    """A split plan's entry for ``condition`` (empty when the plan is not split or has none)."""
+    if condition is None or not isinstance(data.get("conditions"), dict):
+        return {}
+    entry = data["conditions"].get(condition)
+    return entry if isinstance(entry, dict) else {}
+
+
+def plan_errors(data: dict[str, Any], condition: str | None = None) -> dict[int, dict[str, Any]]:
+    """A validated plan's ``errors``, keyed by request index, for the scripted model server:
+    the condition's own ``errors`` when its entry under ``conditions`` gives them, else the
+    top-level ones."""
+    own = _own(data, condition)
+    errors = own["errors"] if "errors" in own else data.get("errors")
+    return {int(k): v for k, v in (errors or {}).items()}
+
+
+def plan_roles(data: dict[str, Any], condition: str | None = None) -> dict[str, list[Any]]:
+    """A validated plan's scripted ``roles`` replies for ``condition``: the top-level ones,
+    each role the condition's entry under ``conditions`` scripts replaced by its own."""
+    return {**(data.get("roles") or {}), **(_own(data, condition).get("roles") or {})}
 
 
 def validate_plan(data: Any, where: str = "plan.json") -> None:
@@ -294,7 +339,13 @@ def validate_plan(data: Any, where: str = "plan.json") -> None:
             "expected an object mapping condition names to plans",
         )
         for name, plan in per.items():
-            validate_plan(plan, f"{where}: conditions.{name}")
+            here = f"{where}: conditions.{name}"
+            _require(
+                not (isinstance(plan, dict) and "conditions" in plan),
+                here,
+                "a condition's plan cannot be split by 'conditions' again",
+            )
+            validate_plan(plan, here)
         return
     keys = {"turns", "variants", "model"}
     extra = set(data) - keys

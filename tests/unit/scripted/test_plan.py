@@ -1,6 +1,12 @@
 import pytest
 
-from proctor.scripted.plan import PlanError, steps_for_repeat, validate_plan
+from proctor.scripted.plan import (
+    PlanError,
+    plan_errors,
+    plan_roles,
+    steps_for_repeat,
+    validate_plan,
+)
 
 
 def test_variants_cycle_by_repeat() -> None:
@@ -12,9 +18,58 @@ def test_variants_cycle_by_repeat() -> None:
 @pytest.mark.parametrize(
     ("plan", "match"),
     [
+        (  # the scripted agent crashed on it mid-trial, the server answered a 500
+            {"turns": [{"search": "x", "path": 5}]},
+            r"turns\[0\]: 'path' must be a non-empty string",
+        ),
+        ({"turns": [{"search": "x", "path": ""}]}, "'path' must be a non-empty string"),
+        ({"turns": [{"say": ""}]}, r"turns\[0\]: 'say' must be a non-empty string"),
+        ({"turns": [{"tool": "X", "output": {"a": 1}}]}, "'output' must be a string"),
+        (  # a misspelt key was dropped silently
+            {"turns": [], "errors": {"0": {"status": 429, "mesage": "slow"}}},
+            r"errors\.0: unknown key 'mesage' \(did you mean 'message'\?",
+        ),
+        ({"turns": [], "errors": {"0": {"status": 429, "message": 5}}}, "'message' must be a"),
+        ({"roles": {"judge": [{"status": 500, "body": "oops"}]}}, "'body' must be a JSON object"),
+        ({"roles": {"judge": [{"status": 500, "message": ["x"]}]}}, "'message' must be a"),
+        (  # a nested split was accepted and then played no step at all
+            {"conditions": {"a": {"conditions": {"a": {"turns": [{"say": "x"}]}}}}},
+            r"conditions\.a: a condition's plan cannot be split by 'conditions' again",
+        ),
+    ],
+)
+def test_wrong_types_in_a_plan_are_refused_naming_the_field(plan: object, match: str) -> None:
+    with pytest.raises(PlanError, match=match):
+        validate_plan(plan)
+
+
+def test_a_condition_scripts_its_own_roles_and_errors() -> None:
+    """A condition's own ``roles`` and ``errors`` were validated and then ignored: its trials
+    got the top-level ones (or the default judge verdict, which passes)."""
+    plan = {
+        "roles": {"judge": [{"text": "top"}], "fast": [{"text": "question"}]},
+        "errors": {"0": {"status": 500}},
+        "conditions": {
+            "baseline": {"turns": [], "roles": {"judge": [{"json": {"score": 10}}]}},
+            "treatment": {"turns": [], "errors": {"1": {"status": 429}}},
+        },
+    }
+    validate_plan(plan)
+    assert plan_roles(plan, "baseline") == {
+        "judge": [{"json": {"score": 10}}],
+        "fast": [{"text": "question"}],
+    }
+    assert plan_roles(plan, "treatment") == plan["roles"]
+    assert plan_errors(plan, "baseline") == {0: {"status": 500}}
+    assert plan_errors(plan, "treatment") == {1: {"status": 429}}
+
+
+@pytest.mark.parametrize(
+    ("plan", "match"),
+    [
         ({}, "exactly one of 'turns' or 'variants'"),
         ({"turns": [], "variants": [[]]}, "exactly one of"),
-        ({"turns": [{"say": 1}]}, r"turns\[0\]: 'say' must be a string"),
+        ({"turns": [{"say": 1}]}, r"turns\[0\]: 'say' must be a non-empty string"),
         ({"turns": [{"edit": {"path": "a"}}]}, "'edit' must be an object"),
         ({"turns": [{"exit": 300}]}, "'exit' must be an integer from 0 to 255"),
         ({"turns": [{"say": "a", "shell": "b"}]}, "exactly one action"),

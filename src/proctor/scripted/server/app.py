@@ -8,7 +8,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from proctor.scripted.plan import PlanError, plan_for_condition, steps_for_repeat, validate_plan
+from proctor.scripted.plan import (
+    PlanError,
+    plan_for_condition,
+    plan_roles,
+    steps_for_repeat,
+    validate_plan,
+)
 from proctor.scripted.server.exchange import ModelRequest, Reply, Role
 from proctor.scripted.server.handler import ModelHTTPServer
 from proctor.scripted.server.harness import HarnessScript
@@ -71,7 +77,7 @@ class ScriptedModelServer:
             raise PlanError(f"plan: no entry under 'conditions' for condition '{condition}'")
         self.steps = steps_for_repeat(selected, repeat)
         self.roles = tuple(roles) if roles is not None else default_roles(self.steps)
-        self.harness = HarnessScript(plan.get("roles"))
+        self.harness = HarnessScript(plan_roles(plan, condition))
         self.errors = _check_errors(errors or {})
         self.log = RequestLog(log_path)
         self._address = (host, port)
