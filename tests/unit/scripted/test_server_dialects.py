@@ -276,6 +276,21 @@ def test_gemini_parse_and_stream() -> None:
     assert gemini.error(429, "q")["error"]["status"] == "RESOURCE_EXHAUSTED"
 
 
+def test_gemini_sends_two_say_steps_as_one_text_with_a_blank_line() -> None:
+    """Gemini CLI runs a turn's text parts together: two ``say`` steps as two parts showed as
+    ``B3B3b`` in its transcript."""
+    body = {"contents": [{"role": "user", "parts": [{"text": "go"}]}]}
+    request = gemini.parse(body, Route(model="gemini-x", stream=True), 10)
+    reply = Reply(("B3", "B3b"), ToolCall("ls", {}), played={})
+    chunks = frames(list(gemini.events(reply, request)))
+    assert [c["candidates"][0]["content"]["parts"] for c in chunks] == [
+        [{"text": "B3\n\nB3b"}],
+        [{"functionCall": {"name": "ls", "args": {}}}],
+    ]
+    parts = gemini.render(reply, request)["candidates"][0]["content"]["parts"]
+    assert parts[0] == {"text": "B3\n\nB3b"}
+
+
 def test_a_codex_subagents_notification_is_no_prompt() -> None:
     """Codex tells a parent thread that its subagent ended with a user message of its own:
     the conversation goes on in the same segment of the plan."""

@@ -146,7 +146,10 @@ def _chunk(
 
 
 def _parts(reply: Reply) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = [{"text": t} for t in reply.texts]
+    """The reply's texts as one part, separated by a blank line as in Chat Completions: Gemini
+    CLI runs a model turn's text parts together (two ``say`` steps showed as ``B3B3b``)."""
+    texts = "\n\n".join(reply.texts)
+    parts: list[dict[str, Any]] = [{"text": texts}] if reply.texts else []
     if reply.call is not None:
         parts.append({"functionCall": {"name": reply.call.name, "args": reply.call.arguments}})
     return parts
