@@ -153,3 +153,25 @@ def test_a_method_no_route_takes_is_a_json_404_that_closes_and_is_logged(tmp_pat
     assert [(r["method"], r["status"]) for r in logged] == [
         ("PUT", 404), ("DELETE", 404), ("PATCH", 404), ("OPTIONS", 404)
     ]  # fmt: skip
+
+
+def test_a_condition_own_roles_answer_on_its_server() -> None:
+    """``proctor model serve --condition b`` answered a role from the top-level ``roles`` only,
+    never from condition b's own."""
+    plan = {
+        "roles": {"judge": [{"text": "top"}]},
+        "conditions": {
+            "a": {"turns": [{"say": "a"}]},
+            "b": {"turns": [{"say": "b"}], "roles": {"judge": [{"text": "own"}]}},
+        },
+    }
+    body = {"model": "m", "messages": [{"role": "user", "content": "judge"}]}
+    answers = {}
+    for condition in ("a", "b"):
+        with ScriptedModelServer(plan, condition=condition) as server:
+            status, raw = post(
+                server.base_url + "/v1/chat/completions", body, {"X-Proctor-Role": "judge"}
+            )
+            assert status == 200
+            answers[condition] = json.loads(raw)["choices"][0]["message"]["content"]
+    assert answers == {"a": "top", "b": "own"}
