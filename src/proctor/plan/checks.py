@@ -16,6 +16,7 @@ from proctor.agents.spec import npm_specs
 from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
 from proctor.models.plan import Mode, ResolvedCase, TrialSpec
+from proctor.plan.plan_tools import plan_tool_warnings
 from proctor.workspace.archive import ZipFixtureError, check_zip
 
 
@@ -140,7 +141,9 @@ def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
     it (Gemini CLI headless with a ``permissionMode`` but ``yolo`` has no shell tool), a CLI
     found at another version than proctor pins when the profile pins none, and, on a real
     provider, an ACP agent whose profile passes it no key (proctor lends it none): one
-    sentence per agent profile and mode, naming it."""
+    sentence per agent profile and mode, naming it; then, on the scripted model, each plan's
+    raw ``tool`` step naming another real CLI's own tool (:func:`plan_tool_warnings`)."""
+    trials = list(trials)
     said: dict[str, None] = {}
     seen: set[tuple[str, str, str | None]] = set()
     for spec in trials:
@@ -160,7 +163,7 @@ def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
             continue  # a setting the planner refuses, said there
         for warning in filter(None, warnings):
             said[f"codingagents.{spec.agent}: {warning}"] = None
-    return list(said)
+    return [*said, *plan_tool_warnings(trials)]
 
 
 def preflight_problems(trials: Iterable[TrialSpec], dotenv_dir: Path | None = None) -> list[str]:
