@@ -52,13 +52,13 @@ def test_the_mirror_masks_every_key_the_agent_shows(tmp_path: Path) -> None:
 
 
 def test_a_stream_mask_holds_back_only_what_could_begin_a_key() -> None:
-    from proctor.util import masking
+    from proctor.util import masking, terminal_masking
 
     saved = set(masking._SECRETS)
     masking._SECRETS.clear()
     try:
         masking.register_secret("sk-SPLITKEY-123")
-        stream = masking.StreamMask()
+        stream = terminal_masking.StreamMask()
         chunks = [b"a sk-SPL", b"ITKEY-1", b"23 b sk", b"-x end"]
         out = b"".join(stream.feed(c) for c in chunks) + stream.flush()
         assert out == b"a *** b sk-x end"

@@ -18,8 +18,8 @@ from typing import BinaryIO
 import pyte
 from ptyprocess import PtyProcess
 
-from proctor.util.masking import StreamMask
 from proctor.util.processes import kill_group
+from proctor.util.terminal_masking import StreamMask
 
 ROWS, COLS = 50, 160
 

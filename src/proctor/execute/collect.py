@@ -34,7 +34,7 @@ from proctor.models.trajectory import (
 )
 from proctor.models.trial import QuestionRecord, TokenCounts, TranscriptInfo, UsageCheck
 from proctor.util.cutting import mask_wrapped
-from proctor.util.masking import mask_terminal
+from proctor.util.terminal_masking import mask_terminal
 from proctor.workspace.diff import workspace_diff
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")

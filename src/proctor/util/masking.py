@@ -1,16 +1,16 @@
 """Secrets held in memory and masked in everything proctor writes.
 
 Provider keys and forwarded credentials are registered once; :func:`mask` replaces each with
-``***`` in a text, :func:`mask_terminal` and :class:`StreamMask` in a terminal's bytes (a key
-split with escapes too), :func:`scrub_tree` in the files of a folder, and
+``***`` in a text, :mod:`proctor.util.terminal_masking` in a terminal's bytes (a key split
+with escapes too), :func:`scrub_tree` in the files of a folder, and
 :class:`MaskingFilter` in log records. Nothing here reads a key: :mod:`proctor.llm.secrets`
 finds them.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
-import functools
 import logging
 import os
 import re
@@ -38,8 +38,43 @@ def register_secret(value: str, *, named: bool = False) -> None:
     if named:
         if len(value) >= MIN_NAMED_CHARS:
             _SECRETS.add(value)
+            _SECRETS.update(base64_forms(value))
     elif len(value) >= MIN_SECRET_CHARS and not (value.isalpha() and value.islower()):
         _SECRETS.add(value)
+        _SECRETS.update(base64_forms(value))
+
+
+MIN_BASE64_CHARS = 8
+"""The fewest characters of a secret whose base64 forms are masked too (a shorter one's
+forms would be a few letters, found in any long base64 text)."""
+_BASE64_LINE = 76
+"""Where ``base64`` (GNU coreutils, by default) breaks its lines."""
+
+
+def base64_forms(value: str) -> set[str]:
+    """What of a base64 text holding ``value`` is ``value``'s alone, wherever in the encoded
+    bytes it begins (``echo $TOKEN | base64``; ``curl -u user:$TOKEN`` sends
+    ``Authorization: Basic`` and base64 of ``user:TOKEN``): for each of the three places
+    within a 3-byte group, the characters its bytes alone decide, as standard and as
+    URL-safe base64; and, for a value at the start of the stream, the form ``base64`` prints
+    wrapped at 76 columns. None for a value under :data:`MIN_BASE64_CHARS` characters."""
+    if len(value) < MIN_BASE64_CHARS:
+        return set()
+    data = value.encode()
+    forms: set[str] = set()
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + data).decode()
+        start = -(-8 * offset // 6)  # the first character no byte before the value decides
+        end = 8 * (offset + len(data)) // 6  # the last whole one before the bytes after it
+        form = encoded[start:end]
+        forms.update((form, form.translate(_URL_SAFE)))
+        if offset == 0 and len(form) > _BASE64_LINE:
+            lines = [form[i : i + _BASE64_LINE] for i in range(0, len(form), _BASE64_LINE)]
+            forms.add("\n".join(lines))
+    return forms
+
+
+_URL_SAFE = str.maketrans("+/", "-_")
 
 
 def longest_secret() -> int:
@@ -65,123 +100,6 @@ def registered_secrets() -> list[str]:
     """The registered secrets, the longest first: for a reader that must not cut one in two
     before masking, or that masks one split over lines (the viewer)."""
     return _by_length()
-
-
-class StreamMask:
-    """The bytes of a stream with every registered secret masked, passed on as they come (a
-    terminal mirrored live), one split with escapes too (see :func:`mask_terminal`): the last
-    bytes that could begin a secret are held back until the next chunk shows whether they do,
-    or until :meth:`flush` at the end."""
-
-    def __init__(self) -> None:
-        self.held = b""
-
-    def feed(self, chunk: bytes) -> bytes:
-        """What of ``self.held + chunk`` can be passed on now, masked."""
-        data = mask_terminal(self.held + chunk)
-        cut = _partial_start(data)
-        self.held = data[cut:]
-        return data[:cut]
-
-    def flush(self) -> bytes:
-        """The bytes held back (the stream ended: they begin no secret)."""
-        held, self.held = self.held, b""
-        return held
-
-
-_ESCAPE = (
-    rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: a colour, a cursor move, an erase
-    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: a title, a link
-    rb"|\x1b[ -/]*[0-Z\\^-~]"  # the other escapes: ESC 7, ESC ( B
-    rb"|[\x00-\x1a\x1c-\x1f\x7f]"  # a control character: \r, \b, \n
-)
-"""What a terminal acts on and never draws."""
-_MOVE = rb"(?:\n|\x1b\[[0-9;]*[HfEFdG])"
-"""A line break or a cursor jump (to a row, a column, a line below): where a program that
-draws a wrapped line (a terminal UI) goes on with it."""
-_RAW_EDGE = "(?:[ \t]|\u2502|\u2503|\u2551)".encode()
-"""What a terminal UI draws at the edge of a wrapped line (see :mod:`proctor.util.cutting`)."""
-_BETWEEN = (
-    rb"(?>(?:"
-    + _MOVE
-    + _RAW_EDGE
-    + rb"{0,8}|"
-    + _ESCAPE
-    + rb"|"
-    + _RAW_EDGE
-    + rb"{1,4}(?=(?:"
-    + _ESCAPE
-    + rb"){0,8}?"
-    + _MOVE
-    + rb"))*)"
-)
-"""What may stand between two characters of a secret in a terminal's byte stream: escapes
-and control characters (a colour, the cursor moved on or back, a carriage return), and a
-line break or cursor jump with the edges a terminal UI draws around it. Atomic: none of it
-is a character of a secret, so what it takes is never given back (no backtracking)."""
-
-
-@functools.lru_cache(maxsize=16)
-def _terminal_patterns(secrets: tuple[str, ...]) -> tuple[re.Pattern[bytes], ...]:
-    return tuple(re.compile(_BETWEEN.join(re.escape(c.encode()) for c in s)) for s in secrets)
-
-
-_ESCAPES = re.compile(_ESCAPE)
-
-
-def mask_terminal(raw: bytes) -> bytes:
-    """A terminal's byte stream (``terminal.raw``) with every registered secret masked, one
-    drawn with escapes or control characters between its characters (``sk-ant-ab`` +
-    ``ESC[1C`` + ``cd…``, a colour changed in it) or wrapped over lines too. The mask keeps
-    the escapes and control characters the secret spanned, so the terminal state it leaves
-    (colours, the cursor's line) stays. A secret drawn in parts that are not one after the
-    other in the stream (a redraw of only the cells that changed, the cursor sent back over
-    cells drawn before) is not found: no single stretch of the stream holds it."""
-    for pattern in _terminal_patterns(tuple(_by_length())):
-        raw = pattern.sub(lambda m: MASK.encode() + b"".join(_ESCAPES.findall(m.group())), raw)
-    return raw
-
-
-_SEPARATOR = re.compile(_BETWEEN)
-_UNFINISHED = re.compile(
-    _RAW_EDGE + rb"{0,4}(?:" + _ESCAPE + rb")*"
-    rb"(?:\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[ -/]*)?|\xe2[\x94\x95]?)?"
-)
-"""How a stream may end between two characters of a secret, before the next comes: blanks
-or a box edge, escapes, and the first bytes of one more (an escape, an edge's character)."""
-_REACH_PER_CHAR = 64
-"""The most bytes looked back for the start of a secret, per character of the longest: room
-for escapes (a colour or two) between each two of its characters."""
-
-
-def _partial_start(data: bytes) -> int:
-    """Where the first stretch at the end of ``data`` that could begin a registered secret
-    starts (its first characters, with what :func:`mask_terminal` finds between them, up to
-    the end); ``len(data)`` when none does."""
-    secrets = [[c.encode() for c in s] for s in _by_length()]
-    if not secrets:
-        return len(data)
-    start = max(0, len(data) - _REACH_PER_CHAR * max(map(len, secrets)))
-    firsts = re.compile(b"[" + b"".join(re.escape(c[0][:1]) for c in secrets) + b"]")
-    for found in firsts.finditer(data, start):
-        i = found.start()
-        if any(data.startswith(chars[0][:1], i) and _begins(data, i, chars) for chars in secrets):
-            return i
-    return len(data)
-
-
-def _begins(data: bytes, pos: int, chars: list[bytes]) -> bool:
-    """Whether ``data`` from ``pos`` to its end is the beginning of the secret ``chars``."""
-    for k, char in enumerate(chars):
-        if k:
-            pos = _SEPARATOR.match(data, pos).end()  # type: ignore[union-attr]
-        rest = data[pos:]
-        if char.startswith(rest):  # the end (or the first bytes of the character) comes
-            return True
-        if not rest.startswith(char):
-            return k > 0 and _UNFINISHED.fullmatch(rest) is not None
-        pos += len(char)
-    return False  # the whole secret: masked already
 
 
 _PARTS = r"(?:[A-Za-z0-9]+[-_.])*"  # each part without the separators: one way to split a name

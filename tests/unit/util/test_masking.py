@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.util import masking
+from proctor.util import masking, terminal_masking
 
 SECRET = "sk-test-0123456789abcdef"
 
@@ -371,7 +371,7 @@ def test_a_key_the_terminal_stream_splits_with_escapes_is_masked(
 ) -> None:
     monkeypatch.setattr(masking, "_SECRETS", set())
     masking.register_secret(TERMINAL_KEY)
-    assert masking.mask_terminal(raw) == masked
+    assert terminal_masking.mask_terminal(raw) == masked
 
 
 def test_a_terminal_mask_takes_no_time_on_long_runs_of_escapes(
@@ -385,7 +385,7 @@ def test_a_terminal_mask_takes_no_time_on_long_runs_of_escapes(
     masking.register_secret(TERMINAL_KEY)
     raw = (b"sk-ant" + b"\x1b[1C\x1b[31m\r\n  " * 50 + b"!") * 2000
     started = time.monotonic()
-    assert masking.mask_terminal(raw) == raw
+    assert terminal_masking.mask_terminal(raw) == raw
     assert time.monotonic() - started < 5
 
 
@@ -398,7 +398,7 @@ def test_the_mirror_masks_a_key_split_with_escapes_however_the_chunks_fall(
     key = TERMINAL_KEY.encode()
     stream = b"x " + key[:16] + b"\x1b[1C" + key[16:24] + b"\x1b[38;5;12m" + key[24:] + b"\x1b[0m y"
     stream += b" s" + BOX + b" " + key[:6] + b"  " + BOX + b"\r\n" + BOX + b" " + key[6:] + b" sk-"
-    mirror = masking.StreamMask()
+    mirror = terminal_masking.StreamMask()
     out = b"".join(mirror.feed(stream[i : i + size]) for i in range(0, len(stream), size))
     out += mirror.flush()
     assert out == b"x ***\x1b[1C\x1b[38;5;12m\x1b[0m y s" + BOX + b" ***\r\n sk-"
@@ -414,3 +414,70 @@ def test_an_mcp_server_run_by_curl_is_recorded_with_its_login_s_password_masked(
     )
     recorded = recorded_provision(Provision(mcps=[server]))
     assert recorded.mcps[0].field("args") == ["-u", "me:***", "https://h"]
+
+
+B64_KEY = "sk-ant-api03-" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz_-" * 3
+
+
+@pytest.mark.parametrize("login", ["", "u:", "me:", "bob:", "user:"])
+def test_a_key_in_base64_is_masked_wherever_it_falls_in_the_groups(
+    monkeypatch: pytest.MonkeyPatch, login: str
+) -> None:
+    """``curl -u user:$KEY`` sends ``Authorization: Basic`` base64 of ``user:KEY``: the key
+    starts at any of the three places of a group; ``-w0`` output, and URL-safe base64."""
+    import base64
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(B64_KEY)
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        encoded = encode(f"{login}{B64_KEY}\n".encode()).decode()
+        masked = masking.mask(f"Authorization: Basic {encoded}")
+        head, mask, tail = masked.removeprefix("Authorization: Basic ").partition("***")
+        assert mask, masked
+        assert len(head) <= -(-len(login) * 4 // 3) and len(tail) <= 4  # one group at most
+        line = terminal_masking.mask_terminal(f"\x1b[32m{encoded}\x1b[0m\r\n".encode())
+        assert b"***" in line and encoded.encode() not in line
+
+
+def test_the_output_of_base64_wrapped_at_76_columns_is_masked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``echo $KEY | base64``: its lines break at 76 columns, inside the key's encoding."""
+    import subprocess
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(B64_KEY)
+    out = subprocess.run(
+        ["base64"], input=f"{B64_KEY}\n", capture_output=True, text=True, check=True
+    ).stdout
+    assert "\n" in out.strip()  # wrapped
+    masked = masking.mask(out)
+    assert masked.startswith("***") and len(masked) <= len("***") + 4 + 1, masked
+    assert terminal_masking.mask_terminal(out.replace("\n", "\r\n").encode()).startswith(b"***")
+
+
+def test_a_short_secret_has_no_base64_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its forms would be a few letters, found in any long base64 text."""
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret("Pw9!x", named=True)
+    assert masking.registered_secrets() == ["Pw9!x"]
+    assert masking.base64_forms("Pw9!x") == set()
+
+
+@pytest.mark.parametrize(
+    ("raw", "masked"),
+    [
+        # in a link's address (an OSC): the escape taken out whole would take the key too
+        (b"\x1b]8;;https://h/?t=" + TERMINAL_KEY.encode() + b"\x1b\\link", b"\x1b]8;;https://h/?t=***\x1b\\link"),
+        # right after an ESC whose second byte would be its first character
+        (b"\x1b" + TERMINAL_KEY.encode(), b"\x1b***"),
+        # an escape of two bytes (the cursor saved) between two of its characters
+        (TERMINAL_KEY[:7].encode() + b"\x1b7" + TERMINAL_KEY[7:].encode(), b"***\x1b7"),
+    ],
+)  # fmt: skip
+def test_a_key_the_quick_search_of_the_stream_might_miss_is_masked(
+    monkeypatch: pytest.MonkeyPatch, raw: bytes, masked: bytes
+) -> None:
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(TERMINAL_KEY)
+    assert terminal_masking.mask_terminal(raw) == masked
