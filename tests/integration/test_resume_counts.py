@@ -129,3 +129,27 @@ def test_a_resume_counts_the_wall_time_of_the_run_before_it(proctor: Run, tmp_pa
     before, now = _stretches(killed)
     assert before > 1  # two trials of a second ran before the kill
     assert (before + now) * 1000 - 300 <= wall <= (before + now) * 1000 + 2, (before, now, wall)
+
+
+def test_a_resume_keeps_a_trial_whose_worker_died_and_says_how_to_run_it_again(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A worker killed by itself (kill -9, the OOM killer) leaves its trial an infra-error with
+    a result: kept by a resume, counted apart, and run again once its trial.json is gone."""
+    run_dir = finished_run(proctor, tmp_path, pause=0.05)
+    record_path = run_dir / TRIAL / "4/trial.json"
+    record = json.loads(record_path.read_text())
+    record["status"] = "infra-error"
+    record["reason"] = "worker process died (exit code -9) without a result"
+    record_path.write_text(json.dumps(record))
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 3, resumed.err  # the aggregate counts the infra-error
+    assert (
+        f"{TRIALS} kept (1 of them an error --retry-errors would run again, a worker that died "
+        "or a provider's transient failure: remove its trial.json and resume to run it again)"
+        ", 0 run now"
+    ) in resumed.err, resumed.err
+    record_path.unlink()
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS - 1} kept, 1 run now" in again.err, again.err
+    assert json.loads(record_path.read_text())["status"] == "passed"

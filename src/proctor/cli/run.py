@@ -507,10 +507,13 @@ def _resume(
     result, kept = resume_run(run_dir, names, [make_display(False), warnings], ends_command=True)
     echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
     left = f", {result.left} left for another --resume" if result.left else ""
-    echo_unless_gone(
-        f"proctor: resumed {result.paths.root}: {kept} kept, {result.ended_now} run now{left}",
-        err=True,
+    errors = result.kept_rerunnable and (
+        f" ({result.kept_rerunnable} of them an error --retry-errors would run again, a worker "
+        "that died or a provider's transient failure: remove its trial.json and resume to run "
+        "it again)"
     )
+    done = f"{kept} kept{errors or ''}, {result.ended_now} run now{left}"
+    echo_unless_gone(f"proctor: resumed {result.paths.root}: {done}", err=True)
     echo_unless_gone(
         f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
         err=True,

@@ -33,7 +33,7 @@ from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
 from proctor.execute.events import Subscriber
 from proctor.execute.executor import SCRATCH_MARK
-from proctor.execute.retry import clear_for_rerun
+from proctor.execute.retry import clear_for_rerun, is_transient
 from proctor.models.compact import compact
 from proctor.models.config import CliOverrides
 from proctor.models.io import read_record, remove_partial_writes, write_record
@@ -511,7 +511,7 @@ def _resume(
     # (raised here, it left the old aggregate counting trials that were cleared).
     stops = HeldStops().hold()
     try:
-        kept, todo = _sorted_out(paths, plan, annotate)
+        kept, todo, rerunnable = _sorted_out(paths, plan, annotate)
         manifest.resumed_at.append(now_iso())
         manifest.reporters = list(reporters)
         write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed
@@ -522,26 +522,31 @@ def _resume(
         )
     finally:
         stops.release()  # (released at the start of execute_and_finish, unless it failed first)
+    result.kept_rerunnable = rerunnable
     return result, len(kept)
 
 
 def _sorted_out(
     paths: RunPaths, plan: RunPlan, annotate: Callable[[TrialRecord], TrialRecord]
-) -> tuple[list[TrialRecord], list[TrialSpec]]:
-    """The records of the trials that finished, kept, and the trials to run again, cleared
-    (but for their earlier attempts)."""
+) -> tuple[list[TrialRecord], list[TrialSpec], int]:
+    """The records of the trials that finished, kept, the trials to run again, cleared (but
+    for their earlier attempts), and how many of those kept ended in an error
+    ``--retry-errors`` runs again (a worker that died, a provider's transient failure): they
+    have a result, so they are kept too."""
     kept: list[TrialRecord] = []
     todo: list[TrialSpec] = []
+    rerunnable = 0
     for spec in plan.trials:
         record = finished_record(paths, spec)
         if record is not None:
+            rerunnable += is_transient(record)
             # Annotated, then held as a compact stand-in: a resume of a run of 20,000 trials
             # held every record whole (680 MB).
             kept.append(compact(annotate(record)))
             continue
         todo.append(spec)
         clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
-    return kept, todo
+    return kept, todo, rerunnable
 
 
 def _ledger_holds(results_dir: Path, run_id: str) -> bool:

@@ -108,6 +108,9 @@ class RunResult:
     """The compact records the reports were rendered from."""
     reporters: tuple[str, ...] = ()
     """The reporters the run printed, in order (a resume given none: the run's own)."""
+    kept_rerunnable: int = 0
+    """Of the trials a resume kept, those that ended in an error ``--retry-errors`` runs
+    again (a worker that died, a provider's transient failure)."""
 
     @cached_property
     def records(self) -> list[TrialRecord]:
