@@ -576,6 +576,45 @@ def test_a_run_whose_results_disk_fills_up_names_the_resume_that_finishes_it(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("foreign", [False, True])
+def test_a_run_whose_disk_is_full_as_it_starts_says_it_did_not_start(
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    foreign: bool,
+) -> None:
+    """Its first records cannot be written: nothing was finished, so the sentence says the run
+    did not start, and the folder that holds nothing but the journal's first line is removed;
+    one holding a file proctor did not write is left as it is."""
+    import errno
+
+    import proctor.session.run as run_module
+
+    def full(path: Path, data: object, **kwargs: object) -> None:
+        if foreign:
+            (path.parent / "notes.txt").write_text("mine")
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(run_module, "write_json", full)
+    make_case("a", plan={"turns": [{"say": "hi"}]})
+    from proctor.cli.main import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2
+    err = capfd.readouterr().err
+    left = list((tmp_path / "out").glob("run-*"))
+    assert "config.json: No space left on device; the run did not start" in err, err
+    assert "what was finished" not in err and "--resume" not in err, err
+    if foreign:
+        assert "removed" not in err and len(left) == 1, err
+        assert (left[0] / "notes.txt").read_text() == "mine"
+    else:
+        assert err.rstrip().endswith("the run did not start; its folder was removed"), err
+        assert left == []
+
+
 def test_a_trial_s_temp_folder_is_its_own_unless_its_env_names_one(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -278,7 +278,10 @@ def main(argv: list[str] | None = None) -> Any:
             raise
         shown = _written_path(exc)
         where = f"{shown}: " if shown else ""
-        kept = f"{where}{exc.strerror or exc}; what was finished before it is kept"
+        # The note of what was kept, when the command that failed said it (a run that did
+        # not start kept nothing).
+        said = getattr(exc, "__notes__", None) or ["what was finished before it is kept"]
+        kept = f"{where}{exc.strerror or exc}; {said[-1]}"
         refused(kept + _resume_hint(shown, given), given)
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -172,3 +172,48 @@ def live_workers(path: Path) -> dict[TrialKey, int]:
         and entry.pid_start is not None
         and process_start(entry.pid) == entry.pid_start
     }
+
+
+STARTING_RECORDS = ("journal.jsonl", "config.json", "resolved.json", "run.json")
+"""What a run folder holds before its ``run.json`` is written whole."""
+
+
+def not_started(root: Path, error: OSError) -> None:
+    """Say on ``error`` (writing the first records of the run folder ``root`` failed: a full
+    disk) that the run did not start, and whether its folder was removed (see
+    :func:`discard_unstarted`): ``proctor: error: …/config.json: No space left on device; the
+    run did not start; its folder was removed``, not that what was finished is kept."""
+    gone = discard_unstarted(root)
+    error.add_note(f"the run did not start{'; its folder was removed' if gone else ''}")
+
+
+def discard_unstarted(root: Path) -> bool:
+    """Remove the run folder ``root`` this process made when writing its first records failed
+    (a full disk): only when it holds nothing but those records (the journal with this
+    process's ``run-started`` line alone, ``config.json``, ``resolved.json``, the temp file of
+    one cut off), so nothing another program put there is lost. Whether it is gone."""
+    from proctor.models.io import PARTIAL_WRITE
+
+    try:
+        names = os.listdir(root)
+        journal = root / "journal.jsonl"
+        lines = journal.read_bytes().splitlines() if journal.name in names else []
+    except OSError:
+        return False
+    for name in names:
+        partial = PARTIAL_WRITE.fullmatch(name)
+        if (partial["name"] if partial else name) not in STARTING_RECORDS:
+            return False
+    for line in lines:
+        record = decode_object(line)
+        if record is None or record.get("event") != "run-started":
+            return False
+        if record.get("pid") != os.getpid():
+            return False
+    try:
+        for name in names:
+            os.unlink(root / name)
+        root.rmdir()
+    except OSError:
+        return False
+    return True

@@ -108,9 +108,7 @@ class RunResult:
     """The compact records the reports were rendered from."""
     reporters: tuple[str, ...] = ()
     """The reporters the run printed, in order (a resume given none: the run's own)."""
-    kept_rerunnable: int = 0
-    """Of the trials a resume kept, those that ended in an error ``--retry-errors`` runs
-    again (a worker that died, a provider's transient failure)."""
+    kept_rerunnable: int = 0  # of the trials a resume kept, those --retry-errors would rerun
 
     @cached_property
     def records(self) -> list[TrialRecord]:
@@ -338,8 +336,12 @@ def run_plan(
         paths = new_run_paths(plan.out)
         # The journal's first line before run.json: a run folder that has its manifest names
         # the proctor running it, so no reader takes a run starting for one killed.
-        journal.note(paths.journal, "run-started")
-        manifest = _start(paths, plan, request)
+        try:
+            journal.note(paths.journal, "run-started")
+            manifest = _start(paths, plan, request)
+        except OSError as exc:  # a full disk: no trial ran, and its folder goes if it may
+            journal.not_started(paths.root, exc)
+            raise
     except BaseException:
         stops.release()
         raise

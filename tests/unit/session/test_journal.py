@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -57,3 +58,20 @@ def test_a_journal_line_the_disk_refuses_names_the_journal(
     with pytest.raises(OSError) as refused:
         note(path, "run-started")
     assert refused.value.errno == errno.ENOSPC and refused.value.filename == str(path)
+
+
+def test_a_run_folder_is_removed_as_not_started_only_when_it_holds_this_run_s_first_line(
+    tmp_path: Path,
+) -> None:
+    own, other, extra = tmp_path / "own", tmp_path / "other", tmp_path / "extra"
+    for root in (own, other, extra):
+        root.mkdir()
+        journal.note(root / "journal.jsonl", "run-started")
+    (own / ".config.json.ab12cd34.tmp").write_text("{")  # a write the full disk cut off
+    line = json.loads((other / "journal.jsonl").read_text())
+    (other / "journal.jsonl").write_text(json.dumps({**line, "pid": line["pid"] + 1}) + "\n")
+    with (extra / "journal.jsonl").open("a") as more:
+        more.write('{"event": "run-finished"}\n')
+    assert journal.discard_unstarted(own) and not own.exists()
+    assert not journal.discard_unstarted(other) and (other / "journal.jsonl").exists()
+    assert not journal.discard_unstarted(extra) and (extra / "journal.jsonl").exists()
