@@ -105,7 +105,7 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
 def masked_text(text: str, suffix: str) -> str:
     """``text`` with every registered secret masked; a JSON record (``.json``, ``.jsonl``) is
     still JSON. A secret of digits (a value the user named a secret with ``--env``) masked in
-    the text would take part of a figure (``0.1234567`` with ``123456``: ``0.***7``) and leave
+    the text would take part of a figure (``0.123456`` with ``123456``: ``0.***``) and leave
     a record no reader can read: there, the record's strings are masked one by one, and a
     figure that holds the secret is written ``"***"``."""
     masked = mask(text)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.util.files import open_regular
-from proctor.util.masking import MASK, mask, registered_secrets
+from proctor.util.masking import MASK, alone, mask, registered_secrets, stands_alone
 from proctor.util.processes import TAIL_CHARS, Outcome
 
 _EDGE = "[ \t\u2502\u2503\u2551]"
@@ -40,7 +40,8 @@ def _patterns(secrets: tuple[str, ...], wrapped: bool) -> tuple[re.Pattern[str],
     """A pattern per secret, the longest first; ``wrapped``: a line break allowed between any
     two of its characters."""
     between = _BREAK if wrapped else ""
-    return tuple(re.compile(between.join(re.escape(c) for c in s)) for s in secrets)
+    joined = [(s, between.join(re.escape(c) for c in s)) for s in secrets]
+    return tuple(re.compile(alone(p) if stands_alone(s) else p) for s, p in joined)
 
 
 @lru_cache(maxsize=16)

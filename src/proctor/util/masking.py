@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -88,8 +89,41 @@ def mask(text: str) -> str:
     the rest of the longer one in the clear)."""
     for secret in _by_length():
         if secret in text:
-            text = text.replace(secret, MASK)
+            text = (
+                bounded(secret).sub(MASK, text)
+                if stands_alone(secret)
+                else text.replace(secret, MASK)
+            )
     return text
+
+
+ALONE_UNDER = 8
+"""A secret of letters and digits shorter than this is masked only where it stands alone."""
+_WORD_CHARS = "A-Za-z0-9"
+
+
+def stands_alone(secret: str) -> bool:
+    """Whether ``secret`` is masked only where no letter or digit touches it: one of digits
+    alone (``MAX_TOKEN=100000`` set under a credential's name would take the digits of every
+    larger figure, ``2100000`` becoming ``2***``), or of letters and digits under
+    :data:`ALONE_UNDER` characters (a short value named a secret, inside longer words)."""
+    return secret.isascii() and secret.isalnum() and (secret.isdigit() or len(secret) < ALONE_UNDER)
+
+
+def alone(pattern: str) -> str:
+    """``pattern`` (a secret's, as a regular expression) where no letter or digit touches it."""
+    return f"(?<![{_WORD_CHARS}])(?:{pattern})(?![{_WORD_CHARS}])"
+
+
+@functools.lru_cache(maxsize=256)
+def bounded(secret: str) -> re.Pattern[str]:
+    """The pattern of ``secret`` where it stands alone (see :func:`stands_alone`)."""
+    return re.compile(alone(re.escape(secret)))
+
+
+@functools.lru_cache(maxsize=256)
+def _bounded_bytes(secret: bytes) -> re.Pattern[bytes]:
+    return re.compile(alone(re.escape(secret.decode())).encode())
 
 
 def _by_length() -> list[str]:
@@ -455,7 +489,10 @@ def _scrub_file(folder: int, name: str, needles: list[bytes]) -> bool:
     if not any(n in data for n in needles):
         return False
     for needle in needles:
-        data = data.replace(needle, MASK.encode())
+        if stands_alone(needle.decode()):
+            data = _bounded_bytes(needle).sub(MASK.encode(), data)
+        else:
+            data = data.replace(needle, MASK.encode())
     if _replace(folder, name, data, stat.S_IMODE(info.st_mode)):
         return True
     logging.getLogger("proctor").warning("a secret could not be masked or removed in %s", name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from proctor.util.masking import MASK, registered_secrets
+from proctor.util.masking import MASK, alone, registered_secrets, stands_alone
 
 
 class StreamMask:
@@ -75,10 +75,16 @@ def _terminal_patterns(
     return tuple(
         (
             None if _OPENS.search(s) else _squeezed(s.encode()),
-            re.compile(_BETWEEN.join(re.escape(c.encode()) for c in s)),
+            re.compile(_bounded(s, _BETWEEN.join(re.escape(c.encode()) for c in s))),
         )
         for s in secrets
     )
+
+
+def _bounded(secret: str, pattern: bytes) -> bytes:
+    """A secret's ``pattern``, where it stands alone when it is one masked so (see
+    :func:`~proctor.util.masking.stands_alone`)."""
+    return alone(pattern.decode("latin-1")).encode("latin-1") if stands_alone(secret) else pattern
 
 
 _ESCAPES = re.compile(_ESCAPE)

@@ -481,3 +481,34 @@ def test_a_key_the_quick_search_of_the_stream_might_miss_is_masked(
     monkeypatch.setattr(masking, "_SECRETS", set())
     masking.register_secret(TERMINAL_KEY)
     assert terminal_masking.mask_terminal(raw) == masked
+
+
+def test_a_secret_of_digits_is_masked_only_where_it_stands_alone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``MAX_TOKEN=100000`` set in a profile's env is registered (its name says token): the
+    digits of larger figures are not it."""
+    from proctor.agents.credentials import register_given_secrets
+    from proctor.util.cutting import mask_wrapped, secret_spans
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    register_given_secrets([], {"MAX_TOKEN": "100000"}, {})
+    assert masking.registered_secrets() == ["100000"]
+    text = "limit 100000; 2100000 tokens, 1000000 left, 0.1000001 s, id=100000."
+    shown = "limit ***; 2100000 tokens, 1000000 left, 0.1000001 s, id=***."
+    assert masking.mask(text) == shown
+    assert mask_wrapped(text) == shown
+    assert secret_spans("2100000 100000") == [(8, 14)]
+    assert terminal_masking.mask_terminal(text.encode()) == shown.encode()
+    (tmp_path / "out.txt").write_text(text)
+    assert masking.scrub_tree(tmp_path) == ["out.txt"]
+    assert (tmp_path / "out.txt").read_text() == shown
+
+
+def test_a_short_secret_named_by_the_user_is_masked_only_where_it_stands_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret("Ab12", named=True)
+    masking.register_secret("x!9y", named=True)  # punctuation: rare in words, masked anywhere
+    assert masking.mask("Ab12, XAb12 Ab12s 'Ab12' ax!9yz") == "***, XAb12 Ab12s '***' a***z"

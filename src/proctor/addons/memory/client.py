@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from proctor.addons.memory.adapter import ResultMapping, follow
 from proctor.errors import ProctorError
 from proctor.util.cutting import masked_head
-from proctor.util.masking import MASK, mask, registered_secrets
+from proctor.util.masking import MASK, alone, mask, registered_secrets, stands_alone
 
 
 class MemoryServerError(ProctorError):
@@ -209,6 +209,7 @@ def _wrapped_masked(text: str) -> str:
     the line breaks, so the lines stay lines."""
     for secret in sorted(registered_secrets(), key=len, reverse=True):
         pattern = _WRAP.join(re.escape(c) for c in secret)
+        pattern = alone(pattern) if stands_alone(secret) else pattern
         text = re.sub(pattern, lambda m: MASK + "\n" * m.group().count("\n"), text)
     return text
 
