@@ -39,10 +39,20 @@ def register_secret(value: str, *, named: bool = False) -> None:
     if named:
         if len(value) >= MIN_NAMED_CHARS:
             _SECRETS.add(value)
-            _SECRETS.update(base64_forms(value))
+            _add_encoded(value)
     elif len(value) >= MIN_SECRET_CHARS and not (value.isalpha() and value.islower()):
         _SECRETS.add(value)
-        _SECRETS.update(base64_forms(value))
+        _add_encoded(value)
+
+
+_ENCODED: set[str] = set()
+"""The base64 forms registered: masked wherever they are, however short (a piece of one)."""
+
+
+def _add_encoded(value: str) -> None:
+    forms = base64_forms(value) - _SECRETS
+    _SECRETS.update(forms)
+    _ENCODED.update(forms)
 
 
 MIN_BASE64_CHARS = 8
@@ -57,8 +67,10 @@ def base64_forms(value: str) -> set[str]:
     bytes it begins (``echo $TOKEN | base64``; ``curl -u user:$TOKEN`` sends
     ``Authorization: Basic`` and base64 of ``user:TOKEN``): for each of the three places
     within a 3-byte group, the characters its bytes alone decide, as standard and as
-    URL-safe base64; and, for a value at the start of the stream, the form ``base64`` prints
-    wrapped at 76 columns. None for a value under :data:`MIN_BASE64_CHARS` characters."""
+    URL-safe base64; and, for a value at the start of the stream, each line of what ``base64``
+    prints wrapped at 76 columns (a line break in a transcript's JSON is ``\\n``, and a
+    terminal UI draws each line in a frame of its own). None for a value under
+    :data:`MIN_BASE64_CHARS` characters."""
     if len(value) < MIN_BASE64_CHARS:
         return set()
     data = value.encode()
@@ -69,10 +81,14 @@ def base64_forms(value: str) -> set[str]:
         end = 8 * (offset + len(data)) // 6  # the last whole one before the bytes after it
         form = encoded[start:end]
         forms.update((form, form.translate(_URL_SAFE)))
-        if offset == 0 and len(form) > _BASE64_LINE:
+        if offset == 0 and len(form) > _BASE64_LINE:  # each line alone, whatever is between
             lines = [form[i : i + _BASE64_LINE] for i in range(0, len(form), _BASE64_LINE)]
-            forms.add("\n".join(lines))
+            forms.update(line for line in lines if len(line) >= _BASE64_PIECE)
     return forms
+
+
+_BASE64_PIECE = 6
+"""The fewest characters of the last line of ``base64``'s output that is masked alone."""
 
 
 _URL_SAFE = str.maketrans("+/", "-_")
@@ -107,7 +123,9 @@ def stands_alone(secret: str) -> bool:
     alone (``MAX_TOKEN=100000`` set under a credential's name would take the digits of every
     larger figure, ``2100000`` becoming ``2***``), or of letters and digits under
     :data:`ALONE_UNDER` characters (a short value named a secret, inside longer words)."""
-    return secret.isascii() and secret.isalnum() and (secret.isdigit() or len(secret) < ALONE_UNDER)
+    if not (secret.isascii() and secret.isalnum()):
+        return False
+    return secret.isdigit() or (len(secret) < ALONE_UNDER and secret not in _ENCODED)
 
 
 def alone(pattern: str) -> str:
