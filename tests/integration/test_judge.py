@@ -50,7 +50,14 @@ def judged(
 
 
 def run(proctor: Any, tmp_path: Path, cases: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    result = proctor(
+    result = run_suite(proctor, tmp_path, cases, *extra)
+    name = next(p.name for p in cases.iterdir())
+    return result.code, load_trial(single_run_dir(tmp_path / "out"), name)
+
+
+def run_suite(proctor: Any, tmp_path: Path, cases: Path, *extra: str) -> Any:
+    """``proctor run`` of the cases into ``tmp_path/out`` with the judge's configuration."""
+    return proctor(
         "run",
         "--source",
         str(cases),
@@ -60,8 +67,6 @@ def run(proctor: Any, tmp_path: Path, cases: Path, *extra: str) -> tuple[int, di
         str(tmp_path / "proctor.json"),
         *extra,
     )
-    name = next(p.name for p in cases.iterdir())
-    return result.code, load_trial(single_run_dir(tmp_path / "out"), name)
 
 
 def test_judge_passes_and_records_its_verdict(proctor: Any, tmp_path: Path) -> None:
@@ -103,15 +108,7 @@ def test_each_condition_is_judged_by_its_own_scripted_replies(proctor: Any, tmp_
     config = json.loads((cases / "judged" / "config.json").read_text())
     config["conditions"] = {"baseline": {}, "with-skill": {}}
     (cases / "judged" / "config.json").write_text(json.dumps(config))
-    proctor(
-        "run",
-        "--source",
-        str(cases),
-        "--out",
-        str(tmp_path / "out"),
-        "--config",
-        str(tmp_path / "proctor.json"),
-    )
+    run_suite(proctor, tmp_path, cases)
     trials = single_run_dir(tmp_path / "out") / "trials" / "judged" / "scripted"
     scores = {
         c: json.loads((trials / c / "1" / "trial.json").read_text())["evaluators"][0]["score"]
