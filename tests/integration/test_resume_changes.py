@@ -138,10 +138,12 @@ def test_resume_refuses_cases_renamed_removed_or_added_naming_them(
 
 
 def test_a_resume_refuses_other_options_naming_those_it_takes(proctor: Run, tmp_path: Path) -> None:
-    """The refusal names every option a resume takes, --budget-usd among them."""
+    """The refusal names every option a resume takes, --budget-usd and --retry-errors among
+    them."""
     _, run_dir = started(proctor, tmp_path)
     refused = proctor("run", "--resume", str(run_dir), "--repeats", "3")
     assert refused.code == 2
-    assert "(with --reporter, --json or --budget-usd at most)" in refused.err, refused.err
+    taken = "(with --reporter, --json, --budget-usd or --retry-errors at most)"
+    assert taken in refused.err, refused.err
     resumed = proctor("run", "--resume", str(run_dir), "--budget-usd", "5")
     assert resumed.code == 0, resumed.err

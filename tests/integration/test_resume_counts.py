@@ -146,7 +146,7 @@ def test_a_resume_keeps_a_trial_whose_worker_died_and_says_how_to_run_it_again(
     assert resumed.code == 3, resumed.err  # the aggregate counts the infra-error
     assert (
         f"{TRIALS} kept (1 of them an error --retry-errors would run again, a worker that died "
-        "or a provider's transient failure: remove its trial.json and resume to run it again)"
+        "or a provider's transient failure: resume with --retry-errors N to run it again)"
         ", 0 run now"
     ) in resumed.err, resumed.err
     record_path.unlink()

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TextIO
 
 from proctor.cli.signals import drop_output
@@ -266,3 +267,18 @@ def _dollars(amount: float) -> str:
         return f"${amount:.2f}"
     digits = 1 - math.floor(math.log10(amount))  # two significant digits, never an exponent
     return f"${amount:.{digits}f}".rstrip("0")
+
+
+def spent_before(run_dir: Path) -> float:
+    """What the trials the run recorded so far cost: the budget of a resume counts them."""
+    from proctor.models.io import read_trial
+    from proctor.paths import RunPaths
+
+    spent = 0.0
+    for path in RunPaths(run_dir).trial_jsons():
+        try:
+            record, _ = read_trial(path)
+        except Exception:  # unreadable: the resume itself says so
+            continue
+        spent += record.cost.total_usd or 0.0
+    return spent

@@ -166,7 +166,8 @@ deterministic trials, and a difference shows up within a few."""
     type=click.IntRange(min=0),
     default=0,
     metavar="N",
-    help="Run a trial again (up to N times) when it ends in a transient error.",
+    help="Run a trial again (up to N times) when it ends in a transient error (with "
+    "--resume: a kept one too).",
 )
 @click.option(
     "--resume",
@@ -338,14 +339,15 @@ def command(
             as_json,
         )
     if resume is not None:
-        changed = overrides != CliOverrides() or source != Path(".") or config is not None
-        if changed or dry_run or repeat_check is not None:
+        changed = overrides.model_copy(update={"retry_errors": 0}) != CliOverrides()
+        if changed or source != Path(".") or config or dry_run or repeat_check is not None:
             raise ConfigError(
                 "--resume takes the run's own cases and configuration: give it alone (with "
-                "--reporter, --json or --budget-usd at most)"
+                "--reporter, --json, --budget-usd or --retry-errors at most)"
             )
         # None given: the run's own reporters, as it recorded them.
-        return _resume(resume, tuple(names) if reporters or as_json else (), budget_usd, as_json)
+        shown = tuple(names) if reporters or as_json else ()
+        return _resume(resume, shown, budget_usd, as_json, retry_errors or None)
     request = RunRequest(
         source=source,
         config=config,
@@ -480,39 +482,32 @@ def _named_by_options(message: str, source: Path, eval_file: Path | None, qna: P
     return message
 
 
-def _spent_before(run_dir: Path) -> float:
-    """What the trials the run recorded so far cost: the budget of a resume counts them."""
-    from proctor.models.io import read_trial
-    from proctor.paths import RunPaths
-
-    spent = 0.0
-    for path in RunPaths(run_dir).trial_jsons():
-        try:
-            record, _ = read_trial(path)
-        except Exception:  # unreadable: the resume itself says so
-            continue
-        spent += record.cost.total_usd or 0.0
-    return spent
-
-
 def _resume(
-    run_dir: Path, names: tuple[str, ...], budget: float | None, as_json: bool = False
+    run_dir: Path,
+    names: tuple[str, ...],
+    budget: float | None,
+    as_json: bool = False,
+    retry: int | None = None,
 ) -> int:
-    """``--resume RUN_DIR``: the run's unfinished trials, then its aggregate written anew."""
-    from proctor.cli.display import CostWarnings, make_display
+    """``--resume RUN_DIR``: the run's unfinished trials (with ``--retry-errors N``, ``retry``:
+    its kept errors a retry runs again too), then its aggregate written anew."""
+    from proctor.cli.display import CostWarnings, make_display, spent_before
     from proctor.report.reporters import printed
     from proctor.session.resume import resume_run
 
-    warnings = CostWarnings(budget, spent=_spent_before(run_dir) if budget else 0.0)
-    result, kept = resume_run(run_dir, names, [make_display(False), warnings], ends_command=True)
+    warnings = CostWarnings(budget, spent=spent_before(run_dir) if budget else 0.0)
+    result, kept = resume_run(
+        run_dir, names, [make_display(False), warnings], ends_command=True, retry_errors=retry
+    )
     echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
     left = f", {result.left} left for another --resume" if result.left else ""
+    how = f"resume with --retry-errors {f'above {retry}' if retry else 'N'}"  # (N: attempts)
     errors = result.kept_rerunnable and (
         f" ({result.kept_rerunnable} of them an error --retry-errors would run again, a worker "
-        "that died or a provider's transient failure: remove its trial.json and resume to run "
-        "it again)"
+        f"that died or a provider's transient failure: {how} to run it again)"
     )
-    done = f"{kept} kept{errors or ''}, {result.ended_now} run now{left}"
+    again = result.errors_rerun and f" ({result.errors_rerun} of them errors run again)"
+    done = f"{kept} kept{errors or ''}, {result.ended_now} run now{again or ''}{left}"
     echo_unless_gone(f"proctor: resumed {result.paths.root}: {done}", err=True)
     echo_unless_gone(
         f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",

@@ -95,6 +95,16 @@ def earlier_attempts(trial_root: Path) -> list[AttemptRecord]:
     ]
 
 
+def due_again(trial_root: Path, record: TrialRecord, retry_errors: int) -> int | None:
+    """For a resume given ``--retry-errors N``: the number of the attempt that a finished
+    trial's files become when it is to run again (it ended in an error a retry runs again, and
+    it kept fewer than N attempts before), else None."""
+    if not is_transient(record):
+        return None
+    earlier = len(earlier_attempts(trial_root))
+    return earlier + 1 if earlier < retry_errors else None
+
+
 def clear_for_rerun(trial_root: Path) -> None:
     """Empty a trial's folder before it runs again, keeping its earlier attempts."""
     if not trial_root.is_dir():

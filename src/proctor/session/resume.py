@@ -4,11 +4,13 @@ died, with the same resolved configuration.
 The run is planned again from what it recorded (``run.json``'s source and folder,
 ``config.json``'s configuration file and command-line options) and the plan must resolve to the
 ``resolved.json`` it wrote: otherwise the cases or the configuration changed, and resuming
-would mix two suites. Then every trial with a usable ``trial.json`` is kept as it is; every
-other one (never started, cut off, or recorded as interrupted) is cleared, but for the attempts
-it already kept (``attempts/``, which still count), and runs again, after the worker a dead
-orchestrator left behind (found through the journal) and the trial's own processes are stopped
-and the temp file of any record a killed write cut off is removed. The aggregate and the
+would mix two suites. Then every trial with a usable ``trial.json`` is kept as it is (given
+``--retry-errors N``, one that ended in an error it retries is moved aside as an attempt and
+runs again, with fewer than N attempts kept); every other one (never started, cut off, or
+recorded as interrupted) is cleared, but for the attempts it already kept (``attempts/``,
+which still count), and runs again, after the worker a dead orchestrator left behind (found
+through the journal) and the trial's own processes are stopped and the temp file of any record
+a killed write cut off is removed. The aggregate and the
 reporters are written anew over all of them, with the run's annotations applied.
 """
 
@@ -33,7 +35,7 @@ from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
 from proctor.execute.events import Subscriber
 from proctor.execute.executor import SCRATCH_MARK
-from proctor.execute.retry import clear_for_rerun, is_transient
+from proctor.execute.retry import clear_for_rerun, due_again, is_transient, keep_attempt
 from proctor.models.compact import compact
 from proctor.models.config import CliOverrides
 from proctor.models.io import read_record, remove_partial_writes, write_record
@@ -421,9 +423,13 @@ def resume_run(
     planned: ResumePlan | None = None,
     agents_checked: bool = False,
     ends_command: bool = False,
+    retry_errors: int | None = None,
 ) -> tuple[RunResult, int]:
     """Finish the run in ``run_dir``; its result and how many trials it kept as they were
-    (the result says how many ran now). Two resumes of one run never run together: the run
+    (the result says how many ran now). ``retry_errors``: ``--retry-errors N`` given to the
+    resume, applied to the trials it runs instead of the run's own, and a kept trial that
+    ended in an error it retries, with fewer than N attempts kept, is run again (its files
+    kept as its next attempt). Two resumes of one run never run together: the run
     folder is locked for the whole resume. ``keys_checked``: the roles' keys were checked
     already (a manifest checks all its pairs' at once), and ``agents_checked`` the agent
     CLIs (:func:`~proctor.plan.checks.preflight`) likewise. ``planned``: the run's plan, made
@@ -435,7 +441,7 @@ def resume_run(
     paths = RunPaths(Path(os.path.abspath(run_dir)))
     with _resuming(paths.root):
         checked = (keys_checked, agents_checked)
-        return _resume(paths, reporters, subscribers, checked, planned, ends_command)
+        return _resume(paths, reporters, subscribers, checked, planned, ends_command, retry_errors)
 
 
 @contextmanager
@@ -464,6 +470,7 @@ def _resume(
     checked: tuple[bool, bool],
     planned: ResumePlan | None = None,
     ends_command: bool = False,
+    retry_errors: int | None = None,
 ) -> tuple[RunResult, int]:
     keys_checked, agents_checked = checked
     manifest, config = _read(paths)
@@ -497,7 +504,11 @@ def _resume(
     else:
         plan = plan_run(request)
     _same_plan(paths, plan, request.cwd or Path.cwd())
-    unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
+    if retry_errors is not None:  # (resolved.json does not hold it)
+        overrides = plan.overrides.model_copy(update={"retry_errors": retry_errors})
+        plan = plan.model_copy(update={"overrides": overrides})
+    again = retry_errors or 0  # (the run's own applies only to the trials it runs)
+    unfinished = [s for s in plan.trials if _to_run(paths, s, again)]
     if unfinished:
         if not agents_checked:
             preflight(unfinished, request.key_folder(), warn)
@@ -511,7 +522,7 @@ def _resume(
     # (raised here, it left the old aggregate counting trials that were cleared).
     stops = HeldStops().hold()
     try:
-        kept, todo, rerunnable = _sorted_out(paths, plan, annotate)
+        kept, todo, rerunnable, rerun = _sorted_out(paths, plan, annotate, again)
         manifest.resumed_at.append(now_iso())
         manifest.reporters = list(reporters)
         write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed
@@ -522,22 +533,40 @@ def _resume(
         )
     finally:
         stops.release()  # (released at the start of execute_and_finish, unless it failed first)
-    result.kept_rerunnable = rerunnable
+    result.kept_rerunnable, result.errors_rerun = rerunnable, rerun
     return result, len(kept)
 
 
+def _to_run(paths: RunPaths, spec: TrialSpec, retry_errors: int) -> bool:
+    record = finished_record(paths, spec)
+    root = paths.trial(*spec.key).root
+    return record is None or due_again(root, record, retry_errors) is not None
+
+
 def _sorted_out(
-    paths: RunPaths, plan: RunPlan, annotate: Callable[[TrialRecord], TrialRecord]
-) -> tuple[list[TrialRecord], list[TrialSpec], int]:
+    paths: RunPaths,
+    plan: RunPlan,
+    annotate: Callable[[TrialRecord], TrialRecord],
+    retry_errors: int = 0,
+) -> tuple[list[TrialRecord], list[TrialSpec], int, int]:
     """The records of the trials that finished, kept, the trials to run again, cleared (but
-    for their earlier attempts), and how many of those kept ended in an error
-    ``--retry-errors`` runs again (a worker that died, a provider's transient failure): they
-    have a result, so they are kept too."""
+    for their earlier attempts), how many of those kept ended in an error ``--retry-errors``
+    runs again (a worker that died, a provider's transient failure): they have a result, so
+    they are kept too, and how many such errors ran again instead, ``retry_errors`` (a
+    resume's ``--retry-errors N``) given: those with fewer than N attempts kept, their files
+    kept as the next one (see :func:`~proctor.execute.retry.due_again`)."""
     kept: list[TrialRecord] = []
     todo: list[TrialSpec] = []
-    rerunnable = 0
+    rerunnable = rerun = 0
     for spec in plan.trials:
         record = finished_record(paths, spec)
+        root = paths.trial(*spec.key).root
+        number = due_again(root, record, retry_errors) if record and retry_errors else None
+        if number is not None:
+            keep_attempt(root, number)  # (its record lists it once it ends)
+            todo.append(spec)
+            rerun += 1
+            continue
         if record is not None:
             rerunnable += is_transient(record)
             # Annotated, then held as a compact stand-in: a resume of a run of 20,000 trials
@@ -545,8 +574,8 @@ def _sorted_out(
             kept.append(compact(annotate(record)))
             continue
         todo.append(spec)
-        clear_for_rerun(paths.trial(*spec.key).root)  # its earlier attempts stay
-    return kept, todo, rerunnable
+        clear_for_rerun(root)  # its earlier attempts stay
+    return kept, todo, rerunnable, rerun
 
 
 def _ledger_holds(results_dir: Path, run_id: str) -> bool:

@@ -95,8 +95,7 @@ class RunResult:
 
     paths: RunPaths
     suite: SuiteRecord
-    read_records: Callable[[], list[TrialRecord]] = field(repr=False)
-    """Every trial's record, read back when :attr:`records` is first asked for."""
+    read_records: Callable[[], list[TrialRecord]] = field(repr=False)  # (for :attr:`records`)
     outputs: dict[str, str] = field(default_factory=dict)
     """Reporter name → what it rendered (also written to its file in the run folder)."""
     ended_now: int = 0
@@ -109,6 +108,7 @@ class RunResult:
     reporters: tuple[str, ...] = ()
     """The reporters the run printed, in order (a resume given none: the run's own)."""
     kept_rerunnable: int = 0  # of the trials a resume kept, those --retry-errors would rerun
+    errors_rerun: int = 0  # (and of those it found, those its own --retry-errors ran again)
 
     @cached_property
     def records(self) -> list[TrialRecord]:

@@ -1,0 +1,64 @@
+"""`proctor run --resume RUN_DIR --retry-errors N`: a kept trial that ended in an error a retry
+runs again (here a worker that died) is moved aside as an attempt and run again, once, and
+counted once; without the option it is kept as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Run
+from tests.integration.test_resume import TRIALS
+from tests.integration.test_resume_counts import TRIAL, finished_run
+
+DIED = "worker process died (exit code -9) without a result"
+
+
+def _died(record_path: Path) -> None:
+    record = json.loads(record_path.read_text())
+    record["status"], record["reason"] = "infra-error", DIED
+    record_path.write_text(json.dumps(record))
+
+
+def test_a_resume_with_retry_errors_runs_a_kept_infra_error_again(
+    proctor: Run, tmp_path: Path
+) -> None:
+    run_dir = finished_run(proctor, tmp_path, pause=0.05)
+    trial = run_dir / TRIAL / "4"
+    _died(trial / "trial.json")
+    others = {p: p.read_bytes() for p in run_dir.glob(f"{TRIAL}/*/trial.json") if p.parent != trial}
+
+    kept = proctor("run", "--resume", str(run_dir))  # the control: kept as it was
+    assert kept.code == 3, kept.err
+    assert (
+        f"{TRIALS} kept (1 of them an error --retry-errors would run again, a worker that died "
+        "or a provider's transient failure: resume with --retry-errors N to run it again), "
+        "0 run now"
+    ) in kept.err, kept.err
+    assert json.loads((trial / "trial.json").read_text())["reason"] == DIED
+    assert not (trial / "attempts").exists()
+
+    again = proctor("run", "--resume", str(run_dir), "--retry-errors", "1", "--json")
+    assert again.code == 0, again.err
+    assert f"{TRIALS - 1} kept, 1 run now (1 of them errors run again)" in again.err, again.err
+    final = json.loads((trial / "trial.json").read_text())
+    assert final["status"] == "passed"
+    assert [(a["status"], a["reason"], a["folder"]) for a in final["attempts"]] == [
+        ("infra-error", DIED, "attempts/1")
+    ]
+    assert json.loads((trial / "attempts/1/trial.json").read_text())["reason"] == DIED
+    suite = json.loads(again.out)
+    assert suite["totals"]["n"] == TRIALS and suite["totals"]["statusCounts"] == {
+        "passed": TRIALS
+    }, suite["totals"]
+    assert {p: p.read_bytes() for p in others} == others  # the others were kept as they were
+
+    # One attempt kept already: --retry-errors 1 keeps it; it says how to run it again.
+    _died(trial / "trial.json")
+    spent = proctor("run", "--resume", str(run_dir), "--retry-errors", "1")
+    assert spent.code == 3, spent.err
+    assert "resume with --retry-errors above 1 to run it again), 0 run now" in spent.err
+    twice = proctor("run", "--resume", str(run_dir), "--retry-errors", "2")
+    assert twice.code == 0 and "1 run now (1 of them errors run again)" in twice.err, twice.err
+    folders = [a["folder"] for a in json.loads((trial / "trial.json").read_text())["attempts"]]
+    assert folders == ["attempts/1", "attempts/2"]
