@@ -309,3 +309,16 @@ def test_a_long_case_name_breaks_no_word_and_keeps_to_a_phone_s_width(
                     assert page.evaluate(trials % "document.querySelector('table.trials')")
         finally:
             context.close()
+
+
+def test_a_file_served_as_plain_text_logs_no_console_error(page: Any, server: Server) -> None:
+    """Chromium asks a plain-text file's site for /favicon.ico (no page names an icon there):
+    it is answered, where a 404 logged a console error."""
+    base, results = server
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{base}/runs/{_real_run(results)}/files/run.json")
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(1500)  # the icon is asked for after the load
+    assert '"runId"' in page.inner_text("body")
+    assert errors == []
