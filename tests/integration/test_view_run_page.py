@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from proctor.models.io import write_record
 from proctor.models.trajectory import ModelUsage
-from proctor.models.trial import EvaluatorResult
+from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths
 from proctor.view import ViewSettings, build_app
 from proctor.view.synthetic import aggregate_of, trial_record, write_run
@@ -276,10 +276,17 @@ def test_a_trial_removed_from_a_finished_run_counts_as_report_counts_it(
 
 def test_every_figure_has_an_accessible_name_and_a_text_alternative(tmp_path: Path) -> None:
     results = tmp_path / "results"
-    write_run(results, "run-a", trials=6, cases=2)
+    paths = write_run(results, "run-a", trials=6, cases=2, suite=False)
+    records = []
+    for trial_json in sorted(paths.root.glob("trials/*/*/*/*/trial.json")):
+        record = TrialRecord.model_validate_json(trial_json.read_text())
+        record = record.model_copy(update={"usage": {"m": ModelUsage(input_tokens=10)}})
+        write_record(trial_json, record)  # tokens for "Tokens per model"
+        records.append(record)
+    write_record(paths.suite_json, aggregate_of(records, "run-a"))
     page = _page(results, "/runs/run-a")
     canvases = re.findall(r"<canvas [^>]*>", page)
-    assert len(canvases) == 5
+    assert len(canvases) == 5 and "No data" not in page
     for canvas in canvases:
         assert 'role="img"' in canvas and re.search(r'aria-label="[^"]{20,}"', canvas), canvas
         described = re.search(r'aria-describedby="([^"]+)"', canvas)

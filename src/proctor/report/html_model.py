@@ -173,7 +173,7 @@ def figures(
     for g in suite.groups if suite else []:
         for model, usage in g.usage.items():
             tokens[model] = tokens.get(model, 0) + usage.total_tokens
-    return {
+    data: dict[str, Any] = {
         "groups": groups,
         "groupUrls": [group_url(*k) for k in keys],
         "scores": [
@@ -190,6 +190,7 @@ def figures(
                 "url": p.url,
             }
             for p in points
+            if p.status != "skipped"  # skipped or excluded: no sample, as the statistics count
         ],
         "phases": {
             "agent": [sum(p.agent_ms for p in per_group[g]) / 1000 for g in groups],
@@ -208,3 +209,36 @@ def figures(
             if r.elapsed_seconds.n
         ],
     }
+    data["noData"] = _no_data(data, aggregated=suite is not None)
+    return data
+
+
+def _no_data(data: dict[str, Any], *, aggregated: bool) -> dict[str, str]:
+    """Why a figure has nothing to draw, by the id of its canvas; the page says so in place of
+    empty axes. A figure with something to draw is not named."""
+    phases = data["phases"]
+    later = "" if aggregated else " yet (it is read from the run's statistics, once it is over)"
+    why = {
+        "fig-scores": (
+            not data["scores"],
+            "no trial has a score (none was evaluated: a run with --no-evaluate, or every "
+            "trial skipped or in an error)",
+        ),
+        "fig-cost": (
+            not data["costSuccess"],
+            "every trial was skipped (not run, not evaluated, or excluded by a person), and a "
+            "skipped trial is no sample",
+        ),
+        "fig-phases": (
+            not any(phases["agent"]) and not any(phases["harness"]),
+            "no trial has a measured agent or harness time",
+        ),
+        "fig-tokens": (not any(data["tokens"].values()), f"no model's tokens were recorded{later}"),
+        "fig-ranges": (
+            not data["ranges"],
+            f"no group has a scored trial with a measured elapsed time{later}",
+        ),
+    }
+    if not data["groups"]:
+        return dict.fromkeys(why, "no trial has run yet")
+    return {figure: reason for figure, (empty, reason) in why.items() if empty}

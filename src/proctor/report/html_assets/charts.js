@@ -13,12 +13,12 @@ function proctorDrawFigures() {
     };
   }
   function draw(id, config) {
-    var canvas = document.getElementById(id);
-    if (!canvas) { return; }
     // A live refresh swaps the canvases: the charts of the old ones go, or they pile up.
+    var canvas = document.getElementById(id);
     Object.values(Chart.instances || {}).forEach(function (chart) {
       if (!chart.canvas || !chart.canvas.isConnected || chart.canvas === canvas) { chart.destroy(); }
     });
+    if (!canvas) { return; }  // a figure with no data is a sentence, not a canvas
     config.options = Object.assign({ animation: false, responsive: true, maintainAspectRatio: false }, config.options || {});
     canvas.chart = new Chart(canvas, config);
   }

@@ -1,0 +1,134 @@
+"""The Run page's figures and task rules when there is little to show: a figure with no data
+says so in place of empty axes, an excluded trial is no point of "Cost against success", task
+rules with no task to judge say why; and the viewer answers ``/favicon.ico``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from proctor.models.io import write_record
+from proctor.models.run import AnnotationsRecord
+from proctor.models.trajectory import ModelUsage
+from proctor.models.trial import NOT_EVALUATED, TrialAnnotation, TrialRecord
+from proctor.paths import RunPaths
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import aggregate_of, trial_record, write_run
+
+
+def _page(results: Path, url: str) -> str:
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        response = client.get(url)
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def _run(results: Path, statuses: list[str], *, finished: bool = True) -> RunPaths:
+    """A run "run-a" of one case whose trials end in ``statuses``, each with tokens of a
+    model; a finished run has its suite.json, an unfinished one was killed (no orchestrator)."""
+    paths = write_run(
+        results, "run-a", trials=len(statuses), cases=1, events_per_trial=0, suite=False
+    )
+    records: list[TrialRecord] = []
+    for repeat, status in enumerate(statuses, start=1):
+        record = trial_record("case-000", "scripted", "default", repeat, status=status)
+        update: dict[str, object] = {"usage": {"m": ModelUsage(input_tokens=100 * repeat)}}
+        if status == "skipped":
+            update["reason"] = NOT_EVALUATED
+        record = record.model_copy(update=update)
+        write_record(paths.trial("case-000", "scripted", "default", repeat).trial_json, record)
+        records.append(record)
+    if finished:
+        write_record(paths.suite_json, aggregate_of(records, "run-a"))
+    else:
+        manifest = json.loads(paths.run_json.read_text())
+        paths.run_json.write_text(json.dumps({**manifest, "finishedAt": None}))
+        paths.journal.unlink()  # nothing runs it any more
+    return paths
+
+
+def _figures(page: str) -> dict[str, object]:
+    found = re.search(r'id="figures-data">(.*?)</script>', page, re.S)
+    assert found
+    data: dict[str, object] = json.loads(found.group(1))
+    return data
+
+
+def _figure(page: str, title: str) -> str:
+    start = page.index(f"<h3>{title}</h3>")
+    return page[start : page.index("</div>", start)]
+
+
+def test_a_figure_with_no_data_says_so_instead_of_drawing_empty_axes(tmp_path: Path) -> None:
+    # A --no-evaluate run: every trial skipped, none scored.
+    _run(tmp_path / "results", ["skipped", "skipped"])
+    page = _page(tmp_path / "results", "/runs/run-a")
+    scores = _figure(page, "Score per trial, by group")
+    assert "<canvas" not in scores and "No data: no trial has a score" in scores
+    cost = _figure(page, "Cost against success")
+    assert "<canvas" not in cost and "No data: every trial was skipped" in cost
+    assert '<canvas id="fig-phases"' in page  # control: its time was measured
+    assert '<canvas id="fig-tokens"' in page  # and its tokens recorded
+
+
+def test_a_killed_run_s_figures_without_data_say_so(tmp_path: Path) -> None:
+    # Every trial timed out, and the run was killed before it wrote suite.json.
+    paths = _run(tmp_path / "results", ["timeout", "timeout", "timeout"], finished=False)
+    for repeat in (1, 2, 3):  # killed: no usage on record
+        trial = paths.trial("case-000", "scripted", "default", repeat).trial_json
+        record = json.loads(trial.read_text())
+        trial.write_text(json.dumps({**record, "usage": {}}))
+    page = _page(tmp_path / "results", "/runs/run-a")
+    assert "did not finish" in page  # control: read as killed
+    tokens = _figure(page, "Tokens per model")
+    assert "<canvas" not in tokens and "No data: no model&#39;s tokens were recorded" in tokens
+    ranges = _figure(page, "Repeated runs: elapsed time ranges")
+    assert "<canvas" not in ranges and "No data: no group has a scored trial" in ranges
+    assert '<canvas id="fig-scores"' in page  # control: a timeout has its score
+
+
+def test_task_rules_with_no_task_say_why_rather_than_0_of_0(tmp_path: Path) -> None:
+    _run(tmp_path / "results", ["timeout", "timeout"])
+    page = _page(tmp_path / "results", "/runs/run-a")
+    start = page.index('<h2 id="rules">')
+    rules = page[start : page.index("</section>", start)]
+    assert "0 of 0 tasks" not in rules
+    assert "No task to judge: the task rules judge only a trial whose agent changed code" in rules
+    assert "none of this run's 2 trials did (2 timeout)" in rules
+
+
+def test_an_excluded_trial_is_no_point_of_cost_against_success(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    paths = _run(results, ["passed", "failed", "passed"])
+    marks = AnnotationsRecord(
+        annotations=[
+            TrialAnnotation(
+                trial="case-000/scripted/default/2", verdict="excluded", note="flaky box", at="x"
+            )
+        ]
+    )
+    write_record(paths.annotations, marks)
+    older = paths.annotations.stat().st_mtime - 10
+    os.utime(paths.suite_json, (older, older))  # the marks came after the aggregate
+    page = _page(results, "/runs/run-a")
+    assert "annotated excluded: flaky box" in page  # control: the mark is applied
+    points = _figures(page)["costSuccess"]
+    assert isinstance(points, list)
+    assert [(p["status"], p["y"]) for p in points] == [("passed", 1), ("passed", 1)]
+    assert "a skipped or excluded trial is no sample and is left out" in page
+
+
+def test_the_viewer_answers_favicon_ico(tmp_path: Path) -> None:
+    """A file served as plain text is no page naming an icon: the browser asks for
+    /favicon.ico, which was a 404 and a console error."""
+    write_run(tmp_path / "results", "run-a", trials=1, cases=1, events_per_trial=0)
+    with TestClient(build_app(ViewSettings(results=tmp_path / "results"))) as client:
+        served = client.get("/runs/run-a/files/run.json")
+        icon = client.get("/favicon.ico")
+    assert served.status_code == 200 and served.headers["content-type"].startswith("text/plain")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
+    assert icon.content[:4] == b"\0\0\1\0" and len(icon.content) > 22  # an ICO of one image
