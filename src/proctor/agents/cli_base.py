@@ -20,7 +20,7 @@ from proctor.models.trajectory import Trajectory
 from proctor.transcripts.detect import parse_any
 from proctor.util.masking import mask
 from proctor.util.processes import run_captured
-from proctor.workspace.environment import holds_password, is_denied
+from proctor.workspace.environment import without_credentials
 
 #: Where ``proctor agents install`` puts the pinned CLIs.
 AGENTS_DIR_NAME = ".agents"
@@ -130,7 +130,7 @@ def version_probe(binary: str) -> VersionProbe:
             # A throwaway HOME: asking for the version must not touch the user's own. Nor
             # does it need a key: the environment is the deny-listed one a trial starts from,
             # so no version line (a wrapper's, a crash's) can quote one.
-            env = {k: v for k, v in os.environ.items() if not (is_denied(k) or holds_password(v))}
+            env = without_credentials(os.environ)
             proc = run_captured(
                 [binary, "--version"],
                 cwd=Path(home),

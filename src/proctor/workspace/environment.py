@@ -98,6 +98,15 @@ def url_passwords(value: str) -> list[str]:
     return [found.group()[:-1].rpartition(":")[2] for found in _URL_PASSWORD.finditer(value)]
 
 
+def without_credentials(parent: Mapping[str, str], forward: Iterable[str] = ()) -> dict[str, str]:
+    """``parent`` without the variables the deny-list holds back (a key, a token, a URL with a
+    password in it), but those ``forward`` names."""
+    allowed = set(forward)
+    return {
+        k: v for k, v in parent.items() if k in allowed or not (is_denied(k) or holds_password(v))
+    }
+
+
 def agent_environment(
     parent: Mapping[str, str],
     *,
@@ -106,10 +115,7 @@ def agent_environment(
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The filtered environment with ``HOME`` (and XDG dirs) inside the scratch home."""
-    allowed = set(forward)
-    env = {
-        k: v for k, v in parent.items() if k in allowed or not (is_denied(k) or holds_password(v))
-    }
+    env = without_credentials(parent, forward)
     for name in ALWAYS_REPLACED:
         env.pop(name, None)
     env["HOME"] = str(home)
