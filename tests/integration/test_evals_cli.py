@@ -495,6 +495,9 @@ def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path
             "argument 'test': expected an async function",
         ),
         ("e = define_eval(agent='nope-agent', test=t)", CONFIG, "unknown agent 'nope-agent'"),
+        # An alias of another command (claude) is no agent id here, as for proctor run: named
+        # at the eval file's line, not as the generated case's config.json.
+        ("e = define_eval(agent='claude', test=t)", CONFIG, "a.eval.py:3: unknown agent 'claude'"),
         (
             "e = define_eval(plan={'turns': [{'dance': 1}]}, test=t)",
             CONFIG,

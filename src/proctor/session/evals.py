@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from proctor.agents.base import known_agent_ids
-from proctor.agents.spec import spec_for
 from proctor.errors import ConfigError
 from proctor.evals.conversation import EVAL_RESULT, EvalCaseRun, conversation_for
 from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover, select
@@ -340,7 +339,7 @@ def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -
     where it was given (the flag, the eval file or evals.config.py) before anything runs."""
     config_agent = project.config.agent if project.config else None
     agent = request.agent or point.agent or config_agent or "scripted"
-    if agent not in known_agent_ids({}) and spec_for(agent) is None:
+    if agent not in known_agent_ids({}):
         known = ", ".join(sorted(known_agent_ids({})))
         if request.agent:
             where = "--agent"
