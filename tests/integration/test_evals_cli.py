@@ -683,17 +683,26 @@ def test_an_interrupted_eval_run_exits_130(tmp_path: Path, signum: int) -> None:
             eval = define_eval(plan={"turns": [{"say": "x"}]}, test=test)
         """
     }
+    files["later.eval.py"] = files["slow.eval.py"]  # never started: one case at a time
     root = project(tmp_path, files)
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "proctor", "eval", "--dir", str(root), "--out", str(out)]
-    started = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    argv += ["--concurrency", "1", *(["--json"] if signum == signal.SIGTERM else [])]
+    started = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while not list(out.glob("run-*/trials/*/*/*/*")) and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.5)  # the eval is in its sleep
     started.send_signal(signum)
-    _, err = started.communicate(timeout=60)
+    stdout, err = started.communicate(timeout=60)
     assert started.returncode == 130, err.decode()
+    # It says it was stopped, and that a case never started (it has no line of its own).
+    said = "interrupted after 0 of 2 trial(s) finished (1 cut short, recorded as interrupted; 1 not started)"
+    assert f"proctor: exit 130: {said}" in err.decode()
+    if signum == signal.SIGTERM:
+        summary = json.loads(stdout)
+        assert summary["interrupted"] is True and summary["ok"] is False
+        assert summary["reason"] == said and len(summary["results"]) == 1
 
 
 def test_a_later_run_in_the_same_process_drives_its_own_case_of_the_same_name(

@@ -138,6 +138,9 @@ def command(
         echo_unless_gone(dump_json(masked_data(result.summary)), nl=False)
     else:
         _print_summary(result.summary, verbose)
+    if result.summary["interrupted"]:  # the cases it never started have no line above
+        reason = mask(str(result.summary["reason"]))
+        echo_unless_gone(f"proctor: exit {result.exit_code}: {reason}", err=True)
     return result.exit_code
 
 

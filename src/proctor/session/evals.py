@@ -290,6 +290,9 @@ def run_evals(
         CONVERSATIONS.clear()  # a later run in this process drives its cases as written
     summary = summarise(run.paths, run.records, chosen)
     code = int(ExitCode.INTERRUPTED) if run.suite.interrupted else exit_code_of(run.records)
+    if run.suite.interrupted:
+        # What a stopped run did, the cases it never started included (they have no result).
+        summary.update(ok=False, interrupted=True, reason=run.suite.exit_reason)
     return EvalRunResult(run, summary, code, chosen)
 
 
@@ -426,5 +429,7 @@ def summarise(
         "skipped": skipped_n,
         "errored": len(results) - passed - failed - skipped_n,
         "runDir": str(paths.root),
+        "interrupted": False,
+        "reason": None,
         "results": results,
     }
