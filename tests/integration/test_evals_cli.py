@@ -1178,3 +1178,39 @@ def test_an_eval_run_is_not_resumed_as_a_folder_of_cases(proctor: Run, tmp_path:
     assert resumed.code == 2 and "a run of `proctor eval`" in resumed.err, resumed.err
     stored = read_record(run_dir / "run.json", RunManifest)
     assert stored.by_eval and "`proctor eval` again" in stored.finish_hint(run_dir)
+
+
+def test_plan_steps_no_message_reached_are_a_warning(proctor: Run, tmp_path: Path) -> None:
+    """A plan with more turns (split by endTurn) than the test sent messages ran less than
+    written: the case still passes, and its result names the steps that never played."""
+    files = {
+        "short.eval.py": """
+            from proctor.evals import case, define_eval
+            PLAN = {"turns": [
+                {"say": "one"}, {"endTurn": True},
+                {"write": {"path": "f.txt", "content": "x\\n"}}, {"say": "two"}, {"endTurn": True},
+            ]}
+            async def once(t):
+                await t.send("go")
+            async def twice(t):
+                await t.send("go")
+                await t.send("again")
+            eval = define_eval(plan=PLAN, cases=[case(id="once", test=once), case(id="twice", test=twice)])
+        """
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    said = (
+        "the plan has 2 turn(s) (split by endTurn) and the test sent 1 message(s), so these "
+        "steps never played: turns[2] (write), turns[3] (say)"
+    )
+    assert by_id["short/once"]["warnings"] == [said]
+    assert by_id["short/twice"]["warnings"] == []  # a trailing endTurn opens no turn
+    record = read_record(
+        next(Path(out["runDir"]).glob("trials/short.once/*/*/1/eval.json")), EvalResultRecord
+    )
+    assert record.warnings == [said]
+    text = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "short/once")
+    assert f"    warning: {said}" in text.out

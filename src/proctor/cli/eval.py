@@ -230,6 +230,8 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
                     why += f" (at {a['at']})"  # the line of the eval file that called it
                 state = "ok  " if a["passed"] else "FAIL"
                 echo_unless_gone(f"    {state} {a['name']}{soft}{why}")
+        for warning in r["warnings"]:  # decides nothing, but the case ran less than written
+            echo_unless_gone(f"    warning: {warning}")
         if r["error"]:
             echo_unless_gone(f"    error: {r['error']}")
         elif not r["ok"] and not any(not a["passed"] for a in r["assertions"]) and r["reason"]:

@@ -11,6 +11,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from proctor.drive.driver import TurnOutcome
 from proctor.drive.talk import Talk, Talked
@@ -27,6 +28,7 @@ from proctor.models.trial import (
     EvalToolCall,
     EvaluatorResult,
 )
+from proctor.scripted.plan import plan_for_condition, steps_for_repeat
 from proctor.util.masking import mask
 
 EVAL_RESULT = "eval.json"
@@ -45,6 +47,8 @@ class EvalCaseRun:
     verbose: bool = False
     picked: tuple[int, ...] = ()
     """The iterations chosen (repeat n runs iteration ``picked[n - 1]``); all when empty."""
+    plan: dict[str, Any] | None = None
+    """The plan the case's agent or model plays (None when a real model ignores it)."""
 
     def iteration(self, repeat: int) -> int:
         return self.picked[repeat - 1] if 0 < repeat <= len(self.picked) else repeat
@@ -119,7 +123,9 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         if last.kind == "timeout" and not timed_out and t._turns[-1].at:
             # The agent's turn ran out of the case's time, and the test went on to return.
             stopped_at = f"{t._turns[-1].at}, in turn {len(turns)}"
-        _write_eval_json(talk, t, case, skipped, error)
+        ended_well = not (timed_out or skipped or error or t._agent_failure())
+        unplayed = _unplayed(case.plan, talk.repeat, t) if ended_well else None
+        _write_eval_json(talk, t, case, skipped, error, [unplayed] if unplayed else [])
         return Talked(
             outcome=last,
             results=[to_result(a) for a in list(t.recorded.assertions)],
@@ -216,8 +222,41 @@ def _test_line(error: BaseException) -> traceback.FrameSummary:
     return (own or frames)[-1]
 
 
+def _unplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str | None:
+    """A warning naming the plan's steps no message reached, when the test ended with turns
+    to spare in the plan (an ``endTurn`` it sent no message for): those steps never ran, and
+    nothing else would say so. Counted by ``endTurn``, so a turn an ``ask`` split in two is
+    one turn here (no false warning; a miss at worst)."""
+    if plan is None or any(not turn.ok for turn in t.turns):
+        return None  # a turn that parked or exited says so itself
+    steps = steps_for_repeat(plan_for_condition(plan, "default") or {"turns": []}, repeat)
+    turns: list[list[int]] = [[]]
+    for i, step in enumerate(steps):
+        if "endTurn" in step:
+            turns.append([])
+        else:
+            turns[-1].append(i)
+    while turns and not turns[-1]:
+        turns.pop()  # a plan that ends with endTurn has no turn after it
+    left = [i for turn in turns[len(t.turns) :] for i in turn]
+    if not left:
+        return None
+    named = ", ".join(f"turns[{i}] ({next(iter(steps[i]))})" for i in left[:5])
+    more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+    sent = len(t.turns)
+    return (
+        f"the plan has {len(turns)} turn(s) (split by endTurn) and the test sent "
+        f"{sent} message(s), so these steps never played: {named}{more}"
+    )
+
+
 def _write_eval_json(
-    talk: Talk, t: TestContext, case: EvalCaseRun, skipped: str | None, error: str | None
+    talk: Talk,
+    t: TestContext,
+    case: EvalCaseRun,
+    skipped: str | None,
+    error: str | None,
+    warnings: list[str],
 ) -> None:
     record = EvalResultRecord(
         id=case.run_id(talk.repeat),
@@ -233,5 +272,6 @@ def _write_eval_json(
         skipped=skipped,
         error=error,
         final_text=t.reply,
+        warnings=warnings,
     )
     write_record(talk.trial_dir / EVAL_RESULT, record)

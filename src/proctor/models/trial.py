@@ -316,3 +316,5 @@ class EvalResultRecord(RecordModel):
     """What the test raised, with its line in the eval file."""
     final_text: str = ""
     """The agent's last reply."""
+    warnings: list[str] = []
+    """What the run noticed that decides nothing, such as plan steps no message reached."""

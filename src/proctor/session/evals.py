@@ -145,7 +145,8 @@ def _write_case(
     agent: str,
     timeout_ms: int,
     judge: str | None,
-) -> None:
+) -> dict[str, Any] | None:
+    """Write the case folder of ``point``; the plan it plays, as written, if any."""
     folder.mkdir(parents=True)
     write_text_atomic(folder / "prompt.md", (point.description or point.id) + "\n")
     config: dict[str, Any] = {
@@ -167,6 +168,7 @@ def _write_case(
     if plan is not None:
         plan = _for_iterations(plan, picked)
         write_text_atomic(folder / "plan.json", json.dumps(plan, indent=2) + "\n")
+    return plan
 
 
 def _for_iterations(plan: dict[str, Any], picked: list[int]) -> dict[str, Any]:
@@ -246,7 +248,7 @@ def run_evals(
         point_agent = request.agent or point.agent or agent or "scripted"
         judge = _judge(point, request, project)[0]
         timeout_ms = _timeout_ms(point, request, project)
-        _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
+        plan = _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
         CONVERSATIONS[conversation_key(source / point.case_name)] = conversation_for(
             EvalCaseRun(
                 point.id,
@@ -256,6 +258,8 @@ def run_evals(
                 None,
                 request.verbose,
                 tuple(picked),
+                # A real model ignores the plan: only the scripted agent or model plays it.
+                plan if "scripted" in (point_agent, model) else None,
             )
         )
     overrides = CliOverrides(
@@ -414,6 +418,7 @@ def summarise(
                 "metrics": data.get("metrics", {}),
                 "durationMs": round(record.timings.total_ms, 1),
                 "finalText": data.get("finalText", ""),
+                "warnings": data.get("warnings", []),
                 "error": data.get("error")
                 or (None if record.status in ("passed", "failed", "skipped") else record.reason),
                 "reason": record.reason,
