@@ -495,6 +495,11 @@ def test_a_test_that_blocks_past_its_timeout_is_a_timeout(proctor: Run, tmp_path
             "argument 'test': expected an async function",
         ),
         ("e = define_eval(agent='nope-agent', test=t)", CONFIG, "unknown agent 'nope-agent'"),
+        (
+            "e = define_eval(test=t)\nf = define_eval(test=t)",
+            CONFIG,
+            "a.eval.py: 2 define_eval(...) found (e at line 3, f at line 4)",
+        ),
         # An alias of another command (claude) is no agent id here, as for proctor run: named
         # at the eval file's line, not as the generated case's config.json.
         ("e = define_eval(agent='claude', test=t)", CONFIG, "a.eval.py:3: unknown agent 'claude'"),
@@ -921,7 +926,10 @@ def test_one_definition_under_two_names_is_one_and_two_are_refused(
     assert proctor("eval", "--dir", str(root), "--list").code == 0
     two = project(tmp_path / "two", {"two.eval.py": body + "    other = define_eval(test=test)\n"})
     listed = proctor("eval", "--dir", str(two), "--list")
-    assert listed.code == 2 and "2 define_eval(...) found (my_eval = eval, other)" in listed.err
+    assert (
+        listed.code == 2
+        and "2 define_eval(...) found (my_eval = eval at line 5, other at line 7)" in (listed.err)
+    )
 
 
 def test_a_bad_flag_or_config_value_names_its_own_source(proctor: Run, tmp_path: Path) -> None:

@@ -155,6 +155,14 @@ def _line_in(exc: BaseException, path: Path) -> str:
     return line
 
 
+def _line_of(definition: object, path: Path) -> str:
+    """`` at line N``: where in ``path`` the definition was made, when it was made there."""
+    origin = getattr(definition, "origin", None)
+    if origin is None or Path(origin[0]) != path:
+        return ""
+    return f" at line {origin[1]}"
+
+
 def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
     named: dict[int, list[str]] = {}  # one definition under two names is still one
     values: dict[int, Any] = {}
@@ -165,7 +173,7 @@ def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
     if not values:
         raise ConfigError(f"{path}: no {what} assigned at module level")
     if len(values) > 1:
-        names = ", ".join(" = ".join(n) for n in named.values())
+        names = ", ".join(" = ".join(n) + _line_of(values[key], path) for key, n in named.items())
         raise ConfigError(
             f"{path}: {len(values)} {what} found ({names}); a file defines exactly one"
         )
