@@ -21,8 +21,10 @@ completed (the call and its result share the entry; a call still pending has no 
 ``isError`` is ``status == "error"``, or a shell output whose ``Exit Code:`` is not 0 (the
 status stays ``success`` then); null for a command moved to the background, whose end a later
 process listing may tell (see :mod:`proctor.transcripts.gemini.background`). ``cancelled`` (the
-user refused) and policy refusals are denials. ``error`` messages are ``api_error``; ``info``
-and ``warning`` are known ``other`` events.
+user refused), policy refusals and calls a ``BeforeTool`` hook refused are denials (see
+:mod:`.records`). ``error`` messages are ``api_error``; ``info`` and ``warning`` are known
+``other`` events. A subagent's chat records no entry for a call to a tool that subagent is not
+offered, only the response: its call and result are read from that.
 
 Tokens: Gemini's ``input`` (promptTokenCount) includes ``cached`` and excludes ``tool``
 (toolUsePromptTokenCount); ``output`` (candidates) excludes ``thoughts``. So ``inputTokens =
@@ -54,9 +56,9 @@ from proctor.transcripts.builder import (
     TrajectoryBuilder,
     ev,
     merge_subagents,
-    token_count,
 )
 from proctor.transcripts.gemini.background import LISTING, listed_ends, moved_to_background
+from proctor.transcripts.gemini.records import gemini_usage, parts_text, refused, result_text
 from proctor.transcripts.kinds import (
     gemini_kind,
     question_of,
@@ -72,57 +74,8 @@ TEXT_CAP = 2000
 TOKEN_COUNTS = ("input", "output", "cached", "thoughts", "tool")
 """The token counts of a ``gemini`` message's ``tokens``."""
 EXIT_CODE = re.compile(r"^Exit Code: (-?\d{1,12})", re.M)
-DENIAL_MARKERS = (
-    "denied by policy",
-    "user did not allow tool call",
-    "requires user confirmation",
-    "user cancelled",
-)
 #: User records the CLI injects itself (context, reminders), not typed by the user.
 HARNESS_PREFIXES = ("<session_context>", "<system-reminder>", "<environment_context>")
-
-
-def parts_text(content: Any) -> str:
-    """Text of a ``PartListUnion``: a string, one part or a list of parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
-        content = [content]
-    texts = []
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, str):
-            texts.append(part)
-        elif (
-            isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
-        ):
-            texts.append(part["text"])
-    return "\n".join(texts)
-
-
-def result_text(result: Any, display: Any) -> str:
-    """What the tool returned: ``functionResponse.response`` output/error, else the display."""
-    texts = []
-    parts = [result] if isinstance(result, dict) else result
-    for part in parts if isinstance(parts, list) else []:
-        if not isinstance(part, dict):
-            continue
-        response = (part.get("functionResponse") or {}).get("response")
-        if isinstance(response, dict):
-            value = response.get("output", response.get("error", response.get("llmContent")))
-            texts.append(value if isinstance(value, str) else json.dumps(response))
-        elif isinstance(part.get("text"), str):
-            texts.append(part["text"])
-    if not texts and isinstance(display, str):
-        texts.append(display)
-    return "\n".join(texts)
-
-
-def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
-    """(input, output, cache read) with cached tokens taken out of the input."""
-    cached = token_count(tokens.get("cached"))
-    prompt = token_count(tokens.get("input"))
-    inputs = prompt - min(cached, prompt) + token_count(tokens.get("tool"))
-    return inputs, token_count(tokens.get("output")) + token_count(tokens.get("thoughts")), cached
 
 
 # -- the first pass: where the final form of every message is ----------------------------------
@@ -142,6 +95,8 @@ class ChatLayout:
     unknown_types: dict[int, str] = field(default_factory=dict)
     session_id: str | None = None
     cwd: str | None = None
+    kind: str | None = None
+    """The header's ``kind``: ``main``, or ``subagent`` for a subagent's chat."""
     lines: int = 0
     extra: int = 0
 
@@ -152,6 +107,8 @@ class ChatLayout:
     def metadata(self, meta: dict[str, Any], line: int) -> None:
         if isinstance(meta.get("sessionId"), str):
             self.session_id = self.session_id or meta["sessionId"]
+        if self.kind is None and isinstance(meta.get("kind"), str):
+            self.kind = meta["kind"]
         directories = meta.get("directories")
         if self.cwd is None and isinstance(directories, list) and directories:
             self.cwd = str(directories[0])
@@ -288,10 +245,16 @@ def _entry_time(call: dict[str, Any]) -> str | None:
 
 
 class _Events:
-    def __init__(self, builder: TrajectoryBuilder, cwd: str | None) -> None:
+    def __init__(self, builder: TrajectoryBuilder, cwd: str | None, subagent: bool = False) -> None:
         self.builder = builder
         self.cwd = cwd
         self.calls = 0
+        self.subagent = subagent
+        """A subagent's chat: it records no ``toolCalls`` entry for a call it refused before
+        scheduling it (a tool not offered to that agent), only the response it sent back."""
+        self.recorded: set[str] = set()
+        """A subagent's chat: the ids of the ``toolCalls`` entries read so far (a main chat,
+        which may be long and streamed, keeps none)."""
         self.background: dict[str, str] = {}
         """The call that started each background process, by the process id."""
 
@@ -304,7 +267,11 @@ class _Events:
         text = parts_text(record.get("content"))
         if mtype == "user":
             if not text.strip():
-                return  # a user record that only carries function responses
+                # A user record that only carries function responses: the calls' own entries
+                # hold them, but for a subagent's calls refused before they were scheduled.
+                if self.subagent:
+                    self.unrecorded_calls(record.get("content"), ts)
+                return
             if text.lstrip().startswith(HARNESS_PREFIXES):
                 self.add("other", ts, recordType=HARNESS_MESSAGE, text=text)
             else:
@@ -340,15 +307,39 @@ class _Events:
         for call, call_id in zip(calls, ids, strict=True):
             self.tool_result(call, call_id, ts)
 
-    def tool_call(self, call: dict[str, Any], ts: str | None) -> str:
+    def unrecorded_calls(self, content: Any, ts: str | None) -> None:
+        """The call and result of each function response in ``content`` that no ``toolCalls``
+        entry recorded: a subagent's call to a tool it is not offered (``Unauthorized tool
+        call: 'NAME' is not available to this agent.``) or with arguments that do not parse.
+        Its arguments are not in the chat: the input is empty."""
+        for part in content if isinstance(content, list) else []:
+            response = part.get("functionResponse") if isinstance(part, dict) else None
+            if not isinstance(response, dict) or not isinstance(response.get("id"), str):
+                continue
+            if response["id"] in self.recorded:
+                continue
+            reply = response.get("response")
+            failed = isinstance(reply, dict) and "error" in reply
+            call = {
+                "id": response["id"],
+                "name": response.get("name") if isinstance(response.get("name"), str) else "",
+                "status": "error" if failed else "success",
+                "result": [part],
+            }
+            self.tool_result(call, self.tool_call(call, ts, ran=False), ts)
+
+    def tool_call(self, call: dict[str, Any], ts: str | None, ran: bool = True) -> str:
         """The ``tool_call`` event of a ``toolCalls`` entry, at the message's time ``ts``
-        (the entry's when the message has none); returns the call's id."""
+        (the entry's when the message has none), and unless the call was refused unscheduled
+        (not ``ran``) the question, skill or subagent it starts; returns the call's id."""
         name = str(call.get("name") or "")
         raw_args = call.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         call_id = str(
             call.get("id") or f"{name}-{len(self.builder.pending) + self.builder.handed_on}"
         )
+        if self.subagent:
+            self.recorded.add(call_id)
         call_ts = ts if ts is not None else _entry_time(call)
         kind = gemini_kind(name)
         self.add(
@@ -360,7 +351,9 @@ class _Events:
             input=args,
             files=self.files_of(kind, args),
         )
-        if kind == "question":
+        if not ran:
+            pass
+        elif kind == "question":
             self.question(call_id, args, call_ts)
         elif kind == "skill":
             self.add("skill", call_ts, name=str(args.get("name", "")))
@@ -379,10 +372,7 @@ class _Events:
         done = _entry_time(call)
         ts = done if done is not None else ts
         output = result_text(call.get("result"), call.get("resultDisplay"))
-        lowered = output[:TEXT_CAP].lower()
-        denied = status == "cancelled" or (
-            status == "error" and any(marker in lowered for marker in DENIAL_MARKERS)
-        )
+        denied = status == "cancelled" or (status == "error" and refused(output[:TEXT_CAP]))
         is_error: bool | None = status == "error" and not denied
         pid = moved_to_background(output) if kind == "shell" and status == "success" else None
         if pid is not None:  # how it ends is a later result's (see .background)
@@ -425,7 +415,7 @@ class _Events:
 
 
 def _emit(layout: ChatLayout, lines: _Lines, builder: TrajectoryBuilder) -> None:
-    events = _Events(builder, layout.cwd)
+    events = _Events(builder, layout.cwd, subagent=layout.kind == "subagent")
     for what, number, index in layout.slots.values():
         if what == "unparsed":
             builder.add(

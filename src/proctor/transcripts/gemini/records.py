@@ -1,0 +1,70 @@
+"""What a Gemini CLI chat's records say: a message's text, a tool's output, a response's
+tokens, and whether a call that failed was refused (a denial) rather than run."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from proctor.transcripts.builder import token_count
+
+DENIAL_MARKERS = (
+    "denied by policy",
+    "user did not allow tool call",
+    "requires user confirmation",
+    "user cancelled",
+)
+HOOK_REFUSALS = ("Tool execution blocked: ", "Agent execution stopped by hook: ")
+"""How Gemini CLI 0.61 answers a call a ``BeforeTool`` hook refused (exit code 2, or
+``decision: "deny"``/``"block"``), or at which it stopped the agent (``continue: false``): the
+tool did not run (a denial, not an error)."""
+
+
+def refused(output: str) -> bool:
+    """Whether a call whose status is ``error`` was refused, by the user, a policy or a
+    ``BeforeTool`` hook (whose answer begins the output), rather than run and failed."""
+    lowered = output.lower()
+    return any(marker in lowered for marker in DENIAL_MARKERS) or output.startswith(HOOK_REFUSALS)
+
+
+def parts_text(content: Any) -> str:
+    """Text of a ``PartListUnion``: a string, one part or a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    texts = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, str):
+            texts.append(part)
+        elif (
+            isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
+        ):
+            texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def result_text(result: Any, display: Any) -> str:
+    """What the tool returned: ``functionResponse.response`` output/error, else the display."""
+    texts = []
+    parts = [result] if isinstance(result, dict) else result
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        response = (part.get("functionResponse") or {}).get("response")
+        if isinstance(response, dict):
+            value = response.get("output", response.get("error", response.get("llmContent")))
+            texts.append(value if isinstance(value, str) else json.dumps(response))
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    if not texts and isinstance(display, str):
+        texts.append(display)
+    return "\n".join(texts)
+
+
+def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
+    """(input, output, cache read) with cached tokens taken out of the input."""
+    cached = token_count(tokens.get("cached"))
+    prompt = token_count(tokens.get("input"))
+    inputs = prompt - min(cached, prompt) + token_count(tokens.get("tool"))
+    return inputs, token_count(tokens.get("output")) + token_count(tokens.get("thoughts")), cached
