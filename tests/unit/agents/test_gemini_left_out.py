@@ -1,10 +1,12 @@
 """Gemini CLI headless in an approval mode but ``yolo`` leaves out every tool that would need a
-confirmation; a call to one fails in its chat as "not found". proctor records such a call as a
-denial by the permission mode, with the reason, not as an error; a made-up tool name, a
-subagent's call and every call in ``yolo`` or in the TUI stay as the chat says."""
+confirmation; a call to one fails in its chat as "not found" (a subagent's, as "not available
+to this agent"). proctor records such a call as a denial by the permission mode, with the
+reason, not as an error; a made-up tool name, the call of a subagent with tools of its own and
+every call in ``yolo`` or in the TUI stay as the chat says."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from proctor.metrics.trace import build_steps
 from proctor.models.config import AgentProfile, Provision
 from proctor.models.trajectory import ToolResult, Trajectory
 from proctor.transcripts.gemini import parse_gemini_chat
+from proctor.util.native_paths import gemini_subagent_chats
 
 CHAT = next(
     (Path(__file__).parents[2] / "fixtures/transcripts/gemini-left-out").glob("session-*.jsonl")
@@ -157,3 +160,65 @@ def test_the_tools_left_out_in_each_mode(name: str, approval: str, left_out: boo
 def test_an_mcp_servers_tools_as_gemini_names_them(server: str, tool: str) -> None:
     assert left_out_headless(tool, "default", [server])
     assert not left_out_headless(tool, "default", ["other"])
+
+
+HOOKS_GEMINI = Path(__file__).parents[2] / "fixtures/transcripts/gemini-hooks"
+"""A real headless run in ``default`` mode: the main agent called run_shell_command (left out),
+then subagent ``generalist``, which called it too, and invoke_agent (never a subagent's)."""
+
+
+def _hooks_trial(tmp_path: Path, permission_mode: str, agent: str = "generalist") -> Trajectory:
+    """The run's chats as a trial reads them, annotated; ``agent`` names the subagent the main
+    chat says it started."""
+    gemini = tmp_path / "gemini-hooks"
+    shutil.copytree(HOOKS_GEMINI, gemini)
+    main = next(gemini.glob("tmp/workspace/chats/session-*.jsonl"))
+    main.write_text(
+        main.read_text().replace('"agent_name":"generalist"', f'"agent_name":"{agent}"')
+    )
+    launch = _launch(tmp_path, permission_mode)
+    launch.state.gemini_dir, launch.state.session_id = (
+        gemini,
+        "643e96b3-fd5a-4f5e-ba03-66b2889a966b",
+    )
+    trajectory = parse_gemini_chat(main, subagents=gemini_subagent_chats(main))
+    GeminiCli().annotate(trajectory, launch)
+    return trajectory
+
+
+def _sidechain(trajectory: Trajectory) -> dict[str, ToolResult]:
+    names = {e.id: e.name for e in trajectory.events if e.type == "tool_call"}
+    return {names[e.id]: e for e in trajectory.events if isinstance(e, ToolResult) and e.sidechain}
+
+
+def test_a_generalists_call_to_a_left_out_tool_is_a_denial_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    results = _sidechain(_hooks_trial(tmp_path, "default"))
+    shell = results["run_shell_command"]
+    assert (shell.denied, shell.is_error) == (True, False)
+    assert (shell.output or "").startswith(
+        "Gemini CLI left run_shell_command out of the tools it offers the model headless under "
+        "permissionMode 'default' (a tool that would need a confirmation), so subagent "
+        "generalist, offered the main agent's tools, was refused the call: Unauthorized tool "
+        "call: 'run_shell_command' is not available to this agent."
+    ), shell.output
+    # No subagent is offered invoke_agent, in any mode: the model's mistake.
+    assert (results["invoke_agent"].denied, results["invoke_agent"].is_error) == (False, True)
+
+
+@pytest.mark.parametrize(
+    ("permission_mode", "agent"),
+    [
+        ("default", "codebase_investigator"),
+        ("auto_edit", "codebase_investigator"),
+        ("yolo", "generalist"),
+    ],
+)
+def test_control_a_subagent_with_its_own_tools_or_yolo_keeps_the_error(
+    tmp_path: Path, permission_mode: str, agent: str
+) -> None:
+    """codebase_investigator is never offered the shell; in yolo nothing is left out."""
+    shell = _sidechain(_hooks_trial(tmp_path, permission_mode, agent))["run_shell_command"]
+    assert (shell.denied, shell.is_error) == (False, True)
+    assert (shell.output or "").startswith("Unauthorized tool call:"), shell.output

@@ -41,6 +41,8 @@ from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
+from proctor.transcripts.lines import decode_line
+from proctor.util.files import open_regular
 from proctor.util.masking import mask
 from proctor.util.native_paths import gemini_chat, gemini_subagent_chats
 
@@ -85,6 +87,12 @@ HEADLESS_ALSO_LEFT_OUT = ("activate_skill", "list_background_processes", "read_b
 """Left out headless in every approval mode but ``yolo``, with ``HEADLESS_LEFT_OUT``'s."""
 NOT_FOUND = 'Tool "{name}" not found.'
 """How Gemini CLI 0.61 answers a call to a tool it has not registered (its start)."""
+UNAUTHORIZED = "Unauthorized tool call: '{name}' is not available to this agent."
+"""How Gemini CLI 0.61 answers a subagent's call to a tool that subagent is not offered."""
+MAIN_TOOLS_SUBAGENTS = frozenset({"generalist"})
+"""Gemini CLI 0.61's built-in subagents offered every tool the main agent is (the others,
+``codebase_investigator`` and ``cli_help``, have short lists of their own, which no mode
+shortens)."""
 
 
 def left_out_headless(name: str, approval: str, mcp_servers: Iterable[str] = ()) -> bool:
@@ -113,6 +121,37 @@ def left_out_reason(name: str, permission_mode: str) -> str:
         f"permissionMode '{permission_mode}' (a tool that would need a confirmation), so the "
         "call was refused as not found:"
     )
+
+
+def subagent_reason(name: str, permission_mode: str, agent: str) -> str:
+    """What a denial of a subagent's call to a tool left out headless says before Gemini
+    CLI's output."""
+    return (
+        f"Gemini CLI left {name} out of the tools it offers the model headless under "
+        f"permissionMode '{permission_mode}' (a tool that would need a confirmation), so "
+        f"subagent {agent}, offered the main agent's tools, was refused the call:"
+    )
+
+
+def subagents_by_id(chat: Path) -> dict[str, str]:
+    """The name of each subagent a Gemini CLI chat started, by the subagent's id (its chat's
+    session id, which begins the ids of its calls): an ``invoke_agent`` entry's ``agentId``
+    and ``args.agent_name``. A line that does not read is passed over."""
+    found: dict[str, str] = {}
+    try:
+        with open_regular(chat) as fh:
+            for line in fh:
+                record = decode_line(line) if b'"agentId"' in line else None
+                calls = record.get("toolCalls") if isinstance(record, dict) else None
+                for call in calls if isinstance(calls, list) else []:
+                    agent_id = call.get("agentId") if isinstance(call, dict) else None
+                    args = call.get("args") if isinstance(call, dict) else None
+                    label = args.get("agent_name") if isinstance(args, dict) else None
+                    if isinstance(agent_id, str) and isinstance(label, str):
+                        found[agent_id] = label
+    except OSError:
+        return found
+    return found
 
 
 @dataclass
@@ -351,25 +390,40 @@ class GeminiCli(RealCli[GeminiSession]):
     def annotate(self, trajectory: Trajectory, launch: Launch[GeminiSession]) -> None:
         """Headless in an approval mode but ``yolo``, a call to a tool Gemini CLI left out of
         what it offers the model fails as "not found" (``status: error`` in its chat): mark
-        it a denial by the permission mode, the reason before Gemini CLI's output. A made-up
-        name stays an error, and so does a subagent's call (its own tool list may lack it)."""
+        it a denial by the permission mode, the reason before Gemini CLI's output. So is a
+        subagent's call to such a tool refused as "not available to this agent" when that
+        subagent is offered the main agent's tools (``MAIN_TOOLS_SUBAGENTS``, told by the id
+        its calls begin with). A made-up name stays an error, and so does another subagent's
+        call (its own tool list lacks the tool in every mode)."""
         state = launch.state
         if state.left_out is None:
             return
         names: dict[str | None, str] = {}
+        subagents: dict[str, str] | None = None
         for event in trajectory.events:
-            if event.type == "tool_call" and not event.sidechain:
+            if event.type == "tool_call":
                 names[event.id] = event.name
-            elif event.type == "tool_result" and event.is_error and not event.sidechain:
-                name = names.get(event.id)
-                output = event.output or ""
-                if (
-                    name is not None
-                    and left_out_headless(name, state.left_out, state.mcp_servers)
-                    and output.startswith(NOT_FOUND.format(name=name))
-                ):
-                    event.denied, event.is_error = True, False
-                    event.output = f"{left_out_reason(name, state.permission_mode)} {output}"
+                continue
+            if event.type != "tool_result" or not event.is_error:
+                continue
+            name = names.get(event.id)
+            output = event.output or ""
+            if name is None or not left_out_headless(name, state.left_out, state.mcp_servers):
+                continue
+            if not event.sidechain and output.startswith(NOT_FOUND.format(name=name)):
+                reason = left_out_reason(name, state.permission_mode)
+            elif event.sidechain and output.startswith(UNAUTHORIZED.format(name=name)):
+                if subagents is None:
+                    files = self.transcript_files(launch)
+                    subagents = subagents_by_id(files[0]) if files else {}
+                agent = subagents.get((event.id or "").split("#")[0])
+                if agent not in MAIN_TOOLS_SUBAGENTS:
+                    continue
+                reason = subagent_reason(name, state.permission_mode, str(agent))
+            else:
+                continue
+            event.denied, event.is_error = True, False
+            event.output = f"{reason} {output}"
 
     # -- interactive ----------------------------------------------------------------------
     # Turn end: the chat file answers the prompt and the title says Ready; questions: tool
