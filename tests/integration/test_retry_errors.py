@@ -4,6 +4,7 @@ a timeout or an authentication error never runs again."""
 from __future__ import annotations
 
 import json
+import shutil
 import stat
 from pathlib import Path
 
@@ -84,3 +85,23 @@ def test_failures_and_timeouts_never_run_again(
     assert load_trial(run_dir, "slow")["status"] == "timeout"
     assert load_trial(run_dir, "fails")["attempts"] == load_trial(run_dir, "slow")["attempts"] == []
     assert not list(run_dir.rglob("attempts"))
+
+
+def test_a_resume_given_retry_errors_0_retries_nothing(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, flaky: Path
+) -> None:
+    """`--resume RUN --retry-errors 0` stands for the run's own `--retry-errors 3`: the trial
+    it runs ends at its first transient error. Left out, the run's own would have run it
+    again (the option given as 0 was once read as left out)."""
+    make_case("a", config={"agents": ["claude-code"]})
+    _, out = run_cases(proctor, tmp_path, "--config", str(flaky), "--retry-errors", "3")
+    run_dir = single_run_dir(out)
+    trial = run_dir / "trials/a/claude-code/default/1"
+    for entry in trial.iterdir():  # never started, as far as a resume can tell
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    (tmp_path / "calls").unlink()
+    resumed = proctor("run", "--resume", str(run_dir), "--retry-errors", "0")
+    assert "0 kept, 1 run now" in resumed.err, resumed.err
+    record = load_trial(run_dir, "a", agent="claude-code")
+    assert record["reason"].startswith("provider overloaded") and record["attempts"] == []
+    assert (tmp_path / "calls").read_text().count("x") == 1

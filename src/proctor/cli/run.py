@@ -164,10 +164,10 @@ deterministic trials, and a difference shows up within a few."""
 @click.option(
     "--retry-errors",
     type=click.IntRange(min=0),
-    default=0,
+    default=None,
     metavar="N",
     help="Run a trial again (up to N times) when it ends in a transient error (with "
-    "--resume: a kept one too).",
+    "--resume: a kept one too; left out, a resume keeps the run's own).",
 )
 @click.option(
     "--resume",
@@ -225,7 +225,7 @@ def command(
     repeat_check: int | None,
     recorded: Path | None,
     resume: Path | None,
-    retry_errors: int,
+    retry_errors: int | None,
     manifest: Path | None,
     prompt: str | None,
     qna: Path | None,
@@ -274,7 +274,7 @@ def command(
         out=str(out) if out else None,
         keep_workspace=keep_workspace,
         mirror=mirror,
-        retry_errors=retry_errors,
+        retry_errors=retry_errors or 0,
         evaluate=evaluate is not False,
         only_evaluators=list(only_evaluators),
         skip_evaluators=list(skip_evaluators),
@@ -347,7 +347,8 @@ def command(
             )
         # None given: the run's own reporters, as it recorded them.
         shown = tuple(names) if reporters or as_json else ()
-        return _resume(resume, shown, budget_usd, as_json, retry_errors or None)
+        # Given, even 0, it stands for the run's own; left out (None), the run's own holds.
+        return _resume(resume, shown, budget_usd, as_json, retry_errors)
     request = RunRequest(
         source=source,
         config=config,
