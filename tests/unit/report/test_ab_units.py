@@ -8,7 +8,6 @@ from unittest import mock
 import pytest
 
 import proctor.report.ab.analysis as ab
-from proctor.models.ab import MetricComparison
 from proctor.models.trial import TrialRecord
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.measures import (
@@ -20,6 +19,7 @@ from proctor.report.ab.measures import (
 )
 from proctor.report.ab.pairs import pair_trials, side_of
 from proctor.report.ab.sides import classify_outcomes, compare_sides
+from proctor.stats import Comparison, Interval
 
 
 def trial(
@@ -262,24 +262,29 @@ def test_gate_without_trials_fails() -> None:
 
 
 def test_gate_lower_bound_at_the_threshold_passes_despite_rounding() -> None:
-    rounded = MetricComparison(
+    rounded = Comparison(
         metric="passRate",
         n_treatment=3,
         n_baseline=3,
         treatment=0.7,
         baseline=0.8,
         delta=0.7 - 0.8,
-        ci_low=0.7 - 0.8,
-        ci_high=0.0,
-        confidence=0.95,
+        ci=Interval(low=0.7 - 0.8, high=0.0, confidence=0.95),
         verdict="unchanged",
         note="",
     )
     assert 0.7 - 0.8 < -0.1  # the float the tolerance is for
     records = [trial(c, r) for r in range(1, 4) for c in ("t", "b")]
-    with mock.patch.object(ab, "compare_sides", return_value={"passRate": rounded}):
+    with mock.patch.object(ab, "compare_values", return_value={"passRate": rounded}):
         assert ab_gate(records, "t", "b", 0.1).passed
         assert not ab_gate(records, "t", "b", 0.09).passed
+
+
+def test_the_gate_delta_is_rounded_once_not_taken_from_the_rounded_rates() -> None:
+    # 2/3 - 1/3 = 0.333333; the rates as rounded, 0.666667 - 0.333333, gave 0.333334.
+    records = [trial("t", r, "failed" if r == 3 else "passed") for r in range(1, 4)]
+    records += [trial("b", r, "passed" if r == 1 else "failed") for r in range(1, 4)]
+    assert ab_gate(records, "t", "b", 1.0).delta == 0.333333
 
 
 def test_three_identical_passing_pairs_cannot_rule_out_a_drop() -> None:

@@ -22,12 +22,19 @@ from proctor.models.ab import (
     ABPair,
     ABReport,
     IncompletePair,
-    MetricComparison,
 )
 from proctor.models.compact import Compact
 from proctor.models.trial import CaseLabels, TrialRecord
 from proctor.report.ab.pairs import Cell, pair_trials
-from proctor.report.ab.sides import classify_outcomes, compare_sides, plural
+from proctor.report.ab.sides import (
+    PASS_RATE,
+    classify_outcomes,
+    compare_sides,
+    compare_values,
+    plural,
+    rounded,
+)
+from proctor.stats import Comparison
 from proctor.util import argtypes
 
 __all__ = ["DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"]
@@ -212,15 +219,17 @@ def ab_gate(
         raise ValueError(f"max_pass_rate_drop must be in [0, 1], got {max_pass_rate_drop}")
     pairs, incomplete = pair_trials(records, treatment, baseline, planned)
 
-    def result(passed: bool, rate: MetricComparison | None, message: str) -> ABGateResult:
+    def result(passed: bool, rate: Comparison | None, message: str) -> ABGateResult:
         return ABGateResult(
             treatment=treatment,
             baseline=baseline,
             max_pass_rate_drop=max_pass_rate_drop,
             passed=passed,
-            delta=rate.delta if rate else None,
-            ci_low=rate.ci_low if rate else None,
-            ci_high=rate.ci_high if rate else None,
+            # The delta as computed, rounded as a comparison's values are only here: the
+            # difference of the two rounded rates could be off in its last decimal.
+            delta=rounded(rate.delta) if rate else None,
+            ci_low=rate.ci.low if rate and rate.ci else None,
+            ci_high=rate.ci.high if rate and rate.ci else None,
             pairs=len(pairs),
             incomplete=len(incomplete),
             message=message,
@@ -234,18 +243,21 @@ def ab_gate(
             f"({plural(len(incomplete), 'incomplete pair')}): "
             "cannot tell whether the treatment drops the pass rate.",
         )
-    rate = compare_sides(
+    rate = compare_values(
         [p.treatment for p in pairs],
         [p.baseline for p in pairs],
         paired=True,
         seed=seed,
         min_samples=1,
+        metrics=[PASS_RATE],
     )["passRate"]
-    low, high = rate.ci_low or 0.0, rate.ci_high or 0.0
+    low, high, confidence = (
+        (rate.ci.low, rate.ci.high, rate.ci.confidence) if rate.ci else (0.0, 0.0, 0.0)
+    )
     passed = low >= -max_pass_rate_drop - _GATE_TOLERANCE
     message = (
         f"pass-rate delta {rate.delta or 0.0:+.3f} over {plural(len(pairs), 'complete pair')}, "
-        f"{rate.confidence or 0.0:.0%} CI [{low:+.3f}, {high:+.3f}]; the lower bound is "
+        f"{confidence:.0%} CI [{low:+.3f}, {high:+.3f}]; the lower bound is "
         f"{'within' if passed else 'beyond'} the allowed drop of {max_pass_rate_drop:g}: "
         f"{'passed' if passed else 'failed'}."
     )

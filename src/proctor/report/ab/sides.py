@@ -14,9 +14,11 @@ from proctor.stats import CaseVerdict, Comparison, classify_case, compare_sample
 
 __all__ = [
     "METRICS",
+    "PASS_RATE",
     "MetricSpec",
     "classify_outcomes",
     "compare_sides",
+    "compare_values",
     "metric_comparison",
     "plural",
     "rounded",
@@ -24,8 +26,9 @@ __all__ = [
 
 #: name, measure of a side (None = unknown), higher is better, statistic.
 MetricSpec = tuple[str, Callable[[ABSide], float | None], bool, Literal["mean", "median"]]
+PASS_RATE: MetricSpec = ("passRate", lambda s: 1.0 if s.passed else 0.0, True, "mean")
 METRICS: tuple[MetricSpec, ...] = (
-    ("passRate", lambda s: 1.0 if s.passed else 0.0, True, "mean"),
+    PASS_RATE,
     ("elapsedSeconds", lambda s: s.elapsed_seconds, False, "median"),
     ("toolCalls", lambda s: float(s.tool_calls), False, "median"),
     ("tokens", lambda s: float(s.tokens), False, "median"),
@@ -82,17 +85,33 @@ def compare_sides(
     seed: int,
     min_samples: int,
 ) -> dict[str, MetricComparison]:
-    """One comparison per metric of :data:`METRICS`, keyed by metric name.
+    """One comparison per metric of :data:`METRICS`, keyed by metric name, as ``suite.json``
+    keeps it (see :func:`metric_comparison`).
 
     Paired (``treatment[i]`` with ``baseline[i]``): a pair enters a metric only when both sides
     have the measure. Unpaired: each side contributes the trials that have it. Empty input
     gives "insufficient-data" for every metric. Raises ValueError for paired sides of
     different lengths.
     """
+    found = compare_values(treatment, baseline, paired=paired, seed=seed, min_samples=min_samples)
+    return {name: metric_comparison(c) for name, c in found.items()}
+
+
+def compare_values(
+    treatment: Sequence[ABSide],
+    baseline: Sequence[ABSide],
+    *,
+    paired: bool,
+    seed: int,
+    min_samples: int,
+    metrics: Sequence[MetricSpec] | None = None,
+) -> dict[str, Comparison]:
+    """:func:`compare_sides`'s comparisons as computed, none of their values rounded, for
+    ``metrics`` (by default all of :data:`METRICS`)."""
     if paired and len(treatment) != len(baseline):
         raise ValueError(f"paired sides differ in length: {len(treatment)} vs {len(baseline)}")
-    result: dict[str, MetricComparison] = {}
-    for name, measure, higher_is_better, statistic in METRICS:
+    result: dict[str, Comparison] = {}
+    for name, measure, higher_is_better, statistic in METRICS if metrics is None else metrics:
         t_values = [measure(side) for side in treatment]
         b_values = [measure(side) for side in baseline]
         if paired:
@@ -105,7 +124,7 @@ def compare_sides(
         else:
             t_kept = [t for t in t_values if t is not None]
             b_kept = [b for b in b_values if b is not None]
-        comparison = compare_samples(
+        result[name] = compare_samples(
             name,
             t_kept,
             b_kept,
@@ -115,7 +134,6 @@ def compare_sides(
             seed=seed,
             paired=paired,
         )
-        result[name] = metric_comparison(comparison)
     return result
 
 
