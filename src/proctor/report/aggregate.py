@@ -336,6 +336,8 @@ def aggregate(
     tasks, rules = rule_counts(records)
     cost_usd, unpriced = cost_rollup(records)
     with_scores = [g for g in groups if g.scored]
+    # The groups' tables as computed: their mean is rounded once.
+    tables = [pass_k_tables(g.passes, g.scored, digits=None) for g in with_scores]
     totals = SuiteTotals(
         n=len(records),
         status_counts=dict(sorted(counts.items())),
@@ -347,8 +349,8 @@ def aggregate(
         usage=_usage(records),
         groups=len(groups),
         groups_passed=sum(1 for g in groups if g.gate_passed),
-        pass_at_k=mean_tables([g.pass_at_k for g in with_scores]),
-        pass_hat_k=mean_tables([g.pass_hat_k for g in with_scores]),
+        pass_at_k=mean_tables([t[0] for t in tables]),
+        pass_hat_k=mean_tables([t[1] for t in tables]),
         pass_rate_ci=outcome_cis(records)[0],
         effort=effort_stats(records),
         tasks=tasks,

@@ -104,10 +104,16 @@ def rule_counts(records: Sequence[TrialRecord]) -> tuple[int, dict[str, int]]:
     return tasks, counts
 
 
-def pass_k_tables(passes: int, scored: int) -> tuple[dict[str, float], dict[str, float]]:
-    at = {str(k): round(v, 6) for k, v in pass_at_k_table(scored, passes).items()}
-    hat = {str(k): round(v, 6) for k, v in pass_hat_k_table(scored, passes).items()}
-    return at, hat
+def pass_k_tables(
+    passes: int, scored: int, digits: int | None = 6
+) -> tuple[dict[str, float], dict[str, float]]:
+    """(pass@k, pass^k) for every k up to ``scored``, to ``digits`` decimals (None: as
+    computed, for a mean of them to be rounded once, by :func:`mean_tables`)."""
+
+    def kept(table: dict[int, float]) -> dict[str, float]:
+        return {str(k): v if digits is None else round(v, digits) for k, v in table.items()}
+
+    return kept(pass_at_k_table(scored, passes)), kept(pass_hat_k_table(scored, passes))
 
 
 def outcome_cis(records: Sequence[TrialRecord]) -> tuple[CI | None, CI | None]:
@@ -122,7 +128,9 @@ def outcome_cis(records: Sequence[TrialRecord]) -> tuple[CI | None, CI | None]:
 
 
 def mean_tables(tables: Sequence[dict[str, float]]) -> dict[str, float]:
-    """The mean of each k over tables, for k present in every table (empty if none given)."""
+    """The mean of each k over tables, for k present in every table (empty if none given), to
+    six decimals: give it the tables as computed (``pass_k_tables(..., digits=None)``), not
+    rounded already, or the mean could be off in its last decimal."""
     if not tables:
         return {}
     common = set.intersection(*(set(t) for t in tables))

@@ -116,6 +116,15 @@ def test_pass_at_k_and_pass_hat_k_per_group() -> None:
     assert g.pass_hat_k == {"1": 0.5, "2": 0.166667, "3": 0.0, "4": 0.0}
 
 
+def test_the_totals_tables_are_the_mean_of_the_groups_as_computed_rounded_once() -> None:
+    # pass@1 of 0/1 and of 1/3: (0 + 0.3333333…) / 2 = 0.1666667; the mean of the groups'
+    # tables as rounded, (0 + 0.333333) / 2, read 0.166666.
+    records = [rec("c", "failed", 0), rec("d", "passed", 100)]
+    records += [rec("d", "failed", 0, 2), rec("d", "failed", 0, 3)]
+    totals = aggregate(records, ALL_PASS, run_id="r").totals
+    assert totals.pass_at_k == {"1": 0.166667} and totals.pass_hat_k == {"1": 0.166667}
+
+
 def test_confidence_intervals_are_reproducible_and_bracket_the_rate() -> None:
     records = [rec("c", "passed" if i % 3 else "failed", 50, i) for i in range(1, 10)]
     first = aggregate(records, ALL_PASS, run_id="r").groups[0]
