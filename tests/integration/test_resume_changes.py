@@ -145,5 +145,25 @@ def test_a_resume_refuses_other_options_naming_those_it_takes(proctor: Run, tmp_
     assert refused.code == 2
     taken = "(with --reporter, --json, --budget-usd or --retry-errors at most)"
     assert taken in refused.err, refused.err
+    # ... and those given that it does not take, by name, as they were spelt.
+    assert "configuration: drop --repeats; give it alone" in refused.err, refused.err
+    refused = proctor("run", "--resume", str(run_dir), "--no-evaluate", "--agent", "x", "--json")
+    assert refused.code == 2
+    assert "drop --agent, --no-evaluate; give it alone" in refused.err, refused.err
     resumed = proctor("run", "--resume", str(run_dir), "--budget-usd", "5")
     assert resumed.code == 0, resumed.err
+
+
+def test_a_resume_given_prompt_is_refused_before_it_writes_an_inline_case(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--resume RUN --prompt TEXT` is refused, naming --prompt, and leaves no inline case
+    folder behind (it wrote proctor-results/inline/… before it was refused)."""
+    _, run_dir = started(proctor, tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    refused = proctor("run", "--resume", str(run_dir), "--prompt", "Say hi.")
+    assert refused.code == 2
+    assert "configuration: drop --prompt; give it alone" in refused.err, refused.err
+    assert list(work.iterdir()) == []

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 source_option = click.option(
     "--source",
@@ -117,3 +118,18 @@ def check_folder_of(option: str, path: Path) -> None:
             else f"the folder {folder} does not exist"
         )
         raise ConfigError(f"{option} {path}: {what}")
+
+
+def given_options(ctx: click.Context, taken: frozenset[str]) -> list[str]:
+    """The options given on the command line other than ``taken`` (parameter names), each as
+    it is spelt (``--no-evaluate`` for a flag's off switch), in the command's order."""
+    given = []
+    for param in ctx.command.params:
+        if param.name in taken or not isinstance(param, click.Option):
+            continue
+        if ctx.get_parameter_source(param.name or "") is not ParameterSource.COMMANDLINE:
+            continue
+        off = param.secondary_opts and ctx.params.get(param.name or "") is False
+        spellings = param.secondary_opts if off else param.opts
+        given.append(next((o for o in spellings if o.startswith("--")), spellings[0]))
+    return given

@@ -13,6 +13,7 @@ import click
 from proctor.cli.options import (
     FiniteRange,
     config_option,
+    given_options,
     reporter_option,
     role_models,
     source_option,
@@ -291,6 +292,20 @@ def command(
     names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
     if as_json and "json" not in names:
         names.append("json")
+    if resume is not None:  # (before --prompt writes its case, or --manifest plans)
+        changed = overrides.model_copy(update={"retry_errors": 0}) != CliOverrides()
+        taken = frozenset({"resume", "reporters", "as_json", "budget_usd", "retry_errors"})
+        given = given_options(click.get_current_context(), taken)
+        if given or changed or source != Path(".") or config or dry_run:
+            drop = f"drop {', '.join(given)}; " if given else ""
+            raise ConfigError(
+                f"--resume takes the run's own cases and configuration: {drop}give it alone "
+                "(with --reporter, --json, --budget-usd or --retry-errors at most)"
+            )
+        # None given: the run's own reporters, as it recorded them.
+        shown = tuple(names) if reporters or as_json else ()
+        # Given, even 0, it stands for the run's own; left out (None), the run's own holds.
+        return _resume(resume, shown, budget_usd, as_json, retry_errors)
     suite = None
     if prompt is not None:
         from proctor.session.inline import inline_suite
@@ -338,17 +353,6 @@ def command(
             ray_address,
             as_json,
         )
-    if resume is not None:
-        changed = overrides.model_copy(update={"retry_errors": 0}) != CliOverrides()
-        if changed or source != Path(".") or config or dry_run or repeat_check is not None:
-            raise ConfigError(
-                "--resume takes the run's own cases and configuration: give it alone (with "
-                "--reporter, --json, --budget-usd or --retry-errors at most)"
-            )
-        # None given: the run's own reporters, as it recorded them.
-        shown = tuple(names) if reporters or as_json else ()
-        # Given, even 0, it stands for the run's own; left out (None), the run's own holds.
-        return _resume(resume, shown, budget_usd, as_json, retry_errors)
     request = RunRequest(
         source=source,
         config=config,
