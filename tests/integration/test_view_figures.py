@@ -71,8 +71,9 @@ def test_a_figure_with_no_data_says_so_instead_of_drawing_empty_axes(tmp_path: P
     assert "<canvas" not in scores and "No data: no trial has a score" in scores
     cost = _figure(page, "Cost against success")
     assert "<canvas" not in cost and "No data: every trial was skipped" in cost
-    assert '<canvas id="fig-phases"' in page  # control: its time was measured
-    assert '<canvas id="fig-tokens"' in page  # and its tokens recorded
+    phases = _figure(page, "Time per phase: agent and harness")
+    assert "<canvas" not in phases and "No data: every trial was skipped" in phases
+    assert '<canvas id="fig-tokens"' in page  # control: its tokens were recorded
 
 
 def test_a_killed_run_s_figures_without_data_say_so(tmp_path: Path) -> None:
@@ -120,6 +121,18 @@ def test_an_excluded_trial_is_no_point_of_cost_against_success(tmp_path: Path) -
     assert isinstance(points, list)
     assert [(p["status"], p["y"]) for p in points] == [("passed", 1), ("passed", 1)]
     assert "a skipped or excluded trial is no sample and is left out" in page
+    # Nor is its time part of "Time per phase": the bar sums trials 1 and 3 only.
+    phases = _figures(page)["phases"]
+    assert isinstance(phases, dict)
+    every = sum(
+        json.loads(paths.trial("case-000", "scripted", "default", r).trial_json.read_text())[
+            "timings"
+        ]["agentMs"]
+        for r in (1, 3)
+    )
+    assert phases["agent"] == [every / 1000]
+    caption = _figure(page, "Time per phase: agent and harness")
+    assert "a skipped or excluded trial is no sample and is left out" in caption
 
 
 def test_the_viewer_answers_favicon_ico(tmp_path: Path) -> None:

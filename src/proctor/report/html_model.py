@@ -166,9 +166,12 @@ def figures(
     keys = sorted({(p.case, p.agent, p.condition) for p in points})
     groups = [" · ".join(k) for k in keys]
     position = {g: i for i, g in enumerate(groups)}
+    # The time of a group's samples: a skipped or excluded trial is none, as the statistics
+    # and "Cost against success" count.
     per_group: dict[str, list[TrialPoint]] = defaultdict(list)
     for p in points:
-        per_group[f"{p.case} · {p.agent} · {p.condition}"].append(p)
+        if p.status != "skipped":
+            per_group[f"{p.case} · {p.agent} · {p.condition}"].append(p)
     tokens: dict[str, int] = {}
     for g in suite.groups if suite else []:
         for model, usage in g.usage.items():
@@ -209,14 +212,20 @@ def figures(
             if r.elapsed_seconds.n
         ],
     }
-    data["noData"] = _no_data(data, aggregated=suite is not None)
+    data["noData"] = _no_data(
+        data, aggregated=suite is not None, skipped=any(p.status == "skipped" for p in points)
+    )
     return data
 
 
-def _no_data(data: dict[str, Any], *, aggregated: bool) -> dict[str, str]:
+def _no_data(data: dict[str, Any], *, aggregated: bool, skipped: bool) -> dict[str, str]:
     """Why a figure has nothing to draw, by the id of its canvas; the page says so in place of
     empty axes. A figure with something to draw is not named."""
     phases = data["phases"]
+    every_skipped = (
+        "every trial was skipped (not run, not evaluated, or excluded by a person), and a "
+        "skipped trial is no sample"
+    )
     later = "" if aggregated else " yet (it is read from the run's statistics, once it is over)"
     why = {
         "fig-scores": (
@@ -224,14 +233,13 @@ def _no_data(data: dict[str, Any], *, aggregated: bool) -> dict[str, str]:
             "no trial has a score (none was evaluated: a run with --no-evaluate, or every "
             "trial skipped or in an error)",
         ),
-        "fig-cost": (
-            not data["costSuccess"],
-            "every trial was skipped (not run, not evaluated, or excluded by a person), and a "
-            "skipped trial is no sample",
-        ),
+        "fig-cost": (not data["costSuccess"], every_skipped),
         "fig-phases": (
             not any(phases["agent"]) and not any(phases["harness"]),
-            "no trial has a measured agent or harness time",
+            every_skipped
+            if not data["costSuccess"]
+            else "no trial has a measured agent or harness time"
+            + (" (a skipped trial, no sample, is left out)" if skipped else ""),
         ),
         "fig-tokens": (not any(data["tokens"].values()), f"no model's tokens were recorded{later}"),
         "fig-ranges": (

@@ -94,3 +94,20 @@ def test_every_point_and_bar_of_the_figures_links_to_its_trials() -> None:
     }
     assert [p["url"] for p in data["costSuccess"]] == ["/t/b/1", "/t/a/1", "/t/a/2"]
     assert data["phases"]["agent"] == [1.6, 0.8] and data["ranges"] == []
+
+
+def test_time_per_phase_leaves_out_skipped_trials_as_the_statistics_do() -> None:
+    """A skipped trial (not evaluated, or excluded by a person) is no sample: its time is no
+    part of its group's bar, as it is no point of "Cost against success"."""
+    points = [
+        _point("a", "passed", 1, 100),
+        _point("a", "skipped", 2, None),
+        _point("a", "agent-error", 3, None),  # an error's time was spent: it counts
+    ]
+    data = figures(points, None, lambda case, agent, condition: f"/g/{case}")
+    assert data["phases"] == {"agent": [1.6], "harness": [0.4]}
+    assert [p["status"] for p in data["costSuccess"]] == ["passed", "agent-error"]
+    only_skipped = figures([points[1]], None, lambda *k: "/g")
+    assert only_skipped["phases"] == {"agent": [0.0], "harness": [0.0]}
+    assert "fig-phases" in only_skipped["noData"]
+    assert only_skipped["noData"]["fig-phases"].startswith("every trial was skipped")
