@@ -322,3 +322,85 @@ def test_a_file_served_as_plain_text_logs_no_console_error(page: Any, server: Se
     page.wait_for_timeout(1500)  # the icon is asked for after the load
     assert '"runId"' in page.inner_text("body")
     assert errors == []
+
+
+LONG_CONDITIONS = (
+    "baseline-without-any-skill-or-hint",
+    "with-the-where-to-look-skill-provisioned-into-the-workspace",
+)
+
+
+def _long_named_ab_run(results: Path) -> str:
+    """A finished A/B run of two cases named at length, each under two conditions named at
+    length, two repeats each: every figure has a group per case × condition."""
+    from proctor.models.io import write_record
+    from proctor.models.trial import TrialRecord
+    from proctor.view.synthetic import aggregate_of, write_run
+
+    name = "run-20261128T000000Z-wide-ab"
+    paths = write_run(
+        results, name, trials=8, cases=2, conditions=LONG_CONDITIONS, events_per_trial=0
+    )
+    trials = paths.root / "trials"
+    records = []
+    for c in (0, 1):
+        long = f"{LONG_CASE}-{c}"
+        (trials / f"case-{c:03d}").rename(trials / long)
+        for record_file in (trials / long).glob("*/*/*/trial.json"):
+            record = TrialRecord.model_validate_json(record_file.read_text())
+            record = record.model_copy(update={"case": long})
+            write_record(record_file, record)
+            records.append(record)
+    write_record(paths.suite_json, aggregate_of(records, name))
+    return name
+
+
+CHART_LABELS = """(id) => {
+  const chart = document.getElementById(id).chart;
+  const axis = chart.options.indexAxis === "y" ? chart.scales.y : chart.scales.x;
+  const lines = axis.ticks.flatMap(t => Array.isArray(t.label) ? t.label : [t.label]);
+  chart.tooltip.setActiveElements([{datasetIndex: 0, index: 0}], {x: 0, y: 0});
+  chart.update();
+  return {lines, title: chart.tooltip.title, area: chart.chartArea, width: chart.width,
+          height: chart.height};
+}"""
+"""A figure's tick labels (each line), the title of the tooltip of its first point or bar, and
+its plot area."""
+
+
+def test_long_group_names_leave_the_figures_readable(browser: Any, server: Server) -> None:
+    """A group named at length (case · agent · condition) was a tick label as long as the
+    figure: rotated, the labels of Score per trial and Time per phase took all the canvas
+    and left no plot, and those of the elapsed ranges were cut at the canvas's edge. A tick
+    shows the parts that tell the groups apart, cut to its room; the tooltip names the whole
+    group."""
+    base, results = server
+    run = _long_named_ab_run(results)
+    errors: list[str] = []
+    for width in (1360, 375):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            page = context.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(f"{base}/runs/{run}")
+            drawn = "() => document.getElementById('fig-ranges').chart !== undefined"
+            for _ in range(150):  # (polled here: wait_for_function breaks the page's CSP)
+                if page.evaluate(drawn):
+                    break
+                page.wait_for_timeout(100)
+            page.locator("#figures").screenshot(path=str(SHOTS / f"figures-long-{width}.png"))
+            for figure in ("fig-scores", "fig-phases", "fig-ranges"):
+                shown = page.evaluate(CHART_LABELS, figure)
+                assert all(len(line) <= 40 for line in shown["lines"]), (width, figure, shown)
+                assert LONG_CASE not in " ".join(shown["lines"])
+                assert "scripted" not in " ".join(shown["lines"])  # the same in every group
+                area = shown["area"]
+                if figure == "fig-ranges":  # the labels leave the bars half the width
+                    assert area["right"] - area["left"] >= shown["width"] * 0.45, (width, shown)
+                else:  # and the plot most of the height
+                    assert area["bottom"] - area["top"] >= shown["height"] * 0.5, (width, shown)
+                whole = f"{LONG_CASE}-0 · scripted · {LONG_CONDITIONS[0]}"
+                assert shown["title"] == [whole], (figure, shown["title"])
+            assert errors == []
+        finally:
+            context.close()

@@ -180,7 +180,12 @@ def figures(
         "groups": groups,
         "groupUrls": [group_url(*k) for k in keys],
         "scores": [
-            {"x": position[f"{p.case} · {p.agent} · {p.condition}"], "y": p.score, "url": p.url}
+            {
+                "x": position[f"{p.case} · {p.agent} · {p.condition}"],
+                "y": p.score,
+                "trial": p.key,
+                "url": p.url,
+            }
             for p in points
             if p.score is not None
         ],
@@ -190,6 +195,7 @@ def figures(
                 "y": 1 if p.status == "passed" else 0,
                 "tokens": p.tokens,
                 "status": p.status,
+                "trial": p.key,
                 "url": p.url,
             }
             for p in points
