@@ -194,6 +194,8 @@ def test_compare_two_runs_and_two_conditions(client: TestClient, results: Path) 
     run = _real_run(results)
     runs = client.get(f"/compare?a={run}&b={run}").text
     assert 'id="compare-table"' in runs and "unchanged" in runs
+    # The same run on both sides is said, as `proctor compare` says it.
+    assert f"{run} is both the baseline and the candidate run" in runs
     conditions = client.get(f"/compare?run={run}").text
     assert "with-skill against baseline" in conditions
     refused = client.get(f"/compare?run={run}&treatment=nope").text

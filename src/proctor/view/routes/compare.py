@@ -27,9 +27,15 @@ def compare_page(request: Request) -> Response:
     q = request.query_params
     names = [r["name"] for r in newest_first(index.query("SELECT name, started_at FROM runs"))]
     context: dict[str, Any] = {"names": names, "q": q, "runs_cmp": None, "ab": None, "error": None}
+    context["note"] = None
     try:
         if q.get("a") and q.get("b"):
             context["runs_cmp"] = compare_runs(_records(index, q["a"]), _records(index, q["b"]))
+            if q["a"] == q["b"]:  # as `proctor compare` notes it
+                context["note"] = (
+                    f"{q['a']} is both the baseline and the candidate run: every group is "
+                    "compared with itself; choose another candidate run"
+                )
         elif q.get("run"):
             records = _records(index, q["run"])
             context["conditions"] = sorted({r.condition for r in records})
