@@ -145,3 +145,21 @@ def test_the_viewer_answers_favicon_ico(tmp_path: Path) -> None:
     assert served.status_code == 200 and served.headers["content-type"].startswith("text/plain")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
     assert icon.content[:4] == b"\0\0\1\0" and len(icon.content) > 22  # an ICO of one image
+
+
+def test_pass_at_k_with_no_scored_trial_says_so_and_one_condition_offers_no_comparison(
+    tmp_path: Path,
+) -> None:
+    """A --no-evaluate run: pass@k was a table of group names and no number, and the run's
+    summary offered to compare its conditions, a page saying it has fewer than two."""
+    _run(tmp_path / "results", ["skipped", "skipped"])
+    page = _page(tmp_path / "results", "/runs/run-a")
+    start = page.index('<section id="passk">')
+    passk = page[start : page.index('<h2 id="rules">', start)]
+    assert "<table" not in passk
+    assert "No data: pass@k and pass^k are estimated from a group's scored trials" in passk
+    assert "compare its conditions" not in page
+    write_run(tmp_path / "ab", "run-b", trials=4, cases=1, conditions=("a", "b"))
+    two = _page(tmp_path / "ab", "/runs/run-b")
+    assert '<a href="/compare?run=run-b">compare its conditions</a>' in two  # control
+    assert 'id="passk-none"' not in two and "pass@1" in two
