@@ -80,6 +80,20 @@ def _own_cache_folder(
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path_factory.mktemp("proctor-cache")))
 
 
+IN_CI = bool(os.environ.get("CI"))
+"""Read when the tests are collected, before any test takes the CI variables out of its
+environment: ``.ci/run`` installs every tool the tests need, so there a missing one is a
+failure, not a skip that would let a whole layer of tests pass untried."""
+
+
+def require_tool(reason: str) -> None:
+    """Skip the test for a tool this machine lacks (``reason`` says which and how to get it);
+    fail it in CI, where ``.ci/run`` installs that tool."""
+    if IN_CI:
+        pytest.fail(f"{reason}; CI installs it, so this is a failure there", pytrace=False)
+    pytest.skip(reason)
+
+
 CI_VARIABLES = (
     "CI",
     "GITHUB_ACTIONS",

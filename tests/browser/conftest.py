@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import viewer
+from tests.conftest import require_tool, viewer
 
 CHROMIUM = Path("/usr/lib/chromium/chromium")
 EXAMPLES = Path(__file__).parents[2] / "examples" / "cases"
@@ -30,7 +30,7 @@ SHOTS = (
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     if not CHROMIUM.exists():
-        pytest.skip(f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+        require_tool(f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     home = tmp_path_factory.mktemp("browser-home")

@@ -14,7 +14,7 @@ import pytest
 from proctor.agents.cli_base import find_binary
 from proctor.agents.spec import spec_for
 from proctor.models.config import AgentProfile
-from tests.conftest import single_run_dir, write_case
+from tests.conftest import require_tool, single_run_dir, write_case
 
 ASSETS = Path(__file__).parent / "assets"
 #: The tiny stdio MCP server of the contract tests, as a ``provision.mcps`` entry.
@@ -28,7 +28,7 @@ def require_cli(agent: str) -> str:
     assert spec is not None and spec.binary is not None and spec.version is not None
     path = find_binary(spec.binary, AgentProfile())
     if path is None:
-        pytest.skip(
+        require_tool(
             f"{agent}: the '{spec.binary}' CLI is not installed (run `proctor agents install`)"
         )
     return spec.version

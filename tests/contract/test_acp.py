@@ -26,7 +26,7 @@ from proctor.drive.policy import AnswerPolicy
 from proctor.models.trajectory import Trajectory
 from proctor.scripted.server import ScriptedModelServer
 from proctor.workspace.environment import agent_environment
-from tests.conftest import single_run_dir, write_case
+from tests.conftest import require_tool, single_run_dir, write_case
 from tests.contract.conftest import tool_steps
 from tests.contract.test_loopback import PORT, outside_connections
 
@@ -253,7 +253,7 @@ def test_no_connection_but_the_scripted_server(
     require_acp(agent)
     strace = shutil.which("strace")
     if strace is None:
-        pytest.skip("strace is not installed (.ci/run installs it)")
+        require_tool("strace is not installed (.ci/run installs it)")
     command = profile_for(agent, {}).command or []
     real = AcpAgent().program(profile_for(agent, {}))
     trace = tmp_path / "connect.trace"

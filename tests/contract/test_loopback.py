@@ -15,6 +15,7 @@ import pytest
 from proctor.agents.cli_base import find_binary
 from proctor.agents.spec import spec_for
 from proctor.models.config import AgentProfile
+from tests.conftest import require_tool
 from tests.contract.conftest import require_cli
 from tests.contract.test_claude_code import BASIC
 
@@ -59,7 +60,7 @@ def test_no_connection_but_the_scripted_server(
     require_cli(agent)
     strace = shutil.which("strace")
     if strace is None:
-        pytest.skip("strace is not installed (.ci/run installs it)")
+        require_tool("strace is not installed (.ci/run installs it)")
     real = find_binary(str(spec_for(agent).binary), AgentProfile())  # type: ignore[union-attr]
     trace = tmp_path / "connect.trace"
     wrapper = tmp_path / "traced-cli"
