@@ -33,6 +33,7 @@ from proctor.report.ab import (
     render_ab_markdown,
     render_runs_markdown,
 )
+from proctor.util.argtypes import given
 
 MISSING = Path("/nonexistent-proctor-suite")
 """A source no run reaches: every check here is made before the source is read."""
@@ -51,7 +52,7 @@ WRONG_TYPES: list[tuple[str, Callable[[], object], str]] = [
     ("run agents None", _run(agents=None), "argument 'agents': expected a name or a list of names, got None"),
     ("run agents dict", _run(agents={"scripted": 1}), "argument 'agents': expected a name or a list of names, got a dict {'scripted': 1}"),
     ("run agents item", _run(agents=["scripted", 1]), "argument 'agents[1]': expected a name (a string), got 1"),
-    ("run cases bytes", _run(cases=b"fix"), "argument 'cases': expected a name or a list of names, got a bytes b'fix'"),
+    ("run cases bytes", _run(cases=b"fix"), "argument 'cases': expected a name or a list of names, got a bytes value b'fix'"),
     ("run tags int", _run(tags=3), "argument 'tags': expected a name or a list of names, got 3"),
     ("run conditions dict", _run(conditions={}), "argument 'conditions': expected a name or a list of names, got a dict {}"),
     ("run reporters item", _run(reporters=[5]), "argument 'reporters[0]': expected a name (a string), got 5"),
@@ -178,3 +179,27 @@ def test_control_a_wrong_value_of_the_right_type_is_no_type_error(
     with pytest.raises(error, match=re.escape(said)) as raised:
         call()
     assert not isinstance(raised.value, TypeError)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (b"fix", "a bytes value b'fix'"),
+        (["x"], "a list ['x']"),
+        ({"a": 1}, "a dict {'a': 1}"),
+        ((1,), "a tuple (1,)"),
+        (1j, "a complex 1j"),
+        (..., "an ellipsis Ellipsis"),
+        (5, "5"),
+        (2.5, "2.5"),
+        (True, "True (a bool)"),
+        (None, "None"),
+        ("x", "the string 'x'"),
+        (Path("a"), repr(Path("a"))),
+        (bytearray(b"x"), "bytearray(b'x')"),
+    ],
+)
+def test_a_wrong_value_is_described_with_its_type_in_words(value: object, said: str) -> None:
+    """Each type with the article its noun takes, and a value whose text names its type as it
+    is: bytes read ``a bytes b'fix'``, and a path ``a PosixPath PosixPath('a')``."""
+    assert given(value) == said

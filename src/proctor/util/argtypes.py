@@ -15,7 +15,9 @@ from typing import Any
 
 def given(value: object) -> str:
     """What an argument was, in Python's words: ``the string 'x'``, ``True (a bool)``,
-    ``None``, ``5``, ``a dict {...}``, cut to a readable length."""
+    ``None``, ``5``, ``a list [...]``, ``a bytes value b'x'``, ``an EvalCase …``, cut to a
+    readable length. A value whose text already names its type (``PosixPath('x')``,
+    ``<function f at 0x…>``) is shown as it is."""
     text = repr(value)
     if len(text) > 60:
         text = text[:56] + "..." + text[-1]
@@ -26,8 +28,20 @@ def given(value: object) -> str:
     if value is None or isinstance(value, int | float):
         return text
     kind = type(value).__name__
-    article = "an" if kind[:1].lower() in "aeiou" else "a"
-    return f"{article} {kind} {text}"
+    if text.startswith((f"{kind}(", "<")):
+        return text
+    noun = _NOUNS.get(kind, kind)
+    return f"{_article(noun)} {noun} {text}"
+
+
+_NOUNS = {"bytes": "bytes value"}
+"""Types whose name is no noun a sentence can take an article with."""
+
+
+def _article(noun: str) -> str:
+    """``a`` or ``an``, as the noun is said: ``an int64``, ``an EvalCase``, ``a UserDict``."""
+    said_with_vowel = noun[:1].lower() in "aeiou" and not noun.lower().startswith(("u", "eu"))
+    return "an" if said_with_vowel or noun.lower().startswith(("und", "unk", "ump")) else "a"
 
 
 def wrong_type(where: str, name: str, expected: str, value: object) -> TypeError:
