@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from proctor.errors import ConfigError
+from proctor.evals.arguments import unknown_argument
 from proctor.evals.define import (
     EvalConfig,
     EvalDefinition,
@@ -137,6 +138,9 @@ def _import(path: Path, root: Path) -> ModuleType:
         raise
     except BaseException as exc:  # pytest.importorskip's Skipped is no Exception, say
         line = _line_in(exc, path)
+        misspelt = unknown_argument(exc)  # define_eval(descripton=...): name the near ones
+        if misspelt is not None:
+            raise ConfigError(f"{path}{line}: {misspelt}") from exc
         raise ConfigError(
             f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc})"
         ) from exc

@@ -1,0 +1,81 @@
+"""A misspelt keyword in an eval file, told in one sentence: Python's ``TypeError:
+define_eval() got an unexpected keyword argument 'descripton'`` becomes ``define_eval() has no
+argument 'descripton' (did you mean 'description'?)``, for the functions an eval file calls
+(``define_eval``, ``case``, the expectations) and the methods of ``t``, a turn and
+``t.judge``."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from proctor.evals import define
+from proctor.evals.context import TestContext, TurnResult
+from proctor.evals.judges import Judge
+from proctor.evaluators.gates import expect
+from proctor.evaluators.gates.vocabulary import Gates
+
+_UNEXPECTED = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+
+_OWNERS: dict[str, type] = {
+    "TestContext": TestContext,
+    "TurnResult": TurnResult,
+    "Gates": Gates,
+    "Judge": Judge,
+}
+_SHOWN = {"TestContext": "t.", "TurnResult": "turn.", "Gates": "t.", "Judge": "t.judge."}
+"""How a method's owner is written in an eval file, when its line does not tell."""
+
+
+def _function(qualname: str) -> Callable[..., Any] | None:
+    owner, _, name = qualname.rpartition(".")
+    if owner:
+        cls = _OWNERS.get(owner)
+        found = getattr(cls, name, None) if cls is not None else None
+    else:
+        found = getattr(define, name, None) or getattr(expect, name, None)
+    return found if callable(found) else None
+
+
+def unknown_argument(error: BaseException) -> str | None:
+    """The sentence for a keyword an eval file gave one of proctor's functions that it does
+    not take (``t.send() has no argument 'timout_ms' (it takes message, workspace_files,
+    workspace_dir)``); None for any other error, or a function of the file's own."""
+    if type(error) is not TypeError or not error.args:
+        return None
+    said = _UNEXPECTED.fullmatch(str(error.args[0]))
+    if said is None:
+        return None
+    qualname, wrong = said.groups()
+    function = _function(qualname)
+    if function is None:
+        return None
+    known = [
+        p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    close = difflib.get_close_matches(wrong, known, n=3, cutoff=0.6)
+    if close:
+        hint = f"did you mean {' or '.join(repr(c) for c in close)}?"
+    elif known:
+        hint = f"it takes {', '.join(known)}"
+    else:
+        hint = "it takes no arguments"
+    return f"{_written(error, qualname)}() has no argument '{wrong}' ({hint})"
+
+
+def _written(error: BaseException, qualname: str) -> str:
+    """The function as the eval file's line calls it (``first.called_tool``), else as its
+    owner is usually named (``t.called_tool``)."""
+    owner, _, name = qualname.rpartition(".")
+    frames = traceback.extract_tb(error.__traceback__)
+    line = (frames[-1].line or "") if frames else ""
+    called: list[str] = re.findall(rf"([A-Za-z_][\w.]*\.)?\b{re.escape(name)}\s*\(", line)
+    if owner and len(called) == 1 and called[0]:
+        return called[0] + name
+    return _SHOWN.get(owner, "") + name

@@ -1,0 +1,91 @@
+"""A keyword an eval file gives one of proctor's functions that it does not take (a typo) is
+one sentence naming the file and line, the function, the unknown argument and the nearest ones
+it takes, where it was Python's ``cannot be imported (TypeError: define_eval() got an
+unexpected keyword argument 'descripton')``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_evals_cli import project, run_json
+
+Run = Any
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "from proctor.evals import define_eval\nasync def t(x): ...\n"
+            "e = define_eval(descripton='x', test=t)\n",
+            "a.eval.py:3: define_eval() has no argument 'descripton' (did you mean 'description'?)",
+        ),
+        (
+            "from proctor.evals import case, define_eval\nasync def t(x): ...\n"
+            "e = define_eval(\n    cases=[\n        case(id='a', test=t, tag=['x']),\n    ]\n)\n",
+            "a.eval.py:5: case() has no argument 'tag' (did you mean 'tags'?)",
+        ),
+        (
+            "from proctor.evals import define_eval, similarity\nasync def t(x): ...\n"
+            "s = similarity('x', treshold=0.5)\ne = define_eval(test=t)\n",
+            "a.eval.py:3: similarity() has no argument 'treshold' (did you mean 'threshold'?)",
+        ),
+    ],
+)
+def test_a_misspelt_keyword_in_an_eval_file_names_the_near_ones(
+    proctor: Run, tmp_path: Path, body: str, expected: str
+) -> None:
+    root = project(tmp_path, {"a.eval.py": body})
+    result = proctor("eval", "--dir", str(root), "--no-stream")
+    assert result.code == 2, result.err
+    assert expected in result.err, result.err
+    assert "unexpected keyword" not in result.err and "Traceback" not in result.err
+
+
+def test_a_misspelt_keyword_in_the_config_file_names_the_near_ones(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
+    config = (
+        "from proctor.evals import define_eval_config\nc = define_eval_config(max_concurency=2)\n"
+    )
+    root = project(tmp_path, {"a.eval.py": body}, config=config)
+    result = proctor("eval", "--dir", str(root), "--no-stream")
+    assert result.code == 2, result.err
+    assert (
+        "evals.config.py:2: define_eval_config() has no argument 'max_concurency' (did you mean "
+        "'max_concurrency'?)"
+    ) in result.err, result.err
+
+
+def test_a_misspelt_keyword_inside_a_test_names_the_near_ones(proctor: Run, tmp_path: Path) -> None:
+    files = {
+        f"{name}.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                first = await t.send("go")
+                {body}
+            eval = define_eval(plan={{"turns": [{{"say": "done"}}]}}, test=test)
+        """
+        for name, body in {
+            "send": 'await t.send("again", timout_ms=5)',
+            "turn": 'first.called_tool("shell", cont=1)',
+            "t": "t.max_tool_calls(n=1, strict=True)",
+        }.items()
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    for name, said in {
+        "send": "t.send() has no argument 'timout_ms' (it takes message, workspace_files, "
+        "workspace_dir)",
+        "turn": "first.called_tool() has no argument 'cont' (did you mean 'count'?)",
+        "t": "t.max_tool_calls() has no argument 'strict' (it takes n)",
+    }.items():
+        record = by_id[name]
+        assert record["status"] == "eval-error", record
+        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record
