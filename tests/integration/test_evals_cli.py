@@ -704,6 +704,9 @@ def test_an_interrupted_eval_run_exits_130(tmp_path: Path, signum: int) -> None:
     # It says it was stopped, and that a case never started (it has no line of its own).
     said = "interrupted after 0 of 2 trial(s) finished (1 cut short, recorded as interrupted; 1 not started)"
     assert f"proctor: exit 130: {said}" in err.decode()
+    # suite.md, the report for people, says so too (with the case that never started).
+    (suite_md,) = out.glob("run-*/suite.md")
+    assert f"**Exit code 130** (interrupted): {said}" in suite_md.read_text()
     if signum == signal.SIGTERM:
         summary = json.loads(stdout)
         assert summary["interrupted"] is True and summary["ok"] is False
