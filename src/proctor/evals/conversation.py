@@ -29,7 +29,7 @@ from proctor.models.trial import (
     EvalToolCall,
     EvaluatorResult,
 )
-from proctor.scripted.plan import plan_for_condition, steps_for_repeat
+from proctor.scripted.plan import unplayed
 from proctor.util.masking import mask
 
 EVAL_RESULT = "eval.json"
@@ -227,31 +227,11 @@ def _test_line(error: BaseException) -> traceback.FrameSummary:
 
 
 def _unplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str | None:
-    """A warning naming the plan's steps no message reached, when the test ended with turns
-    to spare in the plan (an ``endTurn`` it sent no message for): those steps never ran, and
-    nothing else would say so. Counted by ``endTurn``, so a turn an ``ask`` split in two is
-    one turn here (no false warning; a miss at worst)."""
+    """The plan's steps no message of the test reached (:func:`unplayed`), when every turn
+    completed: a turn that parked or exited says so itself."""
     if plan is None or any(not turn.ok for turn in t.turns):
-        return None  # a turn that parked or exited says so itself
-    steps = steps_for_repeat(plan_for_condition(plan, "default") or {"turns": []}, repeat)
-    turns: list[list[int]] = [[]]
-    for i, step in enumerate(steps):
-        if "endTurn" in step:
-            turns.append([])
-        else:
-            turns[-1].append(i)
-    while turns and not turns[-1]:
-        turns.pop()  # a plan that ends with endTurn has no turn after it
-    left = [i for turn in turns[len(t.turns) :] for i in turn]
-    if not left:
         return None
-    named = ", ".join(f"turns[{i}] ({next(iter(steps[i]))})" for i in left[:5])
-    more = f" and {len(left) - 5} more" if len(left) > 5 else ""
-    sent = len(t.turns)
-    return (
-        f"the plan has {len(turns)} turn(s) (split by endTurn) and the test sent "
-        f"{sent} message(s), so these steps never played: {named}{more}"
-    )
+    return unplayed(plan, "default", repeat, len(t.turns), "the test")
 
 
 def _write_eval_json(

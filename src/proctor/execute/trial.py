@@ -30,6 +30,7 @@ from proctor.models.plan import TrialSpec
 from proctor.models.trajectory import AssistantText, Trajectory
 from proctor.models.trial import CaseLabels, Timings, TrialRecord
 from proctor.paths import RunPaths
+from proctor.scripted.plan import unplayed
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
 from proctor.util.jsonl import last_json_object
@@ -215,6 +216,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
     )
     if done.prepared is not None:
         record.agent_version = done.prepared.agent_version
+        record.warnings = _plan_warnings(spec, done)
     record.audit = done.audit
     if done.driven is not None:
         log = done.driven.log
@@ -240,6 +242,22 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
         record.harness_calls = e.harness_calls
         record.cost = e.cost
     return record
+
+
+def _plan_warnings(spec: TrialSpec, done: Phases) -> list[str]:
+    """The plan's steps no message of a case folder reached (its prompt and ``followUps``),
+    when its scripted agent or model plays the plan and every turn completed: a turn that
+    parked, exited, ran out of time or was stopped says so itself, and a real model ignores
+    the plan. An eval written as code says so in its own result."""
+    driven, plan = done.driven, spec.case.case.plan
+    if driven is None or driven.talked is not None or plan is None or done.prepared is None:
+        return []
+    scripted = done.prepared.adapter.name == "scripted" or spec.backend == "scripted"
+    if not scripted or driven.outcome.kind != "turn-end" or driven.log.stopped:
+        return []
+    sent = driven.log.turns  # the prompt, the follow-ups and the answers to questions
+    told = unplayed(plan, spec.condition, spec.repeat, sent, "the case (prompt and followUps)")
+    return [told] if told else []
 
 
 def run_trial(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions) -> TrialRecord:

@@ -238,6 +238,8 @@ class TrialRecord(RecordModel):
     audit: AuditReport | None = None
     """What the agent had in its scratch home and workspace once provisioned (skills, hooks,
     plugins, MCP servers, rules, instruction files); None for the scripted agent."""
+    warnings: list[str] = []
+    """What the run noticed that decides nothing, such as plan steps no message reached."""
     attempts: list[AttemptRecord] = []
     """Earlier attempts that ended in a transient error and were run again (the record itself
     is the last attempt); empty when the trial ran once."""

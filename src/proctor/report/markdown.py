@@ -295,6 +295,12 @@ def render_markdown(
             # A reason quotes what the agent wrote (a question, a check's output): shown on
             # one line, a terminal's escape sequence in it shown, never obeyed.
             lines.append(f"- {code_span(one_line(where))} **{r.status}**: {_text(r.reason or '')}")
+    warned = [r for r in records if r.warnings]
+    if warned:  # they decide nothing, but the trial ran less than its case wrote
+        lines += ["", "## Warnings", ""]
+        for r in sorted(warned, key=lambda r: (r.case, r.agent, r.condition, r.repeat)):
+            where = code_span(one_line(_where(r, folders)))
+            lines += [f"- {where}: {_text(w)}" for w in r.warnings]
     if suite.skipped_cases:
         lines += ["", "## Skipped case folders", ""]
         lines += [

@@ -391,3 +391,31 @@ def steps_for_repeat(data: dict[str, Any], repeat: int) -> list[dict[str, Any]]:
         return list(data["turns"])
     variants = data["variants"]
     return list(variants[(repeat - 1) % len(variants)])
+
+
+def unplayed(
+    data: dict[str, Any], condition: str, repeat: int, sent: int, sender: str
+) -> str | None:
+    """A warning naming the steps no message reached, when ``sent`` messages (each a turn the
+    agent completed) left turns to spare in the plan (an ``endTurn`` no message followed):
+    those steps never ran, and nothing else would say so. ``sender`` says who sent them
+    (``the test``). Counted by ``endTurn``, so a turn an ``ask`` split in two is one turn here
+    (no false warning; a miss at worst)."""
+    steps = steps_for_repeat(plan_for_condition(data, condition) or {"turns": []}, repeat)
+    turns: list[list[int]] = [[]]
+    for i, step in enumerate(steps):
+        if "endTurn" in step:
+            turns.append([])
+        else:
+            turns[-1].append(i)
+    while turns and not turns[-1]:
+        turns.pop()  # a plan that ends with endTurn has no turn after it
+    left = [i for turn in turns[sent:] for i in turn]
+    if not left:
+        return None
+    named = ", ".join(f"turns[{i}] ({next(iter(steps[i]))})" for i in left[:5])
+    more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+    return (
+        f"the plan has {len(turns)} turn(s) (split by endTurn) and {sender} sent "
+        f"{sent} message(s), so these steps never played: {named}{more}"
+    )
