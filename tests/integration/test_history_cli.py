@@ -935,3 +935,21 @@ def test_the_help_of_since_names_every_form_it_takes(proctor: Run, home: Path) -
     assert "a time (its day on this machine's clock: 2026-11-29T20:00-08:00)" in shown
     kept = proctor("history", "--home", str(home), "--since", "2026-11-29T20:00-08:00")
     assert kept.code == 0, kept.err
+
+
+def test_a_path_of_another_agents_sessions_is_read_and_said(proctor: Run, home: Path) -> None:
+    # --agent keeps none of the PATH's sessions: the folder was read (exit 0, as a --since that
+    # keeps none), and the reason names what --agent left out; never counted in codex's place.
+    projects = str(home / ".claude" / "projects")
+    result = proctor("history", projects, "--agent", "codex", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert report["sessions"] == []
+    assert report["unavailable"] == [
+        {
+            "agent": None,
+            "path": projects,
+            "reason": "holds sessions of other agents only: 4 claude-code sessions, "
+            "left out by --agent",
+        }
+    ]

@@ -130,7 +130,7 @@ def command(
     from proctor.history.projects import same_project, unreadable_project_roots
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
-    from proctor.history.sources import find_sessions, sessions_under
+    from proctor.history.sources import OTHER_AGENTS_ONLY, find_sessions, sessions_under
     from proctor.history.summary import history_json, history_report, in_order, render_history
     from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json
@@ -193,7 +193,8 @@ def command(
         echo_note(f"--by {by} does not apply to --changes")
     if paths:
         sessions, unavailable = sessions_under(paths, chosen)
-        if not sessions:
+        # A PATH whose sessions --agent all left out was read, as a --since that keeps none.
+        if not sessions and not any(u.reason.startswith(OTHER_AGENTS_ONLY) for u in unavailable):
             reasons = "; ".join(f"{u.path}: {u.reason}" for u in unavailable)
             raise ConfigError(f"nothing to replay ({reasons})")
     else:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -379,6 +380,10 @@ def sessions_under(
     return threads_folded(each_once(sessions), unavailable), unavailable
 
 
+OTHER_AGENTS_ONLY = "holds sessions of other agents only"
+"""The start of the reason for a ``PATH`` whose sessions ``--agent`` all left out: it was read."""
+
+
 def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]) -> list[Session]:
     """The sessions of ``wanted`` agents in one ``PATH`` given by the user; why it holds none
     is added to ``unavailable``. An OSError when the path itself cannot be looked at."""
@@ -404,11 +409,20 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
     unreadable: list[Unavailable] = []
-    found = [s for s in _sessions_in(path, unreadable) if s.agent in wanted]
+    every = list(_sessions_in(path, unreadable))
+    found = [s for s in every if s.agent in wanted]
     unavailable += unreadable
     if path.is_file():  # a Codex rollout given alone: with its subagents' threads, as parse
         _with_threads(found)
-    if not found and not (path.is_file() and unreadable):
+    if not found and every:  # read, but --agent keeps none: said, never a usage error
+        counts = Counter(s.agent for s in every)
+        held = ", ".join(
+            f"{n} {agent} session{'s' if n > 1 else ''}" for agent, n in sorted(counts.items())
+        )
+        unavailable.append(
+            Unavailable(path=str(path), reason=f"{OTHER_AGENTS_ONLY}: {held}, left out by --agent")
+        )
+    elif not found and not (path.is_file() and unreadable):
         reason = "no session transcript of the agents asked for"
         if path.is_dir() and _parts_only(path):
             reason = (
