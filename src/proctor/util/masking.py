@@ -9,7 +9,6 @@ finds them.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
 import logging
@@ -19,6 +18,13 @@ import shutil
 import stat
 from pathlib import Path
 from typing import Any
+
+from proctor.util.encoded import (
+    base64_forms,
+    stream_forms,
+    wrapped_masked,
+    wrapped_masked_bytes,
+)
 
 MASK = "***"
 MIN_SECRET_CHARS = 6
@@ -47,51 +53,16 @@ def register_secret(value: str, *, named: bool = False) -> None:
 
 _ENCODED: set[str] = set()
 """The base64 forms registered: masked wherever they are, however short (a piece of one)."""
+_STREAMS: set[str] = set()
+"""The whole base64 forms registered (see :func:`~proctor.util.encoded.stream_forms`): masked
+also where line breaks split them (``base64`` wraps at 76 columns wherever a secret begins)."""
 
 
 def _add_encoded(value: str) -> None:
     forms = base64_forms(value) - _SECRETS
     _SECRETS.update(forms)
     _ENCODED.update(forms)
-
-
-MIN_BASE64_CHARS = 8
-"""The fewest characters of a secret whose base64 forms are masked too (a shorter one's
-forms would be a few letters, found in any long base64 text)."""
-_BASE64_LINE = 76
-"""Where ``base64`` (GNU coreutils, by default) breaks its lines."""
-
-
-def base64_forms(value: str) -> set[str]:
-    """What of a base64 text holding ``value`` is ``value``'s alone, wherever in the encoded
-    bytes it begins (``echo $TOKEN | base64``; ``curl -u user:$TOKEN`` sends
-    ``Authorization: Basic`` and base64 of ``user:TOKEN``): for each of the three places
-    within a 3-byte group, the characters its bytes alone decide, as standard and as
-    URL-safe base64; and, for a value at the start of the stream, each line of what ``base64``
-    prints wrapped at 76 columns (a line break in a transcript's JSON is ``\\n``, and a
-    terminal UI draws each line in a frame of its own). None for a value under
-    :data:`MIN_BASE64_CHARS` characters."""
-    if len(value) < MIN_BASE64_CHARS:
-        return set()
-    data = value.encode()
-    forms: set[str] = set()
-    for offset in range(3):
-        encoded = base64.b64encode(bytes(offset) + data).decode()
-        start = -(-8 * offset // 6)  # the first character no byte before the value decides
-        end = 8 * (offset + len(data)) // 6  # the last whole one before the bytes after it
-        form = encoded[start:end]
-        forms.update((form, form.translate(_URL_SAFE)))
-        if offset == 0 and len(form) > _BASE64_LINE:  # each line alone, whatever is between
-            lines = [form[i : i + _BASE64_LINE] for i in range(0, len(form), _BASE64_LINE)]
-            forms.update(line for line in lines if len(line) >= _BASE64_PIECE)
-    return forms
-
-
-_BASE64_PIECE = 6
-"""The fewest characters of the last line of ``base64``'s output that is masked alone."""
-
-
-_URL_SAFE = str.maketrans("+/", "-_")
+    _STREAMS.update(stream_forms(value) & forms)
 
 
 def longest_secret() -> int:
@@ -102,15 +73,34 @@ def longest_secret() -> int:
 def mask(text: str) -> str:
     """``text`` with every registered secret replaced by ``***``, the longest first (a secret
     that is part of another, such as the tail of a key Claude Code approves by, never leaves
-    the rest of the longer one in the clear)."""
-    for secret in _by_length():
+    the rest of the longer one in the clear). A secret's base64 is masked also where line
+    breaks split it (see :func:`~proctor.util.encoded.wrapped_masked`)."""
+    secrets = _by_length()
+    for secret in secrets:
         if secret in text:
             text = (
                 bounded(secret).sub(MASK, text)
                 if stands_alone(secret)
                 else text.replace(secret, MASK)
             )
+    if _STREAMS and ("\n" in text or "\\n" in text):
+        text = wrapped_masked(text, [s for s in secrets if s in _STREAMS], MASK)
     return text
+
+
+def mask_bytes(data: bytes, secrets: list[str] | None = None) -> bytes:
+    """:func:`mask` of a file's bytes (``secrets``: :func:`registered_secrets`, when known)."""
+    secrets = _by_length() if secrets is None else secrets
+    for secret in secrets:
+        needle = secret.encode()
+        if needle in data:
+            if stands_alone(secret):
+                data = _bounded_bytes(needle).sub(MASK.encode(), data)
+            else:
+                data = data.replace(needle, MASK.encode())
+    if _STREAMS and (b"\n" in data or b"\\n" in data):
+        data = wrapped_masked_bytes(data, [s for s in secrets if s in _STREAMS], MASK.encode())
+    return data
 
 
 ALONE_UNDER = 8
@@ -360,7 +350,7 @@ def scrub_tree(root: Path) -> list[str]:
     """
     if not _SECRETS or not root.is_dir():
         return []
-    needles = [s.encode() for s in _by_length()]
+    secrets = _by_length()
     touched: list[str] = []
     pending: list[tuple[str, ...]] = [()]
     with _Folders(root) as folders:
@@ -380,7 +370,7 @@ def scrub_tree(root: Path) -> list[str]:
                     touched.append("/".join((*parts, name)))
                 if is_dir:
                     pending.append((*parts, name))
-                elif _masked_link(fd, name) if is_link else _scrub_file(fd, name, needles):
+                elif _masked_link(fd, name) if is_link else _scrub_file(fd, name, secrets):
                     touched.append("/".join((*parts, name)))
     return sorted(set(touched))
 
@@ -487,7 +477,7 @@ class _Folders:
         return fd
 
 
-def _scrub_file(folder: int, name: str, needles: list[bytes]) -> bool:
+def _scrub_file(folder: int, name: str, secrets: list[str]) -> bool:
     """Mask the secrets in the regular file ``name`` of the open folder; whether it held one
     and no longer does."""
     try:
@@ -504,14 +494,10 @@ def _scrub_file(folder: int, name: str, needles: list[bytes]) -> bool:
         return False
     finally:
         os.close(fd)
-    if not any(n in data for n in needles):
+    masked = mask_bytes(data, secrets)
+    if masked == data:
         return False
-    for needle in needles:
-        if stands_alone(needle.decode()):
-            data = _bounded_bytes(needle).sub(MASK.encode(), data)
-        else:
-            data = data.replace(needle, MASK.encode())
-    if _replace(folder, name, data, stat.S_IMODE(info.st_mode)):
+    if _replace(folder, name, masked, stat.S_IMODE(info.st_mode)):
         return True
     logging.getLogger("proctor").warning("a secret could not be masked or removed in %s", name)
     return False

@@ -537,3 +537,42 @@ def test_each_line_of_base64_s_output_is_masked_whatever_stands_between(
         assert _lines_masked(masking.mask(shown).split(between)), masking.mask(shown)
         drawn = terminal_masking.mask_terminal(f"\x1b[2m{shown}".encode()).decode()
         assert _lines_masked(drawn.removeprefix("\x1b[2m").split(between)), drawn
+
+
+@pytest.mark.parametrize("before", [5, 100, 101, 102, 150])
+def test_a_key_inside_wrapped_base64_is_masked_in_text_json_and_files(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, before: int
+) -> None:
+    """``(cat prefix; printf "$KEY") | base64``: the key's encoding starts anywhere in a
+    line and a break at 76 columns cuts it. Only ``terminal.raw`` found it; a transcript (a
+    file, a JSON string with ``\\n``), a record, a log and a screen that frames each line
+    now mask it too, what stands between the lines kept."""
+    import base64
+    import json
+    import re
+
+    from proctor.util.encoded import stream_forms
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(B64_KEY)
+    encoded = base64.encodebytes(b"x" * before + B64_KEY.encode() + b"y" * 80).decode()
+    assert encoded.count("\n") > 2
+    pieces = stream_forms(B64_KEY)
+
+    def shows_key(text: str) -> bool:
+        flat = re.sub(r"\s|\u2502|\\n", "", text)
+        return any(p[i : i + 12] in flat for p in pieces for i in range(len(p) - 11))
+
+    framed = "\n".join(f"\u2502 {line:<90} \u2502" for line in encoded.splitlines())  # a TUI's
+    assert shows_key(encoded)
+    for text in (encoded, encoded.replace("\n", "\r\n"), json.dumps({"out": encoded}), framed):
+        assert shows_key(text)
+        masked = masking.mask(text)
+        assert not shows_key(masked) and "***" in masked, masked
+        assert masked.count("\n") == text.count("\n"), masked  # the lines stay
+    (tmp_path / "stdout.jsonl").write_text(json.dumps({"out": encoded}) + "\n")
+    (tmp_path / "out.txt").write_text(encoded)
+    (tmp_path / "screen.log").write_text(framed)
+    assert masking.scrub_tree(tmp_path) == ["out.txt", "screen.log", "stdout.jsonl"]
+    for name in ("out.txt", "screen.log", "stdout.jsonl"):
+        assert not shows_key((tmp_path / name).read_text())
