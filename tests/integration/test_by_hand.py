@@ -378,6 +378,55 @@ def test_configure_mcp_hands_the_server_its_credentials_and_record_masks_them(
         assert not [p for p in files if secret in p.read_bytes()], secret
 
 
+def test_a_prepared_session_keeps_no_credential_in_the_clear_but_where_the_agent_needs_it(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prepare`` writes its session in the results directory. The MCP server's token and
+    header were also in ``before/`` (the copy kept for the diff), the configuration was
+    readable by anyone, and what the person's session left (a key written to a file) stayed
+    in the clear after ``record``. Now only the workspace's configuration holds them, for its
+    owner alone, and ``record`` masks the whole prepared session once it has recorded it."""
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    case = tmp_path / "add-b"
+    shutil.copytree(CASE, case)
+    config = json.loads((case / "config.json").read_text())
+    stdio = {"name": "svc", "command": "svc-server", "env": {"SVC_TOKEN": "mcp-planted-token-1"}}
+    bearer = {"Authorization": "Bearer mcp-planted-bearer-3"}
+    remote = {"name": "web", "url": "http://127.0.0.1:9/mcp", "headers": bearer}
+    config["provision"] = {"mcps": [stdio, remote]}
+    (case / "config.json").write_text(json.dumps(config))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-planted-key-4")
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(case), "--configure-mcp", "--out", str(out))
+    assert prepared.code == 0, prepared.err
+    workspace = Path(json.loads(prepared.out)["workingDirectory"])
+    secrets = (b"mcp-planted-token-1", b"mcp-planted-bearer-3", b"sk-ant-planted-key-4")
+    needed = [workspace / ".mcp.json", workspace / ".gemini" / "settings.json"]
+    for path in needed:
+        assert b"mcp-planted-token-1" in path.read_bytes()  # the person's agent starts it
+        assert path.stat().st_mode & 0o777 == 0o600
+    assert not (workspace.parent / "setup-home").exists()
+
+    def holding() -> list[Path]:
+        files = [p for p in out.rglob("*") if p.is_file()]
+        return [p for p in files if any(s in p.read_bytes() for s in secrets)]
+
+    assert sorted(holding()) == sorted(needed)
+    (workspace / "notes.txt").write_text("the key: sk-ant-planted-key-4\n")  # the session's
+    (workspace / "b.txt").write_text("b\n")
+    recorded = proctor(
+        "record", str(case), "--workspace", str(workspace), "--out", str(out),
+        "--transcript", str(CLAUDE_SESSION),
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    assert holding() == []
+    (run_dir,) = out.glob("run-*")
+    diff = next(run_dir.rglob("workspace.diff")).read_text()
+    assert "+b" in diff and ".mcp.json" not in diff  # masked on both sides: unchanged
+
+
 def test_record_refuses_a_transcript_of_another_cli_than_its_agent(
     proctor: Run, tmp_path: Path
 ) -> None:

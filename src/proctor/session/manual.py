@@ -5,11 +5,12 @@ ordinary run folder, which ``report`` and ``compare`` read like any other.
 ``prepare`` writes ``<out>/prepared/<case>-<condition>-<stamp>/`` holding ``workspace/`` (the
 fixture, after the case's setup lines, with the condition's skills in each CLI's project folder
 and, with ``--configure-mcp``, its MCP servers in ``.mcp.json`` and ``.gemini/settings.json``),
-``before/`` (the workspace as it was handed over, for the diff), ``prompt.md`` and
-``session.json``. ``record`` finds the agent's native transcript of a session in that workspace
-where the CLI keeps its history (or takes the one given), runs the case's evaluators on the
-workspace, and writes the trial with its trajectory, process metrics, rules, diff and, when
-given or when the case asks for one, the agent's own JSON report.
+``before/`` (the workspace as it was handed over, for the diff, its credentials masked: see
+:mod:`proctor.session.handover`), ``prompt.md`` and ``session.json``. ``record`` finds the
+agent's native transcript of a session in that workspace where the CLI keeps its history (or
+takes the one given), runs the case's evaluators on the workspace, and writes the trial with
+its trajectory, process metrics, rules, diff and, when given or when the case asks for one, the
+agent's own JSON report; then it masks the prepared session's folder.
 """
 
 from __future__ import annotations
@@ -24,10 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from proctor.agents.cli_base import write_json as write_config
-from proctor.agents.credentials import find as find_credentials
-from proctor.agents.credentials import register_given_secrets, register_user_keys
-from proctor.agents.provisioning import materialise_addon, mcp_server_config, register_mcp_secrets
+from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.agents.spec import spec_for
 from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ConfigError
@@ -68,6 +66,14 @@ from proctor.plan.checks import check_out_outside_cases
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
+from proctor.session.handover import (
+    SESSION_FILE,
+    masked_snapshot,
+    prepared_session,
+    register_session_secrets,
+    scrub_session,
+    write_private_json,
+)
 from proctor.session.run import (
     SHOW_FINDINGS,
     append_step_summary,
@@ -83,15 +89,14 @@ from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.files import remove_tree
-from proctor.util.masking import register_secret, scrub_tree
+from proctor.util.masking import scrub_tree
 from proctor.util.processes import run_captured
-from proctor.workspace.diff import snapshot, unified_diff
+from proctor.workspace.diff import unified_diff
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
 
 SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".gemini/skills")
 """Where Claude Code, Codex and Gemini CLI find a project's skills."""
-SESSION_FILE = "session.json"
 
 
 def _utc_ms(moment: datetime) -> str:
@@ -157,11 +162,11 @@ def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[st
         for root in SKILL_FOLDERS:
             materialise_addon(entry, spec.case.case.path, "skills", workspace / root / entry.name)
     if provision.mcps and configure_mcp:
-        # The person's agent starts these servers: their credentials are written as they are
-        # (proctor's records mask every registered secret), and masked in what `record` keeps.
+        # The person's agent starts these servers: their credentials are written as they are,
+        # for the owner's eyes only, and masked everywhere else (see proctor.session.handover).
         servers = {e.name: mcp_server_config(e) for e in provision.mcps}
-        write_config(workspace / ".mcp.json", {"mcpServers": servers})
-        write_config(workspace / ".gemini" / "settings.json", {"mcpServers": servers})
+        write_private_json(workspace / ".mcp.json", {"mcpServers": servers})
+        write_private_json(workspace / ".gemini" / "settings.json", {"mcpServers": servers})
     elif provision.mcps:
         names = ", ".join(e.name for e in provision.mcps)
         left.append(
@@ -191,6 +196,7 @@ def _set_up(spec: TrialSpec, root: Path, workspace: Path) -> None:
                 f"case '{spec.case.name}' ({c.path}): setup line `{line}` {how}{detail}; "
                 "nothing was prepared"
             )
+    remove_tree(root / "setup-home")  # a scratch home, as a trial's: it goes when done
 
 
 def prepare_session(
@@ -222,6 +228,10 @@ def prepare_session(
         raise
     left = _provision(spec, workspace, configure_mcp)
     shutil.copytree(workspace, root / "before", symlinks=True)
+    # Only the workspace holds the credentials the person's agent needs: the copy kept for
+    # the diff holds them masked (`record` diffs the workspace masked too).
+    register_session_secrets(spec, agent)
+    scrub_tree(root / "before")
     prompt = root / "prompt.md"
     write_text_atomic(prompt, trial_prompt(spec) + "\n")
     case_dir = c.path.resolve()  # `record` runs from the workspace: never a relative path
@@ -313,25 +323,6 @@ def evaluate_on(
             roles.close()
 
 
-def prepared_session(workspace: Path) -> dict[str, Any] | None:
-    """What ``prepare`` wrote beside ``workspace`` (``session.json``): the case, condition
-    and agent the session was prepared for; None for a workspace ``prepare`` did not make."""
-    path = workspace.parent / SESSION_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc})") from None
-    try:
-        session = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(session, dict):
-        raise ConfigError(f"{path}: expected the JSON object `proctor prepare` writes")
-    return session
-
-
 def _as_prepared(
     flag: str, given: str | None, prepared: dict[str, Any] | None, key: str, default: str
 ) -> str:
@@ -398,6 +389,9 @@ def record_session(
     out = Path(os.path.abspath(out))
     plan, spec = plan_one(case, condition, source, config, agent)
     check_out_outside_cases(out, plan.cases)
+    # The person's own keys may be anywhere in their transcript or workspace: masked like a
+    # run's, every key of the environment and ./.env (not only the recorded agent's own).
+    register_session_secrets(spec, agent)
     if prepared is not None and prepared.get("name") not in (None, spec.case.name):
         raise ConfigError(
             f"{case}: the session in {workspace} was prepared for case {prepared['name']} "
@@ -449,7 +443,8 @@ def record_session(
     )
     before = workspace.parent / "before"
     if before.is_dir():
-        write_text_atomic(trial.workspace_diff, unified_diff(snapshot(before), snapshot(workspace)))
+        diff = unified_diff(masked_snapshot(before), masked_snapshot(workspace))
+        write_text_atomic(trial.workspace_diff, diff)
     if keep_workspace:  # as the session left it, before an evaluator writes into it
         shutil.copytree(workspace, trial.workspace, symlinks=True)
     results = evaluate_on(
@@ -521,18 +516,10 @@ def record_session(
         record.self_report = reported
     elif cfg.self_report:
         record.self_report, record.self_report_missing = self_report(trajectory)
-    # The person's own keys may be anywhere in their transcript or workspace: masked like a
-    # run's, every key of the environment and ./.env (not only the recorded agent's own).
-    lent = find_credentials(agent, os.environ)
-    for value in lent.keys.values():
-        register_secret(value)
-    register_user_keys()
-    given = {**spec.case.env, **spec.profile.env, **spec.variant.env}
-    register_given_secrets(spec.profile.forward_env, given, os.environ)
-    for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
-        register_mcp_secrets(entry)  # a --configure-mcp workspace holds them
     record.secrets_masked = scrub_tree(trial.root)
     shutil.rmtree(trial.root / ".evaluator-home", ignore_errors=True)
+    if prepared is not None:  # the session is over: what it left keeps no key in the clear
+        scrub_session(workspace.parent)
     write_record(trial.trial_json, record)
     from proctor.report.aggregate import aggregate
 

@@ -1,0 +1,83 @@
+"""The secrets of a session a person drives (``proctor prepare`` / ``proctor record``).
+
+A prepared session lives in the results directory (``<out>/prepared/…``), so what it keeps
+there is held to a trial's rule: no key in the clear. The one file that must hold a credential
+is the MCP configuration ``--configure-mcp`` writes in the workspace (``.mcp.json``,
+``.gemini/settings.json``): the person's agent starts the servers from it. It is readable by
+its owner only, ``before/`` (the workspace as handed over, for the diff) holds it masked, and
+``record`` masks the whole prepared session once it has recorded it: the session is over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.credentials import find as find_credentials
+from proctor.agents.credentials import register_given_secrets, register_user_keys
+from proctor.agents.provisioning import register_mcp_secrets
+from proctor.errors import ConfigError
+from proctor.models.plan import TrialSpec
+from proctor.util.masking import mask_bytes, register_secret, scrub_tree
+from proctor.workspace.diff import snapshot
+
+SESSION_FILE = "session.json"
+"""What ``prepare`` writes beside the workspace: the case, condition and agent."""
+PRIVATE = 0o600
+"""The mode of a file that holds a credential the person's agent needs."""
+
+
+def write_private_json(path: Path, data: Any) -> None:
+    """``data`` as JSON in ``path``, readable and writable by its owner only (from the moment
+    it exists: never a window in which others can read it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(json.dumps(data, indent=2) + "\n")
+
+
+def register_session_secrets(spec: TrialSpec, agent: str) -> None:
+    """Register for masking what a session of ``spec`` may hold: the keys ``agent`` would be
+    lent, every key of the environment and ``./.env``, the values the profile forwards and the
+    credentials its ``env`` sets, and the MCP servers' credentials."""
+    for value in find_credentials(agent, os.environ).keys.values():
+        register_secret(value)
+    register_user_keys()
+    given = {**spec.case.env, **spec.profile.env, **spec.variant.env}
+    register_given_secrets(spec.profile.forward_env, given, os.environ)
+    for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
+        register_mcp_secrets(entry)
+
+
+def masked_snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` by its relative path, its content masked: a workspace whose
+    MCP configuration holds a credential diffs against its masked copy as unchanged."""
+    return {rel: mask_bytes(data) for rel, data in snapshot(root).items()}
+
+
+def scrub_session(root: Path) -> list[str]:
+    """Mask every registered secret in the prepared session ``root`` (its workspace as the
+    session left it, ``before/``); the files masked, relative to ``root``."""
+    return scrub_tree(root)
+
+
+def prepared_session(workspace: Path) -> dict[str, Any] | None:
+    """What ``prepare`` wrote beside ``workspace`` (``session.json``): the case, condition
+    and agent the session was prepared for; None for a workspace ``prepare`` did not make."""
+    path = workspace.parent / SESSION_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc})") from None
+    try:
+        session = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(session, dict):
+        raise ConfigError(f"{path}: expected the JSON object `proctor prepare` writes")
+    return session
