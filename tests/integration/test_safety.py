@@ -365,6 +365,30 @@ def test_an_mcp_server_s_token_is_not_written_into_resolved_json_and_resume_stil
     assert changed.code == 2 and "changed since the run started" in changed.err
 
 
+def test_an_mcp_server_s_credentials_are_masked_in_a_trial_of_an_agent_without_mcp(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The servers' credentials were registered only where a CLI's configuration was written:
+    a trial of the scripted agent (or one whose agent shows them otherwise) kept them in its
+    transcript and terminal in the clear, while ``resolved.json`` masked them."""
+    server = {
+        "name": "tiny",
+        "url": "http://127.0.0.1:9/mcp",
+        "headers": {"Authorization": "Bearer mcpBEARERplanted77"},
+    }
+    token = "mcpBEARERplanted77"
+    make_case(
+        "c",
+        config={"provision": {"mcps": [server]}},
+        plan={"turns": [{"shell": f"echo {token}"}, {"say": f"The token: {token}"}]},
+    )
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert [p for p in written if token in p.read_text(errors="replace")] == []
+    assert token not in result.out + result.err
+
+
 def test_a_resume_compares_the_servers_proctor_json_provisions_and_reads_older_records(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

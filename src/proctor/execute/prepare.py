@@ -19,6 +19,7 @@ from proctor.agents.credentials import (
 )
 from proctor.agents.credentials import find as find_credentials
 from proctor.agents.credentials import install as install_credentials
+from proctor.agents.provisioning import register_mcp_secrets
 from proctor.errors import WorkspaceError
 from proctor.execute.context import TrialContext
 from proctor.execute.servers import start_harness_server
@@ -91,6 +92,8 @@ def prepare(ctx: TrialContext) -> Prepared:
         {**spec.case.env, **spec.profile.env, **spec.variant.env},
         os.environ,
     )
+    for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
+        register_mcp_secrets(entry)  # whatever the agent (one with no MCP may still show them)
     env = agent_environment(
         os.environ,
         home=ctx.home,

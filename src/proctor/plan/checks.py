@@ -12,6 +12,7 @@ from pathlib import Path
 from proctor.agents.base import adapter_for
 from proctor.agents.credentials import problem as credentials_problem
 from proctor.agents.credentials import register_given_secrets
+from proctor.agents.provisioning import register_mcp_secrets
 from proctor.agents.spec import npm_specs
 from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
@@ -128,6 +129,8 @@ def preflight(
             {**spec.case.env, **spec.profile.env, **spec.variant.env},
             os.environ,
         )
+        for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
+            register_mcp_secrets(entry)
     problems = preflight_problems(trials, dotenv_dir)
     if problems:
         raise ConfigError("; ".join(problems))
