@@ -4,16 +4,26 @@ tokens, and whether a call that failed was refused (a denial) rather than run.""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from proctor.transcripts.builder import token_count
 
-DENIAL_MARKERS = (
-    "denied by policy",
-    "user did not allow tool call",
-    "requires user confirmation",
-    "user cancelled",
+REFUSAL = re.compile(
+    r"Tool execution denied by policy\."
+    r'|Tool execution for "[^\n]*?" (?:denied by policy\.|requires user confirmation, which is not'
+    r" supported in non-interactive mode\.)"
+    r"|\[Operation Cancelled\] "
 )
+"""How Gemini CLI 0.61 begins the answer to a call it refused, which is the whole of the
+output (``response.error``): a policy's ``deny`` (``Tool execution denied by policy.``, then
+the rule's ``denyMessage``), a tool's own check of the policy (``Tool execution for "NAME"
+denied by policy.``), a call that would need a confirmation, headless (``… requires user
+confirmation, which is not supported in non-interactive mode.``), and the scheduler's
+cancelled answer (``[Operation Cancelled] Reason: User did not allow tool call``, ``…
+User cancelled tool execution.``; its status is ``cancelled``, a denial whatever it says).
+Only at the start: a tool's own output or error that says these words later (a shell
+command's, a file's) is not a refusal."""
 HOOK_REFUSALS = ("Tool execution blocked: ", "Agent execution stopped by hook: ")
 """How Gemini CLI 0.61 answers a call a ``BeforeTool`` hook refused (exit code 2, or
 ``decision: "deny"``/``"block"``), or at which it stopped the agent (``continue: false``): the
@@ -22,9 +32,9 @@ tool did not run (a denial, not an error)."""
 
 def refused(output: str) -> bool:
     """Whether a call whose status is ``error`` was refused, by the user, a policy or a
-    ``BeforeTool`` hook (whose answer begins the output), rather than run and failed."""
-    lowered = output.lower()
-    return any(marker in lowered for marker in DENIAL_MARKERS) or output.startswith(HOOK_REFUSALS)
+    ``BeforeTool`` hook (whose answer begins the output: see :data:`REFUSAL`), rather than
+    run and failed."""
+    return REFUSAL.match(output) is not None or output.startswith(HOOK_REFUSALS)
 
 
 def parts_text(content: Any) -> str:
