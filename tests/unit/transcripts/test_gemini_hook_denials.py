@@ -79,7 +79,7 @@ def test_a_subagents_call_to_a_tool_it_is_not_offered_is_in_the_trajectory() -> 
     ]
     calls = {c.id: c for c in t.tool_calls()}
     shell = calls[f"{SUBAGENT}#1-0"]
-    assert (shell.kind, shell.input, shell.sidechain) == ("shell", {}, True)
+    assert (shell.kind, shell.sidechain) == ("shell", True)
     # A refused call to invoke_agent started no subagent: only the main agent's one ran.
     assert [e.name for e in t.events if e.type == "subagent"] == ["generalist"]
     # Each call once: the subagent's recorded call is not read again from its response.
@@ -103,3 +103,61 @@ def test_control_a_main_chats_function_responses_add_no_call() -> None:
     assert parse_gemini_lines([header, response]).tool_calls() == []
     subagent = header.replace('"main"', '"subagent"')
     assert [c.id for c in parse_gemini_lines([subagent, response]).tool_calls()] == ["x#0-0"]
+
+
+def test_a_subagents_unrecorded_call_comes_with_the_response_that_made_it() -> None:
+    """The call before that response's usage (then its result), not after it: one call per
+    response, as the subagent made them."""
+    sidechain = [e for e in _hooks_chat().events if e.sidechain]
+    order = [(e.type, getattr(e, "id", None)) for e in sidechain if e.type != "user_message"]
+    assert order[:9] == [
+        ("tool_call", f"{SUBAGENT}#0-0"),
+        ("usage", None),
+        ("tool_result", f"{SUBAGENT}#0-0"),
+        ("tool_call", f"{SUBAGENT}#1-0"),
+        ("usage", None),
+        ("tool_result", f"{SUBAGENT}#1-0"),
+        ("tool_call", f"{SUBAGENT}#2-0"),
+        ("usage", None),
+        ("tool_result", f"{SUBAGENT}#2-0"),
+    ]
+    shell = next(e for e in sidechain if getattr(e, "id", None) == f"{SUBAGENT}#1-0")
+    assert shell.ts == "2026-12-06T14:09:53.263Z"  # the response's time
+    steps = build_steps(_hooks_chat().events)
+    assert [s.call.name for s in steps if s.call.sidechain] == [
+        "read_file",
+        "run_shell_command",
+        "invoke_agent",
+    ]
+
+
+def test_a_subagents_unrecorded_call_has_the_arguments_the_main_chat_lists() -> None:
+    """The main chat's invoke_agent result lists each of the subagent's calls with its
+    arguments, by the same call id; read alone, the subagent's chat has none of them."""
+    calls = {c.id: c for c in _hooks_chat().tool_calls()}
+    assert calls[f"{SUBAGENT}#1-0"].input == {"command": "echo hi > a.txt"}
+    assert calls[f"{SUBAGENT}#2-0"].input == {"agent_name": "generalist", "prompt": "Look around."}
+    alone = parse_gemini_chat(next(p for p in gemini_subagent_chats(HOOKS_CHAT)))
+    assert {c.id: c.input for c in alone.tool_calls()}[f"{SUBAGENT}#1-0"] == {}
+
+
+def test_control_arguments_listed_under_another_tools_name_are_not_taken(tmp_path: Path) -> None:
+    listed = {"id": "x#0-0", "type": "tool_call", "content": "read_file", "args": '{"a": 1}'}
+    display = {"isSubagentProgress": True, "recentActivity": [listed]}
+    start = {"id": "c", "name": "invoke_agent", "status": "success", "resultDisplay": display}
+    main, sub = tmp_path / "main.jsonl", tmp_path / "sub.jsonl"
+    main.write_text(
+        '{"sessionId": "m", "projectHash": "h", "kind": "main"}\n'
+        + json.dumps({"id": "g", "type": "gemini", "content": "", "toolCalls": [start]})
+    )
+    response = {"id": "x#0-0", "name": "run_shell_command", "response": {"error": "no"}}
+    sub.write_text(
+        '{"sessionId": "x", "projectHash": "h", "kind": "subagent"}\n'
+        '{"id": "g", "type": "gemini", "content": ""}\n'
+        + json.dumps({"id": "u", "type": "user", "content": [{"functionResponse": response}]})
+    )
+    t = parse_gemini_chat(main, subagents=[sub])
+    assert [(c.id, c.input) for c in t.tool_calls() if c.sidechain] == [("x#0-0", {})]
+    main.write_text(main.read_text().replace('"read_file"', '"run_shell_command"'))
+    t = parse_gemini_chat(main, subagents=[sub])
+    assert [(c.id, c.input) for c in t.tool_calls() if c.sidechain] == [("x#0-0", {"a": 1})]

@@ -24,7 +24,9 @@ process listing may tell (see :mod:`proctor.transcripts.gemini.background`). ``c
 user refused), policy refusals and calls a ``BeforeTool`` hook refused are denials (see
 :mod:`.records`). ``error`` messages are ``api_error``; ``info`` and ``warning`` are known
 ``other`` events. A subagent's chat records no entry for a call to a tool that subagent is not
-offered, only the response: its call and result are read from that.
+offered, only the response: its call and result are read from that, the call with the response
+that made it (before its usage), its arguments from the ``resultDisplay`` of the main chat's call
+that started the subagent, when it lists them (else the input is empty).
 
 Tokens: Gemini's ``input`` (promptTokenCount) includes ``cached`` and excludes ``tool``
 (toolUsePromptTokenCount); ``output`` (candidates) excludes ``thoughts``. So ``inputTokens =
@@ -43,6 +45,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +61,14 @@ from proctor.transcripts.builder import (
     merge_subagents,
 )
 from proctor.transcripts.gemini.background import LISTING, listed_ends, moved_to_background
-from proctor.transcripts.gemini.records import gemini_usage, parts_text, refused, result_text
+from proctor.transcripts.gemini.records import (
+    activity_args,
+    gemini_usage,
+    parts_text,
+    refused,
+    result_text,
+    unanswered,
+)
 from proctor.transcripts.kinds import (
     gemini_kind,
     question_of,
@@ -80,6 +90,8 @@ HARNESS_PREFIXES = ("<session_context>", "<system-reminder>", "<environment_cont
 
 # -- the first pass: where the final form of every message is ----------------------------------
 
+Activity = dict[str, tuple[str, dict[str, Any]]]
+"""The tool name and arguments of subagents' calls, by call id."""
 Where = tuple[str, int, int]
 """(what, line, index): ``("line", n, 0)`` a whole line, ``("set", n, i)`` the i-th message of
 a ``$set`` line, ``("unparsed", n, 0)`` / ``("unknown", n, 0)`` a line kept as ``other``."""
@@ -245,11 +257,11 @@ def _entry_time(call: dict[str, Any]) -> str | None:
 
 
 class _Events:
-    def __init__(self, builder: TrajectoryBuilder, cwd: str | None, subagent: bool = False) -> None:
+    def __init__(self, builder: TrajectoryBuilder, layout: ChatLayout, activity: Activity | None):
         self.builder = builder
-        self.cwd = cwd
+        self.cwd = layout.cwd
         self.calls = 0
-        self.subagent = subagent
+        self.subagent = layout.kind == "subagent"
         """A subagent's chat: it records no ``toolCalls`` entry for a call it refused before
         scheduling it (a tool not offered to that agent), only the response it sent back."""
         self.recorded: set[str] = set()
@@ -257,11 +269,16 @@ class _Events:
         which may be long and streamed, keeps none)."""
         self.background: dict[str, str] = {}
         """The call that started each background process, by the process id."""
+        self.activity = activity
+        """The name and arguments of the calls of the subagents a main chat started (by call
+        id, see :func:`.records.activity_args`): a main chat fills it, a subagent's reads it."""
 
     def add(self, event_type: str, ts: str | None, **fields: Any) -> None:
         self.builder.add(ev(type=event_type, ts=ts, **fields))
 
-    def message(self, record: dict[str, Any]) -> None:
+    def message(self, record: dict[str, Any], following: Any = None) -> None:
+        """The events of a message; ``following`` is the record after a subagent's response,
+        whose function responses may answer calls the response has no entry for."""
         ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         mtype = record.get("type")
         text = parts_text(record.get("content"))
@@ -270,7 +287,8 @@ class _Events:
                 # A user record that only carries function responses: the calls' own entries
                 # hold them, but for a subagent's calls refused before they were scheduled.
                 if self.subagent:
-                    self.unrecorded_calls(record.get("content"), ts)
+                    for call in unanswered(record.get("content"), self.recorded):
+                        self.tool_result(call, self.tool_call(self.known(call), ts, False), ts)
                 return
             if text.lstrip().startswith(HARNESS_PREFIXES):
                 self.add("other", ts, recordType=HARNESS_MESSAGE, text=text)
@@ -281,11 +299,11 @@ class _Events:
         elif mtype in ("info", "warning"):
             self.add("other", ts, recordType=f"gemini/{mtype}", text=text)
         elif mtype == "gemini":
-            self.gemini(record, ts, text)
+            self.gemini(record, ts, text, following)
         else:
             self.builder.unknown(f"message/{mtype}", record, ts)
 
-    def gemini(self, record: dict[str, Any], ts: str | None, text: str) -> None:
+    def gemini(self, record: dict[str, Any], ts: str | None, text: str, following: Any) -> None:
         model = record.get("model") if isinstance(record.get("model"), str) else None
         for thought in record.get("thoughts") or []:
             if isinstance(thought, dict):
@@ -299,6 +317,13 @@ class _Events:
         # events, and the results of calls run side by side, fall in between.
         calls = [call for call in record.get("toolCalls") or [] if isinstance(call, dict)]
         ids = [self.tool_call(call, ts) for call in calls]
+        if self.subagent and isinstance(following, dict) and following.get("type") == "user":
+            # The calls it made that no entry recorded, answered in the record that follows.
+            done = following.get("timestamp")
+            for call in unanswered(following.get("content"), self.recorded):
+                call["timestamp"] = done if isinstance(done, str) else None
+                calls.append(call)
+                ids.append(self.tool_call(self.known(call), ts, ran=False))
         tokens = record.get("tokens")
         if isinstance(tokens, dict):
             inputs, outputs, cached = gemini_usage(tokens)
@@ -307,26 +332,12 @@ class _Events:
         for call, call_id in zip(calls, ids, strict=True):
             self.tool_result(call, call_id, ts)
 
-    def unrecorded_calls(self, content: Any, ts: str | None) -> None:
-        """The call and result of each function response in ``content`` that no ``toolCalls``
-        entry recorded: a subagent's call to a tool it is not offered (``Unauthorized tool
-        call: 'NAME' is not available to this agent.``) or with arguments that do not parse.
-        Its arguments are not in the chat: the input is empty."""
-        for part in content if isinstance(content, list) else []:
-            response = part.get("functionResponse") if isinstance(part, dict) else None
-            if not isinstance(response, dict) or not isinstance(response.get("id"), str):
-                continue
-            if response["id"] in self.recorded:
-                continue
-            reply = response.get("response")
-            failed = isinstance(reply, dict) and "error" in reply
-            call = {
-                "id": response["id"],
-                "name": response.get("name") if isinstance(response.get("name"), str) else "",
-                "status": "error" if failed else "success",
-                "result": [part],
-            }
-            self.tool_result(call, self.tool_call(call, ts, ran=False), ts)
+    def known(self, call: dict[str, Any]) -> dict[str, Any]:
+        """A call no entry recorded, with its arguments when the main chat's call that started
+        the subagent lists them under the same id and name; otherwise its input is empty (a
+        subagent's chat records neither the call nor its ``functionCall`` part)."""
+        name, args = (self.activity or {}).get(call["id"], (None, None))
+        return {**call, "args": args} if name == call["name"] else call
 
     def tool_call(self, call: dict[str, Any], ts: str | None, ran: bool = True) -> str:
         """The ``tool_call`` event of a ``toolCalls`` entry, at the message's time ``ts``
@@ -391,6 +402,8 @@ class _Events:
             isError=is_error,
             denied=denied,
         )
+        if self.activity is not None and kind == "subagent":
+            self.activity.update(activity_args(call.get("resultDisplay")))
         if self.background and status == "success" and call.get("name") == LISTING:
             for started, summary, failed in listed_ends(output, self.background):
                 self.add(
@@ -414,9 +427,22 @@ class _Events:
         return list(dict.fromkeys(files))
 
 
-def _emit(layout: ChatLayout, lines: _Lines, builder: TrajectoryBuilder) -> None:
-    events = _Events(builder, layout.cwd, subagent=layout.kind == "subagent")
+def _message(lines: _Lines, where: Where) -> Any:
+    """The message record in a slot (``None`` for a line kept as ``other``)."""
+    what, number, index = where
+    if what == "line":
+        return lines.decoded(number)
+    return lines.decoded(number)["$set"]["messages"][index] if what == "set" else None
+
+
+def _emit(
+    layout: ChatLayout, lines: _Lines, builder: TrajectoryBuilder, activity: Activity | None
+) -> None:
+    events = _Events(builder, layout, activity)
+    ahead = iter(layout.slots.values())  # the slot after each one
+    next(ahead, None)
     for what, number, index in layout.slots.values():
+        after = next(ahead, None)
         if what == "unparsed":
             builder.add(
                 {
@@ -426,15 +452,15 @@ def _emit(layout: ChatLayout, lines: _Lines, builder: TrajectoryBuilder) -> None
                 }
             )
             continue
-        record = lines.decoded(number)
         if what == "unknown":
-            builder.add(
-                {"type": "other", "recordType": layout.unknown_types[number], "raw": record}
-            )
+            raw = lines.decoded(number)
+            builder.add({"type": "other", "recordType": layout.unknown_types[number], "raw": raw})
             continue
-        if what == "set":
-            record = record["$set"]["messages"][index]
-        builder.guarded(events.message, record)
+        record = _message(lines, (what, number, index))
+        following = None
+        if events.subagent and after is not None and record.get("type") == "gemini":
+            following = _message(lines, after)
+        builder.guarded(partial(events.message, following=following), record)
         builder.maybe_drain()
 
 
@@ -444,6 +470,7 @@ def _parse(
     sink: EventSink | None,
     on_start: StartHook | None,
     document: dict[str, Any] | None = None,
+    activity: Activity | None = None,
 ) -> TrajectoryBuilder:
     layout = ChatLayout(cwd=cwd)
     builder = TrajectoryBuilder("gemini-cli", sink, on_start)
@@ -461,7 +488,7 @@ def _parse(
         builder.count_unknown(rtype)
     builder.ids(layout.session_id)
     try:
-        _emit(layout, lines, builder)
+        _emit(layout, lines, builder, activity)
     finally:
         lines.close()
     return builder
@@ -517,13 +544,18 @@ def _read_all(
     if not subagents:
         return _read(path, cwd, sink, on_start)
     cwd = cwd or project_root(path)
-    main = _read(path, cwd, None, None)
-    parts = [_read(chat, cwd, None, None) for chat in subagents]
+    activity: Activity = {}  # what the main chat says of the subagents' calls
+    main = _read(path, cwd, None, None, activity)
+    parts = [_read(chat, cwd, None, None, activity) for chat in subagents]
     return merge_subagents(main, parts, sink, on_start)
 
 
 def _read(
-    path: Path, cwd: str | None, sink: EventSink | None, on_start: StartHook | None
+    path: Path,
+    cwd: str | None,
+    sink: EventSink | None,
+    on_start: StartHook | None,
+    activity: Activity | None = None,
 ) -> TrajectoryBuilder:
     cwd = cwd or project_root(path)
     try:
@@ -548,8 +580,8 @@ def _read(
             )
         messages = document.get("messages")
         lines = _Lines(lines=[json.dumps({"$set": {"messages": messages}}).encode()])
-        return _parse(lines, cwd, sink, on_start, document)
-    builder = _parse(_Lines(path=path), cwd, sink, on_start)
+        return _parse(lines, cwd, sink, on_start, document, activity)
+    builder = _parse(_Lines(path=path), cwd, sink, on_start, activity=activity)
     coverage = builder.coverage
     if whole is not None and 0 < coverage.lines == coverage.unparsed_lines:
         if str(path).endswith(".jsonl"):  # a chat of lines, its header line cut

@@ -1,10 +1,12 @@
 """What a Gemini CLI chat's records say: a message's text, a tool's output, a response's
-tokens, and whether a call that failed was refused (a denial) rather than run."""
+tokens, whether a call that failed was refused (a denial) rather than run, and the calls a
+subagent's chat records only by their responses."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Container
 from typing import Any
 
 from proctor.transcripts.builder import token_count
@@ -78,3 +80,51 @@ def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
     prompt = token_count(tokens.get("input"))
     inputs = prompt - min(cached, prompt) + token_count(tokens.get("tool"))
     return inputs, token_count(tokens.get("output")) + token_count(tokens.get("thoughts")), cached
+
+
+def unanswered(content: Any, recorded: Container[str]) -> list[dict[str, Any]]:
+    """A ``toolCalls`` entry for each function response in a user record's ``content`` whose
+    call no entry recorded (ids in ``recorded``): a subagent's call to a tool it is not offered
+    (``Unauthorized tool call: 'NAME' is not available to this agent.``) or with arguments that
+    do not parse, which its chat records only as the response it sent back."""
+    calls = []
+    for part in content if isinstance(content, list) else []:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if not isinstance(response, dict) or not isinstance(response.get("id"), str):
+            continue
+        if response["id"] in recorded:
+            continue
+        reply = response.get("response")
+        calls.append(
+            {
+                "id": response["id"],
+                "name": response.get("name") if isinstance(response.get("name"), str) else "",
+                "status": "error" if isinstance(reply, dict) and "error" in reply else "success",
+                "result": [part],
+            }
+        )
+    return calls
+
+
+def activity_args(display: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+    """(tool name, arguments) by call id of each call a subagent made, from the
+    ``resultDisplay`` of the call that started it (``{isSubagentProgress, recentActivity:
+    [{type: "tool_call", id, content: NAME, args: JSON}, …]}``, Gemini CLI 0.61, which lists
+    every call of the run, with values that look like secrets ``[REDACTED]``)."""
+    if not isinstance(display, dict) or display.get("isSubagentProgress") is not True:
+        return {}
+    found = {}
+    activity = display.get("recentActivity")
+    for item in activity if isinstance(activity, list) else []:
+        if not (isinstance(item, dict) and item.get("type") == "tool_call"):
+            continue
+        call_id, name, raw = item.get("id"), item.get("content"), item.get("args")
+        if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(raw, str)):
+            continue
+        try:
+            args = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(args, dict):
+            found[call_id] = (name, args)
+    return found
