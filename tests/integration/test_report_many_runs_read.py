@@ -42,6 +42,7 @@ def test_runs_read_together_with_one_whose_planned_trials_are_unknown(
     manifest.update(interrupted=True, finishedAt=None, runId="run-stopped")
     (stopped / "run.json").write_text(json.dumps(manifest))
     (stopped / "suite.json").unlink()
+    (stopped / "journal.jsonl").unlink()  # (with it, its stretches date it)
     (stopped / "trials/fix/scripted/default/2/trial.json").unlink()
     control = proctor("report", str(stopped), str(second), "--reporter", "json")
     assert control.json()["exitReason"].startswith("interrupted after 3 of 4 trial(s) finished")
@@ -53,6 +54,7 @@ def test_runs_read_together_with_one_whose_planned_trials_are_unknown(
     assert suite["exitReason"].startswith("interrupted after 3 trial(s) finished;"), suite
     assert [r["planned"] for r in suite["pooledRuns"]["runs"]] == [2, None]
     markdown = proctor("report", str(stopped), str(second))
-    assert "n/a wall (`stopped` recorded none: a run records its wall time as it finishes); " in (
-        markdown.out
+    assert (
+        "n/a wall (`stopped` recorded none: no journal.jsonl or suite.json of it dates it); "
+        in (markdown.out)
     ), markdown.out

@@ -172,7 +172,11 @@ class SuiteTotals(CamelModel):
     tasks: int = 0
     rule_counts: dict[str, int] = {}
     wall_ms: float | None = None
-    """Wall-clock time of the whole run (from run.json), when known."""
+    """Wall-clock time of the whole run, when known: of a resumed run, the sum of the stretches
+    that ran it (see ``journal.jsonl``)."""
+    wall_lower_bound: bool = False
+    """``wall_ms`` is a lower bound: a stretch that ran the run has no end in its journal (its
+    orchestrator was killed, or is still running) and counts only to the last line it wrote."""
     cost_usd: float | None = None
     unpriced_models: list[str] = []
     metrics: dict[str, Spread] = {}
@@ -252,7 +256,10 @@ class PooledRun(CamelModel):
     stopped_short: bool
     """It stopped before it finished, or is still running (fewer trials than it planned)."""
     wall_ms: float | None
-    """Its wall-clock time; None when it recorded none (a run records it as it finishes)."""
+    """Its wall-clock time (from its journal, else its ``suite.json``); None when neither
+    records any."""
+    wall_lower_bound: bool = False
+    """``wall_ms`` is a lower bound (see :attr:`SuiteTotals.wall_lower_bound`)."""
 
 
 class PooledRuns(CamelModel):

@@ -311,6 +311,7 @@ def aggregate(
     planned: int | None = None,
     wall_ms: float | None = None,
     cells: Sequence[Cell] = (),
+    wall_lower_bound: bool = False,
 ) -> SuiteRecord:
     """The suite's aggregate. ``cells`` is the run's matrix, when known: the A/B section lists
     the repeats an interrupted run never started on either side as incomplete pairs.
@@ -356,6 +357,7 @@ def aggregate(
         tasks=tasks,
         rule_counts=rules,
         wall_ms=wall_ms,
+        wall_lower_bound=wall_lower_bound and wall_ms is not None,
         cost_usd=cost_usd,
         unpriced_models=unpriced,
         retried=sum(1 for r in records if r.attempts),

@@ -202,7 +202,14 @@ def render_markdown(
     not_gated = f"; {len(skipped)} not gated: every trial skipped" if skipped else ""
     if unjudged:
         not_gated += f"; {unjudged} with no verdict: no scored trial"
-    wall = f" ({runs.wall})" if runs is not None else ""
+    wall = [runs.wall] if runs is not None else []
+    if t.wall_lower_bound:
+        wall.append(
+            "a stretch that ran it was killed or runs still: counted to the last line it wrote "
+            "in journal.jsonl"
+        )
+    wall_said = f" ({'; '.join(wall)})" if wall else ""
+    at_least = "at least " if t.wall_lower_bound else ""
     lines = [
         f"# proctor run {suite.run_id}",
         "",
@@ -215,7 +222,7 @@ def render_markdown(
         f"error statuses excluded)",
         f"- Groups passing the gate: {t.groups_passed}/{t.groups}{not_gated}",
         f"- Mean score: {_num(t.scores.mean)} (n={t.scores.n})",
-        f"- Time: {_secs(t.wall_ms)} wall{wall}; {_secs(t.time.total_ms)} in trials "
+        f"- Time: {at_least}{_secs(t.wall_ms)} wall{wall_said}; {_secs(t.time.total_ms)} in trials "
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
         f"median trial {_secs(t.time.median_trial_ms)}",
     ]

@@ -30,6 +30,7 @@ from proctor.report.stored import (
     pooled_planned,
     repeat_offsets,
     run_name,
+    run_wall,
 )
 from proctor.util.text import code_span, one_line
 
@@ -129,8 +130,8 @@ def recompute_many(
     """Several runs read back and aggregated as one sample set (see
     :func:`proctor.report.stored.pooled`), with the gate of ``config``, else the first run's
     (a note says when the runs' gates differ, another when they are of different suites). The
-    wall time is the sum of the runs' when each recorded one (a run that has not finished
-    recorded none)."""
+    wall time is the sum of the runs' (see :func:`proctor.report.stored.run_wall`) when each
+    recorded one."""
     runs = [
         load_run(
             Path(d), need_gate=config is None and i == 0, strict_annotations=strict_annotations
@@ -142,7 +143,8 @@ def recompute_many(
     if labels is not None:
         records = labels(records)
     gate = gate_from(config, records) if config is not None else runs[0].gate
-    walls = [run.suite.totals.wall_ms if run.suite is not None else None for run in runs]
+    timed = [run_wall(run) for run in runs]
+    walls = [wall for wall, _ in timed]
     wall_ms = None if None in walls else sum(w for w in walls if w is not None)
     suite = aggregate(
         records,
@@ -153,6 +155,7 @@ def recompute_many(
         wall_ms=wall_ms,
         cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
         skipped_cases=skipped_of(runs),
+        wall_lower_bound=any(cut for _, cut in timed),
     )
     notes, lines = [], [_runs_line(runs)]
     # A run whose resolved.json does not read had a gate no one knows (its own note says
@@ -177,7 +180,7 @@ def recompute_many(
         lines.append(suites[1])
     read = RunsRead(lines, _wall_words(runs, walls))
     listed = [
-        _pooled_run(run, path, wall) for run, path, wall in zip(runs, run_dirs, walls, strict=True)
+        _pooled_run(run, path, wall) for run, path, wall in zip(runs, run_dirs, timed, strict=True)
     ]
     suite = suite.model_copy(update={"pooled_runs": PooledRuns(runs=listed, notes=notes)})
     return PooledRead(runs, records, suite, notes, read)
@@ -190,7 +193,7 @@ def planned_of(runs: Sequence[StoredRun]) -> int | None:
     return None if None in counts else sum(c for c in counts if c is not None)
 
 
-def _pooled_run(run: StoredRun, path: Path, wall: float | None) -> PooledRun:
+def _pooled_run(run: StoredRun, path: Path, wall: tuple[float | None, bool]) -> PooledRun:
     manifest = run.manifest
     return PooledRun(
         folder=folder_name(run),
@@ -200,7 +203,8 @@ def _pooled_run(run: StoredRun, path: Path, wall: float | None) -> PooledRun:
         trials=len(run.records),
         planned=run.planned,
         stopped_short=run.stopped_short,
-        wall_ms=wall,
+        wall_ms=wall[0],
+        wall_lower_bound=wall[1],
     )
 
 
@@ -271,7 +275,7 @@ def _wall_words(runs: list[StoredRun], walls: Sequence[float | None]) -> str:
         return f"the sum of the {len(runs)} runs'"
     missing = [_named(run) for run, wall in zip(runs, walls, strict=True) if wall is None]
     recorded = "recorded none" if len(missing) == 1 else "each recorded none"
-    return f"{', '.join(missing)} {recorded}: a run records its wall time as it finishes"
+    return f"{', '.join(missing)} {recorded}: no journal.jsonl or suite.json of it dates it"
 
 
 def gate_words(gate: Gate) -> str:

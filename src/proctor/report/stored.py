@@ -17,6 +17,7 @@ from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.compact import compact, is_compact, with_repeat
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
+from proctor.models.journal import stretches
 from proctor.models.loading import load_top_config
 from proctor.models.run import (
     AnnotationsRecord,
@@ -465,6 +466,7 @@ def recompute(
         if compact_records:
             run.records = [compact(r) for r in run.records]
     gate = gate_from(config, run.records) if config is not None else run.gate
+    wall = run_wall(run)
     suite = aggregate(
         run.records,
         gate,
@@ -472,10 +474,29 @@ def recompute(
         skipped_cases=run.skipped_cases,
         interrupted=run.stopped_short,
         planned=run.planned,
-        wall_ms=run.suite.totals.wall_ms if run.suite is not None else None,
+        wall_ms=wall[0],
         cells=run.cells,
+        wall_lower_bound=wall[1],
     )
     return run, suite
+
+
+def run_wall(run: StoredRun) -> tuple[float | None, bool]:
+    """The run's wall time in milliseconds, and whether it is a lower bound. Its journal's
+    stretches (the first run and each ``--resume``) give it: ``suite.json``'s when the last
+    stretch wrote it as it finished (it counts the earlier ones from the journal too), else
+    their sum, which a resume killed after it (``suite.json`` is then stale) or a run killed
+    before it wrote one needs. A stretch its orchestrator did not finish (killed, or running
+    still) counts to the last line it wrote: the time is then a lower bound. A run without a
+    journal has ``suite.json``'s."""
+    recorded = run.suite.totals if run.suite is not None else None
+    spans = stretches(run.paths.journal)
+    if not spans:
+        return (recorded.wall_ms, recorded.wall_lower_bound) if recorded else (None, False)
+    cut = any(not s.finished for s in spans)
+    if spans[-1].finished and recorded is not None and recorded.wall_ms is not None:
+        return recorded.wall_ms, cut
+    return round(sum(s.ms for s in spans), 3), cut
 
 
 def run_name(run: StoredRun) -> str:

@@ -5,20 +5,22 @@ worker an orchestrator left behind; people read it to see what a run was doing w
 Each line is written whole with one ``write`` of an ``O_APPEND`` file, so a crash leaves at most
 one cut line at the end, which readers skip; the next line written starts on a line of its own.
 The trial records stay the source of truth: a trial counts as finished when its ``trial.json``
-is there, whatever the journal says.
+is there, whatever the journal says. Reading it (:func:`read`, the stretches that ran the run)
+is :mod:`proctor.models.journal`'s, which the reports use too.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 
 from pydantic_core import PydanticSerializationError
 
 from proctor.execute.events import RunEvent, RunStarted, TrialFinished, TrialStarted
 from proctor.models.io import dump_json
+from proctor.models.journal import earlier_cut as earlier_cut  # (re-exported)
+from proctor.models.journal import earlier_wall_ms as earlier_wall_ms
+from proctor.models.journal import read as read
 from proctor.models.run import JournalEntry, JournalEvent
 from proctor.util.clock import now_iso
 from proctor.util.jsonl import decode_object
@@ -78,22 +80,6 @@ def started_here(path: Path) -> bool:
     return any(e.event == "run-started" and e.pid == pid for e in read(path))
 
 
-def read(path: Path) -> Iterator[JournalEntry]:
-    """The journal's entries, in order; a cut or foreign line is skipped."""
-    try:
-        text = path.read_bytes()
-    except FileNotFoundError:
-        return
-    for line in text.splitlines():
-        record = decode_object(line)
-        if record is None:
-            continue
-        try:
-            yield JournalEntry.model_validate(record)
-        except ValueError:
-            continue
-
-
 class Journal:
     """The subscriber that writes a run's trial lines."""
 
@@ -123,26 +109,6 @@ class Journal:
              "condition": condition, "repeat": repeat, **facts}
         )  # fmt: skip
         append(self.path, entry)
-
-
-def earlier_wall_ms(path: Path) -> float:
-    """The wall-clock time, in milliseconds, of the stretches that ran the run before the
-    current one (which begins at the last ``run-started`` or ``run-resumed`` line): each from
-    its own such line to its last line, its ``run-finished`` or, for an orchestrator that was
-    killed, the last line it wrote."""
-    stretches: list[list[datetime]] = []
-    for entry in read(path):
-        try:
-            moment = datetime.fromisoformat(entry.time.replace("Z", "+00:00"))
-        except ValueError:
-            continue
-        if entry.event in ("run-started", "run-resumed"):
-            stretches.append([moment, moment])
-        elif stretches:
-            stretches[-1][1] = max(stretches[-1][1], moment)
-    # (A clock set back between two lines counts nothing, never less than nothing.)
-    spans = [max((end - start).total_seconds(), 0.0) for start, end in stretches[:-1]]
-    return round(sum(spans) * 1000, 3)
 
 
 def scratch_folders(path: Path) -> list[Path]:

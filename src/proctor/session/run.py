@@ -34,7 +34,6 @@ from proctor.plan.checks import check_keys, check_out_outside_cases, check_writa
 from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan, nothing_runnable
 from proctor.session import journal
-from proctor.session.journal import Journal
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
 from proctor.util.masking import mask
@@ -407,7 +406,7 @@ def execute_and_finish(
                 limits=plan.top.limits,
                 dotenv_dir=request.key_folder(),
             ),
-            subscribers=[LoadReportingEarly(), Journal(paths.journal), *subscribers],
+            subscribers=[LoadReportingEarly(), journal.Journal(paths.journal), *subscribers],
         )
         late.hold()  # the trials are done: a stop is noted until the aggregate is written
     except KeyboardInterrupt:
@@ -564,6 +563,7 @@ def _finish(
         interrupted=outcome.interrupted,
         planned=len(plan.trials),
         wall_ms=round(before_ms + ms_since(started), 3),
+        wall_lower_bound=journal.earlier_cut(paths.journal),
         cells=[spec.key for spec in plan.trials],
     )
     now = tuple(name for name in request.reporters if name != "html")  # html: after the ledger

@@ -1,0 +1,78 @@
+"""Reading a run's journal (``journal.jsonl``, see :mod:`proctor.session.journal`, which
+writes it): its entries, and the stretches of wall-clock time that ran the run (the first run
+and each ``--resume``), which ``proctor run`` and ``proctor report`` count as the run's wall time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from proctor.models.run import JournalEntry
+from proctor.util.jsonl import decode_object
+
+
+def read(path: Path) -> Iterator[JournalEntry]:
+    """The journal's entries, in order; a cut or foreign line is skipped."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return
+    for line in text.splitlines():
+        record = decode_object(line)
+        if record is None:
+            continue
+        try:
+            yield JournalEntry.model_validate(record)
+        except ValueError:
+            continue
+
+
+@dataclass
+class Stretch:
+    """One stretch that ran the run: from its ``run-started`` or ``run-resumed`` line to its
+    ``run-finished`` line, or, for an orchestrator that was killed (or is still running), to the
+    last line it wrote."""
+
+    start: datetime
+    end: datetime
+    finished: bool = False
+    """It ended with its ``run-finished`` line; else its end is only the last line it wrote,
+    and its true length is unknown (longer)."""
+
+    @property
+    def ms(self) -> float:
+        # (A clock set back between two lines counts nothing, never less than nothing.)
+        return max((self.end - self.start).total_seconds(), 0.0) * 1000
+
+
+def stretches(path: Path) -> list[Stretch]:
+    """The stretches that ran the run of journal ``path``, in order (none without a journal)."""
+    out: list[Stretch] = []
+    for entry in read(path):
+        try:
+            moment = datetime.fromisoformat(entry.time.replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        if entry.event in ("run-started", "run-resumed"):
+            out.append(Stretch(moment, moment))
+        elif out:
+            out[-1].end = max(out[-1].end, moment)
+            if entry.event == "run-finished":
+                out[-1].finished = True
+    return out
+
+
+def earlier_wall_ms(path: Path) -> float:
+    """The wall-clock time, in milliseconds, of the stretches that ran the run before the
+    current one (which begins at the last ``run-started`` or ``run-resumed`` line)."""
+    return round(sum(s.ms for s in stretches(path)[:-1]), 3)
+
+
+def earlier_cut(path: Path) -> bool:
+    """Whether a stretch before the current one ended without its ``run-finished`` line (its
+    orchestrator was killed): :func:`earlier_wall_ms` then counts it only to the last line it
+    wrote, and is a lower bound."""
+    return any(not s.finished for s in stretches(path)[:-1])
