@@ -127,10 +127,11 @@ def command(
 
         per_run = [load_records(run) for run in runs]
         check_no_trial_twice(runs, per_run)
-        records = pooled(per_run) if len(runs) > 1 else per_run[0]
+        matrices = [planned_cells(run) for run in runs]
+        records = pooled(per_run, matrices) if len(runs) > 1 else per_run[0]
         # The runs' matrix: a case that never planned both conditions is no pair, and the
         # repeats planned and never started are listed as incomplete too.
-        cells = pooled_planned(runs, per_run) if len(runs) > 1 else planned_cells(runs[0])
+        cells = pooled_planned(matrices, per_run) if len(runs) > 1 else matrices[0]
         report = compare_conditions(
             records, treatment, baseline, seed, min_samples=min_samples, planned=cells
         )

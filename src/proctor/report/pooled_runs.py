@@ -81,8 +81,9 @@ class PooledRead:
         """Each pooled trial (keyed by case, agent, condition and its pooled repeat) as its
         own run knows it."""
         out: dict[TrialKey, PooledTrial] = {}
-        per_run = [run.records for run in self.runs]
-        for place, (run, offset) in enumerate(zip(self.runs, repeat_offsets(per_run), strict=True)):
+        per_run, cells = [run.records for run in self.runs], [run.cells for run in self.runs]
+        offsets = repeat_offsets(per_run, cells)
+        for place, (run, offset) in enumerate(zip(self.runs, offsets, strict=True)):
             for r in run.records:
                 folder = run.paths.trial(r.case, r.agent, r.condition, r.repeat).root
                 trial = PooledTrial(place + 1, folder_name(run), r.repeat, folder)
@@ -139,7 +140,7 @@ def recompute_many(
         for i, d in enumerate(run_dirs)
     ]
     check_no_trial_twice(run_dirs, [run.records for run in runs])
-    records = pooled([run.records for run in runs])
+    records = pooled([run.records for run in runs], [run.cells for run in runs])
     if labels is not None:
         records = labels(records)
     gate = gate_from(config, records) if config is not None else runs[0].gate
@@ -153,7 +154,7 @@ def recompute_many(
         interrupted=any(run.stopped_short for run in runs),
         planned=planned_of(runs),
         wall_ms=wall_ms,
-        cells=pooled_planned([run.paths.root for run in runs], [run.records for run in runs]),
+        cells=pooled_planned([run.cells for run in runs], [run.records for run in runs]),
         skipped_cases=skipped_of(runs),
         wall_lower_bound=any(cut for _, cut in timed),
     )

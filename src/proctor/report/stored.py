@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from proctor.errors import ConfigError, SchemaVersionError
@@ -28,6 +29,7 @@ from proctor.models.run import (
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, newest_run_in
+from proctor.report.ab.pairs import Cell
 from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
 
@@ -506,12 +508,16 @@ def run_name(run: StoredRun) -> str:
     return manifest.run_id if manifest is not None and manifest.run_id else run.paths.root.name
 
 
-def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
+def pooled(
+    records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
+) -> list[TrialRecord]:
     """Several runs' trials as one sample set: every trial of every run, each run's repeats
-    shifted past the previous runs' (run 2's repeat 1 follows run 1's last repeat), so the
-    trials of one repeat stay together and A/B pairs form within a run as they did."""
+    shifted past the previous runs' (run 2's repeat 1 follows run 1's last repeat, recorded or
+    planned: ``cells_per_run``, each run's matrix, when known), so the trials of one repeat
+    stay together and A/B pairs form within a run as they did."""
     out: list[TrialRecord] = []
-    for records, offset in zip(records_per_run, repeat_offsets(records_per_run), strict=True):
+    offsets = repeat_offsets(records_per_run, cells_per_run)
+    for records, offset in zip(records_per_run, offsets, strict=True):
         out += [
             with_repeat(r, offset + r.repeat)
             if is_compact(r)
@@ -521,24 +527,29 @@ def pooled(records_per_run: list[list[TrialRecord]]) -> list[TrialRecord]:
     return out
 
 
-def repeat_offsets(records_per_run: list[list[TrialRecord]]) -> list[int]:
-    """How far :func:`pooled` shifts each run's repeats."""
+def repeat_offsets(
+    records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
+) -> list[int]:
+    """How far :func:`pooled` shifts each run's repeats: past the previous runs' last repeat,
+    recorded or planned (a repeat a run planned and never started keeps its place, so that
+    its A/B pair counts as incomplete there, as in the run read alone)."""
+    planned = list(cells_per_run) or [()] * len(records_per_run)
     offsets, offset = [], 0
-    for records in records_per_run:
+    for records, cells in zip(records_per_run, planned, strict=True):
         offsets.append(offset)
-        offset += max((r.repeat for r in records), default=0)
+        offset += max(chain((r.repeat for r in records), (c[3] for c in cells)), default=0)
     return offsets
 
 
 def pooled_planned(
-    run_dirs: Sequence[Path], records_per_run: list[list[TrialRecord]]
-) -> list[tuple[str, str, str, int]]:
-    """The trials the runs planned, numbered as :func:`pooled` numbers their records (a
-    repeat a run planned past the last one it recorded has no place among the others, and is
-    left out): which cases planned which conditions is known of runs read together too."""
-    cells: list[tuple[str, str, str, int]] = []
-    offsets = repeat_offsets(records_per_run)
-    for run_dir, records, offset in zip(run_dirs, records_per_run, offsets, strict=True):
-        last = max((r.repeat for r in records), default=0)
-        cells += [(c, a, k, offset + n) for c, a, k, n in planned_cells(run_dir) if n <= last]
-    return cells
+    cells_per_run: Sequence[Sequence[Cell]], records_per_run: list[list[TrialRecord]]
+) -> list[Cell]:
+    """The trials the runs planned (each run's matrix), numbered as :func:`pooled` numbers
+    their records given the same matrices: which cases planned which conditions is known of
+    runs read together too, and every repeat planned and not complete is an incomplete pair."""
+    offsets = repeat_offsets(records_per_run, cells_per_run)
+    return [
+        (c, a, k, offset + n)
+        for cells, offset in zip(cells_per_run, offsets, strict=True)
+        for c, a, k, n in cells
+    ]

@@ -1,0 +1,56 @@
+"""Runs read as one sample set count every A/B pair a run planned and did not complete as
+incomplete, as the run read alone does: the repeats an interrupted run never started too."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+
+def test_pooled_runs_count_the_pairs_a_run_never_started(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    config = {"conditions": {"control": {}, "variant": {}}, "repeats": 3}
+    make_case("x", config=config, plan={"turns": [{"say": "hi"}]})
+    gate = tmp_path / "proctor.json"
+    gate.write_text(
+        json.dumps(
+            {"gate": {"ab": {"treatment": "variant", "baseline": "control", "maxPassRateDrop": 1}}}
+        )
+    )
+    runs = []
+    for name in ("a", "b", "c"):
+        out = tmp_path / name
+        argv = ["run", "--source", str(tmp_path / "cases"), "--out", str(out), "--config"]
+        assert proctor(*argv, str(gate)).code == 0
+        (run,) = out.glob("run-*")
+        runs.append(run)
+    # Run b as if stopped before repeats 2 and 3 of either side started.
+    stopped = runs[1]
+    for side in ("control", "variant"):
+        for repeat in ("2", "3"):
+            shutil.rmtree(stopped / "trials" / "x" / "scripted" / side / repeat)
+    manifest = json.loads((stopped / "run.json").read_text())
+    (stopped / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
+
+    alone = proctor("report", str(stopped), "--json").json()
+    assert alone["abGate"]["incomplete"] == 2 and len(alone["ab"]["incomplete"]) == 2
+    together = proctor("report", *map(str, runs), "--json")
+    assert together.code == 130, together.err
+    pooled = together.json()
+    # Each planned pair once: 3 + 1 complete ones, and b's 2 never started (b's repeats 2 and
+    # 3 keep their place, c's numbered on after them).
+    assert pooled["abGate"]["pairs"] == 7 and pooled["abGate"]["incomplete"] == 2, pooled
+    never = "neither side ran (the run stopped before this repeat)"
+    listed = [(i["repeat"], i["reason"]) for i in pooled["ab"]["incomplete"]]
+    assert listed == [(5, never), (6, never)], listed
+    assert [p["repeat"] for p in pooled["ab"]["pairs"]] == [1, 2, 3, 4, 7, 8, 9]
+    compared = proctor("compare", *map(str, runs), "--json")
+    assert compared.code == 0, compared.err
+    assert [(i["repeat"], i["reason"]) for i in compared.json()["incomplete"]] == listed
+    # The trials named by their own run and repeat, whatever their pooled number.
+    junit = proctor("report", *map(str, runs), "--reporter", "junit")
+    assert "run 3 repeat 1" in junit.out, junit.out
