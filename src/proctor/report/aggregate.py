@@ -264,12 +264,16 @@ def exit_code_for(
             ExitCode.GATE_FAILED,
             f"A/B gate failed: {ab_gate_result.message.rstrip('.')}{also}",
         )
+    # The A/B gate's verdict when it passed, as its failure is said: never left unsaid.
+    ab = ""
+    if ab_gate_result is not None and ab_gate_result.passed and not nothing_scored:
+        ab = f"; A/B gate passed: {ab_gate_result.message.rstrip('.')}"
     if said:
-        return ExitCode.GATE_FAILED, "; ".join(said)
+        return ExitCode.GATE_FAILED, "; ".join(said) + ab
     errors = [r for r in records if r.status in ERROR_STATUSES]
     if errors:
         reason = f"{len(errors)} trial(s) in an error status; no scored group failed its gate"
-        return ExitCode.TRIAL_ERRORS, reason
+        return ExitCode.TRIAL_ERRORS, reason + ab
     if nothing_scored:
         return (
             ExitCode.OK,
@@ -284,9 +288,9 @@ def exit_code_for(
         return (
             ExitCode.OK,
             f"every scored group passed its gate; {unscored} group(s) not gated: every "
-            "trial skipped",
+            f"trial skipped{ab}",
         )
-    return ExitCode.OK, "every group passed its gate"
+    return ExitCode.OK, f"every group passed its gate{ab}"
 
 
 def _record_order(r: TrialRecord) -> tuple[str, str, str, int]:

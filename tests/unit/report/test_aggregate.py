@@ -234,6 +234,40 @@ def test_a_failed_ab_gate_does_not_hide_the_groups_whose_gate_failed_too() -> No
     assert suite.exit_reason.endswith("; also gate failed for 1 group(s): c/a/treat")
 
 
+def test_a_passed_ab_gate_is_named_in_the_exit_reason() -> None:
+    """As a failed one is: the reason says the A/B gate passed and on what, not only that
+    the groups did; beside a group's failed gate and trials in error too."""
+    from proctor.models.config import ABGate
+
+    def trial(case: str, condition: str, status: str) -> TrialRecord:
+        ok = status == "passed"
+        scored = status in ("passed", "failed")
+        return TrialRecord(
+            case=case, agent="a", condition=condition, repeat=1, status=status,  # type: ignore[arg-type]
+            passed=ok if scored else None, score=(100 if ok else 0) if scored else None,
+        )  # fmt: skip
+
+    records = [trial(c, k, "passed") for c in "cde" for k in ("base", "treat")]
+    gate = Gate(
+        min_pass_rate=1.0, ab=ABGate(treatment="treat", baseline="base", max_pass_rate_drop=1.0)
+    )
+    suite = aggregate(records, gate, run_id="r")
+    assert suite.exit_code == 0 and suite.ab_gate is not None and suite.ab_gate.passed
+    assert suite.exit_reason == (
+        "every group passed its gate; A/B gate passed: pass-rate delta +0.000 over 3 complete "
+        "pairs, 95% CI [-0.561, +0.561]; the lower bound is within the allowed drop of 1: passed"
+    ), suite.exit_reason
+    failing = aggregate([*records, trial("f", "treat", "failed")], gate, run_id="r")
+    assert failing.exit_code == 1
+    assert failing.exit_reason.startswith("gate failed for 1 group(s): f/a/treat; A/B gate passed")
+    errors = aggregate([*records, trial("f", "treat", "agent-error")], gate, run_id="r")
+    assert (
+        errors.exit_code == 3
+        and "error status; no scored group failed its gate; A/B gate passed: "
+        in (errors.exit_reason)
+    )
+
+
 def excluded(record: TrialRecord) -> TrialRecord:
     record.annotation = TrialAnnotation(
         trial=f"c/a/default/{record.repeat}", verdict="excluded", note="wrong task", at="t"
