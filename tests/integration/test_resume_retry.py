@@ -40,7 +40,7 @@ def test_a_resume_with_retry_errors_runs_a_kept_infra_error_again(
 
     again = proctor("run", "--resume", str(run_dir), "--retry-errors", "1", "--json")
     assert again.code == 0, again.err
-    assert f"{TRIALS - 1} kept, 1 run now (1 of them errors run again)" in again.err, again.err
+    assert f"{TRIALS - 1} kept, 1 run now (1 retried after an error)" in again.err, again.err
     final = json.loads((trial / "trial.json").read_text())
     assert final["status"] == "passed"
     assert [(a["status"], a["reason"], a["folder"]) for a in final["attempts"]] == [
@@ -59,6 +59,6 @@ def test_a_resume_with_retry_errors_runs_a_kept_infra_error_again(
     assert spent.code == 3, spent.err
     assert "resume with --retry-errors above 1 to run it again), 0 run now" in spent.err
     twice = proctor("run", "--resume", str(run_dir), "--retry-errors", "2")
-    assert twice.code == 0 and "1 run now (1 of them errors run again)" in twice.err, twice.err
+    assert twice.code == 0 and "1 run now (1 retried after an error)" in twice.err, twice.err
     folders = [a["folder"] for a in json.loads((trial / "trial.json").read_text())["attempts"]]
     assert folders == ["attempts/1", "attempts/2"]

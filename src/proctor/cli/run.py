@@ -511,7 +511,7 @@ def _resume(
         f" ({result.kept_rerunnable} of them an error --retry-errors would run again, a worker "
         f"that died or a provider's transient failure: {how} to run it again)"
     )
-    again = result.errors_rerun and f" ({result.errors_rerun} of them errors run again)"
+    again = result.errors_rerun and f" ({result.errors_rerun} retried after an error)"
     done = f"{kept} kept{errors or ''}, {result.ended_now} run now{again or ''}{left}"
     echo_unless_gone(f"proctor: resumed {result.paths.root}: {done}", err=True)
     echo_unless_gone(
