@@ -101,6 +101,7 @@ def test_a_resume_counts_the_wall_time_of_the_run_before_it(proctor: Run, tmp_pa
     kept = json.loads((run_dir / "suite.json").read_text())["totals"]["wallMs"]
     # The journal's dates bracket the first wall time (to their millisecond).
     assert first - 2 <= kept < first + 2000, (first, kept)
+    assert json.loads((run_dir / "suite.json").read_text())["totals"]["wallLowerBound"] is False
 
     out = tmp_path / "killed"
     orchestrator = subprocess.Popen(
@@ -129,6 +130,9 @@ def test_a_resume_counts_the_wall_time_of_the_run_before_it(proctor: Run, tmp_pa
     before, now = _stretches(killed)
     assert before > 1  # two trials of a second ran before the kill
     assert (before + now) * 1000 - 300 <= wall <= (before + now) * 1000 + 2, (before, now, wall)
+    # The killed stretch counts to its last line: the run's own report says it is a lower bound.
+    assert json.loads((killed / "suite.json").read_text())["totals"]["wallLowerBound"] is True
+    assert "- Time: at least " in (killed / "suite.md").read_text()
 
 
 def test_a_resume_keeps_a_trial_whose_worker_died_and_says_how_to_run_it_again(
