@@ -82,3 +82,40 @@ def test_a_run_without_a_journal_keeps_the_wall_time_of_its_suite_json(
     (run / "journal.jsonl").unlink()
     totals = proctor("report", str(run), "--json").json()["totals"]
     assert totals["wallMs"] == recorded and totals["wallLowerBound"] is False
+
+
+def test_the_viewer_tells_the_wall_time_report_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The runs list and the run page show the journal's wall time, marked as a lower bound,
+    not the stale one of suite.json."""
+    from starlette.testclient import TestClient
+
+    from proctor.view import ViewSettings, build_app
+
+    run, _ = two_runs(proctor, make_case, tmp_path)
+    _killed_resume(run, 5)
+    total = proctor("report", str(run), "--json").json()["totals"]["wallMs"]
+    stale = json.loads((run / "suite.json").read_text())["totals"]["wallMs"]
+    shown, old = f"{total / 1000:.1f} s", f"{stale / 1000:.1f} s"  # as the viewer writes it
+    assert shown != old
+    with TestClient(build_app(ViewSettings(results=run.parent))) as client:
+        runs = client.get("/").text
+        assert f"≥ </span>{shown}" in runs, runs
+        page = client.get(f"/runs/{run.name}").text
+        assert f"wall time at least {shown}" in page, page
+
+
+def test_a_journal_that_is_no_file_leaves_the_wall_time_of_suite_json(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A named pipe in the journal's place is not read (it would block the report until a
+    writer came): the wall time is suite.json's, as for a run without a journal."""
+    import os
+
+    run, _ = two_runs(proctor, make_case, tmp_path)
+    recorded = json.loads((run / "suite.json").read_text())["totals"]["wallMs"]
+    (run / "journal.jsonl").unlink()
+    os.mkfifo(run / "journal.jsonl")
+    totals = proctor("report", str(run), "--json").json()["totals"]
+    assert totals["wallMs"] == recorded and totals["wallLowerBound"] is False

@@ -11,13 +11,16 @@ from datetime import datetime
 from pathlib import Path
 
 from proctor.models.run import JournalEntry
+from proctor.util.files import open_regular
 from proctor.util.jsonl import decode_object
 
 
 def read(path: Path) -> Iterator[JournalEntry]:
-    """The journal's entries, in order; a cut or foreign line is skipped."""
+    """The journal's entries, in order; a cut or foreign line is skipped. A journal that is
+    not a regular file (a named pipe would block the reader) raises OSError."""
     try:
-        text = path.read_bytes()
+        with open_regular(path) as fh:
+            text = fh.read()
     except FileNotFoundError:
         return
     for line in text.splitlines():

@@ -491,8 +491,16 @@ def run_wall(run: StoredRun) -> tuple[float | None, bool]:
     before it wrote one needs. A stretch its orchestrator did not finish (killed, or running
     still) counts to the last line it wrote: the time is then a lower bound. A run without a
     journal has ``suite.json``'s."""
-    recorded = run.suite.totals if run.suite is not None else None
-    spans = stretches(run.paths.journal)
+    return wall_of(run.suite, run.paths.journal)
+
+
+def wall_of(suite: SuiteRecord | None, journal: Path) -> tuple[float | None, bool]:
+    """:func:`run_wall` of a run's ``suite.json`` (None when it has none) and journal."""
+    recorded = suite.totals if suite is not None else None
+    try:
+        spans = stretches(journal)
+    except OSError:  # not a regular file, or unreadable: as a run without a journal
+        spans = []
     if not spans:
         return (recorded.wall_ms, recorded.wall_lower_bound) if recorded else (None, False)
     cut = any(not s.finished for s in spans)

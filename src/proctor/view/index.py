@@ -34,6 +34,7 @@ from proctor.view.records import (
 from proctor.view.schema import (
     ADDED_COLUMNS,
     INDEX_FILE,
+    RUN_COLUMNS,
     SCHEMA,
     SCHEMA_VERSION,
     index_file_of,
@@ -261,7 +262,7 @@ class ResultsIndex:
                 for col in ("agent", "condition", "case_name")
             }
             db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT OR REPLACE INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 21)})",
                 fitted(run_values(facts, sig, dict(totals), counts, facets)),
             )
             db.execute(

@@ -20,6 +20,7 @@ from proctor.report.stored import (
     apply_annotations,
     missing_records,
     read_annotations,
+    wall_of,
 )
 from proctor.util.files import open_regular
 from proctor.util.processes import process_start
@@ -63,6 +64,9 @@ class RunFacts:
     manifest_problem: str | None = None
     """Why ``run.json`` is there and does not read (damaged, half-written, a link), as one
     sentence starting ``run.json: ``; None when it reads or is not there."""
+    wall: tuple[float | None, bool] = (None, False)
+    """Its wall time in milliseconds and whether it is a lower bound, as ``proctor report``
+    tells them (from the journal's stretches: see :func:`proctor.report.stored.run_wall`)."""
 
 
 def trial_row(run: str, record: TrialRecord) -> TrialRow:
@@ -157,7 +161,13 @@ def run_facts(run_dir: Path) -> RunFacts:
             f"code: `proctor run --resume {run_dir}` finishes it"
         )
     return RunFacts(
-        run_dir.name, manifest, suite, live, "; ".join(problems) or None, manifest_problem
+        run_dir.name,
+        manifest,
+        suite,
+        live,
+        "; ".join(problems) or None,
+        manifest_problem,
+        wall_of(suite, paths.journal),
     )
 
 

@@ -26,12 +26,21 @@ def index_file_of(run: str) -> str:
 
 SCHEMA_VERSION = 1
 
+RUN_COLUMNS = (
+    "name, run_id, started_at, finished_at, source, agents, conditions, cases, planned, trials, "
+    "scored, passes, status_counts, exit_code, exit_reason, cost_usd, wall_ms, in_progress, "
+    "signature, problem, wall_lower_bound"
+)
+"""The columns of :func:`run_values`, in its order: named when a row is written, since a column
+added to an older index (``ADDED_COLUMNS``) stands where it was added, not where ``SCHEMA``
+puts it."""
+
 SCHEMA = """
 CREATE TABLE runs (
   name TEXT PRIMARY KEY, run_id TEXT, started_at TEXT, finished_at TEXT, source TEXT,
   agents TEXT, conditions TEXT, cases TEXT, planned INTEGER, trials INTEGER, scored INTEGER,
   passes INTEGER, status_counts TEXT, exit_code INTEGER, exit_reason TEXT, cost_usd REAL,
-  wall_ms REAL, in_progress INTEGER, signature TEXT, problem TEXT
+  wall_ms REAL, in_progress INTEGER, signature TEXT, problem TEXT, wall_lower_bound INTEGER
 );
 CREATE TABLE trials (
   run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
@@ -54,6 +63,7 @@ ADDED_COLUMNS = (
     ("trajectories", "fingerprint", "BLOB"),
     ("trials", "spent_usd", "REAL"),
     ("runs", "problem", "TEXT"),
+    ("runs", "wall_lower_bound", "INTEGER"),
 )
 """Columns added since an index of this schema version was first made: added in place, so that
 an index in use by another viewer is never rebuilt under it (a column added to ``trials`` or
@@ -69,7 +79,7 @@ def run_values(
 ) -> tuple[object, ...]:
     """The ``runs`` row of a run from its records and its trials' totals."""
     m, suite = facts.manifest, facts.suite
-    wall = suite.totals.wall_ms if suite is not None else None
+    wall = facts.wall[0]  # as `proctor report` tells it: from the journal's stretches
     if wall is None and m is not None and m.finished_at:
         wall = _ms_between(m.started_at, m.finished_at)
     return (
@@ -95,6 +105,7 @@ def run_values(
         int(facts.in_progress),
         sig,
         _masked(facts.manifest_problem),
+        int(facts.wall[1]),
     )
 
 

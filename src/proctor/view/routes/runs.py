@@ -41,6 +41,9 @@ class RunSummary:
     problem: str | None = None
     """Why the run's ``run.json`` does not read (``run.json: …``), else None: its planned
     count, start and source are then unknown."""
+    wall_lower_bound: bool = False
+    """``wall_ms`` is a lower bound: a stretch that ran the run was killed (see ``proctor
+    report``'s ``wallLowerBound``)."""
 
 
 def summaries(index: ResultsIndex, chosen: dict[str, str]) -> list[RunSummary]:
@@ -126,6 +129,7 @@ def summary(row: Any) -> RunSummary:
         wall_ms=row["wall_ms"],
         in_progress=bool(row["in_progress"]),
         problem=row["problem"],
+        wall_lower_bound=bool(row["wall_lower_bound"]),
     )
 
 
