@@ -270,14 +270,7 @@ def render_history(report: HistoryReport) -> str:
     ]
     if total.usage:
         lines += ["", "| model | input | output | cache read | cache write | $ |", "|---" * 6 + "|"]
-        for model, used in sorted(total.usage.items()):
-            dollars = total.cost_by_model.get(model)
-            lines.append(
-                f"| {markdown_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
-                f"{used.cache_read_tokens:,} | "
-                f"{cache_write_text(used.cache_write_tokens, used.cache_write_1h_tokens)} | "
-                f"{'unpriced' if dollars is None else dollars_text(dollars)} |"
-            )
+        lines += _usage_rows(total)
         lines.append(f"\nCost: {_dollars(total)}")
         lines.append(PRICES_HINT)
     if report.by is not None and not report.groups:  # a table's head alone reads as cut off
@@ -296,6 +289,8 @@ def render_history(report: HistoryReport) -> str:
                 f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
                 f"{group.loops} | {markdown_cell(_dollars(group))} |"
             )
+        lines += _rules_by_group(report.by, report.groups)
+        lines += _usage_by_group(report.by, report.groups)
     if report.unavailable:
         lines += ["", "Unavailable (not counted above):"]
     for missing in report.unavailable:
@@ -311,6 +306,60 @@ PRICES_HINT = (
     f"the file --config names, else from its maker's list price as of {LIST_PRICES_AS_OF}: see "
     "docs/metrics.md.)"
 )
+
+
+def _usage_rows(group: GroupSummary, key: str | None = None) -> list[str]:
+    """A row per model of ``group``: its tokens and dollars, after ``key`` when given (the
+    group's cell of a table by group)."""
+    rows = []
+    first = "" if key is None else f"{markdown_cell(key)} | "
+    for model, used in sorted(group.usage.items()):
+        dollars = group.cost_by_model.get(model)
+        rows.append(
+            f"| {first}{markdown_cell(model)} | {used.input_tokens:,} | {used.output_tokens:,} | "
+            f"{used.cache_read_tokens:,} | "
+            f"{cache_write_text(used.cache_write_tokens, used.cache_write_1h_tokens)} | "
+            f"{'unpriced' if dollars is None else dollars_text(dollars)} |"
+        )
+    return rows
+
+
+def _rules_by_group(by: str, groups: Sequence[GroupSummary]) -> list[str]:
+    """The rules broken in each group, as the summary counts them: on how many of its tasks
+    each fired (``–`` for a group without a task)."""
+    rules = list(dict.fromkeys(rule for group in groups for rule in group.rule_counts))
+    if not rules:
+        return []
+    lines = [
+        "",
+        f"Rules broken by {by} (tasks on which each fired, of the {by}'s tasks):",
+        "",
+        f"| {by} | " + " | ".join(rules) + " |",
+        "|---" * (len(rules) + 1) + "|",
+    ]
+    for group in groups:
+        cells = [
+            f"{group.rule_counts.get(rule, 0)}/{group.tasks}" if group.tasks else "–"
+            for rule in rules
+        ]
+        lines.append(f"| {markdown_cell(group.key)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _usage_by_group(by: str, groups: Sequence[GroupSummary]) -> list[str]:
+    """Tokens and dollars per model in each group: a row per group and model."""
+    if not any(group.usage for group in groups):
+        return []
+    lines = [
+        "",
+        f"Tokens by {by} and model:",
+        "",
+        f"| {by} | model | input | output | cache read | cache write | $ |",
+        "|---" * 7 + "|",
+    ]
+    for group in groups:
+        lines += _usage_rows(group, group.key)
+    return lines
 
 
 def _count(number: int, noun: str) -> str:

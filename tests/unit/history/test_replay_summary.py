@@ -114,6 +114,36 @@ def test_groups_per_project_week_and_agent(home: Path) -> None:
     assert [(g.key, g.sessions) for g in by_agent] == [("claude-code", 4)]
 
 
+def test_each_group_carries_the_summary_s_figures_rules_and_tokens_shown(home: Path) -> None:
+    """A group's row has every figure the summary has, in the JSON (the same fields) and in
+    the Markdown: how often each rule was broken, and tokens and dollars per model."""
+    report = history_report(replayed(home), [], PRICES, "project")
+    data = json.loads(report.model_dump_json(by_alias=True))
+    assert all(set(group) == set(data["total"]) for group in data["groups"])
+    a, b = report.groups
+    assert a.rule_counts == {"unverified": 1, "long-orientation": 0, "rework": 1, "loops": 1}
+    assert {m: u.input_tokens for m, u in a.usage.items()} == {
+        "claude-test-1": 1100, "claude-helper-1": 1000,
+    }  # fmt: skip
+    assert {m: u.input_tokens for m, u in b.usage.items()} == {"claude-test-1": 400}
+    text = render_history(report)
+    assert (
+        "| project | unverified | long-orientation | rework | loops |\n|---|---|---|---|---|\n"
+        f"| {PROJECT_A} | 1/2 | 0/2 | 1/2 | 1/2 |\n| {PROJECT_B} | – | – | – | – |\n"
+    ) in text
+    assert (
+        "| project | model | input | output | cache read | cache write | $ |\n"
+        + "|---" * 7
+        + f"|\n| {PROJECT_A} | claude-helper-1 | 1,000 | 100 | 0 | 0 | unpriced |\n"
+        f"| {PROJECT_A} | claude-test-1 | 1,100 | 110 | 0 | 0 | $0.0022 |\n"
+        f"| {PROJECT_B} | claude-test-1 | 400 | 40 | 0 | 0 | $0.0008 |\n"
+    ) in text
+    by_week = render_history(history_report(replayed(home), [], PRICES, "week"))
+    assert "| 2026-W45 | 1/2 | 0/2 | 1/2 | 1/2 |\n| 2026-W46 | – | – | – | – |" in by_week
+    nothing = render_history(history_report([], [], PRICES, "agent"))
+    assert "Rules broken by" not in nothing and "Tokens by" not in nothing
+
+
 def test_one_project_named_with_a_trailing_slash_or_through_a_link_is_one_group(
     home: Path, tmp_path: Path
 ) -> None:
@@ -231,8 +261,10 @@ def test_the_markdown_summary_keeps_each_row_on_its_line_and_counts_in_words(
     odd = next(r for r in records if r.is_task and r.loops == 0)
     odd.project = "/work/a|b\nc"
     text = render_history(history_report([odd], [], PRICES, "project"))
-    (row,) = [line for line in text.splitlines() if line.startswith("| /work/a")]
+    rows = [line for line in text.splitlines() if line.startswith("| /work/a")]
+    row = rows[0]  # the table by project; the rules and tokens by project follow
     assert row.startswith("| /work/a\\|b c | 1 | 1 |") and row.count(" | ") == 8
+    assert [r.split(" | ")[0] for r in rows] == ["| /work/a\\|b c"] * 3
     assert "- Sessions: 1 (1 task, 0 without a code change)" in text
     assert "- Loops: 0 loops in 0 tasks" in text
     assert "| claude-test-1 | 500 | 50 | 0 | 0 | $0.0010 |" in text
