@@ -1086,3 +1086,53 @@ def test_a_resume_the_ledger_did_not_hold_before_is_applied_whoever_applies_it(
     assert again.code == 1, again.err
     assert "resume added is not applied" not in caplog.text
     assert "proctor: findings: 1 new" in caplog.text
+
+
+def test_findings_and_dismiss_read_the_results_directory_proctor_json_names(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a folder named, both read where `proctor run` writes: `out` of ./proctor.json,
+    else ./proctor-results; an id the default's ledger does not hold names the ledgers
+    looked in, and the other results directory that holds it."""
+    run_with(proctor, make_case, tmp_path, FAILING)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "proctor.json").write_text(json.dumps({"out": "out"}))
+    listed = proctor("findings", "--json")
+    assert listed.code == 0, listed.err
+    assert [f["id"] for f in listed.json()["findings"]] == [ID]
+    other = tmp_path / "proctor-results"
+    other.mkdir()
+    ledger = json.loads((tmp_path / "out" / "findings.json").read_text())
+    ledger["findings"][0]["id"] = "abcdef0123"
+    (other / "findings.json").write_text(json.dumps(ledger))
+    elsewhere = proctor("findings", "dismiss", "abcdef", "--reason", "x")
+    assert elsewhere.code == 2
+    assert (
+        "out/findings.json (the results directory ./proctor.json's out names): no finding "
+        "'abcdef' (`proctor findings out --all` lists them); proctor-results/findings.json has "
+        "it: `proctor findings proctor-results dismiss abcdef --reason TEXT` dismisses it there"
+    ) in elsewhere.err
+    nowhere = proctor("findings", "dismiss", "999999", "--reason", "x")
+    assert nowhere.code == 2 and "; not in proctor-results/findings.json either" in nowhere.err
+    dismissed = proctor("findings", "dismiss", ID[:6], "--reason", "known")
+    assert dismissed.code == 0 and dismissed.out == f"dismissed {ID}: known\n", dismissed.err
+    there = proctor("findings", "proctor-results", "dismiss", "abcdef", "--reason", "y")
+    assert there.code == 0 and there.out == "dismissed abcdef0123: y\n", there.err
+    named = proctor("findings", "dismiss", "abcdef", "--reason", "x", "--dir", "out")
+    assert named.code == 2 and named.err.rstrip().endswith("--all` lists them)"), "named: no hint"
+    (tmp_path / "proctor.json").unlink()
+    default = proctor("findings", "dismiss", ID, "--reason", "x")
+    assert default.code == 2
+    assert (
+        "proctor-results/findings.json (the default results directory): no finding" in default.err
+    )
+    shutil.rmtree(other)
+    gone = proctor("findings")
+    assert (
+        gone.code == 2
+        and (
+            "proctor-results: not a results directory (no such folder; the default results "
+            "directory); name the one your runs are in: `proctor findings RESULTS_DIR`"
+        )
+        in gone.err
+    )

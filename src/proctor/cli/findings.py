@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from proctor.models.config import DEFAULT_OUT
 from proctor.util.text import controls_escaped, one_line
 
 if TYPE_CHECKING:
+    from proctor.cli.findings_folder import Folder
     from proctor.models.findings import Finding, FindingsLedger
     from proctor.models.trial import TrialRecord
 
@@ -82,7 +82,8 @@ _all = click.option("--all", "show_all", is_flag=True, help="Also list resolved 
 @_all
 @click.pass_context
 def command(ctx: click.Context, as_json: bool, show_all: bool) -> int:
-    """List the open findings of RESULTS_DIR (default ./proctor-results): the checks that
+    """List the open findings of RESULTS_DIR (default: the out of ./proctor.json, else
+    ./proctor-results, where `proctor run` writes): the checks that
     failed in its runs and have not passed since. Runs not yet in the ledger are applied first.
     """
     if ctx.invoked_subcommand is not None:
@@ -115,7 +116,7 @@ def list_command(
     "results_dir",
     type=click.Path(path_type=Path),
     default=None,
-    help="The results directory (default ./proctor-results).",
+    help="The results directory (default: the out of ./proctor.json, else ./proctor-results).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the dismissed finding as JSON.")
 @click.pass_context
@@ -123,6 +124,7 @@ def dismiss_command(
     ctx: click.Context, finding_id: str, reason: str, results_dir: Path | None, as_json: bool
 ) -> int:
     """Dismiss finding ID: it stays dismissed until its check passes and then fails again."""
+    from proctor.cli.findings_folder import results_folder
     from proctor.errors import ConfigError
     from proctor.models.io import model_to_json
     from proctor.report.findings import dismiss, ledger_lock, ledger_path, save_ledger
@@ -133,15 +135,14 @@ def dismiss_command(
         raise click.UsageError("--all lists findings: `dismiss` takes no --all")
     as_json = as_json or bool(parent.get("as_json"))  # `proctor findings --json dismiss …`
 
-    folder = _folder(results_dir)
+    chosen = results_folder(results_dir)
+    folder = chosen.path
     with ledger_lock(folder):  # another dismissal at the same time waits its turn
         ledger = _updated(folder)
         try:
             finding_id = finding_named(ledger, finding_id)
         except ValueError as exc:
-            raise ConfigError(
-                f"{ledger_path(folder)}: {exc} (`proctor findings {folder} --all` lists them)"
-            ) from None
+            raise ConfigError(_not_found(chosen, ledger_path(folder), finding_id, exc)) from None
         updated = dismiss(ledger, finding_id, reason, now_iso())
         save_ledger(folder, updated)
     if as_json:
@@ -150,6 +151,27 @@ def dismiss_command(
     else:
         click.echo(f"dismissed {finding_id}: {one_line(reason)}")
     return 0
+
+
+def _not_found(chosen: Folder, ledger: Path, given: str, why: ValueError) -> str:
+    """The sentence for an id the ledger does not name: the ledger read and how its folder
+    was chosen; when it was the default, the other results directories with a ledger looked
+    in, and the one that holds the finding, if any."""
+    from proctor.cli.findings_folder import holding, other_folders
+
+    folder = chosen.path
+    how = f" ({chosen.chosen})" if chosen.chosen else ""
+    text = f"{ledger}{how}: {why} (`proctor findings {folder} --all` lists them)"
+    others = other_folders(chosen)
+    found = holding(others, given)
+    if found is not None:
+        return (
+            f"{text}; {found / 'findings.json'} has it: `proctor findings {found} dismiss "
+            f"{controls_escaped(given)} --reason TEXT` dismisses it there"
+        )
+    if others:
+        return f"{text}; not in {', '.join(str(o / 'findings.json') for o in others)} either"
+    return text
 
 
 ID_PREFIX_LEAST = 4
@@ -186,22 +208,9 @@ def finding_named(ledger: FindingsLedger, given: str) -> str:
 
 
 def _folder(results_dir: Path | None) -> Path:
-    from proctor.errors import ConfigError
+    from proctor.cli.findings_folder import results_folder
 
-    folder = results_dir if results_dir is not None else Path(DEFAULT_OUT)
-    if not folder.is_dir():
-        what = "a file" if folder.exists() else "no such folder"
-        raise ConfigError(f"{folder}: not a results directory ({what})")
-    if (folder / "run.json").is_file():
-        raise ConfigError(
-            f"{folder}: a run folder; findings live in the results directory that holds it"
-        )
-    if not (folder / "findings.json").exists() and not any(folder.glob("run-*")):
-        raise ConfigError(
-            f"{folder}: not a results directory (no run-* folder and no findings.json; "
-            "`proctor run --out DIR` makes one)"
-        )
-    return folder
+    return results_folder(results_dir).path
 
 
 def _updated(folder: Path) -> FindingsLedger:
