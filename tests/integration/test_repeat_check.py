@@ -129,6 +129,29 @@ def test_an_evaluator_that_counts_its_calls_fails_the_check(
     assert len(list(out.glob("run-*"))) == 2
 
 
+def test_the_stderr_line_names_the_first_difference_masked(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI log that keeps stderr only still says what differed; a key in it is masked, as on
+    stdout."""
+    counting_case(make_case, tmp_path)
+    secret = "sk-ant-s3cr3t-0123456789"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    (tmp_path / "cases" / "counted").rename(tmp_path / "cases" / f"counted-{secret}")
+    result, _ = run_cases(proctor, tmp_path, "--repeat-check", "2")
+    assert result.code == 1, result.err
+    assert (
+        "proctor: repeat check: different (2 difference(s)); first: trial "
+        "counted-***/scripted/default/1: evaluators[0] (external).score is 10.0 in repetition "
+        "1 and 20.0 in repetition 2\n"
+    ) in result.err
+    assert secret not in result.err and secret not in result.out
+    assert "- first difference: trial counted-***/scripted/default/1:" in result.out
+    as_json, _ = run_cases(proctor, tmp_path, "--repeat-check", "2", "--json")
+    assert as_json.code == 1 and secret not in as_json.out
+    assert as_json.json()["firstDifference"]["trial"] == "counted-***/scripted/default/1"
+
+
 def test_control_a_check_that_never_compares_passes_the_counting_suite(
     proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

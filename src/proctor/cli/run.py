@@ -556,7 +556,8 @@ def _repeat_check(
             "every one is model-backed)",
             err=True,
         )
-    click.echo(f"proctor: repeat check: {check.verdict}", err=True)
+    first = f"; first: {check.differences[0].sentence()}" if check.differences else ""
+    click.echo(f"proctor: repeat check: {mask(one_line(check.verdict + first))}", err=True)
     return check.exit_code
 
 
