@@ -270,6 +270,20 @@ def test_parse_of_a_folder_of_sessions_says_it_shows_one(proctor: Run, home: Pat
     assert nothing.code == 2 and "no session transcript found in this folder" in nothing.err
 
 
+def test_parse_with_another_agent_says_what_the_folder_holds(proctor: Run, home: Path) -> None:
+    """A folder whose sessions are all another agent's, read with --agent, says whose they
+    are, as `history` does, not that it holds no session."""
+    projects = home / ".claude" / "projects"
+    for folder, count in ((projects, 4), (projects / PROJECT_A.replace("/", "-"), 2)):
+        result = proctor("parse", str(folder), "--agent", "codex")
+        assert result.code == 2
+        assert result.err == (
+            f"proctor: error: {folder}: no codex session transcript in this folder: it holds "
+            f"sessions of other agents only: {count} claude-code sessions\n"
+        )
+    assert proctor("parse", str(projects), "--agent", "claude-code").code == 0  # the control
+
+
 def test_a_second_history_reads_the_cache_and_gives_the_same_report(
     proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

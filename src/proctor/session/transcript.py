@@ -32,27 +32,35 @@ def session_in(
     except ConfigError:
         # A folder of folders of sessions (~/.claude/projects, a backup of several CLIs'
         # histories): the newest session found under it, as for a project folder.
-        sessions = _sessions_under(path, agent) if _is_folder(path) else []
+        sessions, others = _sessions_under(path, agent) if _is_folder(path) else ([], "")
+        if others:  # sessions of other agents only, which --agent left out
+            raise ConfigError(f"{path}: no {fmt} session transcript in this folder: it {others}")
         if not sessions:
             raise
         file, found = _newest(sessions)
         return file, found, len(sessions)
     if not _is_folder(path):
         return file, found, 0
-    sessions = _sessions_under(path, agent)
+    sessions, _ = _sessions_under(path, agent)
     if sessions:  # the newest as proctor history lists them (a thread is a part)
         file, found = _newest(sessions)
     return file, found, len(sessions)
 
 
-def _sessions_under(folder: Path, agent: str | None) -> list[Session]:
+def _sessions_under(folder: Path, agent: str | None) -> tuple[list[Session], str]:
     """The main session files anywhere under ``folder``, as ``proctor history FOLDER`` lists
-    them (of ``agent``'s only, when given)."""
+    them (of ``agent``'s only, when given); and when ``agent`` left out every session found,
+    what the folder holds instead, as ``history`` says it (``holds sessions of other agents
+    only: 8 claude-code sessions``), else ``""``."""
     from proctor.history.sources import AGENTS as HISTORY_AGENTS
-    from proctor.history.sources import sessions_under
+    from proctor.history.sources import OTHER_AGENTS_ONLY, sessions_under
 
     wanted = (format_for_agent(agent),) if agent else HISTORY_AGENTS
-    return sessions_under([folder], tuple(a for a in wanted if a in HISTORY_AGENTS))[0]
+    sessions, unavailable = sessions_under(
+        [folder], tuple(a for a in wanted if a in HISTORY_AGENTS)
+    )
+    others = next((u.reason for u in unavailable if u.reason.startswith(OTHER_AGENTS_ONLY)), "")
+    return sessions, others.removesuffix(", left out by --agent")
 
 
 def _newest(sessions: list[Session]) -> tuple[Path, str]:
