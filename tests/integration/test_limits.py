@@ -104,6 +104,6 @@ def test_a_limit_on_something_that_is_no_provider_is_a_sentence(
     result, out = run_cases(proctor, tmp_path, "--config", str(config))
     assert result.code == 2 and not out.exists()
     assert (
-        "field 'limits.claude-code': not a provider (known: anthropic, google, openai, scripted)"
-        in result.err
+        "field 'limits.claude-code': unknown provider 'claude-code' (known: anthropic, google, "
+        "openai, scripted; agent claude-code runs on 'anthropic')" in result.err
     )

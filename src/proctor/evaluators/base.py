@@ -30,6 +30,7 @@ from proctor.models.trajectory import Trajectory
 from proctor.models.trial import EvaluatorResult
 from proctor.paths import TrialPaths
 from proctor.util.processes import Outcome, run_captured
+from proctor.util.text import unknown_name
 
 COMMON_KEYS = {"use", "gate", "weight", "label", "conditions"}
 MAX_WEIGHT = 1_000_000.0
@@ -174,11 +175,17 @@ def _entry_spec(
     loc = f"evaluators[{i}]"
     use = entry.get("use")
     if not isinstance(use, str):
-        raise ConfigError(f"{where}: field '{loc}.use' is required and must be a string")
+        said = (
+            "is required but missing"
+            if "use" not in entry
+            else f"must be a string, got {json_text(use)}"
+        )
+        raise ConfigError(
+            f"{where}: field '{loc}.use' {said}: it names the evaluator, such as \"command\""
+        )
     if use not in known:
         raise ConfigError(
-            f"{where}: field '{loc}.use': unknown evaluator '{use}' "
-            f"(known: {', '.join(sorted(known))})"
+            f"{where}: field '{loc}.use': {unknown_name('evaluator', use, sorted(known))}"
         )
     gate = entry.get("gate", False)
     if not isinstance(gate, bool):

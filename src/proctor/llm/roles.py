@@ -14,6 +14,7 @@ from proctor.llm.secrets import dotenv_name, resolve_key
 from proctor.models.config import RoleEntry
 from proctor.models.plan import RoleModels
 from proctor.util.masking import install_log_masking
+from proctor.util.text import unknown_name
 
 
 @dataclass
@@ -94,7 +95,7 @@ def role_refs(layers: Layers) -> dict[str, ModelRef]:
     for where, mapping in layers:
         for role, value in mapping.items():
             if role not in ROLES:
-                raise ConfigError(f"{where}: unknown role '{role}' (known: {', '.join(ROLES)})")
+                raise ConfigError(f"{where}: {unknown_name('role', role, ROLES)}")
             named = where.replace("<role>", role) if "<role>" in where else f"{where}: {role}"
             refs[role] = parse_ref(value if isinstance(value, str) else value.model, named)
     if "judge" not in refs and "workhorse" in refs:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import re
 import types
 import typing
 from collections.abc import Sequence
@@ -238,4 +239,24 @@ def json_error(exc: json.JSONDecodeError) -> str:
     before = text[:pos].rstrip()
     if before.endswith(",") and text[pos : pos + 1] in ("}", "]"):
         return f"a comma before the closing '{text[pos]}' (JSON allows no trailing comma)"
+    if exc.msg.startswith("Unexpected UTF-8 BOM"):
+        return (
+            "it starts with a byte-order mark (BOM), which JSON does not allow: save it as "
+            "UTF-8 without a BOM"
+        )
+    ahead = text[pos:]
+    if ahead.startswith(("//", "/*", "#")):
+        return f"a comment ('{ahead[: 1 if ahead[0] == '#' else 2]}'): JSON allows no comments"
+    if not before and _YAML_START.match(ahead):
+        return 'it reads as YAML, not JSON: write it as a JSON object ({"key": value, …})'
+    if ahead.startswith("'"):
+        return "a string in single quotes: JSON strings take double quotes"
+    if exc.msg == "Extra data":
+        return "more text after the end of the JSON value (a file holds one value)"
+    if exc.msg.startswith("Invalid control character"):
+        return "a control character (a line break or a tab) inside a string: write it as \\n or \\t"
     return exc.msg
+
+
+_YAML_START = re.compile(r"(---\s*$|- |[A-Za-z_][\w.-]*:(\s|$))", re.MULTILINE)
+"""How a YAML file starts: a document marker, a list item or a ``key:`` line."""

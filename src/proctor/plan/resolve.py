@@ -36,6 +36,7 @@ from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.roles import resolve_roles
+from proctor.util.text import unknown_name
 
 DEFAULT_CONDITION = "default"
 
@@ -55,14 +56,11 @@ def resolve_case(
             # top-level configuration that every case without a list of its own takes.
             holder = "--agent" if cli.agents else where if cfg.agents else top_where
             source = holder if cli.agents else f"{holder}: field 'agents[{i}]'"
-            raise ConfigError(
-                f"{source}: unknown agent '{agent}' (known: {', '.join(sorted(known))})"
-            )
+            raise ConfigError(f"{source}: {unknown_name('agent', agent, sorted(known))}")
     combiner = cfg.combiner or DEFAULT_COMBINER
     if combiner not in COMBINERS:
         raise ConfigError(
-            f"{where}: field 'combiner': unknown combiner '{combiner}' "
-            f"(known: {', '.join(sorted(COMBINERS))})"
+            f"{where}: field 'combiner': {unknown_name('combiner', combiner, sorted(COMBINERS))}"
         )
     conditions = {**(top.conditions or {}), **(cfg.conditions or {})} or {
         DEFAULT_CONDITION: Condition()
@@ -157,10 +155,11 @@ def _check_limits(top: TopConfig, where: str) -> None:
     known = {spec.provider for spec in SPECS}
     for name in top.limits:
         if name not in known:
-            providers = ", ".join(sorted(known))
-            raise ConfigError(
-                f"{where}: field 'limits.{name}': not a provider (known: {providers})"
-            )
+            said = unknown_name("provider", name, sorted(known))
+            agent = next((spec for spec in SPECS if spec.id == name), None)
+            if agent is not None:  # an agent's id, where its provider's is meant
+                said = f"{said[:-1]}; agent {name} runs on '{agent.provider}')"
+            raise ConfigError(f"{where}: field 'limits.{name}': {said}")
 
 
 def _check_provisions(
@@ -192,10 +191,8 @@ def _check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
     ):
         for agent in given:
             if agent not in known:
-                raise ConfigError(
-                    f"{option} {agent}=…: unknown agent '{agent}' (known: "
-                    f"{', '.join(sorted(known))})"
-                )
+                said = unknown_name("agent", agent, sorted(known))
+                raise ConfigError(f"{option} {agent}=…: {said}")
 
 
 def check_profiles(top: TopConfig, where: str) -> None:
@@ -218,8 +215,8 @@ def check_profiles(top: TopConfig, where: str) -> None:
         if profile.agent in builtin:
             continue
         raise ConfigError(
-            f"{where}: field 'codingagents.{name}.agent': unknown agent '{profile.agent}' "
-            f"(known: {', '.join(builtin)})"
+            f"{where}: field 'codingagents.{name}.agent': "
+            f"{unknown_name('agent', profile.agent, builtin)}"
         )
 
 

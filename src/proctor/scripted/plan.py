@@ -37,9 +37,10 @@ else.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from proctor.util.text import unknown_keys
@@ -87,13 +88,22 @@ def _is_logprob(value: Any) -> bool:
         return False
 
 
+def _near(name: Any, known: Iterable[str]) -> str:
+    """``did you mean 'say'? `` for a name close to one of ``known``, else nothing."""
+    near = difflib.get_close_matches(str(name), list(known), n=1)
+    return f"did you mean '{near[0]}'? " if near else ""
+
+
 def validate_step(step: Any, where: str) -> None:
     _require(isinstance(step, dict), where, "expected an object with one action key")
     actions = [k for k in step if k in ACTIONS]
+    near = next((_near(key, ACTIONS) for key in sorted(step) if _near(key, ACTIONS)), "")
+    hint = f" ({near.rstrip()})" if not actions and near else ""
     _require(
         len(actions) == 1,
         where,
-        f"expected exactly one action among {', '.join(ACTIONS)}, got {sorted(step) or 'none'}",
+        f"expected exactly one action among {', '.join(ACTIONS)}, got "
+        f"{sorted(step) or 'none'}{hint}",
     )
     action = actions[0]
     extra = set(step) - {action} - ACTIONS[action]
@@ -238,7 +248,7 @@ def validate_roles(roles: Any, where: str) -> None:
         _require(
             role in HARNESS_ROLES,
             f"{where}.{role}",
-            f"unknown role (known: {', '.join(HARNESS_ROLES)})",
+            f"unknown role ({_near(role, HARNESS_ROLES)}known: {', '.join(HARNESS_ROLES)})",
         )
         _require(
             isinstance(replies, list) and len(replies) > 0, f"{where}.{role}", "expected replies"

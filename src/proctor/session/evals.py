@@ -38,6 +38,7 @@ from proctor.report.aggregate import gate_failed
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.run import RunRequest, RunResult, run_session
+from proctor.util.text import unknown_name
 
 FAILED_STATUSES = frozenset({"failed", "timeout"})
 """Scored and not passed: a case still running at its timeout failed, as in a case folder."""
@@ -347,14 +348,14 @@ def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -
     config_agent = project.config.agent if project.config else None
     agent = request.agent or point.agent or config_agent or "scripted"
     if agent not in known_agent_ids({}):
-        known = ", ".join(sorted(known_agent_ids({})))
+        known = sorted(known_agent_ids({}))
         if request.agent:
             where = "--agent"
         elif point.agent:
             where = point.where
         else:
             where = f"{_config_file(project)}: agent"
-        raise ConfigError(f"{where}: unknown agent '{agent}' (known: {known})")
+        raise ConfigError(f"{where}: {unknown_name('agent', agent, known)}")
     judge, where = _judge(point, request, project)
     if judge:
         parse_ref(judge, where if where == "--judge-model" else f"{where}: judge")

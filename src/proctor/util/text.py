@@ -274,6 +274,16 @@ def unknown_keys(extra: Iterable[str], known: Iterable[str]) -> str:
     return f"unknown key{plural} {listed} ({hint}known keys: {', '.join(names)})"
 
 
+def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
+    """The sentence for a name a user wrote that is not among ``known`` (listed in the order
+    given), naming the nearest one when one is close: ``unknown evaluator 'comand' (did you
+    mean 'command'? known: command, expect, …)``."""
+    names = list(known)
+    near = difflib.get_close_matches(name, names, n=1)
+    hint = f"did you mean '{near[0]}'? " if near else ""
+    return f"unknown {kind} '{name}' ({hint}known: {', '.join(names)})"
+
+
 def fitted_summary(text: str, room: int, whole: str) -> str:
     """``text`` whole when its UTF-8 fits in ``room`` bytes, else its first lines that fit
     and a line saying the report was cut and where it is ``whole``."""

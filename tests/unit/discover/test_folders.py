@@ -78,8 +78,15 @@ def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
         ({"timeoutSec": "soon"}, "field 'timeoutSec': expected a number, got the string \"soon\""),
         ({"repeats": 0}, "field 'repeats'"),
         ({"agnets": ["scripted"]}, "unknown key 'agnets' (did you mean 'agents'? known keys: "),
-        ({"evaluators": [{"use": "fle-exists"}]}, "unknown evaluator 'fle-exists' (known: "),
-        ({"evaluators": [{"must": ["x"]}]}, "'evaluators[0].use' is required"),
+        (
+            {"evaluators": [{"use": "fle-exists"}]},
+            "unknown evaluator 'fle-exists' (did you mean 'file-exists'? known: ",
+        ),
+        ({"evaluators": [{"must": ["x"]}]}, "'evaluators[0].use' is required but missing"),
+        (
+            {"evaluators": [{"use": 3}]},
+            "field 'evaluators[0].use' must be a string, got 3: it names the evaluator",
+        ),
         (
             {"evaluators": [{"use": "command", "run": "true", "expectExit": "zero"}]},
             "field 'evaluators[0].expectExit': expected an integer, got the string \"zero\"",

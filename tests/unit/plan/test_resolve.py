@@ -61,6 +61,10 @@ def test_unknown_agents_and_combiners_name_the_field() -> None:
         resolve_case(case(), TopConfig(), CliOverrides(agents=["nope"]))
     with pytest.raises(ConfigError, match="unknown combiner 'median'"):
         resolve_case(case(combiner="median"), TopConfig(), CliOverrides())
+    with pytest.raises(ConfigError, match="'all_pass' \\(did you mean 'all-pass'\\? known"):
+        resolve_case(case(combiner="all_pass"), TopConfig(), CliOverrides())
+    with pytest.raises(ConfigError, match="'claud-code' \\(did you mean 'claude-code'\\?"):
+        resolve_case(case(agents=["claud-code"]), TopConfig(), CliOverrides())
 
 
 def test_an_unknown_agent_of_the_top_level_configuration_is_blamed_on_that_file() -> None:
@@ -157,8 +161,8 @@ def test_validate_reports_a_top_level_problem_every_case_meets_once(tmp_path: Pa
         problems=problems,
     )
     assert problems == [
-        f"{tmp_path / 'ag.json'}: field 'agents[0]': unknown agent 'scriptd' (known: acp, "
-        "acp:claude, acp:gemini, claude-code, codex, gemini-cli, scripted)"
+        f"{tmp_path / 'ag.json'}: field 'agents[0]': unknown agent 'scriptd' (did you mean "
+        "'scripted'? known: acp, acp:claude, acp:gemini, claude-code, codex, gemini-cli, scripted)"
     ]
 
 

@@ -73,6 +73,7 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
         ({"turns": [{"edit": {"path": "a"}}]}, "'edit' must be an object"),
         ({"turns": [{"exit": 300}]}, "'exit' must be an integer from 0 to 255"),
         ({"turns": [{"say": "a", "shell": "b"}]}, "exactly one action"),
+        ({"turns": [{"sya": "a"}]}, r"got \['sya'\] \(did you mean 'say'\?\)"),
         ({"turns": [{"ask": "q", "options": "Yes"}]}, "'options' must be a list"),
         ({"variants": []}, "non-empty list"),
         ({"turns": [], "extra": 1}, "unknown key"),
@@ -88,7 +89,7 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
         ),
         (
             {"roles": {"judg": [{"text": "x"}]}},
-            r"roles.judg: unknown role \(known: judge, workhorse, fast\)",
+            r"roles.judg: unknown role \(did you mean 'judge'\? known: judge, workhorse, fast\)",
         ),
         (
             {"roles": {"judge": [{"text": "x", "mesage": "y"}]}},
