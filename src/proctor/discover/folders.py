@@ -71,9 +71,12 @@ def load_case(folder: Path) -> Case:
             if os.path.lexists(path):
                 raise Unreadable(f"{name} is not a regular file, where the case expects one")
             raise Unreadable(f"missing required file {name}")
-    prompt = read_text(folder / "prompt.md")
+    # A byte-order mark some editors write first is no part of the task the agent is sent.
+    prompt = read_text(folder / "prompt.md").removeprefix("\ufeff")
     if not prompt.strip():
         raise Unreadable("prompt.md is empty")
+    if "\0" in prompt:  # a binary file: pasted to the agent, it would be no task
+        raise Unreadable("prompt.md is not text: it holds a NUL character (a binary file?)")
     found: list[str] = []
     config_path = folder / "config.json"
     config: CaseConfig | None = None

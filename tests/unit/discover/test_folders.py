@@ -364,3 +364,18 @@ def test_a_required_file_that_is_a_broken_link_or_no_regular_file_is_named_so(
         ("linked", "prompt.md is a link to nothing (nowhere.md)"),
         ("piped", "prompt.md is not a regular file, where the case expects one"),
     ]
+
+
+def test_a_binary_prompt_is_skipped_and_a_bom_is_no_part_of_the_prompt(tmp_path: Path) -> None:
+    """A prompt.md holding NUL bytes (an image or archive saved under that name) would be
+    pasted to the agent as its task: the case is skipped with the reason, as an empty one is.
+    A byte-order mark an editor wrote first is left out of the prompt."""
+    write_case(tmp_path, "binary", prompt="\x00\x01\x02PNG")
+    folder = write_case(tmp_path, "bom")
+    (folder / "prompt.md").write_bytes("\ufeffFix the bug.".encode())
+    found = discover_cases(tmp_path)
+    assert [(s.name, s.reason) for s in found.skipped] == [
+        ("binary", "prompt.md is not text: it holds a NUL character (a binary file?)")
+    ]
+    assert [(c.name, c.prompt) for c in found.cases] == [("bom", "Fix the bug.")]
+
