@@ -323,6 +323,18 @@ PathText = Annotated[str, AfterValidator(no_nul_path)]
 """A path a user gives (a folder, a file of the case): no NUL character."""
 
 
+def _named_folder(value: str) -> str:
+    """A results folder named by something: a blank one is a slip (an empty string read as
+    the default without a word, blanks as a folder named by them)."""
+    if not value.strip():
+        raise ValueError("expected the path of a results folder, not a blank one")
+    return value
+
+
+OutFolder = Annotated[str, AfterValidator(no_nul_path), AfterValidator(_named_folder)]
+"""``proctor.json``'s ``out``: a path (no NUL character) that is not blank."""
+
+
 ProcessEnvVars = dict[
     Annotated[str, AfterValidator(_process_env_name)], Annotated[str, AfterValidator(_env_value)]
 ]
@@ -515,7 +527,7 @@ class TopConfig(UserModel):
     teardown: list[ProgramText] = []
     gate: Gate | None = None
     concurrency: PositiveInt | None = None
-    out: PathText | None = None
+    out: OutFolder | None = None
     pricing: dict[str, ModelPrice] = {}
     limits: dict[str, ProviderLimit] = {}
     """Per provider (``anthropic``, ``openai``, ``google``; ``scripted`` for the scripted

@@ -379,3 +379,17 @@ def test_a_binary_prompt_is_skipped_and_a_bom_is_no_part_of_the_prompt(tmp_path:
     ]
     assert [(c.name, c.prompt) for c in found.cases] == [("bom", "Fix the bug.")]
 
+
+@pytest.mark.parametrize("out", ["", "   "])
+def test_a_blank_out_in_the_top_level_configuration_is_refused(tmp_path: Path, out: str) -> None:
+    """A blank `out` was taken as the default without a word (""), or made a results folder
+    named by blanks: refused, naming the field."""
+    from proctor.models.loading import load_top_config
+
+    (tmp_path / "proctor.json").write_text(json.dumps({"out": out}))
+    with pytest.raises(ConfigError) as info:
+        load_top_config(None, tmp_path)
+    assert str(info.value) == (
+        f"{tmp_path / 'proctor.json'}: field 'out': expected the path of a results folder, "
+        f"not a blank one, got {json.dumps(out)}"
+    )
