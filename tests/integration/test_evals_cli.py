@@ -1223,5 +1223,12 @@ def test_plan_steps_no_message_reached_are_a_warning(proctor: Run, tmp_path: Pat
         next(Path(out["runDir"]).glob("trials/short.once/*/*/1/eval.json")), EvalResultRecord
     )
     assert record.warnings == [said]
+    # The trial's record and suite.md list it as they list a case folder's.
+    trial = next(Path(out["runDir"]).glob("trials/short.once/*/*/1/trial.json"))
+    assert json.loads(trial.read_text())["warnings"] == [said]
+    twice = next(Path(out["runDir"]).glob("trials/short.twice/*/*/1/trial.json"))
+    assert json.loads(twice.read_text())["warnings"] == []
+    suite_md = (Path(out["runDir"]) / "suite.md").read_text()
+    assert "## Warnings\n\n- `trials/short.once/" in suite_md and f": {said}\n" in suite_md
     text = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "short/once")
     assert f"    warning: {said}" in text.out

@@ -2,7 +2,7 @@
 questions its agent ends turns with (:func:`proctor.drive.followups.converse`); an eval written
 as code drives the session itself, one ``send`` at a time, and judges as it goes. Such a
 conversation gets a :class:`Talk` (the session, not yet started) and returns :class:`Talked`:
-how the last turn ended and the assertions it recorded.
+how the last turn ended, the assertions it recorded and its warnings.
 """
 
 from __future__ import annotations
@@ -55,6 +55,9 @@ class Talked:
     stopped_at: str | None = None
     """Where the conversation was when its time ran out (``FILE:LINE``, and the turn it was
     sending), for the timeout's reason."""
+    warnings: list[str] = field(default_factory=list)
+    """What the conversation noticed that decides nothing (plan steps no message reached):
+    the trial's record lists them as it lists a case folder's."""
 
 
 Conversation = Callable[[Talk], Talked]

@@ -129,7 +129,8 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             stopped_at = f"{t._turns[-1].at}, in turn {len(turns)}"
         ended_well = not (timed_out or skipped or error or t._agent_failure())
         unplayed = _unplayed(case.plan, talk.repeat, t) if ended_well else None
-        _write_eval_json(talk, t, case, skipped, error, [unplayed] if unplayed else [])
+        warnings = [unplayed] if unplayed else []
+        _write_eval_json(talk, t, case, skipped, error, warnings)
         return Talked(
             outcome=last,
             results=[to_result(a) for a in list(t.recorded.assertions)],
@@ -140,6 +141,7 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             # the test declared that exit expected (turn.expect_exit()).
             agent_error=t._agent_failure(),
             stopped_at=stopped_at,
+            warnings=warnings,
         )
 
     return converse

@@ -245,12 +245,16 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
 
 
 def _plan_warnings(spec: TrialSpec, done: Phases) -> list[str]:
-    """The plan's steps no message of a case folder reached (its prompt and ``followUps``),
-    when its scripted agent or model plays the plan and every turn completed: a turn that
-    parked, exited, ran out of time or was stopped says so itself, and a real model ignores
-    the plan. An eval written as code says so in its own result."""
+    """The plan's steps no message reached, the one place a trial's ``warnings`` come from.
+    An eval written as code counts its test's messages itself (:class:`Talked`'s
+    ``warnings``, also in its ``eval.json``); a case folder's are its prompt and
+    ``followUps``, counted when its scripted agent or model plays the plan and every turn
+    completed: a turn that parked, exited, ran out of time or was stopped says so itself, and
+    a real model ignores the plan."""
     driven, plan = done.driven, spec.case.case.plan
-    if driven is None or driven.talked is not None or plan is None or done.prepared is None:
+    if driven is not None and driven.talked is not None:
+        return list(driven.talked.warnings)
+    if driven is None or plan is None or done.prepared is None:
         return []
     scripted = done.prepared.adapter.name == "scripted" or spec.backend == "scripted"
     if not scripted or driven.outcome.kind != "turn-end" or driven.log.stopped:
