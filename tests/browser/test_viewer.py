@@ -105,6 +105,9 @@ def test_planted_markup_stays_inert(page: Any, server: Server) -> None:
         assert page.locator("img[src=x]").count() == 0, url
     page.goto(trial)
     assert "<script>window.__pwned" in page.inner_text("#diff")  # shown as text
+    assert "warning: <script>window.__pwned" in page.inner_text("li.warning")
+    page.goto(f"{base}/runs/{run}")
+    assert "warning: <script>window.__pwned" in page.inner_text("#trials .warning")
     assert page.dialogs == []  # type: ignore[attr-defined]
 
 

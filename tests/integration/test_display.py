@@ -105,6 +105,29 @@ def test_plain_progress_shows_a_label_s_line_break_and_escape_sequence_on_one_li
     assert "\x1b" not in stream.getvalue()
 
 
+def test_a_trial_s_warnings_follow_its_line_quietly() -> None:
+    """A warning decides nothing: it is a line below the trial's (plain) or above the bar,
+    and the trial still counts as passed."""
+    said = "the plan has 2 turn(s) (split by endTurn) and the case sent 1 message(s)"
+    warned = TrialRecord(case="c", agent="a", repeat=1, status="passed", score=100)
+    warned.warnings = [said, "second\nline"]
+    stream = io.StringIO()
+    plain = PlainProgress(stream)
+    for event in (RunStarted(1), TrialFinished(warned)):
+        plain(event)  # type: ignore[arg-type]
+    assert stream.getvalue().splitlines()[1:] == [
+        "[1/1] passed c/a/default/1 (score 100)",
+        f"    warning: {said}",
+        "    warning: second line",
+    ]
+    bar = BarProgress()
+    bar.progress.console.file = shown = io.StringIO()
+    for event in (RunStarted(1), TrialFinished(warned), RunFinished(1, False)):
+        bar(event)  # type: ignore[arg-type]
+    assert f"warning: c/a/default/1: {said}" in shown.getvalue()
+    assert bar.counts == {"passed": 1, "failed": 0, "errors": 0}
+
+
 def test_bar_progress_counts_outcomes() -> None:
     display = BarProgress()
     display.progress.console.file = io.StringIO()

@@ -48,6 +48,8 @@ def test_plan_steps_no_follow_up_reached_are_a_warning(proctor: Run, tmp_path: P
         "message(s), so these steps never played: turns[2] (write), turns[3] (say)"
     )
     assert warnings("short") == [said], result.err
+    # The progress line of the trial is followed by its warning, as it runs.
+    assert f"passed short/scripted/default/1 (score 100)\n    warning: {said}\n" in result.err
     assert warnings("enough") == [] and warnings("exits") == []
     suite_md = (run / "suite.md").read_text()
     assert f"## Warnings\n\n- `trials/short/scripted/default/1`: {said}\n" in suite_md

@@ -293,3 +293,20 @@ def test_every_figure_has_an_accessible_name_and_a_text_alternative(tmp_path: Pa
         assert described, canvas
         text = re.search(rf'id="{described.group(1)}">(.*?)</p>', page)
         assert text and "table" in text.group(1), canvas
+
+
+def test_a_trial_s_warnings_show_on_the_run_page_and_its_own_quietly(tmp_path: Path) -> None:
+    """A warning decides nothing: beside the trial's reason in the run page's trials table
+    and under its verdict on its page, the trial still passed."""
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1, events_per_trial=0, suite=False)
+    said = "the plan has 2 turn(s) (split by endTurn) and the test sent 1 message(s)"
+    record = trial_record("case-000", "scripted", "default", 1)
+    record = record.model_copy(update={"warnings": [said]})
+    write_record(paths.trial("case-000", "scripted", "default", 1).trial_json, record)
+    write_record(paths.suite_json, aggregate_of([record], "run-a"))
+    run_page = _page(results, "/runs/run-a")
+    assert f'<div class="warning">warning: {said}</div>' in run_page
+    trial_page = _page(results, "/runs/run-a/trials/case-000/scripted/default/1")
+    assert f'<li class="warning">warning: {said}</li>' in trial_page
+    assert "status-passed" in trial_page and "outcome-fail" not in trial_page

@@ -32,7 +32,8 @@ HEARTBEAT_VARIABLE = "PROCTOR_HEARTBEAT_SEC"
 
 
 class PlainProgress:
-    """One line per finished trial: ``[3/12] passed case/agent/condition/1 (score 100)``; and,
+    """One line per finished trial: ``[3/12] passed case/agent/condition/1 (score 100)``, with
+    each of its warnings on a line of its own below it (``    warning: …``); and,
     each time ``heartbeat`` seconds pass without a line, one saying what is still running:
     ``proctor: 3 trial(s) running, the longest for 9m 12s: case/agent/condition/1`` (None:
     never). ``clock`` gives monotonic seconds (a test's own clock)."""
@@ -78,6 +79,8 @@ class PlainProgress:
             # terminal's escape sequence): shown, never obeyed.
             trial = mask(one_line(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}"))
             self._print(f"[{self.done}/{self.total}] {r.status} {trial}")
+            for warning in r.warnings:  # decides nothing, but the trial ran less than written
+                self._print(f"    warning: {mask(one_line(warning))}")
         elif isinstance(event, Tick):
             self._beat()
         elif isinstance(event, RunFinished) and event.interrupted:
@@ -114,7 +117,8 @@ def heartbeat_interval(env: Mapping[str, str] | None = None) -> float | None:
 
 
 class BarProgress:
-    """A progress bar with trials done/total, passed, failed and errors."""
+    """A progress bar with trials done/total, passed, failed and errors; a finished trial's
+    warnings are printed above it (``warning: case/agent/condition/1: …``)."""
 
     def __init__(self) -> None:
         from rich.console import Console
@@ -155,6 +159,16 @@ class BarProgress:
             )
             self.counts[key] += 1
             self.progress.update(self.task, advance=1, summary=self._summary())
+            r = event.record
+            for warning in r.warnings:  # above the bar, which stays where it is
+                where = f"{r.case}/{r.agent}/{r.condition}/{r.repeat}"
+                self.progress.console.print(
+                    mask(one_line(f"warning: {where}: {warning}")),
+                    style="yellow",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,  # the terminal wraps it: copied, it is one line
+                )
         elif isinstance(event, RunFinished):
             self.progress.refresh()
             self.progress.stop()

@@ -36,6 +36,8 @@ class TrialPoint:
     agent_ms: float
     harness_ms: float
     url: str
+    warnings: tuple[str, ...] = ()
+    """What the trial noticed that decides nothing, shown beside its reason."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ def point_of(record: TrialRecord, url: str) -> TrialPoint:
         agent_ms=record.timings.agent_ms,
         harness_ms=record.timings.harness_ms,
         url=url,
+        warnings=tuple(record.warnings),
     )
 
 

@@ -21,7 +21,9 @@ the same in every run. A failed trial
 error status an ``error``, a skipped one ``skipped``, each with the reason; the score and key
 figures are ``property`` elements of the testcase. A failed trial in a group whose gate passed
 (a ``minPassRate`` below 1 tolerates it) is a passing testcase whose ``system-out`` says it
-failed and why: the file is green exactly when the exit code is 0. A testsuite's properties
+failed and why: the file is green exactly when the exit code is 0. A trial's warnings (which
+decide nothing) are lines of its ``system-out``, ``warning: …``, where CI test views show them,
+never a ``failure``. A testsuite's properties
 hold its group's figures and each finding of the group the run proposed, reopened or resolved
 (``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
 
@@ -183,6 +185,7 @@ def _testcase(
     said = [] if own is None else [f"trial {own.where}"]
     if outcome is None and record.status in FAILURE_STATUSES:  # tolerated: said, not failed
         said.append(f"{record.status}, tolerated by its group's gate: {reason}")
+    said += [f"warning: {warning}" for warning in record.warnings]  # decides nothing
     if said:
         ET.SubElement(case, "system-out").text = "\n".join(said)
 

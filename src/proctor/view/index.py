@@ -229,7 +229,7 @@ class ResultsIndex:
             for key in set(known) - set(stamps):  # a trial missing before is looked for again
                 db.execute("DELETE FROM trials WHERE run = ? AND key = ?", (name, key))
             db.executemany(
-                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [fitted(_trial_values(row, stamps.get(row.key, ""))) for row in rows],
             )
             found = db.execute(
@@ -238,7 +238,7 @@ class ResultsIndex:
             cells = {(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in found}
             lost = missing_rows(run_dir, facts, cells, set(stamps))
             db.executemany(
-                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [fitted(_trial_values(row, MISSING_STAMP)) for row in lost],
             )
             totals = db.execute(
@@ -418,4 +418,5 @@ def _trial_values(row: TrialRow, stamp: str) -> tuple[object, ...]:
         json.dumps(list(row.tags)),
         stamp,
         row.spent_usd,
+        json.dumps([mask(w) for w in row.warnings]),
     )

@@ -49,6 +49,8 @@ class TrialRow:
     spent_usd: float | None = None
     """The trial's share of its run's cost, as ``proctor report`` sums it (retried attempts
     included; 0 for a trial that never reached its agent); None when it is unknown."""
+    warnings: tuple[str, ...] = ()
+    """What the trial noticed that decides nothing (``trial.json``'s ``warnings``)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ def trial_row(run: str, record: TrialRecord) -> TrialRow:
         cost_usd=record.cost.total_usd,
         tags=tuple(record.tags),
         spent_usd=cost_rollup([record])[0],
+        warnings=tuple(record.warnings),
     )
 
 

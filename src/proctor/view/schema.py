@@ -46,7 +46,7 @@ CREATE TABLE trials (
   run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
   status TEXT, passed INTEGER, score REAL, reason TEXT, total_ms REAL, agent_ms REAL,
   harness_ms REAL, tool_calls INTEGER, tokens INTEGER, cost_usd REAL, tags TEXT, stamp TEXT,
-  spent_usd REAL, PRIMARY KEY (run, key)
+  spent_usd REAL, warnings TEXT, PRIMARY KEY (run, key)
 );
 CREATE INDEX trials_cell ON trials (run, case_name, agent, condition);
 CREATE TABLE trajectories (
@@ -64,6 +64,7 @@ ADDED_COLUMNS = (
     ("trials", "spent_usd", "REAL"),
     ("runs", "problem", "TEXT"),
     ("runs", "wall_lower_bound", "INTEGER"),
+    ("trials", "warnings", "TEXT"),
 )
 """Columns added since an index of this schema version was first made: added in place, so that
 an index in use by another viewer is never rebuilt under it (a column added to ``trials`` or

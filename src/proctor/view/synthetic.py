@@ -139,11 +139,12 @@ XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2
 
 
 def write_planted_run(results: Path, name: str, payload: str = XSS) -> RunPaths:
-    """A finished run of one trial whose prompt, tool output, reason, a file name, the diff and
-    the terminal all carry ``payload`` (with a terminal escape in the screen)."""
+    """A finished run of one trial whose prompt, tool output, reason, a warning, a file name,
+    the diff and the terminal all carry ``payload`` (with a terminal escape in the screen)."""
     paths = write_run(results, name, trials=1, cases=1, events_per_trial=0, suite=False)
     trial = paths.trial("case-000", "scripted", "default", 1)
     record = trial_record("case-000", "scripted", "default", 1, status="failed", text=payload)
+    record = record.model_copy(update={"warnings": [payload]})
     write_record(trial.trial_json, record)
     write_trajectory_lines(trial.trajectory, 8, text=payload)
     write_text_atomic(

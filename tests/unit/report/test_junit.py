@@ -206,3 +206,14 @@ def test_classnames_stay_distinct_when_the_suffix_is_taken() -> None:
         plain: "a_b.x.y",
         taken: "a_b.x.y~558cfa32",
     }
+
+
+def test_a_trial_s_warnings_are_lines_of_its_system_out_never_a_failure() -> None:
+    warned = rec("passed")
+    warned.warnings = ["the plan has 2 turn(s) (split by endTurn) and the test sent 1 message(s)"]
+    code, root = render([warned, rec("passed", 2)], Gate())
+    assert code == 0 and not red(root)
+    first, second = root.iter("testcase")
+    out = first.find("system-out")
+    assert out is not None and out.text == f"warning: {warned.warnings[0]}"
+    assert second.find("system-out") is None

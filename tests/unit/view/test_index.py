@@ -15,7 +15,7 @@ import pytest
 import proctor.view.index as index_module
 from proctor.models.io import read_record, write_record, write_text_atomic
 from proctor.models.run import AnnotationsRecord, JournalEntry, RunManifest
-from proctor.models.trial import TrialAnnotation
+from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.view.index import ResultsIndex
 from proctor.view.schema import INDEX_FILE, SCHEMA, SCHEMA_VERSION
 from proctor.view.synthetic import trial_record, write_run
@@ -374,6 +374,29 @@ def test_an_index_made_before_trials_had_a_share_of_cost_reads_them_again(
         index.refresh(force=True)
         row = index.run_row(RUN)
         assert row is not None and row["cost_usd"] == 0.0
+    finally:
+        index.close()
+
+
+def test_an_index_made_before_trials_kept_their_warnings_reads_them_again(
+    tmp_path: Path,
+) -> None:
+    paths = write_run(tmp_path, RUN, trials=1, cases=1)
+    trial = paths.trial("case-000", "scripted", "default", 1).trial_json
+    record = read_record(trial, TrialRecord)
+    write_record(trial, record.model_copy(update={"warnings": ["steps never played"]}))
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    index.close()
+    db = sqlite3.connect(tmp_path / INDEX_FILE)  # as an older viewer left it
+    db.execute("ALTER TABLE trials DROP COLUMN warnings")
+    db.commit()
+    db.close()
+    index = ResultsIndex(tmp_path)
+    try:
+        index.refresh(force=True)
+        (row,) = index.query("SELECT warnings FROM trials WHERE run = ?", (RUN,))
+        assert json.loads(row["warnings"]) == ["steps never played"]
     finally:
         index.close()
 

@@ -59,6 +59,7 @@ def points_of(index: ResultsIndex, run: str, chosen: dict[str, str]) -> list[Tri
             agent_ms=r["agent_ms"],
             harness_ms=r["harness_ms"],
             url=trial_url(run, r["key"]),
+            warnings=tuple(json.loads(r["warnings"] or "[]")),
         )
         for r in rows
     ]
