@@ -1232,3 +1232,25 @@ def test_plan_steps_no_message_reached_are_a_warning(proctor: Run, tmp_path: Pat
     assert "## Warnings\n\n- `trials/short.once/" in suite_md and f": {said}\n" in suite_md
     text = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "short/once")
     assert f"    warning: {said}" in text.out
+
+
+def test_an_eval_run_s_reports_are_titled_proctor_eval(proctor: Run, tmp_path: Path) -> None:
+    """suite.md read `# proctor run run-…` for a run of `proctor eval`, which `proctor run`
+    cannot even resume: each report is titled for the command that ran, and stays so when
+    `proctor report` renders it again."""
+    root = project(tmp_path, {"a.eval.py": f"""
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+        eval = define_eval(plan={TURNS}, test=test)
+    """})  # fmt: skip
+    result, out = run_json(proctor, root, tmp_path, "--reporter", "junit,html")
+    assert result.code == 0, result.err
+    run_dir = Path(out["runDir"])
+    title = f"proctor eval {run_dir.name}"
+    assert (run_dir / "suite.md").read_text().startswith(f"# {title}\n")
+    html = (run_dir / "report.html").read_text()
+    assert f"<h1>{title}</h1>" in html and "<title>proctor eval report:" in html
+    assert f'<testsuites name="{title}"' in (run_dir / "junit.xml").read_text()
+    again = proctor("report", str(run_dir), "--reporter", "markdown")
+    assert again.out.startswith(f"# {title}\n"), again.err

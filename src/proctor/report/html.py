@@ -91,12 +91,15 @@ def render_html(
     run_dir: Path | None = None,
     folders: Mapping[tuple[str, str, str, int], Path] | None = None,
     runs_read: Sequence[str] = (),
+    *,
+    command: str = "run",
 ) -> str:
     """The whole report as one HTML document; with ``run_dir`` (one run's records) or
     ``folders`` (each trial's folder, for records pooled from several runs), each trial also
     shows its first steps, its diff and its terminal (read from its folder, bounded).
     ``runs_read``: what the page says, under its title, of the runs the records were pooled
-    from (which runs, what they do not share), one sentence each."""
+    from (which runs, what they do not share), one sentence each. ``command``: what made the
+    records, in the page's title (``eval``: ``proctor eval run-…``, else ``Run run-…``)."""
     from proctor.report.html_artifacts import Artifacts, folder_artifacts, trial_artifacts
 
     def artifacts(record: TrialRecord) -> object:
@@ -132,6 +135,7 @@ def render_html(
         .get_template("report.html")
         .render(
             suite=suite,
+            command=command,
             records=records,
             runs_read=runs_read,
             points=points,

@@ -250,8 +250,12 @@ def render_junit(
     suite: SuiteRecord,
     records: Sequence[TrialRecord],
     pooled: Mapping[tuple[str, str, str, int], PooledTrial] | None = None,
+    *,
+    command: str = "run",
 ) -> str:
-    """The run as a JUnit XML document (UTF-8, with its declaration); ``pooled``: each trial
+    """The run as a JUnit XML document (UTF-8, with its declaration), its ``testsuites``
+    named ``proctor <run id>``, ``proctor eval <run id>`` for a run of ``proctor eval``
+    (``command``); ``pooled``: each trial
     as its own run knows it, for records pooled from several runs (keyed by case, agent,
     condition and pooled repeat)."""
     stats = {(g.case, g.agent, g.condition): g for g in suite.groups}
@@ -260,7 +264,8 @@ def render_junit(
         for key, trials in group_records(records).items()
     }
     every = [pair for pairs in grouped.values() for pair in pairs]
-    root = ET.Element("testsuites", {"name": f"proctor {suite.run_id}", **_tallies(every)})
+    named = f"proctor eval {suite.run_id}" if command == "eval" else f"proctor {suite.run_id}"
+    root = ET.Element("testsuites", {"name": named, **_tallies(every)})
     changes: dict[tuple[str, str, str], dict[str, object]] = {}
     for change in suite.findings or ():
         where = changes.setdefault((change.case, change.agent, change.condition), {})

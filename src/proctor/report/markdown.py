@@ -189,8 +189,11 @@ def render_markdown(
     records: Sequence[TrialRecord],
     folders: Mapping[tuple[str, str, str, int], Path] | None = None,
     runs: RunsRead | None = None,
+    *,
+    command: str = "run",
 ) -> str:
-    """The Markdown report. ``folders`` (records pooled from several runs) names each trial's
+    """The Markdown report, titled ``# proctor <command> <run id>`` (``eval`` for a run of
+    ``proctor eval``). ``folders`` (records pooled from several runs) names each trial's
     folder by its run, since the pooled repeats are numbered on across runs; ``runs`` says
     which runs were read together, what they do not share (gates, suites) and how the wall
     time is had."""
@@ -211,7 +214,7 @@ def render_markdown(
     wall_said = f" ({'; '.join(wall)})" if wall else ""
     at_least = "at least " if t.wall_lower_bound else ""
     lines = [
-        f"# proctor run {suite.run_id}",
+        f"# proctor {command} {suite.run_id}",
         "",
         f"**Exit code {suite.exit_code}**{f' ({means})' if means else ''}: "
         f"{_exit_reason(suite.exit_reason)}.",

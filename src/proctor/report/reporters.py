@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, ProctorError
 from proctor.models.io import model_to_json, write_text_atomic
 from proctor.util.masking import mask
 
@@ -31,7 +31,8 @@ Render = Callable[..., str]
 come from one (the HTML report reads the trials' files from it). The Markdown, JUnit and HTML
 reporters also take ``pooled``, the runs read as one sample set the records were pooled from
 (:class:`proctor.report.pooled_runs.PooledRead`): each trial's own run, repeat and folder, and
-what the runs do not share."""
+what the runs do not share. Each titles its report for the command that made the records
+(:func:`command_of`): ``# proctor eval run-…`` for a run of ``proctor eval``."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,26 @@ def _json(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | No
     return model_to_json(suite)
 
 
+def command_of(run_dir: Path | None, pooled: PooledRead | None = None) -> str:
+    """The command that made the records, as a report's title names it: ``eval`` for a run of
+    ``proctor eval`` (of runs pooled, when every one is), else ``run`` (also when the run's
+    ``run.json`` does not read: its title was always ``run``)."""
+    from proctor.models.io import read_record
+    from proctor.models.run import RunManifest
+
+    if pooled is not None:
+        manifests = [run.manifest for run in pooled.runs]
+        evals = all(m is not None and m.by_eval for m in manifests)
+        return "eval" if manifests and evals else "run"
+    if run_dir is None:
+        return "run"
+    try:
+        manifest = read_record(run_dir / "run.json", RunManifest)
+    except (ProctorError, OSError):
+        return "run"
+    return "eval" if manifest.by_eval else "run"
+
+
 # Each renderer's module is imported when the reporter is used: `proctor run` checks the
 # names given to --reporter before any trial, and the JUnit reporter's xml is seldom needed.
 def _markdown(
@@ -56,9 +77,10 @@ def _markdown(
 ) -> str:
     from proctor.report.markdown import render_markdown
 
+    command = command_of(run_dir, pooled)
     if pooled is None:
-        return render_markdown(suite, records)
-    return render_markdown(suite, records, pooled.folders, pooled.markdown)
+        return render_markdown(suite, records, command=command)
+    return render_markdown(suite, records, pooled.folders, pooled.markdown, command=command)
 
 
 def _junit(
@@ -69,7 +91,8 @@ def _junit(
 ) -> str:
     from proctor.report.junit import render_junit
 
-    return render_junit(suite, records, pooled.trials if pooled is not None else None)
+    trials = pooled.trials if pooled is not None else None
+    return render_junit(suite, records, trials, command=command_of(run_dir, pooled))
 
 
 def _html(
@@ -80,9 +103,10 @@ def _html(
 ) -> str:
     from proctor.report.html import render_html
 
+    command = command_of(run_dir, pooled)
     if pooled is None:
-        return render_html(suite, records, run_dir)
-    return render_html(suite, records, run_dir, pooled.folders, pooled.sentences)
+        return render_html(suite, records, run_dir, command=command)
+    return render_html(suite, records, run_dir, pooled.folders, pooled.sentences, command=command)
 
 
 REPORTERS: dict[str, Reporter] = {
