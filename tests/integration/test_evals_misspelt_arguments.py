@@ -1,7 +1,9 @@
 """A keyword an eval file gives one of proctor's functions that it does not take (a typo) is
 one sentence naming the file and line, the function, the unknown argument and the nearest ones
 it takes, where it was Python's ``cannot be imported (TypeError: define_eval() got an
-unexpected keyword argument 'descripton')``."""
+unexpected keyword argument 'descripton')``; and a value given by position to a function that
+takes keywords only is one sentence naming them, where it was ``define_eval() takes 0
+positional arguments but 1 was given``."""
 
 from __future__ import annotations
 
@@ -89,3 +91,72 @@ def test_a_misspelt_keyword_inside_a_test_names_the_near_ones(proctor: Run, tmp_
         record = by_id[name]
         assert record["status"] == "eval-error", record
         assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record
+
+
+DEFINE_EVAL_KEYWORDS = (
+    "description, tags, timeout_ms, iterations, agent, plan, judge, test, cases, qna"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "from proctor.evals import define_eval\nasync def t(x): ...\n"
+            "e = define_eval('x', test=t)\n",
+            f"a.eval.py:3: define_eval() takes keyword arguments only ({DEFINE_EVAL_KEYWORDS}), "
+            "and 1 was given by position",
+        ),
+        (
+            "from proctor.evals import case, define_eval\nasync def t(x): ...\n"
+            "e = define_eval(cases=[case('a', t)])\n",
+            "a.eval.py:3: case() takes keyword arguments only (id, test, description, tags, "
+            "timeout_ms, iterations, plan, agent, judge, qna), and 2 were given by position",
+        ),
+    ],
+)
+def test_a_value_given_by_position_to_a_keyword_only_function_names_its_keywords(
+    proctor: Run, tmp_path: Path, body: str, expected: str
+) -> None:
+    root = project(tmp_path, {"a.eval.py": body})
+    result = proctor("eval", "--dir", str(root), "--no-stream")
+    assert result.code == 2, result.err
+    assert expected in result.err, result.err
+    assert "positional arguments but" not in result.err and "Traceback" not in result.err
+
+
+def test_a_value_given_by_position_in_the_config_file_names_its_keywords(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
+    config = "from proctor.evals import define_eval_config\nc = define_eval_config(2)\n"
+    root = project(tmp_path, {"a.eval.py": body}, config=config)
+    result = proctor("eval", "--dir", str(root), "--no-stream")
+    assert result.code == 2, result.err
+    assert (
+        "evals.config.py:2: define_eval_config() takes keyword arguments only (max_concurrency, "
+        "timeout_ms, judge, agent, model, reporters), and 1 was given by position"
+    ) in result.err, result.err
+
+
+def test_a_keyword_given_by_position_inside_a_test_names_the_keywords(
+    proctor: Run, tmp_path: Path
+) -> None:
+    files = {
+        "a.eval.py": """
+            from proctor.evals import define_eval, equals
+            async def test(t):
+                first = await t.send("go")
+                t.check(t.reply, equals("done"), "the reply")
+            eval = define_eval(plan={"turns": [{"say": "done"}]}, test=test)
+        """
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    (record,) = out["results"]
+    said = (
+        "t.check() takes value and expectation by position and the others by keyword only "
+        "(name), and 3 were given by position"
+    )
+    assert record["error"] == f"{said} (at {root / 'evals' / 'a'}.eval.py:5)", record

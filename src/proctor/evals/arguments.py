@@ -2,7 +2,9 @@
 define_eval() got an unexpected keyword argument 'descripton'`` becomes ``define_eval() has no
 argument 'descripton' (did you mean 'description'?)``, for the functions an eval file calls
 (``define_eval``, ``case``, the expectations) and the methods of ``t``, a turn and
-``t.judge``."""
+``t.judge``. So is a value given by position to one that takes it by keyword only:
+``define_eval() takes 0 positional arguments but 1 was given`` becomes ``define_eval() takes
+keyword arguments only (description, tags, …, qna), and 1 was given by position``."""
 
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ from proctor.evaluators.gates import expect
 from proctor.evaluators.gates.vocabulary import Gates
 
 _UNEXPECTED = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+_POSITIONAL = re.compile(
+    r"([\w.]+)\(\) takes (?:from \d+ to )?\d+ positional arguments? but (\d+) "
+    r"(?:positional arguments? )?(?:\(and \d+ keyword-only arguments?\) )?(?:was|were) given"
+)
 
 _OWNERS: dict[str, type] = {
     "TestContext": TestContext,
@@ -41,15 +47,16 @@ def _function(qualname: str) -> Callable[..., Any] | None:
     return found if callable(found) else None
 
 
-def unknown_argument(error: BaseException) -> str | None:
+def argument_error(error: BaseException) -> str | None:
     """The sentence for a keyword an eval file gave one of proctor's functions that it does
     not take (``t.send() has no argument 'timout_ms' (it takes message, workspace_files,
-    workspace_dir)``); None for any other error, or a function of the file's own."""
+    workspace_dir)``), or for values it gave by position to one that takes them by keyword
+    only (:func:`_by_position`); None for any other error, or a function of the file's own."""
     if type(error) is not TypeError or not error.args:
         return None
     said = _UNEXPECTED.fullmatch(str(error.args[0]))
     if said is None:
-        return None
+        return _by_position(error)
     qualname, wrong = said.groups()
     function = _function(qualname)
     if function is None:
@@ -67,6 +74,39 @@ def unknown_argument(error: BaseException) -> str | None:
     else:
         hint = "it takes no arguments"
     return f"{_written(error, qualname)}() has no argument '{wrong}' ({hint})"
+
+
+def _by_position(error: BaseException) -> str | None:
+    """``define_eval() takes keyword arguments only (description, …, qna), and 1 was given by
+    position``; for one that takes some by position, ``t.check() takes value and expectation
+    by position and the others by keyword only (name), and 3 were given by position``. None
+    for a function that takes no keyword-only argument (Python's own sentence says it)."""
+    said = _POSITIONAL.fullmatch(str(error.args[0]))
+    if said is None:
+        return None
+    qualname, count = said.groups()
+    function = _function(qualname)
+    if function is None:
+        return None
+    params = [p for p in inspect.signature(function).parameters.values() if p.name != "self"]
+    keywords = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+    if not keywords:
+        return None
+    given = int(count) - (1 if "." in qualname else 0)  # Python counts a method's self
+    by_position = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    were = "was" if given == 1 else "were"
+    name = _written(error, qualname)
+    if not by_position:
+        return (
+            f"{name}() takes keyword arguments only ({', '.join(keywords)}), and {given} "
+            f"{were} given by position"
+        )
+    *others, last = by_position
+    first = f"{', '.join(others)} and {last}" if others else last
+    return (
+        f"{name}() takes {first} by position and the others by keyword only "
+        f"({', '.join(keywords)}), and {given} {were} given by position"
+    )
 
 
 def _written(error: BaseException, qualname: str) -> str:

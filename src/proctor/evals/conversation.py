@@ -15,7 +15,7 @@ from typing import Any
 
 from proctor.drive.driver import TurnOutcome
 from proctor.drive.talk import Talk, Talked
-from proctor.evals.arguments import unknown_argument
+from proctor.evals.arguments import argument_error
 from proctor.evals.awaited import NotAwaited, unawaited
 from proctor.evals.context import TestContext
 from proctor.evals.define import TestFn
@@ -116,7 +116,8 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             # An exception without a message (a bare ``assert``) is shown by its line's code.
             said = str(ended) or (where.line or "").strip()
             error = f"{type(ended).__name__}: {said} (at {where.filename}:{where.lineno})"
-            misspelt = unknown_argument(ended)  # t.send(timout_ms=...): name the near ones
+            # t.send(timout_ms=...): the near ones named; t.check(1, 2, "x"): which are keywords
+            misspelt = argument_error(ended)
             if misspelt is not None:
                 error = f"{misspelt} (at {where.filename}:{where.lineno})"
         turns = t.turns

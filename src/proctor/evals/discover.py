@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from proctor.errors import ConfigError
-from proctor.evals.arguments import unknown_argument
+from proctor.evals.arguments import argument_error
 from proctor.evals.define import (
     EvalConfig,
     EvalDefinition,
@@ -138,7 +138,8 @@ def _import(path: Path, root: Path) -> ModuleType:
         raise
     except BaseException as exc:  # pytest.importorskip's Skipped is no Exception, say
         line = _line_in(exc, path)
-        misspelt = unknown_argument(exc)  # define_eval(descripton=...): name the near ones
+        # define_eval(descripton=...): the near ones named; define_eval("x"): keywords only
+        misspelt = argument_error(exc)
         if misspelt is not None:
             raise ConfigError(f"{path}{line}: {misspelt}") from exc
         raise ConfigError(
