@@ -37,6 +37,7 @@ from proctor.view.schema import (
     RUN_COLUMNS,
     SCHEMA,
     SCHEMA_VERSION,
+    TRIAL_COLUMNS,
     index_file_of,
     run_values,
 )
@@ -229,7 +230,7 @@ class ResultsIndex:
             for key in set(known) - set(stamps):  # a trial missing before is looked for again
                 db.execute("DELETE FROM trials WHERE run = ? AND key = ?", (name, key))
             db.executemany(
-                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT OR REPLACE INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 20)})",
                 [fitted(_trial_values(row, stamps.get(row.key, ""))) for row in rows],
             )
             found = db.execute(
@@ -238,7 +239,7 @@ class ResultsIndex:
             cells = {(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in found}
             lost = missing_rows(run_dir, facts, cells, set(stamps))
             db.executemany(
-                "INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT OR REPLACE INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 20)})",
                 [fitted(_trial_values(row, MISSING_STAMP)) for row in lost],
             )
             totals = db.execute(

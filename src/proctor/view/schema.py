@@ -34,6 +34,11 @@ RUN_COLUMNS = (
 """The columns of :func:`run_values`, in its order: named when a row is written, since a column
 added to an older index (``ADDED_COLUMNS``) stands where it was added, not where ``SCHEMA``
 puts it."""
+TRIAL_COLUMNS = (
+    "run, key, case_name, agent, condition, repeat, status, passed, score, reason, total_ms, "
+    "agent_ms, harness_ms, tool_calls, tokens, cost_usd, tags, stamp, spent_usd, warnings"
+)
+"""The columns of a trial's row, in the order the index writes them (named, as ``RUN_COLUMNS``)."""
 
 SCHEMA = """
 CREATE TABLE runs (
