@@ -87,7 +87,7 @@ def test_a_killed_run_s_figures_without_data_say_so(tmp_path: Path) -> None:
     assert "did not finish" in page  # control: read as killed
     tokens = _figure(page, "Tokens per model")
     assert "<canvas" not in tokens and "No data: no model&#39;s tokens were recorded" in tokens
-    ranges = _figure(page, "Repeated runs: elapsed time ranges")
+    ranges = _figure(page, "Repeated runs: the agent&#39;s elapsed time")
     assert "<canvas" not in ranges and "No data: no group has a scored trial" in ranges
     assert '<canvas id="fig-scores"' in page  # control: a timeout has its score
 
@@ -163,3 +163,30 @@ def test_pass_at_k_with_no_scored_trial_says_so_and_one_condition_offers_no_comp
     two = _page(tmp_path / "ab", "/runs/run-b")
     assert '<a href="/compare?run=run-b">compare its conditions</a>' in two  # control
     assert 'id="passk-none"' not in two and "pass@1" in two
+
+
+def test_each_time_says_which_time_it_is(tmp_path: Path) -> None:
+    """The matrix's median and the trials table's time are the trial time (total_ms); the
+    ranges figure plots the agent's elapsed time of the statistics, and says it is another
+    measure (it pointed to the matrix's "median time" as if it were its own). A transcript
+    with no time span (its events at one instant) is no trial of 0 s there: the agent time
+    stands in."""
+    results = tmp_path / "results"
+    paths = _run(results, ["passed", "passed"])
+    records = []
+    for repeat in (1, 2):
+        trial = paths.trial("case-000", "scripted", "default", repeat).trial_json
+        data = json.loads(trial.read_text())
+        data["process"] = {"effort": {"elapsedSeconds": 0.0}}
+        data["timings"]["agentMs"] = 700.0 + 100 * repeat
+        record = TrialRecord.model_validate(data)
+        write_record(trial, record)
+        records.append(record)
+    write_record(paths.suite_json, aggregate_of(records, "run-a"))
+    page = _page(results, "/runs/run-a")
+    assert ">median trial time</th>" in page and ">trial time</th>" in page
+    ranges = _figure(page, "Repeated runs: the agent&#39;s elapsed time")
+    assert "It is not the trial time of the" in ranges
+    assert "each group&#39;s median time" not in ranges.lower()
+    (shown,) = _figures(page)["ranges"]  # type: ignore[misc]
+    assert (shown["min"], shown["max"]) == (0.8, 0.9), shown

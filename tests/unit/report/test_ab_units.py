@@ -66,8 +66,17 @@ def test_a_timed_out_trial_took_at_least_its_agent_time() -> None:
         status="timeout", process={"effort": {"elapsedSeconds": 5.0}}, timings={"agentMs": 4001}
     )
     assert elapsed_seconds(longer) == 5.0
-    finished = trial(process={"effort": {"elapsedSeconds": 0.0}}, timings={"agentMs": 4001})
-    assert elapsed_seconds(finished) == 0.0
+    finished = trial(process={"effort": {"elapsedSeconds": 0.5}}, timings={"agentMs": 4001})
+    assert elapsed_seconds(finished) == 0.5
+
+
+def test_a_transcript_with_no_time_span_gives_the_agent_time() -> None:
+    """Every event at one instant (the scripted agent's plan of no step): a span of 0 s
+    measured nothing, and counted as the fastest trial of its group; the agent time, as for
+    a transcript with no times, stands in, and with no agent time either it is unknown."""
+    instant = trial(process={"effort": {"elapsedSeconds": 0.0}}, timings={"agentMs": 4001})
+    assert elapsed_seconds(instant) == 4.001
+    assert elapsed_seconds(trial(process={"effort": {"elapsedSeconds": 0.0}})) is None
 
 
 def test_tool_calls_prefer_process_steps_then_record() -> None:

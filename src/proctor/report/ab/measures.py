@@ -53,6 +53,10 @@ def elapsed_seconds(record: TrialRecord) -> float | None:
     agent worked on until the time limit stopped it (a single event made it 0 s, the
     fastest of its group).
 
+    A transcript with no time span (every event at one instant, or a single event:
+    ``elapsedSeconds`` 0) measured nothing, not a trial of 0 s: it gives the agent time, as
+    one with no times does.
+
     None when neither is known: no process metrics and an agent time of 0 (never measured).
     """
     value = record.process.effort.elapsed_seconds if record.process else None
@@ -62,7 +66,7 @@ def elapsed_seconds(record: TrialRecord) -> float | None:
     agent_seconds = round(agent_ms / 1000, 6)
     if record.status == "timeout" and agent_ms > 0:
         return max(value or 0.0, agent_seconds)
-    if value is not None:
+    if value:  # a span of 0 is no measure: the agent time stands in, as for no span at all
         return value
     return agent_seconds if agent_ms > 0 else None
 

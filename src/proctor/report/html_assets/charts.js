@@ -119,7 +119,7 @@ function proctorDrawFigures() {
   draw("fig-ranges", {
     type: "bar",
     data: { labels: data.ranges.map(function (r) { return r.group; }), datasets: [
-      { label: "elapsed seconds, min to max", data: data.ranges.map(function (r) { return [r.min, r.max]; }), backgroundColor: "#afb8c1" },
+      { label: "agent's elapsed seconds, min to max", data: data.ranges.map(function (r) { return [r.min, r.max]; }), backgroundColor: "#afb8c1" },
       { type: "line", label: "median", data: data.ranges.map(function (r) { return r.median; }), showLine: false, pointRadius: 5, backgroundColor: "#24292f", clip: false }] },
     options: { indexAxis: "y", onClick: function (event, elements) { if (elements.length) { open(data.ranges[elements[0].index].url); } },
       plugins: { tooltip: { callbacks: wholeGroup } },
