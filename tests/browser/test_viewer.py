@@ -407,3 +407,31 @@ def test_long_group_names_leave_the_figures_readable(browser: Any, server: Serve
             assert errors == []
         finally:
             context.close()
+
+
+ROW_HEIGHTS = """() => Array.from(document.querySelectorAll('#compare-table tr'))
+  .filter(r => r.getBoundingClientRect().height > 0)
+  .map(r => r.getBoundingClientRect().height)"""
+
+
+def test_compare_is_readable_on_a_phone(browser: Any, server: Server) -> None:
+    """At 375 px each compared group is a card, a cell to a line under its column's name: the
+    figures column squeezed to a word's width made each row some 700 px tall."""
+    base, results = server
+    run = _real_run(results)
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    try:
+        page = context.new_page()
+        for url in (f"/compare?a={run}&b={run}", f"/compare?run={run}"):
+            page.goto(base + url)
+            page.wait_for_selector("#compare-table")
+            heights = page.evaluate(ROW_HEIGHTS)
+            assert heights and max(heights) < 450, (url, heights)
+            figures = page.locator("#compare-table td[data-label=figures]").first
+            assert figures.bounding_box()["width"] > 300, url
+            assert "figures" in figures.evaluate("td => getComputedStyle(td, '::before').content")
+            scrolled = page.evaluate("document.documentElement.scrollWidth")
+            assert scrolled <= 376, (url, scrolled)
+            _shot(page, "compare-375" if "run=" in url else "compare-runs-375")
+    finally:
+        context.close()
