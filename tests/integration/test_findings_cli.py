@@ -603,9 +603,7 @@ def test_a_run_older_than_the_ledger_s_newest_run_reopens_nothing(
         assert finding["state"] == "resolved" and finding["lastSeenRun"] == failing.name
         assert events(finding) == ["new", "resolved"]
         assert f"{resumed.name} started before" in listed.err
-        assert "1 of its 1 check(s) were held back, since a newer run had recorded them" in (
-            listed.err
-        )
+        assert "1 of its 1 check was held back, since a newer run had recorded them" in (listed.err)
     else:
         assert finding["state"] == "open" and finding["lastSeenRun"] == resumed.name
         assert events(finding) == ["new", "resolved", "reopened"]
@@ -637,7 +635,7 @@ def test_a_run_overlapping_a_newer_one_proposes_the_checks_the_newer_run_did_not
     assert listed.json()["runs"] == [run_b.name, late.name]
     assert (
         f"{late.name} started before {run_b.name}, which the findings ledger holds: 1 of its "
-        "2 check(s) were held back, since a newer run had recorded them"
+        "2 checks was held back, since a newer run had recorded them"
     ) in listed.err
     assert "its other checks were applied" in listed.err
     assert f"| new | `{finding['id']}` | slow / scripted / default |" in (

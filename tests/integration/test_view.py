@@ -423,7 +423,7 @@ def test_compare_counts_a_trial_gone_from_a_finished_run_as_the_run_page_does(
     (after / "trials/fix/scripted/default/2/trial.json").unlink()
     with TestClient(build_app(ViewSettings(results=out))) as c:
         page = c.get(f"/compare?a={before.name}&b={after.name}").text
-    assert re.search(r">3/3</a></td>\s*<td[^>]*><a [^>]*>2/2</a> \(\+1 errors\)", page), page
+    assert re.search(r">3/3</a></td>\s*<td[^>]*><a [^>]*>2/2</a> \(\+1 error\)", page), page
 
 
 def test_the_runs_search_finds_a_case_by_its_name_as_written(tmp_path: Path) -> None:
@@ -447,3 +447,22 @@ def test_compare_over_a_folder_of_no_run_says_so(tmp_path: Path) -> None:
     with TestClient(build_app(ViewSettings(results=tmp_path / "results"))) as client:
         page = client.get("/compare").text
     assert 'id="compare-empty"' in page and "no run in this folder yet" in page
+
+
+def test_a_count_of_one_is_said_in_the_singular(tmp_path: Path) -> None:
+    """Compare said "1 scored trials on the smaller side" and "(+1 errors)", the trial page
+    "Trajectory (1 events)" and its raw transcript "(1 lines)"."""
+    results = tmp_path / "results"
+    for name in ("run-a", "run-b"):
+        write_run(results, name, trials=1, cases=1, events_per_trial=1)
+    trial = "/runs/run-b/trials/case-000/scripted/default/1"
+    (results / "run-b" / "trials/case-000/scripted/default/1/raw-transcript.jsonl").write_text(
+        "{}\n"
+    )
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        compared = client.get("/compare?a=run-a&b=run-b").text
+        page = client.get(trial).text
+        raw = client.get(f"{trial}/raw").text
+    assert "1 scored trial on the smaller side: fewer than 3 samples, no claim." in compared
+    assert "Trajectory (1 event)" in page
+    assert "Raw transcript (1 line)" in raw

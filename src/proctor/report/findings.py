@@ -35,6 +35,7 @@ from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import RunManifest
 from proctor.models.suite import FindingChange
 from proctor.paths import LEDGER_FILE, RunPaths, suite_of
+from proctor.report.ab.sides import plural
 from proctor.report.checks import (
     CheckKey,
     CheckResult,
@@ -449,7 +450,8 @@ def _late_checks(
     rest = "; its other checks were applied" if len(held_back) < len(keys) else ""
     return held_back, (
         f"{run_id} started before {newest}, which the findings ledger holds: "
-        f"{len(held_back)} of its {len(keys)} check(s) were held back, since {why} (a failure "
+        f"{len(held_back)} of its {plural(len(keys), 'check')} "
+        f"{'was' if len(held_back) == 1 else 'were'} held back, since {why} (a failure "
         f"of a finding already listed adds to its failures; they propose, reopen or resolve "
         f"nothing){rest}"
     )

@@ -19,6 +19,7 @@ import jinja2
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
+from proctor.report.ab.sides import plural
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.util.masking import mask
 from proctor.util.text import controls_escaped, percent_text
@@ -51,6 +52,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["some_ks"] = some_ks
     env.filters["every_k"] = every_k
     env.filters["percent"] = percent_text
+    env.filters["plural"] = plural
     return env
 
 

@@ -378,3 +378,15 @@ def test_seconds_in_pairs_and_comparisons_carry_no_float_noise() -> None:
     noisy = re.findall(r'"(?!ci)\w+": (-?\d+\.\d{7,})', text)
     assert noisy == [], noisy
     assert json.loads(text)["pairs"][2]["delta"]["elapsedSeconds"] == 2.002994
+
+
+def test_the_note_of_too_few_samples_counts_in_the_singular_and_plural() -> None:
+    from proctor.report.ab.sides import classify_outcomes
+
+    one = classify_outcomes([True], [False, True], 3, "scored trial", " on the smaller side")
+    assert one == (
+        "insufficient-data",
+        "1 scored trial on the smaller side: fewer than 3 samples, no claim.",
+    )
+    none = classify_outcomes([], [], 1, "complete pair")
+    assert none[1] == "0 complete pairs: fewer than 1 sample, no claim."

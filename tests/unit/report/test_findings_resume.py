@@ -277,8 +277,8 @@ def test_a_late_run_s_resume_holds_nothing_back_that_the_run_counted(tmp_path: P
     resumed = update_ledger(tmp_path)
     assert resumed.applied == [RUN]
     assert resumed.notes == [
-        f"{RUN} started before {newer}, which the findings ledger holds: 1 of its 1 check(s) "
-        "were held back, since a newer run had recorded them (a failure of a finding already "
+        f"{RUN} started before {newer}, which the findings ledger holds: 1 of its 1 check "
+        "was held back, since a newer run had recorded them (a failure of a finding already "
         "listed adds to its failures; they propose, reopen or resolve nothing)"
     ]
     (finding,) = resumed.ledger.findings

@@ -63,7 +63,7 @@ def test_a_run_started_earlier_in_the_same_second_is_late(tmp_path: Path) -> Non
     ]
     assert update.notes == [
         f"{EARLIER} started before {LATER}, which the findings ledger holds: 1 of its 1 "
-        "check(s) were held back, since a newer run had recorded them (a failure of a "
+        "check was held back, since a newer run had recorded them (a failure of a "
         "finding already listed adds to its failures; they propose, reopen or resolve "
         "nothing)"
     ]

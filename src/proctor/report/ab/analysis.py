@@ -77,7 +77,7 @@ def _cases(
             [p.treatment.passed for p in by_case[key]],
             [p.baseline.passed for p in by_case[key]],
             min_samples,
-            "complete pairs",
+            "complete pair",
         )
         cases.append(
             ABCase(

@@ -61,7 +61,7 @@ def _claim(c: MetricComparison, min_samples: int) -> str:
     if c.verdict != "insufficient-data":
         return c.verdict
     if min(c.n_treatment, c.n_baseline) < min_samples:
-        return f"fewer than {min_samples} samples: no claim"
+        return f"fewer than {plural(min_samples, 'sample')}: no claim"
     # Enough samples, too few for a bootstrap's claim: "5 pairs: too few for a claim (…)".
     return c.note.split(" (", 1)[0].rstrip(":.")
 
@@ -151,8 +151,8 @@ def render_ab_markdown(report: ABReport) -> str:
         "- Deltas are treatment − baseline; CIs are 95% paired: a score interval (Newcombe's) "
         f"for pass rates and other rates, an expanded bootstrap with seed {r.seed} for the "
         "rest.",
-        f"- Claims need at least {n} samples on each side, and a measure that varies from pair "
-        "to pair at least 6 pairs.",
+        f"- Claims need at least {plural(n, 'sample')} on each side, and a measure that "
+        "varies from pair to pair at least 6 pairs.",
         "",
         "## Overall",
         "",
@@ -174,7 +174,7 @@ def render_ab_markdown(report: ABReport) -> str:
             _num(c.comparisons["tokens"].delta, True),
             c.classification
             if c.classification != "insufficient-data"
-            else f"fewer than {n} samples: no claim",
+            else f"fewer than {plural(n, 'sample')}: no claim",
         ]
         for c in r.cases
     ]
@@ -269,13 +269,14 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"only in the candidate run: {len(c.only_in_candidate)}.",
         f"- Deltas are candidate − baseline; a group's CIs are 95% unpaired (a score interval "
         f"for pass rates, an expanded bootstrap with seed {c.seed} for the rest). Claims need "
-        f"at least {n} scored trials on each side (4 for a median that varies), and over the "
-        "groups 6 groups for a figure that varies.",
+        f"at least {plural(n, 'scored trial')} on each side (4 for a median that varies), "
+        "and over the groups 6 groups for a figure that varies.",
         "",
         "## Overall (groups in both runs)",
         "",
         "Each group is one paired sample: its pass rate (or median) in each run, every group "
-        f"weighing the same, so the mix of cases cannot move the figures. Claims need {n} groups.",
+        "weighing the same, so the mix of cases cannot move the figures. "
+        f"Claims need {plural(n, 'group')}.",
         "",
     ]
     header = ["metric", "before (baseline)", "after (candidate)", "delta", "95% CI", "groups"]
@@ -297,7 +298,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
             f"{g.before_errors}/{g.after_errors}",
             g.classification
             if g.classification != "insufficient-data"
-            else f"fewer than {n} samples: no claim",
+            else f"fewer than {plural(n, 'sample')}: no claim",
         ]
         for g in c.groups
     ]

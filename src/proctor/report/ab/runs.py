@@ -148,7 +148,8 @@ def _run_group(
         [succeeded(r) for r in scored_after],
         [succeeded(r) for r in scored_before],
         min_samples,
-        "scored trials on the smaller side",
+        "scored trial",
+        " on the smaller side",
     )
     return RunGroup(
         case=key[0],

@@ -143,16 +143,24 @@ def plural(n: int, noun: str) -> str:
 
 
 def classify_outcomes(
-    treatment: Sequence[bool], baseline: Sequence[bool], min_samples: int, unit: str
+    treatment: Sequence[bool],
+    baseline: Sequence[bool],
+    min_samples: int,
+    unit: str,
+    where: str = "",
 ) -> tuple[CaseVerdict, str]:
     """``classify_case`` with a note for people.
 
     "insufficient-data" when the smaller side has fewer than ``min_samples`` outcomes (always
-    for an empty side); ``unit`` names what was counted in that note ("complete pairs").
+    for an empty side); ``unit`` names what was counted in that note, in the singular
+    ("complete pair": "1 complete pair", "2 complete pairs"), and ``where`` follows it
+    (" on the smaller side").
     """
     n = min(len(treatment), len(baseline))
     if n < min_samples:
-        return "insufficient-data", f"{n} {unit}: fewer than {min_samples} samples, no claim."
+        return "insufficient-data", (
+            f"{plural(n, unit)}{where}: fewer than {plural(min_samples, 'sample')}, no claim."
+        )
     verdict = classify_case(treatment, baseline)
     return verdict, (
         f"{sum(treatment)}/{len(treatment)} vs {sum(baseline)}/{len(baseline)} passed: {verdict}."

@@ -16,6 +16,7 @@ from proctor.errors import ProctorError
 from proctor.models.io import read_record
 from proctor.models.run import RunManifest
 from proctor.paths import RunPaths
+from proctor.report.ab.sides import plural
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
 from proctor.report.stored import UNREADABLE
 from proctor.view.confine import run_folder
@@ -126,7 +127,7 @@ def run_context(request: Request) -> dict[str, Any] | None:
     if suite is not None and suite.interrupted and not row["in_progress"]:
         # Stopped (Ctrl-C, a SIGTERM) before every trial ran, or left by a process that is
         # gone (its gate then read from the trials that ran): a resume finishes it.
-        ran = f"{row['trials']} of {row['planned']} trials ran" if row["planned"] else ""
+        ran = f"{row['trials']} of {plural(row['planned'], 'trial')} ran" if row["planned"] else ""
         hint = f"`proctor run --resume {folder}` finishes it"
         manifest = _manifest_of(folder)
         if manifest is not None:
