@@ -466,3 +466,30 @@ def test_a_count_of_one_is_said_in_the_singular(tmp_path: Path) -> None:
     assert "1 scored trial on the smaller side: fewer than 3 samples, no claim." in compared
     assert "Trajectory (1 event)" in page
     assert "Raw transcript (1 line)" in raw
+
+
+def test_compare_its_conditions_offers_only_runs_of_two_conditions(tmp_path: Path) -> None:
+    """The newest run had one condition, and the form chose it: pressing "compare its
+    conditions" said the run has fewer than two. The form offers the runs of two conditions
+    or more, the newest first; with none, it says so in place of the button."""
+    results = tmp_path / "results"
+    write_run(results, "run-20261201T000000Z-ab", trials=4, cases=1, conditions=("a", "b"))
+    write_run(results, "run-20261202T000000Z-one", trials=2, cases=1)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get("/compare").text
+        form = page[page.index('id="compare-conditions"') :]
+        form = form[: form.index("</form>")]
+        offered = re.findall(r'<option value="([^"]+)"', form)
+        assert offered == ["run-20261201T000000Z-ab"]
+        pressed = client.get(f"/compare?run={offered[0]}").text
+        assert 'id="compare-table"' in pressed and 'id="compare-error"' not in pressed
+        # A run named in the address stays offered, and its refusal is said.
+        asked = client.get("/compare?run=run-20261202T000000Z-one").text
+        assert 'id="compare-error"' in asked
+        assert '<option value="run-20261202T000000Z-one" selected>' in asked
+    lone = tmp_path / "lone"
+    write_run(lone, "run-20261202T000000Z-one", trials=2, cases=1)
+    with TestClient(build_app(ViewSettings(results=lone))) as client:
+        page = client.get("/compare").text
+    assert "No run here has two conditions or more to compare" in page
+    assert "compare its conditions</button>" not in page

@@ -4,6 +4,7 @@ or two conditions of one run per case; each verdict shown with the figures behin
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -25,8 +26,16 @@ def compare_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     index.refresh()
     q = request.query_params
-    names = [r["name"] for r in newest_first(index.query("SELECT name, started_at FROM runs"))]
+    rows = newest_first(index.query("SELECT name, started_at, conditions FROM runs"))
+    names = [r["name"] for r in rows]
+    # "compare its conditions" offers the runs of two conditions or more, the newest first (a
+    # run of one has nothing to compare: the newest run was chosen, and refused, whatever it
+    # held); a run named in the address stays offered, as asked.
+    two = [r["name"] for r in rows if len(json.loads(r["conditions"] or "[]")) > 1]
+    if q.get("run") in names and q["run"] not in two:
+        two.insert(0, q["run"])
     context: dict[str, Any] = {"names": names, "q": q, "runs_cmp": None, "ab": None, "error": None}
+    context["ab_names"] = two
     context["note"] = None
     try:
         if q.get("a") and q.get("b"):
