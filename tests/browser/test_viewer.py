@@ -26,7 +26,7 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-SYNTHETIC = ("-planted", "-long", "-live", "-wide")
+SYNTHETIC = ("-planted", "-long", "-live", "-wide", "-wide-ab")
 """The runs written by the server fixture (tests/browser/conftest.py) and by the tests."""
 
 
